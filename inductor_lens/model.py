@@ -43,9 +43,6 @@ class Frame:
     code: str = ""
 
 
-Stack = list  # list[Frame], oldest call first
-
-
 @dataclass(frozen=True)
 class Trigger:
     """What made Inductor compile: the call of the user's code that started it.

@@ -1,0 +1,1 @@
+"""Capture layer: the only part of inductor_lens that touches ``torch._*`` (in ``adapter``)."""

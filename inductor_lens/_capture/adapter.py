@@ -1,0 +1,647 @@
+"""The one place in inductor_lens that touches ``torch._*``.
+
+Every hook is installed through an :class:`contextlib.ExitStack` so that it is removed, and the
+original restored, whatever happens. Each hook body is guarded: an exception inside inductor_lens
+becomes a diagnostic on the report and never reaches the user's compile (like
+``torch/_inductor/debug.py`` does for its own formatters).
+
+Hooks (verified on torch 2.11 and 2.13; each one that is missing is reported, not skipped silently):
+
+- ``torch.__trace`` structured-trace records (dynamo starts, graphs, guards, recompile reasons,
+  graph breaks, output code, phase events), read in process through a logging handler;
+- ``torch._inductor.debug.log_ir_pre_fusion`` / ``log_ir_post_fusion``: scheduler nodes before
+  and after fusion;
+- ``set_kernel_post_grad_provenance_tracing`` (in ``debug``, ``codegen.cpp``, ``codegen.triton``):
+  the exact join of a generated kernel with the scheduler nodes it implements, and the compiler
+  call stack at that moment;
+- the ``fusion`` artifact logger: "cannot fuse X with Y: reason";
+- ``GraphLowering.save_output_code``: the generated module;
+- ``torch._inductor.compile_fx.compile_fx``: the FX graph dynamo hands to Inductor;
+- dynamo's compile start/end callbacks: when (and why) a compile ran;
+- ``torch.compile`` itself, to show that it only wraps the function.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import json
+import logging
+import os
+import sys
+import sysconfig
+import threading
+import time
+import traceback
+from dataclasses import dataclass, field
+from typing import Any, Callable, Optional
+
+from packaging.version import Version
+
+MIN_TORCH = Version("2.11")
+_PKG_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def now_us() -> float:
+    """Wall clock in microseconds since the epoch: the clock of torch's chromium events."""
+    return time.time_ns() / 1000.0
+
+
+def torch_version() -> Version:
+    import torch
+
+    return Version(torch.__version__.split("+")[0])
+
+
+# -- raw records (plain Python; turned into model objects by build.py) ---------------------------
+
+@dataclass
+class RawKernel:
+    name: str
+    is_extern: bool
+    scheduler_nodes: list[str]          # pre-fusion scheduler node names (op0, op1, ...)
+    fx_nodes: list[str]                 # post-grad node names
+    buffer: Optional[str] = None        # for extern kernels: the buffer the call writes
+    compiler_stack: list[tuple] = field(default_factory=list)  # (file, line, function, code)
+    stack_traces: list[str] = field(default_factory=list)
+
+
+@dataclass
+class RawSchedNode:
+    name: str
+    kind: str
+    members: list[str]
+    fx_nodes: list[str]
+    reads: list[str]
+    writes: list[str]
+    outputs: list[str]
+
+
+@dataclass
+class RawGraph:
+    """One Inductor graph compilation (one GraphLowering)."""
+
+    key: int
+    compile_id: str
+    graph_kind: str
+    start_us: float
+    post_grad_nodes: list[dict] = field(default_factory=list)
+    pre_fusion: list[RawSchedNode] = field(default_factory=list)
+    post_fusion: list[RawSchedNode] = field(default_factory=list)
+    kernels: list[RawKernel] = field(default_factory=list)
+    fusion_refusals: list[tuple[str, str, str]] = field(default_factory=list)
+    output_code: str = ""
+    graph_inputs: list[str] = field(default_factory=list)
+    graph_outputs: list[str] = field(default_factory=list)
+
+
+@dataclass
+class RawWindow:
+    """A span during which dynamo (or a lazy backward) compiled: from the callbacks."""
+
+    trigger: str                         # "DYNAMO" | "LAZY_BACKWARD" | ...
+    compile_id: str
+    start_us: float
+    end_us: Optional[float] = None
+    user_stack: list[tuple] = field(default_factory=list)
+
+
+@dataclass
+class Raw:
+    t0_us: float
+    diagnostics: list[str] = field(default_factory=list)
+    graphs: list[RawGraph] = field(default_factory=list)
+    windows: list[RawWindow] = field(default_factory=list)
+    trace: list[tuple[dict, Any]] = field(default_factory=list)   # (metadata, payload) in order
+    dynamo_graphs: dict[str, list[dict]] = field(default_factory=dict)   # compile id -> nodes
+    compile_calls: list[dict] = field(default_factory=list)
+    device: str = "cpu"
+
+    def diag(self, msg: str) -> None:
+        if msg not in self.diagnostics:
+            self.diagnostics.append(msg)
+
+
+# -- stack helpers ----------------------------------------------------------------------------
+
+def _non_user_prefixes() -> tuple[str, ...]:
+    import torch
+
+    paths = {os.path.dirname(os.path.abspath(torch.__file__)) + os.sep, _PKG_DIR + os.sep}
+    for key in ("stdlib", "platstdlib", "purelib", "platlib"):
+        p = sysconfig.get_paths().get(key)
+        if p:
+            paths.add(os.path.abspath(p) + os.sep)
+    return tuple(sorted(paths))
+
+
+def frames_of(stack: traceback.StackSummary) -> list[tuple]:
+    return [(f.filename, f.lineno or 0, f.name, (f.line or "").strip()) for f in stack]
+
+
+def user_frames(frames: list[tuple], prefixes: tuple[str, ...]) -> list[tuple]:
+    """The frames that are the user's code: not torch, not inductor_lens, not stdlib/site-packages."""
+    out = []
+    for fr in frames:
+        fn = fr[0]
+        if fn.startswith("<frozen") or os.path.abspath(fn).startswith(prefixes) and not fn.startswith("<"):
+            continue
+        out.append(fr)
+    return out
+
+
+# -- patching ---------------------------------------------------------------------------------
+
+def patch_attr(stack: contextlib.ExitStack, obj: Any, name: str, new: Any) -> Any:
+    """Set ``obj.name = new`` until ``stack`` closes; returns the original. Missing -> AttributeError."""
+    original = getattr(obj, name)  # raises if missing: callers turn that into a diagnostic
+    setattr(obj, name, new)
+
+    def restore() -> None:
+        setattr(obj, name, original)
+
+    stack.callback(restore)
+    return original
+
+
+def _node_kind(snode: Any) -> str:
+    from torch._inductor import scheduler as S
+
+    if isinstance(snode, S.ExternKernelSchedulerNode):
+        return "extern"
+    if isinstance(snode, S.NopKernelSchedulerNode):
+        return "nop"
+    foreach = getattr(S, "ForeachKernelSchedulerNode", None)
+    if foreach is not None and isinstance(snode, foreach):
+        return "foreach"
+    try:
+        if snode.is_template():
+            return "template"
+    except Exception:
+        pass
+    try:
+        if snode.is_reduction():
+            return "reduction"
+    except Exception:
+        pass
+    if isinstance(snode, (S.SchedulerNode, S.FusedSchedulerNode)):
+        return "pointwise"
+    return "other"
+
+
+def _ir_fx_nodes(ir_node: Any, is_extern: bool) -> list[str]:
+    """Post-grad node names of an IR node: ``origin_node`` for extern kernels (``origins``
+    over-approximates there, pytorch issue 100096), else ``origins``."""
+    if ir_node is None:
+        return []
+    if is_extern:
+        origin = getattr(ir_node, "origin_node", None)
+        if origin is not None:
+            return [origin.name]
+    names = [o.name for o in getattr(ir_node, "origins", ()) or ()]
+    return sorted(set(names))
+
+
+def _snode_fx_nodes(snode: Any) -> list[str]:
+    out: list[str] = []
+    for sub in snode.get_nodes():
+        is_extern = _node_kind(sub) == "extern"
+        for n in _ir_fx_nodes(getattr(sub, "node", None), is_extern):
+            if n not in out:
+                out.append(n)
+    return out
+
+
+def _raw_sched_node(snode: Any) -> RawSchedNode:
+    rw = snode.read_writes
+    outputs: list[str] = []
+    try:
+        outputs = [b.get_name() for b in snode.get_outputs()]
+    except Exception:
+        pass
+    return RawSchedNode(
+        name=snode.get_name(),
+        kind=_node_kind(snode),
+        members=[s.get_name() for s in snode.get_nodes()],
+        fx_nodes=_snode_fx_nodes(snode),
+        reads=sorted({d.name for d in rw.reads}),
+        writes=sorted({d.name for d in rw.writes}),
+        outputs=outputs,
+    )
+
+
+def _shape_dtype(val: Any) -> tuple[Optional[list], Optional[str]]:
+    import torch
+
+    if isinstance(val, torch.Tensor):
+        shape = []
+        for s in val.shape:
+            try:
+                shape.append(int(s))
+            except Exception:
+                shape.append(str(s))
+        return shape, str(val.dtype).replace("torch.", "")
+    if isinstance(val, (list, tuple)) and val and all(isinstance(v, torch.Tensor) for v in val):
+        return [_shape_dtype(v)[0] for v in val], _shape_dtype(val[0])[1]
+    return None, None
+
+
+def _target_name(node: Any) -> str:
+    t = node.target
+    if isinstance(t, str):
+        return t
+    try:
+        from torch.fx.node import _get_qualified_name
+
+        name = _get_qualified_name(t)
+    except Exception:
+        name = getattr(t, "__name__", None) or str(t)
+    return name.replace("torch.ops.", "")
+
+
+def fx_graph_nodes(gm: Any) -> list[dict]:
+    """Plain dicts for the nodes of an FX GraphModule (see ``model.GraphNode``)."""
+    out = []
+    for n in gm.graph.nodes:
+        val = n.meta.get("val", n.meta.get("example_value"))
+        shape, dtype = _shape_dtype(val)
+        mstack = []
+        for v in (n.meta.get("nn_module_stack") or {}).values():
+            path = v[0] if isinstance(v, (tuple, list)) else str(v)
+            mstack.append(str(path))
+        out.append({
+            "name": n.name, "op": n.op, "target": _target_name(n),
+            "inputs": [a.name for a in n.all_input_nodes],
+            "shape": shape, "dtype": dtype,
+            "stack_trace": n.meta.get("stack_trace") or "",
+            "module_stack": mstack,
+        })
+    return out
+
+
+# -- the hooks --------------------------------------------------------------------------------
+
+class Hooks:
+    """Installs every hook into ``stack`` and writes what they see into ``raw``."""
+
+    def __init__(self, raw: Raw, reset_dynamo: bool = True, on_event: Optional[Callable[[str], None]] = None):
+        self.raw = raw
+        self.on_event = on_event
+        self._key_attr = f"_inductor_lens_key_{id(self)}"
+        self.reset_dynamo = reset_dynamo
+        self._lock = threading.RLock()
+        self._next_key = 0
+        self._prefixes = _non_user_prefixes()
+        self._seen_dynamo_gms: set[int] = set()
+
+    # guard: nothing raised in a hook reaches torch
+    def _guarded(self, what: str, fn: Callable, *args: Any) -> None:
+        try:
+            fn(*args)
+        except Exception as e:  # pragma: no cover - exercised by fault-injection tests
+            self.raw.diag(f"capture: {what} failed ({type(e).__name__}: {e}); that part of the report is missing")
+
+    def install(self, stack: contextlib.ExitStack) -> None:
+        import torch
+
+        version = torch_version()
+        if version < MIN_TORCH:
+            self.raw.diag(f"torch {version} is older than {MIN_TORCH}, the oldest inductor_lens supports: "
+                          "the capture may be incomplete")
+        if os.environ.get("TORCHINDUCTOR_FX_COMPILE_MODE", "").lower().startswith("subprocess"):
+            self.raw.diag("TORCHINDUCTOR_FX_COMPILE_MODE=subprocess runs Inductor in another process, where no "
+                          "in-process hook fires: unset it to see fusion and kernels")
+        import torch._inductor.config as inductor_config
+
+        # caches would skip the Scheduler altogether: no fusion, no codegen to see
+        stack.enter_context(inductor_config.patch(force_disable_caches=True))
+        if self.reset_dynamo:
+            torch._dynamo.reset()  # compiled frames from before the capture would hide the compile
+
+        for name, installer in (
+            ("structured trace", self._install_trace),
+            ("scheduler fusion hooks", self._install_fusion_hooks),
+            ("kernel provenance hook", self._install_kernel_hooks),
+            ("fusion log", self._install_fusion_log),
+            ("output code hook", self._install_output_code),
+            ("dynamo graph hook", self._install_compile_fx),
+            ("compile callbacks", self._install_callbacks),
+            ("torch.compile hook", self._install_torch_compile),
+        ):
+            try:
+                installer(stack)
+            except Exception as e:
+                self.raw.diag(f"capture: could not install the {name} on torch {version} "
+                              f"({type(e).__name__}: {e}); that part of the report is missing")
+
+    def _emit(self, message: str) -> None:
+        if self.on_event is not None:
+            try:
+                self.on_event(message)
+            except Exception as e:
+                self.on_event = None
+                self.raw.diag(f"capture: the progress callback failed ({type(e).__name__}: {e}); progress is off")
+
+    # structured trace ------------------------------------------------------------------------
+    def _install_trace(self, stack: contextlib.ExitStack) -> None:
+        raw = self.raw
+        hooks = self
+
+        class _TraceHandler(logging.Handler):
+            def emit(self, record: logging.LogRecord) -> None:
+                try:
+                    md = getattr(record, "metadata", None)
+                    if not isinstance(md, dict):
+                        return
+                    key = next((k for k in md if k not in ("frame_id", "frame_compile_id", "attempt",
+                                                            "compiled_autograd_id", "has_payload")), None)
+                    if key in ("str", "describe_storage", "describe_tensor", "describe_source",
+                               "create_symbol", "guard_added", "propagate_real_tensors_provenance"):
+                        if key == "str":
+                            raw.trace.append((md, None))
+                        return
+                    if key == "artifact" and md["artifact"].get("name") in _SKIP_ARTIFACTS:
+                        return
+                    payload = getattr(record, "payload", None)
+                    raw.trace.append((md, payload))
+                    if key == "chromium_event" and hooks.on_event is not None:
+                        ev = loads_payload(payload)
+                        if isinstance(ev, dict) and ev.get("ph") == "B":
+                            hooks._emit(f"phase: {ev.get('name')}")
+                except Exception as e:  # never let a log record break the compile
+                    raw.diag(f"capture: a structured-trace record could not be read ({e})")
+
+        logger = logging.getLogger("torch.__trace")
+        handler = _TraceHandler(level=logging.DEBUG)
+        logger.addHandler(handler)
+        stack.callback(logger.removeHandler, handler)
+
+    # scheduler -------------------------------------------------------------------------------
+    def _graph_record(self) -> Optional[RawGraph]:
+        from torch._inductor.graph import GraphLowering
+        from torch._inductor.virtualized import V
+
+        g = V.graph
+        if not isinstance(g, GraphLowering):
+            return None
+        key = getattr(g, self._key_attr, None)
+        if key is not None:
+            for rec in reversed(self.raw.graphs):
+                if rec.key == key:
+                    return rec
+        with self._lock:
+            key = self._next_key
+            self._next_key += 1
+        try:
+            setattr(g, self._key_attr, key)
+        except Exception:
+            pass
+        from torch._guards import CompileContext
+
+        cid = CompileContext.current_compile_id()
+        kind = "backward" if getattr(g, "is_backward", False) else (
+            "inference" if getattr(g, "is_inference", False) else "forward")
+        rec = RawGraph(key=key, compile_id=str(cid) if cid is not None else "?", graph_kind=kind, start_us=now_us())
+        try:
+            rec.post_grad_nodes = fx_graph_nodes(g.module)
+        except Exception as e:
+            self.raw.diag(f"capture: post-grad graph of {rec.compile_id} could not be read ({e})")
+        rec.graph_inputs = [str(n) for n in getattr(g, "graph_input_names", None) or list(g.graph_inputs)]
+        try:
+            rec.graph_outputs = [o.get_name() for o in g.graph_outputs if hasattr(o, "get_name")]
+        except Exception:
+            pass
+        device = getattr(g, "device_types", None)
+        if device:
+            self.raw.device = ",".join(sorted(d for d in device if d != "meta")) or self.raw.device
+        self.raw.graphs.append(rec)
+        return rec
+
+    def _install_fusion_hooks(self, stack: contextlib.ExitStack) -> None:
+        import torch._inductor.debug as debug
+
+        hooks = self
+
+        def on_nodes(which: str, nodes: Any) -> None:
+            rec = hooks._graph_record()
+            if rec is None:
+                return
+            snodes = [_raw_sched_node(n) for n in nodes]
+            if which == "pre":
+                rec.pre_fusion = snodes
+            else:
+                rec.post_fusion = snodes
+
+        def wrap(original: Callable, which: str) -> Callable:
+            @functools.wraps(original)
+            def hooked(nodes, *args, **kwargs):
+                hooks._guarded(f"reading the {which}-fusion scheduler nodes", on_nodes, which, nodes)
+                return original(nodes, *args, **kwargs)
+            return hooked
+
+        patch_attr(stack, debug, "log_ir_pre_fusion", wrap(debug.log_ir_pre_fusion, "pre"))
+        patch_attr(stack, debug, "log_ir_post_fusion", wrap(debug.log_ir_post_fusion, "post"))
+
+    def _install_kernel_hooks(self, stack: contextlib.ExitStack) -> None:
+        import importlib
+
+        import torch._inductor.debug as debug
+
+        hooks = self
+        original = debug.set_kernel_post_grad_provenance_tracing
+
+        def on_kernel(node_schedule: Any, kernel_name: str, is_extern: bool) -> None:
+            rec = hooks._graph_record()
+            if rec is None or not kernel_name:
+                return
+            hooks._emit(f"kernel: {kernel_name} ({rec.compile_id} {rec.graph_kind})")
+            frames = frames_of(traceback.extract_stack(sys._getframe(3)))
+            frames = [f for f in frames if not os.path.abspath(f[0]).startswith(_PKG_DIR + os.sep)]
+            if is_extern:
+                buf = None
+                try:
+                    buf = node_schedule.get_name()
+                except Exception:
+                    pass
+                sched = []
+                try:
+                    from torch._inductor.virtualized import V
+
+                    op = V.graph.scheduler.name_to_buf[buf].defining_op
+                    sched = [op.get_name()]
+                except Exception:
+                    pass
+                traces = list(getattr(node_schedule, "get_stack_traces", lambda: [])() or [])
+                rec.kernels.append(RawKernel(name=kernel_name, is_extern=True, scheduler_nodes=sched,
+                                             fx_nodes=_ir_fx_nodes(node_schedule, True), buffer=buf,
+                                             compiler_stack=frames, stack_traces=traces))
+                return
+            sched, fx, traces = [], [], []
+            for snode in node_schedule:
+                if not hasattr(snode, "get_name") or getattr(snode, "node", None) is None:
+                    continue  # EnableReduction / DisableReduction markers
+                sched.append(snode.get_name())
+                for n in _ir_fx_nodes(snode.node, False):
+                    if n not in fx:
+                        fx.append(n)
+                try:
+                    for t in snode.node.get_stack_traces():
+                        if t not in traces:
+                            traces.append(t)
+                except Exception:
+                    pass
+            rec.kernels.append(RawKernel(name=kernel_name, is_extern=False, scheduler_nodes=sched, fx_nodes=fx,
+                                         compiler_stack=frames, stack_traces=traces))
+
+        @functools.wraps(original)
+        def hooked(node_schedule, kernel_name, is_extern=False, *args, **kwargs):
+            hooks._guarded(f"linking kernel {kernel_name} to its nodes", on_kernel, node_schedule, kernel_name,
+                           is_extern)
+            return original(node_schedule, kernel_name, is_extern, *args, **kwargs)
+
+        patch_attr(stack, debug, "set_kernel_post_grad_provenance_tracing", hooked)
+        # codegen modules import it by name: patch each module that holds a reference
+        for modname in ("torch._inductor.codegen.cpp", "torch._inductor.codegen.triton",
+                        "torch._inductor.codegen.simd", "torch._inductor.codegen.cuda_combined_scheduling"):
+            try:
+                mod = importlib.import_module(modname)
+            except Exception:
+                continue  # e.g. no triton on this machine: that backend cannot run either
+            if getattr(mod, "set_kernel_post_grad_provenance_tracing", None) is original:
+                patch_attr(stack, mod, "set_kernel_post_grad_provenance_tracing", hooked)
+
+    def _install_fusion_log(self, stack: contextlib.ExitStack) -> None:
+        hooks = self
+
+        class _FusionHandler(logging.Handler):
+            def emit(self, record: logging.LogRecord) -> None:
+                msg = record.msg
+                name1, name2 = getattr(msg, "name1", None), getattr(msg, "name2", None)
+                if name1 is None or name2 is None:
+                    return
+
+                def add() -> None:
+                    rec = hooks._graph_record()
+                    if rec is not None:
+                        rec.fusion_refusals.append((name1, name2, str(msg).split(": ", 1)[-1]))
+                hooks._guarded("reading a fusion decision", add)
+
+        logger = logging.getLogger("torch._inductor.scheduler.__fusion")
+        handler = _FusionHandler(level=logging.DEBUG)
+        old_level, old_propagate = logger.level, logger.propagate
+        already_debug = logger.isEnabledFor(logging.DEBUG)
+        logger.addHandler(handler)
+        if not already_debug:
+            # only our handler should see these: the user did not ask for fusion logs on stderr
+            logger.setLevel(logging.DEBUG)
+            logger.propagate = False
+
+        def restore() -> None:
+            logger.removeHandler(handler)
+            logger.setLevel(old_level)
+            logger.propagate = old_propagate
+
+        stack.callback(restore)
+
+    def _install_output_code(self, stack: contextlib.ExitStack) -> None:
+        from torch._inductor.graph import GraphLowering
+
+        hooks = self
+        previous = GraphLowering.save_output_code
+
+        def save_output_code(code: str) -> None:
+            def keep() -> None:
+                rec = hooks._graph_record()
+                if rec is not None:
+                    rec.output_code = code
+            hooks._guarded("keeping the output code", keep)
+            if previous is not None:
+                previous(code)
+
+        patch_attr(stack, GraphLowering, "save_output_code", staticmethod(save_output_code))
+
+    def _install_compile_fx(self, stack: contextlib.ExitStack) -> None:
+        import torch._inductor.compile_fx as cfx
+
+        hooks = self
+        original = cfx.compile_fx
+
+        def keep(model: Any) -> None:
+            from torch._guards import CompileContext
+
+            if id(model) in hooks._seen_dynamo_gms or not hasattr(model, "graph"):
+                return
+            hooks._seen_dynamo_gms.add(id(model))
+            cid = str(CompileContext.current_compile_id())
+            hooks.raw.dynamo_graphs.setdefault(cid, fx_graph_nodes(model))
+
+        @functools.wraps(original)
+        def compile_fx(model_, *args, **kwargs):
+            hooks._guarded("reading the dynamo graph", keep, model_)
+            return original(model_, *args, **kwargs)
+
+        patch_attr(stack, cfx, "compile_fx", compile_fx)
+
+    def _install_callbacks(self, stack: contextlib.ExitStack) -> None:
+        from torch._dynamo.callback import callback_handler
+
+        hooks = self
+
+        def start(args: Any) -> None:
+            def rec() -> None:
+                frames = user_frames(frames_of(traceback.extract_stack(sys._getframe(2))), hooks._prefixes)
+                trig = getattr(args.callback_trigger, "name", str(args.callback_trigger))
+                hooks.raw.windows.append(RawWindow(trigger=trig, compile_id=str(args.compile_id),
+                                                   start_us=now_us(), user_stack=frames))
+            hooks._guarded("timing a compile", rec)
+
+        def end(args: Any) -> None:
+            def rec() -> None:
+                for w in reversed(hooks.raw.windows):
+                    if w.end_us is None:
+                        w.end_us = now_us()
+                        break
+            hooks._guarded("timing a compile", rec)
+
+        callback_handler.register_start_callback(start)
+        stack.callback(callback_handler.remove_start_callback, start)
+        callback_handler.register_end_callback(end)
+        stack.callback(callback_handler.remove_end_callback, end)
+
+    def _install_torch_compile(self, stack: contextlib.ExitStack) -> None:
+        import torch
+
+        hooks = self
+        original = torch.compile
+
+        @functools.wraps(original)
+        def compile(model=None, *args, **kwargs):
+            def rec() -> None:
+                target = model
+                name = getattr(target, "__qualname__", None) or type(target).__name__ if target is not None else "?"
+                backend = kwargs.get("backend", "inductor")
+                backend = backend if isinstance(backend, str) else getattr(backend, "__name__", repr(backend))
+                frames = user_frames(frames_of(traceback.extract_stack(sys._getframe(2))), hooks._prefixes)
+                hooks.raw.compile_calls.append({"target": name, "backend": backend, "time_us": now_us(),
+                                                "user_stack": frames})
+            hooks._guarded("noting a torch.compile call", rec)
+            return original(model, *args, **kwargs)
+
+        patch_attr(stack, torch, "compile", compile)
+
+
+_SKIP_ARTIFACTS = frozenset({
+    "fx_graph_runnable", "torch._functorch.config", "aot_forward_graph_fw_metadata", "before_pre_grad_graph",
+    "after_pre_grad_graph", "before_post_grad_graph", "before_joint_graph", "after_joint_graph",
+    "backward_prologue", "backward_epilogue", "compiled_function_forward", "compiled_function_backward",
+    "compiled_fn_wrapper", "runtime_wrapper_orchestration", "inductor_provenance_tracking_kernel_stack_traces",
+})
+
+
+def loads_payload(payload: Any) -> Any:
+    if isinstance(payload, str):
+        try:
+            return json.loads(payload)
+        except ValueError:
+            return payload
+    return payload

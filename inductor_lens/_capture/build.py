@@ -1,0 +1,370 @@
+"""Turn the raw records of a capture into a :class:`~inductor_lens.model.Report`.
+
+Works on plain data only (the adapter already took what it needed from torch objects), so a
+failure here can be reported without touching torch again.
+"""
+
+from __future__ import annotations
+
+import datetime
+import re
+from collections import defaultdict
+from typing import Any, Optional
+
+from ..model import (CompileCall, Compile, FusedNode, FusionDecision, Frame, Graph, GraphBreak, GraphNode,
+                     Kernel, Phase, Report, Trigger)
+from .adapter import Raw, RawGraph, RawKernel, RawSchedNode, RawWindow, loads_payload
+from .parse import clean_module_path, find_call_lines, parse_graph_break, parse_output_code_kernels, \
+    parse_stack_trace
+
+
+def _frames(tuples: list[tuple]) -> list[Frame]:
+    return [Frame(file=f, line=int(ln), function=fn, code=code) for f, ln, fn, code in tuples]
+
+
+def _cid(md: dict) -> Optional[str]:
+    if "frame_id" not in md:
+        return None
+    cid = f"{md['frame_id']}/{md.get('frame_compile_id', 0)}"
+    if md.get("attempt"):
+        cid += f"_{md['attempt']}"
+    return cid
+
+
+def _base_cid(cid: str) -> str:
+    """``"0/1_2"`` -> ``"0/1"``: the compile id without the restart attempt."""
+    return cid.split("_", 1)[0]
+
+
+class _Trace:
+    """The structured-trace records of a capture, indexed the ways the builder needs them."""
+
+    def __init__(self, records: list[tuple[dict, Any]]):
+        self.strings: dict[int, str] = {}
+        self.by_kind: dict[str, list[tuple[Optional[str], Any, dict]]] = defaultdict(list)
+        self.events: list[dict] = []
+        for md, payload in records:
+            if "str" in md:
+                try:
+                    name, idx = md["str"]
+                    self.strings[int(idx)] = name
+                except Exception:
+                    pass
+                continue
+            kind = next((k for k in md if k not in ("frame_id", "frame_compile_id", "attempt",
+                                                    "compiled_autograd_id", "has_payload")), None)
+            if kind is None:
+                continue
+            if kind == "artifact":
+                kind = md["artifact"].get("name", "artifact")
+            if kind == "chromium_event":
+                ev = loads_payload(payload)
+                if isinstance(ev, dict):
+                    self.events.append(ev)
+                continue
+            self.by_kind[kind].append((_cid(md), payload, md))
+
+    def payloads(self, kind: str, cid: str) -> list[Any]:
+        return [p for c, p, _ in self.by_kind.get(kind, []) if c is not None and _base_cid(c) == _base_cid(cid)]
+
+    def metadata(self, kind: str, cid: str) -> list[dict]:
+        return [md for c, _, md in self.by_kind.get(kind, []) if c is not None and _base_cid(c) == _base_cid(cid)]
+
+    def dynamo_start_stack(self, cid: str) -> list[Frame]:
+        for md in self.metadata("dynamo_start", cid)[-1:]:
+            frames = []
+            for fr in md["dynamo_start"].get("stack", []):
+                fname = fr.get("filename")
+                fname = self.strings.get(fname, str(fname)) if isinstance(fname, int) else str(fname)
+                frames.append(Frame(file=fname, line=int(fr.get("line", 0)), function=str(fr.get("name", "")),
+                                    code=str(fr.get("loc", "") or "")))
+            return frames
+        return []
+
+
+def _phases(events: list[dict], t0: float, start: float, end: Optional[float]) -> list[Phase]:
+    """Phases from chromium begin/end events inside ``[start, end]``, with nesting depth."""
+    spans: list[tuple[float, float, str, int]] = []
+    open_: dict[tuple, list[tuple[str, float]]] = defaultdict(list)
+    for ev in sorted(events, key=lambda e: float(e.get("ts", 0))):
+        ts = float(ev.get("ts", 0))
+        if ts < start - 1 or (end is not None and ts > end + 1):
+            continue
+        key = (ev.get("pid"), ev.get("tid"))
+        ph = ev.get("ph")
+        name = str(ev.get("name", "?"))
+        if ph == "B":
+            open_[key].append((name, ts))
+        elif ph == "E":
+            stack = open_[key]
+            for i in range(len(stack) - 1, -1, -1):
+                if stack[i][0] == name:
+                    _, begin = stack.pop(i)
+                    spans.append((begin, ts, name, i))
+                    break
+        elif ph == "X":
+            spans.append((ts, ts + float(ev.get("dur", 0)), name, len(open_[key])))
+    spans.sort(key=lambda s: (s[0], -s[1]))
+    return [Phase(name=n, start_us=round(b - t0, 1), duration_us=round(e - b, 1), depth=d) for b, e, n, d in spans]
+
+
+def _graph_nodes(nodes: list[dict]) -> list[GraphNode]:
+    out = []
+    for n in nodes:
+        out.append(GraphNode(
+            name=n["name"], op=n["op"], target=n["target"], inputs=list(n["inputs"]),
+            shape=n.get("shape"), dtype=n.get("dtype"),
+            user_stack=parse_stack_trace(n.get("stack_trace")),
+            module_stack=[p for p in (clean_module_path(m) for m in n.get("module_stack", [])) if p],
+        ))
+    return out
+
+
+def _common_prefix(stacks: list[list[str]]) -> list[str]:
+    stacks = [s for s in stacks if s]
+    if not stacks:
+        return []
+    prefix = list(stacks[0])
+    for s in stacks[1:]:
+        i = 0
+        while i < len(prefix) and i < len(s) and prefix[i] == s[i]:
+            i += 1
+        prefix = prefix[:i]
+    return prefix
+
+
+def _members_of(name: str) -> list[str]:
+    """Pre-fusion names inside a (possibly intermediate) fused node name ``op1_op2``."""
+    return [p for p in name.split("_") if p]
+
+
+class _GraphBuilder:
+    def __init__(self, raw: Raw, rec: RawGraph, trace: _Trace, diagnostics: list[str]):
+        self.raw, self.rec, self.trace, self.diagnostics = raw, rec, trace, diagnostics
+        self.order = {n["name"]: i for i, n in enumerate(rec.post_grad_nodes)}
+        self.member_to_fused: dict[str, str] = {}
+        for fn in rec.post_fusion:
+            for m in fn.members:
+                self.member_to_fused[m] = fn.name
+            self.member_to_fused[fn.name] = fn.name
+
+    def fused_of(self, name: str) -> Optional[str]:
+        if name in self.member_to_fused:
+            return self.member_to_fused[name]
+        for m in _members_of(name):
+            if m in self.member_to_fused:
+                return self.member_to_fused[m]
+        return None
+
+    def sort_fx(self, names: list[str]) -> list[str]:
+        return sorted(dict.fromkeys(names), key=lambda n: self.order.get(n, 1 << 30))
+
+    def kernels(self) -> tuple[list[Kernel], dict[str, str]]:
+        """Kernels (merged by name, sources from the output code) and scheduler node -> kernel."""
+        rec = self.rec
+        code_kernels = parse_output_code_kernels(rec.output_code)
+        provenance = self._torch_provenance()
+        merged: dict[str, dict] = {}
+        node_kernel: dict[str, str] = {}
+        for i, rk in enumerate(rec.kernels):
+            name = f"{rk.name}[{rk.buffer}]" if rk.is_extern and rk.buffer else rk.name
+            entry = merged.setdefault(name, {"raw": rk, "sched": [], "fx": [], "traces": [], "torch": None})
+            entry["sched"] += [s for s in rk.scheduler_nodes if s not in entry["sched"]]
+            entry["fx"] += rk.fx_nodes
+            entry["traces"] += [t for t in rk.stack_traces if t not in entry["traces"]]
+            if i < len(provenance) and provenance[i][0] == rk.name:
+                entry["torch"] = (entry["torch"] or []) + [n for n in provenance[i][1] if n not in (entry["torch"] or [])]
+            for s in rk.scheduler_nodes:
+                node_kernel.setdefault(s, name)
+        kernels: list[Kernel] = []
+        for name, e in merged.items():
+            rk: RawKernel = e["raw"]
+            metadata: dict = {}
+            if rk.is_extern:
+                language = "extern"
+                lines = find_call_lines(rec.output_code, rk.name, rk.buffer)
+                source = "\n".join(lines) if lines else rk.name
+                metadata["callee"] = rk.name
+                if rk.buffer:
+                    metadata["buffer"] = rk.buffer
+            elif rk.name in code_kernels:
+                language, source = code_kernels[rk.name]
+            else:
+                language, source = "other", ""
+                self.diagnostics.append(f"{rec.compile_id} {rec.graph_kind}: kernel {rk.name} was generated but "
+                                        "its source is not in the output code")
+            if e["torch"] is not None:
+                metadata["torch_provenance_fx_nodes"] = self.sort_fx(e["torch"])
+            fused = []
+            for s in e["sched"]:
+                f = self.fused_of(s)
+                if f and f not in fused:
+                    fused.append(f)
+            stacks: list[list[Frame]] = []
+            seen = set()
+            traces = e["traces"] or [n["stack_trace"] for n in self.rec.post_grad_nodes
+                                     if n["name"] in set(e["fx"]) and n.get("stack_trace")]
+            for t in traces:
+                frames = parse_stack_trace(t)
+                key = tuple((f.file, f.line) for f in frames)
+                if frames and key not in seen:
+                    seen.add(key)
+                    stacks.append(frames)
+            kernels.append(Kernel(name=name, language=language, source=source, fused_nodes=fused,
+                                  fx_nodes=self.sort_fx(e["fx"]), user_stack=stacks,
+                                  compiler_stack=_frames(rk.compiler_stack), metadata=metadata))
+        known = {k.name for k in kernels} | {e["raw"].name for e in merged.values()}
+        for kname, (language, source) in code_kernels.items():
+            if kname not in known:
+                kernels.append(Kernel(name=kname, language=language, source=source))
+                self.diagnostics.append(f"{rec.compile_id} {rec.graph_kind}: kernel {kname} is in the output code "
+                                        "but Inductor did not say which nodes it implements")
+        return kernels, node_kernel
+
+    def _torch_provenance(self) -> list[tuple[str, list[str]]]:
+        """Torch's own kernel -> post-grad mapping (when provenance tracking is on), in debug-handle order."""
+        names = {rk.name for rk in self.rec.kernels}
+        for payload in self.trace.payloads("inductor_provenance_tracking_node_mappings", self.rec.compile_id):
+            data = loads_payload(payload)
+            if not isinstance(data, dict):
+                continue
+            pairs = []
+            for key, value in data.items():
+                if key.endswith("CodeToPost") and isinstance(value, dict):
+                    for k, v in value.items():
+                        kname, _, handle = k.rpartition(":")
+                        pairs.append((int(handle) if handle.isdigit() else 0, kname or k, list(v)))
+            if pairs and {p[1] for p in pairs} <= names:
+                pairs.sort()
+                return [(k, v) for _, k, v in pairs]
+        return []
+
+    def fused_nodes(self, snodes: list[RawSchedNode], node_kernel: dict[str, str],
+                    fx_modules: dict[str, list[str]]) -> list[FusedNode]:
+        out = []
+        for sn in snodes:
+            kernel = next((node_kernel[m] for m in sn.members if m in node_kernel), None)
+            out.append(FusedNode(name=sn.name, kind=sn.kind, fx_nodes=self.sort_fx(sn.fx_nodes), kernel=kernel,
+                                 reads=sn.reads, writes=sorted(set(sn.writes) | set(sn.outputs)), members=sn.members,
+                                 module_stack=_common_prefix([fx_modules.get(n, []) for n in sn.fx_nodes])))
+        return out
+
+    def decisions(self) -> list[FusionDecision]:
+        seen, out = set(), []
+        for n1, n2, reason in self.rec.fusion_refusals:
+            if (n1, n2, reason) in seen:
+                continue
+            seen.add((n1, n2, reason))
+            out.append(FusionDecision(node1=n1, node2=n2, reason=reason, fused1=self.fused_of(n1),
+                                      fused2=self.fused_of(n2)))
+        return out
+
+
+def _window_for(rec: RawGraph, windows: list[RawWindow]) -> Optional[RawWindow]:
+    best = None
+    for w in windows:
+        if w.start_us <= rec.start_us and (w.end_us is None or rec.start_us <= w.end_us):
+            if best is None or w.start_us >= best.start_us:
+                best = w
+    return best
+
+
+def _trigger(rec: RawGraph, window: Optional[RawWindow], trace: _Trace, t0: float, frame: str) -> Trigger:
+    user_stack = _frames(window.user_stack) if window else []
+    if not user_stack:
+        user_stack = trace.dynamo_start_stack(rec.compile_id)
+    time_us = round(window.start_us - t0, 1) if window else None
+    if window is not None and window.trigger == "LAZY_BACKWARD":
+        return Trigger(kind="lazy_backward", user_stack=user_stack, time_us=time_us,
+                       reason="the backward graph is compiled lazily, at the first .backward() through the "
+                              "compiled forward")
+    base = _base_cid(rec.compile_id)
+    reasons = [str(p).strip() for p in trace.payloads("recompile_reasons", rec.compile_id) if p]
+    parts = base.split("/")
+    if reasons or (len(parts) == 2 and parts[1].isdigit() and int(parts[1]) > 0):
+        text = "; ".join(reasons) if reasons else "a guard of an earlier compile failed"
+        kind, reason = "recompile", f"recompile of {frame or 'the frame'}: {text}"
+    else:
+        m = re.match(r"torch_dynamo_resume_in_(\w+)_at_(\d+)", frame or "")
+        if m:
+            kind, reason = "first_call", (f"first call of the code after a graph break in {m.group(1)}() at line "
+                                          f"{m.group(2)}")
+        else:
+            kind, reason = "first_call", f"first call of {frame or 'the compiled function'}(): dynamo traced it " \
+                                         "and handed the graph to Inductor"
+    if rec.graph_kind == "backward":
+        reason += " (the backward graph was compiled together with the forward)"
+    return Trigger(kind=kind, reason=reason, user_stack=user_stack, time_us=time_us)
+
+
+def _frame_name(trace: _Trace, cid: str) -> str:
+    for md in trace.metadata("compilation_metrics", cid):
+        name = md["compilation_metrics"].get("co_name")
+        if name:
+            return str(name)
+    stack = trace.dynamo_start_stack(cid)
+    return stack[-1].function if stack else ""
+
+
+def build_report(raw: Raw, torch_version: str, title: str = "") -> Report:
+    trace = _Trace(raw.trace)
+    diagnostics = list(raw.diagnostics)
+    compiles: list[Compile] = []
+    ids: dict[str, int] = {}
+    for rec in raw.graphs:
+        if not rec.post_fusion and not rec.output_code:
+            continue  # a GraphLowering that never reached the scheduler (e.g. a subgraph helper)
+        b = _GraphBuilder(raw, rec, trace, diagnostics)
+        kernels, node_kernel = b.kernels()
+        graph_nodes = _graph_nodes(rec.post_grad_nodes)
+        fx_modules = {n.name: n.module_stack for n in graph_nodes}
+        frame = _frame_name(trace, rec.compile_id)
+        window = _window_for(rec, raw.windows)
+        trigger = _trigger(rec, window, trace, raw.t0_us, frame)
+        end = rec.start_us if window is None else window.end_us
+        phases = _phases(trace.events, raw.t0_us, window.start_us if window else rec.start_us, end) if window else []
+        graphs = {}
+        dyn = raw.dynamo_graphs.get(rec.compile_id) or raw.dynamo_graphs.get(_base_cid(rec.compile_id))
+        if dyn is not None and rec.graph_kind != "backward":
+            codes = trace.payloads("dynamo_output_graph", rec.compile_id)
+            graphs["dynamo"] = Graph(nodes=_graph_nodes(dyn), code=str(codes[-1]) if codes else "")
+        post_codes = trace.payloads("inductor_post_grad_graph", rec.compile_id)
+        same = [r for r in raw.graphs if r.compile_id == rec.compile_id and (r.post_fusion or r.output_code)]
+        idx = same.index(rec)
+        graphs["post_grad"] = Graph(nodes=graph_nodes, code=str(post_codes[idx]) if idx < len(post_codes) else "")
+        base_id = f"{rec.compile_id} {rec.graph_kind}"
+        ids[base_id] = ids.get(base_id, 0) + 1
+        cid = base_id if ids[base_id] == 1 else f"{base_id} #{ids[base_id]}"
+        guards = trace.payloads("dynamo_cpp_guards_str", rec.compile_id) or trace.payloads("dynamo_guards",
+                                                                                            rec.compile_id)
+        compiles.append(Compile(
+            id=cid, compile_id=rec.compile_id, graph_kind=rec.graph_kind, trigger=trigger, frame=frame,
+            phases=phases, graphs=graphs,
+            fused_nodes=b.fused_nodes(rec.post_fusion, node_kernel, fx_modules),
+            pre_fusion_nodes=b.fused_nodes(rec.pre_fusion, node_kernel, fx_modules),
+            kernels=kernels, output_code=rec.output_code, fusion_decisions=b.decisions(),
+            graph_inputs=rec.graph_inputs, graph_outputs=rec.graph_outputs,
+            guards=str(guards[-1]) if guards else "",
+        ))
+    breaks, seen = [], set()
+    for _, payload, _ in trace.by_kind.get("dynamo_graph_break_reason", []):
+        reason, stack = parse_graph_break(str(payload or ""))
+        key = (reason, tuple((f.file, f.line) for f in stack))
+        if key not in seen:
+            seen.add(key)
+            breaks.append(GraphBreak(reason=reason, user_stack=stack))
+    calls = [CompileCall(target=c["target"], backend=c["backend"], user_stack=_frames(c["user_stack"]),
+                         time_us=round(c["time_us"] - raw.t0_us, 1)) for c in raw.compile_calls]
+    for c in calls:
+        if c.backend not in ("inductor",) and not any(True for _ in compiles):
+            diagnostics.append(f"torch.compile({c.target}) used backend {c.backend!r}: only the inductor backend "
+                               "generates kernels, so there is no fusion or kernel to show")
+    if not compiles:
+        if calls:
+            diagnostics.append("torch.compile() was called but the compiled function never ran inside the capture: "
+                               "torch.compile() only wraps the function; dynamo and Inductor run at its first call")
+        elif not raw.windows:
+            diagnostics.append("nothing was compiled inside the capture")
+    return Report(torch_version=torch_version, device=raw.device, compiles=compiles, graph_breaks=breaks,
+                  diagnostics=diagnostics, compile_calls=calls, title=title,
+                  created=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"))
