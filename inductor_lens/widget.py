@@ -1,0 +1,133 @@
+"""The lens widget: an anywidget over the front end in ``js/`` (built into ``static/``).
+
+>>> import inductor_lens
+>>> w = inductor_lens.LensWidget(report)      # or report.widget(), or just display(report)
+>>> w.selected = "cpp_fused_add_cos_0"         # select a kernel (or fused node) from Python
+>>> w.view = "timeline"
+
+The report travels once, gzip'd, in a private ``Bytes`` trait. The Graphviz layout engine
+(WebAssembly, about 1.5 MB) is not synced with every widget: the front end asks for it with a
+custom message once per page. State a user may script (``selected``, ``view``, ``compile_id``)
+lives in public synced traits.
+"""
+
+from __future__ import annotations
+
+import gzip
+import pathlib
+from typing import Any, Optional
+
+import anywidget
+import traitlets
+
+from .model import Report
+
+STATIC = pathlib.Path(__file__).parent / "static"
+VIEWS = ("fusion", "fx", "timeline")
+
+
+class BundleMissingError(FileNotFoundError):
+    """The front-end bundle was not built (``make bundle``, or ``cd js && npm ci && npm run build``)."""
+
+
+def _static(name: str) -> pathlib.Path:
+    path = STATIC / name
+    if not path.exists():
+        raise BundleMissingError(f"{path} is missing: build the front end with `make bundle` "
+                                 "(runs `cd js && npm ci && npm run build`)")
+    return path
+
+
+_ENGINE_GZ: Optional[bytes] = None
+
+
+def engine_gz() -> bytes:
+    """The layout worker (Graphviz WASM) gzip'd, read once per process."""
+    global _ENGINE_GZ
+    if _ENGINE_GZ is None:
+        _ENGINE_GZ = gzip.compress(_static("layout-worker.js").read_bytes(), compresslevel=9, mtime=0)
+    return _ENGINE_GZ
+
+
+def pack_report(report: Report) -> bytes:
+    """The report as gzip'd JSON bytes (deterministic: no timestamp in the gzip header)."""
+    return gzip.compress(report.to_json().encode("utf-8"), compresslevel=6, mtime=0)
+
+
+class LensWidget(anywidget.AnyWidget):
+    """Fusion graph, FX graph and compile timeline of a :class:`~inductor_lens.Report`.
+
+    Parameters
+    ----------
+    report : Report
+        What a capture recorded (``inductor_lens.capture()`` / ``inspect()``).
+    selected, view, compile_id : str, optional
+        Initial values of the synced traits below.
+
+    Examples
+    --------
+    >>> w = report.widget(view="fx")
+    >>> w.observe(lambda ch: print(ch["new"]), names=["selected"])
+    """
+
+    _esm = _static("lens.js") if (STATIC / "lens.js").exists() else "export default {render({el}){el.textContent='inductor_lens: front end not built (make bundle)'}}"
+    _css = _static("lens.css") if (STATIC / "lens.css").exists() else ""
+
+    _report = traitlets.Bytes(b"").tag(sync=True)
+    """bytes: the report as gzip'd JSON (private payload; a Bytes trait arrives as a DataView). Default ``b""``."""
+
+    selected = traitlets.Unicode("").tag(sync=True)
+    """str: the selected fused node. Set a fused node, kernel or FX node name to select it; the
+    front end stores the fused node's name. ``""`` (the default) selects nothing."""
+
+    view = traitlets.Enum(VIEWS, default_value="fusion").tag(sync=True)
+    """str: the visible view, one of ``"fusion"`` (default), ``"fx"``, ``"timeline"``."""
+
+    compile_id = traitlets.Unicode("").tag(sync=True)
+    """str: the shown compile's ``Compile.id`` (``"0/0 forward"``); ``""`` means the first one."""
+
+    def __init__(self, report: Report, **kwargs: Any) -> None:
+        if not isinstance(report, Report):
+            raise TypeError(f"LensWidget needs an inductor_lens.Report, not {type(report).__name__}")
+        if "view" in kwargs and kwargs["view"] not in VIEWS:
+            raise ValueError(f"unknown view {kwargs['view']!r} (must be one of {list(VIEWS)})")
+        ids = [c.id for c in report.compiles]
+        cid = kwargs.get("compile_id")
+        if cid:
+            kwargs["compile_id"] = report.compile(cid).id  # KeyError names the compiles there are
+        elif ids:
+            kwargs["compile_id"] = ids[0]
+        self._report_obj = report
+        self._summary = (len(report.compiles), len(report.kernels))
+        super().__init__(_report=pack_report(report), **kwargs)
+        self.on_msg(self._on_msg)
+
+    @property
+    def report(self) -> Report:
+        """The report shown."""
+        return self._report_obj
+
+    def _on_msg(self, _widget, content, buffers) -> None:
+        # request/response with the front end, matched by id (custom messages only for this)
+        if not isinstance(content, dict):
+            return
+        kind, rid = content.get("type"), content.get("id")
+        try:
+            if kind == "engine":
+                self.send({"type": "engine", "id": rid}, [engine_gz()])
+            elif kind == "export":
+                from .html import to_html
+                name = _filename(self._report_obj)
+                self.send({"type": "export", "id": rid, "filename": name}, [to_html(self._report_obj).encode("utf-8")])
+        except Exception as e:  # shown in the widget instead of vanishing in the kernel log
+            self.send({"type": kind, "id": rid, "error": f"{type(e).__name__}: {e}"})
+
+    def __repr__(self) -> str:  # cheap: never serializes the payload
+        n, k = self._summary
+        return f"<LensWidget: {n} compile(s), {k} kernel(s), view={self.view!r}, selected={self.selected!r}>"
+
+
+def _filename(report: Report) -> str:
+    import re
+    stem = re.sub(r"[^A-Za-z0-9_.-]+", "-", report.title or "inductor-lens-report").strip("-.") or "inductor-lens-report"
+    return stem[:80] + ".html"

@@ -1,0 +1,199 @@
+// Draws a laid-out graph as SVG (every label a text node) with pan and zoom.
+// Pan: drag, or the wheel; zoom: ctrl/cmd + wheel (and trackpad pinch), the +/- buttons, fit.
+
+const SVG = "http://www.w3.org/2000/svg";
+
+export function svgEl(tag, attrs = {}, parent = null) {
+  const e = document.createElementNS(SVG, tag);
+  for (const [k, v] of Object.entries(attrs)) if (v !== undefined && v !== null) e.setAttribute(k, String(v));
+  if (parent) parent.appendChild(e);
+  return e;
+}
+
+function pathFor(pts) {
+  if (!pts.length) return "";
+  let d = `M${pts[0][0].toFixed(1)},${pts[0][1].toFixed(1)}`;
+  for (let i = 1; i + 2 < pts.length; i += 3) {
+    d += ` C${pts[i][0].toFixed(1)},${pts[i][1].toFixed(1)} ${pts[i + 1][0].toFixed(1)},${pts[i + 1][1].toFixed(1)} ${pts[i + 2][0].toFixed(1)},${pts[i + 2][1].toFixed(1)}`;
+  }
+  return d;
+}
+
+function arrowHead(from, to) {
+  const dx = to[0] - from[0], dy = to[1] - from[1];
+  const len = Math.hypot(dx, dy) || 1;
+  const ux = dx / len, uy = dy / len, w = 3.6;
+  const bx = to[0] - ux * 8, by = to[1] - uy * 8;
+  return `${to[0].toFixed(1)},${to[1].toFixed(1)} ${(bx - uy * w).toFixed(1)},${(by + ux * w).toFixed(1)} ${(bx + uy * w).toFixed(1)},${(by - ux * w).toFixed(1)}`;
+}
+
+export class GraphCanvas {
+  /**
+   * @param {HTMLElement} host element the SVG fills
+   * @param {(item, event) => void} onItem called when a box is clicked
+   */
+  constructor(host, onItem) {
+    this.host = host;
+    this.onItem = onItem;
+    this.svg = svgEl("svg", { class: "il-svg", role: "img" }, host);
+    this.viewport = svgEl("g", { class: "il-viewport" }, this.svg);
+    this.t = { k: 1, x: 0, y: 0 };
+    this.size = { width: 0, height: 0 };
+    this.byId = new Map();
+    this.itemEls = new Map();
+    const ac = (this.abort = new AbortController());
+    const opt = { signal: ac.signal };
+    let drag = null;
+    this.svg.addEventListener("pointerdown", (e) => {
+      if (e.button !== 0) return;
+      drag = { x: e.clientX, y: e.clientY, tx: this.t.x, ty: this.t.y, moved: false, id: e.pointerId };
+    }, opt);
+    this.svg.addEventListener("pointermove", (e) => {
+      if (!drag) return;
+      const dx = e.clientX - drag.x, dy = e.clientY - drag.y;
+      if (!drag.moved && Math.hypot(dx, dy) < 4) return;
+      if (!drag.moved) { drag.moved = true; this.svg.setPointerCapture(drag.id); this.svg.classList.add("il-dragging"); }
+      this.setTransform(this.t.k, drag.tx + dx, drag.ty + dy);
+    }, opt);
+    const end = () => {
+      if (drag && drag.moved) {
+        this.svg.classList.remove("il-dragging");
+        this.suppressClick = true;
+        setTimeout(() => (this.suppressClick = false), 0);
+      }
+      drag = null;
+    };
+    this.svg.addEventListener("pointerup", end, opt);
+    this.svg.addEventListener("pointercancel", end, opt);
+    this.svg.addEventListener("wheel", (e) => {
+      e.preventDefault();
+      if (e.ctrlKey || e.metaKey) {
+        const r = this.svg.getBoundingClientRect();
+        this.zoomAt(Math.exp(-e.deltaY * 0.01), e.clientX - r.left, e.clientY - r.top);
+      } else {
+        this.setTransform(this.t.k, this.t.x - e.deltaX, this.t.y - e.deltaY);
+      }
+    }, { signal: ac.signal, passive: false });
+    this.svg.addEventListener("click", (e) => {
+      if (this.suppressClick) return;
+      const g = e.target.closest("[data-item]");
+      if (g && this.svg.contains(g)) this.onItem(this.byId.get(g.dataset.item), e);
+    }, opt);
+  }
+
+  setTransform(k, x, y) {
+    this.t = { k, x, y };
+    this.viewport.setAttribute("transform", `translate(${x.toFixed(1)},${y.toFixed(1)}) scale(${k.toFixed(4)})`);
+    this.svg.dataset.zoom = k.toFixed(3);
+  }
+
+  zoomAt(f, cx, cy) {
+    const k = Math.min(4, Math.max(0.05, this.t.k * f));
+    const r = k / this.t.k;
+    this.setTransform(k, cx - (cx - this.t.x) * r, cy - (cy - this.t.y) * r);
+  }
+
+  zoomBy(f) {
+    const r = this.svg.getBoundingClientRect();
+    this.zoomAt(f, r.width / 2, r.height / 2);
+  }
+
+  /** Show all of the graph; `topAligned` fits the width only when the graph is very tall. */
+  fit(topAligned = false) {
+    const r = this.svg.getBoundingClientRect();
+    const W = r.width || 600, H = r.height || 400, pad = 16;
+    const { width, height } = this.size;
+    if (!width || !height) return;
+    let k = Math.min(1, (W - 2 * pad) / width, (H - 2 * pad) / height);
+    if (topAligned && k < 0.45) {
+      k = Math.min(1, (W - 2 * pad) / width);
+      this.setTransform(k, (W - width * k) / 2, pad);
+      return;
+    }
+    this.setTransform(k, (W - width * k) / 2, (H - height * k) / 2);
+  }
+
+  /** Scroll so that box `id` is visible (centered if it was off screen). */
+  reveal(id) {
+    const b = this.byId.get(id);
+    if (!b || !b.box) return;
+    const r = this.svg.getBoundingClientRect();
+    const { k, x, y } = this.t;
+    const sx = b.box.x * k + x, sy = b.box.y * k + y, sw = b.box.w * k, sh = b.box.h * k;
+    if (sx >= 0 && sy >= 0 && sx + sw <= r.width && sy + sh <= r.height) return;
+    const kk = Math.max(k, 0.6);
+    this.setTransform(kk, r.width / 2 - (b.box.x + b.box.w / 2) * kk, r.height / 2 - (b.box.y + b.box.h / 2) * kk);
+  }
+
+  /**
+   * Draw a layout. `items` maps layout node ids to {type, lines, kind, name, kernel...};
+   * `edges` are [{from, to, buffers}]; `clusters` maps cluster names to {kernel, fused, kind}.
+   */
+  draw(layout, items, edges, clusters = new Map(), decorate = () => {}) {
+    this.viewport.replaceChildren();
+    this.byId = new Map();
+    this.itemEls = new Map();
+    this.size = { width: layout.width, height: layout.height };
+    const gClusters = svgEl("g", { class: "il-clusters" }, this.viewport);
+    for (const c of layout.clusters) {
+      const meta = clusters.get(c.name);
+      if (!meta) continue;
+      const g = svgEl("g", { class: `il-cluster kind-${meta.kind}`, "data-cluster-node": meta.fused, "data-kernel": meta.kernel, "data-item": "c:" + c.name }, gClusters);
+      svgEl("rect", { x: c.x, y: c.y, width: c.w, height: c.h, rx: 6 }, g);
+      const t = svgEl("text", { x: c.x + 8, y: c.y + 14, class: "il-cluster-label" }, g);
+      t.textContent = meta.kernel || meta.fused;
+      this.byId.set("c:" + c.name, { type: "cluster", ...meta, box: c });
+    }
+    const gEdges = svgEl("g", { class: "il-edges" }, this.viewport);
+    for (const e of layout.edges) {
+      const g = svgEl("g", { class: "il-edge", "data-from": e.tail, "data-to": e.head }, gEdges);
+      const pts = e.pts;
+      svgEl("path", { d: pathFor(pts) }, g);
+      if (e.end && pts.length) svgEl("polygon", { points: arrowHead(pts[pts.length - 1], e.end) }, g);
+      const meta = edges.find((x) => x.from === e.tail && x.to === e.head);
+      if (meta && meta.buffers.length) svgEl("title", {}, g).textContent = meta.buffers.join(", ");
+    }
+    const gNodes = svgEl("g", { class: "il-nodes" }, this.viewport);
+    for (const [id, box] of Object.entries(layout.nodes)) {
+      const it = items.get(id);
+      if (!it) continue;
+      const cls = ["il-item", `il-${it.type}`, it.kind ? `kind-${it.kind}` : ""].join(" ");
+      const g = svgEl("g", { class: cls, "data-item": id }, gNodes);
+      decorate(g, it);
+      if (it.type === "input" || it.type === "output") {
+        svgEl("ellipse", { cx: box.x + box.w / 2, cy: box.y + box.h / 2, rx: box.w / 2, ry: box.h / 2 }, g);
+      } else {
+        svgEl("rect", { x: box.x, y: box.y, width: box.w, height: box.h, rx: it.type === "group" || it.type === "kgroup" ? 10 : 4 }, g);
+        if (it.type === "node" || it.type === "group" || it.type === "kgroup") svgEl("rect", { class: "il-stripe", x: box.x, y: box.y, width: 5, height: box.h, rx: 2 }, g);
+      }
+      const centered = it.type === "input" || it.type === "output";
+      it.lines.forEach((line, i) => {
+        const t = svgEl("text", {
+          x: centered ? box.x + box.w / 2 : box.x + 12,
+          y: box.y + (centered ? box.h / 2 - (it.lines.length - 1) * 7.5 + 4 + i * 15 : 19 + i * 15),
+          class: i === 0 ? "il-t1" : "il-t2",
+          "text-anchor": centered ? "middle" : "start",
+        }, g);
+        t.textContent = line;
+      });
+      svgEl("title", {}, g).textContent = it.title || it.lines.join("\n");
+      this.byId.set(id, { ...it, box });
+      this.itemEls.set(id, g);
+    }
+  }
+
+  /** Toggle a class on the boxes whose ids are in `ids`. */
+  mark(cls, ids) {
+    for (const el of this.viewport.querySelectorAll("." + cls)) el.classList.remove(cls);
+    for (const id of ids) {
+      const el = this.itemEls.get(id);
+      if (el) el.classList.add(cls);
+      else for (const c of this.viewport.querySelectorAll(`[data-item="${CSS.escape(id)}"]`)) c.classList.add(cls);
+    }
+  }
+
+  destroy() {
+    this.abort.abort();
+    this.svg.remove();
+  }
+}

@@ -1,0 +1,112 @@
+// Entry points of the bundle (lens.js):
+//   default export  the anywidget adapter: render({model, el}) returns its cleanup
+//   mount()         the standalone page (inductor_lens.html): same library, no Jupyter
+import { createLens } from "./app.js";
+import { sharedEngine, gunzipText, fromBase64 } from "./engine.js";
+
+export { createLens } from "./app.js";
+export const VERSION = "0.1.0";
+
+// ---- anywidget -----------------------------------------------------------------------------
+
+let nextRequest = 1;
+
+/** Ask the Python side for something; the answer comes as a custom message with the same id. */
+function request(model, type, timeoutMs = 60000) {
+  const id = `${type}-${nextRequest++}-${Date.now()}`;
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => { model.off("msg:custom", handler); reject(new Error(`no answer from the kernel to ${type} (is it running?)`)); }, timeoutMs);
+    function handler(msg, buffers) {
+      if (!msg || msg.id !== id) return;
+      clearTimeout(timer);
+      model.off("msg:custom", handler);
+      if (msg.error) reject(new Error(msg.error));
+      else resolve({ msg, buffers: buffers || [] });
+    }
+    model.on("msg:custom", handler);
+    model.send({ type, id });
+  });
+}
+
+function asBytes(b) {
+  if (b instanceof Uint8Array) return b;
+  if (b instanceof DataView) return new Uint8Array(b.buffer, b.byteOffset, b.byteLength);
+  if (b instanceof ArrayBuffer) return new Uint8Array(b);
+  return new Uint8Array(b.buffer || b);
+}
+
+async function render({ model, el }) {
+  el.classList.add("il-host", "il-widget");
+  const packed = model.get("_report");
+  let report;
+  try {
+    report = JSON.parse(await gunzipText(asBytes(packed)));
+  } catch (e) {
+    el.textContent = `inductor_lens: could not read the report (${e.message || e})`;
+    return () => {};
+  }
+  const lens = createLens(el, {
+    report,
+    initial: { view: model.get("view"), selected: model.get("selected"), compileId: model.get("compile_id") },
+    // the layout engine (Graphviz WASM, ~1.2 MB) is fetched from the kernel once per page,
+    // not synced with every widget or saved into the notebook
+    engine: () => sharedEngine("widget", async () => {
+      const { buffers } = await request(model, "engine");
+      return await gunzipText(asBytes(buffers[0]));
+    }),
+    exportHtml: async () => {
+      const { msg, buffers } = await request(model, "export");
+      return { filename: msg.filename, bytes: asBytes(buffers[0]) };
+    },
+  });
+  // store -> traits
+  const unsub = lens.store.subscribe((s, changed) => {
+    let dirty = false;
+    const push = (trait, value) => { if (model.get(trait) !== value) { model.set(trait, value); dirty = true; } };
+    if (changed.has("selected")) push("selected", s.selected);
+    if (changed.has("view")) push("view", s.view);
+    if (changed.has("compileId")) push("compile_id", s.compileId);
+    if (dirty) model.save_changes();
+  });
+  // traits -> store (a user may script them)
+  const onSelected = () => lens.select(model.get("selected"));
+  const onView = () => lens.store.set({ view: model.get("view") });
+  const onCompile = () => lens.store.set({ compileId: model.get("compile_id"), selected: "" });
+  model.on("change:selected", onSelected);
+  model.on("change:view", onView);
+  model.on("change:compile_id", onCompile);
+  // the initial state may differ from the traits (e.g. a default compile): tell Python
+  const s = lens.store.get();
+  if (model.get("compile_id") !== s.compileId || model.get("selected") !== s.selected) {
+    model.set("compile_id", s.compileId);
+    model.set("selected", s.selected);
+    model.save_changes();
+  }
+  return () => {
+    unsub();
+    model.off("change:selected", onSelected);
+    model.off("change:view", onView);
+    model.off("change:compile_id", onCompile);
+    lens.destroy();
+  };
+}
+
+export default { render };
+
+// ---- standalone page -----------------------------------------------------------------------
+
+/**
+ * Mount on a standalone page. `sources` holds base64 gzip blobs read from the page:
+ * {report, engine}. Returns the lens.
+ */
+export async function mount(el, sources) {
+  el.classList.add("il-host", "il-standalone-host");
+  const report = JSON.parse(await gunzipText(fromBase64(sources.report)));
+  const lens = createLens(el, {
+    report,
+    initial: sources.initial || {},
+    engine: () => sharedEngine("page", () => gunzipText(fromBase64(sources.engine))),
+  });
+  window.inductorLens = lens;  // for scripting and tests: inductorLens.store.get()
+  return lens;
+}

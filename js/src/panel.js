@@ -1,0 +1,171 @@
+// The side panel: what the selected fused node is, its kernel source, the FX ops it absorbed,
+// why Inductor did not fuse it with its neighbours, and both backtraces.
+import { h } from "./dom.js";
+import { renderCode } from "./code.js";
+import { kernelOf, groupFrames, frameStage, STAGE_LABELS, basename, fmtUs } from "./data.js";
+
+function frameRow(fr, stage) {
+  return h("li", { class: `il-frame il-stage-${stage}`, title: `${fr.file}:${fr.line}` },
+    h("div", { class: "il-frame-loc" },
+      h("span", { class: "il-file" }, `${basename(fr.file)}:${fr.line}`),
+      h("span", { class: "il-fn" }, ` in ${fr.function}`)),
+    fr.code ? h("code", { class: "il-frame-code" }, String(fr.code).trim()) : null);
+}
+
+/** One user stack: the user's frames shown, the others folded away. */
+function userStack(frames) {
+  const user = frames.filter((f) => frameStage(f) === "user");
+  const other = frames.length - user.length;
+  const box = h("div", { class: "il-stack" });
+  const list = h("ol", { class: "il-frames" }, (user.length ? user : frames.slice(-1)).map((f) => frameRow(f, frameStage(f))));
+  box.appendChild(list);
+  if (other > 0) {
+    const all = h("details", { class: "il-more" }, h("summary", {}, `all ${frames.length} frames`),
+      h("ol", { class: "il-frames" }, frames.map((f) => frameRow(f, frameStage(f)))));
+    box.appendChild(all);
+  }
+  return box;
+}
+
+/** The compiler's stack, grouped into stages (dynamo, AOT, lowering, scheduler, codegen). */
+export function compilerStack(frames) {
+  const groups = groupFrames(frames);
+  const box = h("div", { class: "il-stages" });
+  groups.forEach((g, i) => {
+    const first = g.frames[0], last = g.frames[g.frames.length - 1];
+    const open = g.stage === "user" || i === groups.length - 1;
+    const d = h("details", { class: `il-stagegroup il-stage-${g.stage}`, dataset: { stage: g.stage } },
+      h("summary", {},
+        h("span", { class: "il-stage-name" }, STAGE_LABELS[g.stage] || g.stage),
+        h("span", { class: "il-muted" }, ` · ${g.frames.length} frame${g.frames.length === 1 ? "" : "s"} · ${first.function}${g.frames.length > 1 ? " … " + last.function : ""}`)),
+      h("ol", { class: "il-frames" }, g.frames.map((f) => frameRow(f, g.stage))));
+    if (open) d.open = true;
+    box.appendChild(d);
+  });
+  return box;
+}
+
+function section(title, role, ...body) {
+  return h("section", { class: "il-section" }, h("h3", {}, title), h("div", { "data-role": role }, ...body));
+}
+
+/**
+ * Render the panel for `fusedName` of compile index `idx` into `el`.
+ * actions: {select(fusedName), focusFx(fxName)}
+ */
+export function renderPanel(el, idx, fusedName, actions) {
+  el.replaceChildren();
+  const entry = idx.byName.get(fusedName);
+  if (!entry) {
+    el.appendChild(compileSummary(idx));
+    return;
+  }
+  const n = entry.node;
+  const k = kernelOf(idx, fusedName);
+  const fxByName = new Map();
+  for (const g of Object.values(idx.compile.graphs || {})) for (const gn of g.nodes || []) if (!fxByName.has(gn.name)) fxByName.set(gn.name, gn);
+  const post = (idx.compile.graphs || {}).post_grad;
+  if (post) for (const gn of post.nodes || []) fxByName.set(gn.name, gn);
+
+  el.appendChild(h("header", { class: "il-panel-head" },
+    h("div", { class: "il-title", "data-role": "selected-name" }, k ? k.name : n.name),
+    h("div", { class: "il-chips" },
+      h("span", { class: `il-chip kind-${n.kind}` }, n.kind),
+      h("span", { class: "il-chip" }, `#${entry.index} of ${idx.fused.length}`),
+      h("span", { class: "il-chip" }, `${(n.fx_nodes || []).length} FX ops`),
+      k ? h("span", { class: "il-chip" }, k.language) : null,
+      n.estimated_runtime_us != null ? h("span", { class: "il-chip", title: "Inductor's own estimate" }, `est. ${fmtUs(n.estimated_runtime_us)}`) : null,
+      k && k.profile && k.profile.total_us != null ? h("span", { class: "il-chip il-chip-strong", title: "measured" }, `measured ${fmtUs(k.profile.total_us)}`) : null),
+    h("div", { class: "il-muted il-small" }, `fused node ${n.name}`,
+      (n.module_stack || []).length ? ` · module ${n.module_stack[n.module_stack.length - 1]}` : "",
+      (n.members || []).length > 1 ? ` · fused from ${n.members.length} nodes: ${n.members.join(", ")}` : "")));
+
+  // why not fused
+  const refusals = (idx.compile.fusion_decisions || []).filter((d) => (d.fused1 === n.name || d.fused2 === n.name) && d.fused1 !== d.fused2);
+  if (refusals.length) {
+    el.appendChild(section(`Why not fused (${refusals.length})`, "why-not-fused",
+      h("ul", { class: "il-why" }, refusals.map((d) => {
+        const other = d.fused1 === n.name ? d.fused2 : d.fused1;
+        const otherNode = idx.byName.get(other);
+        return h("li", {},
+          other && otherNode
+            ? h("button", { class: "il-link", type: "button", onclick: () => actions.select(other) }, (otherNode.node.kernel || other))
+            : h("span", { class: "il-mono" }, other || `${d.node1} / ${d.node2}`),
+          h("span", { class: "il-muted" }, ` (${d.node1} + ${d.node2}) `),
+          h("span", { class: "il-reason" }, d.reason));
+      }))));
+  }
+
+  // kernel source
+  if (k) {
+    const pre = h("pre", { class: "il-code", "data-role": "kernel-source" });
+    renderCode(pre, k.source, k.language);
+    const copy = h("button", { class: "il-btn il-copy", type: "button", title: "copy the kernel source" }, "Copy");
+    copy.addEventListener("click", async () => {
+      try {
+        await navigator.clipboard.writeText(k.source);
+        copy.textContent = "Copied";
+      } catch (e) {
+        const ta = h("textarea", {}, k.source);
+        document.body.appendChild(ta);
+        ta.select();
+        try { document.execCommand("copy"); copy.textContent = "Copied"; } catch (e2) { copy.textContent = "Copy failed"; }
+        ta.remove();
+      }
+      setTimeout(() => (copy.textContent = "Copy"), 1500);
+    });
+    const meta = Object.entries(k.metadata || {}).filter(([, v]) => v !== null && typeof v !== "object").slice(0, 8);
+    el.appendChild(h("section", { class: "il-section" },
+      h("h3", {}, k.language === "extern" ? "Extern call" : "Kernel source", " ", h("span", { class: "il-muted" }, k.name), copy),
+      meta.length ? h("div", { class: "il-chips" }, meta.map(([a, b]) => h("span", { class: "il-chip" }, `${a}: ${b}`))) : null,
+      pre));
+  } else {
+    el.appendChild(section("Kernel source", "kernel-source", h("p", { class: "il-muted" }, "This node generated no kernel of its own (a no-op, a view, or a buffer reuse).")));
+  }
+
+  // fx ops
+  el.appendChild(section(`FX ops absorbed (${(n.fx_nodes || []).length})`, "fx-nodes",
+    h("ul", { class: "il-fxlist" }, (n.fx_nodes || []).map((name) => {
+      const gn = fxByName.get(name);
+      return h("li", {},
+        h("button", { class: "il-link il-mono", type: "button", "data-fx": name, title: "show in the FX graph", onclick: () => actions.focusFx(name) }, name),
+        gn ? h("span", { class: "il-muted" }, ` = ${gn.target}${gn.shape ? " [" + gn.shape.join(", ") + "]" : ""}${gn.dtype ? " " + gn.dtype : ""}`) : null);
+    }))));
+
+  // user backtrace
+  let stacks = (k && k.user_stack) || [];
+  if (!stacks.length) {
+    const seen = new Set();
+    for (const name of n.fx_nodes || []) {
+      const gn = fxByName.get(name);
+      if (!gn || !(gn.user_stack || []).length) continue;
+      const last = gn.user_stack[gn.user_stack.length - 1];
+      const key = `${last.file}:${last.line}`;
+      if (!seen.has(key)) { seen.add(key); stacks.push(gn.user_stack); }
+    }
+  }
+  el.appendChild(section(`Your code (${stacks.length} source location${stacks.length === 1 ? "" : "s"})`, "user-stack",
+    stacks.length ? stacks.map(userStack) : h("p", { class: "il-muted" }, "No user source recorded for these ops.")));
+
+  // compiler backtrace
+  const cs = (k && k.compiler_stack) || [];
+  el.appendChild(section("Inductor's call path that generated this kernel", "compiler-stack",
+    cs.length ? compilerStack(cs) : h("p", { class: "il-muted" }, "No compiler backtrace recorded.")));
+}
+
+/** What the panel shows with nothing selected: when and why this graph compiled. */
+export function compileSummary(idx) {
+  const c = idx.compile;
+  const t = c.trigger || {};
+  const frames = t.user_stack || [];
+  const kinds = {};
+  for (const n of idx.fused) kinds[n.kind] = (kinds[n.kind] || 0) + 1;
+  return h("div", { class: "il-summary" },
+    h("h3", {}, `Compile ${c.id}`, c.frame ? ` · ${c.frame}` : ""),
+    h("p", {}, `${idx.fused.length} fused nodes, ${(c.kernels || []).length} kernels: `,
+      Object.entries(kinds).map(([k, v]) => `${v} ${k}`).join(", ")),
+    h("p", {}, h("strong", {}, "When it compiled: "), `${t.kind || "unknown"}`, t.reason ? ` (${t.reason})` : "",
+      t.time_us != null ? ` at ${fmtUs(t.time_us)} into the capture` : ""),
+    frames.length ? h("div", { "data-role": "trigger-stack" }, userStack(frames)) : null,
+    h("p", { class: "il-muted" }, "Click a box to see its kernel source, the FX ops it fused, why it was not fused further, and the user and compiler backtraces. Keys: ↑/↓ previous/next kernel, / search, f fit, 1-3 views, Esc clear."));
+}

@@ -1,0 +1,64 @@
+// The timeline: when torch.compile() ran (it only wraps), what call triggered each compile,
+// and each compile's phases as a Gantt chart on one time axis.
+import { h } from "./dom.js";
+import { fmtUs, basename } from "./data.js";
+
+function lastUserFrame(frames) {
+  const f = (frames || [])[frames.length - 1];
+  return f ? `${basename(f.file)}:${f.line} ${String(f.code || "").trim()}` : "";
+}
+
+export function renderTimeline(el, report, currentId, onSelectCompile) {
+  el.replaceChildren();
+  const compiles = report.compiles || [];
+  const calls = report.compile_calls || [];
+  let t0 = Infinity, t1 = 0;
+  const see = (a, b = a) => { if (a != null) { t0 = Math.min(t0, a); t1 = Math.max(t1, b); } };
+  for (const cc of calls) see(cc.time_us);
+  for (const c of compiles) {
+    see(c.trigger && c.trigger.time_us);
+    for (const p of c.phases || []) see(p.start_us, p.start_us + p.duration_us);
+  }
+  if (!Number.isFinite(t0)) { t0 = 0; t1 = 1; }
+  t0 = Math.min(t0, 0);
+  const span = Math.max(1, t1 - t0);
+  const pct = (t) => `${(((t - t0) / span) * 100).toFixed(3)}%`;
+  const wpct = (d) => `${Math.max(0.15, (d / span) * 100).toFixed(3)}%`;
+
+  // the answer in words
+  const first = compiles.find((c) => c.trigger && c.trigger.time_us != null);
+  const words = [];
+  if (calls.length) words.push(`torch.compile(${calls[0].target}) ran at ${fmtUs(calls[0].time_us)} and only wrapped the function: nothing compiled there.`);
+  if (first) words.push(`Inductor first ran at ${fmtUs(first.trigger.time_us)}, when the compiled function was called (${first.trigger.kind}${lastUserFrame(first.trigger.user_stack) ? ": " + lastUserFrame(first.trigger.user_stack) : ""}).`);
+  el.appendChild(h("p", { class: "il-tl-words" }, words.join(" ") || "No timing was recorded."));
+
+  const axis = h("div", { class: "il-tl-axis" });
+  for (let i = 0; i <= 4; i++) {
+    const t = t0 + (span * i) / 4;
+    axis.appendChild(h("span", { class: "il-tl-tick", style: `left:${pct(t)}` }, fmtUs(t)));
+  }
+  const rows = h("div", { class: "il-tl-rows" });
+  const row = (label, cls, ...bars) => h("div", { class: "il-tl-row " + cls }, h("div", { class: "il-tl-label" }, label), h("div", { class: "il-tl-track" }, ...bars));
+
+  for (const cc of calls) {
+    rows.appendChild(row(`torch.compile(${cc.target})`, "il-tl-call",
+      h("span", { class: "il-tl-mark il-tl-mark-call", style: `left:${pct(cc.time_us || 0)}`, title: `${lastUserFrame(cc.user_stack)} · backend ${cc.backend}` }),
+      h("span", { class: "il-tl-note", style: `left:${pct(cc.time_us || 0)}` }, `wraps only · ${lastUserFrame(cc.user_stack)}`)));
+  }
+  for (const c of compiles) {
+    const t = c.trigger || {};
+    const head = row(`${c.id}${c.frame ? " · " + c.frame : ""}`, "il-tl-compile" + (c.id === currentId ? " il-current" : ""),
+      t.time_us != null ? h("span", { class: "il-tl-mark il-tl-mark-trigger", style: `left:${pct(t.time_us)}`, title: t.reason || t.kind }) : null,
+      h("span", { class: "il-tl-note", style: `left:${pct(t.time_us != null ? t.time_us : t0)}` }, `${t.kind || "?"}${t.reason ? ": " + t.reason : ""} · ${lastUserFrame(t.user_stack)}`));
+    head.dataset.compile = c.id;
+    head.tabIndex = 0;
+    head.addEventListener("click", () => onSelectCompile(c.id));
+    rows.appendChild(head);
+    for (const p of c.phases || []) {
+      rows.appendChild(row(h("span", { style: `padding-left:${(p.depth || 0) * 12}px` }, p.name), "il-tl-phase" + (c.id === currentId ? " il-current" : ""),
+        h("span", { class: `il-tl-bar depth-${Math.min(4, p.depth || 0)}`, style: `left:${pct(p.start_us)};width:${wpct(p.duration_us)}`, title: `${p.name}: ${fmtUs(p.duration_us)}` }),
+        h("span", { class: "il-tl-dur", style: `left:calc(${pct(p.start_us + p.duration_us)} + 4px)` }, fmtUs(p.duration_us))));
+    }
+  }
+  el.appendChild(h("div", { class: "il-timeline-chart" }, row("", "il-tl-axisrow", axis), rows));
+}
