@@ -139,6 +139,22 @@ def frames_of(stack: traceback.StackSummary) -> list[tuple]:
     return [(f.filename, f.lineno or 0, f.name, (f.line or "").strip()) for f in stack]
 
 
+def _torch_dir() -> str:
+    import torch
+
+    return os.path.dirname(os.path.abspath(torch.__file__)) + os.sep
+
+
+def trim_to_user_call(frames: list[tuple], torch_dir: str) -> list[tuple]:
+    """Frames from the user's call into torch (the last frame before torch is first entered) to the
+    end, without inductor_lens's own wrappers: the path through torch that produced a kernel."""
+    frames = [f for f in frames if not os.path.abspath(f[0]).startswith(_PKG_DIR + os.sep)]
+    first = next((i for i, f in enumerate(frames) if os.path.abspath(f[0]).startswith(torch_dir)), None)
+    if first is None:
+        return frames
+    return frames[max(0, first - 1):]
+
+
 def user_frames(frames: list[tuple], prefixes: tuple[str, ...]) -> list[tuple]:
     """The frames that are the user's code: not torch, not inductor_lens, not stdlib/site-packages."""
     out = []
@@ -155,6 +171,10 @@ def user_frames(frames: list[tuple], prefixes: tuple[str, ...]) -> list[tuple]:
 def patch_attr(stack: contextlib.ExitStack, obj: Any, name: str, new: Any) -> Any:
     """Set ``obj.name = new`` until ``stack`` closes; returns the original. Missing -> AttributeError."""
     original = getattr(obj, name)  # raises if missing: callers turn that into a diagnostic
+    try:
+        (new.__func__ if isinstance(new, staticmethod) else new)._inductor_lens_hook = True  # for leak checks
+    except AttributeError:
+        pass
     setattr(obj, name, new)
 
     def restore() -> None:
@@ -292,6 +312,7 @@ class Hooks:
         self._lock = threading.RLock()
         self._next_key = 0
         self._prefixes = _non_user_prefixes()
+        self._torch_dir = _torch_dir()
         self._seen_dynamo_gms: set[int] = set()
 
     # guard: nothing raised in a hook reaches torch
@@ -316,7 +337,7 @@ class Hooks:
         # caches would skip the Scheduler altogether: no fusion, no codegen to see
         stack.enter_context(inductor_config.patch(force_disable_caches=True))
         if self.reset_dynamo:
-            torch._dynamo.reset()  # compiled frames from before the capture would hide the compile
+            self._reset_dynamo()
 
         for name, installer in (
             ("structured trace", self._install_trace),
@@ -341,6 +362,23 @@ class Hooks:
             except Exception as e:
                 self.on_event = None
                 self.raw.diag(f"capture: the progress callback failed ({type(e).__name__}: {e}); progress is off")
+
+    def _reset_dynamo(self) -> None:
+        """``torch._dynamo.reset()``: compiled frames from before the capture would hide the compile, and
+        compile ids restart at 0/0. Reset also clears dynamo's compile callbacks, which belong to the user
+        (or to an enclosing capture): they are put back."""
+        import torch
+
+        try:
+            from torch._dynamo.callback import callback_handler
+
+            saved = (list(callback_handler.start_callbacks), list(callback_handler.end_callbacks))
+        except Exception:
+            callback_handler, saved = None, ([], [])
+        torch._dynamo.reset()
+        if callback_handler is not None:
+            for current, before in zip((callback_handler.start_callbacks, callback_handler.end_callbacks), saved):
+                current.extend(cb for cb in before if cb not in current)
 
     # structured trace ------------------------------------------------------------------------
     def _install_trace(self, stack: contextlib.ExitStack) -> None:
@@ -373,8 +411,15 @@ class Hooks:
 
         logger = logging.getLogger("torch.__trace")
         handler = _TraceHandler(level=logging.DEBUG)
+        old_propagate = logger.propagate
         logger.addHandler(handler)
-        stack.callback(logger.removeHandler, handler)
+        logger.propagate = False  # the records are ours: they must not reach the user's root handlers
+
+        def restore() -> None:
+            logger.removeHandler(handler)
+            logger.propagate = old_propagate
+
+        stack.callback(restore)
 
     # scheduler -------------------------------------------------------------------------------
     def _graph_record(self) -> Optional[RawGraph]:
@@ -448,6 +493,14 @@ class Hooks:
         import torch._inductor.debug as debug
 
         hooks = self
+        # import the codegen modules first: one imported while debug's attribute is patched would bind
+        # our wrapper by name and keep it after the capture
+        modules = []
+        for modname in _CODEGEN_MODULES:
+            try:
+                modules.append(importlib.import_module(modname))
+            except Exception:
+                continue  # e.g. no triton on this machine: that backend cannot run either
         original = debug.set_kernel_post_grad_provenance_tracing
 
         def on_kernel(node_schedule: Any, kernel_name: str, is_extern: bool) -> None:
@@ -456,7 +509,7 @@ class Hooks:
                 return
             hooks._emit(f"kernel: {kernel_name} ({rec.compile_id} {rec.graph_kind})")
             frames = frames_of(traceback.extract_stack(sys._getframe(3)))
-            frames = [f for f in frames if not os.path.abspath(f[0]).startswith(_PKG_DIR + os.sep)]
+            frames = trim_to_user_call(frames, hooks._torch_dir)
             if is_extern:
                 buf = None
                 try:
@@ -501,12 +554,7 @@ class Hooks:
 
         patch_attr(stack, debug, "set_kernel_post_grad_provenance_tracing", hooked)
         # codegen modules import it by name: patch each module that holds a reference
-        for modname in ("torch._inductor.codegen.cpp", "torch._inductor.codegen.triton",
-                        "torch._inductor.codegen.simd", "torch._inductor.codegen.cuda_combined_scheduling"):
-            try:
-                mod = importlib.import_module(modname)
-            except Exception:
-                continue  # e.g. no triton on this machine: that backend cannot run either
+        for mod in modules:
             if getattr(mod, "set_kernel_post_grad_provenance_tracing", None) is original:
                 patch_attr(stack, mod, "set_kernel_post_grad_provenance_tracing", hooked)
 
@@ -629,6 +677,9 @@ class Hooks:
 
         patch_attr(stack, torch, "compile", compile)
 
+
+_CODEGEN_MODULES = ("torch._inductor.codegen.cpp", "torch._inductor.codegen.triton", "torch._inductor.codegen.simd",
+                    "torch._inductor.codegen.cuda_combined_scheduling")
 
 _SKIP_ARTIFACTS = frozenset({
     "fx_graph_runnable", "torch._functorch.config", "aot_forward_graph_fw_metadata", "before_pre_grad_graph",
