@@ -1,0 +1,174 @@
+"""Browser fixtures: headless Chromium (the system one, via playwright) and a real JupyterLab.
+
+Tests that use them are marked ``@pytest.mark.browser``. A missing Chromium or front-end bundle
+FAILS the test (CI installs both); it is never a silent skip.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pathlib
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+
+import pytest
+
+REPO = pathlib.Path(__file__).resolve().parent.parent
+STATIC = REPO / "inductor_lens" / "static"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+                 "--disable-sync", "--no-first-run", "--disable-dev-shm-usage"]
+
+
+def _require_bundle() -> None:
+    missing = [f for f in ("lens.js", "lens.css", "layout-worker.js") if not (STATIC / f).exists()]
+    if missing:
+        pytest.fail(f"front-end bundle missing ({', '.join(missing)}): run `make bundle`", pytrace=False)
+
+
+@pytest.fixture(scope="session")
+def chromium_browser():
+    """One headless Chromium for the session (the system's, found on PATH)."""
+    exe = shutil.which("chromium") or shutil.which("chromium-browser")
+    if not exe:
+        pytest.fail("chromium is not on PATH (apt-get install chromium); browser tests need it", pytrace=False)
+    _require_bundle()
+    from playwright.sync_api import sync_playwright
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=exe, args=CHROMIUM_ARGS)
+        yield browser
+        browser.close()
+
+
+class PageWatch:
+    """Collects what a page did that a test may forbid: console errors, page errors, dialogs,
+    and requests that left the page (anything but file:, blob:, data:)."""
+
+    def __init__(self, page, allow_console=()):
+        self.page = page
+        self.errors: list[str] = []
+        self.requests: list[str] = []
+        self.dialogs: list[str] = []
+        self.allow_console = allow_console
+        page.on("console", self._console)
+        page.on("pageerror", lambda e: self.errors.append(f"pageerror: {e}"))
+        page.on("dialog", self._dialog)
+
+    def _console(self, msg):
+        if msg.type == "error" and not any(a in msg.text for a in self.allow_console):
+            self.errors.append(f"console: {msg.text}")
+
+    def _dialog(self, dialog):
+        self.dialogs.append(dialog.message)
+        dialog.dismiss()
+
+
+@pytest.fixture
+def offline_page(chromium_browser, request):
+    """A page whose every network request is blocked and recorded (file:, blob:, data: pass).
+    Parametrize indirectly with ``"dark"`` for the dark colour scheme."""
+    scheme = getattr(request, "param", "light")
+    context = chromium_browser.new_context(viewport={"width": 1400, "height": 900}, color_scheme=scheme)
+    page = context.new_page()
+    watch = PageWatch(page)
+
+    def route(r):
+        url = r.request.url
+        if url.startswith(("file:", "blob:", "data:")):
+            r.continue_()
+        else:
+            watch.requests.append(url)
+            r.abort()
+
+    context.route("**/*", route)
+    page.watch = watch
+    yield page
+    context.close()
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="session")
+def jupyter_lab(tmp_path_factory):
+    """A real JupyterLab server for the session: yields (base_url, root_dir)."""
+    _require_bundle()
+    root = tmp_path_factory.mktemp("lab")
+    port = _free_port()
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]).rstrip(os.pathsep),
+               JUPYTER_CONFIG_DIR=str(root / ".jupyter-config"), JUPYTER_RUNTIME_DIR=str(root / ".jupyter-runtime"))
+    cmd = [sys.executable, "-m", "jupyterlab", "--no-browser", "--allow-root", "--ServerApp.ip=127.0.0.1",
+           f"--ServerApp.port={port}", "--ServerApp.port_retries=0", "--IdentityProvider.token=",
+           "--ServerApp.password=", "--ServerApp.disable_check_xsrf=True", f"--ServerApp.root_dir={root}",
+           "--LabApp.expose_app_in_browser=True", "--JupyterNotebookApp.expose_app_in_browser=True"]
+    log = open(root / "server.log", "wb")
+    proc = subprocess.Popen(cmd, cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 90
+    while True:
+        try:
+            with urllib.request.urlopen(url + "/api/status", timeout=2):
+                break
+        except OSError:
+            if proc.poll() is not None or time.monotonic() > deadline:
+                proc.kill()
+                pytest.fail(f"JupyterLab did not start; log:\n{(root / 'server.log').read_text()[-3000:]}", pytrace=False)
+            time.sleep(0.5)
+    yield url, root
+    proc.send_signal(signal.SIGTERM)
+    try:
+        proc.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+    log.close()
+
+
+def write_notebook(path: pathlib.Path, cells: list[str]) -> None:
+    import nbformat
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell(c) for c in cells]
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nbformat.write(nb, str(path))
+
+
+def open_notebook(page, base_url: str, name: str, timeout_ms: int = 90000) -> None:
+    """Open a notebook in JupyterLab and wait until its kernel is connected and idle."""
+    page.goto(f"{base_url}/lab/tree/{name}?reset")
+    page.wait_for_function(
+        """() => { const w = window.jupyterapp && window.jupyterapp.shell.currentWidget;
+                   const k = w && w.sessionContext && w.sessionContext.session && w.sessionContext.session.kernel;
+                   return !!k && k.connectionStatus === 'connected' && k.status === 'idle'; }""",
+        timeout=timeout_ms)
+
+
+def run_all(page, timeout_ms: int = 120000) -> None:
+    """Run every cell of the current notebook and wait for the kernel to go idle with all done."""
+    page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
+    page.wait_for_function(
+        """() => { const w = window.jupyterapp.shell.currentWidget;
+                   const cells = w.content.widgets.filter(c => c.model.type === 'code');
+                   return w.sessionContext.session.kernel.status === 'idle'
+                     && cells.every(c => c.model.executionCount !== null); }""",
+        timeout=timeout_ms)
+
+
+def cell_text(page, index: int) -> str:
+    """The plain-text outputs of code cell ``index`` of the current notebook."""
+    return page.evaluate(
+        """(i) => { const w = window.jupyterapp.shell.currentWidget;
+                    const c = w.content.widgets.filter(c => c.model.type === 'code')[i];
+                    const outs = c.model.outputs.toJSON();
+                    return outs.map(o => o.text || (o.data && o.data['text/plain']) || o.evalue || '').join(''); }""",
+        index)
+
+
+def dump_json(obj, path: pathlib.Path) -> None:
+    path.write_text(json.dumps(obj), encoding="utf-8")

@@ -1,0 +1,202 @@
+"""The standalone page: one file, no network, the same front end and DOM hooks as the widget."""
+
+import gzip
+import html
+import json
+import re
+
+import pytest
+
+import inductor_lens
+from inductor_lens.html import to_html
+from inductor_lens.model import Report
+from tests._synthetic_report import HOSTILE, hostile_report, layered_report
+
+
+def _first_kernel_node(report):
+    """(compile, fused node, kernel) of the first fused node whose kernel has source."""
+    for c in report.compiles:
+        kernels = {k.name: k for k in c.kernels}
+        for n in c.fused_nodes:
+            k = kernels.get(n.kernel)
+            if k is not None and k.source.strip():
+                return c, n, k
+    raise AssertionError(f"no fused node with a kernel in the report: {report.summary()}")
+
+
+def _open(page, path):
+    page.goto(path.as_uri())
+    page.wait_for_selector('[data-view="fusion"] .il-graph[data-ready="1"]', timeout=60000)
+
+
+def _assert_clean(page):
+    w = page.watch
+    assert w.requests == [], f"the page made network requests: {w.requests}"
+    assert w.errors == [], f"the page logged errors: {w.errors}"
+    assert w.dialogs == [], f"the page opened dialogs (script ran from report content): {w.dialogs}"
+
+
+# ---- the file itself (no browser) ---------------------------------------------------------------
+
+def test_page_is_one_self_contained_file(sin_cos_report):
+    page = to_html(sin_cos_report)
+    assert page.startswith("<!doctype html>")
+    assert not re.search(r"<(script|link|img|iframe)[^>]+(src|href)=", page, re.I), "external resource in the page"
+    assert "Content-Security-Policy" in page and "connect-src 'none'" in html.unescape(page)
+    # the report round-trips through the embedded blob
+    blob = re.search(r'<script type="application/octet-stream" id="il-report">([^<]*)</script>', page).group(1)
+    import base64
+    data = json.loads(gzip.decompress(base64.b64decode(blob)))
+    assert inductor_lens.load(data) == sin_cos_report
+
+
+def test_header_says_what_the_page_is(sin_cos_report):
+    page = to_html(sin_cos_report)
+    head = page[: page.index("<main")]
+    assert sin_cos_report.title in head and sin_cos_report.torch_version in head and sin_cos_report.device in head
+    assert "inductor-lens run" in head and "save_html" in head
+
+
+def test_fixed_cost_is_small():
+    """The page is the report plus a fixed cost (front end + Graphviz WASM); keep it under 1 MB."""
+    empty = Report(torch_version="2.13.0", device="cpu")
+    assert len(to_html(empty).encode()) < 1_000_000
+
+
+def test_hostile_text_is_escaped_in_the_file():
+    page = to_html(hostile_report())
+    # the only <script> blocks are ours: 3 data blocks and the boot module
+    assert page.count("<script") == 4 and page.count("</script>") == 4
+    assert "<img" not in page and "onerror=alert" not in page.replace("onerror=alert(1)&gt;", "")
+
+
+def test_save_html_writes_the_file(tmp_path, sin_cos_report):
+    out = sin_cos_report.save_html(tmp_path / "r.html")
+    assert out == str(tmp_path / "r.html")
+    assert (tmp_path / "r.html").read_text(encoding="utf-8") == to_html(sin_cos_report)
+
+
+# ---- in Chromium, offline ----------------------------------------------------------------------
+
+@pytest.mark.browser
+def test_offline_page_click_box_shows_source_and_backtraces(tmp_path, offline_page, training_report):
+    page = offline_page
+    c, node, kernel = _first_kernel_node(training_report)
+    path = tmp_path / "train.html"
+    training_report.save_html(path)
+    _open(page, path)
+    if c.id != training_report.compiles[0].id:
+        page.select_option(".il-compile", c.id)
+    box = page.locator(f'[data-view="fusion"] [data-node="{node.name}"]')
+    assert box.get_attribute("data-kernel") == kernel.name
+    box.click()
+    src = page.locator('[data-role="kernel-source"]')
+    assert src.inner_text().strip() == kernel.source.strip()
+    assert src.locator(".il-line").count() == len(kernel.source.split("\n"))
+    fx = page.locator('[data-role="fx-nodes"]').inner_text()
+    for f in node.fx_nodes:
+        assert f in fx
+    user = page.locator('[data-role="user-stack"]').inner_text()
+    assert "models.py" in user, user
+    compiler = page.locator('[data-role="compiler-stack"]').inner_text()
+    if kernel.compiler_stack:
+        assert "Inductor" in compiler and any(f.function in compiler for f in kernel.compiler_stack)
+    _assert_clean(page)
+
+
+@pytest.mark.browser
+def test_offline_page_views_search_and_keyboard(tmp_path, offline_page, training_report):
+    page = offline_page
+    path = tmp_path / "train.html"
+    training_report.save_html(path)
+    _open(page, path)
+    first = training_report.compiles[0]
+    # keyboard: focus the lens, ArrowDown selects the first fused node in execution order
+    page.locator(".il-root").focus()
+    page.keyboard.press("ArrowDown")
+    assert page.locator(".il-root").get_attribute("data-selected") == first.fused_nodes[0].name
+    assert page.locator(f'[data-node="{first.fused_nodes[0].name}"]').get_attribute("class").count("il-selected") == 1
+    # FX view: clicking an op selects the fused node that computes it, and its cluster lights up
+    page.click('[data-tab="fx"]')
+    page.wait_for_selector('[data-view="fx"] .il-graph[data-ready="1"]')
+    target = first.fused_nodes[-1]
+    fx_name = target.fx_nodes[0]
+    page.locator(f'[data-view="fx"] [data-fx="{fx_name}"]').click()
+    assert page.locator(".il-root").get_attribute("data-selected") == target.name
+    assert "il-selected" in page.locator(f'[data-view="fx"] [data-fx="{fx_name}"]').get_attribute("class")
+    # search by op name -> Enter selects
+    page.click('[data-tab="fusion"]')
+    other = first.fused_nodes[0]
+    page.fill(".il-search-input", other.fx_nodes[0])
+    page.keyboard.press("Enter")
+    assert page.locator(".il-root").get_attribute("data-selected") == other.name
+    # timeline: torch.compile() call and each compile's trigger
+    page.click('[data-tab="timeline"]')
+    tl = page.locator('[data-view="timeline"]').inner_text()
+    assert "only wrapped the function" in tl
+    for c in training_report.compiles:
+        assert c.id in tl
+    _assert_clean(page)
+
+
+@pytest.mark.browser
+def test_hostile_report_renders_literally_and_runs_nothing(tmp_path, offline_page):
+    page = offline_page
+    report = hostile_report()
+    path = tmp_path / "hostile.html"
+    report.save_html(path)
+    _open(page, path)
+    n = report.compiles[0].fused_nodes[0]
+    page.locator('[data-view="fusion"] [data-node]').first.wait_for()
+    assert page.locator('[data-view="fusion"] [data-node]').first.get_attribute("data-node") == n.name
+    page.locator('[data-view="fusion"] [data-node]').first.click()
+    assert HOSTILE in page.locator('[data-role="kernel-source"]').inner_text()
+    assert HOSTILE in page.locator('[data-role="user-stack"]').inner_text()
+    assert HOSTILE in page.locator('[data-role="fx-nodes"]').inner_text()
+    assert f"title {HOSTILE}" == page.locator("h1").inner_text()
+    for view in ("fx", "timeline"):
+        page.click(f'[data-tab="{view}"]')
+        page.wait_for_timeout(100) if view == "timeline" else page.wait_for_selector('[data-view="fx"] .il-graph[data-ready="1"]')
+    assert HOSTILE in page.locator('[data-view="timeline"]').inner_text()
+    # nothing from the report became markup
+    assert page.locator("#il-app img, #il-app script, #il-app iframe, #il-app svg svg").count() == 0
+    assert page.evaluate("() => document.querySelectorAll('img').length") == 0
+    _assert_clean(page)
+
+
+@pytest.mark.browser
+def test_large_graph_collapses_by_module_and_expands_on_click(tmp_path, offline_page):
+    page = offline_page
+    report = layered_report(layers=12, per_layer=16)  # 192 fused nodes, like a 12-layer GPT-2 forward
+    path = tmp_path / "big.html"
+    report.save_html(path)
+    _open(page, path)
+    groups = page.locator('[data-view="fusion"] [data-module]')
+    assert groups.count() > 0, "a 192-node graph should start collapsed by module"
+    shown = page.locator('[data-view="fusion"] [data-node]').count()
+    assert shown + groups.count() <= 60
+    module = groups.last.get_attribute("data-module")
+    count = int(groups.last.get_attribute("data-count"))
+    page.click('button:has-text("Fit")')
+    groups.last.click()
+    page.wait_for_selector(f'[data-view="fusion"] [data-module="{module}"]', state="detached")
+    assert page.locator('[data-view="fusion"] [data-node]').count() + page.locator('[data-view="fusion"] [data-module]').count() > shown + groups.count() - 1
+    # selecting a node hidden in a collapsed module expands it
+    hidden = report.compiles[0].fused_nodes[-1].name
+    page.evaluate("(n) => window.inductorLens.select(n)", hidden)
+    page.wait_for_selector(f'[data-node="{hidden}"].il-selected')
+    assert count > 1
+    _assert_clean(page)
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("offline_page", ["dark"], indirect=True)
+def test_dark_scheme_uses_dark_background(tmp_path, offline_page, sin_cos_report):
+    page = offline_page
+    path = tmp_path / "r.html"
+    sin_cos_report.save_html(path)
+    _open(page, path)
+    bg = page.evaluate("() => getComputedStyle(document.querySelector('.il-root')).backgroundColor")
+    rgb = [int(x) for x in re.findall(r"\d+", bg)[:3]]
+    assert sum(rgb) < 3 * 80, bg
+    _assert_clean(page)
