@@ -91,7 +91,7 @@ class Kernel:
         """The value of a Python literal expression evaluated in the kernel."""
         import ast
 
-        ex = self.ok(f"print(repr({expr}))")
+        ex = self.ok(f"print(repr(({expr})))")
         return ast.literal_eval(ex.stdout.strip())
 
     def shutdown(self) -> None:
