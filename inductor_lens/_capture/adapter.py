@@ -93,6 +93,8 @@ class RawGraph:
     output_code: str = ""
     graph_inputs: list[str] = field(default_factory=list)
     graph_outputs: list[str] = field(default_factory=list)
+    autotune: list[dict] = field(default_factory=list)        # {op, inputs, choices: [{name, time_ms}]}
+    runtime: dict[str, dict] = field(default_factory=dict)    # kernel name -> launch metadata after running
 
 
 @dataclass
@@ -339,6 +341,8 @@ class Hooks:
         if self.reset_dynamo:
             self._reset_dynamo()
 
+        self._modules: dict[int, Any] = {}
+        stack.callback(self._guarded, "reading Triton launch metadata", self._collect_runtime)
         for name, installer in (
             ("structured trace", self._install_trace),
             ("scheduler fusion hooks", self._install_fusion_hooks),
@@ -348,6 +352,8 @@ class Hooks:
             ("dynamo graph hook", self._install_compile_fx),
             ("compile callbacks", self._install_callbacks),
             ("torch.compile hook", self._install_torch_compile),
+            ("autotuning hook", self._install_autotune),
+            ("compiled module hook", self._install_module_hook),
         ):
             try:
                 installer(stack)
@@ -656,6 +662,64 @@ class Hooks:
         callback_handler.register_end_callback(end)
         stack.callback(callback_handler.remove_end_callback, end)
 
+    def _install_autotune(self, stack: contextlib.ExitStack) -> None:
+        from torch._inductor import select_algorithm
+
+        hooks = self
+        cache = select_algorithm.get_algorithm_selector_cache()
+
+        def feedback(timings: Any, name: str, input_nodes: Any, choices: Any, *rest: Any) -> None:
+            def keep() -> None:
+                rec = hooks._graph_record()
+                if rec is None:
+                    return
+                ranked = sorted(((float(t), c) for c, t in dict(timings).items()), key=lambda x: x[0])
+                rec.autotune.append({
+                    "op": str(name),
+                    "inputs": [n.get_name() for n in input_nodes if hasattr(n, "get_name")],
+                    "choices": [{"name": str(getattr(c, "name", c)),
+                                 "description": str(getattr(c, "description", "") or ""),
+                                 "time_ms": round(t, 6) if t == t and t != float("inf") else None}
+                                for t, c in ranked],
+                })
+            hooks._guarded("reading autotuning results", keep)
+
+        cache.add_feedback_saver(feedback)
+
+        def remove() -> None:
+            if feedback in cache.feedback_saver_fns:
+                cache.feedback_saver_fns.remove(feedback)
+
+        stack.callback(remove)
+
+    def _install_module_hook(self, stack: contextlib.ExitStack) -> None:
+        from torch._inductor.graph import GraphLowering
+
+        hooks = self
+        original = GraphLowering.compile_to_module
+
+        @functools.wraps(original)
+        def compile_to_module(graph, *args, **kwargs):
+            mod = original(graph, *args, **kwargs)
+            key = getattr(graph, hooks._key_attr, None)
+            if key is not None:
+                hooks._modules[key] = mod
+            return mod
+
+        patch_attr(stack, GraphLowering, "compile_to_module", compile_to_module)
+
+    def _collect_runtime(self) -> None:
+        """After the block ran: the launch config each Triton kernel's autotuner picked."""
+        for rec in self.raw.graphs:
+            mod = self._modules.get(rec.key)
+            if mod is None:
+                continue
+            for rk in rec.kernels:
+                meta = _launch_metadata(getattr(mod, rk.name, None))
+                if meta:
+                    rec.runtime[rk.name] = meta
+        self._modules.clear()
+
     def _install_torch_compile(self, stack: contextlib.ExitStack) -> None:
         import torch
 
@@ -676,6 +740,34 @@ class Hooks:
             return original(model, *args, **kwargs)
 
         patch_attr(stack, torch, "compile", compile)
+
+
+def _launch_metadata(kernel: Any) -> Optional[dict]:
+    """Launch facts of a Triton ``CachingAutotuner`` after it ran: the config autotuning picked."""
+    launchers = getattr(kernel, "launchers", None)
+    configs = getattr(kernel, "configs", None)
+    if launchers is None and configs is None:
+        return None
+    meta: dict = {}
+    if configs is not None:
+        meta["candidate_configs"] = len(configs)
+    if launchers:
+        cfg = getattr(launchers[0], "config", None)
+        if cfg is not None:
+            meta["num_warps"] = getattr(cfg, "num_warps", None)
+            meta["num_stages"] = getattr(cfg, "num_stages", None)
+            meta["block"] = {k: v for k, v in dict(getattr(cfg, "kwargs", {}) or {}).items()
+                             if isinstance(v, (int, float, str, bool))}
+        shared = getattr(launchers[0], "shared", None)
+        if isinstance(shared, int):
+            meta["shared_mem_bytes"] = shared
+        n_regs = getattr(launchers[0], "n_regs", None)
+        if isinstance(n_regs, int):
+            meta["registers"] = n_regs
+    heuristics = getattr(kernel, "heuristic_type", None)
+    if heuristics is not None:
+        meta["heuristic"] = str(getattr(heuristics, "name", heuristics)).lower()
+    return {k: v for k, v in meta.items() if v is not None}
 
 
 _CODEGEN_MODULES = ("torch._inductor.codegen.cpp", "torch._inductor.codegen.triton", "torch._inductor.codegen.simd",

@@ -15,7 +15,7 @@ from ..model import (CompileCall, Compile, FusedNode, FusionDecision, Frame, Gra
                      Kernel, Phase, Report, Trigger)
 from .adapter import Raw, RawGraph, RawKernel, RawSchedNode, RawWindow, loads_payload
 from .parse import clean_module_path, find_call_lines, parse_graph_break, parse_output_code_kernels, \
-    parse_stack_trace
+    parse_stack_trace, triton_source_metadata
 
 
 def _frames(tuples: list[tuple]) -> list[Frame]:
@@ -193,6 +193,13 @@ class _GraphBuilder:
                 language, source = "other", ""
                 self.diagnostics.append(f"{rec.compile_id} {rec.graph_kind}: kernel {rk.name} was generated but "
                                         "its source is not in the output code")
+            if language == "triton":
+                metadata.update(triton_source_metadata(source))
+            if rk.name in rec.runtime:
+                metadata["launch"] = rec.runtime[rk.name]
+            info = self._kernel_info().get(rk.name)
+            if info:
+                metadata["compile_info"] = info
             if e["torch"] is not None:
                 metadata["torch_provenance_fx_nodes"] = self.sort_fx(e["torch"])
             fused = []
@@ -213,6 +220,7 @@ class _GraphBuilder:
             kernels.append(Kernel(name=name, language=language, source=source, fused_nodes=fused,
                                   fx_nodes=self.sort_fx(e["fx"]), user_stack=stacks,
                                   compiler_stack=_frames(rk.compiler_stack), metadata=metadata))
+        self._attach_autotune(kernels)
         known = {k.name for k in kernels} | {e["raw"].name for e in merged.values()}
         for kname, (language, source) in code_kernels.items():
             if kname not in known:
@@ -220,6 +228,37 @@ class _GraphBuilder:
                 self.diagnostics.append(f"{rec.compile_id} {rec.graph_kind}: kernel {kname} is in the output code "
                                         "but Inductor did not say which nodes it implements")
         return kernels, node_kernel
+
+    def _kernel_info(self) -> dict:
+        """``triton_kernel_info`` artifacts of this compile: per-kernel compile time and cache facts."""
+        if not hasattr(self, "_info"):
+            self._info = {}
+            for payload in self.trace.payloads("triton_kernel_info", self.rec.compile_id):
+                data = loads_payload(payload)
+                if isinstance(data, dict):
+                    self._info.update({k: v for k, v in data.items() if isinstance(v, dict)})
+        return self._info
+
+    def _attach_autotune(self, kernels: list[Kernel]) -> None:
+        """Autotuning results go on the kernel that reads the tuned op's inputs: the chosen template or
+        extern kernel. ``metadata.autotune = {op, winner, choices: [{name, description, time_ms}]}``."""
+        reads = {fn.name: set(fn.reads) for fn in self.rec.post_fusion}
+        used: set[str] = set()
+        for tune in self.rec.autotune:
+            inputs = set(tune.get("inputs") or [])
+            for k in kernels:
+                if k.name in used or k.language not in ("triton", "extern", "cpp", "other"):
+                    continue
+                kreads = set().union(*(reads.get(f, set()) for f in k.fused_nodes)) if k.fused_nodes else set()
+                if inputs and inputs <= kreads:
+                    choices = tune.get("choices", [])
+                    k.metadata["autotune"] = {"op": tune.get("op"), "winner": choices[0]["name"] if choices else None,
+                                              "choices": choices}
+                    used.add(k.name)
+                    break
+            else:
+                self.diagnostics.append(f"{self.rec.compile_id} {self.rec.graph_kind}: autotuning of "
+                                        f"{tune.get('op')} could not be tied to a kernel")
 
     def _torch_provenance(self) -> list[tuple[str, list[str]]]:
         """Torch's own kernel -> post-grad mapping (when provenance tracking is on), in debug-handle order."""

@@ -128,3 +128,24 @@ def clean_module_path(path: str) -> str:
 
     path = _MODULE_KEY_RE.sub(repl, path)
     return path.strip(".")
+
+
+_DECORATOR_RE = re.compile(r"@triton_heuristics\.(?P<kind>\w+)\((?P<args>.*?)\)\s*\n\s*@triton\.jit", re.S)
+
+
+def triton_source_metadata(source: str) -> dict:
+    """What a Triton kernel's own decorator says: heuristic kind, size hints, and for templates the
+    num_warps / num_stages it was generated with."""
+    m = _DECORATOR_RE.search(source)
+    if not m:
+        return {}
+    meta: dict = {"heuristic": m["kind"]}
+    args = m["args"]
+    hints = re.search(r"size_hints=(\{[^}]*\}|\[[^\]]*\])", args)
+    if hints:
+        meta["size_hints"] = hints.group(1)
+    for key in ("num_warps", "num_stages"):
+        v = re.search(key + r"=(\d+)", args)
+        if v:
+            meta[key] = int(v.group(1))
+    return meta
