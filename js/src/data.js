@@ -148,7 +148,8 @@ export function groupFrames(frames) {
   for (const fr of frames || []) {
     const stage = frameStage(fr);
     const last = groups[groups.length - 1];
-    if (last && last.stage === stage) last.frames.push(fr);
+    // plain torch / library frames (decorators, wrappers) stay in the stage that called them
+    if (last && (last.stage === stage || ((stage === "torch" || stage === "library") && last.stage !== "user"))) last.frames.push(fr);
     else groups.push({ stage, frames: [fr] });
   }
   return groups;
@@ -193,7 +194,7 @@ export function search(report, query, limit = 30) {
     const post = (c.graphs || {}).post_grad;
     for (const g of post ? [post] : []) for (const gn of g.nodes || []) {
       const owner = idx.fxOwner.get(gn.name);
-      if (owner && has(gn.target)) push({ compileId: c.id, fused: owner, what: "op", label: `${gn.name} = ${gn.target}` });
+      if (owner && has(gn.target) && !hits.some((x) => x.fused === owner && x.label === gn.name)) push({ compileId: c.id, fused: owner, what: "op", label: `${gn.name} = ${gn.target}` });
     }
   }
   return hits;

@@ -15,11 +15,12 @@ function clip(s, n) {
   return s.length > n ? s.slice(0, Math.max(1, n - 1)) + "…" : s;
 }
 
-function sizeFor(lines) {
+function sizeFor(lines, minW = MIN_W) {
   const [first, ...rest] = lines;
   const w = Math.max(first.length * MONO_CH, ...rest.map((l) => l.length * SANS_CH)) + 22;
-  return { w: Math.round(Math.min(MAX_W, Math.max(MIN_W, w))), h: 14 + 15 * lines.length };
+  return { w: Math.round(Math.min(MAX_W, Math.max(minW, w))), h: 14 + 15 * lines.length };
 }
+const ioSize = (lines) => sizeFor(lines, 90);
 
 function fit(lines) {
   const maxMono = Math.floor((MAX_W - 22) / MONO_CH), maxSans = Math.floor((MAX_W - 22) / SANS_CH);
@@ -61,7 +62,7 @@ export function buildFusion(idx, expanded) {
   } else {
     inputs.forEach((b, i) => {
       const lines = fit([b, "graph input"]);
-      const it = { id: "i" + i, type: "input", buffer: b, lines, ...sizeFor(lines) };
+      const it = { id: "i" + i, type: "input", buffer: b, lines, ...ioSize(lines) };
       items.set(it.id, it); ins.push(it.id); keyToId.set("in:" + b, it.id);
     });
   }
@@ -110,7 +111,7 @@ export function buildFusion(idx, expanded) {
   } else {
     outputs.forEach((b, i) => {
       const lines = fit([b, "graph output"]);
-      const it = { id: "o" + i, type: "output", buffer: b, lines, ...sizeFor(lines) };
+      const it = { id: "o" + i, type: "output", buffer: b, lines, ...ioSize(lines) };
       items.set(it.id, it); outs.push(it.id); keyToId.set("out:" + b, it.id);
     });
   }

@@ -38,7 +38,7 @@ export function compilerStack(frames) {
       h("summary", {},
         h("span", { class: "il-stage-name" }, STAGE_LABELS[g.stage] || g.stage),
         h("span", { class: "il-muted" }, ` · ${g.frames.length} frame${g.frames.length === 1 ? "" : "s"} · ${first.function}${g.frames.length > 1 ? " … " + last.function : ""}`)),
-      h("ol", { class: "il-frames" }, g.frames.map((f) => frameRow(f, g.stage))));
+      h("ol", { class: "il-frames" }, g.frames.map((f) => frameRow(f, frameStage(f)))));
     if (open) d.open = true;
     box.appendChild(d);
   });

@@ -1,0 +1,61 @@
+// Pure-function tests of the front end's data layer: `npm test` (node --test).
+import test from "node:test";
+import assert from "node:assert/strict";
+import { indexCompile, fusionEdges, initialExpansion, visibleCount, frameStage, groupFrames, resolveSelection, search, shortOp } from "../src/data.js";
+import { buildFusion } from "../src/dot.js";
+
+const compile = {
+  id: "0/0 forward", graph_inputs: ["x"], graph_outputs: ["buf1", "x"],
+  fused_nodes: [
+    { name: "op0", kind: "pointwise", fx_nodes: ["sin"], kernel: "k0", reads: ["x"], writes: ["buf0"], module_stack: ["a"] },
+    { name: "op1", kind: "extern", fx_nodes: ["mm"], kernel: "extern_kernels.mm[buf1]", reads: ["buf0", "x"], writes: ["buf1"], module_stack: ["b"] },
+  ],
+  kernels: [{ name: "k0", fx_nodes: ["sin"], fused_nodes: ["op0"] }],
+  graphs: { post_grad: { nodes: [{ name: "sin", target: "aten.sin.default" }, { name: "mm", target: "aten.mm.default" }] } },
+};
+
+test("edges follow buffers; inputs passed through to outputs are left out", () => {
+  const { edges, inputs, outputs } = fusionEdges(indexCompile(compile));
+  assert.deepEqual(inputs, ["x"]);
+  assert.deepEqual(outputs, ["buf1"]);
+  assert.deepEqual(edges.map((e) => `${e.from}>${e.to}`).sort(), ["in:x>node:op0", "in:x>node:op1", "node:op0>node:op1", "node:op1>out:buf1"]);
+});
+
+test("selection resolves kernels and FX nodes to fused nodes", () => {
+  const ix = indexCompile(compile);
+  assert.equal(resolveSelection(ix, "k0"), "op0");
+  assert.equal(resolveSelection(ix, "mm"), "op1");
+  assert.equal(resolveSelection(ix, "nope"), "");
+});
+
+test("collapse keeps at most `limit` items and expands everything when small", () => {
+  const fused = Array.from({ length: 100 }, (_, i) => ({ name: "n" + i, module_stack: [`h.${i % 10}`, `h.${i % 10}.${i % 2 ? "mlp" : "attn"}`] }));
+  const e = initialExpansion(fused, 30);
+  assert.ok(visibleCount(fused, e) <= 30);
+  assert.ok(visibleCount(fused, e) > 10);
+  assert.equal(visibleCount(fused, initialExpansion(fused, 500)), 100);
+});
+
+test("frames are classified by compiler stage; wrappers stay in their stage", () => {
+  assert.equal(frameStage({ file: "/x/site-packages/torch/_inductor/scheduler.py", function: "fuse_nodes" }), "scheduler");
+  assert.equal(frameStage({ file: "/x/site-packages/torch/_inductor/scheduler.py", function: "codegen" }), "codegen");
+  assert.equal(frameStage({ file: "/x/torch/_inductor/codegen/cpp.py", function: "f" }), "codegen");
+  assert.equal(frameStage({ file: "/home/me/train.py", function: "main" }), "user");
+  const g = groupFrames([{ file: "/home/me/t.py" }, { file: "/t/torch/_dynamo/x.py" }, { file: "/t/torch/nn/m.py" }, { file: "/t/torch/_inductor/lowering.py" }]);
+  assert.deepEqual(g.map((x) => [x.stage, x.frames.length]), [["user", 1], ["dynamo", 2], ["lowering", 1]]);
+});
+
+test("search finds ops, kernels and buffers", () => {
+  const r = { compiles: [compile] };
+  assert.deepEqual(search(r, "sin").map((h) => h.fused), ["op0"]);
+  assert.ok(search(r, "buf1").some((h) => h.fused === "op1" && h.what === "buffer"));
+  assert.equal(shortOp("aten.sin.default"), "sin");
+});
+
+test("DOT carries ids and sizes only, never report text", () => {
+  const evil = JSON.parse(JSON.stringify(compile));
+  evil.fused_nodes[0].name = 'op0"];</script>';
+  evil.fused_nodes[0].kernel = "k<img>";
+  const { dot } = buildFusion(indexCompile(evil), new Set(["a", "b"]));
+  assert.ok(!dot.includes("script") && !dot.includes("img") && !dot.includes("op0"), dot);
+});
