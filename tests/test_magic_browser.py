@@ -1,0 +1,55 @@
+"""``%%inductor_lens`` in a real JupyterLab (headless Chromium): the progress line becomes the widget, and a
+click on a fused-node box shows that kernel's source."""
+
+from __future__ import annotations
+
+import pytest
+
+import inductor_lens
+from tests._browser_fixtures import PageWatch, cell_text, open_notebook, run_all, write_notebook
+
+CELL = """\
+%%inductor_lens -f f --json lab.json
+def f(x):
+    return torch.sin(x) ** 2 + torch.cos(x) ** 2
+print("printed by the cell")
+f(torch.randn(64)).shape"""
+
+
+@pytest.mark.browser
+def test_magic_cell_in_jupyterlab_click_box_shows_kernel_source(jupyter_lab, chromium_browser):
+    base, root = jupyter_lab
+    write_notebook(root / "magic.ipynb", ["%load_ext inductor_lens\nimport torch", CELL, "display(f)"])
+    context = chromium_browser.new_context(viewport={"width": 1500, "height": 1000})
+    page = context.new_page()
+    watch = PageWatch(page, allow_console=("favicon",))
+    try:
+        open_notebook(page, base, "magic.ipynb")
+        run_all(page, timeout_ms=300000)
+        report = inductor_lens.load(root / "lab.json")
+        (kernel,) = report.kernels
+        node = next(n for n in report.compiles[0].fused_nodes if n.kernel == kernel.name)
+
+        # the cell's own output is there, the progress line was replaced by the widget
+        text = cell_text(page, 1)
+        assert "printed by the cell" in text and "torch.Size([64])" in text
+        panel = page.locator(".jp-NotebookPanel:visible")
+        cell = panel.locator(".jp-CodeCell").nth(1)
+        assert cell.locator('[data-role="lens-progress"]').count() == 0
+        lens = cell.locator(".il-root")
+        assert lens.count() == 1
+        lens.locator('[data-view="fusion"] .il-graph[data-ready="1"]').wait_for(timeout=60000)
+
+        box = lens.locator(f'[data-view="fusion"] [data-node="{node.name}"]')
+        assert box.get_attribute("data-kernel") == kernel.name == "cpp_fused_add_cos_pow_sin_0"
+        box.click()
+        assert lens.locator('[data-role="kernel-source"]').inner_text().strip() == kernel.source.strip()
+        assert lens.locator('[data-role="compiler-stack"]').inner_text().strip()
+
+        # display(f) in the next cell shows f's widget again
+        again = panel.locator(".jp-CodeCell").nth(2).locator(".il-root")
+        again.locator('[data-view="fusion"] .il-graph[data-ready="1"]').wait_for(timeout=60000)
+        assert again.locator(f'[data-node="{node.name}"]').get_attribute("data-kernel") == kernel.name
+        assert not watch.errors, watch.errors
+    finally:
+        context.close()
