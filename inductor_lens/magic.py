@@ -111,7 +111,8 @@ def _make_parser() -> argparse.ArgumentParser:
                    help="after the cell, run .sum().backward() on the first output of each -f function that "
                         "requires grad and whose backward did not compile in the cell (this adds to .grad)")
     p.add_argument("--profile", action="store_true",
-                   help="measure each kernel's run time, where this version of inductor_lens supports it")
+                   help="after the cell, run each -f function again on its first call's inputs under the PyTorch "
+                        "profiler (a few warm-up and timed runs) and show each kernel's measured time")
     p.add_argument("--export", metavar="PATH.html", default=None,
                    help="also write the report as one self-contained HTML page")
     p.add_argument("--json", metavar="PATH", default=None, dest="json_path",
@@ -137,13 +138,16 @@ def _parse(line: str) -> argparse.Namespace:
         if not name.isidentifier():
             raise UsageError(f"%%{MAGIC_NAME}: -f needs the name of a function or module, not {name!r}")
     compile_opts = [o for o, v in (("--mode", args.mode), ("--dynamic", args.dynamic), ("-O", args.options),
-                                   ("--backward", args.backward)) if v]
+                                   ("--backward", args.backward), ("--profile", args.profile)) if v]
     if compile_opts and not args.functions:
         raise UsageError(f"%%{MAGIC_NAME}: {', '.join(compile_opts)} apply to the functions the magic compiles: "
                          f"add -f NAME (or pass them to your own torch.compile call)")
     if args.mode and args.options:
         raise UsageError(f"%%{MAGIC_NAME}: torch.compile takes --mode or -O options, not both "
                          f"(put the mode's settings in -O instead)")
+    if args.mode and args.profile:
+        raise UsageError(f"%%{MAGIC_NAME}: --profile compiles with options={{'cpp.enable_kernel_profile': True}}, "
+                         f"and torch.compile takes --mode or options, not both (put the mode's settings in -O)")
     return args
 
 
@@ -384,7 +388,7 @@ def _run(shell, args: argparse.Namespace, cell: str):
         transformer = _CompileAfterBinding(names)  # fresh state for IPython's own pass
 
     compiled_here: dict[str, Any] = {}
-    outputs: dict[str, Any] = {}
+    calls: dict[str, Any] = {}
     recording = {"on": True}
 
     def compile_name(name: str) -> None:
@@ -402,11 +406,14 @@ def _run(shell, args: argparse.Namespace, cell: str):
             kwargs["mode"] = args.mode
         if args.dynamic:
             kwargs["dynamic"] = True
-        if args.options:
-            kwargs["options"] = dict(args.options)
+        options = dict(args.options)
+        if args.profile:  # C++ kernels show up in the profiler only when compiled with kernel profiling
+            options.setdefault("cpp.enable_kernel_profile", True)
+        if options:
+            kwargs["options"] = options
         compiled = torch.compile(obj, **kwargs)
-        if args.backward:
-            compiled = _record_first_output(compiled, name, outputs, recording)
+        if args.backward or args.profile:
+            compiled = _record_first_call(compiled, name, calls, recording)
         ns[name] = compiled
         compiled_here[name] = compiled
 
@@ -415,14 +422,6 @@ def _run(shell, args: argparse.Namespace, cell: str):
     progress = _Progress()
     cap_kwargs: dict[str, Any] = {"title": title, "on_event": progress}
     notices: list[str] = []
-    if args.profile:
-        import inspect as _inspect
-
-        if "profile" in _inspect.signature(capture.__init__).parameters:
-            cap_kwargs["profile"] = True
-        else:
-            notices.append("--profile: this version of inductor_lens cannot profile kernels inside a cell yet; "
-                           "inductor_lens.inspect(fn, *args, profile=True) can")
     result = None
     ns[_HELPER] = compile_name
     if transformer is not None:
@@ -438,10 +437,11 @@ def _run(shell, args: argparse.Namespace, cell: str):
             result = shell.run_cell(cell, store_history=False)
             recording["on"] = False
             if args.backward and (result.error_before_exec is None and result.error_in_exec is None):
-                _run_backward(outputs, notices)
+                _run_backward(calls, notices)
     finally:
         recording["on"] = False
-        outputs.clear()
+        profile_calls = {n: (compiled_here[n], a) for n, (a, k, _) in calls.items() if not k} if args.profile else {}
+        calls.clear()
         for handle in recording.get("handles", []):
             handle.remove()
         if transformer is not None and transformer in shell.ast_transformers:
@@ -453,6 +453,8 @@ def _run(shell, args: argparse.Namespace, cell: str):
     error = None
     if result is not None:
         error = result.error_before_exec or result.error_in_exec
+    if args.profile and error is None:
+        report = _profile(report, names, profile_calls, args.backward, notices)
     if error is not None:
         report.diagnostics.append(f"the cell raised {type(error).__name__}: {error}; the report holds what "
                                   f"compiled before that")
@@ -502,29 +504,43 @@ def _is_compiled_safe(value) -> bool:
         return False
 
 
-def _record_first_output(compiled, name, outputs, recording):
-    """For --backward: keep the first output of ``compiled`` while the cell runs."""
+def _record_first_call(compiled, name, calls, recording):
+    """For --backward/--profile: keep the first call's (args, kwargs, output) while the cell runs."""
     if _is_optimized_module(compiled):
-        def hook(module, inputs, output):
-            if recording["on"] and name not in outputs:
-                outputs[name] = output
-        recording.setdefault("handles", []).append(compiled.register_forward_hook(hook))
+        def hook(module, args, kwargs, output):
+            if recording["on"] and name not in calls:
+                calls[name] = (args, kwargs, output)
+        recording.setdefault("handles", []).append(compiled.register_forward_hook(hook, with_kwargs=True))
         return compiled
     import functools
 
     @functools.wraps(compiled)
     def recorder(*a, **k):
         out = compiled(*a, **k)
-        if recording["on"] and name not in outputs:
-            outputs[name] = out
+        if recording["on"] and name not in calls:
+            calls[name] = (a, k, out)
         return out
     return recorder
 
 
-def _run_backward(outputs: dict, notices: list) -> None:
+def _profile(report, names, profile_calls, backward, notices):
+    """--profile: re-run each -f function on its first call's inputs under the PyTorch profiler."""
+    from ._capture.profile import profile_kernels
+
+    for name in names:
+        if name not in profile_calls:
+            notices.append(f"--profile: {name} was not called with positional arguments only in the cell, so it "
+                           f"was not profiled")
+            continue
+        compiled, call_args = profile_calls[name]
+        report = profile_kernels(report, compiled, tuple(call_args), backward=backward)
+    return report
+
+
+def _run_backward(calls: dict, notices: list) -> None:
     import torch
 
-    for name, out in outputs.items():
+    for name, (_, _, out) in calls.items():
         tensors = [t for t in (out if isinstance(out, (tuple, list)) else [out])
                    if isinstance(t, torch.Tensor) and t.requires_grad and t.grad_fn is not None]
         if not tensors:

@@ -171,7 +171,9 @@ def test_dynamic_compiles_a_symbolic_kernel(kernel):
     ("--mode max-autotune", "add -f NAME"),
     ("-O max_autotune=True", "add -f NAME"),
     ("--backward", "add -f NAME"),
+    ("--profile", "add -f NAME"),
     ("-f f --mode default -O max_autotune=True", "not both"),
+    ("-f f --mode default --profile", "not both"),
     ("-f f -O nokeyvalue", "key=value"),
     ("--view graph", "fusion"),
     ("-f does_not_exist", "does not define 'does_not_exist'"),
@@ -231,11 +233,17 @@ def test_view_option_opens_the_widget_on_that_view(kernel):
     assert states and states[-1]["view"] == "timeline"
 
 
-def test_profile_flag_is_accepted(kernel):
+def test_profile_times_each_kernel_of_f(kernel):
     ex = kernel.ok("%%inductor_lens -f f --profile --name rep_prof\n" + SIN_COS_CELL)
     assert ex.widget_views()
-    profiled = kernel.value("[k.profile is not None for k in rep_prof.kernels]")
-    assert all(profiled) or "--profile: this version of inductor_lens cannot profile" in ex.texts()
+    profile = kernel.value("rep_prof.kernels[0].profile")
+    assert profile["calls"] > 0 and profile["total_us"] > 0, profile
+    assert kernel.value("report_for(f) is rep_prof")
+
+
+def test_profile_says_when_f_was_not_called(kernel):
+    ex = kernel.ok("%%inductor_lens -f f --profile\ndef f(x):\n    return x + 1\n")
+    assert "--profile: f was not called" in ex.texts()
 
 
 # -- plain-language messages and error paths ---------------------------------------------------------------
