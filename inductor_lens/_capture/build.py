@@ -252,8 +252,11 @@ class _GraphBuilder:
                 kreads = set().union(*(reads.get(f, set()) for f in k.fused_nodes)) if k.fused_nodes else set()
                 if inputs and inputs <= kreads:
                     choices = tune.get("choices", [])
-                    k.metadata["autotune"] = {"op": tune.get("op"), "winner": choices[0]["name"] if choices else None,
-                                              "choices": choices}
+                    # the fastest choice alone is not always what Inductor emits: with epilogue fusion a
+                    # template can win overall, so both are stated
+                    k.metadata["autotune"] = {"op": tune.get("op"),
+                                              "fastest": choices[0]["name"] if choices else None,
+                                              "chosen": k.name, "choices": choices}
                     used.add(k.name)
                     break
             else:
