@@ -22,7 +22,7 @@ import threading
 import time
 import types
 import weakref
-from typing import Any, Callable, Optional
+from typing import Any, Optional
 
 __all__ = ["load_ipython_extension", "unload_ipython_extension", "inductor_lens_magic", "report_for"]
 
