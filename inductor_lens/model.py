@@ -312,6 +312,46 @@ def load(source: Union[str, os.PathLike, bytes, dict]) -> Report:
     return Report.from_dict(data)
 
 
+def json_schema() -> dict:
+    """A JSON Schema (draft 2020-12) of the report, generated from these dataclasses.
+
+    ``docs/report.schema.json`` is this, committed; a test keeps the two equal.
+    """
+    defs: dict = {}
+
+    def schema_of(tp: Any) -> dict:
+        origin = typing.get_origin(tp)
+        if dataclasses.is_dataclass(tp):
+            name = tp.__name__
+            if name not in defs:
+                defs[name] = {}  # placeholder: recursion guard
+                hints = _hints(tp)
+                props, required = {}, []
+                for f in dataclasses.fields(tp):
+                    props[f.name] = schema_of(hints[f.name])
+                    if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
+                        required.append(f.name)
+                doc = " ".join((tp.__doc__ or "").split())
+                defs[name] = {"type": "object", "description": doc, "properties": props, "required": required}
+            return {"$ref": f"#/$defs/{name}"}
+        if origin in (Union, getattr(types, "UnionType", Union)):
+            args = [a for a in typing.get_args(tp) if a is not type(None)]
+            inner = schema_of(args[0]) if len(args) == 1 else {}
+            return {"anyOf": [inner, {"type": "null"}]}
+        if origin is list:
+            (item,) = typing.get_args(tp) or (Any,)
+            return {"type": "array", "items": schema_of(item)}
+        if origin is dict:
+            args = typing.get_args(tp)
+            return {"type": "object", "additionalProperties": schema_of(args[1]) if len(args) == 2 else {}}
+        return {str: {"type": "string"}, int: {"type": "integer"}, float: {"type": "number"},
+                bool: {"type": "boolean"}, list: {"type": "array"}, dict: {"type": "object"}}.get(tp, {})
+
+    root = schema_of(Report)
+    return {"$schema": "https://json-schema.org/draft/2020-12/schema", "title": "inductor_lens report",
+            "description": f"schema_version {SCHEMA_VERSION}", **root, "$defs": defs}
+
+
 # -- plain <-> dataclass -----------------------------------------------------------------------
 
 def _to_plain(obj: Any) -> Any:
