@@ -1,7 +1,7 @@
 // The lens: one store, three views (fusion, fx, timeline), a side panel, a toolbar.
 // createLens(el, options) works anywhere (widget, standalone page); it returns {store, destroy}.
 import { h } from "./dom.js";
-import { indexCompile, initialExpansion, resolveSelection, search, KINDS } from "./data.js";
+import { indexCompile, initialExpansion, resolveSelection, search, hasProfile, fmtShare, KINDS } from "./data.js";
 import { buildFusion, buildFx } from "./dot.js";
 import { GraphCanvas } from "./graphview.js";
 import { renderPanel } from "./panel.js";
@@ -10,6 +10,8 @@ import { renderTimeline } from "./timeline.js";
 export const VIEWS = ["fusion", "fx", "timeline"];
 /** Above this many fused nodes, the fusion graph starts collapsed by nn.Module. */
 export const COLLAPSE_LIMIT = 60;
+/** How fusion boxes are coloured: by kernel kind, or by measured time share (needs a profile). */
+export const COLOUR_MODES = ["kind", "time"];
 
 /** A minimal observable store: set(patch) notifies subscribers with the changed keys. */
 export function createStore(state) {
@@ -43,6 +45,7 @@ export function createLens(el, opts) {
   const init = opts.initial || {};
   const firstId = compiles.length ? compiles[0].id : "";
   const startId = compiles.some((c) => c.id === init.compileId) ? init.compileId : firstId;
+  const profiled = hasProfile(report);
   const store = createStore({
     compileId: startId,
     view: VIEWS.includes(init.view) ? init.view : "fusion",
@@ -50,6 +53,7 @@ export function createLens(el, opts) {
     fxGraph: "",
     fxFocus: "",
     query: "",
+    colourBy: profiled && init.colourBy !== "kind" ? "time" : "kind",
   });
   const expandedBy = new Map();  // compile id -> Set(module) expanded in the fusion view
   const fxExpandedBy = new Map();
@@ -112,6 +116,10 @@ export function createLens(el, opts) {
     }
     store.set({ compileId: cid, selected: fused });
   }
+  function selectIn(compileId, fusedName) {
+    if (!compiles.some((c) => c.id === compileId)) return;
+    store.set({ compileId, selected: fusedName });
+  }
   function onFusionItem(it) {
     if (!it) return;
     if (it.type === "node") select(it.name);
@@ -155,7 +163,7 @@ export function createLens(el, opts) {
 
   // ---- drawing ------------------------------------------------------------------------------
   let fusionToken = 0, fxToken = 0;
-  let fusionBuilt = null, fxBuilt = null;
+  let fusionBuilt = null, fxBuilt = null, fusionMaxShare = 0;
   const fitted = new Set();
 
   function message(host, text, cls = "") {
@@ -183,20 +191,56 @@ export function createLens(el, opts) {
     if (token !== fusionToken || !alive) return;
     message(fusionHost, "");
     fusionBuilt = built;
+    // heat for "colour by time": relative to the longest visible box, square-root scaled so that
+    // short kernels stay distinguishable; the exact share is on the box and in the panel
+    let maxShare = 0;
+    for (const it of built.items.values()) if (it.share != null) maxShare = Math.max(maxShare, it.share);
     fusionCanvas.draw(layout, built.items, built.edges, new Map(), (g, it) => {
       if (it.type === "node") { g.dataset.node = it.name; g.dataset.kernel = it.kernel; }
       if (it.type === "group") { g.dataset.module = it.module; g.dataset.count = String(it.members.length); }
       if (it.buffer) g.dataset.buffer = it.buffer;
+      if (it.share != null) {
+        g.dataset.share = it.share.toFixed(4);
+        g.style.setProperty("--heat", `${(6 + 72 * Math.sqrt(maxShare > 0 ? it.share / maxShare : 0)).toFixed(1)}%`);
+      }
     });
+    fusionMaxShare = maxShare;
     root.dataset.layoutMs = String(Math.round(layout.ms));
     root.dataset.boxes = String(built.items.size);
     status.textContent = `${ix.fused.length} fused nodes · layout ${Math.round(layout.ms)} ms`;
-    const kinds = [...new Set(ix.fused.map((n) => n.kind))].sort((a, b) => KINDS.indexOf(a) - KINDS.indexOf(b));
-    legend.replaceChildren(...kinds.map((k) => h("span", { class: `il-legend-item kind-${k}` }, h("i", {}), k)));
+    drawLegend();
     const key = s.compileId + "|" + built.dot.length;
     if (!fitted.has(key)) { fitted.add(key); fusionCanvas.fit(true); }
     markFusion();
     fusionHost.dataset.ready = "1";
+  }
+
+  function drawLegend() {
+    const s = store.get();
+    const ix = idxOf(s.compileId);
+    const parts = [];
+    if (profiled) {
+      const modeBtn = (m) => {
+        const b = h("button", { class: "il-seg" + (s.colourBy === m ? " il-active" : ""), type: "button", "data-colour": m, "aria-pressed": String(s.colourBy === m),
+          title: m === "time" ? "colour boxes by their share of the measured device time" : "colour boxes by kernel kind" }, m);
+        on(b, "click", () => store.set({ colourBy: m }));
+        return b;
+      };
+      parts.push(h("span", { class: "il-colour-by", "data-role": "colour-by" }, "colour by ", h("span", { class: "il-segs" }, COLOUR_MODES.map(modeBtn))));
+    }
+    if (profiled && s.colourBy === "time") {
+      parts.push(h("span", { class: "il-legend-item il-heat-legend" }, "0%", h("i", { class: "il-heat-scale" }), `${fmtShare(fusionMaxShare)} of device time`));
+    } else if (ix) {
+      const kinds = [...new Set(ix.fused.map((n) => n.kind))].sort((a, b) => KINDS.indexOf(a) - KINDS.indexOf(b));
+      parts.push(...kinds.map((k) => h("span", { class: `il-legend-item kind-${k}` }, h("i", {}), k)));
+    }
+    legend.replaceChildren(...parts);
+  }
+
+  function showColour() {
+    const c = store.get().colourBy;
+    root.classList.toggle("il-by-time", c === "time");
+    root.dataset.colourBy = c;
   }
 
   function markFusion() {
@@ -263,7 +307,7 @@ export function createLens(el, opts) {
     const s = store.get();
     const ix = idxOf(s.compileId);
     if (!ix) { panel.replaceChildren(h("p", { class: "il-muted" }, "Nothing was compiled while this report was captured.")); return; }
-    renderPanel(panel, ix, s.selected, { select: (n) => select(n), focusFx });
+    renderPanel(panel, ix, s.selected, { select: (n) => select(n), selectIn, focusFx }, report);
     panel.scrollTop = 0;
   }
 
@@ -317,6 +361,7 @@ export function createLens(el, opts) {
     } else if (changed.has("compileId")) drawPanel();
     if (changed.has("fxFocus")) markFx();
     if (changed.has("query")) { markFusion(); }
+    if (changed.has("colourBy")) { showColour(); drawLegend(); }
     drawActive(changed);
   });
 
@@ -374,6 +419,7 @@ export function createLens(el, opts) {
   // ---- start --------------------------------------------------------------------------------
   compileSel.value = startId;
   showView();
+  showColour();
   const first = init.selected ? (() => { for (const c of [idxOf(startId), ...compiles.map((c) => idxOf(c.id))]) { const r = c && resolveSelection(c, init.selected); if (r) return [c.compile.id, r]; } return null; })() : null;
   if (first) { store.set({ compileId: first[0], selected: first[1] }); }
   ensureVisible();
@@ -387,6 +433,7 @@ export function createLens(el, opts) {
     store,
     root,
     select,
+    selectIn,
     destroy() {
       alive = false;
       ac.abort();

@@ -200,10 +200,187 @@ export function search(report, query, limit = 30) {
   return hits;
 }
 
-/** Format microseconds for people. */
+/** Format microseconds for people (kernel times are often below 10 µs: keep their digits). */
 export function fmtUs(us) {
   if (us === null || us === undefined || Number.isNaN(us)) return "?";
-  if (Math.abs(us) >= 1e6) return (us / 1e6).toFixed(2) + " s";
-  if (Math.abs(us) >= 1e3) return (us / 1e3).toFixed(1) + " ms";
-  return us.toFixed(0) + " µs";
+  const a = Math.abs(us);
+  if (a >= 1e6) return (us / 1e6).toFixed(2) + " s";
+  if (a >= 1e4) return (us / 1e3).toFixed(1) + " ms";
+  if (a >= 1e3) return (us / 1e3).toFixed(2) + " ms";
+  if (a >= 100 || a === 0) return us.toFixed(0) + " µs";
+  if (a >= 10) return us.toFixed(1) + " µs";
+  return us.toFixed(2) + " µs";
+}
+
+/** Format a share (0..1) as a percentage with sensible digits. */
+export function fmtShare(share) {
+  if (share === null || share === undefined || Number.isNaN(share)) return "?";
+  const p = share * 100;
+  return (p >= 10 ? p.toFixed(0) : p >= 1 ? p.toFixed(1) : p.toFixed(2)) + "%";
+}
+
+/** Format a byte count: 512 B, 16 KiB, 1.5 MiB. */
+export function fmtBytes(n) {
+  if (typeof n !== "number" || Number.isNaN(n)) return String(n);
+  if (n < 1024) return `${n} B`;
+  if (n < 1024 * 1024) return `${+(n / 1024).toFixed(1)} KiB`;
+  return `${+(n / 1024 / 1024).toFixed(2)} MiB`;
+}
+
+// ---- measured time (Kernel.profile) -----------------------------------------------------------
+
+const isProfile = (p) => !!p && typeof p.total_us === "number";
+
+/** Whether any kernel of the report carries a measured time. */
+export function hasProfile(report) {
+  return (report.compiles || []).some((c) => (c.kernels || []).some((k) => isProfile(k.profile)));
+}
+
+/**
+ * Measured time per fused node of one compile: Map(fused name -> {total_us, share, calls, per_call_us}).
+ * A kernel shared by several fused nodes (rare) is counted once, on its first node.
+ */
+export function nodeTimes(idx) {
+  const out = new Map();
+  const seen = new Set();
+  for (const n of idx.fused) {
+    const k = n.kernel && idx.kernels.get(n.kernel);
+    if (!k || !isProfile(k.profile) || seen.has(k.name)) continue;
+    seen.add(k.name);
+    out.set(n.name, k.profile);
+  }
+  return out;
+}
+
+/** The kernels of the whole report by measured time, longest first: [{compileId, fused, kernel, kind, ...profile}]. */
+export function topKernels(report, limit = 10) {
+  const rows = [];
+  for (const c of report.compiles || []) {
+    const idx = indexCompile(c);
+    for (const [fused, p] of nodeTimes(idx)) {
+      const n = idx.byName.get(fused).node;
+      rows.push({ compileId: c.id, fused, kernel: n.kernel, kind: n.kind, total_us: p.total_us, share: p.share,
+        calls: p.calls, per_call_us: p.per_call_us, device: p.device, iterations: p.iterations });
+    }
+  }
+  rows.sort((a, b) => b.total_us - a.total_us || a.kernel.localeCompare(b.kernel));
+  return limit ? rows.slice(0, limit) : rows;
+}
+
+// ---- kernel metadata (Triton launch, autotuning, extern calls) ----------------------------------
+
+const HINTS = {
+  heuristic: "Inductor's Triton heuristic family: how the kernel tiles its loops",
+  num_warps: "warps per program instance (32 threads each)",
+  num_stages: "software-pipelining stages of the kernel's loops",
+  registers: "registers per thread, as compiled (more limits occupancy)",
+  shared_mem_bytes: "shared memory per program instance, as compiled",
+  size_hints: "the iteration space Inductor sized the kernel for (x: elements, r: reduction)",
+  autotune_cache_state: "whether the autotuning cache was used for this kernel",
+  only_config: "Inductor compiled a single launch configuration: no runtime autotuning",
+  compile_time_us: "time Triton took to compile this kernel",
+  callee: "the library function this extern kernel calls",
+  buffer: "the buffer the call writes",
+  grid: "launch grid",
+};
+
+function plain(v) {
+  if (v === null || v === undefined) return "";
+  if (typeof v !== "object") return String(v);
+  if (Array.isArray(v) && v.every((x) => Array.isArray(x) && x.length === 2)) return v.map(([a, b]) => `${a}=${plain(b)}`).join(", ");
+  if (Array.isArray(v)) return v.map(plain).join(", ");
+  return Object.entries(v).map(([a, b]) => `${a}=${plain(b)}`).join(", ");
+}
+
+/** "{'x': 256, 'r0_': 128}" -> "x=256, r0_=128" (raw text when it does not look like that). */
+export function fmtSizeHints(v) {
+  if (v && typeof v === "object") return plain(v);
+  const s = String(v);
+  const pairs = [...s.matchAll(/'([^']+)'\s*:\s*(-?\d+)/g)];
+  return pairs.length ? pairs.map((m) => `${m[1]}=${m[2]}`).join(", ") : s;
+}
+
+/**
+ * The metadata of a kernel as labelled rows for people:
+ * [{group, key, label, value, hint}] with group "launch" | "compile" | "call" | "other".
+ * Everything is returned as plain strings (the panel renders them as text).
+ */
+export function metadataFacts(kernel) {
+  const md = (kernel && kernel.metadata) || {};
+  const rows = [];
+  const add = (group, key, label, value) => { if (value !== "" && value !== undefined && value !== null) rows.push({ group, key, label, value: String(value), hint: HINTS[key] || "" }); };
+  const launch = md.launch && typeof md.launch === "object" ? md.launch : {};
+  add("launch", "heuristic", "heuristic", md.heuristic || launch.heuristic);
+  for (const key of ["num_warps", "num_stages"]) add("launch", key, key, launch[key] ?? md[key]);
+  const block = launch.block && typeof launch.block === "object" ? Object.entries(launch.block) : [];
+  for (const [b, v] of block) add("launch", "block", b, v);
+  if ("grid" in launch) add("launch", "grid", "grid", plain(launch.grid));
+  if ("registers" in launch) add("launch", "registers", "registers", launch.registers);
+  if ("shared_mem_bytes" in launch) add("launch", "shared_mem_bytes", "shared memory", fmtBytes(launch.shared_mem_bytes));
+  for (const [key, v] of Object.entries(launch)) {
+    if (!["heuristic", "num_warps", "num_stages", "block", "grid", "registers", "shared_mem_bytes"].includes(key)) add("launch", key, key, plain(v));
+  }
+  if ("size_hints" in md) add("launch", "size_hints", "size hints", fmtSizeHints(md.size_hints));
+  const ci = md.compile_info && typeof md.compile_info === "object" ? md.compile_info : null;
+  if (ci) {
+    for (const [key, v] of Object.entries(ci)) {
+      if (key === "compile_time_us") add("compile", key, "compile time", fmtUs(v));
+      else if (key === "only_config") add("compile", key, "single config", plain(v));
+      else add("compile", key, key.replace(/_/g, " "), plain(v));
+    }
+  }
+  if ("callee" in md) add("call", "callee", "calls", md.callee);
+  if ("buffer" in md) add("call", "buffer", "writes", md.buffer);
+  const known = new Set(["heuristic", "launch", "num_warps", "num_stages", "size_hints", "compile_info", "callee", "buffer", "autotune"]);
+  for (const [key, v] of Object.entries(md)) if (!known.has(key)) add("other", key, key, typeof v === "object" ? JSON.stringify(v) : v);
+  return rows;
+}
+
+/** Key=value pairs of an autotune choice description ("BLOCK_K=32, num_warps=8, ACC_TYPE='tl.float32'"). */
+export function parseChoiceConfig(description) {
+  const out = {};
+  for (const m of String(description || "").matchAll(/([A-Za-z_][A-Za-z0-9_]*)=('[^']*'|"[^"]*"|[^,\s]+)/g)) out[m[1]] = m[2].replace(/^['"]|['"]$/g, "");
+  return out;
+}
+
+/** `NAME : tl.constexpr = value` constants of a Triton template's source, plus its launch config. */
+function kernelConfig(kernel) {
+  const out = {};
+  for (const m of String(kernel.source || "").matchAll(/^\s*([A-Za-z_][A-Za-z0-9_]*)\s*:\s*tl\.constexpr\s*=\s*(.+?)\s*$/gm)) out[m[1]] = m[2].replace(/^['"]|['"]$/g, "");
+  const md = kernel.metadata || {};
+  const launch = md.launch || {};
+  for (const key of ["num_warps", "num_stages"]) if ((launch[key] ?? md[key]) != null) out[key] = String(launch[key] ?? md[key]);
+  return out;
+}
+
+/**
+ * What autotuning decided for a kernel, ready to show:
+ * {op, rows: [{name, description, time_ms, ratio, fastest, chosen}] (fastest first),
+ *  fastest: row, chosen: row | null, verdict: "fastest" | "not-fastest" | "unknown"}.
+ * The chosen row is the choice named like the kernel (extern: its callee), or the template
+ * config whose parameters all match the kernel's constants and launch config.
+ */
+export function autotuneSummary(kernel) {
+  const a = kernel && kernel.metadata && kernel.metadata.autotune;
+  if (!a || !Array.isArray(a.choices) || !a.choices.length) return null;
+  const rows = a.choices.map((c) => ({ name: String(c.name), description: String(c.description || ""), time_ms: typeof c.time_ms === "number" ? c.time_ms : null }));
+  rows.sort((x, y) => (x.time_ms ?? Infinity) - (y.time_ms ?? Infinity));
+  const best = rows.find((r) => r.name === a.fastest) || rows[0];
+  for (const r of rows) r.ratio = r.time_ms != null && best.time_ms ? r.time_ms / best.time_ms : null;
+  best.fastest = true;
+  const chosenName = String(a.chosen || kernel.name || "");
+  const callee = String((kernel.metadata || {}).callee || "");
+  let chosen = rows.find((r) => r.name === chosenName || (callee && (r.name === callee || "extern_kernels." + r.name === callee)));
+  if (!chosen && kernel.language === "triton") {
+    const have = kernelConfig(kernel);
+    const matches = rows.filter((r) => {
+      const want = parseChoiceConfig(r.description);
+      const keys = Object.keys(want);
+      return keys.length > 0 && keys.every((key) => key in have && have[key] === want[key]);
+    });
+    if (matches.length) chosen = matches[0];
+  }
+  if (chosen) chosen.chosen = true;
+  const verdict = !chosen ? "unknown" : chosen === best ? "fastest" : "not-fastest";
+  return { op: a.op || "", rows, fastest: best, chosen: chosen || null, chosenName, verdict };
 }

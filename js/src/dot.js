@@ -1,6 +1,6 @@
 // DOT builders. The DOT text holds only generated ids ("n3", "g1") and sizes: no report text
 // goes to Graphviz, so nothing needs escaping there; labels are drawn by us, as text nodes.
-import { indexCompile, fusionEdges, groupOf, shortOp, basename } from "./data.js";
+import { indexCompile, fusionEdges, groupOf, shortOp, basename, nodeTimes, fmtUs, fmtShare } from "./data.js";
 
 const MONO_CH = 7.0;   // px per character, 12px monospace
 const SANS_CH = 6.4;   // px per character, 11px text
@@ -51,6 +51,7 @@ export function buildFusion(idx, expanded) {
   const keyToId = new Map();
   const fx = targetsOf(idx.compile);
   const { edges, inputs, outputs } = fusionEdges(idx);
+  const times = nodeTimes(idx);  // measured time per fused node (empty without a profile)
   const order = [];
   let gi = 0;
   const aggIn = inputs.length > 12, aggOut = outputs.length > 12;
@@ -78,6 +79,8 @@ export function buildFusion(idx, expanded) {
       }
       const it = items.get(id);
       it.members.push(n.name);
+      const t = times.get(n.name);
+      if (t) { it.total_us = (it.total_us || 0) + t.total_us; it.share = (it.share || 0) + (t.share || 0); }
       it.kinds.set(n.kind, (it.kinds.get(n.kind) || 0) + 1);
       keyToId.set("node:" + n.name, id);
       return;
@@ -89,18 +92,21 @@ export function buildFusion(idx, expanded) {
       if (!ops.includes(op)) ops.push(op);
     }
     const nOps = (n.fx_nodes || []).length;
+    const t = times.get(n.name);
     const lines = fit([
       n.kernel || n.name,
       ops.join(" · ") || n.name,
-      `#${i} · ${n.kind} · ${nOps} op${nOps === 1 ? "" : "s"}`,
+      `#${i} · ${n.kind} · ${nOps} op${nOps === 1 ? "" : "s"}${t ? ` · ${fmtUs(t.total_us)} (${fmtShare(t.share)})` : ""}`,
     ]);
     const it = { id: "n" + i, type: "node", name: n.name, kernel: n.kernel || "", kind: n.kind, index: i, lines, ...sizeFor(lines) };
+    if (t) { it.total_us = t.total_us; it.share = t.share || 0; }
     items.set(it.id, it); keyToId.set("node:" + n.name, it.id); order.push(it.id);
   });
   for (const it of items.values()) if (it.type === "group") {
     const kinds = [...it.kinds.entries()].sort((a, b) => b[1] - a[1]).map(([k, c]) => `${c} ${k}`).join(", ");
     it.kind = [...it.kinds.entries()].sort((a, b) => b[1] - a[1])[0][0];
-    it.lines = fit([it.module, `${it.members.length} fused nodes · click to expand`, kinds]);
+    const time = it.total_us != null ? ` · ${fmtUs(it.total_us)} (${fmtShare(it.share)})` : "";
+    it.lines = fit([it.module, `${it.members.length} fused nodes${time} · click to expand`, kinds]);
     Object.assign(it, sizeFor(it.lines));
   }
   if (aggOut && outputs.length) {

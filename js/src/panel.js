@@ -2,7 +2,8 @@
 // why Inductor did not fuse it with its neighbours, and both backtraces.
 import { h } from "./dom.js";
 import { renderCode } from "./code.js";
-import { kernelOf, groupFrames, frameStage, STAGE_LABELS, basename, fmtUs } from "./data.js";
+import { kernelOf, groupFrames, frameStage, STAGE_LABELS, basename, fmtUs, fmtShare, shortOp, topKernels } from "./data.js";
+import { metadataSection, autotuneSection, profileSection, topKernelsSection } from "./kernelinfo.js";
 
 function frameRow(fr, stage) {
   return h("li", { class: `il-frame il-stage-${stage}`, title: `${fr.file}:${fr.line}` },
@@ -51,13 +52,14 @@ function section(title, role, ...body) {
 
 /**
  * Render the panel for `fusedName` of compile index `idx` into `el`.
- * actions: {select(fusedName), focusFx(fxName)}
+ * actions: {select(fusedName), selectIn(compileId, fusedName), focusFx(fxName)}; `report` is the whole
+ * report (for ranks and the top-kernels table).
  */
-export function renderPanel(el, idx, fusedName, actions) {
+export function renderPanel(el, idx, fusedName, actions, report = null) {
   el.replaceChildren();
   const entry = idx.byName.get(fusedName);
   if (!entry) {
-    el.appendChild(compileSummary(idx));
+    el.appendChild(compileSummary(idx, report, actions));
     return;
   }
   const n = entry.node;
@@ -75,10 +77,18 @@ export function renderPanel(el, idx, fusedName, actions) {
       h("span", { class: "il-chip" }, `${(n.fx_nodes || []).length} FX ops`),
       k ? h("span", { class: "il-chip" }, k.language) : null,
       n.estimated_runtime_us != null ? h("span", { class: "il-chip", title: "Inductor's own estimate" }, `est. ${fmtUs(n.estimated_runtime_us)}`) : null,
-      k && k.profile && k.profile.total_us != null ? h("span", { class: "il-chip il-chip-strong", title: "measured" }, `measured ${fmtUs(k.profile.total_us)}`) : null),
+      k && k.profile && k.profile.total_us != null ? h("span", { class: "il-chip il-chip-strong", title: "measured device time per run, and its share of all measured kernel time" }, `${fmtUs(k.profile.total_us)} · ${fmtShare(k.profile.share)}`) : null),
     h("div", { class: "il-muted il-small" }, `fused node ${n.name}`,
       (n.module_stack || []).length ? ` · module ${n.module_stack[n.module_stack.length - 1]}` : "",
       (n.members || []).length > 1 ? ` · fused from ${n.members.length} nodes: ${n.members.join(", ")}` : "")));
+
+  // measured time
+  if (k && k.profile && report) {
+    const ranked = topKernels(report, 0);
+    const rank = ranked.findIndex((r) => r.compileId === idx.compile.id && r.kernel === k.name) + 1;
+    const sec = profileSection(k, rank, ranked.length);
+    if (sec) el.appendChild(sec);
+  }
 
   // why not fused
   const refusals = (idx.compile.fusion_decisions || []).filter((d) => (d.fused1 === n.name || d.fused2 === n.name) && d.fused1 !== d.fused2);
@@ -114,10 +124,14 @@ export function renderPanel(el, idx, fusedName, actions) {
       }
       setTimeout(() => (copy.textContent = "Copy"), 1500);
     });
-    const meta = Object.entries(k.metadata || {}).filter(([, v]) => v !== null && typeof v !== "object").slice(0, 8);
+    const launch = metadataSection(k);
+    if (launch) el.appendChild(launch);
+    const ops = [];
+    for (const name of n.fx_nodes || []) { const gn = fxByName.get(name); const op = gn ? shortOp(gn.target) : name; if (!ops.includes(op)) ops.push(op); }
+    const tune = autotuneSection(k, ops);
+    if (tune) el.appendChild(tune);
     el.appendChild(h("section", { class: "il-section" },
-      h("h3", {}, k.language === "extern" ? "Extern call" : "Kernel source", " ", h("span", { class: "il-muted" }, k.name), copy),
-      meta.length ? h("div", { class: "il-chips" }, meta.map(([a, b]) => h("span", { class: "il-chip" }, `${a}: ${b}`))) : null,
+      h("h3", {}, k.language === "extern" ? "Extern call source" : "Kernel source", " ", h("span", { class: "il-muted" }, k.name), copy),
       pre));
   } else {
     el.appendChild(section("Kernel source", "kernel-source", h("p", { class: "il-muted" }, "This node generated no kernel of its own (a no-op, a view, or a buffer reuse).")));
@@ -154,7 +168,7 @@ export function renderPanel(el, idx, fusedName, actions) {
 }
 
 /** What the panel shows with nothing selected: when and why this graph compiled. */
-export function compileSummary(idx) {
+export function compileSummary(idx, report = null, actions = null) {
   const c = idx.compile;
   const t = c.trigger || {};
   const frames = t.user_stack || [];
@@ -167,5 +181,6 @@ export function compileSummary(idx) {
     h("p", {}, h("strong", {}, "When it compiled: "), `${t.kind || "unknown"}`, t.reason ? ` (${t.reason})` : "",
       t.time_us != null ? ` at ${fmtUs(t.time_us)} into the capture` : ""),
     frames.length ? h("div", { "data-role": "trigger-stack" }, userStack(frames)) : null,
-    h("p", { class: "il-muted" }, "Click a box to see its kernel source, the FX ops it fused, why it was not fused further, and the user and compiler backtraces. Keys: ↑/↓ previous/next kernel, / search, f fit, 1-3 views, Esc clear."));
+    h("p", { class: "il-muted" }, "Click a box to see its kernel source, the FX ops it fused, why it was not fused further, and the user and compiler backtraces. Keys: ↑/↓ previous/next kernel, / search, f fit, 1-3 views, Esc clear."),
+    report && actions ? topKernelsSection(report, (cid, fused) => actions.selectIn(cid, fused)) : null);
 }
