@@ -12,12 +12,14 @@ import pytest
 from nbclient import NotebookClient
 
 REPO = pathlib.Path(__file__).resolve().parent.parent
-NOTEBOOKS = sorted((REPO / "notebooks").glob("*.ipynb"))
+# The CPU notebooks that answer the question (others, e.g. a GPU one, are tested where a GPU is).
+NOTEBOOKS = [REPO / "notebooks" / name for name in
+             ("01_when_does_inductor_run.ipynb", "02_fusion_in_a_model.ipynb", "03_training_step.ipynb")]
 
 
-def test_the_three_notebooks_exist():
-    assert [p.name for p in NOTEBOOKS] == ["01_when_does_inductor_run.ipynb", "02_fusion_in_a_model.ipynb",
-                                           "03_training_step.ipynb"]
+def test_the_notebooks_exist():
+    missing = [p.name for p in NOTEBOOKS if not p.exists()]
+    assert not missing, f"missing notebooks: {missing}"
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
