@@ -281,3 +281,11 @@ def test_no_hook_survives_a_first_capture_in_a_fresh_process(tmp_path):
     root = __import__("pathlib").Path(__file__).resolve().parents[1]
     proc = subprocess.run([sys.executable, "-c", script], cwd=root, capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-3000:]
+
+
+def test_profile_measures_every_cpu_kernel():
+    report = inductor_lens.inspect(models.sin_cos, torch.randn(4096), profile=True)
+    (k,) = report.kernels
+    assert k.profile["device"] == "cpu" and k.profile["total_us"] > 0 and k.profile["calls"] == 1
+    assert k.profile["share"] == 1.0
+    assert not [d for d in report.diagnostics if d.startswith("profile")]

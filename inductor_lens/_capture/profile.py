@@ -1,8 +1,9 @@
 """Measured kernel time: run a compiled function under the PyTorch profiler and attribute the time
 to the report's kernels (``Kernel.profile``).
 
-Generated kernels are matched by name (Triton kernels are device events named like the kernel; C++
-kernels are recorded when ``cpp.enable_kernel_profile`` was on while compiling). Extern kernels are
+Generated kernels are matched by name (Triton kernels are device kernels named like the kernel, linked by
+the profiler to the CPU call that launched them; C++ kernels are recorded when ``cpp.enable_kernel_profile``
+was on while compiling). Extern kernels are
 matched to the aten op they call (``extern_kernels.mm`` -> ``aten::mm``), in execution order.
 Forward and backward are told apart by ``record_function`` markers around each.
 """
@@ -24,14 +25,6 @@ _FWD, _BWD = "inductor_lens::forward", "inductor_lens::backward"
 def _aten_name(callee: str) -> str:
     base = callee.rsplit(".", 1)[-1]
     return f"aten::{base}"
-
-
-def _device_time(ev: Any) -> float:
-    for attr in ("self_device_time_total", "self_cuda_time_total"):
-        v = getattr(ev, attr, None)
-        if v:
-            return float(v)
-    return 0.0
 
 
 def _total_time(ev: Any, on_gpu: bool) -> float:
@@ -89,13 +82,19 @@ def profile_kernels(report: Report, compiled: Callable, args: tuple, backward: b
                 return kind
         return "forward"
 
+    # CPU events by (forward|backward, name); device kernels by the phase of the CPU call that launched
+    # them (the profiler links each kernel to its launch), so a kernel name used by both the forward and
+    # the backward graph is told apart
     by_name: dict[tuple[str, str], list[float]] = defaultdict(list)
+    on_device: dict[tuple[str, str], list[float]] = defaultdict(list)
     for ev in events:
+        if str(getattr(ev, "device_type", "CPU")).endswith(("CUDA", "XPU", "PrivateUse1")):
+            continue
+        phase = phase_of(ev)
         name = re.sub(r"^graph_\d+_", "", ev.name)  # C++ kernels profile as graph_<N>_<kernel>
-        if getattr(ev, "device_type", None) is not None and str(ev.device_type).endswith("CUDA"):
-            by_name[("device", name)].append(_device_time(ev) or float(ev.time_range.elapsed_us()))
-        else:
-            by_name[(phase_of(ev), name)].append(_total_time(ev, on_gpu))
+        by_name[(phase, name)].append(_total_time(ev, on_gpu))
+        for kern in getattr(ev, "kernels", None) or []:
+            on_device[(phase, kern.name)].append(float(kern.duration))
 
     times: dict[tuple[str, str], dict] = {}
     extern_cursor: dict[tuple[str, str], int] = defaultdict(int)
@@ -112,7 +111,7 @@ def profile_kernels(report: Report, compiled: Callable, args: tuple, backward: b
                 extern_cursor[(c.id, key[1])] += 1
                 samples = per_iter[i::n_same] if n_same else []
             else:
-                samples = by_name.get(("device", k.name)) or by_name.get((phase, k.name)) or []
+                samples = (on_device if on_gpu else by_name).get((phase, k.name)) or []
             if samples:
                 times[(c.id, k.name)] = {"total_us": round(sum(samples) / ITERATIONS, 3),
                                          "calls": round(len(samples) / ITERATIONS, 2)}
