@@ -30,7 +30,15 @@ def hostile_report() -> Report:
     kernels = [
         Kernel(name=f"cpp_fused{HOSTILE}", language="cpp", source=f'extern "C" void kernel() {{ /* {HOSTILE} */ }}',
                fused_nodes=[f"op0{HOSTILE}"], fx_nodes=[f"sin{HOSTILE}"], user_stack=[[evil_frame]],
-               compiler_stack=[evil_frame, torch_frame], metadata={"note": HOSTILE}),
+               compiler_stack=[evil_frame, torch_frame],
+               metadata={"note": HOSTILE, "heuristic": HOSTILE, "size_hints": HOSTILE,
+                         "launch": {"num_warps": 4, "block": {HOSTILE: 8}, HOSTILE: HOSTILE},
+                         "compile_info": {HOSTILE: [[HOSTILE, 1]]},
+                         "autotune": {"op": HOSTILE, "fastest": HOSTILE, "chosen": f"cpp_fused{HOSTILE}",
+                                      "choices": [{"name": HOSTILE, "description": HOSTILE, "time_ms": 0.01},
+                                                  {"name": f"2{HOSTILE}", "description": "", "time_ms": None}]}},
+               profile={"total_us": 3.0, "calls": 1.0, "per_call_us": 3.0, "share": 1.0, "device": HOSTILE,
+                        "iterations": 3}),
         Kernel(name="extern_kernels.mm", language="extern", source=f"extern_kernels.mm(buf0, {HOSTILE!r})",
                fused_nodes=["op1"], fx_nodes=["mm"]),
     ]

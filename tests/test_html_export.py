@@ -155,6 +155,11 @@ def test_hostile_report_renders_literally_and_runs_nothing(tmp_path, offline_pag
     assert HOSTILE in page.locator('[data-role="kernel-source"]').inner_text()
     assert HOSTILE in page.locator('[data-role="user-stack"]').inner_text()
     assert HOSTILE in page.locator('[data-role="fx-nodes"]').inner_text()
+    assert page.locator('[data-role="launch"]').inner_text().count(HOSTILE) >= 4  # metadata keys and values
+    assert HOSTILE in page.locator('[data-role="autotune"]').inner_text()
+    assert HOSTILE in page.locator('[data-role="profile"]').locator("xpath=..").inner_text()  # device, in its heading
+    page.keyboard.press("Escape")
+    assert HOSTILE in page.locator('[data-role="top-kernels"]').inner_text()
     assert f"title {HOSTILE}" == page.locator("h1").inner_text()
     for view in ("fx", "timeline"):
         page.click(f'[data-tab="{view}"]')

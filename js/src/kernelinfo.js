@@ -26,7 +26,7 @@ export function metadataSection(kernel) {
 }
 
 function fmtMs(ms) {
-  return ms == null ? "?" : fmtUs(ms * 1000);
+  return ms == null ? "not measured" : fmtUs(ms * 1000);
 }
 
 /**

@@ -1,0 +1,80 @@
+// Kernel facts over the real GPU fixtures: launch metadata, autotune choices, measured time.
+import test from "node:test";
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { metadataFacts, autotuneSummary, topKernels, nodeTimes, indexCompile, fmtUs, fmtShare, fmtSizeHints, parseChoiceConfig, hasProfile } from "../src/data.js";
+import { buildFusion } from "../src/dot.js";
+
+const fixture = (name) => JSON.parse(readFileSync(new URL(`../../tests/fixtures/${name}.json`, import.meta.url), "utf8"));
+const tuned = fixture("gpu_max_autotune");
+const training = fixture("gpu_training");
+const kernel = (report, pred) => report.compiles.flatMap((c) => c.kernels).find(pred);
+
+test("launch facts come from kernel.metadata, labelled", () => {
+  const k = kernel(training, (k) => k.metadata.launch && Object.keys(k.metadata.launch.block).length === 2);
+  const facts = Object.fromEntries(metadataFacts(k).map((f) => [f.label, f.value]));
+  assert.equal(facts.num_warps, String(k.metadata.launch.num_warps));
+  for (const [b, v] of Object.entries(k.metadata.launch.block)) assert.equal(facts[b], String(v));
+  assert.equal(facts["size hints"], fmtSizeHints(k.metadata.size_hints));
+  assert.match(facts["shared memory"], /KiB|B$/);
+  assert.match(facts["compile time"], /ms|s$/);
+});
+
+test("extern kernels show their callee", () => {
+  const k = kernel(training, (k) => k.language === "extern");
+  const facts = metadataFacts(k);
+  assert.deepEqual(facts.find((f) => f.key === "callee").value, k.metadata.callee);
+});
+
+test("autotune: the template was not the fastest alone; its config is found among the choices", () => {
+  const k = kernel(tuned, (k) => k.metadata.heuristic === "template");
+  const a = autotuneSummary(k);
+  assert.equal(a.verdict, "not-fastest");
+  assert.equal(a.fastest.name, k.metadata.autotune.fastest);
+  const cfg = parseChoiceConfig(a.chosen.description);
+  assert.equal(cfg.num_warps, String(k.metadata.launch.num_warps));
+  assert.match(k.source, new RegExp(`BLOCK_M : tl.constexpr = ${cfg.BLOCK_M}\\b`));
+  assert.ok(a.rows.every((r, i) => i === 0 || r.time_ms === null || a.rows[i - 1].time_ms <= r.time_ms), "sorted by time");
+});
+
+test("autotune: the extern addmm is the fastest choice", () => {
+  const k = kernel(tuned, (k) => k.language === "extern" && k.metadata.autotune);
+  const a = autotuneSummary(k);
+  assert.equal(a.verdict, "fastest");
+  assert.equal(a.chosen, a.fastest);
+});
+
+test("no autotune metadata: no summary", () => {
+  assert.equal(autotuneSummary({ name: "k", metadata: {} }), null);
+});
+
+test("top kernels are sorted by total time across compiles", () => {
+  const rows = topKernels(training, 0);
+  const all = training.compiles.flatMap((c) => c.kernels).filter((k) => k.profile);
+  assert.equal(rows.length, all.length);
+  for (let i = 1; i < rows.length; i++) assert.ok(rows[i - 1].total_us >= rows[i].total_us);
+  assert.equal(new Set(rows.map((r) => r.compileId)).size, 2);
+  assert.ok(hasProfile(training));
+  assert.ok(!hasProfile({ compiles: [{ kernels: [{ name: "k", profile: null }] }] }));
+});
+
+test("fusion boxes carry the measured time in their label and their share", () => {
+  const idx = indexCompile(tuned.compiles[0]);
+  const built = buildFusion(idx, new Set(idx.fused.flatMap((n) => n.module_stack || [])));
+  const times = nodeTimes(idx);
+  for (const it of built.items.values()) {
+    if (it.type !== "node") continue;
+    const t = times.get(it.name);
+    assert.equal(it.share, t.share);
+    assert.ok(it.lines[2].includes(fmtShare(t.share)), it.lines[2]);
+  }
+});
+
+test("formatting: small kernel times keep their digits", () => {
+  assert.equal(fmtUs(0.682), "0.68 µs");
+  assert.equal(fmtUs(41.354), "41.4 µs");
+  assert.equal(fmtUs(1518912), "1.52 s");
+  assert.equal(fmtShare(0.7278), "73%");
+  assert.equal(fmtShare(0.0043), "0.43%");
+  assert.equal(fmtSizeHints("{'x': 256, 'r0_': 128}"), "x=256, r0_=128");
+});

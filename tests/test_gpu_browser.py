@@ -1,0 +1,180 @@
+"""Triton reports recorded on a real GPU (tests/fixtures/gpu_*.json), rendered by the exported page in
+offline Chromium: Triton source, launch metadata, autotuning choices, measured time, colouring by time.
+CPU-only: the fixtures hold everything. One page load per report keeps this cheap."""
+
+import json
+import re
+
+import pytest
+
+import inductor_lens
+from tests.test_gpu_fixtures import FIXTURES
+from tests.test_html_export import _assert_clean, _open
+
+pytestmark = pytest.mark.browser
+
+
+def _profiled(compile_):
+    kernels = {k.name: k for k in compile_.kernels}
+    return {n.name: kernels[n.kernel].profile for n in compile_.fused_nodes
+            if n.kernel in kernels and kernels[n.kernel].profile}
+
+
+def _fill(page, name):
+    return page.evaluate(
+        """(n) => getComputedStyle(document.querySelector(`[data-view="fusion"] [data-node="${CSS.escape(n)}"] rect`)).fill""",
+        name)
+
+
+def test_training_report_launch_metadata_profile_colouring_and_top_kernels(tmp_path, offline_page):
+    page = offline_page
+    report = inductor_lens.load(FIXTURES / "gpu_training.json")
+    fwd, bwd = report.compiles
+    path = tmp_path / "gpu_training.html"
+    report.save_html(path)
+    _open(page, path)
+    root = page.locator(".il-root")
+
+    # a profiled report opens coloured by time; every profiled box carries its share
+    assert root.get_attribute("data-colour-by") == "time"
+    times = _profiled(fwd)
+    assert times, "the fixture should carry measured times"
+    boxes = page.locator('[data-view="fusion"] [data-node][data-share]')
+    assert boxes.count() == len(times)
+    shares = {b.get_attribute("data-node"): float(b.get_attribute("data-share")) for b in boxes.all()}
+    assert shares == {n: pytest.approx(p["share"], abs=1e-4) for n, p in times.items()}
+    hot = max(times, key=lambda n: times[n]["share"])
+    cold = min(times, key=lambda n: times[n]["share"])
+    assert _fill(page, hot) != _fill(page, cold), "boxes of 100x different time share look the same"
+    # each box shows its time (the same text as the panel's)
+    label = page.locator(f'[data-view="fusion"] [data-node="{hot}"] text').all_text_contents()
+    assert any(f"({times[hot]['share'] * 100:.1f}%)" in t or f"({times[hot]['share'] * 100:.0f}%)" in t for t in label), label
+
+    # nothing selected: the top-kernels table lists the report's kernels by time, longest first
+    top = page.locator('[data-role="top-kernels"] tbody tr')
+    expected = sorted(((k.profile["total_us"], k.name, c.id) for c in report.compiles for k in c.kernels
+                       if k.profile), reverse=True)
+    assert top.count() == min(12, len(expected))
+    got = [(r.get_attribute("data-kernel"), r.get_attribute("data-compile")) for r in top.all()]
+    assert got[0] == (expected[0][1], expected[0][2])
+    assert [t for t, _, _ in expected[: top.count()]] == sorted([t for t, _, _ in expected[: top.count()]], reverse=True)
+    assert f"{expected[0][0]:.2f}" in top.first.inner_text() or f"{expected[0][0]:.1f}" in top.first.inner_text()
+
+    # colour by kind: same boxes, kind colours (fill changes, no relayout needed)
+    before = _fill(page, hot)
+    page.click('[data-role="colour-by"] [data-colour="kind"]')
+    assert root.get_attribute("data-colour-by") == "kind"
+    assert _fill(page, hot) != before
+    page.click('[data-role="colour-by"] [data-colour="time"]')
+    assert _fill(page, hot) == before
+
+    # click a Triton box: highlighted Triton source, launch facts from kernel.metadata, measured time
+    node, kernel = next((n, k) for n in fwd.fused_nodes for k in fwd.kernels
+                        if k.name == n.kernel and k.language == "triton" and k.metadata["launch"]["block"])
+    page.locator(f'[data-view="fusion"] [data-node="{node.name}"]').click()
+    src = page.locator('[data-role="kernel-source"]')
+    assert "@triton.jit" in src.inner_text() and src.inner_text().strip() == kernel.source.strip()
+    assert src.locator(".hljs-keyword").count() > 0, "Triton source should be highlighted (as Python)"
+    launch = page.locator('[data-role="launch"]')
+    facts = dict(zip(launch.locator("dt").all_inner_texts(), launch.locator("dd").all_inner_texts()))
+    lm = kernel.metadata["launch"]
+    assert facts["num_warps"] == str(lm["num_warps"]) and facts["num_stages"] == str(lm["num_stages"])
+    for b, v in lm["block"].items():
+        assert facts[b] == str(v)
+    assert facts["registers"] == str(lm["registers"])
+    assert facts["heuristic"] == kernel.metadata["heuristic"]
+    hints = dict(re.findall(r"'([^']+)': (\d+)", kernel.metadata["size_hints"]))
+    assert facts["size hints"] == ", ".join(f"{a}={b}" for a, b in hints.items())
+    assert "compile time" in facts and "shared memory" in facts
+    prof = page.locator('[data-role="profile"]').inner_text()
+    assert f"{kernel.profile['share'] * 100:.1f}"[:3] in prof and "per run" in prof
+
+    # an extern kernel shows the library function it calls
+    ext_node, ext = next((n, k) for n in fwd.fused_nodes for k in fwd.kernels
+                         if k.name == n.kernel and k.language == "extern")
+    page.locator(f'[data-view="fusion"] [data-node="{ext_node.name}"]').click()
+    assert ext.metadata["callee"] in page.locator('[data-role="launch"]').inner_text()
+
+    # a top-kernels row of the other compile goes there
+    page.keyboard.press("Escape")
+    row = page.locator(f'[data-role="top-kernels"] tr[data-compile="{bwd.id}"]').first
+    kname = row.get_attribute("data-kernel")
+    row.locator("button").click()
+    assert page.locator(".il-compile").input_value() == bwd.id
+    assert page.locator('[data-role="selected-name"]').inner_text() == kname
+    page.wait_for_selector(f'[data-view="fusion"] [data-kernel="{kname}"].il-selected')
+    _assert_clean(page)
+
+
+def test_max_autotune_report_shows_choices_fastest_and_chosen(tmp_path, offline_page):
+    page = offline_page
+    report = inductor_lens.load(FIXTURES / "gpu_max_autotune.json")
+    (c,) = report.compiles
+    path = tmp_path / "gpu_max_autotune.html"
+    report.save_html(path)
+    _open(page, path)
+    assert page.locator('[data-role="top-kernels"] tbody tr').count() == len(c.kernels)
+
+    template = next(k for k in c.kernels if k.metadata.get("heuristic") == "template")
+    tune = template.metadata["autotune"]
+    node = next(n for n in c.fused_nodes if n.kernel == template.name)
+    page.locator(f'[data-view="fusion"] [data-node="{node.name}"]').click()
+    assert "@triton.jit" in page.locator('[data-role="kernel-source"]').inner_text()
+    box = page.locator('[data-role="autotune"]')
+    # every choice with its time, in the full table
+    full = box.locator("details table tbody tr")
+    box.locator("details summary").click()
+    assert full.count() == len(tune["choices"])
+    by_name = {c_["name"]: c_ for c_ in tune["choices"]}
+    for r in full.all():
+        ch = by_name[r.get_attribute("data-choice")]
+        if ch["time_ms"] is None:  # a choice that failed to compile or run: no time, said so
+            assert "not measured" in r.inner_text()
+            continue
+        value, unit = re.search(r"([\d.]+) (µs|ms)\t", r.inner_text()).groups()
+        shown_us = float(value) * (1000 if unit == "ms" else 1)
+        assert shown_us == pytest.approx(ch["time_ms"] * 1000, rel=0.01), r.inner_text()
+    fastest = box.locator("table").first.locator("tr[data-fastest]")
+    assert fastest.count() == 1 and fastest.get_attribute("data-choice") == tune["fastest"]
+    # the chosen row is the template config the kernel was generated from
+    chosen = box.locator("table").first.locator("tr[data-chosen]")
+    assert chosen.count() == 1
+    chosen_name = chosen.get_attribute("data-choice")
+    assert chosen_name != tune["fastest"]
+    consts = dict(re.findall(r"^\s*(\w+) : tl\.constexpr = (\S+)\s*$", template.source, re.M))
+    consts.update(num_warps=str(template.metadata["launch"]["num_warps"]),
+                  num_stages=str(template.metadata["launch"]["num_stages"]))
+    for key, value in re.findall(r"(\w+)=('[^']*'|[^,\s]+)", by_name[chosen_name]["description"]):
+        assert consts[key] == value.strip("'"), (key, value)
+    # and a plain sentence says why the slower-alone template won
+    verdict = box.locator("[data-verdict]")
+    assert verdict.get_attribute("data-verdict") == "not-fastest"
+    text = verdict.inner_text()
+    assert "Not the fastest alone" in text and tune["fastest"] in text and chosen_name in text and "epilogue" in text
+    assert "relu" in text
+
+    # the extern addmm took the fastest choice
+    ext = next(k for k in c.kernels if k.language == "extern" and "autotune" in k.metadata)
+    page.locator(f'[data-view="fusion"] [data-kernel="{ext.name}"]').click()
+    v = page.locator('[data-role="autotune"] [data-verdict]')
+    assert v.get_attribute("data-verdict") == "fastest" and ext.metadata["autotune"]["fastest"] in v.inner_text()
+    assert page.locator('[data-role="autotune"] table').first.locator("tr[data-chosen][data-fastest]").count() == 1
+    _assert_clean(page)
+
+
+def test_report_without_profile_has_no_time_colouring(tmp_path, offline_page):
+    """Without measured times the page stays coloured by kind and offers no time toggle."""
+    page = offline_page
+    data = json.loads((FIXTURES / "gpu_mlp.json").read_text())
+    for c in data["compiles"]:
+        for k in c["kernels"]:
+            k["profile"] = None
+    report = inductor_lens.load(data)
+    path = tmp_path / "noprofile.html"
+    report.save_html(path)
+    _open(page, path)
+    assert page.locator(".il-root").get_attribute("data-colour-by") == "kind"
+    assert page.locator('[data-role="colour-by"]').count() == 0
+    assert page.locator("[data-share]").count() == 0
+    assert page.locator('[data-role="top-kernels"]').count() == 0
+    _assert_clean(page)
