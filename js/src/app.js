@@ -13,6 +13,10 @@ export const COLLAPSE_LIMIT = 60;
 /** How fusion boxes are coloured: by kernel kind, or by measured time share (needs a profile). */
 export const COLOUR_MODES = ["kind", "time"];
 
+function mark(name) {
+  try { performance.mark(name); } catch (e) { /* no performance API */ }
+}
+
 /** A minimal observable store: set(patch) notifies subscribers with the changed keys. */
 export function createStore(state) {
   const subs = new Set();
@@ -190,6 +194,7 @@ export function createLens(el, opts) {
     }
     if (token !== fusionToken || !alive) return;
     message(fusionHost, "");
+    mark("il:layout");
     fusionBuilt = built;
     // heat for "colour by time": relative to the longest visible box, square-root scaled so that
     // short kernels stay distinguishable; the exact share is on the box and in the panel
@@ -213,6 +218,27 @@ export function createLens(el, opts) {
     if (!fitted.has(key)) { fitted.add(key); fusionCanvas.fit(true); }
     markFusion();
     fusionHost.dataset.ready = "1";
+    mark("il:interactive");
+    prefetchLayouts();
+  }
+
+  // Once the first graph is up, lay out the other compiles' fusion graphs in the worker while the
+  // user reads: switching to the backward graph then hits the layout cache.
+  let prefetched = false;
+  function prefetchLayouts() {
+    if (prefetched || compiles.length < 2) return;
+    prefetched = true;
+    const queue = compiles.map((c) => c.id).filter((id) => id !== store.get().compileId);
+    const next = async () => {
+      const id = queue.shift();
+      if (!id || !alive) return;
+      try {
+        const ix = idxOf(id);
+        if (ix && ix.fused.length) await (await opts.engine()).layout(buildFusion(ix, expandedFor(id)).dot);
+      } catch (e) { /* a failed prefetch only loses the head start */ }
+      setTimeout(next, 0);
+    };
+    setTimeout(next, 50);
   }
 
   function drawLegend() {
