@@ -93,17 +93,31 @@ export function renderPanel(el, idx, fusedName, actions, report = null) {
   // why not fused
   const refusals = (idx.compile.fusion_decisions || []).filter((d) => (d.fused1 === n.name || d.fused2 === n.name) && d.fused1 !== d.fused2);
   if (refusals.length) {
-    el.appendChild(section(`Why not fused (${refusals.length})`, "why-not-fused",
-      h("ul", { class: "il-why" }, refusals.map((d) => {
-        const other = d.fused1 === n.name ? d.fused2 : d.fused1;
-        const otherNode = idx.byName.get(other);
-        return h("li", {},
-          other && otherNode
-            ? h("button", { class: "il-link", type: "button", onclick: () => actions.select(other) }, (otherNode.node.kernel || other))
-            : h("span", { class: "il-mono" }, other || `${d.node1} / ${d.node2}`),
-          h("span", { class: "il-muted" }, ` (${d.node1} + ${d.node2}) `),
-          h("span", { class: "il-reason" }, d.reason));
-      }))));
+    // one row per neighbour: Inductor tries every member pair of two fused nodes, so the same
+    // refusal often comes many times; show each neighbour once with its distinct reasons
+    const byOther = new Map();
+    for (const d of refusals) {
+      const other = d.fused1 === n.name ? d.fused2 : d.fused1;
+      const key = other || `${d.node1} / ${d.node2}`;
+      const g = byOther.get(key) || { other, label: key, reasons: [], pairs: [] };
+      if (!g.reasons.includes(d.reason)) g.reasons.push(d.reason);
+      g.pairs.push(`${d.node1} + ${d.node2}`);
+      byOther.set(key, g);
+    }
+    const row = (g) => {
+      const otherNode = g.other && idx.byName.get(g.other);
+      return h("li", { "data-other": g.label },
+        otherNode
+          ? h("button", { class: "il-link il-mono", type: "button", onclick: () => actions.select(g.other) }, otherNode.node.kernel || g.other)
+          : h("span", { class: "il-mono" }, g.label),
+        h("span", { class: "il-muted", title: g.pairs.join("\n") }, g.pairs.length > 1 ? ` (${g.pairs.length} node pairs) ` : ` (${g.pairs[0]}) `),
+        h("span", { class: "il-reason" }, g.reasons.join("; ")));
+    };
+    const groups = [...byOther.values()];
+    const SHOW = 6;
+    el.appendChild(section(`Why not fused (${groups.length} neighbour${groups.length === 1 ? "" : "s"})`, "why-not-fused",
+      h("ul", { class: "il-why" }, groups.slice(0, SHOW).map(row)),
+      groups.length > SHOW ? h("details", { class: "il-more" }, h("summary", {}, `${groups.length - SHOW} more`), h("ul", { class: "il-why" }, groups.slice(SHOW).map(row))) : null));
   }
 
   // kernel source
