@@ -2,7 +2,7 @@
 // extern call, autotuning choices; and the report's "top kernels by time" table.
 // Everything from the report goes in as text.
 import { h } from "./dom.js";
-import { metadataFacts, autotuneSummary, topKernels, fmtUs, fmtShare, shortOp } from "./data.js";
+import { metadataFacts, autotuneSummary, topKernels, fmtUs, fmtShare, shortOp, parseChoiceConfig } from "./data.js";
 
 const GROUP_TITLES = { launch: "Launch", compile: "Compile", call: "Call", other: "Other metadata" };
 
@@ -38,6 +38,17 @@ export function autotuneSection(kernel, fusedOps = [], shown = 8) {
   const a = autotuneSummary(kernel);
   if (!a) return null;
   const { rows, fastest, chosen } = a;
+  // the config column shows only the parameters that differ between choices (the full text is the tooltip)
+  const cfgs = new Map(rows.map((r) => [r, parseChoiceConfig(r.description)]));
+  const values = new Map();
+  for (const c of cfgs.values()) for (const [key, v] of Object.entries(c)) values.set(key, (values.get(key) || new Set()).add(v));
+  const withCfg = [...cfgs.values()].filter((c) => Object.keys(c).length).length;
+  const varies = (key) => values.get(key).size > 1 || [...cfgs.values()].filter((c) => key in c).length < withCfg;
+  const short = (r) => {
+    const c = cfgs.get(r);
+    const keys = Object.keys(c).filter(varies);
+    return (keys.length ? keys : Object.keys(c)).map((key) => `${key}=${c[key]}`).join(" ");
+  };
   const mark = (r) => [
     r.fastest ? h("span", { class: "il-badge il-badge-fastest" }, "fastest") : null,
     r.chosen ? h("span", { class: "il-badge il-badge-chosen" }, "chosen") : null,
@@ -48,7 +59,7 @@ export function autotuneSection(kernel, fusedOps = [], shown = 8) {
     h("td", { class: "il-choice" }, h("span", { class: "il-mono" }, r.name), " ", mark(r)),
     h("td", { class: "il-num il-mono" }, fmtMs(r.time_ms)),
     h("td", { class: "il-num il-muted" }, r.ratio == null ? "" : r.fastest ? "" : `×${r.ratio.toFixed(2)}`),
-    h("td", { class: "il-desc il-mono", title: r.description || null }, r.description || (r.name.startsWith("triton_") ? "" : "library kernel (ATen / cuBLAS)")));
+    h("td", { class: "il-desc il-mono", title: r.description || null }, r.description ? short(r) : (r.name.startsWith("triton_") ? "" : "library kernel (ATen / cuBLAS)")));
   const head = h("thead", {}, h("tr", {}, h("th", {}, "#"), h("th", {}, "choice"), h("th", { class: "il-num" }, "time"), h("th", { class: "il-num" }, "vs fastest"), h("th", {}, "config")));
   const first = rows.slice(0, shown);
   // the chosen row is always visible, even when it ranks below the first `shown`
