@@ -9,13 +9,13 @@ Layers: ``capture`` (the only code that touches ``torch._*``), ``model`` (plain 
 and the views (``widget``, ``html``, ``magic``, ``cli``), loaded lazily.
 """
 
-from ._capture.session import CaptureError, capture, inspect
+from ._capture.session import CaptureError, capture, inspect, profile
 from .model import SCHEMA_VERSION, Report, ReportError, load
 
 __version__ = "0.1.0"
 
 __all__ = ["SCHEMA_VERSION", "Report", "ReportError", "load", "capture", "inspect", "LensWidget",
-           "save_html", "CaptureError", "__version__"]
+           "save_html", "CaptureError", "profile", "__version__"]
 
 
 def __getattr__(name):  # lazy: importing inductor_lens must not import torch or the widget machinery

@@ -525,7 +525,7 @@ def _record_first_call(compiled, name, calls, recording):
 
 def _profile(report, names, profile_calls, backward, notices):
     """--profile: re-run each -f function on its first call's inputs under the PyTorch profiler."""
-    from ._capture.profile import profile_kernels
+    from . import profile as profile_kernels
 
     for name in names:
         if name not in profile_calls:
@@ -533,7 +533,7 @@ def _profile(report, names, profile_calls, backward, notices):
                            f"was not profiled")
             continue
         compiled, call_args = profile_calls[name]
-        report = profile_kernels(report, compiled, tuple(call_args), backward=backward)
+        report = profile_kernels(report, compiled, *call_args, backward=backward)
     return report
 
 

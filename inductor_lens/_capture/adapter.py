@@ -33,6 +33,7 @@ import sysconfig
 import threading
 import time
 import traceback
+import warnings
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional
 
@@ -216,12 +217,20 @@ def _ir_fx_nodes(ir_node: Any, is_extern: bool) -> list[str]:
     over-approximates there, pytorch issue 100096), else ``origins``."""
     if ir_node is None:
         return []
+    origins = list(getattr(ir_node, "origins", ()) or ())
     if is_extern:
         origin = getattr(ir_node, "origin_node", None)
         if origin is not None:
             return [origin.name]
-    names = [o.name for o in getattr(ir_node, "origins", ()) or ()]
-    return sorted(set(names))
+        # a fallback kernel (e.g. SDPA) without origin_node: keep the origins that call the kernel's own op
+        op = getattr(ir_node, "op_overload", None) or getattr(ir_node, "python_kernel_name", None)
+        if op is not None:
+            base = str(op).split("::")[-1].replace("torch.ops.", "").split(".")
+            base = base[1] if len(base) > 1 and base[0] == "aten" else base[0]
+            exact = [o for o in origins if base and base in str(getattr(o, "target", ""))]
+            if exact:
+                origins = exact
+    return sorted({o.name for o in origins})
 
 
 def _snode_fx_nodes(snode: Any) -> list[str]:
@@ -338,6 +347,9 @@ class Hooks:
 
         # caches would skip the Scheduler altogether: no fusion, no codegen to see
         stack.enter_context(inductor_config.patch(force_disable_caches=True))
+        # ... which makes dynamo warn at every compile that PGO is off: that is our doing, not the user's
+        stack.enter_context(warnings.catch_warnings())
+        warnings.filterwarnings("ignore", message="dynamo_pgo force disabled", category=UserWarning)
         if self.reset_dynamo:
             self._reset_dynamo()
 

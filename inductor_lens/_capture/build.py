@@ -296,6 +296,8 @@ class _GraphBuilder:
         for n1, n2, reason in self.rec.fusion_refusals:
             if (n1, n2, reason) in seen:
                 continue
+            if self.fused_of(n1) is not None and self.fused_of(n1) == self.fused_of(n2):
+                continue  # refused in one round, fused in a later one: not a refusal the user sees
             seen.add((n1, n2, reason))
             out.append(FusionDecision(node1=n1, node2=n2, reason=reason, fused1=self.fused_of(n1),
                                       fused2=self.fused_of(n2)))

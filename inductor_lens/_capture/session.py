@@ -9,7 +9,7 @@ from typing import Any, Callable, Optional
 
 from ..model import Report
 
-__all__ = ["capture", "inspect", "CaptureError"]
+__all__ = ["capture", "inspect", "profile", "CaptureError"]
 
 _ACTIVE = threading.local()
 
@@ -152,10 +152,22 @@ def inspect(fn: Callable, *args: Any, backward: bool = False, profile: bool = Fa
             _backward(out)
     report = cap.report
     if profile:
-        from .profile import profile_kernels
-
-        report = profile_kernels(report, compiled, args, backward=backward)
+        report = globals()["profile"](report, compiled, *args, backward=backward)
     return report
+
+
+def profile(report: Report, compiled: Callable, *args: Any, backward: bool = False) -> Report:
+    """Run ``compiled(*args)`` (and its backward) a few times under the PyTorch profiler and return a copy
+    of ``report`` whose kernels carry measured time (``Kernel.profile``).
+
+    ``compiled`` must be the compiled function or module that produced ``report``. C++ kernels are only
+    visible to the profiler when they were compiled with ``torch._inductor.config.cpp.enable_kernel_profile``
+    on (``inspect(..., profile=True)`` and the magic's ``--profile`` do that); Triton and extern kernels
+    always are.
+    """
+    from .profile import profile_kernels
+
+    return profile_kernels(report, compiled, args, backward=backward)
 
 
 def _backward(out: Any) -> None:
