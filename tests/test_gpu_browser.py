@@ -106,18 +106,25 @@ def test_training_report_launch_metadata_profile_colouring_and_top_kernels(tmp_p
     _assert_clean(page)
 
 
-def test_max_autotune_report_shows_choices_fastest_and_chosen(tmp_path, offline_page):
-    page = offline_page
-    report = inductor_lens.load(FIXTURES / "gpu_max_autotune.json")
-    (c,) = report.compiles
-    path = tmp_path / "gpu_max_autotune.html"
-    report.save_html(path)
-    _open(page, path)
-    assert page.locator('[data-role="top-kernels"] tbody tr').count() == len(c.kernels)
+def _chosen_choice(kernel):
+    """The autotune choice a template kernel was generated from: the one whose config matches the
+    kernel's tl.constexpr constants and launch config (extern kernels: the choice named like the callee)."""
+    tune = kernel.metadata["autotune"]
+    if kernel.language == "extern":
+        callee = kernel.metadata["callee"].removeprefix("extern_kernels.")
+        return next(c["name"] for c in tune["choices"] if c["name"] == callee)
+    have = dict(re.findall(r"^\s*(\w+) : tl\.constexpr = (\S+)\s*$", kernel.source, re.M))
+    have.update(num_warps=str(kernel.metadata["launch"]["num_warps"]),
+                num_stages=str(kernel.metadata["launch"]["num_stages"]))
+    for c in tune["choices"]:
+        want = {k: v.strip("'") for k, v in re.findall(r"(\w+)=('[^']*'|[^,\s]+)", c["description"])}
+        if want and all(have.get(k) == v for k, v in want.items()):
+            return c["name"]
+    raise AssertionError(f"no choice matches {kernel.name}")
 
-    template = next(k for k in c.kernels if k.metadata.get("heuristic") == "template")
-    tune = template.metadata["autotune"]
-    node = next(n for n in c.fused_nodes if n.kernel == template.name)
+
+def _check_autotune(page, kernel, node):
+    tune = kernel.metadata["autotune"]
     page.locator(f'[data-view="fusion"] [data-node="{node.name}"]').click()
     assert "@triton.jit" in page.locator('[data-role="kernel-source"]').inner_text()
     box = page.locator('[data-role="autotune"]')
@@ -134,31 +141,56 @@ def test_max_autotune_report_shows_choices_fastest_and_chosen(tmp_path, offline_
         value, unit = re.search(r"([\d.]+) (µs|ms)\t", r.inner_text()).groups()
         shown_us = float(value) * (1000 if unit == "ms" else 1)
         assert shown_us == pytest.approx(ch["time_ms"] * 1000, rel=0.01), r.inner_text()
-    fastest = box.locator("table").first.locator("tr[data-fastest]")
+    table = box.locator("table").first
+    fastest = table.locator("tr[data-fastest]")
     assert fastest.count() == 1 and fastest.get_attribute("data-choice") == tune["fastest"]
-    # the chosen row is the template config the kernel was generated from
-    chosen = box.locator("table").first.locator("tr[data-chosen]")
-    assert chosen.count() == 1
-    chosen_name = chosen.get_attribute("data-choice")
-    assert chosen_name != tune["fastest"]
-    consts = dict(re.findall(r"^\s*(\w+) : tl\.constexpr = (\S+)\s*$", template.source, re.M))
-    consts.update(num_warps=str(template.metadata["launch"]["num_warps"]),
-                  num_stages=str(template.metadata["launch"]["num_stages"]))
-    for key, value in re.findall(r"(\w+)=('[^']*'|[^,\s]+)", by_name[chosen_name]["description"]):
-        assert consts[key] == value.strip("'"), (key, value)
-    # and a plain sentence says why the slower-alone template won
-    verdict = box.locator("[data-verdict]")
+    chosen = table.locator("tr[data-chosen]")
+    assert chosen.count() == 1 and chosen.get_attribute("data-choice") == _chosen_choice(kernel)
+    return box.locator("[data-verdict]"), chosen.get_attribute("data-choice")
+
+
+def test_max_autotune_report_shows_choices_fastest_and_chosen(tmp_path, offline_page):
+    page = offline_page
+    data = json.loads((FIXTURES / "gpu_max_autotune.json").read_text())
+    report = inductor_lens.load(data)
+    (c,) = report.compiles
+    path = tmp_path / "gpu_max_autotune.html"
+    report.save_html(path)
+    _open(page, path)
+    assert page.locator('[data-role="top-kernels"] tbody tr').count() == len(c.kernels)
+    tuned = [k for k in c.kernels if "autotune" in k.metadata]
+    assert tuned
+    for k in tuned:
+        node = next(n for n in c.fused_nodes if n.kernel == k.name)
+        verdict, chosen = _check_autotune(page, k, node)
+        expected = "fastest" if chosen == k.metadata["autotune"]["fastest"] else "not-fastest"
+        assert verdict.get_attribute("data-verdict") == expected
+        assert k.metadata["autotune"]["fastest"] in verdict.inner_text() or chosen in verdict.inner_text()
+    _assert_clean(page)
+
+    # the case the first H200 recording showed: the library mm was fastest alone, Inductor still
+    # emitted the template, because the template fuses the epilogue (add, relu)
+    tk = next(k for k in data["compiles"][0]["kernels"] if k["name"] == "triton_tem_fused_addmm_relu_t_0")
+    best = min(ch["time_ms"] for ch in tk["metadata"]["autotune"]["choices"] if ch["time_ms"] is not None)
+    choices = tk["metadata"]["autotune"]["choices"]
+    lib = next((ch for ch in choices if ch["name"] == "mm"), None)
+    if lib is None:
+        lib = {"name": "mm", "description": ""}
+        choices.insert(0, lib)
+    lib["time_ms"] = round(best * 0.8, 6)
+    tk["metadata"]["autotune"]["fastest"] = "mm"
+    report = inductor_lens.load(data)
+    path = tmp_path / "mm_fastest_alone.html"
+    report.save_html(path)
+    _open(page, path)
+    kernel = report.compiles[0].kernel("triton_tem_fused_addmm_relu_t_0")
+    node = next(n for n in report.compiles[0].fused_nodes if n.kernel == kernel.name)
+    verdict, chosen = _check_autotune(page, kernel, node)
+    assert chosen != "mm"
     assert verdict.get_attribute("data-verdict") == "not-fastest"
     text = verdict.inner_text()
-    assert "Not the fastest alone" in text and tune["fastest"] in text and chosen_name in text and "epilogue" in text
-    assert "relu" in text
-
-    # the extern addmm took the fastest choice
-    ext = next(k for k in c.kernels if k.language == "extern" and "autotune" in k.metadata)
-    page.locator(f'[data-view="fusion"] [data-kernel="{ext.name}"]').click()
-    v = page.locator('[data-role="autotune"] [data-verdict]')
-    assert v.get_attribute("data-verdict") == "fastest" and ext.metadata["autotune"]["fastest"] in v.inner_text()
-    assert page.locator('[data-role="autotune"] table').first.locator("tr[data-chosen][data-fastest]").count() == 1
+    assert "Not the fastest alone" in text and "mm was fastest" in text and chosen in text
+    assert "epilogue" in text and "relu" in text
     _assert_clean(page)
 
 

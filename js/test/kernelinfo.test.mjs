@@ -26,22 +26,42 @@ test("extern kernels show their callee", () => {
   assert.deepEqual(facts.find((f) => f.key === "callee").value, k.metadata.callee);
 });
 
-test("autotune: the template was not the fastest alone; its config is found among the choices", () => {
-  const k = kernel(tuned, (k) => k.metadata.heuristic === "template");
-  const a = autotuneSummary(k);
-  assert.equal(a.verdict, "not-fastest");
-  assert.equal(a.fastest.name, k.metadata.autotune.fastest);
-  const cfg = parseChoiceConfig(a.chosen.description);
-  assert.equal(cfg.num_warps, String(k.metadata.launch.num_warps));
-  assert.match(k.source, new RegExp(`BLOCK_M : tl.constexpr = ${cfg.BLOCK_M}\\b`));
-  assert.ok(a.rows.every((r, i) => i === 0 || r.time_ms === null || a.rows[i - 1].time_ms <= r.time_ms), "sorted by time");
+test("autotune: each tuned kernel's chosen config is found among the choices", () => {
+  const ks = tuned.compiles.flatMap((c) => c.kernels).filter((k) => k.metadata.autotune);
+  assert.ok(ks.length);
+  for (const k of ks) {
+    const a = autotuneSummary(k);
+    assert.ok(a.chosen, k.name);
+    assert.equal(a.fastest.name, k.metadata.autotune.fastest);
+    assert.equal(a.verdict, a.chosen === a.fastest ? "fastest" : "not-fastest");
+    if (k.language === "triton") {
+      const cfg = parseChoiceConfig(a.chosen.description);
+      assert.equal(cfg.num_warps, String(k.metadata.launch.num_warps));
+      assert.match(k.source, new RegExp(`BLOCK_M : tl.constexpr = ${cfg.BLOCK_M}\\b`));
+    }
+    assert.ok(a.rows.every((r, i) => i === 0 || r.time_ms === null || a.rows[i - 1].time_ms <= r.time_ms), "sorted by time");
+  }
 });
 
-test("autotune: the extern addmm is the fastest choice", () => {
-  const k = kernel(tuned, (k) => k.language === "extern" && k.metadata.autotune);
+test("autotune: a template slower alone than the library mm is 'not-fastest'", () => {
+  const k = structuredClone(kernel(tuned, (k) => k.metadata.heuristic === "template"));
+  const best = Math.min(...k.metadata.autotune.choices.filter((c) => c.time_ms != null).map((c) => c.time_ms));
+  const lib = k.metadata.autotune.choices.find((c) => c.name === "mm");
+  if (lib) lib.time_ms = best * 0.8; else k.metadata.autotune.choices.unshift({ name: "mm", description: "", time_ms: best * 0.8 });
+  k.metadata.autotune.fastest = "mm";
+  const a = autotuneSummary(k);
+  assert.equal(a.verdict, "not-fastest");
+  assert.equal(a.fastest.name, "mm");
+  assert.notEqual(a.chosen.name, "mm");
+});
+
+test("autotune: an extern kernel's choice is its callee", () => {
+  const k = { name: "extern_kernels.addmm[buf2]", language: "extern", metadata: { callee: "extern_kernels.addmm",
+    autotune: { op: "addmm", fastest: "addmm", chosen: "extern_kernels.addmm[buf2]",
+      choices: [{ name: "triton_mm_1", description: "BLOCK_M=32", time_ms: 0.05 }, { name: "addmm", description: "", time_ms: 0.04 }] } } };
   const a = autotuneSummary(k);
   assert.equal(a.verdict, "fastest");
-  assert.equal(a.chosen, a.fastest);
+  assert.equal(a.chosen.name, "addmm");
 });
 
 test("no autotune metadata: no summary", () => {
