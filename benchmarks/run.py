@@ -54,7 +54,7 @@ def main(argv=None) -> None:
 
         print("page timings in headless Chromium ...", file=sys.stderr, flush=True)
         rows = browser.run(layers)
-        text = browser.table(rows) if hasattr(browser, "table") else "\n".join(map(str, rows))
+        text = browser.format_table(rows)
         out += ["## The page in Chromium", "", text, ""]
         print("\n".join(out[-4:]), flush=True)
     if args.results:
