@@ -178,13 +178,16 @@ def _snapshot():
     from torch._dynamo.callback import callback_handler
     from torch._inductor.graph import GraphLowering
 
+    from torch._inductor.scheduler import WhyNoFuse
+
     loggers = [logging.getLogger(n) for n in ("torch.__trace", "torch._inductor.scheduler.__fusion")]
     return {
         "config": torch._inductor.config.get_config_copy(),
         "loggers": [(lg.level, lg.propagate, list(lg.handlers)) for lg in loggers],
         "functions": (torch.compile, debug.log_ir_pre_fusion, debug.log_ir_post_fusion,
                       debug.set_kernel_post_grad_provenance_tracing, cpp.set_kernel_post_grad_provenance_tracing,
-                      cfx.compile_fx, GraphLowering.save_output_code),
+                      cfx.compile_fx, GraphLowering.save_output_code, GraphLowering.compile_to_module,
+                      WhyNoFuse.__call__),
         "callbacks": (list(callback_handler.start_callbacks), list(callback_handler.end_callbacks)),
     }
 
