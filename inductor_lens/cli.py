@@ -186,31 +186,9 @@ def cmd_run(tokens: Sequence[str]) -> int:
 # -- demo ----------------------------------------------------------------------------------------
 
 def _demo_report(progress):
-    import torch
-    from torch import nn
+    from .examples import demo
 
-    from . import capture
-
-    def f(x):
-        return torch.sin(x) ** 2 + torch.cos(x) ** 2
-
-    class MLP(nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.fc1 = nn.Linear(16, 32)
-            self.fc2 = nn.Linear(32, 8)
-
-        def forward(self, x):
-            return self.fc2(torch.relu(self.fc1(x))).softmax(-1)
-
-    torch.manual_seed(0)
-    with capture(title="inductor-lens demo: sin(x)**2 + cos(x)**2, and a small MLP", on_event=progress) as cap:
-        compiled_f = torch.compile(f)            # only wraps f: nothing is compiled here
-        compiled_f(torch.randn(1024))            # dynamo traces and Inductor compiles: one fused kernel
-        mlp = torch.compile(MLP())
-        with torch.no_grad():
-            mlp(torch.randn(4, 16))              # matmuls stay extern kernels; bias+relu, softmax fuse
-    return cap.report
+    return demo(on_event=progress)
 
 
 def cmd_demo(args: argparse.Namespace) -> int:

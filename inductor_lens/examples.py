@@ -84,3 +84,29 @@ class GPT2(nn.Module):
 def gpt2_inputs(batch: int = 2, seq: int = 32, vocab: int = 256, device: str = "cpu") -> torch.Tensor:
     g = torch.Generator().manual_seed(0)
     return torch.randint(0, vocab, (batch, seq), generator=g).to(device)
+
+
+def demo(on_event=None):
+    """The built-in example of ``inductor-lens demo``: the user's ``sin**2 + cos**2`` (one fused kernel) and a
+    small MLP (extern matmuls beside fused kernels), captured in one report. The code lives here, in an
+    example module, so that its lines show as the user's code in the report."""
+    import inductor_lens
+
+    class SmallMLP(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc1 = nn.Linear(16, 32)
+            self.fc2 = nn.Linear(32, 8)
+
+        def forward(self, x):
+            return self.fc2(torch.relu(self.fc1(x))).softmax(-1)
+
+    torch.manual_seed(0)
+    with inductor_lens.capture(title="inductor-lens demo: sin(x)**2 + cos(x)**2, and a small MLP",
+                               on_event=on_event) as cap:
+        compiled_f = torch.compile(sin_cos)      # only wraps sin_cos: nothing is compiled here
+        compiled_f(torch.randn(1024))            # dynamo traces and Inductor compiles: one fused kernel
+        mlp = torch.compile(SmallMLP())
+        with torch.no_grad():
+            mlp(torch.randn(4, 16))              # matmuls stay extern kernels; bias+relu, softmax fuse
+    return cap.report

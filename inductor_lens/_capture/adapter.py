@@ -148,10 +148,18 @@ def _torch_dir() -> str:
     return os.path.dirname(os.path.abspath(torch.__file__)) + os.sep
 
 
+_EXAMPLES = os.path.join(_PKG_DIR, "examples.py")  # example models are user code, though shipped with us
+
+
+def _ours(filename: str) -> bool:
+    path = os.path.abspath(filename)
+    return path.startswith(_PKG_DIR + os.sep) and path != _EXAMPLES
+
+
 def trim_to_user_call(frames: list[tuple], torch_dir: str) -> list[tuple]:
     """Frames from the user's call into torch (the last frame before torch is first entered) to the
     end, without inductor_lens's own wrappers: the path through torch that produced a kernel."""
-    frames = [f for f in frames if not os.path.abspath(f[0]).startswith(_PKG_DIR + os.sep)]
+    frames = [f for f in frames if not _ours(f[0])]
     first = next((i for i, f in enumerate(frames) if os.path.abspath(f[0]).startswith(torch_dir)), None)
     if first is None:
         return frames
@@ -163,7 +171,9 @@ def user_frames(frames: list[tuple], prefixes: tuple[str, ...]) -> list[tuple]:
     out = []
     for fr in frames:
         fn = fr[0]
-        if fn.startswith("<frozen") or os.path.abspath(fn).startswith(prefixes) and not fn.startswith("<"):
+        if fn.startswith("<frozen"):
+            continue
+        if not fn.startswith("<") and os.path.abspath(fn).startswith(prefixes) and os.path.abspath(fn) != _EXAMPLES:
             continue
         out.append(fr)
     return out
