@@ -8,6 +8,10 @@ function lastUserFrame(frames) {
   return f ? `${basename(f.file)}:${f.line} ${String(f.code || "").trim()}` : "";
 }
 
+// Inductor runs dozens of tiny graph passes ("pass.post_grad_passes.*"): hidden unless asked for.
+const isPass = (p) => String(p.name).startsWith("pass.");
+let showPasses = false;
+
 export function renderTimeline(el, report, currentId, onSelectCompile) {
   el.replaceChildren();
   const compiles = report.compiles || [];
@@ -45,6 +49,15 @@ export function renderTimeline(el, report, currentId, onSelectCompile) {
       h("span", { class: "il-tl-mark il-tl-mark-call", style: `left:${pct(cc.time_us || 0)}`, title: `${lastUserFrame(cc.user_stack)} · backend ${cc.backend}` }),
       h("span", { class: "il-tl-note", style: `left:${pct(cc.time_us || 0)}` }, `wraps only · ${lastUserFrame(cc.user_stack)}`)));
   }
+  const current = compiles.find((c) => c.id === currentId) || compiles[0];
+  const passes = current ? (current.phases || []).filter(isPass).length : 0;
+  if (passes) {
+    const box = h("input", { type: "checkbox", "data-role": "show-passes" });
+    box.checked = showPasses;
+    box.addEventListener("change", () => { showPasses = box.checked; renderTimeline(el, report, currentId, onSelectCompile); });
+    el.appendChild(h("label", { class: "il-tl-passes" }, box,
+      ` show Inductor's ${passes} small graph passes (pass.*). Phases are listed for the selected compile; click another compile's row to see its phases.`));
+  }
   for (const c of compiles) {
     const t = c.trigger || {};
     const head = row(`${c.id}${c.frame ? " · " + c.frame : ""}`, "il-tl-compile" + (c.id === currentId ? " il-current" : ""),
@@ -54,8 +67,9 @@ export function renderTimeline(el, report, currentId, onSelectCompile) {
     head.tabIndex = 0;
     head.addEventListener("click", () => onSelectCompile(c.id));
     rows.appendChild(head);
-    for (const p of c.phases || []) {
-      rows.appendChild(row(h("span", { style: `padding-left:${(p.depth || 0) * 12}px` }, p.name), "il-tl-phase" + (c.id === currentId ? " il-current" : ""),
+    if (c !== current) continue;
+    for (const p of (c.phases || []).filter((q) => showPasses || !isPass(q))) {
+      rows.appendChild(row(h("span", { style: `padding-left:${(p.depth || 0) * 12}px`, title: p.name }, p.name), "il-tl-phase" + (c.id === currentId ? " il-current" : ""),
         h("span", { class: `il-tl-bar depth-${Math.min(4, p.depth || 0)}`, style: `left:${pct(p.start_us)};width:${wpct(p.duration_us)}`, title: `${p.name}: ${fmtUs(p.duration_us)}` }),
         h("span", { class: "il-tl-dur", style: `left:calc(${pct(p.start_us + p.duration_us)} + 4px)` }, fmtUs(p.duration_us))));
     }
