@@ -138,6 +138,11 @@ def test_offline_page_views_search_and_keyboard(tmp_path, offline_page, training
     assert "only wrapped the function" in tl
     for c in training_report.compiles:
         assert c.id in tl
+    # phases of the selected (first) compile; Inductor's many small pass.* phases only on request
+    passes = [p.name for p in first.phases if p.name.startswith("pass.")]
+    assert passes and "GraphLowering.run" in tl and passes[0] not in tl
+    page.check('[data-role="show-passes"]')
+    assert passes[0] in page.locator('[data-view="timeline"]').inner_text()
     _assert_clean(page)
 
 
