@@ -441,6 +441,7 @@ def _run(shell, args: argparse.Namespace, cell: str):
     finally:
         recording["on"] = False
         profile_calls = {n: (compiled_here[n], a) for n, (a, k, _) in calls.items() if not k} if args.profile else {}
+        called = set(calls)
         calls.clear()
         for handle in recording.get("handles", []):
             handle.remove()
@@ -461,7 +462,15 @@ def _run(shell, args: argparse.Namespace, cell: str):
     if not report.compiles and not any("torch.compile" in d for d in report.diagnostics) and error is None:
         notices.append("nothing was compiled in this cell: call a torch.compile()d function or module in it, "
                        "or let the magic compile one for you with -f NAME")
-    notices = list(report.diagnostics) + notices
+    never = [n for n in names if n not in called]
+    diagnostics = list(report.diagnostics)
+    if never and error is None:
+        # the user wrote no torch.compile(): say what -f did, not that "torch.compile() was called"
+        diagnostics = [d for d in diagnostics if not d.startswith("torch.compile() was called but")]
+        notices.append(f"-f compiled {', '.join(never)} but the cell never called "
+                       f"{'it' if len(never) == 1 else 'them'}: Inductor runs at the first call, so call "
+                       f"{never[0]}(...) in the cell to see its kernels")
+    notices = diagnostics + notices
 
     # register compiled wrappers (for display(f)): the ones made in this cell, and older ones that ran in it
     for key, value in list(ns.items()):

@@ -292,3 +292,11 @@ def test_profile_measures_every_cpu_kernel():
     assert k.profile["device"] == "cpu" and k.profile["total_us"] > 0 and k.profile["calls"] == 1
     assert k.profile["share"] == 1.0
     assert not [d for d in report.diagnostics if d.startswith("profile")]
+
+
+def test_another_backend_is_named_and_not_mistaken_for_a_function_never_called():
+    with inductor_lens.capture() as cap:
+        out = torch.compile(models.sin_cos, backend="eager")(torch.randn(8))
+    assert out.shape == (8,) and not cap.report.compiles
+    notes = " ".join(cap.report.diagnostics)
+    assert "backend 'eager'" in notes and "never ran" not in notes

@@ -255,9 +255,17 @@ def test_compiled_but_never_called_says_inductor_runs_at_first_call(kernel):
     assert kernel.value("len(rep_nc.compiles)") == 0
 
 
+def test_f_defined_but_never_called_says_so_in_the_users_terms(kernel):
+    ex = kernel.ok("%%inductor_lens -f g2\ndef g2(x):\n    return x * 3\n")
+    text = ex.texts()
+    assert "-f compiled g2 but the cell never called it" in text and "first call" in text
+    assert "torch.compile() was called" not in text
+
+
 def test_non_inductor_backend_says_there_are_no_kernels(kernel):
     ex = kernel.ok("%%inductor_lens\ne = torch.compile(lambda x: x + 1, backend='eager')\ne(torch.randn(3))\n")
     assert "backend 'eager'" in ex.texts() and "only the inductor backend generates kernels" in ex.texts()
+    assert "never ran" not in ex.texts()
 
 
 def test_nothing_compiled_at_all(kernel):

@@ -131,7 +131,7 @@ def _non_user_prefixes() -> tuple[str, ...]:
     import torch
 
     paths = {os.path.dirname(os.path.abspath(torch.__file__)) + os.sep, _PKG_DIR + os.sep}
-    for key in ("stdlib", "platstdlib", "purelib", "platlib"):
+    for key in ("stdlib", "platstdlib", "purelib", "platlib", "scripts"):  # scripts: console launchers
         p = sysconfig.get_paths().get(key)
         if p:
             paths.add(os.path.abspath(p) + os.sep)

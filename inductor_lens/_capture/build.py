@@ -400,14 +400,18 @@ def build_report(raw: Raw, torch_version: str, title: str = "") -> Report:
     calls = [CompileCall(target=c["target"], backend=c["backend"], user_stack=_frames(c["user_stack"]),
                          time_us=round(c["time_us"] - raw.t0_us, 1)) for c in raw.compile_calls]
     for c in calls:
-        if c.backend not in ("inductor",) and not any(True for _ in compiles):
+        if c.backend != "inductor":
             diagnostics.append(f"torch.compile({c.target}) used backend {c.backend!r}: only the inductor backend "
-                               "generates kernels, so there is no fusion or kernel to show")
+                               "generates kernels, so there is no fusion or kernel of it to show")
     if not compiles:
-        if calls:
+        if raw.windows:
+            if all(c.backend == "inductor" for c in calls):
+                diagnostics.append("dynamo ran but Inductor compiled no graph (nothing to compile in the traced "
+                                   "frames, or they were skipped)")
+        elif calls:
             diagnostics.append("torch.compile() was called but the compiled function never ran inside the capture: "
                                "torch.compile() only wraps the function; dynamo and Inductor run at its first call")
-        elif not raw.windows:
+        else:
             diagnostics.append("nothing was compiled inside the capture")
     return Report(torch_version=torch_version, device=raw.device, compiles=compiles, graph_breaks=breaks,
                   diagnostics=diagnostics, compile_calls=calls, title=title,

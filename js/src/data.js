@@ -118,10 +118,13 @@ export function initialExpansion(fused, limit) {
 export function frameStage(frame) {
   const f = String(frame.file || "").replace(/\\/g, "/");
   const fn = String(frame.function || "");
+  // dynamo's aot_autograd backend wrapper belongs to AOT Autograd; its repro wrapper around compile_fx_inner to Inductor
+  if (/\/torch\/_dynamo\/backends\/common\.py$/.test(f)) return "aot";
+  if (/\/torch\/_dynamo\/repro\/after_aot\.py$/.test(f)) return "inductor";
   if (/\/torch\/_dynamo\//.test(f)) return "dynamo";
   if (/\/torch\/_functorch\//.test(f)) return "aot";
   if (/\/torch\/_inductor\/codegen\//.test(f)) return "codegen";
-  if (/\/torch\/_inductor\/scheduler\.py$/.test(f)) return /^_?codegen/.test(fn) ? "codegen" : "scheduler";
+  if (/\/torch\/_inductor\/scheduler\.py$/.test(f)) return /^_?codegen|^flush$|^generate_kernel/.test(fn) ? "codegen" : "scheduler";
   if (/\/torch\/_inductor\/graph\.py$/.test(f)) return /codegen|compile_to/.test(fn) ? "codegen" : "lowering";
   if (/\/torch\/_inductor\/(lowering|ir|decomposition|fx_passes\/|pattern_matcher|select_algorithm|kernel\/)/.test(f)) return "lowering";
   if (/\/torch\/_inductor\//.test(f)) return "inductor";
@@ -132,7 +135,7 @@ export function frameStage(frame) {
 
 export const STAGE_LABELS = {
   user: "your code",
-  dynamo: "Dynamo (traces your Python frame)",
+  dynamo: "Dynamo (traces your Python frame, hands the FX graph to the backend)",
   aot: "AOT Autograd (forward/backward graphs)",
   inductor: "Inductor (compile_fx)",
   lowering: "Inductor lowering (FX -> IR)",

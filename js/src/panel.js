@@ -55,6 +55,23 @@ function section(title, role, ...body) {
  * actions: {select(fusedName), selectIn(compileId, fusedName), focusFx(fxName)}; `report` is the whole
  * report (for ranks and the top-kernels table).
  */
+// Ops without a recorded line: dynamo keeps no stack for code inside torch itself (an nn.Sequential of
+// nn.Linear, say). Say so, and give what is known instead: the module path and the call that compiled it.
+function noUserSource(n, fxByName, compile) {
+  const modules = [];
+  for (const name of n.fx_nodes || []) {
+    const ms = (fxByName.get(name) || {}).module_stack || [];
+    const m = ms[ms.length - 1];
+    if (m && !modules.includes(m)) modules.push(m);
+  }
+  const t = compile.trigger || {};
+  const call = (t.user_stack || [])[(t.user_stack || []).length - 1];
+  return h("div", { class: "il-muted" },
+    h("p", {}, "Dynamo recorded no source line for these ops: they come from code inside torch (such as torch.nn modules), not from a line of yours."),
+    modules.length ? h("p", {}, "Module: ", h("span", { class: "il-mono" }, modules.join(", "))) : null,
+    call ? h("p", {}, "They run when your code calls the compiled function: ", h("span", { class: "il-mono" }, `${call.file.split("/").pop()}:${call.line} ${String(call.code || "").trim()}`)) : null);
+}
+
 export function renderPanel(el, idx, fusedName, actions, report = null) {
   el.replaceChildren();
   const entry = idx.byName.get(fusedName);
@@ -173,12 +190,14 @@ export function renderPanel(el, idx, fusedName, actions, report = null) {
     }
   }
   el.appendChild(section(`Your code (${stacks.length} source location${stacks.length === 1 ? "" : "s"})`, "user-stack",
-    stacks.length ? stacks.map(userStack) : h("p", { class: "il-muted" }, "No user source recorded for these ops.")));
+    stacks.length ? stacks.map(userStack) : noUserSource(n, fxByName, idx.compile)));
 
   // compiler backtrace
   const cs = (k && k.compiler_stack) || [];
   el.appendChild(section("Inductor's call path that generated this kernel", "compiler-stack",
-    cs.length ? compilerStack(cs) : h("p", { class: "il-muted" }, "No compiler backtrace recorded.")));
+    cs.length ? [h("p", { class: "il-muted il-note" }, "From your call (top) to where Inductor writes this kernel into the output code (bottom). "
+      + "Fusion happened before this, in Scheduler.__init__ (a phase on the timeline), on a path of its own."), compilerStack(cs)]
+      : h("p", { class: "il-muted" }, "No compiler backtrace recorded.")));
 }
 
 /** What the panel shows with nothing selected: when and why this graph compiled. */
