@@ -212,3 +212,26 @@ def test_dark_scheme_uses_dark_background(tmp_path, offline_page, sin_cos_report
     rgb = [int(x) for x in re.findall(r"\d+", bg)[:3]]
     assert sum(rgb) < 3 * 80, bg
     _assert_clean(page)
+
+
+@pytest.mark.browser
+def test_ops_without_a_user_line_say_why_and_show_module_and_call_site(tmp_path, offline_page, training_report):
+    """torch.nn containers (nn.Sequential of nn.Linear) leave dynamo no user line: the panel explains."""
+    import dataclasses
+
+    c = training_report.compiles[0]
+    graphs = {name: dataclasses.replace(g, nodes=[dataclasses.replace(n, user_stack=[]) for n in g.nodes])
+              for name, g in c.graphs.items()}
+    bare = dataclasses.replace(c, graphs=graphs, kernels=[dataclasses.replace(k, user_stack=[]) for k in c.kernels])
+    report = dataclasses.replace(training_report, compiles=[bare])
+    path = tmp_path / "bare.html"
+    report.save_html(path)
+    page = offline_page
+    _open(page, path)
+    node = next(n for n in bare.fused_nodes if n.kind == "extern")
+    page.locator(f'[data-view="fusion"] [data-node="{node.name}"]').click()
+    user = page.locator('[data-role="user-stack"]').inner_text()
+    module = [m for fx in bare.graphs["post_grad"].nodes if fx.name in node.fx_nodes for m in fx.module_stack][-1]
+    call = bare.trigger.user_stack[-1]
+    assert "no source line" in user and module in user and f"{call.line}" in user and call.code.strip() in user
+    _assert_clean(page)
