@@ -120,3 +120,14 @@ def test_graph_break_text():
     reason, stack = parse.parse_graph_break(text)
     assert reason.startswith("Call to print") and "Traceback" not in reason
     assert [f.line for f in stack] == [20, 14]
+
+
+def test_fused_node_module_is_where_most_of_its_ops_come_from():
+    from inductor_lens._capture.build import _majority_prefix
+
+    block6 = ["h.6", "h.6.mlp"]
+    assert _majority_prefix([block6, block6, ["h.7", "h.7.ln_1"]]) == ["h.6", "h.6.mlp"]
+    assert _majority_prefix([["h.6", "h.6.mlp"], ["h.6", "h.6.attn"], []]) == ["h.6"]
+    assert _majority_prefix([["a"], ["b"]]) == []  # a tie is no majority
+    assert _majority_prefix([["a"], ["b"], ["c"]]) == []
+    assert _majority_prefix([[], []]) == []

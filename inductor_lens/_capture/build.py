@@ -120,17 +120,28 @@ def _graph_nodes(nodes: list[dict]) -> list[GraphNode]:
     return out
 
 
-def _common_prefix(stacks: list[list[str]]) -> list[str]:
+def _majority_prefix(stacks: list[list[str]]) -> list[str]:
+    """The deepest module path that more than half of the ops (those with a module) sit in.
+
+    A fused node often takes an op or two from a neighbouring module (a residual add fused into the next
+    block's layer norm); the strict common prefix would then be empty and the node could not be grouped
+    with the module that produced most of it."""
     stacks = [s for s in stacks if s]
     if not stacks:
         return []
-    prefix = list(stacks[0])
-    for s in stacks[1:]:
-        i = 0
-        while i < len(prefix) and i < len(s) and prefix[i] == s[i]:
-            i += 1
-        prefix = prefix[:i]
-    return prefix
+    prefix: list[str] = []
+    while True:
+        depth = len(prefix)
+        counts: dict[str, int] = {}
+        for s in stacks:
+            if len(s) > depth and s[:depth] == prefix:
+                counts[s[depth]] = counts.get(s[depth], 0) + 1
+        if not counts:
+            return prefix
+        best, n = max(counts.items(), key=lambda kv: (kv[1], -len(kv[0])))
+        if 2 * n <= len(stacks):
+            return prefix
+        prefix = prefix + [best]
 
 
 def _members_of(name: str) -> list[str]:
@@ -288,7 +299,7 @@ class _GraphBuilder:
             kernel = next((node_kernel[m] for m in sn.members if m in node_kernel), None)
             out.append(FusedNode(name=sn.name, kind=sn.kind, fx_nodes=self.sort_fx(sn.fx_nodes), kernel=kernel,
                                  reads=sn.reads, writes=sorted(set(sn.writes) | set(sn.outputs)), members=sn.members,
-                                 module_stack=_common_prefix([fx_modules.get(n, []) for n in sn.fx_nodes])))
+                                 module_stack=_majority_prefix([fx_modules.get(n, []) for n in sn.fx_nodes])))
         return out
 
     def decisions(self) -> list[FusionDecision]:
