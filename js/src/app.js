@@ -1,7 +1,7 @@
 // The lens: one store, three views (fusion, fx, timeline), a side panel, a toolbar.
 // createLens(el, options) works anywhere (widget, standalone page); it returns {store, destroy}.
 import { h } from "./dom.js";
-import { indexCompile, initialExpansion, resolveSelection, search, hasProfile, fmtShare, KINDS } from "./data.js";
+import { indexCompile, initialExpansion, resolveSelection, search, hasProfile, fmtShare, plural, sharedKernel, KINDS } from "./data.js";
 import { buildFusion, buildFx } from "./dot.js";
 import { GraphCanvas } from "./graphview.js";
 import { renderPanel } from "./panel.js";
@@ -127,6 +127,7 @@ export function createLens(el, opts) {
   function onFusionItem(it) {
     if (!it) return;
     if (it.type === "node") select(it.name);
+    else if (it.type === "cluster") select(it.fused);
     else if (it.type === "group") {
       expandedFor(store.get().compileId).add(it.module);
       drawFusion();
@@ -200,7 +201,7 @@ export function createLens(el, opts) {
     // short kernels stay distinguishable; the exact share is on the box and in the panel
     let maxShare = 0;
     for (const it of built.items.values()) if (it.share != null) maxShare = Math.max(maxShare, it.share);
-    fusionCanvas.draw(layout, built.items, built.edges, new Map(), (g, it) => {
+    fusionCanvas.draw(layout, built.items, built.edges, built.clusters, (g, it) => {
       if (it.type === "node") { g.dataset.node = it.name; g.dataset.kernel = it.kernel; }
       if (it.type === "group") { g.dataset.module = it.module; g.dataset.count = String(it.members.length); }
       if (it.buffer) g.dataset.buffer = it.buffer;
@@ -212,10 +213,11 @@ export function createLens(el, opts) {
     fusionMaxShare = maxShare;
     root.dataset.layoutMs = String(Math.round(layout.ms));
     root.dataset.boxes = String(built.items.size);
-    status.textContent = `${ix.fused.length} fused nodes · layout ${Math.round(layout.ms)} ms`;
+    status.textContent = plural(ix.fused.length, "fused node");
+    status.title = `${plural(built.items.size, "box", "boxes")} shown · laid out in ${Math.round(layout.ms)} ms`;
     drawLegend();
     const key = s.compileId + "|" + built.dot.length;
-    if (!fitted.has(key)) { fitted.add(key); fusionCanvas.fit(true); }
+    if (!fitted.has(key)) { fitted.add(key); fusionCanvas.open(built.keyToId.get("node:" + ix.fused[0].name)); }
     markFusion();
     fusionHost.dataset.ready = "1";
     mark("il:interactive");
@@ -275,6 +277,7 @@ export function createLens(el, opts) {
     const id = fusionBuilt.keyToId.get("node:" + s.selected);
     fusionCanvas.mark("il-selected", id ? [id] : []);
     const ix = idxOf(s.compileId);
+    fusionCanvas.mark("il-sibling", s.selected ? sharedKernel(ix, s.selected).map((x) => fusionBuilt.keyToId.get("node:" + x.name)).filter((x) => x && x !== id) : []);
     const matches = s.query ? search({ compiles: [ix.compile] }, s.query, 500).map((x) => fusionBuilt.keyToId.get("node:" + x.fused)).filter(Boolean) : [];
     fusionCanvas.mark("il-match", matches);
     if (id && s.view === "fusion") fusionCanvas.reveal(id);
@@ -309,7 +312,7 @@ export function createLens(el, opts) {
       if (it.type === "kgroup") { g.dataset.fusedNode = it.fused; g.dataset.kernel = it.kernel; }
     });
     const key = s.compileId + "|fx|" + gname + "|" + built.dot.length;
-    if (!fitted.has(key)) { fitted.add(key); fxCanvas.fit(true); }
+    if (!fitted.has(key)) { fitted.add(key); fxCanvas.open(built.items.keys().next().value); }
     markFx();
     fxHost.dataset.ready = "1";
   }

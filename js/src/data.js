@@ -28,6 +28,22 @@ export function kernelOf(idx, fusedName) {
   return idx.kernels.get(e.node.kernel) || null;
 }
 
+/** "1 kernel", "3 kernels" (`many` for irregular plurals). */
+export function plural(n, one, many = one + "s") {
+  return `${n} ${n === 1 ? one : many}`;
+}
+
+/**
+ * The other fused nodes emitted into the same kernel as `fusedName` (Inductor can write two
+ * scheduler nodes into one C++/Triton kernel): [{name, index, kind}] in execution order.
+ */
+export function sharedKernel(idx, fusedName) {
+  const e = idx.byName.get(fusedName);
+  if (!e || !e.node.kernel) return [];
+  return (idx.byKernel.get(e.node.kernel) || []).filter((x) => x !== fusedName)
+    .map((x) => ({ name: x, index: idx.byName.get(x).index, kind: idx.byName.get(x).node.kind }));
+}
+
 /** Resolve a name typed by a user (fused node, kernel, or FX node) to a fused node name. */
 export function resolveSelection(idx, name) {
   if (!name) return "";

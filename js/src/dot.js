@@ -1,6 +1,6 @@
 // DOT builders. The DOT text holds only generated ids ("n3", "g1") and sizes: no report text
 // goes to Graphviz, so nothing needs escaping there; labels are drawn by us, as text nodes.
-import { indexCompile, fusionEdges, groupOf, shortOp, basename, nodeTimes, fmtUs, fmtShare } from "./data.js";
+import { indexCompile, fusionEdges, groupOf, shortOp, basename, nodeTimes, fmtUs, fmtShare, plural, sharedKernel } from "./data.js";
 
 const MONO_CH = 7.0;   // px per character, 12px monospace
 const SANS_CH = 6.4;   // px per character, 11px text
@@ -56,11 +56,9 @@ export function buildFusion(idx, expanded) {
   let gi = 0;
   const aggIn = inputs.length > 12, aggOut = outputs.length > 12;
   const ins = [], outs = [];
-  if (aggIn && inputs.length) {
-    const it = { id: "i0", type: "input", lines: [`inputs`, `${inputs.length} graph inputs`], ...sizeFor(["inputs", `${inputs.length} graph inputs`]) };
-    items.set(it.id, it); ins.push(it.id);
-    inputs.forEach((b) => keyToId.set("in:" + b, it.id));
-  } else {
+  // Many graph inputs (parameters): one "inputs" node would send an edge to every consumer across
+  // the whole graph. Instead each consumer gets a small stub of its own, right above it.
+  if (!aggIn) {
     inputs.forEach((b, i) => {
       const lines = fit([b, "graph input"]);
       const it = { id: "i" + i, type: "input", buffer: b, lines, ...ioSize(lines) };
@@ -93,10 +91,11 @@ export function buildFusion(idx, expanded) {
     }
     const nOps = (n.fx_nodes || []).length;
     const t = times.get(n.name);
+    const shared = sharedKernel(idx, n.name);
     const lines = fit([
       n.kernel || n.name,
       ops.join(" · ") || n.name,
-      `#${i} · ${n.kind} · ${nOps} op${nOps === 1 ? "" : "s"}${t ? ` · ${fmtUs(t.total_us)} (${fmtShare(t.share)})` : ""}`,
+      `#${i} · ${n.kind} · ${plural(nOps, "op")}${t ? ` · ${fmtUs(t.total_us)} (${fmtShare(t.share)})` : ""}${shared.length === 1 ? ` · kernel shared with #${shared[0].index}` : shared.length ? ` · 1 of ${shared.length + 1} in one kernel` : ""}`,
     ]);
     const it = { id: "n" + i, type: "node", name: n.name, kernel: n.kernel || "", kind: n.kind, index: i, lines, ...sizeFor(lines) };
     if (t) { it.total_us = t.total_us; it.share = t.share || 0; }
@@ -106,15 +105,10 @@ export function buildFusion(idx, expanded) {
     const kinds = [...it.kinds.entries()].sort((a, b) => b[1] - a[1]).map(([k, c]) => `${c} ${k}`).join(", ");
     it.kind = [...it.kinds.entries()].sort((a, b) => b[1] - a[1])[0][0];
     const time = it.total_us != null ? ` · ${fmtUs(it.total_us)} (${fmtShare(it.share)})` : "";
-    it.lines = fit([it.module, `${it.members.length} fused nodes${time} · click to expand`, kinds]);
+    it.lines = fit([it.module, `${plural(it.members.length, "fused node")}${time} · click to expand`, kinds]);
     Object.assign(it, sizeFor(it.lines));
   }
-  if (aggOut && outputs.length) {
-    const lines = ["outputs", `${outputs.length} graph outputs`];
-    const it = { id: "o0", type: "output", lines, ...sizeFor(lines) };
-    items.set(it.id, it); outs.push(it.id);
-    outputs.forEach((b) => keyToId.set("out:" + b, it.id));
-  } else {
+  if (!aggOut) {
     outputs.forEach((b, i) => {
       const lines = fit([b, "graph output"]);
       const it = { id: "o" + i, type: "output", buffer: b, lines, ...ioSize(lines) };
@@ -123,7 +117,26 @@ export function buildFusion(idx, expanded) {
   }
   // edges between visible items, merged
   const merged = new Map();
+  const stubs = new Map();  // "in>" / "out>" + box id -> stub item
+  const stub = (dir, box) => {
+    const key = dir + ">" + box;
+    if (!stubs.has(key)) {
+      const it = { id: (dir === "in" ? "si" : "so") + stubs.size, type: dir === "in" ? "input" : "output", stub: true, buffers: [], lines: [] };
+      stubs.set(key, it); items.set(it.id, it);
+    }
+    return stubs.get(key);
+  };
   for (const e of edges) {
+    if ((aggIn && e.from.startsWith("in:")) || (aggOut && e.to.startsWith("out:"))) {
+      const inward = e.from.startsWith("in:");
+      const box = keyToId.get(inward ? e.to : e.from);
+      if (!box) continue;
+      const it = stub(inward ? "in" : "out", box);
+      for (const buf of e.buffers) if (!it.buffers.includes(buf)) it.buffers.push(buf);
+      const k = inward ? it.id + ">" + box : box + ">" + it.id;
+      merged.set(k, { from: inward ? it.id : box, to: inward ? box : it.id, buffers: it.buffers });
+      continue;
+    }
     const a = keyToId.get(e.from), b = keyToId.get(e.to);
     if (!a || !b || a === b) continue;
     const k = a + ">" + b;
@@ -131,10 +144,33 @@ export function buildFusion(idx, expanded) {
     for (const buf of e.buffers) if (!m.buffers.includes(buf)) m.buffers.push(buf);
     merged.set(k, m);
   }
+  for (const it of stubs.values()) {
+    const n = it.buffers.length, what = it.type === "input" ? "input" : "output";
+    it.lines = [n === 1 ? clip(it.buffers[0], 14) : `${n} ${what}s`];
+    it.title = `graph ${plural(n, what)}: ${it.buffers.join(", ")}`;
+    it.w = Math.round(Math.max(54, it.lines[0].length * SANS_CH + 18)); it.h = 20;
+  }
+  // fused nodes emitted into one kernel: a cluster around the visible siblings, named by the kernel
+  const clusters = new Map();
+  const inCluster = new Set();
+  for (const [kernel, names] of idx.byKernel) {
+    if (names.length < 2) continue;
+    const ids = names.map((nm) => keyToId.get("node:" + nm)).filter((id) => id && items.get(id).type === "node");
+    if (ids.length < 2) continue;
+    const f = idx.byName.get(names[0]);
+    clusters.set("cluster_k" + clusters.size, { fused: names[0], kernel, kind: f ? f.node.kind : "other", label: `one kernel: ${kernel}`, ids, shared: true });
+    ids.forEach((id) => inCluster.add(id));
+  }
   const big = items.size >= FAST_FROM;
   let dot = `digraph fusion {\n  graph [rankdir=TB nodesep=0.3 ranksep=0.35${big ? " " + FAST : ""}];\n`;
   dot += `  node [shape=box fixedsize=true label=""];\n  edge [arrowsize=0.7];\n`;
-  for (const it of items.values()) dot += nodeLine(it.id, it, it.type === "node" || it.type === "group" ? "" : " shape=ellipse");
+  for (const [name, c] of clusters) {
+    // the label is a placeholder of the right length (no report text in DOT); we draw the real one
+    dot += `  subgraph ${name} { graph [margin=8 labeljust=l fontsize=11 label="${"x".repeat(Math.min(56, c.label.length + 2))}"];\n`;
+    for (const id of c.ids) dot += "  " + nodeLine(id, items.get(id));
+    dot += "  }\n";
+  }
+  for (const it of items.values()) if (!inCluster.has(it.id)) dot += nodeLine(it.id, it, it.type === "node" || it.type === "group" ? "" : " shape=ellipse");
   if (ins.length) dot += `  { rank=min; ${ins.join("; ")}; }\n`;
   if (outs.length) dot += `  { rank=max; ${outs.join("; ")}; }\n`;
   for (const m of merged.values()) dot += `  ${m.from} -> ${m.to};\n`;
@@ -143,7 +179,7 @@ export function buildFusion(idx, expanded) {
     if (!merged.has(order[i - 1] + ">" + order[i])) dot += `  ${order[i - 1]} -> ${order[i]} [style=invis weight=0];\n`;
   }
   dot += "}\n";
-  return { dot, items, edges: [...merged.values()], keyToId };
+  return { dot, items, edges: [...merged.values()], keyToId, clusters };
 }
 
 /** Source location key of a node's innermost user frame. */
@@ -198,7 +234,7 @@ export function buildFx(idx, graphName, expanded, collapseFrom = 160) {
     if (o && graphName === "post_grad") members.set(o, [...(members.get(o) || []), it.id]);
   });
   for (const it of items.values()) if (it.type === "kgroup") {
-    it.lines = fit([it.kernel || it.name, `${it.count} ops · ${it.kind} · click to expand`]);
+    it.lines = fit([it.kernel || it.name, `${plural(it.count, "op")} · ${it.kind} · click to expand`]);
     Object.assign(it, sizeFor(it.lines));
   }
   const merged = new Map();

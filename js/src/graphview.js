@@ -113,6 +113,37 @@ export class GraphCanvas {
     this.setTransform(k, (W - width * k) / 2, (H - height * k) / 2);
   }
 
+  /**
+   * Keep the graph on screen: along an axis where it is smaller than the view it is centred,
+   * otherwise no empty margin wider than `pad` is left on either side.
+   */
+  clamp(k, x, y, pad = 16) {
+    const r = this.svg.getBoundingClientRect();
+    const W = r.width || 600, H = r.height || 400;
+    const gw = this.size.width * k, gh = this.size.height * k;
+    const fix = (v, g, V) => (g + 2 * pad <= V ? (V - g) / 2 : Math.min(pad, Math.max(V - g - pad, v)));
+    return [fix(x, gw, W), fix(y, gh, H)];
+  }
+
+  /**
+   * The first view of a graph: all of it when that stays readable, else a readable zoom
+   * (at least `minK`, text about 9 px) showing the top of the graph around box `firstId`.
+   */
+  open(firstId, minK = 0.75) {
+    const r = this.svg.getBoundingClientRect();
+    const W = r.width || 600, H = r.height || 400, pad = 16;
+    const { width, height } = this.size;
+    if (!width || !height) return;
+    const fitK = Math.min(1, (W - 2 * pad) / width, (H - 2 * pad) / height);
+    if (fitK >= minK) { this.fit(); return; }
+    const k = Math.min(1, Math.max(minK, Math.min(1, (W - 2 * pad) / width)));
+    const b = this.byId.get(firstId);
+    const cx = b && b.box ? b.box.x + b.box.w / 2 : width / 2;
+    const top = b && b.box ? Math.max(0, b.box.y - 60) : 0;
+    const [x, y] = this.clamp(k, W / 2 - cx * k, pad - top * k);
+    this.setTransform(k, x, y);
+  }
+
   /** Scroll so that box `id` is visible (centered if it was off screen). */
   reveal(id) {
     const b = this.byId.get(id);
@@ -122,7 +153,8 @@ export class GraphCanvas {
     const sx = b.box.x * k + x, sy = b.box.y * k + y, sw = b.box.w * k, sh = b.box.h * k;
     if (sx >= 0 && sy >= 0 && sx + sw <= r.width && sy + sh <= r.height) return;
     const kk = Math.max(k, 0.6);
-    this.setTransform(kk, r.width / 2 - (b.box.x + b.box.w / 2) * kk, r.height / 2 - (b.box.y + b.box.h / 2) * kk);
+    const [nx, ny] = this.clamp(kk, r.width / 2 - (b.box.x + b.box.w / 2) * kk, r.height / 2 - (b.box.y + b.box.h / 2) * kk);
+    this.setTransform(kk, nx, ny);
   }
 
   /**
@@ -141,7 +173,11 @@ export class GraphCanvas {
       const g = svgEl("g", { class: `il-cluster kind-${meta.kind}`, "data-cluster-node": meta.fused, "data-kernel": meta.kernel, "data-item": "c:" + c.name }, gClusters);
       svgEl("rect", { x: c.x, y: c.y, width: c.w, height: c.h, rx: 6 }, g);
       const t = svgEl("text", { x: c.x + 8, y: c.y + 14, class: "il-cluster-label" }, g);
-      t.textContent = meta.kernel || meta.fused;
+      const label = meta.label || meta.kernel || meta.fused;
+      const room = Math.max(8, Math.floor((c.w - 16) / 6.7));  // 11px monospace
+      t.textContent = label.length > room ? label.slice(0, room - 1) + "…" : label;
+      svgEl("title", {}, g).textContent = label;
+      if (meta.shared) g.dataset.sharedKernel = meta.kernel;
       this.byId.set("c:" + c.name, { type: "cluster", ...meta, box: c });
     }
     const gEdges = svgEl("g", { class: "il-edges" }, this.viewport);
@@ -157,7 +193,7 @@ export class GraphCanvas {
     for (const [id, box] of Object.entries(layout.nodes)) {
       const it = items.get(id);
       if (!it) continue;
-      const cls = ["il-item", `il-${it.type}`, it.kind ? `kind-${it.kind}` : ""].join(" ");
+      const cls = ["il-item", `il-${it.type}`, it.kind ? `kind-${it.kind}` : "", it.stub ? "il-stub" : ""].join(" ");
       const g = svgEl("g", { class: cls, "data-item": id }, gNodes);
       decorate(g, it);
       if (it.type === "input" || it.type === "output") {

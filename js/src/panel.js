@@ -2,7 +2,7 @@
 // why Inductor did not fuse it with its neighbours, and both backtraces.
 import { h } from "./dom.js";
 import { renderCode } from "./code.js";
-import { kernelOf, groupFrames, frameStage, STAGE_LABELS, basename, fmtUs, fmtShare, shortOp, topKernels } from "./data.js";
+import { kernelOf, groupFrames, frameStage, STAGE_LABELS, basename, fmtUs, fmtShare, shortOp, topKernels, plural, sharedKernel } from "./data.js";
 import { metadataSection, autotuneSection, profileSection, topKernelsSection } from "./kernelinfo.js";
 
 function frameRow(fr, stage) {
@@ -91,13 +91,27 @@ export function renderPanel(el, idx, fusedName, actions, report = null) {
     h("div", { class: "il-chips" },
       h("span", { class: `il-chip kind-${n.kind}` }, n.kind),
       h("span", { class: "il-chip" }, `#${entry.index} of ${idx.fused.length}`),
-      h("span", { class: "il-chip" }, `${(n.fx_nodes || []).length} FX ops`),
+      h("span", { class: "il-chip" }, plural((n.fx_nodes || []).length, "FX op")),
       k ? h("span", { class: "il-chip" }, k.language) : null,
       n.estimated_runtime_us != null ? h("span", { class: "il-chip", title: "Inductor's own estimate" }, `est. ${fmtUs(n.estimated_runtime_us)}`) : null,
       k && k.profile && k.profile.total_us != null ? h("span", { class: "il-chip il-chip-strong", title: "measured device time per run, and its share of all measured kernel time" }, `${fmtUs(k.profile.total_us)} · ${fmtShare(k.profile.share)}`) : null),
     h("div", { class: "il-muted il-small" }, `fused node ${n.name}`,
       (n.module_stack || []).length ? ` · module ${n.module_stack[n.module_stack.length - 1]}` : "",
       (n.members || []).length > 1 ? ` · fused from ${n.members.length} nodes: ${n.members.join(", ")}` : "")));
+
+  // one kernel, several fused nodes: Inductor emitted them into the same kernel (not separate launches)
+  const siblings = sharedKernel(idx, n.name);
+  if (siblings.length) {
+    el.appendChild(h("div", { class: "il-shared-note", "data-role": "shared-kernel" },
+      h("strong", {}, "One kernel, several fused nodes. "),
+      `Inductor emitted this fused node and ${plural(siblings.length, "other")} into the same kernel${k ? " " : ""}`,
+      k ? h("span", { class: "il-mono" }, k.name) : null,
+      ": this kernel also computes ",
+      ...siblings.flatMap((x, i) => [i ? ", " : "", "fused node ",
+        h("button", { class: "il-link il-mono", type: "button", "data-sibling": x.name, title: "select this fused node", onclick: () => actions.select(x.name) }, x.name),
+        ` (#${x.index}, ${x.kind})`]),
+      ". The kernel source below is shared."));
+  }
 
   // measured time
   if (k && k.profile && report) {
@@ -209,7 +223,7 @@ export function compileSummary(idx, report = null, actions = null) {
   for (const n of idx.fused) kinds[n.kind] = (kinds[n.kind] || 0) + 1;
   return h("div", { class: "il-summary" },
     h("h3", {}, `Compile ${c.id}`, c.frame ? ` · ${c.frame}` : ""),
-    h("p", {}, `${idx.fused.length} fused nodes, ${(c.kernels || []).length} kernels: `,
+    h("p", {}, `${plural(idx.fused.length, "fused node")}, ${plural((c.kernels || []).length, "kernel")}: `,
       Object.entries(kinds).map(([k, v]) => `${v} ${k}`).join(", ")),
     h("p", {}, h("strong", {}, "When it compiled: "), `${t.kind || "unknown"}`, t.reason ? ` (${t.reason})` : "",
       t.time_us != null ? ` at ${fmtUs(t.time_us)} into the capture` : ""),
