@@ -300,3 +300,11 @@ def test_another_backend_is_named_and_not_mistaken_for_a_function_never_called()
     assert out.shape == (8,) and not cap.report.compiles
     notes = " ".join(cap.report.diagnostics)
     assert "backend 'eager'" in notes and "never ran" not in notes
+
+
+def test_a_compiled_container_module_is_named_forward_not_a_torch_wrapper():
+    m = torch.nn.Sequential(torch.nn.Linear(4, 4), torch.nn.ReLU())
+    with inductor_lens.capture() as cap:
+        torch.compile(m)(torch.randn(2, 4))
+    (c,) = cap.report.compiles
+    assert c.frame.startswith("forward") and c.trigger.reason.startswith("first call of forward():")

@@ -333,6 +333,7 @@ def _trigger(rec: RawGraph, window: Optional[RawWindow], trace: _Trace, t0: floa
         return Trigger(kind="lazy_backward", user_stack=user_stack, time_us=time_us,
                        reason="the backward graph is compiled lazily, at the first .backward() through the "
                               "compiled forward")
+    frame = (frame or "").split(" (")[0]  # "forward (via torch's inner wrapper)" -> "forward"
     base = _base_cid(rec.compile_id)
     reasons = [str(p).strip() for p in trace.payloads("recompile_reasons", rec.compile_id) if p]
     parts = base.split("/")
@@ -355,6 +356,10 @@ def _trigger(rec: RawGraph, window: Optional[RawWindow], trace: _Trace, t0: floa
 def _frame_name(trace: _Trace, cid: str) -> str:
     for md in trace.metadata("compilation_metrics", cid):
         name = md["compilation_metrics"].get("co_name")
+        filename = str(md["compilation_metrics"].get("co_filename") or "").replace("\\", "/")
+        if name and re.search(r"/torch/(_dynamo/external_utils|nn/modules/module)\.py$", filename):
+            # dynamo traced torch's own module-call wrapper (`inner`, `_call_impl`), which inlines forward()
+            return f"forward (via torch's {name} wrapper)"
         if name:
             return str(name)
     stack = trace.dynamo_start_stack(cid)
