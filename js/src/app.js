@@ -73,8 +73,13 @@ export function createLens(el, opts) {
   // ---- DOM --------------------------------------------------------------------------------
   const tabs = VIEWS.map((v) => h("button", { class: "il-tab", type: "button", "data-tab": v, role: "tab" }, { fusion: "Fusion graph", fx: "FX graph", timeline: "Timeline" }[v]));
   const compileSel = h("select", { class: "il-compile", "aria-label": "compile", title: "which graph compilation to show" },
-    compiles.map((c) => h("option", { value: c.id }, `${c.id}${c.frame ? " · " + c.frame : ""} · ${c.trigger ? c.trigger.kind : "?"}${c.trigger && c.trigger.reason ? ": " + c.trigger.reason.slice(0, 60) : ""}`)));
-  const searchInput = h("input", { class: "il-search-input", type: "search", placeholder: "search op, kernel, buffer, file:line  ( / )", "aria-label": "search", spellcheck: "false" });
+    compiles.map((c) => {
+      const t = c.trigger || {};
+      const frame = c.frame && !String(c.id).includes(c.frame) ? " · " + c.frame : "";
+      return h("option", { value: c.id, title: `${c.id}${c.frame ? " · " + c.frame : ""}\ncompiled on ${t.kind || "?"}${t.reason ? ": " + t.reason : ""}` },
+        `${c.id}${frame} · ${plural((c.fused_nodes || []).length, "fused node")}`);
+    }));
+  const searchInput = h("input", { class: "il-search-input", type: "search", placeholder: "search kernel, op, file:line  (/)", title: "search fused nodes, kernels, FX ops, buffers, modules and source lines (/)", "aria-label": "search", spellcheck: "false" });
   const results = h("ul", { class: "il-results", hidden: true, role: "listbox" });
   const btn = (label, title, fn, cls = "") => { const b = h("button", { class: "il-btn " + cls, type: "button", title }, label); on(b, "click", fn); return b; };
   const exportBtn = opts.exportHtml ? btn("Export HTML", "download this report as one self-contained HTML page", () => doExport(), "il-export") : null;
@@ -278,7 +283,7 @@ export function createLens(el, opts) {
     fusionCanvas.mark("il-selected", id ? [id] : []);
     const ix = idxOf(s.compileId);
     fusionCanvas.mark("il-sibling", s.selected ? sharedKernel(ix, s.selected).map((x) => fusionBuilt.keyToId.get("node:" + x.name)).filter((x) => x && x !== id) : []);
-    const matches = s.query ? search({ compiles: [ix.compile] }, s.query, 500).map((x) => fusionBuilt.keyToId.get("node:" + x.fused)).filter(Boolean) : [];
+    const matches = s.query ? search({ compiles: [ix.compile] }, s.query, 500).flatMap((x) => x.fusedAll.map((f) => fusionBuilt.keyToId.get("node:" + f))).filter(Boolean) : [];
     fusionCanvas.mark("il-match", matches);
     if (id && s.view === "fusion") fusionCanvas.reveal(id);
   }
@@ -376,6 +381,8 @@ export function createLens(el, opts) {
     if (changed.has("view")) showView();
     if (changed.has("compileId")) {
       compileSel.value = s.compileId;
+      compileSel.title = compileSel.selectedOptions.length ? compileSel.selectedOptions[0].title : "";
+      results.hidden = true;  // its rows were picked for the previous compile's view
       fusionBuilt = null; fxBuilt = null; drawn.fx = null;
       if (s.selected && !idxOf(s.compileId).byName.has(s.selected)) store.set({ selected: "" });
       ensureVisible();
@@ -403,9 +410,13 @@ export function createLens(el, opts) {
     const s = store.get();
     hits = search(report, s.query, 30);
     results.replaceChildren(...hits.map((x, i) => {
-      const li = h("li", { role: "option", "data-index": String(i) },
+      // where it goes: the kernel's name (a fused node's id like op0_op1_op2 means little), its
+      // position, the compile; a row that stands for many fused nodes says how many
+      const where = x.kernel || x.fused;
+      const li = h("li", { role: "option", "data-index": String(i), "data-fused": x.fused, "data-count": String(x.count), title: `${x.label}\n→ ${where} (fused node ${x.fused}, #${x.index}) in ${x.compileId}${x.count > 1 ? `\nand ${plural(x.count - 1, "other fused node")}: ${x.fusedAll.slice(1, 12).join(", ")}${x.count > 12 ? ", …" : ""}` : ""}` },
         h("span", { class: "il-hit-what" }, x.what), " ", h("span", { class: "il-mono" }, x.label),
-        h("span", { class: "il-muted" }, ` → ${x.fused}${compiles.length > 1 ? " (" + x.compileId + ")" : ""}`));
+        h("span", { class: "il-muted" }, ` → `, h("span", { class: "il-mono" }, where), x.index >= 0 ? ` #${x.index}` : "", compiles.length > 1 ? ` · ${x.compileId}` : ""),
+        x.count > 1 ? h("span", { class: "il-hit-count", title: "matches this many fused nodes; Enter or click goes to the first" }, `×${x.count}`) : null);
       on(li, "mousedown", (e) => { e.preventDefault(); choose(x); });
       return li;
     }));
@@ -447,6 +458,7 @@ export function createLens(el, opts) {
 
   // ---- start --------------------------------------------------------------------------------
   compileSel.value = startId;
+  compileSel.title = compileSel.selectedOptions.length ? compileSel.selectedOptions[0].title : "";
   showView();
   showColour();
   const first = init.selected ? (() => { for (const c of [idxOf(startId), ...compiles.map((c) => idxOf(c.id))]) { const r = c && resolveSelection(c, init.selected); if (r) return [c.compile.id, r]; } return null; })() : null;

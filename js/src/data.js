@@ -187,16 +187,30 @@ export function shortOp(target) {
   return m ? m[1] : t;
 }
 
-/** Search every compile. Returns up to `limit` hits {compileId, fused, label, what}. */
+/**
+ * Search every compile. Returns up to `limit` rows {compileId, fused, kernel, index, label, what,
+ * fusedAll, count}: one row per compile, kind and label (a source line inside a loop matches dozens
+ * of fused nodes: one row, `count` of them, `fused` the first in execution order).
+ */
 export function search(report, query, limit = 30) {
   const q = String(query || "").trim().toLowerCase();
   if (!q) return [];
   const hits = [];
-  const push = (h) => { if (hits.length < limit && !hits.some((x) => x.compileId === h.compileId && x.fused === h.fused && x.label === h.label)) hits.push(h); };
+  const rows = new Map();
+  let idx = null;
+  const push = (h) => {
+    const key = h.compileId + "\0" + h.what + "\0" + h.label;
+    const row = rows.get(key);
+    if (row) { if (!row.fusedAll.includes(h.fused)) { row.fusedAll.push(h.fused); row.count++; } return; }
+    if (hits.length >= limit) return;
+    const e = idx.byName.get(h.fused);
+    const r = { ...h, kernel: (e && e.node.kernel) || "", index: e ? e.index : -1, fusedAll: [h.fused], count: 1 };
+    rows.set(key, r); hits.push(r);
+  };
   const has = (s) => String(s || "").toLowerCase().includes(q);
   const frameHit = (fr) => has(`${fr.file}:${fr.line}`) || has(fr.code) || has(fr.function);
   for (const c of report.compiles || []) {
-    const idx = indexCompile(c);
+    idx = indexCompile(c);
     for (const n of idx.fused) {
       const k = kernelOf(idx, n.name);
       if (has(n.name)) push({ compileId: c.id, fused: n.name, what: "fused node", label: n.name });

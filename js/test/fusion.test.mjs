@@ -1,0 +1,68 @@
+// Shared kernels, input stubs and search rows: `npm test` (node --test).
+import test from "node:test";
+import assert from "node:assert/strict";
+import { indexCompile, search, plural, sharedKernel } from "../src/data.js";
+import { buildFusion } from "../src/dot.js";
+
+const frame = { file: "/home/me/model.py", line: 7, function: "forward", code: "x = layer(x)" };
+// two fused nodes emitted into one C++ kernel (as in a backward graph), 14 graph inputs
+const inputs = Array.from({ length: 14 }, (_, i) => `primals_${i}`);
+const compile = {
+  id: "0/0 backward", graph_inputs: inputs, graph_outputs: ["buf2"],
+  fused_nodes: [
+    { name: "op0", kind: "extern", fx_nodes: ["mm"], kernel: "extern_kernels.mm[buf0]", reads: inputs.slice(0, 2), writes: ["buf0"] },
+    { name: "op1_op2", kind: "reduction", fx_nodes: ["sum"], kernel: "cpp_fused_sum_threshold_backward_0", reads: ["buf0", ...inputs.slice(2, 5)], writes: ["buf1"] },
+    { name: "op3_op4_op5", kind: "pointwise", fx_nodes: ["le"], kernel: "cpp_fused_sum_threshold_backward_0", reads: ["buf1", ...inputs.slice(5)], writes: ["buf2"] },
+  ],
+  kernels: [
+    { name: "cpp_fused_sum_threshold_backward_0", fused_nodes: ["op1_op2", "op3_op4_op5"], user_stack: [[frame]] },
+  ],
+  graphs: { post_grad: { nodes: [{ name: "mm", target: "aten.mm.default" }, { name: "sum", target: "aten.sum.dim_IntList" }, { name: "le", target: "aten.le.Scalar" }] } },
+};
+
+test("plural says 1 kernel and 2 kernels", () => {
+  assert.equal(plural(1, "kernel"), "1 kernel");
+  assert.equal(plural(2, "kernel"), "2 kernels");
+  assert.equal(plural(0, "box", "boxes"), "0 boxes");
+});
+
+test("sharedKernel names the other fused nodes of the same kernel", () => {
+  const ix = indexCompile(compile);
+  assert.deepEqual(sharedKernel(ix, "op1_op2"), [{ name: "op3_op4_op5", index: 2, kind: "pointwise" }]);
+  assert.deepEqual(sharedKernel(ix, "op0"), []);
+});
+
+test("fusion graph frames fused nodes of one kernel together and says so on the boxes", () => {
+  const b = buildFusion(indexCompile(compile), new Set());
+  const shared = [...b.clusters.values()].filter((c) => c.shared);
+  assert.equal(shared.length, 1);
+  assert.equal(shared[0].kernel, "cpp_fused_sum_threshold_backward_0");
+  assert.deepEqual(shared[0].ids.sort(), [b.keyToId.get("node:op1_op2"), b.keyToId.get("node:op3_op4_op5")].sort());
+  assert.match(b.dot, /subgraph cluster_k0 \{/);
+  assert.match(b.items.get(b.keyToId.get("node:op1_op2")).lines[2], /kernel shared with #2/);
+  assert.doesNotMatch(b.items.get(b.keyToId.get("node:op0")).lines[2], /shared/);
+});
+
+test("many graph inputs become one small stub per consumer, not one node with edges across the graph", () => {
+  const b = buildFusion(indexCompile(compile), new Set());
+  const stubs = [...b.items.values()].filter((it) => it.type === "input");
+  assert.equal(stubs.length, 3, "one stub per consuming box");
+  assert.ok(stubs.every((s) => s.stub));
+  for (const s of stubs) assert.equal(b.edges.filter((e) => e.from === s.id).length, 1, "a stub feeds exactly one box");
+  assert.deepEqual(stubs.map((s) => s.buffers.length).sort(), [2, 3, 9]);
+  assert.equal(stubs.find((s) => s.buffers.length === 9).lines[0], "9 inputs");
+  assert.doesNotMatch(b.dot, /rank=min/);
+});
+
+test("search: one row per target with a count, pointing at the kernel", () => {
+  const many = { ...compile, fused_nodes: compile.fused_nodes.map((n) => ({ ...n })), kernels: [
+    ...compile.kernels, { name: "extern_kernels.mm[buf0]", fused_nodes: ["op0"], user_stack: [[frame]] }] };
+  const hits = search({ compiles: [many] }, "model.py:7");
+  assert.equal(hits.length, 1, JSON.stringify(hits));
+  assert.equal(hits[0].count, 3);
+  assert.deepEqual(hits[0].fusedAll, ["op0", "op1_op2", "op3_op4_op5"]);
+  assert.equal(hits[0].kernel, "extern_kernels.mm[buf0]");
+  assert.equal(hits[0].index, 0);
+  const k = search({ compiles: [many] }, "threshold");
+  assert.ok(k.every((x) => x.kernel === "cpp_fused_sum_threshold_backward_0"));
+});
