@@ -414,8 +414,8 @@ export function createLens(el, opts) {
       // position, the compile; a row that stands for many fused nodes says how many
       const where = x.kernel || x.fused;
       const li = h("li", { role: "option", "data-index": String(i), "data-fused": x.fused, "data-count": String(x.count), title: `${x.label}\n→ ${where} (fused node ${x.fused}, #${x.index}) in ${x.compileId}${x.count > 1 ? `\nand ${plural(x.count - 1, "other fused node")}: ${x.fusedAll.slice(1, 12).join(", ")}${x.count > 12 ? ", …" : ""}` : ""}` },
-        h("span", { class: "il-hit-what" }, x.what), " ", h("span", { class: "il-mono" }, x.label),
-        h("span", { class: "il-muted" }, ` → `, h("span", { class: "il-mono" }, where), x.index >= 0 ? ` #${x.index}` : "", compiles.length > 1 ? ` · ${x.compileId}` : ""),
+        h("span", { class: "il-hit-what" }, x.what), h("span", { class: "il-mono il-hit-label" }, x.label),
+        h("span", { class: "il-muted il-hit-where" }, `→ `, h("span", { class: "il-mono" }, where), x.index >= 0 ? ` #${x.index}` : "", compiles.length > 1 ? ` · ${x.compileId}` : ""),
         x.count > 1 ? h("span", { class: "il-hit-count", title: "matches this many fused nodes; Enter or click goes to the first" }, `×${x.count}`) : null);
       on(li, "mousedown", (e) => { e.preventDefault(); choose(x); });
       return li;

@@ -42,12 +42,20 @@ export function renderTimeline(el, report, currentId, onSelectCompile) {
     axis.appendChild(h("span", { class: "il-tl-tick", style: `left:${pct(t)}` }, fmtUs(t)));
   }
   const rows = h("div", { class: "il-tl-rows" });
+  // a note beside a mark: to the right of marks in the left half, to the left of marks in the right
+  // half, so it never runs off the chart's right edge; the whole text is its tooltip
+  const note = (t, text) => {
+    const f = (t - t0) / span;
+    const style = f > 0.5 ? `right:calc(${((1 - f) * 100).toFixed(3)}% + 10px);max-width:calc(${(f * 100).toFixed(3)}% - 10px)`
+      : `left:calc(${(f * 100).toFixed(3)}% + 10px);max-width:calc(${((1 - f) * 100).toFixed(3)}% + 50px)`;
+    return h("span", { class: "il-tl-note" + (f > 0.5 ? " il-tl-note-left" : ""), style, title: text }, text);
+  };
   const row = (label, cls, ...bars) => h("div", { class: "il-tl-row " + cls }, h("div", { class: "il-tl-label" }, label), h("div", { class: "il-tl-track" }, ...bars));
 
   for (const cc of calls) {
     rows.appendChild(row(`torch.compile(${cc.target})`, "il-tl-call",
       h("span", { class: "il-tl-mark il-tl-mark-call", style: `left:${pct(cc.time_us || 0)}`, title: `${lastUserFrame(cc.user_stack)} · backend ${cc.backend}` }),
-      h("span", { class: "il-tl-note", style: `left:${pct(cc.time_us || 0)}` }, `wraps only · ${lastUserFrame(cc.user_stack)}`)));
+      note(cc.time_us || 0, `wraps only · ${lastUserFrame(cc.user_stack)}`)));
   }
   const current = compiles.find((c) => c.id === currentId) || compiles[0];
   const passes = current ? (current.phases || []).filter(isPass).length : 0;
@@ -62,7 +70,7 @@ export function renderTimeline(el, report, currentId, onSelectCompile) {
     const t = c.trigger || {};
     const head = row(`${c.id}${c.frame ? " · " + c.frame : ""}`, "il-tl-compile" + (c.id === currentId ? " il-current" : ""),
       t.time_us != null ? h("span", { class: "il-tl-mark il-tl-mark-trigger", style: `left:${pct(t.time_us)}`, title: t.reason || t.kind }) : null,
-      h("span", { class: "il-tl-note", style: `left:${pct(t.time_us != null ? t.time_us : t0)}` }, `${t.kind || "?"}${t.reason ? ": " + t.reason : ""} · ${lastUserFrame(t.user_stack)}`));
+      note(t.time_us != null ? t.time_us : t0, `${t.kind || "?"}${t.reason ? ": " + t.reason : ""} · ${lastUserFrame(t.user_stack)}`));
     head.dataset.compile = c.id;
     head.tabIndex = 0;
     head.addEventListener("click", () => onSelectCompile(c.id));
