@@ -210,3 +210,102 @@ def test_report_without_profile_has_no_time_colouring(tmp_path, offline_page):
     assert page.locator("[data-share]").count() == 0
     assert page.locator('[data-role="top-kernels"]').count() == 0
     _assert_clean(page)
+
+
+def _box(page, selector):
+    return page.evaluate("(s) => { const r = document.querySelector(s).getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom]; }", selector)
+
+
+def test_shared_kernels_input_stubs_readable_zoom_search_rows_and_timeline(tmp_path, offline_page):
+    page = offline_page
+    report = inductor_lens.load(FIXTURES / "gpu_training.json")
+    fwd, bwd = report.compiles
+    path = tmp_path / "gpu_training.html"
+    report.save_html(path)
+    _open(page, path)
+    root = page.locator(".il-root")
+    graph = '[data-view="fusion"] .il-graph'
+
+    # the status says what the graph is; the layout time is a tooltip, not toolbar text
+    status = page.locator(".il-status")
+    assert status.text_content() == f"{len(fwd.fused_nodes)} fused nodes"
+    assert "laid out in" in status.get_attribute("title")
+
+    # search: one row per target (a source line matched by many fused nodes is one row with a count),
+    # rows name kernels, not fused-node ids; switching compile closes the dropdown
+    page.fill(".il-search-input", "examples.py")
+    rows = page.locator(".il-results li[role=option]")
+    assert rows.count() > 0
+    texts = [r.text_content() for r in rows.all()]
+    assert len(texts) == len(set(texts)), texts
+    counts = [int(r.get_attribute("data-count")) for r in rows.all()]
+    assert max(counts) > 1, "a line matched by several fused nodes should be one row with a count"
+    first = rows.first
+    fused = first.get_attribute("data-fused")
+    node = next(n for c in report.compiles for n in c.fused_nodes if n.name == fused)
+    assert node.kernel in first.text_content()
+    page.select_option(".il-compile", bwd.id)
+    page.wait_for_function("() => document.querySelector('.il-results').hidden")
+    page.wait_for_selector(f'{graph}[data-ready="1"] [data-node="{bwd.fused_nodes[-1].name}"]')
+
+    # the backward graph has fused nodes emitted into one kernel: framed together, named by the kernel
+    by_kernel = {}
+    for i, n in enumerate(bwd.fused_nodes):
+        by_kernel.setdefault(n.kernel, []).append((i, n.name))
+    shared = {k: v for k, v in by_kernel.items() if k and len(v) > 1}
+    assert shared, "the fixture should have a kernel shared by two fused nodes"
+    frames = page.locator(f"{graph} .il-cluster[data-shared-kernel]")
+    assert sorted(f.get_attribute("data-shared-kernel") for f in frames.all()) == sorted(shared)
+    kernel, members = next(iter(shared.items()))
+    (i0, a), (i1, b) = members[0], members[1]
+    assert "one kernel:" in page.locator(f'{graph} .il-cluster[data-shared-kernel="{kernel}"] text').text_content()
+    # the box and the panel say so, and the panel links to the sibling
+    label = " ".join(page.locator(f'{graph} [data-node="{a}"] text').all_text_contents())
+    assert (f"same kernel as #{i1}" if len(members) == 2 else "in one kernel") in label, label
+    page.evaluate("(n) => window.inductorLens.select(n)", a)
+    note = page.locator('[data-role="shared-kernel"]')
+    assert kernel in note.text_content() and f"#{i1}" in note.text_content()
+    assert page.locator(f'{graph} [data-node="{b}"].il-sibling').count() == 1
+    note.locator(f'[data-sibling="{b}"]').click()
+    assert root.get_attribute("data-selected") == b
+    # an unshared node has no such note
+    lone = next(n.name for n in bwd.fused_nodes if n.kernel and len(by_kernel[n.kernel]) == 1)
+    page.evaluate("(n) => window.inductorLens.select(n)", lone)
+    assert page.locator('[data-role="shared-kernel"]').count() == 0
+
+    # graph inputs: small stubs, each feeding one box, instead of one node wired across the graph
+    stubs = page.locator(f"{graph} .il-input.il-stub")
+    assert stubs.count() > 1
+    for s in stubs.all():
+        assert page.locator(f'{graph} .il-edge[data-from="{s.get_attribute("data-item")}"]').count() == 1
+
+    # a 41-box graph opens readable (not shrunk to fit), and a selected box is revealed inside the view
+    page.keyboard.press("Escape")
+    zoom = float(page.locator(f"{graph} svg").get_attribute("data-zoom"))
+    assert zoom >= 0.7, zoom
+    last = bwd.fused_nodes[-1].name
+    page.evaluate("(n) => window.inductorLens.select(n)", last)
+    view = _box(page, f"{graph} svg")
+    box = _box(page, f'{graph} [data-node="{last}"] rect')
+    assert view[0] <= box[0] and box[2] <= view[2] and view[1] <= box[1] and box[3] <= view[3], (view, box)
+
+    # timeline: every note stays inside the chart
+    page.click('[data-tab="timeline"]')
+    chart = _box(page, ".il-timeline-chart")
+    for i in range(page.locator(".il-tl-note").count()):
+        r = page.evaluate("(i) => { const r = document.querySelectorAll('.il-tl-note')[i].getBoundingClientRect(); return [r.left, r.right]; }", i)
+        assert chart[0] <= r[0] and r[1] <= chart[2] + 1, (r, chart)
+    _assert_clean(page)
+
+
+def test_counts_are_pluralized(tmp_path, offline_page):
+    page = offline_page
+    report = inductor_lens.load(FIXTURES / "gpu_sin_cos.json")
+    path = tmp_path / "sin_cos.html"
+    report.save_html(path)
+    _open(page, path)
+    assert page.locator(".il-status").text_content() == "1 fused node"
+    summary = page.locator(".il-summary").text_content()
+    assert "1 fused node, 1 kernel:" in summary, summary
+    assert "1 fused nodes" not in page.locator(".il-root").text_content()
+    _assert_clean(page)

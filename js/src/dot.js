@@ -94,8 +94,9 @@ export function buildFusion(idx, expanded) {
     const shared = sharedKernel(idx, n.name);
     const lines = fit([
       n.kernel || n.name,
-      ops.join(" · ") || n.name,
-      `#${i} · ${n.kind} · ${plural(nOps, "op")}${t ? ` · ${fmtUs(t.total_us)} (${fmtShare(t.share)})` : ""}${shared.length === 1 ? ` · kernel shared with #${shared[0].index}` : shared.length ? ` · 1 of ${shared.length + 1} in one kernel` : ""}`,
+      // a kernel shared with other fused nodes says so first (the time and op list would clip it)
+      (shared.length === 1 ? `same kernel as #${shared[0].index} · ` : shared.length ? `1 of ${shared.length + 1} in one kernel · ` : "") + (ops.join(" · ") || n.name),
+      `#${i} · ${n.kind} · ${plural(nOps, "op")}${t ? ` · ${fmtUs(t.total_us)} (${fmtShare(t.share)})` : ""}`,
     ]);
     const it = { id: "n" + i, type: "node", name: n.name, kernel: n.kernel || "", kind: n.kind, index: i, lines, ...sizeFor(lines) };
     if (t) { it.total_us = t.total_us; it.share = t.share || 0; }
