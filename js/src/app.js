@@ -1,7 +1,7 @@
 // The lens: one store, three views (fusion, fx, timeline), a side panel, a toolbar.
 // createLens(el, options) works anywhere (widget, standalone page); it returns {store, destroy}.
 import { h } from "./dom.js";
-import { indexCompile, initialExpansion, resolveSelection, search, hasProfile, fmtShare, plural, sharedKernel, KINDS } from "./data.js";
+import { indexCompile, initialExpansion, resolveSelection, search, hasProfile, fmtShare, plural, sharedKernel, frameLabel, KINDS } from "./data.js";
 import { buildFusion, buildFx } from "./dot.js";
 import { GraphCanvas } from "./graphview.js";
 import { renderPanel } from "./panel.js";
@@ -75,8 +75,8 @@ export function createLens(el, opts) {
   const compileSel = h("select", { class: "il-compile", "aria-label": "compile", title: "which graph compilation to show" },
     compiles.map((c) => {
       const t = c.trigger || {};
-      const frame = c.frame && !String(c.id).includes(c.frame) ? " · " + c.frame : "";
-      return h("option", { value: c.id, title: `${c.id}${c.frame ? " · " + c.frame : ""}\ncompiled on ${t.kind || "?"}${t.reason ? ": " + t.reason : ""}` },
+      const frame = c.frame && !String(c.id).includes(c.frame) ? " · " + frameLabel(c) : "";
+      return h("option", { value: c.id, title: `${c.id}${c.frame ? " · " + frameLabel(c) : ""}\ncompiled on ${t.kind || "?"}${t.reason ? ": " + t.reason : ""}` },
         `${c.id}${frame} · ${plural((c.fused_nodes || []).length, "fused node")}`);
     }));
   const searchInput = h("input", { class: "il-search-input", type: "search", placeholder: "search kernel, op, file:line  (/)", title: "search fused nodes, kernels, FX ops, buffers, modules and source lines (/)", "aria-label": "search", spellcheck: "false" });

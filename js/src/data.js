@@ -417,3 +417,12 @@ export function autotuneSummary(kernel) {
   const verdict = !chosen ? "unknown" : chosen === best ? "fastest" : "not-fastest";
   return { op: a.op || "", rows, fastest: best, chosen: chosen || null, chosenName, verdict };
 }
+
+/** "frame forward()": the Python function dynamo traced, so "0/0 backward · frame forward()" does not read as
+ * a contradiction (the backward graph of the forward() frame). */
+export function frameLabel(c) {
+  const f = String(c.frame || "");
+  if (!f) return "";
+  const i = f.indexOf(" (");
+  return i > 0 ? `frame ${f.slice(0, i)}()${f.slice(i)}` : `frame ${f}()`;
+}

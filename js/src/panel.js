@@ -2,7 +2,7 @@
 // why Inductor did not fuse it with its neighbours, and both backtraces.
 import { h } from "./dom.js";
 import { renderCode } from "./code.js";
-import { kernelOf, groupFrames, frameStage, STAGE_LABELS, basename, fmtUs, fmtShare, shortOp, topKernels, plural, sharedKernel } from "./data.js";
+import { kernelOf, groupFrames, frameStage, STAGE_LABELS, basename, fmtUs, fmtShare, shortOp, topKernels, plural, sharedKernel, frameLabel } from "./data.js";
 import { metadataSection, autotuneSection, profileSection, topKernelsSection } from "./kernelinfo.js";
 
 function frameRow(fr, stage) {
@@ -222,7 +222,7 @@ export function compileSummary(idx, report = null, actions = null) {
   const kinds = {};
   for (const n of idx.fused) kinds[n.kind] = (kinds[n.kind] || 0) + 1;
   return h("div", { class: "il-summary" },
-    h("h3", {}, `Compile ${c.id}`, c.frame ? ` · ${c.frame}` : ""),
+    h("h3", {}, `Compile ${c.id}`, c.frame ? ` · ${frameLabel(c)}` : ""),
     h("p", {}, `${plural(idx.fused.length, "fused node")}, ${plural((c.kernels || []).length, "kernel")}: `,
       Object.entries(kinds).map(([k, v]) => `${v} ${k}`).join(", ")),
     h("p", {}, h("strong", {}, "When it compiled: "), `${t.kind || "unknown"}`, t.reason ? ` (${t.reason})` : "",

@@ -1,7 +1,7 @@
 // The timeline: when torch.compile() ran (it only wraps), what call triggered each compile,
 // and each compile's phases as a Gantt chart on one time axis.
 import { h } from "./dom.js";
-import { fmtUs, basename } from "./data.js";
+import { fmtUs, basename, frameLabel } from "./data.js";
 
 function lastUserFrame(frames) {
   const f = (frames || [])[frames.length - 1];
@@ -68,7 +68,7 @@ export function renderTimeline(el, report, currentId, onSelectCompile) {
   }
   for (const c of compiles) {
     const t = c.trigger || {};
-    const head = row(`${c.id}${c.frame ? " · " + c.frame : ""}`, "il-tl-compile" + (c.id === currentId ? " il-current" : ""),
+    const head = row(`${c.id}${c.frame ? " · " + frameLabel(c) : ""}`, "il-tl-compile" + (c.id === currentId ? " il-current" : ""),
       t.time_us != null ? h("span", { class: "il-tl-mark il-tl-mark-trigger", style: `left:${pct(t.time_us)}`, title: t.reason || t.kind }) : null,
       note(t.time_us != null ? t.time_us : t0, `${t.kind || "?"}${t.reason ? ": " + t.reason : ""} · ${lastUserFrame(t.user_stack)}`));
     head.dataset.compile = c.id;

@@ -59,3 +59,10 @@ test("DOT carries ids and sizes only, never report text", () => {
   const { dot } = buildFusion(indexCompile(evil), new Set(["a", "b"]));
   assert.ok(!dot.includes("script") && !dot.includes("img") && !dot.includes("op0"), dot);
 });
+
+test("frameLabel names the traced Python frame", async () => {
+  const { frameLabel } = await import("../src/data.js");
+  assert.equal(frameLabel({ frame: "forward" }), "frame forward()");
+  assert.equal(frameLabel({ frame: "forward (via torch's inner wrapper)" }), "frame forward() (via torch's inner wrapper)");
+  assert.equal(frameLabel({ frame: "" }), "");
+});
