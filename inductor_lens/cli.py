@@ -17,6 +17,7 @@ import argparse
 import os
 import runpy
 import sys
+import textwrap
 import time
 import traceback
 from typing import Optional, Sequence
@@ -230,10 +231,16 @@ def _parser() -> argparse.ArgumentParser:
     sub.required = True
     run = sub.add_parser("run", help="run a Python script under capture and write its report",
                          usage=f"{PROG} run SCRIPT [ARGS...] [-o report.html] [--json report.json] [--title T] [-q]",
-                         description="Runs SCRIPT as `python SCRIPT ARGS` would (same sys.argv, __name__ == "
-                                     "'__main__') with every Inductor compile recorded. Options may come before "
-                                     "or after SCRIPT; put `--` before the script's arguments if they use -o or "
-                                     "--json themselves. Default output: SCRIPT-lens.html.")
+                         description=textwrap.fill(
+                             "Runs SCRIPT as `python SCRIPT ARGS` would (same sys.argv, __name__ == '__main__') "
+                             "with every Inductor compile recorded. Options may come before or after SCRIPT; put "
+                             "`--` before the script's arguments if they use -o or --json themselves.", 100),
+                         epilog="options (parsed by hand around SCRIPT):\n"
+                                "  -o, --output PATH   HTML file to write (default: SCRIPT-lens.html)\n"
+                                "  --json PATH         also write the report as JSON\n"
+                                "  --title T           a title for the page (default: the script and its arguments)\n"
+                                "  -q, --quiet         no progress lines on stderr",
+                         formatter_class=argparse.RawDescriptionHelpFormatter)
     run.add_argument("script_and_args", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
     demo = sub.add_parser("demo", help="the built-in example: the user's sin**2 + cos**2 and a small MLP")
     demo.add_argument("-o", "--output", default="lens-demo.html", help="HTML file to write (default: %(default)s)")

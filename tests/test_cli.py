@@ -169,3 +169,5 @@ def test_help_lists_the_commands(workdir):
         assert word in proc.stdout
     proc = lens("run", "--help", cwd=workdir)
     assert proc.returncode == 0 and "SCRIPT [ARGS...]" in proc.stdout
+    for option in ("-o, --output PATH", "--json PATH", "--title T", "-q, --quiet"):  # each one explained
+        assert option in proc.stdout
