@@ -26,13 +26,19 @@ def _fill(page, name):
         name)
 
 
-def test_training_report_launch_metadata_profile_colouring_and_top_kernels(tmp_path, offline_page):
-    page = offline_page
-    report = inductor_lens.load(FIXTURES / "gpu_training.json")
-    fwd, bwd = report.compiles
-    path = tmp_path / "gpu_training.html"
+def _open_fixture(page, tmp_path, name):
+    """Export the recorded GPU report ``gpu_<name>.json`` and open it offline; returns the report."""
+    report = inductor_lens.load(FIXTURES / f"gpu_{name}.json")
+    path = tmp_path / f"gpu_{name}.html"
     report.save_html(path)
     _open(page, path)
+    return report
+
+
+def test_training_report_launch_metadata_profile_colouring_and_top_kernels(tmp_path, offline_page):
+    page = offline_page
+    report = _open_fixture(page, tmp_path, "training")
+    fwd, bwd = report.compiles
     root = page.locator(".il-root")
 
     # a profiled report opens coloured by time; every profiled box carries its share
@@ -218,11 +224,8 @@ def _box(page, selector):
 
 def test_shared_kernels_input_stubs_readable_zoom_search_rows_and_timeline(tmp_path, offline_page):
     page = offline_page
-    report = inductor_lens.load(FIXTURES / "gpu_training.json")
+    report = _open_fixture(page, tmp_path, "training")
     fwd, bwd = report.compiles
-    path = tmp_path / "gpu_training.html"
-    report.save_html(path)
-    _open(page, path)
     root = page.locator(".il-root")
     graph = '[data-view="fusion"] .il-graph'
 
