@@ -81,6 +81,8 @@ class GraphNode:
     user_stack: list[Frame] = field(default_factory=list)
     #: nn.Module path that produced the node, outermost first, e.g. ``["layers.0", "layers.0.mlp"]``.
     module_stack: list[str] = field(default_factory=list)
+    #: The class of each module in ``module_stack``, e.g. ``["Block", "MLP"]`` (same length, or empty).
+    module_types: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)

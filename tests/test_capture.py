@@ -123,6 +123,8 @@ def test_fx_node_module_stack_names_the_layers(training_report):
     nodes = {n.name: n for n in training_report.compiles[0].graphs["post_grad"].nodes}
     paths = {p for n in nodes.values() for p in n.module_stack}
     assert {"fc1", "fc2", "norm"} <= paths
+    types = {p: t for n in nodes.values() for p, t in zip(n.module_stack, n.module_types)}
+    assert types["fc1"] == "Linear" and types["norm"] == "LayerNorm"
 
 
 def test_fusion_decisions_map_to_fused_nodes(training_report):

@@ -231,7 +231,8 @@ def test_ops_without_a_user_line_say_why_and_show_module_and_call_site(tmp_path,
     node = next(n for n in bare.fused_nodes if n.kind == "extern")
     page.locator(f'[data-view="fusion"] [data-node="{node.name}"]').click()
     user = page.locator('[data-role="user-stack"]').inner_text()
-    module = [m for fx in bare.graphs["post_grad"].nodes if fx.name in node.fx_nodes for m in fx.module_stack][-1]
+    owner = [fx for fx in bare.graphs["post_grad"].nodes if fx.name in node.fx_nodes and fx.module_stack][-1]
+    module = f"{owner.module_stack[-1]} ({owner.module_types[-1]})"  # e.g. "fc2 (Linear)"
     call = bare.trigger.user_stack[-1]
     assert "no source line" in user and module in user and f"{call.line}" in user and call.code.strip() in user
     _assert_clean(page)

@@ -306,16 +306,20 @@ def fx_graph_nodes(gm: Any) -> list[dict]:
     for n in gm.graph.nodes:
         val = n.meta.get("val", n.meta.get("example_value"))
         shape, dtype = _shape_dtype(val)
-        mstack = []
+        mstack, mtypes = [], []
         for v in (n.meta.get("nn_module_stack") or {}).values():
             path = v[0] if isinstance(v, (tuple, list)) else str(v)
             mstack.append(str(path))
+            cls = v[1] if isinstance(v, (tuple, list)) and len(v) > 1 else None
+            name = getattr(cls, "__name__", None) or (str(cls).rsplit(".", 1)[-1].strip("'>") if cls else "")
+            mtypes.append(name)
         out.append({
             "name": n.name, "op": n.op, "target": _target_name(n),
             "inputs": [a.name for a in n.all_input_nodes],
             "shape": shape, "dtype": dtype,
             "stack_trace": n.meta.get("stack_trace") or "",
             "module_stack": mstack,
+            "module_types": mtypes,
         })
     return out
 

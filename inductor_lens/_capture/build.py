@@ -111,11 +111,15 @@ def _phases(events: list[dict], t0: float, start: float, end: Optional[float]) -
 def _graph_nodes(nodes: list[dict]) -> list[GraphNode]:
     out = []
     for n in nodes:
+        types = n.get("module_types") or [""] * len(n.get("module_stack", []))
+        modules = [(clean_module_path(m), t) for m, t in zip(n.get("module_stack", []), types)]
+        modules = [(p, t) for p, t in modules if p]
         out.append(GraphNode(
             name=n["name"], op=n["op"], target=n["target"], inputs=list(n["inputs"]),
             shape=n.get("shape"), dtype=n.get("dtype"),
             user_stack=parse_stack_trace(n.get("stack_trace")),
-            module_stack=[p for p in (clean_module_path(m) for m in n.get("module_stack", [])) if p],
+            module_stack=[p for p, _ in modules],
+            module_types=[t for _, t in modules] if all(t for _, t in modules) else [],
         ))
     return out
 

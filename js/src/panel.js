@@ -60,8 +60,10 @@ function section(title, role, ...body) {
 function noUserSource(n, fxByName, compile) {
   const modules = [];
   for (const name of n.fx_nodes || []) {
-    const ms = (fxByName.get(name) || {}).module_stack || [];
-    const m = ms[ms.length - 1];
+    const gn = fxByName.get(name) || {};
+    const ms = gn.module_stack || [];
+    const types = gn.module_types || [];
+    const m = ms.length ? ms[ms.length - 1] + (types.length === ms.length ? ` (${types[types.length - 1]})` : "") : "";
     if (m && !modules.includes(m)) modules.push(m);
   }
   const t = compile.trigger || {};
