@@ -22,7 +22,6 @@ Captures are slow on CPU (12 layers: minutes), so each captured report is cached
 
 from __future__ import annotations
 
-import json
 import os
 import pathlib
 import shutil

@@ -2,7 +2,9 @@
 
 import torch
 
-from inductor_lens.examples import MLP, sin_cos  # noqa: F401  (re-exported for the tests)
+from inductor_lens.examples import MLP, sin_cos
+
+__all__ = ["MLP", "sin_cos", "with_graph_break"]
 
 
 def with_graph_break(x):

@@ -260,7 +260,7 @@ def test_shared_kernels_input_stubs_readable_zoom_search_rows_and_timeline(tmp_p
     frames = page.locator(f"{graph} .il-cluster[data-shared-kernel]")
     assert sorted(f.get_attribute("data-shared-kernel") for f in frames.all()) == sorted(shared)
     kernel, members = next(iter(shared.items()))
-    (i0, a), (i1, b) = members[0], members[1]
+    (_, a), (i1, b) = members[0], members[1]
     assert "one kernel:" in page.locator(f'{graph} .il-cluster[data-shared-kernel="{kernel}"] text').text_content()
     # the box and the panel say so, and the panel links to the sibling
     label = " ".join(page.locator(f'{graph} [data-node="{a}"] text').all_text_contents())

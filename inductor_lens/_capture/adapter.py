@@ -348,8 +348,6 @@ class Hooks:
             self.raw.diag(f"capture: {what} failed ({type(e).__name__}: {e}); that part of the report is missing")
 
     def install(self, stack: contextlib.ExitStack) -> None:
-        import torch
-
         version = torch_version()
         if version < MIN_TORCH:
             self.raw.diag(f"torch {version} is older than {MIN_TORCH}, the oldest inductor_lens supports: "

@@ -3,16 +3,12 @@
 from __future__ import annotations
 
 import contextlib
-import threading
 import traceback
 from typing import Any, Callable, Optional
 
 from ..model import Report
 
 __all__ = ["capture", "inspect", "profile", "CaptureError"]
-
-_ACTIVE = threading.local()
-
 
 class CaptureError(RuntimeError):
     """A strict capture (``capture(strict=True)``) could not record everything."""
@@ -73,13 +69,10 @@ class capture:
             stack.close()
             raise
         self._stack = stack
-        depth = getattr(_ACTIVE, "depth", 0)
-        _ACTIVE.depth = depth + 1
         return self
 
     def __exit__(self, exc_type, exc, tb) -> bool:
         stack, self._stack = self._stack, None
-        _ACTIVE.depth = max(0, getattr(_ACTIVE, "depth", 1) - 1)
         try:
             if stack is not None:
                 stack.close()  # restore torch first, whatever happens next
@@ -152,7 +145,7 @@ def inspect(fn: Callable, *args: Any, backward: bool = False, profile: bool = Fa
             _backward(out)
     report = cap.report
     if profile:
-        report = globals()["profile"](report, compiled, *args, backward=backward)
+        report = _profile(report, compiled, *args, backward=backward)
     return report
 
 
@@ -179,3 +172,6 @@ def _backward(out: Any) -> None:
         raise ValueError("backward=True needs an output that requires grad (a parameter or an input with "
                          "requires_grad=True must feed it)")
     sum(t.sum() for t in tensors).backward()
+
+
+_profile = profile  # inspect() has a parameter named `profile`

@@ -176,6 +176,22 @@ export function createLens(el, opts) {
   let fusionBuilt = null, fxBuilt = null, fusionMaxShare = 0;
   const fitted = new Set();
 
+  /** Lay out `dot` in the worker while `host` says so; null when it failed (said in `host`) or when a newer
+   * render (`current()` false) or an unmount made the result stale. */
+  async function layoutIn(host, dot, what, current) {
+    message(host, `laying out ${what}…`, "il-busy");
+    let layout;
+    try {
+      layout = await (await opts.engine()).layout(dot);
+    } catch (e) {
+      if (current() && alive) message(host, `layout failed: ${e.message || e}`, "il-error");
+      return null;
+    }
+    if (!current() || !alive) return null;
+    message(host, "");
+    return layout;
+  }
+
   function message(host, text, cls = "") {
     host.querySelectorAll(".il-message").forEach((m) => m.remove());
     if (text) host.appendChild(h("div", { class: "il-message " + cls }, text));
@@ -189,17 +205,8 @@ export function createLens(el, opts) {
     if (!ix) { message(fusionHost, "This report has no compiles: nothing was compiled while capturing."); return; }
     if (!ix.fused.length) { message(fusionHost, "This compile produced no fused nodes."); return; }
     const built = buildFusion(ix, expandedFor(s.compileId));
-    message(fusionHost, `laying out ${built.items.size} boxes…`, "il-busy");
-    let layout;
-    try {
-      const engine = await opts.engine();
-      layout = await engine.layout(built.dot);
-    } catch (e) {
-      if (token === fusionToken && alive) message(fusionHost, `layout failed: ${e.message || e}`, "il-error");
-      return;
-    }
-    if (token !== fusionToken || !alive) return;
-    message(fusionHost, "");
+    const layout = await layoutIn(fusionHost, built.dot, `${built.items.size} boxes`, () => token === fusionToken);
+    if (!layout) return;
     mark("il:layout");
     fusionBuilt = built;
     // heat for "colour by time": relative to the longest visible box, square-root scaled so that
@@ -300,17 +307,8 @@ export function createLens(el, opts) {
     const exp = fxExpandedFor(s.compileId);
     if (s.selected) exp.add(s.selected);
     const built = buildFx(ix, gname, exp);
-    message(fxHost, `laying out ${built.items.size} nodes…`, "il-busy");
-    let layout;
-    try {
-      const engine = await opts.engine();
-      layout = await engine.layout(built.dot);
-    } catch (e) {
-      if (token === fxToken && alive) message(fxHost, `layout failed: ${e.message || e}`, "il-error");
-      return;
-    }
-    if (token !== fxToken || !alive) return;
-    message(fxHost, "");
+    const layout = await layoutIn(fxHost, built.dot, `${built.items.size} nodes`, () => token === fxToken);
+    if (!layout) return;
     fxBuilt = built;
     fxCanvas.draw(layout, built.items, built.edges, built.clusters, (g, it) => {
       if (it.type === "fx") { g.dataset.fx = it.name; if (it.fused) g.dataset.fusedNode = it.fused; }
