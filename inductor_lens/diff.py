@@ -202,14 +202,18 @@ def diff(a: Report, b: Report, pairs: Optional[Sequence[tuple]] = None) -> Repor
 
 # -- compiles ------------------------------------------------------------------------------------
 
-def _compile_key(c: Compile) -> tuple:
-    return (c.frame, c.graph_kind)
+#: Automatic compile pairing: each pass pairs the n-th compile with a key in A with the n-th in B,
+#: among compiles still unpaired. Forward and inference graphs of one frame pair in the second pass.
+_PASSES = (
+    ("frame, graph kind and order", lambda c: (c.frame, c.graph_kind)),
+    ("frame and order (graph kind differs)", lambda c: (c.frame, c.graph_kind == "backward")),
+)
 
 
 def pair_compiles(a: Report, b: Report, pairs: Optional[Sequence[tuple]] = None) -> list:
     """``[(compile_a or None, compile_b or None, how)]`` in A's order, then B's leftovers."""
     ids_a, ids_b = [c.id for c in a.compiles], [c.id for c in b.compiles]
-    fixed: dict = {}
+    match: dict = {}  # A id -> (B compile, how)
     for p in pairs or ():
         if not (isinstance(p, (tuple, list)) and len(p) == 2):
             raise ValueError(f"each pair is (compile id in a, compile id in b), not {p!r}")
@@ -218,25 +222,21 @@ def pair_compiles(a: Report, b: Report, pairs: Optional[Sequence[tuple]] = None)
             raise ValueError(f"no compile {pa!r} in a (compiles: {ids_a})")
         if pb not in ids_b:
             raise ValueError(f"no compile {pb!r} in b (compiles: {ids_b})")
-        if pa in fixed or pb in fixed.values():
-            raise ValueError(f"compile pair {p!r} names a compile that is already paired")
-        fixed[pa] = pb
-    used_b = set(fixed.values())
-    # automatic: the n-th compile of (frame, kind) in A with the n-th in B
-    queues: dict = {}
-    for c in b.compiles:
-        if c.id not in used_b:
-            queues.setdefault(_compile_key(c), []).append(c)
-    result = []
-    for c in a.compiles:
-        if c.id in fixed:
-            result.append((c, b.compile(fixed[c.id]), "chosen"))
-            continue
-        q = queues.get(_compile_key(c))
-        other = q.pop(0) if q else None
-        if other is not None:
-            used_b.add(other.id)
-        result.append((c, other, "frame, graph kind and order" if other else "no match"))
+        if pa in match or pb in {c.id for c, _ in match.values()}:
+            raise ValueError(f"compile pair {tuple(p)!r} names a compile that is already paired")
+        match[pa] = (b.compile(pb), "chosen")
+    for how, key in _PASSES:
+        used_b = {c.id for c, _ in match.values()}
+        queues: dict = {}
+        for c in b.compiles:
+            if c.id not in used_b:
+                queues.setdefault(key(c), []).append(c)
+        for c in a.compiles:
+            q = queues.get(key(c))
+            if c.id not in match and q:
+                match[c.id] = (q.pop(0), how)
+    used_b = {c.id for c, _ in match.values()}
+    result = [(c, *match[c.id]) if c.id in match else (c, None, "no match") for c in a.compiles]
     result.extend((None, c, "no match") for c in b.compiles if c.id not in used_b)
     return result
 
@@ -277,7 +277,7 @@ def _guard_lines(c: Optional[Compile]) -> set:
     out = set()
     for line in c.guards.splitlines():
         line = _ID.sub("N", line.split("  #")[0].strip().lstrip("|+- ").strip())
-        if line:
+        if line and not line.startswith("Guard latency"):  # a timing, not a guard
             out.add(line)
     return out
 
@@ -430,7 +430,8 @@ def _kernel_pair(x: Optional[_Features], y: Optional[_Features], sim: Optional[f
     if la != lb:
         changes.append("source")
         src_diff = [list(op) for op in difflib.SequenceMatcher(None, la, lb, autojunk=False).get_opcodes()]
-    if _launch(x.kernel) != _launch(y.kernel):
+    la_x, la_y = _launch(x.kernel), _launch(y.kernel)
+    if la_x is not None and la_y is not None and la_x != la_y:  # one side without: another language
         changes.append("launch")
     if _autotune(x.kernel) != _autotune(y.kernel):
         changes.append("autotune")
