@@ -282,7 +282,7 @@ def test_compare_page_in_chromium(tmp_path, offline_page, reports):
     assert changed.a in col_a.locator(".il-dhead").inner_text() and changed.b in col_b.locator(".il-dhead").inner_text()
     # every line of both sources is there, and the gelu's erf is on a highlighted line of B only
     kb = b.compiles[0].kernel(changed.b)
-    assert col_b.locator(".il-dline:not(.il-d-gap)").count() == len(kb.source.split("\n"))
+    assert col_b.locator(".il-dline:not(.il-d-gap)").count() == len(kb.source.splitlines())
     hl_b = col_b.locator(".il-dline.il-d-replace, .il-dline.il-d-insert").all_inner_texts()
     assert any("erf" in t for t in hl_b), hl_b
     assert not any("erf" in t for t in col_a.locator(".il-dline").all_inner_texts())

@@ -38,14 +38,21 @@ export function rowKey(row) {
   return `${row.index}`;
 }
 
+/** Lines as Python's str.splitlines() gives them (the line diff's indexes are over these). */
+export function lines(src) {
+  if (src == null || src === "") return [];
+  const out = String(src).split(/\r\n|\r|\n/);
+  if (out[out.length - 1] === "") out.pop();
+  return out;
+}
+
 /**
  * Side-by-side lines from two sources and difflib opcodes [[tag, i1, i2, j1, j2]]: a list of
  * {a, b, tag} where a/b are {n, text} or null (a gap). Tags: equal, replace, delete, insert.
  * Without opcodes (equal sources, or one side missing) lines are paired one to one.
  */
 export function sideBySide(srcA, srcB, opcodes) {
-  const la = srcA == null ? [] : String(srcA).split("\n");
-  const lb = srcB == null ? [] : String(srcB).split("\n");
+  const la = lines(srcA), lb = lines(srcB);
   const out = [];
   const line = (arr, i) => (i < arr.length ? { n: i + 1, text: arr[i] } : null);
   if (!opcodes || !opcodes.length) {
