@@ -288,3 +288,55 @@ def test_compare_page_in_chromium(tmp_path, offline_page, reports):
     assert not any("erf" in t for t in col_a.locator(".il-dline").all_inner_texts())
     assert col_a.locator(".il-dline.il-d-replace, .il-dline.il-d-delete").count() >= 1
     assert page.watch.requests == [] and page.watch.errors == [] and page.watch.dialogs == []
+
+
+def test_diff_widget_answers_requests():
+    from inductor_lens._diff_views import DiffWidget
+    d = inductor_lens.diff(inductor_lens.load(FIXTURES / "gpu_mlp.json"), inductor_lens.load(FIXTURES / "gpu_max_autotune.json"))
+    w = DiffWidget(d)
+    sent = []
+    w.send = lambda content, buffers=None: sent.append((content, buffers))
+    w._on_msg(w, {"type": "engine", "id": "e1"}, [])
+    w._on_msg(w, {"type": "export", "id": "x1"}, [])
+    (c1, b1), (c2, b2) = sent
+    assert c1 == {"type": "engine", "id": "e1"} and b1[0][:2] == b"\x1f\x8b"
+    assert c2["id"] == "x1" and b2[0].startswith(b"<!doctype html>") and b'data-view' not in b2[0][:200]
+    with pytest.raises(TypeError, match="ReportDiff"):
+        DiffWidget(d.a)
+
+
+@pytest.mark.browser
+def test_compare_widget_in_jupyterlab(jupyter_lab, chromium_browser):
+    """display(diff) of two recorded GPU reports (no compile needed) in a real JupyterLab."""
+    from tests._browser_fixtures import PageWatch, open_notebook, run_all, write_notebook
+    base, root = jupyter_lab
+    a = inductor_lens.load(FIXTURES / "gpu_mlp.json")
+    b = inductor_lens.load(FIXTURES / "gpu_max_autotune.json")
+    d = inductor_lens.diff(a, b)
+    write_notebook(root / "compare.ipynb", [
+        f"import inductor_lens\nd = inductor_lens.diff(inductor_lens.load({str(FIXTURES / 'gpu_mlp.json')!r}), "
+        f"inductor_lens.load({str(FIXTURES / 'gpu_max_autotune.json')!r}))\nd",
+    ])
+    context = chromium_browser.new_context(viewport={"width": 1500, "height": 1000})
+    page = context.new_page()
+    watch = PageWatch(page, allow_console=("favicon",))
+    try:
+        open_notebook(page, base, "compare.ipynb")
+        run_all(page)
+        view = page.locator('.jp-NotebookPanel:visible [data-view="compare"]').first
+        view.locator('.il-graph[data-ready="1"]').wait_for(timeout=60000)
+        rows = view.locator('[data-role="diff-row"]')
+        assert rows.count() == len(d.kernels)
+        # profiled on both sides: rows are sorted by |time delta|, largest first
+        deltas = [abs(k.time_delta_us) for k in d.kernels]
+        first = rows.first.get_attribute("data-kernel")
+        top = max(d.kernels, key=lambda k: abs(k.time_delta_us))
+        assert first == (top.b or top.a) and abs(top.time_delta_us) == max(deltas)
+        tem = next(k for k in d.kernels if k.b and k.b.startswith("triton_tem") and "relu" in k.b)
+        view.locator(f'[data-role="diff-row"][data-kernel="{tem.b}"]').click()
+        src = view.locator('[data-role="diff-source"]')
+        assert "tl.dot" in src.locator('[data-side="b"]').inner_text()
+        assert "triton_poi_fused_addmm_relu_0" in src.locator('[data-side="a"] .il-dhead').inner_text()
+        assert not [e for e in watch.errors if "inductor" in e.lower() or "il-" in e]
+    finally:
+        context.close()
