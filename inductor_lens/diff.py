@@ -247,7 +247,8 @@ def _diff_compile(ca: Optional[Compile], cb: Optional[Compile], how: str, timed:
     kernels = []
     for i, j, sim in matched:
         kernels.append(_kernel_pair(fa[i] if i is not None else None, fb[j] if j is not None else None, sim, timed))
-    ga, gb = _guard_lines(ca), _guard_lines(cb)
+    same_guards = ca is not None and cb is not None and ca.guards == cb.guards
+    ga, gb = (set(), set()) if same_guards else (_guard_lines(ca), _guard_lines(cb))
     ta, tb = _compile_time(ca), _compile_time(cb)
     return CompileDiff(
         a=ca.id if ca else None, b=cb.id if cb else None, kernels=kernels, paired_by=how,
@@ -268,15 +269,15 @@ def _compile_time(c: Optional[Compile]) -> Optional[float]:
     return round(sum(p.duration_us for p in c.phases if p.depth == 0), 1)
 
 
-_ID = re.compile(r"\b\d{6,}\b")
+_ID = re.compile(r"[0-9]{6,}")  # object ids and addresses
 
 
 def _guard_lines(c: Optional[Compile]) -> set:
     if c is None:
         return set()
     out = set()
-    for line in c.guards.splitlines():
-        line = _ID.sub("N", line.split("  #")[0].strip().lstrip("|+- ").strip())
+    for line in _ID.sub("N", c.guards).splitlines():
+        line = line.split("  #")[0].strip().lstrip("|+- ").strip()
         if line and not line.startswith("Guard latency"):  # a timing, not a guard
             out.add(line)
     return out
@@ -288,32 +289,52 @@ class _Features:
     """What one kernel launch computes (a fused node and its kernel), as multisets (see the module
     docstring). A kernel whose code Inductor reuses for several fused nodes gives one unit each."""
 
-    __slots__ = ("kernel", "node", "index", "pos", "ops", "loc", "mod", "shape", "extern", "exact", "share")
+    __slots__ = ("kernel", "node", "index", "pos", "ops", "loc", "mod", "shape", "extern", "exact", "share", "inputs")
 
-    def __init__(self, kernel: Kernel, node: Optional[FusedNode], index: int, total: int, nodes: dict, share: int):
-        self.kernel, self.node, self.index, self.share = kernel, node, index, share
+    def __init__(self, kernel: Kernel, node: Optional[FusedNode], index: int, total: int, facts: dict, share: int,
+                 inputs: frozenset = frozenset()):
+        self.kernel, self.node, self.index, self.share, self.inputs = kernel, node, index, share, inputs
         self.pos = index / max(1, total - 1)
-        self.ops, self.loc, self.mod, self.shape = Counter(), Counter(), Counter(), Counter()
+        rows = []
         for name in (node.fx_nodes if node is not None else kernel.fx_nodes):
-            n = nodes.get(name)
-            target = n.target if n is not None else name.rstrip("_0123456789") or name
-            if target in _GLUE_TARGETS:
-                continue
-            self.ops[target] += 1
-            self.shape[(target, repr(n.shape) if n is not None else "")] += 1
-            if n is not None and n.user_stack:
-                f = n.user_stack[-1]
-                self.loc[f"{posixpath.basename(f.file.replace(chr(92), '/'))}:{f.line}"] += 1
-            if n is not None and n.module_stack:
-                self.mod[n.module_stack[-1]] += 1
-        if not self.ops:  # nothing known about its ops: fall back on the name's words
-            self.ops[re.sub(r"_?\d+$|\[.*\]$", "", kernel.name)] += 1
+            row = facts.get(name)
+            if row is None:
+                row = (name.rstrip("_0123456789") or name, "", "", "")
+            if row[0] not in _GLUE_TARGETS:
+                rows.append(row)
+        if not rows:  # nothing known about its ops: fall back on the name's words
+            rows.append((re.sub(r"_?\d+$|\[.*\]$", "", kernel.name), "", "", ""))
+        self.ops = Counter(r[0] for r in rows)
+        self.shape = Counter((r[0], r[1]) for r in rows)
+        self.loc = Counter(r[2] for r in rows if r[2])
+        self.mod = Counter(r[3] for r in rows if r[3])
         self.extern = kernel.language == "extern"
-        self.exact = (self.extern, _frozen(self.ops), _frozen(self.loc), _frozen(self.mod), _frozen(self.shape))
+        self.exact = (self.extern, tuple(sorted(rows)))
 
 
-def _frozen(c: Counter) -> tuple:
-    return tuple(sorted(c.items(), key=repr))
+_NODE_CACHE: dict = {}
+
+
+def _node_facts(c: Compile) -> dict:
+    """FX node name -> (target, shape, "file.py:line", module) of ``c``'s post-grad graph (cached)."""
+    hit = _NODE_CACHE.get(id(c))
+    if hit is not None and hit[0] is c:
+        return hit[1]
+    graph = c.graphs.get("post_grad") or next(iter(c.graphs.values()), None)
+    base: dict = {}
+    facts = {}
+    for n in graph.nodes if graph else ():
+        loc = ""
+        if n.user_stack:
+            f = n.user_stack[-1]
+            if f.file not in base:
+                base[f.file] = posixpath.basename(f.file.replace("\\", "/"))
+            loc = f"{base[f.file]}:{f.line}"
+        facts[n.name] = (n.target, repr(n.shape), loc, n.module_stack[-1] if n.module_stack else "")
+    if len(_NODE_CACHE) > 64:
+        _NODE_CACHE.clear()
+    _NODE_CACHE[id(c)] = (c, facts)
+    return facts
 
 
 def _units(c: Optional[Compile]) -> list:
@@ -326,23 +347,8 @@ def _units(c: Optional[Compile]) -> list:
     named = {n.kernel for n, _ in launches}
     launches += [(None, k) for k in c.kernels if k.name not in named]
     shares = Counter(k.name for _, k in launches)
-    nodes = _node_index(c)
-    return [_Features(k, n, i, len(launches), nodes, shares[k.name]) for i, (n, k) in enumerate(launches)]
-
-
-_NODE_CACHE: dict = {}
-
-
-def _node_index(c: Compile) -> dict:
-    """Post-grad FX nodes of ``c`` by name (cached per compile object)."""
-    hit = _NODE_CACHE.get(id(c))
-    if hit is None or hit[0] is not c:
-        graph = c.graphs.get("post_grad") or next(iter(c.graphs.values()), None)
-        hit = (c, {n.name: n for n in graph.nodes} if graph else {})
-        if len(_NODE_CACHE) > 64:
-            _NODE_CACHE.clear()
-        _NODE_CACHE[id(c)] = hit
-    return hit[1]
+    facts, inputs = _node_facts(c), frozenset(c.graph_inputs)
+    return [_Features(k, n, i, len(launches), facts, shares[k.name], inputs) for i, (n, k) in enumerate(launches)]
 
 
 def _jaccard(x: Counter, y: Counter) -> float:
@@ -426,8 +432,8 @@ def _kernel_pair(x: Optional[_Features], y: Optional[_Features], sim: Optional[f
     elif x.shape != y.shape:
         changes.append("shape")
     src_diff = None
-    la, lb = _source_lines(x.kernel), _source_lines(y.kernel)
-    if la != lb:
+    if not _same_source(x, y):
+        la, lb = _source_lines(x), _source_lines(y)
         changes.append("source")
         src_diff = [list(op) for op in difflib.SequenceMatcher(None, la, lb, autojunk=False).get_opcodes()]
     la_x, la_y = _launch(x.kernel), _launch(y.kernel)
@@ -452,13 +458,30 @@ def _op_list(f: _Features) -> list:
 _SOURCE_CACHE: dict = {}
 
 
-def _source_lines(k: Kernel) -> list:
-    key = (k.name, k.source)
+def _same_source(x: _Features, y: _Features) -> bool:
+    """Equal sources: most often equal as they are, or once each kernel's own name is replaced; else normalised."""
+    ka, kb = x.kernel, y.kernel
+    if ka.source == kb.source or ka.source.replace(ka.name, "KERNEL") == kb.source.replace(kb.name, "KERNEL"):
+        return True
+    return _source_lines(x) == _source_lines(y)
+
+
+_IDENT = re.compile(r"\b[A-Za-z_]\w*\b")
+
+
+def _source_lines(f: _Features) -> list:
+    """Normalised source lines. An extern call's arguments are graph inputs named after FX nodes (saved
+    activations such as ``relu_1``), which shift like buffer numbers: they read ``IN`` there."""
+    k = f.kernel
+    key = (k.name, k.source, f.inputs if f.extern else None)
     hit = _SOURCE_CACHE.get(key)
     if hit is None:
         if len(_SOURCE_CACHE) > 4096:
             _SOURCE_CACHE.clear()
-        hit = _SOURCE_CACHE[key] = normalise_source(k.source, k.name).splitlines()
+        text = normalise_source(k.source, k.name)
+        if f.extern and f.inputs:
+            text = _IDENT.sub(lambda m: "IN" if m.group(0) in f.inputs else m.group(0), text)
+        hit = _SOURCE_CACHE[key] = text.splitlines()
     return hit
 
 

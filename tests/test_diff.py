@@ -340,3 +340,20 @@ def test_compare_widget_in_jupyterlab(jupyter_lab, chromium_browser):
         assert not [e for e in watch.errors if "inductor" in e.lower() or "il-" in e]
     finally:
         context.close()
+
+
+def test_training_step_relu_to_gelu_changes_only_that_layers_kernels():
+    """Forward and lazily compiled backward: only the kernels of the changed layer differ. Their names
+    come from the ops Inductor fused (independent of the pairing): exactly B's kernels named for gelu."""
+    x = torch.randn(4, 16)
+    torch.manual_seed(0)
+    a = inductor_lens.inspect(Three(), x, backward=True, title="relu training")
+    torch.manual_seed(0)
+    b = inductor_lens.inspect(Three("gelu"), x, backward=True, title="gelu training")
+    d = inductor_lens.diff(a, b)
+    assert [(c.a, c.b) for c in d.compiles] == [("0/0 forward", "0/0 forward"), ("0/0 backward", "0/0 backward")]
+    changed = {k.b for k in d.kernels if k.status == "changed"}
+    assert changed == {k.name for k in b.kernels if "gelu" in k.name}, d.text()
+    assert d.summary["only_a"] == d.summary["only_b"] == 0
+    # the fc3 weight-gradient matmul reads the saved activation under another name (relu_1 vs mul_2): same
+    assert all(k.status == "same" for k in d.kernels if k.b and k.b.startswith("extern_kernels")), d.text()
