@@ -22,9 +22,30 @@ from .diff import ReportDiff
 from .widget import STATIC, _static, engine_gz
 
 
+_KERNEL_FIELDS = ("name", "language", "source", "fused_nodes", "fx_nodes", "metadata", "profile")
+
+
+def slim_report(r) -> dict:
+    """What the compare view draws of a report: per compile its fused nodes, kernels (source, launch facts,
+    profile) and post-grad ops (name and target). Stacks, output code, guards, phases and the other graphs
+    stay out: the diff already says what differs there, and the page stays small and quick to parse."""
+    from .model import _to_plain
+
+    def graph(c):
+        g = c.graphs.get("post_grad") or next(iter(c.graphs.values()), None)
+        return {"post_grad": {"nodes": [{"name": n.name, "target": n.target} for n in g.nodes]}} if g else {}
+
+    return {"title": r.title, "torch_version": r.torch_version, "device": r.device, "created": r.created,
+            "compiles": [{"id": c.id, "compile_id": c.compile_id, "graph_kind": c.graph_kind, "frame": c.frame,
+                          "fused_nodes": _to_plain(c.fused_nodes),
+                          "kernels": [{f: _to_plain(getattr(k, f)) for f in _KERNEL_FIELDS} for k in c.kernels],
+                          "graph_inputs": list(c.graph_inputs), "graph_outputs": list(c.graph_outputs),
+                          "graphs": graph(c)} for c in r.compiles]}
+
+
 def pack_diff(d: ReportDiff) -> bytes:
     """The compare payload as gzip'd JSON (deterministic)."""
-    payload = {"kind": "diff", "diff": d.to_dict(), "a": d.a.to_dict(), "b": d.b.to_dict()}
+    payload = {"kind": "diff", "diff": d.to_dict(), "a": slim_report(d.a), "b": slim_report(d.b)}
     return gzip.compress(json.dumps(payload, ensure_ascii=False).encode("utf-8"), compresslevel=6, mtime=0)
 
 
