@@ -184,7 +184,7 @@ export function createCompare(el, opts) {
     state.pair = i; state.row = -1;
     pairSel.value = String(i);
     root.dataset.pair = String(i);
-    drawFacts(); drawTable(); drawSource(); drawGraph();
+    drawFacts(); drawGraph(); drawTable(); drawSource();
     if (opts.onChange) opts.onChange({ pair: i, selected: "" });
   }
   function onGraphItem(it) {
@@ -208,10 +208,10 @@ export function createCompare(el, opts) {
   pairSel.value = String(state.pair);
   root.dataset.pair = String(state.pair);
   drawFacts();
+  drawGraph();  // first: the worker lays the graph out while the table is drawn here
   drawTable();
   mark("il:compare-table");
   if (init.selected) selectKernel(init.selected); else drawSource();
-  drawGraph();
   return {
     root, state, selectPair, selectRow, selectKernel,
     destroy() { alive = false; ac.abort(); canvas.destroy(); root.remove(); },
