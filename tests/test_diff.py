@@ -357,3 +357,20 @@ def test_training_step_relu_to_gelu_changes_only_that_layers_kernels():
     assert d.summary["only_a"] == d.summary["only_b"] == 0
     # the fc3 weight-gradient matmul reads the saved activation under another name (relu_1 vs mul_2): same
     assert all(k.status == "same" for k in d.kernels if k.b and k.b.startswith("extern_kernels")), d.text()
+
+
+@pytest.mark.skipif(not (FIXTURES / "gpu_mlp_wide_default.json").exists(),
+                    reason="needs tests/fixtures/gpu_mlp_wide_default.json (make_gpu_diff_fixture.py on a GPU)")
+def test_default_vs_max_autotune_same_gpu_model():
+    """The same MLP(512, 1024, 256) on the GPU, default vs max-autotune: every pair with a Triton template in B
+    is changed with an autotune choice, and nothing is unpaired but A's extern matmuls the templates absorbed."""
+    a = inductor_lens.load(FIXTURES / "gpu_mlp_wide_default.json")
+    b = inductor_lens.load(FIXTURES / "gpu_max_autotune.json")
+    d = inductor_lens.diff(a, b)
+    templates = {k.name for k in b.kernels if "autotune" in k.metadata}
+    for k in d.kernels:
+        if k.b in templates:
+            assert k.status == "changed" and "autotune" in k.changes, k
+    assert {k.b for k in d.kernels if k.status == "changed"} >= templates
+    assert all(k.a.startswith("extern_kernels.") for k in d.kernels if k.status == "only_a")
+    assert d.summary["only_b"] == 0
