@@ -124,10 +124,23 @@ def _rollup(rows: dict, total: float) -> list[dict]:
 
 
 def apply_profile(report: Report, m: Measured, device: Optional[DeviceInfo]) -> Report:
-    """A copy of ``report`` with ``Kernel.profile``, ``Report.profile`` and ``Report.device_info`` filled."""
+    """A copy of ``report`` with ``Kernel.profile``, ``Report.profile`` and ``Report.device_info`` filled.
+
+    Profiling several compiled functions of one report one after the other (the magic's ``-f a -f b``)
+    composes: kernels measured before keep their times, and the step totals add up."""
     on_gpu = m.device != "cpu"
-    attributed = sum(_mean(v) for v in m.kernels.values())
-    step = _mean(m.step_us)
+    prev = report.profile or {}
+    step = _mean(m.step_us) + (prev.get("device_total_us") or 0.0)
+    inside = _mean(m.inside_unmatched_us) + (prev.get("inside_graphs_unmatched_us") or 0.0)
+    measured: dict[tuple[str, str], dict] = {}
+    for c in report.compiles:
+        for k in c.kernels:
+            runs = m.kernels.get((c.id, k.name))
+            if runs:
+                measured[(c.id, k.name)] = _kernel_profile(k, c, runs, m, device, on_gpu)
+            elif k.profile is not None and prev:
+                measured[(c.id, k.name)] = dict(k.profile)
+    attributed = sum(p["total_us"] for p in measured.values())
     by_line: dict = {}
     by_module: dict = {}
     by_kind: dict = {}
@@ -136,61 +149,68 @@ def apply_profile(report: Report, m: Measured, device: Optional[DeviceInfo]) -> 
     for c in report.compiles:
         kernels = []
         for k in c.kernels:
-            runs = m.kernels.get((c.id, k.name))
-            if not runs:
+            prof = measured.get((c.id, k.name))
+            if prof is None:
                 kernels.append(dataclasses.replace(k, profile=None))
                 continue
-            mean = _mean(runs)
-            calls = m.calls.get((c.id, k.name), 1.0)
-            per_call = mean / max(calls, 1e-9)
-            prof = {"total_us": round(mean, 3), "mean_us": round(mean, 3),
-                    "std_us": round(statistics.stdev(runs), 3) if len(runs) > 1 else 0.0,
-                    "runs": len(runs), "iterations": len(runs), "calls": round(calls, 2),
-                    "per_call_us": round(per_call, 3), "share": round(mean / attributed, 4) if attributed else None,
-                    "share_of_step": round(mean / step, 4) if step else None, "device": m.device}
-            prof.update(against_peak(per_call, k, c, device, on_gpu))
-            est = _estimate_us(k, c)
-            prof["estimated_us"] = est
-            prof["estimate_ratio"] = round(per_call / est, 3) if est else None
-            if est and (per_call / est > ESTIMATE_FACTOR or est / per_call > ESTIMATE_FACTOR):
-                off.append({"compile": c.id, "kernel": k.name, "measured_us": round(per_call, 3),
-                            "estimated_us": est, "ratio": prof["estimate_ratio"]})
+            mean = prof["total_us"]
+            prof["share"] = round(mean / attributed, 4) if attributed else None
+            prof["share_of_step"] = round(mean / step, 4) if step else None
             kernels.append(dataclasses.replace(k, profile=prof))
+            if prof.get("estimate_ratio") and not (1 / ESTIMATE_FACTOR <= prof["estimate_ratio"] <= ESTIMATE_FACTOR):
+                off.append({"compile": c.id, "kernel": k.name, "measured_us": prof["per_call_us"],
+                            "estimated_us": prof["estimated_us"], "ratio": prof["estimate_ratio"]})
             lines = _line_of(k) or [("", 0, "")]
             for file, line, code in lines:
                 row = by_line.setdefault((file, line), {"file": file, "line": line, "code": code, "us": 0.0,
                                                         "kernels": []})
                 row["us"] += mean / len(lines)
                 row["kernels"].append(k.name)
-            module = _module_of(k, c)
-            row = by_module.setdefault(module, {"module": module, "us": 0.0, "kernels": []})
-            row["us"] += mean
-            row["kernels"].append(k.name)
-            kind = _kind_of(k, c)
-            row = by_kind.setdefault(kind, {"kind": kind, "us": 0.0, "kernels": []})
-            row["us"] += mean
-            row["kernels"].append(k.name)
+            for key, table, label in (("module", by_module, _module_of(k, c)), ("kind", by_kind, _kind_of(k, c))):
+                row = table.setdefault(label, {key: label, "us": 0.0, "kernels": []})
+                row["us"] += mean
+                row["kernels"].append(k.name)
         compiles.append(dataclasses.replace(c, kernels=kernels))
     unattributed = max(step - attributed, 0.0)
+    ops = {o["name"]: o["us"] for o in prev.get("unmatched_ops") or []}
+    for n, us in m.unmatched_ops.items():
+        ops[n] = ops.get(n, 0.0) + us
     summary = {
         "device": m.device, "runs": m.runs, "warmup": m.warmup, "method": m.method,
-        "device_total_us": round(step, 3), "device_total_std_us": round(statistics.stdev(m.step_us), 3)
-        if len(m.step_us) > 1 else 0.0,
+        "device_total_us": round(step, 3),
+        "device_total_std_us": round(statistics.stdev(m.step_us), 3) if len(m.step_us) > 1 else 0.0,
         "attributed_us": round(attributed, 3), "unattributed_us": round(unattributed, 3),
         "unattributed_share": round(unattributed / step, 4) if step else None,
-        "inside_graphs_unmatched_us": round(_mean(m.inside_unmatched_us), 3),
-        "outside_graphs_us": round(max(unattributed - _mean(m.inside_unmatched_us), 0.0), 3),
-        "unmatched_ops": [{"name": n, "us": round(us, 3)} for n, us in
-                          sorted(m.unmatched_ops.items(), key=lambda kv: -kv[1])[:20]],
+        "inside_graphs_unmatched_us": round(inside, 3),
+        "outside_graphs_us": round(max(unattributed - inside, 0.0), 3),
+        "unmatched_ops": [{"name": n, "us": round(us, 3)} for n, us in sorted(ops.items(), key=lambda kv: -kv[1])[:20]],
         "by_line": _rollup(by_line, attributed), "by_module": _rollup(by_module, attributed),
         "by_kind": _rollup(by_kind, attributed), "off_estimate": off, "estimate_factor": ESTIMATE_FACTOR,
     }
     missing = [f"{c.id}: {k.name}" for c in compiles for k in c.kernels if k.profile is None]
-    diagnostics = list(report.diagnostics)
+    # a later profile of the same report replaces what an earlier one said was missing
+    diagnostics = [d for d in report.diagnostics if getattr(d, "code", None) != "profile_missing"
+                   and not str(d).startswith(_MISSING)]
     if missing:
         diagnostics.append(_missing_diagnostic(missing))
-    return dataclasses.replace(report, compiles=compiles, profile=summary, device_info=device,
+    return dataclasses.replace(report, compiles=compiles, profile=summary, device_info=device or report.device_info,
                                diagnostics=diagnostics)
+
+
+def _kernel_profile(k: Kernel, c: Compile, runs: list[float], m: Measured, device: Optional[DeviceInfo],
+                    on_gpu: bool) -> dict:
+    mean = _mean(runs)
+    calls = m.calls.get((c.id, k.name), 1.0)
+    per_call = mean / max(calls, 1e-9)
+    prof = {"total_us": round(mean, 3), "mean_us": round(mean, 3),
+            "std_us": round(statistics.stdev(runs), 3) if len(runs) > 1 else 0.0,
+            "runs": len(runs), "iterations": len(runs), "calls": round(calls, 2),
+            "per_call_us": round(per_call, 3), "device": m.device}
+    prof.update(against_peak(per_call, k, c, device, on_gpu))
+    est = _estimate_us(k, c)
+    prof["estimated_us"] = est
+    prof["estimate_ratio"] = round(per_call / est, 3) if est else None
+    return prof
 
 
 def diagnostic(code: str, message: str):
@@ -201,9 +221,12 @@ def diagnostic(code: str, message: str):
     return typed(code=code, message=message) if typed is not None else message
 
 
+_MISSING = "profile: no measured time for "
+
+
 def _missing_diagnostic(missing: list[str]):
     more = " ..." if len(missing) > 20 else ""
-    return diagnostic("profile_missing", "profile: no measured time for " + ", ".join(missing[:20]) + more +
+    return diagnostic("profile_missing", _MISSING + ", ".join(missing[:20]) + more +
                       " (no profiler event inside the compiled graph's call was tied to it)")
 
 

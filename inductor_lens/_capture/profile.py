@@ -92,6 +92,39 @@ def _in(ev: Any, span: Any) -> bool:
     return span.time_range.start <= ev.time_range.start <= span.time_range.end
 
 
+def _read_segment(seg: Any, plan: _Plan, on_gpu: bool, times: dict, calls: dict, ops: dict) -> float:
+    """Add the kernel calls of one compiled graph's call to ``times``/``calls``; returns the time of its
+    events that no kernel claimed (their names into ``ops``)."""
+    unmatched = 0.0
+    cursor: dict[str, int] = defaultdict(int)
+    for ch in sorted(seg.cpu_children, key=lambda e: e.time_range.start):
+        us = _device_us(ch) if on_gpu else float(ch.cpu_time_total)
+        key = _event_key(ch.name)
+        names = plan.names.get(key)
+        if not names:
+            unmatched += us
+            if us > 0:
+                ops[ch.name] += us
+            continue
+        kname = names[cursor[key] % len(names)]
+        cursor[key] += 1
+        times[(plan.compile.id, kname)] += us
+        calls[(plan.compile.id, kname)] += 1
+    return unmatched
+
+
+def _pick(plans: list[_Plan], seg: Any, kinds: tuple, used: dict) -> Optional[_Plan]:
+    """The compile a graph call ran: best match of kernel names; identical graphs (regional compilation)
+    take turns in order."""
+    children = seg.cpu_children
+    candidates = [p for p in plans if p.compile.graph_kind in kinds] or plans
+    if not candidates:
+        return None
+    plan = max(candidates, key=lambda p: (p.score(children), -used[p.compile.id]))
+    used[plan.compile.id] += 1
+    return plan
+
+
 def attribute(events: list[Any], report: Report, on_gpu: bool) -> Measured:
     """Per-run kernel times from the profiler's events (see the module docstring)."""
     m = Measured(device="cuda" if on_gpu else "cpu", runs=0, warmup=WARMUP,
@@ -102,8 +135,8 @@ def attribute(events: list[Any], report: Report, on_gpu: bool) -> Measured:
     device_events = [e for e in events if _is_device(e)] if on_gpu else []
     plans = [_Plan(c) for c in report.compiles]
     m.runs = len(runs)
-    per_run: list[dict] = []
-    unmatched_ops: dict[str, float] = defaultdict(float)
+    per_run: list[tuple[dict, dict]] = []
+    ops: dict[str, float] = defaultdict(float)
     for run in runs:
         times: dict[tuple[str, str], float] = defaultdict(float)
         calls: dict[tuple[str, str], int] = defaultdict(int)
@@ -111,40 +144,76 @@ def attribute(events: list[Any], report: Report, on_gpu: bool) -> Measured:
         used: dict[str, int] = defaultdict(int)
         for seg in (s for s in segments if _in(s, run)):
             phase = next((mk.name for mk in marks if _in(seg, mk)), _FWD)
-            kinds = ("backward",) if phase == _BWD else ("forward", "inference")
-            children = sorted(seg.cpu_children, key=lambda e: e.time_range.start)
-            candidates = [p for p in plans if p.compile.graph_kind in kinds] or plans
-            if not candidates:
-                continue
-            # best match of kernel names; identical graphs (regional compilation) share turns in order
-            plan = max(candidates, key=lambda p: (p.score(children), -used[p.compile.id]))
-            used[plan.compile.id] += 1
-            cursor: dict[str, int] = defaultdict(int)
-            for ch in children:
-                us = _device_us(ch) if on_gpu else float(ch.cpu_time_total)
-                key = _event_key(ch.name)
-                names = plan.names.get(key)
-                if not names:
-                    inside_unmatched += us
-                    if us > 0:
-                        unmatched_ops[ch.name] += us
-                    continue
-                kname = names[cursor[key] % len(names)]
-                cursor[key] += 1
-                times[(plan.compile.id, kname)] += us
-                calls[(plan.compile.id, kname)] += 1
+            plan = _pick(plans, seg, ("backward",) if phase == _BWD else ("forward", "inference"), used)
+            if plan is not None:
+                inside_unmatched += _read_segment(seg, plan, on_gpu, times, calls, ops)
         if on_gpu:
             step = sum(e.time_range.end - e.time_range.start for e in device_events if _in(e, run))
         else:
             step = float(run.cpu_time_total)
         m.step_us.append(step)
         m.inside_unmatched_us.append(inside_unmatched)
-        per_run.append({"times": times, "calls": calls})
-    keys = {k for r in per_run for k in r["times"]}
+        per_run.append((times, calls))
+    _collect(m, per_run, ops)
+    return m
+
+
+def _collect(m: Measured, per_run: list[tuple[dict, dict]], ops: dict) -> None:
+    keys = {k for times, _ in per_run for k in times}
     for key in keys:
-        m.kernels[key] = [r["times"].get(key, 0.0) for r in per_run]
-        m.calls[key] = sum(r["calls"].get(key, 0) for r in per_run) / max(len(per_run), 1)
-    m.unmatched_ops = {n: us / max(len(runs), 1) for n, us in unmatched_ops.items()}
+        m.kernels[key] = [times.get(key, 0.0) for times, _ in per_run]
+        m.calls[key] = sum(calls.get(key, 0) for _, calls in per_run) / max(len(per_run), 1)
+    m.unmatched_ops = {n: us / max(len(per_run), 1) for n, us in ops.items()}
+
+
+def _is_backward_call(seg: Any) -> bool:
+    ev = seg.cpu_parent
+    while ev is not None:
+        if "CompiledFunctionBackward" in ev.name:
+            return True
+        ev = ev.cpu_parent
+    return False
+
+
+def attribute_calls(events: list[Any], report: Report, on_gpu: bool) -> Measured:
+    """Script mode (``inductor-lens run --profile``): no marked runs; every call of a compiled graph is one
+    run of it. The first call of a graph (which also built and tuned its kernels) is not counted when it ran
+    more than once. The total is the time inside the compiled graphs' calls (one call of each graph)."""
+    m = Measured(device="cuda" if on_gpu else "cpu", runs=0, warmup=1,
+                 method=("script mode: every call of a compiled graph is a run (its first call not counted when "
+                         "there are more); total: the time inside one call of each compiled graph; ") +
+                 (METHOD_GPU.split(";")[0] if on_gpu else METHOD_CPU.split(";")[0]))
+    plans = [_Plan(c) for c in report.compiles]
+    used: dict[str, int] = defaultdict(int)
+    by_compile: dict[str, list[tuple]] = defaultdict(list)
+    ops: dict[str, float] = defaultdict(float)
+    for seg in sorted((e for e in events if e.name.startswith(_SEGMENT)), key=lambda e: e.time_range.start):
+        kinds = ("backward",) if _is_backward_call(seg) else ("forward", "inference")
+        plan = _pick(plans, seg, kinds, used)
+        if plan is None:
+            continue
+        times: dict = defaultdict(float)
+        calls: dict = defaultdict(int)
+        seg_ops: dict = defaultdict(float)
+        unmatched = _read_segment(seg, plan, on_gpu, times, calls, seg_ops)
+        total = _device_us(seg) if on_gpu else float(seg.cpu_time_total)
+        by_compile[plan.compile.id].append((times, calls, unmatched, total, seg_ops))
+    step = inside = 0.0
+    for cid, rows in by_compile.items():
+        rows = rows[1:] if len(rows) > 1 else rows
+        m.runs = max(m.runs, len(rows))
+        per_run = [(r[0], r[1]) for r in rows]
+        keys = {k for t, _ in per_run for k in t}
+        for key in keys:
+            m.kernels[key] = [t.get(key, 0.0) for t, _ in per_run]
+            m.calls[key] = sum(c.get(key, 0) for _, c in per_run) / len(per_run)
+        step += sum(r[3] for r in rows) / len(rows)
+        inside += sum(r[2] for r in rows) / len(rows)
+        for r in rows:
+            for n, us in r[4].items():
+                ops[n] += us / len(rows)
+    m.step_us, m.inside_unmatched_us = [step], [inside]
+    m.unmatched_ops = dict(ops)
     return m
 
 
@@ -180,6 +249,7 @@ def device_info(on_gpu: bool, args: tuple) -> DeviceInfo:
 
     if on_gpu:
         index = next((a.device.index for a in args if isinstance(a, torch.Tensor) and a.is_cuda), None)
+        index = torch.cuda.current_device() if index is None else index
         name = torch.cuda.get_device_name(index)
         found = lookup(name)
         return found or DeviceInfo(name=name, source="not in inductor_lens's table of peaks (inductor_lens/devices.py):"
@@ -217,6 +287,37 @@ def probe_cpu(mib: int = 128, repeats: int = 5) -> DeviceInfo:
                       source=f"measured at profile time: best of {repeats} copies of a {mib} MiB float32 tensor "
                              f"(torch copy_, bytes read + written) and best of 3 torch.mm of 1024x1024 float32; "
                              f"a measured ceiling, not a datasheet peak")
+
+
+@contextlib.contextmanager
+def profiling_script():
+    """``inductor-lens run --profile``: C++ kernels compiled with kernel profiling, and the whole script under
+    the PyTorch profiler. Yields a function that turns the captured report into the profiled one (call it
+    after the ``with`` block)."""
+    import torch
+    import torch._inductor.config as inductor_config
+    from torch.profiler import ProfilerActivity, profile
+
+    on_gpu = torch.cuda.is_available()
+    activities = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if on_gpu else [])
+    prof = profile(activities=activities)
+
+    def apply(report: Report) -> Report:
+        gpu = on_gpu and report.device != "cpu"
+        measured = attribute_calls(list(prof.events()), report, gpu)
+        info: Optional[DeviceInfo] = None
+        with contextlib.suppress(Exception):
+            info = device_info(gpu, ())
+        return apply_profile(report, measured, info)
+
+    with inductor_config.patch({"cpp.enable_kernel_profile": True}):
+        prof.__enter__()
+        try:
+            yield apply
+        finally:
+            if on_gpu:
+                torch.cuda.synchronize()
+            prof.__exit__(None, None, None)
 
 
 def profile_kernels(report: Report, compiled: Callable, args: tuple, backward: bool = False) -> Report:
