@@ -37,10 +37,12 @@ RUNS = 5
 _RUN, _FWD, _BWD = "inductor_lens::run", "inductor_lens::forward", "inductor_lens::backward"
 _SEGMENT = "## Call CompiledFxGraph"
 _GPU_TYPES = ("CUDA", "XPU", "PrivateUse1")
-METHOD_GPU = ("device kernels tied to each kernel's CPU call by the profiler's correlation ids (the call and "
-              "every op below it); step total: every device event of the run")
-METHOD_CPU = ("CPU time of each kernel's event inside the compiled graph's call (C++ kernels compiled with "
-              "cpp.enable_kernel_profile; extern ops as their aten events); step total: wall time of the run")
+_KERNELS_GPU = ("device kernels tied to each kernel's CPU call by the profiler's correlation ids (the call and "
+                "every op below it)")
+_KERNELS_CPU = ("CPU time of each kernel's event inside the compiled graph's call (C++ kernels compiled with "
+                "cpp.enable_kernel_profile, extern ops as their aten events)")
+METHOD_GPU = _KERNELS_GPU + "; step total: every device event of the run"
+METHOD_CPU = _KERNELS_CPU + "; step total: wall time of the run"
 
 
 def _is_device(ev: Any) -> bool:
@@ -182,7 +184,7 @@ def attribute_calls(events: list[Any], report: Report, on_gpu: bool) -> Measured
     m = Measured(device="cuda" if on_gpu else "cpu", runs=0, warmup=1,
                  method=("script mode: every call of a compiled graph is a run (its first call not counted when "
                          "there are more); total: the time inside one call of each compiled graph; ") +
-                 (METHOD_GPU.split(";")[0] if on_gpu else METHOD_CPU.split(";")[0]))
+                 (_KERNELS_GPU if on_gpu else _KERNELS_CPU))
     plans = [_Plan(c) for c in report.compiles]
     used: dict[str, int] = defaultdict(int)
     by_compile: dict[str, list[tuple]] = defaultdict(list)
@@ -272,7 +274,7 @@ def probe_cpu(mib: int = 128, repeats: int = 5) -> DeviceInfo:
         dst.copy_(src)
         best = min(best, time.perf_counter() - t)
     gbps = 2 * n * 4 / best / 1e9
-    a = torch.randn(1024, 1024)
+    a = torch.full((1024, 1024), 0.5)  # no random numbers: the RNG state stays the user's
     torch.mm(a, a)
     best_mm = float("inf")
     for _ in range(3):
