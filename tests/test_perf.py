@@ -313,3 +313,41 @@ def test_fraction_of_peak_picks_the_roof_the_kernel_is_under():
                 cost=inductor_lens.model.Cost(bytes_read=1e6, bytes_written=0, flops=5e7, source=""))
     r = against_peak(10.0, k2, c, info, on_gpu=True)  # 5 TFLOP/s at intensity 50 > ridge 10
     assert r["bound"] == "compute" and r["peak_fraction"] == pytest.approx(0.5)
+
+
+# -- the page: roofline view, colour by fraction of peak, panel text (offline Chromium) -----------
+
+@pytest.mark.browser
+def test_roofline_view_dots_click_selects_and_boxes_coloured_by_peak(tmp_path, offline_page, profiled):
+    from tests.test_html_export import _assert_clean, _open
+
+    report, _, _ = profiled
+    page = offline_page
+    path = tmp_path / "profiled.html"
+    report.save_html(path)
+    _open(page, path)
+    page.click('[data-tab="roofline"]')
+    dots = page.locator('[data-view="roofline"] [data-role="roofline-dot"]')
+    assert dots.count() == len(report.kernels)
+    assert page.locator('[data-role="unattributed"]').inner_text() == \
+        inductor_lens.perf.unattributed_text(report.profile)
+    for role in ("rollup-kind", "rollup-module", "rollup-line"):
+        assert page.locator(f'[data-role="{role}"] tbody tr').count() == len(report.profile[role.replace(
+            "rollup-", "by_")])
+    # click the dot of the backward graph's longest kernel: its compile and fused node are selected
+    bwd = next(c for c in report.compiles if c.graph_kind == "backward")
+    k = max(bwd.kernels, key=lambda k: k.profile["total_us"])
+    node = next(n for n in bwd.fused_nodes if n.kernel == k.name)
+    page.locator(f'[data-role="roofline-dot"][data-compile="{bwd.id}"][data-kernel="{k.name}"]').click()
+    root = page.locator(".il-root")
+    assert root.get_attribute("data-selected") == node.name
+    assert page.locator(".il-compile").input_value() == bwd.id
+    assert page.locator('[data-role="peak-verdict"]').inner_text() == k.profile["verdict"]
+    assert "Inductor's buffer accesses" in page.locator('[data-role="kernel-cost"]').inner_text()
+    # fusion boxes coloured by the fraction of peak
+    page.click('[data-tab="fusion"]')
+    page.click('[data-role="colour-by"] [data-colour="peak"]')
+    assert root.get_attribute("data-colour-by") == "peak"
+    box = page.locator(f'[data-view="fusion"] [data-node="{node.name}"]')
+    assert float(box.get_attribute("data-peak-fraction")) == pytest.approx(k.profile["peak_fraction"], abs=1e-4)
+    _assert_clean(page)
