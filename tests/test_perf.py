@@ -353,3 +353,35 @@ def test_roofline_view_dots_click_selects_and_boxes_coloured_by_peak(tmp_path, o
     box = page.locator(f'[data-view="fusion"] [data-node="{node.name}"]')
     assert float(box.get_attribute("data-peak-fraction")) == pytest.approx(k.profile["peak_fraction"], abs=1e-4)
     _assert_clean(page)
+
+
+# -- the command line ---------------------------------------------------------------------------------
+
+LOOP = '''import torch
+def f(a, b):
+    return torch.relu(a @ b) * 2
+c = torch.compile(f)
+a, b = torch.randn(64, 32), torch.randn(32, 48)
+for _ in range(4):
+    c(a, b)
+'''
+
+
+def test_cli_run_profile_times_every_kernel_after_the_first_call(tmp_path):
+    from tests.test_cli import lens
+
+    (tmp_path / "loop.py").write_text(LOOP)
+    proc = lens("run", "loop.py", "--profile", "-q", "--json", "r.json", "-o", "r.html", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    report = load(tmp_path / "r.json")
+    (c,) = report.compiles
+    assert {k.language for k in c.kernels} == {"extern", "cpp"}
+    for k in c.kernels:
+        assert k.profile["runs"] == 3 and k.profile["total_us"] > 0, k.name  # 4 calls, the first not counted
+        assert k.profile["achieved_gbps"] is not None
+    mm = next(k for k in c.kernels if k.language == "extern")
+    assert mm.cost.flops == 2 * 64 * 32 * 48
+    assert report.profile["method"].startswith("script mode") and report.device_info.peak_gbps > 0
+    from inductor_lens.html import pack_report  # the page embeds exactly this packed report
+    import base64
+    assert base64.b64encode(pack_report(report)).decode("ascii") in (tmp_path / "r.html").read_text()
