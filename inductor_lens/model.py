@@ -275,6 +275,12 @@ class Report:
         for c in self.compiles:
             lines.append(f"  {c.id}: {c.frame or '?'} [{c.trigger.kind}] {len(c.fused_nodes)} fused node(s), "
                          f"kernels: {', '.join(k.name for k in c.kernels) or '-'}")
+        if self.profile and self.profile.get("device_total_us") is not None:
+            p = self.profile
+            share = p.get("unattributed_share")
+            lines.append(f"  profile ({p.get('device')}): {p['device_total_us']:.1f} us per step, "
+                         f"{p.get('attributed_us', 0):.1f} us in kernels"
+                         + (f", unattributed: {share:.0%}" if share is not None else ""))
         for d in self.diagnostics:
             lines.append(f"  ! {d}")
         return "\n".join(lines)

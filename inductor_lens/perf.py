@@ -110,9 +110,11 @@ def _module_of(kernel: Kernel, compile: Compile) -> str:
 
 def _kind_of(kernel: Kernel, compile: Compile) -> str:
     if kernel.language == "extern":
-        callee = str(kernel.metadata.get("callee", kernel.name)).split("[")[0]
-        parts = [p for p in callee.split(".") if p not in ("default", "out", "Tensor")]
-        return f"extern {parts[-1] if parts else callee}"
+        parts = str(kernel.metadata.get("callee", kernel.name)).split("[")[0].split(".")
+        for ns in ("aten", "prims"):  # torch.ops.aten.randint.low_out -> randint
+            if ns in parts and parts.index(ns) + 1 < len(parts):
+                return f"extern {parts[parts.index(ns) + 1]}"
+        return f"extern {parts[-1]}"  # extern_kernels.mm -> mm
     kinds = [n.kind for n in compile.fused_nodes if n.name in kernel.fused_nodes]
     return kinds[0] if kinds else kernel.language
 

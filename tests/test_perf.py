@@ -385,3 +385,32 @@ def test_cli_run_profile_times_every_kernel_after_the_first_call(tmp_path):
     from inductor_lens.html import pack_report  # the page embeds exactly this packed report
     import base64
     assert base64.b64encode(pack_report(report)).decode("ascii") in (tmp_path / "r.html").read_text()
+
+
+# -- attention: an extern kernel whose work happens in ops below the call -----------------------------
+
+class Attention(torch.nn.Module):
+    def __init__(self, d=32, heads=4):
+        super().__init__()
+        self.qkv = torch.nn.Linear(d, 3 * d)
+        self.heads = heads
+
+    def forward(self, x):
+        b, t, d = x.shape
+        q, k, v = self.qkv(x).view(b, t, 3, self.heads, d // self.heads).permute(2, 0, 3, 1, 4)
+        return torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=True).sum(1)
+
+
+def test_sdpa_forward_and_backward_are_timed_with_attention_flops():
+    torch.manual_seed(0)
+    B, T, D, H = 2, 16, 32, 4
+    report = inductor_lens.inspect(Attention(D, H), torch.randn(B, T, D), backward=True, profile=True)
+    attention = [(c.graph_kind, k) for c in report.compiles for k in c.kernels
+                 if "attention" in str(k.metadata.get("callee", k.name))]
+    assert {kind for kind, _ in attention} == {"forward", "backward"}, [k.name for k in report.kernels]
+    fwd = 4 * B * H * T * T * (D // H)  # QK^T and PV, no discount for the causal mask
+    for kind, k in attention:
+        assert k.profile and k.profile["total_us"] > 0, k.name
+        assert k.cost.flops == (fwd if kind == "forward" else 2.5 * fwd), (k.name, k.cost)
+        assert "attention" in k.cost.source
+    assert all(k.profile for k in report.kernels)

@@ -56,17 +56,19 @@ def _device_us(ev: Any) -> float:
 
 
 def _aten_name(kernel: Any, targets: dict[str, str]) -> str:
-    """The profiler event an extern kernel's call shows as: its fx node's op, else its callee's."""
-    for n in kernel.fx_nodes:
-        t = targets.get(n, "")
-        if t.startswith(("aten.", "prims.")):
-            ns, op = t.split(".")[:2]
-            return f"{ns}::{op}"
+    """The profiler event an extern kernel's call shows as: the aten op its call line names (the wrapper calls
+    ``aten.randint.low_out`` for Inductor's random seeds, whose fx node is ``prims.inductor_seeds``), else its
+    fx node's op, else ``aten::<callee>`` (``extern_kernels.mm`` -> ``aten::mm``)."""
     callee = str(kernel.metadata.get("callee", kernel.name)).split("[")[0]
     parts = callee.split(".")
     for ns in ("aten", "prims"):
         if ns in parts and parts.index(ns) + 1 < len(parts):
             return f"{ns}::{parts[parts.index(ns) + 1]}"
+    for n in kernel.fx_nodes:
+        t = targets.get(n, "")
+        if t.startswith(("aten.", "prims.")):
+            ns, op = t.split(".")[:2]
+            return f"{ns}::{op}"
     return f"aten::{parts[-1]}"
 
 
