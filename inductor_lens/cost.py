@@ -150,6 +150,16 @@ def _shape_bytes(kernel: Kernel, compile: Compile, sizes: _Sizes) -> tuple[Optio
     return float(read), float(written)
 
 
+def _symbolic(kernel: Kernel, sizes: _Sizes) -> bool:
+    names = set(kernel.fx_nodes)
+    for n in kernel.fx_nodes:
+        node = sizes.by_name.get(n)
+        if node is not None:
+            names.update(node.inputs)
+    return any(isinstance(d, str) for n in names if n in sizes.by_name
+               for d in (sizes.by_name[n].shape if isinstance(sizes.by_name[n].shape, list) else []))
+
+
 def kernel_cost(kernel: Kernel, compile: Compile, inductor_bytes: Optional[dict] = None) -> Cost:
     """The ``Cost`` of one call of ``kernel``.
 
@@ -174,6 +184,8 @@ def kernel_cost(kernel: Kernel, compile: Compile, inductor_bytes: Optional[dict]
             bytes_read = bytes_written = None  # Inductor does not count some fallbacks (multi-output)
         else:
             notes.append("bytes: Inductor's buffer accesses")
+            if _symbolic(kernel, sizes):
+                sizes.used_hint = True  # Inductor counted them at its size hints
     if bytes_read is None:
         bytes_read, bytes_written = _shape_bytes(kernel, compile, sizes)
         if bytes_read is not None:

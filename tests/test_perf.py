@@ -414,3 +414,31 @@ def test_sdpa_forward_and_backward_are_timed_with_attention_flops():
         assert k.cost.flops == (fwd if kind == "forward" else 2.5 * fwd), (k.name, k.cost)
         assert "attention" in k.cost.source
     assert all(k.profile for k in report.kernels)
+
+
+def test_reading_costs_adds_no_guard_to_a_dynamic_compile(monkeypatch):
+    """Inductor's byte counts are read through size hints: the capture compiles exactly as many graphs with
+    the cost reading as without it (the graph count of the capture itself is the capture's own test)."""
+    from torch._dynamo.utils import counters
+
+    from inductor_lens._capture import adapter
+
+    def double_sin(x):
+        return torch.sin(x) * 2
+
+    def graphs(read_costs):
+        if not read_costs:
+            monkeypatch.setattr(adapter, "_costs", lambda snode, raw: None)
+        counters.clear()
+        with inductor_lens.capture() as cap:
+            f = torch.compile(double_sin, dynamic=True)
+            for n in (8, 16, 24):
+                f(torch.randn(n))
+        monkeypatch.undo()
+        return counters["stats"]["unique_graphs"], cap.report
+
+    without, _ = graphs(False)
+    with_costs_read, report = graphs(True)
+    assert with_costs_read == without
+    k = report.kernels[0]
+    assert k.cost.bytes_read == 4 * 8 and k.cost.bytes_written == 4 * 8  # at the first call's size

@@ -61,7 +61,7 @@ function logScale(lo, hi, a, b) {
 }
 
 function chart(points, info, onPick) {
-  const W = 640, H = 360, L = 60, R = 16, T = 16, B = 44;
+  const W = 660, H = 360, L = 84, R = 16, T = 16, B = 44;
   const xs = points.map((p) => p.intensity).filter((v) => v > 0);
   const ys = points.map((p) => p.gflops).filter((v) => v > 0);
   const peakGbps = info && info.peak_gbps;
@@ -82,7 +82,7 @@ function chart(points, info, onPick) {
     g.appendChild(svg("text", { x: L - 4, y: y(10 ** d) + 3, class: "il-rf-tick", "text-anchor": "end" }, fmtFlops(10 ** d)));
   }
   g.appendChild(svg("text", { x: (L + W - R) / 2, y: H - 8, class: "il-rf-axis", "text-anchor": "middle" }, "arithmetic intensity (FLOP / byte moved)"));
-  g.appendChild(svg("text", { x: 12, y: (T + H - B) / 2, class: "il-rf-axis", "text-anchor": "middle", transform: `rotate(-90 12 ${(T + H - B) / 2})` }, "achieved FLOP/s"));
+  g.appendChild(svg("text", { x: 10, y: (T + H - B) / 2, class: "il-rf-axis", "text-anchor": "middle", transform: `rotate(-90 10 ${(T + H - B) / 2})` }, "achieved FLOP/s"));
   // roofs: memory (GB/s x FLOP/B = GFLOP/s) up to each compute peak
   if (peakGbps) {
     for (const [dtype, tf] of peaks.length ? peaks : [["", 0]]) {
