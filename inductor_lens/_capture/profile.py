@@ -153,6 +153,9 @@ def attribute(events: list[Any], report: Report, on_gpu: bool) -> Measured:
                 inside_unmatched += _read_segment(seg, plan, on_gpu, times, calls, ops)
         if on_gpu:
             step = sum(e.time_range.end - e.time_range.start for e in device_events if _in(e, run))
+            if not step:  # no device events listed: every device kernel linked to a CPU event of the run
+                step = sum(float(k.duration) for e in events if not _is_device(e) and _in(e, run)
+                           for k in (getattr(e, "kernels", None) or []))
         else:
             step = float(run.cpu_time_total)
         m.step_us.append(step)
