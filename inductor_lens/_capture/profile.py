@@ -49,6 +49,13 @@ def _is_device(ev: Any) -> bool:
     return str(getattr(ev, "device_type", "CPU")).endswith(_GPU_TYPES)
 
 
+def _is_device_kernel(ev: Any) -> bool:
+    """A device event that is work (a kernel, a copy), not a ``record_function`` range mirrored on the GPU's
+    timeline (``gpu_user_annotation``: counting those would count the step twice)."""
+    return _is_device(ev) and not getattr(ev, "is_user_annotation", False) \
+        and not str(ev.name).startswith(("inductor_lens::", _SEGMENT))
+
+
 def _device_us(ev: Any) -> float:
     """Device time of every kernel linked to ``ev`` or to any event below it."""
     total = sum(float(k.duration) for k in (getattr(ev, "kernels", None) or []))
@@ -133,10 +140,13 @@ def attribute(events: list[Any], report: Report, on_gpu: bool) -> Measured:
     """Per-run kernel times from the profiler's events (see the module docstring)."""
     m = Measured(device="cuda" if on_gpu else "cpu", runs=0, warmup=WARMUP,
                  method=METHOD_GPU if on_gpu else METHOD_CPU)
-    runs = sorted((e for e in events if e.name == _RUN), key=lambda e: e.time_range.start)
-    marks = [e for e in events if e.name in (_FWD, _BWD)]
-    segments = sorted((e for e in events if e.name.startswith(_SEGMENT)), key=lambda e: e.time_range.start)
-    device_events = [e for e in events if _is_device(e)] if on_gpu else []
+    # on a GPU, record_function also leaves a device-side range of the same name (on the GPU's clock, which lags
+    # the CPU's): only the CPU-side ranges say which phase a graph call belongs to
+    cpu_events = [e for e in events if not _is_device(e)]
+    runs = sorted((e for e in cpu_events if e.name == _RUN), key=lambda e: e.time_range.start)
+    marks = [e for e in cpu_events if e.name in (_FWD, _BWD)]
+    segments = sorted((e for e in cpu_events if e.name.startswith(_SEGMENT)), key=lambda e: e.time_range.start)
+    device_events = [e for e in events if _is_device_kernel(e)] if on_gpu else []
     plans = [_Plan(c) for c in report.compiles]
     m.runs = len(runs)
     per_run: list[tuple[dict, dict]] = []
@@ -194,7 +204,8 @@ def attribute_calls(events: list[Any], report: Report, on_gpu: bool) -> Measured
     used: dict[str, int] = defaultdict(int)
     by_compile: dict[str, list[tuple]] = defaultdict(list)
     ops: dict[str, float] = defaultdict(float)
-    for seg in sorted((e for e in events if e.name.startswith(_SEGMENT)), key=lambda e: e.time_range.start):
+    for seg in sorted((e for e in events if e.name.startswith(_SEGMENT) and not _is_device(e)),
+                      key=lambda e: e.time_range.start):
         kinds = ("backward",) if _is_backward_call(seg) else ("forward", "inference")
         plan = _pick(plans, seg, kinds, used)
         if plan is None:
