@@ -24,6 +24,8 @@ import types
 import weakref
 from typing import Any, Optional
 
+from .model import Diagnostic
+
 __all__ = ["load_ipython_extension", "unload_ipython_extension", "inductor_lens_magic", "report_for"]
 
 MAGIC_NAME = "inductor_lens"
@@ -457,20 +459,21 @@ def _run(shell, args: argparse.Namespace, cell: str):
     if args.profile and error is None:
         report = _profile(report, names, profile_calls, args.backward, notices)
     if error is not None:
-        report.diagnostics.append(f"the cell raised {type(error).__name__}: {error}; the report holds what "
-                                  f"compiled before that")
-    if not report.compiles and not any("torch.compile" in d for d in report.diagnostics) and error is None:
+        report.diagnostics.append(Diagnostic("user_code_raised", f"the cell raised {type(error).__name__}: {error}; "
+                                             "the report holds what compiled before that"))
+    if not report.compiles and not any(d.code in ("never_ran", "other_backend") for d in report.diagnostics) \
+            and error is None:
         notices.append("nothing was compiled in this cell: call a torch.compile()d function or module in it, "
                        "or let the magic compile one for you with -f NAME")
     never = [n for n in names if n not in called]
     diagnostics = list(report.diagnostics)
     if never and error is None:
         # the user wrote no torch.compile(): say what -f did, not that "torch.compile() was called"
-        diagnostics = [d for d in diagnostics if not d.startswith("torch.compile() was called but")]
+        diagnostics = [d for d in diagnostics if d.code != "never_ran"]
         notices.append(f"-f compiled {', '.join(never)} but the cell never called "
                        f"{'it' if len(never) == 1 else 'them'}: Inductor runs at the first call, so call "
                        f"{never[0]}(...) in the cell to see its kernels")
-    notices = diagnostics + notices
+    notices = [d.message for d in diagnostics] + notices
 
     # register compiled wrappers (for display(f)): the ones made in this cell, and older ones that ran in it
     for key, value in list(ns.items()):

@@ -112,7 +112,7 @@ class RawWindow:
 @dataclass
 class Raw:
     t0_us: float
-    diagnostics: list[str] = field(default_factory=list)
+    diagnostics: list[tuple[str, str, str]] = field(default_factory=list)   # (code, message, detail)
     graphs: list[RawGraph] = field(default_factory=list)
     windows: list[RawWindow] = field(default_factory=list)
     trace: list[tuple[dict, Any]] = field(default_factory=list)   # (metadata, payload) in order
@@ -120,9 +120,11 @@ class Raw:
     compile_calls: list[dict] = field(default_factory=list)
     device: str = "cpu"
 
-    def diag(self, msg: str) -> None:
-        if msg not in self.diagnostics:
-            self.diagnostics.append(msg)
+    def diag(self, code: str, message: str, detail: str = "") -> None:
+        """Note a diagnostic (see ``model.DIAGNOSTIC_CODES``); the same one twice is kept once."""
+        entry = (code, message, detail)
+        if entry not in self.diagnostics:
+            self.diagnostics.append(entry)
 
 
 # -- stack helpers ----------------------------------------------------------------------------
@@ -271,20 +273,50 @@ def _raw_sched_node(snode: Any) -> RawSchedNode:
     )
 
 
-def _shape_dtype(val: Any) -> tuple[Optional[list], Optional[str]]:
+def _dim(size: Any) -> tuple[Any, Optional[int]]:
+    """One size as ``(value, hint)`` WITHOUT guarding: an ``int`` stays an int (hint None); a SymInt
+    whose expression is a number gives that number; a symbolic one gives its expression as text
+    (``"s0"``, ``"2*s0 + 1"``) and the concrete value torch used for it, read from the node's hint or
+    the shape environment's ``size_hint`` (neither adds a guard). ``int()``, ``bool()``, ``==`` or
+    hashing of a SymInt would install a guard and specialize the user's compile: never do that here."""
+    import torch
+
+    if type(size) is int:
+        return size, None
+    if isinstance(size, torch.SymInt):
+        node = size.node
+        const = node.maybe_as_int()  # reads the sympy expression: no guard
+        if const is not None:
+            return const, None
+        hint = node.hint if node.has_hint() else None
+        if hint is None and getattr(node, "shape_env", None) is not None:
+            try:
+                hint = node.shape_env.size_hint(node.expr, allow_none=True)
+            except Exception:
+                hint = None
+        try:  # a sympy Integer or a python int; never a SymInt here (int() of those guards)
+            hint = int(hint) if hint is not None and not isinstance(hint, torch.SymInt) else None
+        except Exception:
+            hint = None
+        return node.str(), hint
+    return str(size), None
+
+
+def _shape_dtype(val: Any) -> tuple[Optional[list], Optional[list], Optional[str]]:
+    """``(shape, shape_hint, dtype)`` of a node's example value; ``shape_hint`` is None unless a dim is
+    symbolic. Never guards (see :func:`_dim`)."""
     import torch
 
     if isinstance(val, torch.Tensor):
-        shape = []
-        for s in val.shape:
-            try:
-                shape.append(int(s))
-            except Exception:
-                shape.append(str(s))
-        return shape, str(val.dtype).replace("torch.", "")
-    if isinstance(val, (list, tuple)) and val and all(isinstance(v, torch.Tensor) for v in val):
-        return [_shape_dtype(v)[0] for v in val], _shape_dtype(val[0])[1]
-    return None, None
+        dims = [_dim(s) for s in val.shape]
+        symbolic = any(isinstance(d, str) for d, _ in dims)
+        return [d for d, _ in dims], [h if h is not None else d for d, h in dims] if symbolic else None, \
+            str(val.dtype).replace("torch.", "")
+    if isinstance(val, (list, tuple)) and len(val) > 0 and all(isinstance(v, torch.Tensor) for v in val):
+        parts = [_shape_dtype(v) for v in val]
+        hints = [h if h is not None else s for s, h, _ in parts] if any(h is not None for _, h, _ in parts) else None
+        return [s for s, _, _ in parts], hints, parts[0][2]
+    return None, None, None
 
 
 def _target_name(node: Any) -> str:
@@ -305,7 +337,7 @@ def fx_graph_nodes(gm: Any) -> list[dict]:
     out = []
     for n in gm.graph.nodes:
         val = n.meta.get("val", n.meta.get("example_value"))
-        shape, dtype = _shape_dtype(val)
+        shape, shape_hint, dtype = _shape_dtype(val)
         mstack, mtypes = [], []
         for v in (n.meta.get("nn_module_stack") or {}).values():
             path = v[0] if isinstance(v, (tuple, list)) else str(v)
@@ -316,7 +348,7 @@ def fx_graph_nodes(gm: Any) -> list[dict]:
         out.append({
             "name": n.name, "op": n.op, "target": _target_name(n),
             "inputs": [a.name for a in n.all_input_nodes],
-            "shape": shape, "dtype": dtype,
+            "shape": shape, "shape_hint": shape_hint, "dtype": dtype,
             "stack_trace": n.meta.get("stack_trace") or "",
             "module_stack": mstack,
             "module_types": mtypes,
@@ -345,15 +377,16 @@ class Hooks:
         try:
             fn(*args)
         except Exception as e:  # pragma: no cover - exercised by fault-injection tests
-            self.raw.diag(f"capture: {what} failed ({type(e).__name__}: {e}); that part of the report is missing")
+            self.raw.diag("hook_failed", f"{what} failed ({type(e).__name__}: {e}); that part of the report is missing",
+                          "".join(traceback.format_exception(type(e), e, e.__traceback__))[-2000:])
 
     def install(self, stack: contextlib.ExitStack) -> None:
         version = torch_version()
         if version < MIN_TORCH:
-            self.raw.diag(f"torch {version} is older than {MIN_TORCH}, the oldest inductor_lens supports: "
+            self.raw.diag("torch_too_old", f"torch {version} is older than {MIN_TORCH}, the oldest inductor_lens supports: "
                           "the capture may be incomplete")
         if os.environ.get("TORCHINDUCTOR_FX_COMPILE_MODE", "").lower().startswith("subprocess"):
-            self.raw.diag("TORCHINDUCTOR_FX_COMPILE_MODE=subprocess runs Inductor in another process, where no "
+            self.raw.diag("subprocess_mode", "TORCHINDUCTOR_FX_COMPILE_MODE=subprocess runs Inductor in another process, where no "
                           "in-process hook fires: unset it to see fusion and kernels")
         import torch._inductor.config as inductor_config
 
@@ -382,7 +415,7 @@ class Hooks:
             try:
                 installer(stack)
             except Exception as e:
-                self.raw.diag(f"capture: could not install the {name} on torch {version} "
+                self.raw.diag("hook_missing", f"could not install the {name} on torch {version} "
                               f"({type(e).__name__}: {e}); that part of the report is missing")
 
     def _emit(self, message: str) -> None:
@@ -391,7 +424,7 @@ class Hooks:
                 self.on_event(message)
             except Exception as e:
                 self.on_event = None
-                self.raw.diag(f"capture: the progress callback failed ({type(e).__name__}: {e}); progress is off")
+                self.raw.diag("hook_failed", f"the progress callback failed ({type(e).__name__}: {e}); progress is off")
 
     def _reset_dynamo(self) -> None:
         """``torch._dynamo.reset()``: compiled frames from before the capture would hide the compile, and
@@ -437,7 +470,7 @@ class Hooks:
                         if isinstance(ev, dict) and ev.get("ph") == "B":
                             hooks._emit(f"phase: {ev.get('name')}")
                 except Exception as e:  # never let a log record break the compile
-                    raw.diag(f"capture: a structured-trace record could not be read ({e})")
+                    raw.diag("hook_failed", f"a structured-trace record could not be read ({type(e).__name__}: {e})")
 
         logger = logging.getLogger("torch.__trace")
         handler = _TraceHandler(level=logging.DEBUG)
@@ -480,7 +513,8 @@ class Hooks:
         try:
             rec.post_grad_nodes = fx_graph_nodes(g.module)
         except Exception as e:
-            self.raw.diag(f"capture: post-grad graph of {rec.compile_id} could not be read ({e})")
+            self.raw.diag("hook_failed", f"the post-grad graph of {rec.compile_id} could not be read "
+                                         f"({type(e).__name__}: {e})")
         rec.graph_inputs = [str(n) for n in getattr(g, "graph_input_names", None) or list(g.graph_inputs)]
         try:
             rec.graph_outputs = [o.get_name() for o in g.graph_outputs if hasattr(o, "get_name")]

@@ -15,7 +15,7 @@ import re
 from collections import defaultdict
 from typing import Any, Callable
 
-from ..model import Kernel, Report
+from ..model import Diagnostic, Kernel, Report
 
 WARMUP = 1
 ITERATIONS = 3
@@ -68,7 +68,8 @@ def profile_kernels(report: Report, compiled: Callable, args: tuple, backward: b
                 torch.cuda.synchronize()
         events = list(prof.events())
     except Exception as e:
-        diagnostics.append(f"profile: the profiled runs failed ({type(e).__name__}: {e}); no kernel times")
+        diagnostics.append(Diagnostic("profile_failed", f"profile: the profiled runs failed ({type(e).__name__}: {e}); "
+                                      "no kernel times"))
         return dataclasses.replace(report, diagnostics=diagnostics)
 
     # which marker (forward/backward) each CPU event falls in, by time
@@ -129,7 +130,7 @@ def profile_kernels(report: Report, compiled: Callable, args: tuple, backward: b
         compiles.append(dataclasses.replace(c, kernels=kernels))
     missing = [f"{c.id}: {k.name}" for c in compiles for k in c.kernels if k.profile is None]
     if missing:
-        diagnostics.append("profile: no measured time for " + ", ".join(missing[:20]) +
-                           (" ..." if len(missing) > 20 else "") +
-                           " (the profiler saw no event with that kernel's name)")
+        diagnostics.append(Diagnostic("profile_failed", "profile: no measured time for " + ", ".join(missing[:20]) +
+                                      (" ..." if len(missing) > 20 else "") +
+                                      " (the profiler saw no event with that kernel's name)"))
     return dataclasses.replace(report, compiles=compiles, diagnostics=diagnostics)

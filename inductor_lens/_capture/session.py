@@ -6,9 +6,13 @@ import contextlib
 import traceback
 from typing import Any, Callable, Optional
 
-from ..model import Report
+from ..model import Diagnostic, Report
 
 __all__ = ["capture", "inspect", "profile", "CaptureError"]
+
+#: Diagnostic codes that make a strict capture raise: the capture itself failed somewhere.
+STRICT_CODES = frozenset({"hook_missing", "hook_failed", "build_failed"})
+
 
 class CaptureError(RuntimeError):
     """A strict capture (``capture(strict=True)``) could not record everything."""
@@ -79,7 +83,7 @@ class capture:
         finally:
             self.report = self._build(exc)
         if self.strict:
-            problems = [d for d in self.report.diagnostics if d.startswith("capture:")]
+            problems = [d.message for d in self.report.diagnostics if d.code in STRICT_CODES]
             if problems and exc_type is None:
                 raise CaptureError("the capture was incomplete:\n" + "\n".join(problems))
         return False  # never swallow the user's exception
@@ -93,13 +97,14 @@ class capture:
             report = build_report(raw, str(torch_version()), title=self.title)
         except Exception as e:  # the report builder must not lose the user's result either
             report = Report(torch_version=str(torch_version()), device=raw.device, title=self.title,
-                            diagnostics=list(raw.diagnostics) + [
-                                f"capture: the report could not be built ({type(e).__name__}: {e})",
-                                "".join(traceback.format_exception(type(e), e, e.__traceback__))[-2000:]])
+                            diagnostics=[Diagnostic(*d) for d in raw.diagnostics] + [Diagnostic(
+                                "build_failed", f"the report could not be built ({type(e).__name__}: {e})",
+                                "".join(traceback.format_exception(type(e), e, e.__traceback__))[-2000:])])
         if exc is not None:
             self.error = exc
-            report.diagnostics.append(
-                f"the captured code raised {type(exc).__name__}: {exc}; the report holds what compiled before that")
+            report.diagnostics.append(Diagnostic(
+                "user_code_raised", f"the captured code raised {type(exc).__name__}: {exc}; the report holds what "
+                "compiled before that"))
         return report
 
 
