@@ -140,9 +140,10 @@ def inspect(fn: Callable, *args: Any, backward: bool = False, profile: bool = Fa
     if not callable(fn):
         raise TypeError(f"inspect() needs a function or nn.Module to compile, not {type(fn).__name__}")
     name = title or getattr(fn, "__qualname__", None) or type(fn).__name__
+    from .adapter import kernel_profiling
+
     # C++ kernels are only visible to the profiler when compiled with kernel profiling on
-    options = torch._inductor.config.patch({"cpp.enable_kernel_profile": True}) if profile \
-        else contextlib.nullcontext()
+    options = kernel_profiling() if profile else contextlib.nullcontext()
     with options, capture(title=name) as cap:
         compiled = torch.compile(fn, backend="inductor", **compile_kwargs)
         out = compiled(*args)
