@@ -24,6 +24,7 @@ import types
 import weakref
 from typing import Any, Optional
 
+from ._capture.adapter import COMPILED_MODULE_TYPE
 from .model import Diagnostic
 
 __all__ = ["load_ipython_extension", "unload_ipython_extension", "inductor_lens_magic", "report_for"]
@@ -550,11 +551,10 @@ def _profile(report, names, profile_calls, backward, notices):
 
 
 def _run_backward(calls: dict, notices: list) -> None:
-    import torch
+    from ._capture.session import backward_tensors
 
     for name, (_, _, out) in calls.items():
-        tensors = [t for t in (out if isinstance(out, (tuple, list)) else [out])
-                   if isinstance(t, torch.Tensor) and t.requires_grad and t.grad_fn is not None]
+        tensors = [t for t in backward_tensors(out) if t.grad_fn is not None]
         if not tensors:
             notices.append(f"--backward: the output of {name} does not require grad, so there is no backward "
                            f"graph to compile (give it parameters or an input with requires_grad=True)")
@@ -572,7 +572,7 @@ def _mimebundle(obj):
     return view._repr_mimebundle_()
 
 
-_FORMATTER_TYPES = [("builtins", "function"), ("torch._dynamo.eval_frame", "OptimizedModule")]
+_FORMATTER_TYPES = [("builtins", "function"), COMPILED_MODULE_TYPE]
 _saved: dict = {}
 
 
@@ -584,9 +584,8 @@ def load_ipython_extension(ipython) -> None:
     if key not in _saved:
         saved = []
         saved.append(("type", types.FunctionType, fmt.for_type(types.FunctionType, _mimebundle)))
-        saved.append(("name", ("torch._dynamo.eval_frame", "OptimizedModule"),
-                      _pop_deferred_or_type(fmt, "torch._dynamo.eval_frame", "OptimizedModule")))
-        fmt.for_type_by_name("torch._dynamo.eval_frame", "OptimizedModule", _mimebundle)
+        saved.append(("name", COMPILED_MODULE_TYPE, _pop_deferred_or_type(fmt, *COMPILED_MODULE_TYPE)))
+        fmt.for_type_by_name(*COMPILED_MODULE_TYPE, _mimebundle)
         _saved[key] = saved
 
 

@@ -272,12 +272,12 @@ def _node_kind(snode: Any) -> str:
     try:
         if snode.is_template():
             return "template"
-    except Exception:
+    except (AttributeError, NotImplementedError):  # not every node kind has it
         pass
     try:
         if snode.is_reduction():
             return "reduction"
-    except Exception:
+    except (AttributeError, NotImplementedError):  # not every node kind has it
         pass
     if isinstance(snode, (S.SchedulerNode, S.FusedSchedulerNode)):
         return "pointwise"
@@ -320,7 +320,7 @@ def _raw_sched_node(snode: Any) -> RawSchedNode:
     outputs: list[str] = []
     try:
         outputs = [b.get_name() for b in snode.get_outputs()]
-    except Exception:
+    except (AttributeError, NotImplementedError):  # not every node kind has it
         pass
     return RawSchedNode(
         name=snode.get_name(),
@@ -886,8 +886,11 @@ def _install_torch_compile(stack: contextlib.ExitStack) -> None:
         name = getattr(model, "__qualname__", None) or type(model).__name__ if model is not None else "?"
         backend = kwargs.get("backend", "inductor")
         backend = backend if isinstance(backend, str) else getattr(backend, "__name__", repr(backend))
+        # transformers' models: torch.compile(model).generate() runs the ORIGINAL model's generate
+        has_generate = model is not None and callable(getattr(model, "generate", None))
         hooks.raw.compile_calls.append({"target": name, "backend": backend, "time_us": now_us(),
-                                        "user_stack": user_frames(frames, hooks._prefixes)})
+                                        "user_stack": user_frames(frames, hooks._prefixes),
+                                        "has_generate": has_generate})
 
     @functools.wraps(original)
     def compile(model=None, *args, **kwargs):
@@ -897,6 +900,10 @@ def _install_torch_compile(stack: contextlib.ExitStack) -> None:
         return original(model, *args, **kwargs)
 
     patch_attr(stack, torch, "compile", compile)
+
+
+#: (module, class) of what ``torch.compile(module)`` returns, for IPython's lazy by-name formatters
+COMPILED_MODULE_TYPE = ("torch._dynamo.eval_frame", "OptimizedModule")
 
 
 def kernel_profiling() -> Any:

@@ -48,7 +48,7 @@ class _Trace:
                 try:
                     name, idx = md["str"]
                     self.strings[int(idx)] = name
-                except Exception:
+                except (TypeError, ValueError):  # not an interned-string record: nothing to index
                     pass
                 continue
             kind = next((k for k in md if k not in ("frame_id", "frame_compile_id", "attempt",
@@ -471,9 +471,15 @@ def build_report(raw: Raw, torch_version: str, title: str = "") -> Report:
                 diagnostics.append(Diagnostic("nothing_compiled", "dynamo ran but Inductor compiled no graph (nothing "
                                               "to compile in the traced frames, or they were skipped)"))
         elif calls:
-            diagnostics.append(Diagnostic("never_ran", "torch.compile() was called but the compiled function never ran "
-                                          "inside the capture: torch.compile() only wraps the function; dynamo and "
-                                          "Inductor run at its first call"))
+            message = ("torch.compile() was called but the compiled function never ran inside the capture: "
+                       "torch.compile() only wraps the function; dynamo and Inductor run at its first call")
+            generate = [c["target"] for c in raw.compile_calls if c.get("has_generate")]
+            if generate:
+                message += (f". If you called .generate() on the compiled {generate[0]}: generate() belongs to the "
+                            "original model, and it calls that model's forward uncompiled. Compile the forward "
+                            "instead (model.forward = torch.compile(model.forward), or model.compile()), then call "
+                            "model.generate(...)")
+            diagnostics.append(Diagnostic("never_ran", message))
         else:
             diagnostics.append(Diagnostic("nothing_compiled", "nothing was compiled inside the capture: no "
                                           "torch.compile()d function was called in it (or every call found its code "
