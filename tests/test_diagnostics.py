@@ -36,3 +36,19 @@ def test_every_code_the_package_emits_is_documented():
     assert emitted and emitted <= set(DIAGNOSTIC_CODES), emitted - set(DIAGNOSTIC_CODES)
     doc = (root.parent / "docs" / "report-schema.md").read_text()
     assert all(f"`{code}`" in doc for code in DIAGNOSTIC_CODES)
+
+
+def test_an_unreadable_trace_record_is_counted_once_per_kind_and_reported():
+    from inductor_lens._capture.adapter import Raw
+    from inductor_lens._capture.artifacts import wanted
+    from inductor_lens._capture.build import build_report
+
+    bad = ({"artifact": {"name": "triton_kernel_info", "encoding": "json"}, "frame_id": 0, "frame_compile_id": 0},
+           "{not json")
+    ignored = ({"artifact": {"name": "fx_graph_runnable", "encoding": "string"}, "frame_id": 0}, "x")
+    assert wanted(bad[0]) and not wanted(ignored[0])
+    raw = Raw(t0_us=0.0, trace=[bad, bad, ignored])
+    report = build_report(raw, "2.13")
+    failed = [d for d in report.diagnostics if d.code == "hook_failed"]
+    assert len(failed) == 1 and "2 structured-trace record(s)" in failed[0].message
+    assert "triton_kernel_info" in failed[0].message

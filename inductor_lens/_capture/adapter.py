@@ -40,6 +40,8 @@ from typing import Any, Callable, Optional
 
 from packaging.version import Version
 
+from .artifacts import wanted
+
 MIN_TORCH = Version("2.11")
 _PKG_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -586,8 +588,6 @@ def _remove_warning_filter() -> None:
 
 
 # structured trace ----------------------------------------------------------------------------
-_TRACE_SKIP_KEYS = frozenset({"str", "describe_storage", "describe_tensor", "describe_source", "create_symbol",
-                              "guard_added", "propagate_real_tensors_provenance"})
 
 
 def _trace_record(hooks: Hooks, md: dict, payload: Any) -> None:
@@ -607,13 +607,7 @@ class _TraceHandler(logging.Handler):
             md = getattr(record, "metadata", None)
             if not isinstance(md, dict):
                 return
-            key = next((k for k in md if k not in ("frame_id", "frame_compile_id", "attempt",
-                                                    "compiled_autograd_id", "has_payload")), None)
-            if key in _TRACE_SKIP_KEYS:
-                if key == "str":
-                    _each("reading a structured-trace record", lambda h: h.raw.trace.append((md, None)))
-                return
-            if key == "artifact" and md["artifact"].get("name") in _SKIP_ARTIFACTS:
+            if not wanted(md):  # the artifact table (artifacts.py) lists what the builder reads
                 return
             payload = getattr(record, "payload", None)
         except Exception as e:  # never let a log record break the compile
@@ -944,12 +938,6 @@ def _launch_metadata(kernel: Any) -> Optional[dict]:
 _CODEGEN_MODULES = ("torch._inductor.codegen.cpp", "torch._inductor.codegen.triton", "torch._inductor.codegen.simd",
                     "torch._inductor.codegen.cuda_combined_scheduling")
 
-_SKIP_ARTIFACTS = frozenset({
-    "fx_graph_runnable", "torch._functorch.config", "aot_forward_graph_fw_metadata", "before_pre_grad_graph",
-    "after_pre_grad_graph", "before_post_grad_graph", "before_joint_graph", "after_joint_graph",
-    "backward_prologue", "backward_epilogue", "compiled_function_forward", "compiled_function_backward",
-    "compiled_fn_wrapper", "runtime_wrapper_orchestration", "inductor_provenance_tracking_kernel_stack_traces",
-})
 
 
 def loads_payload(payload: Any) -> Any:

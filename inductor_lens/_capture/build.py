@@ -14,6 +14,7 @@ from typing import Any, Optional
 from ..model import (CompileCall, Compile, Diagnostic, FusedNode, FusionDecision, Frame, Graph, GraphBreak, GraphNode,
                      Kernel, Phase, Report, Trigger)
 from .adapter import Raw, RawGraph, RawKernel, RawSchedNode, RawWindow, loads_payload
+from .artifacts import READERS, record_kind
 from .parse import clean_module_path, find_call_lines, parse_graph_break, parse_output_code_kernels, \
     parse_stack_trace, triton_source_metadata
 
@@ -43,26 +44,28 @@ class _Trace:
         self.strings: dict[int, str] = {}
         self.by_kind: dict[str, list[tuple[Optional[str], Any, dict]]] = defaultdict(list)
         self.events: list[dict] = []
+        self.failures: dict[str, int] = defaultdict(int)   # kind -> records its reader could not read
         for md, payload in records:
-            if "str" in md:
-                try:
+            kind = record_kind(md)
+            reader = READERS.get(kind or "")
+            if reader is None:
+                continue
+            try:
+                value = reader(payload)
+                if kind == "str":
                     name, idx = md["str"]
                     self.strings[int(idx)] = name
-                except (TypeError, ValueError):  # not an interned-string record: nothing to index
-                    pass
-                continue
-            kind = next((k for k in md if k not in ("frame_id", "frame_compile_id", "attempt",
-                                                    "compiled_autograd_id", "has_payload")), None)
-            if kind is None:
-                continue
-            if kind == "artifact":
-                kind = md["artifact"].get("name", "artifact")
-            if kind == "chromium_event":
-                ev = loads_payload(payload)
-                if isinstance(ev, dict):
-                    self.events.append(ev)
-                continue
-            self.by_kind[kind].append((_cid(md), payload, md))
+                elif kind == "chromium_event":
+                    if isinstance(value, dict):
+                        self.events.append(value)
+                else:
+                    self.by_kind[kind].append((_cid(md), value, md))
+            except Exception:  # counted, and reported once per kind by build_report
+                self.failures[kind] += 1
+
+    def diagnostics(self) -> list[Diagnostic]:
+        return [Diagnostic("hook_failed", f"{n} structured-trace record(s) of kind {kind!r} could not be read; "
+                           "what they hold is missing from the report") for kind, n in sorted(self.failures.items())]
 
     def payloads(self, kind: str, cid: str) -> list[Any]:
         return [p for c, p, _ in self.by_kind.get(kind, []) if c is not None and _base_cid(c) == _base_cid(cid)]
@@ -413,6 +416,7 @@ def _gave_up(trace: _Trace) -> list[Diagnostic]:
 def build_report(raw: Raw, torch_version: str, title: str = "") -> Report:
     trace = _Trace(raw.trace)
     diagnostics = [Diagnostic(code, message, detail) for code, message, detail in raw.diagnostics]
+    diagnostics += trace.diagnostics()
     compiles: list[Compile] = []
     ids: dict[str, int] = {}
     for rec in raw.graphs:
