@@ -99,6 +99,7 @@ class RawGraph:
     graph_outputs: list[str] = field(default_factory=list)
     autotune: list[dict] = field(default_factory=list)        # {op, inputs, choices: [{name, time_ms}]}
     runtime: dict[str, dict] = field(default_factory=dict)    # kernel name -> launch metadata after running
+    aot: bool = False                                          # an AOTInductor compile (aot_mode)
 
 
 @dataclass
@@ -491,7 +492,8 @@ class Hooks:
         cid = CompileContext.current_compile_id()
         kind = "backward" if getattr(g, "is_backward", False) else (
             "inference" if getattr(g, "is_inference", False) else "forward")
-        rec = RawGraph(key=key, compile_id=str(cid) if cid is not None else "?", graph_kind=kind, start_us=now_us())
+        rec = RawGraph(key=key, compile_id=str(cid) if cid is not None else "?", graph_kind=kind, start_us=now_us(),
+                       aot=bool(getattr(g, "aot_mode", False)))
         try:
             rec.post_grad_nodes = fx_graph_nodes(g.module)
         except Exception as e:

@@ -40,14 +40,16 @@ READERS: dict[str, Callable[[Any], Any]] = {
     "dynamo_graph_break_reason": _text,
     "triton_kernel_info": _json,
     "inductor_provenance_tracking_node_mappings": _json,
+    "inductor_aot_wrapper_code": _text,     # AOTInductor: the C++ wrapper (graph_dump records)
+    "inductor_aot_kernel_code": _text,      # AOTInductor: the C++ kernels
 }
 
 
 def record_kind(metadata: dict) -> Optional[str]:
     """The kind of a ``torch.__trace`` record: its first non-id metadata key, or the artifact's name."""
     key = next((k for k in metadata if k not in _ID_KEYS), None)
-    if key == "artifact":
-        art = metadata.get("artifact")
+    if key in ("artifact", "graph_dump"):
+        art = metadata.get(key)
         return str(art.get("name", "artifact")) if isinstance(art, dict) else "artifact"
     return key
 

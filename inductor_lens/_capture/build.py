@@ -6,6 +6,7 @@ failure here can be reported without touching torch again.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 import re
 from collections import defaultdict
@@ -413,22 +414,47 @@ def _gave_up(trace: _Trace) -> list[Diagnostic]:
     return out
 
 
+AOT_FRAME = "AOTInductor (aoti_compile_and_package)"
+
+
+def _with_aot_code(graphs: list[RawGraph], trace: _Trace) -> list[RawGraph]:
+    """AOTInductor compiles have no compile id and no Python output code: give each its C++ wrapper and
+    kernels (the ``inductor_aot_*_code`` records, in order) and the id ``aot/N``."""
+    wrappers = [p for _, p, _ in trace.by_kind.get("inductor_aot_wrapper_code", [])]
+    kernel_code = [p for _, p, _ in trace.by_kind.get("inductor_aot_kernel_code", [])]
+    out, n = [], 0
+    for rec in graphs:
+        if rec.aot and (rec.post_fusion or rec.output_code):
+            code = rec.output_code
+            if n < len(wrappers):
+                code = "\n".join(filter(None, [wrappers[n], kernel_code[n] if n < len(kernel_code) else ""]))
+            rec = dataclasses.replace(rec, output_code=code,
+                                      compile_id=rec.compile_id if rec.compile_id != "?" else f"aot/{n}")
+            n += 1
+        out.append(rec)
+    return out
+
+
 def build_report(raw: Raw, torch_version: str, title: str = "") -> Report:
     trace = _Trace(raw.trace)
     diagnostics = [Diagnostic(code, message, detail) for code, message, detail in raw.diagnostics]
     diagnostics += trace.diagnostics()
     compiles: list[Compile] = []
     ids: dict[str, int] = {}
-    for rec in raw.graphs:
+    graphs = _with_aot_code(raw.graphs, trace)
+    for rec in graphs:
         if not rec.post_fusion and not rec.output_code:
             continue  # a GraphLowering that never reached the scheduler (e.g. a subgraph helper)
         b = _GraphBuilder(raw, rec, trace, diagnostics)
         kernels, node_kernel = b.kernels()
         graph_nodes = _graph_nodes(rec.post_grad_nodes)
         fx_modules = {n.name: n.module_stack for n in graph_nodes}
-        frame = _frame_name(trace, rec.compile_id)
+        frame = _frame_name(trace, rec.compile_id) if not rec.aot else AOT_FRAME
         window = _window_for(rec, raw.windows)
-        trigger = _trigger(rec, window, trace, raw.t0_us, frame)
+        trigger = _trigger(rec, window, trace, raw.t0_us, frame) if not rec.aot else Trigger(
+            kind="unknown", reason="AOTInductor compiled an exported program ahead of time "
+            "(torch._inductor.aoti_compile_and_package): no dynamo frame and no guards; the package runs these "
+            "kernels from its C++ wrapper")
         end = rec.start_us if window is None else window.end_us
         phases = _phases(trace.events, raw.t0_us, window.start_us if window else rec.start_us, end) if window else []
         graphs = {}
@@ -437,7 +463,7 @@ def build_report(raw: Raw, torch_version: str, title: str = "") -> Report:
             codes = trace.payloads("dynamo_output_graph", rec.compile_id)
             graphs["dynamo"] = Graph(nodes=_graph_nodes(dyn), code=str(codes[-1]) if codes else "")
         post_codes = trace.payloads("inductor_post_grad_graph", rec.compile_id)
-        same = [r for r in raw.graphs if r.compile_id == rec.compile_id and (r.post_fusion or r.output_code)]
+        same = [r for r in graphs if r.compile_id == rec.compile_id and (r.post_fusion or r.output_code)]
         idx = same.index(rec)
         graphs["post_grad"] = Graph(nodes=graph_nodes, code=str(post_codes[idx]) if idx < len(post_codes) else "")
         base_id = f"{rec.compile_id} {rec.graph_kind}"
