@@ -441,8 +441,8 @@ def build_report(raw: Raw, torch_version: str, title: str = "") -> Report:
     diagnostics += trace.diagnostics()
     compiles: list[Compile] = []
     ids: dict[str, int] = {}
-    graphs = _with_aot_code(raw.graphs, trace)
-    for rec in graphs:
+    raw_graphs = _with_aot_code(raw.graphs, trace)
+    for rec in raw_graphs:
         if not rec.post_fusion and not rec.output_code:
             continue  # a GraphLowering that never reached the scheduler (e.g. a subgraph helper)
         b = _GraphBuilder(raw, rec, trace, diagnostics)
@@ -463,7 +463,7 @@ def build_report(raw: Raw, torch_version: str, title: str = "") -> Report:
             codes = trace.payloads("dynamo_output_graph", rec.compile_id)
             graphs["dynamo"] = Graph(nodes=_graph_nodes(dyn), code=str(codes[-1]) if codes else "")
         post_codes = trace.payloads("inductor_post_grad_graph", rec.compile_id)
-        same = [r for r in graphs if r.compile_id == rec.compile_id and (r.post_fusion or r.output_code)]
+        same = [r for r in raw_graphs if r.compile_id == rec.compile_id and (r.post_fusion or r.output_code)]
         idx = same.index(rec)
         graphs["post_grad"] = Graph(nodes=graph_nodes, code=str(post_codes[idx]) if idx < len(post_codes) else "")
         base_id = f"{rec.compile_id} {rec.graph_kind}"

@@ -82,8 +82,10 @@ def parse_output_code_kernels(code: str) -> dict[str, tuple[str, str]]:
         source, end = lit
         kernels[m["name"]] = (_LANG_BY_KIND.get(m["kind"], "other"), source)
         pos = end
-    for name, source in _extern_c_definitions(code):  # cpp_wrapper / AOTInductor: kernels are C++ functions
-        kernels.setdefault(name, ("cpp", source))
+    if not kernels:  # cpp_wrapper / AOTInductor: the kernels are C++ functions of the C++ code itself (in
+        # Python output code, each cpp_pybinding source also defines `extern "C" void kernel(...)`: not a kernel)
+        for name, source in _extern_c_definitions(code):
+            kernels.setdefault(name, ("cpp", source))
     return kernels
 
 
