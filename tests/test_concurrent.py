@@ -73,8 +73,8 @@ def test_two_threads_each_get_only_their_own_compile():
     turns["sin"].set()
 
     def work(name, fn, x):
-        # both captures are active at once; the compiles take turns (two threads compiling at the same
-        # instant is torch's own concurrency, not what this test is about)
+        # both captures are active at once; the compiles take turns, so that what each thread compiled is
+        # known (torch's config values are per thread: each thread's capture turns its caches off)
         try:
             with inductor_lens.capture(reset=False) as cap:
                 both_inside.wait()

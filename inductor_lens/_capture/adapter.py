@@ -222,6 +222,7 @@ class _Registry:
         self.stack: Optional[contextlib.ExitStack] = None
         self.active: dict[int, list["Hooks"]] = {}
         self.install_diagnostics: list[tuple[str, str, str]] = []
+        self.caches_prior: dict[int, Any] = {}   # thread -> force_disable_caches before its first capture
 
     def sinks(self) -> list["Hooks"]:
         return list(self.active.get(threading.get_ident(), ()))
@@ -239,6 +240,8 @@ class _Registry:
                 self.stack = stack
             for d in self.install_diagnostics:
                 hooks.raw.diag(*d)
+            if hooks.thread not in self.active:
+                self.caches_prior[hooks.thread] = _caches_off(hooks)
             self.active.setdefault(hooks.thread, []).append(hooks)
 
     def release(self, hooks: "Hooks") -> None:
@@ -246,14 +249,37 @@ class _Registry:
             mine = self.active.get(hooks.thread, [])
             if hooks in mine:
                 mine.remove(hooks)
-            if not mine:
-                self.active.pop(hooks.thread, None)
+            if not mine and self.active.pop(hooks.thread, None) is not None:
+                _caches_restore(self.caches_prior.pop(hooks.thread, None))
             if not self.active and self.stack is not None:
                 stack, self.stack = self.stack, None
                 stack.close()
 
 
 _REGISTRY = _Registry()
+
+
+def _caches_off(hooks: "Hooks") -> Any:
+    """Turn Inductor's caches off on this thread (a cache hit skips the Scheduler: no fusion, no codegen to
+    see); returns the value before. torch's config values are per thread/context (ContextVars), so this is
+    done on each capturing thread, reference-counted per thread, and undone on that thread."""
+    import torch._inductor.config as inductor_config
+
+    try:
+        prior = inductor_config.force_disable_caches
+        inductor_config.force_disable_caches = True
+        return prior
+    except Exception as e:
+        hooks.raw.diag("hook_missing", f"could not turn Inductor's caches off ({type(e).__name__}: {e}): a cache "
+                       "hit would hide fusion and kernels")
+        return None
+
+
+def _caches_restore(prior: Any) -> None:
+    import torch._inductor.config as inductor_config
+
+    if prior is not None and inductor_config.force_disable_caches is True:  # still ours
+        inductor_config.force_disable_caches = prior
 
 
 def _each(what: str, fn: Callable, *args: Any) -> None:
@@ -551,11 +577,8 @@ _PGO_WARNING = ("ignore", re.compile("dynamo_pgo force disabled", re.I), UserWar
 def _install_all(stack: contextlib.ExitStack, diagnostics: list) -> None:
     """Install every process-wide hook into ``stack``; one that cannot be installed is a diagnostic."""
     version = torch_version()
-    import torch._inductor.config as inductor_config
-
-    # caches would skip the Scheduler altogether: no fusion, no codegen to see
-    stack.enter_context(inductor_config.patch(force_disable_caches=True))
-    # ... which makes dynamo warn at every compile that PGO is off: that is our doing, not the user's. One
+    # (caches are turned off per thread, by _Registry.acquire: torch's config values are context-local)
+    # turning caches off makes dynamo warn at every compile that PGO is off: that is our doing, not the user's. One
     # filter entry, removed again by identity (catch_warnings would restore the whole list, which is not
     # safe when captures on two threads overlap)
     warnings.filters.insert(0, _PGO_WARNING)
