@@ -10,13 +10,13 @@ and the views (``widget``, ``html``, ``magic``, ``cli``), loaded lazily.
 """
 
 from ._capture.session import CaptureError, capture, inspect, profile
-from .model import SCHEMA_VERSION, Report, ReportError, load
+from .model import SCHEMA_VERSION, Diagnostic, Report, ReportError, load
 # torch-free; binding the function here also keeps `inductor_lens.diff` the function, not the module
 from .diff import ReportDiff, diff
 
 __version__ = "0.1.0"
 
-__all__ = ["SCHEMA_VERSION", "Report", "ReportError", "load", "capture", "inspect", "LensWidget",
+__all__ = ["SCHEMA_VERSION", "Diagnostic", "Report", "ReportError", "load", "capture", "inspect", "LensWidget",
            "save_html", "CaptureError", "profile", "diff", "ReportDiff", "__version__"]
 
 

@@ -189,7 +189,7 @@ def cmd_run(tokens: Sequence[str]) -> int:
              f"{len(report.kernels)} kernel(s)) is at {_where(written)}")
         return exit_code or 1
     if n == 0:
-        reason = report.diagnostics[0] if report.diagnostics else \
+        reason = report.diagnostics[0].message if report.diagnostics else \
             "the script never called a torch.compile()d function"
         _say(f"error: nothing compiled: {reason} (report written to {_where(written)})")
         return 1
@@ -209,7 +209,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
     _say("demo: compiling sin(x)**2 + cos(x)**2 and a small MLP (CPU compiles take a few seconds)")
     report = _demo_report(_StderrProgress(args.quiet), profile=args.profile)
     if not report.compiles:
-        raise CLIError("demo: nothing compiled: " + "; ".join(report.diagnostics), code=1)
+        raise CLIError("demo: nothing compiled: " + "; ".join(d.message for d in report.diagnostics), code=1)
     written = _write(report, args.output, args.json)
     _say(f"{len(report.compiles)} compile(s), {len(report.kernels)} kernel(s); wrote {_where(written)}")
     return 0

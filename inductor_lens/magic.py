@@ -24,6 +24,9 @@ import types
 import weakref
 from typing import Any, Optional
 
+from ._capture.adapter import COMPILED_MODULE_TYPE
+from .model import Diagnostic
+
 __all__ = ["load_ipython_extension", "unload_ipython_extension", "inductor_lens_magic", "report_for"]
 
 MAGIC_NAME = "inductor_lens"
@@ -488,20 +491,21 @@ def _run(shell, args: argparse.Namespace, cell: str):
     if args.profile and error is None:
         report = _profile(report, names, profile_calls, args.backward, notices)
     if error is not None:
-        report.diagnostics.append(f"the cell raised {type(error).__name__}: {error}; the report holds what "
-                                  f"compiled before that")
-    if not report.compiles and not any("torch.compile" in d for d in report.diagnostics) and error is None:
+        report.diagnostics.append(Diagnostic("user_code_raised", f"the cell raised {type(error).__name__}: {error}; "
+                                             "the report holds what compiled before that"))
+    if not report.compiles and not any(d.code in ("never_ran", "other_backend") for d in report.diagnostics) \
+            and error is None:
         notices.append("nothing was compiled in this cell: call a torch.compile()d function or module in it, "
                        "or let the magic compile one for you with -f NAME")
     never = [n for n in names if n not in called]
     diagnostics = list(report.diagnostics)
     if never and error is None:
         # the user wrote no torch.compile(): say what -f did, not that "torch.compile() was called"
-        diagnostics = [d for d in diagnostics if not d.startswith("torch.compile() was called but")]
+        diagnostics = [d for d in diagnostics if d.code != "never_ran"]
         notices.append(f"-f compiled {', '.join(never)} but the cell never called "
                        f"{'it' if len(never) == 1 else 'them'}: Inductor runs at the first call, so call "
                        f"{never[0]}(...) in the cell to see its kernels")
-    notices = diagnostics + notices
+    notices = [d.message for d in diagnostics] + notices
 
     # register compiled wrappers (for display(f)): the ones made in this cell, and older ones that ran in it
     for key, value in list(ns.items()):
@@ -578,11 +582,10 @@ def _profile(report, names, profile_calls, backward, notices):
 
 
 def _run_backward(calls: dict, notices: list) -> None:
-    import torch
+    from ._capture.session import backward_tensors
 
     for name, (_, _, out) in calls.items():
-        tensors = [t for t in (out if isinstance(out, (tuple, list)) else [out])
-                   if isinstance(t, torch.Tensor) and t.requires_grad and t.grad_fn is not None]
+        tensors = [t for t in backward_tensors(out) if t.grad_fn is not None]
         if not tensors:
             notices.append(f"--backward: the output of {name} does not require grad, so there is no backward "
                            f"graph to compile (give it parameters or an input with requires_grad=True)")
@@ -600,7 +603,7 @@ def _mimebundle(obj):
     return view._repr_mimebundle_()
 
 
-_FORMATTER_TYPES = [("builtins", "function"), ("torch._dynamo.eval_frame", "OptimizedModule")]
+_FORMATTER_TYPES = [("builtins", "function"), COMPILED_MODULE_TYPE]
 _saved: dict = {}
 
 
@@ -612,9 +615,8 @@ def load_ipython_extension(ipython) -> None:
     if key not in _saved:
         saved = []
         saved.append(("type", types.FunctionType, fmt.for_type(types.FunctionType, _mimebundle)))
-        saved.append(("name", ("torch._dynamo.eval_frame", "OptimizedModule"),
-                      _pop_deferred_or_type(fmt, "torch._dynamo.eval_frame", "OptimizedModule")))
-        fmt.for_type_by_name("torch._dynamo.eval_frame", "OptimizedModule", _mimebundle)
+        saved.append(("name", COMPILED_MODULE_TYPE, _pop_deferred_or_type(fmt, *COMPILED_MODULE_TYPE)))
+        fmt.for_type_by_name(*COMPILED_MODULE_TYPE, _mimebundle)
         _saved[key] = saved
 
 

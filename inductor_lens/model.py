@@ -76,6 +76,8 @@ class GraphNode:
     op: str
     target: str
     inputs: list[str] = field(default_factory=list)
+    #: Sizes: ints where static, the symbolic expression as text where dynamic (``["s0", 768]``,
+    #: ``"2*s0 + 1"``); a list of such lists for a node that yields several tensors. Never specialised.
     shape: Optional[list] = None
     dtype: Optional[str] = None
     user_stack: list[Frame] = field(default_factory=list)
@@ -83,6 +85,9 @@ class GraphNode:
     module_stack: list[str] = field(default_factory=list)
     #: The class of each module in ``module_stack``, e.g. ``["Block", "MLP"]`` (same length, or empty).
     module_types: list[str] = field(default_factory=list)
+    #: The concrete sizes torch used at capture time, same layout as ``shape``; only set when a dim is
+    #: symbolic (None otherwise).
+    shape_hint: Optional[list] = None
 
 
 @dataclass(frozen=True)
@@ -234,6 +239,55 @@ class CompileCall:
 
 
 @dataclass(frozen=True)
+class Diagnostic:
+    """Something the report could not show, or something torch did that the user should know.
+
+    Consumers switch on ``code`` (never on the wording of ``message``); ``detail`` holds extra text such
+    as a traceback. Codes: see ``docs/report-schema.md`` (``DIAGNOSTIC_CODES``). Diagnostics of version-1
+    reports, plain strings, load as code ``legacy``.
+    """
+
+    code: str
+    message: str
+    detail: str = ""
+
+    @classmethod
+    def from_plain(cls, value: Any, where: str = "diagnostic") -> "Diagnostic":
+        if isinstance(value, str):
+            return cls(code="legacy", message=value)
+        if not isinstance(value, dict):
+            raise ReportError(f"{where}: expected an object for Diagnostic, got {type(value).__name__}")
+        return _from_plain_fields(cls, value, where)
+
+    def __str__(self) -> str:
+        return self.message
+
+
+#: Diagnostic codes the capture emits, and what each means.
+DIAGNOSTIC_CODES = {
+    "hook_missing": "a capture hook could not be installed on this torch version: that part of the report is missing",
+    "hook_failed": "a capture hook or record reader failed: that part of the report is missing",
+    "build_failed": "the report could not be built from what was recorded",
+    "torch_too_old": "torch is older than the oldest version inductor_lens supports",
+    "subprocess_mode": "Inductor ran in another process, where no hook fires",
+    "recompile_limit": "dynamo hit its recompile limit: the frame runs eagerly from then on",
+    "eager_fallback": "dynamo could not compile a frame and ran it eagerly",
+    "compile_error": "a compile failed and torch swallowed the error (suppress_errors): the frame ran eagerly",
+    "user_code_raised": "the captured code raised; the report holds what compiled before that",
+    "nothing_compiled": "nothing was compiled inside the capture (the message says why)",
+    "never_ran": "torch.compile() was called but the compiled function never ran",
+    "other_backend": "torch.compile() used a backend other than inductor",
+    "source_missing": "a kernel's source or node links are missing",
+    "autotune_unlinked": "autotuning results could not be tied to a kernel",
+    "backward_failed": "the backward pass could not run; the forward report is kept",
+    "profile_failed": "profiling failed or some kernels have no measured time",
+    "profile_missing": "the profiler saw no event for some kernels: they have no measured time",
+    "profile_peaks": "the device's peak bandwidth and compute are unknown: no fraction of peak",
+    "legacy": "a diagnostic of a version-1 report (plain text)",
+}
+
+
+@dataclass(frozen=True)
 class Report:
     """Everything one capture recorded. See ``docs/report-schema.md``."""
 
@@ -241,7 +295,7 @@ class Report:
     device: str
     compiles: list[Compile] = field(default_factory=list)
     graph_breaks: list[GraphBreak] = field(default_factory=list)
-    diagnostics: list[str] = field(default_factory=list)
+    diagnostics: list[Diagnostic] = field(default_factory=list)
     compile_calls: list[CompileCall] = field(default_factory=list)
     title: str = ""
     created: str = ""
@@ -282,7 +336,7 @@ class Report:
                          f"{p.get('attributed_us', 0):.1f} us in kernels"
                          + (f", unattributed: {share:.0%}" if share is not None else ""))
         for d in self.diagnostics:
-            lines.append(f"  ! {d}")
+            lines.append(f"  ! {d.message}")
         return "\n".join(lines)
 
     def __repr__(self) -> str:  # cheap on purpose: never dumps sources
@@ -421,19 +475,25 @@ def _hints(cls) -> dict:
     return _HINTS[cls]
 
 
+def _from_plain_fields(tp: Any, value: dict, where: str) -> Any:
+    hints = _hints(tp)
+    kwargs = {}
+    for f in dataclasses.fields(tp):
+        if f.name in value:
+            kwargs[f.name] = _from_plain(hints[f.name], value[f.name], f"{where}.{f.name}")
+        elif f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
+            raise ReportError(f"{where}: missing field {f.name!r} of {tp.__name__}")
+    return tp(**kwargs)
+
+
 def _from_plain(tp: Any, value: Any, where: str) -> Any:
     origin = typing.get_origin(tp)
     if dataclasses.is_dataclass(tp):
+        if hasattr(tp, "from_plain"):  # a type that also reads older spellings (Diagnostic: v1 strings)
+            return tp.from_plain(value, where)
         if not isinstance(value, dict):
             raise ReportError(f"{where}: expected an object for {tp.__name__}, got {type(value).__name__}")
-        hints = _hints(tp)
-        kwargs = {}
-        for f in dataclasses.fields(tp):
-            if f.name in value:
-                kwargs[f.name] = _from_plain(hints[f.name], value[f.name], f"{where}.{f.name}")
-            elif f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
-                raise ReportError(f"{where}: missing field {f.name!r} of {tp.__name__}")
-        return tp(**kwargs)
+        return _from_plain_fields(tp, value, where)
     if origin in (Union, getattr(types, "UnionType", Union)):
         args = [a for a in typing.get_args(tp) if a is not type(None)]
         if value is None:

@@ -1,8 +1,8 @@
 """Reports built by hand from the model's dataclasses, for view tests that need content a real
 compile cannot produce: hostile names and sources, and large graphs of a chosen size."""
 
-from inductor_lens.model import (Compile, CompileCall, Frame, FusedNode, FusionDecision, Graph, GraphNode, Kernel,
-                                 Phase, Report, Trigger)
+from inductor_lens.model import (Compile, CompileCall, Diagnostic, Frame, FusedNode, FusionDecision, Graph, GraphNode,
+                                 Kernel, Phase, Report, Trigger)
 
 #: Strings that would run or inject markup if any view inserted report text as HTML.
 HOSTILE = '</script><!-- <img src=x onerror=alert(1)> "\'&amp; <svg onload=alert(2)>'
@@ -52,7 +52,7 @@ def hostile_report() -> Report:
         fusion_decisions=[FusionDecision(node1=f"op0{HOSTILE}", node2="op1", reason=f"no: {HOSTILE}",
                                          fused1=f"op0{HOSTILE}", fused2="op1")],
         graph_inputs=["x"], graph_outputs=["buf1"], guards=HOSTILE)
-    return Report(torch_version=f"2.13{HOSTILE}", device=f"cpu{HOSTILE}", compiles=[c], diagnostics=[HOSTILE],
+    return Report(torch_version=f"2.13{HOSTILE}", device=f"cpu{HOSTILE}", compiles=[c], diagnostics=[Diagnostic(code="legacy", message=HOSTILE, detail=HOSTILE)],
                   compile_calls=[CompileCall(target=f"fn{HOSTILE}", backend="inductor", user_stack=[evil_frame],
                                              time_us=10.0)],
                   title=f"title {HOSTILE}", created=f"2026 {HOSTILE}")

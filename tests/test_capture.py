@@ -215,7 +215,7 @@ def test_torch_is_restored_even_when_the_compile_raises():
     assert _snapshot() == before
     assert users_callback in callback_handler.start_callbacks
     callback_handler.remove_start_callback(users_callback)
-    assert any("raised" in d for d in cap.report.diagnostics)
+    assert any(d.code == "user_code_raised" and "raised" in d.message for d in cap.report.diagnostics)
 
 
 def test_a_failing_hook_becomes_a_diagnostic_and_the_compile_still_works(monkeypatch):
@@ -229,7 +229,7 @@ def test_a_failing_hook_becomes_a_diagnostic_and_the_compile_still_works(monkeyp
     with inductor_lens.capture() as cap:
         out = torch.compile(models.sin_cos)(x)
     torch.testing.assert_close(out, models.sin_cos(x))
-    assert any("injected fault" in d for d in cap.report.diagnostics)
+    assert any(d.code == "hook_failed" and "injected fault" in d.message for d in cap.report.diagnostics)
     with pytest.raises(inductor_lens.CaptureError, match="injected fault"):
         with inductor_lens.capture(strict=True):
             torch.compile(models.sin_cos)(x)
@@ -254,7 +254,8 @@ def test_compiled_but_never_called_says_so():
     with inductor_lens.capture() as cap:
         torch.compile(models.sin_cos)
     assert not cap.report.compiles
-    assert any("only wraps the function" in d for d in cap.report.diagnostics)
+    assert [d.code for d in cap.report.diagnostics] == ["never_ran"]
+    assert "only wraps the function" in cap.report.diagnostics[0].message
 
 
 def test_no_hook_survives_a_first_capture_in_a_fresh_process(tmp_path):
@@ -293,14 +294,15 @@ def test_profile_measures_every_cpu_kernel():
     (k,) = report.kernels
     assert k.profile["device"] == "cpu" and k.profile["total_us"] > 0 and k.profile["calls"] == 1
     assert k.profile["share"] == 1.0
-    assert not [d for d in report.diagnostics if d.startswith("profile")]
+    assert not [d for d in report.diagnostics if d.code == "profile_failed"]
 
 
 def test_another_backend_is_named_and_not_mistaken_for_a_function_never_called():
     with inductor_lens.capture() as cap:
         out = torch.compile(models.sin_cos, backend="eager")(torch.randn(8))
     assert out.shape == (8,) and not cap.report.compiles
-    notes = " ".join(cap.report.diagnostics)
+    assert [d.code for d in cap.report.diagnostics] == ["other_backend"]
+    notes = " ".join(d.message for d in cap.report.diagnostics)
     assert "backend 'eager'" in notes and "never ran" not in notes
 
 

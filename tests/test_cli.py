@@ -92,7 +92,7 @@ def test_script_that_raises_exits_1_and_still_writes_the_report(workdir):
     assert str(workdir / "boom.html") in line
     report = inductor_lens.load(workdir / "boom.json")
     assert len(report.kernels) == 1
-    assert any("raised ValueError" in d for d in report.diagnostics)
+    assert any(d.code == "user_code_raised" and "raised ValueError" in d.message for d in report.diagnostics)
     # the script's own traceback is shown, starting at the script (not at runpy or the CLI)
     tb = proc.stderr[proc.stderr.index("Traceback"):]
     assert 'File "script.py", line 9' in tb and "runpy" not in tb and "cli.py" not in tb

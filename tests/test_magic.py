@@ -287,7 +287,8 @@ def test_cell_raising_shows_traceback_and_what_compiled_before(kernel):
     assert any(WIDGET_MIME in m["content"].get("data", {}) for m in ex.outputs[first_error:])
     assert kernel.value("len(rep_err.kernels)") == 1
     assert kernel.value("'after' in globals()") is False
-    assert any("the cell raised ZeroDivisionError" in d for d in kernel.value("rep_err.diagnostics"))
+    assert any(code == "user_code_raised" and "the cell raised ZeroDivisionError" in message
+               for code, message in kernel.value("[(d.code, d.message) for d in rep_err.diagnostics]"))
 
 
 def test_syntax_error_is_reported_by_ipython(kernel):

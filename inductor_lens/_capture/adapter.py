@@ -28,6 +28,7 @@ import functools
 import json
 import logging
 import os
+import re
 import sys
 import sysconfig
 import threading
@@ -38,6 +39,8 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Optional
 
 from packaging.version import Version
+
+from .artifacts import wanted
 
 MIN_TORCH = Version("2.11")
 _PKG_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -100,6 +103,7 @@ class RawGraph:
     graph_outputs: list[str] = field(default_factory=list)
     autotune: list[dict] = field(default_factory=list)        # {op, inputs, choices: [{name, time_ms}]}
     runtime: dict[str, dict] = field(default_factory=dict)    # kernel name -> launch metadata after running
+    aot: bool = False                                          # an AOTInductor compile (aot_mode)
 
 
 @dataclass
@@ -116,7 +120,7 @@ class RawWindow:
 @dataclass
 class Raw:
     t0_us: float
-    diagnostics: list[str] = field(default_factory=list)
+    diagnostics: list[tuple[str, str, str]] = field(default_factory=list)   # (code, message, detail)
     graphs: list[RawGraph] = field(default_factory=list)
     windows: list[RawWindow] = field(default_factory=list)
     trace: list[tuple[dict, Any]] = field(default_factory=list)   # (metadata, payload) in order
@@ -124,9 +128,11 @@ class Raw:
     compile_calls: list[dict] = field(default_factory=list)
     device: str = "cpu"
 
-    def diag(self, msg: str) -> None:
-        if msg not in self.diagnostics:
-            self.diagnostics.append(msg)
+    def diag(self, code: str, message: str, detail: str = "") -> None:
+        """Note a diagnostic (see ``model.DIAGNOSTIC_CODES``); the same one twice is kept once."""
+        entry = (code, message, detail)
+        if entry not in self.diagnostics:
+            self.diagnostics.append(entry)
 
 
 # -- stack helpers ----------------------------------------------------------------------------
@@ -186,8 +192,12 @@ def user_frames(frames: list[tuple], prefixes: tuple[str, ...]) -> list[tuple]:
 # -- patching ---------------------------------------------------------------------------------
 
 def patch_attr(stack: contextlib.ExitStack, obj: Any, name: str, new: Any) -> Any:
-    """Set ``obj.name = new`` until ``stack`` closes; returns the original. Missing -> AttributeError."""
+    """Set ``obj.name = new`` until ``stack`` closes; returns the original. Missing -> AttributeError.
+
+    On close the original comes back only if the attribute is still ours: a later patch on top of ours
+    (another tool's, the user's) is left in place rather than silently undone."""
     original = getattr(obj, name)  # raises if missing: callers turn that into a diagnostic
+    raw_original = obj.__dict__.get(name, original) if isinstance(obj, type) else original
     try:
         (new.__func__ if isinstance(new, staticmethod) else new)._inductor_lens_hook = True  # for leak checks
     except AttributeError:
@@ -195,10 +205,91 @@ def patch_attr(stack: contextlib.ExitStack, obj: Any, name: str, new: Any) -> An
     setattr(obj, name, new)
 
     def restore() -> None:
-        setattr(obj, name, original)
+        current = obj.__dict__.get(name) if isinstance(obj, type) else getattr(obj, name, None)
+        if current is new:
+            setattr(obj, name, raw_original)
 
     stack.callback(restore)
     return original
+
+
+class _Registry:
+    """The process-wide hooks, shared by every active capture (reference-counted).
+
+    The first capture to start installs the hooks; the last one to end removes them (each attribute only
+    if it is still ours). A hook that fires delivers its record to the captures active on the thread that
+    compiles (dynamo compiles on the calling thread), so nested captures on one thread all get it and a
+    capture on another thread does not."""
+
+    def __init__(self) -> None:
+        self.lock = threading.RLock()
+        self.stack: Optional[contextlib.ExitStack] = None
+        self.active: dict[int, list["Hooks"]] = {}
+        self.install_diagnostics: list[tuple[str, str, str]] = []
+        self.caches_prior: dict[int, Any] = {}   # thread -> force_disable_caches before its first capture
+
+    def sinks(self) -> list["Hooks"]:
+        return list(self.active.get(threading.get_ident(), ()))
+
+    def acquire(self, hooks: "Hooks") -> None:
+        with self.lock:
+            if self.stack is None:
+                stack = contextlib.ExitStack()
+                self.install_diagnostics = []
+                try:
+                    _install_all(stack, self.install_diagnostics)
+                except BaseException:
+                    stack.close()
+                    raise
+                self.stack = stack
+            for d in self.install_diagnostics:
+                hooks.raw.diag(*d)
+            if hooks.thread not in self.active:
+                self.caches_prior[hooks.thread] = _caches_off(hooks)
+            self.active.setdefault(hooks.thread, []).append(hooks)
+
+    def release(self, hooks: "Hooks") -> None:
+        with self.lock:
+            mine = self.active.get(hooks.thread, [])
+            if hooks in mine:
+                mine.remove(hooks)
+            if not mine and self.active.pop(hooks.thread, None) is not None:
+                _caches_restore(self.caches_prior.pop(hooks.thread, None))
+            if not self.active and self.stack is not None:
+                stack, self.stack = self.stack, None
+                stack.close()
+
+
+_REGISTRY = _Registry()
+
+
+def _caches_off(hooks: "Hooks") -> Any:
+    """Turn Inductor's caches off on this thread (a cache hit skips the Scheduler: no fusion, no codegen to
+    see); returns the value before. torch's config values are per thread/context (ContextVars), so this is
+    done on each capturing thread, reference-counted per thread, and undone on that thread."""
+    import torch._inductor.config as inductor_config
+
+    try:
+        prior = inductor_config.force_disable_caches
+        inductor_config.force_disable_caches = True
+        return prior
+    except Exception as e:
+        hooks.raw.diag("hook_missing", f"could not turn Inductor's caches off ({type(e).__name__}: {e}): a cache "
+                       "hit would hide fusion and kernels")
+        return None
+
+
+def _caches_restore(prior: Any) -> None:
+    import torch._inductor.config as inductor_config
+
+    if prior is not None and inductor_config.force_disable_caches is True:  # still ours
+        inductor_config.force_disable_caches = prior
+
+
+def _each(what: str, fn: Callable, *args: Any) -> None:
+    """Call ``fn(hooks, *args)`` for every capture active on this thread, each one guarded."""
+    for hooks in _REGISTRY.sinks():
+        hooks._guarded(what, fn, hooks, *args)
 
 
 def _node_kind(snode: Any) -> str:
@@ -214,12 +305,12 @@ def _node_kind(snode: Any) -> str:
     try:
         if snode.is_template():
             return "template"
-    except Exception:
+    except (AttributeError, NotImplementedError):  # not every node kind has it
         pass
     try:
         if snode.is_reduction():
             return "reduction"
-    except Exception:
+    except (AttributeError, NotImplementedError):  # not every node kind has it
         pass
     if isinstance(snode, (S.SchedulerNode, S.FusedSchedulerNode)):
         return "pointwise"
@@ -262,7 +353,7 @@ def _raw_sched_node(snode: Any, costs: bool = False) -> RawSchedNode:
     outputs: list[str] = []
     try:
         outputs = [b.get_name() for b in snode.get_outputs()]
-    except Exception:
+    except (AttributeError, NotImplementedError):  # not every node kind has it
         pass
     raw = RawSchedNode(
         name=snode.get_name(),
@@ -298,20 +389,50 @@ def _costs(snode: Any, raw: RawSchedNode) -> None:
         pass
 
 
-def _shape_dtype(val: Any) -> tuple[Optional[list], Optional[str]]:
+def _dim(size: Any) -> tuple[Any, Optional[int]]:
+    """One size as ``(value, hint)`` WITHOUT guarding: an ``int`` stays an int (hint None); a SymInt
+    whose expression is a number gives that number; a symbolic one gives its expression as text
+    (``"s0"``, ``"2*s0 + 1"``) and the concrete value torch used for it, read from the node's hint or
+    the shape environment's ``size_hint`` (neither adds a guard). ``int()``, ``bool()``, ``==`` or
+    hashing of a SymInt would install a guard and specialize the user's compile: never do that here."""
+    import torch
+
+    if type(size) is int:
+        return size, None
+    if isinstance(size, torch.SymInt):
+        node = size.node
+        const = node.maybe_as_int()  # reads the sympy expression: no guard
+        if const is not None:
+            return const, None
+        hint = node.hint if node.has_hint() else None
+        if hint is None and getattr(node, "shape_env", None) is not None:
+            try:
+                hint = node.shape_env.size_hint(node.expr, allow_none=True)
+            except Exception:
+                hint = None
+        try:  # a sympy Integer or a python int; never a SymInt here (int() of those guards)
+            hint = int(hint) if hint is not None and not isinstance(hint, torch.SymInt) else None
+        except Exception:
+            hint = None
+        return node.str(), hint
+    return str(size), None
+
+
+def _shape_dtype(val: Any) -> tuple[Optional[list], Optional[list], Optional[str]]:
+    """``(shape, shape_hint, dtype)`` of a node's example value; ``shape_hint`` is None unless a dim is
+    symbolic. Never guards (see :func:`_dim`)."""
     import torch
 
     if isinstance(val, torch.Tensor):
-        shape = []
-        for s in val.shape:
-            try:
-                shape.append(int(s))
-            except Exception:
-                shape.append(str(s))
-        return shape, str(val.dtype).replace("torch.", "")
-    if isinstance(val, (list, tuple)) and val and all(isinstance(v, torch.Tensor) for v in val):
-        return [_shape_dtype(v)[0] for v in val], _shape_dtype(val[0])[1]
-    return None, None
+        dims = [_dim(s) for s in val.shape]
+        symbolic = any(isinstance(d, str) for d, _ in dims)
+        return [d for d, _ in dims], [h if h is not None else d for d, h in dims] if symbolic else None, \
+            str(val.dtype).replace("torch.", "")
+    if isinstance(val, (list, tuple)) and len(val) > 0 and all(isinstance(v, torch.Tensor) for v in val):
+        parts = [_shape_dtype(v) for v in val]
+        hints = [h if h is not None else s for s, h, _ in parts] if any(h is not None for _, h, _ in parts) else None
+        return [s for s, _, _ in parts], hints, parts[0][2]
+    return None, None, None
 
 
 def _target_name(node: Any) -> str:
@@ -332,7 +453,7 @@ def fx_graph_nodes(gm: Any) -> list[dict]:
     out = []
     for n in gm.graph.nodes:
         val = n.meta.get("val", n.meta.get("example_value"))
-        shape, dtype = _shape_dtype(val)
+        shape, shape_hint, dtype = _shape_dtype(val)
         mstack, mtypes = [], []
         for v in (n.meta.get("nn_module_stack") or {}).values():
             path = v[0] if isinstance(v, (tuple, list)) else str(v)
@@ -343,7 +464,7 @@ def fx_graph_nodes(gm: Any) -> list[dict]:
         out.append({
             "name": n.name, "op": n.op, "target": _target_name(n),
             "inputs": [a.name for a in n.all_input_nodes],
-            "shape": shape, "dtype": dtype,
+            "shape": shape, "shape_hint": shape_hint, "dtype": dtype,
             "stack_trace": n.meta.get("stack_trace") or "",
             "module_stack": mstack,
             "module_types": mtypes,
@@ -354,7 +475,9 @@ def fx_graph_nodes(gm: Any) -> list[dict]:
 # -- the hooks --------------------------------------------------------------------------------
 
 class Hooks:
-    """Installs every hook into ``stack`` and writes what they see into ``raw``."""
+    """One capture's view of the process-wide hooks: what they see on this capture's thread while it is
+    active is written into ``raw``. ``start()`` joins the shared hooks (installing them if this is the
+    first active capture), ``stop()`` leaves them (removing them if this was the last)."""
 
     def __init__(self, raw: Raw, reset_dynamo: bool = True, on_event: Optional[Callable[[str], None]] = None):
         self.raw = raw
@@ -366,51 +489,31 @@ class Hooks:
         self._prefixes = _non_user_prefixes()
         self._torch_dir = _torch_dir()
         self._seen_dynamo_gms: set[int] = set()
+        self._modules: dict[int, Any] = {}
+        self.thread = threading.get_ident()
 
     # guard: nothing raised in a hook reaches torch
     def _guarded(self, what: str, fn: Callable, *args: Any) -> None:
         try:
             fn(*args)
         except Exception as e:  # pragma: no cover - exercised by fault-injection tests
-            self.raw.diag(f"capture: {what} failed ({type(e).__name__}: {e}); that part of the report is missing")
+            self.raw.diag("hook_failed", f"{what} failed ({type(e).__name__}: {e}); that part of the report is missing",
+                          "".join(traceback.format_exception(type(e), e, e.__traceback__))[-2000:])
 
     def install(self, stack: contextlib.ExitStack) -> None:
+        """Join the shared hooks until ``stack`` closes."""
         version = torch_version()
         if version < MIN_TORCH:
-            self.raw.diag(f"torch {version} is older than {MIN_TORCH}, the oldest inductor_lens supports: "
-                          "the capture may be incomplete")
+            self.raw.diag("torch_too_old", f"torch {version} is older than {MIN_TORCH}, the oldest inductor_lens "
+                          "supports: the capture may be incomplete")
         if os.environ.get("TORCHINDUCTOR_FX_COMPILE_MODE", "").lower().startswith("subprocess"):
-            self.raw.diag("TORCHINDUCTOR_FX_COMPILE_MODE=subprocess runs Inductor in another process, where no "
-                          "in-process hook fires: unset it to see fusion and kernels")
-        import torch._inductor.config as inductor_config
-
-        # caches would skip the Scheduler altogether: no fusion, no codegen to see
-        stack.enter_context(inductor_config.patch(force_disable_caches=True))
-        # ... which makes dynamo warn at every compile that PGO is off: that is our doing, not the user's
-        stack.enter_context(warnings.catch_warnings())
-        warnings.filterwarnings("ignore", message="dynamo_pgo force disabled", category=UserWarning)
+            self.raw.diag("subprocess_mode", "TORCHINDUCTOR_FX_COMPILE_MODE=subprocess runs Inductor in another "
+                          "process, where no in-process hook fires: unset it to see fusion and kernels")
         if self.reset_dynamo:
-            self._reset_dynamo()
-
-        self._modules: dict[int, Any] = {}
+            _reset_dynamo()
+        _REGISTRY.acquire(self)
+        stack.callback(_REGISTRY.release, self)
         stack.callback(self._guarded, "reading Triton launch metadata", self._collect_runtime)
-        for name, installer in (
-            ("structured trace", self._install_trace),
-            ("scheduler fusion hooks", self._install_fusion_hooks),
-            ("kernel provenance hook", self._install_kernel_hooks),
-            ("fusion decision hook", self._install_fusion_decisions),
-            ("output code hook", self._install_output_code),
-            ("dynamo graph hook", self._install_compile_fx),
-            ("compile callbacks", self._install_callbacks),
-            ("torch.compile hook", self._install_torch_compile),
-            ("autotuning hook", self._install_autotune),
-            ("compiled module hook", self._install_module_hook),
-        ):
-            try:
-                installer(stack)
-            except Exception as e:
-                self.raw.diag(f"capture: could not install the {name} on torch {version} "
-                              f"({type(e).__name__}: {e}); that part of the report is missing")
 
     def _emit(self, message: str) -> None:
         if self.on_event is not None:
@@ -418,67 +521,9 @@ class Hooks:
                 self.on_event(message)
             except Exception as e:
                 self.on_event = None
-                self.raw.diag(f"capture: the progress callback failed ({type(e).__name__}: {e}); progress is off")
+                self.raw.diag("hook_failed", f"the progress callback failed ({type(e).__name__}: {e}); "
+                              "progress is off")
 
-    def _reset_dynamo(self) -> None:
-        """``torch._dynamo.reset()``: compiled frames from before the capture would hide the compile, and
-        compile ids restart at 0/0. Reset also clears dynamo's compile callbacks, which belong to the user
-        (or to an enclosing capture): they are put back."""
-        import torch
-
-        try:
-            from torch._dynamo.callback import callback_handler
-
-            saved = (list(callback_handler.start_callbacks), list(callback_handler.end_callbacks))
-        except Exception:
-            callback_handler, saved = None, ([], [])
-        torch._dynamo.reset()
-        if callback_handler is not None:
-            for current, before in zip((callback_handler.start_callbacks, callback_handler.end_callbacks), saved):
-                current.extend(cb for cb in before if cb not in current)
-
-    # structured trace ------------------------------------------------------------------------
-    def _install_trace(self, stack: contextlib.ExitStack) -> None:
-        raw = self.raw
-        hooks = self
-
-        class _TraceHandler(logging.Handler):
-            def emit(self, record: logging.LogRecord) -> None:
-                try:
-                    md = getattr(record, "metadata", None)
-                    if not isinstance(md, dict):
-                        return
-                    key = next((k for k in md if k not in ("frame_id", "frame_compile_id", "attempt",
-                                                            "compiled_autograd_id", "has_payload")), None)
-                    if key in ("str", "describe_storage", "describe_tensor", "describe_source",
-                               "create_symbol", "guard_added", "propagate_real_tensors_provenance"):
-                        if key == "str":
-                            raw.trace.append((md, None))
-                        return
-                    if key == "artifact" and md["artifact"].get("name") in _SKIP_ARTIFACTS:
-                        return
-                    payload = getattr(record, "payload", None)
-                    raw.trace.append((md, payload))
-                    if key == "chromium_event" and hooks.on_event is not None:
-                        ev = loads_payload(payload)
-                        if isinstance(ev, dict) and ev.get("ph") == "B":
-                            hooks._emit(f"phase: {ev.get('name')}")
-                except Exception as e:  # never let a log record break the compile
-                    raw.diag(f"capture: a structured-trace record could not be read ({e})")
-
-        logger = logging.getLogger("torch.__trace")
-        handler = _TraceHandler(level=logging.DEBUG)
-        old_propagate = logger.propagate
-        logger.addHandler(handler)
-        logger.propagate = False  # the records are ours: they must not reach the user's root handlers
-
-        def restore() -> None:
-            logger.removeHandler(handler)
-            logger.propagate = old_propagate
-
-        stack.callback(restore)
-
-    # scheduler -------------------------------------------------------------------------------
     def _graph_record(self) -> Optional[RawGraph]:
         from torch._inductor.graph import GraphLowering
         from torch._inductor.virtualized import V
@@ -494,260 +539,33 @@ class Hooks:
         with self._lock:
             key = self._next_key
             self._next_key += 1
-        try:
-            setattr(g, self._key_attr, key)
-        except Exception:
-            pass
+        self._guarded("tagging a graph", setattr, g, self._key_attr, key)
         from torch._guards import CompileContext
 
         cid = CompileContext.current_compile_id()
         kind = "backward" if getattr(g, "is_backward", False) else (
             "inference" if getattr(g, "is_inference", False) else "forward")
-        rec = RawGraph(key=key, compile_id=str(cid) if cid is not None else "?", graph_kind=kind, start_us=now_us())
+        rec = RawGraph(key=key, compile_id=str(cid) if cid is not None else "?", graph_kind=kind, start_us=now_us(),
+                       aot=bool(getattr(g, "aot_mode", False)))
         try:
             rec.post_grad_nodes = fx_graph_nodes(g.module)
         except Exception as e:
-            self.raw.diag(f"capture: post-grad graph of {rec.compile_id} could not be read ({e})")
+            self.raw.diag("hook_failed", f"the post-grad graph of {rec.compile_id} could not be read "
+                                         f"({type(e).__name__}: {e})")
         rec.graph_inputs = [str(n) for n in getattr(g, "graph_input_names", None) or list(g.graph_inputs)]
-        try:
-            rec.graph_outputs = [o.get_name() for o in g.graph_outputs if hasattr(o, "get_name")]
-        except Exception:
-            pass
+
+        def outputs() -> None:
+            for o in g.graph_outputs:
+                try:
+                    rec.graph_outputs.append(o.get_name())
+                except (AttributeError, NotImplementedError):
+                    continue  # a constant output (NoneAsConstantBuffer...) names no buffer
+        self._guarded(f"reading the outputs of graph {rec.compile_id}", outputs)
         device = getattr(g, "device_types", None)
         if device:
             self.raw.device = ",".join(sorted(d for d in device if d != "meta")) or self.raw.device
         self.raw.graphs.append(rec)
         return rec
-
-    def _install_fusion_hooks(self, stack: contextlib.ExitStack) -> None:
-        import torch._inductor.debug as debug
-
-        hooks = self
-
-        def on_nodes(which: str, nodes: Any) -> None:
-            rec = hooks._graph_record()
-            if rec is None:
-                return
-            snodes = [_raw_sched_node(n, costs=which == "post") for n in nodes]
-            if which == "pre":
-                rec.pre_fusion = snodes
-            else:
-                rec.post_fusion = snodes
-
-        def wrap(original: Callable, which: str) -> Callable:
-            @functools.wraps(original)
-            def hooked(nodes, *args, **kwargs):
-                hooks._guarded(f"reading the {which}-fusion scheduler nodes", on_nodes, which, nodes)
-                return original(nodes, *args, **kwargs)
-            return hooked
-
-        patch_attr(stack, debug, "log_ir_pre_fusion", wrap(debug.log_ir_pre_fusion, "pre"))
-        patch_attr(stack, debug, "log_ir_post_fusion", wrap(debug.log_ir_post_fusion, "post"))
-
-    def _install_kernel_hooks(self, stack: contextlib.ExitStack) -> None:
-        import importlib
-
-        import torch._inductor.debug as debug
-
-        hooks = self
-        # import the codegen modules first: one imported while debug's attribute is patched would bind
-        # our wrapper by name and keep it after the capture
-        modules = []
-        for modname in _CODEGEN_MODULES:
-            try:
-                modules.append(importlib.import_module(modname))
-            except Exception:
-                continue  # e.g. no triton on this machine: that backend cannot run either
-        original = debug.set_kernel_post_grad_provenance_tracing
-
-        def on_kernel(node_schedule: Any, kernel_name: str, is_extern: bool) -> None:
-            rec = hooks._graph_record()
-            if rec is None or not kernel_name:
-                return
-            hooks._emit(f"kernel: {kernel_name} ({rec.compile_id} {rec.graph_kind})")
-            frames = frames_of(traceback.extract_stack(sys._getframe(3)))
-            frames = trim_to_user_call(frames, hooks._torch_dir)
-            if is_extern:
-                buf = None
-                try:
-                    buf = node_schedule.get_name()
-                except Exception:
-                    pass
-                sched = []
-                try:
-                    from torch._inductor.virtualized import V
-
-                    op = V.graph.scheduler.name_to_buf[buf].defining_op
-                    sched = [op.get_name()]
-                except Exception:
-                    pass
-                traces = list(getattr(node_schedule, "get_stack_traces", lambda: [])() or [])
-                rec.kernels.append(RawKernel(name=kernel_name, is_extern=True, scheduler_nodes=sched,
-                                             fx_nodes=_ir_fx_nodes(node_schedule, True), buffer=buf,
-                                             compiler_stack=frames, stack_traces=traces))
-                return
-            sched, fx, traces = [], [], []
-            for snode in node_schedule:
-                if not hasattr(snode, "get_name") or getattr(snode, "node", None) is None:
-                    continue  # EnableReduction / DisableReduction markers
-                sched.append(snode.get_name())
-                for n in _ir_fx_nodes(snode.node, False):
-                    if n not in fx:
-                        fx.append(n)
-                try:
-                    for t in snode.node.get_stack_traces():
-                        if t not in traces:
-                            traces.append(t)
-                except Exception:
-                    pass
-            rec.kernels.append(RawKernel(name=kernel_name, is_extern=False, scheduler_nodes=sched, fx_nodes=fx,
-                                         compiler_stack=frames, stack_traces=traces))
-
-        @functools.wraps(original)
-        def hooked(node_schedule, kernel_name, is_extern=False, *args, **kwargs):
-            hooks._guarded(f"linking kernel {kernel_name} to its nodes", on_kernel, node_schedule, kernel_name,
-                           is_extern)
-            return original(node_schedule, kernel_name, is_extern, *args, **kwargs)
-
-        patch_attr(stack, debug, "set_kernel_post_grad_provenance_tracing", hooked)
-        # codegen modules import it by name: patch each module that holds a reference
-        for mod in modules:
-            if getattr(mod, "set_kernel_post_grad_provenance_tracing", None) is original:
-                patch_attr(stack, mod, "set_kernel_post_grad_provenance_tracing", hooked)
-
-    def _install_fusion_decisions(self, stack: contextlib.ExitStack) -> None:
-        """Refused fusions. Inductor states each one as ``WhyNoFuse(node1, node2)(reason, *args)``: we wrap that
-        call rather than turn on the ``fusion`` debug log, whose other messages format every candidate node
-        (measured: about 3% of a 12-layer GPT-2 compile)."""
-        from torch._inductor import scheduler
-
-        hooks = self
-        why = scheduler.WhyNoFuse
-        original = why.__call__
-
-        def record(node: Any, reason: str, args: tuple) -> None:
-            rec = hooks._graph_record()
-            if rec is not None:
-                text = reason % args if args else reason
-                rec.fusion_refusals.append((node.name1, node.name2, str(text)))
-
-        @functools.wraps(original)
-        def __call__(self, reason, *args):
-            hooks._guarded("reading a fusion decision", record, self, reason, args)
-            return original(self, reason, *args)
-
-        patch_attr(stack, why, "__call__", __call__)
-
-    def _install_output_code(self, stack: contextlib.ExitStack) -> None:
-        from torch._inductor.graph import GraphLowering
-
-        hooks = self
-        previous = GraphLowering.save_output_code
-
-        def save_output_code(code: str) -> None:
-            def keep() -> None:
-                rec = hooks._graph_record()
-                if rec is not None:
-                    rec.output_code = code
-            hooks._guarded("keeping the output code", keep)
-            if previous is not None:
-                previous(code)
-
-        patch_attr(stack, GraphLowering, "save_output_code", staticmethod(save_output_code))
-
-    def _install_compile_fx(self, stack: contextlib.ExitStack) -> None:
-        import torch._inductor.compile_fx as cfx
-
-        hooks = self
-        original = cfx.compile_fx
-
-        def keep(model: Any) -> None:
-            from torch._guards import CompileContext
-
-            if id(model) in hooks._seen_dynamo_gms or not hasattr(model, "graph"):
-                return
-            hooks._seen_dynamo_gms.add(id(model))
-            cid = str(CompileContext.current_compile_id())
-            hooks.raw.dynamo_graphs.setdefault(cid, fx_graph_nodes(model))
-
-        @functools.wraps(original)
-        def compile_fx(model_, *args, **kwargs):
-            hooks._guarded("reading the dynamo graph", keep, model_)
-            return original(model_, *args, **kwargs)
-
-        patch_attr(stack, cfx, "compile_fx", compile_fx)
-
-    def _install_callbacks(self, stack: contextlib.ExitStack) -> None:
-        from torch._dynamo.callback import callback_handler
-
-        hooks = self
-
-        def start(args: Any) -> None:
-            def rec() -> None:
-                frames = user_frames(frames_of(traceback.extract_stack(sys._getframe(2))), hooks._prefixes)
-                trig = getattr(args.callback_trigger, "name", str(args.callback_trigger))
-                hooks.raw.windows.append(RawWindow(trigger=trig, compile_id=str(args.compile_id),
-                                                   start_us=now_us(), user_stack=frames))
-            hooks._guarded("timing a compile", rec)
-
-        def end(args: Any) -> None:
-            def rec() -> None:
-                for w in reversed(hooks.raw.windows):
-                    if w.end_us is None:
-                        w.end_us = now_us()
-                        break
-            hooks._guarded("timing a compile", rec)
-
-        callback_handler.register_start_callback(start)
-        stack.callback(callback_handler.remove_start_callback, start)
-        callback_handler.register_end_callback(end)
-        stack.callback(callback_handler.remove_end_callback, end)
-
-    def _install_autotune(self, stack: contextlib.ExitStack) -> None:
-        from torch._inductor import select_algorithm
-
-        hooks = self
-        cache = select_algorithm.get_algorithm_selector_cache()
-
-        def feedback(timings: Any, name: str, input_nodes: Any, choices: Any, *rest: Any) -> None:
-            def keep() -> None:
-                rec = hooks._graph_record()
-                if rec is None:
-                    return
-                ranked = sorted(((float(t), c) for c, t in dict(timings).items()), key=lambda x: x[0])
-                rec.autotune.append({
-                    "op": str(name),
-                    "inputs": [n.get_name() for n in input_nodes if hasattr(n, "get_name")],
-                    "choices": [{"name": str(getattr(c, "name", c)),
-                                 "description": str(getattr(c, "description", "") or ""),
-                                 "time_ms": round(t, 6) if t == t and t != float("inf") else None}
-                                for t, c in ranked],
-                })
-            hooks._guarded("reading autotuning results", keep)
-
-        cache.add_feedback_saver(feedback)
-
-        def remove() -> None:
-            if feedback in cache.feedback_saver_fns:
-                cache.feedback_saver_fns.remove(feedback)
-
-        stack.callback(remove)
-
-    def _install_module_hook(self, stack: contextlib.ExitStack) -> None:
-        from torch._inductor.graph import GraphLowering
-
-        hooks = self
-        original = GraphLowering.compile_to_module
-
-        @functools.wraps(original)
-        def compile_to_module(graph, *args, **kwargs):
-            mod = original(graph, *args, **kwargs)
-            key = getattr(graph, hooks._key_attr, None)
-            if key is not None:
-                hooks._modules[key] = mod
-            return mod
-
-        patch_attr(stack, GraphLowering, "compile_to_module", compile_to_module)
 
     def _collect_runtime(self) -> None:
         """After the block ran: the launch config each Triton kernel's autotuner picked."""
@@ -761,26 +579,384 @@ class Hooks:
                     rec.runtime[rk.name] = meta
         self._modules.clear()
 
-    def _install_torch_compile(self, stack: contextlib.ExitStack) -> None:
-        import torch
 
-        hooks = self
-        original = torch.compile
+def _reset_dynamo() -> None:
+    """``torch._dynamo.reset()``: compiled frames from before the capture would hide the compile, and
+    compile ids restart at 0/0. Reset also clears dynamo's compile callbacks, which belong to the user
+    (or to the shared hooks of an enclosing capture): they are put back."""
+    import torch
 
+    try:
+        from torch._dynamo.callback import callback_handler
+
+        saved = (list(callback_handler.start_callbacks), list(callback_handler.end_callbacks))
+    except Exception:
+        callback_handler, saved = None, ([], [])
+    torch._dynamo.reset()
+    if callback_handler is not None:
+        for current, before in zip((callback_handler.start_callbacks, callback_handler.end_callbacks), saved):
+            current.extend(cb for cb in before if cb not in current)
+
+
+_PGO_WARNING = ("ignore", re.compile("dynamo_pgo force disabled", re.I), UserWarning, None, 0)
+
+
+def _install_all(stack: contextlib.ExitStack, diagnostics: list) -> None:
+    """Install every process-wide hook into ``stack``; one that cannot be installed is a diagnostic."""
+    version = torch_version()
+    # (caches are turned off per thread, by _Registry.acquire: torch's config values are context-local)
+    # turning caches off makes dynamo warn at every compile that PGO is off: that is our doing, not the user's. One
+    # filter entry, removed again by identity (catch_warnings would restore the whole list, which is not
+    # safe when captures on two threads overlap)
+    warnings.filters.insert(0, _PGO_WARNING)
+    warnings._filters_mutated() if hasattr(warnings, "_filters_mutated") else None
+    stack.callback(_remove_warning_filter)
+    for name, installer in (
+        ("structured trace", _install_trace),
+        ("scheduler fusion hooks", _install_fusion_hooks),
+        ("kernel provenance hook", _install_kernel_hooks),
+        ("fusion decision hook", _install_fusion_decisions),
+        ("output code hook", _install_output_code),
+        ("dynamo graph hook", _install_compile_fx),
+        ("compile callbacks", _install_callbacks),
+        ("torch.compile hook", _install_torch_compile),
+        ("autotuning hook", _install_autotune),
+        ("compiled module hook", _install_module_hook),
+    ):
+        try:
+            installer(stack)
+        except Exception as e:
+            diagnostics.append(("hook_missing", f"could not install the {name} on torch {version} "
+                                f"({type(e).__name__}: {e}); that part of the report is missing", ""))
+
+
+def _remove_warning_filter() -> None:
+    for i, f in enumerate(warnings.filters):
+        if f is _PGO_WARNING:
+            del warnings.filters[i]
+            if hasattr(warnings, "_filters_mutated"):
+                warnings._filters_mutated()
+            return
+
+
+# structured trace ----------------------------------------------------------------------------
+
+
+def _trace_record(hooks: Hooks, md: dict, payload: Any) -> None:
+    hooks.raw.trace.append((md, payload))
+    if "chromium_event" in md and hooks.on_event is not None:
+        ev = loads_payload(payload)
+        if isinstance(ev, dict) and ev.get("ph") == "B":
+            hooks._emit(f"phase: {ev.get('name')}")
+
+
+class _TraceHandler(logging.Handler):
+    def emit(self, record: logging.LogRecord) -> None:
+        sinks = _REGISTRY.sinks()
+        if not sinks:
+            return
+        try:
+            md = getattr(record, "metadata", None)
+            if not isinstance(md, dict):
+                return
+            if not wanted(md):  # the artifact table (artifacts.py) lists what the builder reads
+                return
+            payload = getattr(record, "payload", None)
+        except Exception as e:  # never let a log record break the compile
+            for hooks in sinks:
+                hooks.raw.diag("hook_failed", f"a structured-trace record could not be read ({type(e).__name__}: {e})")
+            return
+        _each("reading a structured-trace record", _trace_record, md, payload)
+
+
+def _install_trace(stack: contextlib.ExitStack) -> None:
+    logger = logging.getLogger("torch.__trace")
+    handler = _TraceHandler(level=logging.DEBUG)
+    old_propagate = logger.propagate
+    logger.addHandler(handler)
+    logger.propagate = False  # the records are ours: they must not reach the user's root handlers
+
+    def restore() -> None:
+        logger.removeHandler(handler)
+        if logger.propagate is False:
+            logger.propagate = old_propagate
+
+    stack.callback(restore)
+
+
+# scheduler -----------------------------------------------------------------------------------
+def _on_nodes(hooks: Hooks, which: str, nodes: Any) -> None:
+    rec = hooks._graph_record()
+    if rec is None:
+        return
+    snodes = [_raw_sched_node(n, costs=which == "post") for n in nodes]
+    if which == "pre":
+        rec.pre_fusion = snodes
+    else:
+        rec.post_fusion = snodes
+
+
+def _install_fusion_hooks(stack: contextlib.ExitStack) -> None:
+    import torch._inductor.debug as debug
+
+    def wrap(original: Callable, which: str) -> Callable:
         @functools.wraps(original)
-        def compile(model=None, *args, **kwargs):
-            def rec() -> None:
-                target = model
-                name = getattr(target, "__qualname__", None) or type(target).__name__ if target is not None else "?"
-                backend = kwargs.get("backend", "inductor")
-                backend = backend if isinstance(backend, str) else getattr(backend, "__name__", repr(backend))
-                frames = user_frames(frames_of(traceback.extract_stack(sys._getframe(2))), hooks._prefixes)
-                hooks.raw.compile_calls.append({"target": name, "backend": backend, "time_us": now_us(),
-                                                "user_stack": frames})
-            hooks._guarded("noting a torch.compile call", rec)
-            return original(model, *args, **kwargs)
+        def hooked(nodes, *args, **kwargs):
+            _each(f"reading the {which}-fusion scheduler nodes", _on_nodes, which, nodes)
+            return original(nodes, *args, **kwargs)
+        return hooked
 
-        patch_attr(stack, torch, "compile", compile)
+    patch_attr(stack, debug, "log_ir_pre_fusion", wrap(debug.log_ir_pre_fusion, "pre"))
+    patch_attr(stack, debug, "log_ir_post_fusion", wrap(debug.log_ir_post_fusion, "post"))
+
+
+def _on_kernel(hooks: Hooks, node_schedule: Any, kernel_name: str, is_extern: bool) -> None:
+    rec = hooks._graph_record()
+    if rec is None or not kernel_name:
+        return
+    hooks._emit(f"kernel: {kernel_name} ({rec.compile_id} {rec.graph_kind})")
+    frames = frames_of(traceback.extract_stack(sys._getframe(4)))
+    frames = trim_to_user_call(frames, hooks._torch_dir)
+    if is_extern:
+        buf = _attempt(hooks, "naming an extern kernel's buffer", node_schedule.get_name)
+        sched = []
+
+        def defining_op() -> None:
+            from torch._inductor.virtualized import V
+
+            sched.append(V.graph.scheduler.name_to_buf[buf].defining_op.get_name())
+        if buf is not None:
+            _attempt(hooks, "finding an extern kernel's scheduler node", defining_op)
+        traces = list(getattr(node_schedule, "get_stack_traces", lambda: [])() or [])
+        rec.kernels.append(RawKernel(name=kernel_name, is_extern=True, scheduler_nodes=sched,
+                                     fx_nodes=_ir_fx_nodes(node_schedule, True), buffer=buf,
+                                     compiler_stack=frames, stack_traces=traces))
+        return
+    sched, fx, traces = [], [], []
+    for snode in node_schedule:
+        if not hasattr(snode, "get_name") or getattr(snode, "node", None) is None:
+            continue  # EnableReduction / DisableReduction markers
+        sched.append(snode.get_name())
+        for n in _ir_fx_nodes(snode.node, False):
+            if n not in fx:
+                fx.append(n)
+        for t in _attempt(hooks, "reading a kernel's stack traces", snode.node.get_stack_traces) or []:
+            if t not in traces:
+                traces.append(t)
+    rec.kernels.append(RawKernel(name=kernel_name, is_extern=False, scheduler_nodes=sched, fx_nodes=fx,
+                                 compiler_stack=frames, stack_traces=traces))
+
+
+def _attempt(hooks: Hooks, what: str, fn: Callable, *args: Any) -> Any:
+    """``fn(*args)``, or None with a ``hook_failed`` diagnostic if it raises."""
+    out: list = []
+    hooks._guarded(what, lambda: out.append(fn(*args)))
+    return out[0] if out else None
+
+
+def _install_kernel_hooks(stack: contextlib.ExitStack) -> None:
+    import importlib
+
+    import torch._inductor.debug as debug
+
+    # import the codegen modules first: one imported while debug's attribute is patched would bind
+    # our wrapper by name and keep it after the capture
+    modules = []
+    for modname in _CODEGEN_MODULES:
+        try:
+            modules.append(importlib.import_module(modname))
+        except ImportError:
+            continue  # e.g. no triton on this machine: that backend cannot run either
+    original = debug.set_kernel_post_grad_provenance_tracing
+
+    @functools.wraps(original)
+    def hooked(node_schedule, kernel_name, is_extern=False, *args, **kwargs):
+        _each(f"linking kernel {kernel_name} to its nodes", _on_kernel, node_schedule, kernel_name, is_extern)
+        return original(node_schedule, kernel_name, is_extern, *args, **kwargs)
+
+    patch_attr(stack, debug, "set_kernel_post_grad_provenance_tracing", hooked)
+    # codegen modules import it by name: patch each module that holds a reference
+    for mod in modules:
+        if getattr(mod, "set_kernel_post_grad_provenance_tracing", None) is original:
+            patch_attr(stack, mod, "set_kernel_post_grad_provenance_tracing", hooked)
+
+
+def _on_refusal(hooks: Hooks, node: Any, reason: str, args: tuple) -> None:
+    rec = hooks._graph_record()
+    if rec is not None:
+        text = reason % args if args else reason
+        rec.fusion_refusals.append((node.name1, node.name2, str(text)))
+
+
+def _install_fusion_decisions(stack: contextlib.ExitStack) -> None:
+    """Refused fusions. Inductor states each one as ``WhyNoFuse(node1, node2)(reason, *args)``: we wrap that
+    call rather than turn on the ``fusion`` debug log, whose other messages format every candidate node
+    (measured: about 3% of a 12-layer GPT-2 compile)."""
+    from torch._inductor import scheduler
+
+    why = scheduler.WhyNoFuse
+    original = why.__call__
+
+    @functools.wraps(original)
+    def __call__(self, reason, *args):
+        _each("reading a fusion decision", _on_refusal, self, reason, args)
+        return original(self, reason, *args)
+
+    patch_attr(stack, why, "__call__", __call__)
+
+
+def _install_output_code(stack: contextlib.ExitStack) -> None:
+    from torch._inductor.graph import GraphLowering
+
+    previous = GraphLowering.save_output_code
+
+    def keep(hooks: Hooks, code: str) -> None:
+        rec = hooks._graph_record()
+        if rec is not None:
+            rec.output_code = code
+
+    def save_output_code(code: str) -> None:
+        _each("keeping the output code", keep, code)
+        if previous is not None:
+            previous(code)
+
+    patch_attr(stack, GraphLowering, "save_output_code", staticmethod(save_output_code))
+
+
+def _install_compile_fx(stack: contextlib.ExitStack) -> None:
+    import torch._inductor.compile_fx as cfx
+
+    original = cfx.compile_fx
+
+    def keep(hooks: Hooks, model: Any) -> None:
+        from torch._guards import CompileContext
+
+        if id(model) in hooks._seen_dynamo_gms or not hasattr(model, "graph"):
+            return
+        hooks._seen_dynamo_gms.add(id(model))
+        cid = str(CompileContext.current_compile_id())
+        hooks.raw.dynamo_graphs.setdefault(cid, fx_graph_nodes(model))
+
+    @functools.wraps(original)
+    def compile_fx(model_, *args, **kwargs):
+        _each("reading the dynamo graph", keep, model_)
+        return original(model_, *args, **kwargs)
+
+    patch_attr(stack, cfx, "compile_fx", compile_fx)
+
+
+def _install_callbacks(stack: contextlib.ExitStack) -> None:
+    from torch._dynamo.callback import callback_handler
+
+    def on_start(hooks: Hooks, args: Any, frames: list) -> None:
+        trig = getattr(args.callback_trigger, "name", str(args.callback_trigger))
+        hooks.raw.windows.append(RawWindow(trigger=trig, compile_id=str(args.compile_id), start_us=now_us(),
+                                           user_stack=user_frames(frames, hooks._prefixes)))
+
+    def on_end(hooks: Hooks, args: Any) -> None:
+        for w in reversed(hooks.raw.windows):
+            if w.end_us is None:
+                w.end_us = now_us()
+                break
+
+    def start(args: Any) -> None:
+        if _REGISTRY.sinks():
+            frames = frames_of(traceback.extract_stack(sys._getframe(1)))
+            _each("timing a compile", on_start, args, frames)
+
+    def end(args: Any) -> None:
+        _each("timing a compile", on_end, args)
+
+    callback_handler.register_start_callback(start)
+    stack.callback(_remove_callback, callback_handler.start_callbacks, start)
+    callback_handler.register_end_callback(end)
+    stack.callback(_remove_callback, callback_handler.end_callbacks, end)
+
+
+def _remove_callback(callbacks: list, cb: Callable) -> None:
+    if cb in callbacks:  # dynamo.reset() without our restore (the user's) may have removed it already
+        callbacks.remove(cb)
+
+
+def _install_autotune(stack: contextlib.ExitStack) -> None:
+    from torch._inductor import select_algorithm
+
+    cache = select_algorithm.get_algorithm_selector_cache()
+
+    def keep(hooks: Hooks, timings: Any, name: str, input_nodes: Any) -> None:
+        rec = hooks._graph_record()
+        if rec is None:
+            return
+        ranked = sorted(((float(t), c) for c, t in dict(timings).items()), key=lambda x: x[0])
+        rec.autotune.append({
+            "op": str(name),
+            "inputs": [n.get_name() for n in input_nodes if hasattr(n, "get_name")],
+            "choices": [{"name": str(getattr(c, "name", c)),
+                         "description": str(getattr(c, "description", "") or ""),
+                         "time_ms": round(t, 6) if t == t and t != float("inf") else None}
+                        for t, c in ranked],
+        })
+
+    def feedback(timings: Any, name: str, input_nodes: Any, choices: Any, *rest: Any) -> None:
+        _each("reading autotuning results", keep, timings, name, input_nodes)
+
+    cache.add_feedback_saver(feedback)
+    stack.callback(_remove_callback, cache.feedback_saver_fns, feedback)
+
+
+def _install_module_hook(stack: contextlib.ExitStack) -> None:
+    from torch._inductor.graph import GraphLowering
+
+    original = GraphLowering.compile_to_module
+
+    def keep(hooks: Hooks, graph: Any, mod: Any) -> None:
+        key = getattr(graph, hooks._key_attr, None)
+        if key is not None:
+            hooks._modules[key] = mod
+
+    @functools.wraps(original)
+    def compile_to_module(graph, *args, **kwargs):
+        mod = original(graph, *args, **kwargs)
+        _each("keeping the compiled module", keep, graph, mod)
+        return mod
+
+    patch_attr(stack, GraphLowering, "compile_to_module", compile_to_module)
+
+
+def _install_torch_compile(stack: contextlib.ExitStack) -> None:
+    import torch
+
+    original = torch.compile
+
+    def note(hooks: Hooks, model: Any, kwargs: dict, frames: list) -> None:
+        name = getattr(model, "__qualname__", None) or type(model).__name__ if model is not None else "?"
+        backend = kwargs.get("backend", "inductor")
+        backend = backend if isinstance(backend, str) else getattr(backend, "__name__", repr(backend))
+        # transformers' models: torch.compile(model).generate() runs the ORIGINAL model's generate
+        has_generate = model is not None and callable(getattr(model, "generate", None))
+        hooks.raw.compile_calls.append({"target": name, "backend": backend, "time_us": now_us(),
+                                        "user_stack": user_frames(frames, hooks._prefixes),
+                                        "has_generate": has_generate})
+
+    @functools.wraps(original)
+    def compile(model=None, *args, **kwargs):
+        if _REGISTRY.sinks():
+            frames = frames_of(traceback.extract_stack(sys._getframe(1)))
+            _each("noting a torch.compile call", note, model, kwargs, frames)
+        return original(model, *args, **kwargs)
+
+    patch_attr(stack, torch, "compile", compile)
+
+
+#: (module, class) of what ``torch.compile(module)`` returns, for IPython's lazy by-name formatters
+COMPILED_MODULE_TYPE = ("torch._dynamo.eval_frame", "OptimizedModule")
+
+
+def kernel_profiling() -> Any:
+    """A context in which Inductor compiles C++ kernels with profiling on (the profiler sees them)."""
+    import torch._inductor.config as inductor_config
+
+    return inductor_config.patch({"cpp.enable_kernel_profile": True})
 
 
 def _launch_metadata(kernel: Any) -> Optional[dict]:
@@ -814,12 +990,6 @@ def _launch_metadata(kernel: Any) -> Optional[dict]:
 _CODEGEN_MODULES = ("torch._inductor.codegen.cpp", "torch._inductor.codegen.triton", "torch._inductor.codegen.simd",
                     "torch._inductor.codegen.cuda_combined_scheduling")
 
-_SKIP_ARTIFACTS = frozenset({
-    "fx_graph_runnable", "torch._functorch.config", "aot_forward_graph_fw_metadata", "before_pre_grad_graph",
-    "after_pre_grad_graph", "before_post_grad_graph", "before_joint_graph", "after_joint_graph",
-    "backward_prologue", "backward_epilogue", "compiled_function_forward", "compiled_function_backward",
-    "compiled_fn_wrapper", "runtime_wrapper_orchestration", "inductor_provenance_tracking_kernel_stack_traces",
-})
 
 
 def loads_payload(payload: Any) -> Any:

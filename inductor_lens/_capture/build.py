@@ -6,14 +6,16 @@ failure here can be reported without touching torch again.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 import re
 from collections import defaultdict
 from typing import Any, Optional
 
-from ..model import (CompileCall, Compile, FusedNode, FusionDecision, Frame, Graph, GraphBreak, GraphNode,
+from ..model import (CompileCall, Compile, Diagnostic, FusedNode, FusionDecision, Frame, Graph, GraphBreak, GraphNode,
                      Kernel, Phase, Report, Trigger)
 from .adapter import Raw, RawGraph, RawKernel, RawSchedNode, RawWindow, loads_payload
+from .artifacts import READERS, record_kind
 from .parse import clean_module_path, find_call_lines, parse_graph_break, parse_output_code_kernels, \
     parse_stack_trace, triton_source_metadata
 
@@ -43,26 +45,28 @@ class _Trace:
         self.strings: dict[int, str] = {}
         self.by_kind: dict[str, list[tuple[Optional[str], Any, dict]]] = defaultdict(list)
         self.events: list[dict] = []
+        self.failures: dict[str, int] = defaultdict(int)   # kind -> records its reader could not read
         for md, payload in records:
-            if "str" in md:
-                try:
+            kind = record_kind(md)
+            reader = READERS.get(kind or "")
+            if reader is None:
+                continue
+            try:
+                value = reader(payload)
+                if kind == "str":
                     name, idx = md["str"]
                     self.strings[int(idx)] = name
-                except Exception:
-                    pass
-                continue
-            kind = next((k for k in md if k not in ("frame_id", "frame_compile_id", "attempt",
-                                                    "compiled_autograd_id", "has_payload")), None)
-            if kind is None:
-                continue
-            if kind == "artifact":
-                kind = md["artifact"].get("name", "artifact")
-            if kind == "chromium_event":
-                ev = loads_payload(payload)
-                if isinstance(ev, dict):
-                    self.events.append(ev)
-                continue
-            self.by_kind[kind].append((_cid(md), payload, md))
+                elif kind == "chromium_event":
+                    if isinstance(value, dict):
+                        self.events.append(value)
+                else:
+                    self.by_kind[kind].append((_cid(md), value, md))
+            except Exception:  # counted, and reported once per kind by build_report
+                self.failures[kind] += 1
+
+    def diagnostics(self) -> list[Diagnostic]:
+        return [Diagnostic("hook_failed", f"{n} structured-trace record(s) of kind {kind!r} could not be read; "
+                           "what they hold is missing from the report") for kind, n in sorted(self.failures.items())]
 
     def payloads(self, kind: str, cid: str) -> list[Any]:
         return [p for c, p, _ in self.by_kind.get(kind, []) if c is not None and _base_cid(c) == _base_cid(cid)]
@@ -116,7 +120,7 @@ def _graph_nodes(nodes: list[dict]) -> list[GraphNode]:
         modules = [(p, t) for p, t in modules if p]
         out.append(GraphNode(
             name=n["name"], op=n["op"], target=n["target"], inputs=list(n["inputs"]),
-            shape=n.get("shape"), dtype=n.get("dtype"),
+            shape=n.get("shape"), shape_hint=n.get("shape_hint"), dtype=n.get("dtype"),
             user_stack=parse_stack_trace(n.get("stack_trace")),
             module_stack=[p for p, _ in modules],
             module_types=[t for _, t in modules] if all(t for _, t in modules) else [],
@@ -154,7 +158,7 @@ def _members_of(name: str) -> list[str]:
 
 
 class _GraphBuilder:
-    def __init__(self, raw: Raw, rec: RawGraph, trace: _Trace, diagnostics: list[str]):
+    def __init__(self, raw: Raw, rec: RawGraph, trace: _Trace, diagnostics: list[Diagnostic]):
         self.raw, self.rec, self.trace, self.diagnostics = raw, rec, trace, diagnostics
         self.order = {n["name"]: i for i, n in enumerate(rec.post_grad_nodes)}
         self.member_to_fused: dict[str, str] = {}
@@ -206,8 +210,8 @@ class _GraphBuilder:
                 language, source = code_kernels[rk.name]
             else:
                 language, source = "other", ""
-                self.diagnostics.append(f"{rec.compile_id} {rec.graph_kind}: kernel {rk.name} was generated but "
-                                        "its source is not in the output code")
+                self.diagnostics.append(Diagnostic("source_missing", f"{rec.compile_id} {rec.graph_kind}: kernel "
+                                                   f"{rk.name} was generated but its source is not in the output code"))
             if language == "triton":
                 metadata.update(triton_source_metadata(source))
             if rk.name in rec.runtime:
@@ -240,8 +244,9 @@ class _GraphBuilder:
         for kname, (language, source) in code_kernels.items():
             if kname not in known:
                 kernels.append(Kernel(name=kname, language=language, source=source))
-                self.diagnostics.append(f"{rec.compile_id} {rec.graph_kind}: kernel {kname} is in the output code "
-                                        "but Inductor did not say which nodes it implements")
+                self.diagnostics.append(Diagnostic("source_missing", f"{rec.compile_id} {rec.graph_kind}: kernel "
+                                                   f"{kname} is in the output code but Inductor did not say which "
+                                                   "nodes it implements"))
         return kernels, node_kernel
 
     def _kernel_info(self) -> dict:
@@ -275,8 +280,8 @@ class _GraphBuilder:
                     used.add(k.name)
                     break
             else:
-                self.diagnostics.append(f"{self.rec.compile_id} {self.rec.graph_kind}: autotuning of "
-                                        f"{tune.get('op')} could not be tied to a kernel")
+                self.diagnostics.append(Diagnostic("autotune_unlinked", f"{self.rec.compile_id} {self.rec.graph_kind}: "
+                                                   f"autotuning of {tune.get('op')} could not be tied to a kernel"))
 
     def _torch_provenance(self) -> list[tuple[str, list[str]]]:
         """Torch's own kernel -> post-grad mapping (when provenance tracking is on), in debug-handle order."""
@@ -386,21 +391,86 @@ def _frame_name(trace: _Trace, cid: str) -> str:
     return stack[-1].function if stack else ""
 
 
+_LIMIT = re.compile(r"Limit type: (\w+)")
+_LIMIT_VALUE = re.compile(r"currently set to (\d+)")
+
+
+def _gave_up(trace: _Trace) -> list[Diagnostic]:
+    """Where torch gave up on a frame (``compilation_metrics`` with a ``fail_type``): the recompile limit,
+    a frame dynamo could not trace, or a compile error that dynamo swallowed (``suppress_errors``)."""
+    names: dict[Any, str] = {}
+    for _, _, md in trace.by_kind.get("compilation_metrics", []):
+        m = md["compilation_metrics"]
+        if m.get("co_name"):
+            names[md.get("frame_id")] = f"{m['co_name']}() ({m.get('co_filename')}:{m.get('co_firstlineno')})"
+    out: list[Diagnostic] = []
+    for cid, _, md in trace.by_kind.get("compilation_metrics", []):
+        m = md["compilation_metrics"]
+        if not m.get("fail_type"):
+            continue
+        stack = trace.dynamo_start_stack(cid) if cid else []
+        frame = names.get(md.get("frame_id")) or (f"{stack[-1].function}() ({stack[-1].file}:{stack[-1].line})"
+                                                  if stack else "a frame")
+        reason = str(m.get("fail_reason") or "")
+        limit = _LIMIT.search(reason)
+        if limit:
+            value = _LIMIT_VALUE.search(reason)
+            out.append(Diagnostic("recompile_limit", f"compile {cid}: torch hit config.{limit.group(1)} "
+                                  f"({value.group(1) if value else '?'}) for {frame}: it stopped recompiling "
+                                  "and runs that frame eagerly (uncompiled) for inputs no compile fits; raise "
+                                  f"torch._dynamo.config.{limit.group(1)} or make the changing input dynamic",
+                                  reason))
+        elif m.get("fail_type") in ("Unsupported", "UserError"):
+            out.append(Diagnostic("eager_fallback", f"compile {cid}: dynamo could not compile {frame} and ran it "
+                                  f"eagerly: {reason.splitlines()[0] if reason else m.get('fail_type')}", reason))
+        else:
+            out.append(Diagnostic("compile_error", f"compile {cid} of {frame} failed ({m.get('fail_type')}: "
+                                  f"{reason.splitlines()[0] if reason else ''}); unless the error reached your code, "
+                                  "torch swallowed it (suppress_errors) and ran the frame eagerly", reason))
+    return out
+
+
+AOT_FRAME = "AOTInductor (aoti_compile_and_package)"
+
+
+def _with_aot_code(graphs: list[RawGraph], trace: _Trace) -> list[RawGraph]:
+    """AOTInductor compiles have no compile id and no Python output code: give each its C++ wrapper and
+    kernels (the ``inductor_aot_*_code`` records, in order) and the id ``aot/N``."""
+    wrappers = [p for _, p, _ in trace.by_kind.get("inductor_aot_wrapper_code", [])]
+    kernel_code = [p for _, p, _ in trace.by_kind.get("inductor_aot_kernel_code", [])]
+    out, n = [], 0
+    for rec in graphs:
+        if rec.aot and (rec.post_fusion or rec.output_code):
+            code = rec.output_code
+            if n < len(wrappers):
+                code = "\n".join(filter(None, [wrappers[n], kernel_code[n] if n < len(kernel_code) else ""]))
+            rec = dataclasses.replace(rec, output_code=code,
+                                      compile_id=rec.compile_id if rec.compile_id != "?" else f"aot/{n}")
+            n += 1
+        out.append(rec)
+    return out
+
+
 def build_report(raw: Raw, torch_version: str, title: str = "") -> Report:
     trace = _Trace(raw.trace)
-    diagnostics = list(raw.diagnostics)
+    diagnostics = [Diagnostic(code, message, detail) for code, message, detail in raw.diagnostics]
+    diagnostics += trace.diagnostics()
     compiles: list[Compile] = []
     ids: dict[str, int] = {}
-    for rec in raw.graphs:
+    raw_graphs = _with_aot_code(raw.graphs, trace)
+    for rec in raw_graphs:
         if not rec.post_fusion and not rec.output_code:
             continue  # a GraphLowering that never reached the scheduler (e.g. a subgraph helper)
         b = _GraphBuilder(raw, rec, trace, diagnostics)
         kernels, node_kernel = b.kernels()
         graph_nodes = _graph_nodes(rec.post_grad_nodes)
         fx_modules = {n.name: n.module_stack for n in graph_nodes}
-        frame = _frame_name(trace, rec.compile_id)
+        frame = _frame_name(trace, rec.compile_id) if not rec.aot else AOT_FRAME
         window = _window_for(rec, raw.windows)
-        trigger = _trigger(rec, window, trace, raw.t0_us, frame)
+        trigger = _trigger(rec, window, trace, raw.t0_us, frame) if not rec.aot else Trigger(
+            kind="unknown", reason="AOTInductor compiled an exported program ahead of time "
+            "(torch._inductor.aoti_compile_and_package): no dynamo frame and no guards; the package runs these "
+            "kernels from its C++ wrapper")
         end = rec.start_us if window is None else window.end_us
         phases = _phases(trace.events, raw.t0_us, window.start_us if window else rec.start_us, end) if window else []
         graphs = {}
@@ -409,7 +479,7 @@ def build_report(raw: Raw, torch_version: str, title: str = "") -> Report:
             codes = trace.payloads("dynamo_output_graph", rec.compile_id)
             graphs["dynamo"] = Graph(nodes=_graph_nodes(dyn), code=str(codes[-1]) if codes else "")
         post_codes = trace.payloads("inductor_post_grad_graph", rec.compile_id)
-        same = [r for r in raw.graphs if r.compile_id == rec.compile_id and (r.post_fusion or r.output_code)]
+        same = [r for r in raw_graphs if r.compile_id == rec.compile_id and (r.post_fusion or r.output_code)]
         idx = same.index(rec)
         graphs["post_grad"] = Graph(nodes=graph_nodes, code=str(post_codes[idx]) if idx < len(post_codes) else "")
         base_id = f"{rec.compile_id} {rec.graph_kind}"
@@ -438,18 +508,29 @@ def build_report(raw: Raw, torch_version: str, title: str = "") -> Report:
                          time_us=round(c["time_us"] - raw.t0_us, 1)) for c in raw.compile_calls]
     for c in calls:
         if c.backend != "inductor":
-            diagnostics.append(f"torch.compile({c.target}) used backend {c.backend!r}: only the inductor backend "
-                               "generates kernels, so there is no fusion or kernel of it to show")
+            diagnostics.append(Diagnostic("other_backend", f"torch.compile({c.target}) used backend {c.backend!r}: only "
+                                          "the inductor backend generates kernels, so there is no fusion or kernel of "
+                                          "it to show"))
+    diagnostics += _gave_up(trace)
     if not compiles:
         if raw.windows:
             if all(c.backend == "inductor" for c in calls):
-                diagnostics.append("dynamo ran but Inductor compiled no graph (nothing to compile in the traced "
-                                   "frames, or they were skipped)")
+                diagnostics.append(Diagnostic("nothing_compiled", "dynamo ran but Inductor compiled no graph (nothing "
+                                              "to compile in the traced frames, or they were skipped)"))
         elif calls:
-            diagnostics.append("torch.compile() was called but the compiled function never ran inside the capture: "
-                               "torch.compile() only wraps the function; dynamo and Inductor run at its first call")
+            message = ("torch.compile() was called but the compiled function never ran inside the capture: "
+                       "torch.compile() only wraps the function; dynamo and Inductor run at its first call")
+            generate = [c["target"] for c in raw.compile_calls if c.get("has_generate")]
+            if generate:
+                message += (f". If you called .generate() on the compiled {generate[0]}: generate() belongs to the "
+                            "original model, and it calls that model's forward uncompiled. Compile the forward "
+                            "instead (model.forward = torch.compile(model.forward), or model.compile()), then call "
+                            "model.generate(...)")
+            diagnostics.append(Diagnostic("never_ran", message))
         else:
-            diagnostics.append("nothing was compiled inside the capture")
+            diagnostics.append(Diagnostic("nothing_compiled", "nothing was compiled inside the capture: no "
+                                          "torch.compile()d function was called in it (or every call found its code "
+                                          "already compiled before the capture, with reset=False)"))
     return Report(torch_version=torch_version, device=raw.device, compiles=compiles, graph_breaks=breaks,
                   diagnostics=diagnostics, compile_calls=calls, title=title,
                   created=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"))

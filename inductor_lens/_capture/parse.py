@@ -82,7 +82,47 @@ def parse_output_code_kernels(code: str) -> dict[str, tuple[str, str]]:
         source, end = lit
         kernels[m["name"]] = (_LANG_BY_KIND.get(m["kind"], "other"), source)
         pos = end
+    if not kernels:  # cpp_wrapper / AOTInductor: the kernels are C++ functions of the C++ code itself (in
+        # Python output code, each cpp_pybinding source also defines `extern "C" void kernel(...)`: not a kernel)
+        for name, source in _extern_c_definitions(code):
+            kernels.setdefault(name, ("cpp", source))
     return kernels
+
+
+_EXTERN_C_RE = re.compile(r'^extern "C"\s+[\w:<>*\s]*?\b(?P<name>[A-Za-z_]\w*)\s*\(', re.M)
+
+
+def _extern_c_definitions(code: str) -> list[tuple[str, str]]:
+    """``extern "C"`` function definitions (not declarations) in C++ output code: with ``cpp_wrapper`` (and in
+    AOTInductor's wrapper) Inductor's C++ kernels are emitted this way. The source runs from ``extern "C"``
+    to the brace that closes the body."""
+    out = []
+    for m in _EXTERN_C_RE.finditer(code):
+        close = _matching(code, m.end() - 1, "(", ")")
+        if close < 0:
+            continue
+        rest = code[close + 1:].lstrip()
+        if not rest.startswith("{"):
+            continue  # a declaration
+        body = code.index("{", close + 1)
+        end = _matching(code, body, "{", "}")
+        if end > 0:
+            out.append((m["name"], code[m.start():end + 1]))
+    return out
+
+
+def _matching(code: str, start: int, open_: str, close: str) -> int:
+    """Index of the bracket that closes the one at ``start`` (-1 if none)."""
+    depth = 0
+    for i in range(start, len(code)):
+        c = code[i]
+        if c == open_:
+            depth += 1
+        elif c == close:
+            depth -= 1
+            if depth == 0:
+                return i
+    return -1
 
 
 def find_call_lines(code: str, callee: str, buffer: Optional[str] = None) -> list[str]:

@@ -6,9 +6,13 @@ import contextlib
 import traceback
 from typing import Any, Callable, Optional
 
-from ..model import Report
+from ..model import Diagnostic, Report
 
 __all__ = ["capture", "inspect", "profile", "CaptureError"]
+
+#: Diagnostic codes that make a strict capture raise: the capture itself failed somewhere.
+STRICT_CODES = frozenset({"hook_missing", "hook_failed", "build_failed"})
+
 
 class CaptureError(RuntimeError):
     """A strict capture (``capture(strict=True)``) could not record everything."""
@@ -34,7 +38,17 @@ class capture:
     While the block runs, Inductor's FX graph and AOT autograd caches are disabled (a cache hit
     skips fusion and codegen); every patched function, config value and log handler is
     restored on exit, also when the block raises. A failure inside the capture itself never
-    breaks the compile: it becomes a line in ``report.diagnostics``.
+    breaks the compile: it becomes a :class:`~inductor_lens.model.Diagnostic` in ``report.diagnostics``.
+
+    The capture never changes what torch compiles: no guard, no specialization, same results (sizes
+    are read as symbols, never with ``int()``).
+
+    Captures may overlap (nested, or ``a`` entered before ``b`` and exited first) and may run on
+    several threads. The hooks are process-wide and reference-counted: the first active capture
+    installs them, the last one to exit removes them (each patched attribute only if it is still
+    ours). A compile is recorded by every capture active on the thread that compiles it, so nested
+    captures both see it and a capture on another thread does not. ``reset=True`` resets dynamo for
+    the whole process: inside threads, use ``reset=False``.
 
     Examples
     --------
@@ -79,7 +93,7 @@ class capture:
         finally:
             self.report = self._build(exc)
         if self.strict:
-            problems = [d for d in self.report.diagnostics if d.startswith("capture:")]
+            problems = [d.message for d in self.report.diagnostics if d.code in STRICT_CODES]
             if problems and exc_type is None:
                 raise CaptureError("the capture was incomplete:\n" + "\n".join(problems))
         return False  # never swallow the user's exception
@@ -93,60 +107,106 @@ class capture:
             report = build_report(raw, str(torch_version()), title=self.title)
         except Exception as e:  # the report builder must not lose the user's result either
             report = Report(torch_version=str(torch_version()), device=raw.device, title=self.title,
-                            diagnostics=list(raw.diagnostics) + [
-                                f"capture: the report could not be built ({type(e).__name__}: {e})",
-                                "".join(traceback.format_exception(type(e), e, e.__traceback__))[-2000:]])
+                            diagnostics=[Diagnostic(*d) for d in raw.diagnostics] + [Diagnostic(
+                                "build_failed", f"the report could not be built ({type(e).__name__}: {e})",
+                                "".join(traceback.format_exception(type(e), e, e.__traceback__))[-2000:])])
         if exc is not None:
             self.error = exc
-            report.diagnostics.append(
-                f"the captured code raised {type(exc).__name__}: {exc}; the report holds what compiled before that")
+            report.diagnostics.append(Diagnostic(
+                "user_code_raised", f"the captured code raised {type(exc).__name__}: {exc}; the report holds what "
+                "compiled before that"))
         return report
 
 
+#: torch.compile's own keyword arguments: given to inspect() as keywords they would be ambiguous
+COMPILE_OPTIONS = ("mode", "dynamic", "fullgraph", "options", "backend", "disable")
+
+
 def inspect(fn: Callable, *args: Any, backward: bool = False, profile: bool = False, title: str = "",
-            **compile_kwargs: Any) -> Report:
-    """Compile ``fn`` with Inductor, run it once on ``args``, and return what Inductor did.
+            compile_options: Optional[dict] = None, kwargs: Optional[dict] = None, **model_kwargs: Any) -> Report:
+    """Compile ``fn`` with Inductor, run it once on ``args`` (and keyword arguments), and return what
+    Inductor did.
 
     Parameters
     ----------
     fn : callable or torch.nn.Module
         What to compile (it is not modified: a fresh ``torch.compile`` wrapper is used).
-    *args
-        Inputs for one call.
+    *args, **model_kwargs
+        The inputs of one call: ``inspect(model, ids, labels=ids)`` calls ``model(ids, labels=ids)``.
     backward : bool
-        Also run ``.sum().backward()`` on the output, so the backward graph compiles too.
+        Also run a backward pass, so the backward graph compiles too. What is differentiated: the output's
+        ``loss`` (attribute or key, as transformers' ``ModelOutput`` has) when there is one, else the sum of
+        every tensor that requires grad inside the output (tensors, tuples, lists, dicts, dataclasses). If the
+        backward fails, the forward report is kept with a ``backward_failed`` diagnostic.
     profile : bool
         Afterwards, run the compiled function a few times under the PyTorch profiler and
         attribute the measured time to each kernel (``Kernel.profile``).
-    **compile_kwargs
-        Passed to ``torch.compile`` (``mode``, ``dynamic``, ``options``, ``fullgraph``).
+    compile_options : dict, optional
+        Passed to ``torch.compile``: ``{"mode": "max-autotune", "dynamic": True, "options": {...}}``.
+    kwargs : dict, optional
+        More keyword arguments for ``fn``, for names that ``inspect`` itself uses (``backward``, ``title``...).
 
     Examples
     --------
     >>> report = inductor_lens.inspect(lambda x: torch.sin(x) ** 2 + torch.cos(x) ** 2, torch.randn(8))
     >>> [k.name for k in report.kernels]
     ['cpp_fused_add_cos_pow_sin_0']
+    >>> report = inductor_lens.inspect(model, x, compile_options={"mode": "max-autotune-no-cudagraphs"})
     """
     import torch
 
-    backend = compile_kwargs.pop("backend", "inductor")
-    if backend != "inductor":
-        raise ValueError(f"inspect() shows what Inductor does, so the backend must be 'inductor', not {backend!r}")
     if not callable(fn):
         raise TypeError(f"inspect() needs a function or nn.Module to compile, not {type(fn).__name__}")
+    _refuse_compile_options_as_model_kwargs(fn, model_kwargs)
+    call_kwargs = {**model_kwargs, **(kwargs or {})}
+    options_ = dict(compile_options or {})
+    backend = options_.pop("backend", "inductor")
+    if backend != "inductor":
+        raise ValueError(f"inspect() shows what Inductor does, so the backend must be 'inductor', not {backend!r}")
     name = title or getattr(fn, "__qualname__", None) or type(fn).__name__
+    from .adapter import kernel_profiling
+
     # C++ kernels are only visible to the profiler when compiled with kernel profiling on
-    options = torch._inductor.config.patch({"cpp.enable_kernel_profile": True}) if profile \
-        else contextlib.nullcontext()
-    with options, capture(title=name) as cap:
-        compiled = torch.compile(fn, backend="inductor", **compile_kwargs)
-        out = compiled(*args)
+    profiling = kernel_profiling() if profile else contextlib.nullcontext()
+    backward_error: Optional[BaseException] = None
+    with profiling, capture(title=name) as cap:
+        compiled = torch.compile(fn, backend="inductor", **options_)
+        out = compiled(*args, **call_kwargs)
         if backward:
-            _backward(out)
+            try:
+                _backward(out)
+            except Exception as e:  # the forward report is still worth having
+                backward_error = e
     report = cap.report
+    if backward_error is not None:
+        report.diagnostics.append(Diagnostic(
+            "backward_failed", f"backward=True: {type(backward_error).__name__}: {backward_error}; the report holds "
+            "the forward compile only"))
     if profile:
-        report = _profile(report, compiled, *args, backward=backward)
+        call = compiled if not call_kwargs else (lambda *a: compiled(*a, **call_kwargs))
+        report = _profile(report, call, *args, backward=backward and backward_error is None)
     return report
+
+
+def _refuse_compile_options_as_model_kwargs(fn: Callable, model_kwargs: dict) -> None:
+    """``inspect(f, x, mode="max-autotune")`` (the 0.1 spelling) is refused unless ``f`` takes ``mode``."""
+    import inspect as pyinspect
+
+    clashing = [k for k in model_kwargs if k in COMPILE_OPTIONS]
+    if not clashing:
+        return
+    target = getattr(fn, "forward", fn)
+    try:
+        params = pyinspect.signature(target).parameters
+        accepts = {k for k in clashing if k in params} if not any(
+            p.kind is p.VAR_KEYWORD for p in params.values()) else set(clashing)
+    except (TypeError, ValueError):
+        accepts = set()
+    refused = [k for k in clashing if k not in accepts]
+    if refused:
+        given = ", ".join(f"{k!r}: {model_kwargs[k]!r}" for k in refused)
+        raise TypeError(f"inspect(): {', '.join(refused)} is a torch.compile option, and keyword arguments of "
+                        f"inspect() go to the model: pass compile_options={{{given}}}")
 
 
 def profile(report: Report, compiled: Callable, *args: Any, backward: bool = False) -> Report:
@@ -163,11 +223,40 @@ def profile(report: Report, compiled: Callable, *args: Any, backward: bool = Fal
     return profile_kernels(report, compiled, args, backward=backward)
 
 
-def _backward(out: Any) -> None:
+def backward_tensors(out: Any) -> list:
+    """What a backward pass differentiates in ``out``: its ``loss`` (attribute or key) when that requires
+    grad, else every tensor requiring grad inside it (tuples, lists, dicts, dataclasses, ``ModelOutput``)."""
+    import dataclasses
+
     import torch
 
-    tensors = [t for t in (out if isinstance(out, (tuple, list)) else [out])
-               if isinstance(t, torch.Tensor) and t.requires_grad]
+    loss = out.get("loss") if isinstance(out, dict) else getattr(out, "loss", None)
+    if isinstance(loss, torch.Tensor) and loss.requires_grad:
+        return [loss]
+    found: list = []
+
+    def walk(v: Any, depth: int) -> None:
+        if depth > 8:
+            return
+        if isinstance(v, torch.Tensor):
+            if v.requires_grad:
+                found.append(v)
+        elif isinstance(v, dict):
+            for x in v.values():
+                walk(x, depth + 1)
+        elif isinstance(v, (list, tuple)):
+            for x in v:
+                walk(x, depth + 1)
+        elif dataclasses.is_dataclass(v) and not isinstance(v, type):
+            for f in dataclasses.fields(v):
+                walk(getattr(v, f.name, None), depth + 1)
+
+    walk(out, 0)
+    return found
+
+
+def _backward(out: Any) -> None:
+    tensors = backward_tensors(out)
     if not tensors:
         raise ValueError("backward=True needs an output that requires grad (a parameter or an input with "
                          "requires_grad=True must feed it)")

@@ -1,0 +1,77 @@
+"""inspect() as users call it (issue 10 section 8): model keyword arguments, ModelOutput-like outputs,
+backward that fails, and torch.compile(model).generate()."""
+
+import dataclasses
+
+import pytest
+import torch
+
+import inductor_lens
+
+
+@dataclasses.dataclass
+class _Out:
+    logits: torch.Tensor
+    loss: torch.Tensor = None
+
+
+class _LM(torch.nn.Module):
+    """Returns a dataclass with ``loss`` when given ``labels``, like a transformers model."""
+
+    def __init__(self):
+        super().__init__()
+        self.lin = torch.nn.Linear(8, 8)
+
+    def forward(self, x, labels=None):
+        logits = self.lin(x)
+        loss = None if labels is None else (logits - labels).pow(2).mean()
+        return _Out(logits=logits, loss=loss)
+
+    def generate(self, x, steps=2):
+        for _ in range(steps):
+            x = self(x).logits
+        return x
+
+
+def test_model_keywords_reach_the_model_and_backward_uses_the_loss():
+    torch.manual_seed(0)
+    x = torch.randn(4, 8)
+    report = inductor_lens.inspect(_LM(), x, labels=x, backward=True)
+    assert {c.graph_kind for c in report.compiles} == {"forward", "backward"}
+    assert not [d for d in report.diagnostics if d.code == "backward_failed"]
+    # logits - labels is in the forward graph: labels reached forward()
+    targets = {n.target for c in report.compiles if c.graph_kind == "forward" for n in c.graphs["post_grad"].nodes}
+    assert "aten.sub.Tensor" in targets, targets
+
+
+def test_the_old_spelling_of_compile_options_is_a_clear_type_error():
+    with pytest.raises(TypeError, match=r"compile_options=\{'mode': 'max-autotune'\}"):
+        inductor_lens.inspect(torch.sin, torch.randn(4), mode="max-autotune")
+
+
+def test_a_failing_backward_keeps_the_forward_report():
+    report = inductor_lens.inspect(lambda x: torch.cos(x) + 1, torch.randn(8), backward=True)
+    assert [c.graph_kind for c in report.compiles] == ["inference"]
+    (d,) = [d for d in report.diagnostics if d.code == "backward_failed"]
+    assert "requires grad" in d.message
+
+
+def test_generate_on_a_compiled_module_says_why_nothing_compiled():
+    model = _LM()
+    with inductor_lens.capture() as cap:
+        torch.compile(model).generate(torch.randn(2, 8))
+    assert not cap.report.compiles
+    (d,) = cap.report.diagnostics
+    assert d.code == "never_ran"
+    assert "generate() belongs to the original model" in d.message and "torch.compile(model.forward)" in d.message
+
+
+@pytest.mark.slow
+def test_hf_gpt2_with_labels_and_backward():
+    transformers = pytest.importorskip("transformers")
+    torch.manual_seed(0)
+    config = transformers.GPT2Config(n_layer=1, n_embd=32, n_head=2, n_positions=32, vocab_size=64)
+    ids = torch.arange(8).unsqueeze(0)
+    report = inductor_lens.inspect(transformers.GPT2LMHeadModel(config), ids, labels=ids, backward=True)
+    assert "backward" in {c.graph_kind for c in report.compiles}
+    assert not [d for d in report.diagnostics if d.code == "backward_failed"]
