@@ -223,6 +223,11 @@ def _clean_plain(data: dict) -> dict:
     return out
 
 
+def gzip_json(data: dict) -> bytes:
+    """Plain report data that :func:`load_data` produced, as gzip'd JSON (the form the page embeds)."""
+    return gzip.compress(dumps(data, trusted=True), compresslevel=6, mtime=0)
+
+
 def save_json(report: Union[Report, dict], path: PathLike) -> str:
     """Write the report as JSON (gzip'd when ``path`` ends in ``.gz``), atomically; returns the path."""
     data = dumps(report)
