@@ -264,8 +264,8 @@ def _demo_report(progress):
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
-    _say("demo: compiling sin(x)**2 + cos(x)**2 and a small MLP (CPU compiles take a few seconds)")
     _check_outputs([args.output, args.json], [])
+    _say("demo: compiling sin(x)**2 + cos(x)**2 and a small MLP (CPU compiles take a few seconds)")
     progress = _progress(args.quiet)
     try:
         report = _demo_report(progress)

@@ -190,8 +190,10 @@ def add_note(data: dict, code: str, message: str, detail: str = "") -> None:
     if any(isinstance(d, dict) for d in diags) or int(data.get("schema_version") or 0) >= 2:
         if not any(isinstance(d, dict) and d.get("code") == code and d.get("message") == message for d in diags):
             diags.append({"code": code, "message": message, "detail": detail})
-    elif message not in diags:
-        diags.append(message)
+    else:  # version-1 diagnostics are strings: the detail goes into the text, shortened
+        text = f"{message}: {detail[:300]}" if detail else message
+        if text not in diags:
+            diags.append(text)
 
 
 def to_plain(report: Report) -> dict:
