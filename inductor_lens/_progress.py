@@ -39,11 +39,10 @@ PHASE_WORDS: tuple[tuple[str, str], ...] = (
     ("GraphLowering.run", "lowering"),
     ("Scheduler.__init__", "fusion"),
     ("Scheduler.fused_nodes", "fusion"),
-    ("GraphLowering.compile_to_fn", "code generation"),
-    ("GraphLowering.codegen", "code generation"),
-    ("code_gen", "code generation"),
+    ("GraphLowering.compile_to_fn", "lowering"),  # these three wrap the scheduler: fusion comes next
+    ("GraphLowering.codegen", "lowering"),
+    ("code_gen", "lowering"),
     ("Scheduler.codegen", "code generation"),
-    ("PythonWrapperCodegen", "code generation"),
     ("compile_file", "kernel build"),
     ("async_compile", "kernel build"),
     ("PyCodeCache", "kernel build"),
@@ -53,8 +52,14 @@ PHASE_WORDS: tuple[tuple[str, str], ...] = (
 )
 
 
+#: Phases that say nothing to a user (they keep the step shown): checked before PHASE_WORDS.
+SILENT = ("gc", "insert_deferred_runtime_asserts", "PythonWrapperCodegen")
+
+
 def user_phase(torch_phase: str) -> Optional[str]:
     """The user's word for a torch phase name, or ``None`` for one that says nothing to a user (``gc``)."""
+    if torch_phase.startswith(SILENT):
+        return None
     for prefix, word in PHASE_WORDS:
         if torch_phase.startswith(prefix):
             return word

@@ -247,11 +247,14 @@ def load(source: Union[PathLike, bytes, dict], *, name: Optional[str] = None) ->
     """
     data, name = load_data(source, name=name)
     try:
-        return Report.from_dict(data)
+        report = Report.from_dict(data)
     except ReportError as e:
         raise ReportError(f"{name}: {e}") from None
     except (TypeError, ValueError, KeyError, AttributeError, RecursionError) as e:
         raise ReportError(f"{name}: not a readable report ({type(e).__name__}: {e})") from None
+    if data.get("schema_version") != SCHEMA_VERSION:  # converted from an older schema: check what it became
+        validate(to_plain(report), name)
+    return report
 
 
 def load_data(source: Union[PathLike, bytes, dict], *, name: Optional[str] = None) -> tuple[dict, str]:
