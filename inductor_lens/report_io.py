@@ -247,7 +247,8 @@ def load(source: Union[PathLike, bytes, dict], *, name: Optional[str] = None) ->
     """
     data, name = load_data(source, name=name)
     try:
-        report = Report.from_dict(data)
+        with _gc_paused():
+            report = Report.from_dict(data)
     except ReportError as e:
         raise ReportError(f"{name}: {e}") from None
     except (TypeError, ValueError, KeyError, AttributeError, RecursionError) as e:
@@ -268,10 +269,8 @@ def load_data(source: Union[PathLike, bytes, dict], *, name: Optional[str] = Non
         data = _clean_plain(source)  # a copy: the caller's dict is not changed
     else:
         raw, name = _read(source, name)
-        data = _parse(raw, name)
-    _check_version(data, name)
-    if data.get("schema_version") == SCHEMA_VERSION:
-        validate(data, name)
+        data, _ = parse(_gunzip(raw, name), name)
+    check(data, name)
     return data, name
 
 
@@ -301,17 +300,31 @@ class ReportNotFoundError(ReportError, FileNotFoundError):
     """``load()`` was given a path where there is no file (also a ``FileNotFoundError``)."""
 
 
-def _parse(raw: bytes, name: str) -> dict:
-    if raw[:2] == b"\x1f\x8b":
-        try:
-            raw = gzip.decompress(raw)
-        except (OSError, EOFError, zlib.error) as e:
-            raise ReportError(f"{name}: a gzip file that cannot be unpacked ({e}); it may be truncated") from None
+def read_json_bytes(source: PathLike, name: Optional[str] = None) -> tuple[bytes, str]:
+    """The JSON bytes of a report file (unpacked if gzip'd) and the name errors use; ``ReportError`` if unreadable."""
+    raw, name = _read(source, name)
+    return _gunzip(raw, name), name
+
+
+def _gunzip(raw: bytes, name: str) -> bytes:
+    if raw[:2] != b"\x1f\x8b":
+        return raw
+    try:
+        return gzip.decompress(raw)
+    except (OSError, EOFError, zlib.error) as e:
+        raise ReportError(f"{name}: a gzip file that cannot be unpacked ({e}); it may be truncated") from None
+
+
+def parse(raw: bytes, name: str) -> tuple[dict, bool]:
+    """Parsed report data and whether it is exactly the file's JSON (``False`` when NaN or lone surrogates
+    had to be fixed); the version and the types are not checked here (see :func:`load_data`)."""
     if not raw.strip():
         raise ReportError(f"{name}: empty file, not a report")
+    pristine = False
     if orjson is not None:
         try:
-            data = orjson.loads(raw)
+            with _gc_paused():
+                data, pristine = orjson.loads(raw), True
         except orjson.JSONDecodeError as e:
             if "recursion" in str(e).lower():
                 raise ReportError(f"{name}: JSON nested too deeply to be a report") from None
@@ -320,7 +333,14 @@ def _parse(raw: bytes, name: str) -> dict:
         data = _parse_stdlib(raw, name)
     if not isinstance(data, dict):
         raise ReportError(f"{name}: a report is a JSON object, not {_json_type(data)}")
-    return data
+    return data, pristine
+
+
+def check(data: dict, name: str) -> None:
+    """The schema version, and for a current-version report the type of every field."""
+    _check_version(data, name)
+    if data.get("schema_version") == SCHEMA_VERSION:
+        validate(data, name)
 
 
 def _parse_stdlib(raw: bytes, name: str) -> Any:
@@ -384,14 +404,24 @@ def _check_version(data: dict, name: str) -> None:
 
 # -- the typed check ----------------------------------------------------------------------------
 
-Check = Callable[[Any, str], None]
+Check = Callable[[Any], None]
 _CHECKS: dict = {}
 
 
 class _Invalid(Exception):
-    def __init__(self, where: str, problem: str):
-        super().__init__(where, problem)
-        self.where, self.problem = where, problem
+    """A wrong value; ``parts`` is its path, innermost first, filled in as the error unwinds (so the
+    hot path never formats a path)."""
+
+    def __init__(self, problem: str):
+        super().__init__(problem)
+        self.problem = problem
+        self.parts: list = []
+
+    def where(self) -> str:
+        out = ""
+        for p in reversed(self.parts):
+            out += f"[{p}]" if isinstance(p, int) else (f".{p}" if out else str(p))
+        return out
 
 
 def validate(data: dict, name: str = "report") -> None:
@@ -401,23 +431,41 @@ def validate(data: dict, name: str = "report") -> None:
     the numbers of ``Kernel.profile`` (:data:`PROFILE_NUMBERS`) must be numbers or null.
     """
     try:
-        _checker(Report)(data, "")
+        with _gc_paused():
+            _checker(Report)(data)
     except _Invalid as e:
-        raise ReportError(f"{name}: {e.where or 'the report'}: {e.problem}") from None
+        raise ReportError(f"{name}: {e.where() or 'the report'}: {e.problem}") from None
+
+
+class _gc_paused:
+    """No cyclic GC while millions of containers are made or walked (it rescans them all, again and again)."""
+
+    def __enter__(self):
+        import gc
+
+        self.was = gc.isenabled()
+        gc.disable()
+
+    def __exit__(self, *exc):
+        import gc
+
+        if self.was:
+            gc.enable()
+        return False
 
 
 def _checker(tp: Any) -> Check:
     key = tp
     if key in _CHECKS:
         return _CHECKS[key]
-    _CHECKS[key] = lambda v, w: _CHECKS[key](v, w)  # recursion guard for self-referencing types
+    _CHECKS[key] = lambda v: _CHECKS[key](v)  # recursion guard for self-referencing types
     _CHECKS[key] = check = _make_checker(tp)
     return check
 
 
-def _expect(what: str, v: Any, where: str):
+def _expect(what: str, v: Any):
     shown = repr(v) if isinstance(v, (str, int, float)) and not isinstance(v, bool) else ""
-    raise _Invalid(where, f"expected {what}, got {_json_type(v)}" + (f" ({shown[:40]})" if shown else ""))
+    raise _Invalid(f"expected {what}, got {_json_type(v)}" + (f" ({shown[:40]})" if shown else ""))
 
 
 def _make_checker(tp: Any) -> Check:
@@ -425,60 +473,69 @@ def _make_checker(tp: Any) -> Check:
     if dataclasses.is_dataclass(tp):
         return _dataclass_checker(tp)
     if origin in (Union, getattr(types, "UnionType", Union)):
-        args = [a for a in typing.get_args(tp) if a is not type(None)]
-        optional = len(args) < len(typing.get_args(tp))
-        inner = [_checker(a) for a in args]
-
-        def check_union(v, where):
-            if v is None and optional:
-                return
-            errors = []
-            for c in inner:
-                try:
-                    return c(v, where)
-                except _Invalid as e:
-                    errors.append(e)
-            if len(errors) == 1:
-                raise errors[0]
-            _expect(" or ".join(_type_name(a) for a in args) + (" or null" if optional else ""), v, where)
-        return check_union
+        return _union_checker(tp)
     if origin is list:
         (item,) = typing.get_args(tp) or (Any,)
         ci = _checker(item)
 
-        def check_list(v, where):
+        def check_list(v):
             if type(v) is not list:
-                _expect("an array", v, where)
+                _expect("an array", v)
             for i, x in enumerate(v):
-                ci(x, f"{where}[{i}]")
+                try:
+                    ci(x)
+                except _Invalid as e:
+                    e.parts.append(i)
+                    raise
         return check_list
     if origin is dict:
         args = typing.get_args(tp)
         cv = _checker(args[1] if len(args) == 2 else Any)
 
-        def check_dict(v, where):
+        def check_dict(v):
             if type(v) is not dict:
-                _expect("an object", v, where)
+                _expect("an object", v)
             for k, x in v.items():
-                cv(x, f"{where}.{k}")
+                try:
+                    cv(x)
+                except _Invalid as e:
+                    e.parts.append(k)
+                    raise
         return check_dict
-    if tp is str:
-        return lambda v, where: None if type(v) is str else _expect("a string", v, where)
-    if tp is bool:
-        return lambda v, where: None if type(v) is bool else _expect("true or false", v, where)
-    if tp is int:
-        return lambda v, where: None if type(v) is int else _expect("a whole number", v, where)
-    if tp is float:
-        return lambda v, where: None if type(v) in (float, int) else _expect("a number", v, where)
+    simple = {str: ((str,), "a string"), bool: ((bool,), "true or false"), int: ((int,), "a whole number"),
+              float: ((float, int), "a number")}
+    if tp in simple:
+        ok, what = simple[tp]
+        return lambda v: None if type(v) in ok else _expect(what, v)
     if tp in (list, dict):
         want = list if tp is list else dict
 
-        def check_free(v, where):
+        def check_free(v):
             if type(v) is not want:
-                _expect("an array" if want is list else "an object", v, where)
-            _depth(v, where, 0)
+                _expect("an array" if want is list else "an object", v)
+            _depth(v, 0)
         return check_free
-    return lambda v, where: _depth(v, where, 0)  # Any
+    return lambda v: _depth(v, 0)  # Any
+
+
+def _union_checker(tp) -> Check:
+    args = [a for a in typing.get_args(tp) if a is not type(None)]
+    optional = len(args) < len(typing.get_args(tp))
+    inner = [_checker(a) for a in args]
+    if len(inner) == 1:
+        only = inner[0]
+        return lambda v: None if (v is None and optional) else only(v)
+
+    def check_union(v):
+        if v is None and optional:
+            return
+        for c in inner:
+            try:
+                return c(v)
+            except _Invalid:
+                pass
+        _expect(" or ".join(_type_name(a) for a in args) + (" or null" if optional else ""), v)
+    return check_union
 
 
 def _type_name(tp: Any) -> str:
@@ -486,33 +543,37 @@ def _type_name(tp: Any) -> str:
         tp, "an array" if typing.get_origin(tp) is list or tp is list else "an object")
 
 
-def _depth(v: Any, where: str, depth: int) -> None:
+def _depth(v: Any, depth: int) -> None:
     if depth > MAX_DEPTH:
-        raise _Invalid(where, f"nested more than {MAX_DEPTH} levels deep")
+        raise _Invalid(f"nested more than {MAX_DEPTH} levels deep")
     t = type(v)
     if t is dict:
         for x in v.values():
             if type(x) in (dict, list):
-                _depth(x, where, depth + 1)
+                _depth(x, depth + 1)
     elif t is list:
         for x in v:
             if type(x) in (dict, list):
-                _depth(x, where, depth + 1)
+                _depth(x, depth + 1)
 
 
 def _numbers_inside(keys) -> Check:
     keys = frozenset(keys)
 
-    def check(v, where):
+    def check(v):
         if v is None:
             return
         if type(v) is not dict:
-            _expect("an object or null", v, where)
-        _depth(v, where, 0)
+            _expect("an object or null", v)
+        _depth(v, 0)
         for k in keys.intersection(v):
             x = v[k]
             if x is not None and type(x) not in (int, float):
-                _expect("a number or null", x, f"{where}.{k}")
+                try:
+                    _expect("a number or null", x)
+                except _Invalid as e:
+                    e.parts.append(k)
+                    raise
     return check
 
 
@@ -527,21 +588,24 @@ def _dataclass_checker(tp) -> Check:
     fields = []
     for f in dataclasses.fields(tp):
         required = f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
-        rule = _FIELD_RULES.get((tp.__name__, f.name))
-        fields.append((f.name, required, rule))
-    checks: dict = {}
+        fields.append([f.name, required, _FIELD_RULES.get((tp.__name__, f.name))])
 
-    def check(v, where):
+    def check(v):
         if type(v) is not dict:
-            _expect(f"an object ({tp.__name__})", v, where)
-        for fname, required, rule in fields:
+            _expect(f"an object ({tp.__name__})", v)
+        for entry in fields:
+            fname = entry[0]
             if fname in v:
-                c = rule or checks.get(fname)
+                c = entry[2]
                 if c is None:
-                    c = checks[fname] = _checker(hints[fname])
-                c(v[fname], f"{where}.{fname}" if where else fname)
-            elif required:
-                raise _Invalid(where, f"missing field {fname!r} of {tp.__name__}")
+                    c = entry[2] = _checker(hints[fname])
+                try:
+                    c(v[fname])
+                except _Invalid as e:
+                    e.parts.append(fname)
+                    raise
+            elif entry[1]:
+                raise _Invalid(f"missing field {fname!r} of {tp.__name__}")
     return check
 
 

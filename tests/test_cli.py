@@ -262,3 +262,27 @@ def test_help_lists_the_commands(inproc):
         assert option in out
 
 
+
+
+def test_show_of_a_report_with_nan_and_surrogates_embeds_the_fixed_data(inproc, workdir):
+    import base64
+    import gzip
+    import re
+
+    text = report_io_dumps_text()
+    text = text.replace('"share":0.5', '"share":NaN').replace('"title":""', '"title":"t\\ud800"')
+    (workdir / "odd.json").write_text(text)
+    status, _, err = inproc("show", "odd.json")
+    assert status == 0, err
+    page = (workdir / "odd.html").read_text(encoding="utf-8")
+    blob = re.search(r'id="il-report">([^<]*)<', page).group(1)
+    data = json.loads(gzip.decompress(base64.b64decode(blob)))
+    assert data["compiles"][0]["kernels"][0]["profile"]["share"] is None and data["title"] == "t\\ud800"
+    assert any("NaN or infinite" in str(d) for d in data["diagnostics"])
+
+
+def report_io_dumps_text() -> str:
+    from tests.test_report_io import _report
+    from inductor_lens import report_io
+
+    return report_io.dumps(_report()).decode()
