@@ -305,7 +305,8 @@ def cmd_show(args: argparse.Namespace) -> int:
     try:
         raw, name = report_io.read_json_bytes(src)
         with ThreadPoolExecutor(1) as pool:
-            packing = pool.submit(gzip.compress, raw, 6, mtime=0)
+            # level 1 for large reports: 2-3x faster to pack, a page ~1.3x larger
+            packing = pool.submit(gzip.compress, raw, 1 if len(raw) > 50_000_000 else 6, mtime=0)
             step("checking every field (and packing the page meanwhile)")
             data, pristine = report_io.parse(raw, name)
             del raw
