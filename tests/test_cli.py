@@ -286,3 +286,12 @@ def report_io_dumps_text() -> str:
     from inductor_lens import report_io
 
     return report_io.dumps(_report()).decode()
+
+
+def test_undecodable_argument_never_costs_the_old_report(inproc, workdir):
+    """`run --json old.json s.py $'\\xff'`: the argument reaches Python as a lone surrogate."""
+    (workdir / "old.json").write_bytes(b"x" * 30_000)
+    status, _, err = inproc("run", "--json", "old.json", "script.py", "--nocompile", os.fsdecode(b"\xff"))
+    assert status == 1 and "nothing compiled" in err  # (the script compiles nothing with --nocompile)
+    report = inductor_lens.load(workdir / "old.json")
+    assert report.title == "script.py --nocompile \\udcff"
