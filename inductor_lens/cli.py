@@ -1,23 +1,29 @@
 """``inductor-lens``: capture a script, run the built-in demo, or render a saved report.
 
-    inductor-lens run SCRIPT [ARGS...] -o report.html [--json report.json]
+    inductor-lens run [-o report.html] [--json report.json] [--title T] [-q] SCRIPT [ARGS...]
     inductor-lens demo [-o lens-demo.html] [--json lens-demo.json]
-    inductor-lens show report.json -o report.html
+    inductor-lens show report.json[.gz] [-o report.html]
     inductor-lens diff a.json b.json -o diff.html
 
-Progress (Inductor's phases, the kernels it builds) goes to stderr while compiling; the last line
-says where the file is. Errors exit non-zero with a one-line reason on stderr.
+As with ``python`` and ``torchrun``, everything after SCRIPT belongs to the script: the lens's own
+options go before it. Output paths are checked before anything runs. Progress (Inductor's steps in
+plain words, the kernels it builds) goes to stderr: one updating line on a terminal, plain lines
+otherwise; the last line says where the files are.
 
 Exit codes: 0 ok; 1 the script raised (the report of what compiled before is still written) or
-nothing was compiled; 2 usage errors (missing script, unreadable report, bad options).
+nothing was compiled; the script's own code when it calls ``sys.exit(N)``; 130 interrupted by
+Ctrl-C (the partial report is written); 2 usage errors (missing script, unreadable report, an
+output that cannot be written).
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import gzip
 import os
 import runpy
+import signal
 import sys
 import textwrap
 import time
@@ -39,44 +45,73 @@ def _say(message: str) -> None:
     print(f"{PROG}: {message}", file=sys.stderr, flush=True)
 
 
-_QUIET_PHASES = {"gc", "compile_attempt_0", "insert_deferred_runtime_asserts", "additional_fake_tensor_prop",
-                 "aot_collect_metadata", "PythonWrapperCodegen.generate", "async_compile.wait"}
+def _progress(quiet: bool):
+    from ._progress import TerminalProgress
 
-
-class _StderrProgress:
-    """``on_event`` for capture(): phase changes and kernels as they are built, one line each."""
-
-    def __init__(self, quiet: bool = False):
-        self.quiet = quiet
-        self.last_phase = None
-        self.kernels = 0
-        self.t0 = time.monotonic()
-
-    def __call__(self, message: str) -> None:
-        if self.quiet:
-            return
-        kind, _, text = message.partition(": ")
-        if kind == "phase":
-            # Inductor's many small graph passes ("pass.post_grad_passes.*") would drown the big steps
-            if text == self.last_phase or text.startswith("pass.") or text in _QUIET_PHASES:
-                return
-            self.last_phase = text
-        elif kind == "kernel":
-            self.kernels += 1
-        _say(f"[{time.monotonic() - self.t0:5.1f}s] {message}")
+    return TerminalProgress(sys.stderr, quiet=quiet, prefix=f"{PROG}: ")
 
 
 # -- writing -----------------------------------------------------------------------------------
 
+def _check_outputs(outputs: Sequence[Optional[str]], inputs: Sequence[tuple[str, str]]) -> None:
+    """Before any work: each output can be written and is none of the inputs (the script, the report)."""
+    from .report_io import check_writable, same_file
+
+    given = [o for o in outputs if o]
+    for i, out in enumerate(given):
+        for what, path in inputs:
+            if same_file(out, path):
+                raise CLIError(f"refusing to write {out}: it is the {what} itself (choose another -o/--json path)")
+        for other in given[:i]:
+            if same_file(out, other):
+                raise CLIError(f"-o and --json both name {out}: give them different paths")
+        why = check_writable(out)
+        if why:
+            raise CLIError(f"cannot write {out}: {why}")
+
+
 def _write(report, html_path: Optional[str], json_path: Optional[str]) -> list[str]:
+    """Write the page and the JSON; SIGINT waits until both are on disk (each write is atomic anyway)."""
+    from .report_io import describe_os_error
+
     written = []
-    for path, save in ((html_path, report.save_html), (json_path, report.save_json)):
-        if path:
-            try:
-                written.append(os.path.abspath(save(path)))
-            except OSError as e:
-                raise CLIError(f"cannot write {path}: {e.strerror or e}") from None
+    with _no_interrupt():
+        for path, save in ((html_path, report.save_html), (json_path, report.save_json)):
+            if path:
+                try:
+                    written.append(os.path.abspath(save(path)))
+                except OSError as e:
+                    raise CLIError(f"cannot write {path}: {describe_os_error(e)}") from None
     return written
+
+
+class _no_interrupt:
+    """Hold Ctrl-C while the report is being written (main thread only); a held one is re-raised after."""
+
+    def __init__(self, reraise: bool = True):
+        self.reraise = reraise
+        self.hit = False
+        self.old = None
+
+    def __enter__(self):
+        self.hit = False
+        self.old = None
+        try:
+            self.old = signal.signal(signal.SIGINT, self._hold)
+        except ValueError:  # not the main thread
+            pass
+        return self
+
+    def _hold(self, signum, frame):
+        self.hit = True
+
+    def __exit__(self, *exc):
+        if self.old is not None:
+            signal.signal(signal.SIGINT, self.old)
+            self.old = None
+        if self.hit and exc[0] is None and self.reraise:
+            raise KeyboardInterrupt
+        return False
 
 
 def _where(written: list[str]) -> str:
@@ -85,115 +120,150 @@ def _where(written: list[str]) -> str:
 
 # -- run ---------------------------------------------------------------------------------------
 
+_RUN_OPTS = {"-o": "output", "--output": "output", "--json": "json", "--title": "title"}
+
+
 def _split_run_args(tokens: Sequence[str]):
-    """``run`` options may come before or after SCRIPT; after ``--`` everything is the script's."""
+    """The lens's options come before SCRIPT; SCRIPT and everything after it are the script's."""
     opts = {"output": None, "json": None, "title": None, "quiet": False, "profile": False}
-    script, script_args = None, []
     i = 0
-    takes_value = {"-o": "output", "--output": "output", "--json": "json", "--title": "title"}
     while i < len(tokens):
         tok = tokens[i]
         if tok == "--":
-            rest = list(tokens[i + 1:])
-            if script is None and rest:
-                script, rest = rest[0], rest[1:]
-            script_args += rest
+            i += 1
+            break
+        if not tok.startswith("-") or tok == "-":
             break
         key, eq, value = tok.partition("=")
-        if key in takes_value:
+        if key in _RUN_OPTS:
             if not eq:
                 if i + 1 >= len(tokens):
                     raise CLIError(f"run: {tok} needs a value")
-                value = tokens[i + 1]
                 i += 1
-            opts[takes_value[key]] = value
+                value = tokens[i]
+            opts[_RUN_OPTS[key]] = value
         elif tok in ("-q", "--quiet"):
             opts["quiet"] = True
         elif tok == "--profile":
             opts["profile"] = True
-        elif tok in ("-h", "--help") and script is None:
+        elif tok in ("-h", "--help"):
             raise _Help()
-        elif script is None:
-            if tok.startswith("-"):
-                raise CLIError(f"run: unknown option {tok!r} before SCRIPT (options: -o, --json, --title, -q, "
-                               f"--profile)")
-            script = tok
         else:
-            script_args.append(tok)
+            raise CLIError(f"run: unknown option {tok!r} (the lens's options are -o, --json, --title, -q, --profile, "
+                           f"and go before SCRIPT; everything after SCRIPT is the script's)")
         i += 1
-    if script is None:
-        raise CLIError("run: no SCRIPT given (usage: inductor-lens run SCRIPT [ARGS...] -o report.html)")
-    return script, script_args, opts
+    if i >= len(tokens):
+        raise CLIError("run: no SCRIPT given (usage: inductor-lens run [-o report.html] SCRIPT [ARGS...])")
+    return tokens[i], list(tokens[i + 1:]), opts
 
 
 class _Help(Exception):
     pass
 
 
+class _ScriptRun:
+    """One run of a script under capture: its outcome (exit code, exception) and its report."""
+
+    def __init__(self, script: str, args: list[str], title: str, quiet: bool, profile: bool = False):
+        self.script, self.args, self.title, self.profile = script, args, title, profile
+        self.progress = _progress(quiet)
+        self.exit_code = 0
+        self.error: Optional[BaseException] = None
+        self.error_tb = ""
+        self.interrupted = False
+        self.report = None
+        self.hold = _no_interrupt(reraise=False)  # from the script's end until the report is written
+
+    def run(self):
+        from . import capture
+
+        saved_argv, saved_path = sys.argv[:], sys.path[:]
+        sys.argv = [self.script, *self.args]
+        sys.path.insert(0, os.path.dirname(os.path.abspath(self.script)))
+        profiled = contextlib.nullcontext()
+        if self.profile:  # the whole script under the PyTorch profiler too
+            from ._capture.profile import profiling_script
+            profiled = profiling_script()
+        apply_profile = None
+        try:
+            with profiled as apply_profile, capture(title=self.title, on_event=self.progress) as cap:
+                try:
+                    runpy.run_path(self.script, run_name="__main__")
+                except SystemExit as e:
+                    self._exited(e)
+                except KeyboardInterrupt:
+                    self.interrupted, self.exit_code = True, 130
+                except BaseException as e:  # the script raised: keep its traceback, still write the report
+                    self._raised(e)
+                self.hold.__enter__()
+        finally:
+            sys.argv = saved_argv
+            sys.path[:] = saved_path
+            self.progress.done()
+        self.report = cap.report
+        if apply_profile is not None and self.report.compiles:
+            self.report = apply_profile(self.report)
+        return self.report
+
+    def _exited(self, e: SystemExit) -> None:
+        if e.code is None or e.code == 0:
+            return
+        if isinstance(e.code, int):
+            self.exit_code = e.code
+        else:  # sys.exit("message"): Python prints it and exits 1
+            print(e.code, file=sys.stderr)
+            self.exit_code = 1
+
+    def _raised(self, e: BaseException) -> None:
+        tb = e.__traceback__  # start at the script's own frames, not runpy's and ours
+        while tb is not None and os.path.abspath(tb.tb_frame.f_code.co_filename) != os.path.abspath(self.script):
+            tb = tb.tb_next
+        self.error_tb = "".join(traceback.format_exception(type(e), e, tb or e.__traceback__))
+        sys.stderr.write(self.error_tb)
+        self.error, self.exit_code = e, 1
+
+
 def cmd_run(tokens: Sequence[str]) -> int:
-    from . import capture
+    from . import _outcome
 
     script, script_args, opts = _split_run_args(tokens)
     if not os.path.isfile(script):
         raise CLIError(f"run: no such script: {script}")
-    html_path = opts["output"]
-    json_path = opts["json"]
+    html_path, json_path = opts["output"], opts["json"]
     if html_path is None and json_path is None:
         html_path = os.path.splitext(os.path.basename(script))[0] + "-lens.html"
+    _check_outputs([html_path, json_path], [("script", script)])
     title = opts["title"] or " ".join([os.path.basename(script), *script_args])
-
-    saved_argv, saved_path0 = sys.argv[:], sys.path[0] if sys.path else None
-    sys.argv = [script, *script_args]
-    script_dir = os.path.dirname(os.path.abspath(script))
-    if sys.path:
-        sys.path[0] = script_dir
-    else:
-        sys.path.insert(0, script_dir)
-    failure: Optional[str] = None
-    exit_code = 0
-    _say(f"running {script} under capture (Inductor compiles at each compiled function's first call)"
-         + ("; --profile: under the PyTorch profiler too" if opts["profile"] else ""))
-    profiled = contextlib.nullcontext()
-    if opts["profile"]:
-        from ._capture.profile import profiling_script
-        profiled = profiling_script()
-    apply_profile = None
+    _say(f"running {script} under capture (Inductor compiles at each compiled function's first call)")
+    run = _ScriptRun(script, script_args, title, opts["quiet"], opts["profile"])
     try:
-        with profiled as apply_profile, capture(title=title, on_event=_StderrProgress(opts["quiet"])) as cap:
-            try:
-                runpy.run_path(script, run_name="__main__")
-            except SystemExit as e:
-                if e.code not in (None, 0):
-                    failure = f"{script} exited with status {e.code}"
-                    exit_code = e.code if isinstance(e.code, int) else 1
-    except KeyboardInterrupt:
-        raise
-    except BaseException as e:  # the script raised: show its traceback, still write the report
-        tb = e.__traceback__  # start at the script's own frames, not runpy's and ours
-        while tb is not None and os.path.abspath(tb.tb_frame.f_code.co_filename) != os.path.abspath(script):
-            tb = tb.tb_next
-        traceback.print_exception(type(e), e, tb or e.__traceback__)
-        failure = f"{script} raised {type(e).__name__}: {e}"
-        exit_code = 1
+        report = run.run()
+        if run.error is not None:
+            _outcome.user_raised(report, run.error, run.error_tb)
+        if run.interrupted:
+            _outcome.add(report, "interrupted", "interrupted by Ctrl-C (SIGINT): the report holds what compiled "
+                                                "before that")
+        reason = _outcome.nothing_compiled(report, run.error) if not report.compiles else None
+        written = _write(report, html_path, json_path)
     finally:
-        sys.argv = saved_argv
-        if saved_path0 is not None and sys.path:
-            sys.path[0] = saved_path0
-    report = cap.report
-    if apply_profile is not None and report.compiles:
-        report = apply_profile(report)
-    written = _write(report, html_path, json_path)
-    n = len(report.compiles)
-    if failure:
-        _say(f"error: {failure}; the report of what compiled before that ({n} compile(s), "
-             f"{len(report.kernels)} kernel(s)) is at {_where(written)}")
-        return exit_code or 1
-    if n == 0:
-        reason = report.diagnostics[0].message if report.diagnostics else \
-            "the script never called a torch.compile()d function"
+        run.hold.__exit__(None, None, None)
+    run.interrupted = run.interrupted or run.hold.hit
+    n, k = len(report.compiles), len(report.kernels)
+    if run.interrupted:
+        _say(f"interrupted; the partial report ({n} compile(s), {k} kernel(s)) is at {_where(written)}")
+        return 130
+    if run.error is not None:
+        _say(f"error: {script} raised {type(run.error).__name__}: {run.error}; the report of what compiled "
+             f"before that ({n} compile(s), {k} kernel(s)) is at {_where(written)}")
+        return 1
+    if run.exit_code:
+        _say(f"{script} exited with status {run.exit_code}; the report of what compiled ({n} compile(s), "
+             f"{k} kernel(s)) is at {_where(written)}")
+        return run.exit_code
+    if reason is not None:
         _say(f"error: nothing compiled: {reason} (report written to {_where(written)})")
         return 1
-    _say(f"{n} compile(s), {len(report.kernels)} kernel(s); wrote {_where(written)}")
+    _say(f"{n} compile(s), {k} kernel(s); wrote {_where(written)}")
     return 0
 
 
@@ -206,10 +276,17 @@ def _demo_report(progress, profile: bool = False):
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
+    _check_outputs([args.output, args.json], [])
     _say("demo: compiling sin(x)**2 + cos(x)**2 and a small MLP (CPU compiles take a few seconds)")
-    report = _demo_report(_StderrProgress(args.quiet), profile=args.profile)
+    progress = _progress(args.quiet)
+    try:
+        report = _demo_report(progress, profile=args.profile)
+    finally:
+        progress.done()
     if not report.compiles:
-        raise CLIError("demo: nothing compiled: " + "; ".join(d.message for d in report.diagnostics), code=1)
+        from . import _outcome
+
+        raise CLIError("demo: nothing compiled: " + _outcome.why_nothing_compiled(report, who="the demo"), code=1)
     written = _write(report, args.output, args.json)
     _say(f"{len(report.compiles)} compile(s), {len(report.kernels)} kernel(s); wrote {_where(written)}")
     return 0
@@ -218,18 +295,56 @@ def cmd_demo(args: argparse.Namespace) -> int:
 # -- show ----------------------------------------------------------------------------------------
 
 def cmd_show(args: argparse.Namespace) -> int:
-    from .model import ReportError, load
+    """Render a saved report without building the model: read, check every field, pack, write.
 
-    if not os.path.isfile(args.report):
-        raise CLIError(f"show: no such report: {args.report}")
+    A current-schema report whose JSON needed no fixing is embedded as the file's own bytes, gzip'd in a
+    thread (zlib releases the GIL) while the main thread parses and checks it.
+    """
+    from concurrent.futures import ThreadPoolExecutor
+
+    from . import html, report_io
+    from ._frontend import pack_report
+    from .model import SCHEMA_VERSION, ReportError
+
+    src = args.report
+    output = args.output or _default_page(src)
+    _check_outputs([output], [("input report", src)])
+    t0 = time.monotonic()
+    size = os.path.getsize(src) if os.path.isfile(src) else 0
+    step = (lambda text: _say(f"[{time.monotonic() - t0:5.1f}s] {text}")) if size > 20_000_000 else (lambda text: None)
+    step(f"reading {src} ({size / 1e6:.0f} MB)")
     try:
-        report = load(args.report)
-    except (ReportError, UnicodeDecodeError) as e:
-        raise CLIError(f"show: {args.report} is not a readable inductor_lens report: {e}") from None
-    output = args.output or os.path.splitext(args.report)[0] + ".html"
-    written = _write(report, output, None)
+        raw, name = report_io.read_json_bytes(src)
+        with ThreadPoolExecutor(1) as pool:
+            # level 1 for large reports: 2-3x faster to pack, a page ~1.3x larger
+            packing = pool.submit(gzip.compress, raw, 1 if len(raw) > 50_000_000 else 6, mtime=0)
+            step("checking every field (and packing the page meanwhile)")
+            data, pristine = report_io.parse(raw, name)
+            del raw
+            report_io.check(data, name)
+            packed = packing.result()
+        if data["schema_version"] != SCHEMA_VERSION:  # an older schema: the model converts it
+            report = report_io.load(data, name=name)
+            facts, packed = html.facts_of(report_io.to_plain(report)), pack_report(report)
+        else:
+            facts = html.facts_of(data)
+            if not pristine:  # NaN or lone surrogates were fixed: embed the fixed data, not the file
+                packed = gzip.compress(report_io.dumps(data, trusted=True), 6, mtime=0)
+        del data
+    except ReportError as e:
+        raise CLIError(f"show: {e}") from None
+    step(f"writing {output}")
+    try:
+        written = [os.path.abspath(html.save_page(facts, packed, output))]
+    except OSError as e:
+        raise CLIError(f"cannot write {output}: {report_io.describe_os_error(e)}") from None
     _say(f"wrote {_where(written)}")
     return 0
+
+
+def _default_page(src: str) -> str:
+    base = src[:-3] if src.lower().endswith(".gz") else src
+    return os.path.splitext(base)[0] + ".html"
 
 
 # -- main ----------------------------------------------------------------------------------------
@@ -243,13 +358,15 @@ def _parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
     run = sub.add_parser("run", help="run a Python script under capture and write its report",
-                         usage=f"{PROG} run SCRIPT [ARGS...] [-o report.html] [--json report.json] [--title T] [-q] "
-                               "[--profile]",
+                         usage=f"{PROG} run [-o report.html] [--json report.json] [--title T] [-q] [--profile] SCRIPT [ARGS...]",
                          description=textwrap.fill(
                              "Runs SCRIPT as `python SCRIPT ARGS` would (same sys.argv, __name__ == '__main__') "
-                             "with every Inductor compile recorded. Options may come before or after SCRIPT; put "
-                             "`--` before the script's arguments if they use -o or --json themselves.", 100),
-                         epilog="options (parsed by hand around SCRIPT):\n"
+                             "with every Inductor compile recorded. As with python and torchrun, the lens's options "
+                             "go BEFORE SCRIPT and everything after SCRIPT is the script's own (so `run -o r.html "
+                             "train.py --epochs 1 -q` gives train.py `--epochs 1 -q`). The output paths are checked "
+                             "before the script runs. Ctrl-C or sys.exit still write the report of what compiled.",
+                             100),
+                         epilog="options (before SCRIPT):\n"
                                 "  -o, --output PATH   HTML file to write (default: SCRIPT-lens.html)\n"
                                 "  --json PATH         also write the report as JSON\n"
                                 "  --title T           a title for the page (default: the script and its arguments)\n"
@@ -266,7 +383,8 @@ def _parser() -> argparse.ArgumentParser:
     demo.add_argument("--profile", action="store_true",
                       help="measure each kernel's time and set it against the machine's peaks")
     show = sub.add_parser("show", help="render a saved JSON report as HTML")
-    show.add_argument("report", help="a report.json (from --json, report.save_json, or %%%%inductor_lens --json)")
+    show.add_argument("report", help="a report.json or report.json.gz (from --json, report.save_json, or "
+                                     "%%%%inductor_lens --json)")
     show.add_argument("-o", "--output", default=None, help="HTML file to write (default: REPORT.html)")
     from ._diff_cli import add_parser as _add_diff  # the compare command lives in its own module
     _add_diff(sub)
@@ -297,5 +415,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     except KeyboardInterrupt:
         _say("interrupted")
         return 130
+    except SystemExit as e:  # argparse's --help / usage errors, as a status for in-process callers
+        return e.code if isinstance(e.code, int) else (0 if e.code is None else 2)
     return 0
 

@@ -12,13 +12,14 @@ network, so a page that tried would fail loudly instead of leaking.
 from __future__ import annotations
 
 import base64
-import gzip
+import hashlib
 import html
 import os
 from typing import Union
 
+from ._frontend import bundle_b64, engine_gz, pack_report, static
 from .model import Report
-from .widget import _static, engine_gz, pack_report
+from .report_io import atomic_write, escape_surrogates
 
 # The only script that is not gzip'd: it unpacks the bundle and mounts it. Written by hand.
 _BOOT = """
@@ -40,13 +41,14 @@ try {
 }
 """
 
-# No network at all: scripts only inline or from blob: (the bundle, the worker), WASM compile allowed.
-_CSP = ("default-src 'none'; script-src 'unsafe-inline' blob: 'wasm-unsafe-eval'; worker-src blob:; "
+def _script_hash(source: str) -> str:
+    return "'sha256-" + base64.b64encode(hashlib.sha256(source.encode("utf-8")).digest()).decode("ascii") + "'"
+
+
+# No network at all. The one inline script (_BOOT) is pinned by its hash, so markup injected into the page
+# could not run even if escaping failed; the bundle and the layout worker come from blob: URLs it makes.
+_CSP = (f"default-src 'none'; script-src {_script_hash(_BOOT)} blob: 'wasm-unsafe-eval'; worker-src blob:; "
         "style-src 'unsafe-inline'; img-src data: blob:; connect-src 'none'; base-uri 'none'; form-action 'none'")
-
-
-def _b64gz(data: bytes, level: int = 9) -> str:
-    return base64.b64encode(gzip.compress(data, compresslevel=level, mtime=0)).decode("ascii")
 
 
 def _script_data(id_: str, payload: str) -> str:
@@ -56,33 +58,40 @@ def _script_data(id_: str, payload: str) -> str:
     return f'<script type="application/octet-stream" id="{id_}">{payload}</script>'
 
 
-_bundle_cache: dict = {}
-
-
-def _bundle_b64() -> str:
-    path = _static("lens.js")
-    key = (str(path), path.stat().st_mtime_ns)
-    if key not in _bundle_cache:
-        _bundle_cache.clear()
-        _bundle_cache[key] = _b64gz(path.read_bytes())
-    return _bundle_cache[key]
-
-
 def to_html(report: Report) -> str:
     """The report as one self-contained HTML page (a string)."""
     if not isinstance(report, Report):
         raise TypeError(f"to_html needs an inductor_lens.Report, not {type(report).__name__}")
+    facts = {"title": report.title, "torch_version": report.torch_version, "device": report.device,
+             "created": report.created, "compiles": len(report.compiles), "kernels": len(report.kernels),
+             "graph_breaks": len(report.graph_breaks)}
+    return page(facts, pack_report(report))
+
+
+def facts_of(data: dict) -> dict:
+    """The header facts of plain report data (what :func:`page` needs besides the packed report)."""
+    compiles = data.get("compiles") or []
+    return {"title": data.get("title") or "", "torch_version": data.get("torch_version") or "",
+            "device": data.get("device") or "", "created": data.get("created") or "", "compiles": len(compiles),
+            "kernels": sum(len(c.get("kernels") or []) for c in compiles),
+            "graph_breaks": len(data.get("graph_breaks") or [])}
+
+
+def page(facts: dict, packed: bytes) -> str:
+    """The page for a report given as its header ``facts`` and its gzip'd JSON (``_frontend.pack_report``)."""
     from . import __version__
 
-    css = _static("lens.css").read_text(encoding="utf-8")
+    css = static("lens.css").read_text(encoding="utf-8")
     if "</style" in css.lower():
         raise ValueError("lens.css must not contain '</style'")
-    title = report.title or "torch.compile report"
-    esc = html.escape
-    n_kernels = len(report.kernels)
-    facts = (f"torch {report.torch_version} · {report.device} · {report.created or 'date unknown'} · "
-             f"{len(report.compiles)} compile(s), {n_kernels} kernel(s), {len(report.graph_breaks)} graph break(s)")
-    report_b64 = base64.b64encode(pack_report(report)).decode("ascii")
+
+    def esc(s) -> str:
+        return html.escape(escape_surrogates(str(s)))
+
+    title = facts["title"] or "torch.compile report"
+    facts_line = (f"torch {facts['torch_version']} · {facts['device']} · {facts['created'] or 'date unknown'} · "
+                  f"{facts['compiles']} compile(s), {facts['kernels']} kernel(s), {facts['graph_breaks']} graph break(s)")
+    report_b64 = base64.b64encode(packed).decode("ascii")
     engine_b64 = base64.b64encode(engine_gz()).decode("ascii")
     return f"""<!doctype html>
 <html lang="en">
@@ -99,14 +108,14 @@ def to_html(report: Report) -> str:
 <body class="il-standalone il-host">
 <header class="il-page-head">
 <h1>{esc(title)}</h1>
-<p class="il-page-facts">{esc(facts)}</p>
+<p class="il-page-facts">{esc(facts_line)}</p>
 <p>What torch.compile's Inductor did: fused kernels, their source, and the code that produced them.
-Made with inductor_lens {esc(__version__)}; make your own with <code>inductor-lens run script.py -o report.html</code>
+Made with inductor_lens {esc(__version__)}; make your own with <code>inductor-lens run -o report.html script.py</code>
 or <code>report.save_html("report.html")</code> in Python.</p>
 </header>
 <main class="il-page-main"><div id="il-app"><noscript>This page needs JavaScript to draw the report.</noscript></div></main>
 {_script_data("il-report", report_b64)}
-{_script_data("il-bundle", _bundle_b64())}
+{_script_data("il-bundle", bundle_b64())}
 {_script_data("il-engine", engine_b64)}
 <script type="module">{_BOOT}</script>
 </body>
@@ -115,8 +124,10 @@ or <code>report.save_html("report.html")</code> in Python.</p>
 
 
 def save_html(report: Report, path: Union[str, os.PathLike]) -> str:
-    """Write :func:`to_html` of ``report`` to ``path``; returns the path as a string."""
-    text = to_html(report)
-    with open(path, "w", encoding="utf-8") as f:
-        f.write(text)
-    return os.fspath(path)
+    """Write :func:`to_html` of ``report`` to ``path`` (atomically: a failure leaves an old file intact)."""
+    return atomic_write(path, to_html(report).encode("utf-8"))
+
+
+def save_page(facts: dict, packed: bytes, path: Union[str, os.PathLike]) -> str:
+    """Write :func:`page` to ``path`` atomically (``inductor-lens show`` uses it without building a Report)."""
+    return atomic_write(path, page(facts, packed).encode("utf-8"))

@@ -24,14 +24,14 @@ import types
 import weakref
 from typing import Any, Optional
 
-from ._capture.adapter import COMPILED_MODULE_TYPE
-from .model import Diagnostic
+from ._cell_compile import (_HELPER, _CompileAfterBinding, _compile_id_for, _is_compiled, _is_optimized_module,
+                            _original)
+from ._frontend import VIEWS
+from ._outcome import code_of, message_of
 
 __all__ = ["load_ipython_extension", "unload_ipython_extension", "inductor_lens_magic", "report_for"]
 
 MAGIC_NAME = "inductor_lens"
-VIEWS = ("fusion", "fx", "timeline")
-_HELPER = "__inductor_lens_compile__"  # bound in the user namespace only while a lens cell runs
 _PROGRESS_INTERVAL_S = 0.25
 
 
@@ -159,114 +159,17 @@ def _parse(line: str) -> argparse.Namespace:
     return args
 
 
-# -- the -f rewrite ----------------------------------------------------------------------------
-
-def _bound_names(stmt: ast.stmt) -> set[str]:
-    """Names a module-level statement binds in the global namespace."""
-    if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-        return {stmt.name}
-    if isinstance(stmt, (ast.Import, ast.ImportFrom)):
-        return {(a.asname or a.name).split(".")[0] for a in stmt.names}
-    targets: list = []
-    if isinstance(stmt, ast.Assign):
-        targets = stmt.targets
-    elif isinstance(stmt, (ast.AnnAssign, ast.AugAssign)):
-        targets = [stmt.target]
-    elif isinstance(stmt, (ast.For, ast.AsyncFor)):
-        targets = [stmt.target]
-    elif isinstance(stmt, (ast.With, ast.AsyncWith)):
-        targets = [i.optional_vars for i in stmt.items if i.optional_vars is not None]
-    names = set()
-    for t in targets:
-        for node in ast.walk(t):
-            if isinstance(node, ast.Name):
-                names.add(node.id)
-    return names
-
-
-class _CompileAfterBinding(ast.NodeTransformer):
-    """After each module-level statement that binds one of ``names``, insert
-    ``__inductor_lens_compile__("NAME")`` (with the statement's line number, so tracebacks stay right)."""
-
-    _BLOCKS = ("body", "orelse", "finalbody")
-
-    def __init__(self, names):
-        self.names = tuple(names)
-        self.bound: set[str] = set()
-
-    def visit_Module(self, node: ast.Module) -> ast.Module:
-        node.body = self._rewrite(node.body)
-        return node
-
-    def _rewrite(self, body: list) -> list:
-        out = []
-        for stmt in body:
-            # blocks at module level (if/for/while/with/try) still bind globals
-            if not isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                for attr in self._BLOCKS:
-                    block = getattr(stmt, attr, None)
-                    if isinstance(block, list) and block and isinstance(block[0], ast.stmt):
-                        setattr(stmt, attr, self._rewrite(block))
-                for handler in getattr(stmt, "handlers", []) or []:
-                    handler.body = self._rewrite(handler.body)
-            out.append(stmt)
-            for name in sorted(_bound_names(stmt) & set(self.names)):
-                self.bound.add(name)
-                call = ast.Expr(ast.Call(ast.Name(_HELPER, ast.Load()), [ast.Constant(name)], []))
-                out.append(ast.fix_missing_locations(ast.copy_location(call, stmt)))
-        return out
-
-
-# -- compiled objects ----------------------------------------------------------------------------
-
-def _original(obj):
-    """The plain function/module under a torch.compile wrapper (so a re-run compiles it afresh)."""
-    for _ in range(8):
-        orig = getattr(obj, "_torchdynamo_orig_callable", None)
-        if orig is None and _is_optimized_module(obj):
-            orig = obj._orig_mod
-        if orig is None:
-            return obj
-        obj = orig
-    return obj
-
-
-def _is_optimized_module(obj) -> bool:
-    return type(obj).__name__ == "OptimizedModule" and hasattr(obj, "_orig_mod")
-
-
-def _is_compiled(obj) -> bool:
-    if isinstance(obj, types.FunctionType):
-        return getattr(obj, "_torchdynamo_orig_callable", None) is not None
-    return _is_optimized_module(obj)
-
-
-def _frame_names(obj) -> set[str]:
-    orig = _original(obj)
-    names = {getattr(orig, "__name__", None), getattr(orig, "__qualname__", None)}
-    if not isinstance(orig, types.FunctionType):
-        names |= {"forward", "_call_impl", type(orig).__name__}
-    return {n for n in names if n}
-
-
-def _compile_id_for(report, obj) -> Optional[str]:
-    names = _frame_names(obj)
-    for c in report.compiles:
-        if c.frame in names or c.frame.split(".")[-1] in names:
-            return c.id
-    return None
-
-
 # -- progress ------------------------------------------------------------------------------------
 
 class _Progress:
-    """The live line under the cell: created at the first compile event, updated at most 4x/s."""
+    """The live line under the cell, in the user's words (``_progress``): created at the first compile
+    event, updated at most 4x/s (and at each kernel built)."""
 
     def __init__(self):
+        from ._progress import Progress
+
+        self.state = Progress()
         self.handle = None
-        self.phase = ""
-        self.kernels: list[str] = []
-        self.t0 = time.monotonic()
         self.last = 0.0
         self.error: Optional[BaseException] = None
         self.error_tb = None
@@ -274,14 +177,12 @@ class _Progress:
 
     def __call__(self, message: str) -> None:
         try:
-            kind, _, text = message.partition(": ")
             with self._lock:
-                if kind == "phase":
-                    self.phase = text
-                elif kind == "kernel":
-                    self.kernels.append(text)
+                change = self.state.update(message)
+                if change is None:
+                    return
                 now = time.monotonic()
-                if self.handle is not None and now - self.last < _PROGRESS_INTERVAL_S and kind != "kernel":
+                if self.handle is not None and now - self.last < _PROGRESS_INTERVAL_S and change != "kernel":
                     return
                 self.last = now
                 self._show()
@@ -301,14 +202,7 @@ class _Progress:
             self.handle.update(obj)
 
     def text(self) -> str:
-        k = self.kernels
-        s = f"inductor_lens: Inductor is compiling ({time.monotonic() - self.t0:.0f} s)"
-        if self.phase:
-            s += f"; phase: {self.phase}"
-        s += f"; {len(k)} kernel(s) built"
-        if k:
-            s += ": " + ", ".join(k[-4:]) + (" ..." if len(k) > 4 else "")
-        return s
+        return "inductor_lens: " + self.state.line()
 
     def html(self) -> str:
         return (f'<div class="inductor-lens-progress" data-role="lens-progress" '
@@ -370,10 +264,10 @@ def _widget_or_text(report, **kwargs):
 # -- the magic -----------------------------------------------------------------------------------
 
 class CellRaised(Exception):
-    """The cell under ``%%inductor_lens`` raised; its traceback is shown above the lens.
+    """The cell under ``%%inductor_lens`` raised; IPython has already shown its traceback.
 
-    Raised by the magic after the widget is shown so that the cell counts as failed (``Run All``
-    stops, nbclient reports it), rendered as one line instead of a second traceback.
+    Raised by the magic after the lens is shown so that the cell counts as failed (``Run All``
+    stops, nbclient reports it); it renders as nothing, so the error is reported once.
     """
 
     def __init__(self, original: BaseException):
@@ -382,59 +276,129 @@ class CellRaised(Exception):
         self.original = original
 
     def _render_traceback_(self):
-        return [f"{type(self).__name__}: {self}"]
+        return []
 
 
 def inductor_lens_magic(line: str, cell: str) -> None:
     from IPython import get_ipython
 
-    shell = get_ipython()
     try:
         args = _parse(line)
     except _HelpShown:
         return None
-    return _run(shell, args, cell)
+    return LensedCell(get_ipython(), args, cell).run()
 
 
-def _run(shell, args: argparse.Namespace, cell: str):
-    from IPython.core.error import UsageError
-    from IPython.display import display
+class LensedCell:
+    """One run of a cell under ``%%inductor_lens``.
 
-    from ._capture.session import capture
+    :meth:`run` plans (which ``-f`` names the cell binds), executes the cell through IPython inside
+    :func:`~inductor_lens.capture` (compiling each ``-f`` name right after the cell binds it), then
+    finishes the report (``--backward``, ``--profile``, diagnostics), writes the files and shows the lens.
+    """
 
-    ns = shell.user_ns
-    baseline = _compare_baseline(ns, args.compare)  # checked before the cell runs
-    names = list(dict.fromkeys(args.functions))
-    transformer = None
-    defined_in_cell: set[str] = set()
-    if names:
-        detector = _CompileAfterBinding(names)
+    def __init__(self, shell, args: argparse.Namespace, cell: str):
+        self.shell, self.args, self.cell = shell, args, cell
+        self.ns = shell.user_ns
+        self.names = list(dict.fromkeys(args.functions))
+        self.defined_in_cell: set[str] = set()
+        self.transformer: Optional[_CompileAfterBinding] = None
+        self.compiled_here: dict[str, Any] = {}
+        self.first_calls: dict[str, tuple] = {}  # -f name -> (args, kwargs, output) of its first call
+        self.recording = False  # whether first calls are recorded (only while the cell runs)
+        self.hook_handles: list = []
+        self.notices: list[str] = []
+        self.progress = _Progress()
+        self.result = None
+        self.baseline = None  # --compare: the earlier report this cell's is compared with
+
+    # -- run ------------------------------------------------------------------------------------
+    def run(self):
+        self.baseline = _compare_baseline(self.ns, self.args.compare)  # checked before the cell runs
+        self._plan()
+        before = {k: id(v) for k, v in self.ns.items() if _is_compiled_safe(v)}
+        report = self._execute()
+        error = self._error()
+        report = self._finish(report, error)
+        self._register(report, before)
+        self._write_files(report)
+        self._show(report)
+        if error is not None:
+            raise CellRaised(error)
+        return None
+
+    def _plan(self) -> None:
+        from IPython.core.error import UsageError
+
+        if not self.names:
+            return
+        detector = _CompileAfterBinding(self.names)
         try:
-            detector.visit(ast.parse(shell.transform_cell(cell)))
+            detector.visit(ast.parse(self.shell.transform_cell(self.cell)))
         except SyntaxError:
             pass  # run_cell reports it, with IPython's own message
-        defined_in_cell = detector.bound
-        missing = [n for n in names if n not in defined_in_cell and n not in ns]
+        self.defined_in_cell = detector.bound
+        missing = [n for n in self.names if n not in self.defined_in_cell and n not in self.ns]
         if missing:
             raise UsageError(f"%%{MAGIC_NAME}: -f {missing[0]}: the cell does not define {missing[0]!r} and "
                              f"nothing is bound to it yet (define the function or module, e.g. "
                              f"`def {missing[0]}(x): ...` or `{missing[0]} = MyModule()`)")
-        transformer = _CompileAfterBinding(names)  # fresh state for IPython's own pass
+        self.transformer = _CompileAfterBinding(self.names)  # fresh state for IPython's own pass
 
-    compiled_here: dict[str, Any] = {}
-    calls: dict[str, Any] = {}
-    recording = {"on": True}
+    def _execute(self):
+        from IPython.core.error import UsageError
 
-    def compile_name(name: str) -> None:
+        from ._capture.session import capture
+
+        title = self.args.title or (", ".join(self.names) if self.names else "%%inductor_lens cell")
+        self.ns[_HELPER] = self.compile_name
+        if self.transformer is not None:
+            self.shell.ast_transformers.append(self.transformer)
+        try:
+            with capture(title=title, on_event=self.progress) as cap:
+                for name in self.names:
+                    if name not in self.defined_in_cell:  # defined in an earlier cell: compile it now
+                        try:
+                            self.compile_name(name)
+                        except TypeError as e:
+                            raise UsageError(str(e)) from None
+                self.recording = True
+                self.result = self.shell.run_cell(self.cell, store_history=False)
+                self.recording = False
+                if self.args.backward and self._error() is None:
+                    self._backward()
+        finally:
+            self._clean_up()
+        return cap.report
+
+    def _clean_up(self) -> None:
+        self.recording = False
+        for handle in self.hook_handles:
+            handle.remove()
+        self.hook_handles.clear()
+        if self.transformer is not None and self.transformer in self.shell.ast_transformers:
+            self.shell.ast_transformers.remove(self.transformer)
+        if self.ns.get(_HELPER) == self.compile_name:
+            del self.ns[_HELPER]
+
+    def _error(self) -> Optional[BaseException]:
+        if self.result is None:
+            return None
+        return self.result.error_before_exec or self.result.error_in_exec
+
+    # -- -f: compile, record the first call -----------------------------------------------------
+    def compile_name(self, name: str) -> None:
+        """Bound in the user namespace as ``__inductor_lens_compile__`` while the cell runs."""
         import torch
 
-        obj = _original(ns[name])
+        obj = _original(self.ns[name])
         if isinstance(obj, type):
             raise TypeError(f"%%{MAGIC_NAME} -f {name}: {name} is a class; compile an instance instead "
                             f"(`model = {name}(...)` and -f model)")
         if not callable(obj):
             raise TypeError(f"%%{MAGIC_NAME} -f {name}: {name} is a {type(obj).__name__}, not a function "
                             f"or module")
+        args = self.args
         kwargs: dict[str, Any] = {"backend": "inductor"}
         if args.mode:
             kwargs["mode"] = args.mode
@@ -447,98 +411,133 @@ def _run(shell, args: argparse.Namespace, cell: str):
             kwargs["options"] = options
         compiled = torch.compile(obj, **kwargs)
         if args.backward or args.profile:
-            compiled = _record_first_call(compiled, name, calls, recording)
-        ns[name] = compiled
-        compiled_here[name] = compiled
+            compiled = self._record_first_call(compiled, name)
+        self.ns[name] = compiled
+        self.compiled_here[name] = compiled
 
-    before = {k: id(v) for k, v in ns.items() if _is_compiled_safe(v)}
-    title = args.title or (", ".join(names) if names else "%%inductor_lens cell")
-    progress = _Progress()
-    cap_kwargs: dict[str, Any] = {"title": title, "on_event": progress}
-    notices: list[str] = []
-    result = None
-    ns[_HELPER] = compile_name
-    if transformer is not None:
-        shell.ast_transformers.append(transformer)
-    try:
-        with capture(**cap_kwargs) as cap:
-            for name in names:
-                if name not in defined_in_cell:  # defined in an earlier cell: compile it now
-                    try:
-                        compile_name(name)
-                    except TypeError as e:
-                        raise UsageError(str(e)) from None
-            result = shell.run_cell(cell, store_history=False)
-            recording["on"] = False
-            if args.backward and (result.error_before_exec is None and result.error_in_exec is None):
-                _run_backward(calls, notices)
-    finally:
-        recording["on"] = False
-        profile_calls = {n: (compiled_here[n], a) for n, (a, k, _) in calls.items() if not k} if args.profile else {}
-        called = set(calls)
-        calls.clear()
-        for handle in recording.get("handles", []):
-            handle.remove()
-        if transformer is not None and transformer in shell.ast_transformers:
-            shell.ast_transformers.remove(transformer)
-        if ns.get(_HELPER) is compile_name:
-            del ns[_HELPER]
+    def _record_first_call(self, compiled, name: str):
+        """For --backward/--profile: keep the first call's (args, kwargs, output) while the cell runs."""
+        if _is_optimized_module(compiled):
+            def hook(module, args, kwargs, output):
+                if self.recording and name not in self.first_calls:
+                    self.first_calls[name] = (args, kwargs, output)
+            self.hook_handles.append(compiled.register_forward_hook(hook, with_kwargs=True))
+            return compiled
+        import functools
 
-    report = cap.report
-    error = None
-    if result is not None:
-        error = result.error_before_exec or result.error_in_exec
-    if args.profile and error is None:
-        report = _profile(report, names, profile_calls, args.backward, notices)
-    if error is not None:
-        report.diagnostics.append(Diagnostic("user_code_raised", f"the cell raised {type(error).__name__}: {error}; "
-                                             "the report holds what compiled before that"))
-    if not report.compiles and not any(d.code in ("never_ran", "other_backend") for d in report.diagnostics) \
-            and error is None:
-        notices.append("nothing was compiled in this cell: call a torch.compile()d function or module in it, "
-                       "or let the magic compile one for you with -f NAME")
-    never = [n for n in names if n not in called]
-    diagnostics = list(report.diagnostics)
-    if never and error is None:
-        # the user wrote no torch.compile(): say what -f did, not that "torch.compile() was called"
-        diagnostics = [d for d in diagnostics if d.code != "never_ran"]
-        notices.append(f"-f compiled {', '.join(never)} but the cell never called "
-                       f"{'it' if len(never) == 1 else 'them'}: Inductor runs at the first call, so call "
-                       f"{never[0]}(...) in the cell to see its kernels")
-    notices = [d.message for d in diagnostics] + notices
+        @functools.wraps(compiled)
+        def recorder(*a, **k):
+            out = compiled(*a, **k)
+            if self.recording and name not in self.first_calls:
+                self.first_calls[name] = (a, k, out)
+            return out
+        return recorder
 
-    # register compiled wrappers (for display(f)): the ones made in this cell, and older ones that ran in it
-    for key, value in list(ns.items()):
-        if not _is_compiled_safe(value):
-            continue
-        cid = _compile_id_for(report, value)
-        if key in compiled_here or before.get(key) != id(value) or cid is not None:
-            _REGISTRY[value] = _Entry(report, cid, args.view)
+    def _backward(self) -> None:
+        from ._capture.session import _backward
 
-    if args.name:
-        ns[args.name] = report
-    written = []
-    try:
-        if args.json_path:
-            written.append(report.save_json(args.json_path))
-        if args.export:
-            written.append(report.save_html(args.export))
-    except Exception:
-        shell.showtraceback()
-    notices += [f"wrote {p}" for p in written]
+        for name, (_, _, out) in self.first_calls.items():
+            try:
+                _backward(out)
+            except ValueError as e:
+                self.notices.append(f"--backward: the output of {name} does not require grad, so there is no "
+                                    f"backward graph to compile ({e})")
 
-    view = _widget_or_text(report, view=args.view) if baseline is None else _diff_view(baseline, report)
-    if progress.handle is not None:
-        progress.handle.update(view)
-    else:
-        display(view)
-    if notices:
-        display(_notices(notices))
-    if progress.error is not None:
-        shell.showtraceback(progress.error_tb)
-    if error is not None:
-        raise CellRaised(error)
-    return None
+    def _called(self, report) -> set[str]:
+        """The -f names the cell called: a first call was recorded, or a compile of the report is theirs."""
+        return {n for n in self.names
+                if n in self.first_calls or _compile_id_for(report, self.ns.get(n)) is not None}
+
+    # -- after the cell -------------------------------------------------------------------------
+    def _finish(self, report, error: Optional[BaseException]):
+        from . import _outcome
+
+        if self.args.profile and error is None:
+            report = self._profile(report)
+        if error is not None:
+            import traceback
+
+            tb = "".join(traceback.format_exception(type(error), error, error.__traceback__))
+            _outcome.user_raised(report, error, tb, who="the cell")
+        never = [n for n in self.names if n not in self._called(report)]
+        if never and error is None:
+            # the user wrote no torch.compile(): say what -f did, not what torch.compile() did
+            _drop_never_called(report)
+            self.notices.append(f"-f compiled {', '.join(never)} but the cell never called "
+                                f"{'it' if len(never) == 1 else 'them'}: Inductor runs at the first call, so call "
+                                f"{never[0]}(...) in the cell to see its kernels")
+        elif not report.compiles and error is None:
+            _outcome.nothing_compiled(report, who="the cell")
+            if not report.compile_calls:
+                self.notices.append("call a torch.compile()d function or module in the cell, or let the magic "
+                                    "compile one for you with -f NAME")
+        return report
+
+    def _profile(self, report):
+        """--profile: re-run each -f function on its first call's inputs under the PyTorch profiler."""
+        from ._capture.session import profile as profile_kernels
+
+        for name in self.names:
+            call = self.first_calls.get(name)
+            if call is None or call[1]:
+                self.notices.append(f"--profile: {name} was not called with positional arguments only in the "
+                                    f"cell, so it was not profiled")
+                continue
+            report = profile_kernels(report, self.compiled_here[name], *call[0], backward=self.args.backward)
+        return report
+
+    def _register(self, report, before: dict) -> None:
+        """Remember the report of the compiled wrappers made in this cell, and of older ones that ran in it."""
+        for key, value in list(self.ns.items()):
+            if not _is_compiled_safe(value):
+                continue
+            cid = _compile_id_for(report, value)
+            if key in self.compiled_here or before.get(key) != id(value) or cid is not None:
+                _REGISTRY[value] = _Entry(report, cid, self.args.view)
+        if self.args.name:
+            self.ns[self.args.name] = report
+
+    def _write_files(self, report) -> None:
+        """--json / --export: a file that cannot be written is one line under the cell, never a traceback."""
+        from .report_io import check_writable, describe_os_error
+
+        for option, path, save in (("--json", self.args.json_path, report.save_json),
+                                   ("--export", self.args.export, report.save_html)):
+            if not path:
+                continue
+            why = check_writable(path)
+            if why is None:
+                try:
+                    self.notices.append(f"wrote {save(path)}")
+                    continue
+                except OSError as e:
+                    why = describe_os_error(e)
+            self.notices.append(f"error: {option} {path}: cannot write it: {why}")
+
+    def _show(self, report) -> None:
+        from IPython.display import display
+
+        from ._outcome import message_of
+
+        view = _widget_or_text(report, view=self.args.view) if self.baseline is None \
+            else _diff_view(self.baseline, report)
+        if self.progress.handle is not None:
+            self.progress.handle.update(view)
+        else:
+            display(view)
+        lines = [message_of(d) for d in report.diagnostics] + self.notices
+        if lines:
+            display(_notices(lines))
+        if self.progress.error is not None:
+            self.shell.showtraceback(self.progress.error_tb)
+
+
+def _drop_never_called(report) -> None:
+    """Remove the capture's "compiled but never ran" diagnostic (its code, or the version-1 text)."""
+    keep = [d for d in report.diagnostics
+            if not (code_of(d) == "nothing_compiled" or
+                    (code_of(d) is None and message_of(d).startswith("torch.compile() was called but")))]
+    report.diagnostics[:] = keep
 
 
 def _is_compiled_safe(value) -> bool:
@@ -546,51 +545,6 @@ def _is_compiled_safe(value) -> bool:
         return _is_compiled(value)
     except Exception:
         return False
-
-
-def _record_first_call(compiled, name, calls, recording):
-    """For --backward/--profile: keep the first call's (args, kwargs, output) while the cell runs."""
-    if _is_optimized_module(compiled):
-        def hook(module, args, kwargs, output):
-            if recording["on"] and name not in calls:
-                calls[name] = (args, kwargs, output)
-        recording.setdefault("handles", []).append(compiled.register_forward_hook(hook, with_kwargs=True))
-        return compiled
-    import functools
-
-    @functools.wraps(compiled)
-    def recorder(*a, **k):
-        out = compiled(*a, **k)
-        if recording["on"] and name not in calls:
-            calls[name] = (a, k, out)
-        return out
-    return recorder
-
-
-def _profile(report, names, profile_calls, backward, notices):
-    """--profile: re-run each -f function on its first call's inputs under the PyTorch profiler."""
-    from . import profile as profile_kernels
-
-    for name in names:
-        if name not in profile_calls:
-            notices.append(f"--profile: {name} was not called with positional arguments only in the cell, so it "
-                           f"was not profiled")
-            continue
-        compiled, call_args = profile_calls[name]
-        report = profile_kernels(report, compiled, *call_args, backward=backward)
-    return report
-
-
-def _run_backward(calls: dict, notices: list) -> None:
-    from ._capture.session import backward_tensors
-
-    for name, (_, _, out) in calls.items():
-        tensors = [t for t in backward_tensors(out) if t.grad_fn is not None]
-        if not tensors:
-            notices.append(f"--backward: the output of {name} does not require grad, so there is no backward "
-                           f"graph to compile (give it parameters or an input with requires_grad=True)")
-            continue
-        sum(t.sum() for t in tensors).backward()
 
 
 # -- display(f) ----------------------------------------------------------------------------------
@@ -603,7 +557,6 @@ def _mimebundle(obj):
     return view._repr_mimebundle_()
 
 
-_FORMATTER_TYPES = [("builtins", "function"), COMPILED_MODULE_TYPE]
 _saved: dict = {}
 
 

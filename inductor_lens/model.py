@@ -363,16 +363,14 @@ class Report:
                               f"({SCHEMA_VERSION}): upgrade inductor-lens")
         return _from_plain(cls, data, "report")
 
-    # -- views (imported lazily: the model never needs them) -------------------------------
+    # -- views ----------------------------------------------------------------------------------
     def widget(self, **kwargs):
         """The interactive :class:`inductor_lens.LensWidget` for this report."""
-        from .widget import LensWidget
-        return LensWidget(self, **kwargs)
+        return _view("widget").LensWidget(self, **kwargs)
 
     def save_html(self, path: Union[str, os.PathLike]) -> str:
         """Write one self-contained HTML page that shows this report offline; returns its path."""
-        from .html import save_html
-        return save_html(self, path)
+        return _view("html").save_html(self, path)
 
     def diff(self, other: "Report", pairs=None):
         """Compare this report (A) with ``other`` (B): see :func:`inductor_lens.diff.diff`."""
@@ -380,10 +378,9 @@ class Report:
         return diff(self, other, pairs=pairs)
 
     def save_json(self, path: Union[str, os.PathLike]) -> str:
-        """Write the report as JSON; returns the path."""
-        with open(path, "w", encoding="utf-8") as f:
-            f.write(self.to_json())
-        return os.fspath(path)
+        """Write the report as JSON (gzip'd if ``path`` ends in ``.gz``) without ever leaving a half-written
+        file (see :mod:`inductor_lens.report_io`); returns the path."""
+        return _view("report_io").save_json(self, path)
 
     def _repr_mimebundle_(self, include=None, exclude=None):
         try:
@@ -392,26 +389,24 @@ class Report:
             return {"text/plain": self.summary()}
 
 
+def _view(name: str):
+    """The one place the model reaches up to the views and report I/O (``widget``, ``html``, ``report_io``).
+
+    Imported lazily, at the call: the model itself needs neither torch nor anywidget, and loading a
+    report must not import the widget machinery.
+    """
+    import importlib
+
+    return importlib.import_module(f"{__package__}.{name}")
+
+
 def load(source: Union[str, os.PathLike, bytes, dict]) -> Report:
-    """Load a report from a path, a JSON string, bytes, or an already parsed dict."""
-    if isinstance(source, dict):
-        return Report.from_dict(source)
-    if isinstance(source, bytes):
-        source = source.decode("utf-8")
-    text: str
-    if isinstance(source, os.PathLike) or (isinstance(source, str) and not source.lstrip().startswith("{")):
-        path = os.fspath(source)
-        if not os.path.exists(path):
-            raise FileNotFoundError(f"no report at {path!r} (pass a path to a .json report or a JSON string)")
-        with open(path, encoding="utf-8") as f:
-            text = f.read()
-    else:
-        text = source
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as e:
-        raise ReportError(f"report is not valid JSON: {e}") from None
-    return Report.from_dict(data)
+    """Load a report from a path (``.json`` or ``.json.gz``), JSON text, bytes, or a parsed dict.
+
+    Every problem (no file, not JSON, wrong types, an unknown schema version) raises a
+    :class:`ReportError` whose one-line message names the file; see :mod:`inductor_lens.report_io`.
+    """
+    return _view("report_io").load(source)
 
 
 def json_schema() -> dict:

@@ -13,45 +13,15 @@ lives in public synced traits.
 
 from __future__ import annotations
 
-import gzip
-import pathlib
-from typing import Any, Optional
+from typing import Any
 
 import anywidget
 import traitlets
 
+from ._frontend import STATIC, VIEWS, BundleMissingError, engine_gz, pack_report, static
 from .model import Report
 
-STATIC = pathlib.Path(__file__).parent / "static"
-VIEWS = ("fusion", "fx", "timeline")
-
-
-class BundleMissingError(FileNotFoundError):
-    """The front-end bundle was not built (``make bundle``, or ``cd js && npm ci && npm run build``)."""
-
-
-def _static(name: str) -> pathlib.Path:
-    path = STATIC / name
-    if not path.exists():
-        raise BundleMissingError(f"{path} is missing: build the front end with `make bundle` "
-                                 "(runs `cd js && npm ci && npm run build`)")
-    return path
-
-
-_ENGINE_GZ: Optional[bytes] = None
-
-
-def engine_gz() -> bytes:
-    """The layout worker (Graphviz WASM) gzip'd, read once per process."""
-    global _ENGINE_GZ
-    if _ENGINE_GZ is None:
-        _ENGINE_GZ = gzip.compress(_static("layout-worker.js").read_bytes(), compresslevel=9, mtime=0)
-    return _ENGINE_GZ
-
-
-def pack_report(report: Report) -> bytes:
-    """The report as gzip'd JSON bytes (deterministic: no timestamp in the gzip header)."""
-    return gzip.compress(report.to_json().encode("utf-8"), compresslevel=6, mtime=0)
+__all__ = ["LensWidget", "BundleMissingError", "VIEWS"]
 
 
 class LensWidget(anywidget.AnyWidget):
@@ -70,8 +40,8 @@ class LensWidget(anywidget.AnyWidget):
     >>> w.observe(lambda ch: print(ch["new"]), names=["selected"])
     """
 
-    _esm = _static("lens.js") if (STATIC / "lens.js").exists() else "export default {render({el}){el.textContent='inductor_lens: front end not built (make bundle)'}}"
-    _css = _static("lens.css") if (STATIC / "lens.css").exists() else ""
+    _esm = static("lens.js") if (STATIC / "lens.js").exists() else "export default {render({el}){el.textContent='inductor_lens: front end not built (make bundle)'}}"
+    _css = static("lens.css") if (STATIC / "lens.css").exists() else ""
 
     _report = traitlets.Bytes(b"").tag(sync=True)
     """bytes: the report as gzip'd JSON (private payload; a Bytes trait arrives as a DataView). Default ``b""``."""

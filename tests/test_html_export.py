@@ -1,6 +1,8 @@
 """The standalone page: one file, no network, the same front end and DOM hooks as the widget."""
 
+import base64
 import gzip
+import hashlib
 import html
 import json
 import re
@@ -45,7 +47,6 @@ def test_page_is_one_self_contained_file(sin_cos_report):
     assert "Content-Security-Policy" in page and "connect-src 'none'" in html.unescape(page)
     # the report round-trips through the embedded blob
     blob = re.search(r'<script type="application/octet-stream" id="il-report">([^<]*)</script>', page).group(1)
-    import base64
     data = json.loads(gzip.decompress(base64.b64decode(blob)))
     assert inductor_lens.load(data) == sin_cos_report
 
@@ -236,3 +237,37 @@ def test_ops_without_a_user_line_say_why_and_show_module_and_call_site(tmp_path,
     call = bare.trigger.user_stack[-1]
     assert "no source line" in user and module in user and f"{call.line}" in user and call.code.strip() in user
     _assert_clean(page)
+
+
+# ---- the CSP pins the inline script: injected markup cannot run ------------------------------------
+
+def test_csp_pins_the_boot_script_by_hash_not_unsafe_inline():
+    from inductor_lens.html import _BOOT, _CSP
+
+    assert "'unsafe-inline'" not in _CSP.split("script-src", 1)[1].split(";", 1)[0]
+    digest = base64.b64encode(hashlib.sha256(_BOOT.encode()).digest()).decode()
+    page = to_html(Report(torch_version="2", device="cpu"))
+    assert f"'sha256-{digest}'" in html.unescape(page)
+    assert f'<script type="module">{_BOOT}</script>' in page  # the hashed text is exactly the script's
+
+
+@pytest.mark.browser
+def test_injected_inline_script_is_blocked_and_the_page_still_starts(tmp_path, offline_page):
+    page = offline_page
+    page.watch.allow_console = ["Content Security Policy", "Content-Security-Policy"]
+    report = hostile_report()
+    report.compiles[0].kernels[0].profile["share"] = float("nan")  # a bad value: written as null, page starts
+    path = tmp_path / "injected.html"
+    report.save_html(path)
+    text = path.read_text(encoding="utf-8")
+    # as if escaping had failed: markup from a report lands in the page as HTML
+    evil = ('<script>window.__injected = 1; alert("inline ran")</script>'
+            '<img src="data:," onerror="window.__injected2 = 1; alert(2)">')
+    path.write_text(text.replace("<main ", evil + "<main ", 1), encoding="utf-8")
+    violations = []
+    page.on("console", lambda m: violations.append(m.text) if "Content Security Policy" in m.text else None)
+    _open(page, path)
+    assert page.evaluate("window.__injected === undefined && window.__injected2 === undefined")
+    assert page.watch.dialogs == []
+    assert violations, "Chromium reported no CSP violation for the injected script"
+    assert page.locator('[data-view="fusion"] [data-node]').count() >= 1

@@ -72,11 +72,15 @@ def test_function_cell_behaves_as_without_the_magic_and_shows_widget(kernel):
     progress = [m for m in ex.of_type("display_data") if "display_id" in m["content"].get("transient", {})]
     assert progress, "no progress display under the cell"
     display_id = progress[0]["content"]["transient"]["display_id"]
-    assert "Inductor is compiling" in progress[0]["content"]["data"]["text/plain"]
+    first = progress[0]["content"]["data"]["text/plain"]
+    assert first.startswith("inductor_lens: [") and "Inductor: " in first, first
     updates = [m for m in ex.of_type("update_display_data")
                if m["content"]["transient"]["display_id"] == display_id]
-    assert any("kernel(s) built: cpp_fused" in m["content"]["data"].get("text/plain", "") for m in updates), \
-        "progress never named a kernel it built"
+    texts = [m["content"]["data"].get("text/plain", "") for m in updates]
+    assert any("1 kernel built: cpp_fused_add_cos_pow_sin_0" in t for t in texts), \
+        f"progress never named a kernel it built: {texts}"
+    # the user's words, never torch's internal phase names
+    assert not any(re.search(r"compile_fx|_recursive|Scheduler\.|pass\.", t) for t in texts), texts
     assert WIDGET_MIME in updates[-1]["content"]["data"], "the progress line was not replaced by the widget"
     # the progress appears after what the cell printed before the call
     kinds = [m["msg_type"] for m in ex.outputs if m["msg_type"] != "stream" or m["content"]["name"] == "stdout"]
@@ -221,10 +225,22 @@ def test_export_and_json_write_files(kernel):
     assert page.lstrip().lower().startswith("<!doctype html") and len(page) > 1000
 
 
-def test_export_failure_is_shown_not_swallowed(kernel):
-    ex = kernel.execute(f"%%inductor_lens -f f --json {kernel.cwd}/no/such/dir/r.json\n" + SIN_COS_CELL)
-    assert "FileNotFoundError" in ex.texts()
+@pytest.mark.parametrize("option, path, why", [
+    ("--json", "/tmp", "it is a directory"),
+    ("--export", "/nonexistent/x.html", "the folder /nonexistent does not exist"),
+])
+def test_unwritable_output_is_one_line_and_the_widget_still_shows(kernel, option, path, why):
+    ex = kernel.execute(f"%%inductor_lens -f f {option} {path}\n" + SIN_COS_CELL)
+    assert ex.status == "ok" and not ex.errors, ex.errors
+    assert f"error: {option} {path}: cannot write it: {why}" in ex.texts()
+    assert "Traceback" not in ex.texts() and "Error:" not in ex.texts()
     assert ex.widget_views(), "the widget must still be shown when an export fails"
+
+
+def test_f_called_in_the_cell_is_not_said_never_called(kernel):
+    ex = kernel.ok("%%inductor_lens -f g --name rep_g\ndef g(x):\n    return torch.relu(x) * 2\ny = g(torch.randn(8))\n")
+    assert "never called" not in ex.texts(), ex.texts()
+    assert kernel.value("len(rep_g.kernels)") >= 1
 
 
 def test_view_option_opens_the_widget_on_that_view(kernel):
@@ -269,9 +285,14 @@ def test_non_inductor_backend_says_there_are_no_kernels(kernel):
 
 
 def test_nothing_compiled_at_all(kernel):
-    ex = kernel.ok("%%inductor_lens\nz = 1 + 1\n")
-    assert "nothing was compiled in this cell" in ex.texts()
-    assert kernel.value("z") == 2
+    ex = kernel.ok("%%inductor_lens --name rep_none\nz = 1 + 1\n")
+    assert "nothing compiled: the cell never called torch.compile()" in ex.texts()
+    kernel.ok("from inductor_lens._outcome import code_of, message_of")
+    diags = kernel.value("[(code_of(d), message_of(d)) for d in rep_none.diagnostics]")
+    ours = [(c, m) for c, m in diags if "nothing compiled: the cell never called torch.compile()" in m]
+    assert len(ours) == 1, diags
+    if kernel.value("hasattr(inductor_lens.model, 'Diagnostic')"):  # typed diagnostics (schema v2)
+        assert ours[0][0] == "nothing_compiled"
 
 
 def test_cell_raising_shows_traceback_and_what_compiled_before(kernel):
@@ -279,6 +300,8 @@ def test_cell_raising_shows_traceback_and_what_compiled_before(kernel):
     assert ex.status == "error"
     names = [e["ename"] for e in ex.errors]
     assert names == ["ZeroDivisionError", "CellRaised"], names
+    # reported once: IPython's traceback; the CellRaised that fails the cell renders as nothing
+    assert ex.errors[1]["traceback"] == []
     tb = ANSI.sub("", "\n".join(ex.errors[0]["traceback"]))
     assert "1 / 0" in tb and "magic.py" not in tb, "the user's traceback should be IPython's own, clean one"
     # the widget is shown after the traceback, and holds the compile that happened before the error
@@ -310,7 +333,7 @@ def test_error_in_progress_callback_is_shown(kernel):
 
 def test_error_in_display_formatter_is_shown(kernel):
     kernel.ok("%%inductor_lens -f f\n" + SIN_COS_CELL)
-    kernel.ok("_orig_w = _m._widget_or_text\n"
+    kernel.ok("import inductor_lens.magic as _m\n_orig_w = _m._widget_or_text\n"
               "def _bad(*a, **k):\n    raise RuntimeError('formatter broke')\n_m._widget_or_text = _bad")
     try:
         ex = kernel.execute("display(f)")

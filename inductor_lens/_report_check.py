@@ -1,0 +1,244 @@
+"""The typed check of plain report data: the type of every field, against the model's dataclasses.
+
+Used by :mod:`inductor_lens.report_io` before a report is built or shown, so that nothing of the wrong
+type reaches a view. Checkers are made once per dataclass from its type hints; a wrong value raises
+``_Invalid`` whose path is filled in as it unwinds (the hot path never formats one).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import types
+import typing
+from typing import Any, Callable, Union
+
+from .model import Report, ReportError
+
+#: Deepest nesting accepted inside free-form fields (``Kernel.metadata``); deeper is an error, not a RecursionError.
+MAX_DEPTH = 200
+#: Numbers ``Kernel.profile`` holds (number or null); other keys there may hold any JSON value.
+PROFILE_NUMBERS = ("total_us", "calls", "per_call_us", "share", "iterations", "mean_us", "std_us", "runs",
+                   "achieved_gbps", "achieved_tflops", "peak_fraction")
+
+
+def _json_type(v: Any) -> str:
+    if v is None:
+        return "null"
+    if isinstance(v, bool):
+        return "a boolean"
+    if isinstance(v, (int, float)):
+        return "a number"
+    if isinstance(v, str):
+        return "a string"
+    if isinstance(v, list):
+        return "an array"
+    if isinstance(v, dict):
+        return "an object"
+    return type(v).__name__
+
+
+Check = Callable[[Any], None]
+_CHECKS: dict = {}
+
+
+class _Invalid(Exception):
+    """A wrong value; ``parts`` is its path, innermost first, filled in as the error unwinds (so the
+    hot path never formats a path)."""
+
+    def __init__(self, problem: str):
+        super().__init__(problem)
+        self.problem = problem
+        self.parts: list = []
+
+    def where(self) -> str:
+        out = ""
+        for p in reversed(self.parts):
+            out += f"[{p}]" if isinstance(p, int) else (f".{p}" if out else str(p))
+        return out
+
+
+def validate(data: dict, name: str = "report") -> None:
+    """Check the type of every field of plain report data against the model; :class:`ReportError` if wrong.
+
+    Free-form fields (``Kernel.metadata``) may hold any JSON value up to :data:`MAX_DEPTH` levels deep;
+    the numbers of ``Kernel.profile`` (:data:`PROFILE_NUMBERS`) must be numbers or null.
+    """
+    try:
+        with _gc_paused():
+            _checker(Report)(data)
+    except _Invalid as e:
+        raise ReportError(f"{name}: {e.where() or 'the report'}: {e.problem}") from None
+
+
+class _gc_paused:
+    """No cyclic GC while millions of containers are made or walked (it rescans them all, again and again)."""
+
+    def __enter__(self):
+        import gc
+
+        self.was = gc.isenabled()
+        gc.disable()
+
+    def __exit__(self, *exc):
+        import gc
+
+        if self.was:
+            gc.enable()
+        return False
+
+
+def _checker(tp: Any) -> Check:
+    key = tp
+    if key in _CHECKS:
+        return _CHECKS[key]
+    _CHECKS[key] = lambda v: _CHECKS[key](v)  # recursion guard for self-referencing types
+    _CHECKS[key] = check = _make_checker(tp)
+    return check
+
+
+def _expect(what: str, v: Any):
+    shown = repr(v) if isinstance(v, (str, int, float)) and not isinstance(v, bool) else ""
+    raise _Invalid(f"expected {what}, got {_json_type(v)}" + (f" ({shown[:40]})" if shown else ""))
+
+
+def _make_checker(tp: Any) -> Check:
+    origin = typing.get_origin(tp)
+    if dataclasses.is_dataclass(tp):
+        return _dataclass_checker(tp)
+    if origin in (Union, getattr(types, "UnionType", Union)):
+        return _union_checker(tp)
+    if origin is list:
+        (item,) = typing.get_args(tp) or (Any,)
+        ci = _checker(item)
+
+        def check_list(v):
+            if type(v) is not list:
+                _expect("an array", v)
+            for i, x in enumerate(v):
+                try:
+                    ci(x)
+                except _Invalid as e:
+                    e.parts.append(i)
+                    raise
+        return check_list
+    if origin is dict:
+        args = typing.get_args(tp)
+        cv = _checker(args[1] if len(args) == 2 else Any)
+
+        def check_dict(v):
+            if type(v) is not dict:
+                _expect("an object", v)
+            for k, x in v.items():
+                try:
+                    cv(x)
+                except _Invalid as e:
+                    e.parts.append(k)
+                    raise
+        return check_dict
+    simple = {str: ((str,), "a string"), bool: ((bool,), "true or false"), int: ((int,), "a whole number"),
+              float: ((float, int), "a number")}
+    if tp in simple:
+        ok, what = simple[tp]
+        return lambda v: None if type(v) in ok else _expect(what, v)
+    if tp in (list, dict):
+        want = list if tp is list else dict
+
+        def check_free(v):
+            if type(v) is not want:
+                _expect("an array" if want is list else "an object", v)
+            _depth(v, 0)
+        return check_free
+    return lambda v: _depth(v, 0)  # Any
+
+
+def _union_checker(tp) -> Check:
+    args = [a for a in typing.get_args(tp) if a is not type(None)]
+    optional = len(args) < len(typing.get_args(tp))
+    inner = [_checker(a) for a in args]
+    if len(inner) == 1:
+        only = inner[0]
+        return lambda v: None if (v is None and optional) else only(v)
+
+    def check_union(v):
+        if v is None and optional:
+            return
+        for c in inner:
+            try:
+                return c(v)
+            except _Invalid:
+                pass
+        _expect(" or ".join(_type_name(a) for a in args) + (" or null" if optional else ""), v)
+    return check_union
+
+
+def _type_name(tp: Any) -> str:
+    return {str: "a string", int: "a whole number", float: "a number", bool: "true or false"}.get(
+        tp, "an array" if typing.get_origin(tp) is list or tp is list else "an object")
+
+
+def _depth(v: Any, depth: int) -> None:
+    if depth > MAX_DEPTH:
+        raise _Invalid(f"nested more than {MAX_DEPTH} levels deep")
+    t = type(v)
+    if t is dict:
+        for x in v.values():
+            if type(x) in (dict, list):
+                _depth(x, depth + 1)
+    elif t is list:
+        for x in v:
+            if type(x) in (dict, list):
+                _depth(x, depth + 1)
+
+
+def _numbers_inside(keys) -> Check:
+    keys = frozenset(keys)
+
+    def check(v):
+        if v is None:
+            return
+        if type(v) is not dict:
+            _expect("an object or null", v)
+        _depth(v, 0)
+        for k in keys.intersection(v):
+            x = v[k]
+            if x is not None and type(x) not in (int, float):
+                try:
+                    _expect("a number or null", x)
+                except _Invalid as e:
+                    e.parts.append(k)
+                    raise
+    return check
+
+
+#: Free-form fields whose known keys have types (the front end does arithmetic with them).
+_FIELD_RULES: dict = {("Kernel", "profile"): _numbers_inside(PROFILE_NUMBERS)}
+
+
+def _dataclass_checker(tp) -> Check:
+    from .model import _hints
+
+    hints = _hints(tp)
+    fields = []
+    for f in dataclasses.fields(tp):
+        required = f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
+        fields.append([f.name, required, _FIELD_RULES.get((tp.__name__, f.name))])
+
+    def check(v):
+        if type(v) is not dict:
+            _expect(f"an object ({tp.__name__})", v)
+        for entry in fields:
+            fname = entry[0]
+            if fname in v:
+                c = entry[2]
+                if c is None:
+                    c = entry[2] = _checker(hints[fname])
+                try:
+                    c(v[fname])
+                except _Invalid as e:
+                    e.parts.append(fname)
+                    raise
+            elif entry[1]:
+                raise _Invalid(f"missing field {fname!r} of {tp.__name__}")
+    return check
+
+

@@ -1,0 +1,385 @@
+"""Reading and writing reports: never a lost file, never an unreadable one, never a traceback.
+
+>>> report_io.save_json(report, "r.json.gz")     # gzip'd because the name ends in .gz
+>>> report_io.load("r.json.gz")                   # ReportError: one line naming the file and the problem
+
+Writing
+    Everything is serialized in memory first, then written to a temporary file in the target's
+    folder and moved over the target with ``os.replace``: a failure at any point leaves the old
+    file as it was, byte for byte (:func:`atomic_write`, used by the JSON and HTML writers).
+    :func:`dumps` makes every value writable: a lone surrogate (from ``sys.argv``, a non-UTF-8
+    path, ``"\\ud800"`` in a loaded JSON) becomes the visible text ``\\ud800``; NaN and infinities
+    become ``null``. Both are said in the written report's ``diagnostics``, never dropped silently.
+
+Loading
+    :func:`load` accepts a path (``.json`` or gzip'd, whatever its name), JSON text, bytes or a
+    parsed dict. Every problem is a :class:`~inductor_lens.model.ReportError` (a ``ValueError``)
+    whose message is one line naming the file. Before a report is built, :func:`validate` checks
+    the type of every field against the model's dataclasses (and the numbers inside
+    ``Kernel.profile``), so nothing of the wrong type reaches a view.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import errno
+import gzip
+import json
+import math
+import os
+import tempfile
+import zlib
+from typing import Any, Optional, Union
+
+from ._report_check import MAX_DEPTH, PROFILE_NUMBERS, _gc_paused, _json_type, validate
+from .model import SCHEMA_VERSION, Report, ReportError
+
+try:  # 5-10x faster parsing and writing of large reports; the stdlib is the fallback
+    import orjson
+except ImportError:  # pragma: no cover - orjson is a dependency
+    orjson = None
+
+__all__ = ["load", "load_data", "save_json", "dumps", "atomic_write", "validate", "escape_surrogates",
+           "check_writable", "same_file", "MAX_DEPTH", "PROFILE_NUMBERS"]
+
+
+PathLike = Union[str, os.PathLike]
+
+
+# -- writing ------------------------------------------------------------------------------------
+
+def atomic_write(path: PathLike, data: bytes) -> str:
+    """Write ``data`` to ``path`` through a temporary file in the same folder and ``os.replace``.
+
+    The old file (if any) is untouched until the new one is complete on disk; on any error the
+    temporary file is removed and the error raised. A new file gets the usual permissions
+    (``0o666`` less the umask); a replaced one keeps its own. Returns ``os.fspath(path)``.
+    """
+    path = os.fspath(path)
+    folder = os.path.dirname(os.path.abspath(path))
+    mode = _mode_for(path)
+    fd, tmp = tempfile.mkstemp(dir=folder, prefix="." + os.path.basename(path)[:60] + ".", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+    return path
+
+
+def _mode_for(path: str) -> int:
+    try:
+        return os.stat(path).st_mode & 0o7777
+    except OSError:
+        umask = os.umask(0)
+        os.umask(umask)
+        return 0o666 & ~umask
+
+
+def check_writable(path: PathLike) -> Optional[str]:
+    """Why ``path`` cannot be written (one short phrase), or ``None`` if it can.
+
+    Checked the way :func:`atomic_write` writes: a temporary file is created in the folder and removed.
+    """
+    path = os.fspath(path)
+    if os.path.isdir(path):
+        return "it is a directory"
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        return f"the folder {folder} does not exist"
+    try:
+        fd, tmp = tempfile.mkstemp(dir=folder, prefix=".inductor-lens-check.", suffix=".tmp")
+        os.close(fd)
+        os.unlink(tmp)
+    except OSError as e:
+        return f"the folder {folder} is not writable ({e.strerror or e})"
+    if os.path.exists(path) and not os.access(path, os.W_OK):
+        return "the file is read-only"
+    return None
+
+
+def same_file(a: PathLike, b: PathLike) -> bool:
+    """Whether two paths name the same file (existing or not)."""
+    a, b = os.fspath(a), os.fspath(b)
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return os.path.realpath(a) == os.path.realpath(b)
+
+
+def escape_surrogates(s: str) -> str:
+    """``s`` with every lone surrogate written as the visible text ``\\udXXX`` (a no-op for valid text)."""
+    if s.isascii():
+        return s
+    try:
+        s.encode("utf-8")
+        return s
+    except UnicodeEncodeError:
+        return "".join(f"\\u{ord(c):04x}" if 0xD800 <= ord(c) <= 0xDFFF else c for c in s)
+
+
+class _Cleaner:
+    """One pass over a report (dataclasses or plain data) to plain JSON values, fixing what JSON cannot hold."""
+
+    def __init__(self):
+        self.non_finite: list[str] = []
+        self.surrogates = 0
+        self._fields: dict = {}
+
+    def plain(self, obj: Any, path: str, depth: int = 0) -> Any:
+        if depth > MAX_DEPTH:
+            raise ReportError(f"{path}: nested more than {MAX_DEPTH} levels deep")
+        t = type(obj)
+        if t is str:
+            if obj.isascii():
+                return obj
+            fixed = escape_surrogates(obj)
+            if fixed is not obj:
+                self.surrogates += 1
+            return fixed
+        if t is float:
+            if math.isfinite(obj):
+                return obj
+            self.non_finite.append(f"{path} = {obj}")
+            return None
+        if obj is None or t is int or t is bool:
+            return obj
+        if dataclasses.is_dataclass(obj):
+            names = self._fields.get(t)
+            if names is None:
+                names = self._fields[t] = tuple(f.name for f in dataclasses.fields(obj))
+            return {n: self.plain(getattr(obj, n), f"{path}.{n}" if path else n, depth + 1) for n in names}
+        if isinstance(obj, dict):
+            return {self.plain(k if isinstance(k, str) else str(k), path, depth + 1):
+                    self.plain(v, f"{path}.{k}", depth + 1) for k, v in obj.items()}
+        if isinstance(obj, (list, tuple)):
+            return [self.plain(v, f"{path}[{i}]", depth + 1) for i, v in enumerate(obj)]
+        if isinstance(obj, (int, float)):  # numpy / bool subclasses and the like
+            return self.plain(float(obj) if isinstance(obj, float) else int(obj), path, depth)
+        return self.plain(str(obj), path, depth)
+
+    def notes(self) -> list[tuple[str, str, str]]:
+        """``(code, message, detail)`` of what was changed."""
+        out = []
+        if self.non_finite:
+            out.append(("non_finite_number", f"{len(self.non_finite)} number(s) were NaN or infinite and are "
+                        f"written as null (JSON cannot hold them)", "; ".join(self.non_finite[:50])))
+        if self.surrogates:
+            out.append(("unencodable_text", f"{self.surrogates} text value(s) held lone surrogates (e.g. from a "
+                        f"non-UTF-8 path or argument), written as visible \\udXXX escapes", ""))
+        return out
+
+
+def add_note(data: dict, code: str, message: str, detail: str = "") -> None:
+    """Append a diagnostic to plain report data, in the form its other diagnostics have."""
+    diags = data.setdefault("diagnostics", [])
+    if any(isinstance(d, dict) for d in diags) or int(data.get("schema_version") or 0) >= 2:
+        if not any(isinstance(d, dict) and d.get("code") == code and d.get("message") == message for d in diags):
+            diags.append({"code": code, "message": message, "detail": detail})
+    else:  # version-1 diagnostics are strings: the detail goes into the text, shortened
+        text = f"{message}: {detail[:300]}" if detail else message
+        if text not in diags:
+            diags.append(text)
+
+
+def to_plain(report: Report) -> dict:
+    """The report as plain JSON data, with every value writable (see the module docstring)."""
+    cleaner = _Cleaner()
+    data = cleaner.plain(report, "")
+    for code, message, detail in cleaner.notes():
+        add_note(data, code, message, detail)
+    return data
+
+
+def dumps(report: Union[Report, dict], *, trusted: bool = False) -> bytes:
+    """The report as UTF-8 JSON bytes: always encodable, never NaN.
+
+    ``trusted=True`` skips the cleaning pass for plain data that :func:`load_data` produced.
+    """
+    data = report if (trusted and isinstance(report, dict)) else to_plain(report) if isinstance(report, Report) \
+        else _clean_plain(report)
+    if orjson is not None:
+        return orjson.dumps(data)
+    return json.dumps(data, ensure_ascii=False, allow_nan=False).encode("utf-8")
+
+
+def _clean_plain(data: dict) -> dict:
+    cleaner = _Cleaner()
+    out = cleaner.plain(data, "")
+    for code, message, detail in cleaner.notes():
+        add_note(out, code, message, detail)
+    return out
+
+
+def gzip_json(data: dict) -> bytes:
+    """Plain report data that :func:`load_data` produced, as gzip'd JSON (the form the page embeds)."""
+    return gzip.compress(dumps(data, trusted=True), compresslevel=6, mtime=0)
+
+
+def save_json(report: Union[Report, dict], path: PathLike) -> str:
+    """Write the report as JSON (gzip'd when ``path`` ends in ``.gz``), atomically; returns the path."""
+    data = dumps(report)
+    if os.fspath(path).lower().endswith(".gz"):
+        data = gzip.compress(data, compresslevel=6, mtime=0)
+    return atomic_write(path, data)
+
+
+# -- loading ------------------------------------------------------------------------------------
+
+def load(source: Union[PathLike, bytes, dict], *, name: Optional[str] = None) -> Report:
+    """A report from a path, JSON text, bytes or a parsed dict; :class:`ReportError` on any problem.
+
+    ``name`` is how errors call the source (default: the path, or ``"report"``).
+    """
+    data, name = load_data(source, name=name)
+    try:
+        with _gc_paused():
+            report = Report.from_dict(data)
+    except ReportError as e:
+        raise ReportError(f"{name}: {e}") from None
+    except (TypeError, ValueError, KeyError, AttributeError, RecursionError) as e:
+        raise ReportError(f"{name}: not a readable report ({type(e).__name__}: {e})") from None
+    if data.get("schema_version") != SCHEMA_VERSION:  # converted from an older schema: check what it became
+        validate(to_plain(report), name)
+    return report
+
+
+def load_data(source: Union[PathLike, bytes, dict], *, name: Optional[str] = None) -> tuple[dict, str]:
+    """Plain report data, parsed, cleaned and type-checked, and the name errors use for its source.
+
+    Reports of an older ``schema_version`` are returned as they are (``Report.from_dict`` converts them)
+    after the checks that do not depend on the version.
+    """
+    if isinstance(source, dict):
+        name = name or "report"
+        data = _clean_plain(source)  # a copy: the caller's dict is not changed
+    else:
+        raw, name = _read(source, name)
+        data, _ = parse(_gunzip(raw, name), name)
+    check(data, name)
+    return data, name
+
+
+def _read(source, name: Optional[str]) -> tuple[bytes, str]:
+    if isinstance(source, bytes):
+        return source, name or "report"
+    if isinstance(source, str) and source.lstrip().startswith(("{", "[")):
+        return source.encode("utf-8", "surrogatepass"), name or "report"
+    if not isinstance(source, (str, os.PathLike)):
+        raise ReportError(f"cannot load a report from a {type(source).__name__} (pass a path, JSON text, "
+                          f"bytes or a dict)")
+    path = os.fspath(source)
+    name = name or path
+    if os.path.isdir(path):
+        raise ReportError(f"{name}: is a directory, not a report file")
+    try:
+        with open(path, "rb") as f:
+            return f.read(), name
+    except FileNotFoundError:
+        raise ReportNotFoundError(f"{name}: no such file (no report at {path!r}; pass a path to a .json or "
+                                  f".json.gz report, or JSON text)") from None
+    except OSError as e:
+        raise ReportError(f"{name}: cannot be read ({e.strerror or e})") from None
+
+
+class ReportNotFoundError(ReportError, FileNotFoundError):
+    """``load()`` was given a path where there is no file (also a ``FileNotFoundError``)."""
+
+
+def read_json_bytes(source: PathLike, name: Optional[str] = None) -> tuple[bytes, str]:
+    """The JSON bytes of a report file (unpacked if gzip'd) and the name errors use; ``ReportError`` if unreadable."""
+    raw, name = _read(source, name)
+    return _gunzip(raw, name), name
+
+
+def _gunzip(raw: bytes, name: str) -> bytes:
+    if raw[:2] != b"\x1f\x8b":
+        return raw
+    try:
+        return gzip.decompress(raw)
+    except (OSError, EOFError, zlib.error) as e:
+        raise ReportError(f"{name}: a gzip file that cannot be unpacked ({e}); it may be truncated") from None
+
+
+def parse(raw: bytes, name: str) -> tuple[dict, bool]:
+    """Parsed report data and whether it is exactly the file's JSON (``False`` when NaN or lone surrogates
+    had to be fixed); the version and the types are not checked here (see :func:`load_data`)."""
+    if not raw.strip():
+        raise ReportError(f"{name}: empty file, not a report")
+    pristine = False
+    if orjson is not None:
+        try:
+            with _gc_paused():
+                data, pristine = orjson.loads(raw), True
+        except orjson.JSONDecodeError as e:
+            if "recursion" in str(e).lower():
+                raise ReportError(f"{name}: JSON nested too deeply to be a report") from None
+            data = _parse_stdlib(raw, name)  # NaN, lone surrogates, or a precise error message
+    else:  # pragma: no cover
+        data = _parse_stdlib(raw, name)
+    if not isinstance(data, dict):
+        raise ReportError(f"{name}: a report is a JSON object, not {_json_type(data)}")
+    return data, pristine
+
+
+def check(data: dict, name: str) -> None:
+    """The schema version, and for a current-version report the type of every field."""
+    _check_version(data, name)
+    if data.get("schema_version") == SCHEMA_VERSION:
+        validate(data, name)
+
+
+def _parse_stdlib(raw: bytes, name: str) -> Any:
+    constants: list[str] = []
+
+    def constant(token: str):  # NaN, Infinity, -Infinity: JSON has no such numbers
+        constants.append(token)
+        return None
+
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise ReportError(f"{name}: not UTF-8 text (byte {e.start}), so not a JSON report") from None
+    try:
+        data = json.loads(text, parse_constant=constant)
+    except json.JSONDecodeError as e:
+        where = "truncated: the text ends early" if e.pos >= len(text.rstrip()) else \
+            f"line {e.lineno} column {e.colno}: {e.msg}"
+        raise ReportError(f"{name}: not valid JSON ({where})") from None
+    except RecursionError:
+        raise ReportError(f"{name}: JSON nested too deeply to be a report") from None
+    if isinstance(data, dict):
+        cleaner = _Cleaner()
+        data = cleaner.plain(data, "")
+        if constants:
+            add_note(data, "non_finite_number", f"{len(constants)} number(s) in the file were NaN or infinite "
+                     f"and were read as null", ", ".join(constants[:20]))
+        for code, message, detail in cleaner.notes():
+            add_note(data, code, message, detail)
+    return data
+
+
+def _check_version(data: dict, name: str) -> None:
+    if "schema_version" not in data:
+        raise ReportError(f"{name}: not an inductor_lens report (no 'schema_version')")
+    v = data["schema_version"]
+    if type(v) is not int:
+        raise ReportError(f"{name}: schema_version must be a whole number, not {_json_type(v)} ({v!r:.40})")
+    if v < 1:
+        raise ReportError(f"{name}: schema_version {v} does not exist (versions start at 1)")
+    if v > SCHEMA_VERSION:
+        raise ReportError(f"{name}: report schema_version {v} is newer than this inductor_lens reads "
+                          f"({SCHEMA_VERSION}): upgrade inductor-lens")
+
+
+def describe_os_error(e: OSError) -> str:
+    """A short reason for an OSError (``No space left on device``) without the errno noise."""
+    return e.strerror or errno.errorcode.get(e.errno or 0, "") or str(e)

@@ -1,0 +1,224 @@
+"""Writing and loading reports: atomic writes, unencodable values, and every kind of bad input (no torch)."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+
+import pytest
+
+import inductor_lens
+from inductor_lens import report_io
+from inductor_lens.model import Frame, Kernel, Compile, Report, ReportError, Trigger
+from tests._synthetic_report import hostile_report
+
+
+def _report(**kw) -> Report:
+    k = Kernel(name="cpp_fused_0", language="cpp", source="void k() {}",
+               profile={"total_us": 1.0, "calls": 1, "share": 0.5})
+    c = Compile(id="0/0 inference", compile_id="0/0", graph_kind="inference",
+                trigger=Trigger(kind="first_call", reason="", user_stack=[Frame(file="s.py", line=1, function="f")]),
+                kernels=[k])
+    return Report(torch_version="2.13.0", device="cpu", compiles=[c], **kw)
+
+
+def _valid_dict() -> dict:
+    return json.loads(report_io.dumps(_report()))
+
+
+# -- writers never destroy data -------------------------------------------------------------------
+
+class _Boom(Exception):
+    pass
+
+
+@pytest.mark.parametrize("writer", ["json", "html"])
+def test_a_writer_failing_midway_leaves_the_old_file_byte_for_byte(tmp_path, monkeypatch, writer):
+    path = tmp_path / ("old.json" if writer == "json" else "old.html")
+    old = os.urandom(30_000)
+    path.write_bytes(old)
+    real_fdopen = os.fdopen
+
+    class HalfFile:  # writes half of what it is given, then the disk "fails"
+        def __init__(self, f):
+            self.f = f
+
+        def write(self, data):
+            self.f.write(data[: len(data) // 2])
+            raise _Boom("disk failed mid-write")
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            self.f.close()
+
+    monkeypatch.setattr(report_io.os, "fdopen", lambda fd, mode: HalfFile(real_fdopen(fd, mode)))
+    save = _report().save_json if writer == "json" else _report().save_html
+    with pytest.raises(_Boom):
+        save(path)
+    assert path.read_bytes() == old
+    assert sorted(p.name for p in tmp_path.iterdir()) == [path.name], "the temporary file was left behind"
+
+
+def test_serialization_failing_never_opens_the_target(tmp_path, monkeypatch):
+    path = tmp_path / "old.json"
+    path.write_bytes(b'{"old": 1}' * 3000)
+
+    def fail(*a, **k):
+        raise _Boom("cannot serialize")
+
+    monkeypatch.setattr(report_io, "dumps", fail)
+    with pytest.raises(_Boom):
+        report_io.save_json(_report(), path)
+    assert path.read_bytes() == b'{"old": 1}' * 3000
+
+
+def test_replace_keeps_the_files_permissions(tmp_path):
+    path = tmp_path / "r.json"
+    path.write_text("{}")
+    os.chmod(path, 0o640)
+    _report().save_json(path)
+    assert os.stat(path).st_mode & 0o777 == 0o640
+    new = tmp_path / "new.json"
+    _report().save_json(new)
+    umask = os.umask(0)
+    os.umask(umask)
+    assert os.stat(new).st_mode & 0o777 == 0o666 & ~umask
+
+
+def test_lone_surrogates_anywhere_are_escaped_visibly_not_dropped(tmp_path):
+    bad = "argv \udcff and \ud800"
+    r = _report(title=bad)
+    r.compiles[0].kernels[0].metadata["note"] = bad
+    out = r.save_json(tmp_path / "r.json")
+    back = inductor_lens.load(out)
+    assert back.title == "argv \\udcff and \\ud800"
+    assert back.compiles[0].kernels[0].metadata["note"] == "argv \\udcff and \\ud800"
+    assert any("lone surrogates" in str(d) for d in back.diagnostics)
+    page = (tmp_path / "r.html")
+    r.save_html(page)
+    assert "argv \\udcff and \\ud800" in page.read_text(encoding="utf-8")
+
+
+def test_surrogate_escape_in_loaded_json_is_made_writable(tmp_path):
+    d = _valid_dict()
+    d["title"] = "x"
+    text = json.dumps(d).replace('"title": "x"', '"title": "x\\ud800"')
+    r = inductor_lens.load(text)
+    assert r.title == "x\\ud800"
+    r.save_html(tmp_path / "p.html")  # no UnicodeEncodeError
+
+
+def test_nan_and_infinity_become_null_and_the_report_says_so(tmp_path):
+    r = _report()
+    r.compiles[0].kernels[0].profile.update(share=float("nan"), total_us=float("inf"))
+    raw = report_io.dumps(r)
+    data = json.loads(raw, parse_constant=lambda token: pytest.fail(f"{token} written into the JSON"))
+    assert data["compiles"][0]["kernels"][0]["profile"]["share"] is None
+    assert any("NaN or infinite" in str(d) and "profile.share" in str(d) for d in data["diagnostics"])
+    # and a NaN written by another tool is read as null, with a diagnostic
+    text = raw.decode().replace('"share":null', '"share":NaN')
+    back = inductor_lens.load(text)
+    assert back.compiles[0].kernels[0].profile["share"] is None
+
+
+def test_gzip_is_written_for_gz_and_read_whatever_the_name(tmp_path):
+    r = hostile_report()
+    p = r.save_json(tmp_path / "r.json.gz")
+    raw = open(p, "rb").read()
+    assert raw[:2] == b"\x1f\x8b"
+    assert inductor_lens.load(p) == r
+    os.rename(p, tmp_path / "renamed.json")
+    assert inductor_lens.load(tmp_path / "renamed.json") == r
+
+
+# -- loading bad reports --------------------------------------------------------------------------
+
+def _bad_inputs(tmp_path):
+    """(name, path or source, expected words in the one-line error)."""
+    good = json.dumps(_valid_dict())
+    out = []
+
+    def file(name, data: bytes, words):
+        p = tmp_path / name
+        p.write_bytes(data)
+        out.append((name, p, words))
+
+    def typed(name, mutate, words):
+        d = _valid_dict()
+        mutate(d)
+        file(name, json.dumps(d).encode(), words)
+
+    file("not-json.json", b"hello, I am not JSON", "not valid JSON")
+    file("truncated.json", good[: len(good) // 2].encode(), "truncated")
+    file("empty.json", b"", "empty file")
+    file("binary.json", b"\xff\xfe\x00garbage", "not UTF-8")
+    file("truncated.json.gz", gzip.compress(good.encode())[:40], "gzip")
+    file("gz-of-garbage.json.gz", gzip.compress(b"not json at all"), "not valid JSON")
+    file("deep.json", b"[" * 100_000 + b"]" * 100_000, "nested too deeply")
+    file("deep-object.json", (b'{"a":' * 100_000) + b"1" + b"}" * 100_000, "nested too deeply")
+    file("array.json", b"[1, 2, 3]", "a JSON object, not an array")
+    file("null.json", b"null", "a JSON object, not null")
+    file("no-version.json", b'{"torch_version": "2", "device": "cpu"}', "no 'schema_version'")
+    for v, words in ((0, "schema_version 0 does not exist"), (-5, "schema_version -5 does not exist"),
+                     ("true", "not a boolean"), ('"2"', "not a string"), (1.5, "not a number"),
+                     (999, "newer than this inductor_lens reads")):
+        typed(f"version-{v}.json", lambda d, v=v: d.update(schema_version=json.loads(str(v))), words)
+    typed("share-lots.json", lambda d: d["compiles"][0]["kernels"][0]["profile"].update(share="lots"),
+          "compiles[0].kernels[0].profile.share: expected a number or null, got a string ('lots')")
+    typed("calls-list.json", lambda d: d["compiles"][0]["kernels"][0]["profile"].update(calls=[1]),
+          "profile.calls: expected a number or null")
+    typed("profile-string.json", lambda d: d["compiles"][0]["kernels"][0].update(profile="fast"),
+          "profile: expected an object or null")
+    typed("line-string.json", lambda d: d["compiles"][0]["trigger"]["user_stack"][0].update(line="7"),
+          "user_stack[0].line: expected a whole number, got a string ('7')")
+    typed("name-number.json", lambda d: d["compiles"][0]["kernels"][0].update(name=3),
+          "kernels[0].name: expected a string, got a number")
+    typed("compiles-object.json", lambda d: d.update(compiles={}), "compiles: expected an array")
+    typed("kernel-null.json", lambda d: d["compiles"][0]["kernels"].append(None), "kernels[1]: expected an object")
+    typed("missing-field.json", lambda d: d["compiles"][0].pop("trigger"), "missing field 'trigger'")
+    typed("device-bool.json", lambda d: d.update(device=True), "device: expected a string, got a boolean")
+    typed("metadata-deep.json", lambda d: d["compiles"][0]["kernels"][0].update(metadata=_nest(300)),
+          "nested more than 200 levels")
+    out.append(("directory", tmp_path, "is a directory"))
+    out.append(("missing", tmp_path / "missing.json", "no such file"))
+    unreadable = tmp_path / "unreadable.json"
+    unreadable.write_text(good)
+    os.chmod(unreadable, 0)
+    if not os.access(unreadable, os.R_OK):  # root reads anything
+        out.append(("unreadable", unreadable, "cannot be read"))
+    return out
+
+
+def _nest(n):
+    d: dict = {}
+    for _ in range(n):
+        d = {"x": d}
+    return d
+
+
+def test_every_bad_input_is_one_line_naming_the_file(tmp_path):
+    cases = _bad_inputs(tmp_path)
+    assert len(cases) >= 29
+    for name, path, words in cases:
+        with pytest.raises(ReportError) as info:
+            inductor_lens.load(path)
+        message = str(info.value)
+        assert "\n" not in message, (name, message)
+        assert message.startswith(str(path)), (name, message)
+        assert words in message, (name, message)
+
+
+def test_a_missing_file_is_also_a_file_not_found_error(tmp_path):
+    with pytest.raises(FileNotFoundError):
+        inductor_lens.load(tmp_path / "nope.json")
+
+
+def test_a_valid_report_still_loads_and_a_parsed_dict_is_not_changed():
+    d = _valid_dict()
+    d["title"] = "t\ud800"
+    before = json.dumps(d)
+    r = inductor_lens.load(d)
+    assert r.title == "t\\ud800" and json.dumps(d) == before
