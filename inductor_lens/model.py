@@ -216,6 +216,12 @@ class Report:
     title: str = ""
     created: str = ""
     schema_version: int = SCHEMA_VERSION
+    #: The process's rank in a distributed job (``RANK``, or ``torch.distributed.get_rank()``); None alone.
+    rank: Optional[int] = None
+    #: How many ranks the job had (``WORLD_SIZE``); None outside a distributed job.
+    world_size: Optional[int] = None
+    #: ``capture`` (recorded in process) or ``trace`` (rebuilt from a TORCH_TRACE log by ``load_trace``).
+    origin: str = "capture"
 
     # -- access ---------------------------------------------------------------------------
     def compile(self, id: str) -> Compile:

@@ -7,6 +7,7 @@ failure here can be reported without touching torch again.
 from __future__ import annotations
 
 import datetime
+import os
 import re
 from collections import defaultdict
 from typing import Any, Optional
@@ -370,7 +371,23 @@ def _frame_name(trace: _Trace, cid: str) -> str:
     return stack[-1].function if stack else ""
 
 
-def build_report(raw: Raw, torch_version: str, title: str = "") -> Report:
+def _env_int(name: str) -> Optional[int]:
+    try:
+        return int(os.environ[name])
+    except (KeyError, ValueError):
+        return None
+
+
+_FROM_ENV: Any = object()
+
+
+def build_report(raw: Raw, torch_version: str, title: str = "", *, origin: str = "capture",
+                 rank: Optional[int] = _FROM_ENV, world_size: Optional[int] = _FROM_ENV) -> Report:
+    """The report of ``raw``. ``rank``/``world_size`` default to ``RANK``/``WORLD_SIZE`` (set by torchrun)."""
+    if rank is _FROM_ENV:
+        rank = _env_int("RANK") if _env_int("WORLD_SIZE") is not None else None
+    if world_size is _FROM_ENV:
+        world_size = _env_int("WORLD_SIZE") if rank is not None else None
     trace = _Trace(raw.trace)
     diagnostics = list(raw.diagnostics)
     compiles: list[Compile] = []
@@ -434,5 +451,6 @@ def build_report(raw: Raw, torch_version: str, title: str = "") -> Report:
         else:
             diagnostics.append("nothing was compiled inside the capture")
     return Report(torch_version=torch_version, device=raw.device, compiles=compiles, graph_breaks=breaks,
-                  diagnostics=diagnostics, compile_calls=calls, title=title,
+                  diagnostics=diagnostics, compile_calls=calls, title=title, rank=rank, world_size=world_size,
+                  origin=origin,
                   created=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"))
