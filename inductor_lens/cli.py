@@ -207,6 +207,9 @@ def cmd_demo(args: argparse.Namespace) -> int:
 def cmd_show(args: argparse.Namespace) -> int:
     from .model import ReportError, load
 
+    if len(args.report) > 1 or os.path.isdir(args.report[0]):
+        return _show_job(args)
+    args.report = args.report[0]
     if not os.path.isfile(args.report):
         raise CLIError(f"show: no such report: {args.report}")
     try:
@@ -215,6 +218,48 @@ def cmd_show(args: argparse.Namespace) -> int:
         raise CLIError(f"show: {args.report} is not a readable inductor_lens report: {e}") from None
     output = args.output or os.path.splitext(args.report)[0] + ".html"
     written = _write(report, output, None)
+    _say(f"wrote {_where(written)}")
+    return 0
+
+
+# -- distributed jobs and TORCH_TRACE logs (inductor_lens/job.py, _torchrun.py, _capture/trace_import.py) --
+
+def _show_job(args: argparse.Namespace) -> int:
+    from .job import load_job
+    from .model import ReportError
+
+    try:
+        job = load_job(args.report)
+    except (FileNotFoundError, ReportError) as e:
+        raise CLIError(f"show: {e}") from None
+    first = args.report[0].rstrip("/\\")
+    output = args.output or (first + "-job.html" if os.path.isdir(first) else "job.html")
+    job.save_html(output)
+    _say(job.summary())
+    _say(f"wrote {os.path.abspath(output)}")
+    return 0
+
+
+def cmd_torchrun(tokens: Sequence[str]) -> int:
+    from ._torchrun import TorchrunUsage, launch
+
+    try:
+        return launch(tokens, say=_say)
+    except TorchrunUsage as e:
+        raise CLIError(str(e)) from None
+
+
+def cmd_import_trace(args: argparse.Namespace) -> int:
+    from ._capture.trace_import import TraceError, load_trace
+
+    progress = None if args.quiet else (lambda msg: _say(msg))
+    try:
+        result = load_trace(args.trace, on_progress=progress)
+    except (FileNotFoundError, TraceError) as e:
+        raise CLIError(f"import-trace: {e}") from None
+    output = args.output or os.path.splitext(os.path.basename(args.trace.rstrip("/\\")))[0] + "-lens.html"
+    written = _write(result, output, args.json) if hasattr(result, "compiles") else \
+        [os.path.abspath(result.save_html(output))]
     _say(f"wrote {_where(written)}")
     return 0
 
@@ -247,8 +292,18 @@ def _parser() -> argparse.ArgumentParser:
     demo.add_argument("--json", default=None, help="also write the report as JSON")
     demo.add_argument("-q", "--quiet", action="store_true", help="no progress lines")
     show = sub.add_parser("show", help="render a saved JSON report as HTML")
-    show.add_argument("report", help="a report.json (from --json, report.save_json, or %%%%inductor_lens --json)")
+    show.add_argument("report", nargs="+",
+                      help="a report.json (from --json, report.save_json, or %%%%inductor_lens --json); several rank "
+                           "reports or a directory of them (inductor-lens torchrun --json-dir) make one job page")
     show.add_argument("-o", "--output", default=None, help="HTML file to write (default: REPORT.html)")
+    sub.add_parser("torchrun", help="run a script under torchrun (torch.distributed.run), every rank captured",
+                   usage=f"{PROG} torchrun [-o job.html] [--json-dir DIR] [--timeout S] [-q] [torchrun options] "
+                         "SCRIPT [ARGS...]", add_help=False)
+    imp = sub.add_parser("import-trace", help="rebuild reports from TORCH_TRACE logs (a file, or a directory of them)")
+    imp.add_argument("trace", help="a TORCH_TRACE log file or the directory TORCH_TRACE pointed at")
+    imp.add_argument("-o", "--output", default=None, help="HTML file to write (default: TRACE-lens.html)")
+    imp.add_argument("--json", default=None, help="also write the report as JSON (one-rank logs)")
+    imp.add_argument("-q", "--quiet", action="store_true", help="no progress lines")
     return p
 
 
@@ -261,7 +316,15 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                 return cmd_run(argv[1:])
             except _Help:
                 parser.parse_args(["run", "--help"])
+        if argv and argv[0] == "torchrun":  # torchrun's options and the script's are not ours to parse
+            if argv[1:2] in (["-h"], ["--help"]):
+                from . import _torchrun
+                print(_torchrun.__doc__)
+                return 0
+            return cmd_torchrun(argv[1:])
         args = parser.parse_args(argv)
+        if args.command == "import-trace":
+            return cmd_import_trace(args)
         if args.command == "demo":
             return cmd_demo(args)
         if args.command == "show":

@@ -2,6 +2,7 @@
 //   default export  the anywidget adapter: render({model, el}) returns its cleanup
 //   mount()         the standalone page (inductor_lens.html): same library, no Jupyter
 import { createLens } from "./app.js";
+import { createJobView } from "./job.js";
 import { sharedEngine, gunzipText, fromBase64 } from "./engine.js";
 
 export { createLens } from "./app.js";
@@ -112,6 +113,12 @@ export async function mount(el, sources) {
   engine().catch(() => {});
   const report = JSON.parse(await gunzipText(fromBase64(sources.report)));
   mark("il:report");
+  if (report && report.job) {  // a distributed job: rank selector + divergence summary (job.js)
+    const view = createJobView(el, { job: report.job, initial: sources.initial || {}, engine,
+      onLens: (lens) => { window.inductorLens = lens; } });
+    window.inductorJob = view;
+    return view.lens();
+  }
   const lens = createLens(el, { report, initial: sources.initial || {}, engine });
   window.inductorLens = lens;  // for scripting and tests: inductorLens.store.get()
   return lens;
