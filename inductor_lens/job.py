@@ -48,6 +48,16 @@ class Divergence:
     message: str
     groups: list[dict] = field(default_factory=list)  # [{"ranks": [0, 2], "value": "..."}]
 
+    @property
+    def ranks(self) -> list[int]:
+        """The ranks that differ from the rest: all but the largest group (ties: the group of the lowest rank)."""
+        if self.aspect == "missing":
+            return sorted(r for g in self.groups for r in g["ranks"])
+        if len(self.groups) < 2:
+            return []
+        ref = min(self.groups, key=lambda g: (-len(g["ranks"]), min(g["ranks"])))
+        return sorted(r for g in self.groups if g is not ref for r in g["ranks"])
+
 
 @dataclass
 class Job:
@@ -102,7 +112,8 @@ class Job:
             "format": JOB_FORMAT, "title": self.title, "world_size": self.world_size, "notes": list(self.notes),
             "ranks": [{"rank": e.rank, "path": e.path, "missing": e.missing,
                        "report": e.report.to_dict() if e.report is not None else None} for e in self.ranks],
-            "divergence": [{"aspect": d.aspect, "message": d.message, "groups": d.groups} for d in self.divergence],
+            "divergence": [{"aspect": d.aspect, "message": d.message, "ranks": d.ranks, "groups": d.groups}
+                           for d in self.divergence],
         }}
 
     def to_json(self) -> str:

@@ -21,6 +21,7 @@ _FILE = re.compile(r"^\s*# File: (?P<file>.+?):(?P<line>\d+) in (?P<func>[^,]+),
 _ASSIGN = re.compile(r'^\s+(?P<name>[A-Za-z_]\w*)(?:\s*:\s*"(?P<annot>[^"]*)")?\s*=\s*(?P<expr>.+?)\s*$')
 _PARAM = re.compile(r'(?:^|,\s*)(?P<name>[A-Za-z_]\w*)\s*(?::\s*(?:"(?P<annot>[^"]*)"|[^,"]+))?')
 _IDENT = re.compile(r"[A-Za-z_]\w*")
+_ARG = re.compile(r"(?<![\w.])[A-Za-z_]\w*(?!\s*=[^=])(?![\w.(])")
 _CALL = re.compile(r"^(?P<target>[A-Za-z_][\w.]*)\(")
 _BINOPS = [(" @ ", "_operator.matmul"), (" ** ", "_operator.pow"), (" + ", "_operator.add"), (" - ", "_operator.sub"),
            (" * ", "_operator.mul"), (" // ", "_operator.floordiv"), (" / ", "_operator.truediv"),
@@ -107,9 +108,7 @@ def parse_readable_graph(text: str) -> list[dict]:
                 stack = ""
             continue
         if stripped.startswith("return"):
-            ret = stripped[len("return"):]
-            nodes.append(_node("output", "output", "output", [t for t in _IDENT.findall(ret) if t in known],
-                               None, None, ""))
+            nodes.append(_output(stripped[len("return"):], nodes, known))
             continue
         m = _ASSIGN.match(line)
         if not m:
@@ -123,10 +122,25 @@ def parse_readable_graph(text: str) -> list[dict]:
             continue
         op, target = _target(expr, known)
         shape, dtype = _shape_dtype(m["annot"])
-        inputs = list(dict.fromkeys(t for t in _IDENT.findall(expr) if t in known and t != name))
+        args = expr[expr.find("(") + 1:] if op in ("call_function", "call_method") and _CALL.match(expr) else expr
+        found = _ARG.findall(args)
+        if op == "call_method":
+            found = [expr.split(".", 1)[0]] + found  # the object the method is called on comes first
+        inputs = list(dict.fromkeys(t for t in found if t in known and t != name))
         nodes.append(_node(name, op, target, inputs, shape, dtype, stack))
         known.add(name)
     return nodes
+
+
+def _output(ret: str, nodes: list[dict], known: set) -> dict:
+    """The output node; its shape is the list of its tensors' shapes when every element is a tensor."""
+    elems = [e.strip() for e in ret.strip().strip("()[]").split(",") if e.strip()]
+    by_name = {n["name"]: n for n in nodes}
+    shape = dtype = None
+    if elems and all(e in by_name and by_name[e]["shape"] is not None for e in elems):
+        shape, dtype = [by_name[e]["shape"] for e in elems], by_name[elems[0]]["dtype"]
+    inputs = list(dict.fromkeys(t for t in _ARG.findall(ret) if t in known))
+    return _node("output", "output", "output", inputs, shape, dtype, "")
 
 
 def _node(name, op, target, inputs, shape, dtype, stack) -> dict:
@@ -216,9 +230,17 @@ def definition_nodes(code: str, kernel_names: set) -> dict[str, list[str]]:
     return out
 
 
-def extern_op_nodes(extern: str, candidates: list[str], nodes: dict[str, dict]) -> list[str]:
-    """Of the nodes a launch comment names, the ones that call the extern kernel's own op
-    (``extern_kernels.mm`` -> the ``aten.mm`` node): the comment lists every origin, which over-approximates."""
+def extern_op_nodes(extern: str, candidates: list[str], nodes: dict[str, dict], claimed: set) -> list[str]:
+    """The one post-grad node an extern kernel call implements: of the nodes its launch comment names (every
+    origin, which over-approximates) the first not yet claimed that calls the kernel's own op
+    (``extern_kernels.mm`` -> an ``aten.mm`` node); without a comment, the first such node of the graph."""
     op = extern.rsplit(".", 1)[-1]
-    exact = [n for n in candidates if n in nodes and nodes[n]["target"].split(".")[1:2] == [op]]
-    return exact or [n for n in candidates if n in nodes and op in nodes[n]["target"]]
+
+    def calls_op(n: str) -> bool:
+        return nodes[n]["op"] == "call_function" and nodes[n]["target"].split(".")[1:2] == [op]
+
+    for pool in ([n for n in candidates if n in nodes], list(nodes)):
+        for n in pool:
+            if n not in claimed and calls_op(n):
+                return [n]
+    return []

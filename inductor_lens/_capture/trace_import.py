@@ -17,6 +17,7 @@ and otherwise listed as diagnostics: pre-fusion nodes, refused fusions, compiler
 from __future__ import annotations
 
 import os
+import re
 from typing import Any, Callable, Optional, Union
 
 from ..model import Report
@@ -70,6 +71,7 @@ class _RawFromTrace:
             self.raw.trace.append((md, payload))
             kind = _kind(md)
             cid = _cid(md)
+            cid = _base_cid(cid) if cid else cid  # the in-process capture names compiles without the attempt
             handler = getattr(self, "_on_" + (kind or ""), None)
             if handler is not None:
                 handler(md, payload, t, cid)
@@ -90,6 +92,8 @@ class _RawFromTrace:
         for fr in md["dynamo_start"].get("stack", []):
             f = fr.get("filename")
             f = self.strings.get(f, str(f)) if isinstance(f, int) else str(f)
+            if re.search(r"[/\\](site|dist)-packages[/\\]torch[/\\]", f):
+                continue  # torch's own frames (nn.Module.__call__, eval_frame): not the user's stack
             frames.append((f, int(fr.get("line", 0) or 0), str(fr.get("name", "")), str(fr.get("loc", "") or "")))
         if cid:
             self.stacks[_base_cid(cid)] = frames
@@ -131,7 +135,11 @@ class _RawFromTrace:
 
     def _on_dynamo_output_graph(self, md, payload, t, cid) -> None:
         if cid and payload:
-            self.raw.dynamo_graphs[cid] = parse_readable_graph(payload)
+            nodes = parse_readable_graph(payload)
+            for n in nodes:
+                if n["op"] == "output":  # dynamo's output node carries no value (as in process)
+                    n["shape"] = n["dtype"] = None
+            self.raw.dynamo_graphs[cid] = nodes
 
     def _on_inductor_post_grad_graph(self, md, payload, t, cid) -> None:
         if cid:
@@ -187,6 +195,7 @@ class _RawFromTrace:
         dynamo_stack = self._dynamo_stacks(rec.compile_id)
         defined = definition_nodes(rec.output_code, set(code_kernels))
         derived: list[str] = []
+        claimed: set = set()
         for i, launch in enumerate(launches):
             name = launch["name"]
             group = (launch["buffer"] or f"{name}_{i}") if launch["extern"] else name
@@ -195,11 +204,12 @@ class _RawFromTrace:
             handle = launch["handle"]
             fx = [n for n in prov_nodes.get(handle, []) if n in by_name] if handle else []
             if not fx:  # no provenance for this kernel: what the output code's comments say
-                fx = (extern_op_nodes(name, self._to_post_grad(launch["source_nodes"], rec, by_name), by_name)
-                      if launch["extern"]
+                fx = (extern_op_nodes(name, self._to_post_grad(launch["source_nodes"], rec, by_name), by_name,
+                                      claimed) if launch["extern"]
                       else [n for n in defined.get(name, []) if n in by_name])
                 if fx:
                     derived.append(name)
+            claimed.update(fx)
             traces = list(prov_traces.get(handle, [])) if handle else []
             if not traces:  # no provenance: the user lines of the dynamo nodes the output code names
                 traces = [dynamo_stack[s] for s in launch["source_nodes"] if dynamo_stack.get(s)]

@@ -20,13 +20,10 @@ export function rankLabel(entry, divergent) {
   return `rank ${entry.rank} · ${n} compile${n === 1 ? "" : "s"}${divergent.has(entry.rank) ? " · differs" : ""}`;
 }
 
-/** Ranks named in a non-majority group of any divergence (the ones to look at). */
+/** The ranks that differ from the rest in any divergence (Python decides which: `ranks`). */
 export function divergentRanks(job) {
   const out = new Set();
-  for (const d of job.divergence || []) {
-    const groups = d.groups || [];
-    for (const g of d.aspect === "missing" ? groups : groups.slice(1)) for (const r of g.ranks || []) out.add(r);
-  }
+  for (const d of job.divergence || []) for (const r of d.ranks || []) out.add(r);
   return out;
 }
 

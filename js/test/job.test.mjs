@@ -7,8 +7,8 @@ const job = {
   world_size: 3,
   ranks: [{ rank: 0, report: null, missing: "crashed" }, { rank: 1, report: { compiles: [{}, {}] } }, { rank: 2, report: { compiles: [{}] } }],
   divergence: [
-    { aspect: "missing", groups: [{ ranks: [0] }] },
-    { aspect: "recompiles", groups: [{ ranks: [1] }, { ranks: [2] }] },
+    { aspect: "missing", ranks: [0], groups: [{ ranks: [0] }] },
+    { aspect: "recompiles", ranks: [2], groups: [{ ranks: [1] }, { ranks: [2] }] },
   ],
 };
 
@@ -17,7 +17,7 @@ test("the first rank shown is the lowest one with a report", () => {
   assert.equal(firstRank({ ranks: [{ rank: 0, report: null }] }), null);
 });
 
-test("divergent ranks: the missing ones and those outside the majority group", () => {
+test("divergent ranks: the union of each divergence's ranks, as Python named them", () => {
   assert.deepEqual([...divergentRanks(job)].sort(), [0, 2]);
 });
 
