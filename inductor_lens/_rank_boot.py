@@ -22,6 +22,7 @@ import traceback
 from typing import Optional
 
 _GRACE_S = 5.0
+_KEEP: list = []
 
 
 def _rank() -> int:
@@ -48,13 +49,15 @@ class _Writer:
         self.lock = threading.Lock()
         self.done = threading.Event()
 
-    def write(self, report, note: str = "") -> None:
+    def write(self, report, note: str = "", code: str = "rank_stopped") -> None:
         with self.lock:
             if self.done.is_set():
                 return
             try:
                 if note:
-                    report.diagnostics.append(note)
+                    from .job import diagnostic
+
+                    report.diagnostics.append(diagnostic(code, note))
                 write_atomic(self.path, report.to_json())
             except Exception as e:  # the report is lost, but say so where the launcher will see it
                 print(f"inductor-lens: rank {_rank()}: could not write {self.path}: {e}", file=sys.stderr, flush=True)
@@ -69,25 +72,34 @@ def _snapshot(cap):
     return build_report(cap._raw, str(torch_version()), title=cap.title)
 
 
-def _watch_signals(cap, writer: _Writer) -> None:
+class _State:
+    in_script = False          # a signal in the script stops it (SystemExit); afterwards it only waits
+    signal: Optional[int] = None
+
+
+def _watch_signals(cap, writer: _Writer, state: _State) -> None:
     r, w = socket.socketpair()
     r.setblocking(True)
     w.setblocking(False)
     main = threading.main_thread()
 
     def handler(signum, frame):  # runs in the main thread once Python gets control back
-        raise SystemExit(128 + signum)
+        state.signal = signum
+        if state.in_script:
+            raise SystemExit(128 + signum)
 
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, handler)
     signal.set_wakeup_fd(w.fileno(), warn_on_full_buffer=False)
+    _KEEP.extend((r, w))  # the sockets must outlive this function: closing them would end the watch
 
     def watch() -> None:
         data = r.recv(1)
-        if not data or writer.done.wait(_GRACE_S) or not main.is_alive():
+        # the main thread writes the report itself unless it is stuck (a hung collective): give it time
+        if not data or writer.done.wait(_GRACE_S if state.in_script else 4 * _GRACE_S) or not main.is_alive():
             return
         signum = data[0]
-        try:  # the main thread is stuck (a hung collective): write what we have, then go
+        try:
             writer.write(_snapshot(cap), f"rank {_rank()} was stopped by signal {signum} while its script had not "
                                          "returned (a hung collective?); the report holds what compiled until then")
         finally:
@@ -106,24 +118,33 @@ def main(argv: Optional[list[str]] = None) -> int:
     os.makedirs(json_dir, exist_ok=True)
     rank = _rank()
     writer = _Writer(os.path.join(json_dir, f"rank{rank}.json"))
+    state = _State()
     from . import capture
 
     cap = capture(title=title)
     sys.argv = [script, *script_args]
     sys.path[0] = os.path.dirname(os.path.abspath(script))
     code = 0
-    with cap:
-        _watch_signals(cap, writer)
-        try:
-            runpy.run_path(script, run_name="__main__")
-        except SystemExit as e:
-            code = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
-        except BaseException:
-            traceback.print_exc()
-            code = 1
-    note = f"rank {rank}'s script ended with exit status {code}" if code else ""
-    writer.write(cap.report, note)
-    return code
+    try:
+        with cap:
+            _watch_signals(cap, writer, state)
+            state.in_script = True
+            try:
+                runpy.run_path(script, run_name="__main__")
+            except SystemExit as e:
+                code = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
+            except BaseException:
+                traceback.print_exc()
+                code = 1
+            finally:
+                state.in_script = False
+    finally:  # whatever happened above, the rank's report is written
+        report = cap.report if cap.report is not None else _snapshot(cap)
+        stopped = f"rank {rank} was stopped by signal {state.signal}" if state.signal else ""
+        ended = f"rank {rank}'s script ended with exit status {code}" if code else ""
+        writer.write(report, "; ".join(x for x in (stopped, ended) if x),
+                     "rank_stopped" if state.signal else "user_code_raised")
+    return code or (128 + state.signal if state.signal else 0)
 
 
 if __name__ == "__main__":

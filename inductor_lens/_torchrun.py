@@ -91,7 +91,10 @@ def expected_world_size(torchrun: list[str], script: str) -> Optional[int]:
 
     try:
         args = get_args_parser().parse_args([*torchrun, script])
-        return int(args.nnodes) * int(args.nproc_per_node)
+        low, _, high = str(args.nnodes).partition(":")
+        if high and high != low:
+            return None
+        return int(low) * int(args.nproc_per_node)
     except (SystemExit, ValueError, TypeError):
         return None
 

@@ -129,6 +129,14 @@ class Job:
         return "<pre>" + html.escape(self.summary()) + "</pre>"
 
 
+def diagnostic(code: str, message: str):
+    """A report diagnostic: typed (``Diagnostic{code, message}``) where the model has the type, else the text."""
+    from . import model
+
+    cls = getattr(model, "Diagnostic", None)
+    return cls(code=code, message=message) if cls is not None else message
+
+
 # -- loading ------------------------------------------------------------------------------------
 
 def _expand(paths_or_dir: Union[str, os.PathLike, Iterable]) -> tuple[list[str], list[str]]:
@@ -206,7 +214,7 @@ def load_job(paths_or_dir: Union[str, os.PathLike, Iterable], world_size: Option
     crashed = {int(k): v for k, v in (meta.get("failures") or {}).items()}
     for r in range(size):
         if r not in entries:
-            why = crashed.get(r) or "no report: the rank crashed, hung, was killed, or its node's reports are elsewhere"
+            why = crashed.get(r) or "it crashed, hung or was killed before writing it, or its node's reports are elsewhere"
             entries[r] = RankEntry(rank=r, missing=why)
     if meta.get("note"):
         notes.append(str(meta["note"]))
@@ -311,8 +319,9 @@ def divergence(job: Job) -> list[Divergence]:
     """Every way in which the job's ranks differ (empty when they all agree)."""
     out: list[Divergence] = []
     if job.missing:
-        out.append(Divergence("missing", f"{_ranks_text(job.missing)} wrote no report: "
-                              + "; ".join(f"rank {e.rank}: {e.missing}" for e in job.ranks if e.report is None),
+        why = [(e.rank, e.missing) for e in job.ranks if e.report is None]
+        detail = why[0][1] if len(why) == 1 else "; ".join(f"rank {r}: {m}" for r, m in why)
+        out.append(Divergence("missing", f"{_ranks_text(job.missing)} wrote no report ({detail})",
                               [{"ranks": job.missing, "value": "missing"}]))
     reports = job.reports
     if len(reports) < 2:

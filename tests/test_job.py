@@ -78,7 +78,7 @@ def test_a_missing_rank_is_named_and_the_others_kept(tmp_path):
     job = inductor_lens.load_job(tmp_path)
     assert job.missing == [1] and sorted(job.reports) == [0, 2]
     (d,) = [d for d in job.divergence if d.aspect == "missing"]
-    assert d.message == "rank 1 wrote no report: rank 1: exit code 3"
+    assert d.message == "rank 1 wrote no report (exit code 3)"
     assert "torchrun exited with status 1" in job.notes
     with pytest.raises(KeyError, match="rank 1 has no report: exit code 3"):
         job.report(1)

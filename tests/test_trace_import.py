@@ -95,7 +95,7 @@ def test_graphs_triggers_guards_and_breaks_agree(both):
             assert i.graphs[g].code == c.graphs[g].code
         names = {p.name for p in i.phases}
         assert {"GraphLowering.run", "Scheduler.__init__"} <= names or c.graph_kind == "backward"
-    assert "size mismatch" in imported.compile("1/1 inference").trigger.reason
+    assert "rank mismatch. expected 1, actual 2" in imported.compile("1/1 inference").trigger.reason
     assert [b.reason for b in imported.graph_breaks] == [b.reason for b in captured.graph_breaks]
     assert imported.graph_breaks and imported.graph_breaks[0].user_stack[-1].line == 26
 

@@ -19,6 +19,8 @@ class Net(torch.nn.Module):  # a module of the user's own: dynamo does not trace
 
 dist.init_process_group("gloo")
 rank = dist.get_rank()
+if "--crash-rank" in sys.argv and rank == int(sys.argv[sys.argv.index("--crash-rank") + 1]):
+    os._exit(3)  # dies at once, without a word: no report from this rank
 torch.manual_seed(0)
 model = DDP(Net())
 step = torch.compile(model)
@@ -27,7 +29,5 @@ with torch.no_grad():
         out = step(torch.randn(rows, 8))
         total = out.sum()
         dist.all_reduce(total)
-if "--crash-rank" in sys.argv and rank == int(sys.argv[sys.argv.index("--crash-rank") + 1]):
-    os._exit(3)  # dies without a word: no report from this rank
 dist.barrier()
 dist.destroy_process_group()
