@@ -6,6 +6,7 @@ failure here can be reported without touching torch again.
 
 from __future__ import annotations
 
+import bisect
 import datetime
 import os
 import re
@@ -65,11 +66,32 @@ class _Trace:
                 continue
             self.by_kind[kind].append((_cid(md), payload, md))
 
+        self.events.sort(key=lambda e: float(e.get("ts", 0)))
+        self.event_ts = [float(e.get("ts", 0)) for e in self.events]
+        self._by_cid: dict[str, dict[str, list]] = {}
+
+    def _of(self, kind: str, cid: str) -> list[tuple]:
+        """Records of ``kind`` for the compile ``cid`` (any attempt), indexed once per kind: a long log has
+        thousands of compiles."""
+        index = self._by_cid.get(kind)
+        if index is None:
+            index = self._by_cid[kind] = defaultdict(list)
+            for rec in self.by_kind.get(kind, []):
+                if rec[0] is not None:
+                    index[_base_cid(rec[0])].append(rec)
+        return index.get(_base_cid(cid), [])
+
     def payloads(self, kind: str, cid: str) -> list[Any]:
-        return [p for c, p, _ in self.by_kind.get(kind, []) if c is not None and _base_cid(c) == _base_cid(cid)]
+        return [p for _, p, _ in self._of(kind, cid)]
 
     def metadata(self, kind: str, cid: str) -> list[dict]:
-        return [md for c, _, md in self.by_kind.get(kind, []) if c is not None and _base_cid(c) == _base_cid(cid)]
+        return [md for _, _, md in self._of(kind, cid)]
+
+    def events_between(self, start: float, end: Optional[float]) -> list[dict]:
+        """The phase events with ``start - 1 <= ts <= end + 1`` (events are sorted by ``ts``)."""
+        lo = bisect.bisect_left(self.event_ts, start - 1)
+        hi = len(self.events) if end is None else bisect.bisect_right(self.event_ts, end + 1)
+        return self.events[lo:hi]
 
     def dynamo_start_stack(self, cid: str) -> list[Frame]:
         for md in self.metadata("dynamo_start", cid)[-1:]:
@@ -320,13 +342,18 @@ class _GraphBuilder:
         return out
 
 
-def _window_for(rec: RawGraph, windows: list[RawWindow]) -> Optional[RawWindow]:
-    best = None
-    for w in windows:
-        if w.start_us <= rec.start_us and (w.end_us is None or rec.start_us <= w.end_us):
-            if best is None or w.start_us >= best.start_us:
-                best = w
-    return best
+def _window_for(rec: RawGraph, windows: list[RawWindow],
+                starts: Optional[list[float]] = None) -> Optional[RawWindow]:
+    """The latest-starting window that contains the graph's start. With ``starts`` (the windows sorted by
+    start, and their starts) it looks back from the graph's time instead of at every window."""
+    if starts is None:
+        windows = sorted(windows, key=lambda w: w.start_us)
+        starts = [w.start_us for w in windows]
+    for i in range(bisect.bisect_right(starts, rec.start_us) - 1, -1, -1):
+        w = windows[i]
+        if w.end_us is None or rec.start_us <= w.end_us:
+            return w
+    return None
 
 
 def _trigger(rec: RawGraph, window: Optional[RawWindow], trace: _Trace, t0: float, frame: str) -> Trigger:
@@ -392,6 +419,9 @@ def build_report(raw: Raw, torch_version: str, title: str = "", *, origin: str =
     diagnostics = list(raw.diagnostics)
     compiles: list[Compile] = []
     ids: dict[str, int] = {}
+    seen_of_cid: dict[str, int] = {}
+    windows = sorted(raw.windows, key=lambda w: w.start_us)
+    starts = [w.start_us for w in windows]
     for rec in raw.graphs:
         if not rec.post_fusion and not rec.output_code:
             continue  # a GraphLowering that never reached the scheduler (e.g. a subgraph helper)
@@ -400,18 +430,19 @@ def build_report(raw: Raw, torch_version: str, title: str = "", *, origin: str =
         graph_nodes = _graph_nodes(rec.post_grad_nodes)
         fx_modules = {n.name: n.module_stack for n in graph_nodes}
         frame = _frame_name(trace, rec.compile_id)
-        window = _window_for(rec, raw.windows)
+        window = _window_for(rec, windows, starts)
         trigger = _trigger(rec, window, trace, raw.t0_us, frame)
         end = rec.start_us if window is None else window.end_us
-        phases = _phases(trace.events, raw.t0_us, window.start_us if window else rec.start_us, end) if window else []
+        start = window.start_us if window else rec.start_us
+        phases = _phases(trace.events_between(start, end), raw.t0_us, start, end) if window else []
         graphs = {}
         dyn = raw.dynamo_graphs.get(rec.compile_id) or raw.dynamo_graphs.get(_base_cid(rec.compile_id))
         if dyn is not None and rec.graph_kind != "backward":
             codes = trace.payloads("dynamo_output_graph", rec.compile_id)
             graphs["dynamo"] = Graph(nodes=_graph_nodes(dyn), code=str(codes[-1]) if codes else "")
         post_codes = trace.payloads("inductor_post_grad_graph", rec.compile_id)
-        same = [r for r in raw.graphs if r.compile_id == rec.compile_id and (r.post_fusion or r.output_code)]
-        idx = same.index(rec)
+        idx = seen_of_cid.get(rec.compile_id, 0)  # the how-manieth graph of this compile id this is
+        seen_of_cid[rec.compile_id] = idx + 1
         graphs["post_grad"] = Graph(nodes=graph_nodes, code=str(post_codes[idx]) if idx < len(post_codes) else "")
         base_id = f"{rec.compile_id} {rec.graph_kind}"
         ids[base_id] = ids.get(base_id, 0) + 1
