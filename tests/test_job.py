@@ -131,3 +131,22 @@ def test_job_page_has_a_rank_selector_and_the_divergence(tmp_path, offline_page)
     assert page.locator("#il-app").get_attribute("data-rank") == "1"
     assert page.evaluate("window.inductorJob.rank()") == 1
     assert page.watch.errors == [] and page.watch.requests == [] and page.watch.dialogs == []
+
+
+def test_torchrun_command_line_is_split_between_us_torchrun_and_the_script():
+    from inductor_lens._torchrun import TorchrunUsage, expected_world_size, split_args
+
+    ours, torchrun, script, args = split_args(["-o", "j.html", "--nproc-per-node", "2", "--standalone",
+                                               "--json-dir=d", "train.py", "-o", "x", "--standalone"])
+    assert (ours["output"], ours["json_dir"]) == ("j.html", "d")
+    assert torchrun == ["--nproc-per-node", "2", "--standalone"]
+    assert (script, args) == ("train.py", ["-o", "x", "--standalone"])  # after SCRIPT: the script's
+    assert expected_world_size(torchrun, script) == 2
+    assert expected_world_size(["--nnodes", "1:2", "--nproc-per-node", "2"], script) is None
+    with pytest.raises(TorchrunUsage, match="-m is not supported"):
+        split_args(["-m", "pkg.train"])
+    with pytest.raises(TorchrunUsage, match="no SCRIPT given"):
+        split_args(["--nproc-per-node", "2"])
+    with pytest.raises(TorchrunUsage, match="unknown option '--bogus'"):
+        split_args(["--bogus", "train.py"])
+    assert main(["torchrun", "--nproc-per-node", "2", "missing.py"]) == 2
