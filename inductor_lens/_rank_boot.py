@@ -139,7 +139,14 @@ def main(argv: Optional[list[str]] = None) -> int:
             finally:
                 state.in_script = False
     finally:  # whatever happened above, the rank's report is written
-        report = cap.report if cap.report is not None else _snapshot(cap)
+        report = cap.report
+        if report is None:
+            try:
+                report = _snapshot(cap)
+            except Exception as e:
+                print(f"inductor-lens: rank {rank}: no report could be built ({type(e).__name__}: {e})",
+                      file=sys.stderr, flush=True)
+                return code or 1
         stopped = f"rank {rank} was stopped by signal {state.signal}" if state.signal else ""
         ended = f"rank {rank}'s script ended with exit status {code}" if code else ""
         writer.write(report, "; ".join(x for x in (stopped, ended) if x),

@@ -15,9 +15,11 @@ from __future__ import annotations
 import glob
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
+import threading
 import time
 from typing import Optional, Sequence
 
@@ -126,7 +128,10 @@ def launch(tokens: Sequence[str], say=print) -> int:
            "--json-dir", os.path.abspath(json_dir), script, *script_args]
     say(f"torchrun {' '.join(torchrun)} {script}: every rank records its compiles into {json_dir}/rank<N>.json")
     t0 = time.monotonic()
-    proc = subprocess.Popen(cmd, env=env, start_new_session=True)
+    proc = subprocess.Popen(cmd, env=env, start_new_session=True, stderr=subprocess.PIPE, text=True, errors="replace")
+    tail: list[str] = []
+    relay = threading.Thread(target=_relay, args=(proc.stderr, tail), daemon=True)
+    relay.start()
     timed_out = False
     try:
         proc.wait(timeout=ours["timeout"])
@@ -137,9 +142,11 @@ def launch(tokens: Sequence[str], say=print) -> int:
     except KeyboardInterrupt:
         say("interrupted: stopping the job (each rank writes what it has)")
         _stop(proc)
+    relay.join(timeout=10)
     code = 124 if timed_out else proc.returncode
     size = expected_world_size(torchrun, script)
-    meta = {"world_size": size, "exit_code": code, "title": title, "command": cmd[1:]}
+    meta = {"world_size": size, "exit_code": code, "title": title, "command": cmd[1:],
+            "failures": failures_of("".join(tail))}
     if timed_out:
         meta["note"] = f"the job was stopped after --timeout {ours['timeout']:g}s"
     elif code:
@@ -156,6 +163,37 @@ def launch(tokens: Sequence[str], say=print) -> int:
     say(f"{len(job.reports)} of {job.world_size} rank report(s) in {time.monotonic() - t0:.0f}s; "
         f"wrote {os.path.abspath(output)}")
     return code
+
+
+def _relay(stream, tail: list[str], keep: int = 400) -> None:
+    """Copy torchrun's stderr to ours as it comes, keeping the last lines (its failure summary)."""
+    for line in stream:
+        sys.stderr.write(line)
+        tail.append(line)
+        if len(tail) > keep:
+            del tail[: len(tail) - keep]
+    sys.stderr.flush()
+
+
+_FAILURE = re.compile(r"rank\s*:\s*(\d+)\s*\(local_rank:\s*\d+\)\s*\n\s*exitcode\s*:\s*(-?\d+)")
+
+
+def failures_of(text: str) -> dict[str, str]:
+    """``{rank: why}`` from the failure summary torchrun prints (``rank : 1 (local_rank: 1)`` / ``exitcode : 3``)."""
+    out: dict[str, str] = {}
+    for rank, code in _FAILURE.findall(text):
+        c = int(code)
+        if c < 0:
+            try:
+                name = signal.Signals(-c).name
+            except ValueError:
+                name = f"signal {-c}"
+            out[rank] = f"killed by {name}"
+        elif c in (128 + signal.SIGTERM, 128 + signal.SIGINT):
+            out[rank] = f"stopped (exit code {c})"
+        else:
+            out[rank] = f"exited with code {c}"
+    return out
 
 
 def _stop(proc: subprocess.Popen, grace_s: float = 30.0) -> None:

@@ -150,3 +150,22 @@ def test_torchrun_command_line_is_split_between_us_torchrun_and_the_script():
     with pytest.raises(TorchrunUsage, match="unknown option '--bogus'"):
         split_args(["--bogus", "train.py"])
     assert main(["torchrun", "--nproc-per-node", "2", "missing.py"]) == 2
+
+
+def test_torchrun_failure_summary_names_each_failed_rank():
+    from inductor_lens._torchrun import failures_of
+
+    text = """Failures:
+[1]:
+  time      : 2026-11-30_17:25:40
+  host      : localhost
+  rank      : 0 (local_rank: 0)
+  exitcode  : 143 (pid: 10435)
+Root Cause (first observed failure):
+[0]:
+  rank      : 1 (local_rank: 1)
+  exitcode  : 3 (pid: 10436)
+  rank      : 2 (local_rank: 0)
+  exitcode  : -9 (pid: 7)"""
+    got = failures_of(text)
+    assert got == {"0": "stopped (exit code 143)", "1": "exited with code 3", "2": "killed by SIGKILL"}

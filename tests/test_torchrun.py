@@ -68,5 +68,6 @@ def test_a_crashed_rank_is_missing_and_the_other_report_is_kept(tmp_path):
     assert (tmp_path / "ranks" / "rank0.json").exists() and not (tmp_path / "ranks" / "rank1.json").exists()
     job = inductor_lens.load_job(tmp_path / "ranks")
     assert job.missing == [1] and job.report(0).rank == 0
+    assert job.ranks[1].missing == "exited with code 3"  # from torchrun's failure summary
     assert any(d.aspect == "missing" and d.ranks == [1] for d in job.divergence)
     assert (tmp_path / "job.html").exists() and "missing: rank 1" in (tmp_path / "job.html").read_text()
