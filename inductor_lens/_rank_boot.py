@@ -64,20 +64,33 @@ class _Writer:
             self.done.set()
 
 
-def _snapshot(cap):
-    """The report of what ``cap`` recorded so far, while it is still active (the watcher thread)."""
-    from ._capture.adapter import torch_version
-    from ._capture.build import build_report
+def _snapshot(cap, note: str = ""):
+    """The report of what ``cap`` recorded so far (it may still be active: the watcher thread), or, when the
+    rank was stopped before its capture started, a report that says so."""
+    if cap is not None and getattr(cap, "_raw", None) is not None:
+        from ._capture.adapter import torch_version
+        from ._capture.build import build_report
 
-    return build_report(cap._raw, str(torch_version()), title=cap.title)
+        return build_report(cap._raw, str(torch_version()), title=cap.title)
+    from .job import diagnostic
+    from .model import Report
+
+    world = os.environ.get("WORLD_SIZE")
+    return Report(torch_version="unknown", device="unknown", rank=_rank(),
+                  world_size=int(world) if world and world.isdigit() else None,
+                  diagnostics=[diagnostic("rank_stopped", f"rank {_rank()} was stopped while starting, before its "
+                                                          "capture began: nothing of it was recorded")])
 
 
 class _State:
-    in_script = False          # a signal in the script stops it (SystemExit); afterwards it only waits
+    interruptible = False      # a signal in the script stops it (SystemExit); while torch imports, or after the
+    # script, the main thread only notes it (interrupting an import can leave the interpreter unusable)
     signal: Optional[int] = None
+    cap = None
+    phase = "starting"         # starting | script | finishing
 
 
-def _watch_signals(cap, writer: _Writer, state: _State) -> None:
+def _watch_signals(writer: _Writer, state: _State) -> None:
     r, w = socket.socketpair()
     r.setblocking(True)
     w.setblocking(False)
@@ -85,7 +98,7 @@ def _watch_signals(cap, writer: _Writer, state: _State) -> None:
 
     def handler(signum, frame):  # runs in the main thread once Python gets control back
         state.signal = signum
-        if state.in_script:
+        if state.interruptible:
             raise SystemExit(128 + signum)
 
     for sig in (signal.SIGTERM, signal.SIGINT):
@@ -96,12 +109,15 @@ def _watch_signals(cap, writer: _Writer, state: _State) -> None:
     def watch() -> None:
         data = r.recv(1)
         # the main thread writes the report itself unless it is stuck (a hung collective): give it time
-        if not data or writer.done.wait(_GRACE_S if state.in_script else 4 * _GRACE_S) or not main.is_alive():
+        if not data or writer.done.wait(_GRACE_S if state.interruptible else 4 * _GRACE_S) or not main.is_alive():
             return
         signum = data[0]
+        where = {"starting": "before its script ran (while starting)",
+                 "script": "while its script had not returned (a hung collective?)",
+                 "finishing": "after its script ended, while its report was being built"}[state.phase]
         try:
-            writer.write(_snapshot(cap), f"rank {_rank()} was stopped by signal {signum} while its script had not "
-                                         "returned (a hung collective?); the report holds what compiled until then")
+            writer.write(_snapshot(state.cap), f"rank {_rank()} was stopped by signal {signum} {where}; the report "
+                                               "holds what compiled until then")
         finally:
             os._exit(128 + signum)
 
@@ -119,17 +135,19 @@ def main(argv: Optional[list[str]] = None) -> int:
     rank = _rank()
     writer = _Writer(os.path.join(json_dir, f"rank{rank}.json"))
     state = _State()
-    from . import capture
-
-    cap = capture(title=title)
-    sys.argv = [script, *script_args]
-    sys.path[0] = os.path.dirname(os.path.abspath(script))
+    _watch_signals(writer, state)  # first: importing torch can take a while, and a stop then must be recorded too
     code = 0
     try:
+        from . import capture
+
+        state.cap = cap = capture(title=title)
+        sys.argv = [script, *script_args]
+        sys.path[0] = os.path.dirname(os.path.abspath(script))
         with cap:
-            _watch_signals(cap, writer, state)
-            state.in_script = True
             try:
+                state.interruptible, state.phase = True, "script"
+                if state.signal is not None:  # stopped while starting: the script is not run
+                    raise SystemExit(128 + state.signal)
                 runpy.run_path(script, run_name="__main__")
             except SystemExit as e:
                 code = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
@@ -137,16 +155,17 @@ def main(argv: Optional[list[str]] = None) -> int:
                 traceback.print_exc()
                 code = 1
             finally:
-                state.in_script = False
+                state.interruptible, state.phase = False, "finishing"
     finally:  # whatever happened above, the rank's report is written
-        report = cap.report
-        if report is None:
-            try:
-                report = _snapshot(cap)
-            except Exception as e:
-                print(f"inductor-lens: rank {rank}: no report could be built ({type(e).__name__}: {e})",
-                      file=sys.stderr, flush=True)
-                return code or 1
+        state.interruptible, state.phase = False, "finishing"
+        cap = state.cap
+        report = cap.report if cap is not None else None
+        try:
+            report = report if report is not None else _snapshot(cap)
+        except Exception as e:
+            print(f"inductor-lens: rank {rank}: no report could be built ({type(e).__name__}: {e})",
+                  file=sys.stderr, flush=True)
+            return code or 1
         stopped = f"rank {rank} was stopped by signal {state.signal}" if state.signal else ""
         ended = f"rank {rank}'s script ended with exit status {code}" if code else ""
         writer.write(report, "; ".join(x for x in (stopped, ended) if x),

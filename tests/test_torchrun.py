@@ -71,3 +71,16 @@ def test_a_crashed_rank_is_missing_and_the_other_report_is_kept(tmp_path):
     assert job.ranks[1].missing == "exited with code 3"  # from torchrun's failure summary
     assert any(d.aspect == "missing" and d.ranks == [1] for d in job.divergence)
     assert (tmp_path / "job.html").exists() and "missing: rank 1" in (tmp_path / "job.html").read_text()
+
+
+def test_a_hung_rank_and_the_rank_waiting_for_it_both_write_their_reports(tmp_path):
+    """Rank 1 sleeps; rank 0 waits for it inside a gloo collective (in C++, where no Python signal handler
+    runs). --timeout stops the job: rank 1 unwinds on SIGTERM, rank 0's watcher thread writes for it."""
+    proc = _torchrun(tmp_path, "--hang-rank", "1", extra=("--timeout", "60"))
+    assert proc.returncode == 124
+    job = inductor_lens.load_job(tmp_path / "ranks")
+    assert sorted(job.reports) == [0, 1] and job.missing == []
+    for rank in (0, 1):
+        notes = " ".join(str(d) for d in job.report(rank).diagnostics)
+        assert f"rank {rank} was stopped by signal 15" in notes
+    assert "stopped after --timeout 60s" in " ".join(job.notes)

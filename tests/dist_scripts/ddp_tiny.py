@@ -2,6 +2,7 @@
 one row longer, so rank 1 recompiles and rank 0 does not. Forward only (no_grad), to keep CI fast."""
 import os
 import sys
+import time
 
 import torch
 import torch.distributed as dist
@@ -21,6 +22,8 @@ dist.init_process_group("gloo")
 rank = dist.get_rank()
 if "--crash-rank" in sys.argv and rank == int(sys.argv[sys.argv.index("--crash-rank") + 1]):
     os._exit(3)  # dies at once, without a word: no report from this rank
+if "--hang-rank" in sys.argv and rank == int(sys.argv[sys.argv.index("--hang-rank") + 1]):
+    time.sleep(3600)  # hangs: the other rank waits for it inside a gloo collective, in C++
 torch.manual_seed(0)
 model = DDP(Net())
 step = torch.compile(model)
