@@ -10,6 +10,7 @@ and the views (``widget``, ``html``, ``magic``, ``cli``), loaded lazily.
 """
 
 from ._capture.session import CaptureError, capture, inspect, profile
+from .job import Job, load_job
 from .model import SCHEMA_VERSION, Diagnostic, Report, ReportError, load
 # torch-free; binding the function here also keeps `inductor_lens.diff` the function, not the module
 from .diff import ReportDiff, diff
@@ -17,13 +18,17 @@ from .diff import ReportDiff, diff
 __version__ = "0.1.0"
 
 __all__ = ["SCHEMA_VERSION", "Diagnostic", "Report", "ReportError", "load", "capture", "inspect", "LensWidget",
-           "save_html", "CaptureError", "profile", "diff", "ReportDiff", "__version__"]
+           "save_html", "CaptureError", "profile", "diff", "ReportDiff", "__version__", "Job", "load_job",
+           "load_trace"]
 
 
 def __getattr__(name):  # lazy: importing inductor_lens must not import torch or the widget machinery
     if name == "LensWidget":
         from .widget import LensWidget
         return LensWidget
+    if name == "load_trace":
+        from ._capture.trace_import import load_trace
+        return load_trace
     if name == "save_html":
         from .html import save_html
         return save_html

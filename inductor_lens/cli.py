@@ -4,6 +4,8 @@
     inductor-lens demo [-o lens-demo.html] [--json lens-demo.json]
     inductor-lens show report.json[.gz] [-o report.html]
     inductor-lens diff a.json b.json -o diff.html
+    inductor-lens torchrun [-o job.html] [--json-dir DIR] [torchrun options] SCRIPT [ARGS...]
+    inductor-lens import-trace DIR_OR_FILE -o page.html
 
 As with ``python`` and ``torchrun``, everything after SCRIPT belongs to the script: the lens's own
 options go before it. Output paths are checked before anything runs. Progress (Inductor's steps in
@@ -306,7 +308,9 @@ def cmd_show(args: argparse.Namespace) -> int:
     from ._frontend import pack_report
     from .model import SCHEMA_VERSION, ReportError
 
-    src = args.report
+    if len(args.report) > 1 or os.path.isdir(args.report[0]):
+        return _show_job(args)
+    src = args.report[0]
     output = args.output or _default_page(src)
     _check_outputs([output], [("input report", src)])
     t0 = time.monotonic()
@@ -347,6 +351,48 @@ def _default_page(src: str) -> str:
     return os.path.splitext(base)[0] + ".html"
 
 
+# -- distributed jobs and TORCH_TRACE logs (inductor_lens/job.py, _torchrun.py, _capture/trace_import.py) --
+
+def _show_job(args: argparse.Namespace) -> int:
+    from .job import load_job
+    from .model import ReportError
+
+    try:
+        job = load_job(args.report)
+    except (FileNotFoundError, ReportError) as e:
+        raise CLIError(f"show: {e}") from None
+    first = args.report[0].rstrip("/\\")
+    output = args.output or (first + "-job.html" if os.path.isdir(first) else "job.html")
+    job.save_html(output)
+    _say(job.summary())
+    _say(f"wrote {os.path.abspath(output)}")
+    return 0
+
+
+def cmd_torchrun(tokens: Sequence[str]) -> int:
+    from ._torchrun import TorchrunUsage, launch
+
+    try:
+        return launch(tokens, say=_say)
+    except TorchrunUsage as e:
+        raise CLIError(str(e)) from None
+
+
+def cmd_import_trace(args: argparse.Namespace) -> int:
+    from ._capture.trace_import import TraceError, load_trace
+
+    progress = None if args.quiet else (lambda msg: _say(msg))
+    try:
+        result = load_trace(args.trace, on_progress=progress)
+    except (FileNotFoundError, TraceError) as e:
+        raise CLIError(f"import-trace: {e}") from None
+    output = args.output or os.path.splitext(os.path.basename(args.trace.rstrip("/\\")))[0] + "-lens.html"
+    written = _write(result, output, args.json) if hasattr(result, "compiles") else \
+        [os.path.abspath(result.save_html(output))]
+    _say(f"wrote {_where(written)}")
+    return 0
+
+
 # -- main ----------------------------------------------------------------------------------------
 
 def _parser() -> argparse.ArgumentParser:
@@ -383,11 +429,21 @@ def _parser() -> argparse.ArgumentParser:
     demo.add_argument("--profile", action="store_true",
                       help="measure each kernel's time and set it against the machine's peaks")
     show = sub.add_parser("show", help="render a saved JSON report as HTML")
-    show.add_argument("report", help="a report.json or report.json.gz (from --json, report.save_json, or "
-                                     "%%%%inductor_lens --json)")
+    show.add_argument("report", nargs="+",
+                      help="a report.json or report.json.gz (from --json, report.save_json, or %%%%inductor_lens "
+                           "--json); several rank reports or a directory of them (inductor-lens torchrun "
+                           "--json-dir) make one job page")
     show.add_argument("-o", "--output", default=None, help="HTML file to write (default: REPORT.html)")
     from ._diff_cli import add_parser as _add_diff  # the compare command lives in its own module
     _add_diff(sub)
+    sub.add_parser("torchrun", help="run a script under torchrun (torch.distributed.run), every rank captured",
+                   usage=f"{PROG} torchrun [-o job.html] [--json-dir DIR] [--timeout S] [-q] [torchrun options] "
+                         "SCRIPT [ARGS...]", add_help=False)
+    imp = sub.add_parser("import-trace", help="rebuild reports from TORCH_TRACE logs (a file, or a directory of them)")
+    imp.add_argument("trace", help="a TORCH_TRACE log file or the directory TORCH_TRACE pointed at")
+    imp.add_argument("-o", "--output", default=None, help="HTML file to write (default: TRACE-lens.html)")
+    imp.add_argument("--json", default=None, help="also write the report as JSON (one-rank logs)")
+    imp.add_argument("-q", "--quiet", action="store_true", help="no progress lines")
     return p
 
 
@@ -400,7 +456,15 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                 return cmd_run(argv[1:])
             except _Help:
                 parser.parse_args(["run", "--help"])
+        if argv and argv[0] == "torchrun":  # torchrun's options and the script's are not ours to parse
+            if argv[1:2] in (["-h"], ["--help"]):
+                from . import _torchrun
+                print(_torchrun.__doc__)
+                return 0
+            return cmd_torchrun(argv[1:])
         args = parser.parse_args(argv)
+        if args.command == "import-trace":
+            return cmd_import_trace(args)
         if args.command == "demo":
             return cmd_demo(args)
         if args.command == "show":

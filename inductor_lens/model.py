@@ -283,6 +283,15 @@ DIAGNOSTIC_CODES = {
     "profile_failed": "profiling failed or some kernels have no measured time",
     "profile_missing": "the profiler saw no event for some kernels: they have no measured time",
     "profile_peaks": "the device's peak bandwidth and compute are unknown: no fraction of peak",
+    "trace_no_pre_fusion": "imported from a TORCH_TRACE log, which holds no pre-fusion nodes or refused fusions",
+    "trace_no_compiler_stack": "imported from a TORCH_TRACE log, which holds no compiler call stacks",
+    "trace_no_module_paths": "imported from a TORCH_TRACE log, whose graphs carry no nn.Module paths",
+    "trace_fused_from_provenance": "imported from a TORCH_TRACE log: fused nodes derived from the output code",
+    "trace_derived": "imported from a TORCH_TRACE log: some kernel links were read from the output code's comments",
+    "trace_unlinked": "imported from a TORCH_TRACE log: some kernels are not linked to post-grad nodes",
+    "trace_incomplete": "imported from a TORCH_TRACE log: some records were missing or unreadable",
+    "rank_missing": "a rank of a distributed job wrote no report",
+    "rank_stopped": "a rank was stopped (signal or timeout) before its script finished: its report is partial",
     "legacy": "a diagnostic of a version-1 report (plain text)",
 }
 
@@ -305,6 +314,12 @@ class Report:
     #: The profiled step as a whole: measured and attributed device time, the unattributed remainder, and
     #: roll-ups by source line, nn.Module and kernel kind (see docs/report-schema.md).
     profile: Optional[dict] = None
+    #: The process's rank in a distributed job (``RANK``, or ``torch.distributed.get_rank()``); None alone.
+    rank: Optional[int] = None
+    #: How many ranks the job had (``WORLD_SIZE``); None outside a distributed job.
+    world_size: Optional[int] = None
+    #: ``capture`` (recorded in process) or ``trace`` (rebuilt from a TORCH_TRACE log by ``load_trace``).
+    origin: str = "capture"
 
     # -- access ---------------------------------------------------------------------------
     def compile(self, id: str) -> Compile:

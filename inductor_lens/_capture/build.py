@@ -7,7 +7,9 @@ failure here can be reported without touching torch again.
 from __future__ import annotations
 
 import dataclasses
+import bisect
 import datetime
+import os
 import re
 from collections import defaultdict
 from typing import Any, Optional
@@ -64,15 +66,36 @@ class _Trace:
             except Exception:  # counted, and reported once per kind by build_report
                 self.failures[kind] += 1
 
+        self.events.sort(key=lambda e: float(e.get("ts", 0)))
+        self.event_ts = [float(e.get("ts", 0)) for e in self.events]
+        self._by_cid: dict[str, dict[str, list]] = {}
+
+    def _of(self, kind: str, cid: str) -> list[tuple]:
+        """Records of ``kind`` for the compile ``cid`` (any attempt), indexed once per kind: a long log has
+        thousands of compiles."""
+        index = self._by_cid.get(kind)
+        if index is None:
+            index = self._by_cid[kind] = defaultdict(list)
+            for rec in self.by_kind.get(kind, []):
+                if rec[0] is not None:
+                    index[_base_cid(rec[0])].append(rec)
+        return index.get(_base_cid(cid), [])
+
+    def events_between(self, start: float, end: Optional[float]) -> list[dict]:
+        """The phase events with ``start - 1 <= ts <= end + 1`` (events are sorted by ``ts``)."""
+        lo = bisect.bisect_left(self.event_ts, start - 1)
+        hi = len(self.events) if end is None else bisect.bisect_right(self.event_ts, end + 1)
+        return self.events[lo:hi]
+
     def diagnostics(self) -> list[Diagnostic]:
         return [Diagnostic("hook_failed", f"{n} structured-trace record(s) of kind {kind!r} could not be read; "
                            "what they hold is missing from the report") for kind, n in sorted(self.failures.items())]
 
     def payloads(self, kind: str, cid: str) -> list[Any]:
-        return [p for c, p, _ in self.by_kind.get(kind, []) if c is not None and _base_cid(c) == _base_cid(cid)]
+        return [p for _, p, _ in self._of(kind, cid)]
 
     def metadata(self, kind: str, cid: str) -> list[dict]:
-        return [md for c, _, md in self.by_kind.get(kind, []) if c is not None and _base_cid(c) == _base_cid(cid)]
+        return [md for _, _, md in self._of(kind, cid)]
 
     def dynamo_start_stack(self, cid: str) -> list[Frame]:
         for md in self.metadata("dynamo_start", cid)[-1:]:
@@ -336,17 +359,23 @@ def _with_costs(compile: Compile, rec: RawGraph, diagnostics: list) -> Compile:
     try:
         return dataclasses.replace(compile, kernels=with_costs(compile, inductor_bytes))
     except Exception as e:
-        diagnostics.append(f"capture: kernel costs of {compile.id} could not be computed ({type(e).__name__}: {e})")
+        diagnostics.append(Diagnostic("build_failed", f"capture: kernel costs of {compile.id} could not be computed "
+                                                      f"({type(e).__name__}: {e})"))
         return compile
 
 
-def _window_for(rec: RawGraph, windows: list[RawWindow]) -> Optional[RawWindow]:
-    best = None
-    for w in windows:
-        if w.start_us <= rec.start_us and (w.end_us is None or rec.start_us <= w.end_us):
-            if best is None or w.start_us >= best.start_us:
-                best = w
-    return best
+def _window_for(rec: RawGraph, windows: list[RawWindow],
+                starts: Optional[list[float]] = None) -> Optional[RawWindow]:
+    """The latest-starting window that contains the graph's start. With ``starts`` (the windows sorted by
+    start, and their starts) it looks back from the graph's time instead of at every window."""
+    if starts is None:
+        windows = sorted(windows, key=lambda w: w.start_us)
+        starts = [w.start_us for w in windows]
+    for i in range(bisect.bisect_right(starts, rec.start_us) - 1, -1, -1):
+        w = windows[i]
+        if w.end_us is None or rec.start_us <= w.end_us:
+            return w
+    return None
 
 
 def _trigger(rec: RawGraph, window: Optional[RawWindow], trace: _Trace, t0: float, frame: str) -> Trigger:
@@ -451,13 +480,32 @@ def _with_aot_code(graphs: list[RawGraph], trace: _Trace) -> list[RawGraph]:
     return out
 
 
-def build_report(raw: Raw, torch_version: str, title: str = "") -> Report:
+def _env_int(name: str) -> Optional[int]:
+    try:
+        return int(os.environ[name])
+    except (KeyError, ValueError):
+        return None
+
+
+_FROM_ENV: Any = object()
+
+
+def build_report(raw: Raw, torch_version: str, title: str = "", *, origin: str = "capture",
+                 rank: Optional[int] = _FROM_ENV, world_size: Optional[int] = _FROM_ENV) -> Report:
+    """The report of ``raw``. ``rank``/``world_size`` default to ``RANK``/``WORLD_SIZE`` (set by torchrun)."""
+    if rank is _FROM_ENV:
+        rank = _env_int("RANK") if _env_int("WORLD_SIZE") is not None else None
+    if world_size is _FROM_ENV:
+        world_size = _env_int("WORLD_SIZE") if rank is not None else None
     trace = _Trace(raw.trace)
     diagnostics = [Diagnostic(code, message, detail) for code, message, detail in raw.diagnostics]
     diagnostics += trace.diagnostics()
     compiles: list[Compile] = []
     ids: dict[str, int] = {}
     raw_graphs = _with_aot_code(raw.graphs, trace)
+    seen_of_cid: dict[str, int] = {}
+    windows = sorted(raw.windows, key=lambda w: w.start_us)
+    starts = [w.start_us for w in windows]
     for rec in raw_graphs:
         if not rec.post_fusion and not rec.output_code:
             continue  # a GraphLowering that never reached the scheduler (e.g. a subgraph helper)
@@ -466,21 +514,22 @@ def build_report(raw: Raw, torch_version: str, title: str = "") -> Report:
         graph_nodes = _graph_nodes(rec.post_grad_nodes)
         fx_modules = {n.name: n.module_stack for n in graph_nodes}
         frame = _frame_name(trace, rec.compile_id) if not rec.aot else AOT_FRAME
-        window = _window_for(rec, raw.windows)
+        window = _window_for(rec, windows, starts)
         trigger = _trigger(rec, window, trace, raw.t0_us, frame) if not rec.aot else Trigger(
             kind="unknown", reason="AOTInductor compiled an exported program ahead of time "
             "(torch._inductor.aoti_compile_and_package): no dynamo frame and no guards; the package runs these "
             "kernels from its C++ wrapper")
         end = rec.start_us if window is None else window.end_us
-        phases = _phases(trace.events, raw.t0_us, window.start_us if window else rec.start_us, end) if window else []
+        start = window.start_us if window else rec.start_us
+        phases = _phases(trace.events_between(start, end), raw.t0_us, start, end) if window else []
         graphs = {}
         dyn = raw.dynamo_graphs.get(rec.compile_id) or raw.dynamo_graphs.get(_base_cid(rec.compile_id))
         if dyn is not None and rec.graph_kind != "backward":
             codes = trace.payloads("dynamo_output_graph", rec.compile_id)
             graphs["dynamo"] = Graph(nodes=_graph_nodes(dyn), code=str(codes[-1]) if codes else "")
         post_codes = trace.payloads("inductor_post_grad_graph", rec.compile_id)
-        same = [r for r in raw_graphs if r.compile_id == rec.compile_id and (r.post_fusion or r.output_code)]
-        idx = same.index(rec)
+        idx = seen_of_cid.get(rec.compile_id, 0)  # the how-manieth graph of this compile id this is
+        seen_of_cid[rec.compile_id] = idx + 1
         graphs["post_grad"] = Graph(nodes=graph_nodes, code=str(post_codes[idx]) if idx < len(post_codes) else "")
         base_id = f"{rec.compile_id} {rec.graph_kind}"
         ids[base_id] = ids.get(base_id, 0) + 1
@@ -532,5 +581,5 @@ def build_report(raw: Raw, torch_version: str, title: str = "") -> Report:
                                           "torch.compile()d function was called in it (or every call found its code "
                                           "already compiled before the capture, with reset=False)"))
     return Report(torch_version=torch_version, device=raw.device, compiles=compiles, graph_breaks=breaks,
-                  diagnostics=diagnostics, compile_calls=calls, title=title,
-                  created=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"))
+                  diagnostics=diagnostics, compile_calls=calls, title=title, rank=rank, world_size=world_size,
+                  origin=origin, created=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"))

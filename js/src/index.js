@@ -2,6 +2,7 @@
 //   default export  the anywidget adapter: render({model, el}) returns its cleanup
 //   mount()         the standalone page (inductor_lens.html): same library, no Jupyter
 import { createLens } from "./app.js";
+import { createJobView } from "./job.js";
 import { sharedEngine, gunzipText, fromBase64 } from "./engine.js";
 import { createCompare } from "./compare.js";
 
@@ -144,6 +145,12 @@ export async function mount(el, sources) {
     const cmp = createCompare(el, { payload: report, initial: sources.initial || {}, engine });
     window.inductorLens = cmp;
     return cmp;
+  }
+  if (report && report.job) {  // a distributed job: rank selector + divergence summary (job.js)
+    const view = createJobView(el, { job: report.job, initial: sources.initial || {}, engine,
+      onLens: (lens) => { window.inductorLens = lens; } });
+    window.inductorJob = view;
+    return view.lens();
   }
   const lens = createLens(el, { report, initial: sources.initial || {}, engine });
   window.inductorLens = lens;  // for scripting and tests: inductorLens.store.get()

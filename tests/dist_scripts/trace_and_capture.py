@@ -1,0 +1,38 @@
+"""One real compile recorded two ways at once: by TORCH_TRACE (set by the caller) and by
+inductor_lens.capture() in process. Writes the in-process report to argv[1].
+
+A training step of a tiny MLP (forward + lazily compiled backward), a graph break, and a recompile
+(a new batch size). Run by tests/test_trace_import.py with TORCH_TRACE and INDUCTOR_PROVENANCE=1 set."""
+import sys
+
+import torch
+
+import inductor_lens
+
+
+class MLP(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc1 = torch.nn.Linear(8, 16)
+        self.fc2 = torch.nn.Linear(16, 4)
+
+    def forward(self, x):
+        h = torch.relu(self.fc1(x))
+        return torch.sigmoid(self.fc2(h)) * 2
+
+
+def head(x):
+    y = torch.sin(x) + 1
+    print("graph break here")
+    return (y * y).sum(dim=-1)
+
+
+torch.manual_seed(0)
+with inductor_lens.capture(title="trace vs capture") as cap:
+    model = torch.compile(MLP())
+    loss = model(torch.randn(4, 8)).pow(2).sum()
+    loss.backward()
+    f = torch.compile(head, dynamic=False)
+    f(torch.randn(6))
+    f(torch.randn(3, 6))
+cap.report.save_json(sys.argv[1])
