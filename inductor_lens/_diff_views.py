@@ -7,19 +7,17 @@ compare view (``js/src/compare.js``) instead of the lens.
 
 from __future__ import annotations
 
-import base64
 import gzip
-import html
 import json
 import os
-import tempfile
 from typing import Any, Union
 
 import anywidget
 import traitlets
 
 from .diff import ReportDiff
-from .widget import STATIC, _static, engine_gz
+from ._frontend import STATIC, engine_gz, static as _static
+from .report_io import atomic_write
 
 
 _KERNEL_FIELDS = ("name", "language", "source", "fused_nodes", "fx_nodes", "metadata", "profile")
@@ -49,25 +47,6 @@ def pack_diff(d: ReportDiff) -> bytes:
     return gzip.compress(json.dumps(payload, ensure_ascii=False).encode("utf-8"), compresslevel=6, mtime=0)
 
 
-def atomic_write(path: Union[str, os.PathLike], text: str) -> str:
-    """Write ``text`` to ``path`` through a temporary file in the same folder and ``os.replace``,
-    so a failure never leaves a half-written file where a good one was."""
-    path = os.fspath(path)
-    folder = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".inductor-lens-", suffix=".tmp", dir=folder)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-    return path
-
-
 def diff_title(d: ReportDiff) -> str:
     ta, tb = d.a.title or "A", d.b.title or "B"
     return f"{ta} vs {tb}"
@@ -76,54 +55,22 @@ def diff_title(d: ReportDiff) -> str:
 def to_diff_html(d: ReportDiff) -> str:
     """The compare view as one self-contained HTML page (same front end and guarantees as a report page:
     no network, everything from the reports shown as text)."""
-    from . import __version__
-    from .html import _BOOT, _CSP, _bundle_b64, _script_data
+    from .html import page_html
 
     if not isinstance(d, ReportDiff):
         raise TypeError(f"to_diff_html needs an inductor_lens.ReportDiff, not {type(d).__name__}")
-    css = _static("lens.css").read_text(encoding="utf-8")
-    if "</style" in css.lower():
-        raise ValueError("lens.css must not contain '</style'")
-    esc = html.escape
     s = d.summary
     facts = (f"A: torch {d.a.torch_version} · {d.a.device} · {len(d.a.kernels)} kernel(s);  "
              f"B: torch {d.b.torch_version} · {d.b.device} · {len(d.b.kernels)} kernel(s);  "
              f"{s['same']} same, {s['changed']} changed, {s['only_a']} only in A, {s['only_b']} only in B")
-    payload = base64.b64encode(pack_diff(d)).decode("ascii")
-    engine = base64.b64encode(engine_gz()).decode("ascii")
-    title = diff_title(d)
-    return f"""<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="{esc(_CSP)}">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="generator" content="inductor_lens {esc(__version__)}">
-<title>{esc(title)} · inductor_lens compare</title>
-<style>
-{css}
-</style>
-</head>
-<body class="il-standalone il-host">
-<header class="il-page-head">
-<h1>{esc(title)}</h1>
-<p class="il-page-facts">{esc(facts)}</p>
-<p>What changed between two torch.compile reports, kernel by kernel. Made with inductor_lens {esc(__version__)};
-make your own with <code>inductor-lens diff a.json b.json -o diff.html</code>.</p>
-</header>
-<main class="il-page-main"><div id="il-app"><noscript>This page needs JavaScript to draw the comparison.</noscript></div></main>
-{_script_data("il-report", payload)}
-{_script_data("il-bundle", _bundle_b64())}
-{_script_data("il-engine", engine)}
-<script type="module">{_BOOT}</script>
-</body>
-</html>
-"""
+    return page_html(diff_title(d), facts, pack_diff(d),
+                     "What changed between two torch.compile reports, kernel by kernel.",
+                     "inductor-lens diff a.json b.json -o diff.html", suffix="inductor_lens compare")
 
 
 def save_diff_html(d: ReportDiff, path: Union[str, os.PathLike]) -> str:
     """Write :func:`to_diff_html` to ``path`` atomically; returns the path."""
-    return atomic_write(path, to_diff_html(d))
+    return atomic_write(path, to_diff_html(d).encode("utf-8"))
 
 
 class DiffWidget(anywidget.AnyWidget):

@@ -79,6 +79,20 @@ def facts_of(data: dict) -> dict:
 
 def page(facts: dict, packed: bytes) -> str:
     """The page for a report given as its header ``facts`` and its gzip'd JSON (``_frontend.pack_report``)."""
+    facts_line = (f"torch {facts['torch_version']} · {facts['device']} · {facts['created'] or 'date unknown'} · "
+                  f"{facts['compiles']} compile(s), {facts['kernels']} kernel(s), {facts['graph_breaks']} graph break(s)")
+    return page_html(facts["title"] or "torch.compile report", facts_line, packed,
+                     "What torch.compile's Inductor did: fused kernels, their source, and the code that produced "
+                     "them.", "inductor-lens run -o report.html script.py",
+                     'report.save_html("report.html")')
+
+
+def page_html(title: str, facts_line: str, packed: bytes, what: str, command: str, python: str = "",
+              suffix: str = "inductor_lens") -> str:
+    """One self-contained page: the front end, its styles, the layout engine and the gzip'd ``packed``
+    payload inlined (a report, a compare payload ``{"kind": "diff"}`` or a job ``{"job": ...}``: the
+    front end's ``mount`` picks the view). Every text is escaped; the CSP pins the boot script by hash.
+    The report page, the compare page (``_diff_views``) and the job page (``job_html``) all use it."""
     from . import __version__
 
     css = static("lens.css").read_text(encoding="utf-8")
@@ -88,9 +102,7 @@ def page(facts: dict, packed: bytes) -> str:
     def esc(s) -> str:
         return html.escape(escape_surrogates(str(s)))
 
-    title = facts["title"] or "torch.compile report"
-    facts_line = (f"torch {facts['torch_version']} · {facts['device']} · {facts['created'] or 'date unknown'} · "
-                  f"{facts['compiles']} compile(s), {facts['kernels']} kernel(s), {facts['graph_breaks']} graph break(s)")
+    how = f"<code>{esc(command)}</code>" + (f" or <code>{esc(python)}</code> in Python" if python else "")
     report_b64 = base64.b64encode(packed).decode("ascii")
     engine_b64 = base64.b64encode(engine_gz()).decode("ascii")
     return f"""<!doctype html>
@@ -100,7 +112,7 @@ def page(facts: dict, packed: bytes) -> str:
 <meta http-equiv="Content-Security-Policy" content="{esc(_CSP)}">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="generator" content="inductor_lens {esc(__version__)}">
-<title>{esc(title)} · inductor_lens</title>
+<title>{esc(title)} · {esc(suffix)}</title>
 <style>
 {css}
 </style>
@@ -109,9 +121,8 @@ def page(facts: dict, packed: bytes) -> str:
 <header class="il-page-head">
 <h1>{esc(title)}</h1>
 <p class="il-page-facts">{esc(facts_line)}</p>
-<p>What torch.compile's Inductor did: fused kernels, their source, and the code that produced them.
-Made with inductor_lens {esc(__version__)}; make your own with <code>inductor-lens run -o report.html script.py</code>
-or <code>report.save_html("report.html")</code> in Python.</p>
+<p>{esc(what)}
+Made with inductor_lens {esc(__version__)}; make your own with {how}.</p>
 </header>
 <main class="il-page-main"><div id="il-app"><noscript>This page needs JavaScript to draw the report.</noscript></div></main>
 {_script_data("il-report", report_b64)}

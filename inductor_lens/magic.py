@@ -26,6 +26,7 @@ from typing import Any, Optional
 
 from ._cell_compile import (_HELPER, _CompileAfterBinding, _compile_id_for, _is_compiled, _is_optimized_module,
                             _original)
+from ._capture.adapter import COMPILED_MODULE_TYPE
 from ._frontend import VIEWS
 from ._outcome import code_of, message_of
 

@@ -61,7 +61,7 @@ def reports():
         "relu_again": _capture(Three(), x, title="relu again"),
         "gelu": _capture(Three("gelu"), x, title="gelu"),
         "extra": _capture(Three(extra=True), x, title="extra mul"),
-        "autotune": _capture(Three(), x, title="max-autotune", mode="max-autotune"),
+        "autotune": _capture(Three(), x, title="max-autotune", compile_options={"mode": "max-autotune"}),
     }
 
 
