@@ -11,15 +11,29 @@ import re
 from collections import defaultdict
 from typing import Any, Optional
 
+from .._derive import readable_reasons, source_role
+from .._finish import finish_compile, mark_same_graphs
 from ..model import (CompileCall, Compile, FusedNode, FusionDecision, Frame, Graph, GraphBreak, GraphNode,
                      Kernel, Phase, Report, Trigger)
 from .adapter import Raw, RawGraph, RawKernel, RawSchedNode, RawWindow, loads_payload
 from .parse import clean_module_path, find_call_lines, parse_graph_break, parse_output_code_kernels, \
     parse_stack_trace, triton_source_metadata
+from .sources import Cell, cell_map, localize, read_sources
+
+#: notebook cells of the running IPython, set while a report is built (frames are renamed ``cell [N]``)
+_CELLS: dict[str, Cell] = {}
+
+
+def _local(frames: list[Frame]) -> list[Frame]:
+    return [localize(f, _CELLS) for f in frames] if _CELLS else frames
 
 
 def _frames(tuples: list[tuple]) -> list[Frame]:
-    return [Frame(file=f, line=int(ln), function=fn, code=code) for f, ln, fn, code in tuples]
+    return _local([Frame(file=f, line=int(ln), function=fn, code=code) for f, ln, fn, code in tuples])
+
+
+def _stack(text: Optional[str]) -> list[Frame]:
+    return _local(parse_stack_trace(text))
 
 
 def _cid(md: dict) -> Optional[str]:
@@ -78,7 +92,7 @@ class _Trace:
                 fname = self.strings.get(fname, str(fname)) if isinstance(fname, int) else str(fname)
                 frames.append(Frame(file=fname, line=int(fr.get("line", 0)), function=str(fr.get("name", "")),
                                     code=str(fr.get("loc", "") or "")))
-            return frames
+            return _local(frames)
         return []
 
 
@@ -108,20 +122,55 @@ def _phases(events: list[dict], t0: float, start: float, end: Optional[float]) -
     return [Phase(name=n, start_us=round(b - t0, 1), duration_us=round(e - b, 1), depth=d) for b, e, n, d in spans]
 
 
-def _graph_nodes(nodes: list[dict]) -> list[GraphNode]:
+def _graph_nodes(nodes: list[dict], roles: Optional[dict[str, tuple[str, str]]] = None) -> list[GraphNode]:
     out = []
+    roles = roles or {}
     for n in nodes:
+        role, display = roles.get(n["name"], ("", ""))
         types = n.get("module_types") or [""] * len(n.get("module_stack", []))
         modules = [(clean_module_path(m), t) for m, t in zip(n.get("module_stack", []), types)]
         modules = [(p, t) for p, t in modules if p]
         out.append(GraphNode(
             name=n["name"], op=n["op"], target=n["target"], inputs=list(n["inputs"]),
             shape=n.get("shape"), dtype=n.get("dtype"),
-            user_stack=parse_stack_trace(n.get("stack_trace")),
+            user_stack=_stack(n.get("stack_trace")),
             module_stack=[p for p, _ in modules],
             module_types=[t for _, t in modules] if all(t for _, t in modules) else [],
+            role=role, display_name=display,
         ))
     return out
+
+
+def _input_roles(dynamo: Optional[list[dict]], post: list[dict], graph_kind: str) -> tuple[dict, dict]:
+    """What each graph input is: ``{name: (role, display name)}`` for the dynamo graph and the post-grad one.
+
+    Dynamo's placeholders carry their source (``L['self']._modules['fc1']._parameters['weight']``); AOT
+    keeps their order, naming them ``primals_1..`` (training) or ``arg0_1..`` (inference); a backward graph
+    takes forward inputs by the same ``primals_N`` names, gradients as ``tangents_N`` and the rest are
+    forward activations saved for it."""
+    dyn_roles: dict[str, tuple[str, str]] = {}
+    sources = []
+    for n in dynamo or []:
+        if n["op"] == "placeholder":
+            rd = source_role(n.get("source", ""))
+            sources.append(rd)
+            if rd[0]:
+                dyn_roles[n["name"]] = rd
+    post_roles: dict[str, tuple[str, str]] = {}
+    for n in post:
+        if n["op"] != "placeholder":
+            continue
+        name = n["name"]
+        m = re.fullmatch(r"primals_(\d+)|arg(\d+)_1", name)
+        if m:
+            i = int(m.group(1)) - 1 if m.group(1) else int(m.group(2))
+            if 0 <= i < len(sources) and sources[i][0]:
+                post_roles[name] = sources[i]
+        elif name.startswith("tangents_"):
+            post_roles[name] = ("tangent", f"gradient of output {name.split('_', 1)[1]}")
+        elif graph_kind == "backward":
+            post_roles[name] = ("saved", f"{name} (saved by the forward)")
+    return dyn_roles, post_roles
 
 
 def _majority_prefix(stacks: list[list[str]]) -> list[str]:
@@ -183,7 +232,11 @@ class _GraphBuilder:
         node_kernel: dict[str, str] = {}
         for i, rk in enumerate(rec.kernels):
             name = f"{rk.name}[{rk.buffer}]" if rk.is_extern and rk.buffer else rk.name
-            entry = merged.setdefault(name, {"raw": rk, "sched": [], "fx": [], "traces": [], "torch": None})
+            entry = merged.setdefault(name, {"raw": rk, "sched": [], "fx": [], "traces": [], "torch": None,
+                                             "sites": []})
+            site = list(dict.fromkeys(f for f in map(self.fused_of, rk.scheduler_nodes) if f))
+            if site and site not in entry["sites"]:
+                entry["sites"].append(site)
             entry["sched"] += [s for s in rk.scheduler_nodes if s not in entry["sched"]]
             entry["fx"] += rk.fx_nodes
             entry["traces"] += [t for t in rk.stack_traces if t not in entry["traces"]]
@@ -227,14 +280,15 @@ class _GraphBuilder:
             traces = e["traces"] or [n["stack_trace"] for n in self.rec.post_grad_nodes
                                      if n["name"] in set(e["fx"]) and n.get("stack_trace")]
             for t in traces:
-                frames = parse_stack_trace(t)
+                frames = _stack(t)
                 key = tuple((f.file, f.line) for f in frames)
                 if frames and key not in seen:
                     seen.add(key)
                     stacks.append(frames)
             kernels.append(Kernel(name=name, language=language, source=source, fused_nodes=fused,
                                   fx_nodes=self.sort_fx(e["fx"]), user_stack=stacks,
-                                  compiler_stack=_frames(rk.compiler_stack), metadata=metadata))
+                                  compiler_stack=_frames(rk.compiler_stack), metadata=metadata,
+                                  call_sites=e["sites"]))
         self._attach_autotune(kernels)
         known = {k.name for k in kernels} | {e["raw"].name for e in merged.values()}
         for kname, (language, source) in code_kernels.items():
@@ -256,13 +310,14 @@ class _GraphBuilder:
 
     def _attach_autotune(self, kernels: list[Kernel]) -> None:
         """Autotuning results go on the kernel that reads the tuned op's inputs: the chosen template or
-        extern kernel. ``metadata.autotune = {op, winner, choices: [{name, description, time_ms}]}``."""
+        extern kernel. ``metadata.autotune = {op, fastest, choices: [{name, description, time_ms}]}``; which
+        choice the kernel came from (``chosen``) is worked out by ``_finish``."""
         reads = {fn.name: set(fn.reads) for fn in self.rec.post_fusion}
         used: set[str] = set()
         for tune in self.rec.autotune:
             inputs = set(tune.get("inputs") or [])
             for k in kernels:
-                if k.name in used or k.language not in ("triton", "extern", "cpp", "other"):
+                if k.name in used:
                     continue
                 kreads = set().union(*(reads.get(f, set()) for f in k.fused_nodes)) if k.fused_nodes else set()
                 if inputs and inputs <= kreads:
@@ -271,7 +326,7 @@ class _GraphBuilder:
                     # template can win overall, so both are stated
                     k.metadata["autotune"] = {"op": tune.get("op"),
                                               "fastest": choices[0]["name"] if choices else None,
-                                              "chosen": k.name, "choices": choices}
+                                              "choices": choices}
                     used.add(k.name)
                     break
             else:
@@ -339,10 +394,10 @@ def _trigger(rec: RawGraph, window: Optional[RawWindow], trace: _Trace, t0: floa
                               "compiled forward")
     frame = (frame or "").split(" (")[0]  # "forward (via torch's inner wrapper)" -> "forward"
     base = _base_cid(rec.compile_id)
-    reasons = [str(p).strip() for p in trace.payloads("recompile_reasons", rec.compile_id) if p]
+    reasons = [readable_reasons(p) for p in trace.payloads("recompile_reasons", rec.compile_id) if p]
     parts = base.split("/")
     if reasons or (len(parts) == 2 and parts[1].isdigit() and int(parts[1]) > 0):
-        text = "; ".join(reasons) if reasons else "a guard of an earlier compile failed"
+        text = "; ".join(r.replace("\n", "; ") for r in reasons) if reasons else "a guard of an earlier compile failed"
         kind, reason = "recompile", f"recompile of {frame or 'the frame'}: {text}"
     else:
         m = re.match(r"torch_dynamo_resume_in_(\w+)_at_(\d+)", frame or "")
@@ -370,7 +425,86 @@ def _frame_name(trace: _Trace, cid: str) -> str:
     return stack[-1].function if stack else ""
 
 
-def build_report(raw: Raw, torch_version: str, title: str = "") -> Report:
+def _compile(raw: Raw, rec: RawGraph, trace: _Trace, diagnostics: list[str], cid: str) -> Compile:
+    b = _GraphBuilder(raw, rec, trace, diagnostics)
+    kernels, node_kernel = b.kernels()
+    dyn = raw.dynamo_graphs.get(rec.compile_id) or raw.dynamo_graphs.get(_base_cid(rec.compile_id))
+    dyn_roles, post_roles = _input_roles(dyn, rec.post_grad_nodes, rec.graph_kind)
+    graph_nodes = _graph_nodes(rec.post_grad_nodes, post_roles)
+    fx_modules = {n.name: n.module_stack for n in graph_nodes}
+    frame = _frame_name(trace, rec.compile_id)
+    window = _window_for(rec, raw.windows)
+    trigger = _trigger(rec, window, trace, raw.t0_us, frame)
+    phases = _phases(trace.events, raw.t0_us, window.start_us, window.end_us) if window else []
+    graphs = {}
+    if dyn is not None and rec.graph_kind != "backward":
+        codes = trace.payloads("dynamo_output_graph", rec.compile_id)
+        graphs["dynamo"] = Graph(nodes=_graph_nodes(dyn, dyn_roles), code=str(codes[-1]) if codes else "")
+    post_codes = trace.payloads("inductor_post_grad_graph", rec.compile_id)
+    same = [r for r in raw.graphs if r.compile_id == rec.compile_id and (r.post_fusion or r.output_code)]
+    idx = same.index(rec)
+    graphs["post_grad"] = Graph(nodes=graph_nodes, code=str(post_codes[idx]) if idx < len(post_codes) else "")
+    guards = trace.payloads("dynamo_cpp_guards_str", rec.compile_id) or trace.payloads("dynamo_guards",
+                                                                                        rec.compile_id)
+    reasons = [readable_reasons(p) for p in trace.payloads("recompile_reasons", rec.compile_id) if p]
+    return finish_compile(Compile(
+        id=cid, compile_id=rec.compile_id, graph_kind=rec.graph_kind, trigger=trigger, frame=frame,
+        recompile_reason="\n".join(r for r in reasons if r) if trigger.kind == "recompile" else "",
+        phases=phases, graphs=graphs,
+        fused_nodes=b.fused_nodes(rec.post_fusion, node_kernel, fx_modules),
+        kernels=kernels, output_code=rec.output_code, fusion_decisions=b.decisions(),
+        graph_inputs=rec.graph_inputs, graph_outputs=rec.graph_outputs,
+        guards=str(guards[-1]) if guards else "",
+    ))
+
+
+def _graph_breaks(trace: _Trace) -> list[GraphBreak]:
+    breaks, seen = [], set()
+    for _, payload, _ in trace.by_kind.get("dynamo_graph_break_reason", []):
+        reason, stack = parse_graph_break(str(payload or ""))
+        stack = _local(stack)
+        key = (reason, tuple((f.file, f.line) for f in stack))
+        if key not in seen:
+            seen.add(key)
+            breaks.append(GraphBreak(reason=reason, user_stack=stack))
+    return breaks
+
+
+def _user_files(compiles: list[Compile], others: list[list[Frame]]) -> list[str]:
+    """Every file that a user frame of the report points into, in order of first appearance."""
+    stacks: list[list[Frame]] = list(others)
+    for c in compiles:
+        stacks.append(c.trigger.user_stack)
+        for g in c.graphs.values():
+            stacks += [n.user_stack for n in g.nodes]
+        for k in c.kernels:
+            stacks += k.user_stack
+    return list(dict.fromkeys(f.file for s in stacks for f in s if f.is_user))
+
+
+def _nothing_compiled(raw: Raw, calls: list[CompileCall]) -> Optional[str]:
+    if raw.windows:
+        if all(c.backend == "inductor" for c in calls):
+            return ("dynamo ran but Inductor compiled no graph (nothing to compile in the traced frames, or they "
+                    "were skipped)")
+        return None
+    if calls:
+        return ("torch.compile() was called but the compiled function never ran inside the capture: "
+                "torch.compile() only wraps the function; dynamo and Inductor run at its first call")
+    return "nothing was compiled inside the capture"
+
+
+def build_report(raw: Raw, torch_version: str, title: str = "", cells: Optional[dict[str, Cell]] = None) -> Report:
+    """The report of one capture. ``cells``: the notebook's cells (default: read from the running IPython)."""
+    global _CELLS
+    _CELLS = cell_map() if cells is None else cells
+    try:
+        return _build(raw, torch_version, title)
+    finally:
+        _CELLS = {}
+
+
+def _build(raw: Raw, torch_version: str, title: str) -> Report:
     trace = _Trace(raw.trace)
     diagnostics = list(raw.diagnostics)
     compiles: list[Compile] = []
@@ -378,45 +512,12 @@ def build_report(raw: Raw, torch_version: str, title: str = "") -> Report:
     for rec in raw.graphs:
         if not rec.post_fusion and not rec.output_code:
             continue  # a GraphLowering that never reached the scheduler (e.g. a subgraph helper)
-        b = _GraphBuilder(raw, rec, trace, diagnostics)
-        kernels, node_kernel = b.kernels()
-        graph_nodes = _graph_nodes(rec.post_grad_nodes)
-        fx_modules = {n.name: n.module_stack for n in graph_nodes}
-        frame = _frame_name(trace, rec.compile_id)
-        window = _window_for(rec, raw.windows)
-        trigger = _trigger(rec, window, trace, raw.t0_us, frame)
-        end = rec.start_us if window is None else window.end_us
-        phases = _phases(trace.events, raw.t0_us, window.start_us if window else rec.start_us, end) if window else []
-        graphs = {}
-        dyn = raw.dynamo_graphs.get(rec.compile_id) or raw.dynamo_graphs.get(_base_cid(rec.compile_id))
-        if dyn is not None and rec.graph_kind != "backward":
-            codes = trace.payloads("dynamo_output_graph", rec.compile_id)
-            graphs["dynamo"] = Graph(nodes=_graph_nodes(dyn), code=str(codes[-1]) if codes else "")
-        post_codes = trace.payloads("inductor_post_grad_graph", rec.compile_id)
-        same = [r for r in raw.graphs if r.compile_id == rec.compile_id and (r.post_fusion or r.output_code)]
-        idx = same.index(rec)
-        graphs["post_grad"] = Graph(nodes=graph_nodes, code=str(post_codes[idx]) if idx < len(post_codes) else "")
         base_id = f"{rec.compile_id} {rec.graph_kind}"
         ids[base_id] = ids.get(base_id, 0) + 1
-        cid = base_id if ids[base_id] == 1 else f"{base_id} #{ids[base_id]}"
-        guards = trace.payloads("dynamo_cpp_guards_str", rec.compile_id) or trace.payloads("dynamo_guards",
-                                                                                            rec.compile_id)
-        compiles.append(Compile(
-            id=cid, compile_id=rec.compile_id, graph_kind=rec.graph_kind, trigger=trigger, frame=frame,
-            phases=phases, graphs=graphs,
-            fused_nodes=b.fused_nodes(rec.post_fusion, node_kernel, fx_modules),
-            pre_fusion_nodes=b.fused_nodes(rec.pre_fusion, node_kernel, fx_modules),
-            kernels=kernels, output_code=rec.output_code, fusion_decisions=b.decisions(),
-            graph_inputs=rec.graph_inputs, graph_outputs=rec.graph_outputs,
-            guards=str(guards[-1]) if guards else "",
-        ))
-    breaks, seen = [], set()
-    for _, payload, _ in trace.by_kind.get("dynamo_graph_break_reason", []):
-        reason, stack = parse_graph_break(str(payload or ""))
-        key = (reason, tuple((f.file, f.line) for f in stack))
-        if key not in seen:
-            seen.add(key)
-            breaks.append(GraphBreak(reason=reason, user_stack=stack))
+        compiles.append(_compile(raw, rec, trace, diagnostics,
+                                 base_id if ids[base_id] == 1 else f"{base_id} #{ids[base_id]}"))
+    compiles = mark_same_graphs(compiles)
+    breaks = _graph_breaks(trace)
     calls = [CompileCall(target=c["target"], backend=c["backend"], user_stack=_frames(c["user_stack"]),
                          time_us=round(c["time_us"] - raw.t0_us, 1)) for c in raw.compile_calls]
     for c in calls:
@@ -424,15 +525,11 @@ def build_report(raw: Raw, torch_version: str, title: str = "") -> Report:
             diagnostics.append(f"torch.compile({c.target}) used backend {c.backend!r}: only the inductor backend "
                                "generates kernels, so there is no fusion or kernel of it to show")
     if not compiles:
-        if raw.windows:
-            if all(c.backend == "inductor" for c in calls):
-                diagnostics.append("dynamo ran but Inductor compiled no graph (nothing to compile in the traced "
-                                   "frames, or they were skipped)")
-        elif calls:
-            diagnostics.append("torch.compile() was called but the compiled function never ran inside the capture: "
-                               "torch.compile() only wraps the function; dynamo and Inductor run at its first call")
-        else:
-            diagnostics.append("nothing was compiled inside the capture")
+        note = _nothing_compiled(raw, calls)
+        if note:
+            diagnostics.append(note)
+    files = _user_files(compiles, [b.user_stack for b in breaks] + [c.user_stack for c in calls])
     return Report(torch_version=torch_version, device=raw.device, compiles=compiles, graph_breaks=breaks,
                   diagnostics=diagnostics, compile_calls=calls, title=title,
+                  source_files=read_sources(files, _CELLS),
                   created=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"))
