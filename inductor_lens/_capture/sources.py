@@ -5,6 +5,7 @@ No torch here. IPython is only read when it is already running (``sys.modules``)
 
 from __future__ import annotations
 
+import ast
 import linecache
 import re
 import sys
@@ -40,29 +41,60 @@ def _shell():
         return None
 
 
+def _magic_call(compiled: str) -> Optional[tuple[str, str]]:
+    """``(line, body)`` of IPython's ``get_ipython().run_cell_magic('inductor_lens', line, body)``."""
+    if not _MAGIC_CALL.match(compiled):
+        return None
+    try:
+        call = ast.parse(compiled.strip()).body[0].value
+        line, body = (ast.literal_eval(a) for a in call.args[1:3])
+    except Exception:
+        return None
+    return (line, body) if isinstance(line, str) and isinstance(body, str) else None
+
+
 def cell_map(shell=None) -> dict[str, Cell]:
     """``{compiled filename: Cell}`` for every cell IPython has compiled in this session.
 
-    IPython's compiler keeps ``filename -> execution count`` (``shell.compile._filename_map``) and the
-    cell's raw text is its input history. The ``%%inductor_lens`` magic runs its cell body under a file of
-    its own with the same execution count: lines there are shifted by the magic's line.
+    IPython's compiler keeps ``filename -> execution count`` (``shell.compile._filename_map``); the cell's
+    raw text is its input history. The ``%%inductor_lens`` magic compiles to a call of the magic (the
+    wrapper, not the user's code), which runs the cell body under a file of its own: that file is found
+    by its text, and its lines are shifted by the magic's line.
     """
     shell = shell if shell is not None else _shell()
     names = getattr(getattr(shell, "compile", None), "_filename_map", None)
     if not isinstance(names, dict):
         return {}
     history = getattr(getattr(shell, "history_manager", None), "input_hist_raw", None) or []
+
+    def transform(text: str) -> str:
+        try:
+            return str(shell.transform_cell(text)).strip()
+        except Exception:
+            return text.strip()
+
+    def raw(number: int, compiled: str) -> Optional[str]:
+        text = history[number] if 0 <= number < len(history) and isinstance(history[number], str) else None
+        return text if text is not None and transform(text) == compiled.strip() else None
+
+    compiled = {f: "".join(linecache.cache.get(f, (0, None, [], ""))[2]) for f in list(names)}
     out: dict[str, Cell] = {}
+    bodies: dict[str, Cell] = {}  # the body's transformed text -> how to show its lines
     for filename, number in list(names.items()):
-        if not isinstance(number, int):
+        call = _magic_call(compiled[filename]) if isinstance(number, int) else None
+        if call is None:
             continue
-        compiled = "".join(linecache.cache.get(filename, (0, None, [], ""))[2])
-        raw = history[number] if 0 <= number < len(history) and isinstance(history[number], str) else compiled
-        lines = raw.splitlines()
-        magic = next((i for i, ln in enumerate(lines) if _MAGIC_LINE.match(ln)), None)
-        wrapper = bool(_MAGIC_CALL.match(compiled))
-        offset = magic if wrapper and magic is not None else (magic + 1 if magic is not None else 0)
-        out[filename] = Cell(name=f"cell [{number}]", offset=offset, wrapper=wrapper, text=raw)
+        text = raw(number, compiled[filename]) or f"%%inductor_lens {call[0]}\n{call[1]}"
+        lines = text.splitlines()
+        magic = next((i for i, ln in enumerate(lines) if _MAGIC_LINE.match(ln)), 0)
+        out[filename] = Cell(name=f"cell [{number}]", offset=magic, wrapper=True, text=text)
+        bodies[transform(call[1])] = Cell(name=f"cell [{number}]", offset=magic + 1, wrapper=False, text=text)
+    for filename, number in list(names.items()):
+        if filename in out or not isinstance(number, int):
+            continue
+        body = bodies.get(compiled[filename].strip())
+        out[filename] = body or Cell(name=f"cell [{number}]", offset=0, wrapper=False,
+                                     text=raw(number, compiled[filename]) or compiled[filename])
     return out
 
 
