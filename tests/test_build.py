@@ -172,3 +172,16 @@ def test_notebook_cells_are_named_and_the_magic_is_not_the_user():
     text = {s.file: s.text for s in sources.read_sources([f.file for f in mine if f.is_user], cells)}
     assert text[f"cell [{n}]"].splitlines()[2] == "seen['stack'] = f()"
     assert text[f"cell [{n - 1}]"].startswith("def f():")
+
+
+def test_cells_rename_frames_in_the_whole_report(recompiles):
+    path = next(s.file for s in recompiles.source_files if s.file.endswith("tests/models.py"))
+    text = "# a cell\n" + "\n" * 20
+    cells = {path: sources.Cell(name="cell [7]", offset=1, wrapper=False, text=text)}
+    r = build_report(load_raw("break_recompile"), "2.13.0", cells=cells)
+    frames = [f for c in r.compiles for k in c.kernels for s in k.user_stack for f in s]
+    frames += [f for b in r.graph_breaks for f in b.user_stack]
+    assert frames and not any(f.file == path for f in frames)
+    assert {(f.file, f.line) for b in r.graph_breaks for f in b.user_stack if f.file.startswith("cell")} == \
+        {("cell [7]", 14)}  # line 13 of the file, one line down in the cell
+    assert {s.file: s.text for s in r.source_files}["cell [7]"] == text

@@ -6,6 +6,7 @@ failure here can be reported without touching torch again.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 import re
 from collections import defaultdict
@@ -20,20 +21,24 @@ from .parse import clean_module_path, find_call_lines, parse_graph_break, parse_
     parse_stack_trace, triton_source_metadata
 from .sources import Cell, cell_map, localize, read_sources
 
-#: notebook cells of the running IPython, set while a report is built (frames are renamed ``cell [N]``)
-_CELLS: dict[str, Cell] = {}
-
-
-def _local(frames: list[Frame]) -> list[Frame]:
-    return [localize(f, _CELLS) for f in frames] if _CELLS else frames
-
 
 def _frames(tuples: list[tuple]) -> list[Frame]:
-    return _local([Frame(file=f, line=int(ln), function=fn, code=code) for f, ln, fn, code in tuples])
+    return [Frame(file=f, line=int(ln), function=fn, code=code) for f, ln, fn, code in tuples]
 
 
-def _stack(text: Optional[str]) -> list[Frame]:
-    return _local(parse_stack_trace(text))
+def _localized(value: Any, cells: dict[str, Cell]) -> Any:
+    """``value`` (a report or any part of it) with every frame in a notebook cell named as the user sees it."""
+    if isinstance(value, Frame):
+        return localize(value, cells)
+    if isinstance(value, list):
+        return [_localized(v, cells) for v in value]
+    if isinstance(value, dict):
+        return {k: _localized(v, cells) for k, v in value.items()}
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        changes = {f.name: _localized(getattr(value, f.name), cells) for f in dataclasses.fields(value)
+                   if f.name not in ("source", "output_code", "code", "guards", "metadata")}
+        return dataclasses.replace(value, **changes)
+    return value
 
 
 def _cid(md: dict) -> Optional[str]:
@@ -92,7 +97,7 @@ class _Trace:
                 fname = self.strings.get(fname, str(fname)) if isinstance(fname, int) else str(fname)
                 frames.append(Frame(file=fname, line=int(fr.get("line", 0)), function=str(fr.get("name", "")),
                                     code=str(fr.get("loc", "") or "")))
-            return _local(frames)
+            return frames
         return []
 
 
@@ -133,7 +138,7 @@ def _graph_nodes(nodes: list[dict], roles: Optional[dict[str, tuple[str, str]]] 
         out.append(GraphNode(
             name=n["name"], op=n["op"], target=n["target"], inputs=list(n["inputs"]),
             shape=n.get("shape"), dtype=n.get("dtype"),
-            user_stack=_stack(n.get("stack_trace")),
+            user_stack=parse_stack_trace(n.get("stack_trace")),
             module_stack=[p for p, _ in modules],
             module_types=[t for _, t in modules] if all(t for _, t in modules) else [],
             role=role, display_name=display,
@@ -280,7 +285,7 @@ class _GraphBuilder:
             traces = e["traces"] or [n["stack_trace"] for n in self.rec.post_grad_nodes
                                      if n["name"] in set(e["fx"]) and n.get("stack_trace")]
             for t in traces:
-                frames = _stack(t)
+                frames = parse_stack_trace(t)
                 key = tuple((f.file, f.line) for f in frames)
                 if frames and key not in seen:
                     seen.add(key)
@@ -462,7 +467,6 @@ def _graph_breaks(trace: _Trace) -> list[GraphBreak]:
     breaks, seen = [], set()
     for _, payload, _ in trace.by_kind.get("dynamo_graph_break_reason", []):
         reason, stack = parse_graph_break(str(payload or ""))
-        stack = _local(stack)
         key = (reason, tuple((f.file, f.line) for f in stack))
         if key not in seen:
             seen.add(key)
@@ -495,13 +499,15 @@ def _nothing_compiled(raw: Raw, calls: list[CompileCall]) -> Optional[str]:
 
 
 def build_report(raw: Raw, torch_version: str, title: str = "", cells: Optional[dict[str, Cell]] = None) -> Report:
-    """The report of one capture. ``cells``: the notebook's cells (default: read from the running IPython)."""
-    global _CELLS
-    _CELLS = cell_map() if cells is None else cells
-    try:
-        return _build(raw, torch_version, title)
-    finally:
-        _CELLS = {}
+    """The report of one capture. ``cells``: the notebook's cells (default: read from the running IPython);
+    frames in a cell are named ``cell [N]`` and its text goes into ``source_files``."""
+    cells = cell_map() if cells is None else cells
+    report = _build(raw, torch_version, title)
+    if cells:
+        report = _localized(report, cells)
+    files = _user_files(report.compiles, [b.user_stack for b in report.graph_breaks] +
+                        [c.user_stack for c in report.compile_calls])
+    return dataclasses.replace(report, source_files=read_sources(files, cells))
 
 
 def _build(raw: Raw, torch_version: str, title: str) -> Report:
@@ -528,8 +534,6 @@ def _build(raw: Raw, torch_version: str, title: str) -> Report:
         note = _nothing_compiled(raw, calls)
         if note:
             diagnostics.append(note)
-    files = _user_files(compiles, [b.user_stack for b in breaks] + [c.user_stack for c in calls])
     return Report(torch_version=torch_version, device=raw.device, compiles=compiles, graph_breaks=breaks,
                   diagnostics=diagnostics, compile_calls=calls, title=title,
-                  source_files=read_sources(files, _CELLS),
                   created=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"))
