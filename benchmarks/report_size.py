@@ -2,8 +2,8 @@
 
     PYTHONPATH=. python benchmarks/report_size.py [--raw PATH] [--before-tree /work/main]
 
-The report: a 2-layer GPT-2 (``examples.GPT2``, d=64) compiled three ways in one capture: each block on its
-own (regional compilation: two identical compiles), then the whole model at three sequence lengths with
+The report: a 2-layer GPT-2 (``examples.GPT2``, d=64, blocks that read their layer index as Hugging Face's do)
+compiled in one capture: each block on its own (regional compilation: two identical compiles), then the whole model at three sequence lengths with
 ``dynamic=False`` (two recompiles). The raw capture is saved (``--raw``, default
 ``benchmarks/.report_size_raw.json``) and reused on later runs, so only the first run compiles.
 ``--before-tree`` is a checkout whose ``build_report`` writes the old report from the same raw capture.
@@ -22,10 +22,11 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 BEFORE = r"""
-import json, sys, time
-sys.path.insert(0, sys.argv[1]); sys.path.insert(1, sys.argv[2])
-from tests._raw import load_raw
+import importlib.util, json, sys, time
+sys.path.insert(0, sys.argv[1])
 import inductor_lens
+spec = importlib.util.spec_from_file_location("raw_fixture", sys.argv[2] + "/tests/_raw.py")
+mod = importlib.util.module_from_spec(spec); spec.loader.exec_module(mod); load_raw = mod.load_raw
 from inductor_lens._capture.build import build_report
 assert inductor_lens.__file__.startswith(sys.argv[1]), inductor_lens.__file__
 report = build_report(load_raw(sys.argv[3]), "2.13.0", title="report_size")
@@ -55,8 +56,22 @@ def capture(raw_path: pathlib.Path) -> None:
     from inductor_lens.examples import GPT2, gpt2_inputs
     from tests._raw import dump_raw
 
+    from inductor_lens.examples import Block
+
+    class IndexedBlock(Block):
+        """A block that reads its layer index, as Hugging Face's blocks do (a KV-cache slot): dynamo guards on
+        it, so compiling each block on its own gives one compile per block, all of the same graph."""
+
+        def __init__(self, d: int, heads: int, layer_idx: int):
+            super().__init__(d, heads)
+            self.layer_idx = layer_idx
+
+        def forward(self, x):
+            return super().forward(x) if self.layer_idx >= 0 else x
+
     torch.manual_seed(0)
     model = GPT2(layers=2).eval()
+    model.h = torch.nn.ModuleList(IndexedBlock(64, 4, i) for i in range(len(model.h)))
     t = time.perf_counter()
     with torch.no_grad(), inductor_lens.capture(title="gpt2 regional + recompiles") as cap:
         for block in model.h:  # regional compilation: each block compiled on its own

@@ -7,9 +7,11 @@ kernel Inductor's whole call path) and recompiles repeat most guard lines. In th
 - ``interned.frames``: each distinct frame once, as ``[file index, line, function, code, stage]``
   (``is_user`` is ``stage == "user"``, so it is not stored);
 - ``interned.stacks``: each distinct non-empty stack once, as a list of frame indices;
-- ``interned.lines``: each distinct guard line once;
+- ``interned.lines``: each distinct line of the long texts once: guards, output code, kernel sources
+  (a kernel's source is also in its compile's output code, and recompiles repeat most guards), graph code;
 
-and in the report itself a stack is ``{"@s": stack index}`` and a compile's ``guards`` text is
+and in the report itself a stack is ``{"@s": stack index}`` and each of those texts
+(``guards``, ``output_code``, ``source``, ``code`` of a graph; at least ``MIN_TEXT`` characters) is
 ``{"@g": [line index, ...]}`` (the lines joined with ``"\\n"``). Nothing else changes place, so every
 other field is where the expanded form has it. :func:`expand` restores the expanded form exactly;
 ``js/src/intern.js`` does the same in the browser.
@@ -20,6 +22,9 @@ from __future__ import annotations
 from typing import Any
 
 FRAME_KEYS = ("file", "line", "function", "code", "stage", "is_user")
+#: Keys whose long text values are stored as interned lines (frames' ``code`` is inside interned stacks).
+TEXT_KEYS = frozenset({"guards", "output_code", "source", "code"})
+MIN_TEXT = 80
 _FRAME_KEYSET = frozenset(FRAME_KEYS)
 
 
@@ -56,7 +61,7 @@ class _Tables:
         ids = [self.frame(fr) for fr in frames]
         return {"@s": self._index(self.stacks, self._stack_ix, tuple(ids), ids)}
 
-    def guards(self, text: str) -> dict:
+    def text(self, text: str) -> dict:
         return {"@g": [self._index(self.lines, self._line_ix, ln, ln) for ln in text.split("\n")]}
 
 
@@ -70,13 +75,11 @@ def compact(plain: dict) -> dict:
                 return tables.stack(v)
             return [walk(x) for x in v]
         if isinstance(v, dict):
-            return {k: walk(x) for k, x in v.items()}
+            return {k: tables.text(x) if k in TEXT_KEYS and isinstance(x, str) and len(x) >= MIN_TEXT else walk(x)
+                    for k, x in v.items()}
         return v
 
     out = {k: walk(v) for k, v in plain.items() if k != "interned"}
-    for c in out.get("compiles") or []:
-        if isinstance(c, dict) and isinstance(c.get("guards"), str) and c["guards"]:
-            c["guards"] = tables.guards(c["guards"])
     out["interned"] = {"files": tables.files, "frames": tables.frames, "stacks": tables.stacks,
                        "lines": tables.lines}
     return out

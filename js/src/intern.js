@@ -1,5 +1,6 @@
 // The report's compact written form (inductor_lens/_intern.py): each distinct frame, stack and guard
-// line is stored once in `report.interned`; a stack is {"@s": i}, a compile's guards {"@g": [i, ...]}.
+// line is stored once in `report.interned`; a stack is {"@s": i}, a long text (guards, output code,
+// kernel source, graph code) {"@g": [i, ...]}: its lines.
 // expandReport gives back the expanded form the views read (a report without `interned` is returned as is).
 
 /** The expanded report: stacks and guard texts put back where they were referred to. */
