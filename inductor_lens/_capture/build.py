@@ -361,8 +361,10 @@ class _GraphBuilder:
         out = []
         for sn in snodes:
             kernel = next((node_kernel[m] for m in sn.members if m in node_kernel), None)
+            est = sn.estimated_runtime_ms
             out.append(FusedNode(name=sn.name, kind=sn.kind, fx_nodes=self.sort_fx(sn.fx_nodes), kernel=kernel,
                                  reads=sn.reads, writes=sorted(set(sn.writes) | set(sn.outputs)), members=sn.members,
+                                 estimated_runtime_us=round(est * 1000, 3) if est is not None else None,
                                  module_stack=_majority_prefix([fx_modules.get(n, []) for n in sn.fx_nodes])))
         return out
 
@@ -377,6 +379,20 @@ class _GraphBuilder:
             out.append(FusionDecision(node1=n1, node2=n2, reason=reason, fused1=self.fused_of(n1),
                                       fused2=self.fused_of(n2)))
         return out
+
+
+def _with_costs(compile: Compile, rec: RawGraph, diagnostics: list) -> Compile:
+    """Each kernel's bytes and FLOPs (``Kernel.cost``), from Inductor's buffer accesses and the shapes."""
+    import dataclasses
+
+    from ..cost import with_costs
+
+    inductor_bytes = {sn.name: (sn.read_bytes, sn.write_bytes) for sn in rec.post_fusion}
+    try:
+        return dataclasses.replace(compile, kernels=with_costs(compile, inductor_bytes))
+    except Exception as e:
+        diagnostics.append(f"capture: kernel costs of {compile.id} could not be computed ({type(e).__name__}: {e})")
+        return compile
 
 
 def _window_for(rec: RawGraph, windows: list[RawWindow]) -> Optional[RawWindow]:
@@ -520,8 +536,9 @@ def _build(raw: Raw, torch_version: str, title: str) -> Report:
             continue  # a GraphLowering that never reached the scheduler (e.g. a subgraph helper)
         base_id = f"{rec.compile_id} {rec.graph_kind}"
         ids[base_id] = ids.get(base_id, 0) + 1
-        compiles.append(_compile(raw, rec, trace, diagnostics,
-                                 base_id if ids[base_id] == 1 else f"{base_id} #{ids[base_id]}"))
+        compile = _compile(raw, rec, trace, diagnostics,
+                           base_id if ids[base_id] == 1 else f"{base_id} #{ids[base_id]}")
+        compiles.append(_with_costs(compile, rec, diagnostics))
     compiles = mark_same_graphs(compiles)
     breaks = _graph_breaks(trace)
     calls = [CompileCall(target=c["target"], backend=c["backend"], user_stack=_frames(c["user_stack"]),
