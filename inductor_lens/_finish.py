@@ -91,8 +91,7 @@ def mark_same_graphs(compiles: list[Compile]) -> list[Compile]:
 
 def upgrade_v1(report: Report, data: dict) -> Report:
     """A version-1 report loaded into the version-2 model, with the fields version 1 did not have filled
-    from what it recorded (fields version 2 dropped, ``pre_fusion_nodes`` and ``estimated_runtime_us``,
-    are left behind)."""
+    from what it recorded (``pre_fusion_nodes``, which version 2 dropped, is left behind)."""
     compiles = []
     for c in report.compiles:
         reason = ""
