@@ -19,14 +19,14 @@ import typing
 from dataclasses import dataclass, field
 from typing import Any, Optional, Union
 
-SCHEMA_VERSION = 1
+from . import _intern
+from ._derive import STAGES, frame_stage
 
-#: Kinds a fused node may have. ``kind`` tells the widget how to colour a box.
-FUSED_NODE_KINDS = ("pointwise", "reduction", "extern", "template", "foreach", "nop", "other")
-#: Languages a kernel may be written in.
-KERNEL_LANGUAGES = ("cpp", "triton", "extern", "other")
-#: What ``Compile.graph_kind`` may be.
-GRAPH_KINDS = ("inference", "forward", "backward")
+SCHEMA_VERSION = 2
+
+#: Languages a kernel may be written in: what Inductor's output code defines (``async_compile.<kind>``),
+#: ``extern`` for calls of library kernels, ``other`` when the source was not found.
+KERNEL_LANGUAGES = ("cpp", "triton", "cuda", "rocm", "halide", "mps", "xpu", "cutedsl", "extern", "other")
 
 
 class ReportError(ValueError):
@@ -35,12 +35,26 @@ class ReportError(ValueError):
 
 @dataclass(frozen=True)
 class Frame:
-    """One frame of a Python stack: where a line of code ran."""
+    """One frame of a Python stack: where a line of code ran.
+
+    ``file`` is the path, or ``cell [N]`` for a notebook cell (N its execution count; ``line`` is then
+    the line in the cell as the user sees it). ``stage`` says where the frame comes from (one of
+    ``STAGES``: ``user``, ``dynamo``, ``aot``, ``inductor``, ``lowering``, ``scheduler``, ``codegen``,
+    ``runtime``, ``torch``, ``library``, ``other``); when not given it is worked out from ``file``.
+    ``is_user`` is ``stage == "user"``: the user's code, not torch, not inductor_lens, not a library.
+    """
 
     file: str
     line: int
     function: str
     code: str = ""
+    stage: str = ""
+    is_user: bool = False
+
+    def __post_init__(self) -> None:
+        stage = self.stage if self.stage in STAGES else frame_stage(self.file, self.function)
+        object.__setattr__(self, "stage", stage)
+        object.__setattr__(self, "is_user", stage == "user")
 
 
 @dataclass(frozen=True)
@@ -88,6 +102,12 @@ class GraphNode:
     #: The concrete sizes torch used at capture time, same layout as ``shape``; only set when a dim is
     #: symbolic (None otherwise).
     shape_hint: Optional[list] = None
+    #: For graph inputs: what the input is, ``parameter``, ``buffer``, ``input`` (an argument of the
+    #: user's call), ``tangent`` (a gradient flowing into a backward graph), ``saved`` (a forward
+    #: activation saved for backward), or ``""`` when not known.
+    role: str = ""
+    #: For graph inputs: the name a user knows, e.g. ``layer1.0.conv1.weight`` or ``x``; ``""`` if none.
+    display_name: str = ""
 
 
 @dataclass(frozen=True)
@@ -100,10 +120,14 @@ class Graph:
 
 @dataclass(frozen=True)
 class FusedNode:
-    """A scheduler node: after fusion (``Compile.fused_nodes``) or before (``pre_fusion_nodes``).
+    """A scheduler node after fusion: what Inductor turned into (part of) one kernel call.
 
     ``fx_nodes`` are post-grad node names; ``reads``/``writes`` are buffer names, from which the
-    edges between nodes are drawn; ``members`` are the pre-fusion nodes it was fused from.
+    edges between nodes are drawn; ``members`` are the pre-fusion scheduler nodes it was fused from.
+    ``label`` is what its box says first: the op of an extern call (``mm``, ``convolution``), else the
+    kernel's name. ``is_glue``: no kernel of its own (a ``getitem`` of a multi-output call, a nop or a
+    view), drawn as an edge rather than a box. ``user_stack``: one stack per distinct user line of its
+    ops (its kernel's stacks, or its own ops' when the kernel has none).
     """
 
     name: str
@@ -113,8 +137,12 @@ class FusedNode:
     reads: list[str] = field(default_factory=list)
     writes: list[str] = field(default_factory=list)
     members: list[str] = field(default_factory=list)
+    #: Inductor's own estimate of the node's run time (its scheduler's cost model), read at capture.
     estimated_runtime_us: Optional[float] = None
     module_stack: list[str] = field(default_factory=list)
+    label: str = ""
+    is_glue: bool = False
+    user_stack: list[list[Frame]] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -160,11 +188,17 @@ class Kernel:
     fx_nodes: list[str] = field(default_factory=list)
     user_stack: list[list[Frame]] = field(default_factory=list)
     compiler_stack: list[Frame] = field(default_factory=list)
-    #: Launch and build facts where torch exposes them: grid, num_warps, num_stages, autotune...
+    #: Launch and build facts where torch exposes them: grid, num_warps, num_stages, ``size_hints``
+    #: (a mapping ``{"x": 1024, "r0_": 64}``), ``autotune`` (``{op, fastest, chosen, emitted, choices}``;
+    #: ``chosen`` names the benchmarked choice the emitted kernel came from, ``None`` if not known)...
     metadata: dict = field(default_factory=dict)
     #: Measured device time, filled by ``inspect(..., profile=True)``: total_us, calls, per_call_us, share,
     #: mean_us, std_us, runs, achieved_gbps, achieved_tflops, peak_fraction, bound (see docs/report-schema.md).
     profile: Optional[dict] = None
+    #: One entry per place the output code calls this kernel, each the fused nodes that call computes.
+    #: Two fused nodes in one entry were fused into one kernel; in two entries, the same kernel source
+    #: is reused (Inductor emits identical code once and calls it twice).
+    call_sites: list[list[str]] = field(default_factory=list)
     #: Bytes and FLOPs of one call (``Cost``), from Inductor's buffer accesses and the ops' shapes.
     cost: Optional[Cost] = None
 
@@ -174,7 +208,8 @@ class FusionDecision:
     """Inductor considered fusing ``node1`` with ``node2`` and refused, for ``reason``.
 
     ``node1``/``node2`` are pre-fusion node names; ``fused1``/``fused2`` the post-fusion nodes
-    that hold them, so the widget can show the refusal on the boxes a user sees.
+    that hold them, so the widget can show the refusal on the boxes a user sees. Refusals that a later
+    round of fusion undid (both ends in one fused node, or in one call of one kernel) are not listed.
     """
 
     node1: str
@@ -186,7 +221,10 @@ class FusionDecision:
 
 @dataclass(frozen=True)
 class Compile:
-    """One Inductor graph compilation."""
+    """One Inductor graph compilation.
+
+    ``graph_kind`` is ``inference``, ``forward`` or ``backward``.
+    """
 
     id: str
     compile_id: str
@@ -194,10 +232,18 @@ class Compile:
     trigger: Trigger
     #: Name of the compiled Python function (the frame dynamo traced).
     frame: str = ""
+    #: ``frame`` for people: ``forward()``, ``forward() (via torch's inner wrapper)``.
+    frame_label: str = ""
+    #: One label for this compile, the same shape for every compile: ``forward(): backward graph · 0/0``.
+    label: str = ""
+    #: Why it recompiled (the failed guards, one per line); ``""`` for a first compile.
+    recompile_reason: str = ""
+    #: The ``id`` of an earlier compile of this report with an identical graph and kernels (regional
+    #: compilation compiles each repeated block alike), else ``None``.
+    same_graph_as: Optional[str] = None
     phases: list[Phase] = field(default_factory=list)
     graphs: dict[str, Graph] = field(default_factory=dict)
     fused_nodes: list[FusedNode] = field(default_factory=list)
-    pre_fusion_nodes: list[FusedNode] = field(default_factory=list)
     kernels: list[Kernel] = field(default_factory=list)
     output_code: str = ""
     fusion_decisions: list[FusionDecision] = field(default_factory=list)
@@ -294,6 +340,15 @@ DIAGNOSTIC_CODES = {
     "rank_stopped": "a rank was stopped (signal or timeout) before its script finished: its report is partial",
     "legacy": "a diagnostic of a version-1 report (plain text)",
 }
+class SourceFile:
+    """The text of a file that appears in a user stack (``file`` exactly as ``Frame.file``).
+
+    ``note`` says why ``text`` is missing or shortened (unreadable, too large); ``""`` when whole.
+    """
+
+    file: str
+    text: str = ""
+    note: str = ""
 
 
 @dataclass(frozen=True)
@@ -306,6 +361,8 @@ class Report:
     graph_breaks: list[GraphBreak] = field(default_factory=list)
     diagnostics: list[Diagnostic] = field(default_factory=list)
     compile_calls: list[CompileCall] = field(default_factory=list)
+    #: The user's own source files (and notebook cells, as ``cell [N]``) that its stacks point into.
+    source_files: list[SourceFile] = field(default_factory=list)
     title: str = ""
     created: str = ""
     schema_version: int = SCHEMA_VERSION
@@ -338,12 +395,18 @@ class Report:
         return [k for c in self.compiles for k in c.kernels]
 
     def summary(self) -> str:
-        """A few lines of plain text: compiles, kernels, breaks, diagnostics."""
+        """Plain text, one line per compile and one per kernel under it, then breaks and diagnostics."""
         lines = [f"inductor_lens report: {len(self.compiles)} compile(s), {len(self.kernels)} kernel(s), "
                  f"{len(self.graph_breaks)} graph break(s); torch {self.torch_version} on {self.device}"]
         for c in self.compiles:
-            lines.append(f"  {c.id}: {c.frame or '?'} [{c.trigger.kind}] {len(c.fused_nodes)} fused node(s), "
-                         f"kernels: {', '.join(k.name for k in c.kernels) or '-'}")
+            same = f", same graph as {c.same_graph_as}" if c.same_graph_as else ""
+            lines.append(f"  {c.id}: {c.frame_label or c.frame or '?'} [{c.trigger.kind}{same}] "
+                         f"{len(c.fused_nodes)} fused node(s), {len(c.kernels)} kernel(s)")
+            for k in c.kernels:
+                lines.append(f"    {k.name} ({k.language})")
+        for b in self.graph_breaks:
+            where = next((f"{f.file}:{f.line}" for f in reversed(b.user_stack) if f.is_user), "")
+            lines.append(f"  graph break{' at ' + where if where else ''}: {b.reason.splitlines()[0] if b.reason else '?'}")
         if self.profile and self.profile.get("device_total_us") is not None:
             p = self.profile
             share = p.get("unattributed_share")
@@ -359,15 +422,20 @@ class Report:
                 f"{len(self.graph_breaks)} graph break(s), torch {self.torch_version}, {self.device}>")
 
     # -- serialization --------------------------------------------------------------------
-    def to_dict(self) -> dict:
-        return _to_plain(self)
+    def to_dict(self, compact: bool = False) -> dict:
+        """The report as plain data. ``compact=True`` gives the written form, where each distinct frame,
+        stack and guard line is stored once (``interned``) and referred to by index; ``load`` expands it."""
+        plain = _to_plain(self)
+        return _intern.compact(plain) if compact else plain
 
-    def to_json(self, indent: Optional[int] = None) -> str:
-        """The report as JSON; ``load(report.to_json()) == report``."""
-        return json.dumps(self.to_dict(), indent=indent, ensure_ascii=False)
+    def to_json(self, indent: Optional[int] = None, compact: bool = True) -> str:
+        """The report as JSON (the compact written form unless ``compact=False``);
+        ``load(report.to_json()) == report``."""
+        return json.dumps(self.to_dict(compact=compact), indent=indent, ensure_ascii=False)
 
     @classmethod
     def from_dict(cls, data: dict) -> "Report":
+        """A report from plain data: the expanded or compact form, of this schema version or version 1."""
         if not isinstance(data, dict):
             raise ReportError(f"a report is a JSON object, not {type(data).__name__}")
         version = data.get("schema_version")
@@ -376,7 +444,16 @@ class Report:
         if version > SCHEMA_VERSION:
             raise ReportError(f"report schema_version {version} is newer than this inductor_lens reads "
                               f"({SCHEMA_VERSION}): upgrade inductor-lens")
-        return _from_plain(cls, data, "report")
+        try:
+            data = _intern.expand(data)
+        except (KeyError, IndexError, TypeError, ValueError) as e:
+            raise ReportError(f"report: its interned tables are damaged ({type(e).__name__}: {e})") from None
+        report = _from_plain(cls, data, "report")
+        if version < 2:
+            from ._finish import upgrade_v1
+
+            report = upgrade_v1(report, data)
+        return report
 
     # -- views ----------------------------------------------------------------------------------
     def widget(self, **kwargs):
@@ -461,7 +538,9 @@ def json_schema() -> dict:
 
     root = schema_of(Report)
     return {"$schema": "https://json-schema.org/draft/2020-12/schema", "title": "inductor_lens report",
-            "description": f"schema_version {SCHEMA_VERSION}", **root, "$defs": defs}
+            "description": f"schema_version {SCHEMA_VERSION}, the expanded form (what load() returns; the "
+                           "written form stores stacks and guard lines once in 'interned', see "
+                           "docs/report-schema.md)", **root, "$defs": defs}
 
 
 # -- plain <-> dataclass -----------------------------------------------------------------------

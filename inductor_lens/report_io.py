@@ -204,8 +204,10 @@ def dumps(report: Union[Report, dict], *, trusted: bool = False) -> bytes:
 
     ``trusted=True`` skips the cleaning pass for plain data that :func:`load_data` produced.
     """
-    data = report if (trusted and isinstance(report, dict)) else to_plain(report) if isinstance(report, Report) \
-        else _clean_plain(report)
+    from . import _intern
+
+    data = report if (trusted and isinstance(report, dict)) else _intern.compact(to_plain(report)) \
+        if isinstance(report, Report) else _clean_plain(report)
     if orjson is not None:
         return orjson.dumps(data)
     return json.dumps(data, ensure_ascii=False, allow_nan=False).encode("utf-8")
@@ -334,7 +336,13 @@ def check(data: dict, name: str) -> None:
     """The schema version, and for a current-version report the type of every field."""
     _check_version(data, name)
     if data.get("schema_version") == SCHEMA_VERSION:
-        validate(data, name)
+        from . import _intern
+
+        try:  # the written form stores repeated frames, stacks and long texts once: check what they expand to
+            expanded = _intern.expand(data)
+        except (KeyError, IndexError, TypeError, ValueError, AttributeError) as e:
+            raise ReportError(f"{name}: its interned tables are damaged ({type(e).__name__}: {e})") from None
+        validate(expanded, name)
 
 
 def _parse_stdlib(raw: bytes, name: str) -> Any:

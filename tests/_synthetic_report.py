@@ -48,7 +48,7 @@ def hostile_report() -> Report:
         frame=f"fn{HOSTILE}",
         phases=[Phase(name=f"phase{HOSTILE}", start_us=100.0, duration_us=500.0)],
         graphs={"post_grad": Graph(nodes=nodes, code=HOSTILE), f"g{HOSTILE}": Graph(nodes=nodes[:2])},
-        fused_nodes=fused, pre_fusion_nodes=fused, kernels=kernels, output_code=HOSTILE,
+        fused_nodes=fused, kernels=kernels, output_code=HOSTILE,
         fusion_decisions=[FusionDecision(node1=f"op0{HOSTILE}", node2="op1", reason=f"no: {HOSTILE}",
                                          fused1=f"op0{HOSTILE}", fused2="op1")],
         graph_inputs=["x"], graph_outputs=["buf1"], guards=HOSTILE)

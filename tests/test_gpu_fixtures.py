@@ -61,4 +61,5 @@ def test_max_autotune_records_the_choices_and_their_times():
         a = k.metadata["autotune"]
         times = [c["time_ms"] for c in a["choices"] if c["time_ms"] is not None]
         assert len(a["choices"]) > 10 and times == sorted(times)
-        assert a["fastest"] == a["choices"][0]["name"] and a["chosen"] == k.name
+        assert a["fastest"] == a["choices"][0]["name"] and a["emitted"] == k.name
+        assert a["chosen"] in [c["name"] for c in a["choices"]]

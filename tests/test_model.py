@@ -1,6 +1,7 @@
 """The report model: JSON contract, schema, loading errors, parsers. No torch compile here."""
 
 import json
+import re
 import pathlib
 import subprocess
 import sys
@@ -26,14 +27,14 @@ def _tiny():
 
 def test_round_trip_and_top_level_fields():
     r = _tiny()
-    data = json.loads(r.to_json())
+    data = json.loads(r.to_json(compact=False))
     assert {"schema_version", "torch_version", "device", "compiles", "graph_breaks", "diagnostics"} <= set(data)
     assert data["schema_version"] == model.SCHEMA_VERSION
     c = data["compiles"][0]
     assert {"id", "compile_id", "graph_kind", "trigger", "phases", "graphs", "fused_nodes", "kernels",
             "output_code", "fusion_decisions"} <= set(c)
     assert set(c["kernels"][0]) >= {"name", "language", "source", "fused_nodes", "user_stack", "compiler_stack"}
-    assert set(c["kernels"][0]["user_stack"][0][0]) == {"file", "line", "function", "code"}
+    assert set(c["kernels"][0]["user_stack"][0][0]) == {"file", "line", "function", "code", "stage", "is_user"}
     assert inductor_lens.load(r.to_json()) == r
     assert inductor_lens.load(data) == r
 
@@ -131,3 +132,177 @@ def test_fused_node_module_is_where_most_of_its_ops_come_from():
     assert _majority_prefix([["a"], ["b"]]) == []  # a tie is no majority
     assert _majority_prefix([["a"], ["b"], ["c"]]) == []
     assert _majority_prefix([[], []]) == []
+
+
+# -- schema version 2: derived fields, the version-1 converter, the compact written form --------------
+
+V1 = ROOT / "tests" / "fixtures" / "gpu_training.json"
+
+
+def test_frame_stage_is_worked_out_once_in_python():
+    site = "/venv/lib/python3.12/site-packages"
+    cases = {
+        (f"{site}/torch/_dynamo/convert_frame.py", "_compile"): "dynamo",
+        (f"{site}/torch/_dynamo/backends/common.py", "__call__"): "aot",
+        (f"{site}/torch/_functorch/aot_autograd.py", "aot_module"): "aot",
+        (f"{site}/torch/_inductor/scheduler.py", "fuse_nodes"): "scheduler",
+        (f"{site}/torch/_inductor/scheduler.py", "_codegen"): "codegen",
+        (f"{site}/torch/_inductor/graph.py", "run_node"): "lowering",
+        (f"{site}/torch/_inductor/graph.py", "codegen"): "codegen",
+        (f"{site}/torch/_inductor/codegen/cpp.py", "codegen_node"): "codegen",
+        (f"{site}/torch/_inductor/compile_fx.py", "compile_fx_inner"): "inductor",
+        (f"{site}/torch/_inductor/runtime/triton_heuristics.py", "run"): "runtime",
+        ("/tmp/torchinductor_root/ab/cabc.py", "call"): "runtime",
+        (f"{site}/torch/nn/modules/module.py", "_call_impl"): "torch",
+        (f"{site}/IPython/core/interactiveshell.py", "run_code"): "library",
+        ("/usr/lib/python3.12/runpy.py", "_run_code"): "library",
+        ("<frozen runpy>", "_run_module_as_main"): "library",
+        ("/home/u/src/inductor_lens/magic.py", "_run"): "other",
+        ("/home/u/src/inductor_lens/examples.py", "forward"): "user",
+        ("/home/u/train.py", "main"): "user",
+        ("cell [4]", "<module>"): "user",
+        ("C:\\Users\\u\\site-packages\\torch\\_dynamo\\eval_frame.py", "f"): "dynamo",
+    }
+    for (file, fn), stage in cases.items():
+        fr = Frame(file, 1, fn)
+        assert (fr.stage, fr.is_user) == (stage, stage == "user"), (file, fn)
+    # an explicit stage is kept (the magic's own call of a cell), and is_user always follows it
+    assert Frame("cell [3]", 1, "<module>", stage="other").is_user is False
+    assert Frame("/x.py", 1, "f", stage="nonsense", is_user=True) == Frame("/x.py", 1, "f")
+
+
+def test_v1_report_converts_to_v2():
+    raw = json.loads(V1.read_text())
+    assert raw["schema_version"] == 1 and "pre_fusion_nodes" in raw["compiles"][0]
+    r = inductor_lens.load(V1)
+    assert r.schema_version == model.SCHEMA_VERSION == 2
+    fwd, bwd = r.compiles
+    # labels: one shape for every compile, so "backward" and "forward()" never contradict each other
+    assert (fwd.frame_label, fwd.label) == ("forward()", "forward(): forward graph · 0/0")
+    assert bwd.label == "forward(): backward graph · 0/0"
+    # size hints as a mapping, parsed from the v1 repr string
+    raw_hints = {k["name"]: k["metadata"].get("size_hints") for k in raw["compiles"][0]["kernels"]}
+    for k in fwd.kernels:
+        if isinstance(raw_hints.get(k.name), str):
+            assert k.metadata["size_hints"] == eval(raw_hints[k.name])  # the v1 text is a dict literal
+    assert any(isinstance(k.metadata.get("size_hints"), dict) for k in fwd.kernels)
+    # every stack frame typed; the fixture's own script and the example model are user code, torch is not
+    frames = [f for k in r.kernels for f in k.compiler_stack]
+    assert {f.stage for f in frames} >= {"user", "dynamo", "aot", "inductor", "codegen"}
+    assert all(f.is_user == ("/torch/" not in f.file) for f in frames)
+    # every fused node has a label and, where its ops have user lines, stacks
+    for c in r.compiles:
+        for n in c.fused_nodes:
+            assert n.label
+            k = c.kernel(n.kernel) if n.kernel else None
+            assert n.is_glue == (k is None)
+            if k is not None and k.language == "extern":
+                assert n.label in ("mm", "addmm", "bmm") or not n.label.startswith("extern_kernels"), n.label
+            if k is not None and k.language != "extern":
+                assert n.label == k.name
+    assert any(n.user_stack for c in r.compiles for n in c.fused_nodes)
+
+
+def test_v1_extern_and_glue_nodes_are_named_by_their_op():
+    r = inductor_lens.load(ROOT / "tests" / "fixtures" / "gpu_gpt2_block.json")
+    c = r.compiles[0]
+    raw = json.loads((ROOT / "tests" / "fixtures" / "gpu_gpt2_block.json").read_text())["compiles"][0]
+    fx = {n["name"]: n["target"] for n in raw["graphs"]["post_grad"]["nodes"]}
+    kernels = {k["name"]: k for k in raw["kernels"]}
+    for n, rn in zip(c.fused_nodes, raw["fused_nodes"]):
+        k = kernels.get(rn["kernel"])
+        if k and k["language"] == "extern":
+            # independent expectation: the aten op name of the node's post-grad target
+            assert n.label == fx[rn["fx_nodes"][0]].split(".")[1], (n.name, n.label)
+        if rn["kernel"] is None:
+            assert n.is_glue
+    assert "mm" in {n.label for n in c.fused_nodes}
+
+
+def test_v1_autotune_chosen_is_the_matching_choice():
+    r = inductor_lens.load(ROOT / "tests" / "fixtures" / "gpu_max_autotune.json")
+    tuned = [k for k in r.kernels if "autotune" in k.metadata]
+    assert tuned
+    for k in tuned:
+        a = k.metadata["autotune"]
+        assert a["emitted"] == k.name
+        chosen = next(c for c in a["choices"] if c["name"] == a["chosen"])
+        # independent check: the chosen template's BLOCK sizes are the kernel source's constants
+        for key in ("BLOCK_M", "BLOCK_N", "BLOCK_K"):
+            want = re.search(key + r"=(\d+)", chosen["description"]).group(1)
+            assert re.search(rf"{key} : tl.constexpr = {want}\b", k.source), (k.name, key)
+
+
+def test_compact_form_is_lossless_and_smaller():
+    r = inductor_lens.load(V1)
+    full = r.to_json(compact=False)
+    small = r.to_json()
+    assert inductor_lens.load(small) == r == inductor_lens.load(full)
+    data = json.loads(small)
+    assert set(data["interned"]) == {"files", "frames", "stacks", "lines"}
+    # each distinct stack and guard line once
+    stacks = data["interned"]["stacks"]
+    assert len({tuple(s) for s in stacks}) == len(stacks)
+    assert data["compiles"][0]["guards"]["@g"] and data["compiles"][0]["kernels"][0]["name"]
+    lines = data["interned"]["lines"]
+    assert len(set(lines)) == len(lines)
+    # forward and backward share the frame's guards: stored once, referred to twice
+    assert data["compiles"][0]["guards"] == data["compiles"][1]["guards"]
+    # a kernel's source lines are the output code's lines
+    k = data["compiles"][0]["kernels"][0]
+    assert set(k["source"]["@g"]) <= set(data["compiles"][0]["output_code"]["@g"])
+    assert len(small) * 2 < len(full)
+    # fields other code reads stay where they are
+    assert [k["name"] for k in data["compiles"][1]["kernels"]] == [k.name for k in r.compiles[1].kernels]
+
+
+def test_compact_form_rejects_damaged_tables():
+    data = json.loads(_tiny().to_json())
+    data["interned"]["stacks"] = []
+    with pytest.raises(inductor_lens.ReportError, match="interned tables are damaged"):
+        inductor_lens.load(data)
+
+
+def test_js_expand_report_gives_the_python_expanded_form(tmp_path):
+    r = inductor_lens.load(V1)
+    (tmp_path / "small.json").write_text(r.to_json())
+    (tmp_path / "full.json").write_text(r.to_json(compact=False))
+    script = ("import { expandReport } from " + json.dumps((ROOT / "js" / "src" / "intern.js").as_uri()) + ";\n"
+              "import { readFileSync } from 'node:fs'; import { deepStrictEqual } from 'node:assert';\n"
+              "const [small, full] = process.argv.slice(2).map((p) => JSON.parse(readFileSync(p, 'utf8')));\n"
+              "deepStrictEqual(expandReport(small), full); deepStrictEqual(expandReport(full), full);\n"
+              "console.log('same');\n")
+    (tmp_path / "check.mjs").write_text(script)
+    out = subprocess.run(["node", str(tmp_path / "check.mjs"), str(tmp_path / "small.json"),
+                          str(tmp_path / "full.json")], capture_output=True, text=True)
+    assert out.returncode == 0 and out.stdout.strip() == "same", out.stderr[-2000:]
+
+
+def test_summary_lists_one_kernel_per_line():
+    r = inductor_lens.load(V1)
+    lines = r.summary().splitlines()
+    for k in r.kernels:
+        assert sum(1 for ln in lines if ln.strip().startswith(k.name + " (")) >= 1
+    assert max(len(ln) for ln in lines) < 200
+
+
+def test_derive_helpers():
+    from inductor_lens import _derive as d
+
+    assert d.parse_size_hints("{'x': 256, 'r0_': 128}") == {"x": 256, "r0_": 128}
+    assert d.parse_size_hints("[64, 32]") == {"0": 64, "1": 32}
+    assert d.parse_size_hints("nonsense(") is None
+    assert d.frame_label("torch_dynamo_resume_in_with_graph_break_at_13") == "with_graph_break() after line 13"
+    assert d.frame_label("forward (via torch's inner wrapper)") == "forward() (via torch's inner wrapper)"
+    assert d.readable_reasons('["0/0: tensor \'x\' size mismatch", "0/0: other"]') == \
+        "0/0: tensor 'x' size mismatch\n0/0: other"
+    assert d.source_role("L['self']._modules['layer1']._modules['0']._parameters['weight']") == \
+        ("parameter", "layer1.0.weight")
+    assert d.source_role("L['self']._modules['bn']._buffers['running_mean']") == ("buffer", "bn.running_mean")
+    assert d.source_role("L['x']") == ("input", "x")
+    assert d.source_role("L['kwargs']['cache']") == ("input", "kwargs['cache']")
+    assert d.short_op("aten._scaled_dot_product_efficient_attention.default") == \
+        "_scaled_dot_product_efficient_attention"
+    assert d.short_op("_operator.getitem") == "getitem"
+    assert d.short_op("aten.convolution.default") == "convolution"
+    assert d.is_glue("extern", None, ["getitem"]) and not d.is_glue("pointwise", "k0", ["add"])

@@ -468,8 +468,21 @@ def fx_graph_nodes(gm: Any) -> list[dict]:
             "stack_trace": n.meta.get("stack_trace") or "",
             "module_stack": mstack,
             "module_types": mtypes,
+            "source": _input_source(n),
         })
     return out
+
+
+def _input_source(node: Any) -> str:
+    """Where dynamo got a graph input from (``L['self']._modules['fc1']._parameters['weight']``), or ``""``."""
+    if node.op != "placeholder":
+        return ""
+    try:
+        source = getattr(node.meta.get("grapharg"), "source", None)
+        name = getattr(source, "name", None)  # a method before torch 2.12, a cached property since
+        return str(name() if callable(name) else name) if name is not None else ""
+    except Exception:  # an input whose source cannot be named is shown by its graph name
+        return ""
 
 
 # -- the hooks --------------------------------------------------------------------------------

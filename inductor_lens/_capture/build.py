@@ -6,24 +6,42 @@ failure here can be reported without touching torch again.
 
 from __future__ import annotations
 
-import dataclasses
 import bisect
+import dataclasses
 import datetime
 import os
 import re
 from collections import defaultdict
 from typing import Any, Optional
 
+from .._derive import readable_reasons, source_role
+from .._finish import finish_compile, mark_same_graphs
 from ..model import (CompileCall, Compile, Diagnostic, FusedNode, FusionDecision, Frame, Graph, GraphBreak, GraphNode,
                      Kernel, Phase, Report, Trigger)
 from .adapter import Raw, RawGraph, RawKernel, RawSchedNode, RawWindow, loads_payload
 from .artifacts import READERS, record_kind
 from .parse import clean_module_path, find_call_lines, parse_graph_break, parse_output_code_kernels, \
     parse_stack_trace, triton_source_metadata
+from .sources import Cell, cell_map, localize, read_sources
 
 
 def _frames(tuples: list[tuple]) -> list[Frame]:
     return [Frame(file=f, line=int(ln), function=fn, code=code) for f, ln, fn, code in tuples]
+
+
+def _localized(value: Any, cells: dict[str, Cell]) -> Any:
+    """``value`` (a report or any part of it) with every frame in a notebook cell named as the user sees it."""
+    if isinstance(value, Frame):
+        return localize(value, cells)
+    if isinstance(value, list):
+        return [_localized(v, cells) for v in value]
+    if isinstance(value, dict):
+        return {k: _localized(v, cells) for k, v in value.items()}
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        changes = {f.name: _localized(getattr(value, f.name), cells) for f in dataclasses.fields(value)
+                   if f.name not in ("source", "output_code", "code", "guards", "metadata")}
+        return dataclasses.replace(value, **changes)
+    return value
 
 
 def _cid(md: dict) -> Optional[str]:
@@ -135,9 +153,11 @@ def _phases(events: list[dict], t0: float, start: float, end: Optional[float]) -
     return [Phase(name=n, start_us=round(b - t0, 1), duration_us=round(e - b, 1), depth=d) for b, e, n, d in spans]
 
 
-def _graph_nodes(nodes: list[dict]) -> list[GraphNode]:
+def _graph_nodes(nodes: list[dict], roles: Optional[dict[str, tuple[str, str]]] = None) -> list[GraphNode]:
     out = []
+    roles = roles or {}
     for n in nodes:
+        role, display = roles.get(n["name"], ("", ""))
         types = n.get("module_types") or [""] * len(n.get("module_stack", []))
         modules = [(clean_module_path(m), t) for m, t in zip(n.get("module_stack", []), types)]
         modules = [(p, t) for p, t in modules if p]
@@ -147,8 +167,41 @@ def _graph_nodes(nodes: list[dict]) -> list[GraphNode]:
             user_stack=parse_stack_trace(n.get("stack_trace")),
             module_stack=[p for p, _ in modules],
             module_types=[t for _, t in modules] if all(t for _, t in modules) else [],
+            role=role, display_name=display,
         ))
     return out
+
+
+def _input_roles(dynamo: Optional[list[dict]], post: list[dict], graph_kind: str) -> tuple[dict, dict]:
+    """What each graph input is: ``{name: (role, display name)}`` for the dynamo graph and the post-grad one.
+
+    Dynamo's placeholders carry their source (``L['self']._modules['fc1']._parameters['weight']``); AOT
+    keeps their order, naming them ``primals_1..`` (training) or ``arg0_1..`` (inference); a backward graph
+    takes forward inputs by the same ``primals_N`` names, gradients as ``tangents_N`` and the rest are
+    forward activations saved for it."""
+    dyn_roles: dict[str, tuple[str, str]] = {}
+    sources = []
+    for n in dynamo or []:
+        if n["op"] == "placeholder":
+            rd = source_role(n.get("source", ""))
+            sources.append(rd)
+            if rd[0]:
+                dyn_roles[n["name"]] = rd
+    post_roles: dict[str, tuple[str, str]] = {}
+    for n in post:
+        if n["op"] != "placeholder":
+            continue
+        name = n["name"]
+        m = re.fullmatch(r"primals_(\d+)|arg(\d+)_1", name)
+        if m:
+            i = int(m.group(1)) - 1 if m.group(1) else int(m.group(2))
+            if 0 <= i < len(sources) and sources[i][0]:
+                post_roles[name] = sources[i]
+        elif name.startswith("tangents_"):
+            post_roles[name] = ("tangent", f"gradient of output {name.split('_', 1)[1]}")
+        elif graph_kind == "backward":
+            post_roles[name] = ("saved", f"{name} (saved by the forward)")
+    return dyn_roles, post_roles
 
 
 def _majority_prefix(stacks: list[list[str]]) -> list[str]:
@@ -210,7 +263,11 @@ class _GraphBuilder:
         node_kernel: dict[str, str] = {}
         for i, rk in enumerate(rec.kernels):
             name = f"{rk.name}[{rk.buffer}]" if rk.is_extern and rk.buffer else rk.name
-            entry = merged.setdefault(name, {"raw": rk, "sched": [], "fx": [], "traces": [], "torch": None})
+            entry = merged.setdefault(name, {"raw": rk, "sched": [], "fx": [], "traces": [], "torch": None,
+                                             "sites": []})
+            site = list(dict.fromkeys(f for f in map(self.fused_of, rk.scheduler_nodes) if f))
+            if site and site not in entry["sites"]:
+                entry["sites"].append(site)
             entry["sched"] += [s for s in rk.scheduler_nodes if s not in entry["sched"]]
             entry["fx"] += rk.fx_nodes
             entry["traces"] += [t for t in rk.stack_traces if t not in entry["traces"]]
@@ -261,7 +318,8 @@ class _GraphBuilder:
                     stacks.append(frames)
             kernels.append(Kernel(name=name, language=language, source=source, fused_nodes=fused,
                                   fx_nodes=self.sort_fx(e["fx"]), user_stack=stacks,
-                                  compiler_stack=_frames(rk.compiler_stack), metadata=metadata))
+                                  compiler_stack=_frames(rk.compiler_stack), metadata=metadata,
+                                  call_sites=e["sites"]))
         self._attach_autotune(kernels)
         known = {k.name for k in kernels} | {e["raw"].name for e in merged.values()}
         for kname, (language, source) in code_kernels.items():
@@ -284,13 +342,14 @@ class _GraphBuilder:
 
     def _attach_autotune(self, kernels: list[Kernel]) -> None:
         """Autotuning results go on the kernel that reads the tuned op's inputs: the chosen template or
-        extern kernel. ``metadata.autotune = {op, winner, choices: [{name, description, time_ms}]}``."""
+        extern kernel. ``metadata.autotune = {op, fastest, choices: [{name, description, time_ms}]}``; which
+        choice the kernel came from (``chosen``) is worked out by ``_finish``."""
         reads = {fn.name: set(fn.reads) for fn in self.rec.post_fusion}
         used: set[str] = set()
         for tune in self.rec.autotune:
             inputs = set(tune.get("inputs") or [])
             for k in kernels:
-                if k.name in used or k.language not in ("triton", "extern", "cpp", "other"):
+                if k.name in used:
                     continue
                 kreads = set().union(*(reads.get(f, set()) for f in k.fused_nodes)) if k.fused_nodes else set()
                 if inputs and inputs <= kreads:
@@ -299,7 +358,7 @@ class _GraphBuilder:
                     # template can win overall, so both are stated
                     k.metadata["autotune"] = {"op": tune.get("op"),
                                               "fastest": choices[0]["name"] if choices else None,
-                                              "chosen": k.name, "choices": choices}
+                                              "choices": choices}
                     used.add(k.name)
                     break
             else:
@@ -389,10 +448,10 @@ def _trigger(rec: RawGraph, window: Optional[RawWindow], trace: _Trace, t0: floa
                               "compiled forward")
     frame = (frame or "").split(" (")[0]  # "forward (via torch's inner wrapper)" -> "forward"
     base = _base_cid(rec.compile_id)
-    reasons = [str(p).strip() for p in trace.payloads("recompile_reasons", rec.compile_id) if p]
+    reasons = [readable_reasons(p) for p in trace.payloads("recompile_reasons", rec.compile_id) if p]
     parts = base.split("/")
     if reasons or (len(parts) == 2 and parts[1].isdigit() and int(parts[1]) > 0):
-        text = "; ".join(reasons) if reasons else "a guard of an earlier compile failed"
+        text = "; ".join(r.replace("\n", "; ") for r in reasons) if reasons else "a guard of an earlier compile failed"
         kind, reason = "recompile", f"recompile of {frame or 'the frame'}: {text}"
     else:
         m = re.match(r"torch_dynamo_resume_in_(\w+)_at_(\d+)", frame or "")
@@ -490,62 +549,43 @@ def _env_int(name: str) -> Optional[int]:
 _FROM_ENV: Any = object()
 
 
-def build_report(raw: Raw, torch_version: str, title: str = "", *, origin: str = "capture",
-                 rank: Optional[int] = _FROM_ENV, world_size: Optional[int] = _FROM_ENV) -> Report:
-    """The report of ``raw``. ``rank``/``world_size`` default to ``RANK``/``WORLD_SIZE`` (set by torchrun)."""
-    if rank is _FROM_ENV:
-        rank = _env_int("RANK") if _env_int("WORLD_SIZE") is not None else None
-    if world_size is _FROM_ENV:
-        world_size = _env_int("WORLD_SIZE") if rank is not None else None
-    trace = _Trace(raw.trace)
-    diagnostics = [Diagnostic(code, message, detail) for code, message, detail in raw.diagnostics]
-    diagnostics += trace.diagnostics()
-    compiles: list[Compile] = []
-    ids: dict[str, int] = {}
-    raw_graphs = _with_aot_code(raw.graphs, trace)
-    seen_of_cid: dict[str, int] = {}
-    windows = sorted(raw.windows, key=lambda w: w.start_us)
-    starts = [w.start_us for w in windows]
-    for rec in raw_graphs:
-        if not rec.post_fusion and not rec.output_code:
-            continue  # a GraphLowering that never reached the scheduler (e.g. a subgraph helper)
-        b = _GraphBuilder(raw, rec, trace, diagnostics)
-        kernels, node_kernel = b.kernels()
-        graph_nodes = _graph_nodes(rec.post_grad_nodes)
-        fx_modules = {n.name: n.module_stack for n in graph_nodes}
-        frame = _frame_name(trace, rec.compile_id) if not rec.aot else AOT_FRAME
-        window = _window_for(rec, windows, starts)
-        trigger = _trigger(rec, window, trace, raw.t0_us, frame) if not rec.aot else Trigger(
-            kind="unknown", reason="AOTInductor compiled an exported program ahead of time "
-            "(torch._inductor.aoti_compile_and_package): no dynamo frame and no guards; the package runs these "
-            "kernels from its C++ wrapper")
-        end = rec.start_us if window is None else window.end_us
-        start = window.start_us if window else rec.start_us
-        phases = _phases(trace.events_between(start, end), raw.t0_us, start, end) if window else []
-        graphs = {}
-        dyn = raw.dynamo_graphs.get(rec.compile_id) or raw.dynamo_graphs.get(_base_cid(rec.compile_id))
-        if dyn is not None and rec.graph_kind != "backward":
-            codes = trace.payloads("dynamo_output_graph", rec.compile_id)
-            graphs["dynamo"] = Graph(nodes=_graph_nodes(dyn), code=str(codes[-1]) if codes else "")
-        post_codes = trace.payloads("inductor_post_grad_graph", rec.compile_id)
-        idx = seen_of_cid.get(rec.compile_id, 0)  # the how-manieth graph of this compile id this is
-        seen_of_cid[rec.compile_id] = idx + 1
-        graphs["post_grad"] = Graph(nodes=graph_nodes, code=str(post_codes[idx]) if idx < len(post_codes) else "")
-        base_id = f"{rec.compile_id} {rec.graph_kind}"
-        ids[base_id] = ids.get(base_id, 0) + 1
-        cid = base_id if ids[base_id] == 1 else f"{base_id} #{ids[base_id]}"
-        guards = trace.payloads("dynamo_cpp_guards_str", rec.compile_id) or trace.payloads("dynamo_guards",
-                                                                                            rec.compile_id)
-        compile = Compile(
-            id=cid, compile_id=rec.compile_id, graph_kind=rec.graph_kind, trigger=trigger, frame=frame,
-            phases=phases, graphs=graphs,
-            fused_nodes=b.fused_nodes(rec.post_fusion, node_kernel, fx_modules),
-            pre_fusion_nodes=b.fused_nodes(rec.pre_fusion, node_kernel, fx_modules),
-            kernels=kernels, output_code=rec.output_code, fusion_decisions=b.decisions(),
-            graph_inputs=rec.graph_inputs, graph_outputs=rec.graph_outputs,
-            guards=str(guards[-1]) if guards else "",
-        )
-        compiles.append(_with_costs(compile, rec, diagnostics))
+def _compile(raw: Raw, rec: RawGraph, trace: _Trace, diagnostics: list, cid: str, idx: int,
+             windows: list[RawWindow], starts: list[float]) -> Compile:
+    b = _GraphBuilder(raw, rec, trace, diagnostics)
+    kernels, node_kernel = b.kernels()
+    dyn = raw.dynamo_graphs.get(rec.compile_id) or raw.dynamo_graphs.get(_base_cid(rec.compile_id))
+    dyn_roles, post_roles = _input_roles(dyn, rec.post_grad_nodes, rec.graph_kind)
+    graph_nodes = _graph_nodes(rec.post_grad_nodes, post_roles)
+    fx_modules = {n.name: n.module_stack for n in graph_nodes}
+    frame = _frame_name(trace, rec.compile_id) if not rec.aot else AOT_FRAME
+    window = _window_for(rec, windows, starts)
+    trigger = _trigger(rec, window, trace, raw.t0_us, frame) if not rec.aot else Trigger(
+        kind="unknown", reason="AOTInductor compiled an exported program ahead of time "
+        "(torch._inductor.aoti_compile_and_package): no dynamo frame and no guards; the package runs these "
+        "kernels from its C++ wrapper")
+    phases = _phases(trace.events_between(window.start_us, window.end_us), raw.t0_us, window.start_us,
+                     window.end_us) if window else []
+    graphs = {}
+    if dyn is not None and rec.graph_kind != "backward":
+        codes = trace.payloads("dynamo_output_graph", rec.compile_id)
+        graphs["dynamo"] = Graph(nodes=_graph_nodes(dyn, dyn_roles), code=str(codes[-1]) if codes else "")
+    post_codes = trace.payloads("inductor_post_grad_graph", rec.compile_id)
+    graphs["post_grad"] = Graph(nodes=graph_nodes, code=str(post_codes[idx]) if idx < len(post_codes) else "")
+    guards = trace.payloads("dynamo_cpp_guards_str", rec.compile_id) or trace.payloads("dynamo_guards",
+                                                                                        rec.compile_id)
+    reasons = [readable_reasons(p) for p in trace.payloads("recompile_reasons", rec.compile_id) if p]
+    return finish_compile(Compile(
+        id=cid, compile_id=rec.compile_id, graph_kind=rec.graph_kind, trigger=trigger, frame=frame,
+        recompile_reason="\n".join(r for r in reasons if r) if trigger.kind == "recompile" else "",
+        phases=phases, graphs=graphs,
+        fused_nodes=b.fused_nodes(rec.post_fusion, node_kernel, fx_modules),
+        kernels=kernels, output_code=rec.output_code, fusion_decisions=b.decisions(),
+        graph_inputs=rec.graph_inputs, graph_outputs=rec.graph_outputs,
+        guards=str(guards[-1]) if guards else "",
+    ))
+
+
+def _graph_breaks(trace: _Trace) -> list[GraphBreak]:
     breaks, seen = [], set()
     for _, payload, _ in trace.by_kind.get("dynamo_graph_break_reason", []):
         reason, stack = parse_graph_break(str(payload or ""))
@@ -553,6 +593,82 @@ def build_report(raw: Raw, torch_version: str, title: str = "", *, origin: str =
         if key not in seen:
             seen.add(key)
             breaks.append(GraphBreak(reason=reason, user_stack=stack))
+    return breaks
+
+
+def _user_files(compiles: list[Compile], others: list[list[Frame]]) -> list[str]:
+    """Every file that a user frame of the report points into, in order of first appearance."""
+    stacks: list[list[Frame]] = list(others)
+    for c in compiles:
+        stacks.append(c.trigger.user_stack)
+        for g in c.graphs.values():
+            stacks += [n.user_stack for n in g.nodes]
+        for k in c.kernels:
+            stacks += k.user_stack
+    return list(dict.fromkeys(f.file for s in stacks for f in s if f.is_user))
+
+
+def _nothing_compiled(raw: Raw, calls: list[CompileCall]) -> Optional[Diagnostic]:
+    if raw.windows:
+        if all(c.backend == "inductor" for c in calls):
+            return Diagnostic("nothing_compiled", "dynamo ran but Inductor compiled no graph (nothing to compile in "
+                              "the traced frames, or they were skipped)")
+        return None
+    if calls:
+        message = ("torch.compile() was called but the compiled function never ran inside the capture: "
+                   "torch.compile() only wraps the function; dynamo and Inductor run at its first call")
+        generate = [c["target"] for c in raw.compile_calls if c.get("has_generate")]
+        if generate:
+            message += (f". If you called .generate() on the compiled {generate[0]}: generate() belongs to the "
+                        "original model, and it calls that model's forward uncompiled. Compile the forward "
+                        "instead (model.forward = torch.compile(model.forward), or model.compile()), then call "
+                        "model.generate(...)")
+        return Diagnostic("never_ran", message)
+    return Diagnostic("nothing_compiled", "nothing was compiled inside the capture: no torch.compile()d function "
+                      "was called in it (or every call found its code already compiled before the capture, with "
+                      "reset=False)")
+
+
+def build_report(raw: Raw, torch_version: str, title: str = "", cells: Optional[dict[str, Cell]] = None, *,
+                 origin: str = "capture", rank: Optional[int] = _FROM_ENV,
+                 world_size: Optional[int] = _FROM_ENV) -> Report:
+    """The report of one capture. ``cells``: the notebook's cells (default: read from the running IPython);
+    frames in a cell are named ``cell [N]`` and its text goes into ``source_files``. ``rank``/``world_size``
+    default to ``RANK``/``WORLD_SIZE`` (set by torchrun)."""
+    if rank is _FROM_ENV:
+        rank = _env_int("RANK") if _env_int("WORLD_SIZE") is not None else None
+    if world_size is _FROM_ENV:
+        world_size = _env_int("WORLD_SIZE") if rank is not None else None
+    cells = cell_map() if cells is None else cells
+    report = dataclasses.replace(_build(raw, torch_version, title), origin=origin, rank=rank, world_size=world_size)
+    if cells:
+        report = _localized(report, cells)
+    files = _user_files(report.compiles, [b.user_stack for b in report.graph_breaks] +
+                        [c.user_stack for c in report.compile_calls])
+    return dataclasses.replace(report, source_files=read_sources(files, cells))
+
+
+def _build(raw: Raw, torch_version: str, title: str) -> Report:
+    trace = _Trace(raw.trace)
+    diagnostics = [Diagnostic(code, message, detail) for code, message, detail in raw.diagnostics]
+    diagnostics += trace.diagnostics()
+    compiles: list[Compile] = []
+    ids: dict[str, int] = {}
+    seen_of_cid: dict[str, int] = {}
+    windows = sorted(raw.windows, key=lambda w: w.start_us)
+    starts = [w.start_us for w in windows]
+    for rec in _with_aot_code(raw.graphs, trace):
+        if not rec.post_fusion and not rec.output_code:
+            continue  # a GraphLowering that never reached the scheduler (e.g. a subgraph helper)
+        base_id = f"{rec.compile_id} {rec.graph_kind}"
+        ids[base_id] = ids.get(base_id, 0) + 1
+        idx = seen_of_cid.get(rec.compile_id, 0)  # the how-manieth graph of this compile id this is
+        seen_of_cid[rec.compile_id] = idx + 1
+        compile = _compile(raw, rec, trace, diagnostics,
+                           base_id if ids[base_id] == 1 else f"{base_id} #{ids[base_id]}", idx, windows, starts)
+        compiles.append(_with_costs(compile, rec, diagnostics))
+    compiles = mark_same_graphs(compiles)
+    breaks = _graph_breaks(trace)
     calls = [CompileCall(target=c["target"], backend=c["backend"], user_stack=_frames(c["user_stack"]),
                          time_us=round(c["time_us"] - raw.t0_us, 1)) for c in raw.compile_calls]
     for c in calls:
@@ -562,24 +678,9 @@ def build_report(raw: Raw, torch_version: str, title: str = "", *, origin: str =
                                           "it to show"))
     diagnostics += _gave_up(trace)
     if not compiles:
-        if raw.windows:
-            if all(c.backend == "inductor" for c in calls):
-                diagnostics.append(Diagnostic("nothing_compiled", "dynamo ran but Inductor compiled no graph (nothing "
-                                              "to compile in the traced frames, or they were skipped)"))
-        elif calls:
-            message = ("torch.compile() was called but the compiled function never ran inside the capture: "
-                       "torch.compile() only wraps the function; dynamo and Inductor run at its first call")
-            generate = [c["target"] for c in raw.compile_calls if c.get("has_generate")]
-            if generate:
-                message += (f". If you called .generate() on the compiled {generate[0]}: generate() belongs to the "
-                            "original model, and it calls that model's forward uncompiled. Compile the forward "
-                            "instead (model.forward = torch.compile(model.forward), or model.compile()), then call "
-                            "model.generate(...)")
-            diagnostics.append(Diagnostic("never_ran", message))
-        else:
-            diagnostics.append(Diagnostic("nothing_compiled", "nothing was compiled inside the capture: no "
-                                          "torch.compile()d function was called in it (or every call found its code "
-                                          "already compiled before the capture, with reset=False)"))
+        note = _nothing_compiled(raw, calls)
+        if note:
+            diagnostics.append(note)
     return Report(torch_version=torch_version, device=raw.device, compiles=compiles, graph_breaks=breaks,
-                  diagnostics=diagnostics, compile_calls=calls, title=title, rank=rank, world_size=world_size,
-                  origin=origin, created=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"))
+                  diagnostics=diagnostics, compile_calls=calls, title=title,
+                  created=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"))

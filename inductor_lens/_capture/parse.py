@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from typing import Optional
 
+from .._derive import parse_size_hints
 from ..model import Frame
 
 _FRAME_RE = re.compile(r'^\s*File "(?P<file>.+?)", line (?P<line>\d+), in (?P<func>.+?)\s*$')
@@ -183,7 +184,8 @@ def triton_source_metadata(source: str) -> dict:
     args = m["args"]
     hints = re.search(r"size_hints=(\{[^}]*\}|\[[^\]]*\])", args)
     if hints:
-        meta["size_hints"] = hints.group(1)
+        parsed = parse_size_hints(hints.group(1))
+        meta["size_hints"] = parsed if parsed is not None else hints.group(1)
     for key in ("num_warps", "num_stages"):
         v = re.search(key + r"=(\d+)", args)
         if v:

@@ -1,6 +1,7 @@
 // Entry points of the bundle (lens.js):
 //   default export  the anywidget adapter: render({model, el}) returns its cleanup
 //   mount()         the standalone page (inductor_lens.html): same library, no Jupyter
+import { expandReport } from "./intern.js";
 import { createLens } from "./app.js";
 import { createJobView } from "./job.js";
 import { sharedEngine, gunzipText, fromBase64 } from "./engine.js";
@@ -47,7 +48,7 @@ async function render({ model, el }) {
   const packed = model.get("_report");
   let report;
   try {
-    report = JSON.parse(await gunzipText(asBytes(packed)));
+    report = expandReport(JSON.parse(await gunzipText(asBytes(packed))));
   } catch (e) {
     el.textContent = `inductor_lens: could not read the report (${e.message || e})`;
     return () => {};
@@ -139,7 +140,7 @@ export async function mount(el, sources) {
   // start the layout engine (unpack + WebAssembly compile in its worker) while the report is read
   const engine = () => sharedEngine("page", () => gunzipText(fromBase64(sources.engine)));
   engine().catch(() => {});
-  const report = JSON.parse(await gunzipText(fromBase64(sources.report)));
+  const report = expandReport(JSON.parse(await gunzipText(fromBase64(sources.report))));
   mark("il:report");
   if (report && report.kind === "diff") {  // a compare page (inductor_lens/_diff_views.py)
     const cmp = createCompare(el, { payload: report, initial: sources.initial || {}, engine });

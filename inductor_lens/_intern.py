@@ -1,0 +1,110 @@
+"""The compact written form of a report: what repeats is stored once.
+
+A report repeats the same stacks many times (every FX node of a line carries that line's stack, every
+kernel Inductor's whole call path) and recompiles repeat most guard lines. In the written form:
+
+- ``interned.files``: each distinct file name once;
+- ``interned.frames``: each distinct frame once, as ``[file index, line, function, code, stage]``
+  (``is_user`` is ``stage == "user"``, so it is not stored);
+- ``interned.stacks``: each distinct non-empty stack once, as a list of frame indices;
+- ``interned.lines``: each distinct line of the long texts once: guards, output code, kernel sources
+  (a kernel's source is also in its compile's output code, and recompiles repeat most guards), graph code;
+
+and in the report itself a stack is ``{"@s": stack index}`` and each of those texts
+(``guards``, ``output_code``, ``source``, ``code`` of a graph; at least ``MIN_TEXT`` characters) is
+``{"@g": [line index, ...]}`` (the lines joined with ``"\\n"``). Nothing else changes place, so every
+other field is where the expanded form has it. :func:`expand` restores the expanded form exactly;
+``js/src/intern.js`` does the same in the browser.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+FRAME_KEYS = ("file", "line", "function", "code", "stage", "is_user")
+#: Keys whose long text values are stored as interned lines (frames' ``code`` is inside interned stacks).
+TEXT_KEYS = frozenset({"guards", "output_code", "source", "code"})
+MIN_TEXT = 80
+_FRAME_KEYSET = frozenset(FRAME_KEYS)
+
+
+def _is_frame(x: Any) -> bool:
+    return (isinstance(x, dict) and x.keys() == _FRAME_KEYSET and isinstance(x["file"], str)
+            and x["is_user"] is (x["stage"] == "user"))
+
+
+class _Tables:
+    def __init__(self) -> None:
+        self.files: list[str] = []
+        self.frames: list[list] = []
+        self.stacks: list[list[int]] = []
+        self.lines: list[str] = []
+        self._file_ix: dict[str, int] = {}
+        self._frame_ix: dict[tuple, int] = {}
+        self._stack_ix: dict[tuple, int] = {}
+        self._line_ix: dict[str, int] = {}
+
+    @staticmethod
+    def _index(table: list, ix: dict, key: Any, value: Any) -> int:
+        i = ix.get(key)
+        if i is None:
+            i = ix[key] = len(table)
+            table.append(value)
+        return i
+
+    def frame(self, fr: dict) -> int:
+        f = self._index(self.files, self._file_ix, fr["file"], fr["file"])
+        row = [f, fr["line"], fr["function"], fr["code"], fr["stage"]]
+        return self._index(self.frames, self._frame_ix, tuple(row), row)
+
+    def stack(self, frames: list) -> dict:
+        ids = [self.frame(fr) for fr in frames]
+        return {"@s": self._index(self.stacks, self._stack_ix, tuple(ids), ids)}
+
+    def text(self, text: str) -> dict:
+        return {"@g": [self._index(self.lines, self._line_ix, ln, ln) for ln in text.split("\n")]}
+
+
+def compact(plain: dict) -> dict:
+    """The written form of an expanded report dict (a new dict; ``plain`` is not changed)."""
+    tables = _Tables()
+
+    def walk(v: Any) -> Any:
+        if isinstance(v, list):
+            if v and all(_is_frame(x) for x in v):
+                return tables.stack(v)
+            return [walk(x) for x in v]
+        if isinstance(v, dict):
+            return {k: tables.text(x) if k in TEXT_KEYS and isinstance(x, str) and len(x) >= MIN_TEXT else walk(x)
+                    for k, x in v.items()}
+        return v
+
+    out = {k: walk(v) for k, v in plain.items() if k != "interned"}
+    out["interned"] = {"files": tables.files, "frames": tables.frames, "stacks": tables.stacks,
+                       "lines": tables.lines}
+    return out
+
+
+def expand(data: dict) -> dict:
+    """The expanded form of a written report dict; a dict without ``interned`` is returned as it is."""
+    tables = data.get("interned")
+    if tables is None:
+        return data
+    files, lines = tables["files"], tables["lines"]
+    frames = [{"file": files[f], "line": ln, "function": fn, "code": code, "stage": stage,
+               "is_user": stage == "user"} for f, ln, fn, code, stage in tables["frames"]]
+    stacks = [[frames[i] for i in ids] for ids in tables["stacks"]]
+
+    def walk(v: Any) -> Any:
+        if isinstance(v, list):
+            return [walk(x) for x in v]
+        if isinstance(v, dict):
+            if len(v) == 1:
+                if "@s" in v:
+                    return list(stacks[v["@s"]])
+                if "@g" in v:
+                    return "\n".join(lines[i] for i in v["@g"])
+            return {k: walk(x) for k, x in v.items()}
+        return v
+
+    return {k: walk(v) for k, v in data.items() if k != "interned"}

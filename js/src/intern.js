@@ -1,0 +1,27 @@
+// The report's compact written form (inductor_lens/_intern.py): each distinct frame, stack and guard
+// line is stored once in `report.interned`; a stack is {"@s": i}, a long text (guards, output code,
+// kernel source, graph code) {"@g": [i, ...]}: its lines.
+// expandReport gives back the expanded form the views read (a report without `interned` is returned as is).
+
+/** The expanded report: stacks and guard texts put back where they were referred to. */
+export function expandReport(report) {
+  const t = report && report.interned;
+  if (!t) return report;
+  const files = t.files || [], lines = t.lines || [];
+  const frames = (t.frames || []).map(([f, line, fn, code, stage]) =>
+    ({ file: files[f], line, function: fn, code, stage, is_user: stage === "user" }));
+  const stacks = (t.stacks || []).map((ids) => ids.map((i) => frames[i]));
+  const walk = (v) => {
+    if (Array.isArray(v)) return v.map(walk);
+    if (v === null || typeof v !== "object") return v;
+    const keys = Object.keys(v);
+    if (keys.length === 1 && keys[0] === "@s") return stacks[v["@s"]].slice();
+    if (keys.length === 1 && keys[0] === "@g") return v["@g"].map((i) => lines[i]).join("\n");
+    const out = {};
+    for (const k of keys) out[k] = walk(v[k]);
+    return out;
+  };
+  const out = {};
+  for (const [k, v] of Object.entries(report)) if (k !== "interned") out[k] = walk(v);
+  return out;
+}
