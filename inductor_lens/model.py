@@ -340,6 +340,9 @@ DIAGNOSTIC_CODES = {
     "rank_stopped": "a rank was stopped (signal or timeout) before its script finished: its report is partial",
     "legacy": "a diagnostic of a version-1 report (plain text)",
 }
+
+
+@dataclass(frozen=True)
 class SourceFile:
     """The text of a file that appears in a user stack (``file`` exactly as ``Frame.file``).
 

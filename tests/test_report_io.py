@@ -24,7 +24,10 @@ def _report(**kw) -> Report:
 
 
 def _valid_dict() -> dict:
-    return json.loads(report_io.dumps(_report()))
+    """The written report, expanded (the written form interns stacks: the bad inputs below edit fields)."""
+    from inductor_lens import _intern
+
+    return _intern.expand(json.loads(report_io.dumps(_report())))
 
 
 # -- writers never destroy data -------------------------------------------------------------------
