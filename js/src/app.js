@@ -205,6 +205,8 @@ export function createLens(el, opts) {
   }) : null;
   if (ro) ro.observe(root);
 
+  let panelScrolled = false;
+  ctx.on(panel, "scroll", () => { panelScrolled = panel.scrollTop > 0; }, { passive: true });
   function drawPanel() {
     const s = store.get();
     const ix = model.idxOf(s.compileId);
@@ -213,7 +215,8 @@ export function createLens(el, opts) {
     if (!s.selected && s.sourceLine) {
       panel.replaceChildren(linePanel(s.sourceLine, ctx.sourceIndex().get(s.sourceLine), ix, pActions));
     } else renderPanel(panel, ix, s.selected, pActions, report);
-    panel.scrollTop = 0;
+    // back to the top for the new content; only when the user had scrolled (setting it forces a layout)
+    if (panelScrolled) { panel.scrollTop = 0; panelScrolled = false; }
   }
 
   function showView() {

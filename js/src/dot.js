@@ -9,6 +9,8 @@ const MAX_W = 330, MIN_W = 150;
 // Fast attributes from FRONTEND_NOTES: 3-4x faster dot for large graphs, straight edges.
 const FAST = "nslimit=1 nslimit1=1 mclimit=0.1 remincross=false splines=false searchsize=10";
 export const FAST_FROM = 120;
+/** More users than this: one stub instead of edges across the graph. */
+export const FANOUT = 10;
 
 function clip(s, n) {
   s = String(s);
@@ -118,8 +120,9 @@ export function buildFusion(idx, expanded) {
   for (const it of items.values()) if (it.type === "node") {
     const many = it.members.length > 1;
     const time = it.total_us != null ? ` · ${fmtUs(it.total_us)} (${fmtShare(it.share)})` : "";
+    const suffix = many ? ` ×${it.members.length}` : "";
     it.lines = fit([
-      it.label + (many ? ` ×${it.members.length}` : ""),
+      clip(it.label, Math.floor((MAX_W - 22) / MONO_CH) - suffix.length) + suffix,
       it.ops.join(" · ") || it.name,
       many ? `${plural(it.members.length, "fused node")} · one kernel · ${it.kind}${time}` : `#${it.index} · ${it.kind} · ${plural(it.nOps, "op")}${time}`,
     ]);
@@ -168,6 +171,20 @@ export function buildFusion(idx, expanded) {
     const m = merged.get(k) || { from: a, to: b, buffers: [] };
     for (const buf of e.buffers) if (!m.buffers.includes(buf)) m.buffers.push(buf);
     merged.set(k, m);
+  }
+  // a box whose results go to more than FANOUT boxes (weight copies, running-stat updates) would wire
+  // the whole graph from the top: it gets one stub naming its users instead (the list is its tooltip)
+  const outDeg = new Map();
+  for (const m of merged.values()) if (items.get(m.to) && !items.get(m.to).stub) outDeg.set(m.from, (outDeg.get(m.from) || 0) + 1);
+  for (const [from, deg] of outDeg) {
+    if (deg <= FANOUT || !items.get(from) || items.get(from).stub) continue;
+    const users = [];
+    for (const [k, m] of merged) if (m.from === from && items.get(m.to) && !items.get(m.to).stub) { users.push(items.get(m.to)); merged.delete(k); }
+    const it = { id: "su" + from, type: "output", stub: true, fanout: true, buffers: [], lines: [`→ ${users.length} users`],
+      title: `used by ${plural(users.length, "box", "boxes")}: ${users.map((u) => u.label || u.module || u.name).slice(0, 40).join(", ")}${users.length > 40 ? ", …" : ""}` };
+    it.w = Math.round(Math.max(54, it.lines[0].length * SANS_CH + 18)); it.h = 20;
+    items.set(it.id, it);
+    merged.set(from + ">" + it.id, { from, to: it.id, buffers: [] });
   }
   for (const it of stubs.values()) {
     const n = it.buffers.length, what = it.type === "input" ? "input" : "output";

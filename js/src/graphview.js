@@ -169,8 +169,16 @@ export class GraphCanvas {
     if (fitK >= minK) { this.fit(); return; }
     const k = minK;
     const b = this.byId.get(firstId);
-    const cx = b && b.box ? b.box.x + b.box.w / 2 : width / 2;
     const top = b && b.box ? Math.max(0, b.box.y - 40) : 0;
+    // centre the boxes of the opening rows (not the whole, wider, graph) so that none of them is cut
+    // at a side; when even they are too wide, start at the first box
+    let x0 = Infinity, x1 = -Infinity;
+    for (const it of this.byId.values()) {
+      const bb = it.box;
+      if (!bb || it.type === "cluster" || bb.y > top + H / k || bb.y + bb.h < top) continue;
+      x0 = Math.min(x0, bb.x); x1 = Math.max(x1, bb.x + bb.w);
+    }
+    const cx = x1 > x0 && (x1 - x0) * k <= W - 2 * pad ? (x0 + x1) / 2 : b && b.box ? b.box.x + b.box.w / 2 : width / 2;
     const [x, y] = this.clamp(k, W / 2 - cx * k, pad - top * k);
     this.setTransform(k, x, y);
   }

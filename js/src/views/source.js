@@ -15,7 +15,7 @@ function annotation(entry, report, compileId) {
     title: `${plural(here.kernels.length, "kernel")} in this compile (${here.kinds.map(([k, n]) => `${n} ${k}`).join(", ") || "none"})`
       + (other ? `, ${other} in other compiles` : "") + (here.us != null ? `, ${fmtUs(here.us)} measured per run` : "") },
     kinds, here.kernels.length ? plural(here.kernels.length, "kernel") : "",
-    other ? h("span", { class: "il-muted" }, `${here.kernels.length ? " +" : ""}${other} elsewhere`) : null,
+    other ? h("span", { class: "il-muted" }, `${here.kernels.length ? " +" : ""}${other} other${here.kernels.length ? "" : " compiles"}`) : null,
     here.us != null ? h("span", { class: "il-src-time" }, ` ${fmtUs(here.us)}`) : null);
 }
 
