@@ -298,11 +298,11 @@ def test_shared_kernels_input_stubs_readable_zoom_search_rows_and_timeline(tmp_p
 
     # a 41-box graph opens readable (not shrunk to fit), and a selected box is revealed inside the view
     page.keyboard.press("Escape")
-    zoom = float(page.locator(f"{graph} svg").get_attribute("data-zoom"))
+    zoom = float(page.locator(f"{graph} svg.il-svg").get_attribute("data-zoom"))
     assert zoom >= 0.7, zoom
     last = bwd.fused_nodes[-1].name
     page.evaluate("(n) => window.inductorLens.select(n)", last)
-    view = _box(page, f"{graph} svg")
+    view = _box(page, f"{graph} svg.il-svg")
     box = _box(page, f'{graph} [data-node="{last}"] rect')
     assert view[0] <= box[0] and box[2] <= view[2] and view[1] <= box[1] and box[3] <= view[3], (view, box)
 

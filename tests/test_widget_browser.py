@@ -29,8 +29,10 @@ def test_widget_traits_and_cheap_repr(training_report):
     with pytest.raises(traitlets.TraitError, match="compiles:"):
         w.compile_id = "9/9"
     assert w.compile_id == training_report.compiles[0].id
-    w.compile_id = training_report.compiles[1].compile_id
+    w.compile_id = training_report.compiles[1].id
     assert w.compile_id == training_report.compiles[1].id
+    w.compile_id = training_report.compiles[0].compile_id  # "0/0": the first compile with that compile_id
+    assert w.compile_id == training_report.compiles[0].id
     w.view = "source"
     w.view = "kernels"
 

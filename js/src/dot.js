@@ -73,7 +73,9 @@ export function buildFusion(idx, expanded) {
   // the whole graph. Instead each consumer gets a small stub of its own, right above it.
   if (!aggIn) {
     inputs.forEach((b, i) => {
-      const lines = fit([b, "graph input"]);
+      // named by what it is (GraphNode.display_name / role, decided in Python) where the report says
+      const gn = fx.get(b) || {};
+      const lines = fit([gn.display_name || b, gn.role ? `${gn.role} · ${b}` : "graph input"]);
       const it = { id: "i" + i, type: "input", buffer: b, lines, ...ioSize(lines) };
       items.set(it.id, it); ins.push(it.id); keyToId.set("in:" + b, it.id);
     });
@@ -189,7 +191,7 @@ export function buildFusion(idx, expanded) {
   for (const it of stubs.values()) {
     const n = it.buffers.length, what = it.type === "input" ? "input" : "output";
     it.lines = [n === 1 ? clip(it.buffers[0], 14) : `${n} ${what}s`];
-    it.title = `graph ${plural(n, what)}: ${it.buffers.join(", ")}`;
+    it.title = `graph ${plural(n, what)}: ${it.buffers.map((b) => { const gn = fx.get(b) || {}; return gn.display_name ? `${gn.display_name} (${b})` : b; }).join(", ")}`;
     it.w = Math.round(Math.max(54, it.lines[0].length * SANS_CH + 18)); it.h = 20;
   }
   const clusters = new Map();

@@ -124,3 +124,13 @@ test("the store keeps all state per lens and normalizes before notifying once", 
   s.set({ x: 3 });
   assert.deepEqual(seen, [[6, ["x", "y"]]]);
 });
+
+test("graph inputs are named by display_name and role where the report has them", () => {
+  const c = { ...compile, graphs: { post_grad: { nodes: [...compile.graphs.post_grad.nodes,
+    { name: "w", op: "placeholder", target: "w", display_name: "fc1.weight", role: "parameter" }] } } };
+  const b = buildFusion(indexCompile(c), new Set());
+  const w = [...b.items.values()].find((it) => it.buffer === "w");
+  assert.deepEqual(w.lines, ["fc1.weight", "parameter · w"]);
+  const x = [...b.items.values()].find((it) => it.buffer === "x");
+  assert.deepEqual(x.lines, ["x", "graph input"]);
+});
