@@ -2,13 +2,15 @@
 // createLens(el, options) works anywhere (widget, standalone page); it returns {store, root, select,
 // selectIn, destroy}. destroy() removes every listener, timer, observer and element it made.
 import { h } from "./dom.js";
-import { sourceIndex, diagnosticsOf, readableReason, plural } from "./data.js";
-import { createStore, initialState, createModel, COLLAPSE_LIMIT, COLOUR_MODES } from "./store.js";
+import { plural } from "./data.js";
+import { sourceIndex, diagnosticsOf, readableReason } from "./viewdata.js";
+import { createStore, initialState, createModel, normalizer, COLLAPSE_LIMIT, COLOUR_MODES } from "./store.js";
 import { registeredViews } from "./views/index.js";
 import { createToolbar } from "./toolbar.js";
 import { createSearch } from "./search.js";
 import { installKeys } from "./keys.js";
 import { renderPanel, linePanel } from "./panel.js";
+import { installSplit } from "./split.js";
 
 export { createStore, COLLAPSE_LIMIT, COLOUR_MODES };
 /** The ids of the registered views, in order (fusion, fx, timeline, source, kernels, ...). */
@@ -30,29 +32,10 @@ function diagnosticsBanner(report) {
 }
 
 /**
- * Mount the lens into `el`.
- * @param {HTMLElement} el
- * @param {{report: object, initial?: object, engine: () => Promise<LayoutEngine>,
- *          exportHtml?: () => Promise<{filename: string, bytes: Uint8Array}>}} opts
+ * What the views share: the store and model, `on` (listeners removed by abort()), `later` (timers cleared by
+ * abort()), layout helpers, the source index; the lens adds `root`, `actions`, `toolbar`, `exportHtml`.
  */
-export function createLens(el, opts) {
-  const report = opts.report;
-  const views = registeredViews();
-  const store = createStore(initialState(report, opts.initial, views.map((v) => v.id)));
-  const model = createModel(report, store);
-  // one consistent state: a compile switch drops a selection and highlights from the previous compile;
-  // selecting a node hidden in a collapsed module expands it
-  store.normalizeWith((s, keys) => {
-    const patch = {};
-    if (keys.has("compileId")) {
-      const ix = model.idxOf(s.compileId);
-      if (s.selected && !(ix && ix.byName.has(s.selected))) patch.selected = "";
-      if (!keys.has("highlighted") && s.highlighted.length) { patch.highlighted = []; patch.sourceLine = ""; }
-    }
-    const sel = "selected" in patch ? patch.selected : s.selected;
-    if ((keys.has("selected") || keys.has("compileId")) && sel && model.expandFor(s.compileId, sel)) patch.expandRev = s.expandRev + 1;
-    return patch;
-  });
+function makeContext(report, opts, store, model) {
   const ac = new AbortController();
   const timers = new Set();
   let alive = true;
@@ -110,13 +93,20 @@ export function createLens(el, opts) {
       const names = ix && ix.byName.get(fused) && ix.byName.get(fused).node.kernel ? ix.byKernel.get(ix.byName.get(fused).node.kernel) || [fused] : [fused];
       return [...new Set(names.flatMap((n) => linesByNode.get(cid + "\0" + n) || []))];
     },
-    canvas: () => { const v = instances.get(store.get().view); return v && v.canvas; },
-    setStatus: (text, title) => toolbar.setStatus(text, title),
-    exportHtml: opts.exportHtml ? (status) => doExport(status) : null,
+    canvas: () => { const v = ctx.instances.get(store.get().view); return v && v.canvas; },
+    setStatus: (text, title) => ctx.toolbar && ctx.toolbar.setStatus(text, title),
+    instances: new Map(),
+    timers,
+    abort() { alive = false; ac.abort(); for (const id of timers) clearTimeout(id); timers.clear(); },
   };
+  return ctx;
 
-  // ---- actions ------------------------------------------------------------------------------
-  const actions = ctx.actions = {
+}
+
+/** What views and the panel may do: select (here or in the compile that has it), focus an FX node, highlight a line. */
+function makeActions(ctx) {
+  const { store, model } = ctx;
+  return {
     /** Select a fused node / kernel / FX name here, or (when absent here) in the compile that has it. */
     select(name, compileId) {
       const r = model.resolve(name, compileId);
@@ -144,7 +134,25 @@ export function createLens(el, opts) {
     },
   };
 
-  async function doExport(status) {
+}
+
+/**
+ * Mount the lens into `el`.
+ * @param {HTMLElement} el
+ * @param {{report: object, initial?: object, engine: () => Promise<LayoutEngine>,
+ *          exportHtml?: () => Promise<{filename: string, bytes: Uint8Array}>}} opts
+ */
+export function createLens(el, opts) {
+  const report = opts.report;
+  const views = registeredViews();
+  const store = createStore(initialState(report, opts.initial, views.map((v) => v.id)));
+  const model = createModel(report, store);
+  store.normalizeWith(normalizer(model));
+  const ctx = makeContext(report, opts, store, model);
+
+  const actions = ctx.actions = makeActions(ctx);
+
+  async function doExport() {
     toolbar.setStatus("exporting…");
     try {
       const { filename, bytes } = await opts.exportHtml();
@@ -162,13 +170,14 @@ export function createLens(el, opts) {
 
   // ---- DOM --------------------------------------------------------------------------------
   const searchBox = createSearch(ctx);
-  const toolbar = createToolbar(ctx, views, searchBox.el);
+  ctx.exportHtml = opts.exportHtml ? () => doExport() : null;
+  const toolbar = ctx.toolbar = createToolbar(ctx, views, searchBox.el);
   const panel = h("aside", { class: "il-panel", "aria-label": "details" });
   const splitter = h("div", { class: "il-splitter", role: "separator", tabindex: "0", title: "drag to resize the panel", "data-role": "splitter" });
   const stage = h("div", { class: "il-stage" });
   const main = h("div", { class: "il-main" }, stage, splitter, panel);
   const root = ctx.root = h("div", { class: "il-root", tabindex: "0" }, toolbar.el, diagnosticsBanner(report), main);
-  const instances = new Map();
+  const instances = ctx.instances;
   for (const v of views) {
     const inst = v.create(ctx);
     inst.el.dataset.view = v.id;
@@ -178,32 +187,7 @@ export function createLens(el, opts) {
   el.appendChild(root);
   installKeys(ctx, views, searchBox.input);
 
-  // resizable split; in a narrow cell the panel goes below the graph (il-narrow) and the split is vertical
-  const narrow = () => root.classList.contains("il-narrow");
-  const applySize = () => { const px = store.get().panelSize; panel.style.flexBasis = px ? `${px}px` : ""; };
-  let drag = null;
-  ctx.on(splitter, "pointerdown", (e) => { drag = e.pointerId; splitter.setPointerCapture(e.pointerId); e.preventDefault(); });
-  ctx.on(splitter, "pointermove", (e) => {
-    if (drag === null) return;
-    const r = main.getBoundingClientRect();
-    const size = narrow() ? r.bottom - e.clientY : r.right - e.clientX;
-    const total = narrow() ? r.height : r.width;
-    store.set({ panelSize: Math.round(Math.min(total - 160, Math.max(180, size))) });
-  });
-  const endDrag = () => { drag = null; };
-  ctx.on(splitter, "pointerup", endDrag);
-  ctx.on(splitter, "pointercancel", endDrag);
-  ctx.on(splitter, "keydown", (e) => {
-    const d = { ArrowLeft: 40, ArrowUp: 40, ArrowRight: -40, ArrowDown: -40 }[e.key];
-    if (!d) return;
-    store.set({ panelSize: Math.max(180, (store.get().panelSize || panel.getBoundingClientRect()[narrow() ? "height" : "width"]) + d) });
-    e.preventDefault(); e.stopPropagation();
-  });
-  const ro = typeof ResizeObserver === "function" ? new ResizeObserver(() => {
-    const w = root.getBoundingClientRect().width;
-    if (w) root.classList.toggle("il-narrow", w < 760);
-  }) : null;
-  if (ro) ro.observe(root);
+  const ro = installSplit(ctx, main, panel, splitter);
 
   let panelScrolled = false;
   ctx.on(panel, "scroll", () => { panelScrolled = panel.scrollTop > 0; }, { passive: true });
@@ -233,11 +217,10 @@ export function createLens(el, opts) {
   }
 
   store.subscribe((s, changed) => {
-    if (!alive) return;
+    if (!ctx.alive()) return;
     if (changed.has("view")) showView();
     if (changed.has("selected")) root.dataset.selected = s.selected;
     if (changed.has("colourBy")) { root.classList.toggle("il-by-time", s.colourBy === "time"); root.dataset.colourBy = s.colourBy; }
-    if (changed.has("panelSize")) applySize();
     toolbar.update(s, changed);
     searchBox.update(s, changed);
     if (changed.has("selected") || changed.has("compileId") || changed.has("sourceLine")) drawPanel();
@@ -262,10 +245,7 @@ export function createLens(el, opts) {
     select: actions.select,
     selectIn: actions.selectIn,
     destroy() {
-      alive = false;
-      ac.abort();
-      for (const id of timers) clearTimeout(id);
-      timers.clear();
+      ctx.abort();
       if (ro) ro.disconnect();
       for (const inst of instances.values()) if (inst.destroy) inst.destroy();
       root.remove();

@@ -1,6 +1,7 @@
 // DOT builders. The DOT text holds only generated ids ("n3", "g1") and sizes: no report text
 // goes to Graphviz, so nothing needs escaping there; labels are drawn by us, as text nodes.
-import { indexCompile, fusionEdges, groupOf, shortOp, basename, nodeTimes, fmtUs, fmtShare, plural, fmtShape, kernelRun } from "./data.js";
+import { indexCompile, fusionEdges, groupOf, shortOp, basename, nodeTimes, fmtUs, fmtShare, plural, kernelRun } from "./data.js";
+import { fmtShape } from "./viewdata.js";
 
 const MONO_CH = 7.0;   // px per character, 12px monospace
 const SANS_CH = 6.4;   // px per character, 11px text

@@ -2,7 +2,8 @@
 // why Inductor did not fuse it with its neighbours, and both backtraces.
 import { h } from "./dom.js";
 import { renderCode } from "./code.js";
-import { kernelOf, groupFrames, frameStage, STAGE_LABELS, basename, fmtUs, fmtShare, shortOp, topKernels, plural, sharedKernel, kernelRun, frameLabel, fmtShape, readableReason, compileReason, sameGraphGroups } from "./data.js";
+import { kernelOf, groupFrames, frameStage, STAGE_LABELS, basename, fmtUs, fmtShare, shortOp, topKernels, plural, sharedKernel, kernelRun, frameLabel } from "./data.js";
+import { fmtShape, readableReason, compileReason, sameGraphGroups } from "./viewdata.js";
 import { metadataSection, autotuneSection, profileSection, topKernelsSection } from "./kernelinfo.js";
 
 function frameRow(fr, stage) {

@@ -127,3 +127,21 @@ export function createModel(report, store) {
     },
   };
 }
+
+/**
+ * One consistent state: a compile switch drops a selection and highlights from the previous compile;
+ * selecting a node hidden in a collapsed module expands it (bumps expandRev). For store.normalizeWith.
+ */
+export function normalizer(model) {
+  return (s, keys) => {
+    const patch = {};
+    if (keys.has("compileId")) {
+      const ix = model.idxOf(s.compileId);
+      if (s.selected && !(ix && ix.byName.has(s.selected))) patch.selected = "";
+      if (!keys.has("highlighted") && s.highlighted.length) { patch.highlighted = []; patch.sourceLine = ""; }
+    }
+    const sel = "selected" in patch ? patch.selected : s.selected;
+    if ((keys.has("selected") || keys.has("compileId")) && sel && model.expandFor(s.compileId, sel)) patch.expandRev = s.expandRev + 1;
+    return patch;
+  };
+}

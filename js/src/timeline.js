@@ -1,7 +1,8 @@
 // The timeline: when torch.compile() ran (it only wraps), what call triggered each compile,
 // and each compile's phases as a Gantt chart on one time axis.
 import { h } from "./dom.js";
-import { fmtUs, basename, frameLabel, compileReason } from "./data.js";
+import { fmtUs, basename, frameLabel } from "./data.js";
+import { compileReason } from "./viewdata.js";
 
 function lastUserFrame(frames) {
   const list = frames || [];

@@ -1,7 +1,8 @@
 // The toolbar: view tabs (from the registry), the compile selector (identical compiles grouped), search,
 // status, zoom and export. It never wraps: controls shrink, and the least useful hide first (CSS).
 import { h } from "./dom.js";
-import { plural, frameLabel, compileReason, sameGraphGroups } from "./data.js";
+import { plural, frameLabel } from "./data.js";
+import { compileReason, sameGraphGroups } from "./viewdata.js";
 
 /** The compile selector's options: one per compile; identical graphs (same_graph_as) follow their first. */
 export function compileOptions(compiles) {

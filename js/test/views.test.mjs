@@ -1,8 +1,8 @@
 // Source view, kernel table, glue folding, labels, escapes, compile groups, store: `npm test`.
 import test from "node:test";
 import assert from "node:assert/strict";
-import { indexCompile, fusionEdges, kernelRun, sourceIndex, sourceFiles, lineSummary, kernelRows, sortRows, fmtShape,
-  readableReason, sameGraphGroups, diagnosticsOf, frameStage, frameLabel } from "../src/data.js";
+import { indexCompile, fusionEdges, kernelRun, frameStage, frameLabel } from "../src/data.js";
+import { sourceIndex, sourceFiles, lineSummary, kernelRows, sortRows, fmtShape, readableReason, sameGraphGroups, diagnosticsOf } from "../src/viewdata.js";
 import { buildFusion } from "../src/dot.js";
 import { visible, hasHidden } from "../src/text.js";
 import { createStore, initialState } from "../src/store.js";

@@ -1,7 +1,8 @@
 // The kernel table: one row per kernel of the compile (name, kind, ops, fused nodes, source line, time),
 // sortable by any column, filterable; clicking a row selects that kernel everywhere.
 import { h } from "../dom.js";
-import { kernelRows, sortRows, fmtUs, fmtShare } from "../data.js";
+import { fmtUs, fmtShare } from "../data.js";
+import { kernelRows, sortRows } from "../viewdata.js";
 
 const COLUMNS = [
   { key: "order", label: "#", num: true },

@@ -2,7 +2,8 @@
 // its ops went to (count, kinds, measured time). Clicking a line highlights its kernels' boxes
 // (data-highlighted) and lists them in the panel; selecting a box marks and scrolls to its lines.
 import { h } from "../dom.js";
-import { sourceFiles, lineSummary, lineKey, basename, plural, fmtUs } from "../data.js";
+import { basename, plural, fmtUs } from "../data.js";
+import { sourceFiles, lineSummary, lineKey } from "../viewdata.js";
 
 /** One line's annotation: kernels in the current compile (kinds as dots), elsewhere, measured time. */
 function annotation(entry, report, compileId) {
