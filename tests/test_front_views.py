@@ -170,6 +170,7 @@ def test_large_graph_opens_readable_unclipped_with_minimap_expand_all_and_keyboa
         # breadcrumbs name the selection's modules; a crumb collapses its module
         page.evaluate("() => window.inductorLens.select('op40')")
         crumbs = page.locator('[data-role="breadcrumbs"] [data-module]')
+        page.wait_for_selector(f'{pane}[data-ready="1"] [data-node="op40"]')
         assert [c.get_attribute("data-module") for c in crumbs.all()] == ["h.2", "h.2.mlp"]  # op40: layer 2, ninth op (mlp)
         crumbs.first.click()
         page.wait_for_selector(f'{pane} [data-module="h.2"]')

@@ -132,6 +132,7 @@ function create(ctx) {
       if (key !== drawnKey) {
         if (changed.has("compileId")) built = null;
         drawnKey = key;
+        drawCrumbs();  // now, not after the layout: the path is known before the boxes are
         draw();
       } else if (changed.has("selected") || changed.has("query") || changed.has("highlighted") || changed.has("view")) marks(changed.has("selected") || (changed.has("view") && active));
       if (changed.has("colourBy")) drawLegend();
