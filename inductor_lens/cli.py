@@ -3,6 +3,7 @@
     inductor-lens run SCRIPT [ARGS...] -o report.html [--json report.json]
     inductor-lens demo [-o lens-demo.html] [--json lens-demo.json]
     inductor-lens show report.json -o report.html
+    inductor-lens diff a.json b.json -o diff.html
 
 Progress (Inductor's phases, the kernels it builds) goes to stderr while compiling; the last line
 says where the file is. Errors exit non-zero with a one-line reason on stderr.
@@ -249,6 +250,8 @@ def _parser() -> argparse.ArgumentParser:
     show = sub.add_parser("show", help="render a saved JSON report as HTML")
     show.add_argument("report", help="a report.json (from --json, report.save_json, or %%%%inductor_lens --json)")
     show.add_argument("-o", "--output", default=None, help="HTML file to write (default: REPORT.html)")
+    from ._diff_cli import add_parser as _add_diff  # the compare command lives in its own module
+    _add_diff(sub)
     return p
 
 
@@ -266,6 +269,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             return cmd_demo(args)
         if args.command == "show":
             return cmd_show(args)
+        if args.command == "diff":
+            from ._diff_cli import cmd_diff
+            return cmd_diff(args)
         parser.error(f"unknown command {args.command!r}")
     except CLIError as e:
         _say(f"error: {e}")

@@ -279,6 +279,11 @@ class Report:
         from .html import save_html
         return save_html(self, path)
 
+    def diff(self, other: "Report", pairs=None):
+        """Compare this report (A) with ``other`` (B): see :func:`inductor_lens.diff.diff`."""
+        from .diff import diff
+        return diff(self, other, pairs=pairs)
+
     def save_json(self, path: Union[str, os.PathLike]) -> str:
         """Write the report as JSON; returns the path."""
         with open(path, "w", encoding="utf-8") as f:
