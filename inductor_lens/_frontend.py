@@ -16,7 +16,7 @@ from typing import Optional
 STATIC = pathlib.Path(__file__).parent / "static"
 
 #: The views a lens opens with (``view=`` of the widget, ``--view`` of the magic). The first is the default.
-VIEWS = ("fusion", "fx", "timeline")
+VIEWS = ("fusion", "fx", "timeline", "source", "kernels", "roofline")
 
 
 class BundleMissingError(FileNotFoundError):

@@ -51,10 +51,22 @@ class LensWidget(anywidget.AnyWidget):
     front end stores the fused node's name. ``""`` (the default) selects nothing."""
 
     view = traitlets.Enum(VIEWS, default_value="fusion").tag(sync=True)
-    """str: the visible view, one of ``"fusion"`` (default), ``"fx"``, ``"timeline"``."""
+    """str: the visible view, one of ``"fusion"`` (default), ``"fx"``, ``"timeline"``, ``"source"``, ``"kernels"``."""
 
     compile_id = traitlets.Unicode("").tag(sync=True)
     """str: the shown compile's ``Compile.id`` (``"0/0 forward"``); ``""`` means the first one."""
+
+    @traitlets.validate("compile_id")
+    def _valid_compile_id(self, proposal):
+        # checked on every change, not only in __init__: a script setting a wrong id gets the list there is
+        value = proposal["value"]
+        report = getattr(self, "_report_obj", None)
+        if not value or report is None:
+            return value
+        try:
+            return report.compile(value).id
+        except KeyError as e:
+            raise traitlets.TraitError(str(e.args[0] if e.args else e)) from None
 
     def __init__(self, report: Report, **kwargs: Any) -> None:
         if not isinstance(report, Report):

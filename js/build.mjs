@@ -7,7 +7,7 @@ import { mkdirSync, copyFileSync, statSync } from "node:fs";
 
 const out = new URL("../inductor_lens/static/", import.meta.url).pathname;
 mkdirSync(out, { recursive: true });
-const common = { bundle: true, minify: true, legalComments: "eof", logLevel: "warning", target: ["es2020"] };
+const common = { bundle: true, minify: process.env.NOMIN ? false : true, legalComments: "eof", logLevel: "warning", target: ["es2020"] };
 
 await esbuild.build({ ...common, entryPoints: ["src/index.js"], format: "esm", outfile: out + "lens.js" });
 await esbuild.build({ ...common, entryPoints: ["src/worker.js"], format: "iife", outfile: out + "layout-worker.js" });

@@ -3,6 +3,7 @@
 import hljs from "highlight.js/lib/core";
 import cpp from "highlight.js/lib/languages/cpp";
 import python from "highlight.js/lib/languages/python";
+import { visible } from "./text.js";
 
 hljs.registerLanguage("cpp", cpp);
 hljs.registerLanguage("python", python);
@@ -42,9 +43,9 @@ export function renderCode(pre, source, language) {
       if (seg.cls.length) {
         const sp = document.createElement("span");
         sp.className = seg.cls[seg.cls.length - 1];
-        sp.textContent = part;
+        sp.textContent = visible(part);
         line.appendChild(sp);
-      } else line.appendChild(document.createTextNode(part));
+      } else line.appendChild(document.createTextNode(visible(part)));
     });
   }
   pre.appendChild(line);

@@ -17,8 +17,10 @@ export function indexCompile(c) {
     if (owner) (k.fx_nodes || []).forEach((f) => { if (!fxOwner.has(f)) fxOwner.set(f, owner); });
   }
   const byKernel = new Map();  // kernel name -> fused node names
-  fused.forEach((n) => { if (n.kernel) byKernel.set(n.kernel, [...(byKernel.get(n.kernel) || []), n.name]); });
-  return { compile: c, fused, byName, kernels, writer, fxOwner, byKernel };
+  fused.forEach((n) => { if (n.kernel && !n.is_glue) byKernel.set(n.kernel, [...(byKernel.get(n.kernel) || []), n.name]); });
+  // the fused nodes drawn as boxes: Python marks no-kernel glue (getitem, views) `is_glue`, drawn as edges
+  const boxes = fused.filter((n) => !n.is_glue);
+  return { compile: c, fused, boxes, byName, kernels, writer, fxOwner, byKernel };
 }
 
 /** The kernel object of a fused node (or null). */
@@ -44,6 +46,22 @@ export function sharedKernel(idx, fusedName) {
     .map((x) => ({ name: x, index: idx.byName.get(x).index, kind: idx.byName.get(x).node.kind }));
 }
 
+/**
+ * The run of fused nodes around `fusedName` that Inductor wrote into one kernel: consecutive boxes (in
+ * execution order) with the same kernel name. A kernel whose source is reused later (called again
+ * from elsewhere in the graph) is not part of the run: that is one kernel called twice, not one fusion.
+ */
+export function kernelRun(idx, fusedName) {
+  const e = idx.byName.get(fusedName);
+  if (!e || !e.node.kernel) return [fusedName];
+  const list = idx.boxes;
+  const at = list.indexOf(e.node);
+  let a = at, b = at;
+  while (a > 0 && list[a - 1].kernel === e.node.kernel) a--;
+  while (b + 1 < list.length && list[b + 1].kernel === e.node.kernel) b++;
+  return list.slice(a, b + 1).map((n) => n.name);
+}
+
 /** Resolve a name typed by a user (fused node, kernel, or FX node) to a fused node name. */
 export function resolveSelection(idx, name) {
   if (!name) return "";
@@ -67,20 +85,32 @@ export function fusionEdges(idx) {
     pairs.set(key, e);
   };
   const usedInputs = [];
-  for (const n of idx.fused) {
-    for (const b of n.reads || []) {
-      const w = idx.writer.get(b);
-      if (w) add("node:" + w, "node:" + n.name, b);
-      else if (inputs.has(b)) {
-        if (!usedInputs.includes(b)) usedInputs.push(b);
-        add("in:" + b, "node:" + n.name, b);
+  // a buffer written by a glue node (is_glue: getitem, a view) stands for what that node reads: the
+  // edge goes from the real producers straight to the consumer
+  const sources = (b, seen = new Set()) => {
+    const w = idx.writer.get(b);
+    const e = w && idx.byName.get(w);
+    if (!e || !e.node.is_glue || seen.has(b)) return [[b, w]];
+    seen.add(b);
+    const out = (e.node.reads || []).flatMap((r) => sources(r, seen));
+    return out.length ? out : [[b, null]];
+  };
+  for (const n of idx.boxes || idx.fused) {
+    for (const b0 of n.reads || []) {
+      for (const [b, w] of sources(b0)) {
+        if (w) add("node:" + w, "node:" + n.name, b0);
+        else if (inputs.has(b)) {
+          if (!usedInputs.includes(b)) usedInputs.push(b);
+          add("in:" + b, "node:" + n.name, b);
+        }
       }
     }
   }
   const outputs = [];
   for (const b of c.graph_outputs || []) {
-    const w = idx.writer.get(b);  // inputs passed straight through (saved for backward) are left out
-    if (w && !outputs.includes(b)) { outputs.push(b); add("node:" + w, "out:" + b, b); }
+    for (const [, w] of sources(b)) {  // inputs passed straight through (saved for backward) are left out
+      if (w && !outputs.includes(b)) { outputs.push(b); add("node:" + w, "out:" + b, b); }
+    }
   }
   return { edges: [...pairs.values()], inputs: usedInputs, outputs };
 }
@@ -132,6 +162,14 @@ export function initialExpansion(fused, limit) {
 
 /** Where a frame comes from: "user" code, a compiler stage, or other library code. */
 export function frameStage(frame) {
+  // reports from schema 2 on carry the answer (Frame.stage / is_user, decided in Python): use it
+  if (frame.stage) return frame.stage === "other" ? "library" : frame.stage;
+  if (frame.is_user === true) return "user";
+  const st = regexStage(frame);
+  return st === "user" && frame.is_user === false ? "library" : st;
+}
+
+function regexStage(frame) {
   const f = String(frame.file || "").replace(/\\/g, "/");
   const fn = String(frame.function || "");
   // dynamo's aot_autograd backend wrapper belongs to AOT Autograd; its repro wrapper around compile_fx_inner to Inductor
@@ -151,6 +189,7 @@ export function frameStage(frame) {
 
 export const STAGE_LABELS = {
   user: "your code",
+  runtime: "runtime",
   dynamo: "Dynamo (traces your Python frame, hands the FX graph to the backend)",
   aot: "AOT Autograd (forward/backward graphs)",
   inductor: "Inductor (compile_fx)",
@@ -421,8 +460,10 @@ export function autotuneSummary(kernel) {
 /** "frame forward()": the Python function dynamo traced, so "0/0 backward · frame forward()" does not read as
  * a contradiction (the backward graph of the forward() frame). */
 export function frameLabel(c) {
+  if (c.frame_label) return c.frame_label;  // decided in Python (schema 2)
   const f = String(c.frame || "");
   if (!f) return "";
   const i = f.indexOf(" (");
   return i > 0 ? `frame ${f.slice(0, i)}()${f.slice(i)}` : `frame ${f}()`;
 }
+

@@ -1,4 +1,10 @@
-// Tiny DOM helper: every string becomes a text node, never markup.
+// Tiny DOM helper: every string becomes a text node, never markup, and goes through visible()
+// (bidi controls and zero-width characters shown as escapes). Titles and aria labels too;
+// data-* attributes keep the raw value (they are hooks for code, not text for people).
+import { visible } from "./text.js";
+
+const SHOWN_ATTRS = new Set(["title", "aria-label", "placeholder", "alt"]);
+
 export function h(tag, attrs = {}, ...children) {
   const e = document.createElement(tag);
   for (const [k, v] of Object.entries(attrs || {})) {
@@ -6,11 +12,19 @@ export function h(tag, attrs = {}, ...children) {
     if (k === "class") e.className = v;
     else if (k === "dataset") Object.assign(e.dataset, v);
     else if (k.startsWith("on") && typeof v === "function") e.addEventListener(k.slice(2), v);
-    else e.setAttribute(k, v === true ? "" : String(v));
+    else e.setAttribute(k, v === true ? "" : SHOWN_ATTRS.has(k) ? visible(v) : String(v));
   }
   for (const c of children.flat(Infinity)) {
     if (c === null || c === undefined || c === false) continue;
-    e.appendChild(c instanceof Node ? c : document.createTextNode(String(c)));
+    e.appendChild(c instanceof Node ? c : document.createTextNode(visible(c)));
   }
   return e;
 }
+
+/** Set an element's text (report text included) through visible(). */
+export function setText(el, s) {
+  el.textContent = visible(s);
+  return el;
+}
+
+export { visible };

@@ -1,6 +1,7 @@
 // DOT builders. The DOT text holds only generated ids ("n3", "g1") and sizes: no report text
 // goes to Graphviz, so nothing needs escaping there; labels are drawn by us, as text nodes.
-import { indexCompile, fusionEdges, groupOf, shortOp, basename, nodeTimes, fmtUs, fmtShare, plural, sharedKernel } from "./data.js";
+import { indexCompile, fusionEdges, groupOf, shortOp, basename, nodeTimes, fmtUs, fmtShare, plural, kernelRun } from "./data.js";
+import { fmtShape } from "./viewdata.js";
 
 const MONO_CH = 7.0;   // px per character, 12px monospace
 const SANS_CH = 6.4;   // px per character, 11px text
@@ -9,6 +10,8 @@ const MAX_W = 330, MIN_W = 150;
 // Fast attributes from FRONTEND_NOTES: 3-4x faster dot for large graphs, straight edges.
 const FAST = "nslimit=1 nslimit1=1 mclimit=0.1 remincross=false splines=false searchsize=10";
 export const FAST_FROM = 120;
+/** More users than this: one stub instead of edges across the graph. */
+export const FANOUT = 10;
 
 function clip(s, n) {
   s = String(s);
@@ -31,6 +34,17 @@ const inch = (px) => (px / 72).toFixed(3);
 
 function nodeLine(id, it, extra = "") {
   return `  ${id} [width=${inch(it.w)} height=${inch(it.h)}${extra}];\n`;
+}
+
+/** Distinct short op names of a fused node's FX ops ("_operator" and other glue left out). */
+function opsOf(n, fx) {
+  const ops = [];
+  for (const f of n.fx_nodes || []) {
+    const gn = fx.get(f);
+    const op = gn ? shortOp(gn.target) : f;
+    if (op && op !== "_operator" && op !== "getitem" && !ops.includes(op)) ops.push(op);
+  }
+  return ops;
 }
 
 function targetsOf(compile) {
@@ -60,12 +74,15 @@ export function buildFusion(idx, expanded) {
   // the whole graph. Instead each consumer gets a small stub of its own, right above it.
   if (!aggIn) {
     inputs.forEach((b, i) => {
-      const lines = fit([b, "graph input"]);
+      // named by what it is (GraphNode.display_name / role, decided in Python) where the report says
+      const gn = fx.get(b) || {};
+      const lines = fit([gn.display_name || b, gn.role ? `${gn.role} · ${b}` : "graph input"]);
       const it = { id: "i" + i, type: "input", buffer: b, lines, ...ioSize(lines) };
       items.set(it.id, it); ins.push(it.id); keyToId.set("in:" + b, it.id);
     });
   }
-  idx.fused.forEach((n, i) => {
+  idx.boxes.forEach((n) => {
+    const i = idx.byName.get(n.name).index;
     const g = groupOf(n, expanded);
     if (g !== null) {
       const key = "group:" + g;
@@ -83,25 +100,38 @@ export function buildFusion(idx, expanded) {
       keyToId.set("node:" + n.name, id);
       return;
     }
-    const ops = [];
-    for (const f of n.fx_nodes || []) {
-      const gn = fx.get(f);
-      const op = gn ? shortOp(gn.target) : f;
-      if (!ops.includes(op)) ops.push(op);
+    // consecutive fused nodes written into one kernel are one box with a count; the same kernel called
+    // again elsewhere (source reused) keeps a box of its own there
+    const run = kernelRun(idx, n.name);
+    const kernelKey = run.length > 1 ? "run:" + run[0] : "";
+    if (kernelKey && keyToId.has(kernelKey)) {
+      const id = keyToId.get(kernelKey);
+      const it = items.get(id);
+      it.members.push(n.name);
+      it.nOps += (n.fx_nodes || []).length;
+      for (const op of opsOf(n, fx)) if (!it.ops.includes(op)) it.ops.push(op);
+      keyToId.set("node:" + n.name, id);
+      return;
     }
-    const nOps = (n.fx_nodes || []).length;
     const t = times.get(n.name);
-    const shared = sharedKernel(idx, n.name);
-    const lines = fit([
-      n.kernel || n.name,
-      // a kernel shared with other fused nodes says so first (the time and op list would clip it)
-      (shared.length === 1 ? `same kernel as #${shared[0].index} · ` : shared.length ? `1 of ${shared.length + 1} in one kernel · ` : "") + (ops.join(" · ") || n.name),
-      `#${i} · ${n.kind} · ${plural(nOps, "op")}${t ? ` · ${fmtUs(t.total_us)} (${fmtShare(t.share)})` : ""}`,
-    ]);
-    const it = { id: "n" + i, type: "node", name: n.name, kernel: n.kernel || "", kind: n.kind, index: i, lines, ...sizeFor(lines) };
+    const it = { id: "n" + i, type: "node", name: n.name, kernel: n.kernel || "", kind: n.kind, index: i, label: n.label || n.kernel || n.name,
+      members: [n.name], ops: opsOf(n, fx), nOps: (n.fx_nodes || []).length };
     if (t) { it.total_us = t.total_us; it.share = t.share || 0; }
     items.set(it.id, it); keyToId.set("node:" + n.name, it.id); order.push(it.id);
+    if (kernelKey) keyToId.set(kernelKey, it.id);
   });
+  for (const it of items.values()) if (it.type === "node") {
+    const many = it.members.length > 1;
+    const time = it.total_us != null ? ` · ${fmtUs(it.total_us)} (${fmtShare(it.share)})` : "";
+    const suffix = many ? ` ×${it.members.length}` : "";
+    it.lines = fit([
+      clip(it.label, Math.floor((MAX_W - 22) / MONO_CH) - suffix.length) + suffix,
+      it.ops.join(" · ") || it.name,
+      many ? `${plural(it.members.length, "fused node")} · one kernel · ${it.kind}${time}` : `#${it.index} · ${it.kind} · ${plural(it.nOps, "op")}${time}`,
+    ]);
+    it.count = it.members.length;
+    Object.assign(it, sizeFor(it.lines));
+  }
   for (const it of items.values()) if (it.type === "group") {
     const kinds = [...it.kinds.entries()].sort((a, b) => b[1] - a[1]).map(([k, c]) => `${c} ${k}`).join(", ");
     it.kind = [...it.kinds.entries()].sort((a, b) => b[1] - a[1])[0][0];
@@ -145,23 +175,28 @@ export function buildFusion(idx, expanded) {
     for (const buf of e.buffers) if (!m.buffers.includes(buf)) m.buffers.push(buf);
     merged.set(k, m);
   }
+  // a box whose results go to more than FANOUT boxes (weight copies, running-stat updates) would wire
+  // the whole graph from the top: it gets one stub naming its users instead (the list is its tooltip)
+  const outDeg = new Map();
+  for (const m of merged.values()) if (items.get(m.to) && !items.get(m.to).stub) outDeg.set(m.from, (outDeg.get(m.from) || 0) + 1);
+  for (const [from, deg] of outDeg) {
+    if (deg <= FANOUT || !items.get(from) || items.get(from).stub) continue;
+    const users = [];
+    for (const [k, m] of merged) if (m.from === from && items.get(m.to) && !items.get(m.to).stub) { users.push(items.get(m.to)); merged.delete(k); }
+    const it = { id: "su" + from, type: "output", stub: true, fanout: true, buffers: [], lines: [`→ ${users.length} users`],
+      title: `used by ${plural(users.length, "box", "boxes")}: ${users.map((u) => u.label || u.module || u.name).slice(0, 40).join(", ")}${users.length > 40 ? ", …" : ""}` };
+    it.w = Math.round(Math.max(54, it.lines[0].length * SANS_CH + 18)); it.h = 20;
+    items.set(it.id, it);
+    merged.set(from + ">" + it.id, { from, to: it.id, buffers: [] });
+  }
   for (const it of stubs.values()) {
     const n = it.buffers.length, what = it.type === "input" ? "input" : "output";
     it.lines = [n === 1 ? clip(it.buffers[0], 14) : `${n} ${what}s`];
-    it.title = `graph ${plural(n, what)}: ${it.buffers.join(", ")}`;
+    it.title = `graph ${plural(n, what)}: ${it.buffers.map((b) => { const gn = fx.get(b) || {}; return gn.display_name ? `${gn.display_name} (${b})` : b; }).join(", ")}`;
     it.w = Math.round(Math.max(54, it.lines[0].length * SANS_CH + 18)); it.h = 20;
   }
-  // fused nodes emitted into one kernel: a cluster around the visible siblings, named by the kernel
   const clusters = new Map();
   const inCluster = new Set();
-  for (const [kernel, names] of idx.byKernel) {
-    if (names.length < 2) continue;
-    const ids = names.map((nm) => keyToId.get("node:" + nm)).filter((id) => id && items.get(id).type === "node");
-    if (ids.length < 2) continue;
-    const f = idx.byName.get(names[0]);
-    clusters.set("cluster_k" + clusters.size, { fused: names[0], kernel, kind: f ? f.node.kind : "other", label: `one kernel: ${kernel}`, ids, shared: true });
-    ids.forEach((id) => inCluster.add(id));
-  }
   const big = items.size >= FAST_FROM;
   let dot = `digraph fusion {\n  graph [rankdir=TB nodesep=0.3 ranksep=0.35${big ? " " + FAST : ""}];\n`;
   dot += `  node [shape=box fixedsize=true label=""];\n  edge [arrowsize=0.7];\n`;
@@ -171,7 +206,10 @@ export function buildFusion(idx, expanded) {
     for (const id of c.ids) dot += "  " + nodeLine(id, items.get(id));
     dot += "  }\n";
   }
-  for (const it of items.values()) if (!inCluster.has(it.id)) dot += nodeLine(it.id, it, it.type === "node" || it.type === "group" ? "" : " shape=ellipse");
+  // the boxes in execution order share one dot `group`: dot keeps their chain straight, so the graph
+  // reads down one column instead of drifting sideways (it then fits a notebook cell's width)
+  const chain = new Set(order);
+  for (const it of items.values()) if (!inCluster.has(it.id)) dot += nodeLine(it.id, it, chain.has(it.id) ? " group=main" : it.type === "node" || it.type === "group" ? "" : " shape=ellipse");
   if (ins.length) dot += `  { rank=min; ${ins.join("; ")}; }\n`;
   if (outs.length) dot += `  { rank=max; ${outs.join("; ")}; }\n`;
   for (const m of merged.values()) dot += `  ${m.from} -> ${m.to};\n`;
@@ -228,9 +266,11 @@ export function buildFx(idx, graphName, expanded, collapseFrom = 160) {
       keyToId.set("fx:" + n.name, id);
       return;
     }
-    const shape = n.shape ? `[${n.shape.join(", ")}]` : "";
-    const lines = fit([n.name, `${n.op === "call_function" ? shortOp(n.target) : n.op} ${shape}${n.dtype ? " " + n.dtype.replace("torch.", "") : ""}`.trim()]);
-    const it = { id: "f" + i, type: "fx", name: n.name, fx: n, fused: o, kind: o ? idx.byName.get(o).node.kind : "other", lines, ...sizeFor(lines) };
+    const shape = fmtShape(n);
+    const lines = fit([n.display_name || n.name, `${n.op === "call_function" ? shortOp(n.target) : n.op} ${shape.text}${n.dtype ? " " + n.dtype.replace("torch.", "") : ""}`.trim()]);
+    const title = `${n.name}${n.display_name && n.display_name !== n.name ? " (" + n.display_name + (n.role ? ", " + n.role : "") + ")" : ""} = ${n.target}`
+      + (shape.text ? `\nshape ${shape.text}${shape.hint ? " (at capture: " + shape.hint + ")" : ""}` : "");
+    const it = { id: "f" + i, type: "fx", name: n.name, fx: n, fused: o, kind: o ? idx.byName.get(o).node.kind : "other", lines, title, ...sizeFor(lines) };
     items.set(it.id, it); keyToId.set("fx:" + n.name, it.id);
     if (o && graphName === "post_grad") members.set(o, [...(members.get(o) || []), it.id]);
   });

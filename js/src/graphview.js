@@ -1,5 +1,9 @@
-// Draws a laid-out graph as SVG (every label a text node) with pan and zoom.
-// Pan: drag, or the wheel; zoom: ctrl/cmd + wheel (and trackpad pinch), the +/- buttons, fit.
+// Draws a laid-out graph as SVG (every label a text node) with pan and zoom, and its minimap.
+// Pan: drag, the wheel, the keyboard (panBy); zoom: ctrl/cmd + wheel (and trackpad pinch), +/- buttons, fit.
+import { visible } from "./text.js";
+
+/** Zoom at which the graph opens when it does not fit: labels (11-12 px in graph units) stay >= 11 px. */
+export const READABLE_ZOOM = 1;
 
 const SVG = "http://www.w3.org/2000/svg";
 
@@ -41,6 +45,7 @@ export class GraphCanvas {
     this.size = { width: 0, height: 0 };
     this.byId = new Map();
     this.itemEls = new Map();
+    this.listeners = new Set();  // called after every move (the minimap follows)
     const ac = (this.abort = new AbortController());
     const opt = { signal: ac.signal };
     let drag = null;
@@ -85,6 +90,31 @@ export class GraphCanvas {
     this.t = { k, x, y };
     this.viewport.setAttribute("transform", `translate(${x.toFixed(1)},${y.toFixed(1)}) scale(${k.toFixed(4)})`);
     this.svg.dataset.zoom = k.toFixed(3);
+    for (const fn of this.listeners) fn(this.t);
+  }
+
+  /** Call `fn(transform)` after every move; returns the unsubscribe function. */
+  onMove(fn) { this.listeners.add(fn); return () => this.listeners.delete(fn); }
+
+  /** The visible part of the graph, in graph coordinates. */
+  visibleRect() {
+    const r = this.svg.getBoundingClientRect();
+    const { k, x, y } = this.t;
+    return { x: -x / k, y: -y / k, w: (r.width || 600) / k, h: (r.height || 400) / k };
+  }
+
+  /** Move by (dx, dy) screen pixels, kept on the graph (keyboard pan). */
+  panBy(dx, dy) {
+    const [x, y] = this.clamp(this.t.k, this.t.x + dx, this.t.y + dy);
+    this.setTransform(this.t.k, x, y);
+  }
+
+  /** Centre the view on graph point (gx, gy), kept on the graph (minimap clicks). */
+  centreOn(gx, gy) {
+    const r = this.svg.getBoundingClientRect();
+    const k = this.t.k;
+    const [x, y] = this.clamp(k, (r.width || 600) / 2 - gx * k, (r.height || 400) / 2 - gy * k);
+    this.setTransform(k, x, y);
   }
 
   zoomAt(f, cx, cy) {
@@ -126,20 +156,29 @@ export class GraphCanvas {
   }
 
   /**
-   * The first view of a graph: all of it when that stays readable, else a readable zoom
-   * (at least `minK`, text about 9 px) showing the top of the graph around box `firstId`.
+   * The first view of a graph: all of it when it fits at a readable zoom; else READABLE_ZOOM (labels
+   * >= 11 px on screen) at the start of the graph: the top, centred on the first box `firstId`,
+   * clamped so that no empty margin shows (centred along an axis where the graph is narrower).
    */
-  open(firstId, minK = 0.75) {
+  open(firstId, minK = READABLE_ZOOM) {
     const r = this.svg.getBoundingClientRect();
     const W = r.width || 600, H = r.height || 400, pad = 16;
     const { width, height } = this.size;
     if (!width || !height) return;
     const fitK = Math.min(1, (W - 2 * pad) / width, (H - 2 * pad) / height);
     if (fitK >= minK) { this.fit(); return; }
-    const k = Math.min(1, Math.max(minK, Math.min(1, (W - 2 * pad) / width)));
+    const k = minK;
     const b = this.byId.get(firstId);
-    const cx = b && b.box ? b.box.x + b.box.w / 2 : width / 2;
-    const top = b && b.box ? Math.max(0, b.box.y - 60) : 0;
+    const top = b && b.box ? Math.max(0, b.box.y - 40) : 0;
+    // centre the boxes of the opening rows (not the whole, wider, graph) so that none of them is cut
+    // at a side; when even they are too wide, start at the first box
+    let x0 = Infinity, x1 = -Infinity;
+    for (const it of this.byId.values()) {
+      const bb = it.box;
+      if (!bb || it.type === "cluster" || bb.y > top + H / k || bb.y + bb.h < top) continue;
+      x0 = Math.min(x0, bb.x); x1 = Math.max(x1, bb.x + bb.w);
+    }
+    const cx = x1 > x0 && (x1 - x0) * k <= W - 2 * pad ? (x0 + x1) / 2 : b && b.box ? b.box.x + b.box.w / 2 : width / 2;
     const [x, y] = this.clamp(k, W / 2 - cx * k, pad - top * k);
     this.setTransform(k, x, y);
   }
@@ -173,7 +212,7 @@ export class GraphCanvas {
       const g = svgEl("g", { class: `il-cluster kind-${meta.kind}`, "data-cluster-node": meta.fused, "data-kernel": meta.kernel, "data-item": "c:" + c.name }, gClusters);
       svgEl("rect", { x: c.x, y: c.y, width: c.w, height: c.h, rx: 6 }, g);
       const t = svgEl("text", { x: c.x + 8, y: c.y + 14, class: "il-cluster-label" }, g);
-      const label = meta.label || meta.kernel || meta.fused;
+      const label = visible(meta.label || meta.kernel || meta.fused);
       const room = Math.max(8, Math.floor((c.w - 16) / 6.7));  // 11px monospace
       t.textContent = label.length > room ? label.slice(0, room - 1) + "…" : label;
       svgEl("title", {}, g).textContent = label;
@@ -181,13 +220,14 @@ export class GraphCanvas {
       this.byId.set("c:" + c.name, { type: "cluster", ...meta, box: c });
     }
     const gEdges = svgEl("g", { class: "il-edges" }, this.viewport);
+    const edgeMeta = new Map(edges.map((x) => [x.from + ">" + x.to, x]));
     for (const e of layout.edges) {
       const g = svgEl("g", { class: "il-edge", "data-from": e.tail, "data-to": e.head }, gEdges);
       const pts = e.pts;
       svgEl("path", { d: pathFor(pts) }, g);
       if (e.end && pts.length) svgEl("polygon", { points: arrowHead(pts[pts.length - 1], e.end) }, g);
-      const meta = edges.find((x) => x.from === e.tail && x.to === e.head);
-      if (meta && meta.buffers.length) svgEl("title", {}, g).textContent = meta.buffers.join(", ");
+      const meta = edgeMeta.get(e.tail + ">" + e.head);
+      if (meta && meta.buffers.length) svgEl("title", {}, g).textContent = visible(meta.buffers.join(", "));
     }
     const gNodes = svgEl("g", { class: "il-nodes" }, this.viewport);
     for (const [id, box] of Object.entries(layout.nodes)) {
@@ -210,12 +250,19 @@ export class GraphCanvas {
           class: i === 0 ? "il-t1" : "il-t2",
           "text-anchor": centered ? "middle" : "start",
         }, g);
-        t.textContent = line;
+        t.textContent = visible(line);
       });
-      svgEl("title", {}, g).textContent = it.title || it.lines.join("\n");
+      svgEl("title", {}, g).textContent = visible(it.title || it.lines.join("\n"));
       this.byId.set(id, { ...it, box });
       this.itemEls.set(id, g);
     }
+  }
+
+  /** Set `data-<attr>="true"` on exactly the boxes whose ids are in `ids`. */
+  flag(attr, ids) {
+    const name = "data-" + attr;
+    for (const el of this.viewport.querySelectorAll(`[${name}]`)) el.removeAttribute(name);
+    for (const id of ids) { const el = this.itemEls.get(id); if (el) el.setAttribute(name, "true"); }
   }
 
   /** Toggle a class on the boxes whose ids are in `ids`. */
@@ -230,6 +277,78 @@ export class GraphCanvas {
 
   destroy() {
     this.abort.abort();
+    this.listeners.clear();
     this.svg.remove();
+  }
+}
+
+/**
+ * The overview of a GraphCanvas (data-role="minimap"): every box as a small rectangle, the visible part
+ * as a frame; click or drag in it to move the view there.
+ */
+export class Minimap {
+  constructor(host, canvas) {
+    this.canvas = canvas;
+    this.el = document.createElement("div");
+    this.el.className = "il-minimap";
+    this.el.dataset.role = "minimap";
+    this.el.title = "overview: click or drag to move the view";
+    this.svg = svgEl("svg", { class: "il-minimap-svg", preserveAspectRatio: "xMidYMid meet" }, this.el);
+    this.boxes = svgEl("g", { class: "il-minimap-boxes" }, this.svg);
+    this.frame = svgEl("rect", { class: "il-minimap-view", "data-role": "minimap-view" }, this.svg);
+    host.appendChild(this.el);
+    const ac = (this.abort = new AbortController());
+    let dragging = false;
+    const go = (e) => {
+      const m = this.svg.getScreenCTM();
+      if (!m) return;
+      const p = new DOMPoint(e.clientX, e.clientY).matrixTransform(m.inverse());
+      this.canvas.centreOn(p.x, p.y);
+    };
+    this.el.addEventListener("pointerdown", (e) => { dragging = true; this.el.setPointerCapture(e.pointerId); go(e); e.stopPropagation(); }, { signal: ac.signal });
+    this.el.addEventListener("pointermove", (e) => { if (dragging) go(e); }, { signal: ac.signal });
+    const stop = () => { dragging = false; };
+    this.el.addEventListener("pointerup", stop, { signal: ac.signal });
+    this.el.addEventListener("pointercancel", stop, { signal: ac.signal });
+    this.el.addEventListener("wheel", (e) => e.stopPropagation(), { signal: ac.signal });
+    this.unsub = canvas.onMove(() => this.follow());
+  }
+
+  /** Redraw the boxes after the canvas drew a new layout. */
+  draw() {
+    const { width, height } = this.canvas.size;
+    this.svg.setAttribute("viewBox", `0 0 ${Math.max(1, width)} ${Math.max(1, height)}`);
+    const parts = [];
+    for (const [id, it] of this.canvas.byId) {
+      if (!it.box || it.type === "cluster") continue;
+      const b = it.box;
+      const r = svgEl("rect", { x: b.x, y: b.y, width: b.w, height: b.h, class: `il-mm-box kind-${it.kind || "other"}` });
+      r.dataset.item = id;
+      parts.push(r);
+    }
+    this.boxes.replaceChildren(...parts);
+    this.frame.setAttribute("stroke-width", String(Math.max(width, height) / 120));
+    this.follow();
+  }
+
+  follow() {
+    const v = this.canvas.visibleRect();
+    this.frame.setAttribute("x", v.x.toFixed(1));
+    this.frame.setAttribute("y", v.y.toFixed(1));
+    this.frame.setAttribute("width", Math.max(1, v.w).toFixed(1));
+    this.frame.setAttribute("height", Math.max(1, v.h).toFixed(1));
+  }
+
+  /** Show the minimap only when the graph does not fit the view. */
+  update() {
+    const v = this.canvas.visibleRect();
+    const { width, height } = this.canvas.size;
+    this.el.hidden = !width || (v.w >= width && v.h >= height);
+  }
+
+  destroy() {
+    this.abort.abort();
+    this.unsub();
+    this.el.remove();
   }
 }

@@ -2,7 +2,8 @@
 // why Inductor did not fuse it with its neighbours, and both backtraces.
 import { h } from "./dom.js";
 import { renderCode } from "./code.js";
-import { kernelOf, groupFrames, frameStage, STAGE_LABELS, basename, fmtUs, fmtShare, shortOp, topKernels, plural, sharedKernel, frameLabel } from "./data.js";
+import { kernelOf, groupFrames, frameStage, STAGE_LABELS, basename, fmtUs, fmtShare, shortOp, topKernels, plural, sharedKernel, kernelRun, frameLabel } from "./data.js";
+import { fmtShape, readableReason, compileReason, sameGraphGroups } from "./viewdata.js";
 import { metadataSection, autotuneSection, profileSection, topKernelsSection } from "./kernelinfo.js";
 import { costSection } from "./roofline.js";
 
@@ -75,148 +76,206 @@ function noUserSource(n, fxByName, compile) {
     call ? h("p", {}, "They run when your code calls the compiled function: ", h("span", { class: "il-mono" }, `${call.file.split("/").pop()}:${call.line} ${String(call.code || "").trim()}`)) : null);
 }
 
-export function renderPanel(el, idx, fusedName, actions, report = null) {
-  el.replaceChildren();
+/** Everything a section needs about the selected fused node. */
+function selection(idx, fusedName, report) {
   const entry = idx.byName.get(fusedName);
-  if (!entry) {
-    el.appendChild(compileSummary(idx, report, actions));
-    return;
-  }
   const n = entry.node;
   const k = kernelOf(idx, fusedName);
   const fxByName = new Map();
   for (const g of Object.values(idx.compile.graphs || {})) for (const gn of g.nodes || []) if (!fxByName.has(gn.name)) fxByName.set(gn.name, gn);
   const post = (idx.compile.graphs || {}).post_grad;
   if (post) for (const gn of post.nodes || []) fxByName.set(gn.name, gn);
+  return { idx, entry, n, k, fxByName, report };
+}
 
-  el.appendChild(h("header", { class: "il-panel-head" },
+/** The user stacks of the selection: the kernel's, else one per distinct line of its FX ops. */
+function userStacks({ n, k, fxByName }) {
+  const stacks = ((k && k.user_stack) || []).slice();
+  if (stacks.length) return stacks;
+  const seen = new Set();
+  for (const name of n.fx_nodes || []) {
+    const gn = fxByName.get(name);
+    if (!gn || !(gn.user_stack || []).length) continue;
+    const last = gn.user_stack[gn.user_stack.length - 1];
+    const key = `${last.file}:${last.line}`;
+    if (!seen.has(key)) { seen.add(key); stacks.push(gn.user_stack); }
+  }
+  return stacks;
+}
+
+/** Header: the kernel (what the box says) and the user's line lead; node ids come last. */
+function headerSection(sel) {
+  const { idx, entry, n, k } = sel;
+  const stacks = userStacks(sel);
+  const last = stacks.length ? stacks[0][stacks[0].length - 1] : null;
+  const siblings = kernelRun(idx, n.name).filter((x) => x !== n.name);
+  return h("header", { class: "il-panel-head" },
     h("div", { class: "il-title", "data-role": "selected-name" }, k ? k.name : n.name),
+    n.label && k && n.label !== k.name ? h("div", { class: "il-subtitle" }, n.label) : null,
+    last ? h("div", { class: "il-head-line", "data-role": "user-line", title: `${last.file}:${last.line}` },
+      h("span", { class: "il-file" }, `${basename(last.file)}:${last.line}`), " ", h("code", {}, String(last.code || "").trim()),
+      stacks.length > 1 ? h("span", { class: "il-muted" }, ` and ${plural(stacks.length - 1, "other line")}`) : null) : null,
     h("div", { class: "il-chips" },
       h("span", { class: `il-chip kind-${n.kind}` }, n.kind),
       h("span", { class: "il-chip" }, `#${entry.index} of ${idx.fused.length}`),
       h("span", { class: "il-chip" }, plural((n.fx_nodes || []).length, "FX op")),
       k ? h("span", { class: "il-chip" }, k.language) : null,
-      n.estimated_runtime_us != null ? h("span", { class: "il-chip", title: "Inductor's own estimate" }, `est. ${fmtUs(n.estimated_runtime_us)}`) : null,
       k && k.profile && k.profile.total_us != null ? h("span", { class: "il-chip il-chip-strong", title: "measured device time per run, and its share of all measured kernel time" }, `${fmtUs(k.profile.total_us)} · ${fmtShare(k.profile.share)}`) : null),
     h("div", { class: "il-muted il-small" }, `fused node ${n.name}`,
+      siblings.length ? ` (+${plural(siblings.length, "other")} in this kernel)` : "",
       (n.module_stack || []).length ? ` · module ${n.module_stack[n.module_stack.length - 1]}` : "",
-      (n.members || []).length > 1 ? ` · fused from ${n.members.length} nodes: ${n.members.join(", ")}` : "")));
+      (n.members || []).length > 1 ? ` · fused from ${n.members.length} nodes: ${n.members.join(", ")}` : ""));
+}
 
-  // one kernel, several fused nodes: Inductor emitted them into the same kernel (not separate launches)
+/**
+ * One kernel, several fused nodes: written into one kernel together (consecutive: one box), or the same
+ * kernel source reused (called again elsewhere). Say which, and link the others.
+ */
+function sharedSection({ idx, n, k }, actions) {
   const siblings = sharedKernel(idx, n.name);
-  if (siblings.length) {
-    el.appendChild(h("div", { class: "il-shared-note", "data-role": "shared-kernel" },
-      h("strong", {}, "One kernel, several fused nodes. "),
-      `Inductor emitted this fused node and ${plural(siblings.length, "other")} into the same kernel${k ? " " : ""}`,
-      k ? h("span", { class: "il-mono" }, k.name) : null,
-      ": this kernel also computes ",
-      ...siblings.flatMap((x, i) => [i ? ", " : "", "fused node ",
-        h("button", { class: "il-link il-mono", type: "button", "data-sibling": x.name, title: "select this fused node", onclick: () => actions.select(x.name) }, x.name),
-        ` (#${x.index}, ${x.kind})`]),
-      ". The kernel source below is shared."));
+  if (!siblings.length) return null;
+  const run = new Set(kernelRun(idx, n.name));
+  const together = siblings.filter((x) => run.has(x.name));
+  const reused = siblings.filter((x) => !run.has(x.name));
+  const link = (x) => h("button", { class: "il-link il-mono", type: "button", "data-sibling": x.name, title: "select this fused node", onclick: () => actions.select(x.name) }, x.name);
+  if (!together.length) {
+    return h("div", { class: "il-shared-note", "data-role": "kernel-reused" },
+      h("strong", {}, "Same kernel source reused. "),
+      `Inductor generated this kernel once and calls it ${plural(reused.length + 1, "time")} in this graph (identical code elsewhere): `,
+      ...reused.slice(0, 20).flatMap((x, i) => [i ? ", " : "", link(x), ` (#${x.index})`]), reused.length > 20 ? ", …" : "", ".");
   }
+  return h("div", { class: "il-shared-note", "data-role": "shared-kernel" },
+    h("strong", {}, `One kernel, ${plural(together.length + 1, "fused node")} in a row. `),
+    "This fused node and ", plural(together.length, "other"), " next to it in execution order run the same kernel", k ? " " : "",
+    k ? h("span", { class: "il-mono" }, k.name) : null,
+    " (one box in the graph): ",
+    ...together.flatMap((x, i) => [i ? ", " : "",
+      link(x), ` (#${x.index}, ${x.kind})`]),
+    ". The kernel source below is shared.",
+    reused.length ? ` The same kernel source is also reused elsewhere (${plural(reused.length, "fused node")}).` : "");
+}
 
-  // measured time
-  if (k && k.profile && report) {
-    const ranked = topKernels(report, 0);
-    const rank = ranked.findIndex((r) => r.compileId === idx.compile.id && r.kernel === k.name) + 1;
-    const sec = profileSection(k, rank, ranked.length);
-    if (sec) el.appendChild(sec);
+function measuredSection({ idx, k, report }) {
+  if (!k || !k.profile || !report) return null;
+  const ranked = topKernels(report, 0);
+  const rank = ranked.findIndex((r) => r.compileId === idx.compile.id && r.kernel === k.name) + 1;
+  return profileSection(k, rank, ranked.length);
+}
+
+/** Why not fused: one row per neighbour (Inductor tries every member pair), its distinct reasons. */
+function whyNotFusedSection({ idx, n }, actions) {
+  // a neighbour written into the same kernel was fused after all: listing it would contradict the box
+  const sameKernel = (other) => { const e = other && idx.byName.get(other); return !!(e && n.kernel && e.node.kernel === n.kernel); };
+  const refusals = (idx.compile.fusion_decisions || []).filter((d) => (d.fused1 === n.name || d.fused2 === n.name) && d.fused1 !== d.fused2
+    && !sameKernel(d.fused1 === n.name ? d.fused2 : d.fused1));
+  if (!refusals.length) return null;
+  const byOther = new Map();
+  for (const d of refusals) {
+    const other = d.fused1 === n.name ? d.fused2 : d.fused1;
+    const key = other || `${d.node1} / ${d.node2}`;
+    const g = byOther.get(key) || { other, label: key, reasons: [], pairs: [] };
+    const reason = readableReason(d.reason);
+    if (!g.reasons.includes(reason)) g.reasons.push(reason);
+    g.pairs.push(`${d.node1} + ${d.node2}`);
+    byOther.set(key, g);
   }
-  const cost = k ? costSection(k) : null;
-  if (cost) el.appendChild(cost);
+  const row = (g) => {
+    const otherNode = g.other && idx.byName.get(g.other);
+    return h("li", { "data-other": g.label },
+      otherNode
+        ? h("button", { class: "il-link il-mono", type: "button", onclick: () => actions.select(g.other) }, otherNode.node.label || otherNode.node.kernel || g.other)
+        : h("span", { class: "il-mono" }, g.label),
+      h("span", { class: "il-muted", title: g.pairs.join("\n") }, g.pairs.length > 1 ? ` (${g.pairs.length} node pairs) ` : ` (${g.pairs[0]}) `),
+      h("span", { class: "il-reason" }, g.reasons.join("; ")));
+  };
+  const groups = [...byOther.values()];
+  const SHOW = 6;
+  return section(`Why not fused (${plural(groups.length, "neighbour")})`, "why-not-fused",
+    h("ul", { class: "il-why" }, groups.slice(0, SHOW).map(row)),
+    groups.length > SHOW ? h("details", { class: "il-more" }, h("summary", {}, `${groups.length - SHOW} more`), h("ul", { class: "il-why" }, groups.slice(SHOW).map(row))) : null);
+}
 
-  // why not fused
-  const refusals = (idx.compile.fusion_decisions || []).filter((d) => (d.fused1 === n.name || d.fused2 === n.name) && d.fused1 !== d.fused2);
-  if (refusals.length) {
-    // one row per neighbour: Inductor tries every member pair of two fused nodes, so the same
-    // refusal often comes many times; show each neighbour once with its distinct reasons
-    const byOther = new Map();
-    for (const d of refusals) {
-      const other = d.fused1 === n.name ? d.fused2 : d.fused1;
-      const key = other || `${d.node1} / ${d.node2}`;
-      const g = byOther.get(key) || { other, label: key, reasons: [], pairs: [] };
-      if (!g.reasons.includes(d.reason)) g.reasons.push(d.reason);
-      g.pairs.push(`${d.node1} + ${d.node2}`);
-      byOther.set(key, g);
+function copyButton(text, later) {
+  const copy = h("button", { class: "il-btn il-copy", type: "button", title: "copy the kernel source" }, "Copy");
+  copy.addEventListener("click", async () => {
+    try {
+      await navigator.clipboard.writeText(text);
+      copy.textContent = "Copied";
+    } catch (e) {
+      const ta = h("textarea", {});
+      ta.value = text;
+      document.body.appendChild(ta);
+      ta.select();
+      try { document.execCommand("copy"); copy.textContent = "Copied"; } catch (e2) { copy.textContent = "Copy failed"; }
+      ta.remove();
     }
-    const row = (g) => {
-      const otherNode = g.other && idx.byName.get(g.other);
-      return h("li", { "data-other": g.label },
-        otherNode
-          ? h("button", { class: "il-link il-mono", type: "button", onclick: () => actions.select(g.other) }, otherNode.node.kernel || g.other)
-          : h("span", { class: "il-mono" }, g.label),
-        h("span", { class: "il-muted", title: g.pairs.join("\n") }, g.pairs.length > 1 ? ` (${g.pairs.length} node pairs) ` : ` (${g.pairs[0]}) `),
-        h("span", { class: "il-reason" }, g.reasons.join("; ")));
-    };
-    const groups = [...byOther.values()];
-    const SHOW = 6;
-    el.appendChild(section(`Why not fused (${groups.length} neighbour${groups.length === 1 ? "" : "s"})`, "why-not-fused",
-      h("ul", { class: "il-why" }, groups.slice(0, SHOW).map(row)),
-      groups.length > SHOW ? h("details", { class: "il-more" }, h("summary", {}, `${groups.length - SHOW} more`), h("ul", { class: "il-why" }, groups.slice(SHOW).map(row))) : null));
-  }
+    later(() => (copy.textContent = "Copy"), 1500);
+  });
+  return copy;
+}
 
-  // kernel source
-  if (k) {
-    const pre = h("pre", { class: "il-code", "data-role": "kernel-source" });
-    renderCode(pre, k.source, k.language);
-    const copy = h("button", { class: "il-btn il-copy", type: "button", title: "copy the kernel source" }, "Copy");
-    copy.addEventListener("click", async () => {
-      try {
-        await navigator.clipboard.writeText(k.source);
-        copy.textContent = "Copied";
-      } catch (e) {
-        const ta = h("textarea", {}, k.source);
-        document.body.appendChild(ta);
-        ta.select();
-        try { document.execCommand("copy"); copy.textContent = "Copied"; } catch (e2) { copy.textContent = "Copy failed"; }
-        ta.remove();
-      }
-      setTimeout(() => (copy.textContent = "Copy"), 1500);
-    });
-    const launch = metadataSection(k);
-    if (launch) el.appendChild(launch);
-    const ops = [];
-    for (const name of n.fx_nodes || []) { const gn = fxByName.get(name); const op = gn ? shortOp(gn.target) : name; if (!ops.includes(op)) ops.push(op); }
-    const tune = autotuneSection(k, ops);
-    if (tune) el.appendChild(tune);
-    el.appendChild(h("section", { class: "il-section" },
-      h("h3", {}, k.language === "extern" ? "Extern call source" : "Kernel source", " ", h("span", { class: "il-muted" }, k.name), copy),
-      pre));
-  } else {
-    el.appendChild(section("Kernel source", "kernel-source", h("p", { class: "il-muted" }, "This node generated no kernel of its own (a no-op, a view, or a buffer reuse).")));
-  }
+/** Launch facts, autotuning and the kernel source (or why there is none). */
+function kernelSections({ n, k, fxByName }, later) {
+  if (!k) return [section("Kernel source", "kernel-source", h("p", { class: "il-muted" }, "This node generated no kernel of its own (a no-op, a view, or a buffer reuse)."))];
+  const pre = h("pre", { class: "il-code", "data-role": "kernel-source" });
+  renderCode(pre, k.source, k.language);
+  const ops = [];
+  for (const name of n.fx_nodes || []) { const gn = fxByName.get(name); const op = gn ? shortOp(gn.target) : name; if (!ops.includes(op)) ops.push(op); }
+  return [costSection(k), metadataSection(k), autotuneSection(k, ops),
+    h("section", { class: "il-section" },
+      h("h3", {}, k.language === "extern" ? "Extern call source" : "Kernel source", " ", h("span", { class: "il-muted" }, k.name), copyButton(k.source, later)),
+      pre)];
+}
 
-  // fx ops
-  el.appendChild(section(`FX ops absorbed (${(n.fx_nodes || []).length})`, "fx-nodes",
+/** An FX node's description: target, shape (symbolic sizes with their capture-time sizes as tooltip), dtype. */
+export function fxDescription(gn) {
+  const shape = fmtShape(gn);
+  return [` = ${gn.target}`,
+    shape.text ? [" ", h("span", { class: "il-shape" + (shape.hint ? " il-symbolic" : ""), title: shape.hint ? `sizes at capture time: ${shape.hint}` : null }, shape.text)] : null,
+    gn.dtype ? " " + gn.dtype : "",
+    gn.display_name && gn.display_name !== gn.name ? h("span", { class: "il-role" }, ` ${gn.display_name}${gn.role ? " (" + gn.role + ")" : ""}`) : null];
+}
+
+function fxOpsSection({ n, fxByName }, actions) {
+  return section(`FX ops absorbed (${(n.fx_nodes || []).length})`, "fx-nodes",
     h("ul", { class: "il-fxlist" }, (n.fx_nodes || []).map((name) => {
       const gn = fxByName.get(name);
       return h("li", {},
         h("button", { class: "il-link il-mono", type: "button", "data-fx": name, title: "show in the FX graph", onclick: () => actions.focusFx(name) }, name),
-        gn ? h("span", { class: "il-muted" }, ` = ${gn.target}${gn.shape ? " [" + gn.shape.join(", ") + "]" : ""}${gn.dtype ? " " + gn.dtype : ""}`) : null);
-    }))));
+        gn ? h("span", { class: "il-muted" }, fxDescription(gn)) : null);
+    })));
+}
 
-  // user backtrace
-  let stacks = (k && k.user_stack) || [];
-  if (!stacks.length) {
-    const seen = new Set();
-    for (const name of n.fx_nodes || []) {
-      const gn = fxByName.get(name);
-      if (!gn || !(gn.user_stack || []).length) continue;
-      const last = gn.user_stack[gn.user_stack.length - 1];
-      const key = `${last.file}:${last.line}`;
-      if (!seen.has(key)) { seen.add(key); stacks.push(gn.user_stack); }
-    }
-  }
-  el.appendChild(section(`Your code (${stacks.length} source location${stacks.length === 1 ? "" : "s"})`, "user-stack",
-    stacks.length ? stacks.map(userStack) : noUserSource(n, fxByName, idx.compile)));
+function userCodeSection(sel) {
+  const stacks = userStacks(sel);
+  return section(`Your code (${plural(stacks.length, "source location")})`, "user-stack",
+    stacks.length ? stacks.map(userStack) : noUserSource(sel.n, sel.fxByName, sel.idx.compile));
+}
 
-  // compiler backtrace
+function compilerSection({ k }) {
   const cs = (k && k.compiler_stack) || [];
-  el.appendChild(section("Inductor's call path that generated this kernel", "compiler-stack",
+  return section("Inductor's call path that generated this kernel", "compiler-stack",
     cs.length ? [h("p", { class: "il-muted il-note" }, "From your call (top) to where Inductor writes this kernel into the output code (bottom). "
       + "Fusion happened before this, in Scheduler.__init__ (a phase on the timeline), on a path of its own."), compilerStack(cs)]
-      : h("p", { class: "il-muted" }, "No compiler backtrace recorded.")));
+      : h("p", { class: "il-muted" }, "No compiler backtrace recorded."));
+}
+
+/**
+ * Render the panel for `fusedName` of compile index `idx` into `el`.
+ * actions: {select(fusedName), selectIn(compileId, fusedName), focusFx(fxName), later(fn, ms)}; `report`
+ * is the whole report (for ranks and the top-kernels table).
+ */
+export function renderPanel(el, idx, fusedName, actions, report = null) {
+  el.replaceChildren();
+  if (!idx.byName.has(fusedName)) {
+    el.appendChild(compileSummary(idx, report, actions));
+    return;
+  }
+  const sel = selection(idx, fusedName, report);
+  const later = actions.later || ((fn, ms) => setTimeout(fn, ms));
+  const parts = [headerSection(sel), sharedSection(sel, actions), measuredSection(sel), whyNotFusedSection(sel, actions),
+    ...kernelSections(sel, later), fxOpsSection(sel, actions), userCodeSection(sel), compilerSection(sel)];
+  for (const p of parts) if (p) el.appendChild(p);
 }
 
 /** What the panel shows with nothing selected: when and why this graph compiled. */
@@ -225,14 +284,55 @@ export function compileSummary(idx, report = null, actions = null) {
   const t = c.trigger || {};
   const frames = t.user_stack || [];
   const kinds = {};
-  for (const n of idx.fused) kinds[n.kind] = (kinds[n.kind] || 0) + 1;
+  for (const n of idx.boxes) kinds[n.kind] = (kinds[n.kind] || 0) + 1;
+  const reason = compileReason(c);
+  const compiles = (report && report.compiles) || [];
+  const group = [...sameGraphGroups(compiles).values()].find((g) => g.includes(c.id)) || [c.id];
   return h("div", { class: "il-summary" },
-    h("h3", {}, `Compile ${c.id}`, c.frame ? ` · ${frameLabel(c)}` : ""),
-    h("p", {}, `${plural(idx.fused.length, "fused node")}, ${plural((c.kernels || []).length, "kernel")}: `,
+    h("h3", {}, `Compile ${c.id}`, c.frame || c.frame_label ? ` · ${frameLabel(c)}` : ""),
+    h("p", {}, `${plural(idx.boxes.length, "fused node")}, ${plural((c.kernels || []).length, "kernel")}: `,
       Object.entries(kinds).map(([k, v]) => `${v} ${k}`).join(", ")),
-    h("p", {}, h("strong", {}, "When it compiled: "), `${t.kind || "unknown"}`, t.reason ? ` (${t.reason})` : "",
+    group.length > 1 ? h("p", { "data-role": "same-graph" }, `${plural(group.length, "compile")} of the same graph: ${group.join(", ")}`) : null,
+    h("p", {}, h("strong", {}, "When it compiled: "), `${t.kind || "unknown"}`,
       t.time_us != null ? ` at ${fmtUs(t.time_us)} into the capture` : ""),
+    reason ? h("div", { class: "il-reason-box" + (c.recompile_reason || t.kind === "recompile" ? " il-recompile" : ""), "data-role": "compile-reason" }, h("strong", {}, c.recompile_reason ? "Recompiled because: " : "Why: "), h("span", { class: "il-pre" }, reason)) : null,
     frames.length ? h("div", { "data-role": "trigger-stack" }, userStack(frames)) : null,
-    h("p", { class: "il-muted" }, "Click a box to see its kernel source, the FX ops it fused, why it was not fused further, and the user and compiler backtraces. Keys: ↑/↓ previous/next kernel, / search, f fit, 1-3 views, Esc clear."),
+    graphBreaks(report),
+    h("p", { class: "il-muted" }, "Click a box to see its kernel source, the FX ops it fused, why it was not fused further, and the user and compiler backtraces. Keys: ↑/↓ previous/next kernel, Shift+arrows or ←/→ pan, / search, f fit, 1-5 views, Esc clear."),
     report && actions ? topKernelsSection(report, (cid, fused) => actions.selectIn(cid, fused)) : null);
+}
+
+/** The report's graph breaks: each reason, readable, and the user's line where it broke. */
+function graphBreaks(report) {
+  const gb = (report && report.graph_breaks) || [];
+  if (!gb.length) return null;
+  return section(`Graph breaks (${gb.length})`, "graph-breaks",
+    h("ul", { class: "il-why" }, gb.map((b) => {
+      const fr = (b.user_stack || [])[(b.user_stack || []).length - 1];
+      return h("li", {},
+        h("span", { class: "il-reason il-pre" }, readableReason(b.reason)),
+        fr ? h("div", { class: "il-head-line", title: `${fr.file}:${fr.line}` }, h("span", { class: "il-file" }, `${basename(fr.file)}:${fr.line}`), " ", h("code", {}, String(fr.code || "").trim())) : null);
+    })));
+}
+
+/** The panel after a source-line click: the line, and its kernels in this compile (click one to select it). */
+export function linePanel(key, entry, idx, actions) {
+  if (!entry) return h("div", { class: "il-summary", "data-role": "line-kernels" }, h("h3", {}, key), h("p", { class: "il-muted" }, "No kernel came from this line."));
+  const refs = entry.refs.filter((r) => r.compileId === idx.compile.id);
+  const byKernel = new Map();
+  for (const r of refs) {
+    const k = r.kernel || r.fused;
+    if (!byKernel.has(k)) byKernel.set(k, { ...r, fusedAll: [] });
+    byKernel.get(k).fusedAll.push(r.fused);
+  }
+  const elsewhere = [...new Set(entry.refs.filter((r) => r.compileId !== idx.compile.id).map((r) => r.compileId))];
+  return h("div", { class: "il-summary", "data-role": "line-kernels" },
+    h("h3", {}, `${basename(entry.file)}:${entry.line}`),
+    h("pre", { class: "il-code il-line-code" }, String(entry.code || "").trim()),
+    h("p", {}, `${plural(byKernel.size, "kernel")} in ${idx.compile.id} (highlighted in the fusion graph):`),
+    h("ul", { class: "il-why" }, [...byKernel.values()].map((r) => h("li", { "data-kernel": r.kernel },
+      h("i", { class: `il-dot kind-${r.kind}` }),
+      h("button", { class: "il-link il-mono", type: "button", onclick: () => actions.select(r.fused) }, (idx.byName.get(r.fused) || { node: {} }).node.label || r.kernel || r.fused),
+      h("span", { class: "il-muted" }, ` ${r.kind}${r.fusedAll.length > 1 ? ` · ${plural(r.fusedAll.length, "fused node")}` : ""}`)))),
+    elsewhere.length ? h("p", { class: "il-muted" }, `This line also produced kernels in ${elsewhere.join(", ")}.`) : null);
 }

@@ -2,31 +2,47 @@
 // and each compile's phases as a Gantt chart on one time axis.
 import { h } from "./dom.js";
 import { fmtUs, basename, frameLabel } from "./data.js";
+import { compileReason } from "./viewdata.js";
 
 function lastUserFrame(frames) {
-  const f = (frames || [])[frames.length - 1];
+  const list = frames || [];
+  const f = list[list.length - 1];
   return f ? `${basename(f.file)}:${f.line} ${String(f.code || "").trim()}` : "";
 }
 
 // Inductor runs dozens of tiny graph passes ("pass.post_grad_passes.*"): hidden unless asked for.
 const isPass = (p) => String(p.name).startsWith("pass.");
-let showPasses = false;
 
-export function renderTimeline(el, report, currentId, onSelectCompile) {
+/**
+ * Draw the timeline into `el`. `state` is the lens's: {compileId, showPasses, timelineAll}; `actions`:
+ * {selectCompile(id), set(patch)}. The axis spans the selected compile (its trigger and phases) unless
+ * `timelineAll`, when it spans the whole capture.
+ */
+export function renderTimeline(el, report, state, actions) {
   el.replaceChildren();
+  const currentId = state.compileId;
   const compiles = report.compiles || [];
   const calls = report.compile_calls || [];
-  let t0 = Infinity, t1 = 0;
+  let t0 = Infinity, t1 = -Infinity;
   const see = (a, b = a) => { if (a != null) { t0 = Math.min(t0, a); t1 = Math.max(t1, b); } };
-  for (const cc of calls) see(cc.time_us);
-  for (const c of compiles) {
-    see(c.trigger && c.trigger.time_us);
-    for (const p of c.phases || []) see(p.start_us, p.start_us + p.duration_us);
+  const current = compiles.find((c) => c.id === currentId) || compiles[0];
+  const zoomed = !state.timelineAll && current && ((current.phases || []).length || (current.trigger && current.trigger.time_us != null));
+  if (zoomed) {
+    see(current.trigger && current.trigger.time_us);
+    for (const p of current.phases || []) see(p.start_us, p.start_us + p.duration_us);
+  } else {
+    for (const cc of calls) see(cc.time_us);
+    for (const c of compiles) {
+      see(c.trigger && c.trigger.time_us);
+      for (const p of c.phases || []) see(p.start_us, p.start_us + p.duration_us);
+    }
   }
   if (!Number.isFinite(t0)) { t0 = 0; t1 = 1; }
-  t0 = Math.min(t0, 0);
+  if (!zoomed) t0 = Math.min(t0, 0);
+  else { const m = Math.max(1, (t1 - t0) * 0.02); t0 -= m; t1 += m; }
   const span = Math.max(1, t1 - t0);
-  const pct = (t) => `${(((t - t0) / span) * 100).toFixed(3)}%`;
+  const clampT = (t) => Math.min(t1, Math.max(t0, t));
+  const pct = (t) => `${(((clampT(t) - t0) / span) * 100).toFixed(3)}%`;
   const wpct = (d) => `${Math.max(0.15, (d / span) * 100).toFixed(3)}%`;
 
   // the answer in words
@@ -35,6 +51,11 @@ export function renderTimeline(el, report, currentId, onSelectCompile) {
   if (calls.length) words.push(`torch.compile(${calls[0].target}) ran at ${fmtUs(calls[0].time_us)} and only wrapped the function: nothing compiled there.`);
   if (first) words.push(`Inductor first ran at ${fmtUs(first.trigger.time_us)}, when the compiled function was called (${first.trigger.kind}${lastUserFrame(first.trigger.user_stack) ? ": " + lastUserFrame(first.trigger.user_stack) : ""}).`);
   el.appendChild(h("p", { class: "il-tl-words" }, words.join(" ") || "No timing was recorded."));
+  const zoomBox = h("input", { type: "checkbox", "data-role": "timeline-all" });
+  zoomBox.checked = !!state.timelineAll;
+  zoomBox.addEventListener("change", () => actions.set({ timelineAll: zoomBox.checked }));
+  el.appendChild(h("label", { class: "il-tl-passes" }, zoomBox,
+    zoomed ? ` whole capture (the axis now spans compile ${current.id}: ${fmtUs(t0)} to ${fmtUs(t1)})` : " whole capture"));
 
   const axis = h("div", { class: "il-tl-axis" });
   for (let i = 0; i <= 4; i++) {
@@ -52,31 +73,30 @@ export function renderTimeline(el, report, currentId, onSelectCompile) {
   };
   const row = (label, cls, ...bars) => h("div", { class: "il-tl-row " + cls }, h("div", { class: "il-tl-label" }, label), h("div", { class: "il-tl-track" }, ...bars));
 
-  for (const cc of calls) {
+  for (const cc of zoomed ? [] : calls) {
     rows.appendChild(row(`torch.compile(${cc.target})`, "il-tl-call",
       h("span", { class: "il-tl-mark il-tl-mark-call", style: `left:${pct(cc.time_us || 0)}`, title: `${lastUserFrame(cc.user_stack)} · backend ${cc.backend}` }),
       note(cc.time_us || 0, `wraps only · ${lastUserFrame(cc.user_stack)}`)));
   }
-  const current = compiles.find((c) => c.id === currentId) || compiles[0];
   const passes = current ? (current.phases || []).filter(isPass).length : 0;
   if (passes) {
     const box = h("input", { type: "checkbox", "data-role": "show-passes" });
-    box.checked = showPasses;
-    box.addEventListener("change", () => { showPasses = box.checked; renderTimeline(el, report, currentId, onSelectCompile); });
+    box.checked = !!state.showPasses;
+    box.addEventListener("change", () => actions.set({ showPasses: box.checked }));
     el.appendChild(h("label", { class: "il-tl-passes" }, box,
       ` show Inductor's ${passes} small graph passes (pass.*). Phases are listed for the selected compile; click another compile's row to see its phases.`));
   }
   for (const c of compiles) {
     const t = c.trigger || {};
     const head = row(`${c.id}${c.frame ? " · " + frameLabel(c) : ""}`, "il-tl-compile" + (c.id === currentId ? " il-current" : ""),
-      t.time_us != null ? h("span", { class: "il-tl-mark il-tl-mark-trigger", style: `left:${pct(t.time_us)}`, title: t.reason || t.kind }) : null,
-      note(t.time_us != null ? t.time_us : t0, `${t.kind || "?"}${t.reason ? ": " + t.reason : ""} · ${lastUserFrame(t.user_stack)}`));
+      t.time_us != null && t.time_us >= t0 && t.time_us <= t1 ? h("span", { class: "il-tl-mark il-tl-mark-trigger", style: `left:${pct(t.time_us)}`, title: compileReason(c) || t.kind }) : null,
+      note(t.time_us != null ? clampT(t.time_us) : t0, `${t.kind || "?"}${compileReason(c) ? ": " + compileReason(c) : ""} · ${lastUserFrame(t.user_stack)}`));
     head.dataset.compile = c.id;
     head.tabIndex = 0;
-    head.addEventListener("click", () => onSelectCompile(c.id));
+    head.addEventListener("click", () => actions.selectCompile(c.id));
     rows.appendChild(head);
     if (c !== current) continue;
-    for (const p of (c.phases || []).filter((q) => showPasses || !isPass(q))) {
+    for (const p of (c.phases || []).filter((q) => state.showPasses || !isPass(q))) {
       rows.appendChild(row(h("span", { style: `padding-left:${(p.depth || 0) * 12}px`, title: p.name }, p.name), "il-tl-phase" + (c.id === currentId ? " il-current" : ""),
         h("span", { class: `il-tl-bar depth-${Math.min(4, p.depth || 0)}`, style: `left:${pct(p.start_us)};width:${wpct(p.duration_us)}`, title: `${p.name}: ${fmtUs(p.duration_us)}` }),
         h("span", { class: "il-tl-dur", style: `left:calc(${pct(p.start_us + p.duration_us)} + 4px)` }, fmtUs(p.duration_us))));

@@ -32,25 +32,28 @@ test("sharedKernel names the other fused nodes of the same kernel", () => {
   assert.deepEqual(sharedKernel(ix, "op0"), []);
 });
 
-test("fusion graph frames fused nodes of one kernel together and says so on the boxes", () => {
+test("a kernel shared by several fused nodes is one box with a count", () => {
   const b = buildFusion(indexCompile(compile), new Set());
-  const shared = [...b.clusters.values()].filter((c) => c.shared);
-  assert.equal(shared.length, 1);
-  assert.equal(shared[0].kernel, "cpp_fused_sum_threshold_backward_0");
-  assert.deepEqual(shared[0].ids.sort(), [b.keyToId.get("node:op1_op2"), b.keyToId.get("node:op3_op4_op5")].sort());
-  assert.match(b.dot, /subgraph cluster_k0 \{/);
-  assert.match(b.items.get(b.keyToId.get("node:op1_op2")).lines[1], /^same kernel as #2 · /);
-  assert.doesNotMatch(b.items.get(b.keyToId.get("node:op0")).lines.join(" "), /kernel as|in one kernel/);
+  const id = b.keyToId.get("node:op1_op2");
+  assert.equal(b.keyToId.get("node:op3_op4_op5"), id, "both fused nodes map to one box");
+  const box = b.items.get(id);
+  assert.equal(box.count, 2);
+  assert.deepEqual(box.members, ["op1_op2", "op3_op4_op5"]);
+  assert.equal(box.lines[0], "cpp_fused_sum_threshold_backward_0 ×2");
+  assert.match(box.lines[2], /^2 fused nodes · one kernel/);
+  assert.equal([...b.items.values()].filter((it) => it.type === "node").length, 2);
+  assert.doesNotMatch(b.items.get(b.keyToId.get("node:op0")).lines.join(" "), /×|one kernel/);
+  assert.equal(b.clusters.size, 0);
 });
 
 test("many graph inputs become one small stub per consumer, not one node with edges across the graph", () => {
   const b = buildFusion(indexCompile(compile), new Set());
   const stubs = [...b.items.values()].filter((it) => it.type === "input");
-  assert.equal(stubs.length, 3, "one stub per consuming box");
+  assert.equal(stubs.length, 2, "one stub per consuming box");
   assert.ok(stubs.every((s) => s.stub));
   for (const s of stubs) assert.equal(b.edges.filter((e) => e.from === s.id).length, 1, "a stub feeds exactly one box");
-  assert.deepEqual(stubs.map((s) => s.buffers.length).sort(), [2, 3, 9]);
-  assert.equal(stubs.find((s) => s.buffers.length === 9).lines[0], "9 inputs");
+  assert.deepEqual(stubs.map((s) => s.buffers.length).sort((a, b) => a - b), [2, 12]);
+  assert.equal(stubs.find((s) => s.buffers.length === 12).lines[0], "12 inputs");
   assert.doesNotMatch(b.dot, /rank=min/);
 });
 

@@ -1,0 +1,71 @@
+"""Screenshots for docs/ (README shows them): the opening view of real models in a 1000 x 700 page, light
+and dark, and the source view. Uses the reports cached by ``benchmarks/front.py`` (captured if missing).
+
+    python benchmarks/screenshots.py        # writes docs/screenshot-*.png
+"""
+
+from __future__ import annotations
+
+import pathlib
+import sys
+import tempfile
+
+REPO = pathlib.Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+from benchmarks.browser import CHROMIUM_ARGS, _chromium  # noqa: E402
+from benchmarks.front import report_path  # noqa: E402
+
+DOCS = REPO / "docs"
+
+SHOTS = [
+    # (file, model, mode, colour scheme, steps)
+    ("screenshot-decoder.png", "decoder", "forward", "light", []),
+    ("screenshot-decoder-dark.png", "decoder", "forward", "dark", []),
+    # the ResNet-like CNN's graph still lays out as a staircase with cut boxes at the sides (many
+    # per-box input/output stubs): not committed; run with --resnet to look at it
+    ("screenshot-source.png", "decoder", "training", "light", ["source-line"]),
+]
+
+
+def shoot(browser, html: pathlib.Path, out: pathlib.Path, scheme: str, steps: list[str]) -> None:
+    page = browser.new_page(viewport={"width": 1000, "height": 700}, color_scheme=scheme)
+    page.goto(html.as_uri())
+    page.wait_for_selector('[data-view="fusion"] .il-graph[data-ready="1"]', timeout=120000)
+    for step in steps:
+        if step == "select-first-conv":
+            name = page.evaluate("""() => { const b = [...document.querySelectorAll('[data-view="fusion"] [data-node]')]
+                .find((g) => /conv/.test(g.textContent)); return b ? b.dataset.node : null; }""")
+            if name:
+                page.evaluate("(n) => window.inductorLens.select(n)", name)
+        if step == "source-line":
+            page.click('[data-tab="source"]')
+            key = page.evaluate("""() => { const rows = [...document.querySelectorAll('[data-view="source"] .il-src-hot')]
+                .filter((r) => /mlp|attn/.test(r.textContent));
+                return (rows[0] || document.querySelector('[data-view="source"] .il-src-hot')).dataset.sourceLine; }""")
+            page.locator(f'[data-source-line="{key}"]').scroll_into_view_if_needed()
+            page.locator(f'[data-source-line="{key}"]').click()
+    page.wait_for_timeout(400)
+    page.screenshot(path=str(out))
+    page.close()
+
+
+def main() -> int:
+    import inductor_lens
+    from inductor_lens.html import to_html
+    from playwright.sync_api import sync_playwright
+
+    with tempfile.TemporaryDirectory() as tmp, sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=_chromium(), args=CHROMIUM_ARGS)
+        shots = SHOTS + ([("screenshot-resnet.png", "resnet", "training", "light", [])] if "--resnet" in sys.argv else [])
+        for name, model, mode, scheme, steps in shots:
+            html = pathlib.Path(tmp) / f"{model}_{mode}.html"
+            if not html.exists():
+                html.write_text(to_html(inductor_lens.load(report_path(model, mode))), encoding="utf-8")
+            shoot(browser, html, DOCS / name, scheme, steps)
+            print(f"wrote docs/{name}")
+        browser.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,22 @@
+// Text from a report is shown literally, and so are the characters that would make it lie:
+// Unicode bidi controls (which reorder what follows them, "Trojan Source") and zero-width
+// characters (invisible, so two different names look the same) become visible escapes such as
+// "⟨U+202E⟩". Every piece of report text that reaches the screen goes through `visible()`:
+// dom.js's h() for text children and titles, the SVG labels, the code view.
+
+// U+061C arabic letter mark, U+200B-U+200F zero-width space/joiners and LRM/RLM, U+202A-U+202E
+// embeddings/overrides, U+2060-U+2064 word joiner and invisible operators, U+2066-U+2069 isolates,
+// U+FEFF zero-width no-break space (BOM)
+const HIDDEN = /[\u061C\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u2069\uFEFF]/g;
+
+/** `s` as a string, with bidi controls and zero-width characters replaced by visible escapes. */
+export function visible(s) {
+  const t = s === null || s === undefined ? "" : String(s);
+  return t.replace(HIDDEN, (c) => `⟨U+${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, "0")}⟩`);
+}
+
+/** Whether `s` holds any character that `visible()` escapes. */
+export function hasHidden(s) {
+  HIDDEN.lastIndex = 0;
+  return HIDDEN.test(String(s || ""));
+}

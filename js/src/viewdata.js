@@ -1,0 +1,189 @@
+// Pure functions for the source view, the kernel table, shapes, reasons, compile groups and diagnostics
+// (split from data.js). No DOM: `npm test` runs them under node.
+import { indexCompile, basename } from "./data.js";
+
+const isProfile = (p) => !!p && typeof p.total_us === "number";
+
+
+/** The innermost frame of a stack (the line that ran), or null. */
+function innermost(stack) {
+  return stack && stack.length ? stack[stack.length - 1] : null;
+}
+
+/** "FILE:LINE": the key of a source line (FILE exactly as Frame.file, `cell [N]` for notebook cells). */
+export const lineKey = (file, line) => `${file}:${line}`;
+
+/**
+ * Every user source line that produced ops, with the kernels they went to: Map("FILE:LINE" -> {file, line,
+ * code, refs: [{compileId, fused, kernel, kind}]}). A fused node belongs to the innermost user frame of each
+ * of its FX ops (and of its kernel's recorded stacks): the line that ran the op.
+ */
+export function sourceIndex(report) {
+  const lines = new Map();
+  for (const c of report.compiles || []) {
+    const idx = indexCompile(c);
+    const fxNodes = new Map();
+    for (const g of Object.values(c.graphs || {})) for (const gn of g.nodes || []) if (!fxNodes.has(gn.name)) fxNodes.set(gn.name, gn);
+    const post = (c.graphs || {}).post_grad;
+    if (post) for (const gn of post.nodes || []) fxNodes.set(gn.name, gn);
+    for (const n of idx.boxes) {
+      const frames = [];
+      for (const f of n.fx_nodes || []) { const gn = fxNodes.get(f); const fr = gn && innermost(gn.user_stack); if (fr) frames.push(fr); }
+      const k = n.kernel && idx.kernels.get(n.kernel);
+      for (const st of (k && k.user_stack) || []) { const fr = innermost(st); if (fr) frames.push(fr); }
+      const seen = new Set();
+      for (const fr of frames) {
+        const key = lineKey(fr.file, fr.line);
+        if (seen.has(key)) continue;
+        seen.add(key);
+        let e = lines.get(key);
+        if (!e) { e = { file: fr.file, line: fr.line, code: String(fr.code || ""), refs: [] }; lines.set(key, e); }
+        e.refs.push({ compileId: c.id, fused: n.name, kernel: n.kernel || "", kind: n.kind });
+      }
+    }
+  }
+  return lines;
+}
+
+/**
+ * The files of the source view: report.source_files where the report has them (schema 2: the text of
+ * every file in a user stack), else, for older reports, the recorded lines of each file alone.
+ * [{file, lines: [{line, code}], note, partial}] in the order files first appear.
+ */
+export function sourceFiles(report, index) {
+  const out = [];
+  const have = new Set();
+  for (const sf of report.source_files || []) {
+    const text = String(sf.text || "");
+    const lines = text ? text.split("\n").map((code, i) => ({ line: i + 1, code })) : [];
+    if (lines.length && lines[lines.length - 1].code === "") lines.pop();
+    out.push({ file: sf.file, lines, note: sf.note || "", partial: !text });
+    have.add(sf.file);
+  }
+  const byFile = new Map();
+  for (const e of index.values()) {
+    if (have.has(e.file)) continue;
+    if (!byFile.has(e.file)) byFile.set(e.file, []);
+    byFile.get(e.file).push({ line: e.line, code: e.code });
+  }
+  for (const [file, lines] of byFile) {
+    lines.sort((a, b) => a.line - b.line);
+    out.push({ file, lines, note: "only the lines recorded in stacks (this report has no file text)", partial: true });
+  }
+  return out;
+}
+
+/** Kernel kinds, count and measured time of a line's refs in compile `compileId` (or all when empty). */
+export function lineSummary(entry, report, compileId = "") {
+  const refs = entry.refs.filter((r) => !compileId || r.compileId === compileId);
+  const kernels = new Map();
+  for (const r of refs) if (r.kernel && !kernels.has(r.compileId + "\0" + r.kernel)) kernels.set(r.compileId + "\0" + r.kernel, r);
+  const kinds = new Map();
+  for (const r of kernels.values()) kinds.set(r.kind, (kinds.get(r.kind) || 0) + 1);
+  let us = null;
+  for (const r of kernels.values()) {
+    const c = (report.compiles || []).find((x) => x.id === r.compileId);
+    const k = c && (c.kernels || []).find((x) => x.name === r.kernel);
+    if (k && isProfile(k.profile)) us = (us || 0) + k.profile.total_us;
+  }
+  return { refs, kernels: [...kernels.values()], kinds: [...kinds.entries()].sort((a, b) => b[1] - a[1]), us };
+}
+
+/**
+ * The kernel table of one compile: one row per kernel, in execution order:
+ * {kernel, kind, language, ops, fused: [names], line: "file:line" | "", lineKey, us, share, order}.
+ */
+export function kernelRows(idx) {
+  const rows = new Map();
+  const fxNodes = new Map();
+  const post = (idx.compile.graphs || {}).post_grad;
+  for (const gn of (post && post.nodes) || []) fxNodes.set(gn.name, gn);
+  for (const n of idx.boxes) {
+    if (!n.kernel) continue;
+    let r = rows.get(n.kernel);
+    if (!r) {
+      const k = idx.kernels.get(n.kernel) || {};
+      const p = isProfile(k.profile) ? k.profile : null;
+      r = { kernel: n.kernel, label: n.label || n.kernel, kind: n.kind, language: k.language || "", ops: 0, fused: [], line: "", lineKey: "",
+        us: p ? p.total_us : null, share: p ? p.share : null, order: rows.size };
+      const fr = innermost(((k.user_stack || [])[0]) || []);
+      if (fr) { r.line = `${basename(fr.file)}:${fr.line}`; r.lineKey = lineKey(fr.file, fr.line); r.code = String(fr.code || "").trim(); }
+      rows.set(n.kernel, r);
+    }
+    r.fused.push(n.name);
+    r.ops += (n.fx_nodes || []).length;
+    if (!r.line) {
+      for (const f of n.fx_nodes || []) {
+        const fr = innermost((fxNodes.get(f) || {}).user_stack);
+        if (fr) { r.line = `${basename(fr.file)}:${fr.line}`; r.lineKey = lineKey(fr.file, fr.line); r.code = String(fr.code || "").trim(); break; }
+      }
+    }
+  }
+  return [...rows.values()];
+}
+
+/** Sort and filter kernel rows: `sort` is a column key, "-key" descending; `filter` matches any text column. */
+export function sortRows(rows, sort, filter) {
+  const q = String(filter || "").trim().toLowerCase();
+  let out = q ? rows.filter((r) => [r.kernel, r.label, r.kind, r.language, r.line, r.code].some((x) => String(x || "").toLowerCase().includes(q))) : rows.slice();
+  const desc = String(sort || "").startsWith("-");
+  const key = String(sort || "order").replace(/^-/, "");
+  const val = (r) => (key === "fused" ? r.fused.length : r[key]);
+  out.sort((a, b) => {
+    const x = val(a), y = val(b);
+    if (x === y) return a.order - b.order;
+    if (x === null || x === undefined) return 1;
+    if (y === null || y === undefined) return -1;
+    const c = typeof x === "number" && typeof y === "number" ? x - y : String(x).localeCompare(String(y));
+    return desc ? -c : c;
+  });
+  return out;
+}
+
+/**
+ * A shape for people: {text: "[s0, 768]", hint: "[8, 768]" | ""}; symbolic sizes are strings in the
+ * report, `shape_hint` their sizes at capture time (shown as a tooltip).
+ */
+export function fmtShape(gn) {
+  if (!gn || !Array.isArray(gn.shape)) return { text: "", hint: "" };
+  const text = `[${gn.shape.join(", ")}]`;
+  const hint = Array.isArray(gn.shape_hint) && gn.shape_hint.length ? `[${gn.shape_hint.join(", ")}]` : "";
+  return { text, hint: hint && hint !== text ? hint : "" };
+}
+
+/**
+ * A reason for people: schema 2 stores readable text; older reports stored some reasons as a JSON
+ * list of strings ('["0/1: tensor ... size mismatch"]'), shown here one per line.
+ */
+export function readableReason(r) {
+  const s = String(r || "").trim();
+  if (s.startsWith("[") && s.endsWith("]")) {
+    try {
+      const v = JSON.parse(s);
+      if (Array.isArray(v) && v.every((x) => typeof x === "string")) return v.join("\n");
+    } catch (e) { /* not JSON: shown as is */ }
+  }
+  return s;
+}
+
+/** Why compile `c` happened, readable: Compile.recompile_reason (schema 2) or the trigger's reason. */
+export function compileReason(c) {
+  return readableReason(c.recompile_reason || (c.trigger || {}).reason || "");
+}
+
+/** Compiles grouped by identical graphs (Compile.same_graph_as, decided in Python): Map(leader id -> [ids]). */
+export function sameGraphGroups(compiles) {
+  const groups = new Map();
+  for (const c of compiles || []) {
+    const lead = c.same_graph_as && compiles.some((x) => x.id === c.same_graph_as) ? c.same_graph_as : c.id;
+    if (!groups.has(lead)) groups.set(lead, []);
+    groups.get(lead).push(c.id);
+  }
+  return groups;
+}
+
+/** Report diagnostics as {code, message, detail} (schema 1 kept plain strings: code "legacy"). */
+export function diagnosticsOf(report) {
+  return (report.diagnostics || []).map((d) => (typeof d === "string" ? { code: "legacy", message: d, detail: "" }
+    : { code: String(d.code || "legacy"), message: String(d.message || ""), detail: String(d.detail || "") }));
+}
