@@ -309,7 +309,7 @@ def test_error_in_progress_callback_is_shown(kernel):
 
 def test_error_in_display_formatter_is_shown(kernel):
     kernel.ok("%%inductor_lens -f f\n" + SIN_COS_CELL)
-    kernel.ok("_orig_w = _m._widget_or_text\n"
+    kernel.ok("import inductor_lens.magic as _m\n_orig_w = _m._widget_or_text\n"
               "def _bad(*a, **k):\n    raise RuntimeError('formatter broke')\n_m._widget_or_text = _bad")
     try:
         ex = kernel.execute("display(f)")
