@@ -20,7 +20,7 @@ status=0
 for spec in "$@"; do
   venv="$VENVS/${spec//[=<> ]/}-py$PYV"
   if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c 'import torch, pytest, anywidget' 2>/dev/null; then
-    "$PYTHON" -m venv "$venv"
+    [ -x "$venv/bin/python" ] || "$PYTHON" -m venv "$venv"
     if ! "$venv/bin/pip" install -q "$spec"; then
       echo "== $spec: the pip constraints cap it; installing it with PIP_CONFIG_FILE=/dev/null" >&2
       PIP_CONFIG_FILE=/dev/null "$venv/bin/pip" install -q "$spec"
