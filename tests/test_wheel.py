@@ -7,7 +7,7 @@ kernel (nbclient) and the export. Nothing from the source tree is importable the
 is a temp dir), so it runs the installed files.
 
 Speed: the "torch + Jupyter kernel" layer (what the user had before installing us) is built once per torch
-and Python version, cached under build/test-venvs/ and never modified; each run makes a new venv on top
+and Python version, kept under build/test-venvs/ and never modified; each run makes a new venv on top
 of it (a .pth file puts the layer on sys.path, as --system-site-packages does for the system one) and
 pip installs the wheel WITH its dependencies into that new venv: pip sees torch there and installs the
 rest (anywidget, ipywidgets, ...) itself.
@@ -58,19 +58,15 @@ def _site_packages(venv: pathlib.Path) -> pathlib.Path:
 
 
 def _torch_layer() -> pathlib.Path:
-    """A venv with only torch and a Jupyter kernel, built once (atomically) and then only read."""
+    """A venv with only torch and a Jupyter kernel, built once (``ready`` marks it complete), then only read."""
     name = TORCH.replace("=", "").replace(" ", "")
     layer = REPO / "build" / "test-venvs" / f"{name}-py{PY}"
     if (layer / "ready").exists():
         return layer
-    tmp = layer.with_name(layer.name + f".tmp{os.getpid()}")
-    shutil.rmtree(tmp, ignore_errors=True)
-    _run([sys.executable, "-m", "venv", "--without-pip", str(tmp)])
-    _run([sys.executable, "-m", "pip", "install", "-q", "--prefix", str(tmp), TORCH, "ipykernel", "nbclient",
-          "nbformat"], timeout=1800)
-    (tmp / "ready").write_text(TORCH + "\n")
     shutil.rmtree(layer, ignore_errors=True)
-    os.replace(tmp, layer)
+    _run([sys.executable, "-m", "venv", str(layer)])
+    _run([str(layer / "bin" / "pip"), "install", "-q", TORCH, "ipykernel", "nbclient", "nbformat"], timeout=1800)
+    (layer / "ready").write_text(TORCH + "\n")
     return layer
 
 
@@ -96,8 +92,9 @@ def user_venv(dist, tmp_path_factory):
     _run([sys.executable, "-m", "venv", str(venv)])
     (_site_packages(venv) / "_torch_layer.pth").write_text(str(_site_packages(layer)) + "\n")
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV", "PYTHONHOME")}
-    env["PATH"] = os.pathsep.join([str(venv / "bin"), str(layer / "bin"), _path_without_node(root / "bin")])
+    env["PATH"] = os.pathsep.join([str(venv / "bin"), _path_without_node(root / "bin")])
     _run([str(venv / "bin" / "pip"), "install", "-q", str(dist[1])], env=env, cwd=root, timeout=900)
+    assert not list(_site_packages(venv).glob("torch-*.dist-info")), "pip installed a second torch"
     return venv, env, root
 
 
