@@ -54,7 +54,8 @@ def marimo_app(tmp_path_factory):
     root = tmp_path_factory.mktemp("marimo")
     (root / "lens_app.py").write_text(NOTEBOOK, encoding="utf-8")
     port = _free_port()
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in [str(REPO), os.environ.get("PYTHONPATH", "")] if p))
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
+    env = dict(env, PYTHONPATH=os.pathsep.join(p for p in [str(REPO), os.environ.get("PYTHONPATH", "")] if p))
     log = open(root / "server.log", "wb")
     proc = subprocess.Popen([sys.executable, "-m", "marimo", "run", "lens_app.py", "--headless", "--no-token",
                              "--host", "127.0.0.1", "--port", str(port), "--no-sandbox"],
@@ -88,7 +89,13 @@ def test_widget_renders_in_marimo_and_a_click_shows_the_kernel_source(marimo_app
         page.goto(url)
         lens = page.locator(".il-root").first
         # the cell compiles on a CPU when the session starts: seconds, minutes on a loaded machine
-        lens.locator('[data-view="fusion"] .il-graph[data-ready="1"]').wait_for(timeout=900000)
+        try:
+            lens.locator('[data-view="fusion"] .il-graph[data-ready="1"]').wait_for(timeout=900000)
+        except Exception as e:
+            log = (root / "server.log").read_text(errors="replace")[-3000:]
+            pytest.fail(f"the lens did not render in marimo ({type(e).__name__}); page text:\n"
+                        f"{page.inner_text('body')[:1500]}\nserver log:\n{log}\npage errors: {watch.errors}",
+                        pytrace=False)
         report = inductor_lens.load(root / "marimo-report.json")
         (compile_,) = report.compiles
         kernels = {k.name: k for k in compile_.kernels}
