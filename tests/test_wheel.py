@@ -132,7 +132,7 @@ def test_installed_package_is_the_wheel_not_the_tree(user_venv):
 def test_demo_runs_without_node(user_venv):
     venv, env, root = user_venv
     r = _run([str(venv / "bin" / "inductor-lens"), "demo", "-o", "demo.html", "--json", "demo.json"],
-             env=env, cwd=root, timeout=600)
+             env=env, cwd=root, timeout=1800)
     assert "demo.html" in r.stderr + r.stdout
     page = (root / "demo.html").read_text(encoding="utf-8")
     report = json.loads((root / "demo.json").read_text(encoding="utf-8"))
@@ -161,7 +161,7 @@ NOTEBOOK = textwrap.dedent('''\
 def test_magic_and_export_in_a_real_kernel_without_node(user_venv):
     venv, env, root = user_venv
     (root / "run_nb.py").write_text(NOTEBOOK)
-    _run([str(venv / "bin" / "python"), "run_nb.py"], env=env, cwd=root, timeout=600)
+    _run([str(venv / "bin" / "python"), "run_nb.py"], env=env, cwd=root, timeout=1800)
     nb = json.loads((root / "ran.ipynb").read_text(encoding="utf-8"))
     outputs = [o for c in nb["cells"] for o in c["outputs"]]
     assert not [o for o in outputs if o["output_type"] == "error"]
