@@ -11,11 +11,13 @@ and the views (``widget``, ``html``, ``magic``, ``cli``), loaded lazily.
 
 from ._capture.session import CaptureError, capture, inspect, profile
 from .model import SCHEMA_VERSION, Report, ReportError, load
+# torch-free; binding the function here also keeps `inductor_lens.diff` the function, not the module
+from .diff import ReportDiff, diff
 
 __version__ = "0.1.0"
 
 __all__ = ["SCHEMA_VERSION", "Report", "ReportError", "load", "capture", "inspect", "LensWidget",
-           "save_html", "CaptureError", "profile", "__version__"]
+           "save_html", "CaptureError", "profile", "diff", "ReportDiff", "__version__"]
 
 
 def __getattr__(name):  # lazy: importing inductor_lens must not import torch or the widget machinery

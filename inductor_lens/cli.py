@@ -3,6 +3,7 @@
     inductor-lens run SCRIPT [ARGS...] -o report.html [--json report.json]
     inductor-lens demo [-o lens-demo.html] [--json lens-demo.json]
     inductor-lens show report.json -o report.html
+    inductor-lens diff a.json b.json -o diff.html
 
 Progress (Inductor's phases, the kernels it builds) goes to stderr while compiling; the last line
 says where the file is. Errors exit non-zero with a one-line reason on stderr.
@@ -14,6 +15,7 @@ nothing was compiled; 2 usage errors (missing script, unreadable report, bad opt
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import runpy
 import sys
@@ -85,7 +87,7 @@ def _where(written: list[str]) -> str:
 
 def _split_run_args(tokens: Sequence[str]):
     """``run`` options may come before or after SCRIPT; after ``--`` everything is the script's."""
-    opts = {"output": None, "json": None, "title": None, "quiet": False}
+    opts = {"output": None, "json": None, "title": None, "quiet": False, "profile": False}
     script, script_args = None, []
     i = 0
     takes_value = {"-o": "output", "--output": "output", "--json": "json", "--title": "title"}
@@ -107,11 +109,14 @@ def _split_run_args(tokens: Sequence[str]):
             opts[takes_value[key]] = value
         elif tok in ("-q", "--quiet"):
             opts["quiet"] = True
+        elif tok == "--profile":
+            opts["profile"] = True
         elif tok in ("-h", "--help") and script is None:
             raise _Help()
         elif script is None:
             if tok.startswith("-"):
-                raise CLIError(f"run: unknown option {tok!r} before SCRIPT (options: -o, --json, --title, -q)")
+                raise CLIError(f"run: unknown option {tok!r} before SCRIPT (options: -o, --json, --title, -q, "
+                               f"--profile)")
             script = tok
         else:
             script_args.append(tok)
@@ -146,9 +151,15 @@ def cmd_run(tokens: Sequence[str]) -> int:
         sys.path.insert(0, script_dir)
     failure: Optional[str] = None
     exit_code = 0
-    _say(f"running {script} under capture (Inductor compiles at each compiled function's first call)")
+    _say(f"running {script} under capture (Inductor compiles at each compiled function's first call)"
+         + ("; --profile: under the PyTorch profiler too" if opts["profile"] else ""))
+    profiled = contextlib.nullcontext()
+    if opts["profile"]:
+        from ._capture.profile import profiling_script
+        profiled = profiling_script()
+    apply_profile = None
     try:
-        with capture(title=title, on_event=_StderrProgress(opts["quiet"])) as cap:
+        with profiled as apply_profile, capture(title=title, on_event=_StderrProgress(opts["quiet"])) as cap:
             try:
                 runpy.run_path(script, run_name="__main__")
             except SystemExit as e:
@@ -169,6 +180,8 @@ def cmd_run(tokens: Sequence[str]) -> int:
         if saved_path0 is not None and sys.path:
             sys.path[0] = saved_path0
     report = cap.report
+    if apply_profile is not None and report.compiles:
+        report = apply_profile(report)
     written = _write(report, html_path, json_path)
     n = len(report.compiles)
     if failure:
@@ -186,15 +199,15 @@ def cmd_run(tokens: Sequence[str]) -> int:
 
 # -- demo ----------------------------------------------------------------------------------------
 
-def _demo_report(progress):
+def _demo_report(progress, profile: bool = False):
     from .examples import demo
 
-    return demo(on_event=progress)
+    return demo(on_event=progress, profile=profile)
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
     _say("demo: compiling sin(x)**2 + cos(x)**2 and a small MLP (CPU compiles take a few seconds)")
-    report = _demo_report(_StderrProgress(args.quiet))
+    report = _demo_report(_StderrProgress(args.quiet), profile=args.profile)
     if not report.compiles:
         raise CLIError("demo: nothing compiled: " + "; ".join(report.diagnostics), code=1)
     written = _write(report, args.output, args.json)
@@ -230,7 +243,8 @@ def _parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
     run = sub.add_parser("run", help="run a Python script under capture and write its report",
-                         usage=f"{PROG} run SCRIPT [ARGS...] [-o report.html] [--json report.json] [--title T] [-q]",
+                         usage=f"{PROG} run SCRIPT [ARGS...] [-o report.html] [--json report.json] [--title T] [-q] "
+                               "[--profile]",
                          description=textwrap.fill(
                              "Runs SCRIPT as `python SCRIPT ARGS` would (same sys.argv, __name__ == '__main__') "
                              "with every Inductor compile recorded. Options may come before or after SCRIPT; put "
@@ -239,16 +253,23 @@ def _parser() -> argparse.ArgumentParser:
                                 "  -o, --output PATH   HTML file to write (default: SCRIPT-lens.html)\n"
                                 "  --json PATH         also write the report as JSON\n"
                                 "  --title T           a title for the page (default: the script and its arguments)\n"
-                                "  -q, --quiet         no progress lines on stderr",
+                                "  -q, --quiet         no progress lines on stderr\n"
+                                "  --profile           also run the script under the PyTorch profiler: each kernel's\n"
+                                "                      measured time, bytes, FLOPs and fraction of the device's peak\n"
+                                "                      (every call of a compiled graph after its first is a run)",
                          formatter_class=argparse.RawDescriptionHelpFormatter)
     run.add_argument("script_and_args", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
     demo = sub.add_parser("demo", help="the built-in example: the user's sin**2 + cos**2 and a small MLP")
     demo.add_argument("-o", "--output", default="lens-demo.html", help="HTML file to write (default: %(default)s)")
     demo.add_argument("--json", default=None, help="also write the report as JSON")
     demo.add_argument("-q", "--quiet", action="store_true", help="no progress lines")
+    demo.add_argument("--profile", action="store_true",
+                      help="measure each kernel's time and set it against the machine's peaks")
     show = sub.add_parser("show", help="render a saved JSON report as HTML")
     show.add_argument("report", help="a report.json (from --json, report.save_json, or %%%%inductor_lens --json)")
     show.add_argument("-o", "--output", default=None, help="HTML file to write (default: REPORT.html)")
+    from ._diff_cli import add_parser as _add_diff  # the compare command lives in its own module
+    _add_diff(sub)
     return p
 
 
@@ -266,6 +287,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             return cmd_demo(args)
         if args.command == "show":
             return cmd_show(args)
+        if args.command == "diff":
+            from ._diff_cli import cmd_diff
+            return cmd_diff(args)
         parser.error(f"unknown command {args.command!r}")
     except CLIError as e:
         _say(f"error: {e}")

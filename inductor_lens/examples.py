@@ -86,10 +86,11 @@ def gpt2_inputs(batch: int = 2, seq: int = 32, vocab: int = 256, device: str = "
     return torch.randint(0, vocab, (batch, seq), generator=g).to(device)
 
 
-def demo(on_event=None):
+def demo(on_event=None, profile=False):
     """The built-in example of ``inductor-lens demo``: the user's ``sin**2 + cos**2`` (one fused kernel) and a
     small MLP (extern matmuls beside fused kernels), captured in one report. The code lives here, in an
-    example module, so that its lines show as the user's code in the report."""
+    example module, so that its lines show as the user's code in the report. With ``profile``, each kernel's
+    time is measured afterwards (C++ kernels are compiled with kernel profiling so the profiler sees them)."""
     import inductor_lens
 
     class SmallMLP(nn.Module):
@@ -104,9 +105,17 @@ def demo(on_event=None):
     torch.manual_seed(0)
     with inductor_lens.capture(title="inductor-lens demo: sin(x)**2 + cos(x)**2, and a small MLP",
                                on_event=on_event) as cap:
-        compiled_f = torch.compile(sin_cos)      # only wraps sin_cos: nothing is compiled here
-        compiled_f(torch.randn(1024))            # dynamo traces and Inductor compiles: one fused kernel
-        mlp = torch.compile(SmallMLP())
+        options = {"cpp.enable_kernel_profile": True} if profile else {}
+        compiled_f = torch.compile(sin_cos, options=options)  # only wraps sin_cos: nothing is compiled here
+        x = torch.randn(1024)
+        compiled_f(x)                            # dynamo traces and Inductor compiles: one fused kernel
+        mlp = torch.compile(SmallMLP(), options=options)
+        batch = torch.randn(4, 16)
         with torch.no_grad():
-            mlp(torch.randn(4, 16))              # matmuls stay extern kernels; bias+relu, softmax fuse
-    return cap.report
+            mlp(batch)                           # matmuls stay extern kernels; bias+relu, softmax fuse
+    report = cap.report
+    if profile:
+        report = inductor_lens.profile(report, compiled_f, x)
+        with torch.no_grad():
+            report = inductor_lens.profile(report, mlp, batch)
+    return report

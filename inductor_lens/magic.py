@@ -119,6 +119,9 @@ def _make_parser() -> argparse.ArgumentParser:
                    help="also write the report as JSON (inductor_lens.load() reads it back)")
     p.add_argument("--name", metavar="VAR", default=None,
                    help="bind the report to the variable VAR in the notebook")
+    p.add_argument("--compare", metavar="VAR", default=None,
+                   help="show how this cell's report differs from the report bound earlier to VAR (by --name VAR): "
+                        "the compare view instead of the lens")
     p.add_argument("--view", choices=VIEWS, default=None, help="which view the widget opens with")
     p.add_argument("--title", default=None, help="a title for the report (default: the -f names)")
     return p
@@ -134,6 +137,8 @@ def _parse(line: str) -> argparse.Namespace:
     args = _make_parser().parse_args(argv)
     if args.name is not None and not args.name.isidentifier():
         raise UsageError(f"%%{MAGIC_NAME}: --name needs a Python identifier, not {args.name!r}")
+    if args.compare is not None and not args.compare.isidentifier():
+        raise UsageError(f"%%{MAGIC_NAME}: --compare needs a Python identifier, not {args.compare!r}")
     for name in args.functions:
         if not name.isidentifier():
             raise UsageError(f"%%{MAGIC_NAME}: -f needs the name of a function or module, not {name!r}")
@@ -317,6 +322,31 @@ class _Html:
         return {"text/plain": self._text, "text/html": self._html}
 
 
+def _compare_baseline(ns: dict, var: Optional[str]):
+    """The report bound to ``var`` for ``--compare``; a UsageError (before the cell runs) if there is none."""
+    if var is None:
+        return None
+    from IPython.core.error import UsageError
+
+    from .model import Report
+    if var not in ns:
+        raise UsageError(f"%%{MAGIC_NAME}: --compare {var}: nothing is bound to {var!r} yet (run a cell with "
+                         f"`%%{MAGIC_NAME} --name {var}` first, or `{var} = inductor_lens.load('report.json')`)")
+    if not isinstance(ns[var], Report):
+        raise UsageError(f"%%{MAGIC_NAME}: --compare {var}: {var!r} is a {type(ns[var]).__name__}, not an "
+                         f"inductor_lens report (bind one with `%%{MAGIC_NAME} --name {var}`)")
+    return ns[var]
+
+
+def _diff_view(baseline, report):
+    """The compare view of ``baseline`` (A) and this cell's ``report`` (B); text without widgets."""
+    d = baseline.diff(report)
+    try:
+        return d.widget()
+    except ImportError as e:
+        return _Html(d.text() + f"\n(the interactive widget is unavailable: {e})", f"<pre>{html.escape(d.text())}</pre>")
+
+
 def _notices(lines: list[str]) -> _Html:
     items = "".join(f"<li>{html.escape(s)}</li>" for s in lines)
     return _Html("\n".join(f"inductor_lens: {s}" for s in lines),
@@ -370,6 +400,7 @@ def _run(shell, args: argparse.Namespace, cell: str):
     from ._capture.session import capture
 
     ns = shell.user_ns
+    baseline = _compare_baseline(ns, args.compare)  # checked before the cell runs
     names = list(dict.fromkeys(args.functions))
     transformer = None
     defined_in_cell: set[str] = set()
@@ -492,7 +523,7 @@ def _run(shell, args: argparse.Namespace, cell: str):
         shell.showtraceback()
     notices += [f"wrote {p}" for p in written]
 
-    view = _widget_or_text(report, view=args.view)
+    view = _widget_or_text(report, view=args.view) if baseline is None else _diff_view(baseline, report)
     if progress.handle is not None:
         progress.handle.update(view)
     else:

@@ -113,6 +113,33 @@ class FusedNode:
 
 
 @dataclass(frozen=True)
+class Cost:
+    """What one call of a kernel moves and computes; each number is null when unknown.
+
+    ``bytes_read``/``bytes_written``: bytes of the buffers the kernel reads and writes (sizes x element size;
+    a buffer made and used only inside a fused kernel is not counted). ``flops``: floating-point operations
+    (2*M*K*N for a matmul; one per element and op for pointwise code). ``source`` says how each was obtained.
+    """
+
+    bytes_read: Optional[float] = None
+    bytes_written: Optional[float] = None
+    flops: Optional[float] = None
+    source: str = ""
+
+
+@dataclass(frozen=True)
+class DeviceInfo:
+    """The hardware a profile ran on and its peaks: ``peak_gbps`` (memory bandwidth, GB/s) and
+    ``peak_tflops`` by dtype (``fp32``, ``tf32``, ``bf16``, ``fp16``); ``source`` names the datasheet or the
+    measurement the numbers come from."""
+
+    name: str
+    peak_gbps: Optional[float] = None
+    peak_tflops: dict[str, float] = field(default_factory=dict)
+    source: str = ""
+
+
+@dataclass(frozen=True)
 class Kernel:
     """A generated kernel, or a call to an extern one (``language == "extern"``).
 
@@ -130,8 +157,11 @@ class Kernel:
     compiler_stack: list[Frame] = field(default_factory=list)
     #: Launch and build facts where torch exposes them: grid, num_warps, num_stages, autotune...
     metadata: dict = field(default_factory=dict)
-    #: Measured device time, filled by ``inspect(..., profile=True)``: total_us, calls, share.
+    #: Measured device time, filled by ``inspect(..., profile=True)``: total_us, calls, per_call_us, share,
+    #: mean_us, std_us, runs, achieved_gbps, achieved_tflops, peak_fraction, bound (see docs/report-schema.md).
     profile: Optional[dict] = None
+    #: Bytes and FLOPs of one call (``Cost``), from Inductor's buffer accesses and the ops' shapes.
+    cost: Optional[Cost] = None
 
 
 @dataclass(frozen=True)
@@ -216,6 +246,11 @@ class Report:
     title: str = ""
     created: str = ""
     schema_version: int = SCHEMA_VERSION
+    #: The device a profile ran on and its peaks (``inspect(..., profile=True)``).
+    device_info: Optional[DeviceInfo] = None
+    #: The profiled step as a whole: measured and attributed device time, the unattributed remainder, and
+    #: roll-ups by source line, nn.Module and kernel kind (see docs/report-schema.md).
+    profile: Optional[dict] = None
 
     # -- access ---------------------------------------------------------------------------
     def compile(self, id: str) -> Compile:
@@ -240,6 +275,12 @@ class Report:
         for c in self.compiles:
             lines.append(f"  {c.id}: {c.frame or '?'} [{c.trigger.kind}] {len(c.fused_nodes)} fused node(s), "
                          f"kernels: {', '.join(k.name for k in c.kernels) or '-'}")
+        if self.profile and self.profile.get("device_total_us") is not None:
+            p = self.profile
+            share = p.get("unattributed_share")
+            lines.append(f"  profile ({p.get('device')}): {p['device_total_us']:.1f} us per step, "
+                         f"{p.get('attributed_us', 0):.1f} us in kernels"
+                         + (f", unattributed: {share:.0%}" if share is not None else ""))
         for d in self.diagnostics:
             lines.append(f"  ! {d}")
         return "\n".join(lines)
@@ -278,6 +319,11 @@ class Report:
         """Write one self-contained HTML page that shows this report offline; returns its path."""
         from .html import save_html
         return save_html(self, path)
+
+    def diff(self, other: "Report", pairs=None):
+        """Compare this report (A) with ``other`` (B): see :func:`inductor_lens.diff.diff`."""
+        from .diff import diff
+        return diff(self, other, pairs=pairs)
 
     def save_json(self, path: Union[str, os.PathLike]) -> str:
         """Write the report as JSON; returns the path."""

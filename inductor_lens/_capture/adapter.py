@@ -76,6 +76,10 @@ class RawSchedNode:
     reads: list[str]
     writes: list[str]
     outputs: list[str]
+    # Inductor's own view of the bytes the node moves, per buffer (post-fusion nodes only): see _costs
+    read_bytes: Optional[dict[str, int]] = None
+    write_bytes: Optional[dict[str, int]] = None
+    estimated_runtime_ms: Optional[float] = None
 
 
 @dataclass
@@ -253,14 +257,14 @@ def _snode_fx_nodes(snode: Any) -> list[str]:
     return out
 
 
-def _raw_sched_node(snode: Any) -> RawSchedNode:
+def _raw_sched_node(snode: Any, costs: bool = False) -> RawSchedNode:
     rw = snode.read_writes
     outputs: list[str] = []
     try:
         outputs = [b.get_name() for b in snode.get_outputs()]
     except Exception:
         pass
-    return RawSchedNode(
+    raw = RawSchedNode(
         name=snode.get_name(),
         kind=_node_kind(snode),
         members=[s.get_name() for s in snode.get_nodes()],
@@ -269,6 +273,29 @@ def _raw_sched_node(snode: Any) -> RawSchedNode:
         writes=sorted({d.name for d in rw.writes}),
         outputs=outputs,
     )
+    if costs:
+        _costs(snode, raw)
+    return raw
+
+
+def _costs(snode: Any, raw: RawSchedNode) -> None:
+    """What Inductor itself estimates for a scheduler node: the bytes of each buffer it reads and writes
+    (``get_read_write_buffer_accesses``: buffer numel x element size, buffers made and consumed inside a fused
+    node left out) and its estimated runtime (GPU only; Inductor returns 0 on CPU). Both read sizes through
+    ``sizevars.optimization_hint``, which never adds a guard; nothing here calls ``int()`` on a symbolic size.
+    The private method is gated by name: when it is missing the cost falls back to shapes (model side)."""
+    accesses = getattr(snode, "get_read_write_buffer_accesses", None)
+    if accesses is not None:
+        try:
+            raw.read_bytes = {str(k): int(v) for k, v in accesses(include_reads=True, include_writes=False).items()}
+            raw.write_bytes = {str(k): int(v) for k, v in accesses(include_reads=False, include_writes=True).items()}
+        except Exception:
+            raw.read_bytes = raw.write_bytes = None
+    try:
+        ms = float(snode.get_estimated_runtime())
+        raw.estimated_runtime_ms = ms if ms > 0 else None
+    except Exception:
+        pass
 
 
 def _shape_dtype(val: Any) -> tuple[Optional[list], Optional[str]]:
@@ -501,7 +528,7 @@ class Hooks:
             rec = hooks._graph_record()
             if rec is None:
                 return
-            snodes = [_raw_sched_node(n) for n in nodes]
+            snodes = [_raw_sched_node(n, costs=which == "post") for n in nodes]
             if which == "pre":
                 rec.pre_fusion = snodes
             else:

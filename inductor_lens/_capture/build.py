@@ -301,8 +301,10 @@ class _GraphBuilder:
         out = []
         for sn in snodes:
             kernel = next((node_kernel[m] for m in sn.members if m in node_kernel), None)
+            est = sn.estimated_runtime_ms
             out.append(FusedNode(name=sn.name, kind=sn.kind, fx_nodes=self.sort_fx(sn.fx_nodes), kernel=kernel,
                                  reads=sn.reads, writes=sorted(set(sn.writes) | set(sn.outputs)), members=sn.members,
+                                 estimated_runtime_us=round(est * 1000, 3) if est is not None else None,
                                  module_stack=_majority_prefix([fx_modules.get(n, []) for n in sn.fx_nodes])))
         return out
 
@@ -317,6 +319,20 @@ class _GraphBuilder:
             out.append(FusionDecision(node1=n1, node2=n2, reason=reason, fused1=self.fused_of(n1),
                                       fused2=self.fused_of(n2)))
         return out
+
+
+def _with_costs(compile: Compile, rec: RawGraph, diagnostics: list) -> Compile:
+    """Each kernel's bytes and FLOPs (``Kernel.cost``), from Inductor's buffer accesses and the shapes."""
+    import dataclasses
+
+    from ..cost import with_costs
+
+    inductor_bytes = {sn.name: (sn.read_bytes, sn.write_bytes) for sn in rec.post_fusion}
+    try:
+        return dataclasses.replace(compile, kernels=with_costs(compile, inductor_bytes))
+    except Exception as e:
+        diagnostics.append(f"capture: kernel costs of {compile.id} could not be computed ({type(e).__name__}: {e})")
+        return compile
 
 
 def _window_for(rec: RawGraph, windows: list[RawWindow]) -> Optional[RawWindow]:
@@ -401,7 +417,7 @@ def build_report(raw: Raw, torch_version: str, title: str = "") -> Report:
         cid = base_id if ids[base_id] == 1 else f"{base_id} #{ids[base_id]}"
         guards = trace.payloads("dynamo_cpp_guards_str", rec.compile_id) or trace.payloads("dynamo_guards",
                                                                                             rec.compile_id)
-        compiles.append(Compile(
+        compile = Compile(
             id=cid, compile_id=rec.compile_id, graph_kind=rec.graph_kind, trigger=trigger, frame=frame,
             phases=phases, graphs=graphs,
             fused_nodes=b.fused_nodes(rec.post_fusion, node_kernel, fx_modules),
@@ -409,7 +425,8 @@ def build_report(raw: Raw, torch_version: str, title: str = "") -> Report:
             kernels=kernels, output_code=rec.output_code, fusion_decisions=b.decisions(),
             graph_inputs=rec.graph_inputs, graph_outputs=rec.graph_outputs,
             guards=str(guards[-1]) if guards else "",
-        ))
+        )
+        compiles.append(_with_costs(compile, rec, diagnostics))
     breaks, seen = [], set()
     for _, payload, _ in trace.by_kind.get("dynamo_graph_break_reason", []):
         reason, stack = parse_graph_break(str(payload or ""))

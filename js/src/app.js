@@ -1,4 +1,4 @@
-// The lens: one store, three views (fusion, fx, timeline), a side panel, a toolbar.
+// The lens: one store, four views (fusion, fx, timeline, roofline), a side panel, a toolbar.
 // createLens(el, options) works anywhere (widget, standalone page); it returns {store, destroy}.
 import { h } from "./dom.js";
 import { indexCompile, initialExpansion, resolveSelection, search, hasProfile, fmtShare, plural, sharedKernel, frameLabel, KINDS } from "./data.js";
@@ -6,12 +6,15 @@ import { buildFusion, buildFx } from "./dot.js";
 import { GraphCanvas } from "./graphview.js";
 import { renderPanel } from "./panel.js";
 import { renderTimeline } from "./timeline.js";
+import { renderRoofline, hasRoofline, nodePeakFractions, peakColour } from "./roofline.js";
 
-export const VIEWS = ["fusion", "fx", "timeline"];
+export const VIEWS = ["fusion", "fx", "timeline", "roofline"];
+const VIEW_LABELS = { fusion: "Fusion graph", fx: "FX graph", timeline: "Timeline", roofline: "Roofline" };
 /** Above this many fused nodes, the fusion graph starts collapsed by nn.Module. */
 export const COLLAPSE_LIMIT = 60;
-/** How fusion boxes are coloured: by kernel kind, or by measured time share (needs a profile). */
-export const COLOUR_MODES = ["kind", "time"];
+/** How fusion boxes are coloured: by kernel kind, by measured time share (needs a profile), or by the
+ * fraction of the hardware's peak each kernel reaches (needs a profile with costs and device peaks). */
+export const COLOUR_MODES = ["kind", "time", "peak"];
 
 function mark(name) {
   try { performance.mark(name); } catch (e) { /* no performance API */ }
@@ -50,6 +53,7 @@ export function createLens(el, opts) {
   const firstId = compiles.length ? compiles[0].id : "";
   const startId = compiles.some((c) => c.id === init.compileId) ? init.compileId : firstId;
   const profiled = hasProfile(report);
+  const rooflined = hasRoofline(report);
   const store = createStore({
     compileId: startId,
     view: VIEWS.includes(init.view) ? init.view : "fusion",
@@ -57,7 +61,7 @@ export function createLens(el, opts) {
     fxGraph: "",
     fxFocus: "",
     query: "",
-    colourBy: profiled && init.colourBy !== "kind" ? "time" : "kind",
+    colourBy: profiled && COLOUR_MODES.includes(init.colourBy) && (init.colourBy !== "peak" || rooflined) ? init.colourBy : profiled ? "time" : "kind",
   });
   const expandedBy = new Map();  // compile id -> Set(module) expanded in the fusion view
   const fxExpandedBy = new Map();
@@ -71,7 +75,7 @@ export function createLens(el, opts) {
   let alive = true;
 
   // ---- DOM --------------------------------------------------------------------------------
-  const tabs = VIEWS.map((v) => h("button", { class: "il-tab", type: "button", "data-tab": v, role: "tab" }, { fusion: "Fusion graph", fx: "FX graph", timeline: "Timeline" }[v]));
+  const tabs = VIEWS.map((v) => h("button", { class: "il-tab", type: "button", "data-tab": v, role: "tab" }, VIEW_LABELS[v]));
   const compileSel = h("select", { class: "il-compile", "aria-label": "compile", title: "which graph compilation to show" },
     compiles.map((c) => {
       const t = c.trigger || {};
@@ -102,10 +106,11 @@ export function createLens(el, opts) {
   const fxHost = h("div", { class: "il-graph" });
   const fxView = h("div", { class: "il-view", "data-view": "fx" }, h("div", { class: "il-subbar" }, "graph ", fxSel, h("span", { class: "il-muted" }, " nodes are grouped by the kernel that computes them; click one to select its kernel")), fxHost);
   const tlView = h("div", { class: "il-view il-timeline", "data-view": "timeline" });
+  const rfView = h("div", { class: "il-view il-roofline", "data-view": "roofline" });
   const panel = h("aside", { class: "il-panel", "aria-label": "details" });
   const root = h("div", { class: "il-root", tabindex: "0" },
     toolbar,
-    h("div", { class: "il-main" }, h("div", { class: "il-stage" }, fusionView, fxView, tlView), panel));
+    h("div", { class: "il-main" }, h("div", { class: "il-stage" }, fusionView, fxView, tlView, rfView), panel));
   el.appendChild(root);
 
   const fusionCanvas = new GraphCanvas(fusionHost, (it) => onFusionItem(it));
@@ -213,10 +218,13 @@ export function createLens(el, opts) {
     // short kernels stay distinguishable; the exact share is on the box and in the panel
     let maxShare = 0;
     for (const it of built.items.values()) if (it.share != null) maxShare = Math.max(maxShare, it.share);
+    const peaks = rooflined ? nodePeakFractions(ix.compile) : new Map();
     fusionCanvas.draw(layout, built.items, built.edges, built.clusters, (g, it) => {
       if (it.type === "node") { g.dataset.node = it.name; g.dataset.kernel = it.kernel; }
       if (it.type === "group") { g.dataset.module = it.module; g.dataset.count = String(it.members.length); }
       if (it.buffer) g.dataset.buffer = it.buffer;
+      const pf = it.type === "node" ? peaks.get(it.name) : undefined;
+      if (pf != null) { g.dataset.peakFraction = pf.toFixed(4); g.style.setProperty("--peak-colour", peakColour(pf)); }
       if (it.share != null) {
         g.dataset.share = it.share.toFixed(4);
         g.style.setProperty("--heat", `${(6 + 72 * Math.sqrt(maxShare > 0 ? it.share / maxShare : 0)).toFixed(1)}%`);
@@ -262,13 +270,15 @@ export function createLens(el, opts) {
     if (profiled) {
       const modeBtn = (m) => {
         const b = h("button", { class: "il-seg" + (s.colourBy === m ? " il-active" : ""), type: "button", "data-colour": m, "aria-pressed": String(s.colourBy === m),
-          title: m === "time" ? "colour boxes by their share of the measured device time" : "colour boxes by kernel kind" }, m);
+          title: { time: "colour boxes by their share of the measured device time", kind: "colour boxes by kernel kind", peak: "colour boxes by the fraction of the hardware's peak each kernel reaches (memory or compute roof)" }[m] }, m);
         on(b, "click", () => store.set({ colourBy: m }));
         return b;
       };
-      parts.push(h("span", { class: "il-colour-by", "data-role": "colour-by" }, "colour by ", h("span", { class: "il-segs" }, COLOUR_MODES.map(modeBtn))));
+      parts.push(h("span", { class: "il-colour-by", "data-role": "colour-by" }, "colour by ", h("span", { class: "il-segs" }, COLOUR_MODES.filter((m) => m !== "peak" || rooflined).map(modeBtn))));
     }
-    if (profiled && s.colourBy === "time") {
+    if (profiled && s.colourBy === "peak") {
+      parts.push(h("span", { class: "il-legend-item il-heat-legend", "data-role": "peak-legend" }, h("i", { class: "il-rf-swatch", style: `background:${peakColour(0)}` }), "0%", h("i", { class: "il-rf-swatch", style: `background:${peakColour(0.5)}` }), "50%", h("i", { class: "il-rf-swatch", style: `background:${peakColour(1)}` }), "100% of peak (grey: unknown)"));
+    } else if (profiled && s.colourBy === "time") {
       parts.push(h("span", { class: "il-legend-item il-heat-legend" }, "0%", h("i", { class: "il-heat-scale" }), `${fmtShare(fusionMaxShare)} of device time`));
     } else if (ix) {
       const kinds = [...new Set(ix.fused.map((n) => n.kind))].sort((a, b) => KINDS.indexOf(a) - KINDS.indexOf(b));
@@ -280,6 +290,7 @@ export function createLens(el, opts) {
   function showColour() {
     const c = store.get().colourBy;
     root.classList.toggle("il-by-time", c === "time");
+    root.classList.toggle("il-by-peak", c === "peak");
     root.dataset.colourBy = c;
   }
 
@@ -353,6 +364,7 @@ export function createLens(el, opts) {
     fusionView.hidden = v !== "fusion";
     fxView.hidden = v !== "fx";
     tlView.hidden = v !== "timeline";
+    rfView.hidden = v !== "roofline";
     root.dataset.activeView = v;
   }
 
@@ -367,11 +379,20 @@ export function createLens(el, opts) {
     return grew;
   }
 
-  const drawn = { fx: null, timeline: null };
+  const drawn = { fx: null, timeline: null, roofline: false };
+  function markRoofline() {
+    const s = store.get();
+    const ix = idxOf(s.compileId);
+    const e = ix && ix.byName.get(s.selected);
+    for (const d of rfView.querySelectorAll('[data-role="roofline-dot"]')) {
+      d.classList.toggle("il-selected", !!e && d.dataset.compile === s.compileId && d.dataset.kernel === e.node.kernel);
+    }
+  }
   function drawActive(changed) {
     const s = store.get();
     if (s.view === "fx" && (drawn.fx !== s.compileId + "|" + s.fxGraph || changed.has("fxGraph"))) { drawn.fx = s.compileId + "|" + s.fxGraph; drawFx(); }
     if (s.view === "timeline" && drawn.timeline !== s.compileId) { drawn.timeline = s.compileId; drawTimeline(); }
+    if (s.view === "roofline" && !drawn.roofline) { drawn.roofline = true; renderRoofline(rfView, report, (id, fused) => selectIn(id, fused)); markRoofline(); }
   }
 
   store.subscribe((s, changed) => {
@@ -396,6 +417,7 @@ export function createLens(el, opts) {
     if (changed.has("fxFocus")) markFx();
     if (changed.has("query")) { markFusion(); }
     if (changed.has("colourBy")) { showColour(); drawLegend(); }
+    if (changed.has("selected") || changed.has("compileId")) markRoofline();
     drawActive(changed);
   });
 
@@ -448,7 +470,7 @@ export function createLens(el, opts) {
     const keys = {
       ArrowDown: () => step(1), j: () => step(1), ArrowUp: () => step(-1), k: () => step(-1),
       "/": () => searchInput.focus(), f: () => canvasFor().fit(), "+": () => canvasFor().zoomBy(1.25), "=": () => canvasFor().zoomBy(1.25),
-      "-": () => canvasFor().zoomBy(0.8), 1: () => store.set({ view: "fusion" }), 2: () => store.set({ view: "fx" }), 3: () => store.set({ view: "timeline" }),
+      "-": () => canvasFor().zoomBy(0.8), 1: () => store.set({ view: "fusion" }), 2: () => store.set({ view: "fx" }), 3: () => store.set({ view: "timeline" }), 4: () => store.set({ view: "roofline" }),
       Escape: () => store.set({ selected: "" }),
     };
     if (keys[e.key]) { keys[e.key](); e.preventDefault(); e.stopPropagation(); }

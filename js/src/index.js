@@ -3,6 +3,7 @@
 //   mount()         the standalone page (inductor_lens.html): same library, no Jupyter
 import { createLens } from "./app.js";
 import { sharedEngine, gunzipText, fromBase64 } from "./engine.js";
+import { createCompare } from "./compare.js";
 
 export { createLens } from "./app.js";
 export const VERSION = "0.1.0";
@@ -50,6 +51,7 @@ async function render({ model, el }) {
     el.textContent = `inductor_lens: could not read the report (${e.message || e})`;
     return () => {};
   }
+  if (report && report.kind === "diff") return renderCompare(model, el, report);  // a ReportDiff (diff.py)
   const lens = createLens(el, {
     report,
     initial: { view: model.get("view"), selected: model.get("selected"), compileId: model.get("compile_id") },
@@ -96,6 +98,32 @@ async function render({ model, el }) {
   };
 }
 
+/** The compare view in a widget (inductor_lens.diff's DiffWidget): same engine and export requests. */
+function renderCompare(model, el, payload) {
+  const cmp = createCompare(el, {
+    payload,
+    initial: { pair: model.get("compile_pair"), selected: model.get("selected") },
+    engine: () => sharedEngine("widget", async () => {
+      const { buffers } = await request(model, "engine");
+      return await gunzipText(asBytes(buffers[0]));
+    }),
+    exportHtml: async () => {
+      const { msg, buffers } = await request(model, "export");
+      return { filename: msg.filename, bytes: asBytes(buffers[0]) };
+    },
+    onChange: ({ pair, selected }) => {
+      if (model.get("compile_pair") !== pair || model.get("selected") !== selected) {
+        model.set("compile_pair", pair); model.set("selected", selected); model.save_changes();
+      }
+    },
+  });
+  const onPair = () => { if (model.get("compile_pair") !== cmp.state.pair) cmp.selectPair(model.get("compile_pair")); };
+  const onSel = () => cmp.selectKernel(model.get("selected"));
+  model.on("change:compile_pair", onPair);
+  model.on("change:selected", onSel);
+  return () => { model.off("change:compile_pair", onPair); model.off("change:selected", onSel); cmp.destroy(); };
+}
+
 export default { render };
 
 // ---- standalone page -----------------------------------------------------------------------
@@ -112,6 +140,11 @@ export async function mount(el, sources) {
   engine().catch(() => {});
   const report = JSON.parse(await gunzipText(fromBase64(sources.report)));
   mark("il:report");
+  if (report && report.kind === "diff") {  // a compare page (inductor_lens/_diff_views.py)
+    const cmp = createCompare(el, { payload: report, initial: sources.initial || {}, engine });
+    window.inductorLens = cmp;
+    return cmp;
+  }
   const lens = createLens(el, { report, initial: sources.initial || {}, engine });
   window.inductorLens = lens;  // for scripting and tests: inductorLens.store.get()
   return lens;

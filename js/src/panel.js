@@ -4,6 +4,7 @@ import { h } from "./dom.js";
 import { renderCode } from "./code.js";
 import { kernelOf, groupFrames, frameStage, STAGE_LABELS, basename, fmtUs, fmtShare, shortOp, topKernels, plural, sharedKernel, frameLabel } from "./data.js";
 import { metadataSection, autotuneSection, profileSection, topKernelsSection } from "./kernelinfo.js";
+import { costSection } from "./roofline.js";
 
 function frameRow(fr, stage) {
   return h("li", { class: `il-frame il-stage-${stage}`, title: `${fr.file}:${fr.line}` },
@@ -122,6 +123,8 @@ export function renderPanel(el, idx, fusedName, actions, report = null) {
     const sec = profileSection(k, rank, ranked.length);
     if (sec) el.appendChild(sec);
   }
+  const cost = k ? costSection(k) : null;
+  if (cost) el.appendChild(cost);
 
   // why not fused
   const refusals = (idx.compile.fusion_decisions || []).filter((d) => (d.fused1 === n.name || d.fused2 === n.name) && d.fused1 !== d.fused2);

@@ -1,0 +1,102 @@
+// Pure functions over a compare payload ({kind: "diff", diff, a, b}; see inductor_lens/diff.py).
+// Python decides what is paired and what changed; these only order and lay out rows. No DOM here.
+
+export const STATUSES = ["same", "changed", "only_a", "only_b"];
+const STATUS_ORDER = { changed: 0, only_b: 1, only_a: 2, same: 3 };
+
+/** A label for a compile pair: "0/0 forward ↔ 0/0 forward". */
+export function pairLabel(p) {
+  return `${p.a || "—"} ↔ ${p.b || "—"}`;
+}
+
+/**
+ * The kernel rows of one compile pair, sorted by time delta (largest |Δ| first) when the reports were
+ * profiled, else changed / added / removed / same in execution order. Each row keeps its index.
+ */
+export function sortedRows(pair) {
+  const rows = (pair.kernels || []).map((k, i) => ({ ...k, index: i }));
+  const timed = rows.some((r) => r.time_delta_us !== null && r.time_delta_us !== undefined);
+  rows.sort((x, y) => {
+    if (timed) {
+      const dx = x.time_delta_us == null ? -1 : Math.abs(x.time_delta_us);
+      const dy = y.time_delta_us == null ? -1 : Math.abs(y.time_delta_us);
+      if (dx !== dy) return dy - dx;
+    }
+    const so = STATUS_ORDER[x.status] - STATUS_ORDER[y.status];
+    return so || x.index - y.index;
+  });
+  return rows;
+}
+
+/** The kernel a row is named by: B's, or A's when the kernel is only in A. */
+export function rowKernel(row) {
+  return row.b || row.a || "";
+}
+
+/** A row's key, unique within its pair (two launches may share a kernel name). */
+export function rowKey(row) {
+  return `${row.index}`;
+}
+
+/** Lines as Python's str.splitlines() gives them (the line diff's indexes are over these). */
+export function lines(src) {
+  if (src == null || src === "") return [];
+  const out = String(src).split(/\r\n|\r|\n/);
+  if (out[out.length - 1] === "") out.pop();
+  return out;
+}
+
+/**
+ * Side-by-side lines from two sources and difflib opcodes [[tag, i1, i2, j1, j2]]: a list of
+ * {a, b, tag} where a/b are {n, text} or null (a gap). Tags: equal, replace, delete, insert.
+ * Without opcodes (equal sources, or one side missing) lines are paired one to one.
+ */
+export function sideBySide(srcA, srcB, opcodes) {
+  const la = lines(srcA), lb = lines(srcB);
+  const out = [];
+  const line = (arr, i) => (i < arr.length ? { n: i + 1, text: arr[i] } : null);
+  if (!opcodes || !opcodes.length) {
+    const tag = srcA == null ? "insert" : srcB == null ? "delete" : "equal";
+    for (let i = 0; i < Math.max(la.length, lb.length); i++) out.push({ a: line(la, i), b: line(lb, i), tag });
+    return out;
+  }
+  for (const [tag, i1, i2, j1, j2] of opcodes) {
+    const n = Math.max(i2 - i1, j2 - j1);
+    for (let k = 0; k < n; k++) {
+      const a = i1 + k < i2 ? line(la, i1 + k) : null;
+      const b = j1 + k < j2 ? line(lb, j1 + k) : null;
+      out.push({ a, b, tag });
+    }
+  }
+  return out;
+}
+
+/** What a changed row says in its "what changed" cell. */
+export function changeText(row) {
+  const parts = [];
+  const short = (t) => String(t).replace(/^aten\./, "").replace(/\.(default|Tensor|Scalar)$/, "");
+  if ((row.moved_ops_in || []).length) parts.push("+ " + row.moved_ops_in.map(short).join(", "));
+  if ((row.moved_ops_out || []).length) parts.push("− " + row.moved_ops_out.map(short).join(", "));
+  for (const c of row.changes || []) if (c !== "fusion") parts.push(c);
+  if (row.status === "only_a") parts.push("removed");
+  if (row.status === "only_b") parts.push("added");
+  return parts.join("; ");
+}
+
+/** Fused-node name -> diff class for B's graph: added, changed (removed ones have no box in B). */
+export function graphMarks(pair) {
+  const marks = new Map();
+  for (const k of pair.kernels || []) {
+    if (!k.fused_b) continue;
+    if (k.status === "only_b") marks.set(k.fused_b, "added");
+    else if (k.status === "changed") marks.set(k.fused_b, "changed");
+  }
+  return marks;
+}
+
+/** Signed microseconds, "+1.2 µs" / "−3.0 µs", or "" when unknown. */
+export function fmtDelta(us) {
+  if (us === null || us === undefined) return "";
+  const s = Math.abs(us) >= 100 ? Math.abs(us).toFixed(0) : Math.abs(us).toFixed(1);
+  return (us > 0 ? "+" : us < 0 ? "−" : "±") + s + " µs";
+}
