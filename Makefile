@@ -1,12 +1,14 @@
 # The two set-up commands of the README:  `make demo`  and  `make test`.
-# Each one builds everything it needs from scratch (virtual env, torch, the JS bundle).
+# Each one builds everything it needs from scratch (virtual env, torch, the JS bundle), and only what is
+# missing or out of date: the bundle is rebuilt only when js/ changed (hatch_build.py compares a hash).
 PY ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 TORCH ?= torch==2.13.0
 STAMP := $(VENV)/.installed
+PYTEST := $(BIN)/python -m pytest
 
-.PHONY: demo test bundle install clean bench
+.PHONY: demo test test-fast test-wheel test-torch dist bundle install clean bench
 
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -15,22 +17,36 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install -q -e ".[test]"
 	touch $(STAMP)
 
-js/node_modules/.package-lock.json: js/package.json js/package-lock.json
-	cd js && npm ci --no-audit --no-fund
-
-bundle: js/node_modules/.package-lock.json
-	cd js && npm run build
+# builds inductor_lens/static/ from js/ (npm ci + npm run build) when it is missing or js/ changed
+bundle:
+	$(PY) hatch_build.py
 
 install: $(STAMP) bundle
 
 demo: install
 	$(BIN)/inductor-lens demo -o lens-demo.html
 
+# the whole suite but the wheel test (see test-wheel); --durations names the slowest tests
 test: install
-	$(BIN)/python -m pytest $(PYTEST_ARGS)
+	$(PYTEST) -m "not wheel" --durations=15 $(PYTEST_ARGS)
+
+# the inner loop: no browser, no notebook kernel, no subprocess CLI runs, no packaging (about a minute)
+test-fast: install
+	$(PYTEST) -m "not browser and not kernel and not slow and not wheel" $(PYTEST_ARGS)
+
+# sdist -> wheel without node -> a fresh venv with only torch -> demo, a magic cell and the export
+test-wheel: install
+	INDUCTOR_LENS_TEST_TORCH="$(TORCH)" $(PYTEST) -m wheel $(PYTEST_ARGS)
+
+# the capture and model layers on another torch, in its own venv: make test-torch TORCH=torch==2.15.0
+test-torch:
+	scripts/test_torch_versions.sh "$(TORCH)"
+
+dist: install
+	$(BIN)/python -m build --outdir dist .
 
 bench: install
 	$(BIN)/python benchmarks/run.py
 
 clean:
-	rm -rf $(VENV) js/node_modules inductor_lens/static
+	rm -rf $(VENV) js/node_modules inductor_lens/static build dist

@@ -1,19 +1,22 @@
 """Session fixtures: each test model is compiled and captured ONCE per test session.
 
 CPU compiles take 5-30 s on the CI machine, so tests share these reports and must not mutate
-them (reports are frozen dataclasses).
+them (reports are frozen dataclasses). torch is imported inside each fixture, never at collection: tests
+that need no compile (model, JS, recorded reports) never load it.
 """
 
 import pytest
-import torch
 
 import inductor_lens
-from tests import models
+
+CAPTURE_FIXTURES = ("sin_cos_report", "training_report", "break_recompile_report")
 
 
 @pytest.fixture(scope="session")
 def sin_cos_report():
     """The user's example: ``sin(x)**2 + cos(x)**2``, first call inside the capture."""
+    import torch
+    from tests import models
     with inductor_lens.capture(strict=True, title="sin_cos") as cap:
         compiled = torch.compile(models.sin_cos)
         compiled(torch.randn(64))
@@ -24,6 +27,8 @@ def sin_cos_report():
 def training_report():
     """One training step of an MLP (forward + lazily compiled backward), with Inductor's own
     provenance tracking on, so kernel links can be checked against torch's mapping."""
+    import torch
+    from tests import models
     torch.manual_seed(0)
     model = models.MLP()
     with torch._inductor.config.patch({"trace.provenance_tracking_level": 1}):
@@ -37,6 +42,8 @@ def training_report():
 @pytest.fixture(scope="session")
 def break_recompile_report():
     """A graph break (two frames) and a shape change (a recompile with a failed guard)."""
+    import torch
+    from tests import models
     with inductor_lens.capture(strict=True, title="graph break and recompile") as cap:
         compiled = torch.compile(models.with_graph_break, dynamic=False)
         compiled(torch.randn(8))

@@ -258,6 +258,7 @@ def test_compiled_but_never_called_says_so():
     assert "only wraps the function" in cap.report.diagnostics[0].message
 
 
+@pytest.mark.kernel  # a fresh Python process that imports torch and compiles
 def test_no_hook_survives_a_first_capture_in_a_fresh_process(tmp_path):
     """A module that torch imports for the first time during the capture must not keep a hook."""
     import subprocess

@@ -11,7 +11,7 @@ import inductor_lens
 from tests.test_gpu_fixtures import FIXTURES
 from tests.test_html_export import _assert_clean, _open
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.gpu_fixture]
 
 
 def _profiled(compile_):

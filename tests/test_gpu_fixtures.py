@@ -7,6 +7,8 @@ import pytest
 import inductor_lens
 from inductor_lens._capture.parse import parse_output_code_kernels
 
+pytestmark = pytest.mark.gpu_fixture
+
 FIXTURES = pathlib.Path(__file__).parent / "fixtures"
 NAMES = ["sin_cos", "mlp", "gpt2_block", "training", "max_autotune"]
 

@@ -25,6 +25,8 @@ def test_the_notebooks_exist():
     assert not missing, f"missing notebooks: {missing}"
 
 
+@pytest.mark.kernel
+@pytest.mark.slow
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
 def test_notebook_runs_without_error(path, tmp_path, monkeypatch):
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join(p for p in [str(REPO), os.environ.get("PYTHONPATH", "")] if p))
