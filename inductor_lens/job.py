@@ -245,10 +245,20 @@ def _group(values: dict[int, object]) -> list[tuple[list[int], object]]:
 _ADDR = re.compile(r"\b\d{7,}\b|0x[0-9a-fA-F]{6,}")
 
 
+_DEVICE = re.compile(r"(DeviceProperties\(type='\w+', index=|\bdevice=|\b(?:cuda|xpu|hpu):)\d+")
+
+
+def _local(text: str) -> str:
+    """``text`` without the rank's own device index: each rank runs the same code on its own GPU
+    (``cuda:1``, ``index=1`` in Triton's metadata, ``device=1`` in a tensor guard), which is no divergence."""
+    return _DEVICE.sub(lambda m: m.group(1) + "#", text or "")
+
+
 def _norm(text: str) -> str:
-    """Guard text without what differs between any two processes (object ids, addresses, timings)."""
+    """Guard text without what differs between any two processes (object ids, addresses, timings, the
+    local device index)."""
     lines = [ln for ln in (text or "").splitlines() if not ln.startswith("Guard latency")]
-    return _ADDR.sub("#", "\n".join(lines))
+    return _local(_ADDR.sub("#", "\n".join(lines)))
 
 
 _COLLECTIVE = re.compile(r"(_c10d_functional|c10d|_dtensor)\.|all_reduce|all_gather|reduce_scatter|all_to_all|"
@@ -338,7 +348,8 @@ def divergence(job: Job) -> list[Divergence]:
         found.append(Divergence("graphs", f"the post-grad graph of {cid} differs: " + " vs ".join(
             f"{_ranks_text(rs)} ({len(v)} nodes)" for rs, v in groups),
             _describe_groups(groups, lambda v: f"{len(v)} nodes")))
-    kernels = {r: {c.id: tuple((k.name, k.source) for k in c.kernels) for c in rep.compiles} for r, rep in reports.items()}
+    kernels = {r: {c.id: tuple((k.name, _local(k.source)) for k in c.kernels) for c in rep.compiles}
+               for r, rep in reports.items()}
     for cid in sorted(common):
         groups = _group({r: k.get(cid, ()) for r, k in kernels.items()})
         if len(groups) > 1:

@@ -219,7 +219,8 @@ class _Registry:
     The first capture to start installs the hooks; the last one to end removes them (each attribute only
     if it is still ours). A hook that fires delivers its record to the captures active on the thread that
     compiles (dynamo compiles on the calling thread), so nested captures on one thread all get it and a
-    capture on another thread does not."""
+    capture on another thread does not. A record on a thread that no capture entered (on a GPU, the lazily
+    compiled backward runs in the autograd engine's device thread) goes to every active capture."""
 
     def __init__(self) -> None:
         self.lock = threading.RLock()
@@ -229,7 +230,15 @@ class _Registry:
         self.caches_prior: dict[int, Any] = {}   # thread -> force_disable_caches before its first capture
 
     def sinks(self) -> list["Hooks"]:
-        return list(self.active.get(threading.get_ident(), ()))
+        """The captures a record seen on this thread belongs to: those active on this thread; on a thread
+        with none of its own, every active capture. torch compiles some graphs on threads of its own: on a
+        GPU the lazily compiled backward runs in the autograd engine's device thread, which no capture
+        entered, and its kernels belong to the capture whose code called ``.backward()``."""
+        with self.lock:
+            mine = self.active.get(threading.get_ident())
+            if mine:
+                return list(mine)
+            return [h for hooks in self.active.values() for h in hooks]
 
     def acquire(self, hooks: "Hooks") -> None:
         with self.lock:
