@@ -162,7 +162,7 @@ class ReportDiff:
 
     def save_json(self, path: Union[str, os.PathLike]) -> str:
         from ._diff_views import atomic_write
-        return atomic_write(path, self.to_json())
+        return atomic_write(path, self.to_json().encode("utf-8"))
 
     def __repr__(self) -> str:
         s = self.summary

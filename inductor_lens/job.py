@@ -150,7 +150,8 @@ def _expand(paths_or_dir: Union[str, os.PathLike, Iterable]) -> tuple[list[str],
             found = sorted(glob.glob(os.path.join(p, "rank*.json")),
                            key=lambda f: int(_RANK_FILE.search(f).group(1)) if _RANK_FILE.search(f) else 1 << 30)
             if not found and not os.path.exists(os.path.join(p, "job.json")):
-                raise FileNotFoundError(f"no rank*.json reports in {p!r} (inductor-lens torchrun --json-dir writes them)")
+                raise FileNotFoundError(f"{p!r} is a directory with no rank*.json reports in it (inductor-lens "
+                                        "torchrun --json-dir writes them; show takes a report file or such a directory)")
             out += found
             dirs.append(os.path.abspath(p))
         elif not os.path.exists(p):

@@ -536,7 +536,7 @@ class LensedCell:
 def _drop_never_called(report) -> None:
     """Remove the capture's "compiled but never ran" diagnostic (its code, or the version-1 text)."""
     keep = [d for d in report.diagnostics
-            if not (code_of(d) == "nothing_compiled" or
+            if not (code_of(d) in ("nothing_compiled", "never_ran") or
                     (code_of(d) is None and message_of(d).startswith("torch.compile() was called but")))]
     report.diagnostics[:] = keep
 

@@ -221,7 +221,7 @@ def test_torch_is_restored_even_when_the_compile_raises():
 def test_a_failing_hook_becomes_a_diagnostic_and_the_compile_still_works(monkeypatch):
     from inductor_lens._capture import adapter
 
-    def boom(snode):
+    def boom(snode, *args, **kwargs):
         raise ValueError("injected fault")
 
     monkeypatch.setattr(adapter, "_raw_sched_node", boom)

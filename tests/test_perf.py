@@ -371,7 +371,7 @@ def test_cli_run_profile_times_every_kernel_after_the_first_call(tmp_path):
     from tests.test_cli import lens
 
     (tmp_path / "loop.py").write_text(LOOP)
-    proc = lens("run", "loop.py", "--profile", "-q", "--json", "r.json", "-o", "r.html", cwd=tmp_path)
+    proc = lens("run", "--profile", "-q", "--json", "r.json", "-o", "r.html", "loop.py", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     report = load(tmp_path / "r.json")
     (c,) = report.compiles

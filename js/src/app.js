@@ -144,7 +144,7 @@ function makeActions(ctx) {
  */
 export function createLens(el, opts) {
   const report = opts.report;
-  const views = registeredViews();
+  const views = registeredViews().filter((v) => !v.available || v.available(report));  // e.g. the roofline needs a profile
   const store = createStore(initialState(report, opts.initial, views.map((v) => v.id)));
   const model = createModel(report, store);
   store.normalizeWith(normalizer(model));
