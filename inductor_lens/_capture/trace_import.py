@@ -22,11 +22,11 @@ import re
 from typing import Any, Callable, Optional, Union
 
 from ..model import Report
-from .adapter import Raw, RawGraph, RawKernel, RawSchedNode, RawWindow
+from .adapter import Raw, RawGraph, RawKernel, RawSchedNode, RawWindow, loads_payload
 from .build import _cid, _base_cid, build_report
 from .parse import parse_output_code_kernels, triton_source_metadata
 from .trace_graph import call_launches, definition_nodes, extern_op_nodes, parse_readable_graph
-from .trace_read import TraceError, TraceLog, find_logs, payload_json, read_log
+from .trace_read import TraceError, TraceLog, find_logs, read_log
 
 __all__ = ["load_trace", "report_from_log", "TraceError"]
 
@@ -106,7 +106,7 @@ class _RawFromTrace:
             self.stacks[_base_cid(cid)] = frames
 
     def _on_chromium_event(self, md, payload, t, cid) -> None:
-        ev = payload_json(payload)
+        ev = loads_payload(payload)
         if not isinstance(ev, dict):
             return
         name, ph = ev.get("name"), ev.get("ph")
@@ -181,14 +181,14 @@ class _RawFromTrace:
 
     def _on_inductor_provenance_tracking_node_mappings(self, md, payload, t, cid) -> None:
         """Logged after the output code of its graph: ``{cppCodeToPost|tritonCodeToPost: {name:handle: [nodes]}}``."""
-        rec, data = self._latest(cid), payload_json(payload)
+        rec, data = self._latest(cid), loads_payload(payload)
         if rec is not None and isinstance(data, dict):
             for key, value in data.items():
                 if key.endswith("CodeToPost") and isinstance(value, dict):
                     self.prov_nodes.setdefault(rec.key, {}).update({k: list(v) for k, v in value.items()})
 
     def _on_inductor_provenance_tracking_kernel_stack_traces(self, md, payload, t, cid) -> None:
-        rec, data = self._latest(cid), payload_json(payload)
+        rec, data = self._latest(cid), loads_payload(payload)
         if rec is not None and isinstance(data, dict):
             self.prov_traces.setdefault(rec.key, {}).update(
                 {k: list(v) for k, v in data.items() if isinstance(v, list)})

@@ -141,12 +141,4 @@ def read_log(path: str, on_progress: Optional[Callable[[int, int], None]] = None
     if on_progress is not None:
         on_progress(total, total)
     return log
-
-
-def payload_json(payload: Any) -> Any:
-    if isinstance(payload, str):
-        try:
-            return json.loads(payload)
-        except ValueError:
-            return payload
     return payload
