@@ -166,7 +166,8 @@ def test_magic_and_export_in_a_real_kernel_without_node(user_venv):
     outputs = [o for c in nb["cells"] for o in c["outputs"]]
     assert not [o for o in outputs if o["output_type"] == "error"]
     assert [o for o in nb["cells"][1]["outputs"] if "application/vnd.jupyter.widget-view+json" in o.get("data", {})]
-    installed = "".join(o.get("text", "") for o in nb["cells"][2]["outputs"]).strip()
+    texts = [o.get("text", "") for o in nb["cells"][2]["outputs"]]  # a saved stream's text may be a list of lines
+    installed = "".join("".join(t) if isinstance(t, list) else t for t in texts).strip()
     assert pathlib.Path(installed).is_relative_to(_site_packages(venv)), installed
     report = json.loads((root / "cell.json").read_text(encoding="utf-8"))
     assert any(k["name"].startswith("cpp_fused") for c in report["compiles"] for k in c["kernels"])
