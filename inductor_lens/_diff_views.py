@@ -16,7 +16,7 @@ import anywidget
 import traitlets
 
 from .diff import ReportDiff
-from ._frontend import STATIC, engine_gz, static as _static
+from ._frontend import STATIC, answer_request, static as _static
 from .report_io import atomic_write
 
 
@@ -107,17 +107,7 @@ class DiffWidget(anywidget.AnyWidget):
         return self._diff
 
     def _on_msg(self, _widget, content, buffers) -> None:
-        if not isinstance(content, dict):
-            return
-        kind, rid = content.get("type"), content.get("id")
-        try:
-            if kind == "engine":
-                self.send({"type": "engine", "id": rid}, [engine_gz()])
-            elif kind == "export":
-                self.send({"type": "export", "id": rid, "filename": "inductor-lens-diff.html"},
-                          [to_diff_html(self._diff).encode("utf-8")])
-        except Exception as e:  # shown in the widget instead of vanishing in the kernel log
-            self.send({"type": kind, "id": rid, "error": f"{type(e).__name__}: {e}"})
+        answer_request(self, content, lambda: ("inductor-lens-diff.html", to_diff_html(self._diff)))
 
     def __repr__(self) -> str:  # cheap
         return f"<DiffWidget: {self._diff!r}>"

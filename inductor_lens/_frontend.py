@@ -61,6 +61,23 @@ def bundle_b64() -> str:
     return _bundle_cache[key]
 
 
+def answer_request(widget, content, export) -> None:
+    """The kernel side of a widget's request/response messages (matched by id), shared by the lens and the
+    compare widget: ``engine`` sends the layout worker, ``export`` sends ``export()`` = (filename, page html).
+    An error is sent back and shown in the widget instead of vanishing in the kernel log."""
+    if not isinstance(content, dict):
+        return
+    kind, rid = content.get("type"), content.get("id")
+    try:
+        if kind == "engine":
+            widget.send({"type": "engine", "id": rid}, [engine_gz()])
+        elif kind == "export":
+            filename, page = export()
+            widget.send({"type": "export", "id": rid, "filename": filename}, [page.encode("utf-8")])
+    except Exception as e:
+        widget.send({"type": kind, "id": rid, "error": f"{type(e).__name__}: {e}"})
+
+
 def pack_report(report) -> bytes:
     """The report as gzip'd JSON bytes, the form both the widget and the page receive.
 

@@ -18,7 +18,7 @@ from typing import Any
 import anywidget
 import traitlets
 
-from ._frontend import STATIC, VIEWS, BundleMissingError, engine_gz, pack_report, static
+from ._frontend import STATIC, VIEWS, BundleMissingError, answer_request, engine_gz, pack_report, static
 from .model import Report
 
 __all__ = ["LensWidget", "BundleMissingError", "VIEWS"]
@@ -91,18 +91,11 @@ class LensWidget(anywidget.AnyWidget):
 
     def _on_msg(self, _widget, content, buffers) -> None:
         # request/response with the front end, matched by id (custom messages only for this)
-        if not isinstance(content, dict):
-            return
-        kind, rid = content.get("type"), content.get("id")
-        try:
-            if kind == "engine":
-                self.send({"type": "engine", "id": rid}, [engine_gz()])
-            elif kind == "export":
-                from .html import to_html
-                name = _filename(self._report_obj)
-                self.send({"type": "export", "id": rid, "filename": name}, [to_html(self._report_obj).encode("utf-8")])
-        except Exception as e:  # shown in the widget instead of vanishing in the kernel log
-            self.send({"type": kind, "id": rid, "error": f"{type(e).__name__}: {e}"})
+        def export():
+            from .html import to_html
+            return _filename(self._report_obj), to_html(self._report_obj)
+
+        answer_request(self, content, export)
 
     def __repr__(self) -> str:  # cheap: never serializes the payload
         n, k = self._summary

@@ -57,16 +57,7 @@ async function render({ model, el }) {
   const lens = createLens(el, {
     report,
     initial: { view: model.get("view"), selected: model.get("selected"), compileId: model.get("compile_id") },
-    // the layout engine (Graphviz WASM, ~1.2 MB) is fetched from the kernel once per page,
-    // not synced with every widget or saved into the notebook
-    engine: () => sharedEngine("widget", async () => {
-      const { buffers } = await request(model, "engine");
-      return await gunzipText(asBytes(buffers[0]));
-    }),
-    exportHtml: async () => {
-      const { msg, buffers } = await request(model, "export");
-      return { filename: msg.filename, bytes: asBytes(buffers[0]) };
-    },
+    ...kernelRequests(model),
   });
   // store -> traits
   const unsub = lens.store.subscribe((s, changed) => {
@@ -100,11 +91,11 @@ async function render({ model, el }) {
   };
 }
 
-/** The compare view in a widget (inductor_lens.diff's DiffWidget): same engine and export requests. */
-function renderCompare(model, el, payload) {
-  const cmp = createCompare(el, {
-    payload,
-    initial: { pair: model.get("compile_pair"), selected: model.get("selected") },
+/** What a widget asks its kernel for (inductor_lens._frontend.answer_request): the layout engine (Graphviz
+ * WASM, ~1.2 MB), fetched once per page rather than synced with every widget or saved into the notebook,
+ * and the exported page. */
+function kernelRequests(model) {
+  return {
     engine: () => sharedEngine("widget", async () => {
       const { buffers } = await request(model, "engine");
       return await gunzipText(asBytes(buffers[0]));
@@ -113,6 +104,15 @@ function renderCompare(model, el, payload) {
       const { msg, buffers } = await request(model, "export");
       return { filename: msg.filename, bytes: asBytes(buffers[0]) };
     },
+  };
+}
+
+/** The compare view in a widget (inductor_lens.diff's DiffWidget): same engine and export requests. */
+function renderCompare(model, el, payload) {
+  const cmp = createCompare(el, {
+    payload,
+    initial: { pair: model.get("compile_pair"), selected: model.get("selected") },
+    ...kernelRequests(model),
     onChange: ({ pair, selected }) => {
       if (model.get("compile_pair") !== pair || model.get("selected") !== selected) {
         model.set("compile_pair", pair); model.set("selected", selected); model.save_changes();
