@@ -25,7 +25,8 @@ def _state():
                       debug.set_kernel_post_grad_provenance_tracing, cpp.set_kernel_post_grad_provenance_tracing,
                       cfx.compile_fx, GraphLowering.__dict__["save_output_code"], GraphLowering.compile_to_module,
                       WhyNoFuse.__call__),
-        "force_disable_caches": torch._inductor.config.force_disable_caches,
+        "caches": (torch._inductor.config.fx_graph_cache, torch._functorch.config.enable_autograd_cache,
+                   torch._inductor.config.force_disable_caches),
         "warning_filters": list(warnings.filters),
         # torch's own LazyTraceHandler removes itself at the first structured record, lens or not
         "trace_logger": (trace.level, trace.propagate,
@@ -44,7 +45,7 @@ def _overlap(first_out: str) -> None:
     a, b = inductor_lens.capture(), inductor_lens.capture(reset=False)
     a.__enter__()
     b.__enter__()
-    assert _hooked(_state()) and torch._inductor.config.force_disable_caches
+    assert _hooked(_state()) and _state()["caches"] == (False, False, before["caches"][2])
     torch.compile(models.sin_cos)(torch.randn(8))
     first, second = (a, b) if first_out == "a" else (b, a)
     first.__exit__(None, None, None)

@@ -265,3 +265,35 @@ def test_a_compile_error_dynamo_swallowed_is_a_diagnostic():
     (diag,) = [d for d in report.diagnostics if d.code == "compile_error"]
     assert "_recompiling" in diag.message and "nonexistent" in diag.message
     assert "eager" in diag.message
+
+
+def test_the_capture_compiles_the_same_code_and_leaves_no_folders_in_the_inductor_cache():
+    """The capture turns off only the caches that would skip the Scheduler (FX graph, AOT autograd): the
+    generated code is what torch writes without the lens, and compiling again under a new capture reuses the
+    kernels' binaries instead of leaving a new temporary folder in the cache folder each time (which is what
+    ``force_disable_caches`` did: gcc for every kernel, gigabytes over a day of captures)."""
+    import os
+
+    from torch._inductor.runtime.cache_dir_utils import cache_dir
+    from torch._inductor.utils import run_and_get_code
+
+    def code(text):  # but the first line: "# AOT ID: ['0_inference']", a counter of the process
+        return re.sub(r"^# AOT ID: .*\n", "", text)
+
+    x = torch.randn(33)
+    torch._dynamo.reset()
+    _, (plain_code, *_) = run_and_get_code(torch.compile(models.sin_cos), x)
+    plain_code = code(plain_code)
+    with inductor_lens.capture() as cap:
+        torch.compile(models.sin_cos)(x)
+    (compiled,) = cap.report.compiles
+    assert code(compiled.output_code) == plain_code
+    def temp_folders():  # force_disable_caches made one (tempfile.mkdtemp in the cache folder) per compile
+        return {name for name in os.listdir(cache_dir()) if name.startswith("tmp")}
+
+    before = temp_folders()
+    for _ in range(2):
+        with inductor_lens.capture() as again:
+            torch.compile(models.sin_cos)(x)
+        assert code(again.report.compiles[0].output_code) == plain_code  # compiled again, not a cache hit
+    assert temp_folders() == before

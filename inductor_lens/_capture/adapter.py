@@ -227,7 +227,7 @@ class _Registry:
         self.stack: Optional[contextlib.ExitStack] = None
         self.active: dict[int, list["Hooks"]] = {}
         self.install_diagnostics: list[tuple[str, str, str]] = []
-        self.caches_prior: dict[int, Any] = {}   # thread -> force_disable_caches before its first capture
+        self.caches_prior: dict[int, Any] = {}   # thread -> its cache flags before its first capture
 
     def sinks(self) -> list["Hooks"]:
         """The captures a record seen on this thread belongs to: those active on this thread; on a thread
@@ -272,27 +272,47 @@ class _Registry:
 _REGISTRY = _Registry()
 
 
-def _caches_off(hooks: "Hooks") -> Any:
-    """Turn Inductor's caches off on this thread (a cache hit skips the Scheduler: no fusion, no codegen to
-    see); returns the value before. torch's config values are per thread/context (ContextVars), so this is
-    done on each capturing thread, reference-counted per thread, and undone on that thread."""
-    import torch._inductor.config as inductor_config
+# The caches whose hit skips the Scheduler (no fusion, no codegen to see): (config module, flag). Only these
+# are turned off during a capture. Not ``force_disable_caches``: that also compiles every C++ kernel afresh in
+# a new temporary folder that it never deletes (gcc for every kernel of every compile, gigabytes left in the
+# cache folder), turns PGO off when the user set a job id (which changes what dynamo compiles), and writes
+# itself into every Triton kernel's source. The C++/Triton binary caches stay on: they are keyed by the
+# kernel's source, so a hit changes nothing that is recorded; the autotuning cache stays on too (on a hit,
+# torch still hands the cached timings to the feedback hook that records the choices).
+_CACHE_SWITCHES = (
+    ("torch._inductor.config", "fx_graph_cache"),
+    ("torch._inductor.config", "fx_graph_remote_cache"),
+    ("torch._functorch.config", "enable_autograd_cache"),
+    ("torch._functorch.config", "enable_remote_autograd_cache"),
+)
 
-    try:
-        prior = inductor_config.force_disable_caches
-        inductor_config.force_disable_caches = True
-        return prior
-    except Exception as e:
-        hooks.raw.diag("hook_missing", f"could not turn Inductor's caches off ({type(e).__name__}: {e}): a cache "
-                       "hit would hide fusion and kernels")
-        return None
+
+def _caches_off(hooks: "Hooks") -> Any:
+    """Turn off, on this thread, the caches whose hit would hide the compile (see ``_CACHE_SWITCHES``);
+    returns the values before, for ``_caches_restore``. torch's config values are per thread/context
+    (ContextVars), so this is done on each capturing thread, reference-counted per thread, and undone there."""
+    import importlib
+
+    prior: list[tuple[Any, str, Any]] = []
+    for module_name, flag in _CACHE_SWITCHES:
+        try:
+            module = importlib.import_module(module_name)
+            if not hasattr(module, flag):
+                continue  # not in this torch version
+            before = getattr(module, flag)
+            if before is not False:
+                setattr(module, flag, False)
+                prior.append((module, flag, before))
+        except Exception as e:
+            hooks.raw.diag("hook_missing", f"could not turn off {module_name}.{flag} ({type(e).__name__}: {e}): "
+                           "a cache hit would hide fusion and kernels")
+    return prior
 
 
 def _caches_restore(prior: Any) -> None:
-    import torch._inductor.config as inductor_config
-
-    if prior is not None and inductor_config.force_disable_caches is True:  # still ours
-        inductor_config.force_disable_caches = prior
+    for module, flag, before in reversed(prior or ()):
+        if getattr(module, flag) is False:  # still ours
+            setattr(module, flag, before)
 
 
 def _each(what: str, fn: Callable, *args: Any) -> None:
@@ -620,19 +640,10 @@ def _reset_dynamo() -> None:
             current.extend(cb for cb in before if cb not in current)
 
 
-_PGO_WARNING = ("ignore", re.compile("dynamo_pgo force disabled", re.I), UserWarning, None, 0)
-
-
 def _install_all(stack: contextlib.ExitStack, diagnostics: list) -> None:
     """Install every process-wide hook into ``stack``; one that cannot be installed is a diagnostic."""
     version = torch_version()
     # (caches are turned off per thread, by _Registry.acquire: torch's config values are context-local)
-    # turning caches off makes dynamo warn at every compile that PGO is off: that is our doing, not the user's. One
-    # filter entry, removed again by identity (catch_warnings would restore the whole list, which is not
-    # safe when captures on two threads overlap)
-    warnings.filters.insert(0, _PGO_WARNING)
-    warnings._filters_mutated() if hasattr(warnings, "_filters_mutated") else None
-    stack.callback(_remove_warning_filter)
     for name, installer in (
         ("structured trace", _install_trace),
         ("scheduler fusion hooks", _install_fusion_hooks),
@@ -650,15 +661,6 @@ def _install_all(stack: contextlib.ExitStack, diagnostics: list) -> None:
         except Exception as e:
             diagnostics.append(("hook_missing", f"could not install the {name} on torch {version} "
                                 f"({type(e).__name__}: {e}); that part of the report is missing", ""))
-
-
-def _remove_warning_filter() -> None:
-    for i, f in enumerate(warnings.filters):
-        if f is _PGO_WARNING:
-            del warnings.filters[i]
-            if hasattr(warnings, "_filters_mutated"):
-                warnings._filters_mutated()
-            return
 
 
 # structured trace ----------------------------------------------------------------------------
