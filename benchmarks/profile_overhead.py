@@ -7,7 +7,7 @@ Each mode runs in its own fresh Python process (caches disabled by the capture i
 - ``capture``: ``inductor_lens.capture()`` around the first call and ``.backward()`` (what ``inspect(...,
   backward=True)`` does);
 - ``profile``: the same compiled with ``cpp.enable_kernel_profile`` (what ``profile=True`` turns on), then
-  ``inductor_lens.profile`` (1 warm-up + 5 profiled runs, attribution, the device's peaks: on a CPU the
+  ``inductor_lens.time_kernels`` (1 warm-up + 5 profiled runs, attribution, the device's peaks: on a CPU the
   bandwidth/compute probe).
 
 Prints one table row per mode: compile + first step, the profile phase (and its probe part), one training
@@ -28,7 +28,7 @@ def child(mode: str, layers: int, width: int, device: str) -> dict:
     import torch
 
     import inductor_lens
-    from inductor_lens._capture import profile as prof
+    from inductor_lens._capture import kernel_timing as prof
     from inductor_lens.examples import GPT2, gpt2_inputs
 
     torch.manual_seed(0)
@@ -65,7 +65,7 @@ def child(mode: str, layers: int, width: int, device: str) -> dict:
 
         prof.attribute = counting
         t = time.perf_counter()
-        report = inductor_lens.profile(cap.report, compiled, x, backward=True)
+        report = inductor_lens.time_kernels(cap.report, compiled, x, backward=True)
         out["profile_s"] = round(time.perf_counter() - t, 2)
         if device == "cpu":
             t = time.perf_counter()

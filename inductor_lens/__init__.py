@@ -9,7 +9,7 @@ Layers: ``capture`` (the only code that touches ``torch._*``), ``model`` (plain 
 and the views (``widget``, ``html``, ``magic``, ``cli``), loaded lazily.
 """
 
-from ._capture.session import CaptureError, capture, inspect, profile
+from ._capture.session import CaptureError, capture, inspect, profile, time_kernels
 from .job import Job, load_job
 from .model import SCHEMA_VERSION, Diagnostic, Report, ReportError, load
 # torch-free; binding the function here also keeps `inductor_lens.diff` the function, not the module
@@ -18,7 +18,7 @@ from .diff import ReportDiff, diff
 __version__ = "0.1.0"
 
 __all__ = ["SCHEMA_VERSION", "Diagnostic", "Report", "ReportError", "load", "capture", "inspect", "LensWidget",
-           "save_html", "CaptureError", "profile", "diff", "ReportDiff", "__version__", "Job", "load_job",
+           "save_html", "CaptureError", "time_kernels", "profile", "diff", "ReportDiff", "__version__", "Job", "load_job",
            "load_trace"]
 
 

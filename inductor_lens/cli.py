@@ -184,7 +184,7 @@ class _ScriptRun:
         sys.path.insert(0, os.path.dirname(os.path.abspath(self.script)))
         profiled = contextlib.nullcontext()
         if self.profile:  # the whole script under the PyTorch profiler too
-            from ._capture.profile import profiling_script
+            from ._capture.kernel_timing import profiling_script
             profiled = profiling_script()
         apply_profile = None
         try:

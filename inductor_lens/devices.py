@@ -3,7 +3,7 @@
 Numbers are the datasheet's dense figures (the "with sparsity" figures halved back), in GB/s and TFLOP/s.
 ``tf32``/``bf16``/``fp16`` are tensor-core (matrix) peaks; ``fp32`` is the non-tensor-core FP32 peak (what an
 FP32 matmul reaches without TF32). On a CPU there is no table: the profile measures the bandwidth (see
-``inductor_lens._capture.profile.probe_cpu``).
+``inductor_lens._capture.kernel_timing.probe_cpu``).
 """
 
 from __future__ import annotations

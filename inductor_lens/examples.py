@@ -115,7 +115,7 @@ def demo(on_event=None, profile=False):
             mlp(batch)                           # matmuls stay extern kernels; bias+relu, softmax fuse
     report = cap.report
     if profile:
-        report = inductor_lens.profile(report, compiled_f, x)
+        report = inductor_lens.time_kernels(report, compiled_f, x)
         with torch.no_grad():
-            report = inductor_lens.profile(report, mlp, batch)
+            report = inductor_lens.time_kernels(report, mlp, batch)
     return report

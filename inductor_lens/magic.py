@@ -454,7 +454,7 @@ class LensedCell:
         from . import _outcome
 
         if self.args.profile and error is None:
-            report = self._profile(report)
+            report = self._time_kernels(report)
         if error is not None:
             import traceback
 
@@ -474,9 +474,9 @@ class LensedCell:
                                     "compile one for you with -f NAME")
         return report
 
-    def _profile(self, report):
+    def _time_kernels(self, report):
         """--profile: re-run each -f function on its first call's inputs under the PyTorch profiler."""
-        from ._capture.session import profile as profile_kernels
+        from ._capture.session import time_kernels
 
         for name in self.names:
             call = self.first_calls.get(name)
@@ -484,7 +484,7 @@ class LensedCell:
                 self.notices.append(f"--profile: {name} was not called with positional arguments only in the "
                                     f"cell, so it was not profiled")
                 continue
-            report = profile_kernels(report, self.compiled_here[name], *call[0], backward=self.args.backward)
+            report = time_kernels(report, self.compiled_here[name], *call[0], backward=self.args.backward)
         return report
 
     def _register(self, report, before: dict) -> None:

@@ -1,6 +1,6 @@
 """Measured time against the hardware: achieved throughput, fraction of peak, roll-ups. Torch-free.
 
-``inductor_lens._capture.profile`` measures (``Measured``); :func:`apply_profile` turns that, the kernels'
+``inductor_lens._capture.kernel_timing`` measures (``Measured``); :func:`apply_profile` turns that, the kernels'
 ``cost`` and the device's peaks into ``Kernel.profile`` and ``Report.profile`` (see docs/report-schema.md).
 """
 

@@ -1,4 +1,4 @@
-"""Recorded raw captures (``adapter.Raw``) as JSON, so ``build.py`` is tested without compiling.
+"""Recorded raw captures (``raw.Raw``) as JSON, so ``build.py`` is tested without compiling.
 
 ``tests/fixtures/make_raw_fixtures.py`` writes them; :func:`load_raw` reads one back.
 """
@@ -7,7 +7,7 @@ import dataclasses
 import json
 import pathlib
 
-from inductor_lens._capture.adapter import Raw, RawGraph, RawKernel, RawSchedNode, RawWindow
+from inductor_lens._capture.raw import Raw, RawGraph, RawKernel, RawSchedNode, RawWindow
 
 FIXTURES = pathlib.Path(__file__).resolve().parent / "fixtures"
 

@@ -39,7 +39,7 @@ def test_every_code_the_package_emits_is_documented():
 
 
 def test_an_unreadable_trace_record_is_counted_once_per_kind_and_reported():
-    from inductor_lens._capture.adapter import Raw
+    from inductor_lens._capture.raw import Raw
     from inductor_lens._capture.artifacts import wanted
     from inductor_lens._capture.build import build_report
 

@@ -225,7 +225,7 @@ def test_profiling_changes_no_result_gradient_or_random_state():
     out.sum().backward()
     grads = [p.grad.clone() for p in model.parameters()]
     rng = torch.get_rng_state()
-    inductor_lens.profile(report, compiled, x, backward=True)
+    inductor_lens.time_kernels(report, compiled, x, backward=True)
     assert all(torch.equal(p.grad, g) for p, g in zip(model.parameters(), grads))
     assert torch.equal(torch.get_rng_state(), rng)
     assert torch.equal(compiled(x), out)
@@ -276,7 +276,7 @@ def _gpu_run(t0, sdpa_us):
 
 
 def test_gpu_structure_times_attention_and_randint_and_leaves_a_remainder():
-    from inductor_lens._capture.profile import attribute
+    from inductor_lens._capture.kernel_timing import attribute
     from inductor_lens.perf import apply_profile
 
     report = _gpu_report()
@@ -421,14 +421,14 @@ def test_reading_costs_adds_no_guard_to_a_dynamic_compile(monkeypatch):
     the cost reading as without it (the graph count of the capture itself is the capture's own test)."""
     from torch._dynamo.utils import counters
 
-    from inductor_lens._capture import adapter
+    from inductor_lens._capture import torchread
 
     def double_sin(x):
         return torch.sin(x) * 2
 
     def graphs(read_costs):
         if not read_costs:
-            monkeypatch.setattr(adapter, "_costs", lambda snode, raw: None)
+            monkeypatch.setattr(torchread, "_costs", lambda snode, raw: None)
         counters.clear()
         with inductor_lens.capture() as cap:
             f = torch.compile(double_sin, dynamic=True)

@@ -1,4 +1,5 @@
-"""The one place in inductor_lens that touches ``torch._*``.
+"""The hooks: with ``torchread.py`` (which reads torch's objects into plain data), the only code in inductor_lens
+that touches ``torch._*``.
 
 Every hook is installed through an :class:`contextlib.ExitStack` so that it is removed, and the
 original restored, whatever happens. Each hook body is guarded: an exception inside inductor_lens
@@ -25,168 +26,27 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import json
 import logging
 import os
-import re
 import sys
-import sysconfig
 import threading
-import time
 import traceback
-import warnings
-from dataclasses import dataclass, field
 from typing import Any, Callable, Optional
 
 from packaging.version import Version
 
 from .artifacts import wanted
+from .raw import Raw, RawGraph, RawKernel, RawWindow, loads_payload, now_us
+from .stacks import frames_of, non_user_prefixes, torch_dir, trim_to_user_call, user_frames
+from .torchread import ir_fx_nodes, fx_graph_nodes, launch_metadata, raw_sched_node
 
 MIN_TORCH = Version("2.11")
-_PKG_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-
-
-def now_us() -> float:
-    """Wall clock in microseconds since the epoch: the clock of torch's chromium events."""
-    return time.time_ns() / 1000.0
 
 
 def torch_version() -> Version:
     import torch
 
     return Version(torch.__version__.split("+")[0])
-
-
-# -- raw records (plain Python; turned into model objects by build.py) ---------------------------
-
-@dataclass
-class RawKernel:
-    name: str
-    is_extern: bool
-    scheduler_nodes: list[str]          # pre-fusion scheduler node names (op0, op1, ...)
-    fx_nodes: list[str]                 # post-grad node names
-    buffer: Optional[str] = None        # for extern kernels: the buffer the call writes
-    compiler_stack: list[tuple] = field(default_factory=list)  # (file, line, function, code)
-    stack_traces: list[str] = field(default_factory=list)
-
-
-@dataclass
-class RawSchedNode:
-    name: str
-    kind: str
-    members: list[str]
-    fx_nodes: list[str]
-    reads: list[str]
-    writes: list[str]
-    outputs: list[str]
-    # Inductor's own view of the bytes the node moves, per buffer (post-fusion nodes only): see _costs
-    read_bytes: Optional[dict[str, int]] = None
-    write_bytes: Optional[dict[str, int]] = None
-    estimated_runtime_ms: Optional[float] = None
-
-
-@dataclass
-class RawGraph:
-    """One Inductor graph compilation (one GraphLowering)."""
-
-    key: int
-    compile_id: str
-    graph_kind: str
-    start_us: float
-    post_grad_nodes: list[dict] = field(default_factory=list)
-    pre_fusion: list[RawSchedNode] = field(default_factory=list)
-    post_fusion: list[RawSchedNode] = field(default_factory=list)
-    kernels: list[RawKernel] = field(default_factory=list)
-    fusion_refusals: list[tuple[str, str, str]] = field(default_factory=list)
-    output_code: str = ""
-    graph_inputs: list[str] = field(default_factory=list)
-    graph_outputs: list[str] = field(default_factory=list)
-    autotune: list[dict] = field(default_factory=list)        # {op, inputs, choices: [{name, time_ms}]}
-    runtime: dict[str, dict] = field(default_factory=dict)    # kernel name -> launch metadata after running
-    aot: bool = False                                          # an AOTInductor compile (aot_mode)
-
-
-@dataclass
-class RawWindow:
-    """A span during which dynamo (or a lazy backward) compiled: from the callbacks."""
-
-    trigger: str                         # "DYNAMO" | "LAZY_BACKWARD" | ...
-    compile_id: str
-    start_us: float
-    end_us: Optional[float] = None
-    user_stack: list[tuple] = field(default_factory=list)
-
-
-@dataclass
-class Raw:
-    t0_us: float
-    diagnostics: list[tuple[str, str, str]] = field(default_factory=list)   # (code, message, detail)
-    graphs: list[RawGraph] = field(default_factory=list)
-    windows: list[RawWindow] = field(default_factory=list)
-    trace: list[tuple[dict, Any]] = field(default_factory=list)   # (metadata, payload) in order
-    dynamo_graphs: dict[str, list[dict]] = field(default_factory=dict)   # compile id -> nodes
-    compile_calls: list[dict] = field(default_factory=list)
-    device: str = "cpu"
-
-    def diag(self, code: str, message: str, detail: str = "") -> None:
-        """Note a diagnostic (see ``model.DIAGNOSTIC_CODES``); the same one twice is kept once."""
-        entry = (code, message, detail)
-        if entry not in self.diagnostics:
-            self.diagnostics.append(entry)
-
-
-# -- stack helpers ----------------------------------------------------------------------------
-
-def _non_user_prefixes() -> tuple[str, ...]:
-    import torch
-
-    paths = {os.path.dirname(os.path.abspath(torch.__file__)) + os.sep, _PKG_DIR + os.sep}
-    for key in ("stdlib", "platstdlib", "purelib", "platlib", "scripts"):  # scripts: console launchers
-        p = sysconfig.get_paths().get(key)
-        if p:
-            paths.add(os.path.abspath(p) + os.sep)
-    return tuple(sorted(paths))
-
-
-def frames_of(stack: traceback.StackSummary) -> list[tuple]:
-    return [(f.filename, f.lineno or 0, f.name, (f.line or "").strip()) for f in stack]
-
-
-def _torch_dir() -> str:
-    import torch
-
-    return os.path.dirname(os.path.abspath(torch.__file__)) + os.sep
-
-
-_EXAMPLES = os.path.join(_PKG_DIR, "examples.py")  # example models are user code, though shipped with us
-
-
-def _ours(filename: str) -> bool:
-    path = os.path.abspath(filename)
-    return path.startswith(_PKG_DIR + os.sep) and path != _EXAMPLES
-
-
-def trim_to_user_call(frames: list[tuple], torch_dir: str) -> list[tuple]:
-    """Frames from the user's call into torch (the last frame before torch is first entered) to the
-    end, without inductor_lens's own wrappers: the path through torch that produced a kernel."""
-    frames = [f for f in frames if not _ours(f[0])]
-    first = next((i for i, f in enumerate(frames) if os.path.abspath(f[0]).startswith(torch_dir)), None)
-    if first is None:
-        return frames
-    return frames[max(0, first - 1):]
-
-
-def user_frames(frames: list[tuple], prefixes: tuple[str, ...]) -> list[tuple]:
-    """The frames that are the user's code: not torch, not inductor_lens, not stdlib/site-packages."""
-    out = []
-    for fr in frames:
-        fn = fr[0]
-        if fn.startswith("<frozen"):
-            continue
-        if not fn.startswith("<") and os.path.abspath(fn).startswith(prefixes) and os.path.abspath(fn) != _EXAMPLES:
-            continue
-        out.append(fr)
-    return out
 
 
 # -- patching ---------------------------------------------------------------------------------
@@ -321,199 +181,6 @@ def _each(what: str, fn: Callable, *args: Any) -> None:
         hooks._guarded(what, fn, hooks, *args)
 
 
-def _node_kind(snode: Any) -> str:
-    from torch._inductor import scheduler as S
-
-    if isinstance(snode, S.ExternKernelSchedulerNode):
-        return "extern"
-    if isinstance(snode, S.NopKernelSchedulerNode):
-        return "nop"
-    foreach = getattr(S, "ForeachKernelSchedulerNode", None)
-    if foreach is not None and isinstance(snode, foreach):
-        return "foreach"
-    try:
-        if snode.is_template():
-            return "template"
-    except (AttributeError, NotImplementedError):  # not every node kind has it
-        pass
-    try:
-        if snode.is_reduction():
-            return "reduction"
-    except (AttributeError, NotImplementedError):  # not every node kind has it
-        pass
-    if isinstance(snode, (S.SchedulerNode, S.FusedSchedulerNode)):
-        return "pointwise"
-    return "other"
-
-
-def _ir_fx_nodes(ir_node: Any, is_extern: bool) -> list[str]:
-    """Post-grad node names of an IR node: ``origin_node`` for extern kernels (``origins``
-    over-approximates there, pytorch issue 100096), else ``origins``."""
-    if ir_node is None:
-        return []
-    origins = list(getattr(ir_node, "origins", ()) or ())
-    if is_extern:
-        origin = getattr(ir_node, "origin_node", None)
-        if origin is not None:
-            return [origin.name]
-        # a fallback kernel (e.g. SDPA) without origin_node: keep the origins that call the kernel's own op
-        op = getattr(ir_node, "op_overload", None) or getattr(ir_node, "python_kernel_name", None)
-        if op is not None:
-            base = str(op).split("::")[-1].replace("torch.ops.", "").split(".")
-            base = base[1] if len(base) > 1 and base[0] == "aten" else base[0]
-            exact = [o for o in origins if base and base in str(getattr(o, "target", ""))]
-            if exact:
-                origins = exact
-    return sorted({o.name for o in origins})
-
-
-def _snode_fx_nodes(snode: Any) -> list[str]:
-    out: list[str] = []
-    for sub in snode.get_nodes():
-        is_extern = _node_kind(sub) == "extern"
-        for n in _ir_fx_nodes(getattr(sub, "node", None), is_extern):
-            if n not in out:
-                out.append(n)
-    return out
-
-
-def _raw_sched_node(snode: Any, costs: bool = False) -> RawSchedNode:
-    rw = snode.read_writes
-    outputs: list[str] = []
-    try:
-        outputs = [b.get_name() for b in snode.get_outputs()]
-    except (AttributeError, NotImplementedError):  # not every node kind has it
-        pass
-    raw = RawSchedNode(
-        name=snode.get_name(),
-        kind=_node_kind(snode),
-        members=[s.get_name() for s in snode.get_nodes()],
-        fx_nodes=_snode_fx_nodes(snode),
-        reads=sorted({d.name for d in rw.reads}),
-        writes=sorted({d.name for d in rw.writes}),
-        outputs=outputs,
-    )
-    if costs:
-        _costs(snode, raw)
-    return raw
-
-
-def _costs(snode: Any, raw: RawSchedNode) -> None:
-    """What Inductor itself estimates for a scheduler node: the bytes of each buffer it reads and writes
-    (``get_read_write_buffer_accesses``: buffer numel x element size, buffers made and consumed inside a fused
-    node left out) and its estimated runtime (GPU only; Inductor returns 0 on CPU). Both read sizes through
-    ``sizevars.optimization_hint``, which never adds a guard; nothing here calls ``int()`` on a symbolic size.
-    The private method is gated by name: when it is missing the cost falls back to shapes (model side)."""
-    accesses = getattr(snode, "get_read_write_buffer_accesses", None)
-    if accesses is not None:
-        try:
-            raw.read_bytes = {str(k): int(v) for k, v in accesses(include_reads=True, include_writes=False).items()}
-            raw.write_bytes = {str(k): int(v) for k, v in accesses(include_reads=False, include_writes=True).items()}
-        except Exception:
-            raw.read_bytes = raw.write_bytes = None
-    try:
-        ms = float(snode.get_estimated_runtime())
-        raw.estimated_runtime_ms = ms if ms > 0 else None
-    except Exception:
-        pass
-
-
-def _dim(size: Any) -> tuple[Any, Optional[int]]:
-    """One size as ``(value, hint)`` WITHOUT guarding: an ``int`` stays an int (hint None); a SymInt
-    whose expression is a number gives that number; a symbolic one gives its expression as text
-    (``"s0"``, ``"2*s0 + 1"``) and the concrete value torch used for it, read from the node's hint or
-    the shape environment's ``size_hint`` (neither adds a guard). ``int()``, ``bool()``, ``==`` or
-    hashing of a SymInt would install a guard and specialize the user's compile: never do that here."""
-    import torch
-
-    if type(size) is int:
-        return size, None
-    if isinstance(size, torch.SymInt):
-        node = size.node
-        const = node.maybe_as_int()  # reads the sympy expression: no guard
-        if const is not None:
-            return const, None
-        hint = node.hint if node.has_hint() else None
-        if hint is None and getattr(node, "shape_env", None) is not None:
-            try:
-                hint = node.shape_env.size_hint(node.expr, allow_none=True)
-            except Exception:
-                hint = None
-        try:  # a sympy Integer or a python int; never a SymInt here (int() of those guards)
-            hint = int(hint) if hint is not None and not isinstance(hint, torch.SymInt) else None
-        except Exception:
-            hint = None
-        return node.str(), hint
-    return str(size), None
-
-
-def _shape_dtype(val: Any) -> tuple[Optional[list], Optional[list], Optional[str]]:
-    """``(shape, shape_hint, dtype)`` of a node's example value; ``shape_hint`` is None unless a dim is
-    symbolic. Never guards (see :func:`_dim`)."""
-    import torch
-
-    if isinstance(val, torch.Tensor):
-        dims = [_dim(s) for s in val.shape]
-        symbolic = any(isinstance(d, str) for d, _ in dims)
-        return [d for d, _ in dims], [h if h is not None else d for d, h in dims] if symbolic else None, \
-            str(val.dtype).replace("torch.", "")
-    if isinstance(val, (list, tuple)) and len(val) > 0 and all(isinstance(v, torch.Tensor) for v in val):
-        parts = [_shape_dtype(v) for v in val]
-        hints = [h if h is not None else s for s, h, _ in parts] if any(h is not None for _, h, _ in parts) else None
-        return [s for s, _, _ in parts], hints, parts[0][2]
-    return None, None, None
-
-
-def _target_name(node: Any) -> str:
-    t = node.target
-    if isinstance(t, str):
-        return t
-    try:
-        from torch.fx.node import _get_qualified_name
-
-        name = _get_qualified_name(t)
-    except Exception:
-        name = getattr(t, "__name__", None) or str(t)
-    return name.replace("torch.ops.", "")
-
-
-def fx_graph_nodes(gm: Any) -> list[dict]:
-    """Plain dicts for the nodes of an FX GraphModule (see ``model.GraphNode``)."""
-    out = []
-    for n in gm.graph.nodes:
-        val = n.meta.get("val", n.meta.get("example_value"))
-        shape, shape_hint, dtype = _shape_dtype(val)
-        mstack, mtypes = [], []
-        for v in (n.meta.get("nn_module_stack") or {}).values():
-            path = v[0] if isinstance(v, (tuple, list)) else str(v)
-            mstack.append(str(path))
-            cls = v[1] if isinstance(v, (tuple, list)) and len(v) > 1 else None
-            name = getattr(cls, "__name__", None) or (str(cls).rsplit(".", 1)[-1].strip("'>") if cls else "")
-            mtypes.append(name)
-        out.append({
-            "name": n.name, "op": n.op, "target": _target_name(n),
-            "inputs": [a.name for a in n.all_input_nodes],
-            "shape": shape, "shape_hint": shape_hint, "dtype": dtype,
-            "stack_trace": n.meta.get("stack_trace") or "",
-            "module_stack": mstack,
-            "module_types": mtypes,
-            "source": _input_source(n),
-        })
-    return out
-
-
-def _input_source(node: Any) -> str:
-    """Where dynamo got a graph input from (``L['self']._modules['fc1']._parameters['weight']``), or ``""``."""
-    if node.op != "placeholder":
-        return ""
-    try:
-        source = getattr(node.meta.get("grapharg"), "source", None)
-        name = getattr(source, "name", None)  # a method before torch 2.12, a cached property since
-        return str(name() if callable(name) else name) if name is not None else ""
-    except Exception:  # an input whose source cannot be named is shown by its graph name
-        return ""
-
-
 # -- the hooks --------------------------------------------------------------------------------
 
 class Hooks:
@@ -528,8 +195,8 @@ class Hooks:
         self.reset_dynamo = reset_dynamo
         self._lock = threading.RLock()
         self._next_key = 0
-        self._prefixes = _non_user_prefixes()
-        self._torch_dir = _torch_dir()
+        self._prefixes = non_user_prefixes()
+        self._torch_dir = torch_dir()
         self._seen_dynamo_gms: set[int] = set()
         self._modules: dict[int, Any] = {}
         self.thread = threading.get_ident()
@@ -616,7 +283,7 @@ class Hooks:
             if mod is None:
                 continue
             for rk in rec.kernels:
-                meta = _launch_metadata(getattr(mod, rk.name, None))
+                meta = launch_metadata(getattr(mod, rk.name, None))
                 if meta:
                     rec.runtime[rk.name] = meta
         self._modules.clear()
@@ -713,7 +380,7 @@ def _on_nodes(hooks: Hooks, which: str, nodes: Any) -> None:
     rec = hooks._graph_record()
     if rec is None:
         return
-    snodes = [_raw_sched_node(n, costs=which == "post") for n in nodes]
+    snodes = [raw_sched_node(n, costs=which == "post") for n in nodes]
     if which == "pre":
         rec.pre_fusion = snodes
     else:
@@ -753,7 +420,7 @@ def _on_kernel(hooks: Hooks, node_schedule: Any, kernel_name: str, is_extern: bo
             _attempt(hooks, "finding an extern kernel's scheduler node", defining_op)
         traces = list(getattr(node_schedule, "get_stack_traces", lambda: [])() or [])
         rec.kernels.append(RawKernel(name=kernel_name, is_extern=True, scheduler_nodes=sched,
-                                     fx_nodes=_ir_fx_nodes(node_schedule, True), buffer=buf,
+                                     fx_nodes=ir_fx_nodes(node_schedule, True), buffer=buf,
                                      compiler_stack=frames, stack_traces=traces))
         return
     sched, fx, traces = [], [], []
@@ -761,7 +428,7 @@ def _on_kernel(hooks: Hooks, node_schedule: Any, kernel_name: str, is_extern: bo
         if not hasattr(snode, "get_name") or getattr(snode, "node", None) is None:
             continue  # EnableReduction / DisableReduction markers
         sched.append(snode.get_name())
-        for n in _ir_fx_nodes(snode.node, False):
+        for n in ir_fx_nodes(snode.node, False):
             if n not in fx:
                 fx.append(n)
         for t in _attempt(hooks, "reading a kernel's stack traces", snode.node.get_stack_traces) or []:
@@ -983,43 +650,5 @@ def kernel_profiling() -> Any:
     return inductor_config.patch({"cpp.enable_kernel_profile": True})
 
 
-def _launch_metadata(kernel: Any) -> Optional[dict]:
-    """Launch facts of a Triton ``CachingAutotuner`` after it ran: the config autotuning picked."""
-    launchers = getattr(kernel, "launchers", None)
-    configs = getattr(kernel, "configs", None)
-    if launchers is None and configs is None:
-        return None
-    meta: dict = {}
-    if configs is not None:
-        meta["candidate_configs"] = len(configs)
-    if launchers:
-        cfg = getattr(launchers[0], "config", None)
-        if cfg is not None:
-            meta["num_warps"] = getattr(cfg, "num_warps", None)
-            meta["num_stages"] = getattr(cfg, "num_stages", None)
-            meta["block"] = {k: v for k, v in dict(getattr(cfg, "kwargs", {}) or {}).items()
-                             if isinstance(v, (int, float, str, bool))}
-        shared = getattr(launchers[0], "shared", None)
-        if isinstance(shared, int):
-            meta["shared_mem_bytes"] = shared
-        n_regs = getattr(launchers[0], "n_regs", None)
-        if isinstance(n_regs, int):
-            meta["registers"] = n_regs
-    heuristics = getattr(kernel, "heuristic_type", None)
-    if heuristics is not None:
-        meta["heuristic"] = str(getattr(heuristics, "name", heuristics)).lower()
-    return {k: v for k, v in meta.items() if v is not None}
-
-
 _CODEGEN_MODULES = ("torch._inductor.codegen.cpp", "torch._inductor.codegen.triton", "torch._inductor.codegen.simd",
                     "torch._inductor.codegen.cuda_combined_scheduling")
-
-
-
-def loads_payload(payload: Any) -> Any:
-    if isinstance(payload, str):
-        try:
-            return json.loads(payload)
-        except ValueError:
-            return payload
-    return payload

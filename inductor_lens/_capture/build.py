@@ -18,7 +18,7 @@ from .._derive import readable_reasons, source_role
 from .._finish import finish_compile, mark_same_graphs
 from ..model import (CompileCall, Compile, Diagnostic, FusedNode, FusionDecision, Frame, Graph, GraphBreak, GraphNode,
                      Kernel, Phase, Report, Trigger)
-from .adapter import Raw, RawGraph, RawKernel, RawSchedNode, RawWindow, loads_payload
+from .raw import Raw, RawGraph, RawKernel, RawSchedNode, RawWindow, loads_payload
 from .artifacts import READERS, record_kind
 from .parse import clean_module_path, find_call_lines, parse_graph_break, parse_output_code_kernels, \
     parse_stack_trace, triton_source_metadata

@@ -72,7 +72,8 @@ class capture:
     def __enter__(self) -> "capture":
         if self._stack is not None:
             raise CaptureError("this capture is already active: use a new inductor_lens.capture() for each block")
-        from .adapter import Hooks, Raw, now_us
+        from .adapter import Hooks
+        from .raw import Raw, now_us
 
         self.report = None
         self._raw = Raw(t0_us=now_us())
@@ -184,7 +185,7 @@ def inspect(fn: Callable, *args: Any, backward: bool = False, profile: bool = Fa
             "the forward compile only"))
     if profile:
         call = compiled if not call_kwargs else (lambda *a: compiled(*a, **call_kwargs))
-        report = _profile(report, call, *args, backward=backward and backward_error is None)
+        report = time_kernels(report, call, *args, backward=backward and backward_error is None)
     return report
 
 
@@ -209,7 +210,7 @@ def _refuse_compile_options_as_model_kwargs(fn: Callable, model_kwargs: dict) ->
                         f"inspect() go to the model: pass compile_options={{{given}}}")
 
 
-def profile(report: Report, compiled: Callable, *args: Any, backward: bool = False) -> Report:
+def time_kernels(report: Report, compiled: Callable, *args: Any, backward: bool = False) -> Report:
     """Run ``compiled(*args)`` (and its backward) a few times under the PyTorch profiler and return a copy
     of ``report`` whose kernels carry measured time (``Kernel.profile``).
 
@@ -218,9 +219,19 @@ def profile(report: Report, compiled: Callable, *args: Any, backward: bool = Fal
     on (``inspect(..., profile=True)`` and the magic's ``--profile`` do that); Triton and extern kernels
     always are.
     """
-    from .profile import profile_kernels
+    from .kernel_timing import profile_kernels
 
     return profile_kernels(report, compiled, args, backward=backward)
+
+
+def profile(report: Report, compiled: Callable, *args: Any, backward: bool = False) -> Report:
+    """The 0.1 name of :func:`time_kernels` (deprecated: ``profile`` is also a parameter, a field and a
+    module name)."""
+    import warnings
+
+    warnings.warn("inductor_lens.time_kernels() is now inductor_lens.time_kernels() (same arguments)", DeprecationWarning,
+                  stacklevel=2)
+    return time_kernels(report, compiled, *args, backward=backward)
 
 
 def backward_tensors(out: Any) -> list:
@@ -263,4 +274,3 @@ def _backward(out: Any) -> None:
     sum(t.sum() for t in tensors).backward()
 
 
-_profile = profile  # inspect() has a parameter named `profile`

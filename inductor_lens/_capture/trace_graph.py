@@ -75,7 +75,7 @@ def _target(expr: str, known: set) -> tuple[str, str]:
 
 
 def parse_readable_graph(text: str) -> list[dict]:
-    """Nodes of an FX graph printed by ``print_readable`` as the dicts ``adapter.fx_graph_nodes`` makes
+    """Nodes of an FX graph printed by ``print_readable`` as the dicts ``torchread.fx_graph_nodes`` makes
     (``module_stack`` is empty: the printed graph does not hold it)."""
     nodes: list[dict] = []
     known: set = set()

@@ -22,7 +22,7 @@ import re
 from typing import Any, Callable, Optional, Union
 
 from ..model import Report
-from .adapter import Raw, RawGraph, RawKernel, RawSchedNode, RawWindow, loads_payload
+from .raw import Raw, RawGraph, RawKernel, RawSchedNode, RawWindow, loads_payload
 from .build import _cid, _base_cid, build_report
 from .parse import parse_output_code_kernels, triton_source_metadata
 from .trace_graph import call_launches, definition_nodes, extern_op_nodes, parse_readable_graph
