@@ -23,9 +23,12 @@ rank = dist.get_rank()
 if "--crash-rank" in sys.argv and rank == int(sys.argv[sys.argv.index("--crash-rank") + 1]):
     os._exit(3)  # dies at once, without a word: no report from this rank
 if "--hang-rank" in sys.argv and rank == int(sys.argv[sys.argv.index("--hang-rank") + 1]):
+    print(f"rank {rank} hangs", flush=True)
     time.sleep(3600)  # hangs: the other rank waits for it inside a gloo collective, in C++
 torch.manual_seed(0)
-model = DDP(Net())
+if "--hang-rank" in sys.argv:
+    print(f"rank {rank} waits in a collective", flush=True)
+model = DDP(Net())  # broadcasts the parameters: a collective
 step = torch.compile(model)
 with torch.no_grad():
     for i, rows in enumerate([16, 17 if rank == 1 else 16]):
