@@ -171,6 +171,30 @@ def test_dynamic_compiles_a_symbolic_kernel(kernel):
     assert not re.search(r"\bk?s\d+\b", kernel.value("rep_static.compiles[0].output_code"))
 
 
+def test_a_cell_compiling_dynamic_true_over_two_batch_sizes_compiles_once_as_without_the_lens(kernel):
+    """Issue 10's magic scenario: the user's own torch.compile(m, dynamic=True) on batch 4 then 8 compiled
+    twice under the lens (a size was specialized). Torch's graph count, plain and in a lensed cell, must match."""
+    cell = """\
+import torch._dynamo
+from torch._dynamo.utils import counters
+torch._dynamo.reset(); counters.clear()
+m = torch.nn.Sequential(torch.nn.Linear(16, 16), torch.nn.ReLU())
+cm = torch.compile(m, dynamic=True)
+outs = [cm(torch.randn(n, 16)).shape[0] for n in (4, 8)]
+graphs = counters["stats"]["unique_graphs"]
+"""
+    kernel.ok(cell)
+    assert kernel.value("[graphs, outs]") == [1, [4, 8]]
+    kernel.ok("%%inductor_lens --name rep_dyn_cell\n" + cell)
+    assert kernel.value("[graphs, outs]") == [1, [4, 8]]
+    # one dynamo graph (its forward and, the weights requiring grad, its backward): no recompile
+    assert kernel.value("sorted({c.compile_id for c in rep_dyn_cell.compiles})") == ["0/0"]
+    # the input's batch stays a symbol (the weight is [16, 16]; a specialized input would read [4, 16])
+    shapes = kernel.value("[n.shape for c in rep_dyn_cell.compiles for g in c.graphs.values() for n in g.nodes "
+                          "if n.op == 'placeholder' and n.shape and len(n.shape) == 2 and n.shape[0] != 16]")
+    assert shapes and all(isinstance(s[0], str) and s[1] == 16 for s in shapes), shapes
+
+
 @pytest.mark.parametrize("line, message", [
     ("--mode max-autotune", "add -f NAME"),
     ("-O max_autotune=True", "add -f NAME"),
