@@ -67,6 +67,7 @@ function create(ctx) {
     minimap.update();
     marks(true);
     host.dataset.ready = "1";
+    host.dataset.drawn = s.compileId;  // which compile the pane shows (tests wait on it after a switch)
     ctx.mark("il:interactive");
     ctx.prefetch((id) => { const x = model.idxOf(id); return x && x.boxes.length ? buildFusion(x, model.expandedFor(id)).dot : null; });
   }
