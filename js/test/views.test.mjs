@@ -97,7 +97,7 @@ test("symbolic shapes show their capture-time sizes as a hint", () => {
   assert.deepEqual(fmtShape({}), { text: "", hint: "" });
 });
 
-test("reasons, diagnostics, groups and frames read the model's fields, with fallbacks for older reports", () => {
+test("reasons, diagnostics, groups and frames read the model's fields", () => {
   assert.equal(readableReason('["0/1: size mismatch at index 0", "0/1: other"]'), "0/1: size mismatch at index 0\n0/1: other");
   assert.equal(readableReason("[not json"), "[not json");
   assert.deepEqual(diagnosticsOf({ diagnostics: ["old text", { code: "hook_missing", message: "m" }] }),
@@ -106,7 +106,7 @@ test("reasons, diagnostics, groups and frames read the model's fields, with fall
   assert.deepEqual([...sameGraphGroups(cs)], [["a", ["a", "b", "d"]], ["c", ["c"]]]);
   assert.equal(frameStage({ file: "/x/torch/_dynamo/a.py", stage: "user" }), "user", "the model's stage wins");
   assert.equal(frameStage({ file: "/home/me/m.py", is_user: false }), "library");
-  assert.equal(frameStage({ file: "/home/me/m.py" }), "user");
+  assert.equal(frameStage({ file: "/home/me/m.py", is_user: true }), "user");
   assert.equal(frameLabel({ frame: "forward", frame_label: "model.forward()" }), "model.forward()");
 });
 
