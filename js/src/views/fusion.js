@@ -58,6 +58,7 @@ function create(ctx) {
       }
     });
     ctx.root.dataset.layoutMs = String(Math.round(layout.ms));
+    ctx.root.dataset.layoutWaitMs = String(Math.round(layout.waitMs || 0));
     ctx.root.dataset.boxes = String(b.items.size);
     ctx.setStatus(plural(ix.boxes.length, "fused node"), `${plural(b.items.size, "box", "boxes")} shown · laid out in ${Math.round(layout.ms)} ms`);
     drawLegend();
