@@ -1,7 +1,8 @@
 """Screenshots for docs/ (README shows them): the opening view of real models in a 1000 x 700 page, light
 and dark, and the source view. Uses the reports cached by ``benchmarks/front.py`` (captured if missing).
 
-    python benchmarks/screenshots.py        # writes docs/screenshot-*.png
+    python benchmarks/screenshots.py                          # writes docs/screenshot-*.png
+    python benchmarks/screenshots.py screenshot-resnet.png    # chosen ones
 """
 
 from __future__ import annotations
@@ -21,8 +22,8 @@ SHOTS = [
     # (file, model, mode, colour scheme, steps)
     ("screenshot-decoder.png", "decoder", "forward", "light", []),
     ("screenshot-decoder-dark.png", "decoder", "forward", "dark", []),
-    # the ResNet-like CNN's graph still lays out as a staircase with cut boxes at the sides (many
-    # per-box input/output stubs): not committed; run with --resnet to look at it
+    ("screenshot-resnet.png", "resnet", "training", "light", []),
+    ("screenshot-resnet-dark.png", "resnet", "training", "dark", []),
     ("screenshot-source.png", "decoder", "training", "light", ["source-line"]),
 ]
 
@@ -56,8 +57,10 @@ def main() -> int:
 
     with tempfile.TemporaryDirectory() as tmp, sync_playwright() as p:
         browser = p.chromium.launch(executable_path=_chromium(), args=CHROMIUM_ARGS)
-        shots = SHOTS + ([("screenshot-resnet.png", "resnet", "training", "light", [])] if "--resnet" in sys.argv else [])
-        for name, model, mode, scheme, steps in shots:
+        only = [a for a in sys.argv[1:] if not a.startswith("-")]
+        for name, model, mode, scheme, steps in SHOTS:
+            if only and name not in only:
+                continue
             html = pathlib.Path(tmp) / f"{model}_{mode}.html"
             if not html.exists():
                 html.write_text(to_html(inductor_lens.load(report_path(model, mode))), encoding="utf-8")

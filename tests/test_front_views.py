@@ -116,6 +116,40 @@ def test_kernel_table_sorts_filters_and_a_row_click_selects_the_box(tmp_path, of
     _assert_clean(page)
 
 
+_OPENING_JS = """(sel) => {
+  const pane = document.querySelector(sel).getBoundingClientRect();
+  const boxes = [...document.querySelectorAll(sel + ' .il-item')].map((g) => {
+    const r = g.querySelector('rect, ellipse').getBoundingClientRect();
+    return {x0: r.left, x1: r.right, y0: r.top, y1: r.bottom, node: g.dataset.node || g.dataset.module || g.dataset.item};
+  });
+  const fonts = [...document.querySelectorAll(sel + ' .il-item text')].filter((t) => {
+    const r = t.getBoundingClientRect();
+    return r.bottom > pane.top && r.top < pane.bottom && r.right > pane.left && r.left < pane.right;
+  }).map((t) => parseFloat(getComputedStyle(t).fontSize) * t.getScreenCTM().a);
+  return {pane: [pane.left, pane.top, pane.right, pane.bottom], boxes, fonts};
+}"""
+
+
+def assert_opening_unclipped(page, where=""):
+    """The rule of the opening view (docs/frontend.md): labels >= 11 px; no box that shows is cut on the
+    left or at the top; a box is cut on the right only where the opening rows (the boxes at the pane's
+    height) are wider than the pane at that readable zoom, so that no view could show them all.
+    Boxes may continue below the pane (the graph goes on downwards). Returns the geometry."""
+    geo = page.evaluate(_OPENING_JS, '[data-view="fusion"] [data-role="graph-pane"]')
+    x0, y0, x1, y1 = geo["pane"]
+    rows = [b for b in geo["boxes"] if b["y1"] > y0 and b["y0"] < y1]
+    shown = [b for b in rows if b["x1"] > x0 and b["x0"] < x1]
+    assert shown, (where, "no box in the opening view", geo["pane"])
+    for b in shown:
+        assert b["x0"] >= x0 - 0.5, (where, "cut on the left", b, geo["pane"])
+        assert b["y0"] >= y0 - 0.5, (where, "cut at the top", b, geo["pane"])
+    cut_right = [b for b in shown if b["x1"] > x1 + 0.5]
+    span = max(b["x1"] for b in rows) - min(b["x0"] for b in rows)
+    assert not cut_right or span > x1 - x0, (where, "cut on the right although the rows fit", cut_right, span, geo["pane"])
+    assert geo["fonts"] and min(geo["fonts"]) >= 11 - 1e-6, (where, min(geo["fonts"] or [0]))
+    return geo
+
+
 def test_large_graph_opens_readable_unclipped_with_minimap_expand_all_and_keyboard_pan(tmp_path, chromium_browser):
     report = layered_report(layers=32, per_layer=16)  # 512 fused nodes
     path = tmp_path / "big.html"
@@ -127,24 +161,12 @@ def test_large_graph_opens_readable_unclipped_with_minimap_expand_all_and_keyboa
     try:
         _open(page, path)
         pane = '[data-view="fusion"] [data-role="graph-pane"]'
-        geo = page.evaluate("""(sel) => {
-            const pane = document.querySelector(sel).getBoundingClientRect();
-            const boxes = [...document.querySelectorAll(sel + ' .il-item')].map((g) => {
-              const r = g.querySelector('rect, ellipse').getBoundingClientRect();
-              return {x0: r.left, x1: r.right, y0: r.top, y1: r.bottom, node: g.dataset.node || g.dataset.module || ''};
-            });
-            const fonts = [...document.querySelectorAll(sel + ' .il-item text')].filter((t) => {
-              const r = t.getBoundingClientRect();
-              return r.bottom > pane.top && r.top < pane.bottom && r.right > pane.left && r.left < pane.right;
-            }).map((t) => parseFloat(getComputedStyle(t).fontSize) * t.getScreenCTM().a);
-            return {pane: [pane.left, pane.top, pane.right, pane.bottom], boxes, fonts};
-        }""", pane)
+        geo = assert_opening_unclipped(page, "512 fused nodes")
         x0, y0, x1, y1 = geo["pane"]
         shown = [b for b in geo["boxes"] if b["y1"] > y0 and b["y0"] < y1 and b["x1"] > x0 and b["x0"] < x1]
         assert len(shown) >= 3, geo
-        for b in shown:  # every box of the opening view lies inside the pane, side to side
+        for b in shown:  # here the opening rows fit: every box of the opening view lies inside the pane, side to side
             assert b["x0"] >= x0 - 0.5 and b["x1"] <= x1 + 0.5, (b, geo["pane"])
-        assert geo["fonts"] and min(geo["fonts"]) >= 11 - 1e-6, min(geo["fonts"])
         # it opens at the start of the graph: the first module is on screen
         first = next(b for b in geo["boxes"] if b["node"] == "op0" or b["node"] in ("h.0", "h.0.attn"))
         assert first["y0"] >= y0 and first["y1"] <= y1

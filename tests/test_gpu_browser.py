@@ -328,3 +328,32 @@ def test_counts_are_pluralized(tmp_path, offline_page):
     assert "1 fused node, 1 kernel:" in summary, summary
     assert "1 fused nodes" not in page.locator(".il-root").text_content()
     _assert_clean(page)
+
+
+@pytest.mark.parametrize("name", ["perf_gpt2_training", "training", "gpt2_block"])
+def test_opening_view_of_every_compile_cuts_no_box_on_the_left_at_three_widths(tmp_path, chromium_browser, name):
+    """Issue 12: real GPT-2 graphs (recorded on an H200) opened at 1000 x 700, 1280 x 800 and in a 700 px
+    cell: for every compile of the selector, the opening view keeps the rule of `assert_opening_unclipped`
+    (before: boxes cut at the left edge, e.g. `volution[buf12]`)."""
+    from tests.test_front_views import assert_opening_unclipped
+    report = inductor_lens.load(FIXTURES / f"gpu_{name}.json")
+    path = tmp_path / f"gpu_{name}.html"
+    report.save_html(path)
+    pane = '[data-view="fusion"] [data-role="graph-pane"]'
+    for width, height in ((1000, 700), (1280, 800), (700, 700)):
+        context = chromium_browser.new_context(viewport={"width": width, "height": height})
+        page = context.new_page()
+        errors = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        try:
+            _open(page, path)
+            ids = page.evaluate("() => [...document.querySelectorAll('.il-compile option')].map((o) => o.value)")
+            assert set(ids) == {c.id for c in report.compiles}
+            for cid in ids:
+                if cid != ids[0]:
+                    page.select_option(".il-compile", cid)
+                page.wait_for_function("([sel, c]) => document.querySelector(sel).dataset.drawn === c", arg=[pane, cid])
+                assert_opening_unclipped(page, f"{name} {width}px {cid}")
+            assert errors == []
+        finally:
+            context.close()

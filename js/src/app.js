@@ -56,6 +56,7 @@ function makeContext(report, opts, store, model) {
       ctx.message(host, `laying out ${what}…`, "il-busy");
       let layout;
       try {
+        ctx.mark("il:layout-request");
         layout = await (await opts.engine()).layout(dot);
       } catch (e) {
         if (current() && alive) ctx.message(host, `layout failed: ${e.message || e}`, "il-error");

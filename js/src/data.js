@@ -160,31 +160,12 @@ export function initialExpansion(fused, limit) {
   }
 }
 
-/** Where a frame comes from: "user" code, a compiler stage, or other library code. */
+/** Where a frame comes from: "user" code, a compiler stage, or other library code. The report says
+ * (`Frame.stage` / `is_user`, decided in Python by `_derive.frame_stage`; version-1 reports are upgraded
+ * when loaded); Python's "other" reads "library" here. */
 export function frameStage(frame) {
-  // reports from schema 2 on carry the answer (Frame.stage / is_user, decided in Python): use it
   if (frame.stage) return frame.stage === "other" ? "library" : frame.stage;
-  if (frame.is_user === true) return "user";
-  const st = regexStage(frame);
-  return st === "user" && frame.is_user === false ? "library" : st;
-}
-
-function regexStage(frame) {
-  const f = String(frame.file || "").replace(/\\/g, "/");
-  const fn = String(frame.function || "");
-  // dynamo's aot_autograd backend wrapper belongs to AOT Autograd; its repro wrapper around compile_fx_inner to Inductor
-  if (/\/torch\/_dynamo\/backends\/common\.py$/.test(f)) return "aot";
-  if (/\/torch\/_dynamo\/repro\/after_aot\.py$/.test(f)) return "inductor";
-  if (/\/torch\/_dynamo\//.test(f)) return "dynamo";
-  if (/\/torch\/_functorch\//.test(f)) return "aot";
-  if (/\/torch\/_inductor\/codegen\//.test(f)) return "codegen";
-  if (/\/torch\/_inductor\/scheduler\.py$/.test(f)) return /^_?codegen|^flush$|^generate_kernel/.test(fn) ? "codegen" : "scheduler";
-  if (/\/torch\/_inductor\/graph\.py$/.test(f)) return /codegen|compile_to/.test(fn) ? "codegen" : "lowering";
-  if (/\/torch\/_inductor\/(lowering|ir|decomposition|fx_passes\/|pattern_matcher|select_algorithm|kernel\/)/.test(f)) return "lowering";
-  if (/\/torch\/_inductor\//.test(f)) return "inductor";
-  if (/\/torch\//.test(f)) return "torch";
-  if (/(site-packages|dist-packages)\/|\/lib\/python3[^/]*\/|^<frozen|^<string>/.test(f)) return "library";
-  return "user";
+  return frame.is_user ? "user" : "library";
 }
 
 export const STAGE_LABELS = {
@@ -364,12 +345,9 @@ function plain(v) {
   return Object.entries(v).map(([a, b]) => `${a}=${plain(b)}`).join(", ");
 }
 
-/** "{'x': 256, 'r0_': 128}" -> "x=256, r0_=128" (raw text when it does not look like that). */
+/** A kernel's `size_hints` (a mapping since schema 2, `_derive.parse_size_hints`) -> "x=256, r0_=128". */
 export function fmtSizeHints(v) {
-  if (v && typeof v === "object") return plain(v);
-  const s = String(v);
-  const pairs = [...s.matchAll(/'([^']+)'\s*:\s*(-?\d+)/g)];
-  return pairs.length ? pairs.map((m) => `${m[1]}=${m[2]}`).join(", ") : s;
+  return plain(v);
 }
 
 /**
@@ -415,22 +393,12 @@ export function parseChoiceConfig(description) {
   return out;
 }
 
-/** `NAME : tl.constexpr = value` constants of a Triton template's source, plus its launch config. */
-function kernelConfig(kernel) {
-  const out = {};
-  for (const m of String(kernel.source || "").matchAll(/^\s*([A-Za-z_][A-Za-z0-9_]*)\s*:\s*tl\.constexpr\s*=\s*(.+?)\s*$/gm)) out[m[1]] = m[2].replace(/^['"]|['"]$/g, "");
-  const md = kernel.metadata || {};
-  const launch = md.launch || {};
-  for (const key of ["num_warps", "num_stages"]) if ((launch[key] ?? md[key]) != null) out[key] = String(launch[key] ?? md[key]);
-  return out;
-}
-
 /**
  * What autotuning decided for a kernel, ready to show:
  * {op, rows: [{name, description, time_ms, ratio, fastest, chosen}] (fastest first),
- *  fastest: row, chosen: row | null, verdict: "fastest" | "not-fastest" | "unknown"}.
- * The chosen row is the choice named like the kernel (extern: its callee), or the template
- * config whose parameters all match the kernel's constants and launch config.
+ *  fastest: row, chosen: row | null, chosenName, emitted (the kernel's name), verdict: "fastest" | "not-fastest" | "unknown"}.
+ * The chosen row is the report's `autotune.chosen` (decided in Python, `_derive.autotune_chosen`;
+ * null when it is not known).
  */
 export function autotuneSummary(kernel) {
   const a = kernel && kernel.metadata && kernel.metadata.autotune;
@@ -440,30 +408,15 @@ export function autotuneSummary(kernel) {
   const best = rows.find((r) => r.name === a.fastest) || rows[0];
   for (const r of rows) r.ratio = r.time_ms != null && best.time_ms ? r.time_ms / best.time_ms : null;
   best.fastest = true;
-  const chosenName = String(a.chosen || kernel.name || "");
-  const callee = String((kernel.metadata || {}).callee || "");
-  let chosen = rows.find((r) => r.name === chosenName || (callee && (r.name === callee || "extern_kernels." + r.name === callee)));
-  if (!chosen && kernel.language === "triton") {
-    const have = kernelConfig(kernel);
-    const matches = rows.filter((r) => {
-      const want = parseChoiceConfig(r.description);
-      const keys = Object.keys(want);
-      return keys.length > 0 && keys.every((key) => key in have && have[key] === want[key]);
-    });
-    if (matches.length) chosen = matches[0];
-  }
+  const chosenName = a.chosen == null ? "" : String(a.chosen);
+  const chosen = chosenName ? rows.find((r) => r.name === chosenName) || null : null;
   if (chosen) chosen.chosen = true;
   const verdict = !chosen ? "unknown" : chosen === best ? "fastest" : "not-fastest";
-  return { op: a.op || "", rows, fastest: best, chosen: chosen || null, chosenName, verdict };
+  return { op: a.op || "", rows, fastest: best, chosen, chosenName, emitted: String(a.emitted || kernel.name || ""), verdict };
 }
 
-/** "frame forward()": the Python function dynamo traced, so "0/0 backward · frame forward()" does not read as
- * a contradiction (the backward graph of the forward() frame). */
+/** The traced frame for people ("forward()", "f() after line 13"): `Compile.frame_label`, decided in Python
+ * (`_derive.frame_label`), so "0/0 backward · forward()" does not read as a contradiction. */
 export function frameLabel(c) {
-  if (c.frame_label) return c.frame_label;  // decided in Python (schema 2)
-  const f = String(c.frame || "");
-  if (!f) return "";
-  const i = f.indexOf(" (");
-  return i > 0 ? `frame ${f.slice(0, i)}()${f.slice(i)}` : `frame ${f}()`;
+  return String(c.frame_label || "");
 }
-

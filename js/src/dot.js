@@ -213,12 +213,45 @@ export function buildFusion(idx, expanded) {
   if (ins.length) dot += `  { rank=min; ${ins.join("; ")}; }\n`;
   if (outs.length) dot += `  { rank=max; ${outs.join("; ")}; }\n`;
   for (const m of merged.values()) dot += `  ${m.from} -> ${m.to};\n`;
-  // execution order, top to bottom: invisible chain through the visible boxes
-  for (let i = 1; i < order.length; i++) {
-    if (!merged.has(order[i - 1] + ">" + order[i])) dot += `  ${order[i - 1]} -> ${order[i]} [style=invis weight=0];\n`;
+  // execution order, top to bottom: invisible chain through the visible boxes, in an order that agrees
+  // with the data edges (a module box holds nodes run early and late, e.g. a BatchNorm's
+  // num_batches_tracked update runs first: chained by first run, dot would reverse edges into a staircase)
+  const chainOrder = flowOrder(order, merged);
+  for (let i = 1; i < chainOrder.length; i++) {
+    if (!merged.has(chainOrder[i - 1] + ">" + chainOrder[i])) dot += `  ${chainOrder[i - 1]} -> ${chainOrder[i]} [style=invis weight=0];\n`;
   }
   dot += "}\n";
   return { dot, items, edges: [...merged.values()], keyToId, clusters };
+}
+
+/**
+ * The boxes `order` (execution order) re-ordered so that every edge of `merged` between them points
+ * forward: a topological order that takes the earliest-run ready box first (where module boxes make a
+ * cycle, the earliest remaining box breaks it).
+ */
+export function flowOrder(order, merged) {
+  const pos = new Map(order.map((id, i) => [id, i]));
+  const indeg = new Map(order.map((id) => [id, 0]));
+  const out = new Map(order.map((id) => [id, []]));
+  for (const m of merged.values()) {
+    if (!pos.has(m.from) || !pos.has(m.to) || m.from === m.to) continue;
+    out.get(m.from).push(m.to);
+    indeg.set(m.to, indeg.get(m.to) + 1);
+  }
+  const done = new Set(), result = [];
+  let ready = order.filter((id) => indeg.get(id) === 0);
+  while (result.length < order.length) {
+    // the box run earliest among those whose producers are placed (a few hundred boxes: a sort is fine)
+    let next = ready.length ? ready.reduce((a, b) => (pos.get(a) <= pos.get(b) ? a : b)) : order.find((id) => !done.has(id));
+    ready = ready.filter((id) => id !== next);
+    done.add(next);
+    result.push(next);
+    for (const t of out.get(next)) {
+      indeg.set(t, indeg.get(t) - 1);
+      if (indeg.get(t) === 0 && !done.has(t)) ready.push(t);
+    }
+  }
+  return result;
 }
 
 /** Source location key of a node's innermost user frame. */

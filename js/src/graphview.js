@@ -31,6 +31,53 @@ function arrowHead(from, to) {
   return `${to[0].toFixed(1)},${to[1].toFixed(1)} ${(bx - uy * w).toFixed(1)},${(by + ux * w).toFixed(1)} ${(bx + uy * w).toFixed(1)},${(by - ux * w).toFixed(1)}`;
 }
 
+const lexLess = (p, q) => { const i = p.findIndex((v, j) => v !== q[j]); return i >= 0 && p[i] < q[i]; };
+const cuts = (b, lo, hi) => b.x < hi && b.x + b.w > lo && (b.x < lo - 0.5 || b.x + b.w > hi + 0.5);
+
+/**
+ * Where a graph too big for its pane opens, at zoom `k` in a `W` x `H` pane (`pad` px margins): returns the
+ * translation {x, y}. The rule (tested in Chromium on real reports):
+ * - vertically: the top of the graph, or 40 graph units above `first` when the first box is further down,
+ *   moved up so that no box is cut at the top;
+ * - sideways, over the boxes of the opening rows (those in the visible height): centred when they fit the
+ *   width; else a window that cuts nothing on the left (boxes may be cut on the right only: the rows are
+ *   wider than the pane at a readable zoom), chosen by: shows the first box, most boxes fully shown,
+ *   fewest cut boxes, fewest cut frames (a multi-node kernel's cluster), the leftmost. The window that
+ *   starts at the leftmost box cuts nothing on the left, so one always exists.
+ */
+export function openingView(boxes, first, { k, W, H, pad = 16, width, height }) {
+  const viewW = (W - 2 * pad) / k, viewH = (H - 2 * pad) / k;
+  let top = first && first.y + first.h > viewH ? Math.max(0, first.y - 40) : 0;
+  top = Math.max(0, Math.min(top, height - viewH));
+  for (let i = 0; i < 8; i++) {  // never cut a box at the top
+    const over = boxes.filter((b) => !b.frame && b.y < top && b.y + b.h > top - pad / k);
+    if (!over.length) break;
+    top = Math.max(0, Math.min(...over.map((b) => b.y)) - 4);
+  }
+  const y = pad - top * k;
+  const rows = boxes.filter((b) => b.y < top + viewH + pad / k && b.y + b.h > top - pad / k);
+  const nodes = rows.filter((b) => !b.frame);
+  if (!nodes.length) return { x: W / 2 - (first ? first.x + first.w / 2 : width / 2) * k, y };
+  const x0 = Math.min(...nodes.map((b) => b.x)), x1 = Math.max(...nodes.map((b) => b.x + b.w));
+  if (x1 - x0 <= (W - 4) / k) return { x: W / 2 - ((x0 + x1) / 2) * k, y };
+  // candidate windows: starting at a box's left edge or just after a box's right edge (in a gap), or ending
+  // at a box's right edge; each kept on the graph
+  const starts = new Set();
+  const keep = (a) => starts.add(Math.max(0, Math.min(a, width - viewW)));
+  for (const b of nodes) { keep(b.x); keep(b.x + b.w + pad / k + 1); keep(b.x + b.w - viewW); }
+  let best = null;
+  for (const a of starts) {
+    const lo = a - pad / k, hi = a + viewW + pad / k;
+    if (nodes.some((b) => b.x < lo - 0.5 && b.x + b.w > lo)) continue;  // never cut a box on the left
+    const showsFirst = !first || (first.x >= lo - 0.5 && first.x + first.w <= hi + 0.5);
+    const inside = nodes.filter((b) => b.x >= lo - 0.5 && b.x + b.w <= hi + 0.5).length;
+    const score = [showsFirst ? 0 : 1, -inside, nodes.filter((b) => cuts(b, lo, hi)).length, rows.filter((b) => b.frame && cuts(b, lo, hi)).length, a];
+    if (!best || lexLess(score, best.score)) best = { a, score };
+  }
+  const a = best ? best.a : x0;
+  return { x: pad - a * k, y };
+}
+
 export class GraphCanvas {
   /**
    * @param {HTMLElement} host element the SVG fills
@@ -157,8 +204,8 @@ export class GraphCanvas {
 
   /**
    * The first view of a graph: all of it when it fits at a readable zoom; else READABLE_ZOOM (labels
-   * >= 11 px on screen) at the start of the graph: the top, centred on the first box `firstId`,
-   * clamped so that no empty margin shows (centred along an axis where the graph is narrower).
+   * >= 11 px on screen) at the start of the graph (the top, or just above the first box `firstId`), placed
+   * sideways by `openingView` so that no box of the opening rows is cut at a side.
    */
   open(firstId, minK = READABLE_ZOOM) {
     const r = this.svg.getBoundingClientRect();
@@ -167,20 +214,12 @@ export class GraphCanvas {
     if (!width || !height) return;
     const fitK = Math.min(1, (W - 2 * pad) / width, (H - 2 * pad) / height);
     if (fitK >= minK) { this.fit(); return; }
-    const k = minK;
+    const boxes = [];
+    for (const it of this.byId.values()) if (it.box) boxes.push({ ...it.box, frame: it.type === "cluster" });
     const b = this.byId.get(firstId);
-    const top = b && b.box ? Math.max(0, b.box.y - 40) : 0;
-    // centre the boxes of the opening rows (not the whole, wider, graph) so that none of them is cut
-    // at a side; when even they are too wide, start at the first box
-    let x0 = Infinity, x1 = -Infinity;
-    for (const it of this.byId.values()) {
-      const bb = it.box;
-      if (!bb || it.type === "cluster" || bb.y > top + H / k || bb.y + bb.h < top) continue;
-      x0 = Math.min(x0, bb.x); x1 = Math.max(x1, bb.x + bb.w);
-    }
-    const cx = x1 > x0 && (x1 - x0) * k <= W - 2 * pad ? (x0 + x1) / 2 : b && b.box ? b.box.x + b.box.w / 2 : width / 2;
-    const [x, y] = this.clamp(k, W / 2 - cx * k, pad - top * k);
-    this.setTransform(k, x, y);
+    const v = openingView(boxes, b && b.box, { k: minK, W, H, pad, width, height });
+    const [x, y] = this.clamp(minK, v.x, v.y);
+    this.setTransform(minK, x, y);
   }
 
   /** Scroll so that box `id` is visible (centered if it was off screen). */

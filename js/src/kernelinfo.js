@@ -85,7 +85,7 @@ export function autotuneSection(kernel, fusedOps = [], shown = 8) {
         : "because, as a template, it can fuse neighbouring ops into the same kernel (epilogue fusion), which wins overall.");
   } else {
     verdict = h("p", { class: "il-verdict il-muted", "data-verdict": "unknown" },
-      `Inductor emitted ${a.chosenName}; which benchmarked choice it came from is not recorded. The fastest alone was ${fastest.name} (${fmtMs(fastest.time_ms)}).`);
+      `Inductor emitted ${a.emitted}; which benchmarked choice it came from is not recorded. The fastest alone was ${fastest.name} (${fmtMs(fastest.time_ms)}).`);
   }
   return h("section", { class: "il-section" },
     h("h3", {}, "Autotuning", " ", h("span", { class: "il-muted" }, `${a.op || "op"} · ${rows.length} choices benchmarked`)),

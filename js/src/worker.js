@@ -4,7 +4,34 @@
 // answer is plain geometry, so nothing from a report ever passes through Graphviz's output.
 import { instance } from "@viz-js/viz";
 
+// Warm up: a fresh WebAssembly instance runs its first layouts several times slower than later ones (its
+// code is not optimized yet: the decoder's 114-box graph took 220 ms on fresh code, 30 ms on warm code).
+// The worker starts while the page still reads the report, so meanwhile it lays out small graphs shaped
+// like ours (a column in one group, side inputs and outputs, a cluster), one per task, and stops at the
+// first real request (which so waits for one small layout at most).
+function warmDot(n = 32) {
+  let dot = "digraph w {\n graph [rankdir=TB nodesep=0.3 ranksep=0.35];\n node [shape=box fixedsize=true label=\"\"];\n";
+  dot += ' subgraph cluster_0 { graph [margin=8 label="xxxxxxxx"]; c0 [width=2 height=0.8]; c1 [width=2 height=0.8]; c0 -> c1; }\n';
+  for (let i = 0; i < n; i++) {
+    dot += ` n${i} [width=${2 + (i % 3)} height=0.82 group=main];\n i${i} [width=1.2 height=0.28 shape=ellipse];\n i${i} -> n${i};\n`;
+    if (i) dot += ` n${i - 1} -> n${i};\n`;
+    if (i > 2 && i % 3 === 0) dot += ` n${i - 3} -> n${i};\n o${i} [width=1 height=0.28 shape=ellipse];\n n${i} -> o${i};\n`;
+  }
+  return dot + " n0 -> c0; c1 -> n5;\n}\n";
+}
+
+const WARM_ROUNDS = 6;
+let requested = false;
 const vizPromise = instance();
+vizPromise.then((viz) => {
+  let round = 0;
+  const step = () => {
+    if (requested || round++ >= WARM_ROUNDS) return;
+    try { viz.render(warmDot(), { format: "json0" }); } catch (e) { return; }
+    setTimeout(step, 0);
+  };
+  setTimeout(step, 0);
+}, () => {});
 
 function parsePoints(pos) {
   // edge pos: "e,x,y x,y x,y ..." (optional "s,x,y" start marker), points of cubic B-splines
@@ -50,6 +77,8 @@ export function compact(json) {
 
 self.onmessage = async (ev) => {
   const { id, dot } = ev.data;
+  requested = true;
+  const got = performance.now();
   try {
     const viz = await vizPromise;
     const t0 = performance.now();
@@ -57,6 +86,7 @@ self.onmessage = async (ev) => {
     if (r.status !== "success") throw new Error(r.errors.map((e) => e.message).join("; ") || "graphviz failed");
     const layout = compact(JSON.parse(r.output));
     layout.ms = performance.now() - t0;
+    layout.waitMs = t0 - got;  // waiting for the engine (its WebAssembly compile) before laying out
     self.postMessage({ id, layout });
   } catch (err) {
     self.postMessage({ id, error: String((err && err.message) || err) });

@@ -36,12 +36,14 @@ test("collapse keeps at most `limit` items and expands everything when small", (
   assert.equal(visibleCount(fused, initialExpansion(fused, 500)), 100);
 });
 
-test("frames are classified by compiler stage; wrappers stay in their stage", () => {
-  assert.equal(frameStage({ file: "/x/site-packages/torch/_inductor/scheduler.py", function: "fuse_nodes" }), "scheduler");
-  assert.equal(frameStage({ file: "/x/site-packages/torch/_inductor/scheduler.py", function: "codegen" }), "codegen");
-  assert.equal(frameStage({ file: "/x/torch/_inductor/codegen/cpp.py", function: "f" }), "codegen");
-  assert.equal(frameStage({ file: "/home/me/train.py", function: "main" }), "user");
-  const g = groupFrames([{ file: "/home/me/t.py" }, { file: "/t/torch/_dynamo/x.py" }, { file: "/t/torch/nn/m.py" }, { file: "/t/torch/_inductor/lowering.py" }]);
+test("frames are grouped by the stage the report gives them (Frame.stage, decided in Python)", () => {
+  assert.equal(frameStage({ file: "/x/site-packages/torch/_inductor/scheduler.py", stage: "scheduler" }), "scheduler");
+  assert.equal(frameStage({ file: "/home/me/train.py", stage: "user", is_user: true }), "user");
+  assert.equal(frameStage({ file: "/x/lib.py", stage: "other" }), "library");
+  // the path is not read in JS: a torch file the report calls user code stays user code
+  assert.equal(frameStage({ file: "/x/torch/_inductor/codegen/cpp.py", stage: "user" }), "user");
+  const g = groupFrames([{ file: "/home/me/t.py", stage: "user" }, { file: "/t/torch/_dynamo/x.py", stage: "dynamo" },
+    { file: "/t/torch/nn/m.py", stage: "torch" }, { file: "/t/torch/_inductor/lowering.py", stage: "lowering" }]);
   assert.deepEqual(g.map((x) => [x.stage, x.frames.length]), [["user", 1], ["dynamo", 2], ["lowering", 1]]);
 });
 
@@ -60,9 +62,9 @@ test("DOT carries ids and sizes only, never report text", () => {
   assert.ok(!dot.includes("script") && !dot.includes("img") && !dot.includes("op0"), dot);
 });
 
-test("frameLabel names the traced Python frame", async () => {
+test("frameLabel is the report's Compile.frame_label", async () => {
   const { frameLabel } = await import("../src/data.js");
-  assert.equal(frameLabel({ frame: "forward" }), "frame forward()");
-  assert.equal(frameLabel({ frame: "forward (via torch's inner wrapper)" }), "frame forward() (via torch's inner wrapper)");
+  assert.equal(frameLabel({ frame: "forward", frame_label: "forward()" }), "forward()");
+  assert.equal(frameLabel({ frame: "torch_dynamo_resume_in_f_at_13", frame_label: "f() after line 13" }), "f() after line 13");
   assert.equal(frameLabel({ frame: "" }), "");
 });

@@ -1,11 +1,12 @@
-// Kernel facts over the real GPU fixtures: launch metadata, autotune choices, measured time.
+// Kernel facts over the real GPU fixtures as the front end receives them (schema 2, upgraded by Python:
+// js/test/fixtures/, written by tests/fixtures/make_js_fixtures.py): launch metadata, autotune choices, time.
 import test from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { metadataFacts, autotuneSummary, topKernels, nodeTimes, indexCompile, fmtUs, fmtShare, fmtSizeHints, parseChoiceConfig, hasProfile } from "../src/data.js";
 import { buildFusion } from "../src/dot.js";
 
-const fixture = (name) => JSON.parse(readFileSync(new URL(`../../tests/fixtures/${name}.json`, import.meta.url), "utf8"));
+const fixture = (name) => JSON.parse(readFileSync(new URL(`./fixtures/${name}.v2.json`, import.meta.url), "utf8"));
 const tuned = fixture("gpu_max_autotune");
 const training = fixture("gpu_training");
 const kernel = (report, pred) => report.compiles.flatMap((c) => c.kernels).find(pred);
@@ -15,7 +16,8 @@ test("launch facts come from kernel.metadata, labelled", () => {
   const facts = Object.fromEntries(metadataFacts(k).map((f) => [f.label, f.value]));
   assert.equal(facts.num_warps, String(k.metadata.launch.num_warps));
   for (const [b, v] of Object.entries(k.metadata.launch.block)) assert.equal(facts[b], String(v));
-  assert.equal(facts["size hints"], fmtSizeHints(k.metadata.size_hints));
+  assert.equal(facts["size hints"], Object.entries(k.metadata.size_hints).map(([a, v]) => `${a}=${v}`).join(", "));
+  assert.equal(typeof k.metadata.size_hints, "object", "a mapping since schema 2");
   assert.match(facts["shared memory"], /KiB|B$/);
   assert.match(facts["compile time"], /ms|s$/);
 });
@@ -32,6 +34,7 @@ test("autotune: each tuned kernel's chosen config is found among the choices", (
   for (const k of ks) {
     const a = autotuneSummary(k);
     assert.ok(a.chosen, k.name);
+    assert.equal(a.chosen.name, k.metadata.autotune.chosen, "the report's choice (decided in Python)");
     assert.equal(a.fastest.name, k.metadata.autotune.fastest);
     assert.equal(a.verdict, a.chosen === a.fastest ? "fastest" : "not-fastest");
     if (k.language === "triton") {
@@ -49,6 +52,7 @@ test("autotune: a template slower alone than the library mm is 'not-fastest'", (
   const lib = k.metadata.autotune.choices.find((c) => c.name === "mm");
   if (lib) lib.time_ms = best * 0.8; else k.metadata.autotune.choices.unshift({ name: "mm", description: "", time_ms: best * 0.8 });
   k.metadata.autotune.fastest = "mm";
+  assert.notEqual(k.metadata.autotune.chosen, "mm");
   const a = autotuneSummary(k);
   assert.equal(a.verdict, "not-fastest");
   assert.equal(a.fastest.name, "mm");
@@ -57,11 +61,20 @@ test("autotune: a template slower alone than the library mm is 'not-fastest'", (
 
 test("autotune: an extern kernel's choice is its callee", () => {
   const k = { name: "extern_kernels.addmm[buf2]", language: "extern", metadata: { callee: "extern_kernels.addmm",
-    autotune: { op: "addmm", fastest: "addmm", chosen: "extern_kernels.addmm[buf2]",
+    autotune: { op: "addmm", fastest: "addmm", chosen: "addmm", emitted: "extern_kernels.addmm[buf2]",
       choices: [{ name: "triton_mm_1", description: "BLOCK_M=32", time_ms: 0.05 }, { name: "addmm", description: "", time_ms: 0.04 }] } } };
   const a = autotuneSummary(k);
   assert.equal(a.verdict, "fastest");
   assert.equal(a.chosen.name, "addmm");
+});
+
+test("autotune: without the report's choice the verdict is unknown (no guessing from the source in JS)", () => {
+  const k = structuredClone(kernel(tuned, (k) => k.language === "triton" && k.metadata.autotune));
+  k.metadata.autotune.chosen = null;
+  const a = autotuneSummary(k);
+  assert.equal(a.chosen, null);
+  assert.equal(a.verdict, "unknown");
+  assert.equal(a.emitted, k.name);
 });
 
 test("no autotune metadata: no summary", () => {
@@ -96,5 +109,5 @@ test("formatting: small kernel times keep their digits", () => {
   assert.equal(fmtUs(1518912), "1.52 s");
   assert.equal(fmtShare(0.7278), "73%");
   assert.equal(fmtShare(0.0043), "0.43%");
-  assert.equal(fmtSizeHints("{'x': 256, 'r0_': 128}"), "x=256, r0_=128");
+  assert.equal(fmtSizeHints({ x: 256, r0_: 128 }), "x=256, r0_=128");
 });

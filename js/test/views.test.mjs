@@ -97,7 +97,7 @@ test("symbolic shapes show their capture-time sizes as a hint", () => {
   assert.deepEqual(fmtShape({}), { text: "", hint: "" });
 });
 
-test("reasons, diagnostics, groups and frames read the model's fields, with fallbacks for older reports", () => {
+test("reasons, diagnostics, groups and frames read the model's fields", () => {
   assert.equal(readableReason('["0/1: size mismatch at index 0", "0/1: other"]'), "0/1: size mismatch at index 0\n0/1: other");
   assert.equal(readableReason("[not json"), "[not json");
   assert.deepEqual(diagnosticsOf({ diagnostics: ["old text", { code: "hook_missing", message: "m" }] }),
@@ -106,7 +106,7 @@ test("reasons, diagnostics, groups and frames read the model's fields, with fall
   assert.deepEqual([...sameGraphGroups(cs)], [["a", ["a", "b", "d"]], ["c", ["c"]]]);
   assert.equal(frameStage({ file: "/x/torch/_dynamo/a.py", stage: "user" }), "user", "the model's stage wins");
   assert.equal(frameStage({ file: "/home/me/m.py", is_user: false }), "library");
-  assert.equal(frameStage({ file: "/home/me/m.py" }), "user");
+  assert.equal(frameStage({ file: "/home/me/m.py", is_user: true }), "user");
   assert.equal(frameLabel({ frame: "forward", frame_label: "model.forward()" }), "model.forward()");
 });
 
@@ -133,4 +133,26 @@ test("graph inputs are named by display_name and role where the report has them"
   assert.deepEqual(w.lines, ["fc1.weight", "parameter · w"]);
   const x = [...b.items.values()].find((it) => it.buffer === "x");
   assert.deepEqual(x.lines, ["x", "graph input"]);
+});
+
+test("openingView: rows that fit are centred; wider rows open with nothing cut on the left", async () => {
+  const { openingView } = await import("../src/graphview.js");
+  const geo = { k: 1, W: 600, H: 400, pad: 16, width: 1400, height: 2000 };
+  const cutLeft = (boxes, x) => boxes.some((b) => b.y < 400 && b.x * 1 + x < 0 && (b.x + b.w) + x > 0);
+  // a narrow column: centred on it
+  const column = [0, 80, 160].map((y) => ({ x: 500, y, w: 200, h: 50 }));
+  const v1 = openingView(column, column[0], geo);
+  assert.equal(v1.x, 300 - 600);
+  assert.equal(v1.y, 16);
+  // a staircase wider than the pane, the first box at the top right: no box cut on the left, the first
+  // box shown when a window allows it, else the most boxes
+  const stairs = [0, 1, 2, 3, 4].map((i) => ({ x: 800 - i * 150, y: i * 70, w: 330, h: 50 }));
+  const v2 = openingView(stairs, stairs[0], geo);
+  assert.ok(!cutLeft(stairs, v2.x), JSON.stringify(v2));
+  const shown = stairs.filter((b) => b.x + v2.x >= -0.5 && b.x + b.w + v2.x <= 600.5);
+  assert.ok(shown.length >= 2, JSON.stringify(v2));
+  // the first box further down: the view starts 40 units above it, and a box across that line moves it up
+  const deep = [{ x: 0, y: 900, w: 200, h: 50 }, { x: 300, y: 840, w: 200, h: 80 }];
+  const v3 = openingView(deep, deep[0], geo);
+  assert.equal(v3.y, 16 - (840 - 4));
 });

@@ -58,6 +58,7 @@ function create(ctx) {
       }
     });
     ctx.root.dataset.layoutMs = String(Math.round(layout.ms));
+    ctx.root.dataset.layoutWaitMs = String(Math.round(layout.waitMs || 0));
     ctx.root.dataset.boxes = String(b.items.size);
     ctx.setStatus(plural(ix.boxes.length, "fused node"), `${plural(b.items.size, "box", "boxes")} shown · laid out in ${Math.round(layout.ms)} ms`);
     drawLegend();
@@ -67,6 +68,7 @@ function create(ctx) {
     minimap.update();
     marks(true);
     host.dataset.ready = "1";
+    host.dataset.drawn = s.compileId;  // which compile the pane shows (tests wait on it after a switch)
     ctx.mark("il:interactive");
     ctx.prefetch((id) => { const x = model.idxOf(id); return x && x.boxes.length ? buildFusion(x, model.expandedFor(id)).dot : null; });
   }
