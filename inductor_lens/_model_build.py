@@ -29,6 +29,17 @@ class Builder:
 
     def __init__(self) -> None:
         self.frames: dict[tuple, Frame] = {}
+        self.words: dict[str, str] = {}
+
+    def word(self, v: str) -> str:
+        """``v``, the one copy of it this report holds when short (names, ops, dtypes, module paths repeat
+        on every node of every compile; a parser makes a new string each time)."""
+        if type(v) is not str:
+            raise TypeError(f"expected a string, got {type(v).__name__}")
+        return self.words.setdefault(v, v) if len(v) < 80 else v
+
+    def words_of(self, v: list) -> list:
+        return [self.word(x) for x in _list(v)]
 
     def frame(self, v: dict) -> Frame:
         key = (v["file"], v["line"], v["function"], v.get("code", ""), v.get("stage", ""))
@@ -90,8 +101,16 @@ def _dataclass_builder(tp):
     fields = []
     for f in dataclasses.fields(tp):
         required = f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
-        fields.append((f.name, required, _make(hints[f.name]) if _needs_build(hints[f.name]) or
-                       typing.get_origin(hints[f.name]) in (list, dict) else None))
+        hint = hints[f.name]
+        if hint is str:
+            b = Builder.word
+        elif hint == list[str]:
+            b = Builder.words_of
+        elif _needs_build(hint) or typing.get_origin(hint) in (list, dict):
+            b = _make(hint)
+        else:
+            b = None
+        fields.append((f.name, required, b))
 
     def build(self, v):
         kwargs = {}
