@@ -3,6 +3,7 @@
 import json
 import re
 import pathlib
+import shutil
 import subprocess
 import sys
 
@@ -263,6 +264,7 @@ def test_compact_form_rejects_damaged_tables():
         inductor_lens.load(data)
 
 
+@pytest.mark.skipif(shutil.which("node") is None, reason="needs Node.js (CI has it: it builds the bundle with npm)")
 def test_js_expand_report_gives_the_python_expanded_form(tmp_path):
     r = inductor_lens.load(V1)
     (tmp_path / "small.json").write_text(r.to_json())
