@@ -95,9 +95,13 @@ def _write_form(compact: dict) -> bytes:
     return writer(compact) if writer else report_io.dumps(compact, trusted=True)
 
 
+def _env() -> dict:
+    """This checkout's inductor_lens first on the path (not an installed one)."""
+    return dict(os.environ, PYTHONPATH=os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]))
+
+
 def measure(body: str, *args: str) -> tuple[float, float, int]:
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]))
-    proc = subprocess.run([sys.executable, "-c", MEASURE.format(body=body), *args], env=env,
+    proc = subprocess.run([sys.executable, "-c", MEASURE.format(body=body), *args], env=_env(),
                           capture_output=True, text=True, timeout=900)
     if proc.returncode != 0:
         raise SystemExit(proc.stderr)
@@ -128,9 +132,11 @@ def main() -> None:
         report = tmp / f"{kind}.json"
         # made in a child process: Linux carries a parent's peak RSS into the children it forks
         made = subprocess.run([sys.executable, __file__, "--make", str(report), "--mb", str(args.mb),
-                               "--kind", kind], capture_output=True, text=True, check=True)
+                               "--kind", kind], capture_output=True, text=True, check=True, env=_env())
         size = int(made.stdout.split()[-1])
-        print(f"\n{kind} report: {size / 1e6:.0f} MB ({report})")
+        with open(report, "rb") as f:
+            lines = sum(1 for _ in f)
+        print(f"\n{kind} report: {size / 1e6:.0f} MB, {lines} line(s) ({report})")
         print(f"{'case':45} {'time s':>8} {'CPU s':>7} {'peak RSS MB':>12} {'RSS / file':>10}")
         for name, body in CASES.items():
             dt, cpu, rss = measure(body, str(report), str(tmp / "page.html"))
