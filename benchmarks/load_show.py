@@ -82,8 +82,9 @@ def make_report(path: pathlib.Path, mb: float, kind: str) -> int:
             return json.dumps(data).encode()
         return _write_form(_intern.compact(data))
 
-    per_copy = len(encode(build(20))) / 20
-    text = encode(build(max(1, round(mb * 1e6 / per_copy))))
+    small = len(encode(build(10)))
+    per_copy = (len(encode(build(30))) - small) / 20  # what one more copy adds (the tables grow less)
+    text = encode(build(max(1, round((mb * 1e6 - small) / per_copy) + 10)))
     path.write_bytes(text)
     return len(text)
 
