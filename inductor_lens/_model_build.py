@@ -16,11 +16,10 @@ from __future__ import annotations
 import dataclasses
 import types
 import typing
-from typing import Any, Callable, Union
+from typing import Any, Union
 
 from .model import Diagnostic, Frame, _hints
 
-Build = Callable[[Any, Any], Any]
 _BUILDERS: dict = {}
 
 
