@@ -90,21 +90,32 @@ def expand(data: dict) -> dict:
     tables = data.get("interned")
     if tables is None:
         return data
-    files, lines = tables["files"], tables["lines"]
-    frames = [{"file": files[f], "line": ln, "function": fn, "code": code, "stage": stage,
-               "is_user": stage == "user"} for f, ln, fn, code, stage in tables["frames"]]
-    stacks = [[frames[i] for i in ids] for ids in tables["stacks"]]
+    return Expander(tables).value({k: v for k, v in data.items() if k != "interned"})
 
-    def walk(v: Any) -> Any:
+
+class Expander:
+    """Expands parts of a written report with its ``interned`` tables, e.g. one compile at a time.
+
+    Each interned frame becomes one dict, shared by every stack that holds it (a stack is a new list).
+    Damaged tables or references raise ``KeyError``, ``IndexError``, ``TypeError`` or ``ValueError``.
+    """
+
+    def __init__(self, tables: dict) -> None:
+        files, self.lines = tables["files"], tables["lines"]
+        frames = [{"file": files[f], "line": ln, "function": fn, "code": code, "stage": stage,
+                   "is_user": stage == "user"} for f, ln, fn, code, stage in tables["frames"]]
+        self.stacks = [[frames[i] for i in ids] for ids in tables["stacks"]]
+
+    def value(self, v: Any) -> Any:
+        """``v`` with every ``{"@s": i}`` and ``{"@g": [...]}`` inside it expanded (a new value)."""
         if isinstance(v, list):
-            return [walk(x) for x in v]
+            return [self.value(x) for x in v]
         if isinstance(v, dict):
             if len(v) == 1:
                 if "@s" in v:
-                    return list(stacks[v["@s"]])
+                    return list(self.stacks[v["@s"]])
                 if "@g" in v:
-                    return "\n".join(lines[i] for i in v["@g"])
-            return {k: walk(x) for k, x in v.items()}
+                    lines = self.lines
+                    return "\n".join([lines[i] for i in v["@g"]])
+            return {k: self.value(x) for k, x in v.items()}
         return v
-
-    return {k: walk(v) for k, v in data.items() if k != "interned"}

@@ -242,3 +242,44 @@ def _dataclass_checker(tp) -> Check:
     return check
 
 
+
+
+class PartsCheck:
+    """The check of :func:`validate`, for a report given as its top-level fields and then its compiles
+    one at a time (``report_io`` reading the line layout): the same errors, with the same paths, in the
+    same order (the fields before ``compiles`` first, then each compile, then the fields after).
+
+    >>> parts = PartsCheck(head, name)   # raises at once for a wrong field before ``compiles``
+    >>> for i, c in enumerate(compiles): parts.compile(i, c)
+    >>> parts.finish()                   # raises for a wrong field after ``compiles``
+    """
+
+    def __init__(self, head: dict, name: str) -> None:
+        from .model import Compile
+
+        self.name = name
+        self._compile = _checker(Compile)
+        self._later: _Invalid | None = None
+        order = [f.name for f in dataclasses.fields(Report)]
+        try:
+            with _gc_paused():
+                _checker(Report)(head if "compiles" in head else dict(head, compiles=[]))
+        except _Invalid as e:
+            outer = e.parts[-1] if e.parts else None
+            if outer is None or outer not in order or order.index(outer) < order.index("compiles"):
+                self._raise(e)
+            self._later = e
+
+    def compile(self, i: int, value) -> None:
+        try:
+            self._compile(value)
+        except _Invalid as e:
+            e.parts += [i, "compiles"]
+            self._raise(e)
+
+    def finish(self) -> None:
+        if self._later is not None:
+            self._raise(self._later)
+
+    def _raise(self, e: _Invalid):
+        raise ReportError(f"{self.name}: {e.where() or 'the report'}: {e.problem}") from None

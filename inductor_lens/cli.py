@@ -299,14 +299,12 @@ def cmd_demo(args: argparse.Namespace) -> int:
 def cmd_show(args: argparse.Namespace) -> int:
     """Render a saved report without building the model: read, check every field, pack, write.
 
-    A current-schema report whose JSON needed no fixing is embedded as the file's own bytes, gzip'd in a
-    thread (zlib releases the GIL) while the main thread parses and checks it.
+    A report in the line layout (what the lens writes) is read, expanded and checked one compile at a
+    time, and its own bytes are gzip'd for the page in a thread meanwhile; any other file is parsed whole
+    (slower, and several times its size in memory). Progress lines for reports over 20 MB.
     """
-    from concurrent.futures import ThreadPoolExecutor
-
     from . import html, report_io
-    from ._frontend import pack_report
-    from .model import SCHEMA_VERSION, ReportError
+    from .model import ReportError
 
     if len(args.report) > 1 or os.path.isdir(args.report[0]):
         return _show_job(args)
@@ -316,27 +314,14 @@ def cmd_show(args: argparse.Namespace) -> int:
     t0 = time.monotonic()
     size = os.path.getsize(src) if os.path.isfile(src) else 0
     step = (lambda text: _say(f"[{time.monotonic() - t0:5.1f}s] {text}")) if size > 20_000_000 else (lambda text: None)
-    step(f"reading {src} ({size / 1e6:.0f} MB)")
+    step(f"reading {src} ({size / 1e6:.0f} MB), checking every field and packing the page meanwhile")
+    page = _ShowPage(size, step)
     try:
-        raw, name = report_io.read_json_bytes(src)
-        with ThreadPoolExecutor(1) as pool:
-            # level 1 for large reports: 2-3x faster to pack, a page ~1.3x larger
-            packing = pool.submit(gzip.compress, raw, 1 if len(raw) > 50_000_000 else 6, mtime=0)
-            step("checking every field (and packing the page meanwhile)")
-            data, pristine = report_io.parse(raw, name)
-            del raw
-            report_io.check(data, name)
-            packed = packing.result()
-        if data["schema_version"] != SCHEMA_VERSION:  # an older schema: the model converts it
-            report = report_io.load(data, name=name)
-            facts, packed = html.facts_of(report_io.to_plain(report)), pack_report(report)
-        else:
-            facts = html.facts_of(data)
-            if not pristine:  # NaN or lone surrogates were fixed: embed the fixed data, not the file
-                packed = gzip.compress(report_io.dumps(data, trusted=True), 6, mtime=0)
-        del data
+        facts, packed = report_io.read_parts(src, src, page.use, feed=page.new_sink)
     except ReportError as e:
         raise CLIError(f"show: {e}") from None
+    finally:
+        page.close()
     step(f"writing {output}")
     try:
         written = [os.path.abspath(html.save_page(facts, packed, output))]
@@ -344,6 +329,55 @@ def cmd_show(args: argparse.Namespace) -> int:
         raise CLIError(f"cannot write {output}: {report_io.describe_os_error(e)}") from None
     _say(f"wrote {_where(written)}")
     return 0
+
+
+class _ShowPage:
+    """What ``show`` makes of a report's parts (``report_io.read_parts``): the page's facts and payload."""
+
+    def __init__(self, size: int, step) -> None:
+        self.level = 1 if size > 50_000_000 else 6  # level 1 for large reports: 2-3x faster, a page ~1.3x larger
+        self.step = step
+        self.packer = None
+
+    def new_sink(self):
+        from ._report_stream import Packer
+
+        self.close()
+        self.packer = Packer(self.level)
+        return self.packer.feed
+
+    def close(self) -> None:
+        if self.packer is not None:
+            self.packer.close()
+
+    def use(self, parts) -> tuple[dict, bytes]:
+        from . import html, report_io
+        from ._frontend import pack_report
+        from .model import SCHEMA_VERSION
+
+        parts.check_version()
+        if parts.head["schema_version"] != SCHEMA_VERSION:  # an older schema: the model converts it
+            report = report_io.load(parts.whole(), name=parts.name)
+            return html.facts_of(report_io.to_plain(report)), pack_report(report)
+        if not parts.layout:
+            self.step("not in the line layout (written by an older lens or another tool): parsed whole")
+        compiles = kernels = 0
+        kept = None if parts.pristine else []
+        last = time.monotonic()
+        for c in parts.checked():
+            compiles += 1
+            kernels += len(c.get("kernels") or [])
+            if kept is not None:
+                kept.append(c)
+            if time.monotonic() - last > 3:
+                last = time.monotonic()
+                self.step(f"checked {compiles} compile(s)")
+        facts = dict(html.facts_of(dict(parts.head_expanded, compiles=[])), compiles=compiles, kernels=kernels)
+        if kept is None:
+            return facts, self.packer.result()
+        # NaN or lone surrogates were fixed: embed the fixed data, not the file
+        return facts, gzip.compress(report_io.dumps(dict(parts.head_expanded, compiles=kept), trusted=True), 6,
+                                    mtime=0)
 
 
 def _default_page(src: str) -> str:

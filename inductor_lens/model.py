@@ -33,7 +33,7 @@ class ReportError(ValueError):
     """A report could not be read: bad JSON, a newer schema, or a missing field."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Frame:
     """One frame of a Python stack: where a line of code ran.
 
@@ -57,7 +57,7 @@ class Frame:
         object.__setattr__(self, "is_user", stage == "user")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Trigger:
     """What made Inductor compile: the call of the user's code that started it.
 
@@ -72,7 +72,7 @@ class Trigger:
     time_us: Optional[float] = None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Phase:
     """A span of the compile timeline; ``start_us`` is measured from the capture's start."""
 
@@ -82,7 +82,7 @@ class Phase:
     depth: int = 0
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class GraphNode:
     """A node of an FX graph."""
 
@@ -110,7 +110,7 @@ class GraphNode:
     display_name: str = ""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Graph:
     """An FX graph: its nodes in order, and its readable code."""
 
@@ -118,7 +118,7 @@ class Graph:
     code: str = ""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class FusedNode:
     """A scheduler node after fusion: what Inductor turned into (part of) one kernel call.
 
@@ -145,7 +145,7 @@ class FusedNode:
     user_stack: list[list[Frame]] = field(default_factory=list)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Cost:
     """What one call of a kernel moves and computes; each number is null when unknown.
 
@@ -160,7 +160,7 @@ class Cost:
     source: str = ""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class DeviceInfo:
     """The hardware a profile ran on and its peaks: ``peak_gbps`` (memory bandwidth, GB/s) and
     ``peak_tflops`` by dtype (``fp32``, ``tf32``, ``bf16``, ``fp16``); ``source`` names the datasheet or the
@@ -172,7 +172,7 @@ class DeviceInfo:
     source: str = ""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Kernel:
     """A generated kernel, or a call to an extern one (``language == "extern"``).
 
@@ -203,7 +203,7 @@ class Kernel:
     cost: Optional[Cost] = None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class FusionDecision:
     """Inductor considered fusing ``node1`` with ``node2`` and refused, for ``reason``.
 
@@ -219,7 +219,7 @@ class FusionDecision:
     fused2: Optional[str] = None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Compile:
     """One Inductor graph compilation.
 
@@ -266,7 +266,7 @@ class Compile:
         raise KeyError(f"no fused node {name!r} in compile {self.id!r}")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class GraphBreak:
     """Dynamo stopped tracing here and split the function into several compiled frames."""
 
@@ -274,7 +274,7 @@ class GraphBreak:
     user_stack: list[Frame] = field(default_factory=list)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class CompileCall:
     """A call of ``torch.compile`` seen during the capture: it only wraps the function."""
 
@@ -284,7 +284,7 @@ class CompileCall:
     time_us: Optional[float] = None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Diagnostic:
     """Something the report could not show, or something torch did that the user should know.
 
@@ -342,7 +342,7 @@ DIAGNOSTIC_CODES = {
 }
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class SourceFile:
     """The text of a file that appears in a user stack (``file`` exactly as ``Frame.file``).
 
@@ -354,7 +354,7 @@ class SourceFile:
     note: str = ""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Report:
     """Everything one capture recorded. See ``docs/report-schema.md``."""
 
@@ -451,7 +451,7 @@ class Report:
             data = _intern.expand(data)
         except (KeyError, IndexError, TypeError, ValueError) as e:
             raise ReportError(f"report: its interned tables are damaged ({type(e).__name__}: {e})") from None
-        report = _from_plain(cls, data, "report")
+        report = _build(cls, data)
         if version < 2:
             from ._finish import upgrade_v1
 
@@ -565,6 +565,17 @@ def _hints(cls) -> dict:
     if cls not in _HINTS:
         _HINTS[cls] = typing.get_type_hints(cls)
     return _HINTS[cls]
+
+
+def _build(tp: Any, data: dict) -> Any:
+    """``tp`` from plain data: the fast builders (``_model_build``), and where they refuse the data, the
+    walk below, which names the field that is wrong."""
+    from ._model_build import Builder
+
+    try:
+        return Builder().build(tp, data)
+    except (TypeError, KeyError, AttributeError, ValueError):
+        return _from_plain(tp, data, "report")
 
 
 def _from_plain_fields(tp: Any, value: dict, where: str) -> Any:

@@ -31,15 +31,17 @@ import tempfile
 import zlib
 from typing import Any, Optional, Union
 
-from ._report_check import MAX_DEPTH, PROFILE_NUMBERS, _gc_paused, _json_type, validate
-from .model import SCHEMA_VERSION, Report, ReportError
+from . import _report_stream
+from ._report_check import MAX_DEPTH, PROFILE_NUMBERS, PartsCheck, _gc_paused, _json_type, validate
+from ._report_stream import NotInLayout
+from .model import SCHEMA_VERSION, Compile, Report, ReportError
 
 try:  # 5-10x faster parsing and writing of large reports; the stdlib is the fallback
     import orjson
 except ImportError:  # pragma: no cover - orjson is a dependency
     orjson = None
 
-__all__ = ["load", "load_data", "save_json", "dumps", "atomic_write", "validate", "escape_surrogates",
+__all__ = ["load", "load_data", "read_parts", "save_json", "dumps", "encode", "atomic_write", "validate", "escape_surrogates",
            "check_writable", "same_file", "MAX_DEPTH", "PROFILE_NUMBERS"]
 
 
@@ -208,9 +210,19 @@ def dumps(report: Union[Report, dict], *, trusted: bool = False) -> bytes:
 
     data = report if (trusted and isinstance(report, dict)) else _intern.compact(to_plain(report)) \
         if isinstance(report, Report) else _clean_plain(report)
+    return encode(data)
+
+
+def encode(data: dict) -> bytes:
+    """Plain, writable report data as JSON bytes, one compile per line (the layout that :func:`load` and
+    ``inductor-lens show`` read one compile at a time; see :mod:`inductor_lens._report_stream`)."""
+    return _report_stream.encode(data, _dump)
+
+
+def _dump(value: Any) -> bytes:
     if orjson is not None:
-        return orjson.dumps(data)
-    return json.dumps(data, ensure_ascii=False, allow_nan=False).encode("utf-8")
+        return orjson.dumps(value)
+    return json.dumps(value, ensure_ascii=False, allow_nan=False).encode("utf-8")
 
 
 def _clean_plain(data: dict) -> dict:
@@ -239,19 +251,39 @@ def save_json(report: Union[Report, dict], path: PathLike) -> str:
 def load(source: Union[PathLike, bytes, dict], *, name: Optional[str] = None) -> Report:
     """A report from a path, JSON text, bytes or a parsed dict; :class:`ReportError` on any problem.
 
-    ``name`` is how errors call the source (default: the path, or ``"report"``).
+    ``name`` is how errors call the source (default: the path, or ``"report"``). A file in the line layout
+    (what the lens writes) is parsed, checked and built one compile at a time; other files are parsed whole.
     """
-    data, name = load_data(source, name=name)
+    name = name or (os.fspath(source) if isinstance(source, (str, os.PathLike)) and not _is_json_text(source)
+                    else "report")
     try:
-        with _gc_paused():
-            report = Report.from_dict(data)
-    except ReportError as e:
-        raise ReportError(f"{name}: {e}") from None
+        return read_parts(source, name, _build)
+    except ReportError:
+        raise
     except (TypeError, ValueError, KeyError, AttributeError, RecursionError) as e:
         raise ReportError(f"{name}: not a readable report ({type(e).__name__}: {e})") from None
-    if data.get("schema_version") != SCHEMA_VERSION:  # converted from an older schema: check what it became
+
+
+def _build(parts: "Parts") -> Report:
+    from ._model_build import Builder
+
+    name = parts.name
+    _check_version(parts.head, name)
+    if parts.head["schema_version"] != SCHEMA_VERSION:  # an older schema: the model converts it, then check
+        data = parts.whole()
+        try:
+            with _gc_paused():
+                report = Report.from_dict(data)
+        except ReportError as e:
+            raise ReportError(f"{name}: {e}") from None
         validate(to_plain(report), name)
-    return report
+        return report
+    builder, compiles = Builder(), []
+    with _gc_paused():
+        for c in parts.checked():
+            compiles.append(builder.build(Compile, c))
+        report = builder.build(Report, dict(parts.head_expanded, compiles=[]))
+    return dataclasses.replace(report, compiles=compiles)
 
 
 def load_data(source: Union[PathLike, bytes, dict], *, name: Optional[str] = None) -> tuple[dict, str]:
@@ -270,10 +302,135 @@ def load_data(source: Union[PathLike, bytes, dict], *, name: Optional[str] = Non
     return data, name
 
 
+class Parts:
+    """A report read as its top-level fields (``head``) and then its compiles, one at a time.
+
+    ``compiles`` yields the compiles as written (compact); :meth:`checked` yields them expanded and
+    type-checked, after checking the top-level fields (``head_expanded``), with the errors :func:`check`
+    gives for the whole report. ``layout``: whether the file was read line by line (else it was parsed
+    whole); ``pristine``: whether the data is exactly the file's JSON (no NaN or lone surrogate fixed).
+    """
+
+    def __init__(self, head: dict, compiles, name: str, pristine: bool, layout: bool) -> None:
+        self.head, self.compiles, self.name, self.pristine, self.layout = head, compiles, name, pristine, layout
+        self.head_expanded = head
+        self._expander = None
+
+    def check_version(self) -> None:
+        """``ReportError`` unless ``schema_version`` is one this version reads."""
+        _check_version(self.head, self.name)
+
+    def whole(self) -> dict:
+        """The whole report data (every compile read now)."""
+        return dict(self.head, compiles=list(self.compiles))
+
+    def checked(self):
+        """The compiles, expanded and checked (the current schema only)."""
+        from . import _intern
+
+        _check_version(self.head, self.name)
+        head = self.head
+        try:
+            if "interned" in head:
+                self._expander = _intern.Expander(head["interned"])
+                self.head_expanded = self._expander.value({k: v for k, v in head.items() if k != "interned"})
+        except _DAMAGE as e:
+            raise self._damaged(e) from None
+        parts = PartsCheck(self.head_expanded, self.name)
+        for i, c in enumerate(self.compiles):
+            if self._expander is not None:
+                try:
+                    c = self._expander.value(c)
+                except _DAMAGE as e:
+                    raise self._damaged(e) from None
+            parts.compile(i, c)
+            yield c
+        parts.finish()
+
+    def _damaged(self, e: Exception) -> ReportError:
+        return ReportError(f"{self.name}: its interned tables are damaged ({type(e).__name__}: {e})")
+
+
+_DAMAGE = (KeyError, IndexError, TypeError, ValueError, AttributeError)
+
+
+def read_parts(source: Union[PathLike, bytes, dict], name: str, use, feed=None):
+    """``use(parts)`` for the report in ``source`` (a :class:`Parts`), and its result.
+
+    A file in the line layout is read line by line; where it is not (or stops being) in that layout,
+    ``use`` is called again on the whole parsed file (so ``use`` must not keep anything from a first
+    call that raised). ``feed``, if given, is a function that returns a new byte sink for each attempt:
+    every byte of the report's JSON (unpacked if gzip'd) goes to it, in order.
+    """
+    if not isinstance(source, dict):
+        f = _open(source, name)
+        try:
+            try:
+                head, compiles = _report_stream.read_layout(_report_stream.open_binary(f), feed and feed())
+                if not isinstance(head.get("schema_version"), int):  # let the whole-file reader word it
+                    raise NotInLayout("no schema_version")
+                return use(Parts(head, compiles, name, True, True))
+            except NotInLayout:
+                pass
+        finally:
+            f.close()
+    return use(_whole_parts(source, name, feed and feed()))
+
+
+def _whole_parts(source, name: str, sink) -> Parts:
+    if isinstance(source, dict):
+        data, pristine = _clean_plain(source), False
+    else:
+        raw = _gunzip(_read(source, name)[0], name)
+        if sink is not None:
+            sink(raw)
+        data, pristine = parse(raw, name)
+        del raw
+    _check_version(data, name)
+    compiles = data.get("compiles")
+    if type(compiles) is not list:
+        return Parts(data, iter(()), name, pristine, False)
+    head = {k: v for k, v in data.items() if k != "compiles"}
+    del data
+
+    def each():  # hand each compile over and let go of it, so that its memory can be reused
+        for i in range(len(compiles)):
+            c, compiles[i] = compiles[i], None
+            yield c
+    return Parts(head, each(), name, pristine, False)
+
+
+def _is_json_text(source) -> bool:
+    return isinstance(source, str) and source.lstrip().startswith(("{", "["))
+
+
+def _open(source, name: str):
+    """A binary file object over ``source`` (a path, bytes or JSON text); ``ReportError`` if unreadable."""
+    import io
+
+    if isinstance(source, bytes):
+        return io.BytesIO(source)
+    if _is_json_text(source):
+        return io.BytesIO(source.encode("utf-8", "surrogatepass"))
+    if not isinstance(source, (str, os.PathLike)):
+        raise ReportError(f"cannot load a report from a {type(source).__name__} (pass a path, JSON text, "
+                          f"bytes or a dict)")
+    path = os.fspath(source)
+    if os.path.isdir(path):
+        raise ReportError(f"{name}: is a directory, not a report file")
+    try:
+        return open(path, "rb")
+    except FileNotFoundError:
+        raise ReportNotFoundError(f"{name}: no such file (no report at {path!r}; pass a path to a .json or "
+                                  f".json.gz report, or JSON text)") from None
+    except OSError as e:
+        raise ReportError(f"{name}: cannot be read ({e.strerror or e})") from None
+
+
 def _read(source, name: Optional[str]) -> tuple[bytes, str]:
     if isinstance(source, bytes):
         return source, name or "report"
-    if isinstance(source, str) and source.lstrip().startswith(("{", "[")):
+    if _is_json_text(source):
         return source.encode("utf-8", "surrogatepass"), name or "report"
     if not isinstance(source, (str, os.PathLike)):
         raise ReportError(f"cannot load a report from a {type(source).__name__} (pass a path, JSON text, "

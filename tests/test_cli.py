@@ -296,3 +296,25 @@ def test_undecodable_argument_never_costs_the_old_report(inproc, workdir):
     assert status == 1 and "nothing compiled" in err  # (the script compiles nothing with --nocompile)
     report = inductor_lens.load(workdir / "old.json")
     assert report.title == "script.py --nocompile \\udcff"
+
+
+def test_show_streams_a_report_in_the_line_layout_and_parses_others_whole(inproc, workdir):
+    """The page embeds the report file's own JSON whether it was read compile by compile (the lens's line
+    layout) or whole (a file in one line), and says the same counts."""
+    import base64
+    import gzip
+    import re
+
+    from tests.test_report_io import _three_compiles
+
+    r = _three_compiles()
+    r.save_json(workdir / "lines.json")
+    (workdir / "one.json").write_text(json.dumps(r.to_dict(compact=True)))
+    assert (workdir / "lines.json").read_text().count("\n") == 5
+    for name in ("lines", "one"):
+        status, _, err = inproc("show", f"{name}.json")
+        assert status == 0, err
+        page = (workdir / f"{name}.html").read_text(encoding="utf-8")
+        blob = re.search(r'id="il-report">([^<]*)<', page).group(1)
+        assert gzip.decompress(base64.b64decode(blob)) == (workdir / f"{name}.json").read_bytes()
+        assert "3 compile(s), 3 kernel(s), 0 graph break(s)" in page

@@ -9,7 +9,7 @@ import os
 import pytest
 
 import inductor_lens
-from inductor_lens import report_io
+from inductor_lens import _report_stream, report_io
 from inductor_lens.model import Frame, Kernel, Compile, Report, ReportError, Trigger
 from tests._synthetic_report import hostile_report
 
@@ -225,3 +225,116 @@ def test_a_valid_report_still_loads_and_a_parsed_dict_is_not_changed():
     before = json.dumps(d)
     r = inductor_lens.load(d)
     assert r.title == "t\\ud800" and json.dumps(d) == before
+
+
+# -- the line layout: one compile per line, read one at a time ------------------------------------
+
+def _three_compiles() -> Report:
+    """Three distinct compiles sharing one stack frame (so the written form interns it)."""
+    shared = Frame(file="model.py", line=3, function="forward", code="return x.sin()")
+    compiles = []
+    for i in range(3):
+        k = Kernel(name=f"cpp_fused_sin_{i}", language="cpp", source=f"void k{i}() {{}}\n" * 12,
+                   user_stack=[[shared, Frame(file="model.py", line=10 + i, function="f")]])
+        compiles.append(Compile(id=f"{i}/0 inference", compile_id=f"{i}/0", graph_kind="inference",
+                                trigger=Trigger(kind="first_call", reason="", user_stack=[shared]), kernels=[k],
+                                output_code=f"# compile {i}\n" * 20))
+    return Report(torch_version="2.13.0", device="cpu", compiles=compiles)
+
+
+def _read_by_lines(path) -> bool:
+    """Whether every compile of ``path`` was read from its own line (else the file was parsed whole)."""
+    return report_io.read_parts(path, str(path), lambda parts: (list(parts.compiles), parts.layout)[1])
+
+
+def test_the_writer_puts_each_compile_on_its_own_line_and_reads_it_back_exactly(tmp_path):
+    from inductor_lens import _intern
+
+    r = _three_compiles()
+    raw = report_io.dumps(r)
+    written = _intern.compact(r.to_dict())
+    lines = raw.decode().split("\n")
+    assert lines[0].endswith('"compiles":[') and lines[-2:] == ["]}", ""]
+    assert len(lines) == 1 + 3 + 2
+    for i, line in enumerate(lines[1:4]):  # each compile whole on its line, a comma after all but the last
+        assert line.endswith(",") == (i < 2)
+        assert json.loads(line.rstrip(",")) == written["compiles"][i]
+    assert json.loads(raw) == written  # still one ordinary JSON document
+    head = json.loads(lines[0][: -len('"compiles":[')].rstrip(",") + "}")
+    assert head["interned"] == written["interned"]  # the tables come before any compile
+    for path, data in ((tmp_path / "r.json", raw), (tmp_path / "r.json.gz", gzip.compress(raw))):
+        path.write_bytes(data)
+        assert _read_by_lines(path) is True
+        assert inductor_lens.load(path) == r
+
+
+def test_a_file_not_in_the_line_layout_is_read_whole_and_loads_the_same(tmp_path):
+    r = _three_compiles()
+    one_line = json.dumps(r.to_dict(compact=True)).encode()  # written by an older lens: one line
+    expanded = json.dumps(r.to_dict(), indent=1).encode()     # by another tool: expanded, indented
+    lines = report_io.dumps(r).split(b"\n")
+    joined = b"\n".join(lines[:2] + [lines[2] + lines[3]] + lines[4:])  # two compiles on one line
+    nan = report_io.dumps(r).replace(b'"device":"cpu"', b'"device":"cpu","x":NaN')  # the first line not JSON
+    late_nan = b"\n".join(lines[:3] + [lines[3].replace(b'"graph_kind"', b'"y":NaN,"graph_kind"')] + lines[4:])
+    for i, data in enumerate((one_line, expanded, joined, nan, late_nan)):
+        path = tmp_path / f"r{i}.json"
+        path.write_bytes(data)
+        assert _read_by_lines(path) is False
+        back = inductor_lens.load(path)
+        assert back.compiles == r.compiles and back.torch_version == "2.13.0", i
+
+
+def test_equal_frames_are_one_object_in_a_loaded_report(tmp_path):
+    r = _three_compiles()
+    for data in (report_io.dumps(r), json.dumps(r.to_dict()).encode()):  # compact and expanded files
+        back = inductor_lens.load(data)
+        frames = [c.trigger.user_stack[0] for c in back.compiles] + \
+                 [k.user_stack[0][0] for c in back.compiles for k in c.kernels]
+        assert len(frames) == 6 and all(f is frames[0] for f in frames)
+        assert back == r
+
+
+@pytest.mark.parametrize("where", ["first", "last"])
+def test_the_per_compile_check_reports_what_the_whole_check_reports(tmp_path, where):
+    """Every typed bad input, written in the line layout and read compile by compile, fails with the very
+    message that checking the whole parsed report gives."""
+    tried = 0
+    for name, path, words in _bad_inputs(tmp_path):
+        if not str(path).endswith(".json") or not path.is_file():
+            continue
+        try:
+            d = json.loads(path.read_bytes())
+        except (ValueError, RecursionError):
+            continue
+        if not isinstance(d, dict) or not isinstance(d.get("compiles"), list) or d.get("schema_version") != 2:
+            continue
+        good = _valid_dict()["compiles"][0]
+        d["compiles"] = [good, *d["compiles"]] if where == "last" else [*d["compiles"], good]
+        with pytest.raises(ReportError) as whole:
+            report_io.check(d, "r.json")
+        laid = tmp_path / f"laid-{name}"
+        laid.write_bytes(_report_stream.encode(d, lambda v: json.dumps(v).encode()))  # orjson stops at depth 255
+        with pytest.raises(ReportError) as parts:
+            report_io.load(laid, name="r.json")
+        assert str(parts.value) == str(whole.value), name
+        tried += _read_by_lines(laid)
+    assert tried >= 8  # each typed bad input inside a compile or before them
+
+
+def test_a_compile_error_comes_before_an_error_in_a_later_field_as_in_the_whole_check(tmp_path):
+    d = _valid_dict()
+    d["compiles"][0]["kernels"][0]["name"] = 3
+    d["title"] = 5  # after "compiles" among Report's fields: the whole check meets the compile first
+    d["device"] = "cpu"
+    path = tmp_path / "two.json"
+    path.write_bytes(report_io.encode(d))
+    with pytest.raises(ReportError, match=r"compiles\[0\]\.kernels\[0\]\.name: expected a string"):
+        inductor_lens.load(path)
+    d["compiles"][0]["kernels"][0]["name"] = "k"
+    path.write_bytes(report_io.encode(d))
+    with pytest.raises(ReportError, match=r"two.json: title: expected a string, got a number"):
+        inductor_lens.load(path)
+    d["device"] = True  # before "compiles": found before any compile is read
+    path.write_bytes(report_io.encode(d))
+    with pytest.raises(ReportError, match=r"device: expected a string"):
+        inductor_lens.load(path)

@@ -1,0 +1,136 @@
+"""Building the model's dataclasses from plain data that the typed check has already accepted.
+
+``Report.from_dict`` used to walk the data with one generic function that asked ``typing`` about every
+value; here each dataclass gets a builder made once from its type hints (the way ``_report_check`` makes
+its checkers), so building is a few dict lookups and one constructor call per object. Equal frames are
+made once and shared (a report repeats the same stacks on every FX node of a line, on every kernel of a
+compile): the memory of a loaded report follows its distinct frames, not its references to them.
+
+The data should have passed the typed check (``report_io.check`` / ``validate``): a value of the wrong
+kind raises ``TypeError`` here without a path, and ``Report.from_dict`` then builds the slow way, which
+names the field. Lists and dicts are copied, so the report never shares a container with the data.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import types
+import typing
+from typing import Any, Union
+
+from .model import Diagnostic, Frame, _hints
+
+_BUILDERS: dict = {}
+
+
+class Builder:
+    """Builds dataclasses of the model from checked plain data; one per report (it holds the shared frames)."""
+
+    def __init__(self) -> None:
+        self.frames: dict[tuple, Frame] = {}
+        self.words: dict[str, str] = {}
+
+    def word(self, v: str) -> str:
+        """``v``, the one copy of it this report holds when short (names, ops, dtypes, module paths repeat
+        on every node of every compile; a parser makes a new string each time)."""
+        if type(v) is not str:
+            raise TypeError(f"expected a string, got {type(v).__name__}")
+        return self.words.setdefault(v, v) if len(v) < 80 else v
+
+    def words_of(self, v: list) -> list:
+        return [self.word(x) for x in _list(v)]
+
+    def frame(self, v: dict) -> Frame:
+        key = (v["file"], v["line"], v["function"], v.get("code", ""), v.get("stage", ""))
+        fr = self.frames.get(key)
+        if fr is None:
+            fr = self.frames[key] = Frame(*key)
+        return fr
+
+    def build(self, tp: Any, v: Any) -> Any:
+        """``tp`` (a dataclass of the model) from ``v``; ``TypeError``/``KeyError`` if ``v`` does not fit."""
+        return _builder(tp)(self, v)
+
+
+def _builder(tp: Any):
+    b = _BUILDERS.get(tp)
+    if b is None:
+        _BUILDERS[tp] = lambda self, v: _BUILDERS[tp](self, v)  # recursion guard
+        b = _BUILDERS[tp] = _make(tp)
+    return b
+
+
+def _make(tp: Any):
+    if tp is Frame:
+        return lambda self, v: self.frame(_dict(v))
+    if tp is Diagnostic:  # also reads version-1 strings
+        return lambda self, v: Diagnostic.from_plain(v)
+    if dataclasses.is_dataclass(tp):
+        return _dataclass_builder(tp)
+    origin = typing.get_origin(tp)
+    if origin in (Union, getattr(types, "UnionType", Union)):
+        args = [a for a in typing.get_args(tp) if a is not type(None)]
+        if len(args) == 1 and _needs_build(args[0]):
+            inner = _builder(args[0])
+            return lambda self, v: None if v is None else inner(self, v)
+        return None
+    if origin is list:
+        (item,) = typing.get_args(tp) or (Any,)
+        if _needs_build(item):
+            inner = _builder(item)
+            return lambda self, v: [inner(self, x) for x in _list(v)]
+        return lambda self, v: list(_list(v))
+    if origin is dict:
+        args = typing.get_args(tp)
+        if len(args) == 2 and _needs_build(args[1]):
+            inner = _builder(args[1])
+            return lambda self, v: {k: inner(self, x) for k, x in _dict(v).items()}
+        return lambda self, v: dict(_dict(v))
+    return None  # a plain value (str, int, float, bool, Any): used as it is
+
+
+def _needs_build(tp: Any) -> bool:
+    if dataclasses.is_dataclass(tp):
+        return True
+    return any(_needs_build(a) for a in typing.get_args(tp))
+
+
+def _dataclass_builder(tp):
+    hints = _hints(tp)
+    fields = []
+    for f in dataclasses.fields(tp):
+        required = f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
+        hint = hints[f.name]
+        if hint is str:
+            b = Builder.word
+        elif hint == list[str]:
+            b = Builder.words_of
+        elif _needs_build(hint) or typing.get_origin(hint) in (list, dict):
+            b = _make(hint)
+        else:
+            b = None
+        fields.append((f.name, required, b))
+
+    def build(self, v):
+        kwargs = {}
+        _dict(v)
+        for name, required, b in fields:
+            if name in v:
+                x = v[name]
+                kwargs[name] = x if b is None or x is None else b(self, x)
+            elif required:
+                raise KeyError(f"missing field {name!r} of {tp.__name__}")
+        return tp(**kwargs)
+    return build
+
+
+def _list(v: Any) -> list:
+    if type(v) is not list:
+        raise TypeError(f"expected a list, got {type(v).__name__}")
+    return v
+
+
+def _dict(v: Any) -> dict:
+    if type(v) is not dict:
+        raise TypeError(f"expected an object, got {type(v).__name__}")
+    return v
