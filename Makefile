@@ -7,6 +7,10 @@ BIN := $(VENV)/bin
 TORCH ?= torch==2.13.0
 STAMP := $(VENV)/.installed
 PYTEST := $(BIN)/python -m pytest
+# the suite runs on every core (pytest-xdist); the tests of a file stay on one worker, so its module-scoped captures
+# and servers are made once (tests/conftest.py: groups, heaviest first). JOBS=1 for a serial run
+JOBS ?= auto
+XDIST := -n $(JOBS) --dist loadfile
 
 .PHONY: demo test test-fast test-wheel test-torch dist bundle install clean bench
 
@@ -28,11 +32,11 @@ demo: install
 
 # the whole suite but the wheel test (see test-wheel); --durations names the slowest tests
 test: install
-	$(PYTEST) -m "not wheel" --durations=15 $(PYTEST_ARGS)
+	$(PYTEST) -m "not wheel" $(XDIST) --durations=15 $(PYTEST_ARGS)
 
 # the inner loop: no browser, no notebook kernel, no subprocess CLI runs, no packaging (about a minute)
 test-fast: install
-	$(PYTEST) -m "not browser and not kernel and not slow and not wheel" $(PYTEST_ARGS)
+	$(PYTEST) -m "not browser and not kernel and not slow and not wheel" $(XDIST) $(PYTEST_ARGS)
 
 # sdist -> wheel without node -> a fresh venv with only torch -> demo, a magic cell and the export
 test-wheel: install

@@ -3,6 +3,12 @@
 JupyterLab server) live in ``tests/_browser_fixtures.py``. Neither module imports torch or playwright at
 collection: a test that needs no compile (model, JS, recorded GPU reports) never loads them.
 
+Parallel runs (``make test``: pytest-xdist): every test of a file goes to the same worker (its
+module-scoped captures and servers are made once), except the files in ``INDEPENDENT``, whose tests share
+nothing and are spread one by one (``pytest_xdist_make_scheduler`` below); files start heaviest first
+(``WEIGHT``: seconds measured on the 2-core machine), so that no worker is left alone with a long file at
+the end.
+
 Markers (pyproject.toml) select layers: ``make test-fast`` runs ``-m "not browser and not kernel and not
 slow and not wheel"``. The markers that follow from a fixture are added here, so a test cannot use a
 compile, a kernel or a browser without carrying its marker.
@@ -16,6 +22,15 @@ FIXTURE_MARKERS = {"kernel": "kernel", "chromium_browser": "browser", "offline_p
                    "jupyter_lab": "browser"}
 
 
+# files whose tests need nothing from each other (no module fixture): spread test by test
+INDEPENDENT = {"test_notebooks.py", "test_observer.py", "test_aot_cpp.py", "test_inspect.py"}
+# rough seconds per file (or per test of an INDEPENDENT file), the order files are handed to workers
+WEIGHT = {"test_torchrun.py": 80, "test_cli.py": 60, "test_notebooks.py": 20, "test_magic.py": 40,
+          "test_diff.py": 38, "test_perf.py": 35, "test_capture.py": 28, "test_trace_import.py": 22,
+          "test_magic_browser.py": 22, "test_marimo.py": 21, "test_cells_kernel.py": 15, "test_aot_cpp.py": 12,
+          "test_observer.py": 6, "test_inspect.py": 6, "test_widget_browser.py": 9, "test_concurrent.py": 8}
+
+
 @pytest.hookimpl(tryfirst=True)  # before `-m` deselects
 def pytest_collection_modifyitems(config, items):
     capture = config.pluginmanager.get_plugin("tests._capture_fixtures")
@@ -23,3 +38,17 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         for name in set(getattr(item, "fixturenames", ())) & markers.keys():
             item.add_marker(getattr(pytest.mark, markers[name]))
+    items.sort(key=lambda item: -WEIGHT.get(item.path.name, 1))  # stable: a file's own order is kept
+
+
+def pytest_xdist_make_scheduler(config, log):
+    """xdist's scheduler by scope, the scope being the file, or the test itself in an INDEPENDENT file. Scopes
+    go to workers in collection order (heaviest first, above)."""
+    from xdist.scheduler import LoadScopeScheduling
+
+    class FileOrTestScheduling(LoadScopeScheduling):
+        def _split_scope(self, nodeid):
+            file = nodeid.split("::", 1)[0]
+            return nodeid if file.rsplit("/", 1)[-1] in INDEPENDENT else file
+
+    return FileOrTestScheduling(config, log)
