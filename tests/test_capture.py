@@ -313,3 +313,22 @@ def test_a_compiled_container_module_is_named_forward_not_a_torch_wrapper():
         torch.compile(m)(torch.randn(2, 4))
     (c,) = cap.report.compiles
     assert c.frame.startswith("forward") and c.trigger.reason.startswith("first call of forward():")
+
+
+def test_a_dynamo_reset_inside_the_capture_keeps_the_timing_of_later_compiles():
+    """torch._dynamo.reset() clears dynamo's compile callbacks; a user's reset inside a capture (a notebook
+    cell often starts with one) must not cut the phases and trigger of the compiles after it."""
+    from torch._dynamo.callback import callback_handler
+
+    def mine(args):  # the user's own callback: reset clears it, as reset means
+        pass
+
+    with inductor_lens.capture() as cap:
+        torch.compile(models.sin_cos)(torch.randn(8))
+        callback_handler.register_start_callback(mine)
+        torch._dynamo.reset()
+        assert mine not in callback_handler.start_callbacks
+        torch.compile(models.with_graph_break)(torch.randn(8))
+    assert len(cap.report.compiles) >= 2
+    for c in cap.report.compiles:
+        assert c.phases and c.trigger.user_stack, c.id

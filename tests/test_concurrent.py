@@ -24,7 +24,7 @@ def _state():
         "functions": (torch.compile, debug.log_ir_pre_fusion, debug.log_ir_post_fusion,
                       debug.set_kernel_post_grad_provenance_tracing, cpp.set_kernel_post_grad_provenance_tracing,
                       cfx.compile_fx, GraphLowering.__dict__["save_output_code"], GraphLowering.compile_to_module,
-                      WhyNoFuse.__call__),
+                      WhyNoFuse.__call__, torch._dynamo.reset),
         "caches": (torch._inductor.config.fx_graph_cache, torch._functorch.config.enable_autograd_cache,
                    torch._inductor.config.force_disable_caches),
         "warning_filters": list(warnings.filters),
@@ -99,3 +99,28 @@ def test_two_threads_each_get_only_their_own_compile():
     assert [c.frame for c in reports["sin"].compiles] == ["sin_cos"]
     assert reports["mlp"].compiles and all(c.frame.startswith("forward") for c in reports["mlp"].compiles)
     assert not any("sin" in k.name for k in reports["mlp"].kernels)
+
+
+def test_a_compile_on_a_thread_without_a_capture_is_not_hidden_by_a_cache_hit():
+    """On a GPU the lazy backward compiles on the autograd engine's device thread, which no capture entered;
+    torch's config is per thread, so the caches the capture turned off are still on there, and an FX-graph
+    cache hit (a graph compiled before, in this process or an earlier one) would skip fusion and codegen.
+    Here a plain thread compiles a function whose graph is already in the FX-graph cache while a capture is
+    active on the main thread: the compile must be whole, and the thread's cache flags come back after."""
+    import torch._inductor.config as inductor_config
+
+    flags = []
+
+    def compile_in_a_thread():
+        torch.compile(models.sin_cos)(torch.randn(24))
+        flags.append(inductor_config.fx_graph_cache)
+
+    torch._dynamo.reset()
+    torch.compile(models.sin_cos)(torch.randn(24))  # the FX-graph cache now holds this graph
+    with inductor_lens.capture() as cap:  # resets dynamo: the thread's call compiles again
+        t = threading.Thread(target=compile_in_a_thread)
+        t.start()
+        t.join()
+    (compiled,) = cap.report.compiles
+    assert compiled.kernels and compiled.fused_nodes and compiled.output_code
+    assert flags == [True]  # the thread's own setting, restored after its compile

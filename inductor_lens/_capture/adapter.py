@@ -88,6 +88,7 @@ class _Registry:
         self.active: dict[int, list["Hooks"]] = {}
         self.install_diagnostics: list[tuple[str, str, str]] = []
         self.caches_prior: dict[int, Any] = {}   # thread -> its cache flags before its first capture
+        self.foreign: dict[int, list] = {}       # thread with no capture -> [compiles in progress, its flags]
 
     def sinks(self) -> list["Hooks"]:
         """The captures a record seen on this thread belongs to: those active on this thread; on a thread
@@ -116,6 +117,28 @@ class _Registry:
             if hooks.thread not in self.active:
                 self.caches_prior[hooks.thread] = _caches_off(hooks)
             self.active.setdefault(hooks.thread, []).append(hooks)
+
+    def foreign_compile(self, starting: bool) -> None:
+        """A compile starting (or ending) on a thread that no capture entered while captures are active: on a
+        GPU the autograd engine's device thread compiles the lazy backward. torch's config is per thread, so
+        that thread's caches are still on and an FX-graph cache hit would hide the backward's fusion: turn
+        them off there for the compile (dynamo's compile callbacks bracket it), and back on after."""
+        tid = threading.get_ident()
+        with self.lock:
+            if tid in self.active:
+                return
+            entry = self.foreign.get(tid)
+            if starting and self.active:
+                if entry is None:
+                    any_hooks = next(h for hooks in self.active.values() for h in hooks)
+                    self.foreign[tid] = [1, _caches_off(any_hooks)]
+                else:
+                    entry[0] += 1
+            elif not starting and entry is not None:
+                entry[0] -= 1
+                if entry[0] <= 0:
+                    del self.foreign[tid]
+                    _caches_restore(entry[1])
 
     def release(self, hooks: "Hooks") -> None:
         with self.lock:
@@ -551,17 +574,37 @@ def _install_callbacks(stack: contextlib.ExitStack) -> None:
                 break
 
     def start(args: Any) -> None:
+        _REGISTRY.foreign_compile(starting=True)
         if _REGISTRY.sinks():
             frames = frames_of(traceback.extract_stack(sys._getframe(1)))
             _each("timing a compile", on_start, args, frames)
 
     def end(args: Any) -> None:
         _each("timing a compile", on_end, args)
+        _REGISTRY.foreign_compile(starting=False)
 
     callback_handler.register_start_callback(start)
     stack.callback(_remove_callback, callback_handler.start_callbacks, start)
     callback_handler.register_end_callback(end)
     stack.callback(_remove_callback, callback_handler.end_callbacks, end)
+
+    # torch._dynamo.reset() clears every compile callback: a user's reset inside a capture (common in notebook
+    # cells) would cut the timing and the trigger of every later compile. Ours are put back; the user's own
+    # callbacks are cleared, as reset means.
+    import torch._dynamo as dynamo
+
+    original_reset = dynamo.reset
+
+    @functools.wraps(original_reset)
+    def reset(*args: Any, **kwargs: Any) -> Any:
+        out = original_reset(*args, **kwargs)
+        if start not in callback_handler.start_callbacks:
+            callback_handler.register_start_callback(start)
+        if end not in callback_handler.end_callbacks:
+            callback_handler.register_end_callback(end)
+        return out
+
+    patch_attr(stack, dynamo, "reset", reset)
 
 
 def _remove_callback(callbacks: list, cb: Callable) -> None:
