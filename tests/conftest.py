@@ -41,6 +41,7 @@ def pytest_collection_modifyitems(config, items):
     items.sort(key=lambda item: -WEIGHT.get(item.path.name, 1))  # stable: a file's own order is kept
 
 
+@pytest.hookimpl(optionalhook=True)  # a hook of pytest-xdist: without it (a plain pytest run) never called
 def pytest_xdist_make_scheduler(config, log):
     """xdist's scheduler by scope, the scope being the file, or the test itself in an INDEPENDENT file. Scopes
     go to workers in collection order (heaviest first, above)."""
