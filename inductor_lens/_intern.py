@@ -96,7 +96,9 @@ def expand(data: dict) -> dict:
 class Expander:
     """Expands parts of a written report with its ``interned`` tables, e.g. one compile at a time.
 
-    Each interned frame becomes one dict, shared by every stack that holds it (a stack is a new list).
+    Each interned frame becomes one dict and each interned stack one list, handed out to every place that
+    refers to it (``{"@s": 3}`` twice gives the same list twice): the reader checks and builds each of them
+    once (:attr:`shared` names them), and must not change them. A text is a new string, joined from its lines.
     Damaged tables or references raise ``KeyError``, ``IndexError``, ``TypeError`` or ``ValueError``.
     """
 
@@ -105,17 +107,23 @@ class Expander:
         frames = [{"file": files[f], "line": ln, "function": fn, "code": code, "stage": stage,
                    "is_user": stage == "user"} for f, ln, fn, code, stage in tables["frames"]]
         self.stacks = [[frames[i] for i in ids] for ids in tables["stacks"]]
+        #: ``id()`` of every interned stack list (alive as long as this expander, so the ids are unique).
+        self.shared = frozenset(map(id, self.stacks))
 
     def value(self, v: Any) -> Any:
-        """``v`` with every ``{"@s": i}`` and ``{"@g": [...]}`` inside it expanded (a new value)."""
+        """``v`` with every ``{"@s": i}`` and ``{"@g": [...]}`` inside it expanded (a new value, but for the
+        shared stacks)."""
         if isinstance(v, list):
-            return [self.value(x) for x in v]
+            return [self.value(x) if isinstance(x, _CONTAINERS) else x for x in v]
         if isinstance(v, dict):
             if len(v) == 1:
                 if "@s" in v:
-                    return list(self.stacks[v["@s"]])
+                    return self.stacks[v["@s"]]
                 if "@g" in v:
                     lines = self.lines
                     return "\n".join([lines[i] for i in v["@g"]])
-            return {k: self.value(x) for k, x in v.items()}
+            return {k: self.value(x) if isinstance(x, _CONTAINERS) else x for k, x in v.items()}
         return v
+
+
+_CONTAINERS = (list, dict)

@@ -8,7 +8,9 @@ compile): the memory of a loaded report follows its distinct frames, not its ref
 
 The data should have passed the typed check (``report_io.check`` / ``validate``): a value of the wrong
 kind raises ``TypeError`` here without a path, and ``Report.from_dict`` then builds the slow way, which
-names the field. Lists and dicts are copied, so the report never shares a container with the data.
+names the field. Lists and dicts are copied, so the report never shares a container with the data; an
+interned stack (one list that the expander hands to every place naming it) is built once, and its one list
+of frames is shared by those places of the report, as the frames are.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from __future__ import annotations
 import dataclasses
 import types
 import typing
-from typing import Any, Union
+from typing import Any, Optional, Union
 
 from .model import Diagnostic, Frame, _hints
 
@@ -26,9 +28,13 @@ _BUILDERS: dict = {}
 class Builder:
     """Builds dataclasses of the model from checked plain data; one per report (it holds the shared frames)."""
 
-    def __init__(self) -> None:
+    def __init__(self, shared: frozenset = frozenset()) -> None:
         self.frames: dict[tuple, Frame] = {}
         self.words: dict[str, str] = {}
+        #: ``id`` of lists that many places of the data hold (``_intern.Expander.shared``: the interned
+        #: stacks, kept alive by the expander); each is built once and its one list shared by those places.
+        self.shared = shared
+        self.built: dict[int, list] = {}
 
     def word(self, v: str) -> str:
         """``v``, the one copy of it this report holds when short (names, ops, dtypes, module paths repeat
@@ -77,8 +83,7 @@ def _make(tp: Any):
     if origin is list:
         (item,) = typing.get_args(tp) or (Any,)
         if _needs_build(item):
-            inner = _builder(item)
-            return lambda self, v: [inner(self, x) for x in _list(v)]
+            return _list_builder(_builder(item))
         return lambda self, v: list(_list(v))
     if origin is dict:
         args = typing.get_args(tp)
@@ -87,6 +92,17 @@ def _make(tp: Any):
             return lambda self, v: {k: inner(self, x) for k, x in _dict(v).items()}
         return lambda self, v: dict(_dict(v))
     return None  # a plain value (str, int, float, bool, Any): used as it is
+
+
+def _list_builder(inner):
+    def build(self, v):
+        if id(v) in self.shared:
+            out = self.built.get(id(v))
+            if out is None:
+                out = self.built[id(v)] = [inner(self, x) for x in _list(v)]
+            return out
+        return [inner(self, x) for x in _list(v)]
+    return build
 
 
 def _needs_build(tp: Any) -> bool:
@@ -101,7 +117,7 @@ def _dataclass_builder(tp):
     for f in dataclasses.fields(tp):
         required = f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
         hint = hints[f.name]
-        if hint is str:
+        if hint is str or hint == Optional[str]:
             b = Builder.word
         elif hint == list[str]:
             b = Builder.words_of

@@ -8,6 +8,7 @@ type reaches a view. Checkers are made once per dataclass from its type hints; a
 from __future__ import annotations
 
 import dataclasses
+import threading
 import types
 import typing
 from typing import Any, Callable, Union
@@ -57,14 +58,43 @@ class _Invalid(Exception):
         return out
 
 
-def validate(data: dict, name: str = "report") -> None:
+class _Memo(threading.local):
+    """The lists shared by many places of the report being checked in this thread (the interned stacks that
+    ``_intern.Expander`` hands out, named by ``id``: the expander keeps them alive, so the ids are unique), and
+    those of them already found right: each is checked once, where it first appears, so an error has the
+    path it always had."""
+
+    shared: frozenset = frozenset()
+    ok: "set | None" = None
+
+
+_memo = _Memo()
+
+
+class _shared_lists:
+    """Within the block, lists whose ``id`` is in ``shared`` are checked once (``ok``: those found right)."""
+
+    def __init__(self, shared: frozenset, ok: "set | None" = None) -> None:
+        self.shared, self.ok = shared, (ok if ok is not None else set()) if shared else None
+
+    def __enter__(self):
+        self.was = (_memo.shared, _memo.ok)
+        _memo.shared, _memo.ok = self.shared, self.ok
+
+    def __exit__(self, *exc):
+        _memo.shared, _memo.ok = self.was
+        return False
+
+
+def validate(data: dict, name: str = "report", shared: frozenset = frozenset()) -> None:
     """Check the type of every field of plain report data against the model; :class:`ReportError` if wrong.
 
     Free-form fields (``Kernel.metadata``) may hold any JSON value up to :data:`MAX_DEPTH` levels deep;
-    the numbers of ``Kernel.profile`` (:data:`PROFILE_NUMBERS`) must be numbers or null.
+    the numbers of ``Kernel.profile`` (:data:`PROFILE_NUMBERS`) must be numbers or null. ``shared``: the
+    ``id`` of lists that many places hold (``_intern.Expander.shared``), checked once each.
     """
     try:
-        with _gc_paused():
+        with _gc_paused(), _shared_lists(shared):
             _checker(Report)(data)
     except _Invalid as e:
         raise ReportError(f"{name}: {e.where() or 'the report'}: {e.problem}") from None
@@ -114,12 +144,17 @@ def _make_checker(tp: Any) -> Check:
         def check_list(v):
             if type(v) is not list:
                 _expect("an array", v)
+            memo = _memo.ok
+            if memo is not None and id(v) in memo:
+                return
             for i, x in enumerate(v):
                 try:
                     ci(x)
                 except _Invalid as e:
                     e.parts.append(i)
                     raise
+            if memo is not None and id(v) in _memo.shared:
+                memo.add(id(v))
         return check_list
     if origin is dict:
         args = typing.get_args(tp)
@@ -254,15 +289,17 @@ class PartsCheck:
     >>> parts.finish()                   # raises for a wrong field after ``compiles``
     """
 
-    def __init__(self, head: dict, name: str) -> None:
+    def __init__(self, head: dict, name: str, shared: frozenset = frozenset()) -> None:
         from .model import Compile
 
         self.name = name
+        self._shared = shared
+        self._ok: set = set()
         self._compile = _checker(Compile)
         self._later: _Invalid | None = None
         order = [f.name for f in dataclasses.fields(Report)]
         try:
-            with _gc_paused():
+            with _gc_paused(), _shared_lists(shared, self._ok):
                 _checker(Report)(head if "compiles" in head else dict(head, compiles=[]))
         except _Invalid as e:
             outer = e.parts[-1] if e.parts else None
@@ -272,7 +309,8 @@ class PartsCheck:
 
     def compile(self, i: int, value) -> None:
         try:
-            self._compile(value)
+            with _shared_lists(self._shared, self._ok):
+                self._compile(value)
         except _Invalid as e:
             e.parts += [i, "compiles"]
             self._raise(e)

@@ -281,6 +281,7 @@ def _build(parts: "Parts") -> Report:
     builder, compiles = Builder(), []
     with _gc_paused():
         for c in parts.checked():
+            builder.shared = parts.shared  # known once the tables are expanded
             compiles.append(builder.build(Compile, c))
         report = builder.build(Report, dict(parts.head_expanded, compiles=[]))
     return dataclasses.replace(report, compiles=compiles)
@@ -315,6 +316,8 @@ class Parts:
         self.head, self.compiles, self.name, self.pristine, self.layout = head, compiles, name, pristine, layout
         self.head_expanded = head
         self._expander = None
+        #: ``id`` of the lists that many places share (the interned stacks), once :meth:`checked` has begun.
+        self.shared: frozenset = frozenset()
 
     def check_version(self) -> None:
         """``ReportError`` unless ``schema_version`` is one this version reads."""
@@ -333,10 +336,11 @@ class Parts:
         try:
             if "interned" in head:
                 self._expander = _intern.Expander(head["interned"])
+                self.shared = self._expander.shared
                 self.head_expanded = self._expander.value({k: v for k, v in head.items() if k != "interned"})
         except _DAMAGE as e:
             raise self._damaged(e) from None
-        parts = PartsCheck(self.head_expanded, self.name)
+        parts = PartsCheck(self.head_expanded, self.name, self.shared)
         for i, c in enumerate(self.compiles):
             if self._expander is not None:
                 try:
@@ -496,10 +500,11 @@ def check(data: dict, name: str) -> None:
         from . import _intern
 
         try:  # the written form stores repeated frames, stacks and long texts once: check what they expand to
-            expanded = _intern.expand(data)
+            expander = _intern.Expander(data["interned"]) if data.get("interned") is not None else None
+            expanded = expander.value({k: v for k, v in data.items() if k != "interned"}) if expander else data
         except (KeyError, IndexError, TypeError, ValueError, AttributeError) as e:
             raise ReportError(f"{name}: its interned tables are damaged ({type(e).__name__}: {e})") from None
-        validate(expanded, name)
+        validate(expanded, name, expander.shared if expander else frozenset())
 
 
 def _parse_stdlib(raw: bytes, name: str) -> Any:
