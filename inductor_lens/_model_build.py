@@ -35,6 +35,7 @@ class Builder:
         #: stacks, kept alive by the expander); each is built once and its one list shared by those places.
         self.shared = shared
         self.built: dict[int, list] = {}
+        self.lists: dict[tuple, list] = {}
 
     def word(self, v: str) -> str:
         """``v``, the one copy of it this report holds when short (names, ops, dtypes, module paths repeat
@@ -44,14 +45,30 @@ class Builder:
         return self.words.setdefault(v, v) if len(v) < 80 else v
 
     def words_of(self, v: list) -> list:
-        return [self.word(x) for x in _list(v)]
+        """A list of strings; equal lists (a node's module path, its inputs' names) are one list."""
+        key = tuple(_list(v))
+        out = self.lists.get(key)
+        if out is None:
+            out = self.lists[key] = [self.word(x) for x in key]
+        return out
 
     def frame(self, v: dict) -> Frame:
         key = (v["file"], v["line"], v["function"], v.get("code", ""), v.get("stage", ""))
         fr = self.frames.get(key)
         if fr is None:
-            fr = self.frames[key] = Frame(*key)
+            word = self.word
+            fr = self.frames[key] = Frame(word(key[0]), key[1], word(key[2]), word(key[3]), word(key[4]))
         return fr
+
+    def sizes(self, v: Any) -> Any:
+        """A free-form list (a node's shape): one list for equal flat lists of whole numbers and strings."""
+        if type(v) is not list or not all(type(x) is int or type(x) is str for x in v):
+            return v
+        key = (list, *v)  # never equal to a key of ``words_of``
+        out = self.lists.get(key)
+        if out is None:
+            out = self.lists[key] = [self.word(x) if type(x) is str else x for x in v]
+        return out
 
     def build(self, tp: Any, v: Any) -> Any:
         """``tp`` (a dataclass of the model) from ``v``; ``TypeError``/``KeyError`` if ``v`` does not fit."""
@@ -121,6 +138,8 @@ def _dataclass_builder(tp):
             b = Builder.word
         elif hint == list[str]:
             b = Builder.words_of
+        elif hint == Optional[list]:
+            b = Builder.sizes
         elif _needs_build(hint) or typing.get_origin(hint) in (list, dict):
             b = _make(hint)
         else:
