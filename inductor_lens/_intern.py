@@ -125,5 +125,30 @@ class Expander:
             return {k: self.value(x) if isinstance(x, _CONTAINERS) else x for k, x in v.items()}
         return v
 
+    def fill(self, v: Any) -> Any:
+        """:meth:`value`, made in place: every reference inside ``v`` (plain dicts and lists that no one
+        else holds, e.g. fresh from the parser) is replaced by what it names; returns ``v`` (or what ``v``
+        itself names). Nothing is copied but the texts, which are joined."""
+        t = type(v)
+        if t is dict:
+            if len(v) == 1 and ("@s" in v or "@g" in v):
+                return self.value(v)
+            for k, x in v.items():
+                if type(x) is dict or type(x) is list:
+                    y = self.fill(x)
+                    if y is not x:
+                        v[k] = y  # the same keys: the dict may be changed while its items are walked
+            return v
+        if t is list:
+            for i, x in enumerate(v):
+                if type(x) is dict or type(x) is list:
+                    y = self.fill(x)
+                    if y is not x:
+                        v[i] = y
+            return v
+        if isinstance(v, _CONTAINERS):  # a subclass: a new value, as value() makes
+            return self.value(v)
+        return v
+
 
 _CONTAINERS = (list, dict)

@@ -23,6 +23,8 @@ from typing import Any, Optional, Union
 from .model import Diagnostic, Frame, _hints
 
 _BUILDERS: dict = {}
+#: Strings shorter than this are held once per report (names, ops, dtypes, module paths).
+WORD_MAX = 80
 
 
 class Builder:
@@ -42,7 +44,7 @@ class Builder:
         on every node of every compile; a parser makes a new string each time)."""
         if type(v) is not str:
             raise TypeError(f"expected a string, got {type(v).__name__}")
-        return self.words.setdefault(v, v) if len(v) < 80 else v
+        return self.words.setdefault(v, v) if len(v) < WORD_MAX else v
 
     def words_of(self, v: list) -> list:
         """A list of strings; equal lists (a node's module path, its inputs' names) are one list."""
@@ -129,34 +131,52 @@ def _needs_build(tp: Any) -> bool:
 
 
 def _dataclass_builder(tp):
+    """A function ``build(builder, v)`` for the dataclass ``tp``, written out field by field (the way
+    ``dataclasses`` writes ``__init__``): no loop over the fields, no dict of arguments, the short strings
+    looked up inline. Each field: its value built (``None`` kept), else its default, else ``KeyError``."""
     hints = _hints(tp)
-    fields = []
-    for f in dataclasses.fields(tp):
-        required = f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
-        hint = hints[f.name]
+    env: dict = {"tp": tp, "_dict": _dict, "word": Builder.word}
+    lines = ["def build(self, v):", "    if type(v) is not dict:", "        _dict(v)", "    words = self.words"]
+    args = []
+    for i, f in enumerate(dataclasses.fields(tp)):
+        if not f.init:
+            continue
+        x, hint = f"x{i}", hints[f.name]
+        lines += [f"    if {f.name!r} in v:", f"        {x} = v[{f.name!r}]"]
         if hint is str or hint == Optional[str]:
-            b = Builder.word
-        elif hint == list[str]:
-            b = Builder.words_of
-        elif hint == Optional[list]:
-            b = Builder.sizes
-        elif _needs_build(hint) or typing.get_origin(hint) in (list, dict):
-            b = _make(hint)
+            lines += [f"        if type({x}) is str:",
+                      f"            if len({x}) < {WORD_MAX}:",
+                      f"                {x} = words.setdefault({x}, {x})",
+                      f"        elif {x} is not None:",
+                      f"            word(self, {x})"]  # raises TypeError
         else:
-            b = None
-        fields.append((f.name, required, b))
+            b = _field_builder(hint)
+            if b is not None:
+                env[f"b{i}"] = b
+                lines.append(f"        if {x} is not None: {x} = b{i}(self, {x})")
+        lines.append("    else:")
+        if f.default is not dataclasses.MISSING:
+            env[f"d{i}"] = f.default
+            lines.append(f"        {x} = d{i}")
+        elif f.default_factory is not dataclasses.MISSING:
+            env[f"f{i}"] = f.default_factory
+            lines.append(f"        {x} = f{i}()")
+        else:
+            lines.append(f"        raise KeyError({f'missing field {f.name!r} of {tp.__name__}'!r})")
+        args.append(f"{f.name}={x}")
+    lines.append(f"    return tp({', '.join(args)})")
+    exec("\n".join(lines), env)  # noqa: S102 - the text is made above from the model's field names only
+    return env["build"]
 
-    def build(self, v):
-        kwargs = {}
-        _dict(v)
-        for name, required, b in fields:
-            if name in v:
-                x = v[name]
-                kwargs[name] = x if b is None or x is None else b(self, x)
-            elif required:
-                raise KeyError(f"missing field {name!r} of {tp.__name__}")
-        return tp(**kwargs)
-    return build
+
+def _field_builder(hint: Any):
+    if hint == list[str]:
+        return Builder.words_of
+    if hint == Optional[list]:
+        return Builder.sizes
+    if _needs_build(hint) or typing.get_origin(hint) in (list, dict):
+        return _make(hint)
+    return None
 
 
 def _list(v: Any) -> list:

@@ -343,8 +343,8 @@ class Parts:
         parts = PartsCheck(self.head_expanded, self.name, self.shared)
         for i, c in enumerate(self.compiles):
             if self._expander is not None:
-                try:
-                    c = self._expander.value(c)
+                try:  # in place: the compile is ours (fresh from the parser, or handed over by _whole_parts)
+                    c = self._expander.fill(c)
                 except _DAMAGE as e:
                     raise self._damaged(e) from None
             parts.compile(i, c)
