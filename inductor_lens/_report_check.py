@@ -140,6 +140,15 @@ def _make_checker(tp: Any) -> Check:
     if origin is list:
         (item,) = typing.get_args(tp) or (Any,)
         ci = _checker(item)
+        plain = _plain_types(item)
+        if plain is not None:
+            def check_plain_list(v):
+                if type(v) is not list:
+                    _expect("an array", v)
+                for i, x in enumerate(v):
+                    if type(x) not in plain:
+                        _fail(ci, x, i)
+            return check_plain_list
 
         def check_list(v):
             if type(v) is not list:
@@ -250,33 +259,63 @@ _FIELD_RULES: dict = {("Kernel", "profile"): _numbers_inside(PROFILE_NUMBERS)}
 
 
 def _dataclass_checker(tp) -> Check:
+    """The check of the dataclass ``tp``, written out field by field (the way ``dataclasses`` writes
+    ``__init__``): a field of a plain type (``str``, ``Optional[int]``...) is checked inline, the others by
+    their checker; a wrong value goes through its field's checker, which words the error."""
     from .model import _hints
 
     hints = _hints(tp)
-    fields = []
-    for f in dataclasses.fields(tp):
+    env: dict = {"_Invalid": _Invalid, "_expect": _expect, "_fail": _fail}
+    lines = ["def check(v):", "    if type(v) is not dict:", f"        _expect({f'an object ({tp.__name__})'!r}, v)"]
+    for i, f in enumerate(dataclasses.fields(tp)):
         required = f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
-        fields.append([f.name, required, _FIELD_RULES.get((tp.__name__, f.name))])
-
-    def check(v):
-        if type(v) is not dict:
-            _expect(f"an object ({tp.__name__})", v)
-        for entry in fields:
-            fname = entry[0]
-            if fname in v:
-                c = entry[2]
-                if c is None:
-                    c = entry[2] = _checker(hints[fname])
-                try:
-                    c(v[fname])
-                except _Invalid as e:
-                    e.parts.append(fname)
-                    raise
-            elif entry[1]:
-                raise _Invalid(f"missing field {fname!r} of {tp.__name__}")
-    return check
+        hint = hints[f.name]
+        env[f"c{i}"] = _FIELD_RULES.get((tp.__name__, f.name)) or _lazy(env, f"c{i}", hint)
+        lines += [f"    if {f.name!r} in v:", f"        x = v[{f.name!r}]"]
+        plain = _plain_types(hint)
+        if plain is not None:
+            env[f"t{i}"] = plain
+            lines += [f"        if type(x) not in t{i}:", f"            _fail(c{i}, x, {f.name!r})"]
+        else:
+            lines += [f"        try:", f"            c{i}(x)", f"        except _Invalid as e:",
+                      f"            e.parts.append({f.name!r})", f"            raise"]
+        if required:
+            lines += ["    else:", f"        raise _Invalid({f'missing field {f.name!r} of {tp.__name__}'!r})"]
+    exec("\n".join(lines), env)  # noqa: S102 - the text is made above from the model's field names only
+    return env["check"]
 
 
+_PLAIN = {str: (str,), bool: (bool,), int: (int,), float: (float, int)}
+
+
+def _plain_types(tp: Any):
+    """The exact types a value of ``tp`` may have when ``tp`` is a plain type or an optional one, else ``None``."""
+    if tp in _PLAIN:
+        return frozenset(_PLAIN[tp])
+    if typing.get_origin(tp) in (Union, getattr(types, "UnionType", Union)):
+        args = typing.get_args(tp)
+        inner = [a for a in args if a is not type(None)]
+        if len(inner) == 1 and len(args) == 2 and inner[0] in _PLAIN:
+            return frozenset(_PLAIN[inner[0]] + (type(None),))
+    return None
+
+
+def _lazy(env: dict, key: str, tp: Any) -> Check:
+    """A check that makes ``_checker(tp)`` at its first use (the model's types refer to each other) and puts
+    it in ``env[key]`` in its own place."""
+
+    def first(v):
+        env[key] = check = _checker(tp)
+        return check(v)
+    return first
+
+
+def _fail(check: Check, v: Any, name) -> None:
+    try:
+        check(v)
+    except _Invalid as e:
+        e.parts.append(name)
+        raise
 
 
 class PartsCheck:
