@@ -338,3 +338,63 @@ def test_a_compile_error_comes_before_an_error_in_a_later_field_as_in_the_whole_
     path.write_bytes(report_io.encode(d))
     with pytest.raises(ReportError, match=r"device: expected a string"):
         inductor_lens.load(path)
+
+
+def _kernels_sharing_one_stack(compiles: int, kernels: int) -> Report:
+    """``compiles`` x ``kernels`` kernels whose compiler stack is one and the same stack (as Inductor's call
+    path is for every kernel of a run), and nodes whose module path is one and the same."""
+    from inductor_lens.model import Graph, GraphNode
+
+    path = [Frame(file="torch/_inductor/graph.py", line=n, function=f"step{n}", code=f"step{n}()")
+            for n in range(1, 5)]
+    out = []
+    for c in range(compiles):
+        ks = [Kernel(name=f"cpp_fused_{c}_{i}", language="cpp", source="", compiler_stack=list(path))
+              for i in range(kernels)]
+        nodes = [GraphNode(name=f"n{i}", op="call_function", target="aten.sin", shape=[4, 8],
+                           module_stack=["layers.0", "layers.0.mlp"]) for i in range(3)]
+        out.append(Compile(id=f"{c}/0 inference", compile_id=f"{c}/0", graph_kind="inference",
+                           trigger=Trigger(kind="first_call", reason=""), kernels=ks,
+                           graphs={"pre_grad": Graph(nodes=nodes)}))
+    return Report(torch_version="2.13.0", device="cpu", compiles=out)
+
+
+def test_an_interned_stack_is_one_list_of_frames_after_load(tmp_path):
+    r = _kernels_sharing_one_stack(compiles=3, kernels=40)
+    path = tmp_path / "r.json"
+    report_io.save_json(r, path)
+    assert len(json.loads(path.read_bytes())["interned"]["stacks"]) == 1  # written once
+    back = inductor_lens.load(path)
+    assert back == r
+    stacks = [k.compiler_stack for c in back.compiles for k in c.kernels]
+    assert len(stacks) == 120 and all(s is stacks[0] for s in stacks)
+    assert [f.line for f in stacks[0]] == [1, 2, 3, 4]
+    nodes = [n for c in back.compiles for n in c.graphs["pre_grad"].nodes]
+    assert len(nodes) == 9 and all(n.module_stack is nodes[0].module_stack and n.shape is nodes[0].shape
+                                   for n in nodes)
+    assert nodes[0].module_stack == ["layers.0", "layers.0.mlp"] and nodes[0].shape == [4, 8]
+
+
+@pytest.mark.parametrize("field, value, problem", [
+    ("function", 5, "function: expected a string, got a number (5)"),
+    ("line", "7", "line: expected a whole number, got a string ('7')"),
+])
+def test_a_bad_frame_in_the_interned_tables_is_named_where_it_is_first_used(tmp_path, field, value, problem):
+    """An interned stack is checked once, at its first use: the error has the path the whole check gives."""
+    r = _kernels_sharing_one_stack(compiles=3, kernels=5)
+    data = json.loads(report_io.dumps(r))
+    (frame,) = [f for f in data["interned"]["frames"] if f[1] == 3]  # [file, line, function, code, stage]
+    frame[{"line": 1, "function": 2}[field]] = value
+    path = tmp_path / "bad.json"
+    path.write_bytes(report_io.encode(data))
+    assert _read_by_lines(path) is True
+    expected = f"bad.json: compiles[0].kernels[0].compiler_stack[2].{problem}"
+    with pytest.raises(ReportError) as e:
+        report_io.load(path, name="bad.json")
+    assert str(e.value) == expected
+    with pytest.raises(ReportError) as whole:
+        report_io.check(data, "bad.json")
+    assert str(whole.value) == expected
+    with pytest.raises(ReportError) as shown:  # the check `show` runs, without building
+        report_io.read_parts(path, "bad.json", lambda parts: list(parts.checked()))
+    assert str(shown.value) == expected
