@@ -103,7 +103,7 @@ class Expander:
     """
 
     def __init__(self, tables: dict) -> None:
-        files, self.lines = tables["files"], tables["lines"]
+        files, self.lines = tables["files"], tables["lines"]  # nothing else of ``tables`` is kept
         frames = [{"file": files[f], "line": ln, "function": fn, "code": code, "stage": stage,
                    "is_user": stage == "user"} for f, ln, fn, code, stage in tables["frames"]]
         self.stacks = [[frames[i] for i in ids] for ids in tables["stacks"]]

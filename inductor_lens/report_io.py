@@ -308,7 +308,7 @@ class Parts:
 
     ``compiles`` yields the compiles as written (compact); :meth:`checked` yields them expanded and
     type-checked, after checking the top-level fields (``head_expanded``), with the errors :func:`check`
-    gives for the whole report. ``layout``: whether the file was read line by line (else it was parsed
+    gives for the whole report (from then on ``head`` lacks ``interned``: :meth:`whole` is for before). ``layout``: whether the file was read line by line (else it was parsed
     whole); ``pristine``: whether the data is exactly the file's JSON (no NaN or lone surrogate fixed).
     """
 
@@ -337,7 +337,9 @@ class Parts:
             if "interned" in head:
                 self._expander = _intern.Expander(head["interned"])
                 self.shared = self._expander.shared
-                self.head_expanded = self._expander.value({k: v for k, v in head.items() if k != "interned"})
+                self.head = {k: v for k, v in head.items() if k != "interned"}  # let go of the tables as
+                del head  # parsed: the expander holds what the compiles need, as frames and stacks
+                self.head_expanded = self._expander.value(self.head)
         except _DAMAGE as e:
             raise self._damaged(e) from None
         parts = PartsCheck(self.head_expanded, self.name, self.shared)
@@ -373,7 +375,9 @@ def read_parts(source: Union[PathLike, bytes, dict], name: str, use, feed=None):
                 head, compiles = _report_stream.read_layout(_report_stream.open_binary(f), feed and feed())
                 if not isinstance(head.get("schema_version"), int):  # let the whole-file reader word it
                     raise NotInLayout("no schema_version")
-                return use(Parts(head, compiles, name, True, True))
+                parts = Parts(head, compiles, name, True, True)
+                del head  # the parts alone hold it (and let go of its tables once expanded)
+                return use(parts)
             except NotInLayout:
                 pass
         finally:
