@@ -1,6 +1,6 @@
 """Time and peak memory of loading and showing a large report (issue 10, section 5).
 
-    python benchmarks/load_show.py [--mb 200] [--keep]
+    python benchmarks/load_show.py [--mb 200] [--keep] [--kind compact] [--case load()] [--report FILE]
 
 Builds two valid reports of about ``--mb`` MB from the compiles of the recorded GPT-2 block
 (tests/fixtures/gpu_gpt2_block.json), each copy a distinct compile (kernels renamed everywhere, stack
@@ -116,6 +116,9 @@ def main() -> None:
     ap.add_argument("--keep", action="store_true", help="keep the generated report")
     ap.add_argument("--kind", nargs="*", default=["compact", "expanded"], choices=["compact", "expanded"],
                     help="which reports to measure: compact (what the lens writes), expanded (plain json.dumps)")
+    ap.add_argument("--case", nargs="*", default=[],
+                    help="measure only the cases whose name holds one of these words (e.g. --case load show)")
+    ap.add_argument("--report", help="measure this report file (as --kind says it is) instead of making one")
     ap.add_argument("--make", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.make:
@@ -130,16 +133,22 @@ def main() -> None:
     print(f"parser: {parser}; python {sys.version.split()[0]}; load average {os.getloadavg()[0]:.1f} "
           f"on {os.cpu_count()} CPUs")
     for kind in args.kind:
-        report = tmp / f"{kind}.json"
-        # made in a child process: Linux carries a parent's peak RSS into the children it forks
-        made = subprocess.run([sys.executable, __file__, "--make", str(report), "--mb", str(args.mb),
-                               "--kind", kind], capture_output=True, text=True, check=True, env=_env())
-        size = int(made.stdout.split()[-1])
+        if args.report:
+            report = pathlib.Path(args.report)
+            size = report.stat().st_size
+        else:
+            report = tmp / f"{kind}.json"
+            # made in a child process: Linux carries a parent's peak RSS into the children it forks
+            made = subprocess.run([sys.executable, __file__, "--make", str(report), "--mb", str(args.mb),
+                                   "--kind", kind], capture_output=True, text=True, check=True, env=_env())
+            size = int(made.stdout.split()[-1])
         with open(report, "rb") as f:  # in blocks: a long line read here would raise the children's ru_maxrss
             lines = sum(block.count(b"\n") for block in iter(lambda: f.read(1 << 20), b""))
         print(f"\n{kind} report: {size / 1e6:.0f} MB, {lines} line(s) ({report})")
         print(f"{'case':45} {'time s':>8} {'CPU s':>7} {'peak RSS MB':>12} {'RSS / file':>10}")
         for name, body in CASES.items():
+            if args.case and not any(w in name for w in args.case) and not name.startswith("baseline"):
+                continue
             dt, cpu, rss = measure(body, str(report), str(tmp / "page.html"))
             print(f"{name:45} {dt:8.1f} {cpu:7.1f} {rss / 1e6:12.0f} {rss / size:10.2f}", flush=True)
     if not args.keep:
