@@ -270,9 +270,10 @@ def _dataclass_checker(tp) -> Check:
     for i, f in enumerate(dataclasses.fields(tp)):
         required = f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
         hint = hints[f.name]
-        env[f"c{i}"] = _FIELD_RULES.get((tp.__name__, f.name)) or _lazy(env, f"c{i}", hint)
+        rule = _FIELD_RULES.get((tp.__name__, f.name))
+        env[f"c{i}"] = rule or _lazy(env, f"c{i}", hint)
         lines += [f"    if {f.name!r} in v:", f"        x = v[{f.name!r}]"]
-        plain = _plain_types(hint)
+        plain = None if rule else _plain_types(hint)
         if plain is not None:
             env[f"t{i}"] = plain
             lines += [f"        if type(x) not in t{i}:", f"            _fail(c{i}, x, {f.name!r})"]
