@@ -15,6 +15,18 @@ function frameRow(fr, stage) {
     fr.code ? h("code", { class: "il-frame-code" }, String(fr.code).trim()) : null);
 }
 
+/**
+ * A <details> whose body is built when first opened (a click's panel holds several stacks of dozens of frames,
+ * folded: building them all made every click slower for rows nobody had opened).
+ */
+function lazyDetails(attrs, summary, build, open = false) {
+  const d = h("details", attrs, summary);
+  let built = false;
+  const fill = () => { if (!built) { built = true; d.appendChild(build()); } };
+  if (open) { fill(); d.open = true; } else d.addEventListener("toggle", () => { if (d.open) fill(); });
+  return d;
+}
+
 /** One user stack: the user's frames shown, the others folded away. */
 function userStack(frames) {
   const user = frames.filter((f) => frameStage(f) === "user");
@@ -23,8 +35,8 @@ function userStack(frames) {
   const list = h("ol", { class: "il-frames" }, (user.length ? user : frames.slice(-1)).map((f) => frameRow(f, frameStage(f))));
   box.appendChild(list);
   if (other > 0) {
-    const all = h("details", { class: "il-more" }, h("summary", {}, `all ${frames.length} frames`),
-      h("ol", { class: "il-frames" }, frames.map((f) => frameRow(f, frameStage(f)))));
+    const all = lazyDetails({ class: "il-more" }, h("summary", {}, `all ${frames.length} frames`),
+      () => h("ol", { class: "il-frames" }, frames.map((f) => frameRow(f, frameStage(f)))));
     box.appendChild(all);
   }
   return box;
@@ -37,13 +49,11 @@ export function compilerStack(frames) {
   groups.forEach((g, i) => {
     const first = g.frames[0], last = g.frames[g.frames.length - 1];
     const open = g.stage === "user" || i === groups.length - 1;
-    const d = h("details", { class: `il-stagegroup il-stage-${g.stage}`, dataset: { stage: g.stage } },
+    box.appendChild(lazyDetails({ class: `il-stagegroup il-stage-${g.stage}`, dataset: { stage: g.stage } },
       h("summary", {},
         h("span", { class: "il-stage-name" }, STAGE_LABELS[g.stage] || g.stage),
         h("span", { class: "il-muted" }, ` · ${g.frames.length} frame${g.frames.length === 1 ? "" : "s"} · ${first.function}${g.frames.length > 1 ? " … " + last.function : ""}`)),
-      h("ol", { class: "il-frames" }, g.frames.map((f) => frameRow(f, frameStage(f)))));
-    if (open) d.open = true;
-    box.appendChild(d);
+      () => h("ol", { class: "il-frames" }, g.frames.map((f) => frameRow(f, frameStage(f)))), open));
   });
   return box;
 }
