@@ -554,7 +554,7 @@ def _mimebundle(obj):
     entry = _lookup(obj)
     if entry is None:
         return None  # not ours: IPython goes on with its usual formatters
-    view = _widget_or_text(entry.report, view=entry.view, compile_id=entry.compile_id)
+    view = _widget_or_text(entry.report, view=entry.view, compile=entry.compile_id)
     return view._repr_mimebundle_()
 
 

@@ -7,7 +7,7 @@
 
 The report travels once, gzip'd, in a private ``Bytes`` trait. The Graphviz layout engine
 (WebAssembly, about 1.5 MB) is not synced with every widget: the front end asks for it with a
-custom message once per page. State a user may script (``selected``, ``view``, ``compile_id``)
+custom message once per page. State a user may script (``selected``, ``view``, ``compile``)
 lives in public synced traits.
 """
 
@@ -31,8 +31,8 @@ class LensWidget(anywidget.AnyWidget):
     ----------
     report : Report
         What a capture recorded (``inductor_lens.capture()`` / ``inspect()``).
-    selected, view, compile_id : str, optional
-        Initial values of the synced traits below.
+    selected, view, compile : str, optional
+        Initial values of the synced traits below (``compile_id=`` is the 0.1 name of ``compile``).
 
     Examples
     --------
@@ -53,11 +53,13 @@ class LensWidget(anywidget.AnyWidget):
     view = traitlets.Enum(VIEWS, default_value="fusion").tag(sync=True)
     """str: the visible view, one of ``"fusion"`` (default), ``"fx"``, ``"timeline"``, ``"source"``, ``"kernels"``."""
 
-    compile_id = traitlets.Unicode("").tag(sync=True)
-    """str: the shown compile's ``Compile.id`` (``"0/0 forward"``); ``""`` means the first one."""
+    compile = traitlets.Unicode("").tag(sync=True)
+    """str: the shown compile, by its ``Compile.id`` (``"0/0 forward"``, as ``report.compile(...)`` takes it);
+    ``""`` means the first one. (Not ``Compile.compile_id``, torch's ``"0/0"``, which a forward and its
+    backward share.)"""
 
-    @traitlets.validate("compile_id")
-    def _valid_compile_id(self, proposal):
+    @traitlets.validate("compile")
+    def _valid_compile(self, proposal):
         # checked on every change, not only in __init__: a script setting a wrong id gets the list there is
         value = proposal["value"]
         report = getattr(self, "_report_obj", None)
@@ -73,12 +75,18 @@ class LensWidget(anywidget.AnyWidget):
             raise TypeError(f"LensWidget needs an inductor_lens.Report, not {type(report).__name__}")
         if "view" in kwargs and kwargs["view"] not in VIEWS:
             raise ValueError(f"unknown view {kwargs['view']!r} (must be one of {list(VIEWS)})")
+        if "compile_id" in kwargs:  # the 0.1 name: it held Compile.id, not Compile.compile_id
+            import warnings
+
+            warnings.warn("LensWidget(compile_id=...) is now LensWidget(compile=...) (a Compile.id)",
+                          DeprecationWarning, stacklevel=2)
+            kwargs.setdefault("compile", kwargs.pop("compile_id"))
         ids = [c.id for c in report.compiles]
-        cid = kwargs.get("compile_id")
+        cid = kwargs.get("compile")
         if cid:
-            kwargs["compile_id"] = report.compile(cid).id  # KeyError names the compiles there are
+            kwargs["compile"] = report.compile(cid).id  # KeyError names the compiles there are
         elif ids:
-            kwargs["compile_id"] = ids[0]
+            kwargs["compile"] = ids[0]
         self._report_obj = report
         self._summary = (len(report.compiles), len(report.kernels))
         super().__init__(_report=pack_report(report), **kwargs)
@@ -88,6 +96,21 @@ class LensWidget(anywidget.AnyWidget):
     def report(self) -> Report:
         """The report shown."""
         return self._report_obj
+
+    @property
+    def compile_id(self) -> str:
+        """The 0.1 name of :attr:`compile` (deprecated: it holds a ``Compile.id``, not a ``compile_id``)."""
+        import warnings
+
+        warnings.warn("LensWidget.compile_id is now LensWidget.compile", DeprecationWarning, stacklevel=2)
+        return self.compile
+
+    @compile_id.setter
+    def compile_id(self, value: str) -> None:
+        import warnings
+
+        warnings.warn("LensWidget.compile_id is now LensWidget.compile", DeprecationWarning, stacklevel=2)
+        self.compile = value
 
     def _on_msg(self, _widget, content, buffers) -> None:
         # request/response with the front end, matched by id (custom messages only for this)

@@ -97,6 +97,32 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
+def serve(name, cmd, root, env, url, probe=""):
+    """Start a server (its log in ROOT/server.log), wait until ``url + probe`` answers (90 s at most),
+    yield ``(url, root)``, then stop it: the body of a server fixture."""
+    log = open(root / "server.log", "wb")
+    proc = subprocess.Popen(cmd, cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT)
+    deadline = time.monotonic() + 90
+    while True:
+        try:
+            with urllib.request.urlopen(url + probe, timeout=2):
+                break
+        except OSError:
+            if proc.poll() is not None or time.monotonic() > deadline:
+                proc.kill()
+                pytest.fail(f"{name} did not start; log:\n{(root / 'server.log').read_text()[-3000:]}", pytrace=False)
+            time.sleep(0.5)
+    try:
+        yield url, root
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        log.close()
+
+
 @pytest.fixture(scope="session")
 def jupyter_lab(tmp_path_factory):
     """A real JupyterLab server for the session: yields (base_url, root_dir)."""
@@ -109,26 +135,7 @@ def jupyter_lab(tmp_path_factory):
            f"--ServerApp.port={port}", "--ServerApp.port_retries=0", "--IdentityProvider.token=",
            "--ServerApp.password=", "--ServerApp.disable_check_xsrf=True", f"--ServerApp.root_dir={root}",
            "--LabApp.expose_app_in_browser=True", "--JupyterNotebookApp.expose_app_in_browser=True"]
-    log = open(root / "server.log", "wb")
-    proc = subprocess.Popen(cmd, cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 90
-    while True:
-        try:
-            with urllib.request.urlopen(url + "/api/status", timeout=2):
-                break
-        except OSError:
-            if proc.poll() is not None or time.monotonic() > deadline:
-                proc.kill()
-                pytest.fail(f"JupyterLab did not start; log:\n{(root / 'server.log').read_text()[-3000:]}", pytrace=False)
-            time.sleep(0.5)
-    yield url, root
-    proc.send_signal(signal.SIGTERM)
-    try:
-        proc.wait(timeout=20)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-    log.close()
+    yield from serve("JupyterLab", cmd, root, env, f"http://127.0.0.1:{port}", "/api/status")
 
 
 def write_notebook(path: pathlib.Path, cells: list[str]) -> None:

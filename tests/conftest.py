@@ -24,11 +24,13 @@ FIXTURE_MARKERS = {"kernel": "kernel", "chromium_browser": "browser", "offline_p
 
 # files whose tests need nothing from each other (no module fixture): spread test by test
 INDEPENDENT = {"test_notebooks.py", "test_observer.py", "test_aot_cpp.py", "test_inspect.py"}
+# files that share a session server (JupyterLab): one scope, so that one worker starts it, not each
+SHARED = {"test_diff.py": "jupyterlab", "test_magic_browser.py": "jupyterlab", "test_widget_browser.py": "jupyterlab"}
 # rough seconds per file (or per test of an INDEPENDENT file), the order files are handed to workers
-WEIGHT = {"test_torchrun.py": 80, "test_cli.py": 60, "test_notebooks.py": 20, "test_magic.py": 40,
-          "test_diff.py": 38, "test_perf.py": 35, "test_capture.py": 28, "test_trace_import.py": 22,
-          "test_magic_browser.py": 22, "test_marimo.py": 21, "test_cells_kernel.py": 15, "test_aot_cpp.py": 12,
-          "test_observer.py": 6, "test_inspect.py": 6, "test_widget_browser.py": 9, "test_concurrent.py": 8}
+WEIGHT = {"test_torchrun.py": 80, "test_diff.py": 70, "test_magic_browser.py": 70, "test_widget_browser.py": 70,
+          "test_cli.py": 60, "test_magic.py": 40, "test_perf.py": 35, "test_capture.py": 28, "test_trace_import.py": 22,
+          "test_marimo.py": 21, "test_notebooks.py": 20, "test_cells_kernel.py": 15, "test_aot_cpp.py": 12,
+          "test_concurrent.py": 8, "test_observer.py": 6, "test_inspect.py": 6}
 
 
 @pytest.hookimpl(tryfirst=True)  # before `-m` deselects
@@ -43,13 +45,14 @@ def pytest_collection_modifyitems(config, items):
 
 @pytest.hookimpl(optionalhook=True)  # a hook of pytest-xdist: without it (a plain pytest run) never called
 def pytest_xdist_make_scheduler(config, log):
-    """xdist's scheduler by scope, the scope being the file, or the test itself in an INDEPENDENT file. Scopes
-    go to workers in collection order (heaviest first, above)."""
+    """xdist's scheduler by scope, the scope being the file, the test itself in an INDEPENDENT file, or the
+    SHARED server's name. Scopes go to workers in collection order (heaviest first, above)."""
     from xdist.scheduler import LoadScopeScheduling
 
     class FileOrTestScheduling(LoadScopeScheduling):
         def _split_scope(self, nodeid):
             file = nodeid.split("::", 1)[0]
-            return nodeid if file.rsplit("/", 1)[-1] in INDEPENDENT else file
+            name = file.rsplit("/", 1)[-1]
+            return nodeid if name in INDEPENDENT else SHARED.get(name, file)
 
     return FileOrTestScheduling(config, log)

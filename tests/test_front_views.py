@@ -308,7 +308,7 @@ async ({bundle, report, engine}) => {
   const url = URL.createObjectURL(new Blob([bundle], {type: "text/javascript"}));
   const mod = await import(url);
   const handlers = new Map();
-  const state = {_report: new DataView(b64(report).buffer), selected: "", view: "fusion", compile_id: ""};
+  const state = {_report: new DataView(b64(report).buffer), selected: "", view: "fusion", compile: ""};
   const model = {
     get: (k) => state[k], set: (k, v) => { state[k] = v; }, save_changes() {},
     on(ev, fn) { if (!handlers.has(ev)) handlers.set(ev, new Set()); handlers.get(ev).add(fn); },

@@ -46,7 +46,7 @@ def _comm_states(ex):
 
 
 def _lens_states(ex):
-    return [s for s in _comm_states(ex) if s.get("_model_name") == "AnyModel" or "compile_id" in s]
+    return [s for s in _comm_states(ex) if s.get("_model_name") == "AnyModel" or "compile" in s]
 
 
 # -- registration and help --------------------------------------------------------------------------
@@ -99,7 +99,7 @@ def test_display_of_compiled_function_shows_its_widget(kernel):
     views = ex.widget_views()
     assert len(views) == 1
     states = _comm_states(ex)
-    assert states and states[-1]["compile_id"] == "0/0 inference"
+    assert states and states[-1]["compile"] == "0/0 inference"
     # a plain function is untouched by the formatter
     ex = kernel.ok("def plain(x):\n    return x\ndisplay(plain)")
     assert not ex.widget_views()

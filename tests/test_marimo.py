@@ -5,17 +5,13 @@ renders, and a click on a box shows that kernel's source (compared with the repo
 from __future__ import annotations
 
 import os
-import signal
-import subprocess
 import sys
 import textwrap
-import time
-import urllib.request
 
 import pytest
 
 import inductor_lens
-from tests._browser_fixtures import REPO, PageWatch, _free_port, _require_bundle
+from tests._browser_fixtures import REPO, PageWatch, _free_port, _require_bundle, serve
 
 pytestmark = [pytest.mark.browser, pytest.mark.marimo]
 
@@ -56,28 +52,9 @@ def marimo_app(tmp_path_factory):
     port = _free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
     env = dict(env, PYTHONPATH=os.pathsep.join(p for p in [str(REPO), os.environ.get("PYTHONPATH", "")] if p))
-    log = open(root / "server.log", "wb")
-    proc = subprocess.Popen([sys.executable, "-m", "marimo", "run", "lens_app.py", "--headless", "--no-token",
-                             "--host", "127.0.0.1", "--port", str(port), "--no-sandbox"],
-                            cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}/"
-    deadline = time.monotonic() + 90
-    while True:
-        try:
-            with urllib.request.urlopen(url, timeout=2):
-                break
-        except OSError:
-            if proc.poll() is not None or time.monotonic() > deadline:
-                proc.kill()
-                pytest.fail(f"marimo did not start; log:\n{(root / 'server.log').read_text()[-3000:]}", pytrace=False)
-            time.sleep(0.5)
-    yield url, root
-    proc.send_signal(signal.SIGTERM)
-    try:
-        proc.wait(timeout=20)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-    log.close()
+    cmd = [sys.executable, "-m", "marimo", "run", "lens_app.py", "--headless", "--no-token", "--host", "127.0.0.1",
+           "--port", str(port), "--no-sandbox"]
+    yield from serve("marimo", cmd, root, env, f"http://127.0.0.1:{port}/")
 
 
 def test_widget_renders_in_marimo_and_a_click_shows_the_kernel_source(marimo_app, chromium_browser):

@@ -15,7 +15,7 @@ def _kernel_nodes(compile_):
 
 def test_widget_traits_and_cheap_repr(training_report):
     w = LensWidget(training_report)
-    assert w.compile_id == training_report.compiles[0].id
+    assert w.compile == training_report.compiles[0].id
     assert w.view == "fusion" and w.selected == ""
     assert isinstance(w._report, bytes) and len(w._report) > 0
     assert repr(w).startswith("<LensWidget: 2 compile(s)")
@@ -23,16 +23,22 @@ def test_widget_traits_and_cheap_repr(training_report):
     with pytest.raises(ValueError, match="must be one of"):
         LensWidget(training_report, view="nope")
     with pytest.raises(KeyError, match="compiles:"):
-        LensWidget(training_report, compile_id="9/9")
-    # compile_id is checked on every change, not only in __init__; Compile.compile_id resolves to the id
+        LensWidget(training_report, compile="9/9")
+    # compile is checked on every change, not only in __init__; Compile.compile_id resolves to the id
     import traitlets
     with pytest.raises(traitlets.TraitError, match="compiles:"):
-        w.compile_id = "9/9"
-    assert w.compile_id == training_report.compiles[0].id
-    w.compile_id = training_report.compiles[1].id
-    assert w.compile_id == training_report.compiles[1].id
-    w.compile_id = training_report.compiles[0].compile_id  # "0/0": the first compile with that compile_id
-    assert w.compile_id == training_report.compiles[0].id
+        w.compile = "9/9"
+    assert w.compile == training_report.compiles[0].id
+    w.compile = training_report.compiles[1].id
+    assert w.compile == training_report.compiles[1].id
+    w.compile = training_report.compiles[0].compile_id  # "0/0": the first compile with that compile_id
+    assert w.compile == training_report.compiles[0].id
+    with pytest.deprecated_call(match="compile="):  # the 0.1 name of the trait
+        old = LensWidget(training_report, compile_id=training_report.compiles[1].id)
+    assert old.compile == training_report.compiles[1].id
+    with pytest.deprecated_call(match="now LensWidget.compile"):
+        old.compile_id = training_report.compiles[0].id
+    assert old.compile == training_report.compiles[0].id
     w.view = "source"
     w.view = "kernels"
 

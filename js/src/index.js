@@ -56,7 +56,7 @@ async function render({ model, el }) {
   if (report && report.kind === "diff") return renderCompare(model, el, report);  // a ReportDiff (diff.py)
   const lens = createLens(el, {
     report,
-    initial: { view: model.get("view"), selected: model.get("selected"), compileId: model.get("compile_id") },
+    initial: { view: model.get("view"), selected: model.get("selected"), compileId: model.get("compile") },
     ...kernelRequests(model),
   });
   // store -> traits
@@ -65,20 +65,20 @@ async function render({ model, el }) {
     const push = (trait, value) => { if (model.get(trait) !== value) { model.set(trait, value); dirty = true; } };
     if (changed.has("selected")) push("selected", s.selected);
     if (changed.has("view")) push("view", s.view);
-    if (changed.has("compileId")) push("compile_id", s.compileId);
+    if (changed.has("compileId")) push("compile", s.compileId);
     if (dirty) model.save_changes();
   });
   // traits -> store (a user may script them)
   const onSelected = () => lens.select(model.get("selected"));
   const onView = () => lens.store.set({ view: model.get("view") });
-  const onCompile = () => lens.store.set({ compileId: model.get("compile_id"), selected: "" });
+  const onCompile = () => lens.store.set({ compileId: model.get("compile"), selected: "" });
   model.on("change:selected", onSelected);
   model.on("change:view", onView);
-  model.on("change:compile_id", onCompile);
+  model.on("change:compile", onCompile);
   // the initial state may differ from the traits (e.g. a default compile): tell Python
   const s = lens.store.get();
-  if (model.get("compile_id") !== s.compileId || model.get("selected") !== s.selected) {
-    model.set("compile_id", s.compileId);
+  if (model.get("compile") !== s.compileId || model.get("selected") !== s.selected) {
+    model.set("compile", s.compileId);
     model.set("selected", s.selected);
     model.save_changes();
   }
@@ -86,7 +86,7 @@ async function render({ model, el }) {
     unsub();
     model.off("change:selected", onSelected);
     model.off("change:view", onView);
-    model.off("change:compile_id", onCompile);
+    model.off("change:compile", onCompile);
     lens.destroy();
   };
 }
