@@ -4,7 +4,7 @@
 // A click must paint its panel within a frame, and highlighting a long kernel (tokenizing it and making
 // thousands of spans) takes tens of ms: renderCode draws every line as plain text at once (the text, the
 // line count and the copy are right immediately), then highlights after the next paint in short chunks,
-// first lines first (they are the ones on screen). The <pre> says where it is in
+// first lines first (they are the ones on screen), in idle time. The <pre> says where it is in
 // `data-highlighted-source`: "pending", then "done"; "off" when it is not highlighted (an unknown
 // language, a huge source, or the tokenizer failed). Work on a <pre> that left the page stops.
 import hljs from "highlight.js/lib/core";
@@ -65,16 +65,23 @@ function fillLine(line, parts) {
   line.replaceChildren(...nodes);
 }
 
-/** After the next paint (or now, where there are no frames). */
-function afterPaint(fn, later) {
-  if (typeof requestAnimationFrame === "function") requestAnimationFrame(() => later(fn, 0));
+/** When the page is idle (after the next paint and whatever input is waiting), else on a timer. */
+function whenIdle(fn, later) {
+  if (typeof requestIdleCallback === "function") requestIdleCallback(() => fn(), { timeout: 300 });
   else later(fn, 0);
+}
+
+/** After the next paint, when the page is idle (or soon, where there are no frames). */
+function afterPaint(fn, later) {
+  if (typeof requestAnimationFrame === "function") requestAnimationFrame(() => whenIdle(fn, later));
+  else whenIdle(fn, later);
 }
 
 /**
  * Fill `pre` with one `.il-line` span per source line (numbers come from CSS counters), plain at once;
- * highlighted after the next paint, in chunks (`later(fn, ms)` schedules them: the lens passes its own
- * timer so that destroy() cancels them). `{sync: true}` highlights before returning.
+ * highlighted after the next paint, in chunks run when the page is idle (requestIdleCallback; else
+ * `later(fn, ms)`, the lens's timer). A <pre> taken off the page (a new selection, destroy()) stops its
+ * chunks. `{sync: true}` highlights before returning.
  */
 export function renderCode(pre, source, language, { later = (fn, ms) => setTimeout(fn, ms), sync = false } = {}) {
   const text = String(source || "");
@@ -102,7 +109,7 @@ export function renderCode(pre, source, language, { later = (fn, ms) => setTimeo
       if (!tokens || tokens.length !== els.length) { pre.dataset.highlightedSource = "off"; return; }
     }
     while (next < els.length && (sync || performance.now() - t0 < CHUNK_MS)) { fillLine(els[next], tokens[next]); next++; }
-    if (next < els.length) later(step, 0);
+    if (next < els.length) whenIdle(step, later);
     else pre.dataset.highlightedSource = "done";
   };
   if (sync) step(); else afterPaint(step, later);
