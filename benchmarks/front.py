@@ -116,6 +116,7 @@ def main(argv=None) -> int:
     from playwright.sync_api import sync_playwright
 
     paths = {(n, m): report_path(n, m) for n, m in runs}
+    print("load average (1, 5, 15 min) at the start: " + ", ".join(f"{x:.1f}" for x in os.getloadavg()))
     rows = []
     with tempfile.TemporaryDirectory() as tmp, sync_playwright() as p:
         browser = p.chromium.launch(executable_path=_chromium(), args=CHROMIUM_ARGS)
@@ -127,6 +128,7 @@ def main(argv=None) -> int:
             rows.append({"model": name, "mode": mode, "compiles": len(report.compiles),
                          "fused": sum(len(c.fused_nodes) for c in report.compiles), "html_mb": html.stat().st_size / 1e6, **r})
         browser.close()
+    print("load average (1, 5, 15 min) at the end: " + ", ".join(f"{x:.1f}" for x in os.getloadavg()))
     head = ["model", "mode", "fused nodes", "boxes at open", "HTML", "interactive", "click -> panel", "source-line click", "expand all (boxes)"]
     print("| " + " | ".join(head) + " |\n|" + "---|" * len(head))
     for r in rows:

@@ -347,10 +347,12 @@ def test_widget_render_cleans_up_after_itself(chromium_browser, training_report)
         assert got["ready"], got
         assert got["during"]["listeners"] == 3 and got["during"]["children"] == 1, got
         assert got["after"] == {"listeners": 0, "children": 0, "timers": 0}, got
-        assert got["roObserved"] == 1 and got["roDisconnected"] == 1, got
+        # the splitter's observer and one per graph pane (fusion, FX: they keep the pane's size), all disconnected
+        assert got["roObserved"] == 3 and got["roDisconnected"] == 3, got
         assert got["globalListeners"] == 0, got
-        # one layout worker per page, shared by every widget on it (not one per render)
-        assert got["workers"] == 1, got
+        # one layout worker per page, shared by every widget on it (not one per render), and at most one more
+        # for the layouts made ahead of need (other compiles), started only once the first graph is up
+        assert got["workers"] in (1, 2), got
         assert errors == []
     finally:
         context.close()

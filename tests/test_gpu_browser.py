@@ -83,7 +83,11 @@ def test_training_report_launch_metadata_profile_colouring_and_top_kernels(tmp_p
     page.locator(f'[data-view="fusion"] [data-node="{node.name}"]').click()
     src = page.locator('[data-role="kernel-source"]')
     assert "@triton.jit" in src.inner_text() and src.inner_text().strip() == kernel.source.strip()
+    # the source paints plain at once and is highlighted right after the paint: wait for it to say so
+    page.locator('[data-role="kernel-source"][data-highlighted-source="done"]').wait_for()
     assert src.locator(".hljs-keyword").count() > 0, "Triton source should be highlighted (as Python)"
+    assert "def" in src.locator(".hljs-keyword").all_inner_texts()
+    assert src.inner_text().strip() == kernel.source.strip()  # highlighting changed no text
     launch = page.locator('[data-role="launch"]')
     facts = dict(zip(launch.locator("dt").all_inner_texts(), launch.locator("dd").all_inner_texts()))
     lm = kernel.metadata["launch"]

@@ -104,6 +104,18 @@ def test_offline_page_click_box_shows_source_and_backtraces(tmp_path, offline_pa
     compiler = page.locator('[data-role="compiler-stack"]').inner_text()
     if kernel.compiler_stack:
         assert "Inductor" in compiler and any(f.function in compiler for f in kernel.compiler_stack)
+    # a C++ kernel of this compile: painted plain at once, highlighted after the paint (same text and lines,
+    # the source's own C++ keywords marked)
+    kernels = {k.name: k for k in c.kernels}
+    cpp_node, cpp = next((n, kernels[n.kernel]) for n in c.fused_nodes
+                         if n.kernel in kernels and kernels[n.kernel].language == "cpp" and kernels[n.kernel].source.strip())
+    page.locator(f'[data-view="fusion"] [data-node="{cpp_node.name}"]').click()
+    assert src.inner_text().strip() == cpp.source.strip()
+    page.locator('[data-role="kernel-source"][data-highlighted-source="done"]').wait_for()
+    assert src.inner_text().strip() == cpp.source.strip()
+    assert src.locator(".il-line").count() == len(cpp.source.split("\n"))
+    words = {w for w in ("for", "if", "return", "auto", "const", "extern") if re.search(rf"\b{w}\b", cpp.source)}
+    assert words and words <= set(src.locator(".hljs-keyword").all_inner_texts()), words
     _assert_clean(page)
 
 

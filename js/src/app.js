@@ -74,7 +74,7 @@ function makeContext(report, opts, store, model) {
       const next = async () => {
         const id = queue.shift();
         if (!id || !alive) return;
-        try { const dot = dotFor(id); if (dot) await (await opts.engine()).layout(dot); } catch (e) { /* only loses the head start */ }
+        try { const dot = dotFor(id); if (dot) await (await opts.engine()).layout(dot, { background: true }); } catch (e) { /* only loses the head start */ }
         ctx.later(next, 0);
       };
       ctx.later(next, 50);

@@ -4,40 +4,57 @@
 const CACHE_LIMIT = 64;
 
 export class LayoutEngine {
-  /** @param {string} workerSource the text of layout-worker.js */
+  /**
+   * @param {string} workerSource the text of layout-worker.js
+   *
+   * Two workers at most: one for what the user asked for, and one, started on the first background request,
+   * for layouts made ahead (the other compiles' graphs): a user's request never waits behind them (the
+   * decoder's backward graph takes seconds of dot; "Expand all" right after the page opened waited 3 s).
+   */
   constructor(workerSource) {
-    const url = URL.createObjectURL(new Blob([workerSource], { type: "text/javascript" }));
-    this.worker = new Worker(url);
-    URL.revokeObjectURL(url);
+    this.source = workerSource;
     this.nextId = 1;
-    this.pending = new Map();
     this.cache = new Map();
-    this.worker.onmessage = (ev) => {
+    this.fore = this.spawn();
+    this.back = null;
+  }
+
+  spawn() {
+    const url = URL.createObjectURL(new Blob([this.source], { type: "text/javascript" }));
+    const worker = new Worker(url);
+    URL.revokeObjectURL(url);
+    const pending = new Map();
+    worker.onmessage = (ev) => {
       const { id, layout, error } = ev.data;
-      const p = this.pending.get(id);
+      const p = pending.get(id);
       if (!p) return;
-      this.pending.delete(id);
+      pending.delete(id);
       if (error) p.reject(new Error(error));
       else p.resolve(layout);
     };
-    this.worker.onerror = (ev) => {
+    worker.onerror = (ev) => {
       const err = new Error(`layout worker failed: ${ev.message || "unknown error"}`);
-      for (const p of this.pending.values()) p.reject(err);
-      this.pending.clear();
+      for (const p of pending.values()) p.reject(err);
+      pending.clear();
     };
+    return { worker, pending };
   }
 
-  /** Lay out a DOT graph; resolves to {width, height, nodes, edges, clusters, ms}. */
-  layout(dot) {
+  /**
+   * Lay out a DOT graph; resolves to {width, height, nodes, edges, clusters, ms}. `background`: a layout
+   * made ahead of need, on the second worker.
+   */
+  layout(dot, { background = false } = {}) {
     const hit = this.cache.get(dot);
     if (hit) {
       this.cache.delete(dot);  // refresh LRU position
       this.cache.set(dot, hit);
       return hit;
     }
+    const w = background ? (this.back = this.back || this.spawn()) : this.fore;
     const id = this.nextId++;
-    const promise = new Promise((resolve, reject) => this.pending.set(id, { resolve, reject }));
-    this.worker.postMessage({ id, dot });
+    const promise = new Promise((resolve, reject) => w.pending.set(id, { resolve, reject }));
+    w.worker.postMessage({ id, dot });
     this.cache.set(dot, promise);
     promise.catch(() => this.cache.delete(dot));
     while (this.cache.size > CACHE_LIMIT) this.cache.delete(this.cache.keys().next().value);

@@ -93,6 +93,15 @@ export class GraphCanvas {
     this.byId = new Map();
     this.itemEls = new Map();
     this.listeners = new Set();  // called after every move (the minimap follows)
+    // The pane's size, kept by a ResizeObserver (told after each layout) so that a click's reveal() and the
+    // minimap never force a layout of the page the click just changed; measured when not known yet.
+    this.paneSize = null;
+    this.ro = typeof ResizeObserver === "function" ? new ResizeObserver((entries) => {
+      const e = entries[entries.length - 1];
+      const b = e.borderBoxSize && e.borderBoxSize[0];
+      this.paneSize = b ? { width: b.inlineSize, height: b.blockSize } : { width: e.contentRect.width, height: e.contentRect.height };
+    }) : null;
+    if (this.ro) this.ro.observe(this.svg);
     const ac = (this.abort = new AbortController());
     const opt = { signal: ac.signal };
     let drag = null;
@@ -143,9 +152,17 @@ export class GraphCanvas {
   /** Call `fn(transform)` after every move; returns the unsubscribe function. */
   onMove(fn) { this.listeners.add(fn); return () => this.listeners.delete(fn); }
 
+  /** The pane's {width, height} in px: as last observed, else measured (a hidden pane measures 0 x 0). */
+  rect() {
+    const p = this.paneSize;
+    if (p && p.width && p.height) return p;
+    const r = this.svg.getBoundingClientRect();
+    return { width: r.width, height: r.height };
+  }
+
   /** The visible part of the graph, in graph coordinates. */
   visibleRect() {
-    const r = this.svg.getBoundingClientRect();
+    const r = this.rect();
     const { k, x, y } = this.t;
     return { x: -x / k, y: -y / k, w: (r.width || 600) / k, h: (r.height || 400) / k };
   }
@@ -158,7 +175,7 @@ export class GraphCanvas {
 
   /** Centre the view on graph point (gx, gy), kept on the graph (minimap clicks). */
   centreOn(gx, gy) {
-    const r = this.svg.getBoundingClientRect();
+    const r = this.rect();
     const k = this.t.k;
     const [x, y] = this.clamp(k, (r.width || 600) / 2 - gx * k, (r.height || 400) / 2 - gy * k);
     this.setTransform(k, x, y);
@@ -171,13 +188,13 @@ export class GraphCanvas {
   }
 
   zoomBy(f) {
-    const r = this.svg.getBoundingClientRect();
+    const r = this.rect();
     this.zoomAt(f, r.width / 2, r.height / 2);
   }
 
   /** Show all of the graph; `topAligned` fits the width only when the graph is very tall. */
   fit(topAligned = false) {
-    const r = this.svg.getBoundingClientRect();
+    const r = this.rect();
     const W = r.width || 600, H = r.height || 400, pad = 16;
     const { width, height } = this.size;
     if (!width || !height) return;
@@ -195,7 +212,7 @@ export class GraphCanvas {
    * otherwise no empty margin wider than `pad` is left on either side.
    */
   clamp(k, x, y, pad = 16) {
-    const r = this.svg.getBoundingClientRect();
+    const r = this.rect();
     const W = r.width || 600, H = r.height || 400;
     const gw = this.size.width * k, gh = this.size.height * k;
     const fix = (v, g, V) => (g + 2 * pad <= V ? (V - g) / 2 : Math.min(pad, Math.max(V - g - pad, v)));
@@ -208,7 +225,7 @@ export class GraphCanvas {
    * sideways by `openingView` so that no box of the opening rows is cut at a side.
    */
   open(firstId, minK = READABLE_ZOOM) {
-    const r = this.svg.getBoundingClientRect();
+    const r = this.rect();
     const W = r.width || 600, H = r.height || 400, pad = 16;
     const { width, height } = this.size;
     if (!width || !height) return;
@@ -226,7 +243,7 @@ export class GraphCanvas {
   reveal(id) {
     const b = this.byId.get(id);
     if (!b || !b.box) return;
-    const r = this.svg.getBoundingClientRect();
+    const r = this.rect();
     const { k, x, y } = this.t;
     const sx = b.box.x * k + x, sy = b.box.y * k + y, sw = b.box.w * k, sh = b.box.h * k;
     if (sx >= 0 && sy >= 0 && sx + sw <= r.width && sy + sh <= r.height) return;
@@ -316,6 +333,7 @@ export class GraphCanvas {
 
   destroy() {
     this.abort.abort();
+    if (this.ro) this.ro.disconnect();
     this.listeners.clear();
     this.svg.remove();
   }

@@ -15,6 +15,18 @@ function frameRow(fr, stage) {
     fr.code ? h("code", { class: "il-frame-code" }, String(fr.code).trim()) : null);
 }
 
+/**
+ * A <details> whose body is built when first opened (a click's panel holds several stacks of dozens of frames,
+ * folded: building them all made every click slower for rows nobody had opened).
+ */
+function lazyDetails(attrs, summary, build, open = false) {
+  const d = h("details", attrs, summary);
+  let built = false;
+  const fill = () => { if (!built) { built = true; d.appendChild(build()); } };
+  if (open) { fill(); d.open = true; } else d.addEventListener("toggle", () => { if (d.open) fill(); });
+  return d;
+}
+
 /** One user stack: the user's frames shown, the others folded away. */
 function userStack(frames) {
   const user = frames.filter((f) => frameStage(f) === "user");
@@ -23,8 +35,8 @@ function userStack(frames) {
   const list = h("ol", { class: "il-frames" }, (user.length ? user : frames.slice(-1)).map((f) => frameRow(f, frameStage(f))));
   box.appendChild(list);
   if (other > 0) {
-    const all = h("details", { class: "il-more" }, h("summary", {}, `all ${frames.length} frames`),
-      h("ol", { class: "il-frames" }, frames.map((f) => frameRow(f, frameStage(f)))));
+    const all = lazyDetails({ class: "il-more" }, h("summary", {}, `all ${frames.length} frames`),
+      () => h("ol", { class: "il-frames" }, frames.map((f) => frameRow(f, frameStage(f)))));
     box.appendChild(all);
   }
   return box;
@@ -37,13 +49,11 @@ export function compilerStack(frames) {
   groups.forEach((g, i) => {
     const first = g.frames[0], last = g.frames[g.frames.length - 1];
     const open = g.stage === "user" || i === groups.length - 1;
-    const d = h("details", { class: `il-stagegroup il-stage-${g.stage}`, dataset: { stage: g.stage } },
+    box.appendChild(lazyDetails({ class: `il-stagegroup il-stage-${g.stage}`, dataset: { stage: g.stage } },
       h("summary", {},
         h("span", { class: "il-stage-name" }, STAGE_LABELS[g.stage] || g.stage),
         h("span", { class: "il-muted" }, ` · ${g.frames.length} frame${g.frames.length === 1 ? "" : "s"} · ${first.function}${g.frames.length > 1 ? " … " + last.function : ""}`)),
-      h("ol", { class: "il-frames" }, g.frames.map((f) => frameRow(f, frameStage(f)))));
-    if (open) d.open = true;
-    box.appendChild(d);
+      () => h("ol", { class: "il-frames" }, g.frames.map((f) => frameRow(f, frameStage(f)))), open));
   });
   return box;
 }
@@ -76,16 +86,30 @@ function noUserSource(n, fxByName, compile) {
     call ? h("p", {}, "They run when your code calls the compiled function: ", h("span", { class: "il-mono" }, `${call.file.split("/").pop()}:${call.line} ${String(call.code || "").trim()}`)) : null);
 }
 
+// What every click on a compile's boxes needs, built once per compile index (a training step's graphs
+// hold thousands of FX nodes and fusion decisions): FX nodes by name, the refusals by fused node.
+const perIndex = new WeakMap();
+function derived(idx) {
+  let d = perIndex.get(idx);
+  if (d) return d;
+  const fxByName = new Map();
+  for (const g of Object.values(idx.compile.graphs || {})) for (const gn of g.nodes || []) if (!fxByName.has(gn.name)) fxByName.set(gn.name, gn);
+  const post = (idx.compile.graphs || {}).post_grad;
+  if (post) for (const gn of post.nodes || []) fxByName.set(gn.name, gn);
+  const decisions = new Map();
+  const add = (name, dec) => { if (name) { if (!decisions.has(name)) decisions.set(name, []); decisions.get(name).push(dec); } };
+  for (const dec of idx.compile.fusion_decisions || []) { add(dec.fused1, dec); if (dec.fused2 !== dec.fused1) add(dec.fused2, dec); }
+  d = { fxByName, decisions };
+  perIndex.set(idx, d);
+  return d;
+}
+
 /** Everything a section needs about the selected fused node. */
 function selection(idx, fusedName, report) {
   const entry = idx.byName.get(fusedName);
   const n = entry.node;
   const k = kernelOf(idx, fusedName);
-  const fxByName = new Map();
-  for (const g of Object.values(idx.compile.graphs || {})) for (const gn of g.nodes || []) if (!fxByName.has(gn.name)) fxByName.set(gn.name, gn);
-  const post = (idx.compile.graphs || {}).post_grad;
-  if (post) for (const gn of post.nodes || []) fxByName.set(gn.name, gn);
-  return { idx, entry, n, k, fxByName, report };
+  return { idx, entry, n, k, fxByName: derived(idx).fxByName, report };
 }
 
 /** The user stacks of the selection: the kernel's, else one per distinct line of its FX ops. */
@@ -166,7 +190,7 @@ function measuredSection({ idx, k, report }) {
 function whyNotFusedSection({ idx, n }, actions) {
   // a neighbour written into the same kernel was fused after all: listing it would contradict the box
   const sameKernel = (other) => { const e = other && idx.byName.get(other); return !!(e && n.kernel && e.node.kernel === n.kernel); };
-  const refusals = (idx.compile.fusion_decisions || []).filter((d) => (d.fused1 === n.name || d.fused2 === n.name) && d.fused1 !== d.fused2
+  const refusals = (derived(idx).decisions.get(n.name) || []).filter((d) => d.fused1 !== d.fused2
     && !sameKernel(d.fused1 === n.name ? d.fused2 : d.fused1));
   if (!refusals.length) return null;
   const byOther = new Map();
@@ -218,7 +242,7 @@ function copyButton(text, later) {
 function kernelSections({ n, k, fxByName }, later) {
   if (!k) return [section("Kernel source", "kernel-source", h("p", { class: "il-muted" }, "This node generated no kernel of its own (a no-op, a view, or a buffer reuse)."))];
   const pre = h("pre", { class: "il-code", "data-role": "kernel-source" });
-  renderCode(pre, k.source, k.language);
+  renderCode(pre, k.source, k.language, { later });
   const ops = [];
   for (const name of n.fx_nodes || []) { const gn = fxByName.get(name); const op = gn ? shortOp(gn.target) : name; if (!ops.includes(op)) ops.push(op); }
   return [costSection(k), metadataSection(k), autotuneSection(k, ops),

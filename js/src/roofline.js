@@ -16,8 +16,16 @@ const svg = (tag, attrs = {}, ...children) => {
 
 /** Whether the report carries a profile with costs (something to draw). */
 export function hasRoofline(report) {
-  return rooflinePoints(report).length > 0;
+  // asked on every fusion draw: answered once per report, without building the points
+  if (!hasRooflineCache.has(report)) {
+    hasRooflineCache.set(report, (report.compiles || []).some((c) => (c.kernels || []).some((k) => {
+      const p = k.profile;
+      return p && typeof p.total_us === "number" && p.achieved_gbps != null;
+    })));
+  }
+  return hasRooflineCache.get(report);
 }
+const hasRooflineCache = new WeakMap();
 
 /**
  * One point per profiled kernel with a known cost: {compileId, kernel, fused, kind, intensity, gflops, gbps,

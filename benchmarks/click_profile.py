@@ -1,0 +1,111 @@
+"""Where a click -> panel goes, in headless Chromium (issue 12's click target, 50 ms).
+
+For a cached report (``benchmarks/.cache/NAME_MODE.json``, made by ``front.py``) or any report JSON: load the
+exported page at 1000 x 700, wait for the first graph, then click the first N kernel boxes (as front.py does)
+and split each click into the synchronous click handler (panel render, marks, reveal), the frame that paints
+it (style, layout, paint: rAF to the next task) and the whole; ``--profile`` also records a CPU profile of
+the clicks (Chromium's Profiler domain over CDP) and prints the functions with the most self time.
+
+    python benchmarks/click_profile.py decoder:training [--clicks 8] [--profile]
+    python benchmarks/click_profile.py path/to/report.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import pathlib
+import statistics
+import sys
+import tempfile
+
+REPO = pathlib.Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+from benchmarks.browser import CHROMIUM_ARGS, _chromium  # noqa: E402
+
+CACHE = pathlib.Path(__file__).resolve().parent / ".cache"
+
+_SPLIT_JS = """
+async (name) => {
+  const box = document.querySelector(`[data-view="fusion"] [data-node="${CSS.escape(name)}"]`);
+  if (!box) return null;
+  const t0 = performance.now();
+  box.dispatchEvent(new MouseEvent("click", {bubbles: true}));
+  const t1 = performance.now();
+  let t2 = 0;
+  await new Promise((r) => requestAnimationFrame(() => { t2 = performance.now(); setTimeout(r, 0); }));
+  const t3 = performance.now();
+  const src = document.querySelector('[data-role="kernel-source"]');
+  const done = src ? src.dataset.highlightedSource || "" : "";
+  return {handler: t1 - t0, to_raf: t2 - t1, frame: t3 - t2, total: t3 - t0, highlighted: done};
+}
+"""
+
+
+def _report_path(arg: str) -> pathlib.Path:
+    if ":" in arg and not arg.endswith(".json"):
+        name, mode = arg.split(":")
+        return CACHE / f"{name}_{mode}.json"
+    return pathlib.Path(arg)
+
+
+def _top_self(profile: dict, n: int = 25):
+    nodes = {x["id"]: x for x in profile["nodes"]}
+    dt = collections.Counter()
+    samples, deltas = profile.get("samples", []), profile.get("timeDeltas", [])
+    for sid, d in zip(samples, deltas):
+        cf = nodes[sid]["callFrame"]
+        key = f"{cf['functionName'] or '(anon)'} {cf['url'].rsplit('/', 1)[-1][:30]}:{cf['lineNumber']}"
+        dt[key] += d / 1000
+    return dt.most_common(n)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("report")
+    ap.add_argument("--clicks", type=int, default=8)
+    ap.add_argument("--profile", action="store_true")
+    ap.add_argument("--wait", type=float, default=0, help="seconds to wait after the first graph before clicking")
+    a = ap.parse_args(argv)
+    import inductor_lens
+    from inductor_lens.html import to_html
+    from playwright.sync_api import sync_playwright
+
+    report = inductor_lens.load(_report_path(a.report))
+    with tempfile.TemporaryDirectory() as tmp, sync_playwright() as p:
+        html = pathlib.Path(tmp) / "page.html"
+        html.write_text(to_html(report), encoding="utf-8")
+        browser = p.chromium.launch(executable_path=_chromium(), args=CHROMIUM_ARGS)
+        page = browser.new_page(viewport={"width": 1000, "height": 700})
+        errors = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.goto(html.as_uri())
+        page.wait_for_selector('[data-view="fusion"] .il-graph[data-ready="1"]', timeout=120000)
+        if a.wait:
+            page.wait_for_timeout(a.wait * 1000)
+        names = page.evaluate("""() => [...document.querySelectorAll('[data-view="fusion"] [data-node]')]
+                                  .filter(g => g.dataset.kernel).map(g => g.dataset.node)""")
+        cdp = page.context.new_cdp_session(page) if a.profile else None
+        if cdp:
+            cdp.send("Profiler.enable")
+            cdp.send("Profiler.setSamplingInterval", {"interval": 200})
+            cdp.send("Profiler.start")
+        rows = [page.evaluate(_SPLIT_JS, n) for n in names[: a.clicks]]
+        prof = cdp.send("Profiler.stop")["profile"] if cdp else None
+        browser.close()
+    rows = [r for r in rows if r]
+    for i, r in enumerate(rows):
+        print(f"click {i}: " + ", ".join(f"{k} {v:.1f}" if isinstance(v, float) else f"{k} {v!r}" for k, v in r.items()))
+    for k in ("handler", "to_raf", "frame", "total"):
+        print(f"median {k}: {statistics.median(r[k] for r in rows):.1f} ms")
+    if prof:
+        print("self time over the clicks (ms):")
+        for key, ms in _top_self(prof):
+            print(f"  {ms:8.1f}  {key}")
+    if errors:
+        print("page errors:", errors)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
