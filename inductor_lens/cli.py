@@ -116,6 +116,23 @@ class _no_interrupt:
         return False
 
 
+_COMMAND_LINE = False
+
+
+def _exit_anyway_after(code: int, seconds: float) -> None:
+    """The report is written: if the process has not exited ``seconds`` later (an interrupt that landed
+    while torch's compile workers were starting or busy can leave their shutdown, at exit, waiting on them),
+    end it with ``code`` rather than hang after Ctrl-C. A daemon thread: a normal exit never waits for it."""
+    import threading
+
+    def later() -> None:
+        time.sleep(seconds)
+        sys.stderr.flush()
+        os._exit(code)
+
+    threading.Thread(target=later, name="inductor-lens exit", daemon=True).start()
+
+
 def _where(written: list[str]) -> str:
     return " and ".join(written)
 
@@ -253,6 +270,8 @@ def cmd_run(tokens: Sequence[str]) -> int:
     n, k = len(report.compiles), len(report.kernels)
     if run.interrupted:
         _say(f"interrupted; the partial report ({n} compile(s), {k} kernel(s)) is at {_where(written)}")
+        if _COMMAND_LINE:
+            _exit_anyway_after(130, seconds=30)
         return 130
     if run.error is not None:
         _say(f"error: {script} raised {type(run.error).__name__}: {run.error}; the report of what compiled "
@@ -482,6 +501,8 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
+    global _COMMAND_LINE
+    _COMMAND_LINE = argv is None  # the process is ours (inductor-lens / python -m inductor_lens), not a caller's
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = _parser()
     try:
