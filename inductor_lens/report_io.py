@@ -194,11 +194,7 @@ def add_note(data: dict, code: str, message: str, detail: str = "") -> None:
 
 def to_plain(report: Report) -> dict:
     """The report as plain JSON data, with every value writable (see the module docstring)."""
-    cleaner = _Cleaner()
-    data = cleaner.plain(report, "")
-    for code, message, detail in cleaner.notes():
-        add_note(data, code, message, detail)
-    return data
+    return _clean_plain(report)
 
 
 def dumps(report: Union[Report, dict], *, trusted: bool = False) -> bytes:
@@ -225,7 +221,7 @@ def _dump(value: Any) -> bytes:
     return json.dumps(value, ensure_ascii=False, allow_nan=False).encode("utf-8")
 
 
-def _clean_plain(data: dict) -> dict:
+def _clean_plain(data: Union[Report, dict]) -> dict:
     cleaner = _Cleaner()
     out = cleaner.plain(data, "")
     for code, message, detail in cleaner.notes():
