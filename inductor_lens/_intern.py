@@ -21,6 +21,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from ._text import LinesText
+
 FRAME_KEYS = ("file", "line", "function", "code", "stage", "is_user")
 #: Keys whose long text values are stored as interned lines (frames' ``code`` is inside interned stacks).
 TEXT_KEYS = frozenset({"guards", "output_code", "source", "code"})
@@ -119,9 +121,8 @@ class Expander:
             if len(v) == 1:
                 if "@s" in v:
                     return self.stacks[v["@s"]]
-                if "@g" in v:
-                    lines = self.lines
-                    return "\n".join([lines[i] for i in v["@g"]])
+                if "@g" in v:  # the same checks of the line numbers as a text read lazily
+                    return str(LinesText(self.lines, v["@g"]))
             return {k: self.value(x) if isinstance(x, _CONTAINERS) else x for k, x in v.items()}
         return v
 

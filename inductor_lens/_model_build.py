@@ -20,6 +20,7 @@ import types
 import typing
 from typing import Any, Optional, Union
 
+from ._text import TEXT_FIELDS, LinesText
 from .model import Diagnostic, Frame, _hints
 
 _BUILDERS: dict = {}
@@ -135,7 +136,7 @@ def _dataclass_builder(tp):
     ``dataclasses`` writes ``__init__``): no loop over the fields, no dict of arguments, the short strings
     looked up inline. Each field: its value built (``None`` kept), else its default, else ``KeyError``."""
     hints = _hints(tp)
-    env: dict = {"tp": tp, "_dict": _dict, "word": Builder.word}
+    env: dict = {"tp": tp, "_dict": _dict, "word": Builder.word, "LinesText": LinesText}
     lines = ["def build(self, v):", "    if type(v) is not dict:", "        _dict(v)", "    words = self.words"]
     args = []
     for i, f in enumerate(dataclasses.fields(tp)):
@@ -143,7 +144,10 @@ def _dataclass_builder(tp):
             continue
         x, hint = f"x{i}", hints[f.name]
         lines += [f"    if {f.name!r} in v:", f"        {x} = v[{f.name!r}]"]
-        if hint is str or hint == Optional[str]:
+        if f.name in TEXT_FIELDS.get(tp.__name__, ()):  # a long text: kept as it is (a str or a LinesText)
+            lines += [f"        if type({x}) is not str and type({x}) is not LinesText:",
+                      f"            word(self, {x})"]  # raises TypeError
+        elif hint is str or hint == Optional[str]:
             lines += [f"        if type({x}) is str:",
                       f"            if len({x}) < {WORD_MAX}:",
                       f"                {x} = words.setdefault({x}, {x})",

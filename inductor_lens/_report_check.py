@@ -13,6 +13,7 @@ import types
 import typing
 from typing import Any, Callable, Union
 
+from ._text import TEXT_FIELDS, LinesText
 from .model import Report, ReportError
 
 #: Deepest nesting accepted inside free-form fields (``Kernel.metadata``); deeper is an error, not a RecursionError.
@@ -274,6 +275,8 @@ def _dataclass_checker(tp) -> Check:
         env[f"c{i}"] = rule or _lazy(env, f"c{i}", hint)
         lines += [f"    if {f.name!r} in v:", f"        x = v[{f.name!r}]"]
         plain = None if rule else _plain_types(hint)
+        if plain is not None and f.name in TEXT_FIELDS.get(tp.__name__, ()):
+            plain = plain | {LinesText}  # a long text read lazily (``_text``)
         if plain is not None:
             env[f"t{i}"] = plain
             lines += [f"        if type(x) not in t{i}:", f"            _fail(c{i}, x, {f.name!r})"]

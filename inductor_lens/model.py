@@ -19,7 +19,7 @@ import typing
 from dataclasses import dataclass, field
 from typing import Any, Optional, Union
 
-from . import _intern
+from . import _intern, _text
 from ._derive import STAGES, frame_stage
 
 SCHEMA_VERSION = 2
@@ -482,6 +482,10 @@ class Report:
             return self.widget()._repr_mimebundle_(include=include, exclude=exclude)
         except Exception:  # no widget machinery (plain terminal): fall back to text
             return {"text/plain": self.summary()}
+
+
+# A loaded report keeps its long texts as references to the file's lines (``_text``): these fields read as str.
+_text.install(globals())
 
 
 def _view(name: str):

@@ -31,7 +31,7 @@ import tempfile
 import zlib
 from typing import Any, Optional, Union
 
-from . import _report_stream
+from . import _report_stream, _text
 from ._report_check import MAX_DEPTH, PROFILE_NUMBERS, PartsCheck, _gc_paused, _json_type, validate
 from ._report_stream import NotInLayout
 from .model import SCHEMA_VERSION, Compile, Report, ReportError
@@ -342,6 +342,7 @@ class Parts:
         for i, c in enumerate(self.compiles):
             if self._expander is not None:
                 try:  # in place: the compile is ours (fresh from the parser, or handed over by _whole_parts)
+                    _text.lazy_texts(c, self._expander.lines)  # its long texts stay line references
                     c = self._expander.fill(c)
                 except _DAMAGE as e:
                     raise self._damaged(e) from None
@@ -353,7 +354,7 @@ class Parts:
         return ReportError(f"{self.name}: its interned tables are damaged ({type(e).__name__}: {e})")
 
 
-_DAMAGE = (KeyError, IndexError, TypeError, ValueError, AttributeError)
+_DAMAGE = (KeyError, IndexError, TypeError, ValueError, AttributeError, OverflowError)
 
 
 def read_parts(source: Union[PathLike, bytes, dict], name: str, use, feed=None):
@@ -502,7 +503,7 @@ def check(data: dict, name: str) -> None:
         try:  # the written form stores repeated frames, stacks and long texts once: check what they expand to
             expander = _intern.Expander(data["interned"]) if data.get("interned") is not None else None
             expanded = expander.value({k: v for k, v in data.items() if k != "interned"}) if expander else data
-        except (KeyError, IndexError, TypeError, ValueError, AttributeError) as e:
+        except _DAMAGE as e:
             raise ReportError(f"{name}: its interned tables are damaged ({type(e).__name__}: {e})") from None
         validate(expanded, name, expander.shared if expander else frozenset())
 

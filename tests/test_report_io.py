@@ -398,3 +398,73 @@ def test_a_bad_frame_in_the_interned_tables_is_named_where_it_is_first_used(tmp_
     with pytest.raises(ReportError) as shown:  # the check `show` runs, without building
         report_io.read_parts(path, "bad.json", lambda parts: list(parts.checked()))
     assert str(shown.value) == expected
+
+
+# -- long texts: held as references to the file's lines, read as str ------------------------------
+
+def _texts_report() -> Report:
+    """Two compiles whose long texts repeat lines (a kernel's source is in its compile's output code, the
+    second compile's guards repeat the first's), and long strings in places that are not texts."""
+    from inductor_lens.model import Cost, Graph
+
+    compiles = []
+    for i in range(2):
+        src = "\n".join(f"    tmp{n} = x{n} * {i if n == 3 else 2}  # line {n} of the kernel" for n in range(12))
+        k = Kernel(name=f"cpp_fused_{i}", language="cpp", source=src,
+                   metadata={"source": "not a text field: " + "y" * 100, "code": ["z" * 90]},
+                   cost=Cost(source="a long note on how the cost was obtained " * 3))
+        compiles.append(Compile(
+            id=f"{i}/0 inference", compile_id=f"{i}/0", graph_kind="inference",
+            trigger=Trigger(kind="first_call", reason=""), kernels=[k],
+            output_code=f"# compile {i}\n{src}\ncall({i})\n",
+            guards="\n".join(f"TENSOR_MATCH: check_tensor(L['x'], size=[{n}, 8], stride=[8, 1])" for n in range(5)),
+            graphs={"post_grad": Graph(code="def forward(self, x):\n" + "    y = torch.sin(x)  # a graph line\n" * 4)}))
+    return Report(torch_version="2.13.0", device="cpu", compiles=compiles)
+
+
+def test_a_loaded_reports_long_texts_are_line_references_that_read_as_the_same_str(tmp_path):
+    import copy
+    import dataclasses
+    import pickle
+
+    from inductor_lens import _text
+
+    r = _texts_report()
+    path = tmp_path / "r.json"
+    report_io.save_json(r, path)
+    back = inductor_lens.load(path)
+    assert back == r and back.to_dict() == r.to_dict()
+    c, k = back.compiles[1], back.compiles[1].kernels[0]
+    held = {"output_code": _text.held(c, "output_code"), "guards": _text.held(c, "guards"),
+            "source": _text.held(k, "source"), "code": _text.held(c.graphs["post_grad"], "code")}
+    assert all(type(v) is _text.LinesText for v in held.values()), held
+    assert type(k.source) is str and k.source == r.compiles[1].kernels[0].source  # read: joined
+    assert type(c.output_code) is str and c.output_code.endswith("call(1)\n")
+    # only the model's text fields: long strings elsewhere are plain strings
+    assert type(k.metadata["source"]) is str and type(k.metadata["code"][0]) is str
+    assert type(k.cost.source) is str and k.cost.source == r.compiles[1].kernels[0].cost.source
+    # a loaded report copies, pickles, replaces and writes like any other
+    assert pickle.loads(pickle.dumps(back)) == r and copy.deepcopy(back) == r
+    assert dataclasses.replace(k, name="x").source == k.source
+    report_io.save_json(back, tmp_path / "again.json")
+    assert (tmp_path / "again.json").read_bytes() == path.read_bytes()
+    assert inductor_lens.load(tmp_path / "again.json") == r
+
+
+@pytest.mark.parametrize("ids, problem", [
+    ([0, 10 ** 6], "IndexError: a text's line 1000000 is not in the report's"),
+    ([0, -1], "OverflowError"),
+    ([0, "1"], "TypeError"),
+])
+def test_a_text_naming_a_line_that_is_not_there_is_a_damaged_report(tmp_path, ids, problem):
+    data = json.loads(report_io.dumps(_texts_report()))
+    assert data["compiles"][0]["kernels"][0]["source"].keys() == {"@g"}
+    data["compiles"][0]["kernels"][0]["source"] = {"@g": ids}
+    path = tmp_path / "bad.json"
+    path.write_bytes(report_io.encode(data))
+    assert _read_by_lines(path) is True
+    for read in (lambda: report_io.load(path, name="bad.json"), lambda: report_io.check(data, "bad.json")):
+        with pytest.raises(ReportError) as e:
+            read()
+        assert str(e.value).startswith("bad.json: its interned tables are damaged (") and problem in str(e.value)
+        assert "\n" not in str(e.value)
