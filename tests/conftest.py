@@ -1,5 +1,6 @@
-"""Shared test set-up. Real compiles are slow on CPU: each test model is captured once per session
-(``tests/_capture_fixtures.py``) and its report shared by all tests; browser fixtures (Chromium, a real
+"""Shared test set-up. Real compiles are slow on CPU: each test model is captured once per run
+(``tests/_capture_fixtures.py``; under xdist, the first worker that needs it writes it for the others) and its
+report shared by all tests; browser fixtures (Chromium, a real
 JupyterLab server) live in ``tests/_browser_fixtures.py``. Neither module imports torch or playwright at
 collection: a test that needs no compile (model, JS, recorded GPU reports) never loads them.
 
@@ -30,7 +31,16 @@ SHARED = {"test_diff.py": "jupyterlab", "test_magic_browser.py": "jupyterlab", "
 WEIGHT = {"test_torchrun.py": 80, "test_diff.py": 70, "test_magic_browser.py": 70, "test_widget_browser.py": 70,
           "test_cli.py": 60, "test_magic.py": 40, "test_perf.py": 35, "test_capture.py": 28, "test_trace_import.py": 22,
           "test_marimo.py": 21, "test_notebooks.py": 20, "test_cells_kernel.py": 15, "test_aot_cpp.py": 12,
-          "test_concurrent.py": 8, "test_observer.py": 6, "test_inspect.py": 6}
+          "test_concurrent.py": 8, "test_observer.py": 6, "test_inspect.py": 6,
+          # the long tests of INDEPENDENT files: early, so that the short ones fill the end of the run
+          "test_inspect.py::test_hf_gpt2_with_labels_and_backward": 21,
+          "test_observer.py::test_hf_gpt2_at_several_sequence_lengths": 15,
+          "test_observer.py::test_export_with_a_dynamic_batch_and_aoti_package_gives_the_same_results": 15}
+
+
+def _weight(item) -> int:
+    name = item.path.name
+    return WEIGHT.get(f"{name}::{getattr(item, 'originalname', item.name)}", WEIGHT.get(name, 1))
 
 
 @pytest.hookimpl(tryfirst=True)  # before `-m` deselects
@@ -40,7 +50,7 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         for name in set(getattr(item, "fixturenames", ())) & markers.keys():
             item.add_marker(getattr(pytest.mark, markers[name]))
-    items.sort(key=lambda item: -WEIGHT.get(item.path.name, 1))  # stable: a file's own order is kept
+    items.sort(key=lambda item: -_weight(item))  # stable: a file's own order is kept
 
 
 @pytest.hookimpl(optionalhook=True)  # a hook of pytest-xdist: without it (a plain pytest run) never called
