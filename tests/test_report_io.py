@@ -260,6 +260,7 @@ def test_the_writer_puts_each_compile_on_its_own_line_and_reads_it_back_exactly(
         assert line.endswith(",") == (i < 2)
         assert json.loads(line.rstrip(",")) == written["compiles"][i]
     assert json.loads(raw) == written  # still one ordinary JSON document
+    assert r.to_json() == raw.decode()  # to_json() is what save_json writes
     head = json.loads(lines[0][: -len('"compiles":[')].rstrip(",") + "}")
     assert head["interned"] == written["interned"]  # the tables come before any compile
     for path, data in ((tmp_path / "r.json", raw), (tmp_path / "r.json.gz", gzip.compress(raw))):
