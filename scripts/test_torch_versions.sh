@@ -13,13 +13,13 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 PYTHON=${PYTHON:-python3}
 VENVS=${LENS_TORCH_VENVS:-build/torch-venvs}
-LAYERS=${LENS_TORCH_TESTS:-"tests/test_capture.py tests/test_model.py tests/test_gpu_fixtures.py tests/test_html_export.py"}
+LAYERS=${LENS_TORCH_TESTS:-"tests/test_capture.py tests/test_model.py tests/test_report_io.py tests/test_gpu_fixtures.py tests/test_html_export.py"}
 PYV=$("$PYTHON" -c 'import sys; print(f"{sys.version_info.major}.{sys.version_info.minor}")')
 [ $# -gt 0 ] || { echo "usage: $0 torch==X.Y.Z [...]" >&2; exit 2; }
 status=0
 for spec in "$@"; do
   venv="$VENVS/${spec//[=<> ]/}-py$PYV"
-  if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c 'import torch, pytest, anywidget' 2>/dev/null; then
+  if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c 'import torch, pytest, anywidget, orjson' 2>/dev/null; then
     [ -x "$venv/bin/python" ] || "$PYTHON" -m venv "$venv"
     if ! "$venv/bin/pip" install -q "$spec"; then
       echo "== $spec: the pip constraints cap it; installing it with PIP_CONFIG_FILE=/dev/null" >&2
@@ -27,7 +27,7 @@ for spec in "$@"; do
     fi
     # the package's own dependencies and the test tools of these layers, never another torch
     echo "$spec" > "$venv/torch-constraint.txt"
-    "$venv/bin/pip" install -q -c "$venv/torch-constraint.txt" packaging anywidget ipywidgets traitlets pytest numpy
+    "$venv/bin/pip" install -q -c "$venv/torch-constraint.txt" packaging anywidget ipywidgets traitlets orjson pytest numpy
   fi
   got=$("$venv/bin/python" -c 'import sys, torch; print(f"torch {torch.__version__}, Python {sys.version.split()[0]}")')
   echo "== $spec -> $got: $LAYERS"
