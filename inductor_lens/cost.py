@@ -164,8 +164,29 @@ def kernel_cost(kernel: Kernel, compile: Compile, inductor_bytes: Optional[dict]
     """The ``Cost`` of one call of ``kernel``.
 
     ``inductor_bytes`` maps a fused node name to ``(read_bytes, write_bytes)`` dicts (buffer -> bytes), as
-    the capture read them from Inductor's scheduler; without them bytes come from shapes.
+    the capture read them from Inductor's scheduler; without them bytes come from shapes. A kernel that the
+    output code calls from several places (Inductor emits identical code once: the same block of every
+    layer) costs the mean of its call sites, each counted over its own fused nodes: the profile's time is
+    per call too (``per_call_us``), and summing the sites counted every layer's buffers in one call.
     """
+    sites = [s for s in kernel.call_sites if s]
+    fx_of = {n.name: n.fx_nodes for n in compile.fused_nodes}
+    if len(sites) > 1 and all(f in fx_of for s in sites for f in s):
+        import dataclasses
+
+        costs = [_one_call(dataclasses.replace(kernel, fused_nodes=list(s), call_sites=[list(s)],
+                                               fx_nodes=[x for f in s for x in fx_of[f]]), compile, inductor_bytes)
+                 for s in sites]
+
+        def mean(values: list) -> Optional[float]:
+            return None if any(v is None for v in values) else sum(values) / len(values)
+        return Cost(bytes_read=mean([c.bytes_read for c in costs]), bytes_written=mean([c.bytes_written for c in costs]),
+                    flops=mean([c.flops for c in costs]),
+                    source=f"{costs[0].source}; the mean of its {len(sites)} call sites")
+    return _one_call(kernel, compile, inductor_bytes)
+
+
+def _one_call(kernel: Kernel, compile: Compile, inductor_bytes: Optional[dict]) -> Cost:
     graph = compile.graphs.get("post_grad")
     sizes = _Sizes(graph.nodes if graph else [])
     notes = []

@@ -82,13 +82,33 @@ def against_peak(per_call_us: float, kernel: Kernel, compile: Compile, device: O
         out["bound"] = "compute"
         out["peak_fraction"] = round(out["achieved_tflops"] / peak_tf, 4)
         out["verdict"] = f"{out['peak_fraction']:.0%} of {key} compute peak; compute-bound"
+    if out["peak_fraction"] is not None and out["peak_fraction"] > OVER_PEAK:
+        out["verdict"] = _over_peak(out, key, memory)
+        out["peak_fraction"] = None  # not a fraction of anything: the count is above what ran
     return out
 
 
+#: Above this fraction of a peak, the count (bytes or FLOPs) is taken to be more than the kernel did; the
+#: margin covers the spread of the timing and of datasheet peaks.
+OVER_PEAK = 1.1
+
+
+def _over_peak(out: dict, key: Optional[str], memory: str) -> str:
+    if out["bound"] == "memory":
+        return (f"{out['achieved_gbps']:,.0f} GB/s counted, above the {memory}: the kernel moved fewer bytes "
+                "than its buffers hold (indexed loads or stores, e.g. an embedding gather or scatter, touch only "
+                "some rows); the byte count is an upper bound, its fraction of peak unknown")
+    return (f"{out['achieved_tflops']:,.1f} TFLOP/s counted, above the {key} compute peak: the kernel did fewer "
+            "operations than counted, or ran on faster units (e.g. TF32 tensor cores for float32); the FLOP count "
+            "is an upper bound, its fraction of peak unknown")
+
+
 def _estimate_us(kernel: Kernel, compile: Compile) -> Optional[float]:
+    """Inductor's estimate of one call: its fused nodes' estimates, per call site (the mean of the sites)."""
     est = [n.estimated_runtime_us for n in compile.fused_nodes if n.name in kernel.fused_nodes]
     est = [e for e in est if e is not None]
-    return round(sum(est), 3) if est else None
+    sites = max(1, len([s for s in kernel.call_sites if s]))
+    return round(sum(est) / sites, 3) if est else None
 
 
 def _line_of(kernel: Kernel) -> list[tuple[str, int, str]]:

@@ -126,6 +126,45 @@ def test_attention_and_convolution_flops_from_shapes():
     assert kernel_cost(k, _compile([x, w, conv], k)).flops == 2 * (16 * 6 * 6) * 3 * 3 * 3
 
 
+def test_a_kernel_called_from_two_places_costs_one_call_not_both():
+    """Inductor emits the same code once for every layer and calls it per layer: the cost of one call is
+    one site's buffers and ops (the mean of the sites), never the sum over the layers (2x the bytes and
+    FLOPs of a call, read against the time of one call: 2x the device's peak on an H200 GPT-2 report)."""
+    from inductor_lens.model import FusedNode
+
+    nodes = [GraphNode(f"x{i}", "placeholder", f"x{i}", shape=[1024], dtype="float32") for i in range(2)]
+    nodes += [GraphNode(f"relu{i}", "call_function", "aten.relu.default", inputs=[f"x{i}"], shape=[1024],
+                        dtype="float32") for i in range(2)]
+    k = Kernel(name="triton_poi_fused_relu_0", language="triton", source="", fused_nodes=["op0", "op1"],
+               fx_nodes=["relu0", "relu1"], call_sites=[["op0"], ["op1"]])
+    c = dataclasses.replace(_compile(nodes, k), fused_nodes=[
+        FusedNode(name=f"op{i}", kind="pointwise", fx_nodes=[f"relu{i}"], kernel=k.name) for i in range(2)])
+    inductor_bytes = {f"op{i}": ({f"x{i}": 4096}, {f"buf{i}": 4096}) for i in range(2)}
+    cost = kernel_cost(k, c, inductor_bytes)
+    assert (cost.bytes_read, cost.bytes_written, cost.flops) == (4096, 4096, 1024)
+    assert cost.source.endswith("the mean of its 2 call sites")
+    one_site = dataclasses.replace(k, call_sites=[["op0", "op1"]])  # two nodes fused into one call: both count
+    assert kernel_cost(one_site, c, inductor_bytes).bytes_read == 8192
+
+
+def test_a_count_above_the_peak_is_an_upper_bound_not_a_fraction():
+    from inductor_lens.perf import against_peak
+
+    info = DeviceInfo(name="X", peak_gbps=1000.0, peak_tflops={"fp32": 10.0})
+    c = _compile([GraphNode("y", "call_function", "aten.embedding.default", shape=[10], dtype="float32")],
+                 Kernel(name="k", language="triton", source="", fx_nodes=["y"]))
+    k = Kernel(name="k", language="triton", source="", fx_nodes=["y"],
+               cost=inductor_lens.model.Cost(bytes_read=3e7, bytes_written=0, flops=0, source=""))
+    r = against_peak(10.0, k, c, info, on_gpu=True)  # 30 MB in 10 us: 3 TB/s on a 1 TB/s device
+    assert r["achieved_gbps"] == 3000 and r["bound"] == "memory" and r["peak_fraction"] is None
+    assert "above the HBM bandwidth" in r["verdict"] and "upper bound" in r["verdict"]
+    k2 = dataclasses.replace(k, cost=inductor_lens.model.Cost(bytes_read=1e3, bytes_written=0, flops=5e8, source=""))
+    r = against_peak(10.0, k2, c, info, on_gpu=True)  # 50 TFLOP/s on a 10 TFLOP/s device
+    assert r["bound"] == "compute" and r["peak_fraction"] is None and "TF32" in r["verdict"]
+    k3 = dataclasses.replace(k, cost=inductor_lens.model.Cost(bytes_read=1.05e7, bytes_written=0, flops=0, source=""))
+    assert against_peak(10.0, k3, c, info, on_gpu=True)["peak_fraction"] == pytest.approx(1.05)  # within the margin
+
+
 def test_peak_table_names_common_gpus_and_their_source():
     cases = {"NVIDIA H200": 4800, "NVIDIA H100 80GB HBM3": 3350, "NVIDIA H100 PCIe": 2000,
              "NVIDIA A100-SXM4-40GB": 1555, "NVIDIA A100-SXM4-80GB": 2039, "NVIDIA L4": 300,

@@ -57,9 +57,11 @@ export function unattributedText(summary) {
   return `unattributed: ${Math.round(summary.unattributed_share * 100)}%`;
 }
 
-/** Colour of a fraction of peak: red (far from the roof) through amber to green (at the roof). */
+/** Colour of a fraction of peak: red (far from the roof) through amber to green (at the roof); grey when
+ * unknown (no peak, or a count above the peak: Python's verdict says why). */
 export function peakColour(fraction) {
-  const f = Math.max(0, Math.min(1, fraction ?? 0));
+  if (fraction == null) return "hsl(0, 0%, 55%)";
+  const f = Math.max(0, Math.min(1, fraction));
   return `hsl(${Math.round(f * 120)}, 65%, 45%)`;
 }
 

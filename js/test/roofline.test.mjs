@@ -33,6 +33,8 @@ test("unattributed remainder in words", () => {
 test("colour runs from red (0% of peak) to green (100%)", () => {
   assert.equal(peakColour(0), "hsl(0, 65%, 45%)");
   assert.equal(peakColour(1), "hsl(120, 65%, 45%)");
+  assert.equal(peakColour(null), "hsl(0, 0%, 55%)");  // unknown (e.g. a count above the peak): grey, not red
+  assert.equal(peakColour(undefined), "hsl(0, 0%, 55%)");
   assert.equal(peakColour(2), "hsl(120, 65%, 45%)");
   assert.deepEqual([...nodePeakFractions(report.compiles[0])], [["op0", 0.8], ["op1", 0.5]]);
 });
