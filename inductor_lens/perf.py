@@ -96,8 +96,9 @@ OVER_PEAK = 1.1
 def _over_peak(out: dict, key: Optional[str], memory: str) -> str:
     if out["bound"] == "memory":
         return (f"{out['achieved_gbps']:,.0f} GB/s counted, above the {memory}: the kernel moved fewer bytes "
-                "than its buffers hold (indexed loads or stores, e.g. an embedding gather or scatter, touch only "
-                "some rows); the byte count is an upper bound, its fraction of peak unknown")
+                "to and from memory than its buffers hold (indexed loads or stores, e.g. an embedding gather or "
+                "scatter, touch only some rows) or found them in a cache; the byte count is an upper bound, its "
+                "fraction of peak unknown")
     return (f"{out['achieved_tflops']:,.1f} TFLOP/s counted, above the {key} compute peak: the kernel did fewer "
             "operations than counted, or ran on faster units (e.g. TF32 tensor cores for float32); the FLOP count "
             "is an upper bound, its fraction of peak unknown")

@@ -238,6 +238,9 @@ def test_achieved_throughput_and_fraction_of_the_measured_cpu_peak(profiled):
         assert p["bound"] in ("memory", "compute")
         peak = info.peak_gbps if p["bound"] == "memory" else info.peak_tflops["fp32"]
         achieved = p["achieved_gbps"] if p["bound"] == "memory" else p["achieved_tflops"]
+        if achieved / peak > inductor_lens.perf.OVER_PEAK:  # small buffers stay in the caches, faster than the copy
+            assert p["peak_fraction"] is None and "upper bound" in p["verdict"] and "cache" in p["verdict"]
+            continue
         assert p["peak_fraction"] == pytest.approx(achieved / peak, rel=1e-2, abs=1e-4)
         assert p["verdict"].endswith(("memory-bound", "compute-bound"))
 
