@@ -228,11 +228,34 @@ def _one_call(kernel: Kernel, compile: Compile, inductor_bytes: Optional[dict]) 
         flops = None
     if flops is not None:
         notes.append("flops: " + (", ".join(rules) if rules else "none (memory-only ops)") + " from shapes")
+    if kernel.language == "triton":
+        bytes_read, bytes_written, flops = _within_loops(kernel, bytes_read, bytes_written, flops, notes)
     if sizes.used_hint:
         notes.append("symbolic sizes counted at their hints")
     if bytes_read is None and flops is None:
         notes.append("unknown: no shapes or buffer sizes recorded for its ops")
     return Cost(bytes_read=bytes_read, bytes_written=bytes_written, flops=flops, source="; ".join(notes))
+
+
+def _within_loops(kernel: Kernel, bytes_read, bytes_written, flops, notes: list):
+    """The counts, each lowered to what the kernel's loops can touch where it is above that by more than 1%
+    (``_triton_bounds``: gathers, scatters, the second stage of a split reduction); ``notes`` says which."""
+    from ._triton_bounds import triton_bounds
+
+    bounds = triton_bounds(kernel.name, kernel.source)
+    if bounds is None:
+        return bytes_read, bytes_written, flops
+    out, capped = [], []
+    for what, value, bound in (("bytes read", bytes_read, bounds[0]), ("bytes written", bytes_written, bounds[1]),
+                               ("flops", flops, bounds[2])):
+        if value is not None and value > bound * 1.01:
+            out.append(bound)
+            capped.append(what)
+        else:
+            out.append(value)
+    if capped:
+        notes.append(f"{' and '.join(capped)} capped at what the kernel's loops touch (indexed or split access)")
+    return tuple(out)
 
 
 def with_costs(compile: Compile, inductor_bytes: Optional[dict] = None) -> list[Kernel]:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import pathlib
 import statistics
 from types import SimpleNamespace
 
@@ -145,6 +146,43 @@ def test_a_kernel_called_from_two_places_costs_one_call_not_both():
     assert cost.source.endswith("the mean of its 2 call sites")
     one_site = dataclasses.replace(k, call_sites=[["op0", "op1"]])  # two nodes fused into one call: both count
     assert kernel_cost(one_site, c, inductor_bytes).bytes_read == 8192
+
+
+def _h200_kernel(prefix: str):
+    """A kernel of the H200 GPT-2 training report (real Triton source, recorded by make_perf_fixtures.py)."""
+    report = load(str(pathlib.Path(__file__).parent / "fixtures" / "gpu_perf_gpt2_training.json"))
+    for c in report.compiles:
+        for k in c.kernels:
+            if k.name.startswith(prefix):
+                return c, k
+    raise AssertionError(prefix)
+
+
+def test_a_gather_or_split_reduction_is_counted_within_what_its_loops_touch():
+    from inductor_lens._triton_bounds import triton_bounds
+
+    # the embedding of 4096 tokens from a 50257 x 768 table: Inductor counts the whole table (154 MB)
+    c, k = _h200_kernel("triton_per_fused_add_embedding_native_dropout_native_layer_norm")
+    read, written, ops = triton_bounds(k.name, k.source)
+    rows = 4096 * 768 * 4  # one fp32 row of 768 per token
+    assert 2 * rows <= read <= 2 * rows + 4096 * 768 * 4 + 2 * 4096 * 8 + 2 * 768 * 4 + 8  # wte, wpe, residual...
+    assert written == k.cost.bytes_written  # its stores are exactly its outputs
+    # nll_loss picks one logit of 50257 per token: 823 MB counted, 4096 values read
+    _, loss = _h200_kernel("triton_red_fused__log_softmax_clone_nll_loss_forward")
+    assert triton_bounds(loss.name, loss.source)[0] < 100_000
+    # the second stage of a split reduction sums 32 partials of 3072 columns, not the whole backward's ops
+    _, stage2 = _h200_kernel("triton_per_fused_add_mul_pow_sum_tanh_tanh_backward_view_7")
+    assert triton_bounds(stage2.name, stage2.source)[2] <= 3072 * 32 * 4
+    # kernel_cost applies the bounds and says so
+    import dataclasses as dc
+    uncapped = dc.replace(k, cost=None)
+    graph_free = dc.replace(c, graphs={})
+    cost = kernel_cost(uncapped, graph_free, {n: ({"wte": 154_389_504}, {}) for n in k.fused_nodes})
+    assert cost.bytes_read == read and "capped at what the kernel's loops touch" in cost.source
+    # what is not plainly known is never capped: a template, a symbolic size, an unknown name
+    assert triton_bounds("triton_tem_fused_mm_0", k.source) is None
+    assert triton_bounds(k.name, k.source.replace("xnumel = 4096", "xnumel = ks0")) is None
+    assert triton_bounds(k.name, k.source.replace("r0_1 + 768*x2", "r0_1 + 768*mystery")) is None
 
 
 def test_a_count_above_the_peak_is_an_upper_bound_not_a_fraction():
