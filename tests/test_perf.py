@@ -185,22 +185,26 @@ def test_a_gather_or_split_reduction_is_counted_within_what_its_loops_touch():
     assert triton_bounds(k.name, k.source.replace("r0_1 + 768*x2", "r0_1 + 768*mystery")) is None
 
 
-def test_a_count_above_the_peak_is_an_upper_bound_not_a_fraction():
+def _against_peak(op: str, **cost) -> dict:
+    """``against_peak`` for one call of 10 us of a kernel of one ``op`` on a device of 1000 GB/s and 10 TFLOP/s."""
     from inductor_lens.perf import against_peak
 
     info = DeviceInfo(name="X", peak_gbps=1000.0, peak_tflops={"fp32": 10.0})
-    c = _compile([GraphNode("y", "call_function", "aten.embedding.default", shape=[10], dtype="float32")],
+    c = _compile([GraphNode("y", "call_function", op, shape=[10], dtype="float32")],
                  Kernel(name="k", language="triton", source="", fx_nodes=["y"]))
     k = Kernel(name="k", language="triton", source="", fx_nodes=["y"],
-               cost=inductor_lens.model.Cost(bytes_read=3e7, bytes_written=0, flops=0, source=""))
-    r = against_peak(10.0, k, c, info, on_gpu=True)  # 30 MB in 10 us: 3 TB/s on a 1 TB/s device
+               cost=inductor_lens.model.Cost(source="", **cost))
+    return against_peak(10.0, k, c, info, on_gpu=True)
+
+
+def test_a_count_above_the_peak_is_an_upper_bound_not_a_fraction():
+    r = _against_peak("aten.embedding.default", bytes_read=3e7, bytes_written=0, flops=0)  # 3 TB/s on 1 TB/s
     assert r["achieved_gbps"] == 3000 and r["bound"] == "memory" and r["peak_fraction"] is None
     assert "above the HBM bandwidth" in r["verdict"] and "upper bound" in r["verdict"]
-    k2 = dataclasses.replace(k, cost=inductor_lens.model.Cost(bytes_read=1e3, bytes_written=0, flops=5e8, source=""))
-    r = against_peak(10.0, k2, c, info, on_gpu=True)  # 50 TFLOP/s on a 10 TFLOP/s device
+    r = _against_peak("aten.add.Tensor", bytes_read=1e3, bytes_written=0, flops=5e8)  # 50 TFLOP/s on 10
     assert r["bound"] == "compute" and r["peak_fraction"] is None and "TF32" in r["verdict"]
-    k3 = dataclasses.replace(k, cost=inductor_lens.model.Cost(bytes_read=1.05e7, bytes_written=0, flops=0, source=""))
-    assert against_peak(10.0, k3, c, info, on_gpu=True)["peak_fraction"] == pytest.approx(1.05)  # within the margin
+    r = _against_peak("aten.add.Tensor", bytes_read=1.05e7, bytes_written=0, flops=0)
+    assert r["peak_fraction"] == pytest.approx(1.05)  # within the margin
 
 
 def test_peak_table_names_common_gpus_and_their_source():
@@ -381,19 +385,10 @@ def test_gpu_structure_times_attention_and_randint_and_leaves_a_remainder():
 
 
 def test_fraction_of_peak_picks_the_roof_the_kernel_is_under():
-    info = DeviceInfo(name="X", peak_gbps=1000.0, peak_tflops={"fp32": 10.0})
-    from inductor_lens.perf import against_peak
-
-    c = _compile([GraphNode("y", "call_function", "aten.add.Tensor", shape=[10], dtype="float32")],
-                 Kernel(name="k", language="triton", source="", fx_nodes=["y"]))
-    k = Kernel(name="k", language="triton", source="", fx_nodes=["y"],
-               cost=inductor_lens.model.Cost(bytes_read=4e6, bytes_written=4e6, flops=1e6, source=""))
-    r = against_peak(10.0, k, c, info, on_gpu=True)  # 8 MB in 10 us = 800 GB/s, intensity 0.125
+    r = _against_peak("aten.add.Tensor", bytes_read=4e6, bytes_written=4e6, flops=1e6)  # 800 GB/s, intensity 0.125
     assert r["bound"] == "memory" and r["peak_fraction"] == pytest.approx(0.8)
     assert r["verdict"] == "80% of HBM bandwidth; memory-bound"
-    k2 = Kernel(name="k", language="triton", source="", fx_nodes=["y"],
-                cost=inductor_lens.model.Cost(bytes_read=1e6, bytes_written=0, flops=5e7, source=""))
-    r = against_peak(10.0, k2, c, info, on_gpu=True)  # 5 TFLOP/s at intensity 50 > ridge 10
+    r = _against_peak("aten.add.Tensor", bytes_read=1e6, bytes_written=0, flops=5e7)  # 5 TFLOP/s at intensity 50
     assert r["bound"] == "compute" and r["peak_fraction"] == pytest.approx(0.5)
 
 
