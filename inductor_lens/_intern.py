@@ -106,6 +106,8 @@ class Expander:
 
     def __init__(self, tables: dict) -> None:
         files, self.lines = tables["files"], tables["lines"]  # nothing else of ``tables`` is kept
+        if type(self.lines) is not list or not all(type(x) is str for x in self.lines):
+            raise TypeError("interned lines: expected an array of strings")  # texts are joined from it later
         frames = [{"file": files[f], "line": ln, "function": fn, "code": code, "stage": stage,
                    "is_user": stage == "user"} for f, ln, fn, code, stage in tables["frames"]]
         self.stacks = [[frames[i] for i in ids] for ids in tables["stacks"]]

@@ -31,6 +31,10 @@ _SIGNATURE = re.compile(r"'signature':\s*\{([^}]*)\}")
 _PARAM = re.compile(r"'(\w+)':\s*'([^']*)'")
 _ACCESS = re.compile(r"\btl\.(load|store|atomic_add|atomic_max|atomic_min|atomic_xchg|atomic_cas)\(")
 _OPERATOR = re.compile(r"\*\*|==|!=|<=|>=|[-+*/%<>&|^~]|(?<![\w.])(?!tl\b)\w+\(|\.\w+\(")
+_TUPLE = re.compile(r"^\s*[A-Za-z_]\w*\s*,\s*[A-Za-z_]\w*.*=")
+#: Sub-kernels of a combo kernel, program ids and ranges outside the index variables: not followed.
+_UNKNOWN = re.compile(r"\bpid_offset\b|\bnum_xblocks|^\s*(?!xoffset|yoffset|zoffset)\w+\s*=.*tl\.program_id|"
+                      r"^\s*(?![xyz]index|r\d_index|r\d_base|rindex|rbase)\w+\s*=.*tl\.arange", re.M)
 _MODULES = frozenset({"tl", "libdevice", "tl_math", "triton_helpers", "math", "None", "True", "False"})
 
 
@@ -63,9 +67,10 @@ def triton_bounds(name: str, source: str) -> Optional[tuple[float, float, float]
         return None
     sig = _SIGNATURE.search(source)
     body = _STRING.sub("''", source[source.index("@triton.jit"):])
-    numels = {d: int(n) for d, n in _NUMEL.findall(body)}
-    if "x" not in numels or sig is None:
-        return None
+    found = _NUMEL.findall(body)
+    numels = {d: int(n) for d, n in found}
+    if "x" not in numels or sig is None or len(found) != len(numels) or _UNKNOWN.search(body):
+        return None  # a combo kernel (sizes per sub-kernel), or a form this reading does not follow
     params = dict(_PARAM.findall(sig.group(1)))  # name -> '*fp32' (a pointer) or 'i32' (a scalar)
     dims: dict[str, set] = {}
     ops = 0
@@ -81,10 +86,14 @@ def triton_bounds(name: str, source: str) -> Optional[tuple[float, float, float]
             out |= d
         return out
 
-    for line in body.splitlines():
+    for line in body.splitlines()[1:]:  # after the ``def`` line
+        if line.count("(") != line.count(")") or line.count("[") != line.count("]") or _TUPLE.match(line):
+            return None  # a statement over several lines, or several names assigned at once
         loop = _FOR.match(line)
         if loop:
-            dims[loop.group(1)] = _dims_of_base(loop.group(1)) or set()
+            if _dims_of_base(loop.group(1)) is None:
+                return None  # a loop of its own (tl.static_range...): its points are not a known size
+            dims[loop.group(1)] = _dims_of_base(loop.group(1))
             continue
         m = _ASSIGN.match(line)
         if not m or m.group(1).endswith("numel") or m.group(1).isupper():
@@ -103,6 +112,8 @@ def triton_bounds(name: str, source: str) -> Optional[tuple[float, float, float]
     read = written = 0.0
     for access in _ACCESS.finditer(body):
         arg = _first_argument(body, access.end())
+        if "program_id" in arg or "arange" in arg:
+            return None  # an address over a range of its own
         words = _NAME.findall(arg)
         kind = params.get(words[0], "") if words else ""
         if not kind.startswith("*") or kind[1:] not in ELEMENT_BYTES:

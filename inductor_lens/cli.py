@@ -383,7 +383,7 @@ class _ShowPage:
         compiles = kernels = 0
         kept = None if parts.pristine else []
         last = time.monotonic()
-        for c in parts.checked():
+        for c in parts.checked(lazy_texts=kept is None):  # kept compiles are written again: joined texts
             compiles += 1
             kernels += len(c.get("kernels") or [])
             if kept is not None:

@@ -105,11 +105,17 @@ def _over_peak(out: dict, key: Optional[str], memory: str) -> str:
 
 
 def _estimate_us(kernel: Kernel, compile: Compile) -> Optional[float]:
-    """Inductor's estimate of one call: its fused nodes' estimates, per call site (the mean of the sites)."""
-    est = [n.estimated_runtime_us for n in compile.fused_nodes if n.name in kernel.fused_nodes]
-    est = [e for e in est if e is not None]
-    sites = max(1, len([s for s in kernel.call_sites if s]))
-    return round(sum(est) / sites, 3) if est else None
+    """Inductor's estimate of one call: the mean over the kernel's call sites of the estimates of each site's
+    fused nodes (as ``Kernel.cost`` counts one call); ``None`` where a fused node has no estimate."""
+    est = {n.name: n.estimated_runtime_us for n in compile.fused_nodes if n.name in kernel.fused_nodes}
+    sites = [s for s in kernel.call_sites if s] or [list(kernel.fused_nodes)]
+    per_site = []
+    for site in sites:
+        values = [est.get(f) for f in site]
+        if not values or any(v is None for v in values):
+            return None
+        per_site.append(sum(values))
+    return round(sum(per_site) / len(per_site), 3)
 
 
 def _line_of(kernel: Kernel) -> list[tuple[str, int, str]]:

@@ -323,8 +323,10 @@ class Parts:
         """The whole report data (every compile read now)."""
         return dict(self.head, compiles=list(self.compiles))
 
-    def checked(self):
-        """The compiles, expanded and checked (the current schema only)."""
+    def checked(self, lazy_texts: bool = True):
+        """The compiles, expanded and checked (the current schema only). ``lazy_texts``: the long texts of a
+        compile stay :class:`~inductor_lens._text.LinesText` (for building a Report), else they are joined
+        (plain data that is written out again)."""
         from . import _intern
 
         _check_version(self.head, self.name)
@@ -342,7 +344,8 @@ class Parts:
         for i, c in enumerate(self.compiles):
             if self._expander is not None:
                 try:  # in place: the compile is ours (fresh from the parser, or handed over by _whole_parts)
-                    _text.lazy_texts(c, self._expander.lines)  # its long texts stay line references
+                    if lazy_texts:
+                        _text.lazy_texts(c, self._expander.lines)  # its long texts stay line references
                     c = self._expander.fill(c)
                 except _DAMAGE as e:
                     raise self._damaged(e) from None

@@ -183,6 +183,12 @@ def test_a_gather_or_split_reduction_is_counted_within_what_its_loops_touch():
     assert triton_bounds("triton_tem_fused_mm_0", k.source) is None
     assert triton_bounds(k.name, k.source.replace("xnumel = 4096", "xnumel = ks0")) is None
     assert triton_bounds(k.name, k.source.replace("r0_1 + 768*x2", "r0_1 + 768*mystery")) is None
+    for form in ("    xnumel = 16\n",  # a combo kernel: sizes per sub-kernel
+                 "    for i in tl.static_range(8):\n        tmp99 = tl.load(in_ptr3 + (x0 + 1024*i), None)\n",
+                 "    tmp98 = tl.load(\n        in_ptr3 + (x0), None)\n",  # a statement over two lines
+                 "    pid1 = tl.program_id(1)\n", "    a, b = x0, x2\n"):
+        changed = k.source.replace("    tmp5 = tl.load(", form + "    tmp5 = tl.load(", 1)
+        assert changed != k.source and triton_bounds(k.name, changed) is None, form
 
 
 def _against_peak(op: str, **cost) -> dict:
@@ -195,6 +201,21 @@ def _against_peak(op: str, **cost) -> dict:
     k = Kernel(name="k", language="triton", source="", fx_nodes=["y"],
                cost=inductor_lens.model.Cost(source="", **cost))
     return against_peak(10.0, k, c, info, on_gpu=True)
+
+
+def test_inductors_estimate_is_one_call_too():
+    from inductor_lens.model import FusedNode
+    from inductor_lens.perf import _estimate_us
+
+    k = Kernel(name="triton_poi_fused_relu_0", language="triton", source="", fused_nodes=["op0", "op1"],
+               call_sites=[["op0"], ["op1"]])
+    c = dataclasses.replace(_compile([], k), fused_nodes=[
+        FusedNode(name="op0", kind="pointwise", kernel=k.name, estimated_runtime_us=2.0),
+        FusedNode(name="op1", kind="pointwise", kernel=k.name, estimated_runtime_us=4.0)])
+    assert _estimate_us(k, c) == 3.0  # the mean of the two calls, not their sum
+    c = dataclasses.replace(c, fused_nodes=[c.fused_nodes[0], dataclasses.replace(c.fused_nodes[1],
+                                                                                  estimated_runtime_us=None)])
+    assert _estimate_us(k, c) is None  # a call without an estimate: unknown, not a smaller number
 
 
 def test_a_count_above_the_peak_is_an_upper_bound_not_a_fraction():

@@ -469,3 +469,28 @@ def test_a_text_naming_a_line_that_is_not_there_is_a_damaged_report(tmp_path, id
             read()
         assert str(e.value).startswith("bad.json: its interned tables are damaged (") and problem in str(e.value)
         assert "\n" not in str(e.value)
+
+
+@pytest.mark.parametrize("lines", [[None], [5], "abc", {"0": "x"}])
+def test_a_line_table_that_is_not_strings_is_a_damaged_report_at_load_not_later(tmp_path, lines):
+    data = json.loads(report_io.dumps(_texts_report()))
+    data["interned"]["lines"] = lines if not isinstance(lines, list) else data["interned"]["lines"][:-1] + lines
+    path = tmp_path / "bad.json"
+    path.write_bytes(report_io.encode(data))
+    with pytest.raises(ReportError, match=r"^bad.json: its interned tables are damaged \(TypeError: interned lines"):
+        report_io.load(path, name="bad.json")
+
+
+def test_show_of_a_line_layout_report_with_nan_embeds_the_fixed_texts(tmp_path):
+    """A report whose compile holds NaN is embedded as fixed data (not the file's bytes): its texts must be
+    plain strings again by then, not the line references a loaded report keeps."""
+    from inductor_lens import cli
+
+    raw = report_io.dumps(_texts_report())
+    head, first, rest = raw.split(b"\n", 2)
+    assert b'"time_us":null' in first
+    first = first.replace(b'"time_us":null', b'"time_us":NaN', 1)
+    path = tmp_path / "nan.json"
+    path.write_bytes(b"\n".join([head, first, rest]))
+    assert cli.main(["show", str(path), "-o", str(tmp_path / "page.html")]) == 0
+    assert (tmp_path / "page.html").read_text().lstrip().lower().startswith("<!doctype html")
