@@ -4,8 +4,10 @@ The log holds the same structured-trace records that the in-process capture read
 ``torch.__trace`` logger (``Raw.trace``), so the report is made by the same builder (``build.py``).
 What the in-process hooks add and a log cannot hold is derived where possible:
 
-- graph kinds: the first Inductor graph of a compile is its forward (``aot_forward_graph`` was logged) or
-  inference graph, the next its backward; a backward compiled after dynamo finished was lazy;
+- graph kinds: AOT logs each forward or inference graph (``aot_forward_graph``/``aot_inference_graph``)
+  before Inductor compiles it, so an output code with such a graph waiting is that graph, any other of a
+  training frame a backward (DDP splits a frame into several graphs, each with its own); a backward compiled
+  after dynamo finished was lazy;
 - kernels: every kernel defined in the output code, in launch order from ``call()``, with their exact source;
 - kernel <-> post-grad node links: from torch's provenance map (``INDUCTOR_PROVENANCE=1``), else none;
 - fused nodes: one per kernel launch, holding the post-grad nodes of that kernel (the provenance map);
@@ -65,6 +67,7 @@ class _RawFromTrace:
         self.raw = Raw(t0_us=first)
         self.post_grad_text: dict[str, str] = {}      # compile id -> latest post-grad graph text
         self.has_forward: set[str] = set()              # compile ids with an aot_forward_graph (training)
+        self.pending_aot: dict[str, list] = {}          # AOT graphs logged, not yet compiled: forward/inference
         self.graphs_of: dict[str, list[RawGraph]] = {}
         self.dynamo_done: dict[str, float] = {}         # compile id -> time dynamo finished
         self.open_windows: dict[tuple, RawWindow] = {}
@@ -135,10 +138,17 @@ class _RawFromTrace:
                     w.end_us = ts
 
     def _on_aot_forward_graph(self, md, payload, t, cid) -> None:
+        if cid:  # AOT logs each forward (or inference) graph before Inductor compiles it
+            self.has_forward.add(_base_cid(cid))
+            self.pending_aot.setdefault(_base_cid(cid), []).append("forward")
+
+    def _on_aot_inference_graph(self, md, payload, t, cid) -> None:
+        if cid:
+            self.pending_aot.setdefault(_base_cid(cid), []).append("inference")
+
+    def _on_aot_joint_graph(self, md, payload, t, cid) -> None:
         if cid:
             self.has_forward.add(_base_cid(cid))
-
-    _on_aot_joint_graph = _on_aot_forward_graph
 
     def _on_dynamo_output_graph(self, md, payload, t, cid) -> None:
         if cid and payload:
@@ -157,10 +167,13 @@ class _RawFromTrace:
             return
         base = _base_cid(cid)
         done = self.graphs_of.setdefault(base, [])
-        if done:
-            kind = "backward"
+        pending = self.pending_aot.get(base)
+        if pending:  # the graph AOT logged last for this frame: a forward or an inference graph (DDP splits a
+            kind = pending.pop(0)  # frame into several, each with its own AOT graphs)
+        elif base in self.has_forward or done:
+            kind = "backward"  # no AOT graph waiting: the backward of a forward compiled before
         else:
-            kind = "forward" if base in self.has_forward else "inference"
+            kind = "inference"
         rec = RawGraph(key=len(self.raw.graphs), compile_id=cid, graph_kind=kind, start_us=t)
         rec.output_code = payload or ""
         text = self.post_grad_text.pop(cid, "")
