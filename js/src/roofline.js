@@ -145,7 +145,7 @@ export function renderRoofline(el, report, onPick) {
     s ? ` of ${fmtUs(s.device_total_us)} ${s.device === "cpu" ? "CPU" : "device"} time per step (${fmtUs(s.attributed_us)} in ${plural(points.length, "kernel")}; ${fmtUs(s.inside_graphs_unmatched_us)} elsewhere inside the compiled graphs, ${fmtUs(s.outside_graphs_us)} outside them) · mean of ${s.runs} runs after ${plural(s.warmup, "warm-up run")}` : "",
     info ? h("div", { class: "il-muted il-small", "data-role": "device-info", title: info.source }, `${info.name}: ${info.peak_gbps != null ? info.peak_gbps + " GB/s" : "bandwidth unknown"}${Object.entries(info.peak_tflops || {}).map(([k, v]) => ` · ${k} ${v} TFLOP/s`).join("")} — ${info.source}`) : null);
   const legend = h("div", { class: "il-muted il-small il-rf-legend" }, "dot colour: fraction of the roof at its intensity (",
-    h("i", { class: "il-rf-swatch", style: `background:${peakColour(0)}` }), " 0% … ", h("i", { class: "il-rf-swatch", style: `background:${peakColour(1)}` }), " 100%; grey: unknown, its verdict says why); size: share of kernel time; click a dot to select its kernel");
+    h("i", { class: "il-rf-swatch", style: `background:${peakColour(0)}` }), " 0% … ", h("i", { class: "il-rf-swatch", style: `background:${peakColour(1)}` }), " 100%; grey: unknown); size: share of kernel time; click a dot to select its kernel");
   const pct = (r) => fmtShare(r.share);
   const kernelsOf = (r) => h("span", { class: "il-muted il-mono", title: r.kernels.join("\n") }, r.kernels.length > 2 ? `${r.kernels.slice(0, 2).join(", ")}, +${r.kernels.length - 2}` : r.kernels.join(", "));
   el.append(head, h("div", { class: "il-rf-chart", "data-role": "roofline-chart" }, chart(points, info, onPick)), legend,
