@@ -12,7 +12,7 @@ PYTEST := $(BIN)/python -m pytest
 JOBS ?= auto
 XDIST := -n $(JOBS) --dist loadfile
 
-.PHONY: demo test test-fast test-wheel test-torch dist bundle install clean bench
+.PHONY: demo test test-fast test-wheel test-torch dist bundle install clean bench lint format
 
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -48,6 +48,20 @@ test-torch:
 
 dist: install
 	$(BIN)/python -m build --outdir dist .
+
+# ruff (lint + format check) over the Python, biome (lint + format check) over the front end
+js/node_modules/.bin/biome: js/package-lock.json
+	cd js && npm ci --no-audit --no-fund
+
+lint: install js/node_modules/.bin/biome
+	$(BIN)/ruff check inductor_lens tests benchmarks scripts hatch_build.py
+	$(BIN)/ruff format --check inductor_lens tests benchmarks scripts hatch_build.py
+	cd js && npx biome check --error-on-warnings .
+
+format: install js/node_modules/.bin/biome
+	$(BIN)/ruff check --fix inductor_lens tests benchmarks scripts hatch_build.py
+	$(BIN)/ruff format inductor_lens tests benchmarks scripts hatch_build.py
+	cd js && npx biome check --write .
 
 bench: install
 	$(BIN)/python benchmarks/run.py

@@ -72,13 +72,16 @@ def ensure_bundle(log=print) -> str:
         return "fresh"
     if shutil.which("npm") is None or shutil.which("node") is None:
         if state == "stale":
-            log("inductor_lens: WARNING: js/ changed since the front-end bundle was built, and node/npm are "
-                "not on PATH: packaging the existing bundle in inductor_lens/static/")
+            log(
+                "inductor_lens: WARNING: js/ changed since the front-end bundle was built, and node/npm are "
+                "not on PATH: packaging the existing bundle in inductor_lens/static/"
+            )
             return "kept stale"
         raise BundleError(
             "inductor_lens: the front-end bundle (inductor_lens/static/) is missing and node/npm are not on "
             "PATH to build it from js/. Install Node.js >= 18 with npm, or build from the sdist, which carries "
-            "the bundle.")
+            "the bundle."
+        )
     if digest is None:
         raise BundleError("inductor_lens: the front-end bundle is missing and js/ (its sources) is not here")
     lock = JS / "node_modules" / ".package-lock.json"

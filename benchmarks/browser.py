@@ -40,8 +40,15 @@ TARGET_INTERACTIVE_MS = {"forward": 1000, "training": 2000}
 TARGET_CLICK_MS = 50
 HTML_RATIO = 1.3
 
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-                 "--disable-sync", "--no-first-run", "--disable-dev-shm-usage"]
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-dev-shm-usage",
+]
 
 _CAPTURE = r"""
 import sys, torch, inductor_lens
@@ -138,7 +145,7 @@ def _measure_page(browser, html_path: pathlib.Path, clicks: int = 5) -> dict:
         names = page.evaluate("""() => [...document.querySelectorAll('[data-view="fusion"] [data-node]')]
                                       .filter(g => g.dataset.kernel).map(g => g.dataset.node)""")
         times = []
-        for name in (names[len(names) // 2:] + names[: len(names) // 2])[:clicks]:
+        for name in (names[len(names) // 2 :] + names[: len(names) // 2])[:clicks]:
             t = page.evaluate(_CLICK_JS, name)
             if t is None:
                 raise RuntimeError(f"click on {name} did not show its kernel panel")
@@ -147,20 +154,26 @@ def _measure_page(browser, html_path: pathlib.Path, clicks: int = 5) -> dict:
         switch = page.evaluate(_SWITCH_JS, ids[-1]) if len(ids) > 1 else None
         if errors:
             raise RuntimeError(f"page errors: {errors}")
-        return {"interactive_ms": round(interactive), "layout_ms": layout_ms, "boxes": boxes,
-                "mount_ms": marks.get("il:mount"), "report_parsed_ms": marks.get("il:report"),
-                "click_ms": round(statistics.median(times), 1) if times else None,
-                "switch_last_compile_ms": None if switch is None else round(switch)}
+        return {
+            "interactive_ms": round(interactive),
+            "layout_ms": layout_ms,
+            "boxes": boxes,
+            "mount_ms": marks.get("il:mount"),
+            "report_parsed_ms": marks.get("il:report"),
+            "click_ms": round(statistics.median(times), 1) if times else None,
+            "switch_last_compile_ms": None if switch is None else round(switch),
+        }
     finally:
         context.close()
 
 
 def run(sizes=(1, 4, 12), modes=("forward", "training")) -> list[dict]:
     """Measure each (size, mode); returns one dict per row (see the module docstring)."""
-    import inductor_lens
-    from inductor_lens.html import to_html
-    from inductor_lens.model import Report
     from playwright.sync_api import sync_playwright
+
+    import inductor_lens
+    from inductor_lens.report.model import Report
+    from inductor_lens.views.html import to_html
 
     fixed = len(to_html(Report(torch_version="0", device="cpu")).encode())
     rows = []
@@ -181,31 +194,64 @@ def run(sizes=(1, 4, 12), modes=("forward", "training")) -> list[dict]:
                 best = sorted(runs, key=lambda r: r["interactive_ms"])[1]  # median of 3 loads
                 report_bytes = path.stat().st_size
                 html_bytes = len(html_text.encode())
-                rows.append({
-                    "layers": n, "mode": mode,
-                    "fused_nodes": sum(len(c.fused_nodes) for c in report.compiles),
-                    "kernels": len(report.kernels),
-                    "report_bytes": report_bytes, "html_bytes": html_bytes,
-                    "html_budget_ratio": round(html_bytes / (HTML_RATIO * report_bytes + fixed), 3),
-                    **best,
-                    "interactive_target_ms": TARGET_INTERACTIVE_MS[mode] if n == 12 else None,
-                    "click_target_ms": TARGET_CLICK_MS,
-                })
+                rows.append(
+                    {
+                        "layers": n,
+                        "mode": mode,
+                        "fused_nodes": sum(len(c.fused_nodes) for c in report.compiles),
+                        "kernels": len(report.kernels),
+                        "report_bytes": report_bytes,
+                        "html_bytes": html_bytes,
+                        "html_budget_ratio": round(html_bytes / (HTML_RATIO * report_bytes + fixed), 3),
+                        **best,
+                        "interactive_target_ms": TARGET_INTERACTIVE_MS[mode] if n == 12 else None,
+                        "click_target_ms": TARGET_CLICK_MS,
+                    }
+                )
         browser.close()
     return rows
 
 
 def format_table(rows: list[dict]) -> str:
-    head = ["layers", "mode", "fused", "boxes", "report", "html", "html/budget", "mount", "report read", "layout",
-            "interactive", "click", "to last compile"]
+    head = [
+        "layers",
+        "mode",
+        "fused",
+        "boxes",
+        "report",
+        "html",
+        "html/budget",
+        "mount",
+        "report read",
+        "layout",
+        "interactive",
+        "click",
+        "to last compile",
+    ]
     lines = [" | ".join(head), " | ".join("---" for _ in head)]
     for r in rows:
-        inter = f"{r['interactive_ms']} ms" + (f" (<= {r['interactive_target_ms']})" if r["interactive_target_ms"] else "")
-        lines.append(" | ".join([
-            str(r["layers"]), r["mode"], str(r["fused_nodes"]), str(r["boxes"]),
-            f"{r['report_bytes'] / 1e6:.2f} MB", f"{r['html_bytes'] / 1e6:.2f} MB", f"{r['html_budget_ratio']:.2f}",
-            f"{r['mount_ms']} ms", f"{r['report_parsed_ms']} ms", f"{r['layout_ms']} ms", inter, f"{r['click_ms']} ms",
-            "" if r["switch_last_compile_ms"] is None else f"{r['switch_last_compile_ms']} ms"]))
+        inter = f"{r['interactive_ms']} ms" + (
+            f" (<= {r['interactive_target_ms']})" if r["interactive_target_ms"] else ""
+        )
+        lines.append(
+            " | ".join(
+                [
+                    str(r["layers"]),
+                    r["mode"],
+                    str(r["fused_nodes"]),
+                    str(r["boxes"]),
+                    f"{r['report_bytes'] / 1e6:.2f} MB",
+                    f"{r['html_bytes'] / 1e6:.2f} MB",
+                    f"{r['html_budget_ratio']:.2f}",
+                    f"{r['mount_ms']} ms",
+                    f"{r['report_parsed_ms']} ms",
+                    f"{r['layout_ms']} ms",
+                    inter,
+                    f"{r['click_ms']} ms",
+                    "" if r["switch_last_compile_ms"] is None else f"{r['switch_last_compile_ms']} ms",
+                ]
+            )
+        )
     return "\n".join("| " + line + " |" for line in lines)
 
 

@@ -70,8 +70,9 @@ def measure(mode: str, layers: int) -> dict:
         elif mode == "trace":
             env["TORCH_TRACE"] = tmp
             env["INDUCTOR_PROVENANCE"] = "1"
-        proc = subprocess.run([sys.executable, __file__, "--child", mode, str(layers)], env=env,
-                              capture_output=True, text=True, cwd=tmp)
+        proc = subprocess.run(
+            [sys.executable, __file__, "--child", mode, str(layers)], env=env, capture_output=True, text=True, cwd=tmp
+        )
     if proc.returncode != 0:
         raise RuntimeError(f"{mode} with {layers} layer(s) failed:\n{proc.stderr[-3000:]}")
     return json.loads(proc.stdout.strip().splitlines()[-1])
@@ -90,8 +91,15 @@ def run(layers: list[int], runs: int, modes=MODES, log=print) -> list[dict]:
         for m in modes:
             t = statistics.median(s["compile_s"] for s in samples[m])
             mem = statistics.median(s["peak_rss_mb"] for s in samples[m])
-            row = {"layers": n, "mode": m, "runs": runs, "compile_s": round(t, 2), "time_ratio": round(t / base_t, 3),
-                   "peak_rss_mb": round(mem, 1), "mem_ratio": round(mem / base_m, 3)}
+            row = {
+                "layers": n,
+                "mode": m,
+                "runs": runs,
+                "compile_s": round(t, 2),
+                "time_ratio": round(t / base_t, 3),
+                "peak_rss_mb": round(mem, 1),
+                "mem_ratio": round(mem / base_m, 3),
+            }
             if m == "lens":
                 row["build_s"] = round(statistics.median(s["build_s"] for s in samples[m]), 3)
                 row["json_mb"] = round(samples[m][-1]["json_bytes"] / 1e6, 2)
@@ -105,8 +113,10 @@ def table(rows: list[dict]) -> str:
     head = "| layers | mode | compile s (median) | time ratio | peak RSS MB | mem ratio | report build s | JSON MB | fused nodes |"
     lines = [head, "|---" * (head.count("|") - 1) + "|"]
     for r in rows:
-        lines.append(f"| {r['layers']} | {r['mode']} | {r['compile_s']} | {r['time_ratio']} | {r['peak_rss_mb']} | "
-                     f"{r['mem_ratio']} | {r.get('build_s', '')} | {r.get('json_mb', '')} | {r.get('fused_nodes', '')} |")
+        lines.append(
+            f"| {r['layers']} | {r['mode']} | {r['compile_s']} | {r['time_ratio']} | {r['peak_rss_mb']} | "
+            f"{r['mem_ratio']} | {r.get('build_s', '')} | {r.get('json_mb', '')} | {r.get('fused_nodes', '')} |"
+        )
     return "\n".join(lines)
 
 
@@ -120,8 +130,12 @@ def main(argv=None) -> None:
     if args.child:
         print(json.dumps(child(args.child[0], int(args.child[1]))))
         return
-    rows = run([int(x) for x in args.layers.split(",")], args.runs, args.modes.split(","),
-               log=lambda s: print(s, file=sys.stderr, flush=True))
+    rows = run(
+        [int(x) for x in args.layers.split(",")],
+        args.runs,
+        args.modes.split(","),
+        log=lambda s: print(s, file=sys.stderr, flush=True),
+    )
     print(table(rows))
 
 

@@ -67,9 +67,10 @@ def main(argv=None) -> int:
     ap.add_argument("--profile", action="store_true")
     ap.add_argument("--wait", type=float, default=0, help="seconds to wait after the first graph before clicking")
     a = ap.parse_args(argv)
-    import inductor_lens
-    from inductor_lens.html import to_html
     from playwright.sync_api import sync_playwright
+
+    import inductor_lens
+    from inductor_lens.views.html import to_html
 
     report = inductor_lens.load(_report_path(a.report))
     with tempfile.TemporaryDirectory() as tmp, sync_playwright() as p:
@@ -95,7 +96,9 @@ def main(argv=None) -> int:
         browser.close()
     rows = [r for r in rows if r]
     for i, r in enumerate(rows):
-        print(f"click {i}: " + ", ".join(f"{k} {v:.1f}" if isinstance(v, float) else f"{k} {v!r}" for k, v in r.items()))
+        print(
+            f"click {i}: " + ", ".join(f"{k} {v:.1f}" if isinstance(v, float) else f"{k} {v!r}" for k, v in r.items())
+        )
     for k in ("handler", "to_raf", "frame", "total"):
         print(f"median {k}: {statistics.median(r[k] for r in rows):.1f} ms")
     if prof:

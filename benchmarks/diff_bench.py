@@ -76,9 +76,8 @@ async () => {
 
 
 def measure_page(html_path: pathlib.Path, loads: int = 3, clicks: int = 5) -> dict:
-    from playwright.sync_api import sync_playwright
-
     from browser import CHROMIUM_ARGS, _chromium
+    from playwright.sync_api import sync_playwright
 
     table, interactive, click = [], [], []
     with sync_playwright() as p:
@@ -106,13 +105,17 @@ def measure_page(html_path: pathlib.Path, loads: int = 3, clicks: int = 5) -> di
                 context.close()
         finally:
             browser.close()
-    return {"table_ms": statistics.median(table), "interactive_ms": statistics.median(interactive),
-            "row_click_ms": round(statistics.median(click), 1)}
+    return {
+        "table_ms": statistics.median(table),
+        "interactive_ms": statistics.median(interactive),
+        "row_click_ms": round(statistics.median(click), 1),
+    }
 
 
 def main() -> int:
-    import inductor_lens
     from browser import report_path
+
+    import inductor_lens
 
     pa, pb = report_path(12, "training"), variant_path(12)
     t0 = time.perf_counter()
@@ -133,15 +136,22 @@ def main() -> int:
         page = measure_page(html)
     s = d.summary
     launches = sum(len(c.kernels) for c in d.compiles)
-    print(f"A: {pa.name} ({len(a.kernels)} kernels), B: {pb.name} ({len(b.kernels)} kernels); {launches} launch pairs: "
-          f"{s}", file=sys.stderr)
-    print("| reports | launch pairs | same / changed / only A / only B | load both | diff (wall) | diff (CPU) | save_html "
-          "| html | table | interactive | row click |")
+    print(
+        f"A: {pa.name} ({len(a.kernels)} kernels), B: {pb.name} ({len(b.kernels)} kernels); {launches} launch pairs: "
+        f"{s}",
+        file=sys.stderr,
+    )
+    print(
+        "| reports | launch pairs | same / changed / only A / only B | load both | diff (wall) | diff (CPU) | save_html "
+        "| html | table | interactive | row click |"
+    )
     print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
-    print(f"| GPT2(12) training vs exact GELU in h.5 | {launches} | {s['same']} / {s['changed']} / {s['only_a']} / "
-          f"{s['only_b']} | {load_s:.2f} s | {diff_s:.3f} s (<= {TARGET_DIFF_S:g}) | {diff_cpu_s:.3f} s | {html_s:.2f} s | {size_mb:.2f} MB | "
-          f"{page['table_ms']:.0f} ms | {page['interactive_ms']:.0f} ms (<= {TARGET_INTERACTIVE_MS}) | "
-          f"{page['row_click_ms']} ms |")
+    print(
+        f"| GPT2(12) training vs exact GELU in h.5 | {launches} | {s['same']} / {s['changed']} / {s['only_a']} / "
+        f"{s['only_b']} | {load_s:.2f} s | {diff_s:.3f} s (<= {TARGET_DIFF_S:g}) | {diff_cpu_s:.3f} s | {html_s:.2f} s | {size_mb:.2f} MB | "
+        f"{page['table_ms']:.0f} ms | {page['interactive_ms']:.0f} ms (<= {TARGET_INTERACTIVE_MS}) | "
+        f"{page['row_click_ms']} ms |"
+    )
     return 0
 
 

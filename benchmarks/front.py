@@ -24,7 +24,7 @@ import tempfile
 
 REPO = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
-from benchmarks.browser import CHROMIUM_ARGS, _CLICK_JS, _chromium  # noqa: E402
+from benchmarks.browser import _CLICK_JS, CHROMIUM_ARGS, _chromium  # noqa: E402
 
 CACHE = pathlib.Path(__file__).resolve().parent / ".cache"
 TARGETS = {"forward": 1000, "training": 2000}
@@ -61,7 +61,9 @@ def report_path(name: str, mode: str) -> pathlib.Path:
     if not path.exists():
         env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]))
         tmp = path.with_suffix(".tmp")
-        subprocess.run([sys.executable, str(REPO / "benchmarks" / "real_models.py"), name, mode, str(tmp)], check=True, env=env)
+        subprocess.run(
+            [sys.executable, str(REPO / "benchmarks" / "real_models.py"), name, mode, str(tmp)], check=True, env=env
+        )
         tmp.rename(path)
     return path
 
@@ -72,7 +74,9 @@ def _load(browser, html: pathlib.Path):
     page.on("pageerror", lambda e: errors.append(str(e)))
     page.goto(html.as_uri())
     page.wait_for_selector('[data-view="fusion"] .il-graph[data-ready="1"]', timeout=120000)
-    marks = page.evaluate("() => Object.fromEntries(performance.getEntriesByType('mark').map(m => [m.name, m.startTime]))")
+    marks = page.evaluate(
+        "() => Object.fromEntries(performance.getEntriesByType('mark').map(m => [m.name, m.startTime]))"
+    )
     return page, errors, marks
 
 
@@ -101,19 +105,24 @@ def measure(browser, html: pathlib.Path) -> dict:
         raise RuntimeError(f"page errors: {errors}")
     page.close()
     good = [x for x in lines if x]
-    return {"boxes": boxes, "interactive_ms": round(statistics.median(loads)),
-            "click_ms": round(statistics.median([c for c in clicks if c is not None]), 1),
-            "line_ms": round(statistics.median([x[0] for x in good]), 1) if good else None,
-            "line_boxes": max((x[1] for x in good), default=0),
-            "expand_ms": None if expand is None else round(expand), "expanded_boxes": expanded}
+    return {
+        "boxes": boxes,
+        "interactive_ms": round(statistics.median(loads)),
+        "click_ms": round(statistics.median([c for c in clicks if c is not None]), 1),
+        "line_ms": round(statistics.median([x[0] for x in good]), 1) if good else None,
+        "line_boxes": max((x[1] for x in good), default=0),
+        "expand_ms": None if expand is None else round(expand),
+        "expanded_boxes": expanded,
+    }
 
 
 def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     runs = [a.split(":") for a in argv] or [["decoder", "forward"], ["decoder", "training"], ["resnet", "training"]]
-    import inductor_lens
-    from inductor_lens.html import to_html
     from playwright.sync_api import sync_playwright
+
+    import inductor_lens
+    from inductor_lens.views.html import to_html
 
     paths = {(n, m): report_path(n, m) for n, m in runs}
     print("load average (1, 5, 15 min) at the start: " + ", ".join(f"{x:.1f}" for x in os.getloadavg()))
@@ -125,16 +134,36 @@ def main(argv=None) -> int:
             html = pathlib.Path(tmp) / f"{name}_{mode}.html"
             html.write_text(to_html(report), encoding="utf-8")
             r = measure(browser, html)
-            rows.append({"model": name, "mode": mode, "compiles": len(report.compiles),
-                         "fused": sum(len(c.fused_nodes) for c in report.compiles), "html_mb": html.stat().st_size / 1e6, **r})
+            rows.append(
+                {
+                    "model": name,
+                    "mode": mode,
+                    "compiles": len(report.compiles),
+                    "fused": sum(len(c.fused_nodes) for c in report.compiles),
+                    "html_mb": html.stat().st_size / 1e6,
+                    **r,
+                }
+            )
         browser.close()
     print("load average (1, 5, 15 min) at the end: " + ", ".join(f"{x:.1f}" for x in os.getloadavg()))
-    head = ["model", "mode", "fused nodes", "boxes at open", "HTML", "interactive", "click -> panel", "source-line click", "expand all (boxes)"]
+    head = [
+        "model",
+        "mode",
+        "fused nodes",
+        "boxes at open",
+        "HTML",
+        "interactive",
+        "click -> panel",
+        "source-line click",
+        "expand all (boxes)",
+    ]
     print("| " + " | ".join(head) + " |\n|" + "---|" * len(head))
     for r in rows:
-        print(f"| {r['model']} | {r['mode']} | {r['fused']} | {r['boxes']} | {r['html_mb']:.2f} MB | "
-              f"{r['interactive_ms']} ms (target {TARGETS[r['mode']]}) | {r['click_ms']} ms | "
-              f"{r['line_ms']} ms ({r['line_boxes']} boxes) | {r['expand_ms']} ms ({r['expanded_boxes']}) |")
+        print(
+            f"| {r['model']} | {r['mode']} | {r['fused']} | {r['boxes']} | {r['html_mb']:.2f} MB | "
+            f"{r['interactive_ms']} ms (target {TARGETS[r['mode']]}) | {r['click_ms']} ms | "
+            f"{r['line_ms']} ms ({r['line_boxes']} boxes) | {r['expand_ms']} ms ({r['expanded_boxes']}) |"
+        )
     return 0
 
 

@@ -17,8 +17,8 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 import pathlib
+import re
 import subprocess
 import sys
 import tempfile
@@ -61,8 +61,8 @@ def make_report(path: pathlib.Path, mb: float, kind: str) -> int:
     or ``compact`` (what the lens writes: ``report_io.dumps`` of a Report)."""
     import orjson
 
-    from inductor_lens import _intern
-    from inductor_lens.model import Report
+    from inductor_lens.report import intern as _intern
+    from inductor_lens.report.model import Report
 
     base = Report.from_dict(json.loads(FIXTURE.read_text())).to_dict()
     one = [orjson.dumps(c) for c in base["compiles"]]
@@ -90,7 +90,7 @@ def make_report(path: pathlib.Path, mb: float, kind: str) -> int:
 
 
 def _write_form(compact: dict) -> bytes:
-    from inductor_lens import report_io
+    from inductor_lens.report import io as report_io
 
     writer = getattr(report_io, "encode", None)  # the lens's own writer (line layout) where there is one
     return writer(compact) if writer else report_io.dumps(compact, trusted=True)
@@ -102,8 +102,13 @@ def _env() -> dict:
 
 
 def measure(body: str, *args: str) -> tuple[float, float, int]:
-    proc = subprocess.run([sys.executable, "-c", MEASURE.format(body=body), *args], env=_env(),
-                          capture_output=True, text=True, timeout=900)
+    proc = subprocess.run(
+        [sys.executable, "-c", MEASURE.format(body=body), *args],
+        env=_env(),
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
     if proc.returncode != 0:
         raise SystemExit(proc.stderr)
     dt, cpu, rss = proc.stdout.split()[-3:]
@@ -114,10 +119,19 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--mb", type=float, default=200)
     ap.add_argument("--keep", action="store_true", help="keep the generated report")
-    ap.add_argument("--kind", nargs="*", default=["compact", "expanded"], choices=["compact", "expanded"],
-                    help="which reports to measure: compact (what the lens writes), expanded (plain json.dumps)")
-    ap.add_argument("--case", nargs="*", default=[],
-                    help="measure only the cases whose name holds one of these words (e.g. --case load show)")
+    ap.add_argument(
+        "--kind",
+        nargs="*",
+        default=["compact", "expanded"],
+        choices=["compact", "expanded"],
+        help="which reports to measure: compact (what the lens writes), expanded (plain json.dumps)",
+    )
+    ap.add_argument(
+        "--case",
+        nargs="*",
+        default=[],
+        help="measure only the cases whose name holds one of these words (e.g. --case load show)",
+    )
     ap.add_argument("--report", help="measure this report file (as --kind says it is) instead of making one")
     ap.add_argument("--make", help=argparse.SUPPRESS)
     args = ap.parse_args()
@@ -127,11 +141,14 @@ def main() -> None:
     tmp = pathlib.Path(tempfile.mkdtemp(prefix="lens-bench-"))
     try:
         import orjson  # noqa: F401
+
         parser = "orjson"
     except ImportError:
         parser = "json (stdlib)"
-    print(f"parser: {parser}; python {sys.version.split()[0]}; load average {os.getloadavg()[0]:.1f} "
-          f"on {os.cpu_count()} CPUs")
+    print(
+        f"parser: {parser}; python {sys.version.split()[0]}; load average {os.getloadavg()[0]:.1f} "
+        f"on {os.cpu_count()} CPUs"
+    )
     for kind in args.kind:
         if args.report:
             report = pathlib.Path(args.report)
@@ -139,8 +156,13 @@ def main() -> None:
         else:
             report = tmp / f"{kind}.json"
             # made in a child process: Linux carries a parent's peak RSS into the children it forks
-            made = subprocess.run([sys.executable, __file__, "--make", str(report), "--mb", str(args.mb),
-                                   "--kind", kind], capture_output=True, text=True, check=True, env=_env())
+            made = subprocess.run(
+                [sys.executable, __file__, "--make", str(report), "--mb", str(args.mb), "--kind", kind],
+                capture_output=True,
+                text=True,
+                check=True,
+                env=_env(),
+            )
             size = int(made.stdout.split()[-1])
         with open(report, "rb") as f:  # in blocks: a long line read here would raise the children's ru_maxrss
             lines = sum(block.count(b"\n") for block in iter(lambda: f.read(1 << 20), b""))

@@ -28,7 +28,7 @@ def child(mode: str, layers: int, width: int, device: str) -> dict:
     import torch
 
     import inductor_lens
-    from inductor_lens._capture import kernel_timing as prof
+    from inductor_lens.capturing import kernel_timing as prof
     from inductor_lens.examples import GPT2, gpt2_inputs
 
     torch.manual_seed(0)
@@ -41,8 +41,14 @@ def child(mode: str, layers: int, width: int, device: str) -> dict:
         compiled = torch.compile(model)
         compiled(x).sum().backward()
         sync()
-    out = {"mode": mode, "layers": layers, "width": width, "device": device,
-           "compile_s": round(time.perf_counter() - t0, 2), "kernels": len(cap.report.kernels)}
+    out = {
+        "mode": mode,
+        "layers": layers,
+        "width": width,
+        "device": device,
+        "compile_s": round(time.perf_counter() - t0, 2),
+        "kernels": len(cap.report.kernels),
+    }
 
     def step() -> None:
         compiled(x).sum().backward()
@@ -91,14 +97,38 @@ def main() -> None:
         return
     rows = []
     for mode in ("capture", "profile"):
-        proc = subprocess.run([sys.executable, __file__, "--child", mode, "--layers", str(a.layers), "--width",
-                               str(a.width), "--device", a.device], capture_output=True, text=True)
+        proc = subprocess.run(
+            [
+                sys.executable,
+                __file__,
+                "--child",
+                mode,
+                "--layers",
+                str(a.layers),
+                "--width",
+                str(a.width),
+                "--device",
+                a.device,
+            ],
+            capture_output=True,
+            text=True,
+        )
         if proc.returncode:
             sys.exit(proc.stderr[-3000:])
         rows.append(json.loads(proc.stdout.strip().splitlines()[-1]))
         print(rows[-1], flush=True)
-    keys = ["mode", "compile_s", "profile_s", "probe_s", "step_ms", "step_under_profiler_ms", "events", "kernels",
-            "timed", "unattributed_share"]
+    keys = [
+        "mode",
+        "compile_s",
+        "profile_s",
+        "probe_s",
+        "step_ms",
+        "step_under_profiler_ms",
+        "events",
+        "kernels",
+        "timed",
+        "unattributed_share",
+    ]
     print("| " + " | ".join(keys) + " |")
     print("|" + "---|" * len(keys))
     for r in rows:

@@ -14,8 +14,8 @@ from __future__ import annotations
 import sys
 
 import torch
-from torch import nn
 import torch.nn.functional as F
+from torch import nn
 
 
 class RMSNorm(nn.Module):

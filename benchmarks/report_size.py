@@ -28,7 +28,7 @@ sys.path.insert(0, sys.argv[1])
 import inductor_lens
 spec = importlib.util.spec_from_file_location("raw_fixture", sys.argv[2] + "/tests/_raw.py")
 mod = importlib.util.module_from_spec(spec); spec.loader.exec_module(mod); load_raw = mod.load_raw
-from inductor_lens._capture.build import build_report
+from inductor_lens.capturing.build import build_report
 assert inductor_lens.__file__.startswith(sys.argv[1]), inductor_lens.__file__
 report = build_report(load_raw(sys.argv[3]), "2.13.0", title="report_size")
 text = report.to_json()
@@ -54,10 +54,8 @@ def capture(raw_path: pathlib.Path) -> None:
     import torch
 
     import inductor_lens
-    from inductor_lens.examples import GPT2, gpt2_inputs
+    from inductor_lens.examples import GPT2, Block, gpt2_inputs
     from tests._raw import dump_raw
-
-    from inductor_lens.examples import Block
 
     class IndexedBlock(Block):
         """A block that reads its layer index, as Hugging Face's blocks do (a KV-cache slot): dynamo guards on
@@ -115,7 +113,7 @@ def main() -> None:
     out.mkdir(parents=True, exist_ok=True)
     if not raw_path.exists():
         capture(raw_path)
-    from inductor_lens._capture.build import build_report
+    from inductor_lens.capturing.build import build_report
     from tests._raw import load_raw
 
     report = build_report(load_raw(raw_path), "2.13.0", title="report_size", cells={})
@@ -123,23 +121,44 @@ def main() -> None:
     expanded = report.to_json(compact=False)
     (out / "after.json").write_text(after)
     (out / "expanded.json").write_text(expanded)
-    rows = [("schema 2, expanded (no interning)", len(expanded.encode()), median_load(expanded), None),
-            ("schema 2, compact (written form)", len(after.encode()), median_load(after),
-             node_time(out / "after.json", out))]
+    rows = [
+        ("schema 2, expanded (no interning)", len(expanded.encode()), median_load(expanded), None),
+        (
+            "schema 2, compact (written form)",
+            len(after.encode()),
+            median_load(after),
+            node_time(out / "after.json", out),
+        ),
+    ]
     if os.path.isdir(args.before_tree):
-        res = subprocess.run([sys.executable, "-c", BEFORE, args.before_tree, str(ROOT), str(raw_path),
-                              str(out / "before.json")], capture_output=True, text=True)
+        res = subprocess.run(
+            [sys.executable, "-c", BEFORE, args.before_tree, str(ROOT), str(raw_path), str(out / "before.json")],
+            capture_output=True,
+            text=True,
+        )
         if res.returncode == 0:
             load_s = json.loads(res.stdout)["load_s"]
-            rows.insert(0, ("schema 1 (before)", (out / "before.json").stat().st_size, load_s,
-                            node_time(out / "before.json", out)))
+            rows.insert(
+                0,
+                (
+                    "schema 1 (before)",
+                    (out / "before.json").stat().st_size,
+                    load_s,
+                    node_time(out / "before.json", out),
+                ),
+            )
         else:
             print("before: could not build with", args.before_tree, res.stderr[-800:], file=sys.stderr)
-    print(f"report: {len(report.compiles)} compiles, {len(report.kernels)} kernels, "
-          f"{sum(len(c.fused_nodes) for c in report.compiles)} fused nodes; "
-          f"same graph: {[(c.id, c.same_graph_as) for c in report.compiles if c.same_graph_as]}")
-    gz = {"schema 1 (before)": out / "before.json", "schema 2, expanded (no interning)": out / "expanded.json",
-          "schema 2, compact (written form)": out / "after.json"}
+    print(
+        f"report: {len(report.compiles)} compiles, {len(report.kernels)} kernels, "
+        f"{sum(len(c.fused_nodes) for c in report.compiles)} fused nodes; "
+        f"same graph: {[(c.id, c.same_graph_as) for c in report.compiles if c.same_graph_as]}"
+    )
+    gz = {
+        "schema 1 (before)": out / "before.json",
+        "schema 2, expanded (no interning)": out / "expanded.json",
+        "schema 2, compact (written form)": out / "after.json",
+    }
     print("| form | JSON bytes | gzip bytes (as in the page) | Python load() s | JS parse+expand ms |")
     print("|---|---|---|---|---|")
     for name, size, load_s, js_ms in rows:

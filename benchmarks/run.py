@@ -28,8 +28,10 @@ sys.path.insert(0, os.path.dirname(HERE))
 def machine() -> str:
     import torch
 
-    return (f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
-            f"torch {torch.__version__}, {datetime.date.today().isoformat()}")
+    return (
+        f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
+        f"torch {torch.__version__}, {datetime.date.today().isoformat()}"
+    )
 
 
 def main(argv=None) -> None:

@@ -51,9 +51,10 @@ def shoot(browser, html: pathlib.Path, out: pathlib.Path, scheme: str, steps: li
 
 
 def main() -> int:
-    import inductor_lens
-    from inductor_lens.html import to_html
     from playwright.sync_api import sync_playwright
+
+    import inductor_lens
+    from inductor_lens.views.html import to_html
 
     with tempfile.TemporaryDirectory() as tmp, sync_playwright() as p:
         browser = p.chromium.launch(executable_path=_chromium(), args=CHROMIUM_ARGS)

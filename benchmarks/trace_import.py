@@ -81,17 +81,21 @@ def main() -> None:
     source = args.source or real_log(tmp)
     big = os.path.join(tmp, "dedicated_log_torch_trace_big.log")
     copies, size = big_log(source, args.mb, big)
-    print(f"log: {size / 1e6:.1f} MB ({copies} copies of {os.path.basename(source)}, "
-          f"{os.path.getsize(source) / 1e6:.2f} MB)")
+    print(
+        f"log: {size / 1e6:.1f} MB ({copies} copies of {os.path.basename(source)}, "
+        f"{os.path.getsize(source) / 1e6:.2f} MB)"
+    )
     t0, c0 = time.perf_counter(), time.process_time()
     report = inductor_lens.load_trace(big, on_progress=lambda m: print("  " + m, file=sys.stderr))
     t1, c1 = time.perf_counter(), time.process_time()
     page = os.path.join(tmp, "big.html")
     report.save_html(page)
     t2 = time.perf_counter()
-    print(f"load_trace: {t1 - t0:.2f} s wall, {c1 - c0:.2f} s CPU ({size / 1e6 / (t1 - t0):.0f} MB/s): "
-          f"{len(report.compiles)} compiles, {len(report.kernels)} kernels, {len(report.graph_breaks)} graph breaks; "
-          f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+    print(
+        f"load_trace: {t1 - t0:.2f} s wall, {c1 - c0:.2f} s CPU ({size / 1e6 / (t1 - t0):.0f} MB/s): "
+        f"{len(report.compiles)} compiles, {len(report.kernels)} kernels, {len(report.graph_breaks)} graph breaks; "
+        f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores"
+    )
     print(f"save_html: {t2 - t1:.2f} s, page {os.path.getsize(page) / 1e6:.1f} MB")
     if args.keep:
         print(f"kept in {tmp}")

@@ -5,43 +5,110 @@
 ...     compiled(x)            # the first call is where Inductor runs
 >>> cap.report                 # fused kernels, their source, and the code that produced them
 
-Layers: ``capture`` (the only code that touches ``torch._*``), ``model`` (plain dataclasses, no torch),
-and the views (``widget``, ``html``, ``magic``, ``cli``), loaded lazily.
+The package is laid out by layer; imports point one way (``tests/structure/test_layers.py`` enforces it):
+
+- ``report``: the torch-free record (dataclasses, JSON I/O, schema, the naming rules). Imports nothing above.
+- ``analysis``: work on reports (cost, performance, diff, jobs). Imports ``report``.
+- ``capturing``: the only code that touches ``torch._*`` (hooks, builds a report, trace import, timing).
+  Imports ``report`` and ``analysis``.
+- ``views``: the widget, the page, the magic, the CLI. Imports the layers below.
+
+This file is the public API and the one place that wires the layers together (``report.hooks``).
+Importing it imports neither torch nor the widget machinery.
 """
 
-from ._capture.session import CaptureError, capture, inspect, profile, time_kernels
-from .job import Job, load_job
-from .model import SCHEMA_VERSION, Diagnostic, Report, ReportError, load
-# torch-free; binding the function here also keeps `inductor_lens.diff` the function, not the module
-from .diff import ReportDiff, diff
+from ._version import __version__
+from .analysis.diff import ReportDiff, diff
+from .analysis.job import Job, load_job
+from .capturing.session import CaptureError, capture, inspect, profile, time_kernels
+from .report import hooks as _hooks
+from .report.model import SCHEMA_VERSION, Diagnostic, Report, ReportError, load
 
-__version__ = "0.1.0"
-
-__all__ = ["SCHEMA_VERSION", "Diagnostic", "Report", "ReportError", "load", "capture", "inspect", "LensWidget",
-           "save_html", "CaptureError", "time_kernels", "profile", "diff", "ReportDiff", "__version__", "Job", "load_job",
-           "load_trace"]
+__all__ = [
+    "SCHEMA_VERSION",
+    "Diagnostic",
+    "Report",
+    "ReportError",
+    "load",
+    "capture",
+    "inspect",
+    "LensWidget",
+    "save_html",
+    "CaptureError",
+    "time_kernels",
+    "profile",
+    "diff",
+    "ReportDiff",
+    "__version__",
+    "Job",
+    "load_job",
+    "load_trace",
+]
 
 
 def __getattr__(name):  # lazy: importing inductor_lens must not import torch or the widget machinery
     if name == "LensWidget":
-        from .widget import LensWidget
+        from .views.widget import LensWidget
+
         return LensWidget
     if name == "load_trace":
-        from ._capture.trace_import import load_trace
+        from .capturing.trace_import import load_trace
+
         return load_trace
     if name == "save_html":
-        from .html import save_html
+        from .views.html import save_html
+
         return save_html
     raise AttributeError(f"module 'inductor_lens' has no attribute {name!r}")
 
 
+def _wire() -> None:
+    """The dataclasses' convenience methods (``Report.widget``, ``save_html``, ``diff``; ``ReportDiff`` and
+    ``Job``'s pages) are done by the layers above them; each is imported at its first call."""
+
+    def widget(report, **kwargs):
+        from .views.widget import LensWidget
+
+        return LensWidget(report, **kwargs)
+
+    def save_html(report, path):
+        from .views.html import save_html
+
+        return save_html(report, path)
+
+    def diff_widget(d, **kwargs):
+        from .views.diff_views import DiffWidget
+
+        return DiffWidget(d, **kwargs)
+
+    def save_diff_html(d, path):
+        from .views.diff_views import save_diff_html
+
+        return save_diff_html(d, path)
+
+    def save_job_html(job, path):
+        from .views.job_html import save_job_html
+
+        return save_job_html(job, path)
+
+    for fn in (widget, save_html, diff_widget, save_diff_html, save_job_html):
+        _hooks.provide(fn.__name__, fn)
+    _hooks.provide("diff", lambda a, b, pairs=None: diff(a, b, pairs=pairs))
+
+
+_wire()
+from . import _compat  # noqa: E402,F401  old module paths (inductor_lens.model, ...) still import
+
+
 def load_ipython_extension(ipython):
     """``%load_ext inductor_lens``: registers ``%%inductor_lens`` and the display formatter."""
-    from .magic import load_ipython_extension as _load
+    from .views.magic import load_ipython_extension as _load
+
     _load(ipython)
 
 
 def unload_ipython_extension(ipython):
     """``%unload_ext inductor_lens``: removes what ``load_ipython_extension`` added."""
-    from .magic import unload_ipython_extension as _unload
+    from .views.magic import unload_ipython_extension as _unload
+
     _unload(ipython)

@@ -91,7 +91,7 @@ def demo(on_event=None, profile=False):
     small MLP (extern matmuls beside fused kernels), captured in one report. The code lives here, in an
     example module, so that its lines show as the user's code in the report. With ``profile``, each kernel's
     time is measured afterwards (C++ kernels are compiled with kernel profiling so the profiler sees them)."""
-    import inductor_lens
+    from .capturing.session import capture, time_kernels
 
     class SmallMLP(nn.Module):
         def __init__(self):
@@ -103,19 +103,18 @@ def demo(on_event=None, profile=False):
             return self.fc2(torch.relu(self.fc1(x))).softmax(-1)
 
     torch.manual_seed(0)
-    with inductor_lens.capture(title="inductor-lens demo: sin(x)**2 + cos(x)**2, and a small MLP",
-                               on_event=on_event) as cap:
+    with capture(title="inductor-lens demo: sin(x)**2 + cos(x)**2, and a small MLP", on_event=on_event) as cap:
         options = {"cpp.enable_kernel_profile": True} if profile else {}
         compiled_f = torch.compile(sin_cos, options=options)  # only wraps sin_cos: nothing is compiled here
         x = torch.randn(1024)
-        compiled_f(x)                            # dynamo traces and Inductor compiles: one fused kernel
+        compiled_f(x)  # dynamo traces and Inductor compiles: one fused kernel
         mlp = torch.compile(SmallMLP(), options=options)
         batch = torch.randn(4, 16)
         with torch.no_grad():
-            mlp(batch)                           # matmuls stay extern kernels; bias+relu, softmax fuse
+            mlp(batch)  # matmuls stay extern kernels; bias+relu, softmax fuse
     report = cap.report
     if profile:
-        report = inductor_lens.time_kernels(report, compiled_f, x)
+        report = time_kernels(report, compiled_f, x)
         with torch.no_grad():
-            report = inductor_lens.time_kernels(report, mlp, batch)
+            report = time_kernels(report, mlp, batch)
     return report

@@ -2,12 +2,19 @@
 //   lens.js          ESM: the library (mount), the anywidget adapter (default export)
 //   lens.css         styles (JupyterLab --jp-* variables with fallbacks for the standalone page)
 //   layout-worker.js classic script run as a Web Worker: Graphviz (WASM, inlined) -> layout JSON
+
+import { copyFileSync, mkdirSync, statSync } from "node:fs";
 import * as esbuild from "esbuild";
-import { mkdirSync, copyFileSync, statSync } from "node:fs";
 
 const out = new URL("../inductor_lens/static/", import.meta.url).pathname;
 mkdirSync(out, { recursive: true });
-const common = { bundle: true, minify: process.env.NOMIN ? false : true, legalComments: "eof", logLevel: "warning", target: ["es2020"] };
+const common = {
+  bundle: true,
+  minify: !process.env.NOMIN,
+  legalComments: "eof",
+  logLevel: "warning",
+  target: ["es2020"],
+};
 
 await esbuild.build({ ...common, entryPoints: ["src/index.js"], format: "esm", outfile: out + "lens.js" });
 await esbuild.build({ ...common, entryPoints: ["src/worker.js"], format: "iife", outfile: out + "layout-worker.js" });

@@ -13,7 +13,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 PYTHON=${PYTHON:-python3}
 VENVS=${LENS_TORCH_VENVS:-build/torch-venvs}
-LAYERS=${LENS_TORCH_TESTS:-"tests/test_capture.py tests/test_model.py tests/test_report_io.py tests/test_gpu_fixtures.py tests/test_html_export.py"}
+LAYERS=${LENS_TORCH_TESTS:-"tests/capturing/test_capture.py tests/report/test_model.py tests/report/test_report_io.py tests/analysis/test_gpu_fixtures.py tests/views/test_html_export.py"}
 PYV=$("$PYTHON" -c 'import sys; print(f"{sys.version_info.major}.{sys.version_info.minor}")')
 [ $# -gt 0 ] || { echo "usage: $0 torch==X.Y.Z [...]" >&2; exit 2; }
 status=0

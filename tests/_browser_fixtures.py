@@ -21,8 +21,15 @@ import pytest
 
 REPO = pathlib.Path(__file__).resolve().parent.parent
 STATIC = REPO / "inductor_lens" / "static"
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-                 "--disable-sync", "--no-first-run", "--disable-dev-shm-usage"]
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-dev-shm-usage",
+]
 
 
 def _require_bundle() -> None:
@@ -39,6 +46,7 @@ def chromium_browser():
         pytest.fail("chromium is not on PATH (apt-get install chromium); browser tests need it", pytrace=False)
     _require_bundle()
     from playwright.sync_api import sync_playwright
+
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=exe, args=CHROMIUM_ARGS)
         yield browser
@@ -129,17 +137,34 @@ def jupyter_lab(tmp_path_factory):
     _require_bundle()
     root = tmp_path_factory.mktemp("lab")
     port = _free_port()
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]).rstrip(os.pathsep),
-               JUPYTER_CONFIG_DIR=str(root / ".jupyter-config"), JUPYTER_RUNTIME_DIR=str(root / ".jupyter-runtime"))
-    cmd = [sys.executable, "-m", "jupyterlab", "--no-browser", "--allow-root", "--ServerApp.ip=127.0.0.1",
-           f"--ServerApp.port={port}", "--ServerApp.port_retries=0", "--IdentityProvider.token=",
-           "--ServerApp.password=", "--ServerApp.disable_check_xsrf=True", f"--ServerApp.root_dir={root}",
-           "--LabApp.expose_app_in_browser=True", "--JupyterNotebookApp.expose_app_in_browser=True"]
+    env = dict(
+        os.environ,
+        PYTHONPATH=os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]).rstrip(os.pathsep),
+        JUPYTER_CONFIG_DIR=str(root / ".jupyter-config"),
+        JUPYTER_RUNTIME_DIR=str(root / ".jupyter-runtime"),
+    )
+    cmd = [
+        sys.executable,
+        "-m",
+        "jupyterlab",
+        "--no-browser",
+        "--allow-root",
+        "--ServerApp.ip=127.0.0.1",
+        f"--ServerApp.port={port}",
+        "--ServerApp.port_retries=0",
+        "--IdentityProvider.token=",
+        "--ServerApp.password=",
+        "--ServerApp.disable_check_xsrf=True",
+        f"--ServerApp.root_dir={root}",
+        "--LabApp.expose_app_in_browser=True",
+        "--JupyterNotebookApp.expose_app_in_browser=True",
+    ]
     yield from serve("JupyterLab", cmd, root, env, f"http://127.0.0.1:{port}", "/api/status")
 
 
 def write_notebook(path: pathlib.Path, cells: list[str]) -> None:
     import nbformat
+
     nb = nbformat.v4.new_notebook()
     nb.cells = [nbformat.v4.new_code_cell(c) for c in cells]
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
@@ -153,7 +178,8 @@ def open_notebook(page, base_url: str, name: str, timeout_ms: int = 90000) -> No
         """() => { const w = window.jupyterapp && window.jupyterapp.shell.currentWidget;
                    const k = w && w.sessionContext && w.sessionContext.session && w.sessionContext.session.kernel;
                    return !!k && k.connectionStatus === 'connected' && k.status === 'idle'; }""",
-        timeout=timeout_ms)
+        timeout=timeout_ms,
+    )
 
 
 def run_all(page, timeout_ms: int = 120000) -> None:
@@ -164,7 +190,8 @@ def run_all(page, timeout_ms: int = 120000) -> None:
                    const cells = w.content.widgets.filter(c => c.model.type === 'code');
                    return w.sessionContext.session.kernel.status === 'idle'
                      && cells.every(c => c.model.executionCount !== null); }""",
-        timeout=timeout_ms)
+        timeout=timeout_ms,
+    )
 
 
 def cell_text(page, index: int) -> str:
@@ -174,7 +201,8 @@ def cell_text(page, index: int) -> str:
                     const c = w.content.widgets.filter(c => c.model.type === 'code')[i];
                     const outs = c.model.outputs.toJSON();
                     return outs.map(o => o.text || (o.data && o.data['text/plain']) || o.evalue || '').join(''); }""",
-        index)
+        index,
+    )
 
 
 def dump_json(obj, path: pathlib.Path) -> None:

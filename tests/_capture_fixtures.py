@@ -18,12 +18,12 @@ def _once_per_run(tmp_path_factory, name: str, capture):
     """``capture()``'s report, captured once for the whole run: under pytest-xdist every worker is a session
     of its own, so the first worker that needs the report captures it and writes it to the run's shared
     temporary folder, and the other workers load that file (a capture written and loaded back is equal to
-    it: tests/test_report_io.py). A capture that fails is not written: the next worker tries it itself."""
+    it: tests/report/test_report_io.py). A capture that fails is not written: the next worker tries it itself."""
     if not os.environ.get("PYTEST_XDIST_WORKER"):
         return capture()
     from filelock import FileLock
 
-    from inductor_lens import report_io
+    from inductor_lens.report import io as report_io
 
     shared = tmp_path_factory.getbasetemp().parent  # one folder per run, shared by its workers
     path = shared / f"{name}.json"
@@ -38,13 +38,17 @@ def _once_per_run(tmp_path_factory, name: str, capture):
 @pytest.fixture(scope="session")
 def sin_cos_report(tmp_path_factory):
     """The user's example: ``sin(x)**2 + cos(x)**2``, first call inside the capture."""
+
     def capture():
         import torch
+
         from tests import models
+
         with inductor_lens.capture(strict=True, title="sin_cos") as cap:
             compiled = torch.compile(models.sin_cos)
             compiled(torch.randn(64))
         return cap.report
+
     return _once_per_run(tmp_path_factory, "sin_cos_report", capture)
 
 
@@ -52,9 +56,12 @@ def sin_cos_report(tmp_path_factory):
 def training_report(tmp_path_factory):
     """One training step of an MLP (forward + lazily compiled backward), with Inductor's own
     provenance tracking on, so kernel links can be checked against torch's mapping."""
+
     def capture():
         import torch
+
         from tests import models
+
         torch.manual_seed(0)
         model = models.MLP()
         with torch._inductor.config.patch({"trace.provenance_tracking_level": 1}):
@@ -63,18 +70,23 @@ def training_report(tmp_path_factory):
                 loss = compiled(torch.randn(4, 16)).pow(2).sum()
                 loss.backward()
         return cap.report
+
     return _once_per_run(tmp_path_factory, "training_report", capture)
 
 
 @pytest.fixture(scope="session")
 def break_recompile_report(tmp_path_factory):
     """A graph break (two frames) and a shape change (a recompile with a failed guard)."""
+
     def capture():
         import torch
+
         from tests import models
+
         with inductor_lens.capture(strict=True, title="graph break and recompile") as cap:
             compiled = torch.compile(models.with_graph_break, dynamic=False)
             compiled(torch.randn(8))
             compiled(torch.randn(4, 4))
         return cap.report
+
     return _once_per_run(tmp_path_factory, "break_recompile_report", capture)

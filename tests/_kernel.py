@@ -54,8 +54,11 @@ class Execution:
         return "\n".join(parts)
 
     def widget_views(self) -> list:
-        return [m for m in self.of_type("display_data", "update_display_data")
-                if "application/vnd.jupyter.widget-view+json" in m["content"]["data"]]
+        return [
+            m
+            for m in self.of_type("display_data", "update_display_data")
+            if "application/vnd.jupyter.widget-view+json" in m["content"]["data"]
+        ]
 
 
 class Kernel:

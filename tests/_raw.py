@@ -7,7 +7,7 @@ import dataclasses
 import json
 import pathlib
 
-from inductor_lens._capture.raw import Raw, RawGraph, RawKernel, RawSchedNode, RawWindow
+from inductor_lens.capturing.raw import Raw, RawGraph, RawKernel, RawSchedNode, RawWindow
 
 FIXTURES = pathlib.Path(__file__).resolve().parent / "fixtures"
 

@@ -19,8 +19,12 @@ import pytest
 
 pytest_plugins = ["tests._capture_fixtures", "tests._browser_fixtures"]
 
-FIXTURE_MARKERS = {"kernel": "kernel", "chromium_browser": "browser", "offline_page": "browser",
-                   "jupyter_lab": "browser"}
+FIXTURE_MARKERS = {
+    "kernel": "kernel",
+    "chromium_browser": "browser",
+    "offline_page": "browser",
+    "jupyter_lab": "browser",
+}
 
 
 # files whose tests need nothing from each other (no module fixture): spread test by test
@@ -28,14 +32,28 @@ INDEPENDENT = {"test_notebooks.py", "test_observer.py", "test_aot_cpp.py", "test
 # files that share a session server (JupyterLab): one scope, so that one worker starts it, not each
 SHARED = {"test_diff.py": "jupyterlab", "test_magic_browser.py": "jupyterlab", "test_widget_browser.py": "jupyterlab"}
 # rough seconds per file (or per test of an INDEPENDENT file), the order files are handed to workers
-WEIGHT = {"test_torchrun.py": 80, "test_diff.py": 70, "test_magic_browser.py": 70, "test_widget_browser.py": 70,
-          "test_cli.py": 60, "test_magic.py": 40, "test_perf.py": 35, "test_capture.py": 28, "test_trace_import.py": 22,
-          "test_marimo.py": 21, "test_notebooks.py": 20, "test_cells_kernel.py": 15, "test_aot_cpp.py": 12,
-          "test_concurrent.py": 8, "test_observer.py": 6, "test_inspect.py": 6,
-          # the long tests of INDEPENDENT files: early, so that the short ones fill the end of the run
-          "test_inspect.py::test_hf_gpt2_with_labels_and_backward": 21,
-          "test_observer.py::test_hf_gpt2_at_several_sequence_lengths": 15,
-          "test_observer.py::test_export_with_a_dynamic_batch_and_aoti_package_gives_the_same_results": 15}
+WEIGHT = {
+    "test_torchrun.py": 80,
+    "test_diff.py": 70,
+    "test_magic_browser.py": 70,
+    "test_widget_browser.py": 70,
+    "test_cli.py": 60,
+    "test_magic.py": 40,
+    "test_perf.py": 35,
+    "test_capture.py": 28,
+    "test_trace_import.py": 22,
+    "test_marimo.py": 21,
+    "test_notebooks.py": 20,
+    "test_cells_kernel.py": 15,
+    "test_aot_cpp.py": 12,
+    "test_concurrent.py": 8,
+    "test_observer.py": 6,
+    "test_inspect.py": 6,
+    # the long tests of INDEPENDENT files: early, so that the short ones fill the end of the run
+    "test_inspect.py::test_hf_gpt2_with_labels_and_backward": 21,
+    "test_observer.py::test_hf_gpt2_at_several_sequence_lengths": 15,
+    "test_observer.py::test_export_with_a_dynamic_batch_and_aoti_package_gives_the_same_results": 15,
+}
 
 
 def _weight(item) -> int:

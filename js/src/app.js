@@ -1,34 +1,67 @@
 // The lens: one store (store.js), the registered views (views/), a toolbar, search, keys and a side panel.
 // createLens(el, options) works anywhere (widget, standalone page); it returns {store, root, select,
 // selectIn, destroy}. destroy() removes every listener, timer, observer and element it made.
-import { h } from "./dom.js";
-import { plural } from "./data.js";
-import { sourceIndex, diagnosticsOf, readableReason } from "./viewdata.js";
-import { createStore, initialState, createModel, normalizer, COLLAPSE_LIMIT, COLOUR_MODES } from "./store.js";
-import { registeredViews } from "./views/index.js";
-import { createToolbar } from "./toolbar.js";
-import { createSearch } from "./search.js";
-import { installKeys } from "./keys.js";
-import { renderPanel, linePanel } from "./panel.js";
-import { installSplit } from "./split.js";
 
-export { createStore, COLLAPSE_LIMIT, COLOUR_MODES };
+import { plural } from "./data.js";
+import { h } from "./dom.js";
+import { installKeys } from "./keys.js";
+import { linePanel, renderPanel } from "./panel.js";
+import { createSearch } from "./search.js";
+import { installSplit } from "./split.js";
+import { COLLAPSE_LIMIT, COLOUR_MODES, createModel, createStore, initialState, normalizer } from "./store.js";
+import { createToolbar } from "./toolbar.js";
+import { diagnosticsOf, readableReason, sourceIndex } from "./viewdata.js";
+import { registeredViews } from "./views/index.js";
+
+export { COLLAPSE_LIMIT, COLOUR_MODES, createStore };
 /** The ids of the registered views, in order (fusion, fx, timeline, source, kernels, ...). */
 export const VIEWS = registeredViews().map((v) => v.id);
 
 function mark(name) {
-  try { performance.mark(name); } catch (e) { /* no performance API */ }
+  try {
+    performance.mark(name);
+  } catch (_e) {
+    /* no performance API */
+  }
 }
 
 /** The diagnostics banner (data-role="diagnostics"): what went wrong while capturing, by code. */
 function diagnosticsBanner(report) {
   const diags = diagnosticsOf(report);
   if (!diags.length) return null;
-  return h("details", { class: "il-diagnostics", "data-role": "diagnostics" },
-    h("summary", {}, h("strong", {}, plural(diags.length, "diagnostic")), ": ", diags[0].message, diags.length > 1 ? ` (and ${diags.length - 1} more)` : ""),
-    h("ul", {}, diags.map((d) => h("li", { "data-code": d.code },
-      h("span", { class: "il-diag-code il-mono" }, d.code), " ", h("span", { class: "il-pre" }, readableReason(d.message)),
-      d.detail ? h("details", { class: "il-more" }, h("summary", {}, "detail"), h("pre", { class: "il-diag-detail" }, d.detail)) : null))));
+  return h(
+    "details",
+    { class: "il-diagnostics", "data-role": "diagnostics" },
+    h(
+      "summary",
+      {},
+      h("strong", {}, plural(diags.length, "diagnostic")),
+      ": ",
+      diags[0].message,
+      diags.length > 1 ? ` (and ${diags.length - 1} more)` : "",
+    ),
+    h(
+      "ul",
+      {},
+      diags.map((d) =>
+        h(
+          "li",
+          { "data-code": d.code },
+          h("span", { class: "il-diag-code il-mono" }, d.code),
+          " ",
+          h("span", { class: "il-pre" }, readableReason(d.message)),
+          d.detail
+            ? h(
+                "details",
+                { class: "il-more" },
+                h("summary", {}, "detail"),
+                h("pre", { class: "il-diag-detail" }, d.detail),
+              )
+            : null,
+        ),
+      ),
+    ),
+  );
 }
 
 /**
@@ -39,12 +72,26 @@ function makeContext(report, opts, store, model) {
   const ac = new AbortController();
   const timers = new Set();
   let alive = true;
-  let srcIndex = null, linesByNode = null;
+  let srcIndex = null,
+    linesByNode = null;
   const ctx = {
-    report, store, model,
-    profiled: store.get().colourBy === "time" || (report.compiles || []).some((c) => (c.kernels || []).some((k) => k.profile && typeof k.profile.total_us === "number")),
+    report,
+    store,
+    model,
+    profiled:
+      store.get().colourBy === "time" ||
+      (report.compiles || []).some((c) =>
+        (c.kernels || []).some((k) => k.profile && typeof k.profile.total_us === "number"),
+      ),
     on: (target, type, fn, o = {}) => target.addEventListener(type, fn, { signal: ac.signal, ...o }),
-    later(fn, ms) { const id = setTimeout(() => { timers.delete(id); if (alive) fn(); }, ms); timers.add(id); return id; },
+    later(fn, ms) {
+      const id = setTimeout(() => {
+        timers.delete(id);
+        if (alive) fn();
+      }, ms);
+      timers.add(id);
+      return id;
+    },
     mark,
     alive: () => alive,
     message(host, text, cls = "") {
@@ -74,34 +121,53 @@ function makeContext(report, opts, store, model) {
       const next = async () => {
         const id = queue.shift();
         if (!id || !alive) return;
-        try { const dot = dotFor(id); if (dot) await (await opts.engine()).layout(dot, { background: true }); } catch (e) { /* only loses the head start */ }
+        try {
+          const dot = dotFor(id);
+          if (dot) await (await opts.engine()).layout(dot, { background: true });
+        } catch (_e) {
+          /* only loses the head start */
+        }
         ctx.later(next, 0);
       };
       ctx.later(next, 50);
     },
-    sourceIndex() { if (!srcIndex) srcIndex = sourceIndex(report); return srcIndex; },
+    sourceIndex() {
+      if (!srcIndex) srcIndex = sourceIndex(report);
+      return srcIndex;
+    },
     /** The source lines ("FILE:LINE") of fused node `fused` of compile `cid`. */
     linesOf(cid, fused) {
       if (!linesByNode) {
         linesByNode = new Map();
-        for (const [key, e] of ctx.sourceIndex()) for (const r of e.refs) {
-          const k = r.compileId + "\0" + r.fused;
-          if (!linesByNode.has(k)) linesByNode.set(k, []);
-          linesByNode.get(k).push(key);
-        }
+        for (const [key, e] of ctx.sourceIndex())
+          for (const r of e.refs) {
+            const k = r.compileId + "\0" + r.fused;
+            if (!linesByNode.has(k)) linesByNode.set(k, []);
+            linesByNode.get(k).push(key);
+          }
       }
       const ix = model.idxOf(cid);
-      const names = ix && ix.byName.get(fused) && ix.byName.get(fused).node.kernel ? ix.byKernel.get(ix.byName.get(fused).node.kernel) || [fused] : [fused];
+      const names =
+        ix && ix.byName.get(fused) && ix.byName.get(fused).node.kernel
+          ? ix.byKernel.get(ix.byName.get(fused).node.kernel) || [fused]
+          : [fused];
       return [...new Set(names.flatMap((n) => linesByNode.get(cid + "\0" + n) || []))];
     },
-    canvas: () => { const v = ctx.instances.get(store.get().view); return v && v.canvas; },
+    canvas: () => {
+      const v = ctx.instances.get(store.get().view);
+      return v && v.canvas;
+    },
     setStatus: (text, title) => ctx.toolbar && ctx.toolbar.setStatus(text, title),
     instances: new Map(),
     timers,
-    abort() { alive = false; ac.abort(); for (const id of timers) clearTimeout(id); timers.clear(); },
+    abort() {
+      alive = false;
+      ac.abort();
+      for (const id of timers) clearTimeout(id);
+      timers.clear();
+    },
   };
   return ctx;
-
 }
 
 /** What views and the panel may do: select (here or in the compile that has it), focus an FX node, highlight a line. */
@@ -111,7 +177,10 @@ function makeActions(ctx) {
     /** Select a fused node / kernel / FX name here, or (when absent here) in the compile that has it. */
     select(name, compileId) {
       const r = model.resolve(name, compileId);
-      if (!r) { store.set({ selected: "" }); return; }
+      if (!r) {
+        store.set({ selected: "" });
+        return;
+      }
       if (r[0] !== store.get().compileId) store.set({ compileId: r[0], selected: r[1] });
       else store.set({ selected: r[1] });
     },
@@ -123,7 +192,11 @@ function makeActions(ctx) {
       const ix = model.idxOf(store.get().compileId);
       const owner = ix && ix.fxOwner.get(name);
       if (owner) model.fxExpandedFor(store.get().compileId).add(owner);
-      store.set({ view: "fx", fxGraph: "post_grad" in ((ix && ix.compile.graphs) || {}) ? "post_grad" : store.get().fxGraph, fxFocus: name });
+      store.set({
+        view: "fx",
+        fxGraph: "post_grad" in ((ix && ix.compile.graphs) || {}) ? "post_grad" : store.get().fxGraph,
+        fxFocus: name,
+      });
     },
     /** A source line was clicked: highlight exactly its kernels' boxes (in this compile, else the first that has them). */
     highlightLine(key) {
@@ -131,10 +204,14 @@ function makeActions(ctx) {
       let cid = store.get().compileId;
       if (e && !e.refs.some((r) => r.compileId === cid)) cid = e.refs[0].compileId;
       const fused = e ? [...new Set(e.refs.filter((r) => r.compileId === cid).map((r) => r.fused))] : [];
-      store.set({ compileId: cid, sourceLine: key, highlighted: fused, selected: cid === store.get().compileId ? store.get().selected : "" });
+      store.set({
+        compileId: cid,
+        sourceLine: key,
+        highlighted: fused,
+        selected: cid === store.get().compileId ? store.get().selected : "",
+      });
     },
   };
-
 }
 
 /**
@@ -145,13 +222,19 @@ function makeActions(ctx) {
  */
 export function createLens(el, opts) {
   const report = opts.report;
-  const views = registeredViews().filter((v) => !v.available || v.available(report));  // e.g. the roofline needs a profile
-  const store = createStore(initialState(report, opts.initial, views.map((v) => v.id)));
+  const views = registeredViews().filter((v) => !v.available || v.available(report)); // e.g. the roofline needs a profile
+  const store = createStore(
+    initialState(
+      report,
+      opts.initial,
+      views.map((v) => v.id),
+    ),
+  );
   const model = createModel(report, store);
   store.normalizeWith(normalizer(model));
   const ctx = makeContext(report, opts, store, model);
 
-  const actions = ctx.actions = makeActions(ctx);
+  const actions = (ctx.actions = makeActions(ctx));
 
   async function doExport() {
     toolbar.setStatus("exporting…");
@@ -172,12 +255,18 @@ export function createLens(el, opts) {
   // ---- DOM --------------------------------------------------------------------------------
   const searchBox = createSearch(ctx);
   ctx.exportHtml = opts.exportHtml ? () => doExport() : null;
-  const toolbar = ctx.toolbar = createToolbar(ctx, views, searchBox.el);
+  const toolbar = (ctx.toolbar = createToolbar(ctx, views, searchBox.el));
   const panel = h("aside", { class: "il-panel", "aria-label": "details" });
-  const splitter = h("div", { class: "il-splitter", role: "separator", tabindex: "0", title: "drag to resize the panel", "data-role": "splitter" });
+  const splitter = h("div", {
+    class: "il-splitter",
+    role: "separator",
+    tabindex: "0",
+    title: "drag to resize the panel",
+    "data-role": "splitter",
+  });
   const stage = h("div", { class: "il-stage" });
   const main = h("div", { class: "il-main" }, stage, splitter, panel);
-  const root = ctx.root = h("div", { class: "il-root", tabindex: "0" }, toolbar.el, diagnosticsBanner(report), main);
+  const root = (ctx.root = h("div", { class: "il-root", tabindex: "0" }, toolbar.el, diagnosticsBanner(report), main));
   const instances = ctx.instances;
   for (const v of views) {
     const inst = v.create(ctx);
@@ -191,17 +280,35 @@ export function createLens(el, opts) {
   const ro = installSplit(ctx, main, panel, splitter);
 
   let panelScrolled = false;
-  ctx.on(panel, "scroll", () => { panelScrolled = panel.scrollTop > 0; }, { passive: true });
+  ctx.on(
+    panel,
+    "scroll",
+    () => {
+      panelScrolled = panel.scrollTop > 0;
+    },
+    { passive: true },
+  );
   function drawPanel() {
     const s = store.get();
     const ix = model.idxOf(s.compileId);
-    if (!ix) { panel.replaceChildren(h("p", { class: "il-muted" }, "Nothing was compiled while this report was captured.")); return; }
-    const pActions = { select: (n) => actions.select(n), selectIn: actions.selectIn, focusFx: actions.focusFx, later: ctx.later };
+    if (!ix) {
+      panel.replaceChildren(h("p", { class: "il-muted" }, "Nothing was compiled while this report was captured."));
+      return;
+    }
+    const pActions = {
+      select: (n) => actions.select(n),
+      selectIn: actions.selectIn,
+      focusFx: actions.focusFx,
+      later: ctx.later,
+    };
     if (!s.selected && s.sourceLine) {
       panel.replaceChildren(linePanel(s.sourceLine, ctx.sourceIndex().get(s.sourceLine), ix, pActions));
     } else renderPanel(panel, ix, s.selected, pActions, report);
     // back to the top for the new content; only when the user had scrolled (setting it forces a layout)
-    if (panelScrolled) { panel.scrollTop = 0; panelScrolled = false; }
+    if (panelScrolled) {
+      panel.scrollTop = 0;
+      panelScrolled = false;
+    }
   }
 
   function showView() {
@@ -213,7 +320,11 @@ export function createLens(el, opts) {
   function updateViews(changed) {
     const s = store.get();
     for (const [id, inst] of instances) {
-      try { inst.update(s, changed, id === s.view); } catch (e) { console.error(`inductor_lens: view ${id} failed`, e); }  // eslint-disable-line no-console
+      try {
+        inst.update(s, changed, id === s.view);
+      } catch (e) {
+        console.error(`inductor_lens: view ${id} failed`, e);
+      } // eslint-disable-line no-console
     }
   }
 
@@ -221,7 +332,11 @@ export function createLens(el, opts) {
     if (!ctx.alive()) return;
     if (changed.has("view")) showView();
     if (changed.has("selected")) root.dataset.selected = s.selected;
-    if (changed.has("colourBy")) { root.classList.toggle("il-by-time", s.colourBy === "time"); root.classList.toggle("il-by-peak", s.colourBy === "peak"); root.dataset.colourBy = s.colourBy; }
+    if (changed.has("colourBy")) {
+      root.classList.toggle("il-by-time", s.colourBy === "time");
+      root.classList.toggle("il-by-peak", s.colourBy === "peak");
+      root.dataset.colourBy = s.colourBy;
+    }
     toolbar.update(s, changed);
     searchBox.update(s, changed);
     if (changed.has("selected") || changed.has("compileId") || changed.has("sourceLine")) drawPanel();

@@ -23,8 +23,19 @@ const CHUNK_MS = 6;
 
 /** Flatten highlight.js's token tree to [{text, cls}] runs. */
 function runs(node, scopes, out) {
-  if (typeof node === "string") { out.push({ text: node, cls: scopes }); return out; }
-  const s = node.scope ? [...scopes, "hljs-" + String(node.scope).split(".")[0].replace(/[^a-z_-]/gi, "")] : scopes;
+  if (typeof node === "string") {
+    out.push({ text: node, cls: scopes });
+    return out;
+  }
+  const s = node.scope
+    ? [
+        ...scopes,
+        "hljs-" +
+          String(node.scope)
+            .split(".")[0]
+            .replace(/[^a-z_-]/gi, ""),
+      ]
+    : scopes;
   for (const ch of node.children || []) runs(ch, s, out);
   return out;
 }
@@ -49,7 +60,7 @@ export function highlightLines(text, language) {
   try {
     const res = hljs.highlight(text, { language: lang, ignoreIllegals: true });
     return runsByLine(runs(res._emitter.rootNode, [], []));
-  } catch (e) {
+  } catch (_e) {
     return null;
   }
 }
@@ -93,24 +104,35 @@ export function renderCode(pre, source, language, { later = (fn, ms) => setTimeo
     return line;
   });
   const parts = [];
-  els.forEach((e, i) => { if (i) parts.push("\n"); parts.push(e); });
+  els.forEach((e, i) => {
+    if (i) parts.push("\n");
+    parts.push(e);
+  });
   pre.replaceChildren(...parts);
   pre.dataset.language = language || "";
   pre.dataset.lines = String(els.length);
   const highlightable = !!LANG[language] && text.length < MAX_HIGHLIGHT;
   pre.dataset.highlightedSource = highlightable ? "pending" : "off";
   if (!highlightable) return;
-  let tokens = null, next = 0;
+  let tokens = null,
+    next = 0;
   const step = () => {
-    if (!sync && !pre.isConnected) return;  // the panel moved on
+    if (!sync && !pre.isConnected) return; // the panel moved on
     const t0 = performance.now();
     if (!tokens) {
       tokens = highlightLines(text, language);
-      if (!tokens || tokens.length !== els.length) { pre.dataset.highlightedSource = "off"; return; }
+      if (!tokens || tokens.length !== els.length) {
+        pre.dataset.highlightedSource = "off";
+        return;
+      }
     }
-    while (next < els.length && (sync || performance.now() - t0 < CHUNK_MS)) { fillLine(els[next], tokens[next]); next++; }
+    while (next < els.length && (sync || performance.now() - t0 < CHUNK_MS)) {
+      fillLine(els[next], tokens[next]);
+      next++;
+    }
     if (next < els.length) whenIdle(step, later);
     else pre.dataset.highlightedSource = "done";
   };
-  if (sync) step(); else afterPaint(step, later);
+  if (sync) step();
+  else afterPaint(step, later);
 }

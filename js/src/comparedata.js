@@ -1,4 +1,4 @@
-// Pure functions over a compare payload ({kind: "diff", diff, a, b}; see inductor_lens/diff.py).
+// Pure functions over a compare payload ({kind: "diff", diff, a, b}; see inductor_lens/analysis/diff.py).
 // Python decides what is paired and what changed; these only order and lay out rows. No DOM here.
 
 export const STATUSES = ["same", "changed", "only_a", "only_b"];
@@ -52,7 +52,8 @@ export function lines(src) {
  * Without opcodes (equal sources, or one side missing) lines are paired one to one.
  */
 export function sideBySide(srcA, srcB, opcodes) {
-  const la = lines(srcA), lb = lines(srcB);
+  const la = lines(srcA),
+    lb = lines(srcB);
   const out = [];
   const line = (arr, i) => (i < arr.length ? { n: i + 1, text: arr[i] } : null);
   if (!opcodes || !opcodes.length) {
@@ -74,7 +75,10 @@ export function sideBySide(srcA, srcB, opcodes) {
 /** What a changed row says in its "what changed" cell. */
 export function changeText(row) {
   const parts = [];
-  const short = (t) => String(t).replace(/^aten\./, "").replace(/\.(default|Tensor|Scalar)$/, "");
+  const short = (t) =>
+    String(t)
+      .replace(/^aten\./, "")
+      .replace(/\.(default|Tensor|Scalar)$/, "");
   if ((row.moved_ops_in || []).length) parts.push("+ " + row.moved_ops_in.map(short).join(", "));
   if ((row.moved_ops_out || []).length) parts.push("− " + row.moved_ops_out.map(short).join(", "));
   for (const c of row.changes || []) if (c !== "fusion") parts.push(c);

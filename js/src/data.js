@@ -1,4 +1,4 @@
-// Pure functions over a report (the JSON of inductor_lens.model.Report): indexes, edges,
+// Pure functions over a report (the JSON of inductor_lens.report.model.Report): indexes, edges,
 // collapsing by module, frame classification, search. No DOM here, so node --test runs it.
 
 export const KINDS = ["pointwise", "reduction", "extern", "template", "foreach", "nop", "other"];
@@ -8,16 +8,25 @@ export function indexCompile(c) {
   const fused = c.fused_nodes || [];
   const byName = new Map(fused.map((n, i) => [n.name, { node: n, index: i }]));
   const kernels = new Map((c.kernels || []).map((k) => [k.name, k]));
-  const writer = new Map();  // buffer -> fused node name
+  const writer = new Map(); // buffer -> fused node name
   fused.forEach((n) => (n.writes || []).forEach((b) => writer.set(b, n.name)));
-  const fxOwner = new Map();  // post-grad fx node -> fused node name
-  fused.forEach((n) => (n.fx_nodes || []).forEach((f) => { if (!fxOwner.has(f)) fxOwner.set(f, n.name); }));
+  const fxOwner = new Map(); // post-grad fx node -> fused node name
+  fused.forEach((n) =>
+    (n.fx_nodes || []).forEach((f) => {
+      if (!fxOwner.has(f)) fxOwner.set(f, n.name);
+    }),
+  );
   for (const k of c.kernels || []) {
     const owner = (k.fused_nodes || []).find((f) => byName.has(f));
-    if (owner) (k.fx_nodes || []).forEach((f) => { if (!fxOwner.has(f)) fxOwner.set(f, owner); });
+    if (owner)
+      (k.fx_nodes || []).forEach((f) => {
+        if (!fxOwner.has(f)) fxOwner.set(f, owner);
+      });
   }
-  const byKernel = new Map();  // kernel name -> fused node names
-  fused.forEach((n) => { if (n.kernel && !n.is_glue) byKernel.set(n.kernel, [...(byKernel.get(n.kernel) || []), n.name]); });
+  const byKernel = new Map(); // kernel name -> fused node names
+  fused.forEach((n) => {
+    if (n.kernel && !n.is_glue) byKernel.set(n.kernel, [...(byKernel.get(n.kernel) || []), n.name]);
+  });
   // the fused nodes drawn as boxes: Python marks no-kernel glue (getitem, views) `is_glue`, drawn as edges
   const boxes = fused.filter((n) => !n.is_glue);
   return { compile: c, fused, boxes, byName, kernels, writer, fxOwner, byKernel };
@@ -42,7 +51,8 @@ export function plural(n, one, many = one + "s") {
 export function sharedKernel(idx, fusedName) {
   const e = idx.byName.get(fusedName);
   if (!e || !e.node.kernel) return [];
-  return (idx.byKernel.get(e.node.kernel) || []).filter((x) => x !== fusedName)
+  return (idx.byKernel.get(e.node.kernel) || [])
+    .filter((x) => x !== fusedName)
     .map((x) => ({ name: x, index: idx.byName.get(x).index, kind: idx.byName.get(x).node.kind }));
 }
 
@@ -56,7 +66,8 @@ export function kernelRun(idx, fusedName) {
   if (!e || !e.node.kernel) return [fusedName];
   const list = idx.boxes;
   const at = list.indexOf(e.node);
-  let a = at, b = at;
+  let a = at,
+    b = at;
   while (a > 0 && list[a - 1].kernel === e.node.kernel) a--;
   while (b + 1 < list.length && list[b + 1].kernel === e.node.kernel) b++;
   return list.slice(a, b + 1).map((n) => n.name);
@@ -76,7 +87,7 @@ export function resolveSelection(idx, name) {
 export function fusionEdges(idx) {
   const c = idx.compile;
   const inputs = new Set(c.graph_inputs || []);
-  const pairs = new Map();  // "a\0b" -> {from, to, buffers}
+  const pairs = new Map(); // "a\0b" -> {from, to, buffers}
   const add = (from, to, buf) => {
     if (from === to) return;
     const key = from + "\0" + to;
@@ -108,8 +119,12 @@ export function fusionEdges(idx) {
   }
   const outputs = [];
   for (const b of c.graph_outputs || []) {
-    for (const [, w] of sources(b)) {  // inputs passed straight through (saved for backward) are left out
-      if (w && !outputs.includes(b)) { outputs.push(b); add("node:" + w, "out:" + b, b); }
+    for (const [, w] of sources(b)) {
+      // inputs passed straight through (saved for backward) are left out
+      if (w && !outputs.includes(b)) {
+        outputs.push(b);
+        add("node:" + w, "out:" + b, b);
+      }
     }
   }
   return { edges: [...pairs.values()], inputs: usedInputs, outputs };
@@ -128,7 +143,10 @@ export function visibleCount(fused, expanded) {
   for (const f of fused) {
     const g = groupOf(f, expanded);
     if (g === null) n++;
-    else if (!seen.has(g)) { seen.add(g); n++; }
+    else if (!seen.has(g)) {
+      seen.add(g);
+      n++;
+    }
   }
   return n;
 }
@@ -154,7 +172,11 @@ export function initialExpansion(fused, limit) {
     for (const [g] of order) {
       const trial = new Set(expanded);
       trial.add(g);
-      if (visibleCount(fused, trial) <= limit) { expanded.add(g); grew = true; break; }
+      if (visibleCount(fused, trial) <= limit) {
+        expanded.add(g);
+        grew = true;
+        break;
+      }
     }
     if (!grew) return expanded;
   }
@@ -188,7 +210,8 @@ export function groupFrames(frames) {
     const stage = frameStage(fr);
     const last = groups[groups.length - 1];
     // plain torch / library frames (decorators, wrappers) stay in the stage that called them
-    if (last && (last.stage === stage || ((stage === "torch" || stage === "library") && last.stage !== "user"))) last.frames.push(fr);
+    if (last && (last.stage === stage || ((stage === "torch" || stage === "library") && last.stage !== "user")))
+      last.frames.push(fr);
     else groups.push({ stage, frames: [fr] });
   }
   return groups;
@@ -203,7 +226,9 @@ export function basename(path) {
 /** A short op name for an FX node target: "aten.sin.default" -> "sin". */
 export function shortOp(target) {
   const t = String(target || "");
-  const m = /(?:^|\.)([A-Za-z0-9_]+)(?:\.(?:default|Tensor|Scalar|int|dim|self|out|[A-Za-z_]+))?$/.exec(t.replace(/^aten\./, ""));
+  const m = /(?:^|\.)([A-Za-z0-9_]+)(?:\.(?:default|Tensor|Scalar|int|dim|self|out|[A-Za-z_]+))?$/.exec(
+    t.replace(/^aten\./, ""),
+  );
   return m ? m[1] : t;
 }
 
@@ -213,7 +238,9 @@ export function shortOp(target) {
  * of fused nodes: one row, `count` of them, `fused` the first in execution order).
  */
 export function search(report, query, limit = 30) {
-  const q = String(query || "").trim().toLowerCase();
+  const q = String(query || "")
+    .trim()
+    .toLowerCase();
   if (!q) return [];
   const hits = [];
   const rows = new Map();
@@ -221,13 +248,23 @@ export function search(report, query, limit = 30) {
   const push = (h) => {
     const key = h.compileId + "\0" + h.what + "\0" + h.label;
     const row = rows.get(key);
-    if (row) { if (!row.fusedAll.includes(h.fused)) { row.fusedAll.push(h.fused); row.count++; } return; }
+    if (row) {
+      if (!row.fusedAll.includes(h.fused)) {
+        row.fusedAll.push(h.fused);
+        row.count++;
+      }
+      return;
+    }
     if (hits.length >= limit) return;
     const e = idx.byName.get(h.fused);
     const r = { ...h, kernel: (e && e.node.kernel) || "", index: e ? e.index : -1, fusedAll: [h.fused], count: 1 };
-    rows.set(key, r); hits.push(r);
+    rows.set(key, r);
+    hits.push(r);
   };
-  const has = (s) => String(s || "").toLowerCase().includes(q);
+  const has = (s) =>
+    String(s || "")
+      .toLowerCase()
+      .includes(q);
   const frameHit = (fr) => has(`${fr.file}:${fr.line}`) || has(fr.code) || has(fr.function);
   for (const c of report.compiles || []) {
     idx = indexCompile(c);
@@ -236,19 +273,30 @@ export function search(report, query, limit = 30) {
       if (has(n.name)) push({ compileId: c.id, fused: n.name, what: "fused node", label: n.name });
       if (n.kernel && has(n.kernel)) push({ compileId: c.id, fused: n.name, what: "kernel", label: n.kernel });
       for (const f of n.fx_nodes || []) if (has(f)) push({ compileId: c.id, fused: n.name, what: "op", label: f });
-      for (const b of [...(n.reads || []), ...(n.writes || [])]) if (has(b)) push({ compileId: c.id, fused: n.name, what: "buffer", label: b });
-      for (const m of n.module_stack || []) if (has(m)) push({ compileId: c.id, fused: n.name, what: "module", label: m });
+      for (const b of [...(n.reads || []), ...(n.writes || [])])
+        if (has(b)) push({ compileId: c.id, fused: n.name, what: "buffer", label: b });
+      for (const m of n.module_stack || [])
+        if (has(m)) push({ compileId: c.id, fused: n.name, what: "module", label: m });
       if (k) {
-        for (const stack of k.user_stack || []) for (const fr of stack) {
-          if (frameHit(fr)) push({ compileId: c.id, fused: n.name, what: "source", label: `${basename(fr.file)}:${fr.line} ${String(fr.code || "").trim()}` });
-        }
+        for (const stack of k.user_stack || [])
+          for (const fr of stack) {
+            if (frameHit(fr))
+              push({
+                compileId: c.id,
+                fused: n.name,
+                what: "source",
+                label: `${basename(fr.file)}:${fr.line} ${String(fr.code || "").trim()}`,
+              });
+          }
       }
     }
     const post = (c.graphs || {}).post_grad;
-    for (const g of post ? [post] : []) for (const gn of g.nodes || []) {
-      const owner = idx.fxOwner.get(gn.name);
-      if (owner && has(gn.target) && !hits.some((x) => x.fused === owner && x.label === gn.name)) push({ compileId: c.id, fused: owner, what: "op", label: `${gn.name} = ${gn.target}` });
-    }
+    for (const g of post ? [post] : [])
+      for (const gn of g.nodes || []) {
+        const owner = idx.fxOwner.get(gn.name);
+        if (owner && has(gn.target) && !hits.some((x) => x.fused === owner && x.label === gn.name))
+          push({ compileId: c.id, fused: owner, what: "op", label: `${gn.name} = ${gn.target}` });
+      }
   }
   return hits;
 }
@@ -312,8 +360,18 @@ export function topKernels(report, limit = 10) {
     const idx = indexCompile(c);
     for (const [fused, p] of nodeTimes(idx)) {
       const n = idx.byName.get(fused).node;
-      rows.push({ compileId: c.id, fused, kernel: n.kernel, kind: n.kind, total_us: p.total_us, share: p.share,
-        calls: p.calls, per_call_us: p.per_call_us, device: p.device, iterations: p.iterations });
+      rows.push({
+        compileId: c.id,
+        fused,
+        kernel: n.kernel,
+        kind: n.kind,
+        total_us: p.total_us,
+        share: p.share,
+        calls: p.calls,
+        per_call_us: p.per_call_us,
+        device: p.device,
+        iterations: p.iterations,
+      });
     }
   }
   rows.sort((a, b) => b.total_us - a.total_us || a.kernel.localeCompare(b.kernel));
@@ -340,9 +398,12 @@ const HINTS = {
 function plain(v) {
   if (v === null || v === undefined) return "";
   if (typeof v !== "object") return String(v);
-  if (Array.isArray(v) && v.every((x) => Array.isArray(x) && x.length === 2)) return v.map(([a, b]) => `${a}=${plain(b)}`).join(", ");
+  if (Array.isArray(v) && v.every((x) => Array.isArray(x) && x.length === 2))
+    return v.map(([a, b]) => `${a}=${plain(b)}`).join(", ");
   if (Array.isArray(v)) return v.map(plain).join(", ");
-  return Object.entries(v).map(([a, b]) => `${a}=${plain(b)}`).join(", ");
+  return Object.entries(v)
+    .map(([a, b]) => `${a}=${plain(b)}`)
+    .join(", ");
 }
 
 /** A kernel's `size_hints` (a mapping since schema 2, `_derive.parse_size_hints`) -> "x=256, r0_=128". */
@@ -358,7 +419,10 @@ export function fmtSizeHints(v) {
 export function metadataFacts(kernel) {
   const md = (kernel && kernel.metadata) || {};
   const rows = [];
-  const add = (group, key, label, value) => { if (value !== "" && value !== undefined && value !== null) rows.push({ group, key, label, value: String(value), hint: HINTS[key] || "" }); };
+  const add = (group, key, label, value) => {
+    if (value !== "" && value !== undefined && value !== null)
+      rows.push({ group, key, label, value: String(value), hint: HINTS[key] || "" });
+  };
   const launch = md.launch && typeof md.launch === "object" ? md.launch : {};
   add("launch", "heuristic", "heuristic", md.heuristic || launch.heuristic);
   for (const key of ["num_warps", "num_stages"]) add("launch", key, key, launch[key] ?? md[key]);
@@ -366,9 +430,11 @@ export function metadataFacts(kernel) {
   for (const [b, v] of block) add("launch", "block", b, v);
   if ("grid" in launch) add("launch", "grid", "grid", plain(launch.grid));
   if ("registers" in launch) add("launch", "registers", "registers", launch.registers);
-  if ("shared_mem_bytes" in launch) add("launch", "shared_mem_bytes", "shared memory", fmtBytes(launch.shared_mem_bytes));
+  if ("shared_mem_bytes" in launch)
+    add("launch", "shared_mem_bytes", "shared memory", fmtBytes(launch.shared_mem_bytes));
   for (const [key, v] of Object.entries(launch)) {
-    if (!["heuristic", "num_warps", "num_stages", "block", "grid", "registers", "shared_mem_bytes"].includes(key)) add("launch", key, key, plain(v));
+    if (!["heuristic", "num_warps", "num_stages", "block", "grid", "registers", "shared_mem_bytes"].includes(key))
+      add("launch", key, key, plain(v));
   }
   if ("size_hints" in md) add("launch", "size_hints", "size hints", fmtSizeHints(md.size_hints));
   const ci = md.compile_info && typeof md.compile_info === "object" ? md.compile_info : null;
@@ -381,15 +447,27 @@ export function metadataFacts(kernel) {
   }
   if ("callee" in md) add("call", "callee", "calls", md.callee);
   if ("buffer" in md) add("call", "buffer", "writes", md.buffer);
-  const known = new Set(["heuristic", "launch", "num_warps", "num_stages", "size_hints", "compile_info", "callee", "buffer", "autotune"]);
-  for (const [key, v] of Object.entries(md)) if (!known.has(key)) add("other", key, key, typeof v === "object" ? JSON.stringify(v) : v);
+  const known = new Set([
+    "heuristic",
+    "launch",
+    "num_warps",
+    "num_stages",
+    "size_hints",
+    "compile_info",
+    "callee",
+    "buffer",
+    "autotune",
+  ]);
+  for (const [key, v] of Object.entries(md))
+    if (!known.has(key)) add("other", key, key, typeof v === "object" ? JSON.stringify(v) : v);
   return rows;
 }
 
 /** Key=value pairs of an autotune choice description ("BLOCK_K=32, num_warps=8, ACC_TYPE='tl.float32'"). */
 export function parseChoiceConfig(description) {
   const out = {};
-  for (const m of String(description || "").matchAll(/([A-Za-z_][A-Za-z0-9_]*)=('[^']*'|"[^"]*"|[^,\s]+)/g)) out[m[1]] = m[2].replace(/^['"]|['"]$/g, "");
+  for (const m of String(description || "").matchAll(/([A-Za-z_][A-Za-z0-9_]*)=('[^']*'|"[^"]*"|[^,\s]+)/g))
+    out[m[1]] = m[2].replace(/^['"]|['"]$/g, "");
   return out;
 }
 
@@ -403,7 +481,11 @@ export function parseChoiceConfig(description) {
 export function autotuneSummary(kernel) {
   const a = kernel && kernel.metadata && kernel.metadata.autotune;
   if (!a || !Array.isArray(a.choices) || !a.choices.length) return null;
-  const rows = a.choices.map((c) => ({ name: String(c.name), description: String(c.description || ""), time_ms: typeof c.time_ms === "number" ? c.time_ms : null }));
+  const rows = a.choices.map((c) => ({
+    name: String(c.name),
+    description: String(c.description || ""),
+    time_ms: typeof c.time_ms === "number" ? c.time_ms : null,
+  }));
   rows.sort((x, y) => (x.time_ms ?? Infinity) - (y.time_ms ?? Infinity));
   const best = rows.find((r) => r.name === a.fastest) || rows[0];
   for (const r of rows) r.ratio = r.time_ms != null && best.time_ms ? r.time_ms / best.time_ms : null;
@@ -412,7 +494,15 @@ export function autotuneSummary(kernel) {
   const chosen = chosenName ? rows.find((r) => r.name === chosenName) || null : null;
   if (chosen) chosen.chosen = true;
   const verdict = !chosen ? "unknown" : chosen === best ? "fastest" : "not-fastest";
-  return { op: a.op || "", rows, fastest: best, chosen, chosenName, emitted: String(a.emitted || kernel.name || ""), verdict };
+  return {
+    op: a.op || "",
+    rows,
+    fastest: best,
+    chosen,
+    chosenName,
+    emitted: String(a.emitted || kernel.name || ""),
+    verdict,
+  };
 }
 
 /** The traced frame for people ("forward()", "f() after line 13"): `Compile.frame_label`, decided in Python

@@ -1,11 +1,23 @@
 // DOT builders. The DOT text holds only generated ids ("n3", "g1") and sizes: no report text
 // goes to Graphviz, so nothing needs escaping there; labels are drawn by us, as text nodes.
-import { indexCompile, fusionEdges, groupOf, shortOp, basename, nodeTimes, fmtUs, fmtShare, plural, kernelRun } from "./data.js";
+import {
+  basename,
+  fmtShare,
+  fmtUs,
+  fusionEdges,
+  groupOf,
+  indexCompile,
+  kernelRun,
+  nodeTimes,
+  plural,
+  shortOp,
+} from "./data.js";
 import { fmtShape } from "./viewdata.js";
 
-const MONO_CH = 7.0;   // px per character, 12px monospace
-const SANS_CH = 6.4;   // px per character, 11px text
-const MAX_W = 330, MIN_W = 150;
+const MONO_CH = 7.0; // px per character, 12px monospace
+const SANS_CH = 6.4; // px per character, 11px text
+const MAX_W = 330,
+  MIN_W = 150;
 
 // Fast attributes from FRONTEND_NOTES: 3-4x faster dot for large graphs, straight edges.
 const FAST = "nslimit=1 nslimit1=1 mclimit=0.1 remincross=false splines=false searchsize=10";
@@ -26,7 +38,8 @@ function sizeFor(lines, minW = MIN_W) {
 const ioSize = (lines) => sizeFor(lines, 90);
 
 function fit(lines) {
-  const maxMono = Math.floor((MAX_W - 22) / MONO_CH), maxSans = Math.floor((MAX_W - 22) / SANS_CH);
+  const maxMono = Math.floor((MAX_W - 22) / MONO_CH),
+    maxSans = Math.floor((MAX_W - 22) / SANS_CH);
   return lines.map((l, i) => clip(l, i === 0 ? maxMono : maxSans));
 }
 
@@ -49,7 +62,8 @@ function opsOf(n, fx) {
 
 function targetsOf(compile) {
   const m = new Map();
-  for (const g of Object.values(compile.graphs || {})) for (const n of g.nodes || []) if (!m.has(n.name)) m.set(n.name, n);
+  for (const g of Object.values(compile.graphs || {}))
+    for (const n of g.nodes || []) if (!m.has(n.name)) m.set(n.name, n);
   const post = (compile.graphs || {}).post_grad;
   if (post) for (const n of post.nodes || []) m.set(n.name, n);
   return m;
@@ -65,11 +79,13 @@ export function buildFusion(idx, expanded) {
   const keyToId = new Map();
   const fx = targetsOf(idx.compile);
   const { edges, inputs, outputs } = fusionEdges(idx);
-  const times = nodeTimes(idx);  // measured time per fused node (empty without a profile)
+  const times = nodeTimes(idx); // measured time per fused node (empty without a profile)
   const order = [];
   let gi = 0;
-  const aggIn = inputs.length > 12, aggOut = outputs.length > 12;
-  const ins = [], outs = [];
+  const aggIn = inputs.length > 12,
+    aggOut = outputs.length > 12;
+  const ins = [],
+    outs = [];
   // Many graph inputs (parameters): one "inputs" node would send an edge to every consumer across
   // the whole graph. Instead each consumer gets a small stub of its own, right above it.
   if (!aggIn) {
@@ -78,7 +94,9 @@ export function buildFusion(idx, expanded) {
       const gn = fx.get(b) || {};
       const lines = fit([gn.display_name || b, gn.role ? `${gn.role} · ${b}` : "graph input"]);
       const it = { id: "i" + i, type: "input", buffer: b, lines, ...ioSize(lines) };
-      items.set(it.id, it); ins.push(it.id); keyToId.set("in:" + b, it.id);
+      items.set(it.id, it);
+      ins.push(it.id);
+      keyToId.set("in:" + b, it.id);
     });
   }
   idx.boxes.forEach((n) => {
@@ -90,12 +108,17 @@ export function buildFusion(idx, expanded) {
       if (!id) {
         id = "g" + gi++;
         const it = { id, type: "group", module: g, members: [], kinds: new Map() };
-        items.set(id, it); keyToId.set(key, id); order.push(id);
+        items.set(id, it);
+        keyToId.set(key, id);
+        order.push(id);
       }
       const it = items.get(id);
       it.members.push(n.name);
       const t = times.get(n.name);
-      if (t) { it.total_us = (it.total_us || 0) + t.total_us; it.share = (it.share || 0) + (t.share || 0); }
+      if (t) {
+        it.total_us = (it.total_us || 0) + t.total_us;
+        it.share = (it.share || 0) + (t.share || 0);
+      }
       it.kinds.set(n.kind, (it.kinds.get(n.kind) || 0) + 1);
       keyToId.set("node:" + n.name, id);
       return;
@@ -114,46 +137,77 @@ export function buildFusion(idx, expanded) {
       return;
     }
     const t = times.get(n.name);
-    const it = { id: "n" + i, type: "node", name: n.name, kernel: n.kernel || "", kind: n.kind, index: i, label: n.label || n.kernel || n.name,
-      members: [n.name], ops: opsOf(n, fx), nOps: (n.fx_nodes || []).length };
-    if (t) { it.total_us = t.total_us; it.share = t.share || 0; }
-    items.set(it.id, it); keyToId.set("node:" + n.name, it.id); order.push(it.id);
+    const it = {
+      id: "n" + i,
+      type: "node",
+      name: n.name,
+      kernel: n.kernel || "",
+      kind: n.kind,
+      index: i,
+      label: n.label || n.kernel || n.name,
+      members: [n.name],
+      ops: opsOf(n, fx),
+      nOps: (n.fx_nodes || []).length,
+    };
+    if (t) {
+      it.total_us = t.total_us;
+      it.share = t.share || 0;
+    }
+    items.set(it.id, it);
+    keyToId.set("node:" + n.name, it.id);
+    order.push(it.id);
     if (kernelKey) keyToId.set(kernelKey, it.id);
   });
-  for (const it of items.values()) if (it.type === "node") {
-    const many = it.members.length > 1;
-    const time = it.total_us != null ? ` · ${fmtUs(it.total_us)} (${fmtShare(it.share)})` : "";
-    const suffix = many ? ` ×${it.members.length}` : "";
-    it.lines = fit([
-      clip(it.label, Math.floor((MAX_W - 22) / MONO_CH) - suffix.length) + suffix,
-      it.ops.join(" · ") || it.name,
-      many ? `${plural(it.members.length, "fused node")} · one kernel · ${it.kind}${time}` : `#${it.index} · ${it.kind} · ${plural(it.nOps, "op")}${time}`,
-    ]);
-    it.count = it.members.length;
-    Object.assign(it, sizeFor(it.lines));
-  }
-  for (const it of items.values()) if (it.type === "group") {
-    const kinds = [...it.kinds.entries()].sort((a, b) => b[1] - a[1]).map(([k, c]) => `${c} ${k}`).join(", ");
-    it.kind = [...it.kinds.entries()].sort((a, b) => b[1] - a[1])[0][0];
-    const time = it.total_us != null ? ` · ${fmtUs(it.total_us)} (${fmtShare(it.share)})` : "";
-    it.lines = fit([it.module, `${plural(it.members.length, "fused node")}${time} · click to expand`, kinds]);
-    Object.assign(it, sizeFor(it.lines));
-  }
+  for (const it of items.values())
+    if (it.type === "node") {
+      const many = it.members.length > 1;
+      const time = it.total_us != null ? ` · ${fmtUs(it.total_us)} (${fmtShare(it.share)})` : "";
+      const suffix = many ? ` ×${it.members.length}` : "";
+      it.lines = fit([
+        clip(it.label, Math.floor((MAX_W - 22) / MONO_CH) - suffix.length) + suffix,
+        it.ops.join(" · ") || it.name,
+        many
+          ? `${plural(it.members.length, "fused node")} · one kernel · ${it.kind}${time}`
+          : `#${it.index} · ${it.kind} · ${plural(it.nOps, "op")}${time}`,
+      ]);
+      it.count = it.members.length;
+      Object.assign(it, sizeFor(it.lines));
+    }
+  for (const it of items.values())
+    if (it.type === "group") {
+      const kinds = [...it.kinds.entries()]
+        .sort((a, b) => b[1] - a[1])
+        .map(([k, c]) => `${c} ${k}`)
+        .join(", ");
+      it.kind = [...it.kinds.entries()].sort((a, b) => b[1] - a[1])[0][0];
+      const time = it.total_us != null ? ` · ${fmtUs(it.total_us)} (${fmtShare(it.share)})` : "";
+      it.lines = fit([it.module, `${plural(it.members.length, "fused node")}${time} · click to expand`, kinds]);
+      Object.assign(it, sizeFor(it.lines));
+    }
   if (!aggOut) {
     outputs.forEach((b, i) => {
       const lines = fit([b, "graph output"]);
       const it = { id: "o" + i, type: "output", buffer: b, lines, ...ioSize(lines) };
-      items.set(it.id, it); outs.push(it.id); keyToId.set("out:" + b, it.id);
+      items.set(it.id, it);
+      outs.push(it.id);
+      keyToId.set("out:" + b, it.id);
     });
   }
   // edges between visible items, merged
   const merged = new Map();
-  const stubs = new Map();  // "in>" / "out>" + box id -> stub item
+  const stubs = new Map(); // "in>" / "out>" + box id -> stub item
   const stub = (dir, box) => {
     const key = dir + ">" + box;
     if (!stubs.has(key)) {
-      const it = { id: (dir === "in" ? "si" : "so") + stubs.size, type: dir === "in" ? "input" : "output", stub: true, buffers: [], lines: [] };
-      stubs.set(key, it); items.set(it.id, it);
+      const it = {
+        id: (dir === "in" ? "si" : "so") + stubs.size,
+        type: dir === "in" ? "input" : "output",
+        stub: true,
+        buffers: [],
+        lines: [],
+      };
+      stubs.set(key, it);
+      items.set(it.id, it);
     }
     return stubs.get(key);
   };
@@ -168,7 +222,8 @@ export function buildFusion(idx, expanded) {
       merged.set(k, { from: inward ? it.id : box, to: inward ? box : it.id, buffers: it.buffers });
       continue;
     }
-    const a = keyToId.get(e.from), b = keyToId.get(e.to);
+    const a = keyToId.get(e.from),
+      b = keyToId.get(e.to);
     if (!a || !b || a === b) continue;
     const k = a + ">" + b;
     const m = merged.get(k) || { from: a, to: b, buffers: [] };
@@ -178,22 +233,45 @@ export function buildFusion(idx, expanded) {
   // a box whose results go to more than FANOUT boxes (weight copies, running-stat updates) would wire
   // the whole graph from the top: it gets one stub naming its users instead (the list is its tooltip)
   const outDeg = new Map();
-  for (const m of merged.values()) if (items.get(m.to) && !items.get(m.to).stub) outDeg.set(m.from, (outDeg.get(m.from) || 0) + 1);
+  for (const m of merged.values())
+    if (items.get(m.to) && !items.get(m.to).stub) outDeg.set(m.from, (outDeg.get(m.from) || 0) + 1);
   for (const [from, deg] of outDeg) {
     if (deg <= FANOUT || !items.get(from) || items.get(from).stub) continue;
     const users = [];
-    for (const [k, m] of merged) if (m.from === from && items.get(m.to) && !items.get(m.to).stub) { users.push(items.get(m.to)); merged.delete(k); }
-    const it = { id: "su" + from, type: "output", stub: true, fanout: true, buffers: [], lines: [`→ ${users.length} users`],
-      title: `used by ${plural(users.length, "box", "boxes")}: ${users.map((u) => u.label || u.module || u.name).slice(0, 40).join(", ")}${users.length > 40 ? ", …" : ""}` };
-    it.w = Math.round(Math.max(54, it.lines[0].length * SANS_CH + 18)); it.h = 20;
+    for (const [k, m] of merged)
+      if (m.from === from && items.get(m.to) && !items.get(m.to).stub) {
+        users.push(items.get(m.to));
+        merged.delete(k);
+      }
+    const it = {
+      id: "su" + from,
+      type: "output",
+      stub: true,
+      fanout: true,
+      buffers: [],
+      lines: [`→ ${users.length} users`],
+      title: `used by ${plural(users.length, "box", "boxes")}: ${users
+        .map((u) => u.label || u.module || u.name)
+        .slice(0, 40)
+        .join(", ")}${users.length > 40 ? ", …" : ""}`,
+    };
+    it.w = Math.round(Math.max(54, it.lines[0].length * SANS_CH + 18));
+    it.h = 20;
     items.set(it.id, it);
     merged.set(from + ">" + it.id, { from, to: it.id, buffers: [] });
   }
   for (const it of stubs.values()) {
-    const n = it.buffers.length, what = it.type === "input" ? "input" : "output";
+    const n = it.buffers.length,
+      what = it.type === "input" ? "input" : "output";
     it.lines = [n === 1 ? clip(it.buffers[0], 14) : `${n} ${what}s`];
-    it.title = `graph ${plural(n, what)}: ${it.buffers.map((b) => { const gn = fx.get(b) || {}; return gn.display_name ? `${gn.display_name} (${b})` : b; }).join(", ")}`;
-    it.w = Math.round(Math.max(54, it.lines[0].length * SANS_CH + 18)); it.h = 20;
+    it.title = `graph ${plural(n, what)}: ${it.buffers
+      .map((b) => {
+        const gn = fx.get(b) || {};
+        return gn.display_name ? `${gn.display_name} (${b})` : b;
+      })
+      .join(", ")}`;
+    it.w = Math.round(Math.max(54, it.lines[0].length * SANS_CH + 18));
+    it.h = 20;
   }
   const clusters = new Map();
   const inCluster = new Set();
@@ -209,7 +287,13 @@ export function buildFusion(idx, expanded) {
   // the boxes in execution order share one dot `group`: dot keeps their chain straight, so the graph
   // reads down one column instead of drifting sideways (it then fits a notebook cell's width)
   const chain = new Set(order);
-  for (const it of items.values()) if (!inCluster.has(it.id)) dot += nodeLine(it.id, it, chain.has(it.id) ? " group=main" : it.type === "node" || it.type === "group" ? "" : " shape=ellipse");
+  for (const it of items.values())
+    if (!inCluster.has(it.id))
+      dot += nodeLine(
+        it.id,
+        it,
+        chain.has(it.id) ? " group=main" : it.type === "node" || it.type === "group" ? "" : " shape=ellipse",
+      );
   if (ins.length) dot += `  { rank=min; ${ins.join("; ")}; }\n`;
   if (outs.length) dot += `  { rank=max; ${outs.join("; ")}; }\n`;
   for (const m of merged.values()) dot += `  ${m.from} -> ${m.to};\n`;
@@ -218,7 +302,8 @@ export function buildFusion(idx, expanded) {
   // num_batches_tracked update runs first: chained by first run, dot would reverse edges into a staircase)
   const chainOrder = flowOrder(order, merged);
   for (let i = 1; i < chainOrder.length; i++) {
-    if (!merged.has(chainOrder[i - 1] + ">" + chainOrder[i])) dot += `  ${chainOrder[i - 1]} -> ${chainOrder[i]} [style=invis weight=0];\n`;
+    if (!merged.has(chainOrder[i - 1] + ">" + chainOrder[i]))
+      dot += `  ${chainOrder[i - 1]} -> ${chainOrder[i]} [style=invis weight=0];\n`;
   }
   dot += "}\n";
   return { dot, items, edges: [...merged.values()], keyToId, clusters };
@@ -238,11 +323,14 @@ export function flowOrder(order, merged) {
     out.get(m.from).push(m.to);
     indeg.set(m.to, indeg.get(m.to) + 1);
   }
-  const done = new Set(), result = [];
+  const done = new Set(),
+    result = [];
   let ready = order.filter((id) => indeg.get(id) === 0);
   while (result.length < order.length) {
     // the box run earliest among those whose producers are placed (a few hundred boxes: a sort is fine)
-    let next = ready.length ? ready.reduce((a, b) => (pos.get(a) <= pos.get(b) ? a : b)) : order.find((id) => !done.has(id));
+    const next = ready.length
+      ? ready.reduce((a, b) => (pos.get(a) <= pos.get(b) ? a : b))
+      : order.find((id) => !done.has(id));
     ready = ready.filter((id) => id !== next);
     done.add(next);
     result.push(next);
@@ -269,20 +357,23 @@ function locKey(gn) {
  */
 export function buildFx(idx, graphName, expanded, collapseFrom = 160) {
   const g = (idx.compile.graphs || {})[graphName] || { nodes: [] };
-  const items = new Map(), keyToId = new Map(), clusters = new Map();
+  const items = new Map(),
+    keyToId = new Map(),
+    clusters = new Map();
   let owner;
   if (graphName === "post_grad") owner = (n) => idx.fxOwner.get(n.name) || null;
   else {
     const post = (idx.compile.graphs || {}).post_grad;
     const byLoc = new Map();
     for (const pn of post ? post.nodes : []) {
-      const k = locKey(pn), o = idx.fxOwner.get(pn.name);
+      const k = locKey(pn),
+        o = idx.fxOwner.get(pn.name);
       if (k && o && !byLoc.has(k)) byLoc.set(k, o);
     }
     owner = (n) => byLoc.get(locKey(n)) || null;
   }
   const collapse = graphName === "post_grad" && g.nodes.length > collapseFrom;
-  const members = new Map();  // fused name -> [item ids]
+  const members = new Map(); // fused name -> [item ids]
   let ci = 0;
   g.nodes.forEach((n, i) => {
     const o = owner(n);
@@ -292,25 +383,51 @@ export function buildFx(idx, graphName, expanded, collapseFrom = 160) {
       if (!id) {
         id = "k" + ci++;
         const f = idx.byName.get(o);
-        const it = { id, type: "kgroup", fused: o, name: o, kernel: (f && f.node.kernel) || "", kind: f ? f.node.kind : "other", count: 0, lines: [] };
-        items.set(id, it); keyToId.set(key, id);
+        const it = {
+          id,
+          type: "kgroup",
+          fused: o,
+          name: o,
+          kernel: (f && f.node.kernel) || "",
+          kind: f ? f.node.kind : "other",
+          count: 0,
+          lines: [],
+        };
+        items.set(id, it);
+        keyToId.set(key, id);
       }
       items.get(id).count++;
       keyToId.set("fx:" + n.name, id);
       return;
     }
     const shape = fmtShape(n);
-    const lines = fit([n.display_name || n.name, `${n.op === "call_function" ? shortOp(n.target) : n.op} ${shape.text}${n.dtype ? " " + n.dtype.replace("torch.", "") : ""}`.trim()]);
-    const title = `${n.name}${n.display_name && n.display_name !== n.name ? " (" + n.display_name + (n.role ? ", " + n.role : "") + ")" : ""} = ${n.target}`
-      + (shape.text ? `\nshape ${shape.text}${shape.hint ? " (at capture: " + shape.hint + ")" : ""}` : "");
-    const it = { id: "f" + i, type: "fx", name: n.name, fx: n, fused: o, kind: o ? idx.byName.get(o).node.kind : "other", lines, title, ...sizeFor(lines) };
-    items.set(it.id, it); keyToId.set("fx:" + n.name, it.id);
+    const lines = fit([
+      n.display_name || n.name,
+      `${n.op === "call_function" ? shortOp(n.target) : n.op} ${shape.text}${n.dtype ? " " + n.dtype.replace("torch.", "") : ""}`.trim(),
+    ]);
+    const title =
+      `${n.name}${n.display_name && n.display_name !== n.name ? " (" + n.display_name + (n.role ? ", " + n.role : "") + ")" : ""} = ${n.target}` +
+      (shape.text ? `\nshape ${shape.text}${shape.hint ? " (at capture: " + shape.hint + ")" : ""}` : "");
+    const it = {
+      id: "f" + i,
+      type: "fx",
+      name: n.name,
+      fx: n,
+      fused: o,
+      kind: o ? idx.byName.get(o).node.kind : "other",
+      lines,
+      title,
+      ...sizeFor(lines),
+    };
+    items.set(it.id, it);
+    keyToId.set("fx:" + n.name, it.id);
     if (o && graphName === "post_grad") members.set(o, [...(members.get(o) || []), it.id]);
   });
-  for (const it of items.values()) if (it.type === "kgroup") {
-    it.lines = fit([it.kernel || it.name, `${plural(it.count, "op")} · ${it.kind} · click to expand`]);
-    Object.assign(it, sizeFor(it.lines));
-  }
+  for (const it of items.values())
+    if (it.type === "kgroup") {
+      it.lines = fit([it.kernel || it.name, `${plural(it.count, "op")} · ${it.kind} · click to expand`]);
+      Object.assign(it, sizeFor(it.lines));
+    }
   const merged = new Map();
   g.nodes.forEach((n) => {
     const b = keyToId.get("fx:" + n.name);
@@ -332,13 +449,17 @@ export function buildFx(idx, graphName, expanded, collapseFrom = 160) {
     // the label is a placeholder of the right length (no report text in DOT); we draw the real one
     const title = (f && f.node.kernel) || fused;
     dot += `  subgraph ${name} { graph [margin=10 labeljust=l fontsize=11 label="${"x".repeat(Math.min(48, title.length + 2))}"];\n`;
-    for (const id of ids) { dot += "  " + nodeLine(id, items.get(id)); inCluster.add(id); }
+    for (const id of ids) {
+      dot += "  " + nodeLine(id, items.get(id));
+      inCluster.add(id);
+    }
     dot += "  }\n";
   }
-  for (const it of items.values()) if (!inCluster.has(it.id)) dot += nodeLine(it.id, it, it.type === "kgroup" ? "" : " shape=box");
+  for (const it of items.values())
+    if (!inCluster.has(it.id)) dot += nodeLine(it.id, it, it.type === "kgroup" ? "" : " shape=box");
   for (const m of merged.values()) dot += `  ${m.from} -> ${m.to};\n`;
   dot += "}\n";
   return { dot, items, edges: [...merged.values()], keyToId, clusters };
 }
 
-export { indexCompile, basename };
+export { basename, indexCompile };

@@ -47,7 +47,7 @@ export class LayoutEngine {
   layout(dot, { background = false } = {}) {
     const hit = this.cache.get(dot);
     if (hit) {
-      this.cache.delete(dot);  // refresh LRU position
+      this.cache.delete(dot); // refresh LRU position
       this.cache.set(dot, hit);
       return hit;
     }
@@ -71,7 +71,9 @@ const engines = new Map();
 export function sharedEngine(key, load) {
   let p = engines.get(key);
   if (!p) {
-    p = Promise.resolve().then(load).then((src) => new LayoutEngine(src));
+    p = Promise.resolve()
+      .then(load)
+      .then((src) => new LayoutEngine(src));
     p.catch(() => engines.delete(key));
     engines.set(key, p);
   }
@@ -80,9 +82,12 @@ export function sharedEngine(key, load) {
 
 /** gunzip bytes (Uint8Array/ArrayBuffer/DataView) to text with the browser's DecompressionStream. */
 export async function gunzipText(bytes) {
-  const u8 = bytes instanceof Uint8Array ? bytes
-    : bytes instanceof DataView ? new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength)
-    : new Uint8Array(bytes);
+  const u8 =
+    bytes instanceof Uint8Array
+      ? bytes
+      : bytes instanceof DataView
+        ? new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+        : new Uint8Array(bytes);
   const stream = new Blob([u8]).stream().pipeThrough(new DecompressionStream("gzip"));
   return await new Response(stream).text();
 }

@@ -24,14 +24,21 @@ function pathFor(pts) {
 }
 
 function arrowHead(from, to) {
-  const dx = to[0] - from[0], dy = to[1] - from[1];
+  const dx = to[0] - from[0],
+    dy = to[1] - from[1];
   const len = Math.hypot(dx, dy) || 1;
-  const ux = dx / len, uy = dy / len, w = 3.6;
-  const bx = to[0] - ux * 8, by = to[1] - uy * 8;
+  const ux = dx / len,
+    uy = dy / len,
+    w = 3.6;
+  const bx = to[0] - ux * 8,
+    by = to[1] - uy * 8;
   return `${to[0].toFixed(1)},${to[1].toFixed(1)} ${(bx - uy * w).toFixed(1)},${(by + ux * w).toFixed(1)} ${(bx + uy * w).toFixed(1)},${(by - ux * w).toFixed(1)}`;
 }
 
-const lexLess = (p, q) => { const i = p.findIndex((v, j) => v !== q[j]); return i >= 0 && p[i] < q[i]; };
+const lexLess = (p, q) => {
+  const i = p.findIndex((v, j) => v !== q[j]);
+  return i >= 0 && p[i] < q[i];
+};
 const cuts = (b, lo, hi) => b.x < hi && b.x + b.w > lo && (b.x < lo - 0.5 || b.x + b.w > hi + 0.5);
 
 /**
@@ -46,10 +53,12 @@ const cuts = (b, lo, hi) => b.x < hi && b.x + b.w > lo && (b.x < lo - 0.5 || b.x
  *   starts at the leftmost box cuts nothing on the left, so one always exists.
  */
 export function openingView(boxes, first, { k, W, H, pad = 16, width, height }) {
-  const viewW = (W - 2 * pad) / k, viewH = (H - 2 * pad) / k;
+  const viewW = (W - 2 * pad) / k,
+    viewH = (H - 2 * pad) / k;
   let top = first && first.y + first.h > viewH ? Math.max(0, first.y - 40) : 0;
   top = Math.max(0, Math.min(top, height - viewH));
-  for (let i = 0; i < 8; i++) {  // never cut a box at the top
+  for (let i = 0; i < 8; i++) {
+    // never cut a box at the top
     const over = boxes.filter((b) => !b.frame && b.y < top && b.y + b.h > top - pad / k);
     if (!over.length) break;
     top = Math.max(0, Math.min(...over.map((b) => b.y)) - 4);
@@ -58,20 +67,32 @@ export function openingView(boxes, first, { k, W, H, pad = 16, width, height }) 
   const rows = boxes.filter((b) => b.y < top + viewH + pad / k && b.y + b.h > top - pad / k);
   const nodes = rows.filter((b) => !b.frame);
   if (!nodes.length) return { x: W / 2 - (first ? first.x + first.w / 2 : width / 2) * k, y };
-  const x0 = Math.min(...nodes.map((b) => b.x)), x1 = Math.max(...nodes.map((b) => b.x + b.w));
+  const x0 = Math.min(...nodes.map((b) => b.x)),
+    x1 = Math.max(...nodes.map((b) => b.x + b.w));
   if (x1 - x0 <= (W - 4) / k) return { x: W / 2 - ((x0 + x1) / 2) * k, y };
   // candidate windows: starting at a box's left edge or just after a box's right edge (in a gap), or ending
   // at a box's right edge; each kept on the graph
   const starts = new Set();
   const keep = (a) => starts.add(Math.max(0, Math.min(a, width - viewW)));
-  for (const b of nodes) { keep(b.x); keep(b.x + b.w + pad / k + 1); keep(b.x + b.w - viewW); }
+  for (const b of nodes) {
+    keep(b.x);
+    keep(b.x + b.w + pad / k + 1);
+    keep(b.x + b.w - viewW);
+  }
   let best = null;
   for (const a of starts) {
-    const lo = a - pad / k, hi = a + viewW + pad / k;
-    if (nodes.some((b) => b.x < lo - 0.5 && b.x + b.w > lo)) continue;  // never cut a box on the left
+    const lo = a - pad / k,
+      hi = a + viewW + pad / k;
+    if (nodes.some((b) => b.x < lo - 0.5 && b.x + b.w > lo)) continue; // never cut a box on the left
     const showsFirst = !first || (first.x >= lo - 0.5 && first.x + first.w <= hi + 0.5);
     const inside = nodes.filter((b) => b.x >= lo - 0.5 && b.x + b.w <= hi + 0.5).length;
-    const score = [showsFirst ? 0 : 1, -inside, nodes.filter((b) => cuts(b, lo, hi)).length, rows.filter((b) => b.frame && cuts(b, lo, hi)).length, a];
+    const score = [
+      showsFirst ? 0 : 1,
+      -inside,
+      nodes.filter((b) => cuts(b, lo, hi)).length,
+      rows.filter((b) => b.frame && cuts(b, lo, hi)).length,
+      a,
+    ];
     if (!best || lexLess(score, best.score)) best = { a, score };
   }
   const a = best ? best.a : x0;
@@ -92,30 +113,48 @@ export class GraphCanvas {
     this.size = { width: 0, height: 0 };
     this.byId = new Map();
     this.itemEls = new Map();
-    this.listeners = new Set();  // called after every move (the minimap follows)
+    this.listeners = new Set(); // called after every move (the minimap follows)
     // The pane's size, kept by a ResizeObserver (told after each layout) so that a click's reveal() and the
     // minimap never force a layout of the page the click just changed; measured when not known yet.
     this.paneSize = null;
-    this.ro = typeof ResizeObserver === "function" ? new ResizeObserver((entries) => {
-      const e = entries[entries.length - 1];
-      const b = e.borderBoxSize && e.borderBoxSize[0];
-      this.paneSize = b ? { width: b.inlineSize, height: b.blockSize } : { width: e.contentRect.width, height: e.contentRect.height };
-    }) : null;
+    this.ro =
+      typeof ResizeObserver === "function"
+        ? new ResizeObserver((entries) => {
+            const e = entries[entries.length - 1];
+            const b = e.borderBoxSize && e.borderBoxSize[0];
+            this.paneSize = b
+              ? { width: b.inlineSize, height: b.blockSize }
+              : { width: e.contentRect.width, height: e.contentRect.height };
+          })
+        : null;
     if (this.ro) this.ro.observe(this.svg);
     const ac = (this.abort = new AbortController());
     const opt = { signal: ac.signal };
     let drag = null;
-    this.svg.addEventListener("pointerdown", (e) => {
-      if (e.button !== 0) return;
-      drag = { x: e.clientX, y: e.clientY, tx: this.t.x, ty: this.t.y, moved: false, id: e.pointerId };
-    }, opt);
-    this.svg.addEventListener("pointermove", (e) => {
-      if (!drag) return;
-      const dx = e.clientX - drag.x, dy = e.clientY - drag.y;
-      if (!drag.moved && Math.hypot(dx, dy) < 4) return;
-      if (!drag.moved) { drag.moved = true; this.svg.setPointerCapture(drag.id); this.svg.classList.add("il-dragging"); }
-      this.setTransform(this.t.k, drag.tx + dx, drag.ty + dy);
-    }, opt);
+    this.svg.addEventListener(
+      "pointerdown",
+      (e) => {
+        if (e.button !== 0) return;
+        drag = { x: e.clientX, y: e.clientY, tx: this.t.x, ty: this.t.y, moved: false, id: e.pointerId };
+      },
+      opt,
+    );
+    this.svg.addEventListener(
+      "pointermove",
+      (e) => {
+        if (!drag) return;
+        const dx = e.clientX - drag.x,
+          dy = e.clientY - drag.y;
+        if (!drag.moved && Math.hypot(dx, dy) < 4) return;
+        if (!drag.moved) {
+          drag.moved = true;
+          this.svg.setPointerCapture(drag.id);
+          this.svg.classList.add("il-dragging");
+        }
+        this.setTransform(this.t.k, drag.tx + dx, drag.ty + dy);
+      },
+      opt,
+    );
     const end = () => {
       if (drag && drag.moved) {
         this.svg.classList.remove("il-dragging");
@@ -126,20 +165,28 @@ export class GraphCanvas {
     };
     this.svg.addEventListener("pointerup", end, opt);
     this.svg.addEventListener("pointercancel", end, opt);
-    this.svg.addEventListener("wheel", (e) => {
-      e.preventDefault();
-      if (e.ctrlKey || e.metaKey) {
-        const r = this.svg.getBoundingClientRect();
-        this.zoomAt(Math.exp(-e.deltaY * 0.01), e.clientX - r.left, e.clientY - r.top);
-      } else {
-        this.setTransform(this.t.k, this.t.x - e.deltaX, this.t.y - e.deltaY);
-      }
-    }, { signal: ac.signal, passive: false });
-    this.svg.addEventListener("click", (e) => {
-      if (this.suppressClick) return;
-      const g = e.target.closest("[data-item]");
-      if (g && this.svg.contains(g)) this.onItem(this.byId.get(g.dataset.item), e);
-    }, opt);
+    this.svg.addEventListener(
+      "wheel",
+      (e) => {
+        e.preventDefault();
+        if (e.ctrlKey || e.metaKey) {
+          const r = this.svg.getBoundingClientRect();
+          this.zoomAt(Math.exp(-e.deltaY * 0.01), e.clientX - r.left, e.clientY - r.top);
+        } else {
+          this.setTransform(this.t.k, this.t.x - e.deltaX, this.t.y - e.deltaY);
+        }
+      },
+      { signal: ac.signal, passive: false },
+    );
+    this.svg.addEventListener(
+      "click",
+      (e) => {
+        if (this.suppressClick) return;
+        const g = e.target.closest("[data-item]");
+        if (g && this.svg.contains(g)) this.onItem(this.byId.get(g.dataset.item), e);
+      },
+      opt,
+    );
   }
 
   setTransform(k, x, y) {
@@ -150,7 +197,10 @@ export class GraphCanvas {
   }
 
   /** Call `fn(transform)` after every move; returns the unsubscribe function. */
-  onMove(fn) { this.listeners.add(fn); return () => this.listeners.delete(fn); }
+  onMove(fn) {
+    this.listeners.add(fn);
+    return () => this.listeners.delete(fn);
+  }
 
   /** The pane's {width, height} in px: as last observed, else measured (a hidden pane measures 0 x 0). */
   rect() {
@@ -195,7 +245,9 @@ export class GraphCanvas {
   /** Show all of the graph; `topAligned` fits the width only when the graph is very tall. */
   fit(topAligned = false) {
     const r = this.rect();
-    const W = r.width || 600, H = r.height || 400, pad = 16;
+    const W = r.width || 600,
+      H = r.height || 400,
+      pad = 16;
     const { width, height } = this.size;
     if (!width || !height) return;
     let k = Math.min(1, (W - 2 * pad) / width, (H - 2 * pad) / height);
@@ -213,8 +265,10 @@ export class GraphCanvas {
    */
   clamp(k, x, y, pad = 16) {
     const r = this.rect();
-    const W = r.width || 600, H = r.height || 400;
-    const gw = this.size.width * k, gh = this.size.height * k;
+    const W = r.width || 600,
+      H = r.height || 400;
+    const gw = this.size.width * k,
+      gh = this.size.height * k;
     const fix = (v, g, V) => (g + 2 * pad <= V ? (V - g) / 2 : Math.min(pad, Math.max(V - g - pad, v)));
     return [fix(x, gw, W), fix(y, gh, H)];
   }
@@ -226,11 +280,16 @@ export class GraphCanvas {
    */
   open(firstId, minK = READABLE_ZOOM) {
     const r = this.rect();
-    const W = r.width || 600, H = r.height || 400, pad = 16;
+    const W = r.width || 600,
+      H = r.height || 400,
+      pad = 16;
     const { width, height } = this.size;
     if (!width || !height) return;
     const fitK = Math.min(1, (W - 2 * pad) / width, (H - 2 * pad) / height);
-    if (fitK >= minK) { this.fit(); return; }
+    if (fitK >= minK) {
+      this.fit();
+      return;
+    }
     const boxes = [];
     for (const it of this.byId.values()) if (it.box) boxes.push({ ...it.box, frame: it.type === "cluster" });
     const b = this.byId.get(firstId);
@@ -245,10 +304,17 @@ export class GraphCanvas {
     if (!b || !b.box) return;
     const r = this.rect();
     const { k, x, y } = this.t;
-    const sx = b.box.x * k + x, sy = b.box.y * k + y, sw = b.box.w * k, sh = b.box.h * k;
+    const sx = b.box.x * k + x,
+      sy = b.box.y * k + y,
+      sw = b.box.w * k,
+      sh = b.box.h * k;
     if (sx >= 0 && sy >= 0 && sx + sw <= r.width && sy + sh <= r.height) return;
     const kk = Math.max(k, 0.6);
-    const [nx, ny] = this.clamp(kk, r.width / 2 - (b.box.x + b.box.w / 2) * kk, r.height / 2 - (b.box.y + b.box.h / 2) * kk);
+    const [nx, ny] = this.clamp(
+      kk,
+      r.width / 2 - (b.box.x + b.box.w / 2) * kk,
+      r.height / 2 - (b.box.y + b.box.h / 2) * kk,
+    );
     this.setTransform(kk, nx, ny);
   }
 
@@ -265,11 +331,20 @@ export class GraphCanvas {
     for (const c of layout.clusters) {
       const meta = clusters.get(c.name);
       if (!meta) continue;
-      const g = svgEl("g", { class: `il-cluster kind-${meta.kind}`, "data-cluster-node": meta.fused, "data-kernel": meta.kernel, "data-item": "c:" + c.name }, gClusters);
+      const g = svgEl(
+        "g",
+        {
+          class: `il-cluster kind-${meta.kind}`,
+          "data-cluster-node": meta.fused,
+          "data-kernel": meta.kernel,
+          "data-item": "c:" + c.name,
+        },
+        gClusters,
+      );
       svgEl("rect", { x: c.x, y: c.y, width: c.w, height: c.h, rx: 6 }, g);
       const t = svgEl("text", { x: c.x + 8, y: c.y + 14, class: "il-cluster-label" }, g);
       const label = visible(meta.label || meta.kernel || meta.fused);
-      const room = Math.max(8, Math.floor((c.w - 16) / 6.7));  // 11px monospace
+      const room = Math.max(8, Math.floor((c.w - 16) / 6.7)); // 11px monospace
       t.textContent = label.length > room ? label.slice(0, room - 1) + "…" : label;
       svgEl("title", {}, g).textContent = label;
       if (meta.shared) g.dataset.sharedKernel = meta.kernel;
@@ -295,17 +370,26 @@ export class GraphCanvas {
       if (it.type === "input" || it.type === "output") {
         svgEl("ellipse", { cx: box.x + box.w / 2, cy: box.y + box.h / 2, rx: box.w / 2, ry: box.h / 2 }, g);
       } else {
-        svgEl("rect", { x: box.x, y: box.y, width: box.w, height: box.h, rx: it.type === "group" || it.type === "kgroup" ? 10 : 4 }, g);
-        if (it.type === "node" || it.type === "group" || it.type === "kgroup") svgEl("rect", { class: "il-stripe", x: box.x, y: box.y, width: 5, height: box.h, rx: 2 }, g);
+        svgEl(
+          "rect",
+          { x: box.x, y: box.y, width: box.w, height: box.h, rx: it.type === "group" || it.type === "kgroup" ? 10 : 4 },
+          g,
+        );
+        if (it.type === "node" || it.type === "group" || it.type === "kgroup")
+          svgEl("rect", { class: "il-stripe", x: box.x, y: box.y, width: 5, height: box.h, rx: 2 }, g);
       }
       const centered = it.type === "input" || it.type === "output";
       it.lines.forEach((line, i) => {
-        const t = svgEl("text", {
-          x: centered ? box.x + box.w / 2 : box.x + 12,
-          y: box.y + (centered ? box.h / 2 - (it.lines.length - 1) * 7.5 + 4 + i * 15 : 19 + i * 15),
-          class: i === 0 ? "il-t1" : "il-t2",
-          "text-anchor": centered ? "middle" : "start",
-        }, g);
+        const t = svgEl(
+          "text",
+          {
+            x: centered ? box.x + box.w / 2 : box.x + 12,
+            y: box.y + (centered ? box.h / 2 - (it.lines.length - 1) * 7.5 + 4 + i * 15 : 19 + i * 15),
+            class: i === 0 ? "il-t1" : "il-t2",
+            "text-anchor": centered ? "middle" : "start",
+          },
+          g,
+        );
         t.textContent = visible(line);
       });
       svgEl("title", {}, g).textContent = visible(it.title || it.lines.join("\n"));
@@ -318,7 +402,10 @@ export class GraphCanvas {
   flag(attr, ids) {
     const name = "data-" + attr;
     for (const el of this.viewport.querySelectorAll(`[${name}]`)) el.removeAttribute(name);
-    for (const id of ids) { const el = this.itemEls.get(id); if (el) el.setAttribute(name, "true"); }
+    for (const id of ids) {
+      const el = this.itemEls.get(id);
+      if (el) el.setAttribute(name, "true");
+    }
   }
 
   /** Toggle a class on the boxes whose ids are in `ids`. */
@@ -362,9 +449,26 @@ export class Minimap {
       const p = new DOMPoint(e.clientX, e.clientY).matrixTransform(m.inverse());
       this.canvas.centreOn(p.x, p.y);
     };
-    this.el.addEventListener("pointerdown", (e) => { dragging = true; this.el.setPointerCapture(e.pointerId); go(e); e.stopPropagation(); }, { signal: ac.signal });
-    this.el.addEventListener("pointermove", (e) => { if (dragging) go(e); }, { signal: ac.signal });
-    const stop = () => { dragging = false; };
+    this.el.addEventListener(
+      "pointerdown",
+      (e) => {
+        dragging = true;
+        this.el.setPointerCapture(e.pointerId);
+        go(e);
+        e.stopPropagation();
+      },
+      { signal: ac.signal },
+    );
+    this.el.addEventListener(
+      "pointermove",
+      (e) => {
+        if (dragging) go(e);
+      },
+      { signal: ac.signal },
+    );
+    const stop = () => {
+      dragging = false;
+    };
     this.el.addEventListener("pointerup", stop, { signal: ac.signal });
     this.el.addEventListener("pointercancel", stop, { signal: ac.signal });
     this.el.addEventListener("wheel", (e) => e.stopPropagation(), { signal: ac.signal });
@@ -379,7 +483,13 @@ export class Minimap {
     for (const [id, it] of this.canvas.byId) {
       if (!it.box || it.type === "cluster") continue;
       const b = it.box;
-      const r = svgEl("rect", { x: b.x, y: b.y, width: b.w, height: b.h, class: `il-mm-box kind-${it.kind || "other"}` });
+      const r = svgEl("rect", {
+        x: b.x,
+        y: b.y,
+        width: b.w,
+        height: b.h,
+        class: `il-mm-box kind-${it.kind || "other"}`,
+      });
       r.dataset.item = id;
       parts.push(r);
     }

@@ -1,18 +1,23 @@
 // Entry points of the bundle (lens.js):
 //   default export  the anywidget adapter: render({model, el}) returns its cleanup
 //   mount()         the standalone page (inductor_lens.html): same library, no Jupyter
-import { expandReport } from "./intern.js";
+
 import { createLens } from "./app.js";
-import { createJobView } from "./job.js";
-import { sharedEngine, gunzipText, fromBase64 } from "./engine.js";
 import { createCompare } from "./compare.js";
+import { fromBase64, gunzipText, sharedEngine } from "./engine.js";
+import { expandReport } from "./intern.js";
+import { createJobView } from "./job.js";
 
 export { createLens } from "./app.js";
 export const VERSION = "0.1.0";
 
 /** A performance mark (the benchmark reads them); never fails. */
 function mark(name) {
-  try { performance.mark(name); } catch (e) { /* no performance API */ }
+  try {
+    performance.mark(name);
+  } catch (_e) {
+    /* no performance API */
+  }
 }
 
 // ---- anywidget -----------------------------------------------------------------------------
@@ -23,7 +28,10 @@ let nextRequest = 1;
 function request(model, type, timeoutMs = 60000) {
   const id = `${type}-${nextRequest++}-${Date.now()}`;
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => { model.off("msg:custom", handler); reject(new Error(`no answer from the kernel to ${type} (is it running?)`)); }, timeoutMs);
+    const timer = setTimeout(() => {
+      model.off("msg:custom", handler);
+      reject(new Error(`no answer from the kernel to ${type} (is it running?)`));
+    }, timeoutMs);
     function handler(msg, buffers) {
       if (!msg || msg.id !== id) return;
       clearTimeout(timer);
@@ -53,7 +61,7 @@ async function render({ model, el }) {
     el.textContent = `inductor_lens: could not read the report (${e.message || e})`;
     return () => {};
   }
-  if (report && report.kind === "diff") return renderCompare(model, el, report);  // a ReportDiff (diff.py)
+  if (report && report.kind === "diff") return renderCompare(model, el, report); // a ReportDiff (diff.py)
   const lens = createLens(el, {
     report,
     initial: { view: model.get("view"), selected: model.get("selected"), compileId: model.get("compile") },
@@ -62,7 +70,12 @@ async function render({ model, el }) {
   // store -> traits
   const unsub = lens.store.subscribe((s, changed) => {
     let dirty = false;
-    const push = (trait, value) => { if (model.get(trait) !== value) { model.set(trait, value); dirty = true; } };
+    const push = (trait, value) => {
+      if (model.get(trait) !== value) {
+        model.set(trait, value);
+        dirty = true;
+      }
+    };
     if (changed.has("selected")) push("selected", s.selected);
     if (changed.has("view")) push("view", s.view);
     if (changed.has("compileId")) push("compile", s.compileId);
@@ -91,15 +104,16 @@ async function render({ model, el }) {
   };
 }
 
-/** What a widget asks its kernel for (inductor_lens._frontend.answer_request): the layout engine (Graphviz
+/** What a widget asks its kernel for (inductor_lens.views.frontend.answer_request): the layout engine (Graphviz
  * WASM, ~1.2 MB), fetched once per page rather than synced with every widget or saved into the notebook,
  * and the exported page. */
 function kernelRequests(model) {
   return {
-    engine: () => sharedEngine("widget", async () => {
-      const { buffers } = await request(model, "engine");
-      return await gunzipText(asBytes(buffers[0]));
-    }),
+    engine: () =>
+      sharedEngine("widget", async () => {
+        const { buffers } = await request(model, "engine");
+        return await gunzipText(asBytes(buffers[0]));
+      }),
     exportHtml: async () => {
       const { msg, buffers } = await request(model, "export");
       return { filename: msg.filename, bytes: asBytes(buffers[0]) };
@@ -115,15 +129,23 @@ function renderCompare(model, el, payload) {
     ...kernelRequests(model),
     onChange: ({ pair, selected }) => {
       if (model.get("compile_pair") !== pair || model.get("selected") !== selected) {
-        model.set("compile_pair", pair); model.set("selected", selected); model.save_changes();
+        model.set("compile_pair", pair);
+        model.set("selected", selected);
+        model.save_changes();
       }
     },
   });
-  const onPair = () => { if (model.get("compile_pair") !== cmp.state.pair) cmp.selectPair(model.get("compile_pair")); };
+  const onPair = () => {
+    if (model.get("compile_pair") !== cmp.state.pair) cmp.selectPair(model.get("compile_pair"));
+  };
   const onSel = () => cmp.selectKernel(model.get("selected"));
   model.on("change:compile_pair", onPair);
   model.on("change:selected", onSel);
-  return () => { model.off("change:compile_pair", onPair); model.off("change:selected", onSel); cmp.destroy(); };
+  return () => {
+    model.off("change:compile_pair", onPair);
+    model.off("change:selected", onSel);
+    cmp.destroy();
+  };
 }
 
 export default { render };
@@ -145,18 +167,26 @@ export async function mount(el, sources) {
   const [text] = await Promise.all([gunzipText(fromBase64(sources.report)), engine().catch(() => null)]);
   const report = expandReport(JSON.parse(text));
   mark("il:report");
-  if (report && report.kind === "diff") {  // a compare page (inductor_lens/_diff_views.py)
+  if (report && report.kind === "diff") {
+    // a compare page (inductor_lens/views/diff_views.py)
     const cmp = createCompare(el, { payload: report, initial: sources.initial || {}, engine });
     window.inductorLens = cmp;
     return cmp;
   }
-  if (report && report.job) {  // a distributed job: rank selector + divergence summary (job.js)
-    const view = createJobView(el, { job: report.job, initial: sources.initial || {}, engine,
-      onLens: (lens) => { window.inductorLens = lens; } });
+  if (report && report.job) {
+    // a distributed job: rank selector + divergence summary (job.js)
+    const view = createJobView(el, {
+      job: report.job,
+      initial: sources.initial || {},
+      engine,
+      onLens: (lens) => {
+        window.inductorLens = lens;
+      },
+    });
     window.inductorJob = view;
     return view.lens();
   }
   const lens = createLens(el, { report, initial: sources.initial || {}, engine });
-  window.inductorLens = lens;  // for scripting and tests: inductorLens.store.get()
+  window.inductorLens = lens; // for scripting and tests: inductorLens.store.get()
   return lens;
 }

@@ -1,4 +1,4 @@
-// The report's compact written form (inductor_lens/_intern.py): each distinct frame, stack and guard
+// The report's compact written form (inductor_lens/report/intern.py): each distinct frame, stack and guard
 // line is stored once in `report.interned`; a stack is {"@s": i}, a long text (guards, output code,
 // kernel source, graph code) {"@g": [i, ...]}: its lines.
 // expandReport gives back the expanded form the views read (a report without `interned` is returned as is).
@@ -7,9 +7,16 @@
 export function expandReport(report) {
   const t = report && report.interned;
   if (!t) return report;
-  const files = t.files || [], lines = t.lines || [];
-  const frames = (t.frames || []).map(([f, line, fn, code, stage]) =>
-    ({ file: files[f], line, function: fn, code, stage, is_user: stage === "user" }));
+  const files = t.files || [],
+    lines = t.lines || [];
+  const frames = (t.frames || []).map(([f, line, fn, code, stage]) => ({
+    file: files[f],
+    line,
+    function: fn,
+    code,
+    stage,
+    is_user: stage === "user",
+  }));
   const stacks = (t.stacks || []).map((ids) => ids.map((i) => frames[i]));
   const walk = (v) => {
     if (Array.isArray(v)) return v.map(walk);

@@ -1,11 +1,20 @@
 // A distributed job: a rank selector and the divergence summary above the lens of one rank.
-// Python decides (which ranks differ, and how: inductor_lens/job.py); this module only draws.
+// Python decides (which ranks differ, and how: inductor_lens/analysis/job.py); this module only draws.
 // createJobView(el, {job, engine}) returns {selectRank(rank), destroy(), rank()}.
-import { h } from "./dom.js";
-import { createLens } from "./app.js";
 
-const ASPECTS = { missing: "missing ranks", compiles: "compiles", recompiles: "recompiles", graphs: "graphs",
-  kernels: "kernels", guards: "guards", graph_breaks: "graph breaks", collectives: "collective order" };
+import { createLens } from "./app.js";
+import { h } from "./dom.js";
+
+const ASPECTS = {
+  missing: "missing ranks",
+  compiles: "compiles",
+  recompiles: "recompiles",
+  graphs: "graphs",
+  kernels: "kernels",
+  guards: "guards",
+  graph_breaks: "graph breaks",
+  collectives: "collective order",
+};
 
 /** The rank shown first: the lowest rank that has a report. */
 export function firstRank(job) {
@@ -31,26 +40,68 @@ export function createJobView(el, opts) {
   const job = opts.job;
   const ranks = job.ranks || [];
   const divergent = divergentRanks(job);
-  const sel = h("select", { class: "il-rank", "data-role": "rank-select", "aria-label": "rank" },
-    ranks.map((r) => h("option", { value: String(r.rank), disabled: !r.report, "data-missing": r.report ? null : "true" },
-      rankLabel(r, divergent))));
+  const sel = h(
+    "select",
+    { class: "il-rank", "data-role": "rank-select", "aria-label": "rank" },
+    ranks.map((r) =>
+      h(
+        "option",
+        { value: String(r.rank), disabled: !r.report, "data-missing": r.report ? null : "true" },
+        rankLabel(r, divergent),
+      ),
+    ),
+  );
   const div = job.divergence || [];
-  const summary = h("div", { class: "il-divergence", "data-role": "divergence" },
-    h("strong", {}, div.length ? `The ranks differ (${div.length}):` : `All ${ranks.length} ranks agree: same compiles, graphs, kernels, guards and graph breaks.`),
-    div.length ? h("ul", {}, div.map((d) => h("li", { "data-aspect": d.aspect },
-      h("span", { class: "il-muted" }, `${ASPECTS[d.aspect] || d.aspect}: `), d.message))) : null,
-    (job.notes || []).length ? h("ul", { class: "il-muted" }, job.notes.map((n) => h("li", {}, n))) : null);
+  const summary = h(
+    "div",
+    { class: "il-divergence", "data-role": "divergence" },
+    h(
+      "strong",
+      {},
+      div.length
+        ? `The ranks differ (${div.length}):`
+        : `All ${ranks.length} ranks agree: same compiles, graphs, kernels, guards and graph breaks.`,
+    ),
+    div.length
+      ? h(
+          "ul",
+          {},
+          div.map((d) =>
+            h(
+              "li",
+              { "data-aspect": d.aspect },
+              h("span", { class: "il-muted" }, `${ASPECTS[d.aspect] || d.aspect}: `),
+              d.message,
+            ),
+          ),
+        )
+      : null,
+    (job.notes || []).length
+      ? h(
+          "ul",
+          { class: "il-muted" },
+          job.notes.map((n) => h("li", {}, n)),
+        )
+      : null,
+  );
   const missingNote = h("div", { class: "il-message il-warn", "data-role": "rank-missing", hidden: true });
   const host = h("div", { class: "il-rank-lens" });
-  const bar = h("div", { class: "il-jobbar", "data-role": "job" },
-    h("label", {}, "rank ", sel), h("span", { class: "il-muted" }, ` of ${job.world_size}`));
+  const bar = h(
+    "div",
+    { class: "il-jobbar", "data-role": "job" },
+    h("label", {}, "rank ", sel),
+    h("span", { class: "il-muted" }, ` of ${job.world_size}`),
+  );
   el.append(bar, summary, missingNote, host);
   let lens = null;
   let current = null;
   function selectRank(rank) {
     const entry = ranks.find((r) => r.rank === Number(rank));
     if (!entry || current === entry.rank) return lens;
-    if (lens) { lens.destroy(); lens = null; }
+    if (lens) {
+      lens.destroy();
+      lens = null;
+    }
     current = entry.rank;
     sel.value = String(entry.rank);
     el.dataset.rank = String(entry.rank);
@@ -68,7 +119,10 @@ export function createJobView(el, opts) {
   sel.addEventListener("change", onChange);
   const start = firstRank(job);
   if (start !== null) selectRank(start);
-  else { missingNote.hidden = false; missingNote.textContent = "no rank wrote a report"; }
+  else {
+    missingNote.hidden = false;
+    missingNote.textContent = "no rank wrote a report";
+  }
   return {
     selectRank,
     rank: () => current,
@@ -76,7 +130,10 @@ export function createJobView(el, opts) {
     destroy() {
       sel.removeEventListener("change", onChange);
       if (lens) lens.destroy();
-      bar.remove(); summary.remove(); missingNote.remove(); host.remove();
+      bar.remove();
+      summary.remove();
+      missingNote.remove();
+      host.remove();
     },
   };
 }

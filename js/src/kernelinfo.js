@@ -1,8 +1,9 @@
 // Panel sections about one kernel's facts: measured time, launch configuration (Triton), the
 // extern call, autotuning choices; and the report's "top kernels by time" table.
 // Everything from the report goes in as text.
+
+import { autotuneSummary, fmtShare, fmtUs, metadataFacts, parseChoiceConfig, shortOp, topKernels } from "./data.js";
 import { h } from "./dom.js";
-import { metadataFacts, autotuneSummary, topKernels, fmtUs, fmtShare, shortOp, parseChoiceConfig } from "./data.js";
 
 const GROUP_TITLES = { launch: "Launch", compile: "Compile", call: "Call", other: "Other metadata" };
 
@@ -15,11 +16,16 @@ export function metadataSection(kernel) {
   const body = [];
   for (const [g, rows] of groups) {
     body.push(h("div", { class: "il-facts-group" }, GROUP_TITLES[g] || g));
-    body.push(h("dl", { class: "il-facts", "data-group": g },
-      rows.map((f) => [
-        h("dt", { title: f.hint || null, "data-key": f.key }, f.label),
-        h("dd", { class: "il-mono", title: f.value.length > 60 ? f.value : null }, f.value),
-      ])));
+    body.push(
+      h(
+        "dl",
+        { class: "il-facts", "data-group": g },
+        rows.map((f) => [
+          h("dt", { title: f.hint || null, "data-key": f.key }, f.label),
+          h("dd", { class: "il-mono", title: f.value.length > 60 ? f.value : null }, f.value),
+        ]),
+      ),
+    );
   }
   const title = kernel.language === "extern" ? "Extern call" : "Launch configuration";
   return h("section", { class: "il-section" }, h("h3", {}, title), h("div", { "data-role": "launch" }, body));
@@ -41,7 +47,8 @@ export function autotuneSection(kernel, fusedOps = [], shown = 8) {
   // the config column shows only the parameters that differ between choices (the full text is the tooltip)
   const cfgs = new Map(rows.map((r) => [r, parseChoiceConfig(r.description)]));
   const values = new Map();
-  for (const c of cfgs.values()) for (const [key, v] of Object.entries(c)) values.set(key, (values.get(key) || new Set()).add(v));
+  for (const c of cfgs.values())
+    for (const [key, v] of Object.entries(c)) values.set(key, (values.get(key) || new Set()).add(v));
   const withCfg = [...cfgs.values()].filter((c) => Object.keys(c).length).length;
   const varies = (key) => values.get(key).size > 1 || [...cfgs.values()].filter((c) => key in c).length < withCfg;
   const short = (r) => {
@@ -53,59 +60,145 @@ export function autotuneSection(kernel, fusedOps = [], shown = 8) {
     r.fastest ? h("span", { class: "il-badge il-badge-fastest" }, "fastest") : null,
     r.chosen ? h("span", { class: "il-badge il-badge-chosen" }, "chosen") : null,
   ];
-  const row = (r, i) => h("tr", { class: (r.chosen ? "il-chosen " : "") + (r.fastest ? "il-fastest" : ""), "data-choice": r.name,
-    "data-fastest": r.fastest ? "1" : null, "data-chosen": r.chosen ? "1" : null },
-    h("td", { class: "il-num il-muted" }, String(i + 1)),
-    h("td", { class: "il-choice" }, h("span", { class: "il-mono" }, r.name), " ", mark(r)),
-    h("td", { class: "il-num il-mono" }, fmtMs(r.time_ms)),
-    h("td", { class: "il-num il-muted" }, r.ratio == null ? "" : r.fastest ? "" : `×${r.ratio.toFixed(2)}`),
-    h("td", { class: "il-desc il-mono", title: r.description || null }, r.description ? short(r) : (r.name.startsWith("triton_") ? "" : "library kernel (ATen / cuBLAS)")));
-  const head = h("thead", {}, h("tr", {}, h("th", {}, "#"), h("th", {}, "choice"), h("th", { class: "il-num" }, "time"), h("th", { class: "il-num" }, "vs fastest"), h("th", {}, "config")));
+  const row = (r, i) =>
+    h(
+      "tr",
+      {
+        class: (r.chosen ? "il-chosen " : "") + (r.fastest ? "il-fastest" : ""),
+        "data-choice": r.name,
+        "data-fastest": r.fastest ? "1" : null,
+        "data-chosen": r.chosen ? "1" : null,
+      },
+      h("td", { class: "il-num il-muted" }, String(i + 1)),
+      h("td", { class: "il-choice" }, h("span", { class: "il-mono" }, r.name), " ", mark(r)),
+      h("td", { class: "il-num il-mono" }, fmtMs(r.time_ms)),
+      h("td", { class: "il-num il-muted" }, r.ratio == null ? "" : r.fastest ? "" : `×${r.ratio.toFixed(2)}`),
+      h(
+        "td",
+        { class: "il-desc il-mono", title: r.description || null },
+        r.description ? short(r) : r.name.startsWith("triton_") ? "" : "library kernel (ATen / cuBLAS)",
+      ),
+    );
+  const head = h(
+    "thead",
+    {},
+    h(
+      "tr",
+      {},
+      h("th", {}, "#"),
+      h("th", {}, "choice"),
+      h("th", { class: "il-num" }, "time"),
+      h("th", { class: "il-num" }, "vs fastest"),
+      h("th", {}, "config"),
+    ),
+  );
   const first = rows.slice(0, shown);
   // the chosen row is always visible, even when it ranks below the first `shown`
   const chosenIdx = chosen ? rows.indexOf(chosen) : -1;
-  const table = h("table", { class: "il-table il-autotune-table" }, head, h("tbody", {}, first.map(row),
-    chosenIdx >= shown ? [h("tr", { class: "il-gap" }, h("td", { colspan: "5", class: "il-muted" }, "…")), row(chosen, chosenIdx)] : null));
-  const rest = rows.length > shown
-    ? h("details", { class: "il-more" }, h("summary", {}, `all ${rows.length} choices`),
-      h("table", { class: "il-table il-autotune-table" }, head.cloneNode(true), h("tbody", {}, rows.map(row))))
-    : null;
+  const table = h(
+    "table",
+    { class: "il-table il-autotune-table" },
+    head,
+    h(
+      "tbody",
+      {},
+      first.map(row),
+      chosenIdx >= shown
+        ? [h("tr", { class: "il-gap" }, h("td", { colspan: "5", class: "il-muted" }, "…")), row(chosen, chosenIdx)]
+        : null,
+    ),
+  );
+  const rest =
+    rows.length > shown
+      ? h(
+          "details",
+          { class: "il-more" },
+          h("summary", {}, `all ${rows.length} choices`),
+          h("table", { class: "il-table il-autotune-table" }, head.cloneNode(true), h("tbody", {}, rows.map(row))),
+        )
+      : null;
 
   let verdict;
-  const epilogue = fusedOps.filter((o) => !/^(mm|addmm|bmm|baddbmm|convolution|permute|t|view|reinterpret_tensor|_to_copy|clone)$/.test(o));
+  const epilogue = fusedOps.filter(
+    (o) => !/^(mm|addmm|bmm|baddbmm|convolution|permute|t|view|reinterpret_tensor|_to_copy|clone)$/.test(o),
+  );
   if (a.verdict === "fastest") {
-    verdict = h("p", { class: "il-verdict", "data-verdict": "fastest" }, `Inductor used the fastest choice, ${chosen.name} (${fmtMs(chosen.time_ms)}).`);
+    verdict = h(
+      "p",
+      { class: "il-verdict", "data-verdict": "fastest" },
+      `Inductor used the fastest choice, ${chosen.name} (${fmtMs(chosen.time_ms)}).`,
+    );
   } else if (a.verdict === "not-fastest") {
     const slower = chosen.ratio != null ? ` (×${chosen.ratio.toFixed(2)})` : "";
-    verdict = h("p", { class: "il-verdict il-verdict-note", "data-verdict": "not-fastest" },
+    verdict = h(
+      "p",
+      { class: "il-verdict il-verdict-note", "data-verdict": "not-fastest" },
       h("strong", {}, "Not the fastest alone. "),
       `Benchmarked by itself, ${fastest.name} was fastest (${fmtMs(fastest.time_ms)}); Inductor chose ${chosen.name} (${fmtMs(chosen.time_ms)}${slower}) `,
       epilogue.length
         ? `because this template fuses the epilogue (${epilogue.join(", ")}) into the ${a.op || "matmul"}: one kernel instead of a library call plus a separate pointwise kernel and its round trip through memory, which wins overall.`
-        : "because, as a template, it can fuse neighbouring ops into the same kernel (epilogue fusion), which wins overall.");
+        : "because, as a template, it can fuse neighbouring ops into the same kernel (epilogue fusion), which wins overall.",
+    );
   } else {
-    verdict = h("p", { class: "il-verdict il-muted", "data-verdict": "unknown" },
-      `Inductor emitted ${a.emitted}; which benchmarked choice it came from is not recorded. The fastest alone was ${fastest.name} (${fmtMs(fastest.time_ms)}).`);
+    verdict = h(
+      "p",
+      { class: "il-verdict il-muted", "data-verdict": "unknown" },
+      `Inductor emitted ${a.emitted}; which benchmarked choice it came from is not recorded. The fastest alone was ${fastest.name} (${fmtMs(fastest.time_ms)}).`,
+    );
   }
-  return h("section", { class: "il-section" },
-    h("h3", {}, "Autotuning", " ", h("span", { class: "il-muted" }, `${a.op || "op"} · ${rows.length} choices benchmarked`)),
-    h("div", { "data-role": "autotune" }, verdict, table, rest));
+  return h(
+    "section",
+    { class: "il-section" },
+    h(
+      "h3",
+      {},
+      "Autotuning",
+      " ",
+      h("span", { class: "il-muted" }, `${a.op || "op"} · ${rows.length} choices benchmarked`),
+    ),
+    h("div", { "data-role": "autotune" }, verdict, table, rest),
+  );
 }
 
 /** Measured time of the kernel (data-role="profile"), with its rank among the report's kernels. */
 export function profileSection(kernel, rank, total) {
   const p = kernel.profile;
   if (!p || typeof p.total_us !== "number") return null;
-  const bar = h("span", { class: "il-sharebar" }, h("i", { style: `width:${Math.max(1, Math.min(100, (p.share || 0) * 100)).toFixed(1)}%` }));
-  return h("section", { class: "il-section" },
-    h("h3", {}, "Measured time", " ", h("span", { class: "il-muted" }, `${p.device || "device"} · mean of ${p.iterations || "?"} runs`)),
-    h("div", { "data-role": "profile", class: "il-profile" },
-      h("div", { class: "il-profile-main" },
-        h("span", { class: "il-big" }, fmtUs(p.total_us)), " per run · ",
-        h("strong", {}, fmtShare(p.share)), " of the measured device time", bar),
-      h("div", { class: "il-muted il-small" },
+  const bar = h(
+    "span",
+    { class: "il-sharebar" },
+    h("i", { style: `width:${Math.max(1, Math.min(100, (p.share || 0) * 100)).toFixed(1)}%` }),
+  );
+  return h(
+    "section",
+    { class: "il-section" },
+    h(
+      "h3",
+      {},
+      "Measured time",
+      " ",
+      h("span", { class: "il-muted" }, `${p.device || "device"} · mean of ${p.iterations || "?"} runs`),
+    ),
+    h(
+      "div",
+      { "data-role": "profile", class: "il-profile" },
+      h(
+        "div",
+        { class: "il-profile-main" },
+        h("span", { class: "il-big" }, fmtUs(p.total_us)),
+        " per run · ",
+        h("strong", {}, fmtShare(p.share)),
+        " of the measured device time",
+        bar,
+      ),
+      h(
+        "div",
+        { class: "il-muted il-small" },
         `${p.calls ?? "?"} launch${p.calls === 1 ? "" : "es"} per run, ${fmtUs(p.per_call_us)} each`,
-        rank ? ` · #${rank} of ${total} kernels by time` : "")));
+        rank ? ` · #${rank} of ${total} kernels by time` : "",
+      ),
+    ),
+  );
 }
 
 /**
@@ -119,23 +212,82 @@ export function topKernelsSection(report, onPick, limit = 12) {
   const rows = all.slice(0, limit);
   const covered = rows.reduce((s, r) => s + (r.share || 0), 0);
   const max = rows[0].share || 1;
-  return h("section", { class: "il-section" },
+  return h(
+    "section",
+    { class: "il-section" },
     h("h3", {}, "Top kernels by measured time"),
-    h("div", { "data-role": "top-kernels" },
-      h("table", { class: "il-table il-top" },
-        h("thead", {}, h("tr", {}, h("th", {}, "#"), h("th", {}, "kernel"), h("th", { class: "il-num" }, "time"), h("th", { class: "il-num" }, "share"), h("th", {}, ""))),
-        h("tbody", {}, rows.map((r, i) => h("tr", { "data-kernel": r.kernel, "data-compile": r.compileId },
-          h("td", { class: "il-num il-muted" }, String(i + 1)),
-          h("td", { class: "il-top-name" },
-            h("button", { class: "il-link il-mono", type: "button", title: `${r.kernel}${multi ? " (" + r.compileId + ")" : ""}`, onclick: () => onPick(r.compileId, r.fused) }, r.kernel),
-            h("div", { class: "il-top-sub" }, h("i", { class: `il-dot kind-${r.kind}` }), r.kind,
-              r.calls != null && r.calls !== 1 ? ` · ${r.calls} launches` : "", multi ? ` · ${r.compileId}` : "")),
-          h("td", { class: "il-num il-mono" }, fmtUs(r.total_us)),
-          h("td", { class: "il-num" }, fmtShare(r.share)),
-          h("td", { class: "il-barcell" }, h("span", { class: "il-sharebar" }, h("i", { style: `width:${Math.max(2, (r.share / max) * 100).toFixed(1)}%` }))))))),
-      h("p", { class: "il-muted il-small" },
+    h(
+      "div",
+      { "data-role": "top-kernels" },
+      h(
+        "table",
+        { class: "il-table il-top" },
+        h(
+          "thead",
+          {},
+          h(
+            "tr",
+            {},
+            h("th", {}, "#"),
+            h("th", {}, "kernel"),
+            h("th", { class: "il-num" }, "time"),
+            h("th", { class: "il-num" }, "share"),
+            h("th", {}, ""),
+          ),
+        ),
+        h(
+          "tbody",
+          {},
+          rows.map((r, i) =>
+            h(
+              "tr",
+              { "data-kernel": r.kernel, "data-compile": r.compileId },
+              h("td", { class: "il-num il-muted" }, String(i + 1)),
+              h(
+                "td",
+                { class: "il-top-name" },
+                h(
+                  "button",
+                  {
+                    class: "il-link il-mono",
+                    type: "button",
+                    title: `${r.kernel}${multi ? " (" + r.compileId + ")" : ""}`,
+                    onclick: () => onPick(r.compileId, r.fused),
+                  },
+                  r.kernel,
+                ),
+                h(
+                  "div",
+                  { class: "il-top-sub" },
+                  h("i", { class: `il-dot kind-${r.kind}` }),
+                  r.kind,
+                  r.calls != null && r.calls !== 1 ? ` · ${r.calls} launches` : "",
+                  multi ? ` · ${r.compileId}` : "",
+                ),
+              ),
+              h("td", { class: "il-num il-mono" }, fmtUs(r.total_us)),
+              h("td", { class: "il-num" }, fmtShare(r.share)),
+              h(
+                "td",
+                { class: "il-barcell" },
+                h(
+                  "span",
+                  { class: "il-sharebar" },
+                  h("i", { style: `width:${Math.max(2, (r.share / max) * 100).toFixed(1)}%` }),
+                ),
+              ),
+            ),
+          ),
+        ),
+      ),
+      h(
+        "p",
+        { class: "il-muted il-small" },
         `${rows.length < all.length ? `These ${rows.length} of ${all.length} kernels take` : `These ${all.length} kernels take`} ${fmtShare(covered)} of the measured device time; `,
-        `times are per run of the compiled function (mean of ${all[0].iterations || "?"} runs on ${all[0].device || "the device"}).`)));
+        `times are per run of the compiled function (mean of ${all[0].iterations || "?"} runs on ${all[0].device || "the device"}).`,
+      ),
+    ),
+  );
 }
 
 export { shortOp };

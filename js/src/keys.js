@@ -20,17 +20,34 @@ export function installKeys(ctx, views, searchInput) {
     const pan = (dx, dy) => canvas && canvas.panBy(dx, dy);
     let act = null;
     if (e.shiftKey && e.key.startsWith("Arrow")) {
-      act = { ArrowLeft: () => pan(PAN, 0), ArrowRight: () => pan(-PAN, 0), ArrowUp: () => pan(0, PAN), ArrowDown: () => pan(0, -PAN) }[e.key];
+      act = {
+        ArrowLeft: () => pan(PAN, 0),
+        ArrowRight: () => pan(-PAN, 0),
+        ArrowUp: () => pan(0, PAN),
+        ArrowDown: () => pan(0, -PAN),
+      }[e.key];
     } else {
       const keys = {
-        ArrowDown: () => step(1), j: () => step(1), ArrowUp: () => step(-1), k: () => step(-1),
-        ArrowLeft: () => pan(PAN, 0), ArrowRight: () => pan(-PAN, 0),
-        "/": () => searchInput.focus(), f: () => canvas && canvas.fit(), "+": () => canvas && canvas.zoomBy(1.25), "=": () => canvas && canvas.zoomBy(1.25),
-        "-": () => canvas && canvas.zoomBy(0.8), Escape: () => store.set({ selected: "", sourceLine: "", highlighted: [] }),
+        ArrowDown: () => step(1),
+        j: () => step(1),
+        ArrowUp: () => step(-1),
+        k: () => step(-1),
+        ArrowLeft: () => pan(PAN, 0),
+        ArrowRight: () => pan(-PAN, 0),
+        "/": () => searchInput.focus(),
+        f: () => canvas && canvas.fit(),
+        "+": () => canvas && canvas.zoomBy(1.25),
+        "=": () => canvas && canvas.zoomBy(1.25),
+        "-": () => canvas && canvas.zoomBy(0.8),
+        Escape: () => store.set({ selected: "", sourceLine: "", highlighted: [] }),
       };
       act = keys[e.key];
       if (!act && /^[1-9]$/.test(e.key) && views[+e.key - 1]) act = () => store.set({ view: views[+e.key - 1].id });
     }
-    if (act) { act(); e.preventDefault(); e.stopPropagation(); }
+    if (act) {
+      act();
+      e.preventDefault();
+      e.stopPropagation();
+    }
   });
 }

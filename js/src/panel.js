@@ -1,18 +1,39 @@
 // The side panel: what the selected fused node is, its kernel source, the FX ops it absorbed,
 // why Inductor did not fuse it with its neighbours, and both backtraces.
-import { h } from "./dom.js";
+
 import { renderCode } from "./code.js";
-import { kernelOf, groupFrames, frameStage, STAGE_LABELS, basename, fmtUs, fmtShare, shortOp, topKernels, plural, sharedKernel, kernelRun, frameLabel } from "./data.js";
-import { fmtShape, readableReason, compileReason, sameGraphGroups } from "./viewdata.js";
-import { metadataSection, autotuneSection, profileSection, topKernelsSection } from "./kernelinfo.js";
+import {
+  basename,
+  fmtShare,
+  fmtUs,
+  frameLabel,
+  frameStage,
+  groupFrames,
+  kernelOf,
+  kernelRun,
+  plural,
+  STAGE_LABELS,
+  sharedKernel,
+  shortOp,
+  topKernels,
+} from "./data.js";
+import { h } from "./dom.js";
+import { autotuneSection, metadataSection, profileSection, topKernelsSection } from "./kernelinfo.js";
 import { costSection } from "./roofline.js";
+import { compileReason, fmtShape, readableReason, sameGraphGroups } from "./viewdata.js";
 
 function frameRow(fr, stage) {
-  return h("li", { class: `il-frame il-stage-${stage}`, title: `${fr.file}:${fr.line}` },
-    h("div", { class: "il-frame-loc" },
+  return h(
+    "li",
+    { class: `il-frame il-stage-${stage}`, title: `${fr.file}:${fr.line}` },
+    h(
+      "div",
+      { class: "il-frame-loc" },
       h("span", { class: "il-file" }, `${basename(fr.file)}:${fr.line}`),
-      h("span", { class: "il-fn" }, ` in ${fr.function}`)),
-    fr.code ? h("code", { class: "il-frame-code" }, String(fr.code).trim()) : null);
+      h("span", { class: "il-fn" }, ` in ${fr.function}`),
+    ),
+    fr.code ? h("code", { class: "il-frame-code" }, String(fr.code).trim()) : null,
+  );
 }
 
 /**
@@ -22,8 +43,19 @@ function frameRow(fr, stage) {
 function lazyDetails(attrs, summary, build, open = false) {
   const d = h("details", attrs, summary);
   let built = false;
-  const fill = () => { if (!built) { built = true; d.appendChild(build()); } };
-  if (open) { fill(); d.open = true; } else d.addEventListener("toggle", () => { if (d.open) fill(); });
+  const fill = () => {
+    if (!built) {
+      built = true;
+      d.appendChild(build());
+    }
+  };
+  if (open) {
+    fill();
+    d.open = true;
+  } else
+    d.addEventListener("toggle", () => {
+      if (d.open) fill();
+    });
   return d;
 }
 
@@ -32,11 +64,20 @@ function userStack(frames) {
   const user = frames.filter((f) => frameStage(f) === "user");
   const other = frames.length - user.length;
   const box = h("div", { class: "il-stack" });
-  const list = h("ol", { class: "il-frames" }, (user.length ? user : frames.slice(-1)).map((f) => frameRow(f, frameStage(f))));
+  const list = h(
+    "ol",
+    { class: "il-frames" },
+    (user.length ? user : frames.slice(-1)).map((f) => frameRow(f, frameStage(f))),
+  );
   box.appendChild(list);
   if (other > 0) {
-    const all = lazyDetails({ class: "il-more" }, h("summary", {}, `all ${frames.length} frames`),
-      () => h("ol", { class: "il-frames" }, frames.map((f) => frameRow(f, frameStage(f)))));
+    const all = lazyDetails({ class: "il-more" }, h("summary", {}, `all ${frames.length} frames`), () =>
+      h(
+        "ol",
+        { class: "il-frames" },
+        frames.map((f) => frameRow(f, frameStage(f))),
+      ),
+    );
     box.appendChild(all);
   }
   return box;
@@ -47,13 +88,31 @@ export function compilerStack(frames) {
   const groups = groupFrames(frames);
   const box = h("div", { class: "il-stages" });
   groups.forEach((g, i) => {
-    const first = g.frames[0], last = g.frames[g.frames.length - 1];
+    const first = g.frames[0],
+      last = g.frames[g.frames.length - 1];
     const open = g.stage === "user" || i === groups.length - 1;
-    box.appendChild(lazyDetails({ class: `il-stagegroup il-stage-${g.stage}`, dataset: { stage: g.stage } },
-      h("summary", {},
-        h("span", { class: "il-stage-name" }, STAGE_LABELS[g.stage] || g.stage),
-        h("span", { class: "il-muted" }, ` · ${g.frames.length} frame${g.frames.length === 1 ? "" : "s"} · ${first.function}${g.frames.length > 1 ? " … " + last.function : ""}`)),
-      () => h("ol", { class: "il-frames" }, g.frames.map((f) => frameRow(f, frameStage(f)))), open));
+    box.appendChild(
+      lazyDetails(
+        { class: `il-stagegroup il-stage-${g.stage}`, dataset: { stage: g.stage } },
+        h(
+          "summary",
+          {},
+          h("span", { class: "il-stage-name" }, STAGE_LABELS[g.stage] || g.stage),
+          h(
+            "span",
+            { class: "il-muted" },
+            ` · ${g.frames.length} frame${g.frames.length === 1 ? "" : "s"} · ${first.function}${g.frames.length > 1 ? " … " + last.function : ""}`,
+          ),
+        ),
+        () =>
+          h(
+            "ol",
+            { class: "il-frames" },
+            g.frames.map((f) => frameRow(f, frameStage(f))),
+          ),
+        open,
+      ),
+    );
   });
   return box;
 }
@@ -80,10 +139,28 @@ function noUserSource(n, fxByName, compile) {
   }
   const t = compile.trigger || {};
   const call = (t.user_stack || [])[(t.user_stack || []).length - 1];
-  return h("div", { class: "il-muted" },
-    h("p", {}, "Dynamo recorded no source line for these ops: they come from code inside torch (such as torch.nn modules), not from a line of yours."),
+  return h(
+    "div",
+    { class: "il-muted" },
+    h(
+      "p",
+      {},
+      "Dynamo recorded no source line for these ops: they come from code inside torch (such as torch.nn modules), not from a line of yours.",
+    ),
     modules.length ? h("p", {}, "Module: ", h("span", { class: "il-mono" }, modules.join(", "))) : null,
-    call ? h("p", {}, "They run when your code calls the compiled function: ", h("span", { class: "il-mono" }, `${call.file.split("/").pop()}:${call.line} ${String(call.code || "").trim()}`)) : null);
+    call
+      ? h(
+          "p",
+          {},
+          "They run when your code calls the compiled function: ",
+          h(
+            "span",
+            { class: "il-mono" },
+            `${call.file.split("/").pop()}:${call.line} ${String(call.code || "").trim()}`,
+          ),
+        )
+      : null,
+  );
 }
 
 // What every click on a compile's boxes needs, built once per compile index (a training step's graphs
@@ -93,12 +170,21 @@ function derived(idx) {
   let d = perIndex.get(idx);
   if (d) return d;
   const fxByName = new Map();
-  for (const g of Object.values(idx.compile.graphs || {})) for (const gn of g.nodes || []) if (!fxByName.has(gn.name)) fxByName.set(gn.name, gn);
+  for (const g of Object.values(idx.compile.graphs || {}))
+    for (const gn of g.nodes || []) if (!fxByName.has(gn.name)) fxByName.set(gn.name, gn);
   const post = (idx.compile.graphs || {}).post_grad;
   if (post) for (const gn of post.nodes || []) fxByName.set(gn.name, gn);
   const decisions = new Map();
-  const add = (name, dec) => { if (name) { if (!decisions.has(name)) decisions.set(name, []); decisions.get(name).push(dec); } };
-  for (const dec of idx.compile.fusion_decisions || []) { add(dec.fused1, dec); if (dec.fused2 !== dec.fused1) add(dec.fused2, dec); }
+  const add = (name, dec) => {
+    if (name) {
+      if (!decisions.has(name)) decisions.set(name, []);
+      decisions.get(name).push(dec);
+    }
+  };
+  for (const dec of idx.compile.fusion_decisions || []) {
+    add(dec.fused1, dec);
+    if (dec.fused2 !== dec.fused1) add(dec.fused2, dec);
+  }
   d = { fxByName, decisions };
   perIndex.set(idx, d);
   return d;
@@ -122,7 +208,10 @@ function userStacks({ n, k, fxByName }) {
     if (!gn || !(gn.user_stack || []).length) continue;
     const last = gn.user_stack[gn.user_stack.length - 1];
     const key = `${last.file}:${last.line}`;
-    if (!seen.has(key)) { seen.add(key); stacks.push(gn.user_stack); }
+    if (!seen.has(key)) {
+      seen.add(key);
+      stacks.push(gn.user_stack);
+    }
   }
   return stacks;
 }
@@ -133,22 +222,50 @@ function headerSection(sel) {
   const stacks = userStacks(sel);
   const last = stacks.length ? stacks[0][stacks[0].length - 1] : null;
   const siblings = kernelRun(idx, n.name).filter((x) => x !== n.name);
-  return h("header", { class: "il-panel-head" },
+  return h(
+    "header",
+    { class: "il-panel-head" },
     h("div", { class: "il-title", "data-role": "selected-name" }, k ? k.name : n.name),
     n.label && k && n.label !== k.name ? h("div", { class: "il-subtitle" }, n.label) : null,
-    last ? h("div", { class: "il-head-line", "data-role": "user-line", title: `${last.file}:${last.line}` },
-      h("span", { class: "il-file" }, `${basename(last.file)}:${last.line}`), " ", h("code", {}, String(last.code || "").trim()),
-      stacks.length > 1 ? h("span", { class: "il-muted" }, ` and ${plural(stacks.length - 1, "other line")}`) : null) : null,
-    h("div", { class: "il-chips" },
+    last
+      ? h(
+          "div",
+          { class: "il-head-line", "data-role": "user-line", title: `${last.file}:${last.line}` },
+          h("span", { class: "il-file" }, `${basename(last.file)}:${last.line}`),
+          " ",
+          h("code", {}, String(last.code || "").trim()),
+          stacks.length > 1
+            ? h("span", { class: "il-muted" }, ` and ${plural(stacks.length - 1, "other line")}`)
+            : null,
+        )
+      : null,
+    h(
+      "div",
+      { class: "il-chips" },
       h("span", { class: `il-chip kind-${n.kind}` }, n.kind),
       h("span", { class: "il-chip" }, `#${entry.index} of ${idx.fused.length}`),
       h("span", { class: "il-chip" }, plural((n.fx_nodes || []).length, "FX op")),
       k ? h("span", { class: "il-chip" }, k.language) : null,
-      k && k.profile && k.profile.total_us != null ? h("span", { class: "il-chip il-chip-strong", title: "measured device time per run, and its share of all measured kernel time" }, `${fmtUs(k.profile.total_us)} · ${fmtShare(k.profile.share)}`) : null),
-    h("div", { class: "il-muted il-small" }, `fused node ${n.name}`,
+      k && k.profile && k.profile.total_us != null
+        ? h(
+            "span",
+            {
+              class: "il-chip il-chip-strong",
+              title: "measured device time per run, and its share of all measured kernel time",
+            },
+            `${fmtUs(k.profile.total_us)} · ${fmtShare(k.profile.share)}`,
+          )
+        : null,
+    ),
+    h(
+      "div",
+      { class: "il-muted il-small" },
+      `fused node ${n.name}`,
       siblings.length ? ` (+${plural(siblings.length, "other")} in this kernel)` : "",
       (n.module_stack || []).length ? ` · module ${n.module_stack[n.module_stack.length - 1]}` : "",
-      (n.members || []).length > 1 ? ` · fused from ${n.members.length} nodes: ${n.members.join(", ")}` : ""));
+      (n.members || []).length > 1 ? ` · fused from ${n.members.length} nodes: ${n.members.join(", ")}` : "",
+    ),
+  );
 }
 
 /**
@@ -161,22 +278,43 @@ function sharedSection({ idx, n, k }, actions) {
   const run = new Set(kernelRun(idx, n.name));
   const together = siblings.filter((x) => run.has(x.name));
   const reused = siblings.filter((x) => !run.has(x.name));
-  const link = (x) => h("button", { class: "il-link il-mono", type: "button", "data-sibling": x.name, title: "select this fused node", onclick: () => actions.select(x.name) }, x.name);
+  const link = (x) =>
+    h(
+      "button",
+      {
+        class: "il-link il-mono",
+        type: "button",
+        "data-sibling": x.name,
+        title: "select this fused node",
+        onclick: () => actions.select(x.name),
+      },
+      x.name,
+    );
   if (!together.length) {
-    return h("div", { class: "il-shared-note", "data-role": "kernel-reused" },
+    return h(
+      "div",
+      { class: "il-shared-note", "data-role": "kernel-reused" },
       h("strong", {}, "Same kernel source reused. "),
       `Inductor generated this kernel once and calls it ${plural(reused.length + 1, "time")} in this graph (identical code elsewhere): `,
-      ...reused.slice(0, 20).flatMap((x, i) => [i ? ", " : "", link(x), ` (#${x.index})`]), reused.length > 20 ? ", …" : "", ".");
+      ...reused.slice(0, 20).flatMap((x, i) => [i ? ", " : "", link(x), ` (#${x.index})`]),
+      reused.length > 20 ? ", …" : "",
+      ".",
+    );
   }
-  return h("div", { class: "il-shared-note", "data-role": "shared-kernel" },
+  return h(
+    "div",
+    { class: "il-shared-note", "data-role": "shared-kernel" },
     h("strong", {}, `One kernel, ${plural(together.length + 1, "fused node")} in a row. `),
-    "This fused node and ", plural(together.length, "other"), " next to it in execution order run the same kernel", k ? " " : "",
+    "This fused node and ",
+    plural(together.length, "other"),
+    " next to it in execution order run the same kernel",
+    k ? " " : "",
     k ? h("span", { class: "il-mono" }, k.name) : null,
     " (one box in the graph): ",
-    ...together.flatMap((x, i) => [i ? ", " : "",
-      link(x), ` (#${x.index}, ${x.kind})`]),
+    ...together.flatMap((x, i) => [i ? ", " : "", link(x), ` (#${x.index}, ${x.kind})`]),
     ". The kernel source below is shared.",
-    reused.length ? ` The same kernel source is also reused elsewhere (${plural(reused.length, "fused node")}).` : "");
+    reused.length ? ` The same kernel source is also reused elsewhere (${plural(reused.length, "fused node")}).` : "",
+  );
 }
 
 function measuredSection({ idx, k, report }) {
@@ -189,9 +327,13 @@ function measuredSection({ idx, k, report }) {
 /** Why not fused: one row per neighbour (Inductor tries every member pair), its distinct reasons. */
 function whyNotFusedSection({ idx, n }, actions) {
   // a neighbour written into the same kernel was fused after all: listing it would contradict the box
-  const sameKernel = (other) => { const e = other && idx.byName.get(other); return !!(e && n.kernel && e.node.kernel === n.kernel); };
-  const refusals = (derived(idx).decisions.get(n.name) || []).filter((d) => d.fused1 !== d.fused2
-    && !sameKernel(d.fused1 === n.name ? d.fused2 : d.fused1));
+  const sameKernel = (other) => {
+    const e = other && idx.byName.get(other);
+    return !!(e && n.kernel && e.node.kernel === n.kernel);
+  };
+  const refusals = (derived(idx).decisions.get(n.name) || []).filter(
+    (d) => d.fused1 !== d.fused2 && !sameKernel(d.fused1 === n.name ? d.fused2 : d.fused1),
+  );
   if (!refusals.length) return null;
   const byOther = new Map();
   for (const d of refusals) {
@@ -205,18 +347,39 @@ function whyNotFusedSection({ idx, n }, actions) {
   }
   const row = (g) => {
     const otherNode = g.other && idx.byName.get(g.other);
-    return h("li", { "data-other": g.label },
+    return h(
+      "li",
+      { "data-other": g.label },
       otherNode
-        ? h("button", { class: "il-link il-mono", type: "button", onclick: () => actions.select(g.other) }, otherNode.node.label || otherNode.node.kernel || g.other)
+        ? h(
+            "button",
+            { class: "il-link il-mono", type: "button", onclick: () => actions.select(g.other) },
+            otherNode.node.label || otherNode.node.kernel || g.other,
+          )
         : h("span", { class: "il-mono" }, g.label),
-      h("span", { class: "il-muted", title: g.pairs.join("\n") }, g.pairs.length > 1 ? ` (${g.pairs.length} node pairs) ` : ` (${g.pairs[0]}) `),
-      h("span", { class: "il-reason" }, g.reasons.join("; ")));
+      h(
+        "span",
+        { class: "il-muted", title: g.pairs.join("\n") },
+        g.pairs.length > 1 ? ` (${g.pairs.length} node pairs) ` : ` (${g.pairs[0]}) `,
+      ),
+      h("span", { class: "il-reason" }, g.reasons.join("; ")),
+    );
   };
   const groups = [...byOther.values()];
   const SHOW = 6;
-  return section(`Why not fused (${plural(groups.length, "neighbour")})`, "why-not-fused",
+  return section(
+    `Why not fused (${plural(groups.length, "neighbour")})`,
+    "why-not-fused",
     h("ul", { class: "il-why" }, groups.slice(0, SHOW).map(row)),
-    groups.length > SHOW ? h("details", { class: "il-more" }, h("summary", {}, `${groups.length - SHOW} more`), h("ul", { class: "il-why" }, groups.slice(SHOW).map(row))) : null);
+    groups.length > SHOW
+      ? h(
+          "details",
+          { class: "il-more" },
+          h("summary", {}, `${groups.length - SHOW} more`),
+          h("ul", { class: "il-why" }, groups.slice(SHOW).map(row)),
+        )
+      : null,
+  );
 }
 
 function copyButton(text, later) {
@@ -225,12 +388,17 @@ function copyButton(text, later) {
     try {
       await navigator.clipboard.writeText(text);
       copy.textContent = "Copied";
-    } catch (e) {
+    } catch (_e) {
       const ta = h("textarea", {});
       ta.value = text;
       document.body.appendChild(ta);
       ta.select();
-      try { document.execCommand("copy"); copy.textContent = "Copied"; } catch (e2) { copy.textContent = "Copy failed"; }
+      try {
+        document.execCommand("copy");
+        copy.textContent = "Copied";
+      } catch (_e2) {
+        copy.textContent = "Copy failed";
+      }
       ta.remove();
     }
     later(() => (copy.textContent = "Copy"), 1500);
@@ -240,48 +408,123 @@ function copyButton(text, later) {
 
 /** Launch facts, autotuning and the kernel source (or why there is none). */
 function kernelSections({ n, k, fxByName }, later) {
-  if (!k) return [section("Kernel source", "kernel-source", h("p", { class: "il-muted" }, "This node generated no kernel of its own (a no-op, a view, or a buffer reuse)."))];
+  if (!k)
+    return [
+      section(
+        "Kernel source",
+        "kernel-source",
+        h("p", { class: "il-muted" }, "This node generated no kernel of its own (a no-op, a view, or a buffer reuse)."),
+      ),
+    ];
   const pre = h("pre", { class: "il-code", "data-role": "kernel-source" });
   renderCode(pre, k.source, k.language, { later });
   const ops = [];
-  for (const name of n.fx_nodes || []) { const gn = fxByName.get(name); const op = gn ? shortOp(gn.target) : name; if (!ops.includes(op)) ops.push(op); }
-  return [costSection(k), metadataSection(k), autotuneSection(k, ops),
-    h("section", { class: "il-section" },
-      h("h3", {}, k.language === "extern" ? "Extern call source" : "Kernel source", " ", h("span", { class: "il-muted" }, k.name), copyButton(k.source, later)),
-      pre)];
+  for (const name of n.fx_nodes || []) {
+    const gn = fxByName.get(name);
+    const op = gn ? shortOp(gn.target) : name;
+    if (!ops.includes(op)) ops.push(op);
+  }
+  return [
+    costSection(k),
+    metadataSection(k),
+    autotuneSection(k, ops),
+    h(
+      "section",
+      { class: "il-section" },
+      h(
+        "h3",
+        {},
+        k.language === "extern" ? "Extern call source" : "Kernel source",
+        " ",
+        h("span", { class: "il-muted" }, k.name),
+        copyButton(k.source, later),
+      ),
+      pre,
+    ),
+  ];
 }
 
 /** An FX node's description: target, shape (symbolic sizes with their capture-time sizes as tooltip), dtype. */
 export function fxDescription(gn) {
   const shape = fmtShape(gn);
-  return [` = ${gn.target}`,
-    shape.text ? [" ", h("span", { class: "il-shape" + (shape.hint ? " il-symbolic" : ""), title: shape.hint ? `sizes at capture time: ${shape.hint}` : null }, shape.text)] : null,
+  return [
+    ` = ${gn.target}`,
+    shape.text
+      ? [
+          " ",
+          h(
+            "span",
+            {
+              class: "il-shape" + (shape.hint ? " il-symbolic" : ""),
+              title: shape.hint ? `sizes at capture time: ${shape.hint}` : null,
+            },
+            shape.text,
+          ),
+        ]
+      : null,
     gn.dtype ? " " + gn.dtype : "",
-    gn.display_name && gn.display_name !== gn.name ? h("span", { class: "il-role" }, ` ${gn.display_name}${gn.role ? " (" + gn.role + ")" : ""}`) : null];
+    gn.display_name && gn.display_name !== gn.name
+      ? h("span", { class: "il-role" }, ` ${gn.display_name}${gn.role ? " (" + gn.role + ")" : ""}`)
+      : null,
+  ];
 }
 
 function fxOpsSection({ n, fxByName }, actions) {
-  return section(`FX ops absorbed (${(n.fx_nodes || []).length})`, "fx-nodes",
-    h("ul", { class: "il-fxlist" }, (n.fx_nodes || []).map((name) => {
-      const gn = fxByName.get(name);
-      return h("li", {},
-        h("button", { class: "il-link il-mono", type: "button", "data-fx": name, title: "show in the FX graph", onclick: () => actions.focusFx(name) }, name),
-        gn ? h("span", { class: "il-muted" }, fxDescription(gn)) : null);
-    })));
+  return section(
+    `FX ops absorbed (${(n.fx_nodes || []).length})`,
+    "fx-nodes",
+    h(
+      "ul",
+      { class: "il-fxlist" },
+      (n.fx_nodes || []).map((name) => {
+        const gn = fxByName.get(name);
+        return h(
+          "li",
+          {},
+          h(
+            "button",
+            {
+              class: "il-link il-mono",
+              type: "button",
+              "data-fx": name,
+              title: "show in the FX graph",
+              onclick: () => actions.focusFx(name),
+            },
+            name,
+          ),
+          gn ? h("span", { class: "il-muted" }, fxDescription(gn)) : null,
+        );
+      }),
+    ),
+  );
 }
 
 function userCodeSection(sel) {
   const stacks = userStacks(sel);
-  return section(`Your code (${plural(stacks.length, "source location")})`, "user-stack",
-    stacks.length ? stacks.map(userStack) : noUserSource(sel.n, sel.fxByName, sel.idx.compile));
+  return section(
+    `Your code (${plural(stacks.length, "source location")})`,
+    "user-stack",
+    stacks.length ? stacks.map(userStack) : noUserSource(sel.n, sel.fxByName, sel.idx.compile),
+  );
 }
 
 function compilerSection({ k }) {
   const cs = (k && k.compiler_stack) || [];
-  return section("Inductor's call path that generated this kernel", "compiler-stack",
-    cs.length ? [h("p", { class: "il-muted il-note" }, "From your call (top) to where Inductor writes this kernel into the output code (bottom). "
-      + "Fusion happened before this, in Scheduler.__init__ (a phase on the timeline), on a path of its own."), compilerStack(cs)]
-      : h("p", { class: "il-muted" }, "No compiler backtrace recorded."));
+  return section(
+    "Inductor's call path that generated this kernel",
+    "compiler-stack",
+    cs.length
+      ? [
+          h(
+            "p",
+            { class: "il-muted il-note" },
+            "From your call (top) to where Inductor writes this kernel into the output code (bottom). " +
+              "Fusion happened before this, in Scheduler.__init__ (a phase on the timeline), on a path of its own.",
+          ),
+          compilerStack(cs),
+        ]
+      : h("p", { class: "il-muted" }, "No compiler backtrace recorded."),
+  );
 }
 
 /**
@@ -297,8 +540,16 @@ export function renderPanel(el, idx, fusedName, actions, report = null) {
   }
   const sel = selection(idx, fusedName, report);
   const later = actions.later || ((fn, ms) => setTimeout(fn, ms));
-  const parts = [headerSection(sel), sharedSection(sel, actions), measuredSection(sel), whyNotFusedSection(sel, actions),
-    ...kernelSections(sel, later), fxOpsSection(sel, actions), userCodeSection(sel), compilerSection(sel)];
+  const parts = [
+    headerSection(sel),
+    sharedSection(sel, actions),
+    measuredSection(sel),
+    whyNotFusedSection(sel, actions),
+    ...kernelSections(sel, later),
+    fxOpsSection(sel, actions),
+    userCodeSection(sel),
+    compilerSection(sel),
+  ];
   for (const p of parts) if (p) el.appendChild(p);
 }
 
@@ -312,36 +563,94 @@ export function compileSummary(idx, report = null, actions = null) {
   const reason = compileReason(c);
   const compiles = (report && report.compiles) || [];
   const group = [...sameGraphGroups(compiles).values()].find((g) => g.includes(c.id)) || [c.id];
-  return h("div", { class: "il-summary" },
+  return h(
+    "div",
+    { class: "il-summary" },
     h("h3", {}, `Compile ${c.id}`, c.frame || c.frame_label ? ` · ${frameLabel(c)}` : ""),
-    h("p", {}, `${plural(idx.boxes.length, "fused node")}, ${plural((c.kernels || []).length, "kernel")}: `,
-      Object.entries(kinds).map(([k, v]) => `${v} ${k}`).join(", ")),
-    group.length > 1 ? h("p", { "data-role": "same-graph" }, `${plural(group.length, "compile")} of the same graph: ${group.join(", ")}`) : null,
-    h("p", {}, h("strong", {}, "When it compiled: "), `${t.kind || "unknown"}`,
-      t.time_us != null ? ` at ${fmtUs(t.time_us)} into the capture` : ""),
-    reason ? h("div", { class: "il-reason-box" + (c.recompile_reason || t.kind === "recompile" ? " il-recompile" : ""), "data-role": "compile-reason" }, h("strong", {}, c.recompile_reason ? "Recompiled because: " : "Why: "), h("span", { class: "il-pre" }, reason)) : null,
+    h(
+      "p",
+      {},
+      `${plural(idx.boxes.length, "fused node")}, ${plural((c.kernels || []).length, "kernel")}: `,
+      Object.entries(kinds)
+        .map(([k, v]) => `${v} ${k}`)
+        .join(", "),
+    ),
+    group.length > 1
+      ? h(
+          "p",
+          { "data-role": "same-graph" },
+          `${plural(group.length, "compile")} of the same graph: ${group.join(", ")}`,
+        )
+      : null,
+    h(
+      "p",
+      {},
+      h("strong", {}, "When it compiled: "),
+      `${t.kind || "unknown"}`,
+      t.time_us != null ? ` at ${fmtUs(t.time_us)} into the capture` : "",
+    ),
+    reason
+      ? h(
+          "div",
+          {
+            class: "il-reason-box" + (c.recompile_reason || t.kind === "recompile" ? " il-recompile" : ""),
+            "data-role": "compile-reason",
+          },
+          h("strong", {}, c.recompile_reason ? "Recompiled because: " : "Why: "),
+          h("span", { class: "il-pre" }, reason),
+        )
+      : null,
     frames.length ? h("div", { "data-role": "trigger-stack" }, userStack(frames)) : null,
     graphBreaks(report),
-    h("p", { class: "il-muted" }, "Click a box to see its kernel source, the FX ops it fused, why it was not fused further, and the user and compiler backtraces. Keys: ↑/↓ previous/next kernel, Shift+arrows or ←/→ pan, / search, f fit, 1-5 views, Esc clear."),
-    report && actions ? topKernelsSection(report, (cid, fused) => actions.selectIn(cid, fused)) : null);
+    h(
+      "p",
+      { class: "il-muted" },
+      "Click a box to see its kernel source, the FX ops it fused, why it was not fused further, and the user and compiler backtraces. Keys: ↑/↓ previous/next kernel, Shift+arrows or ←/→ pan, / search, f fit, 1-5 views, Esc clear.",
+    ),
+    report && actions ? topKernelsSection(report, (cid, fused) => actions.selectIn(cid, fused)) : null,
+  );
 }
 
 /** The report's graph breaks: each reason, readable, and the user's line where it broke. */
 function graphBreaks(report) {
   const gb = (report && report.graph_breaks) || [];
   if (!gb.length) return null;
-  return section(`Graph breaks (${gb.length})`, "graph-breaks",
-    h("ul", { class: "il-why" }, gb.map((b) => {
-      const fr = (b.user_stack || [])[(b.user_stack || []).length - 1];
-      return h("li", {},
-        h("span", { class: "il-reason il-pre" }, readableReason(b.reason)),
-        fr ? h("div", { class: "il-head-line", title: `${fr.file}:${fr.line}` }, h("span", { class: "il-file" }, `${basename(fr.file)}:${fr.line}`), " ", h("code", {}, String(fr.code || "").trim())) : null);
-    })));
+  return section(
+    `Graph breaks (${gb.length})`,
+    "graph-breaks",
+    h(
+      "ul",
+      { class: "il-why" },
+      gb.map((b) => {
+        const fr = (b.user_stack || [])[(b.user_stack || []).length - 1];
+        return h(
+          "li",
+          {},
+          h("span", { class: "il-reason il-pre" }, readableReason(b.reason)),
+          fr
+            ? h(
+                "div",
+                { class: "il-head-line", title: `${fr.file}:${fr.line}` },
+                h("span", { class: "il-file" }, `${basename(fr.file)}:${fr.line}`),
+                " ",
+                h("code", {}, String(fr.code || "").trim()),
+              )
+            : null,
+        );
+      }),
+    ),
+  );
 }
 
 /** The panel after a source-line click: the line, and its kernels in this compile (click one to select it). */
 export function linePanel(key, entry, idx, actions) {
-  if (!entry) return h("div", { class: "il-summary", "data-role": "line-kernels" }, h("h3", {}, key), h("p", { class: "il-muted" }, "No kernel came from this line."));
+  if (!entry)
+    return h(
+      "div",
+      { class: "il-summary", "data-role": "line-kernels" },
+      h("h3", {}, key),
+      h("p", { class: "il-muted" }, "No kernel came from this line."),
+    );
   const refs = entry.refs.filter((r) => r.compileId === idx.compile.id);
   const byKernel = new Map();
   for (const r of refs) {
@@ -350,13 +659,35 @@ export function linePanel(key, entry, idx, actions) {
     byKernel.get(k).fusedAll.push(r.fused);
   }
   const elsewhere = [...new Set(entry.refs.filter((r) => r.compileId !== idx.compile.id).map((r) => r.compileId))];
-  return h("div", { class: "il-summary", "data-role": "line-kernels" },
+  return h(
+    "div",
+    { class: "il-summary", "data-role": "line-kernels" },
     h("h3", {}, `${basename(entry.file)}:${entry.line}`),
     h("pre", { class: "il-code il-line-code" }, String(entry.code || "").trim()),
     h("p", {}, `${plural(byKernel.size, "kernel")} in ${idx.compile.id} (highlighted in the fusion graph):`),
-    h("ul", { class: "il-why" }, [...byKernel.values()].map((r) => h("li", { "data-kernel": r.kernel },
-      h("i", { class: `il-dot kind-${r.kind}` }),
-      h("button", { class: "il-link il-mono", type: "button", onclick: () => actions.select(r.fused) }, (idx.byName.get(r.fused) || { node: {} }).node.label || r.kernel || r.fused),
-      h("span", { class: "il-muted" }, ` ${r.kind}${r.fusedAll.length > 1 ? ` · ${plural(r.fusedAll.length, "fused node")}` : ""}`)))),
-    elsewhere.length ? h("p", { class: "il-muted" }, `This line also produced kernels in ${elsewhere.join(", ")}.`) : null);
+    h(
+      "ul",
+      { class: "il-why" },
+      [...byKernel.values()].map((r) =>
+        h(
+          "li",
+          { "data-kernel": r.kernel },
+          h("i", { class: `il-dot kind-${r.kind}` }),
+          h(
+            "button",
+            { class: "il-link il-mono", type: "button", onclick: () => actions.select(r.fused) },
+            (idx.byName.get(r.fused) || { node: {} }).node.label || r.kernel || r.fused,
+          ),
+          h(
+            "span",
+            { class: "il-muted" },
+            ` ${r.kind}${r.fusedAll.length > 1 ? ` · ${plural(r.fusedAll.length, "fused node")}` : ""}`,
+          ),
+        ),
+      ),
+    ),
+    elsewhere.length
+      ? h("p", { class: "il-muted" }, `This line also produced kernels in ${elsewhere.join(", ")}.`)
+      : null,
+  );
 }

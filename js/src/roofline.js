@@ -3,14 +3,16 @@
 // profiled step as a whole (unattributed remainder) and the roll-ups by kind, module and source line, and
 // the kernels far off Inductor's own estimate. Python computed every number (Kernel.profile/cost,
 // Report.profile, Report.device_info); this module only draws them.
+
+import { basename, fmtBytes, fmtShare, fmtUs, indexCompile, plural } from "./data.js";
 import { h } from "./dom.js";
-import { indexCompile, fmtUs, fmtShare, fmtBytes, basename, plural } from "./data.js";
 
 const SVG = "http://www.w3.org/2000/svg";
 const svg = (tag, attrs = {}, ...children) => {
   const e = document.createElementNS(SVG, tag);
   for (const [k, v] of Object.entries(attrs)) if (v != null) e.setAttribute(k, String(v));
-  for (const c of children.flat()) if (c != null) e.appendChild(c instanceof Node ? c : document.createTextNode(String(c)));
+  for (const c of children.flat())
+    if (c != null) e.appendChild(c instanceof Node ? c : document.createTextNode(String(c)));
   return e;
 };
 
@@ -18,10 +20,15 @@ const svg = (tag, attrs = {}, ...children) => {
 export function hasRoofline(report) {
   // asked on every fusion draw: answered once per report, without building the points
   if (!hasRooflineCache.has(report)) {
-    hasRooflineCache.set(report, (report.compiles || []).some((c) => (c.kernels || []).some((k) => {
-      const p = k.profile;
-      return p && typeof p.total_us === "number" && p.achieved_gbps != null;
-    })));
+    hasRooflineCache.set(
+      report,
+      (report.compiles || []).some((c) =>
+        (c.kernels || []).some((k) => {
+          const p = k.profile;
+          return p && typeof p.total_us === "number" && p.achieved_gbps != null;
+        }),
+      ),
+    );
   }
   return hasRooflineCache.get(report);
 }
@@ -42,9 +49,18 @@ export function rooflinePoints(report) {
       if (!p || typeof p.total_us !== "number" || p.achieved_gbps == null) continue;
       const n = fusedOf.get(k.name);
       out.push({
-        compileId: c.id, kernel: k.name, fused: n ? n.name : "", kind: n ? n.kind : k.language,
-        intensity: p.arithmetic_intensity ?? 0, gflops: (p.achieved_tflops ?? 0) * 1000, gbps: p.achieved_gbps,
-        peakFraction: p.peak_fraction, bound: p.bound, verdict: p.verdict || "", total_us: p.total_us, share: p.share,
+        compileId: c.id,
+        kernel: k.name,
+        fused: n ? n.name : "",
+        kind: n ? n.kind : k.language,
+        intensity: p.arithmetic_intensity ?? 0,
+        gflops: (p.achieved_tflops ?? 0) * 1000,
+        gbps: p.achieved_gbps,
+        peakFraction: p.peak_fraction,
+        bound: p.bound,
+        verdict: p.verdict || "",
+        total_us: p.total_us,
+        share: p.share,
       });
     }
   }
@@ -66,50 +82,125 @@ export function peakColour(fraction) {
 }
 
 function logScale(lo, hi, a, b) {
-  const l0 = Math.log10(lo), l1 = Math.log10(hi);
+  const l0 = Math.log10(lo),
+    l1 = Math.log10(hi);
   return (v) => a + ((Math.log10(Math.max(v, lo)) - l0) / (l1 - l0)) * (b - a);
 }
 
 function chart(points, info, onPick) {
-  const W = 660, H = 360, L = 84, R = 16, T = 16, B = 44;
+  const W = 660,
+    H = 360,
+    L = 84,
+    R = 16,
+    T = 16,
+    B = 44;
   const xs = points.map((p) => p.intensity).filter((v) => v > 0);
   const ys = points.map((p) => p.gflops).filter((v) => v > 0);
   const peakGbps = info && info.peak_gbps;
   const peaks = Object.entries((info && info.peak_tflops) || {}).filter(([, v]) => v > 0);
   const topPeak = peaks.length ? Math.max(...peaks.map(([, v]) => v * 1000)) : 0;
-  let xlo = Math.min(0.01, ...xs) / 2, xhi = Math.max(100, ...xs) * 2;
-  let ylo = Math.min(...(ys.length ? ys : [1])) / 4, yhi = Math.max(topPeak, ...ys, 1) * 2;
+  const xlo = Math.min(0.01, ...xs) / 2,
+    xhi = Math.max(100, ...xs) * 2;
+  let ylo = Math.min(...(ys.length ? ys : [1])) / 4,
+    yhi = Math.max(topPeak, ...ys, 1) * 2;
   if (!(ylo > 0)) ylo = 1e-3;
-  const x = logScale(xlo, xhi, L, W - R), y = logScale(ylo, yhi, H - B, T);
-  const g = svg("svg", { viewBox: `0 0 ${W} ${H}`, class: "il-roofline-svg", role: "img", "aria-label": "roofline chart" });
+  const x = logScale(xlo, xhi, L, W - R),
+    y = logScale(ylo, yhi, H - B, T);
+  const g = svg("svg", {
+    viewBox: `0 0 ${W} ${H}`,
+    class: "il-roofline-svg",
+    role: "img",
+    "aria-label": "roofline chart",
+  });
   // grid: decades
   for (let d = Math.ceil(Math.log10(xlo)); d <= Math.floor(Math.log10(xhi)); d++) {
     g.appendChild(svg("line", { x1: x(10 ** d), x2: x(10 ** d), y1: T, y2: H - B, class: "il-rf-grid" }));
-    g.appendChild(svg("text", { x: x(10 ** d), y: H - B + 14, class: "il-rf-tick", "text-anchor": "middle" }, `${10 ** d >= 1 ? 10 ** d : (10 ** d).toPrecision(1)}`));
+    g.appendChild(
+      svg(
+        "text",
+        { x: x(10 ** d), y: H - B + 14, class: "il-rf-tick", "text-anchor": "middle" },
+        `${10 ** d >= 1 ? 10 ** d : (10 ** d).toPrecision(1)}`,
+      ),
+    );
   }
   for (let d = Math.ceil(Math.log10(ylo)); d <= Math.floor(Math.log10(yhi)); d++) {
     g.appendChild(svg("line", { x1: L, x2: W - R, y1: y(10 ** d), y2: y(10 ** d), class: "il-rf-grid" }));
-    g.appendChild(svg("text", { x: L - 4, y: y(10 ** d) + 3, class: "il-rf-tick", "text-anchor": "end" }, fmtFlops(10 ** d)));
+    g.appendChild(
+      svg("text", { x: L - 4, y: y(10 ** d) + 3, class: "il-rf-tick", "text-anchor": "end" }, fmtFlops(10 ** d)),
+    );
   }
-  g.appendChild(svg("text", { x: (L + W - R) / 2, y: H - 8, class: "il-rf-axis", "text-anchor": "middle" }, "arithmetic intensity (FLOP / byte moved)"));
-  g.appendChild(svg("text", { x: 10, y: (T + H - B) / 2, class: "il-rf-axis", "text-anchor": "middle", transform: `rotate(-90 10 ${(T + H - B) / 2})` }, "achieved FLOP/s"));
+  g.appendChild(
+    svg(
+      "text",
+      { x: (L + W - R) / 2, y: H - 8, class: "il-rf-axis", "text-anchor": "middle" },
+      "arithmetic intensity (FLOP / byte moved)",
+    ),
+  );
+  g.appendChild(
+    svg(
+      "text",
+      {
+        x: 10,
+        y: (T + H - B) / 2,
+        class: "il-rf-axis",
+        "text-anchor": "middle",
+        transform: `rotate(-90 10 ${(T + H - B) / 2})`,
+      },
+      "achieved FLOP/s",
+    ),
+  );
   // roofs: memory (GB/s x FLOP/B = GFLOP/s) up to each compute peak
   if (peakGbps) {
     for (const [dtype, tf] of peaks.length ? peaks : [["", 0]]) {
       const top = tf ? tf * 1000 : yhi;
       const ridge = top / peakGbps;
-      g.appendChild(svg("polyline", { points: `${x(xlo)},${y(xlo * peakGbps)} ${x(Math.min(ridge, xhi))},${y(Math.min(top, xhi * peakGbps))} ${tf ? `${x(xhi)},${y(top)}` : ""}`, class: "il-rf-roof", "data-roof": dtype || "memory" },
-        svg("title", {}, `${dtype ? dtype + " roof: " + fmtFlops(top) + "; " : ""}memory roof: ${peakGbps} GB/s`)));
-      if (tf) g.appendChild(svg("text", { x: W - R - 2, y: y(top) - 3, class: "il-rf-label", "text-anchor": "end" }, `${dtype} ${fmtFlops(top)}`));
+      g.appendChild(
+        svg(
+          "polyline",
+          {
+            points: `${x(xlo)},${y(xlo * peakGbps)} ${x(Math.min(ridge, xhi))},${y(Math.min(top, xhi * peakGbps))} ${tf ? `${x(xhi)},${y(top)}` : ""}`,
+            class: "il-rf-roof",
+            "data-roof": dtype || "memory",
+          },
+          svg("title", {}, `${dtype ? dtype + " roof: " + fmtFlops(top) + "; " : ""}memory roof: ${peakGbps} GB/s`),
+        ),
+      );
+      if (tf)
+        g.appendChild(
+          svg(
+            "text",
+            { x: W - R - 2, y: y(top) - 3, class: "il-rf-label", "text-anchor": "end" },
+            `${dtype} ${fmtFlops(top)}`,
+          ),
+        );
     }
-    g.appendChild(svg("text", { x: x(xlo) + 4, y: y(xlo * peakGbps) - 4, class: "il-rf-label" }, `${Math.round(peakGbps)} GB/s`));
+    g.appendChild(
+      svg("text", { x: x(xlo) + 4, y: y(xlo * peakGbps) - 4, class: "il-rf-label" }, `${Math.round(peakGbps)} GB/s`),
+    );
   }
   for (const p of points) {
-    const cx = p.intensity > 0 ? x(p.intensity) : L + 4, cy = y(p.gflops > 0 ? p.gflops : ylo);
+    const cx = p.intensity > 0 ? x(p.intensity) : L + 4,
+      cy = y(p.gflops > 0 ? p.gflops : ylo);
     const r = 4 + 8 * Math.sqrt(p.share || 0);
-    const dot = svg("circle", { cx: cx.toFixed(1), cy: cy.toFixed(1), r: r.toFixed(1), class: "il-rf-dot", fill: peakColour(p.peakFraction),
-      "data-role": "roofline-dot", "data-kernel": p.kernel, "data-compile": p.compileId, "data-peak-fraction": p.peakFraction ?? "" },
-    svg("title", {}, `${p.kernel} (${p.compileId})\n${fmtUs(p.total_us)} per run · ${fmtShare(p.share)} of kernel time\n${p.gbps} GB/s · ${fmtFlops(p.gflops)}\n${p.verdict || "no peak known"}`));
+    const dot = svg(
+      "circle",
+      {
+        cx: cx.toFixed(1),
+        cy: cy.toFixed(1),
+        r: r.toFixed(1),
+        class: "il-rf-dot",
+        fill: peakColour(p.peakFraction),
+        "data-role": "roofline-dot",
+        "data-kernel": p.kernel,
+        "data-compile": p.compileId,
+        "data-peak-fraction": p.peakFraction ?? "",
+      },
+      svg(
+        "title",
+        {},
+        `${p.kernel} (${p.compileId})\n${fmtUs(p.total_us)} per run · ${fmtShare(p.share)} of kernel time\n${p.gbps} GB/s · ${fmtFlops(p.gflops)}\n${p.verdict || "no peak known"}`,
+      ),
+    );
     dot.addEventListener("click", () => onPick(p.compileId, p.fused));
     g.appendChild(dot);
   }
@@ -124,10 +215,35 @@ function fmtFlops(gflops) {
 
 function table(role, title, cols, rows) {
   if (!rows || !rows.length) return null;
-  return h("section", { class: "il-section" }, h("h3", {}, title),
-    h("table", { class: "il-table", "data-role": role },
-      h("thead", {}, h("tr", {}, cols.map((c) => h("th", { class: c.num ? "il-num" : "" }, c.label)))),
-      h("tbody", {}, rows.map((r) => h("tr", {}, cols.map((c) => h("td", { class: c.num ? "il-num il-mono" : "" }, c.get(r))))))));
+  return h(
+    "section",
+    { class: "il-section" },
+    h("h3", {}, title),
+    h(
+      "table",
+      { class: "il-table", "data-role": role },
+      h(
+        "thead",
+        {},
+        h(
+          "tr",
+          {},
+          cols.map((c) => h("th", { class: c.num ? "il-num" : "" }, c.label)),
+        ),
+      ),
+      h(
+        "tbody",
+        {},
+        rows.map((r) =>
+          h(
+            "tr",
+            {},
+            cols.map((c) => h("td", { class: c.num ? "il-num il-mono" : "" }, c.get(r))),
+          ),
+        ),
+      ),
+    ),
+  );
 }
 
 /** Draw the view into `el`. `onPick(compileId, fusedName)` selects a kernel (and switches to its compile). */
@@ -137,41 +253,160 @@ export function renderRoofline(el, report, onPick) {
   const info = report.device_info;
   const points = rooflinePoints(report);
   if (!points.length) {
-    el.appendChild(h("p", { class: "il-muted il-rf-empty" }, "No measured kernel times in this report: profile it (inspect(..., profile=True), %%inductor_lens --profile, inductor-lens run --profile) to see each kernel against the hardware's peaks."));
+    el.appendChild(
+      h(
+        "p",
+        { class: "il-muted il-rf-empty" },
+        "No measured kernel times in this report: profile it (inspect(..., profile=True), %%inductor_lens --profile, inductor-lens run --profile) to see each kernel against the hardware's peaks.",
+      ),
+    );
     return;
   }
-  const head = h("div", { class: "il-rf-head", "data-role": "perf-summary" },
+  const head = h(
+    "div",
+    { class: "il-rf-head", "data-role": "perf-summary" },
     s ? h("strong", { "data-role": "unattributed" }, unattributedText(s)) : null,
-    s ? ` of ${fmtUs(s.device_total_us)} ${s.device === "cpu" ? "CPU" : "device"} time per step (${fmtUs(s.attributed_us)} in ${plural(points.length, "kernel")}; ${fmtUs(s.inside_graphs_unmatched_us)} elsewhere inside the compiled graphs, ${fmtUs(s.outside_graphs_us)} outside them) · mean of ${s.runs} runs after ${plural(s.warmup, "warm-up run")}` : "",
-    info ? h("div", { class: "il-muted il-small", "data-role": "device-info", title: info.source }, `${info.name}: ${info.peak_gbps != null ? info.peak_gbps + " GB/s" : "bandwidth unknown"}${Object.entries(info.peak_tflops || {}).map(([k, v]) => ` · ${k} ${v} TFLOP/s`).join("")} — ${info.source}`) : null);
-  const legend = h("div", { class: "il-muted il-small il-rf-legend" }, "dot colour: fraction of the roof at its intensity (",
-    h("i", { class: "il-rf-swatch", style: `background:${peakColour(0)}` }), " 0% … ", h("i", { class: "il-rf-swatch", style: `background:${peakColour(1)}` }), " 100%; grey: unknown); size: share of kernel time; click a dot to select its kernel");
+    s
+      ? ` of ${fmtUs(s.device_total_us)} ${s.device === "cpu" ? "CPU" : "device"} time per step (${fmtUs(s.attributed_us)} in ${plural(points.length, "kernel")}; ${fmtUs(s.inside_graphs_unmatched_us)} elsewhere inside the compiled graphs, ${fmtUs(s.outside_graphs_us)} outside them) · mean of ${s.runs} runs after ${plural(s.warmup, "warm-up run")}`
+      : "",
+    info
+      ? h(
+          "div",
+          { class: "il-muted il-small", "data-role": "device-info", title: info.source },
+          `${info.name}: ${info.peak_gbps != null ? info.peak_gbps + " GB/s" : "bandwidth unknown"}${Object.entries(
+            info.peak_tflops || {},
+          )
+            .map(([k, v]) => ` · ${k} ${v} TFLOP/s`)
+            .join("")} — ${info.source}`,
+        )
+      : null,
+  );
+  const legend = h(
+    "div",
+    { class: "il-muted il-small il-rf-legend" },
+    "dot colour: fraction of the roof at its intensity (",
+    h("i", { class: "il-rf-swatch", style: `background:${peakColour(0)}` }),
+    " 0% … ",
+    h("i", { class: "il-rf-swatch", style: `background:${peakColour(1)}` }),
+    " 100%; grey: unknown); size: share of kernel time; click a dot to select its kernel",
+  );
   const pct = (r) => fmtShare(r.share);
-  const kernelsOf = (r) => h("span", { class: "il-muted il-mono", title: r.kernels.join("\n") }, r.kernels.length > 2 ? `${r.kernels.slice(0, 2).join(", ")}, +${r.kernels.length - 2}` : r.kernels.join(", "));
-  el.append(head, h("div", { class: "il-rf-chart", "data-role": "roofline-chart" }, chart(points, info, onPick)), legend,
-    table("rollup-kind", "Time by kernel kind", [{ label: "kind", get: (r) => r.kind }, { label: "time", num: 1, get: (r) => fmtUs(r.us) }, { label: "share", num: 1, get: pct }, { label: "kernels", get: kernelsOf }], s && s.by_kind),
-    table("rollup-module", "Time by nn.Module", [{ label: "module", get: (r) => r.module || "(no module)" }, { label: "time", num: 1, get: (r) => fmtUs(r.us) }, { label: "share", num: 1, get: pct }, { label: "kernels", get: kernelsOf }], s && s.by_module),
-    table("rollup-line", "Time by source line", [{ label: "line", get: (r) => r.file ? h("span", { "data-source-line": `${r.file}:${r.line}`, title: r.file }, `${basename(r.file)}:${r.line}`) : "(no user line)" }, { label: "code", get: (r) => h("code", {}, String(r.code || "").trim()) }, { label: "time", num: 1, get: (r) => fmtUs(r.us) }, { label: "share", num: 1, get: pct }], s && s.by_line),
-    table("off-estimate", `Measured far from Inductor's estimate (more than ×${s ? s.estimate_factor : 3} either way)`, [{ label: "kernel", get: (r) => h("span", { class: "il-mono" }, r.kernel) }, { label: "measured", num: 1, get: (r) => fmtUs(r.measured_us) }, { label: "estimated", num: 1, get: (r) => fmtUs(r.estimated_us) }, { label: "ratio", num: 1, get: (r) => `×${r.ratio}` }], s && s.off_estimate));
+  const kernelsOf = (r) =>
+    h(
+      "span",
+      { class: "il-muted il-mono", title: r.kernels.join("\n") },
+      r.kernels.length > 2 ? `${r.kernels.slice(0, 2).join(", ")}, +${r.kernels.length - 2}` : r.kernels.join(", "),
+    );
+  el.append(
+    head,
+    h("div", { class: "il-rf-chart", "data-role": "roofline-chart" }, chart(points, info, onPick)),
+    legend,
+    table(
+      "rollup-kind",
+      "Time by kernel kind",
+      [
+        { label: "kind", get: (r) => r.kind },
+        { label: "time", num: 1, get: (r) => fmtUs(r.us) },
+        { label: "share", num: 1, get: pct },
+        { label: "kernels", get: kernelsOf },
+      ],
+      s && s.by_kind,
+    ),
+    table(
+      "rollup-module",
+      "Time by nn.Module",
+      [
+        { label: "module", get: (r) => r.module || "(no module)" },
+        { label: "time", num: 1, get: (r) => fmtUs(r.us) },
+        { label: "share", num: 1, get: pct },
+        { label: "kernels", get: kernelsOf },
+      ],
+      s && s.by_module,
+    ),
+    table(
+      "rollup-line",
+      "Time by source line",
+      [
+        {
+          label: "line",
+          get: (r) =>
+            r.file
+              ? h("span", { "data-source-line": `${r.file}:${r.line}`, title: r.file }, `${basename(r.file)}:${r.line}`)
+              : "(no user line)",
+        },
+        { label: "code", get: (r) => h("code", {}, String(r.code || "").trim()) },
+        { label: "time", num: 1, get: (r) => fmtUs(r.us) },
+        { label: "share", num: 1, get: pct },
+      ],
+      s && s.by_line,
+    ),
+    table(
+      "off-estimate",
+      `Measured far from Inductor's estimate (more than ×${s ? s.estimate_factor : 3} either way)`,
+      [
+        { label: "kernel", get: (r) => h("span", { class: "il-mono" }, r.kernel) },
+        { label: "measured", num: 1, get: (r) => fmtUs(r.measured_us) },
+        { label: "estimated", num: 1, get: (r) => fmtUs(r.estimated_us) },
+        { label: "ratio", num: 1, get: (r) => `×${r.ratio}` },
+      ],
+      s && s.off_estimate,
+    ),
+  );
   if (s && s.unmatched_ops && s.unmatched_ops.length) {
-    el.appendChild(h("p", { class: "il-muted il-small", "data-role": "unmatched-ops" }, "inside the compiled graphs but no kernel's: ", s.unmatched_ops.map((o) => `${o.name} ${fmtUs(o.us)}`).join(", ")));
+    el.appendChild(
+      h(
+        "p",
+        { class: "il-muted il-small", "data-role": "unmatched-ops" },
+        "inside the compiled graphs but no kernel's: ",
+        s.unmatched_ops.map((o) => `${o.name} ${fmtUs(o.us)}`).join(", "),
+      ),
+    );
   }
 }
 
 /** Cost and fraction of peak of one kernel, for the side panel (data-role="kernel-cost"), or null. */
 export function costSection(kernel) {
-  const c = kernel.cost, p = kernel.profile || {};
+  const c = kernel.cost,
+    p = kernel.profile || {};
   if (!c && !p.verdict) return null;
   const moved = c && c.bytes_read != null ? c.bytes_read + (c.bytes_written || 0) : null;
   const facts = [
-    p.verdict ? h("div", { class: "il-rf-verdict", "data-role": "peak-verdict", style: `border-left-color:${peakColour(p.peak_fraction)}` }, p.verdict) : null,
-    c ? h("div", { class: "il-small" }, `reads ${c.bytes_read != null ? fmtBytes(c.bytes_read) : "?"}, writes ${c.bytes_written != null ? fmtBytes(c.bytes_written) : "?"}, ${c.flops != null ? fmtFlopCount(c.flops) : "? FLOP"} per call`,
-      p.achieved_gbps != null ? ` · ${p.achieved_gbps} GB/s` : "", p.achieved_tflops != null ? ` · ${fmtFlops(p.achieved_tflops * 1000)}` : "",
-      moved && c.flops != null ? ` · ${(c.flops / moved).toPrecision(3)} FLOP/byte` : "") : null,
+    p.verdict
+      ? h(
+          "div",
+          {
+            class: "il-rf-verdict",
+            "data-role": "peak-verdict",
+            style: `border-left-color:${peakColour(p.peak_fraction)}`,
+          },
+          p.verdict,
+        )
+      : null,
+    c
+      ? h(
+          "div",
+          { class: "il-small" },
+          `reads ${c.bytes_read != null ? fmtBytes(c.bytes_read) : "?"}, writes ${c.bytes_written != null ? fmtBytes(c.bytes_written) : "?"}, ${c.flops != null ? fmtFlopCount(c.flops) : "? FLOP"} per call`,
+          p.achieved_gbps != null ? ` · ${p.achieved_gbps} GB/s` : "",
+          p.achieved_tflops != null ? ` · ${fmtFlops(p.achieved_tflops * 1000)}` : "",
+          moved && c.flops != null ? ` · ${(c.flops / moved).toPrecision(3)} FLOP/byte` : "",
+        )
+      : null,
     c && c.source ? h("div", { class: "il-muted il-small" }, c.source) : null,
-    p.estimated_us != null ? h("div", { class: "il-small", "data-role": "estimate" }, `Inductor estimated ${fmtUs(p.estimated_us)}; measured ${fmtUs(p.per_call_us)} (×${p.estimate_ratio})`) : null,
+    p.estimated_us != null
+      ? h(
+          "div",
+          { class: "il-small", "data-role": "estimate" },
+          `Inductor estimated ${fmtUs(p.estimated_us)}; measured ${fmtUs(p.per_call_us)} (×${p.estimate_ratio})`,
+        )
+      : null,
   ];
-  return h("section", { class: "il-section" }, h("h3", {}, "Against the hardware"), h("div", { "data-role": "kernel-cost" }, facts));
+  return h(
+    "section",
+    { class: "il-section" },
+    h("h3", {}, "Against the hardware"),
+    h("div", { "data-role": "kernel-cost" }, facts),
+  );
 }
 
 function fmtFlopCount(f) {

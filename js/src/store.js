@@ -1,6 +1,6 @@
 // The lens's one store: every piece of state of one lens lives here (nothing at module level, so
 // two lenses on a page never share state). set(patch) notifies subscribers with the changed keys.
-import { indexCompile, initialExpansion, resolveSelection, hasProfile } from "./data.js";
+import { hasProfile, indexCompile, initialExpansion, resolveSelection } from "./data.js";
 import { hasRoofline } from "./roofline.js";
 
 /** Above this many boxes, the fusion graph starts collapsed by nn.Module. */
@@ -31,8 +31,13 @@ export function createStore(state, normalize = null) {
       for (const fn of [...subs]) fn(state, changed);
     },
     /** Install the normalizer (the lens does once it has its model). */
-    normalizeWith(fn) { normalize = fn; },
-    subscribe(fn) { subs.add(fn); return () => subs.delete(fn); },
+    normalizeWith(fn) {
+      normalize = fn;
+    },
+    subscribe(fn) {
+      subs.add(fn);
+      return () => subs.delete(fn);
+    },
   };
 }
 
@@ -51,15 +56,21 @@ export function initialState(report, initial, viewIds) {
     fxGraph: "",
     fxFocus: "",
     query: "",
-    colourBy: !hasProfile(report) ? "kind" : init.colourBy === "kind" ? "kind" : init.colourBy === "peak" && hasRoofline(report) ? "peak" : "time",
-    showPasses: false,        // timeline: Inductor's many small pass.* phases
-    timelineAll: false,       // timeline: the whole capture instead of the selected compile
-    sourceLine: "",           // "FILE:LINE" clicked in the source view
-    highlighted: [],          // fused nodes of the current compile highlighted from elsewhere
-    kernelSort: "order",      // kernel table: column key, "-key" for descending
+    colourBy: !hasProfile(report)
+      ? "kind"
+      : init.colourBy === "kind"
+        ? "kind"
+        : init.colourBy === "peak" && hasRoofline(report)
+          ? "peak"
+          : "time",
+    showPasses: false, // timeline: Inductor's many small pass.* phases
+    timelineAll: false, // timeline: the whole capture instead of the selected compile
+    sourceLine: "", // "FILE:LINE" clicked in the source view
+    highlighted: [], // fused nodes of the current compile highlighted from elsewhere
+    kernelSort: "order", // kernel table: column key, "-key" for descending
     kernelFilter: "",
-    panelSize: 0,             // px of the panel (0: the default share)
-    expandRev: 0,             // bumped when a compile's expanded modules change
+    panelSize: 0, // px of the panel (0: the default share)
+    expandRev: 0, // bumped when a compile's expanded modules change
   };
 }
 
@@ -74,14 +85,23 @@ export function createModel(report, store) {
   const expanded = new Map();
   const fxExpanded = new Map();
   const idxOf = (id) => {
-    if (!indexes.has(id)) { const c = compiles.find((x) => x.id === id); if (c) indexes.set(id, indexCompile(c)); }
+    if (!indexes.has(id)) {
+      const c = compiles.find((x) => x.id === id);
+      if (c) indexes.set(id, indexCompile(c));
+    }
     return indexes.get(id);
   };
   const expandedFor = (id) => {
-    if (!expanded.has(id)) { const ix = idxOf(id); expanded.set(id, initialExpansion(ix ? ix.boxes : [], COLLAPSE_LIMIT)); }
+    if (!expanded.has(id)) {
+      const ix = idxOf(id);
+      expanded.set(id, initialExpansion(ix ? ix.boxes : [], COLLAPSE_LIMIT));
+    }
     return expanded.get(id);
   };
-  const fxExpandedFor = (id) => { if (!fxExpanded.has(id)) fxExpanded.set(id, new Set()); return fxExpanded.get(id); };
+  const fxExpandedFor = (id) => {
+    if (!fxExpanded.has(id)) fxExpanded.set(id, new Set());
+    return fxExpanded.get(id);
+  };
   const bump = () => store.set({ expandRev: store.get().expandRev + 1 });
   return {
     compiles,
@@ -92,7 +112,8 @@ export function createModel(report, store) {
     setExpanded(m, on) {
       const exp = expandedFor(store.get().compileId);
       if (on === exp.has(m)) return;
-      if (on) exp.add(m); else exp.delete(m);
+      if (on) exp.add(m);
+      else exp.delete(m);
       bump();
     },
     /** Expand every module (true) or collapse to the top-level modules (false). */
@@ -112,7 +133,11 @@ export function createModel(report, store) {
       if (!e) return false;
       const exp = expandedFor(cid);
       let grew = false;
-      for (const m of e.node.module_stack || []) if (!exp.has(m)) { exp.add(m); grew = true; }
+      for (const m of e.node.module_stack || [])
+        if (!exp.has(m)) {
+          exp.add(m);
+          grew = true;
+        }
       return grew;
     },
     /** Resolve a fused node / kernel / FX name, in `compileId` or (when absent) any compile. */
@@ -140,10 +165,14 @@ export function normalizer(model) {
     if (keys.has("compileId")) {
       const ix = model.idxOf(s.compileId);
       if (s.selected && !(ix && ix.byName.has(s.selected))) patch.selected = "";
-      if (!keys.has("highlighted") && s.highlighted.length) { patch.highlighted = []; patch.sourceLine = ""; }
+      if (!keys.has("highlighted") && s.highlighted.length) {
+        patch.highlighted = [];
+        patch.sourceLine = "";
+      }
     }
     const sel = "selected" in patch ? patch.selected : s.selected;
-    if ((keys.has("selected") || keys.has("compileId")) && sel && model.expandFor(s.compileId, sel)) patch.expandRev = s.expandRev + 1;
+    if ((keys.has("selected") || keys.has("compileId")) && sel && model.expandFor(s.compileId, sel))
+      patch.expandRev = s.expandRev + 1;
     return patch;
   };
 }

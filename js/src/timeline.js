@@ -1,7 +1,8 @@
 // The timeline: when torch.compile() ran (it only wraps), what call triggered each compile,
 // and each compile's phases as a Gantt chart on one time axis.
+
+import { basename, fmtUs, frameLabel } from "./data.js";
 import { h } from "./dom.js";
-import { fmtUs, basename, frameLabel } from "./data.js";
 import { compileReason } from "./viewdata.js";
 
 function lastUserFrame(frames) {
@@ -23,10 +24,19 @@ export function renderTimeline(el, report, state, actions) {
   const currentId = state.compileId;
   const compiles = report.compiles || [];
   const calls = report.compile_calls || [];
-  let t0 = Infinity, t1 = -Infinity;
-  const see = (a, b = a) => { if (a != null) { t0 = Math.min(t0, a); t1 = Math.max(t1, b); } };
+  let t0 = Infinity,
+    t1 = -Infinity;
+  const see = (a, b = a) => {
+    if (a != null) {
+      t0 = Math.min(t0, a);
+      t1 = Math.max(t1, b);
+    }
+  };
   const current = compiles.find((c) => c.id === currentId) || compiles[0];
-  const zoomed = !state.timelineAll && current && ((current.phases || []).length || (current.trigger && current.trigger.time_us != null));
+  const zoomed =
+    !state.timelineAll &&
+    current &&
+    ((current.phases || []).length || (current.trigger && current.trigger.time_us != null));
   if (zoomed) {
     see(current.trigger && current.trigger.time_us);
     for (const p of current.phases || []) see(p.start_us, p.start_us + p.duration_us);
@@ -37,9 +47,16 @@ export function renderTimeline(el, report, state, actions) {
       for (const p of c.phases || []) see(p.start_us, p.start_us + p.duration_us);
     }
   }
-  if (!Number.isFinite(t0)) { t0 = 0; t1 = 1; }
+  if (!Number.isFinite(t0)) {
+    t0 = 0;
+    t1 = 1;
+  }
   if (!zoomed) t0 = Math.min(t0, 0);
-  else { const m = Math.max(1, (t1 - t0) * 0.02); t0 -= m; t1 += m; }
+  else {
+    const m = Math.max(1, (t1 - t0) * 0.02);
+    t0 -= m;
+    t1 += m;
+  }
   const span = Math.max(1, t1 - t0);
   const clampT = (t) => Math.min(t1, Math.max(t0, t));
   const pct = (t) => `${(((clampT(t) - t0) / span) * 100).toFixed(3)}%`;
@@ -48,14 +65,28 @@ export function renderTimeline(el, report, state, actions) {
   // the answer in words
   const first = compiles.find((c) => c.trigger && c.trigger.time_us != null);
   const words = [];
-  if (calls.length) words.push(`torch.compile(${calls[0].target}) ran at ${fmtUs(calls[0].time_us)} and only wrapped the function: nothing compiled there.`);
-  if (first) words.push(`Inductor first ran at ${fmtUs(first.trigger.time_us)}, when the compiled function was called (${first.trigger.kind}${lastUserFrame(first.trigger.user_stack) ? ": " + lastUserFrame(first.trigger.user_stack) : ""}).`);
+  if (calls.length)
+    words.push(
+      `torch.compile(${calls[0].target}) ran at ${fmtUs(calls[0].time_us)} and only wrapped the function: nothing compiled there.`,
+    );
+  if (first)
+    words.push(
+      `Inductor first ran at ${fmtUs(first.trigger.time_us)}, when the compiled function was called (${first.trigger.kind}${lastUserFrame(first.trigger.user_stack) ? ": " + lastUserFrame(first.trigger.user_stack) : ""}).`,
+    );
   el.appendChild(h("p", { class: "il-tl-words" }, words.join(" ") || "No timing was recorded."));
   const zoomBox = h("input", { type: "checkbox", "data-role": "timeline-all" });
   zoomBox.checked = !!state.timelineAll;
   zoomBox.addEventListener("change", () => actions.set({ timelineAll: zoomBox.checked }));
-  el.appendChild(h("label", { class: "il-tl-passes" }, zoomBox,
-    zoomed ? ` whole capture (the axis now spans compile ${current.id}: ${fmtUs(t0)} to ${fmtUs(t1)})` : " whole capture"));
+  el.appendChild(
+    h(
+      "label",
+      { class: "il-tl-passes" },
+      zoomBox,
+      zoomed
+        ? ` whole capture (the axis now spans compile ${current.id}: ${fmtUs(t0)} to ${fmtUs(t1)})`
+        : " whole capture",
+    ),
+  );
 
   const axis = h("div", { class: "il-tl-axis" });
   for (let i = 0; i <= 4; i++) {
@@ -67,39 +98,87 @@ export function renderTimeline(el, report, state, actions) {
   // half, so it never runs off the chart's right edge; the whole text is its tooltip
   const note = (t, text) => {
     const f = (t - t0) / span;
-    const style = f > 0.5 ? `right:calc(${((1 - f) * 100).toFixed(3)}% + 10px);max-width:calc(${(f * 100).toFixed(3)}% - 10px)`
-      : `left:calc(${(f * 100).toFixed(3)}% + 10px);max-width:calc(${((1 - f) * 100).toFixed(3)}% + 50px)`;
+    const style =
+      f > 0.5
+        ? `right:calc(${((1 - f) * 100).toFixed(3)}% + 10px);max-width:calc(${(f * 100).toFixed(3)}% - 10px)`
+        : `left:calc(${(f * 100).toFixed(3)}% + 10px);max-width:calc(${((1 - f) * 100).toFixed(3)}% + 50px)`;
     return h("span", { class: "il-tl-note" + (f > 0.5 ? " il-tl-note-left" : ""), style, title: text }, text);
   };
-  const row = (label, cls, ...bars) => h("div", { class: "il-tl-row " + cls }, h("div", { class: "il-tl-label" }, label), h("div", { class: "il-tl-track" }, ...bars));
+  const row = (label, cls, ...bars) =>
+    h(
+      "div",
+      { class: "il-tl-row " + cls },
+      h("div", { class: "il-tl-label" }, label),
+      h("div", { class: "il-tl-track" }, ...bars),
+    );
 
   for (const cc of zoomed ? [] : calls) {
-    rows.appendChild(row(`torch.compile(${cc.target})`, "il-tl-call",
-      h("span", { class: "il-tl-mark il-tl-mark-call", style: `left:${pct(cc.time_us || 0)}`, title: `${lastUserFrame(cc.user_stack)} · backend ${cc.backend}` }),
-      note(cc.time_us || 0, `wraps only · ${lastUserFrame(cc.user_stack)}`)));
+    rows.appendChild(
+      row(
+        `torch.compile(${cc.target})`,
+        "il-tl-call",
+        h("span", {
+          class: "il-tl-mark il-tl-mark-call",
+          style: `left:${pct(cc.time_us || 0)}`,
+          title: `${lastUserFrame(cc.user_stack)} · backend ${cc.backend}`,
+        }),
+        note(cc.time_us || 0, `wraps only · ${lastUserFrame(cc.user_stack)}`),
+      ),
+    );
   }
   const passes = current ? (current.phases || []).filter(isPass).length : 0;
   if (passes) {
     const box = h("input", { type: "checkbox", "data-role": "show-passes" });
     box.checked = !!state.showPasses;
     box.addEventListener("change", () => actions.set({ showPasses: box.checked }));
-    el.appendChild(h("label", { class: "il-tl-passes" }, box,
-      ` show Inductor's ${passes} small graph passes (pass.*). Phases are listed for the selected compile; click another compile's row to see its phases.`));
+    el.appendChild(
+      h(
+        "label",
+        { class: "il-tl-passes" },
+        box,
+        ` show Inductor's ${passes} small graph passes (pass.*). Phases are listed for the selected compile; click another compile's row to see its phases.`,
+      ),
+    );
   }
   for (const c of compiles) {
     const t = c.trigger || {};
-    const head = row(`${c.id}${c.frame ? " · " + frameLabel(c) : ""}`, "il-tl-compile" + (c.id === currentId ? " il-current" : ""),
-      t.time_us != null && t.time_us >= t0 && t.time_us <= t1 ? h("span", { class: "il-tl-mark il-tl-mark-trigger", style: `left:${pct(t.time_us)}`, title: compileReason(c) || t.kind }) : null,
-      note(t.time_us != null ? clampT(t.time_us) : t0, `${t.kind || "?"}${compileReason(c) ? ": " + compileReason(c) : ""} · ${lastUserFrame(t.user_stack)}`));
+    const head = row(
+      `${c.id}${c.frame ? " · " + frameLabel(c) : ""}`,
+      "il-tl-compile" + (c.id === currentId ? " il-current" : ""),
+      t.time_us != null && t.time_us >= t0 && t.time_us <= t1
+        ? h("span", {
+            class: "il-tl-mark il-tl-mark-trigger",
+            style: `left:${pct(t.time_us)}`,
+            title: compileReason(c) || t.kind,
+          })
+        : null,
+      note(
+        t.time_us != null ? clampT(t.time_us) : t0,
+        `${t.kind || "?"}${compileReason(c) ? ": " + compileReason(c) : ""} · ${lastUserFrame(t.user_stack)}`,
+      ),
+    );
     head.dataset.compile = c.id;
     head.tabIndex = 0;
     head.addEventListener("click", () => actions.selectCompile(c.id));
     rows.appendChild(head);
     if (c !== current) continue;
     for (const p of (c.phases || []).filter((q) => state.showPasses || !isPass(q))) {
-      rows.appendChild(row(h("span", { style: `padding-left:${(p.depth || 0) * 12}px`, title: p.name }, p.name), "il-tl-phase" + (c.id === currentId ? " il-current" : ""),
-        h("span", { class: `il-tl-bar depth-${Math.min(4, p.depth || 0)}`, style: `left:${pct(p.start_us)};width:${wpct(p.duration_us)}`, title: `${p.name}: ${fmtUs(p.duration_us)}` }),
-        h("span", { class: "il-tl-dur", style: `left:calc(${pct(p.start_us + p.duration_us)} + 4px)` }, fmtUs(p.duration_us))));
+      rows.appendChild(
+        row(
+          h("span", { style: `padding-left:${(p.depth || 0) * 12}px`, title: p.name }, p.name),
+          "il-tl-phase" + (c.id === currentId ? " il-current" : ""),
+          h("span", {
+            class: `il-tl-bar depth-${Math.min(4, p.depth || 0)}`,
+            style: `left:${pct(p.start_us)};width:${wpct(p.duration_us)}`,
+            title: `${p.name}: ${fmtUs(p.duration_us)}`,
+          }),
+          h(
+            "span",
+            { class: "il-tl-dur", style: `left:calc(${pct(p.start_us + p.duration_us)} + 4px)` },
+            fmtUs(p.duration_us),
+          ),
+        ),
+      );
     }
   }
   el.appendChild(h("div", { class: "il-timeline-chart" }, row("", "il-tl-axisrow", axis), rows));

@@ -1,9 +1,8 @@
 // Pure functions for the source view, the kernel table, shapes, reasons, compile groups and diagnostics
 // (split from data.js). No DOM: `npm test` runs them under node.
-import { indexCompile, basename } from "./data.js";
+import { basename, indexCompile } from "./data.js";
 
 const isProfile = (p) => !!p && typeof p.total_us === "number";
-
 
 /** The innermost frame of a stack (the line that ran), or null. */
 function innermost(stack) {
@@ -23,21 +22,32 @@ export function sourceIndex(report) {
   for (const c of report.compiles || []) {
     const idx = indexCompile(c);
     const fxNodes = new Map();
-    for (const g of Object.values(c.graphs || {})) for (const gn of g.nodes || []) if (!fxNodes.has(gn.name)) fxNodes.set(gn.name, gn);
+    for (const g of Object.values(c.graphs || {}))
+      for (const gn of g.nodes || []) if (!fxNodes.has(gn.name)) fxNodes.set(gn.name, gn);
     const post = (c.graphs || {}).post_grad;
     if (post) for (const gn of post.nodes || []) fxNodes.set(gn.name, gn);
     for (const n of idx.boxes) {
       const frames = [];
-      for (const f of n.fx_nodes || []) { const gn = fxNodes.get(f); const fr = gn && innermost(gn.user_stack); if (fr) frames.push(fr); }
+      for (const f of n.fx_nodes || []) {
+        const gn = fxNodes.get(f);
+        const fr = gn && innermost(gn.user_stack);
+        if (fr) frames.push(fr);
+      }
       const k = n.kernel && idx.kernels.get(n.kernel);
-      for (const st of (k && k.user_stack) || []) { const fr = innermost(st); if (fr) frames.push(fr); }
+      for (const st of (k && k.user_stack) || []) {
+        const fr = innermost(st);
+        if (fr) frames.push(fr);
+      }
       const seen = new Set();
       for (const fr of frames) {
         const key = lineKey(fr.file, fr.line);
         if (seen.has(key)) continue;
         seen.add(key);
         let e = lines.get(key);
-        if (!e) { e = { file: fr.file, line: fr.line, code: String(fr.code || ""), refs: [] }; lines.set(key, e); }
+        if (!e) {
+          e = { file: fr.file, line: fr.line, code: String(fr.code || ""), refs: [] };
+          lines.set(key, e);
+        }
         e.refs.push({ compileId: c.id, fused: n.name, kernel: n.kernel || "", kind: n.kind });
       }
     }
@@ -77,7 +87,8 @@ export function sourceFiles(report, index) {
 export function lineSummary(entry, report, compileId = "") {
   const refs = entry.refs.filter((r) => !compileId || r.compileId === compileId);
   const kernels = new Map();
-  for (const r of refs) if (r.kernel && !kernels.has(r.compileId + "\0" + r.kernel)) kernels.set(r.compileId + "\0" + r.kernel, r);
+  for (const r of refs)
+    if (r.kernel && !kernels.has(r.compileId + "\0" + r.kernel)) kernels.set(r.compileId + "\0" + r.kernel, r);
   const kinds = new Map();
   for (const r of kernels.values()) kinds.set(r.kind, (kinds.get(r.kind) || 0) + 1);
   let us = null;
@@ -104,10 +115,25 @@ export function kernelRows(idx) {
     if (!r) {
       const k = idx.kernels.get(n.kernel) || {};
       const p = isProfile(k.profile) ? k.profile : null;
-      r = { kernel: n.kernel, label: n.label || n.kernel, kind: n.kind, language: k.language || "", ops: 0, fused: [], line: "", lineKey: "",
-        us: p ? p.total_us : null, share: p ? p.share : null, order: rows.size };
-      const fr = innermost(((k.user_stack || [])[0]) || []);
-      if (fr) { r.line = `${basename(fr.file)}:${fr.line}`; r.lineKey = lineKey(fr.file, fr.line); r.code = String(fr.code || "").trim(); }
+      r = {
+        kernel: n.kernel,
+        label: n.label || n.kernel,
+        kind: n.kind,
+        language: k.language || "",
+        ops: 0,
+        fused: [],
+        line: "",
+        lineKey: "",
+        us: p ? p.total_us : null,
+        share: p ? p.share : null,
+        order: rows.size,
+      };
+      const fr = innermost((k.user_stack || [])[0] || []);
+      if (fr) {
+        r.line = `${basename(fr.file)}:${fr.line}`;
+        r.lineKey = lineKey(fr.file, fr.line);
+        r.code = String(fr.code || "").trim();
+      }
       rows.set(n.kernel, r);
     }
     r.fused.push(n.name);
@@ -115,7 +141,12 @@ export function kernelRows(idx) {
     if (!r.line) {
       for (const f of n.fx_nodes || []) {
         const fr = innermost((fxNodes.get(f) || {}).user_stack);
-        if (fr) { r.line = `${basename(fr.file)}:${fr.line}`; r.lineKey = lineKey(fr.file, fr.line); r.code = String(fr.code || "").trim(); break; }
+        if (fr) {
+          r.line = `${basename(fr.file)}:${fr.line}`;
+          r.lineKey = lineKey(fr.file, fr.line);
+          r.code = String(fr.code || "").trim();
+          break;
+        }
       }
     }
   }
@@ -124,13 +155,24 @@ export function kernelRows(idx) {
 
 /** Sort and filter kernel rows: `sort` is a column key, "-key" descending; `filter` matches any text column. */
 export function sortRows(rows, sort, filter) {
-  const q = String(filter || "").trim().toLowerCase();
-  let out = q ? rows.filter((r) => [r.kernel, r.label, r.kind, r.language, r.line, r.code].some((x) => String(x || "").toLowerCase().includes(q))) : rows.slice();
+  const q = String(filter || "")
+    .trim()
+    .toLowerCase();
+  const out = q
+    ? rows.filter((r) =>
+        [r.kernel, r.label, r.kind, r.language, r.line, r.code].some((x) =>
+          String(x || "")
+            .toLowerCase()
+            .includes(q),
+        ),
+      )
+    : rows.slice();
   const desc = String(sort || "").startsWith("-");
   const key = String(sort || "order").replace(/^-/, "");
   const val = (r) => (key === "fused" ? r.fused.length : r[key]);
   out.sort((a, b) => {
-    const x = val(a), y = val(b);
+    const x = val(a),
+      y = val(b);
     if (x === y) return a.order - b.order;
     if (x === null || x === undefined) return 1;
     if (y === null || y === undefined) return -1;
@@ -161,7 +203,9 @@ export function readableReason(r) {
     try {
       const v = JSON.parse(s);
       if (Array.isArray(v) && v.every((x) => typeof x === "string")) return v.join("\n");
-    } catch (e) { /* not JSON: shown as is */ }
+    } catch (_e) {
+      /* not JSON: shown as is */
+    }
   }
   return s;
 }
@@ -184,6 +228,9 @@ export function sameGraphGroups(compiles) {
 
 /** Report diagnostics as {code, message, detail} (schema 1 kept plain strings: code "legacy"). */
 export function diagnosticsOf(report) {
-  return (report.diagnostics || []).map((d) => (typeof d === "string" ? { code: "legacy", message: d, detail: "" }
-    : { code: String(d.code || "legacy"), message: String(d.message || ""), detail: String(d.detail || "") }));
+  return (report.diagnostics || []).map((d) =>
+    typeof d === "string"
+      ? { code: "legacy", message: d, detail: "" }
+      : { code: String(d.code || "legacy"), message: String(d.message || ""), detail: String(d.detail || "") },
+  );
 }

@@ -10,12 +10,14 @@ import { instance } from "@viz-js/viz";
 // like ours (a column in one group, side inputs and outputs, a cluster), one per task, and stops at the
 // first real request (which so waits for one small layout at most).
 function warmDot(n = 32) {
-  let dot = "digraph w {\n graph [rankdir=TB nodesep=0.3 ranksep=0.35];\n node [shape=box fixedsize=true label=\"\"];\n";
-  dot += ' subgraph cluster_0 { graph [margin=8 label="xxxxxxxx"]; c0 [width=2 height=0.8]; c1 [width=2 height=0.8]; c0 -> c1; }\n';
+  let dot = 'digraph w {\n graph [rankdir=TB nodesep=0.3 ranksep=0.35];\n node [shape=box fixedsize=true label=""];\n';
+  dot +=
+    ' subgraph cluster_0 { graph [margin=8 label="xxxxxxxx"]; c0 [width=2 height=0.8]; c1 [width=2 height=0.8]; c0 -> c1; }\n';
   for (let i = 0; i < n; i++) {
     dot += ` n${i} [width=${2 + (i % 3)} height=0.82 group=main];\n i${i} [width=1.2 height=0.28 shape=ellipse];\n i${i} -> n${i};\n`;
     if (i) dot += ` n${i - 1} -> n${i};\n`;
-    if (i > 2 && i % 3 === 0) dot += ` n${i - 3} -> n${i};\n o${i} [width=1 height=0.28 shape=ellipse];\n n${i} -> o${i};\n`;
+    if (i > 2 && i % 3 === 0)
+      dot += ` n${i - 3} -> n${i};\n o${i} [width=1 height=0.28 shape=ellipse];\n n${i} -> o${i};\n`;
   }
   return dot + " n0 -> c0; c1 -> n5;\n}\n";
 }
@@ -23,15 +25,22 @@ function warmDot(n = 32) {
 const WARM_ROUNDS = 6;
 let requested = false;
 const vizPromise = instance();
-vizPromise.then((viz) => {
-  let round = 0;
-  const step = () => {
-    if (requested || round++ >= WARM_ROUNDS) return;
-    try { viz.render(warmDot(), { format: "json0" }); } catch (e) { return; }
+vizPromise.then(
+  (viz) => {
+    let round = 0;
+    const step = () => {
+      if (requested || round++ >= WARM_ROUNDS) return;
+      try {
+        viz.render(warmDot(), { format: "json0" });
+      } catch (_e) {
+        return;
+      }
+      setTimeout(step, 0);
+    };
     setTimeout(step, 0);
-  };
-  setTimeout(step, 0);
-}, () => {});
+  },
+  () => {},
+);
 
 function parsePoints(pos) {
   // edge pos: "e,x,y x,y x,y ..." (optional "s,x,y" start marker), points of cubic B-splines
@@ -63,7 +72,8 @@ export function compact(json) {
     byGvid[o._gvid] = o.name;
     if (!o.pos) continue;
     const [x, y] = o.pos.split(",").map(Number);
-    const w = +o.width * 72, h = +o.height * 72;
+    const w = +o.width * 72,
+      h = +o.height * 72;
     nodes[o.name] = { x: x - w / 2, y: H - y - h / 2, w, h };
   }
   const edges = [];
@@ -86,7 +96,7 @@ self.onmessage = async (ev) => {
     if (r.status !== "success") throw new Error(r.errors.map((e) => e.message).join("; ") || "graphviz failed");
     const layout = compact(JSON.parse(r.output));
     layout.ms = performance.now() - t0;
-    layout.waitMs = t0 - got;  // waiting for the engine (its WebAssembly compile) before laying out
+    layout.waitMs = t0 - got; // waiting for the engine (its WebAssembly compile) before laying out
     self.postMessage({ id, layout });
   } catch (err) {
     self.postMessage({ id, error: String((err && err.message) || err) });

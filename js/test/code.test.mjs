@@ -1,6 +1,7 @@
 // The kernel-source highlighter's tokens, per line (what the panel fills each `.il-line` with, after the paint).
-import test from "node:test";
+
 import assert from "node:assert/strict";
+import test from "node:test";
 import { highlightLines } from "../src/code.js";
 
 // shaped like Inductor's output (the JS fixtures carry no kernel sources)
@@ -23,7 +24,10 @@ const CPP = `extern "C"  void kernel(const float* in_ptr0, float* out_ptr0)
     }
 }`;
 
-for (const [lang, src, kwLine, kw] of [["triton", TRITON, 1, "def"], ["cpp", CPP, 4, "for"]]) {
+for (const [lang, src, kwLine, kw] of [
+  ["triton", TRITON, 1, "def"],
+  ["cpp", CPP, 4, "for"],
+]) {
   test(`${lang}: every line's tokens spell the line exactly; keywords are marked on their own line`, () => {
     const lines = highlightLines(src, lang);
     const want = src.split("\n");
@@ -34,7 +38,10 @@ for (const [lang, src, kwLine, kw] of [["triton", TRITON, 1, "def"], ["cpp", CPP
     assert.equal(tok.cls[tok.cls.length - 1], "hljs-keyword");
     // a token spanning two lines (docstring, block comment) keeps its class on both
     const second = lines[3].filter((p) => p.text.trim());
-    assert.ok(second.length && second.every((p) => /hljs-(string|comment)/.test(p.cls.join(" "))), JSON.stringify(lines[3]));
+    assert.ok(
+      second.length && second.every((p) => /hljs-(string|comment)/.test(p.cls.join(" "))),
+      JSON.stringify(lines[3]),
+    );
   });
 }
 

@@ -1,25 +1,42 @@
 // The compare view's pure parts: `npm test` (node --test).
-import test from "node:test";
+
 import assert from "node:assert/strict";
-import { sortedRows, sideBySide, lines, changeText, graphMarks, fmtDelta, rowKernel } from "../src/comparedata.js";
+import test from "node:test";
+import { changeText, fmtDelta, graphMarks, lines, rowKernel, sideBySide, sortedRows } from "../src/comparedata.js";
 
 const pair = {
-  a: "0/0 forward", b: "0/0 forward",
+  a: "0/0 forward",
+  b: "0/0 forward",
   kernels: [
     { status: "same", a: "k0", b: "k0", time_delta_us: 0.1, fused_b: "op0" },
-    { status: "changed", a: "k1", b: "k1b", time_delta_us: -8, moved_ops_in: ["aten.mul.Tensor"], moved_ops_out: [], changes: ["fusion", "source"], fused_b: "op1" },
+    {
+      status: "changed",
+      a: "k1",
+      b: "k1b",
+      time_delta_us: -8,
+      moved_ops_in: ["aten.mul.Tensor"],
+      moved_ops_out: [],
+      changes: ["fusion", "source"],
+      fused_b: "op1",
+    },
     { status: "only_a", a: "k2", b: null, time_delta_us: -2.5 },
     { status: "only_b", a: null, b: "k3", time_delta_us: 12, fused_b: "op3" },
   ],
 };
 
 test("rows sort by the size of the time delta, largest first", () => {
-  assert.deepEqual(sortedRows(pair).map((r) => r.index), [3, 1, 2, 0]);
+  assert.deepEqual(
+    sortedRows(pair).map((r) => r.index),
+    [3, 1, 2, 0],
+  );
 });
 
 test("without times, rows sort changed, added, removed, same, in execution order", () => {
   const untimed = { kernels: pair.kernels.map((k) => ({ ...k, time_delta_us: null })) };
-  assert.deepEqual(sortedRows(untimed).map((r) => r.status), ["changed", "only_b", "only_a", "same"]);
+  assert.deepEqual(
+    sortedRows(untimed).map((r) => r.status),
+    ["changed", "only_b", "only_a", "same"],
+  );
 });
 
 test("a row is named by B's kernel, or A's when only in A", () => {
@@ -35,18 +52,41 @@ test("lines split like Python's splitlines", () => {
 
 test("side by side follows difflib opcodes and leaves gaps", () => {
   // a: x y z ; b: x Y Y2 z  -> equal x, replace y by Y Y2, equal z
-  const rows = sideBySide("x\ny\nz\n", "x\nY\nY2\nz\n", [["equal", 0, 1, 0, 1], ["replace", 1, 2, 1, 3], ["equal", 2, 3, 3, 4]]);
-  assert.deepEqual(rows.map((r) => [r.a && r.a.text, r.b && r.b.text, r.tag]),
-    [["x", "x", "equal"], ["y", "Y", "replace"], [null, "Y2", "replace"], ["z", "z", "equal"]]);
+  const rows = sideBySide("x\ny\nz\n", "x\nY\nY2\nz\n", [
+    ["equal", 0, 1, 0, 1],
+    ["replace", 1, 2, 1, 3],
+    ["equal", 2, 3, 3, 4],
+  ]);
+  assert.deepEqual(
+    rows.map((r) => [r.a && r.a.text, r.b && r.b.text, r.tag]),
+    [
+      ["x", "x", "equal"],
+      ["y", "Y", "replace"],
+      [null, "Y2", "replace"],
+      ["z", "z", "equal"],
+    ],
+  );
   assert.equal(rows[3].b.n, 4);
   const one = sideBySide(null, "p\nq", null);
-  assert.deepEqual(one.map((r) => [r.a, r.b.text, r.tag]), [[null, "p", "insert"], [null, "q", "insert"]]);
+  assert.deepEqual(
+    one.map((r) => [r.a, r.b.text, r.tag]),
+    [
+      [null, "p", "insert"],
+      [null, "q", "insert"],
+    ],
+  );
 });
 
 test("change text and graph marks say what Python decided", () => {
   assert.equal(changeText(pair.kernels[1]), "+ mul; source");
   assert.equal(changeText(pair.kernels[2]), "removed");
-  assert.deepEqual([...graphMarks(pair)], [["op1", "changed"], ["op3", "added"]]);
+  assert.deepEqual(
+    [...graphMarks(pair)],
+    [
+      ["op1", "changed"],
+      ["op3", "added"],
+    ],
+  );
   assert.equal(fmtDelta(-8), "−8.0 µs");
   assert.equal(fmtDelta(null), "");
 });

@@ -1,24 +1,65 @@
 // Pure-function tests of the front end's data layer: `npm test` (node --test).
-import test from "node:test";
+
 import assert from "node:assert/strict";
-import { indexCompile, fusionEdges, initialExpansion, visibleCount, frameStage, groupFrames, resolveSelection, search, shortOp } from "../src/data.js";
+import test from "node:test";
+import {
+  frameStage,
+  fusionEdges,
+  groupFrames,
+  indexCompile,
+  initialExpansion,
+  resolveSelection,
+  search,
+  shortOp,
+  visibleCount,
+} from "../src/data.js";
 import { buildFusion } from "../src/dot.js";
 
 const compile = {
-  id: "0/0 forward", graph_inputs: ["x"], graph_outputs: ["buf1", "x"],
+  id: "0/0 forward",
+  graph_inputs: ["x"],
+  graph_outputs: ["buf1", "x"],
   fused_nodes: [
-    { name: "op0", kind: "pointwise", fx_nodes: ["sin"], kernel: "k0", reads: ["x"], writes: ["buf0"], module_stack: ["a"] },
-    { name: "op1", kind: "extern", fx_nodes: ["mm"], kernel: "extern_kernels.mm[buf1]", reads: ["buf0", "x"], writes: ["buf1"], module_stack: ["b"] },
+    {
+      name: "op0",
+      kind: "pointwise",
+      fx_nodes: ["sin"],
+      kernel: "k0",
+      reads: ["x"],
+      writes: ["buf0"],
+      module_stack: ["a"],
+    },
+    {
+      name: "op1",
+      kind: "extern",
+      fx_nodes: ["mm"],
+      kernel: "extern_kernels.mm[buf1]",
+      reads: ["buf0", "x"],
+      writes: ["buf1"],
+      module_stack: ["b"],
+    },
   ],
   kernels: [{ name: "k0", fx_nodes: ["sin"], fused_nodes: ["op0"] }],
-  graphs: { post_grad: { nodes: [{ name: "sin", target: "aten.sin.default" }, { name: "mm", target: "aten.mm.default" }] } },
+  graphs: {
+    post_grad: {
+      nodes: [
+        { name: "sin", target: "aten.sin.default" },
+        { name: "mm", target: "aten.mm.default" },
+      ],
+    },
+  },
 };
 
 test("edges follow buffers; inputs passed through to outputs are left out", () => {
   const { edges, inputs, outputs } = fusionEdges(indexCompile(compile));
   assert.deepEqual(inputs, ["x"]);
   assert.deepEqual(outputs, ["buf1"]);
-  assert.deepEqual(edges.map((e) => `${e.from}>${e.to}`).sort(), ["in:x>node:op0", "in:x>node:op1", "node:op0>node:op1", "node:op1>out:buf1"]);
+  assert.deepEqual(edges.map((e) => `${e.from}>${e.to}`).sort(), [
+    "in:x>node:op0",
+    "in:x>node:op1",
+    "node:op0>node:op1",
+    "node:op1>out:buf1",
+  ]);
 });
 
 test("selection resolves kernels and FX nodes to fused nodes", () => {
@@ -29,7 +70,10 @@ test("selection resolves kernels and FX nodes to fused nodes", () => {
 });
 
 test("collapse keeps at most `limit` items and expands everything when small", () => {
-  const fused = Array.from({ length: 100 }, (_, i) => ({ name: "n" + i, module_stack: [`h.${i % 10}`, `h.${i % 10}.${i % 2 ? "mlp" : "attn"}`] }));
+  const fused = Array.from({ length: 100 }, (_, i) => ({
+    name: "n" + i,
+    module_stack: [`h.${i % 10}`, `h.${i % 10}.${i % 2 ? "mlp" : "attn"}`],
+  }));
   const e = initialExpansion(fused, 30);
   assert.ok(visibleCount(fused, e) <= 30);
   assert.ok(visibleCount(fused, e) > 10);
@@ -42,14 +86,28 @@ test("frames are grouped by the stage the report gives them (Frame.stage, decide
   assert.equal(frameStage({ file: "/x/lib.py", stage: "other" }), "library");
   // the path is not read in JS: a torch file the report calls user code stays user code
   assert.equal(frameStage({ file: "/x/torch/_inductor/codegen/cpp.py", stage: "user" }), "user");
-  const g = groupFrames([{ file: "/home/me/t.py", stage: "user" }, { file: "/t/torch/_dynamo/x.py", stage: "dynamo" },
-    { file: "/t/torch/nn/m.py", stage: "torch" }, { file: "/t/torch/_inductor/lowering.py", stage: "lowering" }]);
-  assert.deepEqual(g.map((x) => [x.stage, x.frames.length]), [["user", 1], ["dynamo", 2], ["lowering", 1]]);
+  const g = groupFrames([
+    { file: "/home/me/t.py", stage: "user" },
+    { file: "/t/torch/_dynamo/x.py", stage: "dynamo" },
+    { file: "/t/torch/nn/m.py", stage: "torch" },
+    { file: "/t/torch/_inductor/lowering.py", stage: "lowering" },
+  ]);
+  assert.deepEqual(
+    g.map((x) => [x.stage, x.frames.length]),
+    [
+      ["user", 1],
+      ["dynamo", 2],
+      ["lowering", 1],
+    ],
+  );
 });
 
 test("search finds ops, kernels and buffers", () => {
   const r = { compiles: [compile] };
-  assert.deepEqual(search(r, "sin").map((h) => h.fused), ["op0"]);
+  assert.deepEqual(
+    search(r, "sin").map((h) => h.fused),
+    ["op0"],
+  );
   assert.ok(search(r, "buf1").some((h) => h.fused === "op1" && h.what === "buffer"));
   assert.equal(shortOp("aten.sin.default"), "sin");
 });
@@ -65,6 +123,9 @@ test("DOT carries ids and sizes only, never report text", () => {
 test("frameLabel is the report's Compile.frame_label", async () => {
   const { frameLabel } = await import("../src/data.js");
   assert.equal(frameLabel({ frame: "forward", frame_label: "forward()" }), "forward()");
-  assert.equal(frameLabel({ frame: "torch_dynamo_resume_in_f_at_13", frame_label: "f() after line 13" }), "f() after line 13");
+  assert.equal(
+    frameLabel({ frame: "torch_dynamo_resume_in_f_at_13", frame_label: "f() after line 13" }),
+    "f() after line 13",
+  );
   assert.equal(frameLabel({ frame: "" }), "");
 });

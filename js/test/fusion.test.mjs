@@ -1,23 +1,55 @@
 // Shared kernels, input stubs and search rows: `npm test` (node --test).
-import test from "node:test";
+
 import assert from "node:assert/strict";
-import { indexCompile, search, plural, sharedKernel } from "../src/data.js";
+import test from "node:test";
+import { indexCompile, plural, search, sharedKernel } from "../src/data.js";
 import { buildFusion } from "../src/dot.js";
 
 const frame = { file: "/home/me/model.py", line: 7, function: "forward", code: "x = layer(x)" };
 // two fused nodes emitted into one C++ kernel (as in a backward graph), 14 graph inputs
 const inputs = Array.from({ length: 14 }, (_, i) => `primals_${i}`);
 const compile = {
-  id: "0/0 backward", graph_inputs: inputs, graph_outputs: ["buf2"],
+  id: "0/0 backward",
+  graph_inputs: inputs,
+  graph_outputs: ["buf2"],
   fused_nodes: [
-    { name: "op0", kind: "extern", fx_nodes: ["mm"], kernel: "extern_kernels.mm[buf0]", reads: inputs.slice(0, 2), writes: ["buf0"] },
-    { name: "op1_op2", kind: "reduction", fx_nodes: ["sum"], kernel: "cpp_fused_sum_threshold_backward_0", reads: ["buf0", ...inputs.slice(2, 5)], writes: ["buf1"] },
-    { name: "op3_op4_op5", kind: "pointwise", fx_nodes: ["le"], kernel: "cpp_fused_sum_threshold_backward_0", reads: ["buf1", ...inputs.slice(5)], writes: ["buf2"] },
+    {
+      name: "op0",
+      kind: "extern",
+      fx_nodes: ["mm"],
+      kernel: "extern_kernels.mm[buf0]",
+      reads: inputs.slice(0, 2),
+      writes: ["buf0"],
+    },
+    {
+      name: "op1_op2",
+      kind: "reduction",
+      fx_nodes: ["sum"],
+      kernel: "cpp_fused_sum_threshold_backward_0",
+      reads: ["buf0", ...inputs.slice(2, 5)],
+      writes: ["buf1"],
+    },
+    {
+      name: "op3_op4_op5",
+      kind: "pointwise",
+      fx_nodes: ["le"],
+      kernel: "cpp_fused_sum_threshold_backward_0",
+      reads: ["buf1", ...inputs.slice(5)],
+      writes: ["buf2"],
+    },
   ],
   kernels: [
     { name: "cpp_fused_sum_threshold_backward_0", fused_nodes: ["op1_op2", "op3_op4_op5"], user_stack: [[frame]] },
   ],
-  graphs: { post_grad: { nodes: [{ name: "mm", target: "aten.mm.default" }, { name: "sum", target: "aten.sum.dim_IntList" }, { name: "le", target: "aten.le.Scalar" }] } },
+  graphs: {
+    post_grad: {
+      nodes: [
+        { name: "mm", target: "aten.mm.default" },
+        { name: "sum", target: "aten.sum.dim_IntList" },
+        { name: "le", target: "aten.le.Scalar" },
+      ],
+    },
+  },
 };
 
 test("plural says 1 kernel and 2 kernels", () => {
@@ -52,14 +84,20 @@ test("many graph inputs become one small stub per consumer, not one node with ed
   assert.equal(stubs.length, 2, "one stub per consuming box");
   assert.ok(stubs.every((s) => s.stub));
   for (const s of stubs) assert.equal(b.edges.filter((e) => e.from === s.id).length, 1, "a stub feeds exactly one box");
-  assert.deepEqual(stubs.map((s) => s.buffers.length).sort((a, b) => a - b), [2, 12]);
+  assert.deepEqual(
+    stubs.map((s) => s.buffers.length).sort((a, b) => a - b),
+    [2, 12],
+  );
   assert.equal(stubs.find((s) => s.buffers.length === 12).lines[0], "12 inputs");
   assert.doesNotMatch(b.dot, /rank=min/);
 });
 
 test("search: one row per target with a count, pointing at the kernel", () => {
-  const many = { ...compile, fused_nodes: compile.fused_nodes.map((n) => ({ ...n })), kernels: [
-    ...compile.kernels, { name: "extern_kernels.mm[buf0]", fused_nodes: ["op0"], user_stack: [[frame]] }] };
+  const many = {
+    ...compile,
+    fused_nodes: compile.fused_nodes.map((n) => ({ ...n })),
+    kernels: [...compile.kernels, { name: "extern_kernels.mm[buf0]", fused_nodes: ["op0"], user_stack: [[frame]] }],
+  };
   const hits = search({ compiles: [many] }, "model.py:7");
   assert.equal(hits.length, 1, JSON.stringify(hits));
   assert.equal(hits[0].count, 3);
@@ -73,20 +111,68 @@ test("search: one row per target with a count, pointing at the kernel", () => {
 // A BatchNorm module whose num_batches_tracked update runs first (before the conv that feeds it), as in a
 // ResNet's training forward: collapsed, its box holds a node run early and one run late.
 const bnCompile = {
-  id: "0/0 forward", graph_inputs: ["x", "w", "nbt"], graph_outputs: ["buf4", "buf0"],
+  id: "0/0 forward",
+  graph_inputs: ["x", "w", "nbt"],
+  graph_outputs: ["buf4", "buf0"],
   fused_nodes: [
-    { name: "op0", kind: "pointwise", fx_nodes: ["add_"], kernel: "cpp_fused_add_copy_0", reads: ["nbt"], writes: ["buf0"], module_stack: ["bn"] },
-    { name: "op1", kind: "extern", label: "convolution", fx_nodes: ["conv"], kernel: "extern_kernels.convolution", reads: ["x", "w"], writes: ["buf1"], module_stack: ["conv"] },
-    { name: "op2", kind: "reduction", fx_nodes: ["var_mean"], kernel: "cpp_fused_bn_1", reads: ["buf1"], writes: ["buf2"], module_stack: ["bn"] },
-    { name: "op3", kind: "pointwise", fx_nodes: ["relu"], kernel: "cpp_fused_relu_2", reads: ["buf2"], writes: ["buf3"], module_stack: ["act"] },
-    { name: "op4", kind: "extern", label: "convolution", fx_nodes: ["conv2"], kernel: "extern_kernels.convolution", reads: ["buf3", "w"], writes: ["buf4"], module_stack: ["conv2"] },
+    {
+      name: "op0",
+      kind: "pointwise",
+      fx_nodes: ["add_"],
+      kernel: "cpp_fused_add_copy_0",
+      reads: ["nbt"],
+      writes: ["buf0"],
+      module_stack: ["bn"],
+    },
+    {
+      name: "op1",
+      kind: "extern",
+      label: "convolution",
+      fx_nodes: ["conv"],
+      kernel: "extern_kernels.convolution",
+      reads: ["x", "w"],
+      writes: ["buf1"],
+      module_stack: ["conv"],
+    },
+    {
+      name: "op2",
+      kind: "reduction",
+      fx_nodes: ["var_mean"],
+      kernel: "cpp_fused_bn_1",
+      reads: ["buf1"],
+      writes: ["buf2"],
+      module_stack: ["bn"],
+    },
+    {
+      name: "op3",
+      kind: "pointwise",
+      fx_nodes: ["relu"],
+      kernel: "cpp_fused_relu_2",
+      reads: ["buf2"],
+      writes: ["buf3"],
+      module_stack: ["act"],
+    },
+    {
+      name: "op4",
+      kind: "extern",
+      label: "convolution",
+      fx_nodes: ["conv2"],
+      kernel: "extern_kernels.convolution",
+      reads: ["buf3", "w"],
+      writes: ["buf4"],
+      module_stack: ["conv2"],
+    },
   ],
-  kernels: [], graphs: {},
+  kernels: [],
+  graphs: {},
 };
 
 function isAcyclic(edges) {
   const out = new Map();
-  for (const [a, b] of edges) { if (!out.has(a)) out.set(a, []); out.get(a).push(b); }
+  for (const [a, b] of edges) {
+    if (!out.has(a)) out.set(a, []);
+    out.get(a).push(b);
+  }
   const state = new Map();
   const visit = (n) => {
     if (state.get(n) === 1) return false;
@@ -101,11 +187,14 @@ function isAcyclic(edges) {
 
 test("the invisible execution-order chain never points against a data edge (no staircase of reversed edges)", () => {
   const ix = indexCompile(bnCompile);
-  const b = buildFusion(ix, new Set());  // every module collapsed: bn's box holds op0 (run first) and op2
+  const b = buildFusion(ix, new Set()); // every module collapsed: bn's box holds op0 (run first) and op2
   const bn = b.keyToId.get("node:op0");
   assert.equal(bn, b.keyToId.get("node:op2"));
   const edges = [...b.dot.matchAll(/^\s*(\w+) -> (\w+)/gm)].map((m) => [m[1], m[2]]);
   // the data path conv -> bn -> act -> conv2 exists, and the chain adds nothing that closes a cycle
-  assert.ok(edges.some(([a, c]) => a === b.keyToId.get("node:op1") && c === bn), b.dot);
+  assert.ok(
+    edges.some(([a, c]) => a === b.keyToId.get("node:op1") && c === bn),
+    b.dot,
+  );
   assert.ok(isAcyclic(edges), b.dot);
 });

@@ -1,11 +1,16 @@
 // The job view's pure helpers (the DOM part is covered by the browser test of the combined page).
-import test from "node:test";
+
 import assert from "node:assert/strict";
-import { firstRank, rankLabel, divergentRanks } from "../src/job.js";
+import test from "node:test";
+import { divergentRanks, firstRank, rankLabel } from "../src/job.js";
 
 const job = {
   world_size: 3,
-  ranks: [{ rank: 0, report: null, missing: "crashed" }, { rank: 1, report: { compiles: [{}, {}] } }, { rank: 2, report: { compiles: [{}] } }],
+  ranks: [
+    { rank: 0, report: null, missing: "crashed" },
+    { rank: 1, report: { compiles: [{}, {}] } },
+    { rank: 2, report: { compiles: [{}] } },
+  ],
   divergence: [
     { aspect: "missing", ranks: [0], groups: [{ ranks: [0] }] },
     { aspect: "recompiles", ranks: [2], groups: [{ ranks: [1] }, { ranks: [2] }] },

@@ -1,9 +1,21 @@
 // Kernel facts over the real GPU fixtures as the front end receives them (schema 2, upgraded by Python:
 // js/test/fixtures/, written by tests/fixtures/make_js_fixtures.py): launch metadata, autotune choices, time.
-import test from "node:test";
+
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
-import { metadataFacts, autotuneSummary, topKernels, nodeTimes, indexCompile, fmtUs, fmtShare, fmtSizeHints, parseChoiceConfig, hasProfile } from "../src/data.js";
+import test from "node:test";
+import {
+  autotuneSummary,
+  fmtShare,
+  fmtSizeHints,
+  fmtUs,
+  hasProfile,
+  indexCompile,
+  metadataFacts,
+  nodeTimes,
+  parseChoiceConfig,
+  topKernels,
+} from "../src/data.js";
 import { buildFusion } from "../src/dot.js";
 
 const fixture = (name) => JSON.parse(readFileSync(new URL(`./fixtures/${name}.v2.json`, import.meta.url), "utf8"));
@@ -16,7 +28,12 @@ test("launch facts come from kernel.metadata, labelled", () => {
   const facts = Object.fromEntries(metadataFacts(k).map((f) => [f.label, f.value]));
   assert.equal(facts.num_warps, String(k.metadata.launch.num_warps));
   for (const [b, v] of Object.entries(k.metadata.launch.block)) assert.equal(facts[b], String(v));
-  assert.equal(facts["size hints"], Object.entries(k.metadata.size_hints).map(([a, v]) => `${a}=${v}`).join(", "));
+  assert.equal(
+    facts["size hints"],
+    Object.entries(k.metadata.size_hints)
+      .map(([a, v]) => `${a}=${v}`)
+      .join(", "),
+  );
   assert.equal(typeof k.metadata.size_hints, "object", "a mapping since schema 2");
   assert.match(facts["shared memory"], /KiB|B$/);
   assert.match(facts["compile time"], /ms|s$/);
@@ -42,7 +59,10 @@ test("autotune: each tuned kernel's chosen config is found among the choices", (
       assert.equal(cfg.num_warps, String(k.metadata.launch.num_warps));
       assert.match(k.source, new RegExp(`BLOCK_M : tl.constexpr = ${cfg.BLOCK_M}\\b`));
     }
-    assert.ok(a.rows.every((r, i) => i === 0 || r.time_ms === null || a.rows[i - 1].time_ms <= r.time_ms), "sorted by time");
+    assert.ok(
+      a.rows.every((r, i) => i === 0 || r.time_ms === null || a.rows[i - 1].time_ms <= r.time_ms),
+      "sorted by time",
+    );
   }
 });
 
@@ -50,7 +70,8 @@ test("autotune: a template slower alone than the library mm is 'not-fastest'", (
   const k = structuredClone(kernel(tuned, (k) => k.metadata.heuristic === "template"));
   const best = Math.min(...k.metadata.autotune.choices.filter((c) => c.time_ms != null).map((c) => c.time_ms));
   const lib = k.metadata.autotune.choices.find((c) => c.name === "mm");
-  if (lib) lib.time_ms = best * 0.8; else k.metadata.autotune.choices.unshift({ name: "mm", description: "", time_ms: best * 0.8 });
+  if (lib) lib.time_ms = best * 0.8;
+  else k.metadata.autotune.choices.unshift({ name: "mm", description: "", time_ms: best * 0.8 });
   k.metadata.autotune.fastest = "mm";
   assert.notEqual(k.metadata.autotune.chosen, "mm");
   const a = autotuneSummary(k);
@@ -60,9 +81,23 @@ test("autotune: a template slower alone than the library mm is 'not-fastest'", (
 });
 
 test("autotune: an extern kernel's choice is its callee", () => {
-  const k = { name: "extern_kernels.addmm[buf2]", language: "extern", metadata: { callee: "extern_kernels.addmm",
-    autotune: { op: "addmm", fastest: "addmm", chosen: "addmm", emitted: "extern_kernels.addmm[buf2]",
-      choices: [{ name: "triton_mm_1", description: "BLOCK_M=32", time_ms: 0.05 }, { name: "addmm", description: "", time_ms: 0.04 }] } } };
+  const k = {
+    name: "extern_kernels.addmm[buf2]",
+    language: "extern",
+    metadata: {
+      callee: "extern_kernels.addmm",
+      autotune: {
+        op: "addmm",
+        fastest: "addmm",
+        chosen: "addmm",
+        emitted: "extern_kernels.addmm[buf2]",
+        choices: [
+          { name: "triton_mm_1", description: "BLOCK_M=32", time_ms: 0.05 },
+          { name: "addmm", description: "", time_ms: 0.04 },
+        ],
+      },
+    },
+  };
   const a = autotuneSummary(k);
   assert.equal(a.verdict, "fastest");
   assert.equal(a.chosen.name, "addmm");

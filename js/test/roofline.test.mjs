@@ -1,26 +1,53 @@
 // The roofline view's data: one point per profiled kernel with a cost, colours by fraction of peak.
-import test from "node:test";
-import assert from "node:assert/strict";
-import { rooflinePoints, unattributedText, peakColour, hasRoofline, nodePeakFractions } from "../src/roofline.js";
 
-const prof = (extra) => ({ total_us: 10, share: 0.5, per_call_us: 10, achieved_gbps: 800, achieved_tflops: 0.1, arithmetic_intensity: 0.125, peak_fraction: 0.8, bound: "memory", verdict: "80% of HBM bandwidth; memory-bound", ...extra });
+import assert from "node:assert/strict";
+import test from "node:test";
+import { hasRoofline, nodePeakFractions, peakColour, rooflinePoints, unattributedText } from "../src/roofline.js";
+
+const prof = (extra) => ({
+  total_us: 10,
+  share: 0.5,
+  per_call_us: 10,
+  achieved_gbps: 800,
+  achieved_tflops: 0.1,
+  arithmetic_intensity: 0.125,
+  peak_fraction: 0.8,
+  bound: "memory",
+  verdict: "80% of HBM bandwidth; memory-bound",
+  ...extra,
+});
 const report = {
-  compiles: [{
-    id: "0/0 forward",
-    fused_nodes: [{ name: "op0", kind: "pointwise", kernel: "k0" }, { name: "op1", kind: "extern", kernel: "mm[buf1]" }, { name: "op2", kind: "pointwise", kernel: "k2" }],
-    kernels: [
-      { name: "k0", language: "triton", profile: prof({}) },
-      { name: "mm[buf1]", language: "extern", profile: prof({ arithmetic_intensity: 50, achieved_tflops: 5, peak_fraction: 0.5, bound: "compute" }) },
-      { name: "k2", language: "triton", profile: null },
-    ],
-  }],
+  compiles: [
+    {
+      id: "0/0 forward",
+      fused_nodes: [
+        { name: "op0", kind: "pointwise", kernel: "k0" },
+        { name: "op1", kind: "extern", kernel: "mm[buf1]" },
+        { name: "op2", kind: "pointwise", kernel: "k2" },
+      ],
+      kernels: [
+        { name: "k0", language: "triton", profile: prof({}) },
+        {
+          name: "mm[buf1]",
+          language: "extern",
+          profile: prof({ arithmetic_intensity: 50, achieved_tflops: 5, peak_fraction: 0.5, bound: "compute" }),
+        },
+        { name: "k2", language: "triton", profile: null },
+      ],
+    },
+  ],
   profile: { unattributed_share: 0.034 },
 };
 
 test("one point per profiled kernel with a cost, placed by intensity and GFLOP/s", () => {
   const pts = rooflinePoints(report);
-  assert.deepEqual(pts.map((p) => [p.kernel, p.fused, p.kind, p.intensity, p.gflops]),
-    [["k0", "op0", "pointwise", 0.125, 100], ["mm[buf1]", "op1", "extern", 50, 5000]]);
+  assert.deepEqual(
+    pts.map((p) => [p.kernel, p.fused, p.kind, p.intensity, p.gflops]),
+    [
+      ["k0", "op0", "pointwise", 0.125, 100],
+      ["mm[buf1]", "op1", "extern", 50, 5000],
+    ],
+  );
   assert.equal(hasRoofline(report), true);
   assert.equal(hasRoofline({ compiles: [] }), false);
 });
@@ -33,8 +60,14 @@ test("unattributed remainder in words", () => {
 test("colour runs from red (0% of peak) to green (100%)", () => {
   assert.equal(peakColour(0), "hsl(0, 65%, 45%)");
   assert.equal(peakColour(1), "hsl(120, 65%, 45%)");
-  assert.equal(peakColour(null), "hsl(0, 0%, 55%)");  // unknown (e.g. a count above the peak): grey, not red
+  assert.equal(peakColour(null), "hsl(0, 0%, 55%)"); // unknown (e.g. a count above the peak): grey, not red
   assert.equal(peakColour(undefined), "hsl(0, 0%, 55%)");
   assert.equal(peakColour(2), "hsl(120, 65%, 45%)");
-  assert.deepEqual([...nodePeakFractions(report.compiles[0])], [["op0", 0.8], ["op1", 0.5]]);
+  assert.deepEqual(
+    [...nodePeakFractions(report.compiles[0])],
+    [
+      ["op0", 0.8],
+      ["op1", 0.5],
+    ],
+  );
 });

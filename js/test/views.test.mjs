@@ -1,20 +1,63 @@
 // Source view, kernel table, glue folding, labels, escapes, compile groups, store: `npm test`.
-import test from "node:test";
+
 import assert from "node:assert/strict";
-import { indexCompile, fusionEdges, kernelRun, frameStage, frameLabel } from "../src/data.js";
-import { sourceIndex, sourceFiles, lineSummary, kernelRows, sortRows, fmtShape, readableReason, sameGraphGroups, diagnosticsOf } from "../src/viewdata.js";
+import test from "node:test";
+import { frameLabel, frameStage, fusionEdges, indexCompile, kernelRun } from "../src/data.js";
 import { buildFusion } from "../src/dot.js";
-import { visible, hasHidden } from "../src/text.js";
 import { createStore, initialState } from "../src/store.js";
+import { hasHidden, visible } from "../src/text.js";
+import {
+  diagnosticsOf,
+  fmtShape,
+  kernelRows,
+  lineSummary,
+  readableReason,
+  sameGraphGroups,
+  sortRows,
+  sourceFiles,
+  sourceIndex,
+} from "../src/viewdata.js";
 
 const fr = (line, code = "y = f(x)") => ({ file: "/home/me/model.py", line, function: "forward", code });
 const compile = {
-  id: "0/0 forward", graph_inputs: ["x", "w"], graph_outputs: ["buf4"],
+  id: "0/0 forward",
+  graph_inputs: ["x", "w"],
+  graph_outputs: ["buf4"],
   fused_nodes: [
-    { name: "op0", kind: "extern", label: "mm", fx_nodes: ["mm"], kernel: "extern_kernels.mm", reads: ["x", "w"], writes: ["buf0"] },
-    { name: "op1", kind: "other", is_glue: true, fx_nodes: ["getitem"], kernel: null, reads: ["buf0"], writes: ["buf1"] },
-    { name: "op2", kind: "pointwise", fx_nodes: ["relu"], kernel: "cpp_fused_relu_0", reads: ["buf1"], writes: ["buf2"] },
-    { name: "op3", kind: "pointwise", fx_nodes: ["sin"], kernel: "cpp_fused_relu_0", reads: ["buf2"], writes: ["buf3"] },
+    {
+      name: "op0",
+      kind: "extern",
+      label: "mm",
+      fx_nodes: ["mm"],
+      kernel: "extern_kernels.mm",
+      reads: ["x", "w"],
+      writes: ["buf0"],
+    },
+    {
+      name: "op1",
+      kind: "other",
+      is_glue: true,
+      fx_nodes: ["getitem"],
+      kernel: null,
+      reads: ["buf0"],
+      writes: ["buf1"],
+    },
+    {
+      name: "op2",
+      kind: "pointwise",
+      fx_nodes: ["relu"],
+      kernel: "cpp_fused_relu_0",
+      reads: ["buf1"],
+      writes: ["buf2"],
+    },
+    {
+      name: "op3",
+      kind: "pointwise",
+      fx_nodes: ["sin"],
+      kernel: "cpp_fused_relu_0",
+      reads: ["buf2"],
+      writes: ["buf3"],
+    },
     { name: "op4", kind: "pointwise", fx_nodes: ["cos"], kernel: "cpp_fused_cos_1", reads: ["buf3"], writes: ["buf4"] },
   ],
   kernels: [
@@ -22,21 +65,34 @@ const compile = {
     { name: "cpp_fused_relu_0", language: "cpp", user_stack: [[fr(4)]], profile: { total_us: 2, share: 0.2 } },
     { name: "cpp_fused_cos_1", language: "cpp", user_stack: [], profile: { total_us: 3, share: 0.3 } },
   ],
-  graphs: { post_grad: { nodes: [
-    { name: "mm", target: "aten.mm.default", user_stack: [fr(3)], shape: ["s0", 8], shape_hint: [4, 8] },
-    { name: "getitem", target: "_operator.getitem" },
-    { name: "relu", target: "aten.relu.default", user_stack: [fr(4)] },
-    { name: "sin", target: "aten.sin.default", user_stack: [fr(4)] },
-    { name: "cos", target: "aten.cos.default", user_stack: [fr(9)] },
-  ] } },
+  graphs: {
+    post_grad: {
+      nodes: [
+        { name: "mm", target: "aten.mm.default", user_stack: [fr(3)], shape: ["s0", 8], shape_hint: [4, 8] },
+        { name: "getitem", target: "_operator.getitem" },
+        { name: "relu", target: "aten.relu.default", user_stack: [fr(4)] },
+        { name: "sin", target: "aten.sin.default", user_stack: [fr(4)] },
+        { name: "cos", target: "aten.cos.default", user_stack: [fr(9)] },
+      ],
+    },
+  },
 };
-const report = { compiles: [compile], source_files: [{ file: "/home/me/model.py", text: "import torch\n\nx = mm(a)\ny = relu(x).sin()\n" }] };
+const report = {
+  compiles: [compile],
+  source_files: [{ file: "/home/me/model.py", text: "import torch\n\nx = mm(a)\ny = relu(x).sin()\n" }],
+};
 
 test("glue nodes (is_glue) are not boxes: their edges go from the producer to the consumer", () => {
   const ix = indexCompile(compile);
-  assert.deepEqual(ix.boxes.map((n) => n.name), ["op0", "op2", "op3", "op4"]);
+  assert.deepEqual(
+    ix.boxes.map((n) => n.name),
+    ["op0", "op2", "op3", "op4"],
+  );
   const { edges } = fusionEdges(ix);
-  assert.ok(edges.some((e) => e.from === "node:op0" && e.to === "node:op2"), JSON.stringify(edges));
+  assert.ok(
+    edges.some((e) => e.from === "node:op0" && e.to === "node:op2"),
+    JSON.stringify(edges),
+  );
   assert.ok(!edges.some((e) => e.from === "node:op1" || e.to === "node:op1"));
   const b = buildFusion(ix, new Set());
   assert.equal(b.keyToId.get("node:op1"), undefined);
@@ -46,7 +102,13 @@ test("glue nodes (is_glue) are not boxes: their edges go from the producer to th
 test("consecutive fused nodes of one kernel are one run; the same kernel called again elsewhere is not", () => {
   const ix = indexCompile(compile);
   assert.deepEqual(kernelRun(ix, "op2"), ["op2", "op3"]);
-  const again = { ...compile, fused_nodes: [...compile.fused_nodes, { name: "op5", kind: "pointwise", fx_nodes: [], kernel: "cpp_fused_relu_0", reads: ["buf4"], writes: ["buf5"] }] };
+  const again = {
+    ...compile,
+    fused_nodes: [
+      ...compile.fused_nodes,
+      { name: "op5", kind: "pointwise", fx_nodes: [], kernel: "cpp_fused_relu_0", reads: ["buf4"], writes: ["buf5"] },
+    ],
+  };
   const ix2 = indexCompile(again);
   assert.deepEqual(kernelRun(ix2, "op5"), ["op5"]);
   const b = buildFusion(ix2, new Set());
@@ -57,29 +119,50 @@ test("consecutive fused nodes of one kernel are one run; the same kernel called 
 test("source index: each line with the kernels its ops went to; file text from report.source_files", () => {
   const idx = sourceIndex(report);
   assert.deepEqual([...idx.keys()].sort(), ["/home/me/model.py:3", "/home/me/model.py:4", "/home/me/model.py:9"]);
-  assert.deepEqual(idx.get("/home/me/model.py:4").refs.map((r) => r.fused), ["op2", "op3"]);
+  assert.deepEqual(
+    idx.get("/home/me/model.py:4").refs.map((r) => r.fused),
+    ["op2", "op3"],
+  );
   const s = lineSummary(idx.get("/home/me/model.py:4"), report);
   assert.equal(s.kernels.length, 1, "two fused nodes of one kernel count once");
   assert.equal(s.us, 2);
   const files = sourceFiles(report, idx);
   assert.equal(files.length, 1);
-  assert.deepEqual(files[0].lines.map((l) => l.code), ["import torch", "", "x = mm(a)", "y = relu(x).sin()"]);
+  assert.deepEqual(
+    files[0].lines.map((l) => l.code),
+    ["import torch", "", "x = mm(a)", "y = relu(x).sin()"],
+  );
   // an older report without file text: the recorded lines alone, said so
   const old = sourceFiles({ compiles: [compile] }, idx);
   assert.equal(old[0].partial, true);
-  assert.deepEqual(old[0].lines.map((l) => l.line), [3, 4, 9]);
+  assert.deepEqual(
+    old[0].lines.map((l) => l.line),
+    [3, 4, 9],
+  );
   assert.match(old[0].note, /only the lines/);
 });
 
 test("kernel table: one row per kernel, sortable and filterable", () => {
   const rows = kernelRows(indexCompile(compile));
-  assert.deepEqual(rows.map((r) => r.kernel), ["extern_kernels.mm", "cpp_fused_relu_0", "cpp_fused_cos_1"]);
+  assert.deepEqual(
+    rows.map((r) => r.kernel),
+    ["extern_kernels.mm", "cpp_fused_relu_0", "cpp_fused_cos_1"],
+  );
   assert.deepEqual(rows[1].fused, ["op2", "op3"]);
   assert.equal(rows[1].line, "model.py:4");
   assert.equal(rows[2].line, "model.py:9", "falls back to the ops' lines");
-  assert.deepEqual(sortRows(rows, "-us", "").map((r) => r.us), [5, 3, 2]);
-  assert.deepEqual(sortRows(rows, "kernel", "").map((r) => r.kernel), ["cpp_fused_cos_1", "cpp_fused_relu_0", "extern_kernels.mm"]);
-  assert.deepEqual(sortRows(rows, "order", "relu").map((r) => r.kernel), ["cpp_fused_relu_0"]);
+  assert.deepEqual(
+    sortRows(rows, "-us", "").map((r) => r.us),
+    [5, 3, 2],
+  );
+  assert.deepEqual(
+    sortRows(rows, "kernel", "").map((r) => r.kernel),
+    ["cpp_fused_cos_1", "cpp_fused_relu_0", "extern_kernels.mm"],
+  );
+  assert.deepEqual(
+    sortRows(rows, "order", "relu").map((r) => r.kernel),
+    ["cpp_fused_relu_0"],
+  );
 });
 
 test("bidi controls and zero-width characters become visible escapes", () => {
@@ -98,12 +181,23 @@ test("symbolic shapes show their capture-time sizes as a hint", () => {
 });
 
 test("reasons, diagnostics, groups and frames read the model's fields", () => {
-  assert.equal(readableReason('["0/1: size mismatch at index 0", "0/1: other"]'), "0/1: size mismatch at index 0\n0/1: other");
+  assert.equal(
+    readableReason('["0/1: size mismatch at index 0", "0/1: other"]'),
+    "0/1: size mismatch at index 0\n0/1: other",
+  );
   assert.equal(readableReason("[not json"), "[not json");
-  assert.deepEqual(diagnosticsOf({ diagnostics: ["old text", { code: "hook_missing", message: "m" }] }),
-    [{ code: "legacy", message: "old text", detail: "" }, { code: "hook_missing", message: "m", detail: "" }]);
+  assert.deepEqual(diagnosticsOf({ diagnostics: ["old text", { code: "hook_missing", message: "m" }] }), [
+    { code: "legacy", message: "old text", detail: "" },
+    { code: "hook_missing", message: "m", detail: "" },
+  ]);
   const cs = [{ id: "a" }, { id: "b", same_graph_as: "a" }, { id: "c" }, { id: "d", same_graph_as: "a" }];
-  assert.deepEqual([...sameGraphGroups(cs)], [["a", ["a", "b", "d"]], ["c", ["c"]]]);
+  assert.deepEqual(
+    [...sameGraphGroups(cs)],
+    [
+      ["a", ["a", "b", "d"]],
+      ["c", ["c"]],
+    ],
+  );
   assert.equal(frameStage({ file: "/x/torch/_dynamo/a.py", stage: "user" }), "user", "the model's stage wins");
   assert.equal(frameStage({ file: "/home/me/m.py", is_user: false }), "library");
   assert.equal(frameStage({ file: "/home/me/m.py", is_user: true }), "user");
@@ -111,11 +205,15 @@ test("reasons, diagnostics, groups and frames read the model's fields", () => {
 });
 
 test("the store keeps all state per lens and normalizes before notifying once", () => {
-  const st = initialState({ compiles: [{ id: "a" }, { id: "b" }] }, { view: "source", compileId: "b" }, ["fusion", "source"]);
+  const st = initialState({ compiles: [{ id: "a" }, { id: "b" }] }, { view: "source", compileId: "b" }, [
+    "fusion",
+    "source",
+  ]);
   assert.equal(st.view, "source");
   assert.equal(st.compileId, "b");
   assert.equal(st.showPasses, false);
-  const a = createStore({ ...st }), b = createStore({ ...st });
+  const a = createStore({ ...st }),
+    b = createStore({ ...st });
   a.set({ showPasses: true });
   assert.equal(b.get().showPasses, false, "two lenses never share state");
   const seen = [];
@@ -126,8 +224,17 @@ test("the store keeps all state per lens and normalizes before notifying once", 
 });
 
 test("graph inputs are named by display_name and role where the report has them", () => {
-  const c = { ...compile, graphs: { post_grad: { nodes: [...compile.graphs.post_grad.nodes,
-    { name: "w", op: "placeholder", target: "w", display_name: "fc1.weight", role: "parameter" }] } } };
+  const c = {
+    ...compile,
+    graphs: {
+      post_grad: {
+        nodes: [
+          ...compile.graphs.post_grad.nodes,
+          { name: "w", op: "placeholder", target: "w", display_name: "fc1.weight", role: "parameter" },
+        ],
+      },
+    },
+  };
   const b = buildFusion(indexCompile(c), new Set());
   const w = [...b.items.values()].find((it) => it.buffer === "w");
   assert.deepEqual(w.lines, ["fc1.weight", "parameter · w"]);
@@ -138,7 +245,7 @@ test("graph inputs are named by display_name and role where the report has them"
 test("openingView: rows that fit are centred; wider rows open with nothing cut on the left", async () => {
   const { openingView } = await import("../src/graphview.js");
   const geo = { k: 1, W: 600, H: 400, pad: 16, width: 1400, height: 2000 };
-  const cutLeft = (boxes, x) => boxes.some((b) => b.y < 400 && b.x * 1 + x < 0 && (b.x + b.w) + x > 0);
+  const cutLeft = (boxes, x) => boxes.some((b) => b.y < 400 && b.x * 1 + x < 0 && b.x + b.w + x > 0);
   // a narrow column: centred on it
   const column = [0, 80, 160].map((y) => ({ x: 500, y, w: 200, h: 50 }));
   const v1 = openingView(column, column[0], geo);
@@ -152,7 +259,10 @@ test("openingView: rows that fit are centred; wider rows open with nothing cut o
   const shown = stairs.filter((b) => b.x + v2.x >= -0.5 && b.x + b.w + v2.x <= 600.5);
   assert.ok(shown.length >= 2, JSON.stringify(v2));
   // the first box further down: the view starts 40 units above it, and a box across that line moves it up
-  const deep = [{ x: 0, y: 900, w: 200, h: 50 }, { x: 300, y: 840, w: 200, h: 80 }];
+  const deep = [
+    { x: 0, y: 900, w: 200, h: 50 },
+    { x: 300, y: 840, w: 200, h: 80 },
+  ];
   const v3 = openingView(deep, deep[0], geo);
   assert.equal(v3.y, 16 - (840 - 4));
 });

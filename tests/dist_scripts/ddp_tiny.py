@@ -1,5 +1,6 @@
 """A tiny DDP job for `inductor-lens torchrun --nproc-per-node 2` on CPU (gloo): rank 1's second batch is
 one row longer, so rank 1 recompiles and rank 0 does not. Forward only (no_grad), to keep CI fast."""
+
 import os
 import sys
 import time
@@ -31,7 +32,7 @@ if "--hang-rank" in sys.argv:
 model = DDP(Net())  # broadcasts the parameters: a collective
 step = torch.compile(model)
 with torch.no_grad():
-    for i, rows in enumerate([16, 17 if rank == 1 else 16]):
+    for _i, rows in enumerate([16, 17 if rank == 1 else 16]):
         out = step(torch.randn(rows, 8))
         total = out.sum()
         dist.all_reduce(total)

@@ -6,6 +6,7 @@ tests/fixtures/make_dist_fixtures.sh).
     gpu_train_step.py fsdp2               torch.distributed.fsdp.fully_shard on each block, then the model
 
 Two steps (forward, backward, optimizer) of a small transformer-like model in bfloat16 autocast."""
+
 import os
 import sys
 

@@ -2,7 +2,8 @@
 inductor_lens.capture() in process. Writes the in-process report to argv[1].
 
 A training step of a tiny MLP (forward + lazily compiled backward), a graph break, and a recompile
-(a new batch size). Run by tests/test_trace_import.py with TORCH_TRACE and INDUCTOR_PROVENANCE=1 set."""
+(a new batch size). Run by tests/capturing/test_trace_import.py with TORCH_TRACE and INDUCTOR_PROVENANCE=1 set."""
+
 import sys
 
 import torch

@@ -8,11 +8,27 @@ function create(ctx) {
   const { store, model } = ctx;
   const sel = h("select", { class: "il-fxgraph", "aria-label": "FX graph" });
   const host = h("div", { class: "il-graph", "data-role": "fx-pane" });
-  const el = h("div", { class: "il-view", "data-view": "fx" },
-    h("div", { class: "il-subbar" }, "graph ", sel, h("span", { class: "il-muted" }, " nodes are grouped by the kernel that computes them; click one to select its kernel")), host);
+  const el = h(
+    "div",
+    { class: "il-view", "data-view": "fx" },
+    h(
+      "div",
+      { class: "il-subbar" },
+      "graph ",
+      sel,
+      h(
+        "span",
+        { class: "il-muted" },
+        " nodes are grouped by the kernel that computes them; click one to select its kernel",
+      ),
+    ),
+    host,
+  );
   const canvas = new GraphCanvas(host, (it) => onItem(it));
   ctx.on(sel, "change", () => store.set({ fxGraph: sel.value }));
-  let token = 0, built = null, drawnKey = "";
+  let token = 0,
+    built = null,
+    drawnKey = "";
   const opened = new Set();
 
   function onItem(it) {
@@ -32,7 +48,11 @@ function create(ctx) {
     const my = ++token;
     const graphs = Object.keys((ix && ix.compile.graphs) || {});
     sel.replaceChildren(...graphs.map((g) => h("option", { value: g }, g)));
-    if (!graphs.length) { canvas.viewport.replaceChildren(); ctx.message(host, "No FX graph was recorded for this compile."); return; }
+    if (!graphs.length) {
+      canvas.viewport.replaceChildren();
+      ctx.message(host, "No FX graph was recorded for this compile.");
+      return;
+    }
     const gname = graphs.includes(s.fxGraph) ? s.fxGraph : graphs.includes("post_grad") ? "post_grad" : graphs[0];
     sel.value = gname;
     const exp = model.fxExpandedFor(s.compileId);
@@ -42,11 +62,20 @@ function create(ctx) {
     if (!layout) return;
     built = b;
     canvas.draw(layout, b.items, b.edges, b.clusters, (g, it) => {
-      if (it.type === "fx") { g.dataset.fx = it.name; if (it.fused) g.dataset.fusedNode = it.fused; }
-      if (it.type === "kgroup") { g.dataset.fusedNode = it.fused; g.dataset.kernel = it.kernel; }
+      if (it.type === "fx") {
+        g.dataset.fx = it.name;
+        if (it.fused) g.dataset.fusedNode = it.fused;
+      }
+      if (it.type === "kgroup") {
+        g.dataset.fusedNode = it.fused;
+        g.dataset.kernel = it.kernel;
+      }
     });
     const key = s.compileId + "|fx|" + gname + "|" + b.dot.length;
-    if (!opened.has(key)) { opened.add(key); canvas.open(b.items.keys().next().value); }
+    if (!opened.has(key)) {
+      opened.add(key);
+      canvas.open(b.items.keys().next().value);
+    }
     marks();
     host.dataset.ready = "1";
   }
@@ -70,14 +99,23 @@ function create(ctx) {
     el,
     canvas,
     update(s, changed, active) {
-      if (changed.has("compileId")) { built = null; drawnKey = ""; }
+      if (changed.has("compileId")) {
+        built = null;
+        drawnKey = "";
+      }
       // a selection hidden in a collapsed kernel box: redraw with it expanded
       if (changed.has("selected") && s.selected && built && built.keyToId.has("k:" + s.selected)) drawnKey = "";
       const key = s.compileId + "|" + s.fxGraph;
-      if (active && key !== drawnKey) { drawnKey = key; draw(); return; }
+      if (active && key !== drawnKey) {
+        drawnKey = key;
+        draw();
+        return;
+      }
       if (changed.has("selected") || changed.has("fxFocus") || changed.has("view")) marks();
     },
-    destroy() { canvas.destroy(); },
+    destroy() {
+      canvas.destroy();
+    },
   };
 }
 

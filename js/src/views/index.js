@@ -1,11 +1,12 @@
 // The built-in views, one line each. Another view (compare, roofline) is its own module and one more line.
-import { registerView, registeredViews } from "./registry.js";
+
 import fusion from "./fusion.js";
 import fx from "./fx.js";
-import timeline from "./timeline.js";
-import source from "./source.js";
 import kernels from "./kernels.js";
+import { registeredViews, registerView } from "./registry.js";
 import roofline from "./roofline.js";
+import source from "./source.js";
+import timeline from "./timeline.js";
 
 registerView(fusion);
 registerView(fx);
@@ -14,4 +15,4 @@ registerView(source);
 registerView(kernels);
 registerView(roofline);
 
-export { registerView, registeredViews };
+export { registeredViews, registerView };

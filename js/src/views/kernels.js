@@ -1,7 +1,8 @@
 // The kernel table: one row per kernel of the compile (name, kind, ops, fused nodes, source line, time),
 // sortable by any column, filterable; clicking a row selects that kernel everywhere.
+
+import { fmtShare, fmtUs } from "../data.js";
 import { h } from "../dom.js";
-import { fmtUs, fmtShare } from "../data.js";
 import { kernelRows, sortRows } from "../viewdata.js";
 
 const COLUMNS = [
@@ -16,42 +17,101 @@ const COLUMNS = [
 
 function create(ctx) {
   const { store, model } = ctx;
-  const filter = h("input", { class: "il-search-input il-kfilter", type: "search", placeholder: "filter kernels", "aria-label": "filter kernels", "data-role": "kernel-filter", spellcheck: "false" });
+  const filter = h("input", {
+    class: "il-search-input il-kfilter",
+    type: "search",
+    placeholder: "filter kernels",
+    "aria-label": "filter kernels",
+    "data-role": "kernel-filter",
+    spellcheck: "false",
+  });
   const count = h("span", { class: "il-muted" });
   const table = h("table", { class: "il-table il-ktable" });
-  const el = h("div", { class: "il-view il-kernels", "data-view": "kernels" }, h("div", { class: "il-subbar" }, filter, " ", count), h("div", { class: "il-kscroll" }, table));
+  const el = h(
+    "div",
+    { class: "il-view il-kernels", "data-view": "kernels" },
+    h("div", { class: "il-subbar" }, filter, " ", count),
+    h("div", { class: "il-kscroll" }, table),
+  );
   ctx.on(filter, "input", () => store.set({ kernelFilter: filter.value }));
   ctx.on(filter, "keydown", (e) => e.stopPropagation());
   ctx.on(table, "click", (e) => {
     const th = e.target.closest("th[data-sort]");
     if (th) {
-      const key = th.dataset.sort, cur = store.get().kernelSort;
+      const key = th.dataset.sort,
+        cur = store.get().kernelSort;
       store.set({ kernelSort: cur === key ? "-" + key : key });
       return;
     }
     const tr = e.target.closest("tr[data-role=kernel-row]");
     if (tr) ctx.actions.select(tr.dataset.fused);
   });
-  let rowsFor = null, rows = [], drawn = "";
+  let rowsFor = null,
+    rows = [],
+    drawn = "";
 
   function draw(s) {
     const ix = model.idxOf(s.compileId);
-    if (rowsFor !== s.compileId) { rows = ix ? kernelRows(ix) : []; rowsFor = s.compileId; }
+    if (rowsFor !== s.compileId) {
+      rows = ix ? kernelRows(ix) : [];
+      rowsFor = s.compileId;
+    }
     const cols = COLUMNS.filter((c) => !c.profiled || ctx.profiled);
     const shown = sortRows(rows, s.kernelSort, s.kernelFilter);
-    const sortKey = s.kernelSort.replace(/^-/, ""), desc = s.kernelSort.startsWith("-");
-    const head = h("thead", {}, h("tr", {}, cols.map((c) => h("th", { class: (c.num ? "il-num " : "") + "il-sortable", "data-sort": c.key, "aria-sort": c.key === sortKey ? (desc ? "descending" : "ascending") : null, title: `sort by ${c.label}` },
-      c.label, c.key === sortKey ? (desc ? " ▾" : " ▴") : ""))));
-    const body = h("tbody", {}, shown.map((r) => h("tr", { "data-role": "kernel-row", "data-kernel": r.kernel, "data-fused": r.fused[0], class: r.fused.includes(s.selected) ? "il-selected-row" : "" },
-      h("td", { class: "il-num il-muted" }, String(r.order)),
-      h("td", { class: "il-mono il-kname", title: r.kernel }, r.label !== r.kernel ? [r.label, h("div", { class: "il-muted il-small" }, r.kernel)] : r.kernel),
-      h("td", {}, h("i", { class: `il-dot kind-${r.kind}` }), r.kind),
-      h("td", { class: "il-num" }, String(r.ops)),
-      h("td", { class: "il-num" }, String(r.fused.length)),
-      h("td", { class: "il-mono il-kline", title: r.code || "" }, r.line),
-      ctx.profiled ? h("td", { class: "il-num il-mono" }, r.us == null ? "" : `${fmtUs(r.us)} (${fmtShare(r.share)})`) : null)));
+    const sortKey = s.kernelSort.replace(/^-/, ""),
+      desc = s.kernelSort.startsWith("-");
+    const head = h(
+      "thead",
+      {},
+      h(
+        "tr",
+        {},
+        cols.map((c) =>
+          h(
+            "th",
+            {
+              class: (c.num ? "il-num " : "") + "il-sortable",
+              "data-sort": c.key,
+              "aria-sort": c.key === sortKey ? (desc ? "descending" : "ascending") : null,
+              title: `sort by ${c.label}`,
+            },
+            c.label,
+            c.key === sortKey ? (desc ? " ▾" : " ▴") : "",
+          ),
+        ),
+      ),
+    );
+    const body = h(
+      "tbody",
+      {},
+      shown.map((r) =>
+        h(
+          "tr",
+          {
+            "data-role": "kernel-row",
+            "data-kernel": r.kernel,
+            "data-fused": r.fused[0],
+            class: r.fused.includes(s.selected) ? "il-selected-row" : "",
+          },
+          h("td", { class: "il-num il-muted" }, String(r.order)),
+          h(
+            "td",
+            { class: "il-mono il-kname", title: r.kernel },
+            r.label !== r.kernel ? [r.label, h("div", { class: "il-muted il-small" }, r.kernel)] : r.kernel,
+          ),
+          h("td", {}, h("i", { class: `il-dot kind-${r.kind}` }), r.kind),
+          h("td", { class: "il-num" }, String(r.ops)),
+          h("td", { class: "il-num" }, String(r.fused.length)),
+          h("td", { class: "il-mono il-kline", title: r.code || "" }, r.line),
+          ctx.profiled
+            ? h("td", { class: "il-num il-mono" }, r.us == null ? "" : `${fmtUs(r.us)} (${fmtShare(r.share)})`)
+            : null,
+        ),
+      ),
+    );
     table.replaceChildren(head, body);
-    count.textContent = shown.length === rows.length ? `${rows.length} kernels` : `${shown.length} of ${rows.length} kernels`;
+    count.textContent =
+      shown.length === rows.length ? `${rows.length} kernels` : `${shown.length} of ${rows.length} kernels`;
   }
 
   return {
@@ -59,10 +119,16 @@ function create(ctx) {
     update(s, changed, active) {
       if (!active) return;
       const key = [s.compileId, s.kernelSort, s.kernelFilter].join("|");
-      if (key !== drawn) { drawn = key; draw(s); return; }
+      if (key !== drawn) {
+        drawn = key;
+        draw(s);
+        return;
+      }
       if (changed.has("selected")) {
         for (const tr of table.querySelectorAll("tr[data-role=kernel-row]")) {
-          const on = (tr.dataset.fused === s.selected) || (s.selected && model.idxOf(s.compileId).byName.get(s.selected)?.node.kernel === tr.dataset.kernel);
+          const on =
+            tr.dataset.fused === s.selected ||
+            (s.selected && model.idxOf(s.compileId).byName.get(s.selected)?.node.kernel === tr.dataset.kernel);
           tr.classList.toggle("il-selected-row", !!on);
         }
       }
@@ -70,4 +136,9 @@ function create(ctx) {
   };
 }
 
-export default { id: "kernels", label: "Kernels", title: "every kernel of the compile as a sortable table (5)", create };
+export default {
+  id: "kernels",
+  label: "Kernels",
+  title: "every kernel of the compile as a sortable table (5)",
+  create,
+};

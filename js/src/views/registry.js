@@ -7,9 +7,11 @@ const REGISTRY = [];
 
 /** Add a view (once per id; a second registration of the same id replaces the first). */
 export function registerView(def) {
-  if (!def || typeof def.id !== "string" || typeof def.create !== "function") throw new TypeError("a view needs {id, label, create(ctx)}");
+  if (!def || typeof def.id !== "string" || typeof def.create !== "function")
+    throw new TypeError("a view needs {id, label, create(ctx)}");
   const i = REGISTRY.findIndex((v) => v.id === def.id);
-  if (i >= 0) REGISTRY[i] = def; else REGISTRY.push(def);
+  if (i >= 0) REGISTRY[i] = def;
+  else REGISTRY.push(def);
 }
 
 /** The registered views, in registration order. */

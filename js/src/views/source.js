@@ -1,9 +1,10 @@
 // The source view: the user's own files (Report.source_files), each line annotated with the kernels
 // its ops went to (count, kinds, measured time). Clicking a line highlights its kernels' boxes
 // (data-highlighted) and lists them in the panel; selecting a box marks and scrolls to its lines.
+
+import { basename, fmtUs, plural } from "../data.js";
 import { h } from "../dom.js";
-import { basename, plural, fmtUs } from "../data.js";
-import { sourceFiles, lineSummary, lineKey } from "../viewdata.js";
+import { lineKey, lineSummary, sourceFiles } from "../viewdata.js";
 
 /** One line's annotation: kernels in the current compile (kinds as dots), elsewhere, measured time. */
 function annotation(entry, report, compileId) {
@@ -12,16 +13,31 @@ function annotation(entry, report, compileId) {
   const all = lineSummary(entry, report);
   const other = all.kernels.length - here.kernels.length;
   const kinds = here.kinds.map(([k, n]) => h("i", { class: `il-dot kind-${k}`, title: `${n} ${k}` }));
-  return h("span", { class: "il-src-ann", "data-count": String(here.kernels.length),
-    title: `${plural(here.kernels.length, "kernel")} in this compile (${here.kinds.map(([k, n]) => `${n} ${k}`).join(", ") || "none"})`
-      + (other ? `, ${other} in other compiles` : "") + (here.us != null ? `, ${fmtUs(here.us)} measured per run` : "") },
-    kinds, here.kernels.length ? plural(here.kernels.length, "kernel") : "",
-    other ? h("span", { class: "il-muted" }, `${here.kernels.length ? " +" : ""}${other} other${here.kernels.length ? "" : " compiles"}`) : null,
-    here.us != null ? h("span", { class: "il-src-time" }, ` ${fmtUs(here.us)}`) : null);
+  return h(
+    "span",
+    {
+      class: "il-src-ann",
+      "data-count": String(here.kernels.length),
+      title:
+        `${plural(here.kernels.length, "kernel")} in this compile (${here.kinds.map(([k, n]) => `${n} ${k}`).join(", ") || "none"})` +
+        (other ? `, ${other} in other compiles` : "") +
+        (here.us != null ? `, ${fmtUs(here.us)} measured per run` : ""),
+    },
+    kinds,
+    here.kernels.length ? plural(here.kernels.length, "kernel") : "",
+    other
+      ? h(
+          "span",
+          { class: "il-muted" },
+          `${here.kernels.length ? " +" : ""}${other} other${here.kernels.length ? "" : " compiles"}`,
+        )
+      : null,
+    here.us != null ? h("span", { class: "il-src-time" }, ` ${fmtUs(here.us)}`) : null,
+  );
 }
 
 function create(ctx) {
-  const { store, report } = ctx;
+  const { report } = ctx;
   const el = h("div", { class: "il-view il-source", "data-view": "source" });
   let drawnFor = null;
   let lineEls = new Map();
@@ -31,7 +47,13 @@ function create(ctx) {
     const files = sourceFiles(report, index);
     lineEls = new Map();
     if (!files.length) {
-      el.replaceChildren(h("p", { class: "il-message" }, "No line of your code was recorded for these kernels (for example, code inside torch.nn modules only)."));
+      el.replaceChildren(
+        h(
+          "p",
+          { class: "il-message" },
+          "No line of your code was recorded for these kernels (for example, code inside torch.nn modules only).",
+        ),
+      );
       return;
     }
     const sections = files.map((f) => {
@@ -42,20 +64,39 @@ function create(ctx) {
         prev = line;
         const key = lineKey(f.file, line);
         const entry = index.get(key);
-        const row = h("div", { class: "il-src-line" + (entry ? " il-src-hot" : ""), "data-source-line": key, "data-line": String(line) },
+        const row = h(
+          "div",
+          { class: "il-src-line" + (entry ? " il-src-hot" : ""), "data-source-line": key, "data-line": String(line) },
           h("span", { class: "il-src-no" }, String(line)),
           h("span", { class: "il-src-gutter" }, annotation(entry, report, s.compileId)),
-          h("code", { class: "il-src-code" }, code));
+          h("code", { class: "il-src-code" }, code),
+        );
         if (entry) row.tabIndex = 0;
         lineEls.set(key, row);
         rows.push(row);
       }
-      return h("section", { class: "il-src-file", "data-file": f.file },
-        h("h4", { class: "il-src-head", title: f.file }, basename(f.file) || f.file, " ", h("span", { class: "il-muted" }, f.file !== basename(f.file) ? f.file : ""),
-          f.note ? h("span", { class: "il-src-note" }, ` · ${f.note}`) : null),
-        h("div", { class: "il-src-lines" }, rows));
+      return h(
+        "section",
+        { class: "il-src-file", "data-file": f.file },
+        h(
+          "h4",
+          { class: "il-src-head", title: f.file },
+          basename(f.file) || f.file,
+          " ",
+          h("span", { class: "il-muted" }, f.file !== basename(f.file) ? f.file : ""),
+          f.note ? h("span", { class: "il-src-note" }, ` · ${f.note}`) : null,
+        ),
+        h("div", { class: "il-src-lines" }, rows),
+      );
     });
-    el.replaceChildren(h("p", { class: "il-muted il-src-help" }, "Your code, each line with the kernels its ops went to in this compile. Click a line to highlight its kernels in the graph."), ...sections);
+    el.replaceChildren(
+      h(
+        "p",
+        { class: "il-muted il-src-help" },
+        "Your code, each line with the kernels its ops went to in this compile. Click a line to highlight its kernels in the graph.",
+      ),
+      ...sections,
+    );
     drawnFor = s.compileId;
   }
 
@@ -65,11 +106,17 @@ function create(ctx) {
   });
   ctx.on(el, "keydown", (e) => {
     const row = e.target.closest && e.target.closest("[data-source-line]");
-    if (row && e.key === "Enter") { ctx.actions.highlightLine(row.dataset.sourceLine); e.stopPropagation(); }
+    if (row && e.key === "Enter") {
+      ctx.actions.highlightLine(row.dataset.sourceLine);
+      e.stopPropagation();
+    }
   });
 
   function marks(s, scroll) {
-    for (const r of el.querySelectorAll(".il-src-line[data-marked], .il-src-line[data-clicked]")) { r.removeAttribute("data-marked"); r.removeAttribute("data-clicked"); }
+    for (const r of el.querySelectorAll(".il-src-line[data-marked], .il-src-line[data-clicked]")) {
+      r.removeAttribute("data-marked");
+      r.removeAttribute("data-clicked");
+    }
     const clicked = lineEls.get(s.sourceLine);
     if (clicked) clicked.dataset.clicked = "true";
     const mine = s.selected ? ctx.linesOf(s.compileId, s.selected) : [];
@@ -84,9 +131,15 @@ function create(ctx) {
       if (!active) return;
       const fresh = drawnFor !== s.compileId;
       if (fresh) draw(s);
-      if (fresh || changed.has("selected") || changed.has("sourceLine") || changed.has("view")) marks(s, changed.has("selected") || (fresh && !s.sourceLine));
+      if (fresh || changed.has("selected") || changed.has("sourceLine") || changed.has("view"))
+        marks(s, changed.has("selected") || (fresh && !s.sourceLine));
     },
   };
 }
 
-export default { id: "source", label: "Source", title: "your code, each line with the kernels it produced (4)", create };
+export default {
+  id: "source",
+  label: "Source",
+  title: "your code, each line with the kernels it produced (4)",
+  create,
+};

@@ -9,15 +9,19 @@ export default {
   create(ctx) {
     const el = h("div", { class: "il-view il-timeline", "data-view": "timeline" });
     let drawn = "";
-    const draw = (s) => renderTimeline(el, ctx.report, s, {
-      selectCompile: (id) => ctx.store.set({ compileId: id, selected: "" }),
-      set: (patch) => ctx.store.set(patch),
-    });
+    const draw = (s) =>
+      renderTimeline(el, ctx.report, s, {
+        selectCompile: (id) => ctx.store.set({ compileId: id, selected: "" }),
+        set: (patch) => ctx.store.set(patch),
+      });
     return {
       el,
-      update(s, changed, active) {
+      update(s, _changed, active) {
         const key = [s.compileId, s.showPasses, s.timelineAll].join("|");
-        if (active && key !== drawn) { drawn = key; draw(s); }
+        if (active && key !== drawn) {
+          drawn = key;
+          draw(s);
+        }
       },
     };
   },

@@ -1,0 +1,379 @@
+"""What each kernel moves and computes: bytes read and written, FLOPs (``Kernel.cost``). Torch-free.
+
+Two sources, and every ``Cost`` says which it used (``Cost.source``):
+
+- **Inductor's own accounting** (bytes): at capture, for each scheduler node after fusion, the bytes of each
+  buffer it reads and writes, as Inductor's scheduler counts them for its own cost model (buffer numel x
+  element size, at most what the loops touch; a buffer made and consumed inside a fused kernel is left out).
+- **Shapes** (FLOPs always; bytes when Inductor's numbers are missing, e.g. a report from an older capture):
+  from the post-grad graph's node shapes and dtypes. Matmuls ``2*M*K*N`` (``bmm`` times the batch),
+  convolutions ``2 * output elements * (C_in / groups) * kernel size``, attention ``4*B*H*L*S*E`` (QK^T and
+  PV; the backward 2.5x that, no discount for a causal mask), pointwise code one FLOP per element and op,
+  reductions one per input element. Views, copies and memory-only ops count 0.
+
+A symbolic size (a string such as ``"s0"`` in ``GraphNode.shape``) is counted at its hint
+(``GraphNode.shape_hint``, the size seen at capture) and the source says so; with no hint it is unknown (null).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Optional
+
+from ..report.model import Compile, Cost, GraphNode, Kernel
+
+#: Bytes per element of each dtype name as the report writes it (``str(torch.dtype)`` without ``torch.``).
+DTYPE_BYTES = {
+    "float64": 8,
+    "double": 8,
+    "float32": 4,
+    "float": 4,
+    "float16": 2,
+    "half": 2,
+    "bfloat16": 2,
+    "int64": 8,
+    "long": 8,
+    "int32": 4,
+    "int": 4,
+    "int16": 2,
+    "short": 2,
+    "int8": 1,
+    "uint8": 1,
+    "bool": 1,
+    "complex64": 8,
+    "complex128": 16,
+    "float8_e4m3fn": 1,
+    "float8_e5m2": 1,
+    "float8_e4m3fnuz": 1,
+    "float8_e5m2fnuz": 1,
+    "uint16": 2,
+    "uint32": 4,
+    "uint64": 8,
+}
+
+_FREE_OPS = frozenset(
+    {
+        "view",
+        "_unsafe_view",
+        "reshape",
+        "permute",
+        "expand",
+        "squeeze",
+        "unsqueeze",
+        "t",
+        "transpose",
+        "slice",
+        "select",
+        "as_strided",
+        "alias",
+        "clone",
+        "_to_copy",
+        "copy",
+        "copy_",
+        "getitem",
+        "full",
+        "empty",
+        "empty_strided",
+        "zeros",
+        "ones",
+        "scalar_tensor",
+        "iota",
+        "arange",
+        "lift_fresh_copy",
+        "detach",
+        "reinterpret_tensor",
+        "cat",
+        "constant_pad_nd",
+        "index",
+        "index_select",
+        "gather",
+        "embedding",
+        "embedding_dense_backward",
+        "split",
+        "split_with_sizes",
+        "unbind",
+        "where",
+        "fill",
+        "new_zeros",
+        "new_empty",
+        "new_empty_strided",
+        "inductor_seeds",
+        "inductor_random",
+        "inductor_lookup_seed",
+        "randint",
+        "rand",
+        "randn",
+        "bernoulli",
+        "native_dropout",
+        "_reshape_alias",
+        "slice_scatter",
+        "select_scatter",
+    }
+)
+_REDUCTIONS = frozenset(
+    {
+        "sum",
+        "mean",
+        "amax",
+        "amin",
+        "max",
+        "min",
+        "prod",
+        "var_mean",
+        "var",
+        "std",
+        "argmax",
+        "argmin",
+        "logsumexp",
+        "any",
+        "all",
+        "native_layer_norm",
+        "_softmax",
+    }
+)
+_ATTENTION = (
+    "_scaled_dot_product_efficient_attention",
+    "_scaled_dot_product_flash_attention",
+    "_scaled_dot_product_cudnn_attention",
+    "_scaled_dot_product_flash_attention_for_cpu",
+    "_efficient_attention_forward",
+    "_flash_attention_forward",
+    "scaled_dot_product_attention",
+)
+
+
+def op_name(target: str) -> str:
+    """``"aten.mm.default"`` -> ``"mm"``; ``"prims.inductor_seeds.default"`` -> ``"inductor_seeds"``."""
+    parts = str(target).split(".")
+    if len(parts) >= 2 and parts[0] in ("aten", "prims", "_operator", "operator", "torch", "ops"):
+        return parts[1]
+    return parts[0] if len(parts) == 1 else parts[-2] if parts[-1] in ("default", "Tensor", "Scalar") else parts[-1]
+
+
+class _Sizes:
+    """Numbers of elements and bytes of graph nodes, at their hints where a size is symbolic."""
+
+    def __init__(self, nodes: list[GraphNode]):
+        self.by_name = {n.name: n for n in nodes}
+        self.used_hint = False
+
+    def dims(self, name: str) -> Optional[list[int]]:
+        node = self.by_name.get(name)
+        if node is None or not isinstance(node.shape, list):
+            return None
+        if any(isinstance(d, list) for d in node.shape):
+            return None  # a tuple of tensors
+        if all(isinstance(d, int) for d in node.shape):
+            return list(node.shape)
+        hint = getattr(node, "shape_hint", None)
+        if isinstance(hint, list) and len(hint) == len(node.shape) and all(isinstance(d, int) for d in hint):
+            self.used_hint = True
+            return list(hint)
+        return None
+
+    def numel(self, name: str) -> Optional[int]:
+        d = self.dims(name)
+        return None if d is None else math.prod(d)
+
+    def nbytes(self, name: str) -> Optional[int]:
+        node = self.by_name.get(name)
+        n = self.numel(name)
+        size = DTYPE_BYTES.get(str(node.dtype)) if node is not None else None
+        return None if n is None or size is None else n * size
+
+
+def node_flops(node: GraphNode, sizes: _Sizes) -> tuple[Optional[float], str]:
+    """FLOPs of one post-grad node from its shapes, and what rule gave them (``""``: none applies)."""
+    if node.op != "call_function":
+        return 0.0, ""
+    op = op_name(node.target)
+    ins = [sizes.dims(i) for i in node.inputs]
+    if op in ("mm", "addmm", "bmm", "baddbmm", "_int_mm", "_scaled_mm"):
+        a, b = (ins[1], ins[2]) if op in ("addmm", "baddbmm") and len(ins) >= 3 else (ins[:2] + [None, None])[:2]
+        if a is None or b is None or len(a) < 2 or len(b) < 2:
+            return None, op
+        batch = math.prod(a[:-2]) if len(a) > 2 else 1
+        return 2.0 * batch * a[-2] * a[-1] * b[-1], op
+    if op in ("convolution", "convolution_backward"):
+        w = ins[1] if len(ins) > 1 else None
+        out = sizes.dims(node.name) if op == "convolution" else ins[0]  # backward: grad_output's shape
+        if w is None or out is None or len(w) < 3:
+            return None, op
+        fwd = 2.0 * math.prod(out) * w[1] * math.prod(w[2:])
+        return (fwd if op == "convolution" else 2 * fwd), op
+    base = op[: -len("_backward")] if op.endswith("_backward") else op
+    if base in _ATTENTION:
+        q, k, v = (ins[1:4] if op.endswith("_backward") else ins[:3]) if len(ins) >= 3 else (None, None, None)
+        if q is None or k is None or v is None or len(q) < 2 or len(k) < 2:
+            return None, "attention"
+        fwd = 2.0 * math.prod(q[:-1]) * k[-2] * q[-1] + 2.0 * math.prod(q[:-1]) * k[-2] * v[-1]
+        return (2.5 * fwd if op.endswith("_backward") else fwd), "attention"
+    if op in _FREE_OPS:
+        return 0.0, ""
+    if op in _REDUCTIONS:
+        n = sizes.numel(node.inputs[0]) if node.inputs else None
+        return (None if n is None else float(n)), "per element"
+    n = sizes.numel(node.name)
+    return (None if n is None else float(n)), "per element"
+
+
+def _shape_bytes(kernel: Kernel, compile: Compile, sizes: _Sizes) -> tuple[Optional[float], Optional[float]]:
+    """Bytes from shapes: the kernel's inputs from outside it, and its results used outside it."""
+    nodes = [sizes.by_name[n] for n in kernel.fx_nodes if n in sizes.by_name]
+    if not nodes:
+        return None, None
+    inside = {n.name for n in nodes}
+    users: dict[str, set] = {}
+    for n in sizes.by_name.values():
+        for i in n.inputs:
+            users.setdefault(i, set()).add(n.name)
+    read = written = 0
+    seen: set = set()
+    for n in nodes:
+        for i in n.inputs:
+            if i in inside or i in seen:
+                continue
+            seen.add(i)
+            b = sizes.nbytes(i)
+            if b is None:
+                return None, None
+            read += b
+        if users.get(n.name, set()) - inside or kernel.language == "extern":
+            b = sizes.nbytes(n.name)
+            if b is None:
+                return None, None
+            written += b
+    return float(read), float(written)
+
+
+def _symbolic(kernel: Kernel, sizes: _Sizes) -> bool:
+    names = set(kernel.fx_nodes)
+    for n in kernel.fx_nodes:
+        node = sizes.by_name.get(n)
+        if node is not None:
+            names.update(node.inputs)
+    return any(
+        isinstance(d, str)
+        for n in names
+        if n in sizes.by_name
+        for d in (sizes.by_name[n].shape if isinstance(sizes.by_name[n].shape, list) else [])
+    )
+
+
+def kernel_cost(kernel: Kernel, compile: Compile, inductor_bytes: Optional[dict] = None) -> Cost:
+    """The ``Cost`` of one call of ``kernel``.
+
+    ``inductor_bytes`` maps a fused node name to ``(read_bytes, write_bytes)`` dicts (buffer -> bytes), as
+    the capture read them from Inductor's scheduler; without them bytes come from shapes. A kernel that the
+    output code calls from several places (Inductor emits identical code once: the same block of every
+    layer) costs the mean of its call sites, each counted over its own fused nodes: the profile's time is
+    per call too (``per_call_us``), and summing the sites counted every layer's buffers in one call.
+    """
+    sites = [s for s in kernel.call_sites if s]
+    fx_of = {n.name: n.fx_nodes for n in compile.fused_nodes}
+    if len(sites) > 1 and all(f in fx_of for s in sites for f in s):
+        import dataclasses
+
+        costs = [
+            _one_call(
+                dataclasses.replace(
+                    kernel, fused_nodes=list(s), call_sites=[list(s)], fx_nodes=[x for f in s for x in fx_of[f]]
+                ),
+                compile,
+                inductor_bytes,
+            )
+            for s in sites
+        ]
+
+        def mean(values: list) -> Optional[float]:
+            return None if any(v is None for v in values) else sum(values) / len(values)
+
+        return Cost(
+            bytes_read=mean([c.bytes_read for c in costs]),
+            bytes_written=mean([c.bytes_written for c in costs]),
+            flops=mean([c.flops for c in costs]),
+            source=f"{costs[0].source}; the mean of its {len(sites)} call sites",
+        )
+    return _one_call(kernel, compile, inductor_bytes)
+
+
+def _one_call(kernel: Kernel, compile: Compile, inductor_bytes: Optional[dict]) -> Cost:
+    graph = compile.graphs.get("post_grad")
+    sizes = _Sizes(graph.nodes if graph else [])
+    notes = []
+    bytes_read = bytes_written = None
+    per_node = [inductor_bytes.get(f) for f in kernel.fused_nodes] if inductor_bytes else []
+    if per_node and all(p is not None and p[0] is not None for p in per_node):
+        reads: dict = {}
+        writes: dict = {}
+        for r, w in per_node:
+            for k, v in r.items():
+                reads[k] = max(reads.get(k, 0), v)
+            for k, v in (w or {}).items():
+                writes[k] = max(writes.get(k, 0), v)
+        bytes_read, bytes_written = float(sum(reads.values())), float(sum(writes.values()))
+        if kernel.language == "extern" and bytes_read + bytes_written == 0:
+            bytes_read = bytes_written = None  # Inductor does not count some fallbacks (multi-output)
+        else:
+            notes.append("bytes: Inductor's buffer accesses")
+            if _symbolic(kernel, sizes):
+                sizes.used_hint = True  # Inductor counted them at its size hints
+    if bytes_read is None:
+        bytes_read, bytes_written = _shape_bytes(kernel, compile, sizes)
+        if bytes_read is not None:
+            notes.append("bytes: shapes x element size")
+    flops: Optional[float] = 0.0
+    rules: list[str] = []
+    for name in kernel.fx_nodes:
+        node = sizes.by_name.get(name)
+        if node is None:
+            continue
+        f, rule = node_flops(node, sizes)
+        if f is None:
+            flops = None
+            break
+        flops += f
+        if rule and f and rule not in rules:
+            rules.append(rule)
+    if not kernel.fx_nodes or not sizes.by_name:
+        flops = None
+    if flops is not None:
+        notes.append("flops: " + (", ".join(rules) if rules else "none (memory-only ops)") + " from shapes")
+    if kernel.language == "triton":
+        bytes_read, bytes_written, flops = _within_loops(kernel, bytes_read, bytes_written, flops, notes)
+    if sizes.used_hint:
+        notes.append("symbolic sizes counted at their hints")
+    if bytes_read is None and flops is None:
+        notes.append("unknown: no shapes or buffer sizes recorded for its ops")
+    return Cost(bytes_read=bytes_read, bytes_written=bytes_written, flops=flops, source="; ".join(notes))
+
+
+def _within_loops(kernel: Kernel, bytes_read, bytes_written, flops, notes: list):
+    """The counts, each lowered to what the kernel's loops can touch where it is above that by more than 1%
+    (``_triton_bounds``: gathers, scatters, the second stage of a split reduction); ``notes`` says which."""
+    from .triton_bounds import triton_bounds
+
+    bounds = triton_bounds(kernel.name, kernel.source)
+    if bounds is None:
+        return bytes_read, bytes_written, flops
+    out, capped = [], []
+    for what, value, bound in (
+        ("bytes read", bytes_read, bounds[0]),
+        ("bytes written", bytes_written, bounds[1]),
+        ("flops", flops, bounds[2]),
+    ):
+        if value is not None and value > bound * 1.01:
+            out.append(bound)
+            capped.append(what)
+        else:
+            out.append(value)
+    if capped:
+        notes.append(f"{' and '.join(capped)} capped at what the kernel's loops touch (indexed or split access)")
+    return tuple(out)
+
+
+def with_costs(compile: Compile, inductor_bytes: Optional[dict] = None) -> list[Kernel]:
+    """The compile's kernels, each with its ``cost``."""
+    import dataclasses
+
+    return [dataclasses.replace(k, cost=kernel_cost(k, compile, inductor_bytes)) for k in compile.kernels]

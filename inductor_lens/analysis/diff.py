@@ -1,0 +1,646 @@
+"""Compare two reports: which fused kernels are the same, changed, or only on one side.
+
+>>> d = inductor_lens.diff(report_a, report_b)      # or report_a.diff(report_b)
+>>> d.summary
+{'same': 5, 'changed': 1, 'only_a': 0, 'only_b': 0}
+>>> display(d)                                     # the compare view; d.save_html("diff.html")
+
+Torch-free: it reads two :class:`~inductor_lens.model.Report` objects only.
+
+How things are paired
+---------------------
+* **Compiles** by (traced frame, graph kind, order among compiles of that frame and kind), so
+  ``0/0 forward`` pairs with the other report's first forward of the same function even when
+  graph breaks renumbered the frames. ``pairs=[("0/0 forward", "1/0 forward")]`` overrides this
+  for the compiles it names; the rest are paired automatically.
+* **Kernels** by what they compute, never by name or buffer number (both shift when anything
+  upstream changes). Each kernel is described by the multisets of its FX ops': targets
+  (``aten.mul.Tensor``), user source locations (``model.py:12``), nn.Module paths and
+  (target, shape). The similarity of two kernels is a weighted Jaccard index over these
+  multisets (``sum(min) / sum(max)``), halved when one is an extern call and the other generated
+  code. Kernels with identical descriptions pair first, in order; the rest are paired greedily:
+  the most similar pair first (ties: the closer relative position in the compile), each kernel
+  at most once, and only above :data:`MIN_SIMILARITY`. Greedy is not an optimal assignment, but
+  with these features near-ties are rare and the result is explainable (``similarity`` is kept).
+
+What "same" means
+-----------------
+A pair is ``same`` when its ops (target and shape) are equal, its sources are equal after
+normalisation (kernel names, ``bufN`` numbers and long hashes replaced, kernel-path comments
+dropped), and its launch configuration and autotune choice are equal; otherwise ``changed``,
+with ``changes`` saying which of ``fusion`` (ops moved in or out), ``shape``, ``source``,
+``launch``, ``autotune`` differ.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import os
+import posixpath
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Optional, Sequence, Union
+
+from ..report import hooks
+from ..report.model import Compile, FusedNode, Kernel, Report
+
+#: Kernel pairs less similar than this stay unpaired (``only_a`` / ``only_b``).
+MIN_SIMILARITY = 0.2
+#: Weights of the four multisets in the similarity (they sum to 1).
+WEIGHTS = {"ops": 0.35, "loc": 0.25, "mod": 0.25, "shape": 0.15}
+STATUSES = ("same", "changed", "only_a", "only_b")
+DIFF_FORMAT_VERSION = 1
+_GLUE_TARGETS = {"_operator.getitem", "output", "placeholder"}
+
+
+@dataclass(frozen=True)
+class KernelDiff:
+    """One kernel pair (or a kernel on one side only). The unit is a kernel launch: a kernel whose
+    code Inductor reuses for several fused nodes gives one entry per fused node.
+
+    ``a``/``b`` are kernel names (``None`` on the side where absent); ``moved_ops_in`` are the
+    FX op targets in B's kernel and not in A's, ``moved_ops_out`` the reverse; ``time_delta_us``
+    is B's measured total minus A's (``None`` unless both reports were profiled).
+    ``source_diff`` holds the line diff of the two sources as ``difflib`` opcodes
+    ``[tag, a_start, a_end, b_start, b_end]`` (computed over normalised lines), or ``None``.
+    """
+
+    status: str
+    a: Optional[str]
+    b: Optional[str]
+    moved_ops_in: list = field(default_factory=list)
+    moved_ops_out: list = field(default_factory=list)
+    time_delta_us: Optional[float] = None
+    changes: list = field(default_factory=list)
+    similarity: Optional[float] = None
+    time_a_us: Optional[float] = None
+    time_b_us: Optional[float] = None
+    source_diff: Optional[list] = None
+    #: The fused nodes (one kernel launch each) on each side, for the graph view.
+    fused_a: Optional[str] = None
+    fused_b: Optional[str] = None
+    #: The FX op targets of B's side (A's for ``only_a``).
+    ops: list = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class CompileDiff:
+    """A pair of compiles (or one on one side only) and its kernel pairs."""
+
+    a: Optional[str]
+    b: Optional[str]
+    kernels: list
+    paired_by: str = "frame, graph kind and order"
+    guards_added: list = field(default_factory=list)
+    guards_removed: list = field(default_factory=list)
+    compile_time_us: dict = field(default_factory=dict)
+    trigger: dict = field(default_factory=dict)
+
+    @property
+    def summary(self) -> dict:
+        return _count(self.kernels)
+
+
+class ReportDiff:
+    """The difference between report ``a`` and report ``b`` (see :func:`diff`)."""
+
+    def __init__(self, a: Report, b: Report, compiles: list, extra: dict):
+        self.a, self.b, self.compiles, self._extra = a, b, compiles, extra
+
+    @property
+    def summary(self) -> dict:
+        """How many kernel pairs are ``same``, ``changed``, ``only_a``, ``only_b``."""
+        return _count([k for c in self.compiles for k in c.kernels])
+
+    @property
+    def kernels(self) -> list:
+        return [k for c in self.compiles for k in c.kernels]
+
+    def compile(self, a: Optional[str] = None, b: Optional[str] = None) -> CompileDiff:
+        """The compile pair whose A side is ``a`` (or B side ``b``), by ``Compile.id``."""
+        for c in self.compiles:
+            if (a is not None and c.a == a) or (b is not None and c.b == b):
+                return c
+        raise KeyError(f"no compile pair with a={a!r} b={b!r} (pairs: {[(c.a, c.b) for c in self.compiles]})")
+
+    def to_dict(self) -> dict:
+        from ..report.plain import to_plain as _to_plain
+
+        return {
+            "format": "inductor_lens.diff",
+            "version": DIFF_FORMAT_VERSION,
+            "a": _facts(self.a),
+            "b": _facts(self.b),
+            "summary": self.summary,
+            "compiles": [{**_to_plain(c), "summary": c.summary} for c in self.compiles],
+            **self._extra,
+        }
+
+    def to_json(self, indent: Optional[int] = None) -> str:
+        """The diff as JSON: ``compiles[].kernels[]`` with ``status``, ``a``, ``b``, ``moved_ops_in``,
+        ``moved_ops_out``, ``time_delta_us``; and ``summary``."""
+        return json.dumps(self.to_dict(), indent=indent, ensure_ascii=False)
+
+    def text(self) -> str:
+        """A few lines of plain text: the pairing and each kernel that is not ``same``."""
+        s = self.summary
+        lines = [
+            f"inductor_lens diff: {s['same']} same, {s['changed']} changed, {s['only_a']} only in A, "
+            f"{s['only_b']} only in B"
+        ]
+        for c in self.compiles:
+            lines.append(f"  {c.a or '-'}  <->  {c.b or '-'}  ({c.paired_by})")
+            for k in c.kernels:
+                if k.status != "same":
+                    what = ", ".join(k.changes) if k.changes else ""
+                    lines.append(f"    {k.status:8} {k.a or '-'} -> {k.b or '-'} {what}".rstrip())
+        return "\n".join(lines)
+
+    def widget(self, **kwargs):
+        """The compare view as a widget (``display(diff)`` shows it)."""
+        return hooks.call("diff_widget", self, **kwargs)
+
+    def save_html(self, path: Union[str, os.PathLike]) -> str:
+        """Write one self-contained offline HTML page with the compare view; returns its path."""
+        return hooks.call("save_diff_html", self, path)
+
+    def save_json(self, path: Union[str, os.PathLike]) -> str:
+        from ..report.io import atomic_write
+
+        return atomic_write(path, self.to_json().encode("utf-8"))
+
+    def __repr__(self) -> str:
+        s = self.summary
+        return (
+            f"<inductor_lens.ReportDiff: {len(self.compiles)} compile pair(s); {s['same']} same, "
+            f"{s['changed']} changed, {s['only_a']} only_a, {s['only_b']} only_b>"
+        )
+
+    def _repr_mimebundle_(self, include=None, exclude=None):
+        try:
+            return self.widget()._repr_mimebundle_(include=include, exclude=exclude)
+        except Exception:  # no widget machinery (plain terminal): text
+            return {"text/plain": self.text()}
+
+
+def diff(a: Report, b: Report, pairs: Optional[Sequence[tuple]] = None) -> ReportDiff:
+    """Compare report ``a`` (before) with report ``b`` (after).
+
+    Parameters
+    ----------
+    a, b : Report
+    pairs : list of (str, str), optional
+        Compile pairs to use instead of the automatic pairing, by ``Compile.id``
+        (``[("0/0 forward", "0/0 forward")]``); compiles not named are paired automatically.
+
+    Returns
+    -------
+    ReportDiff
+        ``.compiles`` (each with ``.kernels``), ``.summary``, ``.to_json()``, ``.save_html()``.
+    """
+    for name, r in (("a", a), ("b", b)):
+        if not isinstance(r, Report):
+            raise TypeError(
+                f"diff() compares two inductor_lens.Report objects; {name} is a {type(r).__name__} "
+                "(load a saved one with inductor_lens.load(path))"
+            )
+    timed = _profiled(a) and _profiled(b)
+    out = [_diff_compile(ca, cb, how, timed) for ca, cb, how in pair_compiles(a, b, pairs)]
+    return ReportDiff(a, b, out, _report_extras(a, b))
+
+
+# -- compiles ------------------------------------------------------------------------------------
+
+#: Automatic compile pairing: each pass pairs the n-th compile with a key in A with the n-th in B,
+#: among compiles still unpaired. Forward and inference graphs of one frame pair in the second pass.
+_PASSES = (
+    ("frame, graph kind and order", lambda c: (c.frame, c.graph_kind)),
+    ("frame and order (graph kind differs)", lambda c: (c.frame, c.graph_kind == "backward")),
+)
+
+
+def pair_compiles(a: Report, b: Report, pairs: Optional[Sequence[tuple]] = None) -> list:
+    """``[(compile_a or None, compile_b or None, how)]`` in A's order, then B's leftovers."""
+    ids_a, ids_b = [c.id for c in a.compiles], [c.id for c in b.compiles]
+    match: dict = {}  # A id -> (B compile, how)
+    for p in pairs or ():
+        if not (isinstance(p, (tuple, list)) and len(p) == 2):
+            raise ValueError(f"each pair is (compile id in a, compile id in b), not {p!r}")
+        pa, pb = p
+        if pa not in ids_a:
+            raise ValueError(f"no compile {pa!r} in a (compiles: {ids_a})")
+        if pb not in ids_b:
+            raise ValueError(f"no compile {pb!r} in b (compiles: {ids_b})")
+        if pa in match or pb in {c.id for c, _ in match.values()}:
+            raise ValueError(f"compile pair {tuple(p)!r} names a compile that is already paired")
+        match[pa] = (b.compile(pb), "chosen")
+    for how, key in _PASSES:
+        used_b = {c.id for c, _ in match.values()}
+        queues: dict = {}
+        for c in b.compiles:
+            if c.id not in used_b:
+                queues.setdefault(key(c), []).append(c)
+        for c in a.compiles:
+            q = queues.get(key(c))
+            if c.id not in match and q:
+                match[c.id] = (q.pop(0), how)
+    used_b = {c.id for c, _ in match.values()}
+    result = [(c, *match[c.id]) if c.id in match else (c, None, "no match") for c in a.compiles]
+    result.extend((None, c, "no match") for c in b.compiles if c.id not in used_b)
+    return result
+
+
+def _diff_compile(ca: Optional[Compile], cb: Optional[Compile], how: str, timed: bool) -> CompileDiff:
+    fa, fb = _units(ca), _units(cb)
+    matched = match_kernels(fa, fb)
+    kernels = []
+    for i, j, sim in matched:
+        kernels.append(_kernel_pair(fa[i] if i is not None else None, fb[j] if j is not None else None, sim, timed))
+    same_guards = ca is not None and cb is not None and ca.guards == cb.guards
+    ga, gb = (set(), set()) if same_guards else (_guard_lines(ca), _guard_lines(cb))
+    ta, tb = _compile_time(ca), _compile_time(cb)
+    return CompileDiff(
+        a=ca.id if ca else None,
+        b=cb.id if cb else None,
+        kernels=kernels,
+        paired_by=how,
+        guards_added=sorted(gb - ga) if ca and cb else [],
+        guards_removed=sorted(ga - gb) if ca and cb else [],
+        compile_time_us={"a": ta, "b": tb, "delta": (tb - ta) if ta is not None and tb is not None else None},
+        trigger={"a": _trigger(ca), "b": _trigger(cb)},
+    )
+
+
+def _trigger(c: Optional[Compile]) -> Optional[str]:
+    if c is None:
+        return None
+    return f"{c.trigger.kind}: {c.trigger.reason}" if c.trigger.reason else c.trigger.kind
+
+
+def _compile_time(c: Optional[Compile]) -> Optional[float]:
+    if c is None or not c.phases:
+        return None
+    return round(sum(p.duration_us for p in c.phases if p.depth == 0), 1)
+
+
+_ID = re.compile(r"[0-9]{6,}")  # object ids and addresses
+
+
+def _guard_lines(c: Optional[Compile]) -> set:
+    if c is None:
+        return set()
+    out = set()
+    for line in _ID.sub("N", c.guards).splitlines():
+        line = line.split("  #")[0].strip().lstrip("|+- ").strip()
+        if line and not line.startswith("Guard latency"):  # a timing, not a guard
+            out.add(line)
+    return out
+
+
+# -- kernels -------------------------------------------------------------------------------------
+
+
+class _Features:
+    """What one kernel launch computes (a fused node and its kernel), as multisets (see the module
+    docstring). A kernel whose code Inductor reuses for several fused nodes gives one unit each."""
+
+    __slots__ = ("kernel", "node", "index", "pos", "ops", "loc", "mod", "shape", "extern", "exact", "share", "inputs")
+
+    def __init__(
+        self,
+        kernel: Kernel,
+        node: Optional[FusedNode],
+        index: int,
+        total: int,
+        facts: dict,
+        share: int,
+        inputs: frozenset = frozenset(),
+    ):
+        self.kernel, self.node, self.index, self.share, self.inputs = kernel, node, index, share, inputs
+        self.pos = index / max(1, total - 1)
+        rows = []
+        for name in node.fx_nodes if node is not None else kernel.fx_nodes:
+            row = facts.get(name)
+            if row is None:
+                row = (name.rstrip("_0123456789") or name, "", "", "")
+            if row[0] not in _GLUE_TARGETS:
+                rows.append(row)
+        if not rows:  # nothing known about its ops: fall back on the name's words
+            rows.append((re.sub(r"_?\d+$|\[.*\]$", "", kernel.name), "", "", ""))
+        self.ops = Counter(r[0] for r in rows)
+        self.shape = Counter((r[0], r[1]) for r in rows)
+        self.loc = Counter(r[2] for r in rows if r[2])
+        self.mod = Counter(r[3] for r in rows if r[3])
+        self.extern = kernel.language == "extern"
+        self.exact = (self.extern, tuple(sorted(rows)))
+
+
+_NODE_CACHE: dict = {}
+
+
+def _node_facts(c: Compile) -> dict:
+    """FX node name -> (target, shape, "file.py:line", module) of ``c``'s post-grad graph (cached)."""
+    hit = _NODE_CACHE.get(id(c))
+    if hit is not None and hit[0] is c:
+        return hit[1]
+    graph = c.graphs.get("post_grad") or next(iter(c.graphs.values()), None)
+    base: dict = {}
+    facts = {}
+    for n in graph.nodes if graph else ():
+        loc = ""
+        if n.user_stack:
+            f = n.user_stack[-1]
+            if f.file not in base:
+                base[f.file] = posixpath.basename(f.file.replace("\\", "/"))
+            loc = f"{base[f.file]}:{f.line}"
+        facts[n.name] = (n.target, repr(n.shape), loc, n.module_stack[-1] if n.module_stack else "")
+    if len(_NODE_CACHE) > 64:
+        _NODE_CACHE.clear()
+    _NODE_CACHE[id(c)] = (c, facts)
+    return facts
+
+
+def _units(c: Optional[Compile]) -> list:
+    """One :class:`_Features` per kernel launch of ``c``, in execution order: each fused node that
+    has a kernel, then kernels no fused node names (older reports)."""
+    if c is None:
+        return []
+    by_name = {k.name: k for k in c.kernels}
+    launches = [(n, by_name[n.kernel]) for n in c.fused_nodes if n.kernel in by_name]
+    named = {n.kernel for n, _ in launches}
+    launches += [(None, k) for k in c.kernels if k.name not in named]
+    shares = Counter(k.name for _, k in launches)
+    facts, inputs = _node_facts(c), frozenset(c.graph_inputs)
+    return [_Features(k, n, i, len(launches), facts, shares[k.name], inputs) for i, (n, k) in enumerate(launches)]
+
+
+def _jaccard(x: Counter, y: Counter) -> float:
+    if not x and not y:
+        return 1.0
+    inter = sum(min(v, y[k]) for k, v in x.items() if k in y)
+    union = sum(x.values()) + sum(y.values()) - inter
+    return inter / union if union else 0.0
+
+
+def similarity(x: _Features, y: _Features) -> float:
+    """Weighted Jaccard similarity of two kernels' op multisets, in [0, 1]."""
+    s = (
+        WEIGHTS["ops"] * _jaccard(x.ops, y.ops)
+        + WEIGHTS["loc"] * _jaccard(x.loc, y.loc)
+        + WEIGHTS["mod"] * _jaccard(x.mod, y.mod)
+        + WEIGHTS["shape"] * _jaccard(x.shape, y.shape)
+    )
+    return s * (0.5 if x.extern != y.extern else 1.0)
+
+
+def match_kernels(fa: list, fb: list) -> list:
+    """``[(i or None, j or None, similarity)]``: identical descriptions first (in order), then the
+    greedy best match; the result is in B's order with A-only kernels at A's position."""
+    pairs: dict = {}
+    free_b: dict = {}
+    for j, f in enumerate(fb):
+        free_b.setdefault(f.exact, []).append(j)
+    rest_a = []
+    for i, f in enumerate(fa):
+        q = free_b.get(f.exact)
+        if q:
+            pairs[i] = (q.pop(0), 1.0)
+        else:
+            rest_a.append(i)
+    taken_b = {j for j, _ in pairs.values()}
+    rest_b = [j for j in range(len(fb)) if j not in taken_b]
+    cands = []
+    for i in rest_a:
+        for j in rest_b:
+            s = similarity(fa[i], fb[j])
+            if s >= MIN_SIMILARITY:
+                cands.append((-s, abs(fa[i].pos - fb[j].pos), i, j))
+    cands.sort()
+    done_a: set = set()
+    for neg, _, i, j in cands:
+        if i in done_a or j in taken_b:
+            continue
+        done_a.add(i)
+        taken_b.add(j)
+        pairs[i] = (j, round(-neg, 3))
+    by_b = {j: (i, s) for i, (j, s) in pairs.items()}
+    out = []
+    a_left = sorted(i for i in range(len(fa)) if i not in pairs)
+    for j in range(len(fb)):
+        while a_left and (j >= len(fb) or _a_before(fa[a_left[0]], fb[j])):
+            out.append((a_left.pop(0), None, None))
+        i, s = by_b.get(j, (None, None))
+        out.append((i, j, s))
+    out.extend((i, None, None) for i in a_left)
+    return out
+
+
+def _a_before(x: _Features, y: _Features) -> bool:
+    return x.pos < y.pos
+
+
+def _kernel_pair(x: Optional[_Features], y: Optional[_Features], sim: Optional[float], timed: bool) -> KernelDiff:
+    ta = _unit_time(x)
+    tb = _unit_time(y)
+    delta = None
+    if timed:
+        delta = (
+            round((tb or 0.0) - (ta or 0.0), 3)
+            if (x is None or ta is not None) and (y is None or tb is not None)
+            else None
+        )
+    if x is None or y is None:
+        return KernelDiff(
+            status="only_b" if x is None else "only_a",
+            a=x.kernel.name if x else None,
+            b=y.kernel.name if y else None,
+            time_delta_us=delta,
+            time_a_us=ta,
+            time_b_us=tb,
+            fused_a=_fused_name(x),
+            fused_b=_fused_name(y),
+            ops=_op_list(x or y),
+        )
+    ops_a = x.ops + Counter()
+    ops_b = y.ops + Counter()
+    moved_in = sorted((ops_b - ops_a).elements())
+    moved_out = sorted((ops_a - ops_b).elements())
+    changes = []
+    if moved_in or moved_out:
+        changes.append("fusion")
+    elif x.shape != y.shape:
+        changes.append("shape")
+    src_diff = None
+    if not _same_source(x, y):
+        la, lb = _source_lines(x), _source_lines(y)
+        changes.append("source")
+        src_diff = [list(op) for op in difflib.SequenceMatcher(None, la, lb, autojunk=False).get_opcodes()]
+    la_x, la_y = _launch(x.kernel), _launch(y.kernel)
+    if la_x is not None and la_y is not None and la_x != la_y:  # one side without: another language
+        changes.append("launch")
+    if _autotune(x.kernel) != _autotune(y.kernel):
+        changes.append("autotune")
+    return KernelDiff(
+        status="changed" if changes else "same",
+        a=x.kernel.name,
+        b=y.kernel.name,
+        moved_ops_in=moved_in,
+        moved_ops_out=moved_out,
+        time_delta_us=delta,
+        changes=changes,
+        similarity=sim,
+        time_a_us=ta,
+        time_b_us=tb,
+        source_diff=src_diff,
+        fused_a=_fused_name(x),
+        fused_b=_fused_name(y),
+        ops=_op_list(y),
+    )
+
+
+def _fused_name(f: Optional[_Features]) -> Optional[str]:
+    return f.node.name if f is not None and f.node is not None else None
+
+
+def _op_list(f: _Features) -> list:
+    return sorted(f.ops.elements())
+
+
+_SOURCE_CACHE: dict = {}
+
+
+def _same_source(x: _Features, y: _Features) -> bool:
+    """Equal sources: most often equal as they are, or once each kernel's own name is replaced; else normalised."""
+    ka, kb = x.kernel, y.kernel
+    if ka.source == kb.source or ka.source.replace(ka.name, "KERNEL") == kb.source.replace(kb.name, "KERNEL"):
+        return True
+    return _source_lines(x) == _source_lines(y)
+
+
+_IDENT = re.compile(r"\b[A-Za-z_]\w*\b")
+
+
+def _source_lines(f: _Features) -> list:
+    """Normalised source lines. An extern call's arguments are graph inputs named after FX nodes (saved
+    activations such as ``relu_1``), which shift like buffer numbers: they read ``IN`` there."""
+    k = f.kernel
+    key = (k.name, k.source, f.inputs if f.extern else None)
+    hit = _SOURCE_CACHE.get(key)
+    if hit is None:
+        if len(_SOURCE_CACHE) > 4096:
+            _SOURCE_CACHE.clear()
+        text = normalise_source(k.source, k.name)
+        if f.extern and f.inputs:
+            text = _IDENT.sub(lambda m: "IN" if m.group(0) in f.inputs else m.group(0), text)
+        hit = _SOURCE_CACHE[key] = text.splitlines()
+    return hit
+
+
+def _unit_time(f: Optional[_Features]) -> Optional[float]:
+    """Measured time of one launch unit; a kernel shared by several fused nodes is split evenly."""
+    if f is None:
+        return None
+    t = _time(f.kernel)
+    return round(t / f.share, 3) if t is not None else None
+
+
+def _time(k: Kernel) -> Optional[float]:
+    p = k.profile or {}
+    t = p.get("total_us")
+    return float(t) if isinstance(t, (int, float)) else None
+
+
+def _launch(k: Kernel) -> Any:
+    la = k.metadata.get("launch")
+    if not isinstance(la, dict):
+        return None
+    return {x: la.get(x) for x in ("num_warps", "num_stages", "block")}
+
+
+def _autotune(k: Kernel) -> Any:
+    at = k.metadata.get("autotune")
+    if not isinstance(at, dict):
+        return None
+    fastest = at.get("fastest")
+    desc = next(
+        (c.get("description") for c in at.get("choices") or [] if isinstance(c, dict) and c.get("name") == fastest),
+        None,
+    )
+    return (at.get("op"), desc if desc is not None else normalise_source(str(fastest), ""))
+
+
+_KERNEL_NAME = re.compile(r"\b(?:cpp|triton)_(?:fused|poi|per|red|tem|mm|bmm|flex|foreach|\w+?_fused)\w*")
+_BUF = re.compile(r"\bbuf\d+\b")
+_HASH = re.compile(r"\b[0-9A-Fa-f]{32,}\b")
+_PATH_COMMENT = re.compile(r"^\s*#\s*(?:kernel path|Source Nodes|Original ATen|Topologically Sorted)\b.*$", re.M)
+_TMP_PATH = re.compile(r"(?:/tmp|/var/folders)/\S+")
+
+
+def normalise_source(source: str, name: str) -> str:
+    """``source`` with what shifts between otherwise equal compiles replaced: the kernel's own name
+    and other kernel names (``KERNEL``), buffer numbers (``buf#``), long hashes, temp paths."""
+    if name:
+        source = source.replace(name, "KERNEL")
+    source = _PATH_COMMENT.sub("", source)
+    source = _KERNEL_NAME.sub("KERNEL", source)
+    source = _BUF.sub("buf#", source)
+    source = _HASH.sub("HASH", source)
+    return _TMP_PATH.sub("TMP", source)
+
+
+# -- report level --------------------------------------------------------------------------------
+
+
+def _profiled(r: Report) -> bool:
+    return any(_time(k) is not None for k in r.kernels)
+
+
+def _facts(r: Report) -> dict:
+    return {
+        "title": r.title,
+        "torch_version": r.torch_version,
+        "device": r.device,
+        "created": r.created,
+        "profiled": _profiled(r),
+    }
+
+
+def _count(kernels: Iterable[KernelDiff]) -> dict:
+    c = Counter(k.status for k in kernels)
+    return {s: c.get(s, 0) for s in STATUSES}
+
+
+def _report_extras(a: Report, b: Report) -> dict:
+    def breaks(r):
+        return Counter(g.reason for g in r.graph_breaks)
+
+    def recompiles(r):
+        return Counter(c.trigger.reason or c.compile_id for c in r.compiles if c.trigger.kind == "recompile")
+
+    def total_time(r):
+        ts = [t for t in (_compile_time(c) for c in r.compiles) if t is not None]
+        return round(sum(ts), 1) if ts else None
+
+    ba, bb, ra, rb = breaks(a), breaks(b), recompiles(a), recompiles(b)
+    ta, tb = total_time(a), total_time(b)
+    return {
+        "graph_breaks": {
+            "a": sum(ba.values()),
+            "b": sum(bb.values()),
+            "added": sorted((bb - ba).elements()),
+            "removed": sorted((ba - bb).elements()),
+        },
+        "recompiles": {
+            "a": sum(ra.values()),
+            "b": sum(rb.values()),
+            "added": sorted((rb - ra).elements()),
+            "removed": sorted((ra - rb).elements()),
+        },
+        "compile_time_us": {
+            "a": ta,
+            "b": tb,
+            "delta": round(tb - ta, 1) if ta is not None and tb is not None else None,
+        },
+    }

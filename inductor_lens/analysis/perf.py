@@ -1,0 +1,307 @@
+"""Measured time against the hardware: achieved throughput, fraction of peak, roll-ups. Torch-free.
+
+``inductor_lens._capture.kernel_timing`` measures (``Measured``); :func:`apply_profile` turns that, the kernels'
+``cost`` and the device's peaks into ``Kernel.profile`` and ``Report.profile`` (see docs/report-schema.md).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import statistics
+from dataclasses import dataclass, field
+from typing import Optional
+
+from ..report.model import Compile, DeviceInfo, Kernel, Report
+from .devices import peak_dtype
+
+#: A kernel whose measured time is this many times off Inductor's own estimate (either way) is flagged.
+ESTIMATE_FACTOR = 3.0
+
+
+@dataclass
+class Measured:
+    """What the profiler saw, per run (warm-up runs excluded)."""
+
+    device: str
+    runs: int
+    warmup: int
+    #: (compile id, kernel name) -> time of that kernel in each run (us), and launches per run
+    kernels: dict[tuple[str, str], list[float]] = field(default_factory=dict)
+    calls: dict[tuple[str, str], float] = field(default_factory=dict)
+    #: per run: all device time of the step, and the part inside compiled graphs not tied to a kernel
+    step_us: list[float] = field(default_factory=list)
+    inside_unmatched_us: list[float] = field(default_factory=list)
+    #: op name -> mean time per run of the events inside compiled graphs that no kernel claimed
+    unmatched_ops: dict[str, float] = field(default_factory=dict)
+    method: str = ""
+
+
+def _mean(xs: list[float]) -> float:
+    return sum(xs) / len(xs) if xs else 0.0
+
+
+def _dtype(kernel: Kernel, compile: Compile) -> Optional[str]:
+    graph = compile.graphs.get("post_grad")
+    nodes = {n.name: n for n in (graph.nodes if graph else [])}
+    for name in kernel.fx_nodes:
+        node = nodes.get(name)
+        if node is not None and node.dtype and ("float" in node.dtype or node.dtype in ("half", "double")):
+            return node.dtype
+    return None
+
+
+def against_peak(
+    per_call_us: float, kernel: Kernel, compile: Compile, device: Optional[DeviceInfo], on_gpu: bool
+) -> dict:
+    """``achieved_gbps``, ``achieved_tflops``, ``arithmetic_intensity``, ``peak_fraction``, ``bound`` and a
+    one-line ``verdict`` for one call of ``kernel`` taking ``per_call_us``; null where unknown."""
+    out: dict = {
+        "achieved_gbps": None,
+        "achieved_tflops": None,
+        "arithmetic_intensity": None,
+        "peak_fraction": None,
+        "bound": None,
+        "verdict": "",
+    }
+    cost = kernel.cost
+    if cost is None or per_call_us <= 0:
+        return out
+    nbytes = None if cost.bytes_read is None else cost.bytes_read + (cost.bytes_written or 0.0)
+    if nbytes is not None:
+        out["achieved_gbps"] = round(nbytes / per_call_us / 1e3, 3)
+    if cost.flops is not None:
+        out["achieved_tflops"] = round(cost.flops / per_call_us / 1e6, 6)
+    if nbytes and cost.flops is not None:
+        out["arithmetic_intensity"] = round(cost.flops / nbytes, 4)
+    if device is None:
+        return out
+    key = peak_dtype(_dtype(kernel, compile))
+    peak_tf = device.peak_tflops.get(key)
+    peak_bw = device.peak_gbps
+    memory = "HBM bandwidth" if on_gpu else "memory bandwidth (measured copy)"
+    ai = out["arithmetic_intensity"]
+    if peak_bw and out["achieved_gbps"] is not None and (peak_tf is None or ai is None or ai * peak_bw / 1e3 < peak_tf):
+        out["bound"] = "memory"
+        out["peak_fraction"] = round(out["achieved_gbps"] / peak_bw, 4)
+        out["verdict"] = f"{out['peak_fraction']:.0%} of {memory}; memory-bound"
+    elif peak_tf and out["achieved_tflops"] is not None:
+        out["bound"] = "compute"
+        out["peak_fraction"] = round(out["achieved_tflops"] / peak_tf, 4)
+        out["verdict"] = f"{out['peak_fraction']:.0%} of {key} compute peak; compute-bound"
+    if out["peak_fraction"] is not None and out["peak_fraction"] > OVER_PEAK:
+        out["verdict"] = _over_peak(out, key, memory)
+        out["peak_fraction"] = None  # not a fraction of anything: the count is above what ran
+    return out
+
+
+#: Above this fraction of a peak, the count (bytes or FLOPs) is taken to be more than the kernel did; the
+#: margin covers the spread of the timing and of datasheet peaks.
+OVER_PEAK = 1.1
+
+
+def _over_peak(out: dict, key: Optional[str], memory: str) -> str:
+    if out["bound"] == "memory":
+        return (
+            f"{out['achieved_gbps']:,.0f} GB/s counted, above the {memory}: the kernel moved fewer bytes "
+            "to and from memory than its buffers hold (indexed loads or stores, e.g. an embedding gather or "
+            "scatter, touch only some rows) or found them in a cache; the byte count is an upper bound, its "
+            "fraction of peak unknown"
+        )
+    return (
+        f"{out['achieved_tflops']:,.1f} TFLOP/s counted, above the {key} compute peak: the kernel did fewer "
+        "operations than counted, or ran on faster units (e.g. TF32 tensor cores for float32); the FLOP count "
+        "is an upper bound, its fraction of peak unknown"
+    )
+
+
+def _estimate_us(kernel: Kernel, compile: Compile) -> Optional[float]:
+    """Inductor's estimate of one call: the mean over the kernel's call sites of the estimates of each site's
+    fused nodes (as ``Kernel.cost`` counts one call); ``None`` where a fused node has no estimate."""
+    est = {n.name: n.estimated_runtime_us for n in compile.fused_nodes if n.name in kernel.fused_nodes}
+    sites = [s for s in kernel.call_sites if s] or [list(kernel.fused_nodes)]
+    per_site = []
+    for site in sites:
+        values = [est.get(f) for f in site]
+        if not values or any(v is None for v in values):
+            return None
+        per_site.append(sum(values))
+    return round(sum(per_site) / len(per_site), 3)
+
+
+def _line_of(kernel: Kernel) -> list[tuple[str, int, str]]:
+    lines = []
+    for stack in kernel.user_stack:
+        if stack:
+            f = stack[-1]
+            if (f.file, f.line, f.code) not in lines:
+                lines.append((f.file, f.line, f.code))
+    return lines
+
+
+def _module_of(kernel: Kernel, compile: Compile) -> str:
+    for n in compile.fused_nodes:
+        if n.name in kernel.fused_nodes and n.module_stack:
+            return n.module_stack[-1]
+    return ""
+
+
+def _kind_of(kernel: Kernel, compile: Compile) -> str:
+    if kernel.language == "extern":
+        parts = str(kernel.metadata.get("callee", kernel.name)).split("[")[0].split(".")
+        for ns in ("aten", "prims"):  # torch.ops.aten.randint.low_out -> randint
+            if ns in parts and parts.index(ns) + 1 < len(parts):
+                return f"extern {parts[parts.index(ns) + 1]}"
+        return f"extern {parts[-1]}"  # extern_kernels.mm -> mm
+    kinds = [n.kind for n in compile.fused_nodes if n.name in kernel.fused_nodes]
+    return kinds[0] if kinds else kernel.language
+
+
+def _rollup(rows: dict, total: float) -> list[dict]:
+    out = [dict(r, us=round(r["us"], 3), share=round(r["us"] / total, 4) if total else None) for r in rows.values()]
+    return sorted(out, key=lambda r: -r["us"])
+
+
+def apply_profile(report: Report, m: Measured, device: Optional[DeviceInfo]) -> Report:
+    """A copy of ``report`` with ``Kernel.profile``, ``Report.profile`` and ``Report.device_info`` filled.
+
+    Profiling several compiled functions of one report one after the other (the magic's ``-f a -f b``)
+    composes: kernels measured before keep their times, and the step totals add up."""
+    on_gpu = m.device != "cpu"
+    prev = report.profile or {}
+    step = _mean(m.step_us) + (prev.get("device_total_us") or 0.0)
+    inside = _mean(m.inside_unmatched_us) + (prev.get("inside_graphs_unmatched_us") or 0.0)
+    measured: dict[tuple[str, str], dict] = {}
+    for c in report.compiles:
+        for k in c.kernels:
+            runs = m.kernels.get((c.id, k.name))
+            if runs:
+                measured[(c.id, k.name)] = _kernel_profile(k, c, runs, m, device, on_gpu)
+            elif k.profile is not None and prev:
+                measured[(c.id, k.name)] = dict(k.profile)
+    attributed = sum(p["total_us"] for p in measured.values())
+    by_line: dict = {}
+    by_module: dict = {}
+    by_kind: dict = {}
+    off: list[dict] = []
+    compiles = []
+    for c in report.compiles:
+        kernels = []
+        for k in c.kernels:
+            prof = measured.get((c.id, k.name))
+            if prof is None:
+                kernels.append(dataclasses.replace(k, profile=None))
+                continue
+            mean = prof["total_us"]
+            prof["share"] = round(mean / attributed, 4) if attributed else None
+            prof["share_of_step"] = round(mean / step, 4) if step else None
+            kernels.append(dataclasses.replace(k, profile=prof))
+            if prof.get("estimate_ratio") and not (1 / ESTIMATE_FACTOR <= prof["estimate_ratio"] <= ESTIMATE_FACTOR):
+                off.append(
+                    {
+                        "compile": c.id,
+                        "kernel": k.name,
+                        "measured_us": prof["per_call_us"],
+                        "estimated_us": prof["estimated_us"],
+                        "ratio": prof["estimate_ratio"],
+                    }
+                )
+            lines = _line_of(k) or [("", 0, "")]
+            for file, line, code in lines:
+                row = by_line.setdefault(
+                    (file, line), {"file": file, "line": line, "code": code, "us": 0.0, "kernels": []}
+                )
+                row["us"] += mean / len(lines)
+                row["kernels"].append(k.name)
+            for key, table, label in (("module", by_module, _module_of(k, c)), ("kind", by_kind, _kind_of(k, c))):
+                row = table.setdefault(label, {key: label, "us": 0.0, "kernels": []})
+                row["us"] += mean
+                row["kernels"].append(k.name)
+        compiles.append(dataclasses.replace(c, kernels=kernels))
+    unattributed = max(step - attributed, 0.0)
+    ops = {o["name"]: o["us"] for o in prev.get("unmatched_ops") or []}
+    for n, us in m.unmatched_ops.items():
+        ops[n] = ops.get(n, 0.0) + us
+    summary = {
+        "device": m.device,
+        "runs": m.runs,
+        "warmup": m.warmup,
+        "method": m.method,
+        "device_total_us": round(step, 3),
+        "device_total_std_us": round(statistics.stdev(m.step_us), 3) if len(m.step_us) > 1 else 0.0,
+        "attributed_us": round(attributed, 3),
+        "unattributed_us": round(unattributed, 3),
+        "unattributed_share": round(unattributed / step, 4) if step else None,
+        "inside_graphs_unmatched_us": round(inside, 3),
+        "outside_graphs_us": round(max(unattributed - inside, 0.0), 3),
+        "unmatched_ops": [{"name": n, "us": round(us, 3)} for n, us in sorted(ops.items(), key=lambda kv: -kv[1])[:20]],
+        "by_line": _rollup(by_line, attributed),
+        "by_module": _rollup(by_module, attributed),
+        "by_kind": _rollup(by_kind, attributed),
+        "off_estimate": off,
+        "estimate_factor": ESTIMATE_FACTOR,
+    }
+    missing = [f"{c.id}: {k.name}" for c in compiles for k in c.kernels if k.profile is None]
+    # a later profile of the same report replaces what an earlier one said was missing
+    diagnostics = [
+        d
+        for d in report.diagnostics
+        if getattr(d, "code", None) != "profile_missing" and not str(d).startswith(_MISSING)
+    ]
+    if missing:
+        diagnostics.append(_missing_diagnostic(missing))
+    return dataclasses.replace(
+        report, compiles=compiles, profile=summary, device_info=device or report.device_info, diagnostics=diagnostics
+    )
+
+
+def _kernel_profile(
+    k: Kernel, c: Compile, runs: list[float], m: Measured, device: Optional[DeviceInfo], on_gpu: bool
+) -> dict:
+    mean = _mean(runs)
+    calls = m.calls.get((c.id, k.name), 1.0)
+    per_call = mean / max(calls, 1e-9)
+    prof = {
+        "total_us": round(mean, 3),
+        "mean_us": round(mean, 3),
+        "std_us": round(statistics.stdev(runs), 3) if len(runs) > 1 else 0.0,
+        "runs": len(runs),
+        "iterations": len(runs),
+        "calls": round(calls, 2),
+        "per_call_us": round(per_call, 3),
+        "device": m.device,
+    }
+    prof.update(against_peak(per_call, k, c, device, on_gpu))
+    est = _estimate_us(k, c)
+    prof["estimated_us"] = est
+    prof["estimate_ratio"] = round(per_call / est, 3) if est else None
+    return prof
+
+
+def diagnostic(code: str, message: str):
+    """A report diagnostic: typed (``model.Diagnostic``) where the model has it, else the plain string."""
+    from ..report import model
+
+    typed = getattr(model, "Diagnostic", None)
+    return typed(code=code, message=message) if typed is not None else message
+
+
+_MISSING = "profile: no measured time for "
+
+
+def _missing_diagnostic(missing: list[str]):
+    more = " ..." if len(missing) > 20 else ""
+    return diagnostic(
+        "profile_missing",
+        _MISSING
+        + ", ".join(missing[:20])
+        + more
+        + " (no profiler event inside the compiled graph's call was tied to it)",
+    )
+
+
+def unattributed_text(summary: Optional[dict]) -> str:
+    """``"unattributed: 3%"`` for a ``Report.profile``; empty without one."""
+    if not summary or summary.get("unattributed_share") is None:
+        return ""
+    return f"unattributed: {math.floor(summary['unattributed_share'] * 100 + 0.5)}%"

@@ -1,0 +1,766 @@
+"""The hooks: with ``torchread.py`` (which reads torch's objects into plain data), the only code in inductor_lens
+that touches ``torch._*``.
+
+Every hook is installed through an :class:`contextlib.ExitStack` so that it is removed, and the
+original restored, whatever happens. Each hook body is guarded: an exception inside inductor_lens
+becomes a diagnostic on the report and never reaches the user's compile (like
+``torch/_inductor/debug.py`` does for its own formatters).
+
+Hooks (verified on torch 2.11 and 2.13; each one that is missing is reported, not skipped silently):
+
+- ``torch.__trace`` structured-trace records (dynamo starts, graphs, guards, recompile reasons,
+  graph breaks, output code, phase events), read in process through a logging handler;
+- ``torch._inductor.debug.log_ir_pre_fusion`` / ``log_ir_post_fusion``: scheduler nodes before
+  and after fusion;
+- ``set_kernel_post_grad_provenance_tracing`` (in ``debug``, ``codegen.cpp``, ``codegen.triton``):
+  the exact join of a generated kernel with the scheduler nodes it implements, and the compiler
+  call stack at that moment;
+- ``torch._inductor.scheduler.WhyNoFuse.__call__``: "cannot fuse X with Y: reason";
+- ``GraphLowering.save_output_code``: the generated module;
+- ``torch._inductor.compile_fx.compile_fx``: the FX graph dynamo hands to Inductor;
+- dynamo's compile start/end callbacks: when (and why) a compile ran;
+- ``torch.compile`` itself, to show that it only wraps the function.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import logging
+import os
+import sys
+import threading
+import traceback
+from typing import Any, Callable, Optional
+
+from packaging.version import Version
+
+from .artifacts import wanted
+from .raw import Raw, RawGraph, RawKernel, RawWindow, loads_payload, now_us
+from .stacks import frames_of, non_user_prefixes, torch_dir, trim_to_user_call, user_frames
+from .torchread import fx_graph_nodes, ir_fx_nodes, launch_metadata, raw_sched_node
+
+MIN_TORCH = Version("2.11")
+
+
+def torch_version() -> Version:
+    import torch
+
+    return Version(torch.__version__.split("+")[0])
+
+
+# -- patching ---------------------------------------------------------------------------------
+
+
+def patch_attr(stack: contextlib.ExitStack, obj: Any, name: str, new: Any) -> Any:
+    """Set ``obj.name = new`` until ``stack`` closes; returns the original. Missing -> AttributeError.
+
+    On close the original comes back only if the attribute is still ours: a later patch on top of ours
+    (another tool's, the user's) is left in place rather than silently undone."""
+    original = getattr(obj, name)  # raises if missing: callers turn that into a diagnostic
+    raw_original = obj.__dict__.get(name, original) if isinstance(obj, type) else original
+    try:
+        (new.__func__ if isinstance(new, staticmethod) else new)._inductor_lens_hook = True  # for leak checks
+    except AttributeError:
+        pass
+    setattr(obj, name, new)
+
+    def restore() -> None:
+        current = obj.__dict__.get(name) if isinstance(obj, type) else getattr(obj, name, None)
+        if current is new:
+            setattr(obj, name, raw_original)
+
+    stack.callback(restore)
+    return original
+
+
+class _Registry:
+    """The process-wide hooks, shared by every active capture (reference-counted).
+
+    The first capture to start installs the hooks; the last one to end removes them (each attribute only
+    if it is still ours). A hook that fires delivers its record to the captures active on the thread that
+    compiles (dynamo compiles on the calling thread), so nested captures on one thread all get it and a
+    capture on another thread does not. A record on a thread that no capture entered (on a GPU, the lazily
+    compiled backward runs in the autograd engine's device thread) goes to every active capture."""
+
+    def __init__(self) -> None:
+        self.lock = threading.RLock()
+        self.stack: Optional[contextlib.ExitStack] = None
+        self.active: dict[int, list["Hooks"]] = {}
+        self.install_diagnostics: list[tuple[str, str, str]] = []
+        self.caches_prior: dict[int, Any] = {}  # thread -> its cache flags before its first capture
+        self.foreign: dict[int, list] = {}  # thread with no capture -> [compiles in progress, its flags]
+
+    def sinks(self) -> list["Hooks"]:
+        """The captures a record seen on this thread belongs to: those active on this thread; on a thread
+        with none of its own, every active capture. torch compiles some graphs on threads of its own: on a
+        GPU the lazily compiled backward runs in the autograd engine's device thread, which no capture
+        entered, and its kernels belong to the capture whose code called ``.backward()``."""
+        with self.lock:
+            mine = self.active.get(threading.get_ident())
+            if mine:
+                return list(mine)
+            return [h for hooks in self.active.values() for h in hooks]
+
+    def acquire(self, hooks: "Hooks") -> None:
+        with self.lock:
+            if self.stack is None:
+                stack = contextlib.ExitStack()
+                self.install_diagnostics = []
+                try:
+                    _install_all(stack, self.install_diagnostics)
+                except BaseException:
+                    stack.close()
+                    raise
+                self.stack = stack
+            for d in self.install_diagnostics:
+                hooks.raw.diag(*d)
+            if hooks.thread not in self.active:
+                self.caches_prior[hooks.thread] = _caches_off(hooks)
+            self.active.setdefault(hooks.thread, []).append(hooks)
+
+    def foreign_compile(self, starting: bool) -> None:
+        """A compile starting (or ending) on a thread that no capture entered while captures are active: on a
+        GPU the autograd engine's device thread compiles the lazy backward. torch's config is per thread, so
+        that thread's caches are still on and an FX-graph cache hit would hide the backward's fusion: turn
+        them off there for the compile (dynamo's compile callbacks bracket it), and back on after."""
+        tid = threading.get_ident()
+        with self.lock:
+            if tid in self.active:
+                return
+            entry = self.foreign.get(tid)
+            if starting and self.active:
+                if entry is None:
+                    any_hooks = next(h for hooks in self.active.values() for h in hooks)
+                    self.foreign[tid] = [1, _caches_off(any_hooks)]
+                else:
+                    entry[0] += 1
+            elif not starting and entry is not None:
+                entry[0] -= 1
+                if entry[0] <= 0:
+                    del self.foreign[tid]
+                    _caches_restore(entry[1])
+
+    def release(self, hooks: "Hooks") -> None:
+        with self.lock:
+            mine = self.active.get(hooks.thread, [])
+            if hooks in mine:
+                mine.remove(hooks)
+            if not mine and self.active.pop(hooks.thread, None) is not None:
+                _caches_restore(self.caches_prior.pop(hooks.thread, None))
+            if not self.active and self.stack is not None:
+                stack, self.stack = self.stack, None
+                stack.close()
+
+
+_REGISTRY = _Registry()
+
+
+# The caches whose hit skips the Scheduler (no fusion, no codegen to see): (config module, flag). Only these
+# are turned off during a capture. Not ``force_disable_caches``: that also compiles every C++ kernel afresh in
+# a new temporary folder that it never deletes (gcc for every kernel of every compile, gigabytes left in the
+# cache folder), turns PGO off when the user set a job id (which changes what dynamo compiles), and writes
+# itself into every Triton kernel's source. The C++/Triton binary caches stay on: they are keyed by the
+# kernel's source, so a hit changes nothing that is recorded; the autotuning cache stays on too (on a hit,
+# torch still hands the cached timings to the feedback hook that records the choices).
+_CACHE_SWITCHES = (
+    ("torch._inductor.config", "fx_graph_cache"),
+    ("torch._inductor.config", "fx_graph_remote_cache"),
+    ("torch._functorch.config", "enable_autograd_cache"),
+    ("torch._functorch.config", "enable_remote_autograd_cache"),
+)
+
+
+def _caches_off(hooks: "Hooks") -> Any:
+    """Turn off, on this thread, the caches whose hit would hide the compile (see ``_CACHE_SWITCHES``);
+    returns the values before, for ``_caches_restore``. torch's config values are per thread/context
+    (ContextVars), so this is done on each capturing thread, reference-counted per thread, and undone there."""
+    import importlib
+
+    prior: list[tuple[Any, str, Any]] = []
+    for module_name, flag in _CACHE_SWITCHES:
+        try:
+            module = importlib.import_module(module_name)
+            if not hasattr(module, flag):
+                continue  # not in this torch version
+            before = getattr(module, flag)
+            if before is not False:
+                setattr(module, flag, False)
+                prior.append((module, flag, before))
+        except Exception as e:
+            hooks.raw.diag(
+                "hook_missing",
+                f"could not turn off {module_name}.{flag} ({type(e).__name__}: {e}): "
+                "a cache hit would hide fusion and kernels",
+            )
+    return prior
+
+
+def _caches_restore(prior: Any) -> None:
+    for module, flag, before in reversed(prior or ()):
+        if getattr(module, flag) is False:  # still ours
+            setattr(module, flag, before)
+
+
+def _each(what: str, fn: Callable, *args: Any) -> None:
+    """Call ``fn(hooks, *args)`` for every capture active on this thread, each one guarded."""
+    for hooks in _REGISTRY.sinks():
+        hooks._guarded(what, fn, hooks, *args)
+
+
+# -- the hooks --------------------------------------------------------------------------------
+
+
+class Hooks:
+    """One capture's view of the process-wide hooks: what they see on this capture's thread while it is
+    active is written into ``raw``. ``start()`` joins the shared hooks (installing them if this is the
+    first active capture), ``stop()`` leaves them (removing them if this was the last)."""
+
+    def __init__(self, raw: Raw, reset_dynamo: bool = True, on_event: Optional[Callable[[str], None]] = None):
+        self.raw = raw
+        self.on_event = on_event
+        self._key_attr = f"_inductor_lens_key_{id(self)}"
+        self.reset_dynamo = reset_dynamo
+        self._lock = threading.RLock()
+        self._next_key = 0
+        self._prefixes = non_user_prefixes()
+        self._torch_dir = torch_dir()
+        self._seen_dynamo_gms: set[int] = set()
+        self._modules: dict[int, Any] = {}
+        self.thread = threading.get_ident()
+
+    # guard: nothing raised in a hook reaches torch
+    def _guarded(self, what: str, fn: Callable, *args: Any) -> None:
+        try:
+            fn(*args)
+        except Exception as e:  # pragma: no cover - exercised by fault-injection tests
+            self.raw.diag(
+                "hook_failed",
+                f"{what} failed ({type(e).__name__}: {e}); that part of the report is missing",
+                "".join(traceback.format_exception(type(e), e, e.__traceback__))[-2000:],
+            )
+
+    def install(self, stack: contextlib.ExitStack) -> None:
+        """Join the shared hooks until ``stack`` closes."""
+        version = torch_version()
+        if version < MIN_TORCH:
+            self.raw.diag(
+                "torch_too_old",
+                f"torch {version} is older than {MIN_TORCH}, the oldest inductor_lens "
+                "supports: the capture may be incomplete",
+            )
+        if os.environ.get("TORCHINDUCTOR_FX_COMPILE_MODE", "").lower().startswith("subprocess"):
+            self.raw.diag(
+                "subprocess_mode",
+                "TORCHINDUCTOR_FX_COMPILE_MODE=subprocess runs Inductor in another "
+                "process, where no in-process hook fires: unset it to see fusion and kernels",
+            )
+        if self.reset_dynamo:
+            _reset_dynamo()
+        _REGISTRY.acquire(self)
+        stack.callback(_REGISTRY.release, self)
+        stack.callback(self._guarded, "reading Triton launch metadata", self._collect_runtime)
+
+    def _emit(self, message: str) -> None:
+        if self.on_event is not None:
+            try:
+                self.on_event(message)
+            except Exception as e:
+                self.on_event = None
+                self.raw.diag("hook_failed", f"the progress callback failed ({type(e).__name__}: {e}); progress is off")
+
+    def _graph_record(self) -> Optional[RawGraph]:
+        from torch._inductor.graph import GraphLowering
+        from torch._inductor.virtualized import V
+
+        g = V.graph
+        if not isinstance(g, GraphLowering):
+            return None
+        key = getattr(g, self._key_attr, None)
+        if key is not None:
+            for rec in reversed(self.raw.graphs):
+                if rec.key == key:
+                    return rec
+        with self._lock:
+            key = self._next_key
+            self._next_key += 1
+        self._guarded("tagging a graph", setattr, g, self._key_attr, key)
+        from torch._guards import CompileContext
+
+        cid = CompileContext.current_compile_id()
+        kind = (
+            "backward"
+            if getattr(g, "is_backward", False)
+            else ("inference" if getattr(g, "is_inference", False) else "forward")
+        )
+        rec = RawGraph(
+            key=key,
+            compile_id=str(cid) if cid is not None else "?",
+            graph_kind=kind,
+            start_us=now_us(),
+            aot=bool(getattr(g, "aot_mode", False)),
+        )
+        try:
+            rec.post_grad_nodes = fx_graph_nodes(g.module)
+        except Exception as e:
+            self.raw.diag(
+                "hook_failed", f"the post-grad graph of {rec.compile_id} could not be read ({type(e).__name__}: {e})"
+            )
+        rec.graph_inputs = [str(n) for n in getattr(g, "graph_input_names", None) or list(g.graph_inputs)]
+
+        def outputs() -> None:
+            for o in g.graph_outputs:
+                try:
+                    rec.graph_outputs.append(o.get_name())
+                except (AttributeError, NotImplementedError):
+                    continue  # a constant output (NoneAsConstantBuffer...) names no buffer
+
+        self._guarded(f"reading the outputs of graph {rec.compile_id}", outputs)
+        device = getattr(g, "device_types", None)
+        if device:
+            self.raw.device = ",".join(sorted(d for d in device if d != "meta")) or self.raw.device
+        self.raw.graphs.append(rec)
+        return rec
+
+    def _collect_runtime(self) -> None:
+        """After the block ran: the launch config each Triton kernel's autotuner picked."""
+        for rec in self.raw.graphs:
+            mod = self._modules.get(rec.key)
+            if mod is None:
+                continue
+            for rk in rec.kernels:
+                meta = launch_metadata(getattr(mod, rk.name, None))
+                if meta:
+                    rec.runtime[rk.name] = meta
+        self._modules.clear()
+
+
+def _reset_dynamo() -> None:
+    """``torch._dynamo.reset()``: compiled frames from before the capture would hide the compile, and
+    compile ids restart at 0/0. Reset also clears dynamo's compile callbacks, which belong to the user
+    (or to the shared hooks of an enclosing capture): they are put back."""
+    import torch
+
+    try:
+        from torch._dynamo.callback import callback_handler
+
+        saved = (list(callback_handler.start_callbacks), list(callback_handler.end_callbacks))
+    except Exception:
+        callback_handler, saved = None, ([], [])
+    torch._dynamo.reset()
+    if callback_handler is not None:
+        for current, before in zip((callback_handler.start_callbacks, callback_handler.end_callbacks), saved):
+            current.extend(cb for cb in before if cb not in current)
+
+
+def _install_all(stack: contextlib.ExitStack, diagnostics: list) -> None:
+    """Install every process-wide hook into ``stack``; one that cannot be installed is a diagnostic."""
+    version = torch_version()
+    # (caches are turned off per thread, by _Registry.acquire: torch's config values are context-local)
+    for name, installer in (
+        ("structured trace", _install_trace),
+        ("scheduler fusion hooks", _install_fusion_hooks),
+        ("kernel provenance hook", _install_kernel_hooks),
+        ("fusion decision hook", _install_fusion_decisions),
+        ("output code hook", _install_output_code),
+        ("dynamo graph hook", _install_compile_fx),
+        ("compile callbacks", _install_callbacks),
+        ("torch.compile hook", _install_torch_compile),
+        ("autotuning hook", _install_autotune),
+        ("compiled module hook", _install_module_hook),
+    ):
+        try:
+            installer(stack)
+        except Exception as e:
+            diagnostics.append(
+                (
+                    "hook_missing",
+                    f"could not install the {name} on torch {version} "
+                    f"({type(e).__name__}: {e}); that part of the report is missing",
+                    "",
+                )
+            )
+
+
+# structured trace ----------------------------------------------------------------------------
+
+
+def _trace_record(hooks: Hooks, md: dict, payload: Any) -> None:
+    hooks.raw.trace.append((md, payload))
+    if "chromium_event" in md and hooks.on_event is not None:
+        ev = loads_payload(payload)
+        if isinstance(ev, dict) and ev.get("ph") == "B":
+            hooks._emit(f"phase: {ev.get('name')}")
+
+
+class _TraceHandler(logging.Handler):
+    def emit(self, record: logging.LogRecord) -> None:
+        sinks = _REGISTRY.sinks()
+        if not sinks:
+            return
+        try:
+            md = getattr(record, "metadata", None)
+            if not isinstance(md, dict):
+                return
+            if not wanted(md):  # the artifact table (artifacts.py) lists what the builder reads
+                return
+            payload = getattr(record, "payload", None)
+        except Exception as e:  # never let a log record break the compile
+            for hooks in sinks:
+                hooks.raw.diag("hook_failed", f"a structured-trace record could not be read ({type(e).__name__}: {e})")
+            return
+        _each("reading a structured-trace record", _trace_record, md, payload)
+
+
+def _install_trace(stack: contextlib.ExitStack) -> None:
+    logger = logging.getLogger("torch.__trace")
+    handler = _TraceHandler(level=logging.DEBUG)
+    old_propagate = logger.propagate
+    logger.addHandler(handler)
+    logger.propagate = False  # the records are ours: they must not reach the user's root handlers
+
+    def restore() -> None:
+        logger.removeHandler(handler)
+        if logger.propagate is False:
+            logger.propagate = old_propagate
+
+    stack.callback(restore)
+
+
+# scheduler -----------------------------------------------------------------------------------
+def _on_nodes(hooks: Hooks, which: str, nodes: Any) -> None:
+    rec = hooks._graph_record()
+    if rec is None:
+        return
+    snodes = [raw_sched_node(n, costs=which == "post") for n in nodes]
+    if which == "pre":
+        rec.pre_fusion = snodes
+    else:
+        rec.post_fusion = snodes
+
+
+def _install_fusion_hooks(stack: contextlib.ExitStack) -> None:
+    import torch._inductor.debug as debug
+
+    def wrap(original: Callable, which: str) -> Callable:
+        @functools.wraps(original)
+        def hooked(nodes, *args, **kwargs):
+            _each(f"reading the {which}-fusion scheduler nodes", _on_nodes, which, nodes)
+            return original(nodes, *args, **kwargs)
+
+        return hooked
+
+    patch_attr(stack, debug, "log_ir_pre_fusion", wrap(debug.log_ir_pre_fusion, "pre"))
+    patch_attr(stack, debug, "log_ir_post_fusion", wrap(debug.log_ir_post_fusion, "post"))
+
+
+def _on_kernel(hooks: Hooks, node_schedule: Any, kernel_name: str, is_extern: bool) -> None:
+    rec = hooks._graph_record()
+    if rec is None or not kernel_name:
+        return
+    hooks._emit(f"kernel: {kernel_name} ({rec.compile_id} {rec.graph_kind})")
+    frames = frames_of(traceback.extract_stack(sys._getframe(4)))
+    frames = trim_to_user_call(frames, hooks._torch_dir)
+    if is_extern:
+        buf = _attempt(hooks, "naming an extern kernel's buffer", node_schedule.get_name)
+        sched = []
+
+        def defining_op() -> None:
+            from torch._inductor.virtualized import V
+
+            sched.append(V.graph.scheduler.name_to_buf[buf].defining_op.get_name())
+
+        if buf is not None:
+            _attempt(hooks, "finding an extern kernel's scheduler node", defining_op)
+        traces = list(getattr(node_schedule, "get_stack_traces", lambda: [])() or [])
+        rec.kernels.append(
+            RawKernel(
+                name=kernel_name,
+                is_extern=True,
+                scheduler_nodes=sched,
+                fx_nodes=ir_fx_nodes(node_schedule, True),
+                buffer=buf,
+                compiler_stack=frames,
+                stack_traces=traces,
+            )
+        )
+        return
+    sched, fx, traces = [], [], []
+    for snode in node_schedule:
+        if not hasattr(snode, "get_name") or getattr(snode, "node", None) is None:
+            continue  # EnableReduction / DisableReduction markers
+        sched.append(snode.get_name())
+        for n in ir_fx_nodes(snode.node, False):
+            if n not in fx:
+                fx.append(n)
+        for t in _attempt(hooks, "reading a kernel's stack traces", snode.node.get_stack_traces) or []:
+            if t not in traces:
+                traces.append(t)
+    rec.kernels.append(
+        RawKernel(
+            name=kernel_name,
+            is_extern=False,
+            scheduler_nodes=sched,
+            fx_nodes=fx,
+            compiler_stack=frames,
+            stack_traces=traces,
+        )
+    )
+
+
+def _attempt(hooks: Hooks, what: str, fn: Callable, *args: Any) -> Any:
+    """``fn(*args)``, or None with a ``hook_failed`` diagnostic if it raises."""
+    out: list = []
+    hooks._guarded(what, lambda: out.append(fn(*args)))
+    return out[0] if out else None
+
+
+def _install_kernel_hooks(stack: contextlib.ExitStack) -> None:
+    import importlib
+
+    import torch._inductor.debug as debug
+
+    # import the codegen modules first: one imported while debug's attribute is patched would bind
+    # our wrapper by name and keep it after the capture
+    modules = []
+    for modname in _CODEGEN_MODULES:
+        try:
+            modules.append(importlib.import_module(modname))
+        except ImportError:
+            continue  # e.g. no triton on this machine: that backend cannot run either
+    original = debug.set_kernel_post_grad_provenance_tracing
+
+    @functools.wraps(original)
+    def hooked(node_schedule, kernel_name, is_extern=False, *args, **kwargs):
+        _each(f"linking kernel {kernel_name} to its nodes", _on_kernel, node_schedule, kernel_name, is_extern)
+        return original(node_schedule, kernel_name, is_extern, *args, **kwargs)
+
+    patch_attr(stack, debug, "set_kernel_post_grad_provenance_tracing", hooked)
+    # codegen modules import it by name: patch each module that holds a reference
+    for mod in modules:
+        if getattr(mod, "set_kernel_post_grad_provenance_tracing", None) is original:
+            patch_attr(stack, mod, "set_kernel_post_grad_provenance_tracing", hooked)
+
+
+def _on_refusal(hooks: Hooks, node: Any, reason: str, args: tuple) -> None:
+    rec = hooks._graph_record()
+    if rec is not None:
+        text = reason % args if args else reason
+        rec.fusion_refusals.append((node.name1, node.name2, str(text)))
+
+
+def _install_fusion_decisions(stack: contextlib.ExitStack) -> None:
+    """Refused fusions. Inductor states each one as ``WhyNoFuse(node1, node2)(reason, *args)``: we wrap that
+    call rather than turn on the ``fusion`` debug log, whose other messages format every candidate node
+    (measured: about 3% of a 12-layer GPT-2 compile)."""
+    from torch._inductor import scheduler
+
+    why = scheduler.WhyNoFuse
+    original = why.__call__
+
+    @functools.wraps(original)
+    def __call__(self, reason, *args):
+        _each("reading a fusion decision", _on_refusal, self, reason, args)
+        return original(self, reason, *args)
+
+    patch_attr(stack, why, "__call__", __call__)
+
+
+def _install_output_code(stack: contextlib.ExitStack) -> None:
+    from torch._inductor.graph import GraphLowering
+
+    previous = GraphLowering.save_output_code
+
+    def keep(hooks: Hooks, code: str) -> None:
+        rec = hooks._graph_record()
+        if rec is not None:
+            rec.output_code = code
+
+    def save_output_code(code: str) -> None:
+        _each("keeping the output code", keep, code)
+        if previous is not None:
+            previous(code)
+
+    patch_attr(stack, GraphLowering, "save_output_code", staticmethod(save_output_code))
+
+
+def _install_compile_fx(stack: contextlib.ExitStack) -> None:
+    import torch._inductor.compile_fx as cfx
+
+    original = cfx.compile_fx
+
+    def keep(hooks: Hooks, model: Any) -> None:
+        from torch._guards import CompileContext
+
+        if id(model) in hooks._seen_dynamo_gms or not hasattr(model, "graph"):
+            return
+        hooks._seen_dynamo_gms.add(id(model))
+        cid = str(CompileContext.current_compile_id())
+        hooks.raw.dynamo_graphs.setdefault(cid, fx_graph_nodes(model))
+
+    @functools.wraps(original)
+    def compile_fx(model_, *args, **kwargs):
+        _each("reading the dynamo graph", keep, model_)
+        return original(model_, *args, **kwargs)
+
+    patch_attr(stack, cfx, "compile_fx", compile_fx)
+
+
+def _install_callbacks(stack: contextlib.ExitStack) -> None:
+    from torch._dynamo.callback import callback_handler
+
+    def on_start(hooks: Hooks, args: Any, frames: list) -> None:
+        trig = getattr(args.callback_trigger, "name", str(args.callback_trigger))
+        hooks.raw.windows.append(
+            RawWindow(
+                trigger=trig,
+                compile_id=str(args.compile_id),
+                start_us=now_us(),
+                user_stack=user_frames(frames, hooks._prefixes),
+            )
+        )
+
+    def on_end(hooks: Hooks, args: Any) -> None:
+        for w in reversed(hooks.raw.windows):
+            if w.end_us is None:
+                w.end_us = now_us()
+                break
+
+    def start(args: Any) -> None:
+        _REGISTRY.foreign_compile(starting=True)
+        if _REGISTRY.sinks():
+            frames = frames_of(traceback.extract_stack(sys._getframe(1)))
+            _each("timing a compile", on_start, args, frames)
+
+    def end(args: Any) -> None:
+        _each("timing a compile", on_end, args)
+        _REGISTRY.foreign_compile(starting=False)
+
+    callback_handler.register_start_callback(start)
+    stack.callback(_remove_callback, callback_handler.start_callbacks, start)
+    callback_handler.register_end_callback(end)
+    stack.callback(_remove_callback, callback_handler.end_callbacks, end)
+
+    # torch._dynamo.reset() clears every compile callback: a user's reset inside a capture (common in notebook
+    # cells) would cut the timing and the trigger of every later compile. Ours are put back; the user's own
+    # callbacks are cleared, as reset means.
+    import torch._dynamo as dynamo
+
+    original_reset = dynamo.reset
+
+    @functools.wraps(original_reset)
+    def reset(*args: Any, **kwargs: Any) -> Any:
+        out = original_reset(*args, **kwargs)
+        if start not in callback_handler.start_callbacks:
+            callback_handler.register_start_callback(start)
+        if end not in callback_handler.end_callbacks:
+            callback_handler.register_end_callback(end)
+        return out
+
+    patch_attr(stack, dynamo, "reset", reset)
+
+
+def _remove_callback(callbacks: list, cb: Callable) -> None:
+    if cb in callbacks:  # dynamo.reset() without our restore (the user's) may have removed it already
+        callbacks.remove(cb)
+
+
+def _install_autotune(stack: contextlib.ExitStack) -> None:
+    from torch._inductor import select_algorithm
+
+    cache = select_algorithm.get_algorithm_selector_cache()
+
+    def keep(hooks: Hooks, timings: Any, name: str, input_nodes: Any) -> None:
+        rec = hooks._graph_record()
+        if rec is None:
+            return
+        ranked = sorted(((float(t), c) for c, t in dict(timings).items()), key=lambda x: x[0])
+        rec.autotune.append(
+            {
+                "op": str(name),
+                "inputs": [n.get_name() for n in input_nodes if hasattr(n, "get_name")],
+                "choices": [
+                    {
+                        "name": str(getattr(c, "name", c)),
+                        "description": str(getattr(c, "description", "") or ""),
+                        "time_ms": round(t, 6) if t == t and t != float("inf") else None,
+                    }
+                    for t, c in ranked
+                ],
+            }
+        )
+
+    def feedback(timings: Any, name: str, input_nodes: Any, choices: Any, *rest: Any) -> None:
+        _each("reading autotuning results", keep, timings, name, input_nodes)
+
+    cache.add_feedback_saver(feedback)
+    stack.callback(_remove_callback, cache.feedback_saver_fns, feedback)
+
+
+def _install_module_hook(stack: contextlib.ExitStack) -> None:
+    from torch._inductor.graph import GraphLowering
+
+    original = GraphLowering.compile_to_module
+
+    def keep(hooks: Hooks, graph: Any, mod: Any) -> None:
+        key = getattr(graph, hooks._key_attr, None)
+        if key is not None:
+            hooks._modules[key] = mod
+
+    @functools.wraps(original)
+    def compile_to_module(graph, *args, **kwargs):
+        mod = original(graph, *args, **kwargs)
+        _each("keeping the compiled module", keep, graph, mod)
+        return mod
+
+    patch_attr(stack, GraphLowering, "compile_to_module", compile_to_module)
+
+
+def _install_torch_compile(stack: contextlib.ExitStack) -> None:
+    import torch
+
+    original = torch.compile
+
+    def note(hooks: Hooks, model: Any, kwargs: dict, frames: list) -> None:
+        name = getattr(model, "__qualname__", None) or type(model).__name__ if model is not None else "?"
+        backend = kwargs.get("backend", "inductor")
+        backend = backend if isinstance(backend, str) else getattr(backend, "__name__", repr(backend))
+        # transformers' models: torch.compile(model).generate() runs the ORIGINAL model's generate
+        has_generate = model is not None and callable(getattr(model, "generate", None))
+        hooks.raw.compile_calls.append(
+            {
+                "target": name,
+                "backend": backend,
+                "time_us": now_us(),
+                "user_stack": user_frames(frames, hooks._prefixes),
+                "has_generate": has_generate,
+            }
+        )
+
+    @functools.wraps(original)
+    def compile(model=None, *args, **kwargs):
+        if _REGISTRY.sinks():
+            frames = frames_of(traceback.extract_stack(sys._getframe(1)))
+            _each("noting a torch.compile call", note, model, kwargs, frames)
+        return original(model, *args, **kwargs)
+
+    patch_attr(stack, torch, "compile", compile)
+
+
+#: (module, class) of what ``torch.compile(module)`` returns, for IPython's lazy by-name formatters
+COMPILED_MODULE_TYPE = ("torch._dynamo.eval_frame", "OptimizedModule")
+
+
+def kernel_profiling() -> Any:
+    """A context in which Inductor compiles C++ kernels with profiling on (the profiler sees them)."""
+    import torch._inductor.config as inductor_config
+
+    return inductor_config.patch({"cpp.enable_kernel_profile": True})
+
+
+_CODEGEN_MODULES = (
+    "torch._inductor.codegen.cpp",
+    "torch._inductor.codegen.triton",
+    "torch._inductor.codegen.simd",
+    "torch._inductor.codegen.cuda_combined_scheduling",
+)

@@ -1,0 +1,869 @@
+"""Turn the raw records of a capture into a :class:`~inductor_lens.model.Report`.
+
+Works on plain data only (the adapter already took what it needed from torch objects), so a
+failure here can be reported without touching torch again.
+"""
+
+from __future__ import annotations
+
+import bisect
+import dataclasses
+import datetime
+import os
+import re
+from collections import defaultdict
+from typing import Any, Optional
+
+from ..report.finish import finish_compile, mark_same_graphs
+from ..report.model import (
+    Compile,
+    CompileCall,
+    Diagnostic,
+    Frame,
+    FusedNode,
+    FusionDecision,
+    Graph,
+    GraphBreak,
+    GraphNode,
+    Kernel,
+    Phase,
+    Report,
+    Trigger,
+)
+from ..report.rules import readable_reasons, source_role
+from .artifacts import READERS, record_kind
+from .parse import (
+    clean_module_path,
+    find_call_lines,
+    parse_graph_break,
+    parse_output_code_kernels,
+    parse_stack_trace,
+    triton_source_metadata,
+)
+from .raw import Raw, RawGraph, RawKernel, RawSchedNode, RawWindow, loads_payload
+from .sources import Cell, cell_map, localize, read_sources
+
+
+def _frames(tuples: list[tuple]) -> list[Frame]:
+    return [Frame(file=f, line=int(ln), function=fn, code=code) for f, ln, fn, code in tuples]
+
+
+def _localized(value: Any, cells: dict[str, Cell]) -> Any:
+    """``value`` (a report or any part of it) with every frame in a notebook cell named as the user sees it."""
+    if isinstance(value, Frame):
+        return localize(value, cells)
+    if isinstance(value, list):
+        return [_localized(v, cells) for v in value]
+    if isinstance(value, dict):
+        return {k: _localized(v, cells) for k, v in value.items()}
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        changes = {
+            f.name: _localized(getattr(value, f.name), cells)
+            for f in dataclasses.fields(value)
+            if f.name not in ("source", "output_code", "code", "guards", "metadata")
+        }
+        return dataclasses.replace(value, **changes)
+    return value
+
+
+def _cid(md: dict) -> Optional[str]:
+    if "frame_id" not in md:
+        return None
+    cid = f"{md['frame_id']}/{md.get('frame_compile_id', 0)}"
+    if md.get("attempt"):
+        cid += f"_{md['attempt']}"
+    return cid
+
+
+def _base_cid(cid: str) -> str:
+    """``"0/1_2"`` -> ``"0/1"``: the compile id without the restart attempt."""
+    return cid.split("_", 1)[0]
+
+
+class _Trace:
+    """The structured-trace records of a capture, indexed the ways the builder needs them."""
+
+    def __init__(self, records: list[tuple[dict, Any]]):
+        self.strings: dict[int, str] = {}
+        self.by_kind: dict[str, list[tuple[Optional[str], Any, dict]]] = defaultdict(list)
+        self.events: list[dict] = []
+        self.failures: dict[str, int] = defaultdict(int)  # kind -> records its reader could not read
+        for md, payload in records:
+            kind = record_kind(md)
+            reader = READERS.get(kind or "")
+            if reader is None:
+                continue
+            try:
+                value = reader(payload)
+                if kind == "str":
+                    name, idx = md["str"]
+                    self.strings[int(idx)] = name
+                elif kind == "chromium_event":
+                    if isinstance(value, dict):
+                        self.events.append(value)
+                else:
+                    self.by_kind[kind].append((_cid(md), value, md))
+            except Exception:  # counted, and reported once per kind by build_report
+                self.failures[kind] += 1
+
+        self.events.sort(key=lambda e: float(e.get("ts", 0)))
+        self.event_ts = [float(e.get("ts", 0)) for e in self.events]
+        self._by_cid: dict[str, dict[str, list]] = {}
+
+    def _of(self, kind: str, cid: str) -> list[tuple]:
+        """Records of ``kind`` for the compile ``cid`` (any attempt), indexed once per kind: a long log has
+        thousands of compiles."""
+        index = self._by_cid.get(kind)
+        if index is None:
+            index = self._by_cid[kind] = defaultdict(list)
+            for rec in self.by_kind.get(kind, []):
+                if rec[0] is not None:
+                    index[_base_cid(rec[0])].append(rec)
+        return index.get(_base_cid(cid), [])
+
+    def events_between(self, start: float, end: Optional[float]) -> list[dict]:
+        """The phase events with ``start - 1 <= ts <= end + 1`` (events are sorted by ``ts``)."""
+        lo = bisect.bisect_left(self.event_ts, start - 1)
+        hi = len(self.events) if end is None else bisect.bisect_right(self.event_ts, end + 1)
+        return self.events[lo:hi]
+
+    def diagnostics(self) -> list[Diagnostic]:
+        return [
+            Diagnostic(
+                "hook_failed",
+                f"{n} structured-trace record(s) of kind {kind!r} could not be read; "
+                "what they hold is missing from the report",
+            )
+            for kind, n in sorted(self.failures.items())
+        ]
+
+    def payloads(self, kind: str, cid: str) -> list[Any]:
+        return [p for _, p, _ in self._of(kind, cid)]
+
+    def metadata(self, kind: str, cid: str) -> list[dict]:
+        return [md for _, _, md in self._of(kind, cid)]
+
+    def dynamo_start_stack(self, cid: str) -> list[Frame]:
+        for md in self.metadata("dynamo_start", cid)[-1:]:
+            frames = []
+            for fr in md["dynamo_start"].get("stack", []):
+                fname = fr.get("filename")
+                fname = self.strings.get(fname, str(fname)) if isinstance(fname, int) else str(fname)
+                frames.append(
+                    Frame(
+                        file=fname,
+                        line=int(fr.get("line", 0)),
+                        function=str(fr.get("name", "")),
+                        code=str(fr.get("loc", "") or ""),
+                    )
+                )
+            return frames
+        return []
+
+
+def _phases(events: list[dict], t0: float, start: float, end: Optional[float]) -> list[Phase]:
+    """Phases from chromium begin/end events inside ``[start, end]``, with nesting depth."""
+    spans: list[tuple[float, float, str, int]] = []
+    open_: dict[tuple, list[tuple[str, float]]] = defaultdict(list)
+    for ev in sorted(events, key=lambda e: float(e.get("ts", 0))):
+        ts = float(ev.get("ts", 0))
+        if ts < start - 1 or (end is not None and ts > end + 1):
+            continue
+        key = (ev.get("pid"), ev.get("tid"))
+        ph = ev.get("ph")
+        name = str(ev.get("name", "?"))
+        if ph == "B":
+            open_[key].append((name, ts))
+        elif ph == "E":
+            stack = open_[key]
+            for i in range(len(stack) - 1, -1, -1):
+                if stack[i][0] == name:
+                    _, begin = stack.pop(i)
+                    spans.append((begin, ts, name, i))
+                    break
+        elif ph == "X":
+            spans.append((ts, ts + float(ev.get("dur", 0)), name, len(open_[key])))
+    spans.sort(key=lambda s: (s[0], -s[1]))
+    return [Phase(name=n, start_us=round(b - t0, 1), duration_us=round(e - b, 1), depth=d) for b, e, n, d in spans]
+
+
+def _graph_nodes(nodes: list[dict], roles: Optional[dict[str, tuple[str, str]]] = None) -> list[GraphNode]:
+    out = []
+    roles = roles or {}
+    for n in nodes:
+        role, display = roles.get(n["name"], ("", ""))
+        types = n.get("module_types") or [""] * len(n.get("module_stack", []))
+        modules = [(clean_module_path(m), t) for m, t in zip(n.get("module_stack", []), types)]
+        modules = [(p, t) for p, t in modules if p]
+        out.append(
+            GraphNode(
+                name=n["name"],
+                op=n["op"],
+                target=n["target"],
+                inputs=list(n["inputs"]),
+                shape=n.get("shape"),
+                shape_hint=n.get("shape_hint"),
+                dtype=n.get("dtype"),
+                user_stack=parse_stack_trace(n.get("stack_trace")),
+                module_stack=[p for p, _ in modules],
+                module_types=[t for _, t in modules] if all(t for _, t in modules) else [],
+                role=role,
+                display_name=display,
+            )
+        )
+    return out
+
+
+def _input_roles(dynamo: Optional[list[dict]], post: list[dict], graph_kind: str) -> tuple[dict, dict]:
+    """What each graph input is: ``{name: (role, display name)}`` for the dynamo graph and the post-grad one.
+
+    Dynamo's placeholders carry their source (``L['self']._modules['fc1']._parameters['weight']``); AOT
+    keeps their order, naming them ``primals_1..`` (training) or ``arg0_1..`` (inference); a backward graph
+    takes forward inputs by the same ``primals_N`` names, gradients as ``tangents_N`` and the rest are
+    forward activations saved for it."""
+    dyn_roles: dict[str, tuple[str, str]] = {}
+    sources = []
+    for n in dynamo or []:
+        if n["op"] == "placeholder":
+            rd = source_role(n.get("source", ""))
+            sources.append(rd)
+            if rd[0]:
+                dyn_roles[n["name"]] = rd
+    post_roles: dict[str, tuple[str, str]] = {}
+    for n in post:
+        if n["op"] != "placeholder":
+            continue
+        name = n["name"]
+        m = re.fullmatch(r"primals_(\d+)|arg(\d+)_1", name)
+        if m:
+            i = int(m.group(1)) - 1 if m.group(1) else int(m.group(2))
+            if 0 <= i < len(sources) and sources[i][0]:
+                post_roles[name] = sources[i]
+        elif name.startswith("tangents_"):
+            post_roles[name] = ("tangent", f"gradient of output {name.split('_', 1)[1]}")
+        elif graph_kind == "backward":
+            post_roles[name] = ("saved", f"{name} (saved by the forward)")
+    return dyn_roles, post_roles
+
+
+def _majority_prefix(stacks: list[list[str]]) -> list[str]:
+    """The deepest module path that more than half of the ops (those with a module) sit in.
+
+    A fused node often takes an op or two from a neighbouring module (a residual add fused into the next
+    block's layer norm); the strict common prefix would then be empty and the node could not be grouped
+    with the module that produced most of it."""
+    stacks = [s for s in stacks if s]
+    if not stacks:
+        return []
+    prefix: list[str] = []
+    while True:
+        depth = len(prefix)
+        counts: dict[str, int] = {}
+        for s in stacks:
+            if len(s) > depth and s[:depth] == prefix:
+                counts[s[depth]] = counts.get(s[depth], 0) + 1
+        if not counts:
+            return prefix
+        best, n = max(counts.items(), key=lambda kv: (kv[1], -len(kv[0])))
+        if 2 * n <= len(stacks):
+            return prefix
+        prefix = prefix + [best]
+
+
+def _members_of(name: str) -> list[str]:
+    """Pre-fusion names inside a (possibly intermediate) fused node name ``op1_op2``."""
+    return [p for p in name.split("_") if p]
+
+
+class _GraphBuilder:
+    def __init__(self, raw: Raw, rec: RawGraph, trace: _Trace, diagnostics: list[Diagnostic]):
+        self.raw, self.rec, self.trace, self.diagnostics = raw, rec, trace, diagnostics
+        self.order = {n["name"]: i for i, n in enumerate(rec.post_grad_nodes)}
+        self.member_to_fused: dict[str, str] = {}
+        for fn in rec.post_fusion:
+            for m in fn.members:
+                self.member_to_fused[m] = fn.name
+            self.member_to_fused[fn.name] = fn.name
+
+    def fused_of(self, name: str) -> Optional[str]:
+        if name in self.member_to_fused:
+            return self.member_to_fused[name]
+        for m in _members_of(name):
+            if m in self.member_to_fused:
+                return self.member_to_fused[m]
+        return None
+
+    def sort_fx(self, names: list[str]) -> list[str]:
+        return sorted(dict.fromkeys(names), key=lambda n: self.order.get(n, 1 << 30))
+
+    def kernels(self) -> tuple[list[Kernel], dict[str, str]]:
+        """Kernels (merged by name, sources from the output code) and scheduler node -> kernel."""
+        rec = self.rec
+        code_kernels = parse_output_code_kernels(rec.output_code)
+        provenance = self._torch_provenance()
+        merged: dict[str, dict] = {}
+        node_kernel: dict[str, str] = {}
+        for i, rk in enumerate(rec.kernels):
+            name = f"{rk.name}[{rk.buffer}]" if rk.is_extern and rk.buffer else rk.name
+            entry = merged.setdefault(
+                name, {"raw": rk, "sched": [], "fx": [], "traces": [], "torch": None, "sites": []}
+            )
+            site = list(dict.fromkeys(f for f in map(self.fused_of, rk.scheduler_nodes) if f))
+            if site and site not in entry["sites"]:
+                entry["sites"].append(site)
+            entry["sched"] += [s for s in rk.scheduler_nodes if s not in entry["sched"]]
+            entry["fx"] += rk.fx_nodes
+            entry["traces"] += [t for t in rk.stack_traces if t not in entry["traces"]]
+            if i < len(provenance) and provenance[i][0] == rk.name:
+                entry["torch"] = (entry["torch"] or []) + [
+                    n for n in provenance[i][1] if n not in (entry["torch"] or [])
+                ]
+            for s in rk.scheduler_nodes:
+                node_kernel.setdefault(s, name)
+        kernels: list[Kernel] = []
+        for name, e in merged.items():
+            rk: RawKernel = e["raw"]
+            metadata: dict = {}
+            if rk.is_extern:
+                language = "extern"
+                lines = find_call_lines(rec.output_code, rk.name, rk.buffer)
+                source = "\n".join(lines) if lines else rk.name
+                metadata["callee"] = rk.name
+                if rk.buffer:
+                    metadata["buffer"] = rk.buffer
+            elif rk.name in code_kernels:
+                language, source = code_kernels[rk.name]
+            else:
+                language, source = "other", ""
+                self.diagnostics.append(
+                    Diagnostic(
+                        "source_missing",
+                        f"{rec.compile_id} {rec.graph_kind}: kernel "
+                        f"{rk.name} was generated but its source is not in the output code",
+                    )
+                )
+            if language == "triton":
+                metadata.update(triton_source_metadata(source))
+            if rk.name in rec.runtime:
+                metadata["launch"] = rec.runtime[rk.name]
+            info = self._kernel_info().get(rk.name)
+            if info:
+                metadata["compile_info"] = info
+            if e["torch"] is not None:
+                metadata["torch_provenance_fx_nodes"] = self.sort_fx(e["torch"])
+            fused = []
+            for s in e["sched"]:
+                f = self.fused_of(s)
+                if f and f not in fused:
+                    fused.append(f)
+            stacks: list[list[Frame]] = []
+            seen = set()
+            traces = e["traces"] or [
+                n["stack_trace"] for n in self.rec.post_grad_nodes if n["name"] in set(e["fx"]) and n.get("stack_trace")
+            ]
+            for t in traces:
+                frames = parse_stack_trace(t)
+                key = tuple((f.file, f.line) for f in frames)
+                if frames and key not in seen:
+                    seen.add(key)
+                    stacks.append(frames)
+            kernels.append(
+                Kernel(
+                    name=name,
+                    language=language,
+                    source=source,
+                    fused_nodes=fused,
+                    fx_nodes=self.sort_fx(e["fx"]),
+                    user_stack=stacks,
+                    compiler_stack=_frames(rk.compiler_stack),
+                    metadata=metadata,
+                    call_sites=e["sites"],
+                )
+            )
+        self._attach_autotune(kernels)
+        known = {k.name for k in kernels} | {e["raw"].name for e in merged.values()}
+        for kname, (language, source) in code_kernels.items():
+            if kname not in known:
+                kernels.append(Kernel(name=kname, language=language, source=source))
+                self.diagnostics.append(
+                    Diagnostic(
+                        "source_missing",
+                        f"{rec.compile_id} {rec.graph_kind}: kernel "
+                        f"{kname} is in the output code but Inductor did not say which "
+                        "nodes it implements",
+                    )
+                )
+        return kernels, node_kernel
+
+    def _kernel_info(self) -> dict:
+        """``triton_kernel_info`` artifacts of this compile: per-kernel compile time and cache facts."""
+        if not hasattr(self, "_info"):
+            self._info = {}
+            for payload in self.trace.payloads("triton_kernel_info", self.rec.compile_id):
+                data = loads_payload(payload)
+                if isinstance(data, dict):
+                    self._info.update({k: v for k, v in data.items() if isinstance(v, dict)})
+        return self._info
+
+    def _attach_autotune(self, kernels: list[Kernel]) -> None:
+        """Autotuning results go on the kernel that reads the tuned op's inputs: the chosen template or
+        extern kernel. ``metadata.autotune = {op, fastest, choices: [{name, description, time_ms}]}``; which
+        choice the kernel came from (``chosen``) is worked out by ``_finish``."""
+        reads = {fn.name: set(fn.reads) for fn in self.rec.post_fusion}
+        used: set[str] = set()
+        for tune in self.rec.autotune:
+            inputs = set(tune.get("inputs") or [])
+            for k in kernels:
+                if k.name in used:
+                    continue
+                kreads = set().union(*(reads.get(f, set()) for f in k.fused_nodes)) if k.fused_nodes else set()
+                if inputs and inputs <= kreads:
+                    choices = tune.get("choices", [])
+                    # the fastest choice alone is not always what Inductor emits: with epilogue fusion a
+                    # template can win overall, so both are stated
+                    k.metadata["autotune"] = {
+                        "op": tune.get("op"),
+                        "fastest": choices[0]["name"] if choices else None,
+                        "choices": choices,
+                    }
+                    used.add(k.name)
+                    break
+            else:
+                self.diagnostics.append(
+                    Diagnostic(
+                        "autotune_unlinked",
+                        f"{self.rec.compile_id} {self.rec.graph_kind}: "
+                        f"autotuning of {tune.get('op')} could not be tied to a kernel",
+                    )
+                )
+
+    def _torch_provenance(self) -> list[tuple[str, list[str]]]:
+        """Torch's own kernel -> post-grad mapping (when provenance tracking is on), in debug-handle order."""
+        names = {rk.name for rk in self.rec.kernels}
+        for payload in self.trace.payloads("inductor_provenance_tracking_node_mappings", self.rec.compile_id):
+            data = loads_payload(payload)
+            if not isinstance(data, dict):
+                continue
+            pairs = []
+            for key, value in data.items():
+                if key.endswith("CodeToPost") and isinstance(value, dict):
+                    for k, v in value.items():
+                        kname, _, handle = k.rpartition(":")
+                        pairs.append((int(handle) if handle.isdigit() else 0, kname or k, list(v)))
+            if pairs and {p[1] for p in pairs} <= names:
+                pairs.sort()
+                return [(k, v) for _, k, v in pairs]
+        return []
+
+    def fused_nodes(
+        self, snodes: list[RawSchedNode], node_kernel: dict[str, str], fx_modules: dict[str, list[str]]
+    ) -> list[FusedNode]:
+        out = []
+        for sn in snodes:
+            kernel = next((node_kernel[m] for m in sn.members if m in node_kernel), None)
+            est = sn.estimated_runtime_ms
+            out.append(
+                FusedNode(
+                    name=sn.name,
+                    kind=sn.kind,
+                    fx_nodes=self.sort_fx(sn.fx_nodes),
+                    kernel=kernel,
+                    reads=sn.reads,
+                    writes=sorted(set(sn.writes) | set(sn.outputs)),
+                    members=sn.members,
+                    estimated_runtime_us=round(est * 1000, 3) if est is not None else None,
+                    module_stack=_majority_prefix([fx_modules.get(n, []) for n in sn.fx_nodes]),
+                )
+            )
+        return out
+
+    def decisions(self) -> list[FusionDecision]:
+        seen, out = set(), []
+        for n1, n2, reason in self.rec.fusion_refusals:
+            if (n1, n2, reason) in seen:
+                continue
+            if self.fused_of(n1) is not None and self.fused_of(n1) == self.fused_of(n2):
+                continue  # refused in one round, fused in a later one: not a refusal the user sees
+            seen.add((n1, n2, reason))
+            out.append(
+                FusionDecision(node1=n1, node2=n2, reason=reason, fused1=self.fused_of(n1), fused2=self.fused_of(n2))
+            )
+        return out
+
+
+def _with_costs(compile: Compile, rec: RawGraph, diagnostics: list) -> Compile:
+    """Each kernel's bytes and FLOPs (``Kernel.cost``), from Inductor's buffer accesses and the shapes."""
+    import dataclasses
+
+    from ..analysis.cost import with_costs
+
+    inductor_bytes = {sn.name: (sn.read_bytes, sn.write_bytes) for sn in rec.post_fusion}
+    try:
+        return dataclasses.replace(compile, kernels=with_costs(compile, inductor_bytes))
+    except Exception as e:
+        diagnostics.append(
+            Diagnostic(
+                "build_failed", f"capture: kernel costs of {compile.id} could not be computed ({type(e).__name__}: {e})"
+            )
+        )
+        return compile
+
+
+def _window_for(rec: RawGraph, windows: list[RawWindow], starts: Optional[list[float]] = None) -> Optional[RawWindow]:
+    """The latest-starting window that contains the graph's start. With ``starts`` (the windows sorted by
+    start, and their starts) it looks back from the graph's time instead of at every window."""
+    if starts is None:
+        windows = sorted(windows, key=lambda w: w.start_us)
+        starts = [w.start_us for w in windows]
+    for i in range(bisect.bisect_right(starts, rec.start_us) - 1, -1, -1):
+        w = windows[i]
+        if w.end_us is None or rec.start_us <= w.end_us:
+            return w
+    return None
+
+
+def _trigger(rec: RawGraph, window: Optional[RawWindow], trace: _Trace, t0: float, frame: str) -> Trigger:
+    user_stack = _frames(window.user_stack) if window else []
+    if not user_stack:
+        user_stack = trace.dynamo_start_stack(rec.compile_id)
+    time_us = round(window.start_us - t0, 1) if window else None
+    if window is not None and window.trigger == "LAZY_BACKWARD":
+        return Trigger(
+            kind="lazy_backward",
+            user_stack=user_stack,
+            time_us=time_us,
+            reason="the backward graph is compiled lazily, at the first .backward() through the compiled forward",
+        )
+    frame = (frame or "").split(" (")[0]  # "forward (via torch's inner wrapper)" -> "forward"
+    base = _base_cid(rec.compile_id)
+    reasons = [readable_reasons(p) for p in trace.payloads("recompile_reasons", rec.compile_id) if p]
+    parts = base.split("/")
+    if reasons or (len(parts) == 2 and parts[1].isdigit() and int(parts[1]) > 0):
+        text = "; ".join(r.replace("\n", "; ") for r in reasons) if reasons else "a guard of an earlier compile failed"
+        kind, reason = "recompile", f"recompile of {frame or 'the frame'}: {text}"
+    else:
+        m = re.match(r"torch_dynamo_resume_in_(\w+)_at_(\d+)", frame or "")
+        if m:
+            kind, reason = (
+                "first_call",
+                (f"first call of the code after a graph break in {m.group(1)}() at line {m.group(2)}"),
+            )
+        else:
+            kind, reason = (
+                "first_call",
+                f"first call of {frame or 'the compiled function'}(): dynamo traced it "
+                "and handed the graph to Inductor",
+            )
+    if rec.graph_kind == "backward":
+        reason += " (the backward graph was compiled together with the forward)"
+    return Trigger(kind=kind, reason=reason, user_stack=user_stack, time_us=time_us)
+
+
+def _frame_name(trace: _Trace, cid: str) -> str:
+    for md in trace.metadata("compilation_metrics", cid):
+        name = md["compilation_metrics"].get("co_name")
+        filename = str(md["compilation_metrics"].get("co_filename") or "").replace("\\", "/")
+        if name and re.search(r"/torch/(_dynamo/external_utils|nn/modules/module)\.py$", filename):
+            # dynamo traced torch's own module-call wrapper (`inner`, `_call_impl`), which inlines forward()
+            return f"forward (via torch's {name} wrapper)"
+        if name:
+            return str(name)
+    stack = trace.dynamo_start_stack(cid)
+    return stack[-1].function if stack else ""
+
+
+_LIMIT = re.compile(r"Limit type: (\w+)")
+_LIMIT_VALUE = re.compile(r"currently set to (\d+)")
+
+
+def _gave_up(trace: _Trace) -> list[Diagnostic]:
+    """Where torch gave up on a frame (``compilation_metrics`` with a ``fail_type``): the recompile limit,
+    a frame dynamo could not trace, or a compile error that dynamo swallowed (``suppress_errors``)."""
+    names: dict[Any, str] = {}
+    for _, _, md in trace.by_kind.get("compilation_metrics", []):
+        m = md["compilation_metrics"]
+        if m.get("co_name"):
+            names[md.get("frame_id")] = f"{m['co_name']}() ({m.get('co_filename')}:{m.get('co_firstlineno')})"
+    out: list[Diagnostic] = []
+    for cid, _, md in trace.by_kind.get("compilation_metrics", []):
+        m = md["compilation_metrics"]
+        if not m.get("fail_type"):
+            continue
+        stack = trace.dynamo_start_stack(cid) if cid else []
+        frame = names.get(md.get("frame_id")) or (
+            f"{stack[-1].function}() ({stack[-1].file}:{stack[-1].line})" if stack else "a frame"
+        )
+        reason = str(m.get("fail_reason") or "")
+        limit = _LIMIT.search(reason)
+        if limit:
+            value = _LIMIT_VALUE.search(reason)
+            out.append(
+                Diagnostic(
+                    "recompile_limit",
+                    f"compile {cid}: torch hit config.{limit.group(1)} "
+                    f"({value.group(1) if value else '?'}) for {frame}: it stopped recompiling "
+                    "and runs that frame eagerly (uncompiled) for inputs no compile fits; raise "
+                    f"torch._dynamo.config.{limit.group(1)} or make the changing input dynamic",
+                    reason,
+                )
+            )
+        elif m.get("fail_type") in ("Unsupported", "UserError"):
+            out.append(
+                Diagnostic(
+                    "eager_fallback",
+                    f"compile {cid}: dynamo could not compile {frame} and ran it "
+                    f"eagerly: {reason.splitlines()[0] if reason else m.get('fail_type')}",
+                    reason,
+                )
+            )
+        else:
+            out.append(
+                Diagnostic(
+                    "compile_error",
+                    f"compile {cid} of {frame} failed ({m.get('fail_type')}: "
+                    f"{reason.splitlines()[0] if reason else ''}); unless the error reached your code, "
+                    "torch swallowed it (suppress_errors) and ran the frame eagerly",
+                    reason,
+                )
+            )
+    return out
+
+
+AOT_FRAME = "AOTInductor (aoti_compile_and_package)"
+
+
+def _with_aot_code(graphs: list[RawGraph], trace: _Trace) -> list[RawGraph]:
+    """AOTInductor compiles have no compile id and no Python output code: give each its C++ wrapper and
+    kernels (the ``inductor_aot_*_code`` records, in order) and the id ``aot/N``."""
+    wrappers = [p for _, p, _ in trace.by_kind.get("inductor_aot_wrapper_code", [])]
+    kernel_code = [p for _, p, _ in trace.by_kind.get("inductor_aot_kernel_code", [])]
+    out, n = [], 0
+    for rec in graphs:
+        if rec.aot and (rec.post_fusion or rec.output_code):
+            code = rec.output_code
+            if n < len(wrappers):
+                code = "\n".join(filter(None, [wrappers[n], kernel_code[n] if n < len(kernel_code) else ""]))
+            rec = dataclasses.replace(
+                rec, output_code=code, compile_id=rec.compile_id if rec.compile_id != "?" else f"aot/{n}"
+            )
+            n += 1
+        out.append(rec)
+    return out
+
+
+def _env_int(name: str) -> Optional[int]:
+    try:
+        return int(os.environ[name])
+    except (KeyError, ValueError):
+        return None
+
+
+_FROM_ENV: Any = object()
+
+
+def _compile(
+    raw: Raw,
+    rec: RawGraph,
+    trace: _Trace,
+    diagnostics: list,
+    cid: str,
+    idx: int,
+    windows: list[RawWindow],
+    starts: list[float],
+) -> Compile:
+    b = _GraphBuilder(raw, rec, trace, diagnostics)
+    kernels, node_kernel = b.kernels()
+    dyn = raw.dynamo_graphs.get(rec.compile_id) or raw.dynamo_graphs.get(_base_cid(rec.compile_id))
+    dyn_roles, post_roles = _input_roles(dyn, rec.post_grad_nodes, rec.graph_kind)
+    graph_nodes = _graph_nodes(rec.post_grad_nodes, post_roles)
+    fx_modules = {n.name: n.module_stack for n in graph_nodes}
+    frame = _frame_name(trace, rec.compile_id) if not rec.aot else AOT_FRAME
+    window = _window_for(rec, windows, starts)
+    trigger = (
+        _trigger(rec, window, trace, raw.t0_us, frame)
+        if not rec.aot
+        else Trigger(
+            kind="unknown",
+            reason="AOTInductor compiled an exported program ahead of time "
+            "(torch._inductor.aoti_compile_and_package): no dynamo frame and no guards; the package runs these "
+            "kernels from its C++ wrapper",
+        )
+    )
+    phases = (
+        _phases(trace.events_between(window.start_us, window.end_us), raw.t0_us, window.start_us, window.end_us)
+        if window
+        else []
+    )
+    graphs = {}
+    if dyn is not None and rec.graph_kind != "backward":
+        codes = trace.payloads("dynamo_output_graph", rec.compile_id)
+        graphs["dynamo"] = Graph(nodes=_graph_nodes(dyn, dyn_roles), code=str(codes[-1]) if codes else "")
+    post_codes = trace.payloads("inductor_post_grad_graph", rec.compile_id)
+    graphs["post_grad"] = Graph(nodes=graph_nodes, code=str(post_codes[idx]) if idx < len(post_codes) else "")
+    guards = trace.payloads("dynamo_cpp_guards_str", rec.compile_id) or trace.payloads("dynamo_guards", rec.compile_id)
+    reasons = [readable_reasons(p) for p in trace.payloads("recompile_reasons", rec.compile_id) if p]
+    return finish_compile(
+        Compile(
+            id=cid,
+            compile_id=rec.compile_id,
+            graph_kind=rec.graph_kind,
+            trigger=trigger,
+            frame=frame,
+            recompile_reason="\n".join(r for r in reasons if r) if trigger.kind == "recompile" else "",
+            phases=phases,
+            graphs=graphs,
+            fused_nodes=b.fused_nodes(rec.post_fusion, node_kernel, fx_modules),
+            kernels=kernels,
+            output_code=rec.output_code,
+            fusion_decisions=b.decisions(),
+            graph_inputs=rec.graph_inputs,
+            graph_outputs=rec.graph_outputs,
+            guards=str(guards[-1]) if guards else "",
+        )
+    )
+
+
+def _graph_breaks(trace: _Trace) -> list[GraphBreak]:
+    breaks, seen = [], set()
+    for _, payload, _ in trace.by_kind.get("dynamo_graph_break_reason", []):
+        reason, stack = parse_graph_break(str(payload or ""))
+        key = (reason, tuple((f.file, f.line) for f in stack))
+        if key not in seen:
+            seen.add(key)
+            breaks.append(GraphBreak(reason=reason, user_stack=stack))
+    return breaks
+
+
+def _user_files(compiles: list[Compile], others: list[list[Frame]]) -> list[str]:
+    """Every file that a user frame of the report points into, in order of first appearance."""
+    stacks: list[list[Frame]] = list(others)
+    for c in compiles:
+        stacks.append(c.trigger.user_stack)
+        for g in c.graphs.values():
+            stacks += [n.user_stack for n in g.nodes]
+        for k in c.kernels:
+            stacks += k.user_stack
+    return list(dict.fromkeys(f.file for s in stacks for f in s if f.is_user))
+
+
+def _nothing_compiled(raw: Raw, calls: list[CompileCall]) -> Optional[Diagnostic]:
+    if raw.windows:
+        if all(c.backend == "inductor" for c in calls):
+            return Diagnostic(
+                "nothing_compiled",
+                "dynamo ran but Inductor compiled no graph (nothing to compile in "
+                "the traced frames, or they were skipped)",
+            )
+        return None
+    if calls:
+        message = (
+            "torch.compile() was called but the compiled function never ran inside the capture: "
+            "torch.compile() only wraps the function; dynamo and Inductor run at its first call"
+        )
+        generate = [c["target"] for c in raw.compile_calls if c.get("has_generate")]
+        if generate:
+            message += (
+                f". If you called .generate() on the compiled {generate[0]}: generate() belongs to the "
+                "original model, and it calls that model's forward uncompiled. Compile the forward "
+                "instead (model.forward = torch.compile(model.forward), or model.compile()), then call "
+                "model.generate(...)"
+            )
+        return Diagnostic("never_ran", message)
+    return Diagnostic(
+        "nothing_compiled",
+        "nothing was compiled inside the capture: no torch.compile()d function "
+        "was called in it (or every call found its code already compiled before the capture, with "
+        "reset=False)",
+    )
+
+
+def build_report(
+    raw: Raw,
+    torch_version: str,
+    title: str = "",
+    cells: Optional[dict[str, Cell]] = None,
+    *,
+    origin: str = "capture",
+    rank: Optional[int] = _FROM_ENV,
+    world_size: Optional[int] = _FROM_ENV,
+) -> Report:
+    """The report of one capture. ``cells``: the notebook's cells (default: read from the running IPython);
+    frames in a cell are named ``cell [N]`` and its text goes into ``source_files``. ``rank``/``world_size``
+    default to ``RANK``/``WORLD_SIZE`` (set by torchrun)."""
+    if rank is _FROM_ENV:
+        rank = _env_int("RANK") if _env_int("WORLD_SIZE") is not None else None
+    if world_size is _FROM_ENV:
+        world_size = _env_int("WORLD_SIZE") if rank is not None else None
+    cells = cell_map() if cells is None else cells
+    report = dataclasses.replace(_build(raw, torch_version, title), origin=origin, rank=rank, world_size=world_size)
+    if cells:
+        report = _localized(report, cells)
+    files = _user_files(
+        report.compiles, [b.user_stack for b in report.graph_breaks] + [c.user_stack for c in report.compile_calls]
+    )
+    return dataclasses.replace(report, source_files=read_sources(files, cells))
+
+
+def _build(raw: Raw, torch_version: str, title: str) -> Report:
+    trace = _Trace(raw.trace)
+    diagnostics = [Diagnostic(code, message, detail) for code, message, detail in raw.diagnostics]
+    diagnostics += trace.diagnostics()
+    compiles: list[Compile] = []
+    ids: dict[str, int] = {}
+    seen_of_cid: dict[str, int] = {}
+    windows = sorted(raw.windows, key=lambda w: w.start_us)
+    starts = [w.start_us for w in windows]
+    for rec in _with_aot_code(raw.graphs, trace):
+        if not rec.post_fusion and not rec.output_code:
+            continue  # a GraphLowering that never reached the scheduler (e.g. a subgraph helper)
+        base_id = f"{rec.compile_id} {rec.graph_kind}"
+        ids[base_id] = ids.get(base_id, 0) + 1
+        idx = seen_of_cid.get(rec.compile_id, 0)  # the how-manieth graph of this compile id this is
+        seen_of_cid[rec.compile_id] = idx + 1
+        compile = _compile(
+            raw,
+            rec,
+            trace,
+            diagnostics,
+            base_id if ids[base_id] == 1 else f"{base_id} #{ids[base_id]}",
+            idx,
+            windows,
+            starts,
+        )
+        compiles.append(_with_costs(compile, rec, diagnostics))
+    compiles = mark_same_graphs(compiles)
+    breaks = _graph_breaks(trace)
+    calls = [
+        CompileCall(
+            target=c["target"],
+            backend=c["backend"],
+            user_stack=_frames(c["user_stack"]),
+            time_us=round(c["time_us"] - raw.t0_us, 1),
+        )
+        for c in raw.compile_calls
+    ]
+    for c in calls:
+        if c.backend != "inductor":
+            diagnostics.append(
+                Diagnostic(
+                    "other_backend",
+                    f"torch.compile({c.target}) used backend {c.backend!r}: only "
+                    "the inductor backend generates kernels, so there is no fusion or kernel of "
+                    "it to show",
+                )
+            )
+    diagnostics += _gave_up(trace)
+    if not compiles:
+        note = _nothing_compiled(raw, calls)
+        if note:
+            diagnostics.append(note)
+    return Report(
+        torch_version=torch_version,
+        device=raw.device,
+        compiles=compiles,
+        graph_breaks=breaks,
+        diagnostics=diagnostics,
+        compile_calls=calls,
+        title=title,
+        created=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+    )

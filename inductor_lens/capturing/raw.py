@@ -1,0 +1,99 @@
+"""Raw records of a capture: plain Python, what the hooks saw (``adapter.py``) or what a TORCH_TRACE log
+holds (``trace_import.py``), turned into model objects by ``build.py``. No torch import."""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+
+def now_us() -> float:
+    """Wall clock in microseconds since the epoch: the clock of torch's chromium events."""
+    return time.time_ns() / 1000.0
+
+
+@dataclass
+class RawKernel:
+    name: str
+    is_extern: bool
+    scheduler_nodes: list[str]  # pre-fusion scheduler node names (op0, op1, ...)
+    fx_nodes: list[str]  # post-grad node names
+    buffer: Optional[str] = None  # for extern kernels: the buffer the call writes
+    compiler_stack: list[tuple] = field(default_factory=list)  # (file, line, function, code)
+    stack_traces: list[str] = field(default_factory=list)
+
+
+@dataclass
+class RawSchedNode:
+    name: str
+    kind: str
+    members: list[str]
+    fx_nodes: list[str]
+    reads: list[str]
+    writes: list[str]
+    outputs: list[str]
+    # Inductor's own view of the bytes the node moves, per buffer (post-fusion nodes only): see _costs
+    read_bytes: Optional[dict[str, int]] = None
+    write_bytes: Optional[dict[str, int]] = None
+    estimated_runtime_ms: Optional[float] = None
+
+
+@dataclass
+class RawGraph:
+    """One Inductor graph compilation (one GraphLowering)."""
+
+    key: int
+    compile_id: str
+    graph_kind: str
+    start_us: float
+    post_grad_nodes: list[dict] = field(default_factory=list)
+    pre_fusion: list[RawSchedNode] = field(default_factory=list)
+    post_fusion: list[RawSchedNode] = field(default_factory=list)
+    kernels: list[RawKernel] = field(default_factory=list)
+    fusion_refusals: list[tuple[str, str, str]] = field(default_factory=list)
+    output_code: str = ""
+    graph_inputs: list[str] = field(default_factory=list)
+    graph_outputs: list[str] = field(default_factory=list)
+    autotune: list[dict] = field(default_factory=list)  # {op, inputs, choices: [{name, time_ms}]}
+    runtime: dict[str, dict] = field(default_factory=dict)  # kernel name -> launch metadata after running
+    aot: bool = False  # an AOTInductor compile (aot_mode)
+
+
+@dataclass
+class RawWindow:
+    """A span during which dynamo (or a lazy backward) compiled: from the callbacks."""
+
+    trigger: str  # "DYNAMO" | "LAZY_BACKWARD" | ...
+    compile_id: str
+    start_us: float
+    end_us: Optional[float] = None
+    user_stack: list[tuple] = field(default_factory=list)
+
+
+@dataclass
+class Raw:
+    t0_us: float
+    diagnostics: list[tuple[str, str, str]] = field(default_factory=list)  # (code, message, detail)
+    graphs: list[RawGraph] = field(default_factory=list)
+    windows: list[RawWindow] = field(default_factory=list)
+    trace: list[tuple[dict, Any]] = field(default_factory=list)  # (metadata, payload) in order
+    dynamo_graphs: dict[str, list[dict]] = field(default_factory=dict)  # compile id -> nodes
+    compile_calls: list[dict] = field(default_factory=list)
+    device: str = "cpu"
+
+    def diag(self, code: str, message: str, detail: str = "") -> None:
+        """Note a diagnostic (see ``model.DIAGNOSTIC_CODES``); the same one twice is kept once."""
+        entry = (code, message, detail)
+        if entry not in self.diagnostics:
+            self.diagnostics.append(entry)
+
+
+def loads_payload(payload: Any) -> Any:
+    if isinstance(payload, str):
+        try:
+            return json.loads(payload)
+        except ValueError:
+            return payload
+    return payload

@@ -1,0 +1,271 @@
+"""The public capture API: ``capture()`` and ``inspect()``."""
+
+from __future__ import annotations
+
+import contextlib
+import traceback
+from typing import Any, Callable, Optional
+
+from ..report.model import Diagnostic, Report
+from .outputs import backward as run_backward
+
+__all__ = ["capture", "inspect", "profile", "CaptureError"]
+
+#: Diagnostic codes that make a strict capture raise: the capture itself failed somewhere.
+STRICT_CODES = frozenset({"hook_missing", "hook_failed", "build_failed"})
+
+
+class CaptureError(RuntimeError):
+    """A strict capture (``capture(strict=True)``) could not record everything."""
+
+
+class capture:
+    """Record every Inductor compile that the code inside the ``with`` block triggers.
+
+    Parameters
+    ----------
+    reset : bool, default True
+        Call ``torch._dynamo.reset()`` on entry, so that functions compiled before the block
+        compile again inside it (a capture that finds everything already compiled sees nothing).
+        With ``reset=False`` only new compiles are recorded.
+    strict : bool, default False
+        Raise :class:`CaptureError` on exit if any part of the capture failed (the report's
+        ``diagnostics``). Tests use it; users normally want the partial report instead.
+    title : str
+        A name shown in the widget and the exported page.
+    on_event : callable, optional
+        Called with short progress strings (phase names, kernels built) while compiling.
+
+    While the block runs, Inductor's FX graph and AOT autograd caches are disabled (a cache hit
+    skips fusion and codegen); every patched function, config value and log handler is
+    restored on exit, also when the block raises. A failure inside the capture itself never
+    breaks the compile: it becomes a :class:`~inductor_lens.model.Diagnostic` in ``report.diagnostics``.
+
+    The capture never changes what torch compiles: no guard, no specialization, same results (sizes
+    are read as symbols, never with ``int()``).
+
+    Captures may overlap (nested, or ``a`` entered before ``b`` and exited first) and may run on
+    several threads. The hooks are process-wide and reference-counted: the first active capture
+    installs them, the last one to exit removes them (each patched attribute only if it is still
+    ours). A compile is recorded by every capture active on the thread that compiles it, so nested
+    captures both see it and a capture on another thread does not. ``reset=True`` resets dynamo for
+    the whole process: inside threads, use ``reset=False``.
+
+    Examples
+    --------
+    >>> with inductor_lens.capture() as cap:
+    ...     torch.compile(f)(x)
+    >>> cap.report.compiles[0].kernels[0].name
+    'cpp_fused_add_cos_mul_pow_sin_0'
+    """
+
+    def __init__(
+        self,
+        *,
+        reset: bool = True,
+        strict: bool = False,
+        title: str = "",
+        on_event: Optional[Callable[[str], None]] = None,
+    ):
+        self.reset = reset
+        self.strict = strict
+        self.title = title
+        self.on_event = on_event
+        self.report: Optional[Report] = None
+        self.error: Optional[BaseException] = None
+        self._stack: Optional[contextlib.ExitStack] = None
+        self._raw = None
+
+    def __enter__(self) -> "capture":
+        if self._stack is not None:
+            raise CaptureError("this capture is already active: use a new inductor_lens.capture() for each block")
+        from .adapter import Hooks
+        from .raw import Raw, now_us
+
+        self.report = None
+        self._raw = Raw(t0_us=now_us())
+        stack = contextlib.ExitStack()
+        try:
+            Hooks(self._raw, reset_dynamo=self.reset, on_event=self.on_event).install(stack)
+        except BaseException:
+            stack.close()
+            raise
+        self._stack = stack
+        return self
+
+    def __exit__(self, exc_type, exc, tb) -> bool:
+        stack, self._stack = self._stack, None
+        try:
+            if stack is not None:
+                stack.close()  # restore torch first, whatever happens next
+        finally:
+            self.report = self._build(exc)
+        if self.strict:
+            problems = [d.message for d in self.report.diagnostics if d.code in STRICT_CODES]
+            if problems and exc_type is None:
+                raise CaptureError("the capture was incomplete:\n" + "\n".join(problems))
+        return False  # never swallow the user's exception
+
+    def _build(self, exc: Optional[BaseException]) -> Report:
+        from .adapter import torch_version
+        from .build import build_report
+
+        raw = self._raw
+        try:
+            report = build_report(raw, str(torch_version()), title=self.title)
+        except Exception as e:  # the report builder must not lose the user's result either
+            report = Report(
+                torch_version=str(torch_version()),
+                device=raw.device,
+                title=self.title,
+                diagnostics=[Diagnostic(*d) for d in raw.diagnostics]
+                + [
+                    Diagnostic(
+                        "build_failed",
+                        f"the report could not be built ({type(e).__name__}: {e})",
+                        "".join(traceback.format_exception(type(e), e, e.__traceback__))[-2000:],
+                    )
+                ],
+            )
+        if exc is not None:
+            self.error = exc
+            report.diagnostics.append(
+                Diagnostic(
+                    "user_code_raised",
+                    f"the captured code raised {type(exc).__name__}: {exc}; the report holds what compiled before that",
+                )
+            )
+        return report
+
+
+#: torch.compile's own keyword arguments: given to inspect() as keywords they would be ambiguous
+COMPILE_OPTIONS = ("mode", "dynamic", "fullgraph", "options", "backend", "disable")
+
+
+def inspect(
+    fn: Callable,
+    *args: Any,
+    backward: bool = False,
+    profile: bool = False,
+    title: str = "",
+    compile_options: Optional[dict] = None,
+    kwargs: Optional[dict] = None,
+    **model_kwargs: Any,
+) -> Report:
+    """Compile ``fn`` with Inductor, run it once on ``args`` (and keyword arguments), and return what
+    Inductor did.
+
+    Parameters
+    ----------
+    fn : callable or torch.nn.Module
+        What to compile (it is not modified: a fresh ``torch.compile`` wrapper is used).
+    *args, **model_kwargs
+        The inputs of one call: ``inspect(model, ids, labels=ids)`` calls ``model(ids, labels=ids)``.
+    backward : bool
+        Also run a backward pass, so the backward graph compiles too. What is differentiated: the output's
+        ``loss`` (attribute or key, as transformers' ``ModelOutput`` has) when there is one, else the sum of
+        every tensor that requires grad inside the output (tensors, tuples, lists, dicts, dataclasses). If the
+        backward fails, the forward report is kept with a ``backward_failed`` diagnostic.
+    profile : bool
+        Afterwards, run the compiled function a few times under the PyTorch profiler and
+        attribute the measured time to each kernel (``Kernel.profile``).
+    compile_options : dict, optional
+        Passed to ``torch.compile``: ``{"mode": "max-autotune", "dynamic": True, "options": {...}}``.
+    kwargs : dict, optional
+        More keyword arguments for ``fn``, for names that ``inspect`` itself uses (``backward``, ``title``...).
+
+    Examples
+    --------
+    >>> report = inductor_lens.inspect(lambda x: torch.sin(x) ** 2 + torch.cos(x) ** 2, torch.randn(8))
+    >>> [k.name for k in report.kernels]
+    ['cpp_fused_add_cos_pow_sin_0']
+    >>> report = inductor_lens.inspect(model, x, compile_options={"mode": "max-autotune-no-cudagraphs"})
+    """
+    import torch
+
+    if not callable(fn):
+        raise TypeError(f"inspect() needs a function or nn.Module to compile, not {type(fn).__name__}")
+    _refuse_compile_options_as_model_kwargs(fn, model_kwargs)
+    call_kwargs = {**model_kwargs, **(kwargs or {})}
+    options_ = dict(compile_options or {})
+    backend = options_.pop("backend", "inductor")
+    if backend != "inductor":
+        raise ValueError(f"inspect() shows what Inductor does, so the backend must be 'inductor', not {backend!r}")
+    name = title or getattr(fn, "__qualname__", None) or type(fn).__name__
+    from .adapter import kernel_profiling
+
+    # C++ kernels are only visible to the profiler when compiled with kernel profiling on
+    profiling = kernel_profiling() if profile else contextlib.nullcontext()
+    backward_error: Optional[BaseException] = None
+    with profiling, capture(title=name) as cap:
+        compiled = torch.compile(fn, backend="inductor", **options_)
+        out = compiled(*args, **call_kwargs)
+        if backward:
+            try:
+                run_backward(out)
+            except Exception as e:  # the forward report is still worth having
+                backward_error = e
+    report = cap.report
+    if backward_error is not None:
+        report.diagnostics.append(
+            Diagnostic(
+                "backward_failed",
+                f"backward=True: {type(backward_error).__name__}: {backward_error}; the report holds "
+                "the forward compile only",
+            )
+        )
+    if profile:
+        call = compiled if not call_kwargs else (lambda *a: compiled(*a, **call_kwargs))
+        report = time_kernels(report, call, *args, backward=backward and backward_error is None)
+    return report
+
+
+def _refuse_compile_options_as_model_kwargs(fn: Callable, model_kwargs: dict) -> None:
+    """``inspect(f, x, mode="max-autotune")`` (the 0.1 spelling) is refused unless ``f`` takes ``mode``."""
+    import inspect as pyinspect
+
+    clashing = [k for k in model_kwargs if k in COMPILE_OPTIONS]
+    if not clashing:
+        return
+    target = getattr(fn, "forward", fn)
+    try:
+        params = pyinspect.signature(target).parameters
+        accepts = (
+            {k for k in clashing if k in params}
+            if not any(p.kind is p.VAR_KEYWORD for p in params.values())
+            else set(clashing)
+        )
+    except (TypeError, ValueError):
+        accepts = set()
+    refused = [k for k in clashing if k not in accepts]
+    if refused:
+        given = ", ".join(f"{k!r}: {model_kwargs[k]!r}" for k in refused)
+        raise TypeError(
+            f"inspect(): {', '.join(refused)} is a torch.compile option, and keyword arguments of "
+            f"inspect() go to the model: pass compile_options={{{given}}}"
+        )
+
+
+def time_kernels(report: Report, compiled: Callable, *args: Any, backward: bool = False) -> Report:
+    """Run ``compiled(*args)`` (and its backward) a few times under the PyTorch profiler and return a copy
+    of ``report`` whose kernels carry measured time (``Kernel.profile``).
+
+    ``compiled`` must be the compiled function or module that produced ``report``. C++ kernels are only
+    visible to the profiler when they were compiled with ``torch._inductor.config.cpp.enable_kernel_profile``
+    on (``inspect(..., profile=True)`` and the magic's ``--profile`` do that); Triton and extern kernels
+    always are.
+    """
+    from .kernel_timing import profile_kernels
+
+    return profile_kernels(report, compiled, args, backward=backward)
+
+
+def profile(report: Report, compiled: Callable, *args: Any, backward: bool = False) -> Report:
+    """The 0.1 name of :func:`time_kernels` (deprecated: ``profile`` is also a parameter, a field and a
+    module name)."""
+    import warnings
+
+    warnings.warn(
+        "inductor_lens.profile() is now inductor_lens.time_kernels() (same arguments)", DeprecationWarning, stacklevel=2
+    )
+    return time_kernels(report, compiled, *args, backward=backward)

@@ -1,0 +1,148 @@
+"""The user's source: notebook cells named as the user sees them, and the text of the user's files.
+
+No torch here. IPython is only read when it is already running (``sys.modules``), never imported.
+"""
+
+from __future__ import annotations
+
+import ast
+import linecache
+import re
+import sys
+from dataclasses import dataclass
+from typing import Iterable, Optional
+
+from ..report.model import Frame, SourceFile
+
+#: The most text kept of one file, and of all files of one report (characters).
+MAX_FILE_CHARS = 256 * 1024
+MAX_TOTAL_CHARS = 4 * 1024 * 1024
+
+_MAGIC_LINE = re.compile(r"^\s*%%inductor_lens\b")
+_MAGIC_CALL = re.compile(r"^\s*get_ipython\(\)\.run_cell_magic\(\s*['\"]inductor_lens['\"]")
+
+
+@dataclass(frozen=True)
+class Cell:
+    """How one compiled cell file maps to what the user sees."""
+
+    name: str  # "cell [N]"
+    offset: int  # add to a line of the file to get the line in the cell as shown
+    wrapper: bool  # IPython's call of the %%inductor_lens magic, not the user's code
+    text: str  # the cell as the user typed it
+
+
+def _shell():
+    ipython = sys.modules.get("IPython")
+    get = getattr(ipython, "get_ipython", None) if ipython is not None else None
+    try:
+        return get() if get is not None else None
+    except Exception:
+        return None
+
+
+def _magic_call(compiled: str) -> Optional[tuple[str, str]]:
+    """``(line, body)`` of IPython's ``get_ipython().run_cell_magic('inductor_lens', line, body)``."""
+    if not _MAGIC_CALL.match(compiled):
+        return None
+    try:
+        call = ast.parse(compiled.strip()).body[0].value
+        line, body = (ast.literal_eval(a) for a in call.args[1:3])
+    except Exception:
+        return None
+    return (line, body) if isinstance(line, str) and isinstance(body, str) else None
+
+
+def cell_map(shell=None) -> dict[str, Cell]:
+    """``{compiled filename: Cell}`` for every cell IPython has compiled in this session.
+
+    IPython's compiler keeps ``filename -> execution count`` (``shell.compile._filename_map``); the cell's
+    raw text is its input history. The ``%%inductor_lens`` magic compiles to a call of the magic (the
+    wrapper, not the user's code), which runs the cell body under a file of its own: that file is found
+    by its text, and its lines are shifted by the magic's line.
+    """
+    shell = shell if shell is not None else _shell()
+    names = getattr(getattr(shell, "compile", None), "_filename_map", None)
+    if not isinstance(names, dict):
+        return {}
+    history = getattr(getattr(shell, "history_manager", None), "input_hist_raw", None) or []
+
+    def transform(text: str) -> str:
+        try:
+            return str(shell.transform_cell(text)).strip()
+        except Exception:
+            return text.strip()
+
+    def raw(number: int, compiled: str) -> Optional[str]:
+        text = history[number] if 0 <= number < len(history) and isinstance(history[number], str) else None
+        return text if text is not None and transform(text) == compiled.strip() else None
+
+    compiled = {f: "".join(linecache.cache.get(f, (0, None, [], ""))[2]) for f in list(names)}
+    out: dict[str, Cell] = {}
+    bodies: dict[str, Cell] = {}  # the body's transformed text -> how to show its lines
+    for filename, number in list(names.items()):
+        call = _magic_call(compiled[filename]) if isinstance(number, int) else None
+        if call is None:
+            continue
+        text = raw(number, compiled[filename]) or f"%%inductor_lens {call[0]}\n{call[1]}"
+        lines = text.splitlines()
+        magic = next((i for i, ln in enumerate(lines) if _MAGIC_LINE.match(ln)), 0)
+        out[filename] = Cell(name=f"cell [{number}]", offset=magic, wrapper=True, text=text)
+        bodies[transform(call[1])] = Cell(name=f"cell [{number}]", offset=magic + 1, wrapper=False, text=text)
+    for filename, number in list(names.items()):
+        if filename in out or not isinstance(number, int):
+            continue
+        body = bodies.get(compiled[filename].strip())
+        out[filename] = body or Cell(
+            name=f"cell [{number}]", offset=0, wrapper=False, text=raw(number, compiled[filename]) or compiled[filename]
+        )
+    return out
+
+
+def localize(frame: Frame, cells: dict[str, Cell]) -> Frame:
+    """``frame`` with a notebook cell's file named ``cell [N]`` and its line as shown in the cell; the
+    magic's own call of the cell is marked as not the user's (stage ``other``)."""
+    cell = cells.get(frame.file)
+    if cell is None:
+        return frame
+    if cell.wrapper:
+        lines = cell.text.splitlines()
+        line = cell.offset + 1
+        code = lines[cell.offset].strip() if cell.offset < len(lines) else frame.code
+        return Frame(file=cell.name, line=line, function=frame.function, code=code, stage="other")
+    return Frame(file=cell.name, line=frame.line + cell.offset, function=frame.function, code=frame.code)
+
+
+def read_sources(files: Iterable[str], cells: dict[str, Cell]) -> list[SourceFile]:
+    """The text of each file (bounded; ``note`` says why text is missing or cut)."""
+    by_name = {c.name: c.text for c in cells.values() if not c.wrapper}
+    out: list[SourceFile] = []
+    total = 0
+    for name in dict.fromkeys(files):
+        text: Optional[str] = by_name.get(name)
+        note = ""
+        if text is None:
+            if name.startswith("cell ["):
+                out.append(SourceFile(file=name, note="the cell's text is no longer in IPython's history"))
+                continue
+            try:
+                with open(name, encoding="utf-8", errors="replace") as f:
+                    text = f.read(MAX_FILE_CHARS + 1)
+            except OSError as e:
+                out.append(SourceFile(file=name, note=f"could not be read ({type(e).__name__}: {e.strerror or e})"))
+                continue
+        if total >= MAX_TOTAL_CHARS:
+            out.append(
+                SourceFile(
+                    file=name, note=f"not stored: the report keeps at most {MAX_TOTAL_CHARS} characters of source"
+                )
+            )
+            continue
+        limit = min(MAX_FILE_CHARS, MAX_TOTAL_CHARS - total)
+        if len(text) > limit:
+            text = text[:limit]
+            text = text[: text.rfind("\n") + 1] or text
+            note = f"truncated to the first {len(text.splitlines())} lines ({len(text)} characters)"
+        total += len(text)
+        out.append(SourceFile(file=name, text=text, note=note))
+    return out

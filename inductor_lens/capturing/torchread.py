@@ -1,0 +1,242 @@
+"""Reading torch's objects into plain data: scheduler nodes, IR origins, FX graphs, sizes (never guarding),
+launch facts of Triton kernels. Part of the capture layer (the only code that touches ``torch._*``); used by
+``adapter.py``'s hooks. torch is imported inside each function."""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+from .raw import RawSchedNode
+
+
+def _node_kind(snode: Any) -> str:
+    from torch._inductor import scheduler as S
+
+    if isinstance(snode, S.ExternKernelSchedulerNode):
+        return "extern"
+    if isinstance(snode, S.NopKernelSchedulerNode):
+        return "nop"
+    foreach = getattr(S, "ForeachKernelSchedulerNode", None)
+    if foreach is not None and isinstance(snode, foreach):
+        return "foreach"
+    try:
+        if snode.is_template():
+            return "template"
+    except (AttributeError, NotImplementedError):  # not every node kind has it
+        pass
+    try:
+        if snode.is_reduction():
+            return "reduction"
+    except (AttributeError, NotImplementedError):  # not every node kind has it
+        pass
+    if isinstance(snode, (S.SchedulerNode, S.FusedSchedulerNode)):
+        return "pointwise"
+    return "other"
+
+
+def ir_fx_nodes(ir_node: Any, is_extern: bool) -> list[str]:
+    """Post-grad node names of an IR node: ``origin_node`` for extern kernels (``origins``
+    over-approximates there, pytorch issue 100096), else ``origins``."""
+    if ir_node is None:
+        return []
+    origins = list(getattr(ir_node, "origins", ()) or ())
+    if is_extern:
+        origin = getattr(ir_node, "origin_node", None)
+        if origin is not None:
+            return [origin.name]
+        # a fallback kernel (e.g. SDPA) without origin_node: keep the origins that call the kernel's own op
+        op = getattr(ir_node, "op_overload", None) or getattr(ir_node, "python_kernel_name", None)
+        if op is not None:
+            base = str(op).split("::")[-1].replace("torch.ops.", "").split(".")
+            base = base[1] if len(base) > 1 and base[0] == "aten" else base[0]
+            exact = [o for o in origins if base and base in str(getattr(o, "target", ""))]
+            if exact:
+                origins = exact
+    return sorted({o.name for o in origins})
+
+
+def _snode_fx_nodes(snode: Any) -> list[str]:
+    out: list[str] = []
+    for sub in snode.get_nodes():
+        is_extern = _node_kind(sub) == "extern"
+        for n in ir_fx_nodes(getattr(sub, "node", None), is_extern):
+            if n not in out:
+                out.append(n)
+    return out
+
+
+def raw_sched_node(snode: Any, costs: bool = False) -> RawSchedNode:
+    rw = snode.read_writes
+    outputs: list[str] = []
+    try:
+        outputs = [b.get_name() for b in snode.get_outputs()]
+    except (AttributeError, NotImplementedError):  # not every node kind has it
+        pass
+    raw = RawSchedNode(
+        name=snode.get_name(),
+        kind=_node_kind(snode),
+        members=[s.get_name() for s in snode.get_nodes()],
+        fx_nodes=_snode_fx_nodes(snode),
+        reads=sorted({d.name for d in rw.reads}),
+        writes=sorted({d.name for d in rw.writes}),
+        outputs=outputs,
+    )
+    if costs:
+        _costs(snode, raw)
+    return raw
+
+
+def _costs(snode: Any, raw: RawSchedNode) -> None:
+    """What Inductor itself estimates for a scheduler node: the bytes of each buffer it reads and writes
+    (``get_read_write_buffer_accesses``: buffer numel x element size, buffers made and consumed inside a fused
+    node left out) and its estimated runtime (GPU only; Inductor returns 0 on CPU). Both read sizes through
+    ``sizevars.optimization_hint``, which never adds a guard; nothing here calls ``int()`` on a symbolic size.
+    The private method is gated by name: when it is missing the cost falls back to shapes (model side)."""
+    accesses = getattr(snode, "get_read_write_buffer_accesses", None)
+    if accesses is not None:
+        try:
+            raw.read_bytes = {str(k): int(v) for k, v in accesses(include_reads=True, include_writes=False).items()}
+            raw.write_bytes = {str(k): int(v) for k, v in accesses(include_reads=False, include_writes=True).items()}
+        except Exception:
+            raw.read_bytes = raw.write_bytes = None
+    try:
+        ms = float(snode.get_estimated_runtime())
+        raw.estimated_runtime_ms = ms if ms > 0 else None
+    except Exception:
+        pass
+
+
+def _dim(size: Any) -> tuple[Any, Optional[int]]:
+    """One size as ``(value, hint)`` WITHOUT guarding: an ``int`` stays an int (hint None); a SymInt
+    whose expression is a number gives that number; a symbolic one gives its expression as text
+    (``"s0"``, ``"2*s0 + 1"``) and the concrete value torch used for it, read from the node's hint or
+    the shape environment's ``size_hint`` (neither adds a guard). ``int()``, ``bool()``, ``==`` or
+    hashing of a SymInt would install a guard and specialize the user's compile: never do that here."""
+    import torch
+
+    if type(size) is int:
+        return size, None
+    if isinstance(size, torch.SymInt):
+        node = size.node
+        const = node.maybe_as_int()  # reads the sympy expression: no guard
+        if const is not None:
+            return const, None
+        hint = node.hint if node.has_hint() else None
+        if hint is None and getattr(node, "shape_env", None) is not None:
+            try:
+                hint = node.shape_env.size_hint(node.expr, allow_none=True)
+            except Exception:
+                hint = None
+        try:  # a sympy Integer or a python int; never a SymInt here (int() of those guards)
+            hint = int(hint) if hint is not None and not isinstance(hint, torch.SymInt) else None
+        except Exception:
+            hint = None
+        return node.str(), hint
+    return str(size), None
+
+
+def shape_dtype(val: Any) -> tuple[Optional[list], Optional[list], Optional[str]]:
+    """``(shape, shape_hint, dtype)`` of a node's example value; ``shape_hint`` is None unless a dim is
+    symbolic. Never guards (see :func:`_dim`)."""
+    import torch
+
+    if isinstance(val, torch.Tensor):
+        dims = [_dim(s) for s in val.shape]
+        symbolic = any(isinstance(d, str) for d, _ in dims)
+        return (
+            [d for d, _ in dims],
+            [h if h is not None else d for d, h in dims] if symbolic else None,
+            str(val.dtype).replace("torch.", ""),
+        )
+    if isinstance(val, (list, tuple)) and len(val) > 0 and all(isinstance(v, torch.Tensor) for v in val):
+        parts = [shape_dtype(v) for v in val]
+        hints = [h if h is not None else s for s, h, _ in parts] if any(h is not None for _, h, _ in parts) else None
+        return [s for s, _, _ in parts], hints, parts[0][2]
+    return None, None, None
+
+
+def _target_name(node: Any) -> str:
+    t = node.target
+    if isinstance(t, str):
+        return t
+    try:
+        from torch.fx.node import _get_qualified_name
+
+        name = _get_qualified_name(t)
+    except Exception:
+        name = getattr(t, "__name__", None) or str(t)
+    return name.replace("torch.ops.", "")
+
+
+def fx_graph_nodes(gm: Any) -> list[dict]:
+    """Plain dicts for the nodes of an FX GraphModule (see ``model.GraphNode``)."""
+    out = []
+    for n in gm.graph.nodes:
+        val = n.meta.get("val", n.meta.get("example_value"))
+        shape, shape_hint, dtype = shape_dtype(val)
+        mstack, mtypes = [], []
+        for v in (n.meta.get("nn_module_stack") or {}).values():
+            path = v[0] if isinstance(v, (tuple, list)) else str(v)
+            mstack.append(str(path))
+            cls = v[1] if isinstance(v, (tuple, list)) and len(v) > 1 else None
+            name = getattr(cls, "__name__", None) or (str(cls).rsplit(".", 1)[-1].strip("'>") if cls else "")
+            mtypes.append(name)
+        out.append(
+            {
+                "name": n.name,
+                "op": n.op,
+                "target": _target_name(n),
+                "inputs": [a.name for a in n.all_input_nodes],
+                "shape": shape,
+                "shape_hint": shape_hint,
+                "dtype": dtype,
+                "stack_trace": n.meta.get("stack_trace") or "",
+                "module_stack": mstack,
+                "module_types": mtypes,
+                "source": _input_source(n),
+            }
+        )
+    return out
+
+
+def _input_source(node: Any) -> str:
+    """Where dynamo got a graph input from (``L['self']._modules['fc1']._parameters['weight']``), or ``""``."""
+    if node.op != "placeholder":
+        return ""
+    try:
+        source = getattr(node.meta.get("grapharg"), "source", None)
+        name = getattr(source, "name", None)  # a method before torch 2.12, a cached property since
+        return str(name() if callable(name) else name) if name is not None else ""
+    except Exception:  # an input whose source cannot be named is shown by its graph name
+        return ""
+
+
+def launch_metadata(kernel: Any) -> Optional[dict]:
+    """Launch facts of a Triton ``CachingAutotuner`` after it ran: the config autotuning picked."""
+    launchers = getattr(kernel, "launchers", None)
+    configs = getattr(kernel, "configs", None)
+    if launchers is None and configs is None:
+        return None
+    meta: dict = {}
+    if configs is not None:
+        meta["candidate_configs"] = len(configs)
+    if launchers:
+        cfg = getattr(launchers[0], "config", None)
+        if cfg is not None:
+            meta["num_warps"] = getattr(cfg, "num_warps", None)
+            meta["num_stages"] = getattr(cfg, "num_stages", None)
+            meta["block"] = {
+                k: v
+                for k, v in dict(getattr(cfg, "kwargs", {}) or {}).items()
+                if isinstance(v, (int, float, str, bool))
+            }
+        shared = getattr(launchers[0], "shared", None)
+        if isinstance(shared, int):
+            meta["shared_mem_bytes"] = shared
+        n_regs = getattr(launchers[0], "n_regs", None)
+        if isinstance(n_regs, int):
+            meta["registers"] = n_regs
+    heuristics = getattr(kernel, "heuristic_type", None)
+    if heuristics is not None:
+        meta["heuristic"] = str(getattr(heuristics, "name", heuristics)).lower()
+    return {k: v for k, v in meta.items() if v is not None}

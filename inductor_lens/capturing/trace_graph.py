@@ -1,0 +1,290 @@
+"""Text parsers for what a TORCH_TRACE log holds instead of live objects. No torch needed.
+
+- FX graphs as ``GraphModule.print_readable()`` prints them (``dynamo_output_graph``,
+  ``inductor_post_grad_graph``): nodes, their targets, inputs, shapes, dtypes and the user's line;
+- the ``call()`` function of Inductor's output code: which kernel is launched in which order, with
+  the provenance debug handle torch writes above each launch when provenance tracking is on.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Optional
+
+_DTYPES = {
+    "f32": "float32",
+    "f16": "float16",
+    "bf16": "bfloat16",
+    "f64": "float64",
+    "i64": "int64",
+    "i32": "int32",
+    "i16": "int16",
+    "i8": "int8",
+    "u8": "uint8",
+    "b8": "bool",
+    "c64": "complex64",
+    "c128": "complex128",
+    "c32": "complex32",
+    "u16": "uint16",
+    "u32": "uint32",
+    "u64": "uint64",
+    "f8e4m3fn": "float8_e4m3fn",
+    "f8e5m2": "float8_e5m2",
+    "f8e4m3fnuz": "float8_e4m3fnuz",
+    "f8e5m2fnuz": "float8_e5m2fnuz",
+}
+_ANNOT = re.compile(r"^(?P<dtype>[a-z]+\d*[a-z0-9]*)\[(?P<shape>[^\]]*)\]")
+_FILE = re.compile(r"^\s*# File: (?P<file>.+?):(?P<line>\d+) in (?P<func>[^,]+), code: (?P<code>.*)$")
+_ASSIGN = re.compile(r'^\s+(?P<name>[A-Za-z_]\w*)(?:\s*:\s*"(?P<annot>[^"]*)")?\s*=\s*(?P<expr>.+?)\s*$')
+_PARAM = re.compile(r'(?:^|,\s*)(?P<name>[A-Za-z_]\w*)\s*(?::\s*(?:"(?P<annot>[^"]*)"|[^,"]+))?')
+_IDENT = re.compile(r"[A-Za-z_]\w*")
+_ARG = re.compile(r"(?<![\w.])[A-Za-z_]\w*(?!\s*=[^=])(?![\w.(])")
+_CALL = re.compile(r"^(?P<target>[A-Za-z_][\w.]*)\(")
+_BINOPS = [
+    (" @ ", "_operator.matmul"),
+    (" ** ", "_operator.pow"),
+    (" + ", "_operator.add"),
+    (" - ", "_operator.sub"),
+    (" * ", "_operator.mul"),
+    (" // ", "_operator.floordiv"),
+    (" / ", "_operator.truediv"),
+    (" % ", "_operator.mod"),
+    (" == ", "_operator.eq"),
+    (" < ", "_operator.lt"),
+    (" > ", "_operator.gt"),
+]
+
+
+def _shape_dtype(annot: Optional[str]) -> tuple[Optional[list], Optional[str]]:
+    """``"f32[4, s0][s0, 1]cpu"`` -> ``([4, "s0"], "float32")``; ``"Sym(s0)"`` and tuples -> ``(None, None)``."""
+    if not annot:
+        return None, None
+    m = _ANNOT.match(annot)
+    if not m or m["dtype"] not in _DTYPES:
+        return None, None
+    shape: list = []
+    for part in (p.strip() for p in m["shape"].split(",")):
+        if not part:
+            continue
+        shape.append(int(part) if part.lstrip("-").isdigit() else part)
+    return shape, _DTYPES[m["dtype"]]
+
+
+def _strip_deletes(expr: str) -> str:
+    """``mm(a, b);  a = b = None`` -> ``mm(a, b)``."""
+    i = expr.find(";  ")
+    return expr[:i] if i >= 0 else expr
+
+
+def _target(expr: str, known: set) -> tuple[str, str]:
+    """``(op, target)`` of a node from its right-hand side."""
+    m = _CALL.match(expr)
+    if m:
+        target = m["target"]
+        head, _, method = target.partition(".")
+        if head in known and method and "." not in method:
+            return "call_method", method
+        if target.startswith("torch.ops."):
+            target = target[len("torch.ops.") :]
+        elif target == "operator.getitem":
+            target = "_operator.getitem"
+        return "call_function", target
+    if re.match(r"^[A-Za-z_]\w*\[", expr):
+        return "call_function", "_operator.getitem"
+    if re.match(r"^self\.[\w.]+$", expr):
+        return "get_attr", expr[len("self.") :]
+    for token, target in _BINOPS:
+        if token in expr:
+            return "call_function", target
+    if expr.startswith("-"):
+        return "call_function", "_operator.neg"
+    return "call_function", expr.split("(")[0][:60]
+
+
+def parse_readable_graph(text: str) -> list[dict]:
+    """Nodes of an FX graph printed by ``print_readable`` as the dicts ``torchread.fx_graph_nodes`` makes
+    (``module_stack`` is empty: the printed graph does not hold it)."""
+    nodes: list[dict] = []
+    known: set = set()
+    params: dict[str, Optional[str]] = {}
+    stack = ""
+    in_forward = False
+    for line in text.splitlines():
+        stripped = line.strip()
+        if stripped.startswith("def forward(self"):
+            in_forward = True
+            inside = stripped[len("def forward(self") :].rsplit(")", 1)[0].lstrip(", ")
+            for pm in _PARAM.finditer(inside):
+                params[pm["name"]] = pm["annot"]
+            for name, annot in params.items():
+                shape, dtype = _shape_dtype(annot)
+                nodes.append(_node(name, "placeholder", name, [], shape, dtype, ""))
+                known.add(name)
+            continue
+        if not in_forward or not stripped:
+            if not stripped:
+                stack = ""
+            continue
+        if stripped.startswith("class ") or (stripped.startswith("def ") and in_forward):
+            break  # a nested submodule's graph follows: only the top-level forward is this graph
+        if stripped.startswith("#"):
+            m = _FILE.match(line)
+            if m:
+                stack = f'  File "{m["file"]}", line {m["line"]}, in {m["func"]}\n    {m["code"]}\n'
+            elif "No stacktrace found" in stripped:
+                stack = ""
+            continue
+        if stripped.startswith("return"):
+            nodes.append(_output(stripped[len("return") :], nodes, known))
+            continue
+        m = _ASSIGN.match(line)
+        if not m:
+            continue
+        name, expr = m["name"], _strip_deletes(m["expr"])
+        if expr in params and m["annot"] is None:  # dynamo's `l_x_ = L_x_`: the placeholder, renamed
+            for n in nodes:
+                if n["name"] == expr and n["op"] == "placeholder":
+                    n["name"] = name
+                    known.add(name)
+            continue
+        op, target = _target(expr, known)
+        shape, dtype = _shape_dtype(m["annot"])
+        args = expr[expr.find("(") + 1 :] if op in ("call_function", "call_method") and _CALL.match(expr) else expr
+        found = _ARG.findall(args)
+        if op == "call_method":
+            found = [expr.split(".", 1)[0]] + found  # the object the method is called on comes first
+        inputs = list(dict.fromkeys(t for t in found if t in known and t != name))
+        nodes.append(_node(name, op, target, inputs, shape, dtype, stack))
+        known.add(name)
+    return nodes
+
+
+def _output(ret: str, nodes: list[dict], known: set) -> dict:
+    """The output node; its shape is the list of its tensors' shapes when every element is a tensor."""
+    elems = [e.strip() for e in ret.strip().strip("()[]").split(",") if e.strip()]
+    by_name = {n["name"]: n for n in nodes}
+    shape = dtype = None
+    if elems and all(e in by_name and by_name[e]["shape"] is not None for e in elems):
+        shape, dtype = [by_name[e]["shape"] for e in elems], by_name[elems[0]]["dtype"]
+    inputs = list(dict.fromkeys(t for t in _ARG.findall(ret) if t in known))
+    return _node("output", "output", "output", inputs, shape, dtype, "")
+
+
+def _node(name, op, target, inputs, shape, dtype, stack) -> dict:
+    return {
+        "name": name,
+        "op": op,
+        "target": target,
+        "inputs": inputs,
+        "shape": shape,
+        "dtype": dtype,
+        "stack_trace": stack,
+        "module_stack": [],
+        "module_types": [],
+    }
+
+
+# -- output code: the launches in call() -----------------------------------------------------------
+
+_HANDLES = re.compile(r"#\s*\[Provenance debug handles\]\s*(?P<items>.+)$")
+_SOURCE_NODES = re.compile(r"#\s*Topologically Sorted Source Nodes:\s*\[(?P<nodes>[^\]]*)\]")
+_EXTERN = re.compile(r"\b(?P<name>extern_kernels\.\w+)\(")
+_OUT = re.compile(r"\bout=(?P<buf>\w+)")
+_ASSIGNED = re.compile(r"^(?P<buf>\w+)\s*=")
+
+
+def call_launches(code: str, kernel_names: set) -> list[dict]:
+    """The kernel launches of ``call()`` in order: ``{name, extern, buffer, handle, args, source_nodes}``.
+
+    ``handle`` is the provenance debug handle (``name:N``) of the comment above the launch, if any;
+    ``source_nodes`` the dynamo-level node names of the "Topologically Sorted Source Nodes" comment."""
+    start = code.find("\ndef call(")
+    if start < 0:
+        start = code.find("    def call(self, args")
+    if start < 0:
+        return []
+    out: list[dict] = []
+    handles: list[str] = []
+    sources: list[str] = []
+    for raw in code[start:].splitlines()[1:]:
+        if raw and not raw[0].isspace():
+            break  # the end of call()
+        line = raw.strip()
+        if not line:
+            continue
+        h = _HANDLES.search(line)
+        if h:
+            handles = [x.strip() for x in h["items"].split(",") if x.strip()]
+            continue
+        s = _SOURCE_NODES.search(line)
+        if s:
+            sources = [x.strip() for x in s["nodes"].split(",") if x.strip()]
+            continue
+        if line.startswith("#"):
+            continue
+        ext = _EXTERN.search(line)
+        name = ext["name"] if ext else None
+        if name is None:
+            m = re.match(r"^(?:\w+\s*=\s*)?(?P<name>\w+)(?:\.run)?\(", line)
+            if not m or m["name"] not in kernel_names:
+                continue
+            name = m["name"]
+        buf = None
+        if ext:
+            o = _OUT.search(line)
+            a = _ASSIGNED.match(line)
+            buf = o["buf"] if o else (a["buf"] if a else None)
+        handle = next((x for x in handles if x.rpartition(":")[0] == name), None)
+        args = line[line.find("(") + 1 : line.rfind(")")] if "(" in line else ""
+        out.append(
+            {
+                "name": name,
+                "extern": bool(ext),
+                "buffer": buf,
+                "handle": handle,
+                "line": line,
+                "args": [a for a in _IDENT.findall(args) if a.startswith(("buf", "arg", "primals", "tangents"))],
+                "source_nodes": sources,
+            }
+        )
+        handles, sources = [], []
+    return out
+
+
+_MAPPING = re.compile(r"^#\s+(?P<src>[\w.]+) => (?P<nodes>[\w, ]+)$")
+
+
+def definition_nodes(code: str, kernel_names: set) -> dict[str, list[str]]:
+    """``{kernel: post-grad nodes}`` from the "Source node to ATen node mapping" comment that Inductor writes
+    above a kernel's definition (Triton kernels do; C++ kernels do not)."""
+    out: dict[str, list[str]] = {}
+    block: list[str] = []
+    for raw in code.splitlines():
+        line = raw.strip()
+        if line.startswith("#"):
+            m = _MAPPING.match(line)
+            if m:
+                block += [n.strip() for n in m["nodes"].split(",") if n.strip()]
+            continue
+        d = re.match(r"^(?P<name>\w+) = async_compile\.", line)
+        if d and d["name"] in kernel_names and block:
+            out[d["name"]] = list(dict.fromkeys(block))
+        if line:
+            block = []
+    return out
+
+
+def extern_op_nodes(extern: str, candidates: list[str], nodes: dict[str, dict], claimed: set) -> list[str]:
+    """The one post-grad node an extern kernel call implements: of the nodes its launch comment names (every
+    origin, which over-approximates) the first not yet claimed that calls the kernel's own op
+    (``extern_kernels.mm`` -> an ``aten.mm`` node); without a comment, the first such node of the graph."""
+    op = extern.rsplit(".", 1)[-1]
+
+    def calls_op(n: str) -> bool:
+        return nodes[n]["op"] == "call_function" and nodes[n]["target"].split(".")[1:2] == [op]
+
+    for pool in ([n for n in candidates if n in nodes], list(nodes)):
+        for n in pool:
+            if n not in claimed and calls_op(n):
+                return [n]
+    return []

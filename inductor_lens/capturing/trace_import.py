@@ -1,0 +1,410 @@
+"""Rebuild reports from TORCH_TRACE logs: ``inductor_lens.load_trace(path)``.
+
+The log holds the same structured-trace records that the in-process capture reads from the
+``torch.__trace`` logger (``Raw.trace``), so the report is made by the same builder (``build.py``).
+What the in-process hooks add and a log cannot hold is derived where possible:
+
+- graph kinds: AOT logs each forward or inference graph (``aot_forward_graph``/``aot_inference_graph``)
+  before Inductor compiles it, so an output code with such a graph waiting is that graph, any other of a
+  training frame a backward (DDP splits a frame into several graphs, each with its own); a backward compiled
+  after dynamo finished was lazy;
+- kernels: every kernel defined in the output code, in launch order from ``call()``, with their exact source;
+- kernel <-> post-grad node links: from torch's provenance map (``INDUCTOR_PROVENANCE=1``), else none;
+- fused nodes: one per kernel launch, holding the post-grad nodes of that kernel (the provenance map);
+  edges between them follow the post-grad graph.
+
+and otherwise listed as diagnostics: pre-fusion nodes, refused fusions, compiler stacks, module paths.
+"""
+
+from __future__ import annotations
+
+import gc
+import os
+import re
+from typing import Any, Callable, Optional, Union
+
+from ..report.model import Report
+from .build import _base_cid, _cid, build_report
+from .parse import parse_output_code_kernels, triton_source_metadata
+from .raw import Raw, RawGraph, RawKernel, RawSchedNode, RawWindow, loads_payload
+from .trace_graph import call_launches, definition_nodes, extern_op_nodes, parse_readable_graph
+from .trace_read import TraceError, TraceLog, find_logs, read_log
+
+__all__ = ["load_trace", "report_from_log", "TraceError"]
+
+_NOT_IN_A_TRACE = [
+    (
+        "trace_no_pre_fusion",
+        "a TORCH_TRACE log does not hold the scheduler nodes before fusion, nor the fusions "
+        "Inductor refused: those views are empty (capture in process to see them)",
+    ),
+    ("trace_no_compiler_stack", "a TORCH_TRACE log does not hold the compiler's call stack at each kernel"),
+    (
+        "trace_no_module_paths",
+        "a TORCH_TRACE log prints graphs without their nn.Module paths: nodes are not grouped by module",
+    ),
+    (
+        "trace_fused_from_provenance",
+        "fused nodes were derived from the output code: one per kernel launch, with "
+        "the post-grad nodes that torch's provenance map assigns to that kernel",
+    ),
+]
+
+
+_IDS = frozenset({"frame_id", "frame_compile_id", "attempt", "compiled_autograd_id", "has_payload"})
+
+
+def _kind(md: dict) -> Optional[str]:
+    first = next(iter(md), None)  # torch writes the record's kind first
+    if first is not None and first not in _IDS:
+        return str(md["artifact"].get("name", "artifact")) if first == "artifact" else first
+    for k in md:
+        if k not in ("frame_id", "frame_compile_id", "attempt", "compiled_autograd_id", "has_payload"):
+            if k == "artifact":
+                return str(md["artifact"].get("name", "artifact"))
+            return k
+    return None
+
+
+class _RawFromTrace:
+    """Walks the records of one log in order and fills a :class:`Raw` as the in-process hooks would."""
+
+    def __init__(self, log: TraceLog):
+        self.log = log
+        first = next((t for _, _, t in log.records if t), 0.0)
+        self.raw = Raw(t0_us=first)
+        self.post_grad_text: dict[str, str] = {}  # compile id -> latest post-grad graph text
+        self.has_forward: set[str] = set()  # compile ids with an aot_forward_graph (training)
+        self.pending_aot: dict[str, list] = {}  # AOT graphs logged, not yet compiled: forward/inference
+        self.graphs_of: dict[str, list[RawGraph]] = {}
+        self.dynamo_done: dict[str, float] = {}  # compile id -> time dynamo finished
+        self.open_windows: dict[tuple, RawWindow] = {}
+        self.stacks: dict[str, list[tuple]] = {}
+        self.strings: dict[int, str] = {}
+        self.prov_nodes: dict[int, dict] = {}  # graph key -> {kernel:handle -> post-grad nodes}
+        self.prov_traces: dict[int, dict] = {}  # graph key -> {kernel:handle -> stack traces}
+
+    def run(self) -> Raw:
+        for md, payload, t in self.log.records:
+            self.raw.trace.append((md, payload))
+            kind = _kind(md)
+            cid = _cid(md)
+            cid = _base_cid(cid) if cid else cid  # the in-process capture names compiles without the attempt
+            handler = getattr(self, "_on_" + (kind or ""), None)
+            if handler is not None:
+                handler(md, payload, t, cid)
+        for rec in self.raw.graphs:
+            self._kernels(rec)
+        return self.raw
+
+    # -- records ----------------------------------------------------------------------------
+    def _on_str(self, md, payload, t, cid) -> None:
+        try:
+            name, idx = md["str"]
+            self.strings[int(idx)] = str(name)
+        except (TypeError, ValueError, KeyError):
+            pass
+
+    def _on_dynamo_start(self, md, payload, t, cid) -> None:
+        frames = []
+        for fr in md["dynamo_start"].get("stack", []):
+            f = fr.get("filename")
+            f = self.strings.get(f, str(f)) if isinstance(f, int) else str(f)
+            if re.search(r"[/\\](site|dist)-packages[/\\]torch[/\\]", f):
+                continue  # torch's own frames (nn.Module.__call__, eval_frame): not the user's stack
+            frames.append((f, int(fr.get("line", 0) or 0), str(fr.get("name", "")), str(fr.get("loc", "") or "")))
+        if cid:
+            self.stacks[_base_cid(cid)] = frames
+
+    def _on_chromium_event(self, md, payload, t, cid) -> None:
+        ev = loads_payload(payload)
+        if not isinstance(ev, dict):
+            return
+        name, ph = ev.get("name"), ev.get("ph")
+        ecid = str((ev.get("args") or {}).get("compile_id") or "")
+        ts = float(ev.get("ts", t) or t)
+        if name == "dynamo" and ecid:
+            if ph == "B":
+                w = RawWindow(trigger="DYNAMO", compile_id=ecid, start_us=ts)
+                self.open_windows[("dynamo", ecid)] = w
+                self.raw.windows.append(w)
+            elif ph == "E":
+                w = self.open_windows.pop(("dynamo", ecid), None)
+                if w is not None:
+                    w.end_us = ts
+                    w.user_stack = self.stacks.get(_base_cid(ecid), [])
+                self.dynamo_done[_base_cid(ecid)] = ts
+        elif name and "bw_compiler" in str(name) and ecid and _base_cid(ecid) in self.dynamo_done:
+            # a backward compiled after dynamo finished this frame: the lazy backward, at .backward()
+            if ph == "B":
+                w = RawWindow(trigger="LAZY_BACKWARD", compile_id=ecid, start_us=ts)
+                self.open_windows[("bw", ecid)] = w
+                self.raw.windows.append(w)
+            elif ph == "E":
+                w = self.open_windows.pop(("bw", ecid), None)
+                if w is not None:
+                    w.end_us = ts
+
+    def _on_aot_forward_graph(self, md, payload, t, cid) -> None:
+        if cid:  # AOT logs each forward (or inference) graph before Inductor compiles it
+            self.has_forward.add(_base_cid(cid))
+            self.pending_aot.setdefault(_base_cid(cid), []).append("forward")
+
+    def _on_aot_inference_graph(self, md, payload, t, cid) -> None:
+        if cid:
+            self.pending_aot.setdefault(_base_cid(cid), []).append("inference")
+
+    def _on_aot_joint_graph(self, md, payload, t, cid) -> None:
+        if cid:
+            self.has_forward.add(_base_cid(cid))
+
+    def _on_dynamo_output_graph(self, md, payload, t, cid) -> None:
+        if cid and payload:
+            nodes = parse_readable_graph(payload)
+            for n in nodes:
+                if n["op"] == "output":  # dynamo's output node carries no value (as in process)
+                    n["shape"] = n["dtype"] = None
+            self.raw.dynamo_graphs[cid] = nodes
+
+    def _on_inductor_post_grad_graph(self, md, payload, t, cid) -> None:
+        if cid:
+            self.post_grad_text[cid] = payload or ""
+
+    def _on_inductor_output_code(self, md, payload, t, cid) -> None:
+        if not cid:
+            return
+        base = _base_cid(cid)
+        done = self.graphs_of.setdefault(base, [])
+        pending = self.pending_aot.get(base)
+        if pending:  # the graph AOT logged last for this frame: a forward or an inference graph (DDP splits a
+            kind = pending.pop(0)  # frame into several, each with its own AOT graphs)
+        elif base in self.has_forward or done:
+            kind = "backward"  # no AOT graph waiting: the backward of a forward compiled before
+        else:
+            kind = "inference"
+        rec = RawGraph(key=len(self.raw.graphs), compile_id=cid, graph_kind=kind, start_us=t)
+        rec.output_code = payload or ""
+        text = self.post_grad_text.pop(cid, "")
+        rec.post_grad_nodes = parse_readable_graph(text) if text else []
+        rec.graph_inputs = [n["name"] for n in rec.post_grad_nodes if n["op"] == "placeholder"]
+        out = [n for n in rec.post_grad_nodes if n["op"] == "output"]
+        rec.graph_outputs = list(out[0]["inputs"]) if out else []
+        if not text:
+            self.raw.diag("trace_incomplete", f"{cid} {kind}: the log has no post-grad graph for this output code")
+        done.append(rec)
+        self.raw.graphs.append(rec)
+        if "async_compile.triton(" in rec.output_code:
+            self.raw.device = "cuda"
+
+    def _latest(self, cid: Optional[str]) -> Optional[RawGraph]:
+        graphs = self.graphs_of.get(_base_cid(cid)) if cid else None
+        return graphs[-1] if graphs else None
+
+    def _on_inductor_provenance_tracking_node_mappings(self, md, payload, t, cid) -> None:
+        """Logged after the output code of its graph: ``{cppCodeToPost|tritonCodeToPost: {name:handle: [nodes]}}``."""
+        rec, data = self._latest(cid), loads_payload(payload)
+        if rec is not None and isinstance(data, dict):
+            for key, value in data.items():
+                if key.endswith("CodeToPost") and isinstance(value, dict):
+                    self.prov_nodes.setdefault(rec.key, {}).update({k: list(v) for k, v in value.items()})
+
+    def _on_inductor_provenance_tracking_kernel_stack_traces(self, md, payload, t, cid) -> None:
+        rec, data = self._latest(cid), loads_payload(payload)
+        if rec is not None and isinstance(data, dict):
+            self.prov_traces.setdefault(rec.key, {}).update(
+                {k: list(v) for k, v in data.items() if isinstance(v, list)}
+            )
+
+    # -- kernels and fused nodes ----------------------------------------------------------------
+    def _kernels(self, rec: RawGraph) -> None:
+        code_kernels = parse_output_code_kernels(rec.output_code)
+        launches = call_launches(rec.output_code, set(code_kernels))
+        prov_nodes, prov_traces = self.prov_nodes.get(rec.key, {}), self.prov_traces.get(rec.key, {})
+        by_name = {n["name"]: n for n in rec.post_grad_nodes}
+        dynamo_stack = self._dynamo_stacks(rec.compile_id)
+        defined = definition_nodes(rec.output_code, set(code_kernels))
+        derived: list[str] = []
+        claimed: set = set()
+        for i, launch in enumerate(launches):
+            name = launch["name"]
+            group = (launch["buffer"] or f"{name}_{i}") if launch["extern"] else name
+            if any(s.name == group for s in rec.post_fusion):
+                group = f"{group}#{i}"
+            handle = launch["handle"]
+            fx = [n for n in prov_nodes.get(handle, []) if n in by_name] if handle else []
+            if not fx:  # no provenance for this kernel: what the output code's comments say
+                fx = (
+                    extern_op_nodes(name, self._to_post_grad(launch["source_nodes"], rec, by_name), by_name, claimed)
+                    if launch["extern"]
+                    else [n for n in defined.get(name, []) if n in by_name]
+                )
+                if fx:
+                    derived.append(name)
+            claimed.update(fx)
+            traces = list(prov_traces.get(handle, [])) if handle else []
+            if not traces:  # no provenance: the user lines of the dynamo nodes the output code names
+                traces = [dynamo_stack[s] for s in launch["source_nodes"] if dynamo_stack.get(s)]
+            rec.kernels.append(
+                RawKernel(
+                    name=name,
+                    is_extern=launch["extern"],
+                    scheduler_nodes=[group],
+                    fx_nodes=fx,
+                    buffer=launch["buffer"],
+                    stack_traces=list(dict.fromkeys(traces)),
+                )
+            )
+            inside = set(fx)
+            reads = sorted({i for n in fx for i in by_name[n]["inputs"] if i not in inside}) if fx else launch["args"]
+            rec.post_fusion.append(
+                RawSchedNode(
+                    name=group,
+                    kind=_sched_kind(launch, code_kernels),
+                    members=[group],
+                    fx_nodes=fx,
+                    reads=reads,
+                    writes=sorted(inside),
+                    outputs=[],
+                )
+            )
+        if derived:
+            self.raw.diag(
+                "trace_derived",
+                f"{rec.compile_id} {rec.graph_kind}: torch logged no provenance for "
+                f"{', '.join(derived)}; their post-grad nodes were read from the output code's comments (for an extern kernel: "
+                "the nodes that call its op)",
+            )
+
+    def _to_post_grad(self, names: list[str], rec: RawGraph, by_name: dict) -> list[str]:
+        """Node names of a launch comment, as post-grad names: a forward's comment names dynamo's nodes
+        (``matmul``), which become the post-grad nodes on the same user line."""
+        stacks = self._dynamo_stacks(rec.compile_id)
+        out = []
+        for n in names:
+            if n in by_name:
+                out.append(n)
+            elif stacks.get(n):
+                out += [p for p, node in by_name.items() if node["stack_trace"] == stacks[n]]
+        return list(dict.fromkeys(out))
+
+    def _dynamo_stacks(self, cid: str) -> dict[str, str]:
+        nodes = self.raw.dynamo_graphs.get(cid) or self.raw.dynamo_graphs.get(_base_cid(cid)) or []
+        return {n["name"]: n["stack_trace"] for n in nodes if n.get("stack_trace")}
+
+
+def _sched_kind(launch: dict, code_kernels: dict) -> str:
+    if launch["extern"]:
+        return "extern"
+    language, source = code_kernels.get(launch["name"], ("other", ""))
+    if language == "triton":
+        heuristic = triton_source_metadata(source).get("heuristic", "")
+        if "template" in heuristic:
+            return "template"
+        if "reduction" in heuristic:
+            return "reduction"
+        return "pointwise"
+    if "reduction" in source or "welford" in source.lower():
+        return "reduction"
+    return "pointwise"
+
+
+def report_from_log(log: TraceLog, title: str = "") -> Report:
+    """The report of one TORCH_TRACE log file."""
+    raw = _RawFromTrace(log).run()
+    for code, message in _NOT_IN_A_TRACE:
+        raw.diag(code, message)
+    kernels = [k for g in raw.graphs for k in g.kernels]
+    unlinked = [k for k in kernels if not k.fx_nodes]
+    if unlinked:
+        raw.diag(
+            "trace_unlinked",
+            f"{len(unlinked)} of {len(kernels)} kernel launch(es) are not linked to post-grad "
+            "nodes: torch logged no provenance map for them (INDUCTOR_PROVENANCE=1 makes torch log it; a lazily compiled backward "
+            "never has one)",
+        )
+    if log.bad_lines:
+        raw.diag(
+            "trace_incomplete",
+            f"{log.bad_lines} line(s) of {os.path.basename(log.path)} were not trace records and were skipped",
+        )
+    return build_report(
+        raw,
+        log.torch_version.split("+")[0] or "unknown",
+        title=title or os.path.basename(log.path),
+        origin="trace",
+        rank=log.rank,
+        world_size=None,
+    )
+
+
+def load_trace(
+    path: Union[str, os.PathLike], on_progress: Optional[Callable[[str], None]] = None, title: str = ""
+) -> Any:
+    """Read TORCH_TRACE logs and return what inductor_lens makes of them.
+
+    Parameters
+    ----------
+    path : str or path
+        A log file (``dedicated_log_torch_trace_*.log``) or the directory ``TORCH_TRACE`` named.
+    on_progress : callable, optional
+        Called with short lines (bytes read, records, reports built) while reading.
+
+    Returns
+    -------
+    Report
+        For one log file (``report.origin == "trace"``).
+    Job
+        For a directory of several logs (one per rank): :class:`inductor_lens.Job`, as ``load_job`` returns.
+
+    Examples
+    --------
+    >>> report = inductor_lens.load_trace("/tmp/trace")     # after TORCH_TRACE=/tmp/trace python train.py
+    >>> report.save_html("trace.html")
+    """
+    files = find_logs(os.fspath(path))
+    reports = []
+    gc_was_on = gc.isenabled()
+    gc.disable()  # millions of small objects, none cyclic: collections would make reading quadratic
+    try:
+        for f in files:
+            reports.append(_one(f, on_progress, title))
+    finally:
+        if gc_was_on:
+            gc.enable()
+    if len(reports) == 1:
+        return reports[0]
+    return _job_of(reports, files, title)
+
+
+def _one(f: str, on_progress: Optional[Callable[[str], None]], title: str) -> Report:
+    """The report of one log file, with progress lines."""
+
+    def progress(done: int, total: int) -> None:
+        if on_progress is not None:
+            on_progress(f"reading {os.path.basename(f)}: {done / 1e6:.0f} of {total / 1e6:.0f} MB")
+
+    log = read_log(f, progress)
+    if not log.records:
+        raise TraceError(f"{f} holds no structured-trace record: is it a TORCH_TRACE log?")
+    report = report_from_log(log, title=title)
+    if on_progress is not None:
+        on_progress(
+            f"{os.path.basename(f)}: {len(log.records)} records, {len(report.compiles)} compile(s), "
+            f"{len(report.kernels)} kernel(s)"
+        )
+    return report
+
+
+def _job_of(reports: list[Report], files: list[str], title: str):
+    import dataclasses
+
+    from ..analysis.job import Job, RankEntry
+
+    entries = []
+    for i, (r, f) in enumerate(zip(reports, files)):
+        rank = r.rank if r.rank is not None else i
+        entries.append(RankEntry(rank=rank, report=dataclasses.replace(r, rank=rank, world_size=len(reports)), path=f))
+    entries.sort(key=lambda e: e.rank)
+    return Job(
+        ranks=entries, world_size=max(len(entries), max(e.rank for e in entries) + 1), title=title or "TORCH_TRACE logs"
+    )

@@ -1,0 +1,126 @@
+"""Derived fields of a compile, filled from its own recorded data (torch-free).
+
+The builder calls :func:`finish_compile` on every compile it makes and :func:`mark_same_graphs` on the
+list; :func:`upgrade_v1` does the same to a version-1 report, so both get the same answers.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+from typing import Optional
+
+from .model import SCHEMA_VERSION, Compile, FusedNode, Kernel, Report
+from .rules import (
+    autotune_chosen,
+    compile_label,
+    frame_label,
+    fused_label,
+    is_glue,
+    parse_size_hints,
+    readable_reasons,
+    short_op,
+    unique_stacks,
+)
+
+
+def _kernel(k: Kernel) -> Kernel:
+    md = dict(k.metadata)
+    if "size_hints" in md:
+        hints = parse_size_hints(md["size_hints"])
+        if hints is not None:
+            md["size_hints"] = hints
+    tune = md.get("autotune")
+    if isinstance(tune, dict):
+        choices = [c for c in tune.get("choices") or [] if isinstance(c, dict)]
+        tune = dict(tune, emitted=k.name, chosen=autotune_chosen(k.name, k.language, k.source, md, choices))
+        md["autotune"] = tune
+    sites = k.call_sites or ([list(k.fused_nodes)] if k.fused_nodes else [])
+    return dataclasses.replace(k, metadata=md, call_sites=sites)
+
+
+def _fused(n: FusedNode, kernels: dict[str, Kernel], fx: dict) -> FusedNode:
+    k = kernels.get(n.kernel) if n.kernel else None
+    ops = [short_op(fx[name].target) for name in n.fx_nodes if name in fx]
+    callee = str((k.metadata if k else {}).get("callee") or "")
+    label = fused_label(n.kind, n.kernel, k.language if k else "", ops, callee, n.name)
+    stacks = n.user_stack or (
+        k.user_stack if k and k.user_stack else unique_stacks(fx[name].user_stack for name in n.fx_nodes if name in fx)
+    )
+    return dataclasses.replace(n, label=label, is_glue=is_glue(n.kind, n.kernel, ops), user_stack=list(stacks))
+
+
+def finish_compile(c: Compile) -> Compile:
+    """``c`` with its derived fields filled: labels, glue, stacks of fused nodes, the chosen autotune
+    choice, size hints as a mapping, and no refusal between nodes that ended up in one kernel call."""
+    post = c.graphs.get("post_grad")
+    fx = {n.name: n for g in c.graphs.values() for n in g.nodes}
+    if post is not None:
+        fx.update({n.name: n for n in post.nodes})
+    kernels = [_kernel(k) for k in c.kernels]
+    by_name = {k.name: k for k in kernels}
+    fused = [_fused(n, by_name, fx) for n in c.fused_nodes]
+    site_of: dict[str, tuple[str, int]] = {}
+    for k in kernels:
+        for i, site in enumerate(k.call_sites):
+            for f in site:
+                site_of.setdefault(f, (k.name, i))
+    decisions = [
+        d
+        for d in c.fusion_decisions
+        if not (
+            d.fused1 is not None
+            and (d.fused1 == d.fused2 or (d.fused1 in site_of and site_of.get(d.fused1) == site_of.get(d.fused2)))
+        )
+    ]
+    flabel = frame_label(c.frame)
+    suffix = c.id[len(f"{c.compile_id} {c.graph_kind}") :] if c.id.startswith(f"{c.compile_id} {c.graph_kind}") else ""
+    return dataclasses.replace(
+        c,
+        kernels=kernels,
+        fused_nodes=fused,
+        fusion_decisions=decisions,
+        frame_label=flabel,
+        label=compile_label(c.compile_id, c.graph_kind, flabel, suffix),
+    )
+
+
+def graph_signature(c: Compile) -> str:
+    """A digest of what a compile made: its post-grad ops, fused nodes and kernel sources (not names or ids)."""
+    post = c.graphs.get("post_grad")
+    parts = [
+        c.graph_kind,
+        [(n.op, n.target, n.shape, n.dtype) for n in (post.nodes if post else [])],
+        [(n.kind, n.label, len(n.fx_nodes)) for n in c.fused_nodes],
+        [(k.language, k.source) for k in c.kernels],
+    ]
+    return hashlib.sha1(json.dumps(parts, default=str).encode()).hexdigest()
+
+
+def mark_same_graphs(compiles: list[Compile]) -> list[Compile]:
+    """Each compile identical to an earlier one gets ``same_graph_as`` = the first such compile's id."""
+    first: dict[str, str] = {}
+    out = []
+    for c in compiles:
+        if not c.kernels:
+            out.append(c)
+            continue
+        sig = graph_signature(c)
+        same: Optional[str] = first.setdefault(sig, c.id)
+        out.append(dataclasses.replace(c, same_graph_as=same if same != c.id else None))
+    return out
+
+
+def upgrade_v1(report: Report, data: dict) -> Report:
+    """A version-1 report loaded into the version-2 model, with the fields version 1 did not have filled
+    from what it recorded (``pre_fusion_nodes``, which version 2 dropped, is left behind)."""
+    compiles = []
+    for c in report.compiles:
+        reason = ""
+        if c.trigger.kind == "recompile":
+            text = c.trigger.reason
+            head = f"recompile of {c.frame or 'the frame'}: "
+            reason = readable_reasons(text[len(head) :] if text.startswith(head) else text)
+        compiles.append(finish_compile(dataclasses.replace(c, recompile_reason=reason)))
+    return dataclasses.replace(report, compiles=mark_same_graphs(compiles), schema_version=SCHEMA_VERSION)

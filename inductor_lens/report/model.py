@@ -1,0 +1,489 @@
+"""The report: a plain, torch-free record of what Inductor did.
+
+Everything in inductor_lens renders a :class:`Report`. It is made of frozen dataclasses that
+serialize to JSON (``Report.to_json``) and load back without torch (``load``); the JSON field
+names are a public contract, documented in ``docs/report-schema.md`` and versioned by
+``SCHEMA_VERSION``.
+
+Names are stable and readable: compile ids look like ``"0/0 forward"``, fused nodes keep
+Inductor's names (``op0_op1``), kernels keep theirs (``cpp_fused_add_cos_0``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from typing import Any, Optional, Union
+
+from . import hooks
+from . import intern as _intern
+from . import text as _text
+from .plain import ReportError, from_plain_fields, to_plain
+from .rules import STAGES, frame_stage
+
+SCHEMA_VERSION = 2
+
+#: Languages a kernel may be written in: what Inductor's output code defines (``async_compile.<kind>``),
+#: ``extern`` for calls of library kernels, ``other`` when the source was not found.
+KERNEL_LANGUAGES = ("cpp", "triton", "cuda", "rocm", "halide", "mps", "xpu", "cutedsl", "extern", "other")
+
+
+@dataclass(frozen=True, slots=True)
+class Frame:
+    """One frame of a Python stack: where a line of code ran.
+
+    ``file`` is the path, or ``cell [N]`` for a notebook cell (N its execution count; ``line`` is then
+    the line in the cell as the user sees it). ``stage`` says where the frame comes from (one of
+    ``STAGES``: ``user``, ``dynamo``, ``aot``, ``inductor``, ``lowering``, ``scheduler``, ``codegen``,
+    ``runtime``, ``torch``, ``library``, ``other``); when not given it is worked out from ``file``.
+    ``is_user`` is ``stage == "user"``: the user's code, not torch, not inductor_lens, not a library.
+    """
+
+    file: str
+    line: int
+    function: str
+    code: str = ""
+    stage: str = ""
+    is_user: bool = False
+
+    def __post_init__(self) -> None:
+        stage = self.stage if self.stage in STAGES else frame_stage(self.file, self.function)
+        object.__setattr__(self, "stage", stage)
+        object.__setattr__(self, "is_user", stage == "user")
+
+
+@dataclass(frozen=True, slots=True)
+class Trigger:
+    """What made Inductor compile: the call of the user's code that started it.
+
+    ``kind`` is ``first_call`` (dynamo traced a frame for the first time), ``recompile``
+    (a guard failed; ``reason`` spells it out), ``lazy_backward`` (the backward graph is
+    compiled at the first ``.backward()``), or ``unknown``.
+    """
+
+    kind: str
+    reason: str
+    user_stack: list[Frame] = field(default_factory=list)
+    time_us: Optional[float] = None
+
+
+@dataclass(frozen=True, slots=True)
+class Phase:
+    """A span of the compile timeline; ``start_us`` is measured from the capture's start."""
+
+    name: str
+    start_us: float
+    duration_us: float
+    depth: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class GraphNode:
+    """A node of an FX graph."""
+
+    name: str
+    op: str
+    target: str
+    inputs: list[str] = field(default_factory=list)
+    #: Sizes: ints where static, the symbolic expression as text where dynamic (``["s0", 768]``,
+    #: ``"2*s0 + 1"``); a list of such lists for a node that yields several tensors. Never specialised.
+    shape: Optional[list] = None
+    dtype: Optional[str] = None
+    user_stack: list[Frame] = field(default_factory=list)
+    #: nn.Module path that produced the node, outermost first, e.g. ``["layers.0", "layers.0.mlp"]``.
+    module_stack: list[str] = field(default_factory=list)
+    #: The class of each module in ``module_stack``, e.g. ``["Block", "MLP"]`` (same length, or empty).
+    module_types: list[str] = field(default_factory=list)
+    #: The concrete sizes torch used at capture time, same layout as ``shape``; only set when a dim is
+    #: symbolic (None otherwise).
+    shape_hint: Optional[list] = None
+    #: For graph inputs: what the input is, ``parameter``, ``buffer``, ``input`` (an argument of the
+    #: user's call), ``tangent`` (a gradient flowing into a backward graph), ``saved`` (a forward
+    #: activation saved for backward), or ``""`` when not known.
+    role: str = ""
+    #: For graph inputs: the name a user knows, e.g. ``layer1.0.conv1.weight`` or ``x``; ``""`` if none.
+    display_name: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Graph:
+    """An FX graph: its nodes in order, and its readable code."""
+
+    nodes: list[GraphNode] = field(default_factory=list)
+    code: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class FusedNode:
+    """A scheduler node after fusion: what Inductor turned into (part of) one kernel call.
+
+    ``fx_nodes`` are post-grad node names; ``reads``/``writes`` are buffer names, from which the
+    edges between nodes are drawn; ``members`` are the pre-fusion scheduler nodes it was fused from.
+    ``label`` is what its box says first: the op of an extern call (``mm``, ``convolution``), else the
+    kernel's name. ``is_glue``: no kernel of its own (a ``getitem`` of a multi-output call, a nop or a
+    view), drawn as an edge rather than a box. ``user_stack``: one stack per distinct user line of its
+    ops (its kernel's stacks, or its own ops' when the kernel has none).
+    """
+
+    name: str
+    kind: str
+    fx_nodes: list[str] = field(default_factory=list)
+    kernel: Optional[str] = None
+    reads: list[str] = field(default_factory=list)
+    writes: list[str] = field(default_factory=list)
+    members: list[str] = field(default_factory=list)
+    #: Inductor's own estimate of the node's run time (its scheduler's cost model), read at capture.
+    estimated_runtime_us: Optional[float] = None
+    module_stack: list[str] = field(default_factory=list)
+    label: str = ""
+    is_glue: bool = False
+    user_stack: list[list[Frame]] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class Cost:
+    """What one call of a kernel moves and computes; each number is null when unknown.
+
+    ``bytes_read``/``bytes_written``: bytes of the buffers the kernel reads and writes (sizes x element size;
+    a buffer made and used only inside a fused kernel is not counted). ``flops``: floating-point operations
+    (2*M*K*N for a matmul; one per element and op for pointwise code). ``source`` says how each was obtained.
+    """
+
+    bytes_read: Optional[float] = None
+    bytes_written: Optional[float] = None
+    flops: Optional[float] = None
+    source: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class DeviceInfo:
+    """The hardware a profile ran on and its peaks: ``peak_gbps`` (memory bandwidth, GB/s) and
+    ``peak_tflops`` by dtype (``fp32``, ``tf32``, ``bf16``, ``fp16``); ``source`` names the datasheet or the
+    measurement the numbers come from."""
+
+    name: str
+    peak_gbps: Optional[float] = None
+    peak_tflops: dict[str, float] = field(default_factory=dict)
+    source: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Kernel:
+    """A generated kernel, or a call to an extern one (``language == "extern"``).
+
+    ``source`` is exactly the text in the output code. ``user_stack`` holds one stack per
+    distinct user source location of the ops in the kernel; ``compiler_stack`` is the stack
+    inside torch when Inductor generated the kernel, outermost (the user's call) first.
+    """
+
+    name: str
+    language: str
+    source: str
+    fused_nodes: list[str] = field(default_factory=list)
+    fx_nodes: list[str] = field(default_factory=list)
+    user_stack: list[list[Frame]] = field(default_factory=list)
+    compiler_stack: list[Frame] = field(default_factory=list)
+    #: Launch and build facts where torch exposes them: grid, num_warps, num_stages, ``size_hints``
+    #: (a mapping ``{"x": 1024, "r0_": 64}``), ``autotune`` (``{op, fastest, chosen, emitted, choices}``;
+    #: ``chosen`` names the benchmarked choice the emitted kernel came from, ``None`` if not known)...
+    metadata: dict = field(default_factory=dict)
+    #: Measured device time, filled by ``inspect(..., profile=True)``: total_us, calls, per_call_us, share,
+    #: mean_us, std_us, runs, achieved_gbps, achieved_tflops, peak_fraction, bound (see docs/report-schema.md).
+    profile: Optional[dict] = None
+    #: One entry per place the output code calls this kernel, each the fused nodes that call computes.
+    #: Two fused nodes in one entry were fused into one kernel; in two entries, the same kernel source
+    #: is reused (Inductor emits identical code once and calls it twice).
+    call_sites: list[list[str]] = field(default_factory=list)
+    #: Bytes and FLOPs of one call (``Cost``), from Inductor's buffer accesses and the ops' shapes.
+    cost: Optional[Cost] = None
+
+
+@dataclass(frozen=True, slots=True)
+class FusionDecision:
+    """Inductor considered fusing ``node1`` with ``node2`` and refused, for ``reason``.
+
+    ``node1``/``node2`` are pre-fusion node names; ``fused1``/``fused2`` the post-fusion nodes
+    that hold them, so the widget can show the refusal on the boxes a user sees. Refusals that a later
+    round of fusion undid (both ends in one fused node, or in one call of one kernel) are not listed.
+    """
+
+    node1: str
+    node2: str
+    reason: str
+    fused1: Optional[str] = None
+    fused2: Optional[str] = None
+
+
+@dataclass(frozen=True, slots=True)
+class Compile:
+    """One Inductor graph compilation.
+
+    ``graph_kind`` is ``inference``, ``forward`` or ``backward``.
+    """
+
+    id: str
+    compile_id: str
+    graph_kind: str
+    trigger: Trigger
+    #: Name of the compiled Python function (the frame dynamo traced).
+    frame: str = ""
+    #: ``frame`` for people: ``forward()``, ``forward() (via torch's inner wrapper)``.
+    frame_label: str = ""
+    #: One label for this compile, the same shape for every compile: ``forward(): backward graph · 0/0``.
+    label: str = ""
+    #: Why it recompiled (the failed guards, one per line); ``""`` for a first compile.
+    recompile_reason: str = ""
+    #: The ``id`` of an earlier compile of this report with an identical graph and kernels (regional
+    #: compilation compiles each repeated block alike), else ``None``.
+    same_graph_as: Optional[str] = None
+    phases: list[Phase] = field(default_factory=list)
+    graphs: dict[str, Graph] = field(default_factory=dict)
+    fused_nodes: list[FusedNode] = field(default_factory=list)
+    kernels: list[Kernel] = field(default_factory=list)
+    output_code: str = ""
+    fusion_decisions: list[FusionDecision] = field(default_factory=list)
+    graph_inputs: list[str] = field(default_factory=list)
+    graph_outputs: list[str] = field(default_factory=list)
+    guards: str = ""
+
+    def kernel(self, name: str) -> Kernel:
+        """The kernel called ``name``; ``KeyError`` names the ones there are."""
+        for k in self.kernels:
+            if k.name == name:
+                return k
+        raise KeyError(f"no kernel {name!r} in compile {self.id!r} (kernels: {[k.name for k in self.kernels]})")
+
+    def fused_node(self, name: str) -> FusedNode:
+        """The post-fusion node called ``name``."""
+        for n in self.fused_nodes:
+            if n.name == name:
+                return n
+        raise KeyError(f"no fused node {name!r} in compile {self.id!r}")
+
+
+@dataclass(frozen=True, slots=True)
+class GraphBreak:
+    """Dynamo stopped tracing here and split the function into several compiled frames."""
+
+    reason: str
+    user_stack: list[Frame] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class CompileCall:
+    """A call of ``torch.compile`` seen during the capture: it only wraps the function."""
+
+    target: str
+    backend: str
+    user_stack: list[Frame] = field(default_factory=list)
+    time_us: Optional[float] = None
+
+
+@dataclass(frozen=True, slots=True)
+class Diagnostic:
+    """Something the report could not show, or something torch did that the user should know.
+
+    Consumers switch on ``code`` (never on the wording of ``message``); ``detail`` holds extra text such
+    as a traceback. Codes: see ``docs/report-schema.md`` (``DIAGNOSTIC_CODES``). Diagnostics of version-1
+    reports, plain strings, load as code ``legacy``.
+    """
+
+    code: str
+    message: str
+    detail: str = ""
+
+    @classmethod
+    def from_plain(cls, value: Any, where: str = "diagnostic") -> "Diagnostic":
+        if isinstance(value, str):
+            return cls(code="legacy", message=value)
+        if not isinstance(value, dict):
+            raise ReportError(f"{where}: expected an object for Diagnostic, got {type(value).__name__}")
+        return from_plain_fields(cls, value, where)
+
+    def __str__(self) -> str:
+        return self.message
+
+
+#: Diagnostic codes the capture emits, and what each means.
+DIAGNOSTIC_CODES = {
+    "hook_missing": "a capture hook could not be installed on this torch version: that part of the report is missing",
+    "hook_failed": "a capture hook or record reader failed: that part of the report is missing",
+    "build_failed": "the report could not be built from what was recorded",
+    "torch_too_old": "torch is older than the oldest version inductor_lens supports",
+    "subprocess_mode": "Inductor ran in another process, where no hook fires",
+    "recompile_limit": "dynamo hit its recompile limit: the frame runs eagerly from then on",
+    "eager_fallback": "dynamo could not compile a frame and ran it eagerly",
+    "compile_error": "a compile failed and torch swallowed the error (suppress_errors): the frame ran eagerly",
+    "user_code_raised": "the captured code raised; the report holds what compiled before that",
+    "nothing_compiled": "nothing was compiled inside the capture (the message says why)",
+    "never_ran": "torch.compile() was called but the compiled function never ran",
+    "other_backend": "torch.compile() used a backend other than inductor",
+    "source_missing": "a kernel's source or node links are missing",
+    "autotune_unlinked": "autotuning results could not be tied to a kernel",
+    "backward_failed": "the backward pass could not run; the forward report is kept",
+    "profile_failed": "profiling failed or some kernels have no measured time",
+    "profile_missing": "the profiler saw no event for some kernels: they have no measured time",
+    "profile_peaks": "the device's peak bandwidth and compute are unknown: no fraction of peak",
+    "trace_no_pre_fusion": "imported from a TORCH_TRACE log, which holds no pre-fusion nodes or refused fusions",
+    "trace_no_compiler_stack": "imported from a TORCH_TRACE log, which holds no compiler call stacks",
+    "trace_no_module_paths": "imported from a TORCH_TRACE log, whose graphs carry no nn.Module paths",
+    "trace_fused_from_provenance": "imported from a TORCH_TRACE log: fused nodes derived from the output code",
+    "trace_derived": "imported from a TORCH_TRACE log: some kernel links were read from the output code's comments",
+    "trace_unlinked": "imported from a TORCH_TRACE log: some kernels are not linked to post-grad nodes",
+    "trace_incomplete": "imported from a TORCH_TRACE log: some records were missing or unreadable",
+    "rank_missing": "a rank of a distributed job wrote no report",
+    "rank_stopped": "a rank was stopped (signal or timeout) before its script finished: its report is partial",
+    "legacy": "a diagnostic of a version-1 report (plain text)",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class SourceFile:
+    """The text of a file that appears in a user stack (``file`` exactly as ``Frame.file``).
+
+    ``note`` says why ``text`` is missing or shortened (unreadable, too large); ``""`` when whole.
+    """
+
+    file: str
+    text: str = ""
+    note: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Report:
+    """Everything one capture recorded. See ``docs/report-schema.md``."""
+
+    torch_version: str
+    device: str
+    compiles: list[Compile] = field(default_factory=list)
+    graph_breaks: list[GraphBreak] = field(default_factory=list)
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    compile_calls: list[CompileCall] = field(default_factory=list)
+    #: The user's own source files (and notebook cells, as ``cell [N]``) that its stacks point into.
+    source_files: list[SourceFile] = field(default_factory=list)
+    title: str = ""
+    created: str = ""
+    schema_version: int = SCHEMA_VERSION
+    #: The device a profile ran on and its peaks (``inspect(..., profile=True)``).
+    device_info: Optional[DeviceInfo] = None
+    #: The profiled step as a whole: measured and attributed device time, the unattributed remainder, and
+    #: roll-ups by source line, nn.Module and kernel kind (see docs/report-schema.md).
+    profile: Optional[dict] = None
+    #: The process's rank in a distributed job (``RANK``, or ``torch.distributed.get_rank()``); None alone.
+    rank: Optional[int] = None
+    #: How many ranks the job had (``WORLD_SIZE``); None outside a distributed job.
+    world_size: Optional[int] = None
+    #: ``capture`` (recorded in process) or ``trace`` (rebuilt from a TORCH_TRACE log by ``load_trace``).
+    origin: str = "capture"
+
+    # -- access ---------------------------------------------------------------------------
+    def compile(self, id: str) -> Compile:
+        """The compile whose ``id`` (``"0/0 forward"``) or ``compile_id`` (``"0/0"``) is given."""
+        for c in self.compiles:
+            if c.id == id:
+                return c
+        for c in self.compiles:
+            if c.compile_id == id:
+                return c
+        raise KeyError(f"no compile {id!r} (compiles: {[c.id for c in self.compiles]})")
+
+    @property
+    def kernels(self) -> list[Kernel]:
+        """All kernels of all compiles, in order."""
+        return [k for c in self.compiles for k in c.kernels]
+
+    def summary(self) -> str:
+        """Plain text, one line per compile and one per kernel under it, then breaks and diagnostics."""
+        lines = [
+            f"inductor_lens report: {len(self.compiles)} compile(s), {len(self.kernels)} kernel(s), "
+            f"{len(self.graph_breaks)} graph break(s); torch {self.torch_version} on {self.device}"
+        ]
+        for c in self.compiles:
+            same = f", same graph as {c.same_graph_as}" if c.same_graph_as else ""
+            lines.append(
+                f"  {c.id}: {c.frame_label or c.frame or '?'} [{c.trigger.kind}{same}] "
+                f"{len(c.fused_nodes)} fused node(s), {len(c.kernels)} kernel(s)"
+            )
+            for k in c.kernels:
+                lines.append(f"    {k.name} ({k.language})")
+        for b in self.graph_breaks:
+            where = next((f"{f.file}:{f.line}" for f in reversed(b.user_stack) if f.is_user), "")
+            lines.append(
+                f"  graph break{' at ' + where if where else ''}: {b.reason.splitlines()[0] if b.reason else '?'}"
+            )
+        if self.profile and self.profile.get("device_total_us") is not None:
+            p = self.profile
+            share = p.get("unattributed_share")
+            lines.append(
+                f"  profile ({p.get('device')}): {p['device_total_us']:.1f} us per step, "
+                f"{p.get('attributed_us', 0):.1f} us in kernels"
+                + (f", unattributed: {share:.0%}" if share is not None else "")
+            )
+        for d in self.diagnostics:
+            lines.append(f"  ! {d.message}")
+        return "\n".join(lines)
+
+    def __repr__(self) -> str:  # cheap on purpose: never dumps sources
+        return (
+            f"<inductor_lens.Report: {len(self.compiles)} compile(s), {len(self.kernels)} kernel(s), "
+            f"{len(self.graph_breaks)} graph break(s), torch {self.torch_version}, {self.device}>"
+        )
+
+    # -- serialization --------------------------------------------------------------------
+    def to_dict(self, compact: bool = False) -> dict:
+        """The report as plain data. ``compact=True`` gives the written form, where each distinct frame,
+        stack and guard line is stored once (``interned``) and referred to by index; ``load`` expands it."""
+        plain = to_plain(self)
+        return _intern.compact(plain) if compact else plain
+
+    def to_json(self, indent: Optional[int] = None, compact: bool = True) -> str:
+        """The report as JSON; ``load(report.to_json()) == report``. By default exactly what ``save_json``
+        writes: the compact written form, one compile per line, which ``load`` reads compile by compile.
+        ``compact=False``: the expanded form; ``indent``: indented (neither is in the line layout)."""
+        if compact and indent is None:
+            return hooks.call("dumps", self).decode("utf-8")
+        return json.dumps(self.to_dict(compact=compact), indent=indent, ensure_ascii=False)
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "Report":
+        """A report from plain data: the expanded or compact form, of this schema version or version 1."""
+        return hooks.call("from_dict", cls, data)
+
+    def save_json(self, path: Union[str, os.PathLike]) -> str:
+        """Write the report as JSON (gzip'd if ``path`` ends in ``.gz``) without ever leaving a half-written
+        file (see :mod:`inductor_lens.report.io`); returns the path."""
+        return hooks.call("save_json", self, path)
+
+    # -- conveniences: the work is done by the views and the analysis (see ``hooks``) -----------------
+    def widget(self, **kwargs):
+        """The interactive :class:`inductor_lens.LensWidget` for this report."""
+        return hooks.call("widget", self, **kwargs)
+
+    def save_html(self, path: Union[str, os.PathLike]) -> str:
+        """Write one self-contained HTML page that shows this report offline; returns its path
+        (the same as ``inductor_lens.save_html(report, path)``)."""
+        return hooks.call("save_html", self, path)
+
+    def diff(self, other: "Report", pairs=None):
+        """Compare this report (A) with ``other`` (B): see :func:`inductor_lens.diff`."""
+        return hooks.call("diff", self, other, pairs=pairs)
+
+    def _repr_mimebundle_(self, include=None, exclude=None):
+        try:
+            return self.widget()._repr_mimebundle_(include=include, exclude=exclude)
+        except Exception:  # no widget machinery (plain terminal): fall back to text
+            return {"text/plain": self.summary()}
+
+
+# A loaded report keeps its long texts as references to the file's lines (``_text``): these fields read as str.
+_text.install(globals())
+
+
+def load(source: Union[str, os.PathLike, bytes, dict]) -> Report:
+    """Load a report from a path (``.json`` or ``.json.gz``), JSON text, bytes, or a parsed dict.
+
+    Every problem (no file, not JSON, wrong types, an unknown schema version) raises a
+    :class:`ReportError` whose one-line message names the file; see :mod:`inductor_lens.report.io`.
+    """
+    return hooks.call("load", source)

@@ -1,0 +1,91 @@
+"""What became of a lensed run (a script, a notebook cell), said on the report itself.
+
+The CLI and the magic both add these diagnostics, so the page shows them in its diagnostics
+banner, not only the terminal: ``user_code_raised`` (with the exception and its traceback as
+``detail``), ``interrupted`` (Ctrl-C) and ``nothing_compiled`` (with the reason: never called,
+another backend, torch gave up, or the user's code raised first).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+#: Codes of the capture's diagnostics that mean torch gave up on a frame (contract: CONTRACT.md).
+GAVE_UP = ("recompile_limit", "eager_fallback", "compile_error")
+
+
+def code_of(d: Any) -> Optional[str]:
+    """The ``code`` of a diagnostic (a ``Diagnostic``, its plain dict, or a version-1 string: ``None``)."""
+    if isinstance(d, dict):
+        return d.get("code")
+    return getattr(d, "code", None)
+
+
+def message_of(d: Any) -> str:
+    if isinstance(d, str):
+        return d
+    if isinstance(d, dict):
+        return str(d.get("message", ""))
+    return str(getattr(d, "message", d))
+
+
+def add(report, code: str, message: str, detail: str = "") -> None:
+    """Append a diagnostic to ``report.diagnostics`` in the form the model has (typed where it is)."""
+    from . import model
+
+    diagnostic_cls = getattr(model, "Diagnostic", None)
+    diags = report.diagnostics
+    if diagnostic_cls is not None:
+        if any(code_of(d) == code and message_of(d) == message for d in diags):
+            return
+        diags.append(diagnostic_cls(code=code, message=message, detail=detail))
+    elif message not in diags:
+        diags.append(message)
+
+
+def user_raised(report, exc: BaseException, traceback_text: str, who: str = "the script") -> str:
+    """Record that the user's code raised ``exc``; returns the one-line message."""
+    message = (
+        f"{who} raised {type(exc).__name__}: {exc}; the report holds what compiled before that"
+        if report.compiles
+        else f"{who} raised {type(exc).__name__}: {exc} before anything compiled"
+    )
+    add(report, "user_code_raised", message, traceback_text[-4000:])
+    return message
+
+
+def why_nothing_compiled(report, error: Optional[BaseException] = None, who: str = "the script") -> str:
+    """Why a report holds no compile, in the user's terms (never the circular "nothing compiled")."""
+    if error is not None:
+        return f"{who} raised {type(error).__name__} before anything compiled"
+    gave_up = [d for d in report.diagnostics if code_of(d) in GAVE_UP]
+    if gave_up:
+        return "torch gave up compiling: " + message_of(gave_up[0])
+    calls = list(report.compile_calls)
+    if not calls:
+        return f"{who} never called torch.compile(), so nothing was handed to Inductor"
+    others = [c for c in calls if c.backend != "inductor"]
+    if others and len(others) == len(calls):
+        c = others[0]
+        return (
+            f"torch.compile({c.target}) used backend {c.backend!r}, which does not use Inductor: "
+            f"leave out backend= (Inductor is the default) to see kernels"
+        )
+    names = ", ".join(dict.fromkeys(c.target for c in calls if c.backend == "inductor"))
+    if report.graph_breaks:
+        return (
+            f"dynamo traced {names} but handed Inductor no graph (every frame broke or fell back to eager; "
+            f"{len(report.graph_breaks)} graph break(s))"
+        )
+    return (
+        f"torch.compile() wrapped {names} but the compiled function was never called: torch.compile() only "
+        f"wraps; dynamo and Inductor run at the first call"
+    )
+
+
+def nothing_compiled(report, error: Optional[BaseException] = None, who: str = "the script") -> str:
+    """Record ``nothing_compiled`` with its reason on the report; returns the reason."""
+    reason = why_nothing_compiled(report, error, who)
+    report.diagnostics[:] = [d for d in report.diagnostics if code_of(d) != "nothing_compiled"]  # ours says why
+    add(report, "nothing_compiled", f"nothing compiled: {reason}")
+    return reason

@@ -1,0 +1,258 @@
+"""Rules that turn recorded facts into the answers the views show, written once, in Python.
+
+Torch-free and view-free: the capture's builder (``capturing/build.py``) calls these while building
+a report, and the model calls them when it upgrades a version-1 report. The front end only reads
+their results (``Frame.stage``, ``Compile.frame_label``, ``FusedNode.label``...), it never re-derives them.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from typing import Any, Iterable, Optional
+
+#: Where a frame comes from, in the order a compile runs through them.
+STAGES = (
+    "user",
+    "dynamo",
+    "aot",
+    "inductor",
+    "lowering",
+    "scheduler",
+    "codegen",
+    "runtime",
+    "torch",
+    "library",
+    "other",
+)
+
+_STAGE_RULES: tuple[tuple[str, Any], ...] = (
+    # dynamo's aot_autograd backend wrapper belongs to AOT Autograd; its repro wrapper to Inductor
+    (r"/torch/_dynamo/backends/common\.py$", "aot"),
+    (r"/torch/_dynamo/repro/after_aot\.py$", "inductor"),
+    (r"/torch/_dynamo/", "dynamo"),
+    (r"/torch/_functorch/", "aot"),
+    (r"/torch/_inductor/codegen/", "codegen"),
+    (
+        r"/torch/_inductor/scheduler\.py$",
+        lambda fn: "codegen" if re.match(r"^_?codegen|^flush$|^generate_kernel", fn) else "scheduler",
+    ),
+    (r"/torch/_inductor/graph\.py$", lambda fn: "codegen" if re.search(r"codegen|compile_to", fn) else "lowering"),
+    (r"/torch/_inductor/(lowering|ir|decomposition|fx_passes/|pattern_matcher|select_algorithm|kernel/)", "lowering"),
+    (r"/torch/_inductor/runtime/|/torchinductor_[^/]+/", "runtime"),
+    (r"/torch/_inductor/", "inductor"),
+    (r"/torch/", "torch"),
+    # inductor_lens's own frames (the magic, the capture) are never the user's; its examples are. Only the
+    # package's own files: a clone in a folder named inductor_lens holds the user's code (tests/, notebooks/)
+    (
+        r"/inductor_lens/(capturing|report|analysis|views|_capture)/[^/]+\.py$"
+        r"|/inductor_lens/(__init__|__main__|_compat|_version|magic|cli|widget|html|model)\.py$",
+        "other",
+    ),
+    (r"(site-packages|dist-packages)/|/lib/python3[^/]*/|^<frozen|^<string>", "library"),
+)
+_STAGE_RES = tuple((re.compile(p), s) for p, s in _STAGE_RULES)
+
+
+def frame_stage(file: str, function: str = "") -> str:
+    """The stage of one frame: ``user`` for the user's own code, else the compiler stage or library.
+
+    >>> frame_stage("/site-packages/torch/_inductor/scheduler.py", "fuse_nodes")
+    'scheduler'
+    >>> frame_stage("cell [3]")
+    'user'
+    """
+    f = str(file or "").replace("\\", "/")
+    for rx, stage in _STAGE_RES:
+        if rx.search(f):
+            return stage(str(function or "")) if callable(stage) else stage
+    return "user"
+
+
+# -- kernels -----------------------------------------------------------------------------------
+
+
+def parse_size_hints(value: Any) -> Optional[dict]:
+    """A Triton kernel's ``size_hints`` as a mapping: ``"{'x': 256, 'r0_': 128}"`` -> ``{"x": 256, "r0_": 128}``.
+    The older list form ``[256, 128]`` is keyed by position. ``None`` when it is neither."""
+    if isinstance(value, dict):
+        return {str(k): v for k, v in value.items()}
+    if isinstance(value, str):
+        try:
+            value = ast.literal_eval(value)
+        except (ValueError, SyntaxError):
+            return None
+    if isinstance(value, dict):
+        return {str(k): v for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return {str(i): v for i, v in enumerate(value)}
+    return None
+
+
+_CONSTEXPR_RE = re.compile(r"^\s*([A-Za-z_]\w*)\s*:\s*tl\.constexpr\s*=\s*(.+?)\s*$", re.M)
+_CONFIG_RE = re.compile(r"([A-Za-z_]\w*)=('[^']*'|\"[^\"]*\"|[^,\s]+)")
+
+
+def choice_config(description: str) -> dict[str, str]:
+    """Key=value pairs of an autotune choice's description (``"BLOCK_K=32, num_warps=8"``)."""
+    return {m[1]: m[2].strip("'\"") for m in _CONFIG_RE.finditer(str(description or ""))}
+
+
+def autotune_chosen(name: str, language: str, source: str, metadata: dict, choices: list[dict]) -> Optional[str]:
+    """The benchmarked choice that the emitted kernel came from, or ``None`` when that is not known.
+
+    It is the choice named like the kernel (an extern kernel: its callee), else, for a Triton template,
+    the choice whose every parameter matches the kernel's ``tl.constexpr`` constants and launch config."""
+    callee = str(metadata.get("callee") or "")
+    for c in choices:
+        cname = str(c.get("name"))
+        if cname == name or (callee and (cname == callee or "extern_kernels." + cname == callee)):
+            return cname
+    if language != "triton":
+        return None
+    have = {m[1]: m[2].strip("'\"") for m in _CONSTEXPR_RE.finditer(source or "")}
+    launch = metadata.get("launch") if isinstance(metadata.get("launch"), dict) else {}
+    for key in ("num_warps", "num_stages"):
+        v = launch.get(key, metadata.get(key))
+        if v is not None:
+            have[key] = str(v)
+    for c in choices:
+        want = choice_config(str(c.get("description") or ""))
+        if want and all(have.get(k) == v for k, v in want.items()):
+            return str(c.get("name"))
+    return None
+
+
+# -- compiles ----------------------------------------------------------------------------------
+
+
+def frame_label(frame: str) -> str:
+    """The traced frame for people: ``"forward"`` -> ``"forward()"``; ``"forward (via torch's inner
+    wrapper)"`` keeps its note; dynamo's ``torch_dynamo_resume_in_f_at_13`` -> ``"f() after line 13"``."""
+    f = str(frame or "")
+    if not f:
+        return ""
+    m = re.fullmatch(r"torch_dynamo_resume_in_(\w+?)_at_(\d+)", f)
+    if m:
+        return f"{m.group(1)}() after line {m.group(2)}"
+    head, sep, rest = f.partition(" (")
+    return f"{head}(){sep}{rest}" if sep else f"{f}()"
+
+
+def compile_label(compile_id: str, graph_kind: str, frame_lbl: str, suffix: str = "") -> str:
+    """One label, the same shape for every compile: ``"forward(): backward graph · 0/0"``."""
+    who = frame_lbl.split(" (")[0] if frame_lbl else "compiled code"
+    return f"{who}: {graph_kind} graph · {compile_id}{suffix}"
+
+
+def readable_reasons(payload: Any) -> str:
+    """Recompile reasons as lines of text; the structured trace gives a JSON list (or its repr)."""
+    if isinstance(payload, str):
+        text = payload.strip()
+        for parse in (_json_loads, ast.literal_eval):
+            try:
+                value = parse(text)
+            except Exception:
+                continue
+            if isinstance(value, (list, tuple)):
+                return "\n".join(str(v).strip() for v in value if str(v).strip())
+            break
+        return text
+    if isinstance(payload, (list, tuple)):
+        return "\n".join(str(v).strip() for v in payload if str(v).strip())
+    return "" if payload is None else str(payload)
+
+
+def _json_loads(text: str) -> Any:
+    import json
+
+    return json.loads(text)
+
+
+# -- fused nodes -------------------------------------------------------------------------------
+
+
+def short_op(target: str) -> str:
+    """``"aten.mm.default"`` -> ``"mm"``; ``"_operator.getitem"`` -> ``"getitem"``."""
+    t = str(target or "").replace("torch.ops.", "")
+    t = re.sub(r"^aten\.", "", t)
+    parts = [p for p in t.split(".") if p]
+    if not parts:
+        return t
+    if len(parts) >= 2 and parts[0] in ("_operator", "operator", "builtins", "torch", "prims", "quantized"):
+        return parts[1]
+    return parts[0]
+
+
+#: Ops that move no data of their own: a fused node made only of these, with no kernel, is glue.
+GLUE_OPS = frozenset(
+    {
+        "getitem",
+        "view",
+        "_unsafe_view",
+        "reshape",
+        "as_strided",
+        "reinterpret_tensor",
+        "expand",
+        "permute",
+        "t",
+        "transpose",
+        "squeeze",
+        "unsqueeze",
+        "alias",
+        "slice",
+        "select",
+    }
+)
+
+
+def is_glue(kind: str, kernel: Optional[str], ops: Iterable[str]) -> bool:
+    """No kernel of its own: a nop node, a ``getitem`` of a multi-output call, a view."""
+    if kernel:
+        return False
+    ops = list(ops)
+    return kind in ("nop", "extern") or (bool(ops) and all(o in GLUE_OPS for o in ops))
+
+
+def fused_label(kind: str, kernel: Optional[str], kernel_language: str, ops: list[str], callee: str, name: str) -> str:
+    """What a box says first: the op of an extern call (``mm``), the kernel's name, or the glue op."""
+    if kernel_language == "extern" or (kind == "extern" and kernel):
+        if ops:
+            return ops[0]
+        return short_op(callee.replace("extern_kernels.", "")) if callee else (kernel or name)
+    if kernel:
+        return kernel
+    if ops:
+        return " · ".join(dict.fromkeys(ops))
+    return name
+
+
+def unique_stacks(stacks: Iterable[list]) -> list[list]:
+    """Stacks deduplicated by their innermost frame (the user's line), in order."""
+    seen, out = set(), []
+    for s in stacks:
+        if not s:
+            continue
+        last = s[-1]
+        key = (last.file, last.line)
+        if key not in seen:
+            seen.add(key)
+            out.append(list(s))
+    return out
+
+
+def source_role(source: str) -> tuple[str, str]:
+    """``(role, display_name)`` of a dynamo graph input from its source:
+    ``L['self']._modules['fc1']._parameters['weight']`` -> ``("parameter", "fc1.weight")``, ``L['x']`` ->
+    ``("input", "x")``."""
+    s = str(source or "")
+    if not s:
+        return "", ""
+    role = "parameter" if "_parameters[" in s else "buffer" if "_buffers[" in s else "input"
+    if role == "input":
+        m = re.match(r"^L\[['\"]([^'\"]+)['\"]\](.*)$", s)
+        return role, (m.group(1) + m.group(2)) if m else s
+    path = re.sub(r"^(L|G)\[['\"][^'\"]+['\"]\]", "", s)
+    path = re.sub(r"\._(modules|parameters|buffers)\[['\"]([^'\"]+)['\"]\]", r".\2", path)
+    path = re.sub(r"\[['\"]([^'\"]+)['\"]\]|\[(\d+)\]", lambda m: "." + (m.group(1) or m.group(2)), path)
+    return role, re.sub(r"^self\.", "", path.strip("."))

@@ -1,0 +1,561 @@
+"""``inductor-lens``: capture a script, run the built-in demo, or render a saved report.
+
+    inductor-lens run [-o report.html] [--json report.json] [--title T] [-q] SCRIPT [ARGS...]
+    inductor-lens demo [-o lens-demo.html] [--json lens-demo.json]
+    inductor-lens show report.json[.gz] [-o report.html]
+    inductor-lens diff a.json b.json -o diff.html
+    inductor-lens torchrun [-o job.html] [--json-dir DIR] [torchrun options] SCRIPT [ARGS...]
+    inductor-lens import-trace DIR_OR_FILE -o page.html
+
+As with ``python`` and ``torchrun``, everything after SCRIPT belongs to the script: the lens's own
+options go before it. Output paths are checked before anything runs. Progress (Inductor's steps in
+plain words, the kernels it builds) goes to stderr: one updating line on a terminal, plain lines
+otherwise; the last line says where the files are.
+
+Exit codes: 0 ok; 1 the script raised (the report of what compiled before is still written) or
+nothing was compiled; the script's own code when it calls ``sys.exit(N)``; 130 interrupted by
+Ctrl-C (the partial report is written); 2 usage errors (missing script, unreadable report, an
+output that cannot be written).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import gzip
+import os
+import runpy
+import signal
+import sys
+import textwrap
+import time
+import traceback
+from typing import Optional, Sequence
+
+from .cli_common import PROG, CLIError, _say
+
+
+def _progress(quiet: bool):
+    from .progress import TerminalProgress
+
+    return TerminalProgress(sys.stderr, quiet=quiet, prefix=f"{PROG}: ")
+
+
+# -- writing -----------------------------------------------------------------------------------
+
+
+def _check_outputs(outputs: Sequence[Optional[str]], inputs: Sequence[tuple[str, str]]) -> None:
+    """Before any work: each output can be written and is none of the inputs (the script, the report)."""
+    from ..report.io import check_writable, same_file
+
+    given = [o for o in outputs if o]
+    for i, out in enumerate(given):
+        for what, path in inputs:
+            if same_file(out, path):
+                raise CLIError(f"refusing to write {out}: it is the {what} itself (choose another -o/--json path)")
+        for other in given[:i]:
+            if same_file(out, other):
+                raise CLIError(f"-o and --json both name {out}: give them different paths")
+        why = check_writable(out)
+        if why:
+            raise CLIError(f"cannot write {out}: {why}")
+
+
+def _write(report, html_path: Optional[str], json_path: Optional[str]) -> list[str]:
+    """Write the page and the JSON; SIGINT waits until both are on disk (each write is atomic anyway)."""
+    from ..report.io import describe_os_error
+
+    written = []
+    with _no_interrupt():
+        for path, save in ((html_path, report.save_html), (json_path, report.save_json)):
+            if path:
+                try:
+                    written.append(os.path.abspath(save(path)))
+                except OSError as e:
+                    raise CLIError(f"cannot write {path}: {describe_os_error(e)}") from None
+    return written
+
+
+class _no_interrupt:
+    """Hold Ctrl-C while the report is being written (main thread only); a held one is re-raised after."""
+
+    def __init__(self, reraise: bool = True):
+        self.reraise = reraise
+        self.hit = False
+        self.old = None
+
+    def __enter__(self):
+        self.hit = False
+        self.old = None
+        try:
+            self.old = signal.signal(signal.SIGINT, self._hold)
+        except ValueError:  # not the main thread
+            pass
+        return self
+
+    def _hold(self, signum, frame):
+        self.hit = True
+
+    def __exit__(self, *exc):
+        if self.old is not None:
+            signal.signal(signal.SIGINT, self.old)
+            self.old = None
+        if self.hit and exc[0] is None and self.reraise:
+            raise KeyboardInterrupt
+        return False
+
+
+_COMMAND_LINE = False
+
+
+def _exit_anyway_after(code: int, seconds: float) -> None:
+    """The report is written: if the process has not exited ``seconds`` later (an interrupt that landed
+    while torch's compile workers were starting or busy can leave their shutdown, at exit, waiting on them),
+    end it with ``code`` rather than hang after Ctrl-C. A daemon thread: a normal exit never waits for it."""
+    import threading
+
+    def later() -> None:
+        time.sleep(seconds)
+        sys.stderr.flush()
+        os._exit(code)
+
+    threading.Thread(target=later, name="inductor-lens exit", daemon=True).start()
+
+
+def _where(written: list[str]) -> str:
+    return " and ".join(written)
+
+
+# -- run ---------------------------------------------------------------------------------------
+
+_RUN_OPTS = {"-o": "output", "--output": "output", "--json": "json", "--title": "title"}
+
+
+def _split_run_args(tokens: Sequence[str]):
+    """The lens's options come before SCRIPT; SCRIPT and everything after it are the script's."""
+    opts = {"output": None, "json": None, "title": None, "quiet": False, "profile": False}
+    i = 0
+    while i < len(tokens):
+        tok = tokens[i]
+        if tok == "--":
+            i += 1
+            break
+        if not tok.startswith("-") or tok == "-":
+            break
+        key, eq, value = tok.partition("=")
+        if key in _RUN_OPTS:
+            if not eq:
+                if i + 1 >= len(tokens):
+                    raise CLIError(f"run: {tok} needs a value")
+                i += 1
+                value = tokens[i]
+            opts[_RUN_OPTS[key]] = value
+        elif tok in ("-q", "--quiet"):
+            opts["quiet"] = True
+        elif tok == "--profile":
+            opts["profile"] = True
+        elif tok in ("-h", "--help"):
+            raise _Help()
+        else:
+            raise CLIError(
+                f"run: unknown option {tok!r} (the lens's options are -o, --json, --title, -q, --profile, "
+                f"and go before SCRIPT; everything after SCRIPT is the script's)"
+            )
+        i += 1
+    if i >= len(tokens):
+        raise CLIError("run: no SCRIPT given (usage: inductor-lens run [-o report.html] SCRIPT [ARGS...])")
+    return tokens[i], list(tokens[i + 1 :]), opts
+
+
+class _Help(Exception):
+    pass
+
+
+class _ScriptRun:
+    """One run of a script under capture: its outcome (exit code, exception) and its report."""
+
+    def __init__(self, script: str, args: list[str], title: str, quiet: bool, profile: bool = False):
+        self.script, self.args, self.title, self.profile = script, args, title, profile
+        self.progress = _progress(quiet)
+        self.exit_code = 0
+        self.error: Optional[BaseException] = None
+        self.error_tb = ""
+        self.interrupted = False
+        self.report = None
+        self.hold = _no_interrupt(reraise=False)  # from the script's end until the report is written
+
+    def run(self):
+        from ..capturing.session import capture
+
+        saved_argv, saved_path = sys.argv[:], sys.path[:]
+        sys.argv = [self.script, *self.args]
+        sys.path.insert(0, os.path.dirname(os.path.abspath(self.script)))
+        profiled = contextlib.nullcontext()
+        if self.profile:  # the whole script under the PyTorch profiler too
+            from ..capturing.kernel_timing import profiling_script
+
+            profiled = profiling_script()
+        apply_profile = None
+        try:
+            with profiled as apply_profile, capture(title=self.title, on_event=self.progress) as cap:
+                try:
+                    runpy.run_path(self.script, run_name="__main__")
+                except SystemExit as e:
+                    self._exited(e)
+                except KeyboardInterrupt:
+                    self.interrupted, self.exit_code = True, 130
+                except BaseException as e:  # the script raised: keep its traceback, still write the report
+                    self._raised(e)
+                self.hold.__enter__()
+        finally:
+            sys.argv = saved_argv
+            sys.path[:] = saved_path
+            self.progress.done()
+        self.report = cap.report
+        if apply_profile is not None and self.report.compiles:
+            self.report = apply_profile(self.report)
+        return self.report
+
+    def _exited(self, e: SystemExit) -> None:
+        if e.code is None or e.code == 0:
+            return
+        if isinstance(e.code, int):
+            self.exit_code = e.code
+        else:  # sys.exit("message"): Python prints it and exits 1
+            print(e.code, file=sys.stderr)
+            self.exit_code = 1
+
+    def _raised(self, e: BaseException) -> None:
+        tb = e.__traceback__  # start at the script's own frames, not runpy's and ours
+        while tb is not None and os.path.abspath(tb.tb_frame.f_code.co_filename) != os.path.abspath(self.script):
+            tb = tb.tb_next
+        self.error_tb = "".join(traceback.format_exception(type(e), e, tb or e.__traceback__))
+        sys.stderr.write(self.error_tb)
+        self.error, self.exit_code = e, 1
+
+
+def cmd_run(tokens: Sequence[str]) -> int:
+    from ..report import outcome as _outcome
+
+    script, script_args, opts = _split_run_args(tokens)
+    if not os.path.isfile(script):
+        raise CLIError(f"run: no such script: {script}")
+    html_path, json_path = opts["output"], opts["json"]
+    if html_path is None and json_path is None:
+        html_path = os.path.splitext(os.path.basename(script))[0] + "-lens.html"
+    _check_outputs([html_path, json_path], [("script", script)])
+    title = opts["title"] or " ".join([os.path.basename(script), *script_args])
+    _say(f"running {script} under capture (Inductor compiles at each compiled function's first call)")
+    run = _ScriptRun(script, script_args, title, opts["quiet"], opts["profile"])
+    try:
+        report = run.run()
+        if run.error is not None:
+            _outcome.user_raised(report, run.error, run.error_tb)
+        if run.interrupted:
+            _outcome.add(
+                report, "interrupted", "interrupted by Ctrl-C (SIGINT): the report holds what compiled before that"
+            )
+        reason = _outcome.nothing_compiled(report, run.error) if not report.compiles else None
+        written = _write(report, html_path, json_path)
+    finally:
+        run.hold.__exit__(None, None, None)
+    run.interrupted = run.interrupted or run.hold.hit
+    n, k = len(report.compiles), len(report.kernels)
+    if run.interrupted:
+        _say(f"interrupted; the partial report ({n} compile(s), {k} kernel(s)) is at {_where(written)}")
+        if _COMMAND_LINE:
+            _exit_anyway_after(130, seconds=30)
+        return 130
+    if run.error is not None:
+        _say(
+            f"error: {script} raised {type(run.error).__name__}: {run.error}; the report of what compiled "
+            f"before that ({n} compile(s), {k} kernel(s)) is at {_where(written)}"
+        )
+        return 1
+    if run.exit_code:
+        _say(
+            f"{script} exited with status {run.exit_code}; the report of what compiled ({n} compile(s), "
+            f"{k} kernel(s)) is at {_where(written)}"
+        )
+        return run.exit_code
+    if reason is not None:
+        _say(f"error: nothing compiled: {reason} (report written to {_where(written)})")
+        return 1
+    _say(f"{n} compile(s), {k} kernel(s); wrote {_where(written)}")
+    return 0
+
+
+# -- demo ----------------------------------------------------------------------------------------
+
+
+def _demo_report(progress, profile: bool = False):
+    from ..examples import demo
+
+    return demo(on_event=progress, profile=profile)
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    _check_outputs([args.output, args.json], [])
+    _say("demo: compiling sin(x)**2 + cos(x)**2 and a small MLP (CPU compiles take a few seconds)")
+    progress = _progress(args.quiet)
+    try:
+        report = _demo_report(progress, profile=args.profile)
+    finally:
+        progress.done()
+    if not report.compiles:
+        from ..report import outcome as _outcome
+
+        raise CLIError("demo: nothing compiled: " + _outcome.why_nothing_compiled(report, who="the demo"), code=1)
+    written = _write(report, args.output, args.json)
+    _say(f"{len(report.compiles)} compile(s), {len(report.kernels)} kernel(s); wrote {_where(written)}")
+    return 0
+
+
+# -- show ----------------------------------------------------------------------------------------
+
+
+def cmd_show(args: argparse.Namespace) -> int:
+    """Render a saved report without building the model: read, check every field, pack, write.
+
+    A report in the line layout (what the lens writes) is read, expanded and checked one compile at a
+    time, and its own bytes are gzip'd for the page in a thread meanwhile; any other file is parsed whole
+    (slower, and several times its size in memory). Progress lines for reports over 20 MB.
+    """
+    from ..report import io as report_io
+    from ..report.model import ReportError
+    from . import html
+
+    if len(args.report) > 1 or os.path.isdir(args.report[0]):
+        return _show_job(args)
+    src = args.report[0]
+    output = args.output or _default_page(src)
+    _check_outputs([output], [("input report", src)])
+    t0 = time.monotonic()
+    size = os.path.getsize(src) if os.path.isfile(src) else 0
+    step = (lambda text: _say(f"[{time.monotonic() - t0:5.1f}s] {text}")) if size > 20_000_000 else (lambda text: None)
+    step(f"reading {src} ({size / 1e6:.0f} MB), checking every field and packing the page meanwhile")
+    page = _ShowPage(size, step)
+    try:
+        facts, packed = report_io.read_parts(src, src, page.use, feed=page.new_sink)
+    except ReportError as e:
+        raise CLIError(f"show: {e}") from None
+    finally:
+        page.close()
+    step(f"writing {output}")
+    try:
+        written = [os.path.abspath(html.save_page(facts, packed, output))]
+    except OSError as e:
+        raise CLIError(f"cannot write {output}: {report_io.describe_os_error(e)}") from None
+    _say(f"wrote {_where(written)}")
+    return 0
+
+
+class _ShowPage:
+    """What ``show`` makes of a report's parts (``report_io.read_parts``): the page's facts and payload."""
+
+    def __init__(self, size: int, step) -> None:
+        self.level = 1 if size > 50_000_000 else 6  # level 1 for large reports: 2-3x faster, a page ~1.3x larger
+        self.step = step
+        self.packer = None
+
+    def new_sink(self):
+        from ..report.stream import Packer
+
+        self.close()
+        self.packer = Packer(self.level)
+        return self.packer.feed
+
+    def close(self) -> None:
+        if self.packer is not None:
+            self.packer.close()
+
+    def use(self, parts) -> tuple[dict, bytes]:
+        from ..report import io as report_io
+        from ..report.model import SCHEMA_VERSION
+        from . import html
+        from .frontend import pack_report
+
+        parts.check_version()
+        if parts.head["schema_version"] != SCHEMA_VERSION:  # an older schema: the model converts it
+            report = report_io.load(parts.whole(), name=parts.name)
+            return html.facts_of(report_io.to_plain(report)), pack_report(report)
+        if not parts.layout:
+            self.step("not in the line layout (written by an older lens or another tool): parsed whole")
+        compiles = kernels = 0
+        kept = None if parts.pristine else []
+        last = time.monotonic()
+        for c in parts.checked(lazy_texts=kept is None):  # kept compiles are written again: joined texts
+            compiles += 1
+            kernels += len(c.get("kernels") or [])
+            if kept is not None:
+                kept.append(c)
+            if time.monotonic() - last > 3:
+                last = time.monotonic()
+                self.step(f"checked {compiles} compile(s)")
+        facts = dict(html.facts_of(dict(parts.head_expanded, compiles=[])), compiles=compiles, kernels=kernels)
+        if kept is None:
+            return facts, self.packer.result()
+        # NaN or lone surrogates were fixed: embed the fixed data, not the file
+        return facts, gzip.compress(report_io.dumps(dict(parts.head_expanded, compiles=kept), trusted=True), 6, mtime=0)
+
+
+def _default_page(src: str) -> str:
+    base = src[:-3] if src.lower().endswith(".gz") else src
+    return os.path.splitext(base)[0] + ".html"
+
+
+# -- distributed jobs and TORCH_TRACE logs (inductor_lens/job.py, _torchrun.py, _capture/trace_import.py) --
+
+
+def _show_job(args: argparse.Namespace) -> int:
+    from ..analysis.job import load_job
+    from ..report.model import ReportError
+
+    try:
+        job = load_job(args.report)
+    except (FileNotFoundError, ReportError) as e:
+        raise CLIError(f"show: {e}") from None
+    first = args.report[0].rstrip("/\\")
+    output = args.output or (first + "-job.html" if os.path.isdir(first) else "job.html")
+    job.save_html(output)
+    _say(job.summary())
+    _say(f"wrote {os.path.abspath(output)}")
+    return 0
+
+
+def cmd_torchrun(tokens: Sequence[str]) -> int:
+    from .torchrun import TorchrunUsage, launch
+
+    try:
+        return launch(tokens, say=_say)
+    except TorchrunUsage as e:
+        raise CLIError(str(e)) from None
+
+
+def cmd_import_trace(args: argparse.Namespace) -> int:
+    from ..capturing.trace_import import TraceError, load_trace
+
+    progress = None if args.quiet else (lambda msg: _say(msg))
+    try:
+        result = load_trace(args.trace, on_progress=progress)
+    except (FileNotFoundError, TraceError) as e:
+        raise CLIError(f"import-trace: {e}") from None
+    output = args.output or os.path.splitext(os.path.basename(args.trace.rstrip("/\\")))[0] + "-lens.html"
+    written = (
+        _write(result, output, args.json)
+        if hasattr(result, "compiles")
+        else [os.path.abspath(result.save_html(output))]
+    )
+    _say(f"wrote {_where(written)}")
+    return 0
+
+
+# -- main ----------------------------------------------------------------------------------------
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog=PROG,
+        description="See what torch.compile's Inductor did: fused kernels, their source, and the "
+        "code that produced them, as one self-contained HTML page.",
+    )
+    from .._version import __version__
+
+    p.add_argument("--version", action="version", version=f"{PROG} {__version__}")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+    run = sub.add_parser(
+        "run",
+        help="run a Python script under capture and write its report",
+        usage=f"{PROG} run [-o report.html] [--json report.json] [--title T] [-q] [--profile] SCRIPT [ARGS...]",
+        description=textwrap.fill(
+            "Runs SCRIPT as `python SCRIPT ARGS` would (same sys.argv, __name__ == '__main__') "
+            "with every Inductor compile recorded. As with python and torchrun, the lens's options "
+            "go BEFORE SCRIPT and everything after SCRIPT is the script's own (so `run -o r.html "
+            "train.py --epochs 1 -q` gives train.py `--epochs 1 -q`). The output paths are checked "
+            "before the script runs. Ctrl-C or sys.exit still write the report of what compiled.",
+            100,
+        ),
+        epilog="options (before SCRIPT):\n"
+        "  -o, --output PATH   HTML file to write (default: SCRIPT-lens.html)\n"
+        "  --json PATH         also write the report as JSON\n"
+        "  --title T           a title for the page (default: the script and its arguments)\n"
+        "  -q, --quiet         no progress lines on stderr\n"
+        "  --profile           also run the script under the PyTorch profiler: each kernel's\n"
+        "                      measured time, bytes, FLOPs and fraction of the device's peak\n"
+        "                      (every call of a compiled graph after its first is a run)",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    run.add_argument("script_and_args", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
+    demo = sub.add_parser("demo", help="the built-in example: the user's sin**2 + cos**2 and a small MLP")
+    demo.add_argument("-o", "--output", default="lens-demo.html", help="HTML file to write (default: %(default)s)")
+    demo.add_argument("--json", default=None, help="also write the report as JSON")
+    demo.add_argument("-q", "--quiet", action="store_true", help="no progress lines")
+    demo.add_argument(
+        "--profile", action="store_true", help="measure each kernel's time and set it against the machine's peaks"
+    )
+    show = sub.add_parser("show", help="render a saved JSON report as HTML")
+    show.add_argument(
+        "report",
+        nargs="+",
+        help="a report.json or report.json.gz (from --json, report.save_json, or %%%%inductor_lens "
+        "--json); several rank reports or a directory of them (inductor-lens torchrun "
+        "--json-dir) make one job page",
+    )
+    show.add_argument("-o", "--output", default=None, help="HTML file to write (default: REPORT.html)")
+    from .diff_cli import add_parser as _add_diff  # the compare command lives in its own module
+
+    _add_diff(sub)
+    sub.add_parser(
+        "torchrun",
+        help="run a script under torchrun (torch.distributed.run), every rank captured",
+        usage=f"{PROG} torchrun [-o job.html] [--json-dir DIR] [--timeout S] [-q] [torchrun options] SCRIPT [ARGS...]",
+        add_help=False,
+    )
+    imp = sub.add_parser("import-trace", help="rebuild reports from TORCH_TRACE logs (a file, or a directory of them)")
+    imp.add_argument("trace", help="a TORCH_TRACE log file or the directory TORCH_TRACE pointed at")
+    imp.add_argument("-o", "--output", default=None, help="HTML file to write (default: TRACE-lens.html)")
+    imp.add_argument("--json", default=None, help="also write the report as JSON (one-rank logs)")
+    imp.add_argument("-q", "--quiet", action="store_true", help="no progress lines")
+    return p
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    global _COMMAND_LINE
+    _COMMAND_LINE = argv is None  # the process is ours (inductor-lens / python -m inductor_lens), not a caller's
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = _parser()
+    try:
+        if argv and argv[0] == "run":  # argparse cannot take options after a REMAINDER: parse by hand
+            try:
+                return cmd_run(argv[1:])
+            except _Help:
+                parser.parse_args(["run", "--help"])
+        if argv and argv[0] == "torchrun":  # torchrun's options and the script's are not ours to parse
+            if argv[1:2] in (["-h"], ["--help"]):
+                from . import torchrun as _torchrun
+
+                print(_torchrun.__doc__)
+                return 0
+            return cmd_torchrun(argv[1:])
+        args = parser.parse_args(argv)
+        if args.command == "import-trace":
+            return cmd_import_trace(args)
+        if args.command == "demo":
+            return cmd_demo(args)
+        if args.command == "show":
+            return cmd_show(args)
+        if args.command == "diff":
+            from .diff_cli import cmd_diff
+
+            return cmd_diff(args)
+        parser.error(f"unknown command {args.command!r}")
+    except CLIError as e:
+        _say(f"error: {e}")
+        return e.code
+    except KeyboardInterrupt:
+        _say("interrupted")
+        return 130
+    except SystemExit as e:  # argparse's --help / usage errors, as a status for in-process callers
+        return e.code if isinstance(e.code, int) else (0 if e.code is None else 2)
+    return 0

@@ -1,0 +1,73 @@
+"""``inductor-lens diff A.json B.json -o diff.html``: the compare view of two saved reports.
+
+Kept apart from ``cli.py`` so that the command is one registration there.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+
+from .cli_common import CLIError, _say
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser(
+        "diff",
+        help="compare two saved JSON reports: which kernels are the same, changed, added, removed",
+        description="Pairs the compiles of A and B (by frame, graph kind and order) and their kernels "
+        "(by the ops they compute), and writes the compare view as one HTML page.",
+    )
+    p.add_argument("a", help="report A, the baseline (a .json from --json or report.save_json)")
+    p.add_argument("b", help="report B, the one compared with A")
+    p.add_argument("-o", "--output", default=None, help="HTML file to write (default: A-vs-B.html)")
+    p.add_argument("--json", default=None, help="also write the diff as JSON")
+    p.add_argument(
+        "--pair",
+        action="append",
+        default=[],
+        metavar="A_ID=B_ID",
+        help="pair these compiles instead of the automatic pairing, e.g. --pair '0/0 forward=1/0 forward' (repeatable)",
+    )
+
+
+def _load(path: str):
+    from ..report.model import ReportError, load
+
+    if not os.path.isfile(path):
+        raise CLIError(f"diff: no such report: {path}")
+    try:
+        return load(path)
+    except (ReportError, UnicodeDecodeError) as e:
+        raise CLIError(f"diff: {path} is not a readable inductor_lens report: {e}") from None
+
+
+def cmd_diff(args: argparse.Namespace) -> int:
+    from ..analysis.diff import diff
+
+    a, b = _load(args.a), _load(args.b)
+    pairs = []
+    for p in args.pair:
+        pa, sep, pb = p.partition("=")
+        if not sep:
+            raise CLIError(f"diff: --pair takes A_ID=B_ID, not {p!r}")
+        pairs.append((pa.strip(), pb.strip()))
+    try:
+        d = diff(a, b, pairs=pairs)
+    except ValueError as e:
+        raise CLIError(f"diff: {e}") from None
+    stem = lambda p: os.path.splitext(os.path.basename(p))[0]  # noqa: E731
+    output = args.output or f"{stem(args.a)}-vs-{stem(args.b)}.html"
+    written = []
+    for path, save in ((output, d.save_html), (args.json, d.save_json)):
+        if path:
+            try:
+                written.append(os.path.abspath(save(path)))
+            except OSError as e:
+                raise CLIError(f"cannot write {path}: {e.strerror or e}") from None
+    s = d.summary
+    _say(
+        f"{s['same']} same, {s['changed']} changed, {s['only_a']} only in A, {s['only_b']} only in B; "
+        f"wrote {' and '.join(written)}"
+    )
+    return 0

@@ -1,0 +1,138 @@
+"""Views of a :class:`~inductor_lens.diff.ReportDiff`: the widget and the offline page.
+
+Both ship one payload to the same front end as a report does: ``{"kind": "diff", "diff": ...,
+"a": report_a, "b": report_b}`` gzip'd; the front end sees ``kind == "diff"`` and mounts the
+compare view (``js/src/compare.js``) instead of the lens.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+from typing import Any, Union
+
+import anywidget
+import traitlets
+
+from ..analysis.diff import ReportDiff
+from ..report.io import atomic_write
+from .frontend import STATIC, answer_request
+from .frontend import static as _static
+
+_KERNEL_FIELDS = ("name", "language", "source", "fused_nodes", "fx_nodes", "metadata", "profile")
+
+
+def slim_report(r) -> dict:
+    """What the compare view draws of a report: per compile its fused nodes, kernels (source, launch facts,
+    profile) and post-grad ops (name and target). Stacks, output code, guards, phases and the other graphs
+    stay out: the diff already says what differs there, and the page stays small and quick to parse."""
+    from ..report.plain import to_plain as _to_plain
+
+    def graph(c):
+        g = c.graphs.get("post_grad") or next(iter(c.graphs.values()), None)
+        return {"post_grad": {"nodes": [{"name": n.name, "target": n.target} for n in g.nodes]}} if g else {}
+
+    return {
+        "title": r.title,
+        "torch_version": r.torch_version,
+        "device": r.device,
+        "created": r.created,
+        "compiles": [
+            {
+                "id": c.id,
+                "compile_id": c.compile_id,
+                "graph_kind": c.graph_kind,
+                "frame": c.frame,
+                "fused_nodes": _to_plain(c.fused_nodes),
+                "kernels": [{f: _to_plain(getattr(k, f)) for f in _KERNEL_FIELDS} for k in c.kernels],
+                "graph_inputs": list(c.graph_inputs),
+                "graph_outputs": list(c.graph_outputs),
+                "graphs": graph(c),
+            }
+            for c in r.compiles
+        ],
+    }
+
+
+def pack_diff(d: ReportDiff) -> bytes:
+    """The compare payload as gzip'd JSON (deterministic)."""
+    payload = {"kind": "diff", "diff": d.to_dict(), "a": slim_report(d.a), "b": slim_report(d.b)}
+    return gzip.compress(json.dumps(payload, ensure_ascii=False).encode("utf-8"), compresslevel=6, mtime=0)
+
+
+def diff_title(d: ReportDiff) -> str:
+    ta, tb = d.a.title or "A", d.b.title or "B"
+    return f"{ta} vs {tb}"
+
+
+def to_diff_html(d: ReportDiff) -> str:
+    """The compare view as one self-contained HTML page (same front end and guarantees as a report page:
+    no network, everything from the reports shown as text)."""
+    from .html import page_html
+
+    if not isinstance(d, ReportDiff):
+        raise TypeError(f"to_diff_html needs an inductor_lens.ReportDiff, not {type(d).__name__}")
+    s = d.summary
+    facts = (
+        f"A: torch {d.a.torch_version} · {d.a.device} · {len(d.a.kernels)} kernel(s);  "
+        f"B: torch {d.b.torch_version} · {d.b.device} · {len(d.b.kernels)} kernel(s);  "
+        f"{s['same']} same, {s['changed']} changed, {s['only_a']} only in A, {s['only_b']} only in B"
+    )
+    return page_html(
+        diff_title(d),
+        facts,
+        pack_diff(d),
+        "What changed between two torch.compile reports, kernel by kernel.",
+        "inductor-lens diff a.json b.json -o diff.html",
+        suffix="inductor_lens compare",
+    )
+
+
+def save_diff_html(d: ReportDiff, path: Union[str, os.PathLike]) -> str:
+    """Write :func:`to_diff_html` to ``path`` atomically; returns the path."""
+    return atomic_write(path, to_diff_html(d).encode("utf-8"))
+
+
+class DiffWidget(anywidget.AnyWidget):
+    """The compare view of a :class:`~inductor_lens.diff.ReportDiff` (``display(diff)``).
+
+    ``compile_pair`` (synced) is the shown pair's index in ``diff.compiles``; ``selected`` the
+    selected row's kernel name (B's, or A's for a kernel only in A).
+    """
+
+    _esm = (
+        _static("lens.js")
+        if (STATIC / "lens.js").exists()
+        else "export default {render({el}){el.textContent='inductor_lens: front end not built (make bundle)'}}"
+    )
+    _css = _static("lens.css") if (STATIC / "lens.css").exists() else ""
+
+    _report = traitlets.Bytes(b"").tag(sync=True)
+    """bytes: the compare payload, gzip'd JSON (private). Default ``b""``."""
+
+    view = traitlets.Unicode("compare").tag(sync=True)
+    """str: always ``"compare"`` for this widget."""
+
+    selected = traitlets.Unicode("").tag(sync=True)
+    """str: the selected kernel (B's name, or A's for a kernel only in A). Default ``""``."""
+
+    compile_pair = traitlets.Int(0).tag(sync=True)
+    """int: index of the shown compile pair in ``diff.compiles``. Default ``0``."""
+
+    def __init__(self, d: ReportDiff, **kwargs: Any) -> None:
+        if not isinstance(d, ReportDiff):
+            raise TypeError(f"DiffWidget needs an inductor_lens.ReportDiff, not {type(d).__name__}")
+        self._diff = d
+        super().__init__(_report=pack_diff(d), **kwargs)
+        self.on_msg(self._on_msg)
+
+    @property
+    def diff(self) -> ReportDiff:
+        return self._diff
+
+    def _on_msg(self, _widget, content, buffers) -> None:
+        answer_request(self, content, lambda: ("inductor-lens-diff.html", to_diff_html(self._diff)))
+
+    def __repr__(self) -> str:  # cheap
+        return f"<DiffWidget: {self._diff!r}>"

@@ -1,0 +1,89 @@
+"""The built front end (``static/``, from ``js/``) and the facts every view shares about it.
+
+Both the widget (``widget.py``) and the offline page (``html.py``) read the bundle through these
+helpers, so neither imports the other and the page needs no anywidget. ``VIEWS`` is the one list of
+the views a report can open with: the widget's ``view`` trait, the magic's ``--view`` and the
+front end (``js/src/app.js``) use these names.
+"""
+
+from __future__ import annotations
+
+import base64
+import gzip
+import pathlib
+from typing import Optional
+
+STATIC = pathlib.Path(__file__).parent.parent / "static"
+
+#: The views a lens opens with (``view=`` of the widget, ``--view`` of the magic). The first is the default.
+VIEWS = ("fusion", "fx", "timeline", "source", "kernels", "roofline")
+
+
+class BundleMissingError(FileNotFoundError):
+    """The front-end bundle was not built (``make bundle``, or ``cd js && npm ci && npm run build``)."""
+
+
+def static(name: str) -> pathlib.Path:
+    """The path of a built front-end file; :class:`BundleMissingError` says how to build it."""
+    path = STATIC / name
+    if not path.exists():
+        raise BundleMissingError(
+            f"{path} is missing: build the front end with `make bundle` (runs `cd js && npm ci && npm run build`)"
+        )
+    return path
+
+
+def b64gz(data: bytes, level: int = 9) -> str:
+    """``data`` gzip'd (no timestamp, so the result is deterministic) and base64-encoded."""
+    return base64.b64encode(gzip.compress(data, compresslevel=level, mtime=0)).decode("ascii")
+
+
+_ENGINE_GZ: Optional[bytes] = None
+
+
+def engine_gz() -> bytes:
+    """The layout worker (Graphviz WASM) gzip'd, read once per process."""
+    global _ENGINE_GZ
+    if _ENGINE_GZ is None:
+        _ENGINE_GZ = gzip.compress(static("layout-worker.js").read_bytes(), compresslevel=9, mtime=0)
+    return _ENGINE_GZ
+
+
+_bundle_cache: dict = {}
+
+
+def bundle_b64() -> str:
+    """``static/lens.js`` gzip'd and base64-encoded (cached while the file is unchanged)."""
+    path = static("lens.js")
+    key = (str(path), path.stat().st_mtime_ns)
+    if key not in _bundle_cache:
+        _bundle_cache.clear()
+        _bundle_cache[key] = b64gz(path.read_bytes())
+    return _bundle_cache[key]
+
+
+def answer_request(widget, content, export) -> None:
+    """The kernel side of a widget's request/response messages (matched by id), shared by the lens and the
+    compare widget: ``engine`` sends the layout worker, ``export`` sends ``export()`` = (filename, page html).
+    An error is sent back and shown in the widget instead of vanishing in the kernel log."""
+    if not isinstance(content, dict):
+        return
+    kind, rid = content.get("type"), content.get("id")
+    try:
+        if kind == "engine":
+            widget.send({"type": "engine", "id": rid}, [engine_gz()])
+        elif kind == "export":
+            filename, page = export()
+            widget.send({"type": "export", "id": rid, "filename": filename}, [page.encode("utf-8")])
+    except Exception as e:
+        widget.send({"type": kind, "id": rid, "error": f"{type(e).__name__}: {e}"})
+
+
+def pack_report(report) -> bytes:
+    """The report as gzip'd JSON bytes, the form both the widget and the page receive.
+
+    The JSON comes from :func:`inductor_lens.report_io.dumps`: every string encodable, no NaN.
+    """
+    from ..report.io import dumps
+
+    return gzip.compress(dumps(report), compresslevel=6, mtime=0)

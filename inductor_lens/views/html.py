@@ -1,0 +1,165 @@
+"""One self-contained HTML page for a report: opens from ``file://``, makes no network request.
+
+>>> inductor_lens.save_html(report, "report.html")     # or report.save_html(...)
+
+The page inlines the front end (``static/lens.js``), its styles, the Graphviz layout engine
+(WebAssembly inside ``layout-worker.js``) and the report. The script and the report are stored
+gzip'd and base64-encoded (so nothing in a report can end a ``<script>`` block) and unpacked with
+the browser's ``DecompressionStream``. A Content-Security-Policy forbids every request to the
+network, so a page that tried would fail loudly instead of leaking.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import html
+import os
+from typing import Union
+
+from ..report.io import atomic_write, escape_surrogates
+from ..report.model import Report
+from .frontend import bundle_b64, engine_gz, pack_report, static
+
+# The only script that is not gzip'd: it unpacks the bundle and mounts it. Written by hand.
+_BOOT = """
+const $ = (id) => document.getElementById(id).textContent;
+async function gunzip(b64) {
+  const bin = atob(b64.replace(/\\s+/g, ""));
+  const u8 = new Uint8Array(bin.length);
+  for (let i = 0; i < bin.length; i++) u8[i] = bin.charCodeAt(i);
+  return await new Response(new Blob([u8]).stream().pipeThrough(new DecompressionStream("gzip"))).text();
+}
+try {
+  const url = URL.createObjectURL(new Blob([await gunzip($("il-bundle"))], { type: "text/javascript" }));
+  const lens = await import(url);
+  URL.revokeObjectURL(url);
+  await lens.mount(document.getElementById("il-app"), { report: $("il-report"), engine: $("il-engine") });
+} catch (e) {
+  const p = document.getElementById("il-app");
+  p.textContent = "inductor_lens could not start in this browser: " + (e && e.message || e);
+}
+"""
+
+
+def _script_hash(source: str) -> str:
+    return "'sha256-" + base64.b64encode(hashlib.sha256(source.encode("utf-8")).digest()).decode("ascii") + "'"
+
+
+# No network at all. The one inline script (_BOOT) is pinned by its hash, so markup injected into the page
+# could not run even if escaping failed; the bundle and the layout worker come from blob: URLs it makes.
+_CSP = (
+    f"default-src 'none'; script-src {_script_hash(_BOOT)} blob: 'wasm-unsafe-eval'; worker-src blob:; "
+    "style-src 'unsafe-inline'; img-src data: blob:; connect-src 'none'; base-uri 'none'; form-action 'none'"
+)
+
+
+def _script_data(id_: str, payload: str) -> str:
+    # base64 has no '<', '>' or '&'; assert it so a future change cannot break out of the block
+    if any(c in payload for c in "<>&"):
+        raise ValueError("script payload must be base64")
+    return f'<script type="application/octet-stream" id="{id_}">{payload}</script>'
+
+
+def to_html(report: Report) -> str:
+    """The report as one self-contained HTML page (a string)."""
+    if not isinstance(report, Report):
+        raise TypeError(f"to_html needs an inductor_lens.Report, not {type(report).__name__}")
+    facts = {
+        "title": report.title,
+        "torch_version": report.torch_version,
+        "device": report.device,
+        "created": report.created,
+        "compiles": len(report.compiles),
+        "kernels": len(report.kernels),
+        "graph_breaks": len(report.graph_breaks),
+    }
+    return page(facts, pack_report(report))
+
+
+def facts_of(data: dict) -> dict:
+    """The header facts of plain report data (what :func:`page` needs besides the packed report)."""
+    compiles = data.get("compiles") or []
+    return {
+        "title": data.get("title") or "",
+        "torch_version": data.get("torch_version") or "",
+        "device": data.get("device") or "",
+        "created": data.get("created") or "",
+        "compiles": len(compiles),
+        "kernels": sum(len(c.get("kernels") or []) for c in compiles),
+        "graph_breaks": len(data.get("graph_breaks") or []),
+    }
+
+
+def page(facts: dict, packed: bytes) -> str:
+    """The page for a report given as its header ``facts`` and its gzip'd JSON (``_frontend.pack_report``)."""
+    facts_line = (
+        f"torch {facts['torch_version']} · {facts['device']} · {facts['created'] or 'date unknown'} · "
+        f"{facts['compiles']} compile(s), {facts['kernels']} kernel(s), {facts['graph_breaks']} graph break(s)"
+    )
+    return page_html(
+        facts["title"] or "torch.compile report",
+        facts_line,
+        packed,
+        "What torch.compile's Inductor did: fused kernels, their source, and the code that produced them.",
+        "inductor-lens run -o report.html script.py",
+        'report.save_html("report.html")',
+    )
+
+
+def page_html(
+    title: str, facts_line: str, packed: bytes, what: str, command: str, python: str = "", suffix: str = "inductor_lens"
+) -> str:
+    """One self-contained page: the front end, its styles, the layout engine and the gzip'd ``packed``
+    payload inlined (a report, a compare payload ``{"kind": "diff"}`` or a job ``{"job": ...}``: the
+    front end's ``mount`` picks the view). Every text is escaped; the CSP pins the boot script by hash.
+    The report page, the compare page (``_diff_views``) and the job page (``job_html``) all use it."""
+    from .._version import __version__
+
+    css = static("lens.css").read_text(encoding="utf-8")
+    if "</style" in css.lower():
+        raise ValueError("lens.css must not contain '</style'")
+
+    def esc(s) -> str:
+        return html.escape(escape_surrogates(str(s)))
+
+    how = f"<code>{esc(command)}</code>" + (f" or <code>{esc(python)}</code> in Python" if python else "")
+    report_b64 = base64.b64encode(packed).decode("ascii")
+    engine_b64 = base64.b64encode(engine_gz()).decode("ascii")
+    return f"""<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="{esc(_CSP)}">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="generator" content="inductor_lens {esc(__version__)}">
+<title>{esc(title)} · {esc(suffix)}</title>
+<style>
+{css}
+</style>
+</head>
+<body class="il-standalone il-host">
+<header class="il-page-head">
+<h1>{esc(title)}</h1>
+<p class="il-page-facts">{esc(facts_line)}</p>
+<p>{esc(what)}
+Made with inductor_lens {esc(__version__)}; make your own with {how}.</p>
+</header>
+<main class="il-page-main"><div id="il-app"><noscript>This page needs JavaScript to draw the report.</noscript></div></main>
+{_script_data("il-report", report_b64)}
+{_script_data("il-bundle", bundle_b64())}
+{_script_data("il-engine", engine_b64)}
+<script type="module">{_BOOT}</script>
+</body>
+</html>
+"""
+
+
+def save_html(report: Report, path: Union[str, os.PathLike]) -> str:
+    """Write :func:`to_html` of ``report`` to ``path`` (atomically: a failure leaves an old file intact)."""
+    return atomic_write(path, to_html(report).encode("utf-8"))
+
+
+def save_page(facts: dict, packed: bytes, path: Union[str, os.PathLike]) -> str:
+    """Write :func:`page` to ``path`` atomically (``inductor-lens show`` uses it without building a Report)."""
+    return atomic_write(path, page(facts, packed).encode("utf-8"))

@@ -1,0 +1,157 @@
+"""Progress while Inductor compiles, in the user's words; shared by the CLI and the magic.
+
+``capture(on_event=...)`` reports torch's own phase names (``_recursive_joint_graph_passes``,
+``compile_fx.<locals>.fw_compiler_base``, ~50 per compile) and each kernel as it is built.
+:func:`user_phase` maps them onto the few steps a PyTorch user knows; the full detail stays in
+the report's timeline. :class:`Progress` keeps the state; :class:`TerminalProgress` draws it on
+stderr: one updating line on a terminal, plain lines (one per step and per kernel) otherwise.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+import time
+from typing import Optional, TextIO
+
+#: torch phase name (prefix) -> the step a user knows. First match wins; names not listed keep the last step.
+PHASE_WORDS: tuple[tuple[str, str], ...] = (
+    ("dynamo", "tracing"),
+    ("entire_frame_compile", "tracing"),
+    ("compile_attempt", "tracing"),
+    ("bytecode_tracing", "tracing"),
+    ("build_guards", "tracing"),
+    ("backend_compile", "AOT autograd"),
+    ("_recursive_pre_grad_passes", "AOT autograd"),
+    ("pass.pre_grad_passes", "AOT autograd"),
+    ("create_aot_dispatcher_function", "AOT autograd"),
+    ("aot_", "AOT autograd"),
+    ("_recursive_joint_graph_passes", "AOT autograd"),
+    ("pass.joint_graph_passes", "AOT autograd"),
+    ("min_cut_rematerialization_partition", "AOT autograd"),
+    ("entire_backward_compile", "lowering"),
+    ("compile_fx", "lowering"),
+    ("inductor_compile", "lowering"),
+    ("fx_codegen_and_compile", "lowering"),
+    ("additional_fake_tensor_prop", "lowering"),
+    ("_recursive_post_grad_passes", "lowering"),
+    ("pass.post_grad_passes", "lowering"),
+    ("GraphLowering.run", "lowering"),
+    ("Scheduler.__init__", "fusion"),
+    ("Scheduler.fused_nodes", "fusion"),
+    ("GraphLowering.compile_to_fn", "lowering"),  # these three wrap the scheduler: fusion comes next
+    ("GraphLowering.codegen", "lowering"),
+    ("code_gen", "lowering"),
+    ("Scheduler.codegen", "code generation"),
+    ("compile_file", "kernel build"),
+    ("async_compile", "kernel build"),
+    ("PyCodeCache", "kernel build"),
+    ("triton", "kernel build"),
+    ("autotune", "autotuning"),
+    ("benchmark", "autotuning"),
+)
+
+
+#: Phases that say nothing to a user (they keep the step shown): checked before PHASE_WORDS.
+SILENT = ("gc", "insert_deferred_runtime_asserts", "PythonWrapperCodegen")
+
+
+def user_phase(torch_phase: str) -> Optional[str]:
+    """The user's word for a torch phase name, or ``None`` for one that says nothing to a user (``gc``)."""
+    if torch_phase.startswith(SILENT):
+        return None
+    for prefix, word in PHASE_WORDS:
+        if torch_phase.startswith(prefix):
+            return word
+    return None
+
+
+class Progress:
+    """What is happening now: the step, the compile, the kernels built. Thread-safe; call with capture's events."""
+
+    def __init__(self):
+        self.t0 = time.monotonic()
+        self.step = ""
+        self.compile = ""
+        self.kernels: list[str] = []
+        self._lock = threading.Lock()
+
+    def update(self, message: str) -> Optional[str]:
+        """Take one event; return ``"step"`` or ``"kernel"`` when what a user sees changed, else ``None``."""
+        kind, _, text = message.partition(": ")
+        with self._lock:
+            if kind == "phase":
+                word = user_phase(text)
+                if word is None or word == self.step:
+                    return None
+                self.step = word
+                return "step"
+            if kind == "kernel":
+                name, _, where = text.partition(" (")
+                self.kernels.append(name)
+                self.compile = where.rstrip(")") or self.compile
+                return "kernel"
+        return None
+
+    def step_text(self) -> str:
+        """The step, with the language of the kernels being built (``kernel build (C++)``)."""
+        if self.step == "kernel build" and self.kernels:
+            last = self.kernels[-1]
+            lang = "C++" if last.startswith("cpp") else "Triton" if last.startswith("triton") else ""
+            return f"{lang} build".strip() if lang else self.step
+        return self.step
+
+    def line(self, width: int = 0) -> str:
+        """One line: elapsed time, step, kernels built so far (the last few named)."""
+        k = self.kernels
+        s = f"[{time.monotonic() - self.t0:5.1f}s] Inductor: {self.step_text() or 'starting'}"
+        s += f" · {len(k)} kernel{'s' if len(k) != 1 else ''} built"
+        if k:
+            s += ": " + ", ".join(k[-3:]) + (" ..." if len(k) > 3 else "")
+        if width and len(s) > width:
+            s = s[: max(width - 1, 10)] + "…"
+        return s
+
+
+class TerminalProgress(Progress):
+    """``on_event`` for the CLI: one updating line on a terminal, plain lines when stderr is a file or pipe."""
+
+    def __init__(self, stream: Optional[TextIO] = None, quiet: bool = False, prefix: str = "inductor-lens: "):
+        super().__init__()
+        self.stream = stream or sys.stderr
+        self.quiet = quiet
+        self.prefix = prefix
+        self.tty = bool(getattr(self.stream, "isatty", lambda: False)())
+        self._drawn = False
+
+    def __call__(self, message: str) -> None:
+        change = self.update(message)
+        if self.quiet or change is None:
+            return
+        if self.tty:
+            import shutil
+
+            width = shutil.get_terminal_size((100, 20)).columns - len(self.prefix) - 1
+            self.stream.write("\r\x1b[K" + self.prefix + self.line(width))
+            self._drawn = True
+        elif change == "kernel":
+            self.stream.write(
+                f"{self.prefix}[{time.monotonic() - self.t0:5.1f}s] kernel built: {self.kernels[-1]}"
+                f"{f' ({self.compile})' if self.compile else ''}\n"
+            )
+        else:
+            self.stream.write(f"{self.prefix}[{time.monotonic() - self.t0:5.1f}s] {self.step_text()}\n")
+        self.stream.flush()
+
+    def done(self) -> None:
+        """End the updating line (so the next message starts on a line of its own)."""
+        if self._drawn:
+            self.stream.write("\n")
+            self.stream.flush()
+            self._drawn = False
+
+    def say(self, text: str) -> None:
+        """A message of its own line, after the progress line if one is drawn."""
+        self.done()
+        self.stream.write(f"{self.prefix}{text}\n")
+        self.stream.flush()

@@ -1,0 +1,142 @@
+"""The lens widget: an anywidget over the front end in ``js/`` (built into ``static/``).
+
+>>> import inductor_lens
+>>> w = inductor_lens.LensWidget(report)      # or report.widget(), or just display(report)
+>>> w.selected = "cpp_fused_add_cos_0"         # select a kernel (or fused node) from Python
+>>> w.view = "timeline"
+
+The report travels once, gzip'd, in a private ``Bytes`` trait. The Graphviz layout engine
+(WebAssembly, about 1.5 MB) is not synced with every widget: the front end asks for it with a
+custom message once per page. State a user may script (``selected``, ``view``, ``compile``)
+lives in public synced traits.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import anywidget
+import traitlets
+
+from ..report.model import Report
+from .frontend import STATIC, VIEWS, BundleMissingError, answer_request, engine_gz, pack_report, static  # noqa: F401 (engine_gz: re-exported)
+
+__all__ = ["LensWidget", "BundleMissingError", "VIEWS"]
+
+
+class LensWidget(anywidget.AnyWidget):
+    """Fusion graph, FX graph and compile timeline of a :class:`~inductor_lens.Report`.
+
+    Parameters
+    ----------
+    report : Report
+        What a capture recorded (``inductor_lens.capture()`` / ``inspect()``).
+    selected, view, compile : str, optional
+        Initial values of the synced traits below (``compile_id=`` is the 0.1 name of ``compile``).
+
+    Examples
+    --------
+    >>> w = report.widget(view="fx")
+    >>> w.observe(lambda ch: print(ch["new"]), names=["selected"])
+    """
+
+    _esm = (
+        static("lens.js")
+        if (STATIC / "lens.js").exists()
+        else "export default {render({el}){el.textContent='inductor_lens: front end not built (make bundle)'}}"
+    )
+    _css = static("lens.css") if (STATIC / "lens.css").exists() else ""
+
+    _report = traitlets.Bytes(b"").tag(sync=True)
+    """bytes: the report as gzip'd JSON (private payload; a Bytes trait arrives as a DataView). Default ``b""``."""
+
+    selected = traitlets.Unicode("").tag(sync=True)
+    """str: the selected fused node. Set a fused node, kernel or FX node name to select it; the
+    front end stores the fused node's name. ``""`` (the default) selects nothing."""
+
+    view = traitlets.Enum(VIEWS, default_value="fusion").tag(sync=True)
+    """str: the visible view, one of ``"fusion"`` (default), ``"fx"``, ``"timeline"``, ``"source"``, ``"kernels"``."""
+
+    compile = traitlets.Unicode("").tag(sync=True)
+    """str: the shown compile, by its ``Compile.id`` (``"0/0 forward"``, as ``report.compile(...)`` takes it);
+    ``""`` means the first one. (Not ``Compile.compile_id``, torch's ``"0/0"``, which a forward and its
+    backward share.)"""
+
+    @traitlets.validate("compile")
+    def _valid_compile(self, proposal):
+        # checked on every change, not only in __init__: a script setting a wrong id gets the list there is
+        value = proposal["value"]
+        report = getattr(self, "_report_obj", None)
+        if not value or report is None:
+            return value
+        try:
+            return report.compile(value).id
+        except KeyError as e:
+            raise traitlets.TraitError(str(e.args[0] if e.args else e)) from None
+
+    def __init__(self, report: Report, **kwargs: Any) -> None:
+        if not isinstance(report, Report):
+            raise TypeError(f"LensWidget needs an inductor_lens.Report, not {type(report).__name__}")
+        if "view" in kwargs and kwargs["view"] not in VIEWS:
+            raise ValueError(f"unknown view {kwargs['view']!r} (must be one of {list(VIEWS)})")
+        if "compile_id" in kwargs:  # the 0.1 name: it held Compile.id, not Compile.compile_id
+            import warnings
+
+            warnings.warn(
+                "LensWidget(compile_id=...) is now LensWidget(compile=...) (a Compile.id)",
+                DeprecationWarning,
+                stacklevel=2,
+            )
+            kwargs.setdefault("compile", kwargs.pop("compile_id"))
+        ids = [c.id for c in report.compiles]
+        cid = kwargs.get("compile")
+        if cid:
+            kwargs["compile"] = report.compile(cid).id  # KeyError names the compiles there are
+        elif ids:
+            kwargs["compile"] = ids[0]
+        self._report_obj = report
+        self._summary = (len(report.compiles), len(report.kernels))
+        super().__init__(_report=pack_report(report), **kwargs)
+        self.on_msg(self._on_msg)
+
+    @property
+    def report(self) -> Report:
+        """The report shown."""
+        return self._report_obj
+
+    @property
+    def compile_id(self) -> str:
+        """The 0.1 name of :attr:`compile` (deprecated: it holds a ``Compile.id``, not a ``compile_id``)."""
+        import warnings
+
+        warnings.warn("LensWidget.compile_id is now LensWidget.compile", DeprecationWarning, stacklevel=2)
+        return self.compile
+
+    @compile_id.setter
+    def compile_id(self, value: str) -> None:
+        import warnings
+
+        warnings.warn("LensWidget.compile_id is now LensWidget.compile", DeprecationWarning, stacklevel=2)
+        self.compile = value
+
+    def _on_msg(self, _widget, content, buffers) -> None:
+        # request/response with the front end, matched by id (custom messages only for this)
+        def export():
+            from .html import to_html
+
+            return _filename(self._report_obj), to_html(self._report_obj)
+
+        answer_request(self, content, export)
+
+    def __repr__(self) -> str:  # cheap: never serializes the payload
+        n, k = self._summary
+        return f"<LensWidget: {n} compile(s), {k} kernel(s), view={self.view!r}, selected={self.selected!r}>"
+
+
+def _filename(report: Report) -> str:
+    import re
+
+    stem = (
+        re.sub(r"[^A-Za-z0-9_.-]+", "-", report.title or "inductor-lens-report").strip("-.") or "inductor-lens-report"
+    )
+    return stem[:80] + ".html"

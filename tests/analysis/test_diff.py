@@ -1,0 +1,421 @@
+"""Comparing two reports (``inductor_lens.diff``): real CPU compiles of tiny models, recorded GPU
+reports, the CLI, the magic in a real IPython kernel, and the compare page in Chromium."""
+
+from __future__ import annotations
+
+import inspect as pyinspect
+import json
+import os
+import pathlib
+import subprocess
+import sys
+
+import pytest
+import torch
+from torch import nn
+
+import inductor_lens
+from inductor_lens.analysis.diff import ReportDiff, normalise_source
+from inductor_lens.examples import MLP
+from tests._synthetic_report import HOSTILE, hostile_report
+
+REPO = pathlib.Path(__file__).resolve().parents[2]
+FIXTURES = REPO / "tests" / "fixtures"
+
+
+class Three(nn.Module):
+    """Three Linear layers; the middle one's activation and an extra op are switchable."""
+
+    def __init__(self, act2: str = "relu", extra: bool = False):
+        super().__init__()
+        self.fc1, self.fc2, self.fc3 = nn.Linear(16, 32), nn.Linear(32, 32), nn.Linear(32, 8)
+        self.act2, self.extra = act2, extra
+
+    def forward(self, x):
+        x = torch.relu(self.fc1(x))
+        x = self.fc2(x)
+        x = torch.relu(x) if self.act2 == "relu" else nn.functional.gelu(x)  # LINE_ACT2
+        if self.extra:
+            x = x * 2.0  # LINE_EXTRA
+        return torch.relu(self.fc3(x))
+
+
+def _line(marker: str) -> int:
+    lines, start = pyinspect.getsourcelines(Three.forward)
+    return start + next(i for i, s in enumerate(lines) if marker in s)
+
+
+def _capture(model, x, **kw):
+    torch.manual_seed(0)
+    with torch.no_grad():
+        return inductor_lens.inspect(model, x, title=kw.pop("title", type(model).__name__), **kw)
+
+
+@pytest.fixture(scope="module")
+def reports():
+    """Each variant compiled once: relu twice, gelu in layer 2, an extra mul after layer 2, and
+    the relu model with mode="max-autotune"."""
+    x = torch.randn(4, 16)
+    return {
+        "relu": _capture(Three(), x, title="relu"),
+        "relu_again": _capture(Three(), x, title="relu again"),
+        "gelu": _capture(Three("gelu"), x, title="gelu"),
+        "extra": _capture(Three(extra=True), x, title="extra mul"),
+        "autotune": _capture(Three(), x, title="max-autotune", compile_options={"mode": "max-autotune"}),
+    }
+
+
+def _launches(report):
+    """(compile id, fused node, kernel) for every fused node that launches a kernel."""
+    return [(c.id, n.name, n.kernel) for c in report.compiles for n in c.fused_nodes if n.kernel]
+
+
+# ---- the JSON contract and the pairing --------------------------------------------------------------
+
+
+def test_same_model_twice_is_all_same(reports):
+    a, b = reports["relu"], reports["relu_again"]
+    d = inductor_lens.diff(a, b)
+    data = json.loads(d.to_json())
+    assert set(data["summary"]) == {"same", "changed", "only_a", "only_b"}
+    n = len(_launches(a))
+    assert n == len(_launches(b)) >= 5  # 3 matmuls, 2+ relu launches
+    assert data["summary"] == {"same": n, "changed": 0, "only_a": 0, "only_b": 0}
+    (pair,) = data["compiles"]
+    assert (pair["a"], pair["b"]) == (a.compiles[0].id, b.compiles[0].id)
+    for k in pair["kernels"]:
+        assert set(k) >= {"status", "a", "b", "moved_ops_in", "moved_ops_out", "time_delta_us"}
+        assert k["status"] == "same" and k["a"] == k["b"] and k["time_delta_us"] is None
+    assert a.diff(b).summary == d.summary and isinstance(d, ReportDiff)
+
+
+def test_relu_to_gelu_changes_exactly_that_layers_kernel(reports):
+    a, b = reports["relu"], reports["gelu"]
+    d = inductor_lens.diff(a, b)
+    changed = [k for k in d.kernels if k.status == "changed"]
+    assert len(changed) == 1, d.text()
+    k = changed[0]
+    # independently: B's kernel whose ops come from the gelu line of Three.forward
+    post = {n.name: n for n in b.compiles[0].graphs["post_grad"].nodes}
+    gelu_line = _line("LINE_ACT2")
+    from_line = {
+        n.kernel
+        for n in b.compiles[0].fused_nodes
+        if n.kernel and any(post[f].user_stack and post[f].user_stack[-1].line == gelu_line for f in n.fx_nodes)
+    }
+    assert from_line == {k.b}, (from_line, k.b)
+    assert k.moved_ops_out == ["aten.relu.default"]
+    assert "aten.erf.default" in k.moved_ops_in  # gelu's exact form
+    assert "relu" in k.a and "source" in k.changes
+    others = [x for x in d.kernels if x is not k]
+    assert {x.status for x in others} == {"same"} and len(others) == len(_launches(a)) - 1
+
+
+def test_an_op_fused_into_an_existing_kernel_is_listed_as_moved_in(reports):
+    d = inductor_lens.diff(reports["relu"], reports["extra"])
+    changed = [k for k in d.kernels if k.status == "changed"]
+    assert len(changed) == 1, d.text()
+    k = changed[0]
+    assert k.moved_ops_in == ["aten.mul.Tensor"] and k.moved_ops_out == []
+    assert "fusion" in k.changes
+    # the kernel that absorbed the mul is B's kernel of the mul's line, and it still holds the relu
+    b = reports["extra"]
+    post = {n.name: n for n in b.compiles[0].graphs["post_grad"].nodes}
+    node = b.compiles[0].fused_node(k.fused_b)
+    targets = sorted(post[f].target for f in node.fx_nodes)
+    assert targets == ["aten.mul.Tensor", "aten.relu.default"]
+    assert any(post[f].user_stack[-1].line == _line("LINE_EXTRA") for f in node.fx_nodes if post[f].user_stack)
+    assert sum(k.status == "same" for k in d.kernels) == len(_launches(reports["relu"])) - 1
+
+
+def test_max_autotune_on_cpu_changes_no_kernel(reports):
+    """On CPU (fp32, this torch) max-autotune keeps the ATen matmuls: Inductor emits the same kernels,
+    so every pair is `same`; the guards differ (the mode is guarded on). The GPU case is below."""
+    a, b = reports["relu"], reports["autotune"]
+    assert [k.name for k in a.kernels] == [k.name for k in b.kernels]
+    d = inductor_lens.diff(a, b)
+    assert d.summary["changed"] == d.summary["only_a"] == d.summary["only_b"] == 0, d.text()
+
+
+def test_max_autotune_on_gpu_marks_the_matmul_kernels():
+    """Recorded on an H200: MLP default (gpu_mlp.json) vs mode="max-autotune-no-cudagraphs"
+    (gpu_max_autotune.json, a wider MLP of the same code). The Triton matmul templates replace the
+    extern mm/addmm calls: those pairs are changed with an autotune choice, the mm moved into the template."""
+    a = inductor_lens.load(FIXTURES / "gpu_mlp.json")
+    b = inductor_lens.load(FIXTURES / "gpu_max_autotune.json")
+    d = inductor_lens.diff(a, b)
+    templates = {k.name for k in b.kernels if "autotune" in k.metadata}
+    assert len(templates) == 2
+    marked = {k.b: k for k in d.kernels if k.b in templates}
+    assert set(marked) == templates
+    for k in marked.values():
+        assert k.status == "changed" and "autotune" in k.changes, k
+        assert k.time_delta_us is not None  # both reports were profiled
+    relu = next(k for k in marked.values() if "relu" in k.b)
+    assert relu.a == "triton_poi_fused_addmm_relu_0" and "aten.mm.default" in relu.moved_ops_in
+    fc2 = next(k for k in marked.values() if "relu" not in k.b)
+    assert fc2.a == "extern_kernels.addmm[buf2]"
+    # A's separate extern mm has no counterpart: its op lives in B's template now
+    assert [(k.status, k.a) for k in d.kernels if k.status == "only_a"] == [("only_a", "extern_kernels.mm[buf0]")]
+
+
+def test_gpu_report_pairs_with_cpu_report_by_ops():
+    """The same MLP(256, 512, 128) on 64x256: Triton on the H200 (recorded) and C++ here."""
+    gpu = inductor_lens.load(FIXTURES / "gpu_mlp.json")
+    torch.manual_seed(0)
+    cpu = inductor_lens.inspect(MLP(256, 512, 128), torch.randn(64, 256), title="cpu mlp")
+    d = inductor_lens.diff(gpu, cpu)
+    (pair,) = d.compiles
+    assert d.summary["only_a"] == d.summary["only_b"] == 0, d.text()
+    # by hand: fc1's matmul (mm on GPU, addmm with the bias on CPU), fc1's relu (with the bias add on GPU),
+    # fc2's addmm, and the layer norm + softmax reduction
+    cpu_names = [k.name for k in cpu.kernels]
+    assert cpu_names[0].startswith("extern_kernels.addmm") and "relu" in cpu_names[1], cpu_names
+    expected = [
+        ("extern_kernels.mm[buf0]", cpu_names[0]),
+        ("triton_poi_fused_addmm_relu_0", cpu_names[1]),
+        ("extern_kernels.addmm[buf2]", cpu_names[2]),
+        ("triton_per_fused__softmax_exp_native_layer_norm_prepare_softmax_online_sub_1", cpu_names[3]),
+    ]
+    assert sorted((k.a, k.b) for k in pair.kernels) == sorted(expected), d.text()
+    langs = {(gpu.compiles[0].kernel(k.a).language, cpu.compiles[0].kernel(k.b).language) for k in pair.kernels}
+    assert langs == {("triton", "cpp"), ("extern", "extern")}
+    norm = next(k for k in pair.kernels if k.a.startswith("triton_per"))
+    assert norm.b.startswith("cpp_fused") and "layer_norm" in norm.b
+
+
+def test_pairs_override_and_bad_pairs(reports):
+    a, b = reports["relu"], reports["gelu"]
+    cid_a, cid_b = a.compiles[0].id, b.compiles[0].id
+    d = inductor_lens.diff(a, b, pairs=[(cid_a, cid_b)])
+    assert d.compiles[0].paired_by == "chosen"
+    with pytest.raises(ValueError, match=r"no compile 'nope' in a \(compiles: \["):
+        inductor_lens.diff(a, b, pairs=[("nope", cid_b)])
+    with pytest.raises(TypeError, match="two inductor_lens.Report"):
+        inductor_lens.diff(a, "b.json")
+
+
+def test_source_normalisation_ignores_names_and_buffers():
+    s1 = "def triton_poi_fused_add_0(in_ptr0):\n    buf3 = empty()\n    # kernel path: /tmp/torchinductor_x/ab/c.py\n"
+    s2 = "def triton_poi_fused_add_7(in_ptr0):\n    buf12 = empty()\n    # kernel path: /tmp/torchinductor_y/zz/d.py\n"
+    assert normalise_source(s1, "triton_poi_fused_add_0") == normalise_source(s2, "triton_poi_fused_add_7")
+    assert normalise_source(s1, "") != normalise_source(s1.replace("add", "mul").replace("empty", "zeros"), "")
+
+
+# ---- views: page, CLI, widget, magic ---------------------------------------------------------------
+
+
+def test_page_is_self_contained_escaped_and_written_atomically(tmp_path):
+    from inductor_lens.views.diff_views import to_diff_html
+
+    h = hostile_report()
+    page = to_diff_html(inductor_lens.diff(h, h))
+    head = page[: page.index("<main")]
+    assert HOSTILE not in page and "<img src=x" not in page
+    assert "&lt;/script&gt;" in head  # the title is shown, as text
+    out = tmp_path / "d.html"
+    out.write_text("old")
+    inductor_lens.diff(h, h).save_html(out)
+    assert out.read_text().startswith("<!doctype html>")
+    assert [p.name for p in tmp_path.iterdir()] == ["d.html"]  # no temp file left
+
+
+def test_cli_diff_writes_page_and_json(tmp_path, reports):
+    a, b = tmp_path / "a.json", tmp_path / "b.json"
+    reports["relu"].save_json(a)
+    reports["gelu"].save_json(b)
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "inductor_lens",
+            "diff",
+            str(a),
+            str(b),
+            "-o",
+            str(tmp_path / "d.html"),
+            "--json",
+            str(tmp_path / "d.json"),
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
+    assert r.returncode == 0, r.stderr
+    assert "1 changed" in r.stderr and str(tmp_path / "d.html") in r.stderr
+    data = json.loads((tmp_path / "d.json").read_text())
+    assert data["summary"]["changed"] == 1
+    assert (tmp_path / "d.html").read_text().startswith("<!doctype html>")
+    bad = subprocess.run(
+        [sys.executable, "-m", "inductor_lens", "diff", str(a), str(tmp_path / "missing.json")],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
+    assert bad.returncode == 2 and bad.stderr.strip().count("\n") == 0 and "no such report" in bad.stderr
+
+
+def test_widget_and_display(reports):
+    d = inductor_lens.diff(reports["relu"], reports["gelu"])
+    w = d.widget()
+    import gzip
+
+    payload = json.loads(gzip.decompress(w._report))
+    assert payload["kind"] == "diff" and payload["diff"]["summary"] == d.summary
+    assert payload["b"]["title"] == "gelu"
+    bundle = d._repr_mimebundle_()
+    data = bundle[0] if isinstance(bundle, tuple) else bundle
+    assert "application/vnd.jupyter.widget-view+json" in data
+    assert "1 changed" in repr(d) and len(repr(w)) < 300
+
+
+def test_magic_compare_shows_the_compare_view(tmp_path):
+    from tests._kernel import Kernel
+
+    os.environ["PYTHONPATH"] = os.pathsep.join(p for p in [str(REPO), os.environ.get("PYTHONPATH", "")] if p)
+    k = Kernel(str(tmp_path))
+    try:
+        k.ok("%load_ext inductor_lens\nimport torch")
+        ex = k.execute("%%inductor_lens --compare nothing_here\nx = 1")
+        assert ex.status == "error" and "nothing is bound to 'nothing_here'" in ex.reply["evalue"]
+        assert k.value("'x' in globals()") is False  # the cell did not run
+        k.ok("%%inductor_lens -f f --name base\ndef f(x):\n    return torch.relu(x) + 1\nf(torch.randn(8))")
+        ex = k.ok(
+            "%%inductor_lens -f f --compare base --name new\ndef f(x):\n    return torch.sigmoid(x) + 1\nf(torch.randn(8))"
+        )
+        states = [
+            m["content"]["data"]["state"] for m in ex.of_type("comm_open") if "state" in m["content"].get("data", {})
+        ]
+        assert any("compile_pair" in s for s in states), "no compare widget was shown"
+        assert k.value("base.diff(new).summary") == {"same": 0, "changed": 1, "only_a": 0, "only_b": 0}
+    finally:
+        k.shutdown()
+
+
+def test_compare_page_in_chromium(tmp_path, offline_page, reports):
+    a, b = reports["relu"], reports["gelu"]
+    d = inductor_lens.diff(a, b)
+    path = d.save_html(tmp_path / "diff.html")
+    page = offline_page
+    page.goto(pathlib.Path(path).as_uri())
+    page.wait_for_selector('[data-view="compare"] .il-graph[data-ready="1"]', timeout=60000)
+    rows = page.locator('[data-view="compare"] [data-role="diff-row"]')
+    assert rows.count() == len(_launches(b))
+    statuses = [rows.nth(i).get_attribute("data-status") for i in range(rows.count())]
+    assert sorted(statuses) == sorted(["changed"] + ["same"] * (len(statuses) - 1))
+    changed = next(k for k in d.kernels if k.status == "changed")
+    row = page.locator(f'[data-role="diff-row"][data-status="changed"][data-kernel="{changed.b}"]')
+    assert row.count() == 1
+    # B's graph marks the changed box
+    box = page.locator(f'[data-view="compare"] [data-node="{changed.fused_b}"]')
+    assert box.get_attribute("data-diff") == "changed"
+    row.click()
+    src = page.locator('[data-role="diff-source"]')
+    col_a, col_b = src.locator('[data-side="a"]'), src.locator('[data-side="b"]')
+    assert changed.a in col_a.locator(".il-dhead").inner_text() and changed.b in col_b.locator(".il-dhead").inner_text()
+    # every line of both sources is there, and the gelu's erf is on a highlighted line of B only
+    kb = b.compiles[0].kernel(changed.b)
+    assert col_b.locator(".il-dline:not(.il-d-gap)").count() == len(kb.source.splitlines())
+    hl_b = col_b.locator(".il-dline.il-d-replace, .il-dline.il-d-insert").all_inner_texts()
+    assert any("erf" in t for t in hl_b), hl_b
+    assert not any("erf" in t for t in col_a.locator(".il-dline").all_inner_texts())
+    assert col_a.locator(".il-dline.il-d-replace, .il-dline.il-d-delete").count() >= 1
+    assert page.watch.requests == [] and page.watch.errors == [] and page.watch.dialogs == []
+
+
+def test_diff_widget_answers_requests():
+    from inductor_lens.views.diff_views import DiffWidget
+
+    d = inductor_lens.diff(
+        inductor_lens.load(FIXTURES / "gpu_mlp.json"), inductor_lens.load(FIXTURES / "gpu_max_autotune.json")
+    )
+    w = DiffWidget(d)
+    sent = []
+    w.send = lambda content, buffers=None: sent.append((content, buffers))
+    w._on_msg(w, {"type": "engine", "id": "e1"}, [])
+    w._on_msg(w, {"type": "export", "id": "x1"}, [])
+    (c1, b1), (c2, b2) = sent
+    assert c1 == {"type": "engine", "id": "e1"} and b1[0][:2] == b"\x1f\x8b"
+    assert c2["id"] == "x1" and b2[0].startswith(b"<!doctype html>") and b"data-view" not in b2[0][:200]
+    with pytest.raises(TypeError, match="ReportDiff"):
+        DiffWidget(d.a)
+
+
+@pytest.mark.browser
+def test_compare_widget_in_jupyterlab(jupyter_lab, chromium_browser):
+    """display(diff) of two recorded GPU reports (no compile needed) in a real JupyterLab."""
+    from tests._browser_fixtures import PageWatch, open_notebook, run_all, write_notebook
+
+    base, root = jupyter_lab
+    a = inductor_lens.load(FIXTURES / "gpu_mlp.json")
+    b = inductor_lens.load(FIXTURES / "gpu_max_autotune.json")
+    d = inductor_lens.diff(a, b)
+    write_notebook(
+        root / "compare.ipynb",
+        [
+            f"import inductor_lens\nd = inductor_lens.diff(inductor_lens.load({str(FIXTURES / 'gpu_mlp.json')!r}), "
+            f"inductor_lens.load({str(FIXTURES / 'gpu_max_autotune.json')!r}))\nd",
+        ],
+    )
+    context = chromium_browser.new_context(viewport={"width": 1500, "height": 1000})
+    page = context.new_page()
+    watch = PageWatch(page, allow_console=("favicon",))
+    try:
+        open_notebook(page, base, "compare.ipynb")
+        run_all(page)
+        view = page.locator('.jp-NotebookPanel:visible [data-view="compare"]').first
+        view.locator('.il-graph[data-ready="1"]').wait_for(timeout=60000)
+        rows = view.locator('[data-role="diff-row"]')
+        assert rows.count() == len(d.kernels)
+        # profiled on both sides: rows are sorted by |time delta|, largest first
+        deltas = [abs(k.time_delta_us) for k in d.kernels]
+        first = rows.first.get_attribute("data-kernel")
+        top = max(d.kernels, key=lambda k: abs(k.time_delta_us))
+        assert first == (top.b or top.a) and abs(top.time_delta_us) == max(deltas)
+        tem = next(k for k in d.kernels if k.b and k.b.startswith("triton_tem") and "relu" in k.b)
+        view.locator(f'[data-role="diff-row"][data-kernel="{tem.b}"]').click()
+        src = view.locator('[data-role="diff-source"]')
+        assert "tl.dot" in src.locator('[data-side="b"]').inner_text()
+        assert "triton_poi_fused_addmm_relu_0" in src.locator('[data-side="a"] .il-dhead').inner_text()
+        assert not [e for e in watch.errors if "inductor" in e.lower() or "il-" in e]
+    finally:
+        context.close()
+
+
+def test_training_step_relu_to_gelu_changes_only_that_layers_kernels():
+    """Forward and lazily compiled backward: only the kernels of the changed layer differ. Their names
+    come from the ops Inductor fused (independent of the pairing): exactly B's kernels named for gelu."""
+    x = torch.randn(4, 16)
+    torch.manual_seed(0)
+    a = inductor_lens.inspect(Three(), x, backward=True, title="relu training")
+    torch.manual_seed(0)
+    b = inductor_lens.inspect(Three("gelu"), x, backward=True, title="gelu training")
+    d = inductor_lens.diff(a, b)
+    assert [(c.a, c.b) for c in d.compiles] == [("0/0 forward", "0/0 forward"), ("0/0 backward", "0/0 backward")]
+    changed = {k.b for k in d.kernels if k.status == "changed"}
+    assert changed == {k.name for k in b.kernels if "gelu" in k.name}, d.text()
+    assert d.summary["only_a"] == d.summary["only_b"] == 0
+    # the fc3 weight-gradient matmul reads the saved activation under another name (relu_1 vs mul_2): same
+    assert all(k.status == "same" for k in d.kernels if k.b and k.b.startswith("extern_kernels")), d.text()
+
+
+@pytest.mark.skipif(
+    not (FIXTURES / "gpu_mlp_wide_default.json").exists(),
+    reason="needs tests/fixtures/gpu_mlp_wide_default.json (make_gpu_diff_fixture.py on a GPU)",
+)
+def test_default_vs_max_autotune_same_gpu_model():
+    """The same MLP(512, 1024, 256) on the GPU, default vs max-autotune: every pair with a Triton template in B
+    is changed with an autotune choice, and nothing is unpaired but A's extern matmuls the templates absorbed."""
+    a = inductor_lens.load(FIXTURES / "gpu_mlp_wide_default.json")
+    b = inductor_lens.load(FIXTURES / "gpu_max_autotune.json")
+    d = inductor_lens.diff(a, b)
+    templates = {k.name for k in b.kernels if "autotune" in k.metadata}
+    for k in d.kernels:
+        if k.b in templates:
+            assert k.status == "changed" and "autotune" in k.changes, k
+    assert {k.b for k in d.kernels if k.status == "changed"} >= templates
+    assert all(k.a.startswith("extern_kernels.") for k in d.kernels if k.status == "only_a")
+    assert d.summary["only_b"] == 0

@@ -1,0 +1,665 @@
+"""Where the time goes, against the hardware (issue 13): kernel costs, measured time of every kernel, the
+unattributed remainder, fraction of peak, roll-ups. Real CPU compiles; the GPU event structure, which cannot
+run here, is exercised with a hand-built event tree shaped like the profiler's (and by the recorded GPU
+fixtures in test_perf_gpu_fixtures.py)."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import pathlib
+import statistics
+from types import SimpleNamespace
+
+import pytest
+import torch
+
+import inductor_lens
+import inductor_lens.analysis.perf
+from inductor_lens.analysis import devices
+from inductor_lens.analysis.cost import kernel_cost, with_costs
+from inductor_lens.report.model import Compile, DeviceInfo, Graph, GraphNode, Kernel, Trigger, load
+
+N = 1000
+M, K, NN = 64, 32, 48
+ROWS, COLS = 16, 100
+
+
+def sin_cos(x):
+    return torch.sin(x) ** 2 + torch.cos(x) ** 2
+
+
+def matmul(a, b):
+    return a @ b
+
+
+def softmax(x):
+    return torch.softmax(x, -1)
+
+
+@pytest.fixture(scope="module")
+def cost_report():
+    """Three functions, one capture: one kernel each."""
+    with inductor_lens.capture(strict=True, title="costs") as cap:
+        torch.compile(sin_cos)(torch.randn(N))
+        torch.compile(matmul)(torch.randn(M, K), torch.randn(K, NN))
+        torch.compile(softmax)(torch.randn(ROWS, COLS))
+    return cap.report
+
+
+def _only_kernel(report, frame):
+    (c,) = [c for c in report.compiles if c.frame == frame]
+    (k,) = c.kernels
+    return k
+
+
+def test_sin_cos_reads_4n_and_writes_4n_bytes(cost_report):
+    cost = _only_kernel(cost_report, "sin_cos").cost
+    assert cost.bytes_read == 4 * N and cost.bytes_written == 4 * N
+    assert "Inductor" in cost.source
+    assert cost.flops == 5 * N  # sin, pow, cos, pow, add: one per element each
+
+
+def test_matmul_has_2mkn_flops_and_reads_both_operands(cost_report):
+    k = _only_kernel(cost_report, "matmul")
+    assert k.language == "extern"
+    assert k.cost.flops == 2 * M * K * NN
+    assert k.cost.bytes_read == 4 * (M * K + K * NN) and k.cost.bytes_written == 4 * M * NN
+    assert "mm" in k.cost.source
+
+
+def test_softmax_reads_and_writes_what_its_buffers_hold(cost_report):
+    k = _only_kernel(cost_report, "softmax")
+    # one fused kernel: its max and sum buffers live and die inside it, so only input and output count
+    assert k.cost.bytes_read == 4 * ROWS * COLS and k.cost.bytes_written == 4 * ROWS * COLS
+
+
+def test_cost_survives_json(cost_report):
+    again = load(cost_report.to_json())
+    assert again == cost_report
+    assert json.loads(cost_report.to_json())["compiles"][0]["kernels"][0]["cost"]["bytes_read"] == 4 * N
+
+
+# -- costs from the model alone (torch-free) ------------------------------------------------------
+
+
+def _compile(nodes, kernel):
+    return Compile(
+        id="0/0 forward",
+        compile_id="0/0",
+        graph_kind="forward",
+        trigger=Trigger(kind="first_call", reason=""),
+        graphs={"post_grad": Graph(nodes=nodes)},
+        kernels=[kernel],
+    )
+
+
+def test_symbolic_sizes_are_counted_at_their_hints_and_said_so():
+    nodes = [
+        GraphNode("a", "placeholder", "a", shape=["s0", 32], dtype="float32"),
+        GraphNode("b", "placeholder", "b", shape=[32, 16], dtype="float32"),
+        GraphNode("mm", "call_function", "aten.mm.default", inputs=["a", "b"], shape=["s0", 16], dtype="float32"),
+    ]
+    for n in (nodes[0], nodes[2]):
+        object.__setattr__(n, "shape_hint", [10, n.shape[1]])  # the capture helper's field, where present
+    k = Kernel(name="extern_kernels.mm[buf0]", language="extern", source="", fx_nodes=["mm"])
+    cost = kernel_cost(k, _compile(nodes, k))
+    assert cost.flops == 2 * 10 * 32 * 16
+    assert cost.bytes_read == 4 * (10 * 32 + 32 * 16) and cost.bytes_written == 4 * 10 * 16
+    assert "hint" in cost.source and "shapes" in cost.source
+
+
+def test_symbolic_size_without_hint_is_unknown_not_guessed():
+    nodes = [
+        GraphNode("a", "placeholder", "a", shape=["s0", 32], dtype="float32"),
+        GraphNode("b", "placeholder", "b", shape=[32, 16], dtype="float32"),
+        GraphNode("mm", "call_function", "aten.mm.default", inputs=["a", "b"], shape=["s0", 16], dtype="float32"),
+    ]
+    k = Kernel(name="extern_kernels.mm[buf0]", language="extern", source="", fx_nodes=["mm"])
+    cost = kernel_cost(k, _compile(nodes, k))
+    assert cost.flops is None and cost.bytes_read is None
+
+
+def test_attention_and_convolution_flops_from_shapes():
+    B, H, L, E = 2, 4, 128, 64
+    q = [GraphNode(n, "placeholder", n, shape=[B, H, L, E], dtype="bfloat16") for n in "qkv"]
+    att = GraphNode(
+        "sdpa",
+        "call_function",
+        "aten._scaled_dot_product_efficient_attention.default",
+        inputs=["q", "k", "v"],
+        shape=[B, H, L, E],
+        dtype="bfloat16",
+    )
+    k = Kernel(name="ext[buf0]", language="extern", source="", fx_nodes=["sdpa"])
+    assert kernel_cost(k, _compile(q + [att], k)).flops == 4 * B * H * L * L * E
+    x = GraphNode("x", "placeholder", "x", shape=[1, 3, 8, 8], dtype="float32")
+    w = GraphNode("w", "placeholder", "w", shape=[16, 3, 3, 3], dtype="float32")
+    conv = GraphNode(
+        "conv", "call_function", "aten.convolution.default", inputs=["x", "w"], shape=[1, 16, 6, 6], dtype="float32"
+    )
+    k = Kernel(name="ext[buf1]", language="extern", source="", fx_nodes=["conv"])
+    assert kernel_cost(k, _compile([x, w, conv], k)).flops == 2 * (16 * 6 * 6) * 3 * 3 * 3
+
+
+def test_a_kernel_called_from_two_places_costs_one_call_not_both():
+    """Inductor emits the same code once for every layer and calls it per layer: the cost of one call is
+    one site's buffers and ops (the mean of the sites), never the sum over the layers (2x the bytes and
+    FLOPs of a call, read against the time of one call: 2x the device's peak on an H200 GPT-2 report)."""
+    from inductor_lens.report.model import FusedNode
+
+    nodes = [GraphNode(f"x{i}", "placeholder", f"x{i}", shape=[1024], dtype="float32") for i in range(2)]
+    nodes += [
+        GraphNode(f"relu{i}", "call_function", "aten.relu.default", inputs=[f"x{i}"], shape=[1024], dtype="float32")
+        for i in range(2)
+    ]
+    k = Kernel(
+        name="triton_poi_fused_relu_0",
+        language="triton",
+        source="",
+        fused_nodes=["op0", "op1"],
+        fx_nodes=["relu0", "relu1"],
+        call_sites=[["op0"], ["op1"]],
+    )
+    c = dataclasses.replace(
+        _compile(nodes, k),
+        fused_nodes=[
+            FusedNode(name=f"op{i}", kind="pointwise", fx_nodes=[f"relu{i}"], kernel=k.name) for i in range(2)
+        ],
+    )
+    inductor_bytes = {f"op{i}": ({f"x{i}": 4096}, {f"buf{i}": 4096}) for i in range(2)}
+    cost = kernel_cost(k, c, inductor_bytes)
+    assert (cost.bytes_read, cost.bytes_written, cost.flops) == (4096, 4096, 1024)
+    assert cost.source.endswith("the mean of its 2 call sites")
+    one_site = dataclasses.replace(k, call_sites=[["op0", "op1"]])  # two nodes fused into one call: both count
+    assert kernel_cost(one_site, c, inductor_bytes).bytes_read == 8192
+
+
+def _h200_kernel(prefix: str):
+    """A kernel of the H200 GPT-2 training report (real Triton source, recorded by make_perf_fixtures.py)."""
+    report = load(str(pathlib.Path(__file__).resolve().parents[1] / "fixtures" / "gpu_perf_gpt2_training.json"))
+    for c in report.compiles:
+        for k in c.kernels:
+            if k.name.startswith(prefix):
+                return c, k
+    raise AssertionError(prefix)
+
+
+def test_a_gather_or_split_reduction_is_counted_within_what_its_loops_touch():
+    from inductor_lens.analysis.triton_bounds import triton_bounds
+
+    # the embedding of 4096 tokens from a 50257 x 768 table: Inductor counts the whole table (154 MB)
+    c, k = _h200_kernel("triton_per_fused_add_embedding_native_dropout_native_layer_norm")
+    read, written, ops = triton_bounds(k.name, k.source)
+    rows = 4096 * 768 * 4  # one fp32 row of 768 per token
+    assert 2 * rows <= read <= 2 * rows + 4096 * 768 * 4 + 2 * 4096 * 8 + 2 * 768 * 4 + 8  # wte, wpe, residual...
+    assert written == k.cost.bytes_written  # its stores are exactly its outputs
+    # nll_loss picks one logit of 50257 per token: 823 MB counted, 4096 values read
+    _, loss = _h200_kernel("triton_red_fused__log_softmax_clone_nll_loss_forward")
+    assert triton_bounds(loss.name, loss.source)[0] < 100_000
+    # the second stage of a split reduction sums 32 partials of 3072 columns, not the whole backward's ops
+    _, stage2 = _h200_kernel("triton_per_fused_add_mul_pow_sum_tanh_tanh_backward_view_7")
+    assert triton_bounds(stage2.name, stage2.source)[2] <= 3072 * 32 * 4
+    # kernel_cost applies the bounds and says so
+    import dataclasses as dc
+
+    uncapped = dc.replace(k, cost=None)
+    graph_free = dc.replace(c, graphs={})
+    cost = kernel_cost(uncapped, graph_free, {n: ({"wte": 154_389_504}, {}) for n in k.fused_nodes})
+    assert cost.bytes_read == read and "capped at what the kernel's loops touch" in cost.source
+    # what is not plainly known is never capped: a template, a symbolic size, an unknown name
+    assert triton_bounds("triton_tem_fused_mm_0", k.source) is None
+    assert triton_bounds(k.name, k.source.replace("xnumel = 4096", "xnumel = ks0")) is None
+    assert triton_bounds(k.name, k.source.replace("r0_1 + 768*x2", "r0_1 + 768*mystery")) is None
+    for form in (
+        "    xnumel = 16\n",  # a combo kernel: sizes per sub-kernel
+        "    for i in tl.static_range(8):\n        tmp99 = tl.load(in_ptr3 + (x0 + 1024*i), None)\n",
+        "    tmp98 = tl.load(\n        in_ptr3 + (x0), None)\n",  # a statement over two lines
+        "    pid1 = tl.program_id(1)\n",
+        "    a, b = x0, x2\n",
+    ):
+        changed = k.source.replace("    tmp5 = tl.load(", form + "    tmp5 = tl.load(", 1)
+        assert changed != k.source and triton_bounds(k.name, changed) is None, form
+
+
+def _against_peak(op: str, **cost) -> dict:
+    """``against_peak`` for one call of 10 us of a kernel of one ``op`` on a device of 1000 GB/s and 10 TFLOP/s."""
+    from inductor_lens.analysis.perf import against_peak
+
+    info = DeviceInfo(name="X", peak_gbps=1000.0, peak_tflops={"fp32": 10.0})
+    c = _compile(
+        [GraphNode("y", "call_function", op, shape=[10], dtype="float32")],
+        Kernel(name="k", language="triton", source="", fx_nodes=["y"]),
+    )
+    k = Kernel(
+        name="k", language="triton", source="", fx_nodes=["y"], cost=inductor_lens.report.model.Cost(source="", **cost)
+    )
+    return against_peak(10.0, k, c, info, on_gpu=True)
+
+
+def test_inductors_estimate_is_one_call_too():
+    from inductor_lens.analysis.perf import _estimate_us
+    from inductor_lens.report.model import FusedNode
+
+    k = Kernel(
+        name="triton_poi_fused_relu_0",
+        language="triton",
+        source="",
+        fused_nodes=["op0", "op1"],
+        call_sites=[["op0"], ["op1"]],
+    )
+    c = dataclasses.replace(
+        _compile([], k),
+        fused_nodes=[
+            FusedNode(name="op0", kind="pointwise", kernel=k.name, estimated_runtime_us=2.0),
+            FusedNode(name="op1", kind="pointwise", kernel=k.name, estimated_runtime_us=4.0),
+        ],
+    )
+    assert _estimate_us(k, c) == 3.0  # the mean of the two calls, not their sum
+    c = dataclasses.replace(
+        c, fused_nodes=[c.fused_nodes[0], dataclasses.replace(c.fused_nodes[1], estimated_runtime_us=None)]
+    )
+    assert _estimate_us(k, c) is None  # a call without an estimate: unknown, not a smaller number
+
+
+def test_a_count_above_the_peak_is_an_upper_bound_not_a_fraction():
+    r = _against_peak("aten.embedding.default", bytes_read=3e7, bytes_written=0, flops=0)  # 3 TB/s on 1 TB/s
+    assert r["achieved_gbps"] == 3000 and r["bound"] == "memory" and r["peak_fraction"] is None
+    assert "above the HBM bandwidth" in r["verdict"] and "upper bound" in r["verdict"]
+    r = _against_peak("aten.add.Tensor", bytes_read=1e3, bytes_written=0, flops=5e8)  # 50 TFLOP/s on 10
+    assert r["bound"] == "compute" and r["peak_fraction"] is None and "TF32" in r["verdict"]
+    r = _against_peak("aten.add.Tensor", bytes_read=1.05e7, bytes_written=0, flops=0)
+    assert r["peak_fraction"] == pytest.approx(1.05)  # within the margin
+
+
+def test_peak_table_names_common_gpus_and_their_source():
+    cases = {
+        "NVIDIA H200": 4800,
+        "NVIDIA H100 80GB HBM3": 3350,
+        "NVIDIA H100 PCIe": 2000,
+        "NVIDIA A100-SXM4-40GB": 1555,
+        "NVIDIA A100-SXM4-80GB": 2039,
+        "NVIDIA L4": 300,
+        "AMD Instinct MI300X": 5300,
+    }
+    for name, gbps in cases.items():
+        info = devices.lookup(name)
+        assert info.peak_gbps == gbps, name
+        assert set(info.peak_tflops) == {"fp32", "tf32", "bf16", "fp16"}
+        assert "datasheet" in info.source or "data sheet" in info.source
+    assert devices.lookup("Some Future GPU") is None
+
+
+# -- measured time: a real profiled CPU training step -----------------------------------------------
+
+
+class TwoLayer(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc1 = torch.nn.Linear(32, 64)
+        self.fc2 = torch.nn.Linear(64, 16)
+
+    def forward(self, x):
+        return torch.softmax(self.fc2(torch.relu(self.fc1(x))), -1)
+
+
+@pytest.fixture(scope="module")
+def profiled():
+    torch.manual_seed(0)
+    model = TwoLayer()
+    x = torch.randn(8, 32)
+    report = inductor_lens.inspect(model, x, backward=True, profile=True)
+    return report, model, x
+
+
+def test_every_kernel_of_a_profiled_cpu_report_has_a_time_mean_and_spread(profiled):
+    report, _, _ = profiled
+    kinds = {c.graph_kind for c in report.compiles}
+    assert kinds == {"forward", "backward"}
+    assert any(k.language == "extern" for k in report.kernels)
+    for k in report.kernels:
+        p = k.profile
+        assert p is not None, k.name
+        assert p["device"] == "cpu" and p["runs"] == 5 and p["total_us"] > 0
+        assert p["mean_us"] == p["total_us"] and p["std_us"] >= 0
+        assert p["per_call_us"] == pytest.approx(p["total_us"] / p["calls"], rel=1e-3)
+    assert not [d for d in report.diagnostics if "no measured time" in str(d)]
+
+
+def test_unattributed_share_is_the_step_minus_the_kernels(profiled):
+    report, _, _ = profiled
+    s = report.profile
+    attributed = sum(k.profile["total_us"] for k in report.kernels)
+    assert s["attributed_us"] == pytest.approx(attributed, rel=1e-3)
+    assert s["device_total_us"] >= s["attributed_us"] > 0
+    assert s["unattributed_us"] == pytest.approx(s["device_total_us"] - s["attributed_us"], abs=0.01)
+    assert s["unattributed_share"] == pytest.approx(s["unattributed_us"] / s["device_total_us"], abs=1e-3)
+    assert 0 <= s["unattributed_share"] < 1
+    assert s["runs"] == 5 and s["warmup"] == 1 and s["method"]
+    assert sum(k.profile["share"] for k in report.kernels) == pytest.approx(1.0, abs=0.01)
+    assert inductor_lens.analysis.perf.unattributed_text(s) == f"unattributed: {round(s['unattributed_share'] * 100)}%"
+
+
+def test_achieved_throughput_and_fraction_of_the_measured_cpu_peak(profiled):
+    report, _, _ = profiled
+    info = report.device_info
+    assert info.peak_gbps > 0 and info.peak_tflops["fp32"] > 0 and "measured" in info.source
+    for k in report.kernels:
+        p, c = k.profile, k.cost
+        moved = c.bytes_read + c.bytes_written
+        assert p["achieved_gbps"] == pytest.approx(moved / p["per_call_us"] / 1e3, rel=1e-2, abs=1e-3)
+        assert p["achieved_tflops"] == pytest.approx(c.flops / p["per_call_us"] / 1e6, rel=1e-2, abs=1e-6)
+        assert p["bound"] in ("memory", "compute")
+        peak = info.peak_gbps if p["bound"] == "memory" else info.peak_tflops["fp32"]
+        achieved = p["achieved_gbps"] if p["bound"] == "memory" else p["achieved_tflops"]
+        if (
+            achieved / peak > inductor_lens.analysis.perf.OVER_PEAK
+        ):  # small buffers stay in the caches, faster than the copy
+            assert p["peak_fraction"] is None and "upper bound" in p["verdict"] and "cache" in p["verdict"]
+            continue
+        assert p["peak_fraction"] == pytest.approx(achieved / peak, rel=1e-2, abs=1e-4)
+        assert p["verdict"].endswith(("memory-bound", "compute-bound"))
+
+
+def test_roll_ups_by_line_module_and_kind_add_up(profiled):
+    report, _, _ = profiled
+    s = report.profile
+    for key in ("by_line", "by_module", "by_kind"):
+        assert sum(r["us"] for r in s[key]) == pytest.approx(s["attributed_us"], rel=1e-3), key
+    kinds = {r["kind"] for r in s["by_kind"]}
+    assert "extern addmm" in kinds or "extern mm" in kinds
+    modules = {r["module"] for r in s["by_module"]}
+    assert {"fc1", "fc2"} & modules
+    assert any(r["file"].endswith("test_perf.py") for r in s["by_line"])
+
+
+def test_profiling_changes_no_result_gradient_or_random_state():
+    torch.manual_seed(0)
+    model = TwoLayer()
+    x = torch.randn(8, 32)
+    report = inductor_lens.inspect(model, x, backward=True)
+    compiled = torch.compile(model)  # no capture: dynamo's state is as the user left it
+    out = compiled(x)
+    out.sum().backward()
+    grads = [p.grad.clone() for p in model.parameters()]
+    rng = torch.get_rng_state()
+    inductor_lens.time_kernels(report, compiled, x, backward=True)
+    assert all(torch.equal(p.grad, g) for p, g in zip(model.parameters(), grads))
+    assert torch.equal(torch.get_rng_state(), rng)
+    assert torch.equal(compiled(x), out)
+
+
+# -- the GPU event structure (cannot run here): a tree shaped like torch.profiler's --------------
+
+
+def _ev(name, start, end, children=(), kernels=(), device_type="DeviceType.CPU"):
+    ev = SimpleNamespace(
+        name=name,
+        time_range=SimpleNamespace(start=start, end=end),
+        cpu_children=list(children),
+        kernels=[SimpleNamespace(name=n, duration=d) for n, d in kernels],
+        cpu_parent=None,
+        device_type=device_type,
+        cpu_time_total=end - start,
+    )
+    for ch in ev.cpu_children:
+        ch.cpu_parent = ev
+    return ev
+
+
+def _gpu_report():
+    nodes = [
+        GraphNode("q", "placeholder", "q", shape=[1, 2, 16, 8], dtype="float16"),
+        GraphNode(
+            "sdpa",
+            "call_function",
+            "aten._scaled_dot_product_efficient_attention.default",
+            inputs=["q", "q", "q"],
+            shape=[1, 2, 16, 8],
+            dtype="float16",
+        ),
+        GraphNode("rnd", "call_function", "aten.randint.low", shape=[2], dtype="int64"),
+    ]
+    kernels = [
+        Kernel(name="triton_poi_fused_0", language="triton", source=""),
+        Kernel(
+            name="extern_kernels.sdpa[buf1]",
+            language="extern",
+            source="",
+            fx_nodes=["sdpa"],
+            metadata={"callee": "torch.ops.aten._scaled_dot_product_efficient_attention.default"},
+        ),
+        Kernel(
+            name="extern_kernels.randint[buf2]",
+            language="extern",
+            source="",
+            fx_nodes=["rnd"],
+            metadata={"callee": "torch.ops.aten.randint.low_out"},
+        ),
+    ]
+    c = Compile(
+        id="0/0 forward",
+        compile_id="0/0",
+        graph_kind="forward",
+        trigger=Trigger("first_call", ""),
+        graphs={"post_grad": Graph(nodes=nodes)},
+        kernels=kernels,
+    )
+    c = dataclasses.replace(c, kernels=with_costs(c))  # costs from shapes, as for a report without Inductor's
+    return inductor_lens.Report(torch_version="2.11", device="cuda", compiles=[c])
+
+
+def _gpu_run(t0, sdpa_us):
+    # attention's device kernels hang below a nested aten op and carry cutlass names: found by structure
+    seg = _ev(
+        "## Call CompiledFxGraph fabc ##",
+        t0 + 1,
+        t0 + 50,
+        children=[
+            _ev("triton_poi_fused_0", t0 + 2, t0 + 3, kernels=[("triton_poi_fused_0", 4.0)]),
+            _ev(
+                "aten::_scaled_dot_product_efficient_attention",
+                t0 + 4,
+                t0 + 10,
+                children=[
+                    _ev(
+                        "aten::_efficient_attention_forward",
+                        t0 + 5,
+                        t0 + 9,
+                        kernels=[("fmha_cutlassF_f16_aligned_64x64_rf_sm80", sdpa_us)],
+                    )
+                ],
+            ),
+            _ev("aten::randint", t0 + 11, t0 + 12, kernels=[("distribution_elementwise_grid_stride_kernel", 2.0)]),
+            _ev("aten::empty_strided", t0 + 13, t0 + 14, kernels=[("memset", 1.0)]),
+        ],
+    )
+    fwd = _ev("inductor_lens::forward", t0 + 0.5, t0 + 60, children=[seg])
+    run = _ev("inductor_lens::run", t0, t0 + 100, children=[fwd])
+    device = [
+        _ev(n, t0 + 20 + i, t0 + 20 + i + d, device_type="DeviceType.CUDA")
+        for i, (n, d) in enumerate([("a", 4.0), ("b", sdpa_us), ("c", 2.0), ("d", 1.0), ("outside", 3.0)])
+    ]
+    return [run, fwd, seg, *seg.cpu_children, *seg.cpu_children[1].cpu_children, *device]
+
+
+def test_gpu_structure_times_attention_and_randint_and_leaves_a_remainder():
+    from inductor_lens.analysis.perf import apply_profile
+    from inductor_lens.capturing.kernel_timing import attribute
+
+    report = _gpu_report()
+    events = _gpu_run(0, 30.0) + _gpu_run(1000, 34.0)
+    m = attribute(events, report, on_gpu=True)
+    out = apply_profile(report, m, devices.lookup("NVIDIA H200"))
+    times = {k.name: k.profile for k in out.kernels}
+    assert times["extern_kernels.sdpa[buf1]"]["mean_us"] == 32.0
+    assert times["extern_kernels.sdpa[buf1]"]["std_us"] == pytest.approx(statistics.stdev([30.0, 34.0]), abs=1e-3)
+    assert times["extern_kernels.randint[buf2]"]["total_us"] == 2.0
+    assert times["triton_poi_fused_0"]["total_us"] == 4.0
+    s = out.profile
+    assert s["device_total_us"] == 4 + 32 + 2 + 1 + 3
+    assert s["attributed_us"] == 38.0
+    assert s["inside_graphs_unmatched_us"] == 1.0 and s["outside_graphs_us"] == 3.0
+    assert s["unattributed_share"] == pytest.approx(4 / 42, abs=1e-4)
+    assert s["unmatched_ops"] == [{"name": "aten::empty_strided", "us": 1.0}]
+    sdpa = times["extern_kernels.sdpa[buf1]"]
+    flops = 4 * 1 * 2 * 16 * 16 * 8
+    assert sdpa["achieved_tflops"] == pytest.approx(flops / 32.0 / 1e6, rel=1e-3)
+    assert out.device_info.name.startswith("NVIDIA H200")
+
+
+def test_fraction_of_peak_picks_the_roof_the_kernel_is_under():
+    r = _against_peak("aten.add.Tensor", bytes_read=4e6, bytes_written=4e6, flops=1e6)  # 800 GB/s, intensity 0.125
+    assert r["bound"] == "memory" and r["peak_fraction"] == pytest.approx(0.8)
+    assert r["verdict"] == "80% of HBM bandwidth; memory-bound"
+    r = _against_peak("aten.add.Tensor", bytes_read=1e6, bytes_written=0, flops=5e7)  # 5 TFLOP/s at intensity 50
+    assert r["bound"] == "compute" and r["peak_fraction"] == pytest.approx(0.5)
+
+
+# -- the page: roofline view, colour by fraction of peak, panel text (offline Chromium) -----------
+
+
+@pytest.mark.browser
+def test_roofline_view_dots_click_selects_and_boxes_coloured_by_peak(tmp_path, offline_page, profiled):
+    from tests.views.test_html_export import _assert_clean, _open
+
+    report, _, _ = profiled
+    page = offline_page
+    path = tmp_path / "profiled.html"
+    report.save_html(path)
+    _open(page, path)
+    page.click('[data-tab="roofline"]')
+    dots = page.locator('[data-view="roofline"] [data-role="roofline-dot"]')
+    assert dots.count() == len(report.kernels)
+    assert page.locator('[data-role="unattributed"]').inner_text() == inductor_lens.analysis.perf.unattributed_text(
+        report.profile
+    )
+    for role in ("rollup-kind", "rollup-module", "rollup-line"):
+        assert page.locator(f'[data-role="{role}"] tbody tr').count() == len(
+            report.profile[role.replace("rollup-", "by_")]
+        )
+    # click the dot of the backward graph's longest kernel that no other dot covers (measured times can put two
+    # dots on one spot; a click goes to the one on top): its compile and fused node are selected
+    bwd = next(c for c in report.compiles if c.graph_kind == "backward")
+    uncovered = set(
+        page.evaluate(
+            """(cid) => [...document.querySelectorAll(
+        `[data-role="roofline-dot"][data-compile="${cid}"]`)].filter((d) => {
+        const r = d.getBoundingClientRect();
+        return document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2) === d;
+    }).map((d) => d.dataset.kernel)""",
+            bwd.id,
+        )
+    )
+    assert uncovered, "every dot of the backward graph is covered by another"
+    k = max((k for k in bwd.kernels if k.name in uncovered), key=lambda k: k.profile["total_us"])
+    node = next(n for n in bwd.fused_nodes if n.kernel == k.name)
+    page.locator(f'[data-role="roofline-dot"][data-compile="{bwd.id}"][data-kernel="{k.name}"]').click()
+    root = page.locator(".il-root")
+    assert root.get_attribute("data-selected") == node.name
+    assert page.locator(".il-compile").input_value() == bwd.id
+    assert page.locator('[data-role="peak-verdict"]').inner_text() == k.profile["verdict"]
+    assert "Inductor's buffer accesses" in page.locator('[data-role="kernel-cost"]').inner_text()
+    # fusion boxes coloured by the fraction of peak
+    page.click('[data-tab="fusion"]')
+    page.click('[data-role="colour-by"] [data-colour="peak"]')
+    assert root.get_attribute("data-colour-by") == "peak"
+    box = page.locator(f'[data-view="fusion"] [data-node="{node.name}"]')
+    assert float(box.get_attribute("data-peak-fraction")) == pytest.approx(k.profile["peak_fraction"], abs=1e-4)
+    _assert_clean(page)
+
+
+# -- the command line ---------------------------------------------------------------------------------
+
+LOOP = """import torch
+def f(a, b):
+    return torch.relu(a @ b) * 2
+c = torch.compile(f)
+a, b = torch.randn(64, 32), torch.randn(32, 48)
+for _ in range(4):
+    c(a, b)
+"""
+
+
+def test_cli_run_profile_times_every_kernel_after_the_first_call(tmp_path):
+    from tests.views.test_cli import lens
+
+    (tmp_path / "loop.py").write_text(LOOP)
+    proc = lens("run", "--profile", "-q", "--json", "r.json", "-o", "r.html", "loop.py", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    report = load(tmp_path / "r.json")
+    (c,) = report.compiles
+    assert {k.language for k in c.kernels} == {"extern", "cpp"}
+    for k in c.kernels:
+        assert k.profile["runs"] == 3 and k.profile["total_us"] > 0, k.name  # 4 calls, the first not counted
+        assert k.profile["achieved_gbps"] is not None
+    mm = next(k for k in c.kernels if k.language == "extern")
+    assert mm.cost.flops == 2 * 64 * 32 * 48
+    assert report.profile["method"].startswith("script mode") and report.device_info.peak_gbps > 0
+    import base64
+
+    from inductor_lens.views.html import pack_report  # the page embeds exactly this packed report
+
+    assert base64.b64encode(pack_report(report)).decode("ascii") in (tmp_path / "r.html").read_text()
+
+
+# -- attention: an extern kernel whose work happens in ops below the call -----------------------------
+
+
+class Attention(torch.nn.Module):
+    def __init__(self, d=32, heads=4):
+        super().__init__()
+        self.qkv = torch.nn.Linear(d, 3 * d)
+        self.heads = heads
+
+    def forward(self, x):
+        b, t, d = x.shape
+        q, k, v = self.qkv(x).view(b, t, 3, self.heads, d // self.heads).permute(2, 0, 3, 1, 4)
+        return torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=True).sum(1)
+
+
+def test_sdpa_forward_and_backward_are_timed_with_attention_flops():
+    torch.manual_seed(0)
+    B, T, D, H = 2, 16, 32, 4
+    report = inductor_lens.inspect(Attention(D, H), torch.randn(B, T, D), backward=True, profile=True)
+    attention = [
+        (c.graph_kind, k)
+        for c in report.compiles
+        for k in c.kernels
+        if "attention" in str(k.metadata.get("callee", k.name))
+    ]
+    assert {kind for kind, _ in attention} == {"forward", "backward"}, [k.name for k in report.kernels]
+    fwd = 4 * B * H * T * T * (D // H)  # QK^T and PV, no discount for the causal mask
+    for kind, k in attention:
+        assert k.profile and k.profile["total_us"] > 0, k.name
+        assert k.cost.flops == (fwd if kind == "forward" else 2.5 * fwd), (k.name, k.cost)
+        assert "attention" in k.cost.source
+    assert all(k.profile for k in report.kernels)
+
+
+def test_reading_costs_adds_no_guard_to_a_dynamic_compile(monkeypatch):
+    """Inductor's byte counts are read through size hints: the capture compiles exactly as many graphs with
+    the cost reading as without it (the graph count of the capture itself is the capture's own test)."""
+    from torch._dynamo.utils import counters
+
+    from inductor_lens.capturing import torchread
+
+    def double_sin(x):
+        return torch.sin(x) * 2
+
+    def graphs(read_costs):
+        if not read_costs:
+            monkeypatch.setattr(torchread, "_costs", lambda snode, raw: None)
+        counters.clear()
+        with inductor_lens.capture() as cap:
+            f = torch.compile(double_sin, dynamic=True)
+            for n in (8, 16, 24):
+                f(torch.randn(n))
+        monkeypatch.undo()
+        return counters["stats"]["unique_graphs"], cap.report
+
+    without, _ = graphs(False)
+    with_costs_read, report = graphs(True)
+    assert with_costs_read == without
+    k = report.kernels[0]
+    assert k.cost.bytes_read == 4 * 8 and k.cost.bytes_written == 4 * 8  # at the first call's size

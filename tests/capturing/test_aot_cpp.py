@@ -1,0 +1,52 @@
+"""AOTInductor and cpp_wrapper compiles (issue 16 section 5): named as what they are, kernel sources found in
+the C++ (``extern "C"`` functions) rather than in Python output code."""
+
+import pytest
+import torch
+
+import inductor_lens
+from inductor_lens.capturing.parse import parse_output_code_kernels
+
+_CPP = """
+extern "C"  void  cpp_fused_sin_0(const float* in_ptr0,
+                       float* out_ptr0);
+void inductor_entry_impl() {
+    cpp_fused_sin_0((const float*)(a.data_ptr()), (float*)(b.data_ptr()));
+}
+extern "C"  void  cpp_fused_sin_0(const float* in_ptr0,
+                       float* out_ptr0)
+{
+    for (int i = 0; i < 8; i++) { out_ptr0[i] = std::sin(in_ptr0[i]); }
+}
+"""
+
+
+def test_extern_c_definitions_are_kernels_and_declarations_are_not():
+    kernels = parse_output_code_kernels(_CPP)
+    assert list(kernels) == ["cpp_fused_sin_0"]
+    language, source = kernels["cpp_fused_sin_0"]
+    assert language == "cpp" and source.startswith('extern "C"') and source.rstrip().endswith("}")
+    assert "std::sin" in source and "inductor_entry_impl" not in source
+
+
+@pytest.mark.slow
+def test_cpp_wrapper_kernels_have_their_source():
+    with torch._inductor.config.patch({"cpp_wrapper": True}), inductor_lens.capture() as cap:
+        torch.compile(lambda x: torch.sin(x) * 2 + 1)(torch.randn(8))
+    (k,) = cap.report.kernels
+    assert k.language == "cpp" and 'extern "C"' in k.source and k.source in cap.report.compiles[0].output_code
+    assert not [d for d in cap.report.diagnostics if d.code == "source_missing"]
+
+
+@pytest.mark.slow
+def test_aoti_compile_is_named_and_has_its_wrapper_and_kernels(tmp_path):
+    model = torch.nn.Sequential(torch.nn.Linear(16, 8), torch.nn.ReLU()).eval()
+    with inductor_lens.capture() as cap:
+        ep = torch.export.export(model, (torch.randn(4, 16),))
+        torch._inductor.aoti_compile_and_package(ep, package_path=str(tmp_path / "m.pt2"))
+    (c,) = cap.report.compiles
+    assert c.compile_id == "aot/0" and c.frame.startswith("AOTInductor")
+    assert "aoti_compile_and_package" in c.trigger.reason
+    generated = [k for k in c.kernels if k.language == "cpp"]
+    assert generated and all(k.source and k.source in c.output_code for k in generated)
+    assert not [d for d in cap.report.diagnostics if d.code == "source_missing"]

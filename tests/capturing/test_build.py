@@ -1,0 +1,198 @@
+"""build.py on recorded raw captures (tests/fixtures/raw_*.json): no compile here.
+
+The fixtures hold exactly what the adapter's hooks saw for tiny CPU compiles; the expectations below come
+from the models themselves (tests/fixtures/make_raw_fixtures.py) and from the output code torch wrote.
+"""
+
+import dataclasses
+import re
+import traceback
+
+import pytest
+
+from inductor_lens.capturing import sources
+from inductor_lens.capturing.build import build_report
+from inductor_lens.report import finish as _finish
+from inductor_lens.report.model import Frame
+from tests._raw import load_raw
+
+
+@pytest.fixture(scope="module")
+def training():
+    return build_report(load_raw("training"), "2.13.0", cells={})
+
+
+@pytest.fixture(scope="module")
+def recompiles():
+    return build_report(load_raw("break_recompile"), "2.13.0", cells={})
+
+
+def _post(c):
+    return {n.name: n for n in c.graphs["post_grad"].nodes}
+
+
+def test_graph_inputs_are_named_by_what_they_are(training):
+    fwd, bwd = training.compiles
+    inputs = {n.name: (n.role, n.display_name) for n in fwd.graphs["post_grad"].nodes if n.op == "placeholder"}
+    # TinyAttention: qkv and proj Linear layers, called on x
+    assert sorted(d for r, d in inputs.values() if r == "parameter") == [
+        "proj.bias",
+        "proj.weight",
+        "qkv.bias",
+        "qkv.weight",
+    ]
+    assert [d for r, d in inputs.values() if r == "input"] == ["x"]
+    dyn = {n.display_name for n in fwd.graphs["dynamo"].nodes if n.op == "placeholder"}
+    assert dyn == {"proj.bias", "proj.weight", "qkv.bias", "qkv.weight", "x"}
+    back = {n.name: (n.role, n.display_name) for n in bwd.graphs["post_grad"].nodes if n.op == "placeholder"}
+    assert back["tangents_1"][0] == "tangent"
+    # a forward input the backward needs keeps its name there (proj.weight for the input gradient)
+    assert ("parameter", "proj.weight") in back.values()
+    assert all(role in ("parameter", "tangent", "saved") for role, _ in back.values())
+
+
+def test_extern_boxes_are_labelled_by_their_op_and_getitems_are_glue(training):
+    for c in training.compiles:
+        post = _post(c)
+        for n in c.fused_nodes:
+            targets = [post[f].target for f in n.fx_nodes]
+            if n.kernel is None:
+                assert n.is_glue, n
+            if all(t == "_operator.getitem" for t in targets):
+                assert n.is_glue and n.label == "getitem" and n.kernel is None
+            elif n.kind == "extern":
+                assert n.label == targets[0].split(".")[1], (n.label, targets)
+    labels = {n.label for n in training.compiles[0].fused_nodes}
+    assert {"addmm", "_scaled_dot_product_flash_attention_for_cpu", "getitem"} <= labels
+
+
+def test_fused_together_and_called_again_are_kept_apart(training):
+    bwd = training.compiles[1]
+    for k in bwd.kernels:
+        if k.language == "extern":
+            continue
+        # how often the output code's call() launches the kernel = how many call sites it has
+        launches = len(re.findall(rf"^\s+{re.escape(k.name)}\(", bwd.output_code, re.M))
+        assert launches == len(k.call_sites), k.name
+        assert sorted(f for site in k.call_sites for f in site) == sorted(k.fused_nodes)
+    cat = next(k for k in bwd.kernels if "cat" in k.name)
+    assert len(cat.call_sites) == 1 and len(cat.call_sites[0]) == 3  # three nodes fused into one kernel
+
+
+def test_no_refusal_between_nodes_of_one_kernel_call(training):
+    for c in training.compiles:
+        site = {f: (k.name, i) for k in c.kernels for i, s in enumerate(k.call_sites) for f in s}
+        for d in c.fusion_decisions:
+            assert d.fused1 != d.fused2
+            assert d.fused1 not in site or site[d.fused1] != site.get(d.fused2)
+
+
+def test_fused_node_stacks_point_at_the_model(training):
+    fwd = training.compiles[0]
+    for n in fwd.fused_nodes:
+        assert n.user_stack, n.name
+        assert all(s[-1].file.endswith("make_raw_fixtures.py") and s[-1].is_user for s in n.user_stack)
+    # the SDPA call is line 35 of the fixture script: its node's stack ends there
+    sdpa = next(n for n in fwd.fused_nodes if "scaled_dot_product" in n.label)
+    assert "scaled_dot_product_attention" in sdpa.user_stack[0][-1].code
+
+
+def test_compiler_stack_frames_are_typed(training):
+    k = training.compiles[0].kernels[-1]
+    stages = [f.stage for f in k.compiler_stack]
+    assert stages[0] == "user" and stages[-1] == "codegen"
+    assert "dynamo" in stages and "aot" in stages
+    assert all(not f.is_user for f in k.compiler_stack if "/torch/" in f.file)
+
+
+def test_recompiles_and_breaks_read_as_text(recompiles):
+    ids = [c.compile_id for c in recompiles.compiles]
+    assert ids == ["0/0", "1/0", "0/1", "1/1"]
+    by = {c.compile_id: c for c in recompiles.compiles}
+    assert by["0/0"].recompile_reason == "" and by["0/0"].trigger.kind == "first_call"
+    # the input went from 1-D (size 8) to 2-D (4 x 4): dynamo's guard text, one reason per line
+    assert by["0/1"].recompile_reason == "0/0: tensor 'x' rank mismatch. expected 1, actual 2"
+    assert not by["0/1"].recompile_reason.startswith("[")
+    assert by["1/0"].frame_label == "with_graph_break() after line 13"
+    assert by["1/0"].label == "with_graph_break() after line 13: inference graph · 1/0"
+    assert {c.label.split(": ")[0] for c in recompiles.compiles} == {
+        "with_graph_break()",
+        "with_graph_break() after line 13",
+    }
+    assert recompiles.graph_breaks and all("print" in b.reason for b in recompiles.graph_breaks)
+    assert all(b.user_stack[-1].line == 13 for b in recompiles.graph_breaks)
+
+
+def test_identical_compiles_are_marked(recompiles):
+    c = recompiles.compiles[0]
+    twin = dataclasses.replace(c, id="2/0 inference", compile_id="2/0")
+    other = recompiles.compiles[1]
+    marked = _finish.mark_same_graphs([c, other, twin])
+    assert [m.same_graph_as for m in marked] == [None, None, c.id]
+    # the recompile for a 2-D input has other shapes: not the same graph
+    assert all(m.same_graph_as is None for m in recompiles.compiles)
+
+
+def test_source_files_hold_the_user_files_or_say_why_not(recompiles, tmp_path):
+    files = {s.file: s for s in recompiles.source_files}
+    models_py = next(f for f in files if f.endswith("tests/models.py"))
+    s = files[models_py]
+    if s.text:
+        assert 'print("graph break here")' in s.text.splitlines()[12]
+    else:
+        assert "could not be read" in s.note  # recorded on another machine
+    long = tmp_path / "long.py"
+    long.write_text("x = 1\n" * (sources.MAX_FILE_CHARS // 3))
+    got = sources.read_sources([str(long), str(tmp_path / "gone.py"), "cell [9]"], {})
+    assert got[0].note.startswith("truncated") and len(got[0].text) <= sources.MAX_FILE_CHARS
+    assert got[0].text.endswith("\n")
+    assert "could not be read (FileNotFoundError" in got[1].note and got[1].text == ""
+    assert "no longer in IPython's history" in got[2].note
+
+
+def test_notebook_cells_are_named_and_the_magic_is_not_the_user():
+    from IPython.core.interactiveshell import InteractiveShell
+
+    shell = InteractiveShell.instance()
+    seen = {}
+
+    def lens(line, cell):  # stands in for %%inductor_lens: runs the body as the real magic does
+        shell.run_cell(cell, store_history=False)
+
+    shell.register_magic_function(lens, magic_kind="cell", magic_name="inductor_lens")
+    shell.user_ns["seen"] = seen
+    shell.user_ns["traceback"] = traceback
+    shell.run_cell("def f():\n    return traceback.extract_stack()\n", store_history=True)
+    body = "a = 1\nseen['stack'] = f()\n"
+    shell.run_cell("%%inductor_lens -f model\n" + body, store_history=True)
+    cells = sources.cell_map(shell)
+    frames = [
+        sources.localize(Frame(fr.filename, fr.lineno, fr.name, (fr.line or "").strip()), cells) for fr in seen["stack"]
+    ]
+    mine = [f for f in frames if f.file.startswith("cell [")]
+    n = shell.execution_count - 1
+    # the magic's own call (line 1 of the cell) is not the user's; the body's line 2 is line 3 as shown
+    assert [(f.file, f.line, f.is_user) for f in mine] == [
+        (f"cell [{n}]", 1, False),
+        (f"cell [{n}]", 3, True),
+        (f"cell [{n - 1}]", 2, True),
+    ]
+    assert mine[0].code.startswith("%%inductor_lens")
+    assert mine[1].code == "seen['stack'] = f()"
+    text = {s.file: s.text for s in sources.read_sources([f.file for f in mine if f.is_user], cells)}
+    assert text[f"cell [{n}]"].splitlines()[2] == "seen['stack'] = f()"
+    assert text[f"cell [{n - 1}]"].startswith("def f():")
+
+
+def test_cells_rename_frames_in_the_whole_report(recompiles):
+    path = next(s.file for s in recompiles.source_files if s.file.endswith("tests/models.py"))
+    text = "# a cell\n" + "\n" * 20
+    cells = {path: sources.Cell(name="cell [7]", offset=1, wrapper=False, text=text)}
+    r = build_report(load_raw("break_recompile"), "2.13.0", cells=cells)
+    frames = [f for c in r.compiles for k in c.kernels for s in k.user_stack for f in s]
+    frames += [f for b in r.graph_breaks for f in b.user_stack]
+    assert frames and not any(f.file == path for f in frames)
+    assert {(f.file, f.line) for b in r.graph_breaks for f in b.user_stack if f.file.startswith("cell")} == {
+        ("cell [7]", 14)
+    }  # line 13 of the file, one line down in the cell
+    assert {s.file: s.text for s in r.source_files}["cell [7]"] == text

@@ -1,0 +1,358 @@
+"""Fidelity of the capture, with real compiles on CPU (issue 2)."""
+
+import logging
+import os
+import re
+
+import pytest
+import torch
+
+import inductor_lens
+from inductor_lens.capturing.parse import parse_output_code_kernels
+from tests import models
+
+
+def _all_output_kernels(compile_):
+    return parse_output_code_kernels(compile_.output_code)
+
+
+def test_sin_cos_is_one_compile_and_one_cpp_kernel_with_all_five_ops(sin_cos_report):
+    r = sin_cos_report
+    assert len(r.compiles) == 1
+    c = r.compiles[0]
+    assert c.id == "0/0 inference" and c.compile_id == "0/0" and c.graph_kind == "inference"
+    assert [k.language for k in c.kernels] == ["cpp"]
+    k = c.kernels[0]
+    targets = {n.name: n.target for n in c.graphs["post_grad"].nodes}
+    ops = sorted(targets[n] for n in k.fx_nodes)
+    assert ops == sorted(
+        ["aten.sin.default", "aten.cos.default", "aten.pow.Tensor_Scalar", "aten.pow.Tensor_Scalar", "aten.add.Tensor"]
+    )
+    assert len(c.fused_nodes) == 1 and c.fused_nodes[0].kernel == k.name
+    assert k.fused_nodes == [c.fused_nodes[0].name]
+    assert c.fused_nodes[0].kind == "pointwise"
+
+
+def test_trigger_is_the_first_call_not_torch_compile(sin_cos_report):
+    c = sin_cos_report.compiles[0]
+    assert c.trigger.kind == "first_call"
+    assert c.trigger.user_stack[-1].code == "compiled(torch.randn(64))"
+    (call,) = sin_cos_report.compile_calls
+    assert call.target == "sin_cos" and call.user_stack[-1].code == "compiled = torch.compile(models.sin_cos)"
+    # torch.compile() returned before anything compiled: every phase starts after the first call
+    assert call.time_us < c.trigger.time_us <= min(p.start_us for p in c.phases)
+    names = {p.name for p in c.phases}
+    assert {"bytecode_tracing", "inductor_compile", "GraphLowering.run"} <= names
+
+
+def test_compiler_stack_walks_from_user_call_through_dynamo_aot_and_inductor_to_codegen(sin_cos_report):
+    stack = sin_cos_report.compiles[0].kernels[0].compiler_stack
+    files = [f.file.replace("\\", "/") for f in stack]
+    assert stack[0].code == "compiled(torch.randn(64))"
+    order = [
+        "torch/_dynamo/eval_frame.py",
+        "torch/_dynamo/convert_frame.py",
+        "torch/_dynamo/output_graph.py",
+        "torch/_inductor/compile_fx.py",
+        "torch/_functorch/aot_autograd.py",
+        "torch/_inductor/graph.py",
+        "torch/_inductor/scheduler.py",
+        "torch/_inductor/codegen/cpp.py",
+    ]
+    positions = [next(i for i, f in enumerate(files) if f.endswith(o)) for o in order]
+    assert positions == sorted(positions), positions
+    # none of the lens's own frames (its package folder; a clone folder named inductor_lens holds torch's too)
+    lens_dir = os.path.dirname(os.path.abspath(inductor_lens.__file__)).replace("\\", "/") + "/"
+    assert not any(f.startswith(lens_dir) for f in files[1:]), [f for f in files if f.startswith(lens_dir)]
+
+
+def test_kernel_source_is_exactly_the_output_code(sin_cos_report, training_report, break_recompile_report):
+    for report in (sin_cos_report, training_report, break_recompile_report):
+        for c in report.compiles:
+            in_code = _all_output_kernels(c)
+            assert in_code, c.id
+            mine = {k.name: k for k in c.kernels}
+            for name, (lang, source) in in_code.items():
+                assert mine[name].source == source and mine[name].language == lang
+                assert source in c.output_code
+                assert mine[name].fused_nodes, f"{c.id}: {name} links to no fused node"
+
+
+def test_user_stack_points_at_the_users_line(sin_cos_report):
+    k = sin_cos_report.compiles[0].kernels[0]
+    assert k.user_stack
+    frame = k.user_stack[0][-1]
+    assert frame.file.endswith("inductor_lens/examples.py") and frame.function == "sin_cos"
+    assert frame.code == "return torch.sin(x) ** 2 + torch.cos(x) ** 2"
+
+
+def test_training_step_has_forward_and_lazy_backward_both_linked(training_report):
+    r = training_report
+    kinds = [c.graph_kind for c in r.compiles]
+    assert kinds == ["forward", "backward"]
+    fwd, bwd = r.compiles
+    assert fwd.trigger.kind == "first_call" and bwd.trigger.kind == "lazy_backward"
+    assert bwd.trigger.user_stack[-1].code == "loss.backward()"
+    for c in (fwd, bwd):
+        for k in c.kernels:
+            assert k.fused_nodes and k.fx_nodes and k.compiler_stack, (c.id, k.name)
+            for fn in k.fused_nodes:
+                assert c.fused_node(fn).kernel is not None
+        for n in c.fused_nodes:
+            if n.kind != "nop":
+                assert n.kernel in {k.name for k in c.kernels}, (c.id, n.name)
+    assert any(f.function == "backward" or "backward" in f.code for f in bwd.kernels[0].compiler_stack)
+
+
+def test_linear_layers_are_extern_kernels_beside_fused_cpp(training_report):
+    fwd = training_report.compiles[0]
+    langs = {k.language for k in fwd.kernels}
+    assert {"extern", "cpp"} <= langs
+    externs = [k for k in fwd.kernels if k.language == "extern"]
+    assert all(re.match(r"extern_kernels\.(addmm|mm)\[buf\d+\]$", k.name) for k in externs)
+    for k in externs:
+        assert k.metadata["callee"] in k.source and k.metadata["buffer"] in k.source
+        (fused,) = k.fused_nodes
+        assert fwd.fused_node(fused).kind == "extern"
+        # origin_node, not the over-approximating origins (pytorch issue 100096)
+        assert len(k.fx_nodes) == 1
+
+
+def test_kernel_nodes_agree_with_inductors_provenance_mapping(training_report):
+    fwd, bwd = training_report.compiles
+    checked = 0
+    for k in fwd.kernels:
+        if "torch_provenance_fx_nodes" in k.metadata:
+            assert k.fx_nodes == k.metadata["torch_provenance_fx_nodes"], k.name
+            checked += 1
+    assert checked == len(fwd.kernels)
+    # torch's mapping is empty for a lazily compiled backward; ours still links every kernel
+    assert all(k.fx_nodes for k in bwd.kernels)
+
+
+def test_fx_node_module_stack_names_the_layers(training_report):
+    nodes = {n.name: n for n in training_report.compiles[0].graphs["post_grad"].nodes}
+    paths = {p for n in nodes.values() for p in n.module_stack}
+    assert {"fc1", "fc2", "norm"} <= paths
+    types = {p: t for n in nodes.values() for p, t in zip(n.module_stack, n.module_types)}
+    assert types["fc1"] == "Linear" and types["norm"] == "LayerNorm"
+
+
+def test_fusion_decisions_map_to_fused_nodes(training_report):
+    decisions = [d for c in training_report.compiles for d in c.fusion_decisions]
+    assert decisions, "Inductor refuses some fusions in an MLP step; none were recorded"
+    for c in training_report.compiles:
+        names = {n.name for n in c.fused_nodes}
+        for d in c.fusion_decisions:
+            assert d.reason and d.fused1 in names and d.fused2 in names
+
+
+def test_edges_between_fused_nodes_follow_buffers(training_report):
+    for c in training_report.compiles:
+        written = {w for n in c.fused_nodes for w in n.writes}
+        for n in c.fused_nodes:
+            for r in n.reads:
+                assert r in written or r in c.graph_inputs or r.startswith(("primals", "tangents", "arg")), (c.id, r)
+
+
+def test_graph_break_gives_two_frames_and_the_reason(break_recompile_report):
+    r = break_recompile_report
+    assert r.graph_breaks
+    gb = r.graph_breaks[0]
+    assert "print" in gb.reason
+    assert gb.user_stack[-1].code == 'print("graph break here")'
+    first = [c for c in r.compiles if c.trigger.kind == "first_call"]
+    assert {c.compile_id for c in first} == {"0/0", "1/0"}
+    resumed = r.compile("1/0")
+    assert "graph break" in resumed.trigger.reason
+
+
+def test_shape_change_recompiles_and_names_the_failed_guard(break_recompile_report):
+    recompiles = [c for c in break_recompile_report.compiles if c.trigger.kind == "recompile"]
+    assert recompiles
+    assert any("rank mismatch" in c.trigger.reason or "size mismatch" in c.trigger.reason for c in recompiles), [
+        c.trigger.reason for c in recompiles
+    ]
+    # the user's call that hit the failed guard is on every recompile's stack (the resumed frame after
+    # the break is entered from inside with_graph_break, so its stack goes one frame deeper)
+    assert all("compiled(torch.randn(4, 4))" in [f.code for f in c.trigger.user_stack] for c in recompiles)
+
+
+def test_json_round_trip_is_lossless(sin_cos_report, training_report, break_recompile_report):
+    for r in (sin_cos_report, training_report, break_recompile_report):
+        again = inductor_lens.load(r.to_json())
+        assert again == r
+        assert again.to_json() == r.to_json()
+
+
+def _snapshot():
+    import torch._inductor.codegen.cpp as cpp
+    import torch._inductor.compile_fx as cfx
+    import torch._inductor.debug as debug
+    from torch._dynamo.callback import callback_handler
+    from torch._inductor.graph import GraphLowering
+    from torch._inductor.scheduler import WhyNoFuse
+
+    loggers = [logging.getLogger(n) for n in ("torch.__trace", "torch._inductor.scheduler.__fusion")]
+    return {
+        "config": torch._inductor.config.get_config_copy(),
+        "loggers": [(lg.level, lg.propagate, list(lg.handlers)) for lg in loggers],
+        "functions": (
+            torch.compile,
+            debug.log_ir_pre_fusion,
+            debug.log_ir_post_fusion,
+            debug.set_kernel_post_grad_provenance_tracing,
+            cpp.set_kernel_post_grad_provenance_tracing,
+            cfx.compile_fx,
+            GraphLowering.save_output_code,
+            GraphLowering.compile_to_module,
+            WhyNoFuse.__call__,
+        ),
+        "callbacks": (list(callback_handler.start_callbacks), list(callback_handler.end_callbacks)),
+    }
+
+
+def test_torch_is_restored_even_when_the_compile_raises():
+    from torch._dynamo.callback import callback_handler
+
+    def users_callback(args):  # dynamo.reset() inside the capture must not drop the user's callbacks
+        pass
+
+    callback_handler.register_start_callback(users_callback)
+    before = _snapshot()
+
+    def broken_pass(graph):
+        raise RuntimeError("user pass exploded")
+
+    with torch._inductor.config.patch(post_grad_custom_post_pass=broken_pass):
+        inner_before = _snapshot()
+        with pytest.raises(Exception, match="user pass exploded"):
+            with inductor_lens.capture() as cap:
+                torch.compile(models.sin_cos)(torch.randn(8))
+        assert _snapshot() == inner_before
+    assert _snapshot() == before
+    assert users_callback in callback_handler.start_callbacks
+    callback_handler.remove_start_callback(users_callback)
+    assert any(d.code == "user_code_raised" and "raised" in d.message for d in cap.report.diagnostics)
+
+
+def test_a_failing_hook_becomes_a_diagnostic_and_the_compile_still_works(monkeypatch):
+    from inductor_lens.capturing import adapter
+
+    def boom(snode, *args, **kwargs):
+        raise ValueError("injected fault")
+
+    monkeypatch.setattr(adapter, "raw_sched_node", boom)
+    x = torch.randn(8)
+    with inductor_lens.capture() as cap:
+        out = torch.compile(models.sin_cos)(x)
+    torch.testing.assert_close(out, models.sin_cos(x))
+    assert any(d.code == "hook_failed" and "injected fault" in d.message for d in cap.report.diagnostics)
+    with pytest.raises(inductor_lens.CaptureError, match="injected fault"):
+        with inductor_lens.capture(strict=True):
+            torch.compile(models.sin_cos)(x)
+
+
+def test_caches_never_hide_a_compile_and_nested_captures_both_record(sin_cos_report):
+    # same function, compiled and called again: a fresh capture sees the whole compile again
+    with inductor_lens.capture(strict=True, title="outer") as outer:
+        with inductor_lens.capture(strict=True, title="sin_cos") as inner:
+            compiled = torch.compile(models.sin_cos)
+            compiled(torch.randn(64))
+
+    def stable(report):
+        return [
+            (
+                c.id,
+                [(k.name, k.source, k.fused_nodes, k.fx_nodes) for k in c.kernels],
+                [(n.name, n.kind, n.fx_nodes, n.reads, n.writes) for n in c.fused_nodes],
+            )
+            for c in report.compiles
+        ]
+
+    assert stable(inner.report) == stable(sin_cos_report)
+    assert stable(outer.report) == stable(sin_cos_report)
+
+
+def test_compiled_but_never_called_says_so():
+    with inductor_lens.capture() as cap:
+        torch.compile(models.sin_cos)
+    assert not cap.report.compiles
+    assert [d.code for d in cap.report.diagnostics] == ["never_ran"]
+    assert "only wraps the function" in cap.report.diagnostics[0].message
+
+
+@pytest.mark.kernel  # a fresh Python process that imports torch and compiles
+def test_no_hook_survives_a_first_capture_in_a_fresh_process(tmp_path):
+    """A module that torch imports for the first time during the capture must not keep a hook."""
+    import subprocess
+    import sys
+    import textwrap
+
+    script = textwrap.dedent("""
+        import sys, torch, inductor_lens
+        from tests import models
+        with inductor_lens.capture() as cap:
+            torch.compile(models.sin_cos)(torch.randn(8))
+        assert cap.report.compiles[0].kernels[0].fused_nodes
+        import types
+        def hooked(v):
+            v = v.__func__ if isinstance(v, (staticmethod, classmethod)) else v
+            return isinstance(v, types.FunctionType) and v.__dict__.get("_inductor_lens_hook", False)
+        leaks = []
+        for modname, mod in list(sys.modules.items()):
+            for attr, value in list(getattr(mod, "__dict__", {}).items()):
+                if hooked(value):
+                    leaks.append(f"{modname}.{attr}")
+                if isinstance(value, type) and str(getattr(value, "__module__", "")).startswith("torch"):
+                    leaks += [f"{modname}.{attr}.{c}" for c, v in list(vars(value).items()) if hooked(v)]
+        print("LEAKS", sorted(set(leaks)))
+        sys.exit(1 if leaks else 0)
+    """)
+    root = __import__("pathlib").Path(__file__).resolve().parents[2]
+    proc = subprocess.run([sys.executable, "-c", script], cwd=root, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-3000:]
+
+
+def test_profile_measures_every_cpu_kernel():
+    report = inductor_lens.inspect(models.sin_cos, torch.randn(4096), profile=True)
+    (k,) = report.kernels
+    assert k.profile["device"] == "cpu" and k.profile["total_us"] > 0 and k.profile["calls"] == 1
+    assert k.profile["share"] == 1.0
+    assert not [d for d in report.diagnostics if d.code == "profile_failed"]
+
+
+def test_another_backend_is_named_and_not_mistaken_for_a_function_never_called():
+    with inductor_lens.capture() as cap:
+        out = torch.compile(models.sin_cos, backend="eager")(torch.randn(8))
+    assert out.shape == (8,) and not cap.report.compiles
+    assert [d.code for d in cap.report.diagnostics] == ["other_backend"]
+    notes = " ".join(d.message for d in cap.report.diagnostics)
+    assert "backend 'eager'" in notes and "never ran" not in notes
+
+
+def test_a_compiled_container_module_is_named_forward_not_a_torch_wrapper():
+    m = torch.nn.Sequential(torch.nn.Linear(4, 4), torch.nn.ReLU())
+    with inductor_lens.capture() as cap:
+        torch.compile(m)(torch.randn(2, 4))
+    (c,) = cap.report.compiles
+    assert c.frame.startswith("forward") and c.trigger.reason.startswith("first call of forward():")
+
+
+def test_a_dynamo_reset_inside_the_capture_keeps_the_timing_of_later_compiles():
+    """torch._dynamo.reset() clears dynamo's compile callbacks; a user's reset inside a capture (a notebook
+    cell often starts with one) must not cut the phases and trigger of the compiles after it."""
+    from torch._dynamo.callback import callback_handler
+
+    def mine(args):  # the user's own callback: reset clears it, as reset means
+        pass
+
+    with inductor_lens.capture() as cap:
+        torch.compile(models.sin_cos)(torch.randn(8))
+        callback_handler.register_start_callback(mine)
+        torch._dynamo.reset()
+        assert mine not in callback_handler.start_callbacks
+        torch.compile(models.with_graph_break)(torch.randn(8))
+    assert len(cap.report.compiles) >= 2
+    for c in cap.report.compiles:
+        assert c.phases and c.trigger.user_stack, c.id

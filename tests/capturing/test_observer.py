@@ -1,0 +1,314 @@
+"""The observer effect (issue 10 section 1): a capture never adds a guard, never specializes a size,
+never changes a result.
+
+Each scenario runs twice in this process with real compiles, dynamo reset between: once plain, once
+inside ``inductor_lens.capture()``. Torch's own graph count, the guards of every compiled frame (read
+from torch's ``guards`` log, which both runs enable alike) and the outputs must be identical, and the
+report must hold exactly the compiles torch made.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import re
+
+import pytest
+import torch
+
+import inductor_lens
+from tests import models
+
+
+class _GuardLog(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(logging.DEBUG)
+        self.guards: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        text = record.getMessage()
+        if "GUARD_MANAGER" in text:  # the guard tree of one compiled frame (not the latency line)
+            # the trailing comments say where each guard was added (codegen, or a cache hit's check): not
+            # part of the guard
+            lines = [line.split("  # ", 1)[0].rstrip() for line in text.splitlines()]
+            # and dynamo numbers the globals it installs per process (__builtins_dict___0, then ___2...)
+            text = "\n".join(re.sub(r"0x[0-9a-f]+", "0x?", line) for line in lines)
+            self.guards.append(re.sub(r"(\w___)\d+\b", r"\1N", text))
+
+
+@contextlib.contextmanager
+def _guard_log():
+    handler = _GuardLog()
+    logger = logging.getLogger("torch._dynamo.guards.__guards")
+    torch._logging.set_logs(guards=True)
+    logger.addHandler(handler)
+    try:
+        yield handler
+    finally:
+        logger.removeHandler(handler)
+        torch._logging.set_logs()
+
+
+def _flat(out):
+    if isinstance(out, torch.Tensor):
+        return [out.detach()]
+    if isinstance(out, dict):
+        return [t for v in out.values() for t in _flat(v)]
+    if hasattr(out, "to_tuple"):  # transformers' ModelOutput
+        return _flat(out.to_tuple())
+    if isinstance(out, (list, tuple)):
+        return [t for v in out for t in _flat(v)]
+    return []
+
+
+def _run(scenario, lens: bool, **capture_kwargs):
+    from torch._dynamo.utils import counters
+
+    torch._dynamo.reset()
+    counters.clear()
+    cap = None
+    with _guard_log() as log:
+        ctx = inductor_lens.capture(**capture_kwargs) if lens else contextlib.nullcontext()
+        with ctx as cap:
+            outputs = _flat(scenario())
+    return {
+        "graphs": counters["stats"]["unique_graphs"],
+        "guards": log.guards,
+        "outputs": outputs,
+        "report": cap.report if lens else None,
+    }
+
+
+def observe(scenario, failed=0, **capture_kwargs):
+    """Run ``scenario`` plain and under the lens; assert torch did exactly the same; return the report.
+    ``failed``: compiles that Inductor began but that failed (torch counts no graph for them)."""
+    plain = _run(scenario, False)
+    lensed = _run(scenario, True, **capture_kwargs)
+    assert lensed["graphs"] == plain["graphs"], (plain["graphs"], lensed["graphs"])
+    assert lensed["guards"] == plain["guards"]
+    assert len(lensed["outputs"]) == len(plain["outputs"]) > 0
+    for a, b in zip(plain["outputs"], lensed["outputs"]):
+        assert a.shape == b.shape and a.dtype == b.dtype
+        assert torch.equal(a, b), (a - b).abs().max()
+    report = lensed["report"]
+    assert len({c.compile_id for c in report.compiles}) == plain["graphs"] + failed, [c.id for c in report.compiles]
+    assert not [d for d in report.diagnostics if d.code in ("hook_missing", "hook_failed", "build_failed")]
+    return plain, report
+
+
+def _symbolic_dims(report):
+    return {
+        d
+        for c in report.compiles
+        for g in c.graphs.values()
+        for n in g.nodes
+        for d in (n.shape or [])
+        if isinstance(d, str)
+    }
+
+
+def _f(x):
+    return torch.sin(x) * 2 + x.sum()
+
+
+def test_dynamic_true_over_three_sizes_is_one_graph_with_symbolic_shapes():
+    def scenario():
+        c = torch.compile(_f, dynamic=True)
+        return [c(torch.arange(n, dtype=torch.float32)) for n in (32, 50, 77)]
+
+    plain, report = observe(scenario)
+    assert plain["graphs"] == 1
+    (compile_,) = report.compiles
+    nodes = compile_.graphs["post_grad"].nodes
+    shaped = [n for n in nodes if n.shape and isinstance(n.shape[0], str)]
+    assert shaped, [n.shape for n in nodes]
+    # the symbol is kept, and the size used at capture time is its hint
+    assert all(n.shape_hint == [32] for n in shaped), [(n.shape, n.shape_hint) for n in shaped]
+    assert not any(n.shape == [32] for n in nodes)
+
+
+def test_automatic_dynamic_over_four_sizes():
+    def scenario():
+        c = torch.compile(_f)
+        return [c(torch.ones(n)) for n in (8, 9, 10, 11)]
+
+    plain, report = observe(scenario)
+    assert plain["graphs"] == 2
+    assert _symbolic_dims(report)
+
+
+def test_mark_dynamic_on_a_module_input_does_not_raise():
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(16, 8), torch.nn.ReLU())
+
+    def scenario():
+        c = torch.compile(model)
+        outs = []
+        for batch in (4, 6):
+            x = torch.randn(batch, 16, generator=torch.Generator().manual_seed(batch))
+            torch._dynamo.mark_dynamic(x, 0)
+            outs.append(c(x))
+        return outs
+
+    plain, report = observe(scenario)
+    assert plain["graphs"] == 1
+    assert _symbolic_dims(report)
+
+
+@pytest.mark.slow
+def test_dynamic_training_step_over_two_batch_sizes():
+    torch.manual_seed(0)
+    model = models.MLP()
+
+    def scenario():
+        model.zero_grad()
+        c = torch.compile(model, dynamic=True)
+        outs = []
+        for batch in (4, 6):
+            loss = c(torch.randn(batch, 16, generator=torch.Generator().manual_seed(batch))).pow(2).sum()
+            loss.backward()
+            outs += [loss] + [p.grad.clone() for p in model.parameters()]
+        return outs
+
+    plain, report = observe(scenario)
+    assert plain["graphs"] == 1
+    assert {c.graph_kind for c in report.compiles} == {"forward", "backward"}
+
+
+def test_graph_breaks_and_a_shape_recompile():
+    def scenario():
+        c = torch.compile(models.with_graph_break, dynamic=False)
+        return [c(torch.ones(8)), c(torch.ones(4, 4))]
+
+    plain, report = observe(scenario)
+    assert plain["graphs"] == 4
+    assert report.graph_breaks
+    assert not [d for d in report.diagnostics if d.code in ("eager_fallback", "compile_error", "recompile_limit")]
+
+
+def test_dtype_recompile():
+    def scenario():
+        c = torch.compile(_f)
+        return [c(torch.ones(8)), c(torch.ones(8, dtype=torch.float64))]
+
+    plain, report = observe(scenario)
+    assert plain["graphs"] == 2
+
+
+def test_reduce_overhead_mode_on_cpu():
+    def scenario():
+        c = torch.compile(_f, mode="reduce-overhead")
+        return [c(torch.ones(8)), c(torch.ones(8) * 2)]
+
+    plain, _ = observe(scenario)
+    assert plain["graphs"] == 1
+
+
+@pytest.mark.slow
+def test_hf_gpt2_at_several_sequence_lengths():
+    transformers = pytest.importorskip("transformers")
+    torch.manual_seed(0)
+    config = transformers.GPT2Config(n_layer=1, n_embd=32, n_head=2, n_positions=64, vocab_size=97)
+    model = transformers.GPT2LMHeadModel(config).eval()
+
+    def scenario():
+        c = torch.compile(model)
+        with torch.no_grad():
+            return [c(torch.arange(n).remainder(97).unsqueeze(0)).logits for n in (8, 12, 20)]
+
+    plain, report = observe(scenario)
+    assert plain["graphs"] <= 2
+    assert _symbolic_dims(report)
+
+
+@pytest.mark.slow
+def test_export_with_a_dynamic_batch_and_aoti_package_gives_the_same_results(tmp_path):
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(16, 8), torch.nn.ReLU(), torch.nn.Linear(8, 4)).eval()
+    batch = torch.export.Dim("batch", min=2, max=64)
+
+    def build(path):
+        def scenario():
+            ep = torch.export.export(model, (torch.randn(4, 16),), dynamic_shapes=({0: batch},))
+            pkg = torch._inductor.aoti_compile_and_package(ep, package_path=str(path))
+            runner = torch._inductor.aoti_load_package(pkg)
+            x7 = torch.randn(7, 16, generator=torch.Generator().manual_seed(7))
+            return [runner(x7), model(x7)]
+
+        return scenario
+
+    plain = _run(build(tmp_path / "plain.pt2"), False)
+    lensed = _run(build(tmp_path / "lens.pt2"), True)
+    for run in (plain, lensed):
+        out, eager = run["outputs"]
+        assert out.shape == (7, 4)
+        torch.testing.assert_close(out, eager)
+    assert torch.equal(plain["outputs"][0], lensed["outputs"][0])
+
+
+# -- when torch gives up, the report says so ---------------------------------------------------
+
+
+def _recompiling(x):
+    return torch.cos(x) + 1
+
+
+def test_recompile_limit_is_a_diagnostic_with_the_frame_and_the_limit():
+    def scenario():
+        c = torch.compile(_recompiling, dynamic=False)
+        return [c(torch.ones(n)) for n in (1, 2, 3, 4)]
+
+    with torch._dynamo.config.patch(recompile_limit=2, automatic_dynamic_shapes=False):
+        plain, report = observe(scenario)
+    assert plain["graphs"] == 2
+    (diag,) = [d for d in report.diagnostics if d.code == "recompile_limit"]
+    assert "_recompiling" in diag.message and "recompile_limit" in diag.message and "2" in diag.message
+    assert "eager" in diag.message
+
+
+def test_a_compile_error_dynamo_swallowed_is_a_diagnostic():
+    def scenario():
+        return torch.compile(_recompiling)(torch.ones(3))
+
+    with (
+        torch._dynamo.config.patch(suppress_errors=True),
+        torch._inductor.config.patch({"cpp.cxx": ("/nonexistent/c++",)}),
+    ):
+        plain, report = observe(scenario, failed=1)
+    assert plain["graphs"] == 0  # the frame fell back to eager
+    (diag,) = [d for d in report.diagnostics if d.code == "compile_error"]
+    assert "_recompiling" in diag.message and "nonexistent" in diag.message
+    assert "eager" in diag.message
+
+
+def test_the_capture_compiles_the_same_code_and_leaves_no_folders_in_the_inductor_cache():
+    """The capture turns off only the caches that would skip the Scheduler (FX graph, AOT autograd): the
+    generated code is what torch writes without the lens, and compiling again under a new capture reuses the
+    kernels' binaries instead of leaving a new temporary folder in the cache folder each time (which is what
+    ``force_disable_caches`` did: gcc for every kernel, gigabytes over a day of captures)."""
+    import os
+
+    from torch._inductor.runtime.cache_dir_utils import cache_dir
+    from torch._inductor.utils import run_and_get_code
+
+    def code(text):  # but the first line: "# AOT ID: ['0_inference']", a counter of the process
+        return re.sub(r"^# AOT ID: .*\n", "", text)
+
+    x = torch.randn(33)
+    torch._dynamo.reset()
+    _, (plain_code, *_) = run_and_get_code(torch.compile(models.sin_cos), x)
+    plain_code = code(plain_code)
+    with inductor_lens.capture() as cap:
+        torch.compile(models.sin_cos)(x)
+    (compiled,) = cap.report.compiles
+    assert code(compiled.output_code) == plain_code
+
+    def temp_folders():  # force_disable_caches made one (tempfile.mkdtemp in the cache folder) per compile
+        return {name for name in os.listdir(cache_dir()) if name.startswith("tmp")}
+
+    before = temp_folders()
+    for _ in range(2):
+        with inductor_lens.capture() as again:
+            torch.compile(models.sin_cos)(x)
+        assert code(again.report.compiles[0].output_code) == plain_code  # compiled again, not a cache hit
+    assert temp_folders() == before

@@ -1,0 +1,153 @@
+"""TORCH_TRACE import: one real compile is recorded by TORCH_TRACE and by the in-process capture at once
+(tests/dist_scripts/trace_and_capture.py, in a subprocess), and the imported report must agree with the
+captured one: every kernel's exact source, torch's provenance links, compiles, triggers, guards, graphs."""
+
+import os
+import pathlib
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+import inductor_lens
+from inductor_lens.capturing.trace_read import TraceError
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+SCRIPT = os.path.join(ROOT, "tests", "dist_scripts", "trace_and_capture.py")
+
+
+@pytest.fixture(scope="module")
+def both(tmp_path_factory):
+    """(report captured in process, report imported from the TORCH_TRACE log of the same compile, log dir)."""
+    tmp = tmp_path_factory.mktemp("trace")
+    env = dict(
+        os.environ,
+        TORCH_TRACE=str(tmp / "trace"),
+        INDUCTOR_PROVENANCE="1",
+        PYTHONPATH=os.pathsep.join([ROOT, os.environ.get("PYTHONPATH", "")]),
+    )
+    proc = subprocess.run(
+        [sys.executable, SCRIPT, str(tmp / "captured.json")], env=env, capture_output=True, text=True, timeout=600
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return inductor_lens.load(str(tmp / "captured.json")), inductor_lens.load_trace(str(tmp / "trace")), tmp / "trace"
+
+
+def _pairs(both):
+    captured, imported, _ = both
+    assert [c.id for c in imported.compiles] == [c.id for c in captured.compiles]
+    return list(zip(captured.compiles, imported.compiles))
+
+
+def test_same_compiles_in_the_same_order(both):
+    captured, imported, _ = both
+    assert imported.origin == "trace" and captured.origin == "capture"
+    ids = [c.id for c in captured.compiles]
+    # the script: a training step (forward + lazy backward), a graph break (two frames), a recompile of both
+    assert ids == ["0/0 forward", "0/0 backward", "1/0 inference", "2/0 inference", "1/1 inference", "2/1 inference"]
+    assert imported.torch_version == captured.torch_version
+
+
+def test_every_kernel_source_is_identical(both):
+    n = 0
+    for c, i in _pairs(both):
+        assert [k.name for k in i.kernels] == [k.name for k in c.kernels], c.id
+        for kc, ki in zip(c.kernels, i.kernels):
+            assert ki.source == kc.source and ki.language == kc.language, (c.id, kc.name)
+            n += 1
+        assert i.output_code == c.output_code
+    assert n >= 14
+
+
+def test_provenance_links_equal_where_torch_logged_them(both):
+    checked, expected = 0, 0
+    for c, i in _pairs(both):
+        expected += len(c.kernels) if c.graph_kind != "backward" else 0  # a lazy backward has no provenance map
+        for kc, ki in zip(c.kernels, i.kernels):
+            logged = kc.metadata.get("torch_provenance_fx_nodes")
+            if logged is None:
+                continue
+            assert ki.metadata.get("torch_provenance_fx_nodes") == logged, (c.id, kc.name)
+            assert ki.fx_nodes == kc.fx_nodes, (c.id, kc.name)
+            # the fused node that holds the kernel holds the same post-grad nodes
+            (fused,) = [f for f in i.fused_nodes if f.kernel == ki.name]
+            assert set(fused.fx_nodes) == set(kc.fx_nodes)
+            checked += 1
+    assert checked == expected and checked >= 8
+
+
+def test_lazy_backward_extern_links_are_derived_and_right(both):
+    """torch logs no provenance for a lazily compiled backward; each mm call is still tied to its own mm node."""
+    captured, imported, _ = both
+    c, i = captured.compile("0/0 backward"), imported.compile("0/0 backward")
+    externs = [(kc, ki) for kc, ki in zip(c.kernels, i.kernels) if kc.language == "extern"]
+    assert len(externs) == 3
+    for kc, ki in externs:
+        assert ki.fx_nodes == kc.fx_nodes
+    assert any("not linked to post-grad nodes" in d.message for d in imported.diagnostics)
+
+
+def test_graphs_triggers_guards_and_breaks_agree(both):
+    captured, imported, _ = both
+    for c, i in _pairs(both):
+        assert (i.graph_kind, i.frame, i.trigger.kind, i.trigger.reason) == (
+            c.graph_kind,
+            c.frame,
+            c.trigger.kind,
+            c.trigger.reason,
+        ), c.id
+        assert i.guards == c.guards and i.guards
+        assert set(i.graphs) == set(c.graphs)
+        for g in c.graphs:
+            key = lambda n: (n.name, n.op, n.target, n.inputs, n.shape, n.dtype)
+            assert [key(n) for n in i.graphs[g].nodes] == [key(n) for n in c.graphs[g].nodes], (c.id, g)
+            assert i.graphs[g].code == c.graphs[g].code
+        names = {p.name for p in i.phases}
+        assert {"GraphLowering.run", "Scheduler.__init__"} <= names or c.graph_kind == "backward"
+    assert "rank mismatch. expected 1, actual 2" in imported.compile("1/1 inference").trigger.reason
+    assert [b.reason for b in imported.graph_breaks] == [b.reason for b in captured.graph_breaks]
+    script = pathlib.Path(ROOT, "tests", "dist_scripts", "trace_and_capture.py").read_text().splitlines()
+    break_line = next(i for i, s in enumerate(script, 1) if 'print("graph break here")' in s)
+    assert imported.graph_breaks and imported.graph_breaks[0].user_stack[-1].line == break_line
+
+
+def test_what_a_trace_cannot_hold_is_said(both):
+    _, imported, _ = both
+    for c in imported.compiles:
+        assert c.fusion_decisions == []
+        assert all(f.kernel for f in c.fused_nodes)  # one fused node per kernel launch
+    text = "\n".join(map(str, imported.diagnostics))
+    assert "before fusion" in text and "call stack" in text
+
+
+def test_import_trace_cli_writes_a_page(both, tmp_path):
+    from inductor_lens.views.cli import main
+
+    out = tmp_path / "trace.html"
+    assert main(["import-trace", str(both[2]), "-o", str(out), "-q", "--json", str(tmp_path / "t.json")]) == 0
+    assert out.stat().st_size > 100_000 and "<script" in out.read_text()
+    assert inductor_lens.load(str(tmp_path / "t.json")).origin == "trace"
+
+
+def test_one_log_per_rank_opens_as_a_job(both, tmp_path):
+    (log,) = list(both[2].iterdir())
+    for rank in (0, 1):
+        shutil.copy(log, tmp_path / f"dedicated_log_torch_trace_rank_{rank}_x.log")
+    job = inductor_lens.load_trace(str(tmp_path))
+    assert isinstance(job, inductor_lens.Job)
+    assert sorted(job.reports) == [0, 1] and job.world_size == 2
+    assert job.report(1).rank == 1 and job.report(1).origin == "trace"
+    assert job.divergence == []  # the same log twice: the ranks agree
+
+
+def test_bad_paths_say_what_was_expected(tmp_path):
+    with pytest.raises(FileNotFoundError, match="no TORCH_TRACE log"):
+        inductor_lens.load_trace(str(tmp_path / "nope"))
+    (tmp_path / "x.log").write_text("hello\nworld\n")
+    with pytest.raises(TraceError, match="no structured-trace record"):
+        inductor_lens.load_trace(str(tmp_path / "x.log"))
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    with pytest.raises(TraceError, match="no .log file"):
+        inductor_lens.load_trace(str(empty))

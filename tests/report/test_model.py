@@ -1,0 +1,371 @@
+"""The report model: JSON contract, schema, loading errors, parsers. No torch compile here."""
+
+import json
+import pathlib
+import re
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+import inductor_lens
+from inductor_lens.capturing import parse
+from inductor_lens.report import model
+from inductor_lens.report.model import Compile, Frame, FusedNode, Kernel, Report, Trigger
+from inductor_lens.report.schema import json_schema
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+
+
+def _tiny():
+    k = Kernel(
+        name="cpp_fused_add_0",
+        language="cpp",
+        source="x </script><!-- y",
+        fused_nodes=["op0"],
+        user_stack=[[Frame("m.py", 3, "f", "return a + b")]],
+        metadata={"launch": {"num_warps": 4}},
+    )
+    c = Compile(
+        id="0/0 inference",
+        compile_id="0/0",
+        graph_kind="inference",
+        trigger=Trigger(kind="first_call", reason="first call of f()"),
+        kernels=[k],
+        fused_nodes=[FusedNode(name="op0", kind="pointwise", kernel=k.name, writes=["buf0"])],
+    )
+    return Report(torch_version="2.13.0", device="cpu", compiles=[c])
+
+
+def test_round_trip_and_top_level_fields():
+    r = _tiny()
+    data = json.loads(r.to_json(compact=False))
+    assert {"schema_version", "torch_version", "device", "compiles", "graph_breaks", "diagnostics"} <= set(data)
+    assert data["schema_version"] == model.SCHEMA_VERSION
+    c = data["compiles"][0]
+    assert {
+        "id",
+        "compile_id",
+        "graph_kind",
+        "trigger",
+        "phases",
+        "graphs",
+        "fused_nodes",
+        "kernels",
+        "output_code",
+        "fusion_decisions",
+    } <= set(c)
+    assert set(c["kernels"][0]) >= {"name", "language", "source", "fused_nodes", "user_stack", "compiler_stack"}
+    assert set(c["kernels"][0]["user_stack"][0][0]) == {"file", "line", "function", "code", "stage", "is_user"}
+    assert inductor_lens.load(r.to_json()) == r
+    assert inductor_lens.load(data) == r
+
+
+def test_load_from_path_and_errors(tmp_path):
+    p = tmp_path / "r.json"
+    _tiny().save_json(p)
+    assert inductor_lens.load(p) == _tiny()
+    assert inductor_lens.load(str(p)) == _tiny()
+    with pytest.raises(FileNotFoundError, match="no report at"):
+        inductor_lens.load(tmp_path / "missing.json")
+    with pytest.raises(inductor_lens.ReportError, match="not valid JSON"):
+        inductor_lens.load("{nope")
+    with pytest.raises(inductor_lens.ReportError, match="newer than this inductor_lens"):
+        inductor_lens.load({"schema_version": model.SCHEMA_VERSION + 1, "torch_version": "x", "device": "cpu"})
+    with pytest.raises(inductor_lens.ReportError, match="missing field 'torch_version'"):
+        inductor_lens.load({"schema_version": 1, "device": "cpu"})
+    with pytest.raises(inductor_lens.ReportError, match=r"compiles\[0\]: expected an object"):
+        inductor_lens.load({"schema_version": 1, "torch_version": "x", "device": "cpu", "compiles": [3]})
+
+
+def test_lookup_errors_name_the_choices():
+    r = _tiny()
+    assert r.compile("0/0").kernel("cpp_fused_add_0").language == "cpp"
+    with pytest.raises(KeyError, match=r"compiles: \['0/0 inference'\]"):
+        r.compile("9/9")
+    with pytest.raises(KeyError, match=r"kernels: \['cpp_fused_add_0'\]"):
+        r.compiles[0].kernel("nope")
+
+
+def test_repr_is_cheap_and_summary_lists_kernels():
+    r = _tiny()
+    assert "</script>" not in repr(r) and "1 kernel(s)" in repr(r)
+    assert "cpp_fused_add_0" in r.summary()
+
+
+def test_committed_json_schema_is_current():
+    committed = json.loads((ROOT / "docs" / "report.schema.json").read_text())
+    assert committed == json_schema(), (
+        'run: python -c "import json, inductor_lens.report.schema as m; '
+        "open('docs/report.schema.json','w').write(json.dumps(m.json_schema(), indent=1)+'\\n')\""
+    )
+
+
+def test_model_and_package_import_without_torch():
+    code = (
+        "import sys, builtins; real = builtins.__import__\n"
+        "def guard(name, *a, **k):\n"
+        "    if name == 'torch' or name.startswith('torch.'): raise ImportError('torch is not allowed here')\n"
+        "    return real(name, *a, **k)\n"
+        "builtins.__import__ = guard\n"
+        "import inductor_lens\n"
+        "r = inductor_lens.load(open(sys.argv[1]).read()); print(len(r.kernels))"
+    )
+    path = ROOT / "tests" / "fixtures" / "gpu_training.json"
+    out = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert int(out.stdout) > 10
+
+
+def test_parse_stack_trace_drops_carets_and_keeps_code():
+    text = (
+        '  File "/a/m.py", line 12, in forward\n    y = torch.sin(x)\n        ^^^^^^^^^^^^\n'
+        '  File "/a/n.py", line 3, in g\n    return y\n'
+    )
+    assert parse.parse_stack_trace(text) == [
+        Frame("/a/m.py", 12, "forward", "y = torch.sin(x)"),
+        Frame("/a/n.py", 3, "g", "return y"),
+    ]
+    assert parse.parse_stack_trace(None) == []
+
+
+def test_parse_output_code_kernels_takes_exact_source():
+    code = (
+        "x = 1\ncpp_fused_a_0 = async_compile.cpp_pybinding(['float*'], r'''\nint k() { return 1; }\n''')\n"
+        "triton_poi_b_1 = async_compile.triton('triton_poi_b_1', '''\n@triton.jit\ndef k(): pass\n''', "
+        "device_str='cuda')\n"
+    )
+    got = parse.parse_output_code_kernels(code)
+    assert got == {
+        "cpp_fused_a_0": ("cpp", "\nint k() { return 1; }\n"),
+        "triton_poi_b_1": ("triton", "\n@triton.jit\ndef k(): pass\n"),
+    }
+
+
+def test_clean_module_path():
+    assert parse.clean_module_path("L['self'].h[0]._modules['attn']") == "h.0.attn"
+    assert parse.clean_module_path("L['self'].fc1") == "fc1"
+    assert parse.clean_module_path("fc2") == "fc2"
+
+
+def test_graph_break_text():
+    text = (
+        "Graph break in user code at /m.py:14\nGraph Break Reason: Call to print\n  Explanation: no\n\n"
+        'User code traceback:\n  File "/m.py", line 20, in <module>\n    f(x)\n'
+        "  File \"/m.py\", line 14, in f\n    print('x')\n\nTraceback (most recent call last):\n  junk"
+    )
+    reason, stack = parse.parse_graph_break(text)
+    assert reason.startswith("Call to print") and "Traceback" not in reason
+    assert [f.line for f in stack] == [20, 14]
+
+
+def test_fused_node_module_is_where_most_of_its_ops_come_from():
+    from inductor_lens.capturing.build import _majority_prefix
+
+    block6 = ["h.6", "h.6.mlp"]
+    assert _majority_prefix([block6, block6, ["h.7", "h.7.ln_1"]]) == ["h.6", "h.6.mlp"]
+    assert _majority_prefix([["h.6", "h.6.mlp"], ["h.6", "h.6.attn"], []]) == ["h.6"]
+    assert _majority_prefix([["a"], ["b"]]) == []  # a tie is no majority
+    assert _majority_prefix([["a"], ["b"], ["c"]]) == []
+    assert _majority_prefix([[], []]) == []
+
+
+# -- schema version 2: derived fields, the version-1 converter, the compact written form --------------
+
+V1 = ROOT / "tests" / "fixtures" / "gpu_training.json"
+
+
+def test_frame_stage_is_worked_out_once_in_python():
+    site = "/venv/lib/python3.12/site-packages"
+    cases = {
+        (f"{site}/torch/_dynamo/convert_frame.py", "_compile"): "dynamo",
+        (f"{site}/torch/_dynamo/backends/common.py", "__call__"): "aot",
+        (f"{site}/torch/_functorch/aot_autograd.py", "aot_module"): "aot",
+        (f"{site}/torch/_inductor/scheduler.py", "fuse_nodes"): "scheduler",
+        (f"{site}/torch/_inductor/scheduler.py", "_codegen"): "codegen",
+        (f"{site}/torch/_inductor/graph.py", "run_node"): "lowering",
+        (f"{site}/torch/_inductor/graph.py", "codegen"): "codegen",
+        (f"{site}/torch/_inductor/codegen/cpp.py", "codegen_node"): "codegen",
+        (f"{site}/torch/_inductor/compile_fx.py", "compile_fx_inner"): "inductor",
+        (f"{site}/torch/_inductor/runtime/triton_heuristics.py", "run"): "runtime",
+        ("/tmp/torchinductor_root/ab/cabc.py", "call"): "runtime",
+        (f"{site}/torch/nn/modules/module.py", "_call_impl"): "torch",
+        (f"{site}/IPython/core/interactiveshell.py", "run_code"): "library",
+        ("/usr/lib/python3.12/runpy.py", "_run_code"): "library",
+        ("<frozen runpy>", "_run_module_as_main"): "library",
+        ("/home/u/src/inductor_lens/views/magic.py", "_run"): "other",
+        ("/home/u/src/inductor_lens/examples.py", "forward"): "user",
+        ("/home/u/train.py", "main"): "user",
+        ("cell [4]", "<module>"): "user",
+        ("C:\\Users\\u\\site-packages\\torch\\_dynamo\\eval_frame.py", "f"): "dynamo",
+    }
+    for (file, fn), stage in cases.items():
+        fr = Frame(file, 1, fn)
+        assert (fr.stage, fr.is_user) == (stage, stage == "user"), (file, fn)
+    # an explicit stage is kept (the magic's own call of a cell), and is_user always follows it
+    assert Frame("cell [3]", 1, "<module>", stage="other").is_user is False
+    assert Frame("/x.py", 1, "f", stage="nonsense", is_user=True) == Frame("/x.py", 1, "f")
+
+
+def test_v1_report_converts_to_v2():
+    raw = json.loads(V1.read_text())
+    assert raw["schema_version"] == 1 and "pre_fusion_nodes" in raw["compiles"][0]
+    r = inductor_lens.load(V1)
+    assert r.schema_version == model.SCHEMA_VERSION == 2
+    fwd, bwd = r.compiles
+    # labels: one shape for every compile, so "backward" and "forward()" never contradict each other
+    assert (fwd.frame_label, fwd.label) == ("forward()", "forward(): forward graph · 0/0")
+    assert bwd.label == "forward(): backward graph · 0/0"
+    # size hints as a mapping, parsed from the v1 repr string
+    raw_hints = {k["name"]: k["metadata"].get("size_hints") for k in raw["compiles"][0]["kernels"]}
+    for k in fwd.kernels:
+        if isinstance(raw_hints.get(k.name), str):
+            assert k.metadata["size_hints"] == eval(raw_hints[k.name])  # the v1 text is a dict literal
+    assert any(isinstance(k.metadata.get("size_hints"), dict) for k in fwd.kernels)
+    # every stack frame typed; the fixture's own script and the example model are user code, torch is not
+    frames = [f for k in r.kernels for f in k.compiler_stack]
+    assert {f.stage for f in frames} >= {"user", "dynamo", "aot", "inductor", "codegen"}
+    assert all(f.is_user == ("/torch/" not in f.file) for f in frames)
+    # every fused node has a label and, where its ops have user lines, stacks
+    for c in r.compiles:
+        for n in c.fused_nodes:
+            assert n.label
+            k = c.kernel(n.kernel) if n.kernel else None
+            assert n.is_glue == (k is None)
+            if k is not None and k.language == "extern":
+                assert n.label in ("mm", "addmm", "bmm") or not n.label.startswith("extern_kernels"), n.label
+            if k is not None and k.language != "extern":
+                assert n.label == k.name
+    assert any(n.user_stack for c in r.compiles for n in c.fused_nodes)
+
+
+def test_v1_extern_and_glue_nodes_are_named_by_their_op():
+    r = inductor_lens.load(ROOT / "tests" / "fixtures" / "gpu_gpt2_block.json")
+    c = r.compiles[0]
+    raw = json.loads((ROOT / "tests" / "fixtures" / "gpu_gpt2_block.json").read_text())["compiles"][0]
+    fx = {n["name"]: n["target"] for n in raw["graphs"]["post_grad"]["nodes"]}
+    kernels = {k["name"]: k for k in raw["kernels"]}
+    for n, rn in zip(c.fused_nodes, raw["fused_nodes"]):
+        k = kernels.get(rn["kernel"])
+        if k and k["language"] == "extern":
+            # independent expectation: the aten op name of the node's post-grad target
+            assert n.label == fx[rn["fx_nodes"][0]].split(".")[1], (n.name, n.label)
+        if rn["kernel"] is None:
+            assert n.is_glue
+    assert "mm" in {n.label for n in c.fused_nodes}
+
+
+def test_v1_autotune_chosen_is_the_matching_choice():
+    r = inductor_lens.load(ROOT / "tests" / "fixtures" / "gpu_max_autotune.json")
+    tuned = [k for k in r.kernels if "autotune" in k.metadata]
+    assert tuned
+    for k in tuned:
+        a = k.metadata["autotune"]
+        assert a["emitted"] == k.name
+        chosen = next(c for c in a["choices"] if c["name"] == a["chosen"])
+        # independent check: the chosen template's BLOCK sizes are the kernel source's constants
+        for key in ("BLOCK_M", "BLOCK_N", "BLOCK_K"):
+            want = re.search(key + r"=(\d+)", chosen["description"]).group(1)
+            assert re.search(rf"{key} : tl.constexpr = {want}\b", k.source), (k.name, key)
+
+
+def test_compact_form_is_lossless_and_smaller():
+    r = inductor_lens.load(V1)
+    full = r.to_json(compact=False)
+    small = r.to_json()
+    assert inductor_lens.load(small) == r == inductor_lens.load(full)
+    data = json.loads(small)
+    assert set(data["interned"]) == {"files", "frames", "stacks", "lines"}
+    # each distinct stack and guard line once
+    stacks = data["interned"]["stacks"]
+    assert len({tuple(s) for s in stacks}) == len(stacks)
+    assert data["compiles"][0]["guards"]["@g"] and data["compiles"][0]["kernels"][0]["name"]
+    lines = data["interned"]["lines"]
+    assert len(set(lines)) == len(lines)
+    # forward and backward share the frame's guards: stored once, referred to twice
+    assert data["compiles"][0]["guards"] == data["compiles"][1]["guards"]
+    # a kernel's source lines are the output code's lines
+    k = data["compiles"][0]["kernels"][0]
+    assert set(k["source"]["@g"]) <= set(data["compiles"][0]["output_code"]["@g"])
+    assert len(small) * 2 < len(full)
+    # fields other code reads stay where they are
+    assert [k["name"] for k in data["compiles"][1]["kernels"]] == [k.name for k in r.compiles[1].kernels]
+
+
+def test_compact_form_rejects_damaged_tables():
+    data = json.loads(_tiny().to_json())
+    data["interned"]["stacks"] = []
+    with pytest.raises(inductor_lens.ReportError, match="interned tables are damaged"):
+        inductor_lens.load(data)
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="needs Node.js (CI has it: it builds the bundle with npm)")
+def test_js_expand_report_gives_the_python_expanded_form(tmp_path):
+    r = inductor_lens.load(V1)
+    (tmp_path / "small.json").write_text(r.to_json())
+    (tmp_path / "full.json").write_text(r.to_json(compact=False))
+    script = (
+        "import { expandReport } from " + json.dumps((ROOT / "js" / "src" / "intern.js").as_uri()) + ";\n"
+        "import { readFileSync } from 'node:fs'; import { deepStrictEqual } from 'node:assert';\n"
+        "const [small, full] = process.argv.slice(2).map((p) => JSON.parse(readFileSync(p, 'utf8')));\n"
+        "deepStrictEqual(expandReport(small), full); deepStrictEqual(expandReport(full), full);\n"
+        "console.log('same');\n"
+    )
+    (tmp_path / "check.mjs").write_text(script)
+    out = subprocess.run(
+        ["node", str(tmp_path / "check.mjs"), str(tmp_path / "small.json"), str(tmp_path / "full.json")],
+        capture_output=True,
+        text=True,
+    )
+    assert out.returncode == 0 and out.stdout.strip() == "same", out.stderr[-2000:]
+
+
+def test_summary_lists_one_kernel_per_line():
+    r = inductor_lens.load(V1)
+    lines = r.summary().splitlines()
+    for k in r.kernels:
+        assert sum(1 for ln in lines if ln.strip().startswith(k.name + " (")) >= 1
+    assert max(len(ln) for ln in lines) < 200
+
+
+def test_derive_helpers():
+    from inductor_lens.report import rules as d
+
+    assert d.parse_size_hints("{'x': 256, 'r0_': 128}") == {"x": 256, "r0_": 128}
+    assert d.parse_size_hints("[64, 32]") == {"0": 64, "1": 32}
+    assert d.parse_size_hints("nonsense(") is None
+    assert d.frame_label("torch_dynamo_resume_in_with_graph_break_at_13") == "with_graph_break() after line 13"
+    assert d.frame_label("forward (via torch's inner wrapper)") == "forward() (via torch's inner wrapper)"
+    assert (
+        d.readable_reasons('["0/0: tensor \'x\' size mismatch", "0/0: other"]')
+        == "0/0: tensor 'x' size mismatch\n0/0: other"
+    )
+    assert d.source_role("L['self']._modules['layer1']._modules['0']._parameters['weight']") == (
+        "parameter",
+        "layer1.0.weight",
+    )
+    assert d.source_role("L['self']._modules['bn']._buffers['running_mean']") == ("buffer", "bn.running_mean")
+    assert d.source_role("L['x']") == ("input", "x")
+    assert d.source_role("L['kwargs']['cache']") == ("input", "kwargs['cache']")
+    assert (
+        d.short_op("aten._scaled_dot_product_efficient_attention.default") == "_scaled_dot_product_efficient_attention"
+    )
+    assert d.short_op("_operator.getitem") == "getitem"
+    assert d.short_op("aten.convolution.default") == "convolution"
+    assert d.is_glue("extern", None, ["getitem"]) and not d.is_glue("pointwise", "k0", ["add"])
+
+
+def test_a_clone_in_a_folder_named_inductor_lens_keeps_the_users_frames_the_users():
+    from inductor_lens.report.rules import frame_stage
+
+    clone = "/home/me/inductor_lens"
+    assert frame_stage(f"{clone}/tests/models.py", "forward") == "user"
+    assert frame_stage(f"{clone}/notebooks/train.py") == "user"
+    assert frame_stage(f"{clone}/inductor_lens/examples.py", "sin_cos") == "user"
+    assert frame_stage(f"{clone}/inductor_lens/capturing/adapter.py", "_post_fusion") == "other"
+    assert frame_stage(f"{clone}/inductor_lens/views/magic.py", "inductor_lens") == "other"
+    assert (
+        frame_stage(f"{clone}/.venv/lib/python3.11/site-packages/torch/_inductor/scheduler.py", "fuse_nodes")
+        == "scheduler"
+    )

@@ -1,0 +1,51 @@
+"""Notebook cells in a report, in a REAL ipykernel: frames read ``cell [N]`` line L as the user sees the
+cell, the magic's own call is not the user's frame, and the cells' text is in ``report.source_files``."""
+
+from __future__ import annotations
+
+import os
+import pathlib
+
+import pytest
+
+from tests._kernel import Kernel
+
+REPO = pathlib.Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def kernel(tmp_path_factory):
+    cwd = tmp_path_factory.mktemp("cells")
+    os.environ["PYTHONPATH"] = os.pathsep.join(p for p in [str(REPO), os.environ.get("PYTHONPATH", "")] if p)
+    k = Kernel(str(cwd))
+    k.ok("%load_ext inductor_lens\nimport torch, inductor_lens\nfrom inductor_lens.views.magic import report_for")
+    yield k
+    k.shutdown()
+
+
+def test_cells_are_named_by_execution_count(kernel):
+    kernel.ok("def g(x):\n    return torch.sin(x) * 2\n")
+    kernel.ok("%%inductor_lens -f g\nx = torch.randn(8)\ny = g(x)\n")
+    n_def = kernel.value(
+        "[i for i, s in enumerate(get_ipython().history_manager.input_hist_raw) if s.startswith('def g(x)')][-1]"
+    )
+    n_lens = kernel.value(
+        "[i for i, s in enumerate(get_ipython().history_manager.input_hist_raw) if s.startswith('%%inductor_lens -f g')][-1]"
+    )
+    kernel.ok("rep = report_for(g)")
+    # the kernel's ops come from line 2 of the cell that defines g
+    last = kernel.value("[(f.file, f.line, f.code, f.is_user) for f in rep.kernels[0].user_stack[0]][-1]")
+    assert last == (f"cell [{n_def}]", 2, "return torch.sin(x) * 2", True)
+    # the call that compiled: line 3 of the lens cell as shown (its line 1 is %%inductor_lens)
+    trig = kernel.value(
+        "[(f.file, f.line, f.stage) for f in rep.compiles[0].trigger.user_stack if f.file.startswith('cell')]"
+    )
+    assert (f"cell [{n_lens}]", 3, "user") in trig
+    assert all(stage != "user" for file, line, stage in trig if line == 1)
+    assert not kernel.value(
+        "[f.file for f in rep.compiles[0].trigger.user_stack if f.is_user "
+        "and ('ipykernel' in f.file or f.file.endswith('.py'))]"
+    )
+    files = kernel.value("{s.file: s.text for s in rep.source_files}")
+    assert files[f"cell [{n_def}]"].startswith("def g(x):")
+    assert files[f"cell [{n_lens}]"].splitlines()[2] == "y = g(x)"

@@ -1,0 +1,362 @@
+"""The ``inductor-lens`` command. A few real subprocess runs (the console script, a real compile, Ctrl-C
+mid-compile, the demo); every argument and exit-code case in-process through ``cli.main()``."""
+
+from __future__ import annotations
+
+import json
+import os
+import pathlib
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+
+import pytest
+
+import inductor_lens
+from inductor_lens.views import cli
+from tests.report.test_report_io import _bad_inputs
+
+REPO = pathlib.Path(__file__).resolve().parents[2]
+SCRIPT = textwrap.dedent("""\
+    import json, sys, time, torch
+    print(json.dumps({"argv": sys.argv, "name": __name__}), flush=True)
+    def f(x):
+        return torch.sin(x) ** 2 + torch.cos(x) ** 2
+    def g(x):
+        return torch.relu(x) * 3 + 1
+    compiled = torch.compile(f)
+    if "--nocompile" not in sys.argv:  # argv/exit cases skip the C++ build
+        compiled(torch.randn(8))
+    if "--boom" in sys.argv:
+        raise ValueError("boom after the compile")
+    if "--exit3" in sys.argv:
+        sys.exit(3)
+    if "--then-wait" in sys.argv:  # compiles g, then "trains" until interrupted
+        print("f is compiled", file=sys.stderr, flush=True)
+        torch.compile(g)(torch.randn(8))
+        time.sleep(300)
+""")
+
+
+def lens(*args, cwd, module=False, **kw):
+    """Run the installed console script (or ``python -m inductor_lens``) in ``cwd``."""
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in [str(REPO), os.environ.get("PYTHONPATH", "")] if p))
+    exe = pathlib.Path(sys.executable).with_name("inductor-lens")
+    cmd = [sys.executable, "-m", "inductor_lens", *args] if module else [str(exe), *args]
+    return subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=600, **kw)
+
+
+def last_line(text: str) -> str:
+    return text.strip().splitlines()[-1]
+
+
+@pytest.fixture(scope="module")
+def workdir(tmp_path_factory):
+    d = tmp_path_factory.mktemp("cli")
+    (d / "script.py").write_text(SCRIPT)
+    return d
+
+
+@pytest.fixture
+def inproc(workdir, monkeypatch, capsys):
+    """``cli.main(argv)`` in this process, in ``workdir``: returns (status, stdout, stderr)."""
+    monkeypatch.chdir(workdir)
+
+    def call(*argv):
+        status = cli.main(list(argv))
+        out = capsys.readouterr()
+        return status, out.out, out.err
+
+    return call
+
+
+@pytest.fixture(scope="module")
+def ran(workdir):
+    """One real ``inductor-lens run`` (console script, real compile) shared by the tests that read its outputs."""
+    return lens(
+        "run",
+        "-o",
+        "out.html",
+        "--json",
+        "out.json",
+        "script.py",
+        "pos",
+        "--flag",
+        "1",
+        "-q",
+        "--json",
+        "x",
+        cwd=workdir,
+    )
+
+
+# -- real subprocesses -------------------------------------------------------------------------------
+
+
+def test_console_script_is_installed():
+    assert pathlib.Path(sys.executable).with_name("inductor-lens").exists(), (
+        "the inductor-lens console script is missing: pip install -e ."
+    )
+
+
+def test_run_runs_the_script_as_python_would(ran, workdir):
+    assert ran.returncode == 0, ran.stderr
+    seen = json.loads(ran.stdout.strip().splitlines()[0])
+    # everything after SCRIPT is the script's, also what looks like the lens's own options
+    assert seen == {"argv": ["script.py", "pos", "--flag", "1", "-q", "--json", "x"], "name": "__main__"}
+    assert not (workdir / "x").exists()
+    report = inductor_lens.load(workdir / "out.json")
+    assert [k.name for k in report.kernels] == ["cpp_fused_add_cos_pow_sin_0"]
+    assert report.compiles[0].frame == "f"
+    assert (workdir / "out.html").read_text().lstrip().lower().startswith("<!doctype html")
+    # progress in the user's words (stderr is a pipe: plain lines), kernels as they are built
+    assert "kernel built: cpp_fused_add_cos_pow_sin_0 (0/0 inference)" in ran.stderr
+    for step in ("tracing", "AOT autograd", "lowering", "fusion", "code generation"):
+        assert f"] {step}\n" in ran.stderr, step
+    assert "pass.post_grad_passes" not in ran.stderr and "compile_fx" not in ran.stderr
+    assert "\r" not in ran.stderr, "no updating line when stderr is not a terminal"
+    line = last_line(ran.stderr)
+    assert str(workdir / "out.html") in line and str(workdir / "out.json") in line
+    assert "1 compile(s), 1 kernel(s)" in line
+
+
+def test_ctrl_c_mid_run_writes_the_partial_report_and_exits_130(workdir):
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in [str(REPO), os.environ.get("PYTHONPATH", "")] if p))
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "inductor_lens",
+            "run",
+            "-o",
+            "int.html",
+            "--json",
+            "int.json",
+            "script.py",
+            "--then-wait",
+        ],
+        cwd=workdir,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    lines = []
+    deadline = time.monotonic() + 300
+    for line in proc.stderr:  # f compiled and ran; g compiles next (Ctrl-C lands in its compile or the wait)
+        lines.append(line)
+        if "f is compiled" in line or time.monotonic() > deadline:
+            break
+    time.sleep(0.5)
+    proc.send_signal(signal.SIGINT)
+    rest, _ = proc.communicate(timeout=300)[1], None
+    stderr = "".join(lines) + rest
+    assert proc.returncode == 130, stderr
+    line = last_line(stderr)
+    assert line.startswith("inductor-lens: interrupted; the partial report") and str(workdir / "int.json") in line
+    report = inductor_lens.load(workdir / "int.json")
+    assert "cpp_fused_add_cos_pow_sin_0" in [k.name for k in report.kernels]
+    assert any("interrupted by Ctrl-C" in str(d) for d in report.diagnostics)
+    assert (workdir / "int.html").exists()
+
+
+def test_script_that_raises_exits_1_and_still_writes_the_report(workdir):
+    proc = lens("run", "-o", "boom.html", "--json", "boom.json", "script.py", "--boom", cwd=workdir, module=True)
+    assert proc.returncode == 1
+    line = last_line(proc.stderr)
+    assert line.startswith("inductor-lens: error: script.py raised ValueError: boom after the compile")
+    assert str(workdir / "boom.html") in line
+    report = inductor_lens.load(workdir / "boom.json")
+    assert len(report.kernels) == 1
+    raised = [
+        d
+        for d in report.diagnostics
+        if d.code == "user_code_raised" and "raised ValueError: boom after the compile" in d.message
+    ]
+    assert len(raised) == 1, report.diagnostics
+    # the script's own traceback is shown, starting at the script (not at runpy or the CLI)
+    tb = proc.stderr[proc.stderr.index("Traceback") :]
+    assert 'File "script.py", line 11' in tb and "runpy" not in tb and "cli.py" not in tb
+
+
+def test_demo_writes_one_report_with_fused_and_extern_kernels(tmp_path):
+    proc = lens("demo", "--json", "demo.json", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert (tmp_path / "lens-demo.html").exists(), "demo's default output is lens-demo.html"
+    assert str(tmp_path / "lens-demo.html") in last_line(proc.stderr)
+    report = inductor_lens.load(tmp_path / "demo.json")
+    assert [c.frame for c in report.compiles] == ["sin_cos", "forward"]
+    kernels = {k.name: k.language for k in report.kernels}
+    assert kernels["cpp_fused_add_cos_pow_sin_0"] == "cpp"
+    assert "extern" in kernels.values(), f"the MLP's matmul should stay an extern kernel: {kernels}"
+    assert any(lang == "cpp" and "relu" in name for name, lang in kernels.items())
+
+
+# -- in-process: arguments, outputs, exit codes ----------------------------------------------------------
+
+
+def test_script_arguments_are_everything_after_script(inproc, workdir):
+    status, out, err = inproc("run", "--json", "dd.json", "script.py", "-o", "mine", "--nocompile", "-q")
+    assert json.loads(out.splitlines()[0])["argv"] == ["script.py", "-o", "mine", "--nocompile", "-q"]
+    assert status == 1 and "nothing compiled" in last_line(err)
+    assert (workdir / "dd.json").exists() and not (workdir / "mine").exists()
+    status, out, _ = inproc("run", "-q", "--", "script.py", "--nocompile")  # `--` ends the lens's options
+    assert json.loads(out.splitlines()[0])["argv"] == ["script.py", "--nocompile"]
+
+
+def test_script_exit_status_is_kept_and_the_report_written(inproc, workdir):
+    status, _, err = inproc("run", "--json", "exit3.json", "script.py", "--exit3", "--nocompile")
+    assert status == 3
+    assert "script.py exited with status 3" in last_line(err) and str(workdir / "exit3.json") in last_line(err)
+    assert (workdir / "exit3.json").exists()
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (
+            ["run", "-o", "script.py", "script.py", "--nocompile"],
+            "refusing to write script.py: it is the script itself",
+        ),
+        (["run", "--json", "./script.py", "script.py"], "it is the script itself"),
+        (
+            ["run", "-o", "/nonexistent/x.html", "script.py"],
+            "cannot write /nonexistent/x.html: the folder /nonexistent does not exist",
+        ),
+        (["run", "--json", "/tmp", "script.py"], "cannot write /tmp: it is a directory"),
+        (["run", "-o", "same.html", "--json", "same.html", "script.py"], "-o and --json both name same.html"),
+        (["run", "--verbose", "script.py"], "unknown option '--verbose'"),
+        (["run", "-o"], "-o needs a value"),
+        (["run", "-o", "x.html"], "no SCRIPT given"),
+        (["run", "-o", "x.html", "nope.py"], "run: no such script: nope.py"),
+        (["demo", "-o", "/nonexistent/demo.html"], "the folder /nonexistent does not exist"),
+    ],
+)
+def test_bad_arguments_and_outputs_stop_before_anything_runs(inproc, workdir, argv, message):
+    before = (workdir / "script.py").read_bytes()
+    status, out, err = inproc(*argv)
+    assert status == 2 and out == "", (out, err)
+    assert err.count("\n") == 1 and message in err, err
+    assert (workdir / "script.py").read_bytes() == before
+
+
+def test_show_refuses_to_overwrite_its_input(inproc, workdir):
+    inductor_lens.Report(torch_version="2", device="cpu").save_json(workdir / "in.json")
+    before = (workdir / "in.json").read_bytes()
+    status, _, err = inproc("show", "in.json", "-o", "in.json")
+    assert status == 2 and "refusing to write in.json: it is the input report itself" in err
+    assert (workdir / "in.json").read_bytes() == before
+
+
+def test_nothing_compiled_says_why_on_stderr_and_in_the_report(inproc, workdir):
+    (workdir / "wraps_only.py").write_text("import torch\ng = torch.compile(lambda x: x + 1)\n")
+    status, _, err = inproc("run", "--json", "none.json", "wraps_only.py")
+    assert status == 1
+    line = last_line(err)
+    assert line.startswith("inductor-lens: error: nothing compiled:")
+    assert "never called" in line and "first call" in line
+    (workdir / "eager.py").write_text("import torch\ntorch.compile(lambda x: x + 1, backend='eager')(torch.ones(2))\n")
+    status, _, err = inproc("run", "--json", "eager.json", "eager.py")
+    assert status == 1 and "used backend 'eager', which does not use Inductor" in last_line(err)
+    (workdir / "plain.py").write_text("x = 1\n")
+    status, _, err = inproc("run", "--json", "plain.json", "plain.py")
+    assert status == 1 and "never called torch.compile()" in last_line(err)
+    report = inductor_lens.load(workdir / "plain.json")
+    assert [str(d) for d in report.diagnostics if "nothing compiled: the script never called" in str(d)]
+
+
+def test_script_raising_before_any_compile_is_in_the_page(inproc, workdir):
+    (workdir / "early.py").write_text("raise RuntimeError('no GPU here')\n")
+    status, _, err = inproc("run", "-o", "early.html", "--json", "early.json", "early.py")
+    assert status == 1 and "early.py raised RuntimeError: no GPU here" in last_line(err)
+    diags = [str(d) for d in inductor_lens.load(workdir / "early.json").diagnostics]
+    assert any("raised RuntimeError: no GPU here before anything compiled" in d for d in diags), diags
+    assert any("nothing compiled: the script raised RuntimeError" in d for d in diags), diags
+
+
+def test_show_renders_a_saved_report_and_gzip(inproc, workdir):
+    r = inductor_lens.load(REPO / "tests" / "fixtures" / "gpu_sin_cos.json")
+    r.save_json(workdir / "saved.json.gz")
+    status, _, err = inproc("show", "saved.json.gz")
+    assert status == 0, err
+    assert last_line(err) == f"inductor-lens: wrote {workdir / 'saved.html'}"
+    page = (workdir / "saved.html").read_text()
+    assert page.lstrip().lower().startswith("<!doctype html") and r.torch_version in page
+
+
+def test_every_bad_report_is_one_line_exit_2_no_traceback(inproc, workdir, tmp_path):
+    cases = _bad_inputs(tmp_path)
+    for name, path, words in cases:
+        status, out, err = inproc("show", str(path), "-o", str(tmp_path / "page.html"))
+        assert status == 2, (name, err)
+        assert err.count("\n") == 1 and words in err and str(path) in err, (name, err)
+        assert "Traceback" not in err
+    assert not (tmp_path / "page.html").exists()
+
+
+def test_help_lists_the_commands(inproc):
+    status, out, _ = inproc("--help")
+    assert status == 0
+    for word in ("run", "demo", "show"):
+        assert word in out
+    status, out, _ = inproc("run", "--help")
+    assert status == 0 and "SCRIPT [ARGS...]" in out and "BEFORE SCRIPT" in out
+    for option in ("-o, --output PATH", "--json PATH", "--title T", "-q, --quiet"):  # each one explained
+        assert option in out
+
+
+def test_show_of_a_report_with_nan_and_surrogates_embeds_the_fixed_data(inproc, workdir):
+    import base64
+    import gzip
+    import re
+
+    text = report_io_dumps_text()
+    text = text.replace('"share":0.5', '"share":NaN').replace('"title":""', '"title":"t\\ud800"')
+    (workdir / "odd.json").write_text(text)
+    status, _, err = inproc("show", "odd.json")
+    assert status == 0, err
+    page = (workdir / "odd.html").read_text(encoding="utf-8")
+    blob = re.search(r'id="il-report">([^<]*)<', page).group(1)
+    data = json.loads(gzip.decompress(base64.b64decode(blob)))
+    assert data["compiles"][0]["kernels"][0]["profile"]["share"] is None and data["title"] == "t\\ud800"
+    assert any("NaN or infinite" in str(d) for d in data["diagnostics"])
+
+
+def report_io_dumps_text() -> str:
+    from inductor_lens.report import io as report_io
+    from tests.report.test_report_io import _report
+
+    return report_io.dumps(_report()).decode()
+
+
+def test_undecodable_argument_never_costs_the_old_report(inproc, workdir):
+    """`run --json old.json s.py $'\\xff'`: the argument reaches Python as a lone surrogate."""
+    (workdir / "old.json").write_bytes(b"x" * 30_000)
+    status, _, err = inproc("run", "--json", "old.json", "script.py", "--nocompile", os.fsdecode(b"\xff"))
+    assert status == 1 and "nothing compiled" in err  # (the script compiles nothing with --nocompile)
+    report = inductor_lens.load(workdir / "old.json")
+    assert report.title == "script.py --nocompile \\udcff"
+
+
+def test_show_streams_a_report_in_the_line_layout_and_parses_others_whole(inproc, workdir):
+    """The page embeds the report file's own JSON whether it was read compile by compile (the lens's line
+    layout) or whole (a file in one line), and says the same counts."""
+    import base64
+    import gzip
+    import re
+
+    from tests.report.test_report_io import _three_compiles
+
+    r = _three_compiles()
+    r.save_json(workdir / "lines.json")
+    (workdir / "one.json").write_text(json.dumps(r.to_dict(compact=True)))
+    assert (workdir / "lines.json").read_text().count("\n") == 5
+    for name in ("lines", "one"):
+        status, _, err = inproc("show", f"{name}.json")
+        assert status == 0, err
+        page = (workdir / f"{name}.html").read_text(encoding="utf-8")
+        blob = re.search(r'id="il-report">([^<]*)<', page).group(1)
+        assert gzip.decompress(base64.b64decode(blob)) == (workdir / f"{name}.json").read_bytes()
+        assert "3 compile(s), 3 kernel(s), 0 graph break(s)" in page

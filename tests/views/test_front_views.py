@@ -1,0 +1,399 @@
+"""The front end's views in headless Chromium (exported page, offline): the source view, the kernel table,
+the readable opening of a 512-node graph with its minimap, the diagnostics banner, escapes of bidi and
+zero-width characters, symbolic shapes, grouped compiles, and the widget's render() cleanup."""
+
+import base64
+import copy
+import gzip
+import json
+import re
+
+import pytest
+
+from inductor_lens.views.html import to_html
+from inductor_lens.views.widget import engine_gz, pack_report
+from tests._synthetic_report import layered_report
+from tests.views.test_html_export import _assert_clean, _open
+
+pytestmark = pytest.mark.browser
+
+
+def _page_from_dict(tmp_path, report, data, name="r.html"):
+    """The exported page of ``report`` with its embedded JSON replaced by ``data`` (a report dict that may
+    carry fields this branch's model does not define yet: the front end must read them)."""
+    page = to_html(report)
+    blob = base64.b64encode(gzip.compress(json.dumps(data).encode(), mtime=0)).decode()
+    page = re.sub(
+        r'(<script type="application/octet-stream" id="il-report">)[^<]*(</script>)',
+        lambda m: m.group(1) + blob + m.group(2),
+        page,
+    )
+    path = tmp_path / name
+    path.write_text(page, encoding="utf-8")
+    return path
+
+
+def _innermost_lines(compile_):
+    """Independent expectation: fused node -> the (file, line) of the innermost user frame of each of its
+    post-grad ops and of its kernel's recorded stacks (the lines that ran its ops)."""
+    fx = {n.name: n for n in compile_.graphs["post_grad"].nodes} if "post_grad" in compile_.graphs else {}
+    kernels = {k.name: k for k in compile_.kernels}
+    out = {}
+    for n in compile_.fused_nodes:
+        lines = {
+            (fx[f].user_stack[-1].file, fx[f].user_stack[-1].line) for f in n.fx_nodes if f in fx and fx[f].user_stack
+        }
+        k = kernels.get(n.kernel)
+        lines |= {(s[-1].file, s[-1].line) for s in (k.user_stack if k else []) if s}
+        out[n.name] = lines
+    return out
+
+
+def test_source_line_click_highlights_exactly_its_kernels_and_a_box_marks_its_lines(
+    tmp_path, offline_page, training_report
+):
+    page = offline_page
+    fwd = training_report.compiles[0]
+    path = tmp_path / "train.html"
+    training_report.save_html(path)
+    _open(page, path)
+    lines = _innermost_lines(fwd)
+    by_line = {}
+    for name, ls in lines.items():
+        for ln in ls:
+            by_line.setdefault(ln, set()).add(name)
+    assert by_line, "the MLP's ops should have user lines"
+    # the line with the most fused nodes, and one with fewer: each click highlights exactly its own
+    ordered = sorted(by_line, key=lambda ln: -len(by_line[ln]))
+    page.click('[data-tab="source"]')
+    for ln in (ordered[0], ordered[-1]):
+        key = f"{ln[0]}:{ln[1]}"
+        row = page.locator(f'[data-view="source"] [data-source-line="{key}"]')
+        assert row.count() == 1, key
+        row.click()
+        got = page.locator('[data-view="fusion"] [data-highlighted="true"]')
+        got_nodes = set()
+        for b in got.all():
+            got_nodes |= set((b.get_attribute("data-nodes") or b.get_attribute("data-node")).split())
+        assert got_nodes == by_line[ln], (key, got_nodes, by_line[ln])
+        expected_kernels = {n.kernel for n in fwd.fused_nodes if n.name in by_line[ln]}
+        assert {b.get_attribute("data-kernel") for b in got.all()} == expected_kernels
+        # the panel lists the same kernels
+        listed = {li.get_attribute("data-kernel") for li in page.locator('[data-role="line-kernels"] li').all()}
+        assert listed == expected_kernels
+    # the annotation counts the line's kernels
+    ann = page.locator(f'[data-view="source"] [data-source-line="{ordered[0][0]}:{ordered[0][1]}"] .il-src-ann')
+    assert ann.get_attribute("data-count") == str(
+        len({n.kernel for n in fwd.fused_nodes if n.name in by_line[ordered[0]]})
+    )
+    # selecting a box marks exactly its lines in the source view
+    node = next(n for n in fwd.fused_nodes if lines[n.name])
+    page.click('[data-tab="fusion"]')
+    page.locator(f'[data-view="fusion"] [data-node="{node.name}"]').click()
+    page.click('[data-tab="source"]')
+    marked = {
+        m.get_attribute("data-source-line") for m in page.locator('[data-view="source"] [data-marked="true"]').all()
+    }
+    siblings = [n.name for n in fwd.fused_nodes if n.kernel == node.kernel]
+    assert marked == {f"{f}:{ln}" for s in siblings for f, ln in lines[s]}
+    _assert_clean(page)
+
+
+def test_kernel_table_sorts_filters_and_a_row_click_selects_the_box(tmp_path, offline_page, training_report):
+    page = offline_page
+    fwd = training_report.compiles[0]
+    path = tmp_path / "train.html"
+    training_report.save_html(path)
+    _open(page, path)
+    page.click('[data-tab="kernels"]')
+    rows = page.locator('[data-view="kernels"] [data-role="kernel-row"]')
+    kernels = list(dict.fromkeys(n.kernel for n in fwd.fused_nodes if n.kernel))
+    assert [r.get_attribute("data-kernel") for r in rows.all()] == kernels
+    page.click('[data-view="kernels"] th[data-sort="kernel"]')
+    assert [r.get_attribute("data-kernel") for r in rows.all()] == sorted(kernels)
+    page.click('[data-view="kernels"] th[data-sort="kernel"]')
+    assert [r.get_attribute("data-kernel") for r in rows.all()] == sorted(kernels, reverse=True)
+    page.fill('[data-role="kernel-filter"]', "extern")
+    assert {r.get_attribute("data-kernel") for r in rows.all()} == {k for k in kernels if "extern" in k}
+    page.fill('[data-role="kernel-filter"]', "")
+    target = kernels[-1]
+    page.locator(f'[data-view="kernels"] [data-role="kernel-row"][data-kernel="{target}"]').click()
+    first = next(n.name for n in fwd.fused_nodes if n.kernel == target)
+    assert page.locator(".il-root").get_attribute("data-selected") == first
+    assert page.locator('[data-role="selected-name"]').inner_text() == target
+    page.click('[data-tab="fusion"]')
+    assert page.locator(f'[data-view="fusion"] [data-kernel="{target}"].il-selected').count() == 1
+    _assert_clean(page)
+
+
+_OPENING_JS = """(sel) => {
+  const pane = document.querySelector(sel).getBoundingClientRect();
+  const boxes = [...document.querySelectorAll(sel + ' .il-item')].map((g) => {
+    const r = g.querySelector('rect, ellipse').getBoundingClientRect();
+    return {x0: r.left, x1: r.right, y0: r.top, y1: r.bottom, node: g.dataset.node || g.dataset.module || g.dataset.item};
+  });
+  const fonts = [...document.querySelectorAll(sel + ' .il-item text')].filter((t) => {
+    const r = t.getBoundingClientRect();
+    return r.bottom > pane.top && r.top < pane.bottom && r.right > pane.left && r.left < pane.right;
+  }).map((t) => parseFloat(getComputedStyle(t).fontSize) * t.getScreenCTM().a);
+  return {pane: [pane.left, pane.top, pane.right, pane.bottom], boxes, fonts};
+}"""
+
+
+def assert_opening_unclipped(page, where=""):
+    """The rule of the opening view (docs/frontend.md): labels >= 11 px; no box that shows is cut on the
+    left or at the top; a box is cut on the right only where the opening rows (the boxes at the pane's
+    height) are wider than the pane at that readable zoom, so that no view could show them all.
+    Boxes may continue below the pane (the graph goes on downwards). Returns the geometry."""
+    geo = page.evaluate(_OPENING_JS, '[data-view="fusion"] [data-role="graph-pane"]')
+    x0, y0, x1, y1 = geo["pane"]
+    rows = [b for b in geo["boxes"] if b["y1"] > y0 and b["y0"] < y1]
+    shown = [b for b in rows if b["x1"] > x0 and b["x0"] < x1]
+    assert shown, (where, "no box in the opening view", geo["pane"])
+    for b in shown:
+        assert b["x0"] >= x0 - 0.5, (where, "cut on the left", b, geo["pane"])
+        assert b["y0"] >= y0 - 0.5, (where, "cut at the top", b, geo["pane"])
+    cut_right = [b for b in shown if b["x1"] > x1 + 0.5]
+    span = max(b["x1"] for b in rows) - min(b["x0"] for b in rows)
+    assert not cut_right or span > x1 - x0, (
+        where,
+        "cut on the right although the rows fit",
+        cut_right,
+        span,
+        geo["pane"],
+    )
+    assert geo["fonts"] and min(geo["fonts"]) >= 11 - 1e-6, (where, min(geo["fonts"] or [0]))
+    return geo
+
+
+def test_large_graph_opens_readable_unclipped_with_minimap_expand_all_and_keyboard_pan(tmp_path, chromium_browser):
+    report = layered_report(layers=32, per_layer=16)  # 512 fused nodes
+    path = tmp_path / "big.html"
+    report.save_html(path)
+    context = chromium_browser.new_context(viewport={"width": 1000, "height": 700})
+    page = context.new_page()
+    errors = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    try:
+        _open(page, path)
+        pane = '[data-view="fusion"] [data-role="graph-pane"]'
+        geo = assert_opening_unclipped(page, "512 fused nodes")
+        x0, y0, x1, y1 = geo["pane"]
+        shown = [b for b in geo["boxes"] if b["y1"] > y0 and b["y0"] < y1 and b["x1"] > x0 and b["x0"] < x1]
+        assert len(shown) >= 3, geo
+        for b in shown:  # here the opening rows fit: every box of the opening view lies inside the pane, side to side
+            assert b["x0"] >= x0 - 0.5 and b["x1"] <= x1 + 0.5, (b, geo["pane"])
+        # it opens at the start of the graph: the first module is on screen
+        first = next(b for b in geo["boxes"] if b["node"] == "op0" or b["node"] in ("h.0", "h.0.attn"))
+        assert first["y0"] >= y0 and first["y1"] <= y1
+        # the minimap shows the whole graph and a frame for the view; a click near its bottom moves there
+        mm = page.locator('[data-view="fusion"] [data-role="minimap"]')
+        assert mm.is_visible()
+        before = page.locator(f"{pane} svg.il-svg .il-viewport").get_attribute("transform")
+        box = mm.bounding_box()
+        page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] - 4)
+        after = page.locator(f"{pane} svg.il-svg .il-viewport").get_attribute("transform")
+        ty = lambda t: float(re.search(r"translate\([-\d.]+,([-\d.]+)\)", t).group(1))  # noqa: E731
+        assert ty(after) < ty(before) - 200, (before, after)
+        # keyboard pan
+        page.locator(".il-root").focus()
+        page.keyboard.press("Shift+ArrowUp")
+        assert ty(page.locator(f"{pane} svg.il-svg .il-viewport").get_attribute("transform")) == pytest.approx(
+            ty(after) + 80, abs=1
+        )
+        # expand all: every fused node is a box; collapse all: one box per layer again
+        page.click('[data-action="expand-all"]')
+        page.wait_for_function("() => +document.querySelector('.il-root').dataset.boxes >= 512", timeout=120000)
+        assert page.locator(f"{pane} [data-node]").count() == 512
+        page.click('[data-action="collapse-all"]')
+        page.wait_for_function("() => document.querySelectorAll('[data-view=fusion] [data-module]').length === 32")
+        # breadcrumbs name the selection's modules; a crumb collapses its module
+        page.evaluate("() => window.inductorLens.select('op40')")
+        crumbs = page.locator('[data-role="breadcrumbs"] [data-module]')
+        page.wait_for_selector(f'{pane}[data-ready="1"] [data-node="op40"]')
+        assert [c.get_attribute("data-module") for c in crumbs.all()] == [
+            "h.2",
+            "h.2.mlp",
+        ]  # op40: layer 2, ninth op (mlp)
+        crumbs.first.click()
+        page.wait_for_selector(f'{pane} [data-module="h.2"]')
+        assert errors == []
+    finally:
+        context.close()
+
+
+def test_toolbar_never_wraps_and_a_narrow_cell_puts_the_panel_below(tmp_path, chromium_browser, training_report):
+    path = tmp_path / "train.html"
+    training_report.save_html(path)
+    for width in (1000, 620):
+        context = chromium_browser.new_context(viewport={"width": width, "height": 700})
+        page = context.new_page()
+        try:
+            _open(page, path)
+            bar, rects = (
+                page.evaluate("""() => { const t = document.querySelector('.il-toolbar').getBoundingClientRect();
+                return [[t.left, t.top, t.right, t.bottom], [...document.querySelectorAll('.il-toolbar > *')]
+                  .filter((e) => e.offsetParent !== null && getComputedStyle(e).display !== 'none')
+                  .map((e) => { const r = e.getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom, e.className]; })]; }""")
+            )
+            assert bar[3] - bar[1] < 48, bar  # one row
+            for r in rects:  # every control inside the bar, none pushed to a second row or off its end
+                assert r[1] >= bar[1] - 0.5 and r[3] <= bar[3] + 0.5 and r[2] <= bar[2] + 0.5, (r, bar)
+            for tab in page.locator(".il-tab").all():  # every tab fully visible and clickable
+                r = tab.bounding_box()
+                assert r and r["width"] >= 20 and tab.evaluate("(e) => e.scrollWidth <= e.clientWidth + 1")
+            main = page.locator(".il-main").bounding_box()
+            panel = page.locator(".il-panel").bounding_box()
+            stage = page.locator(".il-stage").bounding_box()
+            if width < 760:
+                assert panel["y"] >= stage["y"] + stage["height"] - 1, (panel, stage)
+            else:
+                assert panel["x"] >= stage["x"] + stage["width"] - 1
+                # the split is resizable: drag the splitter 150 px to the left, the panel grows
+                s = page.locator('[data-role="splitter"]').bounding_box()
+                page.mouse.move(s["x"] + 2, s["y"] + 50)
+                page.mouse.down()
+                page.mouse.move(s["x"] - 148, s["y"] + 50, steps=4)
+                page.mouse.up()
+                assert page.locator(".il-panel").bounding_box()["width"] == pytest.approx(panel["width"] + 150, abs=8)
+            assert main["width"] > 0
+        finally:
+            context.close()
+
+
+HIDDEN = "evil\u202egnp.exe\u200b"
+
+
+def test_diagnostics_banner_escapes_symbolic_shapes_reasons_and_grouped_compiles(
+    tmp_path, offline_page, training_report
+):
+    page = offline_page
+    data = copy.deepcopy(training_report.to_dict())
+    data["diagnostics"] = [
+        {"code": "hook_missing", "message": f"hook missing: {HIDDEN}", "detail": "trace"},
+        {"code": "recompile_limit", "message": "hit the recompile limit (8)"},
+    ]
+    fwd = data["compiles"][0]
+    node = next(n for n in fwd["fused_nodes"] if n["kernel"])
+    fx_name = node["fx_nodes"][0]
+    gn = next(g for g in fwd["graphs"]["post_grad"]["nodes"] if g["name"] == fx_name)
+    gn["shape"], gn["shape_hint"] = ["s0", 32], [4, 32]
+    gn["user_stack"] = [dict(gn["user_stack"][-1], code=f"h = f(x)  # {HIDDEN}")] if gn["user_stack"] else []
+    data["graph_breaks"] = [
+        {
+            "reason": '["call to print", "unsupported builtin"]',
+            "user_stack": [{"file": "/home/u/m.py", "line": 12, "function": "f", "code": "print(x)"}],
+        }
+    ]
+    # 60 compiles of the same graph (a generate loop): one group in the selector
+    for i in range(1, 61):
+        c = copy.deepcopy(fwd)
+        c["id"], c["compile_id"], c["same_graph_as"] = f"0/{i} forward", f"0/{i}", fwd["id"]
+        c["recompile_reason"] = f"tensor 'x' size mismatch at index 0. expected {i}, actual {i + 1}"
+        data["compiles"].append(c)
+    path = _page_from_dict(tmp_path, training_report, data)
+    _open(page, path)
+    banner = page.locator('[data-role="diagnostics"]')
+    assert banner.is_visible()
+    banner.locator("summary").first.click()
+    codes = [li.get_attribute("data-code") for li in banner.locator("li[data-code]").all()]
+    assert codes == ["hook_missing", "recompile_limit"]
+    text = banner.inner_text()
+    assert "⟨U+202E⟩" in text and "⟨U+200B⟩" in text and "\u202e" not in text and "\u200b" not in text
+    # no bidi control reaches the screen anywhere
+    assert (
+        page.evaluate(
+            "() => /[\\u202a-\\u202e\\u2066-\\u2069\\u200b]/.test(document.querySelector('.il-root').innerText)"
+        )
+        is False
+    )
+    # the compile selector: 61 options, the 60 identical ones marked as the same graph as the first
+    opts = page.locator(".il-compile option")
+    assert opts.count() == 62
+    assert "61 compiles of this graph" in opts.nth(0).inner_text()
+    assert all("same graph as" in o for o in opts.all_inner_texts()[1:61])
+    # graph breaks: the readable reason and the user's line
+    gb = page.locator('[data-role="graph-breaks"]').inner_text()
+    assert "call to print\nunsupported builtin" in gb and "m.py:12" in gb and "print(x)" in gb and '["' not in gb
+    # a recompile's reason as text
+    page.select_option(".il-compile", "0/7 forward")
+    assert "expected 7, actual 8" in page.locator('[data-role="compile-reason"]').inner_text()
+    # a symbolic shape with its capture-time sizes as a tooltip
+    page.select_option(".il-compile", fwd["id"])
+    page.evaluate("(n) => window.inductorLens.select(n)", node["name"])
+    shape = page.locator('[data-role="fx-nodes"] .il-shape.il-symbolic').first
+    assert shape.inner_text() == "[s0, 32]" and "[4, 32]" in shape.get_attribute("title")
+    _assert_clean(page)
+
+
+_RENDER_JS = """
+async ({bundle, report, engine}) => {
+  const b64 = (s) => Uint8Array.from(atob(s), (c) => c.charCodeAt(0));
+  const counts = {timers: new Set(), workers: 0, terminated: 0, roObserved: 0, roDisconnected: 0, globalListeners: 0};
+  const st = window.setTimeout, ct = window.clearTimeout;
+  window.setTimeout = (fn, ms, ...a) => { const id = st(() => { counts.timers.delete(id); fn(...a); }, ms); counts.timers.add(id); return id; };
+  window.clearTimeout = (id) => { counts.timers.delete(id); ct(id); };
+  const W = window.Worker;
+  window.Worker = class extends W { constructor(...a) { super(...a); counts.workers++; } terminate() { counts.terminated++; super.terminate(); } };
+  const RO = window.ResizeObserver;
+  window.ResizeObserver = class extends RO { observe(...a) { counts.roObserved++; super.observe(...a); } disconnect() { counts.roDisconnected++; super.disconnect(); } };
+  for (const t of [window, document]) {
+    const add = t.addEventListener.bind(t);
+    t.addEventListener = (...a) => { counts.globalListeners++; add(...a); };
+  }
+  const url = URL.createObjectURL(new Blob([bundle], {type: "text/javascript"}));
+  const mod = await import(url);
+  const handlers = new Map();
+  const state = {_report: new DataView(b64(report).buffer), selected: "", view: "fusion", compile: ""};
+  const model = {
+    get: (k) => state[k], set: (k, v) => { state[k] = v; }, save_changes() {},
+    on(ev, fn) { if (!handlers.has(ev)) handlers.set(ev, new Set()); handlers.get(ev).add(fn); },
+    off(ev, fn) { if (handlers.has(ev)) handlers.get(ev).delete(fn); },
+    send(msg) { if (msg.type === "engine") st(() => (handlers.get("msg:custom") || []).forEach((f) => f({type: "engine", id: msg.id}, [new DataView(b64(engine).buffer)])), 0); },
+  };
+  const listeners = () => [...handlers.values()].reduce((n, s) => n + s.size, 0);
+  const el = document.createElement("div");
+  document.body.appendChild(el);
+  const timersBefore = counts.timers.size;
+  const cleanup = await mod.default.render({model, el});
+  await new Promise((r) => { const t0 = performance.now(); const poll = () => (el.querySelector('[data-ready="1"]') || performance.now() - t0 > 30000 ? r() : st(poll, 20)); poll(); });
+  const ready = !!el.querySelector('[data-ready="1"]');
+  const during = {listeners: listeners(), children: el.children.length};
+  cleanup();
+  await new Promise((r) => st(r, 300));
+  return {ready, during, after: {listeners: listeners(), children: el.querySelectorAll("*").length, timers: counts.timers.size - timersBefore},
+          workers: counts.workers, roObserved: counts.roObserved, roDisconnected: counts.roDisconnected, globalListeners: counts.globalListeners};
+}
+"""
+
+
+def test_widget_render_cleans_up_after_itself(chromium_browser, training_report):
+    """render() returns a cleanup that leaves nothing behind: model listeners, DOM, timers, observers."""
+    from tests._browser_fixtures import STATIC
+
+    context = chromium_browser.new_context()
+    page = context.new_page()
+    errors = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    try:
+        page.goto("about:blank")
+        got = page.evaluate(
+            _RENDER_JS,
+            {
+                "bundle": (STATIC / "lens.js").read_text(encoding="utf-8"),
+                "report": base64.b64encode(pack_report(training_report)).decode(),
+                "engine": base64.b64encode(engine_gz()).decode(),
+            },
+        )
+        assert got["ready"], got
+        assert got["during"]["listeners"] == 3 and got["during"]["children"] == 1, got
+        assert got["after"] == {"listeners": 0, "children": 0, "timers": 0}, got
+        # the splitter's observer and one per graph pane (fusion, FX: they keep the pane's size), all disconnected
+        assert got["roObserved"] == 3 and got["roDisconnected"] == 3, got
+        assert got["globalListeners"] == 0, got
+        # one layout worker per page, shared by every widget on it (not one per render), and at most one more
+        # for the layouts made ahead of need (other compiles), started only once the first graph is up
+        assert got["workers"] in (1, 2), got
+        assert errors == []
+    finally:
+        context.close()

@@ -1,0 +1,386 @@
+"""Triton reports recorded on a real GPU (tests/fixtures/gpu_*.json), rendered by the exported page in
+offline Chromium: Triton source, launch metadata, autotuning choices, measured time, colouring by time.
+CPU-only: the fixtures hold everything. One page load per report keeps this cheap."""
+
+import json
+import re
+
+import pytest
+
+import inductor_lens
+from tests.analysis.test_gpu_fixtures import FIXTURES
+from tests.views.test_html_export import _assert_clean, _open
+
+pytestmark = [pytest.mark.browser, pytest.mark.gpu_fixture]
+
+
+def _profiled(compile_):
+    kernels = {k.name: k for k in compile_.kernels}
+    return {
+        n.name: kernels[n.kernel].profile
+        for n in compile_.fused_nodes
+        if n.kernel in kernels and kernels[n.kernel].profile
+    }
+
+
+def _fill(page, name):
+    return page.evaluate(
+        """(n) => getComputedStyle(document.querySelector(`[data-view="fusion"] [data-node="${CSS.escape(n)}"] rect`)).fill""",
+        name,
+    )
+
+
+def _open_fixture(page, tmp_path, name):
+    """Export the recorded GPU report ``gpu_<name>.json`` and open it offline; returns the report."""
+    report = inductor_lens.load(FIXTURES / f"gpu_{name}.json")
+    path = tmp_path / f"gpu_{name}.html"
+    report.save_html(path)
+    _open(page, path)
+    return report
+
+
+def test_training_report_launch_metadata_profile_colouring_and_top_kernels(tmp_path, offline_page):
+    page = offline_page
+    report = _open_fixture(page, tmp_path, "training")
+    fwd, bwd = report.compiles
+    root = page.locator(".il-root")
+
+    # a profiled report opens coloured by time; every profiled box carries its share
+    assert root.get_attribute("data-colour-by") == "time"
+    times = _profiled(fwd)
+    assert times, "the fixture should carry measured times"
+    boxes = page.locator('[data-view="fusion"] [data-node][data-share]')
+    assert boxes.count() == len(times)
+    shares = {b.get_attribute("data-node"): float(b.get_attribute("data-share")) for b in boxes.all()}
+    assert shares == {n: pytest.approx(p["share"], abs=1e-4) for n, p in times.items()}
+    hot = max(times, key=lambda n: times[n]["share"])
+    cold = min(times, key=lambda n: times[n]["share"])
+    assert _fill(page, hot) != _fill(page, cold), "boxes of 100x different time share look the same"
+    # each box shows its time (the same text as the panel's)
+    label = page.locator(f'[data-view="fusion"] [data-node="{hot}"] text').all_text_contents()
+    assert any(
+        f"({times[hot]['share'] * 100:.1f}%)" in t or f"({times[hot]['share'] * 100:.0f}%)" in t for t in label
+    ), label
+
+    # nothing selected: the top-kernels table lists the report's kernels by time, longest first
+    top = page.locator('[data-role="top-kernels"] tbody tr')
+    expected = sorted(
+        ((k.profile["total_us"], k.name, c.id) for c in report.compiles for k in c.kernels if k.profile), reverse=True
+    )
+    assert top.count() == min(12, len(expected))
+    got = [(r.get_attribute("data-kernel"), r.get_attribute("data-compile")) for r in top.all()]
+    assert got[0] == (expected[0][1], expected[0][2])
+    # the whole table in the order the report's times give (computed here, independently of the page)
+    assert got == [(k, c) for _, k, c in expected[: top.count()]]
+    shown = [float(re.match(r"[\d.]+", r.locator("td").nth(2).inner_text()).group()) for r in top.all()]
+    assert len(shown) == top.count() and shown[0] > 0
+    assert f"{expected[0][0]:.2f}" in top.first.inner_text() or f"{expected[0][0]:.1f}" in top.first.inner_text()
+
+    # colour by kind: same boxes, kind colours (fill changes, no relayout needed)
+    before = _fill(page, hot)
+    page.click('[data-role="colour-by"] [data-colour="kind"]')
+    assert root.get_attribute("data-colour-by") == "kind"
+    assert _fill(page, hot) != before
+    page.click('[data-role="colour-by"] [data-colour="time"]')
+    assert _fill(page, hot) == before
+
+    # click a Triton box: highlighted Triton source, launch facts from kernel.metadata, measured time
+    node, kernel = next(
+        (n, k)
+        for n in fwd.fused_nodes
+        for k in fwd.kernels
+        if k.name == n.kernel and k.language == "triton" and k.metadata["launch"]["block"]
+    )
+    page.locator(f'[data-view="fusion"] [data-node="{node.name}"]').click()
+    src = page.locator('[data-role="kernel-source"]')
+    assert "@triton.jit" in src.inner_text() and src.inner_text().strip() == kernel.source.strip()
+    # the source paints plain at once and is highlighted right after the paint: wait for it to say so
+    page.locator('[data-role="kernel-source"][data-highlighted-source="done"]').wait_for()
+    assert src.locator(".hljs-keyword").count() > 0, "Triton source should be highlighted (as Python)"
+    assert "def" in src.locator(".hljs-keyword").all_inner_texts()
+    assert src.inner_text().strip() == kernel.source.strip()  # highlighting changed no text
+    launch = page.locator('[data-role="launch"]')
+    facts = dict(zip(launch.locator("dt").all_inner_texts(), launch.locator("dd").all_inner_texts()))
+    lm = kernel.metadata["launch"]
+    assert facts["num_warps"] == str(lm["num_warps"]) and facts["num_stages"] == str(lm["num_stages"])
+    for b, v in lm["block"].items():
+        assert facts[b] == str(v)
+    assert facts["registers"] == str(lm["registers"])
+    assert facts["heuristic"] == kernel.metadata["heuristic"]
+    # size hints are a mapping since schema 2 (converted from the v1 fixture's "{'x': 1024}" text)
+    hints = kernel.metadata["size_hints"]
+    assert isinstance(hints, dict) and hints
+    assert facts["size hints"] == ", ".join(f"{a}={b}" for a, b in hints.items())
+    assert "compile time" in facts and "shared memory" in facts
+    prof = page.locator('[data-role="profile"]').inner_text()
+    assert f"{kernel.profile['share'] * 100:.1f}"[:3] in prof and "per run" in prof
+
+    # an extern kernel shows the library function it calls
+    ext_node, ext = next(
+        (n, k) for n in fwd.fused_nodes for k in fwd.kernels if k.name == n.kernel and k.language == "extern"
+    )
+    page.locator(f'[data-view="fusion"] [data-node="{ext_node.name}"]').click()
+    assert ext.metadata["callee"] in page.locator('[data-role="launch"]').inner_text()
+
+    # a top-kernels row of the other compile goes there
+    page.keyboard.press("Escape")
+    row = page.locator(f'[data-role="top-kernels"] tr[data-compile="{bwd.id}"]').first
+    kname = row.get_attribute("data-kernel")
+    row.locator("button").click()
+    assert page.locator(".il-compile").input_value() == bwd.id
+    assert page.locator('[data-role="selected-name"]').inner_text() == kname
+    page.wait_for_selector(f'[data-view="fusion"] [data-kernel="{kname}"].il-selected')
+    _assert_clean(page)
+
+
+def _chosen_choice(kernel):
+    """The autotune choice a template kernel was generated from: the one whose config matches the
+    kernel's tl.constexpr constants and launch config (extern kernels: the choice named like the callee)."""
+    tune = kernel.metadata["autotune"]
+    if kernel.language == "extern":
+        callee = kernel.metadata["callee"].removeprefix("extern_kernels.")
+        return next(c["name"] for c in tune["choices"] if c["name"] == callee)
+    have = dict(re.findall(r"^\s*(\w+) : tl\.constexpr = (\S+)\s*$", kernel.source, re.M))
+    have.update(
+        num_warps=str(kernel.metadata["launch"]["num_warps"]), num_stages=str(kernel.metadata["launch"]["num_stages"])
+    )
+    for c in tune["choices"]:
+        want = {k: v.strip("'") for k, v in re.findall(r"(\w+)=('[^']*'|[^,\s]+)", c["description"])}
+        if want and all(have.get(k) == v for k, v in want.items()):
+            return c["name"]
+    raise AssertionError(f"no choice matches {kernel.name}")
+
+
+def _check_autotune(page, kernel, node):
+    tune = kernel.metadata["autotune"]
+    page.locator(f'[data-view="fusion"] [data-node="{node.name}"]').click()
+    assert "@triton.jit" in page.locator('[data-role="kernel-source"]').inner_text()
+    box = page.locator('[data-role="autotune"]')
+    # every choice with its time, in the full table
+    full = box.locator("details table tbody tr")
+    box.locator("details summary").click()
+    assert full.count() == len(tune["choices"])
+    by_name = {c_["name"]: c_ for c_ in tune["choices"]}
+    for r in full.all():
+        ch = by_name[r.get_attribute("data-choice")]
+        if ch["time_ms"] is None:  # a choice that failed to compile or run: no time, said so
+            assert "not measured" in r.inner_text()
+            continue
+        value, unit = re.search(r"([\d.]+) (µs|ms)\t", r.inner_text()).groups()
+        shown_us = float(value) * (1000 if unit == "ms" else 1)
+        assert shown_us == pytest.approx(ch["time_ms"] * 1000, rel=0.01), r.inner_text()
+    table = box.locator("table").first
+    fastest = table.locator("tr[data-fastest]")
+    assert fastest.count() == 1 and fastest.get_attribute("data-choice") == tune["fastest"]
+    chosen = table.locator("tr[data-chosen]")
+    assert chosen.count() == 1 and chosen.get_attribute("data-choice") == _chosen_choice(kernel)
+    return box.locator("[data-verdict]"), chosen.get_attribute("data-choice")
+
+
+def test_max_autotune_report_shows_choices_fastest_and_chosen(tmp_path, offline_page):
+    page = offline_page
+    data = json.loads((FIXTURES / "gpu_max_autotune.json").read_text())
+    report = inductor_lens.load(data)
+    (c,) = report.compiles
+    path = tmp_path / "gpu_max_autotune.html"
+    report.save_html(path)
+    _open(page, path)
+    assert page.locator('[data-role="top-kernels"] tbody tr').count() == len(c.kernels)
+    tuned = [k for k in c.kernels if "autotune" in k.metadata]
+    assert tuned
+    for k in tuned:
+        node = next(n for n in c.fused_nodes if n.kernel == k.name)
+        verdict, chosen = _check_autotune(page, k, node)
+        expected = "fastest" if chosen == k.metadata["autotune"]["fastest"] else "not-fastest"
+        assert verdict.get_attribute("data-verdict") == expected
+        assert k.metadata["autotune"]["fastest"] in verdict.inner_text() or chosen in verdict.inner_text()
+    _assert_clean(page)
+
+    # the case the first H200 recording showed: the library mm was fastest alone, Inductor still
+    # emitted the template, because the template fuses the epilogue (add, relu)
+    tk = next(k for k in data["compiles"][0]["kernels"] if k["name"] == "triton_tem_fused_addmm_relu_t_0")
+    best = min(ch["time_ms"] for ch in tk["metadata"]["autotune"]["choices"] if ch["time_ms"] is not None)
+    choices = tk["metadata"]["autotune"]["choices"]
+    lib = next((ch for ch in choices if ch["name"] == "mm"), None)
+    if lib is None:
+        lib = {"name": "mm", "description": ""}
+        choices.insert(0, lib)
+    lib["time_ms"] = round(best * 0.8, 6)
+    tk["metadata"]["autotune"]["fastest"] = "mm"
+    report = inductor_lens.load(data)
+    path = tmp_path / "mm_fastest_alone.html"
+    report.save_html(path)
+    _open(page, path)
+    kernel = report.compiles[0].kernel("triton_tem_fused_addmm_relu_t_0")
+    node = next(n for n in report.compiles[0].fused_nodes if n.kernel == kernel.name)
+    verdict, chosen = _check_autotune(page, kernel, node)
+    assert chosen != "mm"
+    assert verdict.get_attribute("data-verdict") == "not-fastest"
+    text = verdict.inner_text()
+    assert "Not the fastest alone" in text and "mm was fastest" in text and chosen in text
+    assert "epilogue" in text and "relu" in text
+    _assert_clean(page)
+
+
+def test_report_without_profile_has_no_time_colouring(tmp_path, offline_page):
+    """Without measured times the page stays coloured by kind and offers no time toggle."""
+    page = offline_page
+    data = json.loads((FIXTURES / "gpu_mlp.json").read_text())
+    for c in data["compiles"]:
+        for k in c["kernels"]:
+            k["profile"] = None
+    report = inductor_lens.load(data)
+    path = tmp_path / "noprofile.html"
+    report.save_html(path)
+    _open(page, path)
+    assert page.locator(".il-root").get_attribute("data-colour-by") == "kind"
+    assert page.locator('[data-role="colour-by"]').count() == 0
+    assert page.locator("[data-share]").count() == 0
+    assert page.locator('[data-role="top-kernels"]').count() == 0
+    _assert_clean(page)
+
+
+def _box(page, selector):
+    return page.evaluate(
+        "(s) => { const r = document.querySelector(s).getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom]; }",
+        selector,
+    )
+
+
+def test_shared_kernels_input_stubs_readable_zoom_search_rows_and_timeline(tmp_path, offline_page):
+    page = offline_page
+    report = _open_fixture(page, tmp_path, "training")
+    fwd, bwd = report.compiles
+    root = page.locator(".il-root")
+    graph = '[data-view="fusion"] .il-graph'
+
+    # the status says what the graph is; the layout time is a tooltip, not toolbar text
+    status = page.locator(".il-status")
+    assert status.text_content() == f"{len(fwd.fused_nodes)} fused nodes"
+    assert "laid out in" in status.get_attribute("title")
+
+    # search: one row per target (a source line matched by many fused nodes is one row with a count),
+    # rows name kernels, not fused-node ids; switching compile closes the dropdown
+    page.fill(".il-search-input", "examples.py")
+    rows = page.locator(".il-results li[role=option]")
+    assert rows.count() > 0
+    texts = [r.text_content() for r in rows.all()]
+    assert len(texts) == len(set(texts)), texts
+    counts = [int(r.get_attribute("data-count")) for r in rows.all()]
+    assert max(counts) > 1, "a line matched by several fused nodes should be one row with a count"
+    first = rows.first
+    fused = first.get_attribute("data-fused")
+    node = next(n for c in report.compiles for n in c.fused_nodes if n.name == fused)
+    assert node.kernel in first.text_content()
+    page.select_option(".il-compile", bwd.id)
+    page.wait_for_function("() => document.querySelector('.il-results').hidden")
+    page.wait_for_selector(f'{graph}[data-ready="1"] [data-node="{bwd.fused_nodes[-1].name}"]')
+
+    # the backward graph has consecutive fused nodes written into one kernel: one box with a count
+    by_kernel, runs = {}, []
+    for i, n in enumerate(bwd.fused_nodes):
+        by_kernel.setdefault(n.kernel, []).append((i, n.name))
+        if runs and runs[-1][0] == n.kernel and n.kernel:
+            runs[-1][1].append((i, n.name))
+        else:
+            runs.append((n.kernel, [(i, n.name)]))
+    shared = [(k, v) for k, v in runs if len(v) > 1]
+    assert shared, "the fixture should have consecutive fused nodes of one kernel"
+    kernel, members = shared[0]
+    (_, a), (i1, b) = members[0], members[1]
+    box = page.locator(f'{graph} [data-node="{members[0][1]}"]')
+    assert box.get_attribute("data-kernel") == kernel and box.get_attribute("data-count") == str(len(members))
+    assert box.get_attribute("data-nodes").split() == [m for _, m in members]
+    label = " ".join(box.locator("text").all_text_contents())
+    assert f"×{len(members)}" in label and f"{len(members)} fused nodes · one kernel" in label, label
+    # the same kernel called again elsewhere keeps a box of its own there
+    elsewhere = [m for _, m in by_kernel[kernel] if m not in {x for _, x in members}]
+    for m in elsewhere:
+        assert (
+            page.locator(f'{graph} [data-node="{m}"]').count() == 1
+            or page.locator(f'{graph} [data-nodes~="{m}"]').count() == 1
+        )
+    # the panel says so, and links to the sibling; selecting the sibling selects the same box
+    page.evaluate("(n) => window.inductorLens.select(n)", a)
+    note = page.locator('[data-role="shared-kernel"]')
+    assert kernel in note.text_content() and f"#{i1}" in note.text_content()
+    note.locator(f'[data-sibling="{b}"]').click()
+    assert root.get_attribute("data-selected") == b
+    assert "il-selected" in box.get_attribute("class")
+    # an unshared node has no such note
+    lone = next(n.name for n in bwd.fused_nodes if n.kernel and len(by_kernel[n.kernel]) == 1)
+    if elsewhere:  # a reused kernel outside the run: said as reuse, not as one fusion
+        page.evaluate("(n) => window.inductorLens.select(n)", elsewhere[0])
+        assert "reused" in page.locator('[data-role="kernel-reused"], [data-role="shared-kernel"]').first.text_content()
+    page.evaluate("(n) => window.inductorLens.select(n)", lone)
+    assert page.locator('[data-role="shared-kernel"]').count() == 0
+
+    # graph inputs: small stubs, each feeding one box, instead of one node wired across the graph
+    stubs = page.locator(f"{graph} .il-input.il-stub")
+    assert stubs.count() > 1
+    for s in stubs.all():
+        assert page.locator(f'{graph} .il-edge[data-from="{s.get_attribute("data-item")}"]').count() == 1
+
+    # a 41-box graph opens readable (not shrunk to fit), and a selected box is revealed inside the view
+    page.keyboard.press("Escape")
+    zoom = float(page.locator(f"{graph} svg.il-svg").get_attribute("data-zoom"))
+    assert zoom >= 0.7, zoom
+    last = bwd.fused_nodes[-1].name
+    page.evaluate("(n) => window.inductorLens.select(n)", last)
+    view = _box(page, f"{graph} svg.il-svg")
+    box = _box(page, f'{graph} [data-node="{last}"] rect')
+    assert view[0] <= box[0] and box[2] <= view[2] and view[1] <= box[1] and box[3] <= view[3], (view, box)
+
+    # timeline: every note stays inside the chart
+    page.click('[data-tab="timeline"]')
+    chart = _box(page, ".il-timeline-chart")
+    for i in range(page.locator(".il-tl-note").count()):
+        r = page.evaluate(
+            "(i) => { const r = document.querySelectorAll('.il-tl-note')[i].getBoundingClientRect(); return [r.left, r.right]; }",
+            i,
+        )
+        assert chart[0] <= r[0] and r[1] <= chart[2] + 1, (r, chart)
+    _assert_clean(page)
+
+
+def test_counts_are_pluralized(tmp_path, offline_page):
+    page = offline_page
+    report = inductor_lens.load(FIXTURES / "gpu_sin_cos.json")
+    path = tmp_path / "sin_cos.html"
+    report.save_html(path)
+    _open(page, path)
+    assert page.locator(".il-status").text_content() == "1 fused node"
+    summary = page.locator(".il-summary").text_content()
+    assert "1 fused node, 1 kernel:" in summary, summary
+    assert "1 fused nodes" not in page.locator(".il-root").text_content()
+    _assert_clean(page)
+
+
+@pytest.mark.parametrize("name", ["perf_gpt2_training", "training", "gpt2_block"])
+def test_opening_view_of_every_compile_cuts_no_box_on_the_left_at_three_widths(tmp_path, chromium_browser, name):
+    """Issue 12: real GPT-2 graphs (recorded on an H200) opened at 1000 x 700, 1280 x 800 and in a 700 px
+    cell: for every compile of the selector, the opening view keeps the rule of `assert_opening_unclipped`
+    (before: boxes cut at the left edge, e.g. `volution[buf12]`)."""
+    from tests.views.test_front_views import assert_opening_unclipped
+
+    report = inductor_lens.load(FIXTURES / f"gpu_{name}.json")
+    path = tmp_path / f"gpu_{name}.html"
+    report.save_html(path)
+    pane = '[data-view="fusion"] [data-role="graph-pane"]'
+    for width, height in ((1000, 700), (1280, 800), (700, 700)):
+        context = chromium_browser.new_context(viewport={"width": width, "height": height})
+        page = context.new_page()
+        errors = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        try:
+            _open(page, path)
+            ids = page.evaluate("() => [...document.querySelectorAll('.il-compile option')].map((o) => o.value)")
+            assert set(ids) == {c.id for c in report.compiles}
+            for cid in ids:
+                if cid != ids[0]:
+                    page.select_option(".il-compile", cid)
+                page.wait_for_function("([sel, c]) => document.querySelector(sel).dataset.drawn === c", arg=[pane, cid])
+                assert_opening_unclipped(page, f"{name} {width}px {cid}")
+            assert errors == []
+        finally:
+            context.close()

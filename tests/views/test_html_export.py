@@ -1,0 +1,301 @@
+"""The standalone page: one file, no network, the same front end and DOM hooks as the widget."""
+
+import base64
+import gzip
+import hashlib
+import html
+import json
+import re
+
+import pytest
+
+import inductor_lens
+from inductor_lens.report.model import Report
+from inductor_lens.views.html import to_html
+from tests._synthetic_report import HOSTILE, hostile_report, layered_report
+
+
+def _first_kernel_node(report):
+    """(compile, fused node, kernel) of the first fused node whose kernel has source."""
+    for c in report.compiles:
+        kernels = {k.name: k for k in c.kernels}
+        for n in c.fused_nodes:
+            k = kernels.get(n.kernel)
+            if k is not None and k.source.strip():
+                return c, n, k
+    raise AssertionError(f"no fused node with a kernel in the report: {report.summary()}")
+
+
+def _open(page, path):
+    page.goto(path.as_uri())
+    page.wait_for_selector('[data-view="fusion"] .il-graph[data-ready="1"]', timeout=60000)
+
+
+def _assert_clean(page):
+    w = page.watch
+    assert w.requests == [], f"the page made network requests: {w.requests}"
+    assert w.errors == [], f"the page logged errors: {w.errors}"
+    assert w.dialogs == [], f"the page opened dialogs (script ran from report content): {w.dialogs}"
+
+
+# ---- the file itself (no browser) ---------------------------------------------------------------
+
+
+def test_page_is_one_self_contained_file(sin_cos_report):
+    page = to_html(sin_cos_report)
+    assert page.startswith("<!doctype html>")
+    assert not re.search(r"<(script|link|img|iframe)[^>]+(src|href)=", page, re.I), "external resource in the page"
+    assert "Content-Security-Policy" in page and "connect-src 'none'" in html.unescape(page)
+    # the report round-trips through the embedded blob
+    blob = re.search(r'<script type="application/octet-stream" id="il-report">([^<]*)</script>', page).group(1)
+    data = json.loads(gzip.decompress(base64.b64decode(blob)))
+    assert inductor_lens.load(data) == sin_cos_report
+
+
+def test_header_says_what_the_page_is(sin_cos_report):
+    page = to_html(sin_cos_report)
+    head = page[: page.index("<main")]
+    assert sin_cos_report.title in head and sin_cos_report.torch_version in head and sin_cos_report.device in head
+    assert "inductor-lens run" in head and "save_html" in head
+
+
+def test_fixed_cost_is_small():
+    """The page is the report plus a fixed cost (front end + Graphviz WASM); keep it under 1 MB."""
+    empty = Report(torch_version="2.13.0", device="cpu")
+    assert len(to_html(empty).encode()) < 1_000_000
+
+
+def test_hostile_text_is_escaped_in_the_file():
+    page = to_html(hostile_report())
+    # the only <script> blocks are ours: 3 data blocks and the boot module
+    assert page.count("<script") == 4 and page.count("</script>") == 4
+    assert "<img" not in page and "onerror=alert" not in page.replace("onerror=alert(1)&gt;", "")
+
+
+def test_save_html_writes_the_file(tmp_path, sin_cos_report):
+    out = sin_cos_report.save_html(tmp_path / "r.html")
+    assert out == str(tmp_path / "r.html")
+    assert (tmp_path / "r.html").read_text(encoding="utf-8") == to_html(sin_cos_report)
+
+
+# ---- in Chromium, offline ----------------------------------------------------------------------
+
+
+@pytest.mark.browser
+def test_offline_page_click_box_shows_source_and_backtraces(tmp_path, offline_page, training_report):
+    page = offline_page
+    c, node, kernel = _first_kernel_node(training_report)
+    path = tmp_path / "train.html"
+    training_report.save_html(path)
+    _open(page, path)
+    if c.id != training_report.compiles[0].id:
+        page.select_option(".il-compile", c.id)
+    box = page.locator(f'[data-view="fusion"] [data-node="{node.name}"]')
+    assert box.get_attribute("data-kernel") == kernel.name
+    box.click()
+    src = page.locator('[data-role="kernel-source"]')
+    assert src.inner_text().strip() == kernel.source.strip()
+    assert src.locator(".il-line").count() == len(kernel.source.split("\n"))
+    fx = page.locator('[data-role="fx-nodes"]').inner_text()
+    for f in node.fx_nodes:
+        assert f in fx
+    user = page.locator('[data-role="user-stack"]').inner_text()
+    assert kernel.user_stack, f"capture recorded no user stack for {kernel.name}"
+    last = kernel.user_stack[0][-1]
+    assert f"{last.file.rsplit('/', 1)[-1]}:{last.line}" in user and last.code.strip() in user, user
+    compiler = page.locator('[data-role="compiler-stack"]').inner_text()
+    if kernel.compiler_stack:
+        assert "Inductor" in compiler and any(f.function in compiler for f in kernel.compiler_stack)
+    # a C++ kernel of this compile: painted plain at once, highlighted after the paint (same text and lines,
+    # the source's own C++ keywords marked)
+    kernels = {k.name: k for k in c.kernels}
+    cpp_node, cpp = next(
+        (n, kernels[n.kernel])
+        for n in c.fused_nodes
+        if n.kernel in kernels and kernels[n.kernel].language == "cpp" and kernels[n.kernel].source.strip()
+    )
+    page.locator(f'[data-view="fusion"] [data-node="{cpp_node.name}"]').click()
+    assert src.inner_text().strip() == cpp.source.strip()
+    page.locator('[data-role="kernel-source"][data-highlighted-source="done"]').wait_for()
+    assert src.inner_text().strip() == cpp.source.strip()
+    assert src.locator(".il-line").count() == len(cpp.source.split("\n"))
+    words = {w for w in ("for", "if", "return", "auto", "const", "extern") if re.search(rf"\b{w}\b", cpp.source)}
+    assert words and words <= set(src.locator(".hljs-keyword").all_inner_texts()), words
+    _assert_clean(page)
+
+
+@pytest.mark.browser
+def test_offline_page_views_search_and_keyboard(tmp_path, offline_page, training_report):
+    page = offline_page
+    path = tmp_path / "train.html"
+    training_report.save_html(path)
+    _open(page, path)
+    first = training_report.compiles[0]
+    # keyboard: focus the lens, ArrowDown selects the first fused node in execution order
+    page.locator(".il-root").focus()
+    page.keyboard.press("ArrowDown")
+    assert page.locator(".il-root").get_attribute("data-selected") == first.fused_nodes[0].name
+    assert page.locator(f'[data-node="{first.fused_nodes[0].name}"]').get_attribute("class").count("il-selected") == 1
+    # FX view: clicking an op selects the fused node that computes it, and its cluster lights up
+    page.click('[data-tab="fx"]')
+    page.wait_for_selector('[data-view="fx"] .il-graph[data-ready="1"]')
+    target = first.fused_nodes[-1]
+    fx_name = target.fx_nodes[0]
+    page.locator(f'[data-view="fx"] [data-fx="{fx_name}"]').click()
+    assert page.locator(".il-root").get_attribute("data-selected") == target.name
+    assert "il-selected" in page.locator(f'[data-view="fx"] [data-fx="{fx_name}"]').get_attribute("class")
+    # search by op name -> Enter selects
+    page.click('[data-tab="fusion"]')
+    other = first.fused_nodes[0]
+    page.fill(".il-search-input", other.fx_nodes[0])
+    page.keyboard.press("Enter")
+    assert page.locator(".il-root").get_attribute("data-selected") == other.name
+    # timeline: torch.compile() call and each compile's trigger
+    page.click('[data-tab="timeline"]')
+    tl = page.locator('[data-view="timeline"]').inner_text()
+    assert "only wrapped the function" in tl
+    for c in training_report.compiles:
+        assert c.id in tl
+    # phases of the selected (first) compile; Inductor's many small pass.* phases only on request
+    passes = [p.name for p in first.phases if p.name.startswith("pass.")]
+    assert passes and "GraphLowering.run" in tl and passes[0] not in tl
+    page.check('[data-role="show-passes"]')
+    assert passes[0] in page.locator('[data-view="timeline"]').inner_text()
+    _assert_clean(page)
+
+
+@pytest.mark.browser
+def test_hostile_report_renders_literally_and_runs_nothing(tmp_path, offline_page):
+    page = offline_page
+    report = hostile_report()
+    path = tmp_path / "hostile.html"
+    report.save_html(path)
+    _open(page, path)
+    n = report.compiles[0].fused_nodes[0]
+    page.locator('[data-view="fusion"] [data-node]').first.wait_for()
+    assert page.locator('[data-view="fusion"] [data-node]').first.get_attribute("data-node") == n.name
+    page.locator('[data-view="fusion"] [data-node]').first.click()
+    assert HOSTILE in page.locator('[data-role="kernel-source"]').inner_text()
+    assert HOSTILE in page.locator('[data-role="user-stack"]').inner_text()
+    assert HOSTILE in page.locator('[data-role="fx-nodes"]').inner_text()
+    assert page.locator('[data-role="launch"]').inner_text().count(HOSTILE) >= 4  # metadata keys and values
+    assert HOSTILE in page.locator('[data-role="autotune"]').inner_text()
+    assert HOSTILE in page.locator('[data-role="profile"]').locator("xpath=..").inner_text()  # device, in its heading
+    page.keyboard.press("Escape")
+    assert HOSTILE in page.locator('[data-role="top-kernels"]').inner_text()
+    assert f"title {HOSTILE}" == page.locator("h1").inner_text()
+    for view in ("fx", "timeline"):
+        page.click(f'[data-tab="{view}"]')
+        page.wait_for_timeout(100) if view == "timeline" else page.wait_for_selector(
+            '[data-view="fx"] .il-graph[data-ready="1"]'
+        )
+    assert HOSTILE in page.locator('[data-view="timeline"]').inner_text()
+    # nothing from the report became markup
+    assert page.locator("#il-app img, #il-app script, #il-app iframe, #il-app svg svg").count() == 0
+    assert page.evaluate("() => document.querySelectorAll('img').length") == 0
+    _assert_clean(page)
+
+
+@pytest.mark.browser
+def test_large_graph_collapses_by_module_and_expands_on_click(tmp_path, offline_page):
+    page = offline_page
+    report = layered_report(layers=12, per_layer=16)  # 192 fused nodes, like a 12-layer GPT-2 forward
+    path = tmp_path / "big.html"
+    report.save_html(path)
+    _open(page, path)
+    groups = page.locator('[data-view="fusion"] [data-module]')
+    assert groups.count() > 0, "a 192-node graph should start collapsed by module"
+    shown = page.locator('[data-view="fusion"] [data-node]').count()
+    assert shown + groups.count() <= 60
+    module = groups.last.get_attribute("data-module")
+    count = int(groups.last.get_attribute("data-count"))
+    page.click('button:has-text("Fit")')
+    groups.last.click()
+    page.wait_for_selector(f'[data-view="fusion"] [data-module="{module}"]', state="detached")
+    assert (
+        page.locator('[data-view="fusion"] [data-node]').count()
+        + page.locator('[data-view="fusion"] [data-module]').count()
+        > shown + groups.count() - 1
+    )
+    # selecting a node hidden in a collapsed module expands it
+    hidden = report.compiles[0].fused_nodes[-1].name
+    page.evaluate("(n) => window.inductorLens.select(n)", hidden)
+    page.wait_for_selector(f'[data-node="{hidden}"].il-selected')
+    assert count > 1
+    _assert_clean(page)
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("offline_page", ["dark"], indirect=True)
+def test_dark_scheme_uses_dark_background(tmp_path, offline_page, sin_cos_report):
+    page = offline_page
+    path = tmp_path / "r.html"
+    sin_cos_report.save_html(path)
+    _open(page, path)
+    bg = page.evaluate("() => getComputedStyle(document.querySelector('.il-root')).backgroundColor")
+    rgb = [int(x) for x in re.findall(r"\d+", bg)[:3]]
+    assert sum(rgb) < 3 * 80, bg
+    _assert_clean(page)
+
+
+@pytest.mark.browser
+def test_ops_without_a_user_line_say_why_and_show_module_and_call_site(tmp_path, offline_page, training_report):
+    """torch.nn containers (nn.Sequential of nn.Linear) leave dynamo no user line: the panel explains."""
+    import dataclasses
+
+    c = training_report.compiles[0]
+    graphs = {
+        name: dataclasses.replace(g, nodes=[dataclasses.replace(n, user_stack=[]) for n in g.nodes])
+        for name, g in c.graphs.items()
+    }
+    bare = dataclasses.replace(c, graphs=graphs, kernels=[dataclasses.replace(k, user_stack=[]) for k in c.kernels])
+    report = dataclasses.replace(training_report, compiles=[bare])
+    path = tmp_path / "bare.html"
+    report.save_html(path)
+    page = offline_page
+    _open(page, path)
+    node = next(n for n in bare.fused_nodes if n.kind == "extern")
+    page.locator(f'[data-view="fusion"] [data-node="{node.name}"]').click()
+    user = page.locator('[data-role="user-stack"]').inner_text()
+    owner = [fx for fx in bare.graphs["post_grad"].nodes if fx.name in node.fx_nodes and fx.module_stack][-1]
+    module = f"{owner.module_stack[-1]} ({owner.module_types[-1]})"  # e.g. "fc2 (Linear)"
+    call = bare.trigger.user_stack[-1]
+    assert "no source line" in user and module in user and f"{call.line}" in user and call.code.strip() in user
+    _assert_clean(page)
+
+
+# ---- the CSP pins the inline script: injected markup cannot run ------------------------------------
+
+
+def test_csp_pins_the_boot_script_by_hash_not_unsafe_inline():
+    from inductor_lens.views.html import _BOOT, _CSP
+
+    assert "'unsafe-inline'" not in _CSP.split("script-src", 1)[1].split(";", 1)[0]
+    digest = base64.b64encode(hashlib.sha256(_BOOT.encode()).digest()).decode()
+    page = to_html(Report(torch_version="2", device="cpu"))
+    assert f"'sha256-{digest}'" in html.unescape(page)
+    assert f'<script type="module">{_BOOT}</script>' in page  # the hashed text is exactly the script's
+
+
+@pytest.mark.browser
+def test_injected_inline_script_is_blocked_and_the_page_still_starts(tmp_path, offline_page):
+    page = offline_page
+    page.watch.allow_console = ["Content Security Policy", "Content-Security-Policy"]
+    report = hostile_report()
+    report.compiles[0].kernels[0].profile["share"] = float("nan")  # a bad value: written as null, page starts
+    path = tmp_path / "injected.html"
+    report.save_html(path)
+    text = path.read_text(encoding="utf-8")
+    # as if escaping had failed: markup from a report lands in the page as HTML
+    evil = (
+        '<script>window.__injected = 1; alert("inline ran")</script>'
+        '<img src="data:," onerror="window.__injected2 = 1; alert(2)">'
+    )
+    path.write_text(text.replace("<main ", evil + "<main ", 1), encoding="utf-8")
+    violations = []
+    page.on("console", lambda m: violations.append(m.text) if "Content Security Policy" in m.text else None)
+    _open(page, path)
+    assert page.evaluate("window.__injected === undefined && window.__injected2 === undefined")
+    assert page.watch.dialogs == []
+    assert violations, "Chromium reported no CSP violation for the injected script"
+    assert page.locator('[data-view="fusion"] [data-node]').count() >= 1

@@ -1,0 +1,425 @@
+"""``%%inductor_lens`` in a REAL IPython kernel (jupyter_client + ipykernel), not by calling the function.
+
+One kernel is shared by the module (starting one and importing torch takes seconds); every compile is
+a tiny pointwise function or a 4x4 Linear, so the C++ build is small.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pathlib
+import re
+
+import pytest
+
+from tests._kernel import Kernel
+
+REPO = pathlib.Path(__file__).resolve().parents[2]
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
+WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
+
+SIN_COS_CELL = """\
+def f(x):
+    return torch.sin(x) ** 2 + torch.cos(x) ** 2
+print("printed in the cell")
+y = f(torch.randn(8))
+kept = 41 + 1
+y.shape
+"""
+
+
+@pytest.fixture(scope="module")
+def kernel(tmp_path_factory):
+    cwd = tmp_path_factory.mktemp("kernel")
+    os.environ["PYTHONPATH"] = os.pathsep.join(p for p in [str(REPO), os.environ.get("PYTHONPATH", "")] if p)
+    k = Kernel(str(cwd))
+    k.cwd = cwd
+    k.ok("%load_ext inductor_lens\nimport torch, inductor_lens\nfrom inductor_lens.views.magic import report_for")
+    yield k
+    k.shutdown()
+
+
+def _comm_states(ex):
+    return [m["content"]["data"]["state"] for m in ex.of_type("comm_open") if "state" in m["content"].get("data", {})]
+
+
+def _lens_states(ex):
+    return [s for s in _comm_states(ex) if s.get("_model_name") == "AnyModel" or "compile" in s]
+
+
+# -- registration and help --------------------------------------------------------------------------
+
+
+def test_help_documents_every_option(kernel):
+    ex = kernel.ok("%%inductor_lens?\n")
+    page = "".join(p.get("data", {}).get("text/plain", "") for p in ex.reply.get("payload", []))
+    for option in (
+        "--function",
+        "--mode",
+        "--dynamic",
+        "--option",
+        "--backward",
+        "--export",
+        "--json",
+        "--name",
+        "--view",
+        "--profile",
+        "fusion,fx,timeline",
+    ):
+        assert option in page, f"{option} missing from %%inductor_lens? help:\n{page}"
+    assert "Inductor runs at the first call" in page.replace("\n", " ")
+
+
+# -- the main path: -f, cell semantics, progress, widget, display(f) ------------------------------------
+
+
+def test_function_cell_behaves_as_without_the_magic_and_shows_widget(kernel):
+    ex = kernel.ok("%%inductor_lens -f f --name rep\n" + SIN_COS_CELL)
+    # the cell's own output: its print and its last-expression value
+    assert "printed in the cell" in ex.stdout
+    results = ex.of_type("execute_result")
+    assert len(results) == 1 and results[0]["content"]["data"]["text/plain"] == "torch.Size([8])"
+    # live progress: one display with a display_id, updated while compiling, replaced by the widget
+    progress = [m for m in ex.of_type("display_data") if "display_id" in m["content"].get("transient", {})]
+    assert progress, "no progress display under the cell"
+    display_id = progress[0]["content"]["transient"]["display_id"]
+    first = progress[0]["content"]["data"]["text/plain"]
+    assert first.startswith("inductor_lens: [") and "Inductor: " in first, first
+    updates = [m for m in ex.of_type("update_display_data") if m["content"]["transient"]["display_id"] == display_id]
+    texts = [m["content"]["data"].get("text/plain", "") for m in updates]
+    assert any("1 kernel built: cpp_fused_add_cos_pow_sin_0" in t for t in texts), (
+        f"progress never named a kernel it built: {texts}"
+    )
+    # the user's words, never torch's internal phase names
+    assert not any(re.search(r"compile_fx|_recursive|Scheduler\.|pass\.", t) for t in texts), texts
+    assert WIDGET_MIME in updates[-1]["content"]["data"], "the progress line was not replaced by the widget"
+    # the progress appears after what the cell printed before the call
+    kinds = [m["msg_type"] for m in ex.outputs if m["msg_type"] != "stream" or m["content"]["name"] == "stdout"]
+    assert kinds.index("stream") < kinds.index("display_data")
+    # variables exist, the name is bound to the compiled function, the report to --name
+    assert kernel.value("kept") == 42
+    assert kernel.value("[k.name for k in rep.kernels]") == ["cpp_fused_add_cos_pow_sin_0"]
+    assert kernel.value("rep.compiles[0].frame") == "f"
+    assert kernel.value("f._torchdynamo_orig_callable.__name__") == "f"
+    assert kernel.value("report_for(f) is rep")
+
+
+def test_display_of_compiled_function_shows_its_widget(kernel):
+    kernel.ok("%%inductor_lens -f f\n" + SIN_COS_CELL)
+    ex = kernel.ok("display(f)")
+    views = ex.widget_views()
+    assert len(views) == 1
+    states = _comm_states(ex)
+    assert states and states[-1]["compile"] == "0/0 inference"
+    # a plain function is untouched by the formatter
+    ex = kernel.ok("def plain(x):\n    return x\ndisplay(plain)")
+    assert not ex.widget_views()
+    assert "function" in ex.texts() and "plain" in ex.texts()
+
+
+def test_rerun_recompiles(kernel):
+    first = kernel.ok("%%inductor_lens -f f --name rep1\n" + SIN_COS_CELL)
+    second = kernel.ok("%%inductor_lens -f f --name rep2\n" + SIN_COS_CELL)
+    assert first.widget_views() and second.widget_views()
+    assert kernel.value("len(rep1.compiles), len(rep2.compiles)") == (1, 1)
+    assert kernel.value("rep2.compiles[0].trigger.kind") == "first_call"
+    assert kernel.value("report_for(f) is rep2")
+
+
+def test_f_names_a_function_from_an_earlier_cell(kernel):
+    kernel.ok("def g(x):\n    return torch.sin(x) ** 2 + torch.cos(x) ** 2")
+    kernel.ok("%%inductor_lens -f g --name rep_g\ng(torch.randn(8))")
+    assert kernel.value("rep_g.compiles[0].frame") == "g"
+    # g is the compiled wrapper now; -f g again compiles the original afresh (not a wrapper of a wrapper)
+    kernel.ok("%%inductor_lens -f g --name rep_g2\ng(torch.randn(8))")
+    assert (
+        kernel.value(
+            "g._torchdynamo_orig_callable._torchdynamo_orig_callable "
+            "if hasattr(g._torchdynamo_orig_callable, '_torchdynamo_orig_callable') else None"
+        )
+        is None
+    )
+    assert kernel.value("len(rep_g2.compiles)") == 1
+
+
+def test_user_own_torch_compile_is_captured_and_displayable(kernel):
+    ex = kernel.ok(
+        "%%inductor_lens --name rep_own\n"
+        "own = torch.compile(lambda x: torch.sin(x) ** 2 + torch.cos(x) ** 2)\nown(torch.randn(8))"
+    )
+    assert ex.widget_views()
+    assert kernel.value("len(rep_own.kernels)") == 1
+    assert kernel.ok("display(own)").widget_views()
+
+
+# -- compile options ------------------------------------------------------------------------------------
+
+SPY = """\
+import torch
+_calls = []
+_real_compile = torch.compile
+def _spy(*a, **k):
+    _calls.append({key: v for key, v in k.items()})
+    return _real_compile(*a, **k)
+torch.compile = _spy
+"""
+
+
+@pytest.fixture
+def compile_spy(kernel):
+    kernel.ok(SPY)
+    yield
+    kernel.ok("torch.compile = _real_compile")
+
+
+def test_mode_dynamic_and_options_reach_torch_compile(kernel, compile_spy):
+    kernel.ok("%%inductor_lens -f f --dynamic -O max_autotune=False -O 'epilogue_fusion=True'\n" + SIN_COS_CELL)
+    kernel.ok("%%inductor_lens -f f --mode default\n" + SIN_COS_CELL)
+    calls = kernel.value("_calls")
+    assert calls[0] == {
+        "backend": "inductor",
+        "dynamic": True,
+        "options": {"max_autotune": False, "epilogue_fusion": True},
+    }
+    assert calls[1] == {"backend": "inductor", "mode": "default"}
+
+
+def test_dynamic_compiles_a_symbolic_kernel(kernel):
+    kernel.ok("%%inductor_lens -f f --dynamic --name rep_dyn\n" + SIN_COS_CELL)
+    code = kernel.value("rep_dyn.compiles[0].output_code")
+    assert re.search(r"\bk?s\d+\b", code), "dynamic=True should give a kernel over a symbolic size"
+    kernel.ok("%%inductor_lens -f f --name rep_static\n" + SIN_COS_CELL)
+    assert not re.search(r"\bk?s\d+\b", kernel.value("rep_static.compiles[0].output_code"))
+
+
+def test_a_cell_compiling_dynamic_true_over_two_batch_sizes_compiles_once_as_without_the_lens(kernel):
+    """Issue 10's magic scenario: the user's own torch.compile(m, dynamic=True) on batch 4 then 8 compiled
+    twice under the lens (a size was specialized). Torch's graph count, plain and in a lensed cell, must match."""
+    cell = """\
+import torch._dynamo
+from torch._dynamo.utils import counters
+torch._dynamo.reset(); counters.clear()
+m = torch.nn.Sequential(torch.nn.Linear(16, 16), torch.nn.ReLU())
+cm = torch.compile(m, dynamic=True)
+outs = [cm(torch.randn(n, 16)).shape[0] for n in (4, 8)]
+graphs = counters["stats"]["unique_graphs"]
+"""
+    kernel.ok(cell)
+    assert kernel.value("[graphs, outs]") == [1, [4, 8]]
+    kernel.ok("%%inductor_lens --name rep_dyn_cell\n" + cell)
+    assert kernel.value("[graphs, outs]") == [1, [4, 8]]
+    # one dynamo graph (its forward and, the weights requiring grad, its backward): no recompile
+    assert kernel.value("sorted({c.compile_id for c in rep_dyn_cell.compiles})") == ["0/0"]
+    # the input's batch stays a symbol (the weight is [16, 16]; a specialized input would read [4, 16])
+    shapes = kernel.value(
+        "[n.shape for c in rep_dyn_cell.compiles for g in c.graphs.values() for n in g.nodes "
+        "if n.op == 'placeholder' and n.shape and len(n.shape) == 2 and n.shape[0] != 16]"
+    )
+    assert shapes and all(isinstance(s[0], str) and s[1] == 16 for s in shapes), shapes
+
+
+@pytest.mark.parametrize(
+    "line, message",
+    [
+        ("--mode max-autotune", "add -f NAME"),
+        ("-O max_autotune=True", "add -f NAME"),
+        ("--backward", "add -f NAME"),
+        ("--profile", "add -f NAME"),
+        ("-f f --mode default -O max_autotune=True", "not both"),
+        ("-f f --mode default --profile", "not both"),
+        ("-f f -O nokeyvalue", "key=value"),
+        ("--view graph", "fusion"),
+        ("-f does_not_exist", "does not define 'does_not_exist'"),
+        ("--name 1bad", "identifier"),
+        ("--no-such-option", "unrecognized arguments"),
+    ],
+)
+def test_usage_errors_name_the_problem(kernel, line, message):
+    ex = kernel.execute(f"%%inductor_lens {line}\nran_anyway = True")
+    assert ex.status == "error" and ex.reply["ename"] == "UsageError", ex.texts()
+    assert message in ex.reply["evalue"]
+    assert kernel.value("'ran_anyway' in globals()") is False
+
+
+def test_f_on_a_class_says_to_compile_an_instance(kernel):
+    ex = kernel.execute("%%inductor_lens -f Lin\nclass Lin(torch.nn.Linear):\n    pass\n")
+    assert ex.status == "error"
+    assert "is a class; compile an instance" in ex.texts()
+
+
+# -- backward, export, json, view, profile ---------------------------------------------------------------
+
+
+def test_backward_compiles_the_backward_graph_of_a_module(kernel):
+    ex = kernel.ok(
+        "%%inductor_lens -f model --backward --name rep_bw\n"
+        "torch.manual_seed(0)\nmodel = torch.nn.Linear(4, 4)\nout = model(torch.randn(2, 4))"
+    )
+    kinds = kernel.value("[c.graph_kind for c in rep_bw.compiles]")
+    assert kinds == ["forward", "backward"], ex.texts()
+    assert kernel.value("model.weight.grad is not None")
+    assert kernel.value("type(model).__name__") == "OptimizedModule"
+    assert kernel.value("len(model._forward_hooks)") == 0, "the --backward hook stayed on the module"
+
+
+def test_backward_on_a_function_without_grad_says_why(kernel):
+    ex = kernel.ok("%%inductor_lens -f f --backward --name rep_nb\n" + SIN_COS_CELL)
+    assert "does not require grad" in ex.texts()
+    assert kernel.value("[c.graph_kind for c in rep_nb.compiles]") == ["inference"]
+
+
+def test_export_and_json_write_files(kernel):
+    html_path, json_path = kernel.cwd / "lens.html", kernel.cwd / "lens.json"
+    ex = kernel.ok(f"%%inductor_lens -f f --export {html_path} --json {json_path}\n" + SIN_COS_CELL)
+    assert f"wrote {json_path}" in ex.texts() and f"wrote {html_path}" in ex.texts()
+    data = json.loads(json_path.read_text())
+    assert data["compiles"][0]["kernels"][0]["name"] == "cpp_fused_add_cos_pow_sin_0"
+    page = html_path.read_text()
+    assert page.lstrip().lower().startswith("<!doctype html") and len(page) > 1000
+
+
+@pytest.mark.parametrize(
+    "option, path, why",
+    [
+        ("--json", "/tmp", "it is a directory"),
+        ("--export", "/nonexistent/x.html", "the folder /nonexistent does not exist"),
+    ],
+)
+def test_unwritable_output_is_one_line_and_the_widget_still_shows(kernel, option, path, why):
+    ex = kernel.execute(f"%%inductor_lens -f f {option} {path}\n" + SIN_COS_CELL)
+    assert ex.status == "ok" and not ex.errors, ex.errors
+    assert f"error: {option} {path}: cannot write it: {why}" in ex.texts()
+    assert "Traceback" not in ex.texts() and "Error:" not in ex.texts()
+    assert ex.widget_views(), "the widget must still be shown when an export fails"
+
+
+def test_f_called_in_the_cell_is_not_said_never_called(kernel):
+    ex = kernel.ok(
+        "%%inductor_lens -f g --name rep_g\ndef g(x):\n    return torch.relu(x) * 2\ny = g(torch.randn(8))\n"
+    )
+    assert "never called" not in ex.texts(), ex.texts()
+    assert kernel.value("len(rep_g.kernels)") >= 1
+
+
+def test_view_option_opens_the_widget_on_that_view(kernel):
+    ex = kernel.ok("%%inductor_lens -f f --view timeline\n" + SIN_COS_CELL)
+    states = [s for s in _comm_states(ex) if "view" in s]
+    assert states and states[-1]["view"] == "timeline"
+
+
+def test_profile_times_each_kernel_of_f(kernel):
+    ex = kernel.ok("%%inductor_lens -f f --profile --name rep_prof\n" + SIN_COS_CELL)
+    assert ex.widget_views()
+    profile = kernel.value("rep_prof.kernels[0].profile")
+    assert profile["calls"] > 0 and profile["total_us"] > 0, profile
+    assert kernel.value("report_for(f) is rep_prof")
+
+
+def test_profile_says_when_f_was_not_called(kernel):
+    ex = kernel.ok("%%inductor_lens -f f --profile\ndef f(x):\n    return x + 1\n")
+    assert "--profile: f was not called" in ex.texts()
+
+
+# -- plain-language messages and error paths ---------------------------------------------------------------
+
+
+def test_compiled_but_never_called_says_inductor_runs_at_first_call(kernel):
+    ex = kernel.ok("%%inductor_lens --name rep_nc\nh = torch.compile(lambda x: x + 1)\n")
+    text = ex.texts()
+    assert "torch.compile() only wraps the function" in text and "first call" in text
+    assert kernel.value("len(rep_nc.compiles)") == 0
+
+
+def test_f_defined_but_never_called_says_so_in_the_users_terms(kernel):
+    ex = kernel.ok("%%inductor_lens -f g2\ndef g2(x):\n    return x * 3\n")
+    text = ex.texts()
+    assert "-f compiled g2 but the cell never called it" in text and "first call" in text
+    assert "torch.compile() was called" not in text
+
+
+def test_non_inductor_backend_says_there_are_no_kernels(kernel):
+    ex = kernel.ok("%%inductor_lens\ne = torch.compile(lambda x: x + 1, backend='eager')\ne(torch.randn(3))\n")
+    assert "backend 'eager'" in ex.texts() and "only the inductor backend generates kernels" in ex.texts()
+    assert "never ran" not in ex.texts()
+
+
+def test_nothing_compiled_at_all(kernel):
+    ex = kernel.ok("%%inductor_lens --name rep_none\nz = 1 + 1\n")
+    assert "nothing compiled: the cell never called torch.compile()" in ex.texts()
+    kernel.ok("from inductor_lens.report.outcome import code_of, message_of")
+    diags = kernel.value("[(code_of(d), message_of(d)) for d in rep_none.diagnostics]")
+    ours = [(c, m) for c, m in diags if "nothing compiled: the cell never called torch.compile()" in m]
+    assert len(ours) == 1, diags
+    if kernel.value("hasattr(inductor_lens.report.model, 'Diagnostic')"):  # typed diagnostics (schema v2)
+        assert ours[0][0] == "nothing_compiled"
+
+
+def test_cell_raising_shows_traceback_and_what_compiled_before(kernel):
+    ex = kernel.execute("%%inductor_lens -f f --name rep_err\n" + SIN_COS_CELL + "1 / 0\nafter = True\n")
+    assert ex.status == "error"
+    names = [e["ename"] for e in ex.errors]
+    assert names == ["ZeroDivisionError", "CellRaised"], names
+    # reported once: IPython's traceback; the CellRaised that fails the cell renders as nothing
+    assert ex.errors[1]["traceback"] == []
+    tb = ANSI.sub("", "\n".join(ex.errors[0]["traceback"]))
+    assert "1 / 0" in tb and "magic.py" not in tb, "the user's traceback should be IPython's own, clean one"
+    # the widget is shown after the traceback, and holds the compile that happened before the error
+    order = [m["msg_type"] for m in ex.outputs]
+    first_error = order.index("error")
+    assert any(WIDGET_MIME in m["content"].get("data", {}) for m in ex.outputs[first_error:])
+    assert kernel.value("len(rep_err.kernels)") == 1
+    assert kernel.value("'after' in globals()") is False
+    assert any(
+        code == "user_code_raised" and "the cell raised ZeroDivisionError" in message
+        for code, message in kernel.value("[(d.code, d.message) for d in rep_err.diagnostics]")
+    )
+
+
+def test_syntax_error_is_reported_by_ipython(kernel):
+    ex = kernel.execute("%%inductor_lens -f f\ndef f(x):\n    return x +\n")
+    assert ex.status == "error"
+    assert [e["ename"] for e in ex.errors][0] == "SyntaxError"
+
+
+def test_error_in_progress_callback_is_shown(kernel):
+    kernel.ok(
+        "import inductor_lens.views.magic as _m\n_orig_show = _m._Progress._show\n"
+        "def _boom(self):\n    raise RuntimeError('progress display broke')\n_m._Progress._show = _boom"
+    )
+    try:
+        ex = kernel.ok("%%inductor_lens -f f\n" + SIN_COS_CELL)
+    finally:
+        kernel.ok("_m._Progress._show = _orig_show")
+    assert "progress display broke" in ex.texts()
+    assert ex.widget_views(), "the result must still be shown"
+
+
+def test_error_in_display_formatter_is_shown(kernel):
+    kernel.ok("%%inductor_lens -f f\n" + SIN_COS_CELL)
+    kernel.ok(
+        "import inductor_lens.views.magic as _m\n_orig_w = _m._widget_or_text\n"
+        "def _bad(*a, **k):\n    raise RuntimeError('formatter broke')\n_m._widget_or_text = _bad"
+    )
+    try:
+        ex = kernel.execute("display(f)")
+    finally:
+        kernel.ok("_m._widget_or_text = _orig_w")
+    assert "formatter broke" in ex.texts()
+
+
+# -- unload (last: it removes the magic from the shared kernel) ---------------------------------------------
+
+
+def test_unload_removes_magic_and_formatter_and_load_restores_them(kernel):
+    kernel.ok("%%inductor_lens -f f\n" + SIN_COS_CELL)
+    kernel.ok("%unload_ext inductor_lens")
+    ex = kernel.execute("%%inductor_lens\nx = 1")
+    assert ex.status == "error" and "inductor_lens" in ex.reply["evalue"]
+    assert not kernel.ok("display(f)").widget_views()
+    kernel.ok("import types\n_fmt = get_ipython().display_formatter.mimebundle_formatter")
+    assert kernel.value("types.FunctionType in _fmt.type_printers") is False
+    assert kernel.value("any(getattr(t, '__name__', '') == 'OptimizedModule' for t in _fmt.type_printers)") is False
+    assert kernel.value("('torch._dynamo.eval_frame', 'OptimizedModule') in _fmt.deferred_printers") is False
+    kernel.ok("%load_ext inductor_lens")
+    assert kernel.ok("%%inductor_lens -f f\n" + SIN_COS_CELL).widget_views()

@@ -1,0 +1,78 @@
+"""Progress in the user's words (no torch): torch's phase names -> steps, terminal vs log output."""
+
+import io
+
+from inductor_lens.views.progress import TerminalProgress, user_phase
+
+# the chromium_event phases torch 2.13 reports for a forward + backward compile of a Linear + ReLU, in order
+TORCH_PHASES = """dynamo entire_frame_compile compile_attempt_0 bytecode_tracing insert_deferred_runtime_asserts
+backend_compile _recursive_pre_grad_passes pass.pre_grad_passes.group_batch_fusion_passes
+create_aot_dispatcher_function aot_collect_metadata aot_trace_joint_graph _recursive_joint_graph_passes
+pass.joint_graph_passes.remove_noop_ops min_cut_rematerialization_partition compile_fx.<locals>.fw_compiler_base
+inductor_compile fx_codegen_and_compile additional_fake_tensor_prop _recursive_post_grad_passes
+pass.post_grad_passes.remove_noop_ops GraphLowering.run GraphLowering.compile_to_fn code_gen GraphLowering.codegen
+Scheduler.__init__ Scheduler.fused_nodes Scheduler.codegen compile_file PythonWrapperCodegen.generate
+PyCodeCache.load_by_key_path async_compile.wait build_guards gc entire_backward_compile
+compile_fx.<locals>.bw_compiler""".split()
+
+
+def test_every_torch_phase_maps_to_a_users_step_or_is_silent():
+    steps = {p: user_phase(p) for p in TORCH_PHASES}
+    assert set(steps.values()) == {
+        "tracing",
+        "AOT autograd",
+        "lowering",
+        "fusion",
+        "code generation",
+        "kernel build",
+        None,
+    }
+    assert [p for p, s in steps.items() if s is None] == [
+        "insert_deferred_runtime_asserts",
+        "PythonWrapperCodegen.generate",
+        "gc",
+    ]
+    assert steps["Scheduler.fused_nodes"] == "fusion" and steps["_recursive_joint_graph_passes"] == "AOT autograd"
+
+
+def _events():
+    yield from (f"phase: {p}" for p in TORCH_PHASES[:29])
+    yield "kernel: cpp_fused_relu_0 (0/0 forward)"
+    yield "phase: compile_file"
+
+
+class _Tty(io.StringIO):
+    def isatty(self):
+        return True
+
+
+def test_log_output_is_one_plain_line_per_step_and_per_kernel():
+    out = io.StringIO()
+    p = TerminalProgress(out, prefix="x: ")
+    for e in _events():
+        p(e)
+    lines = out.getvalue().splitlines()
+    steps = [ln.split("] ", 1)[1] for ln in lines]
+    assert steps == [
+        "tracing",
+        "AOT autograd",
+        "lowering",
+        "fusion",
+        "code generation",
+        "kernel build",
+        "kernel built: cpp_fused_relu_0 (0/0 forward)",
+    ]
+    assert "\r" not in out.getvalue() and not any("pass." in s or "compile_fx" in s for s in steps)
+
+
+def test_terminal_output_is_one_updating_line():
+    out = _Tty()
+    p = TerminalProgress(out, prefix="x: ")
+    for e in _events():
+        p(e)
+    p.say("done")
+    text = out.getvalue()
+    assert text.count("\n") == 2, repr(text)  # the updating line ends once, then the message
+    assert text.count("\r\x1b[K") >= 5
+    last = text.split("\r\x1b[K")[-1]
+    assert "C++ build · 1 kernel built: cpp_fused_relu_0" in last and last.endswith("x: done\n")

@@ -1,0 +1,141 @@
+"""The widget in a real JupyterLab, driven by headless Chromium."""
+
+import pytest
+
+from inductor_lens.views.widget import LensWidget
+from tests._browser_fixtures import PageWatch, cell_text, open_notebook, run_all, write_notebook
+
+
+def _kernel_nodes(compile_):
+    kernels = {k.name: k for k in compile_.kernels}
+    return [(n, kernels[n.kernel]) for n in compile_.fused_nodes if n.kernel in kernels]
+
+
+# ---- Python side (no browser) ----------------------------------------------------------------
+
+
+def test_widget_traits_and_cheap_repr(training_report):
+    w = LensWidget(training_report)
+    assert w.compile == training_report.compiles[0].id
+    assert w.view == "fusion" and w.selected == ""
+    assert isinstance(w._report, bytes) and len(w._report) > 0
+    assert repr(w).startswith("<LensWidget: 2 compile(s)")
+    assert len(repr(w)) < 200
+    with pytest.raises(ValueError, match="must be one of"):
+        LensWidget(training_report, view="nope")
+    with pytest.raises(KeyError, match="compiles:"):
+        LensWidget(training_report, compile="9/9")
+    # compile is checked on every change, not only in __init__; Compile.compile_id resolves to the id
+    import traitlets
+
+    with pytest.raises(traitlets.TraitError, match="compiles:"):
+        w.compile = "9/9"
+    assert w.compile == training_report.compiles[0].id
+    w.compile = training_report.compiles[1].id
+    assert w.compile == training_report.compiles[1].id
+    w.compile = training_report.compiles[0].compile_id  # "0/0": the first compile with that compile_id
+    assert w.compile == training_report.compiles[0].id
+    with pytest.deprecated_call(match="compile="):  # the 0.1 name of the trait
+        old = LensWidget(training_report, compile_id=training_report.compiles[1].id)
+    assert old.compile == training_report.compiles[1].id
+    with pytest.deprecated_call(match="now LensWidget.compile"):
+        old.compile_id = training_report.compiles[0].id
+    assert old.compile == training_report.compiles[0].id
+    w.view = "source"
+    w.view = "kernels"
+
+
+def test_widget_answers_engine_and_export_requests(training_report):
+    w = LensWidget(training_report)
+    sent = []
+    w.send = lambda content, buffers=None: sent.append((content, buffers))
+    w._on_msg(w, {"type": "engine", "id": "e1"}, [])
+    w._on_msg(w, {"type": "export", "id": "x1"}, [])
+    (c1, b1), (c2, b2) = sent
+    assert c1 == {"type": "engine", "id": "e1"} and b1[0][:2] == b"\x1f\x8b"
+    assert c2["id"] == "x1" and c2["filename"].endswith(".html") and b2[0].startswith(b"<!doctype html>")
+
+
+# ---- in JupyterLab -----------------------------------------------------------------------------
+
+
+@pytest.mark.browser
+def test_widget_in_jupyterlab(jupyter_lab, chromium_browser, training_report):
+    base, root = jupyter_lab
+    training_report.save_json(root / "train.json")
+    fwd = training_report.compiles[0]
+    node, kernel = _kernel_nodes(fwd)[0]
+    target = fwd.fused_nodes[-1]
+    write_notebook(
+        root / "widget.ipynb",
+        [
+            "import inductor_lens\nr = inductor_lens.load('train.json')\nr",  # display the report
+            "w = r.widget(view='fusion')\nw",  # a widget we script
+            "print('selected=' + repr(w.selected))",
+        ],
+    )
+    context = chromium_browser.new_context(viewport={"width": 1500, "height": 1000})
+    page = context.new_page()
+    watch = PageWatch(page, allow_console=("favicon",))
+    try:
+        open_notebook(page, base, "widget.ipynb")
+        run_all(page)
+        panel = page.locator(".jp-NotebookPanel:visible")
+        lens = panel.locator(".il-root").first
+        lens.locator('[data-view="fusion"] .il-graph[data-ready="1"]').wait_for(timeout=60000)
+        # click a box -> kernel source and both backtraces
+        lens.locator(f'[data-view="fusion"] [data-node="{node.name}"]').click()
+        assert lens.locator(f'[data-node="{node.name}"]').get_attribute("data-kernel") == kernel.name
+        src = lens.locator('[data-role="kernel-source"]')
+        assert src.inner_text().strip() == kernel.source.strip()
+        assert lens.locator('[data-role="user-stack"]').inner_text().strip()
+        assert lens.locator('[data-role="compiler-stack"]').inner_text().strip()
+        assert all(f in lens.locator('[data-role="fx-nodes"]').inner_text() for f in node.fx_nodes)
+        # switch views
+        lens.locator('[data-tab="timeline"]').click()
+        assert lens.locator('[data-view="timeline"]').is_visible()
+        assert fwd.id in lens.locator('[data-view="timeline"]').inner_text()
+        lens.locator('[data-tab="fx"]').click()
+        lens.locator('[data-view="fx"] .il-graph[data-ready="1"]').wait_for()
+        # select an FX node -> its kernel is selected and highlighted
+        fx_name = target.fx_nodes[0]
+        lens.locator(f'[data-view="fx"] [data-fx="{fx_name}"]').click()
+        assert lens.get_attribute("data-selected") == target.name
+        assert "il-selected" in lens.locator(f'[data-view="fx"] [data-fx="{fx_name}"]').get_attribute("class")
+        lens.locator('[data-tab="fusion"]').click()
+        assert "il-selected" in lens.locator(f'[data-view="fusion"] [data-node="{target.name}"]').get_attribute("class")
+
+        # the scripted widget: Python -> browser, then browser -> Python
+        lens2 = panel.locator(".il-root").nth(1)
+        lens2.locator('[data-view="fusion"] .il-graph[data-ready="1"]').wait_for(timeout=60000)
+        page.evaluate(
+            """(code) => { const w = window.jupyterapp.shell.currentWidget;
+            w.sessionContext.session.kernel.requestExecute({code}); }""",
+            f"w.selected = {kernel.name!r}",
+        )
+        from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+        second = "document.querySelectorAll('.jp-NotebookPanel:not(.lm-mod-hidden) .il-root')[1]"
+        page.wait_for_function(f"() => {second}.dataset.selected === {node.name!r}")
+        # the click reaches Python (below) once the page has taken it: a click that lands while the graph is
+        # redrawn for the selection above hits nothing, as a user's would, and the user clicks again
+        for attempt in (1, 2):
+            lens2.locator('[data-view="fusion"] .il-graph[data-ready="1"]').wait_for()
+            lens2.locator(f'[data-view="fusion"] [data-node="{target.name}"]').click()
+            try:
+                page.wait_for_function(f"() => {second}.dataset.selected === {target.name!r}", timeout=5000)
+                break
+            except PlaywrightTimeout:
+                assert attempt == 1, "two clicks on a box of the scripted widget did not select it"
+        page.evaluate("""async () => { const w = window.jupyterapp.shell.currentWidget;
+            w.content.activeCellIndex = 2;
+            const before = w.content.widgets[2].model.executionCount;
+            window.__before = before;
+            await window.jupyterapp.commands.execute('notebook:run-cell'); }""")
+        page.wait_for_function("""() => { const w = window.jupyterapp.shell.currentWidget;
+            return w.content.widgets[2].model.executionCount !== window.__before
+              && w.sessionContext.session.kernel.status === 'idle'; }""")
+        assert f"selected={target.name!r}" in cell_text(page, 2)
+        assert watch.errors == [], watch.errors
+    finally:
+        context.close()
