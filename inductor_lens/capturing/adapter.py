@@ -290,7 +290,8 @@ class Hooks:
         cid = CompileContext.current_compile_id()
         kind = (
             "backward"
-            if getattr(g, "is_backward", False)
+            # compiled autograd's graph (id "!A/F/N") is the whole backward, which AOT compiles as inference
+            if getattr(g, "is_backward", False) or str(cid).startswith("!")
             else ("inference" if getattr(g, "is_inference", False) else "forward")
         )
         rec = RawGraph(
@@ -393,38 +394,103 @@ def _trace_record(hooks: Hooks, md: dict, payload: Any) -> None:
             hooks._emit(f"phase: {ev.get('name')}")
 
 
-class _TraceHandler(logging.Handler):
-    def emit(self, record: logging.LogRecord) -> None:
-        sinks = _REGISTRY.sinks()
-        if not sinks:
-            return
+def invisible(fn: Callable) -> Callable:
+    """``fn``, run with dynamo's frame hook off: nothing it calls is ever offered to dynamo.
+
+    The lens's callbacks can run while dynamo's frame-evaluation hook is on (compiled autograd compiles its
+    graph inside ``.backward()``, and the structured trace is emitted there); every Python frame started then
+    is examined by dynamo, and frames it does not skip are traced. Turning the hook off for the duration of a
+    callback (what ``torch.compiler.disable`` does, without its wrapper frames) keeps the lens out of sight.
+    """
+    try:
+        from torch._C._dynamo.eval_frame import set_eval_frame
+    except ImportError:  # no such switch on this torch: the callback runs as it is
+        return fn
+
+    @functools.wraps(fn)
+    def run(*args: Any, **kwargs: Any) -> Any:
+        prior = set_eval_frame(None)
         try:
-            md = getattr(record, "metadata", None)
-            if not isinstance(md, dict):
-                return
-            if not wanted(md):  # the artifact table (artifacts.py) lists what the builder reads
-                return
-            payload = getattr(record, "payload", None)
-        except Exception as e:  # never let a log record break the compile
-            for hooks in sinks:
-                hooks.raw.diag("hook_failed", f"a structured-trace record could not be read ({type(e).__name__}: {e})")
+            return fn(*args, **kwargs)
+        finally:
+            set_eval_frame(prior)
+
+    _skip_code(run.__code__)
+    return run
+
+
+def _skip_code(code: Any) -> None:
+    """Tell dynamo never to look at frames of ``code`` (the wrapper above starts while the hook is still on)."""
+    try:
+        from torch._dynamo.eval_frame import skip_code
+    except ImportError:
+        return
+    with contextlib.suppress(Exception):
+        skip_code(code)
+
+
+def _take_record(md: Any, payload: Any) -> None:
+    sinks = _REGISTRY.sinks()
+    if not sinks:
+        return
+    try:
+        if not isinstance(md, dict) or not wanted(md):  # the artifact table (artifacts.py) lists what we read
             return
-        _each("reading a structured-trace record", _trace_record, md, payload)
+    except Exception as e:  # never let a log record break the compile
+        for hooks in sinks:
+            hooks.raw.diag("hook_failed", f"a structured-trace record could not be read ({type(e).__name__}: {e})")
+        return
+    _each("reading a structured-trace record", _trace_record, md, payload)
+
+
+class _TraceHandler(logging.Handler):
+    """Makes torch emit its structured trace (it does only while ``torch.__trace`` has a handler). The records
+    reach the lens through ``_trace_debug``; this handler sees only those that take another path."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        _take_record(getattr(record, "metadata", None), getattr(record, "payload", None))
 
 
 def _install_trace(stack: contextlib.ExitStack) -> None:
     logger = logging.getLogger("torch.__trace")
     handler = _TraceHandler(level=logging.DEBUG)
+    handler.emit = invisible(handler.emit)
     old_propagate = logger.propagate
+    had_debug = "debug" in vars(logger)
+    old_debug = logger.debug
+
+    def trace_debug(msg: Any, *args: Any, **kwargs: Any) -> None:
+        """``trace_log.debug`` as torch's ``trace_structured`` calls it: the record comes straight to the lens
+        (no logging frames, no LogRecord); other handlers (the user's TORCH_TRACE) still get it as before."""
+        extra = kwargs.get("extra") or {}
+        if any(h is not handler for h in logger.handlers):
+            kwargs["stacklevel"] = kwargs.get("stacklevel", 1) + 1
+            old_debug(msg, *args, **kwargs)  # every handler, ours included, as logging does it
+            return
+        _take_record(extra.get("metadata"), extra.get("payload"))
+
     logger.addHandler(handler)
     logger.propagate = False  # the records are ours: they must not reach the user's root handlers
+    logger.debug = invisible(trace_debug)
 
     def restore() -> None:
         logger.removeHandler(handler)
         if logger.propagate is False:
             logger.propagate = old_propagate
+        if had_debug:
+            logger.debug = old_debug
+        else:
+            vars(logger).pop("debug", None)
 
     stack.callback(restore)
+    # compiled autograd emits its records while dynamo's frame hook is on: torch's own work for them (the
+    # payload's JSON) must not be offered to dynamo either
+    try:
+        from torch._dynamo import compiled_autograd
+    except ImportError:
+        return
+    if callable(getattr(compiled_autograd, "trace_structured", None)):
+        patch_attr(stack, compiled_autograd, "trace_structured", invisible(compiled_autograd.trace_structured))
 
 
 # scheduler -----------------------------------------------------------------------------------

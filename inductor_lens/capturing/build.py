@@ -67,9 +67,13 @@ def _localized(value: Any, cells: dict[str, Cell]) -> Any:
 
 
 def _cid(md: dict) -> Optional[str]:
+    """A record's compile id as torch spells it (``CompileId.__str__``): ``0/1``, ``0/1_2`` (a restart),
+    ``!0/1/0`` (a graph of compiled autograd, whose id leads)."""
     if "frame_id" not in md:
         return None
     cid = f"{md['frame_id']}/{md.get('frame_compile_id', 0)}"
+    if md.get("compiled_autograd_id") is not None:
+        cid = f"!{md['compiled_autograd_id']}/{cid}"
     if md.get("attempt"):
         cid += f"_{md['attempt']}"
     return cid
@@ -559,6 +563,26 @@ def _trigger(rec: RawGraph, window: Optional[RawWindow], trace: _Trace, t0: floa
     return Trigger(kind=kind, reason=reason, user_stack=user_stack, time_us=time_us)
 
 
+#: The frame of a compiled-autograd graph: no user frame was traced, the autograd graph of a .backward() was
+CA_FRAME = "backward (compiled autograd)"
+
+
+def _compiled_autograd(cid: str) -> bool:
+    """Compiled autograd's graphs have ids ``!A/F/N`` (torch's CompileId with a compiled_autograd_id)."""
+    return str(cid).startswith("!")
+
+
+def _ca_trigger(window: Optional[RawWindow], trace: _Trace, t0: float, cid: str) -> Trigger:
+    user_stack = _frames(window.user_stack) if window else []
+    return Trigger(
+        kind="compiled_autograd",
+        user_stack=user_stack or trace.dynamo_start_stack(cid),
+        time_us=round(window.start_us - t0, 1) if window else None,
+        reason="compiled autograd (torch._dynamo.config.compiled_autograd) traced the whole autograd graph of "
+        "a .backward() call and Inductor compiled it there, at that call",
+    )
+
+
 def _frame_name(trace: _Trace, cid: str) -> str:
     for md in trace.metadata("compilation_metrics", cid):
         name = md["compilation_metrics"].get("co_name")
@@ -674,13 +698,18 @@ def _compile(
     b = _GraphBuilder(raw, rec, trace, diagnostics)
     kernels, node_kernel = b.kernels()
     dyn = raw.dynamo_graphs.get(rec.compile_id) or raw.dynamo_graphs.get(_base_cid(rec.compile_id))
-    dyn_roles, post_roles = _input_roles(dyn, rec.post_grad_nodes, rec.graph_kind)
+    dyn_roles, post_roles = _input_roles(
+        dyn, rec.post_grad_nodes, "inference" if _compiled_autograd(rec.compile_id) else rec.graph_kind
+    )
     graph_nodes = _graph_nodes(rec.post_grad_nodes, post_roles)
     fx_modules = {n.name: n.module_stack for n in graph_nodes}
-    frame = _frame_name(trace, rec.compile_id) if not rec.aot else AOT_FRAME
+    ca = _compiled_autograd(rec.compile_id)
+    frame = AOT_FRAME if rec.aot else CA_FRAME if ca else _frame_name(trace, rec.compile_id)
     window = _window_for(rec, windows, starts)
     trigger = (
-        _trigger(rec, window, trace, raw.t0_us, frame)
+        _ca_trigger(window, trace, raw.t0_us, rec.compile_id)
+        if ca and not rec.aot
+        else _trigger(rec, window, trace, raw.t0_us, frame)
         if not rec.aot
         else Trigger(
             kind="unknown",

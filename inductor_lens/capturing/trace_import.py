@@ -182,6 +182,8 @@ class _RawFromTrace:
             kind = "backward"  # no AOT graph waiting: the backward of a forward compiled before
         else:
             kind = "inference"
+        if str(cid).startswith("!"):  # compiled autograd's graph is the whole backward (AOT logs inference)
+            kind = "backward"
         rec = RawGraph(key=len(self.raw.graphs), compile_id=cid, graph_kind=kind, start_us=t)
         rec.output_code = payload or ""
         text = self.post_grad_text.pop(cid, "")

@@ -58,7 +58,8 @@ class Trigger:
     """What made Inductor compile: the call of the user's code that started it.
 
     ``kind`` is ``first_call`` (dynamo traced a frame for the first time), ``recompile``
-    (a guard failed; ``reason`` spells it out), ``lazy_backward`` (the backward graph is
+    (a guard failed; ``reason`` spells it out), ``compiled_autograd`` (compiled autograd traced the whole autograd graph of a ``.backward()`` call:
+    ids ``!A/F/N``, ``graph_kind`` ``backward``), ``lazy_backward`` (the backward graph is
     compiled at the first ``.backward()``), or ``unknown``.
     """
 

@@ -71,7 +71,7 @@ export function renderTimeline(el, report, state, actions) {
     );
   if (first)
     words.push(
-      `Inductor first ran at ${fmtUs(first.trigger.time_us)}, when the compiled function was called (${first.trigger.kind}${lastUserFrame(first.trigger.user_stack) ? ": " + lastUserFrame(first.trigger.user_stack) : ""}).`,
+      `Inductor first ran at ${fmtUs(first.trigger.time_us)}, when the compiled function was called${lastUserFrame(first.trigger.user_stack) ? " (" + lastUserFrame(first.trigger.user_stack) + ")" : ""}: ${first.trigger.reason}.`,
     );
   el.appendChild(h("p", { class: "il-tl-words" }, words.join(" ") || "No timing was recorded."));
   const zoomBox = h("input", { type: "checkbox", "data-role": "timeline-all" });

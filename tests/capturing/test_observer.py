@@ -9,8 +9,10 @@ report must hold exactly the compiles torch made.
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import logging
+import os
 import re
 
 import pytest
@@ -312,3 +314,90 @@ def test_the_capture_compiles_the_same_code_and_leaves_no_folders_in_the_inducto
             torch.compile(models.sin_cos)(x)
         assert code(again.report.compiles[0].output_code) == plain_code  # compiled again, not a cache hit
     assert temp_folders() == before
+
+
+def _frames_offered_to_dynamo(monkeypatch, run) -> collections.Counter:
+    """The frames dynamo's frame hook was offered while ``run()`` ran, by file (torch's skip check sees each)."""
+    import torch._dynamo.trace_rules as trace_rules
+
+    seen: collections.Counter = collections.Counter()
+    original = trace_rules.check_verbose
+
+    def spy(obj, is_inlined_call=False, *args, **kwargs):
+        if not is_inlined_call:
+            code = getattr(obj, "f_code", obj)
+            name = str(getattr(code, "co_filename", code))  # generated code is numbered per process
+            seen[re.sub(r"<eval_with_key>\.\d+", "<eval_with_key>", re.sub(r"0x[0-9a-f]+", "0x?", name))] += 1
+        return original(obj, is_inlined_call, *args, **kwargs)
+
+    monkeypatch.setattr(trace_rules, "check_verbose", spy)
+    try:
+        run()
+    finally:
+        monkeypatch.undo()
+    return seen
+
+
+def test_compiled_autograd_never_offers_dynamo_a_frame_of_the_lens_and_names_the_backward(monkeypatch):
+    """With compiled autograd, Inductor compiles inside ``.backward()``, while dynamo's frame hook is on: the
+    lens's callbacks run there. Dynamo must never be offered a frame of the lens, nor any frame beyond those
+    that torch's own structured trace costs (a plain handler on ``torch.__trace``, as TORCH_TRACE has)."""
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(8, 16), torch.nn.ReLU(), torch.nn.Linear(16, 4))
+    x = torch.randn(4, 8)
+
+    def step():
+        model.zero_grad()
+
+        @torch.compile
+        def train(x):
+            loss = model(x).sum()
+            loss.backward()
+            return loss
+
+        return train(x).detach(), [p.grad.clone() for p in model.parameters()]
+
+    def plain():
+        torch._dynamo.reset()
+        return step()
+
+    trace_log = logging.getLogger("torch.__trace")
+    handler = logging.NullHandler()
+
+    def with_trace_handler():
+        trace_log.addHandler(handler)
+        try:
+            return plain()
+        finally:
+            trace_log.removeHandler(handler)
+
+    results = {}
+
+    def lensed():
+        with inductor_lens.capture() as cap:
+            results["lens"] = step()
+        results["report"] = cap.report
+
+    with torch._dynamo.config.patch(compiled_autograd=True):
+        plain()  # warm: the first run imports what it needs (those imports' frames are offered too)
+        base = _frames_offered_to_dynamo(monkeypatch, lambda: results.setdefault("plain", plain()))
+        traced = _frames_offered_to_dynamo(monkeypatch, with_trace_handler)
+        lens = _frames_offered_to_dynamo(monkeypatch, lensed)
+    lens_dir = os.path.dirname(os.path.abspath(inductor_lens.__file__))
+    assert not [f for f in lens if f.startswith(lens_dir)], "dynamo was offered frames of the lens"
+    assert not [f for f in lens if f.endswith("/logging/__init__.py") and lens[f] > base.get(f, 0)]
+    beyond = {f: n - max(base.get(f, 0), traced.get(f, 0)) for f, n in lens.items()}
+    assert not {f: n for f, n in beyond.items() if n > 0}, "frames offered beyond torch's own trace"
+    # the same compiles, the same results
+    loss_plain, grads_plain = results["plain"]
+    loss_lens, grads_lens = results["lens"]
+    assert torch.equal(loss_plain, loss_lens) and all(torch.equal(a, b) for a, b in zip(grads_plain, grads_lens))
+    report = results["report"]
+    ca = [c for c in report.compiles if c.compile_id.startswith("!")]
+    assert len(ca) == 1, [c.id for c in report.compiles]
+    (c,) = ca
+    assert c.graph_kind == "backward" and c.trigger.kind == "compiled_autograd"
+    assert c.frame == "backward (compiled autograd)" and c.label.startswith("backward(): backward graph")
+    assert c.trigger.user_stack and c.trigger.user_stack[-1].code == "loss.backward()"
+    # the structured trace's records of compiled autograd (ids "!A/F/N") join its graph
+    assert c.kernels and c.graphs["post_grad"].code and c.guards and c.phases
