@@ -280,6 +280,8 @@ class Hooks:
         if key is not None:
             for rec in reversed(self.raw.graphs):
                 if rec.key == key:
+                    if not rec.outputs_read:
+                        self._read_outputs(rec, g)
                     return rec
         with self._lock:
             key = self._next_key
@@ -300,6 +302,7 @@ class Hooks:
             graph_kind=kind,
             start_us=now_us(),
             aot=bool(getattr(g, "aot_mode", False)),
+            loaded=False,
         )
         try:
             rec.post_grad_nodes = fx_graph_nodes(g.module)
@@ -309,19 +312,30 @@ class Hooks:
             )
         rec.graph_inputs = [str(n) for n in getattr(g, "graph_input_names", None) or list(g.graph_inputs)]
 
-        def outputs() -> None:
-            for o in g.graph_outputs:
-                try:
-                    rec.graph_outputs.append(o.get_name())
-                except (AttributeError, NotImplementedError):
-                    continue  # a constant output (NoneAsConstantBuffer...) names no buffer
-
-        self._guarded(f"reading the outputs of graph {rec.compile_id}", outputs)
+        self._read_outputs(rec, g)
         device = getattr(g, "device_types", None)
         if device:
             self.raw.device = ",".join(sorted(d for d in device if d != "meta")) or self.raw.device
         self.raw.graphs.append(rec)
         return rec
+
+    def _read_outputs(self, rec: RawGraph, g: Any) -> None:
+        """The graph's output buffers, once lowering has made them: a hook can see a graph earlier (autotuning
+        during lowering, under freezing or max-autotune), and then the next hook reads them."""
+        if not hasattr(g, "graph_outputs"):
+            return
+
+        def outputs() -> None:
+            names = []
+            for o in g.graph_outputs:
+                try:
+                    names.append(o.get_name())
+                except (AttributeError, NotImplementedError):
+                    continue  # a constant output (NoneAsConstantBuffer...) names no buffer
+            rec.graph_outputs[:] = names
+
+        rec.outputs_read = True
+        self._guarded(f"reading the outputs of graph {rec.compile_id}", outputs)
 
     def _collect_runtime(self) -> None:
         """After the block ran: the launch config each Triton kernel's autotuner picked."""
@@ -772,6 +786,9 @@ def _install_module_hook(stack: contextlib.ExitStack) -> None:
         key = getattr(graph, hooks._key_attr, None)
         if key is not None:
             hooks._modules[key] = mod
+            for rec in hooks.raw.graphs:
+                if rec.key == key:
+                    rec.loaded = True
 
     @functools.wraps(original)
     def compile_to_module(graph, *args, **kwargs):

@@ -414,9 +414,12 @@ class _GraphBuilder:
         extern kernel. ``metadata.autotune = {op, fastest, choices: [{name, description, time_ms}]}``; which
         choice the kernel came from (``chosen``) is worked out by ``_finish``."""
         reads = {fn.name: set(fn.reads) for fn in self.rec.post_fusion}
+        read_anywhere = set().union(*reads.values()) if reads else set()
         used: set[str] = set()
         for tune in self.rec.autotune:
-            inputs = set(tune.get("inputs") or [])
+            # inputs no fused node reads as a buffer are constants (frozen parameters, packed weights under
+            # freezing): the kernel reads them too, but not as a scheduler buffer
+            inputs = set(tune.get("inputs") or []) & read_anywhere
             for k in kernels:
                 if k.name in used:
                     continue
@@ -731,7 +734,16 @@ def _compile(
     graphs["post_grad"] = Graph(nodes=graph_nodes, code=str(post_codes[idx]) if idx < len(post_codes) else "")
     guards = trace.payloads("dynamo_cpp_guards_str", rec.compile_id) or trace.payloads("dynamo_guards", rec.compile_id)
     reasons = [readable_reasons(p) for p in trace.payloads("recompile_reasons", rec.compile_id) if p]
-    return finish_compile(
+    complete = rec.loaded is not False or rec.aot  # AOTInductor packages its module, never loading it here
+    if not complete:
+        diagnostics.append(
+            Diagnostic(
+                "compile_incomplete",
+                f"{rec.compile_id} {rec.graph_kind} did not finish (interrupted, or it raised): its "
+                f"{len(kernels)} kernel(s) were generated, but torch never loaded them",
+            )
+        )
+    compiled = finish_compile(
         Compile(
             id=cid,
             compile_id=rec.compile_id,
@@ -748,8 +760,10 @@ def _compile(
             graph_inputs=rec.graph_inputs,
             graph_outputs=rec.graph_outputs,
             guards=str(guards[-1]) if guards else "",
+            complete=complete,
         )
     )
+    return compiled if complete else dataclasses.replace(compiled, label=f"{compiled.label} (did not finish)")
 
 
 def _graph_breaks(trace: _Trace) -> list[GraphBreak]:

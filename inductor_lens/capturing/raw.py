@@ -56,6 +56,8 @@ class RawGraph:
     output_code: str = ""
     graph_inputs: list[str] = field(default_factory=list)
     graph_outputs: list[str] = field(default_factory=list)
+    loaded: Optional[bool] = None  # the compiled module was loaded (None: not known, as in a trace import)
+    outputs_read: bool = False  # graph_outputs read (lowering had made them when a hook saw the graph)
     autotune: list[dict] = field(default_factory=list)  # {op, inputs, choices: [{name, time_ms}]}
     runtime: dict[str, dict] = field(default_factory=dict)  # kernel name -> launch metadata after running
     aot: bool = False  # an AOTInductor compile (aot_mode)

@@ -247,6 +247,9 @@ class Compile:
     graph_inputs: list[str] = field(default_factory=list)
     graph_outputs: list[str] = field(default_factory=list)
     guards: str = ""
+    #: ``False`` when the compile never finished (Ctrl-C during the C++ build, or it raised): the kernels
+    #: were generated, but torch never loaded them, so this graph never ran compiled.
+    complete: bool = True
 
     def kernel(self, name: str) -> Kernel:
         """The kernel called ``name``; ``KeyError`` names the ones there are."""
@@ -322,6 +325,8 @@ DIAGNOSTIC_CODES = {
     "other_backend": "torch.compile() used a backend other than inductor",
     "source_missing": "a kernel's source or node links are missing",
     "autotune_unlinked": "autotuning results could not be tied to a kernel",
+    "compile_incomplete": "a compile did not finish (interrupted, or it raised): its kernels were generated but "
+    "never loaded",
     "backward_failed": "the backward pass could not run; the forward report is kept",
     "profile_failed": "profiling failed or some kernels have no measured time",
     "profile_missing": "the profiler saw no event for some kernels: they have no measured time",

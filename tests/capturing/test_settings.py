@@ -1,0 +1,63 @@
+"""Settings users bring (issue 22): each captured for real, on the CPU, and checked against torch's own record."""
+
+from __future__ import annotations
+
+import re
+
+import torch
+
+import inductor_lens
+
+
+def _returned_buffers(output_code: str) -> list[str]:
+    """The names the compiled module's ``call()`` returns, read from torch's output code."""
+    (ret,) = re.findall(r"^        return \(([^)]*)\)", output_code, flags=re.M)[:1]
+    return [name.strip() for name in ret.split(",") if name.strip()]
+
+
+def test_cpu_inference_under_freezing_and_max_autotune_keeps_its_outputs_and_its_autotuning():
+    """``mode="max-autotune-no-cudagraphs"`` + ``freezing`` + ``no_grad``: autotuning runs during lowering,
+    before the graph has outputs; the capture used to fail reading them (``hook_failed``)."""
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(16, 32), torch.nn.ReLU(), torch.nn.Linear(32, 8)).eval()
+    x = torch.randn(4, 16)
+    with torch.no_grad():
+        expected = model(x)
+        with torch._inductor.config.patch(freezing=True), inductor_lens.capture() as cap:
+            out = torch.compile(model, mode="max-autotune-no-cudagraphs")(x)
+    torch.testing.assert_close(out, expected)
+    report = cap.report
+    assert not [d for d in report.diagnostics if d.code in ("hook_failed", "autotune_unlinked")], report.diagnostics
+    (c,) = report.compiles
+    assert c.graph_outputs == _returned_buffers(c.output_code)
+    tuned = [k for k in c.kernels if (k.metadata or {}).get("autotune")]
+    assert tuned and all(k.metadata["autotune"]["op"] == "packed_linear" for k in tuned)
+
+
+def test_a_compile_interrupted_before_its_module_loaded_is_marked_incomplete(monkeypatch):
+    """Ctrl-C during the C++ build (here: at the load of the compiled module, where the builds are waited
+    for): the kernels were generated but never ran; the report must not show the compile as complete."""
+    from torch._inductor import codecache
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    x = torch.randn(64)
+    cap = inductor_lens.capture()
+    try:
+        with cap:
+            monkeypatch.setattr(codecache.PyCodeCache, "load_by_key_path", interrupted)
+            torch.compile(lambda t: torch.sin(t) ** 2 + torch.cos(t) ** 2)(x)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        monkeypatch.undo()
+    (c,) = cap.report.compiles
+    assert c.kernels and not c.complete and c.label.endswith("(did not finish)")
+    assert [d.code for d in cap.report.diagnostics].count("compile_incomplete") == 1
+    # and a compile that finished says nothing of the kind
+    with inductor_lens.capture() as ok:
+        torch.compile(lambda t: torch.sin(t) + 1)(x)
+    assert all(c.complete for c in ok.report.compiles) and "compile_incomplete" not in [
+        d.code for d in ok.report.diagnostics
+    ]
