@@ -817,6 +817,7 @@ def _install_torch_compile(stack: contextlib.ExitStack) -> None:
                 "time_us": now_us(),
                 "user_stack": user_frames(frames, hooks._prefixes),
                 "has_generate": has_generate,
+                "arg_names": _arg_names(model),
             }
         )
 
@@ -828,6 +829,20 @@ def _install_torch_compile(stack: contextlib.ExitStack) -> None:
         return original(model, *args, **kwargs)
 
     patch_attr(stack, torch, "compile", compile)
+
+
+def _arg_names(model: Any) -> list[str]:
+    """The names of the positional parameters of what ``torch.compile`` wraps (a module's ``forward`` without
+    ``self``), so that a graph input read from a wrapper's ``*args`` can be called by the user's name."""
+    import inspect as pyinspect
+
+    target = getattr(model, "forward", model) if model is not None else None
+    try:
+        params = pyinspect.signature(target).parameters.values()
+    except (TypeError, ValueError):
+        return []
+    kinds = (pyinspect.Parameter.POSITIONAL_ONLY, pyinspect.Parameter.POSITIONAL_OR_KEYWORD)
+    return [p.name for p in params if p.kind in kinds]
 
 
 #: (module, class) of what ``torch.compile(module)`` returns, for IPython's lazy by-name formatters

@@ -30,7 +30,7 @@ from ..report.model import (
     Report,
     Trigger,
 )
-from ..report.rules import readable_reasons, source_role
+from ..report.rules import MODULE_ROOT_ARG, readable_reasons, source_role
 from .artifacts import READERS, record_kind
 from .parse import (
     clean_module_path,
@@ -218,7 +218,29 @@ def _graph_nodes(nodes: list[dict], roles: Optional[dict[str, tuple[str, str]]] 
     return out
 
 
-def _input_roles(dynamo: Optional[list[dict]], post: list[dict], graph_kind: str) -> tuple[dict, dict]:
+def _wrapped_module(dynamo: Optional[list[dict]]) -> bool:
+    """The traced frame is a wrapper whose ``*args`` start with the module (``wrapped_func(*args, **kwargs)``
+    of transformers 5 around ``forward``): its parameters' sources go through ``L['args'][0]``."""
+    return any(
+        n["op"] == "placeholder"
+        and MODULE_ROOT_ARG.match(str(n.get("source", "")))
+        and source_role(str(n.get("source", "")))[0] in ("parameter", "buffer")
+        for n in dynamo or []
+    )
+
+
+def _user_arg_name(display: str, arg_names: list[str]) -> str:
+    """``args[1]`` of a wrapper around ``forward(self, input_ids, ...)`` -> ``input_ids``."""
+    m = re.fullmatch(r"args\[(\d+)\](.*)", display)
+    if not m or not arg_names:
+        return display
+    i = int(m.group(1)) - 1  # args[0] is the module (self)
+    return arg_names[i] + m.group(2) if 0 <= i < len(arg_names) else display
+
+
+def _input_roles(
+    dynamo: Optional[list[dict]], post: list[dict], graph_kind: str, arg_names: Optional[list[str]] = None
+) -> tuple[dict, dict]:
     """What each graph input is: ``{name: (role, display name)}`` for the dynamo graph and the post-grad one.
 
     Dynamo's placeholders carry their source (``L['self']._modules['fc1']._parameters['weight']``); AOT
@@ -227,9 +249,12 @@ def _input_roles(dynamo: Optional[list[dict]], post: list[dict], graph_kind: str
     forward activations saved for it."""
     dyn_roles: dict[str, tuple[str, str]] = {}
     sources = []
+    wrapped = _wrapped_module(dynamo)
     for n in dynamo or []:
         if n["op"] == "placeholder":
             rd = source_role(n.get("source", ""))
+            if wrapped and rd[0] == "input":
+                rd = (rd[0], _user_arg_name(rd[1], arg_names or []))
             sources.append(rd)
             if rd[0]:
                 dyn_roles[n["name"]] = rd
@@ -586,6 +611,12 @@ def _ca_trigger(window: Optional[RawWindow], trace: _Trace, t0: float, cid: str)
     )
 
 
+def _call_arg_names(raw: Raw) -> list[str]:
+    """The positional parameter names of what ``torch.compile`` wrapped, when every call agrees on them."""
+    names = {tuple(c.get("arg_names") or ()) for c in raw.compile_calls} - {()}
+    return list(next(iter(names))) if len(names) == 1 else []
+
+
 def _frame_name(trace: _Trace, cid: str) -> str:
     for md in trace.metadata("compilation_metrics", cid):
         name = md["compilation_metrics"].get("co_name")
@@ -702,12 +733,17 @@ def _compile(
     kernels, node_kernel = b.kernels()
     dyn = raw.dynamo_graphs.get(rec.compile_id) or raw.dynamo_graphs.get(_base_cid(rec.compile_id))
     dyn_roles, post_roles = _input_roles(
-        dyn, rec.post_grad_nodes, "inference" if _compiled_autograd(rec.compile_id) else rec.graph_kind
+        dyn,
+        rec.post_grad_nodes,
+        "inference" if _compiled_autograd(rec.compile_id) else rec.graph_kind,
+        _call_arg_names(raw),
     )
     graph_nodes = _graph_nodes(rec.post_grad_nodes, post_roles)
     fx_modules = {n.name: n.module_stack for n in graph_nodes}
     ca = _compiled_autograd(rec.compile_id)
     frame = AOT_FRAME if rec.aot else CA_FRAME if ca else _frame_name(trace, rec.compile_id)
+    if frame and not rec.aot and not ca and frame != "forward" and _wrapped_module(dyn):
+        frame = f"forward (via the {frame} decorator)"  # transformers 5 wraps forward in wrapped_func
     window = _window_for(rec, windows, starts)
     trigger = (
         _ca_trigger(window, trace, raw.t0_us, rec.compile_id)

@@ -9,7 +9,7 @@ import re
 from typing import Optional
 
 from ..report.model import Frame
-from ..report.rules import parse_size_hints
+from ..report.rules import MODULE_ROOT_ARG, parse_size_hints
 
 _FRAME_RE = re.compile(r'^\s*File "(?P<file>.+?)", line (?P<line>\d+), in (?P<func>.+?)\s*$')
 
@@ -171,7 +171,8 @@ _MODULE_KEY_RE = re.compile(r"""\._modules\[['"]([^'"]+)['"]\]|\[['"]([^'"]+)['"
 
 def clean_module_path(path: str) -> str:
     """``L['self'].layers[0]._modules['mlp']`` -> ``layers.0.mlp`` (the nn.Module's qualified name)."""
-    path = re.sub(r"^(L|G)\[['\"][^'\"]+['\"]\]\.?", "", path.strip())
+    path = MODULE_ROOT_ARG.sub("", path.strip())  # ``L['args'][0]._modules[...]``: a decorator wrapper's module
+    path = re.sub(r"^(L|G)\[['\"][^'\"]+['\"]\]\.?", "", path)
     path = re.sub(r"^self\.", "", path)
 
     def repl(m: re.Match) -> str:

@@ -241,6 +241,12 @@ def unique_stacks(stacks: Iterable[list]) -> list[list]:
     return out
 
 
+#: ``L['args'][0]`` where it holds the module: a decorator's ``wrapped_func(*args, **kwargs)`` around ``forward``
+#: (transformers 5 wraps every model's forward so) passes the module as its first positional argument.
+#: Apply it only to what is known to be a module or to hang off one (a parameter's source, a module path).
+MODULE_ROOT_ARG = re.compile(r"^L\[['\"]args['\"]\]\[0\](?=\.|$)")
+
+
 def source_role(source: str) -> tuple[str, str]:
     """``(role, display_name)`` of a dynamo graph input from its source:
     ``L['self']._modules['fc1']._parameters['weight']`` -> ``("parameter", "fc1.weight")``, ``L['x']`` ->
@@ -250,8 +256,12 @@ def source_role(source: str) -> tuple[str, str]:
         return "", ""
     role = "parameter" if "_parameters[" in s else "buffer" if "_buffers[" in s else "input"
     if role == "input":
+        m = re.match(r"^L\[['\"]kwargs['\"]\]\[['\"]([^'\"]+)['\"]\](.*)$", s)  # a keyword argument: its name
+        if m:
+            return role, m.group(1) + m.group(2)
         m = re.match(r"^L\[['\"]([^'\"]+)['\"]\](.*)$", s)
         return role, (m.group(1) + m.group(2)) if m else s
+    s = MODULE_ROOT_ARG.sub("", s)  # the module is the first of a wrapper's *args: it is the root
     path = re.sub(r"^(L|G)\[['\"][^'\"]+['\"]\]", "", s)
     path = re.sub(r"\._(modules|parameters|buffers)\[['\"]([^'\"]+)['\"]\]", r".\2", path)
     path = re.sub(r"\[['\"]([^'\"]+)['\"]\]|\[(\d+)\]", lambda m: "." + (m.group(1) or m.group(2)), path)

@@ -61,3 +61,25 @@ def test_a_compile_interrupted_before_its_module_loaded_is_marked_incomplete(mon
     assert all(c.complete for c in ok.report.compiles) and "compile_incomplete" not in [
         d.code for d in ok.report.diagnostics
     ]
+
+
+def test_a_transformers_model_is_named_with_its_own_module_paths_and_argument_names():
+    """transformers 5 wraps each model's forward in a decorator (``wrapped_func(*args, **kwargs)``): the
+    compile was named ``wrapped_func()``, paths ``0.model.layers.0``, the user's ``input_ids`` ``args[1]``."""
+    transformers = __import__("pytest").importorskip("transformers")
+    cfg = transformers.LlamaConfig(
+        vocab_size=64, hidden_size=16, intermediate_size=32, num_hidden_layers=1, num_attention_heads=2,
+        num_key_value_heads=1, max_position_embeddings=32,
+    )  # fmt: skip
+    torch.manual_seed(0)
+    model = transformers.LlamaForCausalLM(cfg).eval()
+    ids = torch.randint(0, 64, (1, 8))
+    with torch.no_grad():
+        report = inductor_lens.inspect(model, ids)
+    (c,) = report.compiles
+    assert c.frame_label.startswith("forward()") and "wrapped_func" not in c.label
+    inputs = {n.display_name: n.role for n in c.graphs["dynamo"].nodes if n.op == "placeholder"}
+    assert inputs["input_ids"] == "input"
+    assert inputs["model.embed_tokens.weight"] == "parameter" and "lm_head.weight" in inputs
+    paths = {p for n in c.fused_nodes for p in n.module_stack}
+    assert "model.layers.0.mlp" in paths and not [p for p in paths if p.startswith("0.")], sorted(paths)

@@ -347,7 +347,7 @@ def test_derive_helpers():
     )
     assert d.source_role("L['self']._modules['bn']._buffers['running_mean']") == ("buffer", "bn.running_mean")
     assert d.source_role("L['x']") == ("input", "x")
-    assert d.source_role("L['kwargs']['cache']") == ("input", "kwargs['cache']")
+    assert d.source_role("L['kwargs']['cache']") == ("input", "cache")  # a keyword argument: its name
     assert (
         d.short_op("aten._scaled_dot_product_efficient_attention.default") == "_scaled_dot_product_efficient_attention"
     )
@@ -369,3 +369,16 @@ def test_a_clone_in_a_folder_named_inductor_lens_keeps_the_users_frames_the_user
         frame_stage(f"{clone}/.venv/lib/python3.11/site-packages/torch/_inductor/scheduler.py", "fuse_nodes")
         == "scheduler"
     )
+
+
+def test_names_read_through_a_decorator_wrapper_that_passes_the_module_in_args():
+    """transformers 5 wraps forward in ``wrapped_func(*args, **kwargs)``: the module is ``args[0]``."""
+    from inductor_lens.report.rules import source_role
+
+    assert source_role("L['args'][0]._modules['model']._parameters['weight']") == ("parameter", "model.weight")
+    assert source_role("L['kwargs']['labels']") == ("input", "labels")
+    assert source_role("L['args'][1]") == ("input", "args[1]")  # named from forward's signature by the capture
+    assert source_role("L['args'][0]") == ("input", "args[0]")  # a plain f(*args): a tensor, not a module
+    assert parse.clean_module_path("L['args'][0].model.layers[0]") == "model.layers.0"
+    assert parse.clean_module_path("L['args'][0]._modules['model']") == "model"
+    assert parse.clean_module_path("L['self'].layers[0]._modules['mlp']") == "layers.0.mlp"
