@@ -65,7 +65,7 @@ def test_training_report_launch_metadata_profile_colouring_and_top_kernels(tmp_p
     # nothing selected: the top-kernels table lists the report's kernels by time, longest first
     top = page.locator('[data-role="top-kernels"] tbody tr')
     expected = sorted(
-        ((k.profile["total_us"], k.name, c.id) for c in report.compiles for k in c.kernels if k.profile), reverse=True
+        ((k.profile.total_us, k.name, c.id) for c in report.compiles for k in c.kernels if k.profile), reverse=True
     )
     assert top.count() == min(12, len(expected))
     got = [(r.get_attribute("data-kernel"), r.get_attribute("data-compile")) for r in top.all()]
@@ -113,7 +113,7 @@ def test_training_report_launch_metadata_profile_colouring_and_top_kernels(tmp_p
     assert facts["size hints"] == ", ".join(f"{a}={b}" for a, b in hints.items())
     assert "compile time" in facts and "shared memory" in facts
     prof = page.locator('[data-role="profile"]').inner_text()
-    assert f"{kernel.profile['share'] * 100:.1f}"[:3] in prof and "per run" in prof
+    assert f"{kernel.profile.share * 100:.1f}"[:3] in prof and "per run" in prof
 
     # an extern kernel shows the library function it calls
     ext_node, ext = next(
