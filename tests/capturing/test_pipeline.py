@@ -71,3 +71,24 @@ def test_a_fullgraph_error_that_leaves_the_capture_is_not_said_to_run_eagerly():
     with inductor_lens.capture() as cap:
         torch.compile(f)(torch.ones(2))
     assert not {"compile_raised", "eager_fallback"} & {d.code for d in cap.report.diagnostics}
+
+
+def test_autotune_results_go_on_a_new_kernel_never_into_a_built_one():
+    from inductor_lens.capturing.build import _GraphBuilder
+    from inductor_lens.capturing.raw import Raw, RawGraph, RawSchedNode
+    from inductor_lens.report.model import Kernel
+
+    node = RawSchedNode("op0", "extern", ["mm"], ["mm"], reads=["a", "b"], writes=["buf0"], outputs=["buf0"])
+    rec = RawGraph(key=0, compile_id="0/0", graph_kind="inference", start_us=0.0, post_fusion=[node])
+    rec.autotune = [{"op": "mm", "inputs": ["a", "b"], "choices": [{"name": "triton_mm_1", "time_ms": 0.01}]}]
+    rec.autotune.append({"op": "addmm", "inputs": ["c"], "choices": []})  # reads of no kernel: a diagnostic
+    diagnostics: list = []
+    built = Kernel(name="extern_kernels.mm[buf0]", language="extern", source="", fused_nodes=["op0"])
+    kernels = _GraphBuilder(Raw(t0_us=0.0), rec, None, diagnostics)._attach_autotune([built])
+    assert built.metadata == {}, "the built kernel was changed in place"
+    assert kernels[0].metadata["autotune"] == {
+        "op": "mm",
+        "fastest": "triton_mm_1",
+        "choices": [{"name": "triton_mm_1", "time_ms": 0.01}],
+    }
+    assert [d.code for d in diagnostics] == ["autotune_unlinked"]
