@@ -58,9 +58,7 @@ def test_training_report_launch_metadata_profile_colouring_and_top_kernels(tmp_p
     assert _fill(page, hot) != _fill(page, cold), "boxes of 100x different time share look the same"
     # each box shows its time (the same text as the panel's)
     label = page.locator(f'[data-view="fusion"] [data-node="{hot}"] text').all_text_contents()
-    assert any(
-        f"({times[hot].share * 100:.1f}%)" in t or f"({times[hot].share * 100:.0f}%)" in t for t in label
-    ), label
+    assert any(f"({times[hot].share * 100:.1f}%)" in t or f"({times[hot].share * 100:.0f}%)" in t for t in label), label
 
     # nothing selected: the top-kernels table lists the report's kernels by time, longest first
     top = page.locator('[data-role="top-kernels"] tbody tr')
