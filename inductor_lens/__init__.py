@@ -20,7 +20,8 @@ Importing it imports neither torch nor the widget machinery.
 from ._version import __version__
 from .analysis.diff import ReportDiff, diff
 from .analysis.job import Job, load_job
-from .capturing.session import CaptureError, capture, inspect, profile, time_kernels
+from .capturing.pipeline import inspect
+from .capturing.session import CaptureError, capture, profile, time_kernels
 from .report import hooks as _hooks
 from .report.model import SCHEMA_VERSION, Diagnostic, Report, ReportError, load
 

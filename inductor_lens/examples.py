@@ -89,9 +89,10 @@ def gpt2_inputs(batch: int = 2, seq: int = 32, vocab: int = 256, device: str = "
 def demo(on_event=None, profile=False):
     """The built-in example of ``inductor-lens demo``: the user's ``sin**2 + cos**2`` (one fused kernel) and a
     small MLP (extern matmuls beside fused kernels), captured in one report. The code lives here, in an
-    example module, so that its lines show as the user's code in the report. With ``profile``, each kernel's
-    time is measured afterwards (C++ kernels are compiled with kernel profiling so the profiler sees them)."""
-    from .capturing.session import capture, time_kernels
+    example module, so that its lines show as the user's code in the report. It runs through the run pipeline
+    (``capturing/pipeline.py``), as ``inspect`` does; with ``profile``, each kernel's time is measured
+    afterwards."""
+    from .capturing.pipeline import Run
 
     class SmallMLP(nn.Module):
         def __init__(self):
@@ -103,18 +104,17 @@ def demo(on_event=None, profile=False):
             return self.fc2(torch.relu(self.fc1(x))).softmax(-1)
 
     torch.manual_seed(0)
-    with capture(title="inductor-lens demo: sin(x)**2 + cos(x)**2, and a small MLP", on_event=on_event) as cap:
-        options = {"cpp.enable_kernel_profile": True} if profile else {}
-        compiled_f = torch.compile(sin_cos, options=options)  # only wraps sin_cos: nothing is compiled here
+    title = "inductor-lens demo: sin(x)**2 + cos(x)**2, and a small MLP"
+    run = Run(title=title, on_event=on_event, profile="calls" if profile else None, who="the demo")
+    with run:
+        compiled_f = torch.compile(sin_cos)  # only wraps sin_cos: nothing is compiled here
         x = torch.randn(1024)
         compiled_f(x)  # dynamo traces and Inductor compiles: one fused kernel
-        mlp = torch.compile(SmallMLP(), options=options)
+        mlp = torch.compile(SmallMLP())
         batch = torch.randn(4, 16)
         with torch.no_grad():
             mlp(batch)  # matmuls stay extern kernels; bias+relu, softmax fuse
-    report = cap.report
     if profile:
-        report = time_kernels(report, compiled_f, x)
-        with torch.no_grad():
-            report = time_kernels(report, mlp, batch)
-    return report
+        run.time_later(compiled_f, (x,))
+        run.time_later(mlp, (batch,), no_grad=True)
+    return run.finish()

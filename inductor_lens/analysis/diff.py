@@ -547,8 +547,7 @@ def _unit_time(f: Optional[_Features]) -> Optional[float]:
 
 
 def _time(k: Kernel) -> Optional[float]:
-    p = k.profile or {}
-    t = p.get("total_us")
+    t = k.profile.total_us if k.profile is not None else None
     return float(t) if isinstance(t, (int, float)) else None
 
 

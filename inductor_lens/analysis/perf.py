@@ -1,7 +1,8 @@
 """Measured time against the hardware: achieved throughput, fraction of peak, roll-ups. Torch-free.
 
-``inductor_lens._capture.kernel_timing`` measures (``Measured``); :func:`apply_profile` turns that, the kernels'
-``cost`` and the device's peaks into ``Kernel.profile`` and ``Report.profile`` (see docs/report-schema.md).
+``inductor_lens.capturing.kernel_timing`` measures (``Measured``); :func:`apply_profile` turns that, the kernels'
+``cost`` and the device's peaks into ``Kernel.profile`` (``KernelProfile``) and ``Report.profile``
+(``StepProfile``), see docs/report-schema.md.
 """
 
 from __future__ import annotations
@@ -12,7 +13,19 @@ import statistics
 from dataclasses import dataclass, field
 from typing import Optional
 
-from ..report.model import Compile, DeviceInfo, Kernel, Report
+from ..report.model import (
+    Compile,
+    DeviceInfo,
+    Kernel,
+    KernelProfile,
+    KindTime,
+    LineTime,
+    ModuleTime,
+    OffEstimate,
+    OpTime,
+    Report,
+    StepProfile,
+)
 from .devices import peak_dtype
 
 #: A kernel whose measured time is this many times off Inductor's own estimate (either way) is flagged.
@@ -157,9 +170,19 @@ def _kind_of(kernel: Kernel, compile: Compile) -> str:
     return kinds[0] if kinds else kernel.language
 
 
-def _rollup(rows: dict, total: float) -> list[dict]:
-    out = [dict(r, us=round(r["us"], 3), share=round(r["us"] / total, 4) if total else None) for r in rows.values()]
-    return sorted(out, key=lambda r: -r["us"])
+def _share(us: float, total: float) -> Optional[float]:
+    return round(us / total, 4) if total else None
+
+
+def _rollup(rows: dict, total: float, make) -> list:
+    """The rows of one roll-up, longest first: ``make(key, us, share, kernels)`` for each."""
+    out = [make(key, round(us, 3), _share(us, total), names) for key, (us, names) in rows.items()]
+    return sorted(out, key=lambda r: -r.us)
+
+
+def _add(rows: dict, key, us: float, kernel: str) -> None:
+    total, names = rows.get(key, (0.0, []))
+    rows[key] = (total + us, [*names, kernel])
 
 
 def apply_profile(report: Report, m: Measured, device: Optional[DeviceInfo]) -> Report:
@@ -168,22 +191,22 @@ def apply_profile(report: Report, m: Measured, device: Optional[DeviceInfo]) -> 
     Profiling several compiled functions of one report one after the other (the magic's ``-f a -f b``)
     composes: kernels measured before keep their times, and the step totals add up."""
     on_gpu = m.device != "cpu"
-    prev = report.profile or {}
-    step = _mean(m.step_us) + (prev.get("device_total_us") or 0.0)
-    inside = _mean(m.inside_unmatched_us) + (prev.get("inside_graphs_unmatched_us") or 0.0)
-    measured: dict[tuple[str, str], dict] = {}
+    prev = report.profile
+    step = _mean(m.step_us) + ((prev.device_total_us or 0.0) if prev else 0.0)
+    inside = _mean(m.inside_unmatched_us) + (prev.inside_graphs_unmatched_us if prev else 0.0)
+    measured: dict[tuple[str, str], KernelProfile] = {}
     for c in report.compiles:
         for k in c.kernels:
             runs = m.kernels.get((c.id, k.name))
             if runs:
                 measured[(c.id, k.name)] = _kernel_profile(k, c, runs, m, device, on_gpu)
             elif k.profile is not None and prev:
-                measured[(c.id, k.name)] = dict(k.profile)
-    attributed = sum(p["total_us"] for p in measured.values())
+                measured[(c.id, k.name)] = k.profile
+    attributed = sum(p.total_us for p in measured.values())
     by_line: dict = {}
     by_module: dict = {}
     by_kind: dict = {}
-    off: list[dict] = []
+    off: list[OffEstimate] = []
     compiles = []
     for c in report.compiles:
         kernels = []
@@ -192,62 +215,43 @@ def apply_profile(report: Report, m: Measured, device: Optional[DeviceInfo]) -> 
             if prof is None:
                 kernels.append(dataclasses.replace(k, profile=None))
                 continue
-            mean = prof["total_us"]
-            prof["share"] = round(mean / attributed, 4) if attributed else None
-            prof["share_of_step"] = round(mean / step, 4) if step else None
+            mean = prof.total_us
+            prof = dataclasses.replace(prof, share=_share(mean, attributed), share_of_step=_share(mean, step))
             kernels.append(dataclasses.replace(k, profile=prof))
-            if prof.get("estimate_ratio") and not (1 / ESTIMATE_FACTOR <= prof["estimate_ratio"] <= ESTIMATE_FACTOR):
-                off.append(
-                    {
-                        "compile": c.id,
-                        "kernel": k.name,
-                        "measured_us": prof["per_call_us"],
-                        "estimated_us": prof["estimated_us"],
-                        "ratio": prof["estimate_ratio"],
-                    }
-                )
+            if prof.estimate_ratio and not (1 / ESTIMATE_FACTOR <= prof.estimate_ratio <= ESTIMATE_FACTOR):
+                off.append(OffEstimate(c.id, k.name, prof.per_call_us, prof.estimated_us, prof.estimate_ratio))
             lines = _line_of(k) or [("", 0, "")]
             for file, line, code in lines:
-                row = by_line.setdefault(
-                    (file, line), {"file": file, "line": line, "code": code, "us": 0.0, "kernels": []}
-                )
-                row["us"] += mean / len(lines)
-                row["kernels"].append(k.name)
-            for key, table, label in (("module", by_module, _module_of(k, c)), ("kind", by_kind, _kind_of(k, c))):
-                row = table.setdefault(label, {key: label, "us": 0.0, "kernels": []})
-                row["us"] += mean
-                row["kernels"].append(k.name)
+                _add(by_line, (file, line, code), mean / len(lines), k.name)
+            _add(by_module, _module_of(k, c), mean, k.name)
+            _add(by_kind, _kind_of(k, c), mean, k.name)
         compiles.append(dataclasses.replace(c, kernels=kernels))
     unattributed = max(step - attributed, 0.0)
-    ops = {o["name"]: o["us"] for o in prev.get("unmatched_ops") or []}
+    ops = {o.name: o.us for o in (prev.unmatched_ops if prev else [])}
     for n, us in m.unmatched_ops.items():
         ops[n] = ops.get(n, 0.0) + us
-    summary = {
-        "device": m.device,
-        "runs": m.runs,
-        "warmup": m.warmup,
-        "method": m.method,
-        "device_total_us": round(step, 3),
-        "device_total_std_us": round(statistics.stdev(m.step_us), 3) if len(m.step_us) > 1 else 0.0,
-        "attributed_us": round(attributed, 3),
-        "unattributed_us": round(unattributed, 3),
-        "unattributed_share": round(unattributed / step, 4) if step else None,
-        "inside_graphs_unmatched_us": round(inside, 3),
-        "outside_graphs_us": round(max(unattributed - inside, 0.0), 3),
-        "unmatched_ops": [{"name": n, "us": round(us, 3)} for n, us in sorted(ops.items(), key=lambda kv: -kv[1])[:20]],
-        "by_line": _rollup(by_line, attributed),
-        "by_module": _rollup(by_module, attributed),
-        "by_kind": _rollup(by_kind, attributed),
-        "off_estimate": off,
-        "estimate_factor": ESTIMATE_FACTOR,
-    }
+    summary = StepProfile(
+        device=m.device,
+        runs=m.runs,
+        warmup=m.warmup,
+        method=m.method,
+        device_total_us=round(step, 3),
+        device_total_std_us=round(statistics.stdev(m.step_us), 3) if len(m.step_us) > 1 else 0.0,
+        attributed_us=round(attributed, 3),
+        unattributed_us=round(unattributed, 3),
+        unattributed_share=_share(unattributed, step),
+        inside_graphs_unmatched_us=round(inside, 3),
+        outside_graphs_us=round(max(unattributed - inside, 0.0), 3),
+        unmatched_ops=[OpTime(n, round(us, 3)) for n, us in sorted(ops.items(), key=lambda kv: -kv[1])[:20]],
+        by_line=_rollup(by_line, attributed, lambda key, us, share, names: LineTime(*key, us, share, names)),
+        by_module=_rollup(by_module, attributed, ModuleTime),
+        by_kind=_rollup(by_kind, attributed, KindTime),
+        off_estimate=off,
+        estimate_factor=ESTIMATE_FACTOR,
+    )
     missing = [f"{c.id}: {k.name}" for c in compiles for k in c.kernels if k.profile is None]
-    # a later profile of the same report replaces what an earlier one said was missing
-    diagnostics = [
-        d
-        for d in report.diagnostics
-        if getattr(d, "code", None) != "profile_missing" and not str(d).startswith(_MISSING)
-    ]
+    # a later profile of the same report replaces what an earlier one said was missing (chosen by code)
+    diagnostics = [d for d in report.diagnostics if getattr(d, "code", None) != "profile_missing"]
     if missing:
         diagnostics.append(_missing_diagnostic(missing))
     return dataclasses.replace(
@@ -257,25 +261,22 @@ def apply_profile(report: Report, m: Measured, device: Optional[DeviceInfo]) -> 
 
 def _kernel_profile(
     k: Kernel, c: Compile, runs: list[float], m: Measured, device: Optional[DeviceInfo], on_gpu: bool
-) -> dict:
+) -> KernelProfile:
     mean = _mean(runs)
     calls = m.calls.get((c.id, k.name), 1.0)
     per_call = mean / max(calls, 1e-9)
-    prof = {
-        "total_us": round(mean, 3),
-        "mean_us": round(mean, 3),
-        "std_us": round(statistics.stdev(runs), 3) if len(runs) > 1 else 0.0,
-        "runs": len(runs),
-        "iterations": len(runs),
-        "calls": round(calls, 2),
-        "per_call_us": round(per_call, 3),
-        "device": m.device,
-    }
-    prof.update(against_peak(per_call, k, c, device, on_gpu))
     est = _estimate_us(k, c)
-    prof["estimated_us"] = est
-    prof["estimate_ratio"] = round(per_call / est, 3) if est else None
-    return prof
+    return KernelProfile(
+        total_us=round(mean, 3),
+        std_us=round(statistics.stdev(runs), 3) if len(runs) > 1 else 0.0,
+        iterations=len(runs),
+        calls=round(calls, 2),
+        per_call_us=round(per_call, 3),
+        device=m.device,
+        estimated_us=est,
+        estimate_ratio=round(per_call / est, 3) if est else None,
+        **against_peak(per_call, k, c, device, on_gpu),
+    )
 
 
 def diagnostic(code: str, message: str):
@@ -286,22 +287,19 @@ def diagnostic(code: str, message: str):
     return typed(code=code, message=message) if typed is not None else message
 
 
-_MISSING = "profile: no measured time for "
-
-
 def _missing_diagnostic(missing: list[str]):
     more = " ..." if len(missing) > 20 else ""
     return diagnostic(
         "profile_missing",
-        _MISSING
+        "profile: no measured time for "
         + ", ".join(missing[:20])
         + more
         + " (no profiler event inside the compiled graph's call was tied to it)",
     )
 
 
-def unattributed_text(summary: Optional[dict]) -> str:
+def unattributed_text(summary: Optional[StepProfile]) -> str:
     """``"unattributed: 3%"`` for a ``Report.profile``; empty without one."""
-    if not summary or summary.get("unattributed_share") is None:
+    if summary is None or summary.unattributed_share is None:
         return ""
-    return f"unattributed: {math.floor(summary['unattributed_share'] * 100 + 0.5)}%"
+    return f"unattributed: {math.floor(summary.unattributed_share * 100 + 0.5)}%"

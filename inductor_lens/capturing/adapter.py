@@ -849,13 +849,6 @@ def _arg_names(model: Any) -> list[str]:
 COMPILED_MODULE_TYPE = ("torch._dynamo.eval_frame", "OptimizedModule")
 
 
-def kernel_profiling() -> Any:
-    """A context in which Inductor compiles C++ kernels with profiling on (the profiler sees them)."""
-    import torch._inductor.config as inductor_config
-
-    return inductor_config.patch({"cpp.enable_kernel_profile": True})
-
-
 _CODEGEN_MODULES = (
     "torch._inductor.codegen.cpp",
     "torch._inductor.codegen.triton",

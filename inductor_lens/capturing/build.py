@@ -409,7 +409,7 @@ class _GraphBuilder:
                     call_sites=e["sites"],
                 )
             )
-        self._attach_autotune(kernels)
+        kernels = self._attach_autotune(kernels)
         known = {k.name for k in kernels} | {e["raw"].name for e in merged.values()}
         for kname, (language, source) in code_kernels.items():
             if kname not in known:
@@ -434,18 +434,20 @@ class _GraphBuilder:
                     self._info.update({k: v for k, v in data.items() if isinstance(v, dict)})
         return self._info
 
-    def _attach_autotune(self, kernels: list[Kernel]) -> None:
-        """Autotuning results go on the kernel that reads the tuned op's inputs: the chosen template or
-        extern kernel. ``metadata.autotune = {op, fastest, choices: [{name, description, time_ms}]}``; which
-        choice the kernel came from (``chosen``) is worked out by ``_finish``."""
+    def _attach_autotune(self, kernels: list[Kernel]) -> list[Kernel]:
+        """``kernels`` with the autotuning results on the kernel that reads the tuned op's inputs: the chosen
+        template or extern kernel. ``metadata.autotune = {op, fastest, choices: [{name, description,
+        time_ms}]}``; which choice the kernel came from (``chosen``) is worked out by ``_finish``. New kernels
+        where results go (``dataclasses.replace``), never a change to a built one."""
         reads = {fn.name: set(fn.reads) for fn in self.rec.post_fusion}
         read_anywhere = set().union(*reads.values()) if reads else set()
+        kernels = list(kernels)
         used: set[str] = set()
         for tune in self.rec.autotune:
             # inputs no fused node reads as a buffer are constants (frozen parameters, packed weights under
             # freezing): the kernel reads them too, but not as a scheduler buffer
             inputs = set(tune.get("inputs") or []) & read_anywhere
-            for k in kernels:
+            for i, k in enumerate(kernels):
                 if k.name in used:
                     continue
                 kreads = set().union(*(reads.get(f, set()) for f in k.fused_nodes)) if k.fused_nodes else set()
@@ -453,11 +455,12 @@ class _GraphBuilder:
                     choices = tune.get("choices", [])
                     # the fastest choice alone is not always what Inductor emits: with epilogue fusion a
                     # template can win overall, so both are stated
-                    k.metadata["autotune"] = {
+                    autotune = {
                         "op": tune.get("op"),
                         "fastest": choices[0]["name"] if choices else None,
                         "choices": choices,
                     }
+                    kernels[i] = dataclasses.replace(k, metadata={**k.metadata, "autotune": autotune})
                     used.add(k.name)
                     break
             else:
@@ -468,6 +471,7 @@ class _GraphBuilder:
                         f"autotuning of {tune.get('op')} could not be tied to a kernel",
                     )
                 )
+        return kernels
 
     def _torch_provenance(self) -> list[tuple[str, list[str]]]:
         """Torch's own kernel -> post-grad mapping (when provenance tracking is on), in debug-handle order."""
@@ -634,9 +638,20 @@ _LIMIT = re.compile(r"Limit type: (\w+)")
 _LIMIT_VALUE = re.compile(r"currently set to (\d+)")
 
 
-def _gave_up(trace: _Trace) -> list[Diagnostic]:
+def _gave_up(trace: _Trace, raised: Optional[BaseException] = None) -> list[Diagnostic]:
     """Where torch gave up on a frame (``compilation_metrics`` with a ``fail_type``): the recompile limit,
-    a frame dynamo could not trace, or a compile error that dynamo swallowed (``suppress_errors``)."""
+    a frame dynamo could not trace, or a compile error that dynamo swallowed (``suppress_errors``).
+    ``raised``: what the captured code raised; when it is the error of the last frame dynamo could not
+    trace (its ``fail_type``, e.g. ``Unsupported`` under ``fullgraph=True``), that frame did not run
+    eagerly: torch raised (``compile_raised``)."""
+    failed = [
+        md for _, _, md in trace.by_kind.get("compilation_metrics", []) if md["compilation_metrics"].get("fail_type")
+    ]
+    raised_md = (
+        failed[-1]
+        if failed and raised is not None and failed[-1]["compilation_metrics"].get("fail_type") == type(raised).__name__
+        else None
+    )
     names: dict[Any, str] = {}
     for _, _, md in trace.by_kind.get("compilation_metrics", []):
         m = md["compilation_metrics"]
@@ -662,6 +677,16 @@ def _gave_up(trace: _Trace) -> list[Diagnostic]:
                     f"({value.group(1) if value else '?'}) for {frame}: it stopped recompiling "
                     "and runs that frame eagerly (uncompiled) for inputs no compile fits; raise "
                     f"torch._dynamo.config.{limit.group(1)} or make the changing input dynamic",
+                    reason,
+                )
+            )
+        elif md is raised_md:
+            out.append(
+                Diagnostic(
+                    "compile_raised",
+                    f"compile {cid}: dynamo could not compile {frame} and raised {m.get('fail_type')} to your "
+                    f"code (with fullgraph=True a graph break is an error; nothing ran eagerly): "
+                    f"{reason.splitlines()[0] if reason else ''}",
                     reason,
                 )
             )
@@ -931,7 +956,7 @@ def _build(raw: Raw, torch_version: str, title: str) -> Report:
                     "it to show",
                 )
             )
-    diagnostics += _gave_up(trace)
+    diagnostics += _gave_up(trace, raw.raised)
     if not compiles:
         note = _nothing_compiled(raw, calls)
         if note:

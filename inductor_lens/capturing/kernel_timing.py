@@ -329,11 +329,10 @@ def probe_cpu(mib: int = 128, repeats: int = 5) -> DeviceInfo:
 
 @contextlib.contextmanager
 def profiling_script():
-    """``inductor-lens run --profile``: C++ kernels compiled with kernel profiling, and the whole script under
-    the PyTorch profiler. Yields a function that turns the captured report into the profiled one (call it
-    after the ``with`` block)."""
+    """``inductor-lens run --profile``: the whole script under the PyTorch profiler (the run pipeline,
+    ``capturing/pipeline.py``, switches kernel profiling on around it). Yields a function that turns the
+    captured report into the profiled one (call it after the ``with`` block)."""
     import torch
-    import torch._inductor.config as inductor_config
     from torch.profiler import ProfilerActivity, profile
 
     on_gpu = torch.cuda.is_available()
@@ -348,14 +347,13 @@ def profiling_script():
             info = device_info(gpu, ())
         return apply_profile(report, measured, info)
 
-    with inductor_config.patch({"cpp.enable_kernel_profile": True}):
-        prof.__enter__()
-        try:
-            yield apply
-        finally:
-            if on_gpu:
-                torch.cuda.synchronize()
-            prof.__exit__(None, None, None)
+    prof.__enter__()
+    try:
+        yield apply
+    finally:
+        if on_gpu:
+            torch.cuda.synchronize()
+        prof.__exit__(None, None, None)
 
 
 def profile_kernels(report: Report, compiled: Callable, args: tuple, backward: bool = False) -> Report:

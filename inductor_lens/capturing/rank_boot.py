@@ -2,7 +2,7 @@
 
     python -m torch.distributed.run [torchrun options] -m inductor_lens._rank_boot --json-dir DIR SCRIPT [ARGS...]
 
-The rank's report is written to ``DIR/rank{RANK}.json`` atomically (temp file + ``os.replace``) when the
+The rank's report is written to ``DIR/rank{RANK}.json`` atomically (``report.io.atomic_write``) when the
 script ends, raises, exits, or the rank is told to stop (SIGTERM/SIGINT, which torchrun sends to the
 other ranks when one fails). A rank stuck inside a collective never returns to Python, so a signal's
 Python handler would never run: a watcher thread learns of the signal through ``signal.set_wakeup_fd``
@@ -32,15 +32,6 @@ def _rank() -> int:
         return 0
 
 
-def write_atomic(path: str, text: str) -> None:
-    tmp = f"{path}.tmp{os.getpid()}"
-    with open(tmp, "w", encoding="utf-8") as f:
-        f.write(text)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
-
-
 class _Writer:
     """Writes the rank's report exactly once, whoever gets there first (main thread or watcher)."""
 
@@ -55,10 +46,14 @@ class _Writer:
                 return
             try:
                 if note:
+                    import dataclasses
+
                     from ..analysis.job import diagnostic
 
-                    report.diagnostics.append(diagnostic(code, note))
-                write_atomic(self.path, report.to_json())
+                    report = dataclasses.replace(report, diagnostics=[*report.diagnostics, diagnostic(code, note)])
+                from ..report.io import atomic_write
+
+                atomic_write(self.path, report.to_json())
             except Exception as e:  # the report is lost, but say so where the launcher will see it
                 print(f"inductor-lens: rank {_rank()}: could not write {self.path}: {e}", file=sys.stderr, flush=True)
             self.done.set()

@@ -78,6 +78,9 @@ class RawWindow:
 class Raw:
     t0_us: float
     diagnostics: list[tuple[str, str, str]] = field(default_factory=list)  # (code, message, detail)
+    #: What the captured code raised (``capture.__exit__``), so that the report can tell a frame torch
+    #: raised for from one it ran eagerly.
+    raised: Optional[BaseException] = None
     graphs: list[RawGraph] = field(default_factory=list)
     windows: list[RawWindow] = field(default_factory=list)
     trace: list[tuple[dict, Any]] = field(default_factory=list)  # (metadata, payload) in order

@@ -1,15 +1,16 @@
-"""The public capture API: ``capture()`` and ``inspect()``."""
+"""The public capture API: ``capture()`` and ``time_kernels()`` (``inspect()`` is the run pipeline's:
+``capturing/pipeline.py``)."""
 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import traceback
 from typing import Any, Callable, Optional
 
 from ..report.model import Diagnostic, Report
-from .outputs import backward as run_backward
 
-__all__ = ["capture", "inspect", "profile", "CaptureError"]
+__all__ = ["capture", "time_kernels", "profile", "CaptureError"]
 
 #: Diagnostic codes that make a strict capture raise: the capture itself failed somewhere.
 STRICT_CODES = frozenset({"hook_missing", "hook_failed", "build_failed"})
@@ -93,7 +94,16 @@ class capture:
         self._stack = stack
         return self
 
+    def note_raised(self, exc: BaseException) -> None:
+        """The captured code raised ``exc`` and the caller caught it inside the block (a script's runner, a
+        notebook cell): the report then tells a frame torch raised for (``fullgraph=True``) from one it ran
+        eagerly, as it does for an exception that leaves the block."""
+        if self._raw is not None:
+            self._raw.raised = exc
+
     def __exit__(self, exc_type, exc, tb) -> bool:
+        if exc is not None:
+            self.note_raised(exc)
         stack, self._stack = self._stack, None
         try:
             if stack is not None:
@@ -129,121 +139,18 @@ class capture:
             )
         if exc is not None:
             self.error = exc
-            report.diagnostics.append(
-                Diagnostic(
-                    "user_code_raised",
-                    f"the captured code raised {type(exc).__name__}: {exc}; the report holds what compiled before that",
-                )
+            report = dataclasses.replace(
+                report,
+                diagnostics=[
+                    *report.diagnostics,
+                    Diagnostic(
+                        "user_code_raised",
+                        f"the captured code raised {type(exc).__name__}: {exc}; the report holds what compiled "
+                        "before that",
+                    ),
+                ],
             )
         return report
-
-
-#: torch.compile's own keyword arguments: given to inspect() as keywords they would be ambiguous
-COMPILE_OPTIONS = ("mode", "dynamic", "fullgraph", "options", "backend", "disable")
-
-
-def inspect(
-    fn: Callable,
-    *args: Any,
-    backward: bool = False,
-    profile: bool = False,
-    title: str = "",
-    compile_options: Optional[dict] = None,
-    kwargs: Optional[dict] = None,
-    **model_kwargs: Any,
-) -> Report:
-    """Compile ``fn`` with Inductor, run it once on ``args`` (and keyword arguments), and return what
-    Inductor did.
-
-    Parameters
-    ----------
-    fn : callable or torch.nn.Module
-        What to compile (it is not modified: a fresh ``torch.compile`` wrapper is used).
-    *args, **model_kwargs
-        The inputs of one call: ``inspect(model, ids, labels=ids)`` calls ``model(ids, labels=ids)``.
-    backward : bool
-        Also run a backward pass, so the backward graph compiles too. What is differentiated: the output's
-        ``loss`` (attribute or key, as transformers' ``ModelOutput`` has) when there is one, else the sum of
-        every tensor that requires grad inside the output (tensors, tuples, lists, dicts, dataclasses). If the
-        backward fails, the forward report is kept with a ``backward_failed`` diagnostic.
-    profile : bool
-        Afterwards, run the compiled function a few times under the PyTorch profiler and
-        attribute the measured time to each kernel (``Kernel.profile``).
-    compile_options : dict, optional
-        Passed to ``torch.compile``: ``{"mode": "max-autotune", "dynamic": True, "options": {...}}``.
-    kwargs : dict, optional
-        More keyword arguments for ``fn``, for names that ``inspect`` itself uses (``backward``, ``title``...).
-
-    Examples
-    --------
-    >>> report = inductor_lens.inspect(lambda x: torch.sin(x) ** 2 + torch.cos(x) ** 2, torch.randn(8))
-    >>> [k.name for k in report.kernels]
-    ['cpp_fused_add_cos_pow_sin_0']
-    >>> report = inductor_lens.inspect(model, x, compile_options={"mode": "max-autotune-no-cudagraphs"})
-    """
-    import torch
-
-    if not callable(fn):
-        raise TypeError(f"inspect() needs a function or nn.Module to compile, not {type(fn).__name__}")
-    _refuse_compile_options_as_model_kwargs(fn, model_kwargs)
-    call_kwargs = {**model_kwargs, **(kwargs or {})}
-    options_ = dict(compile_options or {})
-    backend = options_.pop("backend", "inductor")
-    if backend != "inductor":
-        raise ValueError(f"inspect() shows what Inductor does, so the backend must be 'inductor', not {backend!r}")
-    name = title or getattr(fn, "__qualname__", None) or type(fn).__name__
-    from .adapter import kernel_profiling
-
-    # C++ kernels are only visible to the profiler when compiled with kernel profiling on
-    profiling = kernel_profiling() if profile else contextlib.nullcontext()
-    backward_error: Optional[BaseException] = None
-    with profiling, capture(title=name) as cap:
-        compiled = torch.compile(fn, backend="inductor", **options_)
-        out = compiled(*args, **call_kwargs)
-        if backward:
-            try:
-                run_backward(out)
-            except Exception as e:  # the forward report is still worth having
-                backward_error = e
-    report = cap.report
-    if backward_error is not None:
-        report.diagnostics.append(
-            Diagnostic(
-                "backward_failed",
-                f"backward=True: {type(backward_error).__name__}: {backward_error}; the report holds "
-                "the forward compile only",
-            )
-        )
-    if profile:
-        call = compiled if not call_kwargs else (lambda *a: compiled(*a, **call_kwargs))
-        report = time_kernels(report, call, *args, backward=backward and backward_error is None)
-    return report
-
-
-def _refuse_compile_options_as_model_kwargs(fn: Callable, model_kwargs: dict) -> None:
-    """``inspect(f, x, mode="max-autotune")`` (the 0.1 spelling) is refused unless ``f`` takes ``mode``."""
-    import inspect as pyinspect
-
-    clashing = [k for k in model_kwargs if k in COMPILE_OPTIONS]
-    if not clashing:
-        return
-    target = getattr(fn, "forward", fn)
-    try:
-        params = pyinspect.signature(target).parameters
-        accepts = (
-            {k for k in clashing if k in params}
-            if not any(p.kind is p.VAR_KEYWORD for p in params.values())
-            else set(clashing)
-        )
-    except (TypeError, ValueError):
-        accepts = set()
-    refused = [k for k in clashing if k not in accepts]
-    if refused:
-        given = ", ".join(f"{k!r}: {model_kwargs[k]!r}" for k in refused)
-        raise TypeError(
-            f"inspect(): {', '.join(refused)} is a torch.compile option, and keyword arguments of "
-            f"inspect() go to the model: pass compile_options={{{given}}}"
-        )
 
 
 def time_kernels(report: Report, compiled: Callable, *args: Any, backward: bool = False) -> Report:
@@ -251,9 +158,9 @@ def time_kernels(report: Report, compiled: Callable, *args: Any, backward: bool 
     of ``report`` whose kernels carry measured time (``Kernel.profile``).
 
     ``compiled`` must be the compiled function or module that produced ``report``. C++ kernels are only
-    visible to the profiler when they were compiled with ``torch._inductor.config.cpp.enable_kernel_profile``
-    on (``inspect(..., profile=True)`` and the magic's ``--profile`` do that); Triton and extern kernels
-    always are.
+    visible to the profiler when they were compiled with kernel profiling on
+    (:func:`inductor_lens.capturing.pipeline.kernel_profiling`; ``inspect(..., profile=True)``, the magic's
+    ``--profile`` and the CLI's do that); Triton and extern kernels always are.
     """
     from .kernel_timing import profile_kernels
 

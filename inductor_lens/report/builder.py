@@ -93,6 +93,8 @@ def _make(tp: Any):
         return lambda self, v: self.frame(_dict(v))
     if tp is Diagnostic:  # also reads version-1 strings
         return lambda self, v: Diagnostic.from_plain(v)
+    if dataclasses.is_dataclass(tp) and hasattr(tp, "from_plain"):  # reads older spellings (profiles: 0.2 dicts)
+        return lambda self, v: tp.from_plain(v, tp.__name__)
     if dataclasses.is_dataclass(tp):
         return _dataclass_builder(tp)
     origin = typing.get_origin(tp)

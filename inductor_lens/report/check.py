@@ -18,20 +18,27 @@ from .text import TEXT_FIELDS, LinesText
 
 #: Deepest nesting accepted inside free-form fields (``Kernel.metadata``); deeper is an error, not a RecursionError.
 MAX_DEPTH = 200
-#: Numbers ``Kernel.profile`` holds (number or null); other keys there may hold any JSON value.
+#: Numbers ``Kernel.profile`` (``KernelProfile``) holds: number or null, also in reports of 0.2 (whose
+#: ``mean_us`` and ``runs`` load as ``total_us`` and ``iterations``); keys the model does not know are ignored.
 PROFILE_NUMBERS = (
     "total_us",
     "calls",
     "per_call_us",
     "share",
+    "share_of_step",
     "iterations",
     "mean_us",
     "std_us",
     "runs",
     "achieved_gbps",
     "achieved_tflops",
+    "arithmetic_intensity",
     "peak_fraction",
+    "estimated_us",
+    "estimate_ratio",
 )
+#: Texts ``Kernel.profile`` holds (string or null).
+PROFILE_TEXTS = ("device", "bound", "verdict")
 
 
 def _json_type(v: Any) -> str:
@@ -257,8 +264,9 @@ def _depth(v: Any, depth: int) -> None:
                 _depth(x, depth + 1)
 
 
-def _numbers_inside(keys) -> Check:
+def _numbers_inside(keys, texts=()) -> Check:
     keys = frozenset(keys)
+    texts = frozenset(texts)
 
     def check(v):
         if v is None:
@@ -274,12 +282,21 @@ def _numbers_inside(keys) -> Check:
                 except _Invalid as e:
                     e.parts.append(k)
                     raise
+        for k in texts.intersection(v):
+            x = v[k]
+            if x is not None and type(x) is not str:
+                try:
+                    _expect("a string or null", x)
+                except _Invalid as e:
+                    e.parts.append(k)
+                    raise
 
     return check
 
 
 #: Free-form fields whose known keys have types (the front end does arithmetic with them).
-_FIELD_RULES: dict = {("Kernel", "profile"): _numbers_inside(PROFILE_NUMBERS)}
+#: ``Kernel.profile`` is checked by its keys (not as a ``KernelProfile``) so that the 0.2 dict loads too.
+_FIELD_RULES: dict = {("Kernel", "profile"): _numbers_inside(PROFILE_NUMBERS, PROFILE_TEXTS)}
 
 
 def _dataclass_checker(tp) -> Check:

@@ -66,14 +66,21 @@ PathLike = Union[str, os.PathLike]
 # -- writing ------------------------------------------------------------------------------------
 
 
-def atomic_write(path: PathLike, data: bytes) -> str:
-    """Write ``data`` to ``path`` through a temporary file in the same folder and ``os.replace``.
+def atomic_write(path: PathLike, data: Union[bytes, str]) -> str:
+    """Write ``data`` (bytes, or text written as UTF-8) to ``path`` through a temporary file in the same
+    folder and ``os.replace``: the one writer of every file the lens writes (reports, pages, a job's
+    ``rank{N}.json`` and ``job.json``).
 
     The old file (if any) is untouched until the new one is complete on disk; on any error the
     temporary file is removed and the error raised. A new file gets the usual permissions
-    (``0o666`` less the umask); a replaced one keeps its own. Returns ``os.fspath(path)``.
+    (``0o666`` less the umask); a replaced one keeps its own. A ``path`` that is a directory raises
+    ``IsADirectoryError`` naming ``path`` (never the temporary file). Returns ``os.fspath(path)``.
     """
     path = os.fspath(path)
+    if os.path.isdir(path):
+        raise IsADirectoryError(errno.EISDIR, "it is a directory, not a file (give a file name)", path)
+    if isinstance(data, str):
+        data = data.encode("utf-8")
     folder = os.path.dirname(os.path.abspath(path))
     mode = _mode_for(path)
     fd, tmp = tempfile.mkstemp(dir=folder, prefix="." + os.path.basename(path)[:60] + ".", suffix=".tmp")

@@ -169,6 +169,171 @@ class DeviceInfo:
     source: str = ""
 
 
+class _ReadsLikeADict:
+    """The 0.2 spelling of a profile, a dict: ``p["total_us"]``, ``p.get("runs")`` still read (deprecated),
+    and so do the duplicate keys it had (``_ALIASES``)."""
+
+    __slots__ = ()
+    _ALIASES: dict = {}
+
+    def __getitem__(self, key: str) -> Any:
+        import warnings
+
+        warnings.warn(
+            f"{type(self).__name__} is a dataclass now: read .{self._ALIASES.get(key, key)} instead of [{key!r}]",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        try:
+            return getattr(self, self._ALIASES.get(key, key))
+        except AttributeError:
+            raise KeyError(key) from None
+
+    def get(self, key: str, default: Any = None) -> Any:
+        try:
+            return self[key]
+        except KeyError:
+            return default
+
+
+def _upgraded(value: Any, where: str, aliases: dict) -> dict:
+    """A profile's plain form with the 0.2 duplicate keys folded into their one name."""
+    if not isinstance(value, dict):
+        raise ReportError(f"{where}: expected an object, got {type(value).__name__}")
+    out = dict(value)
+    for old, new in aliases.items():
+        if old in out:
+            out.setdefault(new, out[old])
+            del out[old]
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class KernelProfile(_ReadsLikeADict):
+    """Measured time of one kernel (``Kernel.profile``), the mean over the profiled runs of the step (warm-up
+    runs not counted); each name one fact (see docs/report-schema.md). ``None``: unknown."""
+
+    #: Mean time of the kernel per run: all its launches in one run of the step (microseconds).
+    total_us: float
+    #: Sample standard deviation of ``total_us`` over the runs.
+    std_us: float = 0.0
+    #: How many runs were profiled.
+    iterations: int = 0
+    #: Launches per run, and the time of one launch (``total_us / calls``).
+    calls: float = 1.0
+    per_call_us: float = 0.0
+    #: ``cpu`` or the device type the times were measured on (``cuda``).
+    device: str = ""
+    #: ``total_us`` as a share of all kernels' time, and of the step's whole device time.
+    share: Optional[float] = None
+    share_of_step: Optional[float] = None
+    #: Throughput of one launch from ``Kernel.cost``: GB/s, TFLOP/s, FLOPs per byte.
+    achieved_gbps: Optional[float] = None
+    achieved_tflops: Optional[float] = None
+    arithmetic_intensity: Optional[float] = None
+    #: Fraction of the device's peak (bandwidth or compute, whichever bounds it), ``memory``/``compute``,
+    #: and the verdict in words.
+    peak_fraction: Optional[float] = None
+    bound: Optional[str] = None
+    verdict: str = ""
+    #: Inductor's own estimate of one launch, and the measured ``per_call_us`` over it.
+    estimated_us: Optional[float] = None
+    estimate_ratio: Optional[float] = None
+
+    _ALIASES = {"mean_us": "total_us", "runs": "iterations"}
+
+    @classmethod
+    def from_plain(cls, value: Any, where: str = "profile") -> "KernelProfile":
+        """Also the 0.2 form: a dict with ``mean_us`` (= ``total_us``) and ``runs`` (= ``iterations``)."""
+        return from_plain_fields(cls, _upgraded(value, where, dict(cls._ALIASES)), where)
+
+
+@dataclass(frozen=True, slots=True)
+class LineTime:
+    """Measured kernel time of one line of the user's code (``StepProfile.by_line``); a kernel that several
+    lines produced is split evenly between them. ``file`` ``""``: kernels with no user line."""
+
+    file: str
+    line: int
+    code: str = ""
+    us: float = 0.0
+    share: Optional[float] = None
+    kernels: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class ModuleTime:
+    """Measured kernel time of one ``nn.Module`` (``StepProfile.by_module``; ``""``: none)."""
+
+    module: str
+    us: float = 0.0
+    share: Optional[float] = None
+    kernels: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class KindTime:
+    """Measured kernel time of one kind of kernel (``StepProfile.by_kind``: ``pointwise``, ``extern mm``)."""
+
+    kind: str
+    us: float = 0.0
+    share: Optional[float] = None
+    kernels: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class OpTime:
+    """Time per run of profiler events inside the compiled graphs that no kernel claimed, by name."""
+
+    name: str
+    us: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class OffEstimate:
+    """A kernel whose measured launch is more than ``StepProfile.estimate_factor`` times off Inductor's
+    estimate, either way."""
+
+    compile: str
+    kernel: str
+    measured_us: float
+    estimated_us: float
+    ratio: float
+
+
+@dataclass(frozen=True, slots=True)
+class StepProfile(_ReadsLikeADict):
+    """The profiled step as a whole (``Report.profile``): its measured device time, the part the kernels
+    account for, the unattributed remainder, and roll-ups by line, module and kernel kind."""
+
+    device: str
+    #: Profiled runs (each kernel's ``iterations``) and warm-up runs before them (not counted).
+    runs: int = 0
+    warmup: int = 0
+    #: How the times were measured and attributed, in words.
+    method: str = ""
+    #: The step's whole device time per run and its standard deviation.
+    device_total_us: Optional[float] = None
+    device_total_std_us: float = 0.0
+    #: The sum of the kernels' ``total_us``; the rest, absolute and as a share of ``device_total_us``.
+    attributed_us: float = 0.0
+    unattributed_us: float = 0.0
+    unattributed_share: Optional[float] = None
+    #: The unattributed time inside the compiled graphs' calls, and outside them.
+    inside_graphs_unmatched_us: float = 0.0
+    outside_graphs_us: float = 0.0
+    unmatched_ops: list[OpTime] = field(default_factory=list)
+    by_line: list[LineTime] = field(default_factory=list)
+    by_module: list[ModuleTime] = field(default_factory=list)
+    by_kind: list[KindTime] = field(default_factory=list)
+    off_estimate: list[OffEstimate] = field(default_factory=list)
+    estimate_factor: float = 3.0
+
+    @classmethod
+    def from_plain(cls, value: Any, where: str = "profile") -> "StepProfile":
+        return from_plain_fields(cls, _upgraded(value, where, {}), where)
+
+
 @dataclass(frozen=True, slots=True)
 class Kernel:
     """A generated kernel, or a call to an extern one (``language == "extern"``).
@@ -189,15 +354,19 @@ class Kernel:
     #: (a mapping ``{"x": 1024, "r0_": 64}``), ``autotune`` (``{op, fastest, chosen, emitted, choices}``;
     #: ``chosen`` names the benchmarked choice the emitted kernel came from, ``None`` if not known)...
     metadata: dict = field(default_factory=dict)
-    #: Measured device time, filled by ``inspect(..., profile=True)``: total_us, calls, per_call_us, share,
-    #: mean_us, std_us, runs, achieved_gbps, achieved_tflops, peak_fraction, bound (see docs/report-schema.md).
-    profile: Optional[dict] = None
+    #: Measured device time (``KernelProfile``), filled by ``inspect(..., profile=True)`` and the other
+    #: ``--profile`` options (see docs/report-schema.md).
+    profile: Optional[KernelProfile] = None
     #: One entry per place the output code calls this kernel, each the fused nodes that call computes.
     #: Two fused nodes in one entry were fused into one kernel; in two entries, the same kernel source
     #: is reused (Inductor emits identical code once and calls it twice).
     call_sites: list[list[str]] = field(default_factory=list)
     #: Bytes and FLOPs of one call (``Cost``), from Inductor's buffer accesses and the ops' shapes.
     cost: Optional[Cost] = None
+
+    def __post_init__(self) -> None:
+        if type(self.profile) is dict:  # the 0.2 spelling, a plain dict: typed once, here
+            object.__setattr__(self, "profile", KernelProfile.from_plain(self.profile, "Kernel.profile"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -318,6 +487,8 @@ DIAGNOSTIC_CODES = {
     "subprocess_mode": "Inductor ran in another process, where no hook fires",
     "recompile_limit": "dynamo hit its recompile limit: the frame runs eagerly from then on",
     "eager_fallback": "dynamo could not compile a frame and ran it eagerly",
+    "compile_raised": "dynamo could not compile a frame and raised the error to the user's code (fullgraph=True): "
+    "nothing ran eagerly",
     "compile_error": "a compile failed and torch swallowed the error (suppress_errors): the frame ran eagerly",
     "user_code_raised": "the captured code raised; the report holds what compiled before that",
     "nothing_compiled": "nothing was compiled inside the capture (the message says why)",
@@ -373,15 +544,19 @@ class Report:
     schema_version: int = SCHEMA_VERSION
     #: The device a profile ran on and its peaks (``inspect(..., profile=True)``).
     device_info: Optional[DeviceInfo] = None
-    #: The profiled step as a whole: measured and attributed device time, the unattributed remainder, and
-    #: roll-ups by source line, nn.Module and kernel kind (see docs/report-schema.md).
-    profile: Optional[dict] = None
+    #: The profiled step as a whole (``StepProfile``): measured and attributed device time, the unattributed
+    #: remainder, and roll-ups by source line, nn.Module and kernel kind (see docs/report-schema.md).
+    profile: Optional[StepProfile] = None
     #: The process's rank in a distributed job (``RANK``, or ``torch.distributed.get_rank()``); None alone.
     rank: Optional[int] = None
     #: How many ranks the job had (``WORLD_SIZE``); None outside a distributed job.
     world_size: Optional[int] = None
     #: ``capture`` (recorded in process) or ``trace`` (rebuilt from a TORCH_TRACE log by ``load_trace``).
     origin: str = "capture"
+
+    def __post_init__(self) -> None:
+        if type(self.profile) is dict:  # the 0.2 spelling, a plain dict: typed once, here
+            object.__setattr__(self, "profile", StepProfile.from_plain(self.profile, "Report.profile"))
 
     # -- access ---------------------------------------------------------------------------
     def compile(self, id: str) -> Compile:
@@ -418,13 +593,12 @@ class Report:
             lines.append(
                 f"  graph break{' at ' + where if where else ''}: {b.reason.splitlines()[0] if b.reason else '?'}"
             )
-        if self.profile and self.profile.get("device_total_us") is not None:
+        if self.profile and self.profile.device_total_us is not None:
             p = self.profile
-            share = p.get("unattributed_share")
+            share = p.unattributed_share
             lines.append(
-                f"  profile ({p.get('device')}): {p['device_total_us']:.1f} us per step, "
-                f"{p.get('attributed_us', 0):.1f} us in kernels"
-                + (f", unattributed: {share:.0%}" if share is not None else "")
+                f"  profile ({p.device}): {p.device_total_us:.1f} us per step, "
+                f"{p.attributed_us:.1f} us in kernels" + (f", unattributed: {share:.0%}" if share is not None else "")
             )
         for d in self.diagnostics:
             lines.append(f"  ! {d.message}")

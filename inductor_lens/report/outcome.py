@@ -1,17 +1,19 @@
 """What became of a lensed run (a script, a notebook cell), said on the report itself.
 
-The CLI and the magic both add these diagnostics, so the page shows them in its diagnostics
-banner, not only the terminal: ``user_code_raised`` (with the exception and its traceback as
+The run pipeline (``capturing/pipeline.py``) adds these diagnostics for ``inspect``, the CLI and the
+magic, so the page shows them in its diagnostics banner, not only the terminal: ``user_code_raised`` (with the exception and its traceback as
 ``detail``), ``interrupted`` (Ctrl-C) and ``nothing_compiled`` (with the reason: never called,
-another backend, torch gave up, or the user's code raised first).
+another backend, torch gave up, or the user's code raised first). Each function returns a new report
+(``dataclasses.replace``); a report is never changed in place.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any, Optional
 
 #: Codes of the capture's diagnostics that mean torch gave up on a frame (contract: CONTRACT.md).
-GAVE_UP = ("recompile_limit", "eager_fallback", "compile_error")
+GAVE_UP = ("recompile_limit", "eager_fallback", "compile_error", "compile_raised")
 
 
 def code_of(d: Any) -> Optional[str]:
@@ -29,29 +31,32 @@ def message_of(d: Any) -> str:
     return str(getattr(d, "message", d))
 
 
-def add(report, code: str, message: str, detail: str = "") -> None:
-    """Append a diagnostic to ``report.diagnostics`` in the form the model has (typed where it is)."""
-    from . import model
+def add(report, code: str, message: str, detail: str = ""):
+    """``report`` with one more diagnostic (the same one twice is kept once); a new report, never a change
+    to the old one."""
+    from .model import Diagnostic
 
-    diagnostic_cls = getattr(model, "Diagnostic", None)
-    diags = report.diagnostics
-    if diagnostic_cls is not None:
-        if any(code_of(d) == code and message_of(d) == message for d in diags):
-            return
-        diags.append(diagnostic_cls(code=code, message=message, detail=detail))
-    elif message not in diags:
-        diags.append(message)
+    if any(code_of(d) == code and message_of(d) == message for d in report.diagnostics):
+        return report
+    return dataclasses.replace(
+        report, diagnostics=[*report.diagnostics, Diagnostic(code=code, message=message, detail=detail)]
+    )
 
 
-def user_raised(report, exc: BaseException, traceback_text: str, who: str = "the script") -> str:
-    """Record that the user's code raised ``exc``; returns the one-line message."""
+def without(report, *codes: str):
+    """``report`` without its diagnostics of ``codes`` (chosen by code, never by text)."""
+    keep = [d for d in report.diagnostics if code_of(d) not in codes]
+    return report if len(keep) == len(report.diagnostics) else dataclasses.replace(report, diagnostics=keep)
+
+
+def user_raised(report, exc: BaseException, traceback_text: str, who: str = "the script"):
+    """``report`` with ``user_code_raised``: the user's code raised ``exc``."""
     message = (
         f"{who} raised {type(exc).__name__}: {exc}; the report holds what compiled before that"
         if report.compiles
         else f"{who} raised {type(exc).__name__}: {exc} before anything compiled"
     )
-    add(report, "user_code_raised", message, traceback_text[-4000:])
-    return message
+    return add(report, "user_code_raised", message, traceback_text[-4000:])
 
 
 def why_nothing_compiled(report, error: Optional[BaseException] = None, who: str = "the script") -> str:
@@ -83,9 +88,8 @@ def why_nothing_compiled(report, error: Optional[BaseException] = None, who: str
     )
 
 
-def nothing_compiled(report, error: Optional[BaseException] = None, who: str = "the script") -> str:
-    """Record ``nothing_compiled`` with its reason on the report; returns the reason."""
+def nothing_compiled(report, error: Optional[BaseException] = None, who: str = "the script"):
+    """``report`` with ``nothing_compiled`` and its reason (in place of the capture's own, which cannot say
+    who the user's code was)."""
     reason = why_nothing_compiled(report, error, who)
-    report.diagnostics[:] = [d for d in report.diagnostics if code_of(d) != "nothing_compiled"]  # ours says why
-    add(report, "nothing_compiled", f"nothing compiled: {reason}")
-    return reason
+    return add(without(report, "nothing_compiled"), "nothing_compiled", f"nothing compiled: {reason}")

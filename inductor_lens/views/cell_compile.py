@@ -1,4 +1,5 @@
-"""What the magic knows about compiled objects and the ``-f`` rewrite of a cell (no IPython, no torch import).
+"""What the magic knows about compiled objects, the ``-f`` rewrite of a cell, and which lens cell compiled
+which object (no IPython, no torch import).
 
 ``-f NAME`` compiles NAME right after the cell binds it: :class:`_CompileAfterBinding` inserts a call of
 ``__inductor_lens_compile__("NAME")`` after each module-level statement that binds NAME.
@@ -8,8 +9,10 @@ from __future__ import annotations
 
 import ast
 import types
-from typing import Optional
+import weakref
+from typing import Any, Optional
 
+MAGIC_NAME = "inductor_lens"
 _HELPER = "__inductor_lens_compile__"  # bound in the user namespace only while a lens cell runs
 
 
@@ -111,3 +114,39 @@ def _compile_id_for(report, obj) -> Optional[str]:
         if c.frame in names or c.frame.split(".")[-1] in names:
             return c.id
     return None
+
+
+def _is_compiled_safe(value) -> bool:
+    try:
+        return _is_compiled(value)
+    except Exception:
+        return False
+
+
+# -- which lens cell compiled what (``display(f)``) ---------------------------------------------------
+
+
+class _Entry:
+    __slots__ = ("report", "compile_id", "view")
+
+    def __init__(self, report, compile_id: Optional[str], view: Optional[str]):
+        self.report = report
+        self.compile_id = compile_id
+        self.view = view
+
+
+# compiled wrapper (function or OptimizedModule) -> the report of the lens cell that compiled it.
+_REGISTRY: "weakref.WeakKeyDictionary[Any, _Entry]" = weakref.WeakKeyDictionary()
+
+
+def report_for(obj) -> Optional[Any]:
+    """The :class:`~inductor_lens.Report` of the lens cell that compiled ``obj``, or ``None``."""
+    entry = _lookup(obj)
+    return entry.report if entry is not None else None
+
+
+def _lookup(obj) -> Optional[_Entry]:
+    try:
+        return _REGISTRY.get(obj)
+    except TypeError:  # not weak-referenceable / unhashable: never one of ours
+        return None

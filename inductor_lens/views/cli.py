@@ -21,7 +21,6 @@ output that cannot be written).
 from __future__ import annotations
 
 import argparse
-import contextlib
 import gzip
 import os
 import runpy
@@ -181,23 +180,20 @@ class _ScriptRun:
         self.error: Optional[BaseException] = None
         self.error_tb = ""
         self.interrupted = False
-        self.report = None
+        self.pipeline = None
         self.hold = _no_interrupt(reraise=False)  # from the script's end until the report is written
 
     def run(self):
-        from ..capturing.session import capture
+        """Run the script inside the run pipeline's capture; returns the pipeline (``finish`` makes the report)."""
+        from ..capturing.pipeline import Run
 
         saved_argv, saved_path = sys.argv[:], sys.path[:]
         sys.argv = [self.script, *self.args]
         sys.path.insert(0, os.path.dirname(os.path.abspath(self.script)))
-        profiled = contextlib.nullcontext()
-        if self.profile:  # the whole script under the PyTorch profiler too
-            from ..capturing.kernel_timing import profiling_script
-
-            profiled = profiling_script()
-        apply_profile = None
+        # with --profile the whole script runs under the PyTorch profiler too
+        self.pipeline = Run(title=self.title, on_event=self.progress, profile="script" if self.profile else None)
         try:
-            with profiled as apply_profile, capture(title=self.title, on_event=self.progress) as cap:
+            with self.pipeline:
                 try:
                     runpy.run_path(self.script, run_name="__main__")
                 except SystemExit as e:
@@ -211,10 +207,7 @@ class _ScriptRun:
             sys.argv = saved_argv
             sys.path[:] = saved_path
             self.progress.done()
-        self.report = cap.report
-        if apply_profile is not None and self.report.compiles:
-            self.report = apply_profile(self.report)
-        return self.report
+        return self.pipeline
 
     def _exited(self, e: SystemExit) -> None:
         if e.code is None or e.code == 0:
@@ -232,6 +225,7 @@ class _ScriptRun:
         self.error_tb = "".join(traceback.format_exception(type(e), e, tb or e.__traceback__))
         sys.stderr.write(self.error_tb)
         self.error, self.exit_code = e, 1
+        self.pipeline.raised(e)
 
 
 def cmd_run(tokens: Sequence[str]) -> int:
@@ -245,17 +239,12 @@ def cmd_run(tokens: Sequence[str]) -> int:
         html_path = os.path.splitext(os.path.basename(script))[0] + "-lens.html"
     _check_outputs([html_path, json_path], [("script", script)])
     title = opts["title"] or " ".join([os.path.basename(script), *script_args])
-    _say(f"running {script} under capture (Inductor compiles at each compiled function's first call)")
+    if not opts["quiet"]:
+        _say(f"running {script} under capture (Inductor compiles at each compiled function's first call)")
     run = _ScriptRun(script, script_args, title, opts["quiet"], opts["profile"])
     try:
-        report = run.run()
-        if run.error is not None:
-            _outcome.user_raised(report, run.error, run.error_tb)
-        if run.interrupted:
-            _outcome.add(
-                report, "interrupted", "interrupted by Ctrl-C (SIGINT): the report holds what compiled before that"
-            )
-        reason = _outcome.nothing_compiled(report, run.error) if not report.compiles else None
+        report = run.run().finish(run.error, traceback_text=run.error_tb, interrupted=run.interrupted)
+        reason = _outcome.why_nothing_compiled(report, run.error) if not report.compiles else None
         written = _write(report, html_path, json_path)
     finally:
         run.hold.__exit__(None, None, None)
@@ -296,7 +285,8 @@ def _demo_report(progress, profile: bool = False):
 
 def cmd_demo(args: argparse.Namespace) -> int:
     _check_outputs([args.output, args.json], [])
-    _say("demo: compiling sin(x)**2 + cos(x)**2 and a small MLP (CPU compiles take a few seconds)")
+    if not args.quiet:
+        _say("demo: compiling sin(x)**2 + cos(x)**2 and a small MLP (CPU compiles take a few seconds)")
     progress = _progress(args.quiet)
     try:
         report = _demo_report(progress, profile=args.profile)
@@ -330,6 +320,8 @@ def cmd_show(args: argparse.Namespace) -> int:
     src = args.report[0]
     output = args.output or _default_page(src)
     _check_outputs([output], [("input report", src)])
+    if args.output is None and os.path.exists(output):  # e.g. the page `run` wrote beside its --json
+        _say(f"show: replacing {output}, which exists already (give -o PATH to write the page elsewhere)")
     t0 = time.monotonic()
     size = os.path.getsize(src) if os.path.isfile(src) else 0
     step = (lambda text: _say(f"[{time.monotonic() - t0:5.1f}s] {text}")) if size > 20_000_000 else (lambda text: None)

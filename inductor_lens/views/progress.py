@@ -56,6 +56,18 @@ PHASE_WORDS: tuple[tuple[str, str], ...] = (
 SILENT = ("gc", "insert_deferred_runtime_asserts", "PythonWrapperCodegen")
 
 
+#: The steps of one compile, in the order they happen: within a compile the line only moves forward, so that
+#: torch's phases that come back to an earlier step (``build_guards`` after the backend, ``aot_*`` passes
+#: inside lowering) do not show a step twice. ``autotuning`` may come in any step and leaves the order.
+STEP_ORDER = ("tracing", "AOT autograd", "lowering", "fusion", "code generation", "kernel build")
+#: Phases that begin a compile (a frame, a retry, a lazily compiled backward): the order starts again.
+COMPILE_STARTS = ("entire_frame_compile", "compile_attempt", "entire_backward_compile")
+
+
+def _starts_a_compile(torch_phase: str) -> bool:
+    return torch_phase == "dynamo" or torch_phase.startswith(COMPILE_STARTS)
+
+
 def user_phase(torch_phase: str) -> Optional[str]:
     """The user's word for a torch phase name, or ``None`` for one that says nothing to a user (``gc``)."""
     if torch_phase.startswith(SILENT):
@@ -74,6 +86,7 @@ class Progress:
         self.step = ""
         self.compile = ""
         self.kernels: list[str] = []
+        self._rank = 0  # where the compile is in STEP_ORDER
         self._lock = threading.Lock()
 
     def update(self, message: str) -> Optional[str]:
@@ -84,6 +97,11 @@ class Progress:
                 word = user_phase(text)
                 if word is None or word == self.step:
                     return None
+                if word in STEP_ORDER:
+                    rank = STEP_ORDER.index(word)
+                    if rank < self._rank and not _starts_a_compile(text):
+                        return None  # a step this compile has passed: the line does not go back
+                    self._rank = rank
                 self.step = word
                 return "step"
             if kind == "kernel":

@@ -175,9 +175,9 @@ def launch(tokens: Sequence[str], say=print) -> int:
         meta["note"] = f"the job was stopped after --timeout {ours['timeout']:g}s"
     elif code:
         meta["note"] = f"torchrun exited with status {code}"
-    from ..capturing.rank_boot import write_atomic
+    from ..report.io import atomic_write
 
-    write_atomic(os.path.join(json_dir, "job.json"), json.dumps(meta, indent=1))
+    atomic_write(os.path.join(json_dir, "job.json"), json.dumps(meta, indent=1))
     from ..analysis.job import load_job
 
     job = load_job(json_dir)

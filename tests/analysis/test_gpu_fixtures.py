@@ -43,8 +43,8 @@ def test_every_triton_kernel_is_linked_with_exact_source_and_launch_config(gpu_r
 
 def test_profile_attributes_device_time_to_every_kernel(gpu_report):
     kernels = gpu_report.kernels
-    assert all(k.profile and k.profile["device"] == "cuda" and k.profile["total_us"] > 0 for k in kernels)
-    assert sum(k.profile["share"] for k in kernels) == pytest.approx(1.0, abs=0.01)
+    assert all(k.profile and k.profile.device == "cuda" and k.profile.total_us > 0 for k in kernels)
+    assert sum(k.profile.share for k in kernels) == pytest.approx(1.0, abs=0.01)
 
 
 def test_sin_cos_on_gpu_is_one_triton_kernel_over_all_five_ops():

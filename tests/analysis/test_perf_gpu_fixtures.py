@@ -33,8 +33,8 @@ def test_every_kernel_of_the_training_step_is_timed(training):
     assert {c.graph_kind for c in training.compiles} >= {"forward", "backward"}
     for c in training.compiles:
         for k in c.kernels:
-            assert k.profile and k.profile["device"] == "cuda" and k.profile["total_us"] > 0, f"{c.id}: {k.name}"
-            assert k.profile["runs"] >= 3 and k.profile["std_us"] >= 0
+            assert k.profile and k.profile.device == "cuda" and k.profile.total_us > 0, f"{c.id}: {k.name}"
+            assert k.profile.iterations >= 3 and k.profile.std_us >= 0
             assert k.cost is not None and k.cost.source
 
 
@@ -47,16 +47,16 @@ def test_attention_forward_and_backward_get_device_time_and_flops(training):
     ]
     assert {kind for kind, _ in attention} >= {"forward", "backward"}, [k.name for _, k in attention]
     for _, k in attention:
-        assert k.profile["total_us"] > 0 and k.cost.flops > 0 and k.profile["achieved_tflops"] > 0
+        assert k.profile.total_us > 0 and k.cost.flops > 0 and k.profile.achieved_tflops > 0
 
 
 def test_unattributed_remainder_is_below_ten_percent_of_device_time(training):
     s = training.profile
-    assert s["device"] == "cuda" and s["device_total_us"] > 0
-    assert s["unattributed_share"] < 0.10, s
-    assert s["attributed_us"] == pytest.approx(sum(k.profile["total_us"] for k in training.kernels), rel=1e-3)
+    assert s.device == "cuda" and s.device_total_us > 0
+    assert s.unattributed_share < 0.10, s
+    assert s.attributed_us == pytest.approx(sum(k.profile.total_us for k in training.kernels), rel=1e-3)
     for key in ("by_kind", "by_module", "by_line"):
-        assert sum(r["us"] for r in s[key]) == pytest.approx(s["attributed_us"], rel=1e-3)
+        assert sum(r.us for r in getattr(s, key)) == pytest.approx(s.attributed_us, rel=1e-3)
 
 
 def test_h200_peaks_come_from_the_datasheet_table(training):
@@ -70,8 +70,8 @@ def test_a_large_pointwise_kernel_reaches_a_plausible_fraction_of_hbm_bandwidth(
     n = 1 << 28
     assert k.cost.bytes_read == 4 * n and k.cost.bytes_written == 4 * n
     p = k.profile
-    assert p["bound"] == "memory" and 0.5 < p["peak_fraction"] <= 1.0, p
-    assert p["verdict"].endswith("of HBM bandwidth; memory-bound")
+    assert p.bound == "memory" and 0.5 < p.peak_fraction <= 1.0, p
+    assert p.verdict.endswith("of HBM bandwidth; memory-bound")
 
 
 def test_no_kernel_is_shown_above_the_h200_peaks_and_reused_kernels_cost_one_call(training):
@@ -87,4 +87,4 @@ def test_no_kernel_is_shown_above_the_h200_peaks_and_reused_kernels_cost_one_cal
     assert any("embedding" in n for n in capped) and any("nll_loss" in n for n in capped), capped
     for k in training.kernels:
         p = k.profile
-        assert p["bound"] is not None and p["peak_fraction"] is not None and p["peak_fraction"] <= 1.0, (k.name, p)
+        assert p.bound is not None and p.peak_fraction is not None and p.peak_fraction <= 1.0, (k.name, p)

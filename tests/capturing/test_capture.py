@@ -317,8 +317,8 @@ def test_no_hook_survives_a_first_capture_in_a_fresh_process(tmp_path):
 def test_profile_measures_every_cpu_kernel():
     report = inductor_lens.inspect(models.sin_cos, torch.randn(4096), profile=True)
     (k,) = report.kernels
-    assert k.profile["device"] == "cpu" and k.profile["total_us"] > 0 and k.profile["calls"] == 1
-    assert k.profile["share"] == 1.0
+    assert k.profile.device == "cpu" and k.profile.total_us > 0 and k.profile.calls == 1
+    assert k.profile.share == 1.0
     assert not [d for d in report.diagnostics if d.code == "profile_failed"]
 
 

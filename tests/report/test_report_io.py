@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import gzip
 import json
 import os
@@ -123,7 +124,9 @@ def test_surrogate_escape_in_loaded_json_is_made_writable(tmp_path):
 
 def test_nan_and_infinity_become_null_and_the_report_says_so(tmp_path):
     r = _report()
-    r.compiles[0].kernels[0].profile.update(share=float("nan"), total_us=float("inf"))
+    k = r.compiles[0].kernels[0]
+    k = dataclasses.replace(k, profile=dataclasses.replace(k.profile, share=float("nan"), total_us=float("inf")))
+    r = dataclasses.replace(r, compiles=[dataclasses.replace(r.compiles[0], kernels=[k])])
     raw = report_io.dumps(r)
     data = json.loads(raw, parse_constant=lambda token: pytest.fail(f"{token} written into the JSON"))
     assert data["compiles"][0]["kernels"][0]["profile"]["share"] is None
@@ -131,7 +134,7 @@ def test_nan_and_infinity_become_null_and_the_report_says_so(tmp_path):
     # and a NaN written by another tool is read as null, with a diagnostic
     text = raw.decode().replace('"share":null', '"share":NaN')
     back = inductor_lens.load(text)
-    assert back.compiles[0].kernels[0].profile["share"] is None
+    assert back.compiles[0].kernels[0].profile.share is None
 
 
 def test_gzip_is_written_for_gz_and_read_whatever_the_name(tmp_path):

@@ -276,6 +276,40 @@ def test_script_raising_before_any_compile_is_in_the_page(inproc, workdir):
     assert any("nothing compiled: the script raised RuntimeError" in d for d in diags), diags
 
 
+def test_quiet_run_prints_only_the_last_line(inproc, workdir):
+    status, out, err = inproc("run", "-q", "--json", "quiet.json", "script.py", "--nocompile")
+    assert status == 1 and "running" not in err, err  # nothing compiled: exit 1, the one last line says why
+    assert err.count("\n") == 1 and "nothing compiled" in err, err
+
+
+def test_show_says_when_it_replaces_the_page_that_run_wrote(inproc, workdir):
+    inductor_lens.Report(torch_version="2", device="cpu").save_json(workdir / "again.json")
+    (workdir / "again.html").write_text("the page run wrote")
+    status, _, err = inproc("show", "again.json")
+    assert status == 0, err
+    assert "show: replacing again.html, which exists already" in err.splitlines()[0] and "-o PATH" in err, err
+    assert last_line(err) == f"inductor-lens: wrote {workdir / 'again.html'}"
+    status, _, err = inproc("show", "again.json", "-o", "other.html")  # a path the user chose: nothing to say
+    assert status == 0 and "replacing" not in err, err
+
+
+def test_a_fullgraph_error_is_reported_as_raised_not_as_run_eagerly(inproc, workdir):
+    (workdir / "fullgraph.py").write_text(
+        "import torch\n"
+        "def f(x):\n"
+        "    torch._dynamo.graph_break()\n"
+        "    return x + 1\n"
+        "torch.compile(f, fullgraph=True)(torch.ones(2))\n"
+    )
+    status, _, err = inproc("run", "--json", "fullgraph.json", "fullgraph.py")
+    assert status == 1 and "error: fullgraph.py raised Unsupported" in err, err
+    diags = inductor_lens.load(workdir / "fullgraph.json").diagnostics
+    codes = [d.code for d in diags]
+    assert "compile_raised" in codes and "eager_fallback" not in codes, codes
+    (raised,) = [d for d in diags if d.code == "compile_raised"]
+    assert "raised Unsupported to your code" in raised.message and "graph_break" in raised.message
+
+
 def test_show_renders_a_saved_report_and_gzip(inproc, workdir):
     r = inductor_lens.load(REPO / "tests" / "fixtures" / "gpu_sin_cos.json")
     r.save_json(workdir / "saved.json.gz")

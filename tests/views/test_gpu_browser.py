@@ -52,20 +52,18 @@ def test_training_report_launch_metadata_profile_colouring_and_top_kernels(tmp_p
     boxes = page.locator('[data-view="fusion"] [data-node][data-share]')
     assert boxes.count() == len(times)
     shares = {b.get_attribute("data-node"): float(b.get_attribute("data-share")) for b in boxes.all()}
-    assert shares == {n: pytest.approx(p["share"], abs=1e-4) for n, p in times.items()}
-    hot = max(times, key=lambda n: times[n]["share"])
-    cold = min(times, key=lambda n: times[n]["share"])
+    assert shares == {n: pytest.approx(p.share, abs=1e-4) for n, p in times.items()}
+    hot = max(times, key=lambda n: times[n].share)
+    cold = min(times, key=lambda n: times[n].share)
     assert _fill(page, hot) != _fill(page, cold), "boxes of 100x different time share look the same"
     # each box shows its time (the same text as the panel's)
     label = page.locator(f'[data-view="fusion"] [data-node="{hot}"] text').all_text_contents()
-    assert any(
-        f"({times[hot]['share'] * 100:.1f}%)" in t or f"({times[hot]['share'] * 100:.0f}%)" in t for t in label
-    ), label
+    assert any(f"({times[hot].share * 100:.1f}%)" in t or f"({times[hot].share * 100:.0f}%)" in t for t in label), label
 
     # nothing selected: the top-kernels table lists the report's kernels by time, longest first
     top = page.locator('[data-role="top-kernels"] tbody tr')
     expected = sorted(
-        ((k.profile["total_us"], k.name, c.id) for c in report.compiles for k in c.kernels if k.profile), reverse=True
+        ((k.profile.total_us, k.name, c.id) for c in report.compiles for k in c.kernels if k.profile), reverse=True
     )
     assert top.count() == min(12, len(expected))
     got = [(r.get_attribute("data-kernel"), r.get_attribute("data-compile")) for r in top.all()]
@@ -113,7 +111,7 @@ def test_training_report_launch_metadata_profile_colouring_and_top_kernels(tmp_p
     assert facts["size hints"] == ", ".join(f"{a}={b}" for a, b in hints.items())
     assert "compile time" in facts and "shared memory" in facts
     prof = page.locator('[data-role="profile"]').inner_text()
-    assert f"{kernel.profile['share'] * 100:.1f}"[:3] in prof and "per run" in prof
+    assert f"{kernel.profile.share * 100:.1f}"[:3] in prof and "per run" in prof
 
     # an extern kernel shows the library function it calls
     ext_node, ext = next(

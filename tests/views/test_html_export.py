@@ -1,6 +1,7 @@
 """The standalone page: one file, no network, the same front end and DOM hooks as the widget."""
 
 import base64
+import dataclasses
 import gzip
 import hashlib
 import html
@@ -282,7 +283,9 @@ def test_injected_inline_script_is_blocked_and_the_page_still_starts(tmp_path, o
     page = offline_page
     page.watch.allow_console = ["Content Security Policy", "Content-Security-Policy"]
     report = hostile_report()
-    report.compiles[0].kernels[0].profile["share"] = float("nan")  # a bad value: written as null, page starts
+    k = report.compiles[0].kernels[0]  # a bad value: written as null, the page starts
+    k = dataclasses.replace(k, profile=dataclasses.replace(k.profile, share=float("nan")))
+    report = dataclasses.replace(report, compiles=[dataclasses.replace(report.compiles[0], kernels=[k])])
     path = tmp_path / "injected.html"
     report.save_html(path)
     text = path.read_text(encoding="utf-8")

@@ -76,3 +76,33 @@ def test_terminal_output_is_one_updating_line():
     assert text.count("\r\x1b[K") >= 5
     last = text.split("\r\x1b[K")[-1]
     assert "C++ build · 1 kernel built: cpp_fused_relu_0" in last and last.endswith("x: done\n")
+
+
+def test_each_step_of_a_compile_shows_once_and_the_backward_starts_again():
+    """Torch comes back to earlier steps within a compile: ``aot_*`` passes inside lowering, the wrapper's
+    ``GraphLowering.codegen`` after fusion, ``build_guards`` after the kernels are built (it showed a stray
+    "tracing" at the end). Each step shows once per compile, in order; the lazily compiled backward (or the
+    next frame) starts again."""
+    out = io.StringIO()
+    p = TerminalProgress(out, prefix="x: ")
+    forward = (
+        "dynamo bytecode_tracing backend_compile aot_collect_metadata compile_fx.<locals>.fw_compiler_base "
+        "aot_dispatch_subclass GraphLowering.run Scheduler.__init__ GraphLowering.codegen Scheduler.codegen "
+        "compile_file build_guards gc"
+    ).split()
+    backward = "entire_backward_compile inductor_compile Scheduler.__init__ compile_file".split()
+    for phase in forward + backward + ["dynamo"]:
+        p(f"phase: {phase}")
+    steps = [ln.split("] ", 1)[1] for ln in out.getvalue().splitlines()]
+    assert steps == [
+        "tracing",
+        "AOT autograd",
+        "lowering",
+        "fusion",
+        "code generation",
+        "kernel build",
+        "lowering",
+        "fusion",
+        "kernel build",
+        "tracing",
+    ]

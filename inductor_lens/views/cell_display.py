@@ -1,0 +1,117 @@
+"""What a lens cell shows: the live progress line under the cell, the widget (or its text form), the
+compare view, and the notices (one line each: files written, options that did nothing, diagnostics)."""
+
+from __future__ import annotations
+
+import html
+import threading
+import time
+from typing import Optional
+
+_PROGRESS_INTERVAL_S = 0.25
+
+
+class _Html:
+    """A display object with a text and an HTML form."""
+
+    def __init__(self, text: str, html_: str):
+        self._text, self._html = text, html_
+
+    def _repr_mimebundle_(self, include=None, exclude=None):
+        return {"text/plain": self._text, "text/html": self._html}
+
+
+class _Progress:
+    """The live line under the cell, in the user's words (``views/progress.py``): created at the first
+    compile event, updated at most 4x/s (and at each kernel built)."""
+
+    def __init__(self):
+        from .progress import Progress
+
+        self.state = Progress()
+        self.handle = None
+        self.last = 0.0
+        self.error: Optional[BaseException] = None
+        self.error_tb = None
+        self._lock = threading.Lock()
+
+    def __call__(self, message: str) -> None:
+        try:
+            with self._lock:
+                change = self.state.update(message)
+                if change is None:
+                    return
+                now = time.monotonic()
+                if self.handle is not None and now - self.last < _PROGRESS_INTERVAL_S and change != "kernel":
+                    return
+                self.last = now
+                self._show()
+        except Exception as e:  # shown after the cell (never swallowed), progress stops
+            import sys
+
+            self.error, self.error_tb = e, sys.exc_info()
+            raise
+
+    def _show(self) -> None:
+        from IPython.display import display
+
+        obj = _Html(self.text(), self.html())
+        if self.handle is None:
+            self.handle = display(obj, display_id=True)
+        else:
+            self.handle.update(obj)
+
+    def text(self) -> str:
+        return "inductor_lens: " + self.state.line()
+
+    def html(self) -> str:
+        return (
+            f'<div class="inductor-lens-progress" data-role="lens-progress" '
+            f'style="font-family:monospace;font-size:12px;opacity:.8">{html.escape(self.text())}</div>'
+        )
+
+
+def _diff_view(baseline, report):
+    """The compare view of ``baseline`` (A) and this cell's ``report`` (B); text without widgets."""
+    d = baseline.diff(report)
+    try:
+        return d.widget()
+    except ImportError as e:
+        return _Html(
+            d.text() + f"\n(the interactive widget is unavailable: {e})", f"<pre>{html.escape(d.text())}</pre>"
+        )
+
+
+def _notices(lines: list[str]) -> _Html:
+    items = "".join(f"<li>{html.escape(s)}</li>" for s in lines)
+    return _Html(
+        "\n".join(f"inductor_lens: {s}" for s in lines),
+        f'<div class="inductor-lens-notices" data-role="lens-notices">'
+        f'<b>inductor_lens</b><ul style="margin:2px 0">{items}</ul></div>',
+    )
+
+
+def _widget_or_text(report, **kwargs):
+    """The widget; without the widget machinery, the text summary and why."""
+    try:
+        return report.widget(**{k: v for k, v in kwargs.items() if v is not None})
+    except ImportError as e:
+        return _Html(
+            report.summary() + f"\n(the interactive widget is unavailable: {e})",
+            f"<pre>{html.escape(report.summary())}</pre>"
+            f"<p>(the interactive widget is unavailable: {html.escape(str(e))})</p>",
+        )
+
+
+def show_cell_result(shell, progress: _Progress, view, lines: list[str]) -> None:
+    """Replace the progress line by ``view`` (or show it), then the notices, then a progress error."""
+    from IPython.display import display
+
+    if progress.handle is not None:
+        progress.handle.update(view)
+    else:
+        display(view)
+    if lines:
+        display(_notices(lines))
+    if progress.error is not None:
+        shell.showtraceback(progress.error_tb)

@@ -1,0 +1,346 @@
+"""One run of a cell under ``%%inductor_lens``, in named parts.
+
+- :class:`_CellPlan`: before the cell runs: which ``-f`` names the cell binds (and that every other one is
+  bound already), the ``--compare`` baseline;
+- :class:`_FunctionCompiler`: ``-f NAME``: compiles NAME right after the cell binds it and records its first
+  call (for ``--backward`` and ``--profile``);
+- :class:`LensedCell`: the adapter between the cell and the run pipeline (``capturing/pipeline.py``): the
+  cell runs through IPython's ``run_cell`` inside the pipeline's capture, then the pipeline profiles and
+  adds the outcome; the cell's own notices (what ``-f`` did) are added here;
+- :func:`_write_files`, :func:`_register`: ``--json``/``--export``, and which compiled objects remember
+  the report (``display(f)``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import functools
+import traceback
+from typing import Any, Optional
+
+from ..report import outcome as _outcome
+from ..report.outcome import message_of
+from .cell_compile import (
+    _HELPER,
+    _REGISTRY,
+    MAGIC_NAME,
+    _compile_id_for,
+    _CompileAfterBinding,
+    _Entry,
+    _is_compiled_safe,
+    _is_optimized_module,
+    _original,
+)
+from .cell_display import _diff_view, _Progress, _widget_or_text, show_cell_result
+
+
+class CellRaised(Exception):
+    """The cell under ``%%inductor_lens`` raised; IPython has already shown its traceback.
+
+    Raised by the magic after the lens is shown so that the cell counts as failed (``Run All``
+    stops, nbclient reports it); it renders as nothing, so the error is reported once.
+    """
+
+    def __init__(self, original: BaseException):
+        super().__init__(
+            f"the cell raised {type(original).__name__}: {original} (traceback above); "
+            f"the lens above shows what compiled before that"
+        )
+        self.original = original
+
+    def _render_traceback_(self):
+        return []
+
+
+# -- before the cell ------------------------------------------------------------------------------
+
+
+class _CellPlan:
+    """What is known before the cell runs; a UsageError (nothing has run) when it cannot run."""
+
+    def __init__(self, shell, args: argparse.Namespace, cell: str):
+        self.names = list(dict.fromkeys(args.functions))
+        self.baseline = _compare_baseline(shell.user_ns, args.compare)
+        self.defined_in_cell: set[str] = set()
+        self.transformer: Optional[_CompileAfterBinding] = None
+        if self.names:
+            self._find_bindings(shell, cell)
+
+    def _find_bindings(self, shell, cell: str) -> None:
+        from IPython.core.error import UsageError
+
+        detector = _CompileAfterBinding(self.names)
+        try:
+            detector.visit(ast.parse(shell.transform_cell(cell)))
+        except SyntaxError:
+            pass  # run_cell reports it, with IPython's own message
+        self.defined_in_cell = detector.bound
+        missing = [n for n in self.names if n not in self.defined_in_cell and n not in shell.user_ns]
+        if missing:
+            raise UsageError(
+                f"%%{MAGIC_NAME}: -f {missing[0]}: the cell does not define {missing[0]!r} and "
+                f"nothing is bound to it yet (define the function or module, e.g. "
+                f"`def {missing[0]}(x): ...` or `{missing[0]} = MyModule()`)"
+            )
+        self.transformer = _CompileAfterBinding(self.names)  # fresh state for IPython's own pass
+
+
+def _compare_baseline(ns: dict, var: Optional[str]):
+    """The report bound to ``var`` for ``--compare``; a UsageError (before the cell runs) if there is none."""
+    if var is None:
+        return None
+    from IPython.core.error import UsageError
+
+    from ..report.model import Report
+
+    if var not in ns:
+        raise UsageError(
+            f"%%{MAGIC_NAME}: --compare {var}: nothing is bound to {var!r} yet (run a cell with "
+            f"`%%{MAGIC_NAME} --name {var}` first, or `{var} = inductor_lens.load('report.json')`)"
+        )
+    if not isinstance(ns[var], Report):
+        raise UsageError(
+            f"%%{MAGIC_NAME}: --compare {var}: {var!r} is a {type(ns[var]).__name__}, not an "
+            f"inductor_lens report (bind one with `%%{MAGIC_NAME} --name {var}`)"
+        )
+    return ns[var]
+
+
+# -- -f: compile, record the first call -----------------------------------------------------------
+
+
+class _FunctionCompiler:
+    """Compiles each ``-f`` name (``__inductor_lens_compile__`` in the user namespace while the cell runs)
+    and, for ``--backward``/``--profile``, keeps each one's first call: ``(args, kwargs, output)``."""
+
+    def __init__(self, ns: dict, args: argparse.Namespace):
+        self.ns, self.args = ns, args
+        self.compiled_here: dict[str, Any] = {}
+        self.first_calls: dict[str, tuple] = {}
+        self.recording = False  # whether first calls are recorded (only while the cell runs)
+        self.hook_handles: list = []
+
+    def __call__(self, name: str) -> None:
+        import torch
+
+        obj = _original(self.ns[name])
+        if isinstance(obj, type):
+            raise TypeError(
+                f"%%{MAGIC_NAME} -f {name}: {name} is a class; compile an instance instead "
+                f"(`model = {name}(...)` and -f model)"
+            )
+        if not callable(obj):
+            raise TypeError(f"%%{MAGIC_NAME} -f {name}: {name} is a {type(obj).__name__}, not a function or module")
+        compiled = torch.compile(obj, **self.compile_kwargs())
+        if self.args.backward or self.args.profile:
+            compiled = self._record_first_call(compiled, name)
+        self.ns[name] = compiled
+        self.compiled_here[name] = compiled
+
+    def compile_kwargs(self) -> dict:
+        """``torch.compile``'s arguments for the -f functions (kernel profiling is the pipeline's)."""
+        args = self.args
+        kwargs: dict[str, Any] = {"backend": "inductor"}
+        if args.mode:
+            kwargs["mode"] = args.mode
+        if args.dynamic:
+            kwargs["dynamic"] = True
+        if args.options:
+            kwargs["options"] = dict(args.options)
+        return kwargs
+
+    def _record_first_call(self, compiled, name: str):
+        if _is_optimized_module(compiled):
+
+            def hook(module, args, kwargs, output):
+                if self.recording and name not in self.first_calls:
+                    self.first_calls[name] = (args, kwargs, output)
+
+            self.hook_handles.append(compiled.register_forward_hook(hook, with_kwargs=True))
+            return compiled
+
+        @functools.wraps(compiled)
+        def recorder(*a, **k):
+            out = compiled(*a, **k)
+            if self.recording and name not in self.first_calls:
+                self.first_calls[name] = (a, k, out)
+            return out
+
+        return recorder
+
+    def remove_hooks(self) -> None:
+        self.recording = False
+        for handle in self.hook_handles:
+            handle.remove()
+        self.hook_handles.clear()
+
+
+# -- the cell -------------------------------------------------------------------------------------
+
+
+class LensedCell:
+    """One run of a cell under ``%%inductor_lens``: plan, run the cell through the run pipeline, finish
+    the report, write the files, show the lens (see the module docstring for the parts)."""
+
+    def __init__(self, shell, args: argparse.Namespace, cell: str):
+        self.shell, self.args, self.cell = shell, args, cell
+        self.ns = shell.user_ns
+        self.plan: Optional[_CellPlan] = None
+        self.compiler = _FunctionCompiler(self.ns, args)
+        self.notices: list[str] = []
+        self.progress = _Progress()
+        self.result = None
+
+    @property
+    def names(self) -> list[str]:
+        return self.plan.names if self.plan is not None else list(dict.fromkeys(self.args.functions))
+
+    def run(self):
+        from ..capturing.pipeline import Run
+
+        self.plan = _CellPlan(self.shell, self.args, self.cell)  # a UsageError here: nothing has run
+        before = {k: id(v) for k, v in self.ns.items() if _is_compiled_safe(v)}
+        title = self.args.title or (", ".join(self.names) if self.names else "%%inductor_lens cell")
+        pipeline = Run(
+            title=title, on_event=self.progress, profile="calls" if self.args.profile else None, who="the cell"
+        )
+        self._execute(pipeline)
+        error = self._error()
+        report = self._finish(pipeline, error)
+        _register(self.ns, report, before, self.compiler.compiled_here, self.args)
+        self.notices += _write_files(report, self.args)
+        self._show(report)
+        if error is not None:
+            raise CellRaised(error)
+        return None
+
+    def _execute(self, pipeline) -> None:
+        """The cell through IPython's ``run_cell`` inside the pipeline's capture; then ``--backward``."""
+        from IPython.core.error import UsageError
+
+        plan = self.plan
+        self.ns[_HELPER] = self.compiler
+        if plan.transformer is not None:
+            self.shell.ast_transformers.append(plan.transformer)
+        try:
+            with pipeline:
+                for name in plan.names:
+                    if name not in plan.defined_in_cell:  # defined in an earlier cell: compile it now
+                        try:
+                            self.compiler(name)
+                        except TypeError as e:
+                            raise UsageError(str(e)) from None
+                self.compiler.recording = True
+                self.result = self.shell.run_cell(self.cell, store_history=False)
+                self.compiler.recording = False
+                if self._error() is not None:
+                    pipeline.raised(self._error())
+                if self.args.backward and self._error() is None:
+                    self._backward(pipeline)
+        finally:
+            self._clean_up()
+
+    def _backward(self, pipeline) -> None:
+        for name, (_, _, out) in self.compiler.first_calls.items():
+            e = pipeline.backward(out)
+            if isinstance(e, ValueError):
+                self.notices.append(
+                    f"--backward: the output of {name} does not require grad, so there is no "
+                    f"backward graph to compile ({e})"
+                )
+            elif e is not None:
+                raise e
+
+    def _clean_up(self) -> None:
+        self.compiler.remove_hooks()
+        transformer = self.plan.transformer if self.plan is not None else None
+        if transformer is not None and transformer in self.shell.ast_transformers:
+            self.shell.ast_transformers.remove(transformer)
+        if self.ns.get(_HELPER) is self.compiler:
+            del self.ns[_HELPER]
+
+    def _error(self) -> Optional[BaseException]:
+        if self.result is None:
+            return None
+        return self.result.error_before_exec or self.result.error_in_exec
+
+    def _finish(self, pipeline, error: Optional[BaseException]):
+        """The pipeline's profile and outcome, and the cell's notices about ``-f``."""
+        if self.args.profile and error is None:
+            self._queue_profiles(pipeline)
+        captured = pipeline.report
+        called = {
+            n
+            for n in self.names
+            if n in self.compiler.first_calls or _compile_id_for(captured, self.ns.get(n)) is not None
+        }
+        never = [n for n in self.names if n not in called] if error is None else []
+        tb = "".join(traceback.format_exception(type(error), error, error.__traceback__)) if error else ""
+        report = pipeline.finish(error, traceback_text=tb, explain_empty=error is None and not never)
+        if never:
+            # the user wrote no torch.compile(): say what -f did, not what torch.compile() did
+            report = _outcome.without(report, "nothing_compiled", "never_ran")
+            self.notices.append(
+                f"-f compiled {', '.join(never)} but the cell never called "
+                f"{'it' if len(never) == 1 else 'them'}: Inductor runs at the first call, so call "
+                f"{never[0]}(...) in the cell to see its kernels"
+            )
+        elif not report.compiles and error is None and not report.compile_calls:
+            self.notices.append(
+                "call a torch.compile()d function or module in the cell, or let the magic "
+                "compile one for you with -f NAME"
+            )
+        return report
+
+    def _queue_profiles(self, pipeline) -> None:
+        """--profile: each -f function runs again on its first call's inputs under the PyTorch profiler."""
+        for name in self.names:
+            call = self.compiler.first_calls.get(name)
+            if call is None or call[1]:
+                self.notices.append(
+                    f"--profile: {name} was not called with positional arguments only in the "
+                    f"cell, so it was not profiled"
+                )
+                continue
+            pipeline.time_later(self.compiler.compiled_here[name], call[0], backward=self.args.backward)
+
+    def _show(self, report) -> None:
+        baseline = self.plan.baseline
+        view = _widget_or_text(report, view=self.args.view) if baseline is None else _diff_view(baseline, report)
+        lines = [message_of(d) for d in report.diagnostics] + self.notices
+        show_cell_result(self.shell, self.progress, view, lines)
+
+
+def _register(ns: dict, report, before: dict, compiled_here: dict, args: argparse.Namespace) -> None:
+    """Remember the report of the compiled wrappers made in this cell, and of older ones that ran in it."""
+    for key, value in list(ns.items()):
+        if not _is_compiled_safe(value):
+            continue
+        cid = _compile_id_for(report, value)
+        if key in compiled_here or before.get(key) != id(value) or cid is not None:
+            _REGISTRY[value] = _Entry(report, cid, args.view)
+    if args.name:
+        ns[args.name] = report
+
+
+def _write_files(report, args: argparse.Namespace) -> list[str]:
+    """--json / --export: one notice each; a file that cannot be written is a line, never a traceback."""
+    from ..report.io import check_writable, describe_os_error
+
+    notices = []
+    for option, path, save in (
+        ("--json", args.json_path, report.save_json),
+        ("--export", args.export, report.save_html),
+    ):
+        if not path:
+            continue
+        why = check_writable(path)
+        if why is None:
+            try:
+                notices.append(f"wrote {save(path)}")
+                continue
+            except OSError as e:
+                why = describe_os_error(e)
+        notices.append(f"error: {option} {path}: cannot write it: {why}")
+    return notices
