@@ -20,9 +20,13 @@ from . import hooks
 from . import intern as _intern
 from . import text as _text
 from .plain import ReportError, from_plain_fields, to_plain
-from .rules import STAGES, frame_stage
+from .rules import STAGES, frame_stage, short_op
 
 SCHEMA_VERSION = 2
+
+#: The generation of the derived fields (``report/finish.py``) a report holds. A report written before
+#: derived fields were added (no ``derived`` key, or a smaller number) gets them filled when it is loaded.
+DERIVED_VERSION = 1
 
 #: Languages a kernel may be written in: what Inductor's output code defines (``async_compile.<kind>``),
 #: ``extern`` for calls of library kernels, ``other`` when the source was not found.
@@ -104,6 +108,13 @@ class GraphNode:
     role: str = ""
     #: For graph inputs: the name a user knows, e.g. ``layer1.0.conv1.weight`` or ``x``; ``""`` if none.
     display_name: str = ""
+    #: The op for people, for a ``call_function`` node: ``aten.mm.default`` -> ``mm``,
+    #: ``_operator.getitem`` -> ``getitem`` (``rules.short_op``); ``""`` for other nodes. Filled when not given.
+    short_op: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.short_op and self.op == "call_function":
+            object.__setattr__(self, "short_op", short_op(self.target))
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,7 +134,10 @@ class FusedNode:
     ``label`` is what its box says first: the op of an extern call (``mm``, ``convolution``), else the
     kernel's name. ``is_glue``: no kernel of its own (a ``getitem`` of a multi-output call, a nop or a
     view), drawn as an edge rather than a box. ``user_stack``: one stack per distinct user line of its
-    ops (its kernel's stacks, or its own ops' when the kernel has none).
+    ops (its kernel's stacks, or its own ops' when the kernel has none). ``user_lines``: the innermost frame
+    of each of those stacks (the line that ran), the first being *the* user line every view names.
+    ``ops``: the distinct short op names of its FX ops (``GraphNode.short_op``), in order, tuple unpacking
+    (``getitem``) left out.
     """
 
     name: str
@@ -139,6 +153,8 @@ class FusedNode:
     label: str = ""
     is_glue: bool = False
     user_stack: list[list[Frame]] = field(default_factory=list)
+    user_lines: list[Frame] = field(default_factory=list)
+    ops: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True, slots=True)
@@ -185,8 +201,10 @@ class Kernel:
     user_stack: list[list[Frame]] = field(default_factory=list)
     compiler_stack: list[Frame] = field(default_factory=list)
     #: Launch and build facts where torch exposes them: grid, num_warps, num_stages, ``size_hints``
-    #: (a mapping ``{"x": 1024, "r0_": 64}``), ``autotune`` (``{op, fastest, chosen, emitted, choices}``;
-    #: ``chosen`` names the benchmarked choice the emitted kernel came from, ``None`` if not known)...
+    #: (a mapping ``{"x": 1024, "r0_": 64}``), ``autotune`` (``{op, fastest, chosen, emitted, epilogue,
+    #: choices}``; ``chosen`` names the benchmarked choice the emitted kernel came from, ``None`` if not known;
+    #: ``epilogue`` the ops fused around the matmul; each choice's ``config`` is its description's
+    #: key=value pairs)...
     metadata: dict = field(default_factory=dict)
     #: Measured device time, filled by ``inspect(..., profile=True)``: total_us, calls, per_call_us, share,
     #: mean_us, std_us, runs, achieved_gbps, achieved_tflops, peak_fraction, bound (see docs/report-schema.md).
@@ -197,6 +215,10 @@ class Kernel:
     call_sites: list[list[str]] = field(default_factory=list)
     #: Bytes and FLOPs of one call (``Cost``), from Inductor's buffer accesses and the ops' shapes.
     cost: Optional[Cost] = None
+    #: The user's lines of this kernel: the innermost frame of each ``user_stack``, else of its fused nodes'
+    #: (``FusedNode.user_lines``, in execution order). The first is the line the kernel table, the source
+    #: view, the panel and the roofline's time-by-line table tie the kernel to.
+    user_lines: list[Frame] = field(default_factory=list)
 
 
 @dataclass(frozen=True, slots=True)
@@ -376,6 +398,8 @@ class Report:
     world_size: Optional[int] = None
     #: ``capture`` (recorded in process) or ``trace`` (rebuilt from a TORCH_TRACE log by ``load_trace``).
     origin: str = "capture"
+    #: Which generation of derived fields the report holds (``DERIVED_VERSION``); see ``report/finish.py``.
+    derived: int = DERIVED_VERSION
 
     # -- access ---------------------------------------------------------------------------
     def compile(self, id: str) -> Compile:
