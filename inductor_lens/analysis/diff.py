@@ -163,7 +163,7 @@ class ReportDiff:
 
     def to_json(self, indent: Optional[int] = None) -> str:
         """The diff as JSON: ``compiles[].kernels[]`` with ``status``, ``a``, ``b``, ``moved_ops_in``,
-        ``moved_ops_out``, ``time_delta_us``; and ``summary``."""
+        ``moved_ops_out``, ``time_delta_us``, ``what_changed``; and ``summary``."""
         return json.dumps(self.to_dict(), indent=indent, ensure_ascii=False)
 
     def text(self) -> str:

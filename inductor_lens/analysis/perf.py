@@ -72,8 +72,7 @@ def against_peak(
         out["achieved_gbps"] = round(nbytes / per_call_us / 1e3, 3)
     if cost.flops is not None:
         out["achieved_tflops"] = round(cost.flops / per_call_us / 1e6, 6)
-    if nbytes and cost.flops is not None:
-        out["arithmetic_intensity"] = round(cost.flops / nbytes, 4)
+    out["arithmetic_intensity"] = cost.arithmetic_intensity  # decided once, on the model (Cost)
     if device is None:
         return out
     key = peak_dtype(_dtype(kernel, compile))

@@ -170,6 +170,18 @@ class Cost:
     bytes_written: Optional[float] = None
     flops: Optional[float] = None
     source: str = ""
+    #: ``flops / (bytes_read + bytes_written)`` (FLOP per byte moved, rounded to 4 digits): where the kernel
+    #: sits on a roofline. Null when either count is unknown or nothing is moved. Always worked out from
+    #: the counts (a value given is ignored), so a copy with other counts cannot keep a stale one.
+    arithmetic_intensity: Optional[float] = None
+
+    def __post_init__(self) -> None:
+        ai = None
+        if self.bytes_read is not None and self.flops is not None:
+            moved = self.bytes_read + (self.bytes_written or 0.0)
+            if moved > 0:
+                ai = round(self.flops / moved, 4)
+        object.__setattr__(self, "arithmetic_intensity", ai)
 
 
 @dataclass(frozen=True, slots=True)

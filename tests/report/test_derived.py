@@ -140,3 +140,13 @@ def test_a_report_written_before_the_derived_fields_gets_them_on_load(training_r
     old.write_text(json.dumps(data), encoding="utf-8")
     assert inductor_lens.load(old) == training_report  # the line-by-line reader
     assert inductor_lens.report.model.Report.from_dict(data) == training_report  # a dict
+
+
+def test_arithmetic_intensity_is_flops_per_byte_moved_and_never_stale():
+    from inductor_lens.report.model import Cost
+
+    c = Cost(bytes_read=96.0, bytes_written=32.0, flops=256.0)
+    assert c.arithmetic_intensity == 2.0  # 256 FLOP over 128 bytes
+    assert dataclasses.replace(c, flops=64.0).arithmetic_intensity == 0.5
+    assert Cost(bytes_read=None, flops=1.0).arithmetic_intensity is None
+    assert Cost(bytes_read=0.0, bytes_written=0.0, flops=1.0).arithmetic_intensity is None
