@@ -12,6 +12,7 @@ import {
   kernelOf,
   kernelRun,
   plural,
+  profileOf,
   STAGE_LABELS,
   sharedKernel,
   topKernels,
@@ -230,7 +231,7 @@ function headerSection(sel) {
       h("span", { class: "il-chip" }, `#${entry.index} of ${idx.fused.length}`),
       h("span", { class: "il-chip" }, plural((n.fx_nodes || []).length, "FX op")),
       k ? h("span", { class: "il-chip" }, k.language) : null,
-      k && k.profile && k.profile.total_us != null
+      profileOf(k)
         ? h(
             "span",
             {
@@ -302,7 +303,7 @@ function sharedSection({ idx, n, k }, actions) {
 }
 
 function measuredSection({ idx, k, report }) {
-  if (!k || !k.profile || !report) return null;
+  if (!profileOf(k) || !report) return null;
   const ranked = topKernels(report, 0);
   const rank = ranked.findIndex((r) => r.compileId === idx.compile.id && r.kernel === k.name) + 1;
   return profileSection(k, rank, ranked.length);
