@@ -584,7 +584,7 @@ export function compileSummary(idx, report = null, actions = null) {
     h(
       "p",
       { class: "il-muted" },
-      "Click a box to see its kernel source, the FX ops it fused, why it was not fused further, and the user and compiler backtraces. Keys: ↑/↓ previous/next kernel, Shift+arrows or ←/→ pan, / search, f fit, 1-5 views, Esc clear.",
+      "Click a box to see its kernel source, the FX ops it fused, why it was not fused further, and the user and compiler backtraces. Keys: ↑/↓ previous/next kernel, Shift+arrows or ←/→ pan, / search, f fit, number keys switch views (in tab order), Esc clear.",
     ),
     report && actions ? topKernelsSection(report, (cid, fused) => actions.selectIn(cid, fused)) : null,
   );

@@ -150,3 +150,19 @@ def test_removed_derivations_stay_out_of_js_src():
             if re.search(rx, text):
                 found.append(f"{path.relative_to(ROOT)}: {rx} ({what})")
     assert not found, "derived in JS again:\n" + "\n".join(found)
+
+
+def test_the_view_list_is_one_list():
+    """``views.frontend.VIEWS`` (the widget's ``view`` trait, the magic's ``--view``) names the views the front
+    end registers, in their order (the number keys pick them in this order), and the README's ``--view`` says the same."""
+    from inductor_lens.views.frontend import VIEWS
+
+    node = shutil.which("node")
+    assert node, "node is not on PATH"
+    code = (
+        'import("./src/views/index.js").then((m) => console.log(JSON.stringify(m.registeredViews().map((v) => v.id))))'
+    )
+    r = subprocess.run([node, "-e", code], cwd=ROOT / "js", capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert tuple(json.loads(r.stdout)) == VIEWS
+    assert f"`--view {'|'.join(VIEWS)}`" in (ROOT / "README.md").read_text(encoding="utf-8")
