@@ -337,7 +337,14 @@ def test_unattributed_share_is_the_step_minus_the_kernels(profiled):
     assert 0 <= s["unattributed_share"] < 1
     assert s["runs"] == 5 and s["warmup"] == 1 and s["method"]
     assert sum(k.profile["share"] for k in report.kernels) == pytest.approx(1.0, abs=0.01)
-    assert inductor_lens.analysis.perf.unattributed_text(s) == f"unattributed: {round(s['unattributed_share'] * 100)}%"
+
+
+def test_unattributed_text_rounds_half_up_and_is_empty_without_a_profile():
+    text = inductor_lens.analysis.perf.unattributed_text
+    assert text({"unattributed_share": 0.025}) == "unattributed: 3%"  # half up, not Python's round(2.5) == 2
+    assert text({"unattributed_share": 0.0349}) == "unattributed: 3%"
+    assert text({"unattributed_share": 0.0}) == "unattributed: 0%"
+    assert text({"unattributed_share": None}) == "" and text(None) == ""
 
 
 def test_achieved_throughput_and_fraction_of_the_measured_cpu_peak(profiled):
