@@ -45,6 +45,7 @@ from typing import Any, Iterable, Optional, Sequence, Union
 
 from ..report import hooks
 from ..report.model import Compile, FusedNode, Kernel, Report
+from ..report.rules import short_op
 
 #: Kernel pairs less similar than this stay unpaired (``only_a`` / ``only_b``).
 MIN_SIMILARITY = 0.2
@@ -83,6 +84,28 @@ class KernelDiff:
     fused_b: Optional[str] = None
     #: The FX op targets of B's side (A's for ``only_a``).
     ops: list = field(default_factory=list)
+    #: The "what changed" cell of the compare page: the moved ops as short names (``rules.short_op``), the
+    #: other changes, ``removed``/``added`` (``"+ mul; source"``); filled from the fields above.
+    what_changed: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.what_changed:
+            object.__setattr__(self, "what_changed", change_text(self))
+
+
+def change_text(k: "KernelDiff") -> str:
+    """What a kernel pair's row says changed: ``"+ mul; − add; source"``, ``"removed"``, ``"added"``."""
+    parts = []
+    if k.moved_ops_in:
+        parts.append("+ " + ", ".join(short_op(t) for t in k.moved_ops_in))
+    if k.moved_ops_out:
+        parts.append("− " + ", ".join(short_op(t) for t in k.moved_ops_out))
+    parts += [c for c in k.changes if c != "fusion"]
+    if k.status == "only_a":
+        parts.append("removed")
+    if k.status == "only_b":
+        parts.append("added")
+    return "; ".join(parts)
 
 
 @dataclass(frozen=True)
@@ -140,7 +163,7 @@ class ReportDiff:
 
     def to_json(self, indent: Optional[int] = None) -> str:
         """The diff as JSON: ``compiles[].kernels[]`` with ``status``, ``a``, ``b``, ``moved_ops_in``,
-        ``moved_ops_out``, ``time_delta_us``; and ``summary``."""
+        ``moved_ops_out``, ``time_delta_us``, ``what_changed``; and ``summary``."""
         return json.dumps(self.to_dict(), indent=indent, ensure_ascii=False)
 
     def text(self) -> str:

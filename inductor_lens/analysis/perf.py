@@ -85,8 +85,7 @@ def against_peak(
         out["achieved_gbps"] = round(nbytes / per_call_us / 1e3, 3)
     if cost.flops is not None:
         out["achieved_tflops"] = round(cost.flops / per_call_us / 1e6, 6)
-    if nbytes and cost.flops is not None:
-        out["arithmetic_intensity"] = round(cost.flops / nbytes, 4)
+    out["arithmetic_intensity"] = cost.arithmetic_intensity  # decided once, on the model (Cost)
     if device is None:
         return out
     key = peak_dtype(_dtype(kernel, compile))
@@ -143,13 +142,9 @@ def _estimate_us(kernel: Kernel, compile: Compile) -> Optional[float]:
 
 
 def _line_of(kernel: Kernel) -> list[tuple[str, int, str]]:
-    lines = []
-    for stack in kernel.user_stack:
-        if stack:
-            f = stack[-1]
-            if (f.file, f.line, f.code) not in lines:
-                lines.append((f.file, f.line, f.code))
-    return lines
+    """The kernel's user lines (``Kernel.user_lines``, decided in ``report/finish.py``): the lines the
+    time-by-line table splits its time between, the same the source view and the panel name."""
+    return [(f.file, f.line, f.code) for f in kernel.user_lines]
 
 
 def _module_of(kernel: Kernel, compile: Compile) -> str:

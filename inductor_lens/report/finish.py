@@ -11,17 +11,22 @@ import hashlib
 import json
 from typing import Optional
 
-from .model import SCHEMA_VERSION, Compile, FusedNode, Kernel, Report
+from .model import DERIVED_VERSION, SCHEMA_VERSION, Compile, FusedNode, Kernel, Report
 from .rules import (
     autotune_chosen,
+    choice_config,
     compile_label,
+    epilogue_ops,
     frame_label,
     fused_label,
     is_glue,
+    kernel_runs,
+    node_ops,
     parse_size_hints,
     readable_reasons,
     short_op,
     unique_stacks,
+    user_lines,
 )
 
 
@@ -36,8 +41,7 @@ def _kernel(k: Kernel) -> Kernel:
         choices = [c for c in tune.get("choices") or [] if isinstance(c, dict)]
         tune = dict(tune, emitted=k.name, chosen=autotune_chosen(k.name, k.language, k.source, md, choices))
         md["autotune"] = tune
-    sites = k.call_sites or ([list(k.fused_nodes)] if k.fused_nodes else [])
-    return dataclasses.replace(k, metadata=md, call_sites=sites)
+    return dataclasses.replace(k, metadata=md)
 
 
 def _fused(n: FusedNode, kernels: dict[str, Kernel], fx: dict) -> FusedNode:
@@ -51,16 +55,68 @@ def _fused(n: FusedNode, kernels: dict[str, Kernel], fx: dict) -> FusedNode:
     return dataclasses.replace(n, label=label, is_glue=is_glue(n.kind, n.kernel, ops), user_stack=list(stacks))
 
 
-def finish_compile(c: Compile) -> Compile:
-    """``c`` with its derived fields filled: labels, glue, stacks of fused nodes, the chosen autotune
-    choice, size hints as a mapping, and no refusal between nodes that ended up in one kernel call."""
+def _fx_of(c: Compile) -> dict:
+    """FX node name -> node, over every graph of ``c``; the post-grad graph's node where names repeat."""
     post = c.graphs.get("post_grad")
     fx = {n.name: n for g in c.graphs.values() for n in g.nodes}
     if post is not None:
         fx.update({n.name: n for n in post.nodes})
+    return fx
+
+
+def derive_compile(c: Compile, fx: Optional[dict] = None) -> Compile:
+    """``c`` with the fields the views show and no recorded fact gives as it is, decided here once:
+    ``FusedNode.user_lines`` and ``ops``, ``Kernel.user_lines`` and ``call_sites`` (each in execution order;
+    where the capture recorded none, runs of consecutive fused nodes), the autotune ``epilogue`` and each choice's ``config``.
+    Idempotent; run by :func:`finish_compile` and on loading a report written before these fields."""
+    fx = _fx_of(c) if fx is None else fx
+    fused = [
+        dataclasses.replace(
+            n,
+            user_lines=user_lines(n.user_stack),
+            ops=node_ops(fx[name].target for name in n.fx_nodes if name in fx),
+        )
+        for n in c.fused_nodes
+    ]
+    boxes = [n for n in fused if not n.is_glue]
+    order = {n.name: i for i, n in enumerate(fused)}
+    lines_of: dict[str, list] = {}
+    for n in boxes:
+        if n.kernel:
+            lines_of.setdefault(n.kernel, []).append(n.user_lines)
+    kernels = []
+    for k in c.kernels:
+        md = k.metadata
+        tune = md.get("autotune")
+        if isinstance(tune, dict):
+            choices = [
+                dict(ch, config=choice_config(str(ch.get("description") or ""))) if isinstance(ch, dict) else ch
+                for ch in tune.get("choices") or []
+            ]
+            ops = [fx[name].short_op or short_op(fx[name].target) for name in k.fx_nodes if name in fx]
+            md = dict(md, autotune=dict(tune, choices=choices, epilogue=epilogue_ops(ops)))
+        lines = user_lines(k.user_stack) or user_lines([f] for ls in lines_of.get(k.name, []) for f in ls)
+        sites = k.call_sites or kernel_runs(k.name, boxes) or ([list(k.fused_nodes)] if k.fused_nodes else [])
+        sites = [sorted(site, key=lambda f: order.get(f, len(order))) for site in sites]  # execution order
+        kernels.append(dataclasses.replace(k, metadata=md, user_lines=lines, call_sites=sites))
+    return dataclasses.replace(c, fused_nodes=fused, kernels=kernels)
+
+
+def derive_report(report: Report) -> Report:
+    """``report`` with :func:`derive_compile` run on every compile (a report written before the derived
+    fields of ``DERIVED_VERSION``)."""
+    return dataclasses.replace(report, compiles=[derive_compile(c) for c in report.compiles], derived=DERIVED_VERSION)
+
+
+def finish_compile(c: Compile) -> Compile:
+    """``c`` with its derived fields filled: labels, glue, stacks of fused nodes, the chosen autotune
+    choice, size hints as a mapping, and no refusal between nodes that ended up in one kernel call."""
+    fx = _fx_of(c)
     kernels = [_kernel(k) for k in c.kernels]
     by_name = {k.name: k for k in kernels}
     fused = [_fused(n, by_name, fx) for n in c.fused_nodes]
+    c = derive_compile(dataclasses.replace(c, kernels=kernels, fused_nodes=fused), fx)
+    kernels, fused = c.kernels, c.fused_nodes
     site_of: dict[str, tuple[str, int]] = {}
     for k in kernels:
         for i, site in enumerate(k.call_sites):
@@ -123,4 +179,6 @@ def upgrade_v1(report: Report, data: dict) -> Report:
             head = f"recompile of {c.frame or 'the frame'}: "
             reason = readable_reasons(text[len(head) :] if text.startswith(head) else text)
         compiles.append(finish_compile(dataclasses.replace(c, recompile_reason=reason)))
-    return dataclasses.replace(report, compiles=mark_same_graphs(compiles), schema_version=SCHEMA_VERSION)
+    return dataclasses.replace(
+        report, compiles=mark_same_graphs(compiles), schema_version=SCHEMA_VERSION, derived=DERIVED_VERSION
+    )

@@ -35,7 +35,7 @@ from . import hooks
 from . import stream as _report_stream
 from . import text as _text
 from .check import MAX_DEPTH, PROFILE_NUMBERS, PartsCheck, _gc_paused, _json_type, validate
-from .model import SCHEMA_VERSION, Compile, Report, ReportError
+from .model import DERIVED_VERSION, SCHEMA_VERSION, Compile, Report, ReportError
 from .stream import NotInLayout
 
 try:  # 5-10x faster parsing and writing of large reports; the stdlib is the fallback
@@ -311,7 +311,7 @@ def from_dict(cls: type, data: dict) -> Report:
     or version 1 (converted by :func:`inductor_lens.report.finish.upgrade_v1`)."""
     from . import intern as _intern
     from .builder import build
-    from .finish import upgrade_v1
+    from .finish import derive_report, upgrade_v1
 
     if not isinstance(data, dict):
         raise ReportError(f"a report is a JSON object, not {type(data).__name__}")
@@ -328,7 +328,15 @@ def from_dict(cls: type, data: dict) -> Report:
     except (KeyError, IndexError, TypeError, ValueError) as e:
         raise ReportError(f"report: its interned tables are damaged ({type(e).__name__}: {e})") from None
     report = build(cls, data)
-    return upgrade_v1(report, data) if version < 2 else report
+    if version < 2:
+        return upgrade_v1(report, data)
+    return derive_report(report) if _underived(data) else report
+
+
+def _underived(head: dict) -> bool:
+    """Whether a report was written before the derived fields it should carry (``DERIVED_VERSION``)."""
+    d = head.get("derived")
+    return not isinstance(d, int) or d < DERIVED_VERSION
 
 
 def _build(parts: "Parts") -> Report:
@@ -345,13 +353,17 @@ def _build(parts: "Parts") -> Report:
             raise ReportError(f"{name}: {e}") from None
         validate(to_plain(report), name)
         return report
+    from .finish import derive_compile
+
     builder, compiles = Builder(), []
+    underived = _underived(parts.head)  # written before its derived fields: filled as each compile is built
     with _gc_paused():
         for c in parts.checked():
             builder.shared = parts.shared  # known once the tables are expanded
-            compiles.append(builder.build(Compile, c))
+            built = builder.build(Compile, c)
+            compiles.append(derive_compile(built) if underived else built)
         report = builder.build(Report, dict(parts.head_expanded, compiles=[]))
-    return dataclasses.replace(report, compiles=compiles)
+    return dataclasses.replace(report, compiles=compiles, derived=DERIVED_VERSION)
 
 
 def load_data(source: Union[PathLike, bytes, dict], *, name: Optional[str] = None) -> tuple[dict, str]:

@@ -20,9 +20,13 @@ from . import hooks
 from . import intern as _intern
 from . import text as _text
 from .plain import ReportError, from_plain_fields, to_plain
-from .rules import STAGES, frame_stage
+from .rules import STAGES, frame_stage, short_op
 
 SCHEMA_VERSION = 2
+
+#: The generation of the derived fields (``report/finish.py``) a report holds. A report written before
+#: derived fields were added (no ``derived`` key, or a smaller number) gets them filled when it is loaded.
+DERIVED_VERSION = 1
 
 #: Languages a kernel may be written in: what Inductor's output code defines (``async_compile.<kind>``),
 #: ``extern`` for calls of library kernels, ``other`` when the source was not found.
@@ -105,6 +109,13 @@ class GraphNode:
     role: str = ""
     #: For graph inputs: the name a user knows, e.g. ``layer1.0.conv1.weight`` or ``x``; ``""`` if none.
     display_name: str = ""
+    #: The op for people, for a ``call_function`` node: ``aten.mm.default`` -> ``mm``,
+    #: ``_operator.getitem`` -> ``getitem`` (``rules.short_op``); ``""`` for other nodes. Filled when not given.
+    short_op: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.short_op and self.op == "call_function":
+            object.__setattr__(self, "short_op", short_op(self.target))
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,7 +135,10 @@ class FusedNode:
     ``label`` is what its box says first: the op of an extern call (``mm``, ``convolution``), else the
     kernel's name. ``is_glue``: no kernel of its own (a ``getitem`` of a multi-output call, a nop or a
     view), drawn as an edge rather than a box. ``user_stack``: one stack per distinct user line of its
-    ops (its kernel's stacks, or its own ops' when the kernel has none).
+    ops (its kernel's stacks, or its own ops' when the kernel has none). ``user_lines``: the innermost frame
+    of each of those stacks (the line that ran), the first being *the* user line every view names.
+    ``ops``: the distinct short op names of its FX ops (``GraphNode.short_op``), in order, tuple unpacking
+    (``getitem``) left out.
     """
 
     name: str
@@ -140,6 +154,8 @@ class FusedNode:
     label: str = ""
     is_glue: bool = False
     user_stack: list[list[Frame]] = field(default_factory=list)
+    user_lines: list[Frame] = field(default_factory=list)
+    ops: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,6 +171,18 @@ class Cost:
     bytes_written: Optional[float] = None
     flops: Optional[float] = None
     source: str = ""
+    #: ``flops / (bytes_read + bytes_written)`` (FLOP per byte moved, rounded to 4 digits): where the kernel
+    #: sits on a roofline. Null when either count is unknown or nothing is moved. Always worked out from
+    #: the counts (a value given is ignored), so a copy with other counts cannot keep a stale one.
+    arithmetic_intensity: Optional[float] = None
+
+    def __post_init__(self) -> None:
+        ai = None
+        if self.bytes_read is not None and self.flops is not None:
+            moved = self.bytes_read + (self.bytes_written or 0.0)
+            if moved > 0:
+                ai = round(self.flops / moved, 4)
+        object.__setattr__(self, "arithmetic_intensity", ai)
 
 
 @dataclass(frozen=True, slots=True)
@@ -351,8 +379,10 @@ class Kernel:
     user_stack: list[list[Frame]] = field(default_factory=list)
     compiler_stack: list[Frame] = field(default_factory=list)
     #: Launch and build facts where torch exposes them: grid, num_warps, num_stages, ``size_hints``
-    #: (a mapping ``{"x": 1024, "r0_": 64}``), ``autotune`` (``{op, fastest, chosen, emitted, choices}``;
-    #: ``chosen`` names the benchmarked choice the emitted kernel came from, ``None`` if not known)...
+    #: (a mapping ``{"x": 1024, "r0_": 64}``), ``autotune`` (``{op, fastest, chosen, emitted, epilogue,
+    #: choices}``; ``chosen`` names the benchmarked choice the emitted kernel came from, ``None`` if not known;
+    #: ``epilogue`` the ops fused around the matmul; each choice's ``config`` is its description's
+    #: key=value pairs)...
     metadata: dict = field(default_factory=dict)
     #: Measured device time (``KernelProfile``), filled by ``inspect(..., profile=True)`` and the other
     #: ``--profile`` options (see docs/report-schema.md).
@@ -363,6 +393,10 @@ class Kernel:
     call_sites: list[list[str]] = field(default_factory=list)
     #: Bytes and FLOPs of one call (``Cost``), from Inductor's buffer accesses and the ops' shapes.
     cost: Optional[Cost] = None
+    #: The user's lines of this kernel: the innermost frame of each ``user_stack``, else of its fused nodes'
+    #: (``FusedNode.user_lines``, in execution order). The first is the line the kernel table, the source
+    #: view, the panel and the roofline's time-by-line table tie the kernel to.
+    user_lines: list[Frame] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         if type(self.profile) is dict:  # the 0.2 spelling, a plain dict: typed once, here
@@ -553,6 +587,8 @@ class Report:
     world_size: Optional[int] = None
     #: ``capture`` (recorded in process) or ``trace`` (rebuilt from a TORCH_TRACE log by ``load_trace``).
     origin: str = "capture"
+    #: Which generation of derived fields the report holds (``DERIVED_VERSION``); see ``report/finish.py``.
+    derived: int = DERIVED_VERSION
 
     def __post_init__(self) -> None:
         if type(self.profile) is dict:  # the 0.2 spelling, a plain dict: typed once, here

@@ -8,6 +8,7 @@ their results (``Frame.stage``, ``Compile.frame_label``, ``FusedNode.label``...)
 from __future__ import annotations
 
 import ast
+import functools
 import re
 from typing import Any, Iterable, Optional
 
@@ -172,8 +173,10 @@ def _json_loads(text: str) -> Any:
 # -- fused nodes -------------------------------------------------------------------------------
 
 
+@functools.lru_cache(maxsize=4096)
 def short_op(target: str) -> str:
-    """``"aten.mm.default"`` -> ``"mm"``; ``"_operator.getitem"`` -> ``"getitem"``."""
+    """``"aten.mm.default"`` -> ``"mm"``; ``"_operator.getitem"`` -> ``"getitem"``. The one short op name:
+    ``GraphNode.short_op``, ``FusedNode.ops``, boxes, the compare page's moved ops all read it."""
     t = str(target or "").replace("torch.ops.", "")
     t = re.sub(r"^aten\.", "", t)
     parts = [p for p in t.split(".") if p]
@@ -225,6 +228,56 @@ def fused_label(kind: str, kernel: Optional[str], kernel_language: str, ops: lis
     if ops:
         return " · ".join(dict.fromkeys(ops))
     return name
+
+
+#: Ops that only unpack a tuple: left out of ``FusedNode.ops`` (what a box lists).
+UNPACK_OPS = frozenset({"getitem"})
+
+#: Ops of a template kernel that are not its epilogue: the matmul or convolution itself and layout ops.
+NOT_EPILOGUE = frozenset(
+    {"mm", "addmm", "bmm", "baddbmm", "convolution", "permute", "t", "view", "reinterpret_tensor", "_to_copy", "clone"}
+)
+
+
+def node_ops(targets: Iterable[str]) -> list[str]:
+    """The distinct short op names of a fused node's FX op targets, in order, tuple unpacking left out."""
+    return [o for o in dict.fromkeys(short_op(t) for t in targets) if o not in UNPACK_OPS]
+
+
+def epilogue_ops(ops: Iterable[str]) -> list[str]:
+    """What a template kernel fused around its matmul: its ops but the matmul and layout ops."""
+    return [o for o in dict.fromkeys(ops) if o not in NOT_EPILOGUE and o not in UNPACK_OPS]
+
+
+def user_lines(stacks: Iterable[list]) -> list:
+    """The user's lines of some stacks: the innermost frame of each (the line that ran), distinct by
+    ``(file, line)``, in order. The first is *the* user line a view names."""
+    seen, out = set(), []
+    for s in stacks:
+        if not s:
+            continue
+        last = s[-1]
+        key = (last.file, last.line)
+        if key not in seen:
+            seen.add(key)
+            out.append(last)
+    return out
+
+
+def kernel_runs(kernel: str, boxes: list) -> list[list[str]]:
+    """Call sites of ``kernel`` where the capture recorded none: its fused nodes (``boxes``, execution
+    order, glue left out) in runs of consecutive nodes of that kernel. A kernel whose source is reused
+    later is two runs: one kernel called twice, not one fusion."""
+    runs: list[list[str]] = []
+    prev = None
+    for n in boxes:
+        if n.kernel == kernel:
+            if prev == kernel and runs:
+                runs[-1].append(n.name)
+            else:
+                runs.append([n.name])
+        prev = n.kernel
+    return runs
 
 
 def unique_stacks(stacks: Iterable[list]) -> list[list]:

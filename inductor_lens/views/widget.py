@@ -55,7 +55,8 @@ class LensWidget(anywidget.AnyWidget):
     front end stores the fused node's name. ``""`` (the default) selects nothing."""
 
     view = traitlets.Enum(VIEWS, default_value="fusion").tag(sync=True)
-    """str: the visible view, one of ``"fusion"`` (default), ``"fx"``, ``"timeline"``, ``"source"``, ``"kernels"``."""
+    """str: the visible view, one of ``VIEWS``: ``"fusion"`` (default), ``"fx"``, ``"timeline"``, ``"source"``,
+    ``"kernels"``, ``"roofline"`` (a profiled report)."""
 
     compile = traitlets.Unicode("").tag(sync=True)
     """str: the shown compile, by its ``Compile.id`` (``"0/0 forward"``, as ``report.compile(...)`` takes it);

@@ -72,19 +72,9 @@ export function sideBySide(srcA, srcB, opcodes) {
   return out;
 }
 
-/** What a changed row says in its "what changed" cell. */
+/** What a row says in its "what changed" cell: KernelDiff.what_changed, decided in Python (analysis/diff.py). */
 export function changeText(row) {
-  const parts = [];
-  const short = (t) =>
-    String(t)
-      .replace(/^aten\./, "")
-      .replace(/\.(default|Tensor|Scalar)$/, "");
-  if ((row.moved_ops_in || []).length) parts.push("+ " + row.moved_ops_in.map(short).join(", "));
-  if ((row.moved_ops_out || []).length) parts.push("− " + row.moved_ops_out.map(short).join(", "));
-  for (const c of row.changes || []) if (c !== "fusion") parts.push(c);
-  if (row.status === "only_a") parts.push("removed");
-  if (row.status === "only_b") parts.push("added");
-  return parts.join("; ");
+  return String(row.what_changed || "");
 }
 
 /** Fused-node name -> diff class for B's graph: added, changed (removed ones have no box in B). */

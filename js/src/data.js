@@ -57,20 +57,15 @@ export function sharedKernel(idx, fusedName) {
 }
 
 /**
- * The run of fused nodes around `fusedName` that Inductor wrote into one kernel: consecutive boxes (in
- * execution order) with the same kernel name. A kernel whose source is reused later (called again
- * from elsewhere in the graph) is not part of the run: that is one kernel called twice, not one fusion.
+ * The fused nodes computed by the same kernel call as `fusedName` (itself included), in execution order:
+ * the kernel's `call_sites` entry that holds it (decided in Python, report/finish.py). A kernel whose source
+ * is reused elsewhere has several call sites: one kernel called twice, not one fusion.
  */
 export function kernelRun(idx, fusedName) {
   const e = idx.byName.get(fusedName);
-  if (!e || !e.node.kernel) return [fusedName];
-  const list = idx.boxes;
-  const at = list.indexOf(e.node);
-  let a = at,
-    b = at;
-  while (a > 0 && list[a - 1].kernel === e.node.kernel) a--;
-  while (b + 1 < list.length && list[b + 1].kernel === e.node.kernel) b++;
-  return list.slice(a, b + 1).map((n) => n.name);
+  const k = e && e.node.kernel ? idx.kernels.get(e.node.kernel) : null;
+  const site = k && (k.call_sites || []).find((s) => s.includes(fusedName));
+  return site ? site.filter((f) => idx.byName.has(f)) : [fusedName];
 }
 
 /** Resolve a name typed by a user (fused node, kernel, or FX node) to a fused node name. */
@@ -182,12 +177,10 @@ export function initialExpansion(fused, limit) {
   }
 }
 
-/** Where a frame comes from: "user" code, a compiler stage, or other library code. The report says
- * (`Frame.stage` / `is_user`, decided in Python by `_derive.frame_stage`; version-1 reports are upgraded
- * when loaded); Python's "other" reads "library" here. */
+/** Where a frame comes from: "user" code, a compiler stage, or other library code: `Frame.stage`, decided in
+ * Python (`rules.frame_stage`); Python's "other" (inductor_lens itself) reads "library" here. */
 export function frameStage(frame) {
-  if (frame.stage) return frame.stage === "other" ? "library" : frame.stage;
-  return frame.is_user ? "user" : "library";
+  return frame.stage === "other" ? "library" : frame.stage;
 }
 
 export const STAGE_LABELS = {
@@ -221,15 +214,6 @@ export function basename(path) {
   const s = String(path || "");
   const i = Math.max(s.lastIndexOf("/"), s.lastIndexOf("\\"));
   return i >= 0 ? s.slice(i + 1) : s;
-}
-
-/** A short op name for an FX node target: "aten.sin.default" -> "sin". */
-export function shortOp(target) {
-  const t = String(target || "");
-  const m = /(?:^|\.)([A-Za-z0-9_]+)(?:\.(?:default|Tensor|Scalar|int|dim|self|out|[A-Za-z_]+))?$/.exec(
-    t.replace(/^aten\./, ""),
-  );
-  return m ? m[1] : t;
 }
 
 /**
@@ -330,11 +314,14 @@ export function fmtBytes(n) {
 
 // ---- measured time (Kernel.profile) -----------------------------------------------------------
 
-const isProfile = (p) => !!p && typeof p.total_us === "number";
+/** A kernel's measured time (`Kernel.profile`, null where the profiler saw none). */
+export function profileOf(kernel) {
+  return (kernel && kernel.profile) || null;
+}
 
 /** Whether any kernel of the report carries a measured time. */
 export function hasProfile(report) {
-  return (report.compiles || []).some((c) => (c.kernels || []).some((k) => isProfile(k.profile)));
+  return (report.compiles || []).some((c) => (c.kernels || []).some(profileOf));
 }
 
 /**
@@ -346,7 +333,7 @@ export function nodeTimes(idx) {
   const seen = new Set();
   for (const n of idx.fused) {
     const k = n.kernel && idx.kernels.get(n.kernel);
-    if (!k || !isProfile(k.profile) || seen.has(k.name)) continue;
+    if (!k || !profileOf(k) || seen.has(k.name)) continue;
     seen.add(k.name);
     out.set(n.name, k.profile);
   }
@@ -406,7 +393,7 @@ function plain(v) {
     .join(", ");
 }
 
-/** A kernel's `size_hints` (a mapping since schema 2, `_derive.parse_size_hints`) -> "x=256, r0_=128". */
+/** A kernel's `size_hints` (a mapping since schema 2, `rules.parse_size_hints`) -> "x=256, r0_=128". */
 export function fmtSizeHints(v) {
   return plain(v);
 }
@@ -463,19 +450,12 @@ export function metadataFacts(kernel) {
   return rows;
 }
 
-/** Key=value pairs of an autotune choice description ("BLOCK_K=32, num_warps=8, ACC_TYPE='tl.float32'"). */
-export function parseChoiceConfig(description) {
-  const out = {};
-  for (const m of String(description || "").matchAll(/([A-Za-z_][A-Za-z0-9_]*)=('[^']*'|"[^"]*"|[^,\s]+)/g))
-    out[m[1]] = m[2].replace(/^['"]|['"]$/g, "");
-  return out;
-}
-
 /**
  * What autotuning decided for a kernel, ready to show:
- * {op, rows: [{name, description, time_ms, ratio, fastest, chosen}] (fastest first),
- *  fastest: row, chosen: row | null, chosenName, emitted (the kernel's name), verdict: "fastest" | "not-fastest" | "unknown"}.
- * The chosen row is the report's `autotune.chosen` (decided in Python, `_derive.autotune_chosen`;
+ * {op, rows: [{name, description, config, time_ms, ratio, fastest, chosen}] (fastest first),
+ *  fastest: row, chosen: row | null, chosenName, emitted (the kernel's name), epilogue (the ops fused around
+ *  the matmul), verdict: "fastest" | "not-fastest" | "unknown"}; `config` and `epilogue` are decided in Python.
+ * The chosen row is the report's `autotune.chosen` (decided in Python, `rules.autotune_chosen`;
  * null when it is not known).
  */
 export function autotuneSummary(kernel) {
@@ -484,6 +464,7 @@ export function autotuneSummary(kernel) {
   const rows = a.choices.map((c) => ({
     name: String(c.name),
     description: String(c.description || ""),
+    config: c.config || {},
     time_ms: typeof c.time_ms === "number" ? c.time_ms : null,
   }));
   rows.sort((x, y) => (x.time_ms ?? Infinity) - (y.time_ms ?? Infinity));
@@ -501,12 +482,13 @@ export function autotuneSummary(kernel) {
     chosen,
     chosenName,
     emitted: String(a.emitted || kernel.name || ""),
+    epilogue: a.epilogue || [],
     verdict,
   };
 }
 
 /** The traced frame for people ("forward()", "f() after line 13"): `Compile.frame_label`, decided in Python
- * (`_derive.frame_label`), so "0/0 backward · forward()" does not read as a contradiction. */
+ * (`rules.frame_label`), so "0/0 backward · forward()" does not read as a contradiction. */
 export function frameLabel(c) {
   return String(c.frame_label || "");
 }

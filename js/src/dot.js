@@ -1,17 +1,6 @@
 // DOT builders. The DOT text holds only generated ids ("n3", "g1") and sizes: no report text
 // goes to Graphviz, so nothing needs escaping there; labels are drawn by us, as text nodes.
-import {
-  basename,
-  fmtShare,
-  fmtUs,
-  fusionEdges,
-  groupOf,
-  indexCompile,
-  kernelRun,
-  nodeTimes,
-  plural,
-  shortOp,
-} from "./data.js";
+import { basename, fmtShare, fmtUs, fusionEdges, groupOf, indexCompile, kernelRun, nodeTimes, plural } from "./data.js";
 import { fmtShape } from "./viewdata.js";
 
 const MONO_CH = 7.0; // px per character, 12px monospace
@@ -49,15 +38,9 @@ function nodeLine(id, it, extra = "") {
   return `  ${id} [width=${inch(it.w)} height=${inch(it.h)}${extra}];\n`;
 }
 
-/** Distinct short op names of a fused node's FX ops ("_operator" and other glue left out). */
-function opsOf(n, fx) {
-  const ops = [];
-  for (const f of n.fx_nodes || []) {
-    const gn = fx.get(f);
-    const op = gn ? shortOp(gn.target) : f;
-    if (op && op !== "_operator" && op !== "getitem" && !ops.includes(op)) ops.push(op);
-  }
-  return ops;
+/** Distinct short op names of a fused node's FX ops: FusedNode.ops, decided in Python (tuple unpacking left out). */
+function opsOf(n) {
+  return n.ops || [];
 }
 
 function targetsOf(compile) {
@@ -132,7 +115,7 @@ export function buildFusion(idx, expanded) {
       const it = items.get(id);
       it.members.push(n.name);
       it.nOps += (n.fx_nodes || []).length;
-      for (const op of opsOf(n, fx)) if (!it.ops.includes(op)) it.ops.push(op);
+      for (const op of opsOf(n)) if (!it.ops.includes(op)) it.ops.push(op);
       keyToId.set("node:" + n.name, id);
       return;
     }
@@ -146,7 +129,7 @@ export function buildFusion(idx, expanded) {
       index: i,
       label: n.label || n.kernel || n.name,
       members: [n.name],
-      ops: opsOf(n, fx),
+      ops: opsOf(n),
       nOps: (n.fx_nodes || []).length,
     };
     if (t) {
@@ -403,7 +386,7 @@ export function buildFx(idx, graphName, expanded, collapseFrom = 160) {
     const shape = fmtShape(n);
     const lines = fit([
       n.display_name || n.name,
-      `${n.op === "call_function" ? shortOp(n.target) : n.op} ${shape.text}${n.dtype ? " " + n.dtype.replace("torch.", "") : ""}`.trim(),
+      `${n.short_op || n.op} ${shape.text}${n.dtype ? " " + n.dtype.replace("torch.", "") : ""}`.trim(),
     ]);
     const title =
       `${n.name}${n.display_name && n.display_name !== n.name ? " (" + n.display_name + (n.role ? ", " + n.role : "") + ")" : ""} = ${n.target}` +

@@ -2,7 +2,7 @@
 // extern call, autotuning choices; and the report's "top kernels by time" table.
 // Everything from the report goes in as text.
 
-import { autotuneSummary, fmtShare, fmtUs, metadataFacts, parseChoiceConfig, shortOp, topKernels } from "./data.js";
+import { autotuneSummary, fmtShare, fmtUs, metadataFacts, profileOf, topKernels } from "./data.js";
 import { h } from "./dom.js";
 
 const GROUP_TITLES = { launch: "Launch", compile: "Compile", call: "Call", other: "Other metadata" };
@@ -37,15 +37,15 @@ function fmtMs(ms) {
 
 /**
  * The autotuning table (data-role="autotune"): every choice with its time, fastest first; the fastest
- * and the chosen one marked, and a plain sentence when Inductor did not take the fastest alone.
- * `fusedOps` are the op names the chosen kernel fused (for the explanation).
+ * and the chosen one marked, and a plain sentence when Inductor did not take the fastest alone (naming the
+ * epilogue the template fused, `autotune.epilogue`, decided in Python).
  */
-export function autotuneSection(kernel, fusedOps = [], shown = 8) {
+export function autotuneSection(kernel, shown = 8) {
   const a = autotuneSummary(kernel);
   if (!a) return null;
   const { rows, fastest, chosen } = a;
   // the config column shows only the parameters that differ between choices (the full text is the tooltip)
-  const cfgs = new Map(rows.map((r) => [r, parseChoiceConfig(r.description)]));
+  const cfgs = new Map(rows.map((r) => [r, r.config])); // each choice's config: Python's rules.choice_config
   const values = new Map();
   for (const c of cfgs.values())
     for (const [key, v] of Object.entries(c)) values.set(key, (values.get(key) || new Set()).add(v));
@@ -119,9 +119,7 @@ export function autotuneSection(kernel, fusedOps = [], shown = 8) {
       : null;
 
   let verdict;
-  const epilogue = fusedOps.filter(
-    (o) => !/^(mm|addmm|bmm|baddbmm|convolution|permute|t|view|reinterpret_tensor|_to_copy|clone)$/.test(o),
-  );
+  const epilogue = a.epilogue;
   if (a.verdict === "fastest") {
     verdict = h(
       "p",
@@ -162,8 +160,8 @@ export function autotuneSection(kernel, fusedOps = [], shown = 8) {
 
 /** Measured time of the kernel (data-role="profile"), with its rank among the report's kernels. */
 export function profileSection(kernel, rank, total) {
-  const p = kernel.profile;
-  if (!p || typeof p.total_us !== "number") return null;
+  const p = profileOf(kernel);
+  if (!p) return null;
   const bar = h(
     "span",
     { class: "il-sharebar" },
@@ -289,5 +287,3 @@ export function topKernelsSection(report, onPick, limit = 12) {
     ),
   );
 }
-
-export { shortOp };

@@ -12,9 +12,9 @@ import {
   kernelOf,
   kernelRun,
   plural,
+  profileOf,
   STAGE_LABELS,
   sharedKernel,
-  shortOp,
   topKernels,
 } from "./data.js";
 import { h } from "./dom.js";
@@ -198,29 +198,16 @@ function selection(idx, fusedName, report) {
   return { idx, entry, n, k, fxByName: derived(idx).fxByName, report };
 }
 
-/** The user stacks of the selection: the kernel's, else one per distinct line of its FX ops. */
-function userStacks({ n, k, fxByName }) {
-  const stacks = ((k && k.user_stack) || []).slice();
-  if (stacks.length) return stacks;
-  const seen = new Set();
-  for (const name of n.fx_nodes || []) {
-    const gn = fxByName.get(name);
-    if (!gn || !(gn.user_stack || []).length) continue;
-    const last = gn.user_stack[gn.user_stack.length - 1];
-    const key = `${last.file}:${last.line}`;
-    if (!seen.has(key)) {
-      seen.add(key);
-      stacks.push(gn.user_stack);
-    }
-  }
-  return stacks;
+/** The user stacks of the selection: FusedNode.user_stack, decided in Python (report/finish.py). */
+function userStacks({ n }) {
+  return n.user_stack || [];
 }
 
 /** Header: the kernel (what the box says) and the user's line lead; node ids come last. */
 function headerSection(sel) {
   const { idx, entry, n, k } = sel;
-  const stacks = userStacks(sel);
-  const last = stacks.length ? stacks[0][stacks[0].length - 1] : null;
+  const lines = n.user_lines || []; // the user line (FusedNode.user_lines[0], Python), as every view names it
+  const last = lines[0] || null;
   const siblings = kernelRun(idx, n.name).filter((x) => x !== n.name);
   return h(
     "header",
@@ -234,9 +221,7 @@ function headerSection(sel) {
           h("span", { class: "il-file" }, `${basename(last.file)}:${last.line}`),
           " ",
           h("code", {}, String(last.code || "").trim()),
-          stacks.length > 1
-            ? h("span", { class: "il-muted" }, ` and ${plural(stacks.length - 1, "other line")}`)
-            : null,
+          lines.length > 1 ? h("span", { class: "il-muted" }, ` and ${plural(lines.length - 1, "other line")}`) : null,
         )
       : null,
     h(
@@ -246,7 +231,7 @@ function headerSection(sel) {
       h("span", { class: "il-chip" }, `#${entry.index} of ${idx.fused.length}`),
       h("span", { class: "il-chip" }, plural((n.fx_nodes || []).length, "FX op")),
       k ? h("span", { class: "il-chip" }, k.language) : null,
-      k && k.profile && k.profile.total_us != null
+      profileOf(k)
         ? h(
             "span",
             {
@@ -318,7 +303,7 @@ function sharedSection({ idx, n, k }, actions) {
 }
 
 function measuredSection({ idx, k, report }) {
-  if (!k || !k.profile || !report) return null;
+  if (!profileOf(k) || !report) return null;
   const ranked = topKernels(report, 0);
   const rank = ranked.findIndex((r) => r.compileId === idx.compile.id && r.kernel === k.name) + 1;
   return profileSection(k, rank, ranked.length);
@@ -407,7 +392,7 @@ function copyButton(text, later) {
 }
 
 /** Launch facts, autotuning and the kernel source (or why there is none). */
-function kernelSections({ n, k, fxByName }, later) {
+function kernelSections({ k }, later) {
   if (!k)
     return [
       section(
@@ -418,16 +403,10 @@ function kernelSections({ n, k, fxByName }, later) {
     ];
   const pre = h("pre", { class: "il-code", "data-role": "kernel-source" });
   renderCode(pre, k.source, k.language, { later });
-  const ops = [];
-  for (const name of n.fx_nodes || []) {
-    const gn = fxByName.get(name);
-    const op = gn ? shortOp(gn.target) : name;
-    if (!ops.includes(op)) ops.push(op);
-  }
   return [
     costSection(k),
     metadataSection(k),
-    autotuneSection(k, ops),
+    autotuneSection(k),
     h(
       "section",
       { class: "il-section" },
@@ -605,7 +584,7 @@ export function compileSummary(idx, report = null, actions = null) {
     h(
       "p",
       { class: "il-muted" },
-      "Click a box to see its kernel source, the FX ops it fused, why it was not fused further, and the user and compiler backtraces. Keys: ↑/↓ previous/next kernel, Shift+arrows or ←/→ pan, / search, f fit, 1-5 views, Esc clear.",
+      "Click a box to see its kernel source, the FX ops it fused, why it was not fused further, and the user and compiler backtraces. Keys: ↑/↓ previous/next kernel, Shift+arrows or ←/→ pan, / search, f fit, number keys switch views (in tab order), Esc clear.",
     ),
     report && actions ? topKernelsSection(report, (cid, fused) => actions.selectIn(cid, fused)) : null,
   );

@@ -1,48 +1,22 @@
 // Pure functions for the source view, the kernel table, shapes, reasons, compile groups and diagnostics
 // (split from data.js). No DOM: `npm test` runs them under node.
-import { basename, indexCompile } from "./data.js";
-
-const isProfile = (p) => !!p && typeof p.total_us === "number";
-
-/** The innermost frame of a stack (the line that ran), or null. */
-function innermost(stack) {
-  return stack && stack.length ? stack[stack.length - 1] : null;
-}
+import { basename, indexCompile, profileOf } from "./data.js";
 
 /** "FILE:LINE": the key of a source line (FILE exactly as Frame.file, `cell [N]` for notebook cells). */
 export const lineKey = (file, line) => `${file}:${line}`;
 
 /**
  * Every user source line that produced ops, with the kernels they went to: Map("FILE:LINE" -> {file, line,
- * code, refs: [{compileId, fused, kernel, kind}]}). A fused node belongs to the innermost user frame of each
- * of its FX ops (and of its kernel's recorded stacks): the line that ran the op.
+ * code, refs: [{compileId, fused, kernel, kind}]}). A fused node belongs to each of its `user_lines`
+ * (decided in Python, report/finish.py: the same lines the panel and the roofline's table name).
  */
 export function sourceIndex(report) {
   const lines = new Map();
   for (const c of report.compiles || []) {
     const idx = indexCompile(c);
-    const fxNodes = new Map();
-    for (const g of Object.values(c.graphs || {}))
-      for (const gn of g.nodes || []) if (!fxNodes.has(gn.name)) fxNodes.set(gn.name, gn);
-    const post = (c.graphs || {}).post_grad;
-    if (post) for (const gn of post.nodes || []) fxNodes.set(gn.name, gn);
     for (const n of idx.boxes) {
-      const frames = [];
-      for (const f of n.fx_nodes || []) {
-        const gn = fxNodes.get(f);
-        const fr = gn && innermost(gn.user_stack);
-        if (fr) frames.push(fr);
-      }
-      const k = n.kernel && idx.kernels.get(n.kernel);
-      for (const st of (k && k.user_stack) || []) {
-        const fr = innermost(st);
-        if (fr) frames.push(fr);
-      }
-      const seen = new Set();
-      for (const fr of frames) {
+      for (const fr of n.user_lines || []) {
         const key = lineKey(fr.file, fr.line);
-        if (seen.has(key)) continue;
-        seen.add(key);
         let e = lines.get(key);
         if (!e) {
           e = { file: fr.file, line: fr.line, code: String(fr.code || ""), refs: [] };
@@ -83,7 +57,11 @@ export function sourceFiles(report, index) {
   return out;
 }
 
-/** Kernel kinds, count and measured time of a line's refs in compile `compileId` (or all when empty). */
+/**
+ * What a source line's gutter says for compile `compileId`: its refs there, their distinct kernels and kinds,
+ * the measured time of those kernels, and how many other compiles the line also produced kernels in:
+ * {refs, kernels, kinds: [[kind, n]], us, otherCompiles}.
+ */
 export function lineSummary(entry, report, compileId = "") {
   const refs = entry.refs.filter((r) => !compileId || r.compileId === compileId);
   const kernels = new Map();
@@ -94,10 +72,19 @@ export function lineSummary(entry, report, compileId = "") {
   let us = null;
   for (const r of kernels.values()) {
     const c = (report.compiles || []).find((x) => x.id === r.compileId);
-    const k = c && (c.kernels || []).find((x) => x.name === r.kernel);
-    if (k && isProfile(k.profile)) us = (us || 0) + k.profile.total_us;
+    const p = profileOf(c && (c.kernels || []).find((x) => x.name === r.kernel));
+    if (p) us = (us || 0) + p.total_us;
   }
-  return { refs, kernels: [...kernels.values()], kinds: [...kinds.entries()].sort((a, b) => b[1] - a[1]), us };
+  const others = new Set(
+    entry.refs.filter((r) => r.kernel && compileId && r.compileId !== compileId).map((r) => r.compileId),
+  );
+  return {
+    refs,
+    kernels: [...kernels.values()],
+    kinds: [...kinds.entries()].sort((a, b) => b[1] - a[1]),
+    us,
+    otherCompiles: others.size,
+  };
 }
 
 /**
@@ -106,15 +93,13 @@ export function lineSummary(entry, report, compileId = "") {
  */
 export function kernelRows(idx) {
   const rows = new Map();
-  const fxNodes = new Map();
-  const post = (idx.compile.graphs || {}).post_grad;
-  for (const gn of (post && post.nodes) || []) fxNodes.set(gn.name, gn);
   for (const n of idx.boxes) {
     if (!n.kernel) continue;
     let r = rows.get(n.kernel);
     if (!r) {
       const k = idx.kernels.get(n.kernel) || {};
-      const p = isProfile(k.profile) ? k.profile : null;
+      const p = profileOf(k);
+      const fr = (k.user_lines || n.user_lines || [])[0]; // the kernel's user line (Kernel.user_lines, Python)
       r = {
         kernel: n.kernel,
         label: n.label || n.kernel,
@@ -122,33 +107,17 @@ export function kernelRows(idx) {
         language: k.language || "",
         ops: 0,
         fused: [],
-        line: "",
-        lineKey: "",
+        line: fr ? `${basename(fr.file)}:${fr.line}` : "",
+        lineKey: fr ? lineKey(fr.file, fr.line) : "",
+        code: fr ? String(fr.code || "").trim() : "",
         us: p ? p.total_us : null,
         share: p ? p.share : null,
         order: rows.size,
       };
-      const fr = innermost((k.user_stack || [])[0] || []);
-      if (fr) {
-        r.line = `${basename(fr.file)}:${fr.line}`;
-        r.lineKey = lineKey(fr.file, fr.line);
-        r.code = String(fr.code || "").trim();
-      }
       rows.set(n.kernel, r);
     }
     r.fused.push(n.name);
     r.ops += (n.fx_nodes || []).length;
-    if (!r.line) {
-      for (const f of n.fx_nodes || []) {
-        const fr = innermost((fxNodes.get(f) || {}).user_stack);
-        if (fr) {
-          r.line = `${basename(fr.file)}:${fr.line}`;
-          r.lineKey = lineKey(fr.file, fr.line);
-          r.code = String(fr.code || "").trim();
-          break;
-        }
-      }
-    }
   }
   return [...rows.values()];
 }
@@ -210,9 +179,9 @@ export function readableReason(r) {
   return s;
 }
 
-/** Why compile `c` happened, readable: Compile.recompile_reason (schema 2) or the trigger's reason. */
+/** Why compile `c` happened, readable: Compile.recompile_reason, else the trigger's reason (Python's text). */
 export function compileReason(c) {
-  return readableReason(c.recompile_reason || (c.trigger || {}).reason || "");
+  return String(c.recompile_reason || (c.trigger || {}).reason || "").trim();
 }
 
 /** Compiles grouped by identical graphs (Compile.same_graph_as, decided in Python): Map(leader id -> [ids]). */
@@ -226,11 +195,11 @@ export function sameGraphGroups(compiles) {
   return groups;
 }
 
-/** Report diagnostics as {code, message, detail} (schema 1 kept plain strings: code "legacy"). */
+/** Report diagnostics as {code, message, detail} (Python gives every diagnostic a code). */
 export function diagnosticsOf(report) {
-  return (report.diagnostics || []).map((d) =>
-    typeof d === "string"
-      ? { code: "legacy", message: d, detail: "" }
-      : { code: String(d.code || "legacy"), message: String(d.message || ""), detail: String(d.detail || "") },
-  );
+  return (report.diagnostics || []).map((d) => ({
+    code: String(d.code || ""),
+    message: String(d.message || ""),
+    detail: String(d.detail || ""),
+  }));
 }

@@ -17,9 +17,10 @@ const pair = {
       moved_ops_in: ["aten.mul.Tensor"],
       moved_ops_out: [],
       changes: ["fusion", "source"],
+      what_changed: "+ mul; source",
       fused_b: "op1",
     },
-    { status: "only_a", a: "k2", b: null, time_delta_us: -2.5 },
+    { status: "only_a", a: "k2", b: null, time_delta_us: -2.5, what_changed: "removed" },
     { status: "only_b", a: null, b: "k3", time_delta_us: 12, fused_b: "op3" },
   ],
 };

@@ -10,7 +10,6 @@ import {
   initialExpansion,
   resolveSelection,
   search,
-  shortOp,
   visibleCount,
 } from "../src/data.js";
 import { buildFusion } from "../src/dot.js";
@@ -109,7 +108,6 @@ test("search finds ops, kernels and buffers", () => {
     ["op0"],
   );
   assert.ok(search(r, "buf1").some((h) => h.fused === "op1" && h.what === "buffer"));
-  assert.equal(shortOp("aten.sin.default"), "sin");
 });
 
 test("DOT carries ids and sizes only, never report text", () => {
@@ -118,14 +116,4 @@ test("DOT carries ids and sizes only, never report text", () => {
   evil.fused_nodes[0].kernel = "k<img>";
   const { dot } = buildFusion(indexCompile(evil), new Set(["a", "b"]));
   assert.ok(!dot.includes("script") && !dot.includes("img") && !dot.includes("op0"), dot);
-});
-
-test("frameLabel is the report's Compile.frame_label", async () => {
-  const { frameLabel } = await import("../src/data.js");
-  assert.equal(frameLabel({ frame: "forward", frame_label: "forward()" }), "forward()");
-  assert.equal(
-    frameLabel({ frame: "torch_dynamo_resume_in_f_at_13", frame_label: "f() after line 13" }),
-    "f() after line 13",
-  );
-  assert.equal(frameLabel({ frame: "" }), "");
 });

@@ -39,7 +39,14 @@ const compile = {
     },
   ],
   kernels: [
-    { name: "cpp_fused_sum_threshold_backward_0", fused_nodes: ["op1_op2", "op3_op4_op5"], user_stack: [[frame]] },
+    {
+      name: "cpp_fused_sum_threshold_backward_0",
+      fused_nodes: ["op1_op2", "op3_op4_op5"],
+      user_stack: [[frame]],
+      // what Python's report/finish.py fills: one call computes both fused nodes
+      call_sites: [["op1_op2", "op3_op4_op5"]],
+      user_lines: [frame],
+    },
   ],
   graphs: {
     post_grad: {

@@ -13,7 +13,6 @@ import {
   indexCompile,
   metadataFacts,
   nodeTimes,
-  parseChoiceConfig,
   topKernels,
 } from "../src/data.js";
 import { buildFusion } from "../src/dot.js";
@@ -55,7 +54,7 @@ test("autotune: each tuned kernel's chosen config is found among the choices", (
     assert.equal(a.fastest.name, k.metadata.autotune.fastest);
     assert.equal(a.verdict, a.chosen === a.fastest ? "fastest" : "not-fastest");
     if (k.language === "triton") {
-      const cfg = parseChoiceConfig(a.chosen.description);
+      const cfg = a.chosen.config; // Python's rules.choice_config of the description
       assert.equal(cfg.num_warps, String(k.metadata.launch.num_warps));
       assert.match(k.source, new RegExp(`BLOCK_M : tl.constexpr = ${cfg.BLOCK_M}\\b`));
     }

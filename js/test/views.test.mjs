@@ -2,7 +2,7 @@
 
 import assert from "node:assert/strict";
 import test from "node:test";
-import { frameLabel, frameStage, fusionEdges, indexCompile, kernelRun } from "../src/data.js";
+import { frameStage, fusionEdges, indexCompile, kernelRun } from "../src/data.js";
 import { buildFusion } from "../src/dot.js";
 import { createStore, initialState } from "../src/store.js";
 import { hasHidden, visible } from "../src/text.js";
@@ -32,6 +32,7 @@ const compile = {
       kernel: "extern_kernels.mm",
       reads: ["x", "w"],
       writes: ["buf0"],
+      user_lines: [fr(3)],
     },
     {
       name: "op1",
@@ -49,6 +50,7 @@ const compile = {
       kernel: "cpp_fused_relu_0",
       reads: ["buf1"],
       writes: ["buf2"],
+      user_lines: [fr(4)],
     },
     {
       name: "op3",
@@ -57,13 +59,45 @@ const compile = {
       kernel: "cpp_fused_relu_0",
       reads: ["buf2"],
       writes: ["buf3"],
+      user_lines: [fr(4)],
     },
-    { name: "op4", kind: "pointwise", fx_nodes: ["cos"], kernel: "cpp_fused_cos_1", reads: ["buf3"], writes: ["buf4"] },
+    {
+      name: "op4",
+      kind: "pointwise",
+      fx_nodes: ["cos"],
+      kernel: "cpp_fused_cos_1",
+      reads: ["buf3"],
+      writes: ["buf4"],
+      user_lines: [fr(9)],
+    },
   ],
+  // call_sites and user_lines as Python's report/finish.py fills them (tests/report/test_derived.py checks
+  // the rules; tests/views/test_js_python_agree.py that the views show what Python decided)
   kernels: [
-    { name: "extern_kernels.mm", language: "extern", user_stack: [[fr(3)]], profile: { total_us: 5, share: 0.5 } },
-    { name: "cpp_fused_relu_0", language: "cpp", user_stack: [[fr(4)]], profile: { total_us: 2, share: 0.2 } },
-    { name: "cpp_fused_cos_1", language: "cpp", user_stack: [], profile: { total_us: 3, share: 0.3 } },
+    {
+      name: "extern_kernels.mm",
+      language: "extern",
+      user_stack: [[fr(3)]],
+      user_lines: [fr(3)],
+      call_sites: [["op0"]],
+      profile: { total_us: 5, share: 0.5 },
+    },
+    {
+      name: "cpp_fused_relu_0",
+      language: "cpp",
+      user_stack: [[fr(4)]],
+      user_lines: [fr(4)],
+      call_sites: [["op2", "op3"]],
+      profile: { total_us: 2, share: 0.2 },
+    },
+    {
+      name: "cpp_fused_cos_1",
+      language: "cpp",
+      user_stack: [],
+      user_lines: [fr(9)],
+      call_sites: [["op4"]],
+      profile: { total_us: 3, share: 0.3 },
+    },
   ],
   graphs: {
     post_grad: {
@@ -99,7 +133,7 @@ test("glue nodes (is_glue) are not boxes: their edges go from the producer to th
   assert.equal(b.items.get(b.keyToId.get("node:op0")).lines[0], "mm", "extern boxes are labelled by FusedNode.label");
 });
 
-test("consecutive fused nodes of one kernel are one run; the same kernel called again elsewhere is not", () => {
+test("a kernel run is the kernel's call site (Kernel.call_sites); the same kernel called again elsewhere is not", () => {
   const ix = indexCompile(compile);
   assert.deepEqual(kernelRun(ix, "op2"), ["op2", "op3"]);
   const again = {
@@ -108,6 +142,9 @@ test("consecutive fused nodes of one kernel are one run; the same kernel called 
       ...compile.fused_nodes,
       { name: "op5", kind: "pointwise", fx_nodes: [], kernel: "cpp_fused_relu_0", reads: ["buf4"], writes: ["buf5"] },
     ],
+    kernels: compile.kernels.map((k) =>
+      k.name === "cpp_fused_relu_0" ? { ...k, call_sites: [["op2", "op3"], ["op5"]] } : k,
+    ),
   };
   const ix2 = indexCompile(again);
   assert.deepEqual(kernelRun(ix2, "op5"), ["op5"]);
@@ -150,7 +187,7 @@ test("kernel table: one row per kernel, sortable and filterable", () => {
   );
   assert.deepEqual(rows[1].fused, ["op2", "op3"]);
   assert.equal(rows[1].line, "model.py:4");
-  assert.equal(rows[2].line, "model.py:9", "falls back to the ops' lines");
+  assert.equal(rows[2].line, "model.py:9", "the kernel's user line: Kernel.user_lines[0]");
   assert.deepEqual(
     sortRows(rows, "-us", "").map((r) => r.us),
     [5, 3, 2],
@@ -186,8 +223,7 @@ test("reasons, diagnostics, groups and frames read the model's fields", () => {
     "0/1: size mismatch at index 0\n0/1: other",
   );
   assert.equal(readableReason("[not json"), "[not json");
-  assert.deepEqual(diagnosticsOf({ diagnostics: ["old text", { code: "hook_missing", message: "m" }] }), [
-    { code: "legacy", message: "old text", detail: "" },
+  assert.deepEqual(diagnosticsOf({ diagnostics: [{ code: "hook_missing", message: "m" }] }), [
     { code: "hook_missing", message: "m", detail: "" },
   ]);
   const cs = [{ id: "a" }, { id: "b", same_graph_as: "a" }, { id: "c" }, { id: "d", same_graph_as: "a" }];
@@ -199,9 +235,7 @@ test("reasons, diagnostics, groups and frames read the model's fields", () => {
     ],
   );
   assert.equal(frameStage({ file: "/x/torch/_dynamo/a.py", stage: "user" }), "user", "the model's stage wins");
-  assert.equal(frameStage({ file: "/home/me/m.py", is_user: false }), "library");
-  assert.equal(frameStage({ file: "/home/me/m.py", is_user: true }), "user");
-  assert.equal(frameLabel({ frame: "forward", frame_label: "model.forward()" }), "model.forward()");
+  assert.equal(frameStage({ file: "/home/me/m.py", stage: "other" }), "library");
 });
 
 test("the store keeps all state per lens and normalizes before notifying once", () => {

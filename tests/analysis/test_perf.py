@@ -432,6 +432,13 @@ def test_roll_ups_by_line_module_and_kind_name_the_models_parts(profiled):
     assert {"fc1", "fc2"} & modules
     assert any(r.file.endswith("test_perf.py") for r in s.by_line)
     assert {n for r in s.by_kind for n in r.kernels} == {k.name for k in report.kernels}
+    # every kernel's time goes to the user lines the views name (Kernel.user_lines): here, forward and backward,
+    # the one line of TwoLayer.forward
+    forward = next(
+        i for i, t in enumerate(pathlib.Path(__file__).read_text().splitlines(), 1) if "softmax(self.fc2" in t
+    )
+    lines = {(pathlib.PurePath(r.file).name, r.line) for r in s["by_line"] if r.file}
+    assert lines == {("test_perf.py", forward)}, s["by_line"]
 
 
 def test_a_profile_of_0_2_with_its_duplicate_keys_still_loads():

@@ -249,7 +249,17 @@ def test_ops_without_a_user_line_say_why_and_show_module_and_call_site(tmp_path,
         name: dataclasses.replace(g, nodes=[dataclasses.replace(n, user_stack=[]) for n in g.nodes])
         for name, g in c.graphs.items()
     }
-    bare = dataclasses.replace(c, graphs=graphs, kernels=[dataclasses.replace(k, user_stack=[]) for k in c.kernels])
+    from inductor_lens.report.finish import finish_compile
+
+    # as a capture of such code records it: no stack anywhere, and the derived fields worked out from that
+    bare = finish_compile(
+        dataclasses.replace(
+            c,
+            graphs=graphs,
+            kernels=[dataclasses.replace(k, user_stack=[], user_lines=[]) for k in c.kernels],
+            fused_nodes=[dataclasses.replace(n, user_stack=[], user_lines=[]) for n in c.fused_nodes],
+        )
+    )
     report = dataclasses.replace(training_report, compiles=[bare])
     path = tmp_path / "bare.html"
     report.save_html(path)

@@ -6,21 +6,21 @@ import { basename, fmtUs, plural } from "../data.js";
 import { h } from "../dom.js";
 import { lineKey, lineSummary, sourceFiles } from "../viewdata.js";
 
-/** One line's annotation: kernels in the current compile (kinds as dots), elsewhere, measured time. */
+/** One line's annotation: kernels in the current compile (kinds as dots), the other compiles, measured time. */
 function annotation(entry, report, compileId) {
   if (!entry) return null;
   const here = lineSummary(entry, report, compileId);
-  const all = lineSummary(entry, report);
-  const other = all.kernels.length - here.kernels.length;
+  const other = here.otherCompiles; // compiles, not kernels: "in 2 other compiles"
   const kinds = here.kinds.map(([k, n]) => h("i", { class: `il-dot kind-${k}`, title: `${n} ${k}` }));
   return h(
     "span",
     {
       class: "il-src-ann",
       "data-count": String(here.kernels.length),
+      "data-other-compiles": String(other),
       title:
         `${plural(here.kernels.length, "kernel")} in this compile (${here.kinds.map(([k, n]) => `${n} ${k}`).join(", ") || "none"})` +
-        (other ? `, ${other} in other compiles` : "") +
+        (other ? `, also in ${plural(other, "other compile")}` : "") +
         (here.us != null ? `, ${fmtUs(here.us)} measured per run` : ""),
     },
     kinds,
@@ -29,7 +29,7 @@ function annotation(entry, report, compileId) {
       ? h(
           "span",
           { class: "il-muted" },
-          `${here.kernels.length ? " +" : ""}${other} other${here.kernels.length ? "" : " compiles"}`,
+          here.kernels.length ? ` +${plural(other, "compile")}` : plural(other, "other compile"),
         )
       : null,
     here.us != null ? h("span", { class: "il-src-time" }, ` ${fmtUs(here.us)}`) : null,

@@ -1,0 +1,152 @@
+"""The derived fields the views show, decided once in Python (report/rules.py, report/finish.py): the user
+line of each fused node and kernel, short op names, kernel call sites, autotune choice configs and epilogue,
+the compare page's "what changed"; and a report written before these fields gets them when loaded."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import pathlib
+
+import inductor_lens
+from inductor_lens.analysis.diff import KernelDiff
+from inductor_lens.report import rules
+from inductor_lens.report.finish import finish_compile
+from inductor_lens.report.model import Compile, Frame, FusedNode, Graph, GraphNode, Kernel, Trigger
+
+FIXTURES = pathlib.Path(__file__).resolve().parents[1] / "fixtures"
+
+
+def _frame(line: int, code: str = "y = f(x)") -> Frame:
+    return Frame(file="/home/me/model.py", line=line, function="forward", code=code)
+
+
+def _compile() -> Compile:
+    """mm (line 3) -> relu (line 4) and sin (line 4) in one C++ kernel -> cos (line 9) in a kernel that
+    recorded no stack of its own; relu's kernel is called again for op5 (line 11): its source is reused."""
+    nodes = [
+        GraphNode("mm", "call_function", "aten.mm.default", user_stack=[_frame(1, "main()"), _frame(3)]),
+        GraphNode("getitem", "call_function", "_operator.getitem"),
+        GraphNode("relu", "call_function", "aten.relu.default", user_stack=[_frame(4)]),
+        GraphNode("sin", "call_function", "aten.sin.default", user_stack=[_frame(4)]),
+        GraphNode("cos", "call_function", "aten.cos.default", user_stack=[_frame(9)]),
+        GraphNode("relu_1", "call_function", "aten.relu.default", user_stack=[_frame(11)]),
+        GraphNode("x", "placeholder", "x"),
+    ]
+    fused = [
+        FusedNode("op0", "extern", ["mm"], "extern_kernels.mm"),
+        FusedNode("op1", "nop", ["getitem"]),
+        FusedNode("op2", "pointwise", ["relu"], "cpp_fused_relu_0"),
+        FusedNode("op3", "pointwise", ["sin", "getitem"], "cpp_fused_relu_0"),
+        FusedNode("op4", "pointwise", ["cos"], "cpp_fused_cos_1"),
+        FusedNode("op5", "pointwise", ["relu_1"], "cpp_fused_relu_0"),
+    ]
+    kernels = [
+        Kernel("extern_kernels.mm", "extern", "extern_kernels.mm(x, w)", ["op0"], ["mm"], metadata={"callee": "mm"}),
+        Kernel("cpp_fused_relu_0", "cpp", "...", ["op2", "op3", "op5"], ["relu", "sin", "relu_1"]),
+        Kernel("cpp_fused_cos_1", "cpp", "...", ["op4"], ["cos"]),
+    ]
+    return finish_compile(
+        Compile(
+            id="0/0 forward",
+            compile_id="0/0",
+            graph_kind="forward",
+            trigger=Trigger("first_call", ""),
+            graphs={"post_grad": Graph(nodes=nodes)},
+            fused_nodes=fused,
+            kernels=kernels,
+        )
+    )
+
+
+def test_short_op_is_one_rule_and_getitem_reads_getitem():
+    c = _compile()
+    ops = {n.name: n.short_op for n in c.graphs["post_grad"].nodes}
+    assert ops == {
+        "mm": "mm",
+        "getitem": "getitem",
+        "relu": "relu",
+        "sin": "sin",
+        "cos": "cos",
+        "relu_1": "relu",
+        "x": "",
+    }
+    assert rules.short_op("aten.sum.dim_IntList") == "sum"
+    assert [n.ops for n in c.fused_nodes] == [["mm"], [], ["relu"], ["sin"], ["cos"], ["relu"]]
+
+
+def test_user_line_of_a_fused_node_and_its_kernel_is_one_line():
+    c = _compile()
+    line = {n.name: [(f.line, f.code) for f in n.user_lines] for n in c.fused_nodes}
+    assert line["op0"] == [(3, "y = f(x)")], "the innermost frame: the line that ran, not main()"
+    assert line["op2"] == line["op3"] == [(4, "y = f(x)")]
+    k = {k.name: [f.line for f in k.user_lines] for k in c.kernels}
+    assert k == {"extern_kernels.mm": [3], "cpp_fused_relu_0": [4, 11], "cpp_fused_cos_1": [9]}
+    for n in c.fused_nodes:  # a node's user line is its kernel's, or one of its kernel's lines
+        if n.kernel and n.user_lines:
+            assert n.user_lines[0] in c.kernel(n.kernel).user_lines
+
+
+def test_kernel_call_sites_without_a_record_are_runs_of_consecutive_boxes():
+    c = _compile()
+    assert c.kernel("cpp_fused_relu_0").call_sites == [["op2", "op3"], ["op5"]]
+    assert c.kernel("cpp_fused_cos_1").call_sites == [["op4"]]
+    # a recorded call site wins (only put in execution order)
+    recorded = dataclasses.replace(c.kernel("cpp_fused_relu_0"), call_sites=[["op5"], ["op3", "op2"]])
+    again = finish_compile(
+        dataclasses.replace(c, kernels=[recorded if k.name == recorded.name else k for k in c.kernels])
+    )
+    assert again.kernel("cpp_fused_relu_0").call_sites == [["op5"], ["op2", "op3"]]
+
+
+def test_autotune_choices_carry_their_config_and_the_template_its_epilogue():
+    """Inductor names the template kernel after what it fused: ``triton_tem_fused_addmm_relu_t_0`` is the
+    matmul with the bias add and the relu as epilogue."""
+    r = inductor_lens.load(FIXTURES / "gpu_max_autotune.json")
+    tuned = {k.name: k.metadata["autotune"] for k in r.kernels if "autotune" in k.metadata}
+    assert tuned["triton_tem_fused_addmm_relu_t_0"]["epilogue"] == ["add", "relu"]
+    assert tuned["triton_tem_fused_addmm_t_1"]["epilogue"] == []
+    for a in tuned.values():
+        for ch in a["choices"]:
+            if ch.get("description"):
+                assert "BLOCK_K" in ch["config"] and f"num_warps={ch['config']['num_warps']}" in ch["description"]
+    assert rules.choice_config("BLOCK_K=32, num_warps=8, ACC_TYPE='tl.float32'") == {
+        "BLOCK_K": "32",
+        "num_warps": "8",
+        "ACC_TYPE": "tl.float32",
+    }
+
+
+def test_what_changed_names_moved_ops_by_their_short_name():
+    row = KernelDiff("changed", "k1", "k1b", moved_ops_in=["aten.sum.dim_IntList"], changes=["fusion", "source"])
+    assert row.what_changed == "+ sum; source"
+    assert KernelDiff("only_a", "k2", None).what_changed == "removed"
+    assert KernelDiff("only_b", None, "k3").what_changed == "added"
+
+
+def test_a_report_written_before_the_derived_fields_gets_them_on_load(training_report, tmp_path):
+    data = training_report.to_dict()
+    del data["derived"]
+    for c in data["compiles"]:
+        for g in c["graphs"].values():
+            for n in g["nodes"]:
+                n.pop("short_op")
+        for n in c["fused_nodes"]:
+            n.pop("user_lines"), n.pop("ops")
+        for k in c["kernels"]:
+            k.pop("user_lines")
+            k["call_sites"] = []  # as a trace import without them: the runs rebuilt agree with the capture here
+    old = tmp_path / "old.json"
+    old.write_text(json.dumps(data), encoding="utf-8")
+    assert inductor_lens.load(old) == training_report  # the line-by-line reader
+    assert inductor_lens.report.model.Report.from_dict(data) == training_report  # a dict
+
+
+def test_arithmetic_intensity_is_flops_per_byte_moved_and_never_stale():
+    from inductor_lens.report.model import Cost
+
+    c = Cost(bytes_read=96.0, bytes_written=32.0, flops=256.0)
+    assert c.arithmetic_intensity == 2.0  # 256 FLOP over 128 bytes
+    assert dataclasses.replace(c, flops=64.0).arithmetic_intensity == 0.5
+    assert Cost(bytes_read=None, flops=1.0).arithmetic_intensity is None
+    assert Cost(bytes_read=0.0, bytes_written=0.0, flops=1.0).arithmetic_intensity is None

@@ -1,0 +1,34 @@
+// What the front end shows of a report, as JSON on stdout, for tests/views/test_js_python_agree.py:
+// node tests/views/show_report.mjs REPORT.json. It runs the views' own data functions (js/src/data.js,
+// viewdata.js) on the report exactly as the page receives it (the compact written form, expanded by intern.js).
+import { readFileSync } from "node:fs";
+import { indexCompile, kernelRun } from "../../js/src/data.js";
+import { expandReport } from "../../js/src/intern.js";
+import { kernelRows, lineSummary, sourceIndex } from "../../js/src/viewdata.js";
+
+const report = expandReport(JSON.parse(readFileSync(process.argv[2], "utf8")));
+const out = { compiles: {}, lines: {} };
+for (const c of report.compiles || []) {
+  const idx = indexCompile(c);
+  out.compiles[c.id] = {
+    // the kernel table: each kernel's user line
+    kernels: Object.fromEntries(kernelRows(idx).map((r) => [r.kernel, r.lineKey])),
+    // the panel's header and the fusion graph's boxes: each box's user line, ops and kernel run
+    boxes: Object.fromEntries(
+      idx.boxes.map((n) => {
+        const fr = (n.user_lines || [])[0];
+        return [n.name, { line: fr ? `${fr.file}:${fr.line}` : "", ops: n.ops, run: kernelRun(idx, n.name) }];
+      }),
+    ),
+  };
+}
+// the source view's gutter: per line and compile, the kernels counted and the other compiles named
+const index = sourceIndex(report);
+for (const [key, entry] of index) {
+  out.lines[key] = {};
+  for (const cid of new Set(entry.refs.map((r) => r.compileId))) {
+    const s = lineSummary(entry, report, cid);
+    out.lines[key][cid] = { kernels: s.kernels.map((r) => r.kernel).sort(), otherCompiles: s.otherCompiles };
+  }
+}
+process.stdout.write(JSON.stringify(out));

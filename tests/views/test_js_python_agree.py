@@ -1,0 +1,168 @@
+"""Python decides, JS draws: the same report fed to Python and to the front end's data functions (run under
+node by ``tests/views/show_report.mjs``) shows the same user line for each kernel and fused node, the same
+kernel runs, and the source view counts what its label says (kernels in this compile, *compiles* elsewhere).
+And the derivations that moved to Python stay out of ``js/src`` (a grep)."""
+
+from __future__ import annotations
+
+import json
+import pathlib
+import re
+import shutil
+import subprocess
+
+import pytest
+
+import inductor_lens
+from inductor_lens.analysis import perf
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+FIXTURES = ROOT / "tests" / "fixtures"
+
+
+def _shown(report, tmp_path) -> dict:
+    node = shutil.which("node")
+    if not node:
+        pytest.fail("node is not on PATH; the front end's data functions need it", pytrace=False)
+    path = tmp_path / "report.json"
+    path.write_text(report.to_json(), encoding="utf-8")  # the compact written form, as the page gets it
+    r = subprocess.run(
+        [node, str(ROOT / "tests" / "views" / "show_report.mjs"), str(path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert r.returncode == 0, r.stderr[-3000:]
+    return json.loads(r.stdout)
+
+
+def _key(frame) -> str:
+    return f"{frame.file}:{frame.line}"
+
+
+def _python_view(report) -> dict:
+    """What the report's Python fields say the views show."""
+    compiles, lines = {}, {}
+    for c in report.compiles:
+        boxes = [n for n in c.fused_nodes if not n.is_glue]
+        by_kernel = {k.name: k for k in c.kernels}
+        compiles[c.id] = {
+            "kernels": {
+                k: (_key(by_kernel[k].user_lines[0]) if by_kernel[k].user_lines else "")
+                for k in dict.fromkeys(n.kernel for n in boxes if n.kernel)
+            },
+            "boxes": {
+                n.name: {
+                    "line": _key(n.user_lines[0]) if n.user_lines else "",
+                    "ops": n.ops,
+                    "run": next((s for s in by_kernel[n.kernel].call_sites if n.name in s), [n.name])
+                    if n.kernel in by_kernel
+                    else [n.name],
+                }
+                for n in boxes
+            },
+        }
+        for n in boxes:
+            for f in n.user_lines:
+                lines.setdefault(_key(f), {}).setdefault(c.id, set())
+                if n.kernel:
+                    lines[_key(f)][c.id].add(n.kernel)
+    shown_lines = {
+        key: {
+            cid: {"kernels": sorted(ks), "otherCompiles": sum(1 for o, oks in per.items() if o != cid and oks)}
+            for cid, ks in per.items()
+        }
+        for key, per in lines.items()
+    }
+    return {"compiles": compiles, "lines": shown_lines}
+
+
+@pytest.fixture(scope="module")
+def recorded():
+    return [inductor_lens.load(FIXTURES / f"{name}.json") for name in ("gpu_training", "gpu_gpt2_block")]
+
+
+def test_python_and_js_show_the_same_lines_runs_and_counts(training_report, break_recompile_report, recorded, tmp_path):
+    for i, report in enumerate([training_report, break_recompile_report, *recorded]):
+        (tmp_path / str(i)).mkdir()
+        shown = _shown(report, tmp_path / str(i))
+        assert shown == _python_view(report), report.title
+        assert any(b["line"] for c in shown["compiles"].values() for b in c["boxes"].values()), report.title
+
+
+def test_the_roofline_ties_each_kernel_to_the_line_the_kernel_table_shows(recorded, tmp_path):
+    """``Report.profile.by_line`` (analysis/perf.py) splits a kernel's time over the lines the views name."""
+    report = recorded[0]
+    shown = _shown(report, tmp_path)
+    for c in report.compiles:
+        for k in c.kernels:
+            if k.name in shown["compiles"][c.id]["kernels"]:
+                lines = perf._line_of(k)
+                assert lines and f"{lines[0][0]}:{lines[0][1]}" == shown["compiles"][c.id]["kernels"][k.name]
+
+
+def test_source_view_counts_other_compiles_not_kernels(break_recompile_report, tmp_path):
+    """``with_graph_break`` compiled twice (a shape change): the line ``y = torch.sin(x) * 2`` made one kernel
+    in the first frame's compile and one in its recompile; the gutter of each says "1 other compile"."""
+    shown = _shown(break_recompile_report, tmp_path)
+    (key,) = [k for k in shown["lines"] if k.endswith(f"models.py:{_line_of('y = torch.sin(x) * 2')}")]
+    per = shown["lines"][key]
+    assert len(per) == 2, per
+    assert all(len(v["kernels"]) == 1 and v["otherCompiles"] == 1 for v in per.values()), per
+
+
+def _line_of(code: str) -> int:
+    text = (ROOT / "tests" / "models.py").read_text(encoding="utf-8").splitlines()
+    return next(i for i, line in enumerate(text, 1) if line.strip() == code)
+
+
+#: Derivations that moved to Python (report/rules.py, report/finish.py, analysis/diff.py): their JS names and
+#: the code shapes they had. None may come back in js/src.
+REMOVED = {
+    r"\bshortOp\b": "short op names: GraphNode.short_op, FusedNode.ops",
+    r"\bparseChoiceConfig\b": "autotune choice configs: choices[].config",
+    r"\bisProfile\b": "has a profile: data.js profileOf",
+    r"\buserStacks\(\{ n, k": "the panel's user stacks: FusedNode.user_stack",
+    r"list\[a - 1\]\.kernel": "kernel runs: Kernel.call_sites",
+    r"mm\|addmm\|bmm\|baddbmm": "the epilogue's op list: autotune.epilogue",
+    r"innermost\(\(k\.user_stack": "a kernel's user line: Kernel.user_lines",
+    r"innermost\(gn\.user_stack\)": "a fused node's user lines: FusedNode.user_lines",
+    r"replace\(/\^aten\\\.\/": "the compare page's short op: KernelDiff.what_changed",
+    r"\$\{other\} other": "the source view's count of other compiles: lineSummary().otherCompiles",
+}
+
+
+#: "has a profile" tested by the shape of the dict, in the modules that now read data.js's profileOf (app.js and
+#: roofline.js, the front-end shell's, still have their own copy: see the issue).
+PROFILE_SHAPE = r"typeof [\w.]*total_us|total_us != null"
+READS_PROFILE_OF = ("data.js", "viewdata.js", "panel.js", "kernelinfo.js", "comparedata.js", "views/source.js")
+
+
+def test_removed_derivations_stay_out_of_js_src():
+    found = []
+    src = ROOT / "js" / "src"
+    for path in sorted(src.rglob("*.js")):
+        text = path.read_text(encoding="utf-8")
+        rel = path.relative_to(src).as_posix()
+        if rel in READS_PROFILE_OF and re.search(PROFILE_SHAPE, text):
+            found.append(f"js/src/{rel}: {PROFILE_SHAPE} (has a profile: data.js profileOf)")
+        for rx, what in REMOVED.items():
+            if re.search(rx, text):
+                found.append(f"{path.relative_to(ROOT)}: {rx} ({what})")
+    assert not found, "derived in JS again:\n" + "\n".join(found)
+
+
+def test_the_view_list_is_one_list():
+    """``views.frontend.VIEWS`` (the widget's ``view`` trait, the magic's ``--view``) names the views the front
+    end registers, in their order (the number keys pick them in this order), and the README's ``--view`` says the same."""
+    from inductor_lens.views.frontend import VIEWS
+
+    node = shutil.which("node")
+    assert node, "node is not on PATH"
+    code = (
+        'import("./src/views/index.js").then((m) => console.log(JSON.stringify(m.registeredViews().map((v) => v.id))))'
+    )
+    r = subprocess.run([node, "-e", code], cwd=ROOT / "js", capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert tuple(json.loads(r.stdout)) == VIEWS
+    assert f"`--view {'|'.join(VIEWS)}`" in (ROOT / "README.md").read_text(encoding="utf-8")
