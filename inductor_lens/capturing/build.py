@@ -218,28 +218,38 @@ def _graph_nodes(nodes: list[dict], roles: Optional[dict[str, tuple[str, str]]] 
     return out
 
 
-def _wrapped_module(dynamo: Optional[list[dict]]) -> bool:
-    """The traced frame is a wrapper whose ``*args`` start with the module (``wrapped_func(*args, **kwargs)``
-    of transformers 5 around ``forward``): its parameters' sources go through ``L['args'][0]``."""
-    return any(
-        n["op"] == "placeholder"
-        and MODULE_ROOT_ARG.match(str(n.get("source", "")))
-        and source_role(str(n.get("source", "")))[0] in ("parameter", "buffer")
-        for n in dynamo or []
-    )
+def _forward_wrapper(dynamo: Optional[list[dict]], frame: str) -> Optional[int]:
+    """How far a decorator around ``forward`` shifts the user's positional arguments, or ``None`` if the
+    traced frame is no such wrapper. transformers 5 wraps each model's forward: ``wrapped_func(*args,
+    **kwargs)`` gets the module as ``args[0]`` (shift 1: ``args[1]`` is forward's first argument), and
+    ``wrapper(self, *args, **kwargs)`` gets it as ``self`` (shift 0). A wrapper is recognised by the module's
+    parameters under ``args[0]``, or by a frame other than ``forward`` whose module is ``self`` and whose
+    inputs come in ``*args``/``**kwargs``."""
+    placeholders = [str(n.get("source", "")) for n in dynamo or [] if n["op"] == "placeholder"]
+    weights = [s for s in placeholders if source_role(s)[0] in ("parameter", "buffer")]
+    if any(MODULE_ROOT_ARG.match(s) for s in weights):
+        return 1
+    varargs = any(re.match(r"^L\[['\"](args|kwargs)['\"]\]", s) for s in placeholders if s not in weights)
+    if frame and frame != "forward" and varargs and any(s.startswith(("L['self']", 'L["self"]')) for s in weights):
+        return 0
+    return None
 
 
-def _user_arg_name(display: str, arg_names: list[str]) -> str:
-    """``args[1]`` of a wrapper around ``forward(self, input_ids, ...)`` -> ``input_ids``."""
+def _user_arg_name(display: str, arg_names: list[str], shift: int) -> str:
+    """``args[1]`` of ``wrapped_func(*args)`` around ``forward(self, input_ids, ...)`` (shift 1) -> ``input_ids``."""
     m = re.fullmatch(r"args\[(\d+)\](.*)", display)
     if not m or not arg_names:
         return display
-    i = int(m.group(1)) - 1  # args[0] is the module (self)
+    i = int(m.group(1)) - shift
     return arg_names[i] + m.group(2) if 0 <= i < len(arg_names) else display
 
 
 def _input_roles(
-    dynamo: Optional[list[dict]], post: list[dict], graph_kind: str, arg_names: Optional[list[str]] = None
+    dynamo: Optional[list[dict]],
+    post: list[dict],
+    graph_kind: str,
+    arg_names: Optional[list[str]] = None,
+    shift: Optional[int] = None,
 ) -> tuple[dict, dict]:
     """What each graph input is: ``{name: (role, display name)}`` for the dynamo graph and the post-grad one.
 
@@ -249,12 +259,11 @@ def _input_roles(
     forward activations saved for it."""
     dyn_roles: dict[str, tuple[str, str]] = {}
     sources = []
-    wrapped = _wrapped_module(dynamo)
     for n in dynamo or []:
         if n["op"] == "placeholder":
             rd = source_role(n.get("source", ""))
-            if wrapped and rd[0] == "input":
-                rd = (rd[0], _user_arg_name(rd[1], arg_names or []))
+            if shift is not None and rd[0] == "input":
+                rd = (rd[0], _user_arg_name(rd[1], arg_names or [], shift))
             sources.append(rd)
             if rd[0]:
                 dyn_roles[n["name"]] = rd
@@ -757,18 +766,20 @@ def _compile(
     b = _GraphBuilder(raw, rec, trace, diagnostics)
     kernels, node_kernel = b.kernels()
     dyn = raw.dynamo_graphs.get(rec.compile_id) or raw.dynamo_graphs.get(_base_cid(rec.compile_id))
+    ca = _compiled_autograd(rec.compile_id)
+    frame = AOT_FRAME if rec.aot else CA_FRAME if ca else _frame_name(trace, rec.compile_id)
+    shift = None if rec.aot or ca else _forward_wrapper(dyn, frame)
+    if shift is not None and frame != "forward":
+        frame = f"forward (via the {frame} decorator)"  # transformers 5 wraps forward (wrapped_func, wrapper)
     dyn_roles, post_roles = _input_roles(
         dyn,
         rec.post_grad_nodes,
-        "inference" if _compiled_autograd(rec.compile_id) else rec.graph_kind,
+        "inference" if ca else rec.graph_kind,
         _call_arg_names(raw),
+        shift,
     )
     graph_nodes = _graph_nodes(rec.post_grad_nodes, post_roles)
     fx_modules = {n.name: n.module_stack for n in graph_nodes}
-    ca = _compiled_autograd(rec.compile_id)
-    frame = AOT_FRAME if rec.aot else CA_FRAME if ca else _frame_name(trace, rec.compile_id)
-    if frame and not rec.aot and not ca and frame != "forward" and _wrapped_module(dyn):
-        frame = f"forward (via the {frame} decorator)"  # transformers 5 wraps forward in wrapped_func
     window = _window_for(rec, windows, starts)
     trigger = (
         _ca_trigger(window, trace, raw.t0_us, rec.compile_id)

@@ -83,3 +83,34 @@ def test_a_transformers_model_is_named_with_its_own_module_paths_and_argument_na
     assert inputs["model.embed_tokens.weight"] == "parameter" and "lm_head.weight" in inputs
     paths = {p for n in c.fused_nodes for p in n.module_stack}
     assert "model.layers.0.mlp" in paths and not [p for p in paths if p.startswith("0.")], sorted(paths)
+
+
+def test_a_forward_decorated_by_a_wrapper_taking_self_and_varargs_is_named_as_forward():
+    """transformers 5.17 wraps forward as ``wrapper(self, *args, **kwargs)``: dynamo traces ``wrapper`` and
+    sees the user's first argument as ``args[0]``; the lens names them as the user wrote them."""
+    import functools
+
+    def decorated(fn):
+        @functools.wraps(fn)
+        def wrapper(self, *args, **kwargs):
+            return fn(self, *args, **kwargs)
+
+        wrapper.__name__ = "wrapper"  # what dynamo names the frame (functools.wraps copied fn's name)
+        wrapper.__code__ = wrapper.__code__.replace(co_name="wrapper")
+        return wrapper
+
+    class Net(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = torch.nn.Linear(8, 4)
+
+        @decorated
+        def forward(self, features, scale=1.0):
+            return torch.relu(self.fc(features)) * scale
+
+    with torch.no_grad():
+        report = inductor_lens.inspect(Net(), torch.randn(2, 8))
+    (c,) = report.compiles
+    assert c.frame == "forward (via the wrapper decorator)" and c.label.startswith("forward():")
+    inputs = {n.display_name: n.role for n in c.graphs["dynamo"].nodes if n.op == "placeholder"}
+    assert inputs.get("features") == "input" and inputs.get("fc.weight") == "parameter", inputs

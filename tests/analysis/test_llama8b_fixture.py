@@ -1,0 +1,39 @@
+"""Issue 25: a Llama-3-8B-shaped training step recorded on an H200 (benchmarks/llama8b.py, torch 2.11):
+32 layers, hidden 4096, 32/8 heads, MLP 14336, vocab 128256, bf16, batch 1 x 2048, forward + backward,
+``inspect(..., backward=True, profile=True)``. The report (0.85 MB gzipped) and a 4-layer capture are fixtures."""
+
+from __future__ import annotations
+
+import pathlib
+
+import pytest
+
+import inductor_lens
+
+FIXTURES = pathlib.Path(__file__).resolve().parents[1] / "fixtures"
+pytestmark = pytest.mark.gpu_fixture
+
+
+@pytest.fixture(scope="module", params=["gpu_llama8b_training", "gpu_llama8b_4layers_training"])
+def report(request):
+    return inductor_lens.load(FIXTURES / f"{request.param}.json.gz")
+
+
+def test_every_kernel_has_a_time_and_a_cost_and_none_is_above_its_roof(report):
+    kernels = [k for c in report.compiles for k in c.kernels]
+    assert {c.graph_kind for c in report.compiles} == {"forward", "backward"}
+    assert kernels and all(k.profile is not None and k.profile.total_us > 0 for k in kernels)
+    assert all(k.cost is not None for k in kernels)
+    for k in kernels:
+        p = k.profile
+        assert p.peak_fraction is None or 0 < p.peak_fraction <= 1.1, (k.name, p.peak_fraction, p.verdict)
+    assert 0 <= report.profile.unattributed_share < 0.15
+    assert report.device_info.name.startswith("NVIDIA H200")
+
+
+def test_the_32_layers_are_all_there():
+    r = inductor_lens.load(FIXTURES / "gpu_llama8b_training.json.gz")
+    fwd = next(c for c in r.compiles if c.graph_kind == "forward")
+    layers = {p.split(".")[2] for n in fwd.fused_nodes for p in n.module_stack if p.startswith("model.layers.")}
+    assert layers == {str(i) for i in range(32)}
+    assert sum(len(c.kernels) for c in r.compiles) == 771 and sum(len(c.fused_nodes) for c in r.compiles) == 1551
