@@ -265,6 +265,7 @@ def memory(
         timeline=points,
         saved_for_backward=saved,
         saved_bytes=sum(s.bytes or 0 for s in saved),
+        saved_activation_bytes=sum(s.bytes or 0 for s in saved if s.kind == "activation"),
         recomputed=redo,
         measured_peak_bytes=None,
         source=SOURCE + "; " + (NOT_MEASURED_CPU if device == "cpu" else NOT_MEASURED),

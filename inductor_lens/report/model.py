@@ -308,6 +308,8 @@ class Memory:
     input_bytes: int = 0
     #: The buffers alive at the peak, largest first.
     peak_buffers: list[LiveBuffer] = field(default_factory=list)
+    #: The part of ``saved_bytes`` that is activations (``kind == "activation"``): memory held for the backward.
+    saved_activation_bytes: int = 0
     #: ``saved_for_backward``'s activations rolled up by user line and by nn.Module, largest first.
     saved_by_line: list[BytesBy] = field(default_factory=list)
     saved_by_module: list[BytesBy] = field(default_factory=list)
