@@ -8,6 +8,7 @@ compiles alone (an older report, a trace import) gives the saved-for-backward pa
 from __future__ import annotations
 
 import math
+import re
 from collections import defaultdict
 from typing import Optional
 
@@ -29,8 +30,9 @@ from .cost import DTYPE_BYTES, op_name
 SOURCE = (
     "estimated from Inductor's scheduler: each buffer's size (numel x element size, at the size hints) is live "
     "from the fused node that writes it to the last fused node that reads it, or to the end if the graph "
-    "returns it; a buffer made and read inside one fused kernel costs nothing; a buffer renamed by an in-place "
-    "mutation is counted once; graph inputs are counted apart (input_bytes)"
+    "returns it; a buffer made and read inside one fused kernel costs nothing unless the output code allocates it; a buffer renamed by an in-place "
+    "mutation, or written into a dead buffer's storage (the output code's '# reuse'), is counted once; graph "
+    "inputs are counted apart (input_bytes)"
 )
 NOT_MEASURED_CPU = "peak not measured on CPU (torch.cuda memory statistics exist only on a GPU)"
 NOT_MEASURED = "peak not measured (inspect(..., profile=True) on a GPU measures it)"
@@ -86,15 +88,81 @@ def _fx_of(buffer: dict, order: dict[str, int]) -> str:
     return max(origins, key=order.__getitem__) if origins else ""
 
 
+def allocated(output_code: str) -> Optional[set[str]]:
+    """The buffers the output code allocates (``buf3 = empty_strided_cpu(...)``, ``empty_strided_cuda``...), or
+    None when there is no output code."""
+    if not output_code:
+        return None
+    return set(_ALLOC.findall(output_code))
+
+
+_ALLOC = re.compile(r"^[ \t]*(\w+) = (?:torch\.)?empty(?:_strided)?\w*\(", re.M)
+
+
+def reuses(output_code: str) -> dict[str, str]:
+    """``{new: old}`` for each buffer the output code writes into the storage of a dead one
+    (``buf2 = buf1; del buf1  # reuse``, also through ``reinterpret_tensor(buf1, ...)``)."""
+    return {m.group(1): m.group(2) for m in _REUSE.finditer(output_code or "")}
+
+
+_REUSE = re.compile(r"^[ \t]*(\w+) = (?:reinterpret_tensor\()?(\w+)\b[^\n]*; del \2[ \t]*# reuse", re.M)
+
+
+def _storages(buffers: list[dict], aliases: dict[str, str], made: Optional[set[str]] = None) -> list[dict]:
+    """The buffers with each chain of reuses (``aliases``: new -> old) merged into one storage: the root's name,
+    the largest size of the chain, live from the first writer to the last reader of any of them. A buffer
+    written into a graph input's storage costs nothing here (the input is in ``input_bytes``); one made and read
+    inside one kernel (``internal``) costs nothing unless the output code allocates it (``made``)."""
+
+    def costs(b: dict) -> bool:  # a kernel-internal buffer costs only if the output code allocates it
+        return not b.get("internal") or (made is not None and (b["name"] in made or b["name"] in aliases))
+
+    buffers = [b if costs(b) else dict(b, bytes=0) for b in buffers]
+    by_name = {b["name"]: b for b in buffers}
+
+    def root(name: str) -> str:
+        seen = set()
+        while name in aliases and name not in seen:
+            seen.add(name)
+            name = aliases[name]
+        return name
+
+    merged: dict[str, dict] = {}
+    out: list[dict] = []
+    for b in buffers:
+        r = root(b["name"])
+        if r not in by_name:  # written into a graph input's storage (counted in input_bytes)
+            out.append(dict(b, bytes=0))
+            continue
+        if r == b["name"] and r not in merged:
+            merged[r] = dict(b, users=list(b.get("users") or []))
+            out.append(merged[r])
+            continue
+        base = merged.get(r)
+        if base is None:  # an alias listed before its root: keep it apart
+            out.append(b)
+            continue
+        base["bytes"] = max(int(base.get("bytes") or 0), int(b.get("bytes") or 0))
+        base["users"] += [u for u in [b["node"], *(b.get("users") or [])] if u not in base["users"]]
+        base["is_output"] = bool(base.get("is_output")) or bool(b.get("is_output"))
+    return out
+
+
 def timeline(
-    order: list[str], buffers: list[dict], fx: Optional[dict[str, GraphNode]] = None, top: int = 20
+    order: list[str],
+    buffers: list[dict],
+    fx: Optional[dict[str, GraphNode]] = None,
+    top: int = 20,
+    aliases: Optional[dict[str, str]] = None,
+    made: Optional[set[str]] = None,
 ) -> tuple[list[MemoryPoint], int, str, list[LiveBuffer]]:
     """``(points, peak_bytes, peak_node, peak_buffers)`` for fused nodes run in ``order``.
 
     ``buffers``: ``{name, node, bytes, users, is_output}`` each (``node`` writes it, ``users`` read it): it is
     live from its node to its last user (the end of the graph if ``is_output``); ``bytes`` None counts 0. The
     point of a node is what is live once it has run, before the frees after it; ``peak_node`` is the first node
-    of the maximum; ``peak_buffers`` the ``top`` largest buffers live there."""
+    of the maximum; ``peak_buffers`` the ``top`` largest buffers live there. ``aliases`` (``{new: old}``, from
+    :func:`reuses`): a buffer written into a dead one's storage is that storage, counted once."""
     fx = fx or {}
     step = {name: i for i, name in enumerate(order)}
     graph_order = {name: i for i, name in enumerate(fx)}
@@ -103,7 +171,7 @@ def timeline(
     allocs: list[list[BufferBytes]] = [[] for _ in range(n)]
     frees: list[list[BufferBytes]] = [[] for _ in range(n)]
     spans = []
-    for b in buffers:
+    for b in _storages(buffers, aliases or {}, made):
         size = int(b.get("bytes") or 0)
         start = step.get(b.get("node", ""))
         if start is None or size <= 0:
@@ -255,7 +323,8 @@ def memory(
     post = compile.graphs.get("post_grad")
     fx = {n.name: n for n in post.nodes} if post is not None else {}
     order = [n.name for n in compile.fused_nodes]
-    points, peak, peak_node, alive = timeline(order, buffers, fx)
+    code = str(compile.output_code or "")
+    points, peak, peak_node, alive = timeline(order, buffers, fx, aliases=reuses(code), made=allocated(code))
     saved = saved_for_backward(compile, backward) if backward is not None and compile.graph_kind == "forward" else []
     redo = recomputed(compile, backward) if backward is not None and compile.graph_kind == "forward" else []
     by_line, by_module = rollups(saved)

@@ -49,8 +49,9 @@ def read_buffers(nodes: Any) -> dict:
 
     ``node`` is the fused node that writes the buffer, ``users`` the fused nodes that read it (a buffer
     renamed by an in-place mutation passes its readers to the buffer it mutates, which is counted once);
-    ``is_output``: the graph returns it (it stays live after the last node). A buffer that only its own fused
-    node reads and the graph does not return is made and used inside one kernel: ``bytes`` 0."""
+    ``is_output``: the graph returns it (it stays live after the last node). ``internal``: only its own fused
+    node reads it and the graph does not return it: the kernel may keep it in registers (the output code says
+    whether it was allocated after all)."""
     from torch._inductor.scheduler import OutputNode
     from torch._inductor.virtualized import V
 
@@ -106,8 +107,9 @@ def read_buffers(nodes: Any) -> dict:
             b["bytes"], b["users"] = 0, []
     for entry in buffers:
         internal = all(u == entry["node"] for u in entry["users"])
-        if internal and not entry["is_output"] and entry["node"] not in externs and entry["name"] not in real.values():
-            entry["bytes"] = 0
+        entry["internal"] = bool(
+            internal and not entry["is_output"] and entry["node"] not in externs and entry["name"] not in real.values()
+        )
     inputs: dict[str, Optional[int]] = {}
     for name, value in (getattr(V.graph, "graph_inputs", None) or {}).items():
         try:
