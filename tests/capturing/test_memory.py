@@ -216,3 +216,19 @@ def test_profile_on_cpu_says_the_peak_is_not_measured():
     (c,) = report.compiles
     assert c.memory.measured_peak_bytes is None
     assert c.memory.source.endswith("peak not measured on CPU (torch.cuda memory statistics exist only on a GPU)")
+
+
+def test_a_measured_peak_is_tied_to_its_compile_by_the_output_code(mlp_step):
+    """The GPU path's bookkeeping (capturing/memory.py): each call seen is matched to the compile whose output
+    code it ran; a compile with no call seen says so."""
+    from inductor_lens.capturing.memory import _with_measured
+
+    report = mlp_step[0]
+    fwd, bwd = _pair(report)
+    out = _with_measured(report, {str(fwd.output_code): 4096}, "")
+    f2, b2 = _pair(out)
+    assert (
+        f2.memory.measured_peak_bytes == 4096 and "peak measured: torch.cuda.max_memory_allocated()" in f2.memory.source
+    )
+    assert b2.memory.measured_peak_bytes is None and "no call of this graph was seen" in b2.memory.source
+    assert f2.memory.source.count("; peak ") == 1  # the CPU note was replaced, not appended to
