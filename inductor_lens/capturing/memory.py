@@ -162,8 +162,14 @@ def measure_peaks(report: Any, step: Any, on_gpu: bool) -> Any:
             CompiledFxGraph.__call__ = original
     peaks: dict[str, int] = {}
     for code, peak in seen:
-        peaks[code] = max(peaks.get(code, 0), int(peak))
+        peaks[_key(code)] = max(peaks.get(_key(code), 0), int(peak))
     return _with_measured(report, peaks, "")
+
+
+def _key(code: str) -> str:
+    """Output code compared without blank lines and trailing spaces (the file torch loads and the text the
+    capture kept are the same module)."""
+    return "\n".join(line.rstrip() for line in str(code).splitlines() if line.strip())
 
 
 def _with_measured(report: Any, peaks: dict[str, int], note: str) -> Any:
@@ -174,7 +180,7 @@ def _with_measured(report: Any, peaks: dict[str, int], note: str) -> Any:
         m = c.memory
         if m is not None:
             base = m.source.split("; peak ")[0]
-            measured = peaks.get(str(c.output_code)) if peaks else None
+            measured = peaks.get(_key(c.output_code)) if peaks else None
             how = (
                 note
                 if note

@@ -221,11 +221,11 @@ def test_profile_on_cpu_says_the_peak_is_not_measured():
 def test_a_measured_peak_is_tied_to_its_compile_by_the_output_code(mlp_step):
     """The GPU path's bookkeeping (capturing/memory.py): each call seen is matched to the compile whose output
     code it ran; a compile with no call seen says so."""
-    from inductor_lens.capturing.memory import _with_measured
+    from inductor_lens.capturing.memory import _key, _with_measured
 
     report = mlp_step[0]
     fwd, bwd = _pair(report)
-    out = _with_measured(report, {str(fwd.output_code): 4096}, "")
+    out = _with_measured(report, {_key(str(fwd.output_code) + "\n\n"): 4096}, "")
     f2, b2 = _pair(out)
     assert (
         f2.memory.measured_peak_bytes == 4096 and "peak measured: torch.cuda.max_memory_allocated()" in f2.memory.source
