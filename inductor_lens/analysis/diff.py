@@ -44,7 +44,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable, Optional, Sequence, Union
 
 from ..report import hooks
-from ..report.model import Compile, FusedNode, Kernel, Report
+from ..report.model import Compile, FusedNode, Kernel, Memory, Report
 from ..report.rules import short_op
 
 #: Kernel pairs less similar than this stay unpaired (``only_a`` / ``only_b``).
@@ -120,6 +120,10 @@ class CompileDiff:
     guards_removed: list = field(default_factory=list)
     compile_time_us: dict = field(default_factory=dict)
     trigger: dict = field(default_factory=dict)
+    #: Memory of A and B and the change (``memory_delta``): ``peak_bytes``, ``saved_bytes``,
+    #: ``measured_peak_bytes`` as ``{a, b, delta}``; ``saved_by_line``: ``[{file, line, a, b, delta}]``, the lines
+    #: whose saved bytes changed, largest change first. Empty when neither side has memory.
+    memory: dict = field(default_factory=dict)
 
     @property
     def summary(self) -> dict:
@@ -175,6 +179,10 @@ class ReportDiff:
         ]
         for c in self.compiles:
             lines.append(f"  {c.a or '-'}  <->  {c.b or '-'}  ({c.paired_by})")
+            for key in ("peak_bytes", "saved_bytes"):
+                d = (c.memory or {}).get(key) or {}
+                if d.get("delta"):
+                    lines.append(f"    memory {key}: {d['a']} -> {d['b']} ({d['delta']:+d} bytes)")
             for k in c.kernels:
                 if k.status != "same":
                     what = ", ".join(k.changes) if k.changes else ""
@@ -293,7 +301,29 @@ def _diff_compile(ca: Optional[Compile], cb: Optional[Compile], how: str, timed:
         guards_removed=sorted(ga - gb) if ca and cb else [],
         compile_time_us={"a": ta, "b": tb, "delta": (tb - ta) if ta is not None and tb is not None else None},
         trigger={"a": _trigger(ca), "b": _trigger(cb)},
+        memory=memory_delta(ca.memory if ca else None, cb.memory if cb else None),
     )
+
+
+def _ab(a: Optional[float], b: Optional[float]) -> dict:
+    return {"a": a, "b": b, "delta": (b - a) if a is not None and b is not None else None}
+
+
+def memory_delta(ma: Optional[Memory], mb: Optional[Memory]) -> dict:
+    """What changed in memory between two compiles (see ``CompileDiff.memory``)."""
+    if ma is None and mb is None:
+        return {}
+    out = {
+        key: _ab(getattr(ma, key, None) if ma else None, getattr(mb, key, None) if mb else None)
+        for key in ("peak_bytes", "saved_bytes", "measured_peak_bytes")
+    }
+    lines: dict[tuple, list] = {}
+    for side, m in ((0, ma), (1, mb)):
+        for row in m.saved_by_line if m else []:
+            lines.setdefault((row.file, row.line), [0, 0])[side] += row.bytes
+    changed = [{"file": f, "line": ln, "a": a, "b": b, "delta": b - a} for (f, ln), (a, b) in lines.items() if a != b]
+    out["saved_by_line"] = sorted(changed, key=lambda r: (-abs(r["delta"]), r["file"], r["line"]))
+    return out
 
 
 def _trigger(c: Optional[Compile]) -> Optional[str]:

@@ -517,6 +517,13 @@ def _on_nodes(hooks: Hooks, which: str, nodes: Any) -> None:
         rec.pre_fusion = snodes
     else:
         rec.post_fusion = snodes
+        hooks._guarded(f"reading the buffers of graph {rec.compile_id}", _on_buffers, rec, nodes)
+
+
+def _on_buffers(rec: RawGraph, nodes: Any) -> None:
+    from .memory import read_buffers
+
+    rec.memory = read_buffers(nodes)
 
 
 def _install_fusion_hooks(stack: contextlib.ExitStack) -> None:

@@ -743,6 +743,27 @@ def _with_aot_code(graphs: list[RawGraph], trace: _Trace) -> list[RawGraph]:
     return out
 
 
+def _with_memory(compiles: list[Compile], facts: list[Optional[dict]], device: str, diagnostics: list) -> list[Compile]:
+    """Each compile with its ``memory`` (capturing/memory.py); a forward of a training step is paired with its
+    backward, which says what it saved. A failure is a diagnostic, never a lost report."""
+    from ..analysis.memory import pair_backward
+    from .memory import memory_of
+
+    backs = pair_backward(compiles)
+    out = []
+    for c, f in zip(compiles, facts):
+        try:
+            c = dataclasses.replace(c, memory=memory_of(c, f, backs.get(c.id), device=device))
+        except Exception as e:
+            diagnostics.append(
+                Diagnostic(
+                    "build_failed", f"the memory of compile {c.id} could not be worked out ({type(e).__name__}: {e})"
+                )
+            )
+        out.append(c)
+    return out
+
+
 def _env_int(name: str) -> Optional[int]:
     try:
         return int(os.environ[name])
@@ -928,6 +949,7 @@ def _build(raw: Raw, torch_version: str, title: str) -> Report:
     seen_of_cid: dict[str, int] = {}
     windows = sorted(raw.windows, key=lambda w: w.start_us)
     starts = [w.start_us for w in windows]
+    facts: list[Optional[dict]] = []
     for rec in _with_aot_code(raw.graphs, trace):
         if not rec.post_fusion and not rec.output_code:
             continue  # a GraphLowering that never reached the scheduler (e.g. a subgraph helper)
@@ -946,6 +968,8 @@ def _build(raw: Raw, torch_version: str, title: str) -> Report:
             starts,
         )
         compiles.append(_with_costs(compile, rec, diagnostics))
+        facts.append(rec.memory)
+    compiles = _with_memory(compiles, facts, raw.device, diagnostics)
     compiles = mark_same_graphs(compiles)
     breaks = _graph_breaks(trace)
     calls = [

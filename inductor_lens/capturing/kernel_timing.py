@@ -356,6 +356,17 @@ def profiling_script():
         prof.__exit__(None, None, None)
 
 
+def _memory_peaks(report: Report, step: Callable, on_gpu: bool, diagnostics: list) -> Report:
+    """The measured peak of each compiled graph (``capturing/memory.py``); a failure is a diagnostic."""
+    from .memory import measure_peaks
+
+    try:
+        return measure_peaks(report, step, on_gpu)
+    except Exception as e:
+        diagnostics.append(diagnostic("profile_failed", f"profile: the memory peaks could not be measured ({e})"))
+        return report
+
+
 def profile_kernels(report: Report, compiled: Callable, args: tuple, backward: bool = False) -> Report:
     """A copy of ``report`` with measured kernel times, costs against the device's peaks, and roll-ups."""
     import dataclasses
@@ -387,6 +398,7 @@ def profile_kernels(report: Report, compiled: Callable, args: tuple, backward: b
                     with record_function(_RUN):
                         step()
             events = list(prof.events())
+            report = _memory_peaks(report, step, on_gpu, diagnostics)
     except Exception as e:
         diagnostics.append(
             diagnostic(

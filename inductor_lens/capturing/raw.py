@@ -61,6 +61,7 @@ class RawGraph:
     autotune: list[dict] = field(default_factory=list)  # {op, inputs, choices: [{name, time_ms}]}
     runtime: dict[str, dict] = field(default_factory=dict)  # kernel name -> launch metadata after running
     aot: bool = False  # an AOTInductor compile (aot_mode)
+    memory: Optional[dict] = None  # buffers and input sizes for the memory timeline (capturing/memory.py)
 
 
 @dataclass

@@ -420,6 +420,106 @@ class FusionDecision:
 
 
 @dataclass(frozen=True, slots=True)
+class BufferBytes:
+    """A buffer of a compiled graph and its size: ``name`` as the output code calls it (``buf3``)."""
+
+    name: str
+    bytes: int
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryPoint:
+    """The live bytes once fused node ``node`` has run, before the frees that follow it: every buffer the
+    graph allocated that is still to be read at or after ``node``, or that the graph returns (graph inputs
+    are counted apart, in ``Memory.input_bytes``). ``allocates``/``frees``: the buffers the node writes, and
+    those whose last reader it is (freed after it), largest first."""
+
+    node: str
+    live_bytes: int
+    allocates: list[BufferBytes] = field(default_factory=list)
+    frees: list[BufferBytes] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class LiveBuffer:
+    """A buffer alive at the peak: its size, the fused node that writes it, the post-grad node that computes
+    it and that node's user stack."""
+
+    name: str
+    bytes: int
+    node: str = ""
+    fx_node: str = ""
+    user_stack: list[Frame] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class SavedTensor:
+    """A tensor the backward graph takes from the forward: ``name`` is the backward graph's input as torch
+    names it (``relu``, ``primals_3``), ``kind`` ``activation`` (computed by the forward: memory held from
+    the forward to the backward) or ``input`` (a parameter, buffer or argument of the user's call, kept
+    alive anyway). ``fx_node`` the forward's post-grad node that produced it; ``module`` its innermost
+    nn.Module path (for an input, the module that owns the parameter; ``""`` if none)."""
+
+    name: str
+    shape: Optional[list] = None
+    dtype: Optional[str] = None
+    bytes: Optional[int] = None
+    kind: str = "activation"
+    fx_node: str = ""
+    user_stack: list[Frame] = field(default_factory=list)
+    module: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Recomputed:
+    """An op the backward computes again instead of saving its result (the partitioner's rematerialization)."""
+
+    fx_node: str
+    user_stack: list[Frame] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class BytesBy:
+    """Bytes rolled up by one key: a user line (``file``, ``line``) or an nn.Module path (``module``)."""
+
+    bytes: int
+    file: str = ""
+    line: int = 0
+    module: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Memory:
+    """Where a compile's memory goes (see docs/report-schema.md, "memory").
+
+    ``timeline``: one point per fused node of ``Compile.fused_nodes``, same order; ``peak_bytes`` its
+    maximum ``live_bytes`` and ``peak_node`` the first node where it occurs. ``saved_for_backward``: for the
+    forward graph of a training step, every tensor its backward takes (its inputs other than tangents);
+    ``saved_bytes`` their total. ``recomputed``: ops the backward recomputes. ``measured_peak_bytes``: the
+    peak allocated over one run of this graph on a GPU (``inspect(..., profile=True)``), else null.
+    ``source`` says how the numbers were obtained."""
+
+    peak_bytes: int = 0
+    peak_node: str = ""
+    timeline: list[MemoryPoint] = field(default_factory=list)
+    saved_for_backward: list[SavedTensor] = field(default_factory=list)
+    saved_bytes: int = 0
+    recomputed: list[Recomputed] = field(default_factory=list)
+    measured_peak_bytes: Optional[int] = None
+    source: str = ""
+    #: Bytes of the graph's tensor inputs (parameters, the user's arguments, saved activations for a
+    #: backward), not in ``live_bytes``.
+    input_bytes: int = 0
+    #: The buffers alive at the peak, largest first.
+    peak_buffers: list[LiveBuffer] = field(default_factory=list)
+    #: The part of ``saved_bytes`` that is activations (``kind == "activation"``): memory held for the backward.
+    saved_activation_bytes: int = 0
+    #: ``saved_for_backward``'s activations rolled up by user line and by nn.Module, largest first.
+    saved_by_line: list[BytesBy] = field(default_factory=list)
+    saved_by_module: list[BytesBy] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
 class Compile:
     """One Inductor graph compilation.
 
@@ -453,6 +553,9 @@ class Compile:
     #: ``False`` when the compile never finished (Ctrl-C during the C++ build, or it raised): the kernels
     #: were generated, but torch never loaded them, so this graph never ran compiled.
     complete: bool = True
+    #: Where the memory goes: live bytes over the fused nodes, the peak, what is saved for the backward
+    #: (``Memory``); None for reports recorded before it existed.
+    memory: Optional[Memory] = None
 
     def kernel(self, name: str) -> Kernel:
         """The kernel called ``name``; ``KeyError`` names the ones there are."""

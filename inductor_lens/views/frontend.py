@@ -16,7 +16,7 @@ from typing import Optional
 STATIC = pathlib.Path(__file__).parent.parent / "static"
 
 #: The views a lens opens with (``view=`` of the widget, ``--view`` of the magic). The first is the default.
-VIEWS = ("fusion", "fx", "timeline", "source", "kernels", "roofline")
+VIEWS = ("fusion", "fx", "timeline", "source", "kernels", "roofline", "memory")
 
 
 class BundleMissingError(FileNotFoundError):

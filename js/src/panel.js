@@ -4,6 +4,7 @@
 import { renderCode } from "./code.js";
 import {
   basename,
+  fmtBytes,
   fmtShare,
   fmtUs,
   frameLabel,
@@ -309,6 +310,38 @@ function measuredSection({ idx, k, report }) {
   return profileSection(k, rank, ranked.length);
 }
 
+/** What the node allocates and frees, and the live bytes after it (Compile.memory.timeline, same order as
+ * fused_nodes); nothing for a report without memory. */
+function memorySection({ idx, entry }) {
+  const m = idx.compile.memory;
+  const p = m && (m.timeline || [])[entry.index];
+  if (!p || p.node !== entry.node.name) return null;
+  const list = (verb, bufs) =>
+    bufs.length
+      ? h(
+          "div",
+          {},
+          `${verb} `,
+          h("span", { class: "il-mono" }, bufs.map((b) => `${b.name} (${fmtBytes(b.bytes)})`).join(", ")),
+        )
+      : null;
+  const allocs = list("allocates", p.allocates || []);
+  const frees = list("then frees", p.frees || []);
+  return section(
+    "memory",
+    "node-memory",
+    h(
+      "div",
+      {},
+      `${fmtBytes(p.live_bytes)} live after it`,
+      p.node === m.peak_node ? h("b", {}, " (the peak)") : ` (peak ${fmtBytes(m.peak_bytes)})`,
+    ),
+    allocs,
+    frees,
+    allocs || frees ? null : h("div", { class: "il-muted" }, "allocates and frees nothing"),
+  );
+}
+
 /** Why not fused: one row per neighbour (Inductor tries every member pair), its distinct reasons. */
 function whyNotFusedSection({ idx, n }, actions) {
   // a neighbour written into the same kernel was fused after all: listing it would contradict the box
@@ -523,6 +556,7 @@ export function renderPanel(el, idx, fusedName, actions, report = null) {
     headerSection(sel),
     sharedSection(sel, actions),
     measuredSection(sel),
+    memorySection(sel),
     whyNotFusedSection(sel, actions),
     ...kernelSections(sel, later),
     fxOpsSection(sel, actions),

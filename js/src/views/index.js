@@ -3,6 +3,7 @@
 import fusion from "./fusion.js";
 import fx from "./fx.js";
 import kernels from "./kernels.js";
+import memory from "./memory.js";
 import { registeredViews, registerView } from "./registry.js";
 import roofline from "./roofline.js";
 import source from "./source.js";
@@ -14,5 +15,6 @@ registerView(timeline);
 registerView(source);
 registerView(kernels);
 registerView(roofline);
+registerView(memory);
 
 export { registeredViews, registerView };

@@ -1,0 +1,364 @@
+"""Where a compile's memory goes, computed from plain data (torch-free): the live bytes after each fused node
+from the buffers' sizes and lifetimes, the peak and what is alive there, the tensors a training step's forward
+saves for its backward, the ops the backward recomputes, and roll-ups by user line and nn.Module.
+
+The capture (``capturing/memory.py``) reads the buffers from Inductor's scheduler; a forward/backward pair of
+compiles alone (an older report, a trace import) gives the saved-for-backward part from its graphs."""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import defaultdict
+from typing import Optional
+
+from ..report.model import (
+    BufferBytes,
+    BytesBy,
+    Compile,
+    Frame,
+    GraphNode,
+    LiveBuffer,
+    Memory,
+    MemoryPoint,
+    Recomputed,
+    SavedTensor,
+)
+from .cost import DTYPE_BYTES, op_name
+
+#: How the static numbers are obtained (``Memory.source``), before any measurement is added.
+SOURCE = (
+    "estimated from Inductor's scheduler: each buffer's size (numel x element size, at the size hints) is live "
+    "from the fused node that writes it to the last fused node that reads it, or to the end if the graph "
+    "returns it; a buffer made and read inside one fused kernel costs nothing unless the output code allocates it; a buffer renamed by an in-place "
+    "mutation, or written into a dead buffer's storage (the output code's '# reuse'), is counted once; graph "
+    "inputs are counted apart (input_bytes)"
+)
+NOT_MEASURED_CPU = "peak not measured on CPU (torch.cuda memory statistics exist only on a GPU)"
+NOT_MEASURED = "peak not measured (inspect(..., profile=True) on a GPU measures it)"
+
+#: Ops whose result is a view of (or aliases) their first input: a saved view of a parameter costs nothing.
+_VIEW_OPS = frozenset(
+    {
+        "view",
+        "_unsafe_view",
+        "reshape",
+        "permute",
+        "expand",
+        "squeeze",
+        "unsqueeze",
+        "t",
+        "transpose",
+        "slice",
+        "select",
+        "as_strided",
+        "alias",
+        "detach",
+        "_reshape_alias",
+        "reinterpret_tensor",
+    }
+)
+
+
+def tensor_bytes(node: GraphNode) -> Optional[int]:
+    """Bytes of one graph node's tensor (numel x element size; the hints where a size is symbolic), or None
+    (not one tensor, unknown dtype)."""
+    shape = node.shape
+    if not isinstance(shape, list) or any(isinstance(d, list) for d in shape):
+        return None
+    if not all(isinstance(d, int) for d in shape):
+        hint = node.shape_hint
+        if not (isinstance(hint, list) and len(hint) == len(shape) and all(isinstance(d, int) for d in hint)):
+            return None
+        shape = hint
+    size = DTYPE_BYTES.get(str(node.dtype))
+    return None if size is None else math.prod(shape) * size
+
+
+def _user_stack(node: Optional[GraphNode]) -> list[Frame]:
+    return list(node.user_stack) if node is not None else []
+
+
+def _fx_of(buffer: dict, order: dict[str, int]) -> str:
+    """The post-grad node that computes a buffer: its ``origin`` if the capture had one, else the latest in graph
+    order of its origins (the op a fused kernel stores)."""
+    if buffer.get("origin"):
+        return str(buffer["origin"])
+    origins = [o for o in buffer.get("origins") or [] if o in order]
+    return max(origins, key=order.__getitem__) if origins else ""
+
+
+def allocated(output_code: str) -> Optional[set[str]]:
+    """The buffers the output code allocates (``buf3 = empty_strided_cpu(...)``, ``empty_strided_cuda``...), or
+    None when there is no output code."""
+    if not output_code:
+        return None
+    return set(_ALLOC.findall(output_code))
+
+
+_ALLOC = re.compile(r"^[ \t]*(\w+) = (?:torch\.)?empty(?:_strided)?\w*\(", re.M)
+
+
+def reuses(output_code: str) -> dict[str, str]:
+    """``{new: old}`` for each buffer the output code writes into the storage of a dead one
+    (``buf2 = buf1; del buf1  # reuse``, also through ``reinterpret_tensor(buf1, ...)``)."""
+    return {m.group(1): m.group(2) for m in _REUSE.finditer(output_code or "")}
+
+
+_REUSE = re.compile(r"^[ \t]*(\w+) = (?:reinterpret_tensor\()?(\w+)\b[^\n]*; del \2[ \t]*# reuse", re.M)
+
+
+def _storages(buffers: list[dict], aliases: dict[str, str], made: Optional[set[str]] = None) -> list[dict]:
+    """The buffers with each chain of reuses (``aliases``: new -> old) merged into one storage: the root's name,
+    the largest size of the chain, live from the first writer to the last reader of any of them. A buffer
+    written into a graph input's storage costs nothing here (the input is in ``input_bytes``); one made and read
+    inside one kernel (``internal``) costs nothing unless the output code allocates it (``made``)."""
+
+    def costs(b: dict) -> bool:  # a kernel-internal buffer costs only if the output code allocates it
+        return not b.get("internal") or (made is not None and (b["name"] in made or b["name"] in aliases))
+
+    buffers = [b if costs(b) else dict(b, bytes=0) for b in buffers]
+    by_name = {b["name"]: b for b in buffers}
+
+    def root(name: str) -> str:
+        seen = set()
+        while name in aliases and name not in seen:
+            seen.add(name)
+            name = aliases[name]
+        return name
+
+    merged: dict[str, dict] = {}
+    out: list[dict] = []
+    for b in buffers:
+        r = root(b["name"])
+        if r not in by_name:  # written into a graph input's storage (counted in input_bytes)
+            out.append(dict(b, bytes=0))
+            continue
+        if r == b["name"] and r not in merged:
+            merged[r] = dict(b, users=list(b.get("users") or []))
+            out.append(merged[r])
+            continue
+        base = merged.get(r)
+        if base is None:  # an alias listed before its root: keep it apart
+            out.append(b)
+            continue
+        base["bytes"] = max(int(base.get("bytes") or 0), int(b.get("bytes") or 0))
+        base["users"] += [u for u in [b["node"], *(b.get("users") or [])] if u not in base["users"]]
+        base["is_output"] = bool(base.get("is_output")) or bool(b.get("is_output"))
+    return out
+
+
+def timeline(
+    order: list[str],
+    buffers: list[dict],
+    fx: Optional[dict[str, GraphNode]] = None,
+    top: int = 20,
+    aliases: Optional[dict[str, str]] = None,
+    made: Optional[set[str]] = None,
+) -> tuple[list[MemoryPoint], int, str, list[LiveBuffer]]:
+    """``(points, peak_bytes, peak_node, peak_buffers)`` for fused nodes run in ``order``.
+
+    ``buffers``: ``{name, node, bytes, users, is_output}`` each (``node`` writes it, ``users`` read it): it is
+    live from its node to its last user (the end of the graph if ``is_output``); ``bytes`` None counts 0. The
+    point of a node is what is live once it has run, before the frees after it; ``peak_node`` is the first node
+    of the maximum; ``peak_buffers`` the ``top`` largest buffers live there. ``aliases`` (``{new: old}``, from
+    :func:`reuses`): a buffer written into a dead one's storage is that storage, counted once."""
+    fx = fx or {}
+    step = {name: i for i, name in enumerate(order)}
+    graph_order = {name: i for i, name in enumerate(fx)}
+    n = len(order)
+    delta = [0] * (n + 1)
+    allocs: list[list[BufferBytes]] = [[] for _ in range(n)]
+    frees: list[list[BufferBytes]] = [[] for _ in range(n)]
+    spans = []
+    for b in _storages(buffers, aliases or {}, made):
+        size = int(b.get("bytes") or 0)
+        start = step.get(b.get("node", ""))
+        if start is None or size <= 0:
+            continue
+        ends = [step[u] for u in b.get("users") or [] if u in step]
+        end = n - 1 if b.get("is_output") else max([start, *ends])
+        delta[start] += size
+        delta[end + 1] -= size
+        allocs[start].append(BufferBytes(b["name"], size))
+        if not b.get("is_output"):
+            frees[end].append(BufferBytes(b["name"], size))
+        spans.append((start, end, size, b))
+    points, live = [], 0
+    for i, name in enumerate(order):
+        live += delta[i]
+        points.append(
+            MemoryPoint(
+                node=name,
+                live_bytes=live,
+                allocates=sorted(allocs[i], key=lambda x: (-x.bytes, x.name)),
+                frees=sorted(frees[i], key=lambda x: (-x.bytes, x.name)),
+            )
+        )
+    if not points:
+        return [], 0, "", []
+    peak = max(p.live_bytes for p in points)
+    at = next(i for i, p in enumerate(points) if p.live_bytes == peak)
+    alive = sorted((s for s in spans if s[0] <= at <= s[1]), key=lambda s: (-s[2], s[3]["name"]))[:top]
+    peak_buffers = []
+    for _, _, size, b in alive:
+        fx_node = _fx_of(b, graph_order)
+        peak_buffers.append(
+            LiveBuffer(
+                name=b["name"], bytes=size, node=b["node"], fx_node=fx_node, user_stack=_user_stack(fx.get(fx_node))
+            )
+        )
+    return points, peak, order[at], peak_buffers
+
+
+def _base(node: GraphNode, fx: dict[str, GraphNode]) -> GraphNode:
+    """The node whose storage a chain of views ends in."""
+    seen = set()
+    while node.op == "call_function" and op_name(node.target) in _VIEW_OPS and node.inputs and node.name not in seen:
+        seen.add(node.name)
+        parent = fx.get(node.inputs[0])
+        if parent is None:
+            break
+        node = parent
+    return node
+
+
+def _owner_module(display_name: str) -> str:
+    """``fc1.weight`` -> ``fc1``; a user argument (``x``) has none."""
+    return display_name.rsplit(".", 1)[0] if "." in display_name else ""
+
+
+def saved_for_backward(forward: Compile, backward: Compile) -> list[SavedTensor]:
+    """The tensors ``backward`` takes from ``forward``: its post-grad graph's inputs other than tangents (and
+    other than sizes: a saved SymInt is no tensor), in its order, each joined by name with the forward's node
+    that produced it. A forward placeholder, or a view of one, is an ``input``; anything else an ``activation``."""
+    bwd = backward.graphs.get("post_grad")
+    fwd = forward.graphs.get("post_grad")
+    if bwd is None:
+        return []
+    fx = {n.name: n for n in fwd.nodes} if fwd is not None else {}
+    out = []
+    for p in bwd.nodes:
+        if p.op != "placeholder" or p.role == "tangent" or p.name.startswith("tangents_"):
+            continue
+        size = tensor_bytes(p)
+        if p.shape is None or p.dtype is None:
+            continue  # a saved size (SymInt) or an RNG seed that is no tensor
+        made = fx.get(p.name)
+        base = _base(made, fx) if made is not None else None
+        is_input = base is not None and base.op == "placeholder" or (made is None and p.name.startswith("primals_"))
+        if is_input:
+            owner = base if base is not None else None
+            module = _owner_module(owner.display_name) if owner is not None else ""
+        else:
+            module = made.module_stack[-1] if made is not None and made.module_stack else ""
+        out.append(
+            SavedTensor(
+                name=p.name,
+                shape=list(p.shape_hint or p.shape),
+                dtype=p.dtype,
+                bytes=size,
+                kind="input" if is_input else "activation",
+                fx_node=made.name if made is not None else "",
+                user_stack=_user_stack(made),
+                module=module,
+            )
+        )
+    return out
+
+
+def recomputed(forward: Compile, backward: Compile) -> list[Recomputed]:
+    """Ops of the forward that the backward graph computes again: the partitioner copies them from the joint
+    graph under their forward names, so a backward call whose name and target match a forward call is one."""
+    bwd = backward.graphs.get("post_grad")
+    fwd = forward.graphs.get("post_grad")
+    if bwd is None or fwd is None:
+        return []
+    made = {n.name: n for n in fwd.nodes if n.op == "call_function"}
+    out = []
+    for n in bwd.nodes:
+        f = made.get(n.name)
+        if n.op == "call_function" and f is not None and f.target == n.target and not _free(n):
+            out.append(Recomputed(fx_node=n.name, user_stack=list(n.user_stack or f.user_stack)))
+    return out
+
+
+def _free(node: GraphNode) -> bool:
+    """A view or a ``getitem``: recomputing it costs nothing."""
+    return op_name(node.target) in _VIEW_OPS or op_name(node.target) == "getitem"
+
+
+def _user_line(stack: list[Frame]) -> Optional[Frame]:
+    return next((f for f in reversed(stack) if f.is_user), None)
+
+
+def rollups(saved: list[SavedTensor]) -> tuple[list[BytesBy], list[BytesBy]]:
+    """The saved activations' bytes by user line (the innermost user frame) and by nn.Module, largest first."""
+    by_line: dict[tuple[str, int], int] = defaultdict(int)
+    by_module: dict[str, int] = defaultdict(int)
+    for s in saved:
+        if s.kind != "activation" or not s.bytes:
+            continue
+        f = _user_line(s.user_stack)
+        if f is not None:
+            by_line[(f.file, f.line)] += s.bytes
+        by_module[s.module or "(no module)"] += s.bytes
+    lines = [BytesBy(bytes=b, file=f, line=ln) for (f, ln), b in by_line.items()]
+    modules = [BytesBy(bytes=b, module=m) for m, b in by_module.items()]
+    return (
+        sorted(lines, key=lambda x: (-x.bytes, x.file, x.line)),
+        sorted(modules, key=lambda x: (-x.bytes, x.module)),
+    )
+
+
+def memory(
+    compile: Compile,
+    buffers: list[dict],
+    inputs: dict[str, Optional[int]],
+    backward: Optional[Compile] = None,
+    device: str = "cpu",
+) -> Memory:
+    """The ``Memory`` of ``compile`` from its buffers (see :func:`timeline`), the bytes of its graph inputs,
+    and (for the forward of a training step) the backward compile that reads what it saved."""
+    post = compile.graphs.get("post_grad")
+    fx = {n.name: n for n in post.nodes} if post is not None else {}
+    order = [n.name for n in compile.fused_nodes]
+    code = str(compile.output_code or "")
+    points, peak, peak_node, alive = timeline(order, buffers, fx, aliases=reuses(code), made=allocated(code))
+    saved = saved_for_backward(compile, backward) if backward is not None and compile.graph_kind == "forward" else []
+    redo = recomputed(compile, backward) if backward is not None and compile.graph_kind == "forward" else []
+    by_line, by_module = rollups(saved)
+    return Memory(
+        peak_bytes=peak,
+        peak_node=peak_node,
+        timeline=points,
+        saved_for_backward=saved,
+        saved_bytes=sum(s.bytes or 0 for s in saved),
+        saved_activation_bytes=sum(s.bytes or 0 for s in saved if s.kind == "activation"),
+        recomputed=redo,
+        measured_peak_bytes=None,
+        source=SOURCE + "; " + (NOT_MEASURED_CPU if device == "cpu" else NOT_MEASURED),
+        input_bytes=sum(v or 0 for v in inputs.values()),
+        peak_buffers=alive,
+        saved_by_line=by_line,
+        saved_by_module=by_module,
+    )
+
+
+def pair_backward(compiles: list[Compile]) -> dict[str, Compile]:
+    """For each forward compile's ``id``, the backward compile of the same compile id (the same how-manieth one
+    when a compile id has several graphs)."""
+    backs: dict[str, list[Compile]] = defaultdict(list)
+    for c in compiles:
+        if c.graph_kind == "backward":
+            backs[c.compile_id].append(c)
+    seen: dict[str, int] = defaultdict(int)
+    out = {}
+    for c in compiles:
+        if c.graph_kind != "forward":
+            continue
+        i = seen[c.compile_id]
+        seen[c.compile_id] += 1
+        if i < len(backs[c.compile_id]):
+            out[c.id] = backs[c.compile_id][i]
+    return out

@@ -1,0 +1,195 @@
+"""Memory facts of a compile: the buffers Inductor's scheduler will allocate (size, dtype, which fused node
+writes each and which read it last), read at ``log_ir_post_fusion`` (``read_buffers``, the only part here that
+touches torch), and the ``Compile.memory`` field built from them (``memory_of``, torch-free) with the pure
+computations of ``analysis/memory.py``.
+
+Sizes are read through the graph's ``sizevars`` hint functions, which never add a guard."""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+from ..analysis import memory as analysis
+from ..report.model import Compile, Memory
+from .torchread import ir_fx_nodes
+
+
+def _hint(expr: Any) -> Optional[int]:
+    from torch._inductor.virtualized import V
+
+    sizevars = V.graph.sizevars
+    read = getattr(sizevars, "optimization_hint", None) or getattr(sizevars, "size_hint", None)
+    try:
+        return int(read(expr, fallback=0))  # a hint is a plain int: no SymInt, no guard
+    except Exception:
+        return None
+
+
+def _layout_bytes(ir_node: Any) -> tuple[Optional[int], list, str]:
+    """``(bytes, shape, dtype)`` of an IR buffer; bytes 0 for a layout that allocates nothing of its own
+    (``NoneLayout``; a ``MultiOutputLayout`` whose parts are counted as the buffers they are)."""
+    from torch._inductor import ir
+    from torch._inductor.utils import get_dtype_size
+
+    layout = getattr(ir_node, "layout", None)
+    if isinstance(layout, (ir.NoneLayout, ir.MultiOutputLayout)):
+        return 0, [], ""
+    try:
+        dtype = ir_node.get_dtype()
+        numel = _hint(ir_node.get_numel())
+        shape = [_hint(s) for s in ir_node.get_size()]
+    except Exception:
+        return None, [], ""
+    return (None if numel is None else numel * get_dtype_size(dtype)), shape, str(dtype).replace("torch.", "")
+
+
+def read_buffers(nodes: Any) -> dict:
+    """Plain data for the memory timeline of one graph, from its post-fusion scheduler nodes in order:
+    ``{"buffers": [{name, node, bytes, shape, dtype, users, is_output}], "inputs": {name: bytes}}``.
+
+    ``node`` is the fused node that writes the buffer, ``users`` the fused nodes that read it (a buffer
+    renamed by an in-place mutation passes its readers to the buffer it mutates, which is counted once);
+    ``is_output``: the graph returns it (it stays live after the last node). ``internal``: only its own fused
+    node reads it and the graph does not return it: the kernel may keep it in registers (the output code says
+    whether it was allocated after all)."""
+    from torch._inductor.scheduler import OutputNode
+    from torch._inductor.virtualized import V
+
+    scheduler = getattr(V.graph, "scheduler", None)
+    real = dict(getattr(scheduler, "mutation_real_name", None) or {})
+    fused_of: dict[str, str] = {}
+    for fused in nodes:
+        for sub in fused.get_nodes():
+            fused_of[sub.get_name()] = fused.get_name()
+    outputs = set()
+    for o in getattr(V.graph, "graph_outputs", None) or []:
+        try:
+            outputs.add(o.get_name())
+        except (AttributeError, NotImplementedError):
+            continue  # a constant output names no buffer
+    buffers: list[dict] = []
+    by_name: dict[str, dict] = {}
+    externs = set()
+    for fused in nodes:
+        extern = bool(fused.is_extern())
+        if extern:
+            externs.add(fused.get_name())
+        for buf in fused.get_outputs():
+            name = buf.get_name()
+            size, shape, dtype = _layout_bytes(buf.node)
+            users, returned = [], name in outputs
+            for u in buf.users:
+                if isinstance(u.node, OutputNode):
+                    returned = True
+                    continue
+                if getattr(u, "is_weak", False):
+                    continue  # an ordering edge, not a read
+                owner = fused_of.get(u.node.get_name(), u.node.get_name())
+                if owner not in users:
+                    users.append(owner)
+            entry = {
+                "name": name,
+                "node": fused.get_name(),
+                "origins": ir_fx_nodes(buf.node, extern),
+                "bytes": size,
+                "shape": shape,
+                "dtype": dtype,
+                "users": users,
+                "is_output": returned,
+            }
+            buffers.append(entry)
+            by_name[name] = entry
+    for new, old in real.items():  # buf1 = mutation_(buf0): one storage, alive until the last use of either
+        if new in by_name and old in by_name and new != old:
+            a, b = by_name[old], by_name[new]
+            a["users"] += [u for u in b["users"] + [b["node"]] if u not in a["users"]]
+            a["is_output"] = a["is_output"] or b["is_output"]
+            b["bytes"], b["users"] = 0, []
+    for entry in buffers:
+        internal = all(u == entry["node"] for u in entry["users"])
+        entry["internal"] = bool(
+            internal and not entry["is_output"] and entry["node"] not in externs and entry["name"] not in real.values()
+        )
+    inputs: dict[str, Optional[int]] = {}
+    for name, value in (getattr(V.graph, "graph_inputs", None) or {}).items():
+        try:
+            size, _, _ = _layout_bytes(value)
+        except Exception:
+            size = None
+        inputs[str(name)] = size
+    return {"buffers": buffers, "inputs": inputs}
+
+
+def memory_of(
+    compile: Compile, facts: Optional[dict], backward: Optional[Compile], device: str = "cpu"
+) -> Optional[Memory]:
+    """``Compile.memory`` from ``read_buffers``' facts (None when they were not recorded) and, for a forward
+    graph of a training step, the backward compile that reads its saved tensors."""
+    if facts is None:
+        return None
+    return analysis.memory(compile, facts["buffers"], facts.get("inputs") or {}, backward, device=device)
+
+
+def measure_peaks(report: Any, step: Any, on_gpu: bool) -> Any:
+    """``report`` with each compile's ``memory.measured_peak_bytes``: over one more run of ``step`` on a GPU,
+    the most bytes allocated during each call of a compiled graph beyond what was allocated when it was
+    called (``torch.cuda.reset_peak_memory_stats`` / ``max_memory_allocated``; a call is tied to its compile by
+    its output code, the largest of several calls counts). On a CPU: null, and ``source`` says so."""
+    if not on_gpu:
+        return _with_measured(report, {}, analysis.NOT_MEASURED_CPU)
+    import torch
+    from torch._inductor.output_code import CompiledFxGraph
+
+    seen: list[tuple[str, int]] = []
+    original = CompiledFxGraph.__call__
+
+    def __call__(self: Any, inputs: Any) -> Any:
+        torch.cuda.synchronize()
+        before = torch.cuda.memory_allocated()
+        torch.cuda.reset_peak_memory_stats()
+        try:
+            return original(self, inputs)
+        finally:
+            torch.cuda.synchronize()
+            seen.append((str(getattr(self, "source_code", "") or ""), torch.cuda.max_memory_allocated() - before))
+
+    # patched for this one run only, and restored whatever happens (unless someone patched over us since)
+    CompiledFxGraph.__call__ = __call__
+    try:
+        step()
+    finally:
+        if CompiledFxGraph.__dict__.get("__call__") is __call__:
+            CompiledFxGraph.__call__ = original
+    peaks: dict[str, int] = {}
+    for code, peak in seen:
+        peaks[_key(code)] = max(peaks.get(_key(code), 0), int(peak))
+    return _with_measured(report, peaks, "")
+
+
+def _key(code: str) -> str:
+    """Output code compared without blank lines and trailing spaces (the file torch loads and the text the
+    capture kept are the same module)."""
+    return "\n".join(line.rstrip() for line in str(code).splitlines() if line.strip())
+
+
+def _with_measured(report: Any, peaks: dict[str, int], note: str) -> Any:
+    import dataclasses
+
+    compiles = []
+    for c in report.compiles:
+        m = c.memory
+        if m is not None:
+            base = m.source.split("; peak ")[0]
+            measured = peaks.get(_key(c.output_code)) if peaks else None
+            how = (
+                note
+                if note
+                else "peak measured: torch.cuda.max_memory_allocated() during one call of this graph, less "
+                "torch.cuda.memory_allocated() when it was called"
+                if measured is not None
+                else "peak not measured: no call of this graph was seen in the measured run"
+            )
+            m = dataclasses.replace(m, measured_peak_bytes=measured, source=f"{base}; {how}")
+            c = dataclasses.replace(c, memory=m)
+        compiles.append(c)
+    return dataclasses.replace(report, compiles=compiles)

@@ -1,0 +1,234 @@
+"""Compile.memory from real CPU compiles, checked against torch's own record: the backward graph AOT autograd
+logs (its inputs other than tangents are exactly what the forward saved), hand-computed bytes, and the
+allocations of Inductor's output code."""
+
+import logging
+import math
+import re
+
+import pytest
+
+import inductor_lens
+
+_SIG = re.compile(r'^\s+(\w+): "(\w+)\[([^\]]*)\]', re.M)
+_DTYPES = {
+    "f32": ("float32", 4),
+    "bf16": ("bfloat16", 2),
+    "f16": ("float16", 2),
+    "i64": ("int64", 8),
+    "b8": ("bool", 1),
+}
+
+
+class _AOTGraphs(logging.Handler):
+    """torch's structured-trace records of the AOT forward and backward graphs (the readable printout)."""
+
+    def __init__(self):
+        super().__init__(level=logging.DEBUG)
+        self.graphs = {}
+
+    def emit(self, record):
+        md = getattr(record, "metadata", None) or {}
+        for kind in ("aot_forward_graph", "aot_backward_graph"):
+            if kind in md:
+                self.graphs.setdefault(kind, str(record.payload))
+
+
+def _captured(model_fn, x_shape):
+    import torch
+
+    handler = _AOTGraphs()
+    logger = logging.getLogger("torch.__trace")
+    logger.addHandler(handler)
+    try:
+        torch.manual_seed(0)
+        model = model_fn()
+        with inductor_lens.capture(strict=True) as cap:
+            compiled = torch.compile(model)
+            compiled(torch.randn(*x_shape)).pow(2).sum().backward()
+    finally:
+        logger.removeHandler(handler)
+    return cap.report, handler.graphs
+
+
+def _split(printout):
+    """A logged graph's ``forward(...)`` signature and its body."""
+    start = printout.index("def forward(")
+    end = printout.index("):", start)
+    return printout[start:end], printout[end:]
+
+
+def _inputs(printout):
+    """``[(name, dtype, shape)]`` of a logged graph's ``forward(...)`` signature."""
+    head = _split(printout)[0]
+    return [(m.group(1), m.group(2), [int(d) for d in m.group(3).split(",") if d.strip()]) for m in _SIG.finditer(head)]
+
+
+def _ops(printout):
+    """``{name: op}`` of a logged graph's body."""
+    body = _split(printout)[1]
+    return dict(re.findall(r"^\s+(\w+)(?:: \"[^\"]*\")? = torch\.ops\.(\w+\.\w+)", body, re.M))
+
+
+class LNGELU:
+    """A LayerNorm/GELU block (built lazily: torch is imported inside the fixtures only)."""
+
+    def __new__(cls):
+        from torch import nn
+
+        return nn.Sequential(nn.Linear(16, 64), nn.LayerNorm(64), nn.GELU(), nn.Linear(64, 16))
+
+
+@pytest.fixture(scope="module")
+def mlp_step():
+    from tests import models
+
+    return _captured(models.MLP, (4, 16))
+
+
+@pytest.fixture(scope="module")
+def block_step():
+    return _captured(LNGELU, (8, 16))
+
+
+def _pair(report):
+    fwd = next(c for c in report.compiles if c.graph_kind == "forward")
+    bwd = next(c for c in report.compiles if c.graph_kind == "backward")
+    return fwd, bwd
+
+
+@pytest.mark.parametrize("step", ["mlp_step", "block_step"])
+def test_saved_set_is_exactly_the_logged_backward_graphs_inputs(step, request):
+    report, logged = request.getfixturevalue(step)
+    fwd, bwd = _pair(report)
+    expected = [(n, _DTYPES[d][0], shape) for n, d, shape in _inputs(logged["aot_backward_graph"])]
+    expected = [e for e in expected if not e[0].startswith("tangents_")]
+    saved = fwd.memory.saved_for_backward
+    assert [(s.name, s.dtype, s.shape) for s in saved] == expected
+    for s, (_, _dtype, shape) in zip(saved, expected):
+        assert s.bytes == math.prod(shape) * 4  # every tensor here is float32
+    assert fwd.memory.saved_bytes == sum(math.prod(shape) * 4 for _, _, shape in expected)
+    # a forward input (primals_N) is an input, anything the forward computed an activation
+    fwd_inputs = {n for n, _, _ in _inputs(logged["aot_forward_graph"])}
+    assert {s.name for s in saved if s.kind == "input"} == {n for n, _, _ in expected if n in fwd_inputs}
+    assert bwd.memory.saved_for_backward == [] and bwd.memory.saved_bytes == 0
+
+
+def test_mlp_saved_bytes_by_hand(mlp_step):
+    """MLP(16, 32, 8) on x of 4 x 16, float32: x, fc2's weight, the norm's weight; relu(fc1(x)), fc2's output,
+    the softmax."""
+    fwd, _ = _pair(mlp_step[0])
+    got = {s.name: (s.bytes, s.kind) for s in fwd.memory.saved_for_backward}
+    assert got == {
+        "primals_3": (4 * 16 * 4, "input"),
+        "primals_4": (8 * 32 * 4, "input"),
+        "primals_6": (8 * 4, "input"),
+        "relu": (4 * 32 * 4, "activation"),
+        "addmm_1": (4 * 8 * 4, "activation"),
+        "div": (4 * 8 * 4, "activation"),
+    }
+    assert fwd.memory.saved_activation_bytes == 512 + 128 + 128
+    by = {s.name: s for s in fwd.memory.saved_for_backward}
+    assert by["primals_4"].module == "fc2" and by["addmm_1"].module == "fc2"
+    assert by["relu"].user_stack[-1].code.strip() == "h = torch.relu(self.fc1(x))"
+    # relu and the softmax run in MLP.forward itself (no submodule); fc2's output in fc2
+    assert [(r.module, r.bytes) for r in fwd.memory.saved_by_module] == [("(no module)", 640), ("fc2", 128)]
+    assert [(r.line, r.bytes) for r in fwd.memory.saved_by_line] == [
+        (by["relu"].user_stack[-1].line, 512),
+        (by["relu"].user_stack[-1].line + 1, 256),
+    ]
+
+
+def test_mlp_timeline_matches_the_output_codes_allocations(mlp_step):
+    """Read off Inductor's output code (torch 2.13, CPU): forward: addmm -> buf0 (512 B); relu in place
+    (``buf1 = buf0  # reuse``); addmm -> buf2 (128 B); the layer-norm/softmax kernel allocates buf3 (reused as
+    buf4), buf5, buf7, buf9 (16 B each) and buf6 (128 B, reused as buf8 and buf10, returned)."""
+    fwd, bwd = _pair(mlp_step[0])
+    assert [p.node for p in fwd.memory.timeline] == [n.name for n in fwd.fused_nodes]
+    assert [p.live_bytes for p in fwd.memory.timeline] == [512, 512, 640, 832]
+    # backward: the first kernel's 16 B temporaries and buf6 (128 B), two 32 B grads, the mm outputs (512 B,
+    # 1024 B), buf11 (32 B), buf12 written into the saved relu's storage (no new bytes), buf13 (2048 B), buf14
+    # into buf6's storage
+    assert [p.live_bytes for p in bwd.memory.timeline] == [208, 240, 704, 1728, 1760, 1760, 3296, 3296]
+
+
+@pytest.mark.parametrize("step", ["mlp_step", "block_step"])
+def test_timeline_one_point_per_fused_node_and_the_peak_is_its_maximum(step, request):
+    report, _ = request.getfixturevalue(step)
+    for c in report.compiles:
+        m = c.memory
+        assert [p.node for p in m.timeline] == [n.name for n in c.fused_nodes]
+        live = [p.live_bytes for p in m.timeline]
+        assert m.peak_bytes == max(live) > 0
+        assert m.peak_node == c.fused_nodes[live.index(max(live))].name
+        assert sum(b.bytes for b in m.peak_buffers) <= m.peak_bytes
+        assert "not measured on CPU" in m.source and m.measured_peak_bytes is None
+    fwd, _ = _pair(report)
+    activations = sum(s.bytes for s in fwd.memory.saved_for_backward if s.kind == "activation")
+    assert activations > 0 and fwd.memory.peak_bytes >= activations
+
+
+@pytest.mark.parametrize("step", ["mlp_step", "block_step"])
+def test_recomputed_ops_are_the_logged_backwards_copies_of_forward_ops(step, request):
+    report, logged = request.getfixturevalue(step)
+    fwd, _ = _pair(report)
+    f_ops, b_ops = _ops(logged["aot_forward_graph"]), _ops(logged["aot_backward_graph"])
+    free = ("aten.view", "aten.permute", "aten.t", "aten.transpose", "aten.expand", "aten.unsqueeze", "aten.squeeze")
+    expected = {n for n, op in b_ops.items() if f_ops.get(n) == op and not op.startswith(free)}
+    got = {r.fx_node for r in fwd.memory.recomputed}
+    # the post-grad graphs keep the AOT names; getitem lines carry no torch.ops call and are not listed
+    assert got == expected
+    if step == "mlp_step":  # the partitioner recomputes the layer norm's statistics rather than saving them
+        assert "var_mean" in got
+
+
+def test_input_bytes_are_the_graph_inputs(mlp_step):
+    fwd, bwd = _pair(mlp_step[0])
+    params = 32 * 16 + 32 + 8 * 32 + 8 + 8 + 8
+    assert fwd.memory.input_bytes == (params + 4 * 16) * 4
+    saved = sum(s.bytes for s in fwd.memory.saved_for_backward)
+    assert bwd.memory.input_bytes == saved + 4 * 8 * 4  # + the tangent
+
+
+def test_a_failing_buffer_reader_is_a_diagnostic_not_a_broken_compile(monkeypatch):
+    import torch
+
+    from inductor_lens.capturing import memory as capture_memory
+    from tests import models
+
+    def broken(nodes):
+        raise RuntimeError("injected")
+
+    monkeypatch.setattr(capture_memory, "read_buffers", broken)
+    with inductor_lens.capture() as cap:
+        out = torch.compile(models.sin_cos)(torch.ones(8))
+    assert torch.allclose(out, torch.ones(8))
+    assert [c.memory for c in cap.report.compiles] == [None]
+    assert any(d.code == "hook_failed" and "injected" in d.message for d in cap.report.diagnostics)
+
+
+def test_profile_on_cpu_says_the_peak_is_not_measured():
+    import torch
+
+    from tests import models
+
+    report = inductor_lens.inspect(models.sin_cos, torch.randn(64), profile=True)
+    (c,) = report.compiles
+    assert c.memory.measured_peak_bytes is None
+    assert c.memory.source.endswith("peak not measured on CPU (torch.cuda memory statistics exist only on a GPU)")
+
+
+def test_a_measured_peak_is_tied_to_its_compile_by_the_output_code(mlp_step):
+    """The GPU path's bookkeeping (capturing/memory.py): each call seen is matched to the compile whose output
+    code it ran; a compile with no call seen says so."""
+    from inductor_lens.capturing.memory import _key, _with_measured
+
+    report = mlp_step[0]
+    fwd, bwd = _pair(report)
+    out = _with_measured(report, {_key(str(fwd.output_code) + "\n\n"): 4096}, "")
+    f2, b2 = _pair(out)
+    assert (
+        f2.memory.measured_peak_bytes == 4096 and "peak measured: torch.cuda.max_memory_allocated()" in f2.memory.source
+    )
+    assert b2.memory.measured_peak_bytes is None and "no call of this graph was seen" in b2.memory.source
+    assert f2.memory.source.count("; peak ") == 1  # the CPU note was replaced, not appended to

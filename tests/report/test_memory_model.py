@@ -1,0 +1,89 @@
+"""Compile.memory in the model (torch-free): older reports load with it null, a report with it round-trips
+through JSON, and the schema and the docs name every field of the contract."""
+
+import dataclasses
+import json
+import pathlib
+
+import pytest
+
+import inductor_lens
+from inductor_lens.report import model
+from inductor_lens.report.schema import json_schema
+
+REPO = pathlib.Path(__file__).resolve().parents[2]
+CONTRACT = [
+    "peak_bytes",
+    "peak_node",
+    "timeline",
+    "saved_for_backward",
+    "saved_bytes",
+    "recomputed",
+    "measured_peak_bytes",
+    "source",
+]
+
+
+@pytest.mark.parametrize("name", ["gpu_training.json", "gpu_mlp.json", "gpu_perf_gpt2_training.json"])
+def test_reports_recorded_before_memory_load_with_it_null(name):
+    path = REPO / "tests" / "fixtures" / name
+    report = inductor_lens.load(path)
+    assert report.compiles and all(c.memory is None for c in report.compiles)
+
+
+def _with_memory(report):
+    c = report.compiles[0]
+    frame = model.Frame(file="train.py", line=7, function="forward", code="h = relu(x)", stage="user")
+    mem = model.Memory(
+        peak_bytes=1024,
+        peak_node=c.fused_nodes[0].name,
+        timeline=[
+            model.MemoryPoint(
+                node=n.name, live_bytes=1024 if i == 0 else 512, allocates=[model.BufferBytes("buf0", 512)]
+            )
+            for i, n in enumerate(c.fused_nodes)
+        ],
+        saved_for_backward=[
+            model.SavedTensor("relu", [4, 32], "float32", 512, "activation", "relu", [frame], "fc1"),
+            model.SavedTensor("primals_3", [4, 16], "float32", 256, "input", "primals_3", [], ""),
+        ],
+        saved_bytes=768,
+        saved_activation_bytes=512,
+        recomputed=[model.Recomputed("var_mean", [frame])],
+        measured_peak_bytes=None,
+        source="test",
+        saved_by_line=[model.BytesBy(512, file="train.py", line=7)],
+        saved_by_module=[model.BytesBy(512, module="fc1")],
+    )
+    return dataclasses.replace(report, compiles=[dataclasses.replace(c, memory=mem), *report.compiles[1:]])
+
+
+def test_memory_round_trips_through_json():
+    report = _with_memory(inductor_lens.load(REPO / "tests" / "fixtures" / "gpu_training.json"))
+    back = inductor_lens.load(report.to_json())
+    assert back.compiles[0].memory == report.compiles[0].memory
+    plain = json.loads(report.to_json(compact=False))["compiles"][0]["memory"]
+    assert list(plain)[: len(CONTRACT)] == CONTRACT
+    assert list(plain["timeline"][0])[:2] == ["node", "live_bytes"]
+    assert list(plain["saved_for_backward"][0]) == [
+        "name",
+        "shape",
+        "dtype",
+        "bytes",
+        "kind",
+        "fx_node",
+        "user_stack",
+        "module",
+    ]
+    assert list(plain["recomputed"][0]) == ["fx_node", "user_stack"]
+
+
+def test_schema_file_and_docs_name_the_contract():
+    schema = json_schema()
+    assert json.loads((REPO / "docs" / "report.schema.json").read_text()) == schema
+    props = schema["$defs"]["Memory"]["properties"]
+    assert all(k in props for k in CONTRACT)
+    assert schema["$defs"]["Compile"]["properties"]["memory"]["anyOf"][1] == {"type": "null"}
+    docs = (REPO / "docs" / "report-schema.md").read_text()
+    for k in CONTRACT + [f.name for f in dataclasses.fields(model.Memory)]:
+        assert f"`{k}`" in docs, k
