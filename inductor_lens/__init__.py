@@ -20,6 +20,7 @@ Importing it imports neither torch nor the widget machinery.
 from ._version import __version__
 from .analysis.diff import ReportDiff, diff
 from .analysis.job import Job, load_job
+from .analysis.reproducer import reproducer
 from .capturing.session import CaptureError, capture, inspect, profile, time_kernels
 from .report import hooks as _hooks
 from .report.model import SCHEMA_VERSION, Diagnostic, Report, ReportError, load
@@ -43,6 +44,7 @@ __all__ = [
     "Job",
     "load_job",
     "load_trace",
+    "reproducer",
 ]
 
 

@@ -32,8 +32,11 @@ from ..report.model import (
 )
 from ..report.rules import readable_reasons, source_role
 from .artifacts import READERS, record_kind
+from .launch import kernel_launch
 from .parse import (
+    OutputCodeLayouts,
     clean_module_path,
+    cpp_arg_types,
     find_call_lines,
     parse_graph_break,
     parse_output_code_kernels,
@@ -300,6 +303,7 @@ class _GraphBuilder:
         """Kernels (merged by name, sources from the output code) and scheduler node -> kernel."""
         rec = self.rec
         code_kernels = parse_output_code_kernels(rec.output_code)
+        launches = _Launches(rec, self.diagnostics)
         provenance = self._torch_provenance()
         merged: dict[str, dict] = {}
         node_kernel: dict[str, str] = {}
@@ -378,13 +382,16 @@ class _GraphBuilder:
                     compiler_stack=_frames(rk.compiler_stack),
                     metadata=metadata,
                     call_sites=e["sites"],
+                    launch=launches.of(rk.name, language, source, rk.buffer if rk.is_extern else None),
                 )
             )
         self._attach_autotune(kernels)
         known = {k.name for k in kernels} | {e["raw"].name for e in merged.values()}
         for kname, (language, source) in code_kernels.items():
             if kname not in known:
-                kernels.append(Kernel(name=kname, language=language, source=source))
+                kernels.append(
+                    Kernel(name=kname, language=language, source=source, launch=launches.of(kname, language, source))
+                )
                 self.diagnostics.append(
                     Diagnostic(
                         "source_missing",
@@ -867,3 +874,45 @@ def _build(raw: Raw, torch_version: str, title: str) -> Report:
         title=title,
         created=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
     )
+
+
+class _Launches:
+    """``Kernel.launch`` of each kernel of one compile, read from its output code (``launch.py``); a call that
+    cannot be read leaves the kernel without a launch and says so once, never failing the report."""
+
+    def __init__(self, rec, diagnostics: list) -> None:
+        self.rec, self.diagnostics, self.failed = rec, diagnostics, False
+        try:
+            self.layouts = OutputCodeLayouts(rec.output_code)
+            self.arg_types = cpp_arg_types(rec.output_code)
+        except Exception as e:
+            self.layouts = None
+            self._fail(e)
+
+    def _fail(self, e: Exception) -> None:
+        if not self.failed:
+            self.failed = True
+            self.diagnostics.append(
+                Diagnostic(
+                    "hook_failed",
+                    f"{self.rec.compile_id} {self.rec.graph_kind}: kernel launches could not be read from the "
+                    f"output code ({type(e).__name__}: {e})",
+                )
+            )
+
+    def of(self, name: str, language: str, source: str, buffer: Optional[str] = None):
+        if self.layouts is None or not self.rec.output_code:
+            return None
+        try:
+            return kernel_launch(
+                self.layouts,
+                name,
+                language,
+                source,
+                buffer=buffer,
+                runtime=self.rec.runtime.get(name),
+                arg_types=self.arg_types.get(name),
+            )
+        except Exception as e:
+            self._fail(e)
+            return None

@@ -506,6 +506,9 @@ def _parser() -> argparse.ArgumentParser:
     from .diff_cli import add_parser as _add_diff  # the compare command lives in its own module
 
     _add_diff(sub)
+    from .repro_cli import add_parser as _add_repro  # so does the reproducer command
+
+    _add_repro(sub)
     sub.add_parser(
         "torchrun",
         help="run a script under torchrun (torch.distributed.run), every rank captured",
@@ -549,6 +552,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             from .diff_cli import cmd_diff
 
             return cmd_diff(args)
+        if args.command == "repro":
+            from .repro_cli import cmd_repro
+
+            return cmd_repro(args)
         parser.error(f"unknown command {args.command!r}")
     except CLIError as e:
         _say(f"error: {e}")
