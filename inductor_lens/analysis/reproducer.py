@@ -74,19 +74,42 @@ def reproducer(report: Report, kernel: Union[str, Kernel], runs: int = RUNS, war
     >>> open("kernel.py", "w").write(script)                       # then: python kernel.py
     """
     k, compile_id = find_kernel(report, kernel)
+    return kernel_script(
+        k,
+        compile_id=compile_id,
+        device=report.device,
+        torch_version=report.torch_version,
+        title=report.title,
+        runs=runs,
+        warmup=warmup,
+    )
+
+
+def kernel_script(
+    k: Kernel,
+    *,
+    compile_id: str = "",
+    device: str = "cpu",
+    torch_version: str = "",
+    title: str = "",
+    runs: int = RUNS,
+    warmup: int = WARMUP,
+) -> str:
+    """:func:`reproducer` for one kernel and the facts of its report it needs (``device``: the report's)."""
     launch = k.launch
     if launch is None:
         raise ReproducerError(f"kernel {k.name!r} has no recorded launch (capture it with this inductor_lens version)")
     if k.language not in ("cpp", "triton", "extern"):
         raise ReproducerError(f"kernel {k.name!r} is {k.language}: reproducers run cpp, triton and extern kernels")
-    device = launch.device or ("cuda" if k.language == "triton" else report.device.split(",")[0] or "cpu")
+    device = launch.device or ("cuda" if k.language == "triton" else device.split(",")[0] or "cpu")
     per_call = (k.profile or {}).get("per_call_us")
     bound = _index_bound(k, launch)
+    where = [f"compile {compile_id}"] if compile_id else []
+    where += [f"report {title!r}"] if title else []
+    where += [f"torch {torch_version}"] if torch_version else []
     head = _HEAD.format(
         name=k.name,
-        compile=compile_id,
-        title=report.title or "",
-        torch=report.torch_version,
+        where=" (" + ", ".join(where) + ")" if where else "",
         report_us=repr(float(per_call)) if isinstance(per_call, (int, float)) else "None",
         device=repr(device),
         runs=int(runs),
@@ -240,7 +263,7 @@ def _extern(k: Kernel, launch: KernelLaunch) -> str:
 
 
 _HEAD = '''#!/usr/bin/env python3
-"""Reproducer of kernel {name} (compile {compile} of the inductor_lens report "{title}", torch {torch}).
+"""Reproducer of kernel {name}{where}.
 
 Runs the kernel on arguments with the recorded shapes, strides and dtypes (random values), checks that it wrote
 something, times it and prints one line. It imports torch only.
@@ -342,7 +365,7 @@ def main():
     _sync()
     ts = sorted(times_us(run, args, kwargs, opts.runs))
     q = statistics.quantiles(ts, n=10) if len(ts) > 1 else [ts[0]] * 9
-    report = f"; report: {REPORT_US:.2f} us" if REPORT_US is not None else "; report: not profiled"
+    report = f"; report: {REPORT_US:.2f} us" if REPORT_US is not None else ""
     print(
         f"{KERNEL}: median {statistics.median(ts):.2f} us per call (p10 {q[0]:.2f} us, p90 {q[-1]:.2f} us; "
         f"{len(ts)} runs after {opts.warmup} warm-up) on {DEVICE}{report}",

@@ -14,6 +14,7 @@ import re
 from collections import defaultdict
 from typing import Any, Optional
 
+from ..analysis.reproducer import ReproducerError, kernel_script
 from ..report.finish import finish_compile, mark_same_graphs
 from ..report.model import (
     Compile,
@@ -303,7 +304,7 @@ class _GraphBuilder:
         """Kernels (merged by name, sources from the output code) and scheduler node -> kernel."""
         rec = self.rec
         code_kernels = parse_output_code_kernels(rec.output_code)
-        launches = _Launches(rec, self.diagnostics)
+        launches = _Launches(rec, self.diagnostics, self.raw.device or "cpu")
         provenance = self._torch_provenance()
         merged: dict[str, dict] = {}
         node_kernel: dict[str, str] = {}
@@ -400,7 +401,7 @@ class _GraphBuilder:
                         "nodes it implements",
                     )
                 )
-        return kernels, node_kernel
+        return [launches.script(k) for k in kernels], node_kernel
 
     def _kernel_info(self) -> dict:
         """``triton_kernel_info`` artifacts of this compile: per-kernel compile time and cache facts."""
@@ -880,8 +881,9 @@ class _Launches:
     """``Kernel.launch`` of each kernel of one compile, read from its output code (``launch.py``); a call that
     cannot be read leaves the kernel without a launch and says so once, never failing the report."""
 
-    def __init__(self, rec, diagnostics: list) -> None:
+    def __init__(self, rec, diagnostics: list, device: str = "cpu", torch: str = "") -> None:
         self.rec, self.diagnostics, self.failed = rec, diagnostics, False
+        self.device, self.torch = device, torch
         try:
             self.layouts = OutputCodeLayouts(rec.output_code)
             self.arg_types = cpp_arg_types(rec.output_code)
@@ -899,6 +901,24 @@ class _Launches:
                     f"output code ({type(e).__name__}: {e})",
                 )
             )
+
+    def script(self, k: Kernel) -> Kernel:
+        """``k`` with its reproducer (``analysis.reproducer``) when one can be written."""
+        if k.launch is None:
+            return k
+        try:
+            text = kernel_script(
+                k,
+                compile_id=f"{self.rec.compile_id} {self.rec.graph_kind}",
+                device=self.device,
+                torch_version=self.torch,
+            )
+        except ReproducerError:
+            return k
+        except Exception as e:
+            self._fail(e)
+            return k
+        return dataclasses.replace(k, reproducer=text)
 
     def of(self, name: str, language: str, source: str, buffer: Optional[str] = None):
         if self.layouts is None or not self.rec.output_code:

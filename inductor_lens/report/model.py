@@ -267,6 +267,9 @@ class Kernel:
     launch: Optional[KernelLaunch] = None
     #: Triton's IR stages and the compiled kernel's resources (``KernelIR``), with ``ir=True``; else null.
     ir: Optional[KernelIR] = None
+    #: A standalone script that runs this kernel on its recorded arguments and times it
+    #: (``inductor_lens.reproducer``), written at capture; ``""`` when none could be written.
+    reproducer: str = ""
 
 
 @dataclass(frozen=True, slots=True)

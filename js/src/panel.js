@@ -19,6 +19,7 @@ import {
 } from "./data.js";
 import { h } from "./dom.js";
 import { autotuneSection, metadataSection, profileSection, topKernelsSection } from "./kernelinfo.js";
+import { irSection, launchSection } from "./metal.js";
 import { costSection } from "./roofline.js";
 import { compileReason, fmtShape, readableReason, sameGraphGroups } from "./viewdata.js";
 
@@ -427,7 +428,9 @@ function kernelSections({ n, k, fxByName }, later) {
   return [
     costSection(k),
     metadataSection(k),
+    launchSection(k, later),
     autotuneSection(k, ops),
+    irSection(k, later),
     h(
       "section",
       { class: "il-section" },
