@@ -27,12 +27,14 @@ from ..report.model import (
     GraphBreak,
     GraphNode,
     Kernel,
+    KernelIR,
     Phase,
     Report,
     Trigger,
 )
 from ..report.rules import readable_reasons, source_role
 from .artifacts import READERS, record_kind
+from .cudagraphs import cudagraphs_of
 from .launch import kernel_launch
 from .parse import (
     OutputCodeLayouts,
@@ -349,8 +351,14 @@ class _GraphBuilder:
                 )
             if language == "triton":
                 metadata.update(triton_source_metadata(source))
+            ir = None
             if rk.name in rec.runtime:
-                metadata["launch"] = rec.runtime[rk.name]
+                runtime = dict(rec.runtime[rk.name])
+                ir_plain = runtime.pop("ir", None)
+                ir = KernelIR(**ir_plain) if isinstance(ir_plain, dict) else None
+                runtime.pop("grid_prefix", None)
+                if runtime:
+                    metadata["launch"] = runtime
             info = self._kernel_info().get(rk.name)
             if info:
                 metadata["compile_info"] = info
@@ -384,6 +392,7 @@ class _GraphBuilder:
                     metadata=metadata,
                     call_sites=e["sites"],
                     launch=launches.of(rk.name, language, source, rk.buffer if rk.is_extern else None),
+                    ir=ir,
                 )
             )
         self._attach_autotune(kernels)
@@ -727,6 +736,7 @@ def _compile(
             graph_inputs=rec.graph_inputs,
             graph_outputs=rec.graph_outputs,
             guards=str(guards[-1]) if guards else "",
+            cudagraphs=cudagraphs_of(rec, trace.events),
         )
     )
 

@@ -35,6 +35,9 @@ class capture:
         A name shown in the widget and the exported page.
     on_event : callable, optional
         Called with short progress strings (phase names, kernels built) while compiling.
+    ir : bool, default False
+        Also keep each Triton kernel's IR stages (TTIR, TTGIR, LLIR, PTX; SASS where ``cuobjdump`` is on the
+        PATH) and its registers, shared memory and spills (``Kernel.ir``). They are large: off by default.
 
     While the block runs, Inductor's FX graph and AOT autograd caches are disabled (a cache hit
     skips fusion and codegen); every patched function, config value and log handler is
@@ -66,8 +69,10 @@ class capture:
         strict: bool = False,
         title: str = "",
         on_event: Optional[Callable[[str], None]] = None,
+        ir: bool = False,
     ):
         self.reset = reset
+        self.ir = ir
         self.strict = strict
         self.title = title
         self.on_event = on_event
@@ -86,7 +91,7 @@ class capture:
         self._raw = Raw(t0_us=now_us())
         stack = contextlib.ExitStack()
         try:
-            Hooks(self._raw, reset_dynamo=self.reset, on_event=self.on_event).install(stack)
+            Hooks(self._raw, reset_dynamo=self.reset, on_event=self.on_event, ir=self.ir).install(stack)
         except BaseException:
             stack.close()
             raise
@@ -147,6 +152,7 @@ def inspect(
     *args: Any,
     backward: bool = False,
     profile: bool = False,
+    ir: bool = False,
     title: str = "",
     compile_options: Optional[dict] = None,
     kwargs: Optional[dict] = None,
@@ -169,6 +175,8 @@ def inspect(
     profile : bool
         Afterwards, run the compiled function a few times under the PyTorch profiler and
         attribute the measured time to each kernel (``Kernel.profile``).
+    ir : bool
+        Keep each Triton kernel's IR stages and resources (``Kernel.ir``; see :class:`capture`).
     compile_options : dict, optional
         Passed to ``torch.compile``: ``{"mode": "max-autotune", "dynamic": True, "options": {...}}``.
     kwargs : dict, optional
@@ -197,7 +205,7 @@ def inspect(
     # C++ kernels are only visible to the profiler when compiled with kernel profiling on
     profiling = kernel_profiling() if profile else contextlib.nullcontext()
     backward_error: Optional[BaseException] = None
-    with profiling, capture(title=name) as cap:
+    with profiling, capture(title=name, ir=ir) as cap:
         compiled = torch.compile(fn, backend="inductor", **options_)
         out = compiled(*args, **call_kwargs)
         if backward:

@@ -428,6 +428,7 @@ DIAGNOSTIC_CODES = {
     "trace_incomplete": "imported from a TORCH_TRACE log: some records were missing or unreadable",
     "rank_missing": "a rank of a distributed job wrote no report",
     "rank_stopped": "a rank was stopped (signal or timeout) before its script finished: its report is partial",
+    "ir_missing": "ir=True: a Triton kernel's IR stages or resources could not be read from the compiled kernel",
     "legacy": "a diagnostic of a version-1 report (plain text)",
 }
 
