@@ -133,7 +133,7 @@ _RUN_OPTS = {"-o": "output", "--output": "output", "--json": "json", "--title": 
 
 def _split_run_args(tokens: Sequence[str]):
     """The lens's options come before SCRIPT; SCRIPT and everything after it are the script's."""
-    opts = {"output": None, "json": None, "title": None, "quiet": False, "profile": False}
+    opts = {"output": None, "json": None, "title": None, "quiet": False, "profile": False, "ir": False}
     i = 0
     while i < len(tokens):
         tok = tokens[i]
@@ -154,11 +154,13 @@ def _split_run_args(tokens: Sequence[str]):
             opts["quiet"] = True
         elif tok == "--profile":
             opts["profile"] = True
+        elif tok == "--ir":
+            opts["ir"] = True
         elif tok in ("-h", "--help"):
             raise _Help()
         else:
             raise CLIError(
-                f"run: unknown option {tok!r} (the lens's options are -o, --json, --title, -q, --profile, "
+                f"run: unknown option {tok!r} (the lens's options are -o, --json, --title, -q, --profile, --ir, "
                 f"and go before SCRIPT; everything after SCRIPT is the script's)"
             )
         i += 1
@@ -174,8 +176,8 @@ class _Help(Exception):
 class _ScriptRun:
     """One run of a script under capture: its outcome (exit code, exception) and its report."""
 
-    def __init__(self, script: str, args: list[str], title: str, quiet: bool, profile: bool = False):
-        self.script, self.args, self.title, self.profile = script, args, title, profile
+    def __init__(self, script: str, args: list[str], title: str, quiet: bool, profile: bool = False, ir: bool = False):
+        self.script, self.args, self.title, self.profile, self.ir = script, args, title, profile, ir
         self.progress = _progress(quiet)
         self.exit_code = 0
         self.error: Optional[BaseException] = None
@@ -197,7 +199,7 @@ class _ScriptRun:
             profiled = profiling_script()
         apply_profile = None
         try:
-            with profiled as apply_profile, capture(title=self.title, on_event=self.progress) as cap:
+            with profiled as apply_profile, capture(title=self.title, on_event=self.progress, ir=self.ir) as cap:
                 try:
                     runpy.run_path(self.script, run_name="__main__")
                 except SystemExit as e:
@@ -246,7 +248,7 @@ def cmd_run(tokens: Sequence[str]) -> int:
     _check_outputs([html_path, json_path], [("script", script)])
     title = opts["title"] or " ".join([os.path.basename(script), *script_args])
     _say(f"running {script} under capture (Inductor compiles at each compiled function's first call)")
-    run = _ScriptRun(script, script_args, title, opts["quiet"], opts["profile"])
+    run = _ScriptRun(script, script_args, title, opts["quiet"], opts["profile"], opts["ir"])
     try:
         report = run.run()
         if run.error is not None:
@@ -467,7 +469,7 @@ def _parser() -> argparse.ArgumentParser:
     run = sub.add_parser(
         "run",
         help="run a Python script under capture and write its report",
-        usage=f"{PROG} run [-o report.html] [--json report.json] [--title T] [-q] [--profile] SCRIPT [ARGS...]",
+        usage=f"{PROG} run [-o report.html] [--json report.json] [--title T] [-q] [--profile] [--ir] SCRIPT [ARGS...]",
         description=textwrap.fill(
             "Runs SCRIPT as `python SCRIPT ARGS` would (same sys.argv, __name__ == '__main__') "
             "with every Inductor compile recorded. As with python and torchrun, the lens's options "
@@ -483,7 +485,9 @@ def _parser() -> argparse.ArgumentParser:
         "  -q, --quiet         no progress lines on stderr\n"
         "  --profile           also run the script under the PyTorch profiler: each kernel's\n"
         "                      measured time, bytes, FLOPs and fraction of the device's peak\n"
-        "                      (every call of a compiled graph after its first is a run)",
+        "                      (every call of a compiled graph after its first is a run)\n"
+        "  --ir                keep each Triton kernel's IR stages (TTIR, TTGIR, LLIR, PTX, SASS)\n"
+        "                      and its registers, shared memory and spills (large)",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     run.add_argument("script_and_args", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
