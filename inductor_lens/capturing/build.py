@@ -41,6 +41,7 @@ from .parse import (
     clean_module_path,
     cpp_arg_types,
     find_call_lines,
+    ir_source_lines,
     parse_graph_break,
     parse_output_code_kernels,
     parse_stack_trace,
@@ -355,7 +356,7 @@ class _GraphBuilder:
             if rk.name in rec.runtime:
                 runtime = dict(rec.runtime[rk.name])
                 ir_plain = runtime.pop("ir", None)
-                ir = KernelIR(**ir_plain) if isinstance(ir_plain, dict) else None
+                ir = _kernel_ir(ir_plain) if isinstance(ir_plain, dict) else None
                 runtime.pop("grid_prefix", None)
                 if runtime:
                     metadata["launch"] = runtime
@@ -946,3 +947,13 @@ class _Launches:
         except Exception as e:
             self._fail(e)
             return None
+
+
+def _kernel_ir(plain: dict) -> KernelIR:
+    """``Kernel.ir`` from what the capture read (``torchread.kernel_ir``), with each stage's source lines."""
+    lines = {}
+    for stage in ("ttir", "ttgir", "llir", "ptx"):
+        mapped = ir_source_lines(stage, plain.get(stage))
+        if mapped is not None:
+            lines[stage] = mapped
+    return KernelIR(**{k: v for k, v in plain.items() if k in KernelIR.__dataclass_fields__}, source_lines=lines)

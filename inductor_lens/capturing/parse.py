@@ -435,3 +435,62 @@ def kernel_params(language: str, source: str, name: str) -> list[str]:
             return []
         return [re.split(r"[\s*&]+", p.strip())[-1] for p in split_args(m["params"]) if p.strip()]
     return []
+
+
+# -- Triton IR: the kernel-source line of each IR line -------------------------------------------------
+
+_MLIR_LOCDEF_RE = re.compile(r'^#(?P<id>loc\d*) = loc\("[^"]*":(?P<line>\d+):\d+\)', re.M)
+_MLIR_LOCALIAS_RE = re.compile(r"^#(?P<id>loc\d*) = loc\((?:\"[^\"]*\"\()?#(?P<to>loc\d*)\)?\)", re.M)
+_MLIR_INLINE_RE = re.compile(r'loc\("[^"]*":(?P<line>\d+):\d+\)')
+_MLIR_REF_RE = re.compile(r"loc\(#(?P<id>loc\d*)\)")
+_LLVM_DILOC_RE = re.compile(r"^!(?P<id>\d+) = !DILocation\(line: (?P<line>\d+)", re.M)
+_LLVM_DBG_RE = re.compile(r"!dbg !(?P<id>\d+)")
+_PTX_LOC_RE = re.compile(r"^\s*\.loc\s+\d+\s+(?P<line>\d+)\s+\d+")
+
+
+def ir_source_lines(stage: str, text: Optional[str]) -> Optional[list]:
+    """For each line of an IR stage, the kernel-source line Triton recorded for it (1-based, in the file Inductor
+    compiled, which is ``Kernel.source``), or None. TTIR/TTGIR: ``loc(#loc3)`` and ``#loc3 = loc("f.py":23:4)``;
+    LLIR: ``!dbg !12`` and ``!12 = !DILocation(line: 23, ...)``; PTX: the ``.loc 1 23 4`` before an instruction
+    (it holds until the next ``.loc``). Returns None when the text records no location at all."""
+    if not text:
+        return None
+    lines = text.split("\n")
+    out: list = [None] * len(lines)
+    if stage in ("ttir", "ttgir"):
+        defs = {m["id"]: int(m["line"]) for m in _MLIR_LOCDEF_RE.finditer(text)}
+        for _ in range(4):  # aliases (#loc7 = loc("x"(#loc3))) resolve through a few hops at most
+            for m in _MLIR_LOCALIAS_RE.finditer(text):
+                if m["to"] in defs and m["id"] not in defs:
+                    defs[m["id"]] = defs[m["to"]]
+        for i, ln in enumerate(lines):
+            if ln.startswith("#loc"):
+                continue
+            m = _MLIR_INLINE_RE.search(ln)
+            if m:
+                out[i] = int(m["line"])
+                continue
+            refs = _MLIR_REF_RE.findall(ln)
+            if refs and refs[-1] in defs:
+                out[i] = defs[refs[-1]]
+    elif stage == "llir":
+        defs = {m["id"]: int(m["line"]) for m in _LLVM_DILOC_RE.finditer(text)}
+        for i, ln in enumerate(lines):
+            m = _LLVM_DBG_RE.search(ln)
+            if m and m["id"] in defs and not ln.startswith("!"):
+                out[i] = defs[m["id"]]
+    elif stage == "ptx":
+        current = None
+        for i, ln in enumerate(lines):
+            m = _PTX_LOC_RE.match(ln)
+            if m:
+                current = int(m["line"]) or None
+                continue
+            s = ln.strip()
+            if current is not None and s and not s.startswith(("//", ".", "$", "}", "{")):
+                out[i] = current
+            if s.startswith("}"):
+                current = None
+    else:
+        return None
+    return out if any(v is not None for v in out) else None

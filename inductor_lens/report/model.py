@@ -232,6 +232,9 @@ class KernelIR:
     registers: Optional[int] = None
     shared_bytes: Optional[int] = None
     spills: Optional[int] = None
+    #: For each stage, the kernel-source line (1-based, a line of ``Kernel.source``) of each of its lines where
+    #: Triton records one (TTIR/TTGIR ``loc``, LLIR ``!DILocation``, PTX ``.loc``), else null; ``{}`` if none.
+    source_lines: dict[str, list] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)

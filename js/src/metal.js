@@ -136,18 +136,33 @@ export function irStages(kernel) {
   }));
 }
 
+/** Each IR line with the kernel-source line Triton recorded for it (data-src, drawn after the line by CSS). */
+export function markSourceLines(pre, lines) {
+  if (!Array.isArray(lines)) return 0;
+  let marked = 0;
+  pre.querySelectorAll(".il-line").forEach((el, i) => {
+    const src = lines[i];
+    if (src == null) return;
+    el.dataset.src = String(src);
+    el.title = `kernel source line ${src}`;
+    marked++;
+  });
+  return marked;
+}
+
 /** Tabs over the kernel source and its IR stages (data-role="ir-tabs"); null without IR. */
 export function irSection(kernel, later) {
   const stages = irStages(kernel);
   if (!stages.length) return null;
   const tabs = [{ key: "source", label: "Triton", text: kernel.source, language: kernel.language }, ...stages];
-  const pre = h("pre", { class: "il-code", "data-role": "ir-text" });
+  const pre = h("pre", { class: "il-code il-ir", "data-role": "ir-text" });
   const buttons = tabs.map((t) =>
     h("button", { class: "il-btn il-tab", type: "button", "data-stage": t.key, "aria-pressed": "false" }, t.label),
   );
   const show = (i) => {
     buttons.forEach((b, j) => b.setAttribute("aria-pressed", String(i === j)));
     renderCode(pre, tabs[i].text, tabs[i].language || "text", { later });
+    markSourceLines(pre, kernel.ir.source_lines?.[tabs[i].key]);
   };
   buttons.forEach((b, i) => b.addEventListener("click", () => show(i)));
   show(Math.min(1, tabs.length - 1));

@@ -58,7 +58,11 @@ def _ir_report(sin_cos_report):
         return report, next(k for k in report.kernels if k.language == "triton" and k.ir), True
     k = sin_cos_report.kernels[0]
     ir = KernelIR(
-        ttir="module {\n  tt.func @k() { tt.return }\n}", ptx=".version 8.4\n.target sm_90", registers=16, spills=0
+        ttir="module {\n  tt.func @k() { tt.return }\n}",
+        ptx=".version 8.4\n.target sm_90",
+        registers=16,
+        spills=0,
+        source_lines={"ttir": [None, 2, None]},
     )
     k = dataclasses.replace(k, ir=ir)
     c = dataclasses.replace(sin_cos_report.compiles[0], kernels=[k])
@@ -89,6 +93,9 @@ def test_ir_tabs_show_each_stage_and_the_resources(tmp_path, offline_page, sin_c
         tabs.locator(f'[data-stage="{stage}"]').click()
         assert text.inner_text().strip() == body.strip()
         assert tabs.locator(f'[data-stage="{stage}"]').get_attribute("aria-pressed") == "true"
+        marks = [v for v in kernel.ir.source_lines.get(stage, []) if v is not None]
+        shown = text.locator(".il-line[data-src]").evaluate_all("ls => ls.map(l => Number(l.dataset.src))")
+        assert shown == marks, stage
     res = tabs.locator('[data-role="ir-resources"]').inner_text()
     assert f"{kernel.ir.registers} registers" in res and f"{kernel.ir.spills} spills" in res
     assert page.watch.requests == [] and page.watch.errors == []
