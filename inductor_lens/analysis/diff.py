@@ -97,6 +97,9 @@ class CompileDiff:
     guards_removed: list = field(default_factory=list)
     compile_time_us: dict = field(default_factory=dict)
     trigger: dict = field(default_factory=dict)
+    #: CUDA graphs on each side (``used``, ``skipped: <reason>``, ``not used``, or None outside reduce-overhead)
+    #: and whether that changed: ``{"a", "b", "changed"}``.
+    cudagraphs: dict = field(default_factory=dict)
 
     @property
     def summary(self) -> dict:
@@ -152,6 +155,8 @@ class ReportDiff:
         ]
         for c in self.compiles:
             lines.append(f"  {c.a or '-'}  <->  {c.b or '-'}  ({c.paired_by})")
+            if c.cudagraphs.get("changed"):
+                lines.append(f"    CUDA graphs: {c.cudagraphs['a'] or 'off'} -> {c.cudagraphs['b'] or 'off'}")
             for k in c.kernels:
                 if k.status != "same":
                     what = ", ".join(k.changes) if k.changes else ""
@@ -270,7 +275,22 @@ def _diff_compile(ca: Optional[Compile], cb: Optional[Compile], how: str, timed:
         guards_removed=sorted(ga - gb) if ca and cb else [],
         compile_time_us={"a": ta, "b": tb, "delta": (tb - ta) if ta is not None and tb is not None else None},
         trigger={"a": _trigger(ca), "b": _trigger(cb)},
+        cudagraphs=_cudagraphs_change(ca, cb),
     )
+
+
+def _cudagraph_status(c: Optional[Compile]) -> Optional[str]:
+    g = c.cudagraphs if c is not None else None
+    if g is None:
+        return None
+    if g.used:
+        return "used"
+    return f"skipped: {g.skip_reason}" if g.skip_reason else "not used"
+
+
+def _cudagraphs_change(ca: Optional[Compile], cb: Optional[Compile]) -> dict:
+    a, b = _cudagraph_status(ca), _cudagraph_status(cb)
+    return {"a": a, "b": b, "changed": ca is not None and cb is not None and a != b}
 
 
 def _trigger(c: Optional[Compile]) -> Optional[str]:
