@@ -737,9 +737,33 @@ def _compile(
             graph_inputs=rec.graph_inputs,
             graph_outputs=rec.graph_outputs,
             guards=str(guards[-1]) if guards else "",
-            cudagraphs=cudagraphs_of(rec, trace.events),
+            cudagraphs=_cudagraph_notes(cudagraphs_of(rec, trace.events), cid, diagnostics),
         )
     )
+
+
+#: Recordings of one graph from which re-recording is worth a line in the diagnostics banner.
+RERECORD_NOTE = 3
+
+
+def _cudagraph_notes(graphs, cid: str, diagnostics: list):
+    """``graphs``, and a diagnostic when CUDA graphs were skipped or re-recorded again and again."""
+    if graphs is not None and graphs.skip_reason:
+        diagnostics.append(
+            Diagnostic(
+                "cudagraph_skipped", f'{cid}: mode="reduce-overhead" but CUDA graphs skipped: {graphs.skip_reason}'
+            )
+        )
+    if graphs is not None and len(graphs.recordings) >= RERECORD_NOTE:
+        total = sum(r.time_us or 0 for r in graphs.recordings)
+        diagnostics.append(
+            Diagnostic(
+                "cudagraph_rerecorded",
+                f"{cid}: the CUDA graph was recorded {len(graphs.recordings)} times ({total / 1000:.1f} ms recording): "
+                "each new input shape or changed static input records it again",
+            )
+        )
+    return graphs
 
 
 def _graph_breaks(trace: _Trace) -> list[GraphBreak]:

@@ -431,6 +431,8 @@ DIAGNOSTIC_CODES = {
     "trace_incomplete": "imported from a TORCH_TRACE log: some records were missing or unreadable",
     "rank_missing": "a rank of a distributed job wrote no report",
     "rank_stopped": "a rank was stopped (signal or timeout) before its script finished: its report is partial",
+    "cudagraph_skipped": 'mode="reduce-overhead": torch skipped CUDA graphs for a graph (the message gives torch\'s reason)',
+    "cudagraph_rerecorded": 'mode="reduce-overhead": a CUDA graph was recorded 3 times or more in the capture',
     "ir_missing": "ir=True: a Triton kernel's IR stages or resources could not be read from the compiled kernel",
     "legacy": "a diagnostic of a version-1 report (plain text)",
 }

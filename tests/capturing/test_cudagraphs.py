@@ -52,3 +52,17 @@ def test_skips_and_recordings_read_from_torchs_messages_and_spans():
     )
     assert cudagraphs_of(skipped, events) == CudaGraphs(used=False, skip_reason="mutated inputs (1 instances)")
     assert cudagraphs_of(RawGraph(key=2, compile_id="2/0", graph_kind="forward", start_us=0), events) is None
+
+
+def test_skips_and_repeated_recordings_reach_the_diagnostics():
+    from inductor_lens.capturing.build import _cudagraph_notes
+
+    notes = []
+    used = CudaGraphs(used=True, recordings=[CudaGraphRecording("r", 1000.0)] * 3)
+    assert _cudagraph_notes(used, "0/0 forward", notes) is used
+    assert [d.code for d in notes] == ["cudagraph_rerecorded"] and "recorded 3 times (3.0 ms" in notes[0].message
+    _cudagraph_notes(CudaGraphs(used=False, skip_reason="mutated inputs (1 instances)"), "1/0 forward", notes)
+    assert notes[-1].code == "cudagraph_skipped" and notes[-1].message.endswith("skipped: mutated inputs (1 instances)")
+    _cudagraph_notes(CudaGraphs(used=True, recordings=[CudaGraphRecording("r", 1.0)] * 2), "2/0 forward", notes)
+    _cudagraph_notes(None, "3/0 forward", notes)
+    assert len(notes) == 2
