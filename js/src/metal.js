@@ -160,7 +160,10 @@ export function irSection(kernel, later) {
     h("button", { class: "il-btn il-tab", type: "button", "data-stage": t.key, "aria-pressed": "false" }, t.label),
   );
   const show = (i) => {
-    buttons.forEach((b, j) => b.setAttribute("aria-pressed", String(i === j)));
+    buttons.forEach((b, j) => {
+      b.setAttribute("aria-pressed", String(i === j));
+      b.classList.toggle("il-active", i === j);
+    });
     renderCode(pre, tabs[i].text, tabs[i].language || "text", { later });
     markSourceLines(pre, kernel.ir.source_lines?.[tabs[i].key]);
   };
