@@ -109,7 +109,8 @@ def kernel_script(
     where += [f"torch {torch_version}"] if torch_version else []
     head = _HEAD.format(
         name=k.name,
-        where=" (" + ", ".join(where) + ")" if where else "",
+        doc_name=_plain(k.name),
+        where=_plain(" (" + ", ".join(where) + ")") if where else "",
         report_us=repr(float(per_call)) if isinstance(per_call, (int, float)) else "None",
         device=repr(device),
         runs=int(runs),
@@ -123,6 +124,11 @@ def kernel_script(
     else:
         body = _extern(k, launch)
     return head + body + args + _TAIL
+
+
+def _plain(text: str) -> str:
+    """``text`` safe inside the script's docstring or a comment: one line, no quotes or backslashes."""
+    return " ".join(str(text).replace("\\", "/").replace('"', "'").split())
 
 
 def _index_bound(k: Kernel, launch: KernelLaunch) -> int:
@@ -176,7 +182,7 @@ def _args_code(launch: KernelLaunch, bound: int) -> str:
     fallback = dtypes[0] if dtypes else "float32"  # a buffer the output code gives no dtype (a getitem)
     pos, kw = [], []
     for a in launch.args:
-        comment = a.name + (f" ({a.param})" if a.param and a.param != a.name else "")
+        comment = _plain(a.name + (f" ({a.param})" if a.param and a.param != a.name else ""))
         if a.shape is not None:
             offset = a.offset if isinstance(a.offset, int) else 0
             shape, stride = _sizes(a, "shape"), _sizes(a, "stride")
@@ -256,14 +262,14 @@ def _extern(k: Kernel, launch: KernelLaunch) -> str:
     else:
         resolve = f"    aten = torch.ops.aten  # noqa: F841 (the output code's name for it)\n    op = {callee}\n"
     return (
-        f"\n\n# An extern kernel: the output code calls {callee}\n"
+        f"\n\n# An extern kernel: the output code calls {_plain(callee)}\n"
         f"CALL = {launch.call!r}\n\n\n"
         "def load():\n" + resolve + "    return lambda args, kwargs: op(*args, **kwargs)\n"
     )
 
 
 _HEAD = '''#!/usr/bin/env python3
-"""Reproducer of kernel {name}{where}.
+"""Reproducer of kernel {doc_name}{where}.
 
 Runs the kernel on arguments with the recorded shapes, strides and dtypes (random values), checks that it wrote
 something, times it and prints one line. It imports torch only.

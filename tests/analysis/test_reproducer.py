@@ -196,3 +196,22 @@ def test_old_reports_and_unknown_kernels_say_why(training_report, sin_cos_report
     assert (tmp_path / "k.py").read_text() == reproducer(sin_cos_report, name)
     assert cli.main(["repro", str(path), "nope"]) == 2
     assert f"no kernel 'nope' in the report (kernels: ['{name}'])" in capsys.readouterr().err
+
+
+def test_hostile_names_stay_inside_comments_and_strings(sin_cos_report):
+    """A report's names and title go into the script's docstring and comments: quotes and new lines in them
+    cannot end the docstring or start a line of code."""
+    import dataclasses
+
+    k = sin_cos_report.kernels[0]
+    bad = 'x"""\nimport os; os.system("echo pwned")\n#'
+    args = [dataclasses.replace(a, name=bad) for a in k.launch.args]
+    k = dataclasses.replace(k, launch=dataclasses.replace(k.launch, args=args))
+    report = dataclasses.replace(
+        sin_cos_report,
+        title=bad,
+        compiles=[dataclasses.replace(sin_cos_report.compiles[0], kernels=[k])],
+    )
+    tree = ast.parse(reproducer(report, k))
+    calls = [n for n in ast.walk(tree) if isinstance(n, ast.Attribute) and n.attr == "system"]
+    assert calls == [] and ast.get_docstring(tree).startswith(f"Reproducer of kernel {k.name}")
