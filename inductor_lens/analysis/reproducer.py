@@ -370,7 +370,7 @@ def main():
         run(args, kwargs)
     _sync()
     ts = sorted(times_us(run, args, kwargs, opts.runs))
-    q = statistics.quantiles(ts, n=10) if len(ts) > 1 else [ts[0]] * 9
+    q = statistics.quantiles(ts, n=10, method="inclusive") if len(ts) > 1 else [ts[0]] * 9
     report = f"; report: {REPORT_US:.2f} us" if REPORT_US is not None else ""
     print(
         f"{KERNEL}: median {statistics.median(ts):.2f} us per call (p10 {q[0]:.2f} us, p90 {q[-1]:.2f} us; "
