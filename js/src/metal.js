@@ -3,6 +3,7 @@
 // (kernel.reproducer, kernel.launch, kernel.ir); this module only draws them, as text.
 
 import { renderCode } from "./code.js";
+import { fmtUs } from "./data.js";
 import { h } from "./dom.js";
 
 const STAGES = [
@@ -181,5 +182,31 @@ export function irSection(kernel, later) {
     ),
     h("div", { class: "il-tabs", role: "tablist" }, buttons),
     pre,
+  );
+}
+
+/** A compile's CUDA graphs (mode="reduce-overhead", data-role="cudagraphs"): used or skipped and why, each
+ * (re-)recording with its reason and time; null outside reduce-overhead. */
+export function cudagraphsSection(compile) {
+  const g = compile?.cudagraphs;
+  if (!g) return null;
+  const status = g.used
+    ? "used"
+    : g.skip_reason
+      ? `skipped: ${g.skip_reason}`
+      : "not used (torch ran this graph without them)";
+  const recs = g.recordings || [];
+  return h(
+    "div",
+    { class: "il-reason-box" + (g.used ? "" : " il-recompile"), "data-role": "cudagraphs" },
+    h("strong", {}, "CUDA graphs: "),
+    h("span", { "data-role": "cudagraphs-status" }, status),
+    recs.length
+      ? h(
+          "ul",
+          { "data-role": "cudagraph-recordings" },
+          recs.map((r) => h("li", {}, `${r.reason}${r.time_us != null ? ` (${fmtUs(r.time_us)})` : ""}`)),
+        )
+      : null,
   );
 }

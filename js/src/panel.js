@@ -19,7 +19,7 @@ import {
 } from "./data.js";
 import { h } from "./dom.js";
 import { autotuneSection, metadataSection, profileSection, topKernelsSection } from "./kernelinfo.js";
-import { irSection, launchSection } from "./metal.js";
+import { cudagraphsSection, irSection, launchSection } from "./metal.js";
 import { costSection } from "./roofline.js";
 import { compileReason, fmtShape, readableReason, sameGraphGroups } from "./viewdata.js";
 
@@ -604,6 +604,7 @@ export function compileSummary(idx, report = null, actions = null) {
         )
       : null,
     frames.length ? h("div", { "data-role": "trigger-stack" }, userStack(frames)) : null,
+    cudagraphsSection(c),
     graphBreaks(report),
     h(
       "p",

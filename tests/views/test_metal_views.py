@@ -99,3 +99,41 @@ def test_ir_tabs_show_each_stage_and_the_resources(tmp_path, offline_page, sin_c
     res = tabs.locator('[data-role="ir-resources"]').inner_text()
     assert f"{kernel.ir.registers} registers" in res and f"{kernel.ir.spills} spills" in res
     assert page.watch.requests == [] and page.watch.errors == []
+
+
+@pytest.mark.browser
+def test_compile_panel_says_whether_cuda_graphs_ran(tmp_path, offline_page, sin_cos_report):
+    """The compile's summary (the panel before a box is picked) draws ``Compile.cudagraphs``: used with each
+    recording and its time, or skipped with torch's reason; nothing outside reduce-overhead."""
+    from inductor_lens.report.model import CudaGraphRecording, CudaGraphs
+
+    page = offline_page
+    c = sin_cos_report.compiles[0]
+    rec = [
+        CudaGraphRecording("first run of the graph", 2500.0),
+        CudaGraphRecording("re-recorded (recording 2)", 1800.0),
+    ]
+    for graphs, status, items in (
+        (
+            CudaGraphs(used=True, recordings=rec),
+            "used",
+            ["first run of the graph (2.50 ms)", "re-recorded (recording 2) (1.80 ms)"],
+        ),
+        (
+            CudaGraphs(used=False, skip_reason="mutated inputs (1 instances)"),
+            "skipped: mutated inputs (1 instances)",
+            [],
+        ),
+    ):
+        report = dataclasses.replace(sin_cos_report, compiles=[dataclasses.replace(c, cudagraphs=graphs)])
+        path = tmp_path / f"cg_{graphs.used}.html"
+        report.save_html(path)
+        _open(page, path)
+        box = page.locator('[data-role="cudagraphs"]')
+        assert box.locator('[data-role="cudagraphs-status"]').inner_text() == status
+        assert box.locator("li").all_inner_texts() == items
+    path = tmp_path / "plain.html"
+    sin_cos_report.save_html(path)
+    _open(page, path)
+    assert page.locator('[data-role="cudagraphs"]').count() == 0
+    assert page.watch.requests == [] and page.watch.errors == []
