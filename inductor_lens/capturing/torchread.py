@@ -258,7 +258,10 @@ def launch_grid(kernel: Any) -> Optional[dict]:
         return None
     if cfg is None:
         return None
-    grid = GridExpr.from_meta(meta, cfg)
+    try:
+        grid = GridExpr.from_meta(meta, cfg)
+    except Exception:  # a grid kind that needs more than the config (precomputed, combo, user kernels): unknown
+        return None
     return {
         "grid": [g if isinstance(g, int) else str(g) for g in (grid.x_grid, grid.y_grid, grid.z_grid)],
         "grid_prefix": [str(p) for p in grid.prefix],
