@@ -215,3 +215,26 @@ def test_hostile_names_stay_inside_comments_and_strings(sin_cos_report):
     tree = ast.parse(reproducer(report, k))
     calls = [n for n in ast.walk(tree) if isinstance(n, ast.Attribute) and n.attr == "system"]
     assert calls == [] and ast.get_docstring(tree).startswith(f"Reproducer of kernel {k.name}")
+
+
+def test_the_grid_is_torchs_grid_expression_at_the_calls_sizes():
+    """The grid comes from Inductor's own ``GridExpr`` for the chosen config (here a stand-in for triton.Config:
+    CPU torch has no Triton), evaluated at the numels the output code passes: 512 elements, XBLOCK 128 -> 4."""
+    from types import SimpleNamespace
+
+    from inductor_lens.capturing.torchread import launch_grid
+
+    report = _gpu_report()
+    k = next(k for k in report.compiles[0].kernels if k.name == "triton_poi_fused_add_arange_0")
+    meta = k.metadata["launch"]
+    config = SimpleNamespace(kwargs=meta["block"], num_warps=meta["num_warps"], num_stages=meta["num_stages"])
+    tuner = SimpleNamespace(launchers=[SimpleNamespace(config=config)], inductor_meta={"grid_type": "Grid1D"})
+    grid = launch_grid(tuner)
+    assert grid["grid"][1:] == [1, 1] and "xnumel" in grid["grid"][0]
+    layouts = OutputCodeLayouts(report.compiles[0].output_code)
+    launch = kernel_launch(layouts, k.name, "triton", k.source, runtime={**meta, **grid})
+    assert launch.grid == [4, 1, 1]
+    assert (
+        launch_grid(SimpleNamespace(launchers=[SimpleNamespace(config=config)], inductor_meta={"grid_type": "No"}))
+        is None
+    )
