@@ -20,6 +20,7 @@ Importing it imports neither torch nor the widget machinery.
 from ._version import __version__
 from .analysis.diff import ReportDiff, diff
 from .analysis.job import Job, load_job
+from .analysis.reproducer import reproducer
 from .capturing.pipeline import inspect
 from .capturing.session import CaptureError, capture, profile, time_kernels
 from .report import hooks as _hooks
@@ -44,6 +45,7 @@ __all__ = [
     "Job",
     "load_job",
     "load_trace",
+    "reproducer",
 ]
 
 

@@ -124,6 +124,9 @@ class CompileDiff:
     #: ``measured_peak_bytes`` as ``{a, b, delta}``; ``saved_by_line``: ``[{file, line, a, b, delta}]``, the lines
     #: whose saved bytes changed, largest change first. Empty when neither side has memory.
     memory: dict = field(default_factory=dict)
+    #: CUDA graphs on each side (``used``, ``skipped: <reason>``, ``not used``, or None outside reduce-overhead)
+    #: and whether that changed: ``{"a", "b", "changed"}``.
+    cudagraphs: dict = field(default_factory=dict)
 
     @property
     def summary(self) -> dict:
@@ -183,6 +186,8 @@ class ReportDiff:
                 d = (c.memory or {}).get(key) or {}
                 if d.get("delta"):
                     lines.append(f"    memory {key}: {d['a']} -> {d['b']} ({d['delta']:+d} bytes)")
+            if c.cudagraphs.get("changed"):
+                lines.append(f"    CUDA graphs: {c.cudagraphs['a'] or 'off'} -> {c.cudagraphs['b'] or 'off'}")
             for k in c.kernels:
                 if k.status != "same":
                     what = ", ".join(k.changes) if k.changes else ""
@@ -302,6 +307,7 @@ def _diff_compile(ca: Optional[Compile], cb: Optional[Compile], how: str, timed:
         compile_time_us={"a": ta, "b": tb, "delta": (tb - ta) if ta is not None and tb is not None else None},
         trigger={"a": _trigger(ca), "b": _trigger(cb)},
         memory=memory_delta(ca.memory if ca else None, cb.memory if cb else None),
+        cudagraphs=_cudagraphs_change(ca, cb),
     )
 
 
@@ -324,6 +330,20 @@ def memory_delta(ma: Optional[Memory], mb: Optional[Memory]) -> dict:
     changed = [{"file": f, "line": ln, "a": a, "b": b, "delta": b - a} for (f, ln), (a, b) in lines.items() if a != b]
     out["saved_by_line"] = sorted(changed, key=lambda r: (-abs(r["delta"]), r["file"], r["line"]))
     return out
+
+
+def _cudagraph_status(c: Optional[Compile]) -> Optional[str]:
+    g = c.cudagraphs if c is not None else None
+    if g is None:
+        return None
+    if g.used:
+        return "used"
+    return f"skipped: {g.skip_reason}" if g.skip_reason else "not used"
+
+
+def _cudagraphs_change(ca: Optional[Compile], cb: Optional[Compile]) -> dict:
+    a, b = _cudagraph_status(ca), _cudagraph_status(cb)
+    return {"a": a, "b": b, "changed": ca is not None and cb is not None and a != b}
 
 
 def _trigger(c: Optional[Compile]) -> Optional[str]:

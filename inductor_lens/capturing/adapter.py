@@ -35,10 +35,11 @@ from typing import Any, Callable, Optional
 
 from packaging.version import Version
 
+from . import cudagraphs
 from .artifacts import wanted
 from .raw import Raw, RawGraph, RawKernel, RawWindow, loads_payload, now_us
 from .stacks import frames_of, non_user_prefixes, torch_dir, trim_to_user_call, user_frames
-from .torchread import fx_graph_nodes, ir_fx_nodes, launch_metadata, raw_sched_node
+from .torchread import fx_graph_nodes, ir_fx_nodes, kernel_ir, launch_grid, launch_metadata, raw_sched_node
 
 MIN_TORCH = Version("2.11")
 
@@ -216,8 +217,15 @@ class Hooks:
     active is written into ``raw``. ``start()`` joins the shared hooks (installing them if this is the
     first active capture), ``stop()`` leaves them (removing them if this was the last)."""
 
-    def __init__(self, raw: Raw, reset_dynamo: bool = True, on_event: Optional[Callable[[str], None]] = None):
+    def __init__(
+        self,
+        raw: Raw,
+        reset_dynamo: bool = True,
+        on_event: Optional[Callable[[str], None]] = None,
+        ir: bool = False,
+    ):
         self.raw = raw
+        self.ir = ir
         self.on_event = on_event
         self._key_attr = f"_inductor_lens_key_{id(self)}"
         self.reset_dynamo = reset_dynamo
@@ -304,6 +312,7 @@ class Hooks:
             aot=bool(getattr(g, "aot_mode", False)),
             loaded=False,
         )
+        self._guarded("reading the CUDA-graph mode", lambda: setattr(rec, "cudagraphs", cudagraphs.mode_on()))
         try:
             rec.post_grad_nodes = fx_graph_nodes(g.module)
         except Exception as e:
@@ -337,6 +346,15 @@ class Hooks:
         rec.outputs_read = True
         self._guarded(f"reading the outputs of graph {rec.compile_id}", outputs)
 
+    def _read_ir(self, rec: RawGraph, name: str, tuner: Any) -> None:
+        """``ir=True``: the IR stages and resources of one Triton kernel (``torchread.kernel_ir``); a miss is a
+        diagnostic, never an error."""
+        ir, why = kernel_ir(tuner)
+        if ir is not None:
+            rec.runtime.setdefault(name, {})["ir"] = ir
+        if why:
+            self.raw.diag("ir_missing", f"{rec.compile_id} {rec.graph_kind}: {name}: {why}")
+
     def _collect_runtime(self) -> None:
         """After the block ran: the launch config each Triton kernel's autotuner picked."""
         for rec in self.raw.graphs:
@@ -344,9 +362,15 @@ class Hooks:
             if mod is None:
                 continue
             for rk in rec.kernels:
-                meta = launch_metadata(getattr(mod, rk.name, None))
+                tuner = getattr(mod, rk.name, None)
+                meta = launch_metadata(tuner)
                 if meta:
+                    self._guarded(
+                        f"reading the launch grid of {rk.name}", lambda: meta.update(launch_grid(tuner) or {})
+                    )
                     rec.runtime[rk.name] = meta
+                if self.ir and meta is not None:
+                    self._guarded(f"reading the IR of {rk.name}", self._read_ir, rec, rk.name, tuner)
         self._modules.clear()
 
 
@@ -383,6 +407,7 @@ def _install_all(stack: contextlib.ExitStack, diagnostics: list) -> None:
         ("torch.compile hook", _install_torch_compile),
         ("autotuning hook", _install_autotune),
         ("compiled module hook", _install_module_hook),
+        ("CUDA-graph hooks", lambda stack: cudagraphs.install(stack, _each, patch_attr)),
     ):
         try:
             installer(stack)

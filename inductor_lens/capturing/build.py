@@ -14,6 +14,7 @@ import re
 from collections import defaultdict
 from typing import Any, Optional
 
+from ..analysis.reproducer import ReproducerError, kernel_script
 from ..report.finish import finish_compile, mark_same_graphs
 from ..report.model import (
     Compile,
@@ -26,15 +27,21 @@ from ..report.model import (
     GraphBreak,
     GraphNode,
     Kernel,
+    KernelIR,
     Phase,
     Report,
     Trigger,
 )
 from ..report.rules import MODULE_ROOT_ARG, readable_reasons, source_role
 from .artifacts import READERS, record_kind
+from .cudagraphs import cudagraphs_of
+from .launch import kernel_launch
 from .parse import (
+    OutputCodeLayouts,
     clean_module_path,
+    cpp_arg_types,
     find_call_lines,
+    ir_source_lines,
     parse_graph_break,
     parse_output_code_kernels,
     parse_stack_trace,
@@ -338,6 +345,7 @@ class _GraphBuilder:
         """Kernels (merged by name, sources from the output code) and scheduler node -> kernel."""
         rec = self.rec
         code_kernels = parse_output_code_kernels(rec.output_code)
+        launches = _Launches(rec, self.diagnostics, self.raw.device or "cpu")
         provenance = self._torch_provenance()
         merged: dict[str, dict] = {}
         node_kernel: dict[str, str] = {}
@@ -382,8 +390,14 @@ class _GraphBuilder:
                 )
             if language == "triton":
                 metadata.update(triton_source_metadata(source))
+            ir = None
             if rk.name in rec.runtime:
-                metadata["launch"] = rec.runtime[rk.name]
+                runtime = dict(rec.runtime[rk.name])
+                ir_plain = runtime.pop("ir", None)
+                ir = _kernel_ir(ir_plain) if isinstance(ir_plain, dict) else None
+                runtime.pop("grid_prefix", None)
+                if runtime:
+                    metadata["launch"] = runtime
             info = self._kernel_info().get(rk.name)
             if info:
                 metadata["compile_info"] = info
@@ -416,13 +430,17 @@ class _GraphBuilder:
                     compiler_stack=_frames(rk.compiler_stack),
                     metadata=metadata,
                     call_sites=e["sites"],
+                    launch=launches.of(rk.name, language, source, rk.buffer if rk.is_extern else None),
+                    ir=ir,
                 )
             )
         kernels = self._attach_autotune(kernels)
         known = {k.name for k in kernels} | {e["raw"].name for e in merged.values()}
         for kname, (language, source) in code_kernels.items():
             if kname not in known:
-                kernels.append(Kernel(name=kname, language=language, source=source))
+                kernels.append(
+                    Kernel(name=kname, language=language, source=source, launch=launches.of(kname, language, source))
+                )
                 self.diagnostics.append(
                     Diagnostic(
                         "source_missing",
@@ -431,7 +449,7 @@ class _GraphBuilder:
                         "nodes it implements",
                     )
                 )
-        return kernels, node_kernel
+        return [launches.script(k) for k in kernels], node_kernel
 
     def _kernel_info(self) -> dict:
         """``triton_kernel_info`` artifacts of this compile: per-kernel compile time and cache facts."""
@@ -854,9 +872,34 @@ def _compile(
             graph_outputs=rec.graph_outputs,
             guards=str(guards[-1]) if guards else "",
             complete=complete,
+            cudagraphs=_cudagraph_notes(cudagraphs_of(rec, trace.events), cid, diagnostics),
         )
     )
     return compiled if complete else dataclasses.replace(compiled, label=f"{compiled.label} (did not finish)")
+
+
+#: Recordings of one graph from which re-recording is worth a line in the diagnostics banner.
+RERECORD_NOTE = 3
+
+
+def _cudagraph_notes(graphs, cid: str, diagnostics: list):
+    """``graphs``, and a diagnostic when CUDA graphs were skipped or re-recorded again and again."""
+    if graphs is not None and graphs.skip_reason:
+        diagnostics.append(
+            Diagnostic(
+                "cudagraph_skipped", f'{cid}: mode="reduce-overhead" but CUDA graphs skipped: {graphs.skip_reason}'
+            )
+        )
+    if graphs is not None and len(graphs.recordings) >= RERECORD_NOTE:
+        total = sum(r.time_us or 0 for r in graphs.recordings)
+        diagnostics.append(
+            Diagnostic(
+                "cudagraph_rerecorded",
+                f"{cid}: the CUDA graph was recorded {len(graphs.recordings)} times ({total / 1000:.1f} ms recording): "
+                "each new input shape or changed static input records it again",
+            )
+        )
+    return graphs
 
 
 def _graph_breaks(trace: _Trace) -> list[GraphBreak]:
@@ -1006,3 +1049,74 @@ def _build(raw: Raw, torch_version: str, title: str) -> Report:
         title=title,
         created=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
     )
+
+
+class _Launches:
+    """``Kernel.launch`` of each kernel of one compile, read from its output code (``launch.py``); a call that
+    cannot be read leaves the kernel without a launch and says so once, never failing the report."""
+
+    def __init__(self, rec, diagnostics: list, device: str = "cpu", torch: str = "") -> None:
+        self.rec, self.diagnostics, self.failed = rec, diagnostics, False
+        self.device, self.torch = device, torch
+        try:
+            self.layouts = OutputCodeLayouts(rec.output_code)
+            self.arg_types = cpp_arg_types(rec.output_code)
+        except Exception as e:
+            self.layouts = None
+            self._fail(e)
+
+    def _fail(self, e: Exception) -> None:
+        if not self.failed:
+            self.failed = True
+            self.diagnostics.append(
+                Diagnostic(
+                    "hook_failed",
+                    f"{self.rec.compile_id} {self.rec.graph_kind}: kernel launches could not be read from the "
+                    f"output code ({type(e).__name__}: {e})",
+                )
+            )
+
+    def script(self, k: Kernel) -> Kernel:
+        """``k`` with its reproducer (``analysis.reproducer``) when one can be written."""
+        if k.launch is None:
+            return k
+        try:
+            text = kernel_script(
+                k,
+                compile_id=f"{self.rec.compile_id} {self.rec.graph_kind}",
+                device=self.device,
+                torch_version=self.torch,
+            )
+        except ReproducerError:
+            return k
+        except Exception as e:
+            self._fail(e)
+            return k
+        return dataclasses.replace(k, reproducer=text)
+
+    def of(self, name: str, language: str, source: str, buffer: Optional[str] = None):
+        if self.layouts is None or not self.rec.output_code:
+            return None
+        try:
+            return kernel_launch(
+                self.layouts,
+                name,
+                language,
+                source,
+                buffer=buffer,
+                runtime=self.rec.runtime.get(name),
+                arg_types=self.arg_types.get(name),
+            )
+        except Exception as e:
+            self._fail(e)
+            return None
+
+
+def _kernel_ir(plain: dict) -> KernelIR:
+    """``Kernel.ir`` from what the capture read (``torchread.kernel_ir``), with each stage's source lines."""
+    lines = {}
+    for stage in ("ttir", "ttgir", "llir", "ptx"):
+        mapped = ir_source_lines(stage, plain.get(stage))
+        if mapped is not None:
+            lines[stage] = mapped
+    return KernelIR(**{k: v for k, v in plain.items() if k in KernelIR.__dataclass_fields__}, source_lines=lines)

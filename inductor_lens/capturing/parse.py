@@ -6,7 +6,7 @@ No torch import here: these run on strings, so they are tested without compiling
 from __future__ import annotations
 
 import re
-from typing import Optional
+from typing import Any, Optional
 
 from ..report.model import Frame
 from ..report.rules import MODULE_ROOT_ARG, parse_size_hints
@@ -202,3 +202,296 @@ def triton_source_metadata(source: str) -> dict:
         if v:
             meta[key] = int(v.group(1))
     return meta
+
+
+# -- kernel launches in the output code's call() ------------------------------------------------
+
+_TRIPLE_RE = re.compile(r"('''|\"\"\").*?\1", re.S)
+_EMPTY_RE = re.compile(r"^\s*(?P<name>\w+) = empty_strided(?:_(?P<dev>\w+))?\((?P<args>.*)\)\s*(?:#.*)?$")
+_ASSERT_RE = re.compile(r"^\s*assert_size_stride\((?P<args>.*)\)\s*$")
+_RAND_RE = re.compile(r"^\s*(?P<name>\w+) = rand_strided\((?P<args>.*)\)\s*$")
+_ALIAS_RE = re.compile(r"^\s*(?P<name>\w+) = (?P<src>\w+); del \w+\s*# reuse")
+_VIEW_ALIAS_RE = re.compile(r"^\s*(?P<name>\w+) = (?P<expr>reinterpret_tensor\(.*\)); del \w+\s*# reuse")
+_SCALAR_INPUT_RE = re.compile(r"^\s*(?P<name>\w+) = (?P<value>-?\d+)\s*$")
+_SYM_BIND_RE = re.compile(r"^\s*(?P<sym>[a-z]+\d+) = (?P<src>\w+)\s*$")
+
+
+def split_args(text: str) -> list[str]:
+    """Top-level comma-separated parts of an argument list (brackets and quotes respected)."""
+    parts, depth, cur, quote = [], 0, [], ""
+    for ch in text:
+        if quote:
+            cur.append(ch)
+            if ch == quote:
+                quote = ""
+            continue
+        if ch in "'\"":
+            quote = ch
+        elif ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            parts.append("".join(cur).strip())
+            cur = []
+            continue
+        cur.append(ch)
+    if "".join(cur).strip():
+        parts.append("".join(cur).strip())
+    return parts
+
+
+def _sizes(text: str) -> Optional[list]:
+    """``(4, 32)`` / ``(s0, 32)`` / ``()`` -> ``[4, 32]`` / ``["s0", 32]`` / ``[]``."""
+    text = text.strip()
+    if not (text.startswith("(") and text.endswith(")")) and not (text.startswith("[") and text.endswith("]")):
+        return None
+    out: list = []
+    for p in split_args(text[1:-1]):
+        out.append(int(p) if re.fullmatch(r"-?\d+", p) else p)
+    return out
+
+
+def _dtype(text: str) -> Optional[str]:
+    m = re.search(r"torch\.(\w+)", text)
+    return m.group(1) if m else None
+
+
+def _call_args(line: str, start: int) -> Optional[tuple[str, int]]:
+    """The text between the parenthesis at ``start`` and its match."""
+    end = _matching(line, start, "(", ")")
+    return (line[start + 1 : end], end) if end > 0 else None
+
+
+class OutputCodeLayouts:
+    """What the output code says about its buffers and its kernels' calls, read from the text alone.
+
+    ``layouts``: buffer or graph-input name -> ``{shape, stride, dtype, offset, base, device}`` (from
+    ``empty_strided_*``, ``assert_size_stride``, ``rand_strided`` in ``get_args``, and the ``# reuse`` lines
+    that rename or re-view a buffer); ``hints``: symbol or scalar input -> its value at capture time (from
+    ``get_args`` and the ``s0 = arg0_1`` lines of ``call()``); ``calls(name)``: the lines that call a kernel.
+    """
+
+    def __init__(self, code: str) -> None:
+        self.code = _TRIPLE_RE.sub("''", code or "")
+        self.lines = [ln.rstrip() for ln in self.code.splitlines()]
+        self.layouts: dict[str, dict] = {}
+        self.hints: dict[str, int] = {}
+        inputs: dict[str, dict] = {}
+        for ln in self.lines:
+            m = _RAND_RE.match(ln)
+            if m:
+                parts = split_args(m["args"])
+                if len(parts) >= 2:
+                    kw = {p.split("=", 1)[0].strip(): p.split("=", 1)[1].strip() for p in parts[2:] if "=" in p}
+                    inputs[m["name"]] = {
+                        "shape": _sizes(parts[0]),
+                        "stride": _sizes(parts[1]),
+                        "dtype": _dtype(kw.get("dtype", "")),
+                        "device": kw.get("device", "").strip("'\"") or None,
+                    }
+                continue
+            m = _SCALAR_INPUT_RE.match(ln)
+            if m and m["name"].startswith(("arg", "primals", "tangents")):
+                self.hints[m["name"]] = int(m["value"])
+        # get_args() holds concrete sizes: they are the hints of the symbolic ones in call()
+        for ln in self.lines:
+            m = _SYM_BIND_RE.match(ln)
+            if m and m["src"] in self.hints:
+                self.hints[m["sym"]] = self.hints[m["src"]]
+        for ln in self.lines:
+            m = _ASSERT_RE.match(ln)
+            if m:
+                parts = split_args(m["args"])
+                if len(parts) >= 3 and parts[0] not in self.layouts:
+                    concrete = inputs.get(parts[0], {})
+                    self.layouts[parts[0]] = {
+                        "shape": _sizes(parts[1]),
+                        "stride": _sizes(parts[2]),
+                        "dtype": concrete.get("dtype"),
+                        "device": concrete.get("device"),
+                        "offset": 0,
+                        "hint_shape": concrete.get("shape"),
+                        "hint_stride": concrete.get("stride"),
+                    }
+                continue
+            m = _EMPTY_RE.match(ln)
+            if m:
+                parts = split_args(m["args"])
+                kw = {p.split("=", 1)[0].strip(): p.split("=", 1)[1].strip() for p in parts[2:] if "=" in p}
+                dtype = _dtype(parts[2]) if len(parts) > 2 and "=" not in parts[2] else _dtype(kw.get("dtype", ""))
+                self.layouts[m["name"]] = {
+                    "shape": _sizes(parts[0]) if parts else None,
+                    "stride": _sizes(parts[1]) if len(parts) > 1 else None,
+                    "dtype": dtype,
+                    "device": m["dev"] or kw.get("device", "").strip("'\"") or None,
+                    "offset": 0,
+                }
+                continue
+            m = _VIEW_ALIAS_RE.match(ln)
+            if m:
+                view = self.tensor_arg(m["expr"])
+                if view is not None:
+                    self.layouts[m["name"]] = view
+                continue
+            m = _ALIAS_RE.match(ln)
+            if m and m["src"] in self.layouts:
+                self.layouts[m["name"]] = dict(self.layouts[m["src"]])
+        for name, lay in inputs.items():  # inputs that call() never asserts
+            self.layouts.setdefault(name, {**lay, "offset": 0})
+
+    def tensor_arg(self, expr: str) -> Optional[dict]:
+        """The layout an argument expression has: a known buffer, or ``reinterpret_tensor(buf, size, stride, off)``
+        of one (the view's sizes, the buffer's dtype)."""
+        expr = expr.strip()
+        if expr in self.layouts:
+            return self.layouts[expr]
+        m = re.match(r"reinterpret_tensor\(", expr)
+        if m:
+            inner = _call_args(expr, m.end() - 1)
+            if inner:
+                parts = split_args(inner[0])
+                if len(parts) >= 3:
+                    base = self.layouts.get(parts[0], {})
+                    offset = parts[3] if len(parts) > 3 else "0"
+                    return {
+                        "shape": _sizes(parts[1]),
+                        "stride": _sizes(parts[2]),
+                        "dtype": base.get("dtype"),
+                        "device": base.get("device"),
+                        "offset": int(offset) if re.fullmatch(r"-?\d+", offset) else offset,
+                        "base": parts[0],
+                    }
+        return None
+
+    def call_lines(self, callee: str) -> list[str]:
+        """Lines that call ``callee`` (``name(`` or ``name.run(``), in order."""
+        pat = re.compile(r"(?:^|[^\w.])" + re.escape(callee) + r"(?:\.run)?\(")
+        return [ln.strip() for ln in self.lines if pat.search(ln)]
+
+    def call(self, line: str, callee: str) -> Optional[dict]:
+        """``{call, args: [...]}`` of one call line: each argument's text and what is known of it."""
+        m = re.search(re.escape(callee) + r"(?:\.run)?\(", line)
+        if not m:
+            return None
+        inner = _call_args(line, m.end() - 1)
+        if inner is None:
+            return None
+        args = []
+        for part in split_args(inner[0]):
+            kw, expr = "", part
+            km = re.match(r"^([A-Za-z_]\w*)=(?!=)(.*)$", part, re.S)
+            if km:
+                kw, expr = km.group(1), km.group(2).strip()
+            if kw == "stream":
+                continue  # the launcher's stream, not a kernel argument
+            args.append({"expr": expr, "keyword": kw, "tensor": self.tensor_arg(expr)})
+        return {"call": line, "args": args}
+
+    def hint(self, expr: Any) -> Optional[int]:
+        """The value of a size at capture time: an int, a known symbol, or an expression over known symbols."""
+        if isinstance(expr, int):
+            return expr
+        if not isinstance(expr, str):
+            return None
+        if re.fullmatch(r"-?\d+", expr):
+            return int(expr)
+        if expr in self.hints:
+            return self.hints[expr]
+        names = set(re.findall(r"[A-Za-z_]\w*", expr))
+        if names and names <= set(self.hints) and re.fullmatch(r"[\w\s+\-*/()%]+", expr):
+            try:
+                return int(eval(expr, {"__builtins__": {}}, dict(self.hints)))  # noqa: S307 - arithmetic of sizes
+            except Exception:
+                return None
+        return None
+
+
+_CPP_ARGTYPES_RE = re.compile(r"^(?P<name>[A-Za-z_]\w*) = async_compile\.cpp_pybinding\(\[(?P<types>[^\]]*)\]", re.M)
+
+
+def cpp_arg_types(code: str) -> dict[str, list[str]]:
+    """``{kernel: [C++ argument types]}`` of each ``async_compile.cpp_pybinding([...], source)`` in the output code."""
+    return {
+        m["name"]: [t.strip().strip("'\"") for t in split_args(m["types"])] for m in _CPP_ARGTYPES_RE.finditer(code)
+    }
+
+
+def kernel_params(language: str, source: str, name: str) -> list[str]:
+    """The parameter names of a generated kernel, in order: a Triton ``def name(in_ptr0, xnumel, XBLOCK : tl.constexpr)``
+    (constexprs left out) or a C++ ``extern "C" void kernel(float* in_out_ptr0, const int64_t ks0)``."""
+    if language == "triton":
+        m = re.search(r"^def \w+\((?P<params>[^)]*)\)", source, re.M)
+        if not m:
+            return []
+        out = []
+        for p in split_args(m["params"]):
+            if "constexpr" in p:
+                continue
+            out.append(p.split(":")[0].split("=")[0].strip())
+        return out
+    if language == "cpp":
+        m = re.search(r'extern "C"[^(]*\((?P<params>[^)]*)\)', source)
+        if not m:
+            return []
+        return [re.split(r"[\s*&]+", p.strip())[-1] for p in split_args(m["params"]) if p.strip()]
+    return []
+
+
+# -- Triton IR: the kernel-source line of each IR line -------------------------------------------------
+
+_MLIR_LOCDEF_RE = re.compile(r'^#(?P<id>loc\d*) = loc\("[^"]*":(?P<line>\d+):\d+\)', re.M)
+_MLIR_LOCALIAS_RE = re.compile(r"^#(?P<id>loc\d*) = loc\((?:\"[^\"]*\"\()?#(?P<to>loc\d*)\)?\)", re.M)
+_MLIR_INLINE_RE = re.compile(r'loc\("[^"]*":(?P<line>\d+):\d+\)')
+_MLIR_REF_RE = re.compile(r"loc\(#(?P<id>loc\d*)\)")
+_LLVM_DILOC_RE = re.compile(r"^!(?P<id>\d+) = !DILocation\(line: (?P<line>\d+)", re.M)
+_LLVM_DBG_RE = re.compile(r"!dbg !(?P<id>\d+)")
+_PTX_LOC_RE = re.compile(r"^\s*\.loc\s+\d+\s+(?P<line>\d+)\s+\d+")
+
+
+def ir_source_lines(stage: str, text: Optional[str]) -> Optional[list]:
+    """For each line of an IR stage, the kernel-source line Triton recorded for it (1-based, in the file Inductor
+    compiled, which is ``Kernel.source``), or None. TTIR/TTGIR: ``loc(#loc3)`` and ``#loc3 = loc("f.py":23:4)``;
+    LLIR: ``!dbg !12`` and ``!12 = !DILocation(line: 23, ...)``; PTX: the ``.loc 1 23 4`` before an instruction
+    (it holds until the next ``.loc``). Returns None when the text records no location at all."""
+    if not text:
+        return None
+    lines = text.split("\n")
+    out: list = [None] * len(lines)
+    if stage in ("ttir", "ttgir"):
+        defs = {m["id"]: int(m["line"]) for m in _MLIR_LOCDEF_RE.finditer(text)}
+        for _ in range(4):  # aliases (#loc7 = loc("x"(#loc3))) resolve through a few hops at most
+            for m in _MLIR_LOCALIAS_RE.finditer(text):
+                if m["to"] in defs and m["id"] not in defs:
+                    defs[m["id"]] = defs[m["to"]]
+        for i, ln in enumerate(lines):
+            if ln.startswith("#loc"):
+                continue
+            m = _MLIR_INLINE_RE.search(ln)
+            if m:
+                out[i] = int(m["line"])
+                continue
+            refs = _MLIR_REF_RE.findall(ln)
+            if refs and refs[-1] in defs:
+                out[i] = defs[refs[-1]]
+    elif stage == "llir":
+        defs = {m["id"]: int(m["line"]) for m in _LLVM_DILOC_RE.finditer(text)}
+        for i, ln in enumerate(lines):
+            m = _LLVM_DBG_RE.search(ln)
+            if m and m["id"] in defs and not ln.startswith("!"):
+                out[i] = defs[m["id"]]
+    elif stage == "ptx":
+        current = None
+        for i, ln in enumerate(lines):
+            m = _PTX_LOC_RE.match(ln)
+            if m:
+                current = int(m["line"]) or None
+                continue
+            s = ln.strip()
+            if current is not None and s and not s.startswith(("//", ".", "$", "}", "{")):
+                out[i] = current
+            if s.startswith("}"):
+                current = None
+    else:
+        return None
+    return out if any(v is not None for v in out) else None

@@ -69,6 +69,8 @@ class Run:
         No profiling; re-run the calls given to :meth:`time_later`; or the whole run under the profiler.
     who : str
         The user's code in the outcome's messages: ``the script``, ``the cell``, ``the demo``.
+    ir : bool
+        Keep each Triton kernel's IR stages and resources (``capture(ir=True)``).
     """
 
     def __init__(
@@ -78,10 +80,11 @@ class Run:
         on_event: Optional[Callable[[str], None]] = None,
         profile: Optional[str] = None,
         who: str = "the script",
+        ir: bool = False,
     ):
         if profile not in PROFILE_MODES:
             raise ValueError(f"profile must be one of {list(PROFILE_MODES)}, not {profile!r}")
-        self.title, self.on_event, self.profile, self.who = title, on_event, profile, who
+        self.title, self.on_event, self.profile, self.who, self.ir = title, on_event, profile, who, ir
         self.cap = None
         self._stack: Optional[contextlib.ExitStack] = None
         self._apply_script_profile: Optional[Callable[[Report], Report]] = None
@@ -98,7 +101,7 @@ class Run:
                 from .kernel_timing import profiling_script
 
                 self._apply_script_profile = stack.enter_context(profiling_script())
-            self.cap = stack.enter_context(capture(title=self.title, on_event=self.on_event))
+            self.cap = stack.enter_context(capture(title=self.title, on_event=self.on_event, ir=self.ir))
         except BaseException:
             stack.close()
             raise
@@ -211,6 +214,7 @@ def inspect(
     *args: Any,
     backward: bool = False,
     profile: bool = False,
+    ir: bool = False,
     title: str = "",
     compile_options: Optional[dict] = None,
     kwargs: Optional[dict] = None,
@@ -233,6 +237,8 @@ def inspect(
     profile : bool
         Afterwards, run the compiled function a few times under the PyTorch profiler and
         attribute the measured time to each kernel (``Kernel.profile``).
+    ir : bool
+        Keep each Triton kernel's IR stages and resources (``Kernel.ir``; see :class:`capture`).
     compile_options : dict, optional
         Passed to ``torch.compile``: ``{"mode": "max-autotune", "dynamic": True, "options": {...}}``.
     kwargs : dict, optional
@@ -256,7 +262,7 @@ def inspect(
     if backend != "inductor":
         raise ValueError(f"inspect() shows what Inductor does, so the backend must be 'inductor', not {backend!r}")
     name = title or getattr(fn, "__qualname__", None) or type(fn).__name__
-    run = Run(title=name, profile="calls" if profile else None, who="the function")
+    run = Run(title=name, profile="calls" if profile else None, who="the function", ir=ir)
     backward_error: Optional[Exception] = None
     with run:
         compiled = torch.compile(fn, backend="inductor", **options_)

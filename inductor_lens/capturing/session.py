@@ -36,6 +36,9 @@ class capture:
         A name shown in the widget and the exported page.
     on_event : callable, optional
         Called with short progress strings (phase names, kernels built) while compiling.
+    ir : bool, default False
+        Also keep each Triton kernel's IR stages (TTIR, TTGIR, LLIR, PTX; SASS where ``cuobjdump`` is on the
+        PATH) and its registers, shared memory and spills (``Kernel.ir``). They are large: off by default.
 
     While the block runs, Inductor's FX graph and AOT autograd caches are disabled (a cache hit
     skips fusion and codegen); every patched function, config value and log handler is
@@ -67,8 +70,10 @@ class capture:
         strict: bool = False,
         title: str = "",
         on_event: Optional[Callable[[str], None]] = None,
+        ir: bool = False,
     ):
         self.reset = reset
+        self.ir = ir
         self.strict = strict
         self.title = title
         self.on_event = on_event
@@ -87,7 +92,7 @@ class capture:
         self._raw = Raw(t0_us=now_us())
         stack = contextlib.ExitStack()
         try:
-            Hooks(self._raw, reset_dynamo=self.reset, on_event=self.on_event).install(stack)
+            Hooks(self._raw, reset_dynamo=self.reset, on_event=self.on_event, ir=self.ir).install(stack)
         except BaseException:
             stack.close()
             raise

@@ -240,3 +240,118 @@ def launch_metadata(kernel: Any) -> Optional[dict]:
     if heuristics is not None:
         meta["heuristic"] = str(getattr(heuristics, "name", heuristics)).lower()
     return {k: v for k, v in meta.items() if v is not None}
+
+
+def launch_grid(kernel: Any) -> Optional[dict]:
+    """The launch grid of the config a Triton ``CachingAutotuner`` runs, as Inductor's launcher computes it:
+    ``{"grid": [x, y, z], "grid_prefix": [...]}``, each an int or an expression over the kernel's arguments
+    (``-((xnumel) // -(128))``), from ``GridExpr.from_meta(inductor_meta, config)`` (torch 2.6+); None when
+    this torch has no ``GridExpr`` or the autotuner holds no chosen config."""
+    launchers = getattr(kernel, "launchers", None)
+    meta = getattr(kernel, "inductor_meta", None)
+    if not launchers or not isinstance(meta, dict) or "grid_type" not in meta:
+        return None
+    cfg = getattr(launchers[0], "config", None)
+    try:
+        from torch._inductor.runtime.triton_heuristics import GridExpr
+    except ImportError:
+        return None
+    if cfg is None:
+        return None
+    try:
+        grid = GridExpr.from_meta(meta, cfg)
+    except Exception:  # a grid kind that needs more than the config (precomputed, combo, user kernels): unknown
+        return None
+    return {
+        "grid": [g if isinstance(g, int) else str(g) for g in (grid.x_grid, grid.y_grid, grid.z_grid)],
+        "grid_prefix": [str(p) for p in grid.prefix],
+    }
+
+
+#: Triton's IR stages as ``CompiledKernel.asm`` keys and as the files of Triton's cache.
+IR_STAGES = ("ttir", "ttgir", "llir", "ptx")
+
+
+def _asm_of(kernel: Any) -> tuple[dict, str]:
+    """``(stage -> text or bytes, where)`` from the compiled kernel behind a Triton autotuner's chosen launcher:
+    ``compile_results[0].kernel.asm`` (a ``triton.compiler.CompiledKernel``), the launcher's ``.bin.asm`` (kept when
+    ``store_cubin``), else the kernel's folder in Triton's file cache (``launcher.cache_hash``), which every
+    launcher kind has, the static CUDA launcher included."""
+    results = getattr(kernel, "compile_results", None) or []
+    for r in results:
+        asm = getattr(getattr(r, "kernel", None), "asm", None)
+        if isinstance(asm, dict) and asm:
+            return dict(asm), "compile_results[0].kernel.asm"
+    launchers = getattr(kernel, "launchers", None) or []
+    for launcher in launchers:
+        asm = getattr(getattr(launcher, "bin", None), "asm", None)
+        if isinstance(asm, dict) and asm:
+            return dict(asm), "launcher.bin.asm"
+    for launcher in launchers:
+        key = getattr(launcher, "cache_hash", None)
+        if not key:
+            continue
+        try:
+            from triton.runtime.cache import get_cache_manager
+
+            folder = get_cache_manager(key).cache_dir
+        except Exception:
+            continue
+        import os
+
+        out: dict = {}
+        for name in sorted(os.listdir(folder)) if os.path.isdir(folder) else []:
+            stem, _, ext = name.rpartition(".")
+            if ext in IR_STAGES or ext == "cubin":
+                with open(os.path.join(folder, name), "rb") as f:
+                    data = f.read()
+                out[ext] = data if ext == "cubin" else data.decode("utf-8", "replace")
+        if out:
+            return out, f"Triton's cache ({folder})"
+    return {}, ""
+
+
+def _sass(cubin: Any) -> Optional[str]:
+    """``cuobjdump -sass`` (else ``nvdisasm``) of a cubin, when the CUDA toolkit's tool is on the PATH."""
+    import shutil
+    import subprocess
+    import tempfile
+
+    if not isinstance(cubin, (bytes, bytearray)) or not cubin:
+        return None
+    for tool, args in (("cuobjdump", ["-sass"]), ("nvdisasm", ["-c"])):
+        path = shutil.which(tool)
+        if not path:
+            continue
+        with tempfile.NamedTemporaryFile(suffix=".cubin") as f:
+            f.write(cubin)
+            f.flush()
+            try:
+                p = subprocess.run([path, *args, f.name], capture_output=True, text=True, timeout=60)
+            except (OSError, subprocess.TimeoutExpired):
+                continue
+            if p.returncode == 0 and p.stdout.strip():
+                return p.stdout
+    return None
+
+
+def kernel_ir(kernel: Any) -> tuple[Optional[dict], str]:
+    """``(KernelIR fields, "")`` of a Triton autotuner after it ran, or ``(None, why)``: the IR stages of its
+    compiled kernel (:func:`_asm_of`), SASS where a disassembler is on the PATH, and the launcher's
+    ``n_regs``, ``shared`` and ``n_spills`` (torch 2.6+ sets them on every launcher)."""
+    launchers = getattr(kernel, "launchers", None)
+    if not launchers:
+        return None, "the autotuner has no launcher (the kernel never ran inside the capture)"
+    asm, where = _asm_of(kernel)
+    launcher = launchers[0]
+
+    def number(name: str) -> Optional[int]:
+        v = getattr(launcher, name, None)
+        return v if isinstance(v, int) and not isinstance(v, bool) else None
+
+    out: dict = {s: asm.get(s) if isinstance(asm.get(s), str) else None for s in IR_STAGES}
+    out["sass"] = _sass(asm.get("cubin"))
+    out["registers"], out["shared_bytes"], out["spills"] = number("n_regs"), number("shared"), number("n_spills")
+    if not any(out[s] for s in IR_STAGES):
+        return out, "no IR text found on the compiled kernel (compile_results, launcher.bin, Triton's cache)"
+    return out, ""

@@ -25,7 +25,7 @@ from .text import LinesText
 
 FRAME_KEYS = ("file", "line", "function", "code", "stage", "is_user")
 #: Keys whose long text values are stored as interned lines (frames' ``code`` is inside interned stacks).
-TEXT_KEYS = frozenset({"guards", "output_code", "source", "code"})
+TEXT_KEYS = frozenset({"guards", "output_code", "source", "code", "reproducer"})
 MIN_TEXT = 80
 _FRAME_KEYSET = frozenset(FRAME_KEYS)
 

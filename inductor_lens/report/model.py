@@ -363,6 +363,75 @@ class StepProfile(_ReadsLikeADict):
 
 
 @dataclass(frozen=True, slots=True)
+class LaunchArg:
+    """One argument of a kernel's call, as the output code passes it.
+
+    ``name`` is what the call passes: a buffer (``buf3``), a graph input (``primals_1``), or for a scalar the
+    kernel's parameter name when known. A tensor has ``shape``/``stride`` (ints, or the symbolic expression as
+    text, ``"s0"``, with ``hint`` the concrete sizes torch used), ``dtype`` (``float32``) and ``offset`` (its
+    storage offset, from ``reinterpret_tensor``). A scalar or any other argument has ``value`` (the text the
+    call passes: ``512``, ``"s0"``, ``"(1, 1)"``) and no shape; ``hint`` is a symbolic scalar's concrete value.
+    ``param`` is the kernel's own parameter name (``in_out_ptr0``, ``xnumel``) where the source says it;
+    ``keyword`` the keyword the call uses (``out``, ``alpha``), ``""`` for a positional argument.
+    """
+
+    name: str
+    shape: Optional[list] = None
+    stride: Optional[list] = None
+    dtype: Optional[str] = None
+    offset: Optional[Union[int, str]] = None
+    value: Optional[Union[int, float, str]] = None
+    hint: Optional[Union[list, int]] = None
+    param: str = ""
+    keyword: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class KernelLaunch:
+    """How the output code launches a kernel (its first call site); each field null when unknown.
+
+    ``grid``: the Triton launch grid ``[x, y, z]`` (ints, or the expression as text over the kernel's
+    arguments when a size is symbolic); ``num_warps``/``num_stages``: the config autotuning picked; ``block``:
+    that config's block sizes (``{"XBLOCK": 128}``); ``args``: the call's arguments in order (``LaunchArg``);
+    ``call``: the launch line of the output code, verbatim; ``arg_types``: the C++ argument types the output
+    code compiles a C++ kernel's Python binding with (``["float*", "const float*"]``); ``device``: where its
+    buffers live (``cpu``, ``cuda``).
+    """
+
+    grid: Optional[list] = None
+    num_warps: Optional[int] = None
+    num_stages: Optional[int] = None
+    args: list[LaunchArg] = field(default_factory=list)
+    block: Optional[dict] = None
+    call: str = ""
+    arg_types: Optional[list[str]] = None
+    device: Optional[str] = None
+
+
+@dataclass(frozen=True, slots=True)
+class KernelIR:
+    """A compiled Triton kernel's intermediate stages and resources (``ir=True``); each null where absent.
+
+    ``ttir``, ``ttgir``, ``llir``, ``ptx``: Triton's IR and the PTX, as the compiled kernel holds them;
+    ``sass``: the disassembly (``cuobjdump -sass`` of the cubin) when the CUDA toolkit's disassembler was on
+    the machine; ``registers``: registers per thread; ``shared_bytes``: static shared memory per block;
+    ``spills``: registers spilled to local memory.
+    """
+
+    ttir: Optional[str] = None
+    ttgir: Optional[str] = None
+    llir: Optional[str] = None
+    ptx: Optional[str] = None
+    sass: Optional[str] = None
+    registers: Optional[int] = None
+    shared_bytes: Optional[int] = None
+    spills: Optional[int] = None
+    #: For each stage, the kernel-source line (1-based, a line of ``Kernel.source``) of each of its lines where
+    #: Triton records one (TTIR/TTGIR ``loc``, LLIR ``!DILocation``, PTX ``.loc``), else null; ``{}`` if none.
+    source_lines: dict[str, list] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
 class Kernel:
     """A generated kernel, or a call to an extern one (``language == "extern"``).
 
@@ -397,6 +466,14 @@ class Kernel:
     #: (``FusedNode.user_lines``, in execution order). The first is the line the kernel table, the source
     #: view, the panel and the roofline's time-by-line table tie the kernel to.
     user_lines: list[Frame] = field(default_factory=list)
+
+    #: How the output code launches it: grid, config, arguments (``KernelLaunch``); null when not read.
+    launch: Optional[KernelLaunch] = None
+    #: Triton's IR stages and the compiled kernel's resources (``KernelIR``), with ``ir=True``; else null.
+    ir: Optional[KernelIR] = None
+    #: A standalone script that runs this kernel on its recorded arguments and times it
+    #: (``inductor_lens.reproducer``), written at capture; ``""`` when none could be written.
+    reproducer: str = ""
 
     def __post_init__(self) -> None:
         if type(self.profile) is dict:  # the 0.2 spelling, a plain dict: typed once, here
@@ -520,6 +597,25 @@ class Memory:
 
 
 @dataclass(frozen=True, slots=True)
+class CudaGraphRecording:
+    """One recording (capture) of a CUDA graph: why it was (re-)recorded and, where known, how long it took."""
+
+    reason: str
+    time_us: Optional[float] = None
+
+
+@dataclass(frozen=True, slots=True)
+class CudaGraphs:
+    """CUDA graphs of a compile under ``mode="reduce-overhead"``: ``used`` (torch wrapped the compiled graph
+    in CUDA graphs), ``skip_reason`` (why not, as torch logs it: ``mutated inputs (1 instances)``), and each
+    (re-)recording seen in the capture."""
+
+    used: Optional[bool] = None
+    skip_reason: Optional[str] = None
+    recordings: list[CudaGraphRecording] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
 class Compile:
     """One Inductor graph compilation.
 
@@ -556,6 +652,8 @@ class Compile:
     #: Where the memory goes: live bytes over the fused nodes, the peak, what is saved for the backward
     #: (``Memory``); None for reports recorded before it existed.
     memory: Optional[Memory] = None
+    #: CUDA graphs under ``mode="reduce-overhead"`` (``CudaGraphs``); null in any other mode.
+    cudagraphs: Optional[CudaGraphs] = None
 
     def kernel(self, name: str) -> Kernel:
         """The kernel called ``name``; ``KeyError`` names the ones there are."""
@@ -648,6 +746,9 @@ DIAGNOSTIC_CODES = {
     "trace_incomplete": "imported from a TORCH_TRACE log: some records were missing or unreadable",
     "rank_missing": "a rank of a distributed job wrote no report",
     "rank_stopped": "a rank was stopped (signal or timeout) before its script finished: its report is partial",
+    "cudagraph_skipped": 'mode="reduce-overhead": torch skipped CUDA graphs for a graph (the message gives torch\'s reason)',
+    "cudagraph_rerecorded": 'mode="reduce-overhead": a CUDA graph was recorded 3 times or more in the capture',
+    "ir_missing": "ir=True: a Triton kernel's IR stages or resources could not be read from the compiled kernel",
     "legacy": "a diagnostic of a version-1 report (plain text)",
 }
 

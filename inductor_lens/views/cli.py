@@ -132,7 +132,7 @@ _RUN_OPTS = {"-o": "output", "--output": "output", "--json": "json", "--title": 
 
 def _split_run_args(tokens: Sequence[str]):
     """The lens's options come before SCRIPT; SCRIPT and everything after it are the script's."""
-    opts = {"output": None, "json": None, "title": None, "quiet": False, "profile": False}
+    opts = {"output": None, "json": None, "title": None, "quiet": False, "profile": False, "ir": False}
     i = 0
     while i < len(tokens):
         tok = tokens[i]
@@ -153,11 +153,13 @@ def _split_run_args(tokens: Sequence[str]):
             opts["quiet"] = True
         elif tok == "--profile":
             opts["profile"] = True
+        elif tok == "--ir":
+            opts["ir"] = True
         elif tok in ("-h", "--help"):
             raise _Help()
         else:
             raise CLIError(
-                f"run: unknown option {tok!r} (the lens's options are -o, --json, --title, -q, --profile, "
+                f"run: unknown option {tok!r} (the lens's options are -o, --json, --title, -q, --profile, --ir, "
                 f"and go before SCRIPT; everything after SCRIPT is the script's)"
             )
         i += 1
@@ -173,8 +175,8 @@ class _Help(Exception):
 class _ScriptRun:
     """One run of a script under capture: its outcome (exit code, exception) and its report."""
 
-    def __init__(self, script: str, args: list[str], title: str, quiet: bool, profile: bool = False):
-        self.script, self.args, self.title, self.profile = script, args, title, profile
+    def __init__(self, script: str, args: list[str], title: str, quiet: bool, profile: bool = False, ir: bool = False):
+        self.script, self.args, self.title, self.profile, self.ir = script, args, title, profile, ir
         self.progress = _progress(quiet)
         self.exit_code = 0
         self.error: Optional[BaseException] = None
@@ -191,7 +193,9 @@ class _ScriptRun:
         sys.argv = [self.script, *self.args]
         sys.path.insert(0, os.path.dirname(os.path.abspath(self.script)))
         # with --profile the whole script runs under the PyTorch profiler too
-        self.pipeline = Run(title=self.title, on_event=self.progress, profile="script" if self.profile else None)
+        self.pipeline = Run(
+            title=self.title, on_event=self.progress, profile="script" if self.profile else None, ir=self.ir
+        )
         try:
             with self.pipeline:
                 try:
@@ -241,7 +245,7 @@ def cmd_run(tokens: Sequence[str]) -> int:
     title = opts["title"] or " ".join([os.path.basename(script), *script_args])
     if not opts["quiet"]:
         _say(f"running {script} under capture (Inductor compiles at each compiled function's first call)")
-    run = _ScriptRun(script, script_args, title, opts["quiet"], opts["profile"])
+    run = _ScriptRun(script, script_args, title, opts["quiet"], opts["profile"], opts["ir"])
     try:
         report = run.run().finish(run.error, traceback_text=run.error_tb, interrupted=run.interrupted)
         reason = _outcome.why_nothing_compiled(report, run.error) if not report.compiles else None
@@ -459,7 +463,7 @@ def _parser() -> argparse.ArgumentParser:
     run = sub.add_parser(
         "run",
         help="run a Python script under capture and write its report",
-        usage=f"{PROG} run [-o report.html] [--json report.json] [--title T] [-q] [--profile] SCRIPT [ARGS...]",
+        usage=f"{PROG} run [-o report.html] [--json report.json] [--title T] [-q] [--profile] [--ir] SCRIPT [ARGS...]",
         description=textwrap.fill(
             "Runs SCRIPT as `python SCRIPT ARGS` would (same sys.argv, __name__ == '__main__') "
             "with every Inductor compile recorded. As with python and torchrun, the lens's options "
@@ -475,7 +479,9 @@ def _parser() -> argparse.ArgumentParser:
         "  -q, --quiet         no progress lines on stderr\n"
         "  --profile           also run the script under the PyTorch profiler: each kernel's\n"
         "                      measured time, bytes, FLOPs and fraction of the device's peak\n"
-        "                      (every call of a compiled graph after its first is a run)",
+        "                      (every call of a compiled graph after its first is a run)\n"
+        "  --ir                keep each Triton kernel's IR stages (TTIR, TTGIR, LLIR, PTX, SASS)\n"
+        "                      and its registers, shared memory and spills (large)",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     run.add_argument("script_and_args", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
@@ -498,6 +504,9 @@ def _parser() -> argparse.ArgumentParser:
     from .diff_cli import add_parser as _add_diff  # the compare command lives in its own module
 
     _add_diff(sub)
+    from .repro_cli import add_parser as _add_repro  # so does the reproducer command
+
+    _add_repro(sub)
     sub.add_parser(
         "torchrun",
         help="run a script under torchrun (torch.distributed.run), every rank captured",
@@ -541,6 +550,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             from .diff_cli import cmd_diff
 
             return cmd_diff(args)
+        if args.command == "repro":
+            from .repro_cli import cmd_repro
+
+            return cmd_repro(args)
         parser.error(f"unknown command {args.command!r}")
     except CLIError as e:
         _say(f"error: {e}")

@@ -20,6 +20,7 @@ import {
 } from "./data.js";
 import { h } from "./dom.js";
 import { autotuneSection, metadataSection, profileSection, topKernelsSection } from "./kernelinfo.js";
+import { cudagraphsSection, irSection, launchSection } from "./metal.js";
 import { costSection } from "./roofline.js";
 import { compileReason, fmtShape, readableReason, sameGraphGroups } from "./viewdata.js";
 
@@ -439,7 +440,9 @@ function kernelSections({ k }, later) {
   return [
     costSection(k),
     metadataSection(k),
+    launchSection(k, later),
     autotuneSection(k),
+    irSection(k, later),
     h(
       "section",
       { class: "il-section" },
@@ -614,6 +617,7 @@ export function compileSummary(idx, report = null, actions = null) {
         )
       : null,
     frames.length ? h("div", { "data-role": "trigger-stack" }, userStack(frames)) : null,
+    cudagraphsSection(c),
     graphBreaks(report),
     h(
       "p",

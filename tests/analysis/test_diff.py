@@ -419,3 +419,28 @@ def test_default_vs_max_autotune_same_gpu_model():
     assert {k.b for k in d.kernels if k.status == "changed"} >= templates
     assert all(k.a.startswith("extern_kernels.") for k in d.kernels if k.status == "only_a")
     assert d.summary["only_b"] == 0
+
+
+def test_a_change_of_cuda_graph_status_is_shown(sin_cos_report):
+    """Issue 24: one side ran the graph through CUDA graphs, the other skipped them (a mutated input): the compile
+    pair says so, in the JSON and the text; equal status is no change."""
+    import dataclasses
+
+    from inductor_lens.report.model import CudaGraphRecording, CudaGraphs
+
+    def with_graphs(g):
+        return dataclasses.replace(
+            sin_cos_report, compiles=[dataclasses.replace(sin_cos_report.compiles[0], cudagraphs=g)]
+        )
+
+    used = with_graphs(CudaGraphs(used=True, recordings=[CudaGraphRecording("first run of the graph", 900.0)]))
+    skipped = with_graphs(CudaGraphs(used=False, skip_reason="mutated inputs (1 instances)"))
+    (c,) = inductor_lens.diff(used, skipped).compiles
+    assert c.cudagraphs == {"a": "used", "b": "skipped: mutated inputs (1 instances)", "changed": True}
+    d = inductor_lens.diff(used, skipped)
+    assert "CUDA graphs: used -> skipped: mutated inputs (1 instances)" in d.text()
+    assert d.to_dict()["compiles"][0]["cudagraphs"]["changed"] is True
+    (same,) = inductor_lens.diff(used, used).compiles
+    assert same.cudagraphs["changed"] is False and "CUDA graphs" not in inductor_lens.diff(used, used).text()
+    (off,) = inductor_lens.diff(sin_cos_report, sin_cos_report).compiles
+    assert off.cudagraphs == {"a": None, "b": None, "changed": False}

@@ -394,3 +394,27 @@ def test_show_streams_a_report_in_the_line_layout_and_parses_others_whole(inproc
         blob = re.search(r'id="il-report">([^<]*)<', page).group(1)
         assert gzip.decompress(base64.b64decode(blob)) == (workdir / f"{name}.json").read_bytes()
         assert "3 compile(s), 3 kernel(s), 0 graph break(s)" in page
+
+
+def test_run_ir_option_reaches_the_capture(monkeypatch):
+    """``run --ir SCRIPT`` asks the capture for the IR stages; without it they are off (issue 24)."""
+    script, args, opts = cli._split_run_args(["--ir", "-q", "train.py", "--ir"])
+    assert (script, args, opts["ir"], opts["quiet"]) == ("train.py", ["--ir"], True, True)
+    assert cli._split_run_args(["train.py"])[2]["ir"] is False
+    seen = {}
+
+    class Spy:
+        def __init__(self, **kwargs):
+            seen.update(kwargs)
+
+        def __enter__(self):
+            raise RuntimeError("stop here")
+
+        def __exit__(self, *exc):
+            return False
+
+    monkeypatch.setattr("inductor_lens.capturing.pipeline.capture", Spy)
+    run = cli._ScriptRun("train.py", [], "t", quiet=True, ir=True)
+    with pytest.raises(RuntimeError, match="stop here"):
+        run.run()
+    assert seen["ir"] is True

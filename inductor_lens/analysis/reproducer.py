@@ -1,0 +1,384 @@
+"""A standalone script that runs one kernel of a report on its recorded arguments and times it.
+
+``reproducer(report, kernel)`` writes the script as text (this module imports no torch): the script imports torch
+(never inductor_lens), embeds the kernel's source, builds each argument with the shape, stride, dtype and storage
+offset the output code gave it (random values; integer tensors in range), runs the kernel once and checks that it
+wrote something, then times it (median and spread over ``--runs`` runs after ``--warmup``) and prints one line::
+
+    cpp_fused_relu_0: median 1.52 us per call (p10 1.41 us, p90 1.80 us; 200 runs after 20 warm-up) on cpu; report: 2.10 us
+
+How each kind of kernel runs, as the output code runs it:
+
+- C++ (``cpp``): compiled through ``CppPythonBindingsCodeCache.load_pybinding(arg_types, source)``, the call behind
+  the output code's ``async_compile.cpp_pybinding([...], source)``, and called with the arguments.
+- Triton: the source (its ``@triton_heuristics`` decorator and ``@triton.jit`` function) is the script's own code;
+  the autotuner keeps only the config the report recorded (block sizes, ``num_warps``, ``num_stages``), so no
+  benchmarking happens, and ``.run(*args, stream=...)`` launches it with Inductor's launcher, which works out the
+  grid from the config (the recorded grid is printed beside it). Times are device times from the profiler, as
+  ``inspect(..., profile=True)`` measures them.
+- Extern kernels: the aten op the output code calls (``extern_kernels.mm`` is ``torch.mm``), with the same
+  arguments and keywords.
+
+Integer tensors are filled in ``[0, bound)``: ``bound`` is the smallest bound of the source's index checks
+(``index out of bounds: 0 <= tmp4 < 50257``) where it has some, else the smallest size of the call's other
+tensors, so every index is in range.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from typing import Union
+
+from ..report.model import Kernel, KernelLaunch, LaunchArg, Report
+
+#: Warm-up and timed runs of a script unless ``--warmup`` / ``--runs`` say otherwise.
+WARMUP, RUNS = 20, 200
+
+_INT_DTYPES = {"int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"}
+_BOUND_RE = re.compile(r"index out of bounds: 0 <= \w+ < (\d+)")
+
+
+class ReproducerError(ValueError):
+    """A kernel whose script cannot be written (no launch recorded, a language with no runner)."""
+
+
+def find_kernel(report: Report, kernel: Union[str, Kernel]) -> tuple[Kernel, str]:
+    """``(kernel, compile id)`` for a kernel or its name (``compile id:name`` picks one among compiles)."""
+    if isinstance(kernel, Kernel):
+        for c in report.compiles:
+            if any(k is kernel for k in c.kernels):
+                return kernel, c.id
+        return kernel, ""
+    want_compile, _, name = kernel.rpartition(":") if ":" in kernel and "[" not in kernel else ("", "", kernel)
+    found = [
+        (k, c.id)
+        for c in report.compiles
+        if not want_compile or want_compile in (c.id, c.compile_id)
+        for k in c.kernels
+        if k.name == name
+    ]
+    if not found:
+        names = sorted({k.name for k in report.kernels})
+        raise KeyError(f"no kernel {kernel!r} in the report (kernels: {names})")
+    return found[0]
+
+
+def reproducer(report: Report, kernel: Union[str, Kernel], runs: int = RUNS, warmup: int = WARMUP) -> str:
+    """The text of a standalone Python script that runs ``kernel`` of ``report`` and prints its time.
+
+    ``kernel`` is a :class:`Kernel` of the report or its name. Raises :class:`ReproducerError` when the kernel's
+    launch was not recorded (reports from before launches were read) or its language has no runner here.
+
+    >>> script = reproducer(report, "cpp_fused_relu_0")          # doctest: +SKIP
+    >>> open("kernel.py", "w").write(script)                       # then: python kernel.py
+    """
+    k, compile_id = find_kernel(report, kernel)
+    return kernel_script(
+        k,
+        compile_id=compile_id,
+        device=report.device,
+        torch_version=report.torch_version,
+        title=report.title,
+        runs=runs,
+        warmup=warmup,
+    )
+
+
+def kernel_script(
+    k: Kernel,
+    *,
+    compile_id: str = "",
+    device: str = "cpu",
+    torch_version: str = "",
+    title: str = "",
+    runs: int = RUNS,
+    warmup: int = WARMUP,
+) -> str:
+    """:func:`reproducer` for one kernel and the facts of its report it needs (``device``: the report's)."""
+    launch = k.launch
+    if launch is None:
+        raise ReproducerError(f"kernel {k.name!r} has no recorded launch (capture it with this inductor_lens version)")
+    if k.language not in ("cpp", "triton", "extern"):
+        raise ReproducerError(f"kernel {k.name!r} is {k.language}: reproducers run cpp, triton and extern kernels")
+    device = launch.device or ("cuda" if k.language == "triton" else device.split(",")[0] or "cpu")
+    per_call = (k.profile or {}).get("per_call_us")
+    bound = _index_bound(k, launch)
+    where = [f"compile {compile_id}"] if compile_id else []
+    where += [f"report {title!r}"] if title else []
+    where += [f"torch {torch_version}"] if torch_version else []
+    head = _HEAD.format(
+        name=k.name,
+        doc_name=_plain(k.name),
+        where=_plain(" (" + ", ".join(where) + ")") if where else "",
+        report_us=repr(float(per_call)) if isinstance(per_call, (int, float)) else "None",
+        device=repr(device),
+        runs=int(runs),
+        warmup=int(warmup),
+    )
+    args = _args_code(launch, bound)
+    if k.language == "cpp":
+        body = _cpp(k, launch)
+    elif k.language == "triton":
+        body = _triton(k, launch)
+    else:
+        body = _extern(k, launch)
+    return head + body + args + _TAIL
+
+
+def _plain(text: str) -> str:
+    """``text`` safe inside the script's docstring or a comment: one line, no quotes or backslashes."""
+    return " ".join(str(text).replace("\\", "/").replace('"', "'").split())
+
+
+def _index_bound(k: Kernel, launch: KernelLaunch) -> int:
+    bounds = [int(b) for b in _BOUND_RE.findall(k.source or "")]
+    if bounds:
+        return max(1, min(bounds))
+    sizes = [
+        h
+        for a in launch.args
+        if a.shape is not None and (a.dtype or "") not in _INT_DTYPES | {"bool"}
+        for h in (a.hint if isinstance(a.hint, list) else a.shape)
+        if isinstance(h, int) and h > 0
+    ]
+    return max(1, min(sizes)) if sizes else 1
+
+
+def _literal(a: LaunchArg) -> str:
+    """Python text of a non-tensor argument: a number, a literal, a symbolic size's value at capture time."""
+    v = a.value
+    if isinstance(v, (int, float)) and not isinstance(v, bool):
+        return repr(v)
+    if isinstance(a.hint, int):
+        return repr(a.hint)
+    text = str(v)
+    try:
+        return repr(ast.literal_eval(text))
+    except (ValueError, SyntaxError):
+        pass
+    if re.fullmatch(r"torch\.\w+", text):
+        return text
+    raise ReproducerError(f"argument {a.name!r} = {text!r} is neither a number nor a literal: no script for it")
+
+
+def _sizes(a: LaunchArg, what: str) -> list:
+    sizes = getattr(a, what)
+    if what == "shape" and isinstance(a.hint, list):
+        return list(a.hint)
+    if any(not isinstance(s, int) for s in sizes or []):
+        if what == "stride" and isinstance(a.hint, list):  # contiguous strides of the hinted sizes
+            out, acc = [], 1
+            for s in reversed(a.hint):
+                out.append(acc)
+                acc *= max(s, 1)
+            return list(reversed(out))
+        raise ReproducerError(f"argument {a.name!r} has a symbolic {what} {sizes} and no hint")
+    return list(sizes or [])
+
+
+def _args_code(launch: KernelLaunch, bound: int) -> str:
+    dtypes = [a.dtype for a in launch.args if a.shape is not None and a.dtype]
+    fallback = dtypes[0] if dtypes else "float32"  # a buffer the output code gives no dtype (a getitem)
+    pos, kw = [], []
+    for a in launch.args:
+        comment = _plain(a.name + (f" ({a.param})" if a.param and a.param != a.name else ""))
+        if a.shape is not None:
+            offset = a.offset if isinstance(a.offset, int) else 0
+            shape, stride = _sizes(a, "shape"), _sizes(a, "stride")
+            code = f"make({shape!r}, {stride!r}, {(a.dtype or fallback)!r}, {offset}, {bound})"
+        else:
+            code = _literal(a)
+        (kw if a.keyword else pos).append((a.keyword, code, comment))
+    lines = [
+        "",
+        "",
+        "def arguments():",
+        '    """The kernel\'s arguments as the output code passes them."""',
+        "    args = [",
+    ]
+    lines += [f"        {code},  # {comment}" for _, code, comment in pos]
+    lines += ["    ]", "    kwargs = {"]
+    lines += [f"        {key!r}: {code},  # {comment}" for key, code, comment in kw]
+    lines += ["    }", "    return args, kwargs"]
+    return "\n".join(lines) + "\n"
+
+
+def _cpp(k: Kernel, launch: KernelLaunch) -> str:
+    if launch.arg_types is None:
+        raise ReproducerError(f"kernel {k.name!r}: the C++ argument types were not recorded")
+    if "'''" in k.source:
+        raise ReproducerError(f"kernel {k.name!r}: its source holds ''' and cannot be embedded")
+    return (
+        "\n\n# The kernel, exactly as the output code compiles it: async_compile.cpp_pybinding(ARG_TYPES, SOURCE)\n"
+        f"ARG_TYPES = {list(launch.arg_types)!r}\n"
+        f"SOURCE = r'''{k.source}'''\n\n\n"
+        "def load():\n"
+        "    from torch._inductor.codecache import CppPythonBindingsCodeCache\n\n"
+        "    kernel = CppPythonBindingsCodeCache.load_pybinding(ARG_TYPES, SOURCE)\n"
+        "    return lambda args, kwargs: kernel(*args)\n"
+    )
+
+
+def _triton(k: Kernel, launch: KernelLaunch) -> str:
+    fn = re.search(r"^def (\w+)\(", k.source, re.M)
+    if not fn:
+        raise ReproducerError(f"kernel {k.name!r}: no Triton function in its source")
+    config = {"block": launch.block, "num_warps": launch.num_warps, "num_stages": launch.num_stages}
+    return (
+        "\n\n# ---- the kernel's source, as Inductor generated it (edit it here) ----\n"
+        f"{k.source.strip()}\n"
+        "# ---- end of the kernel's source ----\n\n"
+        f"CONFIG = {config!r}  # the config autotuning picked\n"
+        f"GRID = {launch.grid!r}  # the launch grid the capture recorded (None: not recorded)\n\n\n"
+        "def load():\n"
+        "    import triton\n\n"
+        f"    tuner = {fn.group(1)}\n"
+        '    block, warps, stages = CONFIG["block"], CONFIG["num_warps"], CONFIG["num_stages"]\n'
+        "    if block is not None:  # keep only the recorded config: no autotuning, the config Inductor ran\n"
+        "        keep = [\n"
+        "            c\n"
+        "            for c in tuner.configs\n"
+        "            if c.kwargs == block and warps in (None, c.num_warps) and stages in (None, c.num_stages)\n"
+        "        ]\n"
+        "        tuner.configs = keep or [triton.Config(block, num_warps=warps or 4, num_stages=stages or 1)]\n"
+        "    stream = torch._C._cuda_getCurrentRawStream(torch.cuda.current_device())\n"
+        "    return lambda args, kwargs: tuner.run(*args, stream=stream)\n"
+    )
+
+
+def _extern(k: Kernel, launch: KernelLaunch) -> str:
+    callee = k.metadata.get("callee") or k.name.split("[")[0]
+    if not re.fullmatch(r"[A-Za-z_][\w.]*", callee):
+        raise ReproducerError(f"kernel {k.name!r}: cannot call {callee!r}")
+    if callee.startswith("extern_kernels."):
+        op = callee.split(".", 1)[1]
+        resolve = (
+            f"    op = getattr(torch, {op!r}, None)  # extern_kernels.{op} is the aten op torch.{op}\n"
+            "    if op is None:\n"
+            "        from torch._inductor.select_algorithm import extern_kernels\n\n"
+            f"        op = getattr(extern_kernels, {op!r})\n"
+        )
+    else:
+        resolve = f"    aten = torch.ops.aten  # noqa: F841 (the output code's name for it)\n    op = {callee}\n"
+    return (
+        f"\n\n# An extern kernel: the output code calls {_plain(callee)}\n"
+        f"CALL = {launch.call!r}\n\n\n"
+        "def load():\n" + resolve + "    return lambda args, kwargs: op(*args, **kwargs)\n"
+    )
+
+
+_HEAD = '''#!/usr/bin/env python3
+"""Reproducer of kernel {doc_name}{where}.
+
+Runs the kernel on arguments with the recorded shapes, strides and dtypes (random values), checks that it wrote
+something, times it and prints one line. It imports torch only.
+
+    python this_file.py [--runs N] [--warmup N]
+"""
+
+import argparse
+import statistics
+import sys
+import time
+
+import torch
+
+KERNEL = {name!r}
+DEVICE = {device}
+REPORT_US = {report_us}  # the report's measured time per call (inspect(..., profile=True)); None if not profiled
+RUNS, WARMUP = {runs}, {warmup}
+
+
+def make(shape, stride, dtype, offset=0, high=1):
+    """A tensor of these sizes, strides and storage offset: random normal floats, integers in [0, high), bools."""
+    dtype = getattr(torch, dtype)
+    extent = 1 + sum((s - 1) * st for s, st in zip(shape, stride)) if all(s > 0 for s in shape) else 0
+    storage = torch.empty(offset + extent, dtype=dtype, device=DEVICE)
+    if dtype.is_floating_point or dtype.is_complex:
+        storage.normal_()
+    elif dtype == torch.bool:
+        storage.random_(0, 2)
+    else:
+        storage.random_(0, max(int(high), 1))
+    return torch.as_strided(storage, shape, stride, offset)
+'''
+
+_TAIL = '''
+
+def _sync():
+    if DEVICE.startswith("cuda"):
+        torch.cuda.synchronize()
+
+
+def check(run, args, kwargs):
+    """Run once; the kernel must return something or change one of its tensors (its outputs)."""
+    tensors = [a for a in list(args) + list(kwargs.values()) if isinstance(a, torch.Tensor)]
+    before = [t.clone() for t in tensors]
+    result = run(args, kwargs)
+    _sync()
+    changed = [i for i, (b, t) in enumerate(zip(before, tensors)) if not torch.equal(b, t)]
+    if result is None and not changed:
+        sys.exit(f"{KERNEL}: the kernel ran but wrote none of its {len(tensors)} tensor arguments")
+
+
+def times_us(run, args, kwargs, runs):
+    """Per-run times in microseconds: device time from the profiler on a GPU (as the report measures it),
+    wall time of the call on the CPU."""
+    if not DEVICE.startswith("cuda"):
+        out = []
+        for _ in range(runs):
+            t = time.perf_counter_ns()
+            run(args, kwargs)
+            out.append((time.perf_counter_ns() - t) / 1e3)
+        return out
+    from torch.profiler import ProfilerActivity, profile
+
+    _sync()
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        for _ in range(runs):
+            run(args, kwargs)
+        _sync()
+    events = sorted(
+        (e for e in prof.events() if str(e.device_type).endswith("CUDA") and not getattr(e, "is_user_annotation", False)),
+        key=lambda e: e.time_range.start,
+    )
+    if events and len(events) % runs == 0:
+        per = len(events) // runs
+        return [sum(e.time_range.elapsed_us() for e in events[i * per : (i + 1) * per]) for i in range(runs)]
+    out = []  # the profiler saw no device kernels (or not the same number each run): CUDA events
+    for _ in range(runs):
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        run(args, kwargs)
+        end.record()
+        end.synchronize()
+        out.append(start.elapsed_time(end) * 1e3)
+    return out
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--runs", type=int, default=RUNS)
+    p.add_argument("--warmup", type=int, default=WARMUP)
+    opts = p.parse_args()
+    torch.manual_seed(0)
+    run = load()
+    args, kwargs = arguments()
+    check(run, args, kwargs)
+    for _ in range(opts.warmup):
+        run(args, kwargs)
+    _sync()
+    ts = sorted(times_us(run, args, kwargs, opts.runs))
+    q = statistics.quantiles(ts, n=10, method="inclusive") if len(ts) > 1 else [ts[0]] * 9
+    report = f"; report: {REPORT_US:.2f} us" if REPORT_US is not None else ""
+    print(
+        f"{KERNEL}: median {statistics.median(ts):.2f} us per call (p10 {q[0]:.2f} us, p90 {q[-1]:.2f} us; "
+        f"{len(ts)} runs after {opts.warmup} warm-up) on {DEVICE}{report}",
+        flush=True,
+    )
+
+
+if __name__ == "__main__":
+    main()
+'''

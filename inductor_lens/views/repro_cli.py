@@ -1,0 +1,58 @@
+"""``inductor-lens repro REPORT KERNEL -o kernel.py``: write the standalone reproducer of one kernel.
+
+Kept apart from ``cli.py`` so that the command is one registration there.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+
+from .cli_common import CLIError, _say
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser(
+        "repro",
+        help="write a standalone script that runs one kernel of a saved report on its real argument shapes and times it",
+        description="Writes a Python script that imports torch only, builds the kernel's arguments with the "
+        "recorded shapes, strides and dtypes, runs the kernel, checks that it ran, and prints its median time.",
+    )
+    p.add_argument("report", help="a saved report (.json or .json.gz)")
+    p.add_argument(
+        "kernel", help="the kernel's name as the report shows it (e.g. cpp_fused_relu_0, extern_kernels.mm[buf9])"
+    )
+    p.add_argument("-o", "--output", default=None, help="the script to write (default: KERNEL.py; '-' prints it)")
+    p.add_argument("--runs", type=int, default=None, help="timed runs the script makes by default")
+    p.add_argument("--warmup", type=int, default=None, help="warm-up runs before timing")
+
+
+def cmd_repro(args: argparse.Namespace) -> int:
+    from ..analysis.reproducer import RUNS, WARMUP, ReproducerError, reproducer
+    from ..report.io import atomic_write
+    from ..report.model import ReportError, load
+
+    if not os.path.isfile(args.report):
+        raise CLIError(f"repro: no such report: {args.report}")
+    try:
+        report = load(args.report)
+    except (ReportError, UnicodeDecodeError) as e:
+        raise CLIError(f"repro: {args.report} is not a readable inductor_lens report: {e}") from None
+    try:
+        script = reproducer(
+            report,
+            args.kernel,
+            runs=args.runs if args.runs is not None else RUNS,
+            warmup=args.warmup if args.warmup is not None else WARMUP,
+        )
+    except KeyError as e:
+        raise CLIError(f"repro: {e.args[0]}") from None
+    except ReproducerError as e:
+        raise CLIError(f"repro: {e}") from None
+    if args.output == "-":
+        print(script, end="")
+        return 0
+    output = args.output or "".join(c if c.isalnum() or c in "_-" else "_" for c in args.kernel) + ".py"
+    atomic_write(output, script.encode("utf-8"))
+    _say(f"wrote {output}: python {output}")
+    return 0

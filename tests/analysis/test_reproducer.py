@@ -1,0 +1,240 @@
+"""Issue 24: every kernel's reproducer. The launch each kernel records (read from the output code's ``call()``)
+agrees with torch's own record of the graph; the script of every kernel of a real MLP training step runs in a
+fresh process, exits 0, prints its time and never imports inductor_lens; Triton scripts are built from the H200
+fixture's output code (run on the GPU by tests/fixtures/make_metal_fixtures.py)."""
+
+from __future__ import annotations
+
+import ast
+import pathlib
+import re
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+
+import inductor_lens
+from inductor_lens.analysis.reproducer import ReproducerError, reproducer
+from inductor_lens.capturing.launch import kernel_launch
+from inductor_lens.capturing.parse import OutputCodeLayouts, cpp_arg_types, split_args
+from inductor_lens.views import cli
+
+FIXTURES = pathlib.Path(__file__).resolve().parents[1] / "fixtures"
+LINE = re.compile(r"^(?P<name>\S+): median (?P<us>[\d.]+) us per call \(p10 [\d.]+ us, p90 [\d.]+ us; 5 runs")
+
+CALL = """
+def call(self, args):
+    primals_1, primals_2, arg2_1 = args
+    s0 = arg2_1
+    assert_size_stride(primals_1, (s0, 16), (16, 1), 'input')
+    assert_size_stride(primals_2, (32, 16), (16, 1), 'input')
+    buf0 = empty_strided_cpu((s0, 32), (32, 1), torch.float32)
+    extern_kernels.mm(primals_1, reinterpret_tensor(primals_2, (16, 32), (1, 16), 0), out=buf0)
+    buf1 = buf0; del buf0  # reuse
+    buf2 = reinterpret_tensor(buf1, (32, s0), (1, 32), 8); del buf1  # reuse
+    cpp_fused_relu_0(buf2, s0)
+    return (buf2, )
+
+def get_args():
+    from torch._dynamo.testing import rand_strided
+    primals_1 = rand_strided((8, 16), (16, 1), device='cpu', dtype=torch.float32)
+    primals_2 = rand_strided((32, 16), (16, 1), device='cpu', dtype=torch.float32)
+    arg2_1 = 8
+    return [primals_1, primals_2, arg2_1]
+"""
+
+
+def test_call_lines_give_layouts_views_and_symbolic_hints():
+    """Hand-written output code: the reuse of a buffer keeps its layout, a reinterpret_tensor view has its own
+    sizes, strides and offset and the base's dtype; symbolic sizes stay text with get_args' values as hints."""
+    layouts = OutputCodeLayouts(CALL)
+    mm = kernel_launch(layouts, "extern_kernels.mm", "extern", "", buffer="buf0")
+    a, b, out = mm.args
+    assert (a.name, a.shape, a.stride, a.dtype, a.hint) == ("primals_1", ["s0", 16], [16, 1], "float32", [8, 16])
+    assert (b.name, b.shape, b.stride, b.offset, b.dtype) == ("primals_2", [16, 32], [1, 16], 0, "float32")
+    assert (out.keyword, out.shape, out.hint) == ("out", ["s0", 32], [8, 32])
+    source = 'extern "C" void kernel(float* in_out_ptr0, const int64_t ks0)\n{}'
+    relu = kernel_launch(layouts, "cpp_fused_relu_0", "cpp", source)
+    view, size = relu.args
+    assert (view.name, view.param, view.shape, view.stride, view.offset, view.dtype) == (
+        "buf2",
+        "in_out_ptr0",
+        [32, "s0"],
+        [1, 32],
+        8,
+        "float32",
+    )
+    assert (size.param, size.value, size.hint) == ("ks0", "s0", 8)
+    assert relu.call == "cpp_fused_relu_0(buf2, s0)"
+    assert split_args("a, (1, 2), f(x, [3, 4]), 'p,q'") == ["a", "(1, 2)", "f(x, [3, 4])", "'p,q'"]
+
+
+def test_launches_agree_with_torchs_graph(training_report):
+    """Each graph input a kernel takes has the shape and dtype of the post-grad graph's placeholder (torch's own
+    record, not the output code); each C++ kernel has one argument per type of its binding; an extern kernel's
+    ``out`` buffer has the shape of the FX node it computes."""
+    checked = 0
+    for c in training_report.compiles:
+        nodes = {n.name: n for n in c.graphs["post_grad"].nodes}
+        for k in c.kernels:
+            assert k.launch is not None, f"{c.id}: {k.name} has no launch"
+            if k.language == "cpp":
+                assert len(k.launch.args) == len(k.launch.arg_types), k.name
+                assert all(a.shape is not None for a in k.launch.args), k.name
+            for a in k.launch.args:
+                n = nodes.get(a.name)
+                if n is not None and n.op == "placeholder" and a.offset == 0 and a.stride == sorted(a.stride)[::-1]:
+                    assert (a.shape, a.dtype) == (n.shape, n.dtype), f"{k.name}: {a}"
+                    checked += 1
+            if k.language == "extern":
+                (out,) = [a for a in k.launch.args if a.keyword == "out"]
+                (fx,) = k.fx_nodes
+                assert out.shape == nodes[fx].shape, k.name
+    assert checked >= 5
+
+
+def _run(path: pathlib.Path) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-X", "importtime", str(path), "--runs", "5", "--warmup", "2"],
+        capture_output=True,
+        text=True,
+        cwd=path.parent,
+        timeout=600,
+    )
+
+
+def test_every_kernel_of_a_training_step_runs_alone(training_report, tmp_path):
+    """The script of each kernel (C++ and extern) runs in a fresh Python, exits 0, prints one line with its time,
+    and imports no module of inductor_lens (``-X importtime`` lists every module the process imported)."""
+    kernels = training_report.kernels
+    assert {k.language for k in kernels} == {"cpp", "extern"}
+    paths = []
+    for i, k in enumerate(kernels):
+        path = tmp_path / f"kernel_{i}.py"
+        path.write_text(reproducer(training_report, k))
+        paths.append(path)
+    with ThreadPoolExecutor(2) as pool:
+        results = list(pool.map(_run, paths))
+    for k, p in zip(kernels, results):
+        assert p.returncode == 0, f"{k.name}: {p.stderr[-2000:]}"
+        (line,) = p.stdout.splitlines()
+        m = LINE.match(line)
+        assert m and m["name"] == k.name and float(m["us"]) > 0, line
+        imported = [ln.rsplit("|", 1)[-1].strip() for ln in p.stderr.splitlines() if ln.startswith("import time:")]
+        assert "torch" in imported and not [n for n in imported if n.split(".")[0] == "inductor_lens"], k.name
+
+
+def test_a_kernel_that_writes_nothing_fails_its_check(training_report, tmp_path):
+    """The check is real: a C++ kernel whose body is emptied (it writes nothing) makes the script exit non-zero."""
+    k = next(k for k in training_report.kernels if k.language == "cpp")
+    script = reproducer(training_report, k)
+    body = re.search(r'(extern "C"\s+void\s+kernel\([^)]*\)\s*)\{.*\}(?=\s*' + "'''" + ")", script, re.S)
+    path = tmp_path / "empty.py"
+    path.write_text(script[: body.start()] + body.group(1) + "{}\n" + script[body.end() :])
+    p = _run(path)
+    assert p.returncode != 0 and "wrote none of its" in p.stderr, p.stderr[-1000:]
+
+
+def _gpu_report():
+    path = FIXTURES / "gpu_perf_gpt2_training.json"
+    if not path.exists():
+        pytest.skip(f"{path.name} not recorded (tests/fixtures/make_perf_fixtures.py on a GPU)")
+    return inductor_lens.load(path)
+
+
+def test_triton_scripts_from_the_h200_output_code():
+    """From the H200 report's output code (torch 2.11): each Triton kernel's launch names its parameters from
+    the kernel's signature and the numels its call passes; its script embeds the source verbatim, keeps the
+    recorded config, and is valid Python."""
+    import dataclasses
+
+    report = _gpu_report()
+    c = report.compiles[0]
+    layouts, types = OutputCodeLayouts(c.output_code), cpp_arg_types(c.output_code)
+    kernels = []
+    for k in c.kernels:
+        callee = k.metadata.get("callee", k.name)
+        launch = kernel_launch(
+            layouts, callee, k.language, k.source, k.metadata.get("buffer"), k.metadata.get("launch"), types.get(k.name)
+        )
+        kernels.append(dataclasses.replace(k, launch=launch))
+    report = dataclasses.replace(report, compiles=[dataclasses.replace(c, kernels=kernels)])
+    first = next(k for k in kernels if k.name == "triton_poi_fused_add_arange_0")
+    # the output code: triton_poi_fused_add_arange_0.run(buf1, 512, stream=stream0), buf1 = empty_strided_cuda((512, ), (1, ), torch.int64)
+    assert [(a.name, a.param, a.shape, a.dtype, a.value) for a in first.launch.args] == [
+        ("buf1", "out_ptr0", [512], "int64", None),
+        ("xnumel", "xnumel", None, None, 512),
+    ]
+    assert (first.launch.num_warps, first.launch.block, first.launch.device) == (4, {"XBLOCK": 128}, "cuda")
+    for k in kernels:
+        if k.language not in ("triton", "extern"):
+            continue
+        script = reproducer(report, k)
+        ast.parse(script)
+        if k.language == "triton":
+            assert k.source.strip() in script and f"'block': {k.launch.block!r}" in script
+            assert f"REPORT_US = {k.profile['per_call_us']!r}" in script
+
+
+def test_old_reports_and_unknown_kernels_say_why(training_report, sin_cos_report, tmp_path, capsys):
+    import dataclasses
+
+    k = training_report.kernels[0]
+    old = dataclasses.replace(
+        training_report,
+        compiles=[dataclasses.replace(training_report.compiles[0], kernels=[dataclasses.replace(k, launch=None)])],
+    )
+    with pytest.raises(ReproducerError, match="no recorded launch"):
+        reproducer(old, k.name)
+    with pytest.raises(KeyError, match="no kernel 'nope'"):
+        reproducer(training_report, "nope")
+    path = tmp_path / "r.json"
+    sin_cos_report.save_json(path)
+    name = sin_cos_report.kernels[0].name
+    assert cli.main(["repro", str(path), name, "-o", str(tmp_path / "k.py")]) == 0
+    assert (tmp_path / "k.py").read_text() == reproducer(sin_cos_report, name)
+    assert cli.main(["repro", str(path), "nope"]) == 2
+    assert f"no kernel 'nope' in the report (kernels: ['{name}'])" in capsys.readouterr().err
+
+
+def test_hostile_names_stay_inside_comments_and_strings(sin_cos_report):
+    """A report's names and title go into the script's docstring and comments: quotes and new lines in them
+    cannot end the docstring or start a line of code."""
+    import dataclasses
+
+    k = sin_cos_report.kernels[0]
+    bad = 'x"""\nimport os; os.system("echo pwned")\n#'
+    args = [dataclasses.replace(a, name=bad) for a in k.launch.args]
+    k = dataclasses.replace(k, launch=dataclasses.replace(k.launch, args=args))
+    report = dataclasses.replace(
+        sin_cos_report,
+        title=bad,
+        compiles=[dataclasses.replace(sin_cos_report.compiles[0], kernels=[k])],
+    )
+    tree = ast.parse(reproducer(report, k))
+    calls = [n for n in ast.walk(tree) if isinstance(n, ast.Attribute) and n.attr == "system"]
+    assert calls == [] and ast.get_docstring(tree).startswith(f"Reproducer of kernel {k.name}")
+
+
+def test_the_grid_is_torchs_grid_expression_at_the_calls_sizes():
+    """The grid comes from Inductor's own ``GridExpr`` for the chosen config (here a stand-in for triton.Config:
+    CPU torch has no Triton), evaluated at the numels the output code passes: 512 elements, XBLOCK 128 -> 4."""
+    from types import SimpleNamespace
+
+    from inductor_lens.capturing.torchread import launch_grid
+
+    report = _gpu_report()
+    k = next(k for k in report.compiles[0].kernels if k.name == "triton_poi_fused_add_arange_0")
+    meta = k.metadata["launch"]
+    config = SimpleNamespace(kwargs=meta["block"], num_warps=meta["num_warps"], num_stages=meta["num_stages"])
+    tuner = SimpleNamespace(launchers=[SimpleNamespace(config=config)], inductor_meta={"grid_type": "Grid1D"})
+    grid = launch_grid(tuner)
+    assert grid["grid"][1:] == [1, 1] and "xnumel" in grid["grid"][0]
+    layouts = OutputCodeLayouts(report.compiles[0].output_code)
+    launch = kernel_launch(layouts, k.name, "triton", k.source, runtime={**meta, **grid})
+    assert launch.grid == [4, 1, 1]
+    assert (
+        launch_grid(SimpleNamespace(launchers=[SimpleNamespace(config=config)], inductor_meta={"grid_type": "No"}))
+        is None
+    )

@@ -1,0 +1,68 @@
+"""Issue 24: ``Compile.cudagraphs``. On the CPU a real ``mode="reduce-overhead"`` compile is recorded as compiled
+for CUDA graphs and not run through them, and a default compile has none; torch's skip messages and the structured
+trace's ``CUDAGraphNode.record`` spans become the skip reason and the recordings (the H200 fixture, recorded by
+tests/fixtures/make_metal_fixtures.py, checks a used and a skipped graph: tests/views/test_metal_fixtures.py)."""
+
+import torch
+
+import inductor_lens
+from inductor_lens.capturing.cudagraphs import cudagraphs_of
+from inductor_lens.capturing.raw import RawGraph
+from inductor_lens.report.model import CudaGraphRecording, CudaGraphs
+
+
+def f(x):
+    return torch.sin(x) * 2
+
+
+def test_reduce_overhead_is_recorded_and_the_default_mode_is_not():
+    ro = inductor_lens.inspect(f, torch.randn(8), compile_options={"mode": "reduce-overhead"})
+    (c,) = ro.compiles
+    # torch applies CUDA graphs to CUDA graphs only: on the CPU the graph is compiled for them and not run in one
+    assert c.cudagraphs == CudaGraphs(used=False, skip_reason=None, recordings=[])
+    plain = inductor_lens.inspect(f, torch.randn(8))
+    assert [c.cudagraphs for c in plain.compiles] == [None]
+    again = inductor_lens.load(ro.to_json())
+    assert again.compiles[0].cudagraphs == c.cudagraphs
+
+
+def _events(cid, backward, spans):
+    out = []
+    for ts, dur in spans:
+        args = {"compile_id": cid, "is_backward": backward}
+        out += [{"name": "CUDAGraphNode.record", "ph": "B", "ts": ts, "args": args}]
+        out += [{"name": "CUDAGraphNode.record", "ph": "E", "ts": ts + dur, "args": {"compile_id": cid}}]
+    return out
+
+
+def test_skips_and_recordings_read_from_torchs_messages_and_spans():
+    used = RawGraph(key=0, compile_id="0/0", graph_kind="forward", start_us=0, cudagraphs=True, cudagraphs_used=True)
+    events = _events("0/0", False, [(100.0, 2500.0), (9000.0, 1800.0)]) + _events("0/0", True, [(5000.0, 900.0)])
+    events.sort(key=lambda e: e["ts"])
+    assert cudagraphs_of(used, events) == CudaGraphs(
+        used=True,
+        recordings=[
+            CudaGraphRecording("first run of the graph", 2500.0),
+            CudaGraphRecording("re-recorded (recording 2 of this graph)", 1800.0),
+        ],
+    )
+    skipped = RawGraph(key=1, compile_id="1/0", graph_kind="forward", start_us=0, cudagraphs=True)
+    skipped.cudagraph_skips.append(
+        'skipping cudagraphs due to mutated inputs (1 instances). Found from : \n   File "m.py", line 3, in f'
+    )
+    assert cudagraphs_of(skipped, events) == CudaGraphs(used=False, skip_reason="mutated inputs (1 instances)")
+    assert cudagraphs_of(RawGraph(key=2, compile_id="2/0", graph_kind="forward", start_us=0), events) is None
+
+
+def test_skips_and_repeated_recordings_reach_the_diagnostics():
+    from inductor_lens.capturing.build import _cudagraph_notes
+
+    notes = []
+    used = CudaGraphs(used=True, recordings=[CudaGraphRecording("r", 1000.0)] * 3)
+    assert _cudagraph_notes(used, "0/0 forward", notes) is used
+    assert [d.code for d in notes] == ["cudagraph_rerecorded"] and "recorded 3 times (3.0 ms" in notes[0].message
+    _cudagraph_notes(CudaGraphs(used=False, skip_reason="mutated inputs (1 instances)"), "1/0 forward", notes)
+    assert notes[-1].code == "cudagraph_skipped" and notes[-1].message.endswith("skipped: mutated inputs (1 instances)")
+    _cudagraph_notes(CudaGraphs(used=True, recordings=[CudaGraphRecording("r", 1.0)] * 2), "2/0 forward", notes)
+    _cudagraph_notes(None, "3/0 forward", notes)
+    assert len(notes) == 2

@@ -1,0 +1,83 @@
+"""Issue 24 on the H200 fixtures (tests/fixtures/make_metal_fixtures.py): IR stages and resources on every
+Triton kernel of a GPT-2 block training step captured with ``ir=True``, their launches and reproducers, and CUDA
+graphs used by one ``reduce-overhead`` compile and skipped by one whose graph mutates an input. Each test skips,
+saying why, while its fixture is not recorded."""
+
+import ast
+import pathlib
+
+import pytest
+
+import inductor_lens
+
+FIXTURES = pathlib.Path(__file__).resolve().parents[1] / "fixtures"
+HOW = "PYTHONPATH=. python3 tests/fixtures/make_metal_fixtures.py OUTDIR on a GPU, then copy OUTDIR/*.gz to tests/fixtures/"
+
+
+def _load(name):
+    path = FIXTURES / name
+    if not path.exists():
+        pytest.skip(f"{name} not recorded yet: run {HOW}")
+    return inductor_lens.load(path)
+
+
+def test_every_triton_kernel_has_its_resources():
+    """Registers, shared memory and spills come from the compiled kernel (recorded on the H200, torch 2.11)."""
+    report = _load("gpu_metal_gpt2_ir.json.gz")
+    triton = [k for k in report.kernels if k.language == "triton"]
+    assert len(triton) >= 10
+    for k in triton:
+        ir = k.ir
+        assert ir is not None, k.name
+        assert isinstance(ir.registers, int) and 0 < ir.registers <= 255, k.name
+        assert isinstance(ir.shared_bytes, int) and ir.shared_bytes >= 0 and isinstance(ir.spills, int)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="on the H200 with torch 2.11 the IR texts were found neither on the compiled kernel nor in Triton's "
+    "cache folder (ir_missing on every kernel of the recorded fixture): the capture's lookup needs the place "
+    "torch 2.11's workers keep them; registers/shared/spills are read (test above)",
+)
+def test_every_triton_kernel_has_its_ir_stages_and_resources():
+    report = _load("gpu_metal_gpt2_ir.json.gz")
+    triton = [k for k in report.kernels if k.language == "triton"]
+    assert len(triton) >= 10
+    for k in triton:
+        ir = k.ir
+        assert ir is not None, k.name
+        assert ir.ttir.lstrip().startswith(("module", "#loc")) and "tt.func" in ir.ttir, k.name
+        assert "ttg." in ir.ttgir or "triton_gpu" in ir.ttgir, k.name
+        assert "define" in ir.llir and ".entry" in ir.ptx and ".target sm_90" in ir.ptx, k.name
+        # the PTX names the kernel's own function
+        assert k.source.split("def ", 1)[1].split("(", 1)[0] in ir.ptx, k.name
+        assert isinstance(ir.registers, int) and 0 < ir.registers <= 255, k.name
+        assert isinstance(ir.shared_bytes, int) and ir.shared_bytes >= 0 and isinstance(ir.spills, int)
+    assert [d for d in report.diagnostics if d.code == "ir_missing"] == []
+
+
+def test_triton_launches_have_grids_and_reproducers():
+    report = _load("gpu_metal_gpt2_ir.json.gz")
+    for k in report.kernels:
+        if k.language != "triton":
+            continue
+        launch = k.launch
+        assert launch.device == "cuda" and launch.num_warps in (1, 2, 4, 8, 16, 32), k.name
+        assert launch.grid and all(isinstance(g, int) and g >= 1 for g in launch.grid), (k.name, launch.grid)
+        numels = [a.value for a in launch.args if a.param == "xnumel"]
+        xblock = (launch.block or {}).get("XBLOCK")
+        if numels and xblock and launch.grid[1:] == [1, 1]:  # Grid1D: cdiv(xnumel, XBLOCK)
+            assert launch.grid[0] == -(-numels[0] // xblock), k.name
+        ast.parse(k.reproducer)
+        assert k.source.strip() in k.reproducer
+
+
+def test_cuda_graphs_used_once_and_skipped_for_a_mutated_input():
+    report = _load("gpu_metal_cudagraphs.json.gz")
+    graphs = [c.cudagraphs for c in report.compiles]
+    assert all(g is not None for g in graphs)
+    used = [g for g in graphs if g.used]
+    skipped = [g for g in graphs if not g.used]
+    assert used and all(g.recordings and g.skip_reason is None for g in used)
+    assert all(r.time_us and r.time_us > 0 for g in used for r in g.recordings)
+    assert any("mutated inputs" in (g.skip_reason or "") for g in skipped), [g.skip_reason for g in skipped]

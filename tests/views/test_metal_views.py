@@ -1,0 +1,139 @@
+"""Issue 24 in the exported page: a kernel's launch arguments and its "Copy reproducer" button (the script
+the report holds, copied byte for byte), and Triton's IR stages as tabs with the compiled kernel's resources.
+The IR view runs on the H200 fixture when it is recorded (tests/fixtures/make_metal_fixtures.py) and on a
+kernel given IR by hand otherwise."""
+
+import dataclasses
+import pathlib
+
+import pytest
+
+import inductor_lens
+from inductor_lens.report.model import KernelIR
+
+FIXTURES = pathlib.Path(__file__).resolve().parents[1] / "fixtures"
+SPY = "window.__copied = []; navigator.clipboard.writeText = async (t) => { window.__copied.push(t); };"
+
+
+def _open(page, path):
+    page.add_init_script(SPY)
+    page.goto(path.as_uri())
+    page.wait_for_selector('[data-view="fusion"] .il-graph[data-ready="1"]', timeout=60000)
+
+
+def _node_of(compile_, pred):
+    kernels = {k.name: k for k in compile_.kernels}
+    return next((n, kernels[n.kernel]) for n in compile_.fused_nodes if n.kernel in kernels and pred(kernels[n.kernel]))
+
+
+@pytest.mark.browser
+def test_copy_reproducer_copies_the_reports_script(tmp_path, offline_page, training_report):
+    page = offline_page
+    c = training_report.compiles[0]
+    node, kernel = _node_of(c, lambda k: k.language == "cpp")
+    assert kernel.reproducer.startswith("#!/usr/bin/env python3") and kernel.source in kernel.reproducer
+    path = tmp_path / "train.html"
+    training_report.save_html(path)
+    _open(page, path)
+    page.locator(f'[data-view="fusion"] [data-node="{node.name}"]').click()
+    launch = page.locator('[data-role="launch-args"]')
+    rows = launch.locator("tbody tr").all_inner_texts()
+    assert len(rows) == len(kernel.launch.args)
+    for a, row in zip(kernel.launch.args, rows):
+        assert a.name in row and str(a.shape).replace(" ", "") in row.replace(" ", ""), row
+    assert launch.locator('[data-role="launch-call"]').inner_text() == kernel.launch.call
+    button = launch.locator('[data-role="copy-reproducer"]')
+    button.click()
+    page.wait_for_function("window.__copied.length === 1")
+    assert page.evaluate("window.__copied[0]") == kernel.reproducer
+    assert button.inner_text().startswith("Copied")
+    assert page.locator('[data-role="ir-tabs"]').count() == 0  # a C++ kernel: no Triton IR
+    assert page.watch.requests == [] and page.watch.errors == []
+
+
+def _ir_report(sin_cos_report):
+    path = FIXTURES / "gpu_metal_gpt2_ir.json.gz"
+    if path.exists():
+        report = inductor_lens.load(path)
+        return report, next(k for k in report.kernels if k.language == "triton" and k.ir), True
+    k = sin_cos_report.kernels[0]
+    ir = KernelIR(
+        ttir="module {\n  tt.func @k() { tt.return }\n}",
+        ptx=".version 8.4\n.target sm_90",
+        registers=16,
+        spills=0,
+        source_lines={"ttir": [None, 2, None]},
+    )
+    k = dataclasses.replace(k, ir=ir)
+    c = dataclasses.replace(sin_cos_report.compiles[0], kernels=[k])
+    return dataclasses.replace(sin_cos_report, compiles=[c]), k, False
+
+
+@pytest.mark.browser
+def test_ir_tabs_show_each_stage_and_the_resources(tmp_path, offline_page, sin_cos_report):
+    page = offline_page
+    report, kernel, recorded = _ir_report(sin_cos_report)
+    compile_ = next(c for c in report.compiles if any(k is kernel for k in c.kernels))
+    path = tmp_path / "ir.html"
+    report.save_html(path)
+    _open(page, path)
+    if compile_.id != report.compiles[0].id:
+        page.select_option(".il-compile", compile_.id)
+    node = next(n for n in compile_.fused_nodes if n.kernel == kernel.name)
+    page.locator(f'[data-view="fusion"] [data-node="{node.name}"]').click()
+    tabs = page.locator('[data-role="ir-tabs"]')
+    stages = [(s, getattr(kernel.ir, s)) for s in ("ttir", "ttgir", "llir", "ptx", "sass") if getattr(kernel.ir, s)]
+    if recorded:
+        assert {"ttir", "ttgir", "llir", "ptx"} <= {s for s, _ in stages}
+    assert tabs.locator("[data-stage]").evaluate_all("bs => bs.map(b => b.dataset.stage)") == ["source"] + [
+        s for s, _ in stages
+    ]
+    text = tabs.locator('[data-role="ir-text"]')
+    for stage, body in stages:
+        tabs.locator(f'[data-stage="{stage}"]').click()
+        assert text.inner_text().strip() == body.strip()
+        assert tabs.locator(f'[data-stage="{stage}"]').get_attribute("aria-pressed") == "true"
+        marks = [v for v in kernel.ir.source_lines.get(stage, []) if v is not None]
+        shown = text.locator(".il-line[data-src]").evaluate_all("ls => ls.map(l => Number(l.dataset.src))")
+        assert shown == marks, stage
+    res = tabs.locator('[data-role="ir-resources"]').inner_text()
+    assert f"{kernel.ir.registers} registers" in res and f"{kernel.ir.spills} spills" in res
+    assert page.watch.requests == [] and page.watch.errors == []
+
+
+@pytest.mark.browser
+def test_compile_panel_says_whether_cuda_graphs_ran(tmp_path, offline_page, sin_cos_report):
+    """The compile's summary (the panel before a box is picked) draws ``Compile.cudagraphs``: used with each
+    recording and its time, or skipped with torch's reason; nothing outside reduce-overhead."""
+    from inductor_lens.report.model import CudaGraphRecording, CudaGraphs
+
+    page = offline_page
+    c = sin_cos_report.compiles[0]
+    rec = [
+        CudaGraphRecording("first run of the graph", 2500.0),
+        CudaGraphRecording("re-recorded (recording 2)", 1800.0),
+    ]
+    for graphs, status, items in (
+        (
+            CudaGraphs(used=True, recordings=rec),
+            "used",
+            ["first run of the graph (2.50 ms)", "re-recorded (recording 2) (1.80 ms)"],
+        ),
+        (
+            CudaGraphs(used=False, skip_reason="mutated inputs (1 instances)"),
+            "skipped: mutated inputs (1 instances)",
+            [],
+        ),
+    ):
+        report = dataclasses.replace(sin_cos_report, compiles=[dataclasses.replace(c, cudagraphs=graphs)])
+        path = tmp_path / f"cg_{graphs.used}.html"
+        report.save_html(path)
+        _open(page, path)
+        box = page.locator('[data-role="cudagraphs"]')
+        assert box.locator('[data-role="cudagraphs-status"]').inner_text() == status
+        assert box.locator("li").all_inner_texts() == items
+    path = tmp_path / "plain.html"
+    sin_cos_report.save_html(path)
+    _open(page, path)
+    assert page.locator('[data-role="cudagraphs"]').count() == 0
+    assert page.watch.requests == [] and page.watch.errors == []
