@@ -1,0 +1,35 @@
+// What fits the view: how many boxes of a fusion graph one screen of its pane shows at a readable zoom,
+// and the modules a graph opens expanded with so that it fills that screen (no more, no less). The graph
+// reads down one column (execution order), so a screen holds as many boxes as rows of them fit its height.
+// This is the view's to decide (it knows its pane); which boxes and modules there are comes from the report.
+import { initialExpansion } from "./data.js";
+
+/** Height of one row of the column at READABLE_ZOOM: a three-line box (59 px) and the rank gap (25 px). */
+export const ROW_PX = 84;
+/** Graphs of at most this many boxes open fully expanded: two screens of scrolling beat a click per module. */
+export const ALWAYS_EXPANDED = 16;
+/** Never more boxes than this on an opening graph, however tall the pane (the layout stays interactive). */
+export const MAX_OPENING = 60;
+/** The pane of a 1000 x 700 notebook cell, for a pane not laid out yet (a widget rendered before it is shown). */
+export const DEFAULT_PANE = { width: 600, height: 540 };
+
+/** How many boxes one screen of a pane of `height` px shows, read down one column (at least 4, at most MAX_OPENING). */
+export function boxesThatFit(height) {
+  return Math.min(MAX_OPENING, Math.max(4, Math.floor((height > 0 ? height : DEFAULT_PANE.height) / ROW_PX)));
+}
+
+/** The height of `host` (a graph pane), or the default pane's where it has none yet. */
+export function paneHeight(host) {
+  const h = host && host.getBoundingClientRect ? host.getBoundingClientRect().height : 0;
+  return h > 40 ? h : DEFAULT_PANE.height;
+}
+
+/**
+ * The modules of `boxes` (fused nodes with module stacks) that start expanded in a pane of `height` px:
+ * every module for a small graph (ALWAYS_EXPANDED boxes or fewer); else the deepest expansion whose
+ * boxes fill one screen, widening the largest modules first (data.js initialExpansion).
+ */
+export function fittingExpansion(boxes, height) {
+  if (boxes.length <= ALWAYS_EXPANDED) return initialExpansion(boxes, boxes.length);
+  return initialExpansion(boxes, boxesThatFit(height));
+}
