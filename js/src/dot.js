@@ -335,11 +335,17 @@ function fusionDot(g, clusters) {
       );
   if (ins.length) dot += `  { rank=min; ${ins.join("; ")}; }\n`;
   if (outs.length) dot += `  { rank=max; ${outs.join("; ")}; }\n`;
-  for (const m of merged.values()) dot += `  ${m.from} -> ${m.to};\n`;
   // execution order, top to bottom: invisible chain through the visible boxes, in an order that agrees
   // with the data edges (a module box holds nodes run early and late, e.g. a BatchNorm's
   // num_batches_tracked update runs first: chained by first run, dot would reverse edges into a staircase)
   const chainOrder = flowOrder(order, merged);
+  // an edge that skips over boxes of the column (a residual: layer i -> layer i+1 beside layer i -> add ->
+  // layer i+1) pulls nothing straight: weight 0, else dot bends the column into a staircase to shorten it
+  const pos = new Map(chainOrder.map((id, i) => [id, i]));
+  for (const m of merged.values()) {
+    const skip = pos.has(m.from) && pos.has(m.to) && pos.get(m.to) - pos.get(m.from) > 1;
+    dot += `  ${m.from} -> ${m.to}${skip ? " [weight=0]" : ""};\n`;
+  }
   for (let i = 1; i < chainOrder.length; i++) {
     if (!merged.has(chainOrder[i - 1] + ">" + chainOrder[i]))
       dot += `  ${chainOrder[i - 1]} -> ${chainOrder[i]} [style=invis weight=0];\n`;
