@@ -1,11 +1,13 @@
 // What fits the view: how many boxes of a fusion graph one screen of its pane shows at a readable zoom,
 // and the modules a graph opens expanded with so that it fills that screen (no more, no less). The graph
-// reads down one column (execution order), so a screen holds as many boxes as rows of them fit its height.
+// reads down one column (execution order), so a screen holds about as many boxes as fit its height.
 // This is the view's to decide (it knows its pane); which boxes and modules there are comes from the report.
 import { initialExpansion } from "./data.js";
 
-/** Height of one row of the column at READABLE_ZOOM: a three-line box (59 px) and the rank gap (25 px). */
-export const ROW_PX = 84;
+/** Pane height per box of one screen at READABLE_ZOOM. A row of the column is 84 px (a three-line box of
+ * 59 px and the rank gap of 25 px), and side branches share rows: 60 px per box opens a 1000 x 700 cell
+ * (a 540 px pane: 9 boxes) at GPT-2's blocks, and a 4-layer encoder at one box per layer. */
+export const ROW_PX = 60;
 /** Graphs of at most this many boxes open fully expanded: two screens of scrolling beat a click per module. */
 export const ALWAYS_EXPANDED = 16;
 /** Never more boxes than this on an opening graph, however tall the pane (the layout stays interactive). */
