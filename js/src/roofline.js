@@ -99,13 +99,23 @@ export function mergedRoofs(info) {
 
 const LABEL_PX = 6.2; // px per character of a roof label (11 px text)
 
-/** A label box [x0, y0, x1, y1] that overlaps none of `taken` (boxes), from `tries` (anchors, text-anchor end). */
-function clearSpot(text, tries, taken) {
-  const w = text.length * LABEL_PX;
-  const box = ([x, y]) => [x - w, y - 10, x, y + 2];
-  const free = (b) => !taken.some((t) => b[0] < t[2] && t[0] < b[2] && b[1] < t[3] && t[1] < b[3]);
-  for (const t of tries) if (free(box(t))) return t;
-  return tries[0];
+/** The box [x0, y0, x1, y1] of a roof label of `text` anchored (text-anchor end) at [x, y], with a margin. */
+function labelBox(text, [x, y]) {
+  return [x - text.length * LABEL_PX - 2, y - 12, x + 2, y + 5];
+}
+
+/** The one of `tries` (anchors, in order of preference) where the label overlaps the fewest of `taken`
+ * (boxes; `labels` of them are other labels, which count more): the first free one where there is one. */
+function clearSpot(text, tries, taken, labels) {
+  const hits = (b, boxes) => boxes.filter((t) => b[0] < t[2] && t[0] < b[2] && b[1] < t[3] && t[1] < b[3]).length;
+  let best = null;
+  for (const t of tries) {
+    const b = labelBox(text, t);
+    const score = 10 * hits(b, labels) + hits(b, taken);
+    if (!best || score < best.score) best = { t, score };
+    if (!score) break;
+  }
+  return best.t;
 }
 
 /** The plot's frame: scales, decade grid, ticks and axis titles. */
@@ -157,7 +167,8 @@ function drawRoofs(g, info, d, dotBoxes) {
   if (!peakGbps) return;
   const { x, y, xlo, xhi, yhi, W, R } = d;
   const roofs = mergedRoofs(info);
-  const taken = [...dotBoxes];
+  const taken = dotBoxes;
+  const labels = [];
   for (const roof of roofs.length ? roofs : [{ dtypes: [], tflops: 0 }]) {
     const name = roof.dtypes.join("/");
     const top = roof.tflops ? roof.tflops * 1000 : yhi;
@@ -176,18 +187,15 @@ function drawRoofs(g, info, d, dotBoxes) {
     if (!roof.tflops) continue;
     const text = `${name} ${fmtFlops(top)}`;
     const right = W - R - 2,
-      atRidge = Math.min(right, x(ridge) + text.length * LABEL_PX + 8);
-    const spot = clearSpot(
-      text,
-      [
-        [right, y(top) - 3],
-        [right, y(top) + 12],
-        [atRidge, y(top) - 3],
-        [atRidge, y(top) + 12],
-      ],
-      taken,
-    );
-    taken.push([spot[0] - text.length * LABEL_PX, spot[1] - 10, spot[0], spot[1] + 2]);
+      left = Math.min(right, x(ridge) + text.length * LABEL_PX + 8);
+    // along the flat roof, from its right end to the ridge: above the line, else below it
+    const tries = [];
+    for (let ax = right; ax >= left - 0.5; ax -= Math.max(20, (right - left) / 6))
+      tries.push([ax, y(top) - 3], [ax, y(top) + 13]);
+    // dots at the roof itself: further above or below it, at its right end
+    for (let k = 1; k <= 3; k++) tries.push([right, y(top) - 3 - 13 * k], [right, y(top) + 13 + 13 * k]);
+    const spot = clearSpot(text, tries.length ? tries : [[right, y(top) - 3]], taken, labels);
+    labels.push(labelBox(text, spot));
     g.appendChild(
       svg(
         "text",
