@@ -233,8 +233,14 @@ function showMore(pre, drawPiece, keep) {
   b.addEventListener("click", () => drawPiece());
   pre.appendChild(b);
   if (typeof IntersectionObserver === "function") {
+    // the entries may be stale (a click drew a piece since): draw only while the control is in view now
+    const inView = () => {
+      const r = b.getBoundingClientRect(),
+        p = pre.getBoundingClientRect();
+      return b.isConnected && r.bottom > p.top && r.top < p.bottom && r.top < window.innerHeight;
+    };
     const o = new IntersectionObserver((entries) => {
-      if (entries.some((e) => e.isIntersecting) && b.isConnected) drawPiece();
+      if (entries.some((e) => e.isIntersecting) && inView()) drawPiece();
     });
     o.observe(b);
     keep(o);

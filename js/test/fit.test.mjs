@@ -45,6 +45,24 @@ test("a 4-layer encoder opens one box per layer in a 1000 x 700 cell, not 24 mod
   assert.ok(visibleCount(boxes, tall) > 8 && visibleCount(boxes, tall) <= boxesThatFit(1400));
 });
 
+test("where no collapse fits one screen, collapsing hides nothing it need not: up to 60 boxes as before", () => {
+  // 32 layers of 16: even one box per layer (32) is more than a screen (9)
+  const boxes = [];
+  for (let l = 0; l < 32; l++)
+    for (let j = 0; j < 16; j++) boxes.push({ name: `op${boxes.length}`, module_stack: [`h.${l}`, `h.${l}.mlp`] });
+  const shown = visibleCount(boxes, fittingExpansion(boxes, 540));
+  assert.equal(shown, 31 + 16); // one layer widened to its 16 nodes, the other 31 one box each: <= 60
+  // 41 boxes, 5 of them in one module: more than two screens, and collapsing that module cannot make it fit
+  const flat = Array.from({ length: 41 }, (_, i) => ({ name: `op${i}`, module_stack: i < 5 ? ["m"] : [] }));
+  assert.equal(visibleCount(flat, fittingExpansion(flat, 540)), 41);
+});
+
+test("a graph of at most two screens opens fully expanded", () => {
+  const boxes = encoder(1).concat(encoder(1).map((n, i) => ({ ...n, name: `b${i}` }))); // 30 boxes
+  assert.equal(visibleCount(boxes, fittingExpansion(boxes, 900)), 30); // two screens of 15
+  assert.ok(visibleCount(boxes, fittingExpansion(boxes, 540)) <= 9); // more than two screens of 9
+});
+
 test("a small graph opens fully expanded, however short the pane", () => {
   const boxes = encoder(1); // 15 fused nodes
   assert.ok(boxes.length <= ALWAYS_EXPANDED);

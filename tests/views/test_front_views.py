@@ -313,6 +313,8 @@ def test_diagnostics_banner_escapes_symbolic_shapes_reasons_and_grouped_compiles
     assert "61 compiles of this graph" in opts.nth(0).inner_text()
     assert all("same graph as" in o for o in opts.all_inner_texts()[1:61])
     # graph breaks: the readable reason and the user's line
+    # (the reason is folded to its first line; the rest shows on a click)
+    page.locator('[data-role="graph-breaks"] [data-role="folded"] summary').first.click()
     gb = page.locator('[data-role="graph-breaks"]').inner_text()
     assert "call to print\nunsupported builtin" in gb and "m.py:12" in gb and "print(x)" in gb and '["' not in gb
     # a recompile's reason as text
