@@ -1,8 +1,9 @@
 """Views of a :class:`~inductor_lens.diff.ReportDiff`: the widget and the offline page.
 
-Both ship one payload to the same front end as a report does: ``{"kind": "diff", "diff": ...,
-"a": report_a, "b": report_b}`` gzip'd; the front end sees ``kind == "diff"`` and mounts the
-compare view (``js/src/compare.js``) instead of the lens.
+Both ship one payload to the same front end as a report does: ``{"mode": "compare", "kind": "diff",
+"diff": ..., "a": report_a, "b": report_b}`` gzip'd, and name the mode (the widget's ``_mode``, the
+page's ``data-mode``): the front-end shell (``js/src/shell.js``) mounts the compare view
+(``js/src/compare.js``) in it.
 """
 
 from __future__ import annotations
@@ -57,7 +58,7 @@ def slim_report(r) -> dict:
 
 def pack_diff(d: ReportDiff) -> bytes:
     """The compare payload as gzip'd JSON (deterministic)."""
-    payload = {"kind": "diff", "diff": d.to_dict(), "a": slim_report(d.a), "b": slim_report(d.b)}
+    payload = {"mode": "compare", "kind": "diff", "diff": d.to_dict(), "a": slim_report(d.a), "b": slim_report(d.b)}
     return gzip.compress(json.dumps(payload, ensure_ascii=False).encode("utf-8"), compresslevel=6, mtime=0)
 
 
@@ -86,6 +87,7 @@ def to_diff_html(d: ReportDiff) -> str:
         "What changed between two torch.compile reports, kernel by kernel.",
         "inductor-lens diff a.json b.json -o diff.html",
         suffix="inductor_lens compare",
+        mode="compare",
     )
 
 
@@ -110,6 +112,9 @@ class DiffWidget(anywidget.AnyWidget):
 
     _report = traitlets.Bytes(b"").tag(sync=True)
     """bytes: the compare payload, gzip'd JSON (private). Default ``b""``."""
+
+    _mode = traitlets.Unicode("compare").tag(sync=True)
+    """str: the front-end shell's mode (private): always ``"compare"``."""
 
     view = traitlets.Unicode("compare").tag(sync=True)
     """str: always ``"compare"`` for this widget."""

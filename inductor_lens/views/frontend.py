@@ -15,6 +15,12 @@ from typing import Optional
 
 STATIC = pathlib.Path(__file__).parent.parent / "static"
 
+#: The modes of the one front-end shell (``js/src/shell.js``): a report opens in the lens, a
+#: :class:`~inductor_lens.analysis.diff.ReportDiff` in compare, a distributed job in job. Python names the
+#: mode (the widget's ``_mode`` trait, the page's ``data-mode``, ``mode`` in the compare and job payloads);
+#: the front end never guesses it from the payload's shape.
+MODES = ("lens", "compare", "job")
+
 #: The views a lens opens with (``view=`` of the widget, ``--view`` of the magic). The first is the default.
 VIEWS = ("fusion", "fx", "timeline", "source", "kernels", "roofline", "memory")
 

@@ -19,7 +19,7 @@ from typing import Union
 
 from ..report.io import atomic_write, escape_surrogates
 from ..report.model import Report
-from .frontend import bundle_b64, engine_gz, pack_report, static
+from .frontend import MODES, bundle_b64, engine_gz, pack_report, static
 
 # The only script that is not gzip'd: it unpacks the bundle and mounts it. Written by hand.
 _BOOT = """
@@ -34,7 +34,8 @@ try {
   const url = URL.createObjectURL(new Blob([await gunzip($("il-bundle"))], { type: "text/javascript" }));
   const lens = await import(url);
   URL.revokeObjectURL(url);
-  await lens.mount(document.getElementById("il-app"), { report: $("il-report"), engine: $("il-engine") });
+  const app = document.getElementById("il-app");
+  await lens.mount(app, { mode: app.dataset.mode, report: $("il-report"), engine: $("il-engine") });
 } catch (e) {
   const p = document.getElementById("il-app");
   p.textContent = "inductor_lens could not start in this browser: " + (e && e.message || e);
@@ -108,13 +109,24 @@ def page(facts: dict, packed: bytes) -> str:
 
 
 def page_html(
-    title: str, facts_line: str, packed: bytes, what: str, command: str, python: str = "", suffix: str = "inductor_lens"
+    title: str,
+    facts_line: str,
+    packed: bytes,
+    what: str,
+    command: str,
+    python: str = "",
+    suffix: str = "inductor_lens",
+    mode: str = "lens",
 ) -> str:
     """One self-contained page: the front end, its styles, the layout engine and the gzip'd ``packed``
-    payload inlined (a report, a compare payload ``{"kind": "diff"}`` or a job ``{"job": ...}``: the
-    front end's ``mount`` picks the view). Every text is escaped; the CSP pins the boot script by hash.
-    The report page, the compare page (``_diff_views``) and the job page (``job_html``) all use it."""
+    payload inlined, opened in ``mode`` (one of :data:`~inductor_lens.views.frontend.MODES`: a report in
+    ``"lens"``, a compare payload in ``"compare"``, a job payload in ``"job"``). Every text is escaped; the
+    CSP pins the boot script by hash. The report page, the compare page (``diff_views``) and the job page
+    (``job_html``) all use it."""
     from .._version import __version__
+
+    if mode not in MODES:
+        raise ValueError(f"unknown mode {mode!r} (must be one of {list(MODES)})")
 
     css = static("lens.css").read_text(encoding="utf-8")
     if "</style" in css.lower():
@@ -145,7 +157,7 @@ def page_html(
 <p>{esc(what)}
 Made with inductor_lens {esc(__version__)}; make your own with {how}.</p>
 </header>
-<main class="il-page-main"><div id="il-app"><noscript>This page needs JavaScript to draw the report.</noscript></div></main>
+<main class="il-page-main"><div id="il-app" data-mode="{mode}"><noscript>This page needs JavaScript to draw the report.</noscript></div></main>
 {_script_data("il-report", report_b64)}
 {_script_data("il-bundle", bundle_b64())}
 {_script_data("il-engine", engine_b64)}

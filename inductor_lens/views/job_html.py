@@ -1,7 +1,7 @@
 """The combined page of a distributed job: one self-contained HTML file for all ranks.
 
 Same page machinery as :mod:`inductor_lens.html` (the inlined front end, no network, everything
-from the reports shown as text). The payload is ``{"job": {...}}`` (see :meth:`Job.to_dict`); the
+from the reports shown as text). The payload is ``{"mode": "job", "job": {...}}`` (see :meth:`Job.to_dict`); the
 front end (``js/src/job.js``) draws the rank selector and the divergence summary above the lens of
 the selected rank.
 """
@@ -9,6 +9,7 @@ the selected rank.
 from __future__ import annotations
 
 import gzip
+import json
 import os
 from typing import Union
 
@@ -23,13 +24,15 @@ def to_job_html(job) -> str:
     facts = f"{len(present)} of {job.world_size} rank report(s)"
     if job.missing:
         facts += f" · missing: rank {', '.join(str(r) for r in job.missing)}"
-    payload = gzip.compress(job.to_json().encode("utf-8"), compresslevel=6, mtime=0)
+    data = {"mode": "job", **job.to_dict()}
+    payload = gzip.compress(json.dumps(data, ensure_ascii=False).encode("utf-8"), compresslevel=6, mtime=0)
     return page_html(
         job.title or "distributed torch.compile job",
         facts,
         payload,
         "What torch.compile's Inductor did on each rank of a distributed job, and where the ranks differ.",
         "inductor-lens torchrun --nproc-per-node N script.py -o job.html",
+        mode="job",
     )
 
 

@@ -50,6 +50,9 @@ class LensWidget(anywidget.AnyWidget):
     _report = traitlets.Bytes(b"").tag(sync=True)
     """bytes: the report as gzip'd JSON (private payload; a Bytes trait arrives as a DataView). Default ``b""``."""
 
+    _mode = traitlets.Unicode("lens").tag(sync=True)
+    """str: the front-end shell's mode (private): always ``"lens"`` for a report."""
+
     selected = traitlets.Unicode("").tag(sync=True)
     """str: the selected fused node. Set a fused node, kernel or FX node name to select it; the
     front end stores the fused node's name. ``""`` (the default) selects nothing."""

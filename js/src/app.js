@@ -214,6 +214,84 @@ function makeActions(ctx) {
   };
 }
 
+/** Download the exported page (`exportHtml()` = {filename, bytes}); the toolbar's status says how it went. */
+async function exportPage(ctx, exportHtml) {
+  const status = (t) => ctx.toolbar.setStatus(t);
+  status("exporting…");
+  try {
+    const { filename, bytes } = await exportHtml();
+    const url = URL.createObjectURL(new Blob([bytes], { type: "text/html" }));
+    const a = h("a", { href: url, download: filename });
+    document.body.appendChild(a);
+    a.click();
+    a.remove();
+    ctx.later(() => URL.revokeObjectURL(url), 10000);
+    status(`exported ${filename}`);
+  } catch (e) {
+    status(`export failed: ${e.message || e}`);
+  }
+}
+
+/** The lens's DOM: toolbar (with search), diagnostics banner, the stage with every view, splitter, panel. */
+function lensDom(ctx, views, report) {
+  const searchBox = createSearch(ctx);
+  const toolbar = (ctx.toolbar = createToolbar(ctx, views, searchBox.el));
+  const panel = h("aside", { class: "il-panel", "aria-label": "details" });
+  const splitter = h("div", {
+    class: "il-splitter",
+    role: "separator",
+    tabindex: "0",
+    title: "drag to resize the panel",
+    "data-role": "splitter",
+  });
+  const stage = h("div", { class: "il-stage" });
+  const main = h("div", { class: "il-main" }, stage, splitter, panel);
+  const root = (ctx.root = h("div", { class: "il-root", tabindex: "0" }, toolbar.el, diagnosticsBanner(report), main));
+  for (const v of views) {
+    const inst = v.create(ctx);
+    inst.el.dataset.view = v.id;
+    ctx.instances.set(v.id, inst);
+    stage.appendChild(inst.el);
+  }
+  return { root, main, panel, splitter, searchBox, toolbar };
+}
+
+/** The side panel's drawer: the selection's details, a clicked source line's kernels, or the compile's
+ * summary; back at the top for new content (only when the user had scrolled: setting it forces a layout). */
+function panelDrawer(ctx, panel) {
+  const { store, model, actions, report } = ctx;
+  let panelScrolled = false;
+  ctx.on(
+    panel,
+    "scroll",
+    () => {
+      panelScrolled = panel.scrollTop > 0;
+    },
+    { passive: true },
+  );
+  return function drawPanel() {
+    const s = store.get();
+    const ix = model.idxOf(s.compileId);
+    if (!ix) {
+      panel.replaceChildren(h("p", { class: "il-muted" }, "Nothing was compiled while this report was captured."));
+      return;
+    }
+    const pActions = {
+      select: (n) => actions.select(n),
+      selectIn: actions.selectIn,
+      focusFx: actions.focusFx,
+      later: ctx.later,
+    };
+    if (!s.selected && s.sourceLine) {
+      panel.replaceChildren(linePanel(s.sourceLine, ctx.sourceIndex().get(s.sourceLine), ix, pActions));
+    } else renderPanel(panel, ix, s.selected, pActions, report);
+    if (panelScrolled) {
+      panel.scrollTop = 0;
+      panelScrolled = false;
+    }
+  };
+}
+
 /**
  * Mount the lens into `el`.
  * @param {HTMLElement} el
@@ -236,80 +314,16 @@ export function createLens(el, opts) {
 
   const actions = (ctx.actions = makeActions(ctx));
 
-  async function doExport() {
-    toolbar.setStatus("exporting…");
-    try {
-      const { filename, bytes } = await opts.exportHtml();
-      const url = URL.createObjectURL(new Blob([bytes], { type: "text/html" }));
-      const a = h("a", { href: url, download: filename });
-      document.body.appendChild(a);
-      a.click();
-      a.remove();
-      ctx.later(() => URL.revokeObjectURL(url), 10000);
-      toolbar.setStatus(`exported ${filename}`);
-    } catch (e) {
-      toolbar.setStatus(`export failed: ${e.message || e}`);
-    }
-  }
-
   // ---- DOM --------------------------------------------------------------------------------
-  const searchBox = createSearch(ctx);
-  ctx.exportHtml = opts.exportHtml ? () => doExport() : null;
-  const toolbar = (ctx.toolbar = createToolbar(ctx, views, searchBox.el));
-  const panel = h("aside", { class: "il-panel", "aria-label": "details" });
-  const splitter = h("div", {
-    class: "il-splitter",
-    role: "separator",
-    tabindex: "0",
-    title: "drag to resize the panel",
-    "data-role": "splitter",
-  });
-  const stage = h("div", { class: "il-stage" });
-  const main = h("div", { class: "il-main" }, stage, splitter, panel);
-  const root = (ctx.root = h("div", { class: "il-root", tabindex: "0" }, toolbar.el, diagnosticsBanner(report), main));
+  ctx.exportHtml = opts.exportHtml ? () => exportPage(ctx, opts.exportHtml) : null;
+  const { root, main, panel, splitter, searchBox, toolbar } = lensDom(ctx, views, report);
   const instances = ctx.instances;
-  for (const v of views) {
-    const inst = v.create(ctx);
-    inst.el.dataset.view = v.id;
-    instances.set(v.id, inst);
-    stage.appendChild(inst.el);
-  }
   el.appendChild(root);
   installKeys(ctx, views, searchBox.input);
 
   const ro = installSplit(ctx, main, panel, splitter);
 
-  let panelScrolled = false;
-  ctx.on(
-    panel,
-    "scroll",
-    () => {
-      panelScrolled = panel.scrollTop > 0;
-    },
-    { passive: true },
-  );
-  function drawPanel() {
-    const s = store.get();
-    const ix = model.idxOf(s.compileId);
-    if (!ix) {
-      panel.replaceChildren(h("p", { class: "il-muted" }, "Nothing was compiled while this report was captured."));
-      return;
-    }
-    const pActions = {
-      select: (n) => actions.select(n),
-      selectIn: actions.selectIn,
-      focusFx: actions.focusFx,
-      later: ctx.later,
-    };
-    if (!s.selected && s.sourceLine) {
-      panel.replaceChildren(linePanel(s.sourceLine, ctx.sourceIndex().get(s.sourceLine), ix, pActions));
-    } else renderPanel(panel, ix, s.selected, pActions, report);
-    // back to the top for the new content; only when the user had scrolled (setting it forces a layout)
-    if (panelScrolled) {
-      panel.scrollTop = 0;
-      panelScrolled = false;
-    }
-  }
+  const drawPanel = panelDrawer(ctx, panel);
 
   function showView() {
     const s = store.get();

@@ -1,6 +1,8 @@
 // The compare view: B's fusion graph with A's differences marked, a table of kernel pairs sorted by
 // time delta, and both sources of the selected pair side by side. createCompare(el, opts) works in the
-// widget and on the standalone page; it returns {root, state, selectPair, selectRow, destroy}.
+// widget and on the standalone page (the shell's compare mode, shell.js); it returns {root, store, state,
+// selectPair, selectRow, selectKernel, destroy}. Its one store holds {pair, row, selected}; every part below
+// draws from the store and the payload, and a change of the store redraws what depends on it.
 
 import {
   changeText,
@@ -12,12 +14,13 @@ import {
   sideBySide,
   sortedRows,
 } from "./comparedata.js";
-import { fmtUs, indexCompile, initialExpansion, plural } from "./data.js";
+import { fmtUs, indexCompile, plural } from "./data.js";
 import { h } from "./dom.js";
 import { buildFusion } from "./dot.js";
+import { fittingExpansion, paneHeight } from "./fit.js";
 import { GraphCanvas } from "./graphview.js";
+import { createStore } from "./store.js";
 
-const COLLAPSE_LIMIT = 60;
 const STATUS_TEXT = { same: "same", changed: "changed", only_a: "removed", only_b: "added" };
 
 function mark(name) {
@@ -28,26 +31,13 @@ function mark(name) {
   }
 }
 
-/**
- * @param {HTMLElement} el
- * @param {{payload: {diff: object, a: object, b: object}, engine: () => Promise<object>,
- *          initial?: {pair?: number, selected?: string}, onChange?: (state) => void,
- *          exportHtml?: () => Promise<{filename: string, bytes: Uint8Array}>}} opts
- */
-export function createCompare(el, opts) {
-  const { diff, a: repA, b: repB } = opts.payload;
-  const pairs = diff.compiles || [];
-  const init = opts.initial || {};
-  const state = { pair: Math.min(Math.max(0, init.pair | 0), Math.max(0, pairs.length - 1)), row: -1 };
-  const ac = new AbortController();
-  const on = (t, type, fn) => t.addEventListener(type, fn, { signal: ac.signal });
-  let alive = true,
-    token = 0,
-    built = null;
+const joinLines = (xs) => xs.join("\n");
+const signed = (o) => joinLines([...(o.added || []).map((x) => "+ " + x), ...(o.removed || []).map((x) => "− " + x)]);
 
-  // ---- DOM ----------------------------------------------------------------------------------
-  const sum = diff.summary || {};
-  const pairSel = h(
+/** The toolbar: names of A and B, the compile-pair selector, the kernel chips, status and export. */
+function compareToolbar(cx) {
+  const { pairs, sum, repA, repB } = cx;
+  cx.pairSel = h(
     "select",
     {
       class: "il-compile",
@@ -75,16 +65,17 @@ export function createCompare(el, opts) {
       ),
     ),
   );
-  const status = h("span", { class: "il-status", "aria-live": "polite" });
-  const exportBtn = opts.exportHtml
+  cx.status = h("span", { class: "il-status", "aria-live": "polite" });
+  const exportBtn = cx.exportHtml
     ? h(
         "button",
         { class: "il-btn il-export", type: "button", title: "download this comparison as one HTML page" },
         "Export HTML",
       )
     : null;
-  if (exportBtn) on(exportBtn, "click", () => doExport());
-  const toolbar = h(
+  if (exportBtn) cx.on(exportBtn, "click", () => doExport(cx));
+  cx.on(cx.pairSel, "change", () => cx.store.set({ pair: Number(cx.pairSel.value), row: -1 }));
+  return h(
     "div",
     { class: "il-toolbar" },
     h("strong", {}, "Compare"),
@@ -93,16 +84,22 @@ export function createCompare(el, opts) {
       { class: "il-muted il-dnames", title: "A is the report passed first" },
       `A: ${repA.title || "report A"}  →  B: ${repB.title || "report B"}`,
     ),
-    pairSel,
+    cx.pairSel,
     chips,
     h("span", { class: "il-spacer" }),
-    status,
+    cx.status,
     exportBtn,
   );
-  const facts = h("div", { class: "il-subbar il-dfacts", "data-role": "diff-facts" });
-  const graphHost = h("div", { class: "il-graph" });
-  const legend = h("div", { class: "il-legend" });
-  const tbody = h("tbody");
+}
+
+/** The compare page's DOM: toolbar, facts bar, B's graph and legend, the table and the sources. */
+function compareDom(cx) {
+  const toolbar = compareToolbar(cx);
+  cx.facts = h("div", { class: "il-subbar il-dfacts", "data-role": "diff-facts" });
+  cx.graphHost = h("div", { class: "il-graph" });
+  cx.legend = h("div", { class: "il-legend" });
+  cx.tbody = h("tbody");
+  const heads = ["", "kernel in A", "kernel in B", "what changed", "A", "B", "Δ time"];
   const table = h(
     "table",
     { class: "il-dtable", "data-role": "diff-table" },
@@ -112,295 +109,304 @@ export function createCompare(el, opts) {
       h(
         "tr",
         {},
-        ["", "kernel in A", "kernel in B", "what changed", "A", "B", "Δ time"].map((t) => h("th", {}, t)),
+        heads.map((t) => h("th", {}, t)),
       ),
     ),
-    tbody,
+    cx.tbody,
   );
-  const source = h("div", { class: "il-dsource", "data-role": "diff-source" });
+  cx.source = h("div", { class: "il-dsource", "data-role": "diff-source" });
   const view = h(
     "div",
     { class: "il-view il-compare", "data-view": "compare" },
     toolbar,
-    facts,
+    cx.facts,
     h(
       "div",
       { class: "il-main" },
-      h("div", { class: "il-stage il-dgraph" }, h("div", { class: "il-view" }, graphHost, legend)),
-      h("div", { class: "il-dright" }, h("div", { class: "il-dtable-wrap" }, table), source),
+      h("div", { class: "il-stage il-dgraph" }, h("div", { class: "il-view" }, cx.graphHost, cx.legend)),
+      h("div", { class: "il-dright" }, h("div", { class: "il-dtable-wrap" }, table), cx.source),
     ),
   );
-  const root = h("div", { class: "il-root il-compare-root", tabindex: "0" }, view);
-  el.appendChild(root);
-  const canvas = new GraphCanvas(graphHost, (it) => onGraphItem(it));
+  return h("div", { class: "il-root il-compare-root", tabindex: "0" }, view);
+}
 
-  const pair = () => pairs[state.pair] || { kernels: [] };
-  const compileOf = (rep, id) => (rep.compiles || []).find((c) => c.id === id) || null;
-  const kernelIn = (rep, cid, name) => {
-    const c = compileOf(rep, cid);
-    return c && (c.kernels || []).find((k) => k.name === name);
-  };
-  let rows = [];
+/** The facts bar: how the pair was paired, compile times, graph breaks, recompiles, guards. */
+function drawFacts(cx) {
+  const p = cx.pair();
+  const t = p.compile_time_us || {};
+  const g = cx.diff.graph_breaks || {},
+    r = cx.diff.recompiles || {};
+  const bits = [h("span", {}, `paired by ${p.paired_by || "?"}`)];
+  if (t.a != null && t.b != null) bits.push(h("span", {}, `compile time ${fmtUs(t.a)} → ${fmtUs(t.b)}`));
+  bits.push(h("span", { title: signed(g) }, `graph breaks ${g.a ?? "?"} → ${g.b ?? "?"}`));
+  bits.push(h("span", { title: signed(r) }, `recompiles ${r.a ?? "?"} → ${r.b ?? "?"}`));
+  const ga = p.guards_added || [],
+    gr = p.guards_removed || [];
+  const guards = h(
+    "details",
+    { class: "il-dguards", "data-role": "diff-guards" },
+    h("summary", {}, `guards: ${ga.length} added, ${gr.length} removed`),
+    h(
+      "pre",
+      { class: "il-code" },
+      joinLines([...ga.map((x) => "+ " + x), ...gr.map((x) => "- " + x)]) || "no difference",
+    ),
+  );
+  cx.facts.replaceChildren(...bits.flatMap((b) => [b, h("span", { class: "il-muted" }, " · ")]), guards);
+}
 
-  // ---- drawing ------------------------------------------------------------------------------
-  function drawFacts() {
-    const p = pair();
-    const t = p.compile_time_us || {};
-    const bits = [h("span", {}, `paired by ${p.paired_by || "?"}`)];
-    if (t.a != null && t.b != null) bits.push(h("span", {}, `compile time ${fmtUs(t.a)} → ${fmtUs(t.b)}`));
-    const g = diff.graph_breaks || {},
-      r = diff.recompiles || {};
-    bits.push(
-      h(
-        "span",
-        { title: [...(g.added || []).map((x) => "+ " + x), ...(g.removed || []).map((x) => "− " + x)].join("\n") },
-        `graph breaks ${g.a ?? "?"} → ${g.b ?? "?"}`,
-      ),
-    );
-    bits.push(
-      h(
-        "span",
-        { title: [...(r.added || []).map((x) => "+ " + x), ...(r.removed || []).map((x) => "− " + x)].join("\n") },
-        `recompiles ${r.a ?? "?"} → ${r.b ?? "?"}`,
-      ),
-    );
-    const ga = p.guards_added || [],
-      gr = p.guards_removed || [];
-    const guards = h(
-      "details",
-      { class: "il-dguards", "data-role": "diff-guards" },
-      h("summary", {}, `guards: ${ga.length} added, ${gr.length} removed`),
-      h(
-        "pre",
-        { class: "il-code" },
-        [...ga.map((x) => "+ " + x), ...gr.map((x) => "- " + x)].join("\n") || "no difference",
-      ),
-    );
-    facts.replaceChildren(...bits.flatMap((b) => [b, h("span", { class: "il-muted" }, " · ")]), guards);
+/** One table row (data-role="diff-row"): status, both kernels, what changed, both times, the delta. */
+function tableRow(cx, r) {
+  const d = r.time_delta_us;
+  const tr = h(
+    "tr",
+    {
+      "data-role": "diff-row",
+      "data-status": r.status,
+      "data-kernel": rowKernel(r),
+      "data-index": String(r.index),
+      class: `il-d-${r.status}`,
+      tabindex: "0",
+    },
+    h("td", {}, h("span", { class: `il-chip il-dchip il-d-${r.status}` }, STATUS_TEXT[r.status])),
+    h("td", { class: "il-mono" }, r.a || "—"),
+    h("td", { class: "il-mono" }, r.b || "—"),
+    h("td", { class: "il-dwhat" }, changeText(r)),
+    h("td", { class: "il-num" }, r.time_a_us != null ? fmtUs(r.time_a_us) : ""),
+    h("td", { class: "il-num" }, r.time_b_us != null ? fmtUs(r.time_b_us) : ""),
+    h("td", { class: "il-num il-ddelta" + (d > 0 ? " il-slower" : d < 0 ? " il-faster" : "") }, fmtDelta(d)),
+  );
+  cx.on(tr, "click", () => cx.selectRow(r.index));
+  cx.on(tr, "keydown", (e) => {
+    if (e.key === "Enter") cx.selectRow(r.index);
+  });
+  return tr;
+}
+
+function drawTable(cx) {
+  cx.rows = sortedRows(cx.pair());
+  if (!cx.rows.length)
+    cx.tbody.replaceChildren(h("tr", {}, h("td", { colspan: "7", class: "il-muted" }, "no kernels in this pair")));
+  else cx.tbody.replaceChildren(...cx.rows.map((r) => tableRow(cx, r)));
+}
+
+/** Both kernels' sources of the selected row, side by side, lines paired by Python's source diff. */
+function drawSource(cx) {
+  const r = cx.rows.find((x) => x.index === cx.store.get().row);
+  if (!r) {
+    cx.source.replaceChildren(h("p", { class: "il-muted" }, "Click a row for both kernels' sources, side by side."));
+    return;
   }
-
-  function drawTable() {
-    rows = sortedRows(pair());
-    tbody.replaceChildren(
-      ...rows.map((r) => {
-        const tr = h(
-          "tr",
-          {
-            "data-role": "diff-row",
-            "data-status": r.status,
-            "data-kernel": rowKernel(r),
-            "data-index": String(r.index),
-            class: `il-d-${r.status}`,
-            tabindex: "0",
-          },
-          h("td", {}, h("span", { class: `il-chip il-dchip il-d-${r.status}` }, STATUS_TEXT[r.status])),
-          h("td", { class: "il-mono" }, r.a || "—"),
-          h("td", { class: "il-mono" }, r.b || "—"),
-          h("td", { class: "il-dwhat" }, changeText(r)),
-          h("td", { class: "il-num" }, r.time_a_us != null ? fmtUs(r.time_a_us) : ""),
-          h("td", { class: "il-num" }, r.time_b_us != null ? fmtUs(r.time_b_us) : ""),
-          h(
-            "td",
-            {
-              class:
-                "il-num il-ddelta" + (r.time_delta_us > 0 ? " il-slower" : r.time_delta_us < 0 ? " il-faster" : ""),
-            },
-            fmtDelta(r.time_delta_us),
-          ),
+  const p = cx.pair();
+  const ka = r.a ? kernelIn(cx.repA, p.a, r.a) : null;
+  const kb = r.b ? kernelIn(cx.repB, p.b, r.b) : null;
+  const lines = sideBySide(ka ? ka.source : null, kb ? kb.source : null, r.source_diff);
+  const col = (side, k) =>
+    h(
+      "div",
+      { class: "il-dcol", "data-side": side },
+      h(
+        "div",
+        { class: "il-dhead il-mono", title: k ? k.name : "" },
+        `${side.toUpperCase()}: ${k ? k.name : "(none)"}`,
+      ),
+      lines.map((ln) => {
+        const x = ln[side];
+        return h(
+          "div",
+          { class: `il-dline il-d-${x ? ln.tag : "gap"}`, "data-line": x ? String(x.n) : "" },
+          h("span", { class: "il-dno" }, x ? String(x.n) : ""),
+          h("span", { class: "il-dtext" }, x ? x.text : ""),
         );
-        on(tr, "click", () => selectRow(r.index));
-        on(tr, "keydown", (e) => {
-          if (e.key === "Enter") selectRow(r.index);
-        });
-        return tr;
       }),
     );
-    if (!rows.length)
-      tbody.replaceChildren(h("tr", {}, h("td", { colspan: "7", class: "il-muted" }, "no kernels in this pair")));
-  }
+  const note = r.similarity != null ? `similarity ${r.similarity}` : "";
+  cx.source.replaceChildren(
+    h(
+      "div",
+      { class: "il-dsrc-head" },
+      h("strong", {}, STATUS_TEXT[r.status]),
+      " ",
+      changeText(r),
+      note ? h("span", { class: "il-muted" }, ` (${note})`) : null,
+    ),
+    h("div", { class: "il-dsrc-cols" }, col("a", ka), col("b", kb)),
+  );
+}
 
-  function drawSource() {
-    const r = rows.find((x) => x.index === state.row);
-    if (!r) {
-      source.replaceChildren(h("p", { class: "il-muted" }, "Click a row for both kernels' sources, side by side."));
-      return;
-    }
-    const p = pair();
-    const ka = r.a ? kernelIn(repA, p.a, r.a) : null;
-    const kb = r.b ? kernelIn(repB, p.b, r.b) : null;
-    const lines = sideBySide(ka ? ka.source : null, kb ? kb.source : null, r.source_diff);
-    const col = (side, k) =>
-      h(
-        "div",
-        { class: "il-dcol", "data-side": side },
-        h(
-          "div",
-          { class: "il-dhead il-mono", title: k ? k.name : "" },
-          `${side.toUpperCase()}: ${k ? k.name : "(none)"}`,
-        ),
-        lines.map((ln) => {
-          const x = ln[side];
-          return h(
-            "div",
-            { class: `il-dline il-d-${x ? ln.tag : "gap"}`, "data-line": x ? String(x.n) : "" },
-            h("span", { class: "il-dno" }, x ? String(x.n) : ""),
-            h("span", { class: "il-dtext" }, x ? x.text : ""),
-          );
-        }),
-      );
-    const note = r.similarity != null ? `similarity ${r.similarity}` : "";
-    source.replaceChildren(
-      h(
-        "div",
-        { class: "il-dsrc-head" },
-        h("strong", {}, STATUS_TEXT[r.status]),
-        " ",
-        changeText(r),
-        note ? h("span", { class: "il-muted" }, ` (${note})`) : null,
-      ),
-      h("div", { class: "il-dsrc-cols" }, col("a", ka), col("b", kb)),
-    );
-  }
+/** The legend under the graph: how many kernels were added, changed, removed in this pair. */
+function graphLegend(p) {
+  const count = (s) => (p.kernels || []).filter((k) => k.status === s).length;
+  return [
+    h("span", { class: "il-legend-item il-d-only_b" }, h("i", {}), `added ${count("only_b")}`),
+    h("span", { class: "il-legend-item il-d-changed" }, h("i", {}), `changed ${count("changed")}`),
+    h(
+      "span",
+      { class: "il-legend-item il-d-only_a", title: "kernels only in A have no box in B's graph: see the table" },
+      h("i", {}),
+      `removed ${count("only_a")} (table)`,
+    ),
+    h("span", { class: "il-muted" }, p.b ? `graph of B (${p.b})` : `graph of A (${p.a}): not in B`),
+  ];
+}
 
-  async function drawGraph() {
-    const p = pair();
-    const rep = p.b ? repB : repA,
-      cid = p.b || p.a;
-    const c = compileOf(rep, cid);
-    const my = ++token;
-    built = null;
-    canvas.viewport.replaceChildren();
-    legend.replaceChildren();
-    if (!c || !(c.fused_nodes || []).length) {
-      message(c ? "This compile has no fused nodes." : "No compile on either side.");
-      return;
-    }
-    const ix = indexCompile(c);
-    const b = buildFusion(ix, initialExpansion(ix.fused, COLLAPSE_LIMIT));
-    message(`laying out ${plural(b.items.size, "box", "boxes")}…`);
-    let layout;
-    try {
-      layout = await (await opts.engine()).layout(b.dot);
-    } catch (e) {
-      if (my === token && alive) message(`layout failed: ${e.message || e}`);
-      return;
-    }
-    if (my !== token || !alive) return;
-    message("");
-    const marks = p.b ? graphMarks(p) : new Map(ix.fused.map((n) => [n.name, "removed"]));
-    canvas.draw(layout, b.items, b.edges, b.clusters, (g, it) => {
-      if (it.type === "node") {
-        g.dataset.node = it.name;
-        g.dataset.kernel = it.kernel;
-        if (marks.has(it.name)) g.dataset.diff = marks.get(it.name);
-      }
-      if (it.type === "group") {
-        const m = (it.members || []).map((x) => marks.get(x)).filter(Boolean);
-        if (m.length) g.dataset.diff = m.includes("changed") ? "changed" : m[0];
-      }
-    });
-    built = b;
-    const count = (s) => (p.kernels || []).filter((k) => k.status === s).length;
-    legend.replaceChildren(
-      h("span", { class: "il-legend-item il-d-only_b" }, h("i", {}), `added ${count("only_b")}`),
-      h("span", { class: "il-legend-item il-d-changed" }, h("i", {}), `changed ${count("changed")}`),
-      h(
-        "span",
-        { class: "il-legend-item il-d-only_a", title: "kernels only in A have no box in B's graph: see the table" },
-        h("i", {}),
-        `removed ${count("only_a")} (table)`,
-      ),
-      h("span", { class: "il-muted" }, p.b ? `graph of B (${p.b})` : `graph of A (${p.a}): not in B`),
-    );
-    if (b.items.size <= 24) canvas.fit();
-    else canvas.open(b.keyToId.get("node:" + ix.fused[0].name));
-    markGraph();
-    graphHost.dataset.ready = "1";
-    mark("il:interactive");
+/** Put the difference of each box on it (data-diff); a module box takes its members' strongest. */
+function decorateDiff(g, it, marks) {
+  if (it.type === "node") {
+    g.dataset.node = it.name;
+    g.dataset.kernel = it.kernel;
+    if (marks.has(it.name)) g.dataset.diff = marks.get(it.name);
   }
+  if (it.type === "group") {
+    const m = (it.members || []).map((x) => marks.get(x)).filter(Boolean);
+    if (m.length) g.dataset.diff = m.includes("changed") ? "changed" : m[0];
+  }
+}
 
-  function message(text) {
-    graphHost.querySelectorAll(".il-message").forEach((m) => m.remove());
-    if (text) graphHost.appendChild(h("div", { class: "il-message" }, text));
+/** Lay out and draw B's graph of the pair (A's where B has none), opened at a readable zoom like the lens. */
+async function drawGraph(cx) {
+  const p = cx.pair();
+  const c = p.b ? compileOf(cx.repB, p.b) : compileOf(cx.repA, p.a);
+  const my = ++cx.token;
+  cx.built = null;
+  cx.canvas.viewport.replaceChildren();
+  cx.legend.replaceChildren();
+  if (!c || !(c.fused_nodes || []).length) {
+    message(cx, c ? "This compile has no fused nodes." : "No compile on either side.");
+    return;
   }
+  const ix = indexCompile(c);
+  const b = buildFusion(ix, fittingExpansion(ix.fused, paneHeight(cx.graphHost)));
+  message(cx, `laying out ${plural(b.items.size, "box", "boxes")}…`);
+  let layout;
+  try {
+    layout = await (await cx.engine()).layout(b.dot);
+  } catch (e) {
+    if (my === cx.token && cx.alive) message(cx, `layout failed: ${e.message || e}`);
+    return;
+  }
+  if (my !== cx.token || !cx.alive) return;
+  message(cx, "");
+  const marks = p.b ? graphMarks(p) : new Map(ix.fused.map((n) => [n.name, "removed"]));
+  cx.canvas.draw(layout, b.items, b.edges, b.clusters, (g, it) => decorateDiff(g, it, marks));
+  cx.built = b;
+  cx.legend.replaceChildren(...graphLegend(p));
+  // like the lens: all of it where that is readable (labels >= 11 px), else readable at its start
+  cx.canvas.open(b.keyToId.get("node:" + ix.fused[0].name));
+  markGraph(cx);
+  cx.graphHost.dataset.ready = "1";
+  mark("il:interactive");
+}
 
-  function markGraph() {
-    if (!built) return;
-    const r = rows.find((x) => x.index === state.row);
-    const fused = r && (pair().b ? r.fused_b : r.fused_a);
-    const id = fused && built.keyToId.get("node:" + fused);
-    canvas.mark("il-selected", id ? [id] : []);
-    if (id) canvas.reveal(id);
-  }
+function message(cx, text) {
+  cx.graphHost.querySelectorAll(".il-message").forEach((m) => m.remove());
+  if (text) cx.graphHost.appendChild(h("div", { class: "il-message" }, text));
+}
 
-  // ---- actions ------------------------------------------------------------------------------
-  function selectRow(index) {
-    state.row = index;
-    for (const tr of tbody.querySelectorAll("tr[data-role=diff-row]"))
-      tr.classList.toggle("il-selected", tr.dataset.index === String(index));
-    const r = rows.find((x) => x.index === index);
-    root.dataset.selected = r ? rowKernel(r) : "";
-    drawSource();
-    markGraph();
-    if (opts.onChange) opts.onChange({ pair: state.pair, selected: r ? rowKernel(r) : "" });
+function markGraph(cx) {
+  if (!cx.built) return;
+  const r = cx.rows.find((x) => x.index === cx.store.get().row);
+  const fused = r && (cx.pair().b ? r.fused_b : r.fused_a);
+  const id = fused && cx.built.keyToId.get("node:" + fused);
+  cx.canvas.mark("il-selected", id ? [id] : []);
+  if (id) cx.canvas.reveal(id);
+}
+
+async function doExport(cx) {
+  cx.status.textContent = "exporting…";
+  try {
+    const { filename, bytes } = await cx.exportHtml();
+    const url = URL.createObjectURL(new Blob([bytes], { type: "text/html" }));
+    const a = h("a", { href: url, download: filename });
+    document.body.appendChild(a);
+    a.click();
+    a.remove();
+    setTimeout(() => URL.revokeObjectURL(url), 10000);
+    cx.status.textContent = `exported ${filename}`;
+  } catch (e) {
+    cx.status.textContent = `export failed: ${e.message || e}`;
   }
+}
+
+const compileOf = (rep, id) => (rep.compiles || []).find((c) => c.id === id) || null;
+function kernelIn(rep, cid, name) {
+  const c = compileOf(rep, cid);
+  return c && (c.kernels || []).find((k) => k.name === name);
+}
+
+/** What a change of the store redraws: a new pair everything, a new row its marks and sources. */
+function onStore(cx, s, changed) {
+  if (changed.has("pair")) {
+    cx.pairSel.value = String(s.pair);
+    cx.root.dataset.pair = String(s.pair);
+    drawFacts(cx);
+    drawGraph(cx);
+    drawTable(cx);
+  }
+  if (changed.has("pair") || changed.has("row")) {
+    for (const tr of cx.tbody.querySelectorAll("tr[data-role=diff-row]"))
+      tr.classList.toggle("il-selected", tr.dataset.index === String(s.row));
+    cx.root.dataset.selected = s.selected;
+    drawSource(cx);
+    markGraph(cx);
+  }
+}
+
+/**
+ * @param {HTMLElement} el
+ * @param {{payload: {diff: object, a: object, b: object}, engine: () => Promise<object>,
+ *          initial?: {pair?: number, selected?: string},
+ *          exportHtml?: () => Promise<{filename: string, bytes: Uint8Array}>}} opts
+ */
+export function createCompare(el, opts) {
+  const { diff, a: repA, b: repB } = opts.payload;
+  const pairs = diff.compiles || [];
+  const init = opts.initial || {};
+  const first = Math.min(Math.max(0, init.pair | 0), Math.max(0, pairs.length - 1));
+  const ac = new AbortController();
+  const store = createStore({ pair: first, row: -1, selected: "" });
+  const cx = { diff, repA, repB, pairs, sum: diff.summary || {}, store, rows: [], token: 0, built: null, alive: true };
+  Object.assign(cx, {
+    engine: opts.engine,
+    exportHtml: opts.exportHtml,
+    on: (t, type, fn) => t.addEventListener(type, fn, { signal: ac.signal }),
+    pair: () => pairs[store.get().pair] || { kernels: [] },
+    selectRow(index) {
+      const r = cx.rows.find((x) => x.index === index);
+      store.set({ row: r ? index : -1, selected: r ? rowKernel(r) : "" });
+    },
+  });
+  cx.root = compareDom(cx);
+  el.appendChild(cx.root);
+  cx.canvas = new GraphCanvas(cx.graphHost, (it) => {
+    if (it && it.type === "node") selectKernel(it.name);
+  });
   function selectKernel(name) {
-    const r = rows.find((x) => x.b === name || x.a === name || x.fused_b === name);
-    selectRow(r ? r.index : -1);
+    const r = cx.rows.find((x) => x.b === name || x.a === name || x.fused_b === name);
+    cx.selectRow(r ? r.index : -1);
   }
   function selectPair(i) {
-    if (!(i >= 0 && i < pairs.length)) return;
-    state.pair = i;
-    state.row = -1;
-    pairSel.value = String(i);
-    root.dataset.pair = String(i);
-    drawFacts();
-    drawGraph();
-    drawTable();
-    drawSource();
-    if (opts.onChange) opts.onChange({ pair: i, selected: "" });
+    if (i >= 0 && i < pairs.length) store.set({ pair: i, row: -1, selected: "" });
   }
-  function onGraphItem(it) {
-    if (!it) return;
-    if (it.type === "node") selectKernel(it.name);
-  }
-  async function doExport() {
-    status.textContent = "exporting…";
-    try {
-      const { filename, bytes } = await opts.exportHtml();
-      const url = URL.createObjectURL(new Blob([bytes], { type: "text/html" }));
-      const a = h("a", { href: url, download: filename });
-      document.body.appendChild(a);
-      a.click();
-      a.remove();
-      setTimeout(() => URL.revokeObjectURL(url), 10000);
-      status.textContent = `exported ${filename}`;
-    } catch (e) {
-      status.textContent = `export failed: ${e.message || e}`;
-    }
-  }
-  on(pairSel, "change", () => selectPair(Number(pairSel.value)));
-
-  // ---- start --------------------------------------------------------------------------------
-  pairSel.value = String(state.pair);
-  root.dataset.pair = String(state.pair);
-  drawFacts();
-  drawGraph(); // first: the worker lays the graph out while the table is drawn here
-  drawTable();
+  store.subscribe((s, changed) => onStore(cx, s, changed));
+  // ---- start: the graph first (the worker lays it out while the table is drawn here)
+  onStore(cx, store.get(), new Set(["pair"]));
   mark("il:compare-table");
   if (init.selected) selectKernel(init.selected);
-  else drawSource();
   return {
-    root,
-    state,
+    root: cx.root,
+    store,
+    get state() {
+      return { pair: store.get().pair, row: store.get().row };
+    },
     selectPair,
-    selectRow,
+    selectRow: cx.selectRow,
     selectKernel,
     destroy() {
-      alive = false;
+      cx.alive = false;
       ac.abort();
-      canvas.destroy();
-      root.remove();
+      cx.canvas.destroy();
+      cx.root.remove();
     },
   };
 }

@@ -58,46 +58,66 @@ function targetsOf(compile) {
  * Returns {dot, items: Map(id -> item), edges: [{from, to, buffers}], keyToId}.
  */
 export function buildFusion(idx, expanded) {
-  const items = new Map();
-  const keyToId = new Map();
   const fx = targetsOf(idx.compile);
   const { edges, inputs, outputs } = fusionEdges(idx);
-  const times = nodeTimes(idx); // measured time per fused node (empty without a profile)
-  const order = [];
-  let gi = 0;
-  const aggIn = inputs.length > 12,
-    aggOut = outputs.length > 12;
-  const ins = [],
-    outs = [];
+  const g = {
+    idx,
+    fx,
+    items: new Map(),
+    keyToId: new Map(),
+    order: [],
+    ins: [],
+    outs: [],
+    aggIn: inputs.length > 12,
+    aggOut: outputs.length > 12,
+    stubs: new Map(), // "in>" / "out>" + box id -> stub item
+    merged: new Map(),
+  };
   // Many graph inputs (parameters): one "inputs" node would send an edge to every consumer across
   // the whole graph. Instead each consumer gets a small stub of its own, right above it.
-  if (!aggIn) {
-    inputs.forEach((b, i) => {
-      // named by what it is (GraphNode.display_name / role, decided in Python) where the report says
-      const gn = fx.get(b) || {};
-      const lines = fit([gn.display_name || b, gn.role ? `${gn.role} · ${b}` : "graph input"]);
-      const it = { id: "i" + i, type: "input", buffer: b, lines, ...ioSize(lines) };
-      items.set(it.id, it);
-      ins.push(it.id);
-      keyToId.set("in:" + b, it.id);
-    });
-  }
+  if (!g.aggIn) addInputs(g, inputs);
+  addBoxes(g, expanded, nodeTimes(idx)); // measured time per fused node (empty without a profile)
+  labelBoxes(g.items);
+  if (!g.aggOut) addOutputs(g, outputs);
+  mergeEdges(g, edges);
+  fanoutStubs(g);
+  labelStubs(g);
+  const clusters = new Map();
+  return { dot: fusionDot(g, clusters), items: g.items, edges: [...g.merged.values()], keyToId: g.keyToId, clusters };
+}
+
+/** One box per graph input (named by what it is: GraphNode.display_name / role, decided in Python). */
+function addInputs(g, inputs) {
+  inputs.forEach((b, i) => {
+    const gn = g.fx.get(b) || {};
+    const lines = fit([gn.display_name || b, gn.role ? `${gn.role} · ${b}` : "graph input"]);
+    const it = { id: "i" + i, type: "input", buffer: b, lines, ...ioSize(lines) };
+    g.items.set(it.id, it);
+    g.ins.push(it.id);
+    g.keyToId.set("in:" + b, it.id);
+  });
+}
+
+/** The boxes in execution order: a module box per collapsed module, else one per fused node (a run of
+ * fused nodes written into one kernel is one box with a count). */
+function addBoxes(g, expanded, times) {
+  const { idx, items, keyToId, order } = g;
+  let gi = 0;
   idx.boxes.forEach((n) => {
     const i = idx.byName.get(n.name).index;
-    const g = groupOf(n, expanded);
-    if (g !== null) {
-      const key = "group:" + g;
+    const t = times.get(n.name);
+    const mod = groupOf(n, expanded);
+    if (mod !== null) {
+      const key = "group:" + mod;
       let id = keyToId.get(key);
       if (!id) {
         id = "g" + gi++;
-        const it = { id, type: "group", module: g, members: [], kinds: new Map() };
-        items.set(id, it);
+        items.set(id, { id, type: "group", module: mod, members: [], kinds: new Map() });
         keyToId.set(key, id);
         order.push(id);
       }
       const it = items.get(id);
       it.members.push(n.name);
-      const t = times.get(n.name);
       if (t) {
         it.total_us = (it.total_us || 0) + t.total_us;
         it.share = (it.share || 0) + (t.share || 0);
@@ -111,15 +131,13 @@ export function buildFusion(idx, expanded) {
     const run = kernelRun(idx, n.name);
     const kernelKey = run.length > 1 ? "run:" + run[0] : "";
     if (kernelKey && keyToId.has(kernelKey)) {
-      const id = keyToId.get(kernelKey);
-      const it = items.get(id);
+      const it = items.get(keyToId.get(kernelKey));
       it.members.push(n.name);
       it.nOps += (n.fx_nodes || []).length;
       for (const op of opsOf(n)) if (!it.ops.includes(op)) it.ops.push(op);
-      keyToId.set("node:" + n.name, id);
+      keyToId.set("node:" + n.name, it.id);
       return;
     }
-    const t = times.get(n.name);
     const it = {
       id: "n" + i,
       type: "node",
@@ -141,6 +159,10 @@ export function buildFusion(idx, expanded) {
     order.push(it.id);
     if (kernelKey) keyToId.set(kernelKey, it.id);
   });
+}
+
+/** The lines and sizes of the kernel boxes and module boxes. */
+function labelBoxes(items) {
   for (const it of items.values())
     if (it.type === "node") {
       const many = it.members.length > 1;
@@ -167,18 +189,22 @@ export function buildFusion(idx, expanded) {
       it.lines = fit([it.module, `${plural(it.members.length, "fused node")}${time} · click to expand`, kinds]);
       Object.assign(it, sizeFor(it.lines));
     }
-  if (!aggOut) {
-    outputs.forEach((b, i) => {
-      const lines = fit([b, "graph output"]);
-      const it = { id: "o" + i, type: "output", buffer: b, lines, ...ioSize(lines) };
-      items.set(it.id, it);
-      outs.push(it.id);
-      keyToId.set("out:" + b, it.id);
-    });
-  }
-  // edges between visible items, merged
-  const merged = new Map();
-  const stubs = new Map(); // "in>" / "out>" + box id -> stub item
+}
+
+/** One box per graph output. */
+function addOutputs(g, outputs) {
+  outputs.forEach((b, i) => {
+    const lines = fit([b, "graph output"]);
+    const it = { id: "o" + i, type: "output", buffer: b, lines, ...ioSize(lines) };
+    g.items.set(it.id, it);
+    g.outs.push(it.id);
+    g.keyToId.set("out:" + b, it.id);
+  });
+}
+
+/** The edges between visible items, merged; with many inputs / outputs, a small stub per box instead. */
+function mergeEdges(g, edges) {
+  const { items, keyToId, stubs, merged, aggIn, aggOut } = g;
   const stub = (dir, box) => {
     const key = dir + ">" + box;
     if (!stubs.has(key)) {
@@ -213,8 +239,12 @@ export function buildFusion(idx, expanded) {
     for (const buf of e.buffers) if (!m.buffers.includes(buf)) m.buffers.push(buf);
     merged.set(k, m);
   }
-  // a box whose results go to more than FANOUT boxes (weight copies, running-stat updates) would wire
-  // the whole graph from the top: it gets one stub naming its users instead (the list is its tooltip)
+}
+
+/** A box whose results go to more than FANOUT boxes (weight copies, running-stat updates) would wire
+ * the whole graph from the top: it gets one stub naming its users instead (the list is its tooltip). */
+function fanoutStubs(g) {
+  const { items, merged } = g;
   const outDeg = new Map();
   for (const m of merged.values())
     if (items.get(m.to) && !items.get(m.to).stub) outDeg.set(m.from, (outDeg.get(m.from) || 0) + 1);
@@ -243,6 +273,11 @@ export function buildFusion(idx, expanded) {
     items.set(it.id, it);
     merged.set(from + ">" + it.id, { from, to: it.id, buffers: [] });
   }
+}
+
+/** The input / output stubs' labels: the buffer, or how many, named in the tooltip. */
+function labelStubs(g) {
+  const { stubs, fx } = g;
   for (const it of stubs.values()) {
     const n = it.buffers.length,
       what = it.type === "input" ? "input" : "output";
@@ -256,7 +291,11 @@ export function buildFusion(idx, expanded) {
     it.w = Math.round(Math.max(54, it.lines[0].length * SANS_CH + 18));
     it.h = 20;
   }
-  const clusters = new Map();
+}
+
+/** The DOT text of the graph (generated ids and sizes only). */
+function fusionDot(g, clusters) {
+  const { items, order, ins, outs, merged } = g;
   const inCluster = new Set();
   const big = items.size >= FAST_FROM;
   let dot = `digraph fusion {\n  graph [rankdir=TB nodesep=0.3 ranksep=0.35${big ? " " + FAST : ""}];\n`;
@@ -279,17 +318,23 @@ export function buildFusion(idx, expanded) {
       );
   if (ins.length) dot += `  { rank=min; ${ins.join("; ")}; }\n`;
   if (outs.length) dot += `  { rank=max; ${outs.join("; ")}; }\n`;
-  for (const m of merged.values()) dot += `  ${m.from} -> ${m.to};\n`;
   // execution order, top to bottom: invisible chain through the visible boxes, in an order that agrees
   // with the data edges (a module box holds nodes run early and late, e.g. a BatchNorm's
   // num_batches_tracked update runs first: chained by first run, dot would reverse edges into a staircase)
   const chainOrder = flowOrder(order, merged);
+  // an edge that skips over boxes of the column (a residual: layer i -> layer i+1 beside layer i -> add ->
+  // layer i+1) pulls nothing straight: weight 0, else dot bends the column into a staircase to shorten it
+  const pos = new Map(chainOrder.map((id, i) => [id, i]));
+  for (const m of merged.values()) {
+    const skip = pos.has(m.from) && pos.has(m.to) && pos.get(m.to) - pos.get(m.from) > 1;
+    dot += `  ${m.from} -> ${m.to}${skip ? " [weight=0]" : ""};\n`;
+  }
   for (let i = 1; i < chainOrder.length; i++) {
     if (!merged.has(chainOrder[i - 1] + ">" + chainOrder[i]))
       dot += `  ${chainOrder[i - 1]} -> ${chainOrder[i]} [style=invis weight=0];\n`;
   }
   dot += "}\n";
-  return { dot, items, edges: [...merged.values()], keyToId, clusters };
+  return dot;
 }
 
 /**

@@ -1,12 +1,11 @@
 // Entry points of the bundle (lens.js):
 //   default export  the anywidget adapter: render({model, el}) returns its cleanup
 //   mount()         the standalone page (inductor_lens.html): same library, no Jupyter
+// Both hand the payload to the one shell (shell.js) in the mode Python named.
 
-import { createLens } from "./app.js";
-import { createCompare } from "./compare.js";
 import { fromBase64, gunzipText, sharedEngine } from "./engine.js";
 import { expandReport } from "./intern.js";
-import { createJobView } from "./job.js";
+import { createShell } from "./shell.js";
 
 export { createLens } from "./app.js";
 export const VERSION = "0.1.0";
@@ -54,53 +53,51 @@ function asBytes(b) {
 async function render({ model, el }) {
   el.classList.add("il-host", "il-widget");
   const packed = model.get("_report");
-  let report;
+  let payload;
   try {
-    report = expandReport(JSON.parse(await gunzipText(asBytes(packed))));
+    payload = expandReport(JSON.parse(await gunzipText(asBytes(packed))));
   } catch (e) {
     el.textContent = `inductor_lens: could not read the report (${e.message || e})`;
     return () => {};
   }
-  if (report && report.kind === "diff") return renderCompare(model, el, report); // a ReportDiff (diff.py)
-  const lens = createLens(el, {
-    report,
-    initial: { view: model.get("view"), selected: model.get("selected"), compileId: model.get("compile") },
-    ...kernelRequests(model),
-  });
-  // store -> traits
-  const unsub = lens.store.subscribe((s, changed) => {
+  const initial = {
+    view: model.get("view"),
+    selected: model.get("selected"),
+    compileId: model.get("compile"),
+    pair: model.get("compile_pair"),
+  };
+  const shell = createShell(el, model.get("_mode"), payload, { initial, ...kernelRequests(model) });
+  return syncTraits(model, shell);
+}
+
+/** Keep the widget's traits and the shell's store in step, both ways (the shell names the pairs); tell
+ * Python the initial state where it differs from the traits (e.g. a default compile). Returns the cleanup. */
+function syncTraits(model, shell) {
+  const pairs = Object.entries(shell.traits);
+  const push = (s) => {
     let dirty = false;
-    const push = (trait, value) => {
-      if (model.get(trait) !== value) {
-        model.set(trait, value);
+    for (const [trait, key] of pairs)
+      if (model.get(trait) !== s[key]) {
+        model.set(trait, s[key]);
         dirty = true;
       }
-    };
-    if (changed.has("selected")) push("selected", s.selected);
-    if (changed.has("view")) push("view", s.view);
-    if (changed.has("compileId")) push("compile", s.compileId);
     if (dirty) model.save_changes();
+  };
+  const unsub = shell.store.subscribe((s, changed) => {
+    if (pairs.some(([, key]) => changed.has(key))) push(s);
   });
-  // traits -> store (a user may script them)
-  const onSelected = () => lens.select(model.get("selected"));
-  const onView = () => lens.store.set({ view: model.get("view") });
-  const onCompile = () => lens.store.set({ compileId: model.get("compile"), selected: "" });
-  model.on("change:selected", onSelected);
-  model.on("change:view", onView);
-  model.on("change:compile", onCompile);
-  // the initial state may differ from the traits (e.g. a default compile): tell Python
-  const s = lens.store.get();
-  if (model.get("compile") !== s.compileId || model.get("selected") !== s.selected) {
-    model.set("compile", s.compileId);
-    model.set("selected", s.selected);
-    model.save_changes();
-  }
+  const handlers = pairs.map(([trait, key]) => {
+    const fn = () => {
+      if (model.get(trait) !== shell.store.get()[key]) shell.apply(trait, model.get(trait));
+    };
+    model.on(`change:${trait}`, fn);
+    return [trait, fn];
+  });
+  push(shell.store.get());
   return () => {
     unsub();
-    model.off("change:selected", onSelected);
-    model.off("change:view", onView);
-    model.off("change:compile", onCompile);
-    lens.destroy();
+    for (const [trait, fn] of handlers) model.off(`change:${trait}`, fn);
+    shell.destroy();
   };
 }
 
@@ -121,33 +118,6 @@ function kernelRequests(model) {
   };
 }
 
-/** The compare view in a widget (inductor_lens.diff's DiffWidget): same engine and export requests. */
-function renderCompare(model, el, payload) {
-  const cmp = createCompare(el, {
-    payload,
-    initial: { pair: model.get("compile_pair"), selected: model.get("selected") },
-    ...kernelRequests(model),
-    onChange: ({ pair, selected }) => {
-      if (model.get("compile_pair") !== pair || model.get("selected") !== selected) {
-        model.set("compile_pair", pair);
-        model.set("selected", selected);
-        model.save_changes();
-      }
-    },
-  });
-  const onPair = () => {
-    if (model.get("compile_pair") !== cmp.state.pair) cmp.selectPair(model.get("compile_pair"));
-  };
-  const onSel = () => cmp.selectKernel(model.get("selected"));
-  model.on("change:compile_pair", onPair);
-  model.on("change:selected", onSel);
-  return () => {
-    model.off("change:compile_pair", onPair);
-    model.off("change:selected", onSel);
-    cmp.destroy();
-  };
-}
-
 export default { render };
 
 // ---- standalone page -----------------------------------------------------------------------
@@ -165,28 +135,16 @@ export async function mount(el, sources) {
   // wait ~300 ms more)
   const engine = () => sharedEngine("page", () => gunzipText(fromBase64(sources.engine)));
   const [text] = await Promise.all([gunzipText(fromBase64(sources.report)), engine().catch(() => null)]);
-  const report = expandReport(JSON.parse(text));
+  const payload = expandReport(JSON.parse(text));
   mark("il:report");
-  if (report && report.kind === "diff") {
-    // a compare page (inductor_lens/views/diff_views.py)
-    const cmp = createCompare(el, { payload: report, initial: sources.initial || {}, engine });
-    window.inductorLens = cmp;
-    return cmp;
+  const onLens = (lens) => {
+    window.inductorLens = lens; // for scripting and tests: inductorLens.store.get()
+  };
+  const shell = createShell(el, sources.mode, payload, { initial: sources.initial || {}, engine, onLens });
+  if (shell.mode === "job") {
+    window.inductorJob = shell.api; // the rank selector; inductorLens is the lens of the rank shown
+    return shell.api.lens();
   }
-  if (report && report.job) {
-    // a distributed job: rank selector + divergence summary (job.js)
-    const view = createJobView(el, {
-      job: report.job,
-      initial: sources.initial || {},
-      engine,
-      onLens: (lens) => {
-        window.inductorLens = lens;
-      },
-    });
-    window.inductorJob = view;
-    return view.lens();
-  }
-  const lens = createLens(el, { report, initial: sources.initial || {}, engine });
-  window.inductorLens = lens; // for scripting and tests: inductorLens.store.get()
-  return lens;
+  window.inductorLens = shell.api;
+  return shell.api;
 }

@@ -1,9 +1,10 @@
 // A distributed job: a rank selector and the divergence summary above the lens of one rank.
 // Python decides (which ranks differ, and how: inductor_lens/analysis/job.py); this module only draws.
-// createJobView(el, {job, engine}) returns {selectRank(rank), destroy(), rank()}.
+// createJobView(el, {job, engine}) returns {store, selectRank(rank), destroy(), rank(), lens()}.
 
 import { createLens } from "./app.js";
 import { h } from "./dom.js";
+import { createStore } from "./store.js";
 
 const ASPECTS = {
   missing: "missing ranks",
@@ -36,11 +37,9 @@ export function divergentRanks(job) {
   return out;
 }
 
-export function createJobView(el, opts) {
-  const job = opts.job;
-  const ranks = job.ranks || [];
-  const divergent = divergentRanks(job);
-  const sel = h(
+/** The rank selector (data-role="rank-select"): one option per rank, missing ranks disabled. */
+function rankSelect(ranks, divergent) {
+  return h(
     "select",
     { class: "il-rank", "data-role": "rank-select", "aria-label": "rank" },
     ranks.map((r) =>
@@ -51,8 +50,13 @@ export function createJobView(el, opts) {
       ),
     ),
   );
+}
+
+/** The divergence summary (data-role="divergence"): how the ranks differ, as Python found, or that they agree. */
+function divergenceSummary(job) {
   const div = job.divergence || [];
-  const summary = h(
+  const ranks = job.ranks || [];
+  return h(
     "div",
     { class: "il-divergence", "data-role": "divergence" },
     h(
@@ -84,6 +88,18 @@ export function createJobView(el, opts) {
         )
       : null,
   );
+}
+
+/**
+ * The job mode: a rank selector and the divergence summary above the lens of the selected rank. Its one
+ * store holds {rank}; the lens of that rank has its own (one store per lens, never shared).
+ */
+export function createJobView(el, opts) {
+  const job = opts.job;
+  const ranks = job.ranks || [];
+  const store = createStore({ rank: null });
+  const sel = rankSelect(ranks, divergentRanks(job));
+  const summary = divergenceSummary(job);
   const missingNote = h("div", { class: "il-message il-warn", "data-role": "rank-missing", hidden: true });
   const host = h("div", { class: "il-rank-lens" });
   const bar = h(
@@ -94,38 +110,37 @@ export function createJobView(el, opts) {
   );
   el.append(bar, summary, missingNote, host);
   let lens = null;
-  let current = null;
+  const showMissing = (text) => {
+    missingNote.hidden = !text;
+    missingNote.textContent = text || "";
+  };
   function selectRank(rank) {
     const entry = ranks.find((r) => r.rank === Number(rank));
-    if (!entry || current === entry.rank) return lens;
+    if (!entry || store.get().rank === entry.rank) return lens;
     if (lens) {
       lens.destroy();
       lens = null;
     }
-    current = entry.rank;
     sel.value = String(entry.rank);
     el.dataset.rank = String(entry.rank);
-    if (!entry.report) {
-      missingNote.hidden = false;
-      missingNote.textContent = `rank ${entry.rank} has no report: ${entry.missing || "missing"}`;
-      return null;
+    if (!entry.report) showMissing(`rank ${entry.rank} has no report: ${entry.missing || "missing"}`);
+    else {
+      showMissing("");
+      lens = createLens(host, { report: entry.report, initial: opts.initial || {}, engine: opts.engine });
+      if (opts.onLens) opts.onLens(lens);
     }
-    missingNote.hidden = true;
-    lens = createLens(host, { report: entry.report, initial: opts.initial || {}, engine: opts.engine });
-    if (opts.onLens) opts.onLens(lens);
+    store.set({ rank: entry.rank });
     return lens;
   }
   const onChange = () => selectRank(sel.value);
   sel.addEventListener("change", onChange);
   const start = firstRank(job);
   if (start !== null) selectRank(start);
-  else {
-    missingNote.hidden = false;
-    missingNote.textContent = "no rank wrote a report";
-  }
+  else showMissing("no rank wrote a report");
   return {
+    store,
     selectRank,
-    rank: () => current,
+    rank: () => store.get().rank,
     lens: () => lens,
     destroy() {
       sel.removeEventListener("change", onChange);

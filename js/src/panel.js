@@ -19,6 +19,7 @@ import {
   topKernels,
 } from "./data.js";
 import { h } from "./dom.js";
+import { folded } from "./fold.js";
 import { autotuneSection, metadataSection, profileSection, topKernelsSection } from "./kernelinfo.js";
 import { cudagraphsSection, irSection, launchSection } from "./metal.js";
 import { costSection } from "./roofline.js";
@@ -643,7 +644,7 @@ function graphBreaks(report) {
         return h(
           "li",
           {},
-          h("span", { class: "il-reason il-pre" }, readableReason(b.reason)),
+          folded(readableReason(b.reason), "il-reason il-pre"), // first line; the rest on a click
           fr
             ? h(
                 "div",

@@ -36,8 +36,9 @@ const hasRooflineCache = new WeakMap();
 
 /**
  * One point per profiled kernel with a known cost: {compileId, kernel, fused, kind, intensity, gflops, gbps,
- * peakFraction, bound, verdict, total_us, share}. Kernels with no FLOPs (pure data movement) get
- * intensity 0 and are drawn on the left edge.
+ * peakFraction, bound, verdict, total_us, share, memoryOnly}. Kernels with no FLOPs (pure data movement:
+ * Python's arithmetic_intensity is 0) are `memoryOnly`: drawn apart, in a strip by their fraction of the
+ * bandwidth (their peak_fraction), never in the plot's corner where they would look like the worst.
  */
 export function rooflinePoints(report) {
   const out = [];
@@ -61,6 +62,7 @@ export function rooflinePoints(report) {
         verdict: p.verdict || "",
         total_us: p.total_us,
         share: p.share,
+        memoryOnly: p.arithmetic_intensity === 0, // no FLOPs (copies, gathers): judged by bandwidth alone
       });
     }
   }
@@ -87,48 +89,61 @@ function logScale(lo, hi, a, b) {
   return (v) => a + ((Math.log10(Math.max(v, lo)) - l0) / (l1 - l0)) * (b - a);
 }
 
-function chart(points, info, onPick) {
-  const W = 660,
-    H = 360,
-    L = 84,
-    R = 16,
-    T = 16,
-    B = 44;
-  const xs = points.map((p) => p.intensity).filter((v) => v > 0);
-  const ys = points.map((p) => p.gflops).filter((v) => v > 0);
-  const peakGbps = info && info.peak_gbps;
-  const peaks = Object.entries((info && info.peak_tflops) || {}).filter(([, v]) => v > 0);
-  const topPeak = peaks.length ? Math.max(...peaks.map(([, v]) => v * 1000)) : 0;
-  const xlo = Math.min(0.01, ...xs) / 2,
-    xhi = Math.max(100, ...xs) * 2;
-  let ylo = Math.min(...(ys.length ? ys : [1])) / 4,
-    yhi = Math.max(topPeak, ...ys, 1) * 2;
-  if (!(ylo > 0)) ylo = 1e-3;
-  const x = logScale(xlo, xhi, L, W - R),
-    y = logScale(ylo, yhi, H - B, T);
-  const g = svg("svg", {
-    viewBox: `0 0 ${W} ${H}`,
-    class: "il-roofline-svg",
-    role: "img",
-    "aria-label": "roofline chart",
-  });
-  // grid: decades
-  for (let d = Math.ceil(Math.log10(xlo)); d <= Math.floor(Math.log10(xhi)); d++) {
-    g.appendChild(svg("line", { x1: x(10 ** d), x2: x(10 ** d), y1: T, y2: H - B, class: "il-rf-grid" }));
+/** The compute roofs, equal peaks merged: [{dtypes: ["bf16", "fp16"], tflops}], highest first. */
+export function mergedRoofs(info) {
+  const byValue = new Map();
+  for (const [dtype, v] of Object.entries((info && info.peak_tflops) || {}))
+    if (v > 0) byValue.set(v, [...(byValue.get(v) || []), dtype]);
+  return [...byValue.entries()].sort((a, b) => b[0] - a[0]).map(([tflops, dtypes]) => ({ dtypes, tflops }));
+}
+
+const LABEL_PX = 6.2; // px per character of a roof label (11 px text)
+
+/** The box [x0, y0, x1, y1] of a roof label of `text` anchored (text-anchor end) at [x, y], with a margin. */
+function labelBox(text, [x, y]) {
+  return [x - text.length * LABEL_PX - 2, y - 12, x + 2, y + 5];
+}
+
+/** The one of `tries` (anchors, in order of preference) where the label overlaps the fewest of `taken`
+ * (boxes; `labels` of them are other labels, which count more): the first free one where there is one. */
+function clearSpot(text, tries, taken, labels) {
+  const hits = (b, boxes) => boxes.filter((t) => b[0] < t[2] && t[0] < b[2] && b[1] < t[3] && t[1] < b[3]).length;
+  let best = null;
+  for (const t of tries) {
+    const b = labelBox(text, t);
+    const score = 10 * hits(b, labels) + hits(b, taken);
+    if (!best || score < best.score) best = { t, score };
+    if (!score) break;
+  }
+  return best.t;
+}
+
+/** The plot's frame: scales, decade grid, ticks and axis titles. */
+function plotFrame(g, points, info, d) {
+  const { W, H, L, R, T, B } = d;
+  const xs = points.filter((p) => !p.memoryOnly && p.intensity > 0).map((p) => p.intensity);
+  const ys = points.filter((p) => !p.memoryOnly && p.gflops > 0).map((p) => p.gflops);
+  const roofs = mergedRoofs(info);
+  const topPeak = roofs.length ? roofs[0].tflops * 1000 : 0;
+  d.xlo = Math.min(0.01, ...xs) / 2;
+  d.xhi = Math.max(100, ...xs) * 2;
+  d.ylo = Math.min(...(ys.length ? ys : [1])) / 4;
+  d.yhi = Math.max(topPeak, ...ys, 1) * 2;
+  if (!(d.ylo > 0)) d.ylo = 1e-3;
+  const x = (d.x = logScale(d.xlo, d.xhi, L, W - R)),
+    y = (d.y = logScale(d.ylo, d.yhi, H - B, T));
+  for (let e = Math.ceil(Math.log10(d.xlo)); e <= Math.floor(Math.log10(d.xhi)); e++) {
+    g.appendChild(svg("line", { x1: x(10 ** e), x2: x(10 ** e), y1: T, y2: H - B, class: "il-rf-grid" }));
+    const v = 10 ** e >= 1 ? 10 ** e : (10 ** e).toPrecision(1);
+    g.appendChild(svg("text", { x: x(10 ** e), y: H - B + 14, class: "il-rf-tick", "text-anchor": "middle" }, `${v}`));
+  }
+  for (let e = Math.ceil(Math.log10(d.ylo)); e <= Math.floor(Math.log10(d.yhi)); e++) {
+    g.appendChild(svg("line", { x1: L, x2: W - R, y1: y(10 ** e), y2: y(10 ** e), class: "il-rf-grid" }));
     g.appendChild(
-      svg(
-        "text",
-        { x: x(10 ** d), y: H - B + 14, class: "il-rf-tick", "text-anchor": "middle" },
-        `${10 ** d >= 1 ? 10 ** d : (10 ** d).toPrecision(1)}`,
-      ),
+      svg("text", { x: L - 4, y: y(10 ** e) + 3, class: "il-rf-tick", "text-anchor": "end" }, fmtFlops(10 ** e)),
     );
   }
-  for (let d = Math.ceil(Math.log10(ylo)); d <= Math.floor(Math.log10(yhi)); d++) {
-    g.appendChild(svg("line", { x1: L, x2: W - R, y1: y(10 ** d), y2: y(10 ** d), class: "il-rf-grid" }));
-    g.appendChild(
-      svg("text", { x: L - 4, y: y(10 ** d) + 3, class: "il-rf-tick", "text-anchor": "end" }, fmtFlops(10 ** d)),
-    );
-  }
+  const midY = (T + H - B) / 2;
   g.appendChild(
     svg(
       "text",
@@ -139,72 +154,157 @@ function chart(points, info, onPick) {
   g.appendChild(
     svg(
       "text",
-      {
-        x: 10,
-        y: (T + H - B) / 2,
-        class: "il-rf-axis",
-        "text-anchor": "middle",
-        transform: `rotate(-90 10 ${(T + H - B) / 2})`,
-      },
+      { x: L - 72, y: midY, class: "il-rf-axis", "text-anchor": "middle", transform: `rotate(-90 ${L - 72} ${midY})` },
       "achieved FLOP/s",
     ),
   );
-  // roofs: memory (GB/s x FLOP/B = GFLOP/s) up to each compute peak
-  if (peakGbps) {
-    for (const [dtype, tf] of peaks.length ? peaks : [["", 0]]) {
-      const top = tf ? tf * 1000 : yhi;
-      const ridge = top / peakGbps;
-      g.appendChild(
-        svg(
-          "polyline",
-          {
-            points: `${x(xlo)},${y(xlo * peakGbps)} ${x(Math.min(ridge, xhi))},${y(Math.min(top, xhi * peakGbps))} ${tf ? `${x(xhi)},${y(top)}` : ""}`,
-            class: "il-rf-roof",
-            "data-roof": dtype || "memory",
-          },
-          svg("title", {}, `${dtype ? dtype + " roof: " + fmtFlops(top) + "; " : ""}memory roof: ${peakGbps} GB/s`),
-        ),
-      );
-      if (tf)
-        g.appendChild(
-          svg(
-            "text",
-            { x: W - R - 2, y: y(top) - 3, class: "il-rf-label", "text-anchor": "end" },
-            `${dtype} ${fmtFlops(top)}`,
-          ),
-        );
-    }
+}
+
+/** The roofs: memory (GB/s x FLOP/B = GFLOP/s) up to each compute peak, one line and label per distinct
+ * peak ("bf16/fp16 990 TFLOP/s"), each label placed clear of the dots and of the other labels. */
+function drawRoofs(g, info, d, dotBoxes) {
+  const peakGbps = info && info.peak_gbps;
+  if (!peakGbps) return;
+  const { x, y, xlo, xhi, yhi, W, R } = d;
+  const roofs = mergedRoofs(info);
+  const taken = dotBoxes;
+  const labels = [];
+  for (const roof of roofs.length ? roofs : [{ dtypes: [], tflops: 0 }]) {
+    const name = roof.dtypes.join("/");
+    const top = roof.tflops ? roof.tflops * 1000 : yhi;
+    const ridge = top / peakGbps;
     g.appendChild(
-      svg("text", { x: x(xlo) + 4, y: y(xlo * peakGbps) - 4, class: "il-rf-label" }, `${Math.round(peakGbps)} GB/s`),
-    );
-  }
-  for (const p of points) {
-    const cx = p.intensity > 0 ? x(p.intensity) : L + 4,
-      cy = y(p.gflops > 0 ? p.gflops : ylo);
-    const r = 4 + 8 * Math.sqrt(p.share || 0);
-    const dot = svg(
-      "circle",
-      {
-        cx: cx.toFixed(1),
-        cy: cy.toFixed(1),
-        r: r.toFixed(1),
-        class: "il-rf-dot",
-        fill: peakColour(p.peakFraction),
-        "data-role": "roofline-dot",
-        "data-kernel": p.kernel,
-        "data-compile": p.compileId,
-        "data-peak-fraction": p.peakFraction ?? "",
-      },
       svg(
-        "title",
-        {},
-        `${p.kernel} (${p.compileId})\n${fmtUs(p.total_us)} per run · ${fmtShare(p.share)} of kernel time\n${p.gbps} GB/s · ${fmtFlops(p.gflops)}\n${p.verdict || "no peak known"}`,
+        "polyline",
+        {
+          points: `${x(xlo)},${y(xlo * peakGbps)} ${x(Math.min(ridge, xhi))},${y(Math.min(top, xhi * peakGbps))} ${roof.tflops ? `${x(xhi)},${y(top)}` : ""}`,
+          class: "il-rf-roof",
+          "data-roof": name || "memory",
+        },
+        svg("title", {}, `${name ? name + " roof: " + fmtFlops(top) + "; " : ""}memory roof: ${peakGbps} GB/s`),
       ),
     );
-    dot.addEventListener("click", () => onPick(p.compileId, p.fused));
-    g.appendChild(dot);
+    if (!roof.tflops) continue;
+    const text = `${name} ${fmtFlops(top)}`;
+    const right = W - R - 2,
+      left = Math.min(right, x(ridge) + text.length * LABEL_PX + 8);
+    // along the flat roof, from its right end to the ridge: above the line, else below it
+    const tries = [];
+    for (let ax = right; ax >= left - 0.5; ax -= Math.max(20, (right - left) / 6))
+      tries.push([ax, y(top) - 3], [ax, y(top) + 13]);
+    // dots at the roof itself: further above or below it, at its right end
+    for (let k = 1; k <= 3; k++) tries.push([right, y(top) - 3 - 13 * k], [right, y(top) + 13 + 13 * k]);
+    const spot = clearSpot(text, tries.length ? tries : [[right, y(top) - 3]], taken, labels);
+    labels.push(labelBox(text, spot));
+    g.appendChild(
+      svg(
+        "text",
+        { x: spot[0], y: spot[1], class: "il-rf-label", "text-anchor": "end", "data-role": "roof-label" },
+        text,
+      ),
+    );
   }
+  g.appendChild(
+    svg(
+      "text",
+      { x: x(xlo) + 4, y: y(xlo * peakGbps) - 4, class: "il-rf-label", "data-role": "roof-label" },
+      `${Math.round(peakGbps)} GB/s`,
+    ),
+  );
+}
+
+/** One dot (data-role="roofline-dot"); a click selects its kernel. */
+function dot(p, cx, cy, onPick) {
+  const r = 4 + 8 * Math.sqrt(p.share || 0);
+  const el = svg(
+    "circle",
+    {
+      cx: cx.toFixed(1),
+      cy: cy.toFixed(1),
+      r: r.toFixed(1),
+      class: "il-rf-dot",
+      fill: peakColour(p.peakFraction),
+      "data-role": "roofline-dot",
+      "data-kernel": p.kernel,
+      "data-compile": p.compileId,
+      "data-peak-fraction": p.peakFraction ?? "",
+      "data-memory-only": p.memoryOnly ? "true" : null,
+    },
+    svg(
+      "title",
+      {},
+      `${p.kernel} (${p.compileId})\n${fmtUs(p.total_us)} per run · ${fmtShare(p.share)} of kernel time\n${p.gbps} GB/s · ${p.memoryOnly ? "no FLOPs" : fmtFlops(p.gflops)}\n${p.verdict || "no peak known"}`,
+    ),
+  );
+  el.addEventListener("click", () => onPick(p.compileId, p.fused));
+  return { el, box: [cx - r, cy - r, cx + r, cy + r] };
+}
+
+/** The memory-only strip left of the plot: kernels with no FLOPs, up by their fraction of the bandwidth. */
+function memoryStrip(g, d) {
+  const { S0, S1, T, H, B } = d;
+  g.appendChild(
+    svg("rect", { x: S0, y: T, width: S1 - S0, height: H - B - T, class: "il-rf-strip", "data-role": "memory-strip" }),
+  );
+  const fy = (f) => H - B - Math.max(0, Math.min(1, f)) * (H - B - T);
+  for (const [f, t] of [
+    [0, "0%"],
+    [0.5, "50%"],
+    [1, "100%"],
+  ])
+    g.appendChild(svg("text", { x: S1 + 2, y: fy(f) + 3, class: "il-rf-tick" }, t));
+  g.appendChild(
+    svg("text", { x: (S0 + S1) / 2, y: H - B + 14, class: "il-rf-tick", "text-anchor": "middle" }, "no FLOPs"),
+  );
+  g.appendChild(
+    svg("text", { x: (S0 + S1) / 2, y: H - B + 26, class: "il-rf-tick", "text-anchor": "middle" }, "of GB/s"),
+  );
+  return fy;
+}
+
+function chart(points, info, onPick) {
+  const mem = points.filter((p) => p.memoryOnly);
+  // the strip of memory-only kernels takes the left of the chart; the plot starts right of its labels
+  const d = { W: 700, H: 360, R: 16, T: 16, B: 44, S0: 8, S1: mem.length ? 38 : 8 };
+  d.L = d.S1 + (mem.length ? 106 : 76);
+  const g = svg("svg", {
+    viewBox: `0 0 ${d.W} ${d.H}`,
+    class: "il-roofline-svg",
+    role: "img",
+    "aria-label": "roofline chart",
+  });
+  plotFrame(g, points, info, d);
+  const fy = mem.length ? memoryStrip(g, d) : null;
+  const dots = points.map((p) =>
+    p.memoryOnly
+      ? dot(p, (d.S0 + d.S1) / 2, fy(p.peakFraction ?? 0), onPick)
+      : dot(p, p.intensity > 0 ? d.x(p.intensity) : d.L + 4, d.y(p.gflops > 0 ? p.gflops : d.ylo), onPick),
+  );
+  drawRoofs(
+    g,
+    info,
+    d,
+    dots.map((x) => x.box),
+  );
+  for (const x of dots) g.appendChild(x.el);
   return g;
+}
+
+/** The memory-only kernels, by bandwidth (data-role="memory-only"): what the strip shows, as a list. */
+function memoryOnlyTable(points) {
+  const mem = points.filter((p) => p.memoryOnly).sort((a, b) => (b.gbps ?? 0) - (a.gbps ?? 0));
+  return table(
+    "memory-only",
+    "Memory-only kernels (no FLOPs), by bandwidth",
+    [
+      { label: "kernel", get: (r) => h("span", { class: "il-mono", title: r.compileId }, r.kernel) },
+      { label: "GB/s", num: 1, get: (r) => String(r.gbps) },
+      { label: "of peak", num: 1, get: (r) => (r.peakFraction != null ? fmtShare(r.peakFraction) : "?") },
+      { label: "time", num: 1, get: (r) => fmtUs(r.total_us) },
+      { label: "share", num: 1, get: (r) => fmtShare(r.share) },
+    ],
+    mem,
+  );
 }
 
 function fmtFlops(gflops) {
@@ -288,7 +388,7 @@ export function renderRoofline(el, report, onPick) {
     h("i", { class: "il-rf-swatch", style: `background:${peakColour(0)}` }),
     " 0% … ",
     h("i", { class: "il-rf-swatch", style: `background:${peakColour(1)}` }),
-    " 100%; grey: unknown); size: share of kernel time; click a dot to select its kernel",
+    " 100%; grey: unknown); size: share of kernel time; kernels with no FLOPs sit in the strip on the left, by their fraction of the bandwidth; click a dot to select its kernel",
   );
   const pct = (r) => fmtShare(r.share);
   const kernelsOf = (r) =>
@@ -301,6 +401,7 @@ export function renderRoofline(el, report, onPick) {
     head,
     h("div", { class: "il-rf-chart", "data-role": "roofline-chart" }, chart(points, info, onPick)),
     legend,
+    memoryOnlyTable(points),
     table(
       "rollup-kind",
       "Time by kernel kind",

@@ -1,10 +1,10 @@
 // The lens's one store: every piece of state of one lens lives here (nothing at module level, so
 // two lenses on a page never share state). set(patch) notifies subscribers with the changed keys.
-import { hasProfile, indexCompile, initialExpansion, resolveSelection } from "./data.js";
-import { hasRoofline } from "./roofline.js";
+import { hasProfile, indexCompile, resolveSelection } from "./data.js";
+import { fittingExpansion, MAX_OPENING } from "./fit.js";
 
-/** Above this many boxes, the fusion graph starts collapsed by nn.Module. */
-export const COLLAPSE_LIMIT = 60;
+/** Never more than this many boxes on the opening graph; fewer where fewer fill the view (fit.js). */
+export const COLLAPSE_LIMIT = MAX_OPENING;
 /** How fusion boxes are coloured: by kernel kind, by measured time share (needs a profile), or by the
  * fraction of the hardware's peak each kernel reaches (needs a profile with costs and device peaks). */
 export const COLOUR_MODES = ["kind", "time", "peak"];
@@ -43,7 +43,8 @@ export function createStore(state, normalize = null) {
 
 /**
  * The initial state of a lens over `report`; `initial` may carry {compileId, view, selected, colourBy}
- * (unknown values fall back to defaults), `viewIds` are the registered views.
+ * (unknown values fall back to defaults), `viewIds` are the views available for this report (colouring by
+ * fraction of peak needs the roofline's data: exactly when the roofline view is available).
  */
 export function initialState(report, initial, viewIds) {
   const compiles = report.compiles || [];
@@ -60,7 +61,7 @@ export function initialState(report, initial, viewIds) {
       ? "kind"
       : init.colourBy === "kind"
         ? "kind"
-        : init.colourBy === "peak" && hasRoofline(report)
+        : init.colourBy === "peak" && viewIds.includes("roofline")
           ? "peak"
           : "time",
     showPasses: false, // timeline: Inductor's many small pass.* phases
@@ -76,14 +77,15 @@ export function initialState(report, initial, viewIds) {
 
 /**
  * Per-lens derived data and mutable expansion sets, owned by the store's lens:
- * idxOf(id) (cached indexes), expandedFor(id) / fxExpandedFor(id) (Sets), and expansion actions
- * that bump `expandRev` so views redraw.
+ * idxOf(id) (cached indexes), expandedFor(id) / fxExpandedFor(id) (Sets; a compile opens with the
+ * modules expanded that fill its pane, fit.js), and expansion actions that bump `expandRev` so views redraw.
  */
 export function createModel(report, store) {
   const compiles = report.compiles || [];
   const indexes = new Map();
   const expanded = new Map();
   const fxExpanded = new Map();
+  let paneHeight = () => 0; // the fusion view says how tall its pane is (fit.js); 0: not known yet
   const idxOf = (id) => {
     if (!indexes.has(id)) {
       const c = compiles.find((x) => x.id === id);
@@ -94,7 +96,7 @@ export function createModel(report, store) {
   const expandedFor = (id) => {
     if (!expanded.has(id)) {
       const ix = idxOf(id);
-      expanded.set(id, initialExpansion(ix ? ix.boxes : [], COLLAPSE_LIMIT));
+      expanded.set(id, fittingExpansion(ix ? ix.boxes : [], paneHeight()));
     }
     return expanded.get(id);
   };
@@ -106,6 +108,10 @@ export function createModel(report, store) {
   return {
     compiles,
     idxOf,
+    /** How tall the graph pane is, asked once per compile when its opening expansion is chosen. */
+    measureWith(fn) {
+      paneHeight = fn;
+    },
     expandedFor,
     fxExpandedFor,
     /** Expand (or collapse) module `m` of the current compile. */

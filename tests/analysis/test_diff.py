@@ -444,3 +444,27 @@ def test_a_change_of_cuda_graph_status_is_shown(sin_cos_report):
     assert same.cudagraphs["changed"] is False and "CUDA graphs" not in inductor_lens.diff(used, used).text()
     (off,) = inductor_lens.diff(sin_cos_report, sin_cos_report).compiles
     assert off.cudagraphs == {"a": None, "b": None, "changed": False}
+
+
+@pytest.mark.browser
+def test_compare_page_opens_at_a_readable_zoom_in_a_1000_by_700_window(tmp_path, chromium_browser, reports):
+    # issue 22: the compare graph opened fitted, shrunk to unreadable text; it opens like the lens: labels
+    # >= 11 px on screen, at the start of B's graph, nothing cut on the left or at the top
+    from tests.views.test_front_views import _OPENING_JS
+
+    d = inductor_lens.diff(reports["relu"], reports["extra"])
+    path = d.save_html(tmp_path / "diff.html")
+    context = chromium_browser.new_context(viewport={"width": 1000, "height": 700})
+    page = context.new_page()
+    try:
+        page.goto(pathlib.Path(path).as_uri())
+        page.wait_for_selector('[data-view="compare"] .il-graph[data-ready="1"]', timeout=60000)
+        geo = page.evaluate(_OPENING_JS, '[data-view="compare"] .il-graph')
+        assert geo["fonts"] and min(geo["fonts"]) >= 11 - 1e-6, geo["fonts"]
+        x0, y0, x1, y1 = geo["pane"]
+        shown = [b for b in geo["boxes"] if b["y1"] > y0 and b["y0"] < y1 and b["x1"] > x0 and b["x0"] < x1]
+        assert shown and all(b["x0"] >= x0 - 0.5 and b["y0"] >= y0 - 0.5 for b in shown), geo
+        first = reports["extra"].compiles[0].fused_nodes[0].name
+        assert any(b["node"] == first for b in shown), (first, shown)
+    finally:
+        context.close()

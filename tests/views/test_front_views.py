@@ -313,6 +313,8 @@ def test_diagnostics_banner_escapes_symbolic_shapes_reasons_and_grouped_compiles
     assert "61 compiles of this graph" in opts.nth(0).inner_text()
     assert all("same graph as" in o for o in opts.all_inner_texts()[1:61])
     # graph breaks: the readable reason and the user's line
+    # (the reason is folded to its first line; the rest shows on a click)
+    page.locator('[data-role="graph-breaks"] [data-role="folded"] summary').first.click()
     gb = page.locator('[data-role="graph-breaks"]').inner_text()
     assert "call to print\nunsupported builtin" in gb and "m.py:12" in gb and "print(x)" in gb and '["' not in gb
     # a recompile's reason as text
@@ -395,5 +397,56 @@ def test_widget_render_cleans_up_after_itself(chromium_browser, training_report)
         # for the layouts made ahead of need (other compiles), started only once the first graph is up
         assert got["workers"] in (1, 2), got
         assert errors == []
+    finally:
+        context.close()
+
+
+def test_transformer_encoder_opens_one_box_per_layer_that_fill_a_1000_by_700_cell(tmp_path, chromium_browser):
+    # issue 22: a 4-layer nn.TransformerEncoder opened fully expanded ("24 modules expanded"), the cell
+    # showing 8 boxes of layer 0; it now opens at the module level that fills the view: one box per layer
+    import torch
+
+    import inductor_lens
+
+    torch.manual_seed(0)
+    layer = torch.nn.TransformerEncoderLayer(d_model=32, nhead=2, dim_feedforward=64, batch_first=True)
+    model = torch.nn.TransformerEncoder(layer, num_layers=4, enable_nested_tensor=False).eval()
+    with inductor_lens.capture(strict=True, title="encoder") as cap:
+        torch.compile(model)(torch.randn(2, 6, 32))
+    report = cap.report
+    (c,) = report.compiles
+    layers = sorted({n.module_stack[0] for n in c.fused_nodes if n.module_stack})
+    assert layers == ["layers.0", "layers.1", "layers.2", "layers.3"]
+    no_module = [n.name for n in c.fused_nodes if not n.module_stack and not n.is_glue]  # adds + norms between
+    path = tmp_path / "encoder.html"
+    report.save_html(path)
+    context = chromium_browser.new_context(viewport={"width": 1000, "height": 700})
+    page = context.new_page()
+    try:
+        _open(page, path)
+        pane = '[data-view="fusion"] [data-role="graph-pane"]'
+        modules = page.locator(f"{pane} [data-module]")
+        assert sorted(m.get_attribute("data-module") for m in modules.all()) == layers
+        counts = {m.get_attribute("data-module"): int(m.get_attribute("data-count")) for m in modules.all()}
+        # each layer box holds that layer's fused nodes (glue, drawn as edges, left out: FusedNode.is_glue)
+        assert counts == {
+            m: sum(1 for n in c.fused_nodes if n.module_stack[:1] == [m] and not n.is_glue) for m in layers
+        }
+        assert sorted(n.get_attribute("data-node") for n in page.locator(f"{pane} [data-node]").all()) == sorted(
+            no_module
+        )
+        assert page.locator('[data-role="breadcrumbs"]').inner_text() == "modules: top level"
+        geo = assert_opening_unclipped(page, "encoder")  # readable (labels >= 11 px), nothing cut
+        x0, y0, x1, y1 = geo["pane"]
+        inside = [b for b in geo["boxes"] if b["node"] in layers and b["y0"] >= y0 and b["y1"] <= y1]
+        assert len(inside) >= 3, geo  # the view is filled with layers, not with 8 boxes of layer 0
+        # the layers read down one straight column: every layer box is centred on the same x
+        centres = [(b["x0"] + b["x1"]) / 2 for b in geo["boxes"] if b["node"] in layers]
+        assert max(centres) - min(centres) < 2, centres
+        # a click on a layer expands it, and only it
+        page.locator(f'{pane} [data-module="layers.0"]').click()
+        page.wait_for_selector(f'{pane} [data-module="layers.0"]', state="detached")
+        assert page.locator('[data-role="breadcrumbs"]').inner_text() == "modules: 1 module expanded"
+        assert {m.get_attribute("data-module") for m in modules.all()} >= {"layers.1", "layers.2", "layers.3"}
     finally:
         context.close()

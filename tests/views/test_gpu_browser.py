@@ -382,3 +382,84 @@ def test_opening_view_of_every_compile_cuts_no_box_on_the_left_at_three_widths(t
             assert errors == []
         finally:
             context.close()
+
+
+_BOXES_JS = """(sel) => [...document.querySelectorAll(sel)].map((e) => {
+  const r = e.getBoundingClientRect();
+  return {x0: r.left, y0: r.top, x1: r.right, y1: r.bottom, text: e.textContent, kernel: e.dataset.kernel || "",
+          memory: e.dataset.memoryOnly === "true"};
+})"""
+
+
+def _overlap(a, b):
+    return a["x0"] < b["x1"] and b["x0"] < a["x1"] and a["y0"] < b["y1"] and b["y0"] < a["y1"]
+
+
+def test_h200_roofline_merges_equal_roofs_keeps_labels_clear_and_shows_memory_only_kernels_apart(
+    tmp_path, offline_page
+):
+    # the H200's bf16 and fp16 peaks are equal (989.5 TFLOP/s): one roof, one label; labels clear of the dots;
+    # the kernels with no FLOPs sit in a strip of their own by their fraction of the bandwidth, and in a list
+    page = offline_page
+    report = _open_fixture(page, tmp_path, "perf_gpt2_training")
+    peaks = report.device_info.peak_tflops
+    assert peaks["bf16"] == peaks["fp16"] and len(set(peaks.values())) == 3
+    page.click('[data-tab="roofline"]')
+    labels = page.evaluate(_BOXES_JS, '[data-view="roofline"] [data-role="roof-label"]')
+    texts = sorted(lb["text"] for lb in labels)
+    assert texts == sorted(["bf16/fp16 990 TFLOP/s", "tf32 495 TFLOP/s", "fp32 67 TFLOP/s", "4800 GB/s"]), texts
+    assert page.locator('[data-view="roofline"] [data-roof="bf16/fp16"]').count() == 1
+    dots = page.evaluate(_BOXES_JS, '[data-view="roofline"] [data-role="roofline-dot"]')
+    assert len(dots) == sum(1 for k in report.kernels if k.profile and k.profile.get("achieved_gbps") is not None)
+    for i, a in enumerate(labels):
+        assert not any(_overlap(a, b) for b in labels[i + 1 :]), (a, labels)
+        assert not any(_overlap(a, d) for d in dots), (a, [d for d in dots if _overlap(a, d)])
+    # memory-only: the kernels whose profile says 0 FLOP per byte, each in the strip, none in the plot
+    memory_only = {
+        (c.id, k.name): k.profile
+        for c in report.compiles
+        for k in c.kernels
+        if k.profile and k.profile.get("arithmetic_intensity") == 0
+    }
+    assert len(memory_only) >= 3
+    strip = page.evaluate(_BOXES_JS, '[data-view="roofline"] [data-role="memory-strip"]')[0]
+    in_strip = [d for d in dots if d["memory"]]
+    assert sorted(d["kernel"] for d in in_strip) == sorted(k for _, k in memory_only)
+    for d in dots:
+        inside = strip["x0"] <= (d["x0"] + d["x1"]) / 2 <= strip["x1"]
+        assert inside == d["memory"], d
+    # higher in the strip = a larger fraction of the bandwidth (the step's best kernel, at 95%, on top)
+    frac = {k: p["peak_fraction"] for (_, k), p in memory_only.items()}
+    by_height = sorted(in_strip, key=lambda d: d["y0"])
+    assert [frac[d["kernel"]] for d in by_height] == sorted(frac.values(), reverse=True)
+    rows = page.locator('[data-role="memory-only"] tbody tr')
+    assert rows.count() == len(memory_only)
+    best = max(memory_only.values(), key=lambda p: p["achieved_gbps"])
+    assert rows.first.locator("td").nth(2).inner_text() == f"{round(best['peak_fraction'] * 100)}%"
+    _assert_clean(page)
+
+
+def test_graph_break_reasons_fold_to_their_first_line(tmp_path, chromium_browser):
+    # the four graph breaks of the GPT-2 fixture filled two thirds of the side panel; each now shows its
+    # first line and "more", the rest on a click
+    report = inductor_lens.load(FIXTURES / "gpu_perf_gpt2_training.json")
+    path = tmp_path / "gb.html"
+    report.save_html(path)
+    context = chromium_browser.new_context(viewport={"width": 1000, "height": 700})
+    page = context.new_page()
+    try:
+        _open(page, path)
+        section = page.locator('[data-role="graph-breaks"]')
+        folds = section.locator('[data-role="folded"]')
+        assert folds.count() == len(report.graph_breaks) == 4
+        first = report.graph_breaks[0].reason.split("\n", 1)[0]
+        assert folds.first.locator("summary").inner_text().startswith(first)
+        assert "more" in folds.first.locator("summary").inner_text()
+        assert not folds.first.locator(".il-fold-rest").is_visible()
+        panel = page.locator(".il-panel").bounding_box()
+        assert section.bounding_box()["height"] < panel["height"] / 2
+        folds.first.locator("summary").click()
+        assert folds.first.locator(".il-fold-rest").is_visible()
+        assert "logging.Logger methods are not supported" in folds.first.locator(".il-fold-rest").inner_text()
+    finally:
+        context.close()

@@ -312,3 +312,43 @@ def test_injected_inline_script_is_blocked_and_the_page_still_starts(tmp_path, o
     assert page.watch.dialogs == []
     assert violations, "Chromium reported no CSP violation for the injected script"
     assert page.locator('[data-view="fusion"] [data-node]').count() >= 1
+
+
+@pytest.mark.browser
+def test_a_huge_kernel_source_is_drawn_in_pieces_with_a_show_more_control(tmp_path, offline_page):
+    # a 6 MB C++ kernel (120,000 lines): the click draws only its first piece, the rest on demand
+    import dataclasses
+
+    from inductor_lens.report.model import Report
+
+    base = layered_report(layers=1, per_layer=4)
+    c = base.compiles[0]
+    big = "\n".join(f"    out_ptr0[{i}] = in_ptr0[{i}] * 2.0f; // line {i + 1}" for i in range(120_000))
+    kernels = [dataclasses.replace(k, source=big) if k.language == "cpp" else k for k in c.kernels]
+    report = dataclasses.replace(base, compiles=[dataclasses.replace(c, kernels=kernels)])
+    assert isinstance(report, Report)
+    node = next(n for n in c.fused_nodes if n.kernel.startswith("cpp_"))
+    path = tmp_path / "huge.html"
+    report.save_html(path)
+    page = offline_page
+    _open(page, path)
+    page.locator(f'[data-view="fusion"] [data-node="{node.name}"]').click()
+    src = page.locator('[data-role="kernel-source"]')
+    src.wait_for()
+    assert src.get_attribute("data-lines") == "120000"
+    shown = int(src.get_attribute("data-shown-lines"))
+    assert 0 < shown <= 2000 and src.locator(".il-line").count() == shown
+    assert src.locator(".il-line").first.inner_text() == "    out_ptr0[0] = in_ptr0[0] * 2.0f; // line 1"
+    more = src.locator('[data-role="show-more"]')
+    assert "more of 118000 lines" in more.inner_text()
+    page.locator('[data-role="kernel-source"][data-highlighted-source="done"]').wait_for()
+    assert src.locator(".hljs-comment").count() == shown  # the drawn piece is highlighted
+    more.click()
+    page.wait_for_function(
+        "() => document.querySelector('[data-role=kernel-source]').dataset.shownLines === String(2 * 2000)"
+    )
+    assert src.locator(".il-line").count() == 4000
+    assert src.locator(".il-line").nth(2000).inner_text() == "    out_ptr0[2000] = in_ptr0[2000] * 2.0f; // line 2001"
+    page.locator('[data-role="kernel-source"][data-highlighted-source="done"]').wait_for()
+    assert src.locator(".hljs-comment").count() == 4000
+    _assert_clean(page)
