@@ -290,7 +290,9 @@ def _demo_report(progress, profile: bool = False):
 def cmd_demo(args: argparse.Namespace) -> int:
     _check_outputs([args.output, args.json], [])
     if not args.quiet:
-        _say("demo: compiling sin(x)**2 + cos(x)**2 and a small MLP (a CPU compile: 10-30 s the first time, while gcc builds the kernels)")
+        _say(
+            "demo: compiling sin(x)**2 + cos(x)**2 and a small MLP (a CPU compile: 10-30 s the first time, while gcc builds the kernels)"
+        )
     progress = _progress(args.quiet)
     try:
         report = _demo_report(progress, profile=args.profile)
