@@ -33,6 +33,8 @@ INDEPENDENT = {"test_notebooks.py", "test_observer.py", "test_aot_cpp.py", "test
 SHARED = {"test_diff.py": "jupyterlab", "test_magic_browser.py": "jupyterlab", "test_widget_browser.py": "jupyterlab"}
 # rough seconds per file (or per test of an INDEPENDENT file), the order files are handed to workers
 WEIGHT = {
+    "test_reproducer.py": 75,
+    "test_llama8b_page.py": 25,
     "test_torchrun.py": 80,
     "test_diff.py": 70,
     "test_magic_browser.py": 70,
