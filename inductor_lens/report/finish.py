@@ -25,6 +25,7 @@ from .rules import (
     parse_size_hints,
     readable_reasons,
     short_op,
+    trigger_summary,
     unique_stacks,
     user_lines,
 )
@@ -99,7 +100,8 @@ def derive_compile(c: Compile, fx: Optional[dict] = None) -> Compile:
         sites = k.call_sites or kernel_runs(k.name, boxes) or ([list(k.fused_nodes)] if k.fused_nodes else [])
         sites = [sorted(site, key=lambda f: order.get(f, len(order))) for site in sites]  # execution order
         kernels.append(dataclasses.replace(k, metadata=md, user_lines=lines, call_sites=sites))
-    return dataclasses.replace(c, fused_nodes=fused, kernels=kernels)
+    trigger = dataclasses.replace(c.trigger, summary=trigger_summary(c.trigger.kind))
+    return dataclasses.replace(c, fused_nodes=fused, kernels=kernels, trigger=trigger)
 
 
 def derive_report(report: Report) -> Report:

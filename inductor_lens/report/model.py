@@ -26,7 +26,7 @@ SCHEMA_VERSION = 2
 
 #: The generation of the derived fields (``report/finish.py``) a report holds. A report written before
 #: derived fields were added (no ``derived`` key, or a smaller number) gets them filled when it is loaded.
-DERIVED_VERSION = 1
+DERIVED_VERSION = 2  # 2: Trigger.summary
 
 #: Languages a kernel may be written in: what Inductor's output code defines (``async_compile.<kind>``),
 #: ``extern`` for calls of library kernels, ``other`` when the source was not found.
@@ -71,6 +71,9 @@ class Trigger:
     reason: str
     user_stack: list[Frame] = field(default_factory=list)
     time_us: Optional[float] = None
+    #: ``kind`` in words, what "When it compiled" says (``rules.trigger_summary``): "at the first call of the
+    #: compiled function", "at a recompile (a guard failed)", ...
+    summary: str = ""
 
 
 @dataclass(frozen=True, slots=True)

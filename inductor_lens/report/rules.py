@@ -319,3 +319,20 @@ def source_role(source: str) -> tuple[str, str]:
     path = re.sub(r"\._(modules|parameters|buffers)\[['\"]([^'\"]+)['\"]\]", r".\2", path)
     path = re.sub(r"\[['\"]([^'\"]+)['\"]\]|\[(\d+)\]", lambda m: "." + (m.group(1) or m.group(2)), path)
     return role, re.sub(r"^self\.", "", path.strip("."))
+
+
+_TRIGGER_SUMMARY = {
+    "first_call": "at the first call of the compiled function",
+    "recompile": "at a recompile (a guard of an earlier compile failed)",
+    "lazy_backward": "at the first .backward() through the compiled forward",
+    "compiled_autograd": "at a .backward() call (compiled autograd)",
+}
+
+
+def trigger_summary(kind: str) -> str:
+    """What made Inductor compile, in words, from ``Trigger.kind``.
+
+    >>> trigger_summary("first_call")
+    'at the first call of the compiled function'
+    """
+    return _TRIGGER_SUMMARY.get(str(kind or ""), "when, is not known (ahead of time, or not recorded)")

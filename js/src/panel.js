@@ -603,8 +603,8 @@ export function compileSummary(idx, report = null, actions = null) {
       "p",
       {},
       h("strong", {}, "When it compiled: "),
-      `${t.kind || "unknown"}`,
-      t.time_us != null ? ` at ${fmtUs(t.time_us)} into the capture` : "",
+      t.summary || "not recorded",
+      t.time_us != null ? `, ${fmtUs(t.time_us)} into the capture` : "",
     ),
     reason
       ? h(

@@ -150,3 +150,22 @@ def test_arithmetic_intensity_is_flops_per_byte_moved_and_never_stale():
     assert dataclasses.replace(c, flops=64.0).arithmetic_intensity == 0.5
     assert Cost(bytes_read=None, flops=1.0).arithmetic_intensity is None
     assert Cost(bytes_read=0.0, bytes_written=0.0, flops=1.0).arithmetic_intensity is None
+
+
+def test_the_trigger_is_said_in_words_also_for_a_report_written_before_the_field():
+    """The panel's "When it compiled" showed the raw kind (``first_call``); Python says it in words, and a report
+    recorded before ``Trigger.summary`` (the Llama fixture, derived generation 1) gets it when loaded."""
+    import pathlib
+
+    import inductor_lens
+    from inductor_lens.report.rules import trigger_summary
+
+    path = pathlib.Path(__file__).resolve().parents[1] / "fixtures" / "gpu_llama8b_4layers_training.json.gz"
+    report = inductor_lens.load(path)
+    assert {c.trigger.summary for c in report.compiles} <= {
+        "at the first call of the compiled function",
+        "at the first .backward() through the compiled forward",
+    }
+    assert all(c.trigger.summary == trigger_summary(c.trigger.kind) for c in report.compiles)
+    assert trigger_summary("compiled_autograd") == "at a .backward() call (compiled autograd)"
+    assert "_" not in trigger_summary("recompile") and "known" in trigger_summary("")
