@@ -8,7 +8,6 @@
 from __future__ import annotations
 
 import dataclasses
-import math
 import statistics
 from dataclasses import dataclass, field
 from typing import Optional
@@ -294,7 +293,5 @@ def _missing_diagnostic(missing: list[str]):
 
 
 def unattributed_text(summary: Optional[StepProfile]) -> str:
-    """``"unattributed: 3%"`` for a ``Report.profile``; empty without one."""
-    if summary is None or summary.unattributed_share is None:
-        return ""
-    return f"unattributed: {math.floor(summary.unattributed_share * 100 + 0.5)}%"
+    """``"unattributed: 3%"`` for a ``Report.profile`` (its ``unattributed_text``); empty without one."""
+    return summary.unattributed_text if summary is not None else ""

@@ -20,7 +20,7 @@ from . import hooks
 from . import intern as _intern
 from . import text as _text
 from .plain import ReportError, from_plain_fields, to_plain
-from .rules import STAGES, frame_stage, short_op
+from .rules import STAGES, available_views, frame_stage, profiled, short_op, unattributed_text
 
 SCHEMA_VERSION = 2
 
@@ -359,6 +359,12 @@ class StepProfile(_ReadsLikeADict):
     by_kind: list[KindTime] = field(default_factory=list)
     off_estimate: list[OffEstimate] = field(default_factory=list)
     estimate_factor: float = 3.0
+    #: ``unattributed_share`` as the roofline prints it, ``"unattributed: 3%"`` (rounded half up; empty without a
+    #: share). Derived from the share on every construction (``rules.unattributed_text``); a stored value is ignored.
+    unattributed_text: str = ""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "unattributed_text", unattributed_text(self.unattributed_share))
 
     @classmethod
     def from_plain(cls, value: Any, where: str = "profile") -> "StepProfile":
@@ -796,10 +802,18 @@ class Report:
     origin: str = "capture"
     #: Which generation of derived fields the report holds (``DERIVED_VERSION``); see ``report/finish.py``.
     derived: int = DERIVED_VERSION
+    #: The views this report has something to show in, in tab order (``rules.available_views``: the roofline
+    #: only with measured kernel costs, the memory view only with ``Compile.memory``). Derived from the compiles
+    #: on every construction; a stored value is ignored. The front end opens these tabs and no others.
+    views: list[str] = field(default_factory=list)
+    #: Whether any kernel carries a measured time (``rules.profiled``), derived like ``views``.
+    profiled: bool = False
 
     def __post_init__(self) -> None:
         if type(self.profile) is dict:  # the 0.2 spelling, a plain dict: typed once, here
             object.__setattr__(self, "profile", StepProfile.from_plain(self.profile, "Report.profile"))
+        object.__setattr__(self, "views", list(available_views(self.compiles)))
+        object.__setattr__(self, "profiled", profiled(self.compiles))
 
     # -- access ---------------------------------------------------------------------------
     def compile(self, id: str) -> Compile:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import functools
+import math
 import re
 from typing import Any, Iterable, Optional
 
@@ -327,3 +328,36 @@ def trigger_summary(kind: str) -> str:
     'at the first call of the compiled function'
     """
     return _TRIGGER_SUMMARY.get(str(kind or ""), "when, is not known (ahead of time, or not recorded)")
+
+
+#: The views a lens can open, in the order of its tabs (``views/frontend.VIEWS``, the widget's ``view`` trait,
+#: the magic's ``--view``). ``Report.views`` is the part of it a given report has something to show in.
+VIEWS = ("fusion", "fx", "timeline", "source", "kernels", "roofline", "memory")
+
+
+def profiled(compiles: Iterable[Any]) -> bool:
+    """Whether any kernel of these compiles carries a measured time (``Report.profiled``: the views colour by
+    time and show a time column only then)."""
+    return any(k.profile is not None for c in compiles for k in c.kernels)
+
+
+def available_views(compiles: Iterable[Any]) -> tuple[str, ...]:
+    """The views of ``VIEWS`` that a report of these compiles has something to show in (``Report.views``):
+    the roofline needs a kernel with a measured time and achieved bandwidth (a profile with costs), the memory
+    view a compile with its memory timeline (``Compile.memory``; none in reports made before it)."""
+    compiles = list(compiles)
+    roofline = any(k.profile is not None and k.profile.achieved_gbps is not None for c in compiles for k in c.kernels)
+    memory = any(c.memory is not None for c in compiles)
+    return tuple(v for v in VIEWS if (v != "roofline" or roofline) and (v != "memory" or memory))
+
+
+def unattributed_text(share: Optional[float]) -> str:
+    """``"unattributed: 3%"`` for the step's unattributed share (``StepProfile.unattributed_text``), rounded half
+    up; empty without a share.
+
+    >>> unattributed_text(0.125), unattributed_text(0.005), unattributed_text(None)
+    ('unattributed: 13%', 'unattributed: 1%', '')
+    """
+    if share is None:
+        return ""
+    return f"unattributed: {math.floor(share * 100 + 0.5)}%"

@@ -13,6 +13,8 @@ import gzip
 import pathlib
 from typing import Optional
 
+from ..report import rules as _rules
+
 STATIC = pathlib.Path(__file__).parent.parent / "static"
 
 #: The modes of the one front-end shell (``js/src/shell.js``): a report opens in the lens, a
@@ -22,7 +24,7 @@ STATIC = pathlib.Path(__file__).parent.parent / "static"
 MODES = ("lens", "compare", "job")
 
 #: The views a lens opens with (``view=`` of the widget, ``--view`` of the magic). The first is the default.
-VIEWS = ("fusion", "fx", "timeline", "source", "kernels", "roofline", "memory")
+VIEWS = _rules.VIEWS
 
 
 class BundleMissingError(FileNotFoundError):

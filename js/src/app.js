@@ -2,7 +2,7 @@
 // createLens(el, options) works anywhere (widget, standalone page); it returns {store, root, select,
 // selectIn, destroy}. destroy() removes every listener, timer, observer and element it made.
 
-import { plural } from "./data.js";
+import { hasProfile, plural } from "./data.js";
 import { h } from "./dom.js";
 import { installKeys } from "./keys.js";
 import { linePanel, renderPanel } from "./panel.js";
@@ -14,8 +14,6 @@ import { diagnosticsOf, readableReason, sourceIndex } from "./viewdata.js";
 import { registeredViews } from "./views/index.js";
 
 export { COLLAPSE_LIMIT, COLOUR_MODES, createStore };
-/** The ids of the registered views, in order (fusion, fx, timeline, source, kernels, ...). */
-export const VIEWS = registeredViews().map((v) => v.id);
 
 function mark(name) {
   try {
@@ -78,11 +76,7 @@ function makeContext(report, opts, store, model) {
     report,
     store,
     model,
-    profiled:
-      store.get().colourBy === "time" ||
-      (report.compiles || []).some((c) =>
-        (c.kernels || []).some((k) => k.profile && typeof k.profile.total_us === "number"),
-      ),
+    profiled: store.get().colourBy === "time" || hasProfile(report),
     on: (target, type, fn, o = {}) => target.addEventListener(type, fn, { signal: ac.signal, ...o }),
     later(fn, ms) {
       const id = setTimeout(() => {
@@ -292,6 +286,17 @@ function panelDrawer(ctx, panel) {
   };
 }
 
+/** The views the report opens, in tab order: Python listed them (`Report.views`: the roofline only with a
+ * profile, the memory view only with a memory timeline); this draws each with the module registered for it. */
+function reportViews(report) {
+  const byId = new Map(registeredViews().map((v) => [v.id, v]));
+  return report.views.map((id) => {
+    const v = byId.get(id);
+    if (!v) throw new Error(`the report lists a view this front end does not have: ${id} (rebuild the bundle)`);
+    return v;
+  });
+}
+
 /**
  * Mount the lens into `el`.
  * @param {HTMLElement} el
@@ -300,7 +305,7 @@ function panelDrawer(ctx, panel) {
  */
 export function createLens(el, opts) {
   const report = opts.report;
-  const views = registeredViews().filter((v) => !v.available || v.available(report)); // e.g. the roofline needs a profile
+  const views = reportViews(report);
   const store = createStore(
     initialState(
       report,

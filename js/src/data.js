@@ -319,9 +319,9 @@ export function profileOf(kernel) {
   return (kernel && kernel.profile) || null;
 }
 
-/** Whether any kernel of the report carries a measured time. */
+/** Whether any kernel of the report carries a measured time: Python decided it (`Report.profiled`). */
 export function hasProfile(report) {
-  return (report.compiles || []).some((c) => (c.kernels || []).some(profileOf));
+  return report.profiled === true;
 }
 
 /**

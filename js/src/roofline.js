@@ -16,23 +16,10 @@ const svg = (tag, attrs = {}, ...children) => {
   return e;
 };
 
-/** Whether the report carries a profile with costs (something to draw). */
+/** Whether the report has a roofline to draw: Python decided it (`Report.views`, a profile with costs). */
 export function hasRoofline(report) {
-  // asked on every fusion draw: answered once per report, without building the points
-  if (!hasRooflineCache.has(report)) {
-    hasRooflineCache.set(
-      report,
-      (report.compiles || []).some((c) =>
-        (c.kernels || []).some((k) => {
-          const p = k.profile;
-          return p && typeof p.total_us === "number" && p.achieved_gbps != null;
-        }),
-      ),
-    );
-  }
-  return hasRooflineCache.get(report);
+  return report.views.includes("roofline");
 }
-const hasRooflineCache = new WeakMap();
 
 /**
  * One point per profiled kernel with a known cost: {compileId, kernel, fused, kind, intensity, gflops, gbps,
@@ -47,7 +34,7 @@ export function rooflinePoints(report) {
     for (const n of c.fused_nodes || []) if (n.kernel && !fusedOf.has(n.kernel)) fusedOf.set(n.kernel, n);
     for (const k of c.kernels || []) {
       const p = k.profile;
-      if (!p || typeof p.total_us !== "number" || p.achieved_gbps == null) continue;
+      if (!p || p.achieved_gbps == null) continue; // no cost known: nothing to place
       const n = fusedOf.get(k.name);
       out.push({
         compileId: c.id,
@@ -67,12 +54,6 @@ export function rooflinePoints(report) {
     }
   }
   return out;
-}
-
-/** The text for the step as a whole: "unattributed: 3%" (Report.profile). */
-export function unattributedText(summary) {
-  if (!summary || summary.unattributed_share == null) return "";
-  return `unattributed: ${Math.round(summary.unattributed_share * 100)}%`;
 }
 
 /** Colour of a fraction of peak: red (far from the roof) through amber to green (at the roof); grey when
@@ -365,7 +346,7 @@ export function renderRoofline(el, report, onPick) {
   const head = h(
     "div",
     { class: "il-rf-head", "data-role": "perf-summary" },
-    s ? h("strong", { "data-role": "unattributed" }, unattributedText(s)) : null,
+    s ? h("strong", { "data-role": "unattributed" }, s.unattributed_text) : null,
     s
       ? ` of ${fmtUs(s.device_total_us)} ${s.device === "cpu" ? "CPU" : "device"} time per step (${fmtUs(s.attributed_us)} in ${plural(points.length, "kernel")}; ${fmtUs(s.inside_graphs_unmatched_us)} elsewhere inside the compiled graphs, ${fmtUs(s.outside_graphs_us)} outside them) · mean of ${s.runs} runs after ${plural(s.warmup, "warm-up run")}`
       : "",

@@ -122,7 +122,7 @@ test("top kernels are sorted by total time across compiles", () => {
   for (let i = 1; i < rows.length; i++) assert.ok(rows[i - 1].total_us >= rows[i].total_us);
   assert.equal(new Set(rows.map((r) => r.compileId)).size, 2);
   assert.ok(hasProfile(training));
-  assert.ok(!hasProfile({ compiles: [{ kernels: [{ name: "k", profile: null }] }] }));
+  assert.ok(!hasProfile({ compiles: [{ kernels: [{ name: "k", profile: null }] }], profiled: false })); // Report.profiled
 });
 
 test("fusion boxes carry the measured time in their label and their share", () => {

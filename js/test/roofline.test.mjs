@@ -2,7 +2,7 @@
 
 import assert from "node:assert/strict";
 import test from "node:test";
-import { hasRoofline, nodePeakFractions, peakColour, rooflinePoints, unattributedText } from "../src/roofline.js";
+import { hasRoofline, nodePeakFractions, peakColour, rooflinePoints } from "../src/roofline.js";
 
 const prof = (extra) => ({
   total_us: 10,
@@ -36,7 +36,8 @@ const report = {
       ],
     },
   ],
-  profile: { unattributed_share: 0.034 },
+  profile: { unattributed_share: 0.034, unattributed_text: "unattributed: 3%" },
+  views: ["fusion", "fx", "timeline", "source", "kernels", "roofline"],
 };
 
 test("one point per profiled kernel with a cost, placed by intensity and GFLOP/s", () => {
@@ -49,12 +50,7 @@ test("one point per profiled kernel with a cost, placed by intensity and GFLOP/s
     ],
   );
   assert.equal(hasRoofline(report), true);
-  assert.equal(hasRoofline({ compiles: [] }), false);
-});
-
-test("unattributed remainder in words", () => {
-  assert.equal(unattributedText(report.profile), "unattributed: 3%");
-  assert.equal(unattributedText(null), "");
+  assert.equal(hasRoofline({ compiles: [], views: ["fusion", "fx"] }), false); // Python decided (Report.views)
 });
 
 test("colour runs from red (0% of peak) to green (100%)", () => {

@@ -169,3 +169,31 @@ def test_the_trigger_is_said_in_words_also_for_a_report_written_before_the_field
     assert all(c.trigger.summary == trigger_summary(c.trigger.kind) for c in report.compiles)
     assert trigger_summary("compiled_autograd") == "at a .backward() call (compiled autograd)"
     assert "_" not in trigger_summary("recompile") and "known" in trigger_summary("")
+
+
+def test_the_views_a_report_opens_and_whether_it_is_profiled_are_decided_in_python():
+    """``Report.views`` and ``Report.profiled`` (the tabs the lens opens; whether it colours by time) and
+    ``StepProfile.unattributed_text`` are derived from the content whenever a report is built or loaded: a stored
+    value is ignored, and a replaced report gets them anew."""
+    gpu = inductor_lens.load(FIXTURES / "gpu_perf_gpt2_training.json")  # profiled with costs, no memory timeline
+    assert gpu.profiled and gpu.views == ["fusion", "fx", "timeline", "source", "kernels", "roofline"]
+    mem = inductor_lens.load(FIXTURES / "gpu_memory_gpt2.json.gz")
+    assert "memory" in mem.views and mem.views.index("memory") == len(mem.views) - 1
+    bare = dataclasses.replace(gpu, compiles=[dataclasses.replace(c, kernels=[]) for c in gpu.compiles])
+    assert not bare.profiled and bare.views == ["fusion", "fx", "timeline", "source", "kernels"]
+    data = json.loads(inductor_lens.report.io.dumps(gpu))
+    assert data["views"] == gpu.views and data["profiled"] is True
+    assert data["profile"]["unattributed_text"] == rules.unattributed_text(gpu.profile.unattributed_share) != ""
+    data.update(views=["fusion", "memory"], profiled=False)  # a hand-edited file: the content decides
+    data["profile"]["unattributed_text"] = "unattributed: 99%"
+    again = inductor_lens.load(json.dumps(data).encode())
+    assert again.views == gpu.views and again.profiled
+    assert again.profile.unattributed_text == gpu.profile.unattributed_text
+    assert set(rules.VIEWS) >= set(again.views) and rules.VIEWS[0] == "fusion"
+
+
+def test_unattributed_text_rounds_half_up_like_every_other_percentage():
+    assert rules.unattributed_text(0.125) == "unattributed: 13%"  # JS's Math.round and Python's round() disagreed
+    assert rules.unattributed_text(0.005) == "unattributed: 1%"
+    assert rules.unattributed_text(0.0) == "unattributed: 0%"
+    assert rules.unattributed_text(None) == ""

@@ -419,7 +419,7 @@ def test_h200_roofline_merges_equal_roofs_keeps_labels_clear_and_shows_memory_on
         (c.id, k.name): k.profile
         for c in report.compiles
         for k in c.kernels
-        if k.profile and k.profile.get("arithmetic_intensity") == 0
+        if k.profile and k.profile.arithmetic_intensity == 0
     }
     assert len(memory_only) >= 3
     strip = page.evaluate(_BOXES_JS, '[data-view="roofline"] [data-role="memory-strip"]')[0]
@@ -429,13 +429,13 @@ def test_h200_roofline_merges_equal_roofs_keeps_labels_clear_and_shows_memory_on
         inside = strip["x0"] <= (d["x0"] + d["x1"]) / 2 <= strip["x1"]
         assert inside == d["memory"], d
     # higher in the strip = a larger fraction of the bandwidth (the step's best kernel, at 95%, on top)
-    frac = {k: p["peak_fraction"] for (_, k), p in memory_only.items()}
+    frac = {k: p.peak_fraction for (_, k), p in memory_only.items()}
     by_height = sorted(in_strip, key=lambda d: d["y0"])
     assert [frac[d["kernel"]] for d in by_height] == sorted(frac.values(), reverse=True)
     rows = page.locator('[data-role="memory-only"] tbody tr')
     assert rows.count() == len(memory_only)
-    best = max(memory_only.values(), key=lambda p: p["achieved_gbps"])
-    assert rows.first.locator("td").nth(2).inner_text() == f"{round(best['peak_fraction'] * 100)}%"
+    best = max(memory_only.values(), key=lambda p: p.achieved_gbps)
+    assert rows.first.locator("td").nth(2).inner_text() == f"{round(best.peak_fraction * 100)}%"
     _assert_clean(page)
 
 

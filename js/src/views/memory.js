@@ -365,7 +365,6 @@ export default {
   id: "memory",
   label: "Memory",
   title: "live bytes after each fused node, the peak, and what the forward saves for the backward",
-  available: (report) => (report.compiles || []).some((c) => c.memory), // none in reports made before it
   create(ctx) {
     const el = h("div", { class: "il-view il-memory", "data-view": "memory" });
     let sort = "-bytes",

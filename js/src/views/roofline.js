@@ -1,13 +1,12 @@
 // The roofline view: one dot per kernel under the device's memory and compute roofs, the unattributed
 // remainder and the roll-ups (../roofline.js draws); a click selects the kernel's box everywhere.
 import { h } from "../dom.js";
-import { hasRoofline, renderRoofline } from "../roofline.js";
+import { renderRoofline } from "../roofline.js";
 
 export default {
   id: "roofline",
   label: "Roofline",
   title: "each kernel's achieved throughput against the hardware's peaks (4)",
-  available: (report) => hasRoofline(report), // a tab only for a report profiled with costs and peaks
   create(ctx) {
     const el = h("div", { class: "il-view il-roofline", "data-view": "roofline" });
     let drawn = false;
