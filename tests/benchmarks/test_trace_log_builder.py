@@ -4,7 +4,6 @@ compares nothing), and each copy is a distinct compile."""
 
 import hashlib
 import importlib.util
-import os
 import pathlib
 import re
 import shutil
