@@ -135,11 +135,16 @@ def _matching(code: str, start: int, open_: str, close: str) -> int:
     return -1
 
 
-def find_call_lines(code: str, callee: str, buffer: Optional[str] = None) -> list[str]:
+def find_call_lines(
+    code: str, callee: str, buffer: Optional[str] = None, lines: Optional[list[str]] = None
+) -> list[str]:
     """Lines of the output code that call ``callee`` (e.g. ``extern_kernels.mm``), preferring the
-    ones that mention ``buffer`` (the buffer the call writes) when one is given."""
+    ones that mention ``buffer`` (the buffer the call writes) when one is given. ``lines``: the code's
+    ``splitlines()``, when the caller asks for many kernels of one output code."""
     pattern = re.compile(re.escape(callee) + r"\s*\(")
-    lines = [ln.strip() for ln in code.splitlines() if pattern.search(ln)]
+    lines = [
+        ln.strip() for ln in (code.splitlines() if lines is None else lines) if callee in ln and pattern.search(ln)
+    ]
     if buffer:
         word = re.compile(r"\b" + re.escape(buffer) + r"\b")
         mine = [ln for ln in lines if word.search(ln)]
@@ -367,7 +372,7 @@ class OutputCodeLayouts:
     def call_lines(self, callee: str) -> list[str]:
         """Lines that call ``callee`` (``name(`` or ``name.run(``), in order."""
         pat = re.compile(r"(?:^|[^\w.])" + re.escape(callee) + r"(?:\.run)?\(")
-        return [ln.strip() for ln in self.lines if pat.search(ln)]
+        return [ln.strip() for ln in self.lines if callee in ln and pat.search(ln)]  # `in` first: 20x faster
 
     def call(self, line: str, callee: str) -> Optional[dict]:
         """``{call, args: [...]}`` of one call line: each argument's text and what is known of it."""

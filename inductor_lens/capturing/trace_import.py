@@ -21,14 +21,15 @@ from __future__ import annotations
 import gc
 import os
 import re
-from typing import Any, Callable, Optional, Union
+from typing import Any, Callable, Iterable, Optional, Union
 
 from ..report.model import Report
+from .artifacts import wanted
 from .build import _base_cid, _cid, build_report
 from .parse import parse_output_code_kernels, triton_source_metadata
 from .raw import Raw, RawGraph, RawKernel, RawSchedNode, RawWindow, loads_payload
 from .trace_graph import call_launches, definition_nodes, extern_op_nodes, parse_readable_graph
-from .trace_read import TraceError, TraceLog, find_logs, read_log
+from .trace_read import TraceError, TraceLog, TraceReader, find_logs
 
 __all__ = ["load_trace", "report_from_log", "TraceError"]
 
@@ -67,12 +68,14 @@ def _kind(md: dict) -> Optional[str]:
 
 
 class _RawFromTrace:
-    """Walks the records of one log in order and fills a :class:`Raw` as the in-process hooks would."""
+    """Walks the records of one log in order and fills a :class:`Raw` as the in-process hooks would. Records
+    are consumed as they stream in: only what the report uses is kept (``artifacts.READERS``' kinds for the
+    builder, the parsed graphs and output code of each compile), so memory follows the report, not the log."""
 
-    def __init__(self, log: TraceLog):
-        self.log = log
-        first = next((t for _, _, t in log.records if t), 0.0)
-        self.raw = Raw(t0_us=first)
+    def __init__(self, records: Iterable[tuple[dict, Any, float]]):
+        self.records = records
+        self.raw = Raw(t0_us=0.0)
+        self.count = 0
         self.post_grad_text: dict[str, str] = {}  # compile id -> latest post-grad graph text
         self.has_forward: set[str] = set()  # compile ids with an aot_forward_graph (training)
         self.pending_aot: dict[str, list] = {}  # AOT graphs logged, not yet compiled: forward/inference
@@ -85,14 +88,21 @@ class _RawFromTrace:
         self.prov_traces: dict[int, dict] = {}  # graph key -> {kernel:handle -> stack traces}
 
     def run(self) -> Raw:
-        for md, payload, t in self.log.records:
-            self.raw.trace.append((md, payload))
+        first = 0.0
+        keep = self.raw.trace.append
+        for md, payload, t in self.records:
+            self.count += 1
+            if t and not first:
+                first = t
             kind = _kind(md)
+            if wanted(md):  # what the builder reads (artifacts.READERS); the rest is consumed here or unused
+                keep((md, payload))
             cid = _cid(md)
             cid = _base_cid(cid) if cid else cid  # the in-process capture names compiles without the attempt
             handler = getattr(self, "_on_" + (kind or ""), None)
             if handler is not None:
                 handler(md, payload, t, cid)
+        self.raw.t0_us = first
         for rec in self.raw.graphs:
             self._kernels(rec)
         return self.raw
@@ -310,9 +320,12 @@ def _sched_kind(launch: dict, code_kernels: dict) -> str:
     return "pointwise"
 
 
-def report_from_log(log: TraceLog, title: str = "") -> Report:
-    """The report of one TORCH_TRACE log file."""
-    raw = _RawFromTrace(log).run()
+def report_from_log(log: Union[TraceLog, TraceReader], title: str = "") -> Report:
+    """The report of one TORCH_TRACE log file: a :class:`TraceReader` (streamed) or a read :class:`TraceLog`."""
+    walker = _RawFromTrace(log if isinstance(log, TraceReader) else log.records)
+    raw = walker.run()
+    if not walker.count:
+        raise TraceError(f"{log.path} holds no structured-trace record: is it a TORCH_TRACE log?")
     for code, message in _NOT_IN_A_TRACE:
         raw.diag(code, message)
     kernels = [k for g in raw.graphs for k in g.kernels]
@@ -385,13 +398,11 @@ def _one(f: str, on_progress: Optional[Callable[[str], None]], title: str) -> Re
         if on_progress is not None:
             on_progress(f"reading {os.path.basename(f)}: {done / 1e6:.0f} of {total / 1e6:.0f} MB")
 
-    log = read_log(f, progress)
-    if not log.records:
-        raise TraceError(f"{f} holds no structured-trace record: is it a TORCH_TRACE log?")
+    log = TraceReader(f, progress)
     report = report_from_log(log, title=title)
     if on_progress is not None:
         on_progress(
-            f"{os.path.basename(f)}: {len(log.records)} records, {len(report.compiles)} compile(s), "
+            f"{os.path.basename(f)}: {log.records} records, {len(report.compiles)} compile(s), "
             f"{len(report.kernels)} kernel(s)"
         )
     return report
