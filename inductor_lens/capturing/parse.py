@@ -5,6 +5,7 @@ No torch import here: these run on strings, so they are tested without compiling
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Any, Optional
 
@@ -17,10 +18,15 @@ _FRAME_RE = re.compile(r'^\s*File "(?P<file>.+?)", line (?P<line>\d+), in (?P<fu
 def parse_stack_trace(text: Optional[str]) -> list[Frame]:
     """Frames of a formatted Python traceback (``File "x.py", line 3, in f`` + the code line).
 
-    Caret lines (``^^^^``) are dropped; frames keep the order of the text (outermost first).
-    """
+    Caret lines (``^^^^``) are dropped; frames keep the order of the text (outermost first). The same text
+    gives the same (frozen) frames: a graph's nodes share a few stacks, and a long log repeats them."""
     if not text:
         return []
+    return list(_stack_frames(text))
+
+
+@functools.lru_cache(maxsize=1 << 14)
+def _stack_frames(text: str) -> tuple[Frame, ...]:
     frames: list[Frame] = []
     lines = text.splitlines()
     i = 0
@@ -40,7 +46,7 @@ def parse_stack_trace(text: Optional[str]) -> list[Frame]:
             j += 1
         frames.append(Frame(file=m["file"], line=int(m["line"]), function=m["func"], code=code))
         i = j
-    return frames
+    return tuple(frames)
 
 
 # -- output code ------------------------------------------------------------------------------

@@ -76,6 +76,7 @@ class _RawFromTrace:
         self.records = records
         self.raw = Raw(t0_us=0.0)
         self.count = 0
+        self.parsed: dict[tuple, list[dict]] = {}
         self.post_grad_text: dict[str, str] = {}  # compile id -> latest post-grad graph text
         self.has_forward: set[str] = set()  # compile ids with an aot_forward_graph (training)
         self.pending_aot: dict[str, list] = {}  # AOT graphs logged, not yet compiled: forward/inference
@@ -168,13 +169,23 @@ class _RawFromTrace:
         if cid:
             self.has_forward.add(_base_cid(cid))
 
+    def _graph(self, text: str, dynamo: bool = False) -> list[dict]:
+        """The nodes of a printed graph, parsed once per distinct text (recompiles and repeated regions log the
+        same graph again): the node dicts are shared, never changed after this."""
+        key = (text, dynamo)
+        nodes = self.parsed.get(key)
+        if nodes is None:
+            nodes = parse_readable_graph(text)
+            if dynamo:
+                for n in nodes:
+                    if n["op"] == "output":  # dynamo's output node carries no value (as in process)
+                        n["shape"] = n["dtype"] = None
+            self.parsed[key] = nodes
+        return list(nodes)
+
     def _on_dynamo_output_graph(self, md, payload, t, cid) -> None:
         if cid and payload:
-            nodes = parse_readable_graph(payload)
-            for n in nodes:
-                if n["op"] == "output":  # dynamo's output node carries no value (as in process)
-                    n["shape"] = n["dtype"] = None
-            self.raw.dynamo_graphs[cid] = nodes
+            self.raw.dynamo_graphs[cid] = self._graph(payload, dynamo=True)
 
     def _on_inductor_post_grad_graph(self, md, payload, t, cid) -> None:
         if cid:
@@ -197,7 +208,7 @@ class _RawFromTrace:
         rec = RawGraph(key=len(self.raw.graphs), compile_id=cid, graph_kind=kind, start_us=t)
         rec.output_code = payload or ""
         text = self.post_grad_text.pop(cid, "")
-        rec.post_grad_nodes = parse_readable_graph(text) if text else []
+        rec.post_grad_nodes = self._graph(text) if text else []
         rec.graph_inputs = [n["name"] for n in rec.post_grad_nodes if n["op"] == "placeholder"]
         out = [n for n in rec.post_grad_nodes if n["op"] == "output"]
         rec.graph_outputs = list(out[0]["inputs"]) if out else []
