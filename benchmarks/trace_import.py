@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import glob
+import hashlib
 import os
 import re
 import subprocess
@@ -47,24 +48,73 @@ def real_log(tmp: str) -> str:
     return log
 
 
+_MD5 = re.compile(r'"has_payload": "[0-9a-f]*"')
+
+
+def _records(lines: list[str]) -> list[tuple[str, list[str]]]:
+    """The log's records: (metadata line, payload lines), a payload line being one that starts with a tab."""
+    out: list[tuple[str, list[str]]] = []
+    for ln in lines:
+        if ln.startswith("\t") and out:
+            out[-1][1].append(ln)
+        else:
+            out.append((ln, []))
+    return out
+
+
+def payload_of(body: list[str]) -> str:
+    """The payload torch logged: its lines without their tab, joined by newlines (what ``has_payload`` hashes)."""
+    text = "".join(ln[1:] for ln in body)
+    return text[:-1] if text.endswith("\n") else text
+
+
+def md5_errors(path: str) -> tuple[int, int]:
+    """(payloads checked, payloads whose ``has_payload`` md5 is wrong) of a log: tlparse's check, in Python."""
+    with open(path, encoding="utf-8", newline="\n") as f:
+        records = _records(f.readlines())
+    checked = bad = 0
+    for header, body in records:
+        m = re.search(r'"has_payload": "([0-9a-f]{32})"', header)
+        if m:
+            checked += 1
+            bad += hashlib.md5(payload_of(body).encode("utf-8")).hexdigest() != m.group(1)
+    return checked, bad
+
+
+def _shift(ln: str, shift: int, dt: float) -> str:
+    if '"frame_id"' in ln or '"compile_id"' in ln:
+        ln = _FRAME.sub(lambda m: f'"frame_id": {int(m.group(1)) + shift}', ln)
+        ln = _CID.sub(lambda m: f'"compile_id": "{int(m.group(1)) + shift}/', ln)
+    if ln.startswith('\t"ts": '):
+        ln = _TS.sub(lambda m: f'\t"ts": {float(m.group(1)) + dt:.1f}', ln)
+    return ln
+
+
 def big_log(source: str, mb: float, out: str) -> tuple[int, int]:
-    with open(source, encoding="utf-8") as f:
+    """Repeat the log ``source`` until ``out`` holds ``mb`` megabytes, each copy's frame ids and time stamps
+    shifted after the previous copy's. A payload that changes gets its ``has_payload`` md5 recomputed, so the
+    big log is as valid as the source (tlparse checks every md5)."""
+    with open(source, encoding="utf-8", newline="\n") as f:
         lines = f.readlines()
+    records = _records(lines)
     frames = [int(m.group(1)) for ln in lines for m in [_FRAME.search(ln)] if m]
     step = (max(frames) + 1) if frames else 1
     stamps = [float(m.group(1)) for ln in lines for m in [_TS.match(ln)] if m]
     span = (max(stamps) - min(stamps) + 1e6) if stamps else 0.0  # each copy runs after the previous one
     copies = 0
-    with open(out, "w", encoding="utf-8") as f:
+    with open(out, "w", encoding="utf-8", newline="\n") as f:
         while f.tell() < mb * 1e6:
-            shift = copies * step
-            for ln in lines:
-                if shift and ('"frame_id"' in ln or '"compile_id"' in ln):
-                    ln = _FRAME.sub(lambda m: f'"frame_id": {int(m.group(1)) + shift}', ln)
-                    ln = _CID.sub(lambda m: f'"compile_id": "{int(m.group(1)) + shift}/', ln)
-                elif shift and ln.startswith('\t"ts": '):
-                    ln = _TS.sub(lambda m: f'\t"ts": {float(m.group(1)) + copies * span:.1f}', ln)
-                f.write(ln)
+            shift, dt = copies * step, copies * span
+            for header, body in records:
+                if shift:
+                    header = _shift(header, shift, dt)
+                    new = [_shift(ln, shift, dt) for ln in body]
+                    if new != body:
+                        md5 = hashlib.md5(payload_of(new).encode("utf-8")).hexdigest()
+                        header = _MD5.sub(f'"has_payload": "{md5}"', header, count=1)
+                        body = new
+                f.write(header)
+                f.writelines(body)
             copies += 1
     return copies, os.path.getsize(out)
 

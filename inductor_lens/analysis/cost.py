@@ -153,9 +153,21 @@ def op_name(target: str) -> str:
 class _Sizes:
     """Numbers of elements and bytes of graph nodes, at their hints where a size is symbolic."""
 
-    def __init__(self, nodes: list[GraphNode]):
-        self.by_name = {n.name: n for n in nodes}
+    def __init__(self, nodes: list[GraphNode], shared: Optional["_Sizes"] = None):
+        """``shared``: another ``_Sizes`` of the same graph whose indexes are reused (``used_hint`` is not)."""
+        self.by_name = shared.by_name if shared is not None else {n.name: n for n in nodes}
         self.used_hint = False
+        self._users: Optional[dict[str, set]] = shared.users if shared is not None else None
+
+    @property
+    def users(self) -> dict[str, set]:
+        """Node name -> the names of the nodes that read it (made once per graph, not once per kernel)."""
+        if self._users is None:
+            self._users = {}
+            for n in self.by_name.values():
+                for i in n.inputs:
+                    self._users.setdefault(i, set()).add(n.name)
+        return self._users
 
     def dims(self, name: str) -> Optional[list[int]]:
         node = self.by_name.get(name)
@@ -223,10 +235,7 @@ def _shape_bytes(kernel: Kernel, compile: Compile, sizes: _Sizes) -> tuple[Optio
     if not nodes:
         return None, None
     inside = {n.name for n in nodes}
-    users: dict[str, set] = {}
-    for n in sizes.by_name.values():
-        for i in n.inputs:
-            users.setdefault(i, set()).add(n.name)
+    users = sizes.users
     read = written = 0
     seen: set = set()
     for n in nodes:
@@ -260,7 +269,9 @@ def _symbolic(kernel: Kernel, sizes: _Sizes) -> bool:
     )
 
 
-def kernel_cost(kernel: Kernel, compile: Compile, inductor_bytes: Optional[dict] = None) -> Cost:
+def kernel_cost(
+    kernel: Kernel, compile: Compile, inductor_bytes: Optional[dict] = None, _graph: Optional[_Sizes] = None
+) -> Cost:
     """The ``Cost`` of one call of ``kernel``.
 
     ``inductor_bytes`` maps a fused node name to ``(read_bytes, write_bytes)`` dicts (buffer -> bytes), as
@@ -270,7 +281,7 @@ def kernel_cost(kernel: Kernel, compile: Compile, inductor_bytes: Optional[dict]
     per call too (``per_call_us``), and summing the sites counted every layer's buffers in one call.
     """
     sites = [s for s in kernel.call_sites if s]
-    fx_of = {n.name: n.fx_nodes for n in compile.fused_nodes}
+    fx_of = {n.name: n.fx_nodes for n in compile.fused_nodes} if len(sites) > 1 else {}
     if len(sites) > 1 and all(f in fx_of for s in sites for f in s):
         import dataclasses
 
@@ -281,6 +292,7 @@ def kernel_cost(kernel: Kernel, compile: Compile, inductor_bytes: Optional[dict]
                 ),
                 compile,
                 inductor_bytes,
+                _graph,
             )
             for s in sites
         ]
@@ -294,12 +306,12 @@ def kernel_cost(kernel: Kernel, compile: Compile, inductor_bytes: Optional[dict]
             flops=mean([c.flops for c in costs]),
             source=f"{costs[0].source}; the mean of its {len(sites)} call sites",
         )
-    return _one_call(kernel, compile, inductor_bytes)
+    return _one_call(kernel, compile, inductor_bytes, _graph)
 
 
-def _one_call(kernel: Kernel, compile: Compile, inductor_bytes: Optional[dict]) -> Cost:
+def _one_call(kernel: Kernel, compile: Compile, inductor_bytes: Optional[dict], shared: Optional[_Sizes]) -> Cost:
     graph = compile.graphs.get("post_grad")
-    sizes = _Sizes(graph.nodes if graph else [])
+    sizes = _Sizes(graph.nodes if graph else [], shared)
     notes = []
     bytes_read = bytes_written = None
     per_node = [inductor_bytes.get(f) for f in kernel.fused_nodes] if inductor_bytes else []
@@ -376,4 +388,6 @@ def with_costs(compile: Compile, inductor_bytes: Optional[dict] = None) -> list[
     """The compile's kernels, each with its ``cost``."""
     import dataclasses
 
-    return [dataclasses.replace(k, cost=kernel_cost(k, compile, inductor_bytes)) for k in compile.kernels]
+    graph = compile.graphs.get("post_grad")
+    shared = _Sizes(graph.nodes if graph else [])  # one index of the graph for all its kernels
+    return [dataclasses.replace(k, cost=kernel_cost(k, compile, inductor_bytes, shared)) for k in compile.kernels]

@@ -367,12 +367,13 @@ class _GraphBuilder:
             for s in rk.scheduler_nodes:
                 node_kernel.setdefault(s, name)
         kernels: list[Kernel] = []
+        code_lines = rec.output_code.splitlines()
         for name, e in merged.items():
             rk: RawKernel = e["raw"]
             metadata: dict = {}
             if rk.is_extern:
                 language = "extern"
-                lines = find_call_lines(rec.output_code, rk.name, rk.buffer)
+                lines = find_call_lines(rec.output_code, rk.name, rk.buffer, code_lines)
                 source = "\n".join(lines) if lines else rk.name
                 metadata["callee"] = rk.name
                 if rk.buffer:

@@ -21,14 +21,15 @@ from __future__ import annotations
 import gc
 import os
 import re
-from typing import Any, Callable, Optional, Union
+from typing import Any, Callable, Iterable, Optional, Union
 
 from ..report.model import Report
+from .artifacts import wanted
 from .build import _base_cid, _cid, build_report
 from .parse import parse_output_code_kernels, triton_source_metadata
 from .raw import Raw, RawGraph, RawKernel, RawSchedNode, RawWindow, loads_payload
 from .trace_graph import call_launches, definition_nodes, extern_op_nodes, parse_readable_graph
-from .trace_read import TraceError, TraceLog, find_logs, read_log
+from .trace_read import TraceError, TraceLog, TraceReader, find_logs
 
 __all__ = ["load_trace", "report_from_log", "TraceError"]
 
@@ -67,12 +68,15 @@ def _kind(md: dict) -> Optional[str]:
 
 
 class _RawFromTrace:
-    """Walks the records of one log in order and fills a :class:`Raw` as the in-process hooks would."""
+    """Walks the records of one log in order and fills a :class:`Raw` as the in-process hooks would. Records
+    are consumed as they stream in: only what the report uses is kept (``artifacts.READERS``' kinds for the
+    builder, the parsed graphs and output code of each compile), so memory follows the report, not the log."""
 
-    def __init__(self, log: TraceLog):
-        self.log = log
-        first = next((t for _, _, t in log.records if t), 0.0)
-        self.raw = Raw(t0_us=first)
+    def __init__(self, records: Iterable[tuple[dict, Any, float]]):
+        self.records = records
+        self.raw = Raw(t0_us=0.0)
+        self.count = 0
+        self.parsed: dict[tuple, list[dict]] = {}
         self.post_grad_text: dict[str, str] = {}  # compile id -> latest post-grad graph text
         self.has_forward: set[str] = set()  # compile ids with an aot_forward_graph (training)
         self.pending_aot: dict[str, list] = {}  # AOT graphs logged, not yet compiled: forward/inference
@@ -85,14 +89,21 @@ class _RawFromTrace:
         self.prov_traces: dict[int, dict] = {}  # graph key -> {kernel:handle -> stack traces}
 
     def run(self) -> Raw:
-        for md, payload, t in self.log.records:
-            self.raw.trace.append((md, payload))
+        first = 0.0
+        keep = self.raw.trace.append
+        for md, payload, t in self.records:
+            self.count += 1
+            if t and not first:
+                first = t
             kind = _kind(md)
+            if wanted(md):  # what the builder reads (artifacts.READERS); the rest is consumed here or unused
+                keep((md, payload))
             cid = _cid(md)
             cid = _base_cid(cid) if cid else cid  # the in-process capture names compiles without the attempt
             handler = getattr(self, "_on_" + (kind or ""), None)
             if handler is not None:
                 handler(md, payload, t, cid)
+        self.raw.t0_us = first
         for rec in self.raw.graphs:
             self._kernels(rec)
         return self.raw
@@ -158,13 +169,23 @@ class _RawFromTrace:
         if cid:
             self.has_forward.add(_base_cid(cid))
 
+    def _graph(self, text: str, dynamo: bool = False) -> list[dict]:
+        """The nodes of a printed graph, parsed once per distinct text (recompiles and repeated regions log the
+        same graph again): the node dicts are shared, never changed after this."""
+        key = (text, dynamo)
+        nodes = self.parsed.get(key)
+        if nodes is None:
+            nodes = parse_readable_graph(text)
+            if dynamo:
+                for n in nodes:
+                    if n["op"] == "output":  # dynamo's output node carries no value (as in process)
+                        n["shape"] = n["dtype"] = None
+            self.parsed[key] = nodes
+        return list(nodes)
+
     def _on_dynamo_output_graph(self, md, payload, t, cid) -> None:
         if cid and payload:
-            nodes = parse_readable_graph(payload)
-            for n in nodes:
-                if n["op"] == "output":  # dynamo's output node carries no value (as in process)
-                    n["shape"] = n["dtype"] = None
-            self.raw.dynamo_graphs[cid] = nodes
+            self.raw.dynamo_graphs[cid] = self._graph(payload, dynamo=True)
 
     def _on_inductor_post_grad_graph(self, md, payload, t, cid) -> None:
         if cid:
@@ -187,7 +208,7 @@ class _RawFromTrace:
         rec = RawGraph(key=len(self.raw.graphs), compile_id=cid, graph_kind=kind, start_us=t)
         rec.output_code = payload or ""
         text = self.post_grad_text.pop(cid, "")
-        rec.post_grad_nodes = parse_readable_graph(text) if text else []
+        rec.post_grad_nodes = self._graph(text) if text else []
         rec.graph_inputs = [n["name"] for n in rec.post_grad_nodes if n["op"] == "placeholder"]
         out = [n for n in rec.post_grad_nodes if n["op"] == "output"]
         rec.graph_outputs = list(out[0]["inputs"]) if out else []
@@ -310,9 +331,12 @@ def _sched_kind(launch: dict, code_kernels: dict) -> str:
     return "pointwise"
 
 
-def report_from_log(log: TraceLog, title: str = "") -> Report:
-    """The report of one TORCH_TRACE log file."""
-    raw = _RawFromTrace(log).run()
+def report_from_log(log: Union[TraceLog, TraceReader], title: str = "") -> Report:
+    """The report of one TORCH_TRACE log file: a :class:`TraceReader` (streamed) or a read :class:`TraceLog`."""
+    walker = _RawFromTrace(log if isinstance(log, TraceReader) else log.records)
+    raw = walker.run()
+    if not walker.count:
+        raise TraceError(f"{log.path} holds no structured-trace record: is it a TORCH_TRACE log?")
     for code, message in _NOT_IN_A_TRACE:
         raw.diag(code, message)
     kernels = [k for g in raw.graphs for k in g.kernels]
@@ -385,13 +409,11 @@ def _one(f: str, on_progress: Optional[Callable[[str], None]], title: str) -> Re
         if on_progress is not None:
             on_progress(f"reading {os.path.basename(f)}: {done / 1e6:.0f} of {total / 1e6:.0f} MB")
 
-    log = read_log(f, progress)
-    if not log.records:
-        raise TraceError(f"{f} holds no structured-trace record: is it a TORCH_TRACE log?")
+    log = TraceReader(f, progress)
     report = report_from_log(log, title=title)
     if on_progress is not None:
         on_progress(
-            f"{os.path.basename(f)}: {len(log.records)} records, {len(report.compiles)} compile(s), "
+            f"{os.path.basename(f)}: {log.records} records, {len(report.compiles)} compile(s), "
             f"{len(report.kernels)} kernel(s)"
         )
     return report

@@ -159,9 +159,11 @@ class _Cleaner:
         self.surrogates = 0
         self._fields: dict = {}
 
-    def plain(self, obj: Any, path: str, depth: int = 0) -> Any:
+    def plain(self, obj: Any, path: Any, depth: int = 0) -> Any:
+        """``obj`` as plain JSON values. ``path`` says where ``obj`` is, for messages: a string, or a chain of
+        ``(parent path, field name or index)`` pairs that is only made into text when a message needs it."""
         if depth > MAX_DEPTH:
-            raise ReportError(f"{path}: nested more than {MAX_DEPTH} levels deep")
+            raise ReportError(f"{_path_text(path)}: nested more than {MAX_DEPTH} levels deep")
         t = type(obj)
         if t is str:
             if obj.isascii():
@@ -173,24 +175,26 @@ class _Cleaner:
         if t is float:
             if math.isfinite(obj):
                 return obj
-            self.non_finite.append(f"{path} = {obj}")
+            self.non_finite.append(f"{_path_text(path)} = {obj}")
             return None
         if obj is None or t is int or t is bool:
             return obj
+        depth += 1
+        if t is list or t is tuple:
+            return [self.plain(v, (path, i), depth) for i, v in enumerate(obj)]
         if dataclasses.is_dataclass(obj):
             names = self._fields.get(t)
             if names is None:
                 names = self._fields[t] = tuple(f.name for f in dataclasses.fields(obj))
-            return {n: self.plain(getattr(obj, n), f"{path}.{n}" if path else n, depth + 1) for n in names}
+            return {n: self.plain(getattr(obj, n), (path, n), depth) for n in names}
         if isinstance(obj, dict):
             return {
-                self.plain(k if isinstance(k, str) else str(k), path, depth + 1): self.plain(
-                    v, f"{path}.{k}", depth + 1
-                )
+                self.plain(k if isinstance(k, str) else str(k), path, depth): self.plain(v, (path, k), depth)
                 for k, v in obj.items()
             }
         if isinstance(obj, (list, tuple)):
-            return [self.plain(v, f"{path}[{i}]", depth + 1) for i, v in enumerate(obj)]
+            return [self.plain(v, (path, i), depth) for i, v in enumerate(obj)]
+        depth -= 1
         if isinstance(obj, (int, float)):  # numpy / bool subclasses and the like
             return self.plain(float(obj) if isinstance(obj, float) else int(obj), path, depth)
         return self.plain(str(obj), path, depth)
@@ -217,6 +221,16 @@ class _Cleaner:
                 )
             )
         return out
+
+
+def _path_text(path: Any) -> str:
+    """``compiles[0].kernels[2].cost`` from the chain ``((((("", "compiles"), 0), "kernels"), 2), "cost")``."""
+    parts = []
+    while isinstance(path, tuple):
+        path, key = path
+        parts.append(f"[{key}]" if isinstance(key, int) else f".{key}")
+    text = (path or "") + "".join(reversed(parts))
+    return text[1:] if text.startswith(".") else text
 
 
 def add_note(data: dict, code: str, message: str, detail: str = "") -> None:

@@ -151,3 +151,37 @@ def test_bad_paths_say_what_was_expected(tmp_path):
     empty.mkdir()
     with pytest.raises(TraceError, match="no .log file"):
         inductor_lens.load_trace(str(empty))
+
+
+@pytest.fixture(scope="module")
+def gpt2(tmp_path_factory):
+    """(captured, imported) of a one-block GPT-2 training step, recorded both ways at once."""
+    tmp = tmp_path_factory.mktemp("trace_gpt2")
+    env = dict(
+        os.environ,
+        TORCH_TRACE=str(tmp / "trace"),
+        INDUCTOR_PROVENANCE="1",
+        PYTHONPATH=os.pathsep.join([ROOT, os.environ.get("PYTHONPATH", "")]),
+    )
+    proc = subprocess.run(
+        [sys.executable, SCRIPT, str(tmp / "captured.json"), "gpt2"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return inductor_lens.load(str(tmp / "captured.json")), inductor_lens.load_trace(str(tmp / "trace"))
+
+
+def test_a_gpt2_training_step_imports_with_exactly_the_captured_kernels(gpt2):
+    captured, imported = gpt2
+    assert [c.id for c in imported.compiles] == [c.id for c in captured.compiles] == ["0/0 forward", "0/0 backward"]
+    for c, i in zip(captured.compiles, imported.compiles):
+        assert [k.name for k in i.kernels] == [k.name for k in c.kernels], c.id
+        for kc, ki in zip(c.kernels, i.kernels):
+            assert (ki.language, ki.source) == (kc.language, kc.source), (c.id, kc.name)
+        # every kernel is held by a fused node of the imported compile, as in the captured one
+        assert {f.kernel for f in i.fused_nodes if f.kernel} == {k.name for k in i.kernels}
+        assert {f.kernel for f in c.fused_nodes if f.kernel} == {k.name for k in c.kernels}
+    assert len(imported.kernels) == len(captured.kernels) > 20

@@ -1,5 +1,6 @@
 """One real compile recorded two ways at once: by TORCH_TRACE (set by the caller) and by
-inductor_lens.capture() in process. Writes the in-process report to argv[1].
+inductor_lens.capture() in process. Writes the in-process report to argv[1]; ``argv[2] == "gpt2"``: a training
+step of a one-block GPT-2 instead.
 
 A training step of a tiny MLP (forward + lazily compiled backward), a graph break, and a recompile
 (a new batch size). Run by tests/capturing/test_trace_import.py with TORCH_TRACE and INDUCTOR_PROVENANCE=1 set."""
@@ -29,6 +30,14 @@ def head(x):
 
 
 torch.manual_seed(0)
+if sys.argv[2:] == ["gpt2"]:  # a one-block GPT-2 training step: attention, layer norms, GELU, tied shapes
+    from inductor_lens.examples import GPT2, gpt2_inputs
+
+    with inductor_lens.capture(title="GPT-2 block, trace vs capture") as cap:
+        gpt = torch.compile(GPT2(layers=1))
+        gpt(gpt2_inputs()).sum().backward()
+    cap.report.save_json(sys.argv[1])
+    sys.exit(0)
 with inductor_lens.capture(title="trace vs capture") as cap:
     model = torch.compile(MLP())
     loss = model(torch.randn(4, 8)).pow(2).sum()

@@ -1,0 +1,184 @@
+"""inductor_lens beside its peer: ``inductor-lens import-trace`` against tlparse on the same TORCH_TRACE logs.
+
+    python benchmarks/peers.py [--source LOG] [--small LOG ...] [--mb 100] [--rounds 5] [--huge MB]
+
+tlparse comes from the package index, in a venv of its own (it is a benchmark dependency, the ``bench`` extra,
+never a test one)::
+
+    python3 -m venv /tmp/peers && /tmp/peers/bin/pip install tlparse     # or: pip install inductor-lens[bench]
+
+Logs: each ``--small`` log as it is, and a big one of ``--mb`` megabytes built from ``--source`` by
+``benchmarks/trace_import.py`` (copies with shifted frame ids and time stamps, every md5 recomputed: tlparse's
+own count of ``fail_payload_md5`` is printed and must be 0). Without ``--source`` a log is written here: a
+training step of ``examples.GPT2(layers=2)`` under ``TORCH_TRACE`` with ``INDUCTOR_PROVENANCE=1``.
+
+Every measurement is a fresh process (one untimed warm-up of each first, so both find the file in the page
+cache and Python its bytecode); the two tools alternate within each of ``--rounds`` rounds. Printed per log:
+the median CPU time of the process tree (user + system, from ``wait4``), wall time and peak RSS of each tool,
+and the ratio lens / tlparse (below 1: the lens is ahead). The load average is printed before and after:
+on a shared machine wall time is mostly waiting for a core, CPU time is the number to compare.
+``--huge MB`` also imports a log of that size once (a 1 GB log: streamed, memory bounded), with progress.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "benchmarks"))
+
+import trace_import  # noqa: E402  the log builder (benchmarks/trace_import.py)
+
+
+def _tlparse(given: str | None) -> str:
+    for c in (given, shutil.which("tlparse"), "/tmp/peers/bin/tlparse"):
+        if c and os.path.isfile(c) and os.access(c, os.X_OK):
+            return c
+    sys.exit("tlparse not found: python3 -m venv /tmp/peers && /tmp/peers/bin/pip install tlparse (or --tlparse PATH)")
+
+
+def _measure(cmd: list[str], env: dict) -> dict:
+    """CPU (user + system of the process and the children it waited for), wall and peak RSS of one run."""
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    err = proc.stderr.read()
+    _, status, ru = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - t0
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.returncode != 0:
+        raise SystemExit(f"{' '.join(cmd)} failed ({proc.returncode}):\n{err.decode(errors='replace')[-3000:]}")
+    return {
+        "cpu": ru.ru_utime + ru.ru_stime,
+        "wall": wall,
+        "rss_mb": ru.ru_maxrss / 1024,
+        "stderr": err.decode(errors="replace"),
+    }
+
+
+def _lens_env(tmp: str) -> dict:
+    env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    env.pop("PYTHONDONTWRITEBYTECODE", None)  # an installed package has its bytecode: so does this one
+    env["PYTHONPYCACHEPREFIX"] = os.path.join(tmp, "pycache")
+    return env
+
+
+def _tools(log: str, tmp: str, tlparse: str) -> dict:
+    return {
+        "lens": (
+            [sys.executable, "-m", "inductor_lens", "import-trace", log, "-o", os.path.join(tmp, "lens.html"), "-q"],
+            _lens_env(tmp),
+        ),
+        "tlparse": ([tlparse, log, "-o", os.path.join(tmp, "tl_out"), "--overwrite", "--no-browser"], dict(os.environ)),
+    }
+
+
+def _stats(stderr: str) -> dict:
+    m = re.search(r"Stats \{([^}]*)\}", stderr)
+    return {k.strip(): int(v) for k, v in (kv.split(":") for kv in m.group(1).split(","))} if m else {}
+
+
+def _size(path: str) -> tuple[float, int]:
+    if os.path.isfile(path):
+        return os.path.getsize(path) / 1e6, 1
+    total, files = 0, 0
+    for d, _, names in os.walk(path):
+        for n in names:
+            total += os.path.getsize(os.path.join(d, n))
+            files += 1
+    return total / 1e6, files
+
+
+def compare(log: str, rounds: int, tmp: str, tlparse: str) -> dict:
+    tools = _tools(log, tmp, tlparse)
+    runs: dict[str, list[dict]] = {name: [] for name in tools}
+    for name, (cmd, env) in tools.items():  # warm-up: page cache, bytecode, the page's engine cache
+        first = _measure(cmd, env)
+        if name == "tlparse":
+            runs["_stats"] = _stats(first["stderr"])
+    for r in range(rounds):
+        order = list(tools) if r % 2 == 0 else list(reversed(tools))
+        for name in order:
+            cmd, env = tools[name]
+            runs[name].append(_measure(cmd, env))
+    out = {"log_mb": os.path.getsize(log) / 1e6, "stats": runs.pop("_stats")}
+    for name, rs in runs.items():
+        out[name] = {k: statistics.median(x[k] for x in rs) for k in ("cpu", "wall", "rss_mb")}
+    out["lens_out"] = _size(os.path.join(tmp, "lens.html"))
+    out["tlparse_out"] = _size(os.path.join(tmp, "tl_out"))
+    return out
+
+
+def _row(label: str, r: dict) -> str:
+    lens, tl = r["lens"], r["tlparse"]
+    return (
+        f"| {label} ({r['log_mb']:.1f} MB) | {lens['cpu']:.2f} s CPU, {lens['wall']:.2f} s wall, {lens['rss_mb']:.0f} MB "
+        f"| {tl['cpu']:.2f} s CPU, {tl['wall']:.2f} s wall, {tl['rss_mb']:.0f} MB "
+        f"| **{lens['cpu'] / tl['cpu']:.2f}x** CPU, {lens['wall'] / tl['wall']:.2f}x wall, "
+        f"{lens['rss_mb'] / tl['rss_mb']:.2f}x RSS |"
+    )
+
+
+def huge(source: str, mb: float, tmp: str) -> None:
+    big = os.path.join(tmp, "dedicated_log_torch_trace_huge.log")
+    copies, size = trace_import.big_log(source, mb, big)
+    print(f"huge log: {size / 1e6:.0f} MB ({copies} copies); importing once, progress on stderr", flush=True)
+    cmd = [sys.executable, "-m", "inductor_lens", "import-trace", big, "-o", os.path.join(tmp, "huge.html")]
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(cmd, env=_lens_env(tmp))
+    _, status, ru = os.wait4(proc.pid, 0)
+    print(
+        f"huge: exit {os.waitstatus_to_exitcode(status)}, {ru.ru_utime + ru.ru_stime:.1f} s CPU, "
+        f"{time.perf_counter() - t0:.1f} s wall, peak RSS {ru.ru_maxrss / 1024:.0f} MB "
+        f"({ru.ru_maxrss * 1024 / size:.2f}x the log)"
+    )
+    os.remove(big)
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--source", help="a real TORCH_TRACE log to build the big log from (default: write one)")
+    p.add_argument("--small", action="append", default=[], help="a log compared as it is (repeatable)")
+    p.add_argument("--mb", type=float, default=100.0, help="size of the big log (0: none)")
+    p.add_argument("--rounds", type=int, default=5)
+    p.add_argument("--huge", type=float, default=0.0, help="also import a log of this many MB once")
+    p.add_argument("--tlparse", help="the tlparse executable (default: on PATH, else /tmp/peers/bin/tlparse)")
+    args = p.parse_args()
+    tlparse = _tlparse(args.tlparse)
+    version = subprocess.run([tlparse, "--version"], capture_output=True, text=True).stdout.strip()
+    tmp = tempfile.mkdtemp(prefix="lens-peers-")
+    source = args.source or trace_import.real_log(tmp)
+    print(f"{version}; {os.cpu_count()} cores; load average before: {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
+    logs = [(os.path.basename(s), s) for s in (args.small or [source])]
+    if args.mb:
+        big = os.path.join(tmp, "dedicated_log_torch_trace_big.log")
+        copies, _ = trace_import.big_log(source, args.mb, big)
+        logs.append((f"{copies} copies of {os.path.basename(source)}", big))
+    rows = []
+    for label, log in logs:
+        r = compare(log, args.rounds, tmp, tlparse)
+        bad = r["stats"].get("fail_payload_md5", 0)
+        print(
+            f"{label}: tlparse read {r['stats']}{'  <- CORRUPT LOG' if bad else ''}; outputs: lens "
+            f"{r['lens_out'][0]:.1f} MB in 1 file, tlparse {r['tlparse_out'][0]:.1f} MB in {r['tlparse_out'][1]} files",
+            flush=True,
+        )
+        rows.append(_row(label, r))
+    print(f"\nmedians of {args.rounds} rounds, fresh processes, interleaved")
+    print("| log | inductor-lens import-trace | tlparse | lens / tlparse |\n|---|---|---|---|")
+    print("\n".join(rows))
+    print(f"load average after: {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
+    if args.huge:
+        huge(source, args.huge, tmp)
+    shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
