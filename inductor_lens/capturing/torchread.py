@@ -272,11 +272,55 @@ def launch_grid(kernel: Any) -> Optional[dict]:
 IR_STAGES = ("ttir", "ttgir", "llir", "ptx")
 
 
+def _stage_files(folder: str) -> dict:
+    """The IR stages (text) and the cubin (bytes) among the files of one kernel's folder in Triton's cache."""
+    import os
+
+    out: dict = {}
+    for name in sorted(os.listdir(folder)) if folder and os.path.isdir(folder) else []:
+        ext = name.rpartition(".")[2]
+        if ext in IR_STAGES or ext == "cubin":
+            with open(os.path.join(folder, name), "rb") as f:
+                data = f.read()
+            out[ext] = data if ext == "cubin" else data.decode("utf-8", "replace")
+    return out
+
+
+def _cache_folders(key: str) -> list[str]:
+    """Where Triton's file cache may hold the kernel of ``cache_hash`` ``key``: the folder named by the key under
+    the ``TRITON_CACHE_DIR`` Inductor sets for its compile workers (``{inductor cache}/triton/{device}``; torch
+    2.11's static CUDA launcher keeps only this key), and what Triton's own cache manager says (it wants a hex
+    key on triton 3.6 and refuses Inductor's base32 one)."""
+    import os
+
+    out = []
+    roots = [os.environ.get("TRITON_CACHE_DIR")]
+    try:
+        import torch
+        from torch._inductor.runtime.cache_dir_utils import triton_cache_dir
+
+        if torch.cuda.is_available():
+            roots.append(triton_cache_dir(torch.cuda.current_device()))
+    except Exception:
+        pass
+    out += [os.path.join(r, key) for r in roots if r]
+    try:
+        from triton.runtime.cache import get_cache_manager
+
+        out.append(get_cache_manager(key).cache_dir)
+    except Exception:
+        pass
+    return out
+
+
 def _asm_of(kernel: Any) -> tuple[dict, str]:
     """``(stage -> text or bytes, where)`` from the compiled kernel behind a Triton autotuner's chosen launcher:
     ``compile_results[0].kernel.asm`` (a ``triton.compiler.CompiledKernel``), the launcher's ``.bin.asm`` (kept when
-    ``store_cubin``), else the kernel's folder in Triton's file cache (``launcher.cache_hash``), which every
-    launcher kind has, the static CUDA launcher included."""
+    ``store_cubin``), else the kernel's folder in Triton's file cache: beside the cubin of torch's static CUDA
+    launcher (``StaticallyLaunchedCudaKernel.cubin_path``, torch 2.11), or named by ``launcher.cache_hash``, which
+    every launcher kind has."""
+    import os
+
     results = getattr(kernel, "compile_results", None) or []
     for r in results:
         asm = getattr(getattr(r, "kernel", None), "asm", None)
@@ -287,27 +331,20 @@ def _asm_of(kernel: Any) -> tuple[dict, str]:
         asm = getattr(getattr(launcher, "bin", None), "asm", None)
         if isinstance(asm, dict) and asm:
             return dict(asm), "launcher.bin.asm"
+    for r in results:
+        cubin = getattr(getattr(r, "kernel", None), "cubin_path", None)
+        if isinstance(cubin, str) and cubin:
+            found = _stage_files(os.path.dirname(cubin))
+            if any(s in found for s in IR_STAGES):
+                return found, f"beside the static launcher's cubin ({os.path.dirname(cubin)})"
     for launcher in launchers:
         key = getattr(launcher, "cache_hash", None)
-        if not key:
+        if not isinstance(key, str) or not key:
             continue
-        try:
-            from triton.runtime.cache import get_cache_manager
-
-            folder = get_cache_manager(key).cache_dir
-        except Exception:
-            continue
-        import os
-
-        out: dict = {}
-        for name in sorted(os.listdir(folder)) if os.path.isdir(folder) else []:
-            stem, _, ext = name.rpartition(".")
-            if ext in IR_STAGES or ext == "cubin":
-                with open(os.path.join(folder, name), "rb") as f:
-                    data = f.read()
-                out[ext] = data if ext == "cubin" else data.decode("utf-8", "replace")
-        if out:
-            return out, f"Triton's cache ({folder})"
+        for folder in _cache_folders(key):
+            found = _stage_files(folder)
+            if found:
+                return found, f"Triton's cache ({folder})"
     return {}, ""
 
 

@@ -50,10 +50,15 @@ _ENGINE_GZ: Optional[bytes] = None
 
 
 def engine_gz() -> bytes:
-    """The layout worker (Graphviz WASM) gzip'd, read once per process."""
+    """The layout worker (Graphviz WASM) gzip'd, read once per process: the bundle's ``layout-worker.js.gz``
+    (``hatch_build.py`` compresses it at build time), else compressed here (a bundle built before that file)."""
     global _ENGINE_GZ
     if _ENGINE_GZ is None:
-        _ENGINE_GZ = gzip.compress(static("layout-worker.js").read_bytes(), compresslevel=9, mtime=0)
+        packed = STATIC / "layout-worker.js.gz"
+        if packed.is_file():
+            _ENGINE_GZ = packed.read_bytes()
+        else:
+            _ENGINE_GZ = gzip.compress(static("layout-worker.js").read_bytes(), compresslevel=9, mtime=0)
     return _ENGINE_GZ
 
 

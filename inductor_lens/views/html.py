@@ -137,7 +137,7 @@ def page_html(
 
     how = f"<code>{esc(command)}</code>" + (f" or <code>{esc(python)}</code> in Python" if python else "")
     report_b64 = base64.b64encode(packed).decode("ascii")
-    engine_b64 = base64.b64encode(_engine_gz_cached()).decode("ascii")
+    engine_b64 = base64.b64encode(engine_gz()).decode("ascii")
     return f"""<!doctype html>
 <html lang="en">
 <head>
@@ -165,28 +165,6 @@ Made with inductor_lens {esc(__version__)}; make your own with {how}.</p>
 </body>
 </html>
 """
-
-
-def _engine_gz_cached() -> bytes:
-    """``frontend.engine_gz()``, kept on disk between processes (``$XDG_CACHE_HOME/inductor_lens``, keyed by the
-    worker's hash): gzip at level 9 of the 1.5 MB layout worker is most of a small page's writing time. Any
-    problem with the cache (no home, read-only) falls back to compressing."""
-    try:
-        data = static("layout-worker.js").read_bytes()
-        key = hashlib.sha256(data).hexdigest()[:20]
-        base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-        path = os.path.join(base, "inductor_lens", f"layout-worker-{key}.js.gz")
-        if os.path.isfile(path):
-            with open(path, "rb") as f:
-                cached = f.read()
-            if cached[:2] == b"\x1f\x8b":
-                return cached
-        packed = engine_gz()
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        atomic_write(path, packed)
-        return packed
-    except OSError:
-        return engine_gz()
 
 
 def save_html(report: Report, path: Union[str, os.PathLike]) -> str:

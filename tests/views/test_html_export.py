@@ -352,3 +352,15 @@ def test_a_huge_kernel_source_is_drawn_in_pieces_with_a_show_more_control(tmp_pa
     page.locator('[data-role="kernel-source"][data-highlighted-source="done"]').wait_for()
     assert src.locator(".hljs-comment").count() == 4000
     _assert_clean(page)
+
+
+def test_the_layout_engine_is_gzipped_once_at_build_time_and_matches_the_worker():
+    """Every page embeds the layout worker gzip'd; ``hatch_build.py`` compresses it with the bundle (no cache of the
+    user's home, no level-9 gzip of 1.5 MB per page), and what the page embeds is the worker itself."""
+    import gzip
+
+    from inductor_lens.views.frontend import STATIC, engine_gz, static
+
+    assert (STATIC / "layout-worker.js.gz").is_file()
+    assert engine_gz() == (STATIC / "layout-worker.js.gz").read_bytes()
+    assert gzip.decompress(engine_gz()) == static("layout-worker.js").read_bytes()
