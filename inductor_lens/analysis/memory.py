@@ -311,6 +311,46 @@ def rollups(saved: list[SavedTensor]) -> tuple[list[BytesBy], list[BytesBy]]:
     )
 
 
+def freed_inputs(compile: Compile) -> list[int]:
+    """Bytes of the graph's inputs freed after each fused node (``Compile.fused_nodes`` order): a saved activation
+    or tangent of a backward (``GraphNode.role``; the boxed call hands it over, so nothing else holds it) that the
+    output code ``del``s is freed after the last fused node that reads it (one nothing reads, after the first).
+    A parameter or a user's argument is held by its caller: ``del`` frees nothing."""
+    post = compile.graphs.get("post_grad")
+    code = str(compile.output_code or "")
+    out = [0] * len(compile.fused_nodes)
+    if post is None or not out:
+        return out
+    last: dict[str, int] = {}
+    for i, n in enumerate(compile.fused_nodes):
+        for r in n.reads:
+            last[r] = i
+    deleted = set(re.findall(r"^\s*del ([A-Za-z_]\w*)\s*$", code, re.M))
+    for g in post.nodes:
+        if g.op == "placeholder" and g.role in ("saved", "tangent") and g.name in deleted:
+            out[last.get(g.name, 0)] += tensor_bytes(g) or 0
+    return out
+
+
+def net_peak(points: list[MemoryPoint], freed: list[int]) -> tuple[Optional[int], str]:
+    """``(bytes, node)``: the maximum over the timeline of the live bytes less the inputs freed before each point
+    (``freed[i]`` is freed after point ``i``), what the allocator sees above its level at the call."""
+    best, at, gone = None, "", 0
+    for i, p in enumerate(points):
+        net = p.live_bytes - gone
+        if best is None or net > best:
+            best, at = net, p.node
+        gone += freed[i] if i < len(freed) else 0
+    return (max(best, 0), at) if best is not None else (None, "")
+
+
+def estimate_ratio(m: Memory) -> Optional[float]:
+    """``net_peak_bytes / measured_peak_bytes``, rounded to 3 places; None unless both are known and nonzero."""
+    if m.net_peak_bytes is None or not m.measured_peak_bytes:
+        return None
+    return round(m.net_peak_bytes / m.measured_peak_bytes, 3)
+
+
 def memory(
     compile: Compile,
     buffers: list[dict],
@@ -328,7 +368,12 @@ def memory(
     saved = saved_for_backward(compile, backward) if backward is not None and compile.graph_kind == "forward" else []
     redo = recomputed(compile, backward) if backward is not None and compile.graph_kind == "forward" else []
     by_line, by_module = rollups(saved)
+    freed = freed_inputs(compile)
+    net, net_node = net_peak(points, freed)
     return Memory(
+        net_peak_bytes=net,
+        net_peak_node=net_node,
+        freed_input_bytes=sum(freed),
         peak_bytes=peak,
         peak_node=peak_node,
         timeline=points,

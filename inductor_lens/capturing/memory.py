@@ -190,6 +190,7 @@ def _with_measured(report: Any, peaks: dict[str, int], note: str) -> Any:
                 else "peak not measured: no call of this graph was seen in the measured run"
             )
             m = dataclasses.replace(m, measured_peak_bytes=measured, source=f"{base}; {how}")
+            m = dataclasses.replace(m, estimate_ratio=analysis.estimate_ratio(m))
             c = dataclasses.replace(c, memory=m)
         compiles.append(c)
     return dataclasses.replace(report, compiles=compiles)

@@ -603,6 +603,15 @@ class Memory:
     #: ``saved_for_backward``'s activations rolled up by user line and by nn.Module, largest first.
     saved_by_line: list[BytesBy] = field(default_factory=list)
     saved_by_module: list[BytesBy] = field(default_factory=list)
+    #: What the allocator sees above what was held when the graph was called, the quantity
+    #: ``measured_peak_bytes`` measures: the live bytes less the graph inputs its output code has freed (``del``)
+    #: after their last reader (a backward drops saved activations as it goes), at its maximum, and where.
+    #: ``freed_input_bytes``: those inputs' total. Null in reports made before it.
+    net_peak_bytes: Optional[int] = None
+    net_peak_node: str = ""
+    freed_input_bytes: int = 0
+    #: ``net_peak_bytes / measured_peak_bytes`` (1.0 = the estimate is exact), null until both are known.
+    estimate_ratio: Optional[float] = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -152,6 +152,17 @@ def test_mlp_timeline_matches_the_output_codes_allocations(mlp_step):
     assert [p.live_bytes for p in bwd.memory.timeline] == [208, 240, 704, 1728, 1760, 1760, 3296, 3296]
 
 
+def test_the_net_peak_leaves_out_the_inputs_a_backward_frees_on_the_way(mlp_step):
+    """The MLP's backward output code ``del``s its saved ``addmm_1`` and ``div`` and ``tangents_1`` (128 B each)
+    after ``op7_op8``, their last reader; ``relu``'s storage is reused (``buf12 = relu; del relu``) and the
+    parameters and the user's input stay with their callers. So the allocator's peak above its level at the call
+    is 3296 - 384 = 2912 B at op13; the forward frees none of its inputs."""
+    fwd, bwd = _pair(mlp_step[0])
+    assert (bwd.memory.freed_input_bytes, bwd.memory.net_peak_bytes, bwd.memory.net_peak_node) == (384, 2912, "op13")
+    assert (fwd.memory.freed_input_bytes, fwd.memory.net_peak_bytes) == (0, fwd.memory.peak_bytes)
+    assert bwd.memory.estimate_ratio is None  # nothing measured on a CPU
+
+
 @pytest.mark.parametrize("step", ["mlp_step", "block_step"])
 def test_timeline_one_point_per_fused_node_and_the_peak_is_its_maximum(step, request):
     report, _ = request.getfixturevalue(step)

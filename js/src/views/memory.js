@@ -179,8 +179,16 @@ function facts(idx, memory) {
       memory.measured_peak_bytes == null
         ? "measured: not measured"
         : `measured ${fmtBytes(memory.measured_peak_bytes)}`,
+      memory.estimate_ratio == null
+        ? ""
+        : ` · estimated ${fmtBytes(memory.net_peak_bytes)} above the level at the call (${memory.estimate_ratio.toFixed(2)}×)`,
     ),
-    h("span", { class: "il-chip" }, `inputs ${fmtBytes(memory.input_bytes || 0)} (not in the curve)`),
+    h(
+      "span",
+      { class: "il-chip" },
+      `inputs ${fmtBytes(memory.input_bytes || 0)} (not in the curve)`,
+      memory.freed_input_bytes ? `, ${fmtBytes(memory.freed_input_bytes)} of them freed on the way` : "",
+    ),
   ];
   if ((memory.saved_for_backward || []).length)
     items.push(
