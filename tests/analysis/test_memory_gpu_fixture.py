@@ -32,7 +32,7 @@ def test_every_graph_backward_included_is_within_15_percent_of_the_measured_peak
     """A backward frees its saved activations as it goes: its live bytes peak at 622 MiB while the allocator rises
     only 27 MiB above its level at the call (22.96x). ``Memory.net_peak_bytes`` is the quantity the measurement
     takes (live bytes less the inputs the output code has ``del``eted), so every graph compares within 15%. The
-    fixture was recorded before the field: the rule is applied to its compiles here."""
+    rule is applied to the recorded compiles again here and agrees with what the capture stored."""
     import dataclasses
 
     from inductor_lens.analysis.memory import estimate_ratio, freed_inputs, net_peak
@@ -44,6 +44,8 @@ def test_every_graph_backward_included_is_within_15_percent_of_the_measured_peak
         net, node = net_peak(c.memory.timeline, freed)
         m = dataclasses.replace(c.memory, net_peak_bytes=net, net_peak_node=node, freed_input_bytes=sum(freed))
         ratios[c.id] = estimate_ratio(m)
+        # the fixture (re-recorded with the field) carries what the rule gives
+        assert (c.memory.net_peak_bytes, c.memory.estimate_ratio) == (net, ratios[c.id]), c.id
         assert net <= m.peak_bytes and node in {p.node for p in m.timeline}
         if c.graph_kind == "forward":
             assert sum(freed) == 0 and net == m.peak_bytes  # a forward's inputs are held by their callers

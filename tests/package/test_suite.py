@@ -71,7 +71,7 @@ def tree(tmp_path):
     shutil.copytree(REPO / "js", tmp_path / "js", ignore=shutil.ignore_patterns("node_modules"))
     static = tmp_path / "inductor_lens" / "static"
     static.mkdir(parents=True)
-    for f in ("lens.js", "lens.css", "layout-worker.js"):
+    for f in _load_hook(REPO).BUNDLE:  # lens.js, lens.css, layout-worker.js and its .gz
         (static / f).write_text(f"built {f}")
     return tmp_path
 
