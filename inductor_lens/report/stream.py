@@ -168,7 +168,7 @@ class Packer:
 
     #: Chunks handed to the thread and not compressed yet, at most: past it the caller waits (so a reader
     #: faster than zlib never holds the whole file in the queue).
-    AHEAD = 2
+    AHEAD = 1
 
     def _submit(self) -> None:
         if self._buf:
