@@ -371,11 +371,42 @@ def _build(parts: "Parts") -> Report:
 
     builder, compiles = Builder(), []
     underived = _underived(parts.head)  # written before its derived fields: filled as each compile is built
+    if parts.layout and not underived and isinstance(parts.head.get("interned"), dict):
+        return _build_lazily(parts, builder)
     with _gc_paused():
         for c in parts.checked():
             builder.shared = parts.shared  # known once the tables are expanded
             built = builder.build(Compile, c)
             compiles.append(derive_compile(built) if underived else built)
+        report = builder.build(Report, dict(parts.head_expanded, compiles=[]))
+    return dataclasses.replace(report, compiles=compiles, derived=DERIVED_VERSION)
+
+
+def _build_lazily(parts: "Parts", builder) -> Report:
+    """:func:`_build` of a current report in the line layout: each compile checked as written
+    (:mod:`.fastcheck`; the exact check where that is not sure), its heavy fields built when first read
+    (:mod:`.lazy`)."""
+    from .fastcheck import CompactCheck
+    from .lazy import Loader
+
+    compiles = []
+    lines = parts.compiles  # stream._Compiles: .line is the JSON of the compile just yielded
+    with _gc_paused():
+        expander, exact = parts.expand_head()
+        builder.shared = expander.shared
+        fast, loader = CompactCheck(expander), Loader(expander, builder)
+        for i, c in enumerate(lines):
+            if fast.ok(c):
+                compiles.append(loader.compile(lines.line, c))
+                continue
+            try:  # wrong, or unusual: the exact check words the error (or passes), then build it now
+                _text.lazy_texts(c, expander.lines)
+                c = expander.fill(c)
+            except _DAMAGE as e:
+                raise parts._damaged(e) from None
+            exact.compile(i, c)
+            compiles.append(builder.build(Compile, c))
+        exact.finish()
         report = builder.build(Report, dict(parts.head_expanded, compiles=[]))
     return dataclasses.replace(report, compiles=compiles, derived=DERIVED_VERSION)
 
@@ -420,10 +451,33 @@ class Parts:
         """The whole report data (every compile read now)."""
         return dict(self.head, compiles=list(self.compiles))
 
-    def checked(self, lazy_texts: bool = True):
+    def checked(self, lazy_texts: bool = True, as_written: bool = False):
         """The compiles, expanded and checked (the current schema only). ``lazy_texts``: the long texts of a
         compile stay :class:`~inductor_lens._text.LinesText` (for building a Report), else they are joined
-        (plain data that is written out again)."""
+        (plain data that is written out again). ``as_written``: a compile that the check of the compact form
+        (:mod:`.fastcheck`) finds right is yielded as written, not expanded (``show`` only counts them)."""
+        from .fastcheck import CompactCheck
+
+        expander, parts = self.expand_head()
+        fast = CompactCheck(expander) if as_written and expander is not None else None
+        for i, c in enumerate(self.compiles):
+            if fast is not None and fast.ok(c):
+                yield c
+                continue
+            if self._expander is not None:
+                try:  # in place: the compile is ours (fresh from the parser, or handed over by _whole_parts)
+                    if lazy_texts:
+                        _text.lazy_texts(c, self._expander.lines)  # its long texts stay line references
+                    c = self._expander.fill(c)
+                except _DAMAGE as e:
+                    raise self._damaged(e) from None
+            parts.compile(i, c)
+            yield c
+        parts.finish()
+
+    def expand_head(self):
+        """The top-level fields expanded (``head_expanded``) and checked: the expander of the interned tables
+        (``None`` if there are none) and the :class:`PartsCheck` that checks the compiles next."""
         from . import intern as _intern
 
         _check_version(self.head, self.name)
@@ -437,18 +491,7 @@ class Parts:
                 self.head_expanded = self._expander.value(self.head)
         except _DAMAGE as e:
             raise self._damaged(e) from None
-        parts = PartsCheck(self.head_expanded, self.name, self.shared)
-        for i, c in enumerate(self.compiles):
-            if self._expander is not None:
-                try:  # in place: the compile is ours (fresh from the parser, or handed over by _whole_parts)
-                    if lazy_texts:
-                        _text.lazy_texts(c, self._expander.lines)  # its long texts stay line references
-                    c = self._expander.fill(c)
-                except _DAMAGE as e:
-                    raise self._damaged(e) from None
-            parts.compile(i, c)
-            yield c
-        parts.finish()
+        return self._expander, PartsCheck(self.head_expanded, self.name, self.shared)
 
     def _damaged(self, e: Exception) -> ReportError:
         return ReportError(f"{self.name}: its interned tables are damaged ({type(e).__name__}: {e})")

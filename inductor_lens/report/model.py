@@ -18,6 +18,7 @@ from typing import Any, Optional, Union
 
 from . import hooks
 from . import intern as _intern
+from . import lazy as _lazy
 from . import text as _text
 from .plain import ReportError, from_plain_fields, to_plain
 from .rules import STAGES, available_views, frame_stage, profiled, short_op, unattributed_text
@@ -870,9 +871,10 @@ class Report:
             lines.append(f"  ! {d.message}")
         return "\n".join(lines)
 
-    def __repr__(self) -> str:  # cheap on purpose: never dumps sources
+    def __repr__(self) -> str:  # cheap on purpose: never dumps sources, never builds a pending compile
+        kernels = sum(_lazy.count(c) for c in self.compiles)
         return (
-            f"<inductor_lens.Report: {len(self.compiles)} compile(s), {len(self.kernels)} kernel(s), "
+            f"<inductor_lens.Report: {len(self.compiles)} compile(s), {kernels} kernel(s), "
             f"{len(self.graph_breaks)} graph break(s), torch {self.torch_version}, {self.device}>"
         )
 
@@ -924,6 +926,8 @@ class Report:
 
 # A loaded report keeps its long texts as references to the file's lines (``_text``): these fields read as str.
 _text.install(globals())
+# A loaded report builds each compile's graphs, nodes and kernels when they are first read (``lazy``).
+_lazy.install(Compile)
 
 
 def load(source: Union[str, os.PathLike, bytes, dict]) -> Report:

@@ -33,6 +33,7 @@ except ImportError:  # pragma: no cover - orjson is a dependency
 
 OPEN = b'"compiles":['
 CLOSE = b"]}"
+_SPACE = b" \t\r\n"
 _READ_ERRORS = (OSError, EOFError, zlib.error, ValueError)
 
 
@@ -85,33 +86,59 @@ def read_layout(f: io.BufferedIOBase, feed: Optional[Callable[[bytes], None]] = 
     if "compiles" in head:
         raise NotInLayout("two 'compiles' fields")
     feed(first)
-    return head, _compiles(f, feed)
+    return head, _Compiles(f, feed)
 
 
-def _compiles(f, feed) -> Iterator[dict]:
-    comma: Optional[bool] = None  # whether the previous compile's line ended with a comma
-    try:
-        for line in f:
-            feed(line)
-            s = line.strip()
-            if s == CLOSE:
-                if comma:
-                    raise NotInLayout("a comma before the closing bracket")
-                rest = f.read()
-                feed(rest)
-                if rest.strip():
-                    raise NotInLayout("text after the report")
-                return
-            if comma is False:
-                raise NotInLayout("two compiles without a comma")
-            comma = s.endswith(b",")
-            try:
-                yield orjson.loads(s[:-1] if comma else s)
-            except orjson.JSONDecodeError as e:
-                raise NotInLayout(str(e)) from None
-    except _READ_ERRORS as e:
-        raise NotInLayout(str(e)) from None
-    raise NotInLayout("the file ends before the compiles are closed")
+class _Compiles:
+    """The compiles of a report in the line layout, parsed one by one; :attr:`line` is the JSON of the last
+    one yielded, as the file has it (``load()`` keeps it to build the compile when it is first read)."""
+
+    def __init__(self, f, feed) -> None:
+        self.line: Optional[memoryview] = None
+        self._it = self._each(f, feed)
+
+    def __iter__(self) -> "_Compiles":
+        return self
+
+    def __next__(self) -> dict:
+        return next(self._it)
+
+    def _each(self, f, feed) -> Iterator[dict]:
+        comma: Optional[bool] = None  # whether the previous compile's line ended with a comma
+        try:
+            for line in f:
+                feed(line)
+                end = len(line)
+                while end and line[end - 1] in _SPACE:
+                    end -= 1
+                if end < 8 or line[0] in _SPACE:  # the closing bracket, or a line not as the lens writes it
+                    s = line.strip()
+                    line, end = s, len(s)
+                else:
+                    s = None
+                if s is not None and s == CLOSE:
+                    if comma:
+                        raise NotInLayout("a comma before the closing bracket")
+                    rest = f.read()
+                    feed(rest)
+                    if rest.strip():
+                        raise NotInLayout("text after the report")
+                    self.line = None
+                    return
+                if comma is False:
+                    raise NotInLayout("two compiles without a comma")
+                comma = end > 0 and line[end - 1] == 44  # ","
+                s = memoryview(line)[: end - 1 if comma else end]  # the compile's JSON, not copied
+                try:
+                    parsed = orjson.loads(s)
+                except orjson.JSONDecodeError as e:
+                    raise NotInLayout(str(e)) from None
+                self.line = s
+                del line, s
+                yield parsed
+        except _READ_ERRORS as e:
+            raise NotInLayout(str(e)) from None
+        raise NotInLayout("the file ends before the compiles are closed")
 
 
 class Packer:
@@ -139,10 +166,17 @@ class Packer:
         if self._size >= self.CHUNK:
             self._submit()
 
+    #: Chunks handed to the thread and not compressed yet, at most: past it the caller waits (so a reader
+    #: faster than zlib never holds the whole file in the queue).
+    AHEAD = 1
+
     def _submit(self) -> None:
         if self._buf:
             data, self._buf, self._size = b"".join(self._buf), [], 0
             self._done.append(self._pool.submit(self._z.compress, data))
+            waiting = [f for f in self._done if not f.done()]
+            if len(waiting) > self.AHEAD:
+                waiting[0].result()
 
     def result(self) -> bytes:
         """The gzip'd bytes of everything fed."""

@@ -369,6 +369,7 @@ class _ShowPage:
 
     def use(self, parts) -> tuple[dict, bytes]:
         from ..report import io as report_io
+        from ..report.check import _gc_paused
         from ..report.model import SCHEMA_VERSION
         from . import html
         from .frontend import pack_report
@@ -382,14 +383,17 @@ class _ShowPage:
         compiles = kernels = 0
         kept = None if parts.pristine else []
         last = time.monotonic()
-        for c in parts.checked(lazy_texts=kept is None):  # kept compiles are written again: joined texts
-            compiles += 1
-            kernels += len(c.get("kernels") or [])
-            if kept is not None:
-                kept.append(c)
-            if time.monotonic() - last > 3:
-                last = time.monotonic()
-                self.step(f"checked {compiles} compile(s)")
+        # kept compiles are written again: joined texts; else the file's bytes are the page's, and a compile
+        # found right as written is only counted
+        with _gc_paused():  # millions of short-lived containers: no cyclic GC rescanning them
+            for c in parts.checked(lazy_texts=kept is None, as_written=kept is None):
+                compiles += 1
+                kernels += len(c.get("kernels") or [])
+                if kept is not None:
+                    kept.append(c)
+                if time.monotonic() - last > 3:
+                    last = time.monotonic()
+                    self.step(f"checked {compiles} compile(s)")
         facts = dict(html.facts_of(dict(parts.head_expanded, compiles=[])), compiles=compiles, kernels=kernels)
         if kept is None:
             return facts, self.packer.result()

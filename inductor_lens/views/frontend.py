@@ -75,16 +75,21 @@ def bundle_b64() -> str:
     return _bundle_cache[key]
 
 
-def answer_request(widget, content, export) -> None:
+def answer_request(widget, content, export, compiles=None) -> None:
     """The kernel side of a widget's request/response messages (matched by id), shared by the lens and the
-    compare widget: ``engine`` sends the layout worker, ``export`` sends ``export()`` = (filename, page html).
-    An error is sent back and shown in the widget instead of vanishing in the kernel log."""
+    compare widget: ``engine`` sends the layout worker, ``export`` sends ``export()`` = (filename, page html),
+    ``compiles`` (the lens of a large report) sends ``compiles(ids)``: the compiles the opening payload held
+    back (:func:`pack_opening`), as gzip'd JSON. An error is sent back and shown in the widget instead of
+    vanishing in the kernel log."""
     if not isinstance(content, dict):
         return
     kind, rid = content.get("type"), content.get("id")
     try:
         if kind == "engine":
             widget.send({"type": "engine", "id": rid}, [engine_gz()])
+        elif kind == "compiles" and compiles is not None:
+            ids = [i for i in content.get("ids") or [] if isinstance(i, str)]
+            widget.send({"type": "compiles", "id": rid}, [compiles(ids)])
         elif kind == "export":
             filename, page = export()
             widget.send({"type": "export", "id": rid, "filename": filename}, [page.encode("utf-8")])
@@ -100,3 +105,42 @@ def pack_report(report) -> bytes:
     from ..report.io import dumps
 
     return gzip.compress(dumps(report), compresslevel=6, mtime=0)
+
+
+def pack_opening(report, shown: str) -> tuple[bytes, list[str]]:
+    """What the widget of a large report opens with: the report with only compile ``shown`` whole and every
+    other compile a stub (its id, label, trigger...: ``report.lazy.LIGHT``; empty graphs, nodes and kernels),
+    gzip'd JSON, and the ids of the stubs, listed in the payload as ``pending``. The front end asks for the
+    stubs' compiles with ``compiles`` messages (:func:`pack_compiles`), the shown one's first. Reading a
+    stub's fields does not build a compile that ``load()`` left pending."""
+    import dataclasses
+
+    from ..report import intern as _intern
+    from ..report.io import _clean_plain, encode
+    from ..report.lazy import LIGHT
+    from ..report.model import Compile
+
+    blank = _clean_plain(Compile(id="", compile_id="", graph_kind="", trigger=None))
+    compiles, pending = [], []
+    for c in report.compiles:
+        if c.id == shown:
+            compiles.append(c)
+        else:
+            stub = dict(blank, **_clean_plain({k: getattr(c, k) for k in LIGHT}))
+            compiles.append(stub)
+            pending.append(c.id)
+    data = _clean_plain(dataclasses.replace(report, compiles=[]))
+    data["compiles"] = [x if isinstance(x, dict) else _clean_plain(x) for x in compiles]
+    data["pending"] = pending
+    return gzip.compress(encode(_intern.compact(data)), compresslevel=6, mtime=0), pending
+
+
+def pack_compiles(report, ids) -> bytes:
+    """The compiles of ``report`` named by ``ids`` (in that order; unknown ids left out), as gzip'd JSON
+    ``{"compiles": [...], "interned": {...}}`` in the compact form (``js/src/intern.js`` expands it)."""
+    from ..report import intern as _intern
+    from ..report.io import _clean_plain, encode
+
+    by_id = {c.id: c for c in report.compiles}
+    data = {"compiles": [_clean_plain(by_id[i]) for i in ids if i in by_id]}
+    return gzip.compress(encode(_intern.compact(data)), compresslevel=6, mtime=0)

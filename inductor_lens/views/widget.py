@@ -5,7 +5,10 @@
 >>> w.selected = "cpp_fused_add_cos_0"         # select a kernel (or fused node) from Python
 >>> w.view = "timeline"
 
-The report travels once, gzip'd, in a private ``Bytes`` trait. The Graphviz layout engine
+The report travels once, gzip'd, in a private ``Bytes`` trait; a large report (more than
+``LensWidget.WHOLE_COMPILES`` compiles) opens with only its shown compile whole and the others as stubs,
+which the front end asks for with custom messages (``compiles``), the compile a user switches to first:
+the comm never carries the whole report at once, and the kernel builds only the compiles asked for. The Graphviz layout engine
 (WebAssembly, about 1.5 MB) is not synced with every widget: the front end asks for it with a
 custom message once per page. State a user may script (``selected``, ``view``, ``compile``)
 lives in public synced traits.
@@ -19,7 +22,17 @@ import anywidget
 import traitlets
 
 from ..report.model import Report
-from .frontend import STATIC, VIEWS, BundleMissingError, answer_request, engine_gz, pack_report, static  # noqa: F401 (engine_gz: re-exported)
+from .frontend import (  # noqa: F401 (engine_gz: re-exported)
+    STATIC,
+    VIEWS,
+    BundleMissingError,
+    answer_request,
+    engine_gz,
+    pack_compiles,
+    pack_opening,
+    pack_report,
+    static,
+)
 
 __all__ = ["LensWidget", "BundleMissingError", "VIEWS"]
 
@@ -49,6 +62,9 @@ class LensWidget(anywidget.AnyWidget):
 
     _report = traitlets.Bytes(b"").tag(sync=True)
     """bytes: the report as gzip'd JSON (private payload; a Bytes trait arrives as a DataView). Default ``b""``."""
+
+    #: Reports with more compiles than this open with the shown compile only; the front end fetches the rest.
+    WHOLE_COMPILES = 16
 
     _mode = traitlets.Unicode("lens").tag(sync=True)
     """str: the front-end shell's mode (private): always ``"lens"`` for a report."""
@@ -98,9 +114,15 @@ class LensWidget(anywidget.AnyWidget):
             kwargs["compile"] = report.compile(cid).id  # KeyError names the compiles there are
         elif ids:
             kwargs["compile"] = ids[0]
+        from ..report.lazy import count
+
         self._report_obj = report
-        self._summary = (len(report.compiles), len(report.kernels))
-        super().__init__(_report=pack_report(report), **kwargs)
+        self._summary = (len(report.compiles), sum(count(c) for c in report.compiles))
+        if len(ids) > self.WHOLE_COMPILES:
+            payload, self._pending = pack_opening(report, kwargs["compile"])
+        else:
+            payload, self._pending = pack_report(report), []
+        super().__init__(_report=payload, **kwargs)
         self.on_msg(self._on_msg)
 
     @property
@@ -130,7 +152,11 @@ class LensWidget(anywidget.AnyWidget):
 
             return _filename(self._report_obj), to_html(self._report_obj)
 
-        answer_request(self, content, export)
+        answer_request(self, content, export, self._answer_compiles)
+
+    def _answer_compiles(self, ids: list) -> bytes:
+        """The answer to the front end's ``compiles`` request: those compiles, gzip'd JSON."""
+        return pack_compiles(self._report_obj, ids)
 
     def __repr__(self) -> str:  # cheap: never serializes the payload
         n, k = self._summary

@@ -129,6 +129,17 @@ function makeContext(report, opts, store, model) {
       if (!srcIndex) srcIndex = sourceIndex(report);
       return srcIndex;
     },
+    /** Compiles `ids` were filled in (a large report's stubs): forget what was derived from them. */
+    forgetDerived(ids) {
+      srcIndex = linesByNode = null;
+      model.forget(ids);
+      ctx.profiled =
+        ctx.profiled ||
+        ids.some((id) => {
+          const c = model.compiles.find((x) => x.id === id);
+          return c && (c.kernels || []).some((k) => k.profile && typeof k.profile.total_us === "number");
+        });
+    },
     /** The source lines ("FILE:LINE") of fused node `fused` of compile `cid`. */
     linesOf(cid, fused) {
       if (!linesByNode) {
@@ -380,6 +391,15 @@ export function createLens(el, opts) {
     root,
     select: actions.select,
     selectIn: actions.selectIn,
+    /** Compiles `ids` of the report arrived (index.js fills a large report's stubs in place): redraw if shown. */
+    arrived(ids) {
+      ctx.forgetDerived(ids);
+      const s = store.get();
+      if (ids.includes(s.compileId)) {
+        drawPanel();
+        store.set({ expandRev: s.expandRev + 1 });
+      }
+    },
     destroy() {
       ctx.abort();
       if (ro) ro.disconnect();

@@ -24,7 +24,7 @@ function mark(name) {
 let nextRequest = 1;
 
 /** Ask the Python side for something; the answer comes as a custom message with the same id. */
-function request(model, type, timeoutMs = 60000) {
+function request(model, type, timeoutMs = 60000, extra = {}) {
   const id = `${type}-${nextRequest++}-${Date.now()}`;
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
@@ -39,7 +39,7 @@ function request(model, type, timeoutMs = 60000) {
       else resolve({ msg, buffers: buffers || [] });
     }
     model.on("msg:custom", handler);
-    model.send({ type, id });
+    model.send({ ...extra, type, id });
   });
 }
 
@@ -67,7 +67,59 @@ async function render({ model, el }) {
     pair: model.get("compile_pair"),
   };
   const shell = createShell(el, model.get("_mode"), payload, { initial, ...kernelRequests(model) });
-  return syncTraits(model, shell);
+  const cleanup = syncTraits(model, shell);
+  const stop = payload && payload.pending && payload.pending.length ? fetchPending(model, shell, payload) : null;
+  return () => {
+    if (stop) stop();
+    cleanup();
+  };
+}
+
+/** How many held-back compiles one `compiles` request asks for. */
+const BATCH = 16;
+
+/**
+ * A large report opens with its shown compile whole and the others as stubs (inductor_lens.views.frontend
+ * pack_opening; `payload.pending` names them). Ask the kernel for them, a batch at a time (the compile the
+ * user switches to first), fill each stub in place, and tell the lens (it forgets what it derived from the
+ * stub and redraws when the shown compile arrived). `el.dataset.pending` counts what is still to come.
+ * Returns the stop function.
+ */
+function fetchPending(model, shell, payload) {
+  const stubs = new Map(payload.compiles.map((c) => [c.id, c]));
+  const todo = payload.pending.filter((id) => stubs.has(id));
+  const root = shell.api.root;
+  let stopped = false;
+  const say = () => {
+    if (root) root.dataset.pending = String(todo.length);
+  };
+  say();
+  const next = () => {
+    const cur = shell.store.get().compileId;
+    const at = todo.indexOf(cur);
+    if (at > 0) todo.unshift(...todo.splice(at, 1));
+    return todo.splice(0, BATCH);
+  };
+  (async () => {
+    while (todo.length && !stopped) {
+      const ids = next();
+      let got;
+      try {
+        const { buffers } = await request(model, "compiles", 120000, { ids });
+        got = expandReport(JSON.parse(await gunzipText(asBytes(buffers[0])))).compiles || [];
+      } catch (e) {
+        if (root) root.dataset.pendingError = String(e.message || e);
+        return;
+      }
+      if (stopped) return;
+      for (const c of got) if (stubs.has(c.id)) Object.assign(stubs.get(c.id), c);
+      say();
+      if (shell.api.arrived) shell.api.arrived(got.map((c) => c.id));
+    }
+  })();
+  return () => {
+    stopped = true;
+  };
 }
 
 /** Keep the widget's traits and the shell's store in step, both ways (the shell names the pairs); tell

@@ -108,6 +108,14 @@ export function createModel(report, store) {
   return {
     compiles,
     idxOf,
+    /** Drop what was derived from compiles `ids` (a large report's stubs, now filled in place: index.js). */
+    forget(ids) {
+      for (const id of ids) {
+        indexes.delete(id);
+        expanded.delete(id);
+        fxExpanded.delete(id);
+      }
+    },
     /** How tall the graph pane is, asked once per compile when its opening expansion is chosen. */
     measureWith(fn) {
       paneHeight = fn;

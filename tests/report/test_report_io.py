@@ -579,3 +579,100 @@ def test_show_of_a_line_layout_report_with_nan_embeds_the_fixed_texts(tmp_path):
     path.write_bytes(b"\n".join([head, first, rest]))
     assert cli.main(["show", str(path), "-o", str(tmp_path / "page.html")]) == 0
     assert (tmp_path / "page.html").read_text().lstrip().lower().startswith("<!doctype html")
+
+
+# -- large reports: each compile checked as written, built when first read -------------------------
+
+
+def _fixture_report() -> Report:
+    import pathlib
+
+    path = pathlib.Path(__file__).resolve().parents[1] / "fixtures" / "gpu_gpt2_block.json"
+    r = inductor_lens.load(path.read_bytes())  # one recorded compile, and a copy of it under another id
+    copy = dataclasses.replace(r.compiles[0], id="1/0 forward", compile_id="1/0", label="the copy")
+    return dataclasses.replace(r, compiles=[*r.compiles, copy])
+
+
+def test_every_compile_the_lens_writes_passes_the_check_of_the_written_form(tmp_path):
+    """The compact-form check must say "right" for what the lens writes (else every load takes the slow,
+    exact path) and "not sure" for each typed bad input (whose message the exact path then words)."""
+    from inductor_lens.report import intern as _intern
+    from inductor_lens.report.fastcheck import CompactCheck
+
+    for r in (_fixture_report(), _texts_report(), _three_compiles(), _report()):
+        data = json.loads(report_io.dumps(r))
+        fast = CompactCheck(_intern.Expander(data["interned"]))
+        assert data["compiles"] and all(fast.ok(c) for c in data["compiles"])
+    refused = 0
+    for name, path, _words in _bad_inputs(tmp_path):
+        if not str(path).endswith(".json") or not path.is_file():
+            continue
+        try:
+            d = json.loads(path.read_bytes())
+        except (ValueError, RecursionError):
+            continue
+        if not isinstance(d, dict) or not isinstance(d.get("compiles"), list) or not d["compiles"]:
+            continue
+        written = _intern.compact(d)
+        fast = CompactCheck(_intern.Expander(written["interned"]))
+        ok = all(fast.ok(c) for c in written["compiles"])
+        try:
+            report_io.check(d, name)
+        except ReportError as e:
+            if "compiles[" in str(e):  # the exact check refuses a compile: the compact one must not be sure
+                assert not ok, name
+                refused += 1
+    assert refused >= 8
+
+
+def test_a_damaged_reference_inside_free_form_data_is_not_passed_by_the_written_form_check():
+    from inductor_lens.report import intern as _intern
+    from inductor_lens.report.fastcheck import CompactCheck
+
+    data = json.loads(report_io.dumps(_texts_report()))
+    fast = CompactCheck(_intern.Expander(data["interned"]))
+    k = data["compiles"][0]["kernels"][0]
+    assert fast.ok(data["compiles"][0])
+    for bad in ({"@s": 10**6}, {"@s": 1.0}, {"@g": [10**6]}, {"@g": [-1]}, {"@g": "0"}):
+        k["metadata"] = {"x": [bad]}
+        assert not fast.ok(data["compiles"][0]), bad
+        k["metadata"] = bad
+        assert not fast.ok(data["compiles"][0]), bad
+    k["metadata"] = {}
+    k["source"] = {"@g": [0, len(data["interned"]["lines"])]}
+    assert not fast.ok(data["compiles"][0])
+
+
+def test_a_loaded_report_builds_each_compile_when_first_read_and_equals_the_saved_one(tmp_path):
+    import pickle
+    import threading
+
+    from inductor_lens.report import lazy
+
+    r = _fixture_report()
+    path = tmp_path / "r.json"
+    report_io.save_json(r, path)
+    back = inductor_lens.load(path)
+    assert len(back.compiles) == len(r.compiles) >= 2
+    assert all(lazy.pending(c) for c in back.compiles)  # nothing built but what names each compile
+    assert repr(back) == repr(r)  # counts the kernels without building them
+    assert [c.id for c in back.compiles] == [c.id for c in r.compiles]
+    assert [c.label for c in back.compiles] == [c.label for c in r.compiles]
+    assert back.compiles[0].trigger == r.compiles[0].trigger
+    assert all(lazy.pending(c) for c in back.compiles)
+    first = back.compiles[0]
+    seen = []
+    threads = [threading.Thread(target=lambda: seen.append(first.kernels)) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not lazy.pending(first) and lazy.pending(back.compiles[1])
+    assert len(seen) == 4 and all(s is seen[0] for s in seen)  # built once
+    assert first.kernels == r.compiles[0].kernels and type(first.kernels[0].source) is str
+    assert first == r.compiles[0]
+    assert pickle.loads(pickle.dumps(back.compiles[1])) == r.compiles[1]
+    assert back == r and back.to_dict() == r.to_dict()
+    again = tmp_path / "again.json"
+    report_io.save_json(inductor_lens.load(path), again)  # written from pending compiles: the same bytes
+    assert again.read_bytes() == path.read_bytes()
