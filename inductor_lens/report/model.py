@@ -21,7 +21,7 @@ from . import intern as _intern
 from . import lazy as _lazy
 from . import text as _text
 from .plain import ReportError, from_plain_fields, to_plain
-from .rules import STAGES, available_views, frame_stage, profiled, short_op, unattributed_text
+from .rules import STAGES, available_views, frame_stage, short_op, unattributed_text
 
 SCHEMA_VERSION = 2
 
@@ -816,14 +816,15 @@ class Report:
     #: only with measured kernel costs, the memory view only with ``Compile.memory``). Derived from the compiles
     #: on every construction; a stored value is ignored. The front end opens these tabs and no others.
     views: list[str] = field(default_factory=list)
-    #: Whether any kernel carries a measured time (``rules.profiled``), derived like ``views``.
+    #: Whether any kernel carries a measured time (``rules.view_facts``), derived like ``views``.
     profiled: bool = False
 
     def __post_init__(self) -> None:
         if type(self.profile) is dict:  # the 0.2 spelling, a plain dict: typed once, here
             object.__setattr__(self, "profile", StepProfile.from_plain(self.profile, "Report.profile"))
-        object.__setattr__(self, "views", list(available_views(self.compiles)))
-        object.__setattr__(self, "profiled", profiled(self.compiles))
+        facts = [_lazy.view_facts(c) for c in self.compiles]  # a compile not built yet answers from its line
+        object.__setattr__(self, "views", list(available_views(facts)))
+        object.__setattr__(self, "profiled", any(f[0] for f in facts))
 
     # -- access ---------------------------------------------------------------------------
     def compile(self, id: str) -> Compile:

@@ -335,19 +335,25 @@ def trigger_summary(kind: str) -> str:
 VIEWS = ("fusion", "fx", "timeline", "source", "kernels", "roofline", "memory")
 
 
-def profiled(compiles: Iterable[Any]) -> bool:
-    """Whether any kernel of these compiles carries a measured time (``Report.profiled``: the views colour by
-    time and show a time column only then)."""
-    return any(k.profile is not None for c in compiles for k in c.kernels)
+def view_facts(c: Any) -> tuple[bool, bool, bool]:
+    """``(profiled, roofline, memory)`` of one compile: a kernel with a measured time; one with a measured time
+    and achieved bandwidth (a cost to place on the roofline); a memory timeline (``Compile.memory``; none in
+    reports made before it). ``report/lazy.py`` answers the same from a compile's line while it is not built."""
+    kernels = c.kernels
+    return (
+        any(k.profile is not None for k in kernels),
+        any(k.profile is not None and k.profile.achieved_gbps is not None for k in kernels),
+        c.memory is not None,
+    )
 
 
-def available_views(compiles: Iterable[Any]) -> tuple[str, ...]:
-    """The views of ``VIEWS`` that a report of these compiles has something to show in (``Report.views``):
-    the roofline needs a kernel with a measured time and achieved bandwidth (a profile with costs), the memory
-    view a compile with its memory timeline (``Compile.memory``; none in reports made before it)."""
-    compiles = list(compiles)
-    roofline = any(k.profile is not None and k.profile.achieved_gbps is not None for c in compiles for k in c.kernels)
-    memory = any(c.memory is not None for c in compiles)
+def available_views(facts: Iterable[tuple[bool, bool, bool]]) -> tuple[str, ...]:
+    """The views of ``VIEWS`` that a report has something to show in (``Report.views``), from the
+    :func:`view_facts` of its compiles: the roofline needs a kernel with a measured cost, the memory view a
+    compile with its memory timeline; the others always open."""
+    facts = list(facts)
+    roofline = any(f[1] for f in facts)
+    memory = any(f[2] for f in facts)
     return tuple(v for v in VIEWS if (v != "roofline" or roofline) and (v != "memory" or memory))
 
 

@@ -130,6 +130,7 @@ def pack_opening(report, shown: str) -> tuple[bytes, list[str]]:
             compiles.append(stub)
             pending.append(c.id)
     data = _clean_plain(dataclasses.replace(report, compiles=[]))
+    data.update(views=list(report.views), profiled=report.profiled)  # of every compile, not of none
     data["compiles"] = [x if isinstance(x, dict) else _clean_plain(x) for x in compiles]
     data["pending"] = pending
     return gzip.compress(encode(_intern.compact(data)), compresslevel=6, mtime=0), pending

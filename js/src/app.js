@@ -132,13 +132,7 @@ function makeContext(report, opts, store, model) {
     /** Compiles `ids` were filled in (a large report's stubs): forget what was derived from them. */
     forgetDerived(ids) {
       srcIndex = linesByNode = null;
-      model.forget(ids);
-      ctx.profiled =
-        ctx.profiled ||
-        ids.some((id) => {
-          const c = model.compiles.find((x) => x.id === id);
-          return c && (c.kernels || []).some((k) => k.profile && typeof k.profile.total_us === "number");
-        });
+      model.forget(ids); // ctx.profiled stays: Report.profiled came with the report's head, for every compile
     },
     /** The source lines ("FILE:LINE") of fused node `fused` of compile `cid`. */
     linesOf(cid, fused) {

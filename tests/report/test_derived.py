@@ -197,3 +197,18 @@ def test_unattributed_text_rounds_half_up_like_every_other_percentage():
     assert rules.unattributed_text(0.005) == "unattributed: 1%"
     assert rules.unattributed_text(0.0) == "unattributed: 0%"
     assert rules.unattributed_text(None) == ""
+
+
+def test_the_views_of_a_loaded_report_are_known_before_any_compile_is_built(tmp_path):
+    """``load()`` leaves each compile's kernels on its line until read (``report/lazy.py``): ``Report.views`` and
+    ``profiled`` are answered from the lines, build nothing, and agree with the built compiles."""
+    from inductor_lens.report import lazy
+
+    gpu = inductor_lens.load(FIXTURES / "gpu_memory_gpt2.json.gz")  # profiled with costs, and memory
+    path = tmp_path / "r.json"
+    gpu.save_json(path)
+    again = inductor_lens.load(path)
+    assert again.compiles and all(lazy.pending(c) for c in again.compiles)
+    assert again.views == gpu.views and "roofline" in again.views and "memory" in again.views
+    assert again.profiled is True and all(lazy.pending(c) for c in again.compiles)
+    assert [lazy.view_facts(c) for c in again.compiles] == [rules.view_facts(c) for c in gpu.compiles]

@@ -35,6 +35,8 @@ def test_a_large_reports_widget_opens_with_the_shown_compile_and_answers_for_the
     assert lazy.pending(loaded.compiles[1])  # opening the widget built nothing of the held-back compile
     opening = _unpack(w._report)
     assert opening["pending"] == [bwd.id]
+    # the report's own facts are of every compile, the held-back ones included (not of the stubs)
+    assert (opening["views"], opening["profiled"]) == (training_report.views, training_report.profiled)
     shown, stub = opening["compiles"]
     assert len(shown["kernels"]) == len(fwd.kernels) and stub["kernels"] == [] and stub["graphs"] == {}
     assert (stub["id"], stub["label"], stub["trigger"]["kind"]) == (bwd.id, bwd.label, bwd.trigger.kind)
@@ -114,3 +116,22 @@ def test_the_held_back_compile_arrives_in_the_browser_and_is_drawn(chromium_brow
         assert errors == []
     finally:
         context.close()
+
+
+def test_the_opening_payload_says_the_views_of_every_compile_not_of_the_stubs(tmp_path):
+    """The opening payload is the report less its compiles plus the shown one: its ``views`` (the tabs) and
+    ``profiled`` are the whole report's (the roofline and memory tabs open for a profiled GPU step)."""
+    import pathlib
+
+    from inductor_lens.views.frontend import pack_opening
+
+    fixture = pathlib.Path(__file__).resolve().parents[1] / "fixtures" / "gpu_memory_gpt2.json.gz"
+    path = tmp_path / "gpu.json"
+    inductor_lens.load(fixture).save_json(path)
+    report = inductor_lens.load(path)
+    small = min(report.compiles, key=lambda c: lazy.count(c))
+    data, pending = pack_opening(report, small.id)
+    opening = _unpack(data)
+    assert {"roofline", "memory"} <= set(report.views) and report.profiled
+    assert (opening["views"], opening["profiled"]) == (report.views, True)
+    assert len(pending) == len(report.compiles) - 1
