@@ -104,9 +104,35 @@ def _run(path: pathlib.Path) -> subprocess.CompletedProcess:
     )
 
 
+#: Runs each script given as if started alone (``python SCRIPT --runs 5 --warmup 2``, ``__name__ == "__main__"``,
+#: its own globals), one after the other in this one process, and says how each ended: what a fresh process per
+#: script would show, less a torch import per kernel (the costliest part of the suite otherwise).
+DRIVER = """
+import runpy, sys, traceback
+failed = 0
+for path in sys.argv[1:]:
+    sys.argv = [path, "--runs", "5", "--warmup", "2"]
+    try:
+        runpy.run_path(path, run_name="__main__")
+        code = 0
+    except SystemExit as e:
+        code = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
+        if code:
+            print(f"{path}: exit {e.code}", file=sys.stderr)
+    except BaseException:
+        code = 1
+        traceback.print_exc()
+    print(f"EXIT {path} {code}", flush=True)
+    failed += code != 0
+sys.exit(1 if failed else 0)
+"""
+
+
 def test_every_kernel_of_a_training_step_runs_alone(training_report, tmp_path):
-    """The script of each kernel (C++ and extern) runs in a fresh Python, exits 0, prints one line with its time,
-    and imports no module of inductor_lens (``-X importtime`` lists every module the process imported)."""
+    """The script of each kernel (C++ and extern) runs, exits 0 and prints one line with its time. One kernel of
+    each language runs in a fresh Python of its own and imports no module of inductor_lens (``-X importtime``
+    lists every module the process imported); every kernel's script then runs as ``__main__`` in one more fresh
+    Python (each with its own globals: the scripts share nothing but the torch import)."""
     kernels = training_report.kernels
     assert {k.language for k in kernels} == {"cpp", "extern"}
     paths = []
@@ -114,15 +140,30 @@ def test_every_kernel_of_a_training_step_runs_alone(training_report, tmp_path):
         path = tmp_path / f"kernel_{i}.py"
         path.write_text(reproducer(training_report, k))
         paths.append(path)
-    with ThreadPoolExecutor(2) as pool:
-        results = list(pool.map(_run, paths))
-    for k, p in zip(kernels, results):
+    first = {}
+    for k, path in zip(kernels, paths):
+        first.setdefault(k.language, (k, path))
+    (tmp_path / "driver.py").write_text(DRIVER)
+    every = [sys.executable, str(tmp_path / "driver.py"), *map(str, paths)]
+    with ThreadPoolExecutor(3) as pool:
+        alone = list(pool.map(_run, [p for _, p in first.values()]))
+        together = pool.submit(subprocess.run, every, capture_output=True, text=True, cwd=tmp_path, timeout=600)
+        together = together.result()
+    for (k, _), p in zip(first.values(), alone):
         assert p.returncode == 0, f"{k.name}: {p.stderr[-2000:]}"
         (line,) = p.stdout.splitlines()
         m = LINE.match(line)
         assert m and m["name"] == k.name and float(m["us"]) > 0, line
         imported = [ln.rsplit("|", 1)[-1].strip() for ln in p.stderr.splitlines() if ln.startswith("import time:")]
         assert "torch" in imported and not [n for n in imported if n.split(".")[0] == "inductor_lens"], k.name
+    assert together.returncode == 0, together.stderr[-3000:]
+    out = together.stdout.splitlines()
+    assert len(out) == 2 * len(kernels), together.stdout[-2000:]
+    for i, (k, path) in enumerate(zip(kernels, paths)):
+        line, end = out[2 * i], out[2 * i + 1]
+        m = LINE.match(line)
+        assert m and m["name"] == k.name and float(m["us"]) > 0, line
+        assert end == f"EXIT {path} 0", end
 
 
 def test_a_kernel_that_writes_nothing_fails_its_check(training_report, tmp_path):
@@ -134,6 +175,10 @@ def test_a_kernel_that_writes_nothing_fails_its_check(training_report, tmp_path)
     path.write_text(script[: body.start()] + body.group(1) + "{}\n" + script[body.end() :])
     p = _run(path)
     assert p.returncode != 0 and "wrote none of its" in p.stderr, p.stderr[-1000:]
+    # and the driver that runs every script in one process says so too (the check above cannot pass it by)
+    (tmp_path / "driver.py").write_text(DRIVER)
+    d = subprocess.run([sys.executable, str(tmp_path / "driver.py"), str(path)], capture_output=True, text=True)
+    assert d.returncode == 1 and d.stdout.splitlines()[-1] == f"EXIT {path} 1", (d.stdout, d.stderr[-1000:])
 
 
 def _gpu_report():
