@@ -33,7 +33,7 @@ INDEPENDENT = {"test_notebooks.py", "test_observer.py", "test_aot_cpp.py", "test
 SHARED = {"test_diff.py": "jupyterlab", "test_magic_browser.py": "jupyterlab", "test_widget_browser.py": "jupyterlab"}
 # rough seconds per file (or per test of an INDEPENDENT file), the order files are handed to workers
 WEIGHT = {
-    "test_reproducer.py": 75,
+    "test_reproducer.py": 45,
     "test_llama8b_page.py": 25,
     "test_torchrun.py": 80,
     "test_diff.py": 70,
@@ -43,7 +43,7 @@ WEIGHT = {
     "test_magic.py": 40,
     "test_perf.py": 35,
     "test_capture.py": 28,
-    "test_trace_import.py": 22,
+    "test_trace_import.py": 65,
     "test_marimo.py": 21,
     "test_notebooks.py": 20,
     "test_cells_kernel.py": 15,
@@ -54,7 +54,7 @@ WEIGHT = {
     # the long tests of INDEPENDENT files: early, so that the short ones fill the end of the run
     "test_inspect.py::test_hf_gpt2_with_labels_and_backward": 21,
     "test_observer.py::test_hf_gpt2_at_several_sequence_lengths": 15,
-    "test_observer.py::test_export_with_a_dynamic_batch_and_aoti_package_gives_the_same_results": 15,
+    "test_observer.py::test_export_with_a_dynamic_batch_and_aoti_package_gives_the_same_results": 39,
 }
 
 
