@@ -326,7 +326,9 @@ def _sched_kind(launch: dict, code_kernels: dict) -> str:
         if "reduction" in heuristic:
             return "reduction"
         return "pointwise"
-    if "reduction" in source or "welford" in source.lower():
+    # Inductor's C++ reductions keep accumulators named tmp_acc0, tmp_acc1... (Welford ones too): a kernel with
+    # one reduces, whatever else it fuses (the live capture's fused nodes of such a kernel include a reduction)
+    if "tmp_acc" in source or "reduction" in source or "welford" in source.lower():
         return "reduction"
     return "pointwise"
 

@@ -734,6 +734,7 @@ class Diagnostic:
 
 #: Diagnostic codes the capture emits, and what each means.
 DIAGNOSTIC_CODES = {
+    "interrupted": "stopped by Ctrl-C (SIGINT): the report holds what compiled before that",
     "hook_missing": "a capture hook could not be installed on this torch version: that part of the report is missing",
     "hook_failed": "a capture hook or record reader failed: that part of the report is missing",
     "build_failed": "the report could not be built from what was recorded",

@@ -184,4 +184,13 @@ def test_a_gpt2_training_step_imports_with_exactly_the_captured_kernels(gpt2):
         # every kernel is held by a fused node of the imported compile, as in the captured one
         assert {f.kernel for f in i.fused_nodes if f.kernel} == {k.name for k in i.kernels}
         assert {f.kernel for f in c.fused_nodes if f.kernel} == {k.name for k in c.kernels}
+        # a kernel's kind is the same both ways: a reduction where any of the captured fused nodes reduces
+        kinds = {}
+        for f in c.fused_nodes:
+            if f.kernel:
+                kinds.setdefault(f.kernel, set()).add(f.kind)
+        for f in i.fused_nodes:
+            if f.kernel:
+                want = "reduction" if "reduction" in kinds[f.kernel] else kinds[f.kernel]
+                assert f.kind == want or f.kind in want, (c.id, f.kernel, f.kind, kinds[f.kernel])
     assert len(imported.kernels) == len(captured.kernels) > 20
