@@ -125,9 +125,15 @@ export function fusionEdges(idx) {
   return { edges: [...pairs.values()], inputs: usedInputs, outputs };
 }
 
-/** The group a fused node is shown in: the outermost module of its stack not expanded. */
+/** The groups a fused node folds into, outermost first: FusedNode.group_path (decided in Python,
+ * report/modules.py: a repeated module's key before its instance) where it has one, else its module stack. */
+export function pathOf(node) {
+  return node.group_path && node.group_path.length ? node.group_path : node.module_stack || [];
+}
+
+/** The group a fused node is shown in: the outermost group of its path not expanded. */
 export function groupOf(node, expanded) {
-  for (const m of node.module_stack || []) if (!expanded.has(m)) return m;
+  for (const m of pathOf(node)) if (!expanded.has(m)) return m;
   return null;
 }
 
@@ -153,7 +159,7 @@ export function visibleCount(fused, expanded) {
 export function initialExpansion(fused, limit) {
   const expanded = new Set();
   if (fused.length <= limit) {
-    for (const f of fused) for (const m of f.module_stack || []) expanded.add(m);
+    for (const f of fused) for (const m of pathOf(f)) expanded.add(m);
     return expanded;
   }
   for (;;) {

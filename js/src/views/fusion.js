@@ -43,6 +43,10 @@ function decorateBox(g, it, peaks, maxShare) {
   if (it.type === "group") {
     g.dataset.module = it.module;
     g.dataset.count = String(it.members.length);
+    if (it.repeat) {
+      g.dataset.repeat = String(it.repeat.modules.length);
+      g.classList.add("il-repeat");
+    }
   }
   if (it.buffer) g.dataset.buffer = it.buffer;
   const pf = it.type === "node" ? peaks.get(it.name) : undefined;
