@@ -346,8 +346,32 @@ export function nodeTimes(idx) {
   return out;
 }
 
-/** The kernels of the whole report by measured time, longest first: [{compileId, fused, kernel, kind, ...profile}]. */
+// topKernels of a report, worked out once (the panel ranks the selected kernel on every click): the rows and
+// the number of compiles they were made from (a report whose compiles grow is ranked again)
+const rankedOf = new WeakMap();
+
+/** The kernels of the whole report by measured time, longest first: [{compileId, fused, kernel, kind, ...profile}]
+ * (shared rows: do not change them). */
 export function topKernels(report, limit = 10) {
+  const n = (report.compiles || []).length;
+  let hit = rankedOf.get(report);
+  if (!hit || hit.n !== n) {
+    hit = { n, rows: rankKernels(report) };
+    rankedOf.set(report, hit);
+  }
+  return limit ? hit.rows.slice(0, limit) : hit.rows;
+}
+
+/** The rank (1 = the longest) of kernel `kernel` of compile `compileId` by measured time, and how many
+ * kernels are ranked: {rank, of}; rank 0 when it has no time. */
+export function kernelRank(report, compileId, kernel) {
+  const rows = topKernels(report, 0);
+  const hit = rankedOf.get(report);
+  if (!hit.byKey) hit.byKey = new Map(rows.map((r, i) => [r.compileId + "\0" + r.kernel, i + 1]).reverse());
+  return { rank: hit.byKey.get(compileId + "\0" + kernel) || 0, of: rows.length };
+}
+
+function rankKernels(report) {
   const rows = [];
   for (const c of report.compiles || []) {
     const idx = indexCompile(c);
@@ -368,7 +392,7 @@ export function topKernels(report, limit = 10) {
     }
   }
   rows.sort((a, b) => b.total_us - a.total_us || a.kernel.localeCompare(b.kernel));
-  return limit ? rows.slice(0, limit) : rows;
+  return rows;
 }
 
 // ---- kernel metadata (Triton launch, autotuning, extern calls) ----------------------------------
