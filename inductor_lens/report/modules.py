@@ -142,10 +142,15 @@ def _repeat(boxes, stacks, parent: tuple, info: list, first: dict, last: dict) -
     if any(n_att):
         owner = parent[-1] if parent else "the top level"
         usual = Counter(n_att).most_common(1)[0][0]
-        odd = [f"{k} in {_short(m, label)}" for m, k in zip(modules, n_att) if k != usual]
-        summary += f"; + {_plural(usual, 'fused node')} of {owner} run in each"
-        if odd:
-            summary += " (" + ", ".join(odd[:3]) + (", …" if len(odd) > 3 else "") + ")"
+        odd = [(m, k) for m, k in zip(modules, n_att) if k != usual]
+        more = ", …" if len(odd) > 3 else ""
+        if usual:
+            summary += f"; + {_plural(usual, 'fused node')} of {owner} run in each"
+            if odd:
+                summary += " (" + ", ".join(f"{k} in {_short(m, label)}" for m, k in odd[:3]) + more + ")"
+        else:
+            where = ", ".join(_short(m, label) for m, _ in odd[:3]) + more
+            summary += f"; + {_plural(sum(n_att), 'fused node')} of {owner} run among them (in {where})"
     return ModuleRepeat(
         key=REPEAT_PREFIX + label,
         label=label,

@@ -162,18 +162,18 @@ function addBoxes(g, expanded, times) {
   });
 }
 
-/** `text` cut at ", " / "; " into lines of at most `n` characters (a line without a cut is clipped later). */
+/** `text` cut after ", " / "; " or before " (" into lines of at most `n` characters (a line without a cut is clipped later). */
 function wrap(text, n) {
   const out = [];
   let line = "";
-  for (const part of String(text).split(/(?<=[,;] )/)) {
+  for (const part of String(text).split(/(?<=[,;] )|(?= \()/)) {
     if (line && (line + part).trimEnd().length > n) {
-      out.push(line.trimEnd());
+      out.push(line.trim());
       line = "";
     }
     line += part;
   }
-  if (line) out.push(line.trimEnd());
+  if (line) out.push(line.trim());
   return out;
 }
 
@@ -189,7 +189,7 @@ function repeatLines(it, r) {
   it.title = `${r.summary}\n${plural(it.members.length, "fused node")} in all${time}: click to show the ${r.modules.length} modules`;
   return fit([
     `${r.label} ×${r.modules.length}`,
-    ...wrap(said, Math.floor((MAX_W - 22) / SANS_CH)).slice(0, 3),
+    ...wrap(said, Math.floor((MAX_W - 22) / SANS_CH)).slice(0, 4),
     `each: ${kinds}`,
     `${plural(it.members.length, "fused node")}${time} · click to expand`,
   ]);
@@ -367,9 +367,11 @@ function fusionDot(g, clusters) {
     const skip = pos.has(m.from) && pos.has(m.to) && pos.get(m.to) - pos.get(m.from) > 1;
     dot += `  ${m.from} -> ${m.to}${skip ? " [weight=0]" : ""};\n`;
   }
+  // consecutive boxes with no data edge between them are pulled into the column like neighbours with one
+  // (weight 1: with 0, the Llama forward's head drifted sideways beside the repeated layers, wider than a cell)
   for (let i = 1; i < chainOrder.length; i++) {
     if (!merged.has(chainOrder[i - 1] + ">" + chainOrder[i]))
-      dot += `  ${chainOrder[i - 1]} -> ${chainOrder[i]} [style=invis weight=0];\n`;
+      dot += `  ${chainOrder[i - 1]} -> ${chainOrder[i]} [style=invis weight=1];\n`;
   }
   dot += "}\n";
   return dot;
