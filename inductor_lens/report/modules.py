@@ -207,8 +207,9 @@ def _shown(paths: Sequence[Sequence[str]], expanded: set) -> tuple[int, dict[str
 
 
 def _greedy(paths: Sequence[Sequence[str]], limit: int) -> tuple[list[str], int]:
-    """Expand the largest group (ties: the one run first) whose boxes still fit in ``limit``, until none
-    does: the groups expanded, in that order, and the boxes shown."""
+    """Expand the largest group (ties: the one run first) whose boxes still fit in ``limit`` (a group shown
+    as one box either way always opens: its kernel says more than its module's name), until none does:
+    the groups expanded, in that order, and the boxes shown."""
     expanded: list[str] = []
     opened: set[str] = set()
     while True:
@@ -219,7 +220,7 @@ def _greedy(paths: Sequence[Sequence[str]], limit: int) -> tuple[list[str], int]
                 p = paths[i]
                 k = list(p).index(g) + 1
                 inner.add(p[k] if k < len(p) else ("node", i))
-            if count + len(inner) - 1 <= limit:
+            if len(inner) == 1 or count + len(inner) - 1 <= limit:  # a group of one box opens for free
                 expanded.append(g)
                 opened.add(g)
                 break
@@ -231,8 +232,10 @@ def openings(paths: Sequence[Sequence[str]]) -> list[ModuleOpening]:
     """The expansion a graph opens with on a screen of ``fit`` boxes, for every ``fit`` from MIN_FIT to
     OPEN_LIMIT where it changes. ``paths``: each box's groups, outermost first (``group_path`` or
     ``module_stack``). A graph of at most two screens (or ALWAYS_EXPANDED boxes) opens all expanded; else
-    with the deepest expansion that fills one screen (the largest groups first); where no expansion
-    fits one screen (too many boxes outside any module), with at most OPEN_LIMIT boxes."""
+    with the deepest expansion that fills one screen (the largest groups first); where none does, the
+    fewest boxes if they fit two screens (GPT-2's embedding, first block, repeated blocks, head: 12 boxes
+    for 9), else (too many boxes outside any module, where collapsing only hides them) at most
+    OPEN_LIMIT boxes."""
     every: list[str] = []
     seen: set[str] = set()
     for p in paths:
@@ -253,7 +256,7 @@ def openings(paths: Sequence[Sequence[str]]) -> list[ModuleOpening]:
             expanded, boxes = every, len(paths)
         else:
             expanded, boxes = greedy(fit)
-            if boxes > fit:
+            if boxes > 2 * fit:  # more than two screens even collapsed: collapsing only hides boxes
                 expanded, boxes = greedy(OPEN_LIMIT)
         if not out or set(out[-1].expanded) != set(expanded):
             order = {m: i for i, m in enumerate(every)}
