@@ -207,3 +207,18 @@ def cell_text(page, index: int) -> str:
 
 def dump_json(obj, path: pathlib.Path) -> None:
     path.write_text(json.dumps(obj), encoding="utf-8")
+
+
+def source_text(src) -> str:
+    """The kernel source's text as a user reads it: scrolled into view, once drawn. The panel draws the source
+    (``[data-role=kernel-source]``) only when it comes near the view (``content-visibility: auto``: a click
+    paints the panel's top at once, issue 26), and ``innerText`` is empty until then."""
+    src.scroll_into_view_if_needed()
+    src.evaluate(
+        """(el) => new Promise((resolve) => {
+          const t0 = performance.now();
+          const poll = () => (el.innerText.trim() || performance.now() - t0 > 5000 ? resolve() : requestAnimationFrame(poll));
+          poll();
+        })"""
+    )
+    return src.inner_text()

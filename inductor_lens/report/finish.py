@@ -12,6 +12,7 @@ import json
 from typing import Optional
 
 from .model import DERIVED_VERSION, SCHEMA_VERSION, Compile, FusedNode, Kernel, Report
+from .modules import module_view
 from .rules import (
     autotune_chosen,
     choice_config,
@@ -68,7 +69,8 @@ def _fx_of(c: Compile) -> dict:
 def derive_compile(c: Compile, fx: Optional[dict] = None) -> Compile:
     """``c`` with the fields the views show and no recorded fact gives as it is, decided here once:
     ``FusedNode.user_lines`` and ``ops``, ``Kernel.user_lines`` and ``call_sites`` (each in execution order;
-    where the capture recorded none, runs of consecutive fused nodes), the autotune ``epilogue`` and each choice's ``config``.
+    where the capture recorded none, runs of consecutive fused nodes), the autotune ``epilogue`` and each choice's ``config``,
+    ``Compile.module_view`` and ``FusedNode.group_path`` (``report/modules.py``).
     Idempotent; run by :func:`finish_compile` and on loading a report written before these fields."""
     fx = _fx_of(c) if fx is None else fx
     fused = [
@@ -101,7 +103,9 @@ def derive_compile(c: Compile, fx: Optional[dict] = None) -> Compile:
         sites = [sorted(site, key=lambda f: order.get(f, len(order))) for site in sites]  # execution order
         kernels.append(dataclasses.replace(k, metadata=md, user_lines=lines, call_sites=sites))
     trigger = dataclasses.replace(c.trigger, summary=trigger_summary(c.trigger.kind))
-    return dataclasses.replace(c, fused_nodes=fused, kernels=kernels, trigger=trigger)
+    view, paths = module_view(fused)
+    fused = [dataclasses.replace(n, group_path=paths.get(n.name, [])) for n in fused]
+    return dataclasses.replace(c, fused_nodes=fused, kernels=kernels, trigger=trigger, module_view=view)
 
 
 def derive_report(report: Report) -> Report:

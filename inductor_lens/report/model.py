@@ -27,7 +27,7 @@ SCHEMA_VERSION = 2
 
 #: The generation of the derived fields (``report/finish.py``) a report holds. A report written before
 #: derived fields were added (no ``derived`` key, or a smaller number) gets them filled when it is loaded.
-DERIVED_VERSION = 2  # 2: Trigger.summary
+DERIVED_VERSION = 3  # 2: Trigger.summary; 3: Compile.module_view, FusedNode.group_path
 
 #: Languages a kernel may be written in: what Inductor's output code defines (``async_compile.<kind>``),
 #: ``extern`` for calls of library kernels, ``other`` when the source was not found.
@@ -142,7 +142,9 @@ class FusedNode:
     ops (its kernel's stacks, or its own ops' when the kernel has none). ``user_lines``: the innermost frame
     of each of those stacks (the line that ran), the first being *the* user line every view names.
     ``ops``: the distinct short op names of its FX ops (``GraphNode.short_op``), in order, tuple unpacking
-    (``getitem``) left out.
+    (``getitem``) left out. ``group_path``: the boxes it is folded into in the fusion graph, outermost first,
+    where that is not ``module_stack`` (a node of a repeated module: the repeat's key, ``ModuleRepeat.key``,
+    comes before the instance; a node of the parent run inside an instance gets the instance); else empty.
     """
 
     name: str
@@ -160,6 +162,7 @@ class FusedNode:
     user_stack: list[list[Frame]] = field(default_factory=list)
     user_lines: list[Frame] = field(default_factory=list)
     ops: list[str] = field(default_factory=list)
+    group_path: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True, slots=True)
@@ -635,6 +638,53 @@ class CudaGraphs:
 
 
 @dataclass(frozen=True, slots=True)
+class ModuleRepeat:
+    """Sibling nn.Modules run one after another that made the same fused nodes: a model's layers.
+
+    Two siblings (children of one module, ``parent``) repeat when the fused nodes of each, in execution
+    order, have the same module path below it and the same kind (``report/modules.py``). ``modules``: the
+    instances in order; ``attached``: per instance, the parent's own fused nodes that run inside (or right
+    after) it, drawn with it; ``nodes_each``: fused nodes per instance, attached ones left out; ``kinds``:
+    their kinds counted (one instance); ``same``: ``kernels`` (each position calls the same kernel, or the
+    same extern op) or ``kinds`` (only module paths and kinds agree) for all instances but those in
+    ``differs``; ``summary``: what the fusion graph's box says (``model.layers.0-31 ×32: 13 fused nodes
+    each, same kernels except in model.layers.0``)."""
+
+    key: str
+    label: str
+    parent: str
+    modules: list[str] = field(default_factory=list)
+    attached: list[list[str]] = field(default_factory=list)
+    nodes_each: int = 0
+    kinds: dict[str, int] = field(default_factory=dict)
+    same: str = "kinds"
+    differs: list[str] = field(default_factory=list)
+    summary: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class ModuleOpening:
+    """The modules (and repeat keys) a fusion graph opens expanded with on a screen of at least ``fit``
+    boxes (up to the next opening's ``fit``), and the ``boxes`` it then shows."""
+
+    fit: int
+    expanded: list[str] = field(default_factory=list)
+    boxes: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class ModuleView:
+    """How the fusion graph folds a compile's fused nodes by module (``report/modules.py``).
+
+    ``repeats``: the repeated modules (``ModuleRepeat``). ``openings``: what the graph opens with on a
+    screen of N boxes: the last opening whose ``fit`` <= N (the first one below its ``fit``), decided once
+    for every N from 4 to 60 (``ModuleOpening``)."""
+
+    repeats: list[ModuleRepeat] = field(default_factory=list)
+    openings: list[ModuleOpening] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
 class Compile:
     """One Inductor graph compilation.
 
@@ -673,6 +723,9 @@ class Compile:
     memory: Optional[Memory] = None
     #: CUDA graphs under ``mode="reduce-overhead"`` (``CudaGraphs``); null in any other mode.
     cudagraphs: Optional[CudaGraphs] = None
+    #: How the fusion graph folds the fused nodes by module: repeated layers, the opening expansion
+    #: (``ModuleView``; filled on load for older reports).
+    module_view: Optional[ModuleView] = None
 
     def kernel(self, name: str) -> Kernel:
         """The kernel called ``name``; ``KeyError`` names the ones there are."""

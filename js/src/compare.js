@@ -276,7 +276,7 @@ async function drawGraph(cx) {
     return;
   }
   const ix = indexCompile(c);
-  const b = buildFusion(ix, fittingExpansion(ix.fused, paneHeight(cx.graphHost)));
+  const b = buildFusion(ix, fittingExpansion(ix.fused, paneHeight(cx.graphHost), ix.compile));
   message(cx, `laying out ${plural(b.items.size, "box", "boxes")}…`);
   let layout;
   try {

@@ -125,9 +125,15 @@ export function fusionEdges(idx) {
   return { edges: [...pairs.values()], inputs: usedInputs, outputs };
 }
 
-/** The group a fused node is shown in: the outermost module of its stack not expanded. */
+/** The groups a fused node folds into, outermost first: FusedNode.group_path (decided in Python,
+ * report/modules.py: a repeated module's key before its instance) where it has one, else its module stack. */
+export function pathOf(node) {
+  return node.group_path && node.group_path.length ? node.group_path : node.module_stack || [];
+}
+
+/** The group a fused node is shown in: the outermost group of its path not expanded. */
 export function groupOf(node, expanded) {
-  for (const m of node.module_stack || []) if (!expanded.has(m)) return m;
+  for (const m of pathOf(node)) if (!expanded.has(m)) return m;
   return null;
 }
 
@@ -153,7 +159,7 @@ export function visibleCount(fused, expanded) {
 export function initialExpansion(fused, limit) {
   const expanded = new Set();
   if (fused.length <= limit) {
-    for (const f of fused) for (const m of f.module_stack || []) expanded.add(m);
+    for (const f of fused) for (const m of pathOf(f)) expanded.add(m);
     return expanded;
   }
   for (;;) {
@@ -340,8 +346,32 @@ export function nodeTimes(idx) {
   return out;
 }
 
-/** The kernels of the whole report by measured time, longest first: [{compileId, fused, kernel, kind, ...profile}]. */
+// topKernels of a report, worked out once (the panel ranks the selected kernel on every click): the rows and
+// the number of compiles they were made from (a report whose compiles grow is ranked again)
+const rankedOf = new WeakMap();
+
+/** The kernels of the whole report by measured time, longest first: [{compileId, fused, kernel, kind, ...profile}]
+ * (shared rows: do not change them). */
 export function topKernels(report, limit = 10) {
+  const n = (report.compiles || []).length;
+  let hit = rankedOf.get(report);
+  if (!hit || hit.n !== n) {
+    hit = { n, rows: rankKernels(report) };
+    rankedOf.set(report, hit);
+  }
+  return limit ? hit.rows.slice(0, limit) : hit.rows;
+}
+
+/** The rank (1 = the longest) of kernel `kernel` of compile `compileId` by measured time, and how many
+ * kernels are ranked: {rank, of}; rank 0 when it has no time. */
+export function kernelRank(report, compileId, kernel) {
+  const rows = topKernels(report, 0);
+  const hit = rankedOf.get(report);
+  if (!hit.byKey) hit.byKey = new Map(rows.map((r, i) => [r.compileId + "\0" + r.kernel, i + 1]).reverse());
+  return { rank: hit.byKey.get(compileId + "\0" + kernel) || 0, of: rows.length };
+}
+
+function rankKernels(report) {
   const rows = [];
   for (const c of report.compiles || []) {
     const idx = indexCompile(c);
@@ -362,7 +392,7 @@ export function topKernels(report, limit = 10) {
     }
   }
   rows.sort((a, b) => b.total_us - a.total_us || a.kernel.localeCompare(b.kernel));
-  return limit ? rows.slice(0, limit) : rows;
+  return rows;
 }
 
 // ---- kernel metadata (Triton launch, autotuning, extern calls) ----------------------------------

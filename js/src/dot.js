@@ -1,6 +1,7 @@
 // DOT builders. The DOT text holds only generated ids ("n3", "g1") and sizes: no report text
 // goes to Graphviz, so nothing needs escaping there; labels are drawn by us, as text nodes.
 import { basename, fmtShare, fmtUs, fusionEdges, groupOf, indexCompile, kernelRun, nodeTimes, plural } from "./data.js";
+import { repeatOf } from "./fit.js";
 import { fmtShape } from "./viewdata.js";
 
 const MONO_CH = 7.0; // px per character, 12px monospace
@@ -77,7 +78,7 @@ export function buildFusion(idx, expanded) {
   // the whole graph. Instead each consumer gets a small stub of its own, right above it.
   if (!g.aggIn) addInputs(g, inputs);
   addBoxes(g, expanded, nodeTimes(idx)); // measured time per fused node (empty without a profile)
-  labelBoxes(g.items);
+  labelBoxes(g.items, idx.compile);
   if (!g.aggOut) addOutputs(g, outputs);
   mergeEdges(g, edges);
   fanoutStubs(g);
@@ -161,8 +162,41 @@ function addBoxes(g, expanded, times) {
   });
 }
 
+/** `text` cut after ", " / "; " or before " (" into lines of at most `n` characters (a line without a cut is clipped later). */
+function wrap(text, n) {
+  const out = [];
+  let line = "";
+  for (const part of String(text).split(/(?<=[,;] )|(?= \()/)) {
+    if (line && (line + part).trimEnd().length > n) {
+      out.push(line.trim());
+      line = "";
+    }
+    line += part;
+  }
+  if (line) out.push(line.trim());
+  return out;
+}
+
+/** The lines of a repeated module's box: what repeats, said by Python (ModuleRepeat.summary), then the
+ * kinds of one instance and the click cue; the whole summary is its tooltip. */
+function repeatLines(it, r) {
+  const time = it.total_us != null ? ` · ${fmtUs(it.total_us)} (${fmtShare(it.share)})` : "";
+  const cut = r.summary.indexOf(": ");
+  const said = cut >= 0 ? r.summary.slice(cut + 2) : r.summary;
+  const kinds = Object.entries(r.kinds || {})
+    .map(([k, c]) => `${c} ${k}`)
+    .join(", ");
+  it.title = `${r.summary}\n${plural(it.members.length, "fused node")} in all${time}: click to show the ${r.modules.length} modules`;
+  return fit([
+    `${r.label} ×${r.modules.length}`,
+    ...wrap(said, Math.floor((MAX_W - 22) / SANS_CH)).slice(0, 4),
+    `each: ${kinds}`,
+    `${plural(it.members.length, "fused node")}${time} · click to expand`,
+  ]);
+}
+
 /** The lines and sizes of the kernel boxes and module boxes. */
-function labelBoxes(items) {
+function labelBoxes(items, compile) {
   for (const it of items.values())
     if (it.type === "node") {
       const many = it.members.length > 1;
@@ -186,7 +220,11 @@ function labelBoxes(items) {
         .join(", ");
       it.kind = [...it.kinds.entries()].sort((a, b) => b[1] - a[1])[0][0];
       const time = it.total_us != null ? ` · ${fmtUs(it.total_us)} (${fmtShare(it.share)})` : "";
-      it.lines = fit([it.module, `${plural(it.members.length, "fused node")}${time} · click to expand`, kinds]);
+      const r = repeatOf(compile, it.module);
+      if (r) it.repeat = r;
+      it.lines = r
+        ? repeatLines(it, r)
+        : fit([it.module, `${plural(it.members.length, "fused node")}${time} · click to expand`, kinds]);
       Object.assign(it, sizeFor(it.lines));
     }
 }
@@ -329,9 +367,11 @@ function fusionDot(g, clusters) {
     const skip = pos.has(m.from) && pos.has(m.to) && pos.get(m.to) - pos.get(m.from) > 1;
     dot += `  ${m.from} -> ${m.to}${skip ? " [weight=0]" : ""};\n`;
   }
+  // consecutive boxes with no data edge between them are pulled into the column like neighbours with one
+  // (weight 1: with 0, the Llama forward's head drifted sideways beside the repeated layers, wider than a cell)
   for (let i = 1; i < chainOrder.length; i++) {
     if (!merged.has(chainOrder[i - 1] + ">" + chainOrder[i]))
-      dot += `  ${chainOrder[i - 1]} -> ${chainOrder[i]} [style=invis weight=0];\n`;
+      dot += `  ${chainOrder[i - 1]} -> ${chainOrder[i]} [style=invis weight=1];\n`;
   }
   dot += "}\n";
   return dot;
@@ -339,35 +379,99 @@ function fusionDot(g, clusters) {
 
 /**
  * The boxes `order` (execution order) re-ordered so that every edge of `merged` between them points
- * forward: a topological order that takes the earliest-run ready box first (where module boxes make a
- * cycle, the earliest remaining box breaks it).
+ * forward: a topological order that takes the earliest-run ready box first. Where module boxes make a
+ * cycle (a module box holds nodes run before and after another box: layer 0 computes the positions the
+ * rotary embedding reads, then reads its result), the boxes of the cycle (a strongly connected component)
+ * go together, in execution order, where the earliest of them would be ready: a cycle never lets a box
+ * run late (the loss's padding) jump to the top.
  */
 export function flowOrder(order, merged) {
   const pos = new Map(order.map((id, i) => [id, i]));
-  const indeg = new Map(order.map((id) => [id, 0]));
   const out = new Map(order.map((id) => [id, []]));
   for (const m of merged.values()) {
     if (!pos.has(m.from) || !pos.has(m.to) || m.from === m.to) continue;
     out.get(m.from).push(m.to);
-    indeg.set(m.to, indeg.get(m.to) + 1);
   }
-  const done = new Set(),
-    result = [];
-  let ready = order.filter((id) => indeg.get(id) === 0);
-  while (result.length < order.length) {
-    // the box run earliest among those whose producers are placed (a few hundred boxes: a sort is fine)
-    const next = ready.length
-      ? ready.reduce((a, b) => (pos.get(a) <= pos.get(b) ? a : b))
-      : order.find((id) => !done.has(id));
-    ready = ready.filter((id) => id !== next);
-    done.add(next);
-    result.push(next);
-    for (const t of out.get(next)) {
-      indeg.set(t, indeg.get(t) - 1);
-      if (indeg.get(t) === 0 && !done.has(t)) ready.push(t);
+  const comp = components(order, out);
+  // the condensed graph: components, ordered topologically, the earliest-run ready one first
+  const nComp = Math.max(-1, ...comp.values()) + 1;
+  const members = Array.from({ length: nComp }, () => []);
+  for (const id of order) members[comp.get(id)].push(id); // in execution order
+  const indeg = new Array(nComp).fill(0);
+  const cout = Array.from({ length: nComp }, () => new Set());
+  for (const [a, ts] of out)
+    for (const b of ts) {
+      const ca = comp.get(a),
+        cb = comp.get(b);
+      if (ca !== cb && !cout[ca].has(cb)) {
+        cout[ca].add(cb);
+        indeg[cb]++;
+      }
     }
+  const first = (c) => pos.get(members[c][0]);
+  let ready = [];
+  for (let c = 0; c < nComp; c++) if (!indeg[c]) ready.push(c);
+  const result = [];
+  while (ready.length) {
+    // the component run earliest among those whose producers are placed (a few hundred boxes: a scan is fine)
+    const next = ready.reduce((a, b) => (first(a) <= first(b) ? a : b));
+    ready = ready.filter((c) => c !== next);
+    result.push(...members[next]);
+    for (const t of cout[next]) if (--indeg[t] === 0) ready.push(t);
   }
   return result;
+}
+
+/** Strongly connected components of the graph `out` (id -> [ids]) over `order`: Map(id -> component
+ * number). Tarjan's algorithm without recursion (chains of hundreds of boxes would overflow the stack). */
+function components(order, out) {
+  const index = new Map(),
+    low = new Map(),
+    comp = new Map(),
+    stack = [],
+    onStack = new Set();
+  let next = 0,
+    nComp = 0;
+  for (const root of order) {
+    if (index.has(root)) continue;
+    const work = [[root, 0]];
+    index.set(root, next);
+    low.set(root, next++);
+    stack.push(root);
+    onStack.add(root);
+    while (work.length) {
+      const top = work[work.length - 1];
+      const [v, i] = top;
+      const ts = out.get(v);
+      if (i < ts.length) {
+        top[1]++;
+        const w = ts[i];
+        if (!index.has(w)) {
+          index.set(w, next);
+          low.set(w, next++);
+          stack.push(w);
+          onStack.add(w);
+          work.push([w, 0]);
+        } else if (onStack.has(w)) low.set(v, Math.min(low.get(v), index.get(w)));
+        continue;
+      }
+      work.pop();
+      if (work.length) {
+        const u = work[work.length - 1][0];
+        low.set(u, Math.min(low.get(u), low.get(v)));
+      }
+      if (low.get(v) === index.get(v)) {
+        let w;
+        do {
+          w = stack.pop();
+          onStack.delete(w);
+          comp.set(w, nComp);
+        } while (w !== v);
+        nComp++;
+      }
+    }
+  }
+  return comp;
 }
 
 /** Source location key of a node's innermost user frame. */

@@ -28,16 +28,36 @@ export function paneHeight(host) {
 }
 
 /**
- * The modules of `boxes` (fused nodes with module stacks) that start expanded in a pane of `height` px:
- * every module for a graph of at most two screens (or ALWAYS_EXPANDED boxes); else the deepest expansion
- * whose boxes fill one screen, widening the largest modules first (data.js initialExpansion). Where no
- * collapse fits one screen (too many top-level modules, or nodes outside any module), collapsing would only
- * hide boxes without making the graph fit: it opens as it did before, with up to MAX_OPENING boxes.
+ * The modules of `boxes` (fused nodes with module stacks) that start expanded in a pane of `height` px.
+ * With `compile.module_view` (decided in Python, report/modules.py): the opening planned for a screen of
+ * this many boxes. For an older report: every module for a graph of at most two screens (or
+ * ALWAYS_EXPANDED boxes); else the deepest expansion whose boxes fill one screen, widening the largest
+ * modules first (data.js initialExpansion). Where no collapse fits one screen (too many top-level modules,
+ * or nodes outside any module), collapsing would only hide boxes without making the graph fit: it opens
+ * as it did before, with up to MAX_OPENING boxes.
  */
-export function fittingExpansion(boxes, height) {
+export function fittingExpansion(boxes, height, compile = null) {
   const fit = boxesThatFit(height);
+  const planned = openingFor(compile, fit);
+  if (planned) return planned;
   if (boxes.length <= Math.max(ALWAYS_EXPANDED, 2 * fit)) return initialExpansion(boxes, boxes.length);
   const expanded = initialExpansion(boxes, fit);
   if (visibleCount(boxes, expanded) <= fit) return expanded;
   return initialExpansion(boxes, MAX_OPENING);
+}
+
+/** The planned opening (Compile.module_view.openings, Python) of a screen of `fit` boxes: the last whose
+ * `fit` is at most this one (else the first), as a Set; null for a report without one. */
+export function openingFor(compile, fit) {
+  const list = (compile && compile.module_view && compile.module_view.openings) || [];
+  if (!list.length) return null;
+  let pick = list[0];
+  for (const o of list) if (o.fit <= fit) pick = o;
+  return new Set(pick.expanded || []);
+}
+
+/** The repeated module (Compile.module_view.repeats, Python) whose key is `key`, or null. */
+export function repeatOf(compile, key) {
+  const list = (compile && compile.module_view && compile.module_view.repeats) || [];
+  return list.find((r) => r.key === key) || null;
 }

@@ -11,12 +11,12 @@ import {
   frameStage,
   groupFrames,
   kernelOf,
+  kernelRank,
   kernelRun,
   plural,
   profileOf,
   STAGE_LABELS,
   sharedKernel,
-  topKernels,
 } from "./data.js";
 import { h } from "./dom.js";
 import { folded } from "./fold.js";
@@ -307,9 +307,8 @@ function sharedSection({ idx, n, k }, actions) {
 
 function measuredSection({ idx, k, report }) {
   if (!profileOf(k) || !report) return null;
-  const ranked = topKernels(report, 0);
-  const rank = ranked.findIndex((r) => r.compileId === idx.compile.id && r.kernel === k.name) + 1;
-  return profileSection(k, rank, ranked.length);
+  const { rank, of } = kernelRank(report, idx.compile.id, k.name);
+  return profileSection(k, rank, of);
 }
 
 /** What the node allocates and frees, and the live bytes after it (Compile.memory.timeline, same order as
@@ -568,6 +567,29 @@ export function renderPanel(el, idx, fusedName, actions, report = null) {
     compilerSection(sel),
   ];
   for (const p of parts) if (p) el.appendChild(p);
+}
+
+/**
+ * Do once, while the page is idle, what the first click would otherwise pay for: index the compile's FX
+ * nodes and refusals, rank the report's kernels, and render the panel once (its code runs several times
+ * slower the first time, not optimized yet, and the first layout of its text is slower too) for the first
+ * fused node with a kernel, into a hidden panel put in `host` for one frame (out of sight, inert, hidden
+ * from screen readers), then removed. Returns the cleanup (removes it now).
+ */
+export function prewarmPanel(idx, report, host = null) {
+  const n = idx.boxes.find((b) => b.kernel && idx.kernels.has(b.kernel));
+  if (!n) return () => {};
+  derived(idx);
+  if (report) kernelRank(report, idx.compile.id, n.kernel);
+  const noop = () => {};
+  const el = h("div", { class: "il-panel il-prewarm", "aria-hidden": "true", inert: "" });
+  renderPanel(el, idx, n.name, { select: noop, selectIn: noop, focusFx: noop, later: noop }, report);
+  if (!host) return () => {};
+  host.appendChild(el);
+  const done = () => el.remove();
+  if (typeof requestAnimationFrame === "function") requestAnimationFrame(() => setTimeout(done, 0));
+  else done();
+  return done;
 }
 
 /** What the panel shows with nothing selected: when and why this graph compiled. */

@@ -1,6 +1,6 @@
 // The lens's one store: every piece of state of one lens lives here (nothing at module level, so
 // two lenses on a page never share state). set(patch) notifies subscribers with the changed keys.
-import { hasProfile, indexCompile, resolveSelection } from "./data.js";
+import { hasProfile, indexCompile, pathOf, resolveSelection } from "./data.js";
 import { fittingExpansion, MAX_OPENING } from "./fit.js";
 
 /** Never more than this many boxes on the opening graph; fewer where fewer fill the view (fit.js). */
@@ -96,7 +96,7 @@ export function createModel(report, store) {
   const expandedFor = (id) => {
     if (!expanded.has(id)) {
       const ix = idxOf(id);
-      expanded.set(id, fittingExpansion(ix ? ix.boxes : [], paneHeight()));
+      expanded.set(id, fittingExpansion(ix ? ix.boxes : [], paneHeight(), ix && ix.compile));
     }
     return expanded.get(id);
   };
@@ -137,7 +137,7 @@ export function createModel(report, store) {
       if (!ix) return;
       const exp = expandedFor(id);
       exp.clear();
-      if (on) for (const n of ix.boxes) for (const m of n.module_stack || []) exp.add(m);
+      if (on) for (const n of ix.boxes) for (const m of pathOf(n)) exp.add(m);
       bump();
     },
     /** Expand the modules that hide fused node `name` of compile `cid`; true when any grew (bump expandRev). */
@@ -147,7 +147,7 @@ export function createModel(report, store) {
       if (!e) return false;
       const exp = expandedFor(cid);
       let grew = false;
-      for (const m of e.node.module_stack || [])
+      for (const m of pathOf(e.node))
         if (!exp.has(m)) {
           exp.add(m);
           grew = true;

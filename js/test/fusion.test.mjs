@@ -205,3 +205,74 @@ test("the invisible execution-order chain never points against a data edge (no s
   );
   assert.ok(isAcyclic(edges), b.dot);
 });
+
+test("flowOrder: boxes in a cycle stay where the earliest of them runs; a late box never jumps to the top", async () => {
+  const { flowOrder } = await import("../src/dot.js");
+  // g0 (a layer) runs first and last: it computes what n1 (the rotary embedding) reads and reads its result;
+  // n5 (the loss's padding) reads only graph inputs
+  const order = ["g0", "n1", "n2", "n5"];
+  const merged = new Map(
+    [
+      ["g0", "n1"],
+      ["n1", "g0"],
+      ["g0", "n2"],
+    ].map(([from, to]) => [`${from}>${to}`, { from, to, buffers: [] }]),
+  );
+  assert.deepEqual(flowOrder(order, merged), ["g0", "n1", "n2", "n5"]);
+  // without the cycle, data order wins over run order
+  const m2 = new Map([["n2>n1", { from: "n2", to: "n1", buffers: [] }]]);
+  assert.deepEqual(flowOrder(["n1", "n2"], m2), ["n2", "n1"]);
+});
+
+test("a repeated module is one box that says what repeats; the opening is the one planned for the screen", async () => {
+  const { openingFor } = await import("../src/fit.js");
+  const layer = (i, j, kind) => ({
+    name: `op${i}_${j}`,
+    kind,
+    fx_nodes: [],
+    kernel: `k${j}`,
+    module_stack: ["net", `net.blocks.${i}`],
+    group_path: ["net", "repeat:net.blocks.0-2", `net.blocks.${i}`],
+  });
+  const fused = [0, 1, 2].flatMap((i) => [layer(i, 0, "pointwise"), layer(i, 1, "reduction")]);
+  const c = {
+    id: "0/0 forward",
+    fused_nodes: fused,
+    kernels: [],
+    module_view: {
+      repeats: [
+        {
+          key: "repeat:net.blocks.0-2",
+          label: "net.blocks.0-2",
+          parent: "net",
+          modules: ["net.blocks.0", "net.blocks.1", "net.blocks.2"],
+          attached: [[], [], []],
+          nodes_each: 2,
+          kinds: { pointwise: 1, reduction: 1 },
+          same: "kernels",
+          differs: [],
+          summary: "net.blocks.0-2 ×3: 2 fused nodes each, same kernels",
+        },
+      ],
+      openings: [
+        { fit: 4, expanded: [], boxes: 1 },
+        { fit: 9, expanded: ["net"], boxes: 1 },
+      ],
+    },
+  };
+  assert.deepEqual([...openingFor(c, 3)], []); // below the first: the first
+  assert.deepEqual([...openingFor(c, 12)], ["net"]);
+  const b = buildFusion(indexCompile(c), openingFor(c, 9));
+  const boxes = [...b.items.values()].filter((it) => it.type === "group");
+  assert.equal(boxes.length, 1);
+  assert.equal(boxes[0].repeat.key, "repeat:net.blocks.0-2");
+  assert.equal(boxes[0].lines[0], "net.blocks.0-2 ×3");
+  assert.ok(boxes[0].lines.includes("2 fused nodes each, same kernels"), boxes[0].lines);
+  assert.equal(boxes[0].members.length, 6);
+  // expanded: one box per block
+  const open = buildFusion(indexCompile(c), new Set(["net", "repeat:net.blocks.0-2"]));
+  assert.deepEqual(
+    [...open.items.values()].filter((it) => it.type === "group").map((it) => it.module),
+    ["net.blocks.0", "net.blocks.1", "net.blocks.2"],
+  );
+});

@@ -8,6 +8,7 @@ import re
 import pytest
 
 import inductor_lens
+from tests._browser_fixtures import source_text
 from tests.analysis.test_gpu_fixtures import FIXTURES
 from tests.views.test_html_export import _assert_clean, _open
 
@@ -91,7 +92,7 @@ def test_training_report_launch_metadata_profile_colouring_and_top_kernels(tmp_p
     )
     page.locator(f'[data-view="fusion"] [data-node="{node.name}"]').click()
     src = page.locator('[data-role="kernel-source"]')
-    assert "@triton.jit" in src.inner_text() and src.inner_text().strip() == kernel.source.strip()
+    assert "@triton.jit" in source_text(src) and src.inner_text().strip() == kernel.source.strip()
     # the source paints plain at once and is highlighted right after the paint: wait for it to say so
     page.locator('[data-role="kernel-source"][data-highlighted-source="done"]').wait_for()
     assert src.locator(".hljs-keyword").count() > 0, "Triton source should be highlighted (as Python)"
@@ -152,7 +153,7 @@ def _chosen_choice(kernel):
 def _check_autotune(page, kernel, node):
     tune = kernel.metadata["autotune"]
     page.locator(f'[data-view="fusion"] [data-node="{node.name}"]').click()
-    assert "@triton.jit" in page.locator('[data-role="kernel-source"]').inner_text()
+    assert "@triton.jit" in source_text(page.locator('[data-role="kernel-source"]'))
     box = page.locator('[data-role="autotune"]')
     # every choice with its time, in the full table
     full = box.locator("details table tbody tr")

@@ -13,6 +13,7 @@ import pytest
 import inductor_lens
 from inductor_lens.report.model import Report
 from inductor_lens.views.html import to_html
+from tests._browser_fixtures import source_text
 from tests._synthetic_report import HOSTILE, hostile_report, layered_report
 
 
@@ -95,7 +96,7 @@ def test_offline_page_click_box_shows_source_and_backtraces(tmp_path, offline_pa
     assert box.get_attribute("data-kernel") == kernel.name
     box.click()
     src = page.locator('[data-role="kernel-source"]')
-    assert src.inner_text().strip() == kernel.source.strip()
+    assert source_text(src).strip() == kernel.source.strip()
     assert src.locator(".il-line").count() == len(kernel.source.split("\n"))
     fx = page.locator('[data-role="fx-nodes"]').inner_text()
     for f in node.fx_nodes:
@@ -176,7 +177,7 @@ def test_hostile_report_renders_literally_and_runs_nothing(tmp_path, offline_pag
     page.locator('[data-view="fusion"] [data-node]').first.wait_for()
     assert page.locator('[data-view="fusion"] [data-node]').first.get_attribute("data-node") == n.name
     page.locator('[data-view="fusion"] [data-node]').first.click()
-    assert HOSTILE in page.locator('[data-role="kernel-source"]').inner_text()
+    assert HOSTILE in source_text(page.locator('[data-role="kernel-source"]'))
     assert HOSTILE in page.locator('[data-role="user-stack"]').inner_text()
     assert HOSTILE in page.locator('[data-role="fx-nodes"]').inner_text()
     assert page.locator('[data-role="launch"]').inner_text().count(HOSTILE) >= 4  # metadata keys and values

@@ -39,3 +39,34 @@ def test_the_page_opens_unclipped_and_readable_at_two_sizes(tmp_path, chromium_b
             assert errors == []
         finally:
             context.close()
+
+
+def test_the_forward_opens_with_the_layers_as_one_repeated_block_that_a_click_expands(tmp_path, chromium_browser):
+    report = inductor_lens.load(FIXTURES / "gpu_llama8b_training.json.gz")
+    path = tmp_path / "llama.html"
+    report.save_html(path)
+    from tests.views.test_html_export import _open
+
+    context = chromium_browser.new_context(viewport={"width": 1000, "height": 700})
+    page = context.new_page()
+    try:
+        _open(page, path)
+        view = '[data-view="fusion"]'
+        assert page.locator(".il-compile").input_value().endswith("forward")
+        boxes = page.locator(f"{view} .il-nodes > g.il-item:not(.il-stub)")
+        assert boxes.count() > 1
+        block = page.locator(f'{view} g.il-repeat[data-module="repeat:model.layers.0-31"]')
+        assert block.get_attribute("data-repeat") == "32"
+        text = block.locator("text").all_text_contents()
+        assert text[0] == "model.layers.0-31 ×32"
+        assert "same kernels except in layers.0, layers.1" in " ".join(text)
+        assert page.locator(f'{view} g.il-group[data-module="model.rotary_emb"], {view} g[data-node]').count() >= 3
+        # a click shows the 32 layers, each a module box
+        block.locator("rect").first.dispatch_event("click")
+        page.wait_for_function(
+            "(s) => document.querySelectorAll(s).length === 32",
+            arg=f'{view} g.il-group[data-module^="model.layers."]',
+        )
+        assert page.locator(f"{view} g.il-repeat").count() == 0
+    finally:
+        context.close()

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 import inductor_lens
-from tests._browser_fixtures import PageWatch, cell_text, open_notebook, run_all, write_notebook
+from tests._browser_fixtures import PageWatch, cell_text, open_notebook, run_all, source_text, write_notebook
 
 CELL = """\
 %%inductor_lens -f f --json lab.json
@@ -43,7 +43,7 @@ def test_magic_cell_in_jupyterlab_click_box_shows_kernel_source(jupyter_lab, chr
         box = lens.locator(f'[data-view="fusion"] [data-node="{node.name}"]')
         assert box.get_attribute("data-kernel") == kernel.name == "cpp_fused_add_cos_pow_sin_0"
         box.click()
-        assert lens.locator('[data-role="kernel-source"]').inner_text().strip() == kernel.source.strip()
+        assert source_text(lens.locator('[data-role="kernel-source"]')).strip() == kernel.source.strip()
         assert lens.locator('[data-role="compiler-stack"]').inner_text().strip()
 
         # display(f) in the next cell shows f's widget again

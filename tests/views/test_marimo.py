@@ -11,7 +11,7 @@ import textwrap
 import pytest
 
 import inductor_lens
-from tests._browser_fixtures import REPO, PageWatch, _free_port, _require_bundle, serve
+from tests._browser_fixtures import REPO, PageWatch, _free_port, _require_bundle, serve, source_text
 
 pytestmark = [pytest.mark.browser, pytest.mark.marimo]
 
@@ -96,8 +96,7 @@ def test_widget_renders_in_marimo_and_a_click_shows_the_kernel_source(marimo_app
         assert box.get_attribute("data-kernel") == node.kernel
         box.click()
         src = lens.locator('[data-role="kernel-source"]')
-        src.wait_for()
-        assert src.inner_text().strip() == kernels[node.kernel].source.strip()
+        assert source_text(src).strip() == kernels[node.kernel].source.strip()
         assert "sin_cos" in lens.locator('[data-role="user-stack"]').inner_text()
         assert watch.errors == [], watch.errors
     finally:

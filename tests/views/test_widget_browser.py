@@ -3,7 +3,7 @@
 import pytest
 
 from inductor_lens.views.widget import LensWidget
-from tests._browser_fixtures import PageWatch, cell_text, open_notebook, run_all, write_notebook
+from tests._browser_fixtures import PageWatch, cell_text, open_notebook, run_all, source_text, write_notebook
 
 
 def _kernel_nodes(compile_):
@@ -87,7 +87,7 @@ def test_widget_in_jupyterlab(jupyter_lab, chromium_browser, training_report):
         lens.locator(f'[data-view="fusion"] [data-node="{node.name}"]').click()
         assert lens.locator(f'[data-node="{node.name}"]').get_attribute("data-kernel") == kernel.name
         src = lens.locator('[data-role="kernel-source"]')
-        assert src.inner_text().strip() == kernel.source.strip()
+        assert source_text(src).strip() == kernel.source.strip()
         assert lens.locator('[data-role="user-stack"]').inner_text().strip()
         assert lens.locator('[data-role="compiler-stack"]').inner_text().strip()
         assert all(f in lens.locator('[data-role="fx-nodes"]').inner_text() for f in node.fx_nodes)

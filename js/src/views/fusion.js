@@ -7,6 +7,7 @@ import { h } from "../dom.js";
 import { buildFusion } from "../dot.js";
 import { paneHeight } from "../fit.js";
 import { GraphCanvas, Minimap } from "../graphview.js";
+import { prewarmPanel } from "../panel.js";
 import { hasRoofline, nodePeakFractions, peakColour } from "../roofline.js";
 import { COLOUR_MODES } from "../store.js";
 
@@ -43,6 +44,10 @@ function decorateBox(g, it, peaks, maxShare) {
   if (it.type === "group") {
     g.dataset.module = it.module;
     g.dataset.count = String(it.members.length);
+    if (it.repeat) {
+      g.dataset.repeat = String(it.repeat.modules.length);
+      g.classList.add("il-repeat");
+    }
   }
   if (it.buffer) g.dataset.buffer = it.buffer;
   const pf = it.type === "node" ? peaks.get(it.name) : undefined;
@@ -181,6 +186,12 @@ function markBoxes(canvas, built, s, ix) {
   return id;
 }
 
+/** Run `fn` when the page is idle (within a second at the latest). */
+function whenIdle(fn) {
+  if (typeof requestIdleCallback === "function") requestIdleCallback(fn, { timeout: 1000 });
+  else setTimeout(fn, 200);
+}
+
 const NO_COMPILES = "This report has no compiles: nothing was compiled while capturing.";
 
 /** What the lens says once a graph is drawn: boxes and layout times on its root, the status line. */
@@ -228,6 +239,10 @@ async function drawGraph(ctx, v, after) {
   v.host.dataset.ready = "1";
   v.host.dataset.drawn = s.compileId; // which compile the pane shows (tests wait on it after a switch)
   ctx.mark("il:interactive");
+  if (!v.warmed) {
+    v.warmed = true; // the first click costs what later ones do: the panel's code and indexes are made now
+    whenIdle(() => v.host.isConnected && prewarmPanel(ix, ctx.report, ctx.root));
+  }
   ctx.prefetch((id) => {
     const x = model.idxOf(id);
     return x && x.boxes.length ? buildFusion(x, model.expandedFor(id)).dot : null;

@@ -1,0 +1,274 @@
+"""How the fusion graph folds a compile's fused nodes by nn.Module (torch-free): repeated sibling modules
+(a model's layers) and the opening expansion. Filled by :func:`inductor_lens.report.finish.derive_compile`.
+
+What *repeated* means here, so that a box saying "×32" is true:
+
+- The **instances** are children of one module (its direct sub-modules in ``FusedNode.module_stack``), in
+  the order they first run. Each instance's **own** fused nodes are the boxes whose stack holds it.
+- Consecutive children repeat when their own fused nodes, in execution order, have the same sequence of
+  (module path below the instance, kind): the same sub-modules made the same kinds of kernels in the same
+  order. Between two instances only the parent's own fused nodes may run (else the run stops there).
+- Every instance is compared further: ``same="kernels"`` where each position also calls the same kernel
+  (the same generated kernel, or the same extern op such as ``mm``). Instances whose kernels differ from
+  the most common sequence are named in ``differs`` (layer 0 fusing the embedding into its first norm).
+- The parent's own fused nodes run inside an instance's span, or between it and the next one (a rotary
+  embedding applied inside each layer, whose module is the common prefix ``model``), are **attached** to
+  that instance: folded into its box while it is collapsed, counted apart in the summary.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Sequence
+
+from .model import FusedNode, ModuleOpening, ModuleRepeat, ModuleView
+
+#: Screens of fewer boxes than this are not planned for (the front end's boxesThatFit never says less).
+MIN_FIT = 4
+#: Never more boxes than this on an opening graph (the front end's MAX_OPENING: the layout stays interactive).
+OPEN_LIMIT = 60
+#: Graphs of at most this many boxes (or two screens of them) open fully expanded: two screens of
+#: scrolling beat a click per module.
+ALWAYS_EXPANDED = 16
+REPEAT_PREFIX = "repeat:"
+
+
+def _plural(n: int, one: str, many: str = "") -> str:
+    return f"{n} {one if n == 1 else (many or one + 's')}"
+
+
+def _range_label(modules: Sequence[str]) -> str:
+    """``model.layers.0-31`` for numbered siblings counted up by one, else ``first…last``."""
+    heads, tails = zip(*(m.rpartition(".")[::2] for m in modules))
+    if len(set(heads)) == 1 and all(t.isdigit() for t in tails):
+        nums = [int(t) for t in tails]
+        if nums == list(range(nums[0], nums[0] + len(nums))):
+            head = heads[0] + "." if heads[0] else ""
+            return f"{head}{nums[0]}-{nums[-1]}"
+    return f"{modules[0]}…{modules[-1].rpartition('.')[2]}"
+
+
+def _numbered(modules: Sequence[str]) -> bool:
+    """Siblings numbered one after another (``layers.0``, ``layers.1``: an ``nn.ModuleList`` or ``Sequential``)."""
+    return "…" not in _range_label(modules)
+
+
+def _short(module: str, label: str) -> str:
+    """``layers.0`` for ``model.layers.0`` under ``model.layers.0-31``."""
+    head = label.rpartition(".")[0]
+    parent = head.rpartition(".")[0]
+    return module[len(parent) + 1 :] if parent and module.startswith(parent + ".") else module
+
+
+def _sig_key(n: FusedNode) -> str:
+    """The kernel a fused node calls, by what it is: the extern op, else the generated kernel's name."""
+    return n.label if n.kind == "extern" else (n.kernel or n.label)
+
+
+def find_repeats(boxes: Sequence[FusedNode]) -> list[ModuleRepeat]:
+    """The repeated modules of ``boxes`` (fused nodes drawn as boxes, in execution order), outermost first."""
+    stacks = [tuple(n.module_stack) for n in boxes]
+    first: dict[str, int] = {}
+    last: dict[str, int] = {}
+    depth: dict[str, int] = {}
+    for i, st in enumerate(stacks):
+        for d, m in enumerate(st):
+            if m not in first:
+                first[m], depth[m] = i, d
+            last[m] = i
+    kids: dict[tuple, list[str]] = {}
+    for m in sorted(first, key=lambda m: first[m]):
+        d = depth[m]
+        kids.setdefault(stacks[first[m]][:d], []).append(m)
+
+    def own(m: str) -> list[int]:
+        d = depth[m]
+        return [i for i in range(first[m], last[m] + 1) if len(stacks[i]) > d and stacks[i][d] == m]
+
+    def shape(m: str, idx: list[int]) -> tuple:
+        d = depth[m]
+        return tuple(
+            (tuple(x[len(m) :] if x.startswith(m) else x for x in stacks[i][d + 1 :]), boxes[i].kind) for i in idx
+        )
+
+    out: list[ModuleRepeat] = []
+    for parent, every in kids.items():
+        # a child run wholly inside an earlier one's span (model.rotary_emb, called from layer 0) is no
+        # sibling in the sequence: it stays a box of its own there
+        children: list[str] = []
+        for m in every:
+            if not children or first[m] > max(last[c] for c in children):
+                children.append(m)
+        if len(children) < 2:
+            continue
+        info = [(m, own(m)) for m in children]
+        shapes = [shape(m, idx) for m, idx in info]
+        start = 0
+        while start < len(children):
+            end = start + 1
+            while (
+                end < len(children)
+                and shapes[end] == shapes[start]
+                and last[children[end - 1]] < first[children[end]]
+                and all(stacks[i] == parent for i in range(last[children[end - 1]] + 1, first[children[end]]))
+            ):
+                end += 1
+            if end - start >= 2 and shapes[start] and _numbered(children[start:end]):
+                out.append(_repeat(boxes, stacks, parent, info[start:end], first, last))
+            start = end
+    out.sort(key=lambda r: (len(r.parent.split(".")) if r.parent else 0, r.key))
+    return out
+
+
+def _repeat(boxes, stacks, parent: tuple, info: list, first: dict, last: dict) -> ModuleRepeat:
+    modules = [m for m, _ in info]
+    label = _range_label(modules)
+    attached = []
+    for j, m in enumerate(modules):
+        stop = first[modules[j + 1]] if j + 1 < len(modules) else last[m] + 1
+        attached.append([boxes[i].name for i in range(first[m], stop) if stacks[i] == parent])
+    kernels = [tuple(_sig_key(boxes[i]) for i in idx) for _, idx in info]
+    common, n_common = Counter(kernels).most_common(1)[0]
+    same = "kernels" if 2 * n_common > len(modules) else "kinds"
+    differs = [m for m, k in zip(modules, kernels) if k != common] if same == "kernels" else []
+    each = len(info[0][1])
+    kinds = dict(Counter(boxes[i].kind for i in info[0][1]).most_common())
+    summary = f"{label} ×{len(modules)}: {_plural(each, 'fused node')} each, same "
+    summary += "kernels" if same == "kernels" else "modules and kernel kinds (the kernels differ)"
+    if differs:
+        shown = ", ".join(_short(m, label) for m in differs[:3]) + (", …" if len(differs) > 3 else "")
+        summary += f" except in {shown}"
+    n_att = [len(a) for a in attached]
+    if any(n_att):
+        owner = parent[-1] if parent else "the top level"
+        usual = Counter(n_att).most_common(1)[0][0]
+        odd = [(m, k) for m, k in zip(modules, n_att) if k != usual]
+        more = ", …" if len(odd) > 3 else ""
+        if usual:
+            summary += f"; + {_plural(usual, 'fused node')} of {owner} run in each"
+            if odd:
+                summary += " (" + ", ".join(f"{k} in {_short(m, label)}" for m, k in odd[:3]) + more + ")"
+        else:
+            where = ", ".join(_short(m, label) for m, _ in odd[:3]) + more
+            summary += f"; + {_plural(sum(n_att), 'fused node')} of {owner} run among them (in {where})"
+    return ModuleRepeat(
+        key=REPEAT_PREFIX + label,
+        label=label,
+        parent=parent[-1] if parent else "",
+        modules=modules,
+        attached=attached,
+        nodes_each=each,
+        kinds=kinds,
+        same=same,
+        differs=differs,
+        summary=summary,
+    )
+
+
+def group_paths(boxes: Sequence[FusedNode], repeats: Sequence[ModuleRepeat]) -> dict[str, list[str]]:
+    """Fused node name -> the groups it folds into, outermost first, for the nodes where that is not
+    its ``module_stack``: a repeat's key goes before its instance; an attached node gets the instance."""
+    where: dict[str, tuple[str, str]] = {}  # instance -> (repeat key, parent)
+    attached: dict[str, str] = {}
+    for r in repeats:
+        for m, att in zip(r.modules, r.attached):
+            where[m] = (r.key, r.parent)
+            for a in att:
+                attached[a] = m
+    out: dict[str, list[str]] = {}
+    for n in boxes:
+        st = list(n.module_stack)
+        if n.name in attached:
+            m = attached[n.name]
+            # the instance's own path: the attached node's stack is its parent's
+            st = st + [m]
+        if not any(m in where for m in st):
+            continue
+        path = []
+        for m in st:
+            if m in where:
+                path.append(where[m][0])
+            path.append(m)
+        out[n.name] = path
+    return out
+
+
+def _shown(paths: Sequence[Sequence[str]], expanded: set) -> tuple[int, dict[str, list[int]]]:
+    """How many boxes the graph shows with ``expanded`` open, and the members of each group box."""
+    groups: dict[str, list[int]] = {}
+    loose = 0
+    for i, p in enumerate(paths):
+        g = next((m for m in p if m not in expanded), None)
+        if g is None:
+            loose += 1
+        else:
+            groups.setdefault(g, []).append(i)
+    return loose + len(groups), groups
+
+
+def _greedy(paths: Sequence[Sequence[str]], limit: int) -> tuple[list[str], int]:
+    """Expand the largest group (ties: the one run first) whose boxes still fit in ``limit`` (a group shown
+    as one box either way always opens: its kernel says more than its module's name), until none does:
+    the groups expanded, in that order, and the boxes shown."""
+    expanded: list[str] = []
+    opened: set[str] = set()
+    while True:
+        count, groups = _shown(paths, opened)
+        for g, members in sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[1][0])):
+            inner = set()
+            for i in members:
+                p = paths[i]
+                k = list(p).index(g) + 1
+                inner.add(p[k] if k < len(p) else ("node", i))
+            if len(inner) == 1 or count + len(inner) - 1 <= limit:  # a group of one box opens for free
+                expanded.append(g)
+                opened.add(g)
+                break
+        else:
+            return expanded, count
+
+
+def openings(paths: Sequence[Sequence[str]]) -> list[ModuleOpening]:
+    """The expansion a graph opens with on a screen of ``fit`` boxes, for every ``fit`` from MIN_FIT to
+    OPEN_LIMIT where it changes. ``paths``: each box's groups, outermost first (``group_path`` or
+    ``module_stack``). A graph of at most two screens (or ALWAYS_EXPANDED boxes) opens all expanded; else
+    with the deepest expansion that fills one screen (the largest groups first); where none does, the
+    fewest boxes if they fit two screens (GPT-2's embedding, first block, repeated blocks, head: 12 boxes
+    for 9), else (too many boxes outside any module, where collapsing only hides them) at most
+    OPEN_LIMIT boxes."""
+    every: list[str] = []
+    seen: set[str] = set()
+    for p in paths:
+        for m in p:
+            if m not in seen:
+                seen.add(m)
+                every.append(m)
+    out: list[ModuleOpening] = []
+    cache: dict[int, tuple[list[str], int]] = {}
+
+    def greedy(limit: int) -> tuple[list[str], int]:
+        if limit not in cache:
+            cache[limit] = _greedy(paths, limit)
+        return cache[limit]
+
+    for fit in range(MIN_FIT, OPEN_LIMIT + 1):
+        if len(paths) <= max(ALWAYS_EXPANDED, 2 * fit):
+            expanded, boxes = every, len(paths)
+        else:
+            expanded, boxes = greedy(fit)
+            if boxes > 2 * fit:  # more than two screens even collapsed: collapsing only hides boxes
+                expanded, boxes = greedy(OPEN_LIMIT)
+        if not out or set(out[-1].expanded) != set(expanded):
+            order = {m: i for i, m in enumerate(every)}
+            out.append(ModuleOpening(fit=fit, expanded=sorted(expanded, key=order.__getitem__), boxes=boxes))
+        if expanded is every:
+            break
+    return out
+
+
+def module_view(fused: Sequence[FusedNode]) -> tuple[ModuleView, dict[str, list[str]]]:
+    """The ``ModuleView`` of a compile's fused nodes and the ``group_path`` of each node that has one."""
+    boxes = [n for n in fused if not n.is_glue]
+    repeats = find_repeats(boxes)
+    gp = group_paths(boxes, repeats)
+    return ModuleView(repeats=repeats, openings=openings([gp.get(n.name) or n.module_stack for n in boxes])), gp

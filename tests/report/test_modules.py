@@ -1,0 +1,82 @@
+"""Issue 25: repeated modules (report/modules.py) and the opening expansion, on the Llama-3-8B-shaped
+forward recorded on an H200 and on small hand-made graphs (torch-free)."""
+
+from __future__ import annotations
+
+import pathlib
+
+import pytest
+
+import inductor_lens
+from inductor_lens.report.model import FusedNode
+from inductor_lens.report.modules import find_repeats, module_view
+
+FIXTURES = pathlib.Path(__file__).resolve().parents[1] / "fixtures"
+
+
+@pytest.fixture(scope="module")
+def llama_forward():
+    report = inductor_lens.load(FIXTURES / "gpu_llama8b_training.json.gz")
+    return next(c for c in report.compiles if c.graph_kind == "forward")
+
+
+def test_the_32_layers_are_one_repeat_and_the_layers_whose_kernels_differ_are_named(llama_forward):
+    c = llama_forward
+    (r,) = [r for r in c.module_view.repeats if r.parent == "model"]
+    assert r.label == "model.layers.0-31" and r.modules == [f"model.layers.{i}" for i in range(32)]
+    # independent expectation: the kernels each layer calls (extern calls by op), read from the fused nodes
+    boxes = [n for n in c.fused_nodes if not n.is_glue]
+    seqs = {m: [n.label if n.kind == "extern" else n.kernel for n in boxes if m in n.module_stack] for m in r.modules}
+    assert r.nodes_each == len(seqs["model.layers.5"]) == 13
+    common = seqs["model.layers.5"]
+    assert r.same == "kernels"
+    assert r.differs == [m for m in r.modules if seqs[m] != common] == ["model.layers.0", "model.layers.1"]
+    assert r.summary.startswith("model.layers.0-31 ×32: 13 fused nodes each, same kernels except in layers.0, layers.1")
+    # attached: the fused nodes of `model` itself run inside each layer (the rotary embedding applied to q, k)
+    for m, att in zip(r.modules, r.attached):
+        lo = min(i for i, n in enumerate(boxes) if m in n.module_stack)
+        hi = max(i for i, n in enumerate(boxes) if m in n.module_stack)
+        inside = [n.name for n in boxes[lo : hi + 1] if n.module_stack == ["model"]]
+        assert set(inside) <= set(att), m
+    assert [len(a) for a in r.attached[1:]] == [2] * 31
+    # q/k/v_proj, gate/up_proj are no repeat: siblings of one module, not numbered layers
+    assert not [x for x in c.module_view.repeats if "proj" in x.label]
+    # every node of a layer (and every attached one) folds into the repeat first
+    in_repeat = {n.name for n in boxes if r.key in n.group_path}
+    assert in_repeat == {n.name for n in boxes if set(n.module_stack) & set(r.modules)} | {
+        a for att in r.attached for a in att
+    }
+
+
+def test_the_forward_opens_with_more_than_one_box_at_every_screen_size(llama_forward):
+    openings = llama_forward.module_view.openings
+    assert openings[0].fit == 4 and [o.fit for o in openings] == sorted(o.fit for o in openings)
+    at_9 = [o for o in openings if o.fit <= 9][-1]  # a 1000 x 700 page's pane: 9 boxes
+    assert "model" in at_9.expanded and "repeat:model.layers.0-31" not in at_9.expanded
+    assert 1 < at_9.boxes <= 9
+    for o in openings:
+        assert o.boxes <= max(o.fit, 60)
+
+
+def _node(name, kind, stack, kernel=None):
+    return FusedNode(name=name, kind=kind, module_stack=stack, kernel=kernel or f"k_{name}", label=kernel or name)
+
+
+def test_siblings_with_other_kinds_do_not_repeat_and_a_run_stops_at_the_first_different_one():
+    def layer(i, kinds):
+        m = f"net.blocks.{i}"
+        return [_node(f"b{i}_{j}", k, ["net", m, f"{m}.sub{j}"], kernel=f"k{j}") for j, k in enumerate(kinds)]
+
+    fused = layer(0, ["pointwise", "extern"]) + layer(1, ["pointwise", "extern"]) + layer(2, ["reduction", "extern"])
+    (r,) = find_repeats(fused)
+    assert r.modules == ["net.blocks.0", "net.blocks.1"] and r.same == "kernels" and r.differs == []
+    fused = layer(0, ["pointwise"]) + [_node("x", "pointwise", ["net", "net.other"])] + layer(1, ["pointwise"])
+    assert find_repeats(fused) == []  # another module runs between them: no run
+
+
+def test_a_small_graph_opens_all_expanded():
+    fused = [_node(f"n{i}", "pointwise", ["net", f"net.blocks.{i}"]) for i in range(6)]
+    view, paths = module_view(fused)
+    assert len(view.openings) == 1
+    assert set(view.openings[0].expanded) == {"net", "repeat:net.blocks.0-5"} | {f"net.blocks.{i}" for i in range(6)}
+    assert paths["n0"] == ["net", "repeat:net.blocks.0-5", "net.blocks.0"]
