@@ -112,6 +112,10 @@ export function kernelRows(idx) {
         code: fr ? String(fr.code || "").trim() : "",
         us: p ? p.total_us : null,
         share: p ? p.share : null,
+        // the compiled kernel's resources (Kernel.ir, with ir=True on a GPU), as the compiler reported them
+        registers: k.ir ? (k.ir.registers ?? null) : null,
+        shared: k.ir ? (k.ir.shared_bytes ?? null) : null,
+        spills: k.ir ? (k.ir.spills ?? null) : null,
         order: rows.size,
       };
       rows.set(n.kernel, r);

@@ -139,3 +139,30 @@ def test_compile_panel_says_whether_cuda_graphs_ran(tmp_path, offline_page, sin_
     _open(page, path)
     assert page.locator('[data-role="cudagraphs"]').count() == 0
     assert page.watch.requests == [] and page.watch.errors == []
+
+
+@pytest.mark.browser
+def test_the_kernels_table_lists_each_triton_kernels_resources(tmp_path, offline_page):
+    """With ``ir=True`` the kernels table gains registers, shared bytes and spills per kernel, as the compiled kernel
+    reported them (H200 fixture); a report without IR shows no such columns (the same page, the C++ compile)."""
+    path = FIXTURES / "gpu_metal_gpt2_ir.json.gz"
+    report = inductor_lens.load(path)
+    compile_ = report.compiles[0]
+    html = tmp_path / "ir.html"
+    report.save_html(html)
+    page = offline_page
+    _open(page, html)
+    page.locator('[data-tab="kernels"]').click()
+    table = page.locator('[data-view="kernels"] table')
+    heads = table.locator("th").all_inner_texts()
+    assert [t.rstrip(" ▴▾") for t in heads[-3:]] == ["registers", "shared B", "spills"], heads
+    rows = table.locator('tr[data-role="kernel-row"]')
+    want = {k.name: k.ir for k in compile_.kernels if k.ir is not None}
+    assert rows.count() >= len(want) > 10
+    for i in range(rows.count()):
+        row = rows.nth(i)
+        name = row.get_attribute("data-kernel")
+        cells = row.locator('[data-role="kernel-resource"]').all_inner_texts()
+        ir = want.get(name)
+        expected = [ir.registers, ir.shared_bytes, ir.spills] if ir else [None, None, None]
+        assert cells == ["" if v is None else str(v) for v in expected], (name, cells)

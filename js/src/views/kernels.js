@@ -13,6 +13,10 @@ const COLUMNS = [
   { key: "fused", label: "fused nodes", num: true },
   { key: "line", label: "your line" },
   { key: "us", label: "time", num: true, profiled: true },
+  // with ir=True on a GPU: what the compiled kernel uses (Kernel.ir); shown when a kernel of the compile has it
+  { key: "registers", label: "registers", num: true, resources: true },
+  { key: "shared", label: "shared B", num: true, resources: true },
+  { key: "spills", label: "spills", num: true, resources: true },
 ];
 
 function create(ctx) {
@@ -56,7 +60,9 @@ function create(ctx) {
       rows = ix ? kernelRows(ix) : [];
       rowsFor = s.compileId;
     }
-    const cols = COLUMNS.filter((c) => !c.profiled || ctx.profiled);
+    const resources = rows.some((r) => r.registers != null || r.shared != null || r.spills != null);
+    const cols = COLUMNS.filter((c) => (!c.profiled || ctx.profiled) && (!c.resources || resources));
+    const num = (v) => h("td", { class: "il-num il-mono", "data-role": "kernel-resource" }, v == null ? "" : String(v));
     const shown = sortRows(rows, s.kernelSort, s.kernelFilter);
     const sortKey = s.kernelSort.replace(/^-/, ""),
       desc = s.kernelSort.startsWith("-");
@@ -106,6 +112,7 @@ function create(ctx) {
           ctx.profiled
             ? h("td", { class: "il-num il-mono" }, r.us == null ? "" : `${fmtUs(r.us)} (${fmtShare(r.share)})`)
             : null,
+          resources ? [num(r.registers), num(r.shared), num(r.spills)] : null,
         ),
       ),
     );
