@@ -14,7 +14,7 @@ import {
   sideBySide,
   sortedRows,
 } from "./comparedata.js";
-import { fmtUs, indexCompile, plural } from "./data.js";
+import { fmtBytes, fmtUs, indexCompile, plural } from "./data.js";
 import { h } from "./dom.js";
 import { buildFusion } from "./dot.js";
 import { fittingExpansion, paneHeight } from "./fit.js";
@@ -140,6 +140,30 @@ function drawFacts(cx) {
   if (t.a != null && t.b != null) bits.push(h("span", {}, `compile time ${fmtUs(t.a)} → ${fmtUs(t.b)}`));
   bits.push(h("span", { title: signed(g) }, `graph breaks ${g.a ?? "?"} → ${g.b ?? "?"}`));
   bits.push(h("span", { title: signed(r) }, `recompiles ${r.a ?? "?"} → ${r.b ?? "?"}`));
+  const cg = p.cudagraphs || {};
+  if (cg.a != null || cg.b != null)
+    bits.push(
+      h(
+        "span",
+        { "data-role": "diff-cudagraphs", class: cg.changed ? "il-changed" : "" },
+        `CUDA graphs ${cg.a ?? "off"} → ${cg.b ?? "off"}`,
+      ),
+    );
+  const m = p.memory || {};
+  const bytes = (o, what, role) => {
+    if (!o || (o.a == null && o.b == null)) return;
+    const d = o.delta == null ? "" : ` (${o.delta > 0 ? "+" : o.delta < 0 ? "−" : "±"}${fmtBytes(Math.abs(o.delta))})`;
+    bits.push(
+      h(
+        "span",
+        { "data-role": role },
+        `${what} ${o.a == null ? "—" : fmtBytes(o.a)} → ${o.b == null ? "—" : fmtBytes(o.b)}${d}`,
+      ),
+    );
+  };
+  bytes(m.peak_bytes, "peak memory", "diff-memory-peak");
+  bytes(m.saved_bytes, "saved for backward", "diff-memory-saved");
+  bytes(m.measured_peak_bytes, "measured peak", "diff-memory-measured");
   const ga = p.guards_added || [],
     gr = p.guards_removed || [];
   const guards = h(

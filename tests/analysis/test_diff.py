@@ -468,3 +468,38 @@ def test_compare_page_opens_at_a_readable_zoom_in_a_1000_by_700_window(tmp_path,
         assert any(b["node"] == first for b in shown), (first, shown)
     finally:
         context.close()
+
+
+def test_compare_page_says_the_memory_and_cuda_graph_changes(tmp_path, offline_page, reports):
+    """The facts bar of the compare page draws ``CompileDiff.memory`` (peak, saved for backward) and
+    ``CompileDiff.cudagraphs`` as Python computed them: here B's compile peaks 1 MiB higher and its CUDA graphs
+    were skipped where A's ran."""
+    import dataclasses
+
+    from inductor_lens.report.model import CudaGraphs
+
+    a = reports["relu"]
+    ca = a.compiles[0]
+    assert ca.memory is not None
+    cb = dataclasses.replace(
+        ca,
+        memory=dataclasses.replace(ca.memory, peak_bytes=ca.memory.peak_bytes + (1 << 20)),
+        cudagraphs=CudaGraphs(used=False, skip_reason="mutated inputs (1 instances)"),
+    )
+    a = dataclasses.replace(a, compiles=[dataclasses.replace(ca, cudagraphs=CudaGraphs(used=True))])
+    b = dataclasses.replace(a, compiles=[cb])
+    d = inductor_lens.diff(a, b)
+    pair = d.compiles[0]
+    assert pair.cudagraphs == {"a": "used", "b": "skipped: mutated inputs (1 instances)", "changed": True}
+    assert pair.memory["peak_bytes"]["delta"] == 1 << 20
+    path = d.save_html(tmp_path / "diff.html")
+    page = offline_page
+    page.goto(pathlib.Path(path).as_uri())
+    page.wait_for_selector('[data-view="compare"] .il-graph[data-ready="1"]', timeout=60000)
+    cg = page.locator('[data-role="diff-cudagraphs"]')
+    assert cg.inner_text() == "CUDA graphs used → skipped: mutated inputs (1 instances)"
+    assert "il-changed" in (cg.get_attribute("class") or "")
+    peak = page.locator('[data-role="diff-memory-peak"]').inner_text()
+    assert peak.startswith("peak memory ") and peak.endswith("(+1 MiB)"), peak
+    assert page.locator('[data-role="diff-memory-saved"]').count() == 1
+    assert page.watch.requests == [] and page.watch.errors == []
