@@ -180,6 +180,26 @@ export function renderTimeline(el, report, state, actions) {
         ),
       );
     }
+    // mode="reduce-overhead": each CUDA-graph (re-)recording of this compile, or why CUDA graphs were skipped
+    // (Compile.cudagraphs; torch logs no start time for a recording, so these rows hold no bar)
+    const g = c.cudagraphs;
+    if (g && !g.used && g.skip_reason)
+      rows.appendChild(
+        row(
+          h("span", { title: g.skip_reason }, `CUDA graphs skipped: ${g.skip_reason}`),
+          "il-tl-phase il-tl-cudagraph il-current",
+        ),
+      );
+    for (const r of (g && g.recordings) || []) {
+      const item = row(
+        h("span", { title: r.reason }, `CUDA graph recorded: ${r.reason}`),
+        "il-tl-phase il-tl-cudagraph il-current",
+        null,
+        r.time_us != null ? h("span", { class: "il-tl-dur", style: "left:4px" }, fmtUs(r.time_us)) : null,
+      );
+      item.dataset.role = "timeline-cudagraph";
+      rows.appendChild(item);
+    }
   }
   el.appendChild(h("div", { class: "il-timeline-chart" }, row("", "il-tl-axisrow", axis), rows));
 }

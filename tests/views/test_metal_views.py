@@ -166,3 +166,28 @@ def test_the_kernels_table_lists_each_triton_kernels_resources(tmp_path, offline
         ir = want.get(name)
         expected = [ir.registers, ir.shared_bytes, ir.spills] if ir else [None, None, None]
         assert cells == ["" if v is None else str(v) for v in expected], (name, cells)
+
+
+@pytest.mark.browser
+def test_the_timeline_lists_each_cuda_graph_recording_and_a_skip(tmp_path, offline_page):
+    """The timeline of a reduce-overhead compile (H200 fixture) lists each CUDA-graph recording with its reason
+    and time under the compile's phases; the compile whose graph mutates an input says why CUDA graphs were
+    skipped."""
+
+    report = inductor_lens.load(FIXTURES / "gpu_metal_cudagraphs.json.gz")
+    used = next(c for c in report.compiles if c.cudagraphs and c.cudagraphs.used and c.cudagraphs.recordings)
+    skipped = next(c for c in report.compiles if c.cudagraphs and not c.cudagraphs.used)
+    html = tmp_path / "cg.html"
+    report.save_html(html)
+    page = offline_page
+    _open(page, html)
+    page.locator('[data-tab="timeline"]').click()
+    page.locator(f'[data-view="timeline"] [data-compile="{used.id}"]').click()
+    rows = page.locator('[data-view="timeline"] [data-role="timeline-cudagraph"]')
+    assert rows.count() == len(used.cudagraphs.recordings)
+    for i, r in enumerate(used.cudagraphs.recordings):
+        assert f"CUDA graph recorded: {r.reason}" in rows.nth(i).inner_text()
+    page.locator(f'[data-view="timeline"] [data-compile="{skipped.id}"]').click()
+    text = page.locator('[data-view="timeline"] .il-tl-cudagraph').first.inner_text()
+    assert text == f"CUDA graphs skipped: {skipped.cudagraphs.skip_reason}"
+    assert page.watch.requests == [] and page.watch.errors == []
