@@ -15,6 +15,7 @@ from collections import defaultdict
 from typing import Any, Optional
 
 from ..analysis.reproducer import ReproducerError, kernel_script
+from ..report import rules
 from ..report.finish import finish_compile, mark_same_graphs
 from ..report.model import (
     Compile,
@@ -957,6 +958,15 @@ def _nothing_compiled(raw: Raw, calls: list[CompileCall]) -> Optional[Diagnostic
     )
 
 
+def _no_provenance(c: Compile) -> Compile:
+    """``c`` imported from a TORCH_TRACE log, its fused nodes with no FX op saying why (``rules.NO_PROVENANCE``)."""
+    fused = [
+        dataclasses.replace(n, no_line_reason=rules.NO_PROVENANCE) if not n.fx_nodes and not n.user_lines else n
+        for n in c.fused_nodes
+    ]
+    return dataclasses.replace(c, fused_nodes=fused)
+
+
 def build_report(
     raw: Raw,
     torch_version: str,
@@ -976,6 +986,8 @@ def build_report(
         world_size = _env_int("WORLD_SIZE") if rank is not None else None
     cells = cell_map() if cells is None else cells
     report = dataclasses.replace(_build(raw, torch_version, title), origin=origin, rank=rank, world_size=world_size)
+    if origin == "trace":  # a kernel with no FX op in a log: torch logged no provenance map for it
+        report = dataclasses.replace(report, compiles=[_no_provenance(c) for c in report.compiles])
     if cells:
         report = _localized(report, cells)
     files = _user_files(

@@ -22,6 +22,7 @@ from .rules import (
     fused_label,
     is_glue,
     kernel_runs,
+    no_line_reason,
     node_ops,
     parse_size_hints,
     readable_reasons,
@@ -73,14 +74,17 @@ def derive_compile(c: Compile, fx: Optional[dict] = None) -> Compile:
     ``Compile.module_view`` and ``FusedNode.group_path`` (``report/modules.py``).
     Idempotent; run by :func:`finish_compile` and on loading a report written before these fields."""
     fx = _fx_of(c) if fx is None else fx
-    fused = [
-        dataclasses.replace(
-            n,
-            user_lines=user_lines(n.user_stack),
-            ops=node_ops(fx[name].target for name in n.fx_nodes if name in fx),
+    fused = []
+    for n in c.fused_nodes:
+        lines = user_lines(n.user_stack)
+        fused.append(
+            dataclasses.replace(
+                n,
+                user_lines=lines,
+                ops=node_ops(fx[name].target for name in n.fx_nodes if name in fx),
+                no_line_reason=no_line_reason(bool(lines), n.fx_nodes, n.no_line_reason),
+            )
         )
-        for n in c.fused_nodes
-    ]
     boxes = [n for n in fused if not n.is_glue]
     order = {n.name: i for i, n in enumerate(fused)}
     lines_of: dict[str, list] = {}

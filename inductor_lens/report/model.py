@@ -27,7 +27,7 @@ SCHEMA_VERSION = 2
 
 #: The generation of the derived fields (``report/finish.py``) a report holds. A report written before
 #: derived fields were added (no ``derived`` key, or a smaller number) gets them filled when it is loaded.
-DERIVED_VERSION = 3  # 2: Trigger.summary; 3: Compile.module_view, FusedNode.group_path
+DERIVED_VERSION = 4  # 2: Trigger.summary; 3: Compile.module_view, FusedNode.group_path; 4: FusedNode.no_line_reason
 
 #: Languages a kernel may be written in: what Inductor's output code defines (``async_compile.<kind>``),
 #: ``extern`` for calls of library kernels, ``other`` when the source was not found.
@@ -163,6 +163,10 @@ class FusedNode:
     user_lines: list[Frame] = field(default_factory=list)
     ops: list[str] = field(default_factory=list)
     group_path: list[str] = field(default_factory=list)
+    #: Why no line of the user's is known for it (empty when ``user_lines`` has one), in words, as the panel says
+    #: it (``rules.no_line_reason``): its ops come from code inside torch, or no FX op is linked to it (in a
+    #: TORCH_TRACE import: torch logged no provenance map for its kernel).
+    no_line_reason: str = ""
 
 
 @dataclass(frozen=True, slots=True)

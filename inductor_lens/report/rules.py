@@ -367,3 +367,23 @@ def unattributed_text(share: Optional[float]) -> str:
     if share is None:
         return ""
     return f"unattributed: {math.floor(share * 100 + 0.5)}%"
+
+
+#: ``FusedNode.no_line_reason``, in the three cases a fused node has no line of the user's.
+INSIDE_TORCH = (
+    "Dynamo recorded no source line for these ops: they come from code inside torch (such as torch.nn modules), "
+    "not from a line of yours."
+)
+NO_FX_OPS = "No FX op of the graph is linked to this node, so no line of yours is known for it."
+NO_PROVENANCE = (
+    "The TORCH_TRACE log holds no provenance map for this kernel, so its FX ops and your lines are not known: "
+    "torch logs one with INDUCTOR_PROVENANCE=1, and never for a lazily compiled backward."
+)
+
+
+def no_line_reason(has_user_lines: bool, fx_nodes: Iterable[str], given: str = "") -> str:
+    """``FusedNode.no_line_reason``: empty when a user line is known; else ``given`` (the TORCH_TRACE importer's
+    :data:`NO_PROVENANCE`), else :data:`INSIDE_TORCH` for ops with no recorded stack, :data:`NO_FX_OPS` for none."""
+    if has_user_lines:
+        return ""
+    return given or (INSIDE_TORCH if any(True for _ in fx_nodes) else NO_FX_OPS)

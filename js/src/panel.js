@@ -129,8 +129,9 @@ function section(title, role, ...body) {
  * actions: {select(fusedName), selectIn(compileId, fusedName), focusFx(fxName)}; `report` is the whole
  * report (for ranks and the top-kernels table).
  */
-// Ops without a recorded line: dynamo keeps no stack for code inside torch itself (an nn.Sequential of
-// nn.Linear, say). Say so, and give what is known instead: the module path and the call that compiled it.
+// Ops without a recorded line (code inside torch itself, an nn.Sequential of nn.Linear, say; or a kernel of a
+// TORCH_TRACE log with no provenance map): say why, and give what is known instead: the module path and the
+// call that compiled it.
 function noUserSource(n, fxByName, compile) {
   const modules = [];
   for (const name of n.fx_nodes || []) {
@@ -145,11 +146,7 @@ function noUserSource(n, fxByName, compile) {
   return h(
     "div",
     { class: "il-muted" },
-    h(
-      "p",
-      {},
-      "Dynamo recorded no source line for these ops: they come from code inside torch (such as torch.nn modules), not from a line of yours.",
-    ),
+    h("p", { "data-role": "no-line-reason" }, n.no_line_reason), // why, in Python's words (FusedNode.no_line_reason)
     modules.length ? h("p", {}, "Module: ", h("span", { class: "il-mono" }, modules.join(", "))) : null,
     call
       ? h(

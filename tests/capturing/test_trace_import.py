@@ -194,3 +194,44 @@ def test_a_gpt2_training_step_imports_with_exactly_the_captured_kernels(gpt2):
                 want = "reduction" if "reduction" in kinds[f.kernel] else kinds[f.kernel]
                 assert f.kind == want or f.kind in want, (c.id, f.kernel, f.kind, kinds[f.kernel])
     assert len(imported.kernels) == len(captured.kernels) > 20
+
+
+def test_a_kernel_with_no_provenance_says_why_it_has_no_line(both):
+    """A fused node of the import with no FX op says that the log has no provenance map for its kernel (not that
+    its ops come from code inside torch); the live capture's nodes with ops but no recorded stack say the latter.
+    Decided in Python (``FusedNode.no_line_reason``), drawn by the panel as it is."""
+    from inductor_lens.report import rules
+
+    captured, imported, _ = both
+    for c in imported.compiles:
+        for n in c.fused_nodes:
+            if n.user_lines:
+                assert n.no_line_reason == "", (c.id, n.name)
+            elif not n.fx_nodes:
+                assert n.no_line_reason == rules.NO_PROVENANCE, (c.id, n.name)
+            else:
+                assert n.no_line_reason == rules.INSIDE_TORCH, (c.id, n.name)
+    for c in captured.compiles:
+        for n in c.fused_nodes:
+            assert n.no_line_reason == ("" if n.user_lines else rules.no_line_reason(False, n.fx_nodes)), n.name
+            assert n.no_line_reason != rules.NO_PROVENANCE
+
+
+def test_a_log_without_provenance_says_so_on_each_kernel_it_cannot_link(both, tmp_path):
+    """The same log with torch's provenance records taken out (as without INDUCTOR_PROVENANCE=1): the kernels the
+    output code's comments do not link either have no FX op, and each of their boxes says why."""
+    from inductor_lens.report import rules
+
+    (log,) = sorted(both[2].glob("*.log"))
+    keep, skip = [], False
+    for line in log.read_text(encoding="utf-8").split("\n"):
+        if not line.startswith("\t"):  # a record's metadata line; its payload lines start with a tab
+            skip = "inductor_provenance" in line[:400]
+        if not skip:
+            keep.append(line)
+    (tmp_path / "log").mkdir()
+    (tmp_path / "log" / log.name).write_text("\n".join(keep), encoding="utf-8")
+    imported = inductor_lens.load_trace(str(tmp_path / "log"))
+    unlinked = [n for c in imported.compiles for n in c.fused_nodes if not n.fx_nodes]
+    assert unlinked and all(n.no_line_reason == rules.NO_PROVENANCE for n in unlinked)
+    assert "trace_unlinked" in [d.code for d in imported.diagnostics]

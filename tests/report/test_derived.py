@@ -212,3 +212,13 @@ def test_the_views_of_a_loaded_report_are_known_before_any_compile_is_built(tmp_
     assert again.views == gpu.views and "roofline" in again.views and "memory" in again.views
     assert again.profiled is True and all(lazy.pending(c) for c in again.compiles)
     assert [lazy.view_facts(c) for c in again.compiles] == [rules.view_facts(c) for c in gpu.compiles]
+
+
+def test_why_a_fused_node_has_no_line_is_said_once_in_python():
+    c = finish_compile(_compile())
+    reasons = {n.name: n.no_line_reason for n in c.fused_nodes}
+    assert all(reasons[n.name] == "" for n in c.fused_nodes if n.user_lines)
+    assert rules.no_line_reason(False, ["relu"]) == rules.INSIDE_TORCH
+    assert rules.no_line_reason(False, []) == rules.NO_FX_OPS
+    assert rules.no_line_reason(False, [], rules.NO_PROVENANCE) == rules.NO_PROVENANCE  # the importer's word is kept
+    assert rules.no_line_reason(True, [], rules.NO_PROVENANCE) == ""
