@@ -21,6 +21,12 @@ SCRIPT = os.path.join(ROOT, "tests", "dist_scripts", "trace_and_capture.py")
 def both(tmp_path_factory):
     """(report captured in process, report imported from the TORCH_TRACE log of the same compile, log dir)."""
     tmp = tmp_path_factory.mktemp("trace")
+    captured, imported = _record(tmp)
+    return captured, imported, tmp / "trace"
+
+
+def _record(tmp, *args):
+    """Run SCRIPT (with ``args``) under TORCH_TRACE in a fresh process: (captured, imported) of its compiles."""
     env = dict(
         os.environ,
         TORCH_TRACE=str(tmp / "trace"),
@@ -28,10 +34,14 @@ def both(tmp_path_factory):
         PYTHONPATH=os.pathsep.join([ROOT, os.environ.get("PYTHONPATH", "")]),
     )
     proc = subprocess.run(
-        [sys.executable, SCRIPT, str(tmp / "captured.json")], env=env, capture_output=True, text=True, timeout=600
+        [sys.executable, SCRIPT, str(tmp / "captured.json"), *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
     assert proc.returncode == 0, proc.stderr[-3000:]
-    return inductor_lens.load(str(tmp / "captured.json")), inductor_lens.load_trace(str(tmp / "trace")), tmp / "trace"
+    return inductor_lens.load(str(tmp / "captured.json")), inductor_lens.load_trace(str(tmp / "trace"))
 
 
 def _pairs(both):
@@ -156,22 +166,7 @@ def test_bad_paths_say_what_was_expected(tmp_path):
 @pytest.fixture(scope="module")
 def gpt2(tmp_path_factory):
     """(captured, imported) of a one-block GPT-2 training step, recorded both ways at once."""
-    tmp = tmp_path_factory.mktemp("trace_gpt2")
-    env = dict(
-        os.environ,
-        TORCH_TRACE=str(tmp / "trace"),
-        INDUCTOR_PROVENANCE="1",
-        PYTHONPATH=os.pathsep.join([ROOT, os.environ.get("PYTHONPATH", "")]),
-    )
-    proc = subprocess.run(
-        [sys.executable, SCRIPT, str(tmp / "captured.json"), "gpt2"],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    return inductor_lens.load(str(tmp / "captured.json")), inductor_lens.load_trace(str(tmp / "trace"))
+    return _record(tmp_path_factory.mktemp("trace_gpt2"), "gpt2")
 
 
 def test_a_gpt2_training_step_imports_with_exactly_the_captured_kernels(gpt2):
