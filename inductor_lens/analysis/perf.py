@@ -53,13 +53,27 @@ def _mean(xs: list[float]) -> float:
     return sum(xs) / len(xs) if xs else 0.0
 
 
+def _floating(node) -> Optional[str]:
+    d = node.dtype if node is not None else None
+    return d if d and ("float" in d or d in ("half", "double")) else None
+
+
 def _dtype(kernel: Kernel, compile: Compile) -> Optional[str]:
+    """The floating dtype a kernel computes in, which picks its roof: its FX nodes' output dtype, else (an op with
+    several outputs, such as SDPA's cuDNN and efficient attention, whose node is a tuple with no dtype) the
+    dtype of its first floating input, the query."""
     graph = compile.graphs.get("post_grad")
     nodes = {n.name: n for n in (graph.nodes if graph else [])}
     for name in kernel.fx_nodes:
+        found = _floating(nodes.get(name))
+        if found:
+            return found
+    for name in kernel.fx_nodes:
         node = nodes.get(name)
-        if node is not None and node.dtype and ("float" in node.dtype or node.dtype in ("half", "double")):
-            return node.dtype
+        for i in node.inputs if node is not None else []:
+            found = _floating(nodes.get(i))
+            if found:
+                return found
     return None
 
 

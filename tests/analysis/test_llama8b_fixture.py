@@ -37,3 +37,22 @@ def test_the_32_layers_are_all_there():
     layers = {p.split(".")[2] for n in fwd.fused_nodes for p in n.module_stack if p.startswith("model.layers.")}
     assert layers == {str(i) for i in range(32)}
     assert sum(len(c.kernels) for c in r.compiles) == 771 and sum(len(c.fused_nodes) for c in r.compiles) == 1551
+
+
+def test_cudnn_attention_is_judged_against_the_bf16_roof_like_its_backward(report):
+    """SDPA's cuDNN kernels return a tuple, so their FX node has no dtype: the fixture (recorded before the fix)
+    judged the forward against the fp32 roof ("above the fp32 compute peak", grey) and the backward against
+    bf16. The roof now comes from the query's dtype: both are bf16, and no attention kernel is above its roof."""
+    from inductor_lens.analysis.perf import _dtype, against_peak
+
+    seen = 0
+    for c in report.compiles:
+        for k in c.kernels:
+            if "scaled_dot_product" not in k.name:
+                continue
+            seen += 1
+            assert _dtype(k, c) == "bfloat16", (c.id, k.name)
+            judged = against_peak(k.profile.per_call_us, k, c, report.device_info, True)
+            assert "fp32" not in (judged["verdict"] or "") and "above" not in (judged["verdict"] or ""), judged
+            assert judged["peak_fraction"] is not None and 0 < judged["peak_fraction"] <= 1, judged
+    assert seen >= 8
