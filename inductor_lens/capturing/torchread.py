@@ -175,7 +175,9 @@ def fx_graph_nodes(gm: Any) -> list[dict]:
         val = n.meta.get("val", n.meta.get("example_value"))
         shape, shape_hint, dtype = shape_dtype(val)
         mstack, mtypes = [], []
-        for v in (n.meta.get("nn_module_stack") or {}).values():
+        # a backward node has no nn_module_stack of its own: AOT autograd gives it the forward node's, as
+        # fwd_nn_module_stack (the module whose forward made the op it differentiates)
+        for v in (n.meta.get("nn_module_stack") or n.meta.get("fwd_nn_module_stack") or {}).values():
             path = v[0] if isinstance(v, (tuple, list)) else str(v)
             mstack.append(str(path))
             cls = v[1] if isinstance(v, (tuple, list)) and len(v) > 1 else None

@@ -356,3 +356,16 @@ def test_a_dynamo_reset_inside_the_capture_keeps_the_timing_of_later_compiles():
     assert len(cap.report.compiles) >= 2
     for c in cap.report.compiles:
         assert c.phases and c.trigger.user_stack, c.id
+
+
+def test_backward_nodes_carry_the_module_whose_forward_they_differentiate(training_report):
+    """AOT autograd gives a backward node no ``nn_module_stack`` of its own but the forward node's as
+    ``fwd_nn_module_stack``: the backward's ops (the grads of fc1 and fc2) are grouped under those modules, as
+    the forward's are, instead of all landing in "(no module)"."""
+    fwd, bwd = (next(c for c in training_report.compiles if c.graph_kind == k) for k in ("forward", "backward"))
+    ops = [n for n in bwd.graphs["post_grad"].nodes if n.op == "call_function"]
+    with_module = [n for n in ops if n.module_stack]
+    assert len(with_module) >= len(ops) // 2, [(n.name, n.module_stack) for n in ops]
+    forward_modules = {m for n in fwd.graphs["post_grad"].nodes for m in n.module_stack}
+    assert {m for n in with_module for m in n.module_stack} <= forward_modules
+    assert any(n.module_stack for n in bwd.fused_nodes if n.kind == "extern")  # the mm of a Linear's grad
