@@ -163,6 +163,8 @@ class ReportDiff:
             "version": DIFF_FORMAT_VERSION,
             "a": _facts(self.a),
             "b": _facts(self.b),
+            #: both reports were profiled: kernels carry times and deltas (the compare table shows time columns)
+            "timed": _profiled(self.a) and _profiled(self.b),
             "summary": self.summary,
             "compiles": [{**_to_plain(c), "summary": c.summary} for c in self.compiles],
             **self._extra,

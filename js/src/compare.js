@@ -99,10 +99,11 @@ function compareDom(cx) {
   cx.graphHost = h("div", { class: "il-graph" });
   cx.legend = h("div", { class: "il-legend" });
   cx.tbody = h("tbody");
-  const heads = ["", "kernel in A", "kernel in B", "what changed", "A", "B", "Δ time"];
+  // the time columns only where both reports were profiled (diff.timed, Python's): else the names get the room
+  const heads = ["", "kernel in A", "kernel in B", "what changed", ...(cx.diff.timed ? ["A", "B", "Δ time"] : [])];
   const table = h(
     "table",
-    { class: "il-dtable", "data-role": "diff-table" },
+    { class: "il-dtable" + (cx.diff.timed ? " il-dtimed" : ""), "data-role": "diff-table" },
     h(
       "thead",
       {},
@@ -193,12 +194,16 @@ function tableRow(cx, r) {
       tabindex: "0",
     },
     h("td", {}, h("span", { class: `il-chip il-dchip il-d-${r.status}` }, STATUS_TEXT[r.status])),
-    h("td", { class: "il-mono" }, r.a || "—"),
-    h("td", { class: "il-mono" }, r.b || "—"),
+    h("td", { class: "il-mono", title: r.a || "" }, r.a || "—"),
+    h("td", { class: "il-mono", title: r.b || "" }, r.b || "—"),
     h("td", { class: "il-dwhat" }, changeText(r)),
-    h("td", { class: "il-num" }, r.time_a_us != null ? fmtUs(r.time_a_us) : ""),
-    h("td", { class: "il-num" }, r.time_b_us != null ? fmtUs(r.time_b_us) : ""),
-    h("td", { class: "il-num il-ddelta" + (d > 0 ? " il-slower" : d < 0 ? " il-faster" : "") }, fmtDelta(d)),
+    cx.diff.timed
+      ? [
+          h("td", { class: "il-num" }, r.time_a_us != null ? fmtUs(r.time_a_us) : ""),
+          h("td", { class: "il-num" }, r.time_b_us != null ? fmtUs(r.time_b_us) : ""),
+          h("td", { class: "il-num il-ddelta" + (d > 0 ? " il-slower" : d < 0 ? " il-faster" : "") }, fmtDelta(d)),
+        ]
+      : null,
   );
   cx.on(tr, "click", () => cx.selectRow(r.index));
   cx.on(tr, "keydown", (e) => {

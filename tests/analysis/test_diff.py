@@ -466,6 +466,14 @@ def test_compare_page_opens_at_a_readable_zoom_in_a_1000_by_700_window(tmp_path,
         assert shown and all(b["x0"] >= x0 - 0.5 and b["y0"] >= y0 - 0.5 for b in shown), geo
         first = reports["extra"].compiles[0].fused_nodes[0].name
         assert any(b["node"] == first for b in shown), (first, shown)
+        # the table's every column is inside its pane: none cut at the right (the time delta was off screen)
+        wrap = page.locator('[data-role="diff-table"]').evaluate(
+            "t => { const w = t.parentElement.getBoundingClientRect();"
+            " return {right: w.right, cols: [...t.querySelectorAll('th')].map(th => th.getBoundingClientRect().right)}; }"
+        )
+        assert len(wrap["cols"]) == (7 if d.to_dict()["timed"] else 4) and max(wrap["cols"]) <= wrap["right"] + 0.5, (
+            wrap
+        )
     finally:
         context.close()
 
