@@ -38,11 +38,13 @@ def _plural(n: int, one: str, many: str = "") -> str:
 
 
 def _range_label(modules: Sequence[str]) -> str:
-    """``model.layers.0-31`` for numbered siblings counted up by one, else ``first…last``."""
+    """``model.layers.0-31`` for numbered siblings counted up by one, ``model.layers.31-0`` for ones counted
+    down (a backward runs the layers last first), else ``first…last``."""
     heads, tails = zip(*(m.rpartition(".")[::2] for m in modules))
     if len(set(heads)) == 1 and all(t.isdigit() for t in tails):
         nums = [int(t) for t in tails]
-        if nums == list(range(nums[0], nums[0] + len(nums))):
+        step = -1 if len(nums) > 1 and nums[1] < nums[0] else 1
+        if nums == list(range(nums[0], nums[0] + step * len(nums), step)):
             head = heads[0] + "." if heads[0] else ""
             return f"{head}{nums[0]}-{nums[-1]}"
     return f"{modules[0]}…{modules[-1].rpartition('.')[2]}"

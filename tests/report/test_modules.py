@@ -80,3 +80,17 @@ def test_a_small_graph_opens_all_expanded():
     assert len(view.openings) == 1
     assert set(view.openings[0].expanded) == {"net", "repeat:net.blocks.0-5"} | {f"net.blocks.{i}" for i in range(6)}
     assert paths["n0"] == ["net", "repeat:net.blocks.0-5", "net.blocks.0"]
+
+
+def test_a_backward_runs_its_layers_last_first_and_they_still_repeat():
+    """A backward differentiates the layers in reverse (blocks.2, blocks.1, blocks.0): numbered siblings counted
+    down repeat as those counted up do, labelled in the order they ran; numbers that skip are no run."""
+
+    def layer(i):
+        m = f"net.blocks.{i}"
+        return [_node(f"b{i}_{j}", k, ["net", m], kernel=f"k{j}") for j, k in enumerate(["reduction", "extern"])]
+
+    (r,) = find_repeats(layer(2) + layer(1) + layer(0))
+    assert r.label == "net.blocks.2-0" and r.modules == ["net.blocks.2", "net.blocks.1", "net.blocks.0"]
+    assert r.summary.startswith("net.blocks.2-0 ×3: 2 fused nodes each, same kernels")
+    assert find_repeats(layer(3) + layer(1)) == []  # 3 then 1: not numbered one after another
