@@ -359,6 +359,7 @@ export function createLens(el, opts) {
     if (changed.has("colourBy")) {
       root.classList.toggle("il-by-time", s.colourBy === "time");
       root.classList.toggle("il-by-peak", s.colourBy === "peak");
+      root.classList.toggle("il-by-memory", s.colourBy === "memory");
       root.dataset.colourBy = s.colourBy;
     }
     toolbar.update(s, changed);
@@ -375,6 +376,7 @@ export function createLens(el, opts) {
   root.dataset.selected = s0.selected;
   root.classList.toggle("il-by-time", s0.colourBy === "time");
   root.classList.toggle("il-by-peak", s0.colourBy === "peak");
+  root.classList.toggle("il-by-memory", s0.colourBy === "memory");
   root.dataset.colourBy = s0.colourBy;
   showView();
   drawPanel();

@@ -7,7 +7,7 @@ import { fittingExpansion, MAX_OPENING } from "./fit.js";
 export const COLLAPSE_LIMIT = MAX_OPENING;
 /** How fusion boxes are coloured: by kernel kind, by measured time share (needs a profile), or by the
  * fraction of the hardware's peak each kernel reaches (needs a profile with costs and device peaks). */
-export const COLOUR_MODES = ["kind", "time", "peak"];
+export const COLOUR_MODES = ["kind", "time", "peak", "memory"];
 
 /**
  * A minimal observable store. `normalize(next, changedKeys)` may return a further patch that keeps the
@@ -57,13 +57,16 @@ export function initialState(report, initial, viewIds) {
     fxGraph: "",
     fxFocus: "",
     query: "",
-    colourBy: !hasProfile(report)
-      ? "kind"
-      : init.colourBy === "kind"
-        ? "kind"
-        : init.colourBy === "peak" && viewIds.includes("roofline")
-          ? "peak"
-          : "time",
+    colourBy:
+      init.colourBy === "memory" && viewIds.includes("memory")
+        ? "memory"
+        : !hasProfile(report)
+          ? "kind"
+          : init.colourBy === "kind"
+            ? "kind"
+            : init.colourBy === "peak" && viewIds.includes("roofline")
+              ? "peak"
+              : "time",
     showPasses: false, // timeline: Inductor's many small pass.* phases
     timelineAll: false, // timeline: the whole capture instead of the selected compile
     sourceLine: "", // "FILE:LINE" clicked in the source view

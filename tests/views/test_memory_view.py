@@ -72,3 +72,32 @@ def test_saved_table_sorts_and_a_row_selects_its_producer(tmp_path, offline_page
     total = page.locator('[data-view="memory"] [data-role="memory-saved-total"]').inner_text()
     assert f"in {len(saved)} tensors" in total
     _assert_clean(page)
+
+
+def test_the_fusion_graph_colours_boxes_by_the_bytes_alive_after_them(tmp_path, offline_page, training_report):
+    """"colour by memory": every box of a compile with a memory timeline carries the most bytes alive once any of
+    its fused nodes ran (``Compile.memory.timeline``), filled by its share of the peak; the peak's box is the
+    fullest, and the legend names the peak."""
+    page = offline_page
+    fwd = training_report.compiles[0]
+    path = tmp_path / "train.html"
+    training_report.save_html(path)
+    _open(page, path)
+    page.click('[data-role="colour-by"] [data-colour="memory"]')
+    root = page.locator(".il-root")
+    assert root.get_attribute("data-colour-by") == "memory" and "il-by-memory" in root.get_attribute("class")
+    live = {p.node: p.live_bytes for p in fwd.memory.timeline}
+    boxes = page.locator('[data-view="fusion"] [data-node]')
+    seen = {}
+    for i in range(boxes.count()):
+        b = boxes.nth(i)
+        names = (b.get_attribute("data-nodes") or b.get_attribute("data-node")).split()
+        want = max(live[n] for n in names if n in live)
+        assert int(b.get_attribute("data-live-bytes")) == want, names
+        seen[names[0]] = want
+    assert max(seen.values()) == fwd.memory.peak_bytes
+    legend = page.locator('[data-role="memory-legend"]')
+    assert "alive: the peak" in legend.inner_text() and fwd.memory.peak_node in legend.get_attribute("title")
+    fill = page.locator(f'[data-view="fusion"] [data-node="{fwd.memory.peak_node}"] rect:not(.il-stripe)').first
+    assert fill.evaluate("r => getComputedStyle(r).fill") != "none"
+    _assert_clean(page)

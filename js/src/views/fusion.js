@@ -2,7 +2,7 @@
 // whole graph would not fit its pane (fit.js: the deepest module level whose boxes fill one screen), with breadcrumbs of the selection's modules, expand/collapse all, a legend,
 // a minimap, and highlights from other views (source lines, search).
 
-import { fmtShare, KINDS, plural, search, sharedKernel } from "../data.js";
+import { fmtBytes, fmtShare, KINDS, plural, search, sharedKernel } from "../data.js";
 import { h } from "../dom.js";
 import { buildFusion } from "../dot.js";
 import { paneHeight } from "../fit.js";
@@ -32,7 +32,7 @@ function fusionBar(ctx) {
 }
 
 /** Put on a drawn box what tests and styles read: its node, kernel, count, module, buffer, peak and heat. */
-function decorateBox(g, it, peaks, maxShare) {
+function decorateBox(g, it, peaks, maxShare, live) {
   if (it.type === "node") {
     g.dataset.node = it.name;
     g.dataset.kernel = it.kernel;
@@ -55,6 +55,17 @@ function decorateBox(g, it, peaks, maxShare) {
     g.dataset.peakFraction = pf.toFixed(4);
     g.style.setProperty("--peak-colour", peakColour(pf));
   }
+  // colour by memory: the most bytes alive once any of its fused nodes has run (Compile.memory.timeline),
+  // against the compile's peak
+  if (live.peak > 0) {
+    const names = it.type === "group" ? it.members : it.members || [it.name];
+    let most = null;
+    for (const n of names || []) if (live.at.has(n)) most = Math.max(most ?? 0, live.at.get(n));
+    if (most != null) {
+      g.dataset.liveBytes = String(most);
+      g.style.setProperty("--mem-heat", `${(6 + 72 * Math.sqrt(most / live.peak)).toFixed(1)}%`);
+    }
+  }
   if (it.share != null) {
     g.dataset.share = it.share.toFixed(4);
     g.style.setProperty("--heat", `${(6 + 72 * Math.sqrt(maxShare > 0 ? it.share / maxShare : 0)).toFixed(1)}%`);
@@ -65,12 +76,19 @@ const COLOUR_TITLES = {
   time: "colour boxes by their share of the measured device time",
   kind: "colour boxes by kernel kind",
   peak: "colour boxes by the fraction of the hardware's peak each kernel reaches (memory or compute roof)",
+  memory: "colour boxes by the bytes alive once they have run (the memory timeline), against the compile's peak",
 };
 
 /** The legend's parts: the colour-mode buttons (with a profile) and the key of the current colouring. */
 function legendParts(ctx, s, ix, maxShare) {
   const parts = [];
-  if (ctx.profiled) {
+  const modes = COLOUR_MODES.filter(
+    (m) =>
+      (m !== "time" || ctx.profiled) &&
+      (m !== "peak" || hasRoofline(ctx.report)) &&
+      (m !== "memory" || ctx.report.views.includes("memory")),
+  );
+  if (modes.length > 1) {
     const modeBtn = (m) => {
       const on = s.colourBy === m;
       const b = h(
@@ -87,7 +105,6 @@ function legendParts(ctx, s, ix, maxShare) {
       ctx.on(b, "click", () => ctx.store.set({ colourBy: m }));
       return b;
     };
-    const modes = COLOUR_MODES.filter((m) => m !== "peak" || hasRoofline(ctx.report));
     parts.push(
       h(
         "span",
@@ -97,7 +114,18 @@ function legendParts(ctx, s, ix, maxShare) {
       ),
     );
   }
-  if (ctx.profiled && s.colourBy === "peak") {
+  const mem = ix && ix.compile.memory;
+  if (s.colourBy === "memory" && mem) {
+    parts.push(
+      h(
+        "span",
+        { class: "il-legend-item il-heat-legend", "data-role": "memory-legend", title: `peak at ${mem.peak_node}` },
+        "0 B",
+        h("i", { class: "il-heat-scale il-mem-scale" }),
+        `${fmtBytes(mem.peak_bytes)} alive: the peak`,
+      ),
+    );
+  } else if (ctx.profiled && s.colourBy === "peak") {
     const swatch = (f) => h("i", { class: "il-rf-swatch", style: `background:${peakColour(f)}` });
     parts.push(
       h(
@@ -226,7 +254,12 @@ async function drawGraph(ctx, v, after) {
   v.maxShare = 0;
   for (const it of b.items.values()) if (it.share != null) v.maxShare = Math.max(v.maxShare, it.share);
   const peaks = hasRoofline(ctx.report) ? nodePeakFractions(ix.compile) : new Map();
-  v.canvas.draw(layout, b.items, b.edges, b.clusters, (g, it) => decorateBox(g, it, peaks, v.maxShare));
+  const mem = ix.compile.memory;
+  const live = {
+    peak: mem ? mem.peak_bytes : 0,
+    at: new Map((mem ? mem.timeline : []).map((p) => [p.node, p.live_bytes])),
+  };
+  v.canvas.draw(layout, b.items, b.edges, b.clusters, (g, it) => decorateBox(g, it, peaks, v.maxShare, live));
   sayDrawn(ctx, ix, b, layout);
   const key = s.compileId + "|" + b.dot.length;
   if (!v.opened.has(key)) {
