@@ -75,7 +75,7 @@ def test_saved_table_sorts_and_a_row_selects_its_producer(tmp_path, offline_page
 
 
 def test_the_fusion_graph_colours_boxes_by_the_bytes_alive_after_them(tmp_path, offline_page, training_report):
-    """"colour by memory": every box of a compile with a memory timeline carries the most bytes alive once any of
+    """ "colour by memory": every box of a compile with a memory timeline carries the most bytes alive once any of
     its fused nodes ran (``Compile.memory.timeline``), filled by its share of the peak; the peak's box is the
     fullest, and the legend names the peak."""
     page = offline_page
