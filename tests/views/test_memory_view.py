@@ -101,3 +101,26 @@ def test_the_fusion_graph_colours_boxes_by_the_bytes_alive_after_them(tmp_path, 
     fill = page.locator(f'[data-view="fusion"] [data-node="{fwd.memory.peak_node}"] rect:not(.il-stripe)').first
     assert fill.evaluate("r => getComputedStyle(r).fill") != "none"
     _assert_clean(page)
+
+
+def test_the_source_view_says_what_each_line_keeps_for_the_backward(tmp_path, offline_page, training_report):
+    """Each line of the forward's ``Memory.saved_by_line`` is marked in the source view with the bytes its ops save
+    for the backward; no other line is."""
+    page = offline_page
+    fwd = training_report.compiles[0]
+    rows = fwd.memory.saved_by_line
+    assert rows and all(r.bytes > 0 for r in rows)
+    path = tmp_path / "train.html"
+    training_report.save_html(path)
+    _open(page, path)
+    page.click('[data-tab="source"]')
+    marks = page.locator('[data-view="source"] [data-role="source-saved"]')
+    assert marks.count() == len(rows)
+    got = {}
+    for i in range(marks.count()):
+        m = marks.nth(i)
+        line = m.locator("xpath=ancestor::*[@data-source-line][1]").get_attribute("data-line")
+        got[int(line)] = int(m.get_attribute("data-saved-bytes"))
+        assert m.inner_text().strip().startswith("keeps ")
+    assert got == {r.line: r.bytes for r in rows}
+    _assert_clean(page)

@@ -2,7 +2,7 @@
 // its ops went to (count, kinds, measured time). Clicking a line highlights its kernels' boxes
 // (data-highlighted) and lists them in the panel; selecting a box marks and scrolls to its lines.
 
-import { basename, fmtUs, plural } from "../data.js";
+import { basename, fmtBytes, fmtUs, plural } from "../data.js";
 import { h } from "../dom.js";
 import { lineKey, lineSummary, sourceFiles } from "../viewdata.js";
 
@@ -56,6 +56,14 @@ function create(ctx) {
       );
       return;
     }
+    // what each line keeps alive for the backward (Memory.saved_by_line of the selected forward compile)
+    const compile = (report.compiles || []).find((c) => c.id === s.compileId);
+    const saved = new Map(
+      ((compile && compile.memory && compile.memory.saved_by_line) || []).map((r) => [
+        lineKey(r.file, r.line),
+        r.bytes,
+      ]),
+    );
     const sections = files.map((f) => {
       const rows = [];
       let prev = 0;
@@ -69,6 +77,26 @@ function create(ctx) {
           { class: "il-src-line" + (entry ? " il-src-hot" : ""), "data-source-line": key, "data-line": String(line) },
           h("span", { class: "il-src-no" }, String(line)),
           h("span", { class: "il-src-gutter" }, annotation(entry, report, s.compileId)),
+          // a column of its own, where the forward saves anything: what the line keeps for the backward
+          saved.size
+            ? h(
+                "span",
+                { class: "il-src-keeps" },
+                saved.has(key)
+                  ? h(
+                      "span",
+                      {
+                        class: "il-src-saved",
+                        "data-role": "source-saved",
+                        "data-saved-bytes": String(saved.get(key)),
+                        title:
+                          "activations this line's ops save for the backward (held from the forward until the backward frees them)",
+                      },
+                      `keeps ${fmtBytes(saved.get(key))}`,
+                    )
+                  : null,
+              )
+            : null,
           h("code", { class: "il-src-code" }, code),
         );
         if (entry) row.tabIndex = 0;
