@@ -51,7 +51,9 @@ DTYPE_BYTES = {
     "uint64": 8,
 }
 
-_FREE_OPS = frozenset(
+#: Ops whose result is a view of (or aliases) their first input: no bytes of their own (``analysis.memory``: a
+#: saved view of a parameter costs nothing).
+VIEW_OPS = frozenset(
     {
         "view",
         "_unsafe_view",
@@ -66,6 +68,14 @@ _FREE_OPS = frozenset(
         "select",
         "as_strided",
         "alias",
+        "detach",
+        "_reshape_alias",
+        "reinterpret_tensor",
+    }
+)
+
+_FREE_OPS = VIEW_OPS | frozenset(
+    {
         "clone",
         "_to_copy",
         "copy",

@@ -24,7 +24,7 @@ from ..report.model import (
     Recomputed,
     SavedTensor,
 )
-from .cost import DTYPE_BYTES, op_name
+from .cost import DTYPE_BYTES, VIEW_OPS, op_name
 
 #: How the static numbers are obtained (``Memory.source``), before any measurement is added.
 SOURCE = (
@@ -37,27 +37,6 @@ SOURCE = (
 NOT_MEASURED_CPU = "peak not measured on CPU (torch.cuda memory statistics exist only on a GPU)"
 NOT_MEASURED = "peak not measured (inspect(..., profile=True) on a GPU measures it)"
 
-#: Ops whose result is a view of (or aliases) their first input: a saved view of a parameter costs nothing.
-_VIEW_OPS = frozenset(
-    {
-        "view",
-        "_unsafe_view",
-        "reshape",
-        "permute",
-        "expand",
-        "squeeze",
-        "unsqueeze",
-        "t",
-        "transpose",
-        "slice",
-        "select",
-        "as_strided",
-        "alias",
-        "detach",
-        "_reshape_alias",
-        "reinterpret_tensor",
-    }
-)
 
 
 def tensor_bytes(node: GraphNode) -> Optional[int]:
@@ -214,7 +193,7 @@ def timeline(
 def _base(node: GraphNode, fx: dict[str, GraphNode]) -> GraphNode:
     """The node whose storage a chain of views ends in."""
     seen = set()
-    while node.op == "call_function" and op_name(node.target) in _VIEW_OPS and node.inputs and node.name not in seen:
+    while node.op == "call_function" and op_name(node.target) in VIEW_OPS and node.inputs and node.name not in seen:
         seen.add(node.name)
         parent = fx.get(node.inputs[0])
         if parent is None:
@@ -285,7 +264,7 @@ def recomputed(forward: Compile, backward: Compile) -> list[Recomputed]:
 
 def _free(node: GraphNode) -> bool:
     """A view or a ``getitem``: recomputing it costs nothing."""
-    return op_name(node.target) in _VIEW_OPS or op_name(node.target) == "getitem"
+    return op_name(node.target) in VIEW_OPS or op_name(node.target) == "getitem"
 
 
 def _user_line(stack: list[Frame]) -> Optional[Frame]:

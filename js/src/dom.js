@@ -21,6 +21,18 @@ export function h(tag, attrs = {}, ...children) {
   return e;
 }
 
+const SVG = "http://www.w3.org/2000/svg";
+
+/** An SVG element, as h() makes HTML ones: attributes set (null/undefined left out), children appended, every
+ * string a text node through visible(). */
+export function svg(tag, attrs = {}, ...children) {
+  const e = document.createElementNS(SVG, tag);
+  for (const [k, v] of Object.entries(attrs || {})) if (v !== undefined && v !== null) e.setAttribute(k, String(v));
+  for (const c of children.flat(Infinity))
+    if (c !== null && c !== undefined) e.appendChild(c instanceof Node ? c : document.createTextNode(visible(c)));
+  return e;
+}
+
 /** Set an element's text (report text included) through visible(). */
 export function setText(el, s) {
   el.textContent = visible(s);

@@ -5,16 +5,7 @@
 // Report.profile, Report.device_info); this module only draws them.
 
 import { basename, fmtBytes, fmtShare, fmtUs, indexCompile, plural } from "./data.js";
-import { h } from "./dom.js";
-
-const SVG = "http://www.w3.org/2000/svg";
-const svg = (tag, attrs = {}, ...children) => {
-  const e = document.createElementNS(SVG, tag);
-  for (const [k, v] of Object.entries(attrs)) if (v != null) e.setAttribute(k, String(v));
-  for (const c of children.flat())
-    if (c != null) e.appendChild(c instanceof Node ? c : document.createTextNode(String(c)));
-  return e;
-};
+import { h, svg } from "./dom.js";
 
 /** Whether the report has a roofline to draw: Python decided it (`Report.views`, a profile with costs). */
 export function hasRoofline(report) {

@@ -5,16 +5,7 @@
 // Python computed every number (Compile.memory, docs/report-schema.md "Memory"); this module only draws.
 
 import { basename, fmtBytes, plural } from "../data.js";
-import { h } from "../dom.js";
-
-const SVG = "http://www.w3.org/2000/svg";
-const svg = (tag, attrs = {}, ...children) => {
-  const e = document.createElementNS(SVG, tag);
-  for (const [k, v] of Object.entries(attrs)) if (v != null) e.setAttribute(k, String(v));
-  for (const c of children.flat())
-    if (c != null) e.appendChild(c instanceof Node ? c : document.createTextNode(String(c)));
-  return e;
-};
+import { h, svg } from "../dom.js";
 
 const W = 640,
   H = 210,
