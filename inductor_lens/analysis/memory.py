@@ -38,7 +38,6 @@ NOT_MEASURED_CPU = "peak not measured on CPU (torch.cuda memory statistics exist
 NOT_MEASURED = "peak not measured (inspect(..., profile=True) on a GPU measures it)"
 
 
-
 def tensor_bytes(node: GraphNode) -> Optional[int]:
     """Bytes of one graph node's tensor (numel x element size; the hints where a size is symbolic), or None
     (not one tensor, unknown dtype)."""
