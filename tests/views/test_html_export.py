@@ -344,7 +344,9 @@ def test_a_huge_kernel_source_is_drawn_in_pieces_with_a_show_more_control(tmp_pa
     assert "more of 118000 lines" in more.inner_text()
     page.locator('[data-role="kernel-source"][data-highlighted-source="done"]').wait_for()
     assert src.locator(".hljs-comment").count() == shown  # the drawn piece is highlighted
-    more.click()
+    # the click alone, where the control is: a real click scrolls it into view first, which draws a piece by
+    # itself (the scroll path, below), so one click would race two pieces
+    more.dispatch_event("click")
     page.wait_for_function(
         "() => document.querySelector('[data-role=kernel-source]').dataset.shownLines === String(2 * 2000)"
     )
@@ -352,6 +354,11 @@ def test_a_huge_kernel_source_is_drawn_in_pieces_with_a_show_more_control(tmp_pa
     assert src.locator(".il-line").nth(2000).inner_text() == "    out_ptr0[2000] = in_ptr0[2000] * 2.0f; // line 2001"
     page.locator('[data-role="kernel-source"][data-highlighted-source="done"]').wait_for()
     assert src.locator(".hljs-comment").count() == 4000
+    assert "more of 116000 lines" in more.inner_text()
+    # scrolling the control into view draws the next piece with no click
+    more.scroll_into_view_if_needed()
+    page.wait_for_function("() => +document.querySelector('[data-role=kernel-source]').dataset.shownLines >= 6000")
+    assert src.locator(".il-line").nth(4000).inner_text() == "    out_ptr0[4000] = in_ptr0[4000] * 2.0f; // line 4001"
     _assert_clean(page)
 
 
