@@ -574,12 +574,63 @@ class Recomputed:
 
 @dataclass(frozen=True, slots=True)
 class BytesBy:
-    """Bytes rolled up by one key: a user line (``file``, ``line``) or an nn.Module path (``module``)."""
+    """Bytes rolled up by one key: a user line (``file``, ``line``) or an nn.Module path (``module``).
+    ``count``: the tensors (or buffers) rolled into it (0 in reports made before it); ``instances``: in a
+    roll-up folded by repeated module (``layers.1-31.mlp``), the instances folded into the row (1 for a
+    module that is no repeat's), else 0."""
 
     bytes: int
     file: str = ""
     line: int = 0
     module: str = ""
+    count: int = 0
+    instances: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class SavedGroup:
+    """Tensors saved for the backward that are one thing said once: the same ``kind``, op (``what``: the
+    op's short name for an activation, the parameter's or argument's own name for an input), shape, dtype and
+    user line, in the same module once the instances of a repeated module are folded (``module``:
+    ``layers.1-31.mlp.gate`` for ``layers.5.mlp.gate``). ``count`` tensors of ``each`` bytes, ``bytes`` in
+    all; ``names``: theirs, in the backward graph's order; ``fx_node`` and ``user_stack``: the first one's."""
+
+    module: str
+    what: str
+    kind: str
+    count: int
+    bytes: int
+    each: Optional[int] = None
+    shape: Optional[list] = None
+    dtype: Optional[str] = None
+    names: list[str] = field(default_factory=list)
+    fx_node: str = ""
+    user_stack: list[Frame] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class RecomputedBy:
+    """The ops the backward recomputes that come from one user line (``file`` ``""``: no user line):
+    ``count`` of them, their distinct short op names (``ops``) in graph order."""
+
+    count: int
+    file: str = ""
+    line: int = 0
+    ops: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryRegion:
+    """A run of consecutive points of ``Memory.timeline`` (indices ``first`` to ``last``) made by one module at
+    the level of a compile's repeated modules: an instance (``layers.5``, ``repeat`` its repeat's label
+    ``layers.1-31``), else the module at that depth (``embed``, ``head``), else ``""`` (the top-level
+    function's own ops). ``label``: what the axis says under it (``5``, ``head``)."""
+
+    module: str
+    label: str
+    first: int
+    last: int
+    repeat: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -620,6 +671,20 @@ class Memory:
     freed_input_bytes: int = 0
     #: ``net_peak_bytes / measured_peak_bytes`` (1.0 = the estimate is exact), null until both are known.
     estimate_ratio: Optional[float] = None
+    #: The timeline cut by module at the level of the repeated modules (a model's layers), in order
+    #: (``MemoryRegion``): what the curve's axis is labelled with. Empty in reports made before it.
+    regions: list[MemoryRegion] = field(default_factory=list)
+    #: ``saved_for_backward`` said once per repeated thing (``SavedGroup``): activations first, largest total
+    #: first; empty where no two tensors fold together (and in reports made before it).
+    saved_groups: list[SavedGroup] = field(default_factory=list)
+    #: ``saved_by_module`` with the instances of each repeated module folded into one row (``BytesBy.instances``).
+    saved_by_module_folded: list[BytesBy] = field(default_factory=list)
+    #: Every buffer alive at the peak rolled up by its op's module, repeated modules folded, largest first;
+    #: ``peak_buffer_count`` how many buffers that is (``peak_buffers`` holds the 20 largest).
+    peak_by_module: list[BytesBy] = field(default_factory=list)
+    peak_buffer_count: int = 0
+    #: ``recomputed`` rolled up by user line, most ops first (``RecomputedBy``).
+    recomputed_by_line: list[RecomputedBy] = field(default_factory=list)
 
 
 @dataclass(frozen=True, slots=True)
