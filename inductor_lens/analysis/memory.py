@@ -277,8 +277,8 @@ def _user_line(stack: list[Frame]) -> Optional[Frame]:
 
 def rollups(saved: list[SavedTensor]) -> tuple[list[BytesBy], list[BytesBy]]:
     """The saved activations' bytes by user line (the innermost user frame) and by nn.Module, largest first."""
-    by_line: dict[tuple[str, int], list[int]] = defaultdict(lambda: [0, 0])
-    by_module: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    by_line: dict[tuple[str, int], list] = defaultdict(lambda: [0, 0, ""])
+    by_module: dict[str, list] = defaultdict(lambda: [0, 0, ""])
     for s in saved:
         if s.kind != "activation" or not s.bytes:
             continue
@@ -286,8 +286,10 @@ def rollups(saved: list[SavedTensor]) -> tuple[list[BytesBy], list[BytesBy]]:
         for row in ([by_line[(f.file, f.line)]] if f is not None else []) + [by_module[s.module or NO_MODULE]]:
             row[0] += s.bytes
             row[1] += 1
-    lines = [BytesBy(bytes=b, file=f, line=ln, count=n) for (f, ln), (b, n) in by_line.items()]
-    modules = [BytesBy(bytes=b, module=m, count=n) for m, (b, n) in by_module.items()]
+        if f is not None:
+            by_line[(f.file, f.line)][2] = by_line[(f.file, f.line)][2] or (f.code or "").strip()
+    lines = [BytesBy(bytes=b, file=f, line=ln, count=n, code=code) for (f, ln), (b, n, code) in by_line.items()]
+    modules = [BytesBy(bytes=b, module=m, count=n) for m, (b, n, _) in by_module.items()]
     return (
         sorted(lines, key=lambda x: (-x.bytes, x.file, x.line)),
         sorted(modules, key=lambda x: (-x.bytes, x.module)),

@@ -577,7 +577,7 @@ class BytesBy:
     """Bytes rolled up by one key: a user line (``file``, ``line``) or an nn.Module path (``module``).
     ``count``: the tensors (or buffers) rolled into it (0 in reports made before it); ``instances``: in a
     roll-up folded by repeated module (``layers.1-31.mlp``), the instances folded into the row (1 for a
-    module that is no repeat's), else 0."""
+    module that is no repeat's), else 0; ``code``: a user line's text, as its frame recorded it."""
 
     bytes: int
     file: str = ""
@@ -585,6 +585,7 @@ class BytesBy:
     module: str = ""
     count: int = 0
     instances: int = 0
+    code: str = ""
 
 
 @dataclass(frozen=True, slots=True)

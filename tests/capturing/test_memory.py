@@ -289,3 +289,13 @@ def test_saved_groups_hold_every_saved_tensor_once_four_to_a_block_row(stack_tra
     assert blocks and all(g.count == 4 and g.bytes == 4 * g.each for g in blocks)
     kinds = [g.kind for g in m.saved_groups]
     assert kinds == sorted(kinds)  # activations first ("activation" < "input")
+
+
+def test_the_line_rollup_quotes_each_line(stack_training_report):
+    """``saved_by_line`` says each line's code, as it stands in the file (models.Stack's ``relu`` line among them)."""
+    import linecache
+
+    fwd = next(c for c in stack_training_report.compiles if c.graph_kind == "forward")
+    rows = fwd.memory.saved_by_line
+    assert rows and all(r.code == linecache.getline(r.file, r.line).strip() for r in rows)
+    assert "return x + self.down(torch.relu(self.up(x)))" in {r.code for r in rows}

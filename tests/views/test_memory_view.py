@@ -185,6 +185,9 @@ def test_repeated_layers_read_as_one_row_per_repeated_tensor(tmp_path, offline_p
         s.bytes for s in m.saved_for_backward if s.kind == "activation" and s.module.startswith("layers.")
     )
     assert int(folded.get_attribute("data-bytes")) == block_bytes and "×4" in folded.inner_text()
+    # the roll-up by line quotes the line
+    first_line = view.locator('[data-role="saved-by-line"] li').first
+    assert m.saved_by_line[0].code and m.saved_by_line[0].code in first_line.inner_text()
     _assert_clean(page)
 
 

@@ -354,13 +354,13 @@ function shortList(title, role, items, note) {
 
 /** One roll-up row over a bar for its share of the largest row: the name, how many instances (×31), the
  * bytes; what it is made of in its title. */
-function byteItem(name, bytes, max, times, detail, attrs = {}) {
+function byteItem(name, bytes, max, times, detail, attrs = {}, code = "") {
   const pct = max > 0 ? Math.max(1, Math.round((100 * bytes) / max)) : 0;
   return h(
     "li",
-    { ...attrs, title: `${name}: ${fmtBytes(bytes)}${detail ? ` in ${detail}` : ""}` },
+    { ...attrs, title: `${name}${code ? ` ${code}` : ""}: ${fmtBytes(bytes)}${detail ? ` in ${detail}` : ""}` },
     h("span", { class: "il-mem-bar", style: `width:${pct}%` }),
-    h("span", { class: "il-mono il-mem-name" }, name),
+    h("span", { class: "il-mono il-mem-name" }, name, code ? h("span", { class: "il-muted" }, ` ${code}`) : null),
     h("span", { class: "il-mem-times" }, times > 1 ? `×${times}` : ""),
     h("span", { class: "il-mem-bytes" }, fmtBytes(bytes)),
   );
@@ -390,10 +390,15 @@ function rollups(memory) {
       "activations kept, by your line",
       "saved-by-line",
       lines.map((l) =>
-        byteItem(`${basename(l.file)}:${l.line}`, l.bytes, top(lines), 0, l.count ? plural(l.count, "tensor") : "", {
-          "data-line": `${l.file}:${l.line}`,
-          "data-bytes": String(l.bytes),
-        }),
+        byteItem(
+          `${basename(l.file)}:${l.line}`,
+          l.bytes,
+          top(lines),
+          0,
+          l.count ? plural(l.count, "tensor") : "",
+          { "data-line": `${l.file}:${l.line}`, "data-bytes": String(l.bytes) },
+          l.code || "",
+        ),
       ),
     ),
     shortList(
