@@ -422,14 +422,20 @@ function recomputedList(memory) {
     ? byLine.map((r) =>
         h(
           "li",
-          { "data-line": r.file ? `${r.file}:${r.line}` : "", "data-count": String(r.count) },
+          { class: "il-mem-plain", "data-line": r.file ? `${r.file}:${r.line}` : "", "data-count": String(r.count) },
           h("span", { class: "il-mono" }, r.file ? `${basename(r.file)}:${r.line}` : "(no line of yours)"),
           ` ${plural(r.count, "op")}: `,
           h("span", { class: "il-mono il-muted" }, (r.ops || []).join(", ")),
         ),
       )
     : redo.map((r) =>
-        h("li", { class: "il-mono" }, r.fx_node, " ", h("span", { class: "il-muted" }, userLine(r.user_stack)[0])),
+        h(
+          "li",
+          { class: "il-mono il-mem-plain" },
+          r.fx_node,
+          " ",
+          h("span", { class: "il-muted" }, userLine(r.user_stack)[0]),
+        ),
       );
   return h(
     "section",
