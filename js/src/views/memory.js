@@ -387,6 +387,16 @@ function rollups(memory) {
       ),
     ),
     shortList(
+      "alive at the peak, by module",
+      "peak-by-module",
+      peak.map((m) =>
+        byteItem(m.module, m.bytes, top(peak), m.instances, m.count ? plural(m.count, "buffer") : "", {
+          "data-module": m.module,
+          "data-bytes": String(m.bytes),
+        }),
+      ),
+    ),
+    shortList(
       "activations kept, by your line",
       "saved-by-line",
       lines.map((l) =>
@@ -399,16 +409,6 @@ function rollups(memory) {
           { "data-line": `${l.file}:${l.line}`, "data-bytes": String(l.bytes) },
           l.code || "",
         ),
-      ),
-    ),
-    shortList(
-      "alive at the peak, by module",
-      "peak-by-module",
-      peak.map((m) =>
-        byteItem(m.module, m.bytes, top(peak), m.instances, m.count ? plural(m.count, "buffer") : "", {
-          "data-module": m.module,
-          "data-bytes": String(m.bytes),
-        }),
       ),
     ),
   );
