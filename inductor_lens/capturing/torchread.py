@@ -196,6 +196,7 @@ def fx_graph_nodes(gm: Any) -> list[dict]:
                 "module_stack": mstack,
                 "module_types": mtypes,
                 "source": _input_source(n),
+                "original": str(n.meta.get("original_aten") or ""),  # the op it was decomposed from
             }
         )
     return out

@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+from collections import defaultdict
 from typing import Optional
 
 from .model import DERIVED_VERSION, SCHEMA_VERSION, Compile, FusedNode, Kernel, Report
@@ -26,6 +27,7 @@ from .rules import (
     node_ops,
     parse_size_hints,
     readable_reasons,
+    saved_name,
     short_op,
     trigger_summary,
     unique_stacks,
@@ -112,10 +114,55 @@ def derive_compile(c: Compile, fx: Optional[dict] = None) -> Compile:
     return dataclasses.replace(c, fused_nodes=fused, kernels=kernels, trigger=trigger, module_view=view)
 
 
+def pair_backward(compiles: list[Compile]) -> dict[str, Compile]:
+    """For each forward compile's ``id``, the backward compile of the same compile id (the same how-manieth one
+    when a compile id has several graphs)."""
+    backs: dict[str, list[Compile]] = defaultdict(list)
+    for c in compiles:
+        if c.graph_kind == "backward":
+            backs[c.compile_id].append(c)
+    seen: dict[str, int] = defaultdict(int)
+    out = {}
+    for c in compiles:
+        if c.graph_kind != "forward":
+            continue
+        i = seen[c.compile_id]
+        seen[c.compile_id] += 1
+        if i < len(backs[c.compile_id]):
+            out[c.id] = backs[c.compile_id][i]
+    return out
+
+
+def saved_names(backward: Compile, forward: Compile) -> Compile:
+    """``backward`` with each input its forward saved for it (role ``saved``) named by what made it
+    (``rules.saved_name``)."""
+    post, fwd = backward.graphs.get("post_grad"), forward.graphs.get("post_grad")
+    if post is None or fwd is None:
+        return backward
+    made = {n.name: n for n in fwd.nodes}
+    nodes = [
+        dataclasses.replace(n, display_name=saved_name(n.name, made))
+        if n.op == "placeholder" and n.role == "saved"
+        else n
+        for n in post.nodes
+    ]
+    graphs = dict(backward.graphs, post_grad=dataclasses.replace(post, nodes=nodes))
+    return dataclasses.replace(backward, graphs=graphs)
+
+
+def name_saved(compiles: list[Compile]) -> list[Compile]:
+    """``compiles`` with every backward's saved inputs named (:func:`saved_names`), each from its forward
+    (:func:`pair_backward`); for a report written before they were."""
+    by_id = {c.id: c for c in compiles}
+    fwd = {b.id: by_id[f] for f, b in pair_backward(compiles).items()}
+    return [saved_names(c, fwd[c.id]) if c.id in fwd else c for c in compiles]
+
+
 def derive_report(report: Report) -> Report:
     """``report`` with :func:`derive_compile` run on every compile (a report written before the derived
-    fields of ``DERIVED_VERSION``)."""
-    return dataclasses.replace(report, compiles=[derive_compile(c) for c in report.compiles], derived=DERIVED_VERSION)
+    fields of ``DERIVED_VERSION``), its backwards' saved inputs named first (:func:`name_saved`)."""
+    compiles = [derive_compile(c) for c in name_saved(report.compiles)]
+    return dataclasses.replace(report, compiles=compiles, derived=DERIVED_VERSION)
 
 
 def finish_compile(c: Compile) -> Compile:
@@ -182,7 +229,7 @@ def upgrade_v1(report: Report, data: dict) -> Report:
     """A version-1 report loaded into the version-2 model, with the fields version 1 did not have filled
     from what it recorded (``pre_fusion_nodes``, which version 2 dropped, is left behind)."""
     compiles = []
-    for c in report.compiles:
+    for c in name_saved(report.compiles):
         reason = ""
         if c.trigger.kind == "recompile":
             text = c.trigger.reason

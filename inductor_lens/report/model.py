@@ -27,7 +27,8 @@ SCHEMA_VERSION = 2
 
 #: The generation of the derived fields (``report/finish.py``) a report holds. A report written before
 #: derived fields were added (no ``derived`` key, or a smaller number) gets them filled when it is loaded.
-DERIVED_VERSION = 4  # 2: Trigger.summary; 3: Compile.module_view, FusedNode.group_path; 4: FusedNode.no_line_reason
+DERIVED_VERSION = 5  # 2: Trigger.summary; 3: Compile.module_view, FusedNode.group_path; 4: FusedNode.no_line_reason;
+# 5: a backward's saved inputs named by what made them
 
 #: Languages a kernel may be written in: what Inductor's output code defines (``async_compile.<kind>``),
 #: ``extern`` for calls of library kernels, ``other`` when the source was not found.
@@ -111,11 +112,16 @@ class GraphNode:
     #: user's call), ``tangent`` (a gradient flowing into a backward graph), ``saved`` (a forward
     #: activation saved for backward), or ``""`` when not known.
     role: str = ""
-    #: For graph inputs: the name a user knows, e.g. ``layer1.0.conv1.weight`` or ``x``; ``""`` if none.
+    #: For graph inputs: the name a user knows, e.g. ``layer1.0.conv1.weight`` or ``x``; a backward's ``saved``
+    #: input by the forward op that made it and that op's module, ``h.0.mlp gelu (saved)``
+    #: (``rules.saved_name``); ``""`` if none.
     display_name: str = ""
     #: The op for people, for a ``call_function`` node: ``aten.mm.default`` -> ``mm``,
     #: ``_operator.getitem`` -> ``getitem`` (``rules.short_op``); ``""`` for other nodes. Filled when not given.
     short_op: str = ""
+    #: The op this node was decomposed from, for people (``rules.original_op``), where it is another: ``gelu`` for
+    #: the ``mul`` and ``erf`` of a GELU, ``native_layer_norm`` for a layer norm's ``rsqrt``; ``""`` otherwise.
+    original_op: str = ""
 
     def __post_init__(self) -> None:
         if not self.short_op and self.op == "call_function":

@@ -387,3 +387,43 @@ def no_line_reason(has_user_lines: bool, fx_nodes: Iterable[str], given: str = "
     if has_user_lines:
         return ""
     return given or (INSIDE_TORCH if any(True for _ in fx_nodes) else NO_FX_OPS)
+
+
+def original_op(target: str, original: str) -> str:
+    """``GraphNode.original_op``: the short name of the op a node was decomposed from (its FX ``original_aten``),
+    when that is another op than its own.
+
+    >>> original_op("aten.mul.Tensor", "aten.gelu.default"), original_op("aten.addmm.default", "aten.addmm.default")
+    ('gelu', '')
+    """
+    op = short_op(original) if original else ""
+    return op if op != short_op(target) else ""
+
+
+def _readable_op(op: str) -> str:
+    """An aten op name without torch's internal spelling: ``_native_batch_norm_legit_functional`` -> ``batch_norm``."""
+    op = re.sub(r"^native_", "", op.lstrip("_"))
+    return re.sub(r"_legit(_functional|_no_training)?$|_functional$", "", op) or op
+
+
+def saved_name(name: str, forward: Any) -> str:
+    """``GraphNode.display_name`` of a backward graph's input that the forward saved for it (role ``saved``), from
+    the forward's post-grad nodes by name (``forward``): the forward op that made it, after views and tuple
+    unpacking (:data:`GLUE_OPS`), as the user wrote it (the op it was decomposed from: ``gelu``, not its ``mul``),
+    with that op's innermost nn.Module: ``h.0.mlp gelu (saved)``; a graph input of the forward (or a view of one)
+    by its own name: ``fc1.weight (saved)``; ``view_58 (saved)`` when the forward has no such node."""
+    node = forward.get(name)
+    seen: set = set()
+    while node is not None and node.op == "call_function" and node.short_op in GLUE_OPS and node.name not in seen:
+        seen.add(node.name)
+        parent = forward.get(node.inputs[0]) if node.inputs else None
+        if parent is None:
+            break
+        node = parent
+    if node is None:
+        return f"{name} (saved)"
+    if node.op == "placeholder":
+        return f"{node.display_name or node.name} (saved)"
+    module = node.module_stack[-1] if node.module_stack else ""
+    op = _readable_op(node.original_op or node.short_op) if node.op == "call_function" else node.name
+    return " ".join(filter(None, [module, op or node.name, "(saved)"]))

@@ -99,6 +99,27 @@ test("many graph inputs become one small stub per consumer, not one node with ed
   assert.doesNotMatch(b.dot, /rank=min/);
 });
 
+test("a stub of one input says the name Python gave it (GraphNode.display_name), not the buffer", () => {
+  const named = {
+    ...compile,
+    fused_nodes: compile.fused_nodes.map((n) => (n.name === "op0" ? { ...n, reads: inputs.slice(0, 1) } : n)),
+    graphs: {
+      post_grad: {
+        nodes: [
+          ...compile.graphs.post_grad.nodes,
+          // what report/rules.saved_name names a backward's saved input (the FX name is view_58)
+          { name: "primals_0", op: "placeholder", role: "saved", display_name: "h.0.mlp.c_fc addmm (saved)" },
+        ],
+      },
+    },
+  };
+  const b = buildFusion(indexCompile(named), new Set());
+  const stub = [...b.items.values()].find((it) => it.stub && it.buffers.length === 1);
+  assert.deepEqual(stub.buffers, ["primals_0"]);
+  assert.equal(stub.lines[0], "h.0.mlp.c_fc addmm (saved)", "the whole name: short enough to read");
+  assert.match(stub.title, /h\.0\.mlp\.c_fc addmm \(saved\) \(primals_0\)/);
+});
+
 test("search: one row per target with a count, pointing at the kernel", () => {
   const many = {
     ...compile,

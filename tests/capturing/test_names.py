@@ -1,0 +1,76 @@
+"""Names a user knows (issue 22, "Names"), each from a real CPU compile: a backward's saved inputs by the forward
+op and module that made them; and a report written before these names gets them when loaded."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+import torch
+from torch import nn
+
+import inductor_lens
+from inductor_lens.report import rules
+
+
+class SmallCNN(nn.Module):
+    """Two conv + BatchNorm blocks and a head: on the CPU, Inductor lays convolutions out channels-last."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.conv1 = nn.Conv2d(3, 8, 3, padding=1, bias=False)
+        self.bn1 = nn.BatchNorm2d(8)
+        self.conv2 = nn.Conv2d(8, 8, 3, padding=1, bias=False)
+        self.bn2 = nn.BatchNorm2d(8)
+        self.fc = nn.Linear(8, 4)
+
+    def forward(self, x):
+        x = torch.relu(self.bn1(self.conv1(x)))
+        x = torch.relu(self.bn2(self.conv2(x)))
+        return self.fc(x.mean((2, 3)))
+
+
+@pytest.fixture(scope="module")
+def cnn_step():
+    torch.manual_seed(0)
+    with inductor_lens.capture(strict=True) as cap:
+        torch.compile(SmallCNN())(torch.randn(2, 3, 16, 16)).sum().backward()
+    return cap.report
+
+
+def _placeholders(c) -> dict:
+    return {n.name: n for n in c.graphs["post_grad"].nodes if n.op == "placeholder"}
+
+
+@pytest.mark.compile
+def test_a_backwards_saved_inputs_are_named_by_the_forward_op_and_module_that_made_them(cnn_step):
+    fwd, bwd = cnn_step.compiles
+    saved = {name: n.display_name for name, n in _placeholders(bwd).items() if n.role == "saved"}
+    # the convolutions' outputs are saved for their backward, under the forward's FX names
+    assert saved["convolution"] == "conv1 convolution (saved)"
+    assert saved["convolution_1"] == "conv2 convolution (saved)"
+    assert saved["relu"] == "relu (saved)"  # torch.relu of forward() itself: no module
+    # a batch norm's statistics: the op the user called (FX's original_aten), not the rsqrt it decomposed into
+    assert saved["rsqrt_1"] == "bn2 batch_norm (saved)"
+    made = {n.name: n for n in fwd.graphs["post_grad"].nodes}
+    for name, display in saved.items():
+        assert display.endswith(" (saved)") and name in made, (name, display)
+        assert "saved by the forward" not in display
+        # a view or tuple item (getitem_3, squeeze_1) is named by what it is a view of: its own FX name never shows
+        if made[name].short_op in rules.GLUE_OPS:
+            assert name not in display, (name, display)
+            assert display.split()[0] in ("bn1", "bn2"), display  # the batch norms' statistics
+
+
+@pytest.mark.compile
+def test_a_report_written_before_these_names_gets_them_on_load(cnn_step, tmp_path):
+    data = cnn_step.to_dict()
+    data["derived"] = 4
+    for c in data["compiles"]:
+        for n in c["graphs"]["post_grad"]["nodes"]:
+            if n.get("role") == "saved":
+                n["display_name"] = f"{n['name']} (saved by the forward)"  # what version 0.1 wrote
+    old = tmp_path / "old.json"
+    old.write_text(json.dumps(data), encoding="utf-8")
+    assert inductor_lens.load(old) == cnn_step  # the line-by-line reader
+    assert inductor_lens.report.model.Report.from_dict(data) == cnn_step  # a dict
