@@ -15,13 +15,17 @@ from typing import Optional
 from .model import DERIVED_VERSION, SCHEMA_VERSION, Compile, FusedNode, Kernel, Report
 from .modules import module_view
 from .rules import (
+    NOT_OPS,
     autotune_chosen,
     choice_config,
     compile_label,
     epilogue_ops,
     frame_label,
     fused_label,
+    input_copy_label,
+    is_channels_last,
     is_glue,
+    is_input_copy,
     kernel_runs,
     no_line_reason,
     node_ops,
@@ -51,7 +55,7 @@ def _kernel(k: Kernel) -> Kernel:
 
 def _fused(n: FusedNode, kernels: dict[str, Kernel], fx: dict) -> FusedNode:
     k = kernels.get(n.kernel) if n.kernel else None
-    ops = [short_op(fx[name].target) for name in n.fx_nodes if name in fx]
+    ops = [short_op(fx[name].target) for name in n.fx_nodes if name in fx and fx[name].op not in NOT_OPS]
     callee = str((k.metadata if k else {}).get("callee") or "")
     label = fused_label(n.kind, n.kernel, k.language if k else "", ops, callee, n.name)
     stacks = n.user_stack or (
@@ -76,15 +80,18 @@ def derive_compile(c: Compile, fx: Optional[dict] = None) -> Compile:
     ``Compile.module_view`` and ``FusedNode.group_path`` (``report/modules.py``).
     Idempotent; run by :func:`finish_compile` and on loading a report written before these fields."""
     fx = _fx_of(c) if fx is None else fx
-    fused = []
+    fused, copies = [], set()
     for n in c.fused_nodes:
         lines = user_lines(n.user_stack)
+        copy = is_input_copy(n.kernel, (fx[name].op if name in fx else "" for name in n.fx_nodes))
+        if copy:
+            copies.add(n.name)
         fused.append(
             dataclasses.replace(
                 n,
                 user_lines=lines,
-                ops=node_ops(fx[name].target for name in n.fx_nodes if name in fx),
-                no_line_reason=no_line_reason(bool(lines), n.fx_nodes, n.no_line_reason),
+                ops=node_ops(fx[name].target for name in n.fx_nodes if name in fx and fx[name].op not in NOT_OPS),
+                no_line_reason=no_line_reason(bool(lines), n.fx_nodes, n.no_line_reason, copy),
             )
         )
     boxes = [n for n in fused if not n.is_glue]
@@ -108,10 +115,30 @@ def derive_compile(c: Compile, fx: Optional[dict] = None) -> Compile:
         sites = k.call_sites or kernel_runs(k.name, boxes) or ([list(k.fused_nodes)] if k.fused_nodes else [])
         sites = [sorted(site, key=lambda f: order.get(f, len(order))) for site in sites]  # execution order
         kernels.append(dataclasses.replace(k, metadata=md, user_lines=lines, call_sites=sites))
+    fused = _copy_labels(fused, copies, kernels, fx)
     trigger = dataclasses.replace(c.trigger, summary=trigger_summary(c.trigger.kind))
     view, paths = module_view(fused)
     fused = [dataclasses.replace(n, group_path=paths.get(n.name, [])) for n in fused]
     return dataclasses.replace(c, fused_nodes=fused, kernels=kernels, trigger=trigger, module_view=view)
+
+
+def _copy_labels(fused: list[FusedNode], copies: set[str], kernels: list[Kernel], fx: dict) -> list[FusedNode]:
+    """``fused`` with each input copy (``copies``, ``rules.is_input_copy``) labelled by what it is and the inputs
+    it copies: every fused node of one kernel call gets the call's whole list (they are one box). Channels-last
+    where the kernel's launch shows each copy's buffer so laid out (the launch is its first call's)."""
+    by_name = {n.name: n for n in fused}
+    labels: dict[str, str] = {}
+    for k in kernels:
+        for i, site in enumerate(k.call_sites):
+            nodes = [by_name[f] for f in site if f in by_name]
+            if not nodes or not all(n.name in copies for n in nodes):
+                continue
+            names = [fx[f].display_name or f for n in nodes for f in n.fx_nodes if f in fx]
+            args = {a.name: a for a in k.launch.args} if k.launch is not None and i == 0 else {}
+            outs = [args.get(b) for n in nodes for b in n.writes]
+            last = bool(outs) and all(a is not None and is_channels_last(a.shape, a.stride) for a in outs)
+            labels.update((n.name, input_copy_label(names, last)) for n in nodes)
+    return [dataclasses.replace(n, label=labels[n.name]) if n.name in labels else n for n in fused]
 
 
 def pair_backward(compiles: list[Compile]) -> dict[str, Compile]:

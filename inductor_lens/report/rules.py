@@ -381,12 +381,58 @@ NO_PROVENANCE = (
 )
 
 
-def no_line_reason(has_user_lines: bool, fx_nodes: Iterable[str], given: str = "") -> str:
-    """``FusedNode.no_line_reason``: empty when a user line is known; else ``given`` (the TORCH_TRACE importer's
-    :data:`NO_PROVENANCE`), else :data:`INSIDE_TORCH` for ops with no recorded stack, :data:`NO_FX_OPS` for none."""
+INPUT_COPY = (
+    "Inductor added this copy itself, no line of yours did: the kernel that reads these graph inputs wants them in "
+    "another memory layout (for a convolution, channels-last: Inductor's layout optimization, "
+    "torch._inductor.config.layout_optimization), so it copies them into new buffers first."
+)
+
+
+def no_line_reason(has_user_lines: bool, fx_nodes: Iterable[str], given: str = "", copy: bool = False) -> str:
+    """``FusedNode.no_line_reason``: empty when a user line is known; else :data:`INPUT_COPY` for a copy of graph
+    inputs (``copy``), ``given`` (the TORCH_TRACE importer's :data:`NO_PROVENANCE`), :data:`INSIDE_TORCH` for ops
+    with no recorded stack, :data:`NO_FX_OPS` for none."""
     if has_user_lines:
         return ""
+    if copy:
+        return INPUT_COPY
     return given or (INSIDE_TORCH if any(True for _ in fx_nodes) else NO_FX_OPS)
+
+
+#: FX node kinds that name a tensor rather than compute one (a graph input, a constant): never in ``FusedNode.ops``.
+NOT_OPS = frozenset({"placeholder", "get_attr"})
+
+
+def is_input_copy(kernel: Optional[str], fx_ops: Iterable[str]) -> bool:
+    """A fused node whose kernel computes nothing: each of its FX nodes is a graph input (``fx_ops``: their
+    ``GraphNode.op``). Inductor made it to copy those inputs into the layout a kernel that reads them wants
+    (``ExternKernel.require_stride_order``): no op of the graph asked for it."""
+    ops = list(fx_ops)
+    return bool(kernel) and bool(ops) and all(o == "placeholder" for o in ops)
+
+
+def is_channels_last(shape: Any, stride: Any) -> bool:
+    """Whether a 4-d tensor of ``shape``/``stride`` (ints) is laid out channels-last (NHWC: channels innermost).
+
+    >>> is_channels_last([8, 3, 3, 3], [27, 1, 9, 3]), is_channels_last([8, 3, 3, 3], [27, 9, 3, 1])
+    (True, False)
+    """
+    if not (isinstance(shape, list) and isinstance(stride, list) and len(shape) == len(stride) == 4):
+        return False
+    if not all(isinstance(d, int) for d in shape + stride):
+        return False
+    n, c, h, w = shape
+    return c > 1 and stride[1] == 1 and stride[3] == c and stride[2] == c * w and (n == 1 or stride[0] == c * h * w)
+
+
+def input_copy_label(names: Iterable[str], channels_last: bool) -> str:
+    """``FusedNode.label`` of an input copy (:func:`is_input_copy`): what it is and the inputs it copies, as the
+    user knows them.
+
+    >>> input_copy_label(["conv1.weight", "x"], True)
+    'channels-last copy: conv1.weight, x'
+    """
+    return f"{'channels-last copy' if channels_last else 'layout copy'}: {', '.join(dict.fromkeys(names))}"
 
 
 def original_op(target: str, original: str) -> str:

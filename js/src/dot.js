@@ -203,9 +203,12 @@ function labelBoxes(items, compile) {
       const many = it.members.length > 1;
       const time = it.total_us != null ? ` · ${fmtUs(it.total_us)} (${fmtShare(it.share)})` : "";
       const suffix = many ? ` ×${it.members.length}` : "";
+      // a box with no op of its own (an input copy, FusedNode.label "channels-last copy: conv1.weight, x") says
+      // what it is first and what it copies on the ops line
+      const cut = it.ops.length ? -1 : it.label.indexOf(": ");
       it.lines = fit([
-        clip(it.label, Math.floor((MAX_W - 22) / MONO_CH) - suffix.length) + suffix,
-        it.ops.join(" · ") || it.name,
+        clip(cut < 0 ? it.label : it.label.slice(0, cut), Math.floor((MAX_W - 22) / MONO_CH) - suffix.length) + suffix,
+        it.ops.join(" · ") || (cut < 0 ? it.name : it.label.slice(cut + 2)),
         many
           ? `${plural(it.members.length, "fused node")} · one kernel · ${it.kind}${time}`
           : `#${it.index} · ${it.kind} · ${plural(it.nOps, "op")}${time}`,

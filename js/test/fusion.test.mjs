@@ -120,6 +120,30 @@ test("a stub of one input says the name Python gave it (GraphNode.display_name),
   assert.match(stub.title, /h\.0\.mlp\.c_fc addmm \(saved\) \(primals_0\)/);
 });
 
+test("an input copy's box says what it is, then what it copies (FusedNode.label, decided in Python)", () => {
+  const label = "channels-last copy: conv1.weight, x"; // report/finish.py: one label for the kernel call
+  const copy = {
+    id: "0/0 forward",
+    graph_inputs: ["primals_1", "primals_2"],
+    graph_outputs: ["buf1"],
+    fused_nodes: ["op0", "op1"].map((name, i) => ({
+      name,
+      kind: "pointwise",
+      fx_nodes: [`primals_${i + 1}`],
+      kernel: "cpp_fused_0",
+      reads: [`primals_${i + 1}`],
+      writes: [`buf${i}`],
+      label,
+      ops: [],
+    })),
+    kernels: [{ name: "cpp_fused_0", fused_nodes: ["op0", "op1"], call_sites: [["op0", "op1"]] }],
+    graphs: { post_grad: { nodes: [] } },
+  };
+  const b = buildFusion(indexCompile(copy), new Set());
+  const box = b.items.get(b.keyToId.get("node:op0"));
+  assert.deepEqual(box.lines.slice(0, 2), ["channels-last copy ×2", "conv1.weight, x"]);
+});
+
 test("search: one row per target with a count, pointing at the kernel", () => {
   const many = {
     ...compile,

@@ -1,9 +1,10 @@
 """Names a user knows (issue 22, "Names"), each from a real CPU compile: a backward's saved inputs by the forward
-op and module that made them; and a report written before these names gets them when loaded."""
+op that made them, a CNN's weight layout copy by what it is and what it copies; and a report written before these names gets them when loaded."""
 
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 import torch
@@ -63,6 +64,32 @@ def test_a_backwards_saved_inputs_are_named_by_the_forward_op_and_module_that_ma
 
 
 @pytest.mark.compile
+def test_a_cnn_weight_layout_copy_says_what_it_is_and_what_it_copies(cnn_step):
+    fwd = cnn_step.compiles[0]
+    inputs = _placeholders(fwd)
+    copies = [n for n in fwd.fused_nodes if n.fx_nodes and all(f in inputs for f in n.fx_nodes)]
+    assert copies and {n.kernel for n in copies} == {copies[0].kernel}, "the copies are one kernel call"
+    kernel = copies[0].kernel
+    # torch's output code: the kernel reads graph inputs and writes buffers it allocated channels-last (NHWC)
+    (call,) = re.findall(rf"^\s+{kernel}\(([^)]*)\)", fwd.output_code, re.M)
+    args = [a.strip() for a in call.split(",")]
+    read, written = [a for a in args if a in inputs], [a for a in args if a not in inputs]
+    for buf in written:
+        (shape, stride) = re.search(
+            rf"^\s+{buf} = empty_strided_cpu\(\(([^)]*)\), \(([^)]*)\)", fwd.output_code, re.M
+        ).groups()
+        n, c, h, w = (int(d) for d in shape.split(","))
+        assert [int(d) for d in stride.split(",")] == [c * h * w, 1, w * c, c], buf
+    names = [inputs[a].display_name for a in read]
+    assert sorted(names) == ["conv1.weight", "conv2.weight", "x"]
+    for n in copies:
+        assert n.label == "channels-last copy: " + ", ".join(names)
+        assert n.ops == [] and n.no_line_reason == rules.INPUT_COPY
+    # the panel's FX op list says no op: a placeholder is no op
+    assert not any(op.startswith("primals_") for n in fwd.fused_nodes for op in n.ops)
+
+
+@pytest.mark.compile
 def test_a_report_written_before_these_names_gets_them_on_load(cnn_step, tmp_path):
     data = cnn_step.to_dict()
     data["derived"] = 4
@@ -70,6 +97,10 @@ def test_a_report_written_before_these_names_gets_them_on_load(cnn_step, tmp_pat
         for n in c["graphs"]["post_grad"]["nodes"]:
             if n.get("role") == "saved":
                 n["display_name"] = f"{n['name']} (saved by the forward)"  # what version 0.1 wrote
+        for n in c["fused_nodes"]:
+            if n["label"].startswith("channels-last copy"):
+                n["label"], n["ops"] = n["kernel"], list(n["fx_nodes"])
+                n["no_line_reason"] = rules.INSIDE_TORCH
     old = tmp_path / "old.json"
     old.write_text(json.dumps(data), encoding="utf-8")
     assert inductor_lens.load(old) == cnn_step  # the line-by-line reader
