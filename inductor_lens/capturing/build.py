@@ -744,7 +744,43 @@ def _gave_up(trace: _Trace, raised: Optional[BaseException] = None) -> list[Diag
     return out
 
 
-AOT_FRAME = "AOTInductor (aoti_compile_and_package)"
+AOT_FRAME = rules.AOT_FRAME
+
+
+def _aot_call(rec: RawGraph, raw: Raw) -> Optional[dict]:
+    """The AOTInductor compile call (``Raw.aot_calls``) that lowered ``rec``: the latest to start before it."""
+    calls = [c for c in raw.aot_calls if c.get("start_us", 0) <= rec.start_us]
+    return max(calls, key=lambda c: c["start_us"]) if rec.aot and calls else None
+
+
+def _aot_roles(post: list[dict], call: Optional[dict]) -> dict[str, tuple[str, str]]:
+    """``{name: (role, display name)}`` of an AOTInductor graph's inputs as the exported program names them: its
+    placeholders (the user's inputs: ``arg6_1`` is ``x``) and the parameters and buffers it reads as constants
+    (``get_attr`` nodes, by their path)."""
+    names = {str(k): (str(v[0]), str(v[1])) for k, v in ((call or {}).get("inputs") or {}).items()}
+    by_path = {d: (r, d) for r, d in names.values() if r in ("parameter", "buffer")}
+    roles = {}
+    for n in post:
+        if n["op"] == "placeholder" and n["name"] in names:
+            roles[n["name"]] = names[n["name"]]
+        elif n["op"] == "get_attr" and n["target"] in by_path:
+            roles[n["name"]] = by_path[n["target"]]
+    return roles
+
+
+def _aot_trigger(call: Optional[dict], t0: float) -> Trigger:
+    entry = (
+        f"torch._inductor.{call['entry']}()"
+        if call and call.get("entry")
+        else "torch._inductor.aoti_compile_and_package()"
+    )
+    return Trigger(
+        kind="ahead_of_time",
+        reason=f"AOTInductor compiled an exported program ahead of time, at the {entry} call: no dynamo frame and no "
+        "guards; the package runs these kernels from its C++ wrapper",
+        user_stack=_frames(call.get("user_stack") or []) if call else [],
+        time_us=round(call["start_us"] - t0, 1) if call else None,
+    )
 
 
 def _with_aot_code(graphs: list[RawGraph], trace: _Trace) -> list[RawGraph]:
@@ -826,6 +862,9 @@ def _compile(
         shift,
         _post_nodes(forward),
     )
+    aot = _aot_call(rec, raw) if rec.aot else None
+    if rec.aot:
+        post_roles = _aot_roles(rec.post_grad_nodes, aot)
     graph_nodes = _graph_nodes(rec.post_grad_nodes, post_roles)
     fx_modules = {n.name: n.module_stack for n in graph_nodes}
     window = _window_for(rec, windows, starts)
@@ -834,12 +873,7 @@ def _compile(
         if ca and not rec.aot
         else _trigger(rec, window, trace, raw.t0_us, frame)
         if not rec.aot
-        else Trigger(
-            kind="unknown",
-            reason="AOTInductor compiled an exported program ahead of time "
-            "(torch._inductor.aoti_compile_and_package): no dynamo frame and no guards; the package runs these "
-            "kernels from its C++ wrapper",
-        )
+        else _aot_trigger(aot, raw.t0_us)
     )
     phases = (
         _phases(trace.events_between(window.start_us, window.end_us), raw.t0_us, window.start_us, window.end_us)

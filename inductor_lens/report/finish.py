@@ -33,6 +33,7 @@ from .rules import (
     readable_reasons,
     saved_name,
     short_op,
+    trigger_kind,
     trigger_summary,
     unique_stacks,
     user_lines,
@@ -116,7 +117,8 @@ def derive_compile(c: Compile, fx: Optional[dict] = None) -> Compile:
         sites = [sorted(site, key=lambda f: order.get(f, len(order))) for site in sites]  # execution order
         kernels.append(dataclasses.replace(k, metadata=md, user_lines=lines, call_sites=sites))
     fused = _copy_labels(fused, copies, kernels, fx)
-    trigger = dataclasses.replace(c.trigger, summary=trigger_summary(c.trigger.kind))
+    kind = trigger_kind(c.trigger.kind, c.frame)
+    trigger = dataclasses.replace(c.trigger, kind=kind, summary=trigger_summary(kind))
     view, paths = module_view(fused)
     fused = [dataclasses.replace(n, group_path=paths.get(n.name, [])) for n in fused]
     return dataclasses.replace(c, fused_nodes=fused, kernels=kernels, trigger=trigger, module_view=view)

@@ -28,7 +28,7 @@ SCHEMA_VERSION = 2
 #: The generation of the derived fields (``report/finish.py``) a report holds. A report written before
 #: derived fields were added (no ``derived`` key, or a smaller number) gets them filled when it is loaded.
 DERIVED_VERSION = 5  # 2: Trigger.summary; 3: Compile.module_view, FusedNode.group_path; 4: FusedNode.no_line_reason;
-# 5: a backward's saved inputs named by what made them, input copies labelled
+# 5: a backward's saved inputs named by what made them, input copies labelled, Trigger.kind ahead_of_time
 
 #: Languages a kernel may be written in: what Inductor's output code defines (``async_compile.<kind>``),
 #: ``extern`` for calls of library kernels, ``other`` when the source was not found.
@@ -66,7 +66,8 @@ class Trigger:
     ``kind`` is ``first_call`` (dynamo traced a frame for the first time), ``recompile``
     (a guard failed; ``reason`` spells it out), ``compiled_autograd`` (compiled autograd traced the whole autograd graph of a ``.backward()`` call:
     ids ``!A/F/N``, ``graph_kind`` ``backward``), ``lazy_backward`` (the backward graph is
-    compiled at the first ``.backward()``), or ``unknown``.
+    compiled at the first ``.backward()``), ``ahead_of_time`` (AOTInductor compiled an exported program at the
+    user's ``aoti_compile_and_package`` call, which ``user_stack`` ends at when the capture saw it), or ``unknown``.
     """
 
     kind: str

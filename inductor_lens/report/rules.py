@@ -318,7 +318,17 @@ _TRIGGER_SUMMARY = {
     "recompile": "at a recompile (a guard of an earlier compile failed)",
     "lazy_backward": "at the first .backward() through the compiled forward",
     "compiled_autograd": "at a .backward() call (compiled autograd)",
+    "ahead_of_time": "ahead of time, at the AOTInductor compile call (aoti_compile_and_package)",
 }
+
+#: ``Compile.frame`` of an AOTInductor compile: no dynamo frame, an exported program compiled ahead of time.
+AOT_FRAME = "AOTInductor (aoti_compile_and_package)"
+
+
+def trigger_kind(kind: str, frame: str) -> str:
+    """``Trigger.kind``, as reports made before ``ahead_of_time`` existed get it on load: their AOTInductor compiles
+    said ``unknown``."""
+    return "ahead_of_time" if kind == "unknown" and frame == AOT_FRAME else kind
 
 
 def trigger_summary(kind: str) -> str:

@@ -1,5 +1,6 @@
 """Names a user knows (issue 22, "Names"), each from a real CPU compile: a backward's saved inputs by the forward
-op that made them, a CNN's weight layout copy by what it is and what it copies; and a report written before these names gets them when loaded."""
+op that made them, a CNN's weight layout copy by what it is and what it copies, an AOTInductor compile's trigger
+and inputs; and a report written before these names gets them when loaded."""
 
 from __future__ import annotations
 
@@ -105,3 +106,45 @@ def test_a_report_written_before_these_names_gets_them_on_load(cnn_step, tmp_pat
     old.write_text(json.dumps(data), encoding="utf-8")
     assert inductor_lens.load(old) == cnn_step  # the line-by-line reader
     assert inductor_lens.report.model.Report.from_dict(data) == cnn_step  # a dict
+
+
+class TwoInputs(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.fc1, self.fc2 = nn.Linear(16, 8), nn.Linear(8, 4)
+        self.register_buffer("scale", torch.ones(4))
+
+    def forward(self, x, y):
+        return self.fc2(torch.relu(self.fc1(x))) * self.scale + y
+
+
+@pytest.mark.slow
+def test_aoti_says_when_it_compiled_and_names_its_inputs_as_the_exported_program_does(tmp_path):
+    model = TwoInputs().eval()
+    with inductor_lens.capture() as cap:
+        ep = torch.export.export(model, (torch.randn(4, 16), torch.randn(4, 4)))
+        torch._inductor.aoti_compile_and_package(ep, package_path=str(tmp_path / "m.pt2"))  # the call site
+    (c,) = cap.report.compiles
+    t = c.trigger
+    assert t.kind == "ahead_of_time" and t.summary == rules.trigger_summary("ahead_of_time")
+    assert "when, is not known" not in t.summary and "aoti_compile_and_package() call" in t.reason
+    assert t.user_stack[-1].file == __file__ and "aoti_compile_and_package(ep" in t.user_stack[-1].code
+    assert t.time_us is not None and t.time_us > 0
+    # export's graph signature: its user inputs, in order, are what AOTInductor's placeholders stand for
+    users = [s.arg.name for s in ep.graph_signature.input_specs if s.kind.name == "USER_INPUT"]
+    graph_inputs = [_placeholders(c)[name] for name in c.graph_inputs]
+    assert (
+        [(n.role, n.display_name) for n in graph_inputs]
+        == [("input", u) for u in users]
+        == [
+            ("input", "x"),
+            ("input", "y"),
+        ]
+    )
+    consts = {n.target: (n.role, n.display_name) for n in c.graphs["post_grad"].nodes if n.op == "get_attr"}
+    assert consts["fc1.weight"] == ("parameter", "fc1.weight") and consts["scale"] == ("buffer", "scale")
+    # a report written before the kind existed said "unknown" for AOTInductor: it says ahead of time on load
+    data = cap.report.to_dict()
+    data["derived"] = 4
+    data["compiles"][0]["trigger"].update(kind="unknown", summary="")
+    assert inductor_lens.report.model.Report.from_dict(data).compiles[0].trigger.summary == t.summary
