@@ -126,14 +126,16 @@ def derive_compile(c: Compile, fx: Optional[dict] = None) -> Compile:
 
 def _copy_labels(fused: list[FusedNode], copies: set[str], kernels: list[Kernel], fx: dict) -> list[FusedNode]:
     """``fused`` with each input copy (``copies``, ``rules.is_input_copy``) labelled by what it is and the inputs
-    it copies: every fused node of one kernel call gets the call's whole list (they are one box). Channels-last
-    where the kernel's launch shows each copy's buffer so laid out (the launch is its first call's)."""
+    it copies: every copy of one kernel call gets the call's whole list (they are one box, its first node a copy;
+    Inductor may fuse other small ops into that kernel, as a BatchNorm's ``num_batches_tracked += 1``, which keep
+    the kernel's name). Channels-last where the kernel's launch shows each copy's buffer so laid out (the launch
+    is its first call's)."""
     by_name = {n.name: n for n in fused}
     labels: dict[str, str] = {}
     for k in kernels:
         for i, site in enumerate(k.call_sites):
-            nodes = [by_name[f] for f in site if f in by_name]
-            if not nodes or not all(n.name in copies for n in nodes):
+            nodes = [by_name[f] for f in site if f in by_name and f in copies]
+            if not nodes:
                 continue
             names = [fx[f].display_name or f for n in nodes for f in n.fx_nodes if f in fx]
             args = {a.name: a for a in k.launch.args} if k.launch is not None and i == 0 else {}
