@@ -46,6 +46,11 @@ def _compile() -> Compile:
         Kernel("cpp_fused_relu_0", "cpp", "...", ["op2", "op3", "op5"], ["relu", "sin", "relu_1"]),
         Kernel("cpp_fused_cos_1", "cpp", "...", ["op4"], ["cos"]),
     ]
+    return _forward(nodes, fused, kernels)
+
+
+def _forward(nodes: list, fused: list, kernels: list) -> Compile:
+    """A finished forward compile of these post-grad nodes, fused nodes and kernels."""
     return finish_compile(
         Compile(
             id="0/0 forward",
@@ -245,17 +250,7 @@ def _copy_step(out_stride: list) -> Compile:
     ]
     args = [LaunchArg(f"buf{i}", shape=[n, 3, 3, 3], stride=out_stride) for i, n in ((0, 8), (1, 2))]
     kernel = Kernel("cpp_fused_add_copy__0", "cpp", "...", ["op0", "op1", "op9_op10"], ["primals_1", "primals_2"])
-    return finish_compile(
-        Compile(
-            id="0/0 forward",
-            compile_id="0/0",
-            graph_kind="forward",
-            trigger=Trigger("first_call", ""),
-            graphs={"post_grad": Graph(nodes=nodes)},
-            fused_nodes=fused,
-            kernels=[dataclasses.replace(kernel, launch=KernelLaunch(args=args))],
-        )
-    )
+    return _forward(nodes, fused, [dataclasses.replace(kernel, launch=KernelLaunch(args=args))])
 
 
 def test_an_input_copy_fused_with_other_ops_is_labelled_and_the_other_ops_keep_the_kernel_name():
