@@ -541,22 +541,3 @@ def memory(
 
 #: How many of the buffers alive at the peak ``Memory.peak_buffers`` lists (the largest).
 PEAK_TOP = 20
-
-
-def pair_backward(compiles: list[Compile]) -> dict[str, Compile]:
-    """For each forward compile's ``id``, the backward compile of the same compile id (the same how-manieth one
-    when a compile id has several graphs)."""
-    backs: dict[str, list[Compile]] = defaultdict(list)
-    for c in compiles:
-        if c.graph_kind == "backward":
-            backs[c.compile_id].append(c)
-    seen: dict[str, int] = defaultdict(int)
-    out = {}
-    for c in compiles:
-        if c.graph_kind != "forward":
-            continue
-        i = seen[c.compile_id]
-        seen[c.compile_id] += 1
-        if i < len(backs[c.compile_id]):
-            out[c.id] = backs[c.compile_id][i]
-    return out

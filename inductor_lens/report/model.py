@@ -27,7 +27,8 @@ SCHEMA_VERSION = 2
 
 #: The generation of the derived fields (``report/finish.py``) a report holds. A report written before
 #: derived fields were added (no ``derived`` key, or a smaller number) gets them filled when it is loaded.
-DERIVED_VERSION = 4  # 2: Trigger.summary; 3: Compile.module_view, FusedNode.group_path; 4: FusedNode.no_line_reason
+DERIVED_VERSION = 5  # 2: Trigger.summary; 3: Compile.module_view, FusedNode.group_path; 4: FusedNode.no_line_reason;
+# 5: a backward's saved inputs named by what made them, input copies labelled, Trigger.kind ahead_of_time
 
 #: Languages a kernel may be written in: what Inductor's output code defines (``async_compile.<kind>``),
 #: ``extern`` for calls of library kernels, ``other`` when the source was not found.
@@ -65,7 +66,8 @@ class Trigger:
     ``kind`` is ``first_call`` (dynamo traced a frame for the first time), ``recompile``
     (a guard failed; ``reason`` spells it out), ``compiled_autograd`` (compiled autograd traced the whole autograd graph of a ``.backward()`` call:
     ids ``!A/F/N``, ``graph_kind`` ``backward``), ``lazy_backward`` (the backward graph is
-    compiled at the first ``.backward()``), or ``unknown``.
+    compiled at the first ``.backward()``), ``ahead_of_time`` (AOTInductor compiled an exported program at the
+    user's ``aoti_compile_and_package`` call, which ``user_stack`` ends at when the capture saw it), or ``unknown``.
     """
 
     kind: str
@@ -111,11 +113,16 @@ class GraphNode:
     #: user's call), ``tangent`` (a gradient flowing into a backward graph), ``saved`` (a forward
     #: activation saved for backward), or ``""`` when not known.
     role: str = ""
-    #: For graph inputs: the name a user knows, e.g. ``layer1.0.conv1.weight`` or ``x``; ``""`` if none.
+    #: For graph inputs: the name a user knows, e.g. ``layer1.0.conv1.weight`` or ``x``; a backward's ``saved``
+    #: input by the forward op that made it and that op's module, ``h.0.mlp gelu (saved)``
+    #: (``rules.saved_name``); ``""`` if none.
     display_name: str = ""
     #: The op for people, for a ``call_function`` node: ``aten.mm.default`` -> ``mm``,
     #: ``_operator.getitem`` -> ``getitem`` (``rules.short_op``); ``""`` for other nodes. Filled when not given.
     short_op: str = ""
+    #: The op this node was decomposed from, for people (``rules.original_op``), where it is another: ``gelu`` for
+    #: the ``mul`` and ``erf`` of a GELU, ``native_layer_norm`` for a layer norm's ``rsqrt``; ``""`` otherwise.
+    original_op: str = ""
 
     def __post_init__(self) -> None:
         if not self.short_op and self.op == "call_function":
@@ -136,13 +143,15 @@ class FusedNode:
 
     ``fx_nodes`` are post-grad node names; ``reads``/``writes`` are buffer names, from which the
     edges between nodes are drawn; ``members`` are the pre-fusion scheduler nodes it was fused from.
-    ``label`` is what its box says first: the op of an extern call (``mm``, ``convolution``), else the
-    kernel's name. ``is_glue``: no kernel of its own (a ``getitem`` of a multi-output call, a nop or a
-    view), drawn as an edge rather than a box. ``user_stack``: one stack per distinct user line of its
+    ``label`` is what its box says first: the op of an extern call (``mm``, ``convolution``); for a kernel that
+    only copies graph inputs into another layout (``rules.is_input_copy``), what it is and what it copies, for
+    its whole kernel call (``channels-last copy: conv1.weight, x, conv2.weight``); else the kernel's name.
+    ``is_glue``: no kernel of its own (a ``getitem`` of a multi-output call, a nop or a view), drawn as an edge
+    rather than a box. ``user_stack``: one stack per distinct user line of its
     ops (its kernel's stacks, or its own ops' when the kernel has none). ``user_lines``: the innermost frame
     of each of those stacks (the line that ran), the first being *the* user line every view names.
     ``ops``: the distinct short op names of its FX ops (``GraphNode.short_op``), in order, tuple unpacking
-    (``getitem``) left out. ``group_path``: the boxes it is folded into in the fusion graph, outermost first,
+    (``getitem``) and the graph inputs and constants it reads (``rules.NOT_OPS``) left out. ``group_path``: the boxes it is folded into in the fusion graph, outermost first,
     where that is not ``module_stack`` (a node of a repeated module: the repeat's key, ``ModuleRepeat.key``,
     comes before the instance; a node of the parent run inside an instance gets the instance); else empty.
     """
