@@ -351,7 +351,7 @@ def saved_groups(
             base = _base(node, fx) if node is not None else None
             what = (base.display_name or base.name).rsplit(".", 1)[-1] if base is not None else s.name
         else:
-            what = (node.short_op or op_name(node.target)) if node is not None else ""
+            what = (node.original_op or node.short_op or op_name(node.target)) if node is not None else ""
         f = _user_line(s.user_stack)
         key = (s.kind, module, what, repr(s.shape), s.dtype, (f.file, f.line) if f is not None else None)
         groups.setdefault(key, []).append(s)

@@ -599,8 +599,9 @@ class BytesBy:
 
 @dataclass(frozen=True, slots=True)
 class SavedGroup:
-    """Tensors saved for the backward that are one thing said once: the same ``kind``, op (``what``: the
-    op's short name for an activation, the parameter's or argument's own name for an input), shape, dtype and
+    """Tensors saved for the backward that are one thing said once: the same ``kind``, op (``what``: for an
+    activation the op it was decomposed from where there is one, ``GraphNode.original_op``: ``gelu``, else its
+    short name; for an input the parameter's or argument's own name), shape, dtype and
     user line, in the same module once the instances of a repeated module are folded (``module``:
     ``layers.1-31.mlp.gate`` for ``layers.5.mlp.gate``). ``count`` tensors of ``each`` bytes, ``bytes`` in
     all; ``names``: theirs, in the backward graph's order; ``fx_node`` and ``user_stack``: the first one's."""

@@ -218,3 +218,13 @@ def test_folded_rollups_and_recomputed_by_line():
     ]
     got = [(r.file, r.line, r.count, r.ops) for r in recomputed_by_line(redo, fx)]
     assert got == [("m.py", 64, 3, ["neg", "exp"]), ("m.py", 28, 1, ["mul"]), ("", 0, 1, ["mul"])]
+
+
+def test_a_saved_groups_op_is_the_op_it_was_decomposed_from():
+    """A GELU's saved ``mul`` reads as ``gelu`` (``GraphNode.original_op``), its copies in each layer folded."""
+    fx = {
+        f"mul_{i}": model.GraphNode(name=f"mul_{i}", op="call_function", target="aten.mul.Tensor", original_op="gelu")
+        for i in range(1, 4)
+    }
+    groups = saved_groups([_saved(f"mul_{i}", f"layers.{i}.mlp") for i in range(1, 4)], fx, INSTANCES)
+    assert [(g.module, g.what, g.count) for g in groups] == [("layers.1-3.mlp", "gelu", 3)]
