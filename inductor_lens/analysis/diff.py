@@ -1,7 +1,7 @@
-"""Compare two reports: which fused kernels are the same, changed, or only on one side.
+"""Compare two reports: which kernel launches are the same, changed, or only on one side.
 
 >>> d = inductor_lens.diff(report_a, report_b)      # or report_a.diff(report_b)
->>> d.summary
+>>> d.summary                                      # kernel launches
 {'same': 5, 'changed': 1, 'only_a': 0, 'only_b': 0}
 >>> display(d)                                     # the compare view; d.save_html("diff.html")
 
@@ -44,7 +44,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable, Optional, Sequence, Union
 
 from ..report import hooks
-from ..report.model import Compile, FusedNode, Kernel, Memory, Report
+from ..report.model import Compile, Kernel, Memory, Report
 from ..report.rules import short_op
 
 #: Kernel pairs less similar than this stay unpaired (``only_a`` / ``only_b``).
@@ -52,14 +52,18 @@ MIN_SIMILARITY = 0.2
 #: Weights of the four multisets in the similarity (they sum to 1).
 WEIGHTS = {"ops": 0.35, "loc": 0.25, "mod": 0.25, "shape": 0.15}
 STATUSES = ("same", "changed", "only_a", "only_b")
-DIFF_FORMAT_VERSION = 1
+#: 2: the unit is a kernel launch (a call site), no longer a fused node; ``fused_a``/``fused_b`` are lists;
+#: ``launch_a``/``launch_b``.
+DIFF_FORMAT_VERSION = 2
 _GLUE_TARGETS = {"_operator.getitem", "output", "placeholder"}
 
 
 @dataclass(frozen=True)
 class KernelDiff:
-    """One kernel pair (or a kernel on one side only). The unit is a kernel launch: a kernel whose
-    code Inductor reuses for several fused nodes gives one entry per fused node.
+    """One pair of kernel launches (or a launch on one side only). The unit, everywhere in a diff (the summary,
+    the table's rows, the page's counts), is a kernel launch: one call of a kernel in the output code
+    (``Kernel.call_sites``), whatever number of fused nodes it computes. A kernel whose code Inductor reuses
+    for two calls gives two entries, and ``launch_a``/``launch_b`` say which call (``"launch 2 of 2"``).
 
     ``a``/``b`` are kernel names (``None`` on the side where absent); ``moved_ops_in`` are the
     FX op targets in B's kernel and not in A's, ``moved_ops_out`` the reverse; ``time_delta_us``
@@ -79,9 +83,12 @@ class KernelDiff:
     time_a_us: Optional[float] = None
     time_b_us: Optional[float] = None
     source_diff: Optional[list] = None
-    #: The fused nodes (one kernel launch each) on each side, for the graph view.
-    fused_a: Optional[str] = None
-    fused_b: Optional[str] = None
+    #: The fused nodes this launch computes on each side (its call site), for the graph view; ``[]`` where absent.
+    fused_a: list = field(default_factory=list)
+    fused_b: list = field(default_factory=list)
+    #: Which call of a kernel called more than once this is, ``"launch 2 of 3"``; ``""`` for a kernel called once.
+    launch_a: str = ""
+    launch_b: str = ""
     #: The FX op targets of B's side (A's for ``only_a``).
     ops: list = field(default_factory=list)
     #: The "what changed" cell of the compare page: the moved ops as short names (``rules.short_op``), the
@@ -378,25 +385,47 @@ def _guard_lines(c: Optional[Compile]) -> set:
 
 
 class _Features:
-    """What one kernel launch computes (a fused node and its kernel), as multisets (see the module
-    docstring). A kernel whose code Inductor reuses for several fused nodes gives one unit each."""
+    """What one kernel launch computes (one call site of a kernel: the fused nodes that call computes), as
+    multisets (see the module docstring). A kernel called twice (Inductor reuses identical code) is two launches."""
 
-    __slots__ = ("kernel", "node", "index", "pos", "ops", "loc", "mod", "shape", "extern", "exact", "share", "inputs")
+    __slots__ = (
+        "kernel",
+        "nodes",
+        "index",
+        "pos",
+        "ops",
+        "loc",
+        "mod",
+        "shape",
+        "extern",
+        "exact",
+        "call",
+        "calls",
+        "inputs",
+    )
 
     def __init__(
         self,
         kernel: Kernel,
-        node: Optional[FusedNode],
+        nodes: list,
         index: int,
         total: int,
         facts: dict,
-        share: int,
+        call: int = 0,
+        calls: int = 1,
         inputs: frozenset = frozenset(),
     ):
-        self.kernel, self.node, self.index, self.share, self.inputs = kernel, node, index, share, inputs
+        self.kernel, self.nodes, self.index, self.call, self.calls, self.inputs = (
+            kernel,
+            nodes,
+            index,
+            call,
+            calls,
+            inputs,
+        )
         self.pos = index / max(1, total - 1)
         rows = []
-        for name in node.fx_nodes if node is not None else kernel.fx_nodes:
+        for name in [f for n in nodes for f in n.fx_nodes] if nodes else kernel.fx_nodes:
             row = facts.get(name)
             if row is None:
                 row = (name.rstrip("_0123456789") or name, "", "", "")
@@ -438,17 +467,25 @@ def _node_facts(c: Compile) -> dict:
 
 
 def _units(c: Optional[Compile]) -> list:
-    """One :class:`_Features` per kernel launch of ``c``, in execution order: each fused node that
-    has a kernel, then kernels no fused node names (older reports)."""
+    """One :class:`_Features` per kernel launch of ``c`` (``Kernel.call_sites``: each entry is one call of the
+    kernel in the output code, the fused nodes that call computes), in execution order (the first fused node of
+    each call); kernels with no call site (no fused node names them) last, one launch each."""
     if c is None:
         return []
-    by_name = {k.name: k for k in c.kernels}
-    launches = [(n, by_name[n.kernel]) for n in c.fused_nodes if n.kernel in by_name]
-    named = {n.kernel for n, _ in launches}
-    launches += [(None, k) for k in c.kernels if k.name not in named]
-    shares = Counter(k.name for _, k in launches)
+    by_name = {n.name: n for n in c.fused_nodes}
+    order = {n.name: i for i, n in enumerate(c.fused_nodes)}
+    launches = []  # (position, kernel, fused nodes, call index, calls of this kernel)
+    for k in c.kernels:
+        sites = [s for s in k.call_sites if s] or [[]]
+        for i, site in enumerate(sites):
+            start = min((order[f] for f in site if f in order), default=len(order))
+            launches.append((start, k, [by_name[f] for f in site if f in by_name], i, len(sites)))
+    launches.sort(key=lambda x: x[0])  # stable: kernels with no fused node keep their order, last
     facts, inputs = _node_facts(c), frozenset(c.graph_inputs)
-    return [_Features(k, n, i, len(launches), facts, shares[k.name], inputs) for i, (n, k) in enumerate(launches)]
+    return [
+        _Features(k, nodes, i, len(launches), facts, call, calls, inputs)
+        for i, (_, k, nodes, call, calls) in enumerate(launches)
+    ]
 
 
 def _jaccard(x: Counter, y: Counter) -> float:
@@ -534,8 +571,10 @@ def _kernel_pair(x: Optional[_Features], y: Optional[_Features], sim: Optional[f
             time_delta_us=delta,
             time_a_us=ta,
             time_b_us=tb,
-            fused_a=_fused_name(x),
-            fused_b=_fused_name(y),
+            fused_a=_fused_names(x),
+            fused_b=_fused_names(y),
+            launch_a=_launch_text(x),
+            launch_b=_launch_text(y),
             ops=_op_list(x or y),
         )
     ops_a = x.ops + Counter()
@@ -569,14 +608,20 @@ def _kernel_pair(x: Optional[_Features], y: Optional[_Features], sim: Optional[f
         time_a_us=ta,
         time_b_us=tb,
         source_diff=src_diff,
-        fused_a=_fused_name(x),
-        fused_b=_fused_name(y),
+        fused_a=_fused_names(x),
+        fused_b=_fused_names(y),
+        launch_a=_launch_text(x),
+        launch_b=_launch_text(y),
         ops=_op_list(y),
     )
 
 
-def _fused_name(f: Optional[_Features]) -> Optional[str]:
-    return f.node.name if f is not None and f.node is not None else None
+def _fused_names(f: Optional[_Features]) -> list:
+    return [n.name for n in f.nodes] if f is not None else []
+
+
+def _launch_text(f: Optional[_Features]) -> str:
+    return f"launch {f.call + 1} of {f.calls}" if f is not None and f.calls > 1 else ""
 
 
 def _op_list(f: _Features) -> list:
@@ -614,11 +659,11 @@ def _source_lines(f: _Features) -> list:
 
 
 def _unit_time(f: Optional[_Features]) -> Optional[float]:
-    """Measured time of one launch unit; a kernel shared by several fused nodes is split evenly."""
+    """Measured time of one launch; a kernel's measured total is split evenly over its calls."""
     if f is None:
         return None
     t = _time(f.kernel)
-    return round(t / f.share, 3) if t is not None else None
+    return round(t / f.calls, 3) if t is not None else None
 
 
 def _time(k: Kernel) -> Optional[float]:

@@ -180,6 +180,17 @@ function drawFacts(cx) {
   cx.facts.replaceChildren(...bits.flatMap((b) => [b, h("span", { class: "il-muted" }, " · ")]), guards);
 }
 
+/** A kernel cell: the name, and which of its launches where the kernel is called more than once (Python's). */
+function kernelCell(name, launch) {
+  const title = launch ? `${name} (${launch})` : name || "";
+  return h(
+    "td",
+    { class: "il-mono", title },
+    launch ? h("span", { class: "il-dlaunch", "data-role": "diff-launch" }, launch) : null,
+    name || "—",
+  );
+}
+
 /** One table row (data-role="diff-row"): status, both kernels, what changed, both times, the delta. */
 function tableRow(cx, r) {
   const d = r.time_delta_us;
@@ -194,8 +205,8 @@ function tableRow(cx, r) {
       tabindex: "0",
     },
     h("td", {}, h("span", { class: `il-chip il-dchip il-d-${r.status}` }, STATUS_TEXT[r.status])),
-    h("td", { class: "il-mono", title: r.a || "" }, r.a || "—"),
-    h("td", { class: "il-mono", title: r.b || "" }, r.b || "—"),
+    kernelCell(r.a, r.launch_a),
+    kernelCell(r.b, r.launch_b),
     h("td", { class: "il-dwhat" }, changeText(r)),
     cx.diff.timed
       ? [
@@ -335,10 +346,10 @@ function message(cx, text) {
 function markGraph(cx) {
   if (!cx.built) return;
   const r = cx.rows.find((x) => x.index === cx.store.get().row);
-  const fused = r && (cx.pair().b ? r.fused_b : r.fused_a);
-  const id = fused && cx.built.keyToId.get("node:" + fused);
-  cx.canvas.mark("il-selected", id ? [id] : []);
-  if (id) cx.canvas.reveal(id);
+  const fused = (r && (cx.pair().b ? r.fused_b : r.fused_a)) || [];
+  const ids = fused.map((f) => cx.built.keyToId.get("node:" + f)).filter((id) => id != null);
+  cx.canvas.mark("il-selected", ids);
+  if (ids.length) cx.canvas.reveal(ids[0]);
 }
 
 async function doExport(cx) {
@@ -411,7 +422,7 @@ export function createCompare(el, opts) {
     if (it && it.type === "node") selectKernel(it.name);
   });
   function selectKernel(name) {
-    const r = cx.rows.find((x) => x.b === name || x.a === name || x.fused_b === name);
+    const r = cx.rows.find((x) => x.b === name || x.a === name || (x.fused_b || []).includes(name));
     cx.selectRow(r ? r.index : -1);
   }
   function selectPair(i) {

@@ -77,13 +77,13 @@ export function changeText(row) {
   return String(row.what_changed || "");
 }
 
-/** Fused-node name -> diff class for B's graph: added, changed (removed ones have no box in B). */
+/** Fused-node name -> diff class for B's graph: added, changed (removed ones have no box in B). Each row is a
+ * kernel launch; every fused node it computes (fused_b, a list) gets its mark. */
 export function graphMarks(pair) {
   const marks = new Map();
   for (const k of pair.kernels || []) {
-    if (!k.fused_b) continue;
-    if (k.status === "only_b") marks.set(k.fused_b, "added");
-    else if (k.status === "changed") marks.set(k.fused_b, "changed");
+    const cls = k.status === "only_b" ? "added" : k.status === "changed" ? "changed" : null;
+    if (cls) for (const f of k.fused_b || []) marks.set(f, cls);
   }
   return marks;
 }

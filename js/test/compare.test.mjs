@@ -8,7 +8,7 @@ const pair = {
   a: "0/0 forward",
   b: "0/0 forward",
   kernels: [
-    { status: "same", a: "k0", b: "k0", time_delta_us: 0.1, fused_b: "op0" },
+    { status: "same", a: "k0", b: "k0", time_delta_us: 0.1, fused_b: ["op0"] },
     {
       status: "changed",
       a: "k1",
@@ -18,10 +18,10 @@ const pair = {
       moved_ops_out: [],
       changes: ["fusion", "source"],
       what_changed: "+ mul; source",
-      fused_b: "op1",
+      fused_b: ["op1", "op2"],
     },
     { status: "only_a", a: "k2", b: null, time_delta_us: -2.5, what_changed: "removed" },
-    { status: "only_b", a: null, b: "k3", time_delta_us: 12, fused_b: "op3" },
+    { status: "only_b", a: null, b: "k3", time_delta_us: 12, fused_b: ["op3"] },
   ],
 };
 
@@ -78,13 +78,14 @@ test("side by side follows difflib opcodes and leaves gaps", () => {
   );
 });
 
-test("change text and graph marks say what Python decided", () => {
+test("change text and graph marks say what Python decided; a launch marks every fused node it computes", () => {
   assert.equal(changeText(pair.kernels[1]), "+ mul; source");
   assert.equal(changeText(pair.kernels[2]), "removed");
   assert.deepEqual(
     [...graphMarks(pair)],
     [
       ["op1", "changed"],
+      ["op2", "changed"],
       ["op3", "added"],
     ],
   );

@@ -7,6 +7,7 @@ import inspect as pyinspect
 import json
 import os
 import pathlib
+import re
 import subprocess
 import sys
 
@@ -66,8 +67,9 @@ def reports():
 
 
 def _launches(report):
-    """(compile id, fused node, kernel) for every fused node that launches a kernel."""
-    return [(c.id, n.name, n.kernel) for c in report.compiles for n in c.fused_nodes if n.kernel]
+    """(compile id, kernel, fused nodes) for every kernel launch: each place the output code calls a kernel
+    (``Kernel.call_sites``, read from the output code at capture)."""
+    return [(c.id, k.name, tuple(site)) for c in report.compiles for k in c.kernels for site in k.call_sites]
 
 
 # ---- the JSON contract and the pairing --------------------------------------------------------------
@@ -121,7 +123,8 @@ def test_an_op_fused_into_an_existing_kernel_is_listed_as_moved_in(reports):
     # the kernel that absorbed the mul is B's kernel of the mul's line, and it still holds the relu
     b = reports["extra"]
     post = {n.name: n for n in b.compiles[0].graphs["post_grad"].nodes}
-    node = b.compiles[0].fused_node(k.fused_b)
+    (fused,) = k.fused_b
+    node = b.compiles[0].fused_node(fused)
     targets = sorted(post[f].target for f in node.fx_nodes)
     assert targets == ["aten.mul.Tensor", "aten.relu.default"]
     assert any(post[f].user_stack[-1].line == _line("LINE_EXTRA") for f in node.fx_nodes if post[f].user_stack)
@@ -310,7 +313,7 @@ def test_compare_page_in_chromium(tmp_path, offline_page, reports):
     row = page.locator(f'[data-role="diff-row"][data-status="changed"][data-kernel="{changed.b}"]')
     assert row.count() == 1
     # B's graph marks the changed box
-    box = page.locator(f'[data-view="compare"] [data-node="{changed.fused_b}"]')
+    box = page.locator(f'[data-view="compare"] [data-node="{changed.fused_b[0]}"]')
     assert box.get_attribute("data-diff") == "changed"
     row.click()
     src = page.locator('[data-role="diff-source"]')
@@ -511,3 +514,37 @@ def test_compare_page_says_the_memory_and_cuda_graph_changes(tmp_path, offline_p
     assert peak.startswith("peak memory ") and peak.endswith("(+1 MiB)"), peak
     assert page.locator('[data-role="diff-memory-saved"]').count() == 1
     assert page.watch.requests == [] and page.watch.errors == []
+
+
+# ---- issue 22: one unit, a kernel launch ----------------------------------------------------------------------
+
+
+def _calls_in_output_code(c, kernel: str) -> int:
+    """How many times the output code calls generated kernel ``kernel`` (its definition is not a call)."""
+    return len(re.findall(rf"^\s*{re.escape(kernel)}\(", c.output_code, flags=re.M))
+
+
+def test_one_row_per_kernel_launch_and_a_kernel_called_four_times_says_which_call(stack_training_report):
+    """Issue 22: the compare page counted fused nodes in its badges and showed one kernel in several rows. The unit
+    is a kernel launch: one row per call in the output code. models.Stack's relu kernel runs once per block (4
+    rows, each saying which call); a backward kernel that computes two fused nodes in one call is one row."""
+    r = stack_training_report
+    d = inductor_lens.diff(r, r)
+    for c, pair in zip(r.compiles, d.compiles):
+        for k in c.kernels:
+            rows = [x for x in pair.kernels if x.a == k.name]
+            if k.language == "cpp":  # independently: the calls in the output code
+                assert len(rows) == _calls_in_output_code(c, k.name) >= 1, (k.name, len(rows))
+            named = [n.name for n in c.fused_nodes if n.kernel == k.name]
+            assert sorted(f for x in rows for f in x.fused_a) == sorted(named)  # each fused node in one row
+        n = len(pair.kernels)
+        assert pair.summary == {"same": n, "changed": 0, "only_a": 0, "only_b": 0}
+    fwd, bwd = d.compiles
+    relu = [x for x in fwd.kernels if x.a and "relu" in x.a]
+    assert [x.launch_a for x in relu] == [f"launch {i} of 4" for i in (1, 2, 3, 4)] == [x.launch_b for x in relu]
+    assert all(x.fused_a == x.fused_b and len(x.fused_a) == 1 for x in relu)
+    thr = [x for x in bwd.kernels if x.a and "threshold_backward" in x.a]
+    assert len(thr) == 4 and all(len(x.fused_a) == 2 for x in thr), [(x.a, x.fused_a) for x in thr]
+    # the rows count neither kernels nor fused nodes
+    assert len({x.a for x in bwd.kernels}) < len(bwd.kernels) < len(r.compiles[1].fused_nodes)
+    assert d.to_dict()["version"] == 2
