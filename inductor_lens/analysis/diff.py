@@ -13,15 +13,20 @@ How things are paired
   ``0/0 forward`` pairs with the other report's first forward of the same function even when
   graph breaks renumbered the frames. ``pairs=[("0/0 forward", "1/0 forward")]`` overrides this
   for the compiles it names; the rest are paired automatically.
-* **Kernels** by what they compute, never by name or buffer number (both shift when anything
-  upstream changes). Each kernel is described by the multisets of its FX ops': targets
-  (``aten.mul.Tensor``), user source locations (``model.py:12``), nn.Module paths and
-  (target, shape). The similarity of two kernels is a weighted Jaccard index over these
-  multisets (``sum(min) / sum(max)``), halved when one is an extern call and the other generated
-  code. Kernels with identical descriptions pair first, in order; the rest are paired greedily:
-  the most similar pair first (ties: the closer relative position in the compile), each kernel
-  at most once, and only above :data:`MIN_SIMILARITY`. Greedy is not an optimal assignment, but
-  with these features near-ties are rare and the result is explainable (``similarity`` is kept).
+* **Kernel launches** by what they compute, never by name or buffer number (both shift when anything
+  upstream changes). The unit, counted the same everywhere (summary, table rows, badges, legend), is a
+  kernel launch: one call of a kernel in the output code (``Kernel.call_sites``), with every fused node
+  that call computes; a kernel Inductor calls twice is two launches, each saying which (``launch_a``).
+  Each launch is described by the multiset of its FX ops' targets (``aten.mul.Tensor``), the multiset
+  of (target, shape), and the sets of user source lines (``model.py:12``) and nn.Module paths they
+  come from. The similarity of two launches is a weighted Jaccard index over these (``sum(min) /
+  sum(max)``); a line or module set empty on both sides is no evidence and is left out (the other
+  weights rescaled); halved when one is an extern call and the other generated code. Launches with
+  identical descriptions pair first, in order (where one side has more, those closest in position:
+  :func:`_align`); the rest are paired greedily: the most similar pair first (ties: the closer
+  relative position in the compile), each launch at most once, and only above :data:`MIN_SIMILARITY`.
+  Greedy is not an optimal assignment, but with these features near-ties are rare and the result is
+  explainable (``similarity`` is kept).
 
 What "same" means
 -----------------
@@ -100,13 +105,19 @@ class KernelDiff:
             object.__setattr__(self, "what_changed", change_text(self))
 
 
+def _ops_text(targets: list) -> str:
+    """``"add ×4, mul ×12, tanh"``: short op names, each once with its count."""
+    counts = Counter(short_op(t) for t in targets)
+    return ", ".join(f"{op} ×{n}" if n > 1 else op for op, n in counts.items())
+
+
 def change_text(k: "KernelDiff") -> str:
-    """What a kernel pair's row says changed: ``"+ mul; − add; source"``, ``"removed"``, ``"added"``."""
+    """What a kernel pair's row says changed: ``"+ mul; − add ×2; source"``, ``"removed"``, ``"added"``."""
     parts = []
     if k.moved_ops_in:
-        parts.append("+ " + ", ".join(short_op(t) for t in k.moved_ops_in))
+        parts.append("+ " + _ops_text(k.moved_ops_in))
     if k.moved_ops_out:
-        parts.append("− " + ", ".join(short_op(t) for t in k.moved_ops_out))
+        parts.append("− " + _ops_text(k.moved_ops_out))
     parts += [c for c in k.changes if c != "fusion"]
     if k.status == "only_a":
         parts.append("removed")
@@ -435,8 +446,10 @@ class _Features:
             rows.append((re.sub(r"_?\d+$|\[.*\]$", "", kernel.name), "", "", ""))
         self.ops = Counter(r[0] for r in rows)
         self.shape = Counter((r[0], r[1]) for r in rows)
-        self.loc = Counter(r[2] for r in rows if r[2])
-        self.mod = Counter(r[3] for r in rows if r[3])
+        # where it comes from, as sets: how many ops came from a line is the ops' business (a gelu is 10 ops, the
+        # relu that replaced it on the same line 1; as multisets the line alone would call them a third alike)
+        self.loc = Counter({r[2]: 1 for r in rows if r[2]})
+        self.mod = Counter({r[3]: 1 for r in rows if r[3]})
         self.extern = kernel.language == "extern"
         self.exact = (self.extern, tuple(sorted(rows)))
 
@@ -489,38 +502,40 @@ def _units(c: Optional[Compile]) -> list:
 
 
 def _jaccard(x: Counter, y: Counter) -> float:
-    if not x and not y:
-        return 1.0
     inter = sum(min(v, y[k]) for k, v in x.items() if k in y)
     union = sum(x.values()) + sum(y.values()) - inter
     return inter / union if union else 0.0
 
 
 def similarity(x: _Features, y: _Features) -> float:
-    """Weighted Jaccard similarity of two kernels' op multisets, in [0, 1]."""
-    s = (
-        WEIGHTS["ops"] * _jaccard(x.ops, y.ops)
-        + WEIGHTS["loc"] * _jaccard(x.loc, y.loc)
-        + WEIGHTS["mod"] * _jaccard(x.mod, y.mod)
-        + WEIGHTS["shape"] * _jaccard(x.shape, y.shape)
-    )
+    """Weighted Jaccard similarity of two kernel launches' multisets, in [0, 1]. A multiset empty on both sides
+    (no user line, or no module, known for either) is no evidence: it is left out and the other weights
+    rescaled. Counting it as equal paired unrelated kernels of two models whose ops run at the top level."""
+    num = den = 0.0
+    for key, w in WEIGHTS.items():
+        fx, fy = getattr(x, key), getattr(y, key)
+        if fx or fy:
+            num += w * _jaccard(fx, fy)
+            den += w
+    s = num / den if den else 0.0
     return s * (0.5 if x.extern != y.extern else 1.0)
 
 
 def match_kernels(fa: list, fb: list) -> list:
-    """``[(i or None, j or None, similarity)]``: identical descriptions first (in order), then the
+    """``[(i or None, j or None, similarity)]``: identical descriptions first (in order, :func:`_align`), then the
     greedy best match; the result is in B's order with A-only kernels at A's position."""
     pairs: dict = {}
-    free_b: dict = {}
+    keys_b: dict = {}
     for j, f in enumerate(fb):
-        free_b.setdefault(f.exact, []).append(j)
-    rest_a = []
+        keys_b.setdefault(f.exact, []).append(j)
+    keys_a: dict = {}
     for i, f in enumerate(fa):
-        q = free_b.get(f.exact)
-        if q:
-            pairs[i] = (q.pop(0), 1.0)
-        else:
-            rest_a.append(i)
+        keys_a.setdefault(f.exact, []).append(i)
+    for key, ia in keys_a.items():
+        jb = keys_b.get(key)
+        for x, y in _align([fa[i].pos for i in ia], [fb[j].pos for j in jb or ()]):
+            pairs[ia[x]] = (jb[y], 1.0)
+    rest_a = [i for i in range(len(fa)) if i not in pairs]
     taken_b = {j for j, _ in pairs.values()}
     rest_b = [j for j in range(len(fb)) if j not in taken_b]
     cands = []
@@ -547,6 +562,36 @@ def match_kernels(fa: list, fb: list) -> list:
         out.append((i, j, s))
     out.extend((i, None, None) for i in a_left)
     return out
+
+
+def _align(xs: list, ys: list) -> list:
+    """``[(i, j)]``: identical launches paired in order, ``xs``/``ys`` their relative positions in A and B. With as
+    many on each side, the n-th with the n-th; else the in-order pairing of all of the fewer side that keeps each
+    pair closest in position (least total ``|x - y|``, by dynamic programming), so that a layer whose kernels
+    changed leaves its own place empty, not the last layer's (four identical launches in A, three in B where
+    the second changed: A's 1st, 3rd, 4th pair with B's three)."""
+    swap = len(xs) > len(ys)
+    if swap:
+        xs, ys = ys, xs
+    m, n = len(xs), len(ys)
+    if m == n or m == 0 or m * n > 250_000:  # equal counts: in order is the only way; very many: in order too
+        out = [(i, i) for i in range(m)]
+    else:
+        inf = float("inf")
+        cost = [[0.0] * (n + 1)] + [[inf] * (n + 1) for _ in range(m)]  # xs[:i] paired within ys[:j]
+        for i in range(1, m + 1):
+            row, up = cost[i], cost[i - 1]
+            for j in range(i, n + 1):
+                row[j] = min(row[j - 1], up[j - 1] + abs(xs[i - 1] - ys[j - 1]))
+        out, i, j = [], m, n
+        while i:
+            if j > i and cost[i][j] == cost[i][j - 1]:
+                j -= 1
+            else:
+                out.append((i - 1, j - 1))
+                i, j = i - 1, j - 1
+        out.reverse()
+    return [(j, i) for i, j in out] if swap else out
 
 
 def _a_before(x: _Features, y: _Features) -> bool:

@@ -18,6 +18,7 @@ from torch import nn
 import inductor_lens
 from inductor_lens.analysis.diff import ReportDiff, normalise_source
 from inductor_lens.examples import MLP
+from tests import models
 from tests._synthetic_report import HOSTILE, hostile_report
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
@@ -516,12 +517,47 @@ def test_compare_page_says_the_memory_and_cuda_graph_changes(tmp_path, offline_p
     assert page.watch.requests == [] and page.watch.errors == []
 
 
-# ---- issue 22: one unit, a kernel launch ----------------------------------------------------------------------
+# ---- issue 22: one unit (a kernel launch), launches paired by what they compute, reports that share little ----------
+
+
+class GeluBlock(models.StackBlock):
+    """``models.StackBlock`` with its activation edited to a GELU: the user's change between A and B."""
+
+    def forward(self, x):
+        return x + self.down(nn.functional.gelu(self.up(x)))  # LINE_GELU_BLOCK
+
+
+@pytest.fixture(scope="module")
+def stack_gelu_report():
+    """The session's ``stack_training_report`` captured the same way, with ``layers.1`` a :class:`GeluBlock`."""
+    torch.manual_seed(0)
+    model = models.Stack()
+    model.layers[1] = GeluBlock(16)
+    with inductor_lens.capture(strict=True, title="stack training step, layers.1 gelu") as cap:
+        compiled = torch.compile(model)
+        compiled(torch.randn(4, 8)).pow(2).sum().backward()
+    return cap.report
 
 
 def _calls_in_output_code(c, kernel: str) -> int:
     """How many times the output code calls generated kernel ``kernel`` (its definition is not a call)."""
     return len(re.findall(rf"^\s*{re.escape(kernel)}\(", c.output_code, flags=re.M))
+
+
+def _targets(report, compile_id, fused) -> set:
+    """The ATen targets of the fused nodes ``fused`` of ``report``'s compile, from its post-grad graph."""
+    c = report.compile(compile_id)
+    post = {n.name: n.target for n in c.graphs["post_grad"].nodes}
+    return {post[f] for n in fused for f in c.fused_node(n).fx_nodes if f in post} - {"output", "placeholder"}
+
+
+def _from_line(report, compile_id, fused, path, line) -> bool:
+    c = report.compile(compile_id)
+    post = {n.name: n for n in c.graphs["post_grad"].nodes}
+    frames = [
+        post[f].user_stack[-1] for n in fused for f in c.fused_node(n).fx_nodes if f in post and post[f].user_stack
+    ]
+    return any(fr.line == line and fr.file.endswith(path) for fr in frames)
 
 
 def test_one_row_per_kernel_launch_and_a_kernel_called_four_times_says_which_call(stack_training_report):
@@ -548,3 +584,32 @@ def test_one_row_per_kernel_launch_and_a_kernel_called_four_times_says_which_cal
     # the rows count neither kernels nor fused nodes
     assert len({x.a for x in bwd.kernels}) < len(bwd.kernels) < len(r.compiles[1].fused_nodes)
     assert d.to_dict()["version"] == 2
+
+
+def test_a_changed_activation_pairs_that_layers_launches_and_nothing_else(stack_training_report, stack_gelu_report):
+    """Issue 22: after a model change, rows paired by shifted FX names (A ``cpp_fused_sum_1`` with B's kernel of
+    the changed layer). Here layers.1's relu becomes a GELU: exactly B's launches of the kernels Inductor named for
+    the gelu (its names come from the ops it fused, not from the pairing) are changed, each from the GELU line and
+    paired with A's launch of layers.1's relu; nothing is added or removed, everything else is the same."""
+    a, b = stack_training_report, stack_gelu_report
+    d = inductor_lens.diff(a, b)
+    assert d.summary["only_a"] == d.summary["only_b"] == 0, d.text()
+    relu_line = next(i for i, s in enumerate(pyinspect.getsource(models).splitlines(), 1) if "torch.relu(self.up" in s)
+    gelu_line = next(
+        i for i, s in enumerate(pathlib.Path(__file__).read_text().splitlines(), 1) if s.endswith("# LINE_GELU_BLOCK")
+    )
+    for c in d.compiles:
+        expected = {(k.name, tuple(site)) for k in b.compile(c.b).kernels if "gelu" in k.name for site in k.call_sites}
+        assert len(expected) == 1 and all(_from_line(b, c.b, site, "test_diff.py", gelu_line) for _, site in expected)
+        changed = [k for k in c.kernels if k.status == "changed"]
+        assert {(k.b, tuple(k.fused_b)) for k in changed} == expected, (c.a, d.text())
+        for k in changed:
+            assert _from_line(a, c.a, k.fused_a, "models.py", relu_line), (k.a, k.fused_a)
+            assert {"aten.relu.default", "aten.le.Scalar", "aten.threshold_backward.default"} & _targets(
+                a, c.a, k.fused_a
+            )
+            assert not [n for n in k.fused_a if "layers.1" not in " ".join(a.compile(c.a).fused_node(n).group_path)]
+        assert all(k.status == "same" for k in c.kernels if k not in changed)
+    fwd = next(k for k in d.compiles[0].kernels if k.status == "changed")
+    assert fwd.launch_a == "launch 2 of 4" and fwd.launch_b == ""  # A's relu kernel, its call in layers.1
+    assert "erf" in fwd.what_changed and "− relu" in fwd.what_changed
