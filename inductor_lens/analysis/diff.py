@@ -28,6 +28,12 @@ How things are paired
   Greedy is not an optimal assignment, but with these features near-ties are rare and the result is
   explainable (``similarity`` is kept).
 
+When the reports share little
+-----------------------------
+:func:`shared` counts the pairs that compute alike (similarity >= :data:`ALIKE_SIMILARITY`); when they
+are fewer than :data:`SHARED_LITTLE` of the smaller side's launches, the diff has a note with code
+``different_models`` (``ReportDiff.notes``), printed by ``text()`` and the CLI and shown as a banner.
+
 What "same" means
 -----------------
 A pair is ``same`` when its ops (target and shape) are equal, its sources are equal after
@@ -54,12 +60,32 @@ from ..report.rules import short_op
 
 #: Kernel pairs less similar than this stay unpaired (``only_a`` / ``only_b``).
 MIN_SIMILARITY = 0.2
+#: A pair at this similarity or above computes alike (identical descriptions are 1.0). Measured on CPU captures:
+#: a GPT-2 layer's GELU replaced by a ReLU pairs its changed kernels at 0.48-0.77; two unrelated models' addmm
+#: calls (other shapes, lines, modules) at 0.35.
+ALIKE_SIMILARITY = 0.5
+#: The diff notes ``different_models`` when fewer than this share of the smaller side's kernel launches are in
+#: pairs that compute alike. Measured (share): the same model, a changed activation, one layer more or less, the
+#: same MLP on GPU and CPU: 0.96-1.0; default vs max-autotune on a GPU 0.67; GPT-2 1 layer (GPU) vs 2 layers (CPU)
+#: 0.56; a GPT-2 block vs a GPT-2 training step 0.5; a 12-layer bf16 GPT-2 on a GPU vs a 2-layer fp32 one on the
+#: CPU 0.02 (other shapes, dtypes, fusions: noted); an MLP vs an attention block, sin/cos vs an MLP, an MLP vs a
+#: GPT-2: 0.0.
+SHARED_LITTLE = 0.3
 #: Weights of the four multisets in the similarity (they sum to 1).
 WEIGHTS = {"ops": 0.35, "loc": 0.25, "mod": 0.25, "shape": 0.15}
 STATUSES = ("same", "changed", "only_a", "only_b")
+#: What the page calls each status (its badges, legend and table): decided here, drawn there.
+STATUS_WORDS = {"same": "same", "changed": "changed", "only_a": "removed", "only_b": "added"}
+#: What a diff counts, everywhere (each ``KernelDiff`` is one): the page names its counts with it.
+UNIT = "kernel launches"
 #: 2: the unit is a kernel launch (a call site), no longer a fused node; ``fused_a``/``fused_b`` are lists;
-#: ``launch_a``/``launch_b``.
+#: ``launch_a``/``launch_b``, ``unit``, ``status_words``, ``shared``, ``notes``, per compile ``launches``, ``label``.
 DIFF_FORMAT_VERSION = 2
+#: The codes of :class:`DiffNote`, and what each means.
+DIFF_NOTE_CODES = {
+    "different_models": "A and B share little: fewer than SHARED_LITTLE of the smaller side's kernel launches "
+    "pair with a launch that computes alike (similarity >= ALIKE_SIMILARITY); the pairs shown may be unrelated",
+}
 _GLUE_TARGETS = {"_operator.getitem", "output", "placeholder"}
 
 
@@ -127,6 +153,15 @@ def change_text(k: "KernelDiff") -> str:
 
 
 @dataclass(frozen=True)
+class DiffNote:
+    """Something the user should know about the whole diff. Consumers switch on ``code`` (``DIFF_NOTE_CODES``),
+    never on the wording of ``message``."""
+
+    code: str
+    message: str
+
+
+@dataclass(frozen=True)
 class CompileDiff:
     """A pair of compiles (or one on one side only) and its kernel pairs."""
 
@@ -150,16 +185,29 @@ class CompileDiff:
     def summary(self) -> dict:
         return _count(self.kernels)
 
+    @property
+    def launches(self) -> dict:
+        """Kernel launches on each side of the pair: ``{"a": n, "b": n}``."""
+        return {"a": sum(k.a is not None for k in self.kernels), "b": sum(k.b is not None for k in self.kernels)}
+
+    @property
+    def label(self) -> str:
+        """What the pair selector says: ``"0/0 forward ↔ 0/0 forward · 26 → 38 kernel launches"``."""
+        n = self.launches
+        return f"{self.a or '—'} ↔ {self.b or '—'} · {n['a']} → {n['b']} {UNIT}"
+
 
 class ReportDiff:
     """The difference between report ``a`` and report ``b`` (see :func:`diff`)."""
 
     def __init__(self, a: Report, b: Report, compiles: list, extra: dict):
         self.a, self.b, self.compiles, self._extra = a, b, compiles, extra
+        self.shared = shared(self.kernels)
+        self.notes = notes(self.shared)
 
     @property
     def summary(self) -> dict:
-        """How many kernel pairs are ``same``, ``changed``, ``only_a``, ``only_b``."""
+        """How many kernel launches are ``same``, ``changed``, ``only_a``, ``only_b`` (all compile pairs)."""
         return _count([k for c in self.compiles for k in c.kernels])
 
     @property
@@ -183,8 +231,14 @@ class ReportDiff:
             "b": _facts(self.b),
             #: both reports were profiled: kernels carry times and deltas (the compare table shows time columns)
             "timed": _profiled(self.a) and _profiled(self.b),
+            "unit": UNIT,
+            "status_words": STATUS_WORDS,
             "summary": self.summary,
-            "compiles": [{**_to_plain(c), "summary": c.summary} for c in self.compiles],
+            "shared": self.shared,
+            "notes": _to_plain(self.notes),
+            "compiles": [
+                {**_to_plain(c), "summary": c.summary, "launches": c.launches, "label": c.label} for c in self.compiles
+            ],
             **self._extra,
         }
 
@@ -195,11 +249,8 @@ class ReportDiff:
 
     def text(self) -> str:
         """A few lines of plain text: the pairing and each kernel that is not ``same``."""
-        s = self.summary
-        lines = [
-            f"inductor_lens diff: {s['same']} same, {s['changed']} changed, {s['only_a']} only in A, "
-            f"{s['only_b']} only in B"
-        ]
+        lines = [f"inductor_lens diff: {summary_text(self.summary)}"]
+        lines += [f"  note [{n.code}]: {n.message}" for n in self.notes]
         for c in self.compiles:
             lines.append(f"  {c.a or '-'}  <->  {c.b or '-'}  ({c.paired_by})")
             for key in ("peak_bytes", "saved_bytes"):
@@ -211,7 +262,9 @@ class ReportDiff:
             for k in c.kernels:
                 if k.status != "same":
                     what = ", ".join(k.changes) if k.changes else ""
-                    lines.append(f"    {k.status:8} {k.a or '-'} -> {k.b or '-'} {what}".rstrip())
+                    ka = f"{k.a} ({k.launch_a})" if k.launch_a else k.a or "-"
+                    kb = f"{k.b} ({k.launch_b})" if k.launch_b else k.b or "-"
+                    lines.append(f"    {k.status:8} {ka} -> {kb} {what}".rstrip())
         return "\n".join(lines)
 
     def widget(self, **kwargs):
@@ -230,7 +283,7 @@ class ReportDiff:
     def __repr__(self) -> str:
         s = self.summary
         return (
-            f"<inductor_lens.ReportDiff: {len(self.compiles)} compile pair(s); {s['same']} same, "
+            f"<inductor_lens.ReportDiff: {len(self.compiles)} compile pair(s); {UNIT}: {s['same']} same, "
             f"{s['changed']} changed, {s['only_a']} only_a, {s['only_b']} only_b>"
         )
 
@@ -774,6 +827,45 @@ def _facts(r: Report) -> dict:
 def _count(kernels: Iterable[KernelDiff]) -> dict:
     c = Counter(k.status for k in kernels)
     return {s: c.get(s, 0) for s in STATUSES}
+
+
+def summary_text(s: dict) -> str:
+    """``"kernel launches: 5 same, 1 changed, 0 only in A, 2 only in B"`` (the CLI, the text, the page's header)."""
+    return f"{UNIT}: {s['same']} same, {s['changed']} changed, {s['only_a']} only in A, {s['only_b']} only in B"
+
+
+def shared(kernels: Sequence[KernelDiff]) -> dict:
+    """How much A and B share: ``launches_a``, ``launches_b`` (kernel launches on each side, all compile pairs),
+    ``alike`` (pairs at ``ALIKE_SIMILARITY`` or above), ``share`` (``alike`` over the smaller side's launches, so
+    that a model with layers added still shares all of its smaller self; ``None`` when a side has none), and the
+    two thresholds, ``alike_similarity`` and ``little_below``."""
+    na = sum(k.a is not None for k in kernels)
+    nb = sum(k.b is not None for k in kernels)
+    alike = sum(1 for k in kernels if k.a is not None and k.b is not None and (k.similarity or 0) >= ALIKE_SIMILARITY)
+    return {
+        "launches_a": na,
+        "launches_b": nb,
+        "alike": alike,
+        "share": round(alike / min(na, nb), 3) if min(na, nb) else None,
+        "alike_similarity": ALIKE_SIMILARITY,
+        "little_below": SHARED_LITTLE,
+    }
+
+
+def notes(sh: dict) -> list:
+    """The diff's notes (``DiffNote``): ``different_models`` when the reports share little (see :func:`shared`)."""
+    if sh["share"] is None or sh["share"] >= SHARED_LITTLE:
+        return []
+    small = "A" if sh["launches_a"] <= sh["launches_b"] else "B"
+    n = min(sh["launches_a"], sh["launches_b"])
+    return [
+        DiffNote(
+            "different_models",
+            f"A and B share little: {sh['alike']} of the {n} {UNIT} of {small} pair with one that computes alike "
+            f"(similarity ≥ {ALIKE_SIMILARITY}). They may be different models: a pair below that is a guess, "
+            "not the same kernel changed.",
+        )
+    ]
 
 
 def _report_extras(a: Report, b: Report) -> dict:

@@ -43,7 +43,7 @@ def _load(path: str):
 
 
 def cmd_diff(args: argparse.Namespace) -> int:
-    from ..analysis.diff import diff
+    from ..analysis.diff import diff, summary_text
 
     a, b = _load(args.a), _load(args.b)
     pairs = []
@@ -65,9 +65,7 @@ def cmd_diff(args: argparse.Namespace) -> int:
                 written.append(os.path.abspath(save(path)))
             except OSError as e:
                 raise CLIError(f"cannot write {path}: {e.strerror or e}") from None
-    s = d.summary
-    _say(
-        f"{s['same']} same, {s['changed']} changed, {s['only_a']} only in A, {s['only_b']} only in B; "
-        f"wrote {' and '.join(written)}"
-    )
+    for note in d.notes:
+        _say(f"note: {note.message}")
+    _say(f"{summary_text(d.summary)}; wrote {' and '.join(written)}")
     return 0

@@ -16,7 +16,7 @@ from typing import Any, Union
 import anywidget
 import traitlets
 
-from ..analysis.diff import ReportDiff
+from ..analysis.diff import UNIT, ReportDiff, summary_text
 from ..report.io import atomic_write
 from .frontend import STATIC, answer_request
 from .frontend import static as _static
@@ -74,11 +74,11 @@ def to_diff_html(d: ReportDiff) -> str:
 
     if not isinstance(d, ReportDiff):
         raise TypeError(f"to_diff_html needs an inductor_lens.ReportDiff, not {type(d).__name__}")
-    s = d.summary
+    sh = d.shared
     facts = (
-        f"A: torch {d.a.torch_version} · {d.a.device} · {len(d.a.kernels)} kernel(s);  "
-        f"B: torch {d.b.torch_version} · {d.b.device} · {len(d.b.kernels)} kernel(s);  "
-        f"{s['same']} same, {s['changed']} changed, {s['only_a']} only in A, {s['only_b']} only in B"
+        f"A: torch {d.a.torch_version} · {d.a.device} · {sh['launches_a']} {UNIT};  "
+        f"B: torch {d.b.torch_version} · {d.b.device} · {sh['launches_b']} {UNIT};  "
+        f"{summary_text(d.summary)} (all compile pairs)"
     )
     return page_html(
         diff_title(d),

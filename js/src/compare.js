@@ -21,7 +21,8 @@ import { fittingExpansion, paneHeight } from "./fit.js";
 import { GraphCanvas } from "./graphview.js";
 import { createStore } from "./store.js";
 
-const STATUS_TEXT = { same: "same", changed: "changed", only_a: "removed", only_b: "added" };
+// the words and the unit come from Python (diff.status_words, diff.unit: analysis/diff.py)
+const words = (cx) => cx.diff.status_words || {};
 
 function mark(name) {
   try {
@@ -36,7 +37,7 @@ const signed = (o) => joinLines([...(o.added || []).map((x) => "+ " + x), ...(o.
 
 /** The toolbar: names of A and B, the compile-pair selector, the kernel chips, status and export. */
 function compareToolbar(cx) {
-  const { pairs, sum, repA, repB } = cx;
+  const { pairs, repA, repB } = cx;
   cx.pairSel = h(
     "select",
     {
@@ -46,25 +47,10 @@ function compareToolbar(cx) {
       title:
         "which pair of compiles to compare (paired by frame, graph kind and order; diff(a, b, pairs=...) overrides)",
     },
-    pairs.map((p, i) =>
-      h(
-        "option",
-        { value: String(i), title: `paired by ${p.paired_by}` },
-        `${pairLabel(p)} · ${plural((p.kernels || []).length, "kernel")}`,
-      ),
-    ),
+    pairs.map((p, i) => h("option", { value: String(i), title: `paired by ${p.paired_by}` }, p.label || pairLabel(p))),
   );
-  const chips = h(
-    "span",
-    { class: "il-chips", "data-role": "diff-summary" },
-    STATUSES.map((s) =>
-      h(
-        "span",
-        { class: `il-chip il-dchip il-d-${s}`, "data-status": s, title: `kernels ${STATUS_TEXT[s]}` },
-        `${sum[s] || 0} ${STATUS_TEXT[s]}`,
-      ),
-    ),
-  );
+  // the badges count the shown compile pair's kernel launches, as its table and its legend do (drawChips)
+  cx.chips = h("span", { class: "il-chips", "data-role": "diff-summary" });
   cx.status = h("span", { class: "il-status", "aria-live": "polite" });
   const exportBtn = cx.exportHtml
     ? h(
@@ -85,14 +71,44 @@ function compareToolbar(cx) {
       `A: ${repA.title || "report A"}  →  B: ${repB.title || "report B"}`,
     ),
     cx.pairSel,
-    chips,
+    cx.chips,
     h("span", { class: "il-spacer" }),
     cx.status,
     exportBtn,
   );
 }
 
-/** The compare page's DOM: toolbar, facts bar, B's graph and legend, the table and the sources. */
+/** The badges: the shown pair's kernel launches by status (CompileDiff.summary, Python's). */
+function drawChips(cx) {
+  const p = cx.pair();
+  const sum = p.summary || {};
+  cx.chips.replaceChildren(
+    ...STATUSES.map((s) =>
+      h(
+        "span",
+        {
+          class: `il-chip il-dchip il-d-${s}`,
+          "data-status": s,
+          title: `${cx.diff.unit} ${words(cx)[s]} in ${pairLabel(p)}`,
+        },
+        `${sum[s] || 0} ${words(cx)[s]}`,
+      ),
+    ),
+  );
+}
+
+/** The notes banner (data-role="diff-notes"): what the whole diff should be read with, by code (diff.notes). */
+function notesBanner(diff) {
+  const notes = diff.notes || [];
+  if (!notes.length) return null;
+  return h(
+    "div",
+    { class: "il-diagnostics il-dnotes", "data-role": "diff-notes", role: "note" },
+    notes.map((n) => h("div", { "data-code": n.code }, n.message)),
+  );
+}
+
+/** The compare page's DOM: toolbar, notes, facts bar, B's graph and legend, the table and the sources. */
 function compareDom(cx) {
   const toolbar = compareToolbar(cx);
   cx.facts = h("div", { class: "il-subbar il-dfacts", "data-role": "diff-facts" });
@@ -120,6 +136,7 @@ function compareDom(cx) {
     "div",
     { class: "il-view il-compare", "data-view": "compare" },
     toolbar,
+    notesBanner(cx.diff),
     cx.facts,
     h(
       "div",
@@ -204,7 +221,7 @@ function tableRow(cx, r) {
       class: `il-d-${r.status}`,
       tabindex: "0",
     },
-    h("td", {}, h("span", { class: `il-chip il-dchip il-d-${r.status}` }, STATUS_TEXT[r.status])),
+    h("td", {}, h("span", { class: `il-chip il-dchip il-d-${r.status}` }, words(cx)[r.status])),
     kernelCell(r.a, r.launch_a),
     kernelCell(r.b, r.launch_b),
     h("td", { class: "il-dwhat" }, changeText(r)),
@@ -226,7 +243,9 @@ function tableRow(cx, r) {
 function drawTable(cx) {
   cx.rows = sortedRows(cx.pair());
   if (!cx.rows.length)
-    cx.tbody.replaceChildren(h("tr", {}, h("td", { colspan: "7", class: "il-muted" }, "no kernels in this pair")));
+    cx.tbody.replaceChildren(
+      h("tr", {}, h("td", { colspan: "7", class: "il-muted" }, `no ${cx.diff.unit} in this pair`)),
+    );
   else cx.tbody.replaceChildren(...cx.rows.map((r) => tableRow(cx, r)));
 }
 
@@ -265,7 +284,7 @@ function drawSource(cx) {
     h(
       "div",
       { class: "il-dsrc-head" },
-      h("strong", {}, STATUS_TEXT[r.status]),
+      h("strong", {}, words(cx)[r.status]),
       " ",
       changeText(r),
       note ? h("span", { class: "il-muted" }, ` (${note})`) : null,
@@ -274,17 +293,21 @@ function drawSource(cx) {
   );
 }
 
-/** The legend under the graph: how many kernels were added, changed, removed in this pair. */
-function graphLegend(p) {
-  const count = (s) => (p.kernels || []).filter((k) => k.status === s).length;
+/** The legend under the graph: the pair's kernel launches added, changed, removed (CompileDiff.summary). */
+function graphLegend(cx, p) {
+  const sum = p.summary || {},
+    w = words(cx);
   return [
-    h("span", { class: "il-legend-item il-d-only_b" }, h("i", {}), `added ${count("only_b")}`),
-    h("span", { class: "il-legend-item il-d-changed" }, h("i", {}), `changed ${count("changed")}`),
+    h("span", { class: "il-legend-item il-d-only_b" }, h("i", {}), `${w.only_b} ${sum.only_b || 0}`),
+    h("span", { class: "il-legend-item il-d-changed" }, h("i", {}), `${w.changed} ${sum.changed || 0}`),
     h(
       "span",
-      { class: "il-legend-item il-d-only_a", title: "kernels only in A have no box in B's graph: see the table" },
+      {
+        class: "il-legend-item il-d-only_a",
+        title: `${cx.diff.unit} only in A have no box in B's graph: see the table`,
+      },
       h("i", {}),
-      `removed ${count("only_a")} (table)`,
+      `${w.only_a} ${sum.only_a || 0} (table)`,
     ),
     h("span", { class: "il-muted" }, p.b ? `graph of B (${p.b})` : `graph of A (${p.a}): not in B`),
   ];
@@ -330,7 +353,7 @@ async function drawGraph(cx) {
   const marks = p.b ? graphMarks(p) : new Map(ix.fused.map((n) => [n.name, "removed"]));
   cx.canvas.draw(layout, b.items, b.edges, b.clusters, (g, it) => decorateDiff(g, it, marks));
   cx.built = b;
-  cx.legend.replaceChildren(...graphLegend(p));
+  cx.legend.replaceChildren(...graphLegend(cx, p));
   // like the lens: all of it where that is readable (labels >= 11 px), else readable at its start
   cx.canvas.open(b.keyToId.get("node:" + ix.fused[0].name));
   markGraph(cx);
@@ -379,6 +402,7 @@ function onStore(cx, s, changed) {
   if (changed.has("pair")) {
     cx.pairSel.value = String(s.pair);
     cx.root.dataset.pair = String(s.pair);
+    drawChips(cx);
     drawFacts(cx);
     drawGraph(cx);
     drawTable(cx);
@@ -405,7 +429,7 @@ export function createCompare(el, opts) {
   const first = Math.min(Math.max(0, init.pair | 0), Math.max(0, pairs.length - 1));
   const ac = new AbortController();
   const store = createStore({ pair: first, row: -1, selected: "" });
-  const cx = { diff, repA, repB, pairs, sum: diff.summary || {}, store, rows: [], token: 0, built: null, alive: true };
+  const cx = { diff, repA, repB, pairs, store, rows: [], token: 0, built: null, alive: true };
   Object.assign(cx, {
     engine: opts.engine,
     exportHtml: opts.exportHtml,

@@ -16,8 +16,8 @@ import torch
 from torch import nn
 
 import inductor_lens
-from inductor_lens.analysis.diff import ReportDiff, normalise_source
-from inductor_lens.examples import MLP
+from inductor_lens.analysis.diff import SHARED_LITTLE, ReportDiff, normalise_source
+from inductor_lens.examples import MLP, Attention
 from tests import models
 from tests._synthetic_report import HOSTILE, hostile_report
 
@@ -224,7 +224,7 @@ def test_page_is_self_contained_escaped_and_written_atomically(tmp_path):
     assert [p.name for p in tmp_path.iterdir()] == ["d.html"]  # no temp file left
 
 
-def test_cli_diff_writes_page_and_json(tmp_path, reports):
+def test_cli_diff_writes_page_and_json(tmp_path, reports, sin_cos_report):
     a, b = tmp_path / "a.json", tmp_path / "b.json"
     reports["relu"].save_json(a)
     reports["gelu"].save_json(b)
@@ -248,7 +248,8 @@ def test_cli_diff_writes_page_and_json(tmp_path, reports):
         timeout=120,
     )
     assert r.returncode == 0, r.stderr
-    assert "1 changed" in r.stderr and str(tmp_path / "d.html") in r.stderr
+    assert "kernel launches: " in r.stderr and "1 changed" in r.stderr and str(tmp_path / "d.html") in r.stderr
+    assert "note:" not in r.stderr
     data = json.loads((tmp_path / "d.json").read_text())
     assert data["summary"]["changed"] == 1
     assert (tmp_path / "d.html").read_text().startswith("<!doctype html>")
@@ -260,6 +261,27 @@ def test_cli_diff_writes_page_and_json(tmp_path, reports):
         timeout=120,
     )
     assert bad.returncode == 2 and bad.stderr.strip().count("\n") == 0 and "no such report" in bad.stderr
+    # two unrelated programs: the different_models note is said, on a line of its own
+    sin_cos_report.save_json(tmp_path / "s.json")
+    other = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "inductor_lens",
+            "diff",
+            str(a),
+            str(tmp_path / "s.json"),
+            "-o",
+            str(tmp_path / "o.html"),
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
+    assert other.returncode == 0, other.stderr
+    (note,) = inductor_lens.diff(reports["relu"], sin_cos_report).notes
+    assert note.code == "different_models" and f"note: {note.message}\n" in other.stderr
 
 
 def test_widget_and_display(reports):
@@ -539,6 +561,14 @@ def stack_gelu_report():
     return cap.report
 
 
+@pytest.fixture(scope="module")
+def attention_report():
+    """A small attention block (``examples.Attention``): softmax, bmm, no layer norm; unrelated to the MLP."""
+    torch.manual_seed(0)
+    with torch.no_grad():
+        return inductor_lens.inspect(Attention(32, 4), torch.randn(2, 16, 32), title="attention")
+
+
 def _calls_in_output_code(c, kernel: str) -> int:
     """How many times the output code calls generated kernel ``kernel`` (its definition is not a call)."""
     return len(re.findall(rf"^\s*{re.escape(kernel)}\(", c.output_code, flags=re.M))
@@ -574,7 +604,8 @@ def test_one_row_per_kernel_launch_and_a_kernel_called_four_times_says_which_cal
             named = [n.name for n in c.fused_nodes if n.kernel == k.name]
             assert sorted(f for x in rows for f in x.fused_a) == sorted(named)  # each fused node in one row
         n = len(pair.kernels)
-        assert pair.summary == {"same": n, "changed": 0, "only_a": 0, "only_b": 0}
+        assert pair.summary == {"same": n, "changed": 0, "only_a": 0, "only_b": 0} and pair.launches == {"a": n, "b": n}
+        assert pair.label == f"{c.id} ↔ {c.id} · {n} → {n} kernel launches"
     fwd, bwd = d.compiles
     relu = [x for x in fwd.kernels if x.a and "relu" in x.a]
     assert [x.launch_a for x in relu] == [f"launch {i} of 4" for i in (1, 2, 3, 4)] == [x.launch_b for x in relu]
@@ -583,7 +614,9 @@ def test_one_row_per_kernel_launch_and_a_kernel_called_four_times_says_which_cal
     assert len(thr) == 4 and all(len(x.fused_a) == 2 for x in thr), [(x.a, x.fused_a) for x in thr]
     # the rows count neither kernels nor fused nodes
     assert len({x.a for x in bwd.kernels}) < len(bwd.kernels) < len(r.compiles[1].fused_nodes)
-    assert d.to_dict()["version"] == 2
+    data = d.to_dict()
+    assert data["unit"] == "kernel launches" and data["version"] == 2
+    assert [c["summary"] for c in data["compiles"]] == [c.summary for c in d.compiles]
 
 
 def test_a_changed_activation_pairs_that_layers_launches_and_nothing_else(stack_training_report, stack_gelu_report):
@@ -594,6 +627,7 @@ def test_a_changed_activation_pairs_that_layers_launches_and_nothing_else(stack_
     a, b = stack_training_report, stack_gelu_report
     d = inductor_lens.diff(a, b)
     assert d.summary["only_a"] == d.summary["only_b"] == 0, d.text()
+    assert d.notes == [] and d.shared["share"] > SHARED_LITTLE
     relu_line = next(i for i, s in enumerate(pyinspect.getsource(models).splitlines(), 1) if "torch.relu(self.up" in s)
     gelu_line = next(
         i for i, s in enumerate(pathlib.Path(__file__).read_text().splitlines(), 1) if s.endswith("# LINE_GELU_BLOCK")
@@ -613,3 +647,91 @@ def test_a_changed_activation_pairs_that_layers_launches_and_nothing_else(stack_
     fwd = next(k for k in d.compiles[0].kernels if k.status == "changed")
     assert fwd.launch_a == "launch 2 of 4" and fwd.launch_b == ""  # A's relu kernel, its call in layers.1
     assert "erf" in fwd.what_changed and "− relu" in fwd.what_changed
+
+
+def test_unrelated_models_say_so_and_pair_no_kernels_that_share_no_op(training_report, attention_report, reports):
+    """Issue 22: a diff of two unrelated models paired a softmax kernel with a layer norm as "changed" and said
+    nothing. An MLP's training step vs an attention block: a ``different_models`` note (data, with a code), and
+    every pair it still makes is of two launches with an ATen op in common (from the post-grad graphs)."""
+    a, b = training_report, attention_report
+    d = inductor_lens.diff(a, b)
+    assert [n.code for n in d.notes] == ["different_models"], d.shared
+    na = sum(len(k.call_sites) for k in a.kernels)
+    nb = sum(len(k.call_sites) for k in b.kernels)
+    assert (d.shared["launches_a"], d.shared["launches_b"]) == (na, nb)
+    assert d.shared["share"] < SHARED_LITTLE
+    for c in d.compiles:
+        for k in c.kernels:
+            if k.a and k.b:
+                common = _targets(a, c.a, k.fused_a) & _targets(b, c.b, k.fused_b)
+                assert common, (k.a, k.b, k.similarity)
+    norm = next(k for k in d.kernels if k.a and "layer_norm" in k.a and k.status != "same")
+    assert norm.b is None or "softmax" not in norm.b, (norm.a, norm.b)
+    data = json.loads(d.to_json())
+    assert data["notes"] == [{"code": "different_models", "message": d.notes[0].message}]
+    assert f"{min(na, nb)} kernel launches" in d.notes[0].message
+    assert "note [different_models]" in d.text()
+    # related reports have no note: the same model, a changed activation
+    assert inductor_lens.diff(reports["relu"], reports["gelu"]).notes == []
+    assert inductor_lens.diff(reports["relu"], reports["relu"]).to_dict()["notes"] == []
+
+
+@pytest.mark.browser
+def test_compare_page_counts_kernel_launches_alike_everywhere_at_1000_by_700(
+    tmp_path, chromium_browser, stack_training_report, stack_gelu_report, training_report, attention_report
+):
+    """Issue 22: badges, table and legend counted three different things. For each compile pair of a training step,
+    the badges, the legend and the table's rows all count the pair's kernel launches (CompileDiff.summary); the
+    pair selector says CompileDiff.label; a kernel called four times says which call. Two unrelated models: the
+    different_models note is a banner in view."""
+    d = inductor_lens.diff(stack_training_report, stack_gelu_report)
+    words = d.to_dict()["status_words"]
+    context = chromium_browser.new_context(viewport={"width": 1000, "height": 700})
+    page = context.new_page()
+    watch = []
+    page.on("pageerror", lambda e: watch.append(str(e)))
+    try:
+        page.goto(pathlib.Path(d.save_html(tmp_path / "related.html")).as_uri())
+        page.wait_for_selector('[data-view="compare"] .il-graph[data-ready="1"]', timeout=60000)
+        assert page.locator('[data-role="diff-notes"]').count() == 0
+        options = page.locator('[data-role="compile-pair"] option').all_inner_texts()
+        assert options == [c.label for c in d.compiles]
+        for i, c in enumerate(d.compiles):
+            page.select_option('[data-role="compile-pair"]', str(i))
+            page.wait_for_function(f"() => document.querySelector('.il-compare-root').dataset.pair === '{i}'")
+            page.wait_for_function(  # the pair's graph drawn: its legend names it
+                "b => (document.querySelector('.il-compare-root .il-legend') || {}).textContent.includes(`(${b})`)",
+                arg=c.b,
+                timeout=60000,
+            )
+            chips = page.locator('[data-role="diff-summary"] [data-status]')
+            assert chips.all_inner_texts() == [
+                f"{c.summary[s]} {words[s]}" for s in ("same", "changed", "only_a", "only_b")
+            ]
+            legend = " ".join(page.locator(".il-legend-item").all_inner_texts())
+            for s in ("only_b", "changed", "only_a"):
+                assert f"{words[s]} {c.summary[s]}" in legend, legend
+            assert page.locator('[data-role="diff-row"]').count() == sum(c.summary.values()) == len(c.kernels)
+        page.select_option('[data-role="compile-pair"]', "0")
+        page.wait_for_function("() => document.querySelector('.il-compare-root').dataset.pair === '0'")
+        launches = page.locator('[data-role="diff-row"] [data-role="diff-launch"]').all_inner_texts()
+        assert sorted(set(launches)) == [
+            "launch 1 of 3",
+            "launch 1 of 4",
+            "launch 2 of 3",
+            "launch 2 of 4",
+            "launch 3 of 3",
+            "launch 3 of 4",
+            "launch 4 of 4",
+        ], launches
+
+        u = inductor_lens.diff(training_report, attention_report)
+        page.goto(pathlib.Path(u.save_html(tmp_path / "unrelated.html")).as_uri())
+        page.wait_for_selector('[data-view="compare"] .il-graph[data-ready="1"]', timeout=60000)
+        banner = page.locator('[data-role="diff-notes"] [data-code="different_models"]')
+        assert banner.inner_text() == u.notes[0].message
+        box = banner.bounding_box()
+        assert box and box["y"] >= 0 and box["y"] + box["height"] <= 700 and box["width"] > 500, box
+        assert watch == []
+    finally:
+        context.close()
