@@ -15,7 +15,10 @@ training step of ``examples.GPT2(layers=2)`` under ``TORCH_TRACE`` with ``INDUCT
 Every measurement is a fresh process (one untimed warm-up of each first, so both find the file in the page
 cache and Python its bytecode); the two tools alternate within each of ``--rounds`` rounds. Printed per log:
 the median CPU time of the process tree (user + system, from ``wait4``), wall time and peak RSS of each tool,
-and the ratio lens / tlparse (below 1: the lens is ahead). The load average is printed before and after:
+and the ratio lens / tlparse (below 1: the lens is ahead). Each tool is started by a small runner process
+(``python -S -I``), not by this one: Linux counts the memory of the process that forked a child in that child's
+peak RSS (``ru_maxrss`` takes the high-water mark of the address space it replaced at ``exec``), so a tool
+started from here would never show less than this script's own peak. The runner's floor is printed. The load average is printed before and after:
 on a shared machine wall time is mostly waiting for a core, CPU time is the number to compare.
 ``--huge MB`` also imports a log of that size once (a 1 GB log: streamed, memory bounded), with progress.
 """
@@ -30,7 +33,6 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "benchmarks"))
@@ -45,22 +47,42 @@ def _tlparse(given: str | None) -> str:
     sys.exit("tlparse not found: python3 -m venv /tmp/peers && /tmp/peers/bin/pip install tlparse (or --tlparse PATH)")
 
 
-def _measure(cmd: list[str], env: dict) -> dict:
+# Forks the command, waits for it and prints its exit code, CPU (user + system of it and the children it waited
+# for), wall time and peak RSS. A process's ru_maxrss includes the address space it had before exec (its
+# parent's, copied at fork), so the fork is made from this small interpreter (-S -I: no site, ~8 MB), never
+# from the benchmark (tens of MB after building the big log): that was the floor of every RSS measured before.
+_RUNNER = """
+import os, sys, time
+t0 = time.perf_counter()
+pid = os.fork()
+if pid == 0:
+    null = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(null, 1)
+    try:
+        os.execvp(sys.argv[1], sys.argv[1:])
+    finally:
+        os._exit(127)
+_, status, ru = os.wait4(pid, 0)
+print(os.waitstatus_to_exitcode(status), ru.ru_utime + ru.ru_stime, time.perf_counter() - t0, ru.ru_maxrss)
+"""
+
+
+def _measure(cmd: list[str], env: dict, show_stderr: bool = False) -> dict:
     """CPU (user + system of the process and the children it waited for), wall and peak RSS of one run."""
-    t0 = time.perf_counter()
-    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    err = proc.stderr.read()
-    _, status, ru = os.wait4(proc.pid, 0)
-    wall = time.perf_counter() - t0
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    if proc.returncode != 0:
-        raise SystemExit(f"{' '.join(cmd)} failed ({proc.returncode}):\n{err.decode(errors='replace')[-3000:]}")
-    return {
-        "cpu": ru.ru_utime + ru.ru_stime,
-        "wall": wall,
-        "rss_mb": ru.ru_maxrss / 1024,
-        "stderr": err.decode(errors="replace"),
-    }
+    proc = subprocess.run(
+        [sys.executable, "-S", "-I", "-c", _RUNNER, *cmd],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=None if show_stderr else subprocess.PIPE,
+    )
+    err = (proc.stderr or b"").decode(errors="replace")
+    try:
+        code, cpu, wall, rss_kb = proc.stdout.split()
+    except ValueError:
+        raise SystemExit(f"the runner failed ({proc.returncode}):\n{err[-3000:]}") from None
+    if int(code) != 0:
+        raise SystemExit(f"{' '.join(cmd)} failed ({int(code)}):\n{err[-3000:]}")
+    return {"cpu": float(cpu), "wall": float(wall), "rss_mb": int(rss_kb) / 1024, "stderr": err}
 
 
 def _lens_env(tmp: str) -> dict:
@@ -131,13 +153,10 @@ def huge(source: str, mb: float, tmp: str) -> None:
     copies, size = trace_import.big_log(source, mb, big)
     print(f"huge log: {size / 1e6:.0f} MB ({copies} copies); importing once, progress on stderr", flush=True)
     cmd = [sys.executable, "-m", "inductor_lens", "import-trace", big, "-o", os.path.join(tmp, "huge.html")]
-    t0 = time.perf_counter()
-    proc = subprocess.Popen(cmd, env=_lens_env(tmp))
-    _, status, ru = os.wait4(proc.pid, 0)
+    r = _measure(cmd, _lens_env(tmp), show_stderr=True)
     print(
-        f"huge: exit {os.waitstatus_to_exitcode(status)}, {ru.ru_utime + ru.ru_stime:.1f} s CPU, "
-        f"{time.perf_counter() - t0:.1f} s wall, peak RSS {ru.ru_maxrss / 1024:.0f} MB "
-        f"({ru.ru_maxrss * 1024 / size:.2f}x the log)"
+        f"huge: {r['cpu']:.1f} s CPU, {r['wall']:.1f} s wall, peak RSS {r['rss_mb']:.0f} MB "
+        f"({r['rss_mb'] * 2**20 / size:.2f}x the log)"
     )
     os.remove(big)
 
@@ -156,6 +175,8 @@ def main() -> None:
     tmp = tempfile.mkdtemp(prefix="lens-peers-")
     source = args.source or trace_import.real_log(tmp)
     print(f"{version}; {os.cpu_count()} cores; load average before: {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
+    floor = _measure(["true"], dict(os.environ))["rss_mb"]
+    print(f"RSS floor of the runner (`true` started the same way): {floor:.1f} MB")
     logs = [(os.path.basename(s), s) for s in (args.small or [source])]
     if args.mb:
         big = os.path.join(tmp, "dedicated_log_torch_trace_big.log")
