@@ -11,7 +11,7 @@ import re
 from typing import Any, Optional
 
 from ..report.model import KernelLaunch, LaunchArg
-from .parse import INT_RE, OutputCodeLayouts, kernel_params
+from .parse import INT_RE, OutputCodeLayouts, kernel_params, lines_naming
 
 _NAME_RE = re.compile(r"[A-Za-z_]\w*")
 _FLOAT_RE = re.compile(r"-?\d+\.\d*(e-?\d+)?")
@@ -87,8 +87,7 @@ def kernel_launch(
     ``runtime``: the autotuner's facts (``num_warps``, ``num_stages``, ``block``, ``grid``, ``grid_prefix``)."""
     lines = layouts.call_lines(callee)
     if buffer:
-        word = re.compile(r"\b" + re.escape(buffer) + r"\b")
-        lines = [ln for ln in lines if word.search(ln)] or lines
+        lines = lines_naming(lines, buffer, layouts.words) or lines
     if not lines:
         return None
     call = layouts.call(lines[0], callee)

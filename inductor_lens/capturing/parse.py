@@ -149,12 +149,13 @@ def find_call_lines(
     buffer: Optional[str] = None,
     lines: Optional[list[str]] = None,
     cache: Optional[dict[str, list[str]]] = None,
+    words: Optional[dict[str, frozenset]] = None,
 ) -> list[str]:
     """Lines of the output code that call ``callee`` (e.g. ``extern_kernels.mm``), preferring the
     ones that mention ``buffer`` (the buffer the call writes) when one is given. ``lines``: the code's
     ``splitlines()``, when the caller asks for many kernels of one output code; ``cache``: a dict the caller
     keeps for that code (callee -> its call lines), so that the code is scanned once per callee, not once per
-    kernel (a model has hundreds of ``extern_kernels.mm`` calls)."""
+    kernel (a model has hundreds of ``extern_kernels.mm`` calls), and ``words`` one for :func:`lines_naming`."""
     pattern = re.compile(re.escape(callee) + r"\s*\(")
     found = cache.get(callee) if cache is not None else None
     if found is None:
@@ -165,11 +166,32 @@ def find_call_lines(
             cache[callee] = found
     lines = found
     if buffer:
-        word = re.compile(r"\b" + re.escape(buffer) + r"\b")
-        mine = [ln for ln in lines if word.search(ln)]
+        mine = lines_naming(lines, buffer, words)
         if mine:
             return mine
     return lines
+
+
+_WORD_RUN = re.compile(r"\w+")
+
+
+def lines_naming(lines: list[str], name: str, words: Optional[dict] = None) -> list[str]:
+    """The lines that hold ``name`` as a whole word (``\\bname\\b``), in order. ``words``: a dict the caller
+    keeps (line -> its words), when it asks about many names of the same lines."""
+    if not _WORD_RUN.fullmatch(name):
+        word = re.compile(r"\b" + re.escape(name) + r"\b")
+        return [ln for ln in lines if word.search(ln)]
+    # a name of word characters only is a whole word of a line exactly when it is one of the line's runs of
+    # word characters
+    words = {} if words is None else words
+    out = []
+    for ln in lines:
+        w = words.get(ln)
+        if w is None:
+            w = words[ln] = frozenset(_WORD_RUN.findall(ln))
+        if name in w:
+            out.append(ln)
+    return out
 
 
 # -- graph breaks -----------------------------------------------------------------------------
@@ -330,6 +352,7 @@ class OutputCodeLayouts:
         self.code = _TRIPLE_RE.sub("''", code or "")
         self.lines = [ln.rstrip() for ln in self.code.splitlines()]
         self._calls: Optional[dict[str, list[int]]] = None
+        self.words: dict[str, frozenset] = {}  # line -> its words (lines_naming)
         self.layouts: dict[str, dict] = {}
         self.hints: dict[str, int] = {}
         inputs: dict[str, dict] = {}

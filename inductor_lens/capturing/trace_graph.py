@@ -274,16 +274,24 @@ def definition_nodes(code: str, kernel_names: set) -> dict[str, list[str]]:
     return out
 
 
-def extern_op_nodes(extern: str, candidates: list[str], nodes: dict[str, dict], claimed: set) -> list[str]:
+def extern_op_nodes(
+    extern: str,
+    candidates: list[str],
+    nodes: dict[str, dict],
+    claimed: set,
+    by_op: Optional[dict[str, list[str]]] = None,
+) -> list[str]:
     """The one post-grad node an extern kernel call implements: of the nodes its launch comment names (every
     origin, which over-approximates) the first not yet claimed that calls the kernel's own op
-    (``extern_kernels.mm`` -> an ``aten.mm`` node); without a comment, the first such node of the graph."""
+    (``extern_kernels.mm`` -> an ``aten.mm`` node); without a comment, the first such node of the graph.
+    ``by_op``: op -> the nodes that call it, in graph order, when the caller asks for many externs of a graph."""
     op = extern.rsplit(".", 1)[-1]
 
     def calls_op(n: str) -> bool:
         return nodes[n]["op"] == "call_function" and nodes[n]["target"].split(".")[1:2] == [op]
 
-    for pool in ([n for n in candidates if n in nodes], list(nodes)):
+    everywhere = list(nodes) if by_op is None else by_op.get(op, [])
+    for pool in ([n for n in candidates if n in nodes], everywhere):
         for n in pool:
             if n not in claimed and calls_op(n):
                 return [n]
