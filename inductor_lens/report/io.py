@@ -255,16 +255,27 @@ def dumps(report: Union[Report, dict], *, trusted: bool = False) -> bytes:
 
     ``trusted=True`` skips the cleaning pass for plain data that :func:`load_data` produced.
     """
-    from . import intern as _intern
+    if isinstance(report, Report):
+        return b"".join(dump_parts(report))
+    return encode(report if trusted and isinstance(report, dict) else _clean_plain(report))
 
-    data = (
-        report
-        if (trusted and isinstance(report, dict))
-        else _intern.compact(to_plain(report))
-        if isinstance(report, Report)
-        else _clean_plain(report)
-    )
-    return encode(data)
+
+def dump_parts(report: Report) -> list[bytes]:
+    """:func:`dumps` of a report as pieces (joined, the bytes): what a writer can compress or write one by
+    one. Made in one pass over the dataclasses (``report.written``); a report with a value JSON cannot hold
+    takes the two-step path, which fixes it and says so in the diagnostics."""
+    from . import intern as _intern
+    from .written import Unclean, compact_lines
+
+    try:
+        head, lines = compact_lines(report, _dump)
+    except Unclean:
+        return [encode(_intern.compact(to_plain(report)))]
+    if not lines:
+        head["compiles"] = []
+        return [_dump(head)]
+    del head["compiles"]
+    return _report_stream.layout_parts(head, lines, _dump)
 
 
 def encode(data: dict) -> bytes:
