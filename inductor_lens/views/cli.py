@@ -436,18 +436,20 @@ def cmd_torchrun(tokens: Sequence[str]) -> int:
 
 def cmd_import_trace(args: argparse.Namespace) -> int:
     from ..capturing.trace_import import TraceError, load_trace
+    from ..report.check import _gc_paused
 
     progress = None if args.quiet else (lambda msg: _say(msg))
-    try:
-        result = load_trace(args.trace, on_progress=progress)
-    except (FileNotFoundError, TraceError) as e:
-        raise CLIError(f"import-trace: {e}") from None
-    output = args.output or os.path.splitext(os.path.basename(args.trace.rstrip("/\\")))[0] + "-lens.html"
-    written = (
-        _write(result, output, args.json)
-        if hasattr(result, "compiles")
-        else [os.path.abspath(result.save_html(output))]
-    )
+    with _gc_paused():  # reading and writing make millions of objects, none cyclic: no collection rescans them
+        try:
+            result = load_trace(args.trace, on_progress=progress)
+        except (FileNotFoundError, TraceError) as e:
+            raise CLIError(f"import-trace: {e}") from None
+        output = args.output or os.path.splitext(os.path.basename(args.trace.rstrip("/\\")))[0] + "-lens.html"
+        written = (
+            _write(result, output, args.json)
+            if hasattr(result, "compiles")
+            else [os.path.abspath(result.save_html(output))]
+        )
     _say(f"wrote {_where(written)}")
     return 0
 
