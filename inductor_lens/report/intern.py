@@ -68,13 +68,19 @@ class _Tables:
         return {"@s": self._index(self.stacks, self._stack_ix, tuple(ids), ids)}
 
     def text(self, text: str) -> dict:
-        table, ix, out = self.lines, self._line_ix, []
-        for ln in text.split("\n"):  # _index, inline: a long output code has thousands of lines
-            i = ix.get(ln)
-            if i is None:
-                i = ix[ln] = len(table)
-                table.append(ln)
-            out.append(i)
+        lines = text.split("\n")
+        ix = self._line_ix
+        out = [ix.get(ln) for ln in lines]  # most lines are known (a kernel's source is in its output code too)
+        if None in out:  # the new ones, numbered in order of first appearance (as _index would)
+            table = self.lines
+            for i, v in enumerate(out):
+                if v is None:
+                    ln = lines[i]
+                    v = ix.get(ln)
+                    if v is None:
+                        v = ix[ln] = len(table)
+                        table.append(ln)
+                    out[i] = v
         return {"@g": out}
 
     def walk(self, v: Any) -> Any:

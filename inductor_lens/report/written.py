@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import operator
 from typing import Any, Callable, Iterable, Optional
 
 from .check import MAX_DEPTH
@@ -32,6 +33,7 @@ class _Writer:
         self.tables = _Tables()
         self._fields: dict[type, Optional[tuple[str, ...]]] = {}  # type -> its field names (None: no dataclass)
         self._frames: dict[int, int] = {}  # id() of a Frame object -> its interned index (objects are shared)
+        self._getters: dict[type, tuple[tuple[str, ...], Callable[[Any], tuple]]] = {}  # dataclass type -> values
 
     def fields(self, obj: Any) -> Optional[tuple[str, ...]]:
         """The field names of a dataclass object (``dataclasses.fields``, once per type), else None."""
@@ -90,10 +92,19 @@ class _Writer:
         depth += 1
         if t is list or t is tuple:
             return self.sequence(obj, depth)
+        got = self._getters.get(t)
+        if got is not None:  # a dataclass met before: its fields' values in one call
+            return self.mapping(got[0], got[1](obj), depth)
         names = self.fields(obj)
         if names is not None:
+            if not isinstance(obj, type) and names:
+                get = operator.attrgetter(*names)
+                self._getters[t] = (names, get if len(names) > 1 else lambda o, get=get: (get(o),))
             return self.mapping(names, [getattr(obj, n) for n in names], depth)
-        if isinstance(obj, dict):  # keys made plain first: two keys that become one keep the last value, as there
+        if isinstance(obj, dict):
+            if all(type(k) is str and k.isascii() for k in obj):  # keys that stay as they are
+                return self.mapping(obj.keys(), obj.values(), depth)
+            # keys made plain first: two keys that become one keep the last value, as there
             d = {self.plain(k if isinstance(k, str) else str(k), depth): v for k, v in obj.items()}
             return self.mapping(d.keys(), d.values(), depth)
         if isinstance(obj, (list, tuple)):
