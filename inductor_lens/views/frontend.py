@@ -67,12 +67,21 @@ _bundle_cache: dict = {}
 
 
 def bundle_b64() -> str:
-    """``static/lens.js`` gzip'd and base64-encoded (cached while the file is unchanged)."""
+    """``static/lens.js`` gzip'd and base64-encoded (cached while the file is unchanged): the bundle's
+    ``lens.js.gz`` (``hatch_build.py`` compresses it at build time, level 9 without a timestamp, as here) when it
+    is as new as ``lens.js``, else compressed here (a bundle built before that file, or rebuilt by npm alone)."""
     path = static("lens.js")
     key = (str(path), path.stat().st_mtime_ns)
     if key not in _bundle_cache:
         _bundle_cache.clear()
-        _bundle_cache[key] = b64gz(path.read_bytes())
+        packed = STATIC / "lens.js.gz"
+        try:
+            fresh = packed.stat().st_mtime_ns >= key[1]
+        except OSError:
+            fresh = False
+        _bundle_cache[key] = (
+            base64.b64encode(packed.read_bytes()).decode("ascii") if fresh else b64gz(path.read_bytes())
+        )
     return _bundle_cache[key]
 
 
@@ -98,6 +107,10 @@ def answer_request(widget, content, export, compiles=None) -> None:
         widget.send({"type": kind, "id": rid, "error": f"{type(e).__name__}: {e}"})
 
 
+#: zlib level of a report packed whole (:func:`pack_report`: the page's payload, the widget's).
+REPORT_GZIP_LEVEL = 6
+
+
 def pack_report(report) -> bytes:
     """The report as gzip'd JSON bytes, the form both the widget and the page receive.
 
@@ -106,7 +119,7 @@ def pack_report(report) -> bytes:
     """
     from ..report.io import dump_parts
 
-    z = zlib.compressobj(6, zlib.DEFLATED, 31)  # what gzip.compress(data, 6, mtime=0) does in one call
+    z = zlib.compressobj(REPORT_GZIP_LEVEL, zlib.DEFLATED, 31)  # gzip.compress(data, level, mtime=0), in pieces
     parts = dump_parts(report)
     out = []
     for i, part in enumerate(parts):
