@@ -107,8 +107,10 @@ def answer_request(widget, content, export, compiles=None) -> None:
         widget.send({"type": kind, "id": rid, "error": f"{type(e).__name__}: {e}"})
 
 
-#: zlib level of a report packed whole (:func:`pack_report`: the page's payload, the widget's).
-REPORT_GZIP_LEVEL = 6
+#: zlib level of a report packed whole (:func:`pack_report`: the page's payload, the widget's). Level 2 compresses
+#: 2.5-3x faster than 6 (47 -> 17 ms for a 12-layer GPT-2 training step's 3.1 MB of JSON, 334 -> 121 ms for
+#: 22 MB) for a payload ~25% larger (248 -> 318 KB; the page's fixed 0.7 MB of front end is unchanged).
+REPORT_GZIP_LEVEL = 2
 
 
 def pack_report(report) -> bytes:
