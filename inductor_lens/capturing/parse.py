@@ -356,8 +356,11 @@ class OutputCodeLayouts:
         self.layouts: dict[str, dict] = {}
         self.hints: dict[str, int] = {}
         inputs: dict[str, dict] = {}
+        # each pattern is tried only on the lines holding its fixed text (the test is in C, the match is not)
         for ln in self.lines:
-            m = _RAND_RE.match(ln)
+            if " = " not in ln:
+                continue
+            m = _RAND_RE.match(ln) if " = rand_strided(" in ln else None
             if m:
                 parts = split_args(m["args"])
                 if len(parts) >= 2:
@@ -373,12 +376,12 @@ class OutputCodeLayouts:
             if m and m["name"].startswith(("arg", "primals", "tangents")):
                 self.hints[m["name"]] = int(m["value"])
         # get_args() holds concrete sizes: they are the hints of the symbolic ones in call()
-        for ln in self.lines:
-            m = _SYM_BIND_RE.match(ln)
+        for ln in self.lines if self.hints else ():
+            m = _SYM_BIND_RE.match(ln) if " = " in ln else None
             if m and m["src"] in self.hints:
                 self.hints[m["sym"]] = self.hints[m["src"]]
         for ln in self.lines:
-            m = _ASSERT_RE.match(ln)
+            m = _ASSERT_RE.match(ln) if "assert_size_stride(" in ln else None
             if m:
                 parts = split_args(m["args"])
                 if len(parts) >= 3 and parts[0] not in self.layouts:
@@ -393,7 +396,7 @@ class OutputCodeLayouts:
                         "hint_stride": concrete.get("stride"),
                     }
                 continue
-            m = _EMPTY_RE.match(ln)
+            m = _EMPTY_RE.match(ln) if " = empty_strided" in ln else None
             if m:
                 parts = split_args(m["args"])
                 kw = {p.split("=", 1)[0].strip(): p.split("=", 1)[1].strip() for p in parts[2:] if "=" in p}
@@ -405,6 +408,8 @@ class OutputCodeLayouts:
                     "device": m["dev"] or kw.get("device", "").strip("'\"") or None,
                     "offset": 0,
                 }
+                continue
+            if "# reuse" not in ln:
                 continue
             m = _VIEW_ALIAS_RE.match(ln)
             if m:

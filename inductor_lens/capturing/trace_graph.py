@@ -212,17 +212,18 @@ def call_launches(code: str, kernel_names: set) -> list[dict]:
         line = raw.strip()
         if not line:
             continue
-        h = _HANDLES.search(line)
-        if h:
-            handles = [x.strip() for x in h["items"].split(",") if x.strip()]
-            continue
-        s = _SOURCE_NODES.search(line)
-        if s:
-            sources = [x.strip() for x in s["nodes"].split(",") if x.strip()]
-            continue
-        if line.startswith("#"):
-            continue
-        ext = _EXTERN.search(line)
+        if "#" in line:  # the comments torch writes above a launch, or one after a call
+            h = _HANDLES.search(line) if "[Provenance debug handles]" in line else None
+            if h:
+                handles = [x.strip() for x in h["items"].split(",") if x.strip()]
+                continue
+            s = _SOURCE_NODES.search(line) if "Topologically Sorted Source Nodes:" in line else None
+            if s:
+                sources = [x.strip() for x in s["nodes"].split(",") if x.strip()]
+                continue
+            if line.startswith("#"):
+                continue
+        ext = _EXTERN.search(line) if "extern_kernels." in line else None
         name = ext["name"] if ext else None
         if name is None:
             m = re.match(r"^(?:\w+\s*=\s*)?(?P<name>\w+)(?:\.run)?\(", line)
