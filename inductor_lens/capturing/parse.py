@@ -252,7 +252,6 @@ def triton_source_metadata(source: str) -> dict:
 
 # -- kernel launches in the output code's call() ------------------------------------------------
 
-_TRIPLE_RE = re.compile(r"('''|\"\"\").*?\1", re.S)
 _EMPTY_RE = re.compile(r"^\s*(?P<name>\w+) = empty_strided(?:_(?P<dev>\w+))?\((?P<args>.*)\)\s*(?:#.*)?$")
 _ASSERT_RE = re.compile(r"^\s*assert_size_stride\((?P<args>.*)\)\s*$")
 _RAND_RE = re.compile(r"^\s*(?P<name>\w+) = rand_strided\((?P<args>.*)\)\s*$")
@@ -260,6 +259,30 @@ _ALIAS_RE = re.compile(r"^\s*(?P<name>\w+) = (?P<src>\w+); del \w+\s*# reuse")
 _VIEW_ALIAS_RE = re.compile(r"^\s*(?P<name>\w+) = (?P<expr>reinterpret_tensor\(.*\)); del \w+\s*# reuse")
 _SCALAR_INPUT_RE = re.compile(r"^\s*(?P<name>\w+) = (?P<value>-?\d+)\s*$")
 _SYM_BIND_RE = re.compile(r"^\s*(?P<sym>[a-z]+\d+) = (?P<src>\w+)\s*$")
+
+
+def without_triple_quoted(code: str) -> str:
+    r"""Each triple-quoted string (the kernels' sources) replaced by ``''``, exactly as ``_TRIPLE.sub("''", code)``
+    with ``_TRIPLE = re.compile(r"('''|\"{3}).*?\1", re.S)`` (``tests/capturing/test_text_scans.py``), but
+    found with ``str.find`` instead of trying a pattern at every character: the leftmost opening quote, closed by
+    the next same quote; one that is never closed is passed over."""
+    out: list[str] = []
+    done = start = 0  # copied up to ``done``; looking for an opening quote from ``start``
+    while True:
+        single, double = code.find("'''", start), code.find('"""', start)
+        i = single if double < 0 or 0 <= single < double else double
+        if i < 0:
+            break
+        close = code.find(code[i : i + 3], i + 3)
+        if close < 0:  # never closed: the pattern fails here and tries the next character
+            start = i + 1
+            continue
+        out += (code[done:i], "''")
+        done = start = close + 3
+    if not out:
+        return code
+    out.append(code[done:])
+    return "".join(out)
 
 
 _NESTING = re.compile(r"""[()\[\]{}'"]""")
@@ -349,7 +372,7 @@ class OutputCodeLayouts:
     """
 
     def __init__(self, code: str) -> None:
-        self.code = _TRIPLE_RE.sub("''", code or "")
+        self.code = without_triple_quoted(code or "")
         self.lines = [ln.rstrip() for ln in self.code.splitlines()]
         self._calls: Optional[dict[str, list[int]]] = None
         self.words: dict[str, frozenset] = {}  # line -> its words (lines_naming)

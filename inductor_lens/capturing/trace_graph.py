@@ -253,6 +253,7 @@ def call_launches(code: str, kernel_names: set) -> list[dict]:
 
 
 _MAPPING = re.compile(r"^#\s+(?P<src>[\w.]+) => (?P<nodes>[\w, ]+)$")
+_DEFINITION = re.compile(r"^(?P<name>\w+) = async_compile\.")
 
 
 def definition_nodes(code: str, kernel_names: set) -> dict[str, list[str]]:
@@ -267,7 +268,7 @@ def definition_nodes(code: str, kernel_names: set) -> dict[str, list[str]]:
             if m:
                 block += [n.strip() for n in m["nodes"].split(",") if n.strip()]
             continue
-        d = re.match(r"^(?P<name>\w+) = async_compile\.", line)
+        d = _DEFINITION.match(line) if " = async_compile." in line else None
         if d and d["name"] in kernel_names and block:
             out[d["name"]] = list(dict.fromkeys(block))
         if line:
