@@ -334,6 +334,19 @@ def _dtype(text: str) -> Optional[str]:
     return m.group(1) if m else None
 
 
+def _call_paren(line: str, callee: str) -> int:
+    """Where the parenthesis of the first ``callee(`` or ``callee.run(`` in ``line`` is (-1 if none): what
+    ``re.search(re.escape(callee) + r"(?:\\.run)?\\(", line)`` finds, without a pattern compiled per kernel."""
+    at, n = line.find(callee), len(callee)
+    while at >= 0:
+        if line.startswith("(", at + n):
+            return at + n
+        if line.startswith(".run(", at + n):
+            return at + n + 4
+        at = line.find(callee, at + 1)
+    return -1
+
+
 def _call_args(line: str, start: int) -> Optional[tuple[str, int]]:
     """The text between the parenthesis at ``start`` and its match."""
     end = _matching(line, start, "(", ")")
@@ -481,10 +494,10 @@ class OutputCodeLayouts:
 
     def call(self, line: str, callee: str) -> Optional[dict]:
         """``{call, args: [...]}`` of one call line: each argument's text and what is known of it."""
-        m = re.search(re.escape(callee) + r"(?:\.run)?\(", line)
-        if not m:
+        paren = _call_paren(line, callee)
+        if paren < 0:
             return None
-        inner = _call_args(line, m.end() - 1)
+        inner = _call_args(line, paren)
         if inner is None:
             return None
         args = []

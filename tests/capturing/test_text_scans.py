@@ -124,3 +124,12 @@ def test_triple_quoted_strings_are_removed_as_the_pattern_removes_them(codes):
     for text in _random_texts(["'", '"', "a", "\n", "'''", '"""'], 50000, 14, seed=4) + codes:
         assert parse.without_triple_quoted(text) == _TRIPLE.sub("''", text), text
     assert parse.without_triple_quoted("k = '''src''' + \"\"\"x\"\"\" '''open") == "k = '' + '' '''open"
+
+
+def test_the_parenthesis_of_a_call_is_where_the_pattern_finds_it(codes):
+    lines = [ln for code in codes for ln in code.splitlines() if "(" in ln]
+    texts = _random_texts(list("ab.(") + [".run(", "run", "b.run"], 20000, 10, seed=5)
+    for line in lines[:3000] + texts:
+        for callee in {*re.findall(r"[\w.]+", line)[:3], "", "a", "b", "a.b", "run"}:
+            m = re.search(re.escape(callee) + r"(?:\.run)?\(", line)
+            assert parse._call_paren(line, callee) == (m.end() - 1 if m else -1), (line, callee)
