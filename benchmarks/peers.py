@@ -1,6 +1,6 @@
 """inductor_lens beside its peer: ``inductor-lens import-trace`` against tlparse on the same TORCH_TRACE logs.
 
-    python benchmarks/peers.py [--source LOG] [--small LOG ...] [--mb 100] [--rounds 5] [--huge MB]
+    python benchmarks/peers.py [--source LOG] [--small LOG ...] [--mb 100] [--rounds 5] [--huge MB] [--before ROOT]
 
 tlparse comes from the package index, in a venv of its own (it is a benchmark dependency, the ``bench`` extra,
 never a test one)::
@@ -21,6 +21,8 @@ peak RSS (``ru_maxrss`` takes the high-water mark of the address space it replac
 started from here would never show less than this script's own peak. The runner's floor is printed. The load average is printed before and after:
 on a shared machine wall time is mostly waiting for a core, CPU time is the number to compare.
 ``--huge MB`` also imports a log of that size once (a 1 GB log: streamed, memory bounded), with progress.
+``--before ROOT`` also measures the checkout at ROOT (e.g. ``git worktree add /tmp/main main``) in the same
+rounds, interleaved with the other two: the before/after table of a change, under the same load.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+from typing import Optional
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "benchmarks"))
@@ -68,10 +71,13 @@ print(os.waitstatus_to_exitcode(status), ru.ru_utime + ru.ru_stime, time.perf_co
 
 
 def _measure(cmd: list[str], env: dict, show_stderr: bool = False) -> dict:
-    """CPU (user + system of the process and the children it waited for), wall and peak RSS of one run."""
+    """CPU (user + system of the process and the children it waited for), wall and peak RSS of one run. It runs
+    in an empty folder: ``python -m`` puts the working directory first on ``sys.path``, where a checkout would
+    shadow the one ``PYTHONPATH`` names (``--before``)."""
     proc = subprocess.run(
         [sys.executable, "-S", "-I", "-c", _RUNNER, *cmd],
         env=env,
+        cwd=_NEUTRAL,
         stdout=subprocess.PIPE,
         stderr=None if show_stderr else subprocess.PIPE,
     )
@@ -85,21 +91,30 @@ def _measure(cmd: list[str], env: dict, show_stderr: bool = False) -> dict:
     return {"cpu": float(cpu), "wall": float(wall), "rss_mb": int(rss_kb) / 1024, "stderr": err}
 
 
-def _lens_env(tmp: str) -> dict:
-    env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
+_NEUTRAL = tempfile.mkdtemp(prefix="lens-peers-cwd-")
+
+
+def _lens_env(tmp: str, root: str = ROOT) -> dict:
+    env = dict(os.environ, PYTHONPATH=root + os.pathsep + os.environ.get("PYTHONPATH", ""))
     env.pop("PYTHONDONTWRITEBYTECODE", None)  # an installed package has its bytecode: so does this one
-    env["PYTHONPYCACHEPREFIX"] = os.path.join(tmp, "pycache")
+    env["PYTHONPYCACHEPREFIX"] = os.path.join(tmp, "pycache", os.path.basename(root.rstrip("/")) or "root")
     return env
 
 
-def _tools(log: str, tmp: str, tlparse: str) -> dict:
-    return {
-        "lens": (
-            [sys.executable, "-m", "inductor_lens", "import-trace", log, "-o", os.path.join(tmp, "lens.html"), "-q"],
-            _lens_env(tmp),
-        ),
-        "tlparse": ([tlparse, log, "-o", os.path.join(tmp, "tl_out"), "--overwrite", "--no-browser"], dict(os.environ)),
-    }
+def _lens(log: str, tmp: str, root: str, name: str) -> tuple[list[str], dict]:
+    out = os.path.join(tmp, f"{name}.html")
+    return [sys.executable, "-m", "inductor_lens", "import-trace", log, "-o", out, "-q"], _lens_env(tmp, root)
+
+
+def _tools(log: str, tmp: str, tlparse: str, before: Optional[str] = None) -> dict:
+    tools = {"lens": _lens(log, tmp, ROOT, "lens")}
+    if before:  # another checkout (e.g. main), measured in the same rounds
+        tools["before"] = _lens(log, tmp, before, "before")
+    tools["tlparse"] = (
+        [tlparse, log, "-o", os.path.join(tmp, "tl_out"), "--overwrite", "--no-browser"],
+        dict(os.environ),
+    )
+    return tools
 
 
 def _stats(stderr: str) -> dict:
@@ -118,8 +133,8 @@ def _size(path: str) -> tuple[float, int]:
     return total / 1e6, files
 
 
-def compare(log: str, rounds: int, tmp: str, tlparse: str) -> dict:
-    tools = _tools(log, tmp, tlparse)
+def compare(log: str, rounds: int, tmp: str, tlparse: str, before: Optional[str] = None) -> dict:
+    tools = _tools(log, tmp, tlparse, before)
     runs: dict[str, list[dict]] = {name: [] for name in tools}
     for name, (cmd, env) in tools.items():  # warm-up: page cache, bytecode, the page's engine cache
         first = _measure(cmd, env)
@@ -140,9 +155,16 @@ def compare(log: str, rounds: int, tmp: str, tlparse: str) -> dict:
 
 def _row(label: str, r: dict) -> str:
     lens, tl = r["lens"], r["tlparse"]
+    before = ""
+    if "before" in r:
+        b = r["before"]
+        before = (
+            f"| {b['cpu']:.2f} s CPU, {b['rss_mb']:.0f} MB: {b['cpu'] / tl['cpu']:.2f}x CPU, "
+            f"{b['rss_mb'] / tl['rss_mb']:.2f}x RSS "
+        )
     return (
-        f"| {label} ({r['log_mb']:.1f} MB) | {lens['cpu']:.2f} s CPU, {lens['wall']:.2f} s wall, {lens['rss_mb']:.0f} MB "
-        f"| {tl['cpu']:.2f} s CPU, {tl['wall']:.2f} s wall, {tl['rss_mb']:.0f} MB "
+        f"| {label} ({r['log_mb']:.1f} MB) {before}| {lens['cpu']:.2f} s CPU, {lens['wall']:.2f} s wall, "
+        f"{lens['rss_mb']:.0f} MB | {tl['cpu']:.2f} s CPU, {tl['wall']:.2f} s wall, {tl['rss_mb']:.0f} MB "
         f"| **{lens['cpu'] / tl['cpu']:.2f}x** CPU, {lens['wall'] / tl['wall']:.2f}x wall, "
         f"{lens['rss_mb'] / tl['rss_mb']:.2f}x RSS |"
     )
@@ -169,6 +191,7 @@ def main() -> None:
     p.add_argument("--rounds", type=int, default=5)
     p.add_argument("--huge", type=float, default=0.0, help="also import a log of this many MB once")
     p.add_argument("--tlparse", help="the tlparse executable (default: on PATH, else /tmp/peers/bin/tlparse)")
+    p.add_argument("--before", help="another checkout's root (e.g. of main), measured in the same rounds as before")
     args = p.parse_args()
     tlparse = _tlparse(args.tlparse)
     version = subprocess.run([tlparse, "--version"], capture_output=True, text=True).stdout.strip()
@@ -177,14 +200,14 @@ def main() -> None:
     print(f"{version}; {os.cpu_count()} cores; load average before: {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
     floor = _measure(["true"], dict(os.environ))["rss_mb"]
     print(f"RSS floor of the runner (`true` started the same way): {floor:.1f} MB")
-    logs = [(os.path.basename(s), s) for s in (args.small or [source])]
+    logs = [(os.path.basename(s), os.path.abspath(s)) for s in (args.small or [source])]
     if args.mb:
         big = os.path.join(tmp, "dedicated_log_torch_trace_big.log")
         copies, _ = trace_import.big_log(source, args.mb, big)
         logs.append((f"{copies} copies of {os.path.basename(source)}", big))
     rows = []
     for label, log in logs:
-        r = compare(log, args.rounds, tmp, tlparse)
+        r = compare(log, args.rounds, tmp, tlparse, args.before)
         bad = r["stats"].get("fail_payload_md5", 0)
         print(
             f"{label}: tlparse read {r['stats']}{'  <- CORRUPT LOG' if bad else ''}; outputs: lens "
@@ -193,12 +216,19 @@ def main() -> None:
         )
         rows.append(_row(label, r))
     print(f"\nmedians of {args.rounds} rounds, fresh processes, interleaved")
-    print("| log | inductor-lens import-trace | tlparse | lens / tlparse |\n|---|---|---|---|")
+    if args.before:
+        print(
+            "| log | before: lens, lens / tlparse | after: inductor-lens import-trace | tlparse | after: lens / tlparse |"
+            "\n|---|---|---|---|---|"
+        )
+    else:
+        print("| log | inductor-lens import-trace | tlparse | lens / tlparse |\n|---|---|---|---|")
     print("\n".join(rows))
     print(f"load average after: {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
     if args.huge:
         huge(source, args.huge, tmp)
     shutil.rmtree(tmp, ignore_errors=True)
+    shutil.rmtree(_NEUTRAL, ignore_errors=True)
 
 
 if __name__ == "__main__":
