@@ -11,6 +11,11 @@ Captures are slow on CPU (the 32-layer training step: minutes): each is cached a
 
     python benchmarks/front.py                       # all three
     python benchmarks/front.py decoder:forward       # chosen ones
+    python benchmarks/front.py fixture:gpu_llama8b_training --size 1000x700 --size 1920x1080
+
+``fixture:NAME`` measures a recorded report of ``tests/fixtures/`` (the Llama-3-8B-shaped step of issue 25 recorded on
+an H200) instead of a capture. Each page also gives: switching to the last compile (the backward) until its graph
+is clickable, and opening the Roofline and Memory tabs (click to the next paint) where the report has them.
 """
 
 from __future__ import annotations
@@ -24,10 +29,24 @@ import tempfile
 
 REPO = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
-from benchmarks.browser import _CLICK_JS, CHROMIUM_ARGS, _chromium  # noqa: E402
+from benchmarks.browser import _CLICK_JS, _SWITCH_JS, CHROMIUM_ARGS, _chromium  # noqa: E402
 
 CACHE = pathlib.Path(__file__).resolve().parent / ".cache"
+FIXTURES = REPO / "tests" / "fixtures"
 TARGETS = {"forward": 1000, "training": 2000}
+
+# open a view's tab; time to the next paint (the view renders in the click handler or the frame after it)
+_TAB_JS = """
+async (id) => {
+  const tab = document.querySelector(`[data-tab="${id}"]`);
+  if (!tab) return null;
+  const t0 = performance.now();
+  tab.click();
+  await new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
+  const view = document.querySelector(`[data-view="${id}"]`);
+  return view && !view.hidden ? performance.now() - t0 : null;
+}
+"""
 
 _EXPAND_JS = """
 async () => new Promise((resolve) => {
@@ -55,6 +74,8 @@ async (key) => {
 
 
 def report_path(name: str, mode: str) -> pathlib.Path:
+    if name == "fixture":
+        return next(p for p in (FIXTURES / f"{mode}.json.gz", FIXTURES / f"{mode}.json") if p.exists())
     CACHE.mkdir(parents=True, exist_ok=True)
     (CACHE / ".gitignore").write_text("*\n")
     path = CACHE / f"{name}_{mode}.json"
@@ -68,8 +89,8 @@ def report_path(name: str, mode: str) -> pathlib.Path:
     return path
 
 
-def _load(browser, html: pathlib.Path):
-    page = browser.new_page(viewport={"width": 1000, "height": 700})
+def _load(browser, html: pathlib.Path, size=(1000, 700)):
+    page = browser.new_page(viewport={"width": size[0], "height": size[1]})
     errors = []
     page.on("pageerror", lambda e: errors.append(str(e)))
     page.goto(html.as_uri())
@@ -80,13 +101,13 @@ def _load(browser, html: pathlib.Path):
     return page, errors, marks
 
 
-def measure(browser, html: pathlib.Path) -> dict:
+def measure(browser, html: pathlib.Path, size=(1000, 700), last_compile: str = "") -> dict:
     loads = []
     for _ in range(3):
-        page, errors, marks = _load(browser, html)
+        page, errors, marks = _load(browser, html, size)
         loads.append(marks.get("il:interactive"))
         page.close()
-    page, errors, _ = _load(browser, html)
+    page, errors, _ = _load(browser, html, size)
     boxes = int(page.locator(".il-root").get_attribute("data-boxes"))
     names = page.evaluate("""() => [...document.querySelectorAll('[data-view="fusion"] [data-node]')]
                               .filter(g => g.dataset.kernel).map(g => g.dataset.node)""")
@@ -101,6 +122,8 @@ def measure(browser, html: pathlib.Path) -> dict:
     page.keyboard.press("Escape")
     expand = page.evaluate(_EXPAND_JS)
     expanded = int(page.locator(".il-root").get_attribute("data-boxes"))
+    switch = page.evaluate(_SWITCH_JS, last_compile) if last_compile else None
+    tabs = {v: page.evaluate(_TAB_JS, v) for v in ("roofline", "memory")}
     if errors:
         raise RuntimeError(f"page errors: {errors}")
     page.close()
@@ -113,12 +136,24 @@ def measure(browser, html: pathlib.Path) -> dict:
         "line_boxes": max((x[1] for x in good), default=0),
         "expand_ms": None if expand is None else round(expand),
         "expanded_boxes": expanded,
+        "switch_ms": None if switch is None else round(switch),
+        **{f"{v}_ms": None if t is None else round(t) for v, t in tabs.items()},
     }
 
 
 def main(argv=None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
-    runs = [a.split(":") for a in argv] or [["decoder", "forward"], ["decoder", "training"], ["resnet", "training"]]
+    import argparse
+
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("runs", nargs="*", help="MODEL:MODE (decoder:forward, resnet:training) or fixture:NAME")
+    ap.add_argument("--size", action="append", default=[], help="viewport WxH (default 1000x700; repeatable)")
+    opts = ap.parse_args(sys.argv[1:] if argv is None else argv)
+    runs = [a.split(":", 1) for a in opts.runs] or [
+        ["decoder", "forward"],
+        ["decoder", "training"],
+        ["resnet", "training"],
+    ]
+    sizes = [tuple(int(x) for x in s.lower().split("x")) for s in opts.size] or [(1000, 700)]
     from playwright.sync_api import sync_playwright
 
     import inductor_lens
@@ -133,22 +168,26 @@ def main(argv=None) -> int:
             report = inductor_lens.load(path)
             html = pathlib.Path(tmp) / f"{name}_{mode}.html"
             html.write_text(to_html(report), encoding="utf-8")
-            r = measure(browser, html)
-            rows.append(
-                {
-                    "model": name,
-                    "mode": mode,
-                    "compiles": len(report.compiles),
-                    "fused": sum(len(c.fused_nodes) for c in report.compiles),
-                    "html_mb": html.stat().st_size / 1e6,
-                    **r,
-                }
-            )
+            last = report.compiles[-1].id if len(report.compiles) > 1 else ""
+            for size in sizes:
+                r = measure(browser, html, size, last)
+                rows.append(
+                    {
+                        "model": name,
+                        "mode": mode,
+                        "size": f"{size[0]} x {size[1]}",
+                        "compiles": len(report.compiles),
+                        "fused": sum(len(c.fused_nodes) for c in report.compiles),
+                        "html_mb": html.stat().st_size / 1e6,
+                        **r,
+                    }
+                )
         browser.close()
     print("load average (1, 5, 15 min) at the end: " + ", ".join(f"{x:.1f}" for x in os.getloadavg()))
     head = [
         "model",
         "mode",
+        "size",
         "fused nodes",
         "boxes at open",
         "HTML",
@@ -156,13 +195,19 @@ def main(argv=None) -> int:
         "click -> panel",
         "source-line click",
         "expand all (boxes)",
+        "to the last compile",
+        "roofline tab",
+        "memory tab",
     ]
     print("| " + " | ".join(head) + " |\n|" + "---|" * len(head))
     for r in rows:
+        ms = lambda v: "-" if v is None else f"{v} ms"  # noqa: E731
+        target = f" (target {TARGETS[r['mode']]})" if r["mode"] in TARGETS else ""
         print(
-            f"| {r['model']} | {r['mode']} | {r['fused']} | {r['boxes']} | {r['html_mb']:.2f} MB | "
-            f"{r['interactive_ms']} ms (target {TARGETS[r['mode']]}) | {r['click_ms']} ms | "
-            f"{r['line_ms']} ms ({r['line_boxes']} boxes) | {r['expand_ms']} ms ({r['expanded_boxes']}) |"
+            f"| {r['model']} | {r['mode']} | {r['size']} | {r['fused']} | {r['boxes']} | {r['html_mb']:.2f} MB | "
+            f"{r['interactive_ms']} ms{target} | {r['click_ms']} ms | "
+            f"{r['line_ms']} ms ({r['line_boxes']} boxes) | {r['expand_ms']} ms ({r['expanded_boxes']}) | "
+            f"{ms(r['switch_ms'])} | {ms(r['roofline_ms'])} | {ms(r['memory_ms'])} |"
         )
     return 0
 

@@ -1,5 +1,5 @@
 """Screenshots for docs/ (README shows them): the opening view of real models in a 1000 x 700 page, light
-and dark, and the source view. Uses the reports cached by ``benchmarks/front.py`` (captured if missing).
+and dark, the source view and the Memory view of the decoder's training step. Uses the reports cached by ``benchmarks/front.py`` (captured if missing).
 
     python benchmarks/screenshots.py                          # writes docs/screenshot-*.png
     python benchmarks/screenshots.py screenshot-resnet.png    # chosen ones
@@ -25,6 +25,7 @@ SHOTS = [
     ("screenshot-resnet.png", "resnet", "training", "light", []),
     ("screenshot-resnet-dark.png", "resnet", "training", "dark", []),
     ("screenshot-source.png", "decoder", "training", "light", ["source-line"]),
+    ("screenshot-memory-decoder.png", "decoder", "training", "light", ["memory"]),
 ]
 
 
@@ -38,6 +39,9 @@ def shoot(browser, html: pathlib.Path, out: pathlib.Path, scheme: str, steps: li
                 .find((g) => /conv/.test(g.textContent)); return b ? b.dataset.node : null; }""")
             if name:
                 page.evaluate("(n) => window.inductorLens.select(n)", name)
+        if step == "memory":  # the forward's Memory view as it opens
+            page.click('[data-tab="memory"]')
+            page.wait_for_selector('[data-view="memory"] [data-role="memory-curve"]')
         if step == "source-line":
             page.click('[data-tab="source"]')
             key = page.evaluate("""() => { const rows = [...document.querySelectorAll('[data-view="source"] .il-src-hot')]

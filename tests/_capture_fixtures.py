@@ -11,7 +11,7 @@ import pytest
 
 import inductor_lens
 
-CAPTURE_FIXTURES = ("sin_cos_report", "training_report", "break_recompile_report")
+CAPTURE_FIXTURES = ("sin_cos_report", "training_report", "break_recompile_report", "stack_training_report")
 
 
 def _once_per_run(tmp_path_factory, name: str, capture):
@@ -72,6 +72,25 @@ def training_report(tmp_path_factory):
         return cap.report
 
     return _once_per_run(tmp_path_factory, "training_report", capture)
+
+
+@pytest.fixture(scope="session")
+def stack_training_report(tmp_path_factory):
+    """One training step of ``models.Stack``: four repeated residual blocks (the Memory view folds them)."""
+
+    def capture():
+        import torch
+
+        from tests import models
+
+        torch.manual_seed(0)
+        model = models.Stack()
+        with inductor_lens.capture(strict=True, title="stack training step") as cap:
+            compiled = torch.compile(model)
+            compiled(torch.randn(4, 8)).pow(2).sum().backward()
+        return cap.report
+
+    return _once_per_run(tmp_path_factory, "stack_training_report", capture)
 
 
 @pytest.fixture(scope="session")

@@ -204,3 +204,40 @@ def layered_report(layers: int = 12, per_layer: int = 16, title: str = "syntheti
         graph_outputs=[prev],
     )
     return Report(torch_version="2.13.0", device="cpu", compiles=[c], title=title, created="2026-11-30")
+
+
+def memory_report(layers: int = 12, per_layer: int = 16, saved: int = 0) -> Report:
+    """:func:`layered_report` with ``Compile.memory`` worked out by ``analysis.memory`` from made-up buffers:
+    fused node ``op{i}`` writes ``buf{i}`` of ``1 KiB x (1 + i % per_layer)`` read by the next node, and each
+    layer's last buffer is a graph output (alive to the end). ``saved``: that many made-up tensors saved for
+    a backward (``t{i}``, ``i + 1`` bytes each, all different: nothing folds), for the one-row-per-tensor table."""
+    import dataclasses
+
+    from inductor_lens.analysis.memory import memory
+    from inductor_lens.report.finish import derive_compile
+    from inductor_lens.report.model import SavedTensor
+
+    report = layered_report(layers, per_layer, title="synthetic memory")
+    c = derive_compile(report.compiles[0])
+    n = len(c.fused_nodes)
+    buffers = [
+        {
+            "name": f"buf{i}",
+            "node": f"op{i}",
+            "bytes": 1024 * (1 + i % per_layer),
+            "users": [f"op{i + 1}"] if i + 1 < n else [],
+            "is_output": i % per_layer == per_layer - 1,
+            "internal": False,
+        }
+        for i in range(n)
+    ]
+    mem = memory(c, buffers, {"x": 2048})
+    if saved:
+        tensors = [SavedTensor(f"t{i}", [i + 1], "uint8", i + 1, "activation", f"node{i % n}") for i in range(saved)]
+        mem = dataclasses.replace(
+            mem,
+            saved_for_backward=tensors,
+            saved_bytes=sum(t.bytes for t in tensors),
+            saved_activation_bytes=sum(t.bytes for t in tensors),
+        )
+    return dataclasses.replace(report, compiles=[dataclasses.replace(c, memory=mem)])

@@ -4,7 +4,7 @@ import torch
 
 from inductor_lens.examples import MLP, sin_cos
 
-__all__ = ["MLP", "sin_cos", "with_graph_break"]
+__all__ = ["MLP", "Stack", "sin_cos", "with_graph_break"]
 
 
 def with_graph_break(x):
@@ -12,3 +12,33 @@ def with_graph_break(x):
     y = torch.sin(x) * 2
     print("graph break here")
     return y + torch.cos(x)
+
+
+class StackBlock(torch.nn.Module):
+    """A residual MLP block: ``x + down(relu(up(x)))``."""
+
+    def __init__(self, d: int):
+        super().__init__()
+        self.up = torch.nn.Linear(d, 2 * d)
+        self.down = torch.nn.Linear(2 * d, d)
+
+    def forward(self, x):
+        return x + self.down(torch.relu(self.up(x)))
+
+
+class Stack(torch.nn.Module):
+    """``layers`` identical blocks in an ``nn.ModuleList`` between an input and an output layer: a model's
+    repeated layers (the fusion graph folds them, ``Compile.module_view.repeats``), small enough to compile in
+    seconds."""
+
+    def __init__(self, d_in: int = 8, d: int = 16, layers: int = 4, d_out: int = 4):
+        super().__init__()
+        self.inp = torch.nn.Linear(d_in, d)
+        self.layers = torch.nn.ModuleList(StackBlock(d) for _ in range(layers))
+        self.out = torch.nn.Linear(d, d_out)
+
+    def forward(self, x):
+        x = self.inp(x)
+        for layer in self.layers:
+            x = layer(x)
+        return self.out(x)

@@ -10,18 +10,23 @@ from __future__ import annotations
 import math
 import re
 from collections import defaultdict
-from typing import Optional
+from typing import Iterable, Optional, Sequence
 
 from ..report.model import (
     BufferBytes,
     BytesBy,
     Compile,
     Frame,
+    FusedNode,
     GraphNode,
     LiveBuffer,
     Memory,
     MemoryPoint,
+    MemoryRegion,
+    ModuleRepeat,
     Recomputed,
+    RecomputedBy,
+    SavedGroup,
     SavedTensor,
 )
 from .cost import DTYPE_BYTES, VIEW_OPS, op_name
@@ -130,7 +135,7 @@ def timeline(
     order: list[str],
     buffers: list[dict],
     fx: Optional[dict[str, GraphNode]] = None,
-    top: int = 20,
+    top: Optional[int] = 20,
     aliases: Optional[dict[str, str]] = None,
     made: Optional[set[str]] = None,
 ) -> tuple[list[MemoryPoint], int, str, list[LiveBuffer]]:
@@ -139,7 +144,7 @@ def timeline(
     ``buffers``: ``{name, node, bytes, users, is_output}`` each (``node`` writes it, ``users`` read it): it is
     live from its node to its last user (the end of the graph if ``is_output``); ``bytes`` None counts 0. The
     point of a node is what is live once it has run, before the frees after it; ``peak_node`` is the first node
-    of the maximum; ``peak_buffers`` the ``top`` largest buffers live there. ``aliases`` (``{new: old}``, from
+    of the maximum; ``peak_buffers`` the ``top`` largest buffers live there (all of them for ``top=None``). ``aliases`` (``{new: old}``, from
     :func:`reuses`): a buffer written into a dead one's storage is that storage, counted once."""
     fx = fx or {}
     step = {name: i for i, name in enumerate(order)}
@@ -272,21 +277,175 @@ def _user_line(stack: list[Frame]) -> Optional[Frame]:
 
 def rollups(saved: list[SavedTensor]) -> tuple[list[BytesBy], list[BytesBy]]:
     """The saved activations' bytes by user line (the innermost user frame) and by nn.Module, largest first."""
-    by_line: dict[tuple[str, int], int] = defaultdict(int)
-    by_module: dict[str, int] = defaultdict(int)
+    by_line: dict[tuple[str, int], list] = defaultdict(lambda: [0, 0, ""])
+    by_module: dict[str, list] = defaultdict(lambda: [0, 0, ""])
     for s in saved:
         if s.kind != "activation" or not s.bytes:
             continue
         f = _user_line(s.user_stack)
+        for row in ([by_line[(f.file, f.line)]] if f is not None else []) + [by_module[s.module or NO_MODULE]]:
+            row[0] += s.bytes
+            row[1] += 1
         if f is not None:
-            by_line[(f.file, f.line)] += s.bytes
-        by_module[s.module or "(no module)"] += s.bytes
-    lines = [BytesBy(bytes=b, file=f, line=ln) for (f, ln), b in by_line.items()]
-    modules = [BytesBy(bytes=b, module=m) for m, b in by_module.items()]
+            by_line[(f.file, f.line)][2] = by_line[(f.file, f.line)][2] or (f.code or "").strip()
+    lines = [BytesBy(bytes=b, file=f, line=ln, count=n, code=code) for (f, ln), (b, n, code) in by_line.items()]
+    modules = [BytesBy(bytes=b, module=m, count=n) for m, (b, n, _) in by_module.items()]
     return (
         sorted(lines, key=lambda x: (-x.bytes, x.file, x.line)),
         sorted(modules, key=lambda x: (-x.bytes, x.module)),
     )
+
+
+NO_MODULE = "(no module)"
+
+
+def repeat_instances(compile: Compile) -> dict[str, ModuleRepeat]:
+    """Each instance of the compile's repeated modules (``layers.5``) -> its repeat (``Compile.module_view``),
+    the outermost repeat where they nest."""
+    out: dict[str, ModuleRepeat] = {}
+    for r in compile.module_view.repeats if compile.module_view is not None else []:
+        for m in r.modules:
+            out.setdefault(m, r)
+    return out
+
+
+def fold_module(module: str, instances: dict[str, ModuleRepeat]) -> tuple[str, str]:
+    """``(folded, instance)``: ``layers.5.mlp.gate`` -> ``("layers.1-31.mlp.gate", "layers.5")`` where
+    ``layers.5`` is an instance of the repeated module ``layers.1-31`` (the outermost one), else
+    ``(module, "")``."""
+    parts = module.split(".") if module else []
+    for i in range(1, len(parts) + 1):
+        head = ".".join(parts[:i])
+        r = instances.get(head)
+        if r is not None:
+            return r.label + module[len(head) :], head
+    return module, ""
+
+
+def fold_rollup(items: Iterable[tuple[str, int]], instances: dict[str, ModuleRepeat]) -> list[BytesBy]:
+    """``(module, bytes)`` pairs rolled up by module with the instances of repeated modules folded
+    (:func:`fold_module`): bytes, how many items (``count``) and how many instances (``instances``, 1 for a
+    module that is no repeat's) each row holds, largest first."""
+    rows: dict[str, list] = {}
+    for module, size in items:
+        key, inst = fold_module(module, instances)
+        row = rows.setdefault(key or NO_MODULE, [0, 0, set()])
+        row[0] += size
+        row[1] += 1
+        row[2].add(inst)
+    out = [BytesBy(bytes=b, module=m, count=n, instances=len(insts)) for m, (b, n, insts) in rows.items()]
+    return sorted(out, key=lambda x: (-x.bytes, x.module))
+
+
+def saved_groups(
+    saved: list[SavedTensor], fx: dict[str, GraphNode], instances: dict[str, ModuleRepeat]
+) -> list[SavedGroup]:
+    """``saved`` said once per repeated thing (``SavedGroup``): tensors of one kind, op, shape, dtype and user
+    line in one module, the instances of repeated modules folded. Activations first, then the largest total,
+    then the first saved. Empty where no two tensors fold together (the plain list says it all)."""
+    groups: dict[tuple, list[SavedTensor]] = {}
+    for s in saved:
+        module, _ = fold_module(s.module, instances)
+        node = fx.get(s.fx_node)
+        if s.kind == "input":
+            base = _base(node, fx) if node is not None else None
+            what = (base.display_name or base.name).rsplit(".", 1)[-1] if base is not None else s.name
+        else:
+            what = (node.original_op or node.short_op or op_name(node.target)) if node is not None else ""
+        f = _user_line(s.user_stack)
+        key = (s.kind, module, what, repr(s.shape), s.dtype, (f.file, f.line) if f is not None else None)
+        groups.setdefault(key, []).append(s)
+    if all(len(g) == 1 for g in groups.values()):
+        return []
+    out = []
+    for (kind, module, what, _, dtype, _), members in groups.items():
+        first = members[0]
+        out.append(
+            SavedGroup(
+                module=module,
+                what=what,
+                kind=kind,
+                count=len(members),
+                bytes=sum(m.bytes or 0 for m in members),
+                each=first.bytes,
+                shape=first.shape,
+                dtype=dtype,
+                names=[m.name for m in members],
+                fx_node=first.fx_node,
+                user_stack=list(first.user_stack),
+            )
+        )
+    order = {id(g): i for i, g in enumerate(out)}
+    return sorted(out, key=lambda g: (g.kind != "activation", -g.bytes, order[id(g)]))
+
+
+def recomputed_by_line(redo: list[Recomputed], fx: dict[str, GraphNode]) -> list[RecomputedBy]:
+    """``redo`` rolled up by user line (the innermost user frame; ``file`` ``""`` for ops with none): how many
+    ops and their distinct short names, most ops first, then in the order first recomputed."""
+    rows: dict[tuple[str, int], list] = {}
+    for r in redo:
+        f = _user_line(r.user_stack)
+        row = rows.setdefault((f.file, f.line) if f is not None else ("", 0), [0, []])
+        row[0] += 1
+        node = fx.get(r.fx_node)
+        op = (node.short_op or op_name(node.target)) if node is not None else r.fx_node
+        if op not in row[1]:
+            row[1].append(op)
+    out = [RecomputedBy(count=n, file=f, line=ln, ops=ops) for (f, ln), (n, ops) in rows.items()]
+    order = {id(x): i for i, x in enumerate(out)}
+    return sorted(out, key=lambda x: (-x.count, order[id(x)]))
+
+
+def regions(fused: Sequence[FusedNode], instances: dict[str, ModuleRepeat]) -> list[MemoryRegion]:
+    """The timeline (one point per fused node of ``fused``) cut into runs of one module at the level of the
+    repeated modules (``MemoryRegion``): a node in an instance of a repeat (``layers.5``, by its ``group_path``
+    or its module stack) is that instance's; another, the module of its stack at the instances' depth (the
+    deepest it has above that: ``head``), else ``""``. A run of ``""`` between two runs of one module is
+    theirs (a reshape between two ops of a layer). Without repeats, the top-level modules."""
+    depth = 0
+    for n in fused:
+        inst = next((m for m in n.module_stack if m in instances), None)
+        if inst is not None:
+            depth = n.module_stack.index(inst)
+            break
+    keys = []
+    for n in fused:
+        inst = next((m for m in [*n.group_path, *n.module_stack] if m in instances), None)
+        if inst is None:
+            st = n.module_stack
+            inst = st[min(depth, len(st) - 1)] if st else ""
+        keys.append(inst)
+    runs: list[list] = []  # [key, first, last]
+    for i, k in enumerate(keys):
+        if runs and runs[-1][0] == k:
+            runs[-1][2] = i
+        else:
+            runs.append([k, i, i])
+    merged: list[list] = []
+    for j, run in enumerate(runs):
+        if run[0] == "" and merged and j + 1 < len(runs) and runs[j + 1][0] == merged[-1][0]:
+            merged[-1][2] = run[2]  # a gap of the top level's own ops inside one module
+            continue
+        if merged and merged[-1][0] == run[0]:
+            merged[-1][2] = run[2]
+            continue
+        merged.append(list(run))
+    out = []
+    for key, first, last in merged:
+        r = instances.get(key)
+        out.append(
+            MemoryRegion(module=key, label=key.rsplit(".", 1)[-1], first=first, last=last, repeat=r.label if r else "")
+        )
+    return out
+
+
+def _module_of(buffer: LiveBuffer, fx: dict[str, GraphNode], fused: dict[str, FusedNode]) -> str:
+    """The innermost module of the op that computes a buffer (its post-grad node), else of its fused node."""
+    node = fx.get(buffer.fx_node)
+    if node is not None and node.module_stack:
+        return node.module_stack[-1]
+    f = fused.get(buffer.node)
+    return f.module_stack[-1] if f is not None and f.module_stack else ""
 
 
 def freed_inputs(compile: Compile) -> list[int]:
@@ -342,10 +501,14 @@ def memory(
     fx = {n.name: n for n in post.nodes} if post is not None else {}
     order = [n.name for n in compile.fused_nodes]
     code = str(compile.output_code or "")
-    points, peak, peak_node, alive = timeline(order, buffers, fx, aliases=reuses(code), made=allocated(code))
+    points, peak, peak_node, alive = timeline(order, buffers, fx, top=None, aliases=reuses(code), made=allocated(code))
     saved = saved_for_backward(compile, backward) if backward is not None and compile.graph_kind == "forward" else []
     redo = recomputed(compile, backward) if backward is not None and compile.graph_kind == "forward" else []
     by_line, by_module = rollups(saved)
+    instances = repeat_instances(compile)
+    nodes = {n.name: n for n in compile.fused_nodes}
+    bwd_post = backward.graphs.get("post_grad") if backward is not None else None
+    bwd_fx = {n.name: n for n in bwd_post.nodes} if bwd_post is not None else {}
     freed = freed_inputs(compile)
     net, net_node = net_peak(points, freed)
     return Memory(
@@ -362,26 +525,19 @@ def memory(
         measured_peak_bytes=None,
         source=SOURCE + "; " + (NOT_MEASURED_CPU if device == "cpu" else NOT_MEASURED),
         input_bytes=sum(v or 0 for v in inputs.values()),
-        peak_buffers=alive,
+        peak_buffers=alive[:PEAK_TOP],
         saved_by_line=by_line,
         saved_by_module=by_module,
+        regions=regions(compile.fused_nodes, instances),
+        saved_groups=saved_groups(saved, fx, instances),
+        saved_by_module_folded=fold_rollup(
+            ((s.module, s.bytes) for s in saved if s.kind == "activation" and s.bytes), instances
+        ),
+        peak_by_module=fold_rollup(((_module_of(b, fx, nodes), b.bytes) for b in alive), instances),
+        peak_buffer_count=len(alive),
+        recomputed_by_line=recomputed_by_line(redo, {**fx, **bwd_fx}),
     )
 
 
-def pair_backward(compiles: list[Compile]) -> dict[str, Compile]:
-    """For each forward compile's ``id``, the backward compile of the same compile id (the same how-manieth one
-    when a compile id has several graphs)."""
-    backs: dict[str, list[Compile]] = defaultdict(list)
-    for c in compiles:
-        if c.graph_kind == "backward":
-            backs[c.compile_id].append(c)
-    seen: dict[str, int] = defaultdict(int)
-    out = {}
-    for c in compiles:
-        if c.graph_kind != "forward":
-            continue
-        i = seen[c.compile_id]
-        seen[c.compile_id] += 1
-        if i < len(backs[c.compile_id]):
-            out[c.id] = backs[c.compile_id][i]
-    return out
+#: How many of the buffers alive at the peak ``Memory.peak_buffers`` lists (the largest).
+PEAK_TOP = 20

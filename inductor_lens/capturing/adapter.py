@@ -18,6 +18,8 @@ Hooks (verified on torch 2.11 and 2.13; each one that is missing is reported, no
 - ``torch._inductor.scheduler.WhyNoFuse.__call__``: "cannot fuse X with Y: reason";
 - ``GraphLowering.save_output_code``: the generated module;
 - ``torch._inductor.compile_fx.compile_fx``: the FX graph dynamo hands to Inductor;
+- ``torch._inductor.compile_fx.aot_export_module``: how AOTInductor names an exported program's inputs, and the
+  user's call that compiled it;
 - dynamo's compile start/end callbacks: when (and why) a compile ran;
 - ``torch.compile`` itself, to show that it only wraps the function.
 """
@@ -39,7 +41,15 @@ from . import cudagraphs
 from .artifacts import wanted
 from .raw import Raw, RawGraph, RawKernel, RawWindow, loads_payload, now_us
 from .stacks import frames_of, non_user_prefixes, torch_dir, trim_to_user_call, user_frames
-from .torchread import fx_graph_nodes, ir_fx_nodes, kernel_ir, launch_grid, launch_metadata, raw_sched_node
+from .torchread import (
+    aot_input_names,
+    fx_graph_nodes,
+    ir_fx_nodes,
+    kernel_ir,
+    launch_grid,
+    launch_metadata,
+    raw_sched_node,
+)
 
 MIN_TORCH = Version("2.11")
 
@@ -403,6 +413,7 @@ def _install_all(stack: contextlib.ExitStack, diagnostics: list) -> None:
         ("fusion decision hook", _install_fusion_decisions),
         ("output code hook", _install_output_code),
         ("dynamo graph hook", _install_compile_fx),
+        ("AOTInductor export hook", _install_aot_export),
         ("compile callbacks", _install_callbacks),
         ("torch.compile hook", _install_torch_compile),
         ("autotuning hook", _install_autotune),
@@ -716,6 +727,46 @@ def _install_compile_fx(stack: contextlib.ExitStack) -> None:
         return original(model_, *args, **kwargs)
 
     patch_attr(stack, cfx, "compile_fx", compile_fx)
+
+
+def _install_aot_export(stack: contextlib.ExitStack) -> None:
+    """``compile_fx.aot_export_module``, which AOTInductor (``aoti_compile_and_package``) runs on an exported
+    program: its graph signature names the lowered graph's inputs (``arg6_1`` is the user's ``x``), and the stack
+    then holds the user's call that compiled ahead of time."""
+    import torch._inductor.compile_fx as cfx
+
+    original = cfx.aot_export_module
+
+    def note(hooks: Hooks, mod: Any, out: Any, frames: list, start_us: float) -> None:
+        user = user_frames(frames, hooks._prefixes)
+        hooks.raw.aot_calls.append(
+            {
+                "start_us": start_us,
+                "user_stack": user,
+                "entry": _entry(frames, user, hooks._torch_dir),
+                "inputs": aot_input_names(mod, out[1]),
+            }
+        )
+
+    @functools.wraps(original)
+    def aot_export_module(mod, *args, **kwargs):
+        if not _REGISTRY.sinks():
+            return original(mod, *args, **kwargs)
+        start_us = now_us()
+        frames = frames_of(traceback.extract_stack(sys._getframe(1)))
+        out = original(mod, *args, **kwargs)
+        _each("reading AOTInductor's input names", note, mod, out, frames, start_us)
+        return out
+
+    patch_attr(stack, cfx, "aot_export_module", aot_export_module)
+
+
+def _entry(frames: list, user: list, torch_dir: str) -> str:
+    """The torch function the user's innermost line called (``aoti_compile_and_package``): the first frame inside
+    torch after the last of ``user`` (the user's frames of ``frames``); ``""`` when there is none."""
+    start = max((i for i, f in enumerate(frames) if f in user), default=-1) + 1
+    first = next((f for f in frames[start:] if os.path.abspath(f[0]).startswith(torch_dir)), None)
+    return str(first[2]) if first else ""
 
 
 def _install_callbacks(stack: contextlib.ExitStack) -> None:

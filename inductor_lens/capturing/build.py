@@ -221,6 +221,7 @@ def _graph_nodes(nodes: list[dict], roles: Optional[dict[str, tuple[str, str]]] 
                 module_types=[t for _, t in modules] if all(t for _, t in modules) else [],
                 role=role,
                 display_name=display,
+                original_op=rules.original_op(n["target"], n.get("original", "")),
             )
         )
     return out
@@ -258,13 +259,15 @@ def _input_roles(
     graph_kind: str,
     arg_names: Optional[list[str]] = None,
     shift: Optional[int] = None,
+    forward: Optional[dict[str, GraphNode]] = None,
 ) -> tuple[dict, dict]:
     """What each graph input is: ``{name: (role, display name)}`` for the dynamo graph and the post-grad one.
 
     Dynamo's placeholders carry their source (``L['self']._modules['fc1']._parameters['weight']``); AOT
     keeps their order, naming them ``primals_1..`` (training) or ``arg0_1..`` (inference); a backward graph
     takes forward inputs by the same ``primals_N`` names, gradients as ``tangents_N`` and the rest are
-    forward activations saved for it."""
+    forward activations saved for it, named by the forward's node that made them (``forward``: its post-grad
+    nodes by name; ``rules.saved_name``)."""
     dyn_roles: dict[str, tuple[str, str]] = {}
     sources = []
     for n in dynamo or []:
@@ -288,7 +291,7 @@ def _input_roles(
         elif name.startswith("tangents_"):
             post_roles[name] = ("tangent", f"gradient of output {name.split('_', 1)[1]}")
         elif graph_kind == "backward":
-            post_roles[name] = ("saved", f"{name} (saved by the forward)")
+            post_roles[name] = ("saved", rules.saved_name(name, forward or {}))
     return dyn_roles, post_roles
 
 
@@ -743,7 +746,43 @@ def _gave_up(trace: _Trace, raised: Optional[BaseException] = None) -> list[Diag
     return out
 
 
-AOT_FRAME = "AOTInductor (aoti_compile_and_package)"
+AOT_FRAME = rules.AOT_FRAME
+
+
+def _aot_call(rec: RawGraph, raw: Raw) -> Optional[dict]:
+    """The AOTInductor compile call (``Raw.aot_calls``) that lowered ``rec``: the latest to start before it."""
+    calls = [c for c in raw.aot_calls if c.get("start_us", 0) <= rec.start_us]
+    return max(calls, key=lambda c: c["start_us"]) if rec.aot and calls else None
+
+
+def _aot_roles(post: list[dict], call: Optional[dict]) -> dict[str, tuple[str, str]]:
+    """``{name: (role, display name)}`` of an AOTInductor graph's inputs as the exported program names them: its
+    placeholders (the user's inputs: ``arg6_1`` is ``x``) and the parameters and buffers it reads as constants
+    (``get_attr`` nodes, by their path)."""
+    names = {str(k): (str(v[0]), str(v[1])) for k, v in ((call or {}).get("inputs") or {}).items()}
+    by_path = {d: (r, d) for r, d in names.values() if r in ("parameter", "buffer")}
+    roles = {}
+    for n in post:
+        if n["op"] == "placeholder" and n["name"] in names:
+            roles[n["name"]] = names[n["name"]]
+        elif n["op"] == "get_attr" and n["target"] in by_path:
+            roles[n["name"]] = by_path[n["target"]]
+    return roles
+
+
+def _aot_trigger(call: Optional[dict], t0: float) -> Trigger:
+    entry = (
+        f"torch._inductor.{call['entry']}()"
+        if call and call.get("entry")
+        else "torch._inductor.aoti_compile_and_package()"
+    )
+    return Trigger(
+        kind="ahead_of_time",
+        reason=f"AOTInductor compiled an exported program ahead of time, at the {entry} call: no dynamo frame and no "
+        "guards; the package runs these kernels from its C++ wrapper",
+        user_stack=_frames(call.get("user_stack") or []) if call else [],
+        time_us=round(call["start_us"] - t0, 1) if call else None,
+    )
 
 
 def _with_aot_code(graphs: list[RawGraph], trace: _Trace) -> list[RawGraph]:
@@ -768,7 +807,7 @@ def _with_aot_code(graphs: list[RawGraph], trace: _Trace) -> list[RawGraph]:
 def _with_memory(compiles: list[Compile], facts: list[Optional[dict]], device: str, diagnostics: list) -> list[Compile]:
     """Each compile with its ``memory`` (capturing/memory.py); a forward of a training step is paired with its
     backward, which says what it saved. A failure is a diagnostic, never a lost report."""
-    from ..analysis.memory import pair_backward
+    from ..report.finish import pair_backward
     from .memory import memory_of
 
     backs = pair_backward(compiles)
@@ -805,7 +844,10 @@ def _compile(
     idx: int,
     windows: list[RawWindow],
     starts: list[float],
+    forward: Optional[Compile] = None,
 ) -> Compile:
+    """One compile of ``rec``; ``forward``: for a backward graph, the forward compile it pairs with
+    (``report.finish.pair_backward``), which names what it saved."""
     b = _GraphBuilder(raw, rec, trace, diagnostics)
     kernels, node_kernel = b.kernels()
     dyn = raw.dynamo_graphs.get(rec.compile_id) or raw.dynamo_graphs.get(_base_cid(rec.compile_id))
@@ -820,7 +862,11 @@ def _compile(
         "inference" if ca else rec.graph_kind,
         _call_arg_names(raw),
         shift,
+        _post_nodes(forward),
     )
+    aot = _aot_call(rec, raw) if rec.aot else None
+    if rec.aot:
+        post_roles = _aot_roles(rec.post_grad_nodes, aot)
     graph_nodes = _graph_nodes(rec.post_grad_nodes, post_roles)
     fx_modules = {n.name: n.module_stack for n in graph_nodes}
     window = _window_for(rec, windows, starts)
@@ -829,12 +875,7 @@ def _compile(
         if ca and not rec.aot
         else _trigger(rec, window, trace, raw.t0_us, frame)
         if not rec.aot
-        else Trigger(
-            kind="unknown",
-            reason="AOTInductor compiled an exported program ahead of time "
-            "(torch._inductor.aoti_compile_and_package): no dynamo frame and no guards; the package runs these "
-            "kernels from its C++ wrapper",
-        )
+        else _aot_trigger(aot, raw.t0_us)
     )
     phases = (
         _phases(trace.events_between(window.start_us, window.end_us), raw.t0_us, window.start_us, window.end_us)
@@ -880,6 +921,22 @@ def _compile(
         )
     )
     return compiled if complete else dataclasses.replace(compiled, label=f"{compiled.label} (did not finish)")
+
+
+def _post_nodes(c: Optional[Compile]) -> dict[str, GraphNode]:
+    post = c.graphs.get("post_grad") if c is not None else None
+    return {n.name: n for n in post.nodes} if post is not None else {}
+
+
+def _forward_of(compiles: list[Compile], rec: RawGraph, backs: dict[str, int]) -> Optional[Compile]:
+    """The forward compile a backward ``rec`` pairs with: of its compile id, the how-manieth forward it is the
+    how-manieth backward of (``backs`` counts the backwards seen so far), as ``finish.pair_backward`` pairs them."""
+    if rec.graph_kind != "backward":
+        return None
+    i = backs.get(rec.compile_id, 0)
+    backs[rec.compile_id] = i + 1
+    forwards = [c for c in compiles if c.compile_id == rec.compile_id and c.graph_kind == "forward"]
+    return forwards[i] if i < len(forwards) else None
 
 
 #: Recordings of one graph from which re-recording is worth a line in the diagnostics banner.
@@ -1008,6 +1065,7 @@ def _build(raw: Raw, torch_version: str, title: str) -> Report:
     windows = sorted(raw.windows, key=lambda w: w.start_us)
     starts = [w.start_us for w in windows]
     facts: list[Optional[dict]] = []
+    backs: dict[str, int] = {}
     for rec in _with_aot_code(raw.graphs, trace):
         if not rec.post_fusion and not rec.output_code:
             continue  # a GraphLowering that never reached the scheduler (e.g. a subgraph helper)
@@ -1024,6 +1082,7 @@ def _build(raw: Raw, torch_version: str, title: str) -> Report:
             idx,
             windows,
             starts,
+            _forward_of(compiles, rec, backs),
         )
         compiles.append(_with_costs(compile, rec, diagnostics))
         facts.append(rec.memory)

@@ -90,6 +90,9 @@ class Raw:
     trace: list[tuple[dict, Any]] = field(default_factory=list)  # (metadata, payload) in order
     dynamo_graphs: dict[str, list[dict]] = field(default_factory=dict)  # compile id -> nodes
     compile_calls: list[dict] = field(default_factory=list)
+    #: AOTInductor compiles seen starting (``aot_export_module``): ``{start_us, user_stack, entry, inputs}``,
+    #: ``inputs`` the lowered graph's placeholders as ``{name: [role, display name]}``.
+    aot_calls: list[dict] = field(default_factory=list)
     device: str = "cpu"
 
     def diag(self, code: str, message: str, detail: str = "") -> None:

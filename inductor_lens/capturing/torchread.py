@@ -196,6 +196,7 @@ def fx_graph_nodes(gm: Any) -> list[dict]:
                 "module_stack": mstack,
                 "module_types": mtypes,
                 "source": _input_source(n),
+                "original": str(n.meta.get("original_aten") or ""),  # the op it was decomposed from
             }
         )
     return out
@@ -211,6 +212,22 @@ def _input_source(node: Any) -> str:
         return str(name() if callable(name) else name) if name is not None else ""
     except Exception:  # an input whose source cannot be named is shown by its graph name
         return ""
+
+
+def aot_input_names(mod: Any, signature: Any) -> dict[str, list[str]]:
+    """``{placeholder: [role, display name]}`` of the graph AOTInductor lowers, from ``aot_export_module``'s graph
+    signature: a lifted parameter or buffer by its path (``fc1.weight``), the i-th user input by the name of the
+    i-th input of the module it exported (``ep.module()``: ``x``). Reads names only: nothing is specialised."""
+    out: dict[str, list[str]] = {}
+    for name, fqn in dict(getattr(signature, "inputs_to_parameters", None) or {}).items():
+        out[str(name)] = ["parameter", str(fqn)]
+    for name, fqn in dict(getattr(signature, "inputs_to_buffers", None) or {}).items():
+        out[str(name)] = ["buffer", str(fqn)]
+    graph = getattr(mod, "graph", None)
+    given = [str(n.name) for n in graph.nodes if n.op == "placeholder"] if graph is not None else []
+    for i, name in enumerate(getattr(signature, "user_inputs", None) or []):
+        out[str(name)] = ["input", given[i] if i < len(given) else str(name)]
+    return out
 
 
 def launch_metadata(kernel: Any) -> Optional[dict]:

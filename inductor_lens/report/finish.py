@@ -9,24 +9,31 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+from collections import defaultdict
 from typing import Optional
 
 from .model import DERIVED_VERSION, SCHEMA_VERSION, Compile, FusedNode, Kernel, Report
 from .modules import module_view
 from .rules import (
+    NOT_OPS,
     autotune_chosen,
     choice_config,
     compile_label,
     epilogue_ops,
     frame_label,
     fused_label,
+    input_copy_label,
+    is_channels_last,
     is_glue,
+    is_input_copy,
     kernel_runs,
     no_line_reason,
     node_ops,
     parse_size_hints,
     readable_reasons,
+    saved_name,
     short_op,
+    trigger_kind,
     trigger_summary,
     unique_stacks,
     user_lines,
@@ -49,7 +56,7 @@ def _kernel(k: Kernel) -> Kernel:
 
 def _fused(n: FusedNode, kernels: dict[str, Kernel], fx: dict) -> FusedNode:
     k = kernels.get(n.kernel) if n.kernel else None
-    ops = [short_op(fx[name].target) for name in n.fx_nodes if name in fx]
+    ops = [short_op(fx[name].target) for name in n.fx_nodes if name in fx and fx[name].op not in NOT_OPS]
     callee = str((k.metadata if k else {}).get("callee") or "")
     label = fused_label(n.kind, n.kernel, k.language if k else "", ops, callee, n.name)
     stacks = n.user_stack or (
@@ -74,15 +81,18 @@ def derive_compile(c: Compile, fx: Optional[dict] = None) -> Compile:
     ``Compile.module_view`` and ``FusedNode.group_path`` (``report/modules.py``).
     Idempotent; run by :func:`finish_compile` and on loading a report written before these fields."""
     fx = _fx_of(c) if fx is None else fx
-    fused = []
+    fused, copies = [], set()
     for n in c.fused_nodes:
         lines = user_lines(n.user_stack)
+        copy = is_input_copy(n.kernel, (fx[name].op if name in fx else "" for name in n.fx_nodes))
+        if copy:
+            copies.add(n.name)
         fused.append(
             dataclasses.replace(
                 n,
                 user_lines=lines,
-                ops=node_ops(fx[name].target for name in n.fx_nodes if name in fx),
-                no_line_reason=no_line_reason(bool(lines), n.fx_nodes, n.no_line_reason),
+                ops=node_ops(fx[name].target for name in n.fx_nodes if name in fx and fx[name].op not in NOT_OPS),
+                no_line_reason=no_line_reason(bool(lines), n.fx_nodes, n.no_line_reason, copy),
             )
         )
     boxes = [n for n in fused if not n.is_glue]
@@ -106,16 +116,84 @@ def derive_compile(c: Compile, fx: Optional[dict] = None) -> Compile:
         sites = k.call_sites or kernel_runs(k.name, boxes) or ([list(k.fused_nodes)] if k.fused_nodes else [])
         sites = [sorted(site, key=lambda f: order.get(f, len(order))) for site in sites]  # execution order
         kernels.append(dataclasses.replace(k, metadata=md, user_lines=lines, call_sites=sites))
-    trigger = dataclasses.replace(c.trigger, summary=trigger_summary(c.trigger.kind))
+    fused = _copy_labels(fused, copies, kernels, fx)
+    kind = trigger_kind(c.trigger.kind, c.frame)
+    trigger = dataclasses.replace(c.trigger, kind=kind, summary=trigger_summary(kind))
     view, paths = module_view(fused)
     fused = [dataclasses.replace(n, group_path=paths.get(n.name, [])) for n in fused]
     return dataclasses.replace(c, fused_nodes=fused, kernels=kernels, trigger=trigger, module_view=view)
 
 
+def _copy_labels(fused: list[FusedNode], copies: set[str], kernels: list[Kernel], fx: dict) -> list[FusedNode]:
+    """``fused`` with each input copy (``copies``, ``rules.is_input_copy``) labelled by what it is and the inputs
+    it copies: every copy of one kernel call gets the call's whole list (they are one box, its first node a copy;
+    Inductor may fuse other small ops into that kernel, as a BatchNorm's ``num_batches_tracked += 1``, which keep
+    the kernel's name). Channels-last where the kernel's launch shows each copy's buffer so laid out (the launch
+    is its first call's)."""
+    by_name = {n.name: n for n in fused}
+    labels: dict[str, str] = {}
+    for k in kernels:
+        for i, site in enumerate(k.call_sites):
+            nodes = [by_name[f] for f in site if f in by_name and f in copies]
+            if not nodes:
+                continue
+            names = [fx[f].display_name or f for n in nodes for f in n.fx_nodes if f in fx]
+            args = {a.name: a for a in k.launch.args} if k.launch is not None and i == 0 else {}
+            outs = [args.get(b) for n in nodes for b in n.writes]
+            last = bool(outs) and all(a is not None and is_channels_last(a.shape, a.stride) for a in outs)
+            labels.update((n.name, input_copy_label(names, last)) for n in nodes)
+    return [dataclasses.replace(n, label=labels[n.name]) if n.name in labels else n for n in fused]
+
+
+def pair_backward(compiles: list[Compile]) -> dict[str, Compile]:
+    """For each forward compile's ``id``, the backward compile of the same compile id (the same how-manieth one
+    when a compile id has several graphs)."""
+    backs: dict[str, list[Compile]] = defaultdict(list)
+    for c in compiles:
+        if c.graph_kind == "backward":
+            backs[c.compile_id].append(c)
+    seen: dict[str, int] = defaultdict(int)
+    out = {}
+    for c in compiles:
+        if c.graph_kind != "forward":
+            continue
+        i = seen[c.compile_id]
+        seen[c.compile_id] += 1
+        if i < len(backs[c.compile_id]):
+            out[c.id] = backs[c.compile_id][i]
+    return out
+
+
+def saved_names(backward: Compile, forward: Compile) -> Compile:
+    """``backward`` with each input its forward saved for it (role ``saved``) named by what made it
+    (``rules.saved_name``)."""
+    post, fwd = backward.graphs.get("post_grad"), forward.graphs.get("post_grad")
+    if post is None or fwd is None:
+        return backward
+    made = {n.name: n for n in fwd.nodes}
+    nodes = [
+        dataclasses.replace(n, display_name=saved_name(n.name, made))
+        if n.op == "placeholder" and n.role == "saved"
+        else n
+        for n in post.nodes
+    ]
+    graphs = dict(backward.graphs, post_grad=dataclasses.replace(post, nodes=nodes))
+    return dataclasses.replace(backward, graphs=graphs)
+
+
+def name_saved(compiles: list[Compile]) -> list[Compile]:
+    """``compiles`` with every backward's saved inputs named (:func:`saved_names`), each from its forward
+    (:func:`pair_backward`); for a report written before they were."""
+    by_id = {c.id: c for c in compiles}
+    fwd = {b.id: by_id[f] for f, b in pair_backward(compiles).items()}
+    return [saved_names(c, fwd[c.id]) if c.id in fwd else c for c in compiles]
+
+
 def derive_report(report: Report) -> Report:
     """``report`` with :func:`derive_compile` run on every compile (a report written before the derived
-    fields of ``DERIVED_VERSION``)."""
-    return dataclasses.replace(report, compiles=[derive_compile(c) for c in report.compiles], derived=DERIVED_VERSION)
+    fields of ``DERIVED_VERSION``), its backwards' saved inputs named first (:func:`name_saved`)."""
+    compiles = [derive_compile(c) for c in name_saved(report.compiles)]
+    return dataclasses.replace(report, compiles=compiles, derived=DERIVED_VERSION)
 
 
 def finish_compile(c: Compile) -> Compile:
@@ -182,7 +260,7 @@ def upgrade_v1(report: Report, data: dict) -> Report:
     """A version-1 report loaded into the version-2 model, with the fields version 1 did not have filled
     from what it recorded (``pre_fusion_nodes``, which version 2 dropped, is left behind)."""
     compiles = []
-    for c in report.compiles:
+    for c in name_saved(report.compiles):
         reason = ""
         if c.trigger.kind == "recompile":
             text = c.trigger.reason

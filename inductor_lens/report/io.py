@@ -390,7 +390,7 @@ def _build(parts: "Parts") -> Report:
             raise ReportError(f"{name}: {e}") from None
         validate(to_plain(report), name)
         return report
-    from .finish import derive_compile
+    from .finish import derive_compile, name_saved
 
     builder, compiles = Builder(), []
     underived = _underived(parts.head)  # written before its derived fields: filled as each compile is built
@@ -399,8 +399,9 @@ def _build(parts: "Parts") -> Report:
     with _gc_paused():
         for c in parts.checked():
             builder.shared = parts.shared  # known once the tables are expanded
-            built = builder.build(Compile, c)
-            compiles.append(derive_compile(built) if underived else built)
+            compiles.append(builder.build(Compile, c))
+        if underived:  # a backward's saved inputs are named from its forward, before each is derived
+            compiles = [derive_compile(c) for c in name_saved(compiles)]
         report = builder.build(Report, dict(parts.head_expanded, compiles=[]))
     return dataclasses.replace(report, compiles=compiles, derived=DERIVED_VERSION)
 

@@ -30,7 +30,8 @@ SCHEMA_VERSION = 2
 
 #: The generation of the derived fields (``report/finish.py``) a report holds. A report written before
 #: derived fields were added (no ``derived`` key, or a smaller number) gets them filled when it is loaded.
-DERIVED_VERSION = 4  # 2: Trigger.summary; 3: Compile.module_view, FusedNode.group_path; 4: FusedNode.no_line_reason
+DERIVED_VERSION = 5  # 2: Trigger.summary; 3: Compile.module_view, FusedNode.group_path; 4: FusedNode.no_line_reason;
+# 5: a backward's saved inputs named by what made them, input copies labelled, Trigger.kind ahead_of_time
 
 #: Languages a kernel may be written in: what Inductor's output code defines (``async_compile.<kind>``),
 #: ``extern`` for calls of library kernels, ``other`` when the source was not found.
@@ -42,7 +43,7 @@ class _Record:
     ``__eq__``, ``__hash__`` and ``__repr__`` written here once, to the letter of what ``@dataclass`` generates
     per class: the values of all fields as one tuple compared and hashed (the same class only), and
     ``Name(field=value!r, ...)``, ``...`` where it recurses. ``@dataclass`` writes each generated method as
-    Python source and compiles it when the module is imported: for these 38 classes that was a third of this
+    Python source and compiles it when the module is imported: for these classes that was a third of this
     module's import time, which every command pays (``tests/report/test_model.py`` holds both to the same
     results)."""
 
@@ -118,7 +119,8 @@ class Trigger(_Record):
     ``kind`` is ``first_call`` (dynamo traced a frame for the first time), ``recompile``
     (a guard failed; ``reason`` spells it out), ``compiled_autograd`` (compiled autograd traced the whole autograd graph of a ``.backward()`` call:
     ids ``!A/F/N``, ``graph_kind`` ``backward``), ``lazy_backward`` (the backward graph is
-    compiled at the first ``.backward()``), or ``unknown``.
+    compiled at the first ``.backward()``), ``ahead_of_time`` (AOTInductor compiled an exported program at the
+    user's ``aoti_compile_and_package`` call, which ``user_stack`` ends at when the capture saw it), or ``unknown``.
     """
 
     kind: str
@@ -164,11 +166,16 @@ class GraphNode(_Record):
     #: user's call), ``tangent`` (a gradient flowing into a backward graph), ``saved`` (a forward
     #: activation saved for backward), or ``""`` when not known.
     role: str = ""
-    #: For graph inputs: the name a user knows, e.g. ``layer1.0.conv1.weight`` or ``x``; ``""`` if none.
+    #: For graph inputs: the name a user knows, e.g. ``layer1.0.conv1.weight`` or ``x``; a backward's ``saved``
+    #: input by the forward op that made it and that op's module, ``h.0.mlp gelu (saved)``
+    #: (``rules.saved_name``); ``""`` if none.
     display_name: str = ""
     #: The op for people, for a ``call_function`` node: ``aten.mm.default`` -> ``mm``,
     #: ``_operator.getitem`` -> ``getitem`` (``rules.short_op``); ``""`` for other nodes. Filled when not given.
     short_op: str = ""
+    #: The op this node was decomposed from, for people (``rules.original_op``), where it is another: ``gelu`` for
+    #: the ``mul`` and ``erf`` of a GELU, ``native_layer_norm`` for a layer norm's ``rsqrt``; ``""`` otherwise.
+    original_op: str = ""
 
     def __post_init__(self) -> None:
         if not self.short_op and self.op == "call_function":
@@ -189,13 +196,15 @@ class FusedNode(_Record):
 
     ``fx_nodes`` are post-grad node names; ``reads``/``writes`` are buffer names, from which the
     edges between nodes are drawn; ``members`` are the pre-fusion scheduler nodes it was fused from.
-    ``label`` is what its box says first: the op of an extern call (``mm``, ``convolution``), else the
-    kernel's name. ``is_glue``: no kernel of its own (a ``getitem`` of a multi-output call, a nop or a
-    view), drawn as an edge rather than a box. ``user_stack``: one stack per distinct user line of its
+    ``label`` is what its box says first: the op of an extern call (``mm``, ``convolution``); for a kernel that
+    only copies graph inputs into another layout (``rules.is_input_copy``), what it is and what it copies, for
+    its whole kernel call (``channels-last copy: conv1.weight, x, conv2.weight``); else the kernel's name.
+    ``is_glue``: no kernel of its own (a ``getitem`` of a multi-output call, a nop or a view), drawn as an edge
+    rather than a box. ``user_stack``: one stack per distinct user line of its
     ops (its kernel's stacks, or its own ops' when the kernel has none). ``user_lines``: the innermost frame
     of each of those stacks (the line that ran), the first being *the* user line every view names.
     ``ops``: the distinct short op names of its FX ops (``GraphNode.short_op``), in order, tuple unpacking
-    (``getitem``) left out. ``group_path``: the boxes it is folded into in the fusion graph, outermost first,
+    (``getitem``) and the graph inputs and constants it reads (``rules.NOT_OPS``) left out. ``group_path``: the boxes it is folded into in the fusion graph, outermost first,
     where that is not ``module_stack`` (a node of a repeated module: the repeat's key, ``ModuleRepeat.key``,
     comes before the instance; a node of the parent run inside an instance gets the instance); else empty.
     """
@@ -627,12 +636,65 @@ class Recomputed(_Record):
 
 @_record
 class BytesBy(_Record):
-    """Bytes rolled up by one key: a user line (``file``, ``line``) or an nn.Module path (``module``)."""
+    """Bytes rolled up by one key: a user line (``file``, ``line``) or an nn.Module path (``module``).
+    ``count``: the tensors (or buffers) rolled into it (0 in reports made before it); ``instances``: in a
+    roll-up folded by repeated module (``layers.1-31.mlp``), the instances folded into the row (1 for a
+    module that is no repeat's), else 0; ``code``: a user line's text, as its frame recorded it."""
 
     bytes: int
     file: str = ""
     line: int = 0
     module: str = ""
+    count: int = 0
+    instances: int = 0
+    code: str = ""
+
+
+@_record
+class SavedGroup(_Record):
+    """Tensors saved for the backward that are one thing said once: the same ``kind``, op (``what``: for an
+    activation the op it was decomposed from where there is one, ``GraphNode.original_op``: ``gelu``, else its
+    short name; for an input the parameter's or argument's own name), shape, dtype and
+    user line, in the same module once the instances of a repeated module are folded (``module``:
+    ``layers.1-31.mlp.gate`` for ``layers.5.mlp.gate``). ``count`` tensors of ``each`` bytes, ``bytes`` in
+    all; ``names``: theirs, in the backward graph's order; ``fx_node`` and ``user_stack``: the first one's."""
+
+    module: str
+    what: str
+    kind: str
+    count: int
+    bytes: int
+    each: Optional[int] = None
+    shape: Optional[list] = None
+    dtype: Optional[str] = None
+    names: list[str] = field(default_factory=list)
+    fx_node: str = ""
+    user_stack: list[Frame] = field(default_factory=list)
+
+
+@_record
+class RecomputedBy(_Record):
+    """The ops the backward recomputes that come from one user line (``file`` ``""``: no user line):
+    ``count`` of them, their distinct short op names (``ops``) in graph order."""
+
+    count: int
+    file: str = ""
+    line: int = 0
+    ops: list[str] = field(default_factory=list)
+
+
+@_record
+class MemoryRegion(_Record):
+    """A run of consecutive points of ``Memory.timeline`` (indices ``first`` to ``last``) made by one module at
+    the level of a compile's repeated modules: an instance (``layers.5``, ``repeat`` its repeat's label
+    ``layers.1-31``), else the module at that depth (``embed``, ``head``), else ``""`` (the top-level
+    function's own ops). ``label``: what the axis says under it (``5``, ``head``)."""
+
+    module: str
+    label: str
+    first: int
+    last: int
+    repeat: str = ""
 
 
 @_record
@@ -673,6 +735,20 @@ class Memory(_Record):
     freed_input_bytes: int = 0
     #: ``net_peak_bytes / measured_peak_bytes`` (1.0 = the estimate is exact), null until both are known.
     estimate_ratio: Optional[float] = None
+    #: The timeline cut by module at the level of the repeated modules (a model's layers), in order
+    #: (``MemoryRegion``): what the curve's axis is labelled with. Empty in reports made before it.
+    regions: list[MemoryRegion] = field(default_factory=list)
+    #: ``saved_for_backward`` said once per repeated thing (``SavedGroup``): activations first, largest total
+    #: first; empty where no two tensors fold together (and in reports made before it).
+    saved_groups: list[SavedGroup] = field(default_factory=list)
+    #: ``saved_by_module`` with the instances of each repeated module folded into one row (``BytesBy.instances``).
+    saved_by_module_folded: list[BytesBy] = field(default_factory=list)
+    #: Every buffer alive at the peak rolled up by its op's module, repeated modules folded, largest first;
+    #: ``peak_buffer_count`` how many buffers that is (``peak_buffers`` holds the 20 largest).
+    peak_by_module: list[BytesBy] = field(default_factory=list)
+    peak_buffer_count: int = 0
+    #: ``recomputed`` rolled up by user line, most ops first (``RecomputedBy``).
+    recomputed_by_line: list[RecomputedBy] = field(default_factory=list)
 
 
 @_record

@@ -326,7 +326,17 @@ _TRIGGER_SUMMARY = {
     "recompile": "at a recompile (a guard of an earlier compile failed)",
     "lazy_backward": "at the first .backward() through the compiled forward",
     "compiled_autograd": "at a .backward() call (compiled autograd)",
+    "ahead_of_time": "ahead of time, at the AOTInductor compile call (aoti_compile_and_package)",
 }
+
+#: ``Compile.frame`` of an AOTInductor compile: no dynamo frame, an exported program compiled ahead of time.
+AOT_FRAME = "AOTInductor (aoti_compile_and_package)"
+
+
+def trigger_kind(kind: str, frame: str) -> str:
+    """``Trigger.kind``, as reports made before ``ahead_of_time`` existed get it on load: their AOTInductor compiles
+    said ``unknown``."""
+    return "ahead_of_time" if kind == "unknown" and frame == AOT_FRAME else kind
 
 
 def trigger_summary(kind: str) -> str:
@@ -389,9 +399,95 @@ NO_PROVENANCE = (
 )
 
 
-def no_line_reason(has_user_lines: bool, fx_nodes: Iterable[str], given: str = "") -> str:
-    """``FusedNode.no_line_reason``: empty when a user line is known; else ``given`` (the TORCH_TRACE importer's
-    :data:`NO_PROVENANCE`), else :data:`INSIDE_TORCH` for ops with no recorded stack, :data:`NO_FX_OPS` for none."""
+INPUT_COPY = (
+    "Inductor added this copy itself, no line of yours did: the kernel that reads these graph inputs wants them in "
+    "another memory layout (for a convolution, channels-last: Inductor's layout optimization, "
+    "torch._inductor.config.layout_optimization), so it copies them into new buffers first."
+)
+
+
+def no_line_reason(has_user_lines: bool, fx_nodes: Iterable[str], given: str = "", copy: bool = False) -> str:
+    """``FusedNode.no_line_reason``: empty when a user line is known; else :data:`INPUT_COPY` for a copy of graph
+    inputs (``copy``), ``given`` (the TORCH_TRACE importer's :data:`NO_PROVENANCE`), :data:`INSIDE_TORCH` for ops
+    with no recorded stack, :data:`NO_FX_OPS` for none."""
     if has_user_lines:
         return ""
+    if copy:
+        return INPUT_COPY
     return given or (INSIDE_TORCH if any(True for _ in fx_nodes) else NO_FX_OPS)
+
+
+#: FX node kinds that name a tensor rather than compute one (a graph input, a constant): never in ``FusedNode.ops``.
+NOT_OPS = frozenset({"placeholder", "get_attr"})
+
+
+def is_input_copy(kernel: Optional[str], fx_ops: Iterable[str]) -> bool:
+    """A fused node whose kernel computes nothing: each of its FX nodes is a graph input (``fx_ops``: their
+    ``GraphNode.op``). Inductor made it to copy those inputs into the layout a kernel that reads them wants
+    (``ExternKernel.require_stride_order``): no op of the graph asked for it."""
+    ops = list(fx_ops)
+    return bool(kernel) and bool(ops) and all(o == "placeholder" for o in ops)
+
+
+def is_channels_last(shape: Any, stride: Any) -> bool:
+    """Whether a 4-d tensor of ``shape``/``stride`` (ints) is laid out channels-last (NHWC: channels innermost).
+
+    >>> is_channels_last([8, 3, 3, 3], [27, 1, 9, 3]), is_channels_last([8, 3, 3, 3], [27, 9, 3, 1])
+    (True, False)
+    """
+    if not (isinstance(shape, list) and isinstance(stride, list) and len(shape) == len(stride) == 4):
+        return False
+    if not all(isinstance(d, int) for d in shape + stride):
+        return False
+    n, c, h, w = shape
+    return c > 1 and stride[1] == 1 and stride[3] == c and stride[2] == c * w and (n == 1 or stride[0] == c * h * w)
+
+
+def input_copy_label(names: Iterable[str], channels_last: bool) -> str:
+    """``FusedNode.label`` of an input copy (:func:`is_input_copy`): what it is and the inputs it copies, as the
+    user knows them.
+
+    >>> input_copy_label(["conv1.weight", "x"], True)
+    'channels-last copy: conv1.weight, x'
+    """
+    return f"{'channels-last copy' if channels_last else 'layout copy'}: {', '.join(dict.fromkeys(names))}"
+
+
+def original_op(target: str, original: str) -> str:
+    """``GraphNode.original_op``: the short name of the op a node was decomposed from (its FX ``original_aten``),
+    when that is another op than its own.
+
+    >>> original_op("aten.mul.Tensor", "aten.gelu.default"), original_op("aten.addmm.default", "aten.addmm.default")
+    ('gelu', '')
+    """
+    op = short_op(original) if original else ""
+    return op if op != short_op(target) else ""
+
+
+def _readable_op(op: str) -> str:
+    """An aten op name without torch's internal spelling: ``_native_batch_norm_legit_functional`` -> ``batch_norm``."""
+    op = re.sub(r"^native_", "", op.lstrip("_"))
+    return re.sub(r"_legit(_functional|_no_training)?$|_functional$", "", op) or op
+
+
+def saved_name(name: str, forward: Any) -> str:
+    """``GraphNode.display_name`` of a backward graph's input that the forward saved for it (role ``saved``), from
+    the forward's post-grad nodes by name (``forward``): the forward op that made it, after views and tuple
+    unpacking (:data:`GLUE_OPS`), as the user wrote it (the op it was decomposed from: ``gelu``, not its ``mul``),
+    with that op's innermost nn.Module: ``h.0.mlp gelu (saved)``; a graph input of the forward (or a view of one)
+    by its own name: ``fc1.weight (saved)``; ``view_58 (saved)`` when the forward has no such node."""
+    node = forward.get(name)
+    seen: set = set()
+    while node is not None and node.op == "call_function" and node.short_op in GLUE_OPS and node.name not in seen:
+        seen.add(node.name)
+        parent = forward.get(node.inputs[0]) if node.inputs else None
+        if parent is None:
+            break
+        node = parent
+    if node is None:
+        return f"{name} (saved)"
+    if node.op == "placeholder":
+        return f"{node.display_name or node.name} (saved)"
+    module = node.module_stack[-1] if node.module_stack else ""
+    op = _readable_op(node.original_op or node.short_op) if node.op == "call_function" else node.name
+    return " ".join(filter(None, [module, op or node.name, "(saved)"]))

@@ -8,6 +8,7 @@ const MONO_CH = 7.0; // px per character, 12px monospace
 const SANS_CH = 6.4; // px per character, 11px text
 const MAX_W = 330,
   MIN_W = 150;
+const STUB_CH = 28; // characters of a stub's label: a module path and op (`h.0.mlp.c_fc addmm (saved)`)
 
 // Fast attributes from FRONTEND_NOTES: 3-4x faster dot for large graphs, straight edges.
 const FAST = "nslimit=1 nslimit1=1 mclimit=0.1 remincross=false splines=false searchsize=10";
@@ -202,9 +203,12 @@ function labelBoxes(items, compile) {
       const many = it.members.length > 1;
       const time = it.total_us != null ? ` · ${fmtUs(it.total_us)} (${fmtShare(it.share)})` : "";
       const suffix = many ? ` ×${it.members.length}` : "";
+      // a box with no op of its own (an input copy, FusedNode.label "channels-last copy: conv1.weight, x") says
+      // what it is first and what it copies on the ops line
+      const cut = it.ops.length ? -1 : it.label.indexOf(": ");
       it.lines = fit([
-        clip(it.label, Math.floor((MAX_W - 22) / MONO_CH) - suffix.length) + suffix,
-        it.ops.join(" · ") || it.name,
+        clip(cut < 0 ? it.label : it.label.slice(0, cut), Math.floor((MAX_W - 22) / MONO_CH) - suffix.length) + suffix,
+        it.ops.join(" · ") || (cut < 0 ? it.name : it.label.slice(cut + 2)),
         many
           ? `${plural(it.members.length, "fused node")} · one kernel · ${it.kind}${time}`
           : `#${it.index} · ${it.kind} · ${plural(it.nOps, "op")}${time}`,
@@ -313,13 +317,14 @@ function fanoutStubs(g) {
   }
 }
 
-/** The input / output stubs' labels: the buffer, or how many, named in the tooltip. */
+/** The input / output stubs' labels: the name a user knows (GraphNode.display_name, decided in Python) or the
+ * buffer, or how many, each named in the tooltip. */
 function labelStubs(g) {
   const { stubs, fx } = g;
   for (const it of stubs.values()) {
     const n = it.buffers.length,
       what = it.type === "input" ? "input" : "output";
-    it.lines = [n === 1 ? clip(it.buffers[0], 14) : `${n} ${what}s`];
+    it.lines = [n === 1 ? clip((fx.get(it.buffers[0]) || {}).display_name || it.buffers[0], STUB_CH) : `${n} ${what}s`];
     it.title = `graph ${plural(n, what)}: ${it.buffers
       .map((b) => {
         const gn = fx.get(b) || {};

@@ -99,6 +99,51 @@ test("many graph inputs become one small stub per consumer, not one node with ed
   assert.doesNotMatch(b.dot, /rank=min/);
 });
 
+test("a stub of one input says the name Python gave it (GraphNode.display_name), not the buffer", () => {
+  const named = {
+    ...compile,
+    fused_nodes: compile.fused_nodes.map((n) => (n.name === "op0" ? { ...n, reads: inputs.slice(0, 1) } : n)),
+    graphs: {
+      post_grad: {
+        nodes: [
+          ...compile.graphs.post_grad.nodes,
+          // what report/rules.saved_name names a backward's saved input (the FX name is view_58)
+          { name: "primals_0", op: "placeholder", role: "saved", display_name: "h.0.mlp.c_fc addmm (saved)" },
+        ],
+      },
+    },
+  };
+  const b = buildFusion(indexCompile(named), new Set());
+  const stub = [...b.items.values()].find((it) => it.stub && it.buffers.length === 1);
+  assert.deepEqual(stub.buffers, ["primals_0"]);
+  assert.equal(stub.lines[0], "h.0.mlp.c_fc addmm (saved)", "the whole name: short enough to read");
+  assert.match(stub.title, /h\.0\.mlp\.c_fc addmm \(saved\) \(primals_0\)/);
+});
+
+test("an input copy's box says what it is, then what it copies (FusedNode.label, decided in Python)", () => {
+  const label = "channels-last copy: conv1.weight, x"; // report/finish.py: one label for the kernel call
+  const copy = {
+    id: "0/0 forward",
+    graph_inputs: ["primals_1", "primals_2"],
+    graph_outputs: ["buf1"],
+    fused_nodes: ["op0", "op1"].map((name, i) => ({
+      name,
+      kind: "pointwise",
+      fx_nodes: [`primals_${i + 1}`],
+      kernel: "cpp_fused_0",
+      reads: [`primals_${i + 1}`],
+      writes: [`buf${i}`],
+      label,
+      ops: [],
+    })),
+    kernels: [{ name: "cpp_fused_0", fused_nodes: ["op0", "op1"], call_sites: [["op0", "op1"]] }],
+    graphs: { post_grad: { nodes: [] } },
+  };
+  const b = buildFusion(indexCompile(copy), new Set());
+  const box = b.items.get(b.keyToId.get("node:op0"));
+  assert.deepEqual(box.lines.slice(0, 2), ["channels-last copy ×2", "conv1.weight, x"]);
+});
+
 test("search: one row per target with a count, pointing at the kernel", () => {
   const many = {
     ...compile,

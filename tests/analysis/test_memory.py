@@ -6,7 +6,16 @@ import pathlib
 
 import inductor_lens
 from inductor_lens.analysis.diff import memory_delta
-from inductor_lens.analysis.memory import allocated, reuses, timeline
+from inductor_lens.analysis.memory import (
+    allocated,
+    fold_module,
+    fold_rollup,
+    recomputed_by_line,
+    regions,
+    reuses,
+    saved_groups,
+    timeline,
+)
 from inductor_lens.report import model
 
 ORDER = ["op0", "op1", "op2", "op3"]
@@ -103,3 +112,119 @@ def test_diff_carries_the_memory_deltas_into_json_and_text():
     assert "memory peak_bytes: 1000 -> 1500 (+500 bytes)" in d.text()
     assert "memory saved_bytes" not in d.text()  # unchanged
     assert d.to_dict()["compiles"][0]["memory"]["saved_bytes"]["delta"] == 0
+
+
+# ---- folding repeated layers (Memory.regions, saved_groups, the folded roll-ups) --------------------------
+
+REPEAT = model.ModuleRepeat(
+    key="repeat:layers.1-3", label="layers.1-3", parent="", modules=["layers.1", "layers.2", "layers.3"]
+)
+INSTANCES = {m: REPEAT for m in REPEAT.modules}
+
+
+def test_fold_module_puts_the_repeats_label_in_place_of_its_instance():
+    assert fold_module("layers.2.mlp.gate", INSTANCES) == ("layers.1-3.mlp.gate", "layers.2")
+    assert fold_module("layers.3", INSTANCES) == ("layers.1-3", "layers.3")
+    assert fold_module("layers.0.mlp", INSTANCES) == ("layers.0.mlp", "")  # layer 0 is no instance
+    assert fold_module("layers.30.mlp", INSTANCES) == ("layers.30.mlp", "")  # a prefix by name only
+    assert fold_module("", INSTANCES) == ("", "")
+
+
+def _node(name, stack, group_path=()):
+    return model.FusedNode(name=name, kind="pointwise", module_stack=list(stack), group_path=list(group_path))
+
+
+def test_regions_cut_the_timeline_by_instance_and_top_level_module():
+    fused = [
+        _node("n0", ["embed"]),
+        _node("n1", ["layers.0", "layers.0.mlp"]),
+        _node("n2", ["layers.1", "layers.1.mlp"], ["repeat:layers.1-3", "layers.1"]),
+        _node("n3", []),  # a reshape of the top level between two ops of layer 1: layer 1's
+        _node("n4", ["layers.1", "layers.1.attn"], ["repeat:layers.1-3", "layers.1"]),
+        _node("n5", [], ["repeat:layers.1-3", "layers.2"]),  # attached to layer 2 by its group path
+        _node("n6", ["layers.3", "layers.3.mlp"]),  # a glue node: no group path, its stack says layer 3
+        _node("n7", []),  # the top level's own op at the end: a region of its own
+        _node("n8", ["head"]),
+    ]
+    got = [(r.module, r.label, r.first, r.last, r.repeat) for r in regions(fused, INSTANCES)]
+    assert got == [
+        ("embed", "embed", 0, 0, ""),
+        ("layers.0", "0", 1, 1, ""),
+        ("layers.1", "1", 2, 4, "layers.1-3"),
+        ("layers.2", "2", 5, 5, "layers.1-3"),
+        ("layers.3", "3", 6, 6, "layers.1-3"),
+        ("", "", 7, 7, ""),
+        ("head", "head", 8, 8, ""),
+    ]
+    # without repeats: the top-level modules (the reshape inside layer 1 still joins it)
+    assert [r.module for r in regions(fused, {})] == ["embed", "layers.0", "layers.1", "", "layers.3", "", "head"]
+
+
+def _saved(name, module, kind="activation", size=64, line=5, fx=""):
+    frame = model.Frame(file="m.py", line=line, function="forward", code="", stage="user")
+    return model.SavedTensor(name, [4, 4], "float32", size, kind, fx or name, [frame], module)
+
+
+def test_saved_groups_fold_one_tensor_per_instance_into_one_row():
+    fx = {f"mm_{i}": model.GraphNode(name=f"mm_{i}", op="call_function", target="aten.mm.default") for i in range(4)}
+    fx.update(
+        {
+            f"primals_{i}": model.GraphNode(
+                name=f"primals_{i}", op="placeholder", target=f"primals_{i}", display_name=f"layers.{i}.fc.weight"
+            )
+            for i in range(4)
+        }
+    )
+    saved = [_saved(f"mm_{i}", f"layers.{i}.fc") for i in range(4)] + [
+        _saved(f"primals_{i}", f"layers.{i}.fc", kind="input", size=256, line=3) for i in range(4)
+    ]
+    groups = saved_groups(saved, fx, INSTANCES)
+    got = [(g.kind, g.module, g.what, g.count, g.bytes, g.each, g.names) for g in groups]
+    assert got == [
+        ("activation", "layers.1-3.fc", "mm", 3, 192, 64, ["mm_1", "mm_2", "mm_3"]),  # activations first
+        ("activation", "layers.0.fc", "mm", 1, 64, 64, ["mm_0"]),
+        ("input", "layers.1-3.fc", "weight", 3, 768, 256, ["primals_1", "primals_2", "primals_3"]),
+        ("input", "layers.0.fc", "weight", 1, 256, 256, ["primals_0"]),
+    ]
+    # another line is another row: mm_1 and an mm of layer 2 from line 9 do not fold, and where nothing folds
+    # together there are no groups (the plain list says it all)
+    assert saved_groups(saved[:2] + [_saved("mm_2", "layers.2.fc", line=9)], fx, INSTANCES) == []
+    assert [g.count for g in saved_groups(saved[:3], fx, INSTANCES)] == [2, 1]
+
+
+def test_folded_rollups_and_recomputed_by_line():
+    rows = fold_rollup([("layers.1.fc", 10), ("layers.2.fc", 10), ("layers.2.fc", 5), ("head", 40), ("", 1)], INSTANCES)
+    assert [(r.module, r.bytes, r.count, r.instances) for r in rows] == [
+        ("head", 40, 1, 1),
+        ("layers.1-3.fc", 25, 3, 2),
+        ("(no module)", 1, 1, 1),
+    ]
+    f = lambda ln: [model.Frame(file="m.py", line=ln, function="f", code="", stage="user")]  # noqa: E731
+    fx = {
+        n: model.GraphNode(name=n, op="call_function", target=t)
+        for n, t in [
+            ("neg_1", "aten.neg.default"),
+            ("exp_1", "aten.exp.default"),
+            ("neg_2", "aten.neg.default"),
+            ("mul_1", "aten.mul.Tensor"),
+        ]
+    }
+    redo = [
+        model.Recomputed("neg_1", f(64)),
+        model.Recomputed("exp_1", f(64)),
+        model.Recomputed("neg_2", f(64)),
+        model.Recomputed("mul_1", f(28)),
+        model.Recomputed("mul_1", []),
+    ]
+    got = [(r.file, r.line, r.count, r.ops) for r in recomputed_by_line(redo, fx)]
+    assert got == [("m.py", 64, 3, ["neg", "exp"]), ("m.py", 28, 1, ["mul"]), ("", 0, 1, ["mul"])]
+
+
+def test_a_saved_groups_op_is_the_op_it_was_decomposed_from():
+    """A GELU's saved ``mul`` reads as ``gelu`` (``GraphNode.original_op``), its copies in each layer folded."""
+    fx = {
+        f"mul_{i}": model.GraphNode(name=f"mul_{i}", op="call_function", target="aten.mul.Tensor", original_op="gelu")
+        for i in range(1, 4)
+    }
+    groups = saved_groups([_saved(f"mul_{i}", f"layers.{i}.mlp") for i in range(1, 4)], fx, INSTANCES)
+    assert [(g.module, g.what, g.count) for g in groups] == [("layers.1-3.mlp", "gelu", 3)]

@@ -243,3 +243,59 @@ def test_a_measured_peak_is_tied_to_its_compile_by_the_output_code(mlp_step):
     )
     assert b2.memory.measured_peak_bytes is None and "no call of this graph was seen" in b2.memory.source
     assert f2.memory.source.count("; peak ") == 1  # the CPU note was replaced, not appended to
+
+
+# ---- repeated layers (models.Stack: four identical blocks) -------------------------------------------------
+
+
+def test_regions_follow_the_models_modules_in_both_graphs(stack_training_report):
+    """The timeline is cut by what ran: models.Stack's input layer, its four blocks, its output layer, in that
+    order in the forward and the other way in the backward; the regions cover every point once, in order."""
+    want = {"forward": ["inp", "layers.0", "layers.1", "layers.2", "layers.3", "out"]}
+    want["backward"] = want["forward"][::-1]
+    for c in stack_training_report.compiles:
+        regions = c.memory.regions
+        assert [r.module for r in regions] == want[c.graph_kind]
+        assert [(r.first, r.last) for r in regions] == [
+            (a.last + 1 if a else 0, r.last) for a, r in zip([None, *regions], regions)
+        ]
+        assert regions[-1].last == len(c.memory.timeline) - 1
+        assert {r.repeat for r in regions if r.module.startswith("layers.")} == {c.module_view.repeats[0].label}
+
+
+def test_everything_alive_at_the_peak_adds_up_to_the_peak(stack_training_report):
+    """``peak_by_module`` rolls up every buffer alive at the peak, not only the 20 largest: its bytes add up to
+    ``peak_bytes`` (what the curve says is live there) and its counts to ``peak_buffer_count``."""
+    for c in stack_training_report.compiles:
+        m = c.memory
+        assert sum(r.bytes for r in m.peak_by_module) == m.peak_bytes
+        assert sum(r.count for r in m.peak_by_module) == m.peak_buffer_count >= len(m.peak_buffers)
+        blocks = [r for r in m.peak_by_module if r.instances > 1]
+        assert blocks and all(r.module.startswith(c.module_view.repeats[0].label) for r in blocks)
+
+
+def test_saved_groups_hold_every_saved_tensor_once_four_to_a_block_row(stack_training_report):
+    fwd = next(c for c in stack_training_report.compiles if c.graph_kind == "forward")
+    m = fwd.memory
+    names = [n for g in m.saved_groups for n in g.names]
+    assert sorted(names) == sorted(s.name for s in m.saved_for_backward)
+    assert sum(g.bytes for g in m.saved_groups) == m.saved_bytes
+    blocks = [g for g in m.saved_groups if g.module.startswith("layers.0-3")]
+    # the backward takes each block's two weight matrices (to pass the gradient back through them), four each
+    assert {(g.module, g.what) for g in blocks if g.kind == "input"} == {
+        ("layers.0-3.up", "weight"),
+        ("layers.0-3.down", "weight"),
+    }
+    assert blocks and all(g.count == 4 and g.bytes == 4 * g.each for g in blocks)
+    kinds = [g.kind for g in m.saved_groups]
+    assert kinds == sorted(kinds)  # activations first ("activation" < "input")
+
+
+def test_the_line_rollup_quotes_each_line(stack_training_report):
+    """``saved_by_line`` says each line's code, as it stands in the file (models.Stack's ``relu`` line among them)."""
+    import linecache
+
+    fwd = next(c for c in stack_training_report.compiles if c.graph_kind == "forward")
+    rows = fwd.memory.saved_by_line
+    assert rows and all(r.code == linecache.getline(r.file, r.line).strip() for r in rows)
+    assert "return x + self.down(torch.relu(self.up(x)))" in {r.code for r in rows}

@@ -46,6 +46,11 @@ def _compile() -> Compile:
         Kernel("cpp_fused_relu_0", "cpp", "...", ["op2", "op3", "op5"], ["relu", "sin", "relu_1"]),
         Kernel("cpp_fused_cos_1", "cpp", "...", ["op4"], ["cos"]),
     ]
+    return _forward(nodes, fused, kernels)
+
+
+def _forward(nodes: list, fused: list, kernels: list) -> Compile:
+    """A finished forward compile of these post-grad nodes, fused nodes and kernels."""
     return finish_compile(
         Compile(
             id="0/0 forward",
@@ -222,3 +227,42 @@ def test_why_a_fused_node_has_no_line_is_said_once_in_python():
     assert rules.no_line_reason(False, []) == rules.NO_FX_OPS
     assert rules.no_line_reason(False, [], rules.NO_PROVENANCE) == rules.NO_PROVENANCE  # the importer's word is kept
     assert rules.no_line_reason(True, [], rules.NO_PROVENANCE) == ""
+
+
+def _copy_step(out_stride: list) -> Compile:
+    """As a ResNet's training step on the CPU: Inductor copies stem.0.weight and x into buffers of ``out_stride``
+    for the convolution, in one C++ kernel into which it also fused the BatchNorm's ``num_batches_tracked += 1``."""
+    from inductor_lens.report.model import KernelLaunch, LaunchArg
+
+    nodes = [
+        GraphNode(
+            "primals_1", "placeholder", "primals_1", shape=[8, 3, 3, 3], role="parameter", display_name="stem.0.weight"
+        ),
+        GraphNode("primals_2", "placeholder", "primals_2", shape=[2, 3, 3, 3], role="input", display_name="x"),
+        GraphNode("primals_3", "placeholder", "primals_3", role="buffer", display_name="stem.1.num_batches_tracked"),
+        GraphNode("add", "call_function", "aten.add.Tensor", inputs=["primals_3"]),
+        GraphNode("copy_", "call_function", "aten.copy_.default", inputs=["primals_3", "add"]),
+    ]
+    fused = [
+        FusedNode("op0", "pointwise", ["primals_1"], "cpp_fused_add_copy__0", ["primals_1"], ["buf0"]),
+        FusedNode("op1", "pointwise", ["primals_2"], "cpp_fused_add_copy__0", ["primals_2"], ["buf1"]),
+        FusedNode("op9_op10", "pointwise", ["add", "copy_"], "cpp_fused_add_copy__0", ["primals_3"], ["buf9"]),
+    ]
+    args = [LaunchArg(f"buf{i}", shape=[n, 3, 3, 3], stride=out_stride) for i, n in ((0, 8), (1, 2))]
+    kernel = Kernel("cpp_fused_add_copy__0", "cpp", "...", ["op0", "op1", "op9_op10"], ["primals_1", "primals_2"])
+    return _forward(nodes, fused, [dataclasses.replace(kernel, launch=KernelLaunch(args=args))])
+
+
+def test_an_input_copy_fused_with_other_ops_is_labelled_and_the_other_ops_keep_the_kernel_name():
+    c = _copy_step([27, 1, 9, 3])  # channels-last: channels innermost
+    labels = {n.name: n.label for n in c.fused_nodes}
+    assert labels == {
+        "op0": "channels-last copy: stem.0.weight, x",
+        "op1": "channels-last copy: stem.0.weight, x",
+        "op9_op10": "cpp_fused_add_copy__0",
+    }
+    copy, _, add = c.fused_nodes
+    assert copy.ops == [] and copy.no_line_reason == rules.INPUT_COPY
+    assert add.ops == ["add", "copy_"] and add.no_line_reason == rules.INSIDE_TORCH
+    # buffers laid out otherwise (another stride order): still a copy into another layout, not said channels-last
+    assert _copy_step([27, 9, 3, 1]).fused_nodes[0].label == "layout copy: stem.0.weight, x"

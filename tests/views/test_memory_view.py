@@ -124,3 +124,151 @@ def test_the_source_view_says_what_each_line_keeps_for_the_backward(tmp_path, of
         assert m.inner_text().strip().startswith("keeps ")
     assert got == {r.line: r.bytes for r in rows}
     _assert_clean(page)
+
+
+# ---- at the size of a real model: repeated layers, hundreds of fused nodes and saved tensors ---------------
+
+
+def _memory_tab(page, report, path, size=(1000, 700)):
+    page.set_viewport_size({"width": size[0], "height": size[1]})
+    report.save_html(path)
+    _open(page, path)
+    page.click('[data-tab="memory"]')
+    return page.locator('[data-view="memory"]')
+
+
+def _group_rows(view):
+    rows = view.locator('[data-role="saved-group-row"]')
+    return [
+        (r.get_attribute("data-module"), r.get_attribute("data-what"), int(r.get_attribute("data-count")))
+        for r in rows.all()
+    ]
+
+
+def test_repeated_layers_read_as_one_row_per_repeated_tensor(tmp_path, offline_page, stack_training_report):
+    """models.Stack has four identical blocks: the saved-for-backward table opens with one row per tensor of a
+    block (its four copies folded, ``Memory.saved_groups``), its rows holding every saved tensor once; "your
+    line" is in sight in a 1000 x 700 page; a toggle lists the tensors one by one and back; a row selects the
+    producer of its first tensor."""
+    page = offline_page
+    fwd = next(c for c in stack_training_report.compiles if c.graph_kind == "forward")
+    m = fwd.memory
+    assert [r.modules for r in fwd.module_view.repeats] == [[f"layers.{i}" for i in range(4)]]
+    view = _memory_tab(page, stack_training_report, tmp_path / "stack.html")
+    section = view.locator('[data-role="saved-section"]')
+    assert section.get_attribute("data-mode") == "groups"
+    rows = _group_rows(view)
+    assert rows == [(g.module, g.what, g.count) for g in m.saved_groups]
+    # each block's tensors fold four to a row (one per layer); together the rows hold every saved tensor once
+    assert [n for mod, _, n in rows if mod.startswith("layers.0-3")] and all(
+        n == 4 for mod, _, n in rows if mod.startswith("layers.0-3")
+    )
+    names = " ".join(r.get_attribute("data-names") for r in view.locator('[data-role="saved-group-row"]').all())
+    assert sorted(names.split()) == sorted(s.name for s in m.saved_for_backward)
+    right = view.evaluate("v => v.getBoundingClientRect().right")
+    line = view.locator('[data-role="saved-groups"] th[data-sort="line"]')
+    assert line.evaluate("th => th.getBoundingClientRect().right") <= right, "your line is clipped"
+    # one row per tensor, largest first, and back
+    view.locator('[data-role="saved-mode"]').click()
+    assert section.get_attribute("data-mode") == "tensors"
+    flat = [r.get_attribute("data-name") for r in view.locator('[data-role="saved-row"]').all()]
+    assert sorted(flat) == sorted(s.name for s in m.saved_for_backward)
+    view.locator('[data-role="saved-mode"]').click()
+    assert _group_rows(view) == rows
+    first = next(g for g in m.saved_groups if g.kind == "activation")
+    producer = next(n.name for n in fwd.fused_nodes if first.fx_node in n.fx_nodes)
+    view.locator('[data-role="saved-group-row"]').first.click()
+    assert page.locator(".il-root").get_attribute("data-selected") == producer
+    # the roll-up by module folds the blocks: their activations in one row, ×4
+    folded = view.locator('[data-role="saved-by-module"] li[data-module="layers.0-3"]')
+    block_bytes = sum(
+        s.bytes for s in m.saved_for_backward if s.kind == "activation" and s.module.startswith("layers.")
+    )
+    assert int(folded.get_attribute("data-bytes")) == block_bytes and "×4" in folded.inner_text()
+    # the roll-up by line quotes the line
+    first_line = view.locator('[data-role="saved-by-line"] li').first
+    assert m.saved_by_line[0].code and m.saved_by_line[0].code in first_line.inner_text()
+    _assert_clean(page)
+
+
+def test_the_axis_names_each_layer_and_the_peak_stays_clear_of_the_curve(tmp_path, offline_page, stack_training_report):
+    """The curve's axis says which module ran where (``Memory.regions``): models.Stack's input layer, its
+    four blocks by number under one bracket, its output layer (the backward: the other way round); the peak's
+    label sits above every point, inside the plot's frame."""
+    page = offline_page
+    view = _memory_tab(page, stack_training_report, tmp_path / "stack.html")
+    for c, labels, repeat in [
+        (stack_training_report.compiles[0], ["inp", "0", "1", "2", "3", "out"], "layers.0-3"),
+        (stack_training_report.compiles[1], ["out", "3", "2", "1", "0", "inp"], "layers.3-0"),
+    ]:
+        page.select_option("select.il-compile", c.id)
+        page.click('[data-tab="memory"]')
+        curve = view.locator('[data-role="memory-curve"]')
+        shown = curve.locator('[data-role="memory-region"]').evaluate_all("ts => ts.map(t => t.firstChild.nodeValue)")
+        assert shown == labels
+        assert [t.get_attribute("data-module") for t in curve.locator('[data-role="memory-region"]').all()] == [
+            r.module for r in c.memory.regions
+        ]
+        assert curve.locator('[data-role="memory-repeat"] + text').text_content() == repeat
+        peak = curve.locator('[data-role="memory-peak"]').evaluate(
+            "t => { const b = t.getBBox(); return [b.x, b.y, b.x + b.width, b.y + b.height]; }"
+        )
+        tops = curve.locator('[data-role="memory-point"]').evaluate_all(
+            "cs => cs.map(c => +c.getAttribute('cy') - +c.getAttribute('r'))"
+        )
+        width = float(curve.get_attribute("viewBox").split()[2])
+        assert 0 <= peak[0] and peak[2] <= width and peak[1] >= 0, peak
+        assert peak[3] <= min(tops), "the peak's label is drawn over the curve"
+    _assert_clean(page)
+
+
+def test_a_dense_curve_is_a_line_with_one_hover_and_click_target_per_column(tmp_path, offline_page):
+    """192 fused nodes in 564 px: no dots but the peak (they washed the line out); the pointer over a column
+    names its fused node, its layer and bytes, and a click selects it; the twelve layers' labels never overlap."""
+    from tests._synthetic_report import memory_report
+
+    page = offline_page
+    report = memory_report(layers=12, per_layer=16)
+    view = _memory_tab(page, report, tmp_path / "dense.html")
+    curve = view.locator('[data-role="memory-curve"]')
+    assert curve.get_attribute("data-dense") == "1"
+    shown = curve.locator('[data-role="memory-point"]').evaluate_all(
+        "cs => cs.filter(c => getComputedStyle(c).display !== 'none').map(c => c.dataset.node)"
+    )
+    assert shown == [report.compiles[0].memory.peak_node]
+    hit = curve.locator('[data-role="memory-hit"]').bounding_box()
+    y = hit["y"] + hit["height"] / 2  # any height: the column is the target
+    for k in (5, 100, 190):
+        x = curve.locator(f'[data-role="memory-point"][data-index="{k}"]').evaluate(
+            """c => new DOMPoint(+c.getAttribute('cx'), 0).matrixTransform(c.ownerSVGElement.getScreenCTM()).x"""
+        )
+        page.mouse.move(x, y)
+        text = curve.locator(".il-mem-hovertext").text_content()
+        assert f"live after #{k} in h.{k // 16}: " in text, text
+        page.mouse.click(x, y)
+        assert page.locator(".il-root").get_attribute("data-selected") == f"op{k}"
+    boxes = curve.locator('[data-role="memory-region"]').evaluate_all(
+        "ts => ts.map(t => { const b = t.getBBox(); return [b.x, b.x + b.width, t.firstChild.nodeValue]; })"
+    )
+    assert {"0", "11"} <= {b[2] for b in boxes}
+    assert all(a[1] <= b[0] for a, b in zip(boxes, boxes[1:])), boxes
+    _assert_clean(page)
+
+
+def test_one_row_per_tensor_is_drawn_200_at_a_time(tmp_path, offline_page):
+    """450 saved tensors that fold into nothing: one row per tensor, the first 200 (largest first), then 200 more
+    per click until all are there."""
+    from tests._synthetic_report import memory_report
+
+    page = offline_page
+    report = memory_report(layers=2, per_layer=4, saved=450)
+    view = _memory_tab(page, report, tmp_path / "paged.html")
+    rows = view.locator('[data-role="saved-row"]')
+    more = view.locator('[data-role="saved-more"]')
+    assert rows.count() == 200 and "250 not shown" in more.inner_text()
+    assert rows.first.get_attribute("data-name") == "t449" and rows.nth(199).get_attribute("data-name") == "t250"
+    more.click()
+    assert rows.count() == 400 and "50 not shown" in more.inner_text()
+    more.click()
+    assert rows.count() == 450 and more.count() == 0
+    _assert_clean(page)

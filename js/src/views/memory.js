@@ -5,11 +5,13 @@
 // Python computed every number (Compile.memory, docs/report-schema.md "Memory"); this module only draws.
 
 import { basename, fmtBytes, plural } from "../data.js";
-import { h, svg } from "../dom.js";
+import { h } from "../dom.js";
+import { byteTicks, curve, hoverAt, indexAt } from "../memcurve.js";
 
-const W = 640,
-  H = 210,
-  PAD = { l: 62, r: 12, t: 14, b: 28 };
+/** Rows of a list at first sight; the rest fold under "N more". */
+const LIST_TOP = 8;
+/** Rows of the one-row-per-tensor table drawn at a time ("show more" adds as many). */
+export const PAGE = 200;
 
 /** The innermost user frame of a stack as "file.py:12" (and the frame), or ["", null]. */
 export function userLine(stack) {
@@ -19,139 +21,7 @@ export function userLine(stack) {
   return ["", null];
 }
 
-/** Round tick values for an axis from 0 to `max` bytes: 0 and up to 5 steps of 1, 2 or 5 x a power of 10
- * of B, KiB, MiB or GiB (what fmtBytes prints as round numbers). */
-export function byteTicks(max) {
-  if (!(max > 0)) return [0];
-  const raw = max / 4;
-  let step = 1;
-  outer: for (const unit of [1, 1024, 1024 ** 2, 1024 ** 3, 1024 ** 4])
-    for (const m of [1, 2, 5, 10, 20, 50, 100, 200, 500]) {
-      step = m * unit;
-      if (step >= raw) break outer;
-    }
-  const out = [];
-  for (let v = 0; v <= max + step - 1e-9 && out.length < 7; v += step) out.push(v);
-  return out;
-}
-
-const SAVED_COLUMNS = [
-  { key: "order", label: "#", num: true },
-  { key: "name", label: "tensor" },
-  { key: "shape", label: "shape" },
-  { key: "dtype", label: "dtype" },
-  { key: "bytes", label: "bytes", num: true },
-  { key: "kind", label: "kind" },
-  { key: "module", label: "module" },
-  { key: "line", label: "your line" },
-];
-
-/** Rows of the saved-for-backward table, sorted by `sort` ("bytes", "-bytes", ...). */
-export function savedRows(memory, sort) {
-  const rows = (memory.saved_for_backward || []).map((s, i) => ({
-    order: i + 1,
-    name: s.name,
-    shape: `[${(s.shape || []).join(", ")}]`,
-    dtype: s.dtype || "",
-    bytes: s.bytes,
-    kind: s.kind,
-    module: s.module || "",
-    line: userLine(s.user_stack)[0],
-    frame: userLine(s.user_stack)[1],
-    fx: s.fx_node,
-  }));
-  const desc = String(sort || "").startsWith("-");
-  const key = String(sort || "order").replace(/^-/, "");
-  rows.sort((a, b) => {
-    const x = a[key],
-      y = b[key];
-    if (x === y) return a.order - b.order;
-    if (x == null) return 1;
-    if (y == null) return -1;
-    const c = typeof x === "number" && typeof y === "number" ? x - y : String(x).localeCompare(String(y));
-    return desc ? -c : c;
-  });
-  return rows;
-}
-
-function curve(idx, memory, selected) {
-  const pts = memory.timeline || [];
-  const n = pts.length;
-  const max = Math.max(memory.peak_bytes || 0, 1);
-  const ticks = byteTicks(max);
-  const top = Math.max(max, ticks[ticks.length - 1]);
-  const x = (i) => PAD.l + (n <= 1 ? (W - PAD.l - PAD.r) / 2 : (i * (W - PAD.l - PAD.r)) / (n - 1));
-  const y = (b) => H - PAD.b - (b / top) * (H - PAD.t - PAD.b);
-  const g = svg("svg", {
-    viewBox: `0 0 ${W} ${H}`,
-    class: "il-mem-curve",
-    "data-role": "memory-curve",
-    role: "img",
-    "aria-label": `live bytes over ${n} fused nodes, peak ${fmtBytes(memory.peak_bytes)}`,
-  });
-  for (const t of ticks) {
-    g.appendChild(svg("line", { x1: PAD.l, x2: W - PAD.r, y1: y(t), y2: y(t), class: "il-mem-grid" }));
-    g.appendChild(svg("text", { x: PAD.l - 6, y: y(t) + 4, "text-anchor": "end", class: "il-mem-tick" }, fmtBytes(t)));
-  }
-  g.appendChild(
-    svg("text", { x: (PAD.l + W - PAD.r) / 2, y: H - 6, "text-anchor": "middle", class: "il-mem-tick" }, [
-      `fused nodes in execution order (${n})`,
-    ]),
-  );
-  if (n > 1) {
-    const d = pts.map((p, i) => `${i ? "L" : "M"}${x(i).toFixed(1)},${y(p.live_bytes).toFixed(1)}`).join(" ");
-    g.appendChild(svg("path", { d, class: "il-mem-line" }));
-  }
-  const peakAt = pts.findIndex((p) => p.node === memory.peak_node);
-  if (peakAt >= 0) {
-    const px = x(peakAt),
-      py = y(pts[peakAt].live_bytes);
-    g.appendChild(svg("line", { x1: px, x2: px, y1: PAD.t, y2: H - PAD.b, class: "il-mem-peakline" }));
-    g.appendChild(
-      svg(
-        "text",
-        {
-          x: px + (px > W * 0.7 ? -6 : 6),
-          y: Math.max(PAD.t + 10, py - 8),
-          "text-anchor": px > W * 0.7 ? "end" : "start",
-          class: "il-mem-peaklabel",
-          "data-role": "memory-peak",
-        },
-        `peak ${fmtBytes(memory.peak_bytes)}`,
-      ),
-    );
-  }
-  const r = n > 300 ? 2.5 : n > 100 ? 3.5 : 5;
-  pts.forEach((p, i) => {
-    const e = idx.byName.get(p.node);
-    const label = e ? e.node.label || p.node : p.node;
-    const cls = ["il-mem-point"];
-    if (p.node === memory.peak_node) cls.push("il-mem-peak");
-    if (p.node === selected) cls.push("il-selected");
-    g.appendChild(
-      svg(
-        "circle",
-        {
-          cx: x(i).toFixed(1),
-          cy: y(p.live_bytes).toFixed(1),
-          r: p.node === selected ? r + 3 : r,
-          class: cls.join(" "),
-          "data-role": "memory-point",
-          "data-node": p.node,
-          "data-index": i,
-        },
-        svg(
-          "title",
-          {},
-          `${i + 1}. ${label} (${p.node}): ${fmtBytes(p.live_bytes)} live` +
-            ((p.allocates || []).length ? `; allocates ${p.allocates.map((b) => b.name).join(", ")}` : "") +
-            ((p.frees || []).length ? `; then frees ${p.frees.map((b) => b.name).join(", ")}` : ""),
-        ),
-      ),
-    );
-  });
-  return g;
-}
+export { byteTicks };
 
 function facts(idx, memory) {
   const pts = memory.timeline || [];
@@ -162,7 +32,11 @@ function facts(idx, memory) {
       "span",
       { class: "il-chip", "data-role": "memory-peak-fact" },
       `peak ${fmtBytes(memory.peak_bytes)}`,
-      at >= 0 ? ` at ${e ? e.node.label || memory.peak_node : memory.peak_node} (${at + 1} of ${pts.length})` : "",
+      at >= 0 ? ` at ${e ? e.node.label || memory.peak_node : memory.peak_node}` : "",
+      at >= 0 && e && (e.node.module_stack || []).length
+        ? ` in ${e.node.module_stack[e.node.module_stack.length - 1]}`
+        : "",
+      at >= 0 ? ` (#${at} of ${pts.length})` : "",
     ),
     h(
       "span",
@@ -203,6 +77,83 @@ function facts(idx, memory) {
   );
 }
 
+// the columns a reader needs first come first (a narrow pane scrolls the rest into view): what, how much, where
+const SAVED_COLUMNS = [
+  { key: "order", label: "#", num: true },
+  { key: "name", label: "tensor" },
+  { key: "module", label: "module" },
+  { key: "bytes", label: "bytes", num: true },
+  { key: "line", label: "your line" },
+  { key: "kind", label: "kind" },
+  { key: "shape", label: "shape" },
+  { key: "dtype", label: "dtype" },
+];
+
+const GROUP_COLUMNS = [
+  { key: "order", label: "#", num: true },
+  { key: "module", label: "module" },
+  { key: "what", label: "op" },
+  { key: "count", label: "×", num: true, title: "how many tensors the row holds" },
+  { key: "bytes", label: "bytes", num: true, title: "all of them" },
+  { key: "each", label: "each", num: true },
+  { key: "line", label: "your line" },
+  { key: "kind", label: "kind" },
+  { key: "shape", label: "shape" },
+  { key: "dtype", label: "dtype" },
+];
+
+/** `rows` sorted by `sort` ("bytes", "-bytes", ...; ties in `order`). */
+function sortRows(rows, sort) {
+  const desc = String(sort || "").startsWith("-");
+  const key = String(sort || "order").replace(/^-/, "");
+  return rows.sort((a, b) => {
+    const x = a[key],
+      y = b[key];
+    if (x === y) return a.order - b.order;
+    if (x == null) return 1;
+    if (y == null) return -1;
+    const c = typeof x === "number" && typeof y === "number" ? x - y : String(x).localeCompare(String(y));
+    return desc ? -c : c;
+  });
+}
+
+/** Rows of the saved-for-backward table, one per tensor, sorted by `sort` ("bytes", "-bytes", ...). */
+export function savedRows(memory, sort) {
+  const rows = (memory.saved_for_backward || []).map((s, i) => ({
+    order: i + 1,
+    name: s.name,
+    shape: `[${(s.shape || []).join(", ")}]`,
+    dtype: s.dtype || "",
+    bytes: s.bytes,
+    kind: s.kind,
+    module: s.module || "",
+    line: userLine(s.user_stack)[0],
+    frame: userLine(s.user_stack)[1],
+    fx: s.fx_node,
+  }));
+  return sortRows(rows, sort);
+}
+
+/** Rows of the saved-for-backward table, one per repeated thing (Memory.saved_groups, in Python's order). */
+export function groupRows(memory, sort) {
+  const rows = (memory.saved_groups || []).map((g, i) => ({
+    order: i + 1,
+    module: g.module || "",
+    what: g.what || "",
+    count: g.count,
+    bytes: g.bytes,
+    each: g.each,
+    kind: g.kind,
+    shape: `[${(g.shape || []).join(", ")}]`,
+    dtype: g.dtype || "",
+    line: userLine(g.user_stack)[0],
+    frame: userLine(g.user_stack)[1],
+    fx: g.fx_node,
+    names: g.names || [],
+  }));
+  return sortRows(rows, sort);
+}
+
 function table(cls, role, head, rows) {
   return h(
     "table",
@@ -212,54 +163,104 @@ function table(cls, role, head, rows) {
   );
 }
 
-function peakTable(idx, memory) {
-  const bufs = memory.peak_buffers || [];
-  if (!bufs.length) return null;
-  return h(
-    "section",
-    { class: "il-section" },
-    h("h3", {}, `alive at the peak (${plural(bufs.length, "largest buffer")})`),
-    table(
-      "il-mem-table",
-      "memory-peak-buffers",
-      ["buffer", "bytes", "written by", "op", "your line"].map((t, i) =>
-        h("th", { class: i === 1 ? "il-num" : "" }, t),
-      ),
-      bufs.map((b) => {
-        const e = idx.byName.get(b.node);
-        return h(
-          "tr",
-          { "data-role": "memory-buffer-row", "data-fused": b.node },
-          h("td", { class: "il-mono" }, b.name),
-          h("td", { class: "il-num il-mono" }, fmtBytes(b.bytes)),
-          h("td", { class: "il-mono" }, e ? e.node.label || b.node : b.node),
-          h("td", { class: "il-mono" }, b.fx_node || ""),
-          h("td", { class: "il-mono" }, userLine(b.user_stack)[0]),
-        );
-      }),
-    ),
-  );
-}
-
-function savedTable(idx, memory, sort) {
-  const rows = savedRows(memory, sort);
-  if (!rows.length) return null;
+function sortHead(columns, sort) {
   const key = sort.replace(/^-/, ""),
     desc = sort.startsWith("-");
-  const head = SAVED_COLUMNS.map((c) =>
+  return columns.map((c) =>
     h(
       "th",
       {
         class: (c.num ? "il-num " : "") + "il-sortable",
         "data-sort": c.key,
         "aria-sort": c.key === key ? (desc ? "descending" : "ascending") : null,
-        title: `sort by ${c.label}`,
+        title: c.title ? `${c.title}; sort by ${c.label}` : `sort by ${c.label}`,
       },
       c.label,
       c.key === key ? (desc ? " ▾" : " ▴") : "",
     ),
   );
-  const body = rows.map((r) =>
+}
+
+/** The table's opening order: one row per tensor largest first; groups in Python's order. */
+const DEFAULT_SORT = { tensors: "-bytes", groups: "order" };
+
+const INPUT_TITLE = "a forward input (parameter, buffer, argument): kept alive anyway";
+const bytesText = (b) => (b == null ? "?" : fmtBytes(b));
+
+function peakTable(idx, memory) {
+  const bufs = memory.peak_buffers || [];
+  if (!bufs.length) return null;
+  const all = memory.peak_buffer_count || 0;
+  return h(
+    "section",
+    { class: "il-section" },
+    h(
+      "h3",
+      {},
+      all > bufs.length
+        ? `alive at the peak: the ${bufs.length} largest of ${plural(all, "buffer")}`
+        : `alive at the peak (${plural(bufs.length, "largest buffer")})`,
+    ),
+    table(
+      "il-mem-table",
+      "memory-peak-buffers",
+      ["buffer", "bytes", "module", "op", "your line", "written by"].map((t, i) =>
+        h("th", { class: i === 1 ? "il-num" : "" }, t),
+      ),
+      bufs.map((b) => {
+        const e = idx.byName.get(b.node);
+        const mods = (e && e.node.module_stack) || [];
+        return h(
+          "tr",
+          { "data-role": "memory-buffer-row", "data-fused": b.node },
+          h("td", { class: "il-mono" }, b.name),
+          h("td", { class: "il-num il-mono" }, fmtBytes(b.bytes)),
+          h("td", { class: "il-mono" }, mods.length ? mods[mods.length - 1] : ""),
+          h("td", { class: "il-mono" }, b.fx_node || ""),
+          h("td", { class: "il-mono" }, userLine(b.user_stack)[0]),
+          h("td", { class: "il-mono" }, e ? e.node.label || b.node : b.node),
+        );
+      }),
+    ),
+  );
+}
+
+function groupTable(idx, memory, sort) {
+  const head = sortHead(GROUP_COLUMNS, sort);
+  const body = groupRows(memory, sort).map((r) =>
+    h(
+      "tr",
+      {
+        "data-role": "saved-group-row",
+        "data-module": r.module,
+        "data-what": r.what,
+        "data-count": String(r.count),
+        "data-names": r.names.join(" "),
+        "data-fused": idx.fxOwner.get(r.fx) || "",
+        "data-line": r.frame ? `${r.frame.file}:${r.frame.line}` : "",
+        class: r.kind === "input" ? "il-muted" : "",
+        title:
+          (r.kind === "input" ? `${INPUT_TITLE}. ` : "") +
+          `${plural(r.count, "tensor")}: ${r.names.slice(0, 12).join(", ")}${r.names.length > 12 ? ", …" : ""}`,
+      },
+      h("td", { class: "il-num il-muted" }, String(r.order)),
+      h("td", { class: "il-mono" }, r.module),
+      h("td", { class: "il-mono" }, r.what),
+      h("td", { class: "il-num" }, r.count > 1 ? `×${r.count}` : "1"),
+      h("td", { class: "il-num il-mono" }, bytesText(r.bytes)),
+      h("td", { class: "il-num il-mono il-muted" }, r.count > 1 ? bytesText(r.each) : ""),
+      h("td", { class: "il-mono" }, r.line),
+      h("td", {}, r.kind),
+      h("td", { class: "il-mono" }, r.shape),
+      h("td", { class: "il-mono" }, r.dtype),
+    ),
+  );
+  return table("il-mem-table", "saved-groups", head, body);
+}
+
+function tensorTable(idx, memory, sort, shown) {
+  const rows = savedRows(memory, sort);
+  const body = rows.slice(0, shown).map((r) =>
     h(
       "tr",
       {
@@ -268,66 +269,183 @@ function savedTable(idx, memory, sort) {
         "data-fused": idx.fxOwner.get(r.fx) || "",
         "data-line": r.frame ? `${r.frame.file}:${r.frame.line}` : "",
         class: r.kind === "input" ? "il-muted" : "",
-        title: r.kind === "input" ? "a forward input (parameter, buffer, argument): kept alive anyway" : "",
+        title: r.kind === "input" ? INPUT_TITLE : "",
       },
       h("td", { class: "il-num il-muted" }, String(r.order)),
       h("td", { class: "il-mono" }, r.name),
+      h("td", { class: "il-mono" }, r.module),
+      h("td", { class: "il-num il-mono" }, bytesText(r.bytes)),
+      h("td", { class: "il-mono" }, r.line),
+      h("td", {}, r.kind),
       h("td", { class: "il-mono" }, r.shape),
       h("td", { class: "il-mono" }, r.dtype),
-      h("td", { class: "il-num il-mono" }, r.bytes == null ? "?" : fmtBytes(r.bytes)),
-      h("td", {}, r.kind),
-      h("td", { class: "il-mono" }, r.module),
-      h("td", { class: "il-mono" }, r.line),
     ),
   );
+  const more = rows.length - Math.min(shown, rows.length);
+  return [
+    table("il-mem-table", "saved-table", sortHead(SAVED_COLUMNS, sort), body),
+    more > 0
+      ? h(
+          "button",
+          { class: "il-btn il-small-btn il-mem-more", type: "button", "data-role": "saved-more" },
+          `show ${Math.min(more, PAGE)} more (${more} not shown)`,
+        )
+      : null,
+  ];
+}
+
+function savedSection(idx, memory, ui) {
+  const saved = memory.saved_for_backward || [];
+  if (!saved.length) return null;
+  const groups = memory.saved_groups || [];
+  const grouped = groups.length > 0 && ui.mode === "groups";
+  const sort = ui.sort || DEFAULT_SORT[grouped ? "groups" : "tensors"];
+  const toggle = groups.length
+    ? h(
+        "button",
+        {
+          class: "il-btn il-small-btn",
+          type: "button",
+          "data-role": "saved-mode",
+          "data-mode": grouped ? "tensors" : "groups",
+          title: grouped
+            ? "list every saved tensor on its own row"
+            : "one row per repeated tensor: the same op, shape and line in every repeated layer",
+        },
+        grouped ? `one row per tensor (${saved.length})` : `one row per repeated tensor (${groups.length})`,
+      )
+    : null;
   return h(
     "section",
-    { class: "il-section" },
-    h("h3", {}, `saved for backward (${fmtBytes(memory.saved_bytes)})`),
-    table("il-mem-table", "saved-table", head, body),
+    { class: "il-section", "data-role": "saved-section", "data-mode": grouped ? "groups" : "tensors" },
+    h(
+      "h3",
+      { class: "il-mem-h" },
+      `saved for backward (${fmtBytes(memory.saved_bytes)})`,
+      grouped
+        ? h("span", { class: "il-muted il-small" }, ` ${plural(saved.length, "tensor")} in ${groups.length} rows`)
+        : null,
+      toggle,
+    ),
+    grouped ? groupTable(idx, memory, sort) : tensorTable(idx, memory, sort, ui.shown),
+  );
+}
+
+/** A short list: its first LIST_TOP items, the rest under "N more". */
+function shortList(title, role, items, note) {
+  if (!items.length) return null;
+  const rest = items.slice(LIST_TOP);
+  return h(
+    "div",
+    { class: "il-mem-roll", "data-role": role },
+    h("h4", {}, title),
+    note ? h("div", { class: "il-muted il-small" }, note) : null,
+    h("ul", {}, items.slice(0, LIST_TOP)),
+    rest.length
+      ? h(
+          "details",
+          { class: "il-mem-rest" },
+          h("summary", { class: "il-muted" }, `${rest.length} more`),
+          h("ul", {}, rest),
+        )
+      : null,
+  );
+}
+
+/** One roll-up row over a bar for its share of the largest row: the name, how many instances (×31), the
+ * bytes; what it is made of in its title. */
+function byteItem(name, bytes, max, times, detail, attrs = {}, code = "") {
+  const pct = max > 0 ? Math.max(1, Math.round((100 * bytes) / max)) : 0;
+  return h(
+    "li",
+    { ...attrs, title: `${name}${code ? ` ${code}` : ""}: ${fmtBytes(bytes)}${detail ? ` in ${detail}` : ""}` },
+    h("span", { class: "il-mem-bar", style: `width:${pct}%` }),
+    h("span", { class: "il-mono il-mem-name" }, name, code ? h("span", { class: "il-muted" }, ` ${code}`) : null),
+    h("span", { class: "il-mem-times" }, times > 1 ? `×${times}` : ""),
+    h("span", { class: "il-mem-bytes" }, fmtBytes(bytes)),
   );
 }
 
 function rollups(memory) {
-  const mods = memory.saved_by_module || [];
+  const foldedMods = memory.saved_by_module_folded || [];
+  const mods = foldedMods.length ? foldedMods : memory.saved_by_module || [];
   const lines = memory.saved_by_line || [];
-  const redo = memory.recomputed || [];
-  if (!mods.length && !lines.length && !redo.length) return null;
-  const list = (title, role, items) =>
-    items.length ? h("div", { class: "il-mem-roll", "data-role": role }, h("h4", {}, title), h("ul", {}, items)) : null;
+  const peak = memory.peak_by_module || [];
+  if (!mods.length && !lines.length && !peak.length) return null;
+  const top = (rows) => (rows.length ? rows[0].bytes : 0);
   return h(
     "section",
     { class: "il-section il-mem-rolls" },
-    list(
+    shortList(
       "activations kept, by module",
       "saved-by-module",
-      mods
-        .slice(0, 12)
-        .map((m) => h("li", {}, h("span", { class: "il-mono" }, m.module), ` keeps ${fmtBytes(m.bytes)}`)),
+      mods.map((m) =>
+        byteItem(m.module, m.bytes, top(mods), m.instances, m.count ? plural(m.count, "tensor") : "", {
+          "data-module": m.module,
+          "data-bytes": String(m.bytes),
+        }),
+      ),
     ),
-    list(
+    shortList(
+      "alive at the peak, by module",
+      "peak-by-module",
+      peak.map((m) =>
+        byteItem(m.module, m.bytes, top(peak), m.instances, m.count ? plural(m.count, "buffer") : "", {
+          "data-module": m.module,
+          "data-bytes": String(m.bytes),
+        }),
+      ),
+    ),
+    shortList(
       "activations kept, by your line",
       "saved-by-line",
-      lines
-        .slice(0, 12)
-        .map((l) =>
-          h("li", {}, h("span", { class: "il-mono" }, `${basename(l.file)}:${l.line}`), ` ${fmtBytes(l.bytes)}`),
+      lines.map((l) =>
+        byteItem(
+          `${basename(l.file)}:${l.line}`,
+          l.bytes,
+          top(lines),
+          0,
+          l.count ? plural(l.count, "tensor") : "",
+          { "data-line": `${l.file}:${l.line}`, "data-bytes": String(l.bytes) },
+          l.code || "",
         ),
-    ),
-    list(
-      `recomputed in the backward (${redo.length})`,
-      "recomputed",
-      redo
-        .slice(0, 24)
-        .map((r) =>
-          h("li", { class: "il-mono" }, r.fx_node, " ", h("span", { class: "il-muted" }, userLine(r.user_stack)[0])),
-        ),
+      ),
     ),
   );
 }
 
-/** Draw the Memory view of compile `idx` into `el`; `sort` orders the saved table. */
-export function renderMemory(el, idx, selected, sort) {
+function recomputedList(memory) {
+  const redo = memory.recomputed || [];
+  if (!redo.length) return null;
+  const byLine = memory.recomputed_by_line || [];
+  const items = byLine.length
+    ? byLine.map((r) =>
+        h(
+          "li",
+          { class: "il-mem-plain", "data-line": r.file ? `${r.file}:${r.line}` : "", "data-count": String(r.count) },
+          h("span", { class: "il-mono" }, r.file ? `${basename(r.file)}:${r.line}` : "(no line of yours)"),
+          ` ${plural(r.count, "op")}: `,
+          h("span", { class: "il-mono il-muted" }, (r.ops || []).join(", ")),
+        ),
+      )
+    : redo.map((r) =>
+        h(
+          "li",
+          { class: "il-mono il-mem-plain" },
+          r.fx_node,
+          " ",
+          h("span", { class: "il-muted" }, userLine(r.user_stack)[0]),
+        ),
+      );
+  return h(
+    "section",
+    { class: "il-section il-mem-rolls" },
+    shortList(`recomputed in the backward (${plural(redo.length, "op")})`, "recomputed", items),
+  );
+}
+
+/** Draw the Memory view of compile `idx` into `el`. `ui`: {sort, mode ("groups" | "tensors"), shown}. */
+export function renderMemory(el, idx, selected, ui) {
   const m = idx && idx.compile.memory;
   if (!m) {
     el.replaceChildren(
@@ -343,7 +461,7 @@ export function renderMemory(el, idx, selected, sort) {
   el.replaceChildren(
     h("div", { class: "il-mem-head" }, facts(idx, m)),
     h("div", { class: "il-mem-plot" }, curve(idx, m, selected)),
-    h("div", { class: "il-mem-tables" }, savedTable(idx, m, sort), peakTable(idx, m), rollups(m)),
+    h("div", { class: "il-mem-tables" }, rollups(m), savedSection(idx, m, ui), peakTable(idx, m), recomputedList(m)),
   );
 }
 
@@ -356,7 +474,9 @@ export function markPoint(el, selected) {
     const r = Number(c.getAttribute("r"));
     c.setAttribute("r", String(on ? r + 3 : r - 3));
   }
-  for (const tr of el.querySelectorAll('[data-role="saved-row"], [data-role="memory-buffer-row"]'))
+  for (const tr of el.querySelectorAll(
+    '[data-role="saved-row"], [data-role="saved-group-row"], [data-role="memory-buffer-row"]',
+  ))
     tr.classList.toggle("il-selected-row", !!selected && tr.dataset.fused === selected);
 }
 
@@ -366,15 +486,41 @@ export default {
   title: "live bytes after each fused node, the peak, and what the forward saves for the backward",
   create(ctx) {
     const el = h("div", { class: "il-view il-memory", "data-view": "memory" });
-    let sort = "-bytes",
+    const fresh = () => ({ mode: "groups", sort: null, shown: PAGE }); // sort null: the mode's opening order
+    let ui = fresh(),
+      drawn = "",
+      uiOf = "";
+    const idxNow = () => ctx.model.idxOf(ctx.store.get().compileId);
+    const redraw = () => {
       drawn = "";
+      draw(ctx.store.get());
+    };
     ctx.on(el, "click", (e) => {
       const th = e.target.closest("th[data-sort]");
       if (th) {
         const key = th.dataset.sort;
-        sort = sort === key ? `-${key}` : key;
-        drawn = "";
-        draw(ctx.store.get());
+        const section = th.closest('[data-role="saved-section"]');
+        const cur = ui.sort || DEFAULT_SORT[(section && section.dataset.mode) || "tensors"];
+        ui.sort = cur === key ? `-${key}` : key;
+        return redraw();
+      }
+      const mode = e.target.closest('[data-role="saved-mode"]');
+      if (mode) {
+        ui = { ...fresh(), mode: mode.dataset.mode };
+        return redraw();
+      }
+      if (e.target.closest('[data-role="saved-more"]')) {
+        ui.shown += PAGE;
+        return redraw();
+      }
+      const curveEl = e.target.closest('[data-role="memory-curve"]');
+      if (curveEl && e.target.closest('[data-role="memory-hit"]')) {
+        // the point the hover names (a click's coordinates are whole pixels, the hover's finer), else the nearest
+        const m = idxNow() && idxNow().compile.memory;
+        const hov = curveEl.querySelector('[data-role="memory-hover"]');
+        const shown = hov && hov.getAttribute("visibility") === "visible" ? Number(hov.dataset.index) : -1;
+        const i = !m ? -1 : shown >= 0 ? shown : indexAt(curveEl, e, (m.timeline || []).length);
+        if (i >= 0 && m.timeline[i]) ctx.actions.select(m.timeline[i].node);
         return;
       }
       const pt = e.target.closest('[data-role="memory-point"]');
@@ -382,17 +528,36 @@ export default {
         ctx.actions.select(pt.dataset.node);
         return;
       }
-      const tr = e.target.closest('[data-role="saved-row"], [data-role="memory-buffer-row"]');
+      const tr = e.target.closest(
+        '[data-role="saved-row"], [data-role="saved-group-row"], [data-role="memory-buffer-row"]',
+      );
       if (tr && tr.dataset.fused) {
         ctx.actions.select(tr.dataset.fused);
         if (tr.dataset.line) ctx.store.set({ sourceLine: tr.dataset.line });
       }
     });
+    ctx.on(el, "pointermove", (e) => {
+      const curveEl = e.target.closest && e.target.closest('[data-role="memory-curve"]');
+      const idx = idxNow();
+      const m = idx && idx.compile.memory;
+      if (!curveEl || !m) return;
+      hoverAt(
+        curveEl,
+        idx,
+        m,
+        e.target.closest('[data-role="memory-hit"]') ? indexAt(curveEl, e, (m.timeline || []).length) : -1,
+      );
+    });
+    ctx.on(el, "pointerleave", () => {
+      const curveEl = el.querySelector('[data-role="memory-curve"]');
+      if (curveEl) hoverAt(curveEl, null, null, -1);
+    });
     function draw(s) {
-      const key = [s.compileId, sort].join("|");
+      if (uiOf !== s.compileId) [ui, uiOf] = [fresh(), s.compileId]; // another compile opens as at first
+      const key = [s.compileId, ui.sort, ui.mode, ui.shown].join("|");
       if (key === drawn) return markPoint(el, s.selected);
       drawn = key;
-      renderMemory(el, ctx.model.idxOf(s.compileId), s.selected, sort);
+      renderMemory(el, ctx.model.idxOf(s.compileId), s.selected, ui);
       markPoint(el, s.selected);
     }
     return {

@@ -1,0 +1,282 @@
+// The Memory view's curve: the live bytes after each fused node of a compile over the execution order. Its
+// axis is cut by module at the level of the repeated layers (Memory.regions: `0 1 2 … 31` under
+// `layers.1-31`, then `norm`, `head`), the peak is named above the plot where the curve never reaches, and
+// a curve of more points than fit as dots is drawn as a line over an area, with one hover and click target
+// per column (the nearest fused node). Python computed every number and region (Compile.memory); this module
+// only draws them.
+
+import { fmtBytes } from "./data.js";
+import { setText, svg } from "./dom.js";
+
+export const W = 640;
+export const H = 250;
+export const PAD = { l: 62, r: 14, t: 26, b: 58 };
+/** Below this many pixels between two points the dots would touch: the curve is a line with hover targets. */
+const DOT_SPACING = 6;
+/** An axis label is drawn only if it keeps this many pixels (at 11 px text, about 6.2 px a character). */
+const CHAR_W = 6.2;
+
+/** Round tick values for an axis from 0 to `max` bytes: 0 and up to 5 steps of 1, 2 or 5 x a power of 10
+ * of B, KiB, MiB or GiB (what fmtBytes prints as round numbers). */
+export function byteTicks(max) {
+  if (!(max > 0)) return [0];
+  const raw = max / 4;
+  let step = 1;
+  outer: for (const unit of [1, 1024, 1024 ** 2, 1024 ** 3, 1024 ** 4])
+    for (const m of [1, 2, 5, 10, 20, 50, 100, 200, 500]) {
+      step = m * unit;
+      if (step >= raw) break outer;
+    }
+  const out = [];
+  for (let v = 0; v <= max + step - 1e-9 && out.length < 7; v += step) out.push(v);
+  return out;
+}
+
+/** The x of point `i` of `n` in the plot. */
+export function xOf(i, n) {
+  return PAD.l + (n <= 1 ? (W - PAD.l - PAD.r) / 2 : (i * (W - PAD.l - PAD.r)) / (n - 1));
+}
+
+/** Whether `n` points are too close to draw as dots (then a line with column hover targets). */
+export function isDense(n) {
+  return n > 1 && (W - PAD.l - PAD.r) / (n - 1) < DOT_SPACING;
+}
+
+/**
+ * Which region labels fit under the axis without overlapping: indices into `regions`, each label centred
+ * under its region and kept if it clears the labels already kept (plus a gap). Tried in this order: the
+ * first and last instance of each repeat (so `1 … 31` always read), the modules outside the repeats
+ * (`embed`, `head`), then the other instances from the left.
+ */
+export function fittingLabels(regions, n) {
+  const at = (r) => (xOf(r.first, n) + xOf(r.last, n)) / 2;
+  const span = (r) => [at(r) - (r.label.length * CHAR_W) / 2, at(r) + (r.label.length * CHAR_W) / 2];
+  const tier = (r, i) => {
+    if (!r.repeat) return 1;
+    const prev = regions[i - 1],
+      next = regions[i + 1];
+    return !prev || prev.repeat !== r.repeat || !next || next.repeat !== r.repeat ? 0 : 2;
+  };
+  const order = regions
+    .map((r, i) => [tier(r, i), i])
+    .filter(([, i]) => regions[i].label)
+    .sort((a, b) => a[0] - b[0] || a[1] - b[1])
+    .map(([, i]) => i);
+  const chosen = [];
+  for (const i of order) {
+    const [a0, a1] = span(regions[i]);
+    if (
+      chosen.every((j) => {
+        const [b0, b1] = span(regions[j]);
+        return a1 + 4 <= b0 || b1 + 4 <= a0;
+      })
+    )
+      chosen.push(i);
+  }
+  return chosen.sort((a, b) => a - b);
+}
+
+/** Runs of consecutive regions of one repeat: [{repeat, first, last}] (indices into the timeline). */
+function repeatRuns(regions) {
+  const out = [];
+  for (const r of regions) {
+    const last = out[out.length - 1];
+    if (r.repeat && last && last.repeat === r.repeat && last.lastRegion === r.first - 1)
+      Object.assign(last, { last: r.last, lastRegion: r.last });
+    else if (r.repeat) out.push({ repeat: r.repeat, first: r.first, last: r.last, lastRegion: r.last });
+  }
+  return out;
+}
+
+/** What point `i` is, most telling first: its live bytes, the module region it is in, its number (#0 first,
+ * as the fusion graph and the panel number fused nodes) and its fused node's label, cut to `max` characters. */
+export function pointText(idx, memory, i, max = 0) {
+  const p = (memory.timeline || [])[i];
+  if (!p) return "";
+  const e = idx.byName.get(p.node);
+  const label = e ? e.node.label || p.node : p.node;
+  const reg = (memory.regions || []).find((r) => r.first <= i && i <= r.last);
+  const text = `${fmtBytes(p.live_bytes)} live after #${i}${reg && reg.module ? ` in ${reg.module}` : ""}: ${label}`;
+  return max && text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}
+
+/** The SVG of the curve of `memory` (compile index `idx`), the selected node's point marked. */
+export function curve(idx, memory, selected) {
+  const pts = memory.timeline || [];
+  const n = pts.length;
+  const regions = memory.regions || [];
+  const dense = isDense(n);
+  const max = Math.max(memory.peak_bytes || 0, 1);
+  const ticks = byteTicks(max);
+  const top = Math.max(max, ticks[ticks.length - 1]);
+  const x = (i) => xOf(i, n);
+  const y = (b) => H - PAD.b - (b / top) * (H - PAD.t - PAD.b);
+  const half = n > 1 ? (W - PAD.l - PAD.r) / (n - 1) / 2 : (W - PAD.l - PAD.r) / 2;
+  const g = svg("svg", {
+    viewBox: `0 0 ${W} ${H}`,
+    class: "il-mem-curve" + (dense ? " il-mem-dense" : ""),
+    "data-role": "memory-curve",
+    "data-dense": dense ? "1" : "0",
+    role: "img",
+    "aria-label": `live bytes over ${n} fused nodes, peak ${fmtBytes(memory.peak_bytes)}`,
+  });
+  // the regions: every other one shaded, a tick at each boundary, the labels that fit, the repeats named
+  const base = H - PAD.b;
+  regions.forEach((r, i) => {
+    const x0 = Math.max(PAD.l, x(r.first) - half),
+      x1 = Math.min(W - PAD.r, x(r.last) + half);
+    if (i % 2)
+      g.appendChild(
+        svg("rect", { x: x0, y: PAD.t, width: Math.max(0, x1 - x0), height: base - PAD.t, class: "il-mem-band" }),
+      );
+    if (i) g.appendChild(svg("line", { x1: x0, x2: x0, y1: base, y2: base + 4, class: "il-mem-axis" }));
+  });
+  for (const i of fittingLabels(regions, n)) {
+    const r = regions[i];
+    g.appendChild(
+      svg(
+        "text",
+        {
+          x: ((x(r.first) + x(r.last)) / 2).toFixed(1),
+          y: base + 15,
+          "text-anchor": "middle",
+          class: "il-mem-tick",
+          "data-role": "memory-region",
+          "data-module": r.module,
+        },
+        r.label,
+        svg("title", {}, `${r.module}: fused nodes #${r.first}-#${r.last}`),
+      ),
+    );
+  }
+  for (const run of repeatRuns(regions)) {
+    const x0 = x(run.first) - half + 1,
+      x1 = x(run.last) + half - 1;
+    g.appendChild(
+      svg("path", { d: `M${x0},${base + 20} v4 H${x1} v-4`, class: "il-mem-bracket", "data-role": "memory-repeat" }),
+    );
+    g.appendChild(
+      svg(
+        "text",
+        { x: ((x0 + x1) / 2).toFixed(1), y: base + 36, "text-anchor": "middle", class: "il-mem-tick" },
+        run.repeat,
+      ),
+    );
+  }
+  g.appendChild(svg("line", { x1: PAD.l, x2: W - PAD.r, y1: base, y2: base, class: "il-mem-axis" }));
+  for (const t of ticks) {
+    if (t) g.appendChild(svg("line", { x1: PAD.l, x2: W - PAD.r, y1: y(t), y2: y(t), class: "il-mem-grid" }));
+    g.appendChild(svg("text", { x: PAD.l - 6, y: y(t) + 4, "text-anchor": "end", class: "il-mem-tick" }, fmtBytes(t)));
+  }
+  g.appendChild(
+    svg("text", { x: (PAD.l + W - PAD.r) / 2, y: H - 4, "text-anchor": "middle", class: "il-mem-tick il-mem-title" }, [
+      `fused nodes in execution order (${n})${regions.length > 1 ? ", by module" : ""}`,
+    ]),
+  );
+  if (n > 1) {
+    const d = pts.map((p, i) => `${i ? "L" : "M"}${x(i).toFixed(1)},${y(p.live_bytes).toFixed(1)}`).join(" ");
+    g.appendChild(
+      svg("path", { d: `${d} L${x(n - 1).toFixed(1)},${base} L${x(0).toFixed(1)},${base} Z`, class: "il-mem-area" }),
+    );
+    g.appendChild(svg("path", { d, class: "il-mem-line" }));
+  }
+  const peakAt = pts.findIndex((p) => p.node === memory.peak_node);
+  if (peakAt >= 0) {
+    const px = x(peakAt);
+    const right = px > PAD.l + (W - PAD.l - PAD.r) * 0.7;
+    g.appendChild(svg("line", { x1: px, x2: px, y1: PAD.t - 6, y2: base, class: "il-mem-peakline" }));
+    g.appendChild(
+      svg(
+        "text",
+        {
+          x: px + (right ? 4 : -4),
+          y: PAD.t - 10,
+          "text-anchor": right ? "end" : "start",
+          class: "il-mem-peaklabel",
+          "data-role": "memory-peak",
+        },
+        `peak ${fmtBytes(memory.peak_bytes)}`,
+      ),
+    );
+  }
+  const r = dense ? 3 : n > 100 ? 3.5 : 5;
+  pts.forEach((p, i) => {
+    const cls = ["il-mem-point"];
+    if (p.node === memory.peak_node) cls.push("il-mem-peak");
+    if (p.node === selected) cls.push("il-selected");
+    g.appendChild(
+      svg(
+        "circle",
+        {
+          cx: x(i).toFixed(1),
+          cy: y(p.live_bytes).toFixed(1),
+          r: p.node === selected ? r + 3 : r,
+          class: cls.join(" "),
+          "data-role": "memory-point",
+          "data-node": p.node,
+          "data-index": i,
+        },
+        svg(
+          "title",
+          {},
+          pointText(idx, memory, i) +
+            ((p.allocates || []).length ? `; allocates ${p.allocates.map((b) => b.name).join(", ")}` : "") +
+            ((p.frees || []).length ? `; then frees ${p.frees.map((b) => b.name).join(", ")}` : ""),
+        ),
+      ),
+    );
+  });
+  if (dense) {
+    // one target over the whole plot: the column under the pointer is the nearest fused node
+    g.appendChild(
+      svg("g", { class: "il-mem-hover", "data-role": "memory-hover", visibility: "hidden" }, [
+        svg("line", { y1: PAD.t, y2: base, class: "il-mem-hoverline" }),
+        svg("circle", { r: 4, class: "il-mem-hoverdot" }),
+        svg("text", { x: 4, y: H - 4, class: "il-mem-hovertext" }),
+      ]),
+    );
+    g.appendChild(
+      svg("rect", {
+        x: PAD.l - half,
+        y: PAD.t,
+        width: W - PAD.l - PAD.r + 2 * half,
+        height: base - PAD.t,
+        class: "il-mem-hit",
+        "data-role": "memory-hit",
+      }),
+    );
+  }
+  return g;
+}
+
+/** The index of the point nearest to a pointer event over the curve `g` of `n` points. */
+export function indexAt(g, event, n) {
+  const m = g.getScreenCTM();
+  if (!m || n < 1) return -1;
+  const p = new DOMPoint(event.clientX, event.clientY).matrixTransform(m.inverse());
+  const i = n <= 1 ? 0 : Math.round(((p.x - PAD.l) * (n - 1)) / (W - PAD.l - PAD.r));
+  return Math.max(0, Math.min(n - 1, i));
+}
+
+/** Show the hover guide of a dense curve at point `i` (or hide it for -1). */
+export function hoverAt(g, idx, memory, i) {
+  const hov = g.querySelector('[data-role="memory-hover"]');
+  if (!hov) return;
+  const pt = i >= 0 ? g.querySelector(`[data-role="memory-point"][data-index="${i}"]`) : null;
+  if (!pt) {
+    hov.setAttribute("visibility", "hidden");
+    g.classList.remove("il-mem-hovering");
+    return;
+  }
+  const cx = Number(pt.getAttribute("cx")),
+    cy = Number(pt.getAttribute("cy"));
+  const [line, dot, text] = hov.children;
+  line.setAttribute("x1", cx);
+  line.setAttribute("x2", cx);
+  dot.setAttribute("cx", cx);
+  dot.setAttribute("cy", cy);
+  setText(text, pointText(idx, memory, i, Math.floor((W - 8) / CHAR_W)));
+  hov.dataset.index = String(i);
+  hov.setAttribute("visibility", "visible");
+  g.classList.add("il-mem-hovering");
+}

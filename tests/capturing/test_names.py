@@ -1,0 +1,150 @@
+"""Names a user knows (issue 22, "Names"), each from a real CPU compile: a backward's saved inputs by the forward
+op that made them, a CNN's weight layout copy by what it is and what it copies, an AOTInductor compile's trigger
+and inputs; and a report written before these names gets them when loaded."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+import torch
+from torch import nn
+
+import inductor_lens
+from inductor_lens.report import rules
+
+
+class SmallCNN(nn.Module):
+    """Two conv + BatchNorm blocks and a head: on the CPU, Inductor lays convolutions out channels-last."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.conv1 = nn.Conv2d(3, 8, 3, padding=1, bias=False)
+        self.bn1 = nn.BatchNorm2d(8)
+        self.conv2 = nn.Conv2d(8, 8, 3, padding=1, bias=False)
+        self.bn2 = nn.BatchNorm2d(8)
+        self.fc = nn.Linear(8, 4)
+
+    def forward(self, x):
+        x = torch.relu(self.bn1(self.conv1(x)))
+        x = torch.relu(self.bn2(self.conv2(x)))
+        return self.fc(x.mean((2, 3)))
+
+
+@pytest.fixture(scope="module")
+def cnn_step():
+    torch.manual_seed(0)
+    with inductor_lens.capture(strict=True) as cap:
+        torch.compile(SmallCNN())(torch.randn(2, 3, 16, 16)).sum().backward()
+    return cap.report
+
+
+def _placeholders(c) -> dict:
+    return {n.name: n for n in c.graphs["post_grad"].nodes if n.op == "placeholder"}
+
+
+@pytest.mark.compile
+def test_a_backwards_saved_inputs_are_named_by_the_forward_op_and_module_that_made_them(cnn_step):
+    fwd, bwd = cnn_step.compiles
+    saved = {name: n.display_name for name, n in _placeholders(bwd).items() if n.role == "saved"}
+    # the convolutions' outputs are saved for their backward, under the forward's FX names
+    assert saved["convolution"] == "conv1 convolution (saved)"
+    assert saved["convolution_1"] == "conv2 convolution (saved)"
+    assert saved["relu"] == "relu (saved)"  # torch.relu of forward() itself: no module
+    # a batch norm's statistics: the op the user called (FX's original_aten), not the rsqrt it decomposed into
+    assert saved["rsqrt_1"] == "bn2 batch_norm (saved)"
+    made = {n.name: n for n in fwd.graphs["post_grad"].nodes}
+    for name, display in saved.items():
+        assert display.endswith(" (saved)") and name in made, (name, display)
+        assert "saved by the forward" not in display
+        # a view or tuple item (getitem_3, squeeze_1) is named by what it is a view of: its own FX name never shows
+        if made[name].short_op in rules.GLUE_OPS:
+            assert name not in display, (name, display)
+            assert display.split()[0] in ("bn1", "bn2"), display  # the batch norms' statistics
+
+
+@pytest.mark.compile
+def test_a_cnn_weight_layout_copy_says_what_it_is_and_what_it_copies(cnn_step):
+    fwd = cnn_step.compiles[0]
+    inputs = _placeholders(fwd)
+    copies = [n for n in fwd.fused_nodes if n.fx_nodes and all(f in inputs for f in n.fx_nodes)]
+    assert copies and {n.kernel for n in copies} == {copies[0].kernel}, "the copies are one kernel call"
+    kernel = copies[0].kernel
+    # torch's output code: the kernel reads graph inputs and writes buffers it allocated channels-last (NHWC)
+    (call,) = re.findall(rf"^\s+{kernel}\(([^)]*)\)", fwd.output_code, re.M)
+    args = [a.strip() for a in call.split(",")]
+    read, written = [a for a in args if a in inputs], [a for a in args if a not in inputs]
+    for buf in written:
+        (shape, stride) = re.search(
+            rf"^\s+{buf} = empty_strided_cpu\(\(([^)]*)\), \(([^)]*)\)", fwd.output_code, re.M
+        ).groups()
+        n, c, h, w = (int(d) for d in shape.split(","))
+        assert [int(d) for d in stride.split(",")] == [c * h * w, 1, w * c, c], buf
+    names = [inputs[a].display_name for a in read]
+    assert sorted(names) == ["conv1.weight", "conv2.weight", "x"]
+    for n in copies:
+        assert n.label == "channels-last copy: " + ", ".join(names)
+        assert n.ops == [] and n.no_line_reason == rules.INPUT_COPY
+    # the panel's FX op list says no op: a placeholder is no op
+    assert not any(op.startswith("primals_") for n in fwd.fused_nodes for op in n.ops)
+
+
+@pytest.mark.compile
+def test_a_report_written_before_these_names_gets_them_on_load(cnn_step, tmp_path):
+    data = cnn_step.to_dict()
+    data["derived"] = 4
+    for c in data["compiles"]:
+        for n in c["graphs"]["post_grad"]["nodes"]:
+            if n.get("role") == "saved":
+                n["display_name"] = f"{n['name']} (saved by the forward)"  # what version 0.1 wrote
+        for n in c["fused_nodes"]:
+            if n["label"].startswith("channels-last copy"):
+                n["label"], n["ops"] = n["kernel"], list(n["fx_nodes"])
+                n["no_line_reason"] = rules.INSIDE_TORCH
+    old = tmp_path / "old.json"
+    old.write_text(json.dumps(data), encoding="utf-8")
+    assert inductor_lens.load(old) == cnn_step  # the line-by-line reader
+    assert inductor_lens.report.model.Report.from_dict(data) == cnn_step  # a dict
+
+
+class TwoInputs(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.fc1, self.fc2 = nn.Linear(16, 8), nn.Linear(8, 4)
+        self.register_buffer("scale", torch.ones(4))
+
+    def forward(self, x, y):
+        return self.fc2(torch.relu(self.fc1(x))) * self.scale + y
+
+
+@pytest.mark.slow
+def test_aoti_says_when_it_compiled_and_names_its_inputs_as_the_exported_program_does(tmp_path):
+    model = TwoInputs().eval()
+    with inductor_lens.capture() as cap:
+        ep = torch.export.export(model, (torch.randn(4, 16), torch.randn(4, 4)))
+        torch._inductor.aoti_compile_and_package(ep, package_path=str(tmp_path / "m.pt2"))  # the call site
+    (c,) = cap.report.compiles
+    t = c.trigger
+    assert t.kind == "ahead_of_time" and t.summary == rules.trigger_summary("ahead_of_time")
+    assert "when, is not known" not in t.summary and "aoti_compile_and_package() call" in t.reason
+    assert t.user_stack[-1].file == __file__ and "aoti_compile_and_package(ep" in t.user_stack[-1].code
+    assert t.time_us is not None and t.time_us > 0
+    # export's graph signature: its user inputs, in order, are what AOTInductor's placeholders stand for
+    users = [s.arg.name for s in ep.graph_signature.input_specs if s.kind.name == "USER_INPUT"]
+    graph_inputs = [_placeholders(c)[name] for name in c.graph_inputs]
+    assert (
+        [(n.role, n.display_name) for n in graph_inputs]
+        == [("input", u) for u in users]
+        == [
+            ("input", "x"),
+            ("input", "y"),
+        ]
+    )
+    consts = {n.target: (n.role, n.display_name) for n in c.graphs["post_grad"].nodes if n.op == "get_attr"}
+    assert consts["fc1.weight"] == ("parameter", "fc1.weight") and consts["scale"] == ("buffer", "scale")
+    # a report written before the kind existed said "unknown" for AOTInductor: it says ahead of time on load
+    data = cap.report.to_dict()
+    data["derived"] = 4
+    data["compiles"][0]["trigger"].update(kind="unknown", summary="")
+    assert inductor_lens.report.model.Report.from_dict(data).compiles[0].trigger.summary == t.summary
