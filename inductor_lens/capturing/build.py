@@ -373,12 +373,14 @@ class _GraphBuilder:
                 node_kernel.setdefault(s, name)
         kernels: list[Kernel] = []
         code_lines = rec.output_code.splitlines()
+        call_lines: dict[str, list[str]] = {}  # extern callee -> the lines that call it
+        words: dict[str, frozenset] = {}  # a call line -> its words
         for name, e in merged.items():
             rk: RawKernel = e["raw"]
             metadata: dict = {}
             if rk.is_extern:
                 language = "extern"
-                lines = find_call_lines(rec.output_code, rk.name, rk.buffer, code_lines)
+                lines = find_call_lines(rec.output_code, rk.name, rk.buffer, code_lines, call_lines, words)
                 source = "\n".join(lines) if lines else rk.name
                 metadata["callee"] = rk.name
                 if rk.buffer:
