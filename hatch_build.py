@@ -69,6 +69,7 @@ def ensure_bundle(log=print) -> str:
     """Builds the bundle if it is missing or stale; returns what was done ('fresh', 'built', 'kept stale')."""
     state, digest = bundle_state()
     if state == "fresh":
+        _gzip_engine(stale_only=True)  # a bundle built before lens.js.gz was: no npm needed to add it
         return "fresh"
     if shutil.which("npm") is None or shutil.which("node") is None:
         if state == "stale":
@@ -97,15 +98,20 @@ def ensure_bundle(log=print) -> str:
     return "built"
 
 
-def _gzip_engine() -> None:
+def _gzip_engine(stale_only: bool = False) -> None:
     """``layout-worker.js.gz``: the layout worker (Graphviz WASM, 1.5 MB) gzip'd once at build time, as every page
-    and widget embeds it (``views/frontend.engine_gz``): level 9 with no timestamp, so it is deterministic."""
+    and widget embeds it (``views/frontend.engine_gz``): level 9 with no timestamp, so it is deterministic.
+    ``lens.js.gz`` likewise: every page embeds the bundle so (``views/frontend.bundle_b64``). ``stale_only``:
+    only the files missing or older than their source."""
     import gzip
 
-    src = STATIC / "layout-worker.js"
-    tmp = STATIC / "layout-worker.js.gz.tmp"
-    tmp.write_bytes(gzip.compress(src.read_bytes(), compresslevel=9, mtime=0))
-    os.replace(tmp, STATIC / "layout-worker.js.gz")
+    for name in ("layout-worker.js", "lens.js"):
+        src, out = STATIC / name, STATIC / f"{name}.gz"
+        if stale_only and out.is_file() and out.stat().st_mtime_ns >= src.stat().st_mtime_ns:
+            continue
+        tmp = STATIC / f"{name}.gz.tmp"
+        tmp.write_bytes(gzip.compress(src.read_bytes(), compresslevel=9, mtime=0))
+        os.replace(tmp, out)
 
 
 class CustomBuildHook(BuildHookInterface):

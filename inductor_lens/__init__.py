@@ -14,17 +14,33 @@ The package is laid out by layer; imports point one way (``tests/structure/test_
 - ``views``: the widget, the page, the magic, the CLI. Imports the layers below.
 
 This file is the public API and the one place that wires the layers together (``report.hooks``).
-Importing it imports neither torch nor the widget machinery.
+Importing it imports neither torch nor the widget machinery, and only the report layer at once: every other
+name is imported at its first use (``inductor-lens import-trace`` starts in a fraction of the time).
 """
 
+import sys as _sys
+import types as _types
+
 from ._version import __version__
-from .analysis.diff import ReportDiff, diff
-from .analysis.job import Job, load_job
-from .analysis.reproducer import reproducer
-from .capturing.pipeline import inspect
-from .capturing.session import CaptureError, capture, profile, time_kernels
 from .report import hooks as _hooks
 from .report.model import SCHEMA_VERSION, Diagnostic, Report, ReportError, load
+
+#: name -> the module that defines it, imported at the first use of the name (``__getattr__``).
+_LAZY = {
+    "diff": "analysis.diff",
+    "ReportDiff": "analysis.diff",
+    "Job": "analysis.job",
+    "load_job": "analysis.job",
+    "reproducer": "analysis.reproducer",
+    "inspect": "capturing.pipeline",
+    "CaptureError": "capturing.session",
+    "capture": "capturing.session",
+    "profile": "capturing.session",
+    "time_kernels": "capturing.session",
+    "load_trace": "capturing.trace_import",
+    "LensWidget": "views.widget",
+    "save_html": "views.html",
+}
 
 __all__ = [
     "SCHEMA_VERSION",
@@ -49,20 +65,33 @@ __all__ = [
 ]
 
 
-def __getattr__(name):  # lazy: importing inductor_lens must not import torch or the widget machinery
-    if name == "LensWidget":
-        from .views.widget import LensWidget
+def __getattr__(name):  # lazy: importing inductor_lens must not import torch, the widget machinery or more
+    where = _LAZY.get(name)
+    if where is None:
+        raise AttributeError(f"module 'inductor_lens' has no attribute {name!r}")
+    import importlib
 
-        return LensWidget
-    if name == "load_trace":
-        from .capturing.trace_import import load_trace
+    value = getattr(importlib.import_module(f"{__name__}.{where}"), name)
+    if name not in ("LensWidget", "save_html"):  # these two stay lazy: the widget machinery, the page
+        globals()[name] = value
+    return value
 
-        return load_trace
-    if name == "save_html":
-        from .views.html import save_html
 
-        return save_html
-    raise AttributeError(f"module 'inductor_lens' has no attribute {name!r}")
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY))
+
+
+class _Package(_types.ModuleType):
+    """The package module: importing an old module path (``import inductor_lens.diff``) must not rebind the
+    package's own name (the function ``diff``) to that module, as the import system does for a submodule."""
+
+    def __setattr__(self, name, value):
+        if name in _LAZY and isinstance(value, _types.ModuleType):
+            return
+        super().__setattr__(name, value)
+
+
+_sys.modules[__name__].__class__ = _Package
 
 
 def _wire() -> None:
@@ -96,7 +125,13 @@ def _wire() -> None:
 
     for fn in (widget, save_html, diff_widget, save_diff_html, save_job_html):
         _hooks.provide(fn.__name__, fn)
-    _hooks.provide("diff", lambda a, b, pairs=None: diff(a, b, pairs=pairs))
+
+    def diff(a, b, pairs=None):
+        from .analysis.diff import diff
+
+        return diff(a, b, pairs=pairs)
+
+    _hooks.provide("diff", diff)
 
 
 _wire()

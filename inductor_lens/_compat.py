@@ -2,16 +2,15 @@
 
 Version 0.1 had one flat package; its modules moved into the layer packages. Importing an old path gives
 the moved module itself (the same objects, so ``isinstance`` and monkeypatching keep working) and a
-``DeprecationWarning`` naming the new path. The three modules that importing ``inductor_lens`` loads anyway
-(``model``, ``diff``, ``job``) are aliased at once, so that ``import inductor_lens.diff`` can never rebind
-``inductor_lens.diff`` (the function) to a module.
+``DeprecationWarning`` naming the new path. ``model``, which importing ``inductor_lens`` loads anyway, is
+aliased at once; the others when first imported (``import inductor_lens.diff`` leaves ``inductor_lens.diff``
+the function: the package module refuses to rebind its own names to modules).
 """
 
 from __future__ import annotations
 
 import importlib
-import importlib.abc
-import importlib.util
+import importlib.machinery
 import sys
 import warnings
 
@@ -67,10 +66,10 @@ MOVED = {
     },
 }
 _PKG = __name__.rsplit(".", 1)[0]
-_EAGER = ("model", "diff", "job")
+_EAGER = ("model",)
 
 
-class _Alias(importlib.abc.Loader):
+class _Alias:  # a loader (duck-typed: importlib.abc would import importlib.resources, pathlib, zipfile...)
     def __init__(self, new: str) -> None:
         self.new = new
 
@@ -87,14 +86,14 @@ class _Alias(importlib.abc.Loader):
         pass
 
 
-class _Finder(importlib.abc.MetaPathFinder):
+class _Finder:  # a meta path finder
     def find_spec(self, fullname, path=None, target=None):
         if not fullname.startswith(_PKG + "."):
             return None
         new = MOVED.get(fullname[len(_PKG) + 1 :])
         if new is None:
             return None
-        return importlib.util.spec_from_loader(fullname, _Alias(f"{_PKG}.{new}"))
+        return importlib.machinery.ModuleSpec(fullname, _Alias(f"{_PKG}.{new}"))
 
 
 for _old in _EAGER:

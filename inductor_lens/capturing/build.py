@@ -16,6 +16,7 @@ from typing import Any, Optional
 
 from ..analysis.reproducer import ReproducerError, kernel_script
 from ..report import rules
+from ..report.built import mark_built
 from ..report.finish import finish_compile, mark_same_graphs
 from ..report.model import (
     Compile,
@@ -372,12 +373,14 @@ class _GraphBuilder:
                 node_kernel.setdefault(s, name)
         kernels: list[Kernel] = []
         code_lines = rec.output_code.splitlines()
+        call_lines: dict[str, list[str]] = {}  # extern callee -> the lines that call it
+        words: dict[str, frozenset] = {}  # a call line -> its words
         for name, e in merged.items():
             rk: RawKernel = e["raw"]
             metadata: dict = {}
             if rk.is_extern:
                 language = "extern"
-                lines = find_call_lines(rec.output_code, rk.name, rk.buffer, code_lines)
+                lines = find_call_lines(rec.output_code, rk.name, rk.buffer, code_lines, call_lines, words)
                 source = "\n".join(lines) if lines else rk.name
                 metadata["callee"] = rk.name
                 if rk.buffer:
@@ -1050,7 +1053,12 @@ def build_report(
     files = _user_files(
         report.compiles, [b.user_stack for b in report.graph_breaks] + [c.user_stack for c in report.compile_calls]
     )
-    return dataclasses.replace(report, source_files=read_sources(files, cells))
+    report = dataclasses.replace(report, source_files=read_sources(files, cells))
+    try:
+        return mark_built(report)
+    except Exception as e:  # the map of where modules were built is an extra: the report stands without it
+        message = f"capture: the lines that built the modules could not be worked out ({type(e).__name__}: {e})"
+        return dataclasses.replace(report, diagnostics=[*report.diagnostics, Diagnostic("build_failed", message)])
 
 
 def _build(raw: Raw, torch_version: str, title: str) -> Report:

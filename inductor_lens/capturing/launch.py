@@ -11,7 +11,10 @@ import re
 from typing import Any, Optional
 
 from ..report.model import KernelLaunch, LaunchArg
-from .parse import OutputCodeLayouts, kernel_params
+from .parse import INT_RE, OutputCodeLayouts, kernel_params, lines_naming
+
+_NAME_RE = re.compile(r"[A-Za-z_]\w*")
+_FLOAT_RE = re.compile(r"-?\d+\.\d*(e-?\d+)?")
 
 
 def _hints(layouts: OutputCodeLayouts, sizes: Optional[list]) -> Optional[list]:
@@ -25,7 +28,7 @@ def _hints(layouts: OutputCodeLayouts, sizes: Optional[list]) -> Optional[list]:
 def _arg(layouts: OutputCodeLayouts, a: dict, param: str) -> LaunchArg:
     expr, t = a["expr"], a["tensor"]
     if t is not None and t.get("shape") is not None:
-        base = expr if re.fullmatch(r"[A-Za-z_]\w*", expr) else t.get("base") or expr
+        base = expr if _NAME_RE.fullmatch(expr) else t.get("base") or expr
         hint = _hints(layouts, t["shape"])
         if hint is None and t.get("hint_shape") and t["hint_shape"] != t["shape"]:
             hint = t["hint_shape"]
@@ -40,9 +43,9 @@ def _arg(layouts: OutputCodeLayouts, a: dict, param: str) -> LaunchArg:
             keyword=a["keyword"],
         )
     value: Any = expr
-    if re.fullmatch(r"-?\d+", expr):
+    if INT_RE.fullmatch(expr):
         value = int(expr)
-    elif re.fullmatch(r"-?\d+\.\d*(e-?\d+)?", expr):
+    elif _FLOAT_RE.fullmatch(expr):
         value = float(expr)
     hint = None if isinstance(value, (int, float)) else layouts.hint(expr)
     return LaunchArg(name=param or a["keyword"] or expr, value=value, hint=hint, param=param, keyword=a["keyword"])
@@ -84,8 +87,7 @@ def kernel_launch(
     ``runtime``: the autotuner's facts (``num_warps``, ``num_stages``, ``block``, ``grid``, ``grid_prefix``)."""
     lines = layouts.call_lines(callee)
     if buffer:
-        word = re.compile(r"\b" + re.escape(buffer) + r"\b")
-        lines = [ln for ln in lines if word.search(ln)] or lines
+        lines = lines_naming(lines, buffer, layouts.words) or lines
     if not lines:
         return None
     call = layouts.call(lines[0], callee)

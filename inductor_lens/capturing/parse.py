@@ -127,36 +127,71 @@ def _extern_c_definitions(code: str) -> list[tuple[str, str]]:
     return out
 
 
+_BRACKETS = {pair: re.compile("[" + re.escape(pair[0] + pair[1]) + "]") for pair in ("()", "{}", "[]")}
+
+
 def _matching(code: str, start: int, open_: str, close: str) -> int:
     """Index of the bracket that closes the one at ``start`` (-1 if none)."""
     depth = 0
-    for i in range(start, len(code)):
-        c = code[i]
-        if c == open_:
+    for m in _BRACKETS[open_ + close].finditer(code, start):  # only the brackets, found in C
+        if m.group() == open_:
             depth += 1
-        elif c == close:
+        else:
             depth -= 1
             if depth == 0:
-                return i
+                return m.start()
     return -1
 
 
 def find_call_lines(
-    code: str, callee: str, buffer: Optional[str] = None, lines: Optional[list[str]] = None
+    code: str,
+    callee: str,
+    buffer: Optional[str] = None,
+    lines: Optional[list[str]] = None,
+    cache: Optional[dict[str, list[str]]] = None,
+    words: Optional[dict[str, frozenset]] = None,
 ) -> list[str]:
     """Lines of the output code that call ``callee`` (e.g. ``extern_kernels.mm``), preferring the
     ones that mention ``buffer`` (the buffer the call writes) when one is given. ``lines``: the code's
-    ``splitlines()``, when the caller asks for many kernels of one output code."""
+    ``splitlines()``, when the caller asks for many kernels of one output code; ``cache``: a dict the caller
+    keeps for that code (callee -> its call lines), so that the code is scanned once per callee, not once per
+    kernel (a model has hundreds of ``extern_kernels.mm`` calls), and ``words`` one for :func:`lines_naming`."""
     pattern = re.compile(re.escape(callee) + r"\s*\(")
-    lines = [
-        ln.strip() for ln in (code.splitlines() if lines is None else lines) if callee in ln and pattern.search(ln)
-    ]
+    found = cache.get(callee) if cache is not None else None
+    if found is None:
+        found = [
+            ln.strip() for ln in (code.splitlines() if lines is None else lines) if callee in ln and pattern.search(ln)
+        ]
+        if cache is not None:
+            cache[callee] = found
+    lines = found
     if buffer:
-        word = re.compile(r"\b" + re.escape(buffer) + r"\b")
-        mine = [ln for ln in lines if word.search(ln)]
+        mine = lines_naming(lines, buffer, words)
         if mine:
             return mine
     return lines
+
+
+_WORD_RUN = re.compile(r"\w+")
+
+
+def lines_naming(lines: list[str], name: str, words: Optional[dict] = None) -> list[str]:
+    """The lines that hold ``name`` as a whole word (``\\bname\\b``), in order. ``words``: a dict the caller
+    keeps (line -> its words), when it asks about many names of the same lines."""
+    if not _WORD_RUN.fullmatch(name):
+        word = re.compile(r"\b" + re.escape(name) + r"\b")
+        return [ln for ln in lines if word.search(ln)]
+    # a name of word characters only is a whole word of a line exactly when it is one of the line's runs of
+    # word characters
+    words = {} if words is None else words
+    out = []
+    for ln in lines:
+        w = words.get(ln)
+        if w is None:
+            w = words[ln] = frozenset(_WORD_RUN.findall(ln))
+        if name in w:
+            out.append(ln)
+    return out
 
 
 # -- graph breaks -----------------------------------------------------------------------------
@@ -217,7 +252,6 @@ def triton_source_metadata(source: str) -> dict:
 
 # -- kernel launches in the output code's call() ------------------------------------------------
 
-_TRIPLE_RE = re.compile(r"('''|\"\"\").*?\1", re.S)
 _EMPTY_RE = re.compile(r"^\s*(?P<name>\w+) = empty_strided(?:_(?P<dev>\w+))?\((?P<args>.*)\)\s*(?:#.*)?$")
 _ASSERT_RE = re.compile(r"^\s*assert_size_stride\((?P<args>.*)\)\s*$")
 _RAND_RE = re.compile(r"^\s*(?P<name>\w+) = rand_strided\((?P<args>.*)\)\s*$")
@@ -227,28 +261,62 @@ _SCALAR_INPUT_RE = re.compile(r"^\s*(?P<name>\w+) = (?P<value>-?\d+)\s*$")
 _SYM_BIND_RE = re.compile(r"^\s*(?P<sym>[a-z]+\d+) = (?P<src>\w+)\s*$")
 
 
+def without_triple_quoted(code: str) -> str:
+    r"""Each triple-quoted string (the kernels' sources) replaced by ``''``, exactly as ``_TRIPLE.sub("''", code)``
+    with ``_TRIPLE = re.compile(r"('''|\"{3}).*?\1", re.S)`` (``tests/capturing/test_text_scans.py``), but
+    found with ``str.find`` instead of trying a pattern at every character: the leftmost opening quote, closed by
+    the next same quote; one that is never closed is passed over."""
+    out: list[str] = []
+    done = start = 0  # copied up to ``done``; looking for an opening quote from ``start``
+    while True:
+        single, double = code.find("'''", start), code.find('"""', start)
+        i = single if double < 0 or 0 <= single < double else double
+        if i < 0:
+            break
+        close = code.find(code[i : i + 3], i + 3)
+        if close < 0:  # never closed: the pattern fails here and tries the next character
+            start = i + 1
+            continue
+        out += (code[done:i], "''")
+        done = start = close + 3
+    if not out:
+        return code
+    out.append(code[done:])
+    return "".join(out)
+
+
+_NESTING = re.compile(r"""[()\[\]{}'"]""")
+_SPLIT_MARKS = re.compile(r"""[()\[\]{}'",]""")
+INT_RE = re.compile(r"-?\d+")
+_DTYPE_RE = re.compile(r"torch\.(\w+)")
+
+
 def split_args(text: str) -> list[str]:
-    """Top-level comma-separated parts of an argument list (brackets and quotes respected)."""
-    parts, depth, cur, quote = [], 0, [], ""
-    for ch in text:
+    """Top-level comma-separated parts of an argument list (brackets and quotes respected); each part
+    stripped, an empty last part left out."""
+    if not _NESTING.search(text):  # most lists (sizes, strides) nest nothing: split in C
+        parts = [p.strip() for p in text.split(",")]
+        if not parts[-1]:
+            parts.pop()
+        return parts
+    parts, depth, quote, start = [], 0, "", 0
+    for m in _SPLIT_MARKS.finditer(text):  # only the characters that matter, found in C
+        ch = m.group()
         if quote:
-            cur.append(ch)
             if ch == quote:
                 quote = ""
-            continue
-        if ch in "'\"":
+        elif ch == "'" or ch == '"':
             quote = ch
         elif ch in "([{":
             depth += 1
         elif ch in ")]}":
             depth -= 1
-        elif ch == "," and depth == 0:
-            parts.append("".join(cur).strip())
-            cur = []
-            continue
-        cur.append(ch)
-    if "".join(cur).strip():
-        parts.append("".join(cur).strip())
+        elif depth == 0:  # a comma
+            parts.append(text[start : m.start()].strip())
+            start = m.end()
+    last = text[start:].strip()
+    if last:
+        parts.append(last)
     return parts
 
 
@@ -257,21 +325,54 @@ def _sizes(text: str) -> Optional[list]:
     text = text.strip()
     if not (text.startswith("(") and text.endswith(")")) and not (text.startswith("[") and text.endswith("]")):
         return None
-    out: list = []
-    for p in split_args(text[1:-1]):
-        out.append(int(p) if re.fullmatch(r"-?\d+", p) else p)
-    return out
+    is_int = INT_RE.fullmatch
+    return [int(p) if is_int(p) else p for p in split_args(text[1:-1])]
 
 
 def _dtype(text: str) -> Optional[str]:
-    m = re.search(r"torch\.(\w+)", text)
+    m = _DTYPE_RE.search(text)
     return m.group(1) if m else None
+
+
+def _call_paren(line: str, callee: str) -> int:
+    """Where the parenthesis of the first ``callee(`` or ``callee.run(`` in ``line`` is (-1 if none): what
+    ``re.search(re.escape(callee) + r"(?:\\.run)?\\(", line)`` finds, without a pattern compiled per kernel."""
+    at, n = line.find(callee), len(callee)
+    while at >= 0:
+        if line.startswith("(", at + n):
+            return at + n
+        if line.startswith(".run(", at + n):
+            return at + n + 4
+        at = line.find(callee, at + 1)
+    return -1
 
 
 def _call_args(line: str, start: int) -> Optional[tuple[str, int]]:
     """The text between the parenthesis at ``start`` and its match."""
     end = _matching(line, start, "(", ")")
     return (line[start + 1 : end], end) if end > 0 else None
+
+
+_CALLEE_RE = re.compile(r"[\w.]+")
+_KEYWORD_RE = re.compile(r"^([A-Za-z_]\w*)=(?!=)(.*)$", re.S)
+# A name called on a line: a whole run of word characters and dots (nothing of the kind just before it) followed
+# by "(". A callee `k` is called on a line exactly when that line calls `k` or `k.run` in this sense.
+_CALL_TOKEN_RE = re.compile(r"(?<![\w.])([\w.]+)\(")
+
+
+def _call_index(lines: list[str]) -> dict[str, list[int]]:
+    """``{name: indices of the lines that call it (name(...) or name.run(...))}``, in one pass over the code
+    instead of one per kernel."""
+    index: dict[str, list[int]] = {}
+    for i, ln in enumerate(lines):
+        if "(" not in ln:
+            continue
+        for tok in _CALL_TOKEN_RE.findall(ln):
+            for name in (tok, tok[:-4]) if tok.endswith(".run") else (tok,):
+                at = index.setdefault(name, [])
+                if not at or at[-1] != i:
+                    at.append(i)
+    return index
 
 
 class OutputCodeLayouts:
@@ -284,13 +385,18 @@ class OutputCodeLayouts:
     """
 
     def __init__(self, code: str) -> None:
-        self.code = _TRIPLE_RE.sub("''", code or "")
+        self.code = without_triple_quoted(code or "")
         self.lines = [ln.rstrip() for ln in self.code.splitlines()]
+        self._calls: Optional[dict[str, list[int]]] = None
+        self.words: dict[str, frozenset] = {}  # line -> its words (lines_naming)
         self.layouts: dict[str, dict] = {}
         self.hints: dict[str, int] = {}
         inputs: dict[str, dict] = {}
+        # each pattern is tried only on the lines holding its fixed text (the test is in C, the match is not)
         for ln in self.lines:
-            m = _RAND_RE.match(ln)
+            if " = " not in ln:
+                continue
+            m = _RAND_RE.match(ln) if " = rand_strided(" in ln else None
             if m:
                 parts = split_args(m["args"])
                 if len(parts) >= 2:
@@ -306,12 +412,12 @@ class OutputCodeLayouts:
             if m and m["name"].startswith(("arg", "primals", "tangents")):
                 self.hints[m["name"]] = int(m["value"])
         # get_args() holds concrete sizes: they are the hints of the symbolic ones in call()
-        for ln in self.lines:
-            m = _SYM_BIND_RE.match(ln)
+        for ln in self.lines if self.hints else ():
+            m = _SYM_BIND_RE.match(ln) if " = " in ln else None
             if m and m["src"] in self.hints:
                 self.hints[m["sym"]] = self.hints[m["src"]]
         for ln in self.lines:
-            m = _ASSERT_RE.match(ln)
+            m = _ASSERT_RE.match(ln) if "assert_size_stride(" in ln else None
             if m:
                 parts = split_args(m["args"])
                 if len(parts) >= 3 and parts[0] not in self.layouts:
@@ -326,7 +432,7 @@ class OutputCodeLayouts:
                         "hint_stride": concrete.get("stride"),
                     }
                 continue
-            m = _EMPTY_RE.match(ln)
+            m = _EMPTY_RE.match(ln) if " = empty_strided" in ln else None
             if m:
                 parts = split_args(m["args"])
                 kw = {p.split("=", 1)[0].strip(): p.split("=", 1)[1].strip() for p in parts[2:] if "=" in p}
@@ -338,6 +444,8 @@ class OutputCodeLayouts:
                     "device": m["dev"] or kw.get("device", "").strip("'\"") or None,
                     "offset": 0,
                 }
+                continue
+            if "# reuse" not in ln:
                 continue
             m = _VIEW_ALIAS_RE.match(ln)
             if m:
@@ -370,28 +478,32 @@ class OutputCodeLayouts:
                         "stride": _sizes(parts[2]),
                         "dtype": base.get("dtype"),
                         "device": base.get("device"),
-                        "offset": int(offset) if re.fullmatch(r"-?\d+", offset) else offset,
+                        "offset": int(offset) if INT_RE.fullmatch(offset) else offset,
                         "base": parts[0],
                     }
         return None
 
     def call_lines(self, callee: str) -> list[str]:
         """Lines that call ``callee`` (``name(`` or ``name.run(``), in order."""
+        if _CALLEE_RE.fullmatch(callee):  # a dotted name: the index of the calls answers
+            if self._calls is None:
+                self._calls = _call_index(self.lines)
+            return [self.lines[i].strip() for i in self._calls.get(callee, ())]
         pat = re.compile(r"(?:^|[^\w.])" + re.escape(callee) + r"(?:\.run)?\(")
         return [ln.strip() for ln in self.lines if callee in ln and pat.search(ln)]  # `in` first: 20x faster
 
     def call(self, line: str, callee: str) -> Optional[dict]:
         """``{call, args: [...]}`` of one call line: each argument's text and what is known of it."""
-        m = re.search(re.escape(callee) + r"(?:\.run)?\(", line)
-        if not m:
+        paren = _call_paren(line, callee)
+        if paren < 0:
             return None
-        inner = _call_args(line, m.end() - 1)
+        inner = _call_args(line, paren)
         if inner is None:
             return None
         args = []
         for part in split_args(inner[0]):
             kw, expr = "", part
-            km = re.match(r"^([A-Za-z_]\w*)=(?!=)(.*)$", part, re.S)
+            km = _KEYWORD_RE.match(part)
             if km:
                 kw, expr = km.group(1), km.group(2).strip()
             if kw == "stream":
@@ -405,7 +517,7 @@ class OutputCodeLayouts:
             return expr
         if not isinstance(expr, str):
             return None
-        if re.fullmatch(r"-?\d+", expr):
+        if INT_RE.fullmatch(expr):
             return int(expr)
         if expr in self.hints:
             return self.hints[expr]

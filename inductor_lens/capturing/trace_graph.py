@@ -212,17 +212,18 @@ def call_launches(code: str, kernel_names: set) -> list[dict]:
         line = raw.strip()
         if not line:
             continue
-        h = _HANDLES.search(line)
-        if h:
-            handles = [x.strip() for x in h["items"].split(",") if x.strip()]
-            continue
-        s = _SOURCE_NODES.search(line)
-        if s:
-            sources = [x.strip() for x in s["nodes"].split(",") if x.strip()]
-            continue
-        if line.startswith("#"):
-            continue
-        ext = _EXTERN.search(line)
+        if "#" in line:  # the comments torch writes above a launch, or one after a call
+            h = _HANDLES.search(line) if "[Provenance debug handles]" in line else None
+            if h:
+                handles = [x.strip() for x in h["items"].split(",") if x.strip()]
+                continue
+            s = _SOURCE_NODES.search(line) if "Topologically Sorted Source Nodes:" in line else None
+            if s:
+                sources = [x.strip() for x in s["nodes"].split(",") if x.strip()]
+                continue
+            if line.startswith("#"):
+                continue
+        ext = _EXTERN.search(line) if "extern_kernels." in line else None
         name = ext["name"] if ext else None
         if name is None:
             m = re.match(r"^(?:\w+\s*=\s*)?(?P<name>\w+)(?:\.run)?\(", line)
@@ -252,6 +253,7 @@ def call_launches(code: str, kernel_names: set) -> list[dict]:
 
 
 _MAPPING = re.compile(r"^#\s+(?P<src>[\w.]+) => (?P<nodes>[\w, ]+)$")
+_DEFINITION = re.compile(r"^(?P<name>\w+) = async_compile\.")
 
 
 def definition_nodes(code: str, kernel_names: set) -> dict[str, list[str]]:
@@ -266,7 +268,7 @@ def definition_nodes(code: str, kernel_names: set) -> dict[str, list[str]]:
             if m:
                 block += [n.strip() for n in m["nodes"].split(",") if n.strip()]
             continue
-        d = re.match(r"^(?P<name>\w+) = async_compile\.", line)
+        d = _DEFINITION.match(line) if " = async_compile." in line else None
         if d and d["name"] in kernel_names and block:
             out[d["name"]] = list(dict.fromkeys(block))
         if line:
@@ -274,16 +276,24 @@ def definition_nodes(code: str, kernel_names: set) -> dict[str, list[str]]:
     return out
 
 
-def extern_op_nodes(extern: str, candidates: list[str], nodes: dict[str, dict], claimed: set) -> list[str]:
+def extern_op_nodes(
+    extern: str,
+    candidates: list[str],
+    nodes: dict[str, dict],
+    claimed: set,
+    by_op: Optional[dict[str, list[str]]] = None,
+) -> list[str]:
     """The one post-grad node an extern kernel call implements: of the nodes its launch comment names (every
     origin, which over-approximates) the first not yet claimed that calls the kernel's own op
-    (``extern_kernels.mm`` -> an ``aten.mm`` node); without a comment, the first such node of the graph."""
+    (``extern_kernels.mm`` -> an ``aten.mm`` node); without a comment, the first such node of the graph.
+    ``by_op``: op -> the nodes that call it, in graph order, when the caller asks for many externs of a graph."""
     op = extern.rsplit(".", 1)[-1]
 
     def calls_op(n: str) -> bool:
         return nodes[n]["op"] == "call_function" and nodes[n]["target"].split(".")[1:2] == [op]
 
-    for pool in ([n for n in candidates if n in nodes], list(nodes)):
+    everywhere = list(nodes) if by_op is None else by_op.get(op, [])
+    for pool in ([n for n in candidates if n in nodes], everywhere):
         for n in pool:
             if n not in claimed and calls_op(n):
                 return [n]

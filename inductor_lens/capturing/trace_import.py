@@ -87,6 +87,7 @@ class _RawFromTrace:
         self.strings: dict[int, str] = {}
         self.prov_nodes: dict[int, dict] = {}  # graph key -> {kernel:handle -> post-grad nodes}
         self.prov_traces: dict[int, dict] = {}  # graph key -> {kernel:handle -> stack traces}
+        self._stacks_of: dict[str, dict[str, str]] = {}  # compile id -> its dynamo nodes' stack traces
 
     def run(self) -> Raw:
         first = 0.0
@@ -244,6 +245,13 @@ class _RawFromTrace:
         launches = call_launches(rec.output_code, set(code_kernels))
         prov_nodes, prov_traces = self.prov_nodes.get(rec.key, {}), self.prov_traces.get(rec.key, {})
         by_name = {n["name"]: n for n in rec.post_grad_nodes}
+        by_op: dict[str, list[str]] = {}  # an extern's op -> the post-grad nodes calling it, in graph order
+        by_stack: dict[str, list[str]] = {}  # a stack trace -> the post-grad nodes on it, in graph order
+        for p, node in by_name.items():
+            by_stack.setdefault(node["stack_trace"], []).append(p)
+            if node["op"] == "call_function":
+                for op in node["target"].split(".")[1:2]:
+                    by_op.setdefault(op, []).append(p)
         dynamo_stack = self._dynamo_stacks(rec.compile_id)
         defined = definition_nodes(rec.output_code, set(code_kernels))
         derived: list[str] = []
@@ -257,7 +265,13 @@ class _RawFromTrace:
             fx = [n for n in prov_nodes.get(handle, []) if n in by_name] if handle else []
             if not fx:  # no provenance for this kernel: what the output code's comments say
                 fx = (
-                    extern_op_nodes(name, self._to_post_grad(launch["source_nodes"], rec, by_name), by_name, claimed)
+                    extern_op_nodes(
+                        name,
+                        self._to_post_grad(launch["source_nodes"], rec, by_name, by_stack),
+                        by_name,
+                        claimed,
+                        by_op,
+                    )
                     if launch["extern"]
                     else [n for n in defined.get(name, []) if n in by_name]
                 )
@@ -298,21 +312,26 @@ class _RawFromTrace:
                 "the nodes that call its op)",
             )
 
-    def _to_post_grad(self, names: list[str], rec: RawGraph, by_name: dict) -> list[str]:
+    def _to_post_grad(self, names: list[str], rec: RawGraph, by_name: dict, by_stack: dict) -> list[str]:
         """Node names of a launch comment, as post-grad names: a forward's comment names dynamo's nodes
-        (``matmul``), which become the post-grad nodes on the same user line."""
+        (``matmul``), which become the post-grad nodes on the same user line (``by_stack``: stack trace ->
+        post-grad nodes, in graph order)."""
         stacks = self._dynamo_stacks(rec.compile_id)
         out = []
         for n in names:
             if n in by_name:
                 out.append(n)
             elif stacks.get(n):
-                out += [p for p, node in by_name.items() if node["stack_trace"] == stacks[n]]
+                out += by_stack.get(stacks[n], [])
         return list(dict.fromkeys(out))
 
     def _dynamo_stacks(self, cid: str) -> dict[str, str]:
-        nodes = self.raw.dynamo_graphs.get(cid) or self.raw.dynamo_graphs.get(_base_cid(cid)) or []
-        return {n["name"]: n["stack_trace"] for n in nodes if n.get("stack_trace")}
+        """The stack trace of each dynamo node of compile ``cid`` (made once per compile: every launch asks)."""
+        found = self._stacks_of.get(cid)
+        if found is None:
+            nodes = self.raw.dynamo_graphs.get(cid) or self.raw.dynamo_graphs.get(_base_cid(cid)) or []
+            found = self._stacks_of[cid] = {n["name"]: n["stack_trace"] for n in nodes if n.get("stack_trace")}
+        return found
 
 
 def _sched_kind(launch: dict, code_kernels: dict) -> str:

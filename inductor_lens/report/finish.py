@@ -12,6 +12,7 @@ import json
 from collections import defaultdict
 from typing import Optional
 
+from .built import mark_built
 from .model import DERIVED_VERSION, SCHEMA_VERSION, Compile, FusedNode, Kernel, Report
 from .modules import module_view
 from .rules import (
@@ -191,9 +192,10 @@ def name_saved(compiles: list[Compile]) -> list[Compile]:
 
 def derive_report(report: Report) -> Report:
     """``report`` with :func:`derive_compile` run on every compile (a report written before the derived
-    fields of ``DERIVED_VERSION``), its backwards' saved inputs named first (:func:`name_saved`)."""
+    fields of ``DERIVED_VERSION``), its backwards' saved inputs named first (:func:`name_saved`), and the
+    lines that built the modules of ops with no line of their own (``report/built.py``)."""
     compiles = [derive_compile(c) for c in name_saved(report.compiles)]
-    return dataclasses.replace(report, compiles=compiles, derived=DERIVED_VERSION)
+    return mark_built(dataclasses.replace(report, compiles=compiles, derived=DERIVED_VERSION))
 
 
 def finish_compile(c: Compile) -> Compile:
@@ -267,6 +269,8 @@ def upgrade_v1(report: Report, data: dict) -> Report:
             head = f"recompile of {c.frame or 'the frame'}: "
             reason = readable_reasons(text[len(head) :] if text.startswith(head) else text)
         compiles.append(finish_compile(dataclasses.replace(c, recompile_reason=reason)))
-    return dataclasses.replace(
-        report, compiles=mark_same_graphs(compiles), schema_version=SCHEMA_VERSION, derived=DERIVED_VERSION
+    return mark_built(
+        dataclasses.replace(
+            report, compiles=mark_same_graphs(compiles), schema_version=SCHEMA_VERSION, derived=DERIVED_VERSION
+        )
     )

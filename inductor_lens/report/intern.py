@@ -68,25 +68,39 @@ class _Tables:
         return {"@s": self._index(self.stacks, self._stack_ix, tuple(ids), ids)}
 
     def text(self, text: str) -> dict:
-        return {"@g": [self._index(self.lines, self._line_ix, ln, ln) for ln in text.split("\n")]}
+        lines = text.split("\n")
+        ix = self._line_ix
+        out = [ix.get(ln) for ln in lines]  # most lines are known (a kernel's source is in its output code too)
+        if None in out:  # the new ones, numbered in order of first appearance (as _index would)
+            table = self.lines
+            for i, v in enumerate(out):
+                if v is None:
+                    ln = lines[i]
+                    v = ix.get(ln)
+                    if v is None:
+                        v = ix[ln] = len(table)
+                        table.append(ln)
+                    out[i] = v
+        return {"@g": out}
+
+    def walk(self, v: Any) -> Any:
+        """The written form of the plain value ``v``, its stacks and texts added to the tables."""
+        if isinstance(v, list):
+            if v and all(_is_frame(x) for x in v):
+                return self.stack(v)
+            return [self.walk(x) for x in v]
+        if isinstance(v, dict):
+            return {
+                k: self.text(x) if k in TEXT_KEYS and isinstance(x, str) and len(x) >= MIN_TEXT else self.walk(x)
+                for k, x in v.items()
+            }
+        return v
 
 
 def compact(plain: dict) -> dict:
     """The written form of an expanded report dict (a new dict; ``plain`` is not changed)."""
     tables = _Tables()
-
-    def walk(v: Any) -> Any:
-        if isinstance(v, list):
-            if v and all(_is_frame(x) for x in v):
-                return tables.stack(v)
-            return [walk(x) for x in v]
-        if isinstance(v, dict):
-            return {
-                k: tables.text(x) if k in TEXT_KEYS and isinstance(x, str) and len(x) >= MIN_TEXT else walk(x)
-                for k, x in v.items()
-            }
-        return v
-
+    walk = tables.walk
     out = {k: walk(v) for k, v in plain.items() if k != "interned"}
     out["interned"] = {"files": tables.files, "frames": tables.frames, "stacks": tables.stacks, "lines": tables.lines}
     return out

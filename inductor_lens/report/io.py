@@ -27,7 +27,6 @@ import gzip
 import json
 import math
 import os
-import tempfile
 import zlib
 from typing import Any, Optional, Union
 
@@ -83,7 +82,7 @@ def atomic_write(path: PathLike, data: Union[bytes, str]) -> str:
         data = data.encode("utf-8")
     folder = os.path.dirname(os.path.abspath(path))
     mode = _mode_for(path)
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix="." + os.path.basename(path)[:60] + ".", suffix=".tmp")
+    fd, tmp = _temp_file(folder, "." + os.path.basename(path)[:60] + ".")
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)
@@ -98,6 +97,19 @@ def atomic_write(path: PathLike, data: Union[bytes, str]) -> str:
             pass
         raise
     return path
+
+
+def _temp_file(folder: str, prefix: str) -> tuple[int, str]:
+    """A new file ``folder/prefix<random>.tmp`` opened for writing, readable by its owner only: what
+    ``tempfile.mkstemp`` makes (without importing tempfile, shutil, random and the compressors they pull in)."""
+    flags = os.O_RDWR | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0)
+    for _ in range(100):
+        tmp = os.path.join(folder, f"{prefix}{os.urandom(6).hex()}.tmp")
+        try:
+            return os.open(tmp, flags, 0o600), tmp
+        except FileExistsError:
+            continue
+    raise FileExistsError(errno.EEXIST, "no free temporary file name", os.path.join(folder, prefix))
 
 
 def _mode_for(path: str) -> int:
@@ -121,7 +133,7 @@ def check_writable(path: PathLike) -> Optional[str]:
     if not os.path.isdir(folder):
         return f"the folder {folder} does not exist"
     try:
-        fd, tmp = tempfile.mkstemp(dir=folder, prefix=".inductor-lens-check.", suffix=".tmp")
+        fd, tmp = _temp_file(folder, ".inductor-lens-check.")
         os.close(fd)
         os.unlink(tmp)
     except OSError as e:
@@ -255,16 +267,27 @@ def dumps(report: Union[Report, dict], *, trusted: bool = False) -> bytes:
 
     ``trusted=True`` skips the cleaning pass for plain data that :func:`load_data` produced.
     """
-    from . import intern as _intern
+    if isinstance(report, Report):
+        return b"".join(dump_parts(report))
+    return encode(report if trusted and isinstance(report, dict) else _clean_plain(report))
 
-    data = (
-        report
-        if (trusted and isinstance(report, dict))
-        else _intern.compact(to_plain(report))
-        if isinstance(report, Report)
-        else _clean_plain(report)
-    )
-    return encode(data)
+
+def dump_parts(report: Report) -> list[bytes]:
+    """:func:`dumps` of a report as pieces (joined, the bytes): what a writer can compress or write one by
+    one. Made in one pass over the dataclasses (``report.written``); a report with a value JSON cannot hold
+    takes the two-step path, which fixes it and says so in the diagnostics."""
+    from . import intern as _intern
+    from .written import Unclean, compact_lines
+
+    try:
+        head, lines = compact_lines(report, _dump)
+    except Unclean:
+        return [encode(_intern.compact(to_plain(report)))]
+    if not lines:
+        head["compiles"] = []
+        return [_dump(head)]
+    del head["compiles"]
+    return _report_stream.layout_parts(head, lines, _dump)
 
 
 def encode(data: dict) -> bytes:
@@ -367,7 +390,7 @@ def _build(parts: "Parts") -> Report:
             raise ReportError(f"{name}: {e}") from None
         validate(to_plain(report), name)
         return report
-    from .finish import derive_compile, name_saved
+    from .finish import derive_compile, mark_built, name_saved
 
     builder, compiles = Builder(), []
     underived = _underived(parts.head)  # written before its derived fields: filled as each compile is built
@@ -380,7 +403,8 @@ def _build(parts: "Parts") -> Report:
         if underived:  # a backward's saved inputs are named from its forward, before each is derived
             compiles = [derive_compile(c) for c in name_saved(compiles)]
         report = builder.build(Report, dict(parts.head_expanded, compiles=[]))
-    return dataclasses.replace(report, compiles=compiles, derived=DERIVED_VERSION)
+    report = dataclasses.replace(report, compiles=compiles, derived=DERIVED_VERSION)
+    return mark_built(report) if underived else report  # built lines read the report's source files
 
 
 def _build_lazily(parts: "Parts", builder) -> Report:

@@ -11,10 +11,13 @@ Inductor's names (``op0_op1``), kernels keep theirs (``cpp_fused_add_cos_0``).
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import operator
 import os
+import reprlib
 from dataclasses import dataclass, field
-from typing import Any, Optional, Union
+from typing import Any, Callable, Optional, Union
 
 from . import hooks
 from . import intern as _intern
@@ -27,16 +30,67 @@ SCHEMA_VERSION = 2
 
 #: The generation of the derived fields (``report/finish.py``) a report holds. A report written before
 #: derived fields were added (no ``derived`` key, or a smaller number) gets them filled when it is loaded.
-DERIVED_VERSION = 5  # 2: Trigger.summary; 3: Compile.module_view, FusedNode.group_path; 4: FusedNode.no_line_reason;
-# 5: a backward's saved inputs named by what made them, input copies labelled, Trigger.kind ahead_of_time
+DERIVED_VERSION = 6  # 2: Trigger.summary; 3: Compile.module_view, FusedNode.group_path; 4: FusedNode.no_line_reason;
+# 5: a backward's saved inputs named by what made them, input copies labelled, Trigger.kind ahead_of_time;
+# 6: FusedNode.built_lines (where the user's code built the modules of ops that ran inside torch)
 
 #: Languages a kernel may be written in: what Inductor's output code defines (``async_compile.<kind>``),
 #: ``extern`` for calls of library kernels, ``other`` when the source was not found.
 KERNEL_LANGUAGES = ("cpp", "triton", "cuda", "rocm", "halide", "mps", "xpu", "cutedsl", "extern", "other")
 
 
-@dataclass(frozen=True, slots=True)
-class Frame:
+class _Record:
+    """The base of every dataclass of the model, which are ``@dataclass(frozen=True, slots=True)`` with
+    ``__eq__``, ``__hash__`` and ``__repr__`` written here once, to the letter of what ``@dataclass`` generates
+    per class: the values of all fields as one tuple compared and hashed (the same class only), and
+    ``Name(field=value!r, ...)``, ``...`` where it recurses. ``@dataclass`` writes each generated method as
+    Python source and compiles it when the module is imported: for these classes that was a third of this
+    module's import time, which every command pays (``tests/report/test_model.py`` holds both to the same
+    results)."""
+
+    __slots__ = ()
+
+    def __eq__(self, other: Any) -> Any:
+        if other.__class__ is self.__class__:
+            values = _VALUES.get(self.__class__) or _values_of(self.__class__)
+            return values(self) == values(other)
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash((_VALUES.get(self.__class__) or _values_of(self.__class__))(self))
+
+    @reprlib.recursive_repr()
+    def __repr__(self) -> str:
+        names = _FIELD_NAMES.get(self.__class__) or _names_of(self.__class__)
+        return f"{self.__class__.__qualname__}(" + ", ".join(f"{n}={getattr(self, n)!r}" for n in names) + ")"
+
+
+#: class -> its field names, and a function giving the tuple of its fields' values (filled at first use)
+_FIELD_NAMES: dict = {}
+_VALUES: dict = {}
+
+
+def _names_of(cls: type) -> tuple:
+    names = _FIELD_NAMES[cls] = tuple(f.name for f in dataclasses.fields(cls))
+    return names
+
+
+def _values_of(cls: type) -> Callable[[Any], tuple]:
+    names = _FIELD_NAMES.get(cls) or _names_of(cls)
+    get = operator.attrgetter(*names) if names else None
+    values = _VALUES[cls] = (
+        get if len(names) > 1 else (lambda obj: (get(obj),)) if names else (lambda obj: ())  # always a tuple
+    )
+    return values
+
+
+def _record(cls: type) -> type:
+    """``@dataclass(frozen=True, slots=True)``, its equality, hash and repr inherited from :class:`_Record`."""
+    return dataclass(frozen=True, slots=True, eq=False, repr=False)(cls)
+
+
+@_record
+class Frame(_Record):
     """One frame of a Python stack: where a line of code ran.
 
     ``file`` is the path, or ``cell [N]`` for a notebook cell (N its execution count; ``line`` is then
@@ -59,8 +113,8 @@ class Frame:
         object.__setattr__(self, "is_user", stage == "user")
 
 
-@dataclass(frozen=True, slots=True)
-class Trigger:
+@_record
+class Trigger(_Record):
     """What made Inductor compile: the call of the user's code that started it.
 
     ``kind`` is ``first_call`` (dynamo traced a frame for the first time), ``recompile``
@@ -79,8 +133,8 @@ class Trigger:
     summary: str = ""
 
 
-@dataclass(frozen=True, slots=True)
-class Phase:
+@_record
+class Phase(_Record):
     """A span of the compile timeline; ``start_us`` is measured from the capture's start."""
 
     name: str
@@ -89,8 +143,8 @@ class Phase:
     depth: int = 0
 
 
-@dataclass(frozen=True, slots=True)
-class GraphNode:
+@_record
+class GraphNode(_Record):
     """A node of an FX graph."""
 
     name: str
@@ -129,16 +183,36 @@ class GraphNode:
             object.__setattr__(self, "short_op", short_op(self.target))
 
 
-@dataclass(frozen=True, slots=True)
-class Graph:
+@_record
+class Graph(_Record):
     """An FX graph: its nodes in order, and its readable code."""
 
     nodes: list[GraphNode] = field(default_factory=list)
     code: str = ""
 
 
-@dataclass(frozen=True, slots=True)
-class FusedNode:
+@_record
+class BuiltLine(_Record):
+    """A line of the user's code that BUILT modules whose ops ran inside torch (``FusedNode.built_lines``).
+
+    Not a line that ran: the ops' stacks end inside torch (``nn.Sequential``'s forward calling ``nn.Linear``'s),
+    and this is where the user's file constructed the module they came from (``report/built.py``):
+    ``nn.Linear(16, 32)`` as the first argument of ``nn.Sequential(...)``, ``self.fc = nn.Linear(d, d)`` in an
+    ``__init__``, the element of ``[Block() for _ in range(n)]``. ``modules``: the module paths built on this
+    line that the node's ops come from (``GraphNode.module_stack``, the innermost one that has a line), in op
+    order; ``module_types``: their classes, one each.
+    """
+
+    file: str
+    line: int
+    code: str = ""
+    function: str = ""
+    modules: list[str] = field(default_factory=list)
+    module_types: list[str] = field(default_factory=list)
+
+
+@_record
+class FusedNode(_Record):
     """A scheduler node after fusion: what Inductor turned into (part of) one kernel call.
 
     ``fx_nodes`` are post-grad node names; ``reads``/``writes`` are buffer names, from which the
@@ -176,10 +250,14 @@ class FusedNode:
     #: it (``rules.no_line_reason``): its ops come from code inside torch, or no FX op is linked to it (in a
     #: TORCH_TRACE import: torch logged no provenance map for its kernel).
     no_line_reason: str = ""
+    #: Where the user's code built the modules its ops come from (``BuiltLine``, ``report/built.py``), one per
+    #: distinct line, in op order: only for a node with no ``user_lines`` (a line that ran wins), whose ops ran
+    #: inside torch (an ``nn.Sequential`` of torch's layers). Built here, not ran here: views say so.
+    built_lines: list[BuiltLine] = field(default_factory=list)
 
 
-@dataclass(frozen=True, slots=True)
-class Cost:
+@_record
+class Cost(_Record):
     """What one call of a kernel moves and computes; each number is null when unknown.
 
     ``bytes_read``/``bytes_written``: bytes of the buffers the kernel reads and writes (sizes x element size;
@@ -205,8 +283,8 @@ class Cost:
         object.__setattr__(self, "arithmetic_intensity", ai)
 
 
-@dataclass(frozen=True, slots=True)
-class DeviceInfo:
+@_record
+class DeviceInfo(_Record):
     """The hardware a profile ran on and its peaks: ``peak_gbps`` (memory bandwidth, GB/s) and
     ``peak_tflops`` by dtype (``fp32``, ``tf32``, ``bf16``, ``fp16``); ``source`` names the datasheet or the
     measurement the numbers come from."""
@@ -217,7 +295,7 @@ class DeviceInfo:
     source: str = ""
 
 
-class _ReadsLikeADict:
+class _ReadsLikeADict(_Record):
     """The 0.2 spelling of a profile, a dict: ``p["total_us"]``, ``p.get("runs")`` still read (deprecated),
     and so do the duplicate keys it had (``_ALIASES``)."""
 
@@ -256,7 +334,7 @@ def _upgraded(value: Any, where: str, aliases: dict) -> dict:
     return out
 
 
-@dataclass(frozen=True, slots=True)
+@_record
 class KernelProfile(_ReadsLikeADict):
     """Measured time of one kernel (``Kernel.profile``), the mean over the profiled runs of the step (warm-up
     runs not counted); each name one fact (see docs/report-schema.md). ``None``: unknown."""
@@ -296,8 +374,8 @@ class KernelProfile(_ReadsLikeADict):
         return from_plain_fields(cls, _upgraded(value, where, dict(cls._ALIASES)), where)
 
 
-@dataclass(frozen=True, slots=True)
-class LineTime:
+@_record
+class LineTime(_Record):
     """Measured kernel time of one line of the user's code (``StepProfile.by_line``); a kernel that several
     lines produced is split evenly between them. ``file`` ``""``: kernels with no user line."""
 
@@ -309,8 +387,8 @@ class LineTime:
     kernels: list[str] = field(default_factory=list)
 
 
-@dataclass(frozen=True, slots=True)
-class ModuleTime:
+@_record
+class ModuleTime(_Record):
     """Measured kernel time of one ``nn.Module`` (``StepProfile.by_module``; ``""``: none)."""
 
     module: str
@@ -319,8 +397,8 @@ class ModuleTime:
     kernels: list[str] = field(default_factory=list)
 
 
-@dataclass(frozen=True, slots=True)
-class KindTime:
+@_record
+class KindTime(_Record):
     """Measured kernel time of one kind of kernel (``StepProfile.by_kind``: ``pointwise``, ``extern mm``)."""
 
     kind: str
@@ -329,16 +407,16 @@ class KindTime:
     kernels: list[str] = field(default_factory=list)
 
 
-@dataclass(frozen=True, slots=True)
-class OpTime:
+@_record
+class OpTime(_Record):
     """Time per run of profiler events inside the compiled graphs that no kernel claimed, by name."""
 
     name: str
     us: float = 0.0
 
 
-@dataclass(frozen=True, slots=True)
-class OffEstimate:
+@_record
+class OffEstimate(_Record):
     """A kernel whose measured launch is more than ``StepProfile.estimate_factor`` times off Inductor's
     estimate, either way."""
 
@@ -349,7 +427,7 @@ class OffEstimate:
     ratio: float
 
 
-@dataclass(frozen=True, slots=True)
+@_record
 class StepProfile(_ReadsLikeADict):
     """The profiled step as a whole (``Report.profile``): its measured device time, the part the kernels
     account for, the unattributed remainder, and roll-ups by line, module and kernel kind."""
@@ -388,8 +466,8 @@ class StepProfile(_ReadsLikeADict):
         return from_plain_fields(cls, _upgraded(value, where, {}), where)
 
 
-@dataclass(frozen=True, slots=True)
-class LaunchArg:
+@_record
+class LaunchArg(_Record):
     """One argument of a kernel's call, as the output code passes it.
 
     ``name`` is what the call passes: a buffer (``buf3``), a graph input (``primals_1``), or for a scalar the
@@ -412,8 +490,8 @@ class LaunchArg:
     keyword: str = ""
 
 
-@dataclass(frozen=True, slots=True)
-class KernelLaunch:
+@_record
+class KernelLaunch(_Record):
     """How the output code launches a kernel (its first call site); each field null when unknown.
 
     ``grid``: the Triton launch grid ``[x, y, z]`` (ints, or the expression as text over the kernel's
@@ -434,8 +512,8 @@ class KernelLaunch:
     device: Optional[str] = None
 
 
-@dataclass(frozen=True, slots=True)
-class KernelIR:
+@_record
+class KernelIR(_Record):
     """A compiled Triton kernel's intermediate stages and resources (``ir=True``); each null where absent.
 
     ``ttir``, ``ttgir``, ``llir``, ``ptx``: Triton's IR and the PTX, as the compiled kernel holds them;
@@ -457,8 +535,8 @@ class KernelIR:
     source_lines: dict[str, list] = field(default_factory=dict)
 
 
-@dataclass(frozen=True, slots=True)
-class Kernel:
+@_record
+class Kernel(_Record):
     """A generated kernel, or a call to an extern one (``language == "extern"``).
 
     ``source`` is exactly the text in the output code. ``user_stack`` holds one stack per
@@ -506,8 +584,8 @@ class Kernel:
             object.__setattr__(self, "profile", KernelProfile.from_plain(self.profile, "Kernel.profile"))
 
 
-@dataclass(frozen=True, slots=True)
-class FusionDecision:
+@_record
+class FusionDecision(_Record):
     """Inductor considered fusing ``node1`` with ``node2`` and refused, for ``reason``.
 
     ``node1``/``node2`` are pre-fusion node names; ``fused1``/``fused2`` the post-fusion nodes
@@ -522,16 +600,16 @@ class FusionDecision:
     fused2: Optional[str] = None
 
 
-@dataclass(frozen=True, slots=True)
-class BufferBytes:
+@_record
+class BufferBytes(_Record):
     """A buffer of a compiled graph and its size: ``name`` as the output code calls it (``buf3``)."""
 
     name: str
     bytes: int
 
 
-@dataclass(frozen=True, slots=True)
-class MemoryPoint:
+@_record
+class MemoryPoint(_Record):
     """The live bytes once fused node ``node`` has run, before the frees that follow it: every buffer the
     graph allocated that is still to be read at or after ``node``, or that the graph returns (graph inputs
     are counted apart, in ``Memory.input_bytes``). ``allocates``/``frees``: the buffers the node writes, and
@@ -543,8 +621,8 @@ class MemoryPoint:
     frees: list[BufferBytes] = field(default_factory=list)
 
 
-@dataclass(frozen=True, slots=True)
-class LiveBuffer:
+@_record
+class LiveBuffer(_Record):
     """A buffer alive at the peak: its size, the fused node that writes it, the post-grad node that computes
     it and that node's user stack."""
 
@@ -555,8 +633,8 @@ class LiveBuffer:
     user_stack: list[Frame] = field(default_factory=list)
 
 
-@dataclass(frozen=True, slots=True)
-class SavedTensor:
+@_record
+class SavedTensor(_Record):
     """A tensor the backward graph takes from the forward: ``name`` is the backward graph's input as torch
     names it (``relu``, ``primals_3``), ``kind`` ``activation`` (computed by the forward: memory held from
     the forward to the backward) or ``input`` (a parameter, buffer or argument of the user's call, kept
@@ -573,16 +651,16 @@ class SavedTensor:
     module: str = ""
 
 
-@dataclass(frozen=True, slots=True)
-class Recomputed:
+@_record
+class Recomputed(_Record):
     """An op the backward computes again instead of saving its result (the partitioner's rematerialization)."""
 
     fx_node: str
     user_stack: list[Frame] = field(default_factory=list)
 
 
-@dataclass(frozen=True, slots=True)
-class BytesBy:
+@_record
+class BytesBy(_Record):
     """Bytes rolled up by one key: a user line (``file``, ``line``) or an nn.Module path (``module``).
     ``count``: the tensors (or buffers) rolled into it (0 in reports made before it); ``instances``: in a
     roll-up folded by repeated module (``layers.1-31.mlp``), the instances folded into the row (1 for a
@@ -597,8 +675,8 @@ class BytesBy:
     code: str = ""
 
 
-@dataclass(frozen=True, slots=True)
-class SavedGroup:
+@_record
+class SavedGroup(_Record):
     """Tensors saved for the backward that are one thing said once: the same ``kind``, op (``what``: for an
     activation the op it was decomposed from where there is one, ``GraphNode.original_op``: ``gelu``, else its
     short name; for an input the parameter's or argument's own name), shape, dtype and
@@ -619,8 +697,8 @@ class SavedGroup:
     user_stack: list[Frame] = field(default_factory=list)
 
 
-@dataclass(frozen=True, slots=True)
-class RecomputedBy:
+@_record
+class RecomputedBy(_Record):
     """The ops the backward recomputes that come from one user line (``file`` ``""``: no user line):
     ``count`` of them, their distinct short op names (``ops``) in graph order."""
 
@@ -630,8 +708,8 @@ class RecomputedBy:
     ops: list[str] = field(default_factory=list)
 
 
-@dataclass(frozen=True, slots=True)
-class MemoryRegion:
+@_record
+class MemoryRegion(_Record):
     """A run of consecutive points of ``Memory.timeline`` (indices ``first`` to ``last``) made by one module at
     the level of a compile's repeated modules: an instance (``layers.5``, ``repeat`` its repeat's label
     ``layers.1-31``), else the module at that depth (``embed``, ``head``), else ``""`` (the top-level
@@ -644,8 +722,8 @@ class MemoryRegion:
     repeat: str = ""
 
 
-@dataclass(frozen=True, slots=True)
-class Memory:
+@_record
+class Memory(_Record):
     """Where a compile's memory goes (see docs/report-schema.md, "memory").
 
     ``timeline``: one point per fused node of ``Compile.fused_nodes``, same order; ``peak_bytes`` its
@@ -698,16 +776,16 @@ class Memory:
     recomputed_by_line: list[RecomputedBy] = field(default_factory=list)
 
 
-@dataclass(frozen=True, slots=True)
-class CudaGraphRecording:
+@_record
+class CudaGraphRecording(_Record):
     """One recording (capture) of a CUDA graph: why it was (re-)recorded and, where known, how long it took."""
 
     reason: str
     time_us: Optional[float] = None
 
 
-@dataclass(frozen=True, slots=True)
-class CudaGraphs:
+@_record
+class CudaGraphs(_Record):
     """CUDA graphs of a compile under ``mode="reduce-overhead"``: ``used`` (torch wrapped the compiled graph
     in CUDA graphs), ``skip_reason`` (why not, as torch logs it: ``mutated inputs (1 instances)``), and each
     (re-)recording seen in the capture."""
@@ -717,8 +795,8 @@ class CudaGraphs:
     recordings: list[CudaGraphRecording] = field(default_factory=list)
 
 
-@dataclass(frozen=True, slots=True)
-class ModuleRepeat:
+@_record
+class ModuleRepeat(_Record):
     """Sibling nn.Modules run one after another that made the same fused nodes: a model's layers.
 
     Two siblings (children of one module, ``parent``) repeat when the fused nodes of each, in execution
@@ -742,8 +820,8 @@ class ModuleRepeat:
     summary: str = ""
 
 
-@dataclass(frozen=True, slots=True)
-class ModuleOpening:
+@_record
+class ModuleOpening(_Record):
     """The modules (and repeat keys) a fusion graph opens expanded with on a screen of at least ``fit``
     boxes (up to the next opening's ``fit``), and the ``boxes`` it then shows."""
 
@@ -752,8 +830,8 @@ class ModuleOpening:
     boxes: int = 0
 
 
-@dataclass(frozen=True, slots=True)
-class ModuleView:
+@_record
+class ModuleView(_Record):
     """How the fusion graph folds a compile's fused nodes by module (``report/modules.py``).
 
     ``repeats``: the repeated modules (``ModuleRepeat``). ``openings``: what the graph opens with on a
@@ -764,8 +842,8 @@ class ModuleView:
     openings: list[ModuleOpening] = field(default_factory=list)
 
 
-@dataclass(frozen=True, slots=True)
-class Compile:
+@_record
+class Compile(_Record):
     """One Inductor graph compilation.
 
     ``graph_kind`` is ``inference``, ``forward`` or ``backward``.
@@ -822,16 +900,16 @@ class Compile:
         raise KeyError(f"no fused node {name!r} in compile {self.id!r}")
 
 
-@dataclass(frozen=True, slots=True)
-class GraphBreak:
+@_record
+class GraphBreak(_Record):
     """Dynamo stopped tracing here and split the function into several compiled frames."""
 
     reason: str
     user_stack: list[Frame] = field(default_factory=list)
 
 
-@dataclass(frozen=True, slots=True)
-class CompileCall:
+@_record
+class CompileCall(_Record):
     """A call of ``torch.compile`` seen during the capture: it only wraps the function."""
 
     target: str
@@ -840,8 +918,8 @@ class CompileCall:
     time_us: Optional[float] = None
 
 
-@dataclass(frozen=True, slots=True)
-class Diagnostic:
+@_record
+class Diagnostic(_Record):
     """Something the report could not show, or something torch did that the user should know.
 
     Consumers switch on ``code`` (never on the wording of ``message``); ``detail`` holds extra text such
@@ -906,8 +984,8 @@ DIAGNOSTIC_CODES = {
 }
 
 
-@dataclass(frozen=True, slots=True)
-class SourceFile:
+@_record
+class SourceFile(_Record):
     """The text of a file that appears in a user stack (``file`` exactly as ``Frame.file``).
 
     ``note`` says why ``text`` is missing or shortened (unreadable, too large); ``""`` when whole.
@@ -918,8 +996,8 @@ class SourceFile:
     note: str = ""
 
 
-@dataclass(frozen=True, slots=True)
-class Report:
+@_record
+class Report(_Record):
     """Everything one capture recorded. See ``docs/report-schema.md``."""
 
     torch_version: str

@@ -253,7 +253,15 @@ def epilogue_ops(ops: Iterable[str]) -> list[str]:
 def user_lines(stacks: Iterable[list]) -> list:
     """The user's lines of some stacks: the innermost frame of each (the line that ran), distinct by
     ``(file, line)``, in order. The first is *the* user line a view names."""
-    return [s[-1] for s in unique_stacks(stacks)]
+    seen, out = set(), []
+    for s in stacks:  # unique_stacks without copying each stack
+        if s:
+            last = s[-1]
+            key = (last.file, last.line)
+            if key not in seen:
+                seen.add(key)
+                out.append(last)
+    return out
 
 
 def kernel_runs(kernel: str, boxes: list) -> list[list[str]]:

@@ -47,12 +47,19 @@ def encode(data: dict, dump: Callable[[object], bytes]) -> bytes:
     compiles = data.get("compiles")
     if type(compiles) is not list or not compiles:
         return dump(data)
-    head = dump({k: v for k, v in data.items() if k != "compiles"})  # b"{...}"
-    parts = [head[:-1] + (b"," if len(head) > 2 else b"") + OPEN + b"\n"]
-    for i, c in enumerate(compiles):
-        parts.append(dump(c) + (b",\n" if i + 1 < len(compiles) else b"\n"))
+    return b"".join(layout_parts({k: v for k, v in data.items() if k != "compiles"}, [dump(c) for c in compiles], dump))
+
+
+def layout_parts(head: dict, compiles: list[bytes], dump: Callable[[object], bytes]) -> list[bytes]:
+    """The pieces of the line layout (joined, the file): the first line of ``head`` (every top-level field but
+    the compiles), then the compiles, each serialized already, one a line."""
+    first = dump(head)  # b"{...}"
+    parts = [first[:-1] + (b"," if len(first) > 2 else b"") + OPEN + b"\n"]
+    for c in compiles:  # the separators apart: a compile's bytes are not copied
+        parts += (c, b",\n")
+    parts[-1] = b"\n"
     parts.append(CLOSE + b"\n")
-    return b"".join(parts)
+    return parts
 
 
 def open_binary(f: io.BufferedIOBase) -> io.BufferedIOBase:

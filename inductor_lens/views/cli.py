@@ -121,6 +121,17 @@ def _exit_anyway_after(code: int, seconds: float) -> None:
     threading.Thread(target=later, name="inductor-lens exit", daemon=True).start()
 
 
+def _finished(code: int) -> int:
+    """A command that holds nothing more to write is done: when the process is ours (``inductor-lens``, not a
+    caller of :func:`main`), exit at once with ``code``, stdout and stderr flushed, rather than free a large
+    report's millions of objects one by one and tear every module down (mypy ends so too). Else ``code``."""
+    if _COMMAND_LINE:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+    return code
+
+
 def _where(written: list[str]) -> str:
     return " and ".join(written)
 
@@ -436,20 +447,22 @@ def cmd_torchrun(tokens: Sequence[str]) -> int:
 
 def cmd_import_trace(args: argparse.Namespace) -> int:
     from ..capturing.trace_import import TraceError, load_trace
+    from ..report.check import _gc_paused
 
     progress = None if args.quiet else (lambda msg: _say(msg))
-    try:
-        result = load_trace(args.trace, on_progress=progress)
-    except (FileNotFoundError, TraceError) as e:
-        raise CLIError(f"import-trace: {e}") from None
-    output = args.output or os.path.splitext(os.path.basename(args.trace.rstrip("/\\")))[0] + "-lens.html"
-    written = (
-        _write(result, output, args.json)
-        if hasattr(result, "compiles")
-        else [os.path.abspath(result.save_html(output))]
-    )
+    with _gc_paused():  # reading and writing make millions of objects, none cyclic: no collection rescans them
+        try:
+            result = load_trace(args.trace, on_progress=progress)
+        except (FileNotFoundError, TraceError) as e:
+            raise CLIError(f"import-trace: {e}") from None
+        output = args.output or os.path.splitext(os.path.basename(args.trace.rstrip("/\\")))[0] + "-lens.html"
+        written = (
+            _write(result, output, args.json)
+            if hasattr(result, "compiles")
+            else [os.path.abspath(result.save_html(output))]
+        )
     _say(f"wrote {_where(written)}")
-    return 0
+    return _finished(0)  # the files are complete on disk (atomic_write syncs them)
 
 
 # -- main ----------------------------------------------------------------------------------------

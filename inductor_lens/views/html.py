@@ -12,7 +12,6 @@ network, so a page that tried would fail loudly instead of leaking.
 from __future__ import annotations
 
 import base64
-import hashlib
 import html
 import os
 from typing import Union
@@ -43,27 +42,31 @@ try {
 """
 
 
-def _script_hash(source: str) -> str:
-    return "'sha256-" + base64.b64encode(hashlib.sha256(source.encode("utf-8")).digest()).decode("ascii") + "'"
-
+#: ``'sha256-...'``: the base64 SHA-256 of ``_BOOT`` (written out, so that writing a page needs no hashlib and
+#: its OpenSSL; ``tests/views/test_html_export.py`` checks it against the script whenever the script changes).
+_BOOT_HASH = "'sha256-G1IVZTKucsUgikKFlWNwH7PJBo6AVrNj38OultTdAs4='"
 
 # No network at all. The one inline script (_BOOT) is pinned by its hash, so markup injected into the page
 # could not run even if escaping failed; the bundle and the layout worker come from blob: URLs it makes.
 _CSP = (
-    f"default-src 'none'; script-src {_script_hash(_BOOT)} blob: 'wasm-unsafe-eval'; worker-src blob:; "
+    f"default-src 'none'; script-src {_BOOT_HASH} blob: 'wasm-unsafe-eval'; worker-src blob:; "
     "style-src 'unsafe-inline'; img-src data: blob:; connect-src 'none'; base-uri 'none'; form-action 'none'"
 )
 
 
-def _script_data(id_: str, payload: str) -> str:
+def _script_data(id_: str, payload: bytes) -> list[bytes]:
     # base64 has no '<', '>' or '&'; assert it so a future change cannot break out of the block
-    if any(c in payload for c in "<>&"):
+    if any(c in payload for c in (b"<", b">", b"&")):
         raise ValueError("script payload must be base64")
-    return f'<script type="application/octet-stream" id="{id_}">{payload}</script>'
+    return [f'<script type="application/octet-stream" id="{id_}">'.encode("ascii"), payload, b"</script>\n"]
 
 
 def to_html(report: Report) -> str:
     """The report as one self-contained HTML page (a string)."""
+    return _report_page(report).decode("utf-8")
+
+
+def _report_page(report: Report) -> bytes:
     if not isinstance(report, Report):
         raise TypeError(f"to_html needs an inductor_lens.Report, not {type(report).__name__}")
     facts = {
@@ -75,7 +78,7 @@ def to_html(report: Report) -> str:
         "kernels": len(report.kernels),
         "graph_breaks": len(report.graph_breaks),
     }
-    return page(facts, pack_report(report))
+    return page_bytes(facts, pack_report(report))
 
 
 def facts_of(data: dict) -> dict:
@@ -94,11 +97,16 @@ def facts_of(data: dict) -> dict:
 
 def page(facts: dict, packed: bytes) -> str:
     """The page for a report given as its header ``facts`` and its gzip'd JSON (``_frontend.pack_report``)."""
+    return page_bytes(facts, packed).decode("utf-8")
+
+
+def page_bytes(facts: dict, packed: bytes) -> bytes:
+    """:func:`page`, as the UTF-8 bytes that are written."""
     facts_line = (
         f"torch {facts['torch_version']} · {facts['device']} · {facts['created'] or 'date unknown'} · "
         f"{facts['compiles']} compile(s), {facts['kernels']} kernel(s), {facts['graph_breaks']} graph break(s)"
     )
-    return page_html(
+    return _page(
         facts["title"] or "torch.compile report",
         facts_line,
         packed,
@@ -123,6 +131,21 @@ def page_html(
     ``"lens"``, a compare payload in ``"compare"``, a job payload in ``"job"``). Every text is escaped; the
     CSP pins the boot script by hash. The report page, the compare page (``diff_views``) and the job page
     (``job_html``) all use it."""
+    return _page(title, facts_line, packed, what, command, python, suffix, mode).decode("utf-8")
+
+
+def _page(
+    title: str,
+    facts_line: str,
+    packed: bytes,
+    what: str,
+    command: str,
+    python: str = "",
+    suffix: str = "inductor_lens",
+    mode: str = "lens",
+) -> bytes:
+    """:func:`page_html` as UTF-8 bytes, joined from pieces: the base64 payloads (most of the page) are never
+    made into text, widened or encoded again."""
     from .._version import __version__
 
     if mode not in MODES:
@@ -136,9 +159,7 @@ def page_html(
         return html.escape(escape_surrogates(str(s)))
 
     how = f"<code>{esc(command)}</code>" + (f" or <code>{esc(python)}</code> in Python" if python else "")
-    report_b64 = base64.b64encode(packed).decode("ascii")
-    engine_b64 = base64.b64encode(engine_gz()).decode("ascii")
-    return f"""<!doctype html>
+    head = f"""<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -158,20 +179,27 @@ def page_html(
 Made with inductor_lens {esc(__version__)}; make your own with {how}.</p>
 </header>
 <main class="il-page-main"><div id="il-app" data-mode="{mode}"><noscript>This page needs JavaScript to draw the report.</noscript></div></main>
-{_script_data("il-report", report_b64)}
-{_script_data("il-bundle", bundle_b64())}
-{_script_data("il-engine", engine_b64)}
-<script type="module">{_BOOT}</script>
+"""
+    tail = f"""<script type="module">{_BOOT}</script>
 </body>
 </html>
 """
+    return b"".join(
+        [
+            head.encode("utf-8"),
+            *_script_data("il-report", base64.b64encode(packed)),
+            *_script_data("il-bundle", bundle_b64().encode("ascii")),
+            *_script_data("il-engine", base64.b64encode(engine_gz())),
+            tail.encode("utf-8"),
+        ]
+    )
 
 
 def save_html(report: Report, path: Union[str, os.PathLike]) -> str:
     """Write :func:`to_html` of ``report`` to ``path`` (atomically: a failure leaves an old file intact)."""
-    return atomic_write(path, to_html(report).encode("utf-8"))
+    return atomic_write(path, _report_page(report))
 
 
 def save_page(facts: dict, packed: bytes, path: Union[str, os.PathLike]) -> str:
     """Write :func:`page` to ``path`` atomically (``inductor-lens show`` uses it without building a Report)."""
-    return atomic_write(path, page(facts, packed).encode("utf-8"))
+    return atomic_write(path, page_bytes(facts, packed))

@@ -382,3 +382,82 @@ def test_names_read_through_a_decorator_wrapper_that_passes_the_module_in_args()
     assert parse.clean_module_path("L['args'][0].model.layers[0]") == "model.layers.0"
     assert parse.clean_module_path("L['args'][0]._modules['model']") == "model"
     assert parse.clean_module_path("L['self'].layers[0]._modules['mlp']") == "layers.0.mlp"
+
+
+def _twin(cls: type) -> type:
+    """``cls`` as plain ``@dataclass(frozen=True, slots=True)`` makes it: the same fields, generated methods."""
+    import dataclasses
+
+    ns = {"__annotations__": {f.name: f.type for f in dataclasses.fields(cls)}, "__qualname__": cls.__qualname__}
+    return dataclasses.dataclass(frozen=True, slots=True)(type(cls.__name__, (), ns))
+
+
+def _as_twin(obj, twins: dict):
+    """``obj`` (a model object, and every model object inside it) copied into the twin classes, field by field."""
+    import dataclasses
+
+    if isinstance(obj, list):
+        return [_as_twin(x, twins) for x in obj]
+    if isinstance(obj, tuple):
+        return tuple(_as_twin(x, twins) for x in obj)
+    if isinstance(obj, dict):
+        return {k: _as_twin(v, twins) for k, v in obj.items()}
+    if not dataclasses.is_dataclass(obj) or type(obj).__module__ != model.__name__:
+        return obj
+    twin = twins.setdefault(type(obj), _twin(type(obj)))
+    copy = object.__new__(twin)
+    for f in dataclasses.fields(obj):
+        object.__setattr__(copy, f.name, _as_twin(getattr(obj, f.name), twins))
+    return copy
+
+
+def _outcome(fn, *args):
+    try:
+        return fn(*args)
+    except Exception as e:
+        return type(e), str(e)
+
+
+def test_the_models_equality_hash_and_repr_are_what_dataclass_generates():
+    """``model._Record`` writes ``__eq__``, ``__hash__`` and ``__repr__`` once for every class: on a recorded GPU
+    report (every kind of object, NaN and nesting included) they give what the stdlib's generated ones give."""
+    import dataclasses
+    import math
+
+    report = inductor_lens.load(ROOT / "tests" / "fixtures" / "gpu_perf_pointwise.json")
+    twins: dict = {}
+    seen = set()
+    objects = []
+
+    def walk(v):
+        if isinstance(v, (list, tuple)):
+            for x in v:
+                walk(x)
+        elif isinstance(v, dict):
+            for x in v.values():
+                walk(x)
+        elif dataclasses.is_dataclass(v) and type(v) not in seen:
+            seen.add(type(v))
+            objects.append(v)
+            for f in dataclasses.fields(v):
+                walk(getattr(v, f.name))
+
+    walk(report)
+    objects = [o for o in objects if type(o) is not Report]  # its own cheap __repr__, in its class body
+    assert len(objects) >= 15 and {Frame, Kernel, Compile, FusedNode, Trigger} <= {type(o) for o in objects}
+    odd = dataclasses.replace(report.compiles[0].kernels[0], metadata={"x": math.nan})
+    for obj in [*objects, odd]:
+        twin = _as_twin(obj, twins)
+        assert type(obj).__eq__ is model._Record.__eq__ and type(twin).__eq__ is not model._Record.__eq__
+        assert repr(obj) == repr(twin)
+        assert _outcome(hash, obj) == _outcome(hash, twin)  # a list field: TypeError from both
+        same = dataclasses.replace(obj)
+        assert (obj == same) is (twin == _as_twin(same, twins)) is True
+        f = dataclasses.fields(obj)[0]
+        changed = dataclasses.replace(obj, **{f.name: None})
+        assert (obj == changed) is (twin == _as_twin(changed, twins))
+        assert (obj == 1, obj != 1, obj.__eq__(twin)) == (False, True, NotImplemented)
+    c = report.compiles[0]
+    assert Report(torch_version="2", device="cpu", compiles=[c]) == Report(
+        torch_version="2", device="cpu", compiles=[c]
+    )

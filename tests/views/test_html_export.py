@@ -372,3 +372,27 @@ def test_the_layout_engine_is_gzipped_once_at_build_time_and_matches_the_worker(
     assert (STATIC / "layout-worker.js.gz").is_file()
     assert engine_gz() == (STATIC / "layout-worker.js.gz").read_bytes()
     assert gzip.decompress(engine_gz()) == static("layout-worker.js").read_bytes()
+
+
+def test_the_bundle_is_gzipped_at_build_time_and_a_stale_copy_is_never_embedded(tmp_path, monkeypatch):
+    """Every page embeds ``lens.js`` gzip'd: ``hatch_build.py`` writes ``lens.js.gz`` with the bundle; a copy older
+    than ``lens.js`` (the bundle rebuilt by npm alone) or none at all is not used: the page compresses it."""
+    import os
+    import shutil
+
+    from inductor_lens.views import frontend
+
+    assert (frontend.STATIC / "lens.js.gz").is_file()
+    bundle = frontend.static("lens.js").read_bytes()
+    assert gzip.decompress(base64.b64decode(frontend.bundle_b64())) == bundle
+
+    for f in ("lens.js", "lens.js.gz"):
+        shutil.copy(frontend.STATIC / f, tmp_path / f)
+    (tmp_path / "lens.js.gz").write_bytes(gzip.compress(b"an old bundle", mtime=0))
+    os.utime(tmp_path / "lens.js.gz", ns=(1, 1))
+    monkeypatch.setattr(frontend, "STATIC", tmp_path)
+    monkeypatch.setattr(frontend, "_bundle_cache", {})
+    assert gzip.decompress(base64.b64decode(frontend.bundle_b64())) == bundle  # the stale copy was not used
+    os.utime(tmp_path / "lens.js.gz")  # now newer than lens.js: used as it is
+    frontend._bundle_cache.clear()
+    assert gzip.decompress(base64.b64decode(frontend.bundle_b64())) == b"an old bundle"

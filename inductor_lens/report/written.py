@@ -1,0 +1,217 @@
+"""A report's written form in one pass over its dataclasses: what ``intern.compact(io.to_plain(report))`` makes,
+without making the expanded plain tree first.
+
+The two-step path walks a report twice and holds two whole copies of it as dicts and lists (a compile's graphs,
+fused nodes and kernels, each frame of every stack) before a byte is written. Here each value is made plain and
+compact in the same visit, and each compile is serialized as soon as it is walked, so only the bytes of the
+compiles written so far are held. The result is the same, byte for byte: tables are filled in the same order,
+the same lists become stacks and the same texts interned lines. What needs a note in the report's diagnostics
+(a NaN, a lone surrogate) or an error (nesting too deep) is not handled here: :class:`Unclean` is raised and
+the caller takes the two-step path, which says it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import operator
+from typing import Any, Callable, Iterable, Optional
+
+from .check import MAX_DEPTH
+from .intern import _FRAME_KEYSET, MIN_TEXT, TEXT_KEYS, _is_frame, _Tables
+
+
+class Unclean(Exception):
+    """The report holds a value that JSON cannot (or a nesting too deep): write it the two-step way."""
+
+
+_UNKNOWN: Any = object()
+
+
+class _Writer:
+    def __init__(self) -> None:
+        self.tables = _Tables()
+        self._fields: dict[type, Optional[tuple[str, ...]]] = {}  # type -> its field names (None: no dataclass)
+        self._frames: dict[int, int] = {}  # id() of a Frame object -> its interned index (objects are shared)
+        self._getters: dict[type, tuple[tuple[str, ...], Callable[[Any], tuple]]] = {}  # dataclass type -> values
+
+    def fields(self, obj: Any) -> Optional[tuple[str, ...]]:
+        """The field names of a dataclass object (``dataclasses.fields``, once per type), else None."""
+        t = type(obj)
+        names = self._fields.get(t, _UNKNOWN)
+        if names is _UNKNOWN:
+            names = tuple(f.name for f in dataclasses.fields(obj)) if dataclasses.is_dataclass(obj) else None
+            if not isinstance(obj, type):  # a dataclass's class is a dataclass too, but its type is not one
+                self._fields[t] = names
+        return names
+
+    # -- the plain value (io._Cleaner.plain, without the notes) -------------------------------------
+    def plain(self, obj: Any, depth: int) -> Any:
+        if depth > MAX_DEPTH:
+            raise Unclean
+        t = type(obj)
+        if t is str:
+            if obj.isascii():
+                return obj
+            try:
+                obj.encode("utf-8")
+            except UnicodeEncodeError:
+                raise Unclean from None
+            return obj
+        if t is float:
+            if math.isfinite(obj):
+                return obj
+            raise Unclean
+        if obj is None or t is int or t is bool:
+            return obj
+        depth += 1
+        if t is list or t is tuple:
+            return [self.plain(v, depth) for v in obj]
+        names = self.fields(obj)
+        if names is not None:
+            return {n: self.plain(getattr(obj, n), depth) for n in names}
+        if isinstance(obj, dict):
+            return {
+                self.plain(k if isinstance(k, str) else str(k), depth): self.plain(v, depth) for k, v in obj.items()
+            }
+        if isinstance(obj, (list, tuple)):
+            return [self.plain(v, depth) for v in obj]
+        depth -= 1
+        if isinstance(obj, (int, float)):
+            return self.plain(float(obj) if isinstance(obj, float) else int(obj), depth)
+        return self.plain(str(obj), depth)
+
+    # -- the written value (intern.compact of the plain value) ---------------------------------------
+    def value(self, obj: Any, depth: int) -> Any:
+        """The written form of ``obj`` at nesting ``depth`` (as ``io._Cleaner.plain`` counts it)."""
+        t = type(obj)
+        if t is str or t is float or obj is None or t is int or t is bool:
+            return self.plain(obj, depth)
+        if depth > MAX_DEPTH:
+            raise Unclean
+        depth += 1
+        if t is list or t is tuple:
+            return self.sequence(obj, depth)
+        got = self._getters.get(t)
+        if got is not None:  # a dataclass met before: its fields' values in one call
+            return self.mapping(got[0], got[1](obj), depth)
+        names = self.fields(obj)
+        if names is not None:
+            if not isinstance(obj, type) and names:
+                get = operator.attrgetter(*names)
+                self._getters[t] = (names, get if len(names) > 1 else lambda o, get=get: (get(o),))
+            return self.mapping(names, [getattr(obj, n) for n in names], depth)
+        if isinstance(obj, dict):
+            if all(type(k) is str and k.isascii() for k in obj):  # keys that stay as they are
+                return self.mapping(obj.keys(), obj.values(), depth)
+            # keys made plain first: two keys that become one keep the last value, as there
+            d = {self.plain(k if isinstance(k, str) else str(k), depth): v for k, v in obj.items()}
+            return self.mapping(d.keys(), d.values(), depth)
+        if isinstance(obj, (list, tuple)):
+            return self.sequence(obj, depth)
+        return self.plain(obj, depth - 1)  # a number subclass or any other object: a scalar once plain
+
+    def mapping(self, keys: Iterable[str], values: Iterable[Any], depth: int) -> dict:
+        """A dict of the written values at ``depth``; long texts under ``TEXT_KEYS`` become interned lines."""
+        out = {}
+        if depth > MAX_DEPTH and keys:  # each value would be refused, a plain one too
+            raise Unclean
+        text = self.tables.text
+        for k, v in zip(keys, values):
+            t = type(v)
+            if t is str:  # the common values inline: no call
+                if not v.isascii():
+                    v = self.plain(v, depth)
+                if len(v) >= MIN_TEXT and k in TEXT_KEYS:
+                    v = text(v)
+            elif t is int or t is bool or v is None:
+                pass
+            else:
+                v = self.value(v, depth)
+                if k in TEXT_KEYS and isinstance(v, str) and len(v) >= MIN_TEXT:
+                    v = text(v)
+            out[k] = v
+        return out
+
+    def sequence(self, items: Any, depth: int) -> Any:
+        """A list of the written values at ``depth``; ``{"@s": i}`` when every element is a frame once plain
+        (only dataclasses with a frame's fields and dicts of at least as many keys can be)."""
+        if not items:
+            return []
+        if depth > MAX_DEPTH:
+            raise Unclean
+        fields = self._fields
+        for x in items:
+            t = type(x)
+            if t is str or t is int:
+                break
+            names = fields.get(t, _UNKNOWN)
+            if names is _UNKNOWN:
+                names = self.fields(x)
+            if names is not None:
+                if len(names) == len(_FRAME_KEYSET) and _FRAME_KEYSET.issuperset(names):
+                    continue
+                break
+            if not (isinstance(x, dict) and len(x) >= len(_FRAME_KEYSET)):
+                break
+        else:  # every element may be a frame: decide on the plain values, as compact does
+            ids, plains = self.frame_ids(items, depth)
+            if ids is not None:
+                tables = self.tables
+                return {"@s": tables._index(tables.stacks, tables._stack_ix, tuple(ids), ids)}
+            return [self.tables.walk(p) for p in plains]
+        out = []
+        for x in items:
+            t = type(x)
+            if t is str:
+                out.append(x if x.isascii() else self.plain(x, depth))
+            elif t is int or t is bool or x is None:
+                out.append(x)
+            else:
+                out.append(self.value(x, depth))
+        return out
+
+    def frame_ids(self, items: Any, depth: int) -> tuple[Optional[list[int]], list]:
+        """``(interned indices, None)`` of ``items`` when each is a frame once plain, else ``(None, the plain
+        values)`` (nothing interned). Frames met before are known by their object."""
+        known = self._frames
+        ids = [known.get(id(x), -1) for x in items]
+        if -1 not in ids:
+            return ids, []
+        plains = [self.plain(x, depth) for x in items]
+        if not all(_is_frame(p) for p in plains):
+            return None, plains
+        for i, (x, p) in enumerate(zip(items, plains)):
+            if ids[i] < 0:
+                ids[i] = self.tables.frame(p)
+                if dataclasses.is_dataclass(x):  # frozen, shared and alive while the report is: safe to key by id
+                    known[id(x)] = ids[i]
+        return ids, []
+
+
+def compact_lines(report: Any, dump: Callable[[Any], bytes]) -> tuple[dict, list[bytes]]:
+    """The written form of ``report`` (a dataclass) as ``(head, compile lines)``: every top-level field but
+    ``compiles`` (and ``interned``, the tables) in ``head``, each compile serialized by ``dump`` in order.
+    Raises :class:`Unclean` where the two-step path must write it; top-level fields are walked in order, as
+    ``intern.compact`` walks them, so the tables are the same."""
+    w = _Writer()
+    head: dict = {}
+    lines: list[bytes] = []
+    names = w.fields(report)
+    if names is None:
+        raise TypeError(f"a report dataclass, not {type(report).__name__}")
+    for name in names:
+        if name == "interned":
+            continue
+        v = getattr(report, name)
+        if name == "compiles":
+            if type(v) is not list:
+                raise Unclean
+            head[name] = v  # its place among the fields; the caller puts the lines there
+            for c in v:
+                lines.append(dump(w.value(c, 2)))  # depth as io._Cleaner.plain reaches a compile
+        else:
+            head[name] = w.value(v, 1)
+    t = w.tables
+    head["interned"] = {"files": t.files, "frames": t.frames, "stacks": t.stacks, "lines": t.lines}
+    return head, lines
