@@ -33,6 +33,7 @@ from ..report.model import (
     Report,
     Trigger,
 )
+from ..report.module_paths import majority_stack
 from ..report.rules import MODULE_ROOT_ARG, readable_reasons, source_role
 from .artifacts import READERS, record_kind
 from .cudagraphs import cudagraphs_of
@@ -295,30 +296,6 @@ def _input_roles(
     return dyn_roles, post_roles
 
 
-def _majority_prefix(stacks: list[list[str]]) -> list[str]:
-    """The deepest module path that more than half of the ops (those with a module) sit in.
-
-    A fused node often takes an op or two from a neighbouring module (a residual add fused into the next
-    block's layer norm); the strict common prefix would then be empty and the node could not be grouped
-    with the module that produced most of it."""
-    stacks = [s for s in stacks if s]
-    if not stacks:
-        return []
-    prefix: list[str] = []
-    while True:
-        depth = len(prefix)
-        counts: dict[str, int] = {}
-        for s in stacks:
-            if len(s) > depth and s[:depth] == prefix:
-                counts[s[depth]] = counts.get(s[depth], 0) + 1
-        if not counts:
-            return prefix
-        best, n = max(counts.items(), key=lambda kv: (kv[1], -len(kv[0])))
-        if 2 * n <= len(stacks):
-            return prefix
-        prefix = prefix + [best]
-
-
 def _members_of(name: str) -> list[str]:
     """Pre-fusion names inside a (possibly intermediate) fused node name ``op1_op2``."""
     return [p for p in name.split("_") if p]
@@ -540,7 +517,7 @@ class _GraphBuilder:
                     writes=sorted(set(sn.writes) | set(sn.outputs)),
                     members=sn.members,
                     estimated_runtime_us=round(est * 1000, 3) if est is not None else None,
-                    module_stack=_majority_prefix([fx_modules.get(n, []) for n in sn.fx_nodes]),
+                    module_stack=majority_stack(fx_modules.get(n, []) for n in sn.fx_nodes),
                 )
             )
         return out
