@@ -34,7 +34,7 @@ from ..report.model import (
     Trigger,
 )
 from ..report.module_paths import majority_stack
-from ..report.rules import MODULE_ROOT_ARG, readable_reasons, source_role
+from ..report.rules import MODULE_ROOT_ARG, placeholder_source, readable_reasons, source_role
 from .artifacts import READERS, record_kind
 from .cudagraphs import cudagraphs_of
 from .launch import kernel_launch
@@ -273,7 +273,7 @@ def _input_roles(
     sources = []
     for n in dynamo or []:
         if n["op"] == "placeholder":
-            rd = source_role(n.get("source", ""))
+            rd = source_role(n.get("source") or placeholder_source(n.get("target", "")))  # a log has no source
             if shift is not None and rd[0] == "input":
                 rd = (rd[0], _user_arg_name(rd[1], arg_names or [], shift))
             sources.append(rd)
