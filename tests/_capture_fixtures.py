@@ -11,7 +11,14 @@ import pytest
 
 import inductor_lens
 
-CAPTURE_FIXTURES = ("sin_cos_report", "training_report", "break_recompile_report", "stack_training_report")
+CAPTURE_FIXTURES = (
+    "sin_cos_report",
+    "training_report",
+    "break_recompile_report",
+    "stack_training_report",
+    "sequential_mlp_report",
+    "nested_sequential_training_report",
+)
 
 
 def _once_per_run(tmp_path_factory, name: str, capture):
@@ -109,3 +116,29 @@ def break_recompile_report(tmp_path_factory):
         return cap.report
 
     return _once_per_run(tmp_path_factory, "break_recompile_report", capture)
+
+
+@pytest.fixture(scope="session")
+def sequential_mlp_report(tmp_path_factory):
+    """The forward of an ``nn.Sequential`` MLP of torch's layers, built and compiled in
+    ``tests/sequential_models.py``: no op has a line of its own."""
+
+    def capture():
+        from tests import sequential_models
+
+        return sequential_models.sequential_mlp()
+
+    return _once_per_run(tmp_path_factory, "sequential_mlp_report", capture)
+
+
+@pytest.fixture(scope="session")
+def nested_sequential_training_report(tmp_path_factory):
+    """A training step of nested Sequentials (an OrderedDict of parts, a ModuleList spread into one, a Sequential
+    subclass naming its layers in ``__init__``), built and compiled in ``tests/sequential_models.py``."""
+
+    def capture():
+        from tests import sequential_models
+
+        return sequential_models.nested_training_step()
+
+    return _once_per_run(tmp_path_factory, "nested_sequential_training_report", capture)

@@ -16,6 +16,7 @@ from typing import Any, Optional
 
 from ..analysis.reproducer import ReproducerError, kernel_script
 from ..report import rules
+from ..report.built import mark_built
 from ..report.finish import finish_compile, mark_same_graphs
 from ..report.model import (
     Compile,
@@ -1027,7 +1028,12 @@ def build_report(
     files = _user_files(
         report.compiles, [b.user_stack for b in report.graph_breaks] + [c.user_stack for c in report.compile_calls]
     )
-    return dataclasses.replace(report, source_files=read_sources(files, cells))
+    report = dataclasses.replace(report, source_files=read_sources(files, cells))
+    try:
+        return mark_built(report)
+    except Exception as e:  # the map of where modules were built is an extra: the report stands without it
+        message = f"capture: the lines that built the modules could not be worked out ({type(e).__name__}: {e})"
+        return dataclasses.replace(report, diagnostics=[*report.diagnostics, Diagnostic("build_failed", message)])
 
 
 def _build(raw: Raw, torch_version: str, title: str) -> Report:

@@ -12,6 +12,7 @@ import json
 from collections import defaultdict
 from typing import Optional
 
+from .built import mark_built
 from .model import DERIVED_VERSION, SCHEMA_VERSION, Compile, FusedNode, Kernel, Report
 from .module_paths import infer_modules
 from .modules import module_view
@@ -205,14 +206,16 @@ def rederive(compiles: list[Compile]) -> list[Compile]:
 
 def derive_report(report: Report) -> Report:
     """``report`` with :func:`rederive` run on its compiles (a report written before the derived fields of
-    ``DERIVED_VERSION``)."""
-    return dataclasses.replace(report, compiles=rederive(report.compiles), derived=DERIVED_VERSION)
+    ``DERIVED_VERSION``), and the lines that built the modules of ops with no line of their own
+    (``report/built.py``)."""
+    return mark_built(dataclasses.replace(report, compiles=rederive(report.compiles), derived=DERIVED_VERSION))
 
 
 def infer_report_modules(report: Report) -> Report:
     """``report`` with module paths inferred for the compiles that lack them (:func:`with_modules`), and what
     follows from them derived again: the fused nodes' grouping (``module_view``) and the backwards' saved inputs'
-    names. ``report`` itself when none lacks them. A TORCH_TRACE import gets this once it is built."""
+    names, and the lines that built their modules (``report/built.py``). ``report`` itself when none lacks them.
+    A TORCH_TRACE import gets this once it is built."""
     compiles = with_modules(report.compiles)
     changed = {c.id for c, was in zip(compiles, report.compiles) if c is not was}
     if not changed:
@@ -222,9 +225,8 @@ def infer_report_modules(report: Report) -> Report:
         if f in changed:  # its saved inputs are named by the forward's ops, with their modules
             by_id[b.id] = saved_names(by_id[b.id], by_id[f])
             changed.add(b.id)
-    return dataclasses.replace(
-        report, compiles=[derive_compile(by_id[c.id]) if c.id in changed else c for c in compiles]
-    )
+    compiles = [derive_compile(by_id[c.id]) if c.id in changed else c for c in compiles]
+    return mark_built(dataclasses.replace(report, compiles=compiles))
 
 
 def finish_compile(c: Compile) -> Compile:
@@ -298,6 +300,8 @@ def upgrade_v1(report: Report, data: dict) -> Report:
             head = f"recompile of {c.frame or 'the frame'}: "
             reason = readable_reasons(text[len(head) :] if text.startswith(head) else text)
         compiles.append(finish_compile(dataclasses.replace(c, recompile_reason=reason)))
-    return dataclasses.replace(
-        report, compiles=mark_same_graphs(compiles), schema_version=SCHEMA_VERSION, derived=DERIVED_VERSION
+    return mark_built(
+        dataclasses.replace(
+            report, compiles=mark_same_graphs(compiles), schema_version=SCHEMA_VERSION, derived=DERIVED_VERSION
+        )
     )

@@ -367,7 +367,7 @@ def _build(parts: "Parts") -> Report:
             raise ReportError(f"{name}: {e}") from None
         validate(to_plain(report), name)
         return report
-    from .finish import rederive
+    from .finish import mark_built, rederive
 
     builder, compiles = Builder(), []
     underived = _underived(parts.head)  # written before its derived fields: filled as each compile is built
@@ -380,7 +380,8 @@ def _build(parts: "Parts") -> Report:
         if underived:  # module paths inferred where missing, saved inputs named, then each is derived
             compiles = rederive(compiles)
         report = builder.build(Report, dict(parts.head_expanded, compiles=[]))
-    return dataclasses.replace(report, compiles=compiles, derived=DERIVED_VERSION)
+    report = dataclasses.replace(report, compiles=compiles, derived=DERIVED_VERSION)
+    return mark_built(report) if underived else report  # built lines read the report's source files
 
 
 def _build_lazily(parts: "Parts", builder) -> Report:

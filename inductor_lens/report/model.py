@@ -27,9 +27,10 @@ SCHEMA_VERSION = 2
 
 #: The generation of the derived fields (``report/finish.py``) a report holds. A report written before
 #: derived fields were added (no ``derived`` key, or a smaller number) gets them filled when it is loaded.
-DERIVED_VERSION = 6  # 2: Trigger.summary; 3: Compile.module_view, FusedNode.group_path; 4: FusedNode.no_line_reason;
+DERIVED_VERSION = 7  # 2: Trigger.summary; 3: Compile.module_view, FusedNode.group_path; 4: FusedNode.no_line_reason;
 # 5: a backward's saved inputs named by what made them, input copies labelled, Trigger.kind ahead_of_time;
-# 6: module paths inferred where a compile recorded none (Compile.modules_inferred, report/module_paths.py)
+# 6: FusedNode.built_lines (where the user's code built the modules of ops that ran inside torch)
+# 7: module paths inferred where a compile recorded none (Compile.modules_inferred, report/module_paths.py)
 
 #: Languages a kernel may be written in: what Inductor's output code defines (``async_compile.<kind>``),
 #: ``extern`` for calls of library kernels, ``other`` when the source was not found.
@@ -139,6 +140,26 @@ class Graph:
 
 
 @dataclass(frozen=True, slots=True)
+class BuiltLine:
+    """A line of the user's code that BUILT modules whose ops ran inside torch (``FusedNode.built_lines``).
+
+    Not a line that ran: the ops' stacks end inside torch (``nn.Sequential``'s forward calling ``nn.Linear``'s),
+    and this is where the user's file constructed the module they came from (``report/built.py``):
+    ``nn.Linear(16, 32)`` as the first argument of ``nn.Sequential(...)``, ``self.fc = nn.Linear(d, d)`` in an
+    ``__init__``, the element of ``[Block() for _ in range(n)]``. ``modules``: the module paths built on this
+    line that the node's ops come from (``GraphNode.module_stack``, the innermost one that has a line), in op
+    order; ``module_types``: their classes, one each.
+    """
+
+    file: str
+    line: int
+    code: str = ""
+    function: str = ""
+    modules: list[str] = field(default_factory=list)
+    module_types: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
 class FusedNode:
     """A scheduler node after fusion: what Inductor turned into (part of) one kernel call.
 
@@ -177,6 +198,10 @@ class FusedNode:
     #: it (``rules.no_line_reason``): its ops come from code inside torch, or no FX op is linked to it (in a
     #: TORCH_TRACE import: torch logged no provenance map for its kernel).
     no_line_reason: str = ""
+    #: Where the user's code built the modules its ops come from (``BuiltLine``, ``report/built.py``), one per
+    #: distinct line, in op order: only for a node with no ``user_lines`` (a line that ran wins), whose ops ran
+    #: inside torch (an ``nn.Sequential`` of torch's layers). Built here, not ran here: views say so.
+    built_lines: list[BuiltLine] = field(default_factory=list)
 
 
 @dataclass(frozen=True, slots=True)

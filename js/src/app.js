@@ -5,7 +5,8 @@
 import { hasProfile, plural } from "./data.js";
 import { h } from "./dom.js";
 import { installKeys } from "./keys.js";
-import { linePanel, renderPanel } from "./panel.js";
+import { linePanel } from "./linepanel.js";
+import { renderPanel } from "./panel.js";
 import { createSearch } from "./search.js";
 import { installSplit } from "./split.js";
 import { COLLAPSE_LIMIT, COLOUR_MODES, createModel, createStore, initialState, normalizer } from "./store.js";

@@ -21,6 +21,7 @@ import {
 import { h } from "./dom.js";
 import { folded } from "./fold.js";
 import { autotuneSection, metadataSection, profileSection, topKernelsSection } from "./kernelinfo.js";
+import { builtLines, builtModules } from "./linepanel.js";
 import { cudagraphsSection, irSection, launchSection } from "./metal.js";
 import { costSection } from "./roofline.js";
 import { compileReason, fmtShape, readableReason, sameGraphGroups } from "./viewdata.js";
@@ -216,6 +217,7 @@ function headerSection(sel) {
   const { idx, entry, n, k } = sel;
   const lines = n.user_lines || []; // the user line (FusedNode.user_lines[0], Python), as every view names it
   const last = lines[0] || null;
+  const built = (n.built_lines || [])[0] || null; // no line ran its ops: where its module was built (Python)
   const siblings = kernelRun(idx, n.name).filter((x) => x !== n.name);
   return h(
     "header",
@@ -231,7 +233,20 @@ function headerSection(sel) {
           h("code", {}, String(last.code || "").trim()),
           lines.length > 1 ? h("span", { class: "il-muted" }, ` and ${plural(lines.length - 1, "other line")}`) : null,
         )
-      : null,
+      : built
+        ? h(
+            "div",
+            {
+              class: "il-head-line",
+              "data-role": "built-line",
+              title: `${built.file}:${built.line}: where your code built ${builtModules(built)} (its ops ran inside torch)`,
+            },
+            h("span", { class: "il-muted" }, "built at "),
+            h("span", { class: "il-file" }, `${basename(built.file)}:${built.line}`),
+            " ",
+            h("code", {}, String(built.code || "").trim()),
+          )
+        : null,
     h(
       "div",
       { class: "il-chips" },
@@ -523,10 +538,17 @@ function fxOpsSection({ n, fxByName }, actions) {
 
 function userCodeSection(sel) {
   const stacks = userStacks(sel);
+  const built = sel.n.built_lines || [];
+  const title =
+    stacks.length || !built.length
+      ? `Your code (${plural(stacks.length, "source location")})`
+      : `Your code: where its modules were built (${plural(built.length, "line")})`;
   return section(
-    `Your code (${plural(stacks.length, "source location")})`,
+    title,
     "user-stack",
-    stacks.length ? stacks.map(userStack) : noUserSource(sel.n, sel.fxByName, sel.idx.compile),
+    stacks.length
+      ? stacks.map(userStack)
+      : [built.length ? builtLines(sel.n) : null, noUserSource(sel.n, sel.fxByName, sel.idx.compile)],
   );
 }
 
@@ -695,55 +717,5 @@ function graphBreaks(report) {
         );
       }),
     ),
-  );
-}
-
-/** The panel after a source-line click: the line, and its kernels in this compile (click one to select it). */
-export function linePanel(key, entry, idx, actions) {
-  if (!entry)
-    return h(
-      "div",
-      { class: "il-summary", "data-role": "line-kernels" },
-      h("h3", {}, key),
-      h("p", { class: "il-muted" }, "No kernel came from this line."),
-    );
-  const refs = entry.refs.filter((r) => r.compileId === idx.compile.id);
-  const byKernel = new Map();
-  for (const r of refs) {
-    const k = r.kernel || r.fused;
-    if (!byKernel.has(k)) byKernel.set(k, { ...r, fusedAll: [] });
-    byKernel.get(k).fusedAll.push(r.fused);
-  }
-  const elsewhere = [...new Set(entry.refs.filter((r) => r.compileId !== idx.compile.id).map((r) => r.compileId))];
-  return h(
-    "div",
-    { class: "il-summary", "data-role": "line-kernels" },
-    h("h3", {}, `${basename(entry.file)}:${entry.line}`),
-    h("pre", { class: "il-code il-line-code" }, String(entry.code || "").trim()),
-    h("p", {}, `${plural(byKernel.size, "kernel")} in ${idx.compile.id} (highlighted in the fusion graph):`),
-    h(
-      "ul",
-      { class: "il-why" },
-      [...byKernel.values()].map((r) =>
-        h(
-          "li",
-          { "data-kernel": r.kernel },
-          h("i", { class: `il-dot kind-${r.kind}` }),
-          h(
-            "button",
-            { class: "il-link il-mono", type: "button", onclick: () => actions.select(r.fused) },
-            (idx.byName.get(r.fused) || { node: {} }).node.label || r.kernel || r.fused,
-          ),
-          h(
-            "span",
-            { class: "il-muted" },
-            ` ${r.kind}${r.fusedAll.length > 1 ? ` · ${plural(r.fusedAll.length, "fused node")}` : ""}`,
-          ),
-        ),
-      ),
-    ),
-    elsewhere.length
-      ? h("p", { class: "il-muted" }, `This line also produced kernels in ${elsewhere.join(", ")}.`)
-      : null,
   );
 }

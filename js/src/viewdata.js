@@ -7,23 +7,27 @@ export const lineKey = (file, line) => `${file}:${line}`;
 
 /**
  * Every user source line that produced ops, with the kernels they went to: Map("FILE:LINE" -> {file, line,
- * code, refs: [{compileId, fused, kernel, kind}]}). A fused node belongs to each of its `user_lines`
- * (decided in Python, report/finish.py: the same lines the panel and the roofline's table name).
+ * code, refs: [{compileId, fused, kernel, kind, how, modules}]}). A fused node belongs to each of its
+ * `user_lines` (how "ran") and, when it has none (its ops ran inside torch, an nn.Sequential's), to each of its
+ * `built_lines` (how "built": the line built the modules `modules`, it did not run them). Both decided in
+ * Python (report/finish.py, report/built.py): the same lines the panel and the roofline's table name.
  */
 export function sourceIndex(report) {
   const lines = new Map();
+  const add = (c, n, fr, how, modules) => {
+    const key = lineKey(fr.file, fr.line);
+    let e = lines.get(key);
+    if (!e) {
+      e = { file: fr.file, line: fr.line, code: String(fr.code || ""), refs: [] };
+      lines.set(key, e);
+    }
+    e.refs.push({ compileId: c.id, fused: n.name, kernel: n.kernel || "", kind: n.kind, how, modules });
+  };
   for (const c of report.compiles || []) {
     const idx = indexCompile(c);
     for (const n of idx.boxes) {
-      for (const fr of n.user_lines || []) {
-        const key = lineKey(fr.file, fr.line);
-        let e = lines.get(key);
-        if (!e) {
-          e = { file: fr.file, line: fr.line, code: String(fr.code || ""), refs: [] };
-          lines.set(key, e);
-        }
-        e.refs.push({ compileId: c.id, fused: n.name, kernel: n.kernel || "", kind: n.kind });
-      }
+      for (const fr of n.user_lines || []) add(c, n, fr, "ran", []);
+      for (const b of n.built_lines || []) add(c, n, b, "built", b.modules || []);
     }
   }
   return lines;
@@ -57,13 +61,8 @@ export function sourceFiles(report, index) {
   return out;
 }
 
-/**
- * What a source line's gutter says for compile `compileId`: its refs there, their distinct kernels and kinds,
- * the measured time of those kernels, and how many other compiles the line also produced kernels in:
- * {refs, kernels, kinds: [[kind, n]], us, otherCompiles}.
- */
-export function lineSummary(entry, report, compileId = "") {
-  const refs = entry.refs.filter((r) => !compileId || r.compileId === compileId);
+/** The distinct kernels of some refs (one compile's), their kinds (most first) and measured time. */
+function kernelsOf(refs, report) {
   const kernels = new Map();
   for (const r of refs)
     if (r.kernel && !kernels.has(r.compileId + "\0" + r.kernel)) kernels.set(r.compileId + "\0" + r.kernel, r);
@@ -75,14 +74,26 @@ export function lineSummary(entry, report, compileId = "") {
     const p = profileOf(c && (c.kernels || []).find((x) => x.name === r.kernel));
     if (p) us = (us || 0) + p.total_us;
   }
+  return { kernels: [...kernels.values()], kinds: [...kinds.entries()].sort((a, b) => b[1] - a[1]), us };
+}
+
+/**
+ * What a source line's gutter says for compile `compileId`: the kernels its ops ran in there (refs "ran"), their
+ * kinds and measured time; `built`: the same for the kernels of the modules the line built whose ops ran inside
+ * torch (refs "built", with the module paths); and how many other compiles the line also has kernels in:
+ * {refs, kernels, kinds: [[kind, n]], us, built: {refs, kernels, kinds, us, modules}, otherCompiles}.
+ */
+export function lineSummary(entry, report, compileId = "") {
+  const refs = entry.refs.filter((r) => !compileId || r.compileId === compileId);
+  const ran = refs.filter((r) => r.how !== "built");
+  const built = refs.filter((r) => r.how === "built");
   const others = new Set(
     entry.refs.filter((r) => r.kernel && compileId && r.compileId !== compileId).map((r) => r.compileId),
   );
   return {
-    refs,
-    kernels: [...kernels.values()],
-    kinds: [...kinds.entries()].sort((a, b) => b[1] - a[1]),
-    us,
+    refs: ran,
+    ...kernelsOf(ran, report),
+    built: { refs: built, ...kernelsOf(built, report), modules: [...new Set(built.flatMap((r) => r.modules))] },
     otherCompiles: others.size,
   };
 }

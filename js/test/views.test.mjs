@@ -179,6 +179,42 @@ test("source index: each line with the kernels its ops went to; file text from r
   assert.match(old[0].note, /only the lines/);
 });
 
+test("source index: a node whose ops ran inside torch belongs to the lines that built its modules, as built", () => {
+  const b = (line, modules) => ({
+    file: "/home/me/train.py",
+    line,
+    code: "nn.Linear(16, 32),",
+    function: "<module>",
+    modules,
+  });
+  const seq = {
+    id: "0/0 forward",
+    fused_nodes: [
+      { name: "op0", kind: "extern", fx_nodes: ["addmm"], kernel: "extern_kernels.addmm", built_lines: [b(6, ["0"])] },
+      { name: "op1", kind: "pointwise", fx_nodes: ["gelu"], kernel: "cpp_fused_gelu_0", built_lines: [b(7, ["1"])] },
+      // a node with a line that ran: counted as ran, never as built (Python gives it no built_lines)
+      { name: "op2", kind: "extern", fx_nodes: ["addmm_1"], kernel: "extern_kernels.addmm_1", user_lines: [fr(7)] },
+    ],
+    kernels: [],
+  };
+  const r = { compiles: [seq] };
+  const idx = sourceIndex(r);
+  assert.deepEqual(
+    idx.get("/home/me/train.py:6").refs.map((x) => [x.fused, x.how, x.modules]),
+    [["op0", "built", ["0"]]],
+  );
+  const s = lineSummary(idx.get("/home/me/train.py:7"), r, "0/0 forward");
+  assert.deepEqual(s.kernels, [], "a built line runs no kernel");
+  assert.deepEqual(
+    s.built.kernels.map((x) => x.kernel),
+    ["cpp_fused_gelu_0"],
+  );
+  assert.deepEqual(s.built.modules, ["1"]);
+  const ran = lineSummary(idx.get("/home/me/model.py:7"), r, "0/0 forward");
+  assert.equal(ran.kernels.length, 1);
+  assert.equal(ran.built.kernels.length, 0);
+});
+
 test("kernel table: one row per kernel, sortable and filterable", () => {
   const rows = kernelRows(indexCompile(compile));
   assert.deepEqual(

@@ -22,13 +22,18 @@ for (const c of report.compiles || []) {
     ),
   };
 }
-// the source view's gutter: per line and compile, the kernels counted and the other compiles named
+// the source view's gutter: per line and compile, the kernels counted (those its ops ran in, those of the modules
+// it built, "built here") and the other compiles named
 const index = sourceIndex(report);
 for (const [key, entry] of index) {
   out.lines[key] = {};
   for (const cid of new Set(entry.refs.map((r) => r.compileId))) {
     const s = lineSummary(entry, report, cid);
-    out.lines[key][cid] = { kernels: s.kernels.map((r) => r.kernel).sort(), otherCompiles: s.otherCompiles };
+    out.lines[key][cid] = {
+      kernels: s.kernels.map((r) => r.kernel).sort(),
+      built: s.built.kernels.map((r) => r.kernel).sort(),
+      otherCompiles: s.otherCompiles,
+    };
   }
 }
 process.stdout.write(JSON.stringify(out));

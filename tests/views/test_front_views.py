@@ -99,6 +99,59 @@ def test_source_line_click_highlights_exactly_its_kernels_and_a_box_marks_its_li
     _assert_clean(page)
 
 
+def test_a_sequential_of_torch_layers_shows_the_lines_that_built_each_layer_as_built_here(
+    tmp_path, offline_page, sequential_mlp_report
+):
+    """Issue 22: an nn.Sequential MLP's ops ran inside torch. At 1000 x 700 the Source view marks the three lines
+    that built its layers "built here" (never as lines that ran), a click highlights exactly that layer's kernel,
+    and a box's panel says its line is where the module was built."""
+    page = offline_page
+    page.set_viewport_size({"width": 1000, "height": 700})
+    (c,) = sequential_mlp_report.compiles
+    models = next(sf for sf in sequential_mlp_report.source_files if sf.file.endswith("sequential_models.py"))
+    text = models.text.splitlines()
+    layers = ("nn.Linear(16, 32),", "nn.GELU(),", "nn.Linear(32, 4),")
+    line_of = {code: i for i, ln in enumerate(text, 1) for code in layers if ln.strip() == code}
+    # the independent expectation: the GELU's kernel is the node whose ops come from module 1
+    fx = {n.name: n for n in c.graphs["post_grad"].nodes}
+    gelu = [n for n in c.fused_nodes if any(fx[f].module_stack[-1:] == ["1"] for f in n.fx_nodes if f in fx)]
+    assert len(gelu) == 1
+    path = tmp_path / "seq.html"
+    sequential_mlp_report.save_html(path)
+    _open(page, path)
+    page.click('[data-tab="source"]')
+    built = page.locator('[data-view="source"] [data-how="built"]')
+    assert {r.get_attribute("data-line") for r in built.all()} == {str(line_of[code]) for code in layers}
+    assert page.locator('[data-view="source"] [data-how="ran"]').count() == 0
+    key = f"{models.file}:{line_of['nn.GELU(),']}"
+    row = page.locator(f'[data-view="source"] [data-source-line="{key}"]')
+    mark = row.locator('[data-role="built-here"]')
+    assert mark.inner_text().strip() == "built here · 1 kernel" and mark.get_attribute("data-built-count") == "1"
+    assert row.locator(".il-src-ann").get_attribute("data-count") == "0"  # no kernel ran on this line
+    assert "not ran here" in mark.get_attribute("title")
+    assert page.locator('[data-role="built-help"]').is_visible()
+    row.scroll_into_view_if_needed()
+    assert mark.is_visible()
+    row.click()
+    got = page.locator('[data-view="fusion"] [data-highlighted="true"]')
+    assert {b.get_attribute("data-kernel") for b in got.all()} == {gelu[0].kernel}
+    panel = page.locator('[data-role="line-built"]')
+    assert "Built here, not ran here" in panel.inner_text()
+    assert {li.get_attribute("data-kernel") for li in panel.locator("li").all()} == {gelu[0].kernel}
+    # the box's panel: its user-line section says the line is where its module was built
+    page.click('[data-tab="fusion"]')
+    page.locator(f'[data-view="fusion"] [data-node="{gelu[0].name}"]').click()
+    head = page.locator('[data-role="built-line"]')
+    assert head.inner_text().startswith(f"built at sequential_models.py:{line_of['nn.GELU(),']}")
+    section = page.locator('[data-role="user-stack"] [data-role="built-lines"]')
+    assert "Built here, not ran here" in section.inner_text() and "module 1 (GELU)" in section.inner_text()
+    assert section.locator(f'[data-built-line="{key}"]').count() == 1
+    page.click('[data-tab="source"]')
+    marked = page.locator('[data-view="source"] [data-marked="true"]')
+    assert [m.get_attribute("data-source-line") for m in marked.all()] == [key]
+    _assert_clean(page)
+
+
 def test_kernel_table_sorts_filters_and_a_row_click_selects_the_box(tmp_path, offline_page, training_report):
     page = offline_page
     fwd = training_report.compiles[0]

@@ -63,13 +63,18 @@ def _python_view(report) -> dict:
             },
         }
         for n in boxes:
-            for f in n.user_lines:
-                lines.setdefault(_key(f), {}).setdefault(c.id, set())
-                if n.kernel:
-                    lines[_key(f)][c.id].add(n.kernel)
+            for how, frames in (("ran", n.user_lines), ("built", n.built_lines)):
+                for f in frames:
+                    per = lines.setdefault(_key(f), {}).setdefault(c.id, {"ran": set(), "built": set()})
+                    if n.kernel:
+                        per[how].add(n.kernel)
     shown_lines = {
         key: {
-            cid: {"kernels": sorted(ks), "otherCompiles": sum(1 for o, oks in per.items() if o != cid and oks)}
+            cid: {
+                "kernels": sorted(ks["ran"]),
+                "built": sorted(ks["built"]),
+                "otherCompiles": sum(1 for o, oks in per.items() if o != cid and (oks["ran"] or oks["built"])),
+            }
             for cid, ks in per.items()
         }
         for key, per in lines.items()
@@ -88,6 +93,15 @@ def test_python_and_js_show_the_same_lines_runs_and_counts(training_report, brea
         shown = _shown(report, tmp_path / str(i))
         assert shown == _python_view(report), report.title
         assert any(b["line"] for c in shown["compiles"].values() for b in c["boxes"].values()), report.title
+
+
+def test_python_and_js_show_the_same_built_lines(nested_sequential_training_report, tmp_path):
+    """A model of torch's modules: no line ran its ops, and each line that built one of its modules shows the
+    kernels ``FusedNode.built_lines`` gives it (forward and backward), as built, none as ran."""
+    shown = _shown(nested_sequential_training_report, tmp_path)
+    assert shown == _python_view(nested_sequential_training_report)
+    per = [v for cids in shown["lines"].values() for v in cids.values()]
+    assert per and all(v["built"] and not v["kernels"] for v in per)
 
 
 def test_the_roofline_ties_each_kernel_to_the_line_the_kernel_table_shows(recorded, tmp_path):

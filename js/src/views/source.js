@@ -6,12 +6,30 @@ import { basename, fmtBytes, fmtUs, plural } from "../data.js";
 import { h } from "../dom.js";
 import { lineKey, lineSummary, sourceFiles } from "../viewdata.js";
 
-/** One line's annotation: kernels in the current compile (kinds as dots), the other compiles, measured time. */
+const dots = (kinds) => kinds.map(([k, n]) => h("i", { class: `il-dot kind-${k}`, title: `${n} ${k}` }));
+
+/** What a "built here" mark says: the line built these modules, whose ops ran inside torch, not on this line. */
+function builtTitle(built) {
+  const mods = built.modules;
+  return (
+    `Built here, not ran here: ${mods.length === 1 ? "the module" : "the modules"} ${mods.join(", ")} built on this ` +
+    `line went to ${plural(built.kernels.length, "kernel")} in this compile. Their ops ran inside torch ` +
+    "(nn.Sequential's forward calling torch's layers), not on a line of yours; " +
+    "this line is where your code built the module they belong to."
+  );
+}
+
+/**
+ * One line's annotation: the kernels its ops ran in, in the current compile (kinds as dots); the kernels of the
+ * modules it built whose ops ran inside torch, marked "built here" (FusedNode.built_lines); the other compiles;
+ * measured time.
+ */
 function annotation(entry, report, compileId) {
   if (!entry) return null;
   const here = lineSummary(entry, report, compileId);
   const other = here.otherCompiles; // compiles, not kernels: "in 2 other compiles"
-  const kinds = here.kinds.map(([k, n]) => h("i", { class: `il-dot kind-${k}`, title: `${n} ${k}` }));
+  const built = here.built;
+  const us = here.kernels.length ? here.us : built.us;
   return h(
     "span",
     {
@@ -20,20 +38,43 @@ function annotation(entry, report, compileId) {
       "data-other-compiles": String(other),
       title:
         `${plural(here.kernels.length, "kernel")} in this compile (${here.kinds.map(([k, n]) => `${n} ${k}`).join(", ") || "none"})` +
+        (built.kernels.length ? `, ${plural(built.kernels.length, "kernel")} of modules built here` : "") +
         (other ? `, also in ${plural(other, "other compile")}` : "") +
-        (here.us != null ? `, ${fmtUs(here.us)} measured per run` : ""),
+        (us != null ? `, ${fmtUs(us)} measured per run` : ""),
     },
-    kinds,
+    dots(here.kinds),
     here.kernels.length ? plural(here.kernels.length, "kernel") : "",
+    built.kernels.length
+      ? h(
+          "span",
+          {
+            class: "il-src-built",
+            "data-role": "built-here",
+            "data-built-count": String(built.kernels.length),
+            title: builtTitle(built),
+          },
+          here.kernels.length ? " · " : "",
+          dots(built.kinds),
+          `built here · ${plural(built.kernels.length, "kernel")}`,
+        )
+      : null,
     other
       ? h(
           "span",
           { class: "il-muted" },
-          here.kernels.length ? ` +${plural(other, "compile")}` : plural(other, "other compile"),
+          here.kernels.length || built.kernels.length
+            ? ` +${plural(other, "compile")}`
+            : plural(other, "other compile"),
         )
       : null,
-    here.us != null ? h("span", { class: "il-src-time" }, ` ${fmtUs(here.us)}`) : null,
+    us != null ? h("span", { class: "il-src-time" }, ` ${fmtUs(us)}`) : null,
   );
+}
+
+/** "ran" when the line ran ops (in this compile, else in any), "built" when it only built modules. */
+function lineHow(entry, compileId) {
+  const here = entry.refs.filter((r) => r.compileId === compileId);
+  return (here.length ? here : entry.refs).some((r) => r.how !== "built") ? "ran" : "built";
 }
 
 function create(ctx) {
@@ -72,9 +113,16 @@ function create(ctx) {
         prev = line;
         const key = lineKey(f.file, line);
         const entry = index.get(key);
+        // a line that only built modules (their ops ran inside torch) reads apart from one that ran ops
+        const how = entry ? lineHow(entry, s.compileId) : "";
         const row = h(
           "div",
-          { class: "il-src-line" + (entry ? " il-src-hot" : ""), "data-source-line": key, "data-line": String(line) },
+          {
+            class: "il-src-line" + (entry ? " il-src-hot" : ""),
+            "data-source-line": key,
+            "data-line": String(line),
+            "data-how": how || null,
+          },
           h("span", { class: "il-src-no" }, String(line)),
           h("span", { class: "il-src-gutter" }, annotation(entry, report, s.compileId)),
           // a column of its own, where the forward saves anything: what the line keeps for the backward
@@ -117,11 +165,22 @@ function create(ctx) {
         h("div", { class: "il-src-lines" }, rows),
       );
     });
+    const anyBuilt = [...index.values()].some((e) =>
+      e.refs.some((r) => r.how === "built" && r.compileId === s.compileId),
+    );
     el.replaceChildren(
       h(
         "p",
         { class: "il-muted il-src-help" },
         "Your code, each line with the kernels its ops went to in this compile. Click a line to highlight its kernels in the graph.",
+        anyBuilt
+          ? h(
+              "span",
+              { "data-role": "built-help" },
+              " Lines marked “built here” built a module whose ops ran inside torch (an nn.Sequential of torch's layers): " +
+                "no line of yours ran them, so the line that built the module stands for them.",
+            )
+          : null,
       ),
       ...sections,
     );
