@@ -34,7 +34,8 @@ from ..report.model import (
     Report,
     Trigger,
 )
-from ..report.rules import MODULE_ROOT_ARG, readable_reasons, source_role
+from ..report.module_paths import majority_stack
+from ..report.rules import MODULE_ROOT_ARG, placeholder_source, readable_reasons, source_role
 from .artifacts import READERS, record_kind
 from .cudagraphs import cudagraphs_of
 from .launch import kernel_launch
@@ -273,7 +274,7 @@ def _input_roles(
     sources = []
     for n in dynamo or []:
         if n["op"] == "placeholder":
-            rd = source_role(n.get("source", ""))
+            rd = source_role(n.get("source") or placeholder_source(n.get("target", "")))  # a log has no source
             if shift is not None and rd[0] == "input":
                 rd = (rd[0], _user_arg_name(rd[1], arg_names or [], shift))
             sources.append(rd)
@@ -294,30 +295,6 @@ def _input_roles(
         elif graph_kind == "backward":
             post_roles[name] = ("saved", rules.saved_name(name, forward or {}))
     return dyn_roles, post_roles
-
-
-def _majority_prefix(stacks: list[list[str]]) -> list[str]:
-    """The deepest module path that more than half of the ops (those with a module) sit in.
-
-    A fused node often takes an op or two from a neighbouring module (a residual add fused into the next
-    block's layer norm); the strict common prefix would then be empty and the node could not be grouped
-    with the module that produced most of it."""
-    stacks = [s for s in stacks if s]
-    if not stacks:
-        return []
-    prefix: list[str] = []
-    while True:
-        depth = len(prefix)
-        counts: dict[str, int] = {}
-        for s in stacks:
-            if len(s) > depth and s[:depth] == prefix:
-                counts[s[depth]] = counts.get(s[depth], 0) + 1
-        if not counts:
-            return prefix
-        best, n = max(counts.items(), key=lambda kv: (kv[1], -len(kv[0])))
-        if 2 * n <= len(stacks):
-            return prefix
-        prefix = prefix + [best]
 
 
 def _members_of(name: str) -> list[str]:
@@ -543,7 +520,7 @@ class _GraphBuilder:
                     writes=sorted(set(sn.writes) | set(sn.outputs)),
                     members=sn.members,
                     estimated_runtime_us=round(est * 1000, 3) if est is not None else None,
-                    module_stack=_majority_prefix([fx_modules.get(n, []) for n in sn.fx_nodes]),
+                    module_stack=majority_stack(fx_modules.get(n, []) for n in sn.fx_nodes),
                 )
             )
         return out

@@ -23,6 +23,7 @@ import os
 import re
 from typing import Any, Callable, Iterable, Optional, Union
 
+from ..report.finish import infer_report_modules
 from ..report.model import Report
 from .artifacts import wanted
 from .build import _base_cid, _cid, build_report
@@ -42,7 +43,8 @@ _NOT_IN_A_TRACE = [
     ("trace_no_compiler_stack", "a TORCH_TRACE log does not hold the compiler's call stack at each kernel"),
     (
         "trace_no_module_paths",
-        "a TORCH_TRACE log prints graphs without their nn.Module paths: nodes are not grouped by module",
+        "a TORCH_TRACE log prints graphs without their nn.Module paths: they were inferred from the parameters "
+        "each op reads and the ops around it (Compile.modules_inferred), never deeper than that shows",
     ),
     (
         "trace_fused_from_provenance",
@@ -374,7 +376,7 @@ def report_from_log(log: Union[TraceLog, TraceReader], title: str = "") -> Repor
             "trace_incomplete",
             f"{log.bad_lines} line(s) of {os.path.basename(log.path)} were not trace records and were skipped",
         )
-    return build_report(
+    report = build_report(
         raw,
         log.torch_version.split("+")[0] or "unknown",
         title=title or os.path.basename(log.path),
@@ -382,6 +384,7 @@ def report_from_log(log: Union[TraceLog, TraceReader], title: str = "") -> Repor
         rank=log.rank,
         world_size=None,
     )
+    return infer_report_modules(report)  # the log holds no module paths: report/module_paths.py
 
 
 def load_trace(

@@ -14,6 +14,7 @@ from typing import Optional
 
 from .built import mark_built
 from .model import DERIVED_VERSION, SCHEMA_VERSION, Compile, FusedNode, Kernel, Report
+from .module_paths import infer_modules
 from .modules import module_view
 from .rules import (
     NOT_OPS,
@@ -190,12 +191,42 @@ def name_saved(compiles: list[Compile]) -> list[Compile]:
     return [saved_names(c, fwd[c.id]) if c.id in fwd else c for c in compiles]
 
 
+def with_modules(compiles: list[Compile]) -> list[Compile]:
+    """``compiles`` with module paths inferred where they lack them (``module_paths.infer_modules``), each
+    backward from its forward (:func:`pair_backward`)."""
+    return infer_modules(compiles, {b.id: f for f, b in pair_backward(compiles).items()})
+
+
+def rederive(compiles: list[Compile]) -> list[Compile]:
+    """What a report written before the derived fields of ``DERIVED_VERSION`` gets on loading: module paths
+    inferred where missing (:func:`with_modules`), its backwards' saved inputs named (:func:`name_saved`), then
+    :func:`derive_compile` on every compile."""
+    return [derive_compile(c) for c in name_saved(with_modules(compiles))]
+
+
 def derive_report(report: Report) -> Report:
-    """``report`` with :func:`derive_compile` run on every compile (a report written before the derived
-    fields of ``DERIVED_VERSION``), its backwards' saved inputs named first (:func:`name_saved`), and the
-    lines that built the modules of ops with no line of their own (``report/built.py``)."""
-    compiles = [derive_compile(c) for c in name_saved(report.compiles)]
-    return mark_built(dataclasses.replace(report, compiles=compiles, derived=DERIVED_VERSION))
+    """``report`` with :func:`rederive` run on its compiles (a report written before the derived fields of
+    ``DERIVED_VERSION``), and the lines that built the modules of ops with no line of their own
+    (``report/built.py``)."""
+    return mark_built(dataclasses.replace(report, compiles=rederive(report.compiles), derived=DERIVED_VERSION))
+
+
+def infer_report_modules(report: Report) -> Report:
+    """``report`` with module paths inferred for the compiles that lack them (:func:`with_modules`), and what
+    follows from them derived again: the fused nodes' grouping (``module_view``) and the backwards' saved inputs'
+    names, and the lines that built their modules (``report/built.py``). ``report`` itself when none lacks them.
+    A TORCH_TRACE import gets this once it is built."""
+    compiles = with_modules(report.compiles)
+    changed = {c.id for c, was in zip(compiles, report.compiles) if c is not was}
+    if not changed:
+        return report
+    by_id = {c.id: c for c in compiles}
+    for f, b in pair_backward(compiles).items():
+        if f in changed:  # its saved inputs are named by the forward's ops, with their modules
+            by_id[b.id] = saved_names(by_id[b.id], by_id[f])
+            changed.add(b.id)
+    compiles = [derive_compile(by_id[c.id]) if c.id in changed else c for c in compiles]
+    return mark_built(dataclasses.replace(report, compiles=compiles))
 
 
 def finish_compile(c: Compile) -> Compile:
@@ -262,7 +293,7 @@ def upgrade_v1(report: Report, data: dict) -> Report:
     """A version-1 report loaded into the version-2 model, with the fields version 1 did not have filled
     from what it recorded (``pre_fusion_nodes``, which version 2 dropped, is left behind)."""
     compiles = []
-    for c in name_saved(report.compiles):
+    for c in name_saved(with_modules(report.compiles)):
         reason = ""
         if c.trigger.kind == "recompile":
             text = c.trigger.reason

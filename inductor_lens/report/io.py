@@ -390,7 +390,7 @@ def _build(parts: "Parts") -> Report:
             raise ReportError(f"{name}: {e}") from None
         validate(to_plain(report), name)
         return report
-    from .finish import derive_compile, mark_built, name_saved
+    from .finish import mark_built, rederive
 
     builder, compiles = Builder(), []
     underived = _underived(parts.head)  # written before its derived fields: filled as each compile is built
@@ -400,8 +400,8 @@ def _build(parts: "Parts") -> Report:
         for c in parts.checked():
             builder.shared = parts.shared  # known once the tables are expanded
             compiles.append(builder.build(Compile, c))
-        if underived:  # a backward's saved inputs are named from its forward, before each is derived
-            compiles = [derive_compile(c) for c in name_saved(compiles)]
+        if underived:  # module paths inferred where missing, saved inputs named, then each is derived
+            compiles = rederive(compiles)
         report = builder.build(Report, dict(parts.head_expanded, compiles=[]))
     report = dataclasses.replace(report, compiles=compiles, derived=DERIVED_VERSION)
     return mark_built(report) if underived else report  # built lines read the report's source files

@@ -30,9 +30,10 @@ SCHEMA_VERSION = 2
 
 #: The generation of the derived fields (``report/finish.py``) a report holds. A report written before
 #: derived fields were added (no ``derived`` key, or a smaller number) gets them filled when it is loaded.
-DERIVED_VERSION = 6  # 2: Trigger.summary; 3: Compile.module_view, FusedNode.group_path; 4: FusedNode.no_line_reason;
+DERIVED_VERSION = 7  # 2: Trigger.summary; 3: Compile.module_view, FusedNode.group_path; 4: FusedNode.no_line_reason;
 # 5: a backward's saved inputs named by what made them, input copies labelled, Trigger.kind ahead_of_time;
 # 6: FusedNode.built_lines (where the user's code built the modules of ops that ran inside torch)
+# 7: module paths inferred where a compile recorded none (Compile.modules_inferred, report/module_paths.py)
 
 #: Languages a kernel may be written in: what Inductor's output code defines (``async_compile.<kind>``),
 #: ``extern`` for calls of library kernels, ``other`` when the source was not found.
@@ -884,6 +885,11 @@ class Compile(_Record):
     #: How the fusion graph folds the fused nodes by module: repeated layers, the opening expansion
     #: (``ModuleView``; filled on load for older reports).
     module_view: Optional[ModuleView] = None
+    #: ``True`` when module paths of its post-grad ops and fused nodes were inferred, not recorded
+    #: (``report/module_paths.py``): from the parameters each op reads, in a backward the gradients it makes and
+    #: the activations it reads, and the ops around it; a TORCH_TRACE log holds none, and a report recorded
+    #: before the capture read a backward's ``fwd_nn_module_stack`` none for its backward. Recorded paths are kept.
+    modules_inferred: bool = False
 
     def kernel(self, name: str) -> Kernel:
         """The kernel called ``name``; ``KeyError`` names the ones there are."""

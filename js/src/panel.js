@@ -148,7 +148,15 @@ function noUserSource(n, fxByName, compile) {
     "div",
     { class: "il-muted" },
     h("p", { "data-role": "no-line-reason" }, n.no_line_reason), // why, in Python's words (FusedNode.no_line_reason)
-    modules.length ? h("p", {}, "Module: ", h("span", { class: "il-mono" }, modules.join(", "))) : null,
+    modules.length
+      ? h(
+          "p",
+          {},
+          "Module: ",
+          h("span", { class: "il-mono" }, modules.join(", ")),
+          compile.modules_inferred ? " (inferred)" : "",
+        )
+      : null,
     call
       ? h(
           "p",
@@ -262,7 +270,9 @@ function headerSection(sel) {
       { class: "il-muted il-small" },
       `fused node ${n.name}`,
       siblings.length ? ` (+${plural(siblings.length, "other")} in this kernel)` : "",
-      (n.module_stack || []).length ? ` · module ${n.module_stack[n.module_stack.length - 1]}` : "",
+      (n.module_stack || []).length
+        ? ` · module ${n.module_stack[n.module_stack.length - 1]}${idx.compile.modules_inferred ? " (inferred)" : ""}`
+        : "",
       (n.members || []).length > 1 ? ` · fused from ${n.members.length} nodes: ${n.members.join(", ")}` : "",
     ),
   );
@@ -661,6 +671,13 @@ export function compileSummary(idx, report = null, actions = null) {
         )
       : null,
     frames.length ? h("div", { "data-role": "trigger-stack" }, userStack(frames)) : null,
+    c.modules_inferred // Compile.modules_inferred (report/module_paths.py): the graph recorded no module paths
+      ? h(
+          "p",
+          { class: "il-muted", "data-role": "modules-inferred" },
+          "Module paths inferred, not recorded: from the parameters each op reads and the ops around it.",
+        )
+      : null,
     cudagraphsSection(c),
     graphBreaks(report),
     h(

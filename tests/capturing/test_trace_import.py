@@ -165,7 +165,7 @@ def test_bad_paths_say_what_was_expected(tmp_path):
 
 @pytest.fixture(scope="module")
 def gpt2(tmp_path_factory):
-    """(captured, imported) of a one-block GPT-2 training step, recorded both ways at once."""
+    """(captured, imported) of a two-block GPT-2 training step, recorded both ways at once."""
     return _record(tmp_path_factory.mktemp("trace_gpt2"), "gpt2")
 
 
@@ -189,6 +189,59 @@ def test_a_gpt2_training_step_imports_with_exactly_the_captured_kernels(gpt2):
                 want = "reduction" if "reduction" in kinds[f.kernel] else kinds[f.kernel]
                 assert f.kind == want or f.kind in want, (c.id, f.kernel, f.kind, kinds[f.kernel])
     assert len(imported.kernels) == len(captured.kernels) > 20
+
+
+def test_graph_inputs_are_named_as_captured(gpt2):
+    """Dynamo's printed placeholders (``L_self_modules_h_modules_0_..._parameters_weight_``) name the inputs: each
+    forward input has the role and name the capture gave it (``h.0.attn.qkv.weight``, ``idx``)."""
+    captured, imported = gpt2
+    roles = lambda c: [(n.name, n.role, n.display_name) for n in c.graphs["post_grad"].nodes if n.op == "placeholder"]  # noqa: E731
+    assert roles(imported.compile("0/0 forward")) == roles(captured.compile("0/0 forward"))
+    assert ("primals_6", "parameter", "h.0.attn.qkv.weight") in roles(imported.compile("0/0 forward"))
+
+
+def test_inferred_module_paths_agree_with_the_captured_ones(gpt2):
+    """The log prints no module paths; the import infers them (report/module_paths.py) from the parameters each op
+    reads, the gradients it makes and the ops around it. Against the capture of the same step: no op's path is
+    deeper than or beside the captured one, most are the same, and so are the kernels' modules."""
+    from inductor_lens.report.module_paths import majority_stack
+
+    captured, imported = gpt2
+    for c, i in zip(captured.compiles, imported.compiles):
+        assert i.modules_inferred and not c.modules_inferred, c.id
+        truth = {n.name: n.module_stack for n in c.graphs["post_grad"].nodes}
+        ops = [n for n in i.graphs["post_grad"].nodes if n.op == "call_function" and truth.get(n.name)]
+        assert len(ops) > 150
+        wrong = [
+            (n.name, n.module_stack, truth[n.name])
+            for n in ops
+            if truth[n.name][: len(n.module_stack)] != n.module_stack
+        ]
+        assert not wrong, (c.id, wrong[:5])  # the captured path or a prefix of it, never another
+        assert sum(truth[n.name] == n.module_stack for n in ops) >= 0.55 * len(ops), c.id
+        # each kernel call's module: the majority of the captured fused nodes of that call
+        by_name = {f.name: f for f in c.fused_nodes}
+        called = {
+            (k.name, j): majority_stack(by_name[f].module_stack for f in site if f in by_name)
+            for k in c.kernels
+            for j, site in enumerate(k.call_sites)
+        }
+        seen: dict = {}
+        same = compared = 0
+        for f in i.fused_nodes:
+            if f.is_glue or not f.kernel:
+                continue
+            j = seen[f.kernel] = seen.get(f.kernel, -1) + 1
+            want = called.get((f.kernel, j))
+            if want:
+                compared += 1
+                same += f.module_stack == want
+                assert want[: len(f.module_stack)] == f.module_stack, (c.id, f.name, f.module_stack, want)
+        assert compared >= 25 and same >= 0.8 * compared, (c.id, same, compared)
+    # the backward's two blocks, run last first, fold into one box as the forward's would
+    backward = imported.compile("0/0 backward")
+    assert [r.label for r in backward.module_view.repeats] == ["h.1-0"]
+    assert any("were inferred" in d.message for d in imported.diagnostics)
 
 
 def test_a_kernel_with_no_provenance_says_why_it_has_no_line(both):
@@ -230,3 +283,14 @@ def test_a_log_without_provenance_says_so_on_each_kernel_it_cannot_link(both, tm
     unlinked = [n for c in imported.compiles for n in c.fused_nodes if not n.fx_nodes]
     assert unlinked and all(n.no_line_reason == rules.NO_PROVENANCE for n in unlinked)
     assert "trace_unlinked" in [d.code for d in imported.diagnostics]
+
+
+def test_dynamo_placeholder_names_give_their_source():
+    """A log prints dynamo's graph inputs by name only: the name gives the source, so the role and display name."""
+    from inductor_lens.report.rules import placeholder_source, source_role
+
+    name = "L_self_modules_h_modules_0_modules_ln_1_parameters_weight_"
+    assert source_role(placeholder_source(name)) == ("parameter", "h.0.ln_1.weight")
+    assert source_role(placeholder_source("L_self_modules_rope_buffers_inv_freq_")) == ("buffer", "rope.inv_freq")
+    assert source_role(placeholder_source("L_input_ids_")) == ("input", "input_ids")
+    assert placeholder_source("primals_1") == "" and placeholder_source("L_self_modules__parameters_w_") == ""

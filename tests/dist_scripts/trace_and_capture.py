@@ -1,6 +1,6 @@
 """One real compile recorded two ways at once: by TORCH_TRACE (set by the caller) and by
 inductor_lens.capture() in process. Writes the in-process report to argv[1]; ``argv[2] == "gpt2"``: a training
-step of a one-block GPT-2 instead.
+step of a two-block GPT-2 instead.
 
 A training step of a tiny MLP (forward + lazily compiled backward), a graph break, and a recompile
 (a new batch size). Run by tests/capturing/test_trace_import.py with TORCH_TRACE and INDUCTOR_PROVENANCE=1 set."""
@@ -30,11 +30,11 @@ def head(x):
 
 
 torch.manual_seed(0)
-if sys.argv[2:] == ["gpt2"]:  # a one-block GPT-2 training step: attention, layer norms, GELU, tied shapes
+if sys.argv[2:] == ["gpt2"]:  # a two-block GPT-2 training step: attention, layer norms, GELU, repeated blocks
     from inductor_lens.examples import GPT2, gpt2_inputs
 
-    with inductor_lens.capture(title="GPT-2 block, trace vs capture") as cap:
-        gpt = torch.compile(GPT2(layers=1))
+    with inductor_lens.capture(title="GPT-2, trace vs capture") as cap:
+        gpt = torch.compile(GPT2(layers=2))
         gpt(gpt2_inputs()).sum().backward()
     cap.report.save_json(sys.argv[1])
     sys.exit(0)

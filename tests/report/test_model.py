@@ -161,7 +161,7 @@ def test_graph_break_text():
 
 
 def test_fused_node_module_is_where_most_of_its_ops_come_from():
-    from inductor_lens.capturing.build import _majority_prefix
+    from inductor_lens.report.module_paths import majority_stack as _majority_prefix
 
     block6 = ["h.6", "h.6.mlp"]
     assert _majority_prefix([block6, block6, ["h.7", "h.7.ln_1"]]) == ["h.6", "h.6.mlp"]

@@ -274,6 +274,10 @@ def test_shared_kernels_input_stubs_readable_zoom_search_rows_and_timeline(tmp_p
     page.select_option(".il-compile", bwd.id)
     page.wait_for_function("() => document.querySelector('.il-results').hidden")
     page.wait_for_selector(f'{graph}[data-ready="1"] [data-node="{bwd.fused_nodes[-1].name}"]')
+    # the backward's modules, inferred on load (the fixture predates fwd_nn_module_stack), open collapsed: expand
+    assert bwd.modules_inferred
+    page.click('[data-action="expand-all"]')
+    page.wait_for_selector(f'{graph}[data-ready="1"] [data-node="{bwd.fused_nodes[0].name}"]')
 
     # the backward graph has consecutive fused nodes written into one kernel: one box with a count
     by_kernel, runs = {}, []

@@ -70,3 +70,29 @@ def test_the_forward_opens_with_the_layers_as_one_repeated_block_that_a_click_ex
         assert page.locator(f"{view} g.il-repeat").count() == 0
     finally:
         context.close()
+
+
+def test_the_backward_opens_with_its_inferred_layers_as_one_repeated_block(tmp_path, chromium_browser):
+    """The fixture's backward was recorded without module paths for its own ops: inferred on load
+    (report/module_paths.py), its layers fold into one box, and the panel says the paths are inferred. (At
+    1000 x 700 the box is inside the collapsed ``model``: expanding it would show 10 boxes on a screen of 9.)"""
+    report = inductor_lens.load(FIXTURES / "gpu_llama8b_training.json.gz")
+    path = tmp_path / "llama.html"
+    report.save_html(path)
+    from tests.views.test_html_export import _open
+
+    context = chromium_browser.new_context(viewport={"width": 1920, "height": 1080})
+    page = context.new_page()
+    try:
+        _open(page, path)
+        view = '[data-view="fusion"]'
+        page.select_option(".il-compile", "0/0 backward")
+        pane = f"{view} [data-role='graph-pane']"
+        page.wait_for_function("(sel) => document.querySelector(sel).dataset.drawn === '0/0 backward'", arg=pane)
+        block = page.locator(f'{view} g.il-repeat[data-module="repeat:model.layers.31-1"]')
+        assert block.get_attribute("data-repeat") == "31"
+        assert block.locator("text").all_text_contents()[0] == "model.layers.31-1 ×31"
+        assert 4 < page.locator(f"{view} .il-nodes > g.il-item:not(.il-stub)").count() <= 36
+        assert "inferred, not recorded" in page.locator('[data-role="modules-inferred"]').inner_text()
+    finally:
+        context.close()

@@ -1,0 +1,366 @@
+"""Module paths inferred where a graph recorded none (torch-free): a TORCH_TRACE import, whose printed graphs hold
+no nn.Module stack, or the backward of a report recorded before the capture read ``fwd_nn_module_stack``.
+
+Every piece of evidence says a *prefix* of an op's true module stack, and the op gets no deeper path than the
+evidence gives:
+
+- an op that reads a parameter or buffer, or a value made from one module's parameters alone (its view, its
+  cast), runs in the module that owns it (``h.0.attn.qkv.weight``: ``h.0.attn.qkv``);
+- in a backward, the op that makes a parameter's gradient runs in that parameter's module (a backward's outputs
+  are the gradients of its forward's inputs, in order); an op that reads an activation its forward saved is the
+  backward (or the recomputation) of the forward op that made it or of one that used it: it runs in the common
+  prefix of their modules;
+- an op with a recorded module path keeps it, and is evidence for its neighbours;
+- an op between two ops with evidence, in the graph's order, runs in the common prefix of theirs: a module's call
+  is contiguous in the order its graph runs. The GELU between ``h.0.mlp.0`` and ``h.0.mlp.2`` is in ``h.0.mlp``,
+  the residual add between ``h.0.attn.proj`` and ``h.0.ln_2`` in ``h.0``.
+
+Facts about one op that form a chain (each a prefix of the next) give the deepest; facts that disagree (a weight
+shared by two modules) give their common prefix. A path becomes a stack of the modules whose forward ran: its
+dotted prefixes, less a numbered container of modules with modules of their own (``h`` of ``h.0.attn``: an
+``nn.ModuleList`` is never called); a path that a recorded stack holds takes that stack.
+
+A fused node gets the module most of its ops run in (:func:`majority_stack`, the capture's rule); one linked to
+no op with a module (a TORCH_TRACE backward: torch logs no provenance map for it) gets one from the parameters it
+reads and its neighbours in run order, by the same rules. :func:`infer_modules` fills a compile where fewer than
+``MISSING_SHARE`` of its post-grad ops have a recorded module, never changing a recorded path, and sets
+``Compile.modules_inferred`` where it inferred any.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections import defaultdict
+from typing import Iterable, Optional, Sequence
+
+from .model import Compile, FusedNode, Graph, GraphNode
+from .rules import GLUE_OPS
+
+Stack = tuple[str, ...]
+
+#: A compile whose post-grad ops have a recorded module path for fewer than this share of them gets the
+#: others inferred (a live capture records one for nearly all; the ops of its top-level function have none).
+MISSING_SHARE = 0.5
+#: Roles of graph inputs owned by a module.
+OWNED = ("parameter", "buffer")
+
+
+def common_prefix(a: Sequence[str], b: Sequence[str]) -> Stack:
+    """The longest stack both ``a`` and ``b`` start with."""
+    n = 0
+    for x, y in zip(a, b):
+        if x != y:
+            break
+        n += 1
+    return tuple(a[:n])
+
+
+def combine(facts: Iterable[Sequence[str]]) -> Stack:
+    """What several prefixes of one stack say together: the deepest where they form a chain, else (they
+    disagree) their common prefix."""
+    known = [tuple(f) for f in facts if f]
+    if not known:
+        return ()
+    deepest = max(known, key=len)
+    if all(deepest[: len(f)] == f for f in known):
+        return deepest
+    out = known[0]
+    for f in known[1:]:
+        out = common_prefix(out, f)
+    return out
+
+
+def majority_stack(stacks: Iterable[Optional[Sequence[str]]]) -> list[str]:
+    """The deepest module path that more than half of the ops (those with a module) sit in.
+
+    A fused node often takes an op or two from a neighbouring module (a residual add fused into the next
+    block's layer norm); the strict common prefix would then be empty and the node could not be grouped
+    with the module that produced most of it."""
+    known = [list(s) for s in stacks if s]
+    if not known:
+        return []
+    prefix: list[str] = []
+    while True:
+        depth = len(prefix)
+        counts: dict[str, int] = {}
+        for s in known:
+            if len(s) > depth and s[:depth] == prefix:
+                counts[s[depth]] = counts.get(s[depth], 0) + 1
+        if not counts:
+            return prefix
+        best, n = max(counts.items(), key=lambda kv: (kv[1], -len(kv[0])))
+        if 2 * n <= len(known):
+            return prefix
+        prefix = prefix + [best]
+
+
+def missing(c: Compile) -> bool:
+    """Whether ``c`` lacks module paths: fewer than ``MISSING_SHARE`` of its post-grad ops have one."""
+    post = c.graphs.get("post_grad")
+    ops = [n for n in post.nodes if n.op == "call_function"] if post is not None else []
+    return bool(ops) and sum(1 for n in ops if n.module_stack) < MISSING_SHARE * len(ops)
+
+
+def owner(node: GraphNode) -> str:
+    """The module that owns a parameter or buffer input (``h.0.attn.qkv`` for ``h.0.attn.qkv.weight``), ``""``
+    for another node or one owned by the root module."""
+    if node.op != "placeholder" or node.role not in OWNED:
+        return ""
+    return node.display_name.rpartition(".")[0]
+
+
+class _Paths:
+    """Module path -> the stack of modules whose forward ran around it (see the module's docstring)."""
+
+    def __init__(self, paths: Iterable[str], recorded: Iterable[Sequence[str]]):
+        self.known: dict[str, Stack] = {}
+        for st in recorded:
+            for i, m in enumerate(st):
+                self.known.setdefault(m, tuple(st[: i + 1]))
+        self.kids: dict[str, set] = defaultdict(set)
+        for p in [*paths, *self.known]:
+            parts = p.split(".")
+            for i in range(1, len(parts)):
+                self.kids[".".join(parts[:i])].add(parts[i])
+        self.cache: dict[str, Stack] = {}
+
+    def _container(self, path: str) -> bool:
+        kids = self.kids.get(path)
+        return bool(kids) and all(k.isdigit() and f"{path}.{k}" in self.kids for k in kids)
+
+    def stack(self, path: str) -> Stack:
+        if not path:
+            return ()
+        if path in self.known:
+            return self.known[path]
+        if path not in self.cache:
+            head = path.rpartition(".")[0]
+            base = self.stack(head)
+            self.cache[path] = base if self._container(path) else (*base, path)
+        return self.cache[path]
+
+
+def _between(order: Sequence[str], own: dict[str, Stack]) -> dict[str, Stack]:
+    """Each item of ``order`` -> the common prefix of the nearest items before and after it that have evidence
+    of their own (``own``); none before the first or after the last."""
+    before: list[Optional[Stack]] = []
+    last: Optional[Stack] = None
+    for name in order:
+        before.append(last)
+        if name in own:
+            last = own[name]
+    out: dict[str, Stack] = {}
+    after: Optional[Stack] = None
+    for i in range(len(order) - 1, -1, -1):
+        name = order[i]
+        prev = before[i]
+        if prev is not None and after is not None:
+            cp = common_prefix(prev, after)
+            if cp:
+                out[name] = cp
+        if name in own:
+            after = own[name]
+    return out
+
+
+def _displaced(order: Sequence[str], own: dict[str, Stack]) -> set:
+    """Items whose evidence breaks the contiguity of module calls: a run of items with the same evidence whose
+    neighbours on both sides share a deeper module with each other than with it (a forward op recomputed in the
+    middle of another layer's backward, ``model.rotary_emb`` between two ops of ``model.layers.31.self_attn``).
+    Their evidence is their own, and none for the items around them."""
+    runs: list[tuple[Stack, list[str]]] = []
+    for name in order:
+        if name in own:
+            if runs and runs[-1][0] == own[name]:
+                runs[-1][1].append(name)
+            else:
+                runs.append((own[name], [name]))
+    out: set = set()
+    for (prev, _), (st, names), (nxt, _) in zip(runs, runs[1:], runs[2:]):
+        deep = len(common_prefix(prev, nxt))
+        if deep > len(common_prefix(prev, st)) and deep > len(common_prefix(st, nxt)):
+            out.update(names)
+    return out
+
+
+def _fill(order: Sequence[str], own: dict[str, Stack]) -> dict[str, Stack]:
+    """``own`` evidence of each item combined with what its neighbours say (:func:`_between`, leaving out the
+    :func:`_displaced` ones)."""
+    off = _displaced(order, own)
+    around = _between(order, {k: v for k, v in own.items() if k not in off})
+    out = {}
+    for name in order:
+        st = combine([own.get(name, ()), around.get(name, ())])
+        if st:
+            out[name] = st
+    return out
+
+
+def _made_from_weights(graph: Graph, paths: _Paths) -> dict[str, Stack]:
+    """Node name -> the module of the parameters and buffers it is made from alone: the inputs themselves, and
+    ops (a view, a permute, a cast) whose every input is made from one module's."""
+    out: dict[str, Stack] = {}
+    for n in graph.nodes:
+        if n.op == "placeholder":
+            st = paths.stack(owner(n))
+            if st:
+                out[n.name] = st
+        elif n.op == "call_function" and n.inputs and all(i in out for i in n.inputs):
+            found = {out[i] for i in n.inputs}
+            if len(found) == 1:
+                out[n.name] = found.pop()
+    return out
+
+
+def _gradients(backward: Graph, forward: Graph, paths: _Paths) -> dict[str, Stack]:
+    """Backward node name -> the module of the parameter it is the gradient of: the backward's outputs, without
+    its ``None`` ones, are the gradients of the forward's parameters in order (nothing when the counts differ:
+    a frozen parameter, an input that needs a gradient); a view's input used by nothing else is it too."""
+    params = [n for n in forward.nodes if n.op == "placeholder" and n.role == "parameter"]
+    outs = next((n.inputs for n in backward.nodes if n.op == "output"), [])
+    if not params or len(outs) != len(params):
+        return {}
+    by_name = {n.name: n for n in backward.nodes}
+    uses: dict[str, int] = defaultdict(int)
+    for n in backward.nodes:
+        for i in n.inputs:
+            uses[i] += 1
+    out: dict[str, Stack] = {}
+    for name, p in zip(outs, params):
+        st = paths.stack(owner(p))
+        seen = set()
+        while st and name not in seen:
+            seen.add(name)
+            out[name] = combine([out.get(name, ()), st]) if name in out else st
+            n = by_name.get(name)
+            if n is None or n.op != "call_function" or n.short_op not in GLUE_OPS or len(n.inputs) != 1:
+                break
+            if uses[n.inputs[0]] != 1:
+                break
+            name = n.inputs[0]
+    return out
+
+
+def _saved(backward: Graph, forward: Graph) -> dict[str, Stack]:
+    """A backward's saved input -> the common prefix of the modules of the forward op that made it and of those
+    that used it (through views): the ops whose backward or recomputation reads it."""
+    fwd = {n.name: n for n in forward.nodes}
+    users: dict[str, list[GraphNode]] = defaultdict(list)
+    for n in forward.nodes:
+        for i in dict.fromkeys(n.inputs):
+            users[i].append(n)
+    out: dict[str, Stack] = {}
+    for n in backward.nodes:
+        made = fwd.get(n.name) if n.op == "placeholder" and n.role == "saved" else None
+        if made is None or made.op != "call_function":
+            continue
+        found, todo, seen = [made], [made.name], {made.name}
+        while todo:
+            for u in users[todo.pop()]:
+                if u.op != "call_function" or u.name in seen:
+                    continue
+                seen.add(u.name)
+                found.append(u)
+                if u.short_op in GLUE_OPS:
+                    todo.append(u.name)
+        st: Optional[Stack] = None
+        for f in found:
+            st = tuple(f.module_stack) if st is None else common_prefix(st, f.module_stack)
+        if st:
+            out[n.name] = st
+    return out
+
+
+def _op_stacks(
+    graph: Graph, weights: dict[str, Stack], grads: dict[str, Stack], saved: dict[str, Stack], backward: bool
+) -> dict[str, Stack]:
+    """Post-grad op name -> its stack: the recorded one, else the inferred one (where any evidence says one). In a
+    backward, a recorded path is no evidence for the ops around it: the ops that have one there are forward ops
+    recomputed where the backward needs them (a rotary embedding's ``cos``, recorded in ``model.rotary_emb``, in
+    the middle of ``model.layers.31``'s backward)."""
+    ops = [n for n in graph.nodes if n.op == "call_function"]
+    own: dict[str, Stack] = {}
+    for n in ops:
+        facts = [() if backward else tuple(n.module_stack), grads.get(n.name, ())]
+        facts += [weights.get(i, ()) for i in n.inputs]
+        facts += [saved.get(i, ()) for i in n.inputs]
+        st = combine(facts)
+        if st:
+            own[n.name] = st
+    filled = _fill([n.name for n in ops], own)
+    return {n.name: tuple(n.module_stack) if n.module_stack else filled.get(n.name, ()) for n in ops}
+
+
+def _fused_stacks(
+    fused: Sequence[FusedNode], ops: dict[str, Stack], weights: dict[str, Stack], saved: dict[str, Stack]
+) -> dict[str, Stack]:
+    """Fused node name -> its stack: the module most of its ops run in (their paths recorded or inferred: a
+    stack the capture derived from the few ops that had one is derived again), else the stack it had, else (linked
+    to no op with a module) from the parameters and saved activations it reads and its neighbours in run order."""
+    claims: dict[str, int] = defaultdict(int)
+    for n in fused:
+        for x in set(n.fx_nodes):
+            claims[x] += 1
+    own: dict[str, Stack] = {}
+    settled: set = set()  # from its ops, or as it was: kept as it is
+    for n in fused:
+        # an op that several kernels hold is recomputed in them (the embedding and the residual adds Inductor
+        # inlines into each later layer norm): it votes only where it is all there is
+        mine = [x for x in n.fx_nodes if claims[x] == 1] or n.fx_nodes
+        st = tuple(majority_stack(ops.get(x) for x in mine)) or tuple(n.module_stack)
+        if st:
+            settled.add(n.name)
+        elif not n.is_glue:
+            st = combine([weights.get(r, ()) for r in n.reads] + [saved.get(r, ()) for r in n.reads])
+        if st:
+            own[n.name] = st
+    filled = _fill([n.name for n in fused if not n.is_glue], own)
+    return {n.name: own[n.name] if n.name in settled else filled.get(n.name, ()) for n in fused}
+
+
+def infer_compile(c: Compile, forward: Optional[Compile] = None) -> Compile:
+    """``c`` with module paths inferred for its post-grad ops and fused nodes that have none (``forward``: for a
+    backward, its forward compile, already inferred where it needed it); ``c`` itself where it does not lack
+    them (:func:`missing`) or nothing could be inferred. Recorded paths are kept as they are."""
+    post = c.graphs.get("post_grad")
+    if post is None or not missing(c):
+        return c
+    fwd = forward.graphs.get("post_grad") if forward is not None else None
+    graphs = [post, fwd] if fwd is not None else [post]
+    names = [owner(n) for g in graphs for n in g.nodes]
+    paths = _Paths([p for p in names if p], [n.module_stack for g in graphs for n in g.nodes if n.module_stack])
+    weights = _made_from_weights(post, paths)
+    grads = _gradients(post, fwd, paths) if fwd is not None and c.graph_kind == "backward" else {}
+    saved = _saved(post, fwd) if fwd is not None and c.graph_kind == "backward" else {}
+    ops = _op_stacks(post, weights, grads, saved, c.graph_kind == "backward")
+    fused = _fused_stacks(c.fused_nodes, ops, weights, saved)
+    nodes = [
+        dataclasses.replace(n, module_stack=list(ops[n.name]))
+        if n.op == "call_function" and not n.module_stack and ops[n.name]
+        else n
+        for n in post.nodes
+    ]
+    fused_nodes = [
+        dataclasses.replace(n, module_stack=list(fused[n.name])) if list(fused[n.name]) != n.module_stack else n
+        for n in c.fused_nodes
+    ]
+    if all(a is b for a, b in zip(nodes, post.nodes)) and all(a is b for a, b in zip(fused_nodes, c.fused_nodes)):
+        return c
+    graph = dataclasses.replace(post, nodes=nodes)
+    return dataclasses.replace(
+        c, graphs=dict(c.graphs, post_grad=graph), fused_nodes=fused_nodes, modules_inferred=True
+    )
+
+
+def infer_modules(compiles: Sequence[Compile], forward_of: dict[str, str]) -> list[Compile]:
+    """``compiles`` with :func:`infer_compile` run on each, forwards first: a backward reads its forward's module
+    paths (``forward_of``: backward id -> its forward's id, as ``finish.pair_backward`` pairs them)."""
+    done: dict[str, Compile] = {}
+    for c in compiles:
+        if c.graph_kind != "backward":
+            done[c.id] = infer_compile(c)
+    for c in compiles:
+        if c.graph_kind == "backward":
+            f = forward_of.get(c.id)
+            done[c.id] = infer_compile(c, done.get(f) if f is not None else None)
+    return [done[c.id] for c in compiles]
