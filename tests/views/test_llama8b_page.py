@@ -3,6 +3,7 @@ readable at 1000 x 700 and 1920 x 1080: no box cut on the left or top, labels >=
 
 from __future__ import annotations
 
+import contextlib
 import pathlib
 
 import pytest
@@ -13,22 +14,47 @@ FIXTURES = pathlib.Path(__file__).resolve().parents[1] / "fixtures"
 pytestmark = pytest.mark.gpu_fixture
 
 
-@pytest.mark.parametrize("name", ["gpu_llama8b_training", "gpu_llama8b_4layers_training"])
-def test_the_page_opens_unclipped_and_readable_at_two_sizes(tmp_path, chromium_browser, name):
-    from tests.views.test_front_views import assert_opening_unclipped
+@pytest.fixture(scope="module")
+def pages(tmp_path_factory):
+    """``name -> (report, exported page)``, each fixture loaded and exported once for the file's tests."""
+    out, tmp = {}, tmp_path_factory.mktemp("llama")
+
+    def page(name: str):
+        if name not in out:
+            report = inductor_lens.load(FIXTURES / f"{name}.json.gz")
+            path = tmp / f"{name}.html"
+            report.save_html(path)
+            out[name] = (report, path)
+        return out[name]
+
+    return page
+
+
+@contextlib.contextmanager
+def _opened(chromium_browser, path, size=(1000, 700)):
+    """The page at ``path`` opened in a fresh context of ``size``; closed after."""
     from tests.views.test_html_export import _open
 
-    report = inductor_lens.load(FIXTURES / f"{name}.json.gz")
-    path = tmp_path / f"{name}.html"
-    report.save_html(path)
-    pane = '[data-view="fusion"] [data-role="graph-pane"]'
-    for width, height in ((1000, 700), (1920, 1080)):
-        context = chromium_browser.new_context(viewport={"width": width, "height": height})
+    context = chromium_browser.new_context(viewport={"width": size[0], "height": size[1]})
+    try:
         page = context.new_page()
         errors = []
         page.on("pageerror", lambda e: errors.append(str(e)))
-        try:
-            _open(page, path)
+        _open(page, path)
+        page.errors = errors
+        yield page
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("name", ["gpu_llama8b_training", "gpu_llama8b_4layers_training"])
+def test_the_page_opens_unclipped_and_readable_at_two_sizes(pages, chromium_browser, name):
+    from tests.views.test_front_views import assert_opening_unclipped
+
+    report, path = pages(name)
+    pane = '[data-view="fusion"] [data-role="graph-pane"]'
+    for width, height in ((1000, 700), (1920, 1080)):
+        with _opened(chromium_browser, path, (width, height)) as page:
             for c in report.compiles:
                 if page.locator(".il-compile").input_value() != c.id:
                     page.select_option(".il-compile", c.id)
@@ -36,21 +62,12 @@ def test_the_page_opens_unclipped_and_readable_at_two_sizes(tmp_path, chromium_b
                     "([sel, c]) => document.querySelector(sel).dataset.drawn === c", arg=[pane, c.id]
                 )
                 assert_opening_unclipped(page, f"{name} {width}px {c.id}")
-            assert errors == []
-        finally:
-            context.close()
+            assert page.errors == []
 
 
-def test_the_forward_opens_with_the_layers_as_one_repeated_block_that_a_click_expands(tmp_path, chromium_browser):
-    report = inductor_lens.load(FIXTURES / "gpu_llama8b_training.json.gz")
-    path = tmp_path / "llama.html"
-    report.save_html(path)
-    from tests.views.test_html_export import _open
-
-    context = chromium_browser.new_context(viewport={"width": 1000, "height": 700})
-    page = context.new_page()
-    try:
-        _open(page, path)
+def test_the_forward_opens_with_the_layers_as_one_repeated_block_that_a_click_expands(pages, chromium_browser):
+    _, path = pages("gpu_llama8b_training")
+    with _opened(chromium_browser, path) as page:
         view = '[data-view="fusion"]'
         assert page.locator(".il-compile").input_value().endswith("forward")
         boxes = page.locator(f"{view} .il-nodes > g.il-item:not(.il-stub)")
@@ -68,23 +85,14 @@ def test_the_forward_opens_with_the_layers_as_one_repeated_block_that_a_click_ex
             arg=f'{view} g.il-group[data-module^="model.layers."]',
         )
         assert page.locator(f"{view} g.il-repeat").count() == 0
-    finally:
-        context.close()
 
 
-def test_the_backward_opens_with_its_inferred_layers_as_one_repeated_block(tmp_path, chromium_browser):
+def test_the_backward_opens_with_its_inferred_layers_as_one_repeated_block(pages, chromium_browser):
     """The fixture's backward was recorded without module paths for its own ops: inferred on load
     (report/module_paths.py), its layers fold into one box, and the panel says the paths are inferred. (At
     1000 x 700 the box is inside the collapsed ``model``: expanding it would show 10 boxes on a screen of 9.)"""
-    report = inductor_lens.load(FIXTURES / "gpu_llama8b_training.json.gz")
-    path = tmp_path / "llama.html"
-    report.save_html(path)
-    from tests.views.test_html_export import _open
-
-    context = chromium_browser.new_context(viewport={"width": 1920, "height": 1080})
-    page = context.new_page()
-    try:
-        _open(page, path)
+    _, path = pages("gpu_llama8b_training")
+    with _opened(chromium_browser, path, (1920, 1080)) as page:
         view = '[data-view="fusion"]'
         page.select_option(".il-compile", "0/0 backward")
         pane = f"{view} [data-role='graph-pane']"
@@ -94,5 +102,3 @@ def test_the_backward_opens_with_its_inferred_layers_as_one_repeated_block(tmp_p
         assert block.locator("text").all_text_contents()[0] == "model.layers.31-1 ×31"
         assert 4 < page.locator(f"{view} .il-nodes > g.il-item:not(.il-stub)").count() <= 36
         assert "inferred, not recorded" in page.locator('[data-role="modules-inferred"]').inner_text()
-    finally:
-        context.close()
