@@ -350,8 +350,9 @@ def saved_groups(
         if s.kind == "input":
             base = _base(node, fx) if node is not None else None
             what = (base.display_name or base.name).rsplit(".", 1)[-1] if base is not None else s.name
-        else:
+        else:  # the op, and which of its results where it has several (GraphNode.output): native_layer_norm: mean
             what = (node.original_op or node.short_op or op_name(node.target)) if node is not None else ""
+            what = f"{what}: {node.output}" if node is not None and node.output else what
         f = _user_line(s.user_stack)
         key = (s.kind, module, what, repr(s.shape), s.dtype, (f.file, f.line) if f is not None else None)
         groups.setdefault(key, []).append(s)

@@ -169,8 +169,9 @@ class GraphNode(_Record):
     #: activation saved for backward), or ``""`` when not known.
     role: str = ""
     #: For graph inputs: the name a user knows, e.g. ``layer1.0.conv1.weight`` or ``x``; a backward's ``saved``
-    #: input by the forward op that made it and that op's module, ``h.0.mlp gelu (saved)``
-    #: (``rules.saved_name``); ``""`` if none.
+    #: input by the forward op that made it and that op's module, ``h.0.mlp gelu (saved)``, and which of its
+    #: results it is where it has several, ``h.0.ln layer_norm: mean (saved)`` (``rules.saved_name``); ``""`` if
+    #: none.
     display_name: str = ""
     #: The op for people, for a ``call_function`` node: ``aten.mm.default`` -> ``mm``,
     #: ``_operator.getitem`` -> ``getitem`` (``rules.short_op``); ``""`` for other nodes. Filled when not given.
@@ -178,6 +179,10 @@ class GraphNode(_Record):
     #: The op this node was decomposed from, for people (``rules.original_op``), where it is another: ``gelu`` for
     #: the ``mul`` and ``erf`` of a GELU, ``native_layer_norm`` for a layer norm's ``rsqrt``; ``""`` otherwise.
     original_op: str = ""
+    #: Which result it is of an op that returns several, by name (``rules.output_name``): a layer norm's ``mean``
+    #: (the node its decomposition returned second), SDPA's ``logsumexp`` (a ``getitem`` of the call); read at
+    #: capture (``""`` otherwise, and in reports made before it).
+    output: str = ""
 
     def __post_init__(self) -> None:
         if not self.short_op and self.op == "call_function":
