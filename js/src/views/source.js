@@ -100,10 +100,7 @@ function create(ctx) {
     // what each line keeps alive for the backward (Memory.saved_by_line of the selected forward compile)
     const compile = (report.compiles || []).find((c) => c.id === s.compileId);
     const saved = new Map(
-      ((compile && compile.memory && compile.memory.saved_by_line) || []).map((r) => [
-        lineKey(r.file, r.line),
-        r.bytes,
-      ]),
+      ((compile && compile.memory && compile.memory.saved_by_line) || []).map((r) => [lineKey(r.file, r.line), r]),
     );
     const sections = files.map((f) => {
       const rows = [];
@@ -136,11 +133,11 @@ function create(ctx) {
                       {
                         class: "il-src-saved",
                         "data-role": "source-saved",
-                        "data-saved-bytes": String(saved.get(key)),
-                        title:
-                          "activations this line's ops save for the backward (held from the forward until the backward frees them)",
+                        "data-saved-bytes": String(saved.get(key).bytes),
+                        "data-how": saved.get(key).built ? "built" : null,
+                        title: `activations ${saved.get(key).built ? "the ops of the modules built on this line" : "this line's ops"} save for the backward (held from the forward until the backward frees them)`,
                       },
-                      `keeps ${fmtBytes(saved.get(key))}`,
+                      `keeps ${fmtBytes(saved.get(key).bytes)}`,
                     )
                   : null,
               )
