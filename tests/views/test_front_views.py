@@ -210,6 +210,31 @@ def test_a_sequential_training_steps_kernels_time_and_memory_by_line_name_the_bu
     _assert_clean(page)
 
 
+def test_the_source_gutter_of_a_training_step_reads_whole_at_1000x700(
+    tmp_path, offline_page, nested_sequential_training_report
+):
+    """Issue 22: in a training step a built line's gutter says "built here · N kernels +1 compile" and the time;
+    the fixed 168 px gutter cut it after the kernels (the tooltip had it). The gutter is as wide as its widest
+    annotation: each reads whole, in the forward and the backward."""
+    page = offline_page
+    page.set_viewport_size({"width": 1000, "height": 700})
+    path = tmp_path / "seq.html"
+    _profiled(nested_sequential_training_report).save_html(path)
+    _open(page, path)
+    page.click('[data-tab="source"]')
+    for c in nested_sequential_training_report.compiles:
+        page.select_option(".il-compile", c.id)
+        gutters = page.evaluate(_FITS_JS, '[data-view="source"] .il-src-line[data-how="built"] .il-src-gutter')
+        assert gutters, c.id
+        for g in gutters:
+            assert "built here · " in g["text"] and "+1 compile" in g["text"] and "µs" in g["text"], g
+            assert not g["cut"], g  # the annotation is not clipped (overflow: hidden, ellipsis)
+            assert g["right"] <= g["paneRight"], g
+        code = page.locator('[data-view="source"] .il-src-line[data-how="built"] .il-src-code').first
+        assert code.bounding_box()["x"] < 1000 * 0.6  # the code still starts in the left pane
+    _assert_clean(page)
+
+
 def test_kernel_table_sorts_filters_and_a_row_click_selects_the_box(tmp_path, offline_page, training_report):
     page = offline_page
     fwd = training_report.compiles[0]

@@ -77,11 +77,36 @@ function lineHow(entry, compileId) {
   return (here.length ? here : entry.refs).some((r) => r.how !== "built") ? "ran" : "built";
 }
 
+/** Smallest and largest share of the pane the gutter takes (px; fraction of the view's width). */
+const GUTTER_MIN = 168;
+const GUTTER_MAX_SHARE = 0.5;
+
 function create(ctx) {
   const { report } = ctx;
   const el = h("div", { class: "il-view il-source", "data-view": "source" });
   let drawnFor = null;
   let lineEls = new Map();
+  let gutters = []; // the annotations drawn, measured once on screen (fitGutter)
+  let fitted = false;
+
+  function gutter(ann) {
+    if (ann) gutters.push(ann);
+    return h("span", { class: "il-src-gutter" }, ann);
+  }
+
+  /**
+   * The gutter as wide as its widest annotation, so that none is cut ("built here · 2 kernels +1 compile 8.0 ms" in
+   * a training step), at least GUTTER_MIN and at most half the view (beyond, the ellipsis and the tooltip). Measured
+   * where it is drawn (the text's width in the page's font); false while the view is not laid out (a hidden tab).
+   */
+  function fitGutter() {
+    let widest = 0;
+    for (const a of gutters) widest = Math.max(widest, a.getBoundingClientRect().width);
+    if (!widest || !el.clientWidth) return false;
+    const px = Math.min(Math.max(Math.ceil(widest) + 1, GUTTER_MIN), Math.floor(el.clientWidth * GUTTER_MAX_SHARE));
+    el.style.setProperty("--il-src-gutter", `${px}px`);
+    return true;
+  }
 
   function draw(s) {
     const index = ctx.sourceIndex();
@@ -102,6 +127,7 @@ function create(ctx) {
     const saved = new Map(
       ((compile && compile.memory && compile.memory.saved_by_line) || []).map((r) => [lineKey(r.file, r.line), r]),
     );
+    gutters = [];
     const sections = files.map((f) => {
       const rows = [];
       let prev = 0;
@@ -121,7 +147,7 @@ function create(ctx) {
             "data-how": how || null,
           },
           h("span", { class: "il-src-no" }, String(line)),
-          h("span", { class: "il-src-gutter" }, annotation(entry, report, s.compileId)),
+          gutter(annotation(entry, report, s.compileId)),
           // a column of its own, where the forward saves anything: what the line keeps for the backward
           saved.size
             ? h(
@@ -215,6 +241,7 @@ function create(ctx) {
       if (!active) return;
       const fresh = drawnFor !== s.compileId;
       if (fresh) draw(s);
+      if (fresh || !fitted) fitted = fitGutter();
       if (fresh || changed.has("selected") || changed.has("sourceLine") || changed.has("view"))
         marks(s, changed.has("selected") || (fresh && !s.sourceLine));
     },
