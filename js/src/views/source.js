@@ -103,7 +103,8 @@ function create(ctx) {
     let widest = 0;
     for (const a of gutters) widest = Math.max(widest, a.getBoundingClientRect().width);
     if (!widest || !el.clientWidth) return false;
-    const px = Math.min(Math.max(Math.ceil(widest) + 1, GUTTER_MIN), Math.floor(el.clientWidth * GUTTER_MAX_SHARE));
+    const most = Math.max(GUTTER_MIN, Math.floor(el.clientWidth * GUTTER_MAX_SHARE)); // never below the old 168 px
+    const px = Math.min(Math.max(Math.ceil(widest) + 1, GUTTER_MIN), most);
     el.style.setProperty("--il-src-gutter", `${px}px`);
     return true;
   }
