@@ -15,7 +15,9 @@ How each kind of kernel runs, as the output code runs it:
   the autotuner keeps only the config the report recorded (block sizes, ``num_warps``, ``num_stages``), so no
   benchmarking happens, and ``.run(*args, stream=...)`` launches it with Inductor's launcher, which works out the
   grid from the config (the recorded grid is printed beside it). Times are device times from the profiler, as
-  ``inspect(..., profile=True)`` measures them.
+  ``inspect(..., profile=True)`` measures them, with the L2 cache flushed before each run (``--l2 hot`` keeps
+  it; ``--l2 both`` prints both): in a step a kernel mostly reads tensors written long enough before to have
+  left the cache, while a loop over one kernel would find its inputs in L2).
 - Extern kernels: the aten op the output code calls (``extern_kernels.mm`` is ``torch.mm``), with the same
   arguments and keywords.
 
@@ -274,7 +276,7 @@ _HEAD = '''#!/usr/bin/env python3
 Runs the kernel on arguments with the recorded shapes, strides and dtypes (random values), checks that it wrote
 something, times it and prints one line. It imports torch only.
 
-    python this_file.py [--runs N] [--warmup N]
+    python this_file.py [--runs N] [--warmup N] [--l2 cold|hot|both]
 """
 
 import argparse
@@ -322,9 +324,25 @@ def check(run, args, kwargs):
         sys.exit(f"{KERNEL}: the kernel ran but wrote none of its {len(tensors)} tensor arguments")
 
 
-def times_us(run, args, kwargs, runs):
-    """Per-run times in microseconds: device time from the profiler on a GPU (as the report measures it),
-    wall time of the call on the CPU."""
+def _l2_flush():
+    """A buffer twice the device's L2 cache (256 MB where unknown), zeroed before each timed run: the kernel
+    then reads its inputs from HBM, as a kernel of a step does when the tensors it reads were written long
+    enough before (what triton.testing.do_bench does too)."""
+    l2 = getattr(torch.cuda.get_device_properties(torch.device(DEVICE)), "L2_cache_size", 0) or 128 << 20
+    return torch.empty(2 * l2 // 4, dtype=torch.int32, device=DEVICE)
+
+
+def _device_events(prof):
+    return sorted(
+        (e for e in prof.events() if str(e.device_type).endswith("CUDA") and not getattr(e, "is_user_annotation", False)),
+        key=lambda e: e.time_range.start,
+    )
+
+
+def times_us(run, args, kwargs, runs, l2="cold"):
+    """Per-run times in microseconds: device time from the profiler on a GPU (as the report measures it), with
+    the L2 cache flushed before each run (``l2="cold"``) or holding the last run's data (``"hot"``); wall time of
+    the call on the CPU."""
     if not DEVICE.startswith("cuda"):
         out = []
         for _ in range(runs):
@@ -334,20 +352,29 @@ def times_us(run, args, kwargs, runs):
         return out
     from torch.profiler import ProfilerActivity, profile
 
+    flush = _l2_flush() if l2 == "cold" else None
+    skip = 0  # the device events of one flush, dropped from each run's events
+    if flush is not None:
+        _sync()
+        with profile(activities=[ProfilerActivity.CUDA]) as prof:
+            flush.zero_()
+            _sync()
+        skip = len(_device_events(prof))
     _sync()
     with profile(activities=[ProfilerActivity.CUDA]) as prof:
         for _ in range(runs):
+            if flush is not None:
+                flush.zero_()
             run(args, kwargs)
         _sync()
-    events = sorted(
-        (e for e in prof.events() if str(e.device_type).endswith("CUDA") and not getattr(e, "is_user_annotation", False)),
-        key=lambda e: e.time_range.start,
-    )
-    if events and len(events) % runs == 0:
+    events = _device_events(prof)
+    if events and len(events) % runs == 0 and len(events) // runs > skip:
         per = len(events) // runs
-        return [sum(e.time_range.elapsed_us() for e in events[i * per : (i + 1) * per]) for i in range(runs)]
+        return [sum(e.time_range.elapsed_us() for e in events[i * per + skip : (i + 1) * per]) for i in range(runs)]
     out = []  # the profiler saw no device kernels (or not the same number each run): CUDA events
     for _ in range(runs):
+        if flush is not None:
+            flush.zero_()
         start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
         start.record()
         run(args, kwargs)
@@ -361,6 +388,10 @@ def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--runs", type=int, default=RUNS)
     p.add_argument("--warmup", type=int, default=WARMUP)
+    p.add_argument(
+        "--l2", choices=("cold", "hot", "both"), default="cold",
+        help="GPU: flush the L2 cache before each run (cold, the default), keep it (hot), or time both",
+    )  # fmt: skip
     opts = p.parse_args()
     torch.manual_seed(0)
     run = load()
@@ -369,15 +400,20 @@ def main():
     for _ in range(opts.warmup):
         run(args, kwargs)
     _sync()
-    ts = sorted(times_us(run, args, kwargs, opts.runs))
-    q = statistics.quantiles(ts, n=10, method="inclusive") if len(ts) > 1 else [ts[0]] * 9
+    modes = ["cold", "hot"] if opts.l2 == "both" else [opts.l2]
+    if not DEVICE.startswith("cuda"):
+        modes = [None]
+    lines = []
+    for mode in modes:
+        ts = sorted(times_us(run, args, kwargs, opts.runs, mode))
+        q = statistics.quantiles(ts, n=10, method="inclusive") if len(ts) > 1 else [ts[0]] * 9
+        cache = f", {mode} L2" if mode else ""
+        lines.append(
+            f"median {statistics.median(ts):.2f} us per call (p10 {q[0]:.2f} us, p90 {q[-1]:.2f} us; "
+            f"{len(ts)} runs after {opts.warmup} warm-up{cache})"
+        )
     report = f"; report: {REPORT_US:.2f} us" if REPORT_US is not None else ""
-    print(
-        f"{KERNEL}: median {statistics.median(ts):.2f} us per call (p10 {q[0]:.2f} us, p90 {q[-1]:.2f} us; "
-        f"{len(ts)} runs after {opts.warmup} warm-up) on {DEVICE}{report}",
-        flush=True,
-    )
-
+    print(f"{KERNEL}: {'; '.join(lines)} on {DEVICE}{report}", flush=True)
 
 if __name__ == "__main__":
     main()
