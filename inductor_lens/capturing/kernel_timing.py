@@ -68,12 +68,20 @@ def _device_us(ev: Any) -> float:
     return total + sum(_device_us(ch) for ch in ev.cpu_children)
 
 
+_HOP_OP_RE = re.compile(r"torch\.ops\.(aten|prims)\.(\w+)")
+
+
 def _aten_name(kernel: Any, targets: dict[str, str]) -> str:
     """The profiler event an extern kernel's call shows as: the aten op its call line names (the wrapper calls
     ``aten.randint.low_out`` for Inductor's random seeds, whose fx node is ``prims.inductor_seeds``), else its
     fx node's op, else ``aten::<callee>`` (``extern_kernels.mm`` -> ``aten::mm``)."""
     callee = str(kernel.metadata.get("callee", kernel.name)).split("[")[0]
     parts = callee.split(".")
+    if "higher_order" in parts:  # a higher-order op running an op (graphsafe_run_with_rng_state under
+        # activation checkpointing runs the attention op on a saved RNG state): the event is that op's
+        m = _HOP_OP_RE.search(str(kernel.source or ""))
+        if m:
+            return f"{m.group(1)}::{m.group(2)}"
     for ns in ("aten", "prims"):
         if ns in parts and parts.index(ns) + 1 < len(parts):
             return f"{ns}::{parts[parts.index(ns) + 1]}"
