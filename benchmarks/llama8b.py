@@ -2,6 +2,10 @@
 
     python3 benchmarks/llama8b.py plain OUTDIR      # compile + one step, no lens: the baseline compile time
     python3 benchmarks/llama8b.py lens OUTDIR       # inspect(..., backward=True, profile=True) under the lens
+    # options of both: --checkpoint (torch.utils.checkpoint around each layer), --autotune
+    # (mode="max-autotune-no-cudagraphs"); plain: --steps N (N steps, for `inductor-lens run --profile`);
+    # lens: --layers 4,32 (the depths captured, each written as a report)
+    python3 -m inductor_lens run --profile --json OUT/run.json -o OUT/run.html benchmarks/llama8b.py plain OUTDIR --steps 3
 
 Each mode in a fresh process with fresh Inductor and Triton caches (the caller sets TORCHINDUCTOR_CACHE_DIR and
 TRITON_CACHE_DIR). The model is transformers' LlamaForCausalLM at Llama-3-8B's shape (32 layers, hidden 4096,
@@ -20,6 +24,8 @@ import time
 
 import torch
 
+OPTS = {"checkpoint": False, "autotune": False, "steps": 1, "layers": (4, 32)}
+
 
 def model_and_ids(layers: int = 32):
     from transformers import LlamaConfig, LlamaForCausalLM
@@ -34,25 +40,48 @@ def model_and_ids(layers: int = 32):
     with torch.device("cuda"):
         model = LlamaForCausalLM._from_config(cfg, attn_implementation="sdpa").train()
     torch.set_default_dtype(torch.float32)
+    if OPTS["checkpoint"]:
+        model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
     ids = torch.randint(0, cfg.vocab_size, (1, 2048), device="cuda", generator=torch.Generator("cuda").manual_seed(0))
     return model, ids
 
 
+def _compile(model):
+    return torch.compile(model, mode="max-autotune-no-cudagraphs" if OPTS["autotune"] else None)
+
+
+def _variant() -> str:
+    return ", ".join(k for k in ("checkpoint", "autotune") if OPTS[k]) or "default"
+
+
 def plain(out: str) -> dict:
     model, ids = model_and_ids()
-    compiled = torch.compile(model)
-    t = time.perf_counter()
-    loss = compiled(input_ids=ids, labels=ids).loss
-    loss.backward()
-    torch.cuda.synchronize()
-    return {"mode": "plain", "first_step_s": round(time.perf_counter() - t, 1)}
+    compiled = _compile(model)
+    torch.cuda.reset_peak_memory_stats()
+    steps = []
+    for _ in range(OPTS["steps"]):
+        t = time.perf_counter()
+        loss = compiled(input_ids=ids, labels=ids).loss
+        loss.backward()
+        torch.cuda.synchronize()
+        steps.append(round(time.perf_counter() - t, 3))
+        model.zero_grad(set_to_none=True)
+    return {
+        "mode": "plain",
+        "variant": _variant(),
+        "first_step_s": round(steps[0], 1),
+        "later_steps_s": steps[1:],
+        "cuda_peak_bytes": torch.cuda.max_memory_allocated(),
+    }
 
 
 def lens(out: str) -> dict:
     import inductor_lens
 
-    figures: dict = {"mode": "lens"}
-    for layers, name in ((4, "llama8b-4layers"), (32, "llama8b")):
+    figures: dict = {"mode": "lens", "variant": _variant()}
+    suffix = "".join(f"-{k}" for k in ("checkpoint", "autotune") if OPTS[k])
+    for layers in OPTS["layers"]:
+        name = ("llama8b" if layers == 32 else f"llama8b-{layers}layers") + suffix
         model, ids = model_and_ids(layers)
         torch.cuda.reset_peak_memory_stats()
         t = time.perf_counter()
@@ -62,7 +91,9 @@ def lens(out: str) -> dict:
             labels=ids,
             backward=True,
             profile=True,
-            title=f"Llama-3-8B shape, {layers} layers, training step, bf16, 1 x 2048",
+            title=f"Llama-3-8B shape, {layers} layers, training step, bf16, 1 x 2048"
+            + (f" ({_variant()})" if suffix else ""),
+            compile_options={"mode": "max-autotune-no-cudagraphs"} if OPTS["autotune"] else None,
         )
         dt = time.perf_counter() - t
         path = os.path.join(out, f"{name}.json.gz")
@@ -93,7 +124,22 @@ def lens(out: str) -> dict:
             "step_device_us": p.get("device_total_us") if isinstance(p, dict) else getattr(p, "device_total_us", None),
             "cuda_peak_bytes": torch.cuda.max_memory_allocated(),
             "diagnostics": sorted({d.code for d in report.diagnostics}),
+            "memory": [
+                {
+                    "compile": c.id,
+                    "estimated_net_peak_mib": _mib(c.memory.net_peak_bytes),
+                    "measured_peak_mib": _mib(c.memory.measured_peak_bytes),
+                    "saved_for_backward_mib": _mib(getattr(c.memory, "saved_bytes", None)),
+                }
+                for c in report.compiles
+                if c.memory is not None
+            ],
         }
+        t = time.perf_counter()
+        page = os.path.join(out, f"{name}.html")
+        report.save_html(page)
+        f["save_html_s"] = round(time.perf_counter() - t, 1)
+        f["page_bytes"] = os.path.getsize(page)
         figures[name] = f
         print(json.dumps(f), flush=True)
         del model, report
@@ -102,13 +148,24 @@ def lens(out: str) -> dict:
     return figures
 
 
+def _mib(b):
+    return round(b / 2**20, 1) if isinstance(b, (int, float)) else None
+
+
 if __name__ == "__main__":
     mode, out = sys.argv[1], sys.argv[2]
+    rest = sys.argv[3:]
+    OPTS["checkpoint"] = "--checkpoint" in rest
+    OPTS["autotune"] = "--autotune" in rest
+    if "--steps" in rest:
+        OPTS["steps"] = int(rest[rest.index("--steps") + 1])
+    if "--layers" in rest:
+        OPTS["layers"] = tuple(int(n) for n in rest[rest.index("--layers") + 1].split(","))
     os.makedirs(out, exist_ok=True)
     t0 = time.perf_counter()
     result = {"plain": plain, "lens": lens}[mode](out)
     result["process_s"] = round(time.perf_counter() - t0, 1)
     result["torch"] = torch.__version__
     print(json.dumps(result), flush=True)
-    with open(os.path.join(out, f"{mode}.json"), "w") as fh:
+    with open(os.path.join(out, f"{mode}-{_variant().replace(', ', '-')}.json"), "w") as fh:
         json.dump(result, fh)
