@@ -166,8 +166,9 @@ def test_a_report_with_recorded_modules_is_not_touched():
 @pytest.mark.gpu_fixture
 def test_the_llama_backward_opens_with_its_layers_as_one_repeated_block():
     """The H200 Llama-3-8B step's backward was recorded without module paths for its own ops (only forward ops
-    recomputed there had one): 1,326 boxes at open, no grouping. Inferred on load, its layers repeat."""
-    report = inductor_lens.load(FIXTURES / "gpu_llama8b_training.json.gz")
+    recomputed there had one): 1,326 boxes at open, no grouping. Inferred on load, its layers repeat. (That
+    recording is kept as ``gpu_llama8b_training_unrecorded_backward``; the fixture of today's capture records them.)"""
+    report = inductor_lens.load(FIXTURES / "gpu_llama8b_training_unrecorded_backward.json.gz")
     fwd, bwd = report.compiles
     assert not fwd.modules_inferred and bwd.modules_inferred
     (rep,) = bwd.module_view.repeats

@@ -90,8 +90,9 @@ def test_the_forward_opens_with_the_layers_as_one_repeated_block_that_a_click_ex
 def test_the_backward_opens_with_its_inferred_layers_as_one_repeated_block(pages, chromium_browser):
     """The fixture's backward was recorded without module paths for its own ops: inferred on load
     (report/module_paths.py), its layers fold into one box, and the panel says the paths are inferred. (At
-    1000 x 700 the box is inside the collapsed ``model``: expanding it would show 10 boxes on a screen of 9.)"""
-    _, path = pages("gpu_llama8b_training")
+    1000 x 700 the box is inside the collapsed ``model``: expanding it would show 10 boxes on a screen of 9.) The
+    recording of 2026-12-01, before the capture read them; today's fixture records them."""
+    _, path = pages("gpu_llama8b_training_unrecorded_backward")
     with _opened(chromium_browser, path, (1920, 1080)) as page:
         view = '[data-view="fusion"]'
         page.select_option(".il-compile", "0/0 backward")
