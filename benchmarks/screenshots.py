@@ -1,5 +1,6 @@
 """Screenshots for docs/ (README shows them): the opening view of real models in a 1000 x 700 page, light
-and dark, the source view and the Memory view of the decoder's training step. Uses the reports cached by ``benchmarks/front.py`` (captured if missing).
+and dark, the source view and the Memory view of the decoder's training step, and the Llama-3-8B-shaped step
+recorded on an H200 (a test fixture) at 1000 x 700 and 1920 x 1080 and its Memory view. Uses the reports cached by ``benchmarks/front.py`` (captured if missing).
 
     python benchmarks/screenshots.py                          # writes docs/screenshot-*.png
     python benchmarks/screenshots.py screenshot-resnet.png    # chosen ones
@@ -26,11 +27,15 @@ SHOTS = [
     ("screenshot-resnet-dark.png", "resnet", "training", "dark", []),
     ("screenshot-source.png", "decoder", "training", "light", ["source-line"]),
     ("screenshot-memory-decoder.png", "decoder", "training", "light", ["memory"]),
+    # the Llama-3-8B-shaped training step recorded on an H200 (tests/fixtures), at both sizes of issue 25
+    ("screenshot-llama8b.png", "fixture", "gpu_llama8b_training", "light", []),
+    ("screenshot-llama8b-1080.png", "fixture", "gpu_llama8b_training", "light", [], (1920, 1080)),
+    ("screenshot-memory-llama8b.png", "fixture", "gpu_llama8b_training", "light", ["memory"]),
 ]
 
 
-def shoot(browser, html: pathlib.Path, out: pathlib.Path, scheme: str, steps: list[str]) -> None:
-    page = browser.new_page(viewport={"width": 1000, "height": 700}, color_scheme=scheme)
+def shoot(browser, html: pathlib.Path, out: pathlib.Path, scheme: str, steps: list[str], size=(1000, 700)) -> None:
+    page = browser.new_page(viewport={"width": size[0], "height": size[1]}, color_scheme=scheme)
     page.goto(html.as_uri())
     page.wait_for_selector('[data-view="fusion"] .il-graph[data-ready="1"]', timeout=120000)
     for step in steps:
@@ -63,13 +68,13 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp, sync_playwright() as p:
         browser = p.chromium.launch(executable_path=_chromium(), args=CHROMIUM_ARGS)
         only = [a for a in sys.argv[1:] if not a.startswith("-")]
-        for name, model, mode, scheme, steps in SHOTS:
+        for name, model, mode, scheme, steps, *size in SHOTS:
             if only and name not in only:
                 continue
             html = pathlib.Path(tmp) / f"{model}_{mode}.html"
             if not html.exists():
                 html.write_text(to_html(inductor_lens.load(report_path(model, mode))), encoding="utf-8")
-            shoot(browser, html, DOCS / name, scheme, steps)
+            shoot(browser, html, DOCS / name, scheme, steps, *size)
             print(f"wrote docs/{name}")
         browser.close()
     return 0
