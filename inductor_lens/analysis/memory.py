@@ -12,8 +12,10 @@ import re
 from collections import defaultdict
 from typing import Iterable, Optional, Sequence
 
+from ..report.lines import built_by_module, recomputed_by_line, saved_by_line, user_line
 from ..report.model import (
     BufferBytes,
+    BuiltLine,
     BytesBy,
     Compile,
     Frame,
@@ -25,7 +27,6 @@ from ..report.model import (
     MemoryRegion,
     ModuleRepeat,
     Recomputed,
-    RecomputedBy,
     SavedGroup,
     SavedTensor,
 )
@@ -272,28 +273,23 @@ def _free(node: GraphNode) -> bool:
 
 
 def _user_line(stack: list[Frame]) -> Optional[Frame]:
-    return next((f for f in reversed(stack) if f.is_user), None)
+    return user_line(stack)
 
 
-def rollups(saved: list[SavedTensor]) -> tuple[list[BytesBy], list[BytesBy]]:
-    """The saved activations' bytes by user line (the innermost user frame) and by nn.Module, largest first."""
-    by_line: dict[tuple[str, int], list] = defaultdict(lambda: [0, 0, ""])
-    by_module: dict[str, list] = defaultdict(lambda: [0, 0, ""])
+def rollups(
+    saved: list[SavedTensor], fx: Optional[dict[str, GraphNode]] = None, built: Optional[dict[str, BuiltLine]] = None
+) -> tuple[list[BytesBy], list[BytesBy]]:
+    """The saved activations' bytes by user line (the innermost user frame, else the line that built the module of
+    the op that made it: ``report/lines.py``) and by nn.Module, largest first."""
+    by_module: dict[str, list] = defaultdict(lambda: [0, 0])
     for s in saved:
         if s.kind != "activation" or not s.bytes:
             continue
-        f = _user_line(s.user_stack)
-        for row in ([by_line[(f.file, f.line)]] if f is not None else []) + [by_module[s.module or NO_MODULE]]:
-            row[0] += s.bytes
-            row[1] += 1
-        if f is not None:
-            by_line[(f.file, f.line)][2] = by_line[(f.file, f.line)][2] or (f.code or "").strip()
-    lines = [BytesBy(bytes=b, file=f, line=ln, count=n, code=code) for (f, ln), (b, n, code) in by_line.items()]
-    modules = [BytesBy(bytes=b, module=m, count=n) for m, (b, n, _) in by_module.items()]
-    return (
-        sorted(lines, key=lambda x: (-x.bytes, x.file, x.line)),
-        sorted(modules, key=lambda x: (-x.bytes, x.module)),
-    )
+        row = by_module[s.module or NO_MODULE]
+        row[0] += s.bytes
+        row[1] += 1
+    modules = [BytesBy(bytes=b, module=m, count=n) for m, (b, n) in by_module.items()]
+    return saved_by_line(saved, fx or {}, built or {}), sorted(modules, key=lambda x: (-x.bytes, x.module))
 
 
 NO_MODULE = "(no module)"
@@ -350,8 +346,9 @@ def saved_groups(
         if s.kind == "input":
             base = _base(node, fx) if node is not None else None
             what = (base.display_name or base.name).rsplit(".", 1)[-1] if base is not None else s.name
-        else:
+        else:  # the op, and which of its results where it has several (GraphNode.output): native_layer_norm: mean
             what = (node.original_op or node.short_op or op_name(node.target)) if node is not None else ""
+            what = f"{what}: {node.output}" if node is not None and node.output else what
         f = _user_line(s.user_stack)
         key = (s.kind, module, what, repr(s.shape), s.dtype, (f.file, f.line) if f is not None else None)
         groups.setdefault(key, []).append(s)
@@ -377,23 +374,6 @@ def saved_groups(
         )
     order = {id(g): i for i, g in enumerate(out)}
     return sorted(out, key=lambda g: (g.kind != "activation", -g.bytes, order[id(g)]))
-
-
-def recomputed_by_line(redo: list[Recomputed], fx: dict[str, GraphNode]) -> list[RecomputedBy]:
-    """``redo`` rolled up by user line (the innermost user frame; ``file`` ``""`` for ops with none): how many
-    ops and their distinct short names, most ops first, then in the order first recomputed."""
-    rows: dict[tuple[str, int], list] = {}
-    for r in redo:
-        f = _user_line(r.user_stack)
-        row = rows.setdefault((f.file, f.line) if f is not None else ("", 0), [0, []])
-        row[0] += 1
-        node = fx.get(r.fx_node)
-        op = (node.short_op or op_name(node.target)) if node is not None else r.fx_node
-        if op not in row[1]:
-            row[1].append(op)
-    out = [RecomputedBy(count=n, file=f, line=ln, ops=ops) for (f, ln), (n, ops) in rows.items()]
-    order = {id(x): i for i, x in enumerate(out)}
-    return sorted(out, key=lambda x: (-x.count, order[id(x)]))
 
 
 def regions(fused: Sequence[FusedNode], instances: dict[str, ModuleRepeat]) -> list[MemoryRegion]:
@@ -504,7 +484,8 @@ def memory(
     points, peak, peak_node, alive = timeline(order, buffers, fx, top=None, aliases=reuses(code), made=allocated(code))
     saved = saved_for_backward(compile, backward) if backward is not None and compile.graph_kind == "forward" else []
     redo = recomputed(compile, backward) if backward is not None and compile.graph_kind == "forward" else []
-    by_line, by_module = rollups(saved)
+    built = built_by_module(compile)  # empty at capture: the built lines come later (report/lines.mark_rollups)
+    by_line, by_module = rollups(saved, fx, built)
     instances = repeat_instances(compile)
     nodes = {n.name: n for n in compile.fused_nodes}
     bwd_post = backward.graphs.get("post_grad") if backward is not None else None
@@ -535,7 +516,7 @@ def memory(
         ),
         peak_by_module=fold_rollup(((_module_of(b, fx, nodes), b.bytes) for b in alive), instances),
         peak_buffer_count=len(alive),
-        recomputed_by_line=recomputed_by_line(redo, {**fx, **bwd_fx}),
+        recomputed_by_line=recomputed_by_line(redo, {**fx, **bwd_fx}, built),
     )
 
 

@@ -12,13 +12,13 @@ import statistics
 from dataclasses import dataclass, field
 from typing import Optional
 
+from ..report.lines import time_by_line
 from ..report.model import (
     Compile,
     DeviceInfo,
     Kernel,
     KernelProfile,
     KindTime,
-    LineTime,
     ModuleTime,
     OffEstimate,
     OpTime,
@@ -154,12 +154,6 @@ def _estimate_us(kernel: Kernel, compile: Compile) -> Optional[float]:
     return round(sum(per_site) / len(per_site), 3)
 
 
-def _line_of(kernel: Kernel) -> list[tuple[str, int, str]]:
-    """The kernel's user lines (``Kernel.user_lines``, decided in ``report/finish.py``): the lines the
-    time-by-line table splits its time between, the same the source view and the panel name."""
-    return [(f.file, f.line, f.code) for f in kernel.user_lines]
-
-
 def _module_of(kernel: Kernel, compile: Compile) -> str:
     for n in compile.fused_nodes:
         if n.name in kernel.fused_nodes and n.module_stack:
@@ -211,7 +205,6 @@ def apply_profile(report: Report, m: Measured, device: Optional[DeviceInfo]) -> 
             elif k.profile is not None and prev:
                 measured[(c.id, k.name)] = k.profile
     attributed = sum(p.total_us for p in measured.values())
-    by_line: dict = {}
     by_module: dict = {}
     by_kind: dict = {}
     off: list[OffEstimate] = []
@@ -228,9 +221,6 @@ def apply_profile(report: Report, m: Measured, device: Optional[DeviceInfo]) -> 
             kernels.append(dataclasses.replace(k, profile=prof))
             if prof.estimate_ratio and not (1 / ESTIMATE_FACTOR <= prof.estimate_ratio <= ESTIMATE_FACTOR):
                 off.append(OffEstimate(c.id, k.name, prof.per_call_us, prof.estimated_us, prof.estimate_ratio))
-            lines = _line_of(k) or [("", 0, "")]
-            for file, line, code in lines:
-                _add(by_line, (file, line, code), mean / len(lines), k.name)
             _add(by_module, _module_of(k, c), mean, k.name)
             _add(by_kind, _kind_of(k, c), mean, k.name)
         compiles.append(dataclasses.replace(c, kernels=kernels))
@@ -251,7 +241,8 @@ def apply_profile(report: Report, m: Measured, device: Optional[DeviceInfo]) -> 
         inside_graphs_unmatched_us=round(inside, 3),
         outside_graphs_us=round(max(unattributed - inside, 0.0), 3),
         unmatched_ops=[OpTime(n, round(us, 3)) for n, us in sorted(ops.items(), key=lambda kv: -kv[1])[:20]],
-        by_line=_rollup(by_line, attributed, lambda key, us, share, names: LineTime(*key, us, share, names)),
+        # by the kernels' user lines, else the lines that built their modules (the same the Source view names)
+        by_line=time_by_line(k for c in compiles for k in c.kernels),
         by_module=_rollup(by_module, attributed, ModuleTime),
         by_kind=_rollup(by_kind, attributed, KindTime),
         off_estimate=off,

@@ -18,6 +18,8 @@ Hooks (verified on torch 2.11 and 2.13; each one that is missing is reported, no
 - ``torch._inductor.scheduler.WhyNoFuse.__call__``: "cannot fuse X with Y: reason";
 - ``GraphLowering.save_output_code``: the generated module;
 - ``torch._inductor.compile_fx.compile_fx``: the FX graph dynamo hands to Inductor;
+- ``torch.fx.experimental.proxy_tensor.maybe_handle_decomp``: which node holds which result of an op with several
+  that AOT autograd decomposed (a layer norm's mean, its rstd), marked in the node's meta;
 - ``torch._inductor.compile_fx.aot_export_module``: how AOTInductor names an exported program's inputs, and the
   user's call that compiled it;
 - dynamo's compile start/end callbacks: when (and why) a compile ran;
@@ -48,6 +50,7 @@ from .torchread import (
     kernel_ir,
     launch_grid,
     launch_metadata,
+    mark_results,
     raw_sched_node,
 )
 
@@ -413,6 +416,7 @@ def _install_all(stack: contextlib.ExitStack, diagnostics: list) -> None:
         ("fusion decision hook", _install_fusion_decisions),
         ("output code hook", _install_output_code),
         ("dynamo graph hook", _install_compile_fx),
+        ("decomposition results hook", _install_decomposition_results),
         ("AOTInductor export hook", _install_aot_export),
         ("compile callbacks", _install_callbacks),
         ("torch.compile hook", _install_torch_compile),
@@ -727,6 +731,34 @@ def _install_compile_fx(stack: contextlib.ExitStack) -> None:
         return original(model_, *args, **kwargs)
 
     patch_attr(stack, cfx, "compile_fx", compile_fx)
+
+
+def _install_decomposition_results(stack: contextlib.ExitStack) -> None:
+    import torch.fx.experimental.proxy_tensor as proxy_tensor
+
+    try:  # binds the function by name: imported first, it keeps torch's own after the capture (torch imports it)
+        import torch._higher_order_ops.out_dtype  # noqa: F401
+    except ImportError:
+        pass
+    original = proxy_tensor.maybe_handle_decomp
+
+    @functools.wraps(original)
+    def maybe_handle_decomp(proxy_mode, op, args, kwargs):
+        tracer = getattr(proxy_mode, "tracer", None)
+        before = len(tracer.graph.nodes) if tracer is not None else 0
+        out = original(proxy_mode, op, args, kwargs)
+        if tracer is not None and isinstance(out, (tuple, list)) and len(out) > 1:
+            done: list = []  # once, whatever the number of captures: the marks are on torch's nodes
+
+            def mark(hooks: Hooks) -> None:
+                if not done:
+                    mark_results(tracer, op, out, before)
+                    done.append(True)
+
+            _each(f"marking the results of {op}'s decomposition", mark)
+        return out
+
+    patch_attr(stack, proxy_tensor, "maybe_handle_decomp", maybe_handle_decomp)
 
 
 def _install_aot_export(stack: contextlib.ExitStack) -> None:

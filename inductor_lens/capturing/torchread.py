@@ -4,6 +4,7 @@ launch facts of Triton kernels. Part of the capture layer (the only code that to
 
 from __future__ import annotations
 
+import itertools
 from typing import Any, Optional
 
 from .raw import RawSchedNode
@@ -197,9 +198,68 @@ def fx_graph_nodes(gm: Any) -> list[dict]:
                 "module_types": mtypes,
                 "source": _input_source(n),
                 "original": str(n.meta.get("original_aten") or ""),  # the op it was decomposed from
+                "result_of": result_of(n),
             }
         )
     return out
+
+
+#: The FX node meta key under which the capture marks each tensor the decomposition of an op with several
+#: results returned, as ``(op, i)`` (:func:`mark_results`; read by :func:`result_of`).
+RESULT_KEY = "inductor_lens_result"
+
+
+def mark_results(tracer: Any, op: Any, out: Any, before: int) -> None:
+    """Mark the nodes of ``tracer``'s graph that hold the results ``out`` of ``op``'s decomposition (a tuple, run
+    by make_fx while the graph had ``before`` nodes) with ``(op, i)``: AOT autograd decomposes a layer norm into
+    ``var_mean``, ``rsqrt``, ... and nothing in the graph says which of them is its mean. Only nodes the
+    decomposition made are marked (one that returns an input unchanged says nothing of it); an op decomposed
+    inside another's decomposition marks first, and the outer op, whose name ``original_aten`` keeps, last."""
+    import torch
+    from torch.fx.experimental.proxy_tensor import get_proxy_slot
+
+    nodes = tracer.graph.nodes
+    made = set(itertools.islice(reversed(nodes), max(len(nodes) - before, 0)))
+    for i, t in enumerate(out):
+        if not isinstance(t, torch.Tensor):
+            continue
+        node = getattr(get_proxy_slot(t, tracer, None, lambda x: x.proxy), "node", None)
+        if node is not None and node in made:
+            node.meta[RESULT_KEY] = (str(op), i)
+
+
+def result_of(node: Any) -> Optional[list]:
+    """``[op, i, name]`` where ``node`` is result ``i`` of ``op`` (``name``: torch's name for that return in the
+    op's schema, ``""`` where it has none): the i-th tensor that the decomposition of the op it was decomposed
+    from (``original_aten``) returned (:func:`mark_results`), else the i-th item (``getitem``) of an op's call;
+    ``None`` for any other node."""
+    import operator
+
+    import torch
+
+    mark, original = node.meta.get(RESULT_KEY), node.meta.get("original_aten")
+    if mark is not None and original is not None and mark[0] == str(original):
+        return [_op_name(original), mark[1], _return_name(original, mark[1])]
+    if node.op != "call_function" or node.target is not operator.getitem or len(node.args) < 2:
+        return None
+    call, i = node.args[0], node.args[1]
+    if not isinstance(i, int) or not isinstance(call, torch.fx.Node) or call.op != "call_function":
+        return None
+    if not isinstance(call.target, torch._ops.OpOverload):  # a higher-order op's items are no results of one op
+        return None
+    return [_target_name(call), i, _return_name(call.target, i)]
+
+
+def _op_name(op: Any) -> str:
+    return str(op).replace("torch.ops.", "")
+
+
+def _return_name(op: Any, i: int) -> str:
+    """Torch's name for return ``i`` of ``op`` in its schema (SDPA's ``logsumexp``), ``""`` where it has none."""
+    try:
+        return str(op._schema.returns[i].name or "")
+    except (AttributeError, IndexError, TypeError):
+        return ""
 
 
 def _input_source(node: Any) -> str:

@@ -31,6 +31,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Iterable, Optional, Union
 
+from .lines import kernel_built_lines, mark_rollups
 from .model import BuiltLine, Compile, FusedNode, Report, SourceFile
 from .rules import NOT_OPS
 
@@ -564,7 +565,8 @@ def built_lines(node: FusedNode, fx: dict, root: Site, types: dict[str, str], re
 
 def mark_built(report: Report) -> Report:
     """``report`` with ``FusedNode.built_lines`` filled in every compile (cleared where a line ran: a line that
-    ran wins, and a node of a compile no construction fits gets none)."""
+    ran wins, and a node of a compile no construction fits gets none), each kernel's ``Kernel.built_lines`` from
+    its fused nodes', and the roll-ups by line made again with them (``lines.mark_rollups``)."""
     reader: Optional[Reader] = None
     roots: list[Site] = []
     compiles = []
@@ -578,7 +580,7 @@ def mark_built(report: Report) -> Report:
                 roots = reader.roots()
             near = [(f.file, f.line) for f in reversed(c.trigger.user_stack) if f.is_user]
             root = fit(roots, types, near) if roots else None
-        if root is None and not any(n.built_lines for n in c.fused_nodes):
+        if root is None and not any(n.built_lines for n in c.fused_nodes) and not any(k.built_lines for k in c.kernels):
             compiles.append(c)
             continue
         fx = {n.name: n for g in c.graphs.values() for n in g.nodes}
@@ -590,5 +592,7 @@ def mark_built(report: Report) -> Report:
             else (dataclasses.replace(n, built_lines=[]) if n.built_lines else n)
             for n in c.fused_nodes
         ]
-        compiles.append(dataclasses.replace(c, fused_nodes=fused))
-    return dataclasses.replace(report, compiles=compiles)
+        of = {n.name: n.built_lines for n in fused}
+        kernels = [dataclasses.replace(k, built_lines=kernel_built_lines(k, of)) for k in c.kernels]
+        compiles.append(dataclasses.replace(c, fused_nodes=fused, kernels=kernels))
+    return mark_rollups(dataclasses.replace(report, compiles=compiles))

@@ -30,10 +30,11 @@ SCHEMA_VERSION = 2
 
 #: The generation of the derived fields (``report/finish.py``) a report holds. A report written before
 #: derived fields were added (no ``derived`` key, or a smaller number) gets them filled when it is loaded.
-DERIVED_VERSION = 7  # 2: Trigger.summary; 3: Compile.module_view, FusedNode.group_path; 4: FusedNode.no_line_reason;
+DERIVED_VERSION = 8  # 2: Trigger.summary; 3: Compile.module_view, FusedNode.group_path; 4: FusedNode.no_line_reason;
 # 5: a backward's saved inputs named by what made them, input copies labelled, Trigger.kind ahead_of_time;
 # 6: FusedNode.built_lines (where the user's code built the modules of ops that ran inside torch)
 # 7: module paths inferred where a compile recorded none (Compile.modules_inferred, report/module_paths.py)
+# 8: Kernel.built_lines, and the roll-ups by line name built lines (LineTime/BytesBy/RecomputedBy.built)
 
 #: Languages a kernel may be written in: what Inductor's output code defines (``async_compile.<kind>``),
 #: ``extern`` for calls of library kernels, ``other`` when the source was not found.
@@ -169,8 +170,9 @@ class GraphNode(_Record):
     #: activation saved for backward), or ``""`` when not known.
     role: str = ""
     #: For graph inputs: the name a user knows, e.g. ``layer1.0.conv1.weight`` or ``x``; a backward's ``saved``
-    #: input by the forward op that made it and that op's module, ``h.0.mlp gelu (saved)``
-    #: (``rules.saved_name``); ``""`` if none.
+    #: input by the forward op that made it and that op's module, ``h.0.mlp gelu (saved)``, and which of its
+    #: results it is where it has several, ``h.0.ln layer_norm: mean (saved)`` (``rules.saved_name``); ``""`` if
+    #: none.
     display_name: str = ""
     #: The op for people, for a ``call_function`` node: ``aten.mm.default`` -> ``mm``,
     #: ``_operator.getitem`` -> ``getitem`` (``rules.short_op``); ``""`` for other nodes. Filled when not given.
@@ -178,6 +180,10 @@ class GraphNode(_Record):
     #: The op this node was decomposed from, for people (``rules.original_op``), where it is another: ``gelu`` for
     #: the ``mul`` and ``erf`` of a GELU, ``native_layer_norm`` for a layer norm's ``rsqrt``; ``""`` otherwise.
     original_op: str = ""
+    #: Which result it is of an op that returns several, by name (``rules.output_name``): a layer norm's ``mean``
+    #: (the node its decomposition returned second), SDPA's ``logsumexp`` (a ``getitem`` of the call); read at
+    #: capture (``""`` otherwise, and in reports made before it).
+    output: str = ""
 
     def __post_init__(self) -> None:
         if not self.short_op and self.op == "call_function":
@@ -378,7 +384,9 @@ class KernelProfile(_ReadsLikeADict):
 @_record
 class LineTime(_Record):
     """Measured kernel time of one line of the user's code (``StepProfile.by_line``); a kernel that several
-    lines produced is split evenly between them. ``file`` ``""``: kernels with no user line."""
+    lines produced is split evenly between them. ``file`` ``""``: kernels with no user line. ``built``: the line
+    BUILT the modules of these kernels, whose ops ran inside torch (``Kernel.built_lines``), it did not run them
+    (``report/lines.py``)."""
 
     file: str
     line: int
@@ -386,6 +394,7 @@ class LineTime(_Record):
     us: float = 0.0
     share: Optional[float] = None
     kernels: list[str] = field(default_factory=list)
+    built: bool = False
 
 
 @_record
@@ -571,6 +580,10 @@ class Kernel(_Record):
     #: (``FusedNode.user_lines``, in execution order). The first is the line the kernel table, the source
     #: view, the panel and the roofline's time-by-line table tie the kernel to.
     user_lines: list[Frame] = field(default_factory=list)
+    #: For a kernel with no ``user_lines`` (its ops ran inside torch, an ``nn.Sequential``'s), the lines of the user's
+    #: that BUILT the modules of its fused nodes' ops (their ``built_lines``), one per line, in execution order: what
+    #: the kernel table and the time-by-line table name, marked built (``report/built.py``).
+    built_lines: list[BuiltLine] = field(default_factory=list)
 
     #: How the output code launches it: grid, config, arguments (``KernelLaunch``); null when not read.
     launch: Optional[KernelLaunch] = None
@@ -665,7 +678,8 @@ class BytesBy(_Record):
     """Bytes rolled up by one key: a user line (``file``, ``line``) or an nn.Module path (``module``).
     ``count``: the tensors (or buffers) rolled into it (0 in reports made before it); ``instances``: in a
     roll-up folded by repeated module (``layers.1-31.mlp``), the instances folded into the row (1 for a
-    module that is no repeat's), else 0; ``code``: a user line's text, as its frame recorded it."""
+    module that is no repeat's), else 0; ``code``: a user line's text, as its frame recorded it; ``built``: the line
+    BUILT the modules of the ops rolled into it, which ran inside torch (``report/lines.py``), it did not run them."""
 
     bytes: int
     file: str = ""
@@ -674,6 +688,7 @@ class BytesBy(_Record):
     count: int = 0
     instances: int = 0
     code: str = ""
+    built: bool = False
 
 
 @_record
@@ -701,12 +716,14 @@ class SavedGroup(_Record):
 @_record
 class RecomputedBy(_Record):
     """The ops the backward recomputes that come from one user line (``file`` ``""``: no user line):
-    ``count`` of them, their distinct short op names (``ops``) in graph order."""
+    ``count`` of them, their distinct short op names (``ops``) in graph order. ``built``: the line BUILT the
+    modules of these ops, which ran inside torch (``report/lines.py``), it did not run them."""
 
     count: int
     file: str = ""
     line: int = 0
     ops: list[str] = field(default_factory=list)
+    built: bool = False
 
 
 @_record

@@ -490,13 +490,57 @@ def _readable_op(op: str) -> str:
     return re.sub(r"_legit(_functional|_no_training)?$|_functional$", "", op) or op
 
 
+#: The results of the multi-output ops whose schema names none of them (``native_layer_norm(...) -> (Tensor,
+#: Tensor, Tensor)``), as torch's derivative formulas call them (``tools/autograd/derivatives.yaml``), by short
+#: op name: ``GraphNode.output`` of the nodes an op's decomposition returned, or of a ``getitem`` of its call.
+#: Ops whose schema names its results (SDPA's ``output, logsumexp``, ``topk``'s ``values, indices``) need none.
+OUTPUT_NAMES: dict[str, tuple[str, ...]] = {
+    "native_layer_norm": ("output", "mean", "rstd"),
+    "native_group_norm": ("output", "mean", "rstd"),
+    "native_batch_norm": ("output", "save_mean", "save_invstd"),
+    "_native_batch_norm_legit": ("output", "save_mean", "save_invstd"),
+    "_native_batch_norm_legit_no_training": ("output", "save_mean", "save_invstd"),
+    "_native_batch_norm_legit_functional": ("output", "save_mean", "save_invstd", "running_mean", "running_var"),
+    "_fused_rms_norm": ("output", "rstd"),
+    "var_mean": ("var", "mean"),
+    "std_mean": ("std", "mean"),
+    "native_dropout": ("output", "mask"),
+    "max_pool2d_with_indices": ("output", "indices"),
+    "max_pool3d_with_indices": ("output", "indices"),
+    "_embedding_bag": ("output", "offset2bag", "bag_size", "max_indices"),
+    "native_layer_norm_backward": ("grad_input", "grad_weight", "grad_bias"),
+    "native_group_norm_backward": ("grad_input", "grad_weight", "grad_bias"),
+    "native_batch_norm_backward": ("grad_input", "grad_weight", "grad_bias"),
+    "convolution_backward": ("grad_input", "grad_weight", "grad_bias"),
+}
+
+
+def output_name(op: str, index: int, named: str = "") -> str:
+    """``GraphNode.output``: the name of result ``index`` of ``op`` (its target, ``aten.native_layer_norm.default``):
+    :data:`OUTPUT_NAMES`' where it has the op, else torch's own name for that return (``named``, from the op's
+    schema), else its position.
+
+    >>> output_name("aten.native_layer_norm.default", 1), output_name("aten.topk.default", 1, "indices")
+    ('mean', 'indices')
+    >>> output_name("aten.some_op.default", 2)
+    'output 2'
+    """
+    names = OUTPUT_NAMES.get(short_op(op), ())
+    return names[index] if 0 <= index < len(names) else named or f"output {index}"
+
+
 def saved_name(name: str, forward: Any) -> str:
     """``GraphNode.display_name`` of a backward graph's input that the forward saved for it (role ``saved``), from
     the forward's post-grad nodes by name (``forward``): the forward op that made it, after views and tuple
     unpacking (:data:`GLUE_OPS`), as the user wrote it (the op it was decomposed from: ``gelu``, not its ``mul``),
-    with that op's innermost nn.Module: ``h.0.mlp gelu (saved)``; a graph input of the forward (or a view of one)
-    by its own name: ``fc1.weight (saved)``; ``view_58 (saved)`` when the forward has no such node."""
+    with that op's innermost nn.Module: ``h.0.mlp gelu (saved)``; where the op has several results, which one
+    (``GraphNode.output``, the first on the way from the input to the op): ``h.0.ln layer_norm: mean (saved)``,
+    or, for a tensor that op's decomposition made on the way and did not return, the op that made it there
+    (``h.0.bn batch_norm: rsqrt (saved)``, the ``rsqrt`` before the squeeze it returns); a graph input of the
+    forward (or a view of one) by its own name: ``fc1.weight (saved)``; ``view_58 (saved)`` when the forward has no
+    such node."""
     node = forward.get(name)
+    part = node.output if node is not None else ""
     seen: set = set()
     while node is not None and node.op == "call_function" and node.short_op in GLUE_OPS and node.name not in seen:
         seen.add(node.name)
@@ -504,10 +548,14 @@ def saved_name(name: str, forward: Any) -> str:
         if parent is None:
             break
         node = parent
+        part = part or node.output
     if node is None:
         return f"{name} (saved)"
     if node.op == "placeholder":
         return f"{node.display_name or node.name} (saved)"
     module = node.module_stack[-1] if node.module_stack else ""
     op = _readable_op(node.original_op or node.short_op) if node.op == "call_function" else node.name
+    if not part and node.op == "call_function" and node.original_op in OUTPUT_NAMES:
+        part = node.short_op  # made on the way by a multi-output op's decomposition, not one of its results
+    op = f"{op or node.name}: {part}" if part else op
     return " ".join(filter(None, [module, op or node.name, "(saved)"]))

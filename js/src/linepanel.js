@@ -13,6 +13,19 @@ export function builtModules(b) {
   return `${mods.length === 1 ? "module" : "modules"} ${each.join(", ")}`;
 }
 
+/**
+ * The mark of a line that built modules and ran none of their ops, where a table or list names lines (the kernel
+ * table, the roofline's time by line, the memory view's roll-ups): Python says which rows are such lines.
+ */
+export function builtTag(title) {
+  return h("span", { class: "il-built-tag", title }, " built here");
+}
+
+/** What a row of a roll-up by line says of a line that built modules (LineTime/BytesBy/RecomputedBy.built). */
+export const BUILT_ROW_TITLE =
+  "built here, not ran here: this line built the modules of these ops, which ran inside torch " +
+  "(nn.Sequential's forward calling torch's layers), not on a line of yours";
+
 // A node whose ops ran inside torch, of modules your code built (FusedNode.built_lines, report/built.py): the
 // lines that built them, said to be that (built here), never that they ran the ops.
 export function builtLines(n) {

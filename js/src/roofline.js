@@ -6,6 +6,7 @@
 
 import { basename, fmtBytes, fmtShare, fmtUs, indexCompile, plural } from "./data.js";
 import { h, svg } from "./dom.js";
+import { BUILT_ROW_TITLE, builtTag } from "./linepanel.js";
 
 /** Whether the report has a roofline to draw: Python decided it (`Report.views`, a profile with costs). */
 export function hasRoofline(report) {
@@ -369,7 +370,8 @@ export function renderRoofline(el, report, onPick) {
       { class: "il-muted il-mono", title: r.kernels.join("\n") },
       r.kernels.length > 2 ? `${r.kernels.slice(0, 2).join(", ")}, +${r.kernels.length - 2}` : r.kernels.join(", "),
     );
-  el.append(
+  // Element.append writes a null as the text "null": a table with no rows (table() gives null) is left out
+  const parts = [
     head,
     h("div", { class: "il-rf-chart", "data-role": "roofline-chart" }, chart(points, info, onPick)),
     legend,
@@ -404,7 +406,16 @@ export function renderRoofline(el, report, onPick) {
           label: "line",
           get: (r) =>
             r.file
-              ? h("span", { "data-source-line": `${r.file}:${r.line}`, title: r.file }, `${basename(r.file)}:${r.line}`)
+              ? h(
+                  "span",
+                  {
+                    "data-source-line": `${r.file}:${r.line}`,
+                    "data-how": r.built ? "built" : "ran",
+                    title: r.built ? `${r.file}: ${BUILT_ROW_TITLE}` : r.file,
+                  },
+                  `${basename(r.file)}:${r.line}`,
+                  r.built ? builtTag() : null,
+                )
               : "(no user line)",
         },
         { label: "code", get: (r) => h("code", {}, String(r.code || "").trim()) },
@@ -424,7 +435,8 @@ export function renderRoofline(el, report, onPick) {
       ],
       s && s.off_estimate,
     ),
-  );
+  ];
+  el.append(...parts.filter((x) => x != null));
   if (s && s.unmatched_ops && s.unmatched_ops.length) {
     el.appendChild(
       h(

@@ -100,7 +100,9 @@ export function lineSummary(entry, report, compileId = "") {
 
 /**
  * The kernel table of one compile: one row per kernel, in execution order:
- * {kernel, kind, language, ops, fused: [names], line: "file:line" | "", lineKey, us, share, order}.
+ * {kernel, kind, language, ops, fused: [names], line: "file:line" | "", lineKey, how, built, us, share, order}.
+ * `line` is the kernel's user line (Kernel.user_lines), else, for a kernel whose ops ran inside torch, the line that
+ * built its modules (Kernel.built_lines; `how` "built", `built` that BuiltLine): both decided in Python.
  */
 export function kernelRows(idx) {
   const rows = new Map();
@@ -110,7 +112,9 @@ export function kernelRows(idx) {
     if (!r) {
       const k = idx.kernels.get(n.kernel) || {};
       const p = profileOf(k);
-      const fr = (k.user_lines || n.user_lines || [])[0]; // the kernel's user line (Kernel.user_lines, Python)
+      const ran = (k.user_lines || n.user_lines || [])[0]; // the kernel's user line (Kernel.user_lines, Python)
+      const built = ran ? null : (k.built_lines || [])[0] || null; // else where its modules were built
+      const fr = ran || built;
       r = {
         kernel: n.kernel,
         label: n.label || n.kernel,
@@ -121,6 +125,8 @@ export function kernelRows(idx) {
         line: fr ? `${basename(fr.file)}:${fr.line}` : "",
         lineKey: fr ? lineKey(fr.file, fr.line) : "",
         code: fr ? String(fr.code || "").trim() : "",
+        how: ran ? "ran" : built ? "built" : "",
+        built,
         us: p ? p.total_us : null,
         share: p ? p.share : null,
         // the compiled kernel's resources (Kernel.ir, with ir=True on a GPU), as the compiler reported them

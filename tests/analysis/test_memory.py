@@ -228,3 +228,23 @@ def test_a_saved_groups_op_is_the_op_it_was_decomposed_from():
     }
     groups = saved_groups([_saved(f"mul_{i}", f"layers.{i}.mlp") for i in range(1, 4)], fx, INSTANCES)
     assert [(g.module, g.what, g.count) for g in groups] == [("layers.1-3.mlp", "gelu", 3)]
+
+
+def test_a_saved_groups_op_says_which_result_of_a_multi_output_op_it_is():
+    """Issue 22: a layer norm's mean and rstd have one shape; each layer's two were one row, ``native_layer_norm
+    ×2``. The result each is (``GraphNode.output``) keeps them apart, folded over the layers."""
+    fx = {}
+    for i in range(1, 4):
+        for name, target, out in (
+            (f"getitem_{i}", "_operator.getitem", "mean"),
+            (f"rsqrt_{i}", "aten.rsqrt.default", "rstd"),
+        ):
+            fx[name] = model.GraphNode(
+                name=name, op="call_function", target=target, original_op="native_layer_norm", output=out
+            )
+    saved = [_saved(n, f"layers.{n[-1]}.ln") for n in fx]
+    groups = saved_groups(saved, fx, INSTANCES)
+    assert [(g.module, g.what, g.count) for g in groups] == [
+        ("layers.1-3.ln", "native_layer_norm: mean", 3),
+        ("layers.1-3.ln", "native_layer_norm: rstd", 3),
+    ]

@@ -7,6 +7,7 @@ lines that ran."""
 from __future__ import annotations
 
 import json
+import math
 import pathlib
 
 import inductor_lens
@@ -106,3 +107,86 @@ def test_a_report_written_before_built_lines_gets_them_on_load(nested_sequential
     old = tmp_path / "old.json"
     old.write_text(json.dumps(data), encoding="utf-8")
     assert inductor_lens.load(old) == nested_sequential_training_report
+
+
+def _measured(report):
+    """A profile of ``report`` by hand: kernel number i of a compile took (i + 1) µs per run (no profiler ran)."""
+    from inductor_lens.analysis.perf import Measured
+
+    times = {(c.id, k.name): [float(i + 1)] * 2 for c in report.compiles for i, k in enumerate(c.kernels)}
+    return Measured(device="cpu", runs=2, warmup=1, kernels=times, step_us=[1000.0, 1000.0])
+
+
+def test_the_kernel_table_time_by_line_and_memory_roll_ups_name_the_built_lines_marked_built(
+    nested_sequential_training_report,
+):
+    """Issue 22: no line of the user's ran a nested Sequential's ops, so the kernel table, the time by line and the
+    memory roll-ups by line said "(no line)" for all of it. Each names the line that built the modules instead,
+    marked built (never as a line that ran): the same lines the Source view and the panel show."""
+    from inductor_lens.analysis.perf import apply_profile
+
+    report = apply_profile(nested_sequential_training_report, _measured(nested_sequential_training_report), None)
+    share: dict = {}  # (line) -> µs: each kernel's time split evenly between the lines of its ops' modules
+    for c in report.compiles:
+        expected = _expected(c, NESTED_BUILT)
+        for k in c.kernels:
+            lines = sorted({ln for f in k.fused_nodes for _, ln in expected.get(f, ())})
+            assert not k.user_lines and lines, (c.id, k.name)
+            # the kernel's built lines: those of its fused nodes' ops, each once, in execution order
+            assert sorted(b.line for b in k.built_lines) == lines, (c.id, k.name)
+            assert all(b.file == str(MODELS) for b in k.built_lines)
+            for ln in lines:
+                share[ln] = share.get(ln, 0.0) + k.profile.total_us / len(lines)
+    by_line = report.profile.by_line
+    assert all(r.built and r.file == str(MODELS) for r in by_line), "no '(no line)' row, no line said to have run"
+    assert {r.line: r.us for r in by_line} == {ln: round(us, 3) for ln, us in share.items()}
+    assert {r.line for r in by_line} == {_line(code) for code in NESTED_BUILT.values()}
+
+    fwd = report.compiles[0]
+    m, fx = fwd.memory, {n.name: n for n in fwd.graphs["post_grad"].nodes}
+    kept: dict = {}  # line -> bytes of the activations the ops of the modules it built save, from their shapes
+    for s in m.saved_for_backward:
+        if s.kind == "activation":
+            path = fx[s.fx_node].module_stack[-1]
+            ln = _line(NESTED_BUILT.get(path) or NESTED_BUILT[path.rsplit(".", 1)[-1]])
+            kept[ln] = kept.get(ln, 0) + 4 * math.prod(s.shape)  # float32
+    assert kept and all(r.built and r.file == str(MODELS) for r in m.saved_by_line)
+    assert {r.line: r.bytes for r in m.saved_by_line} == kept
+    assert m.recomputed and all(r.built and r.file == str(MODELS) for r in m.recomputed_by_line)
+    assert sum(r.count for r in m.recomputed_by_line) == len(m.recomputed)
+
+
+def test_a_model_with_its_own_forward_rolls_up_by_the_lines_that_ran(stack_training_report):
+    """A line that ran always wins: ``models.Stack``'s kernels and roll-ups name its forward's lines, none built."""
+    from inductor_lens.analysis.perf import apply_profile
+
+    report = apply_profile(stack_training_report, _measured(stack_training_report), None)
+    assert not any(k.built_lines for c in report.compiles for k in c.kernels)
+    assert report.profile.by_line and not any(r.built for r in report.profile.by_line)
+    m = report.compiles[0].memory
+    assert m.saved_by_line and not any(r.built for r in [*m.saved_by_line, *m.recomputed_by_line])
+
+
+def test_a_profiled_report_written_before_built_roll_ups_gets_them_on_load(nested_sequential_training_report, tmp_path):
+    """A report of version 7 (built lines in the Source view only) loads with the kernels' built lines and its
+    roll-ups by line made again with them, as a fresh capture has them."""
+    from inductor_lens.analysis.perf import apply_profile
+
+    report = apply_profile(nested_sequential_training_report, _measured(nested_sequential_training_report), None)
+    data = json.loads(report.to_json())
+    data["derived"] = 7
+    for c in data["compiles"]:
+        for k in c["kernels"]:
+            k.pop("built_lines", None)
+        if c.get("memory"):
+            c["memory"]["saved_by_line"] = []  # what version 7 made: activations of no line are left out
+            c["memory"]["recomputed_by_line"] = (
+                [{"count": len(c["memory"]["recomputed"]), "file": "", "line": 0, "ops": []}]
+                if c["memory"]["recomputed"]
+                else []
+            )
+    total = sum(r["us"] for r in data["profile"]["by_line"])
+    data["profile"]["by_line"] = [{"file": "", "line": 0, "code": "", "us": total, "share": 1.0, "kernels": []}]
+    old = tmp_path / "old.json"
+    old.write_text(json.dumps(data), encoding="utf-8")
+    assert inductor_lens.load(old) == report

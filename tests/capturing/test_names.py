@@ -4,6 +4,7 @@ and inputs; and a report written before these names gets them when loaded."""
 
 from __future__ import annotations
 
+import copy
 import json
 import re
 
@@ -52,8 +53,9 @@ def test_a_backwards_saved_inputs_are_named_by_the_forward_op_and_module_that_ma
     assert saved["convolution"] == "conv1 convolution (saved)"
     assert saved["convolution_1"] == "conv2 convolution (saved)"
     assert saved["relu"] == "relu (saved)"  # torch.relu of forward() itself: no module
-    # a batch norm's statistics: the op the user called (FX's original_aten), not the rsqrt it decomposed into
-    assert saved["rsqrt_1"] == "bn2 batch_norm (saved)"
+    # a batch norm's statistics: the op the user called (FX's original_aten), not the rsqrt it decomposed into;
+    # this rsqrt is none of its results (it returns a squeeze of it), so the name says what made it on the way
+    assert saved["rsqrt_1"] == "bn2 batch_norm: rsqrt (saved)"
     made = {n.name: n for n in fwd.graphs["post_grad"].nodes}
     for name, display in saved.items():
         assert display.endswith(" (saved)") and name in made, (name, display)
@@ -106,6 +108,76 @@ def test_a_report_written_before_these_names_gets_them_on_load(cnn_step, tmp_pat
     old.write_text(json.dumps(data), encoding="utf-8")
     assert inductor_lens.load(old) == cnn_step  # the line-by-line reader
     assert inductor_lens.report.model.Report.from_dict(data) == cnn_step  # a dict
+
+
+class NormAttention(nn.Module):
+    """A layer norm, SDPA and a batch norm: ops with several results, each keeping more than one for the backward."""
+
+    def __init__(self, d: int = 32, heads: int = 2) -> None:
+        super().__init__()
+        self.ln = nn.LayerNorm(d)
+        self.qkv = nn.Linear(d, 3 * d)
+        self.bn = nn.BatchNorm1d(d)
+        self.heads = heads
+
+    def forward(self, x):
+        b, t, d = x.shape
+        q, k, v = self.qkv(self.ln(x)).view(b, t, 3, self.heads, d // self.heads).permute(2, 0, 3, 1, 4)
+        y = torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=True)
+        return self.bn(y.transpose(1, 2).reshape(b, t, d).transpose(1, 2)).transpose(1, 2)
+
+
+@pytest.mark.compile
+def test_the_saved_results_of_one_multi_output_op_are_named_apart_and_each_name_is_what_the_tensor_holds():
+    """Issue 22: a layer norm keeps its output, mean and rstd for the backward, SDPA its output and logsumexp, a
+    batch norm its mean and inverse std; each was named by the op and module alone (``h.0.ln layer_norm (saved)``
+    three times). Each name now says which result it is, and the tensor the compiled forward really saved under
+    that name (torch's saved-tensor hooks see them in the backward's input order) holds that result, as eager
+    torch computes it."""
+    torch.manual_seed(0)
+    model, x = nn.Sequential(NormAttention(), NormAttention()), torch.randn(2, 8, 32)
+    ins: dict[str, torch.Tensor] = {}  # what each norm and the attention got, from an eager copy of the model
+    eager = copy.deepcopy(model)
+    for name, mod in eager.named_modules():
+        if isinstance(mod, (nn.LayerNorm, nn.BatchNorm1d)):
+            mod.register_forward_hook(lambda m, a, out, name=name: ins.__setitem__(name, a[0].detach()))
+    eager(x)
+    packed: list[torch.Tensor] = []
+    with inductor_lens.capture(strict=True) as cap:
+        compiled = torch.compile(model)
+        with torch.autograd.graph.saved_tensors_hooks(lambda t: packed.append(t.detach().clone()) or t, lambda t: t):
+            out = compiled(x)
+        out.sum().backward()
+    fwd, bwd = cap.report.compiles
+    saved = [n for n in bwd.graphs["post_grad"].nodes if n.op == "placeholder" and not n.name.startswith("tangents_")]
+    assert len(saved) == len(packed)
+    value = dict(zip((n.display_name for n in saved), packed))
+    expect: dict[str, torch.Tensor] = {}
+    for i in ("0", "1"):
+        h = ins[f"{i}.ln"]
+        var, mean = torch.var_mean(h, -1, correction=0)
+        expect[f"{i}.ln layer_norm: mean (saved)"] = mean
+        expect[f"{i}.ln layer_norm: rstd (saved)"] = torch.rsqrt(var + 1e-5)
+        ln_out = eager[int(i)].ln(h)
+        q, k, v = eager[int(i)].qkv(ln_out).view(2, 8, 3, 2, 16).permute(2, 0, 3, 1, 4)
+        attn = torch.ops.aten._scaled_dot_product_flash_attention_for_cpu(q, k, v, is_causal=True)
+        expect[f"{i} scaled_dot_product_flash_attention_for_cpu: output (saved)"] = attn[0]
+        expect[f"{i} scaled_dot_product_flash_attention_for_cpu: logsumexp (saved)"] = attn[1]
+        var, mean = torch.var_mean(ins[f"{i}.bn"], (0, 2), correction=0)
+        for what, want in (("mean", mean), ("save_mean", mean), ("rsqrt", torch.rsqrt(var + 1e-5))):
+            expect[f"{i}.bn batch_norm: {what} (saved)"] = want
+        expect[f"{i}.bn batch_norm: save_invstd (saved)"] = torch.rsqrt(var + 1e-5)
+        expect[f"{i}.ln layer_norm: output (saved)"] = ln_out
+    results = [n.display_name for n in saved if ": " in n.display_name]
+    assert len(results) == len(set(results)), results  # none of them shares a name
+    for i in ("0", "1"):  # each module's statistics are named apart: every layer norm its mean and rstd
+        assert {f"{i}.ln layer_norm: mean (saved)", f"{i}.ln layer_norm: rstd (saved)"} <= set(results)
+        assert f"{i} scaled_dot_product_flash_attention_for_cpu: logsumexp (saved)" in results
+        assert sum(r.startswith(f"{i}.bn batch_norm: ") for r in results) == 2
+    for name in results:
+        got, want = value[name], expect[name]
+        assert got.numel() == want.numel(), name
+        assert torch.allclose(got.flatten(), want.detach().flatten(), atol=1e-5), name
 
 
 class TwoInputs(nn.Module):

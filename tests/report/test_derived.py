@@ -266,3 +266,34 @@ def test_an_input_copy_fused_with_other_ops_is_labelled_and_the_other_ops_keep_t
     assert add.ops == ["add", "copy_"] and add.no_line_reason == rules.INSIDE_TORCH
     # buffers laid out otherwise (another stride order): still a copy into another layout, not said channels-last
     assert _copy_step([27, 9, 3, 1]).fused_nodes[0].label == "layout copy: stem.0.weight, x"
+
+
+def test_a_saved_result_of_a_multi_output_op_is_named_by_which_result_it_is():
+    """Issue 22: ``rules.saved_name`` says which result of a multi-output op a saved tensor is (``GraphNode.output``,
+    the first on the way through views to the op), and what made a tensor its decomposition did not return."""
+    ln = dict(original_op="native_layer_norm", module_stack=["h", "h.0.ln"])
+    forward = {
+        n.name: n
+        for n in [
+            GraphNode("var_mean", "call_function", "aten.var_mean.correction", **ln),
+            GraphNode("getitem_1", "call_function", "_operator.getitem", ["var_mean"], output="mean", **ln),
+            GraphNode("rsqrt", "call_function", "aten.rsqrt.default", ["var_mean"], output="rstd", **ln),
+            GraphNode("add_1", "call_function", "aten.add.Tensor", ["rsqrt"], output="output", **ln),
+            GraphNode("view_3", "call_function", "aten.view.default", ["add_1"]),
+            GraphNode("mul", "call_function", "aten.mul.Tensor", ["rsqrt"], **ln),
+            GraphNode(
+                "gelu", "call_function", "aten.mul.Tensor", ["add_1"], original_op="gelu", module_stack=["h.0.mlp"]
+            ),
+        ]
+    }
+    names = {n: rules.saved_name(n, forward) for n in ("getitem_1", "rsqrt", "view_3", "mul", "gelu")}
+    assert names == {
+        "getitem_1": "h.0.ln layer_norm: mean (saved)",
+        "rsqrt": "h.0.ln layer_norm: rstd (saved)",
+        "view_3": "h.0.ln layer_norm: output (saved)",  # a view of its output
+        "mul": "h.0.ln layer_norm: mul (saved)",  # made on the way, none of its results
+        "gelu": "h.0.mlp gelu (saved)",  # one result: nothing to tell apart
+    }
+    assert rules.output_name("aten._native_batch_norm_legit_functional.default", 2) == "save_invstd"
+    assert rules.output_name("aten._scaled_dot_product_flash_attention.default", 1, "logsumexp") == "logsumexp"
+    assert rules.output_name("aten.unknown.default", 3) == "output 3"

@@ -11,8 +11,8 @@ const out = { compiles: {}, lines: {} };
 for (const c of report.compiles || []) {
   const idx = indexCompile(c);
   out.compiles[c.id] = {
-    // the kernel table: each kernel's user line
-    kernels: Object.fromEntries(kernelRows(idx).map((r) => [r.kernel, r.lineKey])),
+    // the kernel table: each kernel's user line, or the line that built its modules ("built")
+    kernels: Object.fromEntries(kernelRows(idx).map((r) => [r.kernel, { line: r.lineKey, how: r.how }])),
     // the panel's header and the fusion graph's boxes: each box's user line, ops and kernel run
     boxes: Object.fromEntries(
       idx.boxes.map((n) => {

@@ -152,6 +152,89 @@ def test_a_sequential_of_torch_layers_shows_the_lines_that_built_each_layer_as_b
     _assert_clean(page)
 
 
+def _profiled(report):
+    """``report`` with a profile by hand (kernel i of a compile: i + 1 µs a run): the roofline and the times."""
+    from inductor_lens.analysis.perf import Measured, apply_profile
+
+    times = {(c.id, k.name): [float(i + 1)] * 2 for c in report.compiles for i, k in enumerate(c.kernels)}
+    return apply_profile(report, Measured(device="cpu", runs=2, warmup=1, kernels=times, step_us=[999.0] * 2), None)
+
+
+_FITS_JS = """(sel) => [...document.querySelectorAll(sel)].map((e) => {
+  const pane = e.closest('.il-view').getBoundingClientRect(), r = e.getBoundingClientRect();
+  return {text: e.textContent, left: r.left, right: r.right, paneRight: pane.right, cut: e.scrollWidth > e.clientWidth};
+})"""
+
+
+def test_a_sequential_training_steps_kernels_time_and_memory_by_line_name_the_built_lines_at_1000x700(
+    tmp_path, offline_page, nested_sequential_training_report
+):
+    """Issue 22: the kernel table, the roofline's time by line and the memory view's roll-ups by line said
+    "(no line)" (or nothing) for a model whose ops ran inside torch. At 1000 x 700 each shows the line that built
+    the kernel's modules, marked "built here", as Python decided it (Kernel.built_lines, LineTime/BytesBy/
+    RecomputedBy.built)."""
+    page = offline_page
+    page.set_viewport_size({"width": 1000, "height": 700})
+    report = _profiled(nested_sequential_training_report)
+    fwd = report.compiles[0]
+    path = tmp_path / "seq.html"
+    report.save_html(path)
+    _open(page, path)
+    page.click('[data-tab="kernels"]')
+    rows = page.locator('[data-view="kernels"] [data-role="kernel-row"]')
+    assert rows.count() == len(fwd.kernels)
+    for k in fwd.kernels:
+        cell = page.locator(f'[data-view="kernels"] [data-role="kernel-row"][data-kernel="{k.name}"] .il-kline')
+        assert cell.get_attribute("data-how") == "built"
+        assert cell.inner_text().strip() == f"sequential_models.py:{k.built_lines[0].line} built here"
+        assert "built" in cell.get_attribute("title") and "ran inside torch" in cell.get_attribute("title")
+    for cell in page.evaluate(_FITS_JS, '[data-view="kernels"] .il-kline'):  # on screen beside the kernel
+        assert cell["right"] <= cell["paneRight"] and not cell["cut"], cell
+    page.click('[data-tab="roofline"]')
+    lines = page.locator('[data-role="rollup-line"] [data-source-line]')
+    assert lines.count() == len(report.profile.by_line) and all(r.built for r in report.profile.by_line)
+    assert {(x.get_attribute("data-how"), x.inner_text().strip()) for x in lines.all()} == {
+        ("built", f"sequential_models.py:{r.line} built here") for r in report.profile.by_line
+    }
+    view = page.locator('[data-view="roofline"]').inner_text()
+    assert "(no user line)" not in view and "null" not in view.split()  # Element.append(null) wrote "null"
+    page.click('[data-tab="memory"]')
+    kept = page.locator('[data-role="saved-by-line"] li')
+    assert kept.count() == len(fwd.memory.saved_by_line) > 0
+    assert {li.get_attribute("data-how") for li in kept.all()} == {"built"}
+    assert all("built here" in li.inner_text() for li in kept.all())
+    redo = page.locator('[data-role="recomputed"] li')
+    assert redo.count() == len(fwd.memory.recomputed_by_line) > 0
+    assert {li.get_attribute("data-how") for li in redo.all()} == {"built"}
+    assert "(no line of yours)" not in page.locator('[data-role="recomputed"]').inner_text()
+    _assert_clean(page)
+
+
+def test_the_source_gutter_of_a_training_step_reads_whole_at_1000x700(
+    tmp_path, offline_page, nested_sequential_training_report
+):
+    """Issue 22: in a training step a built line's gutter says "built here · N kernels +1 compile" and the time;
+    the fixed 168 px gutter cut it after the kernels (the tooltip had it). The gutter is as wide as its widest
+    annotation: each reads whole, in the forward and the backward."""
+    page = offline_page
+    page.set_viewport_size({"width": 1000, "height": 700})
+    path = tmp_path / "seq.html"
+    _profiled(nested_sequential_training_report).save_html(path)
+    _open(page, path)
+    page.click('[data-tab="source"]')
+    for c in nested_sequential_training_report.compiles:
+        page.select_option(".il-compile", c.id)
+        gutters = page.evaluate(_FITS_JS, '[data-view="source"] .il-src-line[data-how="built"] .il-src-gutter')
+        assert gutters, c.id
+        for g in gutters:
+            assert "built here · " in g["text"] and "+1 compile" in g["text"] and "µs" in g["text"], g
+            assert not g["cut"], g  # the annotation is not clipped (overflow: hidden, ellipsis)
+            assert g["right"] <= g["paneRight"], g
+        code = page.locator('[data-view="source"] .il-src-line[data-how="built"] .il-src-code').first
+        assert code.bounding_box()["x"] < 1000 * 0.6  # the code still starts in the left pane
+    _assert_clean(page)
+
+
 def test_kernel_table_sorts_filters_and_a_row_click_selects_the_box(tmp_path, offline_page, training_report):
     page = offline_page
     fwd = training_report.compiles[0]

@@ -14,7 +14,7 @@ import subprocess
 import pytest
 
 import inductor_lens
-from inductor_lens.analysis import perf
+from inductor_lens.report.lines import kernel_keys
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "tests" / "fixtures"
@@ -40,6 +40,13 @@ def _key(frame) -> str:
     return f"{frame.file}:{frame.line}"
 
 
+def _kernel_line(k) -> dict:
+    """The kernel table's line of a kernel: its user line (ran), else the line that built its modules (built)."""
+    if k.user_lines:
+        return {"line": _key(k.user_lines[0]), "how": "ran"}
+    return {"line": _key(k.built_lines[0]), "how": "built"} if k.built_lines else {"line": "", "how": ""}
+
+
 def _python_view(report) -> dict:
     """What the report's Python fields say the views show."""
     compiles, lines = {}, {}
@@ -47,10 +54,7 @@ def _python_view(report) -> dict:
         boxes = [n for n in c.fused_nodes if not n.is_glue]
         by_kernel = {k.name: k for k in c.kernels}
         compiles[c.id] = {
-            "kernels": {
-                k: (_key(by_kernel[k].user_lines[0]) if by_kernel[k].user_lines else "")
-                for k in dict.fromkeys(n.kernel for n in boxes if n.kernel)
-            },
+            "kernels": {k: _kernel_line(by_kernel[k]) for k in dict.fromkeys(n.kernel for n in boxes if n.kernel)},
             "boxes": {
                 n.name: {
                     "line": _key(n.user_lines[0]) if n.user_lines else "",
@@ -102,17 +106,24 @@ def test_python_and_js_show_the_same_built_lines(nested_sequential_training_repo
     assert shown == _python_view(nested_sequential_training_report)
     per = [v for cids in shown["lines"].values() for v in cids.values()]
     assert per and all(v["built"] and not v["kernels"] for v in per)
+    # the kernel table names each kernel's built line, as built (Kernel.built_lines)
+    rows = [r for c in shown["compiles"].values() for r in c["kernels"].values()]
+    assert rows and all(r["how"] == "built" and r["line"] for r in rows)
 
 
 def test_the_roofline_ties_each_kernel_to_the_line_the_kernel_table_shows(recorded, tmp_path):
-    """``Report.profile.by_line`` (analysis/perf.py) splits a kernel's time over the lines the views name."""
+    """``Report.profile.by_line`` (``report/lines.py``) splits a kernel's time over the lines the views name."""
     report = recorded[0]
     shown = _shown(report, tmp_path)
     for c in report.compiles:
         for k in c.kernels:
             if k.name in shown["compiles"][c.id]["kernels"]:
-                lines = perf._line_of(k)
-                assert lines and f"{lines[0][0]}:{lines[0][1]}" == shown["compiles"][c.id]["kernels"][k.name]
+                file, line, _, built = kernel_keys(k)[0]
+                row = shown["compiles"][c.id]["kernels"][k.name]
+                assert row == {
+                    "line": f"{file}:{line}" if file else "",
+                    "how": ("built" if built else "ran") if file else "",
+                }
 
 
 def test_source_view_counts_other_compiles_not_kernels(break_recompile_report, tmp_path):

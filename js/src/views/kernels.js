@@ -3,15 +3,17 @@
 
 import { fmtShare, fmtUs } from "../data.js";
 import { h } from "../dom.js";
+import { builtModules, builtTag } from "../linepanel.js";
 import { kernelRows, sortRows } from "../viewdata.js";
 
 const COLUMNS = [
   { key: "order", label: "#", num: true },
   { key: "kernel", label: "kernel" },
+  // beside the kernel, where a 1000 px page shows it: the user's line, or the line that built its module
+  { key: "line", label: "your line" },
   { key: "kind", label: "kind" },
   { key: "ops", label: "ops", num: true },
   { key: "fused", label: "fused nodes", num: true },
-  { key: "line", label: "your line" },
   { key: "us", label: "time", num: true, profiled: true },
   // with ir=True on a GPU: what the compiled kernel uses (Kernel.ir); shown when a kernel of the compile has it
   { key: "registers", label: "registers", num: true, resources: true },
@@ -105,10 +107,21 @@ function create(ctx) {
             { class: "il-mono il-kname", title: r.kernel },
             r.label !== r.kernel ? [r.label, h("div", { class: "il-muted il-small" }, r.kernel)] : r.kernel,
           ),
-          h("td", {}, h("i", { class: `il-dot kind-${r.kind}` }), r.kind),
+          r.how === "built"
+            ? h(
+                "td",
+                {
+                  class: "il-mono il-kline",
+                  "data-how": "built",
+                  title: `${r.line}: where your code built ${builtModules(r.built)}, whose ops ran inside torch (no line of yours ran them)${r.code ? `\n${r.code}` : ""}`,
+                },
+                r.line,
+                builtTag(),
+              )
+            : h("td", { class: "il-mono il-kline", "data-how": r.how || null, title: r.code || "" }, r.line),
+          h("td", { class: "il-kkind" }, h("i", { class: `il-dot kind-${r.kind}` }), r.kind),
           h("td", { class: "il-num" }, String(r.ops)),
           h("td", { class: "il-num" }, String(r.fused.length)),
-          h("td", { class: "il-mono il-kline", title: r.code || "" }, r.line),
           ctx.profiled
             ? h("td", { class: "il-num il-mono" }, r.us == null ? "" : `${fmtUs(r.us)} (${fmtShare(r.share)})`)
             : null,

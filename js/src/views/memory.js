@@ -6,6 +6,7 @@
 
 import { basename, fmtBytes, plural } from "../data.js";
 import { h } from "../dom.js";
+import { BUILT_ROW_TITLE, builtTag } from "../linepanel.js";
 import { byteTicks, curve, hoverAt, indexAt } from "../memcurve.js";
 
 /** Rows of a list at first sight; the rest fold under "N more". */
@@ -354,13 +355,24 @@ function shortList(title, role, items, note) {
 
 /** One roll-up row over a bar for its share of the largest row: the name, how many instances (×31), the
  * bytes; what it is made of in its title. */
-function byteItem(name, bytes, max, times, detail, attrs = {}, code = "") {
+function byteItem(name, bytes, max, times, detail, attrs = {}, code = "", built = false) {
   const pct = max > 0 ? Math.max(1, Math.round((100 * bytes) / max)) : 0;
   return h(
     "li",
-    { ...attrs, title: `${name}${code ? ` ${code}` : ""}: ${fmtBytes(bytes)}${detail ? ` in ${detail}` : ""}` },
+    {
+      ...attrs,
+      title:
+        `${name}${code ? ` ${code}` : ""}: ${fmtBytes(bytes)}${detail ? ` in ${detail}` : ""}` +
+        (built ? `; ${BUILT_ROW_TITLE}` : ""),
+    },
     h("span", { class: "il-mem-bar", style: `width:${pct}%` }),
-    h("span", { class: "il-mono il-mem-name" }, name, code ? h("span", { class: "il-muted" }, ` ${code}`) : null),
+    h(
+      "span",
+      { class: "il-mono il-mem-name" },
+      name,
+      built ? builtTag() : null,
+      code ? h("span", { class: "il-muted" }, ` ${code}`) : null,
+    ),
     h("span", { class: "il-mem-times" }, times > 1 ? `×${times}` : ""),
     h("span", { class: "il-mem-bytes" }, fmtBytes(bytes)),
   );
@@ -406,8 +418,9 @@ function rollups(memory) {
           top(lines),
           0,
           l.count ? plural(l.count, "tensor") : "",
-          { "data-line": `${l.file}:${l.line}`, "data-bytes": String(l.bytes) },
+          { "data-line": `${l.file}:${l.line}`, "data-bytes": String(l.bytes), "data-how": l.built ? "built" : "ran" },
           l.code || "",
+          l.built,
         ),
       ),
     ),
@@ -422,8 +435,15 @@ function recomputedList(memory) {
     ? byLine.map((r) =>
         h(
           "li",
-          { class: "il-mem-plain", "data-line": r.file ? `${r.file}:${r.line}` : "", "data-count": String(r.count) },
+          {
+            class: "il-mem-plain",
+            "data-line": r.file ? `${r.file}:${r.line}` : "",
+            "data-how": r.file ? (r.built ? "built" : "ran") : null,
+            "data-count": String(r.count),
+            title: r.built ? BUILT_ROW_TITLE : null,
+          },
           h("span", { class: "il-mono" }, r.file ? `${basename(r.file)}:${r.line}` : "(no line of yours)"),
+          r.built ? builtTag() : null,
           ` ${plural(r.count, "op")}: `,
           h("span", { class: "il-mono il-muted" }, (r.ops || []).join(", ")),
         ),

@@ -77,11 +77,37 @@ function lineHow(entry, compileId) {
   return (here.length ? here : entry.refs).some((r) => r.how !== "built") ? "ran" : "built";
 }
 
+/** Smallest and largest share of the pane the gutter takes (px; fraction of the view's width). */
+const GUTTER_MIN = 168;
+const GUTTER_MAX_SHARE = 0.5;
+
 function create(ctx) {
   const { report } = ctx;
   const el = h("div", { class: "il-view il-source", "data-view": "source" });
   let drawnFor = null;
   let lineEls = new Map();
+  let gutters = []; // the annotations drawn, measured once on screen (fitGutter)
+  let fitted = false;
+
+  function gutter(ann) {
+    if (ann) gutters.push(ann);
+    return h("span", { class: "il-src-gutter" }, ann);
+  }
+
+  /**
+   * The gutter as wide as its widest annotation, so that none is cut ("built here · 2 kernels +1 compile 8.0 ms" in
+   * a training step), at least GUTTER_MIN and at most half the view (beyond, the ellipsis and the tooltip). Measured
+   * where it is drawn (the text's width in the page's font); false while the view is not laid out (a hidden tab).
+   */
+  function fitGutter() {
+    let widest = 0;
+    for (const a of gutters) widest = Math.max(widest, a.getBoundingClientRect().width);
+    if (!widest || !el.clientWidth) return false;
+    const most = Math.max(GUTTER_MIN, Math.floor(el.clientWidth * GUTTER_MAX_SHARE)); // never below the old 168 px
+    const px = Math.min(Math.max(Math.ceil(widest) + 1, GUTTER_MIN), most);
+    el.style.setProperty("--il-src-gutter", `${px}px`);
+    return true;
+  }
 
   function draw(s) {
     const index = ctx.sourceIndex();
@@ -100,11 +126,9 @@ function create(ctx) {
     // what each line keeps alive for the backward (Memory.saved_by_line of the selected forward compile)
     const compile = (report.compiles || []).find((c) => c.id === s.compileId);
     const saved = new Map(
-      ((compile && compile.memory && compile.memory.saved_by_line) || []).map((r) => [
-        lineKey(r.file, r.line),
-        r.bytes,
-      ]),
+      ((compile && compile.memory && compile.memory.saved_by_line) || []).map((r) => [lineKey(r.file, r.line), r]),
     );
+    gutters = [];
     const sections = files.map((f) => {
       const rows = [];
       let prev = 0;
@@ -124,7 +148,7 @@ function create(ctx) {
             "data-how": how || null,
           },
           h("span", { class: "il-src-no" }, String(line)),
-          h("span", { class: "il-src-gutter" }, annotation(entry, report, s.compileId)),
+          gutter(annotation(entry, report, s.compileId)),
           // a column of its own, where the forward saves anything: what the line keeps for the backward
           saved.size
             ? h(
@@ -136,11 +160,11 @@ function create(ctx) {
                       {
                         class: "il-src-saved",
                         "data-role": "source-saved",
-                        "data-saved-bytes": String(saved.get(key)),
-                        title:
-                          "activations this line's ops save for the backward (held from the forward until the backward frees them)",
+                        "data-saved-bytes": String(saved.get(key).bytes),
+                        "data-how": saved.get(key).built ? "built" : null,
+                        title: `activations ${saved.get(key).built ? "the ops of the modules built on this line" : "this line's ops"} save for the backward (held from the forward until the backward frees them)`,
                       },
-                      `keeps ${fmtBytes(saved.get(key))}`,
+                      `keeps ${fmtBytes(saved.get(key).bytes)}`,
                     )
                   : null,
               )
@@ -218,6 +242,7 @@ function create(ctx) {
       if (!active) return;
       const fresh = drawnFor !== s.compileId;
       if (fresh) draw(s);
+      if (fresh || !fitted) fitted = fitGutter();
       if (fresh || changed.has("selected") || changed.has("sourceLine") || changed.has("view"))
         marks(s, changed.has("selected") || (fresh && !s.sourceLine));
     },

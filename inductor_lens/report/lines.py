@@ -1,0 +1,184 @@
+"""Roll-ups by the user's line (torch-free): the line that ran a thing, else the line that built its module.
+
+A model made only of torch's modules (``nn.Sequential(nn.Linear, ...)``) runs no op on a line of the user's: every
+stack ends inside torch, and a roll-up by line had one row, "(no line)". ``report/built.py`` finds where the user's
+file BUILT each module (``FusedNode.built_lines``); here that line stands for the things of its modules that no
+line ran, marked ``built`` (a line that built, never one that ran), in the Roofline's time by line
+(``StepProfile.by_line``, ``LineTime``) and the Memory view's activations kept by line (``Memory.saved_by_line``)
+and recomputed ops by line (``Memory.recomputed_by_line``). A line that ran always wins.
+
+The analysis layer makes these roll-ups with the functions here when it measures a step or a compile's memory;
+:func:`mark_rollups` makes them again once the built lines are known (a capture finds them after its memory is
+estimated; an older report on load).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Iterable, Optional
+
+from .model import BuiltLine, BytesBy, Compile, Frame, GraphNode, Kernel, LineTime, Recomputed, RecomputedBy, Report
+from .model import SavedTensor as _Saved
+from .rules import short_op
+
+#: A roll-up's key: ``(file, line, code, built)``; ``("", 0, "", False)`` for things with no line at all.
+Key = tuple[str, int, str, bool]
+NO_LINE: Key = ("", 0, "", False)
+
+
+def user_line(stack: Iterable[Frame]) -> Optional[Frame]:
+    """The innermost frame of the user's code in ``stack``, or None."""
+    return next((f for f in reversed(list(stack)) if f.is_user), None)
+
+
+def built_by_module(compile: Compile) -> dict[str, BuiltLine]:
+    """Each module path of ``compile`` that a line of the user's built (``FusedNode.built_lines``) -> that line."""
+    out: dict[str, BuiltLine] = {}
+    for n in compile.fused_nodes:
+        for b in n.built_lines:
+            for m in b.modules:
+                out.setdefault(m, b)
+    return out
+
+
+def built_line(node: Optional[GraphNode], built: dict[str, BuiltLine]) -> Optional[BuiltLine]:
+    """The line that built the innermost module of ``node`` that has one (:func:`built_by_module`), or None."""
+    for path in reversed(node.module_stack if node is not None else []):
+        if path in built:
+            return built[path]
+    return None
+
+
+def op_key(stack: Iterable[Frame], node: Optional[GraphNode], built: dict[str, BuiltLine]) -> Key:
+    """The line a thing of ``node`` (with ``stack``, the user stack it recorded) rolls up under: its innermost user
+    frame, else the line that built its module (marked built), else :data:`NO_LINE`."""
+    f = user_line(stack)
+    if f is not None:
+        return (f.file, f.line, (f.code or "").strip(), False)
+    b = built_line(node, built)
+    return (b.file, b.line, (b.code or "").strip(), True) if b is not None else NO_LINE
+
+
+def kernel_keys(k: Kernel) -> list[Key]:
+    """The lines a kernel's time is split between: its user lines (``Kernel.user_lines``, the same the Source view
+    and the panel name), else the lines that built its modules (``Kernel.built_lines``), else :data:`NO_LINE`."""
+    ran = [(f.file, f.line, f.code, False) for f in k.user_lines]
+    return ran or [(b.file, b.line, b.code, True) for b in k.built_lines] or [NO_LINE]
+
+
+def _share(us: float, total: float) -> Optional[float]:
+    return round(us / total, 4) if total else None
+
+
+def time_by_line(kernels: Iterable[Kernel]) -> list[LineTime]:
+    """``StepProfile.by_line``: the measured time of ``kernels`` (those with a ``profile``) by line
+    (:func:`kernel_keys`; a kernel of several lines split evenly), longest first, shares of their total."""
+    rows: dict[Key, tuple[float, list[str]]] = {}
+    timed = [k for k in kernels if k.profile is not None]
+    for k in timed:
+        keys = kernel_keys(k)
+        for key in keys:
+            us, names = rows.get(key, (0.0, []))
+            rows[key] = (us + k.profile.total_us / len(keys), [*names, k.name])
+    total = sum(k.profile.total_us for k in timed)
+    out = [
+        LineTime(file, line, code, round(us, 3), _share(us, total), names, built)
+        for (file, line, code, built), (us, names) in rows.items()
+    ]
+    return sorted(out, key=lambda r: -r.us)
+
+
+def saved_by_line(saved: Iterable[_Saved], fx: dict[str, GraphNode], built: dict[str, BuiltLine]) -> list[BytesBy]:
+    """``Memory.saved_by_line``: the saved activations' bytes by line (:func:`op_key` of the node that made each,
+    ``fx`` the forward's post-grad nodes), largest first; those of no line are left out."""
+    rows: dict[tuple[str, int, bool], list] = {}
+    for s in saved:
+        if s.kind != "activation" or not s.bytes:
+            continue
+        file, line, code, bt = op_key(s.user_stack, fx.get(s.fx_node), built)
+        if not file:
+            continue
+        row = rows.setdefault((file, line, bt), [0, 0, ""])
+        row[0] += s.bytes
+        row[1] += 1
+        row[2] = row[2] or code
+    lines = [
+        BytesBy(bytes=b, file=f, line=ln, count=n, code=code, built=bt) for (f, ln, bt), (b, n, code) in rows.items()
+    ]
+    return sorted(lines, key=lambda x: (-x.bytes, x.file, x.line))
+
+
+def recomputed_by_line(
+    redo: Iterable[Recomputed], fx: dict[str, GraphNode], built: Optional[dict[str, BuiltLine]] = None
+) -> list[RecomputedBy]:
+    """``Memory.recomputed_by_line``: ``redo`` rolled up by line (:func:`op_key`; ``file`` ``""`` for ops with
+    none): how many ops and their distinct short names, most ops first, then in the order first recomputed."""
+    rows: dict[tuple[str, int, bool], list] = {}
+    for r in redo:
+        node = fx.get(r.fx_node)
+        file, line, _, bt = op_key(r.user_stack, node, built or {})
+        row = rows.setdefault((file, line, bt), [0, []])
+        row[0] += 1
+        op = (node.short_op or short_op(node.target)) if node is not None else r.fx_node
+        if op not in row[1]:
+            row[1].append(op)
+    out = [RecomputedBy(count=n, file=f, line=ln, ops=ops, built=bt) for (f, ln, bt), (n, ops) in rows.items()]
+    order = {id(x): i for i, x in enumerate(out)}
+    return sorted(out, key=lambda x: (-x.count, order[id(x)]))
+
+
+def kernel_built_lines(k: Kernel, built: dict[str, list[BuiltLine]]) -> list[BuiltLine]:
+    """``Kernel.built_lines``: for a kernel with no user line, the lines that built the modules of its fused nodes'
+    ops (``built``: each fused node's ``built_lines``), one per line in execution order, their modules merged."""
+    if k.user_lines:
+        return []
+    lines: dict[tuple[str, int], BuiltLine] = {}
+    for name in k.fused_nodes:
+        for b in built.get(name, []):
+            have = lines.get((b.file, b.line))
+            if have is None:
+                lines[(b.file, b.line)] = dataclasses.replace(
+                    b, modules=list(b.modules), module_types=list(b.module_types)
+                )
+                continue
+            for m, t in zip(b.modules, b.module_types):
+                if m not in have.modules:
+                    have.modules.append(m)
+                    have.module_types.append(t)
+    return list(lines.values())
+
+
+def mark_rollups(report: Report) -> Report:
+    """``report`` with its roll-ups by line made again now that its built lines are known: each compile's
+    ``Memory.saved_by_line`` and ``recomputed_by_line``, and the profile's ``by_line``. ``report`` itself when no
+    line built anything (the roll-ups were made with what they hold)."""
+    m_rows = [
+        r
+        for c in report.compiles
+        if c.memory is not None
+        for r in (*c.memory.saved_by_line, *c.memory.recomputed_by_line)
+    ]
+    p_rows = report.profile.by_line if report.profile is not None else []
+    if not any(k.built_lines for c in report.compiles for k in c.kernels) and not any(
+        r.built for r in [*m_rows, *p_rows]
+    ):
+        return report
+    compiles = []
+    for c in report.compiles:
+        m = c.memory
+        if m is None or not (m.saved_for_backward or m.recomputed):
+            compiles.append(c)
+            continue
+        post = c.graphs.get("post_grad")
+        fx = {n.name: n for n in post.nodes} if post is not None else {}
+        built = built_by_module(c)
+        m = dataclasses.replace(
+            m,
+            saved_by_line=saved_by_line(m.saved_for_backward, fx, built),
+            recomputed_by_line=recomputed_by_line(m.recomputed, fx, built),
+        )
+        compiles.append(dataclasses.replace(c, memory=m))
+    profile = report.profile
+    if profile is not None:
+        profile = dataclasses.replace(profile, by_line=time_by_line(k for c in compiles for k in c.kernels))
+    return dataclasses.replace(report, compiles=compiles, profile=profile)
