@@ -1,7 +1,7 @@
 """Where a click -> panel goes, in headless Chromium (issue 12's click target, 50 ms).
 
 For a cached report (``benchmarks/.cache/NAME_MODE.json``, made by ``front.py``) or any report JSON: load the
-exported page at 1000 x 700, wait for the first graph, then click the first N kernel boxes (as front.py does)
+exported page at 1000 x 700 (or ``--size``), wait for the first graph, then click the first N kernel boxes (as front.py does)
 and split each click into the synchronous click handler (panel render, marks, reveal), the frame that paints
 it (style, layout, paint: rAF to the next task) and the whole; ``--profile`` also records a CPU profile of
 the clicks (Chromium's Profiler domain over CDP) and prints the functions with the most self time;
@@ -102,6 +102,7 @@ def main(argv=None) -> int:
     ap.add_argument("--profile", action="store_true")
     ap.add_argument("--trace", action="store_true", help="split each click by trace event (self thread time)")
     ap.add_argument("--middle", action="store_true", help="click from the middle of the graph on")
+    ap.add_argument("--size", default="1000x700")
     ap.add_argument("--wait", type=float, default=0, help="seconds to wait after the first graph before clicking")
     a = ap.parse_args(argv)
     from playwright.sync_api import sync_playwright
@@ -115,7 +116,8 @@ def main(argv=None) -> int:
             html = pathlib.Path(tmp) / "page.html"
             html.write_text(to_html(inductor_lens.load(_report_path(a.report))), encoding="utf-8")
         browser = p.chromium.launch(executable_path=_chromium(), args=CHROMIUM_ARGS)
-        page = browser.new_page(viewport={"width": 1000, "height": 700})
+        width, height = (int(x) for x in a.size.split("x"))
+        page = browser.new_page(viewport={"width": width, "height": height})
         errors = []
         page.on("pageerror", lambda e: errors.append(str(e)))
         page.goto(html.as_uri())
