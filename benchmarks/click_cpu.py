@@ -53,7 +53,7 @@ _BOXES_JS = """(visible) => {
     return r.left >= pane.left && r.right <= pane.right && r.top >= pane.top && r.bottom <= pane.bottom;
   }).map((g) => g.dataset.node);
 }"""
-#: Main-thread trace events on the path from a click to its paint (their thread time is summed).
+#: Main-thread trace events on the path from a click to its paint (their thread time is summed, nested ones once).
 _WORK = {
     "EventDispatch",
     "FunctionCall",
@@ -97,15 +97,26 @@ def _page_clicks(browser, html: pathlib.Path, size: tuple[int, int], clicks: int
     starts = [t for t, n in marks if n == "click-start"]
     ends = [t for t, n in marks if n == "click-end"]
     tid = collections.Counter(e["tid"] for e in events if e.get("name") == "click-start").most_common(1)[0][0]
+    work = sorted(
+        (e for e in events if e.get("ph") == "X" and e.get("tid") == tid and e["name"] in _WORK),
+        key=lambda e: (e["ts"], -e.get("dur", 0)),
+    )
     out = []
     for (s, e_), wall in zip(zip(starts, ends), walls):
-        cpu = sum(
-            e.get("tdur", e.get("dur", 0))
-            for e in events
-            if e.get("ph") == "X" and e.get("tid") == tid and s <= e["ts"] <= e_ and e["name"] in _WORK
-        )
-        out.append((cpu / 1000, wall))
+        out.append((_outermost_cpu([e for e in work if s <= e["ts"] <= e_]) / 1000, wall))
     return out
+
+
+def _outermost_cpu(events: list) -> float:
+    """Thread time of `events` (sorted by start), each counted once: an event inside another (a layout forced
+    inside a script's FunctionCall, a listener's FunctionCall inside its EventDispatch) is part of its parent's."""
+    total, end = 0.0, -1.0
+    for e in events:
+        if e["ts"] < end:
+            continue
+        total += e.get("tdur", e.get("dur", 0))
+        end = e["ts"] + e.get("dur", 0)
+    return total
 
 
 def main(argv=None) -> int:

@@ -212,6 +212,7 @@ export function renderCode(pre, source, language, { later = (fn, ms) => setTimeo
     at = end;
     shown += els.length;
     pre.dataset.shownLines = String(shown);
+    pre.style.setProperty("--il-lines", String(shown)); // its height while not drawn (lens.css)
     if (shown < total) {
       if (!more) more = showMore(pre, drawPiece, (o) => (observer = o));
       more.textContent = `show ${Math.min(PIECE_LINES, total - shown)} more of ${total - shown} lines`;

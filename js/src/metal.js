@@ -62,6 +62,13 @@ export function reproducerButton(kernel, later = (fn, ms) => setTimeout(fn, ms))
   return btn;
 }
 
+/** The launch call as text; its line count sizes it while it is not drawn (lens.css `--il-lines`). */
+function launchCall(call) {
+  const pre = h("pre", { class: "il-code il-mono", "data-role": "launch-call" }, call);
+  pre.style.setProperty("--il-lines", String(String(call).split("\n").length));
+  return pre;
+}
+
 /** The launch's arguments (data-role="launch-args"): name, parameter, shape, stride, dtype or value. */
 export function launchSection(kernel, later) {
   const launch = kernel?.launch;
@@ -112,7 +119,7 @@ export function launchSection(kernel, later) {
           h("tbody", {}, rows),
         )
       : null,
-    launch.call ? h("pre", { class: "il-code il-mono", "data-role": "launch-call" }, launch.call) : null,
+    launch.call ? launchCall(launch.call) : null,
   );
 }
 

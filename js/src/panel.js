@@ -574,9 +574,10 @@ function compilerSection({ k }) {
 /**
  * Render the panel for `fusedName` of compile index `idx` into `el`.
  * actions: {select(fusedName), selectIn(compileId, fusedName), focusFx(fxName), later(fn, ms)}; `report`
- * is the whole report (for ranks and the top-kernels table).
+ * is the whole report (for ranks and the top-kernels table); `scroller` is what the panel scrolls in (`el`;
+ * null draws it whole at once, as for a panel drawn out of sight).
  */
-export function renderPanel(el, idx, fusedName, actions, report = null) {
+export function renderPanel(el, idx, fusedName, actions, report = null, scroller = el) {
   el.replaceChildren();
   if (!idx.byName.has(fusedName)) {
     el.appendChild(compileSummary(idx, report, actions));
@@ -596,6 +597,43 @@ export function renderPanel(el, idx, fusedName, actions, report = null) {
     compilerSection(sel),
   ];
   for (const p of parts) if (p) el.appendChild(p);
+  if (scroller) drawBelowTheFoldLater(parts.filter(Boolean).slice(1), scroller, later);
+}
+
+/**
+ * A click draws the part of its panel that shows; what lies below the panel's fold waits for the task after the
+ * click's paint (issue 26). The large panels (a launch table, a few hundred lines of kernel source, the FX ops,
+ * both backtraces: ~900 elements, ~3000 px) were styled, laid out and painted whole in the click's frame (a
+ * scroller paints all of its content), and the kernel source even with `content-visibility: auto`: Chromium
+ * counts as near the view what lies within 150% of the viewport of it. So every section below the header starts
+ * `il-later` (`display: none`: not styled, laid out or painted; `innerText` of the section itself is still its
+ * text) and the kernel source `<pre>` too (`content-visibility: hidden`). In the frame, before its layout
+ * (requestAnimationFrame), the sections are shown one by one while they start inside the panel's view (each
+ * reading costs the layout of that section, which the frame needed anyway), and the source if it shows; the
+ * rest is shown in a task after the paint (the source then `content-visibility: auto` as before: drawn when it
+ * comes near the view).
+ */
+function drawBelowTheFoldLater(sections, scroller, later) {
+  if (!sections.length || typeof requestAnimationFrame !== "function") return;
+  const pre = sections.map((s) => s.querySelector('pre[data-role="kernel-source"]')).find(Boolean);
+  for (const s of sections) s.classList.add("il-later");
+  if (pre) pre.classList.add("il-later");
+  const showAll = () => {
+    for (const s of sections) s.classList.remove("il-later");
+    if (pre) pre.classList.remove("il-later");
+  };
+  // where the panel's view ends (read again after each section: a host may let the panel grow with its content)
+  const fold = () => Math.min(scroller.getBoundingClientRect().bottom, window.innerHeight);
+  requestAnimationFrame(() => {
+    if (!sections[0].isConnected) return; // drawn again since
+    for (const s of sections) {
+      s.classList.remove("il-later");
+      if (s.getBoundingClientRect().bottom >= fold()) break;
+    }
+    if (pre && !pre.parentElement.closest(".il-later") && pre.getBoundingClientRect().top < fold())
+      pre.classList.remove("il-later");
+    later(showAll, 0); // a task after this frame's paint
+  });
 }
 
 /**
@@ -613,7 +651,7 @@ export function prewarmPanel(idx, report, host = null) {
   if (report) kernelRank(report, idx.compile.id, n.kernel);
   const noop = () => {};
   const el = h("div", { class: "il-panel il-prewarm", "aria-hidden": "true", inert: "" });
-  renderPanel(el, idx, n.name, { select: noop, selectIn: noop, focusFx: noop, later: noop }, report);
+  renderPanel(el, idx, n.name, { select: noop, selectIn: noop, focusFx: noop, later: noop }, report, null);
   if (!host) return;
   host.appendChild(el);
   try {
