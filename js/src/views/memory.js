@@ -369,13 +369,20 @@ function byteItem(name, bytes, max, times, detail, attrs = {}, code = "", built 
     h(
       "span",
       { class: "il-mono il-mem-name" },
-      name,
+      ...breakable(name),
       built ? builtTag() : null,
       code ? h("span", { class: "il-muted" }, ` ${code}`) : null,
     ),
     h("span", { class: "il-mem-times" }, times > 1 ? `×${times}` : ""),
     h("span", { class: "il-mem-bytes" }, fmtBytes(bytes)),
   );
+}
+
+/** A dotted module path that may break after each dot or underscore: at 32 layers ``model.layers.0-31.mlp.down_proj`` and
+ * ``model.layers.0-31.mlp.up_proj`` differ only at their end, which an ellipsis would cut. */
+function breakable(name) {
+  const parts = String(name).split(/(?<=[._])/);
+  return parts.flatMap((p, i) => (i < parts.length - 1 ? [p, h("wbr")] : [p]));
 }
 
 function rollups(memory) {
