@@ -12,7 +12,13 @@ import re
 from collections import defaultdict
 from typing import Iterable, Optional, Sequence
 
-from ..report.lines import built_by_module, recomputed_by_line, saved_by_line, user_line
+from ..report.lines import (
+    built_by_module,
+    memory_lines,
+    recomputed_by_line,  # noqa: F401 (imported from here by older callers)
+    saved_by_line,
+    user_line,
+)
 from ..report.model import (
     BufferBytes,
     BuiltLine,
@@ -485,14 +491,12 @@ def memory(
     saved = saved_for_backward(compile, backward) if backward is not None and compile.graph_kind == "forward" else []
     redo = recomputed(compile, backward) if backward is not None and compile.graph_kind == "forward" else []
     built = built_by_module(compile)  # empty at capture: the built lines come later (report/lines.mark_rollups)
-    by_line, by_module = rollups(saved, fx, built)
+    _, by_module = rollups(saved, fx, built)
     instances = repeat_instances(compile)
     nodes = {n.name: n for n in compile.fused_nodes}
-    bwd_post = backward.graphs.get("post_grad") if backward is not None else None
-    bwd_fx = {n.name: n for n in bwd_post.nodes} if bwd_post is not None else {}
     freed = freed_inputs(compile)
     net, net_node = net_peak(points, freed)
-    return Memory(
+    m = Memory(
         net_peak_bytes=net,
         net_peak_node=net_node,
         freed_input_bytes=sum(freed),
@@ -507,7 +511,6 @@ def memory(
         source=SOURCE + "; " + (NOT_MEASURED_CPU if device == "cpu" else NOT_MEASURED),
         input_bytes=sum(v or 0 for v in inputs.values()),
         peak_buffers=alive[:PEAK_TOP],
-        saved_by_line=by_line,
         saved_by_module=by_module,
         regions=regions(compile.fused_nodes, instances),
         saved_groups=saved_groups(saved, fx, instances),
@@ -516,8 +519,8 @@ def memory(
         ),
         peak_by_module=fold_rollup(((_module_of(b, fx, nodes), b.bytes) for b in alive), instances),
         peak_buffer_count=len(alive),
-        recomputed_by_line=recomputed_by_line(redo, {**fx, **bwd_fx}, built),
     )
+    return memory_lines(m, fx, built)  # each row's line and the roll-ups by line: report/lines.py
 
 
 #: How many of the buffers alive at the peak ``Memory.peak_buffers`` lists (the largest).
