@@ -106,10 +106,12 @@ def memory_lines(m: Memory, fx: dict[str, GraphNode], built: dict[str, BuiltLine
 
 
 def kernel_keys(k: Kernel) -> list[Key]:
-    """The lines a kernel's time is split between: its user lines (``Kernel.user_lines``, the same the Source view
-    and the panel name), else the lines that built its modules (``Kernel.built_lines``), else :data:`NO_LINE`."""
-    ran = [(f.file, f.line, f.code, False) for f in k.user_lines]
-    return ran or [(b.file, b.line, b.code, True) for b in k.built_lines] or [NO_LINE]
+    """The lines a kernel's time is split between: its user lines of the user's code (``Kernel.user_lines``, the same
+    the Source view and the panel name), else the lines that built its modules (``Kernel.built_lines``), else the lines
+    of a library's code that ran it, else :data:`NO_LINE`."""
+    ran = [(f.file, f.line, f.code, False) for f in k.user_lines if f.is_user]
+    built = [(b.file, b.line, b.code, True) for b in k.built_lines]
+    return ran or built or [(f.file, f.line, f.code, False) for f in k.user_lines] or [NO_LINE]
 
 
 def _share(us: float, total: float) -> Optional[float]:
@@ -174,9 +176,9 @@ def recomputed_by_line(
 
 
 def kernel_built_lines(k: Kernel, built: dict[str, list[BuiltLine]]) -> list[BuiltLine]:
-    """``Kernel.built_lines``: for a kernel with no user line, the lines that built the modules of its fused nodes'
+    """``Kernel.built_lines``: for a kernel with no line of the user's code, the lines that built the modules of its fused nodes'
     ops (``built``: each fused node's ``built_lines``), one per line in execution order, their modules merged."""
-    if k.user_lines:
+    if any(f.is_user for f in k.user_lines):
         return []
     lines: dict[tuple[str, int], BuiltLine] = {}
     for name in k.fused_nodes:
