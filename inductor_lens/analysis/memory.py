@@ -36,6 +36,7 @@ from ..report.model import (
     SavedGroup,
     SavedTensor,
 )
+from ..report.rules import saved_origin, with_part
 from .cost import DTYPE_BYTES, VIEW_OPS, op_name
 
 #: How the static numbers are obtained (``Memory.source``), before any measurement is added.
@@ -354,7 +355,10 @@ def saved_groups(
             what = (base.display_name or base.name).rsplit(".", 1)[-1] if base is not None else s.name
         else:  # the op, and which of its results where it has several (GraphNode.output): native_layer_norm: mean
             what = (node.original_op or node.short_op or op_name(node.target)) if node is not None else ""
-            what = f"{what}: {node.output}" if node is not None and node.output else what
+            what = with_part(what, node.output) if node is not None else what
+            origin, part = saved_origin(node.name, fx) if node is not None and not node.output else (None, "")
+            if part and origin is not None and origin.op == "call_function":  # a view of a part: qkv[:, :, :16]
+                what = with_part(origin.original_op or origin.short_op, part)
         f = _user_line(s.user_stack)
         key = (s.kind, module, what, repr(s.shape), s.dtype, (f.file, f.line) if f is not None else None)
         groups.setdefault(key, []).append(s)

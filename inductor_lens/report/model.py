@@ -183,7 +183,8 @@ class GraphNode(_Record):
     original_op: str = ""
     #: Which result it is of an op that returns several, by name (``rules.output_name``): a layer norm's ``mean``
     #: (the node its decomposition returned second), SDPA's ``logsumexp`` (a ``getitem`` of the call); read at
-    #: capture (``""`` otherwise, and in reports made before it).
+    #: capture; for a ``select``/``slice``, the part of its input it takes as Python indexes it, ``[1]``,
+    #: ``[:, :, 16:32]`` (the q, k, v of ``qkv[0], qkv[1], qkv[2]``) (``""`` otherwise, and in reports made before it).
     output: str = ""
 
     def __post_init__(self) -> None:
