@@ -304,10 +304,11 @@ class Reader:
         return at  # a module of torch's or a library's: its children are not in the user's files
 
     def compiled_at(self, near: list[tuple[str, int]]) -> Optional[Site]:
-        """The library's factory call that built the model the user ran at one of ``near`` (the trigger's user
-        frames, innermost first): at the first of those lines that names one, the thing called (``model(x)``,
-        ``compiled(x)``) or else the call's first argument (``inspect(model, x)``, ``torch.compile(model)``), followed
-        through its assignments and ``torch.compile(...)`` to the call that made it, where that is a factory."""
+        """The call of a library's factory or class that built the model the user ran at one of ``near`` (the
+        trigger's user frames, innermost first): at the first of those lines that names one, the thing called
+        (``model(x)``, ``compiled(x)``) or else the call's first argument (``inspect(model, x)``,
+        ``train_step(model, batch)``), followed through its assignments and ``torch.compile(...)`` to the call that
+        made it, where that is no construction of the user's files (those are :func:`fit`'s)."""
         for file, line in near:
             tree = self._trees.get(file)
             stmt = (
@@ -338,7 +339,8 @@ class Reader:
         return self._scope(file, fn.name, fn)
 
     def _model(self, expr: ast.expr, scope: _Scope, depth: int) -> Optional[Site]:
-        """The factory call ``expr`` holds, through names and ``torch.compile(...)``; None for anything else."""
+        """The call of a library's factory or class that ``expr`` holds, through names and ``torch.compile(...)``, as
+        a factory's site (it built everything under it); None for anything else."""
         if depth > MAX_DEPTH:
             return None
         key = _key(expr)
@@ -350,7 +352,10 @@ class Reader:
         if self.callee(expr.func, scope.file) == "compile" and expr.args:
             return self._model(expr.args[0], scope, depth + 1)
         at = self.site(expr, scope, depth)
-        return at if at is not None and at.factory else None
+        if at is None or at.ctor in CONTAINERS or at.ctor in self.classes or at.ctor in self.functions:
+            return None  # the files' own constructions: fit() reads them, and one that did not fit is not it
+        # a library's factory, or its class (transformers' GPT2LMHeadModel(config)): it built the whole model
+        return at if at.factory else dataclasses.replace(at, factory=True)
 
     def _named(self, key: str, line: int, scope: _Scope, depth: int, until: Optional[int] = None) -> Optional[Site]:
         """What ``key`` (``layers``, ``self.blocks``) holds at ``line``: its last assignment before it, then, for a
