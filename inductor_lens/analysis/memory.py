@@ -12,7 +12,13 @@ import re
 from collections import defaultdict
 from typing import Iterable, Optional, Sequence
 
-from ..report.lines import built_by_module, recomputed_by_line, saved_by_line, user_line
+from ..report.lines import (
+    built_by_module,
+    memory_lines,
+    recomputed_by_line,  # noqa: F401 (imported from here by older callers)
+    saved_by_line,
+    user_line,
+)
 from ..report.model import (
     BufferBytes,
     BuiltLine,
@@ -30,6 +36,7 @@ from ..report.model import (
     SavedGroup,
     SavedTensor,
 )
+from ..report.rules import saved_origin, with_part
 from .cost import DTYPE_BYTES, VIEW_OPS, op_name
 
 #: How the static numbers are obtained (``Memory.source``), before any measurement is added.
@@ -348,7 +355,10 @@ def saved_groups(
             what = (base.display_name or base.name).rsplit(".", 1)[-1] if base is not None else s.name
         else:  # the op, and which of its results where it has several (GraphNode.output): native_layer_norm: mean
             what = (node.original_op or node.short_op or op_name(node.target)) if node is not None else ""
-            what = f"{what}: {node.output}" if node is not None and node.output else what
+            what = with_part(what, node.output) if node is not None else what
+            origin, part = saved_origin(node.name, fx) if node is not None and not node.output else (None, "")
+            if part and origin is not None and origin.op == "call_function":  # a view of a part: qkv[:, :, :16]
+                what = with_part(origin.original_op or origin.short_op, part)
         f = _user_line(s.user_stack)
         key = (s.kind, module, what, repr(s.shape), s.dtype, (f.file, f.line) if f is not None else None)
         groups.setdefault(key, []).append(s)
@@ -485,14 +495,12 @@ def memory(
     saved = saved_for_backward(compile, backward) if backward is not None and compile.graph_kind == "forward" else []
     redo = recomputed(compile, backward) if backward is not None and compile.graph_kind == "forward" else []
     built = built_by_module(compile)  # empty at capture: the built lines come later (report/lines.mark_rollups)
-    by_line, by_module = rollups(saved, fx, built)
+    _, by_module = rollups(saved, fx, built)
     instances = repeat_instances(compile)
     nodes = {n.name: n for n in compile.fused_nodes}
-    bwd_post = backward.graphs.get("post_grad") if backward is not None else None
-    bwd_fx = {n.name: n for n in bwd_post.nodes} if bwd_post is not None else {}
     freed = freed_inputs(compile)
     net, net_node = net_peak(points, freed)
-    return Memory(
+    m = Memory(
         net_peak_bytes=net,
         net_peak_node=net_node,
         freed_input_bytes=sum(freed),
@@ -507,7 +515,6 @@ def memory(
         source=SOURCE + "; " + (NOT_MEASURED_CPU if device == "cpu" else NOT_MEASURED),
         input_bytes=sum(v or 0 for v in inputs.values()),
         peak_buffers=alive[:PEAK_TOP],
-        saved_by_line=by_line,
         saved_by_module=by_module,
         regions=regions(compile.fused_nodes, instances),
         saved_groups=saved_groups(saved, fx, instances),
@@ -516,8 +523,8 @@ def memory(
         ),
         peak_by_module=fold_rollup(((_module_of(b, fx, nodes), b.bytes) for b in alive), instances),
         peak_buffer_count=len(alive),
-        recomputed_by_line=recomputed_by_line(redo, {**fx, **bwd_fx}, built),
     )
+    return memory_lines(m, fx, built)  # each row's line and the roll-ups by line: report/lines.py
 
 
 #: How many of the buffers alive at the peak ``Memory.peak_buffers`` lists (the largest).

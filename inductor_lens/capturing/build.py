@@ -224,7 +224,7 @@ def _graph_nodes(nodes: list[dict], roles: Optional[dict[str, tuple[str, str]]] 
                 role=role,
                 display_name=display,
                 original_op=rules.original_op(n["target"], n.get("original", "")),
-                output=rules.output_name(*n["result_of"]) if n.get("result_of") else "",
+                output=rules.output_name(*n["result_of"]) if n.get("result_of") else n.get("index") or "",
             )
         )
     return out

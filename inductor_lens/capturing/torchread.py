@@ -199,6 +199,7 @@ def fx_graph_nodes(gm: Any) -> list[dict]:
                 "source": _input_source(n),
                 "original": str(n.meta.get("original_aten") or ""),  # the op it was decomposed from
                 "result_of": result_of(n),
+                "index": index_of(n),
             }
         )
     return out
@@ -248,6 +249,42 @@ def result_of(node: Any) -> Optional[list]:
     if not isinstance(call.target, torch._ops.OpOverload):  # a higher-order op's items are no results of one op
         return None
     return [_target_name(call), i, _return_name(call.target, i)]
+
+
+#: Larger than any size: a slice's end that means "to the end" (``x[16:]`` is ``slice(x, 0, 16, 2**63 - 1)``).
+_TO_END = 1 << 62
+
+
+def index_of(node: Any) -> str:
+    """Which part of its input a ``select`` or ``slice`` node takes, as Python indexes it: ``[1]`` for
+    ``aten.select.int(x, 0, 1)`` (``qkv[1]``), ``[:, 16:32]`` for ``aten.slice.Tensor(x, 1, 16, 32)``; ``""`` for any
+    other node and where a bound is symbolic (only plain ints are read: a SymInt is never touched, so nothing guards)."""
+    import torch
+
+    target = node.target
+    if node.op != "call_function" or not isinstance(target, torch._ops.OpOverload):
+        return ""
+    op = target.overloadpacket.__name__
+    if op not in ("select", "slice"):
+        return ""
+    try:
+        names = [a.name for a in target._schema.arguments]
+    except AttributeError:
+        return ""
+    given = dict(zip(names, node.args), **{k: v for k, v in node.kwargs.items() if k in names})
+    dim = given.get("dim", 0)
+    if type(dim) is not int or dim < 0:
+        return ""
+    if op == "select":
+        i = given.get("index")
+        return f"[{':, ' * dim}{i}]" if type(i) is int else ""
+    start, end, step = given.get("start"), given.get("end"), given.get("step", 1)
+    if any(v is not None and type(v) is not int for v in (start, end, step)):
+        return ""
+    text = f"{start or ''}:{'' if end is None or end >= _TO_END else end}" + (
+        f":{step}" if step not in (None, 1) else ""
+    )
+    return f"[{':, ' * dim}{text}]"
 
 
 def _op_name(op: Any) -> str:

@@ -52,7 +52,9 @@ class Site:
     (``ctor``, import aliases resolved) and its children as far as they are known. ``children``: each name's
     candidates (an ``if`` may assign ``self.norm`` twice: the one of the recorded class is taken); ``every``: the
     one site of every numbered child not in ``children`` (a comprehension, a list filled in a loop); ``closed``:
-    no other child can exist (the call's arguments are all read), so a path through a name it lacks is not it."""
+    no other child can exist (the call's arguments are all read), so a path through a name it lacks is not it.
+    ``factory``: a call of a function none of the user's files defines (``timm.create_model(...)``: lower case, where a
+    class is CapWords): it built a module of any class and everything under it, which the files do not spell out."""
 
     file: str
     line: int
@@ -61,6 +63,7 @@ class Site:
     children: dict[str, list["Site"]] = field(default_factory=dict)
     every: Optional["Site"] = None
     closed: bool = False
+    factory: bool = False
 
 
 @dataclass
@@ -178,6 +181,7 @@ class Reader:
         self._sites: dict[tuple[int, int], Optional[Site]] = {}
         self._class_kids: dict[int, tuple[dict, _Items]] = {}
         self._tops: dict[str, _Scope] = {}
+        self._trees: dict[str, ast.Module] = {}
         trees = []
         for sf in files:
             if not sf.text:
@@ -201,6 +205,7 @@ class Reader:
                 elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)):
                     self.functions[n.name].append((sf.file, n))
             trees.append((sf.file, tree))
+        self._trees = dict(trees)
         self._tops = {file: self._scope(file, "<module>", tree) for file, tree in trees}
         for file, tree in trees:
             self._gather(file, tree, self._tops[file])
@@ -295,7 +300,62 @@ class Reader:
             return self._instance(name, at, depth)
         elif name in self.functions:
             return self._returned(expr, name, at, scope, depth)
+        at.factory = name[:1].islower()  # a library's function (create_model), not one of its classes (Linear)
         return at  # a module of torch's or a library's: its children are not in the user's files
+
+    def compiled_at(self, near: list[tuple[str, int]]) -> Optional[Site]:
+        """The call of a library's factory or class that built the model the user ran at one of ``near`` (the
+        trigger's user frames, innermost first): at the first of those lines that names one, the thing called
+        (``model(x)``, ``compiled(x)``) or else the call's first argument (``inspect(model, x)``,
+        ``train_step(model, batch)``), followed through its assignments and ``torch.compile(...)`` to the call that
+        made it, where that is no construction of the user's files (those are :func:`fit`'s)."""
+        for file, line in near:
+            tree = self._trees.get(file)
+            stmt = (
+                next((n for n in ast.walk(tree) if isinstance(n, ast.stmt) and n.lineno == line), None)
+                if tree
+                else None
+            )
+            call = next((n for n in ast.walk(stmt) if isinstance(n, ast.Call)), None) if stmt is not None else None
+            if call is None:
+                continue
+            scope = self._scope_at(file, tree, line)
+            for expr in [call.func, *call.args[:1]]:
+                s = self._model(expr, scope, 0)
+                if s is not None:
+                    return s
+        return None
+
+    def _scope_at(self, file: str, tree: ast.Module, line: int) -> _Scope:
+        """The scope of the innermost function of ``file`` around ``line`` (its top level outside any)."""
+        fns = [
+            n
+            for n in ast.walk(tree)
+            if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.lineno <= line <= (n.end_lineno or n.lineno)
+        ]
+        if not fns:
+            return self._tops[file]
+        fn = max(fns, key=lambda n: n.lineno)
+        return self._scope(file, fn.name, fn)
+
+    def _model(self, expr: ast.expr, scope: _Scope, depth: int) -> Optional[Site]:
+        """The call of a library's factory or class that ``expr`` holds, through names and ``torch.compile(...)``, as
+        a factory's site (it built everything under it); None for anything else."""
+        if depth > MAX_DEPTH:
+            return None
+        key = _key(expr)
+        if key:
+            got = scope.lookup(key, expr.lineno)
+            return self._model(got[1], got[2], depth + 1) if got is not None else None
+        if not isinstance(expr, ast.Call):
+            return None
+        if self.callee(expr.func, scope.file) == "compile" and expr.args:
+            return self._model(expr.args[0], scope, depth + 1)
+        at = self.site(expr, scope, depth)
+        if at is None or at.ctor in CONTAINERS or at.ctor in self.classes or at.ctor in self.functions:
+            return None  # the files' own constructions: fit() reads them, and one that did not fit is not it
+        # a library's factory, or its class (transformers' GPT2LMHeadModel(config)): it built the whole model
+        return at if at.factory else dataclasses.replace(at, factory=True)
 
     def _named(self, key: str, line: int, scope: _Scope, depth: int, until: Optional[int] = None) -> Optional[Site]:
         """What ``key`` (``layers``, ``self.blocks``) holds at ``line``: its last assignment before it, then, for a
@@ -486,15 +546,18 @@ def _number(at: Site, items: _Items) -> None:
 _MISSING = object()  # a path through a child the construction says does not exist
 
 
-def resolve(root: Site, path: str, types: dict[str, str]) -> object:
+def resolve(root: Site, path: str, types: dict[str, str], through: bool = False) -> object:
     """The site of module ``path`` in the tree built at ``root``: a :class:`Site`, :data:`_MISSING` where a
-    closed container lacks a step, or None where the user's files do not say. ``types``: each path's recorded
-    class, to choose among a name's candidates."""
+    closed container lacks a step, or None where the user's files do not say; with ``through``, a factory's site
+    (``Site.factory``) for a path under it, which it built. ``types``: each path's recorded class, to choose among a
+    name's candidates."""
     at, prefix = root, ""
     for seg in path.split("."):
         prefix = f"{prefix}.{seg}" if prefix else seg
         alts = at.children.get(seg) or ([at.every] if at.every is not None and seg.isdigit() else [])
         if not alts:
+            if through and at.factory:
+                return at
             return _MISSING if at.closed else None
         want = types.get(prefix)
         at = next((a for a in alts if a.ctor == want), alts[0])
@@ -551,14 +614,15 @@ def built_lines(node: FusedNode, fx: dict, root: Site, types: dict[str, str], re
         if gn is None or gn.op in NOT_OPS:
             continue
         for path, tp in reversed(list(zip(gn.module_stack, gn.module_types))):
-            s = resolve(root, path, types)
-            if isinstance(s, Site) and s.ctor == str(tp).rsplit(".", 1)[-1]:
+            s = resolve(root, path, types, through=True)
+            cls = str(tp).rsplit(".", 1)[-1]
+            if isinstance(s, Site) and (s.ctor == cls or s.factory):
                 b = lines.get((s.file, s.line))
                 if b is None:
                     b = lines[(s.file, s.line)] = BuiltLine(s.file, s.line, reader.code(s.file, s.line), s.function)
                 if path not in b.modules:
                     b.modules.append(path)
-                    b.module_types.append(s.ctor)
+                    b.module_types.append(cls)
                 break
     return list(lines.values())
 
@@ -569,9 +633,10 @@ def mark_built(report: Report) -> Report:
     its fused nodes', and the roll-ups by line made again with them (``lines.mark_rollups``)."""
     reader: Optional[Reader] = None
     roots: list[Site] = []
+    made: Optional[Site] = None  # the last factory call found: a backward compiles the model its forward did
     compiles = []
     for c in report.compiles:
-        need = {n.name for n in c.fused_nodes if not n.user_lines and not n.is_glue}
+        need = {n.name for n in c.fused_nodes if not any(f.is_user for f in n.user_lines) and not n.is_glue}
         types = observed(c) if need else {}
         root = None
         if types:
@@ -580,6 +645,9 @@ def mark_built(report: Report) -> Report:
                 roots = reader.roots()
             near = [(f.file, f.line) for f in reversed(c.trigger.user_stack) if f.is_user]
             root = fit(roots, types, near) if roots else None
+            if root is None:  # a model a library built (timm's create_model): the user's call of its factory
+                root = reader.compiled_at(near) or made
+            made = root if root is not None and root.factory else made
         if root is None and not any(n.built_lines for n in c.fused_nodes) and not any(k.built_lines for k in c.kernels):
             compiles.append(c)
             continue

@@ -5,7 +5,9 @@ stack ends inside torch, and a roll-up by line had one row, "(no line)". ``repor
 file BUILT each module (``FusedNode.built_lines``); here that line stands for the things of its modules that no
 line ran, marked ``built`` (a line that built, never one that ran), in the Roofline's time by line
 (``StepProfile.by_line``, ``LineTime``) and the Memory view's activations kept by line (``Memory.saved_by_line``)
-and recomputed ops by line (``Memory.recomputed_by_line``). A line that ran always wins.
+and recomputed ops by line (``Memory.recomputed_by_line``), and so in each row of the Memory view's tables, its
+"your line" (``user_line``, a ``RowLine``, :func:`memory_lines`): the views draw it, never work it out from stacks.
+A line that ran always wins.
 
 The analysis layer makes these roll-ups with the functions here when it measures a step or a compile's memory;
 :func:`mark_rollups` makes them again once the built lines are known (a capture finds them after its memory is
@@ -17,7 +19,20 @@ from __future__ import annotations
 import dataclasses
 from typing import Iterable, Optional
 
-from .model import BuiltLine, BytesBy, Compile, Frame, GraphNode, Kernel, LineTime, Recomputed, RecomputedBy, Report
+from .model import (
+    BuiltLine,
+    BytesBy,
+    Compile,
+    Frame,
+    GraphNode,
+    Kernel,
+    LineTime,
+    Memory,
+    Recomputed,
+    RecomputedBy,
+    Report,
+    RowLine,
+)
 from .model import SavedTensor as _Saved
 from .rules import short_op
 
@@ -59,11 +74,44 @@ def op_key(stack: Iterable[Frame], node: Optional[GraphNode], built: dict[str, B
     return (b.file, b.line, (b.code or "").strip(), True) if b is not None else NO_LINE
 
 
+def row_line(stack: Iterable[Frame], node: Optional[GraphNode], built: dict[str, BuiltLine]) -> Optional[RowLine]:
+    """The line a row of the Memory view's tables names (``user_line``, "your line"): :func:`op_key`, the rule of
+    the roll-ups by line, as a :class:`RowLine`; None where a thing has no line at all."""
+    file, line, code, bt = op_key(stack, node, built)
+    return RowLine(file, line, code, bt) if file else None
+
+
+def memory_lines(m: Memory, fx: dict[str, GraphNode], built: dict[str, BuiltLine]) -> Memory:
+    """``m`` with the line of every row of its tables (``user_line`` of its saved tensors, saved groups, buffers
+    alive at the peak and recomputed ops) and its roll-ups by line (``saved_by_line``, ``recomputed_by_line``), all
+    by :func:`op_key`: ``fx`` the compile's post-grad nodes (a recomputed op is the forward's, under its forward
+    name), ``built`` :func:`built_by_module`. A saved group's line is its first tensor's."""
+    saved = [
+        dataclasses.replace(s, user_line=row_line(s.user_stack, fx.get(s.fx_node), built)) for s in m.saved_for_backward
+    ]
+    redo = [dataclasses.replace(r, user_line=row_line(r.user_stack, fx.get(r.fx_node), built)) for r in m.recomputed]
+    return dataclasses.replace(
+        m,
+        saved_for_backward=saved,
+        recomputed=redo,
+        peak_buffers=[
+            dataclasses.replace(b, user_line=row_line(b.user_stack, fx.get(b.fx_node), built)) for b in m.peak_buffers
+        ],
+        saved_groups=[
+            dataclasses.replace(g, user_line=row_line(g.user_stack, fx.get(g.fx_node), built)) for g in m.saved_groups
+        ],
+        saved_by_line=saved_by_line(saved, fx, built),
+        recomputed_by_line=recomputed_by_line(redo, fx, built),
+    )
+
+
 def kernel_keys(k: Kernel) -> list[Key]:
-    """The lines a kernel's time is split between: its user lines (``Kernel.user_lines``, the same the Source view
-    and the panel name), else the lines that built its modules (``Kernel.built_lines``), else :data:`NO_LINE`."""
-    ran = [(f.file, f.line, f.code, False) for f in k.user_lines]
-    return ran or [(b.file, b.line, b.code, True) for b in k.built_lines] or [NO_LINE]
+    """The lines a kernel's time is split between: its user lines of the user's code (``Kernel.user_lines``, the same
+    the Source view and the panel name), else the lines that built its modules (``Kernel.built_lines``), else the lines
+    of a library's code that ran it, else :data:`NO_LINE`."""
+    ran = [(f.file, f.line, f.code, False) for f in k.user_lines if f.is_user]
+    built = [(b.file, b.line, b.code, True) for b in k.built_lines]
+    return ran or built or [(f.file, f.line, f.code, False) for f in k.user_lines] or [NO_LINE]
 
 
 def _share(us: float, total: float) -> Optional[float]:
@@ -128,9 +176,9 @@ def recomputed_by_line(
 
 
 def kernel_built_lines(k: Kernel, built: dict[str, list[BuiltLine]]) -> list[BuiltLine]:
-    """``Kernel.built_lines``: for a kernel with no user line, the lines that built the modules of its fused nodes'
+    """``Kernel.built_lines``: for a kernel with no line of the user's code, the lines that built the modules of its fused nodes'
     ops (``built``: each fused node's ``built_lines``), one per line in execution order, their modules merged."""
-    if k.user_lines:
+    if any(f.is_user for f in k.user_lines):
         return []
     lines: dict[tuple[str, int], BuiltLine] = {}
     for name in k.fused_nodes:
@@ -149,36 +197,19 @@ def kernel_built_lines(k: Kernel, built: dict[str, list[BuiltLine]]) -> list[Bui
 
 
 def mark_rollups(report: Report) -> Report:
-    """``report`` with its roll-ups by line made again now that its built lines are known: each compile's
-    ``Memory.saved_by_line`` and ``recomputed_by_line``, and the profile's ``by_line``. ``report`` itself when no
-    line built anything (the roll-ups were made with what they hold)."""
-    m_rows = [
-        r
-        for c in report.compiles
-        if c.memory is not None
-        for r in (*c.memory.saved_by_line, *c.memory.recomputed_by_line)
-    ]
-    p_rows = report.profile.by_line if report.profile is not None else []
-    if not any(k.built_lines for c in report.compiles for k in c.kernels) and not any(
-        r.built for r in [*m_rows, *p_rows]
-    ):
-        return report
+    """``report`` with its lines by the user's code made again now that its built lines are known: each compile's
+    Memory rows and roll-ups by line (:func:`memory_lines`), and the profile's ``by_line`` where a line built
+    anything (its kernels' ``built_lines``). Run on every capture and on loading a report written before them."""
     compiles = []
     for c in report.compiles:
-        m = c.memory
-        if m is None or not (m.saved_for_backward or m.recomputed):
+        if c.memory is None:
             compiles.append(c)
             continue
         post = c.graphs.get("post_grad")
         fx = {n.name: n for n in post.nodes} if post is not None else {}
-        built = built_by_module(c)
-        m = dataclasses.replace(
-            m,
-            saved_by_line=saved_by_line(m.saved_for_backward, fx, built),
-            recomputed_by_line=recomputed_by_line(m.recomputed, fx, built),
-        )
-        compiles.append(dataclasses.replace(c, memory=m))
+        compiles.append(dataclasses.replace(c, memory=memory_lines(c.memory, fx, built_by_module(c))))
     profile = report.profile
-    if profile is not None:
+    rows = profile.by_line if profile is not None else []
+    if profile is not None and (any(k.built_lines for c in compiles for k in c.kernels) or any(r.built for r in rows)):
         profile = dataclasses.replace(profile, by_line=time_by_line(k for c in compiles for k in c.kernels))
     return dataclasses.replace(report, compiles=compiles, profile=profile)

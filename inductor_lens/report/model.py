@@ -30,11 +30,12 @@ SCHEMA_VERSION = 2
 
 #: The generation of the derived fields (``report/finish.py``) a report holds. A report written before
 #: derived fields were added (no ``derived`` key, or a smaller number) gets them filled when it is loaded.
-DERIVED_VERSION = 8  # 2: Trigger.summary; 3: Compile.module_view, FusedNode.group_path; 4: FusedNode.no_line_reason;
+DERIVED_VERSION = 9  # 2: Trigger.summary; 3: Compile.module_view, FusedNode.group_path; 4: FusedNode.no_line_reason;
 # 5: a backward's saved inputs named by what made them, input copies labelled, Trigger.kind ahead_of_time;
 # 6: FusedNode.built_lines (where the user's code built the modules of ops that ran inside torch)
 # 7: module paths inferred where a compile recorded none (Compile.modules_inferred, report/module_paths.py)
 # 8: Kernel.built_lines, and the roll-ups by line name built lines (LineTime/BytesBy/RecomputedBy.built)
+# 9: the Memory view's rows say their line (SavedTensor/SavedGroup/LiveBuffer/Recomputed.user_line, RowLine)
 
 #: Languages a kernel may be written in: what Inductor's output code defines (``async_compile.<kind>``),
 #: ``extern`` for calls of library kernels, ``other`` when the source was not found.
@@ -182,7 +183,8 @@ class GraphNode(_Record):
     original_op: str = ""
     #: Which result it is of an op that returns several, by name (``rules.output_name``): a layer norm's ``mean``
     #: (the node its decomposition returned second), SDPA's ``logsumexp`` (a ``getitem`` of the call); read at
-    #: capture (``""`` otherwise, and in reports made before it).
+    #: capture; for a ``select``/``slice``, the part of its input it takes as Python indexes it, ``[1]``,
+    #: ``[:, :, 16:32]`` (the q, k, v of ``qkv[0], qkv[1], qkv[2]``) (``""`` otherwise, and in reports made before it).
     output: str = ""
 
     def __post_init__(self) -> None:
@@ -636,15 +638,29 @@ class MemoryPoint(_Record):
 
 
 @_record
+class RowLine(_Record):
+    """The line of the user's code a row of the Memory view's tables names, its "your line", decided once in Python
+    (``report/lines.py``, ``op_key``, the rule of the roll-ups by line): the innermost user frame of the row's stack
+    (the line that ran its op), else the line that BUILT the innermost module of its op, which ran inside torch
+    (``built`` true: ``FusedNode.built_lines``, ``report/built.py``); a row with neither has none (null)."""
+
+    file: str
+    line: int
+    code: str = ""
+    built: bool = False
+
+
+@_record
 class LiveBuffer(_Record):
     """A buffer alive at the peak: its size, the fused node that writes it, the post-grad node that computes
-    it and that node's user stack."""
+    it and that node's user stack; ``user_line`` the line the table names (``RowLine``)."""
 
     name: str
     bytes: int
     node: str = ""
     fx_node: str = ""
     user_stack: list[Frame] = field(default_factory=list)
+    user_line: Optional[RowLine] = None
 
 
 @_record
@@ -653,7 +669,8 @@ class SavedTensor(_Record):
     names it (``relu``, ``primals_3``), ``kind`` ``activation`` (computed by the forward: memory held from
     the forward to the backward) or ``input`` (a parameter, buffer or argument of the user's call, kept
     alive anyway). ``fx_node`` the forward's post-grad node that produced it; ``module`` its innermost
-    nn.Module path (for an input, the module that owns the parameter; ``""`` if none)."""
+    nn.Module path (for an input, the module that owns the parameter; ``""`` if none); ``user_line`` the line
+    its row names (``RowLine``)."""
 
     name: str
     shape: Optional[list] = None
@@ -663,14 +680,17 @@ class SavedTensor(_Record):
     fx_node: str = ""
     user_stack: list[Frame] = field(default_factory=list)
     module: str = ""
+    user_line: Optional[RowLine] = None
 
 
 @_record
 class Recomputed(_Record):
-    """An op the backward computes again instead of saving its result (the partitioner's rematerialization)."""
+    """An op the backward computes again instead of saving its result (the partitioner's rematerialization);
+    ``user_line`` the line it comes from (``RowLine``)."""
 
     fx_node: str
     user_stack: list[Frame] = field(default_factory=list)
+    user_line: Optional[RowLine] = None
 
 
 @_record
@@ -698,7 +718,8 @@ class SavedGroup(_Record):
     short name; for an input the parameter's or argument's own name), shape, dtype and
     user line, in the same module once the instances of a repeated module are folded (``module``:
     ``layers.1-31.mlp.gate`` for ``layers.5.mlp.gate``). ``count`` tensors of ``each`` bytes, ``bytes`` in
-    all; ``names``: theirs, in the backward graph's order; ``fx_node`` and ``user_stack``: the first one's."""
+    all; ``names``: theirs, in the backward graph's order; ``fx_node``, ``user_stack`` and ``user_line`` (the line
+    its row names, ``RowLine``): the first one's."""
 
     module: str
     what: str
@@ -711,6 +732,7 @@ class SavedGroup(_Record):
     names: list[str] = field(default_factory=list)
     fx_node: str = ""
     user_stack: list[Frame] = field(default_factory=list)
+    user_line: Optional[RowLine] = None
 
 
 @_record

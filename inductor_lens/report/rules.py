@@ -529,15 +529,22 @@ def output_name(op: str, index: int, named: str = "") -> str:
     return names[index] if 0 <= index < len(names) else named or f"output {index}"
 
 
-def saved_name(name: str, forward: Any) -> str:
-    """``GraphNode.display_name`` of a backward graph's input that the forward saved for it (role ``saved``), from
-    the forward's post-grad nodes by name (``forward``): the forward op that made it, after views and tuple
-    unpacking (:data:`GLUE_OPS`), as the user wrote it (the op it was decomposed from: ``gelu``, not its ``mul``),
-    with that op's innermost nn.Module: ``h.0.mlp gelu (saved)``; where the op has several results, which one
-    (``GraphNode.output``, the first on the way from the input to the op): ``h.0.ln layer_norm: mean (saved)``,
-    or, for a tensor that op's decomposition made on the way and did not return, the op that made it there
-    (``h.0.bn batch_norm: rsqrt (saved)``, the ``rsqrt`` before the squeeze it returns); a graph input of the
-    forward (or a view of one) by its own name: ``fc1.weight (saved)``; ``view_58 (saved)`` when the forward has no
+def with_part(op: str, part: str) -> str:
+    """An op and which of its results (``GraphNode.output``): ``layer_norm: mean``; an index is written as Python
+    indexes, ``addmm[1]`` (the part of the op's result a ``select``/``slice`` took, ``qkv[1]``).
+
+    >>> with_part("layer_norm", "mean"), with_part("addmm", "[:, 16:32]"), with_part("gelu", "")
+    ('layer_norm: mean', 'addmm[:, 16:32]', 'gelu')
+    """
+    if not part:
+        return op
+    return f"{op}{part}" if part.startswith("[") else f"{op}: {part}"
+
+
+def saved_origin(name: str, forward: Any) -> tuple[Any, str]:
+    """``(node, part)``: the forward's post-grad node (by name, ``forward``) that made tensor ``name``, after views and
+    tuple unpacking (:data:`GLUE_OPS`), and which of its results or which part of it the tensor is, the first
+    ``GraphNode.output`` on the way (``mean``, ``[1]``; ``""`` if none); ``(None, "")`` where the forward has no
     such node."""
     node = forward.get(name)
     part = node.output if node is not None else ""
@@ -549,6 +556,22 @@ def saved_name(name: str, forward: Any) -> str:
             break
         node = parent
         part = part or node.output
+    return node, part
+
+
+def saved_name(name: str, forward: Any) -> str:
+    """``GraphNode.display_name`` of a backward graph's input that the forward saved for it (role ``saved``), from
+    the forward's post-grad nodes by name (``forward``): the forward op that made it, after views and tuple
+    unpacking (:data:`GLUE_OPS`), as the user wrote it (the op it was decomposed from: ``gelu``, not its ``mul``),
+    with that op's innermost nn.Module: ``h.0.mlp gelu (saved)``; where the op has several results, which one
+    (``GraphNode.output``, the first on the way from the input to the op): ``h.0.ln layer_norm: mean (saved)``, or
+    which part a ``select``/``slice`` on the way took: ``attn.qkv addmm[1] (saved)`` for the ``k`` of
+    ``qkv[0], qkv[1], qkv[2]`` (:func:`with_part`),
+    or, for a tensor that op's decomposition made on the way and did not return, the op that made it there
+    (``h.0.bn batch_norm: rsqrt (saved)``, the ``rsqrt`` before the squeeze it returns); a graph input of the
+    forward (or a view of one) by its own name: ``fc1.weight (saved)``; ``view_58 (saved)`` when the forward has no
+    such node."""
+    node, part = saved_origin(name, forward)
     if node is None:
         return f"{name} (saved)"
     if node.op == "placeholder":
@@ -557,5 +580,5 @@ def saved_name(name: str, forward: Any) -> str:
     op = _readable_op(node.original_op or node.short_op) if node.op == "call_function" else node.name
     if not part and node.op == "call_function" and node.original_op in OUTPUT_NAMES:
         part = node.short_op  # made on the way by a multi-output op's decomposition, not one of its results
-    op = f"{op or node.name}: {part}" if part else op
+    op = with_part(op or node.name, part) if part else op
     return " ".join(filter(None, [module, op or node.name, "(saved)"]))

@@ -21,6 +21,13 @@ function clip(s, n) {
   return s.length > n ? s.slice(0, Math.max(1, n - 1)) + "…" : s;
 }
 
+/** `s` in at most `n` characters keeping its end: a stub's name ends in what tells it apart from its neighbours
+ * (`transformer.h.0.attn.c_attn addmm[1] (saved)`: which of q, k, v), its module path comes first. */
+function clipStart(s, n) {
+  s = String(s);
+  return s.length > n ? "…" + s.slice(s.length - Math.max(1, n - 1)) : s;
+}
+
 function sizeFor(lines, minW = MIN_W) {
   const [first, ...rest] = lines;
   const w = Math.max(first.length * MONO_CH, ...rest.map((l) => l.length * SANS_CH)) + 22;
@@ -324,7 +331,9 @@ function labelStubs(g) {
   for (const it of stubs.values()) {
     const n = it.buffers.length,
       what = it.type === "input" ? "input" : "output";
-    it.lines = [n === 1 ? clip((fx.get(it.buffers[0]) || {}).display_name || it.buffers[0], STUB_CH) : `${n} ${what}s`];
+    it.lines = [
+      n === 1 ? clipStart((fx.get(it.buffers[0]) || {}).display_name || it.buffers[0], STUB_CH) : `${n} ${what}s`,
+    ];
     it.title = `graph ${plural(n, what)}: ${it.buffers
       .map((b) => {
         const gn = fx.get(b) || {};

@@ -212,7 +212,7 @@ def test_ops_that_ran_inside_torch_get_the_line_that_built_their_innermost_modul
             module_stack=["body", "body.0"],
             module_types=["Sequential", "Linear"],
         ),
-        # built by a call the file does not say is a GELU: the line of the innermost module that says so
+        # built by a call of a function the file does not define (a factory: it built whatever the path says)
         GraphNode(
             "gelu",
             "call_function",
@@ -240,8 +240,8 @@ def test_ops_that_ran_inside_torch_get_the_line_that_built_their_innermost_modul
     assert [(b.line, b.modules, b.module_types, b.function) for b in op0.built_lines] == [
         (body, ["body.0"], ["Linear"], "Net.__init__")
     ]
-    assert [(b.line, b.modules, b.code) for b in op1.built_lines] == [
-        (body, ["body"], text.split("\n")[body - 1].strip())
+    assert [(b.line, b.modules, b.module_types, b.code) for b in op1.built_lines] == [
+        (body, ["body.1"], ["GELU"], text.split("\n")[body - 1].strip())  # make_act() on the Sequential's line
     ]
     assert op0.user_lines == [] and op0.no_line_reason  # still no line that ran: built is said apart
     assert op2.built_lines == [] and op2.user_lines == [ran]  # the line that ran wins

@@ -74,8 +74,9 @@ def test_memory_round_trips_through_json():
         "fx_node",
         "user_stack",
         "module",
+        "user_line",
     ]
-    assert list(plain["recomputed"][0]) == ["fx_node", "user_stack"]
+    assert list(plain["recomputed"][0]) == ["fx_node", "user_stack", "user_line"]
 
 
 def test_schema_file_and_docs_name_the_contract():

@@ -14,13 +14,20 @@ const LIST_TOP = 8;
 /** Rows of the one-row-per-tensor table drawn at a time ("show more" adds as many). */
 export const PAGE = 200;
 
-/** The innermost user frame of a stack as "file.py:12" (and the frame), or ["", null]. */
-export function userLine(stack) {
-  const frames = stack || [];
-  for (let i = frames.length - 1; i >= 0; i--)
-    if (frames[i].is_user) return [`${basename(frames[i].file)}:${frames[i].line}`, frames[i]];
-  return ["", null];
+/** What a row's "your line" cell says: its line as Python decided it (``user_line``, a RowLine: the line that ran
+ * its op, else the one that built its module, marked built), or nothing. */
+function lineCell(line) {
+  if (!line) return h("td", { class: "il-mono" });
+  return h(
+    "td",
+    { class: "il-mono", "data-role": "row-line", "data-how": line.built ? "built" : "ran" },
+    `${basename(line.file)}:${line.line}`,
+    line.built ? builtTag(BUILT_ROW_TITLE) : null,
+  );
 }
+
+/** A row's source link (the store's ``sourceLine``): ``file:line`` of its ``user_line``, or "". */
+const lineKey = (line) => (line ? `${line.file}:${line.line}` : "");
 
 export { byteTicks };
 
@@ -128,8 +135,8 @@ export function savedRows(memory, sort) {
     bytes: s.bytes,
     kind: s.kind,
     module: s.module || "",
-    line: userLine(s.user_stack)[0],
-    frame: userLine(s.user_stack)[1],
+    line: s.user_line ? `${basename(s.user_line.file)}:${s.user_line.line}` : "",
+    userLine: s.user_line || null,
     fx: s.fx_node,
   }));
   return sortRows(rows, sort);
@@ -147,8 +154,8 @@ export function groupRows(memory, sort) {
     kind: g.kind,
     shape: `[${(g.shape || []).join(", ")}]`,
     dtype: g.dtype || "",
-    line: userLine(g.user_stack)[0],
-    frame: userLine(g.user_stack)[1],
+    line: g.user_line ? `${basename(g.user_line.file)}:${g.user_line.line}` : "",
+    userLine: g.user_line || null,
     fx: g.fx_node,
     names: g.names || [],
   }));
@@ -213,12 +220,12 @@ function peakTable(idx, memory) {
         const mods = (e && e.node.module_stack) || [];
         return h(
           "tr",
-          { "data-role": "memory-buffer-row", "data-fused": b.node },
+          { "data-role": "memory-buffer-row", "data-fused": b.node, "data-line": lineKey(b.user_line) },
           h("td", { class: "il-mono" }, b.name),
           h("td", { class: "il-num il-mono" }, fmtBytes(b.bytes)),
           h("td", { class: "il-mono" }, mods.length ? mods[mods.length - 1] : ""),
           h("td", { class: "il-mono" }, b.fx_node || ""),
-          h("td", { class: "il-mono" }, userLine(b.user_stack)[0]),
+          lineCell(b.user_line),
           h("td", { class: "il-mono" }, e ? e.node.label || b.node : b.node),
         );
       }),
@@ -238,7 +245,7 @@ function groupTable(idx, memory, sort) {
         "data-count": String(r.count),
         "data-names": r.names.join(" "),
         "data-fused": idx.fxOwner.get(r.fx) || "",
-        "data-line": r.frame ? `${r.frame.file}:${r.frame.line}` : "",
+        "data-line": lineKey(r.userLine),
         class: r.kind === "input" ? "il-muted" : "",
         title:
           (r.kind === "input" ? `${INPUT_TITLE}. ` : "") +
@@ -250,7 +257,7 @@ function groupTable(idx, memory, sort) {
       h("td", { class: "il-num" }, r.count > 1 ? `×${r.count}` : "1"),
       h("td", { class: "il-num il-mono" }, bytesText(r.bytes)),
       h("td", { class: "il-num il-mono il-muted" }, r.count > 1 ? bytesText(r.each) : ""),
-      h("td", { class: "il-mono" }, r.line),
+      lineCell(r.userLine),
       h("td", {}, r.kind),
       h("td", { class: "il-mono" }, r.shape),
       h("td", { class: "il-mono" }, r.dtype),
@@ -268,7 +275,7 @@ function tensorTable(idx, memory, sort, shown) {
         "data-role": "saved-row",
         "data-name": r.name,
         "data-fused": idx.fxOwner.get(r.fx) || "",
-        "data-line": r.frame ? `${r.frame.file}:${r.frame.line}` : "",
+        "data-line": lineKey(r.userLine),
         class: r.kind === "input" ? "il-muted" : "",
         title: r.kind === "input" ? INPUT_TITLE : "",
       },
@@ -276,7 +283,7 @@ function tensorTable(idx, memory, sort, shown) {
       h("td", { class: "il-mono" }, r.name),
       h("td", { class: "il-mono" }, r.module),
       h("td", { class: "il-num il-mono" }, bytesText(r.bytes)),
-      h("td", { class: "il-mono" }, r.line),
+      lineCell(r.userLine),
       h("td", {}, r.kind),
       h("td", { class: "il-mono" }, r.shape),
       h("td", { class: "il-mono" }, r.dtype),
@@ -461,7 +468,8 @@ function recomputedList(memory) {
           { class: "il-mono il-mem-plain" },
           r.fx_node,
           " ",
-          h("span", { class: "il-muted" }, userLine(r.user_stack)[0]),
+          h("span", { class: "il-muted" }, r.user_line ? `${basename(r.user_line.file)}:${r.user_line.line}` : ""),
+          r.user_line && r.user_line.built ? builtTag(BUILT_ROW_TITLE) : null,
         ),
       );
   return h(
