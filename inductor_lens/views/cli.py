@@ -60,19 +60,48 @@ def _check_outputs(outputs: Sequence[Optional[str]], inputs: Sequence[tuple[str,
             raise CLIError(f"cannot write {out}: {why}")
 
 
-def _write(report, html_path: Optional[str], json_path: Optional[str]) -> list[str]:
-    """Write the page and the JSON; SIGINT waits until both are on disk (each write is atomic anyway)."""
+def _write(report, html_path: Optional[str], json_path: Optional[str], progress=None) -> list[str]:
+    """Write the page and the JSON from one walk of the report, compile by compile (``report_io.written``,
+    spooled beside the first of them); SIGINT waits until both are on disk (each write is atomic anyway).
+    ``progress(line)`` hears how far the walk is, every few seconds."""
+    from ..report import io as report_io
     from ..report.io import describe_os_error
+    from . import html
 
     written = []
+    paths = [p for p in (html_path, json_path) if p]
+    if not paths:
+        return written
     with _no_interrupt():
-        for path, save in ((html_path, report.save_html), (json_path, report.save_json)):
-            if path:
-                try:
-                    written.append(os.path.abspath(save(path)))
-                except OSError as e:
-                    raise CLIError(f"cannot write {path}: {describe_os_error(e)}") from None
+        try:
+            w = report_io.written(report, report_io.spool_file(paths[0]), _every_few_seconds(progress))
+        except OSError as e:
+            raise CLIError(f"cannot write {paths[0]}: {describe_os_error(e)}") from None
+        try:
+            for path, save in ((html_path, html.save_written), (json_path, None)):
+                if path:
+                    try:
+                        done = save(report, w, path) if save else report_io.save_written(w, path)
+                    except OSError as e:
+                        raise CLIError(f"cannot write {path}: {describe_os_error(e)}") from None
+                    written.append(os.path.abspath(done))
+        finally:
+            w.close()
     return written
+
+
+def _every_few_seconds(progress):
+    """``on_compile(done, total)`` for ``report_io.written`` that says ``writing: N of M compile(s)`` every 3 s."""
+    if progress is None:
+        return None
+    last = [time.monotonic()]
+
+    def on_compile(done: int, total: int) -> None:
+        if time.monotonic() - last[0] > 3 or (done == total and total > 100):
+            last[0] = time.monotonic()
+            progress(f"writing: {done} of {total} compile(s)")
+
+    return on_compile
 
 
 class _no_interrupt:
@@ -457,7 +486,7 @@ def cmd_import_trace(args: argparse.Namespace) -> int:
             raise CLIError(f"import-trace: {e}") from None
         output = args.output or os.path.splitext(os.path.basename(args.trace.rstrip("/\\")))[0] + "-lens.html"
         written = (
-            _write(result, output, args.json)
+            _write(result, output, args.json, progress)
             if hasattr(result, "compiles")
             else [os.path.abspath(result.save_html(output))]
         )
