@@ -66,27 +66,35 @@ def _write(report, html_path: Optional[str], json_path: Optional[str], progress=
     ``progress(line)`` hears how far the walk is, every few seconds."""
     from ..report import io as report_io
     from ..report.io import describe_os_error
-    from . import html
 
-    written = []
     paths = [p for p in (html_path, json_path) if p]
     if not paths:
-        return written
+        return []
     with _no_interrupt():
         try:
             w = report_io.written(report, report_io.spool_file(paths[0]), _every_few_seconds(progress))
         except OSError as e:
             raise CLIError(f"cannot write {paths[0]}: {describe_os_error(e)}") from None
         try:
-            for path, save in ((html_path, html.save_written), (json_path, None)):
-                if path:
-                    try:
-                        done = save(report, w, path) if save else report_io.save_written(w, path)
-                    except OSError as e:
-                        raise CLIError(f"cannot write {path}: {describe_os_error(e)}") from None
-                    written.append(os.path.abspath(done))
+            return _write_from(report, w, html_path, json_path)
         finally:
             w.close()
+
+
+def _write_from(report, w, html_path: Optional[str], json_path: Optional[str]) -> list[str]:
+    """Write the page and the JSON of ``report`` from ``w``, its written form (``report_io.written``)."""
+    from ..report import io as report_io
+    from ..report.io import describe_os_error
+    from . import html
+
+    written = []
+    for path, save in ((html_path, html.save_written), (json_path, None)):
+        if path:
+            try:
+                done = save(report, w, path) if save else report_io.save_written(w, path)
+            except OSError as e:
+                raise CLIError(f"cannot write {path}: {describe_os_error(e)}") from None
+            written.append(os.path.abspath(done))
     return written
 
 
@@ -479,19 +487,55 @@ def cmd_import_trace(args: argparse.Namespace) -> int:
     from ..report.check import _gc_paused
 
     progress = None if args.quiet else (lambda msg: _say(msg))
+    output = args.output or os.path.splitext(os.path.basename(args.trace.rstrip("/\\")))[0] + "-lens.html"
     with _gc_paused():  # reading and writing make millions of objects, none cyclic: no collection rescans them
         try:
-            result = load_trace(args.trace, on_progress=progress)
+            written = _import_streamed(args.trace, output, args.json, progress)
+            if written is None:  # several logs (a job), or a log that must be imported whole
+                result = load_trace(args.trace, on_progress=progress)
+                written = (
+                    _write(result, output, args.json, progress)
+                    if hasattr(result, "compiles")
+                    else [os.path.abspath(result.save_html(output))]
+                )
         except (FileNotFoundError, TraceError) as e:
             raise CLIError(f"import-trace: {e}") from None
-        output = args.output or os.path.splitext(os.path.basename(args.trace.rstrip("/\\")))[0] + "-lens.html"
-        written = (
-            _write(result, output, args.json, progress)
-            if hasattr(result, "compiles")
-            else [os.path.abspath(result.save_html(output))]
-        )
     _say(f"wrote {_where(written)}")
     return _finished(0)  # the files are complete on disk (atomic_write syncs them)
+
+
+def _import_streamed(trace: str, html_path: str, json_path: Optional[str], progress) -> Optional[list[str]]:
+    """``import-trace`` of one log, compile by compile (``capturing/trace_stream.py``): the page and the JSON
+    written from a spool beside the page, in memory that does not grow with the log. None where the log must be
+    imported whole (a directory of several logs, or records out of the order the streamed import relies on)."""
+    from ..capturing.trace_read import find_logs
+    from ..capturing.trace_stream import stream_trace
+    from ..report import io as report_io
+    from ..report.io import describe_os_error
+    from ..report.written import Spooled, Unclean
+
+    files = find_logs(trace)
+    if len(files) != 1:
+        return None
+    try:
+        spool = report_io.spool_file(html_path)
+    except OSError as e:
+        raise CLIError(f"cannot write {html_path}: {describe_os_error(e)}") from None
+    sink = Spooled(report_io._dump, spool)
+    try:
+        head = stream_trace(files[0], sink, progress)
+        if head is None:
+            if progress is not None:
+                progress("the log's records are not in the order a streamed import needs: importing it whole")
+            return None
+        try:
+            sink.finish(head)
+        except Unclean:
+            return None
+        with _no_interrupt():
+            return _write_from(head, sink, html_path, json_path)
+    finally:
+        sink.close()
 
 
 # -- main ----------------------------------------------------------------------------------------

@@ -1,0 +1,419 @@
+"""A TORCH_TRACE log imported compile by compile: ``inductor-lens import-trace`` of a log of any size in
+bounded memory.
+
+:func:`~inductor_lens.capturing.trace_import.load_trace` reads the whole log, then builds every compile, then
+the report's steps that look at all of them, and returns the report, which a writer then walks: a 1 GB log
+held about twice its size. Here the log is read once, and each time dynamo starts on a new frame (no compile
+window open: everything logged for the graphs so far has come) the graphs logged since are built, finished
+and written (``report.written.Spooled``) one at a time, then let go. What is kept across the log is small:
+the walk's tables (windows, compile ids, which forward waits for its backward), the trace records the builder
+looks things up in (``build._Trace``, without the output code), the interned tables of the written form, and
+each forward compile until its backward comes (a backward is made from its forward).
+
+The result is the report the whole import makes, byte for byte. Each step is the one that path runs, on one
+compile (``build.CompileMaker``, ``finish``, ``module_paths.infer_compile``, ``built.BuiltMarker``); what
+those steps look up in the whole report is checked at the end against what the whole log holds: every
+lookup of trace records (a record of an already built compile logged later), the compile window of each
+graph, the device, the user's files that decided the lines that built modules. Where one differs (a log whose
+records come out of that order), :func:`stream_trace` answers None and the caller imports the log whole.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime
+import os
+from collections import defaultdict, deque
+from typing import Any, Callable, Optional
+
+from ..report import rules
+from ..report.built import BuiltMarker
+from ..report.finish import derive_compile, graph_signature, saved_names
+from ..report.model import Compile, Diagnostic, Report
+from ..report.module_paths import infer_compile
+from .artifacts import record_kind, wanted
+from .build import (
+    CompileMaker,
+    _base_cid,
+    _cid,
+    _gave_up,
+    _graph_breaks,
+    _no_provenance,
+    _nothing_compiled,
+    _Trace,
+    _user_files,
+    _window_for,
+)
+from .sources import cell_map, read_sources
+from .trace_import import _NOT_IN_A_TRACE, _kind, _RawFromTrace
+from .trace_read import TraceError, TraceReader
+
+__all__ = ["stream_trace", "StreamStats"]
+
+
+@dataclasses.dataclass
+class StreamStats:
+    """What a streamed import held: ``held_max`` compiles built and not yet let go at once (at most), over
+    ``compiles`` compiles."""
+
+    compiles: int = 0
+    held_max: int = 0
+
+
+#: What ``build._phases`` reads of a chromium event (a phase's name, kind, time, duration and thread): the rest of
+#: an event (its ``args``: often a whole metrics record) is not kept.
+_EVENT_KEYS = ("name", "ph", "ts", "dur", "pid", "tid")
+#: Records that only the graphs of their own compile id look up (``build._compile``, ``_GraphBuilder``): their texts
+#: are let go once every graph of the compile id is built.
+_LET_GO = frozenset(
+    {
+        "dynamo_output_graph",
+        "inductor_post_grad_graph",
+        "dynamo_cpp_guards_str",
+        "dynamo_guards",
+        "recompile_reasons",
+        "triton_kernel_info",
+        "inductor_provenance_tracking_node_mappings",
+    }
+)
+
+
+class _Whole(Exception):
+    """The log cannot be imported compile by compile with the same result: import it whole."""
+
+
+class _Watched(_Trace):
+    """``build._Trace`` filled as the log is read, remembering what each lookup found, to check at the end
+    that the whole log would have answered the same."""
+
+    def __init__(self) -> None:
+        super().__init__([])
+        self.asked: dict[tuple[str, str], int] = {}
+        self.spans: dict[tuple[float, Optional[float]], int] = {}
+        for kind in _LET_GO:  # looked up by compile id only: indexed as they come, never listed
+            self._by_cid[kind] = defaultdict(list)
+
+    def add(self, md: dict, payload: Any) -> None:
+        kind = record_kind(md)
+        if kind == "chromium_event" and isinstance(payload, dict):
+            payload = {k: payload[k] for k in _EVENT_KEYS if k in payload}  # what build._phases reads
+        super().add(md, payload)
+        if kind in _LET_GO and self.by_kind.get(kind):
+            self.by_kind[kind].pop()
+
+    def let_go(self, cid: str) -> None:
+        """Forget the texts of compile id ``cid`` (every graph of it is built): only their count stays."""
+        for kind in _LET_GO:
+            found = self._by_cid[kind].get(cid)
+            if found:
+                found[:] = [(c, None, md) for c, _, md in found]
+
+    def _of(self, kind: str, cid: str) -> list[tuple]:
+        found = super()._of(kind, cid)
+        key = (kind, _base_cid(cid))
+        self.asked[key] = min(len(found), self.asked.get(key, len(found)))  # records are only ever added
+        return found
+
+    def events_between(self, start: float, end: Optional[float]) -> list[dict]:
+        found = super().events_between(start, end)
+        key = (start, end)
+        self.spans[key] = min(len(found), self.spans.get(key, len(found)))
+        return found
+
+    def same_answers(self) -> bool:
+        """Whether every lookup made so far finds now what it found then."""
+        return all(len(_Trace._of(self, k, c)) == n for (k, c), n in self.asked.items()) and all(
+            len(_Trace.events_between(self, s, e)) == n for (s, e), n in self.spans.items()
+        )
+
+
+class _Walk(_RawFromTrace):
+    """The walk of ``trace_import``, handing each batch of complete graphs to ``ready`` and keeping no
+    record list: the builder's trace is filled as records come."""
+
+    def __init__(self, records, trace: _Watched, ready: Callable[[list, bool], list]) -> None:
+        super().__init__(records)
+        self.trace = trace
+        self.ready = ready
+        self.done_keys: set[int] = set()  # graphs built
+        self.done_cids: set[str] = set()
+        self.unlinked = self.kernel_count = 0
+        self._next = 0  # the first graph of self.raw.graphs not handed over yet
+
+    def run(self):
+        first = 0.0
+        add = self.trace.add
+        for md, payload, t in self.records:
+            self.count += 1
+            if t and not first:
+                first = self.raw.t0_us = t
+            kind = _kind(md)
+            if kind == "chromium_event" and isinstance(payload, dict) and not self.open_windows:
+                name = payload.get("name")
+                if payload.get("ph") == "B" and (name == "dynamo" or "bw_compiler" in str(name or "")):
+                    self.flush()  # dynamo starts on another frame: the graphs so far are complete
+            if wanted(md):
+                add(md, payload)
+            cid = _cid(md)
+            cid = _base_cid(cid) if cid else cid
+            handler = getattr(self, "_on_" + (kind or ""), None)
+            if handler is not None:
+                handler(md, payload, t, cid)
+        self.raw.t0_us = first
+        self.flush(last=True)
+        return self.raw
+
+    def flush(self, last: bool = False) -> None:
+        graphs = self.raw.graphs[self._next :]
+        self._next = len(self.raw.graphs)
+        for rec in graphs:
+            self._kernels(rec)
+            self.kernel_count += len(rec.kernels)
+            self.unlinked += sum(not k.fx_nodes for k in rec.kernels)
+            self.prov_nodes.pop(rec.key, None)
+            self.prov_traces.pop(rec.key, None)
+        for rec in graphs:  # its kernels are made: a later record for it would be missed
+            self.done_keys.add(rec.key)
+            self.done_cids.add(_base_cid(rec.compile_id))
+        for rec in self.ready(graphs, last):  # built: only what names the graph stays
+            rec.output_code, rec.post_grad_nodes, rec.kernels, rec.post_fusion = "", [], [], []
+        self._stacks_of.clear()
+        if len(self.parsed) > 256:  # graphs parsed once per distinct text: a long log's are let go now and then
+            self.parsed.clear()
+
+    def _latest(self, cid):
+        rec = super()._latest(cid)
+        if rec is not None and rec.key in self.done_keys:
+            raise _Whole("a record for a graph already built")
+        return rec
+
+    def _on_dynamo_output_graph(self, md, payload, t, cid) -> None:
+        if cid and _base_cid(cid) in self.done_cids:
+            raise _Whole("a dynamo graph of a compile already built")
+        super()._on_dynamo_output_graph(md, payload, t, cid)
+
+
+class _Finish:
+    """Each compile as the whole import finishes it (``build_report``, then ``infer_report_modules``), one at a
+    time in order, handed to ``write``."""
+
+    def __init__(self, maker: CompileMaker, write: Callable[[Compile], None]) -> None:
+        self.maker, self.write = maker, write
+        self.first_of: dict[str, str] = {}  # graph signature -> the first compile's id (mark_same_graphs)
+        self.files: list[str] = []  # the user's files so far (build._user_files)
+        self.marker = BuiltMarker([])
+        self.marker_files: Optional[tuple] = None  # the files the marker read, if it read any
+        self.forwards: dict[str, list] = defaultdict(list)  # compile id -> [(inferred forward, changed)]
+        self.backs: dict[str, int] = defaultdict(int)
+        self.facts: list[tuple[bool, bool, bool]] = []
+
+    def add(self, c: Compile) -> None:
+        if c.kernels:  # finish.mark_same_graphs
+            same = self.first_of.setdefault(graph_signature(c), c.id)
+            c = dataclasses.replace(c, same_graph_as=same if same != c.id else None)
+        c = _no_provenance(c)
+        files = _user_files([c], [])
+        if any(f not in self.files for f in files):
+            self.files += [f for f in files if f not in self.files]
+            if self.marker.read:  # the files changed after they decided something: checked at the end
+                self.marker_files = ()
+            self.marker = BuiltMarker(read_sources(self.files, {}))
+        c = self._mark(c)
+        # infer_report_modules: module paths inferred, a backward from its inferred forward
+        if c.graph_kind == "backward":
+            i = self.backs[c.compile_id]
+            self.backs[c.compile_id] += 1
+            held = self.forwards.get(c.compile_id) or []
+            fwd, fwd_changed = held[i] if i < len(held) and held[i] else (None, False)
+            if i < len(held):
+                held[i] = None
+            inferred = infer_compile(c, fwd)
+            changed = inferred is not c
+            if fwd_changed:
+                inferred, changed = saved_names(inferred, fwd), True
+        else:
+            inferred = infer_compile(c)
+            changed = inferred is not c
+            if c.graph_kind == "forward":
+                self.forwards[c.compile_id].append((inferred, changed))
+        if changed:  # derived again, and the lines that built modules marked again (the same on the others)
+            c = self._mark(derive_compile(inferred))
+        self.facts.append(rules.view_facts(c))
+        self.write(c)
+
+    def _mark(self, c: Compile) -> Compile:
+        c = self.marker.mark(c)
+        if self.marker.read and self.marker_files is None:
+            self.marker_files = tuple(self.files)
+        return c
+
+    def held(self) -> int:
+        return sum(x is not None for fs in self.forwards.values() for x in fs)
+
+
+def stream_trace(
+    path: str,
+    sink: Any,
+    on_progress: Optional[Callable[[str], None]] = None,
+    title: str = "",
+    stats: Optional[StreamStats] = None,
+) -> Optional[Report]:
+    """Import the TORCH_TRACE log ``path`` compile by compile into ``sink`` (``report.written.Spooled``):
+    each compile is added to it as it is finished; the report returned holds every field but the compiles,
+    for ``sink.finish``. None where the log cannot be imported so (records out of the order this relies on,
+    or a notebook's cells to localize): ``sink`` is then incomplete, and the caller imports the log whole.
+    :class:`TraceError` for a file that holds no trace record."""
+    if cell_map():
+        return None
+    stats = stats if stats is not None else StreamStats()
+
+    def progress(done: int, total: int) -> None:
+        if on_progress is not None:
+            on_progress(
+                f"reading {os.path.basename(path)}: {done / 1e6:.0f} of {total / 1e6:.0f} MB, "
+                f"{stats.compiles} compile(s) built"
+            )
+
+    log = TraceReader(path, progress)
+    trace = _Watched()
+    diagnostics: list[Diagnostic] = []  # those of building each compile, in order (build._build)
+    walk: Optional[_Walk] = None
+    devices: set[str] = set()
+    windows_seen: list[tuple] = []  # (graph, the window it was built in)
+
+    def write(c: Compile) -> None:
+        sink.add(c, transient=True)  # let go after: its frames are not remembered by object
+        stats.compiles += 1
+
+    maker: Optional[CompileMaker] = None
+    finish: Optional[_Finish] = None
+
+    queue: deque = deque()  # graphs logged, not built yet: a forward waits for its backward's records
+    forwards_seen: dict[str, int] = defaultdict(int)
+    backwards_seen: dict[str, int] = defaultdict(int)
+    gone: set[str] = set()  # compile ids whose texts were let go
+
+    def held() -> int:
+        return len(queue) + (max(maker.waiting(), finish.held()) if maker is not None else 0)
+
+    def ready(graphs: list, last: bool) -> list:
+        """Build what can be built of the graphs logged so far (``graphs`` the new ones), in order; the built."""
+        nonlocal maker, finish
+        raw = walk.raw
+        if maker is None:
+            maker = CompileMaker(raw, trace, diagnostics)
+            finish = _Finish(maker, write)
+        for rec in graphs:
+            if rec.memory is not None or rec.aot:  # never in a log; the whole import handles them
+                raise _Whole("memory facts or an AOTInductor graph")
+            if _base_cid(rec.compile_id) in gone:
+                raise _Whole("another graph of a compile id whose texts were let go")
+            if rec.graph_kind == "forward":
+                forwards_seen[rec.compile_id] += 1
+            elif rec.graph_kind == "backward":
+                backwards_seen[rec.compile_id] += 1
+        queue.extend(graphs)
+        stats.held_max = max(stats.held_max, held())
+        windows = sorted(raw.windows, key=lambda w: w.start_us)
+        starts = [w.start_us for w in windows]
+        built = []
+        while queue:
+            rec = queue[0]
+            if not last and backwards_seen[rec.compile_id] < forwards_seen[rec.compile_id]:
+                break  # a forward of its compile id waits for its backward: what is logged of the compile id up to
+                # then (kernel facts, provenance...) is looked up by each of its graphs
+            queue.popleft()
+            devices.add(raw.device)
+            windows_seen.append((rec.start_us, _window_for(rec, windows, starts)))
+            try:
+                c = maker.make(rec, windows, starts)
+                if c is not None:
+                    stats.held_max = max(stats.held_max, 1 + held())
+                    finish.add(c)
+            except Exception as e:  # what the whole import does with it (a diagnostic, or the error) is its own
+                raise _Whole(f"{type(e).__name__}: {e}") from None
+            built.append(rec)
+        waiting = {_base_cid(r.compile_id) for r in queue}
+        for rec in built:  # every graph of its compile id built: what only they look up goes
+            base = _base_cid(rec.compile_id)
+            if (
+                base not in waiting
+                and base not in gone
+                and backwards_seen[rec.compile_id] >= forwards_seen[rec.compile_id]
+            ):
+                gone.add(base)
+                trace.let_go(base)
+                raw.dynamo_graphs.pop(rec.compile_id, None)
+                raw.dynamo_graphs.pop(base, None)
+        return built
+
+    walk = _Walk(log, trace, ready)
+    try:
+        raw = walk.run()
+    except _Whole:
+        return None
+    if not walk.count:
+        raise TraceError(f"{log.path} holds no structured-trace record: is it a TORCH_TRACE log?")
+    # what each compile looked up is what the whole log holds
+    windows = sorted(raw.windows, key=lambda w: w.start_us)
+    starts = [w.start_us for w in windows]
+    if (
+        devices - {raw.device}
+        or not trace.same_answers()
+        or any(_window_for(_At(t), windows, starts) is not w for t, w in windows_seen)
+    ):
+        return None
+    breaks = _graph_breaks(trace)
+    files = _user_files([], [b.user_stack for b in breaks])
+    files += [f for f in (finish.files if finish else []) if f not in files]
+    if finish is not None and finish.marker_files is not None and finish.marker_files != tuple(files):
+        return None  # the lines that built modules were decided with other files than the report's
+    for code, message in _NOT_IN_A_TRACE:
+        raw.diag(code, message)
+    if walk.unlinked:
+        raw.diag(
+            "trace_unlinked",
+            f"{walk.unlinked} of {walk.kernel_count} kernel launch(es) are not linked to post-grad "
+            "nodes: torch logged no provenance map for them (INDUCTOR_PROVENANCE=1 makes torch log it; a lazily compiled backward "
+            "never has one)",
+        )
+    if log.bad_lines:
+        raw.diag(
+            "trace_incomplete",
+            f"{log.bad_lines} line(s) of {os.path.basename(log.path)} were not trace records and were skipped",
+        )
+    diags = [Diagnostic(code, message, detail) for code, message, detail in raw.diagnostics]
+    diags += trace.diagnostics() + diagnostics + _gave_up(trace, raw.raised)
+    if not stats.compiles:
+        note = _nothing_compiled(raw, [])
+        if note:
+            diags.append(note)
+    facts = finish.facts if finish else []
+    head = Report(
+        torch_version=log.torch_version.split("+")[0] or "unknown",
+        device=raw.device,
+        compiles=[],
+        graph_breaks=breaks,
+        diagnostics=diags,
+        compile_calls=[],
+        source_files=read_sources(files, {}),
+        title=title or os.path.basename(log.path),
+        created=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        origin="trace",
+        rank=log.rank,
+        world_size=None,
+    )
+    object.__setattr__(head, "views", list(rules.available_views(facts)))
+    object.__setattr__(head, "profiled", any(f[0] for f in facts))
+    if on_progress is not None:
+        on_progress(
+            f"{os.path.basename(path)}: {log.records} records, {stats.compiles} compile(s), {sink.kernels} kernel(s)"
+        )
+    return head
+
+
+class _At:
+    """What ``build._window_for`` reads of a graph: its start."""
+
+    def __init__(self, start_us: float) -> None:
+        self.start_us = start_us
