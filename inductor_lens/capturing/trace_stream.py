@@ -45,7 +45,7 @@ from .build import (
     _window_for,
 )
 from .sources import cell_map, read_sources
-from .trace_import import _NOT_IN_A_TRACE, _kind, _RawFromTrace
+from .trace_import import _kind, _RawFromTrace, closing_notes
 from .trace_read import TraceError, TraceReader
 
 __all__ = ["stream_trace", "StreamStats"]
@@ -131,7 +131,7 @@ class _Walk(_RawFromTrace):
     """The walk of ``trace_import``, handing each batch of complete graphs to ``ready`` and keeping no
     record list: the builder's trace is filled as records come."""
 
-    def __init__(self, records, trace: _Watched, ready: Callable[[list, bool], list]) -> None:
+    def __init__(self, records, trace: _Watched, ready: Callable[[Any, list, bool], list]) -> None:
         super().__init__(records)
         self.trace = trace
         self.ready = ready
@@ -175,7 +175,7 @@ class _Walk(_RawFromTrace):
         for rec in graphs:  # its kernels are made: a later record for it would be missed
             self.done_keys.add(rec.key)
             self.done_cids.add(_base_cid(rec.compile_id))
-        for rec in self.ready(graphs, last):  # built: only what names the graph stays
+        for rec in self.ready(self.raw, graphs, last):  # built: only what names the graph stays
             rec.output_code, rec.post_grad_nodes, rec.kernels, rec.post_fusion = "", [], [], []
         self._stacks_of.clear()
         if len(self.parsed) > 256:  # graphs parsed once per distinct text: a long log's are let go now and then
@@ -251,6 +251,90 @@ class _Finish:
         return sum(x is not None for fs in self.forwards.values() for x in fs)
 
 
+class _Builder:
+    """Builds the graphs the walk hands over, in order, as soon as what they look up has come: a graph waits
+    while a forward of its compile id waits for its backward (what is logged of the compile id up to then,
+    kernel facts and provenance, is looked up by each of its graphs). Once every graph of a compile id is
+    built, the texts only they look up are let go."""
+
+    def __init__(self, trace: _Watched, sink: Any, stats: StreamStats) -> None:
+        self.trace, self.sink, self.stats = trace, sink, stats
+        self.diagnostics: list[Diagnostic] = []  # those of building each compile, in order (build._build)
+        self.maker: Optional[CompileMaker] = None
+        self.finish: Optional[_Finish] = None
+        self.queue: deque = deque()  # graphs logged, not built yet
+        self.forwards: dict[str, int] = defaultdict(int)  # compile id -> forward graphs logged
+        self.backwards: dict[str, int] = defaultdict(int)
+        self.gone: set[str] = set()  # compile ids whose texts were let go
+        self.devices: set[str] = set()  # the device as each graph was built
+        self.windows: list[tuple] = []  # (a graph's start, the window it was built in)
+
+    def held(self) -> int:
+        """Graphs waiting to be built, and forwards built and waiting for their backward."""
+        done = max(self.maker.waiting(), self.finish.held()) if self.maker is not None else 0
+        return len(self.queue) + done
+
+    def _write(self, c: Compile) -> None:
+        self.sink.add(c, transient=True)  # let go after: its frames are not remembered by object
+        self.stats.compiles += 1
+
+    def ready(self, raw: Any, graphs: list, last: bool) -> list:
+        """Build what can be built of the graphs logged so far (``graphs`` the new ones); the graphs built."""
+        if self.maker is None:
+            self.maker = CompileMaker(raw, self.trace, self.diagnostics)
+            self.finish = _Finish(self.maker, self._write)
+        for rec in graphs:
+            if rec.memory is not None or rec.aot:  # never in a log; the whole import handles them
+                raise _Whole("memory facts or an AOTInductor graph")
+            if _base_cid(rec.compile_id) in self.gone:
+                raise _Whole("another graph of a compile id whose texts were let go")
+            if rec.graph_kind == "forward":
+                self.forwards[rec.compile_id] += 1
+            elif rec.graph_kind == "backward":
+                self.backwards[rec.compile_id] += 1
+        self.queue.extend(graphs)
+        self.stats.held_max = max(self.stats.held_max, self.held())
+        windows = sorted(raw.windows, key=lambda w: w.start_us)
+        starts = [w.start_us for w in windows]
+        built = []
+        while self.queue and (last or self._settled(self.queue[0].compile_id)):
+            rec = self.queue.popleft()
+            self.devices.add(raw.device)
+            self.windows.append((rec.start_us, _window_for(rec, windows, starts)))
+            try:
+                c = self.maker.make(rec, windows, starts)
+                if c is not None:
+                    self.stats.held_max = max(self.stats.held_max, 1 + self.held())
+                    self.finish.add(c)
+            except Exception as e:  # what the whole import does with it (a diagnostic, or the error) is its own
+                raise _Whole(f"{type(e).__name__}: {e}") from None
+            built.append(rec)
+        waiting = {_base_cid(r.compile_id) for r in self.queue}
+        for rec in built:  # every graph of its compile id built: what only they look up goes
+            base = _base_cid(rec.compile_id)
+            if base not in waiting and base not in self.gone and self._settled(rec.compile_id):
+                self.gone.add(base)
+                self.trace.let_go(base)
+                raw.dynamo_graphs.pop(rec.compile_id, None)
+                raw.dynamo_graphs.pop(base, None)
+        return built
+
+    def _settled(self, cid: str) -> bool:
+        return self.backwards[cid] >= self.forwards[cid]
+
+    def as_whole(self, raw: Any, files: list[str]) -> bool:
+        """Whether each compile looked up what the whole log holds: the same trace records, the same compile
+        window, the device, and the user's files that decided the lines that built modules."""
+        windows = sorted(raw.windows, key=lambda w: w.start_us)
+        starts = [w.start_us for w in windows]
+        return (
+            not (self.devices - {raw.device})
+            and self.trace.same_answers()
+            and all(_window_for(_At(t), windows, starts) is w for t, w in self.windows)
+            and (self.finish is None or self.finish.marker_files in (None, tuple(files)))
+        )
+
+
 def stream_trace(
     path: str,
     sink: Any,
@@ -275,115 +359,23 @@ def stream_trace(
             )
 
     log = TraceReader(path, progress)
-    trace = _Watched()
-    diagnostics: list[Diagnostic] = []  # those of building each compile, in order (build._build)
-    walk: Optional[_Walk] = None
-    devices: set[str] = set()
-    windows_seen: list[tuple] = []  # (graph, the window it was built in)
-
-    def write(c: Compile) -> None:
-        sink.add(c, transient=True)  # let go after: its frames are not remembered by object
-        stats.compiles += 1
-
-    maker: Optional[CompileMaker] = None
-    finish: Optional[_Finish] = None
-
-    queue: deque = deque()  # graphs logged, not built yet: a forward waits for its backward's records
-    forwards_seen: dict[str, int] = defaultdict(int)
-    backwards_seen: dict[str, int] = defaultdict(int)
-    gone: set[str] = set()  # compile ids whose texts were let go
-
-    def held() -> int:
-        return len(queue) + (max(maker.waiting(), finish.held()) if maker is not None else 0)
-
-    def ready(graphs: list, last: bool) -> list:
-        """Build what can be built of the graphs logged so far (``graphs`` the new ones), in order; the built."""
-        nonlocal maker, finish
-        raw = walk.raw
-        if maker is None:
-            maker = CompileMaker(raw, trace, diagnostics)
-            finish = _Finish(maker, write)
-        for rec in graphs:
-            if rec.memory is not None or rec.aot:  # never in a log; the whole import handles them
-                raise _Whole("memory facts or an AOTInductor graph")
-            if _base_cid(rec.compile_id) in gone:
-                raise _Whole("another graph of a compile id whose texts were let go")
-            if rec.graph_kind == "forward":
-                forwards_seen[rec.compile_id] += 1
-            elif rec.graph_kind == "backward":
-                backwards_seen[rec.compile_id] += 1
-        queue.extend(graphs)
-        stats.held_max = max(stats.held_max, held())
-        windows = sorted(raw.windows, key=lambda w: w.start_us)
-        starts = [w.start_us for w in windows]
-        built = []
-        while queue:
-            rec = queue[0]
-            if not last and backwards_seen[rec.compile_id] < forwards_seen[rec.compile_id]:
-                break  # a forward of its compile id waits for its backward: what is logged of the compile id up to
-                # then (kernel facts, provenance...) is looked up by each of its graphs
-            queue.popleft()
-            devices.add(raw.device)
-            windows_seen.append((rec.start_us, _window_for(rec, windows, starts)))
-            try:
-                c = maker.make(rec, windows, starts)
-                if c is not None:
-                    stats.held_max = max(stats.held_max, 1 + held())
-                    finish.add(c)
-            except Exception as e:  # what the whole import does with it (a diagnostic, or the error) is its own
-                raise _Whole(f"{type(e).__name__}: {e}") from None
-            built.append(rec)
-        waiting = {_base_cid(r.compile_id) for r in queue}
-        for rec in built:  # every graph of its compile id built: what only they look up goes
-            base = _base_cid(rec.compile_id)
-            if (
-                base not in waiting
-                and base not in gone
-                and backwards_seen[rec.compile_id] >= forwards_seen[rec.compile_id]
-            ):
-                gone.add(base)
-                trace.let_go(base)
-                raw.dynamo_graphs.pop(rec.compile_id, None)
-                raw.dynamo_graphs.pop(base, None)
-        return built
-
-    walk = _Walk(log, trace, ready)
+    builder = _Builder(_Watched(), sink, stats)
+    walk = _Walk(log, builder.trace, builder.ready)
     try:
         raw = walk.run()
     except _Whole:
         return None
     if not walk.count:
         raise TraceError(f"{log.path} holds no structured-trace record: is it a TORCH_TRACE log?")
-    # what each compile looked up is what the whole log holds
-    windows = sorted(raw.windows, key=lambda w: w.start_us)
-    starts = [w.start_us for w in windows]
-    if (
-        devices - {raw.device}
-        or not trace.same_answers()
-        or any(_window_for(_At(t), windows, starts) is not w for t, w in windows_seen)
-    ):
-        return None
+    trace, finish = builder.trace, builder.finish
     breaks = _graph_breaks(trace)
     files = _user_files([], [b.user_stack for b in breaks])
     files += [f for f in (finish.files if finish else []) if f not in files]
-    if finish is not None and finish.marker_files is not None and finish.marker_files != tuple(files):
-        return None  # the lines that built modules were decided with other files than the report's
-    for code, message in _NOT_IN_A_TRACE:
-        raw.diag(code, message)
-    if walk.unlinked:
-        raw.diag(
-            "trace_unlinked",
-            f"{walk.unlinked} of {walk.kernel_count} kernel launch(es) are not linked to post-grad "
-            "nodes: torch logged no provenance map for them (INDUCTOR_PROVENANCE=1 makes torch log it; a lazily compiled backward "
-            "never has one)",
-        )
-    if log.bad_lines:
-        raw.diag(
-            "trace_incomplete",
-            f"{log.bad_lines} line(s) of {os.path.basename(log.path)} were not trace records and were skipped",
-        )
+    if not builder.as_whole(raw, files):
+        return None
+    closing_notes(raw, log, walk.unlinked, walk.kernel_count)
     diags = [Diagnostic(code, message, detail) for code, message, detail in raw.diagnostics]
-    diags += trace.diagnostics() + diagnostics + _gave_up(trace, raw.raised)
+    diags += trace.diagnostics() + builder.diagnostics + _gave_up(trace, raw.raised)
     if not stats.compiles:
         note = _nothing_compiled(raw, [])
         if note:
@@ -403,7 +395,7 @@ def stream_trace(
         rank=log.rank,
         world_size=None,
     )
-    object.__setattr__(head, "views", list(rules.available_views(facts)))
+    object.__setattr__(head, "views", list(rules.available_views(facts)))  # of the compiles written
     object.__setattr__(head, "profiled", any(f[0] for f in facts))
     if on_progress is not None:
         on_progress(

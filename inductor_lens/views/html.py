@@ -19,7 +19,7 @@ from typing import Any, Iterable, Iterator, Union
 from ..report import io as report_io
 from ..report.io import atomic_write, escape_surrogates
 from ..report.model import Report
-from .frontend import MODES, REPORT_GZIP_LEVEL, bundle_b64, engine_gz, static
+from .frontend import MODES, REPORT_GZIP_LEVEL, bundle_b64, engine_gz, pack_report, static  # noqa: F401 (pack_report: re-exported)
 
 # The only script that is not gzip'd: it unpacks the bundle and mounts it. Written by hand.
 _BOOT = """
