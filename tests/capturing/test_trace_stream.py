@@ -114,3 +114,21 @@ def test_a_file_without_trace_records_is_a_clear_error(tmp_path, capsys):
     assert main(["import-trace", str(bad), "-o", str(old), "-q"]) != 0
     assert "holds no structured-trace record" in capsys.readouterr().err
     assert old.read_bytes() == b"old page"
+
+
+def test_ctrl_c_while_importing_leaves_the_old_files_and_nothing_else(tmp_path, monkeypatch):
+    page, js = tmp_path / "p.html", tmp_path / "r.json"
+    page.write_bytes(b"old page")
+    js.write_bytes(b"old json")
+    added = []
+
+    def interrupted(self, compile, transient=False):
+        added.append(compile.id)
+        if len(added) == 2:
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr(Spooled, "add", interrupted)
+    assert main(["import-trace", str(DDP), "-o", str(page), "--json", str(js), "-q"]) == 130  # "interrupted"
+    assert len(added) == 2
+    assert (page.read_bytes(), js.read_bytes()) == (b"old page", b"old json")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["p.html", "r.json"]  # no spool, no temporary file
