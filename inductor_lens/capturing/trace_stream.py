@@ -31,7 +31,7 @@ from ..report.built import BuiltMarker
 from ..report.finish import derive_compile, graph_signature, saved_names
 from ..report.model import Compile, Diagnostic, Report
 from ..report.module_paths import infer_compile
-from .artifacts import record_kind, wanted
+from .artifacts import _ID_KEYS, record_kind, wanted
 from .build import (
     CompileMaker,
     _base_cid,
@@ -63,6 +63,9 @@ class StreamStats:
 #: What ``build._phases`` reads of a chromium event (a phase's name, kind, time, duration and thread): the rest of
 #: an event (its ``args``: often a whole metrics record) is not kept.
 _EVENT_KEYS = ("name", "ph", "ts", "dur", "pid", "tid")
+#: What the builder reads of a ``compilation_metrics`` record (``build._frame_name``, ``build._gave_up``): the frame
+#: and the failure; the rest (dozens of timings and counters a frame) is not kept.
+_METRICS_KEYS = ("co_name", "co_filename", "co_firstlineno", "fail_type", "fail_reason")
 #: Records that only the graphs of their own compile id look up (``build._compile``, ``_GraphBuilder``): their texts
 #: are let go once every graph of the compile id is built.
 _LET_GO = frozenset(
@@ -97,6 +100,10 @@ class _Watched(_Trace):
         kind = record_kind(md)
         if kind == "chromium_event" and isinstance(payload, dict):
             payload = {k: payload[k] for k in _EVENT_KEYS if k in payload}  # what build._phases reads
+        elif kind == "compilation_metrics" and isinstance(md.get(kind), dict):
+            metrics = md[kind]
+            md = {k: v for k, v in md.items() if k in _ID_KEYS}
+            md[kind] = {k: metrics[k] for k in _METRICS_KEYS if k in metrics}
         super().add(md, payload)
         if kind in _LET_GO and self.by_kind.get(kind):
             self.by_kind[kind].pop()

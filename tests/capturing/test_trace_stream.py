@@ -73,6 +73,21 @@ def test_a_long_log_holds_a_bounded_number_of_built_compiles(tmp_path):
     assert one.compiles == 4 and stats.held_max == one.held_max <= 5
 
 
+def test_frames_torch_gave_up_on_are_said_as_the_whole_import_says_them(tmp_path):
+    text = DDP.read_text(encoding="utf-8")
+    failed = text.replace(
+        '"fail_type": null, "fail_reason": null',
+        '"fail_type": "Unsupported", "fail_reason": "torch.* op returned non-Tensor\\nmore"',
+        1,
+    )
+    assert failed != text
+    log = tmp_path / "dedicated_log_torch_trace_failed.log"
+    log.write_text(failed, encoding="utf-8")
+    whole = report_io.dumps(inductor_lens.load_trace(str(log)))
+    assert b"eager_fallback" in whole
+    assert _same(_streamed(log)) == _same(whole)
+
+
 def test_the_cli_writes_the_page_and_json_of_the_whole_import(tmp_path, monkeypatch):
     out, js = tmp_path / "p.html", tmp_path / "r.json"
     assert main(["import-trace", str(DDP), "-o", str(out), "--json", str(js), "-q"]) == 0
