@@ -102,27 +102,42 @@ class _Trace:
         self.by_kind: dict[str, list[tuple[Optional[str], Any, dict]]] = defaultdict(list)
         self.events: list[dict] = []
         self.failures: dict[str, int] = defaultdict(int)  # kind -> records its reader could not read
+        self._by_cid: dict[str, dict[str, list]] = {}
+        self._sorted = False  # events: appended in order, sorted once (add() keeps them sorted after)
         for md, payload in records:
-            kind = record_kind(md)
-            reader = READERS.get(kind or "")
-            if reader is None:
-                continue
-            try:
-                value = reader(payload)
-                if kind == "str":
-                    name, idx = md["str"]
-                    self.strings[int(idx)] = name
-                elif kind == "chromium_event":
-                    if isinstance(value, dict):
-                        self.events.append(value)
-                else:
-                    self.by_kind[kind].append((_cid(md), value, md))
-            except Exception:  # counted, and reported once per kind by build_report
-                self.failures[kind] += 1
-
+            self.add(md, payload)
         self.events.sort(key=lambda e: float(e.get("ts", 0)))
         self.event_ts = [float(e.get("ts", 0)) for e in self.events]
-        self._by_cid: dict[str, dict[str, list]] = {}
+        self._sorted = True
+
+    def add(self, md: dict, payload: Any) -> None:
+        """Index one more record (in log order): what a streamed build adds as the log is read."""
+        kind = record_kind(md)
+        reader = READERS.get(kind or "")
+        if reader is None:
+            return
+        try:
+            value = reader(payload)
+            if kind == "str":
+                name, idx = md["str"]
+                self.strings[int(idx)] = name
+            elif kind == "chromium_event":
+                if isinstance(value, dict):
+                    if self._sorted:  # after the same stable sort by time stamp as the whole list gets
+                        ts = float(value.get("ts", 0))
+                        i = bisect.bisect_right(self.event_ts, ts)
+                        self.events.insert(i, value)
+                        self.event_ts.insert(i, ts)
+                    else:
+                        self.events.append(value)
+            else:
+                rec = (_cid(md), value, md)
+                self.by_kind[kind].append(rec)
+                index = self._by_cid.get(kind)
+                if index is not None and rec[0] is not None:
+                    index[_base_cid(rec[0])].append(rec)
+        except Exception:  # counted, and reported once per kind by build_report
+            self.failures[kind] += 1
 
     def _of(self, kind: str, cid: str) -> list[tuple]:
         """Records of ``kind`` for the compile ``cid`` (any attempt), indexed once per kind: a long log has
@@ -902,20 +917,60 @@ def _compile(
     return compiled if complete else dataclasses.replace(compiled, label=f"{compiled.label} (did not finish)")
 
 
+class CompileMaker:
+    """The compiles of a capture's graphs, made one graph at a time in order (with their costs; before the
+    steps that look at all of them): what :func:`_build` loops over, and what a streamed TORCH_TRACE import
+    (``trace_stream.py``) calls as each graph is complete. A backward is made with its forward, the forward
+    compile of its compile id that it is the how-manieth backward of (as ``finish.pair_backward`` pairs them);
+    a forward is held here until its backward comes."""
+
+    def __init__(self, raw: Raw, trace: _Trace, diagnostics: list) -> None:
+        self.raw, self.trace, self.diagnostics = raw, trace, diagnostics
+        self.ids: dict[str, int] = {}
+        self.seen_of_cid: dict[str, int] = {}
+        self.backs: dict[str, int] = {}
+        self.forwards: dict[str, list[Optional[Compile]]] = defaultdict(list)  # each let go once its backward came
+
+    def make(self, rec: RawGraph, windows: list[RawWindow], starts: list[float]) -> Optional[Compile]:
+        """The compile of ``rec`` (None for a graph that never reached the scheduler, e.g. a subgraph helper);
+        ``windows`` sorted by start, and their ``starts``."""
+        if not rec.post_fusion and not rec.output_code:
+            return None
+        base_id = f"{rec.compile_id} {rec.graph_kind}"
+        self.ids[base_id] = n = self.ids.get(base_id, 0) + 1
+        idx = self.seen_of_cid.get(rec.compile_id, 0)  # the how-manieth graph of this compile id this is
+        self.seen_of_cid[rec.compile_id] = idx + 1
+        forward = None
+        if rec.graph_kind == "backward":
+            i = self.backs.get(rec.compile_id, 0)
+            self.backs[rec.compile_id] = i + 1
+            forwards = self.forwards.get(rec.compile_id) or []
+            if i < len(forwards):
+                forward, forwards[i] = forwards[i], None  # the i-th backward is the only one it pairs with
+        compile = _compile(
+            self.raw,
+            rec,
+            self.trace,
+            self.diagnostics,
+            base_id if n == 1 else f"{base_id} #{n}",
+            idx,
+            windows,
+            starts,
+            forward,
+        )
+        compile = _with_costs(compile, rec, self.diagnostics)
+        if compile.graph_kind == "forward":
+            self.forwards[compile.compile_id].append(compile)
+        return compile
+
+    def waiting(self) -> int:
+        """Forwards held for a backward that has not come."""
+        return sum(c is not None for fs in self.forwards.values() for c in fs)
+
+
 def _post_nodes(c: Optional[Compile]) -> dict[str, GraphNode]:
     post = c.graphs.get("post_grad") if c is not None else None
     return {n.name: n for n in post.nodes} if post is not None else {}
-
-
-def _forward_of(compiles: list[Compile], rec: RawGraph, backs: dict[str, int]) -> Optional[Compile]:
-    """The forward compile a backward ``rec`` pairs with: of its compile id, the how-manieth forward it is the
-    how-manieth backward of (``backs`` counts the backwards seen so far), as ``finish.pair_backward`` pairs them."""
-    if rec.graph_kind != "backward":
-        return None
-    i = backs.get(rec.compile_id, 0)
-    backs[rec.compile_id] = i + 1
-    forwards = [c for c in compiles if c.compile_id == rec.compile_id and c.graph_kind == "forward"]
-    return forwards[i] if i < len(forwards) else None
 
 
 #: Recordings of one graph from which re-recording is worth a line in the diagnostics banner.
@@ -1044,32 +1099,15 @@ def _build(raw: Raw, torch_version: str, title: str) -> Report:
     diagnostics = [Diagnostic(code, message, detail) for code, message, detail in raw.diagnostics]
     diagnostics += trace.diagnostics()
     compiles: list[Compile] = []
-    ids: dict[str, int] = {}
-    seen_of_cid: dict[str, int] = {}
     windows = sorted(raw.windows, key=lambda w: w.start_us)
     starts = [w.start_us for w in windows]
     facts: list[Optional[dict]] = []
-    backs: dict[str, int] = {}
+    maker = CompileMaker(raw, trace, diagnostics)
     for rec in _with_aot_code(raw.graphs, trace):
-        if not rec.post_fusion and not rec.output_code:
-            continue  # a GraphLowering that never reached the scheduler (e.g. a subgraph helper)
-        base_id = f"{rec.compile_id} {rec.graph_kind}"
-        ids[base_id] = ids.get(base_id, 0) + 1
-        idx = seen_of_cid.get(rec.compile_id, 0)  # the how-manieth graph of this compile id this is
-        seen_of_cid[rec.compile_id] = idx + 1
-        compile = _compile(
-            raw,
-            rec,
-            trace,
-            diagnostics,
-            base_id if ids[base_id] == 1 else f"{base_id} #{ids[base_id]}",
-            idx,
-            windows,
-            starts,
-            _forward_of(compiles, rec, backs),
-        )
-        compiles.append(_with_costs(compile, rec, diagnostics))
-        facts.append(rec.memory)
+        compile = maker.make(rec, windows, starts)
+        if compile is not None:
+            compiles.append(compile)
+            facts.append(rec.memory)
     compiles = _with_memory(compiles, facts, raw.device, diagnostics)
     compiles = mark_same_graphs(compiles)
     breaks = _graph_breaks(trace)

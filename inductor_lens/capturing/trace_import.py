@@ -360,22 +360,8 @@ def report_from_log(log: Union[TraceLog, TraceReader], title: str = "") -> Repor
     raw = walker.run()
     if not walker.count:
         raise TraceError(f"{log.path} holds no structured-trace record: is it a TORCH_TRACE log?")
-    for code, message in _NOT_IN_A_TRACE:
-        raw.diag(code, message)
     kernels = [k for g in raw.graphs for k in g.kernels]
-    unlinked = [k for k in kernels if not k.fx_nodes]
-    if unlinked:
-        raw.diag(
-            "trace_unlinked",
-            f"{len(unlinked)} of {len(kernels)} kernel launch(es) are not linked to post-grad "
-            "nodes: torch logged no provenance map for them (INDUCTOR_PROVENANCE=1 makes torch log it; a lazily compiled backward "
-            "never has one)",
-        )
-    if log.bad_lines:
-        raw.diag(
-            "trace_incomplete",
-            f"{log.bad_lines} line(s) of {os.path.basename(log.path)} were not trace records and were skipped",
-        )
+    closing_notes(raw, log, sum(not k.fx_nodes for k in kernels), len(kernels))
     report = build_report(
         raw,
         log.torch_version.split("+")[0] or "unknown",
@@ -385,6 +371,25 @@ def report_from_log(log: Union[TraceLog, TraceReader], title: str = "") -> Repor
         world_size=None,
     )
     return infer_report_modules(report)  # the log holds no module paths: report/module_paths.py
+
+
+def closing_notes(raw: Raw, log: Union[TraceLog, TraceReader], unlinked: int, kernels: int) -> None:
+    """The diagnostics of an import said once the log is read: what a log cannot hold, the kernel launches
+    (``unlinked`` of ``kernels``) without provenance, the lines that were not records."""
+    for code, message in _NOT_IN_A_TRACE:
+        raw.diag(code, message)
+    if unlinked:
+        raw.diag(
+            "trace_unlinked",
+            f"{unlinked} of {kernels} kernel launch(es) are not linked to post-grad "
+            "nodes: torch logged no provenance map for them (INDUCTOR_PROVENANCE=1 makes torch log it; a lazily compiled backward "
+            "never has one)",
+        )
+    if log.bad_lines:
+        raw.diag(
+            "trace_incomplete",
+            f"{log.bad_lines} line(s) of {os.path.basename(log.path)} were not trace records and were skipped",
+        )
 
 
 def load_trace(

@@ -631,26 +631,40 @@ def mark_built(report: Report) -> Report:
     """``report`` with ``FusedNode.built_lines`` filled in every compile (cleared where a line ran: a line that
     ran wins, and a node of a compile no construction fits gets none), each kernel's ``Kernel.built_lines`` from
     its fused nodes', and the roll-ups by line made again with them (``lines.mark_rollups``)."""
-    reader: Optional[Reader] = None
-    roots: list[Site] = []
-    made: Optional[Site] = None  # the last factory call found: a backward compiles the model its forward did
-    compiles = []
-    for c in report.compiles:
+    marker = BuiltMarker(report.source_files)
+    return mark_rollups(dataclasses.replace(report, compiles=[marker.mark(c) for c in report.compiles]))
+
+
+class BuiltMarker:
+    """:func:`mark_built` one compile at a time, the user's files parsed once (when a compile first needs
+    them): what a report built compile by compile (a streamed TORCH_TRACE import) uses. :attr:`read` says
+    whether any compile needed the files."""
+
+    def __init__(self, source_files: list[SourceFile]) -> None:
+        self.source_files = source_files
+        self.read = False
+        self._reader: Optional[Reader] = None
+        self._roots: list[Site] = []
+        self._made: Optional[Site] = None  # the last factory call found: a backward compiles the model its forward did
+
+    def mark(self, c: Compile) -> Compile:
+        """``c`` with its fused nodes' and kernels' ``built_lines`` (the roll-ups are the report's)."""
         need = {n.name for n in c.fused_nodes if not any(f.is_user for f in n.user_lines) and not n.is_glue}
         types = observed(c) if need else {}
         root = None
+        reader = self._reader
         if types:
+            self.read = True
             if reader is None:
-                reader = Reader(report.source_files)
-                roots = reader.roots()
+                reader = self._reader = Reader(self.source_files)
+                self._roots = reader.roots()
             near = [(f.file, f.line) for f in reversed(c.trigger.user_stack) if f.is_user]
-            root = fit(roots, types, near) if roots else None
+            root = fit(self._roots, types, near) if self._roots else None
             if root is None:  # a model a library built (timm's create_model): the user's call of its factory
-                root = reader.compiled_at(near) or made
-            made = root if root is not None and root.factory else made
+                root = reader.compiled_at(near) or self._made
+            self._made = root if root is not None and root.factory else self._made
         if root is None and not any(n.built_lines for n in c.fused_nodes) and not any(k.built_lines for k in c.kernels):
-            compiles.append(c)
-            continue
+            return c
         fx = {n.name: n for g in c.graphs.values() for n in g.nodes}
         if "post_grad" in c.graphs:
             fx.update({n.name: n for n in c.graphs["post_grad"].nodes})
@@ -662,5 +676,4 @@ def mark_built(report: Report) -> Report:
         ]
         of = {n.name: n.built_lines for n in fused}
         kernels = [dataclasses.replace(k, built_lines=kernel_built_lines(k, of)) for k in c.kernels]
-        compiles.append(dataclasses.replace(c, fused_nodes=fused, kernels=kernels))
-    return mark_rollups(dataclasses.replace(report, compiles=compiles))
+        return dataclasses.replace(c, fused_nodes=fused, kernels=kernels)

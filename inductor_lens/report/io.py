@@ -28,7 +28,7 @@ import json
 import math
 import os
 import zlib
-from typing import Any, Optional, Union
+from typing import Any, Iterable, Iterator, Optional, Union
 
 from . import hooks
 from . import stream as _report_stream
@@ -65,10 +65,10 @@ PathLike = Union[str, os.PathLike]
 # -- writing ------------------------------------------------------------------------------------
 
 
-def atomic_write(path: PathLike, data: Union[bytes, str]) -> str:
-    """Write ``data`` (bytes, or text written as UTF-8) to ``path`` through a temporary file in the same
-    folder and ``os.replace``: the one writer of every file the lens writes (reports, pages, a job's
-    ``rank{N}.json`` and ``job.json``).
+def atomic_write(path: PathLike, data: Union[bytes, str, Iterable[bytes]]) -> str:
+    """Write ``data`` (bytes, text written as UTF-8, or an iterable of bytes written piece by piece as it
+    yields them) to ``path`` through a temporary file in the same folder and ``os.replace``: the one writer of
+    every file the lens writes (reports, pages, a job's ``rank{N}.json`` and ``job.json``).
 
     The old file (if any) is untouched until the new one is complete on disk; on any error the
     temporary file is removed and the error raised. A new file gets the usual permissions
@@ -85,7 +85,11 @@ def atomic_write(path: PathLike, data: Union[bytes, str]) -> str:
     fd, tmp = _temp_file(folder, "." + os.path.basename(path)[:60] + ".")
     try:
         with os.fdopen(fd, "wb") as f:
-            f.write(data)
+            if isinstance(data, (bytes, bytearray, memoryview)):
+                f.write(data)
+            else:
+                for part in data:
+                    f.write(part)
             f.flush()
             os.fsync(f.fileno())
         os.chmod(tmp, mode)
@@ -274,20 +278,93 @@ def dumps(report: Union[Report, dict], *, trusted: bool = False) -> bytes:
 
 def dump_parts(report: Report) -> list[bytes]:
     """:func:`dumps` of a report as pieces (joined, the bytes): what a writer can compress or write one by
-    one. Made in one pass over the dataclasses (``report.written``); a report with a value JSON cannot hold
-    takes the two-step path, which fixes it and says so in the diagnostics."""
-    from . import intern as _intern
-    from .written import Unclean, compact_lines
+    one. Made in one pass over the dataclasses (:func:`written`), held in memory."""
+    import io as _io
 
+    w = written(report, _io.BytesIO())
     try:
-        head, lines = compact_lines(report, _dump)
-    except Unclean:
-        return [encode(_intern.compact(to_plain(report)))]
-    if not lines:
-        head["compiles"] = []
-        return [_dump(head)]
-    del head["compiles"]
-    return _report_stream.layout_parts(head, lines, _dump)
+        return list(w.parts())
+    finally:
+        w.close()
+
+
+def written(report: Report, spool: Any, on_compile: Optional[Any] = None) -> Any:
+    """The written form of ``report`` (:func:`dumps`' bytes), made compile by compile into ``spool`` (a binary
+    file opened for reading and writing, or ``io.BytesIO``): ``.parts()`` yields the bytes, as often as needed;
+    ``.compiles`` and ``.kernels`` count them; ``.close()`` closes the spool. A compile of a loaded report that
+    is still pending (``report/lazy.py``) is built for the walk and dropped, not kept on the report, so that
+    writing a large loaded report holds one compile at a time. ``on_compile(done, total)`` is called after each.
+
+    One pass over the dataclasses (``report/written.py``); a report with a value JSON cannot hold takes the
+    two-step path, which fixes it and says so in the diagnostics."""
+    from . import intern as _intern
+    from .lazy import whole
+    from .written import Spooled, Unclean
+
+    out = Spooled(_dump, spool)
+    compiles = report.compiles
+    try:
+        try:
+            if type(compiles) is not list:
+                raise Unclean
+            for i, c in enumerate(compiles):
+                full = whole(c)
+                out.add(full, transient=full is not c)
+                del full
+                if on_compile is not None:
+                    on_compile(i + 1, len(compiles))
+            out.finish(report)
+            return out
+        except Unclean:
+            spool.seek(0)
+            spool.truncate()
+            whole_bytes = encode(_intern.compact(to_plain(report)))
+            return _Whole(whole_bytes, spool, len(compiles), sum(len(c.kernels) for c in compiles))
+    except BaseException:  # Ctrl-C included: the spool goes, nothing is left behind
+        spool.close()
+        raise
+
+
+class _Whole:
+    """:func:`written`'s answer for a report written the two-step way: the bytes, made at once."""
+
+    def __init__(self, data: bytes, spool: Any, compiles: int, kernels: int) -> None:
+        self._data, self._spool, self.compiles, self.kernels = data, spool, compiles, kernels
+
+    def parts(self) -> Iterator[bytes]:
+        yield self._data
+
+    def close(self) -> None:
+        self._spool.close()
+
+
+def spool_file(near: PathLike) -> Any:
+    """A temporary binary file beside ``near`` (in its folder, as :func:`atomic_write` writes), opened for reading
+    and writing and removed when closed: where :func:`written` puts the compiles of a large report."""
+    folder = os.path.dirname(os.path.abspath(os.fspath(near)))
+    fd, tmp = _temp_file(folder, ".inductor-lens-spool.")
+    f = open(fd, "w+b")  # noqa: SIM115  (closed by the caller; removed at once where that is allowed)
+    if os.name == "posix":  # gone from the folder now; the space is freed when it is closed (or the process ends)
+        os.unlink(tmp)
+        return f
+    return _Removed(f, tmp)
+
+
+class _Removed:
+    """A file removed from its folder when closed (where an open file cannot be unlinked)."""
+
+    def __init__(self, f: Any, path: str) -> None:
+        self._f, self._path = f, path
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._f, name)
+
+    def close(self) -> None:
+        self._f.close()
+        try:
+            os.unlink(self._path)
+        except OSError:
+            pass
 
 
 def encode(data: dict) -> bytes:
@@ -316,11 +393,36 @@ def gzip_json(data: dict) -> bytes:
 
 
 def save_json(report: Union[Report, dict], path: PathLike) -> str:
-    """Write the report as JSON (gzip'd when ``path`` ends in ``.gz``), atomically; returns the path."""
-    data = dumps(report)
+    """Write the report as JSON (gzip'd when ``path`` ends in ``.gz``), atomically; returns the path. A
+    :class:`Report` is written compile by compile (:func:`written`, spooled beside ``path``)."""
+    if not isinstance(report, Report):
+        data = dumps(report)
+        if os.fspath(path).lower().endswith(".gz"):
+            data = gzip.compress(data, compresslevel=6, mtime=0)
+        return atomic_write(path, data)
+    w = written(report, spool_file(path))
+    try:
+        return save_written(w, path)
+    finally:
+        w.close()
+
+
+def save_written(w: Any, path: PathLike) -> str:
+    """Write :func:`written`'s ``w`` to ``path`` as :func:`save_json` does (gzip'd when it ends in ``.gz``)."""
+    parts = w.parts()
     if os.fspath(path).lower().endswith(".gz"):
-        data = gzip.compress(data, compresslevel=6, mtime=0)
-    return atomic_write(path, data)
+        parts = gzip_parts(parts, 6)
+    return atomic_write(path, parts)
+
+
+def gzip_parts(parts: Iterable[bytes], level: int) -> Iterator[bytes]:
+    """gzip of the concatenated ``parts`` (``gzip.compress(b"".join(parts), level, mtime=0)``), in pieces."""
+    z = zlib.compressobj(level, zlib.DEFLATED, 31)  # 31: the gzip format, with mtime 0
+    for part in parts:
+        out = z.compress(part)
+        if out:
+            yield out
+    yield z.flush()
 
 
 # -- loading ------------------------------------------------------------------------------------

@@ -68,14 +68,31 @@ class _Pending:
 
     def build(self, obj: Any) -> None:
         """Build the heavy fields of ``obj`` (whose slots hold this) and put them in place."""
+        loader = self.loader
+        if loader is None:  # another thread built it meanwhile
+            return
+        with loader.lock:
+            if self.raw is None:
+                return
+            full = self.make()
+            cls = _COMPILE[0]
+            for slot in _SLOTS.values():
+                slot.__set__(obj, slot.__get__(full, cls))
+            self.raw = self.loader = None
+
+    def make(self) -> Any:
+        """A new, whole ``Compile`` built from the line (None once the line is let go); the compile whose slots
+        hold this stays pending (a writer reads the new one once and drops it)."""
         import gc
 
         from .text import lazy_texts
 
         loader = self.loader
+        if loader is None:
+            return None
         with loader.lock:
-            if self.raw is None:  # another thread built it meanwhile
-                return
+            if self.raw is None:  # built meanwhile
+                return None
             ex, cls = loader.expander, _COMPILE[0]
             was = gc.isenabled()
             gc.disable()  # no cyclic GC rescanning the thousands of containers made here
@@ -85,12 +102,10 @@ class _Pending:
                 c = ex.fill(c)
                 loader.builder.shared = ex.shared
                 full = loader.builder.build(cls, c)
-                for slot in _SLOTS.values():
-                    slot.__set__(obj, slot.__get__(full, cls))
             finally:
                 if was:
                     gc.enable()
-            self.raw = self.loader = None
+        return full  # its light fields are those of ``obj``: both are built from the same line
 
 
 class _LazySlot:
@@ -164,6 +179,19 @@ def _written_facts(written: dict) -> tuple[bool, bool, bool]:
         any(isinstance(p, dict) and p.get("achieved_gbps") is not None for p in profiles),
         written.get("memory") is not None,
     )
+
+
+def whole(c: Any) -> Any:
+    """``c`` if it is built, else a whole copy of it built from its line, ``c`` left pending: a writer walks
+    each compile of a loaded report once, and a report it does not keep stays as light as it was loaded."""
+    slot = _SLOTS.get("kernels")
+    if slot is not None:
+        v = slot.__get__(c, type(c))
+        if type(v) is _Pending:
+            made = v.make()
+            if made is not None:
+                return made
+    return c
 
 
 def view_facts(c: Any) -> tuple[bool, bool, bool]:

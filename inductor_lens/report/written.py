@@ -15,7 +15,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import operator
-from typing import Any, Callable, Iterable, Optional
+from typing import Any, Callable, Iterable, Iterator, Optional
 
 from .check import MAX_DEPTH
 from .intern import _FRAME_KEYSET, MIN_TEXT, TEXT_KEYS, _is_frame, _Tables
@@ -187,6 +187,93 @@ class _Writer:
                 if dataclasses.is_dataclass(x):  # frozen, shared and alive while the report is: safe to key by id
                     known[id(x)] = ids[i]
         return ids, []
+
+
+#: Bytes read back from a spool at a time.
+CHUNK = 8 << 20
+_SCALARS = (str, int, float, bool, type(None))
+
+
+class Spooled:
+    """A report's written form made compile by compile: what :func:`compact_lines` makes, the compile lines
+    appended to ``spool`` (a binary file, or ``io.BytesIO``) as each compile is walked, so that a writer holds
+    the tables and one compile, never all of them. :meth:`add` each compile in order, then :meth:`finish` with
+    the report (its other fields); :meth:`parts` then gives the file's bytes in pieces, as often as needed.
+
+    Interning follows :func:`compact_lines` (compiles first, then the fields after them), so the bytes are the
+    same. :class:`Unclean` is raised as there: the caller writes the report the two-step way.
+
+    >>> s = Spooled(orjson.dumps, io.BytesIO())
+    >>> for c in report.compiles: s.add(c)
+    >>> s.finish(report); data = b"".join(s.parts())      # == io.dumps(report)
+    """
+
+    def __init__(self, dump: Callable[[Any], bytes], spool: Any) -> None:
+        self._w = _Writer()
+        self._dump = dump
+        self._spool = spool
+        self._head: Optional[bytes] = None
+        self.compiles = 0  # compiles added
+        self.kernels = 0  # their kernels
+
+    def add(self, compile: Any, transient: bool = False) -> None:
+        """Walk and serialize the next compile. ``transient``: ``compile`` is dropped after this (a pending
+        compile of a loaded report, built for the writer only): frames are not remembered by object."""
+        line = self._dump(self._w.value(compile, 2))  # depth as io._Cleaner.plain reaches a compile
+        if transient:
+            self._w._frames.clear()  # its frames die with it: their id()s may be reused
+        self._spool.write(b",\n" + line if self.compiles else line)
+        self.compiles += 1
+        self.kernels += len(compile.kernels)
+
+    def finish(self, report: Any) -> None:
+        """Walk every field of ``report`` (a dataclass) but its compiles, which were added; the first line."""
+        w = self._w
+        names = w.fields(report)
+        if names is None:
+            raise TypeError(f"a report dataclass, not {type(report).__name__}")
+        head: dict = {}
+        before = True
+        for name in names:
+            if name == "interned":
+                continue
+            v = getattr(report, name)
+            if name == "compiles":
+                before = False
+                head[name] = None  # its place among the fields (for a report without compiles)
+            elif before and not isinstance(v, _SCALARS):  # walked before the compiles there: other tables
+                raise Unclean
+            else:
+                head[name] = w.value(v, 1)
+        t = w.tables
+        head["interned"] = {"files": t.files, "frames": t.frames, "stacks": t.stacks, "lines": t.lines}
+        if not self.compiles:
+            head["compiles"] = []
+            self._head = self._dump(head)
+            return
+        del head["compiles"]
+        first = self._dump(head)  # b"{...}": as stream.layout_parts writes it
+        self._head = first[:-1] + (b"," if len(first) > 2 else b"") + b'"compiles":[\n'
+
+    def parts(self) -> Iterator[bytes]:
+        """The written report's bytes, in pieces (joined: ``io.dumps`` of the report)."""
+        if self._head is None:
+            raise RuntimeError("Spooled.finish() first")
+        yield self._head
+        if not self.compiles:
+            return
+        spool = self._spool
+        spool.seek(0)
+        while True:
+            block = spool.read(CHUNK)
+            if not block:
+                break
+            yield block
+        spool.seek(0, 2)
+        yield b"\n]}\n"
+
+    def close(self) -> None:
+        self._spool.close()
 
 
 def compact_lines(report: Any, dump: Callable[[Any], bytes]) -> tuple[dict, list[bytes]]:

@@ -60,19 +60,56 @@ def _check_outputs(outputs: Sequence[Optional[str]], inputs: Sequence[tuple[str,
             raise CLIError(f"cannot write {out}: {why}")
 
 
-def _write(report, html_path: Optional[str], json_path: Optional[str]) -> list[str]:
-    """Write the page and the JSON; SIGINT waits until both are on disk (each write is atomic anyway)."""
+def _write(report, html_path: Optional[str], json_path: Optional[str], progress=None) -> list[str]:
+    """Write the page and the JSON from one walk of the report, compile by compile (``report_io.written``,
+    spooled beside the first of them); SIGINT waits until both are on disk (each write is atomic anyway).
+    ``progress(line)`` hears how far the walk is, every few seconds."""
+    from ..report import io as report_io
     from ..report.io import describe_os_error
 
-    written = []
+    paths = [p for p in (html_path, json_path) if p]
+    if not paths:
+        return []
     with _no_interrupt():
-        for path, save in ((html_path, report.save_html), (json_path, report.save_json)):
-            if path:
-                try:
-                    written.append(os.path.abspath(save(path)))
-                except OSError as e:
-                    raise CLIError(f"cannot write {path}: {describe_os_error(e)}") from None
+        try:
+            w = report_io.written(report, report_io.spool_file(paths[0]), _every_few_seconds(progress))
+        except OSError as e:
+            raise CLIError(f"cannot write {paths[0]}: {describe_os_error(e)}") from None
+        try:
+            return _write_from(report, w, html_path, json_path)
+        finally:
+            w.close()
+
+
+def _write_from(report, w, html_path: Optional[str], json_path: Optional[str]) -> list[str]:
+    """Write the page and the JSON of ``report`` from ``w``, its written form (``report_io.written``)."""
+    from ..report import io as report_io
+    from ..report.io import describe_os_error
+    from . import html
+
+    written = []
+    for path, save in ((html_path, html.save_written), (json_path, None)):
+        if path:
+            try:
+                done = save(report, w, path) if save else report_io.save_written(w, path)
+            except OSError as e:
+                raise CLIError(f"cannot write {path}: {describe_os_error(e)}") from None
+            written.append(os.path.abspath(done))
     return written
+
+
+def _every_few_seconds(progress):
+    """``on_compile(done, total)`` for ``report_io.written`` that says ``writing: N of M compile(s)`` every 3 s."""
+    if progress is None:
+        return None
+    last = [time.monotonic()]
+
+    def on_compile(done: int, total: int) -> None:
+        if time.monotonic() - last[0] > 3 or (done == total and total > 100):
+            last[0] = time.monotonic()
+            progress(f"writing: {done} of {total} compile(s)")
+
+    return on_compile
 
 
 class _no_interrupt:
@@ -450,19 +487,55 @@ def cmd_import_trace(args: argparse.Namespace) -> int:
     from ..report.check import _gc_paused
 
     progress = None if args.quiet else (lambda msg: _say(msg))
+    output = args.output or os.path.splitext(os.path.basename(args.trace.rstrip("/\\")))[0] + "-lens.html"
     with _gc_paused():  # reading and writing make millions of objects, none cyclic: no collection rescans them
         try:
-            result = load_trace(args.trace, on_progress=progress)
+            written = _import_streamed(args.trace, output, args.json, progress)
+            if written is None:  # several logs (a job), or a log that must be imported whole
+                result = load_trace(args.trace, on_progress=progress)
+                written = (
+                    _write(result, output, args.json, progress)
+                    if hasattr(result, "compiles")
+                    else [os.path.abspath(result.save_html(output))]
+                )
         except (FileNotFoundError, TraceError) as e:
             raise CLIError(f"import-trace: {e}") from None
-        output = args.output or os.path.splitext(os.path.basename(args.trace.rstrip("/\\")))[0] + "-lens.html"
-        written = (
-            _write(result, output, args.json)
-            if hasattr(result, "compiles")
-            else [os.path.abspath(result.save_html(output))]
-        )
     _say(f"wrote {_where(written)}")
     return _finished(0)  # the files are complete on disk (atomic_write syncs them)
+
+
+def _import_streamed(trace: str, html_path: str, json_path: Optional[str], progress) -> Optional[list[str]]:
+    """``import-trace`` of one log, compile by compile (``capturing/trace_stream.py``): the page and the JSON
+    written from a spool beside the page, in memory that does not grow with the log. None where the log must be
+    imported whole (a directory of several logs, or records out of the order the streamed import relies on)."""
+    from ..capturing.trace_read import find_logs
+    from ..capturing.trace_stream import stream_trace
+    from ..report import io as report_io
+    from ..report.io import describe_os_error
+    from ..report.written import Spooled, Unclean
+
+    files = find_logs(trace)
+    if len(files) != 1:
+        return None
+    try:
+        spool = report_io.spool_file(html_path)
+    except OSError as e:
+        raise CLIError(f"cannot write {html_path}: {describe_os_error(e)}") from None
+    sink = Spooled(report_io._dump, spool)
+    try:
+        head = stream_trace(files[0], sink, progress)
+        if head is None:
+            if progress is not None:
+                progress("the log's records are not in the order a streamed import needs: importing it whole")
+            return None
+        try:
+            sink.finish(head)
+        except Unclean:
+            return None
+        with _no_interrupt():
+            return _write_from(head, sink, html_path, json_path)
+    finally:
+        sink.close()
 
 
 # -- main ----------------------------------------------------------------------------------------

@@ -14,11 +14,12 @@ from __future__ import annotations
 import base64
 import html
 import os
-from typing import Union
+from typing import Any, Iterable, Iterator, Union
 
+from ..report import io as report_io
 from ..report.io import atomic_write, escape_surrogates
 from ..report.model import Report
-from .frontend import MODES, bundle_b64, engine_gz, pack_report, static
+from .frontend import MODES, REPORT_GZIP_LEVEL, bundle_b64, engine_gz, pack_report, static  # noqa: F401 (pack_report: re-exported)
 
 # The only script that is not gzip'd: it unpacks the bundle and mounts it. Written by hand.
 _BOOT = """
@@ -55,30 +56,73 @@ _CSP = (
 
 
 def _script_data(id_: str, payload: bytes) -> list[bytes]:
-    # base64 has no '<', '>' or '&'; assert it so a future change cannot break out of the block
-    if any(c in payload for c in (b"<", b">", b"&")):
-        raise ValueError("script payload must be base64")
-    return [f'<script type="application/octet-stream" id="{id_}">'.encode("ascii"), payload, b"</script>\n"]
+    return list(_script_blocks(id_, [payload]))
+
+
+def _script_blocks(id_: str, payload: Iterable[bytes]) -> Iterator[bytes]:
+    yield f'<script type="application/octet-stream" id="{id_}">'.encode("ascii")
+    for piece in payload:
+        # base64 has no '<', '>' or '&'; assert it so a future change cannot break out of the block
+        if b"<" in piece or b">" in piece or b"&" in piece:
+            raise ValueError("script payload must be base64")
+        yield piece
+    yield b"</script>\n"
 
 
 def to_html(report: Report) -> str:
     """The report as one self-contained HTML page (a string)."""
-    return _report_page(report).decode("utf-8")
+    import io
+    import tempfile
+
+    try:
+        spool = report_io.spool_file(os.path.join(tempfile.gettempdir(), "page"))
+    except OSError:  # no writable temporary folder: the compiles are held in memory
+        spool = io.BytesIO()
+    w = _written(report, spool)
+    try:
+        return b"".join(_report_page(report, w)).decode("utf-8")
+    finally:
+        w.close()
 
 
-def _report_page(report: Report) -> bytes:
+def _written(report: Report, spool: Any) -> Any:
     if not isinstance(report, Report):
+        spool.close()
         raise TypeError(f"to_html needs an inductor_lens.Report, not {type(report).__name__}")
+    return report_io.written(report, spool)
+
+
+def _report_page(report: Report, w: Any) -> Iterator[bytes]:
+    """The page of ``report`` in pieces, its payload from ``w`` (``report_io.written`` of it): gzip'd and
+    base64-encoded as it is read, so neither the JSON nor the gzip of it is held whole."""
     facts = {
         "title": report.title,
         "torch_version": report.torch_version,
         "device": report.device,
         "created": report.created,
-        "compiles": len(report.compiles),
-        "kernels": len(report.kernels),
+        "compiles": w.compiles,
+        "kernels": w.kernels,
         "graph_breaks": len(report.graph_breaks),
     }
-    return page_bytes(facts, pack_report(report))
+    return _page_parts(
+        _facts_title(facts),
+        _facts_line(facts),
+        _base64_parts(report_io.gzip_parts(w.parts(), REPORT_GZIP_LEVEL)),
+        *_REPORT_WORDS,
+    )
+
+
+def _base64_parts(parts: Iterable[bytes]) -> Iterator[bytes]:
+    """base64 of the concatenated ``parts`` (``base64.b64encode(b"".join(parts))``), in pieces."""
+    rest = b""
+    for part in parts:
+        rest = rest + part if rest else part
+        n = len(rest) - len(rest) % 3
+        if n:
+            yield base64.b64encode(rest[:n])
+            rest = rest[n:]
+    if rest:
+        yield base64.b64encode(rest)
 
 
 def facts_of(data: dict) -> dict:
@@ -100,20 +144,27 @@ def page(facts: dict, packed: bytes) -> str:
     return page_bytes(facts, packed).decode("utf-8")
 
 
-def page_bytes(facts: dict, packed: bytes) -> bytes:
-    """:func:`page`, as the UTF-8 bytes that are written."""
-    facts_line = (
+_REPORT_WORDS = (
+    "What torch.compile's Inductor did: fused kernels, their source, and the code that produced them.",
+    "inductor-lens run -o report.html script.py",
+    'report.save_html("report.html")',
+)
+
+
+def _facts_title(facts: dict) -> str:
+    return facts["title"] or "torch.compile report"
+
+
+def _facts_line(facts: dict) -> str:
+    return (
         f"torch {facts['torch_version']} · {facts['device']} · {facts['created'] or 'date unknown'} · "
         f"{facts['compiles']} compile(s), {facts['kernels']} kernel(s), {facts['graph_breaks']} graph break(s)"
     )
-    return _page(
-        facts["title"] or "torch.compile report",
-        facts_line,
-        packed,
-        "What torch.compile's Inductor did: fused kernels, their source, and the code that produced them.",
-        "inductor-lens run -o report.html script.py",
-        'report.save_html("report.html")',
-    )
+
+
+def page_bytes(facts: dict, packed: bytes) -> bytes:
+    """:func:`page`, as the UTF-8 bytes that are written."""
+    return _page(_facts_title(facts), _facts_line(facts), packed, *_REPORT_WORDS)
 
 
 def page_html(
@@ -146,6 +197,20 @@ def _page(
 ) -> bytes:
     """:func:`page_html` as UTF-8 bytes, joined from pieces: the base64 payloads (most of the page) are never
     made into text, widened or encoded again."""
+    return b"".join(_page_parts(title, facts_line, [base64.b64encode(packed)], what, command, python, suffix, mode))
+
+
+def _page_parts(
+    title: str,
+    facts_line: str,
+    payload: Iterable[bytes],
+    what: str,
+    command: str,
+    python: str = "",
+    suffix: str = "inductor_lens",
+    mode: str = "lens",
+) -> Iterator[bytes]:
+    """The pieces of :func:`_page`, the report's base64 ``payload`` written as its pieces come."""
     from .._version import __version__
 
     if mode not in MODES:
@@ -184,20 +249,27 @@ Made with inductor_lens {esc(__version__)}; make your own with {how}.</p>
 </body>
 </html>
 """
-    return b"".join(
-        [
-            head.encode("utf-8"),
-            *_script_data("il-report", base64.b64encode(packed)),
-            *_script_data("il-bundle", bundle_b64().encode("ascii")),
-            *_script_data("il-engine", base64.b64encode(engine_gz())),
-            tail.encode("utf-8"),
-        ]
-    )
+    yield head.encode("utf-8")
+    yield from _script_blocks("il-report", payload)
+    yield from _script_data("il-bundle", bundle_b64().encode("ascii"))
+    yield from _script_data("il-engine", base64.b64encode(engine_gz()))
+    yield tail.encode("utf-8")
 
 
 def save_html(report: Report, path: Union[str, os.PathLike]) -> str:
-    """Write :func:`to_html` of ``report`` to ``path`` (atomically: a failure leaves an old file intact)."""
-    return atomic_write(path, _report_page(report))
+    """Write :func:`to_html` of ``report`` to ``path`` (atomically: a failure leaves an old file intact), compile
+    by compile (``report_io.written``, spooled beside ``path``)."""
+    w = _written(report, report_io.spool_file(path))
+    try:
+        return save_written(report, w, path)
+    finally:
+        w.close()
+
+
+def save_written(report: Report, w: Any, path: Union[str, os.PathLike]) -> str:
+    """Write the page of ``report`` to ``path`` from ``w``, its ``report_io.written`` form (``inductor-lens
+    import-trace`` writes the page and the JSON from one)."""
+    return atomic_write(path, _report_page(report, w))
 
 
 def save_page(facts: dict, packed: bytes, path: Union[str, os.PathLike]) -> str:
