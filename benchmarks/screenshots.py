@@ -31,13 +31,16 @@ SHOTS = [
     ("screenshot-llama8b.png", "fixture", "gpu_llama8b_training", "light", []),
     ("screenshot-llama8b-1080.png", "fixture", "gpu_llama8b_training", "light", [], (1920, 1080)),
     ("screenshot-memory-llama8b.png", "fixture", "gpu_llama8b_training", "light", ["memory"]),
+    # the compare page: an H200 MLP compiled by default against max-autotune (two recorded fixtures)
+    ("screenshot-compare.png", "diff", "gpu_mlp_wide_default|gpu_max_autotune", "light", []),
 ]
 
 
 def shoot(browser, html: pathlib.Path, out: pathlib.Path, scheme: str, steps: list[str], size=(1000, 700)) -> None:
     page = browser.new_page(viewport={"width": size[0], "height": size[1]}, color_scheme=scheme)
     page.goto(html.as_uri())
-    page.wait_for_selector('[data-view="fusion"] .il-graph[data-ready="1"]', timeout=120000)
+    view = "compare" if html.name.startswith("diff_") else "fusion"
+    page.wait_for_selector(f'[data-view="{view}"] .il-graph[data-ready="1"]', timeout=120000)
     for step in steps:
         if step == "select-first-conv":
             name = page.evaluate("""() => { const b = [...document.querySelectorAll('[data-view="fusion"] [data-node]')]
@@ -72,7 +75,11 @@ def main() -> int:
             if only and name not in only:
                 continue
             html = pathlib.Path(tmp) / f"{model}_{mode}.html"
-            if not html.exists():
+            if model == "diff":
+                a, b = (inductor_lens.load(report_path("fixture", m)) for m in mode.split("|"))
+                html = pathlib.Path(tmp) / f"diff_{mode.replace('|', '_')}.html"
+                inductor_lens.diff(a, b).save_html(html)
+            elif not html.exists():
                 html.write_text(to_html(inductor_lens.load(report_path(model, mode))), encoding="utf-8")
             shoot(browser, html, DOCS / name, scheme, steps, *size)
             print(f"wrote docs/{name}")

@@ -15,7 +15,7 @@ import {
   sortedRows,
 } from "./comparedata.js";
 import { fmtBytes, fmtUs, indexCompile, plural } from "./data.js";
-import { h } from "./dom.js";
+import { breakable, h } from "./dom.js";
 import { buildFusion } from "./dot.js";
 import { fittingExpansion, paneHeight } from "./fit.js";
 import { GraphCanvas } from "./graphview.js";
@@ -202,9 +202,9 @@ function kernelCell(name, launch) {
   const title = launch ? `${name} (${launch})` : name || "";
   return h(
     "td",
-    { class: "il-mono", title },
+    { class: "il-mono il-dkernel", title },
     launch ? h("span", { class: "il-dlaunch", "data-role": "diff-launch" }, launch) : null,
-    name || "—",
+    name ? breakable(name) : "—",
   );
 }
 

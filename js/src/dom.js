@@ -40,3 +40,11 @@ export function setText(el, s) {
 }
 
 export { visible };
+
+/** A long identifier as text nodes that may break after each dot or underscore (<wbr>), not in a word: a
+ * module path (``model.layers.0-31.mlp.down_proj``) or a kernel name (``triton_per_fused_softmax_3``) whose
+ * end tells it from its neighbours, which an ellipsis would cut. */
+export function breakable(name) {
+  const parts = String(name).split(/(?<=[._])/);
+  return parts.flatMap((p, i) => (i < parts.length - 1 ? [p, h("wbr")] : [p]));
+}

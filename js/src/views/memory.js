@@ -5,7 +5,7 @@
 // Python computed every number (Compile.memory, docs/report-schema.md "Memory"); this module only draws.
 
 import { basename, fmtBytes, plural } from "../data.js";
-import { h } from "../dom.js";
+import { breakable, h } from "../dom.js";
 import { BUILT_ROW_TITLE, builtTag } from "../linepanel.js";
 import { byteTicks, curve, hoverAt, indexAt } from "../memcurve.js";
 
@@ -383,13 +383,6 @@ function byteItem(name, bytes, max, times, detail, attrs = {}, code = "", built 
     h("span", { class: "il-mem-times" }, times > 1 ? `×${times}` : ""),
     h("span", { class: "il-mem-bytes" }, fmtBytes(bytes)),
   );
-}
-
-/** A dotted module path that may break after each dot or underscore: at 32 layers ``model.layers.0-31.mlp.down_proj`` and
- * ``model.layers.0-31.mlp.up_proj`` differ only at their end, which an ellipsis would cut. */
-function breakable(name) {
-  const parts = String(name).split(/(?<=[._])/);
-  return parts.flatMap((p, i) => (i < parts.length - 1 ? [p, h("wbr")] : [p]));
 }
 
 function rollups(memory) {
