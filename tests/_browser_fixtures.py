@@ -76,27 +76,53 @@ class PageWatch:
         dialog.dismiss()
 
 
-@pytest.fixture
-def offline_page(chromium_browser, request):
-    """A page whose every network request is blocked and recorded (file:, blob:, data: pass).
-    Parametrize indirectly with ``"dark"`` for the dark colour scheme."""
-    scheme = getattr(request, "param", "light")
-    context = chromium_browser.new_context(viewport={"width": 1400, "height": 900}, color_scheme=scheme)
-    page = context.new_page()
-    watch = PageWatch(page)
+class _OfflineContext:
+    """One browser context for the pages of a session's file-page tests: a context costs Chromium about 0.8 CPU-s
+    (a renderer process and its set-up), a page in an open context much less, and the pages of our exported files
+    keep nothing in the context (no storage, no cookies, no service worker). Every request but file:, blob: and
+    data: is blocked and recorded on the PageWatch of the page open now (one at a time: tests on a worker run one
+    after the other); the route is the context's, so that requests of the page's workers are caught too."""
 
-    def route(r):
+    def __init__(self, browser):
+        self.context = browser.new_context(viewport={"width": 1400, "height": 900})
+        self.watch: PageWatch | None = None
+        self.context.route("**/*", self._route)
+
+    def _route(self, r):
         url = r.request.url
         if url.startswith(("file:", "blob:", "data:")):
             r.continue_()
         else:
-            watch.requests.append(url)
+            if self.watch is not None:
+                self.watch.requests.append(url)
             r.abort()
 
-    context.route("**/*", route)
-    page.watch = watch
+    def new_page(self, viewport=None, color_scheme="light"):
+        """A fresh page (its own document, listeners and init scripts) at ``viewport`` (the context's 1400 x 900 by
+        default) in ``color_scheme``, its requests recorded on ``page.watch``."""
+        page = self.context.new_page()
+        if viewport is not None:
+            page.set_viewport_size(viewport)
+        page.emulate_media(color_scheme=color_scheme)
+        page.watch = self.watch = PageWatch(page)
+        return page
+
+
+@pytest.fixture(scope="session")
+def offline_context(chromium_browser):
+    """The session's one context for exported pages (``_OfflineContext``); ``offline_page`` opens its pages in it."""
+    ctx = _OfflineContext(chromium_browser)
+    yield ctx
+    ctx.context.close()
+
+
+@pytest.fixture
+def offline_page(offline_context, request):
+    """A fresh page whose every network request is blocked and recorded (file:, blob:, data: pass).
+    Parametrize indirectly with ``"dark"`` for the dark colour scheme."""
+    page = offline_context.new_page(color_scheme=getattr(request, "param", "light"))
     yield page
-    context.close()
+    page.close()
 
 
 def _free_port() -> int:

@@ -23,6 +23,7 @@ FIXTURE_MARKERS = {
     "kernel": "kernel",
     "chromium_browser": "browser",
     "offline_page": "browser",
+    "offline_context": "browser",
     "jupyter_lab": "browser",
 }
 
