@@ -473,15 +473,14 @@ def test_a_change_of_cuda_graph_status_is_shown(sin_cos_report):
 
 
 @pytest.mark.browser
-def test_compare_page_opens_at_a_readable_zoom_in_a_1000_by_700_window(tmp_path, chromium_browser, reports):
+def test_compare_page_opens_at_a_readable_zoom_in_a_1000_by_700_window(tmp_path, offline_context, reports):
     # issue 22: the compare graph opened fitted, shrunk to unreadable text; it opens like the lens: labels
     # >= 11 px on screen, at the start of B's graph, nothing cut on the left or at the top
     from tests.views.test_front_views import _OPENING_JS
 
     d = inductor_lens.diff(reports["relu"], reports["extra"])
     path = d.save_html(tmp_path / "diff.html")
-    context = chromium_browser.new_context(viewport={"width": 1000, "height": 700})
-    page = context.new_page()
+    page = offline_context.new_page(viewport={"width": 1000, "height": 700})
     try:
         page.goto(pathlib.Path(path).as_uri())
         page.wait_for_selector('[data-view="compare"] .il-graph[data-ready="1"]', timeout=60000)
@@ -501,7 +500,7 @@ def test_compare_page_opens_at_a_readable_zoom_in_a_1000_by_700_window(tmp_path,
             wrap
         )
     finally:
-        context.close()
+        page.close()
 
 
 def test_compare_page_says_the_memory_and_cuda_graph_changes(tmp_path, offline_page, reports):
@@ -678,7 +677,7 @@ def test_unrelated_models_say_so_and_pair_no_kernels_that_share_no_op(training_r
 
 @pytest.mark.browser
 def test_compare_page_counts_kernel_launches_alike_everywhere_at_1000_by_700(
-    tmp_path, chromium_browser, stack_training_report, stack_gelu_report, training_report, attention_report
+    tmp_path, offline_context, stack_training_report, stack_gelu_report, training_report, attention_report
 ):
     """Issue 22: badges, table and legend counted three different things. For each compile pair of a training step,
     the badges, the legend and the table's rows all count the pair's kernel launches (CompileDiff.summary); the
@@ -686,8 +685,7 @@ def test_compare_page_counts_kernel_launches_alike_everywhere_at_1000_by_700(
     different_models note is a banner in view."""
     d = inductor_lens.diff(stack_training_report, stack_gelu_report)
     words = d.to_dict()["status_words"]
-    context = chromium_browser.new_context(viewport={"width": 1000, "height": 700})
-    page = context.new_page()
+    page = offline_context.new_page(viewport={"width": 1000, "height": 700})
     watch = []
     page.on("pageerror", lambda e: watch.append(str(e)))
     try:
@@ -734,4 +732,4 @@ def test_compare_page_counts_kernel_launches_alike_everywhere_at_1000_by_700(
         assert box and box["y"] >= 0 and box["y"] + box["height"] <= 700 and box["width"] > 500, box
         assert watch == []
     finally:
-        context.close()
+        page.close()
