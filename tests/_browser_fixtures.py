@@ -6,6 +6,7 @@ FAILS the test (CI installs both); it is never a silent skip.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import pathlib
@@ -64,8 +65,17 @@ class PageWatch:
         self.dialogs: list[str] = []
         self.allow_console = allow_console
         page.on("console", self._console)
-        page.on("pageerror", lambda e: self.errors.append(f"pageerror: {e}"))
+        page.on("pageerror", self._pageerror)
         page.on("dialog", self._dialog)
+
+    def stop(self) -> None:
+        """Stop watching (a page that outlives the test: ``lab_page``)."""
+        self.page.remove_listener("console", self._console)
+        self.page.remove_listener("pageerror", self._pageerror)
+        self.page.remove_listener("dialog", self._dialog)
+
+    def _pageerror(self, error):
+        self.errors.append(f"pageerror: {error}")
 
     def _console(self, msg):
         if msg.type == "error" and not any(a in msg.text for a in self.allow_console):
@@ -197,15 +207,48 @@ def write_notebook(path: pathlib.Path, cells: list[str]) -> None:
     nbformat.write(nb, str(path))
 
 
+@pytest.fixture(scope="session")
+def lab_page(jupyter_lab, chromium_browser):
+    """One JupyterLab page (1500 x 1000) for the session: loading JupyterLab costs Chromium seconds of CPU, so the
+    JupyterLab tests open their notebooks in this one page (``open_notebook``) and close them after
+    (``close_notebook``), each test watching the page with a PageWatch of its own."""
+    base, _ = jupyter_lab
+    context = chromium_browser.new_context(viewport={"width": 1500, "height": 1000})
+    page = context.new_page()
+    page.goto(f"{base}/lab?reset")
+    page.wait_for_function("() => !!window.jupyterapp", timeout=90000)
+    page.evaluate("() => window.jupyterapp.restored")
+    yield page
+    context.close()
+
+
 def open_notebook(page, base_url: str, name: str, timeout_ms: int = 90000) -> None:
-    """Open a notebook in JupyterLab and wait until its kernel is connected and idle."""
-    page.goto(f"{base_url}/lab/tree/{name}?reset")
+    """Open a notebook in JupyterLab and wait until it is the current widget with its kernel connected and idle.
+    A page that shows JupyterLab already (``lab_page``) opens it with JupyterLab's own command; another loads it."""
+    if page.url.startswith(f"{base_url}/lab"):
+        page.evaluate("(path) => { window.jupyterapp.commands.execute('docmanager:open', {path}); }", name)
+    else:
+        page.goto(f"{base_url}/lab/tree/{name}?reset")
     page.wait_for_function(
-        """() => { const w = window.jupyterapp && window.jupyterapp.shell.currentWidget;
+        """(name) => { const w = window.jupyterapp && window.jupyterapp.shell.currentWidget;
                    const k = w && w.sessionContext && w.sessionContext.session && w.sessionContext.session.kernel;
-                   return !!k && k.connectionStatus === 'connected' && k.status === 'idle'; }""",
+                   return !!k && w.context.path === name && k.connectionStatus === 'connected' && k.status === 'idle'; }""",
+        arg=name,
         timeout=timeout_ms,
     )
+
+
+def close_notebook(page) -> None:
+    """Shut down the current notebook's kernel and close it without asking (the next test starts from no notebook).
+    Called in a test's ``finally``: a failure here is not raised over the test's own."""
+    with contextlib.suppress(Exception):
+        page.evaluate(
+            """async () => { const w = window.jupyterapp.shell.currentWidget;
+                       if (!w || !w.sessionContext) return;
+                       await w.sessionContext.shutdown();
+                       w.context.model.dirty = false;
+                       w.dispose(); }"""
+        )
 
 
 def run_all(page, timeout_ms: int = 120000) -> None:

@@ -25,6 +25,7 @@ FIXTURE_MARKERS = {
     "offline_page": "browser",
     "offline_context": "browser",
     "jupyter_lab": "browser",
+    "lab_page": "browser",
 }
 
 

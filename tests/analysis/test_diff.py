@@ -371,9 +371,9 @@ def test_diff_widget_answers_requests():
 
 
 @pytest.mark.browser
-def test_compare_widget_in_jupyterlab(jupyter_lab, chromium_browser):
+def test_compare_widget_in_jupyterlab(jupyter_lab, lab_page):
     """display(diff) of two recorded GPU reports (no compile needed) in a real JupyterLab."""
-    from tests._browser_fixtures import PageWatch, open_notebook, run_all, write_notebook
+    from tests._browser_fixtures import PageWatch, close_notebook, open_notebook, run_all, write_notebook
 
     base, root = jupyter_lab
     a = inductor_lens.load(FIXTURES / "gpu_mlp.json")
@@ -386,8 +386,7 @@ def test_compare_widget_in_jupyterlab(jupyter_lab, chromium_browser):
             f"inductor_lens.load({str(FIXTURES / 'gpu_max_autotune.json')!r}))\nd",
         ],
     )
-    context = chromium_browser.new_context(viewport={"width": 1500, "height": 1000})
-    page = context.new_page()
+    page = lab_page
     watch = PageWatch(page, allow_console=("favicon",))
     try:
         open_notebook(page, base, "compare.ipynb")
@@ -408,7 +407,8 @@ def test_compare_widget_in_jupyterlab(jupyter_lab, chromium_browser):
         assert "triton_poi_fused_addmm_relu_0" in src.locator('[data-side="a"] .il-dhead').inner_text()
         assert not [e for e in watch.errors if "inductor" in e.lower() or "il-" in e]
     finally:
-        context.close()
+        watch.stop()
+        close_notebook(page)
 
 
 def test_training_step_relu_to_gelu_changes_only_that_layers_kernels():
