@@ -17,10 +17,11 @@ compile, a kernel or a browser without carrying its marker.
 
 import pytest
 
-pytest_plugins = ["tests._capture_fixtures", "tests._browser_fixtures"]
+pytest_plugins = ["tests._capture_fixtures", "tests._browser_fixtures", "tests._kernel"]
 
 FIXTURE_MARKERS = {
     "kernel": "kernel",
+    "ipython_kernel": "kernel",
     "chromium_browser": "browser",
     "offline_page": "browser",
     "offline_context": "browser",
@@ -31,8 +32,14 @@ FIXTURE_MARKERS = {
 
 # files whose tests need nothing from each other (no module fixture): spread test by test
 INDEPENDENT = {"test_notebooks.py", "test_observer.py", "test_aot_cpp.py", "test_inspect.py"}
-# files that share a session server (JupyterLab): one scope, so that one worker starts it, not each
-SHARED = {"test_diff.py": "jupyterlab", "test_magic_browser.py": "jupyterlab", "test_widget_browser.py": "jupyterlab"}
+# files that share a session server (JupyterLab) or kernel (tests/_kernel.py): one scope, so that one worker starts it
+SHARED = {
+    "test_diff.py": "jupyterlab",
+    "test_magic_browser.py": "jupyterlab",
+    "test_widget_browser.py": "jupyterlab",
+    "test_magic.py": "ipykernel",
+    "test_cells_kernel.py": "ipykernel",
+}
 # rough seconds per file (or per test of an INDEPENDENT file), the order files are handed to workers
 WEIGHT = {
     "test_reproducer.py": 45,
