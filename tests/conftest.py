@@ -32,13 +32,14 @@ FIXTURE_MARKERS = {
 
 # files whose tests need nothing from each other (no module fixture): spread test by test
 INDEPENDENT = {"test_notebooks.py", "test_observer.py", "test_aot_cpp.py", "test_inspect.py"}
-# files that share a session server (JupyterLab) or kernel (tests/_kernel.py): one scope, so that one worker starts it
+# files that share a session server (JupyterLab) or kernel (tests/_kernel.py): one scope, so that one worker starts
+# them once (the session kernel is used by test_diff.py too)
 SHARED = {
-    "test_diff.py": "jupyterlab",
-    "test_magic_browser.py": "jupyterlab",
-    "test_widget_browser.py": "jupyterlab",
-    "test_magic.py": "ipykernel",
-    "test_cells_kernel.py": "ipykernel",
+    "test_diff.py": "jupyter",
+    "test_magic_browser.py": "jupyter",
+    "test_widget_browser.py": "jupyter",
+    "test_magic.py": "jupyter",
+    "test_cells_kernel.py": "jupyter",
 }
 # rough seconds per file (or per test of an INDEPENDENT file), the order files are handed to workers
 WEIGHT = {

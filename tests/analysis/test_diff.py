@@ -298,27 +298,19 @@ def test_widget_and_display(reports):
     assert "1 changed" in repr(d) and len(repr(w)) < 300
 
 
-def test_magic_compare_shows_the_compare_view(tmp_path):
-    from tests._kernel import Kernel
-
-    os.environ["PYTHONPATH"] = os.pathsep.join(p for p in [str(REPO), os.environ.get("PYTHONPATH", "")] if p)
-    k = Kernel(str(tmp_path))
-    try:
-        k.ok("%load_ext inductor_lens\nimport torch")
-        ex = k.execute("%%inductor_lens --compare nothing_here\nx = 1")
-        assert ex.status == "error" and "nothing is bound to 'nothing_here'" in ex.reply["evalue"]
-        assert k.value("'x' in globals()") is False  # the cell did not run
-        k.ok("%%inductor_lens -f f --name base\ndef f(x):\n    return torch.relu(x) + 1\nf(torch.randn(8))")
-        ex = k.ok(
-            "%%inductor_lens -f f --compare base --name new\ndef f(x):\n    return torch.sigmoid(x) + 1\nf(torch.randn(8))"
-        )
-        states = [
-            m["content"]["data"]["state"] for m in ex.of_type("comm_open") if "state" in m["content"].get("data", {})
-        ]
-        assert any("compile_pair" in s for s in states), "no compare widget was shown"
-        assert k.value("base.diff(new).summary") == {"same": 0, "changed": 1, "only_a": 0, "only_b": 0}
-    finally:
-        k.shutdown()
+def test_magic_compare_shows_the_compare_view(ipython_kernel):
+    """In the session's kernel (tests/_kernel.py: the extension loaded, torch imported), shared with the magic's tests."""
+    k = ipython_kernel
+    ex = k.execute("%%inductor_lens --compare nothing_here\nset_by_the_compare_cell = 1")
+    assert ex.status == "error" and "nothing is bound to 'nothing_here'" in ex.reply["evalue"]
+    assert k.value("'set_by_the_compare_cell' in globals()") is False  # the cell did not run
+    k.ok("%%inductor_lens -f f --name base\ndef f(x):\n    return torch.relu(x) + 1\nf(torch.randn(8))")
+    ex = k.ok(
+        "%%inductor_lens -f f --compare base --name new\ndef f(x):\n    return torch.sigmoid(x) + 1\nf(torch.randn(8))"
+    )
+    states = [m["content"]["data"]["state"] for m in ex.of_type("comm_open") if "state" in m["content"].get("data", {})]
+    assert any("compile_pair" in s for s in states), "no compare widget was shown"
+    assert k.value("base.diff(new).summary") == {"same": 0, "changed": 1, "only_a": 0, "only_b": 0}
 
 
 def test_compare_page_in_chromium(tmp_path, offline_page, reports):
