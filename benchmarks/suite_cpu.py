@@ -12,7 +12,8 @@ the worker's own CPU plus its waited-for children (servers and Chromium are then
     python benchmarks/suite_cpu.py tests/views -k cli # any pytest arguments
     python benchmarks/suite_cpu.py --top 40
 
-Prints the totals, the files by CPU and the tests by CPU (markdown tables). Nothing is written in the checkout.
+Prints the totals, each worker's tests (when its first began and its last ended: a worker idle at the end shows
+there), the files by CPU and the tests by CPU (markdown tables). Nothing is written in the checkout.
 """
 
 from __future__ import annotations
@@ -73,9 +74,10 @@ def _protocol(item, nextitem):
     if meter is None:
         yield
         return
-    t0, c0 = time.perf_counter(), meter.cpu()
+    t0, c0, start = time.perf_counter(), meter.cpu(), time.time()
     yield
     row = {"id": item.nodeid, "wall": time.perf_counter() - t0, "cpu": meter.cpu() - c0, "cgroup": bool(meter.group)}
+    row.update(worker=os.environ.get("PYTEST_XDIST_WORKER", "main"), start=start, end=time.time())
     _state["file"].write(json.dumps(row) + "\n")
     _state["file"].flush()
 
@@ -125,6 +127,14 @@ def main(argv: list[str]) -> int:
         f"their wall time summed over workers {sum(r['wall'] for r in rows):.0f} s; load average now "
         + ", ".join(f"{x:.1f}" for x in os.getloadavg())
     )
+    print("\n| worker | tests | CPU s | first test starts | last test ends |\n|---|---|---|---|---|")
+    t_first = min(r["start"] for r in rows)
+    for worker in sorted({r["worker"] for r in rows}):
+        mine = [r for r in rows if r["worker"] == worker]
+        print(
+            f"| {worker} | {len(mine)} | {sum(r['cpu'] for r in mine):.0f} | "
+            f"{min(r['start'] for r in mine) - t_first:.0f} s | {max(r['end'] for r in mine) - t_first:.0f} s |"
+        )
     print("\n| file | tests | CPU s | wall s |\n|---|---|---|---|")
     for name, (w, c, n) in sorted(files.items(), key=lambda kv: -kv[1][1])[:top]:
         print(f"| {name} | {n} | {c:.1f} | {w:.1f} |")

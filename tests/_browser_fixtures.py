@@ -6,6 +6,7 @@ FAILS the test (CI installs both); it is never a silent skip.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import pathlib
@@ -64,8 +65,17 @@ class PageWatch:
         self.dialogs: list[str] = []
         self.allow_console = allow_console
         page.on("console", self._console)
-        page.on("pageerror", lambda e: self.errors.append(f"pageerror: {e}"))
+        page.on("pageerror", self._pageerror)
         page.on("dialog", self._dialog)
+
+    def stop(self) -> None:
+        """Stop watching (a page that outlives the test: ``lab_page``)."""
+        self.page.remove_listener("console", self._console)
+        self.page.remove_listener("pageerror", self._pageerror)
+        self.page.remove_listener("dialog", self._dialog)
+
+    def _pageerror(self, error):
+        self.errors.append(f"pageerror: {error}")
 
     def _console(self, msg):
         if msg.type == "error" and not any(a in msg.text for a in self.allow_console):
@@ -76,27 +86,53 @@ class PageWatch:
         dialog.dismiss()
 
 
-@pytest.fixture
-def offline_page(chromium_browser, request):
-    """A page whose every network request is blocked and recorded (file:, blob:, data: pass).
-    Parametrize indirectly with ``"dark"`` for the dark colour scheme."""
-    scheme = getattr(request, "param", "light")
-    context = chromium_browser.new_context(viewport={"width": 1400, "height": 900}, color_scheme=scheme)
-    page = context.new_page()
-    watch = PageWatch(page)
+class _OfflineContext:
+    """One browser context for the pages of a session's file-page tests: a context costs Chromium about 0.8 CPU-s
+    (a renderer process and its set-up), a page in an open context much less, and the pages of our exported files
+    keep nothing in the context (no storage, no cookies, no service worker). Every request but file:, blob: and
+    data: is blocked and recorded on the PageWatch of the page open now (one at a time: tests on a worker run one
+    after the other); the route is the context's, so that requests of the page's workers are caught too."""
 
-    def route(r):
+    def __init__(self, browser):
+        self.context = browser.new_context(viewport={"width": 1400, "height": 900})
+        self.watch: PageWatch | None = None
+        self.context.route("**/*", self._route)
+
+    def _route(self, r):
         url = r.request.url
         if url.startswith(("file:", "blob:", "data:")):
             r.continue_()
         else:
-            watch.requests.append(url)
+            if self.watch is not None:
+                self.watch.requests.append(url)
             r.abort()
 
-    context.route("**/*", route)
-    page.watch = watch
+    def new_page(self, viewport=None, color_scheme="light"):
+        """A fresh page (its own document, listeners and init scripts) at ``viewport`` (the context's 1400 x 900 by
+        default) in ``color_scheme``, its requests recorded on ``page.watch``."""
+        page = self.context.new_page()
+        if viewport is not None:
+            page.set_viewport_size(viewport)
+        page.emulate_media(color_scheme=color_scheme)
+        page.watch = self.watch = PageWatch(page)
+        return page
+
+
+@pytest.fixture(scope="session")
+def offline_context(chromium_browser):
+    """The session's one context for exported pages (``_OfflineContext``); ``offline_page`` opens its pages in it."""
+    ctx = _OfflineContext(chromium_browser)
+    yield ctx
+    ctx.context.close()
+
+
+@pytest.fixture
+def offline_page(offline_context, request):
+    """A fresh page whose every network request is blocked and recorded (file:, blob:, data: pass).
+    Parametrize indirectly with ``"dark"`` for the dark colour scheme."""
+    page = offline_context.new_page(color_scheme=getattr(request, "param", "light"))
     yield page
-    context.close()
+    page.close()
 
 
 def _free_port() -> int:
@@ -171,15 +207,48 @@ def write_notebook(path: pathlib.Path, cells: list[str]) -> None:
     nbformat.write(nb, str(path))
 
 
+@pytest.fixture(scope="session")
+def lab_page(jupyter_lab, chromium_browser):
+    """One JupyterLab page (1500 x 1000) for the session: loading JupyterLab costs Chromium seconds of CPU, so the
+    JupyterLab tests open their notebooks in this one page (``open_notebook``) and close them after
+    (``close_notebook``), each test watching the page with a PageWatch of its own."""
+    base, _ = jupyter_lab
+    context = chromium_browser.new_context(viewport={"width": 1500, "height": 1000})
+    page = context.new_page()
+    page.goto(f"{base}/lab?reset")
+    page.wait_for_function("() => !!window.jupyterapp", timeout=90000)
+    page.evaluate("() => window.jupyterapp.restored")
+    yield page
+    context.close()
+
+
 def open_notebook(page, base_url: str, name: str, timeout_ms: int = 90000) -> None:
-    """Open a notebook in JupyterLab and wait until its kernel is connected and idle."""
-    page.goto(f"{base_url}/lab/tree/{name}?reset")
+    """Open a notebook in JupyterLab and wait until it is the current widget with its kernel connected and idle.
+    A page that shows JupyterLab already (``lab_page``) opens it with JupyterLab's own command; another loads it."""
+    if page.url.startswith(f"{base_url}/lab"):
+        page.evaluate("(path) => { window.jupyterapp.commands.execute('docmanager:open', {path}); }", name)
+    else:
+        page.goto(f"{base_url}/lab/tree/{name}?reset")
     page.wait_for_function(
-        """() => { const w = window.jupyterapp && window.jupyterapp.shell.currentWidget;
+        """(name) => { const w = window.jupyterapp && window.jupyterapp.shell.currentWidget;
                    const k = w && w.sessionContext && w.sessionContext.session && w.sessionContext.session.kernel;
-                   return !!k && k.connectionStatus === 'connected' && k.status === 'idle'; }""",
+                   return !!k && w.context.path === name && k.connectionStatus === 'connected' && k.status === 'idle'; }""",
+        arg=name,
         timeout=timeout_ms,
     )
+
+
+def close_notebook(page) -> None:
+    """Shut down the current notebook's kernel and close it without asking (the next test starts from no notebook).
+    Called in a test's ``finally``: a failure here is not raised over the test's own."""
+    with contextlib.suppress(Exception):
+        page.evaluate(
+            """async () => { const w = window.jupyterapp.shell.currentWidget;
+                       if (!w || !w.sessionContext) return;
+                       await w.sessionContext.shutdown();
+                       w.context.model.dirty = false;
+                       w.dispose(); }"""
+        )
 
 
 def run_all(page, timeout_ms: int = 120000) -> None:

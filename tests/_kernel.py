@@ -1,12 +1,19 @@
-"""A real IPython kernel for the view tests: run code, collect what the notebook would receive."""
+"""A real IPython kernel for the view tests: run code, collect what the notebook would receive.
+
+``ipython_kernel``: one kernel for the session (starting one and importing torch in it costs about 5 CPU-s), with
+the extension loaded; the magic's tests (tests/views/test_magic.py, test_cells_kernel.py) share it, so they are
+scheduled together (tests/conftest.py: SHARED). A test in it must not assume it is the kernel's first."""
 
 from __future__ import annotations
 
 import os
+import pathlib
 import queue
 from dataclasses import dataclass, field
 
-from jupyter_client.manager import start_new_kernel
+import pytest
+
+REPO = pathlib.Path(__file__).resolve().parent.parent
 
 
 @dataclass
@@ -63,6 +70,8 @@ class Execution:
 
 class Kernel:
     def __init__(self, cwd: str):
+        from jupyter_client.manager import start_new_kernel  # not at collection: most tests need no kernel
+
         env = dict(os.environ)
         self.km, self.kc = start_new_kernel(kernel_name="python3", cwd=cwd, env=env)
 
@@ -100,3 +109,16 @@ class Kernel:
     def shutdown(self) -> None:
         self.kc.stop_channels()
         self.km.shutdown_kernel(now=True)
+
+
+@pytest.fixture(scope="session")
+def ipython_kernel(tmp_path_factory):
+    """A real kernel with ``%load_ext inductor_lens``, torch, inductor_lens and ``report_for`` imported; its working
+    folder is ``.cwd``."""
+    cwd = tmp_path_factory.mktemp("kernel")
+    os.environ["PYTHONPATH"] = os.pathsep.join(p for p in [str(REPO), os.environ.get("PYTHONPATH", "")] if p)
+    k = Kernel(str(cwd))
+    k.cwd = cwd
+    k.ok("%load_ext inductor_lens\nimport torch, inductor_lens\nfrom inductor_lens.views.magic import report_for")
+    yield k
+    k.shutdown()

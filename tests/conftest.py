@@ -17,20 +17,30 @@ compile, a kernel or a browser without carrying its marker.
 
 import pytest
 
-pytest_plugins = ["tests._capture_fixtures", "tests._browser_fixtures"]
+pytest_plugins = ["tests._capture_fixtures", "tests._browser_fixtures", "tests._kernel"]
 
 FIXTURE_MARKERS = {
     "kernel": "kernel",
+    "ipython_kernel": "kernel",
     "chromium_browser": "browser",
     "offline_page": "browser",
+    "offline_context": "browser",
     "jupyter_lab": "browser",
+    "lab_page": "browser",
 }
 
 
 # files whose tests need nothing from each other (no module fixture): spread test by test
 INDEPENDENT = {"test_notebooks.py", "test_observer.py", "test_aot_cpp.py", "test_inspect.py"}
-# files that share a session server (JupyterLab): one scope, so that one worker starts it, not each
-SHARED = {"test_diff.py": "jupyterlab", "test_magic_browser.py": "jupyterlab", "test_widget_browser.py": "jupyterlab"}
+# files that share a session server (JupyterLab) or kernel (tests/_kernel.py): one scope, so that one worker starts
+# them once (the session kernel is used by test_diff.py too)
+SHARED = {
+    "test_diff.py": "jupyter",
+    "test_magic_browser.py": "jupyter",
+    "test_widget_browser.py": "jupyter",
+    "test_magic.py": "jupyter",
+    "test_cells_kernel.py": "jupyter",
+}
 # rough seconds per file (or per test of an INDEPENDENT file), the order files are handed to workers
 WEIGHT = {
     "test_reproducer.py": 45,

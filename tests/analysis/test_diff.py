@@ -298,27 +298,19 @@ def test_widget_and_display(reports):
     assert "1 changed" in repr(d) and len(repr(w)) < 300
 
 
-def test_magic_compare_shows_the_compare_view(tmp_path):
-    from tests._kernel import Kernel
-
-    os.environ["PYTHONPATH"] = os.pathsep.join(p for p in [str(REPO), os.environ.get("PYTHONPATH", "")] if p)
-    k = Kernel(str(tmp_path))
-    try:
-        k.ok("%load_ext inductor_lens\nimport torch")
-        ex = k.execute("%%inductor_lens --compare nothing_here\nx = 1")
-        assert ex.status == "error" and "nothing is bound to 'nothing_here'" in ex.reply["evalue"]
-        assert k.value("'x' in globals()") is False  # the cell did not run
-        k.ok("%%inductor_lens -f f --name base\ndef f(x):\n    return torch.relu(x) + 1\nf(torch.randn(8))")
-        ex = k.ok(
-            "%%inductor_lens -f f --compare base --name new\ndef f(x):\n    return torch.sigmoid(x) + 1\nf(torch.randn(8))"
-        )
-        states = [
-            m["content"]["data"]["state"] for m in ex.of_type("comm_open") if "state" in m["content"].get("data", {})
-        ]
-        assert any("compile_pair" in s for s in states), "no compare widget was shown"
-        assert k.value("base.diff(new).summary") == {"same": 0, "changed": 1, "only_a": 0, "only_b": 0}
-    finally:
-        k.shutdown()
+def test_magic_compare_shows_the_compare_view(ipython_kernel):
+    """In the session's kernel (tests/_kernel.py: the extension loaded, torch imported), shared with the magic's tests."""
+    k = ipython_kernel
+    ex = k.execute("%%inductor_lens --compare nothing_here\nset_by_the_compare_cell = 1")
+    assert ex.status == "error" and "nothing is bound to 'nothing_here'" in ex.reply["evalue"]
+    assert k.value("'set_by_the_compare_cell' in globals()") is False  # the cell did not run
+    k.ok("%%inductor_lens -f f --name base\ndef f(x):\n    return torch.relu(x) + 1\nf(torch.randn(8))")
+    ex = k.ok(
+        "%%inductor_lens -f f --compare base --name new\ndef f(x):\n    return torch.sigmoid(x) + 1\nf(torch.randn(8))"
+    )
+    states = [m["content"]["data"]["state"] for m in ex.of_type("comm_open") if "state" in m["content"].get("data", {})]
+    assert any("compile_pair" in s for s in states), "no compare widget was shown"
+    assert k.value("base.diff(new).summary") == {"same": 0, "changed": 1, "only_a": 0, "only_b": 0}
 
 
 def test_compare_page_in_chromium(tmp_path, offline_page, reports):
@@ -371,9 +363,9 @@ def test_diff_widget_answers_requests():
 
 
 @pytest.mark.browser
-def test_compare_widget_in_jupyterlab(jupyter_lab, chromium_browser):
+def test_compare_widget_in_jupyterlab(jupyter_lab, lab_page):
     """display(diff) of two recorded GPU reports (no compile needed) in a real JupyterLab."""
-    from tests._browser_fixtures import PageWatch, open_notebook, run_all, write_notebook
+    from tests._browser_fixtures import PageWatch, close_notebook, open_notebook, run_all, write_notebook
 
     base, root = jupyter_lab
     a = inductor_lens.load(FIXTURES / "gpu_mlp.json")
@@ -386,8 +378,7 @@ def test_compare_widget_in_jupyterlab(jupyter_lab, chromium_browser):
             f"inductor_lens.load({str(FIXTURES / 'gpu_max_autotune.json')!r}))\nd",
         ],
     )
-    context = chromium_browser.new_context(viewport={"width": 1500, "height": 1000})
-    page = context.new_page()
+    page = lab_page
     watch = PageWatch(page, allow_console=("favicon",))
     try:
         open_notebook(page, base, "compare.ipynb")
@@ -408,7 +399,8 @@ def test_compare_widget_in_jupyterlab(jupyter_lab, chromium_browser):
         assert "triton_poi_fused_addmm_relu_0" in src.locator('[data-side="a"] .il-dhead').inner_text()
         assert not [e for e in watch.errors if "inductor" in e.lower() or "il-" in e]
     finally:
-        context.close()
+        watch.stop()
+        close_notebook(page)
 
 
 def test_training_step_relu_to_gelu_changes_only_that_layers_kernels():
@@ -473,15 +465,14 @@ def test_a_change_of_cuda_graph_status_is_shown(sin_cos_report):
 
 
 @pytest.mark.browser
-def test_compare_page_opens_at_a_readable_zoom_in_a_1000_by_700_window(tmp_path, chromium_browser, reports):
+def test_compare_page_opens_at_a_readable_zoom_in_a_1000_by_700_window(tmp_path, offline_context, reports):
     # issue 22: the compare graph opened fitted, shrunk to unreadable text; it opens like the lens: labels
     # >= 11 px on screen, at the start of B's graph, nothing cut on the left or at the top
     from tests.views.test_front_views import _OPENING_JS
 
     d = inductor_lens.diff(reports["relu"], reports["extra"])
     path = d.save_html(tmp_path / "diff.html")
-    context = chromium_browser.new_context(viewport={"width": 1000, "height": 700})
-    page = context.new_page()
+    page = offline_context.new_page(viewport={"width": 1000, "height": 700})
     try:
         page.goto(pathlib.Path(path).as_uri())
         page.wait_for_selector('[data-view="compare"] .il-graph[data-ready="1"]', timeout=60000)
@@ -501,7 +492,7 @@ def test_compare_page_opens_at_a_readable_zoom_in_a_1000_by_700_window(tmp_path,
             wrap
         )
     finally:
-        context.close()
+        page.close()
 
 
 def test_compare_page_says_the_memory_and_cuda_graph_changes(tmp_path, offline_page, reports):
@@ -678,7 +669,7 @@ def test_unrelated_models_say_so_and_pair_no_kernels_that_share_no_op(training_r
 
 @pytest.mark.browser
 def test_compare_page_counts_kernel_launches_alike_everywhere_at_1000_by_700(
-    tmp_path, chromium_browser, stack_training_report, stack_gelu_report, training_report, attention_report
+    tmp_path, offline_context, stack_training_report, stack_gelu_report, training_report, attention_report
 ):
     """Issue 22: badges, table and legend counted three different things. For each compile pair of a training step,
     the badges, the legend and the table's rows all count the pair's kernel launches (CompileDiff.summary); the
@@ -686,8 +677,7 @@ def test_compare_page_counts_kernel_launches_alike_everywhere_at_1000_by_700(
     different_models note is a banner in view."""
     d = inductor_lens.diff(stack_training_report, stack_gelu_report)
     words = d.to_dict()["status_words"]
-    context = chromium_browser.new_context(viewport={"width": 1000, "height": 700})
-    page = context.new_page()
+    page = offline_context.new_page(viewport={"width": 1000, "height": 700})
     watch = []
     page.on("pageerror", lambda e: watch.append(str(e)))
     try:
@@ -734,4 +724,4 @@ def test_compare_page_counts_kernel_launches_alike_everywhere_at_1000_by_700(
         assert box and box["y"] >= 0 and box["y"] + box["height"] <= 700 and box["width"] > 500, box
         assert watch == []
     finally:
-        context.close()
+        page.close()

@@ -681,12 +681,15 @@ for _ in range(4):
 """
 
 
-def test_cli_run_profile_times_every_kernel_after_the_first_call(tmp_path):
-    from tests.views.test_cli import lens
+def test_cli_run_profile_times_every_kernel_after_the_first_call(tmp_path, monkeypatch, capsys):
+    """``inductor-lens run --profile`` through ``cli.main`` in this process (the console script's own process is
+    tests/views/test_cli.py's; one more would cost a torch import)."""
+    from inductor_lens.views import cli
 
     (tmp_path / "loop.py").write_text(LOOP)
-    proc = lens("run", "--profile", "-q", "--json", "r.json", "-o", "r.html", "loop.py", cwd=tmp_path)
-    assert proc.returncode == 0, proc.stderr
+    monkeypatch.chdir(tmp_path)
+    status = cli.main(["run", "--profile", "-q", "--json", "r.json", "-o", "r.html", "loop.py"])
+    assert status == 0, capsys.readouterr().err
     report = load(tmp_path / "r.json")
     (c,) = report.compiles
     assert {k.language for k in c.kernels} == {"extern", "cpp"}

@@ -128,57 +128,73 @@ sys.exit(1 if failed else 0)
 """
 
 
-def test_every_kernel_of_a_training_step_runs_alone(training_report, tmp_path):
+def _emptied(script: str) -> str:
+    """``script`` with its C++ kernel's body emptied: a kernel that writes nothing."""
+    body = re.search(r'(extern "C"\s+void\s+kernel\([^)]*\)\s*)\{.*\}(?=\s*' + "'''" + ")", script, re.S)
+    return script[: body.start()] + body.group(1) + "{}\n" + script[body.end() :]
+
+
+@pytest.fixture(scope="module")
+def ran(training_report, tmp_path_factory):
+    """The script of every kernel of the training step, and one more whose C++ kernel writes nothing (``empty.py``),
+    run in fresh processes: one kernel of each language and ``empty.py`` each alone (``python -X importtime
+    SCRIPT``), and all of them, ``empty.py`` last, by the DRIVER in one more process. The two tests below read the
+    same runs (a torch import and a kernel load per process are the cost here)."""
+    tmp = tmp_path_factory.mktemp("repro")
+    kernels = training_report.kernels
+    paths = []
+    for i, k in enumerate(kernels):
+        path = tmp / f"kernel_{i}.py"
+        path.write_text(reproducer(training_report, k))
+        paths.append(path)
+    cpp = next(k for k in kernels if k.language == "cpp")
+    empty = tmp / "empty.py"
+    empty.write_text(_emptied(reproducer(training_report, cpp)))
+    first = {}
+    for k, path in zip(kernels, paths):
+        first.setdefault(k.language, (k, path))
+    (tmp / "driver.py").write_text(DRIVER)
+    every = [sys.executable, str(tmp / "driver.py"), *map(str, paths), str(empty)]
+    with ThreadPoolExecutor(4) as pool:
+        alone = list(pool.map(_run, [p for _, p in first.values()] + [empty]))
+        together = pool.submit(subprocess.run, every, capture_output=True, text=True, cwd=tmp, timeout=600).result()
+    return {"kernels": kernels, "paths": paths, "first": first, "alone": alone, "together": together, "empty": empty}
+
+
+def test_every_kernel_of_a_training_step_runs_alone(ran):
     """The script of each kernel (C++ and extern) runs, exits 0 and prints one line with its time. One kernel of
     each language runs in a fresh Python of its own and imports no module of inductor_lens (``-X importtime``
     lists every module the process imported); every kernel's script then runs as ``__main__`` in one more fresh
     Python (each with its own globals: the scripts share nothing but the torch import)."""
-    kernels = training_report.kernels
+    kernels, paths, first, together = ran["kernels"], ran["paths"], ran["first"], ran["together"]
     assert {k.language for k in kernels} == {"cpp", "extern"}
-    paths = []
-    for i, k in enumerate(kernels):
-        path = tmp_path / f"kernel_{i}.py"
-        path.write_text(reproducer(training_report, k))
-        paths.append(path)
-    first = {}
-    for k, path in zip(kernels, paths):
-        first.setdefault(k.language, (k, path))
-    (tmp_path / "driver.py").write_text(DRIVER)
-    every = [sys.executable, str(tmp_path / "driver.py"), *map(str, paths)]
-    with ThreadPoolExecutor(3) as pool:
-        alone = list(pool.map(_run, [p for _, p in first.values()]))
-        together = pool.submit(subprocess.run, every, capture_output=True, text=True, cwd=tmp_path, timeout=600)
-        together = together.result()
-    for (k, _), p in zip(first.values(), alone):
+    for (k, _), p in zip(first.values(), ran["alone"]):
         assert p.returncode == 0, f"{k.name}: {p.stderr[-2000:]}"
         (line,) = p.stdout.splitlines()
         m = LINE.match(line)
         assert m and m["name"] == k.name and float(m["us"]) > 0, line
         imported = [ln.rsplit("|", 1)[-1].strip() for ln in p.stderr.splitlines() if ln.startswith("import time:")]
         assert "torch" in imported and not [n for n in imported if n.split(".")[0] == "inductor_lens"], k.name
-    assert together.returncode == 0, together.stderr[-3000:]
     out = together.stdout.splitlines()
-    assert len(out) == 2 * len(kernels), together.stdout[-2000:]
+    # every kernel's two lines, then empty.py's EXIT line (it prints no time: test below)
+    assert len(out) == 2 * len(kernels) + 1, together.stdout[-2000:]
     for i, (k, path) in enumerate(zip(kernels, paths)):
         line, end = out[2 * i], out[2 * i + 1]
         m = LINE.match(line)
         assert m and m["name"] == k.name and float(m["us"]) > 0, line
-        assert end == f"EXIT {path} 0", end
+        assert end == f"EXIT {path} 0", (end, together.stderr[-3000:])
 
 
-def test_a_kernel_that_writes_nothing_fails_its_check(training_report, tmp_path):
+def test_a_kernel_that_writes_nothing_fails_its_check(ran):
     """The check is real: a C++ kernel whose body is emptied (it writes nothing) makes the script exit non-zero."""
-    k = next(k for k in training_report.kernels if k.language == "cpp")
-    script = reproducer(training_report, k)
-    body = re.search(r'(extern "C"\s+void\s+kernel\([^)]*\)\s*)\{.*\}(?=\s*' + "'''" + ")", script, re.S)
-    path = tmp_path / "empty.py"
-    path.write_text(script[: body.start()] + body.group(1) + "{}\n" + script[body.end() :])
-    p = _run(path)
+    empty = ran["empty"]
+    p = ran["alone"][-1]
     assert p.returncode != 0 and "wrote none of its" in p.stderr, p.stderr[-1000:]
-    # and the driver that runs every script in one process says so too (the check above cannot pass it by)
-    (tmp_path / "driver.py").write_text(DRIVER)
-    d = subprocess.run([sys.executable, str(tmp_path / "driver.py"), str(path)], capture_output=True, text=True)
-    assert d.returncode == 1 and d.stdout.splitlines()[-1] == f"EXIT {path} 1", (d.stdout, d.stderr[-1000:])
+    # and the driver that runs every script in one process says so too (the check above cannot pass it by): the
+    # kernels before it exited 0 (test above), so its exit status 1 is this script's
+    d = ran["together"]
+    assert d.returncode == 1 and d.stdout.splitlines()[-1] == f"EXIT {empty} 1", (d.stdout[-1000:], d.stderr[-1000:])
+    assert "wrote none of its" in d.stderr, d.stderr[-1000:]
 
 
 def _gpu_report():

@@ -3,24 +3,18 @@ cell, the magic's own call is not the user's frame, and the cells' text is in ``
 
 from __future__ import annotations
 
-import os
 import pathlib
 
 import pytest
 
-from tests._kernel import Kernel
-
 REPO = pathlib.Path(__file__).resolve().parents[2]
 
 
-@pytest.fixture(scope="module")
-def kernel(tmp_path_factory):
-    cwd = tmp_path_factory.mktemp("cells")
-    os.environ["PYTHONPATH"] = os.pathsep.join(p for p in [str(REPO), os.environ.get("PYTHONPATH", "")] if p)
-    k = Kernel(str(cwd))
-    k.ok("%load_ext inductor_lens\nimport torch, inductor_lens\nfrom inductor_lens.views.magic import report_for")
-    yield k
-    k.shutdown()
+@pytest.fixture
+def kernel(ipython_kernel):
+    """The session's kernel (tests/_kernel.py), shared with test_magic.py: the cells' numbers are read from its
+    history, not assumed."""
+    return ipython_kernel
 
 
 def test_cells_are_named_by_execution_count(kernel):

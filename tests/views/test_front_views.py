@@ -302,12 +302,11 @@ def assert_opening_unclipped(page, where=""):
     return geo
 
 
-def test_large_graph_opens_readable_unclipped_with_minimap_expand_all_and_keyboard_pan(tmp_path, chromium_browser):
+def test_large_graph_opens_readable_unclipped_with_minimap_expand_all_and_keyboard_pan(tmp_path, offline_context):
     report = layered_report(layers=32, per_layer=16)  # 512 fused nodes
     path = tmp_path / "big.html"
     report.save_html(path)
-    context = chromium_browser.new_context(viewport={"width": 1000, "height": 700})
-    page = context.new_page()
+    page = offline_context.new_page(viewport={"width": 1000, "height": 700})
     errors = []
     page.on("pageerror", lambda e: errors.append(str(e)))
     try:
@@ -355,15 +354,14 @@ def test_large_graph_opens_readable_unclipped_with_minimap_expand_all_and_keyboa
         page.wait_for_selector(f'{pane} [data-module="h.2"]')
         assert errors == []
     finally:
-        context.close()
+        page.close()
 
 
-def test_toolbar_never_wraps_and_a_narrow_cell_puts_the_panel_below(tmp_path, chromium_browser, training_report):
+def test_toolbar_never_wraps_and_a_narrow_cell_puts_the_panel_below(tmp_path, offline_context, training_report):
     path = tmp_path / "train.html"
     training_report.save_html(path)
     for width in (1000, 620):
-        context = chromium_browser.new_context(viewport={"width": width, "height": 700})
-        page = context.new_page()
+        page = offline_context.new_page(viewport={"width": width, "height": 700})
         try:
             _open(page, path)
             bar, rects = (
@@ -394,7 +392,7 @@ def test_toolbar_never_wraps_and_a_narrow_cell_puts_the_panel_below(tmp_path, ch
                 assert page.locator(".il-panel").bounding_box()["width"] == pytest.approx(panel["width"] + 150, abs=8)
             assert main["width"] > 0
         finally:
-            context.close()
+            page.close()
 
 
 HIDDEN = "evil\u202egnp.exe\u200b"
@@ -537,7 +535,7 @@ def test_widget_render_cleans_up_after_itself(chromium_browser, training_report)
         context.close()
 
 
-def test_transformer_encoder_opens_one_box_per_layer_that_fill_a_1000_by_700_cell(tmp_path, chromium_browser):
+def test_transformer_encoder_opens_one_box_per_layer_that_fill_a_1000_by_700_cell(tmp_path, offline_context):
     # issue 22: a 4-layer nn.TransformerEncoder opened fully expanded ("24 modules expanded"), the cell
     # showing 8 boxes of layer 0; it now opens at the module level that fills the view: one box per layer
     import torch
@@ -556,8 +554,7 @@ def test_transformer_encoder_opens_one_box_per_layer_that_fill_a_1000_by_700_cel
     no_module = [n.name for n in c.fused_nodes if not n.module_stack and not n.is_glue]  # adds + norms between
     path = tmp_path / "encoder.html"
     report.save_html(path)
-    context = chromium_browser.new_context(viewport={"width": 1000, "height": 700})
-    page = context.new_page()
+    page = offline_context.new_page(viewport={"width": 1000, "height": 700})
     try:
         _open(page, path)
         pane = '[data-view="fusion"] [data-role="graph-pane"]'
@@ -585,4 +582,4 @@ def test_transformer_encoder_opens_one_box_per_layer_that_fill_a_1000_by_700_cel
         assert page.locator('[data-role="breadcrumbs"]').inner_text() == "modules: 1 module expanded"
         assert {m.get_attribute("data-module") for m in modules.all()} >= {"layers.1", "layers.2", "layers.3"}
     finally:
-        context.close()
+        page.close()

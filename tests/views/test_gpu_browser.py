@@ -360,7 +360,7 @@ def test_counts_are_pluralized(tmp_path, offline_page):
 
 
 @pytest.mark.parametrize("name", ["perf_gpt2_training", "training", "gpt2_block"])
-def test_opening_view_of_every_compile_cuts_no_box_on_the_left_at_three_widths(tmp_path, chromium_browser, name):
+def test_opening_view_of_every_compile_cuts_no_box_on_the_left_at_three_widths(tmp_path, offline_context, name):
     """Issue 12: real GPT-2 graphs (recorded on an H200) opened at 1000 x 700, 1280 x 800 and in a 700 px
     cell: for every compile of the selector, the opening view keeps the rule of `assert_opening_unclipped`
     (before: boxes cut at the left edge, e.g. `volution[buf12]`)."""
@@ -371,8 +371,7 @@ def test_opening_view_of_every_compile_cuts_no_box_on_the_left_at_three_widths(t
     report.save_html(path)
     pane = '[data-view="fusion"] [data-role="graph-pane"]'
     for width, height in ((1000, 700), (1280, 800), (700, 700)):
-        context = chromium_browser.new_context(viewport={"width": width, "height": height})
-        page = context.new_page()
+        page = offline_context.new_page(viewport={"width": width, "height": height})
         errors = []
         page.on("pageerror", lambda e: errors.append(str(e)))
         try:
@@ -386,7 +385,7 @@ def test_opening_view_of_every_compile_cuts_no_box_on_the_left_at_three_widths(t
                 assert_opening_unclipped(page, f"{name} {width}px {cid}")
             assert errors == []
         finally:
-            context.close()
+            page.close()
 
 
 _BOXES_JS = """(sel) => [...document.querySelectorAll(sel)].map((e) => {
@@ -444,14 +443,13 @@ def test_h200_roofline_merges_equal_roofs_keeps_labels_clear_and_shows_memory_on
     _assert_clean(page)
 
 
-def test_graph_break_reasons_fold_to_their_first_line(tmp_path, chromium_browser):
+def test_graph_break_reasons_fold_to_their_first_line(tmp_path, offline_context):
     # the four graph breaks of the GPT-2 fixture filled two thirds of the side panel; each now shows its
     # first line and "more", the rest on a click
     report = inductor_lens.load(FIXTURES / "gpu_perf_gpt2_training.json")
     path = tmp_path / "gb.html"
     report.save_html(path)
-    context = chromium_browser.new_context(viewport={"width": 1000, "height": 700})
-    page = context.new_page()
+    page = offline_context.new_page(viewport={"width": 1000, "height": 700})
     try:
         _open(page, path)
         section = page.locator('[data-role="graph-breaks"]')
@@ -467,4 +465,4 @@ def test_graph_break_reasons_fold_to_their_first_line(tmp_path, chromium_browser
         assert folds.first.locator(".il-fold-rest").is_visible()
         assert "logging.Logger methods are not supported" in folds.first.locator(".il-fold-rest").inner_text()
     finally:
-        context.close()
+        page.close()

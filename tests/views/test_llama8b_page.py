@@ -31,30 +31,29 @@ def pages(tmp_path_factory):
 
 
 @contextlib.contextmanager
-def _opened(chromium_browser, path, size=(1000, 700)):
-    """The page at ``path`` opened in a fresh context of ``size``; closed after."""
+def _opened(offline_context, path, size=(1000, 700)):
+    """The page at ``path`` opened in a fresh page of ``size``; closed after."""
     from tests.views.test_html_export import _open
 
-    context = chromium_browser.new_context(viewport={"width": size[0], "height": size[1]})
+    page = offline_context.new_page(viewport={"width": size[0], "height": size[1]})
     try:
-        page = context.new_page()
         errors = []
         page.on("pageerror", lambda e: errors.append(str(e)))
         _open(page, path)
         page.errors = errors
         yield page
     finally:
-        context.close()
+        page.close()
 
 
 @pytest.mark.parametrize("name", ["gpu_llama8b_training", "gpu_llama8b_4layers_training"])
-def test_the_page_opens_unclipped_and_readable_at_two_sizes(pages, chromium_browser, name):
+def test_the_page_opens_unclipped_and_readable_at_two_sizes(pages, offline_context, name):
     from tests.views.test_front_views import assert_opening_unclipped
 
     report, path = pages(name)
     pane = '[data-view="fusion"] [data-role="graph-pane"]'
     for width, height in ((1000, 700), (1920, 1080)):
-        with _opened(chromium_browser, path, (width, height)) as page:
+        with _opened(offline_context, path, (width, height)) as page:
             for c in report.compiles:
                 if page.locator(".il-compile").input_value() != c.id:
                     page.select_option(".il-compile", c.id)
@@ -65,9 +64,9 @@ def test_the_page_opens_unclipped_and_readable_at_two_sizes(pages, chromium_brow
             assert page.errors == []
 
 
-def test_the_forward_opens_with_the_layers_as_one_repeated_block_that_a_click_expands(pages, chromium_browser):
+def test_the_forward_opens_with_the_layers_as_one_repeated_block_that_a_click_expands(pages, offline_context):
     _, path = pages("gpu_llama8b_training")
-    with _opened(chromium_browser, path) as page:
+    with _opened(offline_context, path) as page:
         view = '[data-view="fusion"]'
         assert page.locator(".il-compile").input_value().endswith("forward")
         boxes = page.locator(f"{view} .il-nodes > g.il-item:not(.il-stub)")
@@ -87,13 +86,13 @@ def test_the_forward_opens_with_the_layers_as_one_repeated_block_that_a_click_ex
         assert page.locator(f"{view} g.il-repeat").count() == 0
 
 
-def test_the_backward_opens_with_its_inferred_layers_as_one_repeated_block(pages, chromium_browser):
+def test_the_backward_opens_with_its_inferred_layers_as_one_repeated_block(pages, offline_context):
     """The fixture's backward was recorded without module paths for its own ops: inferred on load
     (report/module_paths.py), its layers fold into one box, and the panel says the paths are inferred. (At
     1000 x 700 the box is inside the collapsed ``model``: expanding it would show 10 boxes on a screen of 9.) The
     recording of 2026-12-01, before the capture read them; today's fixture records them."""
     _, path = pages("gpu_llama8b_training_unrecorded_backward")
-    with _opened(chromium_browser, path, (1920, 1080)) as page:
+    with _opened(offline_context, path, (1920, 1080)) as page:
         view = '[data-view="fusion"]'
         page.select_option(".il-compile", "0/0 backward")
         pane = f"{view} [data-role='graph-pane']"

@@ -1,19 +1,16 @@
 """``%%inductor_lens`` in a REAL IPython kernel (jupyter_client + ipykernel), not by calling the function.
 
-One kernel is shared by the module (starting one and importing torch takes seconds); every compile is
+One kernel is shared by the module and test_cells_kernel.py (starting one and importing torch takes seconds); every compile is
 a tiny pointwise function or a 4x4 Linear, so the C++ build is small.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import pathlib
 import re
 
 import pytest
-
-from tests._kernel import Kernel
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
@@ -29,15 +26,10 @@ y.shape
 """
 
 
-@pytest.fixture(scope="module")
-def kernel(tmp_path_factory):
-    cwd = tmp_path_factory.mktemp("kernel")
-    os.environ["PYTHONPATH"] = os.pathsep.join(p for p in [str(REPO), os.environ.get("PYTHONPATH", "")] if p)
-    k = Kernel(str(cwd))
-    k.cwd = cwd
-    k.ok("%load_ext inductor_lens\nimport torch, inductor_lens\nfrom inductor_lens.views.magic import report_for")
-    yield k
-    k.shutdown()
+@pytest.fixture
+def kernel(ipython_kernel):
+    """The session's kernel (tests/_kernel.py), shared with test_cells_kernel.py."""
+    return ipython_kernel
 
 
 def _comm_states(ex):

@@ -6,7 +6,15 @@ from __future__ import annotations
 import pytest
 
 import inductor_lens
-from tests._browser_fixtures import PageWatch, cell_text, open_notebook, run_all, source_text, write_notebook
+from tests._browser_fixtures import (
+    PageWatch,
+    cell_text,
+    close_notebook,
+    open_notebook,
+    run_all,
+    source_text,
+    write_notebook,
+)
 
 CELL = """\
 %%inductor_lens -f f --json lab.json
@@ -17,11 +25,10 @@ f(torch.randn(64)).shape"""
 
 
 @pytest.mark.browser
-def test_magic_cell_in_jupyterlab_click_box_shows_kernel_source(jupyter_lab, chromium_browser):
+def test_magic_cell_in_jupyterlab_click_box_shows_kernel_source(jupyter_lab, lab_page):
     base, root = jupyter_lab
     write_notebook(root / "magic.ipynb", ["%load_ext inductor_lens\nimport torch", CELL, "display(f)"])
-    context = chromium_browser.new_context(viewport={"width": 1500, "height": 1000})
-    page = context.new_page()
+    page = lab_page
     watch = PageWatch(page, allow_console=("favicon",))
     try:
         open_notebook(page, base, "magic.ipynb")
@@ -52,4 +59,5 @@ def test_magic_cell_in_jupyterlab_click_box_shows_kernel_source(jupyter_lab, chr
         assert again.locator(f'[data-node="{node.name}"]').get_attribute("data-kernel") == kernel.name
         assert not watch.errors, watch.errors
     finally:
-        context.close()
+        watch.stop()
+        close_notebook(page)

@@ -11,9 +11,9 @@ from tests.views.test_llama8b_page import _opened, pages  # noqa: F401 (a module
 pytestmark = pytest.mark.gpu_fixture
 
 
-def test_module_names_in_the_roll_ups_are_shown_whole(pages, chromium_browser):  # noqa: F811
+def test_module_names_in_the_roll_ups_are_shown_whole(pages, offline_context):  # noqa: F811
     _, path = pages("gpu_llama8b_training")
-    with _opened(chromium_browser, path) as page:
+    with _opened(offline_context, path) as page:
         page.click('[data-tab="memory"]')
         page.wait_for_selector('[data-view="memory"] [data-role="saved-by-module"] li')
         rows = page.evaluate(

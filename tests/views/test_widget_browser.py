@@ -3,7 +3,15 @@
 import pytest
 
 from inductor_lens.views.widget import LensWidget
-from tests._browser_fixtures import PageWatch, cell_text, open_notebook, run_all, source_text, write_notebook
+from tests._browser_fixtures import (
+    PageWatch,
+    cell_text,
+    close_notebook,
+    open_notebook,
+    run_all,
+    source_text,
+    write_notebook,
+)
 
 
 def _kernel_nodes(compile_):
@@ -60,7 +68,7 @@ def test_widget_answers_engine_and_export_requests(training_report):
 
 
 @pytest.mark.browser
-def test_widget_in_jupyterlab(jupyter_lab, chromium_browser, training_report):
+def test_widget_in_jupyterlab(jupyter_lab, lab_page, training_report):
     base, root = jupyter_lab
     training_report.save_json(root / "train.json")
     fwd = training_report.compiles[0]
@@ -74,8 +82,7 @@ def test_widget_in_jupyterlab(jupyter_lab, chromium_browser, training_report):
             "print('selected=' + repr(w.selected))",
         ],
     )
-    context = chromium_browser.new_context(viewport={"width": 1500, "height": 1000})
-    page = context.new_page()
+    page = lab_page
     watch = PageWatch(page, allow_console=("favicon",))
     try:
         open_notebook(page, base, "widget.ipynb")
@@ -138,4 +145,5 @@ def test_widget_in_jupyterlab(jupyter_lab, chromium_browser, training_report):
         assert f"selected={target.name!r}" in cell_text(page, 2)
         assert watch.errors == [], watch.errors
     finally:
-        context.close()
+        watch.stop()
+        close_notebook(page)
