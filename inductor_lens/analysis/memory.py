@@ -391,7 +391,8 @@ def regions(fused: Sequence[FusedNode], instances: dict[str, ModuleRepeat]) -> l
     repeated modules (``MemoryRegion``): a node in an instance of a repeat (``layers.5``, by its ``group_path``
     or its module stack) is that instance's; another, the module of its stack at the instances' depth (the
     deepest it has above that: ``head``), else ``""``. A run of ``""`` between two runs of one module is
-    theirs (a reshape between two ops of a layer). Without repeats, the top-level modules."""
+    theirs (a reshape between two ops of a layer); a module that resumes after one region of another has no
+    label the second time (its number once under the axis). Without repeats, the top-level modules."""
     depth = 0
     for n in fused:
         inst = next((m for m in n.module_stack if m in instances), None)
@@ -420,12 +421,13 @@ def regions(fused: Sequence[FusedNode], instances: dict[str, ModuleRepeat]) -> l
             merged[-1][2] = run[2]
             continue
         merged.append(list(run))
-    out = []
+    out: list[MemoryRegion] = []
     for key, first, last in merged:
         r = instances.get(key)
-        out.append(
-            MemoryRegion(module=key, label=key.rsplit(".", 1)[-1], first=first, last=last, repeat=r.label if r else "")
-        )
+        # a module resumed after another's short run (Llama's layer 0 around the rotary embedding) is labelled once
+        again = bool(key) and len(out) >= 2 and out[-2].module == key
+        label = "" if again else key.rsplit(".", 1)[-1]
+        out.append(MemoryRegion(module=key, label=label, first=first, last=last, repeat=r.label if r else ""))
     return out
 
 

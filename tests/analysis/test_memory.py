@@ -160,6 +160,24 @@ def test_regions_cut_the_timeline_by_instance_and_top_level_module():
     assert [r.module for r in regions(fused, {})] == ["embed", "layers.0", "layers.1", "", "layers.3", "", "head"]
 
 
+def test_a_module_resumed_after_another_is_labelled_once():
+    """Llama-8B's forward (recorded on an H200): layer 0's first fused nodes, the rotary embedding's one, then the
+    rest of layer 0: the axis said "0 0"."""
+    fused = [
+        _node("n0", ["layers.0", "layers.0.norm"]),
+        _node("n1", ["rotary_emb"]),
+        _node("n2", ["layers.0", "layers.0.attn"]),
+        _node("n3", ["layers.1", "layers.1.attn"], ["repeat:layers.1-3", "layers.1"]),
+    ]
+    got = [(r.module, r.label, r.first, r.last) for r in regions(fused, INSTANCES)]
+    assert got == [
+        ("layers.0", "0", 0, 0),
+        ("rotary_emb", "rotary_emb", 1, 1),
+        ("layers.0", "", 2, 2),
+        ("layers.1", "1", 3, 3),
+    ]
+
+
 def _saved(name, module, kind="activation", size=64, line=5, fx=""):
     frame = model.Frame(file="m.py", line=line, function="forward", code="", stage="user")
     return model.SavedTensor(name, [4, 4], "float32", size, kind, fx or name, [frame], module)
