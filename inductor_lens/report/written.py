@@ -195,13 +195,15 @@ _SCALARS = (str, int, float, bool, type(None))
 
 
 class Spooled:
-    """A report's written form made compile by compile: what :func:`compact_lines` makes, the compile lines
-    appended to ``spool`` (a binary file, or ``io.BytesIO``) as each compile is walked, so that a writer holds
-    the tables and one compile, never all of them. :meth:`add` each compile in order, then :meth:`finish` with
-    the report (its other fields); :meth:`parts` then gives the file's bytes in pieces, as often as needed.
+    """A report's written form made compile by compile: each compile's line appended to ``spool`` (a binary
+    file, or ``io.BytesIO``) as it is walked, then the first line (every top-level field but ``compiles``, and
+    ``interned``, the tables), so that a writer holds the tables and one compile, never all of them. :meth:`add`
+    each compile in order, then :meth:`finish` with the report (its other fields); :meth:`parts` then gives the
+    file's bytes in pieces, as often as needed.
 
-    Interning follows :func:`compact_lines` (compiles first, then the fields after them), so the bytes are the
-    same. :class:`Unclean` is raised as there: the caller writes the report the two-step way.
+    Interning walks the compiles first, then the fields after them, as ``intern.compact`` walks a report, so the
+    bytes are the two-step path's. :class:`Unclean` is raised as there: the caller writes the report the
+    two-step way.
 
     >>> s = Spooled(orjson.dumps, io.BytesIO())
     >>> for c in report.compiles: s.add(c)
@@ -274,31 +276,3 @@ class Spooled:
 
     def close(self) -> None:
         self._spool.close()
-
-
-def compact_lines(report: Any, dump: Callable[[Any], bytes]) -> tuple[dict, list[bytes]]:
-    """The written form of ``report`` (a dataclass) as ``(head, compile lines)``: every top-level field but
-    ``compiles`` (and ``interned``, the tables) in ``head``, each compile serialized by ``dump`` in order.
-    Raises :class:`Unclean` where the two-step path must write it; top-level fields are walked in order, as
-    ``intern.compact`` walks them, so the tables are the same."""
-    w = _Writer()
-    head: dict = {}
-    lines: list[bytes] = []
-    names = w.fields(report)
-    if names is None:
-        raise TypeError(f"a report dataclass, not {type(report).__name__}")
-    for name in names:
-        if name == "interned":
-            continue
-        v = getattr(report, name)
-        if name == "compiles":
-            if type(v) is not list:
-                raise Unclean
-            head[name] = v  # its place among the fields; the caller puts the lines there
-            for c in v:
-                lines.append(dump(w.value(c, 2)))  # depth as io._Cleaner.plain reaches a compile
-        else:
-            head[name] = w.value(v, 1)
-    t = w.tables
-    head["interned"] = {"files": t.files, "frames": t.frames, "stacks": t.stacks, "lines": t.lines}
-    return head, lines

@@ -13,7 +13,7 @@ import pytest
 
 import inductor_lens
 from inductor_lens.report import io as report_io
-from inductor_lens.report import lazy, written
+from inductor_lens.report import lazy
 from inductor_lens.views import html
 from inductor_lens.views.frontend import pack_report
 
@@ -22,12 +22,10 @@ NAMES = ["gpu_perf_gpt2_training.json", "gpu_memory_gpt2.json.gz", "gpu_metal_cu
 
 
 def _joined(report) -> bytes:
-    """What a writer that holds everything writes: the lines of ``compact_lines`` laid out at once."""
-    head, lines = written.compact_lines(report, report_io._dump)
-    del head["compiles"]
-    from inductor_lens.report.stream import layout_parts
+    """What a writer that holds everything writes: the two-step path's bytes (the whole plain tree, interned)."""
+    from inductor_lens.report import intern
 
-    return b"".join(layout_parts(head, lines, report_io._dump))
+    return report_io.encode(intern.compact(report_io.to_plain(report)))
 
 
 @pytest.mark.parametrize("name", NAMES)
