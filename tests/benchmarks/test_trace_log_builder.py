@@ -4,10 +4,12 @@ compares nothing), and each copy is a distinct compile."""
 
 import hashlib
 import importlib.util
+import os
 import pathlib
 import re
 import shutil
 import subprocess
+import sys
 
 import pytest
 
@@ -74,11 +76,15 @@ def test_each_copy_is_its_own_compile(built):
     assert len(big.kernels) == copies * len(one.kernels)
 
 
-@pytest.mark.skipif(shutil.which("tlparse") is None, reason="tlparse is not installed (pip install tlparse)")
+#: tlparse (a test dependency): beside this Python (the venv's bin, not always on the PATH), else on the PATH
+TLPARSE = shutil.which("tlparse", path=os.path.dirname(sys.executable)) or shutil.which("tlparse")
+
+
+@pytest.mark.skipif(TLPARSE is None, reason="tlparse is not installed (pip install tlparse, in the test extra)")
 def test_tlparse_reads_every_record_of_the_built_log_as_ok(built, tmp_path):
     out, _, _ = built
     proc = subprocess.run(
-        ["tlparse", str(out), "-o", str(tmp_path / "tl"), "--overwrite", "--no-browser"],
+        [TLPARSE, str(out), "-o", str(tmp_path / "tl"), "--overwrite", "--no-browser"],
         capture_output=True,
         text=True,
         timeout=300,
