@@ -440,11 +440,18 @@ def _module_of(buffer: LiveBuffer, fx: dict[str, GraphNode], fused: dict[str, Fu
     return f.module_stack[-1] if f is not None and f.module_stack else ""
 
 
-def freed_inputs(compile: Compile) -> list[int]:
-    """Bytes of the graph's inputs freed after each fused node (``Compile.fused_nodes`` order): a saved activation
-    or tangent of a backward (``GraphNode.role``; the boxed call hands it over, so nothing else holds it) that the
-    output code ``del``s is freed after the last fused node that reads it (one nothing reads, after the first).
-    A parameter or a user's argument is held by its caller: ``del`` frees nothing."""
+def freed_inputs(compile: Compile, forward: Optional[Compile] = None) -> list[int]:
+    """Bytes of the graph's inputs freed after each fused node (``Compile.fused_nodes`` order), as measured on the
+    H200 with torch's allocator history (``benchmarks/memory_history.py``):
+
+    - a saved tensor of a backward (``GraphNode.role``; AOTAutograd releases the saved tensors before the call)
+      that the output code ``del``s is freed after the last fused node that reads it (one nothing reads, after
+      the first); one whose storage a buffer reuses (``buf9 = reinterpret_tensor(mm_5, ...); del mm_5  # reuse``)
+      is freed after the last reader of that buffer, unless the graph returns it;
+    - a saved tensor the ``forward`` also returned to its caller (a model's logits: saved for the loss's backward
+      and returned in the model's output) stays held by that output: ``del`` frees nothing;
+    - a tangent is held by the caller (the autograd function's backward keeps the gradients it was called
+      with until the call returns), and a parameter or a user's argument by theirs: ``del`` frees nothing."""
     post = compile.graphs.get("post_grad")
     code = str(compile.output_code or "")
     out = [0] * len(compile.fused_nodes)
@@ -455,10 +462,67 @@ def freed_inputs(compile: Compile) -> list[int]:
         for r in n.reads:
             last[r] = i
     deleted = set(re.findall(r"^\s*del ([A-Za-z_]\w*)\s*$", code, re.M))
+    chains: dict[str, list[str]] = {}  # an input -> the buffers written into its storage
+    aliases = reuses(code)
+    for new in aliases:
+        seen, root = {new}, aliases[new]
+        while root in aliases and root not in seen:
+            seen.add(root)
+            root = aliases[root]
+        chains.setdefault(root, []).append(new)
+    returned = set(_returned_names(code))
+    held = _returned_to_caller(forward, post) if forward is not None else set()
     for g in post.nodes:
-        if g.op == "placeholder" and g.role in ("saved", "tangent") and g.name in deleted:
+        if g.op != "placeholder" or g.role != "saved" or g.name in held:
+            continue
+        chain = chains.get(g.name, [])
+        if g.name in deleted and not chain:
             out[last.get(g.name, 0)] += tensor_bytes(g) or 0
+        elif chain and not returned.intersection(chain):
+            out[max(last.get(b, 0) for b in [g.name, *chain])] += tensor_bytes(g) or 0
     return out
+
+
+def _returned(code: str) -> list[str]:
+    """The items of the ``return (...)`` of the output code's ``call``, as text, in order ([] when not found)."""
+    at = code.find("def call(")
+    m = re.compile(r"^[ \t]+return \((.*)\)[ \t]*$", re.M).search(code, at if at >= 0 else 0)
+    if not m:
+        return []
+    items, depth, cur = [], 0, []
+    for ch in m.group(1):
+        if ch == "," and depth == 0:
+            items.append("".join(cur).strip())
+            cur = []
+            continue
+        depth += ch in "([" and 1 or ch in ")]" and -1 or 0
+        cur.append(ch)
+    if "".join(cur).strip():
+        items.append("".join(cur).strip())
+    return items
+
+
+def _storage_name(item: str) -> str:
+    """The buffer an item of a ``return`` stands for (``reinterpret_tensor(buf8, ...)`` is ``buf8``)."""
+    m = re.match(r"(?:reinterpret_tensor\()?\s*([A-Za-z_]\w*)", item)
+    return m.group(1) if m else item
+
+
+def _returned_names(code: str) -> list[str]:
+    return [_storage_name(i) for i in _returned(code)]
+
+
+def _returned_to_caller(forward: Compile, backward_post) -> set[str]:
+    """The backward's saved inputs whose storage the forward also returned to its caller. The forward returns
+    its caller's outputs first and the tensors it saves for the backward last, in the backward's order (every
+    input of the backward but its tangents); nothing when the counts do not line up."""
+    items = _returned_names(str(forward.output_code or ""))
+    saved = [g for g in backward_post.nodes if g.op == "placeholder" and g.role != "tangent"]
+    n_user = len(items) - len(saved)
+    if not saved or n_user <= 0:
+        return set()
+    user = set(items[:n_user])
+    return {g.name for g, item in zip(saved, items[n_user:]) if item in user}
 
 
 def net_peak(points: list[MemoryPoint], freed: list[int]) -> tuple[Optional[int], str]:
@@ -486,9 +550,11 @@ def memory(
     inputs: dict[str, Optional[int]],
     backward: Optional[Compile] = None,
     device: str = "cpu",
+    forward: Optional[Compile] = None,
 ) -> Memory:
     """The ``Memory`` of ``compile`` from its buffers (see :func:`timeline`), the bytes of its graph inputs,
-    and (for the forward of a training step) the backward compile that reads what it saved."""
+    and (for the forward of a training step) the backward compile that reads what it saved, or (for a backward)
+    the forward that saved its inputs."""
     post = compile.graphs.get("post_grad")
     fx = {n.name: n for n in post.nodes} if post is not None else {}
     order = [n.name for n in compile.fused_nodes]
@@ -500,7 +566,7 @@ def memory(
     _, by_module = rollups(saved, fx, built)
     instances = repeat_instances(compile)
     nodes = {n.name: n for n in compile.fused_nodes}
-    freed = freed_inputs(compile)
+    freed = freed_inputs(compile, forward)
     net, net_node = net_peak(points, freed)
     m = Memory(
         net_peak_bytes=net,

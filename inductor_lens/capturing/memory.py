@@ -121,13 +121,19 @@ def read_buffers(nodes: Any) -> dict:
 
 
 def memory_of(
-    compile: Compile, facts: Optional[dict], backward: Optional[Compile], device: str = "cpu"
+    compile: Compile,
+    facts: Optional[dict],
+    backward: Optional[Compile],
+    device: str = "cpu",
+    forward: Optional[Compile] = None,
 ) -> Optional[Memory]:
     """``Compile.memory`` from ``read_buffers``' facts (None when they were not recorded) and, for a forward
-    graph of a training step, the backward compile that reads its saved tensors."""
+    graph of a training step, the backward compile that reads its saved tensors (for a backward, its forward)."""
     if facts is None:
         return None
-    return analysis.memory(compile, facts["buffers"], facts.get("inputs") or {}, backward, device=device)
+    return analysis.memory(
+        compile, facts["buffers"], facts.get("inputs") or {}, backward, device=device, forward=forward
+    )
 
 
 def measure_peaks(report: Any, step: Any, on_gpu: bool) -> Any:

@@ -56,3 +56,29 @@ def test_cudnn_attention_is_judged_against_the_bf16_roof_like_its_backward(repor
             assert "fp32" not in (judged["verdict"] or "") and "above" not in (judged["verdict"] or ""), judged
             assert judged["peak_fraction"] is not None and 0 < judged["peak_fraction"] <= 1, judged
     assert seen >= 8
+
+
+def test_the_memory_estimate_is_the_allocators_peak_net_of_what_the_caller_holds(report):
+    """Each graph's estimate (live bytes less the inputs it frees) against the peak measured around its call on the
+    H200: within 1%. The backward's inputs that ``del`` does not free were found with torch's allocator history
+    (benchmarks/memory_history.py): the tangents (the autograd function holds them for the call; here the logits'
+    tangent, 501 MiB of zeros), the logits saved for the loss and also returned in the model's output (held by
+    it), and the four MLP products whose storage a buffer reuses (``del mm_5  # reuse``), freed with that buffer.
+    The old rule freed the first two and not the last: 0.82 of the measured peak on 4 layers, 1.068 on 32."""
+    from inductor_lens.analysis.memory import freed_inputs, net_peak, tensor_bytes
+    from inductor_lens.report.finish import pair_backward
+
+    backs = pair_backward(report.compiles)
+    fwd = next(c for c in report.compiles if c.graph_kind == "forward")
+    bwd = backs[fwd.id]
+    for c, forward in ((fwd, None), (bwd, fwd)):
+        freed = freed_inputs(c, forward)
+        net, _ = net_peak(c.memory.timeline, freed)
+        assert c.memory.net_peak_bytes == net  # the fixture carries what the rule gives
+        assert abs(net / c.memory.measured_peak_bytes - 1) <= 0.01, (c.id, net, c.memory.measured_peak_bytes)
+    post = bwd.graphs["post_grad"]
+    logits_tangent = max((g for g in post.nodes if g.role == "tangent"), key=lambda g: tensor_bytes(g) or 0)
+    assert tensor_bytes(logits_tangent) == 2048 * 128256 * 2  # bf16 logits: its tangent is not freed
+    # without the forward, the logits saved for the backward count as freed: the estimate drops by their bytes
+    alone = sum(freed_inputs(bwd)) - sum(freed_inputs(bwd, fwd))
+    assert alone == 2048 * 128256 * 2

@@ -153,12 +153,15 @@ def test_mlp_timeline_matches_the_output_codes_allocations(mlp_step):
 
 
 def test_the_net_peak_leaves_out_the_inputs_a_backward_frees_on_the_way(mlp_step):
-    """The MLP's backward output code ``del``s its saved ``addmm_1`` and ``div`` and ``tangents_1`` (128 B each)
-    after ``op7_op8``, their last reader; ``relu``'s storage is reused (``buf12 = relu; del relu``) and the
-    parameters and the user's input stay with their callers. So the allocator's peak above its level at the call
-    is 3296 - 384 = 2912 B at op13; the forward frees none of its inputs."""
+    """The MLP's backward output code ``del``s its saved ``addmm_1``, ``div`` and ``tangents_1`` (128 B each):
+    ``addmm_1`` is freed after ``op7_op8``, its last reader; ``div`` is also the model's output, which the caller
+    holds; ``tangents_1`` is held by the autograd function for the call. ``relu``'s storage is reused
+    (``buf12 = relu; del relu  # reuse``) and freed with ``buf12`` after ``op14``; the parameters and the user's
+    input stay with their callers. So the allocator's peak above its level at the call is 3296 - 128 = 3168 B at
+    op13 (the rule measured on the H200: tests/analysis/test_llama8b_fixture.py); the forward frees none of its
+    inputs."""
     fwd, bwd = _pair(mlp_step[0])
-    assert (bwd.memory.freed_input_bytes, bwd.memory.net_peak_bytes, bwd.memory.net_peak_node) == (384, 2912, "op13")
+    assert (bwd.memory.freed_input_bytes, bwd.memory.net_peak_bytes, bwd.memory.net_peak_node) == (640, 3168, "op13")
     assert (fwd.memory.freed_input_bytes, fwd.memory.net_peak_bytes) == (0, fwd.memory.peak_bytes)
     assert bwd.memory.estimate_ratio is None  # nothing measured on a CPU
 
