@@ -4,7 +4,7 @@
     python3 benchmarks/llama8b.py lens OUTDIR       # inspect(..., backward=True, profile=True) under the lens
     # options of both: --checkpoint (torch.utils.checkpoint around each layer), --autotune
     # (mode="max-autotune-no-cudagraphs"); plain: --steps N (N steps, for `inductor-lens run --profile`);
-    # lens: --layers 4,32 (the depths captured, each written as a report)
+    # --layers 4,32 (lens: the depths captured, each written as a report; plain: the deepest of them)
     python3 -m inductor_lens run --profile --json OUT/run.json -o OUT/run.html benchmarks/llama8b.py plain OUTDIR --steps 3
 
 Each mode in a fresh process with fresh Inductor and Triton caches (the caller sets TORCHINDUCTOR_CACHE_DIR and
@@ -55,7 +55,7 @@ def _variant() -> str:
 
 
 def plain(out: str) -> dict:
-    model, ids = model_and_ids()
+    model, ids = model_and_ids(max(OPTS["layers"]))  # 32 unless --layers says
     compiled = _compile(model)
     torch.cuda.reset_peak_memory_stats()
     steps = []
@@ -69,6 +69,7 @@ def plain(out: str) -> dict:
     return {
         "mode": "plain",
         "variant": _variant(),
+        "layers": max(OPTS["layers"]),
         "first_step_s": round(steps[0], 1),
         "later_steps_s": steps[1:],
         "cuda_peak_bytes": torch.cuda.max_memory_allocated(),
@@ -135,6 +136,7 @@ def lens(out: str) -> dict:
                 if c.memory is not None
             ],
         }
+        print(json.dumps(f), flush=True)  # the figures first: a page that cannot be written loses none of them
         t = time.perf_counter()
         page = os.path.join(out, f"{name}.html")
         report.save_html(page)

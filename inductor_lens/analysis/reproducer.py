@@ -15,9 +15,11 @@ How each kind of kernel runs, as the output code runs it:
   the autotuner keeps only the config the report recorded (block sizes, ``num_warps``, ``num_stages``), so no
   benchmarking happens, and ``.run(*args, stream=...)`` launches it with Inductor's launcher, which works out the
   grid from the config (the recorded grid is printed beside it). Times are device times from the profiler, as
-  ``inspect(..., profile=True)`` measures them, with the L2 cache flushed before each run (``--l2 hot`` keeps
-  it; ``--l2 both`` prints both): in a step a kernel mostly reads tensors written long enough before to have
-  left the cache, while a loop over one kernel would find its inputs in L2).
+  ``inspect(..., profile=True)`` measures them. The L2 cache before each timed run is as the step left it where
+  the report says so (``--l2 step``, the default): flushed, then the arguments that earlier launches of the same
+  output code wrote are written again, those that still fit in the L2 after what was written since (a kernel of a
+  step reads a buffer the kernel before it just wrote from L2, and a weight or a long-ago activation from HBM).
+  ``--l2 cold`` only flushes, ``--l2 hot`` keeps the last run's data, ``--l2 all`` prints the three.
 - Extern kernels: the aten op the output code calls (``extern_kernels.mm`` is ``torch.mm``), with the same
   arguments and keywords.
 
@@ -76,9 +78,11 @@ def reproducer(report: Report, kernel: Union[str, Kernel], runs: int = RUNS, war
     >>> open("kernel.py", "w").write(script)                       # then: python kernel.py
     """
     k, compile_id = find_kernel(report, kernel)
+    compile_ = next((c for c in report.compiles if c.id == compile_id), None)
     return kernel_script(
         k,
         compile_id=compile_id,
+        written=written_before(launch_order(compile_.kernels, compile_.output_code), k) if compile_ else [],
         device=report.device,
         torch_version=report.torch_version,
         title=report.title,
@@ -96,8 +100,10 @@ def kernel_script(
     title: str = "",
     runs: int = RUNS,
     warmup: int = WARMUP,
+    written: Union[list, tuple] = (),
 ) -> str:
-    """:func:`reproducer` for one kernel and the facts of its report it needs (``device``: the report's)."""
+    """:func:`reproducer` for one kernel and the facts of its report it needs (``device``: the report's;
+    ``written``: :func:`written_before` of the kernel in its compile)."""
     launch = k.launch
     if launch is None:
         raise ReproducerError(f"kernel {k.name!r} has no recorded launch (capture it with this inductor_lens version)")
@@ -118,7 +124,7 @@ def kernel_script(
         runs=int(runs),
         warmup=int(warmup),
     )
-    args = _args_code(launch, bound)
+    args = _args_code(launch, bound) + _written_code(launch, written)
     if k.language == "cpp":
         body = _cpp(k, launch)
     elif k.language == "triton":
@@ -206,6 +212,85 @@ def _args_code(launch: KernelLaunch, bound: int) -> str:
     return "\n".join(lines) + "\n"
 
 
+_ITEMSIZE = {"float64": 8, "int64": 8, "uint64": 8, "complex64": 8, "float32": 4, "int32": 4, "uint32": 4}
+_ITEMSIZE.update({"float16": 2, "bfloat16": 2, "int16": 2, "uint16": 2, "bool": 1, "int8": 1, "uint8": 1})
+
+
+def _nbytes(a: LaunchArg) -> int:
+    """Bytes a tensor argument spans (its extent times the item size); 0 where sizes are unknown."""
+    try:
+        shape, stride = _sizes(a, "shape"), _sizes(a, "stride")
+    except ReproducerError:
+        return 0
+    if not shape:
+        return _ITEMSIZE.get(a.dtype or "", 4)
+    if any(s <= 0 for s in shape):
+        return 0
+    return (1 + sum((s - 1) * st for s, st in zip(shape, stride))) * _ITEMSIZE.get(a.dtype or "", 4)
+
+
+def _writes(k: Kernel) -> list[LaunchArg]:
+    """The tensor arguments a launch writes: a Triton kernel's ``out_ptr``/``in_out_ptr`` parameters, an extern
+    call's ``out=``."""
+    if k.launch is None:
+        return []
+    return [
+        a
+        for a in k.launch.args
+        if a.shape is not None and (a.param.startswith(("out_ptr", "in_out_ptr")) or a.keyword == "out")
+    ]
+
+
+def launch_order(kernels: list[Kernel], output_code: str) -> list[Kernel]:
+    """The kernels of one compile in the order its output code launches them (by their first call line); those
+    whose call is not found in ``output_code`` are left out."""
+    placed = []
+    for other in kernels:
+        if other.launch is not None and other.launch.call:
+            at = output_code.find(other.launch.call)
+            if at >= 0:
+                placed.append((at, other))
+    return [other for _, other in sorted(placed, key=lambda p: p[0])]
+
+
+#: The walk back through earlier launches stops once they wrote this much: no L2 cache holds more.
+_L2_MAX_BYTES = 1 << 30
+
+
+def written_before(order: list[Kernel], k: Kernel) -> list[tuple[Union[int, str], int]]:
+    """The tensor arguments of ``k`` that an earlier launch of the same output code wrote (``order``:
+    :func:`launch_order`): ``(position or keyword, bytes the launches between wrote)``, the most recent writer
+    counted, as long as those bytes could still be in an L2 cache.
+
+    The reproducer's ``--l2 step`` writes these again after flushing the L2, those that fit with what was written
+    since, so that the kernel finds in the cache what it found there in the step."""
+    at = next((i for i, other in enumerate(order) if other is k), None)
+    if at is None or k.launch is None:
+        return []
+    wanted = {}
+    for i, a in enumerate(k.launch.args):
+        if a.shape is not None and not a.param.startswith("out_ptr") and a.keyword != "out":
+            wanted.setdefault(a.name, a.keyword or sum(1 for b in k.launch.args[:i] if not b.keyword))
+    out, since = [], 0
+    for other in reversed(order[:at]):
+        if not wanted or since > _L2_MAX_BYTES:
+            break
+        writes = _writes(other)
+        for a in writes:
+            if a.name in wanted:
+                out.append((wanted.pop(a.name), since))
+        since += sum(_nbytes(a) for a in writes)
+    return out
+
+
+def _written_code(launch: KernelLaunch, written) -> str:
+    return (
+        "\n\n# Arguments earlier launches of the step wrote just before: (position or keyword, bytes written since).\n"
+        "# --l2 step writes them again after the flush, those that fit in the L2 with what was written since.\n"
+        f"WRITTEN_BEFORE = {[tuple(w) for w in written]!r}\n"
+    )
+
+
 def _cpp(k: Kernel, launch: KernelLaunch) -> str:
     if launch.arg_types is None:
         raise ReproducerError(f"kernel {k.name!r}: the C++ argument types were not recorded")
@@ -276,7 +361,7 @@ _HEAD = '''#!/usr/bin/env python3
 Runs the kernel on arguments with the recorded shapes, strides and dtypes (random values), checks that it wrote
 something, times it and prints one line. It imports torch only.
 
-    python this_file.py [--runs N] [--warmup N] [--l2 cold|hot|both]
+    python this_file.py [--runs N] [--warmup N] [--l2 step|cold|hot|all]
 """
 
 import argparse
@@ -328,8 +413,40 @@ def _l2_flush():
     """A buffer twice the device's L2 cache (256 MB where unknown), zeroed before each timed run: the kernel
     then reads its inputs from HBM, as a kernel of a step does when the tensors it reads were written long
     enough before (what triton.testing.do_bench does too)."""
-    l2 = getattr(torch.cuda.get_device_properties(torch.device(DEVICE)), "L2_cache_size", 0) or 128 << 20
-    return torch.empty(2 * l2 // 4, dtype=torch.int32, device=DEVICE)
+    return torch.empty(2 * _l2_bytes() // 4, dtype=torch.int32, device=DEVICE)
+
+
+def _l2_bytes():
+    return getattr(torch.cuda.get_device_properties(torch.device(DEVICE)), "L2_cache_size", 0) or 128 << 20
+
+
+def _rewrite(t):
+    """Writes ``t``'s storage again with its own bytes (one kernel): its lines are then in the L2, as after the
+    launch of the step that wrote it."""
+    flat = torch.empty(0, dtype=torch.uint8, device=t.device).set_(t.untyped_storage())
+    flat.mul_(1)
+
+
+def _prepare(mode, args, kwargs):
+    """What runs before each timed run for an L2 ``mode``: nothing (hot), the flush (cold), or the flush then the
+    arguments the step wrote just before that still fit in the L2 (step), oldest first."""
+    if mode == "hot":
+        return None
+    flush = _l2_flush()
+    room = _l2_bytes()
+    again = []
+    for where, since in sorted(WRITTEN_BEFORE, key=lambda w: -w[1]) if mode == "step" else ():
+        t = kwargs.get(where) if isinstance(where, str) else args[where]
+        size = t.untyped_storage().nbytes() if isinstance(t, torch.Tensor) else 0
+        if isinstance(t, torch.Tensor) and since + size <= room:
+            again.append(t)
+
+    def prepare():
+        flush.zero_()
+        for t in again:
+            _rewrite(t)
+
+    return prepare
 
 
 def _device_events(prof):
@@ -339,10 +456,10 @@ def _device_events(prof):
     )
 
 
-def times_us(run, args, kwargs, runs, l2="cold"):
+def times_us(run, args, kwargs, runs, l2="step"):
     """Per-run times in microseconds: device time from the profiler on a GPU (as the report measures it), with
-    the L2 cache flushed before each run (``l2="cold"``) or holding the last run's data (``"hot"``); wall time of
-    the call on the CPU."""
+    the L2 cache before each run as ``l2`` says (``_prepare``: step, cold, hot); wall time of the call on the
+    CPU."""
     if not DEVICE.startswith("cuda"):
         out = []
         for _ in range(runs):
@@ -352,19 +469,19 @@ def times_us(run, args, kwargs, runs, l2="cold"):
         return out
     from torch.profiler import ProfilerActivity, profile
 
-    flush = _l2_flush() if l2 == "cold" else None
-    skip = 0  # the device events of one flush, dropped from each run's events
-    if flush is not None:
+    prepare = _prepare(l2, args, kwargs)
+    skip = 0  # the device events of one preparation, dropped from each run's events
+    if prepare is not None:
         _sync()
         with profile(activities=[ProfilerActivity.CUDA]) as prof:
-            flush.zero_()
+            prepare()
             _sync()
         skip = len(_device_events(prof))
     _sync()
     with profile(activities=[ProfilerActivity.CUDA]) as prof:
         for _ in range(runs):
-            if flush is not None:
-                flush.zero_()
+            if prepare is not None:
+                prepare()
             run(args, kwargs)
         _sync()
     events = _device_events(prof)
@@ -373,8 +490,8 @@ def times_us(run, args, kwargs, runs, l2="cold"):
         return [sum(e.time_range.elapsed_us() for e in events[i * per + skip : (i + 1) * per]) for i in range(runs)]
     out = []  # the profiler saw no device kernels (or not the same number each run): CUDA events
     for _ in range(runs):
-        if flush is not None:
-            flush.zero_()
+        if prepare is not None:
+            prepare()
         start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
         start.record()
         run(args, kwargs)
@@ -389,8 +506,9 @@ def main():
     p.add_argument("--runs", type=int, default=RUNS)
     p.add_argument("--warmup", type=int, default=WARMUP)
     p.add_argument(
-        "--l2", choices=("cold", "hot", "both"), default="cold",
-        help="GPU: flush the L2 cache before each run (cold, the default), keep it (hot), or time both",
+        "--l2", choices=("step", "cold", "hot", "all", "both"), default="step",
+        help="GPU: the L2 cache before each run as in the step (step, the default: flushed, then what the launches "
+        "just before wrote), flushed (cold), holding the last run's data (hot); all: the three; both: cold and hot",
     )  # fmt: skip
     opts = p.parse_args()
     torch.manual_seed(0)
@@ -400,7 +518,7 @@ def main():
     for _ in range(opts.warmup):
         run(args, kwargs)
     _sync()
-    modes = ["cold", "hot"] if opts.l2 == "both" else [opts.l2]
+    modes = {"all": ["step", "cold", "hot"], "both": ["cold", "hot"]}.get(opts.l2, [opts.l2])
     if not DEVICE.startswith("cuda"):
         modes = [None]
     lines = []

@@ -14,7 +14,7 @@ import re
 from collections import defaultdict
 from typing import Any, Optional
 
-from ..analysis.reproducer import ReproducerError, kernel_script
+from ..analysis.reproducer import ReproducerError, kernel_script, launch_order, written_before
 from ..report import rules
 from ..report.built import mark_built
 from ..report.finish import finish_compile, mark_same_graphs
@@ -450,7 +450,8 @@ class _GraphBuilder:
                         "nodes it implements",
                     )
                 )
-        return [launches.script(k) for k in kernels], node_kernel
+        order = launch_order(kernels, rec.output_code or "")
+        return [launches.script(k, order) for k in kernels], node_kernel
 
     def _kernel_info(self) -> dict:
         """``triton_kernel_info`` artifacts of this compile: per-kernel compile time and cache facts."""
@@ -805,10 +806,13 @@ def _with_memory(compiles: list[Compile], facts: list[Optional[dict]], device: s
     from .memory import memory_of
 
     backs = pair_backward(compiles)
+    fronts = {b.id: fid for fid, b in backs.items()}
+    by_id = {c.id: c for c in compiles}
     out = []
     for c, f in zip(compiles, facts):
         try:
-            c = dataclasses.replace(c, memory=memory_of(c, f, backs.get(c.id), device=device))
+            front = by_id.get(fronts.get(c.id, ""))
+            c = dataclasses.replace(c, memory=memory_of(c, f, backs.get(c.id), device=device, forward=front))
         except Exception as e:
             diagnostics.append(
                 Diagnostic(
@@ -1172,8 +1176,9 @@ class _Launches:
                 )
             )
 
-    def script(self, k: Kernel) -> Kernel:
-        """``k`` with its reproducer (``analysis.reproducer``) when one can be written."""
+    def script(self, k: Kernel, order: list[Kernel]) -> Kernel:
+        """``k`` with its reproducer (``analysis.reproducer``) when one can be written (``order``: its compile's
+        kernels as the output code launches them, for the arguments the launches before it wrote)."""
         if k.launch is None:
             return k
         try:
@@ -1182,6 +1187,7 @@ class _Launches:
                 compile_id=f"{self.rec.compile_id} {self.rec.graph_kind}",
                 device=self.device,
                 torch_version=self.torch,
+                written=written_before(order, k),
             )
         except ReproducerError:
             return k

@@ -238,6 +238,29 @@ def test_triton_scripts_from_the_h200_output_code():
             assert f"REPORT_US = {k.profile['per_call_us']!r}" in script
 
 
+def test_step_l2_writes_again_what_the_launches_just_before_wrote():
+    """``--l2 step`` (the scripts' default): after the flush, the arguments that earlier launches of the same
+    output code wrote are written again, those that fit in the L2 with what was written since. In the H200 GPT-2
+    block's backward, ``triton_red_fused_native_layer_norm_backward_view_1`` reads ``buf1``, the ``out=`` of
+    ``extern_kernels.mm[buf1]`` two launches before; the launch between wrote ``buf4`` (4096 x 768 fp32, 12 MiB)."""
+    from inductor_lens.analysis.reproducer import launch_order, written_before
+
+    report = inductor_lens.load(FIXTURES / "gpu_metal_gpt2_ir.json.gz")
+    bwd = next(c for c in report.compiles if c.graph_kind == "backward")
+    order = launch_order(bwd.kernels, bwd.output_code)
+    assert len(order) == len(bwd.kernels) and order[0].name == "extern_kernels.mm[buf0]"
+    k = next(k for k in bwd.kernels if k.name == "triton_red_fused_native_layer_norm_backward_view_1")
+    assert written_before(order, k) == [(0, 4096 * 768 * 4)]
+    assert written_before(order, order[0]) == []  # nothing ran before the first launch
+    # an extern call's out= is what it writes: the mm after the layer norm's backward reads its buf4 right away
+    mm = next(k for k in bwd.kernels if k.name == "extern_kernels.mm[buf9]")
+    assert [a.name for a in mm.launch.args][0] == "buf4" and written_before(order, mm)[0][0] == 0
+    script = reproducer(report, k)
+    assert f"WRITTEN_BEFORE = [(0, {4096 * 768 * 4})]" in script
+    assert 'default="step"' in script
+    ast.parse(script)
+
+
 def test_old_reports_and_unknown_kernels_say_why(training_report, sin_cos_report, tmp_path, capsys):
     import dataclasses
 
