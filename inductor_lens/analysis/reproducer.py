@@ -32,9 +32,10 @@ from __future__ import annotations
 
 import ast
 import re
-from typing import Union
+from typing import Optional, Union
 
 from ..report.model import Kernel, KernelLaunch, LaunchArg, Report
+from .memory import reuses
 
 #: Warm-up and timed runs of a script unless ``--warmup`` / ``--runs`` say otherwise.
 WARMUP, RUNS = 20, 200
@@ -82,7 +83,9 @@ def reproducer(report: Report, kernel: Union[str, Kernel], runs: int = RUNS, war
     return kernel_script(
         k,
         compile_id=compile_id,
-        written=written_before(launch_order(compile_.kernels, compile_.output_code), k) if compile_ else [],
+        written=written_before(launch_order(compile_.kernels, compile_.output_code), k, reuses(compile_.output_code))
+        if compile_
+        else [],
         device=report.device,
         torch_version=report.torch_version,
         title=report.title,
@@ -257,28 +260,40 @@ def launch_order(kernels: list[Kernel], output_code: str) -> list[Kernel]:
 _L2_MAX_BYTES = 1 << 30
 
 
-def written_before(order: list[Kernel], k: Kernel) -> list[tuple[Union[int, str], int]]:
+def written_before(
+    order: list[Kernel], k: Kernel, aliases: Optional[dict[str, str]] = None
+) -> list[tuple[Union[int, str], int]]:
     """The tensor arguments of ``k`` that an earlier launch of the same output code wrote (``order``:
     :func:`launch_order`): ``(position or keyword, bytes the launches between wrote)``, the most recent writer
-    counted, as long as those bytes could still be in an L2 cache.
+    counted, as long as those bytes could still be in an L2 cache. ``aliases`` (``{new: old}``, the output code's
+    ``# reuse`` lines, ``analysis.memory.reuses``): a buffer written into a dead one's storage is that storage.
 
     The reproducer's ``--l2 step`` writes these again after flushing the L2, those that fit with what was written
     since, so that the kernel finds in the cache what it found there in the step."""
     at = next((i for i, other in enumerate(order) if other is k), None)
     if at is None or k.launch is None:
         return []
+    aliases = aliases or {}
+
+    def storage(name: str) -> str:
+        seen = set()
+        while name in aliases and name not in seen:
+            seen.add(name)
+            name = aliases[name]
+        return name
+
     wanted = {}
     for i, a in enumerate(k.launch.args):
         if a.shape is not None and not a.param.startswith("out_ptr") and a.keyword != "out":
-            wanted.setdefault(a.name, a.keyword or sum(1 for b in k.launch.args[:i] if not b.keyword))
+            wanted.setdefault(storage(a.name), a.keyword or sum(1 for b in k.launch.args[:i] if not b.keyword))
     out, since = [], 0
     for other in reversed(order[:at]):
         if not wanted or since > _L2_MAX_BYTES:
             break
         writes = _writes(other)
         for a in writes:
-            if a.name in wanted:
-                out.append((wanted.pop(a.name), since))
+            if storage(a.name) in wanted:
+                out.append((wanted.pop(storage(a.name)), since))
         since += sum(_nbytes(a) for a in writes)
     return out
 

@@ -14,6 +14,7 @@ import re
 from collections import defaultdict
 from typing import Any, Optional
 
+from ..analysis.memory import reuses
 from ..analysis.reproducer import ReproducerError, kernel_script, launch_order, written_before
 from ..report import rules
 from ..report.built import mark_built
@@ -450,8 +451,8 @@ class _GraphBuilder:
                         "nodes it implements",
                     )
                 )
-        order = launch_order(kernels, rec.output_code or "")
-        return [launches.script(k, order) for k in kernels], node_kernel
+        order, aliases = launch_order(kernels, rec.output_code or ""), reuses(rec.output_code or "")
+        return [launches.script(k, order, aliases) for k in kernels], node_kernel
 
     def _kernel_info(self) -> dict:
         """``triton_kernel_info`` artifacts of this compile: per-kernel compile time and cache facts."""
@@ -1176,9 +1177,10 @@ class _Launches:
                 )
             )
 
-    def script(self, k: Kernel, order: list[Kernel]) -> Kernel:
+    def script(self, k: Kernel, order: list[Kernel], aliases: dict[str, str]) -> Kernel:
         """``k`` with its reproducer (``analysis.reproducer``) when one can be written (``order``: its compile's
-        kernels as the output code launches them, for the arguments the launches before it wrote)."""
+        kernels as the output code launches them, for the arguments the launches before it wrote; ``aliases``: its
+        ``# reuse`` lines)."""
         if k.launch is None:
             return k
         try:
@@ -1187,7 +1189,7 @@ class _Launches:
                 compile_id=f"{self.rec.compile_id} {self.rec.graph_kind}",
                 device=self.device,
                 torch_version=self.torch,
-                written=written_before(order, k),
+                written=written_before(order, k, aliases),
             )
         except ReproducerError:
             return k

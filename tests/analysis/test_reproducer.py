@@ -261,6 +261,24 @@ def test_step_l2_writes_again_what_the_launches_just_before_wrote():
     ast.parse(script)
 
 
+def test_step_l2_follows_a_buffer_into_the_storage_it_reuses():
+    """In the 4-layer Llama backward (H200), ``buf7 = reinterpret_tensor(buf3, ...); del buf3  # reuse``: the
+    kernel that reads and writes ``buf7`` (``in_out_ptr0``) finds in the L2 what ``extern_kernels.mm[buf3]``
+    wrote into that storage; named apart, they were not matched."""
+    from inductor_lens.analysis.memory import reuses
+    from inductor_lens.analysis.reproducer import launch_order, written_before
+
+    report = inductor_lens.load(FIXTURES / "gpu_llama8b_4layers_training.json.gz")
+    bwd = next(c for c in report.compiles if c.graph_kind == "backward")
+    order, aliases = launch_order(bwd.kernels, bwd.output_code), reuses(bwd.output_code)
+    assert aliases["buf7"] == "buf3"
+    k = next(k for k in order if k.launch.args[0].name == "buf7" and k.launch.args[0].param == "in_out_ptr0")
+    assert written_before(order, k) == []
+    (where, since), *_ = written_before(order, k, aliases)
+    assert where == 0 and since < 1 << 20  # the mm that wrote buf3 ran a few small launches before
+    assert "WRITTEN_BEFORE = [(0, " in reproducer(report, k)
+
+
 def test_old_reports_and_unknown_kernels_say_why(training_report, sin_cos_report, tmp_path, capsys):
     import dataclasses
 
