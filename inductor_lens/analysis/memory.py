@@ -96,6 +96,16 @@ def reuses(output_code: str) -> dict[str, str]:
     return {m.group(1): m.group(2) for m in _REUSE.finditer(output_code or "")}
 
 
+def storage_root(name: str, aliases: dict[str, str]) -> str:
+    """The buffer (or graph input) whose storage ``name`` is, following the chain of ``aliases`` (new -> old,
+    from :func:`reuses`)."""
+    seen = set()
+    while name in aliases and name not in seen:
+        seen.add(name)
+        name = aliases[name]
+    return name
+
+
 _REUSE = re.compile(r"^[ \t]*(\w+) = (?:reinterpret_tensor\()?(\w+)\b[^\n]*; del \2[ \t]*# reuse", re.M)
 
 
@@ -112,11 +122,7 @@ def _storages(buffers: list[dict], aliases: dict[str, str], made: Optional[set[s
     by_name = {b["name"]: b for b in buffers}
 
     def root(name: str) -> str:
-        seen = set()
-        while name in aliases and name not in seen:
-            seen.add(name)
-            name = aliases[name]
-        return name
+        return storage_root(name, aliases)
 
     merged: dict[str, dict] = {}
     out: list[dict] = []
@@ -465,11 +471,7 @@ def freed_inputs(compile: Compile, forward: Optional[Compile] = None) -> list[in
     chains: dict[str, list[str]] = {}  # an input -> the buffers written into its storage
     aliases = reuses(code)
     for new in aliases:
-        seen, root = {new}, aliases[new]
-        while root in aliases and root not in seen:
-            seen.add(root)
-            root = aliases[root]
-        chains.setdefault(root, []).append(new)
+        chains.setdefault(storage_root(new, aliases), []).append(new)
     returned = set(_returned_names(code))
     held = _returned_to_caller(forward, post) if forward is not None else set()
     for g in post.nodes:

@@ -35,7 +35,7 @@ import re
 from typing import Optional, Union
 
 from ..report.model import Kernel, KernelLaunch, LaunchArg, Report
-from .memory import reuses
+from .memory import reuses, storage_root
 
 #: Warm-up and timed runs of a script unless ``--warmup`` / ``--runs`` say otherwise.
 WARMUP, RUNS = 20, 200
@@ -276,11 +276,7 @@ def written_before(
     aliases = aliases or {}
 
     def storage(name: str) -> str:
-        seen = set()
-        while name in aliases and name not in seen:
-            seen.add(name)
-            name = aliases[name]
-        return name
+        return storage_root(name, aliases)
 
     wanted = {}
     for i, a in enumerate(k.launch.args):
