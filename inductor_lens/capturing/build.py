@@ -468,40 +468,50 @@ class _GraphBuilder:
         """``kernels`` with the autotuning results on the kernel that reads the tuned op's inputs: the chosen
         template or extern kernel. ``metadata.autotune = {op, fastest, choices: [{name, description,
         time_ms}]}``; which choice the kernel came from (``chosen``) is worked out by ``_finish``. New kernels
-        where results go (``dataclasses.replace``), never a change to a built one."""
+        where results go (``dataclasses.replace``), never a change to a built one. A kernel the output code calls
+        at several places (``call_sites``: a template emitted once for a matmul of each of a model's layers) takes
+        one autotuning per place, matched by the reads of that place's fused nodes; the first it takes is shown."""
         reads = {fn.name: set(fn.reads) for fn in self.rec.post_fusion}
         read_anywhere = set().union(*reads.values()) if reads else set()
         kernels = list(kernels)
-        used: set[str] = set()
+        used: set[tuple[str, int]] = set()  # (kernel, call site) that took an autotuning
         for tune in self.rec.autotune:
             # inputs no fused node reads as a buffer are constants (frozen parameters, packed weights under
             # freezing): the kernel reads them too, but not as a scheduler buffer
             inputs = set(tune.get("inputs") or []) & read_anywhere
-            for i, k in enumerate(kernels):
-                if k.name in used:
-                    continue
-                kreads = set().union(*(reads.get(f, set()) for f in k.fused_nodes)) if k.fused_nodes else set()
-                if inputs and inputs <= kreads:
-                    choices = tune.get("choices", [])
-                    # the fastest choice alone is not always what Inductor emits: with epilogue fusion a
-                    # template can win overall, so both are stated
-                    autotune = {
-                        "op": tune.get("op"),
-                        "fastest": choices[0]["name"] if choices else None,
-                        "choices": choices,
-                    }
-                    kernels[i] = dataclasses.replace(k, metadata={**k.metadata, "autotune": autotune})
-                    used.add(k.name)
-                    break
-            else:
-                self.diagnostics.append(
-                    Diagnostic(
-                        "autotune_unlinked",
-                        f"{self.rec.compile_id} {self.rec.graph_kind}: "
-                        f"autotuning of {tune.get('op')} could not be tied to a kernel",
-                    )
+            if self._link_autotune(kernels, tune, inputs, reads, used):
+                continue
+            self.diagnostics.append(
+                Diagnostic(
+                    "autotune_unlinked",
+                    f"{self.rec.compile_id} {self.rec.graph_kind}: "
+                    f"autotuning of {tune.get('op')} could not be tied to a kernel",
                 )
+            )
         return kernels
+
+    @staticmethod
+    def _link_autotune(kernels: list[Kernel], tune: dict, inputs: set, reads: dict, used: set) -> bool:
+        for i, k in enumerate(kernels):
+            sites = k.call_sites or [k.fused_nodes]
+            for j, site in enumerate(sites):
+                if (k.name, j) in used:
+                    continue
+                site_reads = set().union(*(reads.get(f, set()) for f in site)) if site else set()
+                if inputs and inputs <= site_reads:
+                    used.add((k.name, j))
+                    if "autotune" not in k.metadata:
+                        choices = tune.get("choices", [])
+                        # the fastest choice alone is not always what Inductor emits: with epilogue fusion a
+                        # template can win overall, so both are stated
+                        autotune = {
+                            "op": tune.get("op"),
+                            "fastest": choices[0]["name"] if choices else None,
+                            "choices": choices,
+                        }
+                        kernels[i] = dataclasses.replace(k, metadata={**k.metadata, "autotune": autotune})
+                    return True
+        return False
 
     def _torch_provenance(self) -> list[tuple[str, list[str]]]:
         """Torch's own kernel -> post-grad mapping (when provenance tracking is on), in debug-handle order."""

@@ -92,3 +92,31 @@ def test_autotune_results_go_on_a_new_kernel_never_into_a_built_one():
         "choices": [{"name": "triton_mm_1", "time_ms": 0.01}],
     }
     assert [d.code for d in diagnostics] == ["autotune_unlinked"]
+
+
+def test_a_kernel_called_at_several_places_takes_one_autotuning_per_place():
+    """max-autotune on a 4-layer Llama (H200): a Triton template emitted once and called for each layer's matmul
+    took the first layer's autotuning, and the others were said to be tied to no kernel (7 ``autotune_unlinked``).
+    Each call site (its fused nodes' reads) takes one; a third autotuning of the same inputs has no place left."""
+    from inductor_lens.capturing.build import _GraphBuilder
+    from inductor_lens.capturing.raw import Raw, RawGraph, RawSchedNode
+    from inductor_lens.report.model import Kernel
+
+    nodes = [
+        RawSchedNode(f"op{i}", "template", ["mm"], ["mm"], reads=[x, w], writes=[f"buf{i}"], outputs=[f"buf{i}"])
+        for i, (x, w) in enumerate([("x0", "w0"), ("x1", "w1")])
+    ]
+    rec = RawGraph(key=0, compile_id="0/0", graph_kind="forward", start_us=0.0, post_fusion=nodes)
+    tune = {"op": "mm", "choices": [{"name": "triton_mm_1", "time_ms": 0.01}]}
+    rec.autotune = [dict(tune, inputs=["x0", "w0"]), dict(tune, inputs=["x1", "w1"]), dict(tune, inputs=["x1", "w1"])]
+    template = Kernel(
+        name="triton_tem_fused_mm_0",
+        language="triton",
+        source="",
+        fused_nodes=["op0", "op1"],
+        call_sites=[["op0"], ["op1"]],
+    )
+    diagnostics: list = []
+    kernels = _GraphBuilder(Raw(t0_us=0.0), rec, None, diagnostics)._attach_autotune([template])
+    assert kernels[0].metadata["autotune"]["fastest"] == "triton_mm_1"
+    assert [d.code for d in diagnostics] == ["autotune_unlinked"]  # the third: both places taken
