@@ -13,6 +13,7 @@ from collections import defaultdict
 from typing import Iterable, Optional, Sequence
 
 from ..report.lines import (
+    buffer_module,
     built_by_module,
     memory_lines,
     recomputed_by_line,  # noqa: F401 (imported from here by older callers)
@@ -437,15 +438,6 @@ def regions(fused: Sequence[FusedNode], instances: dict[str, ModuleRepeat]) -> l
     return out
 
 
-def _module_of(buffer: LiveBuffer, fx: dict[str, GraphNode], fused: dict[str, FusedNode]) -> str:
-    """The innermost module of the op that computes a buffer (its post-grad node), else of its fused node."""
-    node = fx.get(buffer.fx_node)
-    if node is not None and node.module_stack:
-        return node.module_stack[-1]
-    f = fused.get(buffer.node)
-    return f.module_stack[-1] if f is not None and f.module_stack else ""
-
-
 def freed_inputs(compile: Compile, forward: Optional[Compile] = None) -> list[int]:
     """Bytes of the graph's inputs freed after each fused node (``Compile.fused_nodes`` order), as measured on the
     H200 with torch's allocator history (``benchmarks/memory_history.py``):
@@ -591,10 +583,10 @@ def memory(
         saved_by_module_folded=fold_rollup(
             ((s.module, s.bytes) for s in saved if s.kind == "activation" and s.bytes), instances
         ),
-        peak_by_module=fold_rollup(((_module_of(b, fx, nodes), b.bytes) for b in alive), instances),
+        peak_by_module=fold_rollup(((buffer_module(b, fx, nodes), b.bytes) for b in alive), instances),
         peak_buffer_count=len(alive),
     )
-    return memory_lines(m, fx, built)  # each row's line and the roll-ups by line: report/lines.py
+    return memory_lines(m, fx, built, nodes)  # each row's line and module, the roll-ups by line: report/lines.py
 
 
 #: How many of the buffers alive at the peak ``Memory.peak_buffers`` lists (the largest).

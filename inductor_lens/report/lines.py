@@ -24,9 +24,11 @@ from .model import (
     BytesBy,
     Compile,
     Frame,
+    FusedNode,
     GraphNode,
     Kernel,
     LineTime,
+    LiveBuffer,
     Memory,
     Recomputed,
     RecomputedBy,
@@ -81,11 +83,23 @@ def row_line(stack: Iterable[Frame], node: Optional[GraphNode], built: dict[str,
     return RowLine(file, line, code, bt) if file else None
 
 
-def memory_lines(m: Memory, fx: dict[str, GraphNode], built: dict[str, BuiltLine]) -> Memory:
+def buffer_module(buffer: LiveBuffer, fx: dict[str, GraphNode], fused: dict[str, FusedNode]) -> str:
+    """The innermost module of the op that computes a buffer (its post-grad node), else of its fused node."""
+    node = fx.get(buffer.fx_node)
+    if node is not None and node.module_stack:
+        return node.module_stack[-1]
+    f = fused.get(buffer.node)
+    return f.module_stack[-1] if f is not None and f.module_stack else ""
+
+
+def memory_lines(
+    m: Memory, fx: dict[str, GraphNode], built: dict[str, BuiltLine], fused: Optional[dict[str, FusedNode]] = None
+) -> Memory:
     """``m`` with the line of every row of its tables (``user_line`` of its saved tensors, saved groups, buffers
     alive at the peak and recomputed ops) and its roll-ups by line (``saved_by_line``, ``recomputed_by_line``), all
     by :func:`op_key`: ``fx`` the compile's post-grad nodes (a recomputed op is the forward's, under its forward
-    name), ``built`` :func:`built_by_module`. A saved group's line is its first tensor's."""
+    name), ``built`` :func:`built_by_module`. A saved group's line is its first tensor's. With ``fused`` (the
+    compile's fused nodes by name), each buffer alive at the peak also gets its ``module`` (:func:`buffer_module`)."""
     saved = [
         dataclasses.replace(s, user_line=row_line(s.user_stack, fx.get(s.fx_node), built)) for s in m.saved_for_backward
     ]
@@ -95,7 +109,12 @@ def memory_lines(m: Memory, fx: dict[str, GraphNode], built: dict[str, BuiltLine
         saved_for_backward=saved,
         recomputed=redo,
         peak_buffers=[
-            dataclasses.replace(b, user_line=row_line(b.user_stack, fx.get(b.fx_node), built)) for b in m.peak_buffers
+            dataclasses.replace(
+                b,
+                user_line=row_line(b.user_stack, fx.get(b.fx_node), built),
+                module=buffer_module(b, fx, fused) if fused is not None else b.module,
+            )
+            for b in m.peak_buffers
         ],
         saved_groups=[
             dataclasses.replace(g, user_line=row_line(g.user_stack, fx.get(g.fx_node), built)) for g in m.saved_groups
@@ -207,7 +226,8 @@ def mark_rollups(report: Report) -> Report:
             continue
         post = c.graphs.get("post_grad")
         fx = {n.name: n for n in post.nodes} if post is not None else {}
-        compiles.append(dataclasses.replace(c, memory=memory_lines(c.memory, fx, built_by_module(c))))
+        fused = {n.name: n for n in c.fused_nodes}
+        compiles.append(dataclasses.replace(c, memory=memory_lines(c.memory, fx, built_by_module(c), fused)))
     profile = report.profile
     rows = profile.by_line if profile is not None else []
     if profile is not None and (any(k.built_lines for c in compiles for k in c.kernels) or any(r.built for r in rows)):

@@ -52,4 +52,8 @@ def test_memory_rows_of_a_sequential_training_step_show_the_built_line_at_1000x7
     peak = [b for b in m.peak_buffers if b.user_line]
     assert peak
     assert sorted(c for c in _cells(view, "memory-buffer-row") if c[0]) == sorted(_want(b.user_line) for b in peak)
+    # the module column is Python's LiveBuffer.module (the op's innermost module, the one peak_by_module counts)
+    rows = view.locator('[data-role="memory-buffer-row"]')
+    drawn = [rows.nth(i).locator("td").nth(2).inner_text().strip() for i in range(rows.count())]
+    assert drawn == [b.module for b in m.peak_buffers] and any(drawn)
     _assert_clean(page)

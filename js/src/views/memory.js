@@ -217,13 +217,12 @@ function peakTable(idx, memory) {
       ),
       bufs.map((b) => {
         const e = idx.byName.get(b.node);
-        const mods = (e && e.node.module_stack) || [];
         return h(
           "tr",
           { "data-role": "memory-buffer-row", "data-fused": b.node, "data-line": lineKey(b.user_line) },
           h("td", { class: "il-mono" }, b.name),
           h("td", { class: "il-num il-mono" }, fmtBytes(b.bytes)),
-          h("td", { class: "il-mono" }, mods.length ? mods[mods.length - 1] : ""),
+          h("td", { class: "il-mono" }, b.module || ""),
           h("td", { class: "il-mono" }, b.fx_node || ""),
           lineCell(b.user_line),
           h("td", { class: "il-mono" }, e ? e.node.label || b.node : b.node),
