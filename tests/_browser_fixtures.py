@@ -31,6 +31,9 @@ CHROMIUM_ARGS = [
     "--no-first-run",
     "--disable-dev-shm-usage",
 ]
+# Chromium's own address-bar UI: each window (a page of ours) preloads its WebUI omnibox popups, each in a renderer
+# process of its own (about 1 CPU-s per page opened); the pages under test never see them
+NO_OMNIBOX_WEBUI = ["WebUIOmniboxPopup", "WebUIOmniboxFullPopup", "WebUIOmniboxAimPopup"]
 
 
 def _require_bundle() -> None:
@@ -50,8 +53,39 @@ def chromium_browser():
 
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=exe, args=CHROMIUM_ARGS)
+        # Chromium takes the last --disable-features only, and Playwright passes its own: ours must hold both.
+        # Playwright's is read from the browser it launched; without it, that browser is kept as it is.
+        theirs = _disabled_features(os.getpid())
+        if theirs is not None:
+            browser.close()
+            features = ",".join([*theirs, *NO_OMNIBOX_WEBUI])
+            browser = p.chromium.launch(executable_path=exe, args=[*CHROMIUM_ARGS, f"--disable-features={features}"])
         yield browser
         browser.close()
+
+
+def _disabled_features(root: int) -> list[str] | None:
+    """The features of the --disable-features switch of the Chromium browser process below process ``root``
+    (Playwright's driver starts it: ``--remote-debugging-pipe``), or None where it cannot be read (no /proc)."""
+    children: dict[int, list[int]] = {}
+    for entry in pathlib.Path("/proc").glob("[0-9]*/stat"):
+        try:
+            stat = entry.read_text()
+            children.setdefault(int(stat[stat.rindex(")") + 2 :].split()[1]), []).append(int(entry.parent.name))
+        except (OSError, ValueError, IndexError):
+            continue
+    todo = list(children.get(root, []))
+    while todo:
+        pid = todo.pop()
+        todo.extend(children.get(pid, []))
+        try:
+            argv = pathlib.Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace").split("\0")
+        except OSError:
+            continue
+        if "--remote-debugging-pipe" in argv:
+            found = [a.split("=", 1)[1] for a in argv if a.startswith("--disable-features=")]
+            return [f for f in found[-1].split(",") if f] if found else []
+    return None
 
 
 class PageWatch:

@@ -18,10 +18,23 @@ SCRIPT = os.path.join(ROOT, "tests", "dist_scripts", "trace_and_capture.py")
 
 
 @pytest.fixture(scope="module")
-def both(tmp_path_factory):
-    """(report captured in process, report imported from the TORCH_TRACE log of the same compile, log dir)."""
+def recorded(tmp_path_factory):
+    """The script's two recordings, made by one process (one torch import): its MLP step, graph break and
+    recompile, then the GPT-2 step with TORCH_TRACE moved to a folder of its own (``trace_into``)."""
     tmp = tmp_path_factory.mktemp("trace")
-    captured, imported = _record(tmp)
+    (tmp / "gpt2").mkdir()
+    mlp = _record(tmp, "--then-gpt2", str(tmp / "gpt2" / "captured.json"), str(tmp / "gpt2" / "trace"))
+    gpt2 = (
+        inductor_lens.load(str(tmp / "gpt2" / "captured.json")),
+        inductor_lens.load_trace(str(tmp / "gpt2" / "trace")),
+    )
+    return mlp, gpt2, tmp
+
+
+@pytest.fixture(scope="module")
+def both(recorded):
+    """(report captured in process, report imported from the TORCH_TRACE log of the same compile, log dir)."""
+    (captured, imported), _, tmp = recorded
     return captured, imported, tmp / "trace"
 
 
@@ -164,9 +177,9 @@ def test_bad_paths_say_what_was_expected(tmp_path):
 
 
 @pytest.fixture(scope="module")
-def gpt2(tmp_path_factory):
+def gpt2(recorded):
     """(captured, imported) of a two-block GPT-2 training step, recorded both ways at once."""
-    return _record(tmp_path_factory.mktemp("trace_gpt2"), "gpt2")
+    return recorded[1]
 
 
 def test_a_gpt2_training_step_imports_with_exactly_the_captured_kernels(gpt2):

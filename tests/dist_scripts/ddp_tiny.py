@@ -19,16 +19,24 @@ class Net(torch.nn.Module):  # a module of the user's own: dynamo does not trace
         return torch.relu(self.fc(x)) * 2
 
 
+def _ready():
+    """With ``--ready-dir DIR``: touch DIR/rank<N> once this rank is where the hang test wants it."""
+    if "--ready-dir" in sys.argv:
+        open(os.path.join(sys.argv[sys.argv.index("--ready-dir") + 1], f"rank{rank}"), "w").close()
+
+
 dist.init_process_group("gloo")
 rank = dist.get_rank()
 if "--crash-rank" in sys.argv and rank == int(sys.argv[sys.argv.index("--crash-rank") + 1]):
     os._exit(3)  # dies at once, without a word: no report from this rank
 if "--hang-rank" in sys.argv and rank == int(sys.argv[sys.argv.index("--hang-rank") + 1]):
     print(f"rank {rank} hangs", flush=True)
+    _ready()
     time.sleep(3600)  # hangs: the other rank waits for it inside a gloo collective, in C++
 torch.manual_seed(0)
 if "--hang-rank" in sys.argv:
     print(f"rank {rank} waits in a collective", flush=True)
+    _ready()
 model = DDP(Net())  # broadcasts the parameters: a collective
 step = torch.compile(model)
 with torch.no_grad():

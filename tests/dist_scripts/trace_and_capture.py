@@ -1,6 +1,8 @@
 """One real compile recorded two ways at once: by TORCH_TRACE (set by the caller) and by
 inductor_lens.capture() in process. Writes the in-process report to argv[1]; ``argv[2] == "gpt2"``: a training
-step of a two-block GPT-2 instead.
+step of a two-block GPT-2 instead. ``argv[2:] == ["--then-gpt2", OUT, TRACE]``: after the first, the GPT-2 step
+too, in the same process (one torch import for both), its TORCH_TRACE log written to the folder TRACE as a fresh
+process would write it (a new log file, string table and dynamo state), its capture to OUT.
 
 A training step of a tiny MLP (forward + lazily compiled backward), a graph break, and a recompile
 (a new batch size). Run by tests/capturing/test_trace_import.py with TORCH_TRACE and INDUCTOR_PROVENANCE=1 set."""
@@ -29,15 +31,39 @@ def head(x):
     return (y * y).sum(dim=-1)
 
 
-torch.manual_seed(0)
-if sys.argv[2:] == ["gpt2"]:  # a two-block GPT-2 training step: attention, layer norms, GELU, repeated blocks
+def gpt2_step(out):
+    """A two-block GPT-2 training step: attention, layer norms, GELU, repeated blocks."""
     from inductor_lens.examples import GPT2, gpt2_inputs
 
+    torch.manual_seed(0)
     with inductor_lens.capture(title="GPT-2, trace vs capture") as cap:
         gpt = torch.compile(GPT2(layers=2))
         gpt(gpt2_inputs()).sum().backward()
-    cap.report.save_json(sys.argv[1])
+    cap.report.save_json(out)
+
+
+def trace_into(folder):
+    """From here on, TORCH_TRACE writes a new log in ``folder``, as a process started with TORCH_TRACE=folder
+    would: the open log is closed, the interned strings and dumped files are forgotten (the new log states
+    them again), and dynamo starts over (compile ids from 0/0)."""
+    from torch._logging import _internal, structured
+
+    handler = _internal.LOG_TRACE_HANDLER
+    handler.acquire()
+    try:
+        handler._close_stream()
+        handler.root_dir = folder
+    finally:
+        handler.release()
+    structured.INTERN_TABLE.clear()
+    structured.DUMPED_FILES.clear()
+    torch._dynamo.reset()
+
+
+if sys.argv[2:] == ["gpt2"]:
+    gpt2_step(sys.argv[1])
     sys.exit(0)
+torch.manual_seed(0)
 with inductor_lens.capture(title="trace vs capture") as cap:
     model = torch.compile(MLP())
     loss = model(torch.randn(4, 8)).pow(2).sum()
@@ -46,3 +72,6 @@ with inductor_lens.capture(title="trace vs capture") as cap:
     f(torch.randn(6))
     f(torch.randn(3, 6))
 cap.report.save_json(sys.argv[1])
+if sys.argv[2:3] == ["--then-gpt2"]:
+    trace_into(sys.argv[4])
+    gpt2_step(sys.argv[3])

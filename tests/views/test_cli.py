@@ -1,5 +1,5 @@
 """The ``inductor-lens`` command. A few real subprocess runs (the console script, a real compile, Ctrl-C
-mid-compile, the demo); every argument and exit-code case in-process through ``cli.main()``."""
+mid-compile); the demo and every argument and exit-code case in-process through ``cli.main()``."""
 
 from __future__ import annotations
 
@@ -192,11 +192,14 @@ def test_script_that_raises_exits_1_and_still_writes_the_report(inproc, workdir)
     assert 'File "script.py", line 11' in tb and "runpy" not in tb and "cli.py" not in tb
 
 
-def test_demo_writes_one_report_with_fused_and_extern_kernels(tmp_path):
-    proc = lens("demo", "--json", "demo.json", cwd=tmp_path)
-    assert proc.returncode == 0, proc.stderr
+def test_demo_writes_one_report_with_fused_and_extern_kernels(tmp_path, monkeypatch, capsys):
+    # through cli.main in this process (the console script's and ``python -m``'s real processes: ``ran``, Ctrl-C)
+    monkeypatch.chdir(tmp_path)
+    status = cli.main(["demo", "--json", "demo.json"])
+    err = capsys.readouterr().err
+    assert status == 0, err
     assert (tmp_path / "lens-demo.html").exists(), "demo's default output is lens-demo.html"
-    assert str(tmp_path / "lens-demo.html") in last_line(proc.stderr)
+    assert str(tmp_path / "lens-demo.html") in last_line(err)
     report = inductor_lens.load(tmp_path / "demo.json")
     assert [c.frame for c in report.compiles] == ["sin_cos", "forward"]
     kernels = {k.name: k.language for k in report.kernels}

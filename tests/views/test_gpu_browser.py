@@ -299,6 +299,8 @@ def test_shared_kernels_input_stubs_readable_zoom_search_rows_and_timeline(tmp_p
     # the same kernel called again elsewhere keeps a box of its own there
     elsewhere = [m for _, m in by_kernel[kernel] if m not in {x for _, x in members}]
     for m in elsewhere:
+        # drawn by the expand-all above, whose redraw may still be under way on a loaded machine (count() waits not)
+        page.wait_for_selector(f'{graph} [data-node="{m}"], {graph} [data-nodes~="{m}"]')
         assert (
             page.locator(f'{graph} [data-node="{m}"]').count() == 1
             or page.locator(f'{graph} [data-nodes~="{m}"]').count() == 1

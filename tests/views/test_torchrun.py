@@ -8,6 +8,8 @@ import json
 import os
 import subprocess
 import sys
+import time
+import types
 
 import pytest
 
@@ -77,9 +79,42 @@ def test_one_page_for_the_job(ddp_job):
     assert page.count("<script") == 4 and "2 of 2 rank report(s)" in page
 
 
-def test_a_crashed_rank_is_missing_and_the_other_report_is_kept(tmp_path):
-    proc = _torchrun(tmp_path, "--crash-rank", "1", extra=("--timeout", "300"))
-    assert proc.returncode != 0
+def _launch_in_process(out, monkeypatch, *script_args, timeout, ready_dir=None):
+    """``inductor-lens torchrun`` through ``cli.main`` in the test's own process (one torch process fewer than
+    the console script, whose real process ``ddp_job`` runs): the launcher still starts torch.distributed.run
+    and its ranks as real processes. With ``ready_dir``, the launcher's --timeout clock starts when both ranks
+    have touched their file there (the script's ``--ready-dir``) instead of at the launch: the ranks take
+    seconds to start, more on a loaded machine, and a clock that ran meanwhile could stop them before they
+    were where the test wants them. The wait itself, its TimeoutExpired and the stop that follows are the
+    launcher's own."""
+    from inductor_lens.views import cli
+    from inductor_lens.views import torchrun as launcher
+
+    if ready_dir is not None:
+        script_args = (*script_args, "--ready-dir", str(ready_dir))
+
+        class ClockFromReady(subprocess.Popen):
+            def wait(self, timeout=None):
+                give_up = time.monotonic() + 600  # ranks that never get there: the timeout runs, the test fails
+                while timeout is not None and len(os.listdir(ready_dir)) < 2 and self.poll() is None:
+                    if time.monotonic() > give_up:
+                        break
+                    time.sleep(0.2)
+                return super().wait(timeout)
+
+        monkeypatch.setattr(
+            launcher, "subprocess", types.SimpleNamespace(**{**vars(subprocess), "Popen": ClockFromReady})
+        )
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([ROOT, os.environ.get("PYTHONPATH", "")]))
+    monkeypatch.setenv("OMP_NUM_THREADS", "1")
+    monkeypatch.chdir(out)
+    args = ["torchrun", "-o", str(out / "job.html"), "--json-dir", str(out / "ranks"), "--timeout", str(timeout)]
+    return cli.main([*args, "--standalone", "--nproc-per-node", "2", SCRIPT, *script_args])
+
+
+def test_a_crashed_rank_is_missing_and_the_other_report_is_kept(tmp_path, monkeypatch):
+    code = _launch_in_process(tmp_path, monkeypatch, "--crash-rank", "1", timeout=300)
+    assert code != 0
     assert (tmp_path / "ranks" / "rank0.json").exists() and not (tmp_path / "ranks" / "rank1.json").exists()
     job = inductor_lens.load_job(tmp_path / "ranks")
     assert job.missing == [1] and job.report(0).rank == 0
@@ -88,23 +123,21 @@ def test_a_crashed_rank_is_missing_and_the_other_report_is_kept(tmp_path):
     assert (tmp_path / "job.html").exists() and "missing: rank 1" in (tmp_path / "job.html").read_text()
 
 
-def test_a_hung_rank_and_the_rank_waiting_for_it_both_write_their_reports(tmp_path):
+def test_a_hung_rank_and_the_rank_waiting_for_it_both_write_their_reports(tmp_path, monkeypatch, capfd):
     """Rank 1 sleeps; rank 0 waits for it inside a gloo collective (in C++, where no Python signal handler
     runs). --timeout stops the job: rank 1 unwinds on SIGTERM, rank 0's watcher thread writes for it."""
-    # both ranks hang before any compile, ~6 s in on an idle machine; a loaded machine may not get them there
-    # before a short timeout (their markers are then missing): the job runs again with a long one
-    for timeout in (12, 45):
-        out = tmp_path / f"t{timeout}"
-        out.mkdir()
-        proc = _torchrun(out, "--hang-rank", "1", extra=("--timeout", str(timeout)))
-        assert proc.returncode == 124, proc.stderr[-2000:]
-        if "rank 1 hangs" in proc.stdout and "rank 0 waits in a collective" in proc.stdout:
-            break
+    # both ranks hang before any compile; the --timeout clock starts once both are there (_launch_in_process)
+    ready = tmp_path / "ready"
+    ready.mkdir()
+    code = _launch_in_process(tmp_path, monkeypatch, "--hang-rank", "1", timeout=5, ready_dir=ready)
+    out, err = capfd.readouterr()
+    assert code == 124, err[-2000:]
     # both ranks were where this test wants them before the timeout
-    assert "rank 1 hangs" in proc.stdout and "rank 0 waits in a collective" in proc.stdout, proc.stdout[-2000:]
-    job = inductor_lens.load_job(out / "ranks")
+    assert sorted(os.listdir(ready)) == ["rank0", "rank1"]
+    assert "rank 1 hangs" in out and "rank 0 waits in a collective" in out, out[-2000:]
+    job = inductor_lens.load_job(tmp_path / "ranks")
     assert sorted(job.reports) == [0, 1] and job.missing == []
     for rank in (0, 1):
         notes = " ".join(str(d) for d in job.report(rank).diagnostics)
         assert f"rank {rank} was stopped by signal 15" in notes
-    assert f"stopped after --timeout {timeout}s" in " ".join(job.notes)
+    assert "stopped after --timeout 5s" in " ".join(job.notes)
