@@ -63,6 +63,21 @@ def engine_gz() -> bytes:
     return _ENGINE_GZ
 
 
+def engine_gz_parts(block: int = 256 << 10):
+    """:func:`engine_gz` in pieces, read from the bundle's file as they are written (a page writer need not hold
+    the 0.5 MB, nor keep it for the process)."""
+    packed = STATIC / "layout-worker.js.gz"
+    if _ENGINE_GZ is not None or not packed.is_file():
+        yield engine_gz()
+        return
+    with open(packed, "rb") as f:
+        while True:
+            piece = f.read(block)
+            if not piece:
+                return
+            yield piece
+
+
 _bundle_cache: dict = {}
 
 

@@ -19,7 +19,15 @@ from typing import Any, Iterable, Iterator, Union
 from ..report import io as report_io
 from ..report.io import atomic_write, escape_surrogates
 from ..report.model import Report
-from .frontend import MODES, REPORT_GZIP_LEVEL, bundle_b64, engine_gz, pack_report, static  # noqa: F401 (pack_report: re-exported)
+from .frontend import (  # noqa: F401 (engine_gz, pack_report: re-exported)
+    MODES,
+    REPORT_GZIP_LEVEL,
+    bundle_b64,
+    engine_gz,
+    engine_gz_parts,
+    pack_report,
+    static,
+)
 
 # The only script that is not gzip'd: it unpacks the bundle and mounts it. Written by hand.
 _BOOT = """
@@ -252,7 +260,7 @@ Made with inductor_lens {esc(__version__)}; make your own with {how}.</p>
     yield head.encode("utf-8")
     yield from _script_blocks("il-report", payload)
     yield from _script_data("il-bundle", bundle_b64().encode("ascii"))
-    yield from _script_data("il-engine", base64.b64encode(engine_gz()))
+    yield from _script_blocks("il-engine", _base64_parts(engine_gz_parts()))
     yield tail.encode("utf-8")
 
 
