@@ -79,6 +79,13 @@ def _script_blocks(id_: str, payload: Iterable[bytes]) -> Iterator[bytes]:
 
 def to_html(report: Report) -> str:
     """The report as one self-contained HTML page (a string)."""
+    return b"".join(page_parts(report)).decode("utf-8")
+
+
+def page_parts(report: Report) -> Iterator[bytes]:
+    """The bytes of :func:`to_html` in pieces, made as they are read (the compiles spooled in the temporary
+    folder): the widget's Export sends them to the front end in parts, never the page whole. Close the
+    generator (or read it to its end) to remove the spool."""
     import io
     import tempfile
 
@@ -86,9 +93,13 @@ def to_html(report: Report) -> str:
         spool = report_io.spool_file(os.path.join(tempfile.gettempdir(), "page"))
     except OSError:  # no writable temporary folder: the compiles are held in memory
         spool = io.BytesIO()
-    w = _written(report, spool)
+    w = _written(report, spool)  # a TypeError now, not at the first piece
+    return _closing(_report_page(report, w), w)
+
+
+def _closing(parts: Iterable[bytes], w: Any) -> Iterator[bytes]:
     try:
-        return b"".join(_report_page(report, w)).decode("utf-8")
+        yield from parts
     finally:
         w.close()
 
