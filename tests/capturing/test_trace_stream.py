@@ -187,3 +187,21 @@ def test_cuda_graph_recordings_read_from_the_events_a_streamed_import_keeps(tmp_
             {k: e[k] for k in ("name", "ph", "ts")} for e in whole.events_between(4000, 6000)
         ]
         assert watched.stats.events == 9 and watched.stats.events_held == 0
+
+
+def test_import_trace_loads_nothing_it_does_not_use(tmp_path):
+    """Start-up is most of a small import's memory: ``import-trace`` of a log loads no OpenSSL (hashlib: 3.6 MB of
+    peak RSS), no torch, no widget machinery, no HTML entity table, no tempfile (and the compressors it brings)."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\nfrom inductor_lens.views.cli import main\n"
+        f"assert main(['import-trace', {str(DDP)!r}, '-o', {str(tmp_path / 'p.html')!r}, '-q']) == 0\n"
+        "print(' '.join(sorted(sys.modules)))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=tmp_path)
+    loaded = set(out.stdout.split())
+    assert "inductor_lens.capturing.trace_stream" in loaded and (tmp_path / "p.html").stat().st_size > 100_000
+    unwanted = {"hashlib", "_hashlib", "_ssl", "torch", "numpy", "anywidget", "traitlets", "html.entities", "tempfile"}
+    assert loaded & unwanted == set()
