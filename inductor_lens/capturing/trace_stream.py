@@ -111,6 +111,7 @@ class _Watched(_Trace):
         self._ts = array("d")  # each phase event's time stamp, sorted (a stable sort: equal ones in log order)
         self._row = array("q")  # where its row starts in the spill file (or its index in _held)
         self._held: list[dict] = []
+        self._frames: dict[tuple, dict] = {}  # dynamo_start frames, shared (_frame)
         self.stats = stats if stats is not None else StreamStats()
 
     def add(self, md: dict, payload: Any) -> None:
@@ -118,13 +119,26 @@ class _Watched(_Trace):
         if kind == "chromium_event" and isinstance(payload, dict):
             self._event(payload)
             return
-        if kind == "compilation_metrics" and isinstance(md.get(kind), dict):
+        if kind == "dynamo_start" and isinstance(md.get(kind), dict) and isinstance(md[kind].get("stack"), list):
+            md = dict(md, dynamo_start=dict(md[kind], stack=[self._frame(fr) for fr in md[kind]["stack"]]))
+        elif kind == "compilation_metrics" and isinstance(md.get(kind), dict):
             metrics = md[kind]
             md = {k: v for k, v in md.items() if k in _ID_KEYS}
             md[kind] = {k: metrics[k] for k in _METRICS_KEYS if k in metrics}
         super().add(md, payload)
         if kind in _LET_GO and self.by_kind.get(kind):
             self.by_kind[kind].pop()
+
+    def _frame(self, fr: Any) -> Any:
+        """One frame of a ``dynamo_start`` stack, the same dict for the same frame: every compile of a long log holds
+        its stack to the end (``build._gave_up`` reads them), mostly the frames of the ones before. Read only."""
+        if not isinstance(fr, dict):
+            return fr
+        try:
+            key = tuple(fr.items())
+            return self._frames.setdefault(key, fr)
+        except TypeError:  # an unhashable value: kept as it is
+            return fr
 
     def _event(self, payload: dict) -> None:
         """One phase event, as ``build._Trace.add`` files it (after the events of equal or earlier time)."""
@@ -166,11 +180,13 @@ class _Watched(_Trace):
         return lo, len(self._ts) if end is None else bisect_right(self._ts, end + 1)
 
     def let_go(self, cid: str) -> None:
-        """Forget the texts of compile id ``cid`` (every graph of it is built): only their count stays."""
+        """Forget the records of compile id ``cid`` that only its graphs look up (every graph of it is built): their
+        texts and what their metadata says beyond the ids (a dynamo graph's is every node's size); only their count
+        stays, for :meth:`same_answers`."""
         for kind in _LET_GO:
             found = self._by_cid[kind].get(cid)
             if found:
-                found[:] = [(c, None, md) for c, _, md in found]
+                found[:] = [(c, None, {k: md[k] for k in _ID_KEYS if k in md}) for c, _, md in found]
 
     def _of(self, kind: str, cid: str) -> list[tuple]:
         found = super()._of(kind, cid)
