@@ -115,12 +115,16 @@ def find_logs(path: str) -> list[str]:
 _RECORD_START = re.compile(r"\n(?=[^\t])")
 #: Records whose payload the report never reads (only their metadata): the payload is not kept.
 METADATA_ONLY = frozenset({"aot_forward_graph", "aot_backward_graph", "aot_inference_graph", "aot_joint_graph"})
-_CHUNK = 8 << 20
+#: Bytes read at a time. Each block is held about four times over while it is cut into records (the bytes,
+#: their text, the records, their payloads): 1 MB blocks keep that a few megabytes (8 MB blocks: ~30 MB).
+_CHUNK = 1 << 20
+#: How often ``on_progress`` hears how far the read is.
+_REPORT_EVERY = 8 << 20
 
 
 class TraceReader:
     """The records of one log file, streamed: iterate to get ``(metadata, payload or None, time in us)`` in
-    order. The file is read a few megabytes at a time, cut where a line does not start with a tab (a record
+    order. The file is read a megabyte at a time, cut where a line does not start with a tab (a record
     boundary), so a log of any size is read in bounded memory; what the caller keeps is up to the caller.
 
     A record's payload is the rest of it with the tab of each line removed (string operations in C).
@@ -139,26 +143,40 @@ class TraceReader:
         self.rank: Optional[int] = int(m.group(1)) if m else None
 
     def _texts(self) -> Iterator[str]:
-        """The file as text pieces that each end at a record boundary."""
-        rest = b""
+        """The file as text pieces that each end at a record boundary. A record longer than a block is kept as
+        its blocks until it ends, then joined once (not copied again with each block)."""
+        rest = b""  # what follows the last record boundary
+        long: list[bytes] = []  # the blocks of a record longer than a block, while no boundary has come
         done = 0
-        next_report = _CHUNK
+        next_report = _REPORT_EVERY
         with open(self.path, "rb") as f:
             while True:
                 block = f.read(_CHUNK)
                 done += len(block)
                 if self.on_progress is not None and done >= next_report:
                     self.on_progress(done, self.total)
-                    next_report += _CHUNK
+                    next_report += _REPORT_EVERY
                 if not block:
                     break
-                data = rest + block if rest else block
-                cut = _last_boundary(data)
-                if cut < 0:  # one record longer than a chunk: keep reading
-                    rest = data
-                    continue
+                if long:  # the boundary can only be in this block, or where it meets the one before
+                    cut = _last_boundary(long[-1][-1:] + block)
+                    if cut < 0:
+                        long.append(block)
+                        continue
+                    cut += sum(len(b) for b in long) - 1
+                    data = b"".join(long) + block
+                    long = []
+                else:
+                    data = rest + block if rest else block
+                    cut = _last_boundary(data)
+                    if cut < 0:  # one record longer than a block: keep reading
+                        long, rest = [data], b""
+                        continue
                 rest = data[cut + 1 :]
                 yield data[:cut].decode("utf-8", "replace")
+                del data
+        if long:
+            rest = b"".join(long)
         if rest.endswith(b"\n"):
             rest = rest[:-1]  # the newline that ends the last record (a payload may itself end with a newline)
         if rest:

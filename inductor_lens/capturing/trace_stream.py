@@ -22,7 +22,10 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
+import marshal
 import os
+from array import array
+from bisect import bisect_left, bisect_right
 from collections import defaultdict, deque
 from typing import Any, Callable, Optional
 
@@ -58,6 +61,8 @@ class StreamStats:
 
     compiles: int = 0
     held_max: int = 0
+    events: int = 0  # phase events read
+    events_held: int = 0  # of them, held in memory (the rest are rows of the spill file)
 
 
 #: What ``build._phases`` reads of a chromium event (a phase's name, kind, time, duration and thread): the rest of
@@ -87,19 +92,35 @@ class _Whole(Exception):
 
 class _Watched(_Trace):
     """``build._Trace`` filled as the log is read, remembering what each lookup found, to check at the end
-    that the whole log would have answered the same."""
+    that the whole log would have answered the same.
 
-    def __init__(self) -> None:
+    Phase events (a few per millisecond of compiling: 13,000 in 100 MB of log) are each one row of ``spill``
+    (a binary file, ``marshal`` rows), with only their time stamp and row's place in memory (16 bytes an event),
+    sorted as ``build._Trace`` sorts them; without a spill file they are held (``events_held``). What
+    ``cudagraphs_of`` reads (``CUDAGraphNode.record`` events, with the compile id and direction of their
+    ``args``) stays in ``events`` as the whole import has it."""
+
+    def __init__(self, spill: Any = None, stats: Optional[StreamStats] = None) -> None:
         super().__init__([])
         self.asked: dict[tuple[str, str], int] = {}
         self.spans: dict[tuple[float, Optional[float]], int] = {}
         for kind in _LET_GO:  # looked up by compile id only: indexed as they come, never listed
             self._by_cid[kind] = defaultdict(list)
+        self._spill = spill
+        self._spill_end = 0  # where the next row goes (a read moves the file's position)
+        self._ts = array("d")  # each phase event's time stamp, sorted (a stable sort: equal ones in log order)
+        self._row = array("q")  # where its row starts in the spill file (or its index in _held)
+        self._held: list[dict] = []
+        self._frames: dict[tuple, dict] = {}  # dynamo_start frames, shared (_frame)
+        self.stats = stats if stats is not None else StreamStats()
 
     def add(self, md: dict, payload: Any) -> None:
         kind = record_kind(md)
         if kind == "chromium_event" and isinstance(payload, dict):
-            payload = {k: payload[k] for k in _EVENT_KEYS if k in payload}  # what build._phases reads
+            self._event(payload)
+            return
+        if kind == "dynamo_start" and isinstance(md.get(kind), dict) and isinstance(md[kind].get("stack"), list):
+            md = dict(md, dynamo_start=dict(md[kind], stack=[self._frame(fr) for fr in md[kind]["stack"]]))
         elif kind == "compilation_metrics" and isinstance(md.get(kind), dict):
             metrics = md[kind]
             md = {k: v for k, v in md.items() if k in _ID_KEYS}
@@ -108,12 +129,64 @@ class _Watched(_Trace):
         if kind in _LET_GO and self.by_kind.get(kind):
             self.by_kind[kind].pop()
 
+    def _frame(self, fr: Any) -> Any:
+        """One frame of a ``dynamo_start`` stack, the same dict for the same frame: every compile of a long log holds
+        its stack to the end (``build._gave_up`` reads them), mostly the frames of the ones before. Read only."""
+        if not isinstance(fr, dict):
+            return fr
+        try:
+            key = tuple(fr.items())
+            return self._frames.setdefault(key, fr)
+        except TypeError:  # an unhashable value: kept as it is
+            return fr
+
+    def _event(self, payload: dict) -> None:
+        """One phase event, as ``build._Trace.add`` files it (after the events of equal or earlier time)."""
+        if payload.get("name") == "CUDAGraphNode.record":  # build.cudagraphs_of reads these whole, in order
+            args = payload.get("args")
+            kept = {k: payload[k] for k in _EVENT_KEYS if k in payload}
+            if isinstance(args, dict):
+                kept["args"] = {k: args[k] for k in ("compile_id", "is_backward") if k in args}
+            ts = float(kept.get("ts", 0))
+            i = bisect_right(self.event_ts, ts)
+            self.events.insert(i, kept)
+            self.event_ts.insert(i, ts)
+        event = {k: payload[k] for k in _EVENT_KEYS if k in payload}  # what build._phases reads
+        ts = float(event.get("ts", 0))
+        self.stats.events += 1
+        if self._spill is None:
+            where = len(self._held)
+            self._held.append(event)
+            self.stats.events_held += 1
+        else:
+            row = marshal.dumps(event)
+            spill = self._spill
+            if spill.tell() != self._spill_end:
+                spill.seek(self._spill_end)
+            spill.write(len(row).to_bytes(4, "little") + row)
+            where = self._spill_end
+            self._spill_end += 4 + len(row)
+        i = bisect_right(self._ts, ts)
+        if i == len(self._ts):
+            self._ts.append(ts)
+            self._row.append(where)
+        else:
+            self._ts.insert(i, ts)
+            self._row.insert(i, where)
+
+    def _span(self, start: float, end: Optional[float]) -> tuple[int, int]:
+        """``build._Trace.events_between``'s slice: ``start - 1 <= ts <= end + 1``."""
+        lo = bisect_left(self._ts, start - 1)
+        return lo, len(self._ts) if end is None else bisect_right(self._ts, end + 1)
+
     def let_go(self, cid: str) -> None:
-        """Forget the texts of compile id ``cid`` (every graph of it is built): only their count stays."""
+        """Forget the records of compile id ``cid`` that only its graphs look up (every graph of it is built): their
+        texts and what their metadata says beyond the ids (a dynamo graph's is every node's size); only their count
+        stays, for :meth:`same_answers`."""
         for kind in _LET_GO:
             found = self._by_cid[kind].get(cid)
             if found:
-                found[:] = [(c, None, md) for c, _, md in found]
+                found[:] = [(c, None, {k: md[k] for k in _ID_KEYS if k in md}) for c, _, md in found]
 
     def _of(self, kind: str, cid: str) -> list[tuple]:
         found = super()._of(kind, cid)
@@ -122,15 +195,27 @@ class _Watched(_Trace):
         return found
 
     def events_between(self, start: float, end: Optional[float]) -> list[dict]:
-        found = super().events_between(start, end)
+        lo, hi = self._span(start, end)
+        if self._spill is None:
+            found = [self._held[self._row[i]] for i in range(lo, hi)]
+        else:
+            spill, found = self._spill, []
+            for i in range(lo, hi):
+                spill.seek(self._row[i])
+                n = int.from_bytes(spill.read(4), "little")
+                found.append(marshal.loads(spill.read(n)))
         key = (start, end)
         self.spans[key] = min(len(found), self.spans.get(key, len(found)))
         return found
 
+    def _count(self, start: float, end: Optional[float]) -> int:
+        lo, hi = self._span(start, end)
+        return hi - lo
+
     def same_answers(self) -> bool:
         """Whether every lookup made so far finds now what it found then."""
         return all(len(_Trace._of(self, k, c)) == n for (k, c), n in self.asked.items()) and all(
-            len(_Trace.events_between(self, s, e)) == n for (s, e), n in self.spans.items()
+            self._count(s, e) == n for (s, e), n in self.spans.items()
         )
 
 
@@ -348,12 +433,15 @@ def stream_trace(
     on_progress: Optional[Callable[[str], None]] = None,
     title: str = "",
     stats: Optional[StreamStats] = None,
+    spill: Any = None,
 ) -> Optional[Report]:
     """Import the TORCH_TRACE log ``path`` compile by compile into ``sink`` (``report.written.Spooled``):
     each compile is added to it as it is finished; the report returned holds every field but the compiles,
     for ``sink.finish``. None where the log cannot be imported so (records out of the order this relies on,
     or a notebook's cells to localize): ``sink`` is then incomplete, and the caller imports the log whole.
-    :class:`TraceError` for a file that holds no trace record."""
+    ``spill``: a binary file (``report.io.spool_file``) the phase events are kept in, so that what is held
+    does not grow with them (without it they are held). :class:`TraceError` for a file that holds no trace
+    record."""
     if cell_map():
         return None
     stats = stats if stats is not None else StreamStats()
@@ -366,7 +454,7 @@ def stream_trace(
             )
 
     log = TraceReader(path, progress)
-    builder = _Builder(_Watched(), sink, stats)
+    builder = _Builder(_Watched(spill, stats), sink, stats)
     walk = _Walk(log, builder.trace, builder.ready)
     try:
         raw = walk.run()

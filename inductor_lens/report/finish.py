@@ -7,12 +7,16 @@ list; :func:`upgrade_v1` does the same to a version-1 report, so both get the sa
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import json
 from collections import defaultdict
 from typing import Optional
 
 from .built import mark_built
+
+try:  # CPython's own SHA-1: hashlib would load OpenSSL's libcrypto (3.6 MB of the import's memory) for one digest
+    from _sha1 import sha1 as _sha1
+except ImportError:  # an interpreter built without it
+    from hashlib import sha1 as _sha1
 from .model import DERIVED_VERSION, SCHEMA_VERSION, Compile, FusedNode, Kernel, Report
 from .module_paths import infer_modules
 from .modules import module_view
@@ -272,7 +276,7 @@ def graph_signature(c: Compile) -> str:
         [(n.kind, n.label, len(n.fx_nodes)) for n in c.fused_nodes],
         [(k.language, k.source) for k in c.kernels],
     ]
-    return hashlib.sha1(json.dumps(parts, default=str).encode()).hexdigest()
+    return _sha1(json.dumps(parts, default=str).encode()).hexdigest()
 
 
 def mark_same_graphs(compiles: list[Compile]) -> list[Compile]:

@@ -211,20 +211,43 @@ def _shown(paths: Sequence[Sequence[str]], expanded: set) -> tuple[int, dict[str
 def _greedy(paths: Sequence[Sequence[str]], limit: int) -> tuple[list[str], int]:
     """Expand the largest group (ties: the one run first) whose boxes still fit in ``limit`` (a group shown
     as one box either way always opens: its kernel says more than its module's name), until none does:
-    the groups expanded, in that order, and the boxes shown."""
+    the groups expanded, in that order, and the boxes shown.
+
+    What :func:`_shown` gives after each step is kept up to date instead of made again: opening a group moves
+    only its members, each to the next unopened group of its path (or loose); a group's inner boxes are counted
+    again only when its members changed. (A 12-layer GPT-2 compile: 1.6 s -> a few ms of an import.)"""
     expanded: list[str] = []
     opened: set[str] = set()
+    count, groups = _shown(paths, opened)
+    loose = count - len(groups)
+    inner_of: dict[str, int] = {}  # group -> its inner boxes, while its members are unchanged
     while True:
-        count, groups = _shown(paths, opened)
         for g, members in sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[1][0])):
-            inner = set()
-            for i in members:
-                p = paths[i]
-                k = list(p).index(g) + 1
-                inner.add(p[k] if k < len(p) else ("node", i))
-            if len(inner) == 1 or count + len(inner) - 1 <= limit:  # a group of one box opens for free
+            n_inner = inner_of.get(g)
+            if n_inner is None:
+                inner = set()
+                for i in members:
+                    p = paths[i]
+                    k = list(p).index(g) + 1
+                    inner.add(p[k] if k < len(p) else ("node", i))
+                n_inner = inner_of[g] = len(inner)
+            if n_inner == 1 or count + n_inner - 1 <= limit:  # a group of one box opens for free
                 expanded.append(g)
                 opened.add(g)
+                del groups[g]
+                touched = set()
+                for i in members:  # each to the first group of its path not open (those before g are)
+                    p = list(paths[i])
+                    nxt = next((m for m in p[p.index(g) + 1 :] if m not in opened), None)
+                    if nxt is None:
+                        loose += 1
+                    else:
+                        groups.setdefault(nxt, []).append(i)
+                        touched.add(nxt)
+                for t in touched:
+                    groups[t].sort()
+                    inner_of.pop(t, None)
+                count = loose + len(groups)
                 break
         else:
             return expanded, count

@@ -189,8 +189,8 @@ class _Writer:
         return ids, []
 
 
-#: Bytes read back from a spool at a time.
-CHUNK = 8 << 20
+#: Bytes read back from a spool at a time (each block is held while a writer gzips or writes it).
+CHUNK = 256 << 10
 _SCALARS = (str, int, float, bool, type(None))
 
 
@@ -214,7 +214,7 @@ class Spooled:
         self._w = _Writer()
         self._dump = dump
         self._spool = spool
-        self._head: Optional[bytes] = None
+        self._head: Optional[tuple] = None  # the first line's pieces
         self.compiles = 0  # compiles added
         self.kernels = 0  # their kernels
 
@@ -251,17 +251,17 @@ class Spooled:
         head["interned"] = {"files": t.files, "frames": t.frames, "stacks": t.stacks, "lines": t.lines}
         if not self.compiles:
             head["compiles"] = []
-            self._head = self._dump(head)
+            self._head = (self._dump(head),)
             return
         del head["compiles"]
-        first = self._dump(head)  # b"{...}": as stream.layout_parts writes it
-        self._head = first[:-1] + (b"," if len(first) > 2 else b"") + b'"compiles":[\n'
+        first = self._dump(head)  # b"{...}": as stream.layout_parts writes it; not copied to cut its "}"
+        self._head = (memoryview(first)[:-1], (b"," if len(first) > 2 else b"") + b'"compiles":[\n')
 
     def parts(self) -> Iterator[bytes]:
         """The written report's bytes, in pieces (joined: ``io.dumps`` of the report)."""
         if self._head is None:
             raise RuntimeError("Spooled.finish() first")
-        yield self._head
+        yield from self._head
         if not self.compiles:
             return
         spool = self._spool

@@ -506,7 +506,8 @@ def cmd_import_trace(args: argparse.Namespace) -> int:
 
 def _import_streamed(trace: str, html_path: str, json_path: Optional[str], progress) -> Optional[list[str]]:
     """``import-trace`` of one log, compile by compile (``capturing/trace_stream.py``): the page and the JSON
-    written from a spool beside the page, in memory that does not grow with the log. None where the log must be
+    written from a spool beside the page (the phase events in a second one while the log is read), in memory that
+    does not grow with the log. None where the log must be
     imported whole (a directory of several logs, or records out of the order the streamed import relies on)."""
     from ..capturing.trace_read import find_logs
     from ..capturing.trace_stream import stream_trace
@@ -523,7 +524,12 @@ def _import_streamed(trace: str, html_path: str, json_path: Optional[str], progr
         raise CLIError(f"cannot write {html_path}: {describe_os_error(e)}") from None
     sink = Spooled(report_io._dump, spool)
     try:
-        head = stream_trace(files[0], sink, progress)
+        events = report_io.spool_file(html_path)
+    except OSError as e:
+        sink.close()
+        raise CLIError(f"cannot write {html_path}: {describe_os_error(e)}") from None
+    try:
+        head = stream_trace(files[0], sink, progress, spill=events)
         if head is None:
             if progress is not None:
                 progress("the log's records are not in the order a streamed import needs: importing it whole")
@@ -532,9 +538,11 @@ def _import_streamed(trace: str, html_path: str, json_path: Optional[str], progr
             sink.finish(head)
         except Unclean:
             return None
+        events.close()  # read: the phase events' spill goes before the page is written
         with _no_interrupt():
             return _write_from(head, sink, html_path, json_path)
     finally:
+        events.close()
         sink.close()
 
 

@@ -63,6 +63,21 @@ def engine_gz() -> bytes:
     return _ENGINE_GZ
 
 
+def engine_gz_parts(block: int = 256 << 10):
+    """:func:`engine_gz` in pieces, read from the bundle's file as they are written (a page writer need not hold
+    the 0.5 MB, nor keep it for the process)."""
+    packed = STATIC / "layout-worker.js.gz"
+    if _ENGINE_GZ is not None or not packed.is_file():
+        yield engine_gz()
+        return
+    with open(packed, "rb") as f:
+        while True:
+            piece = f.read(block)
+            if not piece:
+                return
+            yield piece
+
+
 _bundle_cache: dict = {}
 
 
@@ -85,12 +100,18 @@ def bundle_b64() -> str:
     return _bundle_cache[key]
 
 
+#: Bytes of an exported page in one comm message at most: a larger page goes in parts, each sent as it is made
+#: (``js/src/comm.js`` joins them), so neither side holds the page as one message.
+EXPORT_PART = 4 << 20
+
+
 def answer_request(widget, content, export, compiles=None) -> None:
     """The kernel side of a widget's request/response messages (matched by id), shared by the lens and the
-    compare widget: ``engine`` sends the layout worker, ``export`` sends ``export()`` = (filename, page html),
-    ``compiles`` (the lens of a large report) sends ``compiles(ids)``: the compiles the opening payload held
-    back (:func:`pack_opening`), as gzip'd JSON. An error is sent back and shown in the widget instead of
-    vanishing in the kernel log."""
+    compare widget: ``engine`` sends the layout worker, ``export`` sends ``export()`` = (filename, the page: its
+    text, bytes, or its bytes in pieces) in parts of :data:`EXPORT_PART` bytes (``part`` 0, 1, ..., ``last`` on
+    the final one), ``compiles`` (the lens of a large report) sends ``compiles(ids)``: the compiles the opening
+    payload held back (:func:`pack_opening`), as gzip'd JSON. An error is sent back and shown in the widget
+    instead of vanishing in the kernel log (after some parts of a page: the front end drops them)."""
     if not isinstance(content, dict):
         return
     kind, rid = content.get("type"), content.get("id")
@@ -102,9 +123,40 @@ def answer_request(widget, content, export, compiles=None) -> None:
             widget.send({"type": "compiles", "id": rid}, [compiles(ids)])
         elif kind == "export":
             filename, page = export()
-            widget.send({"type": "export", "id": rid, "filename": filename}, [page.encode("utf-8")])
+            try:
+                head = {"type": "export", "id": rid, "filename": filename}
+                part, n = None, 0
+                for nxt in _parts_of(page, EXPORT_PART):  # one ahead: the last part says so
+                    if part is not None:
+                        widget.send(dict(head, part=n, last=False), [part])
+                        n += 1
+                    part = nxt
+                widget.send(dict(head, part=n, last=True), [part])
+            finally:
+                close = getattr(page, "close", None)  # a generator's spool goes now, even after an error
+                if close is not None:
+                    close()
     except Exception as e:
         widget.send({"type": kind, "id": rid, "error": f"{type(e).__name__}: {e}"})
+
+
+def _parts_of(page, size: int):
+    """``page`` (text, bytes, or an iterable of bytes) as pieces of ``size`` bytes, the last one shorter; at
+    least one (an empty page is one empty piece)."""
+    if isinstance(page, str):
+        page = page.encode("utf-8")
+    if isinstance(page, (bytes, bytearray, memoryview)):
+        page = (page,)
+    buf = bytearray()
+    sent = False
+    for piece in page:
+        buf += piece
+        while len(buf) >= size:
+            yield bytes(memoryview(buf)[:size])
+            del buf[:size]
+            sent = True
+    if buf or not sent:
+        yield bytes(buf)
 
 
 #: zlib level of a report packed whole (:func:`pack_report`: the page's payload, the widget's). Level 2 compresses

@@ -12,14 +12,21 @@ network, so a page that tried would fail loudly instead of leaking.
 from __future__ import annotations
 
 import base64
-import html
 import os
 from typing import Any, Iterable, Iterator, Union
 
 from ..report import io as report_io
 from ..report.io import atomic_write, escape_surrogates
 from ..report.model import Report
-from .frontend import MODES, REPORT_GZIP_LEVEL, bundle_b64, engine_gz, pack_report, static  # noqa: F401 (pack_report: re-exported)
+from .frontend import (  # noqa: F401 (engine_gz, pack_report: re-exported)
+    MODES,
+    REPORT_GZIP_LEVEL,
+    bundle_b64,
+    engine_gz,
+    engine_gz_parts,
+    pack_report,
+    static,
+)
 
 # The only script that is not gzip'd: it unpacks the bundle and mounts it. Written by hand.
 _BOOT = """
@@ -55,6 +62,13 @@ _CSP = (
 )
 
 
+def _escape(s: str) -> str:
+    """``html.escape(s)`` (quotes included), without importing ``html`` and its 2,200 named entities."""
+    return (
+        s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;").replace("'", "&#x27;")
+    )
+
+
 def _script_data(id_: str, payload: bytes) -> list[bytes]:
     return list(_script_blocks(id_, [payload]))
 
@@ -71,6 +85,13 @@ def _script_blocks(id_: str, payload: Iterable[bytes]) -> Iterator[bytes]:
 
 def to_html(report: Report) -> str:
     """The report as one self-contained HTML page (a string)."""
+    return b"".join(page_parts(report)).decode("utf-8")
+
+
+def page_parts(report: Report) -> Iterator[bytes]:
+    """The bytes of :func:`to_html` in pieces, made as they are read (the compiles spooled in the temporary
+    folder): the widget's Export sends them to the front end in parts, never the page whole. Close the
+    generator (or read it to its end) to remove the spool."""
     import io
     import tempfile
 
@@ -78,9 +99,13 @@ def to_html(report: Report) -> str:
         spool = report_io.spool_file(os.path.join(tempfile.gettempdir(), "page"))
     except OSError:  # no writable temporary folder: the compiles are held in memory
         spool = io.BytesIO()
-    w = _written(report, spool)
+    w = _written(report, spool)  # a TypeError now, not at the first piece
+    return _closing(_report_page(report, w), w)
+
+
+def _closing(parts: Iterable[bytes], w: Any) -> Iterator[bytes]:
     try:
-        return b"".join(_report_page(report, w)).decode("utf-8")
+        yield from parts
     finally:
         w.close()
 
@@ -221,7 +246,7 @@ def _page_parts(
         raise ValueError("lens.css must not contain '</style'")
 
     def esc(s) -> str:
-        return html.escape(escape_surrogates(str(s)))
+        return _escape(escape_surrogates(str(s)))
 
     how = f"<code>{esc(command)}</code>" + (f" or <code>{esc(python)}</code> in Python" if python else "")
     head = f"""<!doctype html>
@@ -252,7 +277,7 @@ Made with inductor_lens {esc(__version__)}; make your own with {how}.</p>
     yield head.encode("utf-8")
     yield from _script_blocks("il-report", payload)
     yield from _script_data("il-bundle", bundle_b64().encode("ascii"))
-    yield from _script_data("il-engine", base64.b64encode(engine_gz()))
+    yield from _script_blocks("il-engine", _base64_parts(engine_gz_parts()))
     yield tail.encode("utf-8")
 
 

@@ -147,10 +147,10 @@ class LensWidget(anywidget.AnyWidget):
 
     def _on_msg(self, _widget, content, buffers) -> None:
         # request/response with the front end, matched by id (custom messages only for this)
-        def export():
-            from .html import to_html
+        def export():  # the page in pieces as they are made: answer_request sends it in parts
+            from .html import page_parts
 
-            return _filename(self._report_obj), to_html(self._report_obj)
+            return _filename(self._report_obj), page_parts(self._report_obj)
 
         answer_request(self, content, export, self._answer_compiles)
 

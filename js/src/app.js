@@ -214,13 +214,13 @@ function makeActions(ctx) {
   };
 }
 
-/** Download the exported page (`exportHtml()` = {filename, bytes}); the toolbar's status says how it went. */
+/** Download the exported page (`exportHtml()` = {filename, parts}: its bytes in pieces); the toolbar's status says how it went. */
 async function exportPage(ctx, exportHtml) {
   const status = (t) => ctx.toolbar.setStatus(t);
   status("exporting…");
   try {
-    const { filename, bytes } = await exportHtml();
-    const url = URL.createObjectURL(new Blob([bytes], { type: "text/html" }));
+    const { filename, parts } = await exportHtml();
+    const url = URL.createObjectURL(new Blob(parts, { type: "text/html" }));
     const a = h("a", { href: url, download: filename });
     document.body.appendChild(a);
     a.click();
@@ -307,7 +307,7 @@ function reportViews(report) {
  * Mount the lens into `el`.
  * @param {HTMLElement} el
  * @param {{report: object, initial?: object, engine: () => Promise<LayoutEngine>,
- *          exportHtml?: () => Promise<{filename: string, bytes: Uint8Array}>}} opts
+ *          exportHtml?: () => Promise<{filename: string, parts: Uint8Array[]}>}} opts
  */
 export function createLens(el, opts) {
   const report = opts.report;

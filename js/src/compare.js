@@ -378,8 +378,8 @@ function markGraph(cx) {
 async function doExport(cx) {
   cx.status.textContent = "exporting…";
   try {
-    const { filename, bytes } = await cx.exportHtml();
-    const url = URL.createObjectURL(new Blob([bytes], { type: "text/html" }));
+    const { filename, parts } = await cx.exportHtml();
+    const url = URL.createObjectURL(new Blob(parts, { type: "text/html" }));
     const a = h("a", { href: url, download: filename });
     document.body.appendChild(a);
     a.click();
@@ -420,7 +420,7 @@ function onStore(cx, s, changed) {
  * @param {HTMLElement} el
  * @param {{payload: {diff: object, a: object, b: object}, engine: () => Promise<object>,
  *          initial?: {pair?: number, selected?: string},
- *          exportHtml?: () => Promise<{filename: string, bytes: Uint8Array}>}} opts
+ *          exportHtml?: () => Promise<{filename: string, parts: Uint8Array[]}>}} opts
  */
 export function createCompare(el, opts) {
   const { diff, a: repA, b: repB } = opts.payload;

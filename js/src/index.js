@@ -3,6 +3,7 @@
 //   mount()         the standalone page (inductor_lens.html): same library, no Jupyter
 // Both hand the payload to the one shell (shell.js) in the mode Python named.
 
+import { asBytes, request } from "./comm.js";
 import { fromBase64, gunzipText, sharedEngine } from "./engine.js";
 import { expandReport } from "./intern.js";
 import { createShell } from "./shell.js";
@@ -20,35 +21,6 @@ function mark(name) {
 }
 
 // ---- anywidget -----------------------------------------------------------------------------
-
-let nextRequest = 1;
-
-/** Ask the Python side for something; the answer comes as a custom message with the same id. */
-function request(model, type, timeoutMs = 60000, extra = {}) {
-  const id = `${type}-${nextRequest++}-${Date.now()}`;
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      model.off("msg:custom", handler);
-      reject(new Error(`no answer from the kernel to ${type} (is it running?)`));
-    }, timeoutMs);
-    function handler(msg, buffers) {
-      if (!msg || msg.id !== id) return;
-      clearTimeout(timer);
-      model.off("msg:custom", handler);
-      if (msg.error) reject(new Error(msg.error));
-      else resolve({ msg, buffers: buffers || [] });
-    }
-    model.on("msg:custom", handler);
-    model.send({ ...extra, type, id });
-  });
-}
-
-function asBytes(b) {
-  if (b instanceof Uint8Array) return b;
-  if (b instanceof DataView) return new Uint8Array(b.buffer, b.byteOffset, b.byteLength);
-  if (b instanceof ArrayBuffer) return new Uint8Array(b);
-  return new Uint8Array(b.buffer || b);
-}
 
 async function render({ model, el }) {
   el.classList.add("il-host", "il-widget");
@@ -164,8 +136,8 @@ function kernelRequests(model) {
         return await gunzipText(asBytes(buffers[0]));
       }),
     exportHtml: async () => {
-      const { msg, buffers } = await request(model, "export");
-      return { filename: msg.filename, bytes: asBytes(buffers[0]) };
+      const { msg, buffers } = await request(model, "export"); // the page in parts (a few MB each)
+      return { filename: msg.filename, parts: buffers.map(asBytes) };
     },
   };
 }

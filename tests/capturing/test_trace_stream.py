@@ -4,6 +4,7 @@ out of the order it relies on is imported whole (no torch needed: real logs from
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import io as _io
 import pathlib
@@ -47,9 +48,9 @@ def _same(data: bytes) -> bytes:
     return re.sub(rb'"created":"[^"]*"', b'"created":""', data)
 
 
-def _streamed(log, stats=None) -> bytes:
+def _streamed(log, stats=None, spill=None) -> bytes:
     sink = Spooled(report_io._dump, _io.BytesIO())
-    head = trace_stream.stream_trace(str(log), sink, stats=stats)
+    head = trace_stream.stream_trace(str(log), sink, stats=stats, spill=spill)
     assert head is not None, "imported whole"
     sink.finish(head)
     return b"".join(sink.parts())
@@ -63,9 +64,15 @@ def test_a_real_log_streamed_is_the_report_of_the_whole_import():
 def test_a_long_log_holds_a_bounded_number_of_built_compiles(tmp_path):
     log = _big_log(6, tmp_path / "dedicated_log_torch_trace_long.log")
     stats = trace_stream.StreamStats()
-    data = _streamed(log, stats)
+    with contextlib.closing(
+        report_io.spool_file(tmp_path / "page.html")
+    ) as spill:  # the phase events: rows of a file, not held
+        data = _streamed(log, stats, spill)
     assert _same(data) == _same(report_io.dumps(inductor_lens.load_trace(str(log))))
     assert stats.compiles == 6 * 4
+    assert stats.events > 6 * 100 and stats.events_held == 0
+    held = trace_stream.StreamStats()  # without a spill file they are held, and the report is the same
+    assert _same(_streamed(log, held)) == _same(data) and held.events_held == held.events == stats.events
     one = trace_stream.StreamStats()
     _streamed(DDP, one)
     # the graphs of one compile id (2 forwards wait for their 2 backwards) and the one being built: as many as
@@ -147,3 +154,54 @@ def test_ctrl_c_while_importing_leaves_the_old_files_and_nothing_else(tmp_path, 
     assert len(added) == 2
     assert (page.read_bytes(), js.read_bytes()) == (b"old page", b"old json")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["p.html", "r.json"]  # no spool, no temporary file
+
+
+def test_cuda_graph_recordings_read_from_the_events_a_streamed_import_keeps(tmp_path):
+    """``CUDAGraphNode.record`` events keep what ``cudagraphs_of`` reads of their ``args`` (the compile id and
+    direction) when every other event is cut to its phase facts and spilled: the recordings of the whole import."""
+    from inductor_lens.capturing.build import _Trace
+    from inductor_lens.capturing.cudagraphs import _recordings
+
+    records = []
+    for cid, backward, ts, dur in [("0/0", False, 100, 2500), ("0/0", True, 5000, 900), ("1/0", False, 9000, 1800)]:
+        args = {"compile_id": cid, "is_backward": backward, "other": "x" * 100}
+        records.append(({"chromium_event": {}}, {"name": "CUDAGraphNode.record", "ph": "B", "ts": ts, "args": args}))
+        records.append(({"chromium_event": {}}, {"name": "inductor_compile", "ph": "B", "ts": ts + 1, "args": args}))
+        records.append(
+            (
+                {"chromium_event": {}},
+                {"name": "CUDAGraphNode.record", "ph": "E", "ts": ts + dur, "args": {"compile_id": cid}},
+            )
+        )
+    whole = _Trace(records)
+    with contextlib.closing(report_io.spool_file(tmp_path / "page.html")) as spill:
+        watched = trace_stream._Watched(spill)
+        for md, payload in records:
+            watched.add(md, payload)
+        for cid, backward in [("0/0", False), ("0/0", True), ("1/0", False)]:
+            assert _recordings(watched.events, cid, backward) == _recordings(whole.events, cid, backward) != []
+        assert [e["name"] for e in watched.events_between(0, None)] == [
+            e["name"] for e in whole.events_between(0, None)
+        ]
+        assert watched.events_between(4000, 6000) == [
+            {k: e[k] for k in ("name", "ph", "ts")} for e in whole.events_between(4000, 6000)
+        ]
+        assert watched.stats.events == 9 and watched.stats.events_held == 0
+
+
+def test_import_trace_loads_nothing_it_does_not_use(tmp_path):
+    """Start-up is most of a small import's memory: ``import-trace`` of a log loads no OpenSSL (hashlib: 3.6 MB of
+    peak RSS), no torch, no widget machinery, no HTML entity table, no tempfile (and the compressors it brings)."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\nfrom inductor_lens.views.cli import main\n"
+        f"assert main(['import-trace', {str(DDP)!r}, '-o', {str(tmp_path / 'p.html')!r}, '-q']) == 0\n"
+        "print(' '.join(sorted(sys.modules)))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=tmp_path)
+    loaded = set(out.stdout.split())
+    assert "inductor_lens.capturing.trace_stream" in loaded and (tmp_path / "p.html").stat().st_size > 100_000
+    unwanted = {"hashlib", "_hashlib", "_ssl", "torch", "numpy", "anywidget", "traitlets", "html.entities", "tempfile"}
+    assert loaded & unwanted == set()

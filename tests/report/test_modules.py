@@ -94,3 +94,44 @@ def test_a_backward_runs_its_layers_last_first_and_they_still_repeat():
     assert r.label == "net.blocks.2-0" and r.modules == ["net.blocks.2", "net.blocks.1", "net.blocks.0"]
     assert r.summary.startswith("net.blocks.2-0 ×3: 2 fused nodes each, same kernels")
     assert find_repeats(layer(3) + layer(1)) == []  # 3 then 1: not numbered one after another
+
+
+def _greedy_from_scratch(paths, limit):
+    """``modules._greedy`` as it was: every step counts the boxes again from nothing (the reference)."""
+    from inductor_lens.report.modules import _shown
+
+    expanded, opened = [], set()
+    while True:
+        count, groups = _shown(paths, opened)
+        for g, members in sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[1][0])):
+            inner = {
+                paths[i][list(paths[i]).index(g) + 1] if list(paths[i]).index(g) + 1 < len(paths[i]) else ("node", i)
+                for i in members
+            }
+            if len(inner) == 1 or count + len(inner) - 1 <= limit:
+                expanded.append(g)
+                opened.add(g)
+                break
+        else:
+            return expanded, count
+
+
+def test_the_greedy_opening_kept_up_to_date_is_the_one_counted_from_scratch():
+    import random
+
+    from inductor_lens.report.modules import _greedy
+
+    rng = random.Random(26)
+    for _ in range(300):
+        names = [f"m{i}" for i in range(rng.randint(1, 12))]
+        paths = []
+        for _ in range(rng.randint(1, 60)):
+            depth = rng.randint(0, 5)
+            p = []
+            for _ in range(depth):  # a path names each module once, outermost first
+                m = rng.choice(names)
+                if m not in p:
+                    p.append(m)
+            paths.append(p)
+        for limit in (1, 3, 8, 20, 60):
+            assert _greedy(paths, limit) == _greedy_from_scratch(paths, limit), (paths, limit)

@@ -1,7 +1,10 @@
 """The widget in a real JupyterLab, driven by headless Chromium."""
 
+import pathlib
+
 import pytest
 
+import inductor_lens
 from inductor_lens.views.widget import LensWidget
 from tests._browser_fixtures import (
     PageWatch,
@@ -53,7 +56,10 @@ def test_widget_traits_and_cheap_repr(training_report):
     w.view = "kernels"
 
 
-def test_widget_answers_engine_and_export_requests(training_report):
+def test_widget_answers_engine_and_export_requests(training_report, monkeypatch):
+    from inductor_lens.views import frontend
+    from inductor_lens.views.html import to_html
+
     w = LensWidget(training_report)
     sent = []
     w.send = lambda content, buffers=None: sent.append((content, buffers))
@@ -62,6 +68,38 @@ def test_widget_answers_engine_and_export_requests(training_report):
     (c1, b1), (c2, b2) = sent
     assert c1 == {"type": "engine", "id": "e1"} and b1[0][:2] == b"\x1f\x8b"
     assert c2["id"] == "x1" and c2["filename"].endswith(".html") and b2[0].startswith(b"<!doctype html>")
+    assert c2["part"] == 0 and c2["last"] is True  # a page under EXPORT_PART: one message
+    page = to_html(training_report).encode("utf-8")
+    assert b2 == [page]
+
+    # a page larger than a part goes in parts of EXPORT_PART bytes, in order, the last one said: no message
+    # holds the whole page, and the parts joined are the page
+    sent.clear()
+    monkeypatch.setattr(frontend, "EXPORT_PART", 100_000)
+    w._on_msg(w, {"type": "export", "id": "x2"}, [])
+    assert len(sent) == -(-len(page) // 100_000) > 5
+    assert [c["part"] for c, _ in sent] == list(range(len(sent)))
+    assert [c["last"] for c, _ in sent] == [False] * (len(sent) - 1) + [True]
+    assert all(c["id"] == "x2" and c["filename"] == c2["filename"] for c, _ in sent)
+    assert all(len(b[0]) == 100_000 for _, b in sent[:-1]) and 0 < len(sent[-1][1][0]) <= 100_000
+    assert b"".join(b[0] for _, b in sent) == page
+
+    # an error while the page is made: the parts so far, then the error under the same id (the front end
+    # drops what came); the spool of the page is closed
+    sent.clear()
+    closed = []
+
+    def failing():
+        try:
+            yield page[:250_000]
+            raise OSError("disk full")
+        finally:
+            closed.append(True)
+
+    monkeypatch.setattr("inductor_lens.views.html.page_parts", lambda report: failing())
+    w._on_msg(w, {"type": "export", "id": "x3"}, [])
+    assert [c.get("part") for c, _ in sent] == [0, None] and sent[-1][0]["error"] == "OSError: disk full"
+    assert closed == [True]
 
 
 # ---- in JupyterLab -----------------------------------------------------------------------------
@@ -77,7 +115,9 @@ def test_widget_in_jupyterlab(jupyter_lab, lab_page, training_report):
     write_notebook(
         root / "widget.ipynb",
         [
-            "import inductor_lens\nr = inductor_lens.load('train.json')\nr",  # display the report
+            # display the report; its Export sends the page in parts of 100 kB (the page: ~1 MB)
+            "import inductor_lens\nfrom inductor_lens.views import frontend\nfrontend.EXPORT_PART = 100_000\n"
+            "r = inductor_lens.load('train.json')\nr",
             "w = r.widget(view='fusion')\nw",  # a widget we script
             "print('selected=' + repr(w.selected))",
         ],
@@ -111,6 +151,18 @@ def test_widget_in_jupyterlab(jupyter_lab, lab_page, training_report):
         assert "il-selected" in lens.locator(f'[data-view="fx"] [data-fx="{fx_name}"]').get_attribute("class")
         lens.locator('[data-tab="fusion"]').click()
         assert "il-selected" in lens.locator(f'[data-view="fusion"] [data-node="{target.name}"]').get_attribute("class")
+
+        # Export: the page arrives in parts over the comm and downloads whole, the page to_html makes
+        with page.expect_download(timeout=60000) as got:
+            lens.locator(".il-export").click()
+        download = got.value
+        from inductor_lens.views.html import to_html
+
+        page_bytes = to_html(inductor_lens.load(root / "train.json")).encode("utf-8")
+        assert len(page_bytes) > 5 * 100_000  # so it came in more than five parts
+        assert download.suggested_filename.endswith(".html")
+        assert pathlib.Path(download.path()).read_bytes() == page_bytes
+        lens.get_by_text("exported ").wait_for()
 
         # the scripted widget: Python -> browser, then browser -> Python
         lens2 = panel.locator(".il-root").nth(1)
