@@ -91,3 +91,39 @@ def test_a_click_draws_what_shows_in_its_frame_and_the_rest_after_without_moving
         assert errors == []
     finally:
         context.close()
+
+
+def test_the_kernel_sources_lines_are_numbered_1_2_3(chromium_browser, page_path):
+    """The panel's kernel source is drawn with ``content-visibility: auto`` (style containment), under which a
+    counter incremented on each line's ``::before`` restarted on every line: every line read 1. The gutter of each
+    of the first lines is read as pixels (counter values are not in the DOM): lines 1, 2 and 3 must differ, and
+    line 11's number is wider than line 1's (two digits)."""
+    from tests.views.test_html_export import _open
+
+    context = chromium_browser.new_context(viewport={"width": 1000, "height": 700})
+    try:
+        page = context.new_page()
+        _open(page, page_path)
+        name = page.evaluate("""() => [...document.querySelectorAll('[data-view="fusion"] [data-node]')]
+                                 .find((g) => (g.dataset.kernel || "").startsWith("triton_")).dataset.node""")
+        page.locator(f'[data-view="fusion"] [data-node="{name}"]').first.click()
+        pre = page.locator('.il-panel:not(.il-prewarm) pre[data-role="kernel-source"]')
+        pre.scroll_into_view_if_needed()
+        page.wait_for_function(
+            """() => { const p = document.querySelector('.il-panel:not(.il-prewarm) pre[data-role="kernel-source"]');
+                       return p && !p.classList.contains('il-later') && p.querySelectorAll('.il-line').length > 12; }"""
+        )
+        lines = pre.locator(".il-line")
+
+        def gutter(i):  # the line's number: the ::before box at its left, 3.2em wide
+            line = lines.nth(i)
+            line.scroll_into_view_if_needed()
+            box = line.bounding_box()
+            em = page.evaluate("(e) => parseFloat(getComputedStyle(e).fontSize)", line.element_handle())
+            return page.screenshot(clip={"x": box["x"], "y": box["y"], "width": 3.2 * em, "height": box["height"]})
+
+        shots = [gutter(i) for i in (0, 1, 2)]
+        assert len(set(shots)) == 3, "the first three lines of the kernel source carry the same number"
+        assert gutter(10) not in shots
+    finally:
+        context.close()
