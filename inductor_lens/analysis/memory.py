@@ -37,7 +37,7 @@ from ..report.model import (
     SavedGroup,
     SavedTensor,
 )
-from ..report.rules import saved_origin, with_part
+from ..report.rules import saved_origin, split_args, with_part
 from .cost import DTYPE_BYTES, VIEW_OPS, op_name
 
 #: How the static numbers are obtained (``Memory.source``), before any measurement is added.
@@ -481,19 +481,7 @@ def _returned(code: str) -> list[str]:
     """The items of the ``return (...)`` of the output code's ``call``, as text, in order ([] when not found)."""
     at = code.find("def call(")
     m = re.compile(r"^[ \t]+return \((.*)\)[ \t]*$", re.M).search(code, at if at >= 0 else 0)
-    if not m:
-        return []
-    items, depth, cur = [], 0, []
-    for ch in m.group(1):
-        if ch == "," and depth == 0:
-            items.append("".join(cur).strip())
-            cur = []
-            continue
-        depth += ch in "([" and 1 or ch in ")]" and -1 or 0
-        cur.append(ch)
-    if "".join(cur).strip():
-        items.append("".join(cur).strip())
-    return items
+    return split_args(m.group(1)) if m else []
 
 
 def _storage_name(item: str) -> str:

@@ -35,6 +35,7 @@ import re
 from typing import Optional, Union
 
 from ..report.model import Kernel, KernelLaunch, LaunchArg, Report
+from .cost import DTYPE_BYTES
 from .memory import reuses, storage_root
 
 #: Warm-up and timed runs of a script unless ``--warmup`` / ``--runs`` say otherwise.
@@ -127,7 +128,7 @@ def kernel_script(
         runs=int(runs),
         warmup=int(warmup),
     )
-    args = _args_code(launch, bound) + _written_code(launch, written)
+    args = _args_code(launch, bound) + _written_code(written)
     if k.language == "cpp":
         body = _cpp(k, launch)
     elif k.language == "triton":
@@ -215,10 +216,6 @@ def _args_code(launch: KernelLaunch, bound: int) -> str:
     return "\n".join(lines) + "\n"
 
 
-_ITEMSIZE = {"float64": 8, "int64": 8, "uint64": 8, "complex64": 8, "float32": 4, "int32": 4, "uint32": 4}
-_ITEMSIZE.update({"float16": 2, "bfloat16": 2, "int16": 2, "uint16": 2, "bool": 1, "int8": 1, "uint8": 1})
-
-
 def _nbytes(a: LaunchArg) -> int:
     """Bytes a tensor argument spans (its extent times the item size); 0 where sizes are unknown."""
     try:
@@ -226,10 +223,10 @@ def _nbytes(a: LaunchArg) -> int:
     except ReproducerError:
         return 0
     if not shape:
-        return _ITEMSIZE.get(a.dtype or "", 4)
+        return DTYPE_BYTES.get(a.dtype or "", 4)
     if any(s <= 0 for s in shape):
         return 0
-    return (1 + sum((s - 1) * st for s, st in zip(shape, stride))) * _ITEMSIZE.get(a.dtype or "", 4)
+    return (1 + sum((s - 1) * st for s, st in zip(shape, stride))) * DTYPE_BYTES.get(a.dtype or "", 4)
 
 
 def _writes(k: Kernel) -> list[LaunchArg]:
@@ -294,7 +291,7 @@ def written_before(
     return out
 
 
-def _written_code(launch: KernelLaunch, written) -> str:
+def _written_code(written) -> str:
     return (
         "\n\n# Arguments earlier launches of the step wrote just before: (position or keyword, bytes written since).\n"
         "# --l2 step writes them again after the flush, those that fit in the L2 with what was written since.\n"
@@ -543,6 +540,7 @@ def main():
         )
     report = f"; report: {REPORT_US:.2f} us" if REPORT_US is not None else ""
     print(f"{KERNEL}: {'; '.join(lines)} on {DEVICE}{report}", flush=True)
+
 
 if __name__ == "__main__":
     main()

@@ -10,7 +10,7 @@ import re
 from typing import Any, Optional
 
 from ..report.model import Frame
-from ..report.rules import MODULE_ROOT_ARG, parse_size_hints
+from ..report.rules import MODULE_ROOT_ARG, parse_size_hints, split_args
 
 _FRAME_RE = re.compile(r'^\s*File "(?P<file>.+?)", line (?P<line>\d+), in (?P<func>.+?)\s*$')
 
@@ -285,39 +285,8 @@ def without_triple_quoted(code: str) -> str:
     return "".join(out)
 
 
-_NESTING = re.compile(r"""[()\[\]{}'"]""")
-_SPLIT_MARKS = re.compile(r"""[()\[\]{}'",]""")
 INT_RE = re.compile(r"-?\d+")
 _DTYPE_RE = re.compile(r"torch\.(\w+)")
-
-
-def split_args(text: str) -> list[str]:
-    """Top-level comma-separated parts of an argument list (brackets and quotes respected); each part
-    stripped, an empty last part left out."""
-    if not _NESTING.search(text):  # most lists (sizes, strides) nest nothing: split in C
-        parts = [p.strip() for p in text.split(",")]
-        if not parts[-1]:
-            parts.pop()
-        return parts
-    parts, depth, quote, start = [], 0, "", 0
-    for m in _SPLIT_MARKS.finditer(text):  # only the characters that matter, found in C
-        ch = m.group()
-        if quote:
-            if ch == quote:
-                quote = ""
-        elif ch == "'" or ch == '"':
-            quote = ch
-        elif ch in "([{":
-            depth += 1
-        elif ch in ")]}":
-            depth -= 1
-        elif depth == 0:  # a comma
-            parts.append(text[start : m.start()].strip())
-            start = m.end()
-    last = text[start:].strip()
-    if last:
-        parts.append(last)
-    return parts
 
 
 def _sizes(text: str) -> Optional[list]:

@@ -582,3 +582,36 @@ def saved_name(name: str, forward: Any) -> str:
         part = node.short_op  # made on the way by a multi-output op's decomposition, not one of its results
     op = with_part(op or node.name, part) if part else op
     return " ".join(filter(None, [module, op or node.name, "(saved)"]))
+
+
+_NESTING = re.compile(r"""[()\[\]{}'"]""")
+_SPLIT_MARKS = re.compile(r"""[()\[\]{}'",]""")
+
+
+def split_args(text: str) -> list[str]:
+    """Top-level comma-separated parts of an argument list (brackets and quotes respected); each part
+    stripped, an empty last part left out."""
+    if not _NESTING.search(text):  # most lists (sizes, strides) nest nothing: split in C
+        parts = [p.strip() for p in text.split(",")]
+        if not parts[-1]:
+            parts.pop()
+        return parts
+    parts, depth, quote, start = [], 0, "", 0
+    for m in _SPLIT_MARKS.finditer(text):  # only the characters that matter, found in C
+        ch = m.group()
+        if quote:
+            if ch == quote:
+                quote = ""
+        elif ch == "'" or ch == '"':
+            quote = ch
+        elif ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+        elif depth == 0:  # a comma
+            parts.append(text[start : m.start()].strip())
+            start = m.end()
+    last = text[start:].strip()
+    if last:
+        parts.append(last)
+    return parts
