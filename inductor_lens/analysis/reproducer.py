@@ -15,10 +15,12 @@ How each kind of kernel runs, as the output code runs it:
   the autotuner keeps only the config the report recorded (block sizes, ``num_warps``, ``num_stages``), so no
   benchmarking happens, and ``.run(*args, stream=...)`` launches it with Inductor's launcher, which works out the
   grid from the config (the recorded grid is printed beside it). Times are device times from the profiler, as
-  ``inspect(..., profile=True)`` measures them. The L2 cache before each timed run is as the step left it where
-  the report says so (``--l2 step``, the default): flushed, then the arguments that earlier launches of the same
-  output code wrote are written again, those that still fit in the L2 after what was written since (a kernel of a
-  step reads a buffer the kernel before it just wrote from L2, and a weight or a long-ago activation from HBM).
+  ``inspect(..., profile=True)`` measures them. The L2 cache before each timed run is as the step left it
+  (``--l2 step``, the default): flushed, then the launches before the kernel in the same output code replayed as
+  far back as the L2 can hold them (``step_before``): a read or a rewrite of the kernel's own arguments where
+  those launches read or wrote them, a scratch buffer of the same size for their other tensors. The kernel then
+  finds what the step left: a buffer the kernel before it just wrote or read, wholly or in part, in L2; a weight or
+  a long-ago activation in HBM; the dirty lines of what the launches before wrote, written back while it runs.
   ``--l2 cold`` only flushes, ``--l2 hot`` keeps the last run's data, ``--l2 all`` prints the three.
 - Extern kernels: the aten op the output code calls (``extern_kernels.mm`` is ``torch.mm``), with the same
   arguments and keywords.
@@ -84,7 +86,7 @@ def reproducer(report: Report, kernel: Union[str, Kernel], runs: int = RUNS, war
     return kernel_script(
         k,
         compile_id=compile_id,
-        written=written_before(launch_order(compile_.kernels, compile_.output_code), k, reuses(compile_.output_code))
+        before=step_before(launch_order(compile_.kernels, compile_.output_code), k, reuses(compile_.output_code))
         if compile_
         else [],
         device=report.device,
@@ -104,10 +106,10 @@ def kernel_script(
     title: str = "",
     runs: int = RUNS,
     warmup: int = WARMUP,
-    written: Union[list, tuple] = (),
+    before: Union[list, tuple] = (),
 ) -> str:
     """:func:`reproducer` for one kernel and the facts of its report it needs (``device``: the report's;
-    ``written``: :func:`written_before` of the kernel in its compile)."""
+    ``before``: :func:`step_before` of the kernel in its compile)."""
     launch = k.launch
     if launch is None:
         raise ReproducerError(f"kernel {k.name!r} has no recorded launch (capture it with this inductor_lens version)")
@@ -128,7 +130,7 @@ def kernel_script(
         runs=int(runs),
         warmup=int(warmup),
     )
-    args = _args_code(launch, bound) + _written_code(written)
+    args = _args_code(launch, bound) + _step_code(before if device.startswith("cuda") else [])  # GPU: L2
     if k.language == "cpp":
         body = _cpp(k, launch)
     elif k.language == "triton":
@@ -253,50 +255,69 @@ def launch_order(kernels: list[Kernel], output_code: str) -> list[Kernel]:
     return [other for _, other in sorted(placed, key=lambda p: p[0])]
 
 
-#: The walk back through earlier launches stops once they wrote this much: no L2 cache holds more.
-_L2_MAX_BYTES = 1 << 30
+#: How far back :func:`step_before` reaches: launches until they touched this many bytes, twice the largest L2
+#: cache of today's GPUs; the script replays only the part that its device's L2 can still hold.
+_STEP_BYTES = 512 << 20
 
 
-def written_before(
+def step_before(
     order: list[Kernel], k: Kernel, aliases: Optional[dict[str, str]] = None
-) -> list[tuple[Union[int, str], int]]:
-    """The tensor arguments of ``k`` that an earlier launch of the same output code wrote (``order``:
-    :func:`launch_order`): ``(position or keyword, bytes the launches between wrote)``, the most recent writer
-    counted, as long as those bytes could still be in an L2 cache. ``aliases`` (``{new: old}``, the output code's
-    ``# reuse`` lines, ``analysis.memory.reuses``): a buffer written into a dead one's storage is that storage.
+) -> list[tuple[str, list[tuple[str, str, Union[int, str, None], int]]]]:
+    """What the launches before ``k`` in its output code did to memory, oldest first (``order``:
+    :func:`launch_order`): ``(kernel name, touches)``, each touch ``(access, storage, where, bytes)``: ``"r"`` read
+    or ``"w"`` written (reads first: a kernel's stores land after its loads), the storage's name in the output code,
+    ``where`` the position or keyword of ``k``'s argument that is this storage (None when ``k`` does not take it),
+    and the bytes the launch spans in it. ``aliases`` (``{new: old}``, the output code's ``# reuse`` lines,
+    ``analysis.memory.reuses``): a buffer made in a dead one's storage is that storage.
 
-    The reproducer's ``--l2 step`` writes these again after flushing the L2, those that fit with what was written
-    since, so that the kernel finds in the cache what it found there in the step."""
+    The reproducer's ``--l2 step`` replays these after flushing the L2 (a read or a rewrite of ``k``'s own
+    arguments, a scratch buffer of the same size for the others), so that the kernel finds the L2 as the step left
+    it: its inputs that the kernels just before wrote or read, partly or wholly, and the dirty lines of what they
+    wrote, written back to HBM while the kernel runs."""
     at = next((i for i, other in enumerate(order) if other is k), None)
     if at is None or k.launch is None:
         return []
     aliases = aliases or {}
-
-    def storage(name: str) -> str:
-        return storage_root(name, aliases)
-
-    wanted = {}
+    mine: dict[str, Union[int, str]] = {}
     for i, a in enumerate(k.launch.args):
-        if a.shape is not None and not a.param.startswith("out_ptr") and a.keyword != "out":
-            wanted.setdefault(storage(a.name), a.keyword or sum(1 for b in k.launch.args[:i] if not b.keyword))
-    out, since = [], 0
+        if a.shape is not None:
+            mine.setdefault(
+                storage_root(a.name, aliases), a.keyword or sum(1 for b in k.launch.args[:i] if not b.keyword)
+            )
+    out, total = [], 0
     for other in reversed(order[:at]):
-        if not wanted or since > _L2_MAX_BYTES:
+        if total >= _STEP_BYTES:
             break
-        writes = _writes(other)
-        for a in writes:
-            if storage(a.name) in wanted:
-                out.append((wanted.pop(storage(a.name)), since))
-        since += sum(_nbytes(a) for a in writes)
-    return out
+        if other.launch is None:
+            continue
+        written = {id(a) for a in _writes(other)}
+        touched: dict[str, tuple[str, int]] = {}
+        for a in other.launch.args:
+            n = _nbytes(a) if a.shape is not None else 0
+            if n:
+                name = storage_root(a.name, aliases)
+                was = touched.get(name, ("r", 0))
+                touched[name] = ("w" if id(a) in written else was[0], max(n, was[1]))
+        touches = sorted(
+            ((access, name, mine.get(name), n) for name, (access, n) in touched.items()), key=lambda t: t[0] == "w"
+        )
+        out.append((other.name, touches))
+        total += sum(t[3] for t in touches)
+    return out[::-1]
 
 
-def _written_code(written) -> str:
-    return (
-        "\n\n# Arguments earlier launches of the step wrote just before: (position or keyword, bytes written since).\n"
-        "# --l2 step writes them again after the flush, those that fit in the L2 with what was written since.\n"
-        f"WRITTEN_BEFORE = {[tuple(w) for w in written]!r}\n"
-    )
+def _step_code(before) -> str:
+    lines = [
+        "",
+        "",
+        "# The launches before this one in the step, oldest first: (kernel, [(access, storage, argument, bytes)]):",
+        "# r read, w written; argument: this kernel's argument (position or keyword) that is that storage, else None.",
+        "# --l2 step replays them after the flush, as far back as the L2 can hold.",
+        "STEP_BEFORE = [",
+    ]
+    for name, touches in before:
+        lines.append(f"    ({name!r}, {[tuple(t) for t in touches]!r}),")
+    return "\n".join(lines + ["]", ""])
 
 
 def _cpp(k: Kernel, launch: KernelLaunch) -> str:
@@ -417,42 +438,85 @@ def check(run, args, kwargs):
         sys.exit(f"{KERNEL}: the kernel ran but wrote none of its {len(tensors)} tensor arguments")
 
 
-def _l2_flush():
-    """A buffer twice the device's L2 cache (256 MB where unknown), zeroed before each timed run: the kernel
-    then reads its inputs from HBM, as a kernel of a step does when the tensors it reads were written long
-    enough before (what triton.testing.do_bench does too)."""
-    return torch.empty(2 * _l2_bytes() // 4, dtype=torch.int32, device=DEVICE)
+#: Each replayed launch's touches are made in this many interleaved parts (1: one tensor after another).
+CHUNKS = 8
+#: The share of the L2 that the replay fills: half. The L2 of an A100, H100 or H200 is two partitions, each caching
+#: the lines that the SMs beside it read, so a tensor that every SM reads is held twice.
+L2_SHARE = 0.5
 
 
 def _l2_bytes():
     return getattr(torch.cuda.get_device_properties(torch.device(DEVICE)), "L2_cache_size", 0) or 128 << 20
 
 
-def _rewrite(t):
-    """Writes ``t``'s storage again with its own bytes (one kernel): its lines are then in the L2, as after the
-    launch of the step that wrote it."""
+def _flush(buffer):
+    """Reads a buffer twice the L2's size: every line the L2 held is evicted (the dirty ones written back to HBM
+    now, not while the kernel runs) and it holds clean lines of no argument; the kernel then reads its inputs from
+    HBM, as a kernel of a step does when the tensors it reads were touched long enough before."""
+    buffer.sum()
+
+
+def _tail(t, n):
+    """The last ``n`` bytes of the storage under tensor ``t`` (flat; int32 where they divide)."""
     flat = torch.empty(0, dtype=torch.uint8, device=t.device).set_(t.untyped_storage())
-    flat.mul_(1)
+    flat = flat[max(0, flat.numel() - n) :]
+    return flat[: flat.numel() // 4 * 4].view(torch.int32) if flat.numel() >= 4 else flat
+
+
+def _replay(args, kwargs, room):
+    """The touches of ``STEP_BEFORE`` that the L2 can still hold (the newest launches, back to twice ``room``
+    bytes), as callables, oldest first: a read (a sum) or a rewrite with its own bytes of this kernel's arguments, a
+    read or a fill of a scratch buffer standing for the step's other tensors; of each, at most the last ``room``
+    bytes. A launch reads and writes its tensors side by side, so each launch's touches are made in ``CHUNKS``
+    interleaved parts: at its end each of them is partly in the L2, in proportion."""
+    keep, total = [], 0
+    for _, touches in reversed(STEP_BEFORE):
+        if total >= 2 * room:
+            break
+        keep.append(touches)
+        total += sum(t[3] for t in touches)
+    sizes = {}
+    for touches in keep:
+        for _, storage, where, n in touches:
+            if where is None:
+                sizes[storage] = max(sizes.get(storage, 0), min(n, room))
+    scratch = torch.empty(sum(-(-n // 256) * 256 for n in sizes.values()), dtype=torch.uint8, device=DEVICE)
+    others, at = {}, 0
+    for storage, n in sizes.items():
+        others[storage] = scratch[at : at + n]
+        at += -(-n // 256) * 256
+    steps = []
+    for touches in reversed(keep):
+        parts = []
+        for access, storage, where, n in touches:
+            t = others.get(storage) if where is None else kwargs.get(where) if isinstance(where, str) else args[where]
+            if not isinstance(t, torch.Tensor):
+                continue
+            t = _tail(t, min(n, room))
+            pieces = t.tensor_split(CHUNKS) if t.numel() >= CHUNKS << 10 else [None] * (CHUNKS - 1) + [t]
+            if access == "r":
+                parts.append([p.sum if p is not None else None for p in pieces])
+            elif where is None:  # a tensor of the step this kernel does not take: its bytes do not matter
+                parts.append([p.zero_ if p is not None else None for p in pieces])
+            else:  # this kernel's own argument: written again with the bytes it holds
+                parts.append([(lambda p=p: p.mul_(1)) if p is not None else None for p in pieces])
+        steps += [f for i in range(CHUNKS) for touch in parts for f in [touch[i]] if f is not None]
+    return steps
 
 
 def _prepare(mode, args, kwargs):
     """What runs before each timed run for an L2 ``mode``: nothing (hot), the flush (cold), or the flush then the
-    arguments the step wrote just before that still fit in the L2 (step), oldest first."""
+    launches before it in the step, replayed as far back as the L2 can hold (step: ``L2_SHARE`` of it)."""
     if mode == "hot":
         return None
-    flush = _l2_flush()
     room = _l2_bytes()
-    again = []
-    for where, since in sorted(WRITTEN_BEFORE, key=lambda w: -w[1]) if mode == "step" else ():
-        t = kwargs.get(where) if isinstance(where, str) else args[where]
-        size = t.untyped_storage().nbytes() if isinstance(t, torch.Tensor) else 0
-        if isinstance(t, torch.Tensor) and since + size <= room:
-            again.append(t)
+    buffer = torch.zeros(2 * room // 4, dtype=torch.int32, device=DEVICE)
+    steps = _replay(args, kwargs, int(room * L2_SHARE)) if mode == "step" else []
 
     def prepare():
-        flush.zero_()
-        for t in again:
-            _rewrite(t)
+        _flush(buffer)
+        for step in steps:
+            step()
 
     return prepare
 
@@ -515,8 +579,8 @@ def main():
     p.add_argument("--warmup", type=int, default=WARMUP)
     p.add_argument(
         "--l2", choices=("step", "cold", "hot", "all", "both"), default="step",
-        help="GPU: the L2 cache before each run as in the step (step, the default: flushed, then what the launches "
-        "just before wrote), flushed (cold), holding the last run's data (hot); all: the three; both: cold and hot",
+        help="GPU: the L2 cache before each run as in the step (step, the default: flushed, then the launches before "
+        "it replayed), flushed (cold), holding the last run's data (hot); all: the three; both: cold and hot",
     )  # fmt: skip
     opts = p.parse_args()
     torch.manual_seed(0)

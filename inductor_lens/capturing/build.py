@@ -15,7 +15,7 @@ from collections import defaultdict
 from typing import Any, Optional
 
 from ..analysis.memory import reuses
-from ..analysis.reproducer import ReproducerError, kernel_script, launch_order, written_before
+from ..analysis.reproducer import ReproducerError, kernel_script, launch_order, step_before
 from ..report import rules
 from ..report.built import mark_built
 from ..report.finish import finish_compile, mark_same_graphs
@@ -1199,7 +1199,7 @@ class _Launches:
                 compile_id=f"{self.rec.compile_id} {self.rec.graph_kind}",
                 device=self.device,
                 torch_version=self.torch,
-                written=written_before(order, k, aliases),
+                before=step_before(order, k, aliases),
             )
         except ReproducerError:
             return k
