@@ -21,6 +21,9 @@ prepared by each model below, the same runs and warm-up for all:
 - ``hot``: nothing between runs.
 
 Prints, per kernel, each model's median over the report's time, then per model how many are within 20%.
+
+``--configs NAME[,NAME]``: instead, each named kernel under every config its autotuner held in the step (the
+script keeps the one the capture recorded), with the default L2 model: does another config run as the step did?
 """
 
 from __future__ import annotations
@@ -62,6 +65,35 @@ def _time(g: dict, run, args, kwargs, model: str, runs: int) -> float:
         g.update(keep)
 
 
+def _configs(k, path: str, opts) -> None:
+    """``k`` timed with each config of its autotuner (its reproducer run once per config, the script's ``CONFIG``
+    set to it before ``load``), ``--l2 step``."""
+    with open(path) as f:
+        code = compile(f.read(), path, "exec")
+    probe = {"__name__": "reproducer", "__file__": path}
+    exec(code, probe)
+    configs = list(probe[re.search(r"^def (\w+)\(", k.source, re.M).group(1)].configs)
+    report_us = (k.profile or {}).get("per_call_us")
+    print(f"{k.name}: report {report_us} us (recorded config {probe['CONFIG']}); {len(configs)} configs", flush=True)
+    for cfg in configs:
+        g = {"__name__": "reproducer", "__file__": path}
+        exec(code, g)
+        g["CONFIG"] = {"block": dict(cfg.kwargs), "num_warps": cfg.num_warps, "num_stages": cfg.num_stages}
+        try:
+            torch.manual_seed(0)
+            run = g["load"]()
+            args, kwargs = g["arguments"]()
+            for _ in range(opts.warmup):
+                run(args, kwargs)
+            torch.cuda.synchronize()
+            us = statistics.median(g["times_us"](run, args, kwargs, opts.runs, "step"))
+            print(f"  {g['CONFIG']}: {us:.2f} us ({us / report_us:.2f})", flush=True)
+        except Exception as e:
+            print(f"  {g['CONFIG']}: {type(e).__name__}: {e}", flush=True)
+        finally:
+            g.clear()
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("report")
@@ -69,6 +101,7 @@ def main() -> None:
     p.add_argument("--runs", type=int, default=200)
     p.add_argument("--warmup", type=int, default=20)
     p.add_argument("--models", default=",".join(MODELS), help=f"comma-separated, of {', '.join(MODELS)}")
+    p.add_argument("--configs", default="", help="kernel names: time each under every config of its autotuner")
     opts = p.parse_args()
     assert torch.cuda.is_available(), "needs a CUDA GPU"
     models = [m for m in opts.models.split(",") if m]
@@ -80,6 +113,8 @@ def main() -> None:
     folder = os.path.join(opts.out, "repro")
     os.makedirs(folder, exist_ok=True)
     kernels = [(c, k) for c in report.compiles for k in c.kernels if k.language == "triton"]
+    if opts.configs:
+        kernels = [(c, k) for c, k in kernels if k.name in opts.configs.split(",")]
     scripts = []
     for _, k in kernels:
         path = os.path.join(folder, re.sub(r"\W", "_", k.name) + ".py")
@@ -91,6 +126,10 @@ def main() -> None:
         list(pool.map(lambda s: subprocess.run([sys.executable, s, "--runs", "2", "--warmup", "0", "--l2", "hot"],
                                                capture_output=True, timeout=600), scripts))  # fmt: skip
     print(f"{len(scripts)} reproducers compiled in {time.perf_counter() - t:.0f} s", flush=True)
+    if opts.configs:
+        for (_, k), path in zip(kernels, scripts):
+            _configs(k, path, opts)
+        return
     rows = []
     for (c, k), path in zip(kernels, scripts):
         report_us = (k.profile or {}).get("per_call_us")
