@@ -32,14 +32,14 @@ import argparse
 import os
 import re
 import statistics
-import subprocess
 import sys
-import time
-from concurrent.futures import ThreadPoolExecutor
 
 import torch
 
 import inductor_lens
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tests", "fixtures"))
+from make_metal_fixtures import write_reproducers  # noqa: E402
 
 MODELS = ("step", "step-full", "step-seq", "step-dirty", "step-gemm", "cold", "cold-dirty", "cold-gemm", "hot")
 
@@ -102,6 +102,7 @@ def main() -> None:
     p.add_argument("--warmup", type=int, default=20)
     p.add_argument("--models", default=",".join(MODELS), help=f"comma-separated, of {', '.join(MODELS)}")
     p.add_argument("--configs", default="", help="kernel names: time each under every config of its autotuner")
+    p.add_argument("--only", default="", help="kernel names (comma-separated): time only these")
     opts = p.parse_args()
     assert torch.cuda.is_available(), "needs a CUDA GPU"
     models = [m for m in opts.models.split(",") if m]
@@ -110,22 +111,9 @@ def main() -> None:
     props = torch.cuda.get_device_properties(0)
     print(f"{torch.cuda.get_device_name()}, L2 {getattr(props, 'L2_cache_size', 0) / 2**20:.0f} MiB, torch "
           f"{torch.__version__}; reproducers of {opts.report}", flush=True)  # fmt: skip
-    folder = os.path.join(opts.out, "repro")
-    os.makedirs(folder, exist_ok=True)
-    kernels = [(c, k) for c in report.compiles for k in c.kernels if k.language == "triton"]
-    if opts.configs:
-        kernels = [(c, k) for c, k in kernels if k.name in opts.configs.split(",")]
-    scripts = []
-    for _, k in kernels:
-        path = os.path.join(folder, re.sub(r"\W", "_", k.name) + ".py")
-        with open(path, "w") as f:
-            f.write(inductor_lens.reproducer(report, k))
-        scripts.append(path)
-    t = time.perf_counter()
-    with ThreadPoolExecutor(8) as pool:  # Triton's cache then holds every kernel
-        list(pool.map(lambda s: subprocess.run([sys.executable, s, "--runs", "2", "--warmup", "0", "--l2", "hot"],
-                                               capture_output=True, timeout=600), scripts))  # fmt: skip
-    print(f"{len(scripts)} reproducers compiled in {time.perf_counter() - t:.0f} s", flush=True)
+    only = [n for n in (opts.configs or opts.only).split(",") if n]
+    written = write_reproducers(report, os.path.join(opts.out, "repro"), print, only)
+    kernels, scripts = [(c, k) for c, k, _ in written], [s for _, _, s in written]
     if opts.configs:
         for (_, k), path in zip(kernels, scripts):
             _configs(k, path, opts)
