@@ -52,24 +52,31 @@ class ReproducerError(ValueError):
 
 
 def find_kernel(report: Report, kernel: Union[str, Kernel]) -> tuple[Kernel, str]:
-    """``(kernel, compile id)`` for a kernel or its name (``compile id:name`` picks one among compiles)."""
+    """``(kernel, compile id)`` for a kernel or its name (``compile id:name`` picks one among compiles; else the
+    first, :func:`kernel_matches` lists them all)."""
     if isinstance(kernel, Kernel):
         for c in report.compiles:
             if any(k is kernel for k in c.kernels):
                 return kernel, c.id
         return kernel, ""
+    found = kernel_matches(report, kernel)
+    if not found:
+        names = sorted({k.name for k in report.kernels})
+        raise KeyError(f"no kernel {kernel!r} in the report (kernels: {names})")
+    return found[0]
+
+
+def kernel_matches(report: Report, kernel: str) -> list[tuple[Kernel, str]]:
+    """Every ``(kernel, compile id)`` that the name ``kernel`` (or ``compile id:name``) names, in report order: a
+    forward and its backward can each hold a kernel of one name."""
     want_compile, _, name = kernel.rpartition(":") if ":" in kernel and "[" not in kernel else ("", "", kernel)
-    found = [
+    return [
         (k, c.id)
         for c in report.compiles
         if not want_compile or want_compile in (c.id, c.compile_id)
         for k in c.kernels
         if k.name == name
     ]
-    if not found:
-        names = sorted({k.name for k in report.kernels})
-        raise KeyError(f"no kernel {kernel!r} in the report (kernels: {names})")
-    return found[0]
 
 
 def reproducer(report: Report, kernel: Union[str, Kernel], runs: int = RUNS, warmup: int = WARMUP) -> str:
@@ -124,7 +131,7 @@ def kernel_script(
     head = _HEAD.format(
         name=k.name,
         doc_name=_plain(k.name),
-        where=_plain(" (" + ", ".join(where) + ")") if where else "",
+        where=" " + _plain("(" + ", ".join(where) + ")") if where else "",
         report_us=repr(float(per_call)) if isinstance(per_call, (int, float)) else "None",
         device=repr(device),
         runs=int(runs),
@@ -311,7 +318,9 @@ def _step_code(before) -> str:
         "",
         "",
         "# The launches before this one in the step, oldest first: (kernel, [(access, storage, argument, bytes)]):",
-        "# r read, w written; argument: this kernel's argument (position or keyword) that is that storage, else None.",
+        "# r read, w written; storage: the buffer that first held it (a buffer made in a dead one's storage, the",
+        "# output code's '# reuse' lines, is named by that one); argument: this kernel's argument (position or",
+        "# keyword) that is that storage, else None.",
         "# --l2 step replays them after the flush, as far back as the L2 can hold.",
         "STEP_BEFORE = [",
     ]

@@ -28,7 +28,7 @@ def add_parser(sub) -> None:
 
 
 def cmd_repro(args: argparse.Namespace) -> int:
-    from ..analysis.reproducer import RUNS, WARMUP, ReproducerError, reproducer
+    from ..analysis.reproducer import RUNS, WARMUP, ReproducerError, kernel_matches, reproducer
     from ..report.io import atomic_write
     from ..report.model import ReportError, load
 
@@ -55,4 +55,9 @@ def cmd_repro(args: argparse.Namespace) -> int:
     output = args.output or "".join(c if c.isalnum() or c in "_-" else "_" for c in args.kernel) + ".py"
     atomic_write(output, script.encode("utf-8"))
     _say(f"wrote {output}: python {output}")
+    found = kernel_matches(report, args.kernel)
+    if len(found) > 1:  # a forward and its backward can each hold a kernel of this name
+        where = ", ".join(cid for _, cid in found)
+        _say(f"repro: {len(found)} kernels are named {args.kernel} ({where}); this is the one of {found[0][1]}: "
+             f"name another as 'COMPILE:{args.kernel}', e.g. '{found[1][1]}:{args.kernel}'")  # fmt: skip
     return 0

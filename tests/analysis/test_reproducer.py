@@ -334,6 +334,27 @@ def test_old_reports_and_unknown_kernels_say_why(training_report, sin_cos_report
     assert f"no kernel 'nope' in the report (kernels: ['{name}'])" in capsys.readouterr().err
 
 
+def test_a_name_that_a_forward_and_its_backward_share_is_said_and_each_can_be_picked(tmp_path, capsys):
+    """The H200 GPT-2 block's forward and backward each hold a ``triton_poi_fused_clone_transpose_view_8`` (their
+    scripts differ in what the step ran before them). ``repro`` writes the first and says how to name the other."""
+    from inductor_lens.analysis.reproducer import kernel_matches
+
+    path = FIXTURES / "gpu_metal_gpt2_ir.json.gz"
+    report = inductor_lens.load(path)
+    name = "triton_poi_fused_clone_transpose_view_8"
+    assert [cid for _, cid in kernel_matches(report, name)] == ["0/0 forward", "0/0 backward"]
+    fwd, bwd = reproducer(report, name), reproducer(report, f"0/0 backward:{name}")
+    assert "kernel triton_poi_fused_clone_transpose_view_8 (compile 0/0 backward, report" in bwd
+    assert "('w', 'buf1', 0," in bwd  # buf25, its argument 0, is made in buf1's storage; mm[buf25] wrote it
+    assert "('w', 'buf17', 0," in fwd  # the forward's: bmm[buf17] wrote its argument just before
+    assert cli.main(["repro", str(path), name, "-o", str(tmp_path / "k.py")]) == 0
+    err = capsys.readouterr().err
+    assert f"2 kernels are named {name} (0/0 forward, 0/0 backward)" in err and f"'0/0 backward:{name}'" in err
+    assert (tmp_path / "k.py").read_text() == fwd
+    assert cli.main(["repro", str(path), f"0/0 backward:{name}", "-o", str(tmp_path / "b.py")]) == 0
+    assert (tmp_path / "b.py").read_text() == bwd and "kernels are named" not in capsys.readouterr().err
+
+
 def test_hostile_names_stay_inside_comments_and_strings(sin_cos_report):
     """A report's names and title go into the script's docstring and comments: quotes and new lines in them
     cannot end the docstring or start a line of code."""
