@@ -93,9 +93,8 @@ def reproducer(report: Report, kernel: Union[str, Kernel], runs: int = RUNS, war
     return kernel_script(
         k,
         compile_id=compile_id,
-        before=step_before(launch_order(compile_.kernels, compile_.output_code), k, reuses(compile_.output_code))
-        if compile_
-        else [],
+        order=launch_order(compile_.kernels, compile_.output_code) if compile_ else (),
+        aliases=reuses(compile_.output_code) if compile_ else None,
         device=report.device,
         torch_version=report.torch_version,
         title=report.title,
@@ -113,10 +112,12 @@ def kernel_script(
     title: str = "",
     runs: int = RUNS,
     warmup: int = WARMUP,
-    before: Union[list, tuple] = (),
+    order: Union[list, tuple] = (),
+    aliases: Optional[dict[str, str]] = None,
 ) -> str:
     """:func:`reproducer` for one kernel and the facts of its report it needs (``device``: the report's;
-    ``before``: :func:`step_before` of the kernel in its compile)."""
+    ``order``: its compile's kernels as :func:`launch_order` gives them, ``aliases`` its ``# reuse`` lines, for
+    :func:`step_before` on a GPU)."""
     launch = k.launch
     if launch is None:
         raise ReproducerError(f"kernel {k.name!r} has no recorded launch (capture it with this inductor_lens version)")
@@ -137,7 +138,8 @@ def kernel_script(
         runs=int(runs),
         warmup=int(warmup),
     )
-    args = _args_code(launch, bound) + _step_code(before if device.startswith("cuda") else [])  # GPU: L2
+    before = step_before(list(order), k, aliases) if device.startswith("cuda") else []  # the L2 is the GPU's
+    args = _args_code(launch, bound) + _step_code(before)
     if k.language == "cpp":
         body = _cpp(k, launch)
     elif k.language == "triton":
@@ -263,8 +265,9 @@ def launch_order(kernels: list[Kernel], output_code: str) -> list[Kernel]:
 
 
 #: How far back :func:`step_before` reaches: launches until they touched this many bytes, twice the largest L2
-#: cache of today's GPUs; the script replays only the part that its device's L2 can still hold.
-_STEP_BYTES = 512 << 20
+#: cache of today's GPUs, and at most this many launches (a graph of thousands of small kernels); the script
+#: replays only the part that its device's L2 can still hold.
+_STEP_BYTES, _STEP_LAUNCHES = 512 << 20, 128
 
 
 def step_before(
@@ -292,7 +295,7 @@ def step_before(
                 storage_root(a.name, aliases), a.keyword or sum(1 for b in k.launch.args[:i] if not b.keyword)
             )
     out, total = [], 0
-    for other in reversed(order[:at]):
+    for other in reversed(order[max(0, at - _STEP_LAUNCHES) : at]):
         if total >= _STEP_BYTES:
             break
         if other.launch is None:

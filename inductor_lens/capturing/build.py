@@ -15,7 +15,7 @@ from collections import defaultdict
 from typing import Any, Optional
 
 from ..analysis.memory import reuses
-from ..analysis.reproducer import ReproducerError, kernel_script, launch_order, step_before
+from ..analysis.reproducer import ReproducerError, kernel_script, launch_order
 from ..report import rules
 from ..report.built import mark_built
 from ..report.finish import finish_compile, mark_same_graphs
@@ -1189,7 +1189,7 @@ class _Launches:
 
     def script(self, k: Kernel, order: list[Kernel], aliases: dict[str, str]) -> Kernel:
         """``k`` with its reproducer (``analysis.reproducer``) when one can be written (``order``: its compile's
-        kernels as the output code launches them, for the arguments the launches before it wrote; ``aliases``: its
+        kernels as the output code launches them, for what the launches before it touched; ``aliases``: its
         ``# reuse`` lines)."""
         if k.launch is None:
             return k
@@ -1199,7 +1199,8 @@ class _Launches:
                 compile_id=f"{self.rec.compile_id} {self.rec.graph_kind}",
                 device=self.device,
                 torch_version=self.torch,
-                before=step_before(order, k, aliases),
+                order=order,
+                aliases=aliases,
             )
         except ReproducerError:
             return k
