@@ -5,6 +5,7 @@ out of the order it relies on is imported whole (no torch needed: real logs from
 from __future__ import annotations
 
 import contextlib
+import gc
 import importlib.util
 import io as _io
 import pathlib
@@ -78,6 +79,33 @@ def test_a_long_log_holds_a_bounded_number_of_built_compiles(tmp_path):
     # the graphs of one compile id (2 forwards wait for their 2 backwards) and the one being built: as many as
     # one copy of the log holds, never the 24 of the log
     assert one.compiles == 4 and stats.held_max == one.held_max <= 5
+
+
+def test_a_written_forward_is_let_go_while_it_waits_for_its_backward(monkeypatch):
+    """What waits for a backward is its forward's post-grad nodes (``trace_stream._Forward``), not the forward
+    compile (kernels, output code, reproducers): when a backward is written, no forward compile written before
+    it is alive, neither the one the builder made nor the one written."""
+    from inductor_lens.report.model import Compile
+
+    def forwards() -> dict[int, Compile]:
+        return {id(o): o for o in gc.get_objects() if type(o) is Compile and o.graph_kind == "forward"}
+
+    before = set(forwards())  # other tests' reports, alive in this process
+    written: list[str] = []
+    alive_at_backward: list[list[str]] = []
+    add = Spooled.add
+
+    def spy(self, c, transient=False):
+        if c.graph_kind == "backward":
+            alive_at_backward.append([o.id for i, o in forwards().items() if i not in before and o.id in written])
+        add(self, c, transient)
+        if c.graph_kind == "forward":
+            written.append(c.id)
+
+    monkeypatch.setattr(Spooled, "add", spy)
+    _streamed(DDP)
+    assert len(written) == len(alive_at_backward) == 2
+    assert alive_at_backward == [[], []]
 
 
 def test_frames_torch_gave_up_on_are_said_as_the_whole_import_says_them(tmp_path):
