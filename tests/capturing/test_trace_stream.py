@@ -219,7 +219,9 @@ def test_cuda_graph_recordings_read_from_the_events_a_streamed_import_keeps(tmp_
 
 def test_import_trace_loads_nothing_it_does_not_use(tmp_path):
     """Start-up is most of a small import's memory: ``import-trace`` of a log loads no OpenSSL (hashlib: 3.6 MB of
-    peak RSS), no torch, no widget machinery, no HTML entity table, no tempfile (and the compressors it brings)."""
+    peak RSS), no torch, no widget machinery, no HTML entity table, no tempfile (and the compressors it brings), no
+    argparse for its plain arguments (with shutil, gettext and locale: 1.8 MB), no pathlib (urllib.parse and
+    ipaddress with it: 1.3 MB), no traceback."""
     import subprocess
     import sys
 
@@ -232,4 +234,6 @@ def test_import_trace_loads_nothing_it_does_not_use(tmp_path):
     loaded = set(out.stdout.split())
     assert "inductor_lens.capturing.trace_stream" in loaded and (tmp_path / "p.html").stat().st_size > 100_000
     unwanted = {"hashlib", "_hashlib", "_ssl", "torch", "numpy", "anywidget", "traitlets", "html.entities", "tempfile"}
+    unwanted |= {"argparse", "shutil", "gettext", "locale", "lzma", "bz2", "pathlib", "urllib.parse", "ipaddress"}
+    unwanted |= {"traceback", "textwrap", "inductor_lens.views.diff_cli", "inductor_lens.views.repro_cli"}
     assert loaded & unwanted == set()
