@@ -266,8 +266,9 @@ class _Writer:
         return ids, []
 
 
-#: Bytes read back from a spool at a time (each block is held while a writer gzips or writes it).
-CHUNK = 256 << 10
+#: Bytes read back from a spool at a time (each block is held while a writer gzips or writes it, and the writer's
+#: pieces made of the one before: 64 KB keeps that small beside a small log's import).
+CHUNK = 64 << 10
 #: How many levels of a compile :meth:`Spooled.add` writes a field or an element at a time (the compile's fields;
 #: its lists and the graphs' dict; each kernel, graph and fused node; their lists): deeper, each value whole.
 LEVELS = 4

@@ -96,7 +96,7 @@ def engine_gz() -> bytes:
     return _ENGINE_GZ
 
 
-def engine_gz_parts(block: int = 256 << 10):
+def engine_gz_parts(block: int = 64 << 10):
     """:func:`engine_gz` in pieces, read from the bundle's file as they are written (a page writer need not hold
     the 0.5 MB, nor keep it for the process)."""
     packed = os.path.join(_static_dir(), "layout-worker.js.gz")

@@ -145,7 +145,7 @@ def _base64_parts(parts: Iterable[bytes]) -> Iterator[bytes]:
         rest = rest + part if rest else part
         n = len(rest) - len(rest) % 3
         if n:
-            yield base64.b64encode(rest[:n])
+            yield base64.b64encode(memoryview(rest)[:n])  # not a copy of the piece first
             rest = rest[n:]
     if rest:
         yield base64.b64encode(rest)
