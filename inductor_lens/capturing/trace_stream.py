@@ -8,7 +8,7 @@ window open: everything logged for the graphs so far has come) the graphs logged
 and written (``report.written.Spooled``) one at a time, then let go. What is kept across the log is small:
 the walk's tables (windows, compile ids, which forward waits for its backward), the trace records the builder
 looks things up in (``build._Trace``, without the output code), the interned tables of the written form, and
-each forward compile until its backward comes (a backward is made from its forward).
+each forward's post-grad nodes until its backward comes (a backward is made from them: :class:`_Forward`).
 
 The result is the report the whole import makes, byte for byte. Each step is the one that path runs, on one
 compile (``build.CompileMaker``, ``finish``, ``module_paths.infer_compile``, ``built.BuiltMarker``); what
