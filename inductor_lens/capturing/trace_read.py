@@ -115,9 +115,10 @@ def find_logs(path: str) -> list[str]:
 _RECORD_START = re.compile(r"\n(?=[^\t])")
 #: Records whose payload the report never reads (only their metadata): the payload is not kept.
 METADATA_ONLY = frozenset({"aot_forward_graph", "aot_backward_graph", "aot_inference_graph", "aot_joint_graph"})
-#: Bytes read at a time. Each block is held about four times over while it is cut into records (the bytes,
-#: their text, the records, their payloads): 1 MB blocks keep that a few megabytes (8 MB blocks: ~30 MB).
-_CHUNK = 1 << 20
+#: Bytes read at a time. A block is held about three times over while it is cut into records (its bytes, then
+#: its text, and the record being read and its payload): 256 KB blocks keep that under a megabyte (1 MB blocks:
+#: ~3 MB, the most of a small log's import; 8 MB blocks: ~30 MB).
+_CHUNK = 256 << 10
 #: How often ``on_progress`` hears how far the read is.
 _REPORT_EVERY = 8 << 20
 
@@ -144,7 +145,8 @@ class TraceReader:
 
     def _texts(self) -> Iterator[str]:
         """The file as text pieces that each end at a record boundary. A record longer than a block is kept as
-        its blocks until it ends, then joined once (not copied again with each block)."""
+        its blocks until it ends, then joined once (not copied again with each block). The bytes of a piece are
+        let go before it is yielded: what is held at once is a block, or a record longer than one, about twice."""
         rest = b""  # what follows the last record boundary
         long: list[bytes] = []  # the blocks of a record longer than a block, while no boundary has come
         done = 0
@@ -164,17 +166,22 @@ class TraceReader:
                         long.append(block)
                         continue
                     cut += sum(len(b) for b in long) - 1
-                    data = b"".join(long) + block
+                    long.append(block)
+                    block = b""
+                    data = b"".join(long)
                     long = []
                 else:
                     data = rest + block if rest else block
+                    block = b""
                     cut = _last_boundary(data)
                     if cut < 0:  # one record longer than a block: keep reading
                         long, rest = [data], b""
                         continue
                 rest = data[cut + 1 :]
-                yield data[:cut].decode("utf-8", "replace")
-                del data
+                text = str(memoryview(data)[:cut], "utf-8", "replace")  # no copy of the bytes first
+                data = b""
+                yield text
+                text = ""
         if long:
             rest = b"".join(long)
         if rest.endswith(b"\n"):
@@ -188,7 +195,7 @@ class TraceReader:
         now = 0.0
         loads = _loads
         for text in self._texts():
-            for chunk in _RECORD_START.split(text):
+            for chunk in _records_of(text):
                 nl = chunk.find("\n")
                 header = chunk if nl < 0 else chunk[:nl]
                 start = header.find("] {")
@@ -234,6 +241,22 @@ class TraceReader:
                             self.torch_version = _torch_version(payload)
                 self.records += 1
                 yield meta, payload, now
+
+
+def _records_of(text: str) -> Iterator[str]:
+    """``_RECORD_START.split(text)``, one record at a time (a list of them would hold the text a second time)."""
+    if _RECORD_START.search(text) is None:  # one record: itself, not a copy
+        yield text
+        return
+    search = _RECORD_START.search
+    pos = 0
+    while True:
+        m = search(text, pos)
+        if m is None:
+            yield text[pos:]
+            return
+        yield text[pos : m.start()]
+        pos = m.end()
 
 
 def _last_boundary(data: bytes) -> int:

@@ -8,7 +8,7 @@ window open: everything logged for the graphs so far has come) the graphs logged
 and written (``report.written.Spooled``) one at a time, then let go. What is kept across the log is small:
 the walk's tables (windows, compile ids, which forward waits for its backward), the trace records the builder
 looks things up in (``build._Trace``, without the output code), the interned tables of the written form, and
-each forward compile until its backward comes (a backward is made from its forward).
+each forward's post-grad nodes until its backward comes (a backward is made from them: :class:`_Forward`).
 
 The result is the report the whole import makes, byte for byte. Each step is the one that path runs, on one
 compile (``build.CompileMaker``, ``finish``, ``module_paths.infer_compile``, ``built.BuiltMarker``); what
@@ -32,7 +32,7 @@ from typing import Any, Callable, Optional
 from ..report import rules
 from ..report.built import BuiltMarker
 from ..report.finish import derive_compile, graph_signature, saved_names
-from ..report.model import Compile, Diagnostic, Report
+from ..report.model import Compile, Diagnostic, Graph, Report
 from ..report.module_paths import infer_compile
 from .artifacts import _ID_KEYS, record_kind, wanted
 from .build import (
@@ -326,8 +326,8 @@ class _Finish:
         else:
             inferred = infer_compile(c)
             changed = inferred is not c
-            if c.graph_kind == "forward":
-                self.forwards[c.compile_id].append((inferred, changed))
+            if c.graph_kind == "forward":  # what its backward reads of it: the post-grad graph, not its kernels
+                self.forwards[c.compile_id].append((_Forward(inferred), changed))
         if changed:  # derived again, and the lines that built modules marked again (the same on the others)
             c = self._mark(derive_compile(inferred))
         self.facts.append(rules.view_facts(c))
@@ -341,6 +341,19 @@ class _Finish:
 
     def held(self) -> int:
         return sum(x is not None for fs in self.forwards.values() for x in fs)
+
+
+class _Forward:
+    """What a backward reads of its forward compile (``build._post_nodes``, ``module_paths.infer_compile``,
+    ``finish.saved_names``): the nodes of its post-grad graph. Held in place of the compile until the backward
+    comes (by ``build.CompileMaker`` and by :class:`_Finish`), so that the rest of the forward (kernels, output
+    code, reproducer scripts, graph texts: most of it) goes once it is written."""
+
+    __slots__ = ("graphs",)
+
+    def __init__(self, c: Any) -> None:
+        post = c.graphs.get("post_grad")
+        self.graphs = {"post_grad": Graph(nodes=post.nodes)} if post is not None else {}
 
 
 class _Builder:
@@ -395,21 +408,31 @@ class _Builder:
             self.windows.append((rec.start_us, _window_for(rec, windows, starts)))
             try:
                 c = self.maker.make(rec, windows, starts)
+                if c is not None and c.graph_kind == "forward":  # the maker holds it for its backward: only that
+                    held = self.maker.forwards.get(c.compile_id)
+                    if held and held[-1] is c:
+                        held[-1] = _Forward(c)
+                built.append(rec)
+                self._let_go(raw, rec)  # before the compile is written: its texts are its own now
                 if c is not None:
                     self.stats.held_max = max(self.stats.held_max, 1 + self.held())
                     self.finish.add(c)
             except Exception as e:  # what the whole import does with it (a diagnostic, or the error) is its own
                 raise _Whole(f"{type(e).__name__}: {e}") from None
-            built.append(rec)
-        waiting = {_base_cid(r.compile_id) for r in self.queue}
-        for rec in built:  # every graph of its compile id built: what only they look up goes
-            base = _base_cid(rec.compile_id)
-            if base not in waiting and base not in self.gone and self._settled(rec.compile_id):
-                self.gone.add(base)
-                self.trace.let_go(base)
-                raw.dynamo_graphs.pop(rec.compile_id, None)
-                raw.dynamo_graphs.pop(base, None)
         return built
+
+    def _let_go(self, raw: Any, rec: Any) -> None:
+        """Once every graph of ``rec``'s compile id is built (none of it queued, each forward with its backward):
+        what only they look up goes."""
+        base = _base_cid(rec.compile_id)
+        if base in self.gone or not self._settled(rec.compile_id):
+            return
+        if any(_base_cid(r.compile_id) == base for r in self.queue):
+            return
+        self.gone.add(base)
+        self.trace.let_go(base)
+        raw.dynamo_graphs.pop(rec.compile_id, None)
+        raw.dynamo_graphs.pop(base, None)
 
     def _settled(self, cid: str) -> bool:
         return self.backwards[cid] >= self.forwards[cid]

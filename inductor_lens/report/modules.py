@@ -211,7 +211,15 @@ def _shown(paths: Sequence[Sequence[str]], expanded: set) -> tuple[int, dict[str
 def _greedy(paths: Sequence[Sequence[str]], limit: int) -> tuple[list[str], int]:
     """Expand the largest group (ties: the one run first) whose boxes still fit in ``limit`` (a group shown
     as one box either way always opens: its kernel says more than its module's name), until none does:
-    the groups expanded, in that order, and the boxes shown.
+    the groups expanded, in that order, and the boxes shown."""
+    expanded, count, _ = _greedy_run(paths, limit)
+    return expanded, count
+
+
+def _greedy_run(paths: Sequence[Sequence[str]], limit: int) -> tuple[list[str], int, int]:
+    """:func:`_greedy`, and the largest limit for which it takes the same steps: each group passed over on the
+    way did not fit, and would not fit in any limit below the boxes it needed (the group taken at each step
+    fits in any larger limit), so every limit from ``limit`` to that one gives the same opening.
 
     What :func:`_shown` gives after each step is kept up to date instead of made again: opening a group moves
     only its members, each to the next unopened group of its path (or loose); a group's inner boxes are counted
@@ -221,6 +229,7 @@ def _greedy(paths: Sequence[Sequence[str]], limit: int) -> tuple[list[str], int]
     count, groups = _shown(paths, opened)
     loose = count - len(groups)
     inner_of: dict[str, int] = {}  # group -> its inner boxes, while its members are unchanged
+    until = 1 << 62  # no group passed over: the same opening for any larger limit
     while True:
         for g, members in sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[1][0])):
             n_inner = inner_of.get(g)
@@ -249,8 +258,9 @@ def _greedy(paths: Sequence[Sequence[str]], limit: int) -> tuple[list[str], int]
                     inner_of.pop(t, None)
                 count = loose + len(groups)
                 break
+            until = min(until, count + n_inner - 2)  # passed over: it fits from count + n_inner - 1 boxes
         else:
-            return expanded, count
+            return expanded, count, until
 
 
 def openings(paths: Sequence[Sequence[str]]) -> list[ModuleOpening]:
@@ -269,12 +279,15 @@ def openings(paths: Sequence[Sequence[str]]) -> list[ModuleOpening]:
                 seen.add(m)
                 every.append(m)
     out: list[ModuleOpening] = []
-    cache: dict[int, tuple[list[str], int]] = {}
+    runs: list[tuple[int, int, tuple[list[str], int]]] = []  # (limit, the last limit it holds for, opening)
 
     def greedy(limit: int) -> tuple[list[str], int]:
-        if limit not in cache:
-            cache[limit] = _greedy(paths, limit)
-        return cache[limit]
+        for lo, hi, found in runs:  # the fits go up: most are answered by the run of a smaller one
+            if lo <= limit <= hi:
+                return found
+        expanded, boxes, until = _greedy_run(paths, limit)
+        runs.append((limit, until, (expanded, boxes)))
+        return expanded, boxes
 
     for fit in range(MIN_FIT, OPEN_LIMIT + 1):
         if len(paths) <= max(ALWAYS_EXPANDED, 2 * fit):

@@ -26,6 +26,7 @@ class Unclean(Exception):
 
 
 _UNKNOWN: Any = object()
+_SCALARS = (str, int, float, bool, type(None))
 
 
 class _Writer:
@@ -140,21 +141,7 @@ class _Writer:
             return []
         if depth > MAX_DEPTH:
             raise Unclean
-        fields = self._fields
-        for x in items:
-            t = type(x)
-            if t is str or t is int:
-                break
-            names = fields.get(t, _UNKNOWN)
-            if names is _UNKNOWN:
-                names = self.fields(x)
-            if names is not None:
-                if len(names) == len(_FRAME_KEYSET) and _FRAME_KEYSET.issuperset(names):
-                    continue
-                break
-            if not (isinstance(x, dict) and len(x) >= len(_FRAME_KEYSET)):
-                break
-        else:  # every element may be a frame: decide on the plain values, as compact does
+        if self.frame_like(items):  # every element may be a frame: decide on the plain values, as compact does
             ids, plains = self.frame_ids(items, depth)
             if ids is not None:
                 tables = self.tables
@@ -170,6 +157,96 @@ class _Writer:
             else:
                 out.append(self.value(x, depth))
         return out
+
+    def frame_like(self, items: Any) -> bool:
+        """Whether every element of ``items`` may be a frame once plain (only dataclasses with a frame's fields
+        and dicts of at least as many keys can be): :meth:`sequence` then decides on their plain values."""
+        fields = self._fields
+        for x in items:
+            t = type(x)
+            if t is str or t is int:
+                return False
+            names = fields.get(t, _UNKNOWN)
+            if names is _UNKNOWN:
+                names = self.fields(x)
+            if names is not None:
+                if len(names) == len(_FRAME_KEYSET) and _FRAME_KEYSET.issuperset(names):
+                    continue
+                return False
+            if not (isinstance(x, dict) and len(x) >= len(_FRAME_KEYSET)):
+                return False
+        return True
+
+    # -- the written value as JSON in pieces (what Spooled.add writes) --------------------------------
+    def parts(self, obj: Any, depth: int, levels: int, dump: Callable[[Any], bytes]) -> Iterator[bytes]:
+        """``dump(self.value(obj, depth))`` in pieces, for a ``dump`` that writes compact JSON (orjson's): the
+        dataclasses, dicts and lists of the first ``levels`` levels are written a field or an element at a time,
+        so that neither the written value of a whole compile nor its JSON is held, only one element's (a kernel, a
+        graph node). The same visits in the same order as :meth:`value`: the same tables, the same bytes."""
+        if levels > 0 and depth <= MAX_DEPTH:
+            t = type(obj)
+            if t is list or t is tuple:
+                # a list of containers that are not frames: element by element (a list of scalars: whole)
+                if obj and type(obj[0]) not in _SCALARS and not self.frame_like(obj):
+                    yield from self._sequence_parts(obj, depth + 1, levels - 1, dump)
+                    return
+            elif t is dict:
+                if all(type(k) is str and k.isascii() for k in obj):  # keys that stay as they are (value())
+                    yield from self._mapping_parts(obj.keys(), obj.values(), depth + 1, levels - 1, dump)
+                    return
+            elif t not in _SCALARS:
+                got = self._getters.get(t)
+                if got is not None:
+                    yield from self._mapping_parts(got[0], got[1](obj), depth + 1, levels - 1, dump)
+                    return
+                names = self.fields(obj)
+                if names and not isinstance(obj, type):
+                    get = operator.attrgetter(*names)
+                    self._getters[t] = (names, get if len(names) > 1 else lambda o, get=get: (get(o),))
+                    yield from self._mapping_parts(names, [getattr(obj, n) for n in names], depth + 1, levels - 1, dump)
+                    return
+        yield dump(self.value(obj, depth))
+
+    def _mapping_parts(
+        self, keys: Any, values: Iterable[Any], depth: int, levels: int, dump: Callable[[Any], bytes]
+    ) -> Iterator[bytes]:
+        """:meth:`mapping` as JSON in pieces (see :meth:`parts`)."""
+        if depth > MAX_DEPTH and keys:
+            raise Unclean
+        text = self.tables.text
+        sep = b"{"
+        for k, v in zip(keys, values):
+            t = type(v)
+            key = sep + dump(k) + b":"
+            sep = b","
+            if t is str:
+                if not v.isascii():
+                    v = self.plain(v, depth)
+                if len(v) >= MIN_TEXT and k in TEXT_KEYS:
+                    v = text(v)
+            elif t is int or t is bool or v is None:
+                pass
+            elif levels > 0 and (t is list or t is tuple or t is dict or self.fields(v) is not None):
+                yield key  # a container: in pieces (never a text to intern: its written value is no str)
+                yield from self.parts(v, depth, levels, dump)
+                continue
+            else:
+                v = self.value(v, depth)
+                if k in TEXT_KEYS and isinstance(v, str) and len(v) >= MIN_TEXT:
+                    v = text(v)
+            yield key + dump(v)
+        yield b"}" if sep == b"," else b"{}"
+
+    def _sequence_parts(self, items: Any, depth: int, levels: int, dump: Callable[[Any], bytes]) -> Iterator[bytes]:
+        """:meth:`sequence` of a list that is no list of frames, as JSON in pieces (see :meth:`parts`)."""
+        if depth > MAX_DEPTH:
+            raise Unclean
+        sep = b"["
+        for x in items:
+            yield sep
+            sep = b","
+            yield from self.parts(x, depth, levels, dump)
+        yield b"]"
 
     def frame_ids(self, items: Any, depth: int) -> tuple[Optional[list[int]], list]:
         """``(interned indices, None)`` of ``items`` when each is a frame once plain, else ``(None, the plain
@@ -189,9 +266,12 @@ class _Writer:
         return ids, []
 
 
-#: Bytes read back from a spool at a time (each block is held while a writer gzips or writes it).
-CHUNK = 256 << 10
-_SCALARS = (str, int, float, bool, type(None))
+#: Bytes read back from a spool at a time (each block is held while a writer gzips or writes it, and the writer's
+#: pieces made of the one before: 64 KB keeps that small beside a small log's import).
+CHUNK = 64 << 10
+#: How many levels of a compile :meth:`Spooled.add` writes a field or an element at a time (the compile's fields;
+#: its lists and the graphs' dict; each kernel, graph and fused node; their lists): deeper, each value whole.
+LEVELS = 4
 
 
 class Spooled:
@@ -214,17 +294,24 @@ class Spooled:
         self._w = _Writer()
         self._dump = dump
         self._spool = spool
+        # a compile is written in pieces where the pieces joined are what ``dump`` writes of it whole: compact JSON
+        self._levels = LEVELS if dump(["a", {"b": 1.5, "c": None}]) == b'["a",{"b":1.5,"c":null}]' else 0
         self._head: Optional[tuple] = None  # the first line's pieces
         self.compiles = 0  # compiles added
         self.kernels = 0  # their kernels
 
     def add(self, compile: Any, transient: bool = False) -> None:
-        """Walk and serialize the next compile. ``transient``: ``compile`` is dropped after this (a pending
-        compile of a loaded report, built for the writer only): frames are not remembered by object."""
-        line = self._dump(self._w.value(compile, 2))  # depth as io._Cleaner.plain reaches a compile
+        """Walk and serialize the next compile, written to the spool in pieces (``_Writer.parts``). ``transient``:
+        ``compile`` is dropped after this (a pending compile of a loaded report, built for the writer only): frames
+        are not remembered by object. After :class:`Unclean` (or any error) the spool holds part of a compile: the
+        caller drops it (``io.written`` writes the report the two-step way, a streamed import imports whole)."""
+        write = self._spool.write
+        if self.compiles:
+            write(b",\n")
+        for piece in self._w.parts(compile, 2, self._levels, self._dump):  # depth as io._Cleaner.plain reaches it
+            write(piece)
         if transient:
             self._w._frames.clear()  # its frames die with it: their id()s may be reused
-        self._spool.write(b",\n" + line if self.compiles else line)
         self.compiles += 1
         self.kernels += len(compile.kernels)
 

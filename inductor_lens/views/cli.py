@@ -20,16 +20,14 @@ output that cannot be written).
 
 from __future__ import annotations
 
-import argparse
-import gzip
 import os
-import runpy
 import signal
 import sys
-import textwrap
 import time
-import traceback
-from typing import Optional, Sequence
+from typing import TYPE_CHECKING, Optional, Sequence
+
+if TYPE_CHECKING:  # argparse, and what it imports (shutil, gettext, locale: ~1.8 MB), only for the commands it parses
+    import argparse
 
 from .cli_common import PROG, CLIError, _say
 
@@ -247,6 +245,8 @@ class _ScriptRun:
         try:
             with self.pipeline:
                 try:
+                    import runpy
+
                     runpy.run_path(self.script, run_name="__main__")
                 except SystemExit as e:
                     self._exited(e)
@@ -274,6 +274,8 @@ class _ScriptRun:
         tb = e.__traceback__  # start at the script's own frames, not runpy's and ours
         while tb is not None and os.path.abspath(tb.tb_frame.f_code.co_filename) != os.path.abspath(self.script):
             tb = tb.tb_next
+        import traceback
+
         self.error_tb = "".join(traceback.format_exception(type(e), e, tb or e.__traceback__))
         sys.stderr.write(self.error_tb)
         self.error, self.exit_code = e, 1
@@ -446,6 +448,8 @@ class _ShowPage:
         if kept is None:
             return facts, self.packer.result()
         # NaN or lone surrogates were fixed: embed the fixed data, not the file
+        import gzip
+
         return facts, gzip.compress(report_io.dumps(dict(parts.head_expanded, compiles=kept), trusted=True), 6, mtime=0)
 
 
@@ -550,6 +554,9 @@ def _import_streamed(trace: str, html_path: str, json_path: Optional[str], progr
 
 
 def _parser() -> argparse.ArgumentParser:
+    import argparse
+    import textwrap
+
     p = argparse.ArgumentParser(
         prog=PROG,
         description="See what torch.compile's Inductor did: fused kernels, their source, and the "
@@ -621,17 +628,56 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
+#: ``import-trace``'s options in the forms :func:`_plain_import_trace` reads (each with its value as the next token)
+_IMPORT_TRACE_OPTS = {"-o": "output", "--output": "output", "--json": "json"}
+
+
+def _plain_import_trace(tokens: Sequence[str]):
+    """The arguments of ``import-trace`` (after the command) as argparse parses them, where they are in the plain
+    forms: one TRACE, ``-o``/``--output PATH``, ``--json PATH``, ``-q``/``--quiet``, in any order, each once at
+    most, no token but the values of ``-o`` and ``--json`` starting with ``-``. None for anything else
+    (``--help``, ``--out=x``, ``-qo x``, a repeated option, an error...): argparse parses those, and says what is
+    wrong. The common command then starts without argparse and what it imports (``shutil``, ``gettext``,
+    ``locale``: ~1.8 MB of a small log's import)."""
+    import types
+
+    found = {"trace": None, "output": None, "json": None, "quiet": False}
+    i = 0
+    while i < len(tokens):
+        tok = tokens[i]
+        key = _IMPORT_TRACE_OPTS.get(tok)
+        if key is not None:
+            if i + 1 >= len(tokens) or tokens[i + 1].startswith("-") or found[key] is not None:
+                return None
+            found[key] = tokens[i + 1]
+            i += 2
+            continue
+        if tok in ("-q", "--quiet") and not found["quiet"]:
+            found["quiet"] = True
+        elif tok.startswith("-") or found["trace"] is not None:
+            return None
+        else:
+            found["trace"] = tok
+        i += 1
+    if found["trace"] is None:
+        return None
+    return types.SimpleNamespace(command="import-trace", **found)
+
+
 def main(argv: Optional[Sequence[str]] = None) -> int:
     global _COMMAND_LINE
     _COMMAND_LINE = argv is None  # the process is ours (inductor-lens / python -m inductor_lens), not a caller's
     argv = list(sys.argv[1:] if argv is None else argv)
-    parser = _parser()
     try:
+        if argv and argv[0] == "import-trace":  # the plain forms without argparse (a small log's import is ~10% it)
+            plain = _plain_import_trace(argv[1:])
+            if plain is not None:
+                return cmd_import_trace(plain)
         if argv and argv[0] == "run":  # argparse cannot take options after a REMAINDER: parse by hand
             try:
                 return cmd_run(argv[1:])
             except _Help:
-                parser.parse_args(["run", "--help"])
+                _parser().parse_args(["run", "--help"])
         if argv and argv[0] == "torchrun":  # torchrun's options and the script's are not ours to parse
             if argv[1:2] in (["-h"], ["--help"]):
                 from . import torchrun as _torchrun
@@ -639,6 +685,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                 print(_torchrun.__doc__)
                 return 0
             return cmd_torchrun(argv[1:])
+        parser = _parser()
         args = parser.parse_args(argv)
         if args.command == "import-trace":
             return cmd_import_trace(args)

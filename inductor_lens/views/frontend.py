@@ -10,13 +10,34 @@ from __future__ import annotations
 
 import base64
 import gzip
-import pathlib
+import os
 import zlib
-from typing import Optional
+from typing import TYPE_CHECKING, Any, Optional
 
 from ..report import rules as _rules
 
-STATIC = pathlib.Path(__file__).parent.parent / "static"
+if TYPE_CHECKING:
+    import pathlib
+
+#: The folder of the built front end. ``STATIC``, the same as a ``pathlib.Path``, is made at its first use
+#: (:func:`__getattr__`): a page is written with ``os.path`` alone (pathlib and what it imports, ``urllib.parse``
+#: and ``ipaddress``, are ~1.3 MB of a small log's ``import-trace``).
+_STATIC_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "static")
+
+
+def __getattr__(name: str) -> Any:
+    if name == "STATIC":
+        import pathlib
+
+        return pathlib.Path(_STATIC_DIR)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def _static_dir() -> str:
+    """The front end's folder: ``STATIC`` where it was set (a test's copy of the bundle), else the package's."""
+    given = globals().get("STATIC")
+    return os.fspath(given) if given is not None else _STATIC_DIR
+
 
 #: The modes of the one front-end shell (``js/src/shell.js``): a report opens in the lens, a
 #: :class:`~inductor_lens.analysis.diff.ReportDiff` in compare, a distributed job in job. Python names the
@@ -34,12 +55,24 @@ class BundleMissingError(FileNotFoundError):
 
 def static(name: str) -> pathlib.Path:
     """The path of a built front-end file; :class:`BundleMissingError` says how to build it."""
-    path = STATIC / name
-    if not path.exists():
+    import pathlib
+
+    return pathlib.Path(static_path(name))
+
+
+def static_path(name: str) -> str:
+    """:func:`static` as a string (no pathlib)."""
+    path = os.path.join(_static_dir(), name)
+    if not os.path.exists(path):
         raise BundleMissingError(
             f"{path} is missing: build the front end with `make bundle` (runs `cd js && npm ci && npm run build`)"
         )
     return path
+
+
+def _read(path: str) -> bytes:
+    with open(path, "rb") as f:
+        return f.read()
 
 
 def b64gz(data: bytes, level: int = 9) -> str:
@@ -55,19 +88,19 @@ def engine_gz() -> bytes:
     (``hatch_build.py`` compresses it at build time), else compressed here (a bundle built before that file)."""
     global _ENGINE_GZ
     if _ENGINE_GZ is None:
-        packed = STATIC / "layout-worker.js.gz"
-        if packed.is_file():
-            _ENGINE_GZ = packed.read_bytes()
+        packed = os.path.join(_static_dir(), "layout-worker.js.gz")
+        if os.path.isfile(packed):
+            _ENGINE_GZ = _read(packed)
         else:
-            _ENGINE_GZ = gzip.compress(static("layout-worker.js").read_bytes(), compresslevel=9, mtime=0)
+            _ENGINE_GZ = gzip.compress(_read(static_path("layout-worker.js")), compresslevel=9, mtime=0)
     return _ENGINE_GZ
 
 
-def engine_gz_parts(block: int = 256 << 10):
+def engine_gz_parts(block: int = 64 << 10):
     """:func:`engine_gz` in pieces, read from the bundle's file as they are written (a page writer need not hold
     the 0.5 MB, nor keep it for the process)."""
-    packed = STATIC / "layout-worker.js.gz"
-    if _ENGINE_GZ is not None or not packed.is_file():
+    packed = os.path.join(_static_dir(), "layout-worker.js.gz")
+    if _ENGINE_GZ is not None or not os.path.isfile(packed):
         yield engine_gz()
         return
     with open(packed, "rb") as f:
@@ -85,18 +118,16 @@ def bundle_b64() -> str:
     """``static/lens.js`` gzip'd and base64-encoded (cached while the file is unchanged): the bundle's
     ``lens.js.gz`` (``hatch_build.py`` compresses it at build time, level 9 without a timestamp, as here) when it
     is as new as ``lens.js``, else compressed here (a bundle built before that file, or rebuilt by npm alone)."""
-    path = static("lens.js")
-    key = (str(path), path.stat().st_mtime_ns)
+    path = static_path("lens.js")
+    key = (path, os.stat(path).st_mtime_ns)
     if key not in _bundle_cache:
         _bundle_cache.clear()
-        packed = STATIC / "lens.js.gz"
+        packed = os.path.join(_static_dir(), "lens.js.gz")
         try:
-            fresh = packed.stat().st_mtime_ns >= key[1]
+            fresh = os.stat(packed).st_mtime_ns >= key[1]
         except OSError:
             fresh = False
-        _bundle_cache[key] = (
-            base64.b64encode(packed.read_bytes()).decode("ascii") if fresh else b64gz(path.read_bytes())
-        )
+        _bundle_cache[key] = base64.b64encode(_read(packed)).decode("ascii") if fresh else b64gz(_read(path))
     return _bundle_cache[key]
 
 

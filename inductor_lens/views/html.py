@@ -26,6 +26,7 @@ from .frontend import (  # noqa: F401 (engine_gz, pack_report: re-exported)
     engine_gz_parts,
     pack_report,
     static,
+    static_path,
 )
 
 # The only script that is not gzip'd: it unpacks the bundle and mounts it. Written by hand.
@@ -144,7 +145,7 @@ def _base64_parts(parts: Iterable[bytes]) -> Iterator[bytes]:
         rest = rest + part if rest else part
         n = len(rest) - len(rest) % 3
         if n:
-            yield base64.b64encode(rest[:n])
+            yield base64.b64encode(memoryview(rest)[:n])  # not a copy of the piece first
             rest = rest[n:]
     if rest:
         yield base64.b64encode(rest)
@@ -241,7 +242,8 @@ def _page_parts(
     if mode not in MODES:
         raise ValueError(f"unknown mode {mode!r} (must be one of {list(MODES)})")
 
-    css = static("lens.css").read_text(encoding="utf-8")
+    with open(static_path("lens.css"), encoding="utf-8") as f:
+        css = f.read()
     if "</style" in css.lower():
         raise ValueError("lens.css must not contain '</style'")
 

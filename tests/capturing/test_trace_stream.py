@@ -5,6 +5,7 @@ out of the order it relies on is imported whole (no torch needed: real logs from
 from __future__ import annotations
 
 import contextlib
+import gc
 import importlib.util
 import io as _io
 import pathlib
@@ -78,6 +79,33 @@ def test_a_long_log_holds_a_bounded_number_of_built_compiles(tmp_path):
     # the graphs of one compile id (2 forwards wait for their 2 backwards) and the one being built: as many as
     # one copy of the log holds, never the 24 of the log
     assert one.compiles == 4 and stats.held_max == one.held_max <= 5
+
+
+def test_a_written_forward_is_let_go_while_it_waits_for_its_backward(monkeypatch):
+    """What waits for a backward is its forward's post-grad nodes (``trace_stream._Forward``), not the forward
+    compile (kernels, output code, reproducers): when a backward is written, no forward compile written before
+    it is alive, neither the one the builder made nor the one written."""
+    from inductor_lens.report.model import Compile
+
+    def forwards() -> dict[int, Compile]:
+        return {id(o): o for o in gc.get_objects() if type(o) is Compile and o.graph_kind == "forward"}
+
+    before = set(forwards())  # other tests' reports, alive in this process
+    written: list[str] = []
+    alive_at_backward: list[list[str]] = []
+    add = Spooled.add
+
+    def spy(self, c, transient=False):
+        if c.graph_kind == "backward":
+            alive_at_backward.append([o.id for i, o in forwards().items() if i not in before and o.id in written])
+        add(self, c, transient)
+        if c.graph_kind == "forward":
+            written.append(c.id)
+
+    monkeypatch.setattr(Spooled, "add", spy)
+    _streamed(DDP)
+    assert len(written) == len(alive_at_backward) == 2
+    assert alive_at_backward == [[], []]
 
 
 def test_frames_torch_gave_up_on_are_said_as_the_whole_import_says_them(tmp_path):
@@ -191,7 +219,9 @@ def test_cuda_graph_recordings_read_from_the_events_a_streamed_import_keeps(tmp_
 
 def test_import_trace_loads_nothing_it_does_not_use(tmp_path):
     """Start-up is most of a small import's memory: ``import-trace`` of a log loads no OpenSSL (hashlib: 3.6 MB of
-    peak RSS), no torch, no widget machinery, no HTML entity table, no tempfile (and the compressors it brings)."""
+    peak RSS), no torch, no widget machinery, no HTML entity table, no tempfile (and the compressors it brings), no
+    argparse for its plain arguments (with shutil, gettext and locale: 1.8 MB), no pathlib (urllib.parse and
+    ipaddress with it: 1.3 MB), no traceback."""
     import subprocess
     import sys
 
@@ -204,4 +234,6 @@ def test_import_trace_loads_nothing_it_does_not_use(tmp_path):
     loaded = set(out.stdout.split())
     assert "inductor_lens.capturing.trace_stream" in loaded and (tmp_path / "p.html").stat().st_size > 100_000
     unwanted = {"hashlib", "_hashlib", "_ssl", "torch", "numpy", "anywidget", "traitlets", "html.entities", "tempfile"}
+    unwanted |= {"argparse", "shutil", "gettext", "locale", "lzma", "bz2", "pathlib", "urllib.parse", "ipaddress"}
+    unwanted |= {"traceback", "textwrap", "inductor_lens.views.diff_cli", "inductor_lens.views.repro_cli"}
     assert loaded & unwanted == set()

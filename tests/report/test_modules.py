@@ -8,6 +8,7 @@ import pathlib
 import pytest
 
 import inductor_lens
+from inductor_lens.report import modules
 from inductor_lens.report.model import FusedNode
 from inductor_lens.report.modules import find_repeats, module_view
 
@@ -135,3 +136,49 @@ def test_the_greedy_opening_kept_up_to_date_is_the_one_counted_from_scratch():
             paths.append(p)
         for limit in (1, 3, 8, 20, 60):
             assert _greedy(paths, limit) == _greedy_from_scratch(paths, limit), (paths, limit)
+
+
+def test_one_greedy_run_answers_for_every_limit_up_to_the_one_it_says():
+    """``openings`` runs the greedy opening once for each range of screen sizes that gives one opening
+    (``_greedy_run``'s last limit): the same openings as a run for every size, and each size in a run's range
+    is that run's opening."""
+    import random
+
+    from inductor_lens.report.modules import MIN_FIT, OPEN_LIMIT, _greedy, _greedy_run, openings
+
+    def openings_one_by_one(paths):  # the reference: a greedy run for every fit
+        every = list(dict.fromkeys(m for p in paths for m in p))
+        out = []
+        for fit in range(MIN_FIT, OPEN_LIMIT + 1):
+            if len(paths) <= max(modules.ALWAYS_EXPANDED, 2 * fit):
+                expanded, boxes = every, len(paths)
+            else:
+                expanded, boxes = _greedy(paths, fit)
+                if boxes > 2 * fit:
+                    expanded, boxes = _greedy(paths, OPEN_LIMIT)
+            if not out or set(out[-1].expanded) != set(expanded):
+                out.append(modules.ModuleOpening(fit=fit, expanded=sorted(expanded, key=every.index), boxes=boxes))
+            if expanded is every:
+                break
+        return out
+
+    rng = random.Random(2026)
+    runs = 0
+    for _ in range(200):
+        names = [f"m{i}" for i in range(rng.randint(1, 14))]
+        paths = []
+        for _ in range(rng.randint(1, 160)):
+            p = []
+            for _ in range(rng.randint(0, 6)):
+                m = rng.choice(names)
+                if m not in p:
+                    p.append(m)
+            paths.append(p)
+        assert openings(paths) == openings_one_by_one(paths), paths
+        for limit in (1, 4, 9, 20, 45):
+            expanded, boxes, until = _greedy_run(paths, limit)
+            assert until >= limit
+            for other in range(limit, min(until, 200) + 1):
+                assert _greedy(paths, other) == (expanded, boxes), (paths, limit, other)
+            runs += until < 200
+    assert runs > 100  # most runs end at a limit where another group would fit

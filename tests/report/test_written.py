@@ -7,6 +7,7 @@ import dataclasses
 import glob
 import gzip
 import io as _bytes_io
+import json
 import os
 
 import pytest
@@ -70,19 +71,20 @@ def test_hostile_text_and_a_report_without_compiles_are_written_the_same():
 FRAME_DICT = {"file": "a.py", "line": 1, "function": "f", "code": "x = 1", "stage": "user", "is_user": True}
 
 
-@pytest.mark.parametrize(
-    "metadata",
-    [
-        {"stack": [Frame("a.py", 1, "f"), Frame("b.py", 2, "g")]},  # frames in metadata: an interned stack
-        {"stack": [FRAME_DICT, FRAME_DICT]},  # frame-shaped dicts: a stack too, as compact decides
-        {"stack": [dict(FRAME_DICT, is_user=False)]},  # is_user not stage == "user": not a frame
-        {"stack": [FRAME_DICT, dict(FRAME_DICT, extra=1)]},  # one dict with a seventh key: an ordinary list
-        {"stack": [Frame("a.py", 1, "f"), 3]},
-        {1: "int key", "1": "the same key once plain: the last value wins"},
-        {"code": "long text " * 20, "source": ["not a text: a list"], "guards": "short"},
-        {"nested": [[{"a": (1, 2.5, None, True)}]], "obj": object.__name__},
-    ],
-)
+EDGE_METADATA = [
+    {"stack": [Frame("a.py", 1, "f"), Frame("b.py", 2, "g")]},  # frames in metadata: an interned stack
+    {"stack": [FRAME_DICT, FRAME_DICT]},  # frame-shaped dicts: a stack too, as compact decides
+    {"stack": [dict(FRAME_DICT, is_user=False)]},  # is_user not stage == "user": not a frame
+    {"stack": [FRAME_DICT, dict(FRAME_DICT, extra=1)]},  # one dict with a seventh key: an ordinary list
+    {"stack": [Frame("a.py", 1, "f"), 3]},
+    {1: "int key", "1": "the same key once plain: the last value wins"},
+    {"code": "long text " * 20, "source": ["not a text: a list"], "guards": "short"},
+    {"nested": [[{"a": (1, 2.5, None, True)}]], "obj": object.__name__},
+    {"é": [{"ü": "ö" * 100}], "code": ["ä" * 90, {"code": "ß" * 90}], "": {}},
+]
+
+
+@pytest.mark.parametrize("metadata", EDGE_METADATA)
 def test_edge_values_are_written_the_same(metadata):
     report = _with_metadata(inductor_lens.load(os.path.join(FIXTURES, "gpu_mlp.json")), metadata)
     assert _one_pass_taken(report)
@@ -123,3 +125,37 @@ def test_nesting_at_the_limit_is_refused_exactly_where_the_two_step_path_refuses
         assert io.dumps(report) == expected
         outcomes.append("ok")
     assert outcomes[0] == "ok" and outcomes[-1] == "refused"  # both sides of the limit were tried
+
+
+@pytest.mark.parametrize("levels", [0, 1, 2, 3, 5, 8, 400])
+def test_a_compile_written_in_pieces_to_any_depth_is_the_same_bytes(monkeypatch, levels):
+    """``Spooled.add`` writes a compile a field or an element at a time down to ``written.LEVELS`` levels (so that
+    neither its written value nor its JSON is held whole): to any depth, the pieces are the bytes of the whole."""
+    monkeypatch.setattr(written, "LEVELS", levels)
+    base = inductor_lens.load(os.path.join(FIXTURES, "gpu_mlp.json"))
+    reports = [hostile_report(), inductor_lens.load(os.path.join(FIXTURES, "gpu_perf_gpt2_training.json"))]
+    for report in reports + [_with_metadata(base, m) for m in EDGE_METADATA]:
+        assert _one_pass_taken(report)
+        assert io.dumps(report) == _two_step(report)
+    for depth in (190, 192, 194):  # the nesting limit, met inside the pieces too
+        report = _with_metadata(base, {"m": _nest(depth, [1], "list"), "d": _nest(depth, {}, "dict")})
+        try:
+            expected = _two_step(report)
+        except inductor_lens.ReportError as e:
+            with pytest.raises(inductor_lens.ReportError) as raised:
+                io.dumps(report)
+            assert str(raised.value) == str(e)
+            continue
+        assert io.dumps(report) == expected
+
+
+def test_a_dump_that_is_not_compact_json_writes_each_compile_whole():
+    """The pieces are joined with ``,`` and ``:``: a ``dump`` that writes other separators gets each compile whole."""
+    report = inductor_lens.load(os.path.join(FIXTURES, "gpu_mlp.json"))
+    spaced = written.Spooled(lambda v: json.dumps(v).encode(), _bytes_io.BytesIO())
+    assert spaced._levels == 0
+    for c in report.compiles:
+        spaced.add(c)
+    spaced.finish(report)
+    assert json.loads(b"".join(spaced.parts())) == json.loads(io.dumps(report))
+    assert written.Spooled(io._dump, _bytes_io.BytesIO())._levels == written.LEVELS > 0

@@ -432,3 +432,44 @@ def test_run_ir_option_reaches_the_capture(monkeypatch):
     with pytest.raises(RuntimeError, match="stop here"):
         run.run()
     assert seen["ir"] is True
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["t.log"],
+        ["t.log", "-o", "p.html"],
+        ["-q", "--json", "r.json", "t.log", "--output", "p.html"],
+        ["--quiet", "dir/"],
+        ["-o", "p.html", "t.log", "-q", "--json", "r.json"],
+        ["", "-o", "p.html"],
+        ["t.log", "-o", "-5"],  # argparse takes a negative-number-like value: parsed there
+        ["t.log", "--out", "p.html"],  # an abbreviation
+        ["t.log", "--output=p.html"],
+        ["t.log", "-op.html"],
+        ["t.log", "-qo", "p.html"],
+        ["t.log", "-o", "a.html", "-o", "b.html"],  # a repeated option: the last wins there
+        ["t.log", "-q", "-q"],
+        ["--", "-t.log"],
+        ["a.log", "b.log"],
+        ["t.log", "-o"],
+        ["-o", "p.html"],
+        ["t.log", "--help"],
+        [],
+    ],
+)
+def test_import_trace_arguments_in_their_plain_forms_are_read_as_argparse_reads_them(args):
+    """``import-trace`` starts without argparse (and the 1.8 MB it loads) where its arguments are in the plain forms:
+    read exactly as argparse reads them; every other form is left to argparse (None), which parses it or says what
+    is wrong."""
+    plain = cli._plain_import_trace(args)
+    try:
+        parsed = vars(cli._parser().parse_args(["import-trace", *args]))
+    except SystemExit:
+        parsed = None
+    if plain is not None:
+        assert vars(plain) == parsed
+    plainly_written = all(not a.startswith("-") or a in ("-o", "--output", "--json", "-q", "--quiet") for a in args)
+    if parsed is not None and plainly_written and len(set(args)) == len(args) and "-5" not in args:
+        assert plain is not None  # the plain forms are not left to argparse
+    assert plain is None or args[:1] != ["--"]
