@@ -853,10 +853,10 @@ def _compile(
     idx: int,
     windows: list[RawWindow],
     starts: list[float],
-    forward: Optional[Compile] = None,
+    forward_nodes: Optional[dict[str, GraphNode]] = None,
 ) -> Compile:
-    """One compile of ``rec``; ``forward``: for a backward graph, the forward compile it pairs with
-    (``report.finish.pair_backward``), which names what it saved."""
+    """One compile of ``rec``; ``forward_nodes``: for a backward graph, the post-grad nodes of the forward
+    compile it pairs with (``report.finish.pair_backward``), which name what it saved."""
     b = _GraphBuilder(raw, rec, trace, diagnostics)
     kernels, node_kernel = b.kernels()
     dyn = raw.dynamo_graphs.get(rec.compile_id) or raw.dynamo_graphs.get(_base_cid(rec.compile_id))
@@ -871,7 +871,7 @@ def _compile(
         "inference" if ca else rec.graph_kind,
         _call_arg_names(raw),
         shift,
-        _post_nodes(forward),
+        forward_nodes or {},
     )
     aot = _aot_call(rec, raw) if rec.aot else None
     if rec.aot:
@@ -937,14 +937,16 @@ class CompileMaker:
     steps that look at all of them): what :func:`_build` loops over, and what a streamed TORCH_TRACE import
     (``trace_stream.py``) calls as each graph is complete. A backward is made with its forward, the forward
     compile of its compile id that it is the how-manieth backward of (as ``finish.pair_backward`` pairs them);
-    a forward is held here until its backward comes."""
+    what the backward reads of it, its post-grad nodes, is held here until the backward comes (not the compile:
+    its kernels, texts and scripts go once it is written)."""
 
     def __init__(self, raw: Raw, trace: _Trace, diagnostics: list) -> None:
         self.raw, self.trace, self.diagnostics = raw, trace, diagnostics
         self.ids: dict[str, int] = {}
         self.seen_of_cid: dict[str, int] = {}
         self.backs: dict[str, int] = {}
-        self.forwards: dict[str, list[Optional[Compile]]] = defaultdict(list)  # each let go once its backward came
+        # compile id -> the post-grad nodes of each forward, each let go once its backward came
+        self.forwards: dict[str, list[Optional[dict[str, GraphNode]]]] = defaultdict(list)
 
     def make(self, rec: RawGraph, windows: list[RawWindow], starts: list[float]) -> Optional[Compile]:
         """The compile of ``rec`` (None for a graph that never reached the scheduler, e.g. a subgraph helper);
@@ -955,13 +957,13 @@ class CompileMaker:
         self.ids[base_id] = n = self.ids.get(base_id, 0) + 1
         idx = self.seen_of_cid.get(rec.compile_id, 0)  # the how-manieth graph of this compile id this is
         self.seen_of_cid[rec.compile_id] = idx + 1
-        forward = None
+        forward_nodes = None
         if rec.graph_kind == "backward":
             i = self.backs.get(rec.compile_id, 0)
             self.backs[rec.compile_id] = i + 1
             forwards = self.forwards.get(rec.compile_id) or []
             if i < len(forwards):
-                forward, forwards[i] = forwards[i], None  # the i-th backward is the only one it pairs with
+                forward_nodes, forwards[i] = forwards[i], None  # the i-th backward is the only one it pairs with
         compile = _compile(
             self.raw,
             rec,
@@ -971,16 +973,16 @@ class CompileMaker:
             idx,
             windows,
             starts,
-            forward,
+            forward_nodes,
         )
         compile = _with_costs(compile, rec, self.diagnostics)
         if compile.graph_kind == "forward":
-            self.forwards[compile.compile_id].append(compile)
+            self.forwards[compile.compile_id].append(_post_nodes(compile))
         return compile
 
     def waiting(self) -> int:
         """Forwards held for a backward that has not come."""
-        return sum(c is not None for fs in self.forwards.values() for c in fs)
+        return sum(n is not None for fs in self.forwards.values() for n in fs)
 
 
 def _post_nodes(c: Optional[Compile]) -> dict[str, GraphNode]:

@@ -345,9 +345,9 @@ class _Finish:
 
 class _Forward:
     """What a backward reads of its forward compile (``build._post_nodes``, ``module_paths.infer_compile``,
-    ``finish.saved_names``): the nodes of its post-grad graph. Held in place of the compile until the backward
-    comes (by ``build.CompileMaker`` and by :class:`_Finish`), so that the rest of the forward (kernels, output
-    code, reproducer scripts, graph texts: most of it) goes once it is written."""
+    ``finish.saved_names``): the nodes of its post-grad graph. Held by :class:`_Finish` in place of the compile
+    until the backward comes (``build.CompileMaker`` holds the same nodes), so that the rest of the forward
+    (kernels, output code, reproducer scripts, graph texts: most of it) goes once it is written."""
 
     __slots__ = ("graphs",)
 
@@ -408,10 +408,6 @@ class _Builder:
             self.windows.append((rec.start_us, _window_for(rec, windows, starts)))
             try:
                 c = self.maker.make(rec, windows, starts)
-                if c is not None and c.graph_kind == "forward":  # the maker holds it for its backward: only that
-                    held = self.maker.forwards.get(c.compile_id)
-                    if held and held[-1] is c:
-                        held[-1] = _Forward(c)
                 built.append(rec)
                 self._let_go(raw, rec)  # before the compile is written: its texts are its own now
                 if c is not None:
