@@ -15,7 +15,17 @@ slow and not wheel"``. The markers that follow from a fixture are added here, so
 compile, a kernel or a browser without carrying its marker.
 """
 
+import os
+
 import pytest
+
+# torch's compile workers (TORCHINDUCTOR_COMPILE_THREADS: a thread per core builds the C++ kernels apart from the
+# compile) cost each compiling process about 1 CPU-second that the suite's two busy workers do not win back, over
+# about 20 such processes (this worker, notebook and IPython kernels, CLI runs, torchrun ranks): they inherit this.
+# Users get the workers: ``test_cli.py``'s ``ran`` (the console script, a real compile and its report) runs without
+# this variable and checks that its compile had them, so a capture that worked only without them fails there.
+COMPILE_THREADS = "TORCHINDUCTOR_COMPILE_THREADS"
+os.environ.setdefault(COMPILE_THREADS, "1")
 
 pytest_plugins = ["tests._capture_fixtures", "tests._browser_fixtures", "tests._kernel"]
 

@@ -1,6 +1,6 @@
 """Names a user knows (issue 22, "Names"), each from a real CPU compile: a backward's saved inputs by the forward
-op that made them, a CNN's weight layout copy by what it is and what it copies, an AOTInductor compile's trigger
-and inputs; and a report written before these names gets them when loaded."""
+op that made them, a CNN's weight layout copy by what it is and what it copies, an AOTInductor compile's name, kernels,
+trigger and inputs (one compile for both tests); and a report written before these names gets them when loaded."""
 
 from __future__ import annotations
 
@@ -190,13 +190,34 @@ class TwoInputs(nn.Module):
         return self.fc2(torch.relu(self.fc1(x))) * self.scale + y
 
 
-@pytest.mark.slow
-def test_aoti_says_when_it_compiled_and_names_its_inputs_as_the_exported_program_does(tmp_path):
+@pytest.fixture(scope="module")
+def aoti(tmp_path_factory):
+    """One AOTInductor compile under the capture, read by the two tests below: (its report, the exported program)."""
     model = TwoInputs().eval()
+    package = tmp_path_factory.mktemp("aoti") / "m.pt2"
     with inductor_lens.capture() as cap:
         ep = torch.export.export(model, (torch.randn(4, 16), torch.randn(4, 4)))
-        torch._inductor.aoti_compile_and_package(ep, package_path=str(tmp_path / "m.pt2"))  # the call site
-    (c,) = cap.report.compiles
+        torch._inductor.aoti_compile_and_package(ep, package_path=str(package))  # the call site
+    return cap.report, ep
+
+
+@pytest.mark.slow
+def test_aoti_compile_is_named_and_has_its_wrapper_and_kernels(aoti):
+    """Named as what it is, its kernels' sources found in the C++ wrapper (issue 16 section 5; with the cpp_wrapper
+    compile in test_aot_cpp.py)."""
+    report, _ = aoti
+    (c,) = report.compiles
+    assert c.compile_id == "aot/0" and c.frame.startswith("AOTInductor")
+    assert "aoti_compile_and_package" in c.trigger.reason
+    generated = [k for k in c.kernels if k.language == "cpp"]
+    assert generated and all(k.source and k.source in c.output_code for k in generated)
+    assert not [d for d in report.diagnostics if d.code == "source_missing"]
+
+
+@pytest.mark.slow
+def test_aoti_says_when_it_compiled_and_names_its_inputs_as_the_exported_program_does(aoti):
+    report, ep = aoti
+    (c,) = report.compiles
     t = c.trigger
     assert t.kind == "ahead_of_time" and t.summary == rules.trigger_summary("ahead_of_time")
     assert "when, is not known" not in t.summary and "aoti_compile_and_package() call" in t.reason
@@ -216,7 +237,7 @@ def test_aoti_says_when_it_compiled_and_names_its_inputs_as_the_exported_program
     consts = {n.target: (n.role, n.display_name) for n in c.graphs["post_grad"].nodes if n.op == "get_attr"}
     assert consts["fc1.weight"] == ("parameter", "fc1.weight") and consts["scale"] == ("buffer", "scale")
     # a report written before the kind existed said "unknown" for AOTInductor: it says ahead of time on load
-    data = cap.report.to_dict()
+    data = report.to_dict()
     data["derived"] = 4
     data["compiles"][0]["trigger"].update(kind="unknown", summary="")
     assert inductor_lens.report.model.Report.from_dict(data).compiles[0].trigger.summary == t.summary
