@@ -42,14 +42,20 @@ FIXTURE_MARKERS = {
 
 # files whose tests need nothing from each other (no module fixture): spread test by test
 INDEPENDENT = {"test_notebooks.py", "test_observer.py", "test_aot_cpp.py", "test_inspect.py"}
-# files that share a session server (JupyterLab) or kernel (tests/_kernel.py): one scope, so that one worker starts
-# them once (the session kernel is used by test_diff.py too)
+# files that share a session server (JupyterLab) or kernel (tests/_kernel.py), or a loaded report (tests/_recorded.py):
+# one scope, so that one worker starts or loads them once (the session kernel is used by test_diff.py too)
 SHARED = {
     "test_diff.py": "jupyter",
     "test_magic_browser.py": "jupyter",
     "test_widget_browser.py": "jupyter",
     "test_magic.py": "jupyter",
     "test_cells_kernel.py": "jupyter",
+    # the readers of the 32-layer Llama reports (tests/_recorded.py loads each once per process: 2 CPU-s a load)
+    "test_written.py": "llama8b",
+    "test_llama8b_fixture.py": "llama8b",
+    "test_modules.py": "llama8b",
+    "test_module_paths.py": "llama8b",
+    "test_module_paths_truth.py": "llama8b",
 }
 # rough seconds per file (or per test of an INDEPENDENT file), the order files are handed to workers
 WEIGHT = {
@@ -69,6 +75,7 @@ WEIGHT = {
     "test_cells_kernel.py": 15,
     "test_aot_cpp.py": 12,
     "test_concurrent.py": 8,
+    "test_written.py": 8,  # and the rest of the 'llama8b' scope with it: about 25 s
     "test_observer.py": 6,
     "test_inspect.py": 6,
     # the long tests of INDEPENDENT files: early, so that the short ones fill the end of the run
