@@ -42,8 +42,9 @@ FIXTURE_MARKERS = {
 
 # files whose tests need nothing from each other (no module fixture): spread test by test
 INDEPENDENT = {"test_notebooks.py", "test_observer.py", "test_aot_cpp.py", "test_inspect.py"}
-# files that share a session server (JupyterLab) or kernel (tests/_kernel.py), or a loaded report (tests/_recorded.py):
-# one scope, so that one worker starts or loads them once (the session kernel is used by test_diff.py too)
+# files (or a test: "file::test") that share a session server (JupyterLab) or kernel (tests/_kernel.py), a loaded
+# report (tests/_recorded.py) or a session capture: one scope, so that one worker starts, loads or captures them once
+# (the session kernel is used by test_diff.py too). Without it, each worker would make its own: slower, as right.
 SHARED = {
     "test_diff.py": "jupyter",
     "test_magic_browser.py": "jupyter",
@@ -56,6 +57,9 @@ SHARED = {
     "test_modules.py": "llama8b",
     "test_module_paths.py": "llama8b",
     "test_module_paths_truth.py": "llama8b",
+    # the users of the session fixture aoti_pair (tests/_capture_fixtures.py: two AOTInductor builds, ~13 CPU-s each)
+    "test_names.py": "aoti",
+    "test_observer.py::test_export_with_a_dynamic_batch_and_aoti_package_gives_the_same_results": "aoti",
 }
 # rough seconds per file (or per test of an INDEPENDENT file), the order files are handed to workers
 WEIGHT = {
@@ -103,13 +107,17 @@ def pytest_collection_modifyitems(config, items):
 @pytest.hookimpl(optionalhook=True)  # a hook of pytest-xdist: without it (a plain pytest run) never called
 def pytest_xdist_make_scheduler(config, log):
     """xdist's scheduler by scope, the scope being the file, the test itself in an INDEPENDENT file, or the
-    SHARED server's name. Scopes go to workers in collection order (heaviest first, above)."""
+    SHARED scope's name (of the test, else of its file). Scopes go to workers in collection order (heaviest first,
+    above)."""
     from xdist.scheduler import LoadScopeScheduling
 
     class FileOrTestScheduling(LoadScopeScheduling):
         def _split_scope(self, nodeid):
-            file = nodeid.split("::", 1)[0]
+            file, _, test = nodeid.partition("::")
             name = file.rsplit("/", 1)[-1]
-            return nodeid if name in INDEPENDENT else SHARED.get(name, file)
+            shared = SHARED.get(f"{name}::{test}")
+            if shared is None and name not in INDEPENDENT:
+                shared = SHARED.get(name, file)
+            return shared or nodeid
 
     return FileOrTestScheduling(config, log)

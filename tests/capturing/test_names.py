@@ -1,6 +1,6 @@
 """Names a user knows (issue 22, "Names"), each from a real CPU compile: a backward's saved inputs by the forward
 op that made them, a CNN's weight layout copy by what it is and what it copies, an AOTInductor compile's name, kernels,
-trigger and inputs (one compile for both tests); and a report written before these names gets them when loaded."""
+trigger and inputs (``aoti_pair``'s, shared with test_observer.py); and a report written before these names gets them when loaded."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from torch import nn
 
 import inductor_lens
 from inductor_lens.report import rules
+from tests import _capture_fixtures
 
 
 class SmallCNN(nn.Module):
@@ -180,32 +181,12 @@ def test_the_saved_results_of_one_multi_output_op_are_named_apart_and_each_name_
         assert torch.allclose(got.flatten(), want.detach().flatten(), atol=1e-5), name
 
 
-class TwoInputs(nn.Module):
-    def __init__(self) -> None:
-        super().__init__()
-        self.fc1, self.fc2 = nn.Linear(16, 8), nn.Linear(8, 4)
-        self.register_buffer("scale", torch.ones(4))
-
-    def forward(self, x, y):
-        return self.fc2(torch.relu(self.fc1(x))) * self.scale + y
-
-
-@pytest.fixture(scope="module")
-def aoti(tmp_path_factory):
-    """One AOTInductor compile under the capture, read by the two tests below: (its report, the exported program)."""
-    model = TwoInputs().eval()
-    package = tmp_path_factory.mktemp("aoti") / "m.pt2"
-    with inductor_lens.capture() as cap:
-        ep = torch.export.export(model, (torch.randn(4, 16), torch.randn(4, 4)))
-        torch._inductor.aoti_compile_and_package(ep, package_path=str(package))  # the call site
-    return cap.report, ep
-
-
 @pytest.mark.slow
-def test_aoti_compile_is_named_and_has_its_wrapper_and_kernels(aoti):
+def test_aoti_compile_is_named_and_has_its_wrapper_and_kernels(aoti_pair):
     """Named as what it is, its kernels' sources found in the C++ wrapper (issue 16 section 5; with the cpp_wrapper
-    compile in test_aot_cpp.py)."""
-    report, _ = aoti
+    compile in test_aot_cpp.py). The compile: ``aoti_pair``'s under the capture, ``models.TwoInputs`` with a dynamic
+    batch (test_observer.py runs the same package plain and lensed)."""
+    report = aoti_pair.report
     (c,) = report.compiles
     assert c.compile_id == "aot/0" and c.frame.startswith("AOTInductor")
     assert "aoti_compile_and_package" in c.trigger.reason
@@ -215,13 +196,14 @@ def test_aoti_compile_is_named_and_has_its_wrapper_and_kernels(aoti):
 
 
 @pytest.mark.slow
-def test_aoti_says_when_it_compiled_and_names_its_inputs_as_the_exported_program_does(aoti):
-    report, ep = aoti
+def test_aoti_says_when_it_compiled_and_names_its_inputs_as_the_exported_program_does(aoti_pair):
+    report, ep = aoti_pair.report, aoti_pair.ep
     (c,) = report.compiles
     t = c.trigger
     assert t.kind == "ahead_of_time" and t.summary == rules.trigger_summary("ahead_of_time")
     assert "when, is not known" not in t.summary and "aoti_compile_and_package() call" in t.reason
-    assert t.user_stack[-1].file == __file__ and "aoti_compile_and_package(ep" in t.user_stack[-1].code
+    call = t.user_stack[-1]  # the fixture's call (tests/_capture_fixtures.py: aoti_pair)
+    assert call.file == _capture_fixtures.__file__ and "aoti_compile_and_package(ep" in call.code
     assert t.time_us is not None and t.time_us > 0
     # export's graph signature: its user inputs, in order, are what AOTInductor's placeholders stand for
     users = [s.arg.name for s in ep.graph_signature.input_specs if s.kind.name == "USER_INPUT"]
