@@ -18,6 +18,7 @@ CAPTURE_FIXTURES = (
     "stack_training_report",
     "sequential_mlp_report",
     "nested_sequential_training_report",
+    "aoti_pair",
 )
 
 
@@ -142,3 +143,36 @@ def nested_sequential_training_report(tmp_path_factory):
         return sequential_models.nested_training_step()
 
     return _once_per_run(tmp_path_factory, "nested_sequential_training_report", capture)
+
+
+@pytest.fixture(scope="session")
+def aoti_pair(tmp_path_factory):
+    """``models.TwoInputs`` exported with a dynamic batch, packaged by AOTInductor, loaded and run on a batch of 7:
+    once plain, then once under the capture, in this process. An AOTInductor build costs about 13 CPU-s of gcc, so
+    the observer test (the two give the same results) and test_names.py's (the capture's report: names, trigger,
+    kernels) share these two; tests/conftest.py schedules them on one worker (``SHARED``). A namespace: ``plain``,
+    ``lensed`` (the packages' outputs), ``eager`` (the model's), ``report`` (the capture's) and ``ep`` (the program
+    exported under it)."""
+    import types
+
+    import torch
+
+    from tests import models
+
+    torch.manual_seed(0)
+    model = models.TwoInputs().eval()
+    batch = torch.export.Dim("batch", min=2, max=64)
+    folder = tmp_path_factory.mktemp("aoti")
+    x7, y7 = (torch.randn(7, n, generator=torch.Generator().manual_seed(7)) for n in (16, 4))
+
+    def build_and_run(package):
+        ep = torch.export.export(
+            model, (torch.randn(4, 16), torch.randn(4, 4)), dynamic_shapes=({0: batch}, {0: batch})
+        )
+        pkg = torch._inductor.aoti_compile_and_package(ep, package_path=str(folder / package))  # the call site
+        return ep, torch._inductor.aoti_load_package(pkg)(x7, y7)
+
+    _, plain = build_and_run("plain.pt2")
+    with inductor_lens.capture() as cap:
+        ep, lensed = build_and_run("lens.pt2")
+    return types.SimpleNamespace(plain=plain, lensed=lensed, eager=model(x7, y7), report=cap.report, ep=ep)

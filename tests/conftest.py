@@ -15,7 +15,17 @@ slow and not wheel"``. The markers that follow from a fixture are added here, so
 compile, a kernel or a browser without carrying its marker.
 """
 
+import os
+
 import pytest
+
+# torch's compile workers (TORCHINDUCTOR_COMPILE_THREADS: a thread per core builds the C++ kernels apart from the
+# compile) cost each compiling process about 1 CPU-second that the suite's two busy workers do not win back, over
+# about 20 such processes (this worker, notebook and IPython kernels, CLI runs, torchrun ranks): they inherit this.
+# Users get the workers: ``test_cli.py``'s ``ran`` (the console script, a real compile and its report) runs without
+# this variable and checks that its compile had them, so a capture that worked only without them fails there.
+COMPILE_THREADS = "TORCHINDUCTOR_COMPILE_THREADS"
+os.environ.setdefault(COMPILE_THREADS, "1")
 
 pytest_plugins = ["tests._capture_fixtures", "tests._browser_fixtures", "tests._kernel"]
 
@@ -32,14 +42,24 @@ FIXTURE_MARKERS = {
 
 # files whose tests need nothing from each other (no module fixture): spread test by test
 INDEPENDENT = {"test_notebooks.py", "test_observer.py", "test_aot_cpp.py", "test_inspect.py"}
-# files that share a session server (JupyterLab) or kernel (tests/_kernel.py): one scope, so that one worker starts
-# them once (the session kernel is used by test_diff.py too)
+# files (or a test: "file::test") that share a session server (JupyterLab) or kernel (tests/_kernel.py), a loaded
+# report (tests/_recorded.py) or a session capture: one scope, so that one worker starts, loads or captures them once
+# (the session kernel is used by test_diff.py too). Without it, each worker would make its own: slower, as right.
 SHARED = {
     "test_diff.py": "jupyter",
     "test_magic_browser.py": "jupyter",
     "test_widget_browser.py": "jupyter",
     "test_magic.py": "jupyter",
     "test_cells_kernel.py": "jupyter",
+    # the readers of the 32-layer Llama reports (tests/_recorded.py loads each once per process: 2 CPU-s a load)
+    "test_written.py": "llama8b",
+    "test_llama8b_fixture.py": "llama8b",
+    "test_modules.py": "llama8b",
+    "test_module_paths.py": "llama8b",
+    "test_module_paths_truth.py": "llama8b",
+    # the users of the session fixture aoti_pair (tests/_capture_fixtures.py: two AOTInductor builds, ~13 CPU-s each)
+    "test_names.py": "aoti",
+    "test_observer.py::test_export_with_a_dynamic_batch_and_aoti_package_gives_the_same_results": "aoti",
 }
 # rough seconds per file (or per test of an INDEPENDENT file), the order files are handed to workers
 WEIGHT = {
@@ -59,6 +79,7 @@ WEIGHT = {
     "test_cells_kernel.py": 15,
     "test_aot_cpp.py": 12,
     "test_concurrent.py": 8,
+    "test_written.py": 8,  # and the rest of the 'llama8b' scope with it: about 25 s
     "test_observer.py": 6,
     "test_inspect.py": 6,
     # the long tests of INDEPENDENT files: early, so that the short ones fill the end of the run
@@ -86,13 +107,17 @@ def pytest_collection_modifyitems(config, items):
 @pytest.hookimpl(optionalhook=True)  # a hook of pytest-xdist: without it (a plain pytest run) never called
 def pytest_xdist_make_scheduler(config, log):
     """xdist's scheduler by scope, the scope being the file, the test itself in an INDEPENDENT file, or the
-    SHARED server's name. Scopes go to workers in collection order (heaviest first, above)."""
+    SHARED scope's name (of the test, else of its file). Scopes go to workers in collection order (heaviest first,
+    above)."""
     from xdist.scheduler import LoadScopeScheduling
 
     class FileOrTestScheduling(LoadScopeScheduling):
         def _split_scope(self, nodeid):
-            file = nodeid.split("::", 1)[0]
+            file, _, test = nodeid.partition("::")
             name = file.rsplit("/", 1)[-1]
-            return nodeid if name in INDEPENDENT else SHARED.get(name, file)
+            shared = SHARED.get(f"{name}::{test}")
+            if shared is None and name not in INDEPENDENT:
+                shared = SHARED.get(name, file)
+            return shared or nodeid
 
     return FileOrTestScheduling(config, log)

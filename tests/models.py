@@ -4,7 +4,7 @@ import torch
 
 from inductor_lens.examples import MLP, sin_cos
 
-__all__ = ["MLP", "Stack", "sin_cos", "with_graph_break"]
+__all__ = ["MLP", "Stack", "TwoInputs", "sin_cos", "with_graph_break"]
 
 
 def with_graph_break(x):
@@ -42,3 +42,15 @@ class Stack(torch.nn.Module):
         for layer in self.layers:
             x = layer(x)
         return self.out(x)
+
+
+class TwoInputs(torch.nn.Module):
+    """Two inputs, two layers and a buffer: what an exported program names (AOTInductor's tests)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.fc1, self.fc2 = torch.nn.Linear(16, 8), torch.nn.Linear(8, 4)
+        self.register_buffer("scale", torch.ones(4))
+
+    def forward(self, x, y):
+        return self.fc2(torch.relu(self.fc1(x))) * self.scale + y

@@ -4,19 +4,16 @@
 
 from __future__ import annotations
 
-import pathlib
-
 import pytest
 
-import inductor_lens
+from tests._recorded import recorded
 
-FIXTURES = pathlib.Path(__file__).resolve().parents[1] / "fixtures"
 pytestmark = pytest.mark.gpu_fixture
 
 
 @pytest.fixture(scope="module", params=["gpu_llama8b_training", "gpu_llama8b_4layers_training"])
 def report(request):
-    return inductor_lens.load(FIXTURES / f"{request.param}.json.gz")
+    return recorded(f"{request.param}.json.gz")
 
 
 def test_every_kernel_has_a_time_and_a_cost_and_none_is_above_its_roof(report):
@@ -32,7 +29,7 @@ def test_every_kernel_has_a_time_and_a_cost_and_none_is_above_its_roof(report):
 
 
 def test_the_32_layers_are_all_there():
-    r = inductor_lens.load(FIXTURES / "gpu_llama8b_training.json.gz")
+    r = recorded("gpu_llama8b_training.json.gz")
     fwd = next(c for c in r.compiles if c.graph_kind == "forward")
     layers = {p.split(".")[2] for n in fwd.fused_nodes for p in n.module_stack if p.startswith("model.layers.")}
     assert layers == {str(i) for i in range(32)}

@@ -1,6 +1,6 @@
 """Names a user knows (issue 22, "Names"), each from a real CPU compile: a backward's saved inputs by the forward
-op that made them, a CNN's weight layout copy by what it is and what it copies, an AOTInductor compile's trigger
-and inputs; and a report written before these names gets them when loaded."""
+op that made them, a CNN's weight layout copy by what it is and what it copies, an AOTInductor compile's name, kernels,
+trigger and inputs (``aoti_pair``'s, shared with test_observer.py); and a report written before these names gets them when loaded."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from torch import nn
 
 import inductor_lens
 from inductor_lens.report import rules
+from tests import _capture_fixtures
 
 
 class SmallCNN(nn.Module):
@@ -180,27 +181,29 @@ def test_the_saved_results_of_one_multi_output_op_are_named_apart_and_each_name_
         assert torch.allclose(got.flatten(), want.detach().flatten(), atol=1e-5), name
 
 
-class TwoInputs(nn.Module):
-    def __init__(self) -> None:
-        super().__init__()
-        self.fc1, self.fc2 = nn.Linear(16, 8), nn.Linear(8, 4)
-        self.register_buffer("scale", torch.ones(4))
-
-    def forward(self, x, y):
-        return self.fc2(torch.relu(self.fc1(x))) * self.scale + y
+@pytest.mark.slow
+def test_aoti_compile_is_named_and_has_its_wrapper_and_kernels(aoti_pair):
+    """Named as what it is, its kernels' sources found in the C++ wrapper (issue 16 section 5; with the cpp_wrapper
+    compile in test_aot_cpp.py). The compile: ``aoti_pair``'s under the capture, ``models.TwoInputs`` with a dynamic
+    batch (test_observer.py runs the same package plain and lensed)."""
+    report = aoti_pair.report
+    (c,) = report.compiles
+    assert c.compile_id == "aot/0" and c.frame.startswith("AOTInductor")
+    assert "aoti_compile_and_package" in c.trigger.reason
+    generated = [k for k in c.kernels if k.language == "cpp"]
+    assert generated and all(k.source and k.source in c.output_code for k in generated)
+    assert not [d for d in report.diagnostics if d.code == "source_missing"]
 
 
 @pytest.mark.slow
-def test_aoti_says_when_it_compiled_and_names_its_inputs_as_the_exported_program_does(tmp_path):
-    model = TwoInputs().eval()
-    with inductor_lens.capture() as cap:
-        ep = torch.export.export(model, (torch.randn(4, 16), torch.randn(4, 4)))
-        torch._inductor.aoti_compile_and_package(ep, package_path=str(tmp_path / "m.pt2"))  # the call site
-    (c,) = cap.report.compiles
+def test_aoti_says_when_it_compiled_and_names_its_inputs_as_the_exported_program_does(aoti_pair):
+    report, ep = aoti_pair.report, aoti_pair.ep
+    (c,) = report.compiles
     t = c.trigger
     assert t.kind == "ahead_of_time" and t.summary == rules.trigger_summary("ahead_of_time")
     assert "when, is not known" not in t.summary and "aoti_compile_and_package() call" in t.reason
-    assert t.user_stack[-1].file == __file__ and "aoti_compile_and_package(ep" in t.user_stack[-1].code
+    call = t.user_stack[-1]  # the fixture's call (tests/_capture_fixtures.py: aoti_pair)
+    assert call.file == _capture_fixtures.__file__ and "aoti_compile_and_package(ep" in call.code
     assert t.time_us is not None and t.time_us > 0
     # export's graph signature: its user inputs, in order, are what AOTInductor's placeholders stand for
     users = [s.arg.name for s in ep.graph_signature.input_specs if s.kind.name == "USER_INPUT"]
@@ -216,7 +219,7 @@ def test_aoti_says_when_it_compiled_and_names_its_inputs_as_the_exported_program
     consts = {n.target: (n.role, n.display_name) for n in c.graphs["post_grad"].nodes if n.op == "get_attr"}
     assert consts["fc1.weight"] == ("parameter", "fc1.weight") and consts["scale"] == ("buffer", "scale")
     # a report written before the kind existed said "unknown" for AOTInductor: it says ahead of time on load
-    data = cap.report.to_dict()
+    data = report.to_dict()
     data["derived"] = 4
     data["compiles"][0]["trigger"].update(kind="unknown", summary="")
     assert inductor_lens.report.model.Report.from_dict(data).compiles[0].trigger.summary == t.summary

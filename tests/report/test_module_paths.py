@@ -5,16 +5,13 @@ before the capture read ``fwd_nn_module_stack``."""
 from __future__ import annotations
 
 import dataclasses
-import pathlib
 
 import pytest
 
-import inductor_lens
 from inductor_lens.report.finish import derive_compile, infer_report_modules
 from inductor_lens.report.model import Compile, FusedNode, Graph, GraphNode, Report, Trigger
 from inductor_lens.report.module_paths import combine, infer_compile, missing
-
-FIXTURES = pathlib.Path(__file__).resolve().parents[1] / "fixtures"
+from tests._recorded import recorded
 
 
 def _param(name: str, path: str) -> GraphNode:
@@ -168,7 +165,7 @@ def test_the_llama_backward_opens_with_its_layers_as_one_repeated_block():
     """The H200 Llama-3-8B step's backward was recorded without module paths for its own ops (only forward ops
     recomputed there had one): 1,326 boxes at open, no grouping. Inferred on load, its layers repeat. (That
     recording is kept as ``gpu_llama8b_training_unrecorded_backward``; the fixture of today's capture records them.)"""
-    report = inductor_lens.load(FIXTURES / "gpu_llama8b_training_unrecorded_backward.json.gz")
+    report = recorded("gpu_llama8b_training_unrecorded_backward.json.gz")
     fwd, bwd = report.compiles
     assert not fwd.modules_inferred and bwd.modules_inferred
     (rep,) = bwd.module_view.repeats

@@ -6,14 +6,11 @@ recorded one."""
 from __future__ import annotations
 
 import dataclasses
-import pathlib
 
 import pytest
 
-import inductor_lens
 from inductor_lens.report.module_paths import infer_compile
-
-FIXTURES = pathlib.Path(__file__).resolve().parents[1] / "fixtures"
+from tests._recorded import recorded
 
 
 def _leaf(stack) -> str:
@@ -22,7 +19,7 @@ def _leaf(stack) -> str:
 
 @pytest.mark.gpu_fixture
 def test_inferred_backward_paths_agree_with_the_recorded_ones():
-    report = inductor_lens.load(FIXTURES / "gpu_llama8b_training.json.gz")
+    report = recorded("gpu_llama8b_training.json.gz")
     fwd, bwd = report.compiles
     assert not bwd.modules_inferred  # recorded: the ground truth
     post = bwd.graphs["post_grad"]

@@ -3,21 +3,17 @@ forward recorded on an H200 and on small hand-made graphs (torch-free)."""
 
 from __future__ import annotations
 
-import pathlib
-
 import pytest
 
-import inductor_lens
 from inductor_lens.report import modules
 from inductor_lens.report.model import FusedNode
 from inductor_lens.report.modules import find_repeats, module_view
-
-FIXTURES = pathlib.Path(__file__).resolve().parents[1] / "fixtures"
+from tests._recorded import recorded
 
 
 @pytest.fixture(scope="module")
 def llama_forward():
-    report = inductor_lens.load(FIXTURES / "gpu_llama8b_training.json.gz")
+    report = recorded("gpu_llama8b_training.json.gz")
     return next(c for c in report.compiles if c.graph_kind == "forward")
 
 

@@ -16,6 +16,7 @@ import inductor_lens
 from inductor_lens.report import intern, io, written
 from inductor_lens.report.model import Frame
 from inductor_lens.views.frontend import pack_report
+from tests._recorded import recorded
 from tests._synthetic_report import hostile_report
 
 FIXTURES = os.path.join(os.path.dirname(os.path.dirname(__file__)), "fixtures")
@@ -45,7 +46,7 @@ def _with_metadata(report, metadata):
     "name", ["gpu_mlp.json", "gpu_max_autotune.json", "gpu_perf_gpt2_training.json", "gpu_metal_cudagraphs.json.gz"]
 )
 def test_a_recorded_report_is_written_byte_for_byte_as_the_two_step_path_writes_it(name):
-    report = inductor_lens.load(os.path.join(FIXTURES, name))
+    report = recorded(name)
     assert _one_pass_taken(report)
     assert io.dumps(report) == _two_step(report)
     assert gzip.decompress(pack_report(report)) == _two_step(report)  # the page's payload: pieces compressed
@@ -54,7 +55,7 @@ def test_a_recorded_report_is_written_byte_for_byte_as_the_two_step_path_writes_
 def test_every_fixture_report_is_written_as_the_two_step_path_writes_it():
     found = 0
     for path in sorted(glob.glob(os.path.join(FIXTURES, "gpu_*.json*"))):
-        report = inductor_lens.load(path)
+        report = recorded(os.path.basename(path))
         assert io.dumps(report) == _two_step(report), path
         found += 1
     assert found >= 10
@@ -86,14 +87,14 @@ EDGE_METADATA = [
 
 @pytest.mark.parametrize("metadata", EDGE_METADATA)
 def test_edge_values_are_written_the_same(metadata):
-    report = _with_metadata(inductor_lens.load(os.path.join(FIXTURES, "gpu_mlp.json")), metadata)
+    report = _with_metadata(recorded("gpu_mlp.json"), metadata)
     assert _one_pass_taken(report)
     assert io.dumps(report) == _two_step(report)
 
 
 @pytest.mark.parametrize("bad", [float("nan"), float("inf"), "lone \udcff surrogate"])
 def test_a_value_json_cannot_hold_takes_the_two_step_path_that_notes_it(bad):
-    report = _with_metadata(inductor_lens.load(os.path.join(FIXTURES, "gpu_mlp.json")), {"x": bad})
+    report = _with_metadata(recorded("gpu_mlp.json"), {"x": bad})
     assert not _one_pass_taken(report)
     data = io.dumps(report)
     assert data == _two_step(report)
@@ -110,7 +111,7 @@ def _nest(depth: int, leaf, kind: str):
 @pytest.mark.parametrize("kind", ["dict", "list"])
 @pytest.mark.parametrize("leaf", [1, "x", [], {}, [1]])
 def test_nesting_at_the_limit_is_refused_exactly_where_the_two_step_path_refuses_it(kind, leaf):
-    base = inductor_lens.load(os.path.join(FIXTURES, "gpu_mlp.json"))
+    base = recorded("gpu_mlp.json")
     outcomes = []
     for depth in range(188, 198):  # the kernel's metadata sits a few levels down: the limit is in here
         report = _with_metadata(base, {"m": _nest(depth, leaf, kind)})

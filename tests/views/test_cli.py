@@ -37,12 +37,17 @@ SCRIPT = textwrap.dedent("""\
         print("f is compiled", file=sys.stderr, flush=True)
         torch.compile(g)(torch.randn(8))
         time.sleep(300)
+    from torch._inductor import async_compile  # how many threads built the kernels (tests/conftest.py: 1)
+    print(json.dumps({"compile_threads": async_compile.get_compile_threads()}), flush=True)
 """)
 
 
-def lens(*args, cwd, module=False, **kw):
-    """Run the installed console script (or ``python -m inductor_lens``) in ``cwd``."""
+def lens(*args, cwd, module=False, compile_workers=False, **kw):
+    """Run the installed console script (or ``python -m inductor_lens``) in ``cwd``. ``compile_workers``: with
+    torch's own compile workers, as users run it (the suite turns them off: tests/conftest.py)."""
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in [str(REPO), os.environ.get("PYTHONPATH", "")] if p))
+    if compile_workers:
+        env.pop("TORCHINDUCTOR_COMPILE_THREADS", None)
     exe = pathlib.Path(sys.executable).with_name("inductor-lens")
     cmd = [sys.executable, "-m", "inductor_lens", *args] if module else [str(exe), *args]
     return subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=600, **kw)
@@ -74,7 +79,9 @@ def inproc(workdir, monkeypatch, capsys):
 
 @pytest.fixture(scope="module")
 def ran(workdir):
-    """One real ``inductor-lens run`` (console script, real compile) shared by the tests that read its outputs."""
+    """One real ``inductor-lens run`` (console script, real compile) shared by the tests that read its outputs; the
+    one capture of the suite with torch's compile workers on (the kernels built on their threads, as users'
+    are), which every other compiling process of the suite runs without (tests/conftest.py)."""
     return lens(
         "run",
         "-o",
@@ -89,6 +96,7 @@ def ran(workdir):
         "--json",
         "x",
         cwd=workdir,
+        compile_workers=True,
     )
 
 
@@ -103,9 +111,11 @@ def test_console_script_is_installed():
 
 def test_run_runs_the_script_as_python_would(ran, workdir):
     assert ran.returncode == 0, ran.stderr
-    seen = json.loads(ran.stdout.strip().splitlines()[0])
+    seen, workers = (json.loads(line) for line in ran.stdout.strip().splitlines())
     # everything after SCRIPT is the script's, also what looks like the lens's own options
     assert seen == {"argv": ["script.py", "pos", "--flag", "1", "-q", "--json", "x"], "name": "__main__"}
+    # torch's compile workers built the kernel (torch gives one per core; a machine of one core has none)
+    assert workers["compile_threads"] > 1 or len(os.sched_getaffinity(0)) == 1, workers
     assert not (workdir / "x").exists()
     report = inductor_lens.load(workdir / "out.json")
     assert [k.name for k in report.kernels] == ["cpp_fused_add_cos_pow_sin_0"]
