@@ -117,15 +117,12 @@ class _Writer:
         out = {}
         if depth > MAX_DEPTH and keys:  # each value would be refused, a plain one too
             raise Unclean
-        text = self.tables.text
+        text, string = self.tables.text, self.string
         for k, v in zip(keys, values):
             t = type(v)
-            if t is str:  # the common values inline: no call
-                if not v.isascii():
-                    v = self.plain(v, depth)
-                if len(v) >= MIN_TEXT and k in TEXT_KEYS:
-                    v = text(v)
-            elif t is int or t is bool or v is None:
+            if t is str:
+                v = string(k, v, depth)
+            elif t is int or t is bool or v is None:  # the common values inline: no call
                 pass
             else:
                 v = self.value(v, depth)
@@ -133,6 +130,15 @@ class _Writer:
                     v = text(v)
             out[k] = v
         return out
+
+    def string(self, key: str, v: str, depth: int) -> Any:
+        """The written value of text ``v`` under ``key``: made plain where it is not ASCII, an interned line
+        reference where it is a long text under ``TEXT_KEYS``."""
+        if not v.isascii():
+            v = self.plain(v, depth)
+        if len(v) >= MIN_TEXT and key in TEXT_KEYS:
+            return self.tables.text(v)
+        return v
 
     def sequence(self, items: Any, depth: int) -> Any:
         """A list of the written values at ``depth``; ``{"@s": i}`` when every element is a frame once plain
@@ -213,17 +219,14 @@ class _Writer:
         """:meth:`mapping` as JSON in pieces (see :meth:`parts`)."""
         if depth > MAX_DEPTH and keys:
             raise Unclean
-        text = self.tables.text
+        text, string = self.tables.text, self.string
         sep = b"{"
         for k, v in zip(keys, values):
             t = type(v)
             key = sep + dump(k) + b":"
             sep = b","
             if t is str:
-                if not v.isascii():
-                    v = self.plain(v, depth)
-                if len(v) >= MIN_TEXT and k in TEXT_KEYS:
-                    v = text(v)
+                v = string(k, v, depth)
             elif t is int or t is bool or v is None:
                 pass
             elif levels > 0 and (t is list or t is tuple or t is dict or self.fields(v) is not None):
