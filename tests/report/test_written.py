@@ -114,18 +114,21 @@ def test_nesting_at_the_limit_is_refused_exactly_where_the_two_step_path_refuses
     base = recorded("gpu_mlp.json")
     outcomes = []
     for depth in range(188, 198):  # the kernel's metadata sits a few levels down: the limit is in here
-        report = _with_metadata(base, {"m": _nest(depth, leaf, kind)})
-        try:
-            expected = _two_step(report)
-        except inductor_lens.ReportError as e:
-            with pytest.raises(inductor_lens.ReportError) as raised:
-                io.dumps(report)
-            assert str(raised.value) == str(e)
-            outcomes.append("refused")
-            continue
-        assert io.dumps(report) == expected
-        outcomes.append("ok")
+        outcomes.append(_as_the_two_step_path(_with_metadata(base, {"m": _nest(depth, leaf, kind)})))
     assert outcomes[0] == "ok" and outcomes[-1] == "refused"  # both sides of the limit were tried
+
+
+def _as_the_two_step_path(report) -> str:
+    """``report`` written as the two-step path writes it, or refused with its error: "ok" or "refused"."""
+    try:
+        expected = _two_step(report)
+    except inductor_lens.ReportError as e:
+        with pytest.raises(inductor_lens.ReportError) as raised:
+            io.dumps(report)
+        assert str(raised.value) == str(e)
+        return "refused"
+    assert io.dumps(report) == expected
+    return "ok"
 
 
 @pytest.mark.parametrize("levels", [0, 1, 2, 3, 5, 8, 400])
@@ -138,16 +141,11 @@ def test_a_compile_written_in_pieces_to_any_depth_is_the_same_bytes(monkeypatch,
     for report in reports + [_with_metadata(base, m) for m in EDGE_METADATA]:
         assert _one_pass_taken(report)
         assert io.dumps(report) == _two_step(report)
-    for depth in (190, 192, 194):  # the nesting limit, met inside the pieces too
-        report = _with_metadata(base, {"m": _nest(depth, [1], "list"), "d": _nest(depth, {}, "dict")})
-        try:
-            expected = _two_step(report)
-        except inductor_lens.ReportError as e:
-            with pytest.raises(inductor_lens.ReportError) as raised:
-                io.dumps(report)
-            assert str(raised.value) == str(e)
-            continue
-        assert io.dumps(report) == expected
+    outcomes = [  # the nesting limit, met inside the pieces too
+        _as_the_two_step_path(_with_metadata(base, {"m": _nest(d, [1], "list"), "d": _nest(d, {}, "dict")}))
+        for d in (190, 192, 194)
+    ]
+    assert outcomes[0] == "ok" and outcomes[-1] == "refused"
 
 
 def test_a_dump_that_is_not_compact_json_writes_each_compile_whole():
