@@ -35,7 +35,7 @@ from ..report.model import (
     Report,
     Trigger,
 )
-from ..report.module_paths import majority_stack
+from ..report.module_paths import majority_stack, missing
 from ..report.rules import MODULE_ROOT_ARG, placeholder_source, readable_reasons, source_role
 from .artifacts import READERS, record_kind
 from .cudagraphs import cudagraphs_of
@@ -854,9 +854,12 @@ def _compile(
     windows: list[RawWindow],
     starts: list[float],
     forward_nodes: Optional[dict[str, GraphNode]] = None,
+    view_later: bool = False,
 ) -> Compile:
     """One compile of ``rec``; ``forward_nodes``: for a backward graph, the post-grad nodes of the forward
-    compile it pairs with (``report.finish.pair_backward``), which name what it saved."""
+    compile it pairs with (``report.finish.pair_backward``), which name what it saved. ``view_later``: a compile
+    that lacks module paths (``module_paths.missing``) is made without its module view, which the paths inferred
+    after would change (``finish.with_module_view``)."""
     b = _GraphBuilder(raw, rec, trace, diagnostics)
     kernels, node_kernel = b.kernels()
     dyn = raw.dynamo_graphs.get(rec.compile_id) or raw.dynamo_graphs.get(_base_cid(rec.compile_id))
@@ -908,27 +911,26 @@ def _compile(
                 f"{len(kernels)} kernel(s) were generated, but torch never loaded them",
             )
         )
-    compiled = finish_compile(
-        Compile(
-            id=cid,
-            compile_id=rec.compile_id,
-            graph_kind=rec.graph_kind,
-            trigger=trigger,
-            frame=frame,
-            recompile_reason="\n".join(r for r in reasons if r) if trigger.kind == "recompile" else "",
-            phases=phases,
-            graphs=graphs,
-            fused_nodes=b.fused_nodes(rec.post_fusion, node_kernel, fx_modules),
-            kernels=kernels,
-            output_code=rec.output_code,
-            fusion_decisions=b.decisions(),
-            graph_inputs=rec.graph_inputs,
-            graph_outputs=rec.graph_outputs,
-            guards=str(guards[-1]) if guards else "",
-            complete=complete,
-            cudagraphs=_cudagraph_notes(cudagraphs_of(rec, trace.events), cid, diagnostics),
-        )
+    made = Compile(
+        id=cid,
+        compile_id=rec.compile_id,
+        graph_kind=rec.graph_kind,
+        trigger=trigger,
+        frame=frame,
+        recompile_reason="\n".join(r for r in reasons if r) if trigger.kind == "recompile" else "",
+        phases=phases,
+        graphs=graphs,
+        fused_nodes=b.fused_nodes(rec.post_fusion, node_kernel, fx_modules),
+        kernels=kernels,
+        output_code=rec.output_code,
+        fusion_decisions=b.decisions(),
+        graph_inputs=rec.graph_inputs,
+        graph_outputs=rec.graph_outputs,
+        guards=str(guards[-1]) if guards else "",
+        complete=complete,
+        cudagraphs=_cudagraph_notes(cudagraphs_of(rec, trace.events), cid, diagnostics),
     )
+    compiled = finish_compile(made, view=not (view_later and missing(made)))
     return compiled if complete else dataclasses.replace(compiled, label=f"{compiled.label} (did not finish)")
 
 
@@ -938,10 +940,11 @@ class CompileMaker:
     (``trace_stream.py``) calls as each graph is complete. A backward is made with its forward, the forward
     compile of its compile id that it is the how-manieth backward of (as ``finish.pair_backward`` pairs them);
     what the backward reads of it, its post-grad nodes, is held here until the backward comes (not the compile:
-    its kernels, texts and scripts go once it is written)."""
+    its kernels, texts and scripts go once it is written). ``view_later``: as :func:`_compile`'s, for a maker whose
+    compiles get their module paths inferred after (the streamed import)."""
 
-    def __init__(self, raw: Raw, trace: _Trace, diagnostics: list) -> None:
-        self.raw, self.trace, self.diagnostics = raw, trace, diagnostics
+    def __init__(self, raw: Raw, trace: _Trace, diagnostics: list, view_later: bool = False) -> None:
+        self.raw, self.trace, self.diagnostics, self.view_later = raw, trace, diagnostics, view_later
         self.ids: dict[str, int] = {}
         self.seen_of_cid: dict[str, int] = {}
         self.backs: dict[str, int] = {}
@@ -974,6 +977,7 @@ class CompileMaker:
             windows,
             starts,
             forward_nodes,
+            self.view_later,
         )
         compile = _with_costs(compile, rec, self.diagnostics)
         if compile.graph_kind == "forward":

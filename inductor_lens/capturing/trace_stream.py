@@ -31,7 +31,7 @@ from typing import Any, Callable, Optional
 
 from ..report import rules
 from ..report.built import BuiltMarker
-from ..report.finish import derive_compile, graph_signature, saved_names
+from ..report.finish import derive_compile, graph_signature, saved_names, with_module_view
 from ..report.model import Compile, Diagnostic, Graph, Report
 from ..report.module_paths import infer_compile
 from .artifacts import _ID_KEYS, record_kind, wanted
@@ -330,6 +330,8 @@ class _Finish:
                 self.forwards[c.compile_id].append((_Forward(inferred), changed))
         if changed:  # derived again, and the lines that built modules marked again (the same on the others)
             c = self._mark(derive_compile(inferred))
+        elif c.module_view is None:  # made without it for the paths it lacked, and none could be inferred
+            c = with_module_view(c)
         self.facts.append(rules.view_facts(c))
         self.write(c)
 
@@ -386,7 +388,7 @@ class _Builder:
     def ready(self, raw: Any, graphs: list, last: bool) -> list:
         """Build what can be built of the graphs logged so far (``graphs`` the new ones); the graphs built."""
         if self.maker is None:
-            self.maker = CompileMaker(raw, self.trace, self.diagnostics)
+            self.maker = CompileMaker(raw, self.trace, self.diagnostics, view_later=True)
             self.finish = _Finish(self.maker, self._write)
         for rec in graphs:
             if rec.memory is not None or rec.aot:  # never in a log; the whole import handles them

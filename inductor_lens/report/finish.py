@@ -80,12 +80,13 @@ def _fx_of(c: Compile) -> dict:
     return fx
 
 
-def derive_compile(c: Compile, fx: Optional[dict] = None) -> Compile:
+def derive_compile(c: Compile, fx: Optional[dict] = None, view: bool = True) -> Compile:
     """``c`` with the fields the views show and no recorded fact gives as it is, decided here once:
     ``FusedNode.user_lines`` and ``ops``, ``Kernel.user_lines`` and ``call_sites`` (each in execution order;
     where the capture recorded none, runs of consecutive fused nodes), the autotune ``epilogue`` and each choice's ``config``,
     ``Compile.module_view`` and ``FusedNode.group_path`` (``report/modules.py``).
-    Idempotent; run by :func:`finish_compile` and on loading a report written before these fields."""
+    Idempotent; run by :func:`finish_compile` and on loading a report written before these fields. ``view=False``:
+    without the last two (:func:`with_module_view`), for a compile whose module paths are inferred after."""
     fx = _fx_of(c) if fx is None else fx
     fused, copies = [], set()
     for n in c.fused_nodes:
@@ -125,9 +126,16 @@ def derive_compile(c: Compile, fx: Optional[dict] = None) -> Compile:
     fused = _copy_labels(fused, copies, kernels, fx)
     kind = trigger_kind(c.trigger.kind, c.frame)
     trigger = dataclasses.replace(c.trigger, kind=kind, summary=trigger_summary(kind))
-    view, paths = module_view(fused)
-    fused = [dataclasses.replace(n, group_path=paths.get(n.name, [])) for n in fused]
-    return dataclasses.replace(c, fused_nodes=fused, kernels=kernels, trigger=trigger, module_view=view)
+    c = dataclasses.replace(c, fused_nodes=fused, kernels=kernels, trigger=trigger)
+    return with_module_view(c) if view else c
+
+
+def with_module_view(c: Compile) -> Compile:
+    """``c`` with ``Compile.module_view`` and each fused node's ``group_path`` (``report/modules.py``), from its fused
+    nodes' module paths."""
+    view, paths = module_view(c.fused_nodes)
+    fused = [dataclasses.replace(n, group_path=paths.get(n.name, [])) for n in c.fused_nodes]
+    return dataclasses.replace(c, fused_nodes=fused, module_view=view)
 
 
 def _copy_labels(fused: list[FusedNode], copies: set[str], kernels: list[Kernel], fx: dict) -> list[FusedNode]:
@@ -233,14 +241,15 @@ def infer_report_modules(report: Report) -> Report:
     return mark_built(dataclasses.replace(report, compiles=compiles))
 
 
-def finish_compile(c: Compile) -> Compile:
+def finish_compile(c: Compile, view: bool = True) -> Compile:
     """``c`` with its derived fields filled: labels, glue, stacks of fused nodes, the chosen autotune
-    choice, size hints as a mapping, and no refusal between nodes that ended up in one kernel call."""
+    choice, size hints as a mapping, and no refusal between nodes that ended up in one kernel call (``view``: as
+    :func:`derive_compile`'s)."""
     fx = _fx_of(c)
     kernels = [_kernel(k) for k in c.kernels]
     by_name = {k.name: k for k in kernels}
     fused = [_fused(n, by_name, fx) for n in c.fused_nodes]
-    c = derive_compile(dataclasses.replace(c, kernels=kernels, fused_nodes=fused), fx)
+    c = derive_compile(dataclasses.replace(c, kernels=kernels, fused_nodes=fused), fx, view)
     kernels, fused = c.kernels, c.fused_nodes
     site_of: dict[str, tuple[str, int]] = {}
     for k in kernels:

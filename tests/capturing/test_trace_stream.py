@@ -108,6 +108,27 @@ def test_a_written_forward_is_let_go_while_it_waits_for_its_backward(monkeypatch
     assert alive_at_backward == [[], []]
 
 
+def test_a_compile_made_without_its_module_view_gets_it_where_no_path_could_be_inferred():
+    """The streamed import makes a compile that lacks module paths without its module view (the paths inferred
+    after change it: one derivation instead of two); where none could be inferred (a plain function's ops), the
+    view is added as it is written, the one a capture's compile has."""
+    import dataclasses
+
+    from inductor_lens.report.finish import derive_compile
+    from inductor_lens.report.module_paths import missing
+    from tests._recorded import recorded
+
+    captured = recorded("gpu_sin_cos.json").compiles[0]
+    assert missing(captured) and captured.module_view is not None
+    made = derive_compile(dataclasses.replace(captured, module_view=None), view=False)
+    assert made.module_view is None
+    written: list = []
+    trace_stream._Finish(maker=None, write=written.append).add(made)
+    (c,) = written
+    assert c.module_view == captured.module_view
+    assert [n.group_path for n in c.fused_nodes] == [n.group_path for n in captured.fused_nodes]
+
+
 def test_frames_torch_gave_up_on_are_said_as_the_whole_import_says_them(tmp_path):
     text = DDP.read_text(encoding="utf-8")
     failed = text.replace(
