@@ -16,6 +16,7 @@ compile, a kernel or a browser without carrying its marker.
 """
 
 import os
+import sys
 
 import pytest
 
@@ -26,6 +27,13 @@ import pytest
 # this variable and checks that its compile had them, so a capture that worked only without them fails there.
 COMPILE_THREADS = "TORCHINDUCTOR_COMPILE_THREADS"
 os.environ.setdefault(COMPILE_THREADS, "1")
+
+# Bytecode is written (and read) in this run even where the shell says not to (PYTHONDONTWRITEBYTECODE, set on the
+# machines this suite runs on): without it each worker rewrites the asserts of every test module at collection
+# (about 7 CPU-s of a worker's 22), and each of the ~50 processes the suite starts (kernels, ranks, CLI runs)
+# compiles the package from source (0.15-0.2 CPU-s each). The files go where Python puts them (__pycache__/, ignored).
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+sys.dont_write_bytecode = False
 
 pytest_plugins = ["tests._capture_fixtures", "tests._browser_fixtures", "tests._kernel"]
 

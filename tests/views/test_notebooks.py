@@ -7,11 +7,11 @@ from __future__ import annotations
 import os
 import pathlib
 
-import nbformat
 import pytest
-from nbclient import NotebookClient
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
+# nbformat and nbclient are imported by the tests that use them, not at collection: nbformat imports jsonschema,
+# whose optional IRI checker (rfc3987_syntax) builds 38 grammars at import, ~3 CPU-s in every worker that collects.
 # Every notebook runs here. 04 runs on a GPU where there is one; on CPU it loads the reports recorded on
 # an H200 (tests/fixtures), and it is committed WITH the outputs of that real GPU run.
 NOTEBOOKS = [
@@ -36,6 +36,9 @@ def test_the_notebooks_exist():
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
 def test_notebook_runs_without_error(path, tmp_path, monkeypatch):
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join(p for p in [str(REPO), os.environ.get("PYTHONPATH", "")] if p))
+    import nbformat
+    from nbclient import NotebookClient
+
     nb = nbformat.read(path, as_version=4)
     if path.name not in SAVED_OUTPUTS:
         assert all(not c.get("outputs") for c in nb.cells if c.cell_type == "code"), (
@@ -50,6 +53,8 @@ def test_notebook_runs_without_error(path, tmp_path, monkeypatch):
 
 
 def test_gpu_notebook_keeps_the_outputs_of_a_real_gpu_run():
+    import nbformat
+
     nb = nbformat.read(REPO / "notebooks" / "04_gpu_triton.ipynb", as_version=4)
     text = "".join(o.get("text", "") for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", []))
     assert "GPU: NVIDIA H200" in text and "torch 2.11.0 on cuda" in text and "triton_" in text
