@@ -52,6 +52,11 @@ _STAGE_RULES: tuple[tuple[str, Any], ...] = (
         "other",
     ),
     (r"(site-packages|dist-packages)/|/lib/python3[^/]*/|^<frozen|^<string>", "library"),
+    # console-script launchers (pip writes one per entry point into an environment's bin/ or Scripts/, a file with no
+    # .py of its own; on Windows an .exe whose frames are its __main__.py): `inductor-lens` is ours, torchrun,
+    # ipython, jupyter... are libraries'. A user's script in a bin/ folder has its .py and stays the user's
+    (r"/(bin|Scripts)/inductor-lens(\.exe/__main__\.py)?$", "other"),
+    (r"/(bin|Scripts)/[^/.]+(\.exe/__main__\.py)?$", "library"),
 )
 _STAGE_RES = tuple((re.compile(p), s) for p, s in _STAGE_RULES)
 

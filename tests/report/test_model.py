@@ -356,6 +356,22 @@ def test_derive_helpers():
     assert d.is_glue("extern", None, ["getitem"]) and not d.is_glue("pointwise", "k0", ["add"])
 
 
+def test_console_script_launchers_are_never_the_users_code():
+    """``inductor-lens run script.py`` from a venv: the launcher pip wrote (``.venv/bin/inductor-lens``, its
+    ``sys.exit(main())`` frame under every stack a graph break records) is ours, other launchers are libraries',
+    and neither is listed among the user's source files; a user's own script in a bin/ folder stays the user's."""
+    from inductor_lens.report.rules import frame_stage
+
+    assert frame_stage("/home/me/proj/.venv/bin/inductor-lens", "<module>") == "other"
+    assert frame_stage("C:/proj/.venv/Scripts/inductor-lens.exe/__main__.py", "<module>") == "other"
+    assert frame_stage("/usr/local/bin/torchrun", "<module>") == "library"
+    assert frame_stage("/opt/conda/bin/ipython", "<module>") == "library"
+    assert frame_stage("/home/me/bin/train.py", "<module>") == "user"
+    assert frame_stage("/home/me/proj/mlp_train.py", "<module>") == "user"
+    frame = model.Frame("/home/me/proj/.venv/bin/inductor-lens", 6, "<module>", "sys.exit(main())")
+    assert not frame.is_user and frame.stage == "other"
+
+
 def test_a_clone_in_a_folder_named_inductor_lens_keeps_the_users_frames_the_users():
     from inductor_lens.report.rules import frame_stage
 
