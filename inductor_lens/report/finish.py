@@ -241,12 +241,37 @@ def infer_report_modules(report: Report) -> Report:
     return mark_built(dataclasses.replace(report, compiles=compiles))
 
 
+def _writer_dtypes(kernels: list[Kernel], fused: list[FusedNode], fx: dict) -> list[Kernel]:
+    """``kernels`` with each launch argument the output code gives no dtype (an extern kernel's result, as
+    ``buf4 = extern_kernels.convolution(...)``: no allocation line names it) given its writer's: the dtype of the FX
+    ops of the fused node that writes that buffer, where they agree (a multi-output op's results may differ: none)."""
+    dtype_of: dict[str, str] = {}
+    for n in fused:
+        dtypes = {fx[f].dtype for f in n.fx_nodes if f in fx and fx[f].dtype}
+        if len(dtypes) == 1:
+            (dtype,) = dtypes
+            dtype_of.update((b, dtype) for b in n.writes)
+    out = []
+    for k in kernels:
+        launch = k.launch
+        if launch is not None and any(a.shape is not None and not a.dtype and a.name in dtype_of for a in launch.args):
+            args = [
+                dataclasses.replace(a, dtype=dtype_of[a.name])
+                if a.shape is not None and not a.dtype and a.name in dtype_of
+                else a
+                for a in launch.args
+            ]
+            k = dataclasses.replace(k, launch=dataclasses.replace(launch, args=args))
+        out.append(k)
+    return out
+
+
 def finish_compile(c: Compile, view: bool = True) -> Compile:
     """``c`` with its derived fields filled: labels, glue, stacks of fused nodes, the chosen autotune
     choice, size hints as a mapping, and no refusal between nodes that ended up in one kernel call (``view``: as
     :func:`derive_compile`'s)."""
     fx = _fx_of(c)
-    kernels = [_kernel(k) for k in c.kernels]
+    kernels = _writer_dtypes([_kernel(k) for k in c.kernels], c.fused_nodes, fx)
     by_name = {k.name: k for k in kernels}
     fused = [_fused(n, by_name, fx) for n in c.fused_nodes]
     c = derive_compile(dataclasses.replace(c, kernels=kernels, fused_nodes=fused), fx, view)

@@ -12,7 +12,17 @@ import inductor_lens
 from inductor_lens.analysis.diff import KernelDiff
 from inductor_lens.report import rules
 from inductor_lens.report.finish import finish_compile
-from inductor_lens.report.model import Compile, Frame, FusedNode, Graph, GraphNode, Kernel, Trigger
+from inductor_lens.report.model import (
+    Compile,
+    Frame,
+    FusedNode,
+    Graph,
+    GraphNode,
+    Kernel,
+    KernelLaunch,
+    LaunchArg,
+    Trigger,
+)
 
 FIXTURES = pathlib.Path(__file__).resolve().parents[1] / "fixtures"
 
@@ -297,3 +307,38 @@ def test_a_saved_result_of_a_multi_output_op_is_named_by_which_result_it_is():
     assert rules.output_name("aten._native_batch_norm_legit_functional.default", 2) == "save_invstd"
     assert rules.output_name("aten._scaled_dot_product_flash_attention.default", 1, "logsumexp") == "logsumexp"
     assert rules.output_name("aten.unknown.default", 3) == "output 3"
+
+
+def test_a_launch_argument_an_extern_kernel_returned_gets_its_writers_dtype():
+    """``buf4 = extern_kernels.convolution(...)`` has no allocation line, so the output code gives the kernel that
+    reads buf4 no dtype for it: the report gives the dtype of the FX op that wrote it (not "?" in the launch table,
+    not a guess in the reproducer). A buffer of a multi-output op whose results differ in dtype gets none."""
+    nodes = [
+        GraphNode("convolution", "call_function", "aten.convolution.default", dtype="bfloat16"),
+        GraphNode("max_pool", "call_function", "aten.max_pool2d_with_indices.default"),
+        GraphNode("getitem", "call_function", "_operator.getitem", dtype="bfloat16"),
+        GraphNode("getitem_1", "call_function", "_operator.getitem", dtype="int64"),
+        GraphNode("add", "call_function", "aten.add.Tensor", dtype="bfloat16"),
+    ]
+    fused = [
+        FusedNode("op0", "extern", ["convolution"], "extern_kernels.convolution", writes=["buf0"]),
+        FusedNode("op1", "extern", ["max_pool", "getitem", "getitem_1"], "aten.max_pool", writes=["buf1"]),
+        FusedNode("op2", "pointwise", ["add"], "cpp_fused_add_0", reads=["buf0", "buf1"], writes=["buf2"]),
+    ]
+    args = [
+        LaunchArg("buf2", shape=[2, 8], stride=[8, 1], dtype="bfloat16", param="out_ptr0"),
+        LaunchArg("buf0", shape=[2, 8], stride=[8, 1], param="in_ptr0"),
+        LaunchArg("buf1", shape=[2, 8], stride=[8, 1], param="in_ptr1"),
+        LaunchArg("ks0", value=8, param="ks0"),
+    ]
+    kernels = [
+        Kernel("extern_kernels.convolution", "extern", "", ["op0"], ["convolution"]),
+        Kernel("cpp_fused_add_0", "cpp", "...", ["op2"], ["add"], launch=KernelLaunch(args=args)),
+    ]
+    (_, k) = _forward(nodes, fused, kernels).kernels
+    assert [(a.name, a.dtype) for a in k.launch.args] == [
+        ("buf2", "bfloat16"),
+        ("buf0", "bfloat16"),
+        ("buf1", None),
+        ("ks0", None),
+    ]
