@@ -42,7 +42,7 @@ from packaging.version import Version
 from . import cudagraphs
 from .artifacts import wanted
 from .raw import Raw, RawGraph, RawKernel, RawWindow, loads_payload, now_us
-from .stacks import frames_of, non_user_prefixes, torch_dir, trim_to_user_call, user_frames
+from .stacks import frames_of, non_user_prefixes, torch_dir, trim_hook_callers, trim_to_user_call, user_frames
 from .torchread import (
     aot_input_names,
     fx_graph_nodes,
@@ -587,7 +587,7 @@ def _on_kernel(hooks: Hooks, node_schedule: Any, kernel_name: str, is_extern: bo
         return
     hooks._emit(f"kernel: {kernel_name} ({rec.compile_id} {rec.graph_kind})")
     frames = frames_of(traceback.extract_stack(sys._getframe(4)))
-    frames = trim_to_user_call(frames, hooks._torch_dir)
+    frames = trim_hook_callers(trim_to_user_call(frames, hooks._torch_dir))
     if is_extern:
         buf = _attempt(hooks, "naming an extern kernel's buffer", node_schedule.get_name)
         sched = []

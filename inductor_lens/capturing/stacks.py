@@ -49,6 +49,20 @@ def trim_to_user_call(frames: list[tuple], torch_dir: str) -> list[tuple]:
     return frames[max(0, first - 1) :]
 
 
+#: Where the capture's hook runs (``debug.set_kernel_post_grad_provenance_tracing``, called as Inductor writes a
+#: kernel's provenance comment beside its call): the lens's point of view, not a step of the path. Dropped from the end.
+HOOK_CALLERS = ("codegen_comment",)
+
+
+def trim_hook_callers(frames: list[tuple]) -> list[tuple]:
+    """``frames`` without the frames at its end that only call the capture's kernel hook (``HOOK_CALLERS``): the
+    path then ends where Inductor generates the kernel or writes its call (``codegen_node``, ``ExternKernel.codegen``)."""
+    end = len(frames)
+    while end > 1 and frames[end - 1][2] in HOOK_CALLERS:
+        end -= 1
+    return frames[:end]
+
+
 def user_frames(frames: list[tuple], prefixes: tuple[str, ...]) -> list[tuple]:
     """The frames that are the user's code: not torch, not inductor_lens, not stdlib/site-packages."""
     out = []

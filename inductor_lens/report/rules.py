@@ -40,6 +40,8 @@ _STAGE_RULES: tuple[tuple[str, Any], ...] = (
         lambda fn: "codegen" if re.match(r"^_?codegen|^flush$|^generate_kernel", fn) else "scheduler",
     ),
     (r"/torch/_inductor/graph\.py$", lambda fn: "codegen" if re.search(r"codegen|compile_to", fn) else "lowering"),
+    # an IR node writing its own call into the output code (ExternKernel.codegen, codegen_comment) is codegen
+    (r"/torch/_inductor/ir\.py$", lambda fn: "codegen" if fn.startswith("codegen") else "lowering"),
     (r"/torch/_inductor/(lowering|ir|decomposition|fx_passes/|pattern_matcher|select_algorithm|kernel/)", "lowering"),
     (r"/torch/_inductor/runtime/|/torchinductor_[^/]+/", "runtime"),
     (r"/torch/_inductor/", "inductor"),

@@ -562,7 +562,7 @@ function compilerSection({ k }) {
           h(
             "p",
             { class: "il-muted il-note" },
-            "From your call (top) to where Inductor writes this kernel into the output code (bottom). " +
+            "From your call (top) to where Inductor generates this kernel or writes its call into the output code (bottom). " +
               "Fusion happened before this, in Scheduler.__init__ (a phase on the timeline), on a path of its own.",
           ),
           compilerStack(cs),

@@ -102,6 +102,12 @@ def test_training_step_has_forward_and_lazy_backward_both_linked(training_report
             if n.kind != "nop":
                 assert n.kernel in {k.name for k in c.kernels}, (c.id, n.name)
     assert any(f.function == "backward" or "backward" in f.code for f in bwd.kernels[0].compiler_stack)
+    # each path (extern calls' too) ends where Inductor generates the kernel or writes its call, a codegen step,
+    # not in the provenance comment where the capture's hook is called (stacks.HOOK_CALLERS)
+    for c in (fwd, bwd):
+        for k in c.kernels:
+            assert k.compiler_stack[-1].function != "codegen_comment", (c.id, k.name)
+            assert k.compiler_stack[-1].stage == "codegen", (c.id, k.name, k.compiler_stack[-1])
 
 
 def test_linear_layers_are_extern_kernels_beside_fused_cpp(training_report):
