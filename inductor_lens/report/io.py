@@ -797,6 +797,11 @@ def _parse_stdlib(raw: bytes, name: str) -> Any:
     try:
         data = json.loads(text, parse_constant=constant)
     except json.JSONDecodeError as e:
+        if text.lstrip()[:1] == "<":  # a page the lens exported, most likely: the report inside is not for reading back
+            raise ReportError(
+                f"{name}: an HTML page, not a JSON report; load and show read the report's JSON (write it with "
+                "`inductor-lens run --json FILE ...` or `report.save_json(FILE)`)"
+            ) from None
         where = (
             "truncated: the text ends early"
             if e.pos >= len(text.rstrip())
