@@ -276,7 +276,13 @@ class _ScriptRun:
             tb = tb.tb_next
         import traceback
 
-        self.error_tb = "".join(traceback.format_exception(type(e), e, tb or e.__traceback__))
+        # no frame of the script: it did not compile (a SyntaxError), and Python shows the error alone, so do we
+        lines = (
+            traceback.format_exception(type(e), e, tb)
+            if tb is not None
+            else traceback.format_exception_only(type(e), e)
+        )
+        self.error_tb = "".join(lines)
         sys.stderr.write(self.error_tb)
         self.error, self.exit_code = e, 1
         self.pipeline.raised(e)

@@ -180,6 +180,18 @@ def test_ctrl_c_mid_run_writes_the_partial_report_and_exits_130(workdir):
     assert (workdir / "int.html").exists()
 
 
+def test_a_script_with_a_syntax_error_is_shown_as_python_shows_it(inproc, workdir):
+    """No frame of the script ran: the error alone (its file, line and caret), not runpy's frames and ours."""
+    (workdir / "syn.py").write_text("def f(:\n    pass\n")
+    status, _, stderr = inproc("run", "-q", "-o", "syn.html", "syn.py")
+    assert status == 1
+    shown = stderr[: stderr.index("inductor-lens: error:")]
+    assert shown.splitlines()[0].strip().startswith('File "') and 'syn.py", line 1' in shown.splitlines()[0]
+    assert shown.rstrip().endswith("SyntaxError: invalid syntax"), shown
+    assert "Traceback" not in shown and "runpy" not in shown and "cli.py" not in shown, shown
+    assert (workdir / "syn.html").exists()
+
+
 def test_script_that_raises_exits_1_and_still_writes_the_report(inproc, workdir):
     """Run in this process (a real compile of the script's f, then its exception): a process of its own would cost a
     torch import, and ``python -m inductor_lens`` and a real process's exit status are checked by ``ran`` and the
