@@ -35,7 +35,7 @@ class capture:
     title : str
         A name shown in the widget and the exported page.
     on_event : callable, optional
-        Called with short progress strings (phase names, kernels built) while compiling.
+        Called with short progress strings (phase names, kernels generated) while compiling.
     ir : bool, default False
         Also keep each Triton kernel's IR stages (TTIR, TTGIR, LLIR, PTX; SASS where ``cuobjdump`` is on the
         PATH) and its registers, shared memory and spills (``Kernel.ir``). They are large: off by default.

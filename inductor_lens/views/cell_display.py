@@ -23,7 +23,7 @@ class _Html:
 
 class _Progress:
     """The live line under the cell, in the user's words (``views/progress.py``): created at the first
-    compile event, updated at most 4x/s (and at each kernel built)."""
+    compile event, updated at most 4x/s (and at each kernel generated)."""
 
     def __init__(self):
         from .progress import Progress

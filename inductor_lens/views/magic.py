@@ -253,7 +253,7 @@ inductor_lens_magic.__doc__ = (
     "Run the cell under inductor_lens and show what torch.compile's Inductor did.\n\n"
     "The cell runs as it would without the magic (variables, prints, last value, traceback); every\n"
     "Inductor compile it triggers is recorded (dynamo is reset first, so re-running the cell compiles\n"
-    "again). While Inductor works, a line under the cell shows the phase and the kernels built so far;\n"
+    "again). While Inductor works, a line under the cell shows the phase and the kernels generated so far;\n"
     "then the widget replaces it. Nothing compiles at torch.compile(): Inductor runs at the first call,\n"
     "so a cell that compiles a function but never calls it shows a note saying so.\n\n"
     "Examples::\n\n"

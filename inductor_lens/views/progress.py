@@ -79,7 +79,7 @@ def user_phase(torch_phase: str) -> Optional[str]:
 
 
 class Progress:
-    """What is happening now: the step, the compile, the kernels built. Thread-safe; call with capture's events."""
+    """What is happening now: the step, the compile, the kernels generated. Thread-safe; call with capture's events."""
 
     def __init__(self):
         self.t0 = time.monotonic()
@@ -120,10 +120,11 @@ class Progress:
         return self.step
 
     def line(self, width: int = 0) -> str:
-        """One line: elapsed time, step, kernels built so far (the last few named)."""
+        """One line: elapsed time, step, kernels generated so far (the last few named; a kernel's source is generated,
+        then built in the ``kernel build`` step)."""
         k = self.kernels
         s = f"[{time.monotonic() - self.t0:5.1f}s] Inductor: {self.step_text() or 'starting'}"
-        s += f" · {len(k)} kernel{'s' if len(k) != 1 else ''} built"
+        s += f" · {len(k)} kernel{'s' if len(k) != 1 else ''} generated"
         if k:
             s += ": " + ", ".join(k[-3:]) + (" ..." if len(k) > 3 else "")
         if width and len(s) > width:
@@ -154,7 +155,7 @@ class TerminalProgress(Progress):
             self._drawn = True
         elif change == "kernel":
             self.stream.write(
-                f"{self.prefix}[{time.monotonic() - self.t0:5.1f}s] kernel built: {self.kernels[-1]}"
+                f"{self.prefix}[{time.monotonic() - self.t0:5.1f}s] kernel generated: {self.kernels[-1]}"
                 f"{f' ({self.compile})' if self.compile else ''}\n"
             )
         else:

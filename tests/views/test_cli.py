@@ -122,7 +122,7 @@ def test_run_runs_the_script_as_python_would(ran, workdir):
     assert report.compiles[0].frame == "f"
     assert (workdir / "out.html").read_text().lstrip().lower().startswith("<!doctype html")
     # progress in the user's words (stderr is a pipe: plain lines), kernels as they are built
-    assert "kernel built: cpp_fused_add_cos_pow_sin_0 (0/0 inference)" in ran.stderr
+    assert "kernel generated: cpp_fused_add_cos_pow_sin_0 (0/0 inference)" in ran.stderr
     for step in ("tracing", "AOT autograd", "lowering", "fusion", "code generation"):
         assert f"] {step}\n" in ran.stderr, step
     assert "pass.post_grad_passes" not in ran.stderr and "compile_fx" not in ran.stderr

@@ -80,7 +80,7 @@ def test_function_cell_behaves_as_without_the_magic_and_shows_widget(kernel):
     assert first.startswith("inductor_lens: [") and "Inductor: " in first, first
     updates = [m for m in ex.of_type("update_display_data") if m["content"]["transient"]["display_id"] == display_id]
     texts = [m["content"]["data"].get("text/plain", "") for m in updates]
-    assert any("1 kernel built: cpp_fused_add_cos_pow_sin_0" in t for t in texts), (
+    assert any("1 kernel generated: cpp_fused_add_cos_pow_sin_0" in t for t in texts), (
         f"progress never named a kernel it built: {texts}"
     )
     # the user's words, never torch's internal phase names

@@ -60,7 +60,7 @@ def test_log_output_is_one_plain_line_per_step_and_per_kernel():
         "fusion",
         "code generation",
         "kernel build",
-        "kernel built: cpp_fused_relu_0 (0/0 forward)",
+        "kernel generated: cpp_fused_relu_0 (0/0 forward)",
     ]
     assert "\r" not in out.getvalue() and not any("pass." in s or "compile_fx" in s for s in steps)
 
@@ -75,7 +75,7 @@ def test_terminal_output_is_one_updating_line():
     assert text.count("\n") == 2, repr(text)  # the updating line ends once, then the message
     assert text.count("\r\x1b[K") >= 5
     last = text.split("\r\x1b[K")[-1]
-    assert "C++ build · 1 kernel built: cpp_fused_relu_0" in last and last.endswith("x: done\n")
+    assert "C++ build · 1 kernel generated: cpp_fused_relu_0" in last and last.endswith("x: done\n")
 
 
 def test_each_step_of_a_compile_shows_once_and_the_backward_starts_again():
