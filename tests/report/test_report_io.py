@@ -167,7 +167,7 @@ def _bad_inputs(tmp_path):
         file(name, json.dumps(d).encode(), words)
 
     file("not-json.json", b"hello, I am not JSON", "not valid JSON")
-    file("page.html", b"<!DOCTYPE html>\n<html><head><title>lens</title>", "an HTML page, not a JSON report")
+    file("exported.html", b"<!DOCTYPE html>\n<html><head><title>lens</title>", "an HTML page, not a JSON report")
     file("truncated.json", good[: len(good) // 2].encode(), "truncated")
     file("empty.json", b"", "empty file")
     file("binary.json", b"\xff\xfe\x00garbage", "not UTF-8")
