@@ -17,7 +17,7 @@ try:  # CPython's own SHA-1: hashlib would load OpenSSL's libcrypto (3.6 MB of t
     from _sha1 import sha1 as _sha1
 except ImportError:  # an interpreter built without it
     from hashlib import sha1 as _sha1
-from .model import DERIVED_VERSION, SCHEMA_VERSION, Compile, FusedNode, Kernel, Report
+from .model import DERIVED_VERSION, SCHEMA_VERSION, Compile, FusedNode, Kernel, LaunchArg, Report
 from .module_paths import infer_modules
 from .modules import module_view
 from .rules import (
@@ -251,17 +251,20 @@ def _writer_dtypes(kernels: list[Kernel], fused: list[FusedNode], fx: dict) -> l
         if len(dtypes) == 1:
             (dtype,) = dtypes
             dtype_of.update((b, dtype) for b in n.writes)
+
+    def typed(a: LaunchArg) -> LaunchArg:
+        return (
+            dataclasses.replace(a, dtype=dtype_of[a.name])
+            if a.shape is not None and not a.dtype and a.name in dtype_of
+            else a
+        )
+
     out = []
     for k in kernels:
-        launch = k.launch
-        if launch is not None and any(a.shape is not None and not a.dtype and a.name in dtype_of for a in launch.args):
-            args = [
-                dataclasses.replace(a, dtype=dtype_of[a.name])
-                if a.shape is not None and not a.dtype and a.name in dtype_of
-                else a
-                for a in launch.args
-            ]
-            k = dataclasses.replace(k, launch=dataclasses.replace(launch, args=args))
+        if k.launch is not None:
+            args = [typed(a) for a in k.launch.args]
+            if any(new is not old for new, old in zip(args, k.launch.args)):
+                k = dataclasses.replace(k, launch=dataclasses.replace(k.launch, args=args))
         out.append(k)
     return out
 
