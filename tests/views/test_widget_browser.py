@@ -1,6 +1,7 @@
 """The widget in a real JupyterLab, driven by headless Chromium."""
 
 import pathlib
+import time
 
 import pytest
 
@@ -186,15 +187,22 @@ def test_widget_in_jupyterlab(jupyter_lab, lab_page, training_report):
                 break
             except PlaywrightTimeout:
                 assert attempt == 1, "two clicks on a box of the scripted widget did not select it"
-        page.evaluate("""async () => { const w = window.jupyterapp.shell.currentWidget;
-            w.content.activeCellIndex = 2;
-            const before = w.content.widgets[2].model.executionCount;
-            window.__before = before;
-            await window.jupyterapp.commands.execute('notebook:run-cell'); }""")
-        page.wait_for_function("""() => { const w = window.jupyterapp.shell.currentWidget;
-            return w.content.widgets[2].model.executionCount !== window.__before
-              && w.sessionContext.session.kernel.status === 'idle'; }""")
-        assert f"selected={target.name!r}" in cell_text(page, 2)
+        # ipywidgets sends a model's changes one message at a time (the next waits in the browser until the kernel
+        # has handled the last), so a cell run at once can reach the kernel before the click's change: Python is
+        # asked again until the change has arrived (30 s at most), never a wait of a guessed length
+        deadline = time.monotonic() + 30
+        while True:
+            page.evaluate("""async () => { const w = window.jupyterapp.shell.currentWidget;
+                w.content.activeCellIndex = 2;
+                window.__before = w.content.widgets[2].model.executionCount;
+                await window.jupyterapp.commands.execute('notebook:run-cell'); }""")
+            page.wait_for_function("""() => { const w = window.jupyterapp.shell.currentWidget;
+                return w.content.widgets[2].model.executionCount !== window.__before
+                  && w.sessionContext.session.kernel.status === 'idle'; }""")
+            shown = cell_text(page, 2)
+            if f"selected={target.name!r}" in shown or time.monotonic() > deadline:
+                break
+        assert f"selected={target.name!r}" in shown
         assert watch.errors == [], watch.errors
     finally:
         watch.stop()
