@@ -68,6 +68,10 @@ SHARED = {
     # the users of the session fixture aoti_pair (tests/_capture_fixtures.py: two AOTInductor builds, ~13 CPU-s each)
     "test_names.py": "aoti",
     "test_observer.py::test_export_with_a_dynamic_batch_and_aoti_package_gives_the_same_results": "aoti",
+    # the three tests that import transformers (4.5 CPU-s with its GPT-2 and Llama classes, once per process)
+    "test_inspect.py::test_hf_gpt2_with_labels_and_backward": "transformers",
+    "test_observer.py::test_hf_gpt2_at_several_sequence_lengths": "transformers",
+    "test_settings.py::test_a_transformers_model_is_named_with_its_own_module_paths_and_argument_names": "transformers",
 }
 # rough seconds per file (or per test of an INDEPENDENT file), the order files are handed to workers
 WEIGHT = {
