@@ -4,6 +4,9 @@ import { visible } from "./text.js";
 
 /** Zoom at which the graph opens when it does not fit: labels (11-12 px in graph units) stay >= 11 px. */
 export const READABLE_ZOOM = 1;
+/** A graph that fits its pane whole at this zoom or more (labels >= 8.8 px) opens whole: a small graph whose
+ * inputs and outputs sit side by side is better seen at once than cut at both sides at READABLE_ZOOM. */
+export const WHOLE_ZOOM = 0.8;
 
 const SVG = "http://www.w3.org/2000/svg";
 
@@ -274,11 +277,11 @@ export class GraphCanvas {
   }
 
   /**
-   * The first view of a graph: all of it when it fits at a readable zoom; else READABLE_ZOOM (labels
+   * The first view of a graph: all of it when it fits at WHOLE_ZOOM or more; else READABLE_ZOOM (labels
    * >= 11 px on screen) at the start of the graph (the top, or just above the first box `firstId`), placed
    * sideways by `openingView` so that no box of the opening rows is cut at a side.
    */
-  open(firstId, minK = READABLE_ZOOM) {
+  open(firstId, minK = READABLE_ZOOM, wholeK = WHOLE_ZOOM) {
     const r = this.rect();
     const W = r.width || 600,
       H = r.height || 400,
@@ -286,7 +289,7 @@ export class GraphCanvas {
     const { width, height } = this.size;
     if (!width || !height) return;
     const fitK = Math.min(1, (W - 2 * pad) / width, (H - 2 * pad) / height);
-    if (fitK >= minK) {
+    if (fitK >= Math.min(minK, wholeK)) {
       this.fit();
       return;
     }

@@ -276,11 +276,28 @@ _OPENING_JS = """(sel) => {
 }"""
 
 
+# graphview.js: labels are 11-12 px in graph units; READABLE_ZOOM 1 keeps them >= 11 px on screen, and a graph
+# that fits its pane whole at WHOLE_ZOOM 0.8 or more opens whole (labels >= 8.8 px)
+READABLE_PX, WHOLE_PX = 11, 11 * 0.8
+
+
+def assert_readable(geo, where=""):
+    """The opening view's zoom rule (docs/frontend.md): labels >= 11 px, or the whole graph in the pane (every
+    box inside it) with labels >= 8.8 px. Returns whether the graph is shown whole."""
+    x0, y0, x1, y1 = geo["pane"]
+    whole = all(b["x0"] >= x0 - 0.5 and b["x1"] <= x1 + 0.5 and b["y0"] >= y0 - 0.5 and b["y1"] <= y1 + 0.5
+                for b in geo["boxes"])  # fmt: skip
+    floor = WHOLE_PX if whole else READABLE_PX
+    assert geo["fonts"] and min(geo["fonts"]) >= floor - 1e-6, (where, whole, min(geo["fonts"] or [0]))
+    return whole
+
+
 def assert_opening_unclipped(page, where=""):
-    """The rule of the opening view (docs/frontend.md): labels >= 11 px; no box that shows is cut on the
-    left or at the top; a box is cut on the right only where the opening rows (the boxes at the pane's
-    height) are wider than the pane at that readable zoom, so that no view could show them all.
-    Boxes may continue below the pane (the graph goes on downwards). Returns the geometry."""
+    """The rule of the opening view (docs/frontend.md): labels >= 11 px, or the whole graph at >= 8.8 px
+    (``assert_readable``); no box that shows is cut on the left or at the top; a box is cut on the right only
+    where the opening rows (the boxes at the pane's height) are wider than the pane at that readable zoom, so
+    that no view could show them all. Boxes may continue below the pane (the graph goes on downwards).
+    Returns the geometry, with ``whole``: whether all of the graph shows."""
     geo = page.evaluate(_OPENING_JS, '[data-view="fusion"] [data-role="graph-pane"]')
     x0, y0, x1, y1 = geo["pane"]
     rows = [b for b in geo["boxes"] if b["y1"] > y0 and b["y0"] < y1]
@@ -298,7 +315,7 @@ def assert_opening_unclipped(page, where=""):
         span,
         geo["pane"],
     )
-    assert geo["fonts"] and min(geo["fonts"]) >= 11 - 1e-6, (where, min(geo["fonts"] or [0]))
+    geo["whole"] = assert_readable(geo, where)
     return geo
 
 
@@ -533,6 +550,37 @@ def test_widget_render_cleans_up_after_itself(chromium_browser, training_report)
         assert errors == []
     finally:
         context.close()
+
+
+def test_a_small_wide_graph_opens_whole_where_it_fits_at_0_8_and_at_the_readable_zoom_where_it_does_not(
+    tmp_path, offline_context
+):
+    """Five inputs side by side over one fused kernel and its five outputs: about 700 graph units wide. In the
+    594 px pane of a 1000 x 700 window it fits at zoom 0.87 (labels 9.5 px) and opens whole, with no box cut
+    and no minimap over it (it opened at zoom 1 cut on the right, the fifth input and output out of view);
+    in a window too narrow for 0.8 it opens at the readable zoom, as before."""
+    import torch
+
+    import inductor_lens
+
+    def five(a, b, c, d, e):
+        return a.sin() + 1, b.cos() * 2, (c - 1).relu(), d.exp(), e.tanh()
+
+    with inductor_lens.capture(strict=True, title="five inputs") as cap:
+        torch.compile(five)(*(torch.randn(8, 8) for _ in range(5)))
+    path = tmp_path / "five.html"
+    cap.report.save_html(path)
+    for size, whole in (((1000, 700), True), ((900, 700), False)):
+        page = offline_context.new_page(viewport={"width": size[0], "height": size[1]})
+        try:
+            _open(page, path)
+            zoom = float(page.locator('[data-view="fusion"] svg.il-svg').first.get_attribute("data-zoom"))
+            geo = assert_opening_unclipped(page, f"five inputs at {size}")
+            assert geo["whole"] is whole and (0.8 <= zoom < 1 if whole else zoom == 1), (size, zoom, geo)
+            assert sum(1 for b in geo["boxes"] if b["node"]) >= 11, geo  # 5 inputs, the kernel, 5 outputs
+            _assert_clean(page)
+        finally:
+            page.close()
 
 
 def test_transformer_encoder_opens_one_box_per_layer_that_fill_a_1000_by_700_cell(tmp_path, offline_context):
