@@ -445,6 +445,7 @@ export function createCompare(el, opts) {
   cx.canvas = new GraphCanvas(cx.graphHost, (it) => {
     if (it && it.type === "node") selectKernel(it.name);
   });
+  cx.canvas.bottomCover = cx.legend;
   function selectKernel(name) {
     const r = cx.rows.find((x) => x.b === name || x.a === name || (x.fused_b || []).includes(name));
     cx.selectRow(r ? r.index : -1);

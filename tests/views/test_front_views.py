@@ -272,7 +272,10 @@ _OPENING_JS = """(sel) => {
     const r = t.getBoundingClientRect();
     return r.bottom > pane.top && r.top < pane.bottom && r.right > pane.left && r.left < pane.right;
   }).map((t) => parseFloat(getComputedStyle(t).fontSize) * t.getScreenCTM().a);
-  return {pane: [pane.left, pane.top, pane.right, pane.bottom], boxes, fonts};
+  const legend = document.querySelector(sel).closest('.il-view').querySelector(':scope > .il-legend');
+  const l = legend && legend.getBoundingClientRect();
+  return {pane: [pane.left, pane.top, pane.right, pane.bottom], boxes, fonts,
+          legend: l && l.height > 0 ? [l.left, l.top, l.right, l.bottom] : null};
 }"""
 
 
@@ -289,6 +292,10 @@ def assert_readable(geo, where=""):
                 for b in geo["boxes"])  # fmt: skip
     floor = WHOLE_PX if whole else READABLE_PX
     assert geo["fonts"] and min(geo["fonts"]) >= floor - 1e-6, (where, whole, min(geo["fonts"] or [0]))
+    if whole and geo.get("legend"):  # a graph shown whole is shown above the legend drawn over the pane's bottom
+        lx0, ly0, lx1, ly1 = geo["legend"]
+        under = [b for b in geo["boxes"] if b["y1"] > ly0 + 0.5 and b["y0"] < ly1 and b["x1"] > lx0 and b["x0"] < lx1]
+        assert not under, (where, "a box of the whole graph is under the legend", under, geo["legend"])
     return whole
 
 

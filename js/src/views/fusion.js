@@ -235,9 +235,10 @@ function sayDrawn(ctx, ix, b, layout) {
 
 /**
  * Lay out and draw the current compile's graph into view `v` ({host, canvas, minimap, token, built,
- * maxShare, opened}); `after()` redraws the legend and the marks once it is up.
+ * maxShare, opened}); `legend()` draws the legend before the graph opens (the opening keeps clear of it: the
+ * canvas's bottomCover), `after()` the marks once it is up.
  */
-async function drawGraph(ctx, v, after) {
+async function drawGraph(ctx, v, legend, after) {
   const { store, model } = ctx;
   const s = store.get();
   const ix = model.idxOf(s.compileId);
@@ -261,6 +262,7 @@ async function drawGraph(ctx, v, after) {
   };
   v.canvas.draw(layout, b.items, b.edges, b.clusters, (g, it) => decorateBox(g, it, peaks, v.maxShare, live));
   sayDrawn(ctx, ix, b, layout);
+  legend();
   const key = s.compileId + "|" + b.dot.length;
   if (!v.opened.has(key)) {
     v.opened.add(key);
@@ -289,6 +291,7 @@ function create(ctx) {
   const legend = h("div", { class: "il-legend" });
   const el = h("div", { class: "il-view", "data-view": "fusion" }, bar, host, legend);
   const canvas = new GraphCanvas(host, (it) => onItem(it));
+  canvas.bottomCover = legend;
   const v = { host, canvas, minimap: new Minimap(host, canvas), token: 0, built: null, maxShare: 0, opened: new Set() };
   model.measureWith(() => paneHeight(host)); // a compile opens with the modules expanded that fill this pane
   let drawnKey = "";
@@ -324,10 +327,7 @@ function create(ctx) {
         drawnKey = key;
         drawCrumbs(); // now, not after the layout: the path is known before the boxes are
         legend.replaceChildren();
-        drawGraph(ctx, v, () => {
-          drawLegend();
-          marks(true);
-        });
+        drawGraph(ctx, v, drawLegend, () => marks(true));
       } else if (changed.has("selected") || changed.has("query") || changed.has("highlighted") || changed.has("view"))
         marks(changed.has("selected") || (changed.has("view") && active));
       if (changed.has("colourBy")) drawLegend();
