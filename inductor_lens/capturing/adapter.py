@@ -45,6 +45,7 @@ from .raw import Raw, RawGraph, RawKernel, RawWindow, loads_payload, now_us
 from .stacks import frames_of, non_user_prefixes, torch_dir, trim_hook_callers, trim_to_user_call, user_frames
 from .torchread import (
     aot_input_names,
+    forward_outputs,
     fx_graph_nodes,
     ir_fx_nodes,
     kernel_ir,
@@ -348,13 +349,15 @@ class Hooks:
             return
 
         def outputs() -> None:
-            names = []
+            names: list = []
             for o in g.graph_outputs:
                 try:
                     names.append(o.get_name())
                 except (AttributeError, NotImplementedError):
-                    continue  # a constant output (NoneAsConstantBuffer...) names no buffer
-            rec.graph_outputs[:] = names
+                    names.append(None)  # a constant output (NoneAsConstantBuffer...) names no buffer
+            rec.graph_outputs[:] = [n for n in names if n is not None]
+            if rec.graph_kind == "forward":
+                rec.returned_outputs[:], rec.saved_outputs[:] = forward_outputs(g.module, names)
 
         rec.outputs_read = True
         self._guarded(f"reading the outputs of graph {rec.compile_id}", outputs)

@@ -926,6 +926,8 @@ def _compile(
         fusion_decisions=b.decisions(),
         graph_inputs=rec.graph_inputs,
         graph_outputs=rec.graph_outputs,
+        returned_outputs=rec.returned_outputs,
+        saved_outputs=rec.saved_outputs,
         guards=str(guards[-1]) if guards else "",
         complete=complete,
         cudagraphs=_cudagraph_notes(cudagraphs_of(rec, trace.events), cid, diagnostics),

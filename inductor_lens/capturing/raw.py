@@ -58,6 +58,10 @@ class RawGraph:
     graph_outputs: list[str] = field(default_factory=list)
     loaded: Optional[bool] = None  # the compiled module was loaded (None: not known, as in a trace import)
     outputs_read: bool = False  # graph_outputs read (lowering had made them when a hook saw the graph)
+    # a training forward's outputs: those returned to the user's code, and those it saves for the backward (the
+    # outputs after the user's, as AOT autograd lays them out); both empty where not known
+    returned_outputs: list[str] = field(default_factory=list)
+    saved_outputs: list[str] = field(default_factory=list)
     autotune: list[dict] = field(default_factory=list)  # {op, inputs, choices: [{name, time_ms}]}
     runtime: dict[str, dict] = field(default_factory=dict)  # kernel name -> launch metadata after running
     aot: bool = False  # an AOTInductor compile (aot_mode)

@@ -210,6 +210,21 @@ def fx_graph_nodes(gm: Any) -> list[dict]:
 RESULT_KEY = "inductor_lens_result"
 
 
+def forward_outputs(gm: Any, names: list) -> tuple[list[str], list[str]]:
+    """A training forward's outputs (``names``: its output buffers in order, ``None`` for a constant) as (those
+    returned to the user's code, those saved for the backward). Inductor marks the user's outputs on the graph's
+    output node (``meta["user_visible_output_idxs"]``, from AOT autograd's layout: the inputs' mutations, then the
+    user's outputs, then what the backward needs); those after the last of them are saved. ``([], [])`` where the
+    mark is missing (an older torch, ``keep_output_stride`` off) or the user's outputs are all constants."""
+    outs = [n for n in gm.graph.nodes if n.op == "output"]
+    idxs = outs[0].meta.get("user_visible_output_idxs") if outs else None
+    if not idxs or len(outs[0].args[0]) != len(names) or max(idxs) >= len(names):
+        return [], []
+    returned = [names[i] for i in idxs if names[i] is not None]
+    saved = [n for n in names[max(idxs) + 1 :] if n is not None]
+    return list(dict.fromkeys(returned)), list(dict.fromkeys(saved))
+
+
 def mark_results(tracer: Any, op: Any, out: Any, before: int) -> None:
     """Mark the nodes of ``tracer``'s graph that hold the results ``out`` of ``op``'s decomposition (a tuple, run
     by make_fx while the graph had ``before`` nodes) with ``(op, i)``: AOT autograd decomposes a layer norm into

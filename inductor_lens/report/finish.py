@@ -28,6 +28,7 @@ from .rules import (
     epilogue_ops,
     frame_label,
     fused_label,
+    graph_note,
     input_copy_label,
     is_channels_last,
     is_glue,
@@ -293,6 +294,8 @@ def finish_compile(c: Compile, view: bool = True) -> Compile:
         )
     ]
     flabel = frame_label(c.frame)
+    # an output that is a graph input (a saved input, a parameter) by the name its box shows: x, fc2.weight
+    shown = {n: fx[n].display_name for n in c.saved_outputs + c.returned_outputs if n in fx and fx[n].display_name}
     suffix = c.id[len(f"{c.compile_id} {c.graph_kind}") :] if c.id.startswith(f"{c.compile_id} {c.graph_kind}") else ""
     return dataclasses.replace(
         c,
@@ -301,6 +304,9 @@ def finish_compile(c: Compile, view: bool = True) -> Compile:
         fusion_decisions=decisions,
         frame_label=flabel,
         label=compile_label(c.compile_id, c.graph_kind, flabel, suffix),
+        graph_note=graph_note(
+            c.graph_kind, *([shown.get(b, b) for b in bs] for bs in (c.returned_outputs, c.saved_outputs))
+        ),
     )
 
 

@@ -915,6 +915,14 @@ class Compile(_Record):
     fusion_decisions: list[FusionDecision] = field(default_factory=list)
     graph_inputs: list[str] = field(default_factory=list)
     graph_outputs: list[str] = field(default_factory=list)
+    #: A training forward's outputs (``graph_kind`` ``forward``): the buffers it returns to the user's code, and
+    #: those it saves for the backward (recorded at capture from AOT autograd's layout); both empty where not
+    #: known (a TORCH_TRACE import, an older report) and for other graphs.
+    returned_outputs: list[str] = field(default_factory=list)
+    saved_outputs: list[str] = field(default_factory=list)
+    #: What the panel says about the kind of graph (``rules.graph_note``): why a forward is a training forward
+    #: and what it saves; ``""`` for other graphs and in reports made before it.
+    graph_note: str = ""
     guards: str = ""
     #: ``False`` when the compile never finished (Ctrl-C during the C++ build, or it raised): the kernels
     #: were generated, but torch never loaded them, so this graph never ran compiled.

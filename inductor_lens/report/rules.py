@@ -154,6 +154,32 @@ def compile_label(compile_id: str, graph_kind: str, frame_lbl: str, suffix: str 
     return f"{who}: {graph_kind} graph · {compile_id}{suffix}"
 
 
+def graph_note(graph_kind: str, returned: list[str], saved: list[str]) -> str:
+    """What a compile's panel says about its kind of graph: a ``forward`` is a training forward, compiled because
+    grad mode was on and an input requires grad (an ``.eval()`` model's parameters still do), which also returns
+    what the backward needs (``saved``, where known); ``""`` for inference and backward graphs."""
+    if graph_kind != "forward":
+        return ""
+
+    def bufs(names: list[str]) -> str:
+        shown = ", ".join(names[:4]) + (f" and {len(names) - 4} more" if len(names) > 4 else "")
+        return f"{len(names)} {'tensor' if len(names) == 1 else 'tensors'} ({shown})"
+
+    what = (
+        f" It returns {bufs(returned)} to your code and saves {bufs(saved)} for the backward."
+        if returned and saved
+        else f" It returns {bufs(returned)} to your code and saves no output for the backward."
+        if returned
+        else ""
+    )
+    return (
+        "A training forward: grad mode was on and an input requires grad (a model's parameters do, even after "
+        ".eval()), so AOT autograd split forward from backward; the backward compiles at the first .backward()."
+        f"{what} Under torch.no_grad() or torch.inference_mode() it would compile as one inference graph that "
+        "saves nothing."
+    )
+
+
 def readable_reasons(payload: Any) -> str:
     """Recompile reasons as lines of text; the structured trace gives a JSON list (or its repr)."""
     if isinstance(payload, str):

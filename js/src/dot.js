@@ -240,10 +240,21 @@ function labelBoxes(items, compile) {
     }
 }
 
-/** One box per graph output. */
+/** One box per graph output; a training forward's says whether it goes back to the user's code or is saved for the
+ * backward (Compile.returned_outputs / saved_outputs, recorded at capture). */
 function addOutputs(g, outputs) {
+  const returned = new Set(g.idx.compile.returned_outputs || []);
+  const saved = new Set(g.idx.compile.saved_outputs || []);
+  const says = (b) =>
+    returned.has(b)
+      ? saved.has(b)
+        ? "output · returned, saved"
+        : "output · returned"
+      : saved.has(b)
+        ? "saved for backward"
+        : "graph output";
   outputs.forEach((b, i) => {
-    const lines = fit([b, "graph output"]);
+    const lines = fit([b, says(b)]);
     const it = { id: "o" + i, type: "output", buffer: b, lines, ...ioSize(lines) };
     g.items.set(it.id, it);
     g.outs.push(it.id);

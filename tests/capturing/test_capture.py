@@ -110,6 +110,25 @@ def test_training_step_has_forward_and_lazy_backward_both_linked(training_report
             assert k.compiler_stack[-1].stage == "codegen", (c.id, k.name, k.compiler_stack[-1])
 
 
+def test_a_training_forward_says_what_it_returns_and_what_it_saves_for_the_backward(
+    training_report, stack_training_report, sin_cos_report
+):
+    """Compile.returned_outputs / saved_outputs, read at capture from AOT autograd's layout of the forward's outputs:
+    what the forward saves is what its backward takes besides the gradients (its inputs but the tangents)."""
+    for report in (training_report, stack_training_report):
+        fwd, bwd = report.compiles
+        taken = [n for n in bwd.graphs["post_grad"].nodes if n.op == "placeholder" and n.role != "tangent"]
+        assert len(fwd.returned_outputs) == 1 and len(fwd.saved_outputs) == len(taken) > 1, report.title
+        assert set(fwd.returned_outputs + fwd.saved_outputs) <= set(fwd.graph_outputs + fwd.graph_inputs)
+        # the note names a saved graph input as its box does (the user's x), a buffer by its name
+        assert fwd.graph_note.startswith("A training forward: grad mode was on")
+        assert f"saves {len(taken)} tensors (x, " in fwd.graph_note and "torch.no_grad()" in fwd.graph_note
+        assert (bwd.returned_outputs, bwd.saved_outputs, bwd.graph_note) == ([], [], "")
+    (inference,) = sin_cos_report.compiles  # no input requires grad: one inference graph, nothing saved
+    assert inference.graph_kind == "inference"
+    assert (inference.returned_outputs, inference.saved_outputs, inference.graph_note) == ([], [], "")
+
+
 def test_linear_layers_are_extern_kernels_beside_fused_cpp(training_report):
     fwd = training_report.compiles[0]
     langs = {k.language for k in fwd.kernels}

@@ -133,6 +133,14 @@ def test_offline_page_views_search_and_keyboard(tmp_path, offline_page, training
     training_report.save_html(path)
     _open(page, path)
     first = training_report.compiles[0]
+    # a training forward's outputs say where they go (Compile.returned_outputs / saved_outputs), and its panel why
+    # it is a training forward (Compile.graph_note)
+    outs = page.locator('[data-view="fusion"] .il-output:not(.il-stub)')
+    said = {o.locator("text").nth(0).text_content(): o.locator("text").nth(1).text_content() for o in outs.all()}
+    (ret,) = first.returned_outputs
+    assert said.pop(ret) == ("output · returned, saved" if ret in first.saved_outputs else "output · returned")
+    assert said and all(v == "saved for backward" for v in said.values()) and set(said) <= set(first.saved_outputs)
+    assert page.locator('[data-role="graph-note"]').text_content() == first.graph_note
     # keyboard: focus the lens, ArrowDown selects the first fused node in execution order
     page.locator(".il-root").focus()
     page.keyboard.press("ArrowDown")
