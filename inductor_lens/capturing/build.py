@@ -36,7 +36,7 @@ from ..report.model import (
     Trigger,
 )
 from ..report.module_paths import majority_stack, missing
-from ..report.rules import MODULE_ROOT_ARG, placeholder_source, readable_reasons, source_role
+from ..report.rules import MODULE_ROOT_ARG, phase_words, placeholder_source, readable_reasons, source_role, stack_stages
 from .artifacts import READERS, record_kind
 from .cudagraphs import cudagraphs_of
 from .launch import kernel_launch
@@ -57,6 +57,13 @@ from .sources import Cell, cell_map, localize, read_sources
 
 def _frames(tuples: list[tuple]) -> list[Frame]:
     return [Frame(file=f, line=int(ln), function=fn, code=code) for f, ln, fn, code in tuples]
+
+
+def _compiler_frames(tuples: list[tuple]) -> list[Frame]:
+    """A compiler call stack's frames, each in the stage it runs in (``rules.stack_stages``)."""
+    frames = _frames(tuples)
+    stages = stack_stages([f.stage for f in frames])
+    return [f if f.stage == st else dataclasses.replace(f, stage=st) for f, st in zip(frames, stages)]
 
 
 def _localized(value: Any, cells: dict[str, Cell]) -> Any:
@@ -214,7 +221,7 @@ def _phases(events: list[dict], t0: float, start: float, end: Optional[float]) -
         elif ph == "X":
             spans.append((ts, ts + float(ev.get("dur", 0)), name, len(open_[key])))
     spans.sort(key=lambda s: (s[0], -s[1]))
-    return [Phase(name=n, start_us=round(b - t0, 1), duration_us=round(e - b, 1), depth=d) for b, e, n, d in spans]
+    return [Phase(n, round(b - t0, 1), round(e - b, 1), d, *phase_words(n)) for b, e, n, d in spans]
 
 
 def _graph_nodes(nodes: list[dict], roles: Optional[dict[str, tuple[str, str]]] = None) -> list[GraphNode]:
@@ -429,7 +436,7 @@ class _GraphBuilder:
                     fused_nodes=fused,
                     fx_nodes=self.sort_fx(e["fx"]),
                     user_stack=stacks,
-                    compiler_stack=_frames(rk.compiler_stack),
+                    compiler_stack=_compiler_frames(rk.compiler_stack),
                     metadata=metadata,
                     call_sites=e["sites"],
                     launch=launches.of(rk.name, language, source, rk.buffer if rk.is_extern else None),

@@ -145,6 +145,10 @@ class Phase(_Record):
     start_us: float
     duration_us: float
     depth: int = 0
+    #: ``name`` for people (``rules.phase_words``): a few words shown beside it (``fusion``), and a sentence; ``""``
+    #: for an event not known and in reports made before them.
+    gloss: str = ""
+    what: str = ""
 
 
 @_record

@@ -78,6 +78,115 @@ def frame_stage(file: str, function: str = "") -> str:
     return "user"
 
 
+_PIPELINE = ("aot", "inductor", "lowering", "scheduler", "codegen")
+
+
+def stack_stages(stages: list[str]) -> list[str]:
+    """The stages of a compiler call stack's frames (outermost first, each from :func:`frame_stage`) with a dynamo
+    frame below AOT Autograd or Inductor given the stage it runs in: there it is a wrapper, not dynamo tracing (the
+    lazy backward's compiler is wrapped in ``torch._dynamo.disable``, ``eval_frame.py``'s ``_fn``, so that dynamo
+    never traces it).
+
+    >>> stack_stages(["user", "aot", "dynamo", "torch", "inductor"])
+    ['user', 'aot', 'aot', 'torch', 'inductor']
+    """
+    out: list[str] = []
+    inside = ""
+    for stage in stages:
+        if stage == "dynamo" and inside:
+            stage = inside
+        elif stage in _PIPELINE:
+            inside = stage
+        out.append(stage)
+    return out
+
+
+#: torch's compile events (the timeline's phases) for people: name -> (a few words shown beside it, a sentence)
+PHASES: dict[str, tuple[str, str]] = {
+    "bytecode_tracing": (
+        "dynamo tracing",
+        "dynamo runs your Python bytecode symbolically and records the tensor ops as an FX graph",
+    ),
+    "insert_deferred_runtime_asserts": ("size checks", "dynamo adds the runtime checks its symbolic sizes rely on"),
+    "build_guards": ("guards", "dynamo builds the guards that decide when this compiled code may be reused"),
+    "backend_compile": ("backend", "dynamo hands the FX graph to the backend: AOT Autograd, then Inductor"),
+    "_recursive_pre_grad_passes": ("pre-grad passes", "Inductor's passes on dynamo's FX graph, before autograd"),
+    "create_aot_dispatcher_function": (
+        "AOT Autograd",
+        "AOT Autograd traces the graph down to ATen ops, forward and backward, and hands them to Inductor",
+    ),
+    "aot_collect_metadata": (
+        "AOT metadata",
+        "AOT Autograd runs the graph on fake tensors to learn its outputs, mutations and aliases",
+    ),
+    "aot_trace_joint_graph": ("joint graph", "AOT Autograd traces forward and backward together as one joint graph"),
+    "_recursive_joint_graph_passes": ("joint passes", "Inductor's passes on the joint forward-backward graph"),
+    "min_cut_rematerialization_partition": (
+        "forward/backward split",
+        "the joint graph is cut into forward and backward: what the forward saves, what the backward recomputes",
+    ),
+    "compile_fx.<locals>.fw_compiler_base": ("Inductor: forward", "Inductor compiles the forward graph"),
+    "compile_fx.<locals>.bw_compiler": (
+        "Inductor: backward",
+        "Inductor compiles the backward graph (at the first .backward())",
+    ),
+    "inductor_compile": ("Inductor", "Inductor: from the post-grad FX graph to a loaded module of kernels"),
+    "fx_codegen_and_compile": ("Inductor", "lowering, fusion and code generation of one graph"),
+    "additional_fake_tensor_prop": ("fake tensors", "Inductor propagates fake tensors through the graph again"),
+    "_recursive_post_grad_passes": (
+        "post-grad passes",
+        "Inductor's passes on the ATen graph: pattern matching, re-inplacing, ...",
+    ),
+    "GraphLowering.run": (
+        "lowering",
+        "lowering: each FX op becomes Inductor IR (loops over buffers, or an extern call)",
+    ),
+    "GraphLowering.compile_to_fn": ("code generation", "code generation, then the compiled module loaded"),
+    "code_gen": (
+        "code generation",
+        "the scheduler's fusion, the kernels' source and the wrapper, then the module loaded",
+    ),
+    "GraphLowering.codegen": (
+        "fusion + codegen",
+        "the scheduler fuses the IR nodes, then writes each kernel's source and the wrapper that calls them",
+    ),
+    "Scheduler.__init__": (
+        "fusion",
+        "the scheduler orders the IR nodes and fuses them into kernels: the fusion graph's boxes",
+    ),
+    "Scheduler.fused_nodes": ("fusion passes", "the fusion passes proper: which nodes share a kernel"),
+    "Scheduler.codegen": ("kernel source", "each fused node's kernel source (C++ or Triton), in execution order"),
+    "PythonWrapperCodegen.generate": (
+        "wrapper",
+        "the wrapper's source: call(), which runs the kernels in order (the output code)",
+    ),
+    "PyCodeCache.load_by_key_path": ("load", "the output code loaded as a Python module; C++ kernels are built here"),
+    "compile_file": ("C++ build", "the C++ compiler builds the kernels"),
+    "async_compile.wait": ("kernel builds", "waits for the kernels built in parallel (C++ or Triton)"),
+}
+_ATTEMPT_RE = re.compile(r"compile_attempt_(\d+)$")
+
+
+def phase_words(name: str) -> tuple[str, str]:
+    """A timeline phase (a torch compile event) for people: (a few words, a sentence); ``("", "")`` when not known.
+
+    >>> phase_words("Scheduler.__init__")[0]
+    'fusion'
+    """
+    m = _ATTEMPT_RE.match(name)
+    if m:
+        n = int(m.group(1))
+        again = f"; attempt {n} ran because attempt {n - 1} had to start again" if n else ""
+        return (
+            "dynamo" if not n else "dynamo, again",
+            f"dynamo's attempt {n + 1} to trace and compile the frame (tracing starts again, as the next attempt, when it "
+            f"must: a graph break found inside, a guess that failed){again}",
+        )
+    if name.startswith("pass."):
+        return ("", "one of Inductor's small passes on the FX graph")
+    return PHASES.get(name, ("", ""))
+
+
 # -- kernels -----------------------------------------------------------------------------------
 
 

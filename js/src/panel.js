@@ -87,6 +87,42 @@ function userStack(frames) {
   return box;
 }
 
+/**
+ * One source location of the user's code: the line that ran (the stack's innermost frame of the user's), the user's
+ * calls that led to it on one line below it (outermost first), and every frame of the stack folded.
+ */
+function sourceLine(frames) {
+  const user = frames.filter((f) => frameStage(f) === "user");
+  const ran = user.length ? user[user.length - 1] : frames[frames.length - 1];
+  const callers = user.slice(0, -1);
+  return h(
+    "div",
+    { class: "il-stack" },
+    h("ol", { class: "il-frames" }, frameRow(ran, frameStage(ran))),
+    callers.length
+      ? h(
+          "p",
+          { class: "il-muted il-callers", "data-role": "callers" },
+          "called from ",
+          callers.map((f, i) => [
+            i ? " › " : "",
+            h("span", { class: "il-mono", title: `${f.file}:${f.line}` }, `${basename(f.file)}:${f.line}`),
+            ` ${f.function}`,
+          ]),
+        )
+      : null,
+    frames.length > user.length // frames of torch or a library between the user's: all of them, folded
+      ? lazyDetails({ class: "il-more" }, h("summary", {}, `all ${frames.length} frames`), () =>
+          h(
+            "ol",
+            { class: "il-frames" },
+            frames.map((f) => frameRow(f, frameStage(f))),
+          ),
+        )
+      : null,
+  );
+}
+
 /** The compiler's stack, grouped into stages (dynamo, AOT, lowering, scheduler, codegen). */
 export function compilerStack(frames) {
   const groups = groupFrames(frames);
@@ -541,13 +577,13 @@ function userCodeSection(sel) {
   const built = sel.n.built_lines || [];
   const title =
     stacks.length || !built.length
-      ? `Your code (${plural(stacks.length, "source location")})`
+      ? `Your code (${plural(stacks.length, "source line")})`
       : `Your code: where its modules were built (${plural(built.length, "line")})`;
   return section(
     title,
     "user-stack",
     stacks.length
-      ? stacks.map(userStack)
+      ? stacks.map(sourceLine)
       : [built.length ? builtLines(sel.n) : null, noUserSource(sel.n, sel.fxByName, sel.idx.compile)],
   );
 }

@@ -165,7 +165,18 @@ export function renderTimeline(el, report, state, actions) {
     for (const p of (c.phases || []).filter((q) => state.showPasses || !isPass(q))) {
       rows.appendChild(
         row(
-          h("span", { style: `padding-left:${(p.depth || 0) * 12}px`, title: p.name }, p.name),
+          // the event's name as torch logs it, and what it is (Phase.gloss / what, rules.phase_words)
+          // (the words go to a hidden second line where they do not fit beside the name: never cut)
+          h(
+            "span",
+            {
+              class: "il-tl-named",
+              style: `padding-left:${(p.depth || 0) * 12}px`,
+              title: p.what ? `${p.name}: ${p.what}` : p.name,
+            },
+            h("span", { class: "il-tl-name" }, p.name),
+            p.gloss ? h("span", { class: "il-tl-gloss" }, `\u00a0· ${p.gloss}`) : null,
+          ),
           "il-tl-phase" + (c.id === currentId ? " il-current" : ""),
           h("span", {
             class: `il-tl-bar depth-${Math.min(4, p.depth || 0)}`,

@@ -102,6 +102,18 @@ def test_training_step_has_forward_and_lazy_backward_both_linked(training_report
             if n.kind != "nop":
                 assert n.kernel in {k.name for k in c.kernels}, (c.id, n.name)
     assert any(f.function == "backward" or "backward" in f.code for f in bwd.kernels[0].compiler_stack)
+    # below AOT Autograd, dynamo's frames are wrappers (the lazy backward's compiler runs inside torch._dynamo.disable,
+    # eval_frame.py's _fn), not dynamo tracing: they are shown in the stage they run in (rules.stack_stages)
+    for c in (fwd, bwd):
+        for k in c.kernels:
+            stages = [f.stage for f in k.compiler_stack]
+            assert "dynamo" not in stages[stages.index("aot") :], (c.id, k.name, stages)
+    assert any("eval_frame" in f.file and f.stage == "aot" for f in bwd.kernels[0].compiler_stack)
+    # the timeline's phases for people (rules.phase_words): fusion is Scheduler.__init__, in both graphs
+    for c in (fwd, bwd):
+        fusion = next(p for p in c.phases if p.name == "Scheduler.__init__")
+        assert fusion.gloss == "fusion" and "fuses them into kernels" in fusion.what, (c.id, fusion)
+    assert next(p for p in fwd.phases if p.name.startswith("compile_attempt_")).gloss.startswith("dynamo")
     # each path (extern calls' too) ends where Inductor generates the kernel or writes its call, a codegen step,
     # not in the provenance comment where the capture's hook is called (stacks.HOOK_CALLERS)
     for c in (fwd, bwd):

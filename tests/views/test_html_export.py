@@ -127,6 +127,36 @@ def test_offline_page_click_box_shows_source_and_backtraces(tmp_path, offline_pa
 
 
 @pytest.mark.browser
+def test_each_source_line_of_your_code_is_the_line_that_ran_with_the_calls_that_led_to_it(
+    tmp_path, offline_page, stack_training_report
+):
+    """A fused node's "Your code" section: one entry per source line (FusedNode.user_stack), each the innermost
+    frame of the user's (the line that ran), then the user's calls that led to it on one line, outermost first (a
+    block's line, called from the model's loop over its layers)."""
+    page = offline_page
+    c = stack_training_report.compiles[0]
+    node = next(n for n in c.fused_nodes if any(len([f for f in st if f.is_user]) > 1 for st in n.user_stack))
+    path = tmp_path / "stack.html"
+    stack_training_report.save_html(path)
+    _open(page, path)
+    page.fill(".il-search-input", node.name)
+    page.keyboard.press("Enter")
+    assert page.locator(".il-root").get_attribute("data-selected") == node.name
+    stacks = page.locator('[data-role="user-stack"] > .il-stack')
+    assert stacks.count() == len(node.user_stack)
+    n = len(node.user_stack)
+    assert f"Your code ({n} source line{'s' if n > 1 else ''})" in page.locator(".il-panel").text_content()
+    for i, st in enumerate(node.user_stack):
+        user = [f for f in st if f.is_user]
+        shown = stacks.nth(i)
+        ran = shown.locator(":scope > ol > li")
+        assert ran.count() == 1 and ran.inner_text().startswith(f"{user[-1].file.rsplit('/', 1)[-1]}:{user[-1].line}")
+        callers = " › ".join(f"{f.file.rsplit('/', 1)[-1]}:{f.line} {f.function}" for f in user[:-1])
+        said = shown.locator('[data-role="callers"]')
+        assert (said.text_content() if callers else said.count()) == (f"called from {callers}" if callers else 0)
+
+
+@pytest.mark.browser
 def test_offline_page_views_search_and_keyboard(tmp_path, offline_page, training_report):
     page = offline_page
     path = tmp_path / "train.html"
@@ -166,6 +196,18 @@ def test_offline_page_views_search_and_keyboard(tmp_path, offline_page, training
     assert "only wrapped the function" in tl
     for c in training_report.compiles:
         assert c.id in tl
+    # each phase says what it is (Phase.gloss beside its name where it fits, never cut; Phase.what in its tooltip)
+    named = page.evaluate(
+        """() => [...document.querySelectorAll('[data-view="timeline"] .il-tl-named')].map((n) => {
+          const box = n.getBoundingClientRect(), g = n.querySelector('.il-tl-gloss'), r = g && g.getBoundingClientRect();
+          return {title: n.title, name: n.querySelector('.il-tl-name').textContent,
+                  shown: !!r && r.top < box.bottom - 0.5, whole: !!r && r.right <= box.right + 0.5};
+        })"""
+    )
+    fusion = next(n for n in named if n["name"] == "Scheduler.__init__")
+    assert fusion["title"].startswith("Scheduler.__init__: the scheduler orders the IR nodes and fuses them"), fusion
+    assert fusion["shown"] and any(n["shown"] for n in named if n["name"] != "Scheduler.__init__")
+    assert all(n["whole"] for n in named if n["shown"]), [n for n in named if n["shown"] and not n["whole"]]
     # phases of the selected (first) compile; Inductor's many small pass.* phases only on request
     passes = [p.name for p in first.phases if p.name.startswith("pass.")]
     assert passes and "GraphLowering.run" in tl and passes[0] not in tl
