@@ -3,6 +3,7 @@ the build hook rebuilds the front-end bundle exactly when js/ changed."""
 
 from __future__ import annotations
 
+import ast
 import importlib.util
 import os
 import pathlib
@@ -41,15 +42,14 @@ def test_markers_follow_the_fixtures_a_test_uses():
                      "tests/views/test_html_export.py", "tests/views/test_widget_browser.py"])
     """)
     selected = {line.split("::")[1].split("[")[0] for line in r.stdout.splitlines() if "::" in line}
-    # independent expectation: the tests whose signature names a capture fixture
-    source = (REPO / "tests" / "views" / "test_html_export.py").read_text() + (
-        REPO / "tests" / "views" / "test_widget_browser.py"
-    ).read_text()
+    # independent expectation: the tests whose parameters (their signature, read by ast) name a capture fixture
+    captures = {"sin_cos_report", "training_report", "break_recompile_report", "stack_training_report"}
+    captures |= {"sequential_mlp_report", "nested_sequential_training_report", "aoti_pair"}
     expected = {
-        line.split("def ", 1)[1].split("(", 1)[0]
-        for line in source.splitlines()
-        if line.startswith("def test_")
-        and any(f in line for f in ("sin_cos_report", "training_report", "break_recompile_report"))
+        fn.name
+        for name in ("test_html_export.py", "test_widget_browser.py")
+        for fn in ast.parse((REPO / "tests" / "views" / name).read_text()).body
+        if isinstance(fn, ast.FunctionDef) and fn.name.startswith("test_") and {a.arg for a in fn.args.args} & captures
     }
     assert expected and selected == expected
 
