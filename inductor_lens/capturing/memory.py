@@ -105,13 +105,17 @@ def read_buffers(nodes: Any) -> dict:
             a["users"] += [u for u in b["users"] + [b["node"]] if u not in a["users"]]
             a["is_output"] = a["is_output"] or b["is_output"]
             b["bytes"], b["users"] = 0, []
+    graph_inputs = getattr(V.graph, "graph_inputs", None) or {}
+    for new, old in real.items():  # written into a graph input's storage (an in-place update of a parameter, a
+        if new in by_name and old not in by_name and old in graph_inputs:  # buffer, a cache): allocates nothing
+            by_name[new]["bytes"], by_name[new]["into_input"] = 0, old
     for entry in buffers:
         internal = all(u == entry["node"] for u in entry["users"])
         entry["internal"] = bool(
             internal and not entry["is_output"] and entry["node"] not in externs and entry["name"] not in real.values()
         )
     inputs: dict[str, Optional[int]] = {}
-    for name, value in (getattr(V.graph, "graph_inputs", None) or {}).items():
+    for name, value in graph_inputs.items():
         try:
             size, _, _ = _layout_bytes(value)
         except Exception:

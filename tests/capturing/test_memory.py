@@ -221,6 +221,39 @@ def test_a_failing_buffer_reader_is_a_diagnostic_not_a_broken_compile(monkeypatc
     assert any(d.code == "hook_failed" and "injected" in d.message for d in cap.report.diagnostics)
 
 
+def test_a_write_into_a_graph_inputs_storage_allocates_nothing():
+    """An in-place update of a module's buffer (a KV cache's ``index_copy_``, 1 MiB) and of an optimizer's parameters
+    and momentum (SGD's ``copy_``s) are written into the inputs' storage: the output code allocates nothing for them
+    (no ``empty_strided``), so the timeline counts none of it (it counted the cache twice, once as a new buffer, and an
+    SGD step's every parameter)."""
+    import torch
+
+    class Cache(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.register_buffer("k", torch.zeros(1, 4, 1024, 64))  # 1 MiB
+
+        def forward(self, knew, pos):
+            self.k.index_copy_(2, pos, knew)
+            return (self.k * 2).sum(-1)
+
+    params = [torch.nn.Parameter(torch.randn(256)) for _ in range(3)]
+    for q in params:
+        q.grad = torch.randn(256)
+    opt = torch.optim.SGD(params, lr=0.1, momentum=0.9)
+    opt.step()  # the momentum buffers exist: the compiled step updates them in place too
+    with inductor_lens.capture(strict=True) as cap:
+        with torch.no_grad():
+            out = torch.compile(Cache())(torch.randn(1, 4, 1, 64), torch.tensor([3]))
+        torch.compile(opt.step)()
+    assert out.shape == (1, 4, 1024)
+    cache, step = cap.report.compiles[0], cap.report.compiles[-1]
+    assert cache.memory.peak_bytes == 4 * 1024 * 4  # the output, (1, 4, 1024) float32: the only allocation
+    assert [b.bytes for b in cache.memory.peak_buffers] == [16384]
+    assert "empty_strided" not in step.output_code[step.output_code.find("def call(") :]
+    assert step.memory.peak_bytes == 0, [(b.name, b.bytes) for b in step.memory.peak_buffers]
+
+
 def test_profile_on_cpu_says_the_peak_is_not_measured():
     import torch
 
