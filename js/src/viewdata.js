@@ -140,6 +140,12 @@ export function kernelRows(idx) {
     r.fused.push(n.name);
     r.ops += (n.fx_nodes || []).length;
   }
+  // a kernel's ops are its FX ops, each once (Kernel.fx_nodes, Python): its fused nodes' lists may share ops (a
+  // node's ops repeated in the next one's), whose sum counted them twice
+  for (const r of rows.values()) {
+    const k = idx.kernels.get(r.kernel);
+    if (k && (k.fx_nodes || []).length) r.ops = k.fx_nodes.length;
+  }
   return [...rows.values()];
 }
 

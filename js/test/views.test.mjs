@@ -336,3 +336,11 @@ test("openingView: rows that fit are centred; wider rows open with nothing cut o
   const v3 = openingView(deep, deep[0], geo);
   assert.equal(v3.y, 16 - (840 - 4));
 });
+
+test("kernel table: a kernel's ops are its FX ops each once (Kernel.fx_nodes), not its fused nodes' lists summed", () => {
+  const shared = structuredClone(compile);
+  shared.fused_nodes.find((n) => n.name === "op3").fx_nodes = ["relu", "sin"]; // op2's relu listed again
+  shared.kernels.find((k) => k.name === "cpp_fused_relu_0").fx_nodes = ["relu", "sin"];
+  const row = kernelRows(indexCompile(shared)).find((r) => r.kernel === "cpp_fused_relu_0");
+  assert.equal(row.ops, 2);
+});
