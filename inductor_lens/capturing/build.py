@@ -1031,6 +1031,8 @@ def _graph_breaks(trace: _Trace) -> list[GraphBreak]:
     breaks, seen = [], set()
     for _, payload, _ in trace.by_kind.get("dynamo_graph_break_reason", []):
         reason, stack = parse_graph_break(str(payload or ""))
+        # from the user's outermost frame: the launcher's (inductor-lens run, runpy, a notebook's kernel) left out
+        stack = stack[next((i for i, f in enumerate(stack) if f.is_user), 0) :]
         key = (reason, tuple((f.file, f.line) for f in stack))
         if key not in seen:
             seen.add(key)

@@ -775,7 +775,10 @@ function graphBreaks(report) {
       "ul",
       { class: "il-why" },
       gb.map((b) => {
-        const fr = (b.user_stack || [])[(b.user_stack || []).length - 1];
+        // the user's innermost line (Frame.stage, Python), and where inside torch or a library it broke, if there
+        const stack = b.user_stack || [];
+        const last = stack[stack.length - 1];
+        const fr = stack.filter((f) => frameStage(f) === "user").pop() || last;
         return h(
           "li",
           {},
@@ -787,6 +790,13 @@ function graphBreaks(report) {
                 h("span", { class: "il-file" }, `${basename(fr.file)}:${fr.line}`),
                 " ",
                 h("code", {}, String(fr.code || "").trim()),
+              )
+            : null,
+          last && last !== fr
+            ? h(
+                "div",
+                { class: "il-muted", "data-role": "broke-in", title: `${last.file}:${last.line}` },
+                `it broke inside ${frameStage(last) === "torch" ? "torch" : "a library"}, at ${basename(last.file)}:${last.line} in ${last.function}`,
               )
             : null,
         );

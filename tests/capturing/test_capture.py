@@ -198,6 +198,8 @@ def test_graph_break_gives_two_frames_and_the_reason(break_recompile_report):
     gb = r.graph_breaks[0]
     assert "print" in gb.reason
     assert gb.user_stack[-1].code == 'print("graph break here")'
+    # from the user's outermost frame: what launched the user's code (here pytest's frames) left out
+    assert gb.user_stack[0].is_user, [(f.file, f.stage) for f in gb.user_stack[:3]]
     first = [c for c in r.compiles if c.trigger.kind == "first_call"]
     assert {c.compile_id for c in first} == {"0/0", "1/0"}
     resumed = r.compile("1/0")
