@@ -14,7 +14,8 @@ export function compileOptions(compiles) {
     ids.forEach((id, i) => {
       const c = byId.get(id);
       const t = c.trigger || {};
-      const frame = (c.frame || c.frame_label) && !String(c.id).includes(c.frame || "\0") ? " · " + frameLabel(c) : "";
+      // every option names its function, "forward()" too (its name is also a graph kind: it was left out)
+      const frame = c.frame || c.frame_label ? " · " + frameLabel(c) : "";
       const why = compileReason(c);
       const same = i === 0 ? (ids.length > 1 ? ` · ${ids.length} compiles of this graph` : "") : "";
       const label =
