@@ -779,6 +779,11 @@ function graphBreaks(report) {
         const stack = b.user_stack || [];
         const last = stack[stack.length - 1];
         const fr = stack.filter((f) => frameStage(f) === "user").pop() || last;
+        // where inside torch or a library it broke: in the line's tooltip (the section stays short: breaks fold)
+        const inside =
+          last && last !== fr
+            ? `\nit broke inside ${frameStage(last) === "torch" ? "torch" : "a library"}: ${last.file}:${last.line} in ${last.function}`
+            : "";
         return h(
           "li",
           {},
@@ -786,17 +791,10 @@ function graphBreaks(report) {
           fr
             ? h(
                 "div",
-                { class: "il-head-line", title: `${fr.file}:${fr.line}` },
+                { class: "il-head-line", title: `${fr.file}:${fr.line}${inside}`, "data-role": "break-line" },
                 h("span", { class: "il-file" }, `${basename(fr.file)}:${fr.line}`),
                 " ",
                 h("code", {}, String(fr.code || "").trim()),
-              )
-            : null,
-          last && last !== fr
-            ? h(
-                "div",
-                { class: "il-muted", "data-role": "broke-in", title: `${last.file}:${last.line}` },
-                `it broke inside ${frameStage(last) === "torch" ? "torch" : "a library"}, at ${basename(last.file)}:${last.line} in ${last.function}`,
               )
             : null,
         );
