@@ -146,6 +146,31 @@ def _storages(buffers: list[dict], aliases: dict[str, str], made: Optional[set[s
     return out
 
 
+def box_of(fused: Sequence[FusedNode]) -> dict[str, str]:
+    """The box each fused node is drawn in, by name: itself, or for glue (``FusedNode.is_glue``: a ``getitem`` of a
+    multi-output call, a nop, a view) the box whose result it unpacks: the box that writes the first buffer it reads
+    that a box (or glue homed in one) writes, else the box before it, else the box after it. An attention call's
+    outputs are made by the call, not by the ``getitem`` nodes that unpack them after it: the memory timeline has
+    one point per box, and what its glue allocates and frees is the box's."""
+    writer = {b: n.name for n in fused for b in n.writes}
+    home: dict[str, str] = {}
+    pending: list[str] = []
+    before = None
+    for n in fused:
+        if not n.is_glue:
+            home[n.name] = before = n.name
+            home.update((p, n.name) for p in pending)
+            pending = []
+            continue
+        w = next((home[writer[r]] for r in n.reads if writer.get(r) in home), before)
+        if w is None:
+            pending.append(n.name)
+        else:
+            home[n.name] = w
+    home.update((p, p) for p in pending)  # a graph of glue alone: each is its own point
+    return home
+
+
 def timeline(
     order: list[str],
     buffers: list[dict],
@@ -153,6 +178,7 @@ def timeline(
     top: Optional[int] = 20,
     aliases: Optional[dict[str, str]] = None,
     made: Optional[set[str]] = None,
+    home: Optional[dict[str, str]] = None,
 ) -> tuple[list[MemoryPoint], int, str, list[LiveBuffer]]:
     """``(points, peak_bytes, peak_node, peak_buffers)`` for fused nodes run in ``order``.
 
@@ -160,9 +186,11 @@ def timeline(
     live from its node to its last user (the end of the graph if ``is_output``); ``bytes`` None counts 0. The
     point of a node is what is live once it has run, before the frees after it; ``peak_node`` is the first node
     of the maximum; ``peak_buffers`` the ``top`` largest buffers live there (all of them for ``top=None``). ``aliases`` (``{new: old}``, from
-    :func:`reuses`): a buffer written into a dead one's storage is that storage, counted once."""
+    :func:`reuses`): a buffer written into a dead one's storage is that storage, counted once. ``home`` (from
+    :func:`box_of`): a node not in ``order`` writes and reads at its home's point."""
     fx = fx or {}
     step = {name: i for i, name in enumerate(order)}
+    step.update((name, step[h]) for name, h in (home or {}).items() if h in step and name not in step)
     graph_order = {name: i for i, name in enumerate(fx)}
     n = len(order)
     delta = [0] * (n + 1)
@@ -199,11 +227,15 @@ def timeline(
     at = next(i for i, p in enumerate(points) if p.live_bytes == peak)
     alive = sorted((s for s in spans if s[0] <= at <= s[1]), key=lambda s: (-s[2], s[3]["name"]))[:top]
     peak_buffers = []
-    for _, _, size, b in alive:
+    for start, _, size, b in alive:
         fx_node = _fx_of(b, graph_order)
         peak_buffers.append(
             LiveBuffer(
-                name=b["name"], bytes=size, node=b["node"], fx_node=fx_node, user_stack=_user_stack(fx.get(fx_node))
+                name=b["name"],
+                bytes=size,
+                node=order[start],  # a glue node's buffer is its box's
+                fx_node=fx_node,
+                user_stack=_user_stack(fx.get(fx_node)),
             )
         )
     return points, peak, order[at], peak_buffers
@@ -507,9 +539,18 @@ def _returned_to_caller(forward: Compile, backward_post) -> set[str]:
     return {g.name for g, item in zip(saved, items[n_user:]) if item in user}
 
 
-def net_peak(points: list[MemoryPoint], freed: list[int]) -> tuple[Optional[int], str]:
+def net_peak(
+    points: list[MemoryPoint], freed: list[int], fused: Optional[Sequence[FusedNode]] = None
+) -> tuple[Optional[int], str]:
     """``(bytes, node)``: the maximum over the timeline of the live bytes less the inputs freed before each point
-    (``freed[i]`` is freed after point ``i``), what the allocator sees above its level at the call."""
+    (``freed[i]`` is freed after point ``i``), what the allocator sees above its level at the call. With ``fused``
+    (the compile's fused nodes), ``freed`` is :func:`freed_inputs`' (one per fused node) and a glue node's bytes
+    are freed after its box's point (:func:`box_of`)."""
+    if fused is not None:
+        home, by_point = box_of(fused), defaultdict(int)
+        for n, b in zip(fused, freed):
+            by_point[home.get(n.name, n.name)] += b
+        freed = [by_point.get(p.node, 0) for p in points]
     best, at, gone = None, "", 0
     for i, p in enumerate(points):
         net = p.live_bytes - gone
@@ -539,9 +580,13 @@ def memory(
     the forward that saved its inputs."""
     post = compile.graphs.get("post_grad")
     fx = {n.name: n for n in post.nodes} if post is not None else {}
-    order = [n.name for n in compile.fused_nodes]
+    home = box_of(compile.fused_nodes)  # one point per box: glue is its box's
+    boxes = [n for n in compile.fused_nodes if home[n.name] == n.name]
+    order = [n.name for n in boxes]
     code = str(compile.output_code or "")
-    points, peak, peak_node, alive = timeline(order, buffers, fx, top=None, aliases=reuses(code), made=allocated(code))
+    points, peak, peak_node, alive = timeline(
+        order, buffers, fx, top=None, aliases=reuses(code), made=allocated(code), home=home
+    )
     saved = saved_for_backward(compile, backward) if backward is not None and compile.graph_kind == "forward" else []
     redo = recomputed(compile, backward) if backward is not None and compile.graph_kind == "forward" else []
     built = built_by_module(compile)  # empty at capture: the built lines come later (report/lines.mark_rollups)
@@ -549,7 +594,7 @@ def memory(
     instances = repeat_instances(compile)
     nodes = {n.name: n for n in compile.fused_nodes}
     freed = freed_inputs(compile, forward)
-    net, net_node = net_peak(points, freed)
+    net, net_node = net_peak(points, freed, compile.fused_nodes)
     m = Memory(
         net_peak_bytes=net,
         net_peak_node=net_node,
@@ -566,7 +611,7 @@ def memory(
         input_bytes=sum(v or 0 for v in inputs.values()),
         peak_buffers=alive[:PEAK_TOP],
         saved_by_module=by_module,
-        regions=regions(compile.fused_nodes, instances),
+        regions=regions(boxes, instances),
         saved_groups=saved_groups(saved, fx, instances),
         saved_by_module_folded=fold_rollup(
             ((s.module, s.bytes) for s in saved if s.kind == "activation" and s.bytes), instances

@@ -773,7 +773,9 @@ class MemoryRegion(_Record):
 class Memory(_Record):
     """Where a compile's memory goes (see docs/report-schema.md, "memory").
 
-    ``timeline``: one point per fused node of ``Compile.fused_nodes``, same order; ``peak_bytes`` its
+    ``timeline``: one point per box (a fused node not ``is_glue``) of ``Compile.fused_nodes``, same order, what
+    a glue node allocates and frees in its box's point (reports made before 2026-12-03: one per fused node);
+    ``peak_bytes`` its
     maximum ``live_bytes`` and ``peak_node`` the first node where it occurs. ``saved_for_backward``: for the
     forward graph of a training step, every tensor its backward takes (its inputs other than tangents);
     ``saved_bytes`` their total. ``recomputed``: ops the backward recomputes. ``measured_peak_bytes``: the

@@ -6,7 +6,10 @@ export const KINDS = ["pointwise", "reduction", "extern", "template", "foreach",
 /** Index one compile: lookups the views need. */
 export function indexCompile(c) {
   const fused = c.fused_nodes || [];
-  const byName = new Map(fused.map((n, i) => [n.name, { node: n, index: i }]));
+  // `index`: the node's number among the boxes (#0 first, what its box, its panel and the memory curve say);
+  // -1 for glue (Python's `is_glue`: drawn as an edge, no number of its own)
+  let box = 0;
+  const byName = new Map(fused.map((n) => [n.name, { node: n, index: n.is_glue ? -1 : box++ }]));
   const kernels = new Map((c.kernels || []).map((k) => [k.name, k]));
   const writer = new Map(); // buffer -> fused node name
   fused.forEach((n) => (n.writes || []).forEach((b) => writer.set(b, n.name)));

@@ -287,7 +287,11 @@ function headerSection(sel) {
       "div",
       { class: "il-chips" },
       h("span", { class: `il-chip kind-${n.kind}` }, n.kind),
-      h("span", { class: "il-chip" }, `#${entry.index} of ${idx.fused.length}`),
+      h(
+        "span",
+        { class: "il-chip", "data-role": "node-number" },
+        entry.index >= 0 ? `#${entry.index} of ${idx.boxes.length}` : "glue: drawn as an edge",
+      ),
       h("span", { class: "il-chip" }, plural((n.fx_nodes || []).length, "FX op")),
       k ? h("span", { class: "il-chip" }, k.language) : null,
       profileOf(k)
@@ -369,12 +373,12 @@ function measuredSection({ idx, k, report }) {
   return profileSection(k, rank, of);
 }
 
-/** What the node allocates and frees, and the live bytes after it (Compile.memory.timeline, same order as
- * fused_nodes); nothing for a report without memory. */
+/** What the node allocates and frees, and the live bytes after it (its point of Compile.memory.timeline: one
+ * per box, what its glue writes included); nothing for a report without memory. */
 function memorySection({ idx, entry }) {
   const m = idx.compile.memory;
-  const p = m && (m.timeline || [])[entry.index];
-  if (!p || p.node !== entry.node.name) return null;
+  const p = m && (m.timeline || []).find((q) => q.node === entry.node.name);
+  if (!p) return null;
   const list = (verb, bufs) =>
     bufs.length
       ? h(

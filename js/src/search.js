@@ -31,7 +31,7 @@ export function createSearch(ctx) {
             "data-index": String(i),
             "data-fused": x.fused,
             "data-count": String(x.count),
-            title: `${x.label}\n→ ${where} (fused node ${x.fused}, #${x.index}) in ${x.compileId}${x.count > 1 ? `\nand ${plural(x.count - 1, "other fused node")}: ${x.fusedAll.slice(1, 12).join(", ")}${x.count > 12 ? ", …" : ""}` : ""}`,
+            title: `${x.label}\n→ ${where} (fused node ${x.fused}${x.index >= 0 ? `, #${x.index}` : ", glue"}) in ${x.compileId}${x.count > 1 ? `\nand ${plural(x.count - 1, "other fused node")}: ${x.fusedAll.slice(1, 12).join(", ")}${x.count > 12 ? ", …" : ""}` : ""}`,
           },
           h("span", { class: "il-hit-what" }, x.what),
           h("span", { class: "il-mono il-hit-label" }, x.label),

@@ -68,6 +68,23 @@ test("selection resolves kernels and FX nodes to fused nodes", () => {
   assert.equal(resolveSelection(ix, "nope"), "");
 });
 
+test("boxes are numbered among the boxes: glue (Python's is_glue) has no number and shifts none", () => {
+  const glued = {
+    ...compile,
+    fused_nodes: [
+      compile.fused_nodes[0],
+      { name: "op9", kind: "extern", is_glue: true, fx_nodes: ["getitem"], reads: ["buf0"], writes: ["buf9"] },
+      compile.fused_nodes[1],
+    ],
+  };
+  const ix = indexCompile(glued);
+  assert.deepEqual(
+    glued.fused_nodes.map((n) => ix.byName.get(n.name).index),
+    [0, -1, 1],
+  );
+  assert.equal(ix.boxes.length, 2);
+});
+
 test("collapse keeps at most `limit` items and expands everything when small", () => {
   const fused = Array.from({ length: 100 }, (_, i) => ({
     name: "n" + i,
