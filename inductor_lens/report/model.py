@@ -24,7 +24,7 @@ from . import intern as _intern
 from . import lazy as _lazy
 from . import text as _text
 from .plain import ReportError, from_plain_fields, to_plain
-from .rules import STAGES, available_views, frame_stage, short_op, unattributed_text
+from .rules import STAGES, available_views, break_summary, frame_stage, short_op, unattributed_text
 
 SCHEMA_VERSION = 2
 
@@ -964,10 +964,31 @@ class Compile(_Record):
 
 @_record
 class GraphBreak(_Record):
-    """Dynamo stopped tracing here and split the function into several compiled frames."""
+    """Dynamo stopped tracing here and split the function into several compiled frames.
+
+    Derived whenever a break is built or loaded (a stored value is ignored): ``summary``, the reason's telling
+    line (``rules.break_summary``: torch's header naming the bytecode left out); ``shown_frame``, the index in
+    ``user_stack`` of the line the views show, the user's innermost frame (else the innermost; -1 without a
+    stack); ``broke_inside``, where beyond that line it broke: ``torch`` or ``library`` (the innermost frame's
+    stage), ``""`` when it broke on the shown line."""
 
     reason: str
     user_stack: list[Frame] = field(default_factory=list)
+    summary: str = ""
+    shown_frame: int = -1
+    broke_inside: str = ""
+
+    def __post_init__(self) -> None:
+        stack = self.user_stack
+        users = [i for i, f in enumerate(stack) if isinstance(f, Frame) and f.stage == "user"]
+        shown = users[-1] if users else len(stack) - 1
+        inside = ""
+        if stack and shown != len(stack) - 1:
+            last = stack[-1]
+            inside = "torch" if getattr(last, "stage", "") not in ("user", "library", "other") else "library"
+        object.__setattr__(self, "summary", break_summary(self.reason))
+        object.__setattr__(self, "shown_frame", shown)
+        object.__setattr__(self, "broke_inside", inside)
 
 
 @_record

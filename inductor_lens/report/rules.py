@@ -70,8 +70,15 @@ def frame_stage(file: str, function: str = "") -> str:
     'scheduler'
     >>> frame_stage("cell [3]")
     'user'
+    >>> frame_stage("/opt/torch/.venv/lib/python3.12/site-packages/transformers/modeling_utils.py")
+    'library'
     """
     f = str(file or "").replace("\\", "/")
+    # an installed package's frame is what follows the last site-packages/: an environment made in a folder named
+    # torch (/opt/torch/.venv/.../site-packages/transformers/...) holds libraries, not torch
+    cut = max(f.rfind("/site-packages/"), f.rfind("/dist-packages/"))
+    if cut >= 0:
+        f = f[cut:]
     for rx, stage in _STAGE_RES:
         if rx.search(f):
             return stage(str(function or "")) if callable(stage) else stage
@@ -535,6 +542,44 @@ def available_views(facts: Iterable[tuple[bool, bool, bool]]) -> tuple[str, ...]
     roofline = any(f[1] for f in facts)
     memory = any(f[2] for f in facts)
     return tuple(v for v in VIEWS if (v != "roofline" or roofline) and (v != "memory" or memory))
+
+
+def reason_lines(reason: str) -> list[str]:
+    """A reason's lines as torch wrote them: a JSON list of strings (as some records hold it) is its items."""
+    s = str(reason or "").strip()
+    if s.startswith("[") and s.endswith("]"):
+        import json
+
+        try:
+            items = json.loads(s)
+        except ValueError:
+            items = None
+        if isinstance(items, list) and all(isinstance(x, str) for x in items):
+            s = "\n".join(items)
+    return s.splitlines()
+
+
+def break_summary(reason: str) -> str:
+    r"""The telling line of a graph break's reason: torch 2.6+ opens it with a header that names only the
+    bytecode ("Encountered graph break when attempting to trace CALL: a function call, e.g. f(x, y):") or the
+    resumption ("Encountered graph break that we cannot resume from. ... Graph break encountered:"); the reason
+    proper is the first line after it.
+
+    >>> break_summary("Encountered graph break when attempting to trace CALL: a function call, e.g. f(x, y):\n\n"
+    ...               "Unsupported Tensor.item() call with capture_scalar_outputs=False\n  Explanation: ...")
+    'Unsupported Tensor.item() call with capture_scalar_outputs=False'
+    >>> break_summary("call_function BuiltinVariable(print) [] {}")
+    'call_function BuiltinVariable(print) [] {}'
+    """
+    lines = [ln.strip() for ln in reason_lines(reason)]
+    first = next((i for i, ln in enumerate(lines) if ln), None)
+    if first is None:
+        return ""
+    if lines[first].startswith("Encountered graph break") and lines[first].endswith(":"):
+        after = next((ln for ln in lines[first + 1 :] if ln), "")
+        if after:
+            return after
+    return lines[first]
 
 
 def unattributed_text(share: Optional[float]) -> str:

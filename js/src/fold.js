@@ -3,16 +3,19 @@
 // plain span. Used where a long message (a graph break's reason) would fill the side panel.
 import { h } from "./dom.js";
 
-/** `text` as a span when it is one line, else folded to its first line; `cls` classes the text. */
-export function folded(text, cls = "") {
+/** `text` as a span when it is one line, else folded to its first line (or to `head` where given); `cls` classes it. */
+export function folded(text, cls = "", head = "") {
   const s = String(text || "");
   const cut = s.indexOf("\n");
-  if (cut < 0) return h("span", { class: cls }, s);
-  const rest = s.slice(cut + 1).replace(/^\n+/, "");
+  const first = cut < 0 ? s : s.slice(0, cut);
+  // `head` (Python's telling line, e.g. GraphBreak.summary) other than the first line: shown, the whole text folded
+  const own = head && head.trim() !== first.trim();
+  if (cut < 0 && !own) return h("span", { class: cls }, s);
+  const rest = own ? s : s.slice(cut + 1).replace(/^\n+/, "");
   return h(
     "details",
     { class: "il-fold", "data-role": "folded" },
-    h("summary", {}, h("span", { class: cls }, s.slice(0, cut)), " ", h("span", { class: "il-fold-more" }, "more")),
+    h("summary", {}, h("span", { class: cls }, own ? head : first), " ", h("span", { class: "il-fold-more" }, "more")),
     h("div", { class: `${cls} il-fold-rest` }, rest),
   );
 }

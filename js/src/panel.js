@@ -768,7 +768,9 @@ export function compileSummary(idx, report = null, actions = null) {
   );
 }
 
-/** The report's graph breaks: each reason, readable, and the user's line where it broke. */
+/** The report's graph breaks: each reason's telling line (GraphBreak.summary), the whole reason on a click, and
+ * the line shown for it (GraphBreak.shown_frame: the user's innermost), with where inside torch or a library it
+ * broke (GraphBreak.broke_inside) in its tooltip: all decided in Python. */
 function graphBreaks(report) {
   const gb = (report && report.graph_breaks) || [];
   if (!gb.length) return null;
@@ -779,19 +781,16 @@ function graphBreaks(report) {
       "ul",
       { class: "il-why" },
       gb.map((b) => {
-        // the user's innermost line (Frame.stage, Python), and where inside torch or a library it broke, if there
         const stack = b.user_stack || [];
+        const fr = stack[b.shown_frame];
         const last = stack[stack.length - 1];
-        const fr = stack.filter((f) => frameStage(f) === "user").pop() || last;
-        // where inside torch or a library it broke: in the line's tooltip (the section stays short: breaks fold)
-        const inside =
-          last && last !== fr
-            ? `\nit broke inside ${frameStage(last) === "torch" ? "torch" : "a library"}: ${last.file}:${last.line} in ${last.function}`
-            : "";
+        const inside = b.broke_inside
+          ? `\nit broke inside ${b.broke_inside === "torch" ? "torch" : "a library"}: ${last.file}:${last.line} in ${last.function}`
+          : "";
         return h(
           "li",
           {},
-          folded(readableReason(b.reason), "il-reason il-pre"), // first line; the rest on a click
+          folded(readableReason(b.reason), "il-reason il-pre", b.summary), // the telling line; all of it on a click
           fr
             ? h(
                 "div",

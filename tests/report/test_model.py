@@ -12,6 +12,7 @@ import pytest
 import inductor_lens
 from inductor_lens.capturing import parse
 from inductor_lens.report import model
+from inductor_lens.report.plain import from_plain, to_plain
 from inductor_lens.report.model import Compile, Frame, FusedNode, Kernel, Report, Trigger
 from inductor_lens.report.schema import json_schema
 
@@ -388,6 +389,53 @@ def test_a_clone_in_a_folder_named_inductor_lens_keeps_the_users_frames_the_user
         frame_stage(f"{clone}/.venv/lib/python3.11/site-packages/torch/_inductor/scheduler.py", "fuse_nodes")
         == "scheduler"
     )
+
+
+def test_an_environment_in_a_folder_named_torch_holds_libraries_not_torch():
+    """The H200's environment is /opt/torch/.venv: every library frame there (transformers' GPT-2) was staged "torch"
+    by the path's "/torch/", so a graph break inside transformers said "it broke inside torch". What follows the
+    last site-packages/ decides; torch's own files there keep their stages."""
+    from inductor_lens.report.rules import frame_stage
+
+    env = "/opt/torch/.venv/lib/python3.12/site-packages"
+    assert frame_stage(f"{env}/transformers/models/gpt2/modeling_gpt2.py", "forward") == "library"
+    assert frame_stage(f"{env}/torch/nn/modules/module.py", "_call_impl") == "torch"
+    assert frame_stage(f"{env}/torch/_inductor/scheduler.py", "fuse_nodes") == "scheduler"
+    assert frame_stage(f"{env}/inductor_lens/capturing/adapter.py", "_post_fusion") == "other"
+    assert frame_stage("/usr/lib/python3/dist-packages/numpy/core/numeric.py") == "library"
+
+
+def test_a_graph_break_says_its_telling_line_and_the_users_line_where_it_broke():
+    """torch 2.6+ opens a break's reason with a header that names only the bytecode: the summary is the line after
+    it. The line shown is the user's innermost; it broke inside the library beyond it. Derived on every load: a
+    stored value is ignored."""
+    reason = (
+        "Encountered graph break when attempting to trace CALL: a function call, e.g. f(x, y):\n\n"
+        "logging.Logger method not supported for non-export cases\n  Explanation: ...\n"
+    )
+    env = "/opt/torch/.venv/lib/python3.12/site-packages"
+    stack = [
+        model.Frame("/home/me/train.py", 40, "<module>", "loss = model(x)"),
+        model.Frame(f"{env}/torch/nn/modules/module.py", 1779, "_call_impl"),
+        model.Frame("/home/me/net.py", 12, "forward", "y = self.hf(x)"),
+        model.Frame(f"{env}/transformers/modeling_utils.py", 4635, "warning_once"),
+    ]
+    b = model.GraphBreak(reason, stack)
+    assert (b.summary, b.shown_frame, b.broke_inside) == (
+        "logging.Logger method not supported for non-export cases",
+        2,
+        "library",
+    )
+    stale = dict(to_plain(b), summary="stale", shown_frame=0, broke_inside="")
+    again = from_plain(model.GraphBreak, stale, "graph_breaks[0]")
+    assert (again.summary, again.shown_frame, again.broke_inside) == (b.summary, 2, "library")
+    on_its_line = model.GraphBreak("call_function BuiltinVariable(print) [] {}", stack[:3])
+    assert (on_its_line.summary, on_its_line.shown_frame, on_its_line.broke_inside) == (
+        "call_function BuiltinVariable(print) [] {}",
+        2,
+        "",
+    )
+    assert model.GraphBreak("", []).shown_frame == -1
 
 
 def test_names_read_through_a_decorator_wrapper_that_passes_the_module_in_args():

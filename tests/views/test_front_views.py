@@ -10,6 +10,8 @@ import re
 
 import pytest
 
+from inductor_lens.report.model import Frame, GraphBreak
+from inductor_lens.report.plain import to_plain
 from inductor_lens.views.html import to_html
 from inductor_lens.views.widget import engine_gz, pack_report
 from tests._synthetic_report import layered_report
@@ -437,12 +439,8 @@ def test_diagnostics_banner_escapes_symbolic_shapes_reasons_and_grouped_compiles
     gn = next(g for g in fwd["graphs"]["post_grad"]["nodes"] if g["name"] == fx_name)
     gn["shape"], gn["shape_hint"] = ["s0", 32], [4, 32]
     gn["user_stack"] = [dict(gn["user_stack"][-1], code=f"h = f(x)  # {HIDDEN}")] if gn["user_stack"] else []
-    data["graph_breaks"] = [
-        {
-            "reason": '["call to print", "unsupported builtin"]',
-            "user_stack": [{"file": "/home/u/m.py", "line": 12, "function": "f", "code": "print(x)"}],
-        }
-    ]
+    gb = GraphBreak('["call to print", "unsupported builtin"]', [Frame("/home/u/m.py", 12, "f", "print(x)")])
+    data["graph_breaks"] = [to_plain(gb)]  # with what Python derives: its summary and the line it shows
     # 60 compiles of the same graph (a generate loop): one group in the selector
     for i in range(1, 61):
         c = copy.deepcopy(fwd)
