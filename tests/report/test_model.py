@@ -12,8 +12,8 @@ import pytest
 import inductor_lens
 from inductor_lens.capturing import parse
 from inductor_lens.report import model
-from inductor_lens.report.plain import from_plain, to_plain
 from inductor_lens.report.model import Compile, Frame, FusedNode, Kernel, Report, Trigger
+from inductor_lens.report.plain import from_plain, to_plain
 from inductor_lens.report.schema import json_schema
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
