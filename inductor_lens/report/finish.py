@@ -66,8 +66,13 @@ def _fused(n: FusedNode, kernels: dict[str, Kernel], fx: dict) -> FusedNode:
     ops = [short_op(fx[name].target) for name in n.fx_nodes if name in fx and fx[name].op not in NOT_OPS]
     callee = str((k.metadata if k else {}).get("callee") or "")
     label = fused_label(n.kind, n.kernel, k.language if k else "", ops, callee, n.name)
+    # a kernel's stack is all its fused nodes' (a loss kernel that also counts BatchNorm's num_batches_tracked would
+    # give the loss's nodes BatchNorm's line): a node that shares its kernel gets its own ops' lines (the kernel's
+    # where they have none); the only node of a kernel, the kernel's (the same lines in the same order everywhere)
+    own = not k or len(k.fused_nodes) > 1 or not k.user_stack
     stacks = n.user_stack or (
-        k.user_stack if k and k.user_stack else unique_stacks(fx[name].user_stack for name in n.fx_nodes if name in fx)
+        (unique_stacks(fx[name].user_stack for name in n.fx_nodes if name in fx) if own else [])
+        or (k.user_stack if k else [])
     )
     return dataclasses.replace(n, label=label, is_glue=is_glue(n.kind, n.kernel, ops), user_stack=list(stacks))
 

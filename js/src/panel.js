@@ -546,9 +546,16 @@ export function fxDescription(gn) {
   ];
 }
 
-function fxOpsSection({ n, fxByName }, actions) {
+/** " of its kernel's 12" where the node's kernel `k` computes other fused nodes too and has more than its `mine`:
+ * the node's sections (its FX ops, its lines) say they are the node's part of the kernel's `all`. */
+function ofItsKernel(k, mine, all) {
+  return k && (k.fused_nodes || []).length > 1 && all > mine ? ` of its kernel's ${all}` : "";
+}
+
+function fxOpsSection({ n, k, fxByName }, actions) {
+  const mine = (n.fx_nodes || []).length;
   return section(
-    `FX ops absorbed (${(n.fx_nodes || []).length})`,
+    `FX ops absorbed (${mine}${ofItsKernel(k, mine, ((k && k.fx_nodes) || []).length)})`,
     "fx-nodes",
     h(
       "ul",
@@ -579,9 +586,10 @@ function fxOpsSection({ n, fxByName }, actions) {
 function userCodeSection(sel) {
   const stacks = userStacks(sel);
   const built = sel.n.built_lines || [];
+  const kernelStacks = ((sel.k && sel.k.user_stack) || []).length;
   const title =
     stacks.length || !built.length
-      ? `Your code (${plural(stacks.length, "source line")})`
+      ? `Your code (${plural(stacks.length, "source line")}${ofItsKernel(sel.k, stacks.length, kernelStacks)})`
       : `Your code: where its modules were built (${plural(built.length, "line")})`;
   return section(
     title,

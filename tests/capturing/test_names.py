@@ -47,6 +47,30 @@ def _placeholders(c) -> dict:
 
 
 @pytest.mark.compile
+def test_a_fused_node_names_the_lines_its_own_ops_ran(cnn_step):
+    """A kernel computes several fused nodes (bn2's statistics and the head's mean in one C++ kernel): each node's
+    lines are its own ops' (the user's innermost frame of each), not its kernel's (every node of that kernel named
+    the head's line too, and a loss kernel that counts BatchNorm's num_batches_tracked gave the loss BatchNorm's
+    line, beside "FX ops absorbed" listing only the node's ops). The kernel keeps all of them (Kernel.user_lines),
+    and the only fused node of a kernel has its kernel's."""
+    shared = 0
+    for c in cnn_step.compiles:
+        fx = {g.name: g for g in c.graphs["post_grad"].nodes}
+        kernels = {k.name: k for k in c.kernels}
+        for n in c.fused_nodes:
+            own = set()
+            for f in n.fx_nodes:
+                user = [fr for fr in fx[f].user_stack if fr.is_user] if f in fx else []
+                own |= {user[-1].line} if user else set()
+            k = kernels.get(n.kernel)
+            if not own or k is None or len(k.fused_nodes) < 2:
+                continue  # the only node of its kernel has its kernel's lines (one list for the kernel everywhere)
+            assert {ln.line for ln in n.user_lines} == own, (c.id, n.name)
+            shared += {ln.line for ln in k.user_lines} > own  # its kernel ran more lines than it did
+    assert shared >= 1
+
+
+@pytest.mark.compile
 def test_a_backwards_saved_inputs_are_named_by_the_forward_op_and_module_that_made_them(cnn_step):
     fwd, bwd = cnn_step.compiles
     saved = {name: n.display_name for name, n in _placeholders(bwd).items() if n.role == "saved"}
