@@ -4,7 +4,7 @@ import { basename, fmtShare, fmtUs, fusionEdges, groupOf, indexCompile, kernelRu
 import { repeatOf } from "./fit.js";
 import { fmtShape } from "./viewdata.js";
 
-const MONO_CH = 7.0; // px per character, 12px monospace
+const MONO_CH = 7.25; // px per character, 12px monospace, semibold (0.6 em and a little: DejaVu Sans Mono, Menlo)
 const SANS_CH = 6.4; // px per character, 11px text
 const MAX_W = 330,
   MIN_W = 150;

@@ -375,6 +375,7 @@ export class GraphCanvas {
       if (meta && meta.buffers.length) svgEl("title", {}, g).textContent = visible(meta.buffers.join(", "));
     }
     const gNodes = svgEl("g", { class: "il-nodes" }, this.viewport);
+    const chars = this.charWidths(gNodes);
     for (const [id, box] of Object.entries(layout.nodes)) {
       const it = items.get(id);
       if (!it) continue;
@@ -404,12 +405,36 @@ export class GraphCanvas {
           },
           g,
         );
-        t.textContent = visible(line);
+        // the layout sized the box from an estimate of the font: a line the real font draws wider is cut to fit
+        const ch = chars[i === 0 ? 0 : 1];
+        const room = ch ? Math.floor((box.w - (centered ? 8 : 16)) / ch) : 0;
+        const text = visible(line);
+        t.textContent = room > 1 && text.length > room ? `${text.slice(0, room - 1)}…` : text;
       });
       svgEl("title", {}, g).textContent = visible(it.title || it.lines.join("\n"));
       this.byId.set(id, { ...it, box });
       this.itemEls.set(id, g);
     }
+  }
+
+  /** The width of a character of a box's first line and of its other lines as this page draws them, measured once
+   * in `parent` (an element of the drawn SVG); [0, 0] where nothing is laid out (a canvas drawn hidden). */
+  charWidths(parent) {
+    if (this.chars) return this.chars;
+    const probe = (cls, text) => {
+      const t = svgEl("text", { class: cls }, svgEl("g", { class: "il-item" }, parent));
+      t.textContent = text;
+      const w = t.getComputedTextLength ? t.getComputedTextLength() / text.length : 0;
+      t.parentNode.remove();
+      return w;
+    };
+    // the first line is monospace (every character as wide); the others' text, an average line of ops
+    const chars = [
+      probe("il-t1", "x".repeat(40)),
+      probe("il-t2", "var_mean · add · rsqrt · permute · Reshape · 2 ops"),
+    ];
+    if (chars[0] && chars[1]) this.chars = chars; // kept once the page has laid the text out
+    return chars;
   }
 
   /** Set `data-<attr>="true"` on exactly the boxes whose ids are in `ids`. */

@@ -276,7 +276,16 @@ _OPENING_JS = """(sel) => {
   }).map((t) => parseFloat(getComputedStyle(t).fontSize) * t.getScreenCTM().a);
   const legend = document.querySelector(sel).closest('.il-view').querySelector(':scope > .il-legend');
   const l = legend && legend.getBoundingClientRect();
-  return {pane: [pane.left, pane.top, pane.right, pane.bottom], boxes, fonts,
+  // a box's text that reaches its edge (2 graph px of room kept on each side): the font drawn wider than the layout
+  // sized the box for
+  const spill = [...document.querySelectorAll(sel + ' .il-item')].flatMap((g) => {
+    const r = g.querySelector('rect, ellipse').getBoundingClientRect();
+    return [...g.querySelectorAll('text')].filter((t) => {
+      const b = t.getBoundingClientRect(), room = 2 * t.getScreenCTM().a;
+      return b.width > 0 && (b.right > r.right - room + 0.01 || b.left < r.left + room - 0.01);
+    }).map((t) => t.textContent);
+  });
+  return {pane: [pane.left, pane.top, pane.right, pane.bottom], boxes, fonts, spill,
           legend: l && l.height > 0 ? [l.left, l.top, l.right, l.bottom] : null};
 }"""
 
@@ -294,6 +303,7 @@ def assert_readable(geo, where=""):
                 for b in geo["boxes"])  # fmt: skip
     floor = WHOLE_PX if whole else READABLE_PX
     assert geo["fonts"] and min(geo["fonts"]) >= floor - 1e-6, (where, whole, min(geo["fonts"] or [0]))
+    assert not geo.get("spill"), (where, "a box's text reaches its edge", geo["spill"])
     if whole and geo.get("legend"):  # a graph shown whole is shown above the legend drawn over the pane's bottom
         lx0, ly0, lx1, ly1 = geo["legend"]
         under = [b for b in geo["boxes"] if b["y1"] > ly0 + 0.5 and b["y0"] < ly1 and b["x1"] > lx0 and b["x0"] < lx1]
