@@ -23,6 +23,7 @@ from ..report.model import (
     Compile,
     CompileCall,
     Diagnostic,
+    EmptyFrame,
     Frame,
     FusedNode,
     FusionDecision,
@@ -681,6 +682,38 @@ def _frame_name(trace: _Trace, cid: str) -> str:
     return stack[-1].function if stack else ""
 
 
+_ATTEMPT = re.compile(r"_\d+$")
+
+
+def _empty_frames(trace: _Trace, compiled: Optional[set[str]] = None) -> list[EmptyFrame]:
+    """The frames dynamo traced that gave Inductor no graph: a ``compilation_metrics`` record with no failure (a
+    failure is a diagnostic: ``_gave_up``) and no op in its graph (``graph_op_count`` 0, or none recorded), whose
+    compile id (its restart attempt, ``_1``, left out) made no compile (``compiled``: the ids that did). In
+    compile-id order, once each."""
+    seen: dict[str, EmptyFrame] = {}
+    for cid, _, md in trace.by_kind.get("compilation_metrics", []):
+        m = md["compilation_metrics"]
+        ops = m.get("graph_op_count")
+        if not cid or m.get("fail_type") or ops:
+            continue
+        cid = _ATTEMPT.sub("", str(cid))
+        if cid in seen or (compiled is not None and cid in compiled):
+            continue
+        line = m.get("co_firstlineno")
+        seen[cid] = EmptyFrame(
+            compile_id=cid,
+            function=str(m.get("co_name") or ""),
+            file=str(m.get("co_filename") or ""),
+            line=line if isinstance(line, int) else 0,
+            ops=ops if isinstance(ops, int) else None,
+        )
+
+    def order(cid: str) -> tuple:
+        return tuple(int(x) if x.isdigit() else 0 for x in re.split(r"[/_]", cid))
+
+    return [seen[c] for c in sorted(seen, key=order)]
+
+
 _LIMIT = re.compile(r"Limit type: (\w+)")
 _LIMIT_VALUE = re.compile(r"currently set to (\d+)")
 
@@ -1174,6 +1207,7 @@ def _build(raw: Raw, torch_version: str, title: str) -> Report:
         graph_breaks=breaks,
         diagnostics=diagnostics,
         compile_calls=calls,
+        empty_frames=_empty_frames(trace, {c.compile_id for c in compiles}),
         title=title,
         created=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
     )

@@ -39,6 +39,7 @@ from .build import (
     CompileMaker,
     _base_cid,
     _cid,
+    _empty_frames,
     _gave_up,
     _graph_breaks,
     _no_provenance,
@@ -68,9 +69,9 @@ class StreamStats:
 #: What ``build._phases`` reads of a chromium event (a phase's name, kind, time, duration and thread): the rest of
 #: an event (its ``args``: often a whole metrics record) is not kept.
 _EVENT_KEYS = ("name", "ph", "ts", "dur", "pid", "tid")
-#: What the builder reads of a ``compilation_metrics`` record (``build._frame_name``, ``build._gave_up``): the frame
-#: and the failure; the rest (dozens of timings and counters a frame) is not kept.
-_METRICS_KEYS = ("co_name", "co_filename", "co_firstlineno", "fail_type", "fail_reason")
+#: What the builder reads of a ``compilation_metrics`` record (``build._frame_name``, ``build._gave_up``,
+#: ``build._empty_frames``): the frame, the failure and the graph's op count; the rest (dozens of timings and counters a frame) is not kept.
+_METRICS_KEYS = ("co_name", "co_filename", "co_firstlineno", "fail_type", "fail_reason", "graph_op_count")
 #: Records that only the graphs of their own compile id look up (``build._compile``, ``_GraphBuilder``): their texts
 #: are let go once every graph of the compile id is built.
 _LET_GO = frozenset(
@@ -504,6 +505,7 @@ def stream_trace(
         graph_breaks=breaks,
         diagnostics=diags,
         compile_calls=[],
+        empty_frames=_empty_frames(trace),  # (the compiles are written: a frame of no ops made none)
         source_files=read_sources(files, {}),
         title=title or os.path.basename(log.path),
         created=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),

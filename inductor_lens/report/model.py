@@ -24,7 +24,16 @@ from . import intern as _intern
 from . import lazy as _lazy
 from . import text as _text
 from .plain import ReportError, from_plain_fields, to_plain
-from .rules import STAGES, available_views, break_summary, frame_stage, short_op, unattributed_text
+from .rules import (
+    STAGES,
+    available_views,
+    break_summary,
+    empty_frame_words,
+    frame_function_words,
+    frame_stage,
+    short_op,
+    unattributed_text,
+)
 
 SCHEMA_VERSION = 2
 
@@ -992,6 +1001,27 @@ class GraphBreak(_Record):
 
 
 @_record
+class EmptyFrame(_Record):
+    """A frame dynamo traced that gave Inductor no graph (no tensor op in it: a resume function after a graph
+    break, an optimizer's ``wrapper``), from torch's ``compilation_metrics``: why its compile id is missing
+    from the compiles. ``ops``: the graph's op count torch recorded (0), None where it recorded none. Derived
+    whenever it is built or loaded: ``label``, the function as people say it ("step() after its graph break at
+    line 15", ``rules.frame_function_words``), and ``what``, why Inductor got nothing (``rules.empty_frame_words``)."""
+
+    compile_id: str
+    function: str
+    file: str = ""
+    line: int = 0
+    ops: Optional[int] = None
+    label: str = ""
+    what: str = ""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "label", frame_function_words(self.function))
+        object.__setattr__(self, "what", empty_frame_words(self.ops))
+
+
+@_record
 class CompileCall(_Record):
     """A call of ``torch.compile`` seen during the capture: it only wraps the function."""
 
@@ -1089,6 +1119,9 @@ class Report(_Record):
     graph_breaks: list[GraphBreak] = field(default_factory=list)
     diagnostics: list[Diagnostic] = field(default_factory=list)
     compile_calls: list[CompileCall] = field(default_factory=list)
+    #: Frames dynamo traced that gave Inductor no graph (``EmptyFrame``), in compile-id order: the ids the
+    #: compiles skip. Empty in reports made before it.
+    empty_frames: list[EmptyFrame] = field(default_factory=list)
     #: The user's own source files (and notebook cells, as ``cell [N]``) that its stacks point into.
     source_files: list[SourceFile] = field(default_factory=list)
     title: str = ""

@@ -582,6 +582,31 @@ def break_summary(reason: str) -> str:
     return lines[first]
 
 
+_RESUME = re.compile(r"^torch_dynamo_resume_in_(\w+?)_at_(\d+)$")
+
+
+def frame_function_words(function: str) -> str:
+    """A frame's function as people say it: dynamo's resume function after a graph break
+    (``torch_dynamo_resume_in_step_at_15``) is "step() after its graph break at line 15".
+
+    >>> frame_function_words("torch_dynamo_resume_in_step_at_15")
+    'step() after its graph break at line 15'
+    >>> frame_function_words("wrapper")
+    'wrapper()'
+    """
+    m = _RESUME.match(function or "")
+    if m:
+        return f"{m.group(1)}() after its graph break at line {m.group(2)}"
+    return f"{function}()" if function else "a frame"
+
+
+def empty_frame_words(ops: Optional[int]) -> str:
+    """Why a frame dynamo traced gave Inductor no graph (``EmptyFrame.what``), from its graph's op count."""
+    if ops == 0:
+        return "dynamo traced it and found no tensor op: nothing for Inductor to compile"
+    return "dynamo made no graph of it: nothing for Inductor to compile"
+
+
 def unattributed_text(share: Optional[float]) -> str:
     """``"unattributed: 3%"`` for the step's unattributed share (``StepProfile.unattributed_text``), rounded half
     up; empty without a share.

@@ -767,12 +767,42 @@ export function compileSummary(idx, report = null, actions = null) {
       : null,
     cudagraphsSection(c),
     graphBreaks(report),
+    emptyFrames(report),
     h(
       "p",
       { class: "il-muted" },
       "Click a box to see its kernel source, the FX ops it fused, why it was not fused further, and the user and compiler backtraces. Keys: ↑/↓ previous/next kernel, Shift+arrows or ←/→ pan, / search, f fit, number keys switch views (in tab order), Esc clear.",
     ),
     report && actions ? topKernelsSection(report, (cid, fused) => actions.selectIn(cid, fused)) : null,
+  );
+}
+
+/** The frames dynamo traced that gave Inductor no graph (Report.empty_frames, decided in Python): why the compile
+ * ids jump (0/0, then 3/0). */
+function emptyFrames(report) {
+  const ef = (report && report.empty_frames) || [];
+  if (!ef.length) return null;
+  return section(
+    `Frames with no graph (${ef.length})`,
+    "empty-frames",
+    h(
+      "p",
+      { class: "il-muted il-note" },
+      "Dynamo numbers every frame it traces; these gave Inductor nothing to compile, so the compiles skip their ids.",
+    ),
+    h(
+      "ul",
+      { class: "il-why" },
+      ef.map((f) =>
+        h(
+          "li",
+          { "data-role": "empty-frame", "data-compile": f.compile_id, title: `${f.file}:${f.line}\n${f.what}` },
+          h("span", { class: "il-mono" }, f.compile_id),
+          ` ${f.label}`,
+          f.file ? h("span", { class: "il-muted" }, ` · ${basename(f.file)}:${f.line}`) : null,
+        ),
+      ),
+    ),
   );
 }
 

@@ -133,6 +133,12 @@ def test_graphs_triggers_guards_and_breaks_agree(both):
     script = pathlib.Path(ROOT, "tests", "dist_scripts", "trace_and_capture.py").read_text().splitlines()
     break_line = next(i for i, s in enumerate(script, 1) if 'print("graph break here")' in s)
     assert imported.graph_breaks and imported.graph_breaks[0].user_stack[-1].line == break_line
+    # the frame after head()'s second break holds no tensor op: no compile, its id (3/0) said in both reports
+    second = next(i for i, s in enumerate(script, 1) if 'print("and here")' in s)
+    assert [(f.compile_id, f.label) for f in captured.empty_frames] == [
+        ("3/0", f"head() after its graph break at line {second}")
+    ]
+    assert imported.empty_frames == captured.empty_frames
 
 
 def test_what_a_trace_cannot_hold_is_said(both):

@@ -4,8 +4,8 @@ step of a two-block GPT-2 instead. ``argv[2:] == ["--then-gpt2", OUT, TRACE]``: 
 too, in the same process (one torch import for both), its TORCH_TRACE log written to the folder TRACE as a fresh
 process would write it (a new log file, string table and dynamo state), its capture to OUT.
 
-A training step of a tiny MLP (forward + lazily compiled backward), a graph break, and a recompile
-(a new batch size). Run by tests/capturing/test_trace_import.py with TORCH_TRACE and INDUCTOR_PROVENANCE=1 set."""
+A training step of a tiny MLP (forward + lazily compiled backward), two graph breaks (the second leaves a frame with
+no tensor op), and a recompile (a new batch size). Run by tests/capturing/test_trace_import.py with TORCH_TRACE and INDUCTOR_PROVENANCE=1 set."""
 
 import sys
 
@@ -28,7 +28,9 @@ class MLP(torch.nn.Module):
 def head(x):
     y = torch.sin(x) + 1
     print("graph break here")
-    return (y * y).sum(dim=-1)
+    z = (y * y).sum(dim=-1)
+    print("and here")  # what follows has no tensor op: a frame that gives Inductor no graph
+    return z
 
 
 def gpt2_step(out):

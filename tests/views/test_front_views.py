@@ -10,7 +10,7 @@ import re
 
 import pytest
 
-from inductor_lens.report.model import Frame, GraphBreak
+from inductor_lens.report.model import EmptyFrame, Frame, GraphBreak
 from inductor_lens.report.plain import to_plain
 from inductor_lens.views.html import to_html
 from inductor_lens.views.widget import engine_gz, pack_report
@@ -451,6 +451,7 @@ def test_diagnostics_banner_escapes_symbolic_shapes_reasons_and_grouped_compiles
     gn["user_stack"] = [dict(gn["user_stack"][-1], code=f"h = f(x)  # {HIDDEN}")] if gn["user_stack"] else []
     gb = GraphBreak('["call to print", "unsupported builtin"]', [Frame("/home/u/m.py", 12, "f", "print(x)")])
     data["graph_breaks"] = [to_plain(gb)]  # with what Python derives: its summary and the line it shows
+    data["empty_frames"] = [to_plain(EmptyFrame("1/0", "torch_dynamo_resume_in_f_at_12", "/home/u/m.py", 12, 0))]
     # 60 compiles of the same graph (a generate loop): one group in the selector
     for i in range(1, 61):
         c = copy.deepcopy(fwd)
@@ -483,6 +484,10 @@ def test_diagnostics_banner_escapes_symbolic_shapes_reasons_and_grouped_compiles
     page.locator('[data-role="graph-breaks"] [data-role="folded"] summary').first.click()
     gb = page.locator('[data-role="graph-breaks"]').inner_text()
     assert "call to print\nunsupported builtin" in gb and "m.py:12" in gb and "print(x)" in gb and '["' not in gb
+    # the frame after the break made no graph: the compile ids skip 1/0, and the panel says why
+    empty = page.locator('[data-role="empty-frames"] [data-role="empty-frame"]')
+    assert empty.count() == 1 and empty.inner_text() == "1/0 f() after its graph break at line 12 · m.py:12"
+    assert "found no tensor op" in empty.get_attribute("title")
     # a recompile's reason as text
     page.select_option(".il-compile", "0/7 forward")
     assert "expected 7, actual 8" in page.locator('[data-role="compile-reason"]').inner_text()
