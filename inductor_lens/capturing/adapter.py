@@ -327,6 +327,7 @@ class Hooks:
             loaded=False,
         )
         self._guarded("reading the CUDA-graph mode", lambda: setattr(rec, "cudagraphs", cudagraphs.mode_on()))
+        self._guarded("reading the autotune settings", lambda: setattr(rec, "autotune_mode", _autotune_mode()))
         try:
             rec.post_grad_nodes = fx_graph_nodes(g.module)
         except Exception as e:
@@ -388,6 +389,18 @@ class Hooks:
                 if self.ir and meta is not None:
                     self._guarded(f"reading the IR of {rk.name}", self._read_ir, rec, rk.name, tuner)
         self._modules.clear()
+
+
+def _autotune_mode() -> dict:
+    """Inductor's autotuning settings for the graph compiling now (``mode="max-autotune"`` patches them for its
+    compile): plain values read from ``torch._inductor.config``, nothing called."""
+    import torch._inductor.config as config
+
+    return {
+        "max_autotune": bool(getattr(config, "max_autotune", False) or getattr(config, "max_autotune_gemm", False)),
+        "gemm_backends": str(getattr(config, "max_autotune_gemm_backends", "") or ""),
+        "freezing": bool(getattr(config, "freezing", False)),
+    }
 
 
 def _reset_dynamo() -> None:

@@ -20,6 +20,7 @@ from ..report import rules
 from ..report.built import mark_built
 from ..report.finish import finish_compile, mark_same_graphs
 from ..report.model import (
+    AutotuneMode,
     Compile,
     CompileCall,
     Diagnostic,
@@ -968,6 +969,7 @@ def _compile(
         graph_outputs=rec.graph_outputs,
         returned_outputs=rec.returned_outputs,
         saved_outputs=rec.saved_outputs,
+        autotune_mode=AutotuneMode(**rec.autotune_mode) if rec.autotune_mode else None,
         guards=str(guards[-1]) if guards else "",
         complete=complete,
         cudagraphs=_cudagraph_notes(cudagraphs_of(rec, trace.events), cid, diagnostics),

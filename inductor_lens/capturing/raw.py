@@ -66,6 +66,8 @@ class RawGraph:
     runtime: dict[str, dict] = field(default_factory=dict)  # kernel name -> launch metadata after running
     aot: bool = False  # an AOTInductor compile (aot_mode)
     memory: Optional[dict] = None  # buffers and input sizes for the memory timeline (capturing/memory.py)
+    # Inductor's autotuning settings as this graph compiled ({max_autotune, gemm_backends, freezing}; None: not read)
+    autotune_mode: Optional[dict] = None
     cudagraphs: bool = False  # compiled with config.triton.cudagraphs on (mode="reduce-overhead")
     cudagraphs_used: bool = False  # torch wrapped it in CUDA graphs (compile_fx.cudagraphify ran)
     cudagraph_skips: list[str] = field(default_factory=list)  # torch's "skipping cudagraphs due to ..." messages

@@ -22,7 +22,9 @@ from .module_paths import infer_modules
 from .modules import module_view
 from .rules import (
     NOT_OPS,
+    TUNABLE_OPS,
     autotune_chosen,
+    autotune_note,
     choice_config,
     compile_label,
     epilogue_ops,
@@ -312,7 +314,19 @@ def finish_compile(c: Compile, view: bool = True) -> Compile:
         graph_note=graph_note(
             c.graph_kind, *([shown.get(b, b) for b in bs] for bs in (c.returned_outputs, c.saved_outputs))
         ),
+        autotune_note=_autotune_note(c, kernels, fused),
     )
+
+
+def _autotune_note(c: Compile, kernels: list[Kernel], fused: list[FusedNode]) -> str:
+    """``rules.autotune_note`` of a compile whose settings were recorded and none of whose kernels was tuned."""
+    m = c.autotune_mode
+    if m is None or any(isinstance(k.metadata.get("autotune"), dict) for k in kernels):
+        return ""
+    extern = {k.name for k in kernels if k.language == "extern"}
+    calls = [n.label for n in fused if n.kernel in extern and n.label in TUNABLE_OPS]
+    cpu = any(k.language == "cpp" for k in kernels) or "empty_strided_cpu(" in str(c.output_code or "")
+    return autotune_note(m.max_autotune, m.gemm_backends, m.freezing, calls, cpu)
 
 
 def graph_signature(c: Compile) -> str:

@@ -901,6 +901,17 @@ class ModuleView(_Record):
 
 
 @_record
+class AutotuneMode(_Record):
+    """Inductor's autotuning settings as a graph compiled (read from ``torch._inductor.config`` at capture):
+    ``max_autotune`` (``max_autotune`` or ``max_autotune_gemm``: ``mode="max-autotune"`` sets both),
+    ``gemm_backends`` (``max_autotune_gemm_backends``), ``freezing``."""
+
+    max_autotune: bool = False
+    gemm_backends: str = ""
+    freezing: bool = False
+
+
+@_record
 class Compile(_Record):
     """One Inductor graph compilation.
 
@@ -938,6 +949,12 @@ class Compile(_Record):
     #: What the panel says about the kind of graph (``rules.graph_note``): why a forward is a training forward
     #: and what it saves; ``""`` for other graphs and in reports made before it.
     graph_note: str = ""
+    #: Inductor's autotuning settings as it compiled (``AutotuneMode``); None where not recorded (a TORCH_TRACE
+    #: import, an older report).
+    autotune_mode: Optional[AutotuneMode] = None
+    #: What the panel says when max-autotune was on and nothing was tuned, and why (``rules.autotune_note``);
+    #: ``""`` otherwise.
+    autotune_note: str = ""
     guards: str = ""
     #: ``False`` when the compile never finished (Ctrl-C during the C++ build, or it raised): the kernels
     #: were generated, but torch never loaded them, so this graph never ran compiled.

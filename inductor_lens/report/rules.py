@@ -296,6 +296,42 @@ def graph_note(graph_kind: str, returned: list[str], saved: list[str]) -> str:
     )
 
 
+#: Extern calls max-autotune can offer other implementations of (Inductor's GEMM and convolution templates).
+TUNABLE_OPS = frozenset({"mm", "addmm", "bmm", "baddbmm", "convolution", "_int_mm", "scaled_mm", "_scaled_mm"})
+
+
+def autotune_note(max_autotune: bool, gemm_backends: str, freezing: bool, calls: list[str], cpu: bool) -> str:
+    """What a compile's panel says when max-autotune was on and nothing was tuned (no choice was benchmarked:
+    Inductor benchmarks only where it has more than one implementation of an op). ``calls``: the short ops of its
+    extern calls max-autotune could tune (``TUNABLE_OPS``); ``cpu``: it compiled for the CPU, where Inductor offers
+    its C++ GEMM template only for a weight it can treat as a constant (``use_cpp_gemm_template``)."""
+    if not max_autotune:
+        return ""
+    if not calls:
+        return (
+            "max-autotune was on, but this graph has no matmul or convolution for it to tune: its kernels are "
+            "Inductor's own (their launch configurations are tuned where they run on a GPU)."
+        )
+    ops = ", ".join(dict.fromkeys(calls))
+    n = len(calls)
+    text = (
+        f"max-autotune was on, but Inductor had no implementation of {'this' if n == 1 else 'these'} {n} "
+        f"call{'s' if n != 1 else ''} ({ops}) but ATen's to choose from, so it benchmarked nothing and kept "
+        f"{'it' if n == 1 else 'them'}."
+    )
+    if cpu and "CPP" not in [b.strip() for b in gemm_backends.upper().split(",")]:
+        text += (
+            f" On the CPU, its C++ GEMM template is a choice only when max_autotune_gemm_backends names CPP "
+            f"(here: {gemm_backends or 'empty'})."
+        )
+    elif cpu and not freezing:
+        text += (
+            " On the CPU, Inductor offers its C++ GEMM template only for a weight it can treat as a constant: "
+            "torch._inductor.config.freezing = True, for inference under torch.no_grad()."
+        )
+    return text
+
+
 def readable_reasons(payload: Any) -> str:
     """Recompile reasons as lines of text; the structured trace gives a JSON list (or its repr)."""
     if isinstance(payload, str):

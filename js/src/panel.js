@@ -758,6 +758,7 @@ export function compileSummary(idx, report = null, actions = null) {
       : null,
     frames.length ? h("div", { "data-role": "trigger-stack" }, userStack(frames)) : null,
     c.graph_note ? h("p", { class: "il-note", "data-role": "graph-note" }, c.graph_note) : null, // rules.graph_note
+    c.autotune_note ? h("p", { class: "il-note", "data-role": "autotune-note" }, c.autotune_note) : null, // rules
     c.modules_inferred // Compile.modules_inferred (report/module_paths.py): the graph recorded no module paths
       ? h(
           "p",

@@ -32,6 +32,29 @@ def test_cpu_inference_under_freezing_and_max_autotune_keeps_its_outputs_and_its
     assert c.graph_outputs == _returned_buffers(c.output_code)
     tuned = [k for k in c.kernels if (k.metadata or {}).get("autotune")]
     assert tuned and all(k.metadata["autotune"]["op"] == "packed_linear" for k in tuned)
+    # the settings it compiled under are recorded; something was tuned, so there is nothing to explain
+    assert c.autotune_mode.max_autotune and c.autotune_mode.freezing and c.autotune_note == ""
+
+
+def test_max_autotune_that_tuned_nothing_says_why():
+    """The same model under max-autotune without freezing: its weights are graph inputs, so Inductor offers no
+    C++ GEMM template (``use_cpp_gemm_template`` wants a constant weight), has ATen's addmm alone to choose from,
+    benchmarks nothing and keeps it. The report showed no choice and no word why; the compile now says so, and
+    what would make it tune (with freezing, the test above, it tunes)."""
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(16, 32), torch.nn.ReLU(), torch.nn.Linear(32, 8)).eval()
+    with torch.no_grad(), inductor_lens.capture() as cap:
+        torch.compile(model, mode="max-autotune-no-cudagraphs")(torch.randn(4, 16))
+    (c,) = cap.report.compiles
+    assert not [k for k in c.kernels if (k.metadata or {}).get("autotune")]
+    assert c.autotune_mode.max_autotune and not c.autotune_mode.freezing
+    assert c.autotune_note.startswith("max-autotune was on, but Inductor had no implementation of these 2 calls")
+    assert "freezing = True" in c.autotune_note
+    # and a compile without max-autotune has nothing to explain
+    with torch.no_grad(), inductor_lens.capture() as plain:
+        torch.compile(model)(torch.randn(4, 16))
+    (p,) = plain.report.compiles
+    assert not p.autotune_mode.max_autotune and p.autotune_note == ""
 
 
 def test_a_compile_interrupted_before_its_module_loaded_is_marked_incomplete(monkeypatch):

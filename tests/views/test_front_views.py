@@ -444,6 +444,7 @@ def test_diagnostics_banner_escapes_symbolic_shapes_reasons_and_grouped_compiles
         {"code": "recompile_limit", "message": "hit the recompile limit (8)"},
     ]
     fwd = data["compiles"][0]
+    fwd["autotune_note"] = f"max-autotune was on, but {HIDDEN}"  # rules.autotune_note's words, drawn as they are
     node = next(n for n in fwd["fused_nodes"] if n["kernel"])
     fx_name = node["fx_nodes"][0]
     gn = next(g for g in fwd["graphs"]["post_grad"]["nodes"] if g["name"] == fx_name)
@@ -462,6 +463,8 @@ def test_diagnostics_banner_escapes_symbolic_shapes_reasons_and_grouped_compiles
     _open(page, path)
     banner = page.locator('[data-role="diagnostics"]')
     assert banner.is_visible()
+    note = page.locator('[data-role="autotune-note"]')
+    assert note.is_visible() and note.inner_text().startswith("max-autotune was on, but")
     banner.locator("summary").first.click()
     codes = [li.get_attribute("data-code") for li in banner.locator("li[data-code]").all()]
     assert codes == ["hook_missing", "recompile_limit"]
