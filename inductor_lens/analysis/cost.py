@@ -353,11 +353,14 @@ def _one_call(kernel: Kernel, compile: Compile, inductor_bytes: Optional[dict], 
         f, rule = node_flops(node, sizes)
         if f is None:
             flops = None
+            notes.append(f"flops: unknown, {op_name(node.target)} ({name}) has no recorded shape to count from")
             break
         flops += f
         if rule and f and rule not in rules:
             rules.append(rule)
     if not kernel.fx_nodes or not sizes.by_name:
+        if flops is not None:
+            notes.append("flops: unknown, no FX op of this kernel was recorded")
         flops = None
     if flops is not None:
         notes.append("flops: " + (", ".join(rules) if rules else "none (memory-only ops)") + " from shapes")

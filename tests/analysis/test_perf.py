@@ -131,6 +131,8 @@ def test_symbolic_size_without_hint_is_unknown_not_guessed():
     k = Kernel(name="extern_kernels.mm[buf0]", language="extern", source="", fx_nodes=["mm"])
     cost = kernel_cost(k, _compile(nodes, k))
     assert cost.flops is None and cost.bytes_read is None
+    # and the panel's "? FLOP" comes with the op that stopped the count
+    assert "flops: unknown, mm (mm) has no recorded shape to count from" in cost.source
 
 
 def test_attention_and_convolution_flops_from_shapes():
