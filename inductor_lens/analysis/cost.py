@@ -21,6 +21,7 @@ import math
 from typing import Optional
 
 from ..report.model import Compile, Cost, GraphNode, Kernel
+from ..report.rules import short_op
 
 #: Bytes per element of each dtype name as the report writes it (``str(torch.dtype)`` without ``torch.``).
 DTYPE_BYTES = {
@@ -153,11 +154,27 @@ _ATTENTION = (
 
 
 def op_name(target: str) -> str:
-    """``"aten.mm.default"`` -> ``"mm"``; ``"prims.inductor_seeds.default"`` -> ``"inductor_seeds"``."""
-    parts = str(target).split(".")
-    if len(parts) >= 2 and parts[0] in ("aten", "prims", "_operator", "operator", "torch", "ops"):
-        return parts[1]
-    return parts[0] if len(parts) == 1 else parts[-2] if parts[-1] in ("default", "Tensor", "Scalar") else parts[-1]
+    """``"aten.mm.default"`` -> ``"mm"``: the one short op name (``rules.short_op``)."""
+    return short_op(target)
+
+
+def _custom_namespace(target: str) -> str:
+    """The namespace of an op that is neither aten's, prims' nor Python's (``trial.softclip.default`` -> ``trial``):
+    a custom op, opaque to a count from shapes; ``""`` for the others."""
+    parts = str(target).replace("torch.ops.", "").split(".")
+    if len(parts) >= 3 and parts[0] not in _TORCH_NAMESPACES:
+        return parts[0]
+    return ""
+
+
+#: Op namespaces of torch itself (and Python's): not custom ops, counted by the rules below.
+_TORCH_NAMESPACES = frozenset(
+    {
+        "aten", "prims", "_prims", "rngprims", "_operator", "operator", "builtins", "torch", "math", "higher_order",
+        "_c10d_functional", "c10d_functional", "c10d", "_dtensor", "mkldnn", "onednn", "quantized",
+        "quantized_decomposed", "_quantized", "inductor", "_inductor", "profiler",
+    }
+)  # fmt: skip
 
 
 class _Sizes:
@@ -232,6 +249,9 @@ def node_flops(node: GraphNode, sizes: _Sizes) -> tuple[Optional[float], str]:
         return (2.5 * fwd if op.endswith("_backward") else fwd), "attention"
     if op in _FREE_OPS:
         return 0.0, ""
+    ns = _custom_namespace(node.target)
+    if ns:
+        return None, f"{ns}::{op} is a custom op: what it computes is not known from its shapes"
     if op in _REDUCTIONS:
         n = sizes.numel(node.inputs[0]) if node.inputs else None
         return (None if n is None else float(n)), "per element"
@@ -353,7 +373,10 @@ def _one_call(kernel: Kernel, compile: Compile, inductor_bytes: Optional[dict], 
         f, rule = node_flops(node, sizes)
         if f is None:
             flops = None
-            notes.append(f"flops: unknown, {op_name(node.target)} ({name}) has no recorded shape to count from")
+            custom = rule if rule.endswith("not known from its shapes") else ""
+            notes.append(
+                f"flops: unknown, {custom or f'{op_name(node.target)} ({name}) has no recorded shape to count from'}"
+            )
             break
         flops += f
         if rule and f and rule not in rules:

@@ -63,6 +63,12 @@ def why_nothing_compiled(report, error: Optional[BaseException] = None, who: str
     """Why a report holds no compile, in the user's terms (never the circular "nothing compiled")."""
     if error is not None:
         return f"{who} raised {type(error).__name__} before anything compiled"
+    failed = [d for d in report.diagnostics if code_of(d) == "build_failed"]
+    if failed:  # with no compile in the report: the report itself failed, not the compile (a bug of ours)
+        return (
+            f"{message_of(failed[0])}; whatever Inductor compiled is not in this report (a bug of inductor_lens: "
+            "the diagnostic's detail holds the traceback)"
+        )
     gave_up = [d for d in report.diagnostics if code_of(d) in GAVE_UP]
     if gave_up:
         return "torch gave up compiling: " + message_of(gave_up[0])

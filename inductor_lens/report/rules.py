@@ -361,16 +361,26 @@ def _json_loads(text: str) -> Any:
 
 @functools.lru_cache(maxsize=4096)
 def short_op(target: str) -> str:
-    """``"aten.mm.default"`` -> ``"mm"``; ``"_operator.getitem"`` -> ``"getitem"``. The one short op name:
+    """``"aten.mm.default"`` -> ``"mm"``; ``"_operator.getitem"`` -> ``"getitem"``; a custom op
+    ``"trial.softclip.default"`` -> ``"softclip"``. The one short op name:
     ``GraphNode.short_op``, ``FusedNode.ops``, boxes, the compare page's moved ops all read it."""
     t = str(target or "").replace("torch.ops.", "")
     t = re.sub(r"^aten\.", "", t)
     parts = [p for p in t.split(".") if p]
     if not parts:
         return t
-    if len(parts) >= 2 and parts[0] in ("_operator", "operator", "builtins", "torch", "prims", "quantized"):
+    if len(parts) >= 2 and parts[0] in ("_operator", "operator", "builtins", "torch", "prims", "quantized", "math"):
+        return parts[1]
+    if len(parts) >= 3 and parts[-1] in _OVERLOADS or len(parts) >= 4:
+        # another namespace's op (a custom op, torchvision, collectives): "trial.softclip.default" is softclip, not
+        # its namespace
         return parts[1]
     return parts[0]
+
+
+#: The overload names an op target of another namespace ends with (``ns.op.overload``): ``default`` and the
+#: overloads of aten's own naming. ``mm.default`` (aten's, its namespace dropped) has two parts.
+_OVERLOADS = frozenset({"default", "Tensor", "Scalar", "int", "float", "out", "dim", "self", "input", "value"})
 
 
 #: Ops that move no data of their own: a fused node made only of these, with no kernel, is glue.

@@ -726,10 +726,12 @@ export function compileSummary(idx, report = null, actions = null) {
     h(
       "p",
       {},
-      `${plural(idx.boxes.length, "fused node")}, ${plural((c.kernels || []).length, "kernel")}: `,
+      // the kinds are the fused nodes' (a kernel may compute several): "35 fused nodes (14 pointwise, ...) in 18 kernels"
+      `${plural(idx.boxes.length, "fused node")} (`,
       Object.entries(kinds)
         .map(([k, v]) => `${v} ${k}`)
         .join(", "),
+      `) in ${plural((c.kernels || []).length, "kernel")}`,
     ),
     group.length > 1
       ? h(

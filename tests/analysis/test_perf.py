@@ -135,6 +135,24 @@ def test_symbolic_size_without_hint_is_unknown_not_guessed():
     assert "flops: unknown, mm (mm) has no recorded shape to count from" in cost.source
 
 
+def test_a_custom_op_is_named_by_its_op_and_its_flops_are_unknown_not_per_element():
+    """A ``torch.library.custom_op`` ("trial::softclip") is opaque: its box was titled "trial" (the namespace) and its
+    cost claimed one FLOP per element. A collective of torch's own namespace is still counted."""
+    x = GraphNode("x", "placeholder", "x", shape=[64, 32], dtype="float32")
+    clip = GraphNode("h", "call_function", "trial.softclip.default", inputs=["x"], shape=[64, 32], dtype="float32")
+    assert clip.short_op == "softclip"
+    k = Kernel(name="torch.ops.trial.softclip.default[buf0]", language="extern", source="", fx_nodes=["h"])
+    cost = kernel_cost(k, _compile([x, clip], k))
+    assert cost.flops is None and cost.bytes_read == 64 * 32 * 4
+    assert "flops: unknown, trial::softclip is a custom op" in cost.source
+    ar = GraphNode(
+        "ar", "call_function", "_c10d_functional.all_reduce.default", inputs=["x"], shape=[64, 32], dtype="float32"
+    )
+    assert ar.short_op == "all_reduce"
+    k2 = Kernel(name="ext[buf1]", language="extern", source="", fx_nodes=["ar"])
+    assert kernel_cost(k2, _compile([x, ar], k2)).flops == 64 * 32
+
+
 def test_attention_and_convolution_flops_from_shapes():
     B, H, L, E = 2, 4, 128, 64
     q = [GraphNode(n, "placeholder", n, shape=[B, H, L, E], dtype="bfloat16") for n in "qkv"]

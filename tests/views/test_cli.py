@@ -303,6 +303,23 @@ def test_nothing_compiled_says_why_on_stderr_and_in_the_report(inproc, workdir):
     assert [str(d) for d in report.diagnostics if "nothing compiled: the script never called" in str(d)]
 
 
+def test_a_report_that_could_not_be_built_says_so_not_that_nothing_compiled(inproc, workdir, monkeypatch):
+    """The report builder failing (a bug of ours) left a report with no compile and no torch.compile() call:
+    the CLI said "the script never called torch.compile()" after listing the kernels it compiled."""
+    from inductor_lens.capturing import build
+
+    def broken(*args, **kwargs):
+        raise NameError("name 'EmptyFrame' is not defined")
+
+    monkeypatch.setattr(build, "build_report", broken)
+    (workdir / "plain2.py").write_text("x = 1\n")
+    status, _, err = inproc("run", "--json", "broken.json", "plain2.py")
+    line = last_line(err)
+    assert status == 1 and "never called" not in line, line
+    assert "the report could not be built (NameError: name 'EmptyFrame' is not defined)" in line, line
+    assert "a bug of inductor_lens" in line
+
+
 def test_script_raising_before_any_compile_is_in_the_page(inproc, workdir):
     (workdir / "early.py").write_text("raise RuntimeError('no GPU here')\n")
     status, _, err = inproc("run", "-o", "early.html", "--json", "early.json", "early.py")

@@ -356,7 +356,7 @@ def test_counts_are_pluralized(tmp_path, offline_page):
     _open(page, path)
     assert page.locator(".il-status").text_content() == "1 fused node"
     summary = page.locator(".il-summary").text_content()
-    assert "1 fused node, 1 kernel:" in summary, summary
+    assert "1 fused node (1 pointwise) in 1 kernel" in summary, summary
     assert "1 fused nodes" not in page.locator(".il-root").text_content()
     _assert_clean(page)
 

@@ -1,7 +1,7 @@
 // The kernel table: one row per kernel of the compile (name, kind, ops, fused nodes, source line, time),
 // sortable by any column, filterable; clicking a row selects that kernel everywhere.
 
-import { fmtShare, fmtUs } from "../data.js";
+import { fmtShare, fmtUs, plural } from "../data.js";
 import { h } from "../dom.js";
 import { builtModules, builtTag } from "../linepanel.js";
 import { kernelRows, sortRows } from "../viewdata.js";
@@ -131,7 +131,9 @@ function create(ctx) {
     );
     table.replaceChildren(head, body);
     count.textContent =
-      shown.length === rows.length ? `${rows.length} kernels` : `${shown.length} of ${rows.length} kernels`;
+      shown.length === rows.length
+        ? plural(rows.length, "kernel")
+        : `${shown.length} of ${plural(rows.length, "kernel")}`;
   }
 
   return {
