@@ -133,13 +133,14 @@ def _storages(buffers: list[dict], aliases: dict[str, str], made: Optional[set[s
             out.append(dict(b, bytes=0))
             continue
         if r == b["name"] and r not in merged:
-            merged[r] = dict(b, users=list(b.get("users") or []))
+            merged[r] = dict(b, users=list(b.get("users") or []), members=[b])
             out.append(merged[r])
             continue
         base = merged.get(r)
         if base is None:  # an alias listed before its root: keep it apart
             out.append(b)
             continue
+        base["members"].append(b)  # the buffers the storage holds in turn (the peak table names the one it holds)
         base["bytes"] = max(int(base.get("bytes") or 0), int(b.get("bytes") or 0))
         base["users"] += [u for u in [b["node"], *(b.get("users") or [])] if u not in base["users"]]
         base["is_output"] = bool(base.get("is_output")) or bool(b.get("is_output"))
@@ -228,10 +229,11 @@ def timeline(
     alive = sorted((s for s in spans if s[0] <= at <= s[1]), key=lambda s: (-s[2], s[3]["name"]))[:top]
     peak_buffers = []
     for start, _, size, b in alive:
-        fx_node = _fx_of(b, graph_order)
+        held, start = _held_at(b, at, step, start)
+        fx_node = _fx_of(held, graph_order)
         peak_buffers.append(
             LiveBuffer(
-                name=b["name"],
+                name=held["name"],
                 bytes=size,
                 node=order[start],  # a glue node's buffer is its box's
                 fx_node=fx_node,
@@ -239,6 +241,18 @@ def timeline(
             )
         )
     return points, peak, order[at], peak_buffers
+
+
+def _held_at(storage: dict, at: int, step: dict[str, int], start: int) -> tuple[dict, int]:
+    """``(buffer, its writer's step)``: what a storage holds at step ``at``, the last of the buffers written into it
+    in turn (``# reuse``: buf5, then buf6, buf13... ``_storages``' ``members``) whose writer ran by then: the peak
+    table names the tensor alive there, not the first that storage held (a checkpointed layer's, long dead)."""
+    held = (storage, start)
+    for m in storage.get("members") or []:
+        s = step.get(m.get("node", ""))
+        if s is not None and s <= at and s >= held[1]:
+            held = (m, s)
+    return held
 
 
 def _base(node: GraphNode, fx: dict[str, GraphNode]) -> GraphNode:

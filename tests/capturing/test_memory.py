@@ -344,6 +344,36 @@ def test_everything_alive_at_the_peak_adds_up_to_the_peak(stack_training_report)
         assert blocks and all(r.module.startswith(c.module_view.repeats[0].label) for r in blocks)
 
 
+def test_a_reused_storage_at_the_peak_is_named_by_the_buffer_it_holds_there(stack_training_report):
+    """The output code writes buffers into dead ones' storage (``buf13 = buf6; del buf6  # reuse``): the timeline
+    counts a chain once, and the peak table named it by the first buffer it held (a checkpointed layer's activation,
+    long dead). Each row names the last buffer of its chain whose writer ran by the peak; no later one has."""
+    from inductor_lens.analysis.memory import reuses
+
+    checked = 0
+    for c in stack_training_report.compiles:
+        step = {}
+        boxes = [n for n in c.fused_nodes if not n.is_glue]
+        for i, n in enumerate(boxes):
+            step.update((b, i) for b in n.writes)
+        for n in c.fused_nodes:  # a glue node's buffer is its box's (the one before it)
+            step.setdefault(n.name, 0)
+        at = [n.name for n in boxes].index(c.memory.peak_node)
+        later, aliases = {}, reuses(c.output_code)  # a buffer -> the buffers written into its storage after it
+        for new, old in aliases.items():
+            later.setdefault(old, []).append(new)
+        for row in c.memory.peak_buffers:
+            todo, after = list(later.get(row.name, [])), []
+            while todo:
+                x = todo.pop()
+                after.append(x)
+                todo += later.get(x, [])
+            written = [x for x in after if step.get(x, len(boxes)) <= at]
+            assert not written, (c.id, row.name, written)
+            checked += row.name in aliases  # the row names a buffer written into an earlier one's storage
+    assert checked
+
+
 def test_saved_groups_hold_every_saved_tensor_once_four_to_a_block_row(stack_training_report):
     fwd = next(c for c in stack_training_report.compiles if c.graph_kind == "forward")
     m = fwd.memory
