@@ -305,10 +305,8 @@ class Hooks:
                     if not rec.outputs_read:
                         self._read_outputs(rec, g)
                     return rec
-        with self._lock:
-            key = self._next_key
-            self._next_key += 1
-        self._guarded("tagging a graph", setattr, g, self._key_attr, key)
+        else:  # (a graph tagged but not recorded yet: the parent of a subgraph recorded first keeps its key)
+            key = self._tag(g)
         from torch._guards import CompileContext
 
         cid = CompileContext.current_compile_id()
@@ -328,6 +326,12 @@ class Hooks:
         )
         self._guarded("reading the CUDA-graph mode", lambda: setattr(rec, "cudagraphs", cudagraphs.mode_on()))
         self._guarded("reading the autotune settings", lambda: setattr(rec, "autotune_mode", _autotune_mode()))
+        parent = getattr(g, "parent", None)  # SubgraphLowering: a torch.cond branch, lowered inside its parent
+        if isinstance(parent, GraphLowering):
+            rec.subgraph = str(getattr(g, "name", "") or "subgraph")
+            rec.parent_key = getattr(parent, self._key_attr, None)
+            if rec.parent_key is None:
+                rec.parent_key = self._tag(parent)
         try:
             rec.post_grad_nodes = fx_graph_nodes(g.module)
         except Exception as e:
@@ -342,6 +346,14 @@ class Hooks:
             self.raw.device = ",".join(sorted(d for d in device if d != "meta")) or self.raw.device
         self.raw.graphs.append(rec)
         return rec
+
+    def _tag(self, g: Any) -> int:
+        """A new key for graph ``g``, set on it (an attribute of ours on the GraphLowering)."""
+        with self._lock:
+            key = self._next_key
+            self._next_key += 1
+        self._guarded("tagging a graph", setattr, g, self._key_attr, key)
+        return key
 
     def _read_outputs(self, rec: RawGraph, g: Any) -> None:
         """The graph's output buffers, once lowering has made them: a hook can see a graph earlier (autotuning
@@ -918,8 +930,8 @@ def _install_module_hook(stack: contextlib.ExitStack) -> None:
         if key is not None:
             hooks._modules[key] = mod
             for rec in hooks.raw.graphs:
-                if rec.key == key:
-                    rec.loaded = True
+                if rec.key == key or (rec.parent_key is not None and rec.parent_key == key):
+                    rec.loaded = True  # a subgraph's code is in its parent's module: loaded with it
 
     @functools.wraps(original)
     def compile_to_module(graph, *args, **kwargs):
@@ -936,6 +948,9 @@ def _install_torch_compile(stack: contextlib.ExitStack) -> None:
     original = torch.compile
 
     def note(hooks: Hooks, model: Any, kwargs: dict, frames: list) -> None:
+        caller = os.path.abspath(frames[-1][0]) if frames else ""
+        if caller.startswith(os.path.join(hooks._torch_dir, "_higher_order_ops") + os.sep):
+            return  # torch.cond & co. trace a branch with torch.compile(backend="eager"): torch's call, not the user's
         name = getattr(model, "__qualname__", None) or type(model).__name__ if model is not None else "?"
         backend = kwargs.get("backend", "inductor")
         backend = backend if isinstance(backend, str) else getattr(backend, "__name__", repr(backend))

@@ -448,7 +448,8 @@ class _GraphBuilder:
         kernels = self._attach_autotune(kernels)
         known = {k.name for k in kernels} | {e["raw"].name for e in merged.values()}
         for kname, (language, source) in code_kernels.items():
-            if kname not in known:
+            # a subgraph's kernel is in its compile; a subgraph's code is its parent's: their kernels are the parent's
+            if kname not in known and kname not in rec.subgraph_kernels and not rec.subgraph:
                 kernels.append(
                     Kernel(name=kname, language=language, source=source, launch=launches.of(kname, language, source))
                 )
@@ -832,6 +833,23 @@ def _aot_trigger(call: Optional[dict], t0: float) -> Trigger:
     )
 
 
+def _with_subgraph_code(graphs: list[RawGraph]) -> list[RawGraph]:
+    """Each subgraph (a torch.cond branch: ``RawGraph.subgraph``) with its parent's output code, which holds its
+    code and kernels, and each parent with the names of the kernels its subgraphs recorded (``subgraph_kernels``:
+    in its output code, but theirs)."""
+    by_key = {rec.key: rec for rec in graphs}
+    subs: dict[int, list[str]] = {}
+    out = []
+    for rec in graphs:
+        parent = by_key.get(rec.parent_key) if rec.subgraph else None
+        if parent is not None:
+            subs.setdefault(parent.key, []).extend(k.name for k in rec.kernels)
+            if not rec.output_code:
+                rec = dataclasses.replace(rec, output_code=parent.output_code)
+        out.append(rec)
+    return [dataclasses.replace(r, subgraph_kernels=subs[r.key]) if r.key in subs else r for r in out]
+
+
 def _with_aot_code(graphs: list[RawGraph], trace: _Trace) -> list[RawGraph]:
     """AOTInductor compiles have no compile id and no Python output code: give each its C++ wrapper and
     kernels (the ``inductor_aot_*_code`` records, in order) and the id ``aot/N``."""
@@ -970,6 +988,7 @@ def _compile(
         returned_outputs=rec.returned_outputs,
         saved_outputs=rec.saved_outputs,
         autotune_mode=AutotuneMode(**rec.autotune_mode) if rec.autotune_mode else None,
+        subgraph=rec.subgraph,
         guards=str(guards[-1]) if guards else "",
         complete=complete,
         cudagraphs=_cudagraph_notes(cudagraphs_of(rec, trace.events), cid, diagnostics),
@@ -1170,7 +1189,7 @@ def _build(raw: Raw, torch_version: str, title: str) -> Report:
     starts = [w.start_us for w in windows]
     facts: list[Optional[dict]] = []
     maker = CompileMaker(raw, trace, diagnostics)
-    for rec in _with_aot_code(raw.graphs, trace):
+    for rec in _with_aot_code(_with_subgraph_code(raw.graphs), trace):
         compile = maker.make(rec, windows, starts)
         if compile is not None:
             compiles.append(compile)

@@ -65,6 +65,11 @@ class RawGraph:
     autotune: list[dict] = field(default_factory=list)  # {op, inputs, choices: [{name, time_ms}]}
     runtime: dict[str, dict] = field(default_factory=dict)  # kernel name -> launch metadata after running
     aot: bool = False  # an AOTInductor compile (aot_mode)
+    # a subgraph Inductor lowers inside another graph (a torch.cond branch, a while_loop body): its name
+    # ("true_graph_0") and the key of the graph whose output code holds it; "" and None for the others
+    subgraph: str = ""
+    parent_key: Optional[int] = None
+    subgraph_kernels: list[str] = field(default_factory=list)  # of a parent: the kernels its subgraphs recorded
     memory: Optional[dict] = None  # buffers and input sizes for the memory timeline (capturing/memory.py)
     # Inductor's autotuning settings as this graph compiled ({max_autotune, gemm_backends, freezing}; None: not read)
     autotune_mode: Optional[dict] = None

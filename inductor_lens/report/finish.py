@@ -300,7 +300,7 @@ def finish_compile(c: Compile, view: bool = True) -> Compile:
             and (d.fused1 == d.fused2 or (d.fused1 in site_of and site_of.get(d.fused1) == site_of.get(d.fused2)))
         )
     ]
-    flabel = frame_label(c.frame)
+    flabel = f"{c.subgraph} (a subgraph)" if c.subgraph else frame_label(c.frame)
     # an output that is a graph input (a saved input, a parameter) by the name its box shows: x, fc2.weight
     shown = {n: fx[n].display_name for n in c.saved_outputs + c.returned_outputs if n in fx and fx[n].display_name}
     suffix = c.id[len(f"{c.compile_id} {c.graph_kind}") :] if c.id.startswith(f"{c.compile_id} {c.graph_kind}") else ""
@@ -312,7 +312,9 @@ def finish_compile(c: Compile, view: bool = True) -> Compile:
         frame_label=flabel,
         label=compile_label(c.compile_id, c.graph_kind, flabel, suffix),
         graph_note=graph_note(
-            c.graph_kind, *([shown.get(b, b) for b in bs] for bs in (c.returned_outputs, c.saved_outputs))
+            c.graph_kind,
+            *([shown.get(b, b) for b in bs] for bs in (c.returned_outputs, c.saved_outputs)),
+            subgraph=c.subgraph,
         ),
         autotune_note=_autotune_note(c, kernels, fused),
     )

@@ -949,6 +949,9 @@ class Compile(_Record):
     #: What the panel says about the kind of graph (``rules.graph_note``): why a forward is a training forward
     #: and what it saves; ``""`` for other graphs and in reports made before it.
     graph_note: str = ""
+    #: A subgraph Inductor lowered inside another graph of this compile id (a ``torch.cond`` branch, a loop body):
+    #: its name (``true_graph_0``); its code is in that graph's output code, which calls it. ``""`` for the others.
+    subgraph: str = ""
     #: Inductor's autotuning settings as it compiled (``AutotuneMode``); None where not recorded (a TORCH_TRACE
     #: import, an older report).
     autotune_mode: Optional[AutotuneMode] = None

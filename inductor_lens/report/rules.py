@@ -270,10 +270,17 @@ def compile_label(compile_id: str, graph_kind: str, frame_lbl: str, suffix: str 
     return f"{who}: {graph_kind} graph · {compile_id}{suffix}"
 
 
-def graph_note(graph_kind: str, returned: list[str], saved: list[str]) -> str:
+def graph_note(graph_kind: str, returned: list[str], saved: list[str], subgraph: str = "") -> str:
     """What a compile's panel says about its kind of graph: a ``forward`` is a training forward, compiled because
     grad mode was on and an input requires grad (an ``.eval()`` model's parameters still do), which also returns
-    what the backward needs (``saved``, where known); ``""`` for inference and backward graphs."""
+    what the backward needs (``saved``, where known); a ``subgraph`` (``true_graph_0``) is a branch Inductor lowered
+    inside another graph; ``""`` for other inference and backward graphs."""
+    if subgraph:
+        return (
+            f"A subgraph ({subgraph}): a torch.cond branch or a loop body that Inductor lowers as a graph of its own "
+            "while it lowers the graph that calls it; its code is written into that graph's output code (the first "
+            "graph of this compile id), and its kernels run when that graph runs and takes this branch."
+        )
     if graph_kind != "forward":
         return ""
 

@@ -137,3 +137,32 @@ def test_a_forward_decorated_by_a_wrapper_taking_self_and_varargs_is_named_as_fo
     assert c.frame == "forward (via the wrapper decorator)" and c.label.startswith("forward():")
     inputs = {n.display_name: n.role for n in c.graphs["dynamo"].nodes if n.op == "placeholder"}
     assert inputs.get("features") == "input" and inputs.get("fc.weight") == "parameter", inputs
+
+
+def test_torch_cond_branches_are_subgraphs_of_a_compile_that_finished():
+    """``torch.cond``: Inductor lowers each branch as a subgraph of the graph that calls it and writes their code into
+    that graph's output code. The report said both branches "did not finish" (their own module is never loaded),
+    flagged the false branch's kernel as sourceless and the parent's copy of it as unexplained, and warned that
+    torch.compile ran with backend 'eager' (torch.cond's own call, tracing a branch)."""
+    torch.manual_seed(0)
+    lin = torch.nn.Linear(8, 4)
+
+    def f(x):
+        p = x.mean(0)
+        return torch.cond(p.sum() > 0, lambda p: lin(p).relu(), lambda p: -lin(p), (p,))
+
+    x = torch.randn(4, 8)
+    with torch.no_grad():
+        expected = f(x)
+        with inductor_lens.capture() as cap:
+            out = torch.compile(f)(x)
+    torch.testing.assert_close(out, expected)
+    report = cap.report
+    assert [d.code for d in report.diagnostics] == [], report.diagnostics
+    assert [c.backend for c in report.compile_calls] == ["inductor"]
+    subs = {c.subgraph: c for c in report.compiles if c.subgraph}
+    assert set(subs) == {"true_graph_0", "false_graph_0"}
+    assert all(c.complete for c in report.compiles)
+    for c in subs.values():
+        assert c.kernels and all(k.language != "other" for k in c.kernels), c.id
+        assert c.frame_label == f"{c.subgraph} (a subgraph)" and c.graph_note.startswith(f"A subgraph ({c.subgraph})")
