@@ -1082,16 +1082,19 @@ def _cudagraph_notes(graphs, cid: str, diagnostics: list):
 
 
 def _graph_breaks(trace: _Trace) -> list[GraphBreak]:
-    breaks, seen = [], set()
-    for _, payload, _ in trace.by_kind.get("dynamo_graph_break_reason", []):
+    """The graph breaks dynamo logged, each once (by reason and stack), with the compile ids of the frames it broke
+    in (a recompile breaks again at the same place: ``1/0``, ``1/1``)."""
+    found: dict[tuple, tuple[str, list[Frame], list[str]]] = {}
+    for cid, payload, _ in trace.by_kind.get("dynamo_graph_break_reason", []):
         reason, stack = parse_graph_break(str(payload or ""))
         # from the user's outermost frame: the launcher's (inductor-lens run, runpy, a notebook's kernel) left out
         stack = stack[next((i for i, f in enumerate(stack) if f.is_user), 0) :]
         key = (reason, tuple((f.file, f.line) for f in stack))
-        if key not in seen:
-            seen.add(key)
-            breaks.append(GraphBreak(reason=reason, user_stack=stack))
-    return breaks
+        ids = found.setdefault(key, (reason, stack, []))[2]
+        cid = _ATTEMPT.sub("", str(cid or ""))
+        if cid and cid not in ids:
+            ids.append(cid)
+    return [GraphBreak(reason=r, user_stack=st, compile_ids=ids) for r, st, ids in found.values()]
 
 
 def _user_files(compiles: list[Compile], others: list[list[Frame]]) -> list[str]:

@@ -1003,6 +1003,9 @@ class GraphBreak(_Record):
 
     reason: str
     user_stack: list[Frame] = field(default_factory=list)
+    #: The compile ids of the frames it broke in, in order (a recompile breaks again at the same place); empty
+    #: where not recorded.
+    compile_ids: list[str] = field(default_factory=list)
     summary: str = ""
     shown_frame: int = -1
     broke_inside: str = ""

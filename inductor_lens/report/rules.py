@@ -284,12 +284,13 @@ def graph_note(graph_kind: str, returned: list[str], saved: list[str], subgraph:
     if graph_kind != "forward":
         return ""
 
-    def bufs(names: list[str]) -> str:
+    def bufs(names: list[str]) -> str:  # buffers (storages): the tensors saved may be several views of one
         shown = ", ".join(names[:4]) + (f" and {len(names) - 4} more" if len(names) > 4 else "")
-        return f"{len(names)} {'tensor' if len(names) == 1 else 'tensors'} ({shown})"
+        return f"{len(names)} {'buffer' if len(names) == 1 else 'buffers'} ({shown})"
 
     what = (
-        f" It returns {bufs(returned)} to your code and saves {bufs(saved)} for the backward."
+        f" It returns {bufs(returned)} to your code and saves {bufs(saved)} for the backward (the Memory view lists"
+        " the tensors saved, several views of one buffer apart)."
         if returned and saved
         else f" It returns {bufs(returned)} to your code and saves no output for the backward."
         if returned

@@ -828,6 +828,7 @@ function graphBreaks(report) {
         const inside = b.broke_inside
           ? `\nit broke inside ${b.broke_inside === "torch" ? "torch" : "a library"}: ${last.file}:${last.line} in ${last.function}`
           : "";
+        const ids = (b.compile_ids || []).join(", ");
         return h(
           "li",
           {},
@@ -835,10 +836,16 @@ function graphBreaks(report) {
           fr
             ? h(
                 "div",
-                { class: "il-head-line", title: `${fr.file}:${fr.line}${inside}`, "data-role": "break-line" },
+                {
+                  class: "il-head-line",
+                  title: `${fr.file}:${fr.line}${inside}${ids ? `\nin frame(s) ${ids}` : ""}`,
+                  "data-role": "break-line",
+                },
                 h("span", { class: "il-file" }, `${basename(fr.file)}:${fr.line}`),
                 " ",
                 h("code", {}, String(fr.code || "").trim()),
+                // the frames it broke in (GraphBreak.compile_ids): a recompile breaks again at the same place
+                ids ? h("span", { class: "il-muted", "data-role": "break-compiles" }, ` · in ${ids}`) : null,
               )
             : null,
         );

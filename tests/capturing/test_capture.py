@@ -134,7 +134,7 @@ def test_a_training_forward_says_what_it_returns_and_what_it_saves_for_the_backw
         assert set(fwd.returned_outputs + fwd.saved_outputs) <= set(fwd.graph_outputs + fwd.graph_inputs)
         # the note names a saved graph input as its box does (the user's x), a buffer by its name
         assert fwd.graph_note.startswith("A training forward: grad mode was on")
-        assert f"saves {len(taken)} tensors (x, " in fwd.graph_note and "torch.no_grad()" in fwd.graph_note
+        assert f"saves {len(taken)} buffers (x, " in fwd.graph_note and "torch.no_grad()" in fwd.graph_note
         assert (bwd.returned_outputs, bwd.saved_outputs, bwd.graph_note) == ([], [], "")
     (inference,) = sin_cos_report.compiles  # no input requires grad: one inference graph, nothing saved
     assert inference.graph_kind == "inference"

@@ -139,6 +139,9 @@ def test_graphs_triggers_guards_and_breaks_agree(both):
         ("3/0", f"head() after its graph break at line {second}")
     ]
     assert imported.empty_frames == captured.empty_frames
+    # each break says the frame it broke in: head()'s two breaks, then again in the recompile (a new call site)
+    assert [b.compile_ids for b in captured.graph_breaks] == [["1/0"], ["2/0"], ["1/1"], ["2/1"]]
+    assert [b.compile_ids for b in imported.graph_breaks] == [b.compile_ids for b in captured.graph_breaks]
 
 
 def test_what_a_trace_cannot_hold_is_said(both):
