@@ -272,3 +272,30 @@ def test_one_row_per_tensor_is_drawn_200_at_a_time(tmp_path, offline_page):
     more.click()
     assert rows.count() == 450 and more.count() == 0
     _assert_clean(page)
+
+
+def test_a_long_peak_label_wraps_inside_the_memory_view(tmp_path, offline_page, training_report):
+    """The peak fact names the fused node at the peak; a backward's kernel name runs to 90 characters
+    (``cpp_fused_add_embedding_dense_backward_native_layer_norm_...``) and its chip ran past the pane at 1000 x 700.
+    Every chip stays inside the view."""
+    import copy
+
+    from tests.views.test_front_views import _page_from_dict
+
+    data = copy.deepcopy(training_report.to_dict())
+    c = next(c for c in data["compiles"] if c.get("memory"))
+    peak = next(n for n in c["fused_nodes"] if n["name"] == c["memory"]["peak_node"])
+    peak["label"] = "cpp_fused_add_embedding_dense_backward_native_layer_norm_native_layer_norm_backward_sum_view_7"
+    path = _page_from_dict(tmp_path, training_report, data, "long.html")
+    page = offline_page
+    page.set_viewport_size({"width": 1000, "height": 700})
+    _open(page, path)
+    page.select_option(".il-compile", c["id"])
+    page.click('[data-tab="memory"]')
+    fact = page.locator('[data-role="memory-peak-fact"]')
+    assert peak["label"] in fact.inner_text()
+    view = page.locator('[data-view="memory"]').bounding_box()
+    for chip in page.locator('[data-view="memory"] .il-chip').all():
+        box = chip.bounding_box()
+        assert box["x"] + box["width"] <= view["x"] + view["width"] + 0.5, (chip.inner_text(), box, view)
+    _assert_clean(page)
