@@ -602,7 +602,14 @@ def memory(
         order, buffers, fx, top=None, aliases=reuses(code), made=allocated(code), home=home
     )
     saved = saved_for_backward(compile, backward) if backward is not None and compile.graph_kind == "forward" else []
-    redo = recomputed(compile, backward) if backward is not None and compile.graph_kind == "forward" else []
+    # the ops the backward computes again: on the forward (what it did not save) and on the backward (where they run)
+    redo = (
+        recomputed(compile, backward)
+        if backward is not None and compile.graph_kind == "forward"
+        else recomputed(forward, compile)
+        if forward is not None and compile.graph_kind == "backward"
+        else []
+    )
     built = built_by_module(compile)  # empty at capture: the built lines come later (report/lines.mark_rollups)
     _, by_module = rollups(saved, fx, built)
     instances = repeat_instances(compile)

@@ -552,11 +552,24 @@ function ofItsKernel(k, mine, all) {
   return k && (k.fused_nodes || []).length > 1 && all > mine ? ` of its kernel's ${all}` : "";
 }
 
-function fxOpsSection({ n, k, fxByName }, actions) {
+function fxOpsSection({ idx, n, k, fxByName }, actions) {
   const mine = (n.fx_nodes || []).length;
+  // a backward's ops that recompute forward ops (Memory.recomputed, decided in Python: activation checkpointing,
+  // the partitioner's rematerialization)
+  const backward = idx.compile.graph_kind === "backward";
+  const redo = new Set(backward ? ((idx.compile.memory || {}).recomputed || []).map((r) => r.fx_node) : []);
+  const again = (n.fx_nodes || []).filter((f) => redo.has(f));
   return section(
     `FX ops absorbed (${mine}${ofItsKernel(k, mine, ((k && k.fx_nodes) || []).length)})`,
     "fx-nodes",
+    again.length
+      ? h(
+          "p",
+          { class: "il-note", "data-role": "recomputed-ops" },
+          `Recomputes ${plural(again.length, "forward op")} (marked ↻) instead of the forward saving their results: ` +
+            "activation checkpointing, or the partitioner finding them cheaper to compute again than to keep.",
+        )
+      : null,
     h(
       "ul",
       { class: "il-fxlist" },
@@ -576,6 +589,7 @@ function fxOpsSection({ n, k, fxByName }, actions) {
             },
             name,
           ),
+          redo.has(name) ? h("span", { class: "il-muted", title: "recomputed in the backward" }, " ↻") : null,
           gn ? h("span", { class: "il-muted" }, fxDescription(gn)) : null,
         );
       }),

@@ -186,7 +186,9 @@ def test_timeline_one_point_per_box_and_the_peak_is_its_maximum(step, request):
 @pytest.mark.parametrize("step", ["mlp_step", "block_step"])
 def test_recomputed_ops_are_the_logged_backwards_copies_of_forward_ops(step, request):
     report, logged = request.getfixturevalue(step)
-    fwd, _ = _pair(report)
+    fwd, bwd = _pair(report)
+    # the backward, where they run, lists them too (its Memory view and the panel of the nodes that recompute)
+    assert [r.fx_node for r in bwd.memory.recomputed] == [r.fx_node for r in fwd.memory.recomputed]
     f_ops, b_ops = _ops(logged["aot_forward_graph"]), _ops(logged["aot_backward_graph"])
     free = ("aten.view", "aten.permute", "aten.t", "aten.transpose", "aten.expand", "aten.unsqueeze", "aten.squeeze")
     expected = {n for n, op in b_ops.items() if f_ops.get(n) == op and not op.startswith(free)}

@@ -299,3 +299,26 @@ def test_a_long_peak_label_wraps_inside_the_memory_view(tmp_path, offline_page, 
         box = chip.bounding_box()
         assert box["x"] + box["width"] <= view["x"] + view["width"] + 0.5, (chip.inner_text(), box, view)
     _assert_clean(page)
+
+
+def test_a_backward_node_that_recomputes_forward_ops_says_so(tmp_path, offline_page, training_report):
+    """The partitioner recomputes cheap forward ops (a layer norm's statistics) in the backward rather than saving
+    them; activation checkpointing recomputes whole layers. The backward's panel never said so: a node that
+    recomputes forward ops marks them (↻) and says why, and the backward's Memory view lists them too."""
+    bwd = next(c for c in training_report.compiles if c.graph_kind == "backward")
+    redo = {r.fx_node for r in bwd.memory.recomputed}
+    node = next(n for n in bwd.fused_nodes if redo & set(n.fx_nodes) and not n.is_glue)
+    path = tmp_path / "redo.html"
+    training_report.save_html(path)
+    page = offline_page
+    _open(page, path)
+    page.select_option(".il-compile", bwd.id)
+    page.evaluate("(n) => window.inductorLens.select(n)", node.name)
+    note = page.locator('[data-role="recomputed-ops"]')
+    n = len(redo & set(node.fx_nodes))
+    assert note.inner_text().startswith(f"Recomputes {n} forward op"), note.inner_text()
+    marked = page.locator('[data-role="fx-nodes"] li', has_text="↻")
+    assert marked.count() == n
+    page.click('[data-tab="memory"]')
+    assert page.locator('[data-view="memory"] [data-role="recomputed"]').count() == 1
+    _assert_clean(page)
