@@ -35,6 +35,7 @@ from .rules import (
     is_channels_last,
     is_glue,
     is_input_copy,
+    kernel_kind,
     kernel_runs,
     no_line_reason,
     node_ops,
@@ -113,9 +114,11 @@ def derive_compile(c: Compile, fx: Optional[dict] = None, view: bool = True) -> 
     boxes = [n for n in fused if not n.is_glue]
     order = {n.name: i for i, n in enumerate(fused)}
     lines_of: dict[str, list] = {}
+    kinds_of: dict[str, list[str]] = {}
     for n in boxes:
         if n.kernel:
             lines_of.setdefault(n.kernel, []).append(n.user_lines)
+            kinds_of.setdefault(n.kernel, []).append(n.kind)
     kernels = []
     for k in c.kernels:
         md = k.metadata
@@ -130,7 +133,8 @@ def derive_compile(c: Compile, fx: Optional[dict] = None, view: bool = True) -> 
         lines = user_lines(k.user_stack) or user_lines([f] for ls in lines_of.get(k.name, []) for f in ls)
         sites = k.call_sites or kernel_runs(k.name, boxes) or ([list(k.fused_nodes)] if k.fused_nodes else [])
         sites = [sorted(site, key=lambda f: order.get(f, len(order))) for site in sites]  # execution order
-        kernels.append(dataclasses.replace(k, metadata=md, user_lines=lines, call_sites=sites))
+        kind = kernel_kind(kinds_of.get(k.name, []))
+        kernels.append(dataclasses.replace(k, metadata=md, user_lines=lines, call_sites=sites, kind=kind))
     fused = _copy_labels(fused, copies, kernels, fx)
     kind = trigger_kind(c.trigger.kind, c.frame)
     trigger = dataclasses.replace(c.trigger, kind=kind, summary=trigger_summary(kind))

@@ -596,6 +596,9 @@ class Kernel(_Record):
     #: (``FusedNode.user_lines``, in execution order). The first is the line the kernel table, the source
     #: view, the panel and the roofline's time-by-line table tie the kernel to.
     user_lines: list[Frame] = field(default_factory=list)
+    #: What the kernel is, from its fused nodes' kinds (``rules.kernel_kind``: a reduction if any of them
+    #: reduces, a kernel of a pointwise node and a mean is not "pointwise"); ``""`` in reports made before it.
+    kind: str = ""
     #: For a kernel with no ``user_lines`` (its ops ran inside torch, an ``nn.Sequential``'s), the lines of the user's
     #: that BUILT the modules of its fused nodes' ops (their ``built_lines``), one per line, in execution order: what
     #: the kernel table and the time-by-line table name, marked built (``report/built.py``).

@@ -421,6 +421,21 @@ def is_glue(kind: str, kernel: Optional[str], ops: Iterable[str]) -> bool:
     return kind in ("nop", "extern") or (bool(ops) and all(o in GLUE_OPS for o in ops))
 
 
+#: Which kind names a kernel whose fused nodes are of several: the first of these among them.
+_KERNEL_KINDS = ("template", "extern", "foreach", "reduction", "pointwise", "nop", "other")
+
+
+def kernel_kind(kinds: Iterable[str]) -> str:
+    """A kernel's kind from its fused nodes' (``Kernel.kind``): a kernel that reduces is a reduction kernel
+    though its first node is pointwise.
+
+    >>> kernel_kind(["pointwise", "reduction", "pointwise"])
+    'reduction'
+    """
+    ks = set(kinds)
+    return next((k for k in _KERNEL_KINDS if k in ks), next(iter(sorted(ks)), ""))
+
+
 def fused_label(kind: str, kernel: Optional[str], kernel_language: str, ops: list[str], callee: str, name: str) -> str:
     """What a box says first: the op of an extern call (``mm``), the kernel's name, or the glue op."""
     if kernel_language == "extern" or (kind == "extern" and kernel):

@@ -830,7 +830,7 @@ function graphBreaks(report) {
   const gb = (report && report.graph_breaks) || [];
   if (!gb.length) return null;
   return section(
-    `Graph breaks (${gb.length})`,
+    `Graph breaks in this capture (${gb.length})`,
     "graph-breaks",
     h(
       "ul",

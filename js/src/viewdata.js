@@ -118,7 +118,7 @@ export function kernelRows(idx) {
       r = {
         kernel: n.kernel,
         label: n.label || n.kernel,
-        kind: n.kind,
+        kind: k.kind || n.kind, // Kernel.kind (Python: a reduction if any of its nodes reduces); older reports: its first node's
         language: k.language || "",
         ops: 0,
         fused: [],

@@ -71,6 +71,22 @@ def test_a_fused_node_names_the_lines_its_own_ops_ran(cnn_step):
 
 
 @pytest.mark.compile
+def test_a_kernel_that_reduces_is_a_reduction_kernel_whatever_its_first_node(cnn_step):
+    """The Kernels tab gave a kernel its first fused node's kind: BatchNorm's statistics kernel, whose first node is
+    pointwise, read "pointwise". ``Kernel.kind`` is its nodes' kind, a reduction if any of them reduces."""
+    differs = 0
+    for c in cnn_step.compiles:
+        for k in c.kernels:
+            kinds = [n.kind for n in c.fused_nodes if n.kernel == k.name and not n.is_glue]
+            if not kinds:
+                continue
+            assert k.kind == ("reduction" if "reduction" in kinds and k.language != "extern" else k.kind), k.name
+            assert k.kind in kinds
+            differs += k.kind != kinds[0]
+    assert differs >= 1
+
+
+@pytest.mark.compile
 def test_a_backwards_saved_inputs_are_named_by_the_forward_op_and_module_that_made_them(cnn_step):
     fwd, bwd = cnn_step.compiles
     saved = {name: n.display_name for name, n in _placeholders(bwd).items() if n.role == "saved"}

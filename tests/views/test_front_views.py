@@ -654,3 +654,26 @@ def test_transformer_encoder_opens_one_box_per_layer_that_fill_a_1000_by_700_cel
         assert {m.get_attribute("data-module") for m in modules.all()} >= {"layers.1", "layers.2", "layers.3"}
     finally:
         page.close()
+
+
+def test_the_source_view_marks_the_lines_where_the_graph_broke(tmp_path, offline_page, break_recompile_report):
+    """Your code as the map shows where each graph break happened (the line its panel shows, GraphBreak.shown_frame):
+    a mark on that line, its reason and frames in the tooltip."""
+    report = break_recompile_report
+    shown = {}
+    for b in report.graph_breaks:
+        fr = b.user_stack[b.shown_frame]
+        shown.setdefault((fr.file, fr.line), []).append(b)
+    assert shown
+    path = tmp_path / "breaks.html"
+    report.save_html(path)
+    page = offline_page
+    _open(page, path)
+    page.click('[data-tab="source"]')
+    marks = page.locator('[data-view="source"] [data-role="source-break"]')
+    assert marks.count() == len(shown)
+    for (file, line), bs in shown.items():
+        mark = page.locator(f'[data-view="source"] [data-source-line="{file}:{line}"] [data-role="source-break"]')
+        assert mark.count() == 1 and "graph break" in mark.inner_text()
+        assert bs[0].summary in mark.get_attribute("title")
+    _assert_clean(page)

@@ -128,6 +128,14 @@ function create(ctx) {
     const saved = new Map(
       ((compile && compile.memory && compile.memory.saved_by_line) || []).map((r) => [lineKey(r.file, r.line), r]),
     );
+    // where dynamo broke the graph: the line each break shows (GraphBreak.shown_frame, decided in Python)
+    const breaks = new Map();
+    for (const b of report.graph_breaks || []) {
+      const fr = (b.user_stack || [])[b.shown_frame];
+      if (!fr) continue;
+      const key = lineKey(fr.file, fr.line);
+      breaks.set(key, [...(breaks.get(key) || []), b]);
+    }
     gutters = [];
     const sections = files.map((f) => {
       const rows = [];
@@ -170,6 +178,22 @@ function create(ctx) {
               )
             : null,
           h("code", { class: "il-src-code" }, code),
+          breaks.has(key)
+            ? h(
+                "span",
+                {
+                  class: "il-src-break",
+                  "data-role": "source-break",
+                  title: breaks
+                    .get(key)
+                    .map(
+                      (b) => `${b.summary}${(b.compile_ids || []).length ? ` (in ${b.compile_ids.join(", ")})` : ""}`,
+                    )
+                    .join("\n"),
+                },
+                ` ⤫ graph break${breaks.get(key).length > 1 ? ` ×${breaks.get(key).length}` : ""}`,
+              )
+            : null,
         );
         if (entry) row.tabIndex = 0;
         lineEls.set(key, row);
