@@ -126,6 +126,8 @@ export function kernelRows(idx) {
         lineKey: fr ? lineKey(fr.file, fr.line) : "",
         code: fr ? String(fr.code || "").trim() : "",
         how: ran ? "ran" : built ? "built" : "",
+        // a line that is not the user's (Frame.stage, Python): a compiled optimizer's ops run in torch's adam.py
+        whose: ran && ran.stage && ran.stage !== "user" ? (ran.stage === "library" ? "a library's" : "torch's") : "",
         built,
         us: p ? p.total_us : null,
         share: p ? p.share : null,

@@ -344,3 +344,16 @@ test("kernel table: a kernel's ops are its FX ops each once (Kernel.fx_nodes), n
   const row = kernelRows(indexCompile(shared)).find((r) => r.kernel === "cpp_fused_relu_0");
   assert.equal(row.ops, 2);
 });
+
+test("kernel table: a line that is not the user's says whose it is (Frame.stage)", () => {
+  const optim = structuredClone(compile);
+  const k = optim.kernels.find((x) => x.name === "cpp_fused_relu_0");
+  k.user_lines = [
+    { file: "/venv/site-packages/torch/optim/adam.py", line: 526, function: "_single_tensor_adam", stage: "torch" },
+  ];
+  const row = kernelRows(indexCompile(optim)).find((r) => r.kernel === "cpp_fused_relu_0");
+  assert.equal(row.line, "adam.py:526");
+  assert.equal(row.whose, "torch's");
+  k.user_lines[0].stage = "user";
+  assert.equal(kernelRows(indexCompile(optim)).find((r) => r.kernel === "cpp_fused_relu_0").whose, "");
+});

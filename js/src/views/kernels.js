@@ -118,7 +118,12 @@ function create(ctx) {
                 r.line,
                 builtTag(),
               )
-            : h("td", { class: "il-mono il-kline", "data-how": r.how || null, title: r.code || "" }, r.line),
+            : h(
+                "td",
+                { class: "il-mono il-kline", "data-how": r.how || null, title: r.code || "" },
+                r.line,
+                r.whose ? h("span", { class: "il-muted", "data-role": "line-whose" }, ` (${r.whose})`) : null,
+              ),
           h("td", { class: "il-kkind" }, h("i", { class: `il-dot kind-${r.kind}` }), r.kind),
           h("td", { class: "il-num" }, String(r.ops)),
           h("td", { class: "il-num" }, String(r.fused.length)),
