@@ -21,7 +21,7 @@ import math
 from typing import Optional
 
 from ..report.model import Compile, Cost, GraphNode, Kernel
-from ..report.rules import short_op
+from ..report.rules import custom_namespace, short_op
 
 #: Bytes per element of each dtype name as the report writes it (``str(torch.dtype)`` without ``torch.``).
 DTYPE_BYTES = {
@@ -158,25 +158,6 @@ def op_name(target: str) -> str:
     return short_op(target)
 
 
-def _custom_namespace(target: str) -> str:
-    """The namespace of an op that is neither aten's, prims' nor Python's (``trial.softclip.default`` -> ``trial``):
-    a custom op, opaque to a count from shapes; ``""`` for the others."""
-    parts = str(target).replace("torch.ops.", "").split(".")
-    if len(parts) >= 3 and parts[0] not in _TORCH_NAMESPACES:
-        return parts[0]
-    return ""
-
-
-#: Op namespaces of torch itself (and Python's): not custom ops, counted by the rules below.
-_TORCH_NAMESPACES = frozenset(
-    {
-        "aten", "prims", "_prims", "rngprims", "_operator", "operator", "builtins", "torch", "math", "higher_order",
-        "_c10d_functional", "c10d_functional", "c10d", "_dtensor", "mkldnn", "onednn", "quantized",
-        "quantized_decomposed", "_quantized", "inductor", "_inductor", "profiler",
-    }
-)  # fmt: skip
-
-
 class _Sizes:
     """Numbers of elements and bytes of graph nodes, at their hints where a size is symbolic."""
 
@@ -249,7 +230,7 @@ def node_flops(node: GraphNode, sizes: _Sizes) -> tuple[Optional[float], str]:
         return (2.5 * fwd if op.endswith("_backward") else fwd), "attention"
     if op in _FREE_OPS:
         return 0.0, ""
-    ns = _custom_namespace(node.target)
+    ns = custom_namespace(node.target)
     if ns:
         return None, f"{ns}::{op} is a custom op: what it computes is not known from its shapes"
     if op in _REDUCTIONS:

@@ -684,9 +684,6 @@ def _frame_name(trace: _Trace, cid: str) -> str:
     return stack[-1].function if stack else ""
 
 
-_ATTEMPT = re.compile(r"_\d+$")
-
-
 def _empty_frames(trace: _Trace, compiled: Optional[set[str]] = None) -> list[EmptyFrame]:
     """The frames dynamo traced that gave Inductor no graph: a ``compilation_metrics`` record with no failure (a
     failure is a diagnostic: ``_gave_up``) and no op in its graph (``graph_op_count`` 0, or none recorded), whose
@@ -698,7 +695,7 @@ def _empty_frames(trace: _Trace, compiled: Optional[set[str]] = None) -> list[Em
         ops = m.get("graph_op_count")
         if not cid or m.get("fail_type") or ops:
             continue
-        cid = _ATTEMPT.sub("", str(cid))
+        cid = _base_cid(str(cid))
         if cid in seen or (compiled is not None and cid in compiled):
             continue
         line = m.get("co_firstlineno")
@@ -1091,7 +1088,7 @@ def _graph_breaks(trace: _Trace) -> list[GraphBreak]:
         stack = stack[next((i for i, f in enumerate(stack) if f.is_user), 0) :]
         key = (reason, tuple((f.file, f.line) for f in stack))
         ids = found.setdefault(key, (reason, stack, []))[2]
-        cid = _ATTEMPT.sub("", str(cid or ""))
+        cid = _base_cid(str(cid or ""))
         if cid and cid not in ids:
             ids.append(cid)
     return [GraphBreak(reason=r, user_stack=st, compile_ids=ids) for r, st, ids in found.values()]

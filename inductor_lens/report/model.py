@@ -29,7 +29,7 @@ from .rules import (
     available_views,
     break_summary,
     empty_frame_words,
-    frame_function_words,
+    frame_label,
     frame_stage,
     short_op,
     unattributed_text,
@@ -1031,8 +1031,8 @@ class EmptyFrame(_Record):
     """A frame dynamo traced that gave Inductor no graph (no tensor op in it: a resume function after a graph
     break, an optimizer's ``wrapper``), from torch's ``compilation_metrics``: why its compile id is missing
     from the compiles. ``ops``: the graph's op count torch recorded (0), None where it recorded none. Derived
-    whenever it is built or loaded: ``label``, the function as people say it ("step() after its graph break at
-    line 15", ``rules.frame_function_words``), and ``what``, why Inductor got nothing (``rules.empty_frame_words``)."""
+    whenever it is built or loaded: ``label``, the function as people say it ("step() after line 15", as a compile's
+    frame: ``rules.frame_label``), and ``what``, why Inductor got nothing (``rules.empty_frame_words``)."""
 
     compile_id: str
     function: str
@@ -1043,7 +1043,7 @@ class EmptyFrame(_Record):
     what: str = ""
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "label", frame_function_words(self.function))
+        object.__setattr__(self, "label", frame_label(self.function) or "a frame")
         object.__setattr__(self, "what", empty_frame_words(self.ops))
 
 

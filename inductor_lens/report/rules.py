@@ -379,16 +379,26 @@ def short_op(target: str) -> str:
         return t
     if len(parts) >= 2 and parts[0] in ("_operator", "operator", "builtins", "torch", "prims", "quantized", "math"):
         return parts[1]
-    if len(parts) >= 3 and parts[-1] in _OVERLOADS or len(parts) >= 4:
-        # another namespace's op (a custom op, torchvision, collectives): "trial.softclip.default" is softclip, not
-        # its namespace
+    if len(parts) >= 3:  # another namespace's op (``ns.op.overload``: a custom op, torchvision, collectives)
         return parts[1]
     return parts[0]
 
 
-#: The overload names an op target of another namespace ends with (``ns.op.overload``): ``default`` and the
-#: overloads of aten's own naming. ``mm.default`` (aten's, its namespace dropped) has two parts.
-_OVERLOADS = frozenset({"default", "Tensor", "Scalar", "int", "float", "out", "dim", "self", "input", "value"})
+#: Op namespaces of torch itself (and Python's): an op of any other is a custom op (``custom_namespace``).
+TORCH_NAMESPACES = frozenset(
+    {
+        "aten", "prims", "_prims", "rngprims", "_operator", "operator", "builtins", "torch", "math", "higher_order",
+        "_c10d_functional", "c10d_functional", "c10d", "_dtensor", "mkldnn", "onednn", "quantized",
+        "quantized_decomposed", "_quantized", "inductor", "_inductor", "profiler",
+    }
+)  # fmt: skip
+
+
+def custom_namespace(target: str) -> str:
+    """The namespace of a custom op (``trial.softclip.default`` -> ``trial``: a ``torch.library`` op, opaque to a
+    count from shapes); ``""`` for an op of torch's own namespaces (``TORCH_NAMESPACES``) or Python's."""
+    parts = str(target or "").replace("torch.ops.", "").split(".")
+    return parts[0] if len(parts) >= 3 and parts[0] not in TORCH_NAMESPACES else ""
 
 
 #: Ops that move no data of their own: a fused node made only of these, with no kernel, is glue.
@@ -613,21 +623,6 @@ def available_views(facts: Iterable[tuple[bool, bool, bool]]) -> tuple[str, ...]
     return tuple(v for v in VIEWS if (v != "roofline" or roofline) and (v != "memory" or memory))
 
 
-def reason_lines(reason: str) -> list[str]:
-    """A reason's lines as torch wrote them: a JSON list of strings (as some records hold it) is its items."""
-    s = str(reason or "").strip()
-    if s.startswith("[") and s.endswith("]"):
-        import json
-
-        try:
-            items = json.loads(s)
-        except ValueError:
-            items = None
-        if isinstance(items, list) and all(isinstance(x, str) for x in items):
-            s = "\n".join(items)
-    return s.splitlines()
-
-
 def break_summary(reason: str) -> str:
     r"""The telling line of a graph break's reason: torch 2.6+ opens it with a header that names only the
     bytecode ("Encountered graph break when attempting to trace CALL: a function call, e.g. f(x, y):") or the
@@ -640,7 +635,7 @@ def break_summary(reason: str) -> str:
     >>> break_summary("call_function BuiltinVariable(print) [] {}")
     'call_function BuiltinVariable(print) [] {}'
     """
-    lines = [ln.strip() for ln in reason_lines(reason)]
+    lines = [ln.strip() for ln in readable_reasons(reason).splitlines()]  # a JSON list of lines too
     first = next((i for i, ln in enumerate(lines) if ln), None)
     if first is None:
         return ""
@@ -649,24 +644,6 @@ def break_summary(reason: str) -> str:
         if after:
             return after
     return lines[first]
-
-
-_RESUME = re.compile(r"^torch_dynamo_resume_in_(\w+?)_at_(\d+)$")
-
-
-def frame_function_words(function: str) -> str:
-    """A frame's function as people say it: dynamo's resume function after a graph break
-    (``torch_dynamo_resume_in_step_at_15``) is "step() after its graph break at line 15".
-
-    >>> frame_function_words("torch_dynamo_resume_in_step_at_15")
-    'step() after its graph break at line 15'
-    >>> frame_function_words("wrapper")
-    'wrapper()'
-    """
-    m = _RESUME.match(function or "")
-    if m:
-        return f"{m.group(1)}() after its graph break at line {m.group(2)}"
-    return f"{function}()" if function else "a frame"
 
 
 def empty_frame_words(ops: Optional[int]) -> str:
