@@ -152,7 +152,8 @@ function addBoxes(g, expanded, times) {
       type: "node",
       name: n.name,
       kernel: n.kernel || "",
-      kind: n.kind,
+      // a run of one kernel's nodes is the kernel: its kind (Kernel.kind, Python: a reduction if any node reduces)
+      kind: (run.length > 1 && (idx.kernels.get(n.kernel) || {}).kind) || n.kind,
       index: i,
       label: n.label || n.kernel || n.name,
       members: [n.name],
