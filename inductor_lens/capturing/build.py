@@ -37,7 +37,7 @@ from ..report.model import (
     Report,
     Trigger,
 )
-from ..report.module_paths import majority_stack, missing
+from ..report.module_paths import missing, node_stack
 from ..report.rules import MODULE_ROOT_ARG, phase_words, placeholder_source, readable_reasons, source_role, stack_stages
 from .artifacts import READERS, record_kind
 from .cudagraphs import cudagraphs_of
@@ -332,6 +332,8 @@ class _GraphBuilder:
     def __init__(self, raw: Raw, rec: RawGraph, trace: _Trace, diagnostics: list[Diagnostic]):
         self.raw, self.rec, self.trace, self.diagnostics = raw, rec, trace, diagnostics
         self.order = {n["name"]: i for i, n in enumerate(rec.post_grad_nodes)}
+        self.pre_fusion_by_name = {sn.name: sn for sn in rec.pre_fusion}
+        self.fx_inputs = {n["name"]: n.get("inputs", ()) for n in rec.post_grad_nodes}
         self.member_to_fused: dict[str, str] = {}
         for fn in rec.post_fusion:
             for m in fn.members:
@@ -348,6 +350,12 @@ class _GraphBuilder:
 
     def sort_fx(self, names: list[str]) -> list[str]:
         return sorted(dict.fromkeys(names), key=lambda n: self.order.get(n, 1 << 30))
+
+    def member_ops(self, sn: RawSchedNode) -> list[list[str]]:
+        """Each pre-fusion member's post-grad ops; the node's own where its members are unknown."""
+        pre = self.pre_fusion_by_name
+        known = [self.sort_fx(pre[m].fx_nodes) for m in sn.members if m in pre and pre[m].fx_nodes]
+        return known or [self.sort_fx(sn.fx_nodes)]
 
     def kernels(self) -> tuple[list[Kernel], dict[str, str]]:
         """Kernels (merged by name, sources from the output code) and scheduler node -> kernel."""
@@ -558,7 +566,7 @@ class _GraphBuilder:
                     writes=sorted(set(sn.writes) | set(sn.outputs)),
                     members=sn.members,
                     estimated_runtime_us=round(est * 1000, 3) if est is not None else None,
-                    module_stack=majority_stack(fx_modules.get(n, []) for n in sn.fx_nodes),
+                    module_stack=node_stack(self.member_ops(sn), fx_modules, self.fx_inputs),
                 )
             )
         return out

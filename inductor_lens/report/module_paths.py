@@ -20,7 +20,7 @@ shared by two modules) give their common prefix. A path becomes a stack of the m
 dotted prefixes, less a numbered container of modules with modules of their own (``h`` of ``h.0.attn``: an
 ``nn.ModuleList`` is never called); a path that a recorded stack holds takes that stack.
 
-A fused node gets the module most of its ops run in (:func:`majority_stack`, the capture's rule); one linked to
+A fused node gets the module of what it writes (:func:`node_stack`, the capture's rule); one linked to
 no op with a module (a TORCH_TRACE backward: torch logs no provenance map for it) gets one from the parameters it
 reads and its neighbours in run order, by the same rules. :func:`infer_modules` fills a compile where fewer than
 ``MISSING_SHARE`` of its post-grad ops have a recorded module, never changing a recorded path, and sets
@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections import defaultdict
-from typing import Iterable, Optional, Sequence
+from typing import Any, Iterable, Mapping, Optional, Sequence
 
 from .model import Compile, FusedNode, Graph, GraphNode
 from .rules import GLUE_OPS
@@ -92,6 +92,25 @@ def majority_stack(stacks: Iterable[Optional[Sequence[str]]]) -> list[str]:
         if 2 * n <= len(known):
             return prefix
         prefix = prefix + [best]
+
+
+def node_stack(
+    members: Sequence[Sequence[str]], stacks: Mapping[str, Any], inputs: Mapping[str, Sequence[str]]
+) -> list[str]:
+    """The module a fused node runs in: the one most of its results were made in (:func:`majority_stack`).
+
+    ``members``: each pre-fusion node's post-grad ops (one list where torch logged no pre-fusion nodes: a
+    TORCH_TRACE import); ``inputs``: each op's inputs. A member's results are its ops that no other op of it
+    reads: what it writes. A kernel recomputes what it inlines: on a CPU, each layer norm's kernel adds the
+    residual chain again (the embedding and every earlier block's ``x + f(x)``), so most of a late block's
+    statistics node's ops are the earlier blocks'; by a vote of all ops, blocks.1's layer norm was filed under
+    blocks.0. Where no result has a module (a top-level op, an op of an imported trace), all ops vote."""
+    results = []
+    for ops in members:
+        mine = set(ops)
+        read = {i for x in ops for i in inputs.get(x, ()) if i in mine}
+        results += [x for x in ops if x not in read]
+    return majority_stack(stacks.get(x) for x in results) or majority_stack(stacks.get(x) for m in members for x in m)
 
 
 def missing(c: Compile) -> bool:
@@ -292,22 +311,22 @@ def _op_stacks(
 
 
 def _fused_stacks(
-    fused: Sequence[FusedNode], ops: dict[str, Stack], weights: dict[str, Stack], saved: dict[str, Stack]
+    fused: Sequence[FusedNode],
+    ops: dict[str, Stack],
+    inputs: dict[str, list[str]],
+    weights: dict[str, Stack],
+    saved: dict[str, Stack],
 ) -> dict[str, Stack]:
-    """Fused node name -> its stack: the module most of its ops run in (their paths recorded or inferred: a
-    stack the capture derived from the few ops that had one is derived again), else the stack it had, else (linked
-    to no op with a module) from the parameters and saved activations it reads and its neighbours in run order."""
-    claims: dict[str, int] = defaultdict(int)
-    for n in fused:
-        for x in set(n.fx_nodes):
-            claims[x] += 1
+    """Fused node name -> its stack: the module of what it writes (:func:`node_stack`, the capture's rule, on its
+    ops' paths, recorded or inferred: a stack the capture derived from the few ops that had one is derived
+    again), else the stack it had, else (linked to no op with a module) from the parameters and saved activations
+    it reads and its neighbours in run order."""
     own: dict[str, Stack] = {}
     settled: set = set()  # from its ops, or as it was: kept as it is
     for n in fused:
-        # an op that several kernels hold is recomputed in them (the embedding and the residual adds Inductor
-        # inlines into each later layer norm): it votes only where it is all there is
-        mine = [x for x in n.fx_nodes if claims[x] == 1] or n.fx_nodes
-        st = tuple(majority_stack(ops.get(x) for x in mine)) or tuple(n.module_stack)
+        # the embedding and the residual adds Inductor inlines into each later layer norm are recomputed there:
+        # what a node makes is its results (an imported node's ops are one list: torch logs no pre-fusion nodes)
+        st = tuple(node_stack([n.fx_nodes], ops, inputs)) or tuple(n.module_stack)
         if st:
             settled.add(n.name)
         elif not n.is_glue:
@@ -333,7 +352,7 @@ def infer_compile(c: Compile, forward: Optional[Compile] = None) -> Compile:
     grads = _gradients(post, fwd, paths) if fwd is not None and c.graph_kind == "backward" else {}
     saved = _saved(post, fwd) if fwd is not None and c.graph_kind == "backward" else {}
     ops = _op_stacks(post, weights, grads, saved, c.graph_kind == "backward")
-    fused = _fused_stacks(c.fused_nodes, ops, weights, saved)
+    fused = _fused_stacks(c.fused_nodes, ops, {n.name: n.inputs for n in post.nodes}, weights, saved)
     nodes = [
         dataclasses.replace(n, module_stack=list(ops[n.name]))
         if n.op == "call_function" and not n.module_stack and ops[n.name]

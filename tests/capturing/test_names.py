@@ -70,6 +70,41 @@ def test_a_fused_node_names_the_lines_its_own_ops_ran(cnn_step):
     assert shared >= 1
 
 
+class PreNorm(nn.Module):
+    """``x + fc(norm(x))``: on a CPU, each later layer norm's kernel adds the residual chain again."""
+
+    def __init__(self, d: int = 16) -> None:
+        super().__init__()
+        self.norm = nn.LayerNorm(d)
+        self.fc = nn.Linear(d, d)
+
+    def forward(self, x):
+        return x + self.fc(self.norm(x))
+
+
+@pytest.mark.compile
+def test_a_fused_node_is_filed_under_the_module_of_what_it_writes_not_of_what_it_recomputes():
+    """Three identical pre-norm blocks. Inductor inlines each residual add into the kernels that read it rather than
+    keeping the sum: the last kernel, the model's output, adds blocks 1, 2 and 3's results again, one op of each.
+    By a vote of all its ops no block had a majority and the node had no module at all (a top-level box after
+    the last block); by the ops of blocks 1 and 2 it would be theirs. A node is filed where what it writes was
+    made (module_paths.node_stack): the output is block 3's ``x + fc(...)``."""
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(8, 16), *(PreNorm() for _ in range(3)))
+    with inductor_lens.capture(strict=True) as cap, torch.no_grad():
+        torch.compile(model)(torch.randn(4, 8))
+    (c,) = cap.report.compiles
+    post = {n.name: n for n in c.graphs["post_grad"].nodes}
+    out = [n for n in c.fused_nodes if not n.is_glue][-1]  # the last kernel run: the model's output
+    assert {tuple(post[x].module_stack) for x in out.fx_nodes} == {("1",), ("2",), ("3",)}, out
+    assert out.module_stack == ["3"], (out.name, out.module_stack, out.fx_nodes)
+    # each layer norm's node is its own block's, though it recomputes the adds of the blocks before it
+    for block in "123":
+        (norm,) = [n for n in c.fused_nodes if "var_mean" in {post[x].short_op for x in n.fx_nodes}
+                   and any(post[x].module_stack == [block, f"{block}.norm"] for x in n.fx_nodes)]  # fmt: skip
+        assert norm.module_stack == [block, f"{block}.norm"], (norm.name, norm.module_stack)
+
+
 @pytest.mark.compile
 def test_a_kernel_that_reduces_is_a_reduction_kernel_whatever_its_first_node(cnn_step):
     """The Kernels tab gave a kernel its first fused node's kind: BatchNorm's statistics kernel, whose first node is

@@ -10,7 +10,7 @@ import pytest
 
 from inductor_lens.report.finish import derive_compile, infer_report_modules
 from inductor_lens.report.model import Compile, FusedNode, Graph, GraphNode, Report, Trigger
-from inductor_lens.report.module_paths import combine, infer_compile, missing
+from inductor_lens.report.module_paths import combine, infer_compile, missing, node_stack
 from tests._recorded import recorded
 
 
@@ -132,6 +132,32 @@ def test_facts_that_disagree_give_their_common_prefix():
     assert combine([("a",), ("a", "a.b"), ()]) == ("a", "a.b")
     assert combine([("a", "a.b"), ("a", "a.c")]) == ("a",)
     assert combine([(), ()]) == ()
+
+
+def test_a_fused_node_is_the_module_of_what_its_members_write():
+    """A CPU kernel of a 2-block GPT's forward, blocks.1's first layer norm: each statistics node recomputes the
+    embedding and blocks.0's two residual adds (their ops: five of six) before its ``var_mean``. The ops' vote
+    filed it under blocks.0; its result, the last op of each member, is blocks.1.ln1's."""
+    stacks = {
+        "add": [],  # the embedding + position, top level
+        "view_7": ["blocks.0", "blocks.0.proj"],
+        "add_3": ["blocks.0"],
+        "view_11": ["blocks.0", "blocks.0.fc2"],
+        "add_7": ["blocks.0"],
+        "var_mean_2": ["blocks.1", "blocks.1.ln1"],
+    }
+    inputs = {"add_3": ["add", "view_7"], "add_7": ["add_3", "view_11"], "var_mean_2": ["add_7"]}
+    member = ["add", "view_7", "add_3", "view_11", "add_7", "var_mean_2"]
+    assert node_stack([member], stacks, inputs) == ["blocks.1", "blocks.1.ln1"]
+    # two members, blocks.1.ln1's statistics and blocks.1's residual add: the block they share
+    stacks["add_10"], inputs["add_10"] = ["blocks.1"], ["add_7"]
+    assert node_stack([member, ["add_7", "add_10"]], stacks, inputs) == ["blocks.1"]
+    # the same ops as one list (an imported trace logs no members): its results are the ops no other op reads
+    assert node_stack([member + ["add_10"]], stacks, inputs) == ["blocks.1"]
+    # a result with no module (a top-level op) lets the ops vote
+    inputs["add_11"] = ["add_3"]
+    stacks["add_11"] = []
+    assert node_stack([["view_7", "add_3", "add_11"]], stacks, inputs) == ["blocks.0"]
 
 
 def test_a_fused_node_with_no_op_takes_the_weights_it_reads_and_its_neighbours():

@@ -35,9 +35,10 @@ def test_inferred_backward_paths_agree_with_the_recorded_ones():
     assert len(truth) == 839
     prefix = [k for k in truth if truth[k].startswith(guess[k])]
     exact = [k for k in truth if truth[k] == guess[k]]
-    # measured: 775 of 839 a prefix of the truth (92%), 613 exact; the 64 others are rotary cos/sin recomputed in
-    # each layer's attention, recorded under model.rotary_emb (the forward module that made them)
-    assert len(prefix) >= 0.9 * len(truth) and len(exact) >= 0.7 * len(truth)
+    # measured: 775 of 839 a prefix of the truth (92%), 677 exact (613 while a fused node was its ops' majority,
+    # not its results': module_paths.node_stack); the 64 others are rotary cos/sin recomputed in each layer's
+    # attention, recorded under model.rotary_emb (the forward module that made them)
+    assert len(prefix) >= 0.9 * len(truth) and len(exact) >= 0.8 * len(truth)
     wrong = {(truth[k], guess[k].rsplit(".", 1)[-1]) for k in truth if k not in prefix}
     assert {t for t, _ in wrong} <= {"model.rotary_emb", "model", ""} and {g for _, g in wrong} <= {"self_attn", ""}
     # every layer of the model appears in the inferred backward, as in the recorded one
