@@ -124,7 +124,7 @@ def kernel_script(
     if k.language not in ("cpp", "triton", "extern"):
         raise ReproducerError(f"kernel {k.name!r} is {k.language}: reproducers run cpp, triton and extern kernels")
     device = launch.device or ("cuda" if k.language == "triton" else device.split(",")[0] or "cpu")
-    per_call = (k.profile or {}).get("per_call_us")
+    per_call = k.profile.per_call_us if k.profile is not None else None
     bound = _index_bound(k, launch)
     where = [f"compile {compile_id}"] if compile_id else []
     where += [f"report {title!r}"] if title else []

@@ -326,23 +326,27 @@ class _ReadsLikeADict(_Record):
     _ALIASES: dict = {}
 
     def __getitem__(self, key: str) -> Any:
+        return self._read(key, 3)
+
+    def get(self, key: str, default: Any = None) -> Any:
+        try:
+            return self._read(key, 3)
+        except KeyError:
+            return default
+
+    def _read(self, key: str, stacklevel: int) -> Any:
         import warnings
 
+        # the warning names the line that read the key (``stacklevel``: past this method and its caller here)
         warnings.warn(
             f"{type(self).__name__} is a dataclass now: read .{self._ALIASES.get(key, key)} instead of [{key!r}]",
             DeprecationWarning,
-            stacklevel=2,
+            stacklevel=stacklevel,
         )
         try:
             return getattr(self, self._ALIASES.get(key, key))
         except AttributeError:
             raise KeyError(key) from None
-
-    def get(self, key: str, default: Any = None) -> Any:
-        try:
-            return self[key]
-        except KeyError:
-            return default
 
 
 def _upgraded(value: Any, where: str, aliases: dict) -> dict:

@@ -457,8 +457,8 @@ def test_roll_ups_by_line_module_and_kind_name_the_models_parts(profiled):
     forward = next(
         i for i, t in enumerate(pathlib.Path(__file__).read_text().splitlines(), 1) if "softmax(self.fc2" in t
     )
-    lines = {(pathlib.PurePath(r.file).name, r.line) for r in s["by_line"] if r.file}
-    assert lines == {("test_perf.py", forward)}, s["by_line"]
+    lines = {(pathlib.PurePath(r.file).name, r.line) for r in s.by_line if r.file}
+    assert lines == {("test_perf.py", forward)}, s.by_line
 
 
 def test_a_profile_of_0_2_with_its_duplicate_keys_still_loads():
@@ -488,8 +488,14 @@ def test_a_profile_of_0_2_with_its_duplicate_keys_still_loads():
     assert (a.total_us, a.iterations, a.calls) == (7.5, 5, 1)
     assert (b.total_us, b.iterations, b.device) == (2.0, 3, "cpu")
     assert r.profile.by_line == [LineTime(file="a.py", line=3, us=7.5)] and r.profile.warmup == 1
-    with pytest.warns(DeprecationWarning, match=r"read \.total_us"):
+    with pytest.warns(DeprecationWarning, match="is a dataclass now") as caught:
         assert a["mean_us"] == 7.5
+        assert a.get("runs") == 5 and a.get("no such key", "none") == "none"
+    assert "read .total_us instead of ['mean_us']" in str(caught[0].message)
+    # each warning names the line that read the key, here (``get`` included), not a line of inductor_lens
+    assert {(pathlib.PurePath(w.filename).name) for w in caught} == {"test_perf.py"}, [
+        (w.filename, w.lineno) for w in caught
+    ]
     assert load(r.to_json()) == r
 
 

@@ -235,7 +235,7 @@ def test_triton_scripts_from_the_h200_output_code():
         ast.parse(script)
         if k.language == "triton":
             assert k.source.strip() in script and f"'block': {k.launch.block!r}" in script
-            assert f"REPORT_US = {k.profile['per_call_us']!r}" in script
+            assert f"REPORT_US = {k.profile.per_call_us!r}" in script
 
 
 def test_step_l2_replays_what_the_launches_before_read_and_wrote():

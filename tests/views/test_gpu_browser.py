@@ -417,7 +417,7 @@ def test_h200_roofline_merges_equal_roofs_keeps_labels_clear_and_shows_memory_on
     assert texts == sorted(["bf16/fp16 990 TFLOP/s", "tf32 495 TFLOP/s", "fp32 67 TFLOP/s", "4800 GB/s"]), texts
     assert page.locator('[data-view="roofline"] [data-roof="bf16/fp16"]').count() == 1
     dots = page.evaluate(_BOXES_JS, '[data-view="roofline"] [data-role="roofline-dot"]')
-    assert len(dots) == sum(1 for k in report.kernels if k.profile and k.profile.get("achieved_gbps") is not None)
+    assert len(dots) == sum(1 for k in report.kernels if k.profile and k.profile.achieved_gbps is not None)
     for i, a in enumerate(labels):
         assert not any(_overlap(a, b) for b in labels[i + 1 :]), (a, labels)
         assert not any(_overlap(a, d) for d in dots), (a, [d for d in dots if _overlap(a, d)])
