@@ -104,13 +104,16 @@ def node_stack(
     reads: what it writes. A kernel recomputes what it inlines: on a CPU, each layer norm's kernel adds the
     residual chain again (the embedding and every earlier block's ``x + f(x)``), so most of a late block's
     statistics node's ops are the earlier blocks'; by a vote of all ops, blocks.1's layer norm was filed under
-    blocks.0. Where no result has a module (a top-level op, an op of an imported trace), all ops vote."""
+    blocks.0. Results of several modules and no majority (one kernel making the causal masks of three layers) give
+    the top level. Where no result has a module (a top-level op, an op of an imported trace), all ops vote."""
     results = []
     for ops in members:
         mine = set(ops)
         read = {i for x in ops for i in inputs.get(x, ()) if i in mine}
         results += [x for x in ops if x not in read]
-    return majority_stack(stacks.get(x) for x in results) or majority_stack(stacks.get(x) for m in members for x in m)
+    if any(stacks.get(x) for x in results):
+        return majority_stack(stacks.get(x) for x in results)
+    return majority_stack(stacks.get(x) for m in members for x in m)
 
 
 def missing(c: Compile) -> bool:

@@ -154,6 +154,12 @@ def test_a_fused_node_is_the_module_of_what_its_members_write():
     assert node_stack([member, ["add_7", "add_10"]], stacks, inputs) == ["blocks.1"]
     # the same ops as one list (an imported trace logs no members): its results are the ops no other op reads
     assert node_stack([member + ["add_10"]], stacks, inputs) == ["blocks.1"]
+    # one kernel making the causal masks of three layers: results of three modules, no majority, the top level
+    # (though the ops it inlines are mostly layer 0's)
+    masks = {f"mask{i}": [f"h.{i}", f"h.{i}.attn"] for i in range(3)}
+    masks.update(arange=["h.0", "h.0.attn"], ne=["h.0", "h.0.attn"])
+    masks_in = {f"mask{i}": ["ne"] for i in range(3)} | {"ne": ["arange"]}
+    assert node_stack([["arange", "ne", "mask0"], ["mask1"], ["mask2"]], masks, masks_in) == []
     # a result with no module (a top-level op) lets the ops vote
     inputs["add_11"] = ["add_3"]
     stacks["add_11"] = []
