@@ -479,8 +479,34 @@ export class Minimap {
     this.svg = svgEl("svg", { class: "il-minimap-svg", preserveAspectRatio: "xMidYMid meet" }, this.el);
     this.boxes = svgEl("g", { class: "il-minimap-boxes" }, this.svg);
     this.frame = svgEl("rect", { class: "il-minimap-view", "data-role": "minimap-view" }, this.svg);
+    // folded, the overview is a small button in the pane's corner: at a graph's opening where it would cover a box
+    // of the view (a 1000 x 700 cell's column runs under it), or when the user folds it
+    this.unfold = document.createElement("button");
+    this.unfold.type = "button";
+    this.unfold.className = "il-minimap-toggle";
+    this.unfold.dataset.role = "minimap-unfold";
+    this.unfold.title = "show the overview of the graph";
+    this.unfold.textContent = "map";
+    this.fold = document.createElement("button");
+    this.fold.type = "button";
+    this.fold.className = "il-minimap-fold";
+    this.fold.dataset.role = "minimap-fold";
+    this.fold.title = "hide the overview";
+    this.fold.textContent = "×";
+    this.el.appendChild(this.fold);
+    this.folded = false; // at the opening: whether it would cover a box
+    this.chosen = null; // the user's own choice (folded or not), kept from then on
     host.appendChild(this.el);
+    host.appendChild(this.unfold);
     const ac = (this.abort = new AbortController());
+    const choose = (folded) => (e) => {
+      e.stopPropagation();
+      this.chosen = folded;
+      this.show();
+    };
+    this.fold.addEventListener("pointerdown", (e) => e.stopPropagation(), { signal: ac.signal });
+    this.fold.addEventListener("click", choose(true), { signal: ac.signal });
+    this.unfold.addEventListener("click", choose(false), { signal: ac.signal });
     let dragging = false;
     const go = (e) => {
       const m = this.svg.getScreenCTM();
@@ -545,16 +571,49 @@ export class Minimap {
     this.frame.setAttribute("height", Math.max(1, v.h).toFixed(1));
   }
 
-  /** Show the minimap only when the graph does not fit the view. */
-  update() {
+  /** Show the minimap only when the graph does not fit the view; at a graph's opening (`opening`), folded where
+   * it would cover a box of the view, unless the user chose. */
+  update(opening = false) {
     const v = this.canvas.visibleRect();
     const { width, height } = this.canvas.size;
-    this.el.hidden = !width || (v.w >= width && v.h >= height);
+    this.needed = !!width && !(v.w >= width && v.h >= height);
+    if (this.needed && opening) this.folded = this.wouldCover();
+    this.show();
+  }
+
+  show() {
+    const folded = this.chosen ?? this.folded;
+    this.el.hidden = !this.needed || folded;
+    this.unfold.hidden = !this.needed || !folded;
+  }
+
+  /** Whether the unfolded minimap would lie over a box (a fused node or a module) of the view as it is. */
+  wouldCover() {
+    const was = this.el.hidden;
+    this.el.hidden = false;
+    const host = this.el.parentElement.getBoundingClientRect(),
+      m = this.el.getBoundingClientRect();
+    this.el.hidden = was;
+    if (!m.width || !m.height) return false;
+    const x0 = m.left - host.left,
+      y0 = m.top - host.top,
+      x1 = x0 + m.width,
+      y1 = y0 + m.height;
+    const { k, x, y } = this.canvas.t;
+    for (const it of this.canvas.byId.values()) {
+      if (!it.box || !(it.type === "node" || it.type === "group" || it.type === "kgroup")) continue;
+      const b = it.box,
+        bx = b.x * k + x,
+        by = b.y * k + y;
+      if (bx + b.w * k > x0 && bx < x1 && by + b.h * k > y0 && by < y1) return true;
+    }
+    return false;
   }
 
   destroy() {
     this.abort.abort();
     this.unsub();
     this.el.remove();
+    this.unfold.remove();
   }
 }

@@ -268,7 +268,8 @@ _OPENING_JS = """(sel) => {
   const pane = document.querySelector(sel).getBoundingClientRect();
   const boxes = [...document.querySelectorAll(sel + ' .il-item')].map((g) => {
     const r = g.querySelector('rect, ellipse').getBoundingClientRect();
-    return {x0: r.left, x1: r.right, y0: r.top, y1: r.bottom, node: g.dataset.node || g.dataset.module || g.dataset.item};
+    return {x0: r.left, x1: r.right, y0: r.top, y1: r.bottom, node: g.dataset.node || g.dataset.module || g.dataset.item,
+            box: g.matches('.il-node, .il-group, .il-kgroup')};
   });
   const fonts = [...document.querySelectorAll(sel + ' .il-item text')].filter((t) => {
     const r = t.getBoundingClientRect();
@@ -276,6 +277,8 @@ _OPENING_JS = """(sel) => {
   }).map((t) => parseFloat(getComputedStyle(t).fontSize) * t.getScreenCTM().a);
   const legend = document.querySelector(sel).closest('.il-view').querySelector(':scope > .il-legend');
   const l = legend && legend.getBoundingClientRect();
+  const map = document.querySelector(sel + ' [data-role="minimap"]');
+  const m = map && !map.hidden && map.getBoundingClientRect();
   // a box's text that reaches its edge (2 graph px of room kept on each side): the font drawn wider than the layout
   // sized the box for
   const spill = [...document.querySelectorAll(sel + ' .il-item')].flatMap((g) => {
@@ -286,7 +289,8 @@ _OPENING_JS = """(sel) => {
     }).map((t) => t.textContent);
   });
   return {pane: [pane.left, pane.top, pane.right, pane.bottom], boxes, fonts, spill,
-          legend: l && l.height > 0 ? [l.left, l.top, l.right, l.bottom] : null};
+          legend: l && l.height > 0 ? [l.left, l.top, l.right, l.bottom] : null,
+          minimap: m && m.height > 0 ? [m.left, m.top, m.right, m.bottom] : null};
 }"""
 
 
@@ -334,6 +338,12 @@ def assert_opening_unclipped(page, where=""):
         span,
         geo["pane"],
     )
+    if geo.get("minimap"):  # an overview shown at the opening lies over no box of the view (else it opens folded)
+        mx0, my0, mx1, my1 = geo["minimap"]
+        under = [
+            b for b in geo["boxes"] if b["box"] and b["x1"] > mx0 and b["x0"] < mx1 and b["y1"] > my0 and b["y0"] < my1
+        ]
+        assert not under, (where, "a box under the minimap", under, geo["minimap"])
     geo["whole"] = assert_readable(geo, where)
     return geo
 

@@ -391,6 +391,40 @@ def test_opening_view_of_every_compile_cuts_no_box_on_the_left_at_three_widths(t
             page.close()
 
 
+def test_the_overview_opens_folded_where_it_would_cover_a_box_and_the_users_choice_is_kept(tmp_path, offline_page):
+    """At 1000 x 700 the graph's column runs under the minimap's corner: the overview opens folded to a "map"
+    button (Minimap.wouldCover); unfolded, it lies over a box (the fold was needed), still moves the view, and
+    the user's fold or unfold holds for the other compiles."""
+    page = offline_page
+    page.set_viewport_size({"width": 1000, "height": 700})
+    report = _open_fixture(page, tmp_path, "training")
+    mm, unfold = page.locator('[data-role="minimap"]'), page.locator('[data-role="minimap-unfold"]')
+    assert unfold.is_visible() and not mm.is_visible()
+    unfold.click()
+    assert mm.is_visible() and not unfold.is_visible()
+    boxes = page.evaluate(_BOXES_JS, '[data-view="fusion"] .il-node rect, [data-view="fusion"] .il-group rect')
+    m = mm.bounding_box()
+    where = {"x0": m["x"], "y0": m["y"], "x1": m["x"] + m["width"], "y1": m["y"] + m["height"]}
+    assert any(_overlap(b, where) for b in boxes), "the minimap covers no box: it need not have opened folded"
+    before = page.locator('[data-view="fusion"] svg.il-svg .il-viewport').get_attribute("transform")
+    page.mouse.click(m["x"] + m["width"] / 2, m["y"] + m["height"] - 4)
+    assert page.locator('[data-view="fusion"] svg.il-svg .il-viewport').get_attribute("transform") != before
+    # the user's choice holds for the next compile's opening
+    pane = '[data-view="fusion"] [data-role="graph-pane"]'
+    cid = report.compiles[1].id
+    page.select_option(".il-compile", cid)
+    page.wait_for_function("([sel, c]) => document.querySelector(sel).dataset.drawn === c", arg=[pane, cid])
+    assert mm.is_visible()
+    page.locator('[data-role="minimap-fold"]').click()
+    assert unfold.is_visible() and not mm.is_visible()
+    page.select_option(".il-compile", report.compiles[0].id)
+    page.wait_for_function(
+        "([sel, c]) => document.querySelector(sel).dataset.drawn === c", arg=[pane, report.compiles[0].id]
+    )
+    assert unfold.is_visible() and not mm.is_visible()
+    _assert_clean(page)
+
+
 _BOXES_JS = """(sel) => [...document.querySelectorAll(sel)].map((e) => {
   const r = e.getBoundingClientRect();
   return {x0: r.left, y0: r.top, x1: r.right, y1: r.bottom, text: e.textContent, kernel: e.dataset.kernel || "",

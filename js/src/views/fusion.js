@@ -264,12 +264,13 @@ async function drawGraph(ctx, v, legend, after) {
   sayDrawn(ctx, ix, b, layout);
   legend();
   const key = s.compileId + "|" + b.dot.length;
-  if (!v.opened.has(key)) {
+  const opening = !v.opened.has(key);
+  if (opening) {
     v.opened.add(key);
     v.canvas.open(b.keyToId.get("node:" + ix.boxes[0].name));
   }
   v.minimap.draw();
-  v.minimap.update();
+  v.minimap.update(opening);
   after();
   v.host.dataset.ready = "1";
   v.host.dataset.drawn = s.compileId; // which compile the pane shows (tests wait on it after a switch)
