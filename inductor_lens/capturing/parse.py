@@ -257,6 +257,8 @@ _ASSERT_RE = re.compile(r"^\s*assert_size_stride\((?P<args>.*)\)\s*$")
 _RAND_RE = re.compile(r"^\s*(?P<name>\w+) = rand_strided\((?P<args>.*)\)\s*$")
 _ALIAS_RE = re.compile(r"^\s*(?P<name>\w+) = (?P<src>\w+); del \w+\s*# reuse")
 _VIEW_ALIAS_RE = re.compile(r"^\s*(?P<name>\w+) = (?P<expr>reinterpret_tensor\(.*\)); del \w+\s*# reuse")
+# a view of a live buffer under a name of its own (a cat writing its parts straight into slices of its output)
+_VIEW_OF_RE = re.compile(r"^\s*(?P<name>\w+) = (?P<expr>reinterpret_tensor\(.*\))\s*# alias$")
 _SCALAR_INPUT_RE = re.compile(r"^\s*(?P<name>\w+) = (?P<value>-?\d+)\s*$")
 _SYM_BIND_RE = re.compile(r"^\s*(?P<sym>[a-z]+\d+) = (?P<src>\w+)\s*$")
 
@@ -348,8 +350,8 @@ class OutputCodeLayouts:
     """What the output code says about its buffers and its kernels' calls, read from the text alone.
 
     ``layouts``: buffer or graph-input name -> ``{shape, stride, dtype, offset, base, device}`` (from
-    ``empty_strided_*``, ``assert_size_stride``, ``rand_strided`` in ``get_args``, and the ``# reuse`` lines
-    that rename or re-view a buffer); ``hints``: symbol or scalar input -> its value at capture time (from
+    ``empty_strided_*``, ``assert_size_stride``, ``rand_strided`` in ``get_args``, the ``# reuse`` lines
+    that rename or re-view a buffer, and the ``# alias`` lines that name a view of one); ``hints``: symbol or scalar input -> its value at capture time (from
     ``get_args`` and the ``s0 = arg0_1`` lines of ``call()``); ``calls(name)``: the lines that call a kernel.
     """
 
@@ -413,6 +415,12 @@ class OutputCodeLayouts:
                     "device": m["dev"] or kw.get("device", "").strip("'\"") or None,
                     "offset": 0,
                 }
+                continue
+            if "# alias" in ln:
+                m = _VIEW_OF_RE.match(ln)
+                view = self.tensor_arg(m["expr"]) if m else None
+                if view is not None:
+                    self.layouts[m["name"]] = view
                 continue
             if "# reuse" not in ln:
                 continue

@@ -34,7 +34,10 @@ def call(self, args):
     buf1 = buf0; del buf0  # reuse
     buf2 = reinterpret_tensor(buf1, (32, s0), (1, 32), 8); del buf1  # reuse
     cpp_fused_relu_0(buf2, s0)
-    return (buf2, )
+    buf3 = empty_strided_cpu((s0, 48), (48, 1), torch.float32)
+    buf4 = reinterpret_tensor(buf3, (s0, 16), (48, 1), 32)  # alias
+    cpp_fused_cat_1(primals_1, buf4)
+    return (buf2, buf3, )
 
 def get_args():
     from torch._dynamo.testing import rand_strided
@@ -67,6 +70,17 @@ def test_call_lines_give_layouts_views_and_symbolic_hints():
     )
     assert (size.param, size.value, size.hint) == ("ks0", "s0", 8)
     assert relu.call == "cpp_fused_relu_0(buf2, s0)"
+    # a cat writes its parts straight into slices of its output: a view named by an "# alias" line
+    source = 'extern "C" void kernel(const float* in_ptr0, float* out_ptr0)\n{}'
+    _, part = kernel_launch(layouts, "cpp_fused_cat_1", "cpp", source).args
+    assert (part.name, part.param, part.shape, part.stride, part.offset, part.dtype) == (
+        "buf4",
+        "out_ptr0",
+        ["s0", 16],
+        [48, 1],
+        32,
+        "float32",
+    )
     assert split_args("a, (1, 2), f(x, [3, 4]), 'p,q'") == ["a", "(1, 2)", "f(x, [3, 4])", "'p,q'"]
 
 
