@@ -691,4 +691,10 @@ def test_the_source_view_marks_the_lines_where_the_graph_broke(tmp_path, offline
         mark = page.locator(f'[data-view="source"] [data-source-line="{file}:{line}"] [data-role="source-break"]')
         assert mark.count() == 1 and "graph break" in mark.inner_text()
         assert bs[0].summary in mark.get_attribute("title")
+        # in the gutter, before the line's code: shown in a 1000 px window whatever the line's length (it was
+        # drawn after the code, past the view's right edge)
+        page.set_viewport_size({"width": 1000, "height": 700})
+        m, view = mark.bounding_box(), page.locator('[data-view="source"]').bounding_box()
+        code = page.locator(f'[data-view="source"] [data-source-line="{file}:{line}"] .il-src-code').bounding_box()
+        assert m["x"] + m["width"] <= min(view["x"] + view["width"], code["x"]) + 0.5, (m, view, code)
     _assert_clean(page)

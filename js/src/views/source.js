@@ -24,6 +24,23 @@ function builtTitle(built) {
  * modules it built whose ops ran inside torch, marked "built here" (FusedNode.built_lines); the other compiles;
  * measured time.
  */
+/** The mark of a line where dynamo broke the graph (GraphBreak.shown_frame): first in the gutter, where the
+ * view shows it whatever the line's length; its reasons and frames in the tooltip. */
+function breakMark(here) {
+  if (!here) return null;
+  return h(
+    "span",
+    {
+      class: "il-src-break",
+      "data-role": "source-break",
+      title: here
+        .map((b) => `${b.summary}${(b.compile_ids || []).length ? ` (in ${b.compile_ids.join(", ")})` : ""}`)
+        .join("\n"),
+    },
+    `⤫ graph break${here.length > 1 ? ` ×${here.length}` : ""}`,
+  );
+}
+
 function annotation(entry, report, compileId) {
   if (!entry) return null;
   const here = lineSummary(entry, report, compileId);
@@ -89,9 +106,10 @@ function create(ctx) {
   let gutters = []; // the annotations drawn, measured once on screen (fitGutter)
   let fitted = false;
 
-  function gutter(ann) {
-    if (ann) gutters.push(ann);
-    return h("span", { class: "il-src-gutter" }, ann);
+  function gutter(...parts) {
+    const shown = parts.filter(Boolean);
+    if (shown.length) gutters.push(shown);
+    return h("span", { class: "il-src-gutter" }, shown);
   }
 
   /**
@@ -101,7 +119,11 @@ function create(ctx) {
    */
   function fitGutter() {
     let widest = 0;
-    for (const a of gutters) widest = Math.max(widest, a.getBoundingClientRect().width);
+    for (const parts of gutters)
+      widest = Math.max(
+        widest,
+        parts.reduce((w, a) => w + a.getBoundingClientRect().width, 0),
+      );
     if (!widest || !el.clientWidth) return false;
     const most = Math.max(GUTTER_MIN, Math.floor(el.clientWidth * GUTTER_MAX_SHARE)); // never below the old 168 px
     const px = Math.min(Math.max(Math.ceil(widest) + 1, GUTTER_MIN), most);
@@ -156,7 +178,7 @@ function create(ctx) {
             "data-how": how || null,
           },
           h("span", { class: "il-src-no" }, String(line)),
-          gutter(annotation(entry, report, s.compileId)),
+          gutter(breakMark(breaks.get(key)), annotation(entry, report, s.compileId)),
           // a column of its own, where the forward saves anything: what the line keeps for the backward
           saved.size
             ? h(
@@ -178,22 +200,6 @@ function create(ctx) {
               )
             : null,
           h("code", { class: "il-src-code" }, code),
-          breaks.has(key)
-            ? h(
-                "span",
-                {
-                  class: "il-src-break",
-                  "data-role": "source-break",
-                  title: breaks
-                    .get(key)
-                    .map(
-                      (b) => `${b.summary}${(b.compile_ids || []).length ? ` (in ${b.compile_ids.join(", ")})` : ""}`,
-                    )
-                    .join("\n"),
-                },
-                ` ⤫ graph break${breaks.get(key).length > 1 ? ` ×${breaks.get(key).length}` : ""}`,
-              )
-            : null,
         );
         if (entry) row.tabIndex = 0;
         lineEls.set(key, row);
