@@ -2,7 +2,7 @@
 // createLens(el, options) works anywhere (widget, standalone page); it returns {store, root, select,
 // selectIn, destroy}. destroy() removes every listener, timer, observer and element it made.
 
-import { hasProfile, plural } from "./data.js";
+import { groupOf, hasProfile, plural } from "./data.js";
 import { h } from "./dom.js";
 import { installKeys } from "./keys.js";
 import { linePanel } from "./linepanel.js";
@@ -281,6 +281,11 @@ function panelDrawer(ctx, panel) {
       selectIn: actions.selectIn,
       focusFx: actions.focusFx,
       later: ctx.later,
+      // the folded module a fused node is drawn inside in the fusion graph as it is now, or null (a box of its own)
+      boxOf: (name) => {
+        const e = ix.byName.get(name);
+        return e ? groupOf(e.node, model.expandedFor(s.compileId)) : null;
+      },
     };
     if (!s.selected && s.sourceLine) {
       panel.replaceChildren(linePanel(s.sourceLine, ctx.sourceIndex().get(s.sourceLine), ix, pActions));
@@ -365,7 +370,14 @@ export function createLens(el, opts) {
     }
     toolbar.update(s, changed);
     searchBox.update(s, changed);
-    if (changed.has("selected") || changed.has("compileId") || changed.has("sourceLine")) drawPanel();
+    // a fold or unfold moves fused nodes in and out of module boxes: the panel says where its node is drawn
+    if (
+      changed.has("selected") ||
+      changed.has("compileId") ||
+      changed.has("sourceLine") ||
+      (s.selected && changed.has("expandRev"))
+    )
+      drawPanel();
     updateViews(changed);
   });
 

@@ -360,11 +360,24 @@ function sharedSection({ idx, n, k }, actions) {
     " next to it in execution order run the same kernel",
     k ? " " : "",
     k ? h("span", { class: "il-mono" }, k.name) : null,
-    " (one box in the graph): ",
+    ` (${drawnAs([n, ...together], actions)}): `,
     ...together.flatMap((x, i) => [i ? ", " : "", link(x), ` (#${x.index}, ${x.kind})`]),
     ". The kernel source below is shared.",
     reused.length ? ` The same kernel source is also reused elsewhere (${plural(reused.length, "fused node")}).` : "",
   );
+}
+
+/** Where the fusion graph draws a run of one kernel's fused nodes: one box, or the folded modules that hold some
+ * of them (a kernel fusing a model's input handling into its first block's norm: 2 in a box, 5 inside blocks.0). */
+function drawnAs(nodes, actions) {
+  const where = nodes.map((x) => (actions && actions.boxOf ? actions.boxOf(x.name) : null));
+  const count = new Map();
+  for (const g of where) count.set(g, (count.get(g) || 0) + 1);
+  const name = (g) => String(g).replace(/^repeat:/, "");
+  if (count.size === 1) return where[0] ? `all inside the folded module ${name(where[0])}` : "one box in the graph";
+  return `drawn in ${count.size} places: ${[...count]
+    .map(([g, c]) => `${c} ${g ? `inside ${name(g)}` : c > 1 ? "in one box" : "as a box"}`)
+    .join(", ")}`;
 }
 
 function measuredSection({ idx, k, report }) {

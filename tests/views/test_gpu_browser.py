@@ -425,6 +425,29 @@ def test_the_overview_opens_folded_where_it_would_cover_a_box_and_the_users_choi
     _assert_clean(page)
 
 
+def test_a_kernels_run_says_where_the_graph_draws_its_nodes_as_modules_fold_and_unfold(tmp_path, offline_page):
+    """The GPT-2 backward's kernel `triton_per_fused_native_layer_norm_backward_view_2` is called for op44 (h.0.ln_1)
+    and op46 (top level) together. The panel said "(one box in the graph)" whatever the folding; with h.0 folded,
+    op44 is inside h.0's box and op46 a box of its own. It now says where they are, and follows a fold."""
+    page = offline_page
+    report = _open_fixture(page, tmp_path, "training")
+    bwd = report.compiles[1]
+    assert next(k for k in bwd.kernels if k.name == "triton_per_fused_native_layer_norm_backward_view_2").call_sites[
+        -1
+    ] == ["op44", "op46"]
+    pane = '[data-view="fusion"] [data-role="graph-pane"]'
+    page.select_option(".il-compile", bwd.id)
+    page.wait_for_function("([sel, c]) => document.querySelector(sel).dataset.drawn === c", arg=[pane, bwd.id])
+    page.click('[data-action="collapse-all"]')
+    page.locator(f'{pane} [data-node="op46"]').dispatch_event("click")  # below the fold
+    note = page.locator('[data-role="shared-kernel"]')
+    assert "drawn in 2 places: 1 as a box, 1 inside h.0" in note.inner_text(), note.inner_text()
+    page.click('[data-action="expand-all"]')
+    page.wait_for_function("() => !document.querySelector('[data-view=fusion] [data-module]')")
+    assert "(one box in the graph)" in note.inner_text(), note.inner_text()
+    _assert_clean(page)
+
+
 _BOXES_JS = """(sel) => [...document.querySelectorAll(sel)].map((e) => {
   const r = e.getBoundingClientRect();
   return {x0: r.left, y0: r.top, x1: r.right, y1: r.bottom, text: e.textContent, kernel: e.dataset.kernel || "",
