@@ -159,6 +159,7 @@ function addBoxes(g, expanded, times) {
       members: [n.name],
       ops: opsOf(n),
       nOps: (n.fx_nodes || []).length,
+      module: (n.module_stack || []).at(-1) || "",
     };
     if (t) {
       it.total_us = t.total_us;
@@ -214,9 +215,13 @@ function labelBoxes(items, compile) {
       // a box with no op of its own (an input copy, FusedNode.label "channels-last copy: conv1.weight, x") says
       // what it is first and what it copies on the ops line
       const cut = it.ops.length ? -1 : it.label.indexOf(": ");
+      const title = cut < 0 ? it.label : it.label.slice(0, cut);
+      const ops = it.ops.join(" · ");
       it.lines = fit([
-        clip(cut < 0 ? it.label : it.label.slice(0, cut), Math.floor((MAX_W - 22) / MONO_CH) - suffix.length) + suffix,
-        it.ops.join(" · ") || (cut < 0 ? it.name : it.label.slice(cut + 2)),
+        clip(title, Math.floor((MAX_W - 22) / MONO_CH) - suffix.length) + suffix,
+        // an extern call's one op is its title already: the line names the module it ran in (the addmm of four
+        // experts told apart)
+        (ops === title && !many && it.module) || ops || (cut < 0 ? it.name : it.label.slice(cut + 2)),
         many
           ? `${plural(it.members.length, "fused node")} · one kernel · ${it.kind}${time}`
           : `#${it.index} · ${it.kind} · ${plural(it.nOps, "op")}${time}`,

@@ -85,6 +85,25 @@ test("a kernel shared by several fused nodes is one box with a count", () => {
   assert.equal(b.clusters.size, 0);
 });
 
+test("an extern box whose one op is its title names its module on the second line", () => {
+  const expert = (i) => ({
+    name: `op${i}`,
+    kind: "extern",
+    label: "addmm",
+    ops: ["addmm"],
+    fx_nodes: [`addmm_${i}`],
+    kernel: `extern_kernels.addmm[buf${i}]`,
+    reads: ["x"],
+    writes: [`buf${i}`],
+    module_stack: ["moe", `moe.experts.${i}`],
+  });
+  const c = { id: "0/0", graph_inputs: ["x"], graph_outputs: [], fused_nodes: [0, 1].map(expert), kernels: [] };
+  const b = buildFusion(indexCompile(c), new Set(["moe", "moe.experts.0", "moe.experts.1"]));
+  const lines = (n) => b.items.get(b.keyToId.get(`node:${n}`)).lines;
+  assert.deepEqual(lines("op0").slice(0, 2), ["addmm", "moe.experts.0"]);
+  assert.deepEqual(lines("op1").slice(0, 2), ["addmm", "moe.experts.1"]);
+});
+
 test("many graph inputs become one small stub per consumer, not one node with edges across the graph", () => {
   const b = buildFusion(indexCompile(compile), new Set());
   const stubs = [...b.items.values()].filter((it) => it.type === "input");
