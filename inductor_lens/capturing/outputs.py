@@ -39,10 +39,38 @@ def backward_tensors(out: Any) -> list:
 
 
 def backward(out: Any) -> None:
+    """A backward pass through ``out`` (:func:`backward_tensors`) that leaves no gradient behind: the ``.grad`` of
+    every leaf it reaches (the model's parameters, inputs that require grad) is put back as it was, ``None``
+    included. It runs so that the backward graph compiles; a user's next training step must not find it in
+    its gradients."""
+    import torch
+
     tensors = backward_tensors(out)
     if not tensors:
         raise ValueError(
             "backward=True needs an output that requires grad (a parameter or an input with "
             "requires_grad=True must feed it)"
         )
-    sum(t.sum() for t in tensors).backward()
+    kept = [(t, None if t.grad is None else t.grad.detach().clone()) for t in _leaves(tensors)]
+    try:
+        sum(t.sum() for t in tensors).backward()
+    finally:
+        with torch.no_grad():
+            for t, g in kept:
+                t.grad = g
+
+
+def _leaves(tensors: list) -> list:
+    """The leaf tensors a backward from ``tensors`` accumulates gradients into (autograd's AccumulateGrad nodes)."""
+    out, seen, todo = [], set(), [t.grad_fn for t in tensors if t.grad_fn is not None]
+    out += [t for t in tensors if t.grad_fn is None and t.requires_grad]
+    while todo:
+        fn = todo.pop()
+        if fn is None or fn in seen:
+            continue
+        seen.add(fn)
+        leaf = getattr(fn, "variable", None)
+        if leaf is not None:
+            out.append(leaf)
+        todo += [nxt for nxt, _ in getattr(fn, "next_functions", ())]
+    return out

@@ -502,8 +502,15 @@ def test_a_profile_of_0_2_with_its_duplicate_keys_still_loads():
 def test_profiling_changes_no_result_gradient_or_random_state():
     torch.manual_seed(0)
     model = TwoLayer()
-    x = torch.randn(8, 32)
+    x = torch.randn(8, 32, requires_grad=True)
+    first = next(model.parameters())
+    first.grad = torch.full_like(first, 3.0)  # a gradient the user already had
     report = inductor_lens.inspect(model, x, backward=True)
+    # inspect's backward compiled the backward graph and left no gradient behind (it filled every .grad before)
+    assert [c.graph_kind for c in report.compiles] == ["forward", "backward"]
+    assert torch.equal(first.grad, torch.full_like(first, 3.0)) and x.grad is None
+    assert all(p.grad is None for p in list(model.parameters())[1:])
+    x = x.detach()
     compiled = torch.compile(model)  # no capture: dynamo's state is as the user left it
     out = compiled(x)
     out.sum().backward()
