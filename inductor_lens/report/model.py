@@ -1208,9 +1208,12 @@ class Report(_Record):
         ]
         for c in self.compiles:
             same = f", same graph as {c.same_graph_as}" if c.same_graph_as else ""
+            # counted as the views count them: glue (a getitem of a multi-output call, a view) is no box
+            glue = sum(1 for n in c.fused_nodes if n.is_glue)
             lines.append(
                 f"  {c.id}: {c.frame_label or c.frame or '?'} [{c.trigger.kind}{same}] "
-                f"{len(c.fused_nodes)} fused node(s), {len(c.kernels)} kernel(s)"
+                f"{len(c.fused_nodes) - glue} fused node(s){f' (+{glue} glue: drawn as edges)' if glue else ''}, "
+                f"{len(c.kernels)} kernel(s)"
             )
             for k in c.kernels:
                 lines.append(f"    {k.name} ({k.language})")

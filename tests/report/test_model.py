@@ -1,5 +1,6 @@
 """The report model: JSON contract, schema, loading errors, parsers. No torch compile here."""
 
+import dataclasses
 import json
 import pathlib
 import re
@@ -93,6 +94,11 @@ def test_repr_is_cheap_and_summary_lists_kernels():
     r = _tiny()
     assert "</script>" not in repr(r) and "1 kernel(s)" in repr(r)
     assert "cpp_fused_add_0" in r.summary()
+    # fused nodes counted as the page counts them: a glue node (a getitem of a multi-output call) is no box
+    c = r.compiles[0]
+    glue = FusedNode(name="op1", kind="nop", is_glue=True, reads=["buf0"], writes=["buf1"])
+    r = dataclasses.replace(r, compiles=[dataclasses.replace(c, fused_nodes=[*c.fused_nodes, glue])])
+    assert "1 fused node(s) (+1 glue: drawn as edges), 1 kernel(s)" in r.summary()
 
 
 def test_committed_json_schema_is_current():
