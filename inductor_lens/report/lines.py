@@ -92,6 +92,16 @@ def buffer_module(buffer: LiveBuffer, fx: dict[str, GraphNode], fused: dict[str,
     return f.module_stack[-1] if f is not None and f.module_stack else ""
 
 
+def buffer_stack(buffer: LiveBuffer, fused: Optional[dict[str, FusedNode]]) -> list[Frame]:
+    """The user stack a buffer's row rolls up under: its op's, else (an op a pass of Inductor made, such as the
+    ``slice_scatter`` of an in-place op on a view, which has no stack) its fused node's first, the line the
+    kernel's panel names."""
+    if user_line(buffer.user_stack) is not None or fused is None:
+        return buffer.user_stack
+    f = fused.get(buffer.node)
+    return f.user_stack[0] if f is not None and f.user_stack else buffer.user_stack
+
+
 def memory_lines(
     m: Memory, fx: dict[str, GraphNode], built: dict[str, BuiltLine], fused: Optional[dict[str, FusedNode]] = None
 ) -> Memory:
@@ -111,7 +121,7 @@ def memory_lines(
         peak_buffers=[
             dataclasses.replace(
                 b,
-                user_line=row_line(b.user_stack, fx.get(b.fx_node), built),
+                user_line=row_line(buffer_stack(b, fused), fx.get(b.fx_node), built),
                 module=buffer_module(b, fx, fused) if fused is not None else b.module,
             )
             for b in m.peak_buffers

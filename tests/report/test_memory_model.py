@@ -88,3 +88,21 @@ def test_schema_file_and_docs_name_the_contract():
     docs = (REPO / "docs" / "report-schema.md").read_text()
     for k in CONTRACT + [f.name for f in dataclasses.fields(model.Memory)]:
         assert f"`{k}`" in docs, k
+
+
+def test_a_buffer_whose_op_has_no_line_takes_its_kernels_line():
+    """An in-place op on a view becomes a ``slice_scatter`` that a pass of Inductor made: no user stack. Its buffer
+    alive at the peak named no line (and the kernel's panel named dyn.py:11); it takes its fused node's first line."""
+    from inductor_lens.report.lines import memory_lines
+
+    line = model.Frame(file="dyn.py", line=11, function="forward", code="v = h[:, :8]", is_user=True)
+    fx = {"slice_scatter_default": model.GraphNode(name="slice_scatter_default", op="call_function", target="x")}
+    fused = {"op1": model.FusedNode(name="op1", kind="pointwise", user_stack=[[line]], writes=["buf1"])}
+    buf = model.LiveBuffer(name="buf1", bytes=64, node="op1", fx_node="slice_scatter_default")
+    m = memory_lines(model.Memory(peak_bytes=64, peak_node="op1", peak_buffers=[buf]), fx, {}, fused)
+    (row,) = m.peak_buffers
+    assert (row.user_line.file, row.user_line.line, row.user_line.built) == ("dyn.py", 11, False)
+    # an op with a line of its own keeps it
+    own = model.Frame(file="dyn.py", line=12, function="forward", code="v.mul_(2.0)", is_user=True)
+    m = memory_lines(model.Memory(peak_buffers=[dataclasses.replace(buf, user_stack=[own])]), fx, {}, fused)
+    assert m.peak_buffers[0].user_line.line == 12
