@@ -381,15 +381,21 @@ def fold_module(module: str, instances: dict[str, ModuleRepeat]) -> tuple[str, s
 def fold_rollup(items: Iterable[tuple[str, int]], instances: dict[str, ModuleRepeat]) -> list[BytesBy]:
     """``(module, bytes)`` pairs rolled up by module with the instances of repeated modules folded
     (:func:`fold_module`): bytes, how many items (``count``) and how many instances (``instances``, 1 for a
-    module that is no repeat's) each row holds, largest first."""
+    module that is no repeat's) each row holds, largest first. A row that only one instance fills is named by
+    that instance (``blocks.0.norm1``, not ``blocks.1-0.norm1``: the range would say it is both)."""
     rows: dict[str, list] = {}
     for module, size in items:
         key, inst = fold_module(module, instances)
-        row = rows.setdefault(key or NO_MODULE, [0, 0, set()])
+        row = rows.setdefault(key or NO_MODULE, [0, 0, set(), set()])
         row[0] += size
         row[1] += 1
         row[2].add(inst)
-    out = [BytesBy(bytes=b, module=m, count=n, instances=len(insts)) for m, (b, n, insts) in rows.items()]
+        row[3].add(module)
+    out = [
+        BytesBy(bytes=b, module=next(iter(mods)) if len(insts) == 1 and len(mods) == 1 and m != NO_MODULE else m,
+                count=n, instances=len(insts))
+        for m, (b, n, insts, mods) in rows.items()
+    ]  # fmt: skip
     return sorted(out, key=lambda x: (-x.bytes, x.module))
 
 

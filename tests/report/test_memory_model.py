@@ -106,3 +106,20 @@ def test_a_buffer_whose_op_has_no_line_takes_its_kernels_line():
     own = model.Frame(file="dyn.py", line=12, function="forward", code="v.mul_(2.0)", is_user=True)
     m = memory_lines(model.Memory(peak_buffers=[dataclasses.replace(buf, user_stack=[own])]), fx, {}, fused)
     assert m.peak_buffers[0].user_line.line == 12
+
+
+def test_a_folded_row_that_one_instance_fills_is_named_by_it():
+    """Alive at the peak in a 2-block backward: both blocks' attention (one row, ``blocks.1-0.attn`` ×2) and only
+    block 0's norm1. The norm1 row read ``blocks.1-0.norm1``, saying it was both blocks'; it is ``blocks.0.norm1``."""
+    from inductor_lens.analysis.memory import fold_rollup
+
+    rep = model.ModuleRepeat(key="repeat:blocks.1-0", label="blocks.1-0", parent="", modules=["blocks.1", "blocks.0"])
+    rows = fold_rollup(
+        [("blocks.1.attn", 40), ("blocks.0.attn", 41), ("blocks.0.norm1", 2), ("head", 1)],
+        {"blocks.1": rep, "blocks.0": rep},
+    )
+    assert [(r.module, r.bytes, r.instances) for r in rows] == [
+        ("blocks.1-0.attn", 81, 2),
+        ("blocks.0.norm1", 2, 1),
+        ("head", 1, 1),
+    ]
