@@ -12,7 +12,7 @@ import datetime
 import os
 import re
 from collections import defaultdict
-from typing import Any, Optional
+from typing import Any, Optional, Sequence
 
 from ..analysis.memory import reuses
 from ..analysis.reproducer import ReproducerError, kernel_script, launch_order
@@ -200,8 +200,11 @@ class _Trace:
         return []
 
 
-def _phases(events: list[dict], t0: float, start: float, end: Optional[float]) -> list[Phase]:
-    """Phases from chromium begin/end events inside ``[start, end]``, with nesting depth."""
+def _phases(
+    events: list[dict], t0: float, start: float, end: Optional[float], restarts: Sequence[str] = ()
+) -> list[Phase]:
+    """Phases from chromium begin/end events inside ``[start, end]``, with nesting depth (``restarts``: why dynamo's
+    tracing of the frame started again, for the words of its attempts: ``rules.phase_words``)."""
     spans: list[tuple[float, float, str, int]] = []
     open_: dict[tuple, list[tuple[str, float]]] = defaultdict(list)
     for ev in sorted(events, key=lambda e: float(e.get("ts", 0))):
@@ -223,7 +226,7 @@ def _phases(events: list[dict], t0: float, start: float, end: Optional[float]) -
         elif ph == "X":
             spans.append((ts, ts + float(ev.get("dur", 0)), name, len(open_[key])))
     spans.sort(key=lambda s: (s[0], -s[1]))
-    return [Phase(n, round(b - t0, 1), round(e - b, 1), d, *phase_words(n)) for b, e, n, d in spans]
+    return [Phase(n, round(b - t0, 1), round(e - b, 1), d, *phase_words(n, restarts)) for b, e, n, d in spans]
 
 
 def _graph_nodes(nodes: list[dict], roles: Optional[dict[str, tuple[str, str]]] = None) -> list[GraphNode]:
@@ -953,8 +956,14 @@ def _compile(
         if not rec.aot
         else _aot_trigger(aot, raw.t0_us)
     )
+    restarts = [
+        str(r) for md in trace.metadata("compilation_metrics", rec.compile_id)
+        for r in md["compilation_metrics"].get("restart_reasons") or ()
+    ]  # fmt: skip
     phases = (
-        _phases(trace.events_between(window.start_us, window.end_us), raw.t0_us, window.start_us, window.end_us)
+        _phases(
+            trace.events_between(window.start_us, window.end_us), raw.t0_us, window.start_us, window.end_us, restarts
+        )
         if window
         else []
     )

@@ -11,7 +11,7 @@ import ast
 import functools
 import math
 import re
-from typing import Any, Iterable, Optional
+from typing import Any, Iterable, Optional, Sequence
 
 #: Where a frame comes from, in the order a compile runs through them.
 STAGES = (
@@ -174,16 +174,45 @@ PHASES: dict[str, tuple[str, str]] = {
 _ATTEMPT_RE = re.compile(r"compile_attempt_(\d+)$")
 
 
-def phase_words(name: str) -> tuple[str, str]:
+#: dynamo's restarts that torch records by their exception class alone, in words
+RESTARTS = {
+    "TensorifyScalarRestartAnalysis": "a Python float that dynamo traced as a tensor had to be specialized to its "
+    "value (TensorifyScalarRestartAnalysis)",
+    "SpeculationRestartAnalysis": "a guess dynamo made while tracing turned out wrong (SpeculationRestartAnalysis)",
+}
+_CLASS_RE = re.compile(r"<class '(?:[\w.]+\.)?(\w+)'>")
+
+
+def restart_words(reason: str) -> str:
+    """Why dynamo's tracing of a frame started again (one of ``compilation_metrics``' ``restart_reasons``), for
+    people: a graph break's telling line (:func:`break_summary`), or a restart torch records by its class alone.
+
+    >>> restart_words("<class 'torch._dynamo.exc.TensorifyScalarRestartAnalysis'>")[:40]
+    'a Python float that dynamo traced as a t'
+    """
+    m = _CLASS_RE.fullmatch(reason.strip())
+    if m:
+        return RESTARTS.get(m.group(1), m.group(1))
+    return break_summary(reason)
+
+
+def phase_words(name: str, restarts: Sequence[str] = ()) -> tuple[str, str]:
     """A timeline phase (a torch compile event) for people: (a few words, a sentence); ``("", "")`` when not known.
+    ``restarts``: why each attempt of the frame's tracing had to start again (``compilation_metrics``'
+    ``restart_reasons``, in order), said on the attempt that followed.
 
     >>> phase_words("Scheduler.__init__")[0]
     'fusion'
+    >>> phase_words("compile_attempt_1", ["Unsupported Tensor.item() call"])[1].rsplit(": ", 1)[-1]
+    'Unsupported Tensor.item() call'
     """
     m = _ATTEMPT_RE.match(name)
     if m:
         n = int(m.group(1))
-        again = f"; attempt {n} ran because attempt {n - 1} had to start again" if n else ""
+        why = restart_words(restarts[n - 1]) if 0 < n <= len(restarts) and restarts[n - 1] else ""
+        again = (
+            f"; attempt {n} ran because attempt {n - 1} had to start again" + (f": {why}" if why else "") if n else ""
+        )
         return (
             "dynamo" if not n else "dynamo, again",
             f"dynamo's attempt {n + 1} to trace and compile the frame (tracing starts again, as the next attempt, when it "

@@ -408,3 +408,19 @@ def test_backward_nodes_carry_the_module_whose_forward_they_differentiate(traini
     forward_modules = {m for n in fwd.graphs["post_grad"].nodes for m in n.module_stack}
     assert {m for n in with_module for m in n.module_stack} <= forward_modules
     assert any(n.module_stack for n in bwd.fused_nodes if n.kind == "extern")  # the mm of a Linear's grad
+
+
+def test_a_trace_that_started_again_says_why_on_its_next_attempt(break_recompile_report):
+    """Dynamo traced the frame, met the graph break, and started again to compile the part before it: the
+    timeline's "dynamo, again" phase said only that tracing "had to start again". It now says why, from
+    compilation_metrics' restart_reasons: the break's telling line; a restart torch records by its exception
+    class alone is said in words (rules.restart_words)."""
+    from inductor_lens.report.rules import restart_words
+
+    summary = break_recompile_report.graph_breaks[0].summary
+    again = [p for c in break_recompile_report.compiles for p in c.phases if p.name == "compile_attempt_1"]
+    assert again and all(p.what.endswith(f"had to start again: {summary}") for p in again), [p.what for p in again]
+    assert restart_words("<class 'torch._dynamo.exc.TensorifyScalarRestartAnalysis'>").startswith(
+        "a Python float that dynamo traced as a tensor had to be specialized"
+    )
+    assert restart_words("<class 'x.NewRestart'>") == "NewRestart"
