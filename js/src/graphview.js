@@ -481,18 +481,14 @@ export class Minimap {
     this.frame = svgEl("rect", { class: "il-minimap-view", "data-role": "minimap-view" }, this.svg);
     // folded, the overview is a small button in the pane's corner: at a graph's opening where it would cover a box
     // of the view (a 1000 x 700 cell's column runs under it), or when the user folds it
-    this.unfold = document.createElement("button");
-    this.unfold.type = "button";
-    this.unfold.className = "il-minimap-toggle";
-    this.unfold.dataset.role = "minimap-unfold";
-    this.unfold.title = "show the overview of the graph";
-    this.unfold.textContent = "map";
-    this.fold = document.createElement("button");
-    this.fold.type = "button";
-    this.fold.className = "il-minimap-fold";
-    this.fold.dataset.role = "minimap-fold";
-    this.fold.title = "hide the overview";
-    this.fold.textContent = "×";
+    const button = (cls, role, title, text) => {
+      const b = Object.assign(document.createElement("button"), { type: "button", className: cls, title });
+      b.dataset.role = role;
+      b.textContent = text;
+      return b;
+    };
+    this.unfold = button("il-minimap-toggle", "minimap-unfold", "show the overview of the graph", "map");
+    this.fold = button("il-minimap-fold", "minimap-fold", "hide the overview", "×");
     this.el.appendChild(this.fold);
     this.folded = false; // at the opening: whether it would cover a box
     this.chosen = null; // the user's own choice (folded or not), kept from then on
