@@ -451,7 +451,8 @@ def regions(fused: Sequence[FusedNode], instances: dict[str, ModuleRepeat]) -> l
     or its module stack) is that instance's; another, the module of its stack at the instances' depth (the
     deepest it has above that: ``head``), else ``""``. A run of ``""`` between two runs of one module is
     theirs (a reshape between two ops of a layer); a module that resumes after one region of another has no
-    label the second time (its number once under the axis). Without repeats, the top-level modules."""
+    label the second time (its number once under the axis). Without repeats, the top-level modules, each labelled by
+    its whole name (``blocks.0``: no repeat's name under the axis says what a bare ``0`` is)."""
     depth = 0
     for n in fused:
         inst = next((m for m in n.module_stack if m in instances), None)
@@ -485,7 +486,9 @@ def regions(fused: Sequence[FusedNode], instances: dict[str, ModuleRepeat]) -> l
         r = instances.get(key)
         # a module resumed after another's short run (Llama's layer 0 around the rotary embedding) is labelled once
         again = bool(key) and len(out) >= 2 and out[-2].module == key
-        label = "" if again else key.rsplit(".", 1)[-1]
+        # with repeats, a layer's number beside the repeat's name under the axis (``layers.1-3``); without, the
+        # module's whole name: a bare "0 | 1" under a ViT's blocks said nothing of what they are
+        label = "" if again else key.rsplit(".", 1)[-1] if instances else key
         out.append(MemoryRegion(module=key, label=label, first=first, last=last, repeat=r.label if r else ""))
     return out
 

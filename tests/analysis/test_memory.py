@@ -156,8 +156,11 @@ def test_regions_cut_the_timeline_by_instance_and_top_level_module():
         ("", "", 7, 7, ""),
         ("head", "head", 8, 8, ""),
     ]
-    # without repeats: the top-level modules (the reshape inside layer 1 still joins it)
-    assert [r.module for r in regions(fused, {})] == ["embed", "layers.0", "layers.1", "", "layers.3", "", "head"]
+    # without repeats: the top-level modules (the reshape inside layer 1 still joins it), labelled by their whole
+    # names (no repeat's name under the axis says what a bare "0" is: a ViT's axis read "patch_embed | 0 | 1 | norm")
+    plain = regions(fused, {})
+    assert [r.module for r in plain] == ["embed", "layers.0", "layers.1", "", "layers.3", "", "head"]
+    assert [r.label for r in plain] == ["embed", "layers.0", "layers.1", "", "layers.3", "", "head"]
 
 
 def test_a_module_resumed_after_another_is_labelled_once():
