@@ -19,11 +19,6 @@ function builtTitle(built) {
   );
 }
 
-/**
- * One line's annotation: the kernels its ops ran in, in the current compile (kinds as dots); the kernels of the
- * modules it built whose ops ran inside torch, marked "built here" (FusedNode.built_lines); the other compiles;
- * measured time.
- */
 /** The mark of a line where dynamo broke the graph (GraphBreak.shown_frame): first in the gutter, where the
  * view shows it whatever the line's length; its reasons and frames in the tooltip. */
 function breakMark(here) {
@@ -41,6 +36,11 @@ function breakMark(here) {
   );
 }
 
+/**
+ * One line's annotation: the kernels its ops ran in, in the current compile (kinds as dots); the kernels of the
+ * modules it built whose ops ran inside torch, marked "built here" (FusedNode.built_lines); the other compiles;
+ * measured time.
+ */
 function annotation(entry, report, compileId) {
   if (!entry) return null;
   const here = lineSummary(entry, report, compileId);
@@ -103,7 +103,7 @@ function create(ctx) {
   const el = h("div", { class: "il-view il-source", "data-view": "source" });
   let drawnFor = null;
   let lineEls = new Map();
-  let gutters = []; // the annotations drawn, measured once on screen (fitGutter)
+  let gutters = []; // each line's gutter parts drawn (break mark, annotation), measured once on screen (fitGutter)
   let fitted = false;
 
   function gutter(...parts) {
@@ -119,10 +119,11 @@ function create(ctx) {
    */
   function fitGutter() {
     let widest = 0;
+    // a line's parts from the first's left edge to the last's right: the break mark's margin counted
     for (const parts of gutters)
       widest = Math.max(
         widest,
-        parts.reduce((w, a) => w + a.getBoundingClientRect().width, 0),
+        parts[parts.length - 1].getBoundingClientRect().right - parts[0].getBoundingClientRect().left,
       );
     if (!widest || !el.clientWidth) return false;
     const most = Math.max(GUTTER_MIN, Math.floor(el.clientWidth * GUTTER_MAX_SHARE)); // never below the old 168 px
