@@ -862,16 +862,17 @@ class CudaGraphs(_Record):
 
 @_record
 class ModuleRepeat(_Record):
-    """Sibling nn.Modules run one after another that made the same fused nodes: a model's layers.
+    """Numbered sibling nn.Modules run one after another with the same sub-modules: a model's layers.
 
-    Two siblings (children of one module, ``parent``) repeat when the fused nodes of each, in execution
-    order, have the same module path below it and the same kind (``report/modules.py``). ``modules``: the
-    instances in order; ``attached``: per instance, the parent's own fused nodes that run inside (or right
-    after) it, drawn with it; ``nodes_each``: fused nodes per instance, attached ones left out; ``kinds``:
-    their kinds counted (one instance); ``same``: ``kernels`` (each position calls the same kernel, or the
-    same extern op) or ``kinds`` (only module paths and kinds agree) for all instances but those in
-    ``differs``; ``summary``: what the fusion graph's box says (``model.layers.0-31 ×32: 13 fused nodes
-    each, same kernels except in model.layers.0``)."""
+    Two siblings (children of one module, ``parent``) repeat when the same sub-modules ran in each, in the
+    same order (``report/modules.py`` says it exactly). ``modules``: the instances in order; ``attached``:
+    per instance, the parent's own fused nodes that run inside (or right after) it, drawn with it;
+    ``nodes_each``: fused nodes per instance of the most common shape (module path below the instance and
+    kind of each node), attached ones and those that run apart left out; ``kinds``: their kinds counted (one
+    instance); ``same``: ``kernels`` (each position calls the same kernel, or the same extern op),
+    ``kinds`` (module paths and kinds agree) for all instances but those in ``differs``, or ``modules``
+    (only the sub-modules agree: no shape is the most common); ``summary``: what the fusion graph's box says
+    (``model.layers.0-31 ×32: 13 fused nodes each, same kernels except in model.layers.0``)."""
 
     key: str
     label: str

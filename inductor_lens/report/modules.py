@@ -5,12 +5,22 @@ What *repeated* means here, so that a box saying "×32" is true:
 
 - The **instances** are children of one module (its direct sub-modules in ``FusedNode.module_stack``), in
   the order they first run. Each instance's **own** fused nodes are the boxes whose stack holds it.
-- Consecutive children repeat when their own fused nodes, in execution order, have the same sequence of
-  (module path below the instance, kind): the same sub-modules made the same kinds of kernels in the same
-  order. Between two instances only the parent's own fused nodes may run (else the run stops there).
-- Every instance is compared further: ``same="kernels"`` where each position also calls the same kernel
-  (the same generated kernel, or the same extern op such as ``mm``). Instances whose kernels differ from
-  the most common sequence are named in ``differs`` (layer 0 fusing the embedding into its first norm).
+- Consecutive numbered children (``layers.0``, ``layers.1``) repeat when the same sub-modules ran in each, in
+  the same order (their module paths below the instance, by first run; an instance without sub-modules: the
+  same kinds of fused nodes in the same order). Between two instances only the parent's own fused nodes may
+  run (else the run stops there).
+- An instance's **span** is where its fused nodes run among its siblings'. A node of it that a fusion put into
+  another instance's span (layer 3's causal mask, made in the graph's first kernel with layer 0's) runs
+  **apart**: it stays in its module's group but is left out of the comparison and of the span, and the
+  summary counts it.
+- Every instance is compared further, by its **shape**, the sequence of (module path below the instance,
+  kind) of its own fused nodes. The most common shape (shared by two instances at least, and by more than
+  any other) decides ``nodes_each``; ``same="kernels"`` where, among the instances of that shape, one
+  sequence of kernels is the most common in that sense (each position calls the same generated kernel, or
+  the same extern op such as ``mm``), else ``"kinds"``; ``"modules"`` where no shape is the most common.
+  Instances whose shape or kernels differ from the most common are named in ``differs`` (layer 0 fusing
+  the embedding into its norms; a layer whose residual add a fusion left as a node of its own), with
+  their count of fused nodes where it is another.
 - The parent's own fused nodes run inside an instance's span, or between it and the next one (a rotary
   embedding applied inside each layer, whose module is the common prefix ``model``), are **attached** to
   that instance: folded into its box while it is collapsed, counted apart in the summary.
@@ -67,6 +77,36 @@ def _sig_key(n: FusedNode) -> str:
     return n.label if n.kind == "extern" else (n.kernel or n.label)
 
 
+def _median(xs: Sequence[int]) -> int:
+    return xs[len(xs) // 2]
+
+
+def _spans(kids: Sequence[str], own: dict[str, list[int]]) -> dict[str, list[int]]:
+    """The fused nodes of each numbered sibling of ``kids`` that run in its own span (the rest run apart).
+
+    Siblings are ordered by their median node; an instance's span starts after the span of the one before and
+    ends before the median node of the next: a node of layer 3 made in the first kernel (hoisted there by a
+    fusion) lies before layer 2's span and runs apart. Siblings whose nodes do not overlap keep all of them."""
+    heads: dict[str, list[str]] = {}
+    for m in kids:
+        head, _, tail = m.rpartition(".")
+        if tail.isdigit():
+            heads.setdefault(head, []).append(m)
+    out: dict[str, list[int]] = {}
+    for group in heads.values():
+        if len(group) < 2:
+            continue
+        order = sorted(group, key=lambda m: _median(own[m]))
+        before = -1
+        for k, m in enumerate(order):
+            stop = _median(own[order[k + 1]]) if k + 1 < len(order) else 1 << 62
+            core = [i for i in own[m] if before < i < stop] or own[m]
+            if len(core) < len(own[m]):
+                out[m] = core
+            before = core[-1]
+    return out
+
+
 def find_repeats(boxes: Sequence[FusedNode]) -> list[ModuleRepeat]:
     """The repeated modules of ``boxes`` (fused nodes drawn as boxes, in execution order), outermost first."""
     stacks = [tuple(n.module_stack) for n in boxes]
@@ -83,9 +123,20 @@ def find_repeats(boxes: Sequence[FusedNode]) -> list[ModuleRepeat]:
         d = depth[m]
         kids.setdefault(stacks[first[m]][:d], []).append(m)
 
-    def own(m: str) -> list[int]:
+    def every_own(m: str) -> list[int]:
         d = depth[m]
         return [i for i in range(first[m], last[m] + 1) if len(stacks[i]) > d and stacks[i][d] == m]
+
+    spans: dict[str, list[int]] = {}  # instance -> its own nodes in its span, where some run apart
+    apart: dict[str, int] = {}  # instance -> how many of its nodes run apart
+    for every in kids.values():
+        owns = {m: every_own(m) for m in every}
+        for m, core in _spans(every, owns).items():
+            spans[m], apart[m] = core, len(owns[m]) - len(core)
+            first[m], last[m] = core[0], core[-1]
+
+    def own(m: str) -> list[int]:
+        return spans[m] if m in spans else every_own(m)
 
     def shape(m: str, idx: list[int]) -> tuple:
         d = depth[m]
@@ -93,57 +144,91 @@ def find_repeats(boxes: Sequence[FusedNode]) -> list[ModuleRepeat]:
             (tuple(x[len(m) :] if x.startswith(m) else x for x in stacks[i][d + 1 :]), boxes[i].kind) for i in idx
         )
 
+    def structure(sh: tuple) -> tuple:
+        """The sub-modules that ran, in order of first run (the instance's own nodes left out); the shape
+        itself for an instance without sub-modules."""
+        subs = list(dict.fromkeys(path[0] for path, _ in sh if path))
+        return ("modules", *subs) if subs else ("shape", sh)
+
     out: list[ModuleRepeat] = []
     for parent, every in kids.items():
         # a child run wholly inside an earlier one's span (model.rotary_emb, called from layer 0) is no
         # sibling in the sequence: it stays a box of its own there
         children: list[str] = []
-        for m in every:
+        for m in sorted(every, key=lambda m: first[m]):
             if not children or first[m] > max(last[c] for c in children):
                 children.append(m)
         if len(children) < 2:
             continue
         info = [(m, own(m)) for m in children]
         shapes = [shape(m, idx) for m, idx in info]
+        keys = [structure(sh) for sh in shapes]
         start = 0
         while start < len(children):
             end = start + 1
             while (
                 end < len(children)
-                and shapes[end] == shapes[start]
+                and keys[end] == keys[start]
                 and last[children[end - 1]] < first[children[end]]
                 and all(stacks[i] == parent for i in range(last[children[end - 1]] + 1, first[children[end]]))
             ):
                 end += 1
             if end - start >= 2 and shapes[start] and _numbered(children[start:end]):
-                out.append(_repeat(boxes, stacks, parent, info[start:end], first, last))
+                out.append(_repeat(boxes, stacks, parent, info[start:end], shapes[start:end], first, last, apart))
             start = end
     out.sort(key=lambda r: (len(r.parent.split(".")) if r.parent else 0, r.key))
     return out
 
 
-def _repeat(boxes, stacks, parent: tuple, info: list, first: dict, last: dict) -> ModuleRepeat:
+def _most_common(values: list) -> tuple:
+    """The most common of ``values`` and whether it is shared: by two at least, and by more than any other."""
+    ranked = Counter(values).most_common(2)
+    top, n = ranked[0]
+    return top, n >= 2 and (len(ranked) == 1 or ranked[1][1] < n)
+
+
+def _repeat(
+    boxes, stacks, parent: tuple, info: list, shapes: list, first: dict, last: dict, apart: dict
+) -> ModuleRepeat:
     modules = [m for m, _ in info]
     label = _range_label(modules)
     attached = []
     for j, m in enumerate(modules):
         stop = first[modules[j + 1]] if j + 1 < len(modules) else last[m] + 1
         attached.append([boxes[i].name for i in range(first[m], stop) if stacks[i] == parent])
+    common_shape, shared = _most_common(shapes)
+    counts = [len(idx) for _, idx in info]
+    each = len(common_shape)
     kernels = [tuple(_sig_key(boxes[i]) for i in idx) for _, idx in info]
-    common, n_common = Counter(kernels).most_common(1)[0]
-    same = "kernels" if 2 * n_common > len(modules) else "kinds"
-    differs = [m for m, k in zip(modules, kernels) if k != common] if same == "kernels" else []
-    each = len(info[0][1])
-    kinds = dict(Counter(boxes[i].kind for i in info[0][1]).most_common())
-    summary = f"{label} ×{len(modules)}: {_plural(each, 'fused node')} each, same "
-    summary += "kernels" if same == "kernels" else "modules and kernel kinds (the kernels differ)"
+    if shared:
+        common, same_kernels = _most_common([k for k, sh in zip(kernels, shapes) if sh == common_shape])
+        same = "kernels" if same_kernels else "kinds"
+        differs = [
+            m for m, k, sh in zip(modules, kernels, shapes) if sh != common_shape or (same == "kernels" and k != common)
+        ]
+    else:
+        same, differs = "modules", []
+    typical = next(idx for (_, idx), sh in zip(info, shapes) if sh == common_shape)
+    kinds = dict(Counter(boxes[i].kind for i in typical).most_common())
+    if same == "modules":
+        summary = f"{label} ×{len(modules)}: the same sub-modules in the same order, "
+        summary += f"{min(counts)}-{max(counts)} fused nodes each (the fused nodes differ)"
+    else:
+        summary = f"{label} ×{len(modules)}: {_plural(each, 'fused node')} each, same "
+        summary += "kernels" if same == "kernels" else "modules and kernel kinds"
     if differs:
-        shown = ", ".join(_short(m, label) for m in differs[:3]) + (", …" if len(differs) > 3 else "")
-        summary += f" except in {shown}"
+        n_of = dict(zip(modules, counts))
+        named = [
+            _short(m, label) + (f" ({_plural(n_of[m], 'fused node')})" if n_of[m] != each else "") for m in differs
+        ]
+        summary += " except in " + ", ".join(named[:3]) + (", …" if len(differs) > 3 else "")
+    if same == "kinds":
+        summary += "; the kernels differ"
     n_att = [len(a) for a in attached]
     if any(n_att):
         owner = parent[-1] if parent else "the top level"
-        usual = Counter(n_att).most_common(1)[0][0]
+        usual, shared = _most_common(n_att)
+        usual = usual if shared else 0  # no count more common than another: say where they run
         odd = [(m, k) for m, k in zip(modules, n_att) if k != usual]
         more = ", …" if len(odd) > 3 else ""
         if usual:
@@ -152,7 +237,15 @@ def _repeat(boxes, stacks, parent: tuple, info: list, first: dict, last: dict) -
                 summary += " (" + ", ".join(f"{k} in {_short(m, label)}" for m, k in odd[:3]) + more + ")"
         else:
             where = ", ".join(_short(m, label) for m, _ in odd[:3]) + more
-            summary += f"; + {_plural(sum(n_att), 'fused node')} of {owner} run among them (in {where})"
+            runs = "runs" if sum(n_att) == 1 else "run"
+            summary += f"; + {_plural(sum(n_att), 'fused node')} of {owner} {runs} among them (in {where})"
+    away = [(m, apart[m]) for m in modules if apart.get(m)]
+    if away:
+        n_away = sum(k for _, k in away)
+        whose = ", ".join(_short(m, label) for m, _ in away[:3]) + (", …" if len(away) > 3 else "")
+        summary += (
+            f"; {_plural(n_away, 'fused node')} of {whose} {'runs' if n_away == 1 else 'run'} apart from the rest"
+        )
     return ModuleRepeat(
         key=REPEAT_PREFIX + label,
         label=label,

@@ -314,3 +314,23 @@ def test_dynamo_placeholder_names_give_their_source():
     assert source_role(placeholder_source("L_self_modules_rope_buffers_inv_freq_")) == ("buffer", "rope.inv_freq")
     assert source_role(placeholder_source("L_input_ids_")) == ("input", "input_ids")
     assert placeholder_source("primals_1") == "" and placeholder_source("L_self_modules__parameters_w_") == ""
+
+
+def test_the_forwards_blocks_fold_into_one_repeat_though_block_0_fused_the_embeddings(gpt2):
+    """A CPU training forward of GPT-2: block 0 fused the embeddings into its norms (more fused nodes than block 1),
+    but both blocks ran the same sub-modules in the same order: they fold into one repeat that says so."""
+    captured, _ = gpt2
+    forward = captured.compile("0/0 forward")
+    (r,) = forward.module_view.repeats
+    assert r.modules == ["h.0", "h.1"] and r.same == "modules"
+    boxes = [n for n in forward.fused_nodes if not n.is_glue]
+    # independent of modules.py: each block's fused nodes, and the sub-modules they ran, in order
+    own = {m: [n for n in boxes if m in n.module_stack] for m in r.modules}
+    subs = {
+        m: list(dict.fromkeys(n.module_stack[-1][len(m) + 1 :] for n in own[m] if n.module_stack[-1] != m)) for m in own
+    }
+    assert subs["h.0"] == subs["h.1"] and "attn.qkv" in subs["h.0"]
+    low, high = sorted(len(v) for v in own.values())
+    assert low < high
+    assert r.summary.startswith(f"h.0-1 ×2: the same sub-modules in the same order, {low}-{high} fused nodes each")
+    assert [r.label for r in captured.compile("0/0 backward").module_view.repeats] == ["h.1-0"]

@@ -59,16 +59,63 @@ def _node(name, kind, stack, kernel=None):
     return FusedNode(name=name, kind=kind, module_stack=stack, kernel=kernel or f"k_{name}", label=kernel or name)
 
 
-def test_siblings_with_other_kinds_do_not_repeat_and_a_run_stops_at_the_first_different_one():
-    def layer(i, kinds):
-        m = f"net.blocks.{i}"
-        return [_node(f"b{i}_{j}", k, ["net", m, f"{m}.sub{j}"], kernel=f"k{j}") for j, k in enumerate(kinds)]
+def test_siblings_whose_kinds_differ_repeat_and_are_named_and_a_run_stops_at_other_sub_modules():
+    """Siblings repeat where the same sub-modules ran in the same order: one whose fused nodes differ (another
+    kind, one more node) is in the run and named, with its count; one with other sub-modules stops the run."""
 
-    fused = layer(0, ["pointwise", "extern"]) + layer(1, ["pointwise", "extern"]) + layer(2, ["reduction", "extern"])
+    def layer(i, kinds, subs=None):
+        m = f"net.blocks.{i}"
+        subs = subs or [f"sub{j}" for j in range(len(kinds))]
+        return [
+            _node(f"b{i}_{j}", k, ["net", m, f"{m}.{s}"], kernel=f"k{j}") for j, (k, s) in enumerate(zip(kinds, subs))
+        ]
+
+    pe = ["pointwise", "extern"]
+    fused = (
+        layer(0, pe)
+        + layer(1, pe)
+        + layer(2, ["reduction", "extern"])
+        + layer(3, pe + ["pointwise"], ["sub0", "sub1", "sub1"])
+    )
     (r,) = find_repeats(fused)
-    assert r.modules == ["net.blocks.0", "net.blocks.1"] and r.same == "kernels" and r.differs == []
+    assert r.modules == [f"net.blocks.{i}" for i in range(4)] and r.same == "kernels" and r.nodes_each == 2
+    assert r.differs == ["net.blocks.2", "net.blocks.3"]
+    assert (
+        r.summary == "net.blocks.0-3 ×4: 2 fused nodes each, same kernels except in blocks.2, blocks.3 (3 fused nodes)"
+    )
+    fused = layer(0, pe) + layer(1, pe) + layer(2, pe, ["sub0", "other"])
+    (r,) = find_repeats(fused)
+    assert r.modules == ["net.blocks.0", "net.blocks.1"] and r.differs == []
     fused = layer(0, ["pointwise"]) + [_node("x", "pointwise", ["net", "net.other"])] + layer(1, ["pointwise"])
     assert find_repeats(fused) == []  # another module runs between them: no run
+
+
+def test_a_node_a_fusion_put_into_an_earlier_layers_span_runs_apart_and_the_layers_still_repeat():
+    """A CPU training forward makes layer 2's causal mask in the graph's first kernel, inside layer 0's span: that
+    node runs apart (left out of layer 2's span and shape, still in its group); where no shape is shared by more
+    instances than any other, the run says only that the same sub-modules ran."""
+
+    def layer(i, extra=()):
+        m = f"net.blocks.{i}"
+        return [
+            _node(f"b{i}_{j}", k, ["net", m, f"{m}.{s}"])
+            for j, (k, s) in enumerate([("reduction", "norm"), ("extern", "fc"), *extra])
+        ]
+
+    hoisted = _node("mask2", "pointwise", ["net", "net.blocks.2", "net.blocks.2.attn"])
+    fused = layer(0)[:1] + [hoisted] + layer(0)[1:] + layer(1) + layer(2)
+    (r,) = find_repeats(fused)
+    assert r.modules == ["net.blocks.0", "net.blocks.1", "net.blocks.2"] and r.nodes_each == 2 and r.same == "kinds"
+    assert r.summary.endswith("; 1 fused node of blocks.2 runs apart from the rest")
+    view, paths = module_view(fused)
+    assert paths["mask2"] == ["net", "repeat:net.blocks.0-2", "net.blocks.2", "net.blocks.2.attn"]
+    # two layers with the same sub-modules, one with a node more: no shape is the most common
+    (r,) = find_repeats(layer(0) + layer(1, [("pointwise", "fc")]))
+    assert r.same == "modules" and r.differs == []
+    assert (
+        r.summary
+        == "net.blocks.0-1 ×2: the same sub-modules in the same order, 2-3 fused nodes each (the fused nodes differ)"
+    )
 
 
 def test_a_small_graph_opens_all_expanded():
