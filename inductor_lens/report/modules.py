@@ -37,6 +37,11 @@ from .model import FusedNode, ModuleOpening, ModuleRepeat, ModuleView
 MIN_FIT = 4
 #: Never more boxes than this on an opening graph (the front end's MAX_OPENING: the layout stays interactive).
 OPEN_LIMIT = 60
+#: Pane pixels per box of a screen of ``fit`` boxes (the front end's ROW_PX: ``fit`` = the pane's height / 60), and
+#: the height of one row of the graph's column: a three-line box of 59 px and the rank gap of 25 px. Side branches
+#: share rows, so a screen holds more boxes than rows: ``fit`` boxes, and ``fit * 60 // 84`` rows.
+BOX_PX = 60
+ROW_PX = 84
 #: Graphs of at most this many boxes (or two screens of them) open fully expanded: two screens of
 #: scrolling beat a click per module.
 ALWAYS_EXPANDED = 16
@@ -301,6 +306,61 @@ def _shown(paths: Sequence[Sequence[str]], expanded: set) -> tuple[int, dict[str
     return loose + len(groups), groups
 
 
+def rows_for(fit: int) -> int:
+    """The rows of the graph's column a screen of ``fit`` boxes shows."""
+    return fit * BOX_PX // ROW_PX
+
+
+def box_edges(boxes: Sequence[FusedNode], fused: Sequence[FusedNode]) -> list[tuple[int, int]]:
+    """``(i, j)``: box ``j`` reads what box ``i`` (``i < j``, indexes into ``boxes``) writes, through glue as the
+    fusion graph draws it (a buffer a glue node writes stands for what that node reads: data.js fusionEdges)."""
+    writer = {b: n for n in fused for b in n.writes}
+    at = {n.name: i for i, n in enumerate(boxes)}
+
+    def sources(b: str, seen: set) -> list[str]:
+        w = writer.get(b)
+        if w is None or not w.is_glue:
+            return [w.name] if w is not None else []
+        if b in seen:
+            return []
+        seen.add(b)
+        return [s for r in w.reads for s in sources(r, seen)]
+
+    out = set()
+    for j, n in enumerate(boxes):
+        for b in n.reads:
+            for w in sources(b, set()):
+                i = at.get(w)
+                if i is not None and i < j:
+                    out.add((i, j))
+    return sorted(out)
+
+
+def rows(paths: Sequence[Sequence[str]], edges: Sequence[tuple[int, int]], expanded) -> int:
+    """The rows the graph shows with ``expanded`` open: its longest chain of boxes, each shown box (a group or a
+    loose node) placed below every box it reads from that runs before it (by its middle member: a node a fusion
+    moved far from the rest of its group does not move the group), as Graphviz ranks a graph, the edges that run
+    back up reversed."""
+    opened = set(expanded)
+    item: list = []
+    members: dict = {}
+    for i, p in enumerate(paths):
+        g = next((m for m in p if m not in opened), None)
+        item.append(i if g is None else g)
+        members.setdefault(item[-1], []).append(i)
+    at = {it: idx[len(idx) // 2] for it, idx in members.items()}
+    preds: dict = {}
+    for a, b in edges:
+        ia, ib = item[a], item[b]
+        if ia != ib and at[ia] != at[ib]:
+            lo, hi = (ia, ib) if at[ia] < at[ib] else (ib, ia)
+            preds.setdefault(hi, set()).add(lo)
+    rank: dict = {}
+    for it in sorted(at, key=at.__getitem__):
+        rank[it] = 1 + max((rank[p] for p in preds.get(it, ())), default=0)
+    return max(rank.values(), default=0)
+
+
 def _greedy(paths: Sequence[Sequence[str]], limit: int) -> tuple[list[str], int]:
     """Expand the largest group (ties: the one run first) whose boxes still fit in ``limit`` (a group shown
     as one box either way always opens: its kernel says more than its module's name), until none does:
@@ -356,14 +416,16 @@ def _greedy_run(paths: Sequence[Sequence[str]], limit: int) -> tuple[list[str], 
             return expanded, count, until
 
 
-def openings(paths: Sequence[Sequence[str]]) -> list[ModuleOpening]:
+def openings(paths: Sequence[Sequence[str]], edges=None) -> list[ModuleOpening]:
     """The expansion a graph opens with on a screen of ``fit`` boxes, for every ``fit`` from MIN_FIT to
     OPEN_LIMIT where it changes. ``paths``: each box's groups, outermost first (``group_path`` or
     ``module_stack``). A graph of at most two screens (or ALWAYS_EXPANDED boxes) opens all expanded; else
     with the deepest expansion that fills one screen (the largest groups first); where none does, the
     fewest boxes if they fit two screens (GPT-2's embedding, first block, repeated blocks, head: 12 boxes
     for 9), else (too many boxes outside any module, where collapsing only hides them) at most
-    OPEN_LIMIT boxes."""
+    OPEN_LIMIT boxes. With ``edges`` (:func:`box_edges`), the rows too: a screen opens with the last of those
+    openings planned for it or a smaller one whose rows (:func:`rows`) it shows (:func:`rows_for`; the first
+    where none does): boxes in one column are taller than boxes side by side."""
     every: list[str] = []
     seen: set[str] = set()
     for p in paths:
@@ -394,6 +456,25 @@ def openings(paths: Sequence[Sequence[str]]) -> list[ModuleOpening]:
             out.append(ModuleOpening(fit=fit, expanded=sorted(expanded, key=order.__getitem__), boxes=boxes))
         if expanded is every:
             break
+    return out if edges is None else _by_rows(out, paths, edges)
+
+
+def _by_rows(planned: list[ModuleOpening], paths: Sequence[Sequence[str]], edges) -> list[ModuleOpening]:
+    """The openings by screen size where each screen shows the rows of its opening: for each ``fit``, the last
+    of ``planned`` up to it whose rows fit ``rows_for(fit)`` (a graph small enough to open whole keeps that)."""
+    tall = [rows(paths, edges, o.expanded) for o in planned]
+    out: list[ModuleOpening] = []
+    k = 0
+    for fit in range(MIN_FIT, OPEN_LIMIT + 1):
+        while k + 1 < len(planned) and planned[k + 1].fit <= fit:
+            k += 1
+        pick = k
+        if len(paths) > max(ALWAYS_EXPANDED, 2 * fit):
+            while pick > 0 and tall[pick] > rows_for(fit):
+                pick -= 1
+        o = planned[pick]
+        if not out or out[-1].expanded != o.expanded:
+            out.append(ModuleOpening(fit=fit, expanded=list(o.expanded), boxes=o.boxes))
     return out
 
 
@@ -402,4 +483,5 @@ def module_view(fused: Sequence[FusedNode]) -> tuple[ModuleView, dict[str, list[
     boxes = [n for n in fused if not n.is_glue]
     repeats = find_repeats(boxes)
     gp = group_paths(boxes, repeats)
-    return ModuleView(repeats=repeats, openings=openings([gp.get(n.name) or n.module_stack for n in boxes])), gp
+    paths = [gp.get(n.name) or n.module_stack for n in boxes]
+    return ModuleView(repeats=repeats, openings=openings(paths, box_edges(boxes, fused))), gp

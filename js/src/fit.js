@@ -6,7 +6,8 @@ import { initialExpansion, visibleCount } from "./data.js";
 
 /** Pane height per box of one screen at READABLE_ZOOM. A row of the column is 84 px (a three-line box of
  * 59 px and the rank gap of 25 px), and side branches share rows: 60 px per box opens a 1000 x 700 cell
- * (a 540 px pane: 9 boxes) at GPT-2's blocks, and a 4-layer encoder at one box per layer. */
+ * (a 540 px pane: 9 boxes) at GPT-2's blocks. The plan (report/modules.py) also counts the rows of each
+ * opening, 60/84 of the boxes: a 4-layer encoder's layer 0 opened above layers 1-3 is 9 rows, not 6. */
 export const ROW_PX = 60;
 /** Graphs of at most this many boxes open fully expanded, in any pane (and any graph of at most two
  * screens of boxes): two screens of scrolling beat a click per module. */

@@ -225,3 +225,25 @@ def test_one_greedy_run_answers_for_every_limit_up_to_the_one_it_says():
                 assert _greedy(paths, other) == (expanded, boxes), (paths, limit, other)
             runs += until < 200
     assert runs > 100  # most runs end at a limit where another group would fit
+
+
+def test_a_screen_opens_with_what_its_rows_show_a_column_is_taller_than_boxes_side_by_side():
+    """Eight modules of five nodes each, 40 boxes: read one after another (a chain), opening one of them makes a
+    column of 12 rows; side by side (each module's nodes read only each other), it makes 5 rows. A screen of 12
+    boxes shows 8 rows (``rows_for``): the chain keeps every module folded there, the side-by-side graph opens one."""
+    from inductor_lens.report.modules import openings, rows, rows_for
+
+    paths = [[f"m{k}"] for k in range(8) for _ in range(5)]
+    chain = [(i, i + 1) for i in range(len(paths) - 1)]
+    side = [(5 * k + j, 5 * k + j + 1) for k in range(8) for j in range(4)]
+    assert rows(paths, chain, set()) == 8 and rows(paths, chain, {"m0"}) == 12 and rows(paths, side, {"m0"}) == 5
+    assert (rows_for(12), rows_for(17)) == (8, 12)
+
+    def at(found, fit):
+        return [o for o in found if o.fit <= fit][-1]
+
+    assert at(openings(paths), 12).expanded == ["m0"]  # by boxes alone: 12 boxes
+    assert at(openings(paths, chain), 12).expanded == []  # 12 rows: a screen of 12 boxes shows 8
+    assert at(openings(paths, side), 12).expanded == ["m0"]  # 5 rows
+    assert at(openings(paths), 17).expanded == ["m0", "m1"]  # 16 boxes
+    assert at(openings(paths, chain), 17).expanded == ["m0"]  # 16 rows do not fit 12; 12 do

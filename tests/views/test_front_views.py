@@ -620,14 +620,14 @@ def test_transformer_encoder_opens_with_its_layers_folded_and_follows_the_planne
     tmp_path, offline_context
 ):
     # issue 22: a 4-layer nn.TransformerEncoder opened fully expanded ("24 modules expanded"), the cell showing
-    # 8 boxes of layer 0. Each layer is 14 fused nodes: the copy that lays a layer's output out for the next
-    # layer's attention was a box of no module between the layers (its ops: one layer's norm and the next one's
-    # transpose, no majority); it writes the next layer's attention input (module_paths.node_stack). With no box
-    # between them the top level is 4 boxes for a screen of 9, so the plan (Compile.module_view) opens layer 0
-    # one level down and keeps layers 1-3 folded.
+    # 8 boxes of layer 0. Each layer is 14 fused nodes, the 4 layers one repeat (report/modules.py). The graph reads
+    # down one column: layer 0 opened one level down (6 boxes) above layers 1-3 is 9 rows, taller than the 540 px
+    # pane's 6, so the plan (Compile.module_view: boxes and rows) opens the repeat, the 4 layers as 4 boxes, all in
+    # view without a Fit; a click on a layer expands it, and only it.
     import torch
 
     import inductor_lens
+    from inductor_lens.report.modules import rows, rows_for
 
     torch.manual_seed(0)
     layer = torch.nn.TransformerEncoderLayer(d_model=32, nhead=2, dim_feedforward=64, batch_first=True)
@@ -642,6 +642,19 @@ def test_transformer_encoder_opens_with_its_layers_folded_and_follows_the_planne
     assert [n.name for n in boxes if not n.module_stack] == []  # nothing between the layers
     each = {m: sum(1 for n in boxes if n.module_stack[:1] == [m]) for m in layers}
     assert len(set(each.values())) == 1, each  # identical layers, as many nodes each
+    (r,) = c.module_view.repeats
+    assert r.modules == layers
+    # the plan for a 540 px pane (9 boxes, 6 rows): the repeat open, the layers folded; layer 0 open would be 9 rows
+    (plan,) = [o for o in c.module_view.openings if o.fit <= 9][-1:]
+    assert set(plan.expanded) == {r.key} and plan.boxes == 4
+    paths = [n.group_path or n.module_stack for n in boxes]
+    chain = [
+        (i, j)
+        for i in range(len(boxes))
+        for j in range(i + 1, len(boxes))
+        if set(boxes[j].reads) & set(boxes[i].writes)
+    ]
+    assert rows(paths, chain, {r.key, "layers.0"}) > rows_for(9) >= rows(paths, chain, {r.key}) == 4
     path = tmp_path / "encoder.html"
     report.save_html(path)
     page = offline_context.new_page(viewport={"width": 1000, "height": 700})
@@ -650,23 +663,18 @@ def test_transformer_encoder_opens_with_its_layers_folded_and_follows_the_planne
         pane = '[data-view="fusion"] [data-role="graph-pane"]'
         modules = page.locator(f"{pane} [data-module]")
         counts = {m.get_attribute("data-module"): int(m.get_attribute("data-count")) for m in modules.all()}
-        # the opening planned for this screen: layer 0 opened, its children boxes or folded, layers 1-3 folded
-        (plan,) = [o for o in c.module_view.openings if o.fit <= 9][-1:]
-        assert "layers.0" in plan.expanded and not {"layers.1", "layers.2", "layers.3"} & set(plan.expanded)
-        assert {m: counts[m] for m in layers[1:]} == {m: each[m] for m in layers[1:]}
-        assert all(m.startswith("layers.0.") for m in counts if m not in layers), counts
-        shown = len(counts) + page.locator(f"{pane} [data-node]").count()
-        assert shown == plan.boxes, (shown, plan)
-        assert (
-            page.locator('[data-role="breadcrumbs"]').inner_text() == f"modules: {len(plan.expanded)} modules expanded"
-        )
+        assert counts == each  # the four layers, each folded with its own nodes
+        assert page.locator(f"{pane} [data-node]").count() == 0
+        assert page.locator('[data-role="breadcrumbs"]').inner_text() == "modules: 1 module expanded"
         assert_opening_unclipped(page, "encoder")  # readable (labels >= 11 px), nothing cut
-        # layers 1-3 are below the fold (9 boxes in one column are taller than the 540 px pane: fit.js's 60 px a
-        # box counts on side branches sharing rows); fitted, a click on a folded layer expands it, and only it
-        page.get_by_role("button", name="Fit", exact=True).click()
+        # every layer's box in the pane as it opens (no Fit clicked): nothing below the fold
+        box = page.locator(pane).bounding_box()
+        for m in layers:
+            b = page.locator(f'{pane} [data-module="{m}"]').bounding_box()
+            assert box["y"] <= b["y"] and b["y"] + b["height"] <= box["y"] + box["height"], (m, b, box)
         page.locator(f'{pane} [data-module="layers.1"]').click()
         page.wait_for_selector(f'{pane} [data-module="layers.1"]', state="detached")
-        assert {m.get_attribute("data-module") for m in modules.all()} >= {"layers.2", "layers.3"}
+        assert {m.get_attribute("data-module") for m in modules.all()} >= {"layers.0", "layers.2", "layers.3"}
     finally:
         page.close()
 
