@@ -108,13 +108,29 @@ def storage_root(name: str, aliases: dict[str, str]) -> str:
 
 
 _REUSE = re.compile(r"^[ \t]*(\w+) = (?:reinterpret_tensor\()?(\w+)\b[^\n]*; del \2[ \t]*# reuse", re.M)
+_ALIAS = re.compile(r"^[ \t]*(\w+) = reinterpret_tensor\((\w+)\b[^\n]*#[ \t]*alias[ \t]*$", re.M)
 
 
-def _storages(buffers: list[dict], aliases: dict[str, str], made: Optional[set[str]] = None) -> list[dict]:
+def views(output_code: str) -> dict[str, str]:
+    """``{view: base}`` for each buffer the output code makes as a view of another buffer's storage
+    (``buf0 = reinterpret_tensor(buf2, (1024, 256), (512, 1), 0)  # alias``: the kernels of a ``cat``'s inputs write
+    into the slices of the cat's buffer): it has no storage of its own."""
+    return {m.group(1): m.group(2) for m in _ALIAS.finditer(output_code or "")}
+
+
+
+
+def _storages(
+    buffers: list[dict], aliases: dict[str, str], made: Optional[set[str]] = None, views: Optional[dict] = None
+) -> list[dict]:
     """The buffers with each chain of reuses (``aliases``: new -> old) merged into one storage: the root's name,
     the largest size of the chain, live from the first writer to the last reader of any of them. A buffer
     written into a graph input's storage costs nothing here (the input is in ``input_bytes``); one made and read
-    inside one kernel (``internal``) costs nothing unless the output code allocates it (``made``)."""
+    inside one kernel (``internal``) costs nothing unless the output code allocates it (``made``). A view of another
+    buffer (``views``: view -> base, :func:`views`) is part of that storage too, live from its own writer on: the
+    storage holds the base and its views at once (its ``members`` are the buffers it holds in turn)."""
+    views = views or {}
+    aliases = {**aliases, **views}
 
     def costs(b: dict) -> bool:  # a kernel-internal buffer costs only if the output code allocates it
         return not b.get("internal") or (made is not None and (b["name"] in made or b["name"] in aliases))
@@ -127,20 +143,21 @@ def _storages(buffers: list[dict], aliases: dict[str, str], made: Optional[set[s
 
     merged: dict[str, dict] = {}
     out: list[dict] = []
+    for b in buffers:  # the storages first: a view (a cat's slice) is written before the buffer it is a view of
+        if root(b["name"]) == b["name"] and b["name"] not in merged:
+            merged[b["name"]] = dict(b, users=list(b.get("users") or []), members=[b], writers=[b.get("node", "")])
     for b in buffers:
         r = root(b["name"])
         if r not in by_name:  # written into a graph input's storage (counted in input_bytes)
             out.append(dict(b, bytes=0))
             continue
-        if r == b["name"] and r not in merged:
-            merged[r] = dict(b, users=list(b.get("users") or []), members=[b])
-            out.append(merged[r])
+        base = merged[r]
+        if base["members"][0] is b:
+            out.append(base)
             continue
-        base = merged.get(r)
-        if base is None:  # an alias listed before its root: keep it apart
-            out.append(b)
-            continue
-        base["members"].append(b)  # the buffers the storage holds in turn (the peak table names the one it holds)
+        if b["name"] not in views:
+            base["members"].append(b)
+        base["writers"].append(b.get("node", ""))  # the buffers the storage holds in turn (the peak table names the one it holds)
         base["bytes"] = max(int(base.get("bytes") or 0), int(b.get("bytes") or 0))
         base["users"] += [u for u in [b["node"], *(b.get("users") or [])] if u not in base["users"]]
         base["is_output"] = bool(base.get("is_output")) or bool(b.get("is_output"))
@@ -180,6 +197,7 @@ def timeline(
     aliases: Optional[dict[str, str]] = None,
     made: Optional[set[str]] = None,
     home: Optional[dict[str, str]] = None,
+    views: Optional[dict[str, str]] = None,
 ) -> tuple[list[MemoryPoint], int, str, list[LiveBuffer]]:
     """``(points, peak_bytes, peak_node, peak_buffers)`` for fused nodes run in ``order``.
 
@@ -188,7 +206,9 @@ def timeline(
     point of a node is what is live once it has run, before the frees after it; ``peak_node`` is the first node
     of the maximum; ``peak_buffers`` the ``top`` largest buffers live there (all of them for ``top=None``). ``aliases`` (``{new: old}``, from
     :func:`reuses`): a buffer written into a dead one's storage is that storage, counted once. ``home`` (from
-    :func:`box_of`): a node not in ``order`` writes and reads at its home's point."""
+    :func:`box_of`): a node not in ``order`` writes and reads at its home's point. ``views`` (``{view: base}``, from
+    :func:`views`): a view of a buffer's storage (a slice of a ``cat``) costs nothing of its own; the storage is
+    live from the first writer of it or its views."""
     fx = fx or {}
     step = {name: i for i, name in enumerate(order)}
     step.update((name, step[h]) for name, h in (home or {}).items() if h in step and name not in step)
@@ -198,9 +218,10 @@ def timeline(
     allocs: list[list[BufferBytes]] = [[] for _ in range(n)]
     frees: list[list[BufferBytes]] = [[] for _ in range(n)]
     spans = []
-    for b in _storages(buffers, aliases or {}, made):
+    for b in _storages(buffers, aliases or {}, made, views):
         size = int(b.get("bytes") or 0)
-        start = step.get(b.get("node", ""))
+        starts = [step[w] for w in b.get("writers") or [b.get("node", "")] if w in step]
+        start = min(starts) if starts else None  # from its first writer (a cat's slices are written before it)
         if start is None or size <= 0:
             continue
         ends = [step[u] for u in b.get("users") or [] if u in step]
@@ -608,7 +629,7 @@ def memory(
     order = [n.name for n in boxes]
     code = str(compile.output_code or "")
     points, peak, peak_node, alive = timeline(
-        order, buffers, fx, top=None, aliases=reuses(code), made=allocated(code), home=home
+        order, buffers, fx, top=None, aliases=reuses(code), made=allocated(code), home=home, views=views(code)
     )
     saved = saved_for_backward(compile, backward) if backward is not None and compile.graph_kind == "forward" else []
     # the ops the backward computes again: on the forward (what it did not save) and on the backward (where they run)

@@ -84,10 +84,12 @@ def row_line(stack: Iterable[Frame], node: Optional[GraphNode], built: dict[str,
 
 
 def buffer_module(buffer: LiveBuffer, fx: dict[str, GraphNode], fused: dict[str, FusedNode]) -> str:
-    """The innermost module of the op that computes a buffer (its post-grad node), else of its fused node."""
+    """The innermost module of the op that computes a buffer (its post-grad node; ``""`` for an op the user's own
+    code ran outside any module, such as a ``torch.cat`` in ``forward``), else (an op with neither: a pass made it)
+    of its fused node."""
     node = fx.get(buffer.fx_node)
-    if node is not None and node.module_stack:
-        return node.module_stack[-1]
+    if node is not None and (node.module_stack or node.user_stack):
+        return node.module_stack[-1] if node.module_stack else ""
     f = fused.get(buffer.node)
     return f.module_stack[-1] if f is not None and f.module_stack else ""
 

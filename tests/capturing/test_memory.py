@@ -257,6 +257,37 @@ def test_a_write_into_a_graph_inputs_storage_allocates_nothing():
     assert step.memory.peak_bytes == 0, [(b.name, b.bytes) for b in step.memory.peak_buffers]
 
 
+def test_the_slices_of_a_cat_are_its_buffer_not_buffers_of_their_own():
+    """``torch.cat([relu(a), sin(b)])`` then ``@ w``: the kernels write the cat's two halves straight into its buffer,
+    which the output code names as views of it (``buf0 = reinterpret_tensor(buf2, ...)  # alias``). The peak is the
+    output code's two allocations (the cat, then the matmul's output), each once: the halves cost nothing of their
+    own (they were counted beside the cat: twice its bytes), and the cat's buffer is live from the first half's
+    kernel on. The peak's buffers roll up under no module: the cat is the user's own line."""
+    import torch
+
+    def f(a, b, w):
+        c = torch.cat([torch.relu(a), torch.sin(b)], dim=1)
+        return c @ w
+
+    with inductor_lens.capture(strict=True) as cap:
+        with torch.no_grad():
+            torch.compile(f)(torch.randn(64, 32), torch.randn(64, 32), torch.randn(64, 16))
+    (c,) = cap.report.compiles
+    code = c.output_code[c.output_code.find("def call(") :]
+    views = re.findall(r"^\s*(\w+) = reinterpret_tensor\((\w+),[^\n]*# alias$", code, re.M)
+    allocated = re.findall(r"^\s*(\w+) = empty_strided_cpu\(\(([\d, ]+)\),", code, re.M)
+    assert len(views) == 2 and len({base for _, base in views}) == 1, code
+    sizes = {name: 4 * math.prod(int(d) for d in dims.split(",") if d.strip()) for name, dims in allocated}
+    assert sorted(sizes.values()) == [64 * 16 * 4, 64 * 64 * 4]
+    m = c.memory
+    assert m.peak_bytes == sum(sizes.values()), [(b.name, b.bytes) for b in m.peak_buffers]
+    assert sorted(b.name for b in m.peak_buffers) == sorted(sizes)  # no view of the cat among them
+    cat = views[0][1]
+    first = next(i for i, p in enumerate(m.timeline) for a in p.allocates if a.name == cat)
+    assert first == 0, [p.allocates for p in m.timeline]  # from the first half's kernel on
+    assert [b.module for b in m.peak_by_module] == ["(no module)"]
+
+
 def test_an_attention_calls_outputs_are_live_with_its_inputs_at_its_own_box():
     """SDPA on CPU is one extern call returning a tuple, unpacked after it by ``getitem`` nodes (glue, no box of
     their own). The output code calls it on the qkv projection (12 KiB) and deletes that only once the call has
