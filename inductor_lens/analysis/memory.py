@@ -118,8 +118,6 @@ def views(output_code: str) -> dict[str, str]:
     return {m.group(1): m.group(2) for m in _ALIAS.finditer(output_code or "")}
 
 
-
-
 def _storages(
     buffers: list[dict], aliases: dict[str, str], made: Optional[set[str]] = None, views: Optional[dict] = None
 ) -> list[dict]:
@@ -157,7 +155,9 @@ def _storages(
             continue
         if b["name"] not in views:
             base["members"].append(b)
-        base["writers"].append(b.get("node", ""))  # the buffers the storage holds in turn (the peak table names the one it holds)
+        base["writers"].append(
+            b.get("node", "")
+        )  # the buffers the storage holds in turn (the peak table names the one it holds)
         base["bytes"] = max(int(base.get("bytes") or 0), int(b.get("bytes") or 0))
         base["users"] += [u for u in [b["node"], *(b.get("users") or [])] if u not in base["users"]]
         base["is_output"] = bool(base.get("is_output")) or bool(b.get("is_output"))
