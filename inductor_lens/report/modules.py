@@ -86,12 +86,15 @@ def _median(xs: Sequence[int]) -> int:
     return xs[len(xs) // 2]
 
 
-def _spans(kids: Sequence[str], own: dict[str, list[int]]) -> dict[str, list[int]]:
+def _spans(kids: Sequence[str], own: dict[str, list[int]], subs=None) -> dict[str, list[int]]:
     """The fused nodes of each numbered sibling of ``kids`` that run in its own span (the rest run apart).
 
     Siblings are ordered by their median node; an instance's span starts after the span of the one before and
     ends before the median node of the next: a node of layer 3 made in the first kernel (hoisted there by a
-    fusion) lies before layer 2's span and runs apart. Siblings whose nodes do not overlap keep all of them."""
+    fusion) lies before layer 2's span and runs apart. The last one's span ends before the first node of another
+    sibling run after its median, where that leaves it the same sub-modules (``subs(m, nodes)``): a layer's
+    statistics that a fusion computes after the head, at the end of the graph, run apart. Siblings whose nodes do
+    not overlap keep all of them."""
     heads: dict[str, list[str]] = {}
     for m in kids:
         head, _, tail = m.rpartition(".")
@@ -103,9 +106,15 @@ def _spans(kids: Sequence[str], own: dict[str, list[int]]) -> dict[str, list[int
             continue
         order = sorted(group, key=lambda m: _median(own[m]))
         before = -1
+        others = sorted(i for m in kids if m not in group for i in own[m])
         for k, m in enumerate(order):
             stop = _median(own[order[k + 1]]) if k + 1 < len(order) else 1 << 62
             core = [i for i in own[m] if before < i < stop] or own[m]
+            cut = next((i for i in others if i > _median(own[m])), None) if k + 1 == len(order) else None
+            if cut is not None and subs is not None:
+                kept = [i for i in core if i < cut]
+                if kept and subs(m, kept) == subs(m, core):
+                    core = kept
             if len(core) < len(own[m]):
                 out[m] = core
             before = core[-1]
@@ -134,9 +143,14 @@ def find_repeats(boxes: Sequence[FusedNode]) -> list[ModuleRepeat]:
 
     spans: dict[str, list[int]] = {}  # instance -> its own nodes in its span, where some run apart
     apart: dict[str, int] = {}  # instance -> how many of its nodes run apart
+
+    def subs(m: str, idx: list[int]) -> tuple:
+        d = depth[m] + 1
+        return tuple(dict.fromkeys(stacks[i][d] for i in idx if len(stacks[i]) > d))
+
     for every in kids.values():
         owns = {m: every_own(m) for m in every}
-        for m, core in _spans(every, owns).items():
+        for m, core in _spans(every, owns, subs).items():
             spans[m], apart[m] = core, len(owns[m]) - len(core)
             first[m], last[m] = core[0], core[-1]
 
@@ -199,7 +213,12 @@ def _repeat(
     label = _range_label(modules)
     attached = []
     for j, m in enumerate(modules):
-        stop = first[modules[j + 1]] if j + 1 < len(modules) else last[m] + 1
+        if j + 1 < len(modules):
+            stop = first[modules[j + 1]]
+        else:  # the last one's: up to the first node of another module after its middle (the head after the layers,
+            # whose loss, the parent's own, runs while a fusion computes the last layer's statistics)
+            mid = _median(info[j][1])
+            stop = next((i for i in range(mid, last[m] + 1) if stacks[i] != parent and m not in stacks[i]), last[m] + 1)
         attached.append([boxes[i].name for i in range(first[m], stop) if stacks[i] == parent])
     common_shape, shared = _most_common(shapes)
     counts = [len(idx) for _, idx in info]

@@ -247,3 +247,25 @@ def test_a_screen_opens_with_what_its_rows_show_a_column_is_taller_than_boxes_si
     assert at(openings(paths, side), 12).expanded == ["m0"]  # 5 rows
     assert at(openings(paths), 17).expanded == ["m0", "m1"]  # 16 boxes
     assert at(openings(paths, chain), 17).expanded == ["m0"]  # 16 rows do not fit 12; 12 do
+
+
+def test_the_loss_after_the_head_is_no_part_of_the_last_layer_whose_statistics_run_at_the_end():
+    """A CPU training forward computes each layer's saved norm statistics at the end of the graph, after the head and
+    the loss (the user's own code, at the top level). The last layer's span ran to its statistics, so the loss was
+    folded into the last layer. Now: the statistics after the head run apart (the last layer keeps its sub-modules),
+    and the loss stays a box of the top level."""
+
+    def layer(i):
+        m = f"net.layers.{i}"
+        return [_node(f"l{i}_{s}", k, ["net", m, f"{m}.{s}"]) for s, k in [("norm", "reduction"), ("fc", "extern")]]
+
+    head = _node("head", "extern", ["net", "net.head"])
+    loss = [_node(f"loss{j}", "reduction", ["net"]) for j in range(2)]
+    late = [_node(f"stat{i}", "pointwise", ["net", f"net.layers.{i}", f"net.layers.{i}.norm"]) for i in (1, 0)]
+    fused = layer(0) + layer(1) + [head, *loss, *late]
+    (r,) = find_repeats(fused)
+    assert r.modules == ["net.layers.0", "net.layers.1"] and r.nodes_each == 2 and r.attached == [[], []]
+    assert r.summary.endswith("; 2 fused nodes of layers.0, layers.1 run apart from the rest")
+    _, paths = module_view(fused)
+    assert "loss0" not in paths and "loss1" not in paths  # the top level's: no group
+    assert paths["stat1"] == ["net", "repeat:net.layers.0-1", "net.layers.1", "net.layers.1.norm"]
