@@ -9,7 +9,9 @@ Two sources, and every ``Cost`` says which it used (``Cost.source``):
   from the post-grad graph's node shapes and dtypes. Matmuls ``2*M*K*N`` (``bmm`` times the batch),
   convolutions ``2 * output elements * (C_in / groups) * kernel size``, attention ``4*B*H*L*S*E`` (QK^T and
   PV; the backward 2.5x that, no discount for a causal mask), pointwise code one FLOP per element and op,
-  reductions one per input element. Views, copies and memory-only ops count 0.
+  reductions one per input element. Views, copies and memory-only ops count 0. A matmul, convolution or attention
+  op whose extern kernel computes it counts there only: a generated kernel that carries the op as its origin (the
+  channels-last copy of a convolution's input, a bias add fused after it) moves its data, it does not compute it.
 
 A symbolic size (a string such as ``"s0"`` in ``GraphNode.shape``) is counted at its hint
 (``GraphNode.shape_hint``, the size seen at capture) and the source says so; with no hint it is unknown (null).
@@ -153,6 +155,11 @@ _ATTENTION = (
 )
 
 
+#: The rules of ops an extern kernel computes (``node_flops``): counted in that kernel only.
+_EXTERN_RULES = {"mm", "addmm", "bmm", "baddbmm", "_int_mm", "_scaled_mm", "convolution", "convolution_backward"}
+_EXTERN_RULES.add("attention")
+
+
 def op_name(target: str) -> str:
     """``"aten.mm.default"`` -> ``"mm"``: the one short op name (``rules.short_op``)."""
     return short_op(target)
@@ -166,6 +173,13 @@ class _Sizes:
         self.by_name = shared.by_name if shared is not None else {n.name: n for n in nodes}
         self.used_hint = False
         self._users: Optional[dict[str, set]] = shared.users if shared is not None else None
+        self._extern: Optional[set] = shared._extern if shared is not None else None
+
+    def extern_ops(self, compile: Compile) -> set:
+        """The FX ops an extern kernel of ``compile`` computes (made once per graph)."""
+        if self._extern is None:
+            self._extern = {x for k in compile.kernels if k.language == "extern" for x in k.fx_nodes}
+        return self._extern
 
     @property
     def users(self) -> dict[str, set]:
@@ -347,11 +361,16 @@ def _one_call(kernel: Kernel, compile: Compile, inductor_bytes: Optional[dict], 
             notes.append("bytes: shapes x element size")
     flops: Optional[float] = 0.0
     rules: list[str] = []
+    elsewhere = sizes.extern_ops(compile) if kernel.language != "extern" else set()
+    skipped: list[str] = []
     for name in kernel.fx_nodes:
         node = sizes.by_name.get(name)
         if node is None:
             continue
         f, rule = node_flops(node, sizes)
+        if name in elsewhere and rule in _EXTERN_RULES:
+            skipped.append(f"{rule} ({name})")  # its extern kernel computes it: here it is only an origin
+            continue
         if f is None:
             flops = None
             custom = rule if rule.endswith("not known from its shapes") else ""
@@ -368,6 +387,8 @@ def _one_call(kernel: Kernel, compile: Compile, inductor_bytes: Optional[dict], 
         flops = None
     if flops is not None:
         notes.append("flops: " + (", ".join(rules) if rules else "none (memory-only ops)") + " from shapes")
+        if skipped:
+            notes.append(f"{', '.join(skipped)} left out: its extern kernel computes it")
     if kernel.language == "triton":
         bytes_read, bytes_written, flops = _within_loops(kernel, bytes_read, bytes_written, flops, notes)
     if sizes.used_hint:

@@ -175,6 +175,36 @@ def test_attention_and_convolution_flops_from_shapes():
     assert kernel_cost(k, _compile([x, w, conv], k)).flops == 2 * (16 * 6 * 6) * 3 * 3 * 3
 
 
+def test_a_generated_kernel_that_carries_a_convolution_as_its_origin_does_not_count_its_flops():
+    """On a CPU, Inductor copies a convolution's input into channels-last layout in a kernel of its own whose origin
+    is the convolution (``cpp_fused_convolution_0``), and fuses the bias add and a BatchNorm after it: those kernels
+    move the data, the extern convolution computes it. The convolution's FLOPs were counted in each of them, and the
+    roofline put a copy at 94% of the compute peak. They now count in the extern kernel only; a convolution no extern
+    kernel computes (lowered into a generated kernel) still counts where it is."""
+    import dataclasses
+
+    from inductor_lens.analysis.cost import with_costs
+
+    x = GraphNode("x", "placeholder", "x", shape=[1, 3, 8, 8], dtype="float32")
+    w = GraphNode("w", "placeholder", "w", shape=[16, 3, 3, 3], dtype="float32")
+    conv = GraphNode(
+        "conv", "call_function", "aten.convolution.default", inputs=["x", "w"], shape=[1, 16, 6, 6], dtype="float32"
+    )
+    relu = GraphNode(
+        "relu", "call_function", "aten.relu.default", inputs=["conv"], shape=[1, 16, 6, 6], dtype="float32"
+    )
+    copy = Kernel(name="cpp_fused_convolution_0", language="cpp", source="", fx_nodes=["conv"])
+    ext = Kernel(name="ext[buf1]", language="extern", source="", fx_nodes=["conv"])
+    act = Kernel(name="cpp_fused_convolution_relu_1", language="cpp", source="", fx_nodes=["conv", "relu"])
+    c = dataclasses.replace(_compile([x, w, conv, relu], copy), kernels=[copy, ext, act])
+    flops = {k.name: k.cost.flops for k in with_costs(c)}
+    assert flops == {"cpp_fused_convolution_0": 0, "ext[buf1]": 2 * (16 * 6 * 6) * 3 * 3 * 3, act.name: 16 * 6 * 6}
+    (copied,) = [k for k in with_costs(c) if k.name == copy.name]
+    assert "convolution (conv) left out: its extern kernel computes it" in copied.cost.source
+    alone = dataclasses.replace(c, kernels=[act])  # no extern kernel: the generated kernel computes it
+    assert with_costs(alone)[0].cost.flops == 2 * (16 * 6 * 6) * 3 * 3 * 3 + 16 * 6 * 6
+
+
 def test_a_kernel_called_from_two_places_costs_one_call_not_both():
     """Inductor emits the same code once for every layer and calls it per layer: the cost of one call is
     one site's buffers and ops (the mean of the sites), never the sum over the layers (2x the bytes and
@@ -768,8 +798,12 @@ def test_sdpa_forward_and_backward_are_timed_with_attention_flops():
     fwd = 4 * B * H * T * T * (D // H)  # QK^T and PV, no discount for the causal mask
     for kind, k in attention:
         assert k.profile and k.profile.total_us > 0, k.name
-        assert k.cost.flops == (fwd if kind == "forward" else 2.5 * fwd), (k.name, k.cost)
-        assert "attention" in k.cost.source
+        if k.language == "extern":  # the call computes the attention
+            assert k.cost.flops == (fwd if kind == "forward" else 2.5 * fwd), (k.name, k.cost)
+            assert "attention" in k.cost.source
+        else:  # a generated kernel whose origin is the call (the expand of its input): its FLOPs are the call's
+            assert k.cost.flops < fwd and "left out: its extern kernel computes it" in k.cost.source, (k.name, k.cost)
+    assert {kind for kind, k in attention if k.language == "extern"} == {"forward", "backward"}
     assert all(k.profile for k in report.kernels)
 
 
