@@ -241,6 +241,13 @@ def attribute_calls(events: list[Any], report: Report, on_gpu: bool) -> Measured
         total = _device_us(seg) if on_gpu else float(seg.cpu_time_total)
         by_compile[plan.compile.id].append((times, calls, unmatched, total, seg_ops))
     step = inside = 0.0
+    once = [cid for cid, rows in by_compile.items() if len(rows) == 1]
+    if once:  # timed on its first call, which nothing ran before: no warm-up
+        m.warmup = 0
+        m.method += (
+            f"; {', '.join(once)} ran once: timed on that first call (cold: caches, allocator and page faults"
+            " as a first run meets them), with no warm-up run; call it more than once to time it warm"
+        )
     for _cid, rows in by_compile.items():
         rows = rows[1:] if len(rows) > 1 else rows
         m.runs = max(m.runs, len(rows))

@@ -762,11 +762,28 @@ def test_cli_run_profile_times_every_kernel_after_the_first_call(tmp_path, monke
     mm = next(k for k in c.kernels if k.language == "extern")
     assert mm.cost.flops == 2 * 64 * 32 * 48
     assert report.profile.method.startswith("script mode") and report.device_info.peak_gbps > 0
+    assert report.profile.warmup == 1 and "ran once" not in report.profile.method
     import base64
 
     from inductor_lens.views.html import pack_report  # the page embeds exactly this packed report
 
     assert base64.b64encode(pack_report(report)).decode("ascii") in (tmp_path / "r.html").read_text()
+
+
+def test_cli_run_profile_of_a_graph_called_once_says_it_was_timed_cold_with_no_warm_up(tmp_path, monkeypatch, capsys):
+    """A script that calls its compiled function once: that call is the only run, so it is timed, cold. The profile
+    said "mean of 1 runs after 1 warm-up run"; there was none. Now ``warmup`` is 0 and the method says which graph
+    ran once and how to time it warm."""
+    from inductor_lens.views import cli
+
+    (tmp_path / "once.py").write_text(LOOP.replace("range(4)", "range(1)"))
+    monkeypatch.chdir(tmp_path)
+    assert cli.main(["run", "--profile", "-q", "--json", "r.json", "-o", "r.html", "once.py"]) == 0
+    report = load(tmp_path / "r.json")
+    (c,) = report.compiles
+    assert all(k.profile.iterations == 1 and k.profile.total_us > 0 for k in c.kernels)
+    assert report.profile.warmup == 0 and report.profile.runs == 1
+    assert f"{c.id} ran once: timed on that first call (cold" in report.profile.method
 
 
 # -- attention: an extern kernel whose work happens in ops below the call -----------------------------
