@@ -26,6 +26,7 @@ from .rules import (
     autotune_chosen,
     autotune_note,
     choice_config,
+    choice_what,
     compile_label,
     epilogue_ops,
     frame_label,
@@ -125,7 +126,9 @@ def derive_compile(c: Compile, fx: Optional[dict] = None, view: bool = True) -> 
         tune = md.get("autotune")
         if isinstance(tune, dict):
             choices = [
-                dict(ch, config=choice_config(str(ch.get("description") or ""))) if isinstance(ch, dict) else ch
+                dict(ch, config=choice_config(str(ch.get("description") or "")), what=choice_what(ch.get("name")))
+                if isinstance(ch, dict)
+                else ch
                 for ch in tune.get("choices") or []
             ]
             ops = [fx[name].short_op or short_op(fx[name].target) for name in k.fx_nodes if name in fx]

@@ -39,13 +39,14 @@ SCHEMA_VERSION = 2
 
 #: The generation of the derived fields (``report/finish.py``) a report holds. A report written before
 #: derived fields were added (no ``derived`` key, or a smaller number) gets them filled when it is loaded.
-DERIVED_VERSION = 10  # 2: Trigger.summary; 3: Compile.module_view, FusedNode.group_path; 4: FusedNode.no_line_reason;
+DERIVED_VERSION = 11  # 2: Trigger.summary; 3: Compile.module_view, FusedNode.group_path; 4: FusedNode.no_line_reason;
 # 5: a backward's saved inputs named by what made them, input copies labelled, Trigger.kind ahead_of_time;
 # 6: FusedNode.built_lines (where the user's code built the modules of ops that ran inside torch)
 # 7: module paths inferred where a compile recorded none (Compile.modules_inferred, report/module_paths.py)
 # 8: Kernel.built_lines, and the roll-ups by line name built lines (LineTime/BytesBy/RecomputedBy.built)
 # 9: the Memory view's rows say their line (SavedTensor/SavedGroup/LiveBuffer/Recomputed.user_line, RowLine)
 # 10: LiveBuffer.module (the peak table's module column, decided in Python)
+# 11: module views again (repeats by sub-modules, openings by rows: report/modules.py), autotune choices' `what`
 
 #: Languages a kernel may be written in: what Inductor's output code defines (``async_compile.<kind>``),
 #: ``extern`` for calls of library kernels, ``other`` when the source was not found.

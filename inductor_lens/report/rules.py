@@ -252,6 +252,26 @@ def choice_config(description: str) -> dict[str, str]:
     return {m[1]: m[2].strip("'\"") for m in _CONFIG_RE.finditer(str(description or ""))}
 
 
+def choice_what(name: str) -> str:
+    """What an autotune choice is, in words, for its row where torch gave no description of it: ``""`` for a Triton
+    template (its config says it); Inductor's C++ GEMM template for ``cpp_...`` (``cpp_CppMicroGemmFP32Vec_0``);
+    MKL for ``_mkl_linear``; else a library kernel that ATen calls (cuBLAS on a GPU, MKL or oneDNN on a CPU).
+
+    >>> choice_what("cpp_CppMicroGemmFP32Vec_0"), choice_what("_mkl_linear"), choice_what("mm")
+    ("Inductor's C++ GEMM template", 'library kernel (MKL)', 'library kernel (ATen)')
+    >>> choice_what("triton_mm_3")
+    ''
+    """
+    name = str(name or "")
+    if name.startswith("triton_"):
+        return ""
+    if name.startswith("cpp_"):
+        return "Inductor's C++ GEMM template"
+    if "mkl" in name.lower():
+        return "library kernel (MKL)"
+    return "library kernel (ATen)"
+
+
 def autotune_chosen(name: str, language: str, source: str, metadata: dict, choices: list[dict]) -> Optional[str]:
     """The benchmarked choice that the emitted kernel came from, or ``None`` when that is not known.
 
@@ -654,21 +674,29 @@ def available_views(facts: Iterable[tuple[bool, bool, bool]]) -> tuple[str, ...]
 
 def break_summary(reason: str) -> str:
     r"""The telling line of a graph break's reason: torch 2.6+ opens it with a header that names only the
-    bytecode ("Encountered graph break when attempting to trace CALL: a function call, e.g. f(x, y):") or the
-    resumption ("Encountered graph break that we cannot resume from. ... Graph break encountered:"); the reason
-    proper is the first line after it.
+    bytecode ("Encountered graph break when attempting to trace CALL: a function call, e.g. f(x, y):"), the
+    resumption ("Encountered graph break that we cannot resume from. ... Graph break encountered:") or the
+    fallback ("Failed to handle graph break gracefully. ... Graph break encountered:"); the reason proper is the
+    first line after it.
 
     >>> break_summary("Encountered graph break when attempting to trace CALL: a function call, e.g. f(x, y):\n\n"
     ...               "Unsupported Tensor.item() call with capture_scalar_outputs=False\n  Explanation: ...")
     'Unsupported Tensor.item() call with capture_scalar_outputs=False'
     >>> break_summary("call_function BuiltinVariable(print) [] {}")
     'call_function BuiltinVariable(print) [] {}'
+
+    A frame dynamo gave up on whole (it ran eagerly) opens with its own header:
+
+    >>> break_summary("Failed to handle graph break gracefully. Skipping the function and falling back to eager. "
+    ...               "Graph break encountered:\n\nAttempted to wrap RNN, GRU, or LSTM\n  Explanation: ...")
+    'Attempted to wrap RNN, GRU, or LSTM'
     """
     lines = [ln.strip() for ln in readable_reasons(reason).splitlines()]  # a JSON list of lines too
     first = next((i for i, ln in enumerate(lines) if ln), None)
     if first is None:
         return ""
-    if lines[first].startswith("Encountered graph break") and lines[first].endswith(":"):
+    head = lines[first]
+    if head.endswith(":") and (head.startswith("Encountered graph break") or head.endswith("Graph break encountered:")):
         after = next((ln for ln in lines[first + 1 :] if ln), "")
         if after:
             return after

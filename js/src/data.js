@@ -498,6 +498,7 @@ export function autotuneSummary(kernel) {
     name: String(c.name),
     description: String(c.description || ""),
     config: c.config || {},
+    what: String(c.what || ""),
     time_ms: typeof c.time_ms === "number" ? c.time_ms : null,
   }));
   rows.sort((x, y) => (x.time_ms ?? Infinity) - (y.time_ms ?? Infinity));

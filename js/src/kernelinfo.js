@@ -76,7 +76,7 @@ export function autotuneSection(kernel, shown = 8) {
       h(
         "td",
         { class: "il-desc il-mono", title: r.description || null },
-        r.description ? short(r) : r.name.startsWith("triton_") ? "" : "library kernel (ATen / cuBLAS)",
+        r.description ? short(r) : r.what || "", // what the choice is: Python's rules.choice_what
       ),
     );
   const head = h(

@@ -218,6 +218,9 @@ def test_max_autotune_report_shows_choices_fastest_and_chosen(tmp_path, offline_
     text = verdict.inner_text()
     assert "Not the fastest alone" in text and "mm was fastest" in text and chosen in text
     assert "epilogue" in text and "relu" in text
+    # the library choice's row says what it is (Python's rules.choice_what), a Triton template's its config
+    row = page.locator('[data-role="autotune"] tr[data-choice="mm"]').first
+    assert row.locator(".il-desc").text_content() == "library kernel (ATen)"
     _assert_clean(page)
 
 
