@@ -21,6 +21,7 @@ from ..report.lines import (
     user_line,
 )
 from ..report.model import (
+    HELD_KINDS,
     BufferBytes,
     BuiltLine,
     BytesBy,
@@ -296,12 +297,15 @@ def _owner_module(display_name: str) -> str:
 def saved_for_backward(forward: Compile, backward: Compile) -> list[SavedTensor]:
     """The tensors ``backward`` takes from ``forward``: its post-grad graph's inputs other than tangents (and
     other than sizes: a saved SymInt is no tensor), in its order, each joined by name with the forward's node
-    that produced it. A forward placeholder, or a view of one, is an ``input``; anything else an ``activation``."""
+    that produced it. A forward placeholder, or a view of one, is an ``input``, unless the forward's output code
+    returns a buffer it allocated in its place (a ``copy``: Inductor laid the input out anew, a convolution's
+    weight in channels-last on a CPU); anything else an ``activation``."""
     bwd = backward.graphs.get("post_grad")
     fwd = forward.graphs.get("post_grad")
     if bwd is None:
         return []
     fx = {n.name: n for n in fwd.nodes} if fwd is not None else {}
+    copies = _copied_inputs(forward, bwd)
     out = []
     for p in bwd.nodes:
         if p.op != "placeholder" or p.role == "tangent" or p.name.startswith("tangents_"):
@@ -323,7 +327,7 @@ def saved_for_backward(forward: Compile, backward: Compile) -> list[SavedTensor]
                 shape=list(p.shape_hint or p.shape),
                 dtype=p.dtype,
                 bytes=size,
-                kind="input" if is_input else "activation",
+                kind=("copy" if p.name in copies else "input") if is_input else "activation",
                 fx_node=made.name if made is not None else "",
                 user_stack=_user_stack(made),
                 module=module,
@@ -364,7 +368,7 @@ def rollups(
     the op that made it: ``report/lines.py``) and by nn.Module, largest first."""
     by_module: dict[str, list] = defaultdict(lambda: [0, 0])
     for s in saved:
-        if s.kind != "activation" or not s.bytes:
+        if s.kind not in HELD_KINDS or not s.bytes:
             continue
         row = by_module[s.module or NO_MODULE]
         row[0] += s.bytes
@@ -430,7 +434,7 @@ def saved_groups(
     for s in saved:
         module, _ = fold_module(s.module, instances)
         node = fx.get(s.fx_node)
-        if s.kind == "input":
+        if s.kind in ("input", "copy"):
             base = _base(node, fx) if node is not None else None
             what = (base.display_name or base.name).rsplit(".", 1)[-1] if base is not None else s.name
         else:  # the op, and which of its results where it has several (GraphNode.output): native_layer_norm: mean
@@ -463,7 +467,7 @@ def saved_groups(
             )
         )
     order = {id(g): i for i, g in enumerate(out)}
-    return sorted(out, key=lambda g: (g.kind != "activation", -g.bytes, order[id(g)]))
+    return sorted(out, key=lambda g: (g.kind not in HELD_KINDS, -g.bytes, order[id(g)]))
 
 
 def regions(fused: Sequence[FusedNode], instances: dict[str, ModuleRepeat]) -> list[MemoryRegion]:
@@ -570,6 +574,20 @@ def _returned_names(code: str) -> list[str]:
     return [_storage_name(i) for i in _returned(code)]
 
 
+def _copied_inputs(forward: Compile, backward_post) -> set[str]:
+    """The backward's saved inputs for which the forward's output code returns a buffer it allocated (``buf0 =
+    empty_strided_cpu(...)``) rather than the input itself: a copy of it (another layout). The saved tensors are
+    the last items of the forward's ``return``, in the backward's order (as :func:`_returned_to_caller` reads)."""
+    code = str(forward.output_code or "")
+    items = _returned_names(code)
+    saved = [g for g in backward_post.nodes if g.op == "placeholder" and g.role != "tangent"]
+    n_user = len(items) - len(saved)
+    if not saved or n_user < 0:
+        return set()
+    made = allocated(code) or set()
+    return {g.name for g, item in zip(saved, items[n_user:]) if item != g.name and item in made}
+
+
 def _returned_to_caller(forward: Compile, backward_post) -> set[str]:
     """The backward's saved inputs whose storage the forward also returned to its caller. The forward returns
     its caller's outputs first and the tensors it saves for the backward last, in the backward's order (every
@@ -655,7 +673,7 @@ def memory(
         timeline=points,
         saved_for_backward=saved,
         saved_bytes=sum(s.bytes or 0 for s in saved),
-        saved_activation_bytes=sum(s.bytes or 0 for s in saved if s.kind == "activation"),
+        saved_activation_bytes=sum(s.bytes or 0 for s in saved if s.kind in HELD_KINDS),
         recomputed=redo,
         measured_peak_bytes=None,
         source=SOURCE + "; " + (NOT_MEASURED_CPU if device == "cpu" else NOT_MEASURED),
@@ -665,7 +683,7 @@ def memory(
         regions=regions(boxes, instances),
         saved_groups=saved_groups(saved, fx, instances),
         saved_by_module_folded=fold_rollup(
-            ((s.module, s.bytes) for s in saved if s.kind == "activation" and s.bytes), instances
+            ((s.module, s.bytes) for s in saved if s.kind in HELD_KINDS and s.bytes), instances
         ),
         peak_by_module=fold_rollup(((buffer_module(b, fx, nodes), b.bytes) for b in alive), instances),
         peak_buffer_count=len(alive),

@@ -20,6 +20,7 @@ import dataclasses
 from typing import Iterable, Optional
 
 from .model import (
+    HELD_KINDS,
     BuiltLine,
     BytesBy,
     Compile,
@@ -172,7 +173,7 @@ def saved_by_line(saved: Iterable[_Saved], fx: dict[str, GraphNode], built: dict
     ``fx`` the forward's post-grad nodes), largest first; those of no line are left out."""
     rows: dict[tuple[str, int, bool], list] = {}
     for s in saved:
-        if s.kind != "activation" or not s.bytes:
+        if s.kind not in HELD_KINDS or not s.bytes:
             continue
         file, line, code, bt = op_key(s.user_stack, fx.get(s.fx_node), built)
         if not file:

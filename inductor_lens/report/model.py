@@ -687,12 +687,17 @@ class LiveBuffer(_Record):
     module: str = ""
 
 
+#: The kinds of ``SavedTensor`` the forward allocated, held from the forward to the backward.
+HELD_KINDS = ("activation", "copy")
+
+
 @_record
 class SavedTensor(_Record):
     """A tensor the backward graph takes from the forward: ``name`` is the backward graph's input as torch
     names it (``relu``, ``primals_3``), ``kind`` ``activation`` (computed by the forward: memory held from
-    the forward to the backward) or ``input`` (a parameter, buffer or argument of the user's call, kept
-    alive anyway). ``fx_node`` the forward's post-grad node that produced it; ``module`` its innermost
+    the forward to the backward), ``input`` (a parameter, buffer or argument of the user's call, kept
+    alive anyway) or ``copy`` (an input the forward's output code copied, into another layout, and saved: a
+    convolution's channels-last weight on a CPU; memory held as an activation's is). ``fx_node`` the forward's post-grad node that produced it; ``module`` its innermost
     nn.Module path (for an input, the module that owns the parameter; ``""`` if none); ``user_line`` the line
     its row names (``RowLine``)."""
 
@@ -812,7 +817,8 @@ class Memory(_Record):
     input_bytes: int = 0
     #: The buffers alive at the peak, largest first.
     peak_buffers: list[LiveBuffer] = field(default_factory=list)
-    #: The part of ``saved_bytes`` that is activations (``kind == "activation"``): memory held for the backward.
+    #: The part of ``saved_bytes`` the forward allocated (``kind`` in ``HELD_KINDS``: activations, and copies of
+    #: inputs in another layout): memory held for the backward.
     saved_activation_bytes: int = 0
     #: ``saved_for_backward``'s activations rolled up by user line and by nn.Module, largest first.
     saved_by_line: list[BytesBy] = field(default_factory=list)

@@ -288,6 +288,48 @@ def test_the_slices_of_a_cat_are_its_buffer_not_buffers_of_their_own():
     assert [b.module for b in m.peak_by_module] == ["(no module)"]
 
 
+def test_an_input_the_forward_copies_into_another_layout_and_saves_is_held_memory():
+    """A conv net's training step on a CPU: Inductor copies the input and the convolutions' weights into channels-
+    last layout and saves the copies (the forward's output code returns new buffers where its FX graph returns the
+    inputs). They were listed as inputs, "kept alive anyway", and left out of what the step holds; they are
+    ``copy`` rows now, counted in ``saved_activation_bytes``, and the rest stay what they were."""
+    import torch
+
+    class Net(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.c1 = torch.nn.Conv2d(3, 8, 3, padding=1)
+            self.c2 = torch.nn.Conv2d(8, 8, 3, padding=1)
+
+        def forward(self, x):
+            return self.c2(torch.relu(self.c1(x))).mean()
+
+    torch.manual_seed(0)
+    with inductor_lens.capture(strict=True) as cap:
+        torch.compile(Net())(torch.randn(2, 3, 16, 16)).backward()
+    fwd, bwd = cap.report.compiles
+    code = fwd.output_code[fwd.output_code.find("def call(") :]
+    # independent of memory.py: the saved tensors are the last items of the return, in the backward's order
+    (ret,) = re.findall(r"^\s+return \((.*)\)\s*$", code, re.M)
+    items = [i.strip() for i in ret.split(",") if i.strip()]
+    saved = [g.name for g in bwd.graphs["post_grad"].nodes if g.op == "placeholder" and g.role != "tangent"]
+    allocated = set(re.findall(r"^\s*(\w+) = empty_strided_cpu\(", code, re.M))
+    copied = {
+        g for g, item in zip(saved, items[len(items) - len(saved) :]) if g.startswith("primals_") and item in allocated
+    }
+    assert len(copied) >= 2, (saved, items)  # the two weights at least
+    m = fwd.memory
+    kinds = {s.name: s.kind for s in m.saved_for_backward}
+    assert {n for n, k in kinds.items() if k == "copy"} == copied
+    assert {n for n, k in kinds.items() if k == "input"} == {g for g in saved if g.startswith("primals_")} - copied
+    held = sum(s.bytes for s in m.saved_for_backward if s.name in copied or kinds[s.name] == "activation")
+    assert (
+        m.saved_activation_bytes == held > sum(s.bytes for s in m.saved_for_backward if kinds[s.name] == "activation")
+    )
+    weights = {s.module for s in m.saved_for_backward if s.kind == "copy" and s.module}
+    assert weights == {"c1", "c2"}
+
+
 def test_an_attention_calls_outputs_are_live_with_its_inputs_at_its_own_box():
     """SDPA on CPU is one extern call returning a tuple, unpacked after it by ``getitem`` nodes (glue, no box of
     their own). The output code calls it on the qkv projection (12 KiB) and deletes that only once the call has

@@ -69,7 +69,7 @@ function facts(idx, memory) {
         "span",
         { class: "il-chip", "data-role": "memory-saved-total" },
         `saved for backward ${fmtBytes(memory.saved_bytes)} in ${plural(memory.saved_for_backward.length, "tensor")}, ` +
-          `${fmtBytes(memory.saved_activation_bytes || 0)} of it activations`,
+          `${fmtBytes(memory.saved_activation_bytes || 0)} of it made by the forward (held until the backward)`,
       ),
     );
   return h(
@@ -193,6 +193,8 @@ function sortHead(columns, sort) {
 const DEFAULT_SORT = { tensors: "-bytes", groups: "order" };
 
 const INPUT_TITLE = "a forward input (parameter, buffer, argument): kept alive anyway";
+const COPY_TITLE = "a copy of a forward input that Inductor laid out anew (channels-last): held until the backward";
+const kindTitle = (kind) => (kind === "input" ? INPUT_TITLE : kind === "copy" ? COPY_TITLE : "");
 const bytesText = (b) => (b == null ? "?" : fmtBytes(b));
 
 function peakTable(idx, memory) {
@@ -247,7 +249,7 @@ function groupTable(idx, memory, sort) {
         "data-line": lineKey(r.userLine),
         class: r.kind === "input" ? "il-muted" : "",
         title:
-          (r.kind === "input" ? `${INPUT_TITLE}. ` : "") +
+          (kindTitle(r.kind) ? `${kindTitle(r.kind)}. ` : "") +
           `${plural(r.count, "tensor")}: ${r.names.slice(0, 12).join(", ")}${r.names.length > 12 ? ", …" : ""}`,
       },
       h("td", { class: "il-num il-muted" }, String(r.order)),
@@ -276,7 +278,7 @@ function tensorTable(idx, memory, sort, shown) {
         "data-fused": idx.fxOwner.get(r.fx) || "",
         "data-line": lineKey(r.userLine),
         class: r.kind === "input" ? "il-muted" : "",
-        title: r.kind === "input" ? INPUT_TITLE : "",
+        title: kindTitle(r.kind),
       },
       h("td", { class: "il-num il-muted" }, String(r.order)),
       h("td", { class: "il-mono" }, r.name),
