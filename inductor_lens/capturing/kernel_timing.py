@@ -268,7 +268,9 @@ def attribute_calls(events: list[Any], report: Report, on_gpu: bool) -> Measured
 
 @contextlib.contextmanager
 def _preserved(compiled: Callable, args: tuple):
-    """Restore what extra runs would change: ``.grad`` of parameters and inputs, and the RNG states."""
+    """Restore what extra runs would change: ``.grad`` of parameters and inputs, the RNG states, and the values
+    the runs write in place: the module's buffers (a BatchNorm's running statistics and ``num_batches_tracked``)
+    and the tensors passed in (each put back only if a run wrote it: its version counter moved)."""
     import torch
 
     leaves = [a for a in args if isinstance(a, torch.Tensor) and a.requires_grad]
@@ -277,6 +279,12 @@ def _preserved(compiled: Callable, args: tuple):
         with contextlib.suppress(Exception):
             leaves += list(params())
     grads = [(t, None if t.grad is None else t.grad.detach().clone()) for t in leaves]
+    written = [a for a in args if isinstance(a, torch.Tensor)]
+    buffers = getattr(compiled, "buffers", None) or getattr(getattr(compiled, "_orig_mod", None), "buffers", None)
+    if callable(buffers):
+        with contextlib.suppress(Exception):
+            written += list(buffers())
+    values = [(t, t._version, t.detach().clone()) for t in written]
     cpu_rng = torch.get_rng_state()
     cuda_rng = torch.cuda.get_rng_state_all() if torch.cuda.is_available() and torch.cuda.is_initialized() else None
     try:
@@ -285,6 +293,9 @@ def _preserved(compiled: Callable, args: tuple):
         with torch.no_grad():
             for t, g in grads:
                 t.grad = g
+            for t, version, value in values:
+                if t._version != version:
+                    t.copy_(value)
         torch.set_rng_state(cpu_rng)
         if cuda_rng is not None:
             torch.cuda.set_rng_state_all(cuda_rng)

@@ -234,7 +234,8 @@ def inspect(
         ``loss`` (attribute or key, as transformers' ``ModelOutput`` has) when there is one, else the sum of
         every tensor that requires grad inside the output (tensors, tuples, lists, dicts, dataclasses). If the
         backward fails, the forward report is kept with a ``backward_failed`` diagnostic. It leaves no gradient
-        behind: the ``.grad`` of every parameter and input it reaches is put back as it was.
+        behind: the ``.grad`` of every parameter and input it reaches is put back as it was. The forward is the
+        model's own call, with its effects (a BatchNorm in training mode updates its running statistics).
     profile : bool
         Afterwards, run the compiled function a few times under the PyTorch profiler and
         attribute the measured time to each kernel (``Kernel.profile``).

@@ -552,6 +552,33 @@ def test_profiling_changes_no_result_gradient_or_random_state():
     assert torch.equal(compiled(x), out)
 
 
+def test_profiling_puts_back_the_buffers_and_arguments_its_runs_write_in_place():
+    """The profiled runs are the lens's, not the user's: a BatchNorm's running statistics and ``num_batches_tracked``
+    and a tensor argument the model writes in place are as the user's one call left them (each run moved them)."""
+
+    class Counted(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.bn = torch.nn.BatchNorm1d(8)
+
+        def forward(self, x, calls):
+            calls.add_(1)
+            return self.bn(x).relu()
+
+    torch.manual_seed(0)
+    model = Counted().train()
+    x, calls = torch.randn(16, 8), torch.zeros(())
+    compiled = torch.compile(model)
+    with inductor_lens.capture() as cap:
+        compiled(x, calls)
+    state = {k: v.clone() for k, v in model.state_dict().items()}
+    assert int(state["bn.num_batches_tracked"]) == 1 and float(calls) == 1.0
+    timed = inductor_lens.time_kernels(cap.report, compiled, x, calls)
+    assert timed.profile is not None and timed.profile.runs > 1  # it ran the model several times
+    assert all(torch.equal(model.state_dict()[k], v) for k, v in state.items())
+    assert float(calls) == 1.0
+
+
 # -- the GPU event structure (cannot run here): a tree shaped like torch.profiler's --------------
 
 
