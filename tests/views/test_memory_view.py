@@ -322,3 +322,24 @@ def test_a_backward_node_that_recomputes_forward_ops_says_so(tmp_path, offline_p
     page.click('[data-tab="memory"]')
     assert page.locator('[data-view="memory"] [data-role="recomputed"]').count() == 1
     _assert_clean(page)
+
+
+def test_a_graph_that_allocates_nothing_says_so_instead_of_a_flat_curve(tmp_path, offline_page, training_report):
+    """An optimizer's step writes every result into its inputs' storage: its peak is 0 B, and the view drew a flat
+    line on an axis of "1 B". It says what that means instead (the tables stay)."""
+    import dataclasses
+
+    fwd = training_report.compiles[0]
+    points = [dataclasses.replace(p, live_bytes=0, allocates=[], frees=[]) for p in fwd.memory.timeline]
+    none = dataclasses.replace(fwd.memory, peak_bytes=0, timeline=points, peak_buffers=[], peak_by_module=[])
+    report = dataclasses.replace(training_report, compiles=[dataclasses.replace(fwd, memory=none)])
+    path = tmp_path / "nothing.html"
+    report.save_html(path)
+    page = offline_page
+    _open(page, path)
+    page.click('[data-tab="memory"]')
+    view = page.locator('[data-view="memory"]')
+    assert "allocates nothing" in view.locator('[data-role="memory-allocates-nothing"]').inner_text()
+    assert view.locator('[data-role="memory-point"]').count() == 0
+    assert view.locator('[data-role="saved-row"]').count() == len(fwd.memory.saved_for_backward)
+    _assert_clean(page)

@@ -489,7 +489,14 @@ export function renderMemory(el, idx, selected, ui) {
   }
   el.replaceChildren(
     h("div", { class: "il-mem-head" }, facts(idx, m)),
-    h("div", { class: "il-mem-plot" }, curve(idx, m, selected)),
+    m.peak_bytes
+      ? h("div", { class: "il-mem-plot" }, curve(idx, m, selected))
+      : h(
+          "p",
+          { class: "il-muted", "data-role": "memory-allocates-nothing" },
+          "This graph allocates nothing: everything it writes goes into its inputs' storage (as an optimizer's " +
+            "step updates the parameters in place), so there is no curve to draw.",
+        ),
     h("div", { class: "il-mem-tables" }, rollups(m), savedSection(idx, m, ui), peakTable(idx, m), recomputedList(m)),
   );
 }
