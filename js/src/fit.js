@@ -62,3 +62,16 @@ export function repeatOf(compile, key) {
   const list = (compile && compile.module_view && compile.module_view.repeats) || [];
   return list.find((r) => r.key === key) || null;
 }
+
+/** The groups open, by name, where nothing is selected: "layers.0-3 ×4 open", "ln_f, lm_head and 3 more open"
+ * (a repeat by its label and count), else "top level". A count alone ("2 modules expanded") read as if boxes
+ * were open where the groups opened were single boxes. */
+export function openText(ix, exp) {
+  if (!ix || !exp.size) return "top level";
+  const names = [...exp].map((m) => {
+    const r = repeatOf(ix.compile, m);
+    return r ? `${r.label} ×${r.modules.length}` : m;
+  });
+  const shown = names.slice(0, 3).join(", ");
+  return `${names.length > 3 ? `${shown} and ${names.length - 3} more` : shown} open`;
+}

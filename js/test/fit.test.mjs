@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import test from "node:test";
 import { indexCompile, visibleCount } from "../src/data.js";
 import { buildFusion } from "../src/dot.js";
-import { ALWAYS_EXPANDED, boxesThatFit, fittingExpansion, MAX_OPENING } from "../src/fit.js";
+import { ALWAYS_EXPANDED, boxesThatFit, fittingExpansion, MAX_OPENING, openText } from "../src/fit.js";
 
 // an encoder shaped like nn.TransformerEncoder's forward: per layer 7 attention nodes, 2 of the layer's
 // own, 2 norm1, 1 linear1, 1 linear2, 1 norm2, then a node of no module (the residual add + next norm)
@@ -88,4 +88,15 @@ test("an edge that skips over the column (a residual) does not bend it: weight 0
   assert.match(b.dot, new RegExp(`${a} -> ${c} \\[weight=0\\];`));
   assert.match(b.dot, new RegExp(`${a} -> ${bb};`));
   assert.match(b.dot, new RegExp(`${bb} -> ${c};`));
+});
+
+test("the open groups are named, a repeat by its label and count, four or more counted", () => {
+  const compile = {
+    module_view: { repeats: [{ key: "repeat:h.0-3", label: "h.0-3", modules: ["h.0", "h.1", "h.2", "h.3"] }] },
+  };
+  const ix = { compile };
+  assert.equal(openText(ix, new Set()), "top level");
+  assert.equal(openText(ix, new Set(["repeat:h.0-3"])), "h.0-3 ×4 open");
+  assert.equal(openText(ix, new Set(["ln_f", "lm_head"])), "ln_f, lm_head open");
+  assert.equal(openText(ix, new Set(["a", "b", "c", "d", "e"])), "a, b, c and 2 more open");
 });

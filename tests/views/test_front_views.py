@@ -665,7 +665,7 @@ def test_transformer_encoder_opens_with_its_layers_folded_and_follows_the_planne
         counts = {m.get_attribute("data-module"): int(m.get_attribute("data-count")) for m in modules.all()}
         assert counts == each  # the four layers, each folded with its own nodes
         assert page.locator(f"{pane} [data-node]").count() == 0
-        assert page.locator('[data-role="breadcrumbs"]').inner_text() == "modules: 1 module expanded"
+        assert page.locator('[data-role="breadcrumbs"]').inner_text() == "modules: layers.0-3 ×4 open"
         assert_opening_unclipped(page, "encoder")  # readable (labels >= 11 px), nothing cut
         # every layer's box in the pane as it opens (no Fit clicked): nothing below the fold
         box = page.locator(pane).bounding_box()

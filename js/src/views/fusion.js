@@ -5,7 +5,7 @@
 import { fmtBytes, fmtShare, KINDS, plural, search, sharedKernel } from "../data.js";
 import { h } from "../dom.js";
 import { buildFusion } from "../dot.js";
-import { paneHeight } from "../fit.js";
+import { openText, paneHeight } from "../fit.js";
 import { GraphCanvas, Minimap } from "../graphview.js";
 import { prewarmPanel } from "../panel.js";
 import { hasRoofline, nodePeakFractions, peakColour } from "../roofline.js";
@@ -164,10 +164,7 @@ function crumbParts(ctx, s) {
   const exp = ix ? model.expandedFor(s.compileId) : new Set();
   const parts = [h("span", { class: "il-muted" }, "modules: ")];
   const path = (e && e.node.module_stack) || [];
-  if (!path.length)
-    parts.push(
-      h("span", { class: "il-muted" }, ix && exp.size ? plural(exp.size, "module") + " expanded" : "top level"),
-    );
+  if (!path.length) parts.push(h("span", { class: "il-muted", "data-role": "open-modules" }, openText(ix, exp)));
   path.forEach((m, i) => {
     if (i) parts.push(h("span", { class: "il-muted" }, " › "));
     const short = i ? m.slice(path[i - 1].length).replace(/^\./, "") || m : m;
