@@ -685,11 +685,12 @@ def break_summary(reason: str) -> str:
     >>> break_summary("call_function BuiltinVariable(print) [] {}")
     'call_function BuiltinVariable(print) [] {}'
 
-    A frame dynamo gave up on whole (it ran eagerly) opens with its own header:
+    A frame dynamo gave up on whole opens with its own header; the summary says that the frame ran eagerly (no graph
+    before the break and none after it, unlike a break dynamo resumes from):
 
     >>> break_summary("Failed to handle graph break gracefully. Skipping the function and falling back to eager. "
     ...               "Graph break encountered:\n\nAttempted to wrap RNN, GRU, or LSTM\n  Explanation: ...")
-    'Attempted to wrap RNN, GRU, or LSTM'
+    'Attempted to wrap RNN, GRU, or LSTM (dynamo skipped the whole frame: it ran eagerly)'
     """
     lines = [ln.strip() for ln in readable_reasons(reason).splitlines()]  # a JSON list of lines too
     first = next((i for i, ln in enumerate(lines) if ln), None)
@@ -699,7 +700,8 @@ def break_summary(reason: str) -> str:
     if head.endswith(":") and (head.startswith("Encountered graph break") or head.endswith("Graph break encountered:")):
         after = next((ln for ln in lines[first + 1 :] if ln), "")
         if after:
-            return after
+            skipped = "falling back to eager" in head
+            return f"{after} (dynamo skipped the whole frame: it ran eagerly)" if skipped else after
     return lines[first]
 
 

@@ -14,10 +14,12 @@ def test_every_example_in_the_rules_holds():
 
 def test_a_frame_dynamo_gave_up_on_is_summed_up_by_its_reason_not_its_header():
     """An ``nn.GRU`` under ``torch.compile`` (torch 2.13): dynamo falls back to eager for the whole frame, and the
-    reason opens with a header that ends in a colon. The summary was that header; it is the reason after it."""
+    reason opens with a header that ends in a colon. The summary was that header; it is the reason after it, and that
+    the whole frame ran eagerly (no graph on either side of the break, as the Source view's mark would suggest)."""
     reason = (
         "Failed to handle graph break gracefully. Skipping the function and falling back to eager. Graph break "
         "encountered:\n\nAttempted to wrap RNN, GRU, or LSTM\n  Explanation: Dynamo does not support RNN, GRU, or "
         "LSTM.\n  Hint: Set torch._dynamo.config.allow_rnn=True to enable experimental support for RNN, GRU, and LSTM"
     )
-    assert rules.break_summary(reason) == "Attempted to wrap RNN, GRU, or LSTM"
+    summary = "Attempted to wrap RNN, GRU, or LSTM (dynamo skipped the whole frame: it ran eagerly)"
+    assert rules.break_summary(reason) == summary
