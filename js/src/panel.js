@@ -869,10 +869,11 @@ function graphBreaks(report) {
                   "data-role": "break-line",
                 },
                 h("span", { class: "il-file" }, `${basename(fr.file)}:${fr.line}`),
+                // the frames it broke in (GraphBreak.compile_ids): a recompile breaks again at the same place. Before
+                // the code, which a narrow panel cuts: two breaks of one summary differ by their frames
+                ids ? h("span", { class: "il-muted", "data-role": "break-compiles" }, ` in ${ids} ·`) : null,
                 " ",
                 h("code", {}, String(fr.code || "").trim()),
-                // the frames it broke in (GraphBreak.compile_ids): a recompile breaks again at the same place
-                ids ? h("span", { class: "il-muted", "data-role": "break-compiles" }, ` · in ${ids}`) : null,
               )
             : null,
         );

@@ -705,4 +705,14 @@ def test_the_source_view_marks_the_lines_where_the_graph_broke(tmp_path, offline
         m, view = mark.bounding_box(), page.locator('[data-view="source"]').bounding_box()
         code = page.locator(f'[data-view="source"] [data-source-line="{file}:{line}"] .il-src-code').bounding_box()
         assert m["x"] + m["width"] <= min(view["x"] + view["width"], code["x"]) + 0.5, (m, view, code)
+    # the compile panel's list: each break's frames come right after its line, before its code (a narrow panel
+    # cuts the code's end, and two breaks of one summary differ by their frames)
+    page.click('[data-tab="fusion"]')
+    lines = page.locator('[data-role="graph-breaks"] [data-role="break-line"]')
+    assert lines.count() == len(report.graph_breaks)
+    for b, text in zip(report.graph_breaks, lines.all_inner_texts()):
+        fr = b.user_stack[b.shown_frame]
+        assert b.compile_ids and text.startswith(
+            f"{fr.file.rsplit('/', 1)[-1]}:{fr.line} in {', '.join(b.compile_ids)} ·"
+        )
     _assert_clean(page)
