@@ -156,8 +156,17 @@ _ATTENTION = (
 
 
 #: The rules of ops an extern kernel computes (``node_flops``): counted in that kernel only.
-_EXTERN_RULES = {"mm", "addmm", "bmm", "baddbmm", "_int_mm", "_scaled_mm", "convolution", "convolution_backward"}
-_EXTERN_RULES.add("attention")
+_EXTERN_RULES = {
+    "mm",
+    "addmm",
+    "bmm",
+    "baddbmm",
+    "_int_mm",
+    "_scaled_mm",
+    "convolution",
+    "convolution_backward",
+    "attention",
+}
 
 
 def op_name(target: str) -> str:

@@ -154,11 +154,9 @@ def _storages(
         if base["members"][0] is b:
             out.append(base)
             continue
-        if b["name"] not in views:
+        if b["name"] not in views:  # the buffers the storage holds in turn (the peak table names the one it holds)
             base["members"].append(b)
-        base["writers"].append(
-            b.get("node", "")
-        )  # the buffers the storage holds in turn (the peak table names the one it holds)
+        base["writers"].append(b.get("node", ""))
         base["bytes"] = max(int(base.get("bytes") or 0), int(b.get("bytes") or 0))
         base["users"] += [u for u in [b["node"], *(b.get("users") or [])] if u not in base["users"]]
         base["is_output"] = bool(base.get("is_output")) or bool(b.get("is_output"))

@@ -693,13 +693,13 @@ HELD_KINDS = ("activation", "copy")
 
 @_record
 class SavedTensor(_Record):
-    """A tensor the backward graph takes from the forward: ``name`` is the backward graph's input as torch
-    names it (``relu``, ``primals_3``), ``kind`` ``activation`` (computed by the forward: memory held from
-    the forward to the backward), ``input`` (a parameter, buffer or argument of the user's call, kept
-    alive anyway) or ``copy`` (an input the forward's output code copied, into another layout, and saved: a
-    convolution's channels-last weight on a CPU; memory held as an activation's is). ``fx_node`` the forward's post-grad node that produced it; ``module`` its innermost
-    nn.Module path (for an input, the module that owns the parameter; ``""`` if none); ``user_line`` the line
-    its row names (``RowLine``)."""
+    """A tensor the backward graph takes from the forward: ``name`` is the backward graph's input as torch names it
+    (``relu``, ``primals_3``), ``kind`` ``activation`` (computed by the forward: memory held from the forward to
+    the backward), ``input`` (a parameter, buffer or argument of the user's call, kept alive anyway) or ``copy``
+    (an input the forward's output code copied, into another layout, and saved: a convolution's channels-last
+    weight on a CPU; memory held as an activation's is). ``fx_node`` the forward's post-grad node that produced
+    it; ``module`` its innermost nn.Module path (for an input, the module that owns the parameter; ``""`` if
+    none); ``user_line`` the line its row names (``RowLine``)."""
 
     name: str
     shape: Optional[list] = None

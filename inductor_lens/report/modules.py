@@ -166,8 +166,8 @@ def find_repeats(boxes: Sequence[FusedNode]) -> list[ModuleRepeat]:
     def structure(sh: tuple) -> tuple:
         """The sub-modules that ran, in order of first run (the instance's own nodes left out); the shape
         itself for an instance without sub-modules."""
-        subs = list(dict.fromkeys(path[0] for path, _ in sh if path))
-        return ("modules", *subs) if subs else ("shape", sh)
+        ran = list(dict.fromkeys(path[0] for path, _ in sh if path))
+        return ("modules", *ran) if ran else ("shape", sh)
 
     out: list[ModuleRepeat] = []
     for parent, every in kids.items():

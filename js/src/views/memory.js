@@ -193,7 +193,8 @@ function sortHead(columns, sort) {
 const DEFAULT_SORT = { tensors: "-bytes", groups: "order" };
 
 const INPUT_TITLE = "a forward input (parameter, buffer, argument): kept alive anyway";
-const COPY_TITLE = "a copy of a forward input that Inductor laid out anew (channels-last): held until the backward";
+const COPY_TITLE =
+  "a copy of a forward input that Inductor laid out anew (channels-last, for a convolution on a CPU): held until the backward";
 const kindTitle = (kind) => (kind === "input" ? INPUT_TITLE : kind === "copy" ? COPY_TITLE : "");
 const bytesText = (b) => (b == null ? "?" : fmtBytes(b));
 
