@@ -17,7 +17,7 @@ try:  # CPython's own SHA-1: hashlib would load OpenSSL's libcrypto (3.6 MB of t
     from _sha1 import sha1 as _sha1
 except ImportError:  # an interpreter built without it
     from hashlib import sha1 as _sha1
-from .model import DERIVED_VERSION, SCHEMA_VERSION, Compile, FusedNode, Kernel, LaunchArg, Report
+from .model import DERIVED_VERSION, SCHEMA_VERSION, Compile, FusedNode, FusionEdge, Kernel, LaunchArg, Report
 from .module_paths import infer_modules
 from .modules import module_view
 from .rules import (
@@ -31,6 +31,7 @@ from .rules import (
     epilogue_ops,
     frame_label,
     fused_label,
+    fusion_edges,
     graph_note,
     input_copy_label,
     is_channels_last,
@@ -94,8 +95,8 @@ def derive_compile(c: Compile, fx: Optional[dict] = None, view: bool = True) -> 
     """``c`` with the fields the views show and no recorded fact gives as it is, decided here once:
     ``FusedNode.user_lines`` and ``ops``, ``Kernel.user_lines`` and ``call_sites`` (each in execution order;
     where the capture recorded none, runs of consecutive fused nodes), the autotune ``epilogue`` and each choice's ``config``,
-    ``Compile.module_view`` and ``FusedNode.group_path`` (``report/modules.py``).
-    Idempotent; run by :func:`finish_compile` and on loading a report written before these fields. ``view=False``:
+    ``Compile.edges`` (``rules.fusion_edges``), ``Compile.module_view`` and ``FusedNode.group_path``
+    (``report/modules.py``). Idempotent; run by :func:`finish_compile` and on loading a report written before these fields. ``view=False``:
     without the last two (:func:`with_module_view`), for a compile whose module paths are inferred after."""
     fx = _fx_of(c) if fx is None else fx
     fused, copies = [], set()
@@ -141,14 +142,15 @@ def derive_compile(c: Compile, fx: Optional[dict] = None, view: bool = True) -> 
     fused = _copy_labels(fused, copies, kernels, fx)
     kind = trigger_kind(c.trigger.kind, c.frame)
     trigger = dataclasses.replace(c.trigger, kind=kind, summary=trigger_summary(kind))
-    c = dataclasses.replace(c, fused_nodes=fused, kernels=kernels, trigger=trigger)
+    edges = [FusionEdge(*e) for e in fusion_edges(fused, c.graph_inputs, c.graph_outputs)]
+    c = dataclasses.replace(c, fused_nodes=fused, kernels=kernels, trigger=trigger, edges=edges)
     return with_module_view(c) if view else c
 
 
 def with_module_view(c: Compile) -> Compile:
     """``c`` with ``Compile.module_view`` and each fused node's ``group_path`` (``report/modules.py``), from its fused
     nodes' module paths."""
-    view, paths = module_view(c.fused_nodes)
+    view, paths = module_view(c.fused_nodes, c.edges)
     fused = [dataclasses.replace(n, group_path=paths.get(n.name, [])) for n in c.fused_nodes]
     return dataclasses.replace(c, fused_nodes=fused, module_view=view)
 

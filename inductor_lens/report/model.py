@@ -39,7 +39,7 @@ SCHEMA_VERSION = 2
 
 #: The generation of the derived fields (``report/finish.py``) a report holds. A report written before
 #: derived fields were added (no ``derived`` key, or a smaller number) gets them filled when it is loaded.
-DERIVED_VERSION = 11  # 2: Trigger.summary; 3: Compile.module_view, FusedNode.group_path; 4: FusedNode.no_line_reason;
+DERIVED_VERSION = 12  # 2: Trigger.summary; 3: Compile.module_view, FusedNode.group_path; 4: FusedNode.no_line_reason;
 # 5: a backward's saved inputs named by what made them, input copies labelled, Trigger.kind ahead_of_time;
 # 6: FusedNode.built_lines (where the user's code built the modules of ops that ran inside torch)
 # 7: module paths inferred where a compile recorded none (Compile.modules_inferred, report/module_paths.py)
@@ -47,6 +47,7 @@ DERIVED_VERSION = 11  # 2: Trigger.summary; 3: Compile.module_view, FusedNode.gr
 # 9: the Memory view's rows say their line (SavedTensor/SavedGroup/LiveBuffer/Recomputed.user_line, RowLine)
 # 10: LiveBuffer.module (the peak table's module column, decided in Python)
 # 11: module views again (repeats by sub-modules, openings by rows: report/modules.py), autotune choices' `what`
+# 12: Compile.edges (the fusion graph's data edges, rules.fusion_edges: the front end drew its own)
 
 #: Languages a kernel may be written in: what Inductor's output code defines (``async_compile.<kind>``),
 #: ``extern`` for calls of library kernels, ``other`` when the source was not found.
@@ -916,6 +917,22 @@ class ModuleView(_Record):
 
 
 @_record
+class FusionEdge(_Record):
+    """One data edge of the fusion graph (``rules.fusion_edges``), drawn between the boxes that hold its ends.
+
+    ``kind``: ``node`` (``source`` and ``target`` are fused node names: ``target`` reads what ``source`` writes),
+    ``input`` (``source`` is a graph input, ``Compile.graph_inputs``, that the fused node ``target`` reads) or
+    ``output`` (the fused node ``source`` writes the graph output ``target``). A buffer written by glue
+    (``FusedNode.is_glue``) stands for what the glue reads: the edge runs from the real producer past it.
+    ``buffers``: the buffers the reader names (for an input or an output, that buffer)."""
+
+    kind: str
+    source: str
+    target: str
+    buffers: list[str] = field(default_factory=list)
+
+
+@_record
 class AutotuneMode(_Record):
     """Inductor's autotuning settings as a graph compiled (read from ``torch._inductor.config`` at capture):
     ``max_autotune`` (``max_autotune`` or ``max_autotune_gemm``: ``mode="max-autotune"`` sets both),
@@ -982,6 +999,8 @@ class Compile(_Record):
     memory: Optional[Memory] = None
     #: CUDA graphs under ``mode="reduce-overhead"`` (``CudaGraphs``); null in any other mode.
     cudagraphs: Optional[CudaGraphs] = None
+    #: The fusion graph's data edges (``FusionEdge``), in the order drawn; filled on load for older reports.
+    edges: list[FusionEdge] = field(default_factory=list)
     #: How the fusion graph folds the fused nodes by module: repeated layers, the opening expansion
     #: (``ModuleView``; filled on load for older reports).
     module_view: Optional[ModuleView] = None

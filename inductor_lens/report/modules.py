@@ -31,7 +31,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Sequence
 
-from .model import FusedNode, ModuleOpening, ModuleRepeat, ModuleView
+from .model import FusedNode, FusionEdge, ModuleOpening, ModuleRepeat, ModuleView
 
 #: Screens of fewer boxes than this are not planned for (the front end's boxesThatFit never says less).
 MIN_FIT = 4
@@ -330,28 +330,16 @@ def rows_for(fit: int) -> int:
     return fit * BOX_PX // ROW_PX
 
 
-def box_edges(boxes: Sequence[FusedNode], fused: Sequence[FusedNode]) -> list[tuple[int, int]]:
-    """``(i, j)``: box ``j`` reads what box ``i`` (``i < j``, indexes into ``boxes``) writes, through glue as the
-    fusion graph draws it (a buffer a glue node writes stands for what that node reads: data.js fusionEdges)."""
-    writer = {b: n for n in fused for b in n.writes}
+def box_edges(boxes: Sequence[FusedNode], edges: Sequence[FusionEdge]) -> list[tuple[int, int]]:
+    """``(i, j)``: box ``j`` reads what box ``i`` (``i < j``, indexes into ``boxes``) writes: the compile's
+    fused-node edges (``Compile.edges``, glue passed through as the graph draws them)."""
     at = {n.name: i for i, n in enumerate(boxes)}
-
-    def sources(b: str, seen: set) -> list[str]:
-        w = writer.get(b)
-        if w is None or not w.is_glue:
-            return [w.name] if w is not None else []
-        if b in seen:
-            return []
-        seen.add(b)
-        return [s for r in w.reads for s in sources(r, seen)]
-
     out = set()
-    for j, n in enumerate(boxes):
-        for b in n.reads:
-            for w in sources(b, set()):
-                i = at.get(w)
-                if i is not None and i < j:
-                    out.add((i, j))
+    for e in edges:
+        if e.kind == "node":
+            i, j = at.get(e.source), at.get(e.target)
+            if i is not None and j is not None and i < j:
+                out.add((i, j))
     return sorted(out)
 
 
@@ -497,10 +485,11 @@ def _by_rows(planned: list[ModuleOpening], paths: Sequence[Sequence[str]], edges
     return out
 
 
-def module_view(fused: Sequence[FusedNode]) -> tuple[ModuleView, dict[str, list[str]]]:
-    """The ``ModuleView`` of a compile's fused nodes and the ``group_path`` of each node that has one."""
+def module_view(fused: Sequence[FusedNode], edges: Sequence[FusionEdge]) -> tuple[ModuleView, dict[str, list[str]]]:
+    """The ``ModuleView`` of a compile's fused nodes and the ``group_path`` of each node that has one; ``edges``:
+    the compile's (``Compile.edges``), for the rows each opening shows."""
     boxes = [n for n in fused if not n.is_glue]
     repeats = find_repeats(boxes)
     gp = group_paths(boxes, repeats)
     paths = [gp.get(n.name) or n.module_stack for n in boxes]
-    return ModuleView(repeats=repeats, openings=openings(paths, box_edges(boxes, fused))), gp
+    return ModuleView(repeats=repeats, openings=openings(paths, box_edges(boxes, edges))), gp

@@ -557,6 +557,64 @@ def kernel_runs(kernel: str, boxes: list) -> list[list[str]]:
     return runs
 
 
+def fusion_edges(fused: Sequence, graph_inputs: Iterable[str], graph_outputs: Iterable[str]) -> list[tuple]:
+    """The fusion graph's data edges, as ``(kind, source, target, buffers)`` in the order it draws them: ``node``
+    from the fused node that writes a buffer to the fused node that reads it, ``input`` from a graph input to a fused
+    node that reads it, ``output`` from the fused node that writes a graph output to that output. ``buffers``: the
+    buffers the reader names (an output, the output). A buffer written by glue (``FusedNode.is_glue``: a getitem, a
+    view: no box of its own) stands for what the glue reads, so the edge runs from the real producers, or the graph
+    input, past it. Inputs returned as they came (saved for a backward) draw no output edge.
+
+    >>> from types import SimpleNamespace as N
+    >>> mm = N(name="op0", reads=["x", "w"], writes=["buf0"], is_glue=False)
+    >>> view = N(name="op1", reads=["buf0"], writes=["buf1"], is_glue=True)
+    >>> relu = N(name="op2", reads=["buf1", "x"], writes=["buf2"], is_glue=False)
+    >>> for e in fusion_edges([mm, view, relu], ["x", "w"], ["buf2", "buf1", "w"]):
+    ...     print(e)
+    ('input', 'x', 'op0', ['x'])
+    ('input', 'w', 'op0', ['w'])
+    ('node', 'op0', 'op2', ['buf1'])
+    ('input', 'x', 'op2', ['x'])
+    ('output', 'op2', 'buf2', ['buf2'])
+    ('output', 'op0', 'buf1', ['buf1'])
+    """
+    inputs = set(graph_inputs)
+    nodes = {n.name: n for n in fused}
+    writer = {b: n.name for n in fused for b in n.writes or ()}
+    pairs: dict[tuple, list[str]] = {}
+
+    def add(kind: str, source: str, target: str, buf: str) -> None:
+        if source != target:
+            bufs = pairs.setdefault((kind, source, target), [])
+            if buf not in bufs:
+                bufs.append(buf)
+
+    def sources(b: str, seen: set) -> list[tuple[str, Optional[str]]]:
+        """``(buffer, writer)``: who made ``b``, through glue (a writer of None: a graph input or nothing known)."""
+        w = writer.get(b)
+        if w is None or not nodes[w].is_glue:
+            return [(b, w)]
+        if b in seen:  # reached again through other glue: drawn on the first visit
+            return []
+        seen.add(b)
+        return [s for r in nodes[w].reads or () for s in sources(r, seen)] or [(b, None)]
+
+    for n in fused:
+        if n.is_glue:
+            continue
+        for b0 in n.reads or ():
+            for b, w in sources(b0, set()):
+                if w is not None:
+                    add("node", w, n.name, b0)
+                elif b in inputs:
+                    add("input", b, n.name, b)
+    for b in graph_outputs:
+        for _, w in sources(b, set()):
+            if w is not None:
+                add("output", w, b, b)
+    return [(kind, s, t, bufs) for (kind, s, t), bufs in pairs.items()]
+
+
 def unique_stacks(stacks: Iterable[list]) -> list[list]:
     """Stacks deduplicated by their innermost frame (the user's line), in order."""
     seen, out = set(), []

@@ -11,8 +11,6 @@ export function indexCompile(c) {
   let box = 0;
   const byName = new Map(fused.map((n) => [n.name, { node: n, index: n.is_glue ? -1 : box++ }]));
   const kernels = new Map((c.kernels || []).map((k) => [k.name, k]));
-  const writer = new Map(); // buffer -> fused node name
-  fused.forEach((n) => (n.writes || []).forEach((b) => writer.set(b, n.name)));
   const fxOwner = new Map(); // post-grad fx node -> fused node name
   fused.forEach((n) =>
     (n.fx_nodes || []).forEach((f) => {
@@ -32,7 +30,7 @@ export function indexCompile(c) {
   });
   // the fused nodes drawn as boxes: Python marks no-kernel glue (getitem, views) `is_glue`, drawn as edges
   const boxes = fused.filter((n) => !n.is_glue);
-  return { compile: c, fused, boxes, byName, kernels, writer, fxOwner, byKernel };
+  return { compile: c, fused, boxes, byName, kernels, fxOwner, byKernel };
 }
 
 /** The kernel object of a fused node (or null). */
@@ -81,51 +79,24 @@ export function resolveSelection(idx, name) {
   return "";
 }
 
-/** Data edges between fused nodes, plus graph inputs and outputs. */
+/**
+ * The fusion graph's data edges as the drawing keys them (`node:` a fused node, `in:` a graph input, `out:` a graph
+ * output), and the graph inputs and outputs they use, in order: Compile.edges, decided in Python
+ * (report/rules.fusion_edges: glue passed through, inputs returned as they came left out).
+ */
 export function fusionEdges(idx) {
-  const c = idx.compile;
-  const inputs = new Set(c.graph_inputs || []);
-  const pairs = new Map(); // "a\0b" -> {from, to, buffers}
-  const add = (from, to, buf) => {
-    if (from === to) return;
-    const key = from + "\0" + to;
-    const e = pairs.get(key) || { from, to, buffers: [] };
-    if (!e.buffers.includes(buf)) e.buffers.push(buf);
-    pairs.set(key, e);
-  };
-  const usedInputs = [];
-  // a buffer written by a glue node (is_glue: getitem, a view) stands for what that node reads: the
-  // edge goes from the real producers straight to the consumer
-  const sources = (b, seen = new Set()) => {
-    const w = idx.writer.get(b);
-    const e = w && idx.byName.get(w);
-    if (!e || !e.node.is_glue || seen.has(b)) return [[b, w]];
-    seen.add(b);
-    const out = (e.node.reads || []).flatMap((r) => sources(r, seen));
-    return out.length ? out : [[b, null]];
-  };
-  for (const n of idx.boxes || idx.fused) {
-    for (const b0 of n.reads || []) {
-      for (const [b, w] of sources(b0)) {
-        if (w) add("node:" + w, "node:" + n.name, b0);
-        else if (inputs.has(b)) {
-          if (!usedInputs.includes(b)) usedInputs.push(b);
-          add("in:" + b, "node:" + n.name, b);
-        }
-      }
-    }
+  const ends = { node: ["node:", "node:"], input: ["in:", "node:"], output: ["node:", "out:"] };
+  const inputs = new Set();
+  const outputs = new Set();
+  const edges = [];
+  for (const e of idx.compile.edges || []) {
+    const [from, to] = ends[e.kind] || [];
+    if (!from) continue;
+    if (e.kind === "input") inputs.add(e.source);
+    if (e.kind === "output") outputs.add(e.target);
+    edges.push({ from: from + e.source, to: to + e.target, buffers: e.buffers || [] });
   }
-  const outputs = [];
-  for (const b of c.graph_outputs || []) {
-    for (const [, w] of sources(b)) {
-      // inputs passed straight through (saved for backward) are left out
-      if (w && !outputs.includes(b)) {
-        outputs.push(b);
-        add("node:" + w, "out:" + b, b);
-      }
-    }
-  }
-  return { edges: [...pairs.values()], inputs: usedInputs, outputs };
+  return { edges, inputs: [...inputs], outputs: [...outputs] };
 }
 
 /** The groups a fused node folds into, outermost first: FusedNode.group_path (decided in Python,

@@ -39,6 +39,13 @@ const compile = {
     },
   ],
   kernels: [{ name: "k0", fx_nodes: ["sin"], fused_nodes: ["op0"] }],
+  // what Python's report/rules.fusion_edges ships (the input x returned as it came draws no output edge)
+  edges: [
+    { kind: "input", source: "x", target: "op0", buffers: ["x"] },
+    { kind: "node", source: "op0", target: "op1", buffers: ["buf0"] },
+    { kind: "input", source: "x", target: "op1", buffers: ["x"] },
+    { kind: "output", source: "op1", target: "buf1", buffers: ["buf1"] },
+  ],
   graphs: {
     post_grad: {
       nodes: [
@@ -49,7 +56,7 @@ const compile = {
   },
 };
 
-test("edges follow buffers; inputs passed through to outputs are left out", () => {
+test("the edges Python ships (Compile.edges) are keyed as the graph draws them, with the inputs and outputs they use", () => {
   const { edges, inputs, outputs } = fusionEdges(indexCompile(compile));
   assert.deepEqual(inputs, ["x"]);
   assert.deepEqual(outputs, ["buf1"]);

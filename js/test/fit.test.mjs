@@ -81,6 +81,11 @@ test("an edge that skips over the column (a residual) does not bend it: weight 0
       { name: "b", kind: "pointwise", kernel: "k_b", fx_nodes: [], reads: ["ba"], writes: ["bb"] },
       { name: "c", kind: "pointwise", kernel: "k_c", fx_nodes: [], reads: ["ba", "bb"], writes: ["bc"] },
     ],
+    edges: [
+      { kind: "node", source: "a", target: "b", buffers: ["ba"] },
+      { kind: "node", source: "a", target: "c", buffers: ["ba"] },
+      { kind: "node", source: "b", target: "c", buffers: ["bb"] },
+    ],
     kernels: [],
   };
   const b = buildFusion(indexCompile(compile), new Set());

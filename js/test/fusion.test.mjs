@@ -6,6 +6,10 @@ import { indexCompile, plural, search, sharedKernel } from "../src/data.js";
 import { buildFusion } from "../src/dot.js";
 
 const frame = { file: "/home/me/model.py", line: 7, function: "forward", code: "x = layer(x)" };
+// Compile.edges as Python's report/rules.fusion_edges ships them
+const input = (b, target) => ({ kind: "input", source: b, target, buffers: [b] });
+const edge = (source, target, b) => ({ kind: "node", source, target, buffers: [b] });
+const output = (source, b) => ({ kind: "output", source, target: b, buffers: [b] });
 // two fused nodes emitted into one C++ kernel (as in a backward graph), 14 graph inputs
 const inputs = Array.from({ length: 14 }, (_, i) => `primals_${i}`);
 const compile = {
@@ -37,6 +41,14 @@ const compile = {
       reads: ["buf1", ...inputs.slice(5)],
       writes: ["buf2"],
     },
+  ],
+  edges: [
+    ...inputs.slice(0, 2).map((b) => input(b, "op0")),
+    edge("op0", "op1_op2", "buf0"),
+    ...inputs.slice(2, 5).map((b) => input(b, "op1_op2")),
+    edge("op1_op2", "op3_op4_op5", "buf1"),
+    ...inputs.slice(5).map((b) => input(b, "op3_op4_op5")),
+    output("op3_op4_op5", "buf2"),
   ],
   kernels: [
     {
@@ -122,6 +134,7 @@ test("a stub of one input says the name Python gave it (GraphNode.display_name),
   const named = {
     ...compile,
     fused_nodes: compile.fused_nodes.map((n) => (n.name === "op0" ? { ...n, reads: inputs.slice(0, 1) } : n)),
+    edges: compile.edges.filter((e) => !(e.source === inputs[1] && e.target === "op0")),
     graphs: {
       post_grad: {
         nodes: [
@@ -233,6 +246,17 @@ const bnCompile = {
       writes: ["buf4"],
       module_stack: ["conv2"],
     },
+  ],
+  edges: [
+    input("nbt", "op0"),
+    input("x", "op1"),
+    input("w", "op1"),
+    edge("op1", "op2", "buf1"),
+    edge("op2", "op3", "buf2"),
+    edge("op3", "op4", "buf3"),
+    input("w", "op4"),
+    output("op4", "buf4"),
+    output("op0", "buf0"),
   ],
   kernels: [],
   graphs: {},

@@ -21,6 +21,11 @@ const compile = {
     reads: i < 3 ? [inputs[i]] : inputs.slice(3), // the 11 others: the graph draws stubs
     writes: [`buf${i}`],
   })),
+  // Compile.edges as Python's report/rules.fusion_edges ships them
+  edges: [
+    ...inputs.map((b, i) => ({ kind: "input", source: b, target: `op${Math.min(i, 3)}`, buffers: [b] })),
+    { kind: "output", source: "op2", target: "buf2", buffers: ["buf2"] },
+  ],
   kernels: [0, 1, 2, 3].map((i) => ({ name: `cpp_fused_mul_${i}`, fused_nodes: [`op${i}`], call_sites: [[`op${i}`]] })),
   graphs: {
     post_grad: {

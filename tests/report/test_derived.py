@@ -148,6 +148,7 @@ def test_a_report_written_before_the_derived_fields_gets_them_on_load(training_r
                 n.pop("short_op")
         for n in c["fused_nodes"]:
             n.pop("user_lines"), n.pop("ops")
+        assert c.pop("edges")
         for k in c["kernels"]:
             k.pop("user_lines")
             k["call_sites"] = []  # as a trace import without them: the runs rebuilt agree with the capture here
@@ -155,6 +156,46 @@ def test_a_report_written_before_the_derived_fields_gets_them_on_load(training_r
     old.write_text(json.dumps(data), encoding="utf-8")
     assert inductor_lens.load(old) == training_report  # the line-by-line reader
     assert inductor_lens.report.model.Report.from_dict(data) == training_report  # a dict
+
+
+def test_the_fusion_graphs_edges_run_past_glue_and_are_decided_once_in_python():
+    """``Compile.edges`` (``rules.fusion_edges``): what the graph draws and what the module view counts rows
+    by. Glue (a getitem, a view of a view) passes its producer on, a graph input read through a view stays an
+    input, an output reached through glue comes from its producer, what a node writes in place and reads again
+    draws no loop, and an input returned as it came draws no output edge."""
+
+    def node(name, reads, writes, glue=False):
+        return FusedNode(name, "nop" if glue else "pointwise", [], None if glue else f"k_{name}", reads, writes)
+
+    fused = [
+        node("op0", ["x"], ["buf0"]),
+        node("op1", ["buf0"], ["buf1"], glue=True),  # a getitem of op0's result
+        node("op2", ["buf1"], ["buf2"], glue=True),  # a view of it
+        node("op3", ["buf2", "buf3"], ["buf3"]),  # reads through two glue nodes; updates buf3 in place
+        node("op4", ["x"], ["buf4"], glue=True),  # a view of the input
+        node("op5", ["buf4", "buf2", "buf1"], ["buf5"]),  # the input through a view; op0 twice, one edge
+        node("op6", ["buf5"], ["buf6"], glue=True),
+    ]
+    c = finish_compile(
+        Compile(
+            "0/0 forward",
+            "0/0",
+            "forward",
+            Trigger("first_call", ""),
+            fused_nodes=fused,
+            graph_inputs=["x"],
+            graph_outputs=["buf6", "buf2", "x"],
+        )
+    )
+    assert [(e.kind, e.source, e.target, e.buffers) for e in c.edges] == [
+        ("input", "x", "op0", ["x"]),
+        ("node", "op0", "op3", ["buf2"]),
+        ("input", "x", "op5", ["x"]),
+        ("node", "op0", "op5", ["buf2", "buf1"]),
+        ("output", "op5", "buf6", ["buf6"]),
+        ("output", "op0", "buf2", ["buf2"]),
+    ]
+    assert finish_compile(c).edges == c.edges  # idempotent
 
 
 def test_arithmetic_intensity_is_flops_per_byte_moved_and_never_stale():

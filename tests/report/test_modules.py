@@ -107,7 +107,7 @@ def test_a_node_a_fusion_put_into_an_earlier_layers_span_runs_apart_and_the_laye
     (r,) = find_repeats(fused)
     assert r.modules == ["net.blocks.0", "net.blocks.1", "net.blocks.2"] and r.nodes_each == 2 and r.same == "kinds"
     assert r.summary.endswith("; 1 fused node of blocks.2 runs apart from the rest")
-    view, paths = module_view(fused)
+    view, paths = module_view(fused, [])
     assert paths["mask2"] == ["net", "repeat:net.blocks.0-2", "net.blocks.2", "net.blocks.2.attn"]
     # two layers with the same sub-modules, one with a node more: no shape is the most common
     (r,) = find_repeats(layer(0) + layer(1, [("pointwise", "fc")]))
@@ -120,7 +120,7 @@ def test_a_node_a_fusion_put_into_an_earlier_layers_span_runs_apart_and_the_laye
 
 def test_a_small_graph_opens_all_expanded():
     fused = [_node(f"n{i}", "pointwise", ["net", f"net.blocks.{i}"]) for i in range(6)]
-    view, paths = module_view(fused)
+    view, paths = module_view(fused, [])
     assert len(view.openings) == 1
     assert set(view.openings[0].expanded) == {"net", "repeat:net.blocks.0-5"} | {f"net.blocks.{i}" for i in range(6)}
     assert paths["n0"] == ["net", "repeat:net.blocks.0-5", "net.blocks.0"]
@@ -266,6 +266,6 @@ def test_the_loss_after_the_head_is_no_part_of_the_last_layer_whose_statistics_r
     (r,) = find_repeats(fused)
     assert r.modules == ["net.layers.0", "net.layers.1"] and r.nodes_each == 2 and r.attached == [[], []]
     assert r.summary.endswith("; 2 fused nodes of layers.0, layers.1 run apart from the rest")
-    _, paths = module_view(fused)
+    _, paths = module_view(fused, [])
     assert "loss0" not in paths and "loss1" not in paths  # the top level's: no group
     assert paths["stat1"] == ["net", "repeat:net.layers.0-1", "net.layers.1", "net.layers.1.norm"]

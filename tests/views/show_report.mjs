@@ -2,7 +2,7 @@
 // node tests/views/show_report.mjs REPORT.json. It runs the views' own data functions (js/src/data.js,
 // viewdata.js) on the report exactly as the page receives it (the compact written form, expanded by intern.js).
 import { readFileSync } from "node:fs";
-import { indexCompile, kernelRun } from "../../js/src/data.js";
+import { fusionEdges, indexCompile, kernelRun } from "../../js/src/data.js";
 import { expandReport } from "../../js/src/intern.js";
 import { kernelRows, lineSummary, sourceIndex } from "../../js/src/viewdata.js";
 
@@ -20,6 +20,8 @@ for (const c of report.compiles || []) {
         return [n.name, { line: fr ? `${fr.file}:${fr.line}` : "", ops: n.ops, run: kernelRun(idx, n.name) }];
       }),
     ),
+    // the fusion graph's edges, as the drawing keys them, with their buffers (its tooltips)
+    edges: fusionEdges(idx).edges.map((e) => `${e.from}>${e.to} ${e.buffers.join(",")}`),
   };
 }
 // the source view's gutter: per line and compile, the kernels counted (those its ops ran in, those of the modules

@@ -1,7 +1,7 @@
 """Python decides, JS draws: the same report fed to Python and to the front end's data functions (run under
 node by ``tests/views/show_report.mjs``) shows the same user line for each kernel and fused node, the same
-kernel runs, and the source view counts what its label says (kernels in this compile, *compiles* elsewhere).
-And the derivations that moved to Python stay out of ``js/src`` (a grep)."""
+kernel runs and fusion-graph edges, and the source view counts what its label says (kernels in this compile,
+*compiles* elsewhere). And the derivations that moved to Python stay out of ``js/src`` (a grep)."""
 
 from __future__ import annotations
 
@@ -47,6 +47,10 @@ def _kernel_line(k) -> dict:
     return {"line": _key(k.built_lines[0]), "how": "built"} if k.built_lines else {"line": "", "how": ""}
 
 
+#: How the drawing keys an edge's ends, by ``FusionEdge.kind``.
+_END = {"node": ("node:", "node:"), "input": ("in:", "node:"), "output": ("node:", "out:")}
+
+
 def _python_view(report) -> dict:
     """What the report's Python fields say the views show."""
     compiles, lines = {}, {}
@@ -65,6 +69,9 @@ def _python_view(report) -> dict:
                 }
                 for n in boxes
             },
+            "edges": [
+                f"{_END[e.kind][0]}{e.source}>{_END[e.kind][1]}{e.target} {','.join(e.buffers)}" for e in c.edges
+            ],
         }
         for n in boxes:
             for how, frames in (("ran", n.user_lines), ("built", n.built_lines)):
@@ -161,6 +168,7 @@ REMOVED = {
     r"\bunattributedText\b": "the step's unattributed share in words: StepProfile.unattributed_text",
     r"\.some\(\(c\) => c\.memory\)": "whether the memory view opens: Report.views",
     r"\bhasRooflineCache\b": "whether the roofline opens: Report.views",
+    r"\bwriter\.get\(|is_glue \|\| seen": "the fusion graph's edges past glue: Compile.edges (rules.fusion_edges)",
     r"\bavailable: \(report\)": "which views a report opens: Report.views",
 }
 
