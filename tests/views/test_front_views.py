@@ -188,10 +188,27 @@ def test_a_sequential_training_steps_kernels_time_and_memory_by_line_name_the_bu
     for k in fwd.kernels:
         cell = page.locator(f'[data-view="kernels"] [data-role="kernel-row"][data-kernel="{k.name}"] .il-kline')
         assert cell.get_attribute("data-how") == "built"
-        assert cell.inner_text().strip() == f"sequential_models.py:{k.built_lines[0].line} built here"
+        assert " ".join(cell.inner_text().split()) == f"sequential_models.py:{k.built_lines[0].line} built here"
         assert "built" in cell.get_attribute("title") and "ran inside torch" in cell.get_attribute("title")
     for cell in page.evaluate(_FITS_JS, '[data-view="kernels"] .il-kline'):  # on screen beside the kernel
         assert cell["right"] <= cell["paneRight"] and not cell["cut"], cell
+    # every column on screen, the time (what the table is sorted by) first after the kernel: the panel beside the
+    # view left it 595 px, and the time column began past its right edge
+    heads = page.locator('[data-view="kernels"] th').all_inner_texts()
+    assert [" ".join(t.rstrip("\u00a0▴▾").split()) for t in heads[:4]] == ["#", "kernel", "time", "your line"], heads
+    table = page.evaluate(
+        """() => { const s = document.querySelector('[data-view="kernels"] .il-kscroll');
+        return {scroll: s.scrollWidth, client: s.clientWidth,
+          cols: [...s.querySelectorAll('th')].map((t) => [t.textContent, Math.round(t.getBoundingClientRect().width)]),
+          row: s.querySelector('tr[data-role=kernel-row]').innerText}; }"""
+    )
+    assert table["scroll"] <= table["client"], table
+    # the panel's top kernels: each share bar inside the panel (a name of 320 px pushed them out of it)
+    bars = page.evaluate(
+        """() => [...document.querySelectorAll('aside.il-panel [data-role="top-kernels"] .il-sharebar')].map((b) =>
+        [b.getBoundingClientRect().right, b.closest('aside.il-panel').getBoundingClientRect().right])"""
+    )
+    assert bars and all(right <= panel for right, panel in bars), bars
     page.click('[data-tab="roofline"]')
     lines = page.locator('[data-role="rollup-line"] [data-source-line]')
     assert lines.count() == len(report.profile.by_line) and all(r.built for r in report.profile.by_line)

@@ -155,7 +155,7 @@ def test_the_kernels_table_lists_each_triton_kernels_resources(tmp_path, offline
     page.locator('[data-tab="kernels"]').click()
     table = page.locator('[data-view="kernels"] table')
     heads = table.locator("th").all_inner_texts()
-    assert [t.rstrip(" ▴▾") for t in heads[-3:]] == ["registers", "shared B", "spills"], heads
+    assert [t.rstrip(" \u00a0▴▾") for t in heads[-3:]] == ["registers", "shared B", "spills"], heads
     rows = table.locator('tr[data-role="kernel-row"]')
     want = {k.name: k.ir for k in compile_.kernels if k.ir is not None}
     assert rows.count() >= len(want) > 10

@@ -6,20 +6,72 @@ import { h } from "../dom.js";
 import { builtModules, builtTag } from "../linepanel.js";
 import { kernelRows, sortRows } from "../viewdata.js";
 
+// In the order a 1000 px page shows them whole: the kernel, then its time (what the table is sorted by first),
+// then the user's line, or the line that built its module; the kind as its dot where the view is narrow
 const COLUMNS = [
   { key: "order", label: "#", num: true },
   { key: "kernel", label: "kernel" },
-  // beside the kernel, where a 1000 px page shows it: the user's line, or the line that built its module
+  { key: "us", label: "time", num: true, profiled: true },
   { key: "line", label: "your line" },
   { key: "kind", label: "kind" },
   { key: "ops", label: "ops", num: true },
   { key: "fused", label: "fused nodes", num: true },
-  { key: "us", label: "time", num: true, profiled: true },
   // with ir=True on a GPU: what the compiled kernel uses (Kernel.ir); shown when a kernel of the compile has it
   { key: "registers", label: "registers", num: true, resources: true },
   { key: "shared", label: "shared B", num: true, resources: true },
   { key: "spills", label: "spills", num: true, resources: true },
 ];
+
+/** The cells of one kernel row (kernelRows), for the columns shown. */
+function rowCells(r, cols) {
+  const num = (v) => h("td", { class: "il-num il-mono", "data-role": "kernel-resource" }, v == null ? "" : String(v));
+  const cell = {
+    order: () => h("td", { class: "il-num il-muted" }, String(r.order)),
+    kernel: () =>
+      h(
+        "td",
+        { class: "il-mono il-kname", title: r.kernel },
+        r.label !== r.kernel ? [r.label, h("div", { class: "il-muted il-small" }, r.kernel)] : r.kernel,
+      ),
+    us: () =>
+      h(
+        "td",
+        { class: "il-num il-mono il-ktime" },
+        r.us == null ? "" : [fmtUs(r.us), h("span", { class: "il-kshare" }, ` (${fmtShare(r.share)})`)],
+      ),
+    line: () =>
+      r.how === "built"
+        ? h(
+            "td",
+            {
+              class: "il-mono il-kline",
+              "data-how": "built",
+              title: `${r.line}: where your code built ${builtModules(r.built)}, whose ops ran inside torch (no line of yours ran them)${r.code ? `\n${r.code}` : ""}`,
+            },
+            r.line,
+            builtTag(),
+          )
+        : h(
+            "td",
+            { class: "il-mono il-kline", "data-how": r.how || null, title: r.code || "" },
+            r.line,
+            r.whose ? h("span", { class: "il-muted", "data-role": "line-whose" }, ` (${r.whose})`) : null,
+          ),
+    kind: () =>
+      h(
+        "td",
+        { class: "il-kkind", title: r.kind },
+        h("i", { class: `il-dot kind-${r.kind}` }),
+        h("span", { class: "il-kkind-word" }, r.kind),
+      ),
+    ops: () => h("td", { class: "il-num" }, String(r.ops)),
+    fused: () => h("td", { class: "il-num" }, String(r.fused.length)),
+    registers: () => num(r.registers),
+    shared: () => num(r.shared),
+    spills: () => num(r.spills),
+  };
+  return cols.map((c) => cell[c.key]());
+}
 
 function create(ctx) {
   const { store, model } = ctx;
@@ -64,7 +116,6 @@ function create(ctx) {
     }
     const resources = rows.some((r) => r.registers != null || r.shared != null || r.spills != null);
     const cols = COLUMNS.filter((c) => (!c.profiled || ctx.profiled) && (!c.resources || resources));
-    const num = (v) => h("td", { class: "il-num il-mono", "data-role": "kernel-resource" }, v == null ? "" : String(v));
     const shown = sortRows(rows, s.kernelSort, s.kernelFilter);
     const sortKey = s.kernelSort.replace(/^-/, ""),
       desc = s.kernelSort.startsWith("-");
@@ -84,7 +135,7 @@ function create(ctx) {
               title: `sort by ${c.label}`,
             },
             c.label,
-            c.key === sortKey ? (desc ? " ▾" : " ▴") : "",
+            c.key === sortKey ? (desc ? "\u00a0▾" : "\u00a0▴") : "", // the arrow stays with its label
           ),
         ),
       ),
@@ -101,36 +152,7 @@ function create(ctx) {
             "data-fused": r.fused[0],
             class: r.fused.includes(s.selected) ? "il-selected-row" : "",
           },
-          h("td", { class: "il-num il-muted" }, String(r.order)),
-          h(
-            "td",
-            { class: "il-mono il-kname", title: r.kernel },
-            r.label !== r.kernel ? [r.label, h("div", { class: "il-muted il-small" }, r.kernel)] : r.kernel,
-          ),
-          r.how === "built"
-            ? h(
-                "td",
-                {
-                  class: "il-mono il-kline",
-                  "data-how": "built",
-                  title: `${r.line}: where your code built ${builtModules(r.built)}, whose ops ran inside torch (no line of yours ran them)${r.code ? `\n${r.code}` : ""}`,
-                },
-                r.line,
-                builtTag(),
-              )
-            : h(
-                "td",
-                { class: "il-mono il-kline", "data-how": r.how || null, title: r.code || "" },
-                r.line,
-                r.whose ? h("span", { class: "il-muted", "data-role": "line-whose" }, ` (${r.whose})`) : null,
-              ),
-          h("td", { class: "il-kkind" }, h("i", { class: `il-dot kind-${r.kind}` }), r.kind),
-          h("td", { class: "il-num" }, String(r.ops)),
-          h("td", { class: "il-num" }, String(r.fused.length)),
-          ctx.profiled
-            ? h("td", { class: "il-num il-mono" }, r.us == null ? "" : `${fmtUs(r.us)} (${fmtShare(r.share)})`)
-            : null,
-          resources ? [num(r.registers), num(r.shared), num(r.spills)] : null,
+          rowCells(r, cols),
         ),
       ),
     );
