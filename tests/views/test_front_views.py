@@ -249,8 +249,17 @@ def test_the_source_gutter_of_a_training_step_reads_whole_at_1000x700(
             assert "built here · " in g["text"] and "+1 compile" in g["text"] and "µs" in g["text"], g
             assert not g["cut"], g  # the annotation is not clipped (overflow: hidden, ellipsis)
             assert g["right"] <= g["paneRight"], g
-        code = page.locator('[data-view="source"] .il-src-line[data-how="built"] .il-src-code').first
-        assert code.bounding_box()["x"] < 1000 * 0.6  # the code still starts in the left pane
+        # the code starts right after the line numbers: the gutter, as wide as its widest annotation, left it a
+        # third of the view; an annotated line's gutter is a row above its code (a code lens)
+        line = page.locator('[data-view="source"] .il-src-line[data-how="built"]').first
+        code, gut = line.locator(".il-src-code").bounding_box(), line.locator(".il-src-gutter").bounding_box()
+        view = page.locator('[data-view="source"]').bounding_box()
+        assert code["x"] - view["x"] < 80 and gut["y"] + gut["height"] <= code["y"] + 0.5, (code, gut, view)
+    # a wide page keeps the gutter beside the code, a column to scan
+    page.set_viewport_size({"width": 1800, "height": 700})
+    line = page.locator('[data-view="source"] .il-src-line[data-how="built"]').first
+    code, gut = line.locator(".il-src-code").bounding_box(), line.locator(".il-src-gutter").bounding_box()
+    assert gut["x"] + gut["width"] <= code["x"] + 0.5 and abs(gut["y"] - code["y"]) < 4, (code, gut)
     _assert_clean(page)
 
 
@@ -716,12 +725,14 @@ def test_the_source_view_marks_the_lines_where_the_graph_broke(tmp_path, offline
         mark = page.locator(f'[data-view="source"] [data-source-line="{file}:{line}"] [data-role="source-break"]')
         assert mark.count() == 1 and "graph break" in mark.inner_text()
         assert bs[0].summary in mark.get_attribute("title")
-        # in the gutter, before the line's code: shown in a 1000 px window whatever the line's length (it was
-        # drawn after the code, past the view's right edge)
+        # in the gutter, before the line's code (beside it, or above it where the view is narrow): shown in a
+        # 1000 px window whatever the line's length (it was drawn after the code, past the view's right edge)
         page.set_viewport_size({"width": 1000, "height": 700})
         m, view = mark.bounding_box(), page.locator('[data-view="source"]').bounding_box()
         code = page.locator(f'[data-view="source"] [data-source-line="{file}:{line}"] .il-src-code').bounding_box()
-        assert m["x"] + m["width"] <= min(view["x"] + view["width"], code["x"]) + 0.5, (m, view, code)
+        beside = m["x"] + m["width"] <= code["x"] + 0.5
+        above = m["y"] + m["height"] <= code["y"] + 0.5
+        assert (beside or above) and m["x"] + m["width"] <= view["x"] + view["width"] + 0.5, (m, view, code)
     # the compile panel's list: each break's frames come right after its line, before its code (a narrow panel
     # cuts the code's end, and two breaks of one summary differ by their frames)
     page.click('[data-tab="fusion"]')
