@@ -695,33 +695,65 @@ def _frame_name(trace: _Trace, cid: str) -> str:
     return stack[-1].function if stack else ""
 
 
-def _empty_frames(trace: _Trace, compiled: Optional[set[str]] = None) -> list[EmptyFrame]:
-    """The frames dynamo traced that gave Inductor no graph: a ``compilation_metrics`` record with no failure (a
-    failure is a diagnostic: ``_gave_up``) and no op in its graph (``graph_op_count`` 0, or none recorded), whose
-    compile id (its restart attempt, ``_1``, left out) made no compile (``compiled``: the ids that did). In
-    compile-id order, once each."""
+def _empty_frames(
+    trace: _Trace,
+    compiled: Optional[set[str]] = None,
+    raised: Optional[BaseException] = None,
+    windows: Sequence[RawWindow] = (),
+    t0: float = 0.0,
+) -> list[EmptyFrame]:
+    """The frames dynamo traced that gave Inductor no graph, from their ``compilation_metrics`` record, whose compile
+    id (its restart attempt, ``_1``, left out) made no compile (``compiled``: the ids that did): a frame with no op in
+    its graph (``graph_op_count`` 0, or none recorded) and no failure, and a frame dynamo could not trace and ran
+    eagerly (``fail_type`` ``Unsupported`` or ``UserError``, not the error the captured code raised: ``raised``; its
+    diagnostic is ``_gave_up``'s ``eager_fallback``), with the first line of why. Each with when dynamo began it
+    and for how long (its compile window, ``windows``, from ``t0``) where the capture saw it. In compile-id order,
+    once each."""
     seen: dict[str, EmptyFrame] = {}
+    raised_md = _raised_metrics(trace, raised)
+    spans = {w.compile_id: w for w in windows}
     for cid, _, md in trace.by_kind.get("compilation_metrics", []):
         m = md["compilation_metrics"]
         ops = m.get("graph_op_count")
-        if not cid or m.get("fail_type") or ops:
+        failed = m.get("fail_type")
+        if not cid or (failed and (failed not in _EAGER_FAILS or md is raised_md)) or (ops and not failed):
             continue
         cid = _base_cid(str(cid))
         if cid in seen or (compiled is not None and cid in compiled):
             continue
         line = m.get("co_firstlineno")
+        reason = str(m.get("fail_reason") or "") if failed else ""
+        w = spans.get(cid)
         seen[cid] = EmptyFrame(
             compile_id=cid,
             function=str(m.get("co_name") or ""),
             file=str(m.get("co_filename") or ""),
             line=line if isinstance(line, int) else 0,
             ops=ops if isinstance(ops, int) else None,
+            fail=(reason.strip().splitlines() or [str(failed)])[0] if failed else "",
+            time_us=round(w.start_us - t0, 1) if w is not None else None,
+            duration_us=round(w.end_us - w.start_us, 1) if w is not None and w.end_us is not None else None,
         )
 
     def order(cid: str) -> tuple:
         return tuple(int(x) if x.isdigit() else 0 for x in re.split(r"[/_]", cid))
 
     return [seen[c] for c in sorted(seen, key=order)]
+
+
+#: The failures after which dynamo runs the frame eagerly, uncompiled (a graph break it could not resume from).
+_EAGER_FAILS = ("Unsupported", "UserError")
+
+
+def _raised_metrics(trace: _Trace, raised: Optional[BaseException]) -> Optional[dict]:
+    """The ``compilation_metrics`` record of the frame whose error the captured code raised (``raised``: the last
+    failed frame, when it failed with that error's type, as ``Unsupported`` under ``fullgraph=True``), else None."""
+    failed = [
+        md for _, _, md in trace.by_kind.get("compilation_metrics", []) if md["compilation_metrics"].get("fail_type")
+    ]
+    if failed and raised is not None and failed[-1]["compilation_metrics"].get("fail_type") == type(raised).__name__:
+        return failed[-1]
+    return None
 
 
 _LIMIT = re.compile(r"Limit type: (\w+)")
@@ -734,14 +766,7 @@ def _gave_up(trace: _Trace, raised: Optional[BaseException] = None) -> list[Diag
     ``raised``: what the captured code raised; when it is the error of the last frame dynamo could not
     trace (its ``fail_type``, e.g. ``Unsupported`` under ``fullgraph=True``), that frame did not run
     eagerly: torch raised (``compile_raised``)."""
-    failed = [
-        md for _, _, md in trace.by_kind.get("compilation_metrics", []) if md["compilation_metrics"].get("fail_type")
-    ]
-    raised_md = (
-        failed[-1]
-        if failed and raised is not None and failed[-1]["compilation_metrics"].get("fail_type") == type(raised).__name__
-        else None
-    )
+    raised_md = _raised_metrics(trace, raised)
     names: dict[Any, str] = {}
     for _, _, md in trace.by_kind.get("compilation_metrics", []):
         m = md["compilation_metrics"]
@@ -780,7 +805,7 @@ def _gave_up(trace: _Trace, raised: Optional[BaseException] = None) -> list[Diag
                     reason,
                 )
             )
-        elif m.get("fail_type") in ("Unsupported", "UserError"):
+        elif m.get("fail_type") in _EAGER_FAILS:
             out.append(
                 Diagnostic(
                     "eager_fallback",
@@ -1245,7 +1270,7 @@ def _build(raw: Raw, torch_version: str, title: str) -> Report:
         graph_breaks=breaks,
         diagnostics=diagnostics,
         compile_calls=calls,
-        empty_frames=_empty_frames(trace, {c.compile_id for c in compiles}),
+        empty_frames=_empty_frames(trace, {c.compile_id for c in compiles}, raw.raised, raw.windows, raw.t0_us),
         title=title,
         created=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
     )

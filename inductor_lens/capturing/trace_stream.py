@@ -505,7 +505,7 @@ def stream_trace(
         graph_breaks=breaks,
         diagnostics=diags,
         compile_calls=[],
-        empty_frames=_empty_frames(trace),  # (the compiles are written: a frame of no ops made none)
+        empty_frames=_empty_frames(trace, None, raw.raised, raw.windows, raw.t0_us),  # none made a compile
         source_files=read_sources(files, {}),
         title=title or os.path.basename(log.path),
         created=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),

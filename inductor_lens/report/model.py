@@ -1060,10 +1060,14 @@ class GraphBreak(_Record):
 @_record
 class EmptyFrame(_Record):
     """A frame dynamo traced that gave Inductor no graph (no tensor op in it: a resume function after a graph
-    break, an optimizer's ``wrapper``), from torch's ``compilation_metrics``: why its compile id is missing
-    from the compiles. ``ops``: the graph's op count torch recorded (0), None where it recorded none. Derived
-    whenever it is built or loaded: ``label``, the function as people say it ("step() after line 15", as a compile's
-    frame: ``rules.frame_label``), and ``what``, why Inductor got nothing (``rules.empty_frame_words``)."""
+    break, an optimizer's ``wrapper``; or dynamo could not trace it and ran it eagerly: a GRU), from torch's
+    ``compilation_metrics``: why its compile id is missing from the compiles. ``ops``: the graph's op count torch
+    recorded (0), None where it recorded none. ``fail``: where dynamo gave up and ran the frame eagerly, the first
+    line of why (``Attempted to wrap RNN, GRU, or LSTM``), else ``""``. ``time_us``/``duration_us``: when dynamo
+    began the frame (µs into the capture) and for how long, None where not recorded (a TORCH_TRACE import, older
+    reports). Derived whenever it is built or loaded: ``label``, the function as people say it ("step() after line
+    15", as a compile's frame: ``rules.frame_label``), and ``what``, why Inductor got nothing
+    (``rules.empty_frame_words``)."""
 
     compile_id: str
     function: str
@@ -1072,10 +1076,13 @@ class EmptyFrame(_Record):
     ops: Optional[int] = None
     label: str = ""
     what: str = ""
+    fail: str = ""
+    time_us: Optional[float] = None
+    duration_us: Optional[float] = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "label", frame_label(self.function) or "a frame")
-        object.__setattr__(self, "what", empty_frame_words(self.ops))
+        object.__setattr__(self, "what", empty_frame_words(self.ops, self.fail))
 
 
 @_record

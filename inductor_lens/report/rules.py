@@ -763,8 +763,15 @@ def break_summary(reason: str) -> str:
     return lines[first]
 
 
-def empty_frame_words(ops: Optional[int]) -> str:
-    """Why a frame dynamo traced gave Inductor no graph (``EmptyFrame.what``), from its graph's op count."""
+def empty_frame_words(ops: Optional[int], fail: str = "") -> str:
+    """Why a frame dynamo traced gave Inductor no graph (``EmptyFrame.what``), from where dynamo gave up on it
+    (``fail``) or its graph's op count.
+
+    >>> empty_frame_words(None, "Attempted to wrap RNN, GRU, or LSTM")
+    'dynamo could not trace it and ran it eagerly (uncompiled): Attempted to wrap RNN, GRU, or LSTM'
+    """
+    if fail:
+        return f"dynamo could not trace it and ran it eagerly (uncompiled): {fail}"
     if ops == 0:
         return "dynamo traced it and found no tensor op: nothing for Inductor to compile"
     return "dynamo made no graph of it: nothing for Inductor to compile"

@@ -6,7 +6,7 @@ import { groupOf, hasProfile, plural } from "./data.js";
 import { h } from "./dom.js";
 import { installKeys } from "./keys.js";
 import { linePanel } from "./linepanel.js";
-import { renderPanel } from "./panel.js";
+import { noCompilePanel, renderPanel } from "./panel.js";
 import { createSearch } from "./search.js";
 import { installSplit } from "./split.js";
 import { COLLAPSE_LIMIT, COLOUR_MODES, createModel, createStore, initialState, normalizer } from "./store.js";
@@ -273,7 +273,7 @@ function panelDrawer(ctx, panel) {
     const s = store.get();
     const ix = model.idxOf(s.compileId);
     if (!ix) {
-      panel.replaceChildren(h("p", { class: "il-muted" }, "Nothing was compiled while this report was captured."));
+      panel.replaceChildren(noCompilePanel(report));
       return;
     }
     const pActions = {

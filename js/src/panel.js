@@ -807,6 +807,17 @@ export function compileSummary(idx, report = null, actions = null) {
   );
 }
 
+/** The panel of a report with no compile: why (the frames dynamo gave up on or found empty, the graph breaks). */
+export function noCompilePanel(report) {
+  return h(
+    "div",
+    { class: "il-summary" },
+    h("p", { class: "il-muted" }, "Nothing was compiled while this report was captured."),
+    emptyFrames(report),
+    graphBreaks(report),
+  );
+}
+
 /** The frames dynamo traced that gave Inductor no graph (Report.empty_frames, decided in Python): why the compile
  * ids jump (0/0, then 3/0). */
 function emptyFrames(report) {
@@ -830,6 +841,8 @@ function emptyFrames(report) {
           h("span", { class: "il-mono" }, f.compile_id),
           ` ${f.label}`,
           f.file ? h("span", { class: "il-muted" }, ` · ${basename(f.file)}:${f.line}`) : null,
+          // a frame dynamo gave up on ran uncompiled: why, in Python's words (EmptyFrame.what)
+          f.fail ? h("div", { class: "il-note", "data-role": "eager-frame" }, f.what) : null,
         ),
       ),
     ),

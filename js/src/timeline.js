@@ -24,6 +24,9 @@ export function renderTimeline(el, report, state, actions) {
   const currentId = state.compileId;
   const compiles = report.compiles || [];
   const calls = report.compile_calls || [];
+  // the frames dynamo traced that made no compile, where the capture saw when (EmptyFrame.time_us): a frame it
+  // could not trace and ran eagerly is the only sign on the axis that dynamo ran at all
+  const frames = (report.empty_frames || []).filter((f) => f.time_us != null);
   let t0 = Infinity,
     t1 = -Infinity;
   const see = (a, b = a) => {
@@ -42,6 +45,7 @@ export function renderTimeline(el, report, state, actions) {
     for (const p of current.phases || []) see(p.start_us, p.start_us + p.duration_us);
   } else {
     for (const cc of calls) see(cc.time_us);
+    for (const f of frames) see(f.time_us, f.time_us + (f.duration_us || 0));
     for (const c of compiles) {
       see(c.trigger && c.trigger.time_us);
       for (const p of c.phases || []) see(p.start_us, p.start_us + p.duration_us);
@@ -72,6 +76,11 @@ export function renderTimeline(el, report, state, actions) {
   if (first)
     words.push(
       `Inductor first ran at ${fmtUs(first.trigger.time_us)}, when the compiled function was called${lastUserFrame(first.trigger.user_stack) ? " (" + lastUserFrame(first.trigger.user_stack) + ")" : ""}: ${first.trigger.reason}.`,
+    );
+  const eager = frames.find((f) => f.fail);
+  if (!first && eager)
+    words.push(
+      `Dynamo began ${eager.label} at ${fmtUs(eager.time_us)}${eager.file ? ` (${basename(eager.file)}:${eager.line})` : ""}; ${eager.what}.`,
     );
   el.appendChild(h("p", { class: "il-tl-words" }, words.join(" ") || "No timing was recorded."));
   const zoomBox = h("input", { type: "checkbox", "data-role": "timeline-all" });
@@ -140,8 +149,28 @@ export function renderTimeline(el, report, state, actions) {
       ),
     );
   }
+  const frameRow = (f) => {
+    const item = row(
+      `${f.compile_id} · ${f.label}`,
+      "il-tl-compile il-tl-frame",
+      h("span", {
+        class: "il-tl-bar depth-0",
+        style: `left:${pct(f.time_us)};width:${wpct(f.duration_us || 0)}`,
+        title: `${f.label}: ${fmtUs(f.duration_us || 0)} in dynamo`,
+      }),
+      note(f.time_us, `${f.fail ? "ran eagerly" : "no graph"} · ${f.what}`),
+    );
+    item.dataset.role = "timeline-frame";
+    item.dataset.compile = f.compile_id;
+    return item;
+  };
+  let pending = zoomed ? [] : [...frames].sort((a, b) => a.time_us - b.time_us);
   for (const c of compiles) {
     const t = c.trigger || {};
+    // each frame with no graph before the first compile that began after it
+    const before = pending.filter((f) => t.time_us == null || f.time_us <= t.time_us);
+    pending = pending.filter((f) => !before.includes(f));
+    for (const f of before) rows.appendChild(frameRow(f));
     const head = row(
       `${c.id}${c.frame ? " · " + frameLabel(c) : ""}`,
       "il-tl-compile" + (c.id === currentId ? " il-current" : ""),
@@ -212,5 +241,6 @@ export function renderTimeline(el, report, state, actions) {
       rows.appendChild(item);
     }
   }
+  for (const f of pending) rows.appendChild(frameRow(f));
   el.appendChild(h("div", { class: "il-timeline-chart" }, row("", "il-tl-axisrow", axis), rows));
 }

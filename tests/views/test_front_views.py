@@ -744,3 +744,49 @@ def test_the_source_view_marks_the_lines_where_the_graph_broke(tmp_path, offline
             f"{fr.file.rsplit('/', 1)[-1]}:{fr.line} in {', '.join(b.compile_ids)} ·"
         )
     _assert_clean(page)
+
+
+def test_a_capture_that_compiled_nothing_says_why_in_the_panel_and_when_on_the_timeline(tmp_path, offline_page):
+    """Dynamo gave up on the only frame (an ``nn.GRU``'s forward) and ran it eagerly: no compile, so no compile
+    panel, and the header counted a graph break no view showed. The panel names the frame and why
+    (``EmptyFrame.what``, Python's words) and lists the graph break; the timeline draws the frame when dynamo began
+    it, after ``torch.compile``'s call, and says so in words."""
+    from inductor_lens.report.model import CompileCall, Report
+
+    gru = Frame("/home/u/gru.py", 7, "forward", "h, _ = self.gru(self.emb(x))")
+    reason = (
+        "Failed to handle graph break gracefully. Skipping the function and falling back to eager. Graph break "
+        "encountered:\n\nAttempted to wrap RNN, GRU, or LSTM\n  Explanation: Dynamo does not support RNN, GRU, or LSTM."
+    )
+    fail = "Attempted to wrap RNN, GRU, or LSTM"
+    report = Report(
+        torch_version="2.13.0",
+        device="cpu",
+        graph_breaks=[GraphBreak(reason, [gru], ["0/0"])],
+        compile_calls=[
+            CompileCall("M", "inductor", [Frame("/home/u/gru.py", 10, "<module>", "torch.compile(M())")], 1.0e6)
+        ],
+        empty_frames=[
+            EmptyFrame("0/0", "forward", "/home/u/gru.py", 6, None, fail=fail, time_us=3.0e6, duration_us=4.0e4)
+        ],
+    )
+    path = tmp_path / "gru.html"
+    report.save_html(path)
+    page = offline_page
+    page.set_viewport_size({"width": 1000, "height": 700})
+    page.goto(path.as_uri())
+    frame = page.locator('aside.il-panel [data-role="empty-frame"][data-compile="0/0"]')
+    frame.wait_for(timeout=60000)
+    assert "forward() · gru.py:6" in frame.inner_text()
+    assert frame.locator('[data-role="eager-frame"]').inner_text() == report.empty_frames[0].what
+    assert fail in page.locator('aside.il-panel [data-role="graph-breaks"]').inner_text()
+    page.locator('[data-view="fusion"]', has_text="Why: the panel beside lists what dynamo did.").wait_for()
+    page.click('[data-tab="timeline"]')
+    row = page.locator('[data-view="timeline"] [data-role="timeline-frame"][data-compile="0/0"]')
+    assert row.count() == 1 and "ran eagerly" in row.inner_text()
+    call = page.locator('[data-view="timeline"] .il-tl-mark-call').bounding_box()
+    bar = row.locator(".il-tl-bar").bounding_box()
+    assert bar["x"] > call["x"]  # dynamo began the frame at the first call, after torch.compile() wrapped it
+    words = page.locator('[data-view="timeline"] .il-tl-words').inner_text()
+    assert "Dynamo began forward() at 3.00 s (gru.py:6)" in words and fail in words, words
+    _assert_clean(page)

@@ -241,7 +241,13 @@ async function drawGraph(ctx, v, legend, after) {
   const ix = model.idxOf(s.compileId);
   const my = ++v.token;
   if (!ix || !ix.boxes.length) {
-    ctx.message(v.host, ix ? "This compile produced no fused nodes." : NO_COMPILES);
+    const why = (ctx.report.empty_frames || []).length || (ctx.report.graph_breaks || []).length;
+    ctx.message(
+      v.host,
+      ix
+        ? "This compile produced no fused nodes."
+        : NO_COMPILES + (why ? " Why: the panel beside lists what dynamo did." : ""),
+    );
     return;
   }
   const b = buildFusion(ix, model.expandedFor(s.compileId));
