@@ -150,7 +150,8 @@ def derive_compile(c: Compile, fx: Optional[dict] = None, view: bool = True) -> 
 def with_module_view(c: Compile) -> Compile:
     """``c`` with ``Compile.module_view`` and each fused node's ``group_path`` (``report/modules.py``), from its fused
     nodes' module paths."""
-    view, paths = module_view(c.fused_nodes, c.edges)
+    runs = {f: site[0] for k in c.kernels for site in k.call_sites if len(site) > 1 for f in site}
+    view, paths = module_view(c.fused_nodes, c.edges, runs)
     fused = [dataclasses.replace(n, group_path=paths.get(n.name, [])) for n in c.fused_nodes]
     return dataclasses.replace(c, fused_nodes=fused, module_view=view)
 

@@ -29,7 +29,7 @@ What *repeated* means here, so that a box saying "×32" is true:
 from __future__ import annotations
 
 from collections import Counter
-from typing import Sequence
+from typing import Optional, Sequence
 
 from .model import FusedNode, FusionEdge, ModuleOpening, ModuleRepeat, ModuleView
 
@@ -485,11 +485,35 @@ def _by_rows(planned: list[ModuleOpening], paths: Sequence[Sequence[str]], edges
     return out
 
 
-def module_view(fused: Sequence[FusedNode], edges: Sequence[FusionEdge]) -> tuple[ModuleView, dict[str, list[str]]]:
+def module_view(
+    fused: Sequence[FusedNode], edges: Sequence[FusionEdge], runs: Optional[dict[str, str]] = None
+) -> tuple[ModuleView, dict[str, list[str]]]:
     """The ``ModuleView`` of a compile's fused nodes and the ``group_path`` of each node that has one; ``edges``:
-    the compile's (``Compile.edges``), for the rows each opening shows."""
+    the compile's (``Compile.edges``), for the rows each opening shows; ``runs``: each fused node computed by a
+    kernel call with others, the call's first node (``Kernel.call_sites``): the graph draws such nodes as one box
+    where they are not folded into a group, and the openings count them so."""
     boxes = [n for n in fused if not n.is_glue]
     repeats = find_repeats(boxes)
     gp = group_paths(boxes, repeats)
     paths = [gp.get(n.name) or n.module_stack for n in boxes]
-    return ModuleView(repeats=repeats, openings=openings(paths, box_edges(boxes, edges))), gp
+    unit, shown = _units(boxes, paths, runs or {})
+    unit_edges = sorted({(unit[i], unit[j]) for i, j in box_edges(boxes, edges) if unit[i] != unit[j]})
+    return ModuleView(repeats=repeats, openings=openings(shown, unit_edges)), gp
+
+
+def _units(boxes: Sequence[FusedNode], paths: Sequence[Sequence[str]], runs: dict[str, str]):
+    """The boxes as the openings count them: the fused nodes of one kernel call (``runs``) with the same groups
+    are one box (14 input copies in one kernel: one box, as the graph draws them); each other fused node its own.
+    Returns each fused node's unit index and each unit's groups, in order of first appearance. (Members of one call
+    in different groups stay apart even once those groups are open: where the graph draws them as one box, the
+    count is a little high.)"""
+    at: dict = {}
+    unit: list[int] = []
+    shown: list[Sequence[str]] = []
+    for n, p in zip(boxes, paths):
+        key = (runs[n.name], tuple(p)) if n.name in runs else n.name
+        if key not in at:
+            at[key] = len(shown)
+            shown.append(p)
+        unit.append(at[key])
+    return unit, shown

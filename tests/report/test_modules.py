@@ -118,6 +118,32 @@ def test_a_node_a_fusion_put_into_an_earlier_layers_span_runs_apart_and_the_laye
     )
 
 
+def test_the_nodes_of_one_kernel_call_count_as_the_one_box_the_graph_draws():
+    """A CNN's training forward on a CPU: Inductor copies 14 inputs to channels-last in one kernel before the
+    stem, 14 fused nodes drawn as one box ("channels-last copy ×14": Kernel.call_sites). Counted as 14 boxes, the
+    collapsed graph (the copies, stem, layer1-3, fc: 6 boxes) took 19, over two screens of 8, and the graph opened
+    with every module expanded: 60 boxes in one column at 1000 x 700. Counted as the graph draws them, it opens
+    collapsed; the members of a call in a module still fold into it."""
+    copies = [_node(f"copy{i}", "pointwise", [], kernel="cpp_fused_copy_0") for i in range(14)]
+    bn_count = [_node(f"nbt{i}", "pointwise", [f"layer{i}", f"layer{i}.bn"], kernel="cpp_fused_copy_0") for i in (1, 2)]
+    mods = [
+        _node(f"{m}_{j}", "pointwise", [m, f"{m}.conv{j}"])
+        for m in ("stem", "layer1", "layer2", "layer3")
+        for j in range(6)
+    ]
+    fused = [*copies, *bn_count, *mods, _node("fc", "extern", ["fc"])]
+    runs = {n.name: "copy0" for n in copies + bn_count}
+
+    def at(view, fit):
+        return [o for o in view.openings if o.fit <= fit][-1]
+
+    assert at(module_view(fused, [])[0], 8).boxes == len(fused)  # 14 boxes of copies: every module open
+    view, paths = module_view(fused, [], runs)
+    opening = at(view, 8)
+    assert opening.boxes <= 8 and not {"stem", "layer1", "layer2", "layer3"} <= set(opening.expanded), opening
+    assert paths == {}  # nothing repeats here: no group path other than the module stacks
+
+
 def test_a_small_graph_opens_all_expanded():
     fused = [_node(f"n{i}", "pointwise", ["net", f"net.blocks.{i}"]) for i in range(6)]
     view, paths = module_view(fused, [])
