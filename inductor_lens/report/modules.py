@@ -93,8 +93,11 @@ def _spans(kids: Sequence[str], own: dict[str, list[int]], subs=None) -> dict[st
     ends before the median node of the next: a node of layer 3 made in the first kernel (hoisted there by a
     fusion) lies before layer 2's span and runs apart. The last one's span ends before the first node of another
     sibling run after its median, where that leaves it the same sub-modules (``subs(m, nodes)``): a layer's
-    statistics that a fusion computes after the head, at the end of the graph, run apart. Siblings whose nodes do
-    not overlap keep all of them."""
+    statistics that a fusion computes after the head, at the end of the graph, run apart. The first one's starts
+    after the last node of another kid run before its median where its nodes before that alone order its
+    sub-modules otherwise than the next one's: a CNN's first block's BatchNorm counters, updated in the graph's
+    first kernel with every other block's, run apart (a later layer's mask hoisted into the first layer's first
+    kernel cuts nothing off it). Siblings whose nodes do not overlap keep all of them."""
     heads: dict[str, list[str]] = {}
     for m in kids:
         head, _, tail = m.rpartition(".")
@@ -110,6 +113,15 @@ def _spans(kids: Sequence[str], own: dict[str, list[int]], subs=None) -> dict[st
         for k, m in enumerate(order):
             stop = _median(own[order[k + 1]]) if k + 1 < len(order) else 1 << 62
             core = [i for i in own[m] if before < i < stop] or own[m]
+            if k == 0 and subs is not None and len(order) > 1:
+                # the first one's nodes made before another kid's by a fusion, where they alone order its
+                # sub-modules otherwise than the next one's
+                prior = [i for o in kids if o != m for i in own[o] if i < _median(own[m])]
+                kept = [i for i in core if i > max(prior)] if prior else core
+                nxt = order[1]
+                later = [x[len(nxt) :] for x in subs(nxt, [i for i in own[nxt] if i > _median(own[m])])]
+                if kept and subs(m, kept) != subs(m, core) and [x[len(m) :] for x in subs(m, kept)] == later:
+                    core = kept
             cut = next((i for i in others if i > _median(own[m])), None) if k + 1 == len(order) else None
             if cut is not None and subs is not None:
                 kept = [i for i in core if i < cut]

@@ -118,6 +118,28 @@ def test_a_node_a_fusion_put_into_an_earlier_layers_span_runs_apart_and_the_laye
     )
 
 
+def test_the_first_blocks_counters_updated_with_every_others_in_the_first_kernel_run_apart():
+    """A CNN's training forward on a CPU: every BatchNorm's ``num_batches_tracked += 1`` is made in the graph's first
+    kernel, before any convolution. The first block's counters opened its span, its sub-modules then ran in another
+    order (bn1, bn2, conv1, conv2) than the second's (conv1, bn1, conv2, bn2), and the blocks did not repeat."""
+
+    def stack(b, sub=None):
+        m = f"layer1.{b}"
+        return ["layer1", m] + ([f"{m}.{sub}"] if sub else [])
+
+    counters = [
+        _node(f"nbt{b}{j}", "pointwise", stack(b, f"bn{j}"), kernel="cpp_fused_add_0") for b in (0, 1) for j in (1, 2)
+    ]
+    block = [("conv1", "extern", "conv"), ("bn1", "reduction", "k_bn"), (None, "pointwise", "k_relu")]
+    block += [("conv2", "extern", "conv"), ("bn2", "reduction", "k_bn"), (None, "pointwise", "k_add")]
+    blocks = [
+        _node(f"b{b}_{j}", kind, stack(b, sub), kernel=k) for b in (0, 1) for j, (sub, kind, k) in enumerate(block)
+    ]
+    (r,) = find_repeats([_node("stem", "extern", ["stem"]), *counters, *blocks])
+    assert r.modules == ["layer1.0", "layer1.1"] and r.nodes_each == 6 and r.same == "kernels", r
+    assert r.summary.endswith("; 4 fused nodes of layer1.0, layer1.1 run apart from the rest"), r.summary
+
+
 def test_the_nodes_of_one_kernel_call_count_as_the_one_box_the_graph_draws():
     """A CNN's training forward on a CPU: Inductor copies 14 inputs to channels-last in one kernel before the
     stem, 14 fused nodes drawn as one box ("channels-last copy ×14": Kernel.call_sites). Counted as 14 boxes, the
