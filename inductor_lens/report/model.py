@@ -872,8 +872,8 @@ class CudaGraphs(_Record):
 class ModuleRepeat(_Record):
     """Numbered sibling nn.Modules run one after another with the same sub-modules: a model's layers.
 
-    Two siblings (children of one module, ``parent``) repeat when the same sub-modules ran in each, in the
-    same order (``report/modules.py`` says it exactly). ``modules``: the instances in order; ``attached``:
+    Two siblings (children of one module, ``parent``) repeat when the same sub-modules ran in each, in any
+    order (``report/modules.py`` says it exactly). ``modules``: the instances in order; ``attached``:
     per instance, the parent's own fused nodes that run inside (or right after) it, drawn with it;
     ``nodes_each``: fused nodes per instance of the most common shape (module path below the instance and
     kind of each node), attached ones and those that run apart left out; ``kinds``: their kinds counted (one

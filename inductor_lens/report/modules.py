@@ -6,9 +6,12 @@ What *repeated* means here, so that a box saying "×32" is true:
 - The **instances** are children of one module (its direct sub-modules in ``FusedNode.module_stack``), in
   the order they first run. Each instance's **own** fused nodes are the boxes whose stack holds it.
 - Consecutive numbered children (``layers.0``, ``layers.1``) repeat when the same sub-modules ran in each, in
-  the same order (their module paths below the instance, by first run; an instance without sub-modules: the
-  same kinds of fused nodes in the same order). Between two instances only the parent's own fused nodes may
-  run (else the run stops there).
+  any order (their module paths below the instance: a backward's scheduling moves a layer's weight gradients
+  and a checkpoint's recomputation; an instance without sub-modules: the same kinds of fused nodes in the same
+  order). Between two instances only the parent's own fused nodes may run (else the run stops there). A
+  numbered child stays in the sequence where another child's span holds it (a backward's head computes its
+  weight's gradient late, among the last layers'); another child does not (``rotary_emb``, called from
+  ``layers.0``).
 - An instance's **span** is where its fused nodes run among its siblings'. A node of it that a fusion put into
   another instance's span (layer 3's causal mask, made in the graph's first kernel with layer 0's) runs
   **apart**: it stays in its module's group but is left out of the comparison and of the span, and the
@@ -179,15 +182,18 @@ def find_repeats(boxes: Sequence[FusedNode]) -> list[ModuleRepeat]:
         """The sub-modules that ran, in order of first run (the instance's own nodes left out); the shape
         itself for an instance without sub-modules."""
         ran = list(dict.fromkeys(path[0] for path, _ in sh if path))
-        return ("modules", *ran) if ran else ("shape", sh)
+        return ("modules", *sorted(ran)) if ran else ("shape", sh)
 
     out: list[ModuleRepeat] = []
     for parent, every in kids.items():
         # a child run wholly inside an earlier one's span (model.rotary_emb, called from layer 0) is no
-        # sibling in the sequence: it stays a box of its own there
+        # sibling in the sequence: it stays a box of its own there. Not so a numbered instance: a backward's
+        # head computes its weight's gradient late, among the last layers' (its span holds them)
+        heads = Counter(m.rpartition(".")[0] for m in every if m.rpartition(".")[2].isdigit())
         children: list[str] = []
         for m in sorted(every, key=lambda m: first[m]):
-            if not children or first[m] > max(last[c] for c in children):
+            numbered = m.rpartition(".")[2].isdigit() and heads[m.rpartition(".")[0]] >= 2
+            if not children or numbered or first[m] > max(last[c] for c in children):
                 children.append(m)
         if len(children) < 2:
             continue
@@ -247,7 +253,7 @@ def _repeat(
     typical = next(idx for (_, idx), sh in zip(info, shapes) if sh == common_shape)
     kinds = dict(Counter(boxes[i].kind for i in typical).most_common())
     if same == "modules":
-        summary = f"{label} ×{len(modules)}: the same sub-modules in the same order, "
+        summary = f"{label} ×{len(modules)}: the same sub-modules, "
         summary += f"{min(counts)}-{max(counts)} fused nodes each (the fused nodes differ)"
     else:
         summary = f"{label} ×{len(modules)}: {_plural(each, 'fused node')} each, same "

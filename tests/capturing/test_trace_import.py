@@ -339,5 +339,5 @@ def test_the_forwards_blocks_fold_into_one_repeat_though_block_0_fused_the_embed
     assert subs["h.0"] == subs["h.1"] and "attn.qkv" in subs["h.0"]
     low, high = sorted(len(v) for v in own.values())
     assert low < high
-    assert r.summary.startswith(f"h.0-1 ×2: the same sub-modules in the same order, {low}-{high} fused nodes each")
+    assert r.summary.startswith(f"h.0-1 ×2: the same sub-modules, {low}-{high} fused nodes each")
     assert [r.label for r in captured.compile("0/0 backward").module_view.repeats] == ["h.1-0"]

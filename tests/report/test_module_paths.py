@@ -201,9 +201,12 @@ def test_the_llama_backward_opens_with_its_layers_as_one_repeated_block():
     fwd, bwd = report.compiles
     assert not fwd.modules_inferred and bwd.modules_inferred
     (rep,) = bwd.module_view.repeats
-    # layer 0 runs last and Inductor interleaves its weight gradients with the embedding's: no repeat of the others
-    assert rep.label == "model.layers.31-1" and len(rep.modules) == 31 and rep.same == "kernels"
-    # on a screen of 36 boxes (1000 x 700) the 31 layers are one box, and layer 0 opens beside them
+    # layer 0 runs last and Inductor interleaves its weight gradients with the embedding's: its sub-modules run in
+    # another order, one fused node fewer, and it repeats with the others, named as the one that differs (as in the
+    # recording that has the module paths)
+    assert rep.label == "model.layers.31-0" and len(rep.modules) == 32 and rep.same == "kernels"
+    assert rep.differs == ["model.layers.0"] and "except in layers.0 (24 fused nodes)" in rep.summary, rep.summary
+    # on a screen of 36 boxes (1000 x 700) the 32 layers are one box
     opening = [o for o in bwd.module_view.openings if o.fit <= 36][-1]
     assert opening.boxes <= 36 and "model" in opening.expanded and rep.key not in opening.expanded
     assert all(o.boxes <= o.fit for o in bwd.module_view.openings)

@@ -97,8 +97,8 @@ def test_the_backward_opens_with_its_inferred_layers_as_one_repeated_block(pages
         page.select_option(".il-compile", "0/0 backward")
         pane = f"{view} [data-role='graph-pane']"
         page.wait_for_function("(sel) => document.querySelector(sel).dataset.drawn === '0/0 backward'", arg=pane)
-        block = page.locator(f'{view} g.il-repeat[data-module="repeat:model.layers.31-1"]')
-        assert block.get_attribute("data-repeat") == "31"
-        assert block.locator("text").all_text_contents()[0] == "model.layers.31-1 ×31"
+        block = page.locator(f'{view} g.il-repeat[data-module="repeat:model.layers.31-0"]')
+        assert block.get_attribute("data-repeat") == "32"
+        assert block.locator("text").all_text_contents()[0] == "model.layers.31-0 ×32"
         assert 4 < page.locator(f"{view} .il-nodes > g.il-item:not(.il-stub)").count() <= 36
         assert "inferred, not recorded" in page.locator('[data-role="modules-inferred"]').inner_text()
