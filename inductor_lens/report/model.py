@@ -39,7 +39,7 @@ SCHEMA_VERSION = 2
 
 #: The generation of the derived fields (``report/finish.py``) a report holds. A report written before
 #: derived fields were added (no ``derived`` key, or a smaller number) gets them filled when it is loaded.
-DERIVED_VERSION = 12  # 2: Trigger.summary; 3: Compile.module_view, FusedNode.group_path; 4: FusedNode.no_line_reason;
+DERIVED_VERSION = 13  # 2: Trigger.summary; 3: Compile.module_view, FusedNode.group_path; 4: FusedNode.no_line_reason;
 # 5: a backward's saved inputs named by what made them, input copies labelled, Trigger.kind ahead_of_time;
 # 6: FusedNode.built_lines (where the user's code built the modules of ops that ran inside torch)
 # 7: module paths inferred where a compile recorded none (Compile.modules_inferred, report/module_paths.py)
@@ -48,6 +48,7 @@ DERIVED_VERSION = 12  # 2: Trigger.summary; 3: Compile.module_view, FusedNode.gr
 # 10: LiveBuffer.module (the peak table's module column, decided in Python)
 # 11: module views again (repeats by sub-modules, openings by rows: report/modules.py), autotune choices' `what`
 # 12: Compile.edges (the fusion graph's data edges, rules.fusion_edges: the front end drew its own)
+# 13: module views again (a kernel call's fused nodes one box in the openings' count; repeats in any order)
 
 #: Languages a kernel may be written in: what Inductor's output code defines (``async_compile.<kind>``),
 #: ``extern`` for calls of library kernels, ``other`` when the source was not found.
