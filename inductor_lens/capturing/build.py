@@ -705,12 +705,18 @@ def _empty_frames(
     """The frames dynamo traced that gave Inductor no graph, from their ``compilation_metrics`` record, whose compile
     id (its restart attempt, ``_1``, left out) made no compile (``compiled``: the ids that did): a frame with no op in
     its graph (``graph_op_count`` 0, or none recorded) and no failure, and a frame dynamo could not trace and ran
-    eagerly (``fail_type`` ``Unsupported`` or ``UserError``, not the error the captured code raised: ``raised``; its
-    diagnostic is ``_gave_up``'s ``eager_fallback``), with the first line of why. Each with when dynamo began it
-    and for how long (its compile window, ``windows``, from ``t0``) where the capture saw it. In compile-id order,
-    once each."""
+    eagerly (``fail_type`` ``Unsupported`` or ``UserError``, not the error the captured code raised: ``raised``),
+    with the first line of why: only where dynamo's graph-break record of that frame says it falls back to eager
+    (an error raised to the user's code, as under ``fullgraph=True``, says no such thing; a TORCH_TRACE log does
+    not tell what the code raised). Each with when dynamo began it and for how long (its compile window,
+    ``windows``, from ``t0``) where the capture saw it. In compile-id order, once each."""
     seen: dict[str, EmptyFrame] = {}
     raised_md = _raised_metrics(trace, raised)
+    eager = {
+        _base_cid(str(cid))
+        for cid, payload, _ in trace.by_kind.get("dynamo_graph_break_reason", [])
+        if cid and "falling back to eager" in str(payload or "")
+    }
     spans = {w.compile_id: w for w in windows}
     for cid, _, md in trace.by_kind.get("compilation_metrics", []):
         m = md["compilation_metrics"]
@@ -719,7 +725,7 @@ def _empty_frames(
         if not cid or (failed and (failed not in _EAGER_FAILS or md is raised_md)) or (ops and not failed):
             continue
         cid = _base_cid(str(cid))
-        if cid in seen or (compiled is not None and cid in compiled):
+        if cid in seen or (compiled is not None and cid in compiled) or (failed and cid not in eager):
             continue
         line = m.get("co_firstlineno")
         reason = str(m.get("fail_reason") or "") if failed else ""

@@ -179,21 +179,29 @@ def find_repeats(boxes: Sequence[FusedNode]) -> list[ModuleRepeat]:
         )
 
     def structure(sh: tuple) -> tuple:
-        """The sub-modules that ran, in order of first run (the instance's own nodes left out); the shape
-        itself for an instance without sub-modules."""
+        """The sub-modules that ran, in any order (sorted: a backward's scheduling reorders them; the instance's own
+        nodes left out); the shape itself for an instance without sub-modules."""
         ran = list(dict.fromkeys(path[0] for path, _ in sh if path))
         return ("modules", *sorted(ran)) if ran else ("shape", sh)
 
     out: list[ModuleRepeat] = []
     for parent, every in kids.items():
         # a child run wholly inside an earlier one's span (model.rotary_emb, called from layer 0) is no
-        # sibling in the sequence: it stays a box of its own there. Not so a numbered instance: a backward's
-        # head computes its weight's gradient late, among the last layers' (its span holds them)
+        # sibling in the sequence: it stays a box of its own there. Not so a numbered instance inside the span of
+        # children that are no instances of another list: a backward's head computes its weight's gradient late,
+        # among the last layers' (its span holds them); an instance of model.shared, called from inside the
+        # layers, still stays out of their sequence
         heads = Counter(m.rpartition(".")[0] for m in every if m.rpartition(".")[2].isdigit())
+
+        def instance_of(m: str) -> str:
+            head, _, tail = m.rpartition(".")
+            return head if tail.isdigit() and heads[head] >= 2 else ""
+
         children: list[str] = []
         for m in sorted(every, key=lambda m: first[m]):
-            numbered = m.rpartition(".")[2].isdigit() and heads[m.rpartition(".")[0]] >= 2
-            if not children or numbered or first[m] > max(last[c] for c in children):
+            holders = [c for c in children if last[c] >= first[m]]
+            mine = instance_of(m)
+            if not holders or (mine and not any(instance_of(c) not in ("", mine) for c in holders)):
                 children.append(m)
         if len(children) < 2:
             continue

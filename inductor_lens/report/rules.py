@@ -584,7 +584,7 @@ def fusion_edges(fused: Sequence, graph_inputs: Iterable[str], graph_outputs: It
     pairs: dict[tuple, list[str]] = {}
 
     def add(kind: str, source: str, target: str, buf: str) -> None:
-        if source != target:
+        if kind != "node" or source != target:  # an input or output may share a fused node's name
             bufs = pairs.setdefault((kind, source, target), [])
             if buf not in bufs:
                 bufs.append(buf)

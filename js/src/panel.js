@@ -813,24 +813,23 @@ export function noCompilePanel(report) {
     "div",
     { class: "il-summary" },
     h("p", { class: "il-muted" }, "Nothing was compiled while this report was captured."),
-    emptyFrames(report),
+    emptyFrames(report, "Dynamo traced these frames; none of them gave Inductor a graph to compile."),
     graphBreaks(report),
   );
 }
 
 /** The frames dynamo traced that gave Inductor no graph (Report.empty_frames, decided in Python): why the compile
  * ids jump (0/0, then 3/0). */
-function emptyFrames(report) {
+function emptyFrames(
+  report,
+  intro = "Dynamo numbers every frame it traces; these gave Inductor nothing to compile, so the compiles skip their ids.",
+) {
   const ef = (report && report.empty_frames) || [];
   if (!ef.length) return null;
   return section(
     `Frames with no graph (${ef.length})`,
     "empty-frames",
-    h(
-      "p",
-      { class: "il-muted il-note" },
-      "Dynamo numbers every frame it traces; these gave Inductor nothing to compile, so the compiles skip their ids.",
-    ),
+    h("p", { class: "il-muted il-note" }, intro),
     h(
       "ul",
       { class: "il-why" },

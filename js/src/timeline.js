@@ -152,13 +152,13 @@ export function renderTimeline(el, report, state, actions) {
   const frameRow = (f) => {
     const item = row(
       `${f.compile_id} · ${f.label}`,
-      "il-tl-compile il-tl-frame",
+      "il-tl-frame",
       h("span", {
         class: "il-tl-bar depth-0",
         style: `left:${pct(f.time_us)};width:${wpct(f.duration_us || 0)}`,
         title: `${f.label}: ${fmtUs(f.duration_us || 0)} in dynamo`,
       }),
-      note(f.time_us, `${f.fail ? "ran eagerly" : "no graph"} · ${f.what}`),
+      note(f.time_us, f.what), // why it made no compile, in Python's words (EmptyFrame.what)
     );
     item.dataset.role = "timeline-frame";
     item.dataset.compile = f.compile_id;
@@ -167,8 +167,8 @@ export function renderTimeline(el, report, state, actions) {
   let pending = zoomed ? [] : [...frames].sort((a, b) => a.time_us - b.time_us);
   for (const c of compiles) {
     const t = c.trigger || {};
-    // each frame with no graph before the first compile that began after it
-    const before = pending.filter((f) => t.time_us == null || f.time_us <= t.time_us);
+    // each frame with no graph before the first compile (with a time) that began after it
+    const before = t.time_us == null ? [] : pending.filter((f) => f.time_us <= t.time_us);
     pending = pending.filter((f) => !before.includes(f));
     for (const f of before) rows.appendChild(frameRow(f));
     const head = row(

@@ -67,6 +67,12 @@ def test_a_fullgraph_error_that_leaves_the_capture_is_not_said_to_run_eagerly():
             torch.compile(f, fullgraph=True)(torch.ones(2))
     codes = [d.code for d in cap.report.diagnostics]
     assert "compile_raised" in codes and "eager_fallback" not in codes, codes
+    # caught inside the capture, the error reaches no exit: still no frame is said to have run eagerly (dynamo's
+    # graph-break record of a frame it runs eagerly says so; this one raised)
+    with inductor_lens.capture() as cap:
+        with pytest.raises(torch._dynamo.exc.Unsupported):
+            torch.compile(f, fullgraph=True)(torch.ones(2))
+    assert not [x for x in cap.report.empty_frames if x.fail], cap.report.empty_frames
     # without fullgraph the same frame breaks into graphs and nothing is raised or said to have failed
     with inductor_lens.capture() as cap:
         torch.compile(f)(torch.ones(2))

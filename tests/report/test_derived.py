@@ -198,6 +198,43 @@ def test_the_fusion_graphs_edges_run_past_glue_and_are_decided_once_in_python():
     assert finish_compile(c).edges == c.edges  # idempotent
 
 
+def test_fusion_edges_in_the_corners_and_as_the_front_end_drew_them_on_a_recorded_step():
+    """Where an output reached through glue comes from two producers, each draws its edge; a fused node named as a
+    graph input or output keeps the edge between them (only a node's edge to itself is none). And on the recorded GPU
+    training step, the edges are those the front end drew before the rule moved to Python (``data.js fusionEdges``
+    at 673b543, compared edge for edge on every recorded fixture): their count by kind and a digest, pinned."""
+    import collections
+    import hashlib
+    from types import SimpleNamespace as N
+
+    def node(name, reads, writes, glue=False):
+        return N(name=name, reads=reads, writes=writes, is_glue=glue)
+
+    cat = [node("op0", ["x"], ["buf0"]), node("op1", ["x"], ["buf1"]), node("op2", ["buf0", "buf1"], ["buf2"], True)]
+    assert [e for e in rules.fusion_edges(cat, ["x"], ["buf2"]) if e[0] == "output"] == [
+        ("output", "op0", "buf2", ["buf2"]),
+        ("output", "op1", "buf2", ["buf2"]),
+    ]
+    clash = [node("x", ["x"], ["buf0"]), node("buf1", ["buf0"], ["buf1"])]
+    assert rules.fusion_edges(clash, ["x"], ["buf1"]) == [
+        ("input", "x", "x", ["x"]),
+        ("node", "x", "buf1", ["buf0"]),
+        ("output", "buf1", "buf1", ["buf1"]),
+    ]
+    report = inductor_lens.load(FIXTURES / "gpu_training.json")
+    drawn = {
+        c.id: (
+            dict(collections.Counter(e.kind for e in c.edges)),
+            hashlib.sha1(repr([(e.kind, e.source, e.target, e.buffers) for e in c.edges]).encode()).hexdigest()[:12],
+        )
+        for c in report.compiles
+    }
+    assert drawn == {
+        "0/0 forward": ({"input": 21, "node": 25, "output": 21}, "e54bb2468af2"),
+        "0/0 backward": ({"input": 38, "node": 43}, "18a711a65329"),
+    }
+
+
 def test_arithmetic_intensity_is_flops_per_byte_moved_and_never_stale():
     from inductor_lens.report.model import Cost
 

@@ -169,6 +169,22 @@ def test_a_checkpointed_backward_repeats_though_its_head_and_recomputation_run_a
     assert "run apart from the rest" in r.summary, r.summary
 
 
+def test_an_instance_of_another_list_called_from_inside_the_layers_stays_out_of_their_sequence():
+    """``m.shared.0``/``m.shared.1``, numbered children of another list, are called from inside each layer: they stay
+    boxes of their own there, and the four layers still fold (keeping every numbered child in the sequence, as a
+    checkpointed backward's blocks inside the head's span are, broke the run at the first shared call)."""
+    fused = []
+    for i in range(4):
+        layer = f"m.layers.{i}"
+        fused += [
+            _node(f"a{i}", "pointwise", ["m", layer, f"{layer}.attn"], kernel="ka"),
+            _node(f"s{i}", "pointwise", ["m", f"m.shared.{i % 2}"], kernel="ks"),
+            _node(f"b{i}", "pointwise", ["m", layer, f"{layer}.mlp"], kernel="kb"),
+        ]
+    (r,) = find_repeats(fused)
+    assert r.modules == [f"m.layers.{i}" for i in range(4)] and r.same == "kernels", r
+
+
 def test_the_nodes_of_one_kernel_call_count_as_the_one_box_the_graph_draws():
     """A CNN's training forward on a CPU: Inductor copies 14 inputs to channels-last in one kernel before the
     stem, 14 fused nodes drawn as one box ("channels-last copy ×14": Kernel.call_sites). Counted as 14 boxes, the
