@@ -712,11 +712,7 @@ def _empty_frames(
     ``windows``, from ``t0``) where the capture saw it. In compile-id order, once each."""
     seen: dict[str, EmptyFrame] = {}
     raised_md = _raised_metrics(trace, raised)
-    eager = {
-        _base_cid(str(cid))
-        for cid, payload, _ in trace.by_kind.get("dynamo_graph_break_reason", [])
-        if cid and "falling back to eager" in str(payload or "")
-    }
+    eager = _eager_ids(trace)
     spans = {w.compile_id: w for w in windows}
     for cid, _, md in trace.by_kind.get("compilation_metrics", []):
         m = md["compilation_metrics"]
@@ -751,6 +747,16 @@ def _empty_frames(
 _EAGER_FAILS = ("Unsupported", "UserError")
 
 
+def _eager_ids(trace: _Trace) -> set[str]:
+    """The compile ids (restart attempts left out) of the frames dynamo says it ran eagerly: its graph-break record
+    of the frame falls back to eager ("Skipping the function and falling back to eager")."""
+    return {
+        _base_cid(str(cid))
+        for cid, payload, _ in trace.by_kind.get("dynamo_graph_break_reason", [])
+        if cid and "falling back to eager" in str(payload or "")
+    }
+
+
 def _raised_metrics(trace: _Trace, raised: Optional[BaseException]) -> Optional[dict]:
     """The ``compilation_metrics`` record of the frame whose error the captured code raised (``raised``: the last
     failed frame, when it failed with that error's type, as ``Unsupported`` under ``fullgraph=True``), else None."""
@@ -773,6 +779,7 @@ def _gave_up(trace: _Trace, raised: Optional[BaseException] = None) -> list[Diag
     trace (its ``fail_type``, e.g. ``Unsupported`` under ``fullgraph=True``), that frame did not run
     eagerly: torch raised (``compile_raised``)."""
     raised_md = _raised_metrics(trace, raised)
+    eager = _eager_ids(trace)
     names: dict[Any, str] = {}
     for _, _, md in trace.by_kind.get("compilation_metrics", []):
         m = md["compilation_metrics"]
@@ -811,12 +818,22 @@ def _gave_up(trace: _Trace, raised: Optional[BaseException] = None) -> list[Diag
                     reason,
                 )
             )
-        elif m.get("fail_type") in _EAGER_FAILS:
+        elif m.get("fail_type") in _EAGER_FAILS and _base_cid(str(cid or "")) in eager:
             out.append(
                 Diagnostic(
                     "eager_fallback",
                     f"compile {cid}: dynamo could not compile {frame} and ran it "
                     f"eagerly: {reason.splitlines()[0] if reason else m.get('fail_type')}",
+                    reason,
+                )
+            )
+        elif m.get("fail_type") in _EAGER_FAILS:  # no record says which: a TORCH_TRACE log, an error caught inside
+            out.append(
+                Diagnostic(
+                    "compile_unsupported",
+                    f"compile {cid}: dynamo could not compile {frame} ({m.get('fail_type')}: "
+                    f"{reason.splitlines()[0] if reason else ''}); it ran eagerly unless the error reached your "
+                    "code (fullgraph=True raises it): nothing recorded says which",
                     reason,
                 )
             )

@@ -1134,6 +1134,8 @@ DIAGNOSTIC_CODES = {
     "compile_raised": "dynamo could not compile a frame and raised the error to the user's code (fullgraph=True): "
     "nothing ran eagerly",
     "compile_error": "a compile failed and torch swallowed the error (suppress_errors): the frame ran eagerly",
+    "compile_unsupported": "dynamo could not compile a frame; it ran eagerly unless the error reached the user's "
+    "code, and nothing recorded says which (a TORCH_TRACE import, an error caught inside the capture)",
     "user_code_raised": "the captured code raised; the report holds what compiled before that",
     "nothing_compiled": "nothing was compiled inside the capture (the message says why)",
     "never_ran": "torch.compile() was called but the compiled function never ran",

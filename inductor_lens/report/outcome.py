@@ -12,8 +12,8 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, Optional
 
-#: Codes of the capture's diagnostics that mean torch gave up on a frame (contract: CONTRACT.md).
-GAVE_UP = ("recompile_limit", "eager_fallback", "compile_error", "compile_raised")
+#: Codes of the capture's diagnostics that mean torch gave up on a frame: why a report holds no compile.
+GAVE_UP = ("recompile_limit", "eager_fallback", "compile_error", "compile_raised", "compile_unsupported")
 
 
 def code_of(d: Any) -> Optional[str]:

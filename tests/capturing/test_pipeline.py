@@ -73,6 +73,8 @@ def test_a_fullgraph_error_that_leaves_the_capture_is_not_said_to_run_eagerly():
         with pytest.raises(torch._dynamo.exc.Unsupported):
             torch.compile(f, fullgraph=True)(torch.ones(2))
     assert not [x for x in cap.report.empty_frames if x.fail], cap.report.empty_frames
+    codes = [d.code for d in cap.report.diagnostics]
+    assert "compile_unsupported" in codes and "eager_fallback" not in codes, codes
     # without fullgraph the same frame breaks into graphs and nothing is raised or said to have failed
     with inductor_lens.capture() as cap:
         torch.compile(f)(torch.ones(2))
