@@ -37,7 +37,13 @@ function rowCells(r, cols) {
       h(
         "td",
         { class: "il-num il-mono il-ktime" },
-        r.us == null ? "" : [fmtUs(r.us), h("span", { class: "il-kshare" }, ` (${fmtShare(r.share)})`)],
+        r.us == null
+          ? ""
+          : [
+              h("span", { class: "il-nowrap" }, fmtUs(r.us)),
+              " ",
+              h("span", { class: "il-kshare" }, `(${fmtShare(r.share)})`),
+            ],
       ),
     line: () =>
       r.how === "built"
@@ -48,7 +54,8 @@ function rowCells(r, cols) {
               "data-how": "built",
               title: `${r.line}: where your code built ${builtModules(r.built)}, whose ops ran inside torch (no line of yours ran them)${r.code ? `\n${r.code}` : ""}`,
             },
-            r.line,
+            h("span", { class: "il-nowrap" }, r.line),
+            " ", // where the narrow view wraps "built here" (its own space collapses into this one)
             builtTag(),
           )
         : h(
