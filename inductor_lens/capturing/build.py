@@ -713,7 +713,9 @@ def _empty_frames(
     seen: dict[str, EmptyFrame] = {}
     raised_md = _raised_metrics(trace, raised)
     eager = _eager_ids(trace)
-    spans = {w.compile_id: w for w in windows}
+    spans: dict[str, RawWindow] = {}
+    for w in windows:  # the frame's first window (a restart's, 0/0_1, is another attempt at it)
+        spans.setdefault(_base_cid(w.compile_id), w)
     for cid, _, md in trace.by_kind.get("compilation_metrics", []):
         m = md["compilation_metrics"]
         ops = m.get("graph_op_count")

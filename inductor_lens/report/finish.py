@@ -96,8 +96,9 @@ def derive_compile(c: Compile, fx: Optional[dict] = None, view: bool = True) -> 
     ``FusedNode.user_lines`` and ``ops``, ``Kernel.user_lines`` and ``call_sites`` (each in execution order;
     where the capture recorded none, runs of consecutive fused nodes), the autotune ``epilogue`` and each choice's ``config``,
     ``Compile.edges`` (``rules.fusion_edges``), ``Compile.module_view`` and ``FusedNode.group_path``
-    (``report/modules.py``). Idempotent; run by :func:`finish_compile` and on loading a report written before these fields. ``view=False``:
-    without the last two (:func:`with_module_view`), for a compile whose module paths are inferred after."""
+    (``report/modules.py``). Idempotent; run by :func:`finish_compile` and on loading a report written before
+    these fields. ``view=False``: without the last two (:func:`with_module_view`), for a compile whose module paths
+    are inferred after."""
     fx = _fx_of(c) if fx is None else fx
     fused, copies = [], set()
     for n in c.fused_nodes:

@@ -1065,9 +1065,9 @@ class EmptyFrame(_Record):
     ``compilation_metrics``: why its compile id is missing from the compiles. ``ops``: the graph's op count torch
     recorded (0), None where it recorded none. ``fail``: where dynamo gave up and ran the frame eagerly, the first
     line of why (``Attempted to wrap RNN, GRU, or LSTM``), else ``""``. ``time_us``/``duration_us``: when dynamo
-    began the frame (µs into the capture, or into the log of a TORCH_TRACE import) and for how long, None where not
-    recorded (older reports). Derived whenever it is built or loaded: ``label``, the function as people say it ("step() after line
-    15", as a compile's frame: ``rules.frame_label``), and ``what``, why Inductor got nothing
+    began the frame (µs into the capture, or into the log of a TORCH_TRACE import) and for how long, None where
+    not recorded (older reports). Derived whenever it is built or loaded: ``label``, the function as people say it
+    ("step() after line 15", as a compile's frame: ``rules.frame_label``), and ``what``, why Inductor got nothing
     (``rules.empty_frame_words``)."""
 
     compile_id: str

@@ -8,7 +8,6 @@ import { basename, fmtBytes, fmtShare, fmtUs, indexCompile, plural } from "./dat
 import { h, svg } from "./dom.js";
 import { BUILT_ROW_TITLE, builtTag } from "./linepanel.js";
 
-/** Whether the report has a roofline to draw: Python decided it (`Report.views`, a profile with costs). */
 /** How the step's times were taken, in words: the mean of the timed runs after the warm-up runs, or (StepProfile.warmup
  * 0: a graph called once in script mode) the run that was its first call, cold. */
 export function runsText(s) {
@@ -17,6 +16,7 @@ export function runsText(s) {
     : `${plural(s.runs, "run")}, no warm-up run: a graph called once is timed on its first call (cold)`;
 }
 
+/** Whether the report has a roofline to draw: Python decided it (`Report.views`, a profile with costs). */
 export function hasRoofline(report) {
   return report.views.includes("roofline");
 }

@@ -6,8 +6,8 @@ import { h } from "../dom.js";
 import { builtModules, builtTag } from "../linepanel.js";
 import { kernelRows, sortRows } from "../viewdata.js";
 
-// In the order a 1000 px page shows them whole: the kernel, then its time (what the table is sorted by first),
-// then the user's line, or the line that built its module; the kind as its dot where the view is narrow
+// The kernel, then its time (the column one sorts by to find the costly kernels), then the user's line, or the
+// line that built its module: where a 1000 px page shows them whole (the kind as its dot where the view is narrow)
 const COLUMNS = [
   { key: "order", label: "#", num: true },
   { key: "kernel", label: "kernel" },
