@@ -16,6 +16,7 @@ import json
 import operator
 import os
 import reprlib
+import textwrap
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional, Union
 
@@ -33,6 +34,7 @@ from .rules import (
     frame_stage,
     short_op,
     unattributed_text,
+    when_text,
 )
 
 SCHEMA_VERSION = 2
@@ -1213,6 +1215,10 @@ class Report(_Record):
     views: list[str] = field(default_factory=list)
     #: Whether any kernel carries a measured time (``rules.view_facts``), derived like ``views``.
     profiled: bool = False
+    #: When Inductor ran, in words (``rules.when_text``): where ``torch.compile`` was called (it only wraps), when
+    #: and why Inductor first ran, or where nothing compiled, the frame dynamo ran eagerly. Derived like ``views``;
+    #: the timeline's first line and the command line's last.
+    when: str = ""
 
     def __post_init__(self) -> None:
         if type(self.profile) is dict:  # the 0.2 spelling, a plain dict: typed once, here
@@ -1220,6 +1226,7 @@ class Report(_Record):
         facts = [_lazy.view_facts(c) for c in self.compiles]  # a compile not built yet answers from its line
         object.__setattr__(self, "views", list(available_views(facts)))
         object.__setattr__(self, "profiled", any(f[0] for f in facts))
+        object.__setattr__(self, "when", when_text(self.compile_calls, self.compiles, self.empty_frames))
 
     # -- access ---------------------------------------------------------------------------
     def compile(self, id: str) -> Compile:
@@ -1238,10 +1245,12 @@ class Report(_Record):
         return [k for c in self.compiles for k in c.kernels]
 
     def summary(self) -> str:
-        """Plain text, one line per compile and one per kernel under it, then breaks and diagnostics."""
+        """Plain text: the totals, when Inductor ran (``when``), one line per compile and one per kernel under it, then
+        breaks and diagnostics."""
         lines = [
             f"inductor_lens report: {len(self.compiles)} compile(s), {len(self.kernels)} kernel(s), "
-            f"{len(self.graph_breaks)} graph break(s); torch {self.torch_version} on {self.device}"
+            f"{len(self.graph_breaks)} graph break(s); torch {self.torch_version} on {self.device}",
+            *textwrap.wrap(self.when, 116, initial_indent="  when: ", subsequent_indent="        "),
         ]
         for c in self.compiles:
             same = f", same graph as {c.same_graph_as}" if c.same_graph_as else ""

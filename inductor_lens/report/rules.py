@@ -777,6 +777,79 @@ def empty_frame_words(ops: Optional[int], fail: str = "") -> str:
     return "dynamo made no graph of it: nothing for Inductor to compile"
 
 
+def fmt_us(us: Optional[float]) -> str:
+    """Microseconds for people, as the views write times (a kernel's time is often below 10 µs: its digits kept).
+
+    >>> fmt_us(2_500_000), fmt_us(12_345), fmt_us(1_234), fmt_us(250), fmt_us(12.34), fmt_us(1.234), fmt_us(None)
+    ('2.50 s', '12.3 ms', '1.23 ms', '250 µs', '12.3 µs', '1.23 µs', '?')
+    """
+    if us is None or us != us:
+        return "?"
+    a = abs(us)
+    if a >= 1e6:
+        return f"{us / 1e6:.2f} s"
+    if a >= 1e4:
+        return f"{us / 1e3:.1f} ms"
+    if a >= 1e3:
+        return f"{us / 1e3:.2f} ms"
+    if a >= 100 or a == 0:
+        return f"{us:.0f} µs"
+    return f"{us:.1f} µs" if a >= 10 else f"{us:.2f} µs"
+
+
+def _base(path: str) -> str:
+    return re.split(r"[/\\]", path or "")[-1]
+
+
+def stack_line_text(stack: Sequence[Any]) -> str:
+    """``"train.py:12 y = model(x)"``: the innermost frame of a user stack, as the views cite a call; empty
+    without one."""
+    if not stack:
+        return ""
+    f = stack[-1]
+    return f"{_base(f.file)}:{f.line} {str(f.code or '').strip()}".rstrip()
+
+
+def when_text(calls: Sequence[Any], compiles: Sequence[Any], frames: Sequence[Any]) -> str:
+    """The answer to "when does Inductor run?" for one capture, in words (``Report.when``, the timeline's first
+    line, the command line's last): where ``torch.compile`` was called (``CompileCall``: it only wraps), when and
+    why Inductor first ran (the first compile whose ``Trigger`` has a time), and, where nothing compiled, the frame
+    dynamo began and ran eagerly (``EmptyFrame.fail``).
+
+    >>> from types import SimpleNamespace as N
+    >>> call = N(target="f", time_us=120.0)
+    >>> trig = N(kind="first_call", time_us=4_060_000.0, reason="first call of f()", user_stack=[
+    ...     N(file="/home/me/train.py", line=12, code="  y = f(x)\\n")])
+    >>> when_text([call], [N(trigger=trig)], [])  # doctest: +NORMALIZE_WHITESPACE
+    'torch.compile(f) ran at 120 µs and only wrapped the function: nothing compiled there. Inductor first ran at
+    4.06 s, at the first call of the compiled function (train.py:12 y = f(x)): first call of f().'
+    >>> when_text([], [], [])
+    'No timing was recorded.'
+    """
+    words = []
+    if calls:
+        words.append(
+            f"torch.compile({calls[0].target}) ran at {fmt_us(calls[0].time_us)} and only wrapped the function: "
+            "nothing compiled there."
+        )
+    first = next((c for c in compiles if c.trigger is not None and c.trigger.time_us is not None), None)
+    if first is not None:
+        t = first.trigger
+        where = stack_line_text(t.user_stack)
+        reason = str(t.reason or "").strip().rstrip(".")
+        words.append(
+            f"Inductor first ran at {fmt_us(t.time_us)}, {trigger_summary(t.kind)}"
+            + (f" ({where})" if where else "")
+            + (f": {reason}." if reason else ".")
+        )
+    else:
+        eager = next((f for f in frames if f.fail and f.time_us is not None), None)
+        if eager is not None:
+            at = f" ({_base(eager.file)}:{eager.line})" if eager.file else ""
+            words.append(f"Dynamo began {eager.label} at {fmt_us(eager.time_us)}{at}; {eager.what}.")
+    return " ".join(words) or "No timing was recorded."
+
+
 def unattributed_text(share: Optional[float]) -> str:
     """``"unattributed: 3%"`` for the step's unattributed share (``StepProfile.unattributed_text``), rounded half
     up; empty without a share.

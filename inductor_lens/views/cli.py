@@ -330,6 +330,8 @@ def cmd_run(tokens: Sequence[str]) -> int:
     if reason is not None:
         _say(f"error: nothing compiled: {reason} (report written to {_where(written)})")
         return 1
+    if not opts["quiet"]:
+        _say(report.when)  # the answer to "when did Inductor run?"; the last line stays what was written
     _say(f"{n} compile(s), {k} kernel(s); wrote {_where(written)}")
     return 0
 
@@ -359,6 +361,8 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
         raise CLIError("demo: nothing compiled: " + _outcome.why_nothing_compiled(report, who="the demo"), code=1)
     written = _write(report, args.output, args.json)
+    if not args.quiet:
+        _say(report.when)
     _say(f"{len(report.compiles)} compile(s), {len(report.kernels)} kernel(s); wrote {_where(written)}")
     return 0
 

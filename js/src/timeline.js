@@ -66,23 +66,8 @@ export function renderTimeline(el, report, state, actions) {
   const pct = (t) => `${(((clampT(t) - t0) / span) * 100).toFixed(3)}%`;
   const wpct = (d) => `${Math.max(0.15, (d / span) * 100).toFixed(3)}%`;
 
-  // the answer in words
-  const first = compiles.find((c) => c.trigger && c.trigger.time_us != null);
-  const words = [];
-  if (calls.length)
-    words.push(
-      `torch.compile(${calls[0].target}) ran at ${fmtUs(calls[0].time_us)} and only wrapped the function: nothing compiled there.`,
-    );
-  if (first)
-    words.push(
-      `Inductor first ran at ${fmtUs(first.trigger.time_us)}, when the compiled function was called${lastUserFrame(first.trigger.user_stack) ? " (" + lastUserFrame(first.trigger.user_stack) + ")" : ""}: ${first.trigger.reason}.`,
-    );
-  const eager = frames.find((f) => f.fail);
-  if (!first && eager)
-    words.push(
-      `Dynamo began ${eager.label} at ${fmtUs(eager.time_us)}${eager.file ? ` (${basename(eager.file)}:${eager.line})` : ""}; ${eager.what}.`,
-    );
-  el.appendChild(h("p", { class: "il-tl-words" }, words.join(" ") || "No timing was recorded."));
+  // the answer in words, decided in Python (Report.when: rules.when_text)
+  el.appendChild(h("p", { class: "il-tl-words" }, report.when || "No timing was recorded."));
   const zoomBox = h("input", { type: "checkbox", "data-role": "timeline-all" });
   zoomBox.checked = !!state.timelineAll;
   zoomBox.addEventListener("change", () => actions.set({ timelineAll: zoomBox.checked }));

@@ -534,3 +534,51 @@ def test_the_models_equality_hash_and_repr_are_what_dataclass_generates():
     assert Report(torch_version="2", device="cpu", compiles=[c]) == Report(
         torch_version="2", device="cpu", compiles=[c]
     )
+
+
+def test_when_is_said_once_in_python_for_each_way_inductor_can_run(tmp_path):
+    """``Report.when``: the answer to "when did Inductor run?", derived on every construction (a stored value is
+    ignored) from the light fields alone, so a lazily loaded report says it without building a compile."""
+    from inductor_lens.report import lazy
+    from inductor_lens.report.model import CompileCall, EmptyFrame
+
+    user = Frame("/home/u/train.py", 12, "<module>", "  y = step(x)  ")
+    call = CompileCall("step", "inductor", [Frame("/home/u/train.py", 9, "<module>", "step = torch.compile(f)")], 2e5)
+
+    def compile_(kind, reason, time_us, cid="0/0"):
+        return Compile(id=cid, compile_id=cid, graph_kind="inference", trigger=Trigger(kind, reason, [user], time_us))
+
+    r = Report("2.13.0", "cpu", compiles=[compile_(kind="first_call", reason="first call of f()", time_us=4.06e6)])
+    r = dataclasses.replace(r, compile_calls=[call])
+    assert r.when == (
+        "torch.compile(step) ran at 200.0 ms and only wrapped the function: nothing compiled there. Inductor first "
+        "ran at 4.06 s, at the first call of the compiled function (train.py:12 y = step(x)): first call of f()."
+    )
+    # the first compile with a time, whatever its kind: an AOTInductor compile is not a call of a compiled function
+    aot = Report(
+        "2.13.0", "cpu", compiles=[compile_("ahead_of_time", "", None, "0/0"), compile_("ahead_of_time", "", 5e5)]
+    )
+    assert aot.when == (
+        "Inductor first ran at 500.0 ms, ahead of time, at the AOTInductor compile call (aoti_compile_and_package) "
+        "(train.py:12 y = step(x))."
+    )
+    # nothing compiled: the frame dynamo began and ran eagerly; a frame without a time is not a time
+    fail = "Attempted to wrap RNN, GRU, or LSTM"
+    frames = [
+        EmptyFrame("0/0", "forward", "/home/u/gru.py", 6, None, fail=fail),
+        EmptyFrame("1/0", "forward", "/home/u/gru.py", 6, None, fail=fail, time_us=3e6),
+    ]
+    eager = Report("2.13.0", "cpu", empty_frames=frames)
+    assert eager.when == f"Dynamo began forward() at 3.00 s (gru.py:6); {frames[1].what}."
+    assert Report("2.13.0", "cpu").when == "No timing was recorded."
+    # stored words are not trusted: the report's own facts decide
+    data = json.loads(r.to_json())
+    assert data["when"] == r.when
+    data["when"] = "at torch.compile()"
+    assert model.Report.from_dict(data).when == r.when
+    # loaded lazily: said without building any compile
+    r.save_json(tmp_path / "r.json")
+    loaded = inductor_lens.load(tmp_path / "r.json")
+    assert all(lazy.pending(c) for c in loaded.compiles) and loaded.when == r.when
+    assert all(lazy.pending(c) for c in loaded.compiles)
+    assert f"  when: {r.when[:60]}" in r.summary()

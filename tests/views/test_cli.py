@@ -130,6 +130,10 @@ def test_run_runs_the_script_as_python_would(ran, workdir):
     line = last_line(ran.stderr)
     assert str(workdir / "out.html") in line and str(workdir / "out.json") in line
     assert "1 compile(s), 1 kernel(s)" in line
+    # above it, when Inductor ran: the report's own words (Report.when), the user's call of f named
+    when = ran.stderr.rstrip("\n").splitlines()[-2]
+    assert when == f"inductor-lens: {report.when}" and "Inductor first ran at " in when, when
+    assert "at the first call of the compiled function (script.py:" in when, when
 
 
 def _sigint_default() -> None:

@@ -789,5 +789,5 @@ def test_a_capture_that_compiled_nothing_says_why_in_the_panel_and_when_on_the_t
     bar = row.locator(".il-tl-bar").bounding_box()
     assert bar["x"] > call["x"]  # dynamo began the frame at the first call, after torch.compile() wrapped it
     words = page.locator('[data-view="timeline"] .il-tl-words').inner_text()
-    assert "Dynamo began forward() at 3.00 s (gru.py:6)" in words and fail in words, words
+    assert words == report.when and "Dynamo began forward() at 3.00 s (gru.py:6)" in words and fail in words, words
     _assert_clean(page)

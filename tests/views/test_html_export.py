@@ -195,7 +195,9 @@ def test_offline_page_views_search_and_keyboard(tmp_path, offline_page, training
     # timeline: torch.compile() call and each compile's trigger
     page.click('[data-tab="timeline"]')
     tl = page.locator('[data-view="timeline"]').inner_text()
-    assert "only wrapped the function" in tl
+    # the answer in words is Python's (Report.when), drawn as it is
+    assert page.locator('[data-view="timeline"] .il-tl-words').inner_text() == training_report.when
+    assert "only wrapped the function" in training_report.when
     for c in training_report.compiles:
         assert c.id in tl
     # each phase says what it is (Phase.gloss beside its name where it fits, never cut; Phase.what in its tooltip)
