@@ -33,6 +33,7 @@ from .rules import (
     frame_label,
     frame_stage,
     short_op,
+    runs_text,
     unattributed_text,
     when_text,
 )
@@ -492,9 +493,14 @@ class StepProfile(_ReadsLikeADict):
     #: ``unattributed_share`` as the roofline prints it, ``"unattributed: 3%"`` (rounded half up; empty without a
     #: share). Derived from the share on every construction (``rules.unattributed_text``); a stored value is ignored.
     unattributed_text: str = ""
+    #: How the times were taken, as the roofline says it: ``"mean of 20 runs after 3 warm-up runs"``, or for a
+    #: profile without warm-up, that each graph was timed on its first call (``rules.runs_text``); derived like
+    #: ``unattributed_text``.
+    runs_text: str = ""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "unattributed_text", unattributed_text(self.unattributed_share))
+        object.__setattr__(self, "runs_text", runs_text(self.runs, self.warmup))
 
     @classmethod
     def from_plain(cls, value: Any, where: str = "profile") -> "StepProfile":

@@ -850,6 +850,19 @@ def when_text(calls: Sequence[Any], compiles: Sequence[Any], frames: Sequence[An
     return " ".join(words) or "No timing was recorded."
 
 
+def runs_text(runs: int, warmup: int) -> str:
+    """How a profile's times were taken, as the roofline says it (``StepProfile.runs_text``).
+
+    >>> runs_text(20, 3), runs_text(1, 0)
+    ('mean of 20 runs after 3 warm-up runs', '1 run, no warm-up run: a graph called once is timed on its first call (cold)')
+    """
+    if warmup:
+        return f"mean of {runs} runs after {warmup} warm-up run{'' if warmup == 1 else 's'}"
+    return (
+        f"{runs} run{'' if runs == 1 else 's'}, no warm-up run: a graph called once is timed on its first call (cold)"
+    )
+
+
 def unattributed_text(share: Optional[float]) -> str:
     """``"unattributed: 3%"`` for the step's unattributed share (``StepProfile.unattributed_text``), rounded half
     up; empty without a share.

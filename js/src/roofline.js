@@ -8,14 +8,6 @@ import { basename, fmtBytes, fmtShare, fmtUs, indexCompile, plural } from "./dat
 import { h, svg } from "./dom.js";
 import { BUILT_ROW_TITLE, builtTag } from "./linepanel.js";
 
-/** How the step's times were taken, in words: the mean of the timed runs after the warm-up runs, or (StepProfile.warmup
- * 0: a graph called once in script mode) the run that was its first call, cold. */
-export function runsText(s) {
-  return s.warmup
-    ? `mean of ${s.runs} runs after ${plural(s.warmup, "warm-up run")}`
-    : `${plural(s.runs, "run")}, no warm-up run: a graph called once is timed on its first call (cold)`;
-}
-
 /** Whether the report has a roofline to draw: Python decided it (`Report.views`, a profile with costs). */
 export function hasRoofline(report) {
   return report.views.includes("roofline");
@@ -348,7 +340,7 @@ export function renderRoofline(el, report, onPick) {
     { class: "il-rf-head", "data-role": "perf-summary" },
     s ? h("strong", { "data-role": "unattributed" }, s.unattributed_text) : null,
     s
-      ? ` of ${fmtUs(s.device_total_us)} ${s.device === "cpu" ? "CPU" : "device"} time per step (${fmtUs(s.attributed_us)} in ${plural(points.length, "kernel")}; ${fmtUs(s.inside_graphs_unmatched_us)} elsewhere inside the compiled graphs, ${fmtUs(s.outside_graphs_us)} outside them) · ${runsText(s)}`
+      ? ` of ${fmtUs(s.device_total_us)} ${s.device === "cpu" ? "CPU" : "device"} time per step (${fmtUs(s.attributed_us)} in ${plural(points.length, "kernel")}; ${fmtUs(s.inside_graphs_unmatched_us)} elsewhere inside the compiled graphs, ${fmtUs(s.outside_graphs_us)} outside them) · ${s.runs_text}`
       : "",
     info
       ? h(

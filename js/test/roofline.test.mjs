@@ -2,7 +2,7 @@
 
 import assert from "node:assert/strict";
 import test from "node:test";
-import { hasRoofline, nodePeakFractions, peakColour, rooflinePoints, runsText } from "../src/roofline.js";
+import { hasRoofline, nodePeakFractions, peakColour, rooflinePoints } from "../src/roofline.js";
 
 const prof = (extra) => ({
   total_us: 10,
@@ -65,13 +65,5 @@ test("colour runs from red (0% of peak) to green (100%)", () => {
       ["op0", 0.8],
       ["op1", 0.5],
     ],
-  );
-});
-
-test("the runs are said as they were taken: no warm-up where a graph ran once", () => {
-  assert.equal(runsText({ runs: 3, warmup: 1 }), "mean of 3 runs after 1 warm-up run");
-  assert.equal(
-    runsText({ runs: 1, warmup: 0 }),
-    "1 run, no warm-up run: a graph called once is timed on its first call (cold)",
   );
 });

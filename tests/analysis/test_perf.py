@@ -724,6 +724,9 @@ def test_roofline_view_dots_click_selects_and_boxes_coloured_by_peak(tmp_path, o
     assert page.locator('[data-role="unattributed"]').inner_text() == inductor_lens.analysis.perf.unattributed_text(
         report.profile
     )
+    # how the times were taken, in Python's words (StepProfile.runs_text)
+    runs = report.profile.runs_text
+    assert runs.startswith("mean of ") and f" · {runs}" in page.locator('[data-role="perf-summary"]').inner_text()
     for role in ("rollup-kind", "rollup-module", "rollup-line"):
         assert page.locator(f'[data-role="{role}"] tbody tr').count() == len(
             getattr(report.profile, role.replace("rollup-", "by_"))
@@ -811,6 +814,7 @@ def test_cli_run_profile_of_a_graph_called_once_says_it_was_timed_cold_with_no_w
     assert all(k.profile.iterations == 1 and k.profile.total_us > 0 for k in c.kernels)
     assert report.profile.warmup == 0 and report.profile.runs == 1
     assert f"{c.id} ran once: timed on that first call (cold" in report.profile.method
+    assert report.profile.runs_text == "1 run, no warm-up run: a graph called once is timed on its first call (cold)"
 
 
 # -- attention: an extern kernel whose work happens in ops below the call -----------------------------
