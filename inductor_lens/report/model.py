@@ -32,8 +32,8 @@ from .rules import (
     empty_frame_words,
     frame_label,
     frame_stage,
-    short_op,
     runs_text,
+    short_op,
     unattributed_text,
     when_text,
 )
