@@ -811,12 +811,14 @@ def _gave_up(trace: _Trace, raised: Optional[BaseException] = None) -> list[Diag
                 )
             )
         elif md is raised_md:
+            # a graph break raises only under fullgraph=True; any other error (a shape mismatch found while
+            # tracing: TorchRuntimeError) raises whatever the options
+            why = "with fullgraph=True a graph break is an error; " if m.get("fail_type") in _EAGER_FAILS else ""
             out.append(
                 Diagnostic(
                     "compile_raised",
                     f"compile {cid}: dynamo could not compile {frame} and raised {m.get('fail_type')} to your "
-                    f"code (with fullgraph=True a graph break is an error; nothing ran eagerly): "
-                    f"{reason.splitlines()[0] if reason else ''}",
+                    f"code ({why}nothing ran eagerly): {reason.splitlines()[0] if reason else ''}",
                     reason,
                 )
             )

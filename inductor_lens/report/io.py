@@ -113,6 +113,11 @@ def _temp_file(folder: str, prefix: str) -> tuple[int, str]:
             return os.open(tmp, flags, 0o600), tmp
         except FileExistsError:
             continue
+        except FileNotFoundError:
+            if os.path.isdir(folder):
+                raise
+            # the user's folder is missing: say so, never with the name of a temporary file they never asked for
+            raise FileNotFoundError(errno.ENOENT, "the folder to write in does not exist (create it first)", folder)
     raise FileExistsError(errno.EEXIST, "no free temporary file name", os.path.join(folder, prefix))
 
 

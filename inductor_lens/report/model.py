@@ -1271,9 +1271,7 @@ class Report(_Record):
                 lines.append(f"    {k.name} ({k.language})")
         for b in self.graph_breaks:
             where = next((f"{f.file}:{f.line}" for f in reversed(b.user_stack) if f.is_user), "")
-            lines.append(
-                f"  graph break{' at ' + where if where else ''}: {b.reason.splitlines()[0] if b.reason else '?'}"
-            )
+            lines.append(f"  graph break{' at ' + where if where else ''}: {b.summary or '?'}")
         if self.profile and self.profile.device_total_us is not None:
             p = self.profile
             share = p.unattributed_share

@@ -821,15 +821,15 @@ def when_text(calls: Sequence[Any], compiles: Sequence[Any], frames: Sequence[An
     >>> trig = N(kind="first_call", time_us=4_060_000.0, reason="first call of f()", user_stack=[
     ...     N(file="/home/me/train.py", line=12, code="  y = f(x)\\n")])
     >>> when_text([call], [N(trigger=trig)], [])  # doctest: +NORMALIZE_WHITESPACE
-    'torch.compile(f) ran at 120 µs and only wrapped the function: nothing compiled there. Inductor first ran at
-    4.06 s, at the first call of the compiled function (train.py:12 y = f(x)): first call of f().'
+    'torch.compile(f) ran at 120 µs and only wrapped f: nothing compiled there. Inductor first ran at 4.06 s, at the
+    first call of the compiled function (train.py:12 y = f(x)): first call of f().'
     >>> when_text([], [], [])
     'No timing was recorded.'
     """
     words = []
     if calls:
         words.append(
-            f"torch.compile({calls[0].target}) ran at {fmt_us(calls[0].time_us)} and only wrapped the function: "
+            f"torch.compile({calls[0].target}) ran at {fmt_us(calls[0].time_us)} and only wrapped {calls[0].target}: "
             "nothing compiled there."
         )
     first = next((c for c in compiles if c.trigger is not None and c.trigger.time_us is not None), None)

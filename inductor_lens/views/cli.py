@@ -316,8 +316,10 @@ def cmd_run(tokens: Sequence[str]) -> int:
             _exit_anyway_after(130, seconds=30)
         return 130
     if run.error is not None:
+        # one line: the traceback above holds the whole message (torch's are often many lines)
+        said = next((ln.strip() for ln in str(run.error).splitlines() if ln.strip()), "")
         _say(
-            f"error: {script} raised {type(run.error).__name__}: {run.error}; the report of what compiled "
+            f"error: {script} raised {type(run.error).__name__}: {said}; the report of what compiled "
             f"before that ({n} compile(s), {k} kernel(s)) is at {_where(written)}"
         )
         return 1

@@ -551,7 +551,7 @@ def test_when_is_said_once_in_python_for_each_way_inductor_can_run(tmp_path):
     r = Report("2.13.0", "cpu", compiles=[compile_(kind="first_call", reason="first call of f()", time_us=4.06e6)])
     r = dataclasses.replace(r, compile_calls=[call])
     assert r.when == (
-        "torch.compile(step) ran at 200.0 ms and only wrapped the function: nothing compiled there. Inductor first "
+        "torch.compile(step) ran at 200.0 ms and only wrapped step: nothing compiled there. Inductor first "
         "ran at 4.06 s, at the first call of the compiled function (train.py:12 y = step(x)): first call of f()."
     )
     # the first compile with a time, whatever its kind: an AOTInductor compile is not a call of a compiled function
@@ -582,3 +582,16 @@ def test_when_is_said_once_in_python_for_each_way_inductor_can_run(tmp_path):
     assert all(lazy.pending(c) for c in loaded.compiles) and loaded.when == r.when
     assert all(lazy.pending(c) for c in loaded.compiles)
     assert f"  when: {r.when[:60]}" in r.summary()
+
+
+def test_the_summary_gives_a_graph_breaks_cause_not_torchs_header():
+    from inductor_lens.report.model import GraphBreak
+
+    reason = (
+        "Encountered graph break when attempting to trace CALL: a function call, e.g. f(x, y):\n\n"
+        "Unsupported Tensor.item() call with capture_scalar_outputs=False\n  Explanation: ..."
+    )
+    at = Frame("/home/u/dyn.py", 7, "forward", "n = x.sum().item()")
+    r = Report("2.13.0", "cpu", graph_breaks=[GraphBreak(reason=reason, user_stack=[at])])
+    (line,) = [ln for ln in r.summary().splitlines() if "graph break at" in ln]
+    assert line == "  graph break at /home/u/dyn.py:7: Unsupported Tensor.item() call with capture_scalar_outputs=False"

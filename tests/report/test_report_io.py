@@ -87,6 +87,17 @@ def test_serialization_failing_never_opens_the_target(tmp_path, monkeypatch):
     assert path.read_bytes() == b'{"old": 1}' * 3000
 
 
+def test_a_missing_folder_is_named_never_a_temporary_file(tmp_path):
+    """Both writers (``save_json``, ``save_html``: spooled beside the file) name the missing folder the user gave."""
+    missing = tmp_path / "no" / "such"
+    for save in (_report().save_json, _report().save_html):
+        with pytest.raises(FileNotFoundError) as e:
+            save(missing / "r.out")
+        assert e.value.filename == str(missing) and "does not exist" in str(e.value), e.value
+        assert ".tmp" not in str(e.value) and "spool" not in str(e.value)
+    assert not (tmp_path / "no").exists()
+
+
 def test_replace_keeps_the_files_permissions(tmp_path):
     path = tmp_path / "r.json"
     path.write_text("{}")

@@ -365,6 +365,22 @@ def test_a_fullgraph_error_is_reported_as_raised_not_as_run_eagerly(inproc, work
     assert "compile_raised" in codes and "eager_fallback" not in codes, codes
     (raised,) = [d for d in diags if d.code == "compile_raised"]
     assert "raised Unsupported to your code" in raised.message and "graph_break" in raised.message
+    assert "with fullgraph=True a graph break is an error" in raised.message
+
+
+def test_an_error_found_while_tracing_is_raised_without_blaming_fullgraph(inproc, workdir):
+    """A shape error dynamo finds while tracing (no fullgraph) reaches the user's code: the diagnostic says it was
+    raised and nothing ran eagerly, and nothing about fullgraph, which the script never set."""
+    (workdir / "shapes.py").write_text(
+        "import torch\ndef f(x, w):\n    return x @ w\ntorch.compile(f)(torch.ones(2, 3), torch.ones(4, 5))\n"
+    )
+    status, _, err = inproc("run", "--json", "shapes.json", "shapes.py")
+    assert status == 1 and "error: shapes.py raised " in err, err
+    # torch's message is many lines (the traceback above has them): the lens's own says it on one
+    said = err.strip().splitlines()[-1]
+    assert said.startswith("inductor-lens: error: shapes.py raised TorchRuntimeError: ") and "shapes.json" in said
+    (raised,) = [d for d in inductor_lens.load(workdir / "shapes.json").diagnostics if d.code == "compile_raised"]
+    assert "nothing ran eagerly" in raised.message and "fullgraph" not in raised.message, raised.message
 
 
 def test_show_renders_a_saved_report_and_gzip(inproc, workdir):

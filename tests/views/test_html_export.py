@@ -197,7 +197,7 @@ def test_offline_page_views_search_and_keyboard(tmp_path, offline_page, training
     tl = page.locator('[data-view="timeline"]').inner_text()
     # the answer in words is Python's (Report.when), drawn as it is
     assert page.locator('[data-view="timeline"] .il-tl-words').inner_text() == training_report.when
-    assert "only wrapped the function" in training_report.when
+    assert "and only wrapped " in training_report.when
     for c in training_report.compiles:
         assert c.id in tl
     # each phase says what it is (Phase.gloss beside its name where it fits, never cut; Phase.what in its tooltip)
