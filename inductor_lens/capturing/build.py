@@ -1053,6 +1053,7 @@ def _compile(
         graph_outputs=rec.graph_outputs,
         returned_outputs=rec.returned_outputs,
         saved_outputs=rec.saved_outputs,
+        backward_compiled=_backward_compiled(rec, raw, window, windows, starts),
         autotune_mode=AutotuneMode(**rec.autotune_mode) if rec.autotune_mode else None,
         subgraph=rec.subgraph,
         guards=str(guards[-1]) if guards else "",
@@ -1061,6 +1062,20 @@ def _compile(
     )
     compiled = finish_compile(made, view=not (view_later and missing(made)))
     return compiled if complete else dataclasses.replace(compiled, label=f"{compiled.label} (did not finish)")
+
+
+def _backward_compiled(
+    rec: RawGraph, raw: Raw, window: Optional[RawWindow], windows: list[RawWindow], starts: list[float]
+) -> str:
+    """``Compile.backward_compiled`` of a training forward: ``with_forward`` where a backward of its compile id began
+    inside the forward's own compile window (AOT autograd compiled it at once), ``first_backward`` where it began in
+    a window of its own (the lazy backward, at the first ``.backward()``), ``""`` where no backward was seen."""
+    if rec.graph_kind != "forward" or window is None:
+        return ""
+    for g in raw.graphs:
+        if g.graph_kind == "backward" and g.compile_id == rec.compile_id and g.start_us >= rec.start_us:
+            return "with_forward" if _window_for(g, windows, starts) is window else "first_backward"
+    return ""
 
 
 class CompileMaker:

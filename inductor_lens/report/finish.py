@@ -326,6 +326,7 @@ def finish_compile(c: Compile, view: bool = True) -> Compile:
             c.graph_kind,
             *([shown.get(b, b) for b in bs] for bs in (c.returned_outputs, c.saved_outputs)),
             subgraph=c.subgraph,
+            backward_compiled=c.backward_compiled,
         ),
         autotune_note=_autotune_note(c, kernels, fused),
     )

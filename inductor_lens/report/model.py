@@ -42,7 +42,7 @@ SCHEMA_VERSION = 2
 
 #: The generation of the derived fields (``report/finish.py``) a report holds. A report written before
 #: derived fields were added (no ``derived`` key, or a smaller number) gets them filled when it is loaded.
-DERIVED_VERSION = 13  # 2: Trigger.summary; 3: Compile.module_view, FusedNode.group_path; 4: FusedNode.no_line_reason;
+DERIVED_VERSION = 14  # 2: Trigger.summary; 3: Compile.module_view, FusedNode.group_path; 4: FusedNode.no_line_reason;
 # 5: a backward's saved inputs named by what made them, input copies labelled, Trigger.kind ahead_of_time;
 # 6: FusedNode.built_lines (where the user's code built the modules of ops that ran inside torch)
 # 7: module paths inferred where a compile recorded none (Compile.modules_inferred, report/module_paths.py)
@@ -52,6 +52,8 @@ DERIVED_VERSION = 13  # 2: Trigger.summary; 3: Compile.module_view, FusedNode.gr
 # 11: module views again (repeats by sub-modules, openings by rows: report/modules.py), autotune choices' `what`
 # 12: Compile.edges (the fusion graph's data edges, rules.fusion_edges: the front end drew its own)
 # 13: module views again (a kernel call's fused nodes one box in the openings' count; repeats in any order)
+# 14: a forward's graph_note says when its backward compiled (Compile.backward_compiled), never only "at the first
+#     .backward()"
 
 #: Languages a kernel may be written in: what Inductor's output code defines (``async_compile.<kind>``),
 #: ``extern`` for calls of library kernels, ``other`` when the source was not found.
@@ -987,6 +989,11 @@ class Compile(_Record):
     #: known (a TORCH_TRACE import, an older report) and for other graphs.
     returned_outputs: list[str] = field(default_factory=list)
     saved_outputs: list[str] = field(default_factory=list)
+    #: When a training forward's backward compiled: ``first_backward`` (lazily, at the first ``.backward()``:
+    #: torch's default) or ``with_forward`` (at once, in this forward's compile: AOT autograd does so when the
+    #: forward saves symbolic sizes for the backward, dynamic shapes); ``""`` where not seen (no backward in the
+    #: capture, a TORCH_TRACE import, an older report) and for other graphs.
+    backward_compiled: str = ""
     #: What the panel says about the kind of graph (``rules.graph_note``): why a forward is a training forward
     #: and what it saves; ``""`` for other graphs and in reports made before it.
     graph_note: str = ""

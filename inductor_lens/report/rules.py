@@ -319,11 +319,28 @@ def compile_label(compile_id: str, graph_kind: str, frame_lbl: str, suffix: str 
     return f"{who}: {graph_kind} graph · {compile_id}{suffix}"
 
 
-def graph_note(graph_kind: str, returned: list[str], saved: list[str], subgraph: str = "") -> str:
+#: When a training forward's backward compiles, by ``Compile.backward_compiled``.
+_BACKWARD_WHEN = {
+    "first_backward": "the backward compiles at the first .backward()",
+    "with_forward": (
+        "the backward compiled at once, with this forward, not at the first .backward(): AOT autograd does so when "
+        "the forward saves symbolic sizes for it (dynamic shapes)"
+    ),
+    "": (
+        "the backward compiles at the first .backward() (at once, with the forward, where the forward saves "
+        "symbolic sizes for it)"
+    ),
+}
+
+
+def graph_note(
+    graph_kind: str, returned: list[str], saved: list[str], subgraph: str = "", backward_compiled: str = ""
+) -> str:
     """What a compile's panel says about its kind of graph: a ``forward`` is a training forward, compiled because
     grad mode was on and an input requires grad (an ``.eval()`` model's parameters still do), which also returns
-    what the backward needs (``saved``, where known); a ``subgraph`` (``true_graph_0``) is a branch Inductor lowered
-    inside another graph; ``""`` for other inference and backward graphs."""
+    what the backward needs (``saved``, where known), and whose backward compiled when ``backward_compiled`` says
+    (``Compile.backward_compiled``); a ``subgraph`` (``true_graph_0``) is a branch Inductor lowered inside another
+    graph; ``""`` for other inference and backward graphs."""
     if subgraph:
         return (
             f"A subgraph ({subgraph}): a torch.cond branch or a loop body that Inductor lowers as a graph of its own "
@@ -347,7 +364,7 @@ def graph_note(graph_kind: str, returned: list[str], saved: list[str], subgraph:
     )
     return (
         "A training forward: grad mode was on and an input requires grad (a model's parameters do, even after "
-        ".eval()), so AOT autograd split forward from backward; the backward compiles at the first .backward()."
+        f".eval()), so AOT autograd split forward from backward; {_BACKWARD_WHEN.get(backward_compiled, _BACKWARD_WHEN[''])}."
         f"{what} Under torch.no_grad() or torch.inference_mode() it would compile as one inference graph that "
         "saves nothing."
     )

@@ -93,6 +93,8 @@ def test_training_step_has_forward_and_lazy_backward_both_linked(training_report
     fwd, bwd = r.compiles
     assert fwd.trigger.kind == "first_call" and bwd.trigger.kind == "lazy_backward"
     assert bwd.trigger.user_stack[-1].code == "loss.backward()"
+    assert fwd.backward_compiled == "first_backward" and bwd.backward_compiled == ""
+    assert "the backward compiles at the first .backward()." in fwd.graph_note
     for c in (fwd, bwd):
         for k in c.kernels:
             assert k.fused_nodes and k.fx_nodes and k.compiler_stack, (c.id, k.name)

@@ -175,6 +175,12 @@ def test_dynamic_training_step_over_two_batch_sizes():
     plain, report = observe(scenario)
     assert plain["graphs"] == 1
     assert {c.graph_kind for c in report.compiles} == {"forward", "backward"}
+    # the forward saves symbolic sizes for the backward, so AOT autograd compiled the backward at once, with it:
+    # the forward's panel says so (it said "the backward compiles at the first .backward()"), as the backward's does
+    fwd, bwd = report.compile("0/0 forward"), report.compile("0/0 backward")
+    assert fwd.backward_compiled == "with_forward" and bwd.trigger.time_us == fwd.trigger.time_us
+    assert "the backward compiled at once, with this forward, not at the first .backward()" in fwd.graph_note
+    assert "compiled together with the forward" in bwd.trigger.reason
 
 
 def test_graph_breaks_and_a_shape_recompile():
