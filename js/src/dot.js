@@ -142,6 +142,9 @@ function addBoxes(g, expanded, times) {
     if (kernelKey && keyToId.has(kernelKey)) {
       const it = items.get(keyToId.get(kernelKey));
       it.members.push(n.name);
+      // a box of several of one kernel's nodes is the kernel: its kind (Kernel.kind, Python: a reduction if any
+      // node reduces); a box of one node, the rest drawn elsewhere (inside a folded module), keeps the node's own
+      it.kind = (idx.kernels.get(n.kernel) || {}).kind || it.kind;
       it.nOps += (n.fx_nodes || []).length;
       for (const op of opsOf(n)) if (!it.ops.includes(op)) it.ops.push(op);
       keyToId.set("node:" + n.name, it.id);
@@ -152,8 +155,7 @@ function addBoxes(g, expanded, times) {
       type: "node",
       name: n.name,
       kernel: n.kernel || "",
-      // a run of one kernel's nodes is the kernel: its kind (Kernel.kind, Python: a reduction if any node reduces)
-      kind: (run.length > 1 && (idx.kernels.get(n.kernel) || {}).kind) || n.kind,
+      kind: n.kind,
       index: i,
       label: n.label || n.kernel || n.name,
       members: [n.name],

@@ -364,3 +364,36 @@ test("a repeated module is one box that says what repeats; the opening is the on
     ["net.blocks.0", "net.blocks.1", "net.blocks.2"],
   );
 });
+
+test("a kernel's box is the kernel's kind; one of its nodes drawn alone (the rest in a folded module) keeps its own", () => {
+  const node = (i, kind, module) => ({
+    name: `op${i}`,
+    kind,
+    fx_nodes: [`n${i}`],
+    kernel: "cpp_fused_sum_0",
+    reads: ["x"],
+    writes: [`buf${i}`],
+    module_stack: [module],
+  });
+  const c = {
+    id: "0/0 backward",
+    graph_inputs: ["x"],
+    graph_outputs: [],
+    fused_nodes: [node(0, "reduction", "block"), node(1, "reduction", "block"), node(2, "pointwise", "head")],
+    kernels: [
+      {
+        name: "cpp_fused_sum_0",
+        kind: "reduction",
+        fused_nodes: ["op0", "op1", "op2"],
+        call_sites: [["op0", "op1", "op2"]],
+      },
+    ],
+  };
+  const kindOf = (b, n) => b.items.get(b.keyToId.get(`node:${n}`)).kind;
+  const folded = buildFusion(indexCompile(c), new Set(["head"])); // block folded: op2 is drawn alone
+  assert.notEqual(folded.keyToId.get("node:op2"), folded.keyToId.get("node:op0"));
+  assert.equal(kindOf(folded, "op2"), "pointwise");
+  const open = buildFusion(indexCompile(c), new Set(["block", "head"])); // all three in one box: the kernel
+  const box = open.items.get(open.keyToId.get("node:op2"));
+  assert.deepEqual([box.members, box.kind], [["op0", "op1", "op2"], "reduction"]);
+});

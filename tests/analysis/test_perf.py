@@ -753,6 +753,26 @@ def test_roofline_view_dots_click_selects_and_boxes_coloured_by_peak(tmp_path, o
     assert page.locator(".il-compile").input_value() == bwd.id
     assert page.locator('[data-role="peak-verdict"]').inner_text() == k.profile.verdict
     assert "Inductor's buffer accesses" in page.locator('[data-role="kernel-cost"]').inner_text()
+    # its lines wrap between words: no word narrower than its box is split over two lines ("FLOP/byt e")
+    split = page.evaluate(
+        """(root) => {
+        const out = [], walk = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+        for (let t = walk.nextNode(); t; t = walk.nextNode()) {
+          const width = t.parentElement.getBoundingClientRect().width;
+          for (const m of t.data.matchAll(/\\S+/g)) {
+            const r = document.createRange();
+            r.setStart(t, m.index);
+            r.setEnd(t, m.index + m[0].length);
+            const rects = [...r.getClientRects()].filter((x) => x.width > 0);
+            const lines = new Set(rects.map((x) => Math.round(x.top))).size;
+            if (lines > 1 && rects.reduce((a, x) => a + x.width, 0) < width) out.push(m[0]);
+          }
+        }
+        return out;
+      }""",
+        page.locator('[data-role="kernel-cost"]').element_handle(),
+    )
+    assert split == [], split
     # fusion boxes coloured by the fraction of peak
     page.click('[data-tab="fusion"]')
     page.click('[data-role="colour-by"] [data-colour="peak"]')
