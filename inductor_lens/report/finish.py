@@ -95,7 +95,7 @@ def derive_compile(c: Compile, fx: Optional[dict] = None, view: bool = True) -> 
     """``c`` with the fields the views show and no recorded fact gives as it is, decided here once:
     ``FusedNode.user_lines`` and ``ops``, ``Kernel.user_lines`` and ``call_sites`` (each in execution order;
     where the capture recorded none, runs of consecutive fused nodes), the autotune ``epilogue`` and each choice's ``config``,
-    ``Compile.edges`` (``rules.fusion_edges``), ``Compile.module_view`` and ``FusedNode.group_path``
+    ``Compile.edges`` (``rules.fusion_edges``), ``Compile.graph_note`` (``rules.graph_note``), ``Compile.module_view`` and ``FusedNode.group_path``
     (``report/modules.py``). Idempotent; run by :func:`finish_compile` and on loading a report written before
     these fields. ``view=False``: without the last two (:func:`with_module_view`), for a compile whose module paths
     are inferred after."""
@@ -144,7 +144,15 @@ def derive_compile(c: Compile, fx: Optional[dict] = None, view: bool = True) -> 
     kind = trigger_kind(c.trigger.kind, c.frame)
     trigger = dataclasses.replace(c.trigger, kind=kind, summary=trigger_summary(kind))
     edges = [FusionEdge(*e) for e in fusion_edges(fused, c.graph_inputs, c.graph_outputs)]
-    c = dataclasses.replace(c, fused_nodes=fused, kernels=kernels, trigger=trigger, edges=edges)
+    # an output that is a graph input (a saved input, a parameter) by the name its box shows: x, fc2.weight
+    shown = {n: fx[n].display_name for n in c.saved_outputs + c.returned_outputs if n in fx and fx[n].display_name}
+    note = graph_note(
+        c.graph_kind,
+        *([shown.get(b, b) for b in bs] for bs in (c.returned_outputs, c.saved_outputs)),
+        subgraph=c.subgraph,
+        backward_compiled=c.backward_compiled,
+    )
+    c = dataclasses.replace(c, fused_nodes=fused, kernels=kernels, trigger=trigger, edges=edges, graph_note=note)
     return with_module_view(c) if view else c
 
 
@@ -312,8 +320,6 @@ def finish_compile(c: Compile, view: bool = True) -> Compile:
         )
     ]
     flabel = f"{c.subgraph} (a subgraph)" if c.subgraph else frame_label(c.frame)
-    # an output that is a graph input (a saved input, a parameter) by the name its box shows: x, fc2.weight
-    shown = {n: fx[n].display_name for n in c.saved_outputs + c.returned_outputs if n in fx and fx[n].display_name}
     suffix = c.id[len(f"{c.compile_id} {c.graph_kind}") :] if c.id.startswith(f"{c.compile_id} {c.graph_kind}") else ""
     return dataclasses.replace(
         c,
@@ -322,12 +328,6 @@ def finish_compile(c: Compile, view: bool = True) -> Compile:
         fusion_decisions=decisions,
         frame_label=flabel,
         label=compile_label(c.compile_id, c.graph_kind, flabel, suffix),
-        graph_note=graph_note(
-            c.graph_kind,
-            *([shown.get(b, b) for b in bs] for bs in (c.returned_outputs, c.saved_outputs)),
-            subgraph=c.subgraph,
-            backward_compiled=c.backward_compiled,
-        ),
         autotune_note=_autotune_note(c, kernels, fused),
     )
 

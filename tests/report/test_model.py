@@ -595,3 +595,15 @@ def test_the_summary_gives_a_graph_breaks_cause_not_torchs_header():
     r = Report("2.13.0", "cpu", graph_breaks=[GraphBreak(reason=reason, user_stack=[at])])
     (line,) = [ln for ln in r.summary().splitlines() if "graph break at" in ln]
     assert line == "  graph break at /home/u/dyn.py:7: Unsupported Tensor.item() call with capture_scalar_outputs=False"
+
+
+def test_a_report_written_before_backward_compiled_says_both_cases_not_the_lazy_one_alone():
+    """A forward of an older report (no ``backward_compiled``: not known) gets its note again on load, which no
+    longer claims the backward compiles at the first .backward(): under dynamic shapes it compiled at once."""
+    r = inductor_lens.load(ROOT / "tests" / "fixtures" / "gpu_training.json")
+    fwd = next(c for c in r.compiles if c.graph_kind == "forward")
+    assert fwd.backward_compiled == ""
+    assert (
+        "the backward compiles at the first .backward() (at once, with the forward, where the forward saves symbolic "
+        "sizes for it)." in fwd.graph_note
+    ), fwd.graph_note

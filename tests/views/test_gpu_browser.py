@@ -395,11 +395,11 @@ def test_opening_view_of_every_compile_cuts_no_box_on_the_left_at_three_widths(t
 
 
 def test_the_overview_opens_folded_where_it_would_cover_a_box_and_the_users_choice_is_kept(tmp_path, offline_page):
-    """At 1000 x 700 the Llama-shaped step's column runs under the minimap's corner: the overview opens folded to a "map"
-    button (Minimap.wouldCover); unfolded, it lies over a box (the fold was needed), still moves the view, and
-    the user's fold or unfold holds for the other compiles."""
+    """At 1000 x 720 the Llama-shaped step's column runs under the minimap's corner: the
+    overview opens folded to a "map" button (Minimap.wouldCover); unfolded, it lies over a box (the fold was needed),
+    still moves the view, and the user's fold or unfold holds for the other compiles."""
     page = offline_page
-    page.set_viewport_size({"width": 1000, "height": 700})
+    page.set_viewport_size({"width": 1000, "height": 720})
     report = inductor_lens.load(FIXTURES / "gpu_llama8b_4layers_training.json.gz")
     report.save_html(tmp_path / "llama.html")
     _open(page, tmp_path / "llama.html")

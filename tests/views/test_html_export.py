@@ -89,7 +89,14 @@ def test_offline_page_click_box_shows_source_and_backtraces(tmp_path, offline_pa
     c, node, kernel = _first_kernel_node(training_report)
     path = tmp_path / "train.html"
     training_report.save_html(path)
-    _open(page, path)
+    # the page is the window's height at two sizes (the header wraps differently): it was 9 px taller, so the
+    # page scrolled when a view took the focus
+    for size in ({"width": 1000, "height": 700}, {"width": 1400, "height": 900}):  # the page's own size last
+        page.set_viewport_size(size)
+        _open(page, path)
+        assert page.evaluate("document.documentElement.scrollHeight") == size["height"]
+        root = page.locator(".il-root").bounding_box()
+        assert root["height"] >= 360 and root["y"] + root["height"] <= size["height"] - 8, root
     if c.id != training_report.compiles[0].id:
         page.select_option(".il-compile", c.id)
     box = page.locator(f'[data-view="fusion"] [data-node="{node.name}"]')
