@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import ast
 import functools
+import sys
 import traceback
 from typing import Any, Optional
 
@@ -50,6 +51,12 @@ class CellRaised(Exception):
         self.original = original
 
     def _render_traceback_(self):
+        """Nothing to show (IPython showed the cell's own traceback); and IPython, which has just made this the last
+        error (``sys.last_value``), gets the cell's own back: ``%debug`` and ``%tb`` go to the user's frame."""
+        original = self.original
+        sys.last_type, sys.last_value, sys.last_traceback = type(original), original, original.__traceback__
+        if hasattr(sys, "last_exc"):  # Python 3.12+
+            sys.last_exc = original
         return []
 
 

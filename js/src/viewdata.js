@@ -186,8 +186,11 @@ export function sortRows(rows, sort, filter) {
  */
 export function fmtShape(gn) {
   if (!gn || !Array.isArray(gn.shape)) return { text: "", hint: "" };
-  const text = `[${gn.shape.join(", ")}]`;
-  const hint = Array.isArray(gn.shape_hint) && gn.shape_hint.length ? `[${gn.shape_hint.join(", ")}]` : "";
+  // a node that yields several tensors has a list of shapes (GraphNode.shape): "([], [4, 8])"
+  const one = (s) => (Array.isArray(s) ? `[${s.join(", ")}]` : String(s));
+  const fmt = (s) => (s.some(Array.isArray) ? `(${s.map(one).join(", ")})` : one(s));
+  const text = fmt(gn.shape);
+  const hint = Array.isArray(gn.shape_hint) && gn.shape_hint.length ? fmt(gn.shape_hint) : "";
   return { text, hint: hint && hint !== text ? hint : "" };
 }
 

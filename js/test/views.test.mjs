@@ -259,6 +259,11 @@ test("bidi controls and zero-width characters become visible escapes", () => {
 test("symbolic shapes show their capture-time sizes as a hint", () => {
   assert.deepEqual(fmtShape({ shape: ["s0", 768], shape_hint: [8, 768] }), { text: "[s0, 768]", hint: "[8, 768]" });
   assert.deepEqual(fmtShape({ shape: [4, 768] }), { text: "[4, 768]", hint: "" });
+  // a node of several tensors (an output node, a multi-output op): each shape whole, a 0-d one as []
+  assert.deepEqual(fmtShape({ shape: [[], [4, 8], ["s0", 8]], shape_hint: [[], [4, 8], [3, 8]] }), {
+    text: "([], [4, 8], [s0, 8])",
+    hint: "([], [4, 8], [3, 8])",
+  });
   assert.deepEqual(fmtShape({}), { text: "", hint: "" });
 });
 

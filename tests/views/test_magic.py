@@ -363,6 +363,9 @@ def test_cell_raising_shows_traceback_and_what_compiled_before(kernel):
     assert any(WIDGET_MIME in m["content"].get("data", {}) for m in ex.outputs[first_error:])
     assert kernel.value("len(rep_err.kernels)") == 1
     assert kernel.value("'after' in globals()") is False
+    # the last error is the cell's own, not the lens's: %debug and %tb go to the user's frame
+    assert kernel.value("type(__import__('sys').last_value).__name__") == "ZeroDivisionError"
+    assert kernel.value("(lambda s: s.last_traceback is s.last_value.__traceback__)(__import__('sys'))") is True
     assert any(
         code == "user_code_raised" and "the cell raised ZeroDivisionError" in message
         for code, message in kernel.value("[(d.code, d.message) for d in rep_err.diagnostics]")
