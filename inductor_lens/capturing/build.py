@@ -352,6 +352,11 @@ class _GraphBuilder:
         return None
 
     def sort_fx(self, names: list[str]) -> list[str]:
+        """``names`` once each, in graph order. A subgraph's (a ``torch.cond`` branch) keeps its own graph's nodes only:
+        Inductor gives its nodes the origins of the parent's call too (``cond``, ``true_graph_0``), which are not
+        ops of the branch."""
+        if self.rec.subgraph:
+            names = [n for n in names if n in self.order]
         return sorted(dict.fromkeys(names), key=lambda n: self.order.get(n, 1 << 30))
 
     def member_ops(self, sn: RawSchedNode) -> list[list[str]]:
@@ -1020,11 +1025,11 @@ def _compile(
         else []
     )
     graphs = {}
-    if dyn is not None and rec.graph_kind != "backward":
+    if dyn is not None and rec.graph_kind != "backward" and not rec.subgraph:  # a branch has no dynamo graph of its own
         codes = trace.payloads("dynamo_output_graph", rec.compile_id)
         graphs["dynamo"] = Graph(nodes=_graph_nodes(dyn, dyn_roles), code=str(codes[-1]) if codes else "")
     post_codes = trace.payloads("inductor_post_grad_graph", rec.compile_id)
-    graphs["post_grad"] = Graph(nodes=graph_nodes, code=str(post_codes[idx]) if idx < len(post_codes) else "")
+    graphs["post_grad"] = Graph(nodes=graph_nodes, code=str(post_codes[idx]) if 0 <= idx < len(post_codes) else "")
     guards = trace.payloads("dynamo_cpp_guards_str", rec.compile_id) or trace.payloads("dynamo_guards", rec.compile_id)
     reasons = [readable_reasons(p) for p in trace.payloads("recompile_reasons", rec.compile_id) if p]
     complete = rec.loaded is not False or rec.aot  # AOTInductor packages its module, never loading it here
@@ -1069,8 +1074,9 @@ def _backward_compiled(
 ) -> str:
     """``Compile.backward_compiled`` of a training forward: ``with_forward`` where a backward of its compile id began
     inside the forward's own compile window (AOT autograd compiled it at once), ``first_backward`` where it began in
-    a window of its own (the lazy backward, at the first ``.backward()``), ``""`` where no backward was seen."""
-    if rec.graph_kind != "forward" or window is None:
+    a window of its own (the lazy backward, at the first ``.backward()``), ``""`` where no backward was seen and in
+    a TORCH_TRACE import (streamed, a forward is made before its backward is read: the whole import says the same)."""
+    if rec.graph_kind != "forward" or window is None or raw.imported:
         return ""
     for g in raw.graphs:
         if g.graph_kind == "backward" and g.compile_id == rec.compile_id and g.start_us >= rec.start_us:
@@ -1102,8 +1108,11 @@ class CompileMaker:
             return None
         base_id = f"{rec.compile_id} {rec.graph_kind}"
         self.ids[base_id] = n = self.ids.get(base_id, 0) + 1
-        idx = self.seen_of_cid.get(rec.compile_id, 0)  # the how-manieth graph of this compile id this is
-        self.seen_of_cid[rec.compile_id] = idx + 1
+        # the how-manieth graph of this compile id this is, which picks its post-grad code; torch logs none for a
+        # subgraph (a torch.cond branch lowered inside its parent): it has none, and takes no other graph's
+        idx = -1 if rec.subgraph else self.seen_of_cid.get(rec.compile_id, 0)
+        if not rec.subgraph:
+            self.seen_of_cid[rec.compile_id] = idx + 1
         forward_nodes = None
         if rec.graph_kind == "backward":
             i = self.backs.get(rec.compile_id, 0)

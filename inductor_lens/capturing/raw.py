@@ -105,6 +105,9 @@ class Raw:
     #: ``inputs`` the lowered graph's placeholders as ``{name: [role, display name]}``.
     aot_calls: list[dict] = field(default_factory=list)
     device: str = "cpu"
+    #: Rebuilt from a TORCH_TRACE log (``trace_import``), not captured: a streamed import makes each forward before
+    #: its backward is read, so what only the backward tells (``Compile.backward_compiled``) is left unknown.
+    imported: bool = False
 
     def diag(self, code: str, message: str, detail: str = "") -> None:
         """Note a diagnostic (see ``model.DIAGNOSTIC_CODES``); the same one twice is kept once."""

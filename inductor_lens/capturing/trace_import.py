@@ -76,7 +76,7 @@ class _RawFromTrace:
 
     def __init__(self, records: Iterable[tuple[dict, Any, float]]):
         self.records = records
-        self.raw = Raw(t0_us=0.0)
+        self.raw = Raw(t0_us=0.0, imported=True)
         self.count = 0
         self.parsed: dict[tuple, list[dict]] = {}
         self.post_grad_text: dict[str, str] = {}  # compile id -> latest post-grad graph text

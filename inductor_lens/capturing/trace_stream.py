@@ -24,6 +24,7 @@ import dataclasses
 import datetime
 import marshal
 import os
+import types
 from array import array
 from bisect import bisect_left, bisect_right
 from collections import defaultdict, deque
@@ -299,6 +300,7 @@ class _Finish:
         self.forwards: dict[str, list] = defaultdict(list)  # compile id -> [(inferred forward, changed)]
         self.backs: dict[str, int] = defaultdict(int)
         self.facts: list[tuple[bool, bool, bool]] = []
+        self.timed: list = []  # the trigger of the first compile whose trigger has a time, as Report.when reads it
 
     def add(self, c: Compile) -> None:
         if c.kernels:  # finish.mark_same_graphs
@@ -334,6 +336,8 @@ class _Finish:
         elif c.module_view is None:  # made without it for the paths it lacked, and none could be inferred
             c = with_module_view(c)
         self.facts.append(rules.view_facts(c))
+        if not self.timed and c.trigger is not None and c.trigger.time_us is not None:
+            self.timed.append(types.SimpleNamespace(trigger=c.trigger))  # its trigger alone: the compile is let go
         self.write(c)
 
     def _mark(self, c: Compile) -> Compile:
@@ -515,6 +519,7 @@ def stream_trace(
     )
     object.__setattr__(head, "views", list(rules.available_views(facts)))  # of the compiles written
     object.__setattr__(head, "profiled", any(f[0] for f in facts))
+    object.__setattr__(head, "when", rules.when_text([], finish.timed if finish else [], head.empty_frames))
     if on_progress is not None:
         on_progress(
             f"{os.path.basename(path)}: {log.records} records, {stats.compiles} compile(s), {sink.kernels} kernel(s)"

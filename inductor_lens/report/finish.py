@@ -21,6 +21,7 @@ from .model import DERIVED_VERSION, SCHEMA_VERSION, Compile, FusedNode, FusionEd
 from .module_paths import infer_modules
 from .modules import module_view
 from .rules import (
+    CONTROL_FLOW_OPS,
     NOT_OPS,
     TUNABLE_OPS,
     autotune_chosen,
@@ -39,6 +40,7 @@ from .rules import (
     is_input_copy,
     kernel_kind,
     kernel_runs,
+    no_kernel_reason,
     no_line_reason,
     node_ops,
     parse_size_hints,
@@ -71,6 +73,9 @@ def _fused(n: FusedNode, kernels: dict[str, Kernel], fx: dict) -> FusedNode:
     ops = [short_op(fx[name].target) for name in n.fx_nodes if name in fx and fx[name].op not in NOT_OPS]
     callee = str((k.metadata if k else {}).get("callee") or "")
     label = fused_label(n.kind, n.kernel, k.language if k else "", ops, callee, n.name)
+    branches = [name for name in n.fx_nodes if name in fx and fx[name].op == "get_attr"]
+    if branches and CONTROL_FLOW_OPS.intersection(ops):  # a cond box names the subgraphs it runs (compiles of theirs)
+        label = f"{label} → {' | '.join(branches)}"
     # a kernel's stack is all its fused nodes' (a loss kernel that also counts BatchNorm's num_batches_tracked would
     # give the loss's nodes BatchNorm's line): a node that shares its kernel gets its own ops' lines (the kernel's
     # where they have none); the only node of a kernel, the kernel's (the same lines in the same order everywhere)
@@ -79,7 +84,12 @@ def _fused(n: FusedNode, kernels: dict[str, Kernel], fx: dict) -> FusedNode:
         (unique_stacks(fx[name].user_stack for name in n.fx_nodes if name in fx) if own else [])
         or (k.user_stack if k else [])
     )
-    return dataclasses.replace(n, label=label, is_glue=is_glue(n.kind, n.kernel, ops), user_stack=list(stacks))
+    return dataclasses.replace(
+        n,
+        label=label,
+        is_glue=is_glue(n.kind, n.kernel, ops),
+        user_stack=list(stacks),
+    )
 
 
 def _fx_of(c: Compile) -> dict:
@@ -93,9 +103,10 @@ def _fx_of(c: Compile) -> dict:
 
 def derive_compile(c: Compile, fx: Optional[dict] = None, view: bool = True) -> Compile:
     """``c`` with the fields the views show and no recorded fact gives as it is, decided here once:
-    ``FusedNode.user_lines`` and ``ops``, ``Kernel.user_lines`` and ``call_sites`` (each in execution order;
-    where the capture recorded none, runs of consecutive fused nodes), the autotune ``epilogue`` and each choice's ``config``,
-    ``Compile.edges`` (``rules.fusion_edges``), ``Compile.graph_note`` (``rules.graph_note``), ``Compile.module_view`` and ``FusedNode.group_path``
+    ``FusedNode.user_lines``, ``ops``, ``no_line_reason`` and ``no_kernel_reason``, ``Kernel.user_lines`` and
+    ``call_sites`` (each in execution order; where the capture recorded none, runs of consecutive fused nodes), the
+    autotune ``epilogue`` and each choice's ``config``, ``Compile.edges`` (``rules.fusion_edges``),
+    ``Compile.graph_note`` (``rules.graph_note``), ``Compile.module_view`` and ``FusedNode.group_path``
     (``report/modules.py``). Idempotent; run by :func:`finish_compile` and on loading a report written before
     these fields. ``view=False``: without the last two (:func:`with_module_view`), for a compile whose module paths
     are inferred after."""
@@ -112,6 +123,11 @@ def derive_compile(c: Compile, fx: Optional[dict] = None, view: bool = True) -> 
                 user_lines=lines,
                 ops=node_ops(fx[name].target for name in n.fx_nodes if name in fx and fx[name].op not in NOT_OPS),
                 no_line_reason=no_line_reason(bool(lines), n.fx_nodes, n.no_line_reason, copy),
+                no_kernel_reason=no_kernel_reason(
+                    n.kernel,
+                    [short_op(fx[name].target) for name in n.fx_nodes if name in fx],
+                    [name for name in n.fx_nodes if name in fx and fx[name].op == "get_attr"],
+                ),
             )
         )
     boxes = [n for n in fused if not n.is_glue]

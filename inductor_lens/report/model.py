@@ -16,7 +16,6 @@ import json
 import operator
 import os
 import reprlib
-import textwrap
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional, Union
 
@@ -281,6 +280,10 @@ class FusedNode(_Record):
     #: it (``rules.no_line_reason``): its ops come from code inside torch, or no FX op is linked to it (in a
     #: TORCH_TRACE import: torch logged no provenance map for its kernel).
     no_line_reason: str = ""
+    #: Why it has no kernel (``kernel`` None), as the panel says it (``rules.no_kernel_reason``): a call of control
+    #: flow's subgraphs (``torch.cond``) runs theirs, each a compile of its own; else a no-op, a view or a buffer
+    #: reuse. Empty for a node with a kernel. Derived when a report is built or loaded.
+    no_kernel_reason: str = ""
     #: Where the user's code built the modules its ops come from (``BuiltLine``, ``report/built.py``), one per
     #: distinct line, in op order: only for a node with no ``user_lines`` (a line that ran wins), whose ops ran
     #: inside torch (an ``nn.Sequential`` of torch's layers). Built here, not ran here: views say so.
@@ -1260,6 +1263,8 @@ class Report(_Record):
     def summary(self) -> str:
         """Plain text: the totals, when Inductor ran (``when``), one line per compile and one per kernel under it, then
         breaks and diagnostics."""
+        import textwrap  # here: importing the model (``import-trace``'s start) does without it
+
         lines = [
             f"inductor_lens report: {len(self.compiles)} compile(s), {len(self.kernels)} kernel(s), "
             f"{len(self.graph_breaks)} graph break(s); torch {self.torch_version} on {self.device}",

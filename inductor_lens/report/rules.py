@@ -443,8 +443,10 @@ def short_op(target: str) -> str:
     parts = [p for p in t.split(".") if p]
     if not parts:
         return t
-    if len(parts) >= 2 and parts[0] in ("_operator", "operator", "builtins", "torch", "prims", "quantized", "math"):
-        return parts[1]
+    if len(parts) >= 2 and parts[0] in (
+        "_operator", "operator", "builtins", "torch", "prims", "quantized", "math", "higher_order"
+    ):  # fmt: skip
+        return parts[1]  # "higher_order.cond" -> "cond"
     if len(parts) >= 3:  # another namespace's op (``ns.op.overload``: a custom op, torchvision, collectives)
         return parts[1]
     return parts[0]
@@ -489,11 +491,44 @@ GLUE_OPS = frozenset(
 )
 
 
+#: Control flow whose branches or body Inductor lowers as subgraphs (``Compile.subgraph``): the node that calls
+#: them has no kernel of its own but runs theirs, so it is a box, never glue.
+CONTROL_FLOW_OPS = frozenset({"cond", "while_loop", "while_loop_stack_output", "scan", "associative_scan", "map_impl"})
+
+
+def no_kernel_reason(kernel: Optional[str], ops: Iterable[str], branches: Sequence[str]) -> str:
+    """``FusedNode.no_kernel_reason``: why a fused node has no kernel, as the panel says it.
+
+    >>> no_kernel_reason(None, ["cond"], ["true_graph_0", "false_graph_0"])  # doctest: +NORMALIZE_WHITESPACE
+    'torch.cond runs one of true_graph_0, false_graph_0 here, the one its predicate picks: Inductor lowered each as a
+    graph of its own, and their kernels are compiles of their own (pick "true_graph_0 (a subgraph)" in the compile
+    menu).'
+    """
+    if kernel:
+        return ""
+    flow = next((o for o in ops if o in CONTROL_FLOW_OPS), "")
+    if flow and branches:
+        picks = ", the one its predicate picks" if flow == "cond" else ""
+        return (
+            f"torch.{flow} runs {'one of ' if len(branches) > 1 else ''}{', '.join(branches)} here{picks}: Inductor "
+            "lowered each as a graph of its own, and their kernels are compiles of their own (pick "
+            f'"{branches[0]} (a subgraph)" in the compile menu).'
+        )
+    return "This node generated no kernel of its own (a no-op, a view, or a buffer reuse)."
+
+
 def is_glue(kind: str, kernel: Optional[str], ops: Iterable[str]) -> bool:
-    """No kernel of its own: a nop node, a ``getitem`` of a multi-output call, a view."""
+    """No kernel of its own: a nop node, a ``getitem`` of a multi-output call, a view; never a call of control
+    flow's subgraphs (:data:`CONTROL_FLOW_OPS`: ``cond``).
+
+    >>> is_glue("extern", None, ["getitem"]), is_glue("extern", None, ["cond"])
+    (True, False)
+    """
     if kernel:
         return False
     ops = list(ops)
+    if any(o in CONTROL_FLOW_OPS for o in ops):
+        return False
     return kind in ("nop", "extern") or (bool(ops) and all(o in GLUE_OPS for o in ops))
 
 

@@ -501,13 +501,14 @@ function copyButton(text, later) {
 }
 
 /** Launch facts, autotuning and the kernel source (or why there is none). */
-function kernelSections({ k }, later) {
+function kernelSections({ n, k }, later) {
   if (!k)
     return [
       section(
         "Kernel source",
         "kernel-source",
-        h("p", { class: "il-muted" }, "This node generated no kernel of its own (a no-op, a view, or a buffer reuse)."),
+        // why there is none, in Python's words (FusedNode.no_kernel_reason: a torch.cond runs its branches' kernels)
+        h("p", { class: "il-muted", "data-role": "no-kernel" }, n.no_kernel_reason),
       ),
     ];
   const pre = h("pre", { class: "il-code", "data-role": "kernel-source" });

@@ -166,3 +166,33 @@ def test_torch_cond_branches_are_subgraphs_of_a_compile_that_finished():
     for c in subs.values():
         assert c.kernels and all(k.language != "other" for k in c.kernels), c.id
         assert c.frame_label == f"{c.subgraph} (a subgraph)" and c.graph_note.startswith(f"A subgraph ({c.subgraph})")
+    # the call of the branches is a box of its own (it was glue, drawn as an edge), which says what it runs
+    parent = next(c for c in report.compiles if not c.subgraph)
+    (call,) = [n for n in parent.fused_nodes if "cond" in n.ops]
+    assert not call.is_glue and call.kernel is None
+    assert call.label.endswith("cond → true_graph_0 | false_graph_0"), call.label
+    assert "torch.cond runs one of true_graph_0, false_graph_0 here" in call.no_kernel_reason
+    for c in subs.values():
+        # a branch has only its own graph: not the parent's dynamo graph, its ops not the parent's call
+        own = {n.name for n in c.graphs["post_grad"].nodes}
+        assert set(c.graphs) == {"post_grad"} and c.graphs["post_grad"].code == "", c.id
+        for n in c.fused_nodes:
+            assert n.fx_nodes and set(n.fx_nodes) <= own and "cond" not in n.ops, (c.id, n.fx_nodes, n.ops)
+
+
+def test_a_training_step_through_torch_cond_keeps_each_graphs_own_post_grad_code():
+    """With a backward, torch logs two post-grad graphs for the compile id (forward, backward) and none for the four
+    branches: the branches took the backward's code and the backward had none. Each graph now has its own."""
+    torch.manual_seed(0)
+    lin = torch.nn.Linear(8, 4)
+
+    def f(x):
+        p = lin(x)
+        return torch.cond(p.sum() > 0, lambda p: p.cos(), lambda p: p.sin(), (p,)).sum()
+
+    with inductor_lens.capture() as cap:
+        torch.compile(f)(torch.randn(4, 8)).backward()
+    codes = {c.id: c.graphs["post_grad"].code for c in cap.report.compiles}
+    fwd, bwd = codes["0/0 forward"], codes["0/0 backward"]
+    assert "def forward" in fwd and "def forward" in bwd and "tangents_1" in bwd and "tangents_1" not in fwd
+    assert [c.subgraph for c in cap.report.compiles if c.subgraph and codes[c.id]] == []
