@@ -1172,18 +1172,22 @@ def _cudagraph_notes(graphs, cid: str, diagnostics: list):
 
 
 def _graph_breaks(trace: _Trace) -> list[GraphBreak]:
-    """The graph breaks dynamo logged, each once (by reason and stack), with the compile ids of the frames it broke
-    in (a recompile breaks again at the same place: ``1/0``, ``1/1``)."""
-    found: dict[tuple, tuple[str, list[Frame], list[str]]] = {}
+    """The graph breaks dynamo logged, each once (by its cause and stack), with the compile ids of the frames it
+    broke in (a recompile breaks again at the same place: ``1/0``, ``1/1``). Dynamo logs a break it cannot resume
+    from twice, the break and then its giving up on the frame ("falling back to eager"): one break, whose reason is
+    the second (it says the frame ran eagerly)."""
+    found: dict[tuple, list] = {}
     for cid, payload, _ in trace.by_kind.get("dynamo_graph_break_reason", []):
         reason, stack = parse_graph_break(str(payload or ""))
         # from the user's outermost frame: the launcher's (inductor-lens run, runpy, a notebook's kernel) left out
         stack = stack[next((i for i, f in enumerate(stack) if f.is_user), 0) :]
-        key = (reason, tuple((f.file, f.line) for f in stack))
-        ids = found.setdefault(key, (reason, stack, []))[2]
+        cause = rules.break_summary(reason).removesuffix(rules.EAGER_FRAME_NOTE) or reason
+        entry = found.setdefault((cause, tuple((f.file, f.line) for f in stack)), [reason, stack, []])
+        if "falling back to eager" in reason.split("\n", 1)[0]:
+            entry[0] = reason
         cid = _base_cid(str(cid or ""))
-        if cid and cid not in ids:
-            ids.append(cid)
+        if cid and cid not in entry[2]:
+            entry[2].append(cid)
     return [GraphBreak(reason=r, user_stack=st, compile_ids=ids) for r, st, ids in found.values()]
 
 

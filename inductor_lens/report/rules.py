@@ -782,6 +782,10 @@ def available_views(facts: Iterable[tuple[bool, bool, bool]]) -> tuple[str, ...]
     return tuple(v for v in VIEWS if (v != "roofline" or roofline) and (v != "memory" or memory))
 
 
+#: What ``break_summary`` adds to the cause of a break where dynamo gave up on the whole frame.
+EAGER_FRAME_NOTE = " (dynamo skipped the whole frame: it ran eagerly)"
+
+
 def break_summary(reason: str) -> str:
     r"""The telling line of a graph break's reason: torch 2.6+ opens it with a header that names only the
     bytecode ("Encountered graph break when attempting to trace CALL: a function call, e.g. f(x, y):"), the
@@ -811,7 +815,7 @@ def break_summary(reason: str) -> str:
         after = next((ln for ln in lines[first + 1 :] if ln), "")
         if after:
             skipped = "falling back to eager" in head
-            return f"{after} (dynamo skipped the whole frame: it ran eagerly)" if skipped else after
+            return f"{after}{EAGER_FRAME_NOTE}" if skipped else after
     return lines[first]
 
 

@@ -196,3 +196,30 @@ def test_cells_rename_frames_in_the_whole_report(recompiles):
         ("cell [7]", 14)
     }  # line 13 of the file, one line down in the cell
     assert {s.file: s.text for s in r.source_files}["cell [7]"] == text
+
+
+def test_a_break_dynamo_could_not_resume_from_is_one_break_that_says_the_frame_ran_eagerly():
+    """Dynamo logs an ``nn.LSTM`` it cannot wrap (torch 2.13) twice: the break, then, after the restart, its giving up
+    on the frame ("falling back to eager"). The report counted 2 graph breaks; it is one, in the words of the second."""
+    from inductor_lens.capturing.build import _graph_breaks, _Trace
+
+    cause = "Attempted to wrap RNN, GRU, or LSTM\n  Explanation: Dynamo does not support RNN, GRU, or LSTM."
+    heads = (
+        "Encountered graph break when attempting to trace CALL: a function call, e.g. f(x, y):",
+        "Failed to handle graph break gracefully. Skipping the function and falling back to eager. Graph break "
+        "encountered:",
+    )
+    where = 'User code traceback:\n  File "/home/u/lstm.py", line 7, in f\n    o, _ = lstm(x)\n'
+    records = [
+        (
+            {"dynamo_graph_break_reason": {}, "frame_id": 0, "frame_compile_id": 0, "attempt": attempt},
+            f"Graph Break Reason: {head}\n\n{cause}\n{where}",
+        )
+        for attempt, head in enumerate(heads)
+    ]
+    (only,) = _graph_breaks(_Trace(records))
+    assert only.compile_ids == ["0/0"] and [f.line for f in only.user_stack] == [7]
+    assert only.summary == "Attempted to wrap RNN, GRU, or LSTM (dynamo skipped the whole frame: it ran eagerly)"
+    # two different causes at one line stay two breaks
+    other = [(records[0][0], records[0][1].replace("Attempted to wrap RNN, GRU, or LSTM", "Unsupported call"))]
+    assert len(_graph_breaks(_Trace(records + other))) == 2

@@ -361,6 +361,9 @@ def test_a_frame_dynamo_could_not_trace_is_said_with_why_and_when_and_its_result
     (frame,) = report.empty_frames
     assert (frame.compile_id, frame.label, frame.line) == ("0/0", "forward()", Tagger.forward.__code__.co_firstlineno)
     assert "graph_break()" in frame.fail and frame.fail in report.graph_breaks[0].reason, (frame.fail, report)
+    # dynamo logged the break, then its giving up on the frame: one break, which says the frame ran eagerly
+    (only,) = report.graph_breaks
+    assert only.summary.endswith("(dynamo skipped the whole frame: it ran eagerly)"), only.summary
     assert frame.what == f"dynamo could not trace it and ran it eagerly (uncompiled): {frame.fail}"
     assert frame.time_us > report.compile_calls[0].time_us and frame.duration_us > 0
     assert "eager_fallback" in [d.code for d in report.diagnostics]
