@@ -97,6 +97,8 @@ function lineHow(entry, compileId) {
 /** Smallest and largest share of the pane the gutter takes (px; fraction of the view's width). */
 const GUTTER_MIN = 168;
 const GUTTER_MAX_SHARE = 0.5;
+/** Below this width (px) the view is a code lens whatever its lines (fitLayout). */
+const LENS_BELOW = 700;
 
 function create(ctx) {
   const { report } = ctx;
@@ -129,8 +131,33 @@ function create(ctx) {
     const most = Math.max(GUTTER_MIN, Math.floor(el.clientWidth * GUTTER_MAX_SHARE)); // never below the old 168 px
     const px = Math.min(Math.max(Math.ceil(widest) + 1, GUTTER_MIN), most);
     el.style.setProperty("--il-src-gutter", `${px}px`);
+    fitLayout();
     return true;
   }
+
+  /**
+   * Code beside its gutter where the lines fit so, a column to scan; else a code lens (il-src-lens): an annotated
+   * line's gutter a row of its own above its code, the code right after the line numbers. A 1000 px page's view
+   * (the panel beside) left the code a third of the view, and a 1400 px page cut a ViT's long lines: the gutter
+   * and what a line keeps took 280 px of an 830 px view. Measured where drawn, again when the view is resized.
+   */
+  function fitLayout() {
+    el.classList.remove("il-src-lens");
+    const width = el.clientWidth;
+    if (!width) return;
+    // beside: how far the code starts after the line numbers (the gutter and what a line keeps)
+    const line = el.querySelector(".il-src-line");
+    const no = line && line.querySelector(".il-src-no"),
+      code = line && line.querySelector(".il-src-code");
+    const shift = no && code ? code.getBoundingClientRect().left - no.getBoundingClientRect().right : 0;
+    // a lens where the view is narrow, or where the lines overflow beside their gutter and fit after the numbers
+    const over = el.scrollWidth > width + 1;
+    if (width <= LENS_BELOW || (over && el.scrollWidth - shift <= width + 1)) el.classList.add("il-src-lens");
+  }
+  const resized = new ResizeObserver(() => {
+    if (fitted && el.clientWidth) fitLayout();
+  });
+  resized.observe(el);
 
   function draw(s) {
     const index = ctx.sourceIndex();
@@ -276,6 +303,9 @@ function create(ctx) {
       if (fresh || !fitted) fitted = fitGutter();
       if (fresh || changed.has("selected") || changed.has("sourceLine") || changed.has("view"))
         marks(s, changed.has("selected") || (fresh && !s.sourceLine));
+    },
+    destroy() {
+      resized.disconnect();
     },
   };
 }
