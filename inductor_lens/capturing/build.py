@@ -1076,7 +1076,7 @@ def _backward_compiled(
     inside the forward's own compile window (AOT autograd compiled it at once), ``first_backward`` where it began in
     a window of its own (the lazy backward, at the first ``.backward()``), ``""`` where no backward was seen and in
     a TORCH_TRACE import (streamed, a forward is made before its backward is read: the whole import says the same)."""
-    if rec.graph_kind != "forward" or window is None or raw.imported:
+    if rec.graph_kind != "forward" or rec.subgraph or window is None or raw.imported:  # a branch: its parent's say
         return ""
     for g in raw.graphs:
         if g.graph_kind == "backward" and g.compile_id == rec.compile_id and g.start_us >= rec.start_us:
@@ -1174,21 +1174,31 @@ def _cudagraph_notes(graphs, cid: str, diagnostics: list):
 def _graph_breaks(trace: _Trace) -> list[GraphBreak]:
     """The graph breaks dynamo logged, each once (by its cause and stack), with the compile ids of the frames it
     broke in (a recompile breaks again at the same place: ``1/0``, ``1/1``). Dynamo logs a break it cannot resume
-    from twice, the break and then its giving up on the frame ("falling back to eager"): one break, whose reason is
-    the second (it says the frame ran eagerly)."""
+    from twice, the break and then its giving up on the frame ("falling back to eager": the same text under another
+    header, and more after it): one break, whose reason is the second (it says the frame ran eagerly)."""
     found: dict[tuple, list] = {}
     for cid, payload, _ in trace.by_kind.get("dynamo_graph_break_reason", []):
         reason, stack = parse_graph_break(str(payload or ""))
         # from the user's outermost frame: the launcher's (inductor-lens run, runpy, a notebook's kernel) left out
         stack = stack[next((i for i, f in enumerate(stack) if f.is_user), 0) :]
-        cause = rules.break_summary(reason).removesuffix(rules.EAGER_FRAME_NOTE) or reason
-        entry = found.setdefault((cause, tuple((f.file, f.line) for f in stack)), [reason, stack, []])
-        if "falling back to eager" in reason.split("\n", 1)[0]:
+        where = tuple((f.file, f.line) for f in stack)
+        key, fallback = (reason, where), "falling back to eager" in reason.partition("\n")[0]
+        if fallback:  # the same break again (its text under another header, and more after it): one break
+            body = _body(reason)
+            key = next((k for k in found if k[1] == where and _body(k[0]) and body.startswith(_body(k[0]))), key)
+        entry = found.setdefault(key, [reason, stack, []])
+        if fallback:
             entry[0] = reason
         cid = _base_cid(str(cid or ""))
         if cid and cid not in entry[2]:
             entry[2].append(cid)
     return [GraphBreak(reason=r, user_stack=st, compile_ids=ids) for r, st, ids in found.values()]
+
+
+def _body(reason: str) -> str:
+    """A graph break's text without torch's header line ("Encountered graph break when attempting to trace ...:")."""
+    head, _, body = reason.partition("\n")
+    return body.strip() if head.rstrip().endswith(":") else ""
 
 
 def _user_files(compiles: list[Compile], others: list[list[Frame]]) -> list[str]:

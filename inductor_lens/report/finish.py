@@ -21,14 +21,15 @@ from .model import DERIVED_VERSION, SCHEMA_VERSION, Compile, FusedNode, FusionEd
 from .module_paths import infer_modules
 from .modules import module_view
 from .rules import (
-    CONTROL_FLOW_OPS,
     NOT_OPS,
     TUNABLE_OPS,
     autotune_chosen,
     autotune_note,
+    branches_text,
     choice_config,
     choice_what,
     compile_label,
+    control_flow,
     epilogue_ops,
     frame_label,
     fused_label,
@@ -73,9 +74,6 @@ def _fused(n: FusedNode, kernels: dict[str, Kernel], fx: dict) -> FusedNode:
     ops = [short_op(fx[name].target) for name in n.fx_nodes if name in fx and fx[name].op not in NOT_OPS]
     callee = str((k.metadata if k else {}).get("callee") or "")
     label = fused_label(n.kind, n.kernel, k.language if k else "", ops, callee, n.name)
-    branches = [name for name in n.fx_nodes if name in fx and fx[name].op == "get_attr"]
-    if branches and CONTROL_FLOW_OPS.intersection(ops):  # a cond box names the subgraphs it runs (compiles of theirs)
-        label = f"{label} → {' | '.join(branches)}"
     # a kernel's stack is all its fused nodes' (a loss kernel that also counts BatchNorm's num_batches_tracked would
     # give the loss's nodes BatchNorm's line): a node that shares its kernel gets its own ops' lines (the kernel's
     # where they have none); the only node of a kernel, the kernel's (the same lines in the same order everywhere)
@@ -84,12 +82,7 @@ def _fused(n: FusedNode, kernels: dict[str, Kernel], fx: dict) -> FusedNode:
         (unique_stacks(fx[name].user_stack for name in n.fx_nodes if name in fx) if own else [])
         or (k.user_stack if k else [])
     )
-    return dataclasses.replace(
-        n,
-        label=label,
-        is_glue=is_glue(n.kind, n.kernel, ops),
-        user_stack=list(stacks),
-    )
+    return dataclasses.replace(n, label=label, is_glue=is_glue(n.kind, n.kernel, ops), user_stack=list(stacks))
 
 
 def _fx_of(c: Compile) -> dict:
@@ -117,17 +110,28 @@ def derive_compile(c: Compile, fx: Optional[dict] = None, view: bool = True) -> 
         copy = is_input_copy(n.kernel, (fx[name].op if name in fx else "" for name in n.fx_nodes))
         if copy:
             copies.add(n.name)
+        ops = node_ops(fx[name].target for name in n.fx_nodes if name in fx and fx[name].op not in NOT_OPS)
+        # a call of control flow's subgraphs (torch.cond) by the names of their compiles: Inductor names a subgraph of
+        # a subgraph after both (true_graph_0_true_graph_0)
+        branches = [
+            f"{c.subgraph}_{name}" if c.subgraph else name
+            for name in n.fx_nodes
+            if name in fx and fx[name].op == "get_attr"
+        ]
+        flow = "" if n.kernel else control_flow(ops)
+        extra = (
+            {"is_glue": False, "label": f"{' · '.join(dict.fromkeys(ops))} → {branches_text(flow, branches)}"}
+            if flow and branches
+            else {}
+        )
         fused.append(
             dataclasses.replace(
                 n,
                 user_lines=lines,
-                ops=node_ops(fx[name].target for name in n.fx_nodes if name in fx and fx[name].op not in NOT_OPS),
+                ops=ops,
                 no_line_reason=no_line_reason(bool(lines), n.fx_nodes, n.no_line_reason, copy),
-                no_kernel_reason=no_kernel_reason(
-                    n.kernel,
-                    [short_op(fx[name].target) for name in n.fx_nodes if name in fx],
-                    [name for name in n.fx_nodes if name in fx and fx[name].op == "get_attr"],
-                ),
+                no_kernel_reason=no_kernel_reason(n.kernel, ops, branches),
+                **extra,
             )
         )
     boxes = [n for n in fused if not n.is_glue]

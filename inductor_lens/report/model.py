@@ -1233,7 +1233,7 @@ class Report(_Record):
     profiled: bool = False
     #: When Inductor ran, in words (``rules.when_text``): where ``torch.compile`` was called (it only wraps), when
     #: and why Inductor first ran, or where nothing compiled, the frame dynamo ran eagerly. Derived like ``views``;
-    #: the timeline's first line and the command line's last.
+    #: the timeline's first line, and printed by ``inductor-lens run`` and ``demo`` above their last.
     when: str = ""
 
     def __post_init__(self) -> None:

@@ -496,23 +496,41 @@ GLUE_OPS = frozenset(
 CONTROL_FLOW_OPS = frozenset({"cond", "while_loop", "while_loop_stack_output", "scan", "associative_scan", "map_impl"})
 
 
+def control_flow(ops: Iterable[str]) -> str:
+    """The control-flow op among a fused node's ops (:data:`CONTROL_FLOW_OPS`: ``cond``), or ``""``."""
+    return next((o for o in ops if o in CONTROL_FLOW_OPS), "")
+
+
+def branches_text(flow: str, branches: Sequence[str]) -> str:
+    """The subgraphs a control-flow call runs, as its box lists them: alternatives for a ``cond``
+    (``true_graph_0 | false_graph_0``), all of them for the others (a ``while_loop``'s condition and body)."""
+    return (" | " if flow == "cond" else ", ").join(branches)
+
+
 def no_kernel_reason(kernel: Optional[str], ops: Iterable[str], branches: Sequence[str]) -> str:
-    """``FusedNode.no_kernel_reason``: why a fused node has no kernel, as the panel says it.
+    """``FusedNode.no_kernel_reason``: why a fused node has no kernel, as the panel says it. ``branches``: the
+    subgraphs a control-flow call runs, by the names of their compiles (``Compile.subgraph``).
 
     >>> no_kernel_reason(None, ["cond"], ["true_graph_0", "false_graph_0"])  # doctest: +NORMALIZE_WHITESPACE
-    'torch.cond runs one of true_graph_0, false_graph_0 here, the one its predicate picks: Inductor lowered each as a
-    graph of its own, and their kernels are compiles of their own (pick "true_graph_0 (a subgraph)" in the compile
+    'torch.cond runs one of true_graph_0, false_graph_0 here, the one its predicate picks: Inductor lowered each as
+    a graph of its own, and their kernels are compiles of their own (pick "true_graph_0 (a subgraph)" in the compile
     menu).'
+    >>> no_kernel_reason(None, ["while_loop"], ["while_loop_cond_graph_0", "while_loop_body_graph_0"])[:85]
+    'torch.while_loop runs while_loop_cond_graph_0 and while_loop_body_graph_0 here, again'
     """
     if kernel:
         return ""
-    flow = next((o for o in ops if o in CONTROL_FLOW_OPS), "")
+    flow = control_flow(ops)
     if flow and branches:
-        picks = ", the one its predicate picks" if flow == "cond" else ""
+        if flow == "cond":
+            runs = f"runs one of {', '.join(branches)} here, the one its predicate picks"
+        elif flow.startswith("while_loop") and len(branches) == 2:
+            runs = f"runs {branches[0]} and {branches[1]} here, again and again while the first says so"
+        else:
+            runs = f"runs {', '.join(branches)} here"
         return (
-            f"torch.{flow} runs {'one of ' if len(branches) > 1 else ''}{', '.join(branches)} here{picks}: Inductor "
-            "lowered each as a graph of its own, and their kernels are compiles of their own (pick "
-            f'"{branches[0]} (a subgraph)" in the compile menu).'
+            f"torch.{flow} {runs}: Inductor lowered each as a graph of its own, and their kernels are compiles of their "
+            f'own (pick "{branches[0]} (a subgraph)" in the compile menu).'
         )
     return "This node generated no kernel of its own (a no-op, a view, or a buffer reuse)."
 
@@ -527,7 +545,7 @@ def is_glue(kind: str, kernel: Optional[str], ops: Iterable[str]) -> bool:
     if kernel:
         return False
     ops = list(ops)
-    if any(o in CONTROL_FLOW_OPS for o in ops):
+    if control_flow(ops):
         return False
     return kind in ("nop", "extern") or (bool(ops) and all(o in GLUE_OPS for o in ops))
 
@@ -782,10 +800,6 @@ def available_views(facts: Iterable[tuple[bool, bool, bool]]) -> tuple[str, ...]
     return tuple(v for v in VIEWS if (v != "roofline" or roofline) and (v != "memory" or memory))
 
 
-#: What ``break_summary`` adds to the cause of a break where dynamo gave up on the whole frame.
-EAGER_FRAME_NOTE = " (dynamo skipped the whole frame: it ran eagerly)"
-
-
 def break_summary(reason: str) -> str:
     r"""The telling line of a graph break's reason: torch 2.6+ opens it with a header that names only the
     bytecode ("Encountered graph break when attempting to trace CALL: a function call, e.g. f(x, y):"), the
@@ -815,7 +829,7 @@ def break_summary(reason: str) -> str:
         after = next((ln for ln in lines[first + 1 :] if ln), "")
         if after:
             skipped = "falling back to eager" in head
-            return f"{after}{EAGER_FRAME_NOTE}" if skipped else after
+            return f"{after} (dynamo skipped the whole frame: it ran eagerly)" if skipped else after
     return lines[first]
 
 
@@ -868,7 +882,7 @@ def stack_line_text(stack: Sequence[Any]) -> str:
 
 def when_text(calls: Sequence[Any], compiles: Sequence[Any], frames: Sequence[Any]) -> str:
     """The answer to "when does Inductor run?" for one capture, in words (``Report.when``, the timeline's first
-    line, the command line's last): where ``torch.compile`` was called (``CompileCall``: it only wraps), when and
+    line; ``inductor-lens run`` prints it above its last): where ``torch.compile`` was called (``CompileCall``: it only wraps), when and
     why Inductor first ran (the first compile whose ``Trigger`` has a time), and, where nothing compiled, the frame
     dynamo began and ran eagerly (``EmptyFrame.fail``).
 

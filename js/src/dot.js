@@ -142,9 +142,13 @@ function addBoxes(g, expanded, times) {
     if (kernelKey && keyToId.has(kernelKey)) {
       const it = items.get(keyToId.get(kernelKey));
       it.members.push(n.name);
-      // a box of several of one kernel's nodes is the kernel: its kind (Kernel.kind, Python: a reduction if any
-      // node reduces); a box of one node, the rest drawn elsewhere (inside a folded module), keeps the node's own
-      it.kind = (idx.kernels.get(n.kernel) || {}).kind || it.kind;
+      // a box of all of one kernel's nodes is the kernel: its kind (Kernel.kind, Python: a reduction if any node
+      // reduces); a box of some of them (the rest inside a folded module) says its own nodes' kind where they share
+      // one, and a box of one node keeps the node's own
+      const k = idx.kernels.get(n.kernel) || {};
+      const kinds = new Set(it.members.map((m) => (idx.byName.get(m) || { node: {} }).node.kind));
+      const whole = (k.fused_nodes || []).every((f) => it.members.includes(f));
+      it.kind = (whole || kinds.size > 1 ? k.kind : [...kinds][0]) || it.kind;
       it.nOps += (n.fx_nodes || []).length;
       for (const op of opsOf(n)) if (!it.ops.includes(op)) it.ops.push(op);
       keyToId.set("node:" + n.name, it.id);

@@ -393,6 +393,14 @@ test("a kernel's box is the kernel's kind; one of its nodes drawn alone (the res
   const folded = buildFusion(indexCompile(c), new Set(["head"])); // block folded: op2 is drawn alone
   assert.notEqual(folded.keyToId.get("node:op2"), folded.keyToId.get("node:op0"));
   assert.equal(kindOf(folded, "op2"), "pointwise");
+  // two of its three nodes, both pointwise, the third (a reduction) inside the folded block: pointwise
+  const two = {
+    ...c,
+    fused_nodes: [node(0, "pointwise", "head"), node(1, "pointwise", "head"), node(2, "reduction", "block")],
+  };
+  const some = buildFusion(indexCompile(two), new Set(["head"]));
+  const pair = some.items.get(some.keyToId.get("node:op0"));
+  assert.deepEqual([pair.members, pair.kind], [["op0", "op1"], "pointwise"]);
   const open = buildFusion(indexCompile(c), new Set(["block", "head"])); // all three in one box: the kernel
   const box = open.items.get(open.keyToId.get("node:op2"));
   assert.deepEqual([box.members, box.kind], [["op0", "op1", "op2"], "reduction"]);

@@ -163,6 +163,11 @@ def test_job_page_has_a_rank_selector_and_the_divergence(tmp_path, offline_page)
     page.wait_for_function("document.querySelectorAll('.il-compile option').length === 2")
     assert page.locator("#il-app").get_attribute("data-rank") == "1"
     assert page.evaluate("window.inductorJob.rank()") == 1
+    # the lens of the rank fills the window below the rank bar and the summary, as a single report's page does
+    size = page.viewport_size
+    lens = page.locator(".il-rank-lens .il-root").bounding_box()
+    assert page.evaluate("document.documentElement.scrollHeight") == size["height"]
+    assert lens["height"] >= 360 and abs(lens["y"] + lens["height"] - (size["height"] - 16)) <= 2, (lens, size)
     assert page.watch.errors == [] and page.watch.requests == [] and page.watch.dialogs == []
 
 

@@ -220,6 +220,13 @@ def test_a_break_dynamo_could_not_resume_from_is_one_break_that_says_the_frame_r
     (only,) = _graph_breaks(_Trace(records))
     assert only.compile_ids == ["0/0"] and [f.line for f in only.user_stack] == [7]
     assert only.summary == "Attempted to wrap RNN, GRU, or LSTM (dynamo skipped the whole frame: it ran eagerly)"
-    # two different causes at one line stay two breaks
+    # two different breaks at one line stay two, also where only their explanations differ (torch 2.6+ words the
+    # type of a break on its first line: "Attempted to call function marked as skipped", foo's and bar's alike)
     other = [(records[0][0], records[0][1].replace("Attempted to wrap RNN, GRU, or LSTM", "Unsupported call"))]
     assert len(_graph_breaks(_Trace(records + other))) == 2
+    skipped = [
+        (records[0][0], f"Graph Break Reason: {heads[0]}\n\nAttempted to call function marked as skipped\n"
+         f"  Explanation: the function `m.{name}` is skipped\n{where}")
+        for name in ("foo", "bar")
+    ]  # fmt: skip
+    assert [len(b.reason) > 0 for b in _graph_breaks(_Trace(skipped))] == [True, True]

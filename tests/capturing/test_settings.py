@@ -193,6 +193,10 @@ def test_a_training_step_through_torch_cond_keeps_each_graphs_own_post_grad_code
     with inductor_lens.capture() as cap:
         torch.compile(f)(torch.randn(4, 8)).backward()
     codes = {c.id: c.graphs["post_grad"].code for c in cap.report.compiles}
+    # when the backward compiled is the training forward's fact, not its branches' (their graph_kind is the parent's)
+    assert [(c.id, c.backward_compiled) for c in cap.report.compiles if c.backward_compiled] == [
+        ("0/0 forward", "first_backward")
+    ]
     fwd, bwd = codes["0/0 forward"], codes["0/0 backward"]
     assert "def forward" in fwd and "def forward" in bwd and "tangents_1" in bwd and "tangents_1" not in fwd
     assert [c.subgraph for c in cap.report.compiles if c.subgraph and codes[c.id]] == []

@@ -607,3 +607,35 @@ def test_a_report_written_before_backward_compiled_says_both_cases_not_the_lazy_
         "the backward compiles at the first .backward() (at once, with the forward, where the forward saves symbolic "
         "sizes for it)." in fwd.graph_note
     ), fwd.graph_note
+
+
+def test_a_control_flow_call_is_a_box_named_by_its_branches_compiles_also_in_a_branch_and_in_an_older_report():
+    """``finish.derive_compile`` (at capture and on loading an older report): a ``torch.cond`` call is never glue and
+    names its branches as their compiles are named; a cond inside a branch names ``true_graph_0_true_graph_0``
+    (Inductor's ``qualify_name``); a ``while_loop`` runs both its graphs, never "one of" them."""
+    from inductor_lens.report.finish import derive_compile
+    from inductor_lens.report.model import Graph, GraphNode
+
+    def call(op, subgraph=""):
+        names = (
+            ["true_graph_0", "false_graph_0"]
+            if op == "cond"
+            else ["while_loop_cond_graph_0", "while_loop_body_graph_0"]
+        )
+        nodes = [GraphNode(b, "get_attr", b) for b in names] + [GraphNode(op, "call_function", f"higher_order.{op}")]
+        node = FusedNode(
+            name="op1", kind="extern", fx_nodes=[*names, op], kernel=None, is_glue=True, label="higher_order"
+        )
+        c = Compile(id="0/0 forward", compile_id="0/0", graph_kind="forward", trigger=Trigger("first_call", ""),
+                    subgraph=subgraph, graphs={"post_grad": Graph(nodes=nodes)}, fused_nodes=[node])  # fmt: skip
+        return derive_compile(c).fused_nodes[0]
+
+    cond = call("cond")
+    assert (cond.is_glue, cond.label, cond.ops) == (False, "cond → true_graph_0 | false_graph_0", ["cond"])
+    assert cond.no_kernel_reason.startswith("torch.cond runs one of true_graph_0, false_graph_0 here")
+    inner = call("cond", subgraph="true_graph_0")
+    assert inner.label == "cond → true_graph_0_true_graph_0 | true_graph_0_false_graph_0"
+    assert '(pick "true_graph_0_true_graph_0 (a subgraph)"' in inner.no_kernel_reason
+    loop = call("while_loop")
+    assert loop.label == "while_loop → while_loop_cond_graph_0, while_loop_body_graph_0" and not loop.is_glue
+    assert "one of" not in loop.no_kernel_reason and "again and again" in loop.no_kernel_reason

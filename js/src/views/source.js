@@ -131,7 +131,7 @@ function create(ctx) {
     const most = Math.max(GUTTER_MIN, Math.floor(el.clientWidth * GUTTER_MAX_SHARE)); // never below the old 168 px
     const px = Math.min(Math.max(Math.ceil(widest) + 1, GUTTER_MIN), most);
     el.style.setProperty("--il-src-gutter", `${px}px`);
-    fitLayout();
+    measureLayout();
     return true;
   }
 
@@ -139,23 +139,34 @@ function create(ctx) {
    * Code beside its gutter where the lines fit so, a column to scan; else a code lens (il-src-lens): an annotated
    * line's gutter a row of its own above its code, the code right after the line numbers. A 1000 px page's view
    * (the panel beside) left the code a third of the view, and a 1400 px page cut a ViT's long lines: the gutter
-   * and what a line keeps took 280 px of an 830 px view. Measured where drawn, again when the view is resized.
+   * and what a line keeps took 280 px of an 830 px view. Measured once where drawn (measureLayout: how wide the
+   * lines are beside their gutter, and how far the gutter moves the code), then decided by arithmetic on each
+   * resize of the view's width (fitLayout: no relayout of the file to measure it again).
    */
-  function fitLayout() {
+  let beside = 0,
+    shift = 0,
+    laidFor = -1;
+  function measureLayout() {
     el.classList.remove("il-src-lens");
-    const width = el.clientWidth;
-    if (!width) return;
-    // beside: how far the code starts after the line numbers (the gutter and what a line keeps)
+    const box = el.getBoundingClientRect();
     const line = el.querySelector(".il-src-line");
     const no = line && line.querySelector(".il-src-no"),
-      code = line && line.querySelector(".il-src-code");
-    const shift = no && code ? code.getBoundingClientRect().left - no.getBoundingClientRect().right : 0;
-    // a lens where the view is narrow, or where the lines overflow beside their gutter and fit after the numbers
-    const over = el.scrollWidth > width + 1;
-    if (width <= LENS_BELOW || (over && el.scrollWidth - shift <= width + 1)) el.classList.add("il-src-lens");
+      first = line && line.querySelector(".il-src-code");
+    shift = no && first ? first.getBoundingClientRect().left - no.getBoundingClientRect().right : 0;
+    let right = 0;
+    for (const code of el.querySelectorAll(".il-src-code")) right = Math.max(right, code.getBoundingClientRect().right);
+    beside = right ? right - box.left + el.scrollLeft + 8 : 0;
+    laidFor = -1;
+    fitLayout();
+  }
+  function fitLayout() {
+    const width = el.clientWidth;
+    if (!width || width === laidFor) return;
+    laidFor = width;
+    el.classList.toggle("il-src-lens", width <= LENS_BELOW || (beside > width && beside - shift <= width));
   }
   const resized = new ResizeObserver(() => {
-    if (fitted && el.clientWidth) fitLayout();
+    if (fitted) fitLayout();
   });
   resized.observe(el);
 
