@@ -33,6 +33,7 @@ from .rules import (
     frame_stage,
     runs_text,
     short_op,
+    stack_line_text,
     unattributed_text,
     when_text,
 )
@@ -151,6 +152,12 @@ class Trigger(_Record):
     #: ``kind`` in words, what "When it compiled" says (``rules.trigger_summary``): "at the first call of the
     #: compiled function", "at a recompile (a guard failed)", ...
     summary: str = ""
+    #: The call as the views cite it, ``"train.py:12 y = model(x)"`` (``rules.stack_line_text`` of ``user_stack``;
+    #: ``""`` without one). Derived on every construction; a stored value is ignored.
+    line: str = ""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "line", stack_line_text(self.user_stack))
 
 
 @_record
@@ -1112,6 +1119,11 @@ class CompileCall(_Record):
     backend: str
     user_stack: list[Frame] = field(default_factory=list)
     time_us: Optional[float] = None
+    #: The call as the views cite it (``rules.stack_line_text``), derived like ``Trigger.line``.
+    line: str = ""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "line", stack_line_text(self.user_stack))
 
 
 @_record

@@ -1,15 +1,9 @@
 // The timeline: when torch.compile() ran (it only wraps), what call triggered each compile,
 // and each compile's phases as a Gantt chart on one time axis.
 
-import { basename, fmtUs, frameLabel } from "./data.js";
+import { fmtUs, frameLabel } from "./data.js";
 import { h } from "./dom.js";
 import { compileReason } from "./viewdata.js";
-
-function lastUserFrame(frames) {
-  const list = frames || [];
-  const f = list[list.length - 1];
-  return f ? `${basename(f.file)}:${f.line} ${String(f.code || "").trim()}` : "";
-}
 
 // Inductor runs dozens of tiny graph passes ("pass.post_grad_passes.*"): hidden unless asked for.
 const isPass = (p) => String(p.name).startsWith("pass.");
@@ -114,9 +108,9 @@ export function renderTimeline(el, report, state, actions) {
         h("span", {
           class: "il-tl-mark il-tl-mark-call",
           style: `left:${pct(cc.time_us || 0)}`,
-          title: `${lastUserFrame(cc.user_stack)} · backend ${cc.backend}`,
+          title: `${cc.line} · backend ${cc.backend}`,
         }),
-        note(cc.time_us || 0, `wraps only · ${lastUserFrame(cc.user_stack)}`),
+        note(cc.time_us || 0, `wraps only · ${cc.line}`),
       ),
     );
   }
@@ -168,7 +162,7 @@ export function renderTimeline(el, report, state, actions) {
         : null,
       note(
         t.time_us != null ? clampT(t.time_us) : t0,
-        `${t.kind || "?"}${compileReason(c) ? ": " + compileReason(c) : ""} · ${lastUserFrame(t.user_stack)}`,
+        `${t.kind || "?"}${compileReason(c) ? ": " + compileReason(c) : ""} · ${t.line || ""}`,
       ),
     );
     head.dataset.compile = c.id;

@@ -571,6 +571,9 @@ def test_when_is_said_once_in_python_for_each_way_inductor_can_run(tmp_path):
     eager = Report("2.13.0", "cpu", empty_frames=frames)
     assert eager.when == f"Dynamo began forward() at 3.00 s (gru.py:6); {frames[1].what}."
     assert Report("2.13.0", "cpu").when == "No timing was recorded."
+    # each call as the views cite it, derived from its stack (a stored value is ignored)
+    assert (call.line, r.compiles[0].trigger.line) == ("train.py:9 step = torch.compile(f)", "train.py:12 y = step(x)")
+    assert dataclasses.replace(call, line="elsewhere").line == call.line
     # stored words are not trusted: the report's own facts decide
     data = json.loads(r.to_json())
     assert data["when"] == r.when

@@ -205,6 +205,12 @@ def test_offline_page_views_search_and_keyboard(tmp_path, offline_page, training
     # the answer in words is Python's (Report.when), drawn as it is
     assert page.locator('[data-view="timeline"] .il-tl-words').inner_text() == training_report.when
     assert "and only wrapped " in training_report.when
+    # each call is cited by Python's words too (Trigger.line; CompileCall.line on the whole capture's axis)
+    assert training_report.compiles[0].trigger.line and training_report.compiles[0].trigger.line in tl
+    page.click('[data-view="timeline"] [data-role="timeline-all"]')
+    whole = page.locator('[data-view="timeline"]').inner_text()
+    assert f"wraps only · {training_report.compile_calls[0].line}" in whole
+    page.click('[data-view="timeline"] [data-role="timeline-all"]')
     for c in training_report.compiles:
         assert c.id in tl
     # each phase says what it is (Phase.gloss beside its name where it fits, never cut; Phase.what in its tooltip)
