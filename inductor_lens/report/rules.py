@@ -354,6 +354,7 @@ def graph_note(
         shown = ", ".join(names[:4]) + (f" and {len(names) - 4} more" if len(names) > 4 else "")
         return f"{len(names)} {'buffer' if len(names) == 1 else 'buffers'} ({shown})"
 
+    when = _BACKWARD_WHEN[""]  # not recorded (an older report, a TORCH_TRACE import): both cases said
     what = (
         f" It returns {bufs(returned)} to your code and saves {bufs(saved)} for the backward (the Memory view lists"
         " the tensors saved, several views of one buffer apart)."
@@ -364,7 +365,7 @@ def graph_note(
     )
     return (
         "A training forward: grad mode was on and an input requires grad (a model's parameters do, even after "
-        f".eval()), so AOT autograd split forward from backward; {_BACKWARD_WHEN.get(backward_compiled, _BACKWARD_WHEN[''])}."
+        f".eval()), so AOT autograd split forward from backward; {_BACKWARD_WHEN.get(backward_compiled, when)}."
         f"{what} Under torch.no_grad() or torch.inference_mode() it would compile as one inference graph that "
         "saves nothing."
     )
@@ -529,8 +530,8 @@ def no_kernel_reason(kernel: Optional[str], ops: Iterable[str], branches: Sequen
         else:
             runs = f"runs {', '.join(branches)} here"
         return (
-            f"torch.{flow} {runs}: Inductor lowered each as a graph of its own, and their kernels are compiles of their "
-            f'own (pick "{branches[0]} (a subgraph)" in the compile menu).'
+            f"torch.{flow} {runs}: Inductor lowered each as a graph of its own, and their kernels are compiles of "
+            f'their own (pick "{branches[0]} (a subgraph)" in the compile menu).'
         )
     return "This node generated no kernel of its own (a no-op, a view, or a buffer reuse)."
 
@@ -882,9 +883,9 @@ def stack_line_text(stack: Sequence[Any]) -> str:
 
 def when_text(calls: Sequence[Any], compiles: Sequence[Any], frames: Sequence[Any]) -> str:
     """The answer to "when does Inductor run?" for one capture, in words (``Report.when``, the timeline's first
-    line; ``inductor-lens run`` prints it above its last): where ``torch.compile`` was called (``CompileCall``: it only wraps), when and
-    why Inductor first ran (the first compile whose ``Trigger`` has a time), and, where nothing compiled, the frame
-    dynamo began and ran eagerly (``EmptyFrame.fail``).
+    line; ``inductor-lens run`` prints it above its last): where ``torch.compile`` was called (``CompileCall``: it
+    only wraps), when and why Inductor first ran (the first compile whose ``Trigger`` has a time), and, where nothing
+    compiled, the frame dynamo began and ran eagerly (``EmptyFrame.fail``).
 
     >>> from types import SimpleNamespace as N
     >>> call = N(target="f", time_us=120.0)
@@ -923,8 +924,10 @@ def when_text(calls: Sequence[Any], compiles: Sequence[Any], frames: Sequence[An
 def runs_text(runs: int, warmup: int) -> str:
     """How a profile's times were taken, as the roofline says it (``StepProfile.runs_text``).
 
-    >>> runs_text(20, 3), runs_text(1, 0)
-    ('mean of 20 runs after 3 warm-up runs', '1 run, no warm-up run: a graph called once is timed on its first call (cold)')
+    >>> runs_text(20, 3)
+    'mean of 20 runs after 3 warm-up runs'
+    >>> runs_text(1, 0)
+    '1 run, no warm-up run: a graph called once is timed on its first call (cold)'
     """
     if warmup:
         return f"mean of {runs} runs after {warmup} warm-up run{'' if warmup == 1 else 's'}"
