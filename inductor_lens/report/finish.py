@@ -29,6 +29,7 @@ from .rules import (
     choice_config,
     choice_what,
     compile_label,
+    contents_text,
     control_flow,
     epilogue_ops,
     frame_label,
@@ -99,7 +100,8 @@ def derive_compile(c: Compile, fx: Optional[dict] = None, view: bool = True) -> 
     ``FusedNode.user_lines``, ``ops``, ``no_line_reason`` and ``no_kernel_reason``, ``Kernel.user_lines`` and
     ``call_sites`` (each in execution order; where the capture recorded none, runs of consecutive fused nodes), the
     autotune ``epilogue`` and each choice's ``config``, ``Compile.edges`` (``rules.fusion_edges``),
-    ``Compile.graph_note`` (``rules.graph_note``), ``Compile.module_view`` and ``FusedNode.group_path``
+    ``Compile.graph_note`` (``rules.graph_note``), ``Compile.contents`` (``rules.contents_text``) and ``box_count``,
+    ``Compile.module_view`` and ``FusedNode.group_path``
     (``report/modules.py``). Idempotent; run by :func:`finish_compile` and on loading a report written before
     these fields. ``view=False``: without the last two (:func:`with_module_view`), for a compile whose module paths
     are inferred after."""
@@ -172,7 +174,17 @@ def derive_compile(c: Compile, fx: Optional[dict] = None, view: bool = True) -> 
         subgraph=c.subgraph,
         backward_compiled=c.backward_compiled,
     )
-    c = dataclasses.replace(c, fused_nodes=fused, kernels=kernels, trigger=trigger, edges=edges, graph_note=note)
+    kinds = [n.kind for n in fused if not n.is_glue]
+    c = dataclasses.replace(
+        c,
+        fused_nodes=fused,
+        kernels=kernels,
+        trigger=trigger,
+        edges=edges,
+        graph_note=note,
+        contents=contents_text(kinds, len(kernels)),
+        box_count=len(kinds),
+    )
     return with_module_view(c) if view else c
 
 

@@ -33,8 +33,11 @@ LIGHT = (
     "frame_label",
     "label",
     "recompile_reason",
+    "why",
     "same_graph_as",
     "complete",
+    "contents",
+    "box_count",
 )
 
 

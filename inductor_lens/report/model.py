@@ -28,9 +28,11 @@ from .rules import (
     STAGES,
     available_views,
     break_summary,
+    compile_why,
     empty_frame_words,
     frame_label,
     frame_stage,
+    readable_reasons,
     runs_text,
     short_op,
     stack_line_text,
@@ -42,7 +44,7 @@ SCHEMA_VERSION = 2
 
 #: The generation of the derived fields (``report/finish.py``) a report holds. A report written before
 #: derived fields were added (no ``derived`` key, or a smaller number) gets them filled when it is loaded.
-DERIVED_VERSION = 14  # 2: Trigger.summary; 3: Compile.module_view, FusedNode.group_path; 4: FusedNode.no_line_reason;
+DERIVED_VERSION = 15  # 2: Trigger.summary; 3: Compile.module_view, FusedNode.group_path; 4: FusedNode.no_line_reason;
 # 5: a backward's saved inputs named by what made them, input copies labelled, Trigger.kind ahead_of_time;
 # 6: FusedNode.built_lines (where the user's code built the modules of ops that ran inside torch)
 # 7: module paths inferred where a compile recorded none (Compile.modules_inferred, report/module_paths.py)
@@ -54,6 +56,7 @@ DERIVED_VERSION = 14  # 2: Trigger.summary; 3: Compile.module_view, FusedNode.gr
 # 13: module views again (a kernel call's fused nodes one box in the openings' count; repeats in any order)
 # 14: a forward's graph_note says when its backward compiled (Compile.backward_compiled), never only "at the first
 #     .backward()"
+# 15: Compile.contents and box_count (the panel's and the compile picker's counts of fused nodes and kernels)
 
 #: Languages a kernel may be written in: what Inductor's output code defines (``async_compile.<kind>``),
 #: ``extern`` for calls of library kernels, ``other`` when the source was not found.
@@ -655,9 +658,14 @@ class FusionDecision(_Record):
 
     node1: str
     node2: str
+    #: Inductor's words, one reason per line (``rules.readable_reasons``: a report made before schema 2 kept some
+    #: as a JSON list); made so on every construction.
     reason: str
     fused1: Optional[str] = None
     fused2: Optional[str] = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "reason", readable_reasons(self.reason))
 
 
 @_record
@@ -983,6 +991,9 @@ class Compile(_Record):
     label: str = ""
     #: Why it recompiled (the failed guards, one per line); ``""`` for a first compile.
     recompile_reason: str = ""
+    #: Why it compiled, as the views say it (``rules.compile_why``): ``recompile_reason``, else the trigger's
+    #: reason, one per line. Derived on every construction; a stored value is ignored.
+    why: str = ""
     #: The ``id`` of an earlier compile of this report with an identical graph and kernels (regional
     #: compilation compiles each repeated block alike), else ``None``.
     same_graph_as: Optional[str] = None
@@ -1007,6 +1018,12 @@ class Compile(_Record):
     #: What the panel says about the kind of graph (``rules.graph_note``): why a forward is a training forward
     #: and what it saves; ``""`` for other graphs and in reports made before it.
     graph_note: str = ""
+    #: What it holds, as its panel says it (``rules.contents_text``): "35 fused nodes (14 pointwise, ...) in 18
+    #: kernels", counting the fused nodes drawn as boxes (not the glue); ``""`` in reports made before it.
+    contents: str = ""
+    #: How many fused nodes the fusion graph draws as boxes (those not ``is_glue``), what the compile picker
+    #: counts; ``0`` in reports made before it.
+    box_count: int = 0
     #: A subgraph Inductor lowered inside another graph of this compile id (a ``torch.cond`` branch, a loop body):
     #: its name (``true_graph_0``); its code is in that graph's output code, which calls it. ``""`` for the others.
     subgraph: str = ""
@@ -1035,6 +1052,9 @@ class Compile(_Record):
     #: the activations it reads, and the ops around it; a TORCH_TRACE log holds none, and a report recorded
     #: before the capture read a backward's ``fwd_nn_module_stack`` none for its backward. Recorded paths are kept.
     modules_inferred: bool = False
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "why", compile_why(self.recompile_reason, getattr(self.trigger, "reason", "")))
 
     def kernel(self, name: str) -> Kernel:
         """The kernel called ``name``; ``KeyError`` names the ones there are."""
@@ -1078,6 +1098,7 @@ class GraphBreak(_Record):
         if stack and shown != len(stack) - 1:
             last = stack[-1]
             inside = "torch" if getattr(last, "stage", "") not in ("user", "library", "other") else "library"
+        object.__setattr__(self, "reason", readable_reasons(self.reason))
         object.__setattr__(self, "summary", break_summary(self.reason))
         object.__setattr__(self, "shown_frame", shown)
         object.__setattr__(self, "broke_inside", inside)

@@ -35,6 +35,7 @@ from collections import Counter
 from typing import Optional, Sequence
 
 from .model import FusedNode, FusionEdge, ModuleOpening, ModuleRepeat, ModuleView
+from .rules import plural
 
 #: Screens of fewer boxes than this are not planned for (the front end's boxesThatFit never says less).
 MIN_FIT = 4
@@ -49,10 +50,6 @@ ROW_PX = 84
 #: scrolling beat a click per module.
 ALWAYS_EXPANDED = 16
 REPEAT_PREFIX = "repeat:"
-
-
-def _plural(n: int, one: str, many: str = "") -> str:
-    return f"{n} {one if n == 1 else (many or one + 's')}"
 
 
 def _range_label(modules: Sequence[str]) -> str:
@@ -264,13 +261,11 @@ def _repeat(
         summary = f"{label} ×{len(modules)}: the same sub-modules, "
         summary += f"{min(counts)}-{max(counts)} fused nodes each (the fused nodes differ)"
     else:
-        summary = f"{label} ×{len(modules)}: {_plural(each, 'fused node')} each, same "
+        summary = f"{label} ×{len(modules)}: {plural(each, 'fused node')} each, same "
         summary += "kernels" if same == "kernels" else "modules and kernel kinds"
     if differs:
         n_of = dict(zip(modules, counts))
-        named = [
-            _short(m, label) + (f" ({_plural(n_of[m], 'fused node')})" if n_of[m] != each else "") for m in differs
-        ]
+        named = [_short(m, label) + (f" ({plural(n_of[m], 'fused node')})" if n_of[m] != each else "") for m in differs]
         summary += " except in " + ", ".join(named[:3]) + (", …" if len(differs) > 3 else "")
     if same == "kinds":
         summary += "; the kernels differ"
@@ -282,20 +277,18 @@ def _repeat(
         odd = [(m, k) for m, k in zip(modules, n_att) if k != usual]
         more = ", …" if len(odd) > 3 else ""
         if usual:
-            summary += f"; + {_plural(usual, 'fused node')} of {owner} run in each"
+            summary += f"; + {plural(usual, 'fused node')} of {owner} run in each"
             if odd:
                 summary += " (" + ", ".join(f"{k} in {_short(m, label)}" for m, k in odd[:3]) + more + ")"
         else:
             where = ", ".join(_short(m, label) for m, _ in odd[:3]) + more
             runs = "runs" if sum(n_att) == 1 else "run"
-            summary += f"; + {_plural(sum(n_att), 'fused node')} of {owner} {runs} among them (in {where})"
+            summary += f"; + {plural(sum(n_att), 'fused node')} of {owner} {runs} among them (in {where})"
     away = [(m, apart[m]) for m in modules if apart.get(m)]
     if away:
         n_away = sum(k for _, k in away)
         whose = ", ".join(_short(m, label) for m, _ in away[:3]) + (", …" if len(away) > 3 else "")
-        summary += (
-            f"; {_plural(n_away, 'fused node')} of {whose} {'runs' if n_away == 1 else 'run'} apart from the rest"
-        )
+        summary += f"; {plural(n_away, 'fused node')} of {whose} {'runs' if n_away == 1 else 'run'} apart from the rest"
     return ModuleRepeat(
         key=REPEAT_PREFIX + label,
         label=label,

@@ -411,6 +411,8 @@ def readable_reasons(payload: Any) -> str:
     """Recompile reasons as lines of text; the structured trace gives a JSON list (or its repr)."""
     if isinstance(payload, str):
         text = payload.strip()
+        if not text.startswith(("[", "(")):
+            return text
         for parse in (_json_loads, ast.literal_eval):
             try:
                 value = parse(text)
@@ -423,6 +425,36 @@ def readable_reasons(payload: Any) -> str:
     if isinstance(payload, (list, tuple)):
         return "\n".join(str(v).strip() for v in payload if str(v).strip())
     return "" if payload is None else str(payload)
+
+
+def compile_why(recompile_reason: str, trigger_reason: str) -> str:
+    """Why a compile happened, as the views say it: the failed guards of a recompile, else the trigger's reason;
+    a JSON list of reasons (as the structured trace gives them) becomes one per line.
+
+    >>> compile_why("", '["size mismatch at index 0", "x changed"]').splitlines()
+    ['size mismatch at index 0', 'x changed']
+    """
+    return readable_reasons(recompile_reason or trigger_reason or "").strip()
+
+
+def contents_text(kinds: Iterable[str], kernels: int) -> str:
+    """What a compile holds, as its panel says it: the fused nodes drawn as boxes by kind (in the order they first
+    come) and the kernels they run in.
+
+    >>> contents_text(["pointwise", "reduction", "pointwise", "extern"], 3)
+    '4 fused nodes (2 pointwise, 1 reduction, 1 extern) in 3 kernels'
+    """
+    counts: dict[str, int] = {}
+    for k in kinds:
+        counts[k] = counts.get(k, 0) + 1
+    n = sum(counts.values())
+    by_kind = f" ({', '.join(f'{v} {k}' for k, v in counts.items())})" if counts else ""
+    return f"{plural(n, 'fused node')}{by_kind} in {plural(kernels, 'kernel')}"
+
+
+def plural(n: int, one: str, many: str = "") -> str:
+    """``n`` and the word for it: ``1 kernel``, ``3 kernels``, ``2 repeats`` (``many`` where not ``one + "s"``)."""
+    return f"{n} {one if n == 1 else (many or one + 's')}"
 
 
 def _json_loads(text: str) -> Any:

@@ -11,7 +11,7 @@ import { createSearch } from "./search.js";
 import { installSplit } from "./split.js";
 import { COLLAPSE_LIMIT, COLOUR_MODES, createModel, createStore, initialState, normalizer } from "./store.js";
 import { createToolbar } from "./toolbar.js";
-import { diagnosticsOf, readableReason, sourceIndex } from "./viewdata.js";
+import { diagnosticsOf, sourceIndex } from "./viewdata.js";
 import { registeredViews } from "./views/index.js";
 
 export { COLLAPSE_LIMIT, COLOUR_MODES, createStore };
@@ -48,7 +48,7 @@ function diagnosticsBanner(report) {
           { "data-code": d.code },
           h("span", { class: "il-diag-code il-mono" }, d.code),
           " ",
-          h("span", { class: "il-pre" }, readableReason(d.message)),
+          h("span", { class: "il-pre" }, d.message),
           d.detail
             ? h(
                 "details",

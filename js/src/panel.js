@@ -24,7 +24,7 @@ import { autotuneSection, metadataSection, profileSection, topKernelsSection } f
 import { builtLines, builtModules } from "./linepanel.js";
 import { cudagraphsSection, irSection, launchSection } from "./metal.js";
 import { costSection } from "./roofline.js";
-import { compileReason, fmtShape, readableReason, sameGraphGroups } from "./viewdata.js";
+import { fmtShape, sameGraphGroups } from "./viewdata.js";
 
 function frameRow(fr, stage) {
   return h(
@@ -434,7 +434,7 @@ function whyNotFusedSection({ idx, n }, actions) {
     const other = d.fused1 === n.name ? d.fused2 : d.fused1;
     const key = other || `${d.node1} / ${d.node2}`;
     const g = byOther.get(key) || { other, label: key, reasons: [], pairs: [] };
-    const reason = readableReason(d.reason);
+    const reason = String(d.reason || ""); // one per line (FusionDecision.reason, Python's)
     if (!g.reasons.includes(reason)) g.reasons.push(reason);
     g.pairs.push(`${d.node1} + ${d.node2}`);
     byOther.set(key, g);
@@ -742,25 +742,16 @@ export function compileSummary(idx, report = null, actions = null) {
   const c = idx.compile;
   const t = c.trigger || {};
   const frames = t.user_stack || [];
-  const kinds = {};
-  for (const n of idx.boxes) kinds[n.kind] = (kinds[n.kind] || 0) + 1;
-  const reason = compileReason(c);
+  const reason = c.why || ""; // Compile.why (rules.compile_why)
   const compiles = (report && report.compiles) || [];
   const group = [...sameGraphGroups(compiles).values()].find((g) => g.includes(c.id)) || [c.id];
   return h(
     "div",
     { class: "il-summary" },
     h("h3", {}, `Compile ${c.id}`, c.frame || c.frame_label ? ` · ${frameLabel(c)}` : ""),
-    h(
-      "p",
-      {},
-      // the kinds are the fused nodes' (a kernel may compute several): "35 fused nodes (14 pointwise, ...) in 18 kernels"
-      `${plural(idx.boxes.length, "fused node")} (`,
-      Object.entries(kinds)
-        .map(([k, v]) => `${v} ${k}`)
-        .join(", "),
-      `) in ${plural((c.kernels || []).length, "kernel")}`,
-    ),
+    // the kinds are the fused nodes' (a kernel may compute several): "35 fused nodes (14 pointwise, ...) in 18
+    // kernels", Compile.contents (rules.contents_text)
+    h("p", { "data-role": "contents" }, c.contents || ""),
     group.length > 1
       ? h(
           "p",
@@ -872,7 +863,7 @@ function graphBreaks(report) {
         return h(
           "li",
           {},
-          folded(readableReason(b.reason), "il-reason il-pre", b.summary), // the telling line; all of it on a click
+          folded(String(b.reason || ""), "il-reason il-pre", b.summary), // the telling line; all of it on a click
           fr
             ? h(
                 "div",

@@ -3,7 +3,6 @@
 
 import { fmtUs, frameLabel } from "./data.js";
 import { h } from "./dom.js";
-import { compileReason } from "./viewdata.js";
 
 // Inductor runs dozens of tiny graph passes ("pass.post_grad_passes.*"): hidden unless asked for.
 const isPass = (p) => String(p.name).startsWith("pass.");
@@ -157,12 +156,12 @@ export function renderTimeline(el, report, state, actions) {
         ? h("span", {
             class: "il-tl-mark il-tl-mark-trigger",
             style: `left:${pct(t.time_us)}`,
-            title: compileReason(c) || t.kind,
+            title: c.why || t.kind,
           })
         : null,
       note(
         t.time_us != null ? clampT(t.time_us) : t0,
-        `${t.kind || "?"}${compileReason(c) ? ": " + compileReason(c) : ""} · ${t.line || ""}`,
+        `${t.kind || "?"}${c.why ? ": " + c.why : ""} · ${t.line || ""}`, // Compile.why, Trigger.line: Python's
       ),
     );
     head.dataset.compile = c.id;

@@ -3,7 +3,7 @@
 
 import { frameLabel, plural } from "./data.js";
 import { h } from "./dom.js";
-import { compileReason, sameGraphGroups } from "./viewdata.js";
+import { sameGraphGroups } from "./viewdata.js";
 
 /** The compile selector's options: one per compile; identical graphs (same_graph_as) follow their first. */
 export function compileOptions(compiles) {
@@ -16,11 +16,11 @@ export function compileOptions(compiles) {
       const t = c.trigger || {};
       // every option names its function, "forward()" too (its name is also a graph kind: it was left out)
       const frame = c.frame || c.frame_label ? " · " + frameLabel(c) : "";
-      const why = compileReason(c);
+      const why = c.why || ""; // Compile.why, Python's
       const same = i === 0 ? (ids.length > 1 ? ` · ${ids.length} compiles of this graph` : "") : "";
       const label =
         i === 0
-          ? `${c.id}${frame} · ${plural((c.fused_nodes || []).filter((n) => !n.is_glue).length, "fused node")}${same}`
+          ? `${c.id}${frame} · ${plural(c.box_count || 0, "fused node")}${same}`
           : `  ↳ ${c.id} · same graph as ${lead}`;
       out.push(
         h(

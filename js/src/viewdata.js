@@ -194,28 +194,6 @@ export function fmtShape(gn) {
   return { text, hint: hint && hint !== text ? hint : "" };
 }
 
-/**
- * A reason for people: schema 2 stores readable text; older reports stored some reasons as a JSON
- * list of strings ('["0/1: tensor ... size mismatch"]'), shown here one per line.
- */
-export function readableReason(r) {
-  const s = String(r || "").trim();
-  if (s.startsWith("[") && s.endsWith("]")) {
-    try {
-      const v = JSON.parse(s);
-      if (Array.isArray(v) && v.every((x) => typeof x === "string")) return v.join("\n");
-    } catch (_e) {
-      /* not JSON: shown as is */
-    }
-  }
-  return s;
-}
-
-/** Why compile `c` happened, readable: Compile.recompile_reason, else the trigger's reason (Python's text). */
-export function compileReason(c) {
-  return String(c.recompile_reason || (c.trigger || {}).reason || "").trim();
-}
-
 /** Compiles grouped by identical graphs (Compile.same_graph_as, decided in Python): Map(leader id -> [ids]). */
 export function sameGraphGroups(compiles) {
   const groups = new Map();

@@ -11,7 +11,6 @@ import {
   fmtShape,
   kernelRows,
   lineSummary,
-  readableReason,
   sameGraphGroups,
   sortRows,
   sourceFiles,
@@ -267,12 +266,7 @@ test("symbolic shapes show their capture-time sizes as a hint", () => {
   assert.deepEqual(fmtShape({}), { text: "", hint: "" });
 });
 
-test("reasons, diagnostics, groups and frames read the model's fields", () => {
-  assert.equal(
-    readableReason('["0/1: size mismatch at index 0", "0/1: other"]'),
-    "0/1: size mismatch at index 0\n0/1: other",
-  );
-  assert.equal(readableReason("[not json"), "[not json");
+test("diagnostics, groups and frames read the model's fields", () => {
   assert.deepEqual(diagnosticsOf({ diagnostics: [{ code: "hook_missing", message: "m" }] }), [
     { code: "hook_missing", message: "m", detail: "" },
   ]);

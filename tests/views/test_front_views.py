@@ -10,6 +10,7 @@ import re
 
 import pytest
 
+from inductor_lens.report.io import load
 from inductor_lens.report.model import EmptyFrame, Frame, GraphBreak
 from inductor_lens.report.plain import to_plain
 from inductor_lens.views.html import to_html
@@ -502,6 +503,7 @@ def test_diagnostics_banner_escapes_symbolic_shapes_reasons_and_grouped_compiles
         c["id"], c["compile_id"], c["same_graph_as"] = f"0/{i} forward", f"0/{i}", fwd["id"]
         c["recompile_reason"] = f"tensor 'x' size mismatch at index 0. expected {i}, actual {i + 1}"
         data["compiles"].append(c)
+    data = load(data).to_dict()  # through the model: what Python derives (Compile.why) made again
     path = _page_from_dict(tmp_path, training_report, data)
     _open(page, path)
     banner = page.locator('[data-role="diagnostics"]')

@@ -170,6 +170,10 @@ REMOVED = {
     r"\bhasRooflineCache\b": "whether the roofline opens: Report.views",
     r"\bwriter\.get\(|is_glue \|\| seen": "the fusion graph's edges past glue: Compile.edges (rules.fusion_edges)",
     r"\bavailable: \(report\)": "which views a report opens: Report.views",
+    r"\bcompileReason\b": "why a compile happened: Compile.why (rules.compile_why)",
+    r"\breadableReason\b|JSON\.parse\(s\)": "reasons one per line: rules.readable_reasons, on construction",
+    r"kinds\[n\.kind\]": "the compile's count of fused nodes by kind: Compile.contents (rules.contents_text)",
+    r"filter\(\(n\) => !n\.is_glue\)\.length": "the compile picker's count of boxes: Compile.box_count",
 }
 
 

@@ -40,6 +40,9 @@ def test_a_large_reports_widget_opens_with_the_shown_compile_and_answers_for_the
     shown, stub = opening["compiles"]
     assert len(shown["kernels"]) == len(fwd.kernels) and stub["kernels"] == [] and stub["graphs"] == {}
     assert (stub["id"], stub["label"], stub["trigger"]["kind"]) == (bwd.id, bwd.label, bwd.trigger.kind)
+    # what the compile picker says of a stub (its box count, why it compiled) is the whole compile's
+    assert (stub["box_count"], stub["contents"], stub["why"]) == (bwd.box_count, bwd.contents, bwd.why)
+    assert bwd.box_count == sum(not n.is_glue for n in bwd.fused_nodes) > 0
     whole = len(pack_report(training_report))
     assert len(w._report) < whole
     sent = []
