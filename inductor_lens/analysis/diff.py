@@ -56,7 +56,7 @@ from typing import Any, Iterable, Optional, Sequence, Union
 
 from ..report import hooks
 from ..report.model import Compile, Kernel, Memory, Report
-from ..report.rules import short_op
+from ..report.rules import line_frame, short_op
 
 #: Kernel pairs less similar than this stay unpaired (``only_a`` / ``only_b``).
 MIN_SIMILARITY = 0.2
@@ -521,7 +521,7 @@ def _node_facts(c: Compile) -> dict:
     for n in graph.nodes if graph else ():
         loc = ""
         if n.user_stack:
-            f = n.user_stack[-1]
+            f = line_frame(n.user_stack)  # the line that ran, as every view names it
             if f.file not in base:
                 base[f.file] = posixpath.basename(f.file.replace("\\", "/"))
             loc = f"{base[f.file]}:{f.line}"

@@ -23,7 +23,10 @@ Hooks (verified on torch 2.11 and 2.13; each one that is missing is reported, no
 - ``torch._inductor.compile_fx.aot_export_module``: how AOTInductor names an exported program's inputs, and the
   user's call that compiled it;
 - dynamo's compile start/end callbacks: when (and why) a compile ran;
-- ``torch.compile`` itself, to show that it only wraps the function.
+- ``torch.compile`` itself, to show that it only wraps the function;
+- ``torch._dynamo.convert_frame.CatchErrorsWrapper._handle_skip`` (where it exists: torch 2.11 to 2.15): a
+  compiled call whose own frame dynamo skipped (its code is in dynamo's skip files: ``Module.compile()`` of a
+  module whose forward is torch's own), which torch says only in a debug log line.
 """
 
 from __future__ import annotations
@@ -448,6 +451,7 @@ def _install_all(stack: contextlib.ExitStack, diagnostics: list) -> None:
         ("AOTInductor export hook", _install_aot_export),
         ("compile callbacks", _install_callbacks),
         ("torch.compile hook", _install_torch_compile),
+        ("skipped-frame hook", _install_skip_hook),
         ("autotuning hook", _install_autotune),
         ("compiled module hook", _install_module_hook),
         ("CUDA-graph hooks", lambda stack: cudagraphs.install(stack, _each, patch_attr)),
@@ -949,8 +953,13 @@ def _install_torch_compile(stack: contextlib.ExitStack) -> None:
 
     def note(hooks: Hooks, model: Any, kwargs: dict, frames: list) -> None:
         caller = os.path.abspath(frames[-1][0]) if frames else ""
-        if caller.startswith(os.path.join(hooks._torch_dir, "_higher_order_ops") + os.sep):
-            return  # torch.cond & co. trace a branch with torch.compile(backend="eager"): torch's call, not the user's
+        owner = getattr(model, "__self__", None)
+        if getattr(model, "__name__", "") == "_call_impl" and isinstance(owner, torch.nn.Module):
+            model = owner  # Module.compile() compiles the module's Module._call_impl: the user compiled the module
+        elif caller.startswith(hooks._torch_dir):
+            # torch's own call, not the user's: torch.cond & co. trace a branch with torch.compile(backend="eager"),
+            # flex_attention run eagerly compiles its higher-order op the same way
+            return
         name = getattr(model, "__qualname__", None) or type(model).__name__ if model is not None else "?"
         backend = kwargs.get("backend", "inductor")
         backend = backend if isinstance(backend, str) else getattr(backend, "__name__", repr(backend))
@@ -975,6 +984,64 @@ def _install_torch_compile(stack: contextlib.ExitStack) -> None:
         return original(model, *args, **kwargs)
 
     patch_attr(stack, torch, "compile", compile)
+
+
+def _install_skip_hook(stack: contextlib.ExitStack) -> None:
+    """Note each call of a torch.compile'd function whose own frame dynamo skipped. Dynamo offers every frame that
+    starts under a compiled call to its callback; it skips one whose code is in its skip files (torch's own modules)
+    and says so only in a debug log line, and a skipped code is never offered again. The frame is the compiled
+    call's own when its caller is torch.compile's wrapper (``compile_wrapper`` in ``eval_frame.py``); for
+    ``Module._call_impl`` (what ``Module.compile()`` compiles), dynamo offers the module's ``forward`` next, and
+    the call ran eagerly only if that is skipped too. Torch without the method (older or newer): no hook."""
+    from torch._dynamo import convert_frame, eval_frame
+
+    wrapper = getattr(convert_frame, "CatchErrorsWrapper", None)
+    original = getattr(wrapper, "_handle_skip", None)
+    if original is None:
+        return
+    dynamo_files = {os.path.abspath(convert_frame.__file__), os.path.abspath(eval_frame.__file__)}
+    eval_file = os.path.abspath(eval_frame.__file__)
+
+    def is_wrapper(f: Any) -> bool:  # torch.compile's wrapper of the compiled function (``_fn`` before 2.8)
+        return f.f_code.co_name in ("compile_wrapper", "_fn") and os.path.abspath(f.f_code.co_filename) == eval_file
+
+    def code_info(code: Any, reason: str) -> dict:
+        name = getattr(code, "co_qualname", code.co_name)  # Sequential.forward (Python 3.11+), else forward
+        return {"function": name, "file": code.co_filename, "line": code.co_firstlineno, "reason": reason}
+
+    def note(hooks: Hooks, code: Any, reason: str, caller: Any) -> None:
+        while caller is not None and os.path.abspath(caller.f_code.co_filename) in dynamo_files:
+            if is_wrapper(caller):
+                break  # the compiled call's own frame: its caller is torch.compile's wrapper
+            caller = caller.f_back
+        if caller is None:
+            return
+        if is_wrapper(caller):
+            frames = frames_of(traceback.extract_stack(caller))
+            entry = dict(code_info(code, reason), time_us=now_us(), user_stack=user_frames(frames, hooks._prefixes))
+            hooks.raw.skipped_calls.append(dict(entry, forward=None))
+            return
+        # Module._call_impl skipped at the top: the module's forward is the next frame offered
+        outer = caller.f_back
+        last = hooks.raw.skipped_calls[-1] if hooks.raw.skipped_calls else None
+        if (
+            last is not None
+            and last["forward"] is None
+            and caller.f_code.co_name == "_call_impl"
+            and last["function"].rsplit(".", 1)[-1] == "_call_impl"
+            and outer is not None
+            and is_wrapper(outer)
+        ):
+            last["forward"] = code_info(code, reason)
+
+    def handle_skip(self: Any, result: Any, frame: Any) -> Any:
+        out = original(self, result, frame)
+        if _REGISTRY.sinks() and getattr(result, "skip_reason", None) is not None:
+            if getattr(result, "guarded_code", None) is None:
+                _each("noting a skipped frame", note, frame.f_code, str(result.skip_reason), sys._getframe(1))
+        return out
+
+    patch_attr(stack, wrapper, "_handle_skip", handle_skip)
 
 
 def _arg_names(model: Any) -> list[str]:

@@ -1213,6 +1213,37 @@ def _user_files(compiles: list[Compile], others: list[list[Frame]]) -> list[str]
     return list(dict.fromkeys(f.file for s in stacks for f in s if f.is_user))
 
 
+def _torch_path(file: str) -> str:
+    """``torch/nn/modules/container.py`` for a file inside a torch installation, else the file as it is."""
+    parts = file.replace(os.sep, "/").split("/")
+    return "/".join(parts[len(parts) - 1 - parts[::-1].index("torch") :]) if "torch" in parts else file
+
+
+def _skipped_calls(raw: Raw) -> list[Diagnostic]:
+    """A diagnostic for each compiled call that ran eagerly because dynamo skipped its frame
+    (``adapter._install_skip_hook``): ``Module._call_impl`` skipped counts only with the module's forward."""
+    out = []
+    for s in raw.skipped_calls:
+        via_module = s["function"].rsplit(".", 1)[-1] == "_call_impl"
+        shown = s["forward"] if via_module else s
+        if shown is None:
+            continue  # Module.compile() of a module whose forward is the user's: that forward compiled
+        line = rules.stack_line_text(_frames(s["user_stack"]))
+        message = (
+            f"dynamo skipped the compiled call{' at ' + line if line else ''}: it would not trace {shown['function']} "
+            f'({_torch_path(shown["file"])}:{shown["line"]}): "{shown["reason"].rstrip(".")}", so the call ran '
+            "eagerly and nothing of it was compiled"
+        )
+        if via_module:
+            message += (
+                ". Module.compile() compiles torch's Module._call_impl, which dynamo skips, then the module's forward, "
+                "skipped too where it is torch's own (nn.Sequential, nn.Linear...): call torch.compile(module) "
+                "instead (pytorch/pytorch#150915)"
+            )
+        out.append(Diagnostic("call_skipped", message))
+    return out
+
+
 def _nothing_compiled(raw: Raw, calls: list[CompileCall]) -> Optional[Diagnostic]:
     if raw.windows:
         if all(c.backend == "inductor" for c in calls):
@@ -1324,7 +1355,9 @@ def _build(raw: Raw, torch_version: str, title: str) -> Report:
                 )
             )
     diagnostics += _gave_up(trace, raw.raised)
-    if not compiles:
+    skipped = _skipped_calls(raw)
+    diagnostics += skipped
+    if not compiles and not skipped:  # a skipped call says why nothing compiled, and where
         note = _nothing_compiled(raw, calls)
         if note:
             diagnostics.append(note)

@@ -95,6 +95,18 @@ def _fx_of(c: Compile) -> dict:
     return fx
 
 
+def _in_run_order(lines: list, fx_nodes: list[str], fx: dict) -> list:
+    """A kernel's user lines in the order its FX ops run (``fx_nodes``, graph order), each where its first op is;
+    a line no op of the kernel names keeps its place after them. (The capture records a kernel's stacks in the
+    order Inductor met them, not the order they run: the Kernels table named a kernel's last line first.)"""
+    first: dict = {}
+    for i, name in enumerate(fx_nodes):
+        node = fx.get(name)
+        for f in user_lines([node.user_stack]) if node is not None and node.user_stack else ():
+            first.setdefault((f.file, f.line), i)
+    return sorted(lines, key=lambda f: first.get((f.file, f.line), len(fx_nodes)))
+
+
 def derive_compile(c: Compile, fx: Optional[dict] = None, view: bool = True) -> Compile:
     """``c`` with the fields the views show and no recorded fact gives as it is, decided here once:
     ``FusedNode.user_lines``, ``ops``, ``no_line_reason`` and ``no_kernel_reason``, ``Kernel.user_lines`` and
@@ -158,6 +170,7 @@ def derive_compile(c: Compile, fx: Optional[dict] = None, view: bool = True) -> 
             ops = [fx[name].short_op or short_op(fx[name].target) for name in k.fx_nodes if name in fx]
             md = dict(md, autotune=dict(tune, choices=choices, epilogue=epilogue_ops(ops)))
         lines = user_lines(k.user_stack) or user_lines([f] for ls in lines_of.get(k.name, []) for f in ls)
+        lines = _in_run_order(lines, k.fx_nodes, fx)
         sites = k.call_sites or kernel_runs(k.name, boxes) or ([list(k.fused_nodes)] if k.fused_nodes else [])
         sites = [sorted(site, key=lambda f: order.get(f, len(order))) for site in sites]  # execution order
         kind = kernel_kind(kinds_of.get(k.name, []))

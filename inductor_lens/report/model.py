@@ -44,7 +44,7 @@ SCHEMA_VERSION = 2
 
 #: The generation of the derived fields (``report/finish.py``) a report holds. A report written before
 #: derived fields were added (no ``derived`` key, or a smaller number) gets them filled when it is loaded.
-DERIVED_VERSION = 15  # 2: Trigger.summary; 3: Compile.module_view, FusedNode.group_path; 4: FusedNode.no_line_reason;
+DERIVED_VERSION = 16  # 2: Trigger.summary; 3: Compile.module_view, FusedNode.group_path; 4: FusedNode.no_line_reason;
 # 5: a backward's saved inputs named by what made them, input copies labelled, Trigger.kind ahead_of_time;
 # 6: FusedNode.built_lines (where the user's code built the modules of ops that ran inside torch)
 # 7: module paths inferred where a compile recorded none (Compile.modules_inferred, report/module_paths.py)
@@ -57,6 +57,7 @@ DERIVED_VERSION = 15  # 2: Trigger.summary; 3: Compile.module_view, FusedNode.gr
 # 14: a forward's graph_note says when its backward compiled (Compile.backward_compiled), never only "at the first
 #     .backward()"
 # 15: Compile.contents and box_count (the panel's and the compile picker's counts of fused nodes and kernels)
+# 16: user lines skip torch's own frames after the user's (rules.line_frame); Kernel.user_lines in run order
 
 #: Languages a kernel may be written in: what Inductor's output code defines (``async_compile.<kind>``),
 #: ``extern`` for calls of library kernels, ``other`` when the source was not found.
@@ -1189,6 +1190,8 @@ DIAGNOSTIC_CODES = {
     "code, and nothing recorded says which (a TORCH_TRACE import, an error caught inside the capture)",
     "user_code_raised": "the captured code raised; the report holds what compiled before that",
     "nothing_compiled": "nothing was compiled inside the capture (the message says why)",
+    "call_skipped": "dynamo skipped the frame of a torch.compile'd call (its code is in dynamo's skip files, as "
+    "torch's own modules are): the call ran eagerly, nothing of it compiled",
     "never_ran": "torch.compile() was called but the compiled function never ran",
     "other_backend": "torch.compile() used a backend other than inductor",
     "source_missing": "a kernel's source or node links are missing",

@@ -630,13 +630,33 @@ def epilogue_ops(ops: Iterable[str]) -> list[str]:
     return [o for o in dict.fromkeys(ops) if o not in NOT_EPILOGUE and o not in UNPACK_OPS]
 
 
+#: The stages of frames whose lines are code someone wrote to be run: the user's and a library's (transformers'
+#: modelling code), not torch's own (:func:`frame_stage`).
+CODE_STAGES = ("user", "library")
+
+
+def line_frame(stack: Sequence[Any]) -> Any:
+    """The frame of ``stack`` (outermost first) that names the line that ran: the innermost one in the user's or a
+    library's code. Dynamo records the frames it traced through, torch's own Python included
+    (``flex_attention``'s wrapper, ``torch.func``'s transforms, a compiled call of ``optimizer.step()``): the
+    user's call of it is the line, and torch's frame only where the stack has no other. ``None`` for no frame.
+
+    >>> from types import SimpleNamespace as F
+    >>> line_frame([F(line=16, stage="user"), F(line=2462, stage="torch")]).line
+    16
+    >>> line_frame([F(line=80, stage="torch")]).line
+    80
+    """
+    return next((f for f in reversed(stack) if getattr(f, "stage", "") in CODE_STAGES), stack[-1] if stack else None)
+
+
 def user_lines(stacks: Iterable[list]) -> list:
-    """The user's lines of some stacks: the innermost frame of each (the line that ran), distinct by
+    """The user's lines of some stacks: the line that ran in each (:func:`line_frame`), distinct by
     ``(file, line)``, in order. The first is *the* user line a view names."""
     seen, out = set(), []
     for s in stacks:  # unique_stacks without copying each stack
         if s:
-            last = s[-1]
+            last = line_frame(s)
             key = (last.file, last.line)
             if key not in seen:
                 seen.add(key)

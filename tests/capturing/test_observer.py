@@ -395,3 +395,59 @@ def test_compiled_autograd_never_offers_dynamo_a_frame_of_the_lens_and_names_the
     assert c.trigger.user_stack and c.trigger.user_stack[-1].code == "loss.backward()"
     # the structured trace's records of compiled autograd (ids "!A/F/N") join its graph
     assert c.kernels and c.graphs["post_grad"].code and c.guards and c.phases
+
+
+def test_module_compile_of_torchs_own_modules_is_told_as_torch_did_it():
+    """Regional compilation by ``block.compile()``: Module.compile() compiles torch's ``Module._call_impl``, which
+    dynamo skips, then the module's forward; nn.Sequential's is torch's own, skipped too on torch 2.13 (pytorch
+    #150915): nothing compiles, and torch says so only in a debug log line. The lens names the call, what dynamo
+    would not trace and what to do (``call_skipped``), not "no torch.compile()d function was called". Where torch
+    compiles it (a torch with the fix), the report holds those compiles and no skip. Either way the compile calls
+    name the modules, not ``Module._call_impl``."""
+    torch.manual_seed(0)
+    blocks = torch.nn.Sequential(*[torch.nn.Sequential(torch.nn.Linear(16, 16), torch.nn.GELU()) for _ in range(2)])
+
+    def scenario():
+        for b in blocks:
+            b.compile()
+        return blocks(torch.randn(4, 16, generator=torch.Generator().manual_seed(0)))
+
+    plain, report = observe(scenario)
+    assert [c.target for c in report.compile_calls] == ["Sequential", "Sequential"]
+    skipped = [d.message for d in report.diagnostics if d.code == "call_skipped"]
+    if plain["graphs"] == 0:
+        (message,) = skipped  # the blocks share their code: dynamo is offered it once
+        assert "test_observer.py:" in message and "blocks(torch.randn(4, 16" in message, message
+        assert "Sequential.forward (torch/nn/modules/container.py:" in message, message
+        assert "torch.compile(module)" in message, message
+        assert "nothing_compiled" not in [d.code for d in report.diagnostics]
+    else:
+        assert not skipped, skipped
+
+
+def test_module_compile_of_a_users_module_compiles_and_skips_nothing():
+    """The same call on a module whose forward is the user's: dynamo skips ``_call_impl`` and traces the forward."""
+    torch.manual_seed(0)
+    model = models.MLP()
+
+    def scenario():
+        model.compile()
+        return model(torch.randn(4, 16, generator=torch.Generator().manual_seed(0)))
+
+    plain, report = observe(scenario)
+    assert plain["graphs"] == 1
+    assert [c.target for c in report.compile_calls] == ["MLP"]
+    assert not [d for d in report.diagnostics if d.code == "call_skipped"]
+
+
+def test_torchs_own_torch_compile_is_not_the_users_call():
+    """flex_attention run eagerly compiles its higher-order op with torch.compile(backend="eager") itself: not the
+    user's call, so no "used backend 'eager'" warning (the trial's FlexAttention page had one)."""
+    from torch.nn.attention.flex_attention import flex_attention
+
+    q, k, v = (torch.randn(1, 1, 16, 8, generator=torch.Generator().manual_seed(i)) for i in range(3))
+    with inductor_lens.capture() as cap:
+        out = flex_attention(q, k, v)
+    assert out.shape == (1, 1, 16, 8)
+    report = cap.report
+    assert report.compile_calls == [] and "other_backend" not in [d.code for d in report.diagnostics]

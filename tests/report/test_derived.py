@@ -102,6 +102,65 @@ def test_user_line_of_a_fused_node_and_its_kernel_is_one_line():
             assert n.user_lines[0] in c.kernel(n.kernel).user_lines
 
 
+def test_the_user_line_is_the_users_call_of_torch_code_that_dynamo_traced_through():
+    """flex_attention, torch.func's transforms: dynamo records the frames it traced through torch's own Python
+    after the user's. The line is the user's call (the trial's FlexAttention kernel named flex_attention.py:2462);
+    torch's frame only where the stack has no other (a compiled optimizer.step() alone)."""
+    torch_frame = Frame(
+        file="/venv/lib/python3.11/site-packages/torch/nn/attention/flex_attention.py",
+        line=2462,
+        function="flex_attention",
+        code="out, lse = flex_attention_hop(",
+    )
+    lib = Frame(
+        file="/venv/lib/python3.11/site-packages/transformers/models/gpt2/modeling_gpt2.py",
+        line=80,
+        function="forward",
+        code="attn = q @ k",
+    )
+    nodes = [
+        GraphNode(
+            "flex", "call_function", "aten.mm.default", user_stack=[_frame(16, "out = flex(q, k, v)"), torch_frame]
+        ),
+        GraphNode("hf", "call_function", "aten.relu.default", user_stack=[lib, torch_frame]),
+        GraphNode("opt", "call_function", "aten.sin.default", user_stack=[torch_frame]),
+    ]
+    fused = [
+        FusedNode("op0", "extern", ["flex"], "extern_kernels.mm"),
+        FusedNode("op1", "pointwise", ["hf"], "cpp_fused_relu_0"),
+        FusedNode("op2", "pointwise", ["opt"], "cpp_fused_sin_1"),
+    ]
+    kernels = [
+        Kernel("extern_kernels.mm", "extern", "extern_kernels.mm(x, w)", ["op0"], ["flex"], metadata={"callee": "mm"}),
+        Kernel("cpp_fused_relu_0", "cpp", "...", ["op1"], ["hf"]),
+        Kernel("cpp_fused_sin_1", "cpp", "...", ["op2"], ["opt"]),
+    ]
+    c = _forward(nodes, fused, kernels)
+    lines = {n.name: [(f.file.rsplit("/", 1)[-1], f.line) for f in n.user_lines] for n in c.fused_nodes}
+    assert lines == {"op0": [("model.py", 16)], "op1": [("modeling_gpt2.py", 80)], "op2": [("flex_attention.py", 2462)]}
+    assert [f.line for f in c.kernel("extern_kernels.mm").user_lines] == [16]
+
+
+def test_a_kernels_lines_are_in_the_order_its_ops_run():
+    """The capture records a kernel's stacks in the order Inductor met them: the trial's Kernels table named a
+    kernel's `return` line (11) first where its first op ran at line 5, as the panel of its first box said."""
+    nodes = [
+        GraphNode("mul", "call_function", "aten.mul.Tensor", user_stack=[_frame(5)]),
+        GraphNode("gt", "call_function", "aten.gt.Scalar", user_stack=[_frame(6)]),
+        GraphNode("mul_3", "call_function", "aten.mul.Tensor", user_stack=[_frame(10)]),
+        GraphNode("sum_2", "call_function", "aten.sum.default", user_stack=[_frame(11)]),
+    ]
+    fused = [
+        FusedNode("op3", "reduction", ["mul", "sum_2"], "k0"),
+        FusedNode("op0", "pointwise", ["gt", "mul_3"], "k0"),
+    ]
+    stacks = [[_frame(11)], [_frame(5)], [_frame(6)], [_frame(10)]]
+    kernels = [Kernel("k0", "cpp", "...", ["op3", "op0"], ["mul", "gt", "mul_3", "sum_2"], user_stack=stacks)]
+    c = _forward(nodes, fused, kernels)
+    assert [f.line for f in c.kernel("k0").user_lines] == [5, 6, 10, 11]
+    assert c.kernel("k0").user_lines[0] == c.fused_nodes[0].user_lines[0]
+
+
 def test_kernel_call_sites_without_a_record_are_runs_of_consecutive_boxes():
     c = _compile()
     assert c.kernel("cpp_fused_relu_0").call_sites == [["op2", "op3"], ["op5"]]
