@@ -54,7 +54,7 @@ from .parse import (
     triton_source_metadata,
 )
 from .raw import Raw, RawGraph, RawKernel, RawSchedNode, RawWindow, loads_payload
-from .sources import Cell, cell_map, localize, read_sources
+from .sources import Cell, cell_map, localize, localize_text, read_sources
 
 
 def _frames(tuples: list[tuple]) -> list[Frame]:
@@ -82,8 +82,16 @@ def _localized(value: Any, cells: dict[str, Cell]) -> Any:
             for f in dataclasses.fields(value)
             if f.name not in ("source", "output_code", "code", "guards", "metadata")
         }
+        for name in _TEXTS.intersection(changes):  # the words that cite a place: a diagnostic's, a reason's
+            if isinstance(changes[name], str):
+                changes[name] = localize_text(changes[name], cells)
         return dataclasses.replace(value, **changes)
     return value
+
+
+#: Text fields that cite places in the user's files (``f() (/tmp/ipykernel_1/2.py:4)``, ``File "...", line 4``):
+#: named as the frames are, ``cell [6]:5``.
+_TEXTS = frozenset({"message", "detail", "reason", "recompile_reason", "what"})
 
 
 def _cid(md: dict) -> Optional[str]:
@@ -1245,6 +1253,8 @@ def _skipped_calls(raw: Raw) -> list[Diagnostic]:
 
 
 def _nothing_compiled(raw: Raw, calls: list[CompileCall]) -> Optional[Diagnostic]:
+    if raw.windows and raw.raised is not None:
+        return None  # the captured code raised while dynamo traced it: user_code_raised says what (and why nothing)
     if raw.windows:
         if all(c.backend == "inductor" for c in calls):
             return Diagnostic(

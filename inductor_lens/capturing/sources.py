@@ -113,6 +113,23 @@ def localize(frame: Frame, cells: dict[str, Cell]) -> Frame:
     return Frame(file=cell.name, line=frame.line + cell.offset, function=frame.function, code=frame.code)
 
 
+def localize_text(text: str, cells: dict[str, Cell]) -> str:
+    """``text`` (a diagnostic, a reason) with each place in a notebook cell's file named as :func:`localize` names
+    a frame: ``/tmp/ipykernel_1/23.py:2`` and ``File "/tmp/ipykernel_1/23.py", line 2`` become ``cell [6]:3``
+    and ``File "cell [6]", line 3``; the magic's own call keeps its file's line."""
+    for file, cell in cells.items():
+        if file not in text or cell.wrapper:
+            continue
+        here = re.escape(file)
+        text = re.sub(here + r":(\d+)", lambda m, c=cell: f"{c.name}:{int(m.group(1)) + c.offset}", text)
+        text = re.sub(
+            r'File "' + here + r'", line (\d+)',
+            lambda m, c=cell: f'File "{c.name}", line {int(m.group(1)) + c.offset}',
+            text,
+        )
+    return text
+
+
 def read_sources(files: Iterable[str], cells: dict[str, Cell]) -> list[SourceFile]:
     """The text of each file (bounded; ``note`` says why text is missing or cut)."""
     by_name = {c.name: c.text for c in cells.values() if not c.wrapper}

@@ -434,7 +434,36 @@ def compile_why(recompile_reason: str, trigger_reason: str) -> str:
     >>> compile_why("", '["size mismatch at index 0", "x changed"]').splitlines()
     ['size mismatch at index 0', 'x changed']
     """
-    return readable_reasons(recompile_reason or trigger_reason or "").strip()
+    return guard_lines(readable_reasons(recompile_reason or trigger_reason or "")).strip()
+
+
+_GUARD_AT = re.compile(r"^(?P<guard>.*?\S)\s+# (?P<code>.*?)\s+# (?P<at>\S+:\d+)(?: in (?P<fn>\S+))?\s*$")
+
+
+def guard_lines(text: str) -> str:
+    """Failed guards as people read them: torch pads each guard to a column and follows it with where it was made
+    (``# code  # file:line in function``) and then, again, a "User stack trace:" of that line; one line each.
+
+    >>> guard_lines("1/0: i == 0            # x = torch.sin(x) + i  # m.py:5 in step\\nUser stack trace:\\n"
+    ...             '  File "m.py", line 5, in step\\n    x = torch.sin(x) + i')
+    '1/0: i == 0 (made at m.py:5 in step: x = torch.sin(x) + i)'
+    >>> guard_lines("0/0: tensor 'x' size mismatch at index 0. expected 8, actual 4")
+    "0/0: tensor 'x' size mismatch at index 0. expected 8, actual 4"
+    """
+    out, in_stack = [], False
+    for line in text.splitlines():
+        if line.strip() == "User stack trace:":
+            in_stack = True
+            continue
+        if in_stack and (not line.strip() or line.startswith(" ")):
+            continue
+        in_stack = False
+        m = _GUARD_AT.match(line)
+        if m:
+            where = m["at"] + (f" in {m['fn']}" if m["fn"] else "")
+            line = f"{m['guard']} (made at {where}: {m['code'].strip()})"
+        out.append(line)
+    return "\n".join(out)
 
 
 def contents_text(kinds: Iterable[str], kernels: int) -> str:
@@ -872,6 +901,14 @@ def break_summary(reason: str) -> str:
     >>> break_summary("Failed to handle graph break gracefully. Skipping the function and falling back to eager. "
     ...               "Graph break encountered:\n\nAttempted to wrap RNN, GRU, or LSTM\n  Explanation: ...")
     'Attempted to wrap RNN, GRU, or LSTM (dynamo skipped the whole frame: it ran eagerly)'
+
+    Where the first break led to another that made dynamo give up (a break in a loop), both are said:
+
+    >>> break_summary("Failed to handle graph break gracefully. Skipping the function and falling back to eager. "
+    ...               "Graph break encountered:\n\nUnsupported Tensor.item() call\n  Explanation: ...\n\n"
+    ...               "*** While handling this graph break, another graph break occurred: ***\n\n"
+    ...               "graph break in loop\n  Explanation: ...")
+    'Unsupported Tensor.item() call; then: graph break in loop (dynamo skipped the whole frame: it ran eagerly)'
     """
     lines = [ln.strip() for ln in readable_reasons(reason).splitlines()]  # a JSON list of lines too
     first = next((i for i, ln in enumerate(lines) if ln), None)
@@ -879,11 +916,38 @@ def break_summary(reason: str) -> str:
         return ""
     head = lines[first]
     if head.endswith(":") and (head.startswith("Encountered graph break") or head.endswith("Graph break encountered:")):
-        after = next((ln for ln in lines[first + 1 :] if ln), "")
-        if after:
-            skipped = "falling back to eager" in head
-            return f"{after} (dynamo skipped the whole frame: it ran eagerly)" if skipped else after
-    return lines[first]
+        at = next((i for i in range(first + 1, len(lines)) if lines[i]), None)
+        if at is not None:
+            after = _named(lines[at], lines[at + 1 :])
+            if "falling back to eager" not in head:
+                return after
+            # the break that made dynamo give up on the frame: torch adds it after the first ("graph break in loop")
+            cause = next((i for i, ln in enumerate(lines) if ln.startswith(_ANOTHER_BREAK)), None)
+            again = next((ln for ln in lines[cause + 1 :] if ln), "") if cause is not None else ""
+            then = f"; then: {again}" if again else ""
+            return f"{after}{then} (dynamo skipped the whole frame: it ran eagerly)"
+    return _named(lines[first], lines[first + 1 :])
+
+
+_ANOTHER_BREAK = "*** While handling this graph break, another graph break occurred"
+_TICKED = re.compile(r"`([^`]+)`")
+
+
+def _named(summary: str, rest: Sequence[str]) -> str:
+    r"""``summary`` with what torch's explanation names in backticks where it does not say it itself: "Failed to
+    trace builtin operator" names no operator, its explanation does.
+
+    >>> _named("Failed to trace builtin operator", ["Explanation: Dynamo does not know how to trace builtin "
+    ...        "operator `print` with argument types ['str']"])
+    'Failed to trace builtin operator `print`'
+    >>> _named("Unsupported Tensor.item() call", ["Explanation: Dynamo does not support tracing `Tensor.item()`"])
+    'Unsupported Tensor.item() call'
+    """
+    explanation = next((ln for ln in rest[:3] if ln.startswith("Explanation:")), "")
+    m = _TICKED.search(explanation)
+    if m is None or "`" in summary or m.group(1) in summary:
+        return summary
+    return f"{summary} `{m.group(1)}`"
 
 
 def empty_frame_words(ops: Optional[int], fail: str = "") -> str:

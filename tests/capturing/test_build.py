@@ -230,3 +230,32 @@ def test_a_break_dynamo_could_not_resume_from_is_one_break_that_says_the_frame_r
         for name in ("foo", "bar")
     ]  # fmt: skip
     assert [len(b.reason) > 0 for b in _graph_breaks(_Trace(skipped))] == [True, True]
+
+
+def test_cells_rename_the_places_that_diagnostics_and_reasons_cite():
+    """The trial's notebook: a diagnostic said ``h() (/tmp/ipykernel_10525/1673700272.py:2)`` where the same report's
+    break said ``cell [6]:6``. Text that cites a place in a cell's file names it as the frames do."""
+    from inductor_lens.capturing.build import _localized
+    from inductor_lens.report.model import Diagnostic, GraphBreak
+
+    cells = {
+        "/tmp/ipykernel_1/23.py": sources.Cell(name="cell [6]", offset=1, wrapper=False, text="%%inductor_lens\n"),
+        "/tmp/ipykernel_1/9.py": sources.Cell(name="cell [6]", offset=0, wrapper=True, text="%%inductor_lens\n"),
+    }
+    message = "compile 0/0: dynamo could not compile h() (/tmp/ipykernel_1/23.py:2) and ran it eagerly"
+    reason = 'graph break\n  File "/tmp/ipykernel_1/23.py", line 4, in h\n    print(x)'
+    got = _localized([Diagnostic("eager_fallback", message, reason), GraphBreak(reason)], cells)
+    assert got[0].message == "compile 0/0: dynamo could not compile h() (cell [6]:3) and ran it eagerly"
+    assert got[0].detail == got[1].reason == 'graph break\n  File "cell [6]", line 5, in h\n    print(x)'
+    assert sources.localize_text("at /tmp/ipykernel_1/9.py:3", cells) == "at /tmp/ipykernel_1/9.py:3"  # the magic's
+
+
+def test_a_raise_while_dynamo_traced_is_not_also_nothing_to_compile():
+    """The trial's cell ``x @ torch.randn(3, 3)`` (a shape error found while tracing) got a second line "dynamo ran but
+    Inductor compiled no graph (nothing to compile in the traced frames, or they were skipped)" under the error."""
+    raw = load_raw("break_recompile")
+    raw.graphs = []
+    assert raw.windows
+    assert "nothing_compiled" in [d.code for d in build_report(raw, "2.13.0", cells={}).diagnostics]
+    raw.raised = RuntimeError("a shape mismatch")
+    assert "nothing_compiled" not in [d.code for d in build_report(raw, "2.13.0", cells={}).diagnostics]
