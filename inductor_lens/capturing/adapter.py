@@ -24,9 +24,9 @@ Hooks (verified on torch 2.11 and 2.13; each one that is missing is reported, no
   user's call that compiled it;
 - dynamo's compile start/end callbacks: when (and why) a compile ran;
 - ``torch.compile`` itself, to show that it only wraps the function;
-- ``torch._dynamo.convert_frame.CatchErrorsWrapper._handle_skip`` (where it exists: torch 2.11 to 2.15): a
-  compiled call whose own frame dynamo skipped (its code is in dynamo's skip files: ``Module.compile()`` of a
-  module whose forward is torch's own), which torch says only in a debug log line.
+- ``torch._dynamo.convert_frame.CatchErrorsWrapper._handle_skip`` (torch 2.13+; on 2.11 a filter on
+  ``convert_frame``'s logger): a compiled call whose own frame dynamo skipped (its code is in dynamo's skip files:
+  ``Module.compile()`` of a module whose forward is torch's own), which torch says only in a debug log line.
 """
 
 from __future__ import annotations
@@ -992,24 +992,23 @@ def _install_skip_hook(stack: contextlib.ExitStack) -> None:
     and says so only in a debug log line, and a skipped code is never offered again. The frame is the compiled
     call's own when its caller is torch.compile's wrapper (``compile_wrapper`` in ``eval_frame.py``); for
     ``Module._call_impl`` (what ``Module.compile()`` compiles), dynamo offers the module's ``forward`` next, and
-    the call ran eagerly only if that is skipped too. Torch without the method (older or newer): no hook."""
+    the call ran eagerly only if that is skipped too.
+
+    Torch 2.13+ decides the skip in ``CatchErrorsWrapper._handle_skip``, wrapped here. Torch 2.11 decides it inside
+    ``CatchErrorsWrapper.__call__`` and says it only in that debug line: a filter on its logger reads the line (the
+    logger is let through DEBUG for the capture, and the filter drops every record the logger would not have shown
+    before, so nothing more reaches the user's handlers)."""
     from torch._dynamo import convert_frame, eval_frame
 
-    wrapper = getattr(convert_frame, "CatchErrorsWrapper", None)
-    original = getattr(wrapper, "_handle_skip", None)
-    if original is None:
-        return
-    dynamo_files = {os.path.abspath(convert_frame.__file__), os.path.abspath(eval_frame.__file__)}
+    wrapper = convert_frame.CatchErrorsWrapper
+    convert_file = os.path.abspath(convert_frame.__file__)
+    dynamo_files = {convert_file, os.path.abspath(eval_frame.__file__)}
     eval_file = os.path.abspath(eval_frame.__file__)
 
     def is_wrapper(f: Any) -> bool:  # torch.compile's wrapper of the compiled function (``_fn`` before 2.8)
         return f.f_code.co_name in ("compile_wrapper", "_fn") and os.path.abspath(f.f_code.co_filename) == eval_file
 
-    def code_info(code: Any, reason: str) -> dict:
-        name = getattr(code, "co_qualname", code.co_name)  # Sequential.forward (Python 3.11+), else forward
-        return {"function": name, "file": code.co_filename, "line": code.co_firstlineno, "reason": reason}
-
-    def note(hooks: Hooks, code: Any, reason: str, caller: Any) -> None:
+    def note(hooks: Hooks, info: dict, caller: Any) -> None:
         while caller is not None and os.path.abspath(caller.f_code.co_filename) in dynamo_files:
             if is_wrapper(caller):
                 break  # the compiled call's own frame: its caller is torch.compile's wrapper
@@ -1018,7 +1017,7 @@ def _install_skip_hook(stack: contextlib.ExitStack) -> None:
             return
         if is_wrapper(caller):
             frames = frames_of(traceback.extract_stack(caller))
-            entry = dict(code_info(code, reason), time_us=now_us(), user_stack=user_frames(frames, hooks._prefixes))
+            entry = dict(info, time_us=now_us(), user_stack=user_frames(frames, hooks._prefixes))
             hooks.raw.skipped_calls.append(dict(entry, forward=None))
             return
         # Module._call_impl skipped at the top: the module's forward is the next frame offered
@@ -1032,16 +1031,54 @@ def _install_skip_hook(stack: contextlib.ExitStack) -> None:
             and outer is not None
             and is_wrapper(outer)
         ):
-            last["forward"] = code_info(code, reason)
+            last["forward"] = info
 
-    def handle_skip(self: Any, result: Any, frame: Any) -> Any:
-        out = original(self, result, frame)
-        if _REGISTRY.sinks() and getattr(result, "skip_reason", None) is not None:
-            if getattr(result, "guarded_code", None) is None:
-                _each("noting a skipped frame", note, frame.f_code, str(result.skip_reason), sys._getframe(1))
-        return out
+    original = getattr(wrapper, "_handle_skip", None)
+    if original is not None:
 
-    patch_attr(stack, wrapper, "_handle_skip", handle_skip)
+        def handle_skip(self: Any, result: Any, frame: Any) -> Any:
+            out = original(self, result, frame)
+            if _REGISTRY.sinks() and getattr(result, "skip_reason", None) is not None:
+                if getattr(result, "guarded_code", None) is None:
+                    code = frame.f_code
+                    info = {
+                        "function": getattr(code, "co_qualname", code.co_name),  # Sequential.forward (3.11+)
+                        "file": code.co_filename,
+                        "line": code.co_firstlineno,
+                        "reason": str(result.skip_reason),
+                    }
+                    _each("noting a skipped frame", note, info, sys._getframe(1))
+            return out
+
+        patch_attr(stack, wrapper, "_handle_skip", handle_skip)
+        return
+
+    logger = logging.getLogger(convert_frame.__name__)
+    shown = logger.getEffectiveLevel()
+
+    class _Skips(logging.Filter):
+        def filter(self, record: logging.LogRecord) -> bool:
+            if record.msg == _SKIP_LINE and isinstance(record.args, tuple) and len(record.args) == 3:
+                if _REGISTRY.sinks():
+                    f = sys._getframe(1)
+                    while f is not None and os.path.abspath(f.f_code.co_filename) != convert_file:
+                        f = f.f_back  # logging's own frames, up to CatchErrorsWrapper.__call__
+                    name, reason, file = record.args
+                    info = {"function": str(name), "file": str(file), "line": 0, "reason": str(reason)}
+                    if f is not None:
+                        _each("noting a skipped frame", note, info, f)
+            return record.levelno >= shown
+
+    skips = _Skips()
+    logger.addFilter(skips)
+    stack.callback(logger.removeFilter, skips)
+    if shown > logging.DEBUG:
+        stack.callback(logger.setLevel, logger.level)
+        logger.setLevel(logging.DEBUG)
+
+
+#: The debug line torch 2.11 logs for a frame dynamo skips (``convert_frame.CatchErrorsWrapper.__call__``).
+_SKIP_LINE = "skipping: %s (reason: %s, file: %s)"
 
 
 def _arg_names(model: Any) -> list[str]:

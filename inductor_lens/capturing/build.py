@@ -54,7 +54,7 @@ from .parse import (
     triton_source_metadata,
 )
 from .raw import Raw, RawGraph, RawKernel, RawSchedNode, RawWindow, loads_payload
-from .sources import Cell, cell_map, localize, localize_text, read_sources
+from .sources import Cell, cell_map, localize, localize_text, method_class, read_sources
 
 
 def _frames(tuples: list[tuple]) -> list[Frame]:
@@ -695,6 +695,18 @@ def _call_arg_names(raw: Raw) -> list[str]:
     return list(next(iter(names))) if len(names) == 1 else []
 
 
+def _qualified(name: str, file: str, line: Any) -> str:
+    """A traced method named with its class, ``Block.forward`` (regional compilation compiles each block's
+    ``forward``: the compiles read alike by name alone); dynamo's code after a graph break in one,
+    ``Block.torch_dynamo_resume_in_forward_at_13``. A function, or a file whose text is not known: ``name``."""
+    resumed = re.fullmatch(r"torch_dynamo_resume_in_(\w+?)_at_\d+", name)
+    try:
+        cls = method_class(file, int(line), resumed.group(1) if resumed else name) if file and line else ""
+    except (TypeError, ValueError):
+        cls = ""
+    return f"{cls}.{name}" if cls else name
+
+
 def _frame_name(trace: _Trace, cid: str) -> str:
     for md in trace.metadata("compilation_metrics", cid):
         name = md["compilation_metrics"].get("co_name")
@@ -703,7 +715,7 @@ def _frame_name(trace: _Trace, cid: str) -> str:
             # dynamo traced torch's own module-call wrapper (`inner`, `_call_impl`), which inlines forward()
             return f"forward (via torch's {name} wrapper)"
         if name:
-            return str(name)
+            return _qualified(str(name), filename, md["compilation_metrics"].get("co_firstlineno"))
     stack = trace.dynamo_start_stack(cid)
     return stack[-1].function if stack else ""
 
@@ -1239,7 +1251,8 @@ def _skipped_calls(raw: Raw) -> list[Diagnostic]:
         line = rules.stack_line_text(_frames(s["user_stack"]))
         message = (
             f"dynamo skipped the compiled call{' at ' + line if line else ''}: it would not trace {shown['function']} "
-            f'({_torch_path(shown["file"])}:{shown["line"]}): "{shown["reason"].rstrip(".")}", so the call ran '
+            f"({_torch_path(shown['file'])}{':' + str(shown['line']) if shown['line'] else ''}): "
+            f'"{shown["reason"].rstrip(".")}", so the call ran '
             "eagerly and nothing of it was compiled"
         )
         if via_module:

@@ -6,6 +6,7 @@ No torch here. IPython is only read when it is already running (``sys.modules``)
 from __future__ import annotations
 
 import ast
+import functools
 import linecache
 import re
 import sys
@@ -111,6 +112,31 @@ def localize(frame: Frame, cells: dict[str, Cell]) -> Frame:
         code = lines[cell.offset].strip() if cell.offset < len(lines) else frame.code
         return Frame(file=cell.name, line=line, function=frame.function, code=code, stage="other")
     return Frame(file=cell.name, line=frame.line + cell.offset, function=frame.function, code=frame.code)
+
+
+def method_class(file: str, line: int, name: str) -> str:
+    """The class whose method ``name`` is defined at ``line`` of ``file`` (a code object's ``co_firstlineno``: its
+    ``def`` or first decorator), from the file's text as Python's ``linecache`` holds it (a notebook cell's too);
+    ``""`` for a function that is no method, or where the text is not known."""
+    lines = linecache.getlines(file)
+    return _methods("".join(lines)).get((int(line), name), "") if lines else ""
+
+
+@functools.lru_cache(maxsize=64)
+def _methods(text: str) -> dict[tuple[int, str], str]:
+    """``(line, name) -> class`` for every method of a class in ``text`` (its ``def`` line and its decorators')."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return {}
+    out: dict[tuple[int, str], str] = {}
+    for cls in ast.walk(tree):
+        if isinstance(cls, ast.ClassDef):
+            for fn in cls.body:
+                if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    for ln in [fn.lineno, *(d.lineno for d in fn.decorator_list)]:
+                        out[(ln, fn.name)] = cls.name
+    return out
 
 
 def localize_text(text: str, cells: dict[str, Cell]) -> str:

@@ -301,14 +301,19 @@ def autotune_chosen(name: str, language: str, source: str, metadata: dict, choic
 
 
 def frame_label(frame: str) -> str:
-    """The traced frame for people: ``"forward"`` -> ``"forward()"``; ``"forward (via torch's inner
-    wrapper)"`` keeps its note; dynamo's ``torch_dynamo_resume_in_f_at_13`` -> ``"f() after line 13"``."""
+    """The traced frame for people: ``"forward"`` -> ``"forward()"``, ``"Block.forward"`` -> ``"Block.forward()"``;
+    ``"forward (via torch's inner wrapper)"`` keeps its note; dynamo's ``torch_dynamo_resume_in_f_at_13`` ->
+    ``"f() after line 13"``.
+
+    >>> frame_label("Block.torch_dynamo_resume_in_forward_at_13")
+    'Block.forward() after line 13'
+    """
     f = str(frame or "")
     if not f:
         return ""
-    m = re.fullmatch(r"torch_dynamo_resume_in_(\w+?)_at_(\d+)", f)
+    m = re.fullmatch(r"((?:\w+\.)?)torch_dynamo_resume_in_(\w+?)_at_(\d+)", f)
     if m:
-        return f"{m.group(1)}() after line {m.group(2)}"
+        return f"{m.group(1)}{m.group(2)}() after line {m.group(3)}"
     head, sep, rest = f.partition(" (")
     return f"{head}(){sep}{rest}" if sep else f"{f}()"
 

@@ -451,3 +451,47 @@ def test_torchs_own_torch_compile_is_not_the_users_call():
     assert out.shape == (1, 1, 16, 8)
     report = cap.report
     assert report.compile_calls == [] and "other_backend" not in [d.code for d in report.diagnostics]
+
+
+def test_a_skipped_call_is_told_where_torch_says_it_only_in_a_log_line(monkeypatch):
+    """Torch 2.11 has no ``CatchErrorsWrapper._handle_skip``: the skip is read from convert_frame's debug line. Here
+    that path runs on this torch (the hook installed as if the method were missing): the same diagnostic, and the
+    logger shows the user nothing it did not show before and is left as it was."""
+    import logging
+
+    from torch._dynamo import convert_frame
+
+    from inductor_lens.capturing import adapter
+
+    real, install = convert_frame.CatchErrorsWrapper, adapter._install_skip_hook
+
+    def as_on_torch_2_11(stack):
+        monkeypatch.setattr(convert_frame, "CatchErrorsWrapper", type("CatchErrorsWrapper", (), {}))
+        try:
+            install(stack)
+        finally:
+            monkeypatch.setattr(convert_frame, "CatchErrorsWrapper", real)
+
+    monkeypatch.setattr(adapter, "_install_skip_hook", as_on_torch_2_11)
+    logger = logging.getLogger(convert_frame.__name__)
+    before = (logger.level, list(logger.filters))
+    seen = []
+    handler = logging.Handler(logging.DEBUG)
+    handler.emit = seen.append
+    # beside torch's own handler (stderr, DEBUG and up, on torch._dynamo, which does not propagate): a record let
+    # through there is printed
+    logging.getLogger("torch._dynamo").addHandler(handler)
+    try:
+        torch.manual_seed(0)
+        block = torch.nn.Sequential(torch.nn.Linear(16, 16), torch.nn.GELU())
+        torch._dynamo.reset()
+        with inductor_lens.capture() as cap:
+            block.compile()
+            block(torch.randn(4, 16, generator=torch.Generator().manual_seed(0)))
+    finally:
+        logging.getLogger("torch._dynamo").removeHandler(handler)
+    assert (logger.level, list(logger.filters)) == before
+    assert not [r for r in seen if r.name == convert_frame.__name__ and r.levelno < logger.getEffectiveLevel()]
+    if not cap.report.compiles:  # torch 2.13: nothing compiled (a torch with the fix compiles the block)
+        (d,) = [d for d in cap.report.diagnostics if d.code == "call_skipped"]
+        assert "forward (torch/nn/modules/container.py)" in d.message and "torch.compile(module)" in d.message

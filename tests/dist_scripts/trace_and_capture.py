@@ -53,7 +53,11 @@ def trace_into(folder):
     handler = _internal.LOG_TRACE_HANDLER
     handler.acquire()
     try:
-        handler._close_stream()
+        if hasattr(handler, "_close_stream"):  # torch 2.13+
+            handler._close_stream()
+        elif handler.stream is not None:  # torch 2.11: the handler's own file, closed and let go
+            handler.stream.close()
+            handler.stream = None
         handler.root_dir = folder
     finally:
         handler.release()

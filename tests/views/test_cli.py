@@ -227,7 +227,7 @@ def test_demo_writes_one_report_with_fused_and_extern_kernels(tmp_path, monkeypa
     assert (tmp_path / "lens-demo.html").exists(), "demo's default output is lens-demo.html"
     assert str(tmp_path / "lens-demo.html") in last_line(err)
     report = inductor_lens.load(tmp_path / "demo.json")
-    assert [c.frame for c in report.compiles] == ["sin_cos", "forward"]
+    assert [c.frame for c in report.compiles] == ["sin_cos", "SmallMLP.forward"]
     kernels = {k.name: k.language for k in report.kernels}
     assert kernels["cpp_fused_add_cos_pow_sin_0"] == "cpp"
     assert "extern" in kernels.values(), f"the MLP's matmul should stay an extern kernel: {kernels}"
