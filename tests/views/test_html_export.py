@@ -178,8 +178,9 @@ def test_offline_page_views_search_and_keyboard(tmp_path, offline_page, training
     assert said.pop(ret) == ("output · returned, saved" if ret in first.saved_outputs else "output · returned")
     assert said and all(v == "saved for backward" for v in said.values()) and set(said) <= set(first.saved_outputs)
     assert page.locator('[data-role="graph-note"]').text_content() == first.graph_note
-    # every option of the compile selector names its function, forward() too (a graph kind's name: it was left out)
-    assert page.locator(".il-compile option").first.text_content().startswith(f"{first.id} · forward() · ")
+    # every option of the compile selector names its function, forward() too (a graph kind's name: it was left
+    # out), a method with its class
+    assert page.locator(".il-compile option").first.text_content().startswith(f"{first.id} · MLP.forward() · ")
     # keyboard: focus the lens, ArrowDown selects the first fused node in execution order
     page.locator(".il-root").focus()
     page.keyboard.press("ArrowDown")
