@@ -32,6 +32,7 @@ from .rules import (
     empty_frame_words,
     frame_label,
     frame_stage,
+    nothing_text,
     readable_reasons,
     runs_text,
     short_op,
@@ -1271,6 +1272,10 @@ class Report(_Record):
     #: and why Inductor first ran, or where nothing compiled, the frame dynamo ran eagerly. Derived like ``views``;
     #: the timeline's first line, and printed by ``inductor-lens run`` and ``demo`` above their last.
     when: str = ""
+    #: What a report with no compile says instead of a graph (``rules.nothing_text``): why nothing compiled, by its
+    #: diagnostics (dynamo skipped the call, another backend, the function never ran...); ``""`` where something
+    #: compiled. Derived like ``views``.
+    nothing: str = ""
 
     def __post_init__(self) -> None:
         if type(self.profile) is dict:  # the 0.2 spelling, a plain dict: typed once, here
@@ -1279,6 +1284,8 @@ class Report(_Record):
         object.__setattr__(self, "views", list(available_views(facts)))
         object.__setattr__(self, "profiled", any(f[0] for f in facts))
         object.__setattr__(self, "when", when_text(self.compile_calls, self.compiles, self.empty_frames))
+        codes = (getattr(d, "code", "") for d in self.diagnostics)
+        object.__setattr__(self, "nothing", nothing_text(bool(self.compiles), codes))
 
     # -- access ---------------------------------------------------------------------------
     def compile(self, id: str) -> Compile:

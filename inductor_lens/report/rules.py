@@ -1042,6 +1042,39 @@ def when_text(calls: Sequence[Any], compiles: Sequence[Any], frames: Sequence[An
     return " ".join(words) or "No timing was recorded."
 
 
+#: What a report with no compile says of it (``Report.nothing``), by the first of its diagnostics' codes that tells why.
+_NOTHING = (
+    ("call_skipped", "Nothing was compiled: dynamo skipped the compiled call, which ran eagerly (the diagnostic above "
+     "says where and why)."),
+    ("other_backend", "Inductor compiled nothing: torch.compile used another backend (the diagnostic above names it), "
+     "which makes no kernels."),
+    ("never_ran", "Nothing was compiled: the torch.compile'd function never ran inside the capture."),
+    ("compile_raised", "Nothing was compiled: dynamo could not compile the frame and raised the error to your code."),
+    ("recompile_limit", "Nothing was compiled: dynamo hit its recompile limit and ran the frame eagerly."),
+    ("eager_fallback", "Nothing was compiled: dynamo could not compile the frame and ran it eagerly."),
+    ("compile_error", "Nothing was compiled: the compile failed and torch ran the frame eagerly."),
+    ("compile_unsupported", "Nothing was compiled: dynamo could not compile the frame (the diagnostic above says why)."),
+    ("user_code_raised", "Nothing was compiled before your code raised."),
+)  # fmt: skip
+
+
+def nothing_text(compiled: bool, codes: Iterable[str]) -> str:
+    """What a report with no compile says instead of a graph (``Report.nothing``; ``""`` where something compiled):
+    why, by its diagnostics (``codes``), else that nothing compiled.
+
+    >>> nothing_text(False, ["other_backend"])[:40]
+    'Inductor compiled nothing: torch.compile'
+    >>> nothing_text(False, [])
+    'Nothing was compiled while this report was captured.'
+    """
+    if compiled:
+        return ""
+    have = set(codes)
+    return next(
+        (text for code, text in _NOTHING if code in have), "Nothing was compiled while this report was captured."
+    )
+
+
 def runs_text(runs: int, warmup: int) -> str:
     """How a profile's times were taken, as the roofline says it (``StepProfile.runs_text``).
 

@@ -804,7 +804,7 @@ export function noCompilePanel(report) {
   return h(
     "div",
     { class: "il-summary" },
-    h("p", { class: "il-muted" }, "Nothing was compiled while this report was captured."),
+    h("p", { class: "il-muted", "data-role": "nothing" }, report.nothing || ""), // Report.nothing: why, Python's
     emptyFrames(report, "Dynamo traced these frames; none of them gave Inductor a graph to compile."),
     graphBreaks(report),
   );

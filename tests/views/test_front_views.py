@@ -761,7 +761,7 @@ def test_a_capture_that_compiled_nothing_says_why_in_the_panel_and_when_on_the_t
     panel, and the header counted a graph break no view showed. The panel names the frame and why
     (``EmptyFrame.what``, Python's words) and lists the graph break; the timeline draws the frame when dynamo began
     it, after ``torch.compile``'s call, and says so in words."""
-    from inductor_lens.report.model import CompileCall, Report
+    from inductor_lens.report.model import CompileCall, Diagnostic, Report
 
     gru = Frame("/home/u/gru.py", 7, "forward", "h, _ = self.gru(self.emb(x))")
     reason = (
@@ -791,7 +791,11 @@ def test_a_capture_that_compiled_nothing_says_why_in_the_panel_and_when_on_the_t
     assert frame.locator('[data-role="eager-frame"]').inner_text() == report.empty_frames[0].what
     assert fail in page.locator('aside.il-panel [data-role="graph-breaks"]').inner_text()
     assert "skip their ids" not in page.locator("aside.il-panel").inner_text()  # no compile skips anything here
-    page.locator('[data-view="fusion"]', has_text="Why: the panel beside lists what dynamo did.").wait_for()
+    # what the fusion view and the panel say instead of a graph: Report.nothing (Python's, by the diagnostics)
+    assert page.locator('aside.il-panel [data-role="nothing"]').inner_text() == report.nothing
+    page.locator(
+        '[data-view="fusion"]', has_text=f"{report.nothing} The panel beside lists what dynamo did."
+    ).wait_for()
     page.click('[data-tab="timeline"]')
     row = page.locator('[data-view="timeline"] [data-role="timeline-frame"][data-compile="0/0"]')
     assert row.count() == 1 and report.empty_frames[0].what in row.inner_text()  # Python's words, as they are
@@ -800,4 +804,16 @@ def test_a_capture_that_compiled_nothing_says_why_in_the_panel_and_when_on_the_t
     assert bar["x"] > call["x"]  # dynamo began the frame at the first call, after torch.compile() wrapped it
     words = page.locator('[data-view="timeline"] .il-tl-words').inner_text()
     assert words == report.when and "Dynamo began forward() at 3.00 s (gru.py:6)" in words and fail in words, words
+    # another backend: dynamo and AOT autograd compiled, Inductor did not (the page said "Nothing was compiled")
+    other = Report(
+        torch_version="2.13.0",
+        device="cpu",
+        compile_calls=[CompileCall("M", "aot_eager", [], 1.0e6)],
+        diagnostics=[Diagnostic("other_backend", "torch.compile(M) used backend 'aot_eager'")],
+    )
+    assert other.nothing.startswith("Inductor compiled nothing: torch.compile used another backend")
+    other.save_html(tmp_path / "other.html")
+    page.goto((tmp_path / "other.html").as_uri())
+    page.locator('[data-view="fusion"]', has_text=other.nothing).wait_for()
+    assert page.locator('aside.il-panel [data-role="nothing"]').inner_text() == other.nothing
     _assert_clean(page)

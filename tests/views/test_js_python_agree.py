@@ -174,6 +174,7 @@ REMOVED = {
     r"\breadableReason\b|JSON\.parse\(s\)": "reasons one per line: rules.readable_reasons, on construction",
     r"kinds\[n\.kind\]": "the compile's count of fused nodes by kind: Compile.contents (rules.contents_text)",
     r"filter\(\(n\) => !n\.is_glue\)\.length": "the compile picker's count of boxes: Compile.box_count",
+    r"[Nn]othing was compiled while": "why a report has no compile: Report.nothing (rules.nothing_text)",
 }
 
 

@@ -217,8 +217,6 @@ function whenIdle(fn) {
   else setTimeout(fn, 200);
 }
 
-const NO_COMPILES = "This report has no compiles: nothing was compiled while capturing.";
-
 /** What the lens says once a graph is drawn: boxes and layout times on its root, the status line. */
 function sayDrawn(ctx, ix, b, layout) {
   ctx.root.dataset.layoutMs = String(Math.round(layout.ms));
@@ -246,7 +244,7 @@ async function drawGraph(ctx, v, legend, after) {
       v.host,
       ix
         ? "This compile produced no fused nodes."
-        : NO_COMPILES + (why ? " Why: the panel beside lists what dynamo did." : ""),
+        : (ctx.report.nothing || "") + (why ? " The panel beside lists what dynamo did." : ""), // Report.nothing
     );
     return;
   }
