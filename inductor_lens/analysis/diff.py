@@ -322,14 +322,25 @@ def diff(a: Report, b: Report, pairs: Optional[Sequence[tuple]] = None) -> Repor
 
 # -- compiles ------------------------------------------------------------------------------------
 
-#: Automatic compile pairing: each pass pairs the n-th compile with a key in A with the n-th in B,
-#: among compiles still unpaired. Forward and inference graphs of one frame pair in the second pass.
+
+def _function(c: Compile) -> str:
+    """A compile's function without its class: ``forward`` of ``MLP.forward``."""
+    return c.frame.rsplit(".", 1)[-1]
+
+
+def _one_unqualified(ca: Compile, cb: Compile) -> bool:
+    """A method's frame is named with its class (``MLP.forward``) by captures since 0.2.0, ``forward`` before: such
+    frames pair by the function's name, never two named with different classes."""
+    return "." not in ca.frame or "." not in cb.frame
+
+
+#: Automatic compile pairing: each pass pairs the n-th compile with a key in A with the n-th in B (that ``fits`` it,
+#: where a pass says), among compiles still unpaired. Forward and inference graphs of one frame pair in the third.
 _PASSES = (
-    ("frame, graph kind and order", lambda c: (c.frame, c.graph_kind)),
-    # a method's frame is named with its class (``MLP.forward``) by captures since 0.2.0; a report made before says
-    # ``forward``: such frames pair by the function's own name
-    ("function, graph kind and order", lambda c: (c.frame.rsplit(".", 1)[-1], c.graph_kind)),
-    ("frame and order (graph kind differs)", lambda c: (c.frame.rsplit(".", 1)[-1], c.graph_kind == "backward")),
+    ("frame, graph kind and order", lambda c: (c.frame, c.graph_kind), None),
+    ("function, graph kind and order", lambda c: (_function(c), c.graph_kind), _one_unqualified),
+    ("frame and order (graph kind differs)", lambda c: (c.frame, c.graph_kind == "backward"), None),
+    ("function and order (graph kind differs)", lambda c: (_function(c), c.graph_kind == "backward"), _one_unqualified),
 )
 
 
@@ -348,7 +359,7 @@ def pair_compiles(a: Report, b: Report, pairs: Optional[Sequence[tuple]] = None)
         if pa in match or pb in {c.id for c, _ in match.values()}:
             raise ValueError(f"compile pair {tuple(p)!r} names a compile that is already paired")
         match[pa] = (b.compile(pb), "chosen")
-    for how, key in _PASSES:
+    for how, key, fits in _PASSES:
         used_b = {c.id for c, _ in match.values()}
         queues: dict = {}
         for c in b.compiles:
@@ -356,8 +367,11 @@ def pair_compiles(a: Report, b: Report, pairs: Optional[Sequence[tuple]] = None)
                 queues.setdefault(key(c), []).append(c)
         for c in a.compiles:
             q = queues.get(key(c))
-            if c.id not in match and q:
-                match[c.id] = (q.pop(0), how)
+            if c.id in match or not q:
+                continue
+            pick = next((i for i, cb in enumerate(q) if fits is None or fits(c, cb)), None)
+            if pick is not None:
+                match[c.id] = (q.pop(pick), how)
     used_b = {c.id for c, _ in match.values()}
     result = [(c, *match[c.id]) if c.id in match else (c, None, "no match") for c in a.compiles]
     result.extend((None, c, "no match") for c in b.compiles if c.id not in used_b)

@@ -858,6 +858,7 @@ def _install_callbacks(stack: contextlib.ExitStack) -> None:
         if _REGISTRY.sinks():
             frames = frames_of(traceback.extract_stack(sys._getframe(1)))
             _each("timing a compile", on_start, args, frames)
+            _each("marking a call that compiled", _mark_compiled)
 
     def end(args: Any) -> None:
         _each("timing a compile", on_end, args)
@@ -952,13 +953,16 @@ def _install_torch_compile(stack: contextlib.ExitStack) -> None:
     original = torch.compile
 
     def note(hooks: Hooks, model: Any, kwargs: dict, frames: list) -> None:
+        if model is None:
+            return  # torch.compile(mode=...) without a function: the decorator it returns makes the call noted here
         caller = os.path.abspath(frames[-1][0]) if frames else ""
         owner = getattr(model, "__self__", None)
         if getattr(model, "__name__", "") == "_call_impl" and isinstance(owner, torch.nn.Module):
             model = owner  # Module.compile() compiles the module's Module._call_impl: the user compiled the module
-        elif caller.startswith(hooks._torch_dir):
+        elif caller.startswith(hooks._torch_dir) and caller != os.path.join(hooks._torch_dir, "__init__.py"):
             # torch's own call, not the user's: torch.cond & co. trace a branch with torch.compile(backend="eager"),
-            # flex_attention run eagerly compiles its higher-order op the same way
+            # flex_attention run eagerly compiles its higher-order op the same way. (torch/__init__.py's is the
+            # decorator torch.compile(mode=...) returned, calling torch.compile with the user's function.)
             return
         name = getattr(model, "__qualname__", None) or type(model).__name__ if model is not None else "?"
         backend = kwargs.get("backend", "inductor")
@@ -987,59 +991,66 @@ def _install_torch_compile(stack: contextlib.ExitStack) -> None:
 
 
 def _install_skip_hook(stack: contextlib.ExitStack) -> None:
-    """Note each call of a torch.compile'd function whose own frame dynamo skipped. Dynamo offers every frame that
-    starts under a compiled call to its callback; it skips one whose code is in its skip files (torch's own modules)
-    and says so only in a debug log line, and a skipped code is never offered again. The frame is the compiled
-    call's own when its caller is torch.compile's wrapper (``compile_wrapper`` in ``eval_frame.py``); for
-    ``Module._call_impl`` (what ``Module.compile()`` compiles), dynamo offers the module's ``forward`` next, and
-    the call ran eagerly only if that is skipped too.
+    """Note each call of a torch.compile'd function of which dynamo compiled nothing because it skipped the call's
+    own frame as code of its skip files (torch's own modules), which torch says only in a debug log line.
+
+    Dynamo offers every frame that starts under a compiled call to its callback, and never offers a skipped code
+    again. A skip whose caller is torch.compile's wrapper (``compile_wrapper`` in ``eval_frame.py``) opens an entry
+    for that call (:func:`_call_key`); later skips under the same call name what it would not trace (the first that
+    is not a module-call wrapper: ``Sequential.forward`` after ``Module._call_impl``); a compile that starts while the
+    call is on the stack marks it compiled (:func:`_mark_compiled`: ``torch.compile(model)`` skips torch's
+    ``Module._wrapped_call_impl`` and traces the user's forward). Only skip-file skips count: a recompile limit, a
+    frame with no op or an error are told by the structured trace.
 
     Torch 2.13+ decides the skip in ``CatchErrorsWrapper._handle_skip``, wrapped here. Torch 2.11 decides it inside
     ``CatchErrorsWrapper.__call__`` and says it only in that debug line: a filter on its logger reads the line (the
     logger is let through DEBUG for the capture, and the filter drops every record the logger would not have shown
     before, so nothing more reaches the user's handlers)."""
-    from torch._dynamo import convert_frame, eval_frame
+    from torch._dynamo import convert_frame
 
     wrapper = convert_frame.CatchErrorsWrapper
     convert_file = os.path.abspath(convert_frame.__file__)
-    dynamo_files = {convert_file, os.path.abspath(eval_frame.__file__)}
-    eval_file = os.path.abspath(eval_frame.__file__)
-
-    def is_wrapper(f: Any) -> bool:  # torch.compile's wrapper of the compiled function (``_fn`` before 2.8)
-        return f.f_code.co_name in ("compile_wrapper", "_fn") and os.path.abspath(f.f_code.co_filename) == eval_file
 
     def note(hooks: Hooks, info: dict, caller: Any) -> None:
-        while caller is not None and os.path.abspath(caller.f_code.co_filename) in dynamo_files:
-            if is_wrapper(caller):
-                break  # the compiled call's own frame: its caller is torch.compile's wrapper
-            caller = caller.f_back
-        if caller is None:
+        if "skipfiles" not in info["reason"]:  # "frame is in the Dynamo skipfiles list" (2.13+), "in skipfiles" (2.11)
             return
-        if is_wrapper(caller):
-            frames = frames_of(traceback.extract_stack(caller))
-            entry = dict(info, time_us=now_us(), user_stack=user_frames(frames, hooks._prefixes))
-            hooks.raw.skipped_calls.append(dict(entry, forward=None))
+        # the call's own frame: only dynamo's frames, or torch's module-call wrappers (themselves skipped, maybe in
+        # an earlier call, and so not offered again), lie between it and torch.compile's wrapper
+        own, via_module, f = True, info["function"].rsplit(".", 1)[-1] == "_call_impl", caller
+        while f is not None and not _is_compile_wrapper(f):
+            file = os.path.abspath(f.f_code.co_filename)
+            if f.f_code.co_name in _CALLS and file.replace("\\", "/").endswith("torch/nn/modules/module.py"):
+                via_module = True
+            elif file != convert_file:
+                own = False
+            f = f.f_back
+        if f is None:
             return
-        # Module._call_impl skipped at the top: the module's forward is the next frame offered
-        outer = caller.f_back
-        last = hooks.raw.skipped_calls[-1] if hooks.raw.skipped_calls else None
-        if (
-            last is not None
-            and last["forward"] is None
-            and caller.f_code.co_name == "_call_impl"
-            and last["function"].rsplit(".", 1)[-1] == "_call_impl"
-            and outer is not None
-            and is_wrapper(outer)
-        ):
-            last["forward"] = info
+        key = _call_key(f)
+        entry = next((e for e in reversed(hooks.raw.skipped_calls) if e["call"] == key), None)
+        if entry is not None or not own:
+            if entry is not None and entry["forward"] is None and info["function"].rsplit(".", 1)[-1] not in _CALLS:
+                entry["forward"] = info  # what the call runs, skipped too: Sequential.forward after _call_impl
+            return
+        frames = frames_of(traceback.extract_stack(f))
+        user = user_frames(frames, hooks._prefixes)
+        same = (info["function"], info["file"], info["line"], [list(u) for u in user])
+        if any((e["function"], e["file"], e["line"], [list(u) for u in e["user_stack"]]) == same for e in
+               hooks.raw.skipped_calls):  # fmt: skip
+            return  # a skip dynamo makes on every call (under a dispatch mode): told once
+        # what the call runs: this frame, unless it is a module-call wrapper (then the next skip under the call)
+        runs = None if info["function"].rsplit(".", 1)[-1] in _CALLS else info
+        hooks.raw.skipped_calls.append(
+            dict(info, time_us=now_us(), user_stack=user, forward=runs, call=key, compiled=False, module=via_module)
+        )
 
     original = getattr(wrapper, "_handle_skip", None)
     if original is not None:
 
         def handle_skip(self: Any, result: Any, frame: Any) -> Any:
             out = original(self, result, frame)
-            if _REGISTRY.sinks() and getattr(result, "skip_reason", None) is not None:
-                if getattr(result, "guarded_code", None) is None:
+            if getattr(result, "skip_reason", None) is not None and getattr(result, "guarded_code", None) is None:
+                if _REGISTRY.sinks():
                     code = frame.f_code
                     info = {
                         "function": getattr(code, "co_qualname", code.co_name),  # Sequential.forward (3.11+)
@@ -1079,6 +1090,42 @@ def _install_skip_hook(stack: contextlib.ExitStack) -> None:
 
 #: The debug line torch 2.11 logs for a frame dynamo skips (``convert_frame.CatchErrorsWrapper.__call__``).
 _SKIP_LINE = "skipping: %s (reason: %s, file: %s)"
+#: torch's module-call wrappers: a skip of one of them says nothing of what the call runs (the module's forward).
+_CALLS = frozenset({"_call_impl", "_wrapped_call_impl", "inner"})
+
+
+def _is_compile_wrapper(f: Any) -> bool:
+    """Whether frame ``f`` is torch.compile's wrapper of a compiled function (``compile_wrapper``, ``eval_frame.py``)."""
+    return f.f_code.co_name == "compile_wrapper" and f.f_code.co_filename.replace("\\", "/").endswith(
+        "torch/_dynamo/eval_frame.py"
+    )
+
+
+def _call_key(f: Any) -> tuple:
+    """One compiled call, while it runs: its wrapper frame's id and where the three frames above it stand (an id
+    alone may be a later frame's, once this one is gone)."""
+    key: list = [id(f)]
+    up = f.f_back
+    for _ in range(3):
+        if up is None:
+            break
+        key.append((id(up.f_code), up.f_lineno))
+        up = up.f_back
+    return tuple(key)
+
+
+def _mark_compiled(hooks: Hooks) -> None:
+    """A compile starts: each skipped call still on the stack compiled something after all."""
+    if not any(not e["compiled"] for e in hooks.raw.skipped_calls):
+        return
+    f, keys = sys._getframe(1), set()
+    while f is not None:
+        if _is_compile_wrapper(f):
+            keys.add(_call_key(f))
+        f = f.f_back
+    for e in hooks.raw.skipped_calls:
+        if e["call"] in keys:
+            e["compiled"] = True
 
 
 def _arg_names(model: Any) -> list[str]:

@@ -652,11 +652,11 @@ def _trigger(rec: RawGraph, window: Optional[RawWindow], trace: _Trace, t0: floa
         text = "; ".join(r.replace("\n", "; ") for r in reasons) if reasons else "a guard of an earlier compile failed"
         kind, reason = "recompile", f"recompile of {frame or 'the frame'}: {text}"
     else:
-        m = re.match(r"torch_dynamo_resume_in_(\w+)_at_(\d+)", frame or "")
+        m = re.match(r"((?:\w+\.)?)torch_dynamo_resume_in_(\w+)_at_(\d+)", frame or "")
         if m:
             kind, reason = (
                 "first_call",
-                (f"first call of the code after a graph break in {m.group(1)}() at line {m.group(2)}"),
+                (f"first call of the code after a graph break in {m.group(1)}{m.group(2)}() at line {m.group(3)}"),
             )
         else:
             kind, reason = (
@@ -1234,9 +1234,11 @@ def _user_files(compiles: list[Compile], others: list[list[Frame]]) -> list[str]
 
 
 def _torch_path(file: str) -> str:
-    """``torch/nn/modules/container.py`` for a file inside a torch installation, else the file as it is."""
-    parts = file.replace(os.sep, "/").split("/")
-    return "/".join(parts[len(parts) - 1 - parts[::-1].index("torch") :]) if "torch" in parts else file
+    """``torch/nn/modules/container.py`` for a file of an installed package (after its ``site-packages/``), else
+    the file as it is."""
+    f = file.replace("\\", "/")
+    cut = max(f.rfind("/site-packages/"), f.rfind("/dist-packages/"))
+    return f[cut + len("/site-packages/") :] if cut >= 0 else file
 
 
 def _skipped_calls(raw: Raw) -> list[Diagnostic]:
@@ -1244,10 +1246,10 @@ def _skipped_calls(raw: Raw) -> list[Diagnostic]:
     (``adapter._install_skip_hook``): ``Module._call_impl`` skipped counts only with the module's forward."""
     out = []
     for s in raw.skipped_calls:
-        via_module = s["function"].rsplit(".", 1)[-1] == "_call_impl"
-        shown = s["forward"] if via_module else s
-        if shown is None:
-            continue  # Module.compile() of a module whose forward is the user's: that forward compiled
+        if s.get("compiled"):
+            continue  # dynamo traced a frame inside it (torch.compile(model): the user's forward) and compiled that
+        via_module = s.get("module", False)
+        shown = s["forward"] or s
         line = rules.stack_line_text(_frames(s["user_stack"]))
         message = (
             f"dynamo skipped the compiled call{' at ' + line if line else ''}: it would not trace {shown['function']} "
@@ -1265,9 +1267,9 @@ def _skipped_calls(raw: Raw) -> list[Diagnostic]:
     return out
 
 
-def _nothing_compiled(raw: Raw, calls: list[CompileCall]) -> Optional[Diagnostic]:
-    if raw.windows and raw.raised is not None:
-        return None  # the captured code raised while dynamo traced it: user_code_raised says what (and why nothing)
+def _nothing_compiled(raw: Raw, calls: list[CompileCall], traced_raise: bool = False) -> Optional[Diagnostic]:
+    if raw.windows and traced_raise:
+        return None  # dynamo raised what it met tracing to the user's code: compile_raised says what (and why nothing)
     if raw.windows:
         if all(c.backend == "inductor" for c in calls):
             return Diagnostic(
@@ -1381,7 +1383,7 @@ def _build(raw: Raw, torch_version: str, title: str) -> Report:
     skipped = _skipped_calls(raw)
     diagnostics += skipped
     if not compiles and not skipped:  # a skipped call says why nothing compiled, and where
-        note = _nothing_compiled(raw, calls)
+        note = _nothing_compiled(raw, calls, any(d.code == "compile_raised" for d in diagnostics))
         if note:
             diagnostics.append(note)
     return Report(

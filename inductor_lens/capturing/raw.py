@@ -102,8 +102,10 @@ class Raw:
     dynamo_graphs: dict[str, list[dict]] = field(default_factory=dict)  # compile id -> nodes
     compile_calls: list[dict] = field(default_factory=list)
     #: Calls of torch.compile'd functions whose own frame dynamo skipped (``adapter._install_skip_hook``):
-    #: ``{function, file, line, reason, time_us, user_stack, forward}``; ``forward`` is the module's skipped forward
-    #: (``{function, file, line, reason}``) where the skipped frame is ``Module._call_impl`` (``Module.compile()``).
+    #: ``{function, file, line, reason, time_us, user_stack, forward, call, compiled}``; ``forward``: what the call
+    #: runs, skipped too (``{function, file, line, reason}``: ``Sequential.forward`` after ``Module._call_impl``);
+    #: ``call``: the call while it runs (``adapter._call_key``); ``compiled``: a compile started inside it;
+    #: ``module``: the call went through torch's module-call wrappers (``Module.compile()``).
     skipped_calls: list[dict] = field(default_factory=list)
     #: AOTInductor compiles seen starting (``aot_export_module``): ``{start_us, user_stack, entry, inputs}``,
     #: ``inputs`` the lowered graph's placeholders as ``{name: [role, display name]}``.

@@ -116,27 +116,36 @@ def localize(frame: Frame, cells: dict[str, Cell]) -> Frame:
 
 def method_class(file: str, line: int, name: str) -> str:
     """The class whose method ``name`` is defined at ``line`` of ``file`` (a code object's ``co_firstlineno``: its
-    ``def`` or first decorator), from the file's text as Python's ``linecache`` holds it (a notebook cell's too);
-    ``""`` for a function that is no method, or where the text is not known."""
+    ``def`` or first decorator) or holds that line (dynamo's code after a graph break starts at the break's line),
+    from the file's text as Python's ``linecache`` holds it (a notebook cell's too); ``""`` for a function that is
+    no method, or where the text is not known."""
     lines = linecache.getlines(file)
-    return _methods("".join(lines)).get((int(line), name), "") if lines else ""
+    if not lines:
+        return ""
+    starts, spans = _methods("".join(lines))
+    line = int(line)
+    return starts.get((line, name)) or next((c for a, b, n, c in spans if n == name and a <= line <= b), "")
 
 
 @functools.lru_cache(maxsize=64)
-def _methods(text: str) -> dict[tuple[int, str], str]:
-    """``(line, name) -> class`` for every method of a class in ``text`` (its ``def`` line and its decorators')."""
+def _methods(text: str) -> tuple[dict[tuple[int, str], str], tuple[tuple[int, int, str, str], ...]]:
+    """The methods of every class in ``text``: ``(line, name) -> class`` at each one's ``def`` line and decorators'
+    lines, and ``(first line, last line, name, class)`` of each."""
     try:
         tree = ast.parse(text)
     except (SyntaxError, ValueError):
-        return {}
-    out: dict[tuple[int, str], str] = {}
+        return {}, ()
+    starts: dict[tuple[int, str], str] = {}
+    spans = []
     for cls in ast.walk(tree):
         if isinstance(cls, ast.ClassDef):
             for fn in cls.body:
                 if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    first = min([fn.lineno, *(d.lineno for d in fn.decorator_list)])
                     for ln in [fn.lineno, *(d.lineno for d in fn.decorator_list)]:
-                        out[(ln, fn.name)] = cls.name
-    return out
+                        starts[(ln, fn.name)] = cls.name
+                    spans.append((first, getattr(fn, "end_lineno", None) or fn.lineno, fn.name, cls.name))
+    return starts, tuple(spans)
 
 
 def localize_text(text: str, cells: dict[str, Cell]) -> str:

@@ -498,7 +498,7 @@ def stream_trace(
     diags = [Diagnostic(code, message, detail) for code, message, detail in raw.diagnostics]
     diags += trace.diagnostics() + builder.diagnostics + _gave_up(trace, raw.raised)
     if not stats.compiles:
-        note = _nothing_compiled(raw, [])
+        note = _nothing_compiled(raw, [], any(d.code == "compile_raised" for d in diags))
         if note:
             diags.append(note)
     facts = finish.facts if finish else []
@@ -520,6 +520,7 @@ def stream_trace(
     object.__setattr__(head, "views", list(rules.available_views(facts)))  # of the compiles written
     object.__setattr__(head, "profiled", any(f[0] for f in facts))
     object.__setattr__(head, "when", rules.when_text([], finish.timed if finish else [], head.empty_frames))
+    object.__setattr__(head, "nothing", rules.nothing_text(bool(stats.compiles), (d.code for d in diags)))
     if on_progress is not None:
         on_progress(
             f"{os.path.basename(path)}: {log.records} records, {stats.compiles} compile(s), {sink.kernels} kernel(s)"

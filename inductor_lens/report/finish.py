@@ -95,10 +95,10 @@ def _fx_of(c: Compile) -> dict:
     return fx
 
 
-def _in_run_order(lines: list, fx_nodes: list[str], fx: dict) -> list:
-    """A kernel's user lines in the order its FX ops run (``fx_nodes``, graph order), each where its first op is;
-    a line no op of the kernel names keeps its place after them. (The capture records a kernel's stacks in the
-    order Inductor met them, not the order they run: the Kernels table named a kernel's last line first.)"""
+def _in_graph_order(lines: list, fx_nodes: list[str], fx: dict) -> list:
+    """A kernel's user lines in the order of its FX ops in the post-grad graph (``fx_nodes``), each where its first
+    op is; a line no op of the kernel names keeps its place after them. (The capture records a kernel's stacks in
+    the order Inductor met them: the Kernels table named a kernel's last line first.)"""
     first: dict = {}
     for i, name in enumerate(fx_nodes):
         node = fx.get(name)
@@ -170,7 +170,7 @@ def derive_compile(c: Compile, fx: Optional[dict] = None, view: bool = True) -> 
             ops = [fx[name].short_op or short_op(fx[name].target) for name in k.fx_nodes if name in fx]
             md = dict(md, autotune=dict(tune, choices=choices, epilogue=epilogue_ops(ops)))
         lines = user_lines(k.user_stack) or user_lines([f] for ls in lines_of.get(k.name, []) for f in ls)
-        lines = _in_run_order(lines, k.fx_nodes, fx)
+        lines = _in_graph_order(lines, k.fx_nodes, fx)
         sites = k.call_sites or kernel_runs(k.name, boxes) or ([list(k.fused_nodes)] if k.fused_nodes else [])
         sites = [sorted(site, key=lambda f: order.get(f, len(order))) for site in sites]  # execution order
         kind = kernel_kind(kinds_of.get(k.name, []))

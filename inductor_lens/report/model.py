@@ -58,7 +58,7 @@ DERIVED_VERSION = 16  # 2: Trigger.summary; 3: Compile.module_view, FusedNode.gr
 # 14: a forward's graph_note says when its backward compiled (Compile.backward_compiled), never only "at the first
 #     .backward()"
 # 15: Compile.contents and box_count (the panel's and the compile picker's counts of fused nodes and kernels)
-# 16: user lines skip torch's own frames after the user's (rules.line_frame); Kernel.user_lines in run order
+# 16: user lines skip torch's own frames after the user's (rules.line_frame); Kernel.user_lines in graph order
 
 #: Languages a kernel may be written in: what Inductor's output code defines (``async_compile.<kind>``),
 #: ``extern`` for calls of library kernels, ``other`` when the source was not found.
@@ -264,8 +264,9 @@ class FusedNode(_Record):
     its whole kernel call (``channels-last copy: conv1.weight, x, conv2.weight``); else the kernel's name.
     ``is_glue``: no kernel of its own (a ``getitem`` of a multi-output call, a nop or a view), drawn as an edge
     rather than a box. ``user_stack``: one stack per distinct user line of its
-    ops (its kernel's stacks, or its own ops' when the kernel has none). ``user_lines``: the innermost frame
-    of each of those stacks (the line that ran), the first being *the* user line every view names.
+    ops (its kernel's stacks, or its own ops' when the kernel has none). ``user_lines``: the line that ran of each
+    of those stacks (``rules.line_frame``: the innermost frame of the user's or a library's code), the first being
+    *the* user line every view names.
     ``ops``: the distinct short op names of its FX ops (``GraphNode.short_op``), in order, tuple unpacking
     (``getitem``) and the graph inputs and constants it reads (``rules.NOT_OPS``) left out. ``group_path``: the boxes it is folded into in the fusion graph, outermost first,
     where that is not ``module_stack`` (a node of a repeated module: the repeat's key, ``ModuleRepeat.key``,
@@ -624,8 +625,9 @@ class Kernel(_Record):
     call_sites: list[list[str]] = field(default_factory=list)
     #: Bytes and FLOPs of one call (``Cost``), from Inductor's buffer accesses and the ops' shapes.
     cost: Optional[Cost] = None
-    #: The user's lines of this kernel: the innermost frame of each ``user_stack``, else of its fused nodes'
-    #: (``FusedNode.user_lines``, in execution order). The first is the line the kernel table, the source
+    #: The user's lines of this kernel: the line that ran of each ``user_stack`` (``rules.line_frame``), else of its
+    #: fused nodes' (``FusedNode.user_lines``), in the order of its FX ops in the graph. The first is the line the
+    #: kernel table, the source
     #: view, the panel and the roofline's time-by-line table tie the kernel to.
     user_lines: list[Frame] = field(default_factory=list)
     #: What the kernel is, from its fused nodes' kinds (``rules.kernel_kind``: a reduction if any of them

@@ -442,33 +442,43 @@ def compile_why(recompile_reason: str, trigger_reason: str) -> str:
     return guard_lines(readable_reasons(recompile_reason or trigger_reason or "")).strip()
 
 
-_GUARD_AT = re.compile(r"^(?P<guard>.*?\S)\s+# (?P<code>.*?)\s+# (?P<at>\S+:\d+)(?: in (?P<fn>\S+))?\s*$")
+_GUARD_AT = re.compile(r"^(?P<guard>.*?\S)\s{2,}# (?P<code>.*?)\s{2,}# (?P<at>\S+:\d+)(?: in (?P<fn>\S+))?\s*$")
+_STACK_FILE = re.compile(r'^\s*File "(?P<file>[^"]+)", line (?P<line>\d+)(?:, in (?P<fn>\S+))?')
 
 
 def guard_lines(text: str) -> str:
     """Failed guards as people read them: torch pads each guard to a column and follows it with where it was made
-    (``# code  # file:line in function``) and then, again, a "User stack trace:" of that line; one line each.
+    (``  # code  # file:line in function``, the file cut short by torch) and then that place again as a "User stack
+    trace:"; one line each, the place taken from the stack (its innermost ``File``: the whole path, as a notebook
+    cell is named), else from the comment. A line that does not read so is kept as it is.
 
-    >>> guard_lines("1/0: i == 0            # x = torch.sin(x) + i  # m.py:5 in step\\nUser stack trace:\\n"
-    ...             '  File "m.py", line 5, in step\\n    x = torch.sin(x) + i')
+    >>> guard_lines("1/0: i == 0            # x = torch.sin(x) + i  # mp/m.py:5 in step\\nUser stack trace:\\n"
+    ...             '  File "/tmp/m.py", line 5, in step\\n    x = torch.sin(x) + i')
     '1/0: i == 0 (made at m.py:5 in step: x = torch.sin(x) + i)'
     >>> guard_lines("0/0: tensor 'x' size mismatch at index 0. expected 8, actual 4")
     "0/0: tensor 'x' size mismatch at index 0. expected 8, actual 4"
+    >>> guard_lines("0/0: s == 'a # b'  # if s == 'a # b':  # m.py:3 in f")
+    "0/0: s == 'a # b' (made at m.py:3 in f: if s == 'a # b':)"
     """
-    out, in_stack = [], False
+    out: list = []  # lines, or [guard, code, place] of a guard whose place the stack after it may give
+    in_stack = False
     for line in text.splitlines():
         if line.strip() == "User stack trace:":
             in_stack = True
             continue
-        if in_stack and (not line.strip() or line.startswith(" ")):
-            continue
-        in_stack = False
+        if in_stack:
+            m = _STACK_FILE.match(line)
+            if m and out and isinstance(out[-1], list):
+                out[-1][2] = f"{_base(m['file'])}:{m['line']}" + (f" in {m['fn']}" if m["fn"] else "")
+            if not line.strip() or line.startswith(" "):
+                continue
+            in_stack = False
         m = _GUARD_AT.match(line)
         if m:
-            where = m["at"] + (f" in {m['fn']}" if m["fn"] else "")
-            line = f"{m['guard']} (made at {where}: {m['code'].strip()})"
-        out.append(line)
-    return "\n".join(out)
+            out.append([m["guard"], m["code"].strip(), m["at"] + (f" in {m['fn']}" if m["fn"] else "")])
+        else:
+            out.append(line)
+    return "\n".join(f"{x[0]} (made at {x[2]}: {x[1]})" if isinstance(x, list) else x for x in out)
 
 
 def contents_text(kinds: Iterable[str], kernels: int) -> str:

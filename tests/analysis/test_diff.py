@@ -725,3 +725,30 @@ def test_compare_page_counts_kernel_launches_alike_everywhere_at_1000_by_700(
         assert watch == []
     finally:
         page.close()
+
+
+def test_frames_named_with_their_class_pair_with_a_report_made_before_and_never_across_classes():
+    """Captures name a method's frame with its class (``Head.forward``) since 0.2.0, and reports made before say
+    ``forward``: those pair by the function's name; two frames of different classes do not pair by order."""
+    from inductor_lens.analysis.diff import pair_compiles
+    from inductor_lens.report.model import Compile, Report, Trigger
+
+    def report(*frames):
+        cs = [
+            Compile(f"{i}/0 forward", f"{i}/0", "forward", Trigger("first_call", ""), frame=f)
+            for i, f in enumerate(frames)
+        ]
+        return Report(torch_version="2.13.0", device="cpu", compiles=cs)
+
+    def paired(a, b):
+        return [(x.frame if x else None, y.frame if y else None, how) for x, y, how in pair_compiles(a, b)]
+
+    old, new = report("forward", "loss"), report("MLP.forward", "loss")
+    assert paired(old, new) == [
+        ("forward", "MLP.forward", "function, graph kind and order"),
+        ("loss", "loss", "frame, graph kind and order"),
+    ]
+    assert paired(report("Head.forward"), report("Loss.forward")) == [
+        ("Head.forward", None, "no match"),
+        (None, "Loss.forward", "no match"),
+    ]

@@ -251,11 +251,42 @@ def test_cells_rename_the_places_that_diagnostics_and_reasons_cite():
 
 
 def test_a_raise_while_dynamo_traced_is_not_also_nothing_to_compile():
-    """The trial's cell ``x @ torch.randn(3, 3)`` (a shape error found while tracing) got a second line "dynamo ran but
-    Inductor compiled no graph (nothing to compile in the traced frames, or they were skipped)" under the error."""
+    """The trial's cell ``x @ torch.randn(3, 3)`` (a shape error dynamo met tracing, raised to the user's code) got a
+    second line "dynamo ran but Inductor compiled no graph (nothing to compile in the traced frames, or they were
+    skipped)" under the error that says why. A raise that is not dynamo's still leaves that line."""
+    import torch
+
+    import inductor_lens
+
+    def f(x):
+        return x @ torch.ones(3, 3)
+
+    cap = inductor_lens.capture()
+    with pytest.raises(Exception, match="mat1 and mat2|size mismatch|shapes cannot be multiplied|a and b"):
+        with cap:
+            torch.compile(f)(torch.ones(2, 2))
+    codes = [d.code for d in cap.report.diagnostics]
+    assert "compile_raised" in codes and "nothing_compiled" not in codes, codes
     raw = load_raw("break_recompile")
-    raw.graphs = []
-    assert raw.windows
+    raw.graphs, raw.raised = [], RuntimeError("the user's own error, after the compiles")
     assert "nothing_compiled" in [d.code for d in build_report(raw, "2.13.0", cells={}).diagnostics]
-    raw.raised = RuntimeError("a shape mismatch")
-    assert "nothing_compiled" not in [d.code for d in build_report(raw, "2.13.0", cells={}).diagnostics]
+
+
+def test_a_traced_method_and_its_code_after_a_break_are_named_with_their_class(tmp_path):
+    """Regional compilation compiles each block's ``forward``: named with its class, and so is dynamo's code after
+    a graph break in it (its first line is the break's, inside the method, not the ``def``)."""
+    from inductor_lens.capturing.build import _qualified
+    from inductor_lens.report.rules import frame_label
+
+    path = tmp_path / "m.py"
+    path.write_text(
+        "class Block:\n    @staticmethod\n    def forward(x):\n        y = x\n        print(y)\n        return y\n\n"
+        "def forward(x):\n    return x\n"
+    )
+    file = str(path)
+    assert _qualified("forward", file, 2) == "Block.forward"  # its first line: the decorator's
+    assert _qualified("forward", file, 8) == "forward"  # a function of the same name: no class
+    resumed = _qualified("torch_dynamo_resume_in_forward_at_5", file, 5)
+    assert resumed == "Block.torch_dynamo_resume_in_forward_at_5"
+    assert frame_label(resumed) == "Block.forward() after line 5"
+    assert _qualified("forward", str(tmp_path / "gone.py"), 3) == "forward"  # no text: the name alone

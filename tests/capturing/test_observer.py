@@ -81,9 +81,11 @@ def _run(scenario, lens: bool, **capture_kwargs):
     }
 
 
-def observe(scenario, failed=0, **capture_kwargs):
+def observe(scenario, failed=0, skipped=False, **capture_kwargs):
     """Run ``scenario`` plain and under the lens; assert torch did exactly the same; return the report.
-    ``failed``: compiles that Inductor began but that failed (torch counts no graph for them)."""
+    ``failed``: compiles that Inductor began but that failed (torch counts no graph for them). ``skipped``: the
+    scenario may hold a compiled call of which dynamo compiled nothing (``call_skipped``); no other may say so
+    (``torch.compile(model)`` skips torch's module-call wrapper and compiles the forward: not a skipped call)."""
     plain = _run(scenario, False)
     lensed = _run(scenario, True, **capture_kwargs)
     assert lensed["graphs"] == plain["graphs"], (plain["graphs"], lensed["graphs"])
@@ -95,6 +97,7 @@ def observe(scenario, failed=0, **capture_kwargs):
     report = lensed["report"]
     assert len({c.compile_id for c in report.compiles}) == plain["graphs"] + failed, [c.id for c in report.compiles]
     assert not [d for d in report.diagnostics if d.code in ("hook_missing", "hook_failed", "build_failed")]
+    assert skipped or not [d.message for d in report.diagnostics if d.code == "call_skipped"]
     return plain, report
 
 
@@ -412,7 +415,7 @@ def test_module_compile_of_torchs_own_modules_is_told_as_torch_did_it():
             b.compile()
         return blocks(torch.randn(4, 16, generator=torch.Generator().manual_seed(0)))
 
-    plain, report = observe(scenario)
+    plain, report = observe(scenario, skipped=True)
     assert [c.target for c in report.compile_calls] == ["Sequential", "Sequential"]
     skipped = [d.message for d in report.diagnostics if d.code == "call_skipped"]
     if plain["graphs"] == 0:
@@ -438,6 +441,50 @@ def test_module_compile_of_a_users_module_compiles_and_skips_nothing():
     assert plain["graphs"] == 1
     assert [c.target for c in report.compile_calls] == ["MLP"]
     assert not [d for d in report.diagnostics if d.code == "call_skipped"]
+
+
+class _Net(torch.nn.Module):
+    """A block of the user's and a head of torch's own modules, each compiled by ``Module.compile()``."""
+
+    def __init__(self):
+        super().__init__()
+        self.block = models.MLP()
+        self.head = torch.nn.Sequential(torch.nn.Linear(8, 4), torch.nn.GELU())
+
+    def forward(self, x):
+        y = self.block(x)
+        return self.head(y)  # HEAD_CALL
+
+
+def test_of_two_module_compiles_the_skipped_one_is_named_at_its_own_call():
+    """``block.compile(); head.compile()``: dynamo skips ``Module._call_impl`` once, at the block's call (then it
+    traces the block's forward), and never offers it again; at the head's call it is offered nn.Sequential's forward
+    behind it, and skips that. The skip is the head's call, at its own line, not the block's that compiled."""
+    torch.manual_seed(0)
+    net = _Net()
+
+    def scenario():
+        net.block.compile()
+        net.head.compile()
+        return net(torch.randn(4, 16, generator=torch.Generator().manual_seed(0)))
+
+    plain, report = observe(scenario, skipped=True)
+    skipped = [d.message for d in report.diagnostics if d.code == "call_skipped"]
+    if len(report.compiles) == 1:  # torch 2.13: the block compiled, the head did not
+        (message,) = skipped
+        assert "return self.head(y)  # HEAD_CALL" in message and "Sequential.forward" in message, message
+    else:
+        assert not skipped, skipped
+
+
+def test_the_decorator_torch_compile_returns_names_the_users_function():
+    """``torch.compile(dynamic=False)(f)``: torch.compile returns a decorator, which calls torch.compile from
+    torch/__init__.py with ``f``; that call is the user's (it was taken for torch's own and dropped: "torch.compile(?)
+    ... only wrapped ?")."""
+    with inductor_lens.capture() as cap:
+        torch.compile(dynamic=False)(_f)(torch.ones(8))
+    assert [c.target for c in cap.report.compile_calls] == ["_f"]
+    assert "test_observer.py" in cap.report.compile_calls[0].line
 
 
 def test_torchs_own_torch_compile_is_not_the_users_call():
@@ -475,6 +522,7 @@ def test_a_skipped_call_is_told_where_torch_says_it_only_in_a_log_line(monkeypat
     monkeypatch.setattr(adapter, "_install_skip_hook", as_on_torch_2_11)
     logger = logging.getLogger(convert_frame.__name__)
     before = (logger.level, list(logger.filters))
+    shown = logger.getEffectiveLevel()  # what the logger shows the user's handlers
     seen = []
     handler = logging.Handler(logging.DEBUG)
     handler.emit = seen.append
@@ -491,7 +539,7 @@ def test_a_skipped_call_is_told_where_torch_says_it_only_in_a_log_line(monkeypat
     finally:
         logging.getLogger("torch._dynamo").removeHandler(handler)
     assert (logger.level, list(logger.filters)) == before
-    assert not [r for r in seen if r.name == convert_frame.__name__ and r.levelno < logger.getEffectiveLevel()]
+    assert not [r for r in seen if r.name == convert_frame.__name__ and r.levelno < shown]
     if not cap.report.compiles:  # torch 2.13: nothing compiled (a torch with the fix compiles the block)
         (d,) = [d for d in cap.report.diagnostics if d.code == "call_skipped"]
         assert "forward (torch/nn/modules/container.py)" in d.message and "torch.compile(module)" in d.message

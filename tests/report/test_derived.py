@@ -141,7 +141,7 @@ def test_the_user_line_is_the_users_call_of_torch_code_that_dynamo_traced_throug
     assert [f.line for f in c.kernel("extern_kernels.mm").user_lines] == [16]
 
 
-def test_a_kernels_lines_are_in_the_order_its_ops_run():
+def test_a_kernels_lines_are_in_the_order_of_its_ops():
     """The capture records a kernel's stacks in the order Inductor met them: the trial's Kernels table named a
     kernel's `return` line (11) first where its first op ran at line 5, as the panel of its first box said."""
     nodes = [
