@@ -150,8 +150,9 @@ def _methods(text: str) -> tuple[dict[tuple[int, str], str], tuple[tuple[int, in
 
 def localize_text(text: str, cells: dict[str, Cell]) -> str:
     """``text`` (a diagnostic, a reason) with each place in a notebook cell's file named as :func:`localize` names
-    a frame: ``/tmp/ipykernel_1/23.py:2`` and ``File "/tmp/ipykernel_1/23.py", line 2`` become ``cell [6]:3``
-    and ``File "cell [6]", line 3``; the magic's own call keeps its file's line."""
+    a frame: ``/tmp/ipykernel_1/23.py:2``, ``File "/tmp/ipykernel_1/23.py", line 2`` and torch's
+    ``(/tmp/ipykernel_1/23.py line 2)`` become ``cell [6]:3``, ``File "cell [6]", line 3`` and ``(cell [6]:3)``; the
+    magic's own call keeps its file's line."""
     for file, cell in cells.items():
         if file not in text or cell.wrapper:
             continue
@@ -162,6 +163,8 @@ def localize_text(text: str, cells: dict[str, Cell]) -> str:
             lambda m, c=cell: f'File "{c.name}", line {int(m.group(1)) + c.offset}',
             text,
         )
+        # torch's format_frame_info: "h (/tmp/ipykernel_1/23.py line 12)"
+        text = re.sub(here + r" line (\d+)", lambda m, c=cell: f"{c.name}:{int(m.group(1)) + c.offset}", text)
     return text
 
 

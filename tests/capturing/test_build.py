@@ -248,6 +248,7 @@ def test_cells_rename_the_places_that_diagnostics_and_reasons_cite():
     assert got[0].message == "compile 0/0: dynamo could not compile h() (cell [6]:3) and ran it eagerly"
     assert got[0].detail == got[1].reason == 'graph break\n  File "cell [6]", line 5, in h\n    print(x)'
     assert sources.localize_text("at /tmp/ipykernel_1/9.py:3", cells) == "at /tmp/ipykernel_1/9.py:3"  # the magic's
+    assert sources.localize_text("h (/tmp/ipykernel_1/23.py line 4)", cells) == "h (cell [6]:5)"
 
 
 def test_a_raise_while_dynamo_traced_is_not_also_nothing_to_compile():
