@@ -24,9 +24,9 @@ Hooks (verified on torch 2.11 and 2.13; each one that is missing is reported, no
   user's call that compiled it;
 - dynamo's compile start/end callbacks: when (and why) a compile ran;
 - ``torch.compile`` itself, to show that it only wraps the function;
-- ``torch._dynamo.convert_frame.CatchErrorsWrapper._handle_skip`` (torch 2.13+; on 2.11 a filter on
-  ``convert_frame``'s logger): a compiled call whose own frame dynamo skipped (its code is in dynamo's skip files:
-  ``Module.compile()`` of a module whose forward is torch's own), which torch says only in a debug log line.
+- ``torch._dynamo.convert_frame.CatchErrorsWrapper._handle_skip`` (torch 2.13+; 2.11 has none): a compiled call
+  whose own frame dynamo skipped (its code is in dynamo's skip files: ``Module.compile()`` of a module whose
+  forward is torch's own), which torch says only in a debug log line.
 """
 
 from __future__ import annotations
@@ -1003,9 +1003,9 @@ def _install_skip_hook(stack: contextlib.ExitStack) -> None:
     frame with no op or an error are told by the structured trace.
 
     Torch 2.13+ decides the skip in ``CatchErrorsWrapper._handle_skip``, wrapped here. Torch 2.11 decides it inside
-    ``CatchErrorsWrapper.__call__`` and says it only in that debug line: a filter on its logger reads the line (the
-    logger is let through DEBUG for the capture, and the filter drops every record the logger would not have shown
-    before, so nothing more reaches the user's handlers)."""
+    ``CatchErrorsWrapper.__call__`` and says it only in that debug line: there no skipped call is told. (Reading the
+    line means letting convert_frame's logger through DEBUG, and on 2.11 the records it then makes run code that
+    dynamo is offered under compiled autograd: the lens would be seen.)"""
     from torch._dynamo import convert_frame
 
     wrapper = convert_frame.CatchErrorsWrapper
@@ -1045,51 +1045,26 @@ def _install_skip_hook(stack: contextlib.ExitStack) -> None:
         )
 
     original = getattr(wrapper, "_handle_skip", None)
-    if original is not None:
+    if original is None:
+        return  # torch 2.11: the skip is said only in a debug log line (see the docstring)
 
-        def handle_skip(self: Any, result: Any, frame: Any) -> Any:
-            out = original(self, result, frame)
-            if getattr(result, "skip_reason", None) is not None and getattr(result, "guarded_code", None) is None:
-                if _REGISTRY.sinks():
-                    code = frame.f_code
-                    info = {
-                        "function": getattr(code, "co_qualname", code.co_name),  # Sequential.forward (3.11+)
-                        "file": code.co_filename,
-                        "line": code.co_firstlineno,
-                        "reason": str(result.skip_reason),
-                    }
-                    _each("noting a skipped frame", note, info, sys._getframe(1))
-            return out
+    def handle_skip(self: Any, result: Any, frame: Any) -> Any:
+        out = original(self, result, frame)
+        if getattr(result, "skip_reason", None) is not None and getattr(result, "guarded_code", None) is None:
+            if _REGISTRY.sinks():
+                code = frame.f_code
+                info = {
+                    "function": getattr(code, "co_qualname", code.co_name),  # Sequential.forward (3.11+)
+                    "file": code.co_filename,
+                    "line": code.co_firstlineno,
+                    "reason": str(result.skip_reason),
+                }
+                _each("noting a skipped frame", note, info, sys._getframe(1))
+        return out
 
-        patch_attr(stack, wrapper, "_handle_skip", handle_skip)
-        return
-
-    logger = logging.getLogger(convert_frame.__name__)
-    shown = logger.getEffectiveLevel()
-
-    class _Skips(logging.Filter):
-        def filter(self, record: logging.LogRecord) -> bool:
-            if record.msg == _SKIP_LINE and isinstance(record.args, tuple) and len(record.args) == 3:
-                if _REGISTRY.sinks():
-                    f = sys._getframe(1)
-                    while f is not None and os.path.abspath(f.f_code.co_filename) != convert_file:
-                        f = f.f_back  # logging's own frames, up to CatchErrorsWrapper.__call__
-                    name, reason, file = record.args
-                    info = {"function": str(name), "file": str(file), "line": 0, "reason": str(reason)}
-                    if f is not None:
-                        _each("noting a skipped frame", note, info, f)
-            return record.levelno >= shown
-
-    skips = _Skips()
-    logger.addFilter(skips)
-    stack.callback(logger.removeFilter, skips)
-    if shown > logging.DEBUG:
-        stack.callback(logger.setLevel, logger.level)
-        logger.setLevel(logging.DEBUG)
+    patch_attr(stack, wrapper, "_handle_skip", handle_skip)
 
 
-#: The debug line torch 2.11 logs for a frame dynamo skips (``convert_frame.CatchErrorsWrapper.__call__``).
-_SKIP_LINE = "skipping: %s (reason: %s, file: %s)"
 #: torch's module-call wrappers: a skip of one of them says nothing of what the call runs (the module's forward).
 _CALLS = frozenset({"_call_impl", "_wrapped_call_impl", "inner"})
 

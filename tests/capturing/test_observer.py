@@ -418,7 +418,7 @@ def test_module_compile_of_torchs_own_modules_is_told_as_torch_did_it():
     plain, report = observe(scenario, skipped=True)
     assert [c.target for c in report.compile_calls] == ["Sequential", "Sequential"]
     skipped = [d.message for d in report.diagnostics if d.code == "call_skipped"]
-    if plain["graphs"] == 0:
+    if plain["graphs"] == 0 and _skips_told():
         (message,) = skipped  # the blocks share their code: dynamo is offered it once
         assert "test_observer.py:" in message and "blocks(torch.randn(4, 16" in message, message
         assert "Sequential.forward (torch/nn/modules/container.py:" in message, message
@@ -441,6 +441,14 @@ def test_module_compile_of_a_users_module_compiles_and_skips_nothing():
     assert plain["graphs"] == 1
     assert [c.target for c in report.compile_calls] == ["MLP"]
     assert not [d for d in report.diagnostics if d.code == "call_skipped"]
+
+
+# Whether this torch tells a skipped frame where the lens can hear it (``CatchErrorsWrapper._handle_skip``, 2.13+):
+# torch 2.11 says it only in a debug log line, and the lens tells no skipped call there.
+def _skips_told() -> bool:
+    from torch._dynamo import convert_frame  # not at collection: dynamo's import is seconds
+
+    return hasattr(convert_frame.CatchErrorsWrapper, "_handle_skip")
 
 
 class _Net(torch.nn.Module):
@@ -470,7 +478,7 @@ def test_of_two_module_compiles_the_skipped_one_is_named_at_its_own_call():
 
     plain, report = observe(scenario, skipped=True)
     skipped = [d.message for d in report.diagnostics if d.code == "call_skipped"]
-    if len(report.compiles) == 1:  # torch 2.13: the block compiled, the head did not
+    if len(report.compiles) == 1 and _skips_told():  # torch 2.13: the block compiled, the head did not
         (message,) = skipped
         assert "return self.head(y)  # HEAD_CALL" in message and "Sequential.forward" in message, message
     else:
@@ -498,48 +506,3 @@ def test_torchs_own_torch_compile_is_not_the_users_call():
     assert out.shape == (1, 1, 16, 8)
     report = cap.report
     assert report.compile_calls == [] and "other_backend" not in [d.code for d in report.diagnostics]
-
-
-def test_a_skipped_call_is_told_where_torch_says_it_only_in_a_log_line(monkeypatch):
-    """Torch 2.11 has no ``CatchErrorsWrapper._handle_skip``: the skip is read from convert_frame's debug line. Here
-    that path runs on this torch (the hook installed as if the method were missing): the same diagnostic, and the
-    logger shows the user nothing it did not show before and is left as it was."""
-    import logging
-
-    from torch._dynamo import convert_frame
-
-    from inductor_lens.capturing import adapter
-
-    real, install = convert_frame.CatchErrorsWrapper, adapter._install_skip_hook
-
-    def as_on_torch_2_11(stack):
-        monkeypatch.setattr(convert_frame, "CatchErrorsWrapper", type("CatchErrorsWrapper", (), {}))
-        try:
-            install(stack)
-        finally:
-            monkeypatch.setattr(convert_frame, "CatchErrorsWrapper", real)
-
-    monkeypatch.setattr(adapter, "_install_skip_hook", as_on_torch_2_11)
-    logger = logging.getLogger(convert_frame.__name__)
-    before = (logger.level, list(logger.filters))
-    shown = logger.getEffectiveLevel()  # what the logger shows the user's handlers
-    seen = []
-    handler = logging.Handler(logging.DEBUG)
-    handler.emit = seen.append
-    # beside torch's own handler (stderr, DEBUG and up, on torch._dynamo, which does not propagate): a record let
-    # through there is printed
-    logging.getLogger("torch._dynamo").addHandler(handler)
-    try:
-        torch.manual_seed(0)
-        block = torch.nn.Sequential(torch.nn.Linear(16, 16), torch.nn.GELU())
-        torch._dynamo.reset()
-        with inductor_lens.capture() as cap:
-            block.compile()
-            block(torch.randn(4, 16, generator=torch.Generator().manual_seed(0)))
-    finally:
-        logging.getLogger("torch._dynamo").removeHandler(handler)
-    assert (logger.level, list(logger.filters)) == before
-    assert not [r for r in seen if r.name == convert_frame.__name__ and r.levelno < shown]
-    if not cap.report.compiles:  # torch 2.13: nothing compiled (a torch with the fix compiles the block)
-        (d,) = [d for d in cap.report.diagnostics if d.code == "call_skipped"]
-        assert "forward (torch/nn/modules/container.py)" in d.message and "torch.compile(module)" in d.message
