@@ -1267,8 +1267,10 @@ def _skipped_calls(raw: Raw) -> list[Diagnostic]:
     return out
 
 
-def _nothing_compiled(raw: Raw, calls: list[CompileCall], traced_raise: bool = False) -> Optional[Diagnostic]:
-    if raw.windows and traced_raise:
+def _nothing_compiled(
+    raw: Raw, calls: list[CompileCall], diagnostics: Sequence[Diagnostic] = ()
+) -> Optional[Diagnostic]:
+    if raw.windows and any(d.code == "compile_raised" for d in diagnostics):
         return None  # dynamo raised what it met tracing to the user's code: compile_raised says what (and why nothing)
     if raw.windows:
         if all(c.backend == "inductor" for c in calls):
@@ -1383,7 +1385,7 @@ def _build(raw: Raw, torch_version: str, title: str) -> Report:
     skipped = _skipped_calls(raw)
     diagnostics += skipped
     if not compiles and not skipped:  # a skipped call says why nothing compiled, and where
-        note = _nothing_compiled(raw, calls, any(d.code == "compile_raised" for d in diagnostics))
+        note = _nothing_compiled(raw, calls, diagnostics)
         if note:
             diagnostics.append(note)
     return Report(

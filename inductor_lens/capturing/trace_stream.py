@@ -498,7 +498,7 @@ def stream_trace(
     diags = [Diagnostic(code, message, detail) for code, message, detail in raw.diagnostics]
     diags += trace.diagnostics() + builder.diagnostics + _gave_up(trace, raw.raised)
     if not stats.compiles:
-        note = _nothing_compiled(raw, [], any(d.code == "compile_raised" for d in diags))
+        note = _nothing_compiled(raw, [], diags)
         if note:
             diags.append(note)
     facts = finish.facts if finish else []

@@ -627,8 +627,7 @@ class Kernel(_Record):
     cost: Optional[Cost] = None
     #: The user's lines of this kernel: the line that ran of each ``user_stack`` (``rules.line_frame``), else of its
     #: fused nodes' (``FusedNode.user_lines``), in the order of its FX ops in the graph. The first is the line the
-    #: kernel table, the source
-    #: view, the panel and the roofline's time-by-line table tie the kernel to.
+    #: kernel table, the source view, the panel and the roofline's time-by-line table tie the kernel to.
     user_lines: list[Frame] = field(default_factory=list)
     #: What the kernel is, from its fused nodes' kinds (``rules.kernel_kind``: a reduction if any of them
     #: reduces, a kernel of a pointwise node and a mean is not "pointwise"); ``""`` in reports made before it.
