@@ -583,6 +583,7 @@ class _GraphBuilder:
                     members=sn.members,
                     estimated_runtime_us=round(est * 1000, 3) if est is not None else None,
                     module_stack=node_stack(self.member_ops(sn), fx_modules, self.fx_inputs),
+                    mutates=list(dict.fromkeys(sn.mutates.values())),
                 )
             )
         return out

@@ -34,6 +34,9 @@ class RawSchedNode:
     reads: list[str]
     writes: list[str]
     outputs: list[str]
+    # the buffers it writes in place (Inductor's mutations: ``x.add_(1)`` of a graph input ``arg0_1``), by the name
+    # of its own buffer that does it: ``{"buf2": "arg0_1"}``
+    mutates: dict[str, str] = field(default_factory=dict)
     # Inductor's own view of the bytes the node moves, per buffer (post-fusion nodes only): see _costs
     read_bytes: Optional[dict[str, int]] = None
     write_bytes: Optional[dict[str, int]] = None

@@ -69,8 +69,14 @@ def _snode_fx_nodes(snode: Any) -> list[str]:
 def raw_sched_node(snode: Any, costs: bool = False) -> RawSchedNode:
     rw = snode.read_writes
     outputs: list[str] = []
+    mutates: dict[str, str] = {}
     try:
-        outputs = [b.get_name() for b in snode.get_outputs()]
+        for b in snode.get_outputs():
+            outputs.append(b.get_name())
+            # SchedulerBuffer.get_mutations: the buffers this one writes in place (a MutationLayout's target, a
+            # fallback op's mutated argument)
+            for target in getattr(b, "get_mutations", lambda: ())() or ():
+                mutates.setdefault(b.get_name(), str(target))
     except (AttributeError, NotImplementedError):  # not every node kind has it
         pass
     raw = RawSchedNode(
@@ -81,6 +87,7 @@ def raw_sched_node(snode: Any, costs: bool = False) -> RawSchedNode:
         reads=sorted({d.name for d in rw.reads}),
         writes=sorted({d.name for d in rw.writes}),
         outputs=outputs,
+        mutates=mutates,
     )
     if costs:
         _costs(snode, raw)

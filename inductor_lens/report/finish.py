@@ -36,6 +36,7 @@ from .rules import (
     fused_label,
     fusion_edges,
     graph_note,
+    in_place_text,
     input_copy_label,
     is_channels_last,
     is_glue,
@@ -109,7 +110,7 @@ def _in_graph_order(lines: list, fx_nodes: list[str], fx: dict) -> list:
 
 def derive_compile(c: Compile, fx: Optional[dict] = None, view: bool = True) -> Compile:
     """``c`` with the fields the views show and no recorded fact gives as it is, decided here once:
-    ``FusedNode.user_lines``, ``ops``, ``no_line_reason`` and ``no_kernel_reason``, ``Kernel.user_lines`` and
+    ``FusedNode.user_lines``, ``ops``, ``no_line_reason``, ``no_kernel_reason`` and ``in_place``, ``Kernel.user_lines`` and
     ``call_sites`` (each in execution order; where the capture recorded none, runs of consecutive fused nodes), the
     autotune ``epilogue`` and each choice's ``config``, ``Compile.edges`` (``rules.fusion_edges``),
     ``Compile.graph_note`` (``rules.graph_note``), ``Compile.contents`` (``rules.contents_text``) and ``box_count``,
@@ -118,7 +119,7 @@ def derive_compile(c: Compile, fx: Optional[dict] = None, view: bool = True) -> 
     these fields. ``view=False``: without the last two (:func:`with_module_view`), for a compile whose module paths
     are inferred after."""
     fx = _fx_of(c) if fx is None else fx
-    fused, copies = [], set()
+    fused, copies, inputs = [], set(), set(c.graph_inputs)
     for n in c.fused_nodes:
         lines = user_lines(n.user_stack)
         copy = is_input_copy(n.kernel, (fx[name].op if name in fx else "" for name in n.fx_nodes))
@@ -145,6 +146,7 @@ def derive_compile(c: Compile, fx: Optional[dict] = None, view: bool = True) -> 
                 ops=ops,
                 no_line_reason=no_line_reason(bool(lines), n.fx_nodes, n.no_line_reason, copy),
                 no_kernel_reason=no_kernel_reason(n.kernel, ops, branches),
+                in_place=in_place_text(_in_place_targets(n.mutates, fx, inputs)),
                 **extra,
             )
         )
@@ -199,6 +201,20 @@ def derive_compile(c: Compile, fx: Optional[dict] = None, view: bool = True) -> 
         box_count=len(kinds),
     )
     return with_module_view(c) if view else c
+
+
+def _in_place_targets(mutates: list[str], fx: dict, inputs: set) -> list:
+    """What ``rules.in_place_text`` needs of each buffer a fused node writes in place: a graph input's name shown and
+    role (from its placeholder), None for a buffer made in the graph."""
+    out = []
+    for b in mutates:
+        node = fx.get(b)
+        out.append(
+            (b, node.display_name, node.role)
+            if b in inputs and node is not None
+            else (b, "", "" if b in inputs else None)
+        )
+    return out
 
 
 def with_module_view(c: Compile) -> Compile:

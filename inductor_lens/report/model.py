@@ -301,6 +301,15 @@ class FusedNode(_Record):
     #: distinct line, in op order: only for a node with no ``user_lines`` (a line that ran wins), whose ops ran
     #: inside torch (an ``nn.Sequential`` of torch's layers). Built here, not ran here: views say so.
     built_lines: list[BuiltLine] = field(default_factory=list)
+    #: The buffers it writes in place, as Inductor names them, recorded at capture (its buffers' mutations): a graph
+    #: input (``arg0_1``: the caller's tensor, written by ``x.add_(1)`` or a BatchNorm's running statistics) or a
+    #: buffer an earlier node made (``buf3``, by ``index_put_``). Empty where nothing is written in place or
+    #: nothing was recorded (a TORCH_TRACE import).
+    mutates: list[str] = field(default_factory=list)
+    #: What it writes in place, in words, as the panel says it (``rules.in_place_text``): each of ``mutates`` by the
+    #: name the user knows (``x``, ``bn1.running_mean``). Empty when ``mutates`` is. Derived when a report is
+    #: built or loaded.
+    in_place: str = ""
 
 
 @_record

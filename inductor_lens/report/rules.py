@@ -612,6 +612,48 @@ def no_kernel_reason(kernel: Optional[str], ops: Iterable[str], branches: Sequen
     return "This node generated no kernel of its own (a no-op, a view, or a buffer reuse)."
 
 
+def in_place_text(targets: Iterable[tuple[str, str, Optional[str]]]) -> str:
+    """``FusedNode.in_place``: what a fused node writes in place, as the panel says it. ``targets``: for each buffer
+    of ``FusedNode.mutates``, ``(buffer, name shown, role)``: for a graph input its ``GraphNode.display_name`` and
+    ``role`` (``input``, ``buffer``, ``parameter``; ``""`` when not known), for a buffer made in the graph ``("buf4",
+    "", None)``.
+
+    >>> in_place_text([("arg0_1", "x", "input")])
+    'Writes x in place (graph input arg0_1): the tensor your code passed in is changed.'
+    >>> in_place_text([("primals_5", "bn.running_mean", "buffer"), ("primals_6", "bn.running_var", "buffer")])
+    'Writes bn.running_mean, bn.running_var in place (graph inputs primals_5, primals_6, buffers of your model).'
+    >>> in_place_text([("arg2_1", "", ""), ("buf4", "", None)])  # doctest: +NORMALIZE_WHITESPACE
+    'Writes arg2_1 in place (graph input arg2_1). Writes buf4 in place (a buffer made earlier in this graph).'
+    >>> in_place_text([])
+    ''
+    """
+    groups: dict[Optional[str], list[tuple[str, str]]] = {}
+    for buffer, shown, role in targets:
+        groups.setdefault(role if role in ("input", "buffer", "parameter", None) else "", []).append(
+            (shown or buffer, buffer)
+        )
+    whose = {  # after the graph input(s): what the user's code sees of it
+        "input": ("): the tensor your code passed in is changed", "): the tensors your code passed in are changed"),
+        "buffer": (", a buffer of your model)", ", buffers of your model)"),
+        "parameter": (", a parameter of your model)", ", parameters of your model)"),
+        "": (")", ")"),
+    }
+    out = []
+    for role in ("input", "buffer", "parameter", ""):
+        if role not in groups:
+            continue
+        one = len(groups[role]) == 1
+        names = ", ".join(shown for shown, _ in groups[role])
+        which = ", ".join(b for _, b in groups[role])
+        what = whose[role][0 if one else 1]
+        out.append(f"Writes {names} in place (graph {'input' if one else 'inputs'} {which}{what}.")
+    if None in groups:
+        made = [b for _, b in groups[None]]
+        a = "a buffer" if len(made) == 1 else "buffers"
+        out.append(f"Writes {', '.join(made)} in place ({a} made earlier in this graph).")
+    return " ".join(out)
+
+
 def is_glue(kind: str, kernel: Optional[str], ops: Iterable[str]) -> bool:
     """No kernel of its own: a nop node, a ``getitem`` of a multi-output call, a view; never a call of control
     flow's subgraphs (:data:`CONTROL_FLOW_OPS`: ``cond``).

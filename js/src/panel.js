@@ -260,6 +260,9 @@ function headerSection(sel) {
     { class: "il-panel-head" },
     h("div", { class: "il-title", "data-role": "selected-name" }, k ? k.name : n.name),
     n.label && k && n.label !== k.name ? h("div", { class: "il-subtitle" }, n.label) : null,
+    // what it writes in place (a graph input: the caller's tensor, a module's running statistics), in Python's words
+    // (FusedNode.in_place)
+    n.in_place ? h("div", { class: "il-head-line il-in-place", "data-role": "in-place" }, n.in_place) : null,
     last
       ? h(
           "div",

@@ -298,3 +298,42 @@ def test_aoti_says_when_it_compiled_and_names_its_inputs_as_the_exported_program
     data["derived"] = 4
     data["compiles"][0]["trigger"].update(kind="unknown", summary="")
     assert inductor_lens.report.model.Report.from_dict(data).compiles[0].trigger.summary == t.summary
+
+
+@pytest.mark.compile
+def test_batchnorms_running_statistics_are_named_as_written_in_place_and_the_panel_says_so(
+    cnn_step, tmp_path, offline_page
+):
+    """A training-mode BatchNorm updates its running statistics and ``num_batches_tracked`` in place: Inductor
+    writes those graph inputs (its buffers' mutations). The fused nodes that do it say so, by the buffers' names
+    (``FusedNode.mutates``, ``in_place``), and the panel of such a node reads the same sentence; the other nodes
+    write nothing in place."""
+    from tests.views.test_html_export import _assert_clean, _open
+
+    (forward,) = [c for c in cnn_step.compiles if c.graph_kind == "forward"]
+    inputs = _placeholders(forward)
+    writers = [n for n in forward.fused_nodes if n.mutates]
+    written = {inputs[b].display_name for n in writers for b in n.mutates}
+    assert written == {f"bn{i}.{s}" for i in (1, 2) for s in ("running_mean", "running_var", "num_batches_tracked")}
+    assert all(inputs[b].role == "buffer" for n in writers for b in n.mutates)
+    for n in writers:
+        assert n.in_place.startswith("Writes ") and (
+            "a buffer of your model" in n.in_place or "buffers of" in n.in_place
+        )
+        assert all(inputs[b].display_name in n.in_place and b in n.in_place for b in n.mutates), n.in_place
+    assert not [n.name for n in forward.fused_nodes if n.in_place and not n.mutates]
+    (backward,) = [c for c in cnn_step.compiles if c.graph_kind == "backward"]
+    assert not [n.name for n in backward.fused_nodes if n.mutates]  # a backward writes no input in place here
+
+    path = tmp_path / "cnn.html"
+    cnn_step.save_html(path)
+    _open(offline_page, path)
+    writer = writers[0]
+    if len(cnn_step.compiles) > 1 and cnn_step.compiles[0].id != forward.id:
+        offline_page.select_option(".il-compile", forward.id)
+    offline_page.locator(f'[data-view="fusion"] [data-node="{writer.name}"]').first.click()
+    assert offline_page.locator('[data-role="in-place"]').inner_text() == writer.in_place
+    other = next(n for n in forward.fused_nodes if not n.mutates and not n.is_glue)
+    offline_page.locator(f'[data-view="fusion"] [data-node="{other.name}"]').first.click()
+    assert offline_page.locator('[data-role="in-place"]').count() == 0
+    _assert_clean(offline_page)

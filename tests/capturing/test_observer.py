@@ -506,3 +506,33 @@ def test_torchs_own_torch_compile_is_not_the_users_call():
     assert out.shape == (1, 1, 16, 8)
     report = cap.report
     assert report.compile_calls == [] and "other_backend" not in [d.code for d in report.diagnostics]
+
+
+def test_an_in_place_write_of_an_input_is_named_and_the_compile_is_the_same():
+    """``x.add_(1)`` on the caller's tensor: Inductor writes the graph input in place (a copy back that AOT
+    Autograd adds, fused into the kernel). The fused node names it, by the argument's name (``FusedNode.mutates``,
+    ``in_place``), and the lens changes nothing torch does: same graphs, guards and results (the input mutated
+    the same way); a buffer made in the graph and written in place (``index_put_``) is named as such."""
+
+    def f(x, y, idx):
+        x.add_(1)
+        z = y * 2
+        z.index_put_((idx,), torch.ones(2), accumulate=True)
+        return x * z
+
+    def scenario():
+        c = torch.compile(f)
+        x = torch.arange(8, dtype=torch.float32)
+        out = c(x, torch.ones(8), torch.tensor([1, 3]))
+        return [out, x]  # x: the caller's tensor, written in place
+
+    plain, report = observe(scenario)
+    (c,) = report.compiles
+    inputs = {n.name: n for n in c.graphs["post_grad"].nodes if n.op == "placeholder"}
+    writers = {b: n for n in c.fused_nodes for b in n.mutates}
+    (x_buffer,) = [b for b in writers if b in inputs]
+    assert inputs[x_buffer].display_name == "x" and inputs[x_buffer].role == "input"
+    assert writers[x_buffer].in_place.startswith(f"Writes x in place (graph input {x_buffer}): the tensor your code")
+    made = [b for b in writers if b not in inputs]
+    assert made and all(b.startswith("buf") for b in made), writers
+    assert any(f"Writes {b} in place (a buffer made earlier in this graph)" in writers[b].in_place for b in made)
