@@ -303,7 +303,8 @@ def _input_roles(
     """What each graph input is: ``{name: (role, display name)}`` for the dynamo graph and the post-grad one.
 
     Dynamo's placeholders carry their source (``L['self']._modules['fc1']._parameters['weight']``); AOT
-    keeps their order, naming them ``primals_1..`` (training) or ``arg0_1..`` (inference); a backward graph
+    keeps their order, naming them ``primals_1..`` (training) or ``arg0_1..`` (inference), after the tensors it
+    lifts from the graph module (dynamo's ``get_attr`` tensors, unnamed here); a backward graph
     takes forward inputs by the same ``primals_N`` names, gradients as ``tangents_N`` and the rest are
     forward activations saved for it, named by the forward's node that made them (``forward``: its post-grad
     nodes by name; ``rules.saved_name``)."""
@@ -317,6 +318,16 @@ def _input_roles(
             sources.append(rd)
             if rd[0]:
                 dyn_roles[n["name"]] = rd
+    # AOT Autograd lifts the graph module's own tensors (dynamo's get_attr nodes of a tensor: an optimizer's
+    # parameters, a constant) ahead of the placeholders (aot_module_simplified: the module's parameters and buffers
+    # first), so primals_N / argN_1 count those first; they are left unnamed (their order among themselves,
+    # parameters before buffers, is not in the graph). Checked where the graph takes every input (not a backward).
+    lifted = len({n["target"] for n in dynamo or [] if n["op"] == "get_attr" and n.get("shape") is not None})
+    numbered = [
+        n["name"] for n in post if n["op"] == "placeholder" and re.fullmatch(r"primals_\d+|arg\d+_1", n["name"])
+    ]
+    if lifted and graph_kind != "backward" and len(numbered) != lifted + len(sources):
+        lifted = 0
     post_roles: dict[str, tuple[str, str]] = {}
     for n in post:
         if n["op"] != "placeholder":
@@ -324,7 +335,7 @@ def _input_roles(
         name = n["name"]
         m = re.fullmatch(r"primals_(\d+)|arg(\d+)_1", name)
         if m:
-            i = int(m.group(1)) - 1 if m.group(1) else int(m.group(2))
+            i = (int(m.group(1)) - 1 if m.group(1) else int(m.group(2))) - lifted
             if 0 <= i < len(sources) and sources[i][0]:
                 post_roles[name] = sources[i]
         elif name.startswith("tangents_"):

@@ -623,7 +623,7 @@ def in_place_text(targets: Iterable[tuple[str, str, Optional[str]]]) -> str:
     >>> in_place_text([("primals_5", "bn.running_mean", "buffer"), ("primals_6", "bn.running_var", "buffer")])
     'Writes bn.running_mean, bn.running_var in place (graph inputs primals_5, primals_6, buffers of your model).'
     >>> in_place_text([("arg2_1", "", ""), ("buf4", "", None)])  # doctest: +NORMALIZE_WHITESPACE
-    'Writes arg2_1 in place (graph input arg2_1). Writes buf4 in place (a buffer made earlier in this graph).'
+    'Writes arg2_1 in place (a graph input). Writes buf4 in place (a buffer made earlier in this graph).'
     >>> in_place_text([])
     ''
     """
@@ -646,7 +646,10 @@ def in_place_text(targets: Iterable[tuple[str, str, Optional[str]]]) -> str:
         names = ", ".join(shown for shown, _ in groups[role])
         which = ", ".join(b for _, b in groups[role])
         what = whose[role][0 if one else 1]
-        out.append(f"Writes {names} in place (graph {'input' if one else 'inputs'} {which}{what}.")
+        if role:
+            out.append(f"Writes {names} in place (graph {'input' if one else 'inputs'} {which}{what}.")
+        else:  # no name known: the buffer's own
+            out.append(f"Writes {which} in place ({'a graph input' if one else 'graph inputs'}).")
     if None in groups:
         made = [b for _, b in groups[None]]
         a = "a buffer" if len(made) == 1 else "buffers"
