@@ -299,6 +299,7 @@ def _input_roles(
     arg_names: Optional[list[str]] = None,
     shift: Optional[int] = None,
     forward: Optional[dict[str, GraphNode]] = None,
+    positional: bool = True,
 ) -> tuple[dict, dict]:
     """What each graph input is: ``{name: (role, display name)}`` for the dynamo graph and the post-grad one.
 
@@ -321,21 +322,27 @@ def _input_roles(
     # AOT Autograd lifts the graph module's own tensors (dynamo's get_attr nodes of a tensor: an optimizer's
     # parameters, a constant) ahead of the placeholders (aot_module_simplified: the module's parameters and buffers
     # first), so primals_N / argN_1 count those first; they are left unnamed (their order among themselves,
-    # parameters before buffers, is not in the graph). Checked where the graph takes every input (not a backward).
+    # parameters before buffers, is not in the graph). Inputs are named by position only where the positions are
+    # known to line up: every number below lifted + placeholders in the graph that takes every input (this one, or
+    # for a backward the forward it pairs with). Not so in a subgraph (a torch.cond branch takes its own inputs) nor
+    # under compiled autograd (AOT flattens its list placeholder `inputs`): those stay unnamed.
     lifted = len({n["target"] for n in dynamo or [] if n["op"] == "get_attr" and n.get("shape") is not None})
-    numbered = [
-        n["name"] for n in post if n["op"] == "placeholder" and re.fullmatch(r"primals_\d+|arg\d+_1", n["name"])
-    ]
-    if lifted and graph_kind != "backward" and len(numbered) != lifted + len(sources):
-        lifted = 0
+    if graph_kind == "backward":
+        takes_all = [name for name, g in (forward or {}).items() if g.op == "placeholder"]
+    else:
+        takes_all = [n["name"] for n in post if n["op"] == "placeholder"]
+    numbers = [_input_number(name) for name in takes_all]
+    numbers = [i for i in numbers if i is not None]
+    if not positional or not numbers or max(numbers) >= lifted + len(sources):
+        sources = []
     post_roles: dict[str, tuple[str, str]] = {}
     for n in post:
         if n["op"] != "placeholder":
             continue
         name = n["name"]
-        m = re.fullmatch(r"primals_(\d+)|arg(\d+)_1", name)
-        if m:
-            i = (int(m.group(1)) - 1 if m.group(1) else int(m.group(2))) - lifted
+        i = _input_number(name)
+        if i is not None:
+            i -= lifted
             if 0 <= i < len(sources) and sources[i][0]:
                 post_roles[name] = sources[i]
         elif name.startswith("tangents_"):
@@ -343,6 +350,12 @@ def _input_roles(
         elif graph_kind == "backward":
             post_roles[name] = ("saved", rules.saved_name(name, forward or {}))
     return dyn_roles, post_roles
+
+
+def _input_number(name: str) -> Optional[int]:
+    """The position AOT gave a graph input, from 0: ``primals_3`` -> 2, ``arg2_1`` -> 2; None for another name."""
+    m = re.fullmatch(r"primals_(\d+)|arg(\d+)_1", name)
+    return None if m is None else int(m.group(1)) - 1 if m.group(1) else int(m.group(2))
 
 
 def _members_of(name: str) -> list[str]:
@@ -1031,6 +1044,7 @@ def _compile(
         _call_arg_names(raw),
         shift,
         forward_nodes or {},
+        positional=not ca and not rec.subgraph,
     )
     aot = _aot_call(rec, raw) if rec.aot else None
     if rec.aot:

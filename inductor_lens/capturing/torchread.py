@@ -71,14 +71,18 @@ def raw_sched_node(snode: Any, costs: bool = False) -> RawSchedNode:
     outputs: list[str] = []
     mutates: dict[str, str] = {}
     try:
-        for b in snode.get_outputs():
-            outputs.append(b.get_name())
-            # SchedulerBuffer.get_mutations: the buffers this one writes in place (a MutationLayout's target, a
-            # fallback op's mutated argument)
+        buffers = list(snode.get_outputs())
+        outputs = [b.get_name() for b in buffers]
+    except (AttributeError, NotImplementedError):  # not every node kind has it
+        buffers = []
+    for b in buffers:
+        # SchedulerBuffer.get_mutations: the buffers this one writes in place (a MutationLayout's target, a fallback
+        # op's mutated argument); a buffer that cannot say is left out, the node kept
+        try:
             for target in getattr(b, "get_mutations", lambda: ())() or ():
                 mutates.setdefault(b.get_name(), str(target))
-    except (AttributeError, NotImplementedError):  # not every node kind has it
-        pass
+        except Exception:
+            continue
     raw = RawSchedNode(
         name=snode.get_name(),
         kind=_node_kind(snode),

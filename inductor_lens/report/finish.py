@@ -204,16 +204,20 @@ def derive_compile(c: Compile, fx: Optional[dict] = None, view: bool = True) -> 
 
 
 def _in_place_targets(mutates: list[str], fx: dict, inputs: set) -> list:
-    """What ``rules.in_place_text`` needs of each buffer a fused node writes in place: a graph input's name shown and
-    role (from its placeholder), None for a buffer made in the graph."""
+    """What ``rules.in_place_text`` needs of each buffer a fused node writes in place: for a graph input (a
+    placeholder) or a tensor the graph holds (a ``get_attr``: AOTInductor's parameters and buffers) its name shown
+    and role, from its FX node; else a buffer made in the graph."""
     out = []
     for b in mutates:
         node = fx.get(b)
-        out.append(
-            (b, node.display_name, node.role)
-            if b in inputs and node is not None
-            else (b, "", "" if b in inputs else None)
-        )
+        if b in inputs or (node is not None and node.op == "placeholder"):
+            out.append(
+                (b, node.display_name if node is not None else "", node.role if node is not None else "", "input")
+            )
+        elif node is not None and node.op == "get_attr":
+            out.append((b, node.display_name or b, node.role, "constant"))
+        else:
+            out.append((b, "", "", "made"))
     return out
 
 

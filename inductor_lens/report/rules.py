@@ -612,48 +612,55 @@ def no_kernel_reason(kernel: Optional[str], ops: Iterable[str], branches: Sequen
     return "This node generated no kernel of its own (a no-op, a view, or a buffer reuse)."
 
 
-def in_place_text(targets: Iterable[tuple[str, str, Optional[str]]]) -> str:
+def in_place_text(targets: Iterable[tuple[str, str, str, str]]) -> str:
     """``FusedNode.in_place``: what a fused node writes in place, as the panel says it. ``targets``: for each buffer
-    of ``FusedNode.mutates``, ``(buffer, name shown, role)``: for a graph input its ``GraphNode.display_name`` and
-    ``role`` (``input``, ``buffer``, ``parameter``; ``""`` when not known), for a buffer made in the graph ``("buf4",
-    "", None)``.
+    of ``FusedNode.mutates``, ``(buffer, name shown, role, where)``: ``where`` is ``input`` for a graph input (the
+    name shown its ``GraphNode.display_name``, ``role`` its role: ``input``, ``buffer``, ``parameter``...),
+    ``constant`` for a tensor the compiled graph holds (AOTInductor's parameters and buffers, ``get_attr``), ``made``
+    for a buffer an earlier node made.
 
-    >>> in_place_text([("arg0_1", "x", "input")])
+    >>> in_place_text([("arg0_1", "x", "input", "input")])
     'Writes x in place (graph input arg0_1): the tensor your code passed in is changed.'
-    >>> in_place_text([("primals_5", "bn.running_mean", "buffer"), ("primals_6", "bn.running_var", "buffer")])
+    >>> in_place_text([("primals_5", "bn.running_mean", "buffer", "input"), ("primals_6", "bn.running_var", "buffer", "input")])
     'Writes bn.running_mean, bn.running_var in place (graph inputs primals_5, primals_6, buffers of your model).'
-    >>> in_place_text([("arg2_1", "", ""), ("buf4", "", None)])  # doctest: +NORMALIZE_WHITESPACE
+    >>> in_place_text([("arg2_1", "", "", "input"), ("buf4", "", "", "made")])  # doctest: +NORMALIZE_WHITESPACE
     'Writes arg2_1 in place (a graph input). Writes buf4 in place (a buffer made earlier in this graph).'
+    >>> in_place_text([("count", "count", "buffer", "constant")])
+    'Writes count in place (a buffer of your model, which the compiled graph holds).'
     >>> in_place_text([])
     ''
     """
-    groups: dict[Optional[str], list[tuple[str, str]]] = {}
-    for buffer, shown, role in targets:
-        groups.setdefault(role if role in ("input", "buffer", "parameter", None) else "", []).append(
-            (shown or buffer, buffer)
-        )
-    whose = {  # after the graph input(s): what the user's code sees of it
-        "input": ("): the tensor your code passed in is changed", "): the tensors your code passed in are changed"),
-        "buffer": (", a buffer of your model)", ", buffers of your model)"),
-        "parameter": (", a parameter of your model)", ", parameters of your model)"),
-        "": (")", ")"),
-    }
+    groups: dict[tuple[str, str], list[tuple[str, str]]] = {}
+    for buffer, shown, role, where in targets:
+        if where == "input":
+            kind = role if role in ("input", "buffer", "parameter") else "named" if shown and shown != buffer else ""
+        elif where == "constant":
+            kind = role if role in ("buffer", "parameter") else ""
+        else:
+            where, kind = "made", ""
+        groups.setdefault((where, kind), []).append((shown or buffer, buffer))
+    of_model = {"buffer": ("a buffer of your model", "buffers of your model")}
+    of_model["parameter"] = ("a parameter of your model", "parameters of your model")
     out = []
-    for role in ("input", "buffer", "parameter", ""):
-        if role not in groups:
-            continue
-        one = len(groups[role]) == 1
-        names = ", ".join(shown for shown, _ in groups[role])
-        which = ", ".join(b for _, b in groups[role])
-        what = whose[role][0 if one else 1]
-        if role:
-            out.append(f"Writes {names} in place (graph {'input' if one else 'inputs'} {which}{what}.")
-        else:  # no name known: the buffer's own
+    for (where, kind), members in groups.items():
+        one = len(members) == 1
+        names = ", ".join(shown for shown, _ in members)
+        which = ", ".join(b for _, b in members)
+        inputs = f"graph {'input' if one else 'inputs'} {which}"
+        if where == "input" and kind == "input":
+            are = "tensor your code passed in is" if one else "tensors your code passed in are"
+            out.append(f"Writes {names} in place ({inputs}): the {are} changed.")
+        elif where == "input" and kind in of_model:
+            out.append(f"Writes {names} in place ({inputs}, {of_model[kind][0 if one else 1]}).")
+        elif where == "input" and kind == "named":
+            out.append(f"Writes {names} in place ({inputs}).")
+        elif where == "input":
             out.append(f"Writes {which} in place ({'a graph input' if one else 'graph inputs'}).")
-    if None in groups:
-        made = [b for _, b in groups[None]]
-        a = "a buffer" if len(made) == 1 else "buffers"
-        out.append(f"Writes {', '.join(made)} in place ({a} made earlier in this graph).")
+        elif where == "constant":
+            what = of_model[kind][0 if one else 1] if kind in of_model else ("a tensor" if one else "tensors")
+            out.append(f"Writes {names} in place ({what}, which the compiled graph holds).")
+        else:
+            out.append(f"Writes {which} in place ({'a buffer' if one else 'buffers'} made earlier in this graph).")
     return " ".join(out)
 
 

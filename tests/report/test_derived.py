@@ -479,3 +479,37 @@ def test_a_launch_argument_an_extern_kernel_returned_gets_its_writers_dtype():
         ("buf1", None),
         ("ks0", None),
     ]
+
+
+def test_what_a_node_writes_in_place_is_named_by_where_it_lives():
+    """``FusedNode.in_place`` (report/finish.py, ``rules.in_place_text``) by the FX node of each buffer it writes in
+    place: a graph input by its name and role; a model's buffer that an AOTInductor graph holds (a ``get_attr``, no
+    graph input) as such, not as a buffer made in the graph; an input with no name by its buffer; a made buffer."""
+    nodes = [
+        GraphNode("arg0_1", "placeholder", "arg0_1", role="input", display_name="x"),
+        GraphNode("arg1_1", "placeholder", "arg1_1"),
+        GraphNode("count", "get_attr", "count", role="buffer", display_name="count"),
+        GraphNode("add", "call_function", "aten.add.Tensor", ["arg0_1"]),
+        GraphNode("copy_", "call_function", "aten.copy_.default", ["arg0_1", "add"]),
+    ]
+    fused = [
+        FusedNode("op0", "pointwise", ["add", "copy_"], "cpp_fused_add_copy__0", mutates=["arg0_1", "count"]),
+        FusedNode("op1", "pointwise", ["add"], "cpp_fused_add_1", mutates=["arg1_1", "buf0"]),
+        FusedNode("op2", "pointwise", ["add"], "cpp_fused_add_1"),
+    ]
+    kernels = [
+        Kernel("cpp_fused_add_copy__0", "cpp", "...", ["op0"], ["add", "copy_"]),
+        Kernel("cpp_fused_add_1", "cpp", "...", ["op1", "op2"], ["add"]),
+    ]
+    c = dataclasses.replace(_forward(nodes, fused, kernels), graph_inputs=["arg0_1", "arg1_1"])
+    c = finish_compile(c)
+    said = {n.name: n.in_place for n in c.fused_nodes}
+    assert said["op0"] == (
+        "Writes x in place (graph input arg0_1): the tensor your code passed in is changed. "
+        "Writes count in place (a buffer of your model, which the compiled graph holds)."
+    )
+    assert (
+        said["op1"]
+        == "Writes arg1_1 in place (a graph input). Writes buf0 in place (a buffer made earlier in this graph)."
+    )
+    assert said["op2"] == ""
