@@ -625,6 +625,8 @@ def in_place_text(targets: Iterable[tuple[str, str, str, str]]) -> str:
     'Writes bn.running_mean, bn.running_var in place (graph inputs primals_5, primals_6, buffers of your model).'
     >>> in_place_text([("arg2_1", "", "", "input"), ("buf4", "", "", "made")])  # doctest: +NORMALIZE_WHITESPACE
     'Writes arg2_1 in place (a graph input). Writes buf4 in place (a buffer made earlier in this graph).'
+    >>> in_place_text([("arg0_1", "G['cache']", "input", "input")])
+    "Writes G['cache'] in place (graph input arg0_1, a global of your code)."
     >>> in_place_text([("count", "count", "buffer", "constant")])
     'Writes count in place (a buffer of your model, which the compiled graph holds).'
     >>> in_place_text([])
@@ -634,6 +636,7 @@ def in_place_text(targets: Iterable[tuple[str, str, str, str]]) -> str:
     for buffer, shown, role, where in targets:
         if where == "input":
             kind = role if role in ("input", "buffer", "parameter") else "named" if shown and shown != buffer else ""
+            kind = "global" if kind == "input" and shown.startswith("G[") else kind  # dynamo's name of a global
         elif where == "constant":
             kind = role if role in ("buffer", "parameter") else ""
         else:
@@ -650,6 +653,8 @@ def in_place_text(targets: Iterable[tuple[str, str, str, str]]) -> str:
         if where == "input" and kind == "input":
             are = "tensor your code passed in is" if one else "tensors your code passed in are"
             out.append(f"Writes {names} in place ({inputs}): the {are} changed.")
+        elif where == "input" and kind == "global":
+            out.append(f"Writes {names} in place ({inputs}, {'a global' if one else 'globals'} of your code).")
         elif where == "input" and kind in of_model:
             out.append(f"Writes {names} in place ({inputs}, {of_model[kind][0 if one else 1]}).")
         elif where == "input" and kind == "named":

@@ -484,10 +484,12 @@ def test_a_launch_argument_an_extern_kernel_returned_gets_its_writers_dtype():
 def test_what_a_node_writes_in_place_is_named_by_where_it_lives():
     """``FusedNode.in_place`` (report/finish.py, ``rules.in_place_text``) by the FX node of each buffer it writes in
     place: a graph input by its name and role; a model's buffer that an AOTInductor graph holds (a ``get_attr``, no
-    graph input) as such, not as a buffer made in the graph; an input with no name by its buffer; a made buffer."""
+    graph input) as such, not as a buffer made in the graph; an input with no name by its buffer; a made buffer; a
+    global of the user's code not as a tensor the caller passed in."""
     nodes = [
         GraphNode("arg0_1", "placeholder", "arg0_1", role="input", display_name="x"),
         GraphNode("arg1_1", "placeholder", "arg1_1"),
+        GraphNode("arg2_1", "placeholder", "arg2_1", role="input", display_name="G['cache']"),
         GraphNode("count", "get_attr", "count", role="buffer", display_name="count"),
         GraphNode("add", "call_function", "aten.add.Tensor", ["arg0_1"]),
         GraphNode("copy_", "call_function", "aten.copy_.default", ["arg0_1", "add"]),
@@ -496,12 +498,13 @@ def test_what_a_node_writes_in_place_is_named_by_where_it_lives():
         FusedNode("op0", "pointwise", ["add", "copy_"], "cpp_fused_add_copy__0", mutates=["arg0_1", "count"]),
         FusedNode("op1", "pointwise", ["add"], "cpp_fused_add_1", mutates=["arg1_1", "buf0"]),
         FusedNode("op2", "pointwise", ["add"], "cpp_fused_add_1"),
+        FusedNode("op3", "pointwise", ["add"], "cpp_fused_add_1", mutates=["arg2_1"]),
     ]
     kernels = [
         Kernel("cpp_fused_add_copy__0", "cpp", "...", ["op0"], ["add", "copy_"]),
-        Kernel("cpp_fused_add_1", "cpp", "...", ["op1", "op2"], ["add"]),
+        Kernel("cpp_fused_add_1", "cpp", "...", ["op1", "op2", "op3"], ["add"]),
     ]
-    c = dataclasses.replace(_forward(nodes, fused, kernels), graph_inputs=["arg0_1", "arg1_1"])
+    c = dataclasses.replace(_forward(nodes, fused, kernels), graph_inputs=["arg0_1", "arg1_1", "arg2_1"])
     c = finish_compile(c)
     said = {n.name: n.in_place for n in c.fused_nodes}
     assert said["op0"] == (
@@ -513,3 +516,5 @@ def test_what_a_node_writes_in_place_is_named_by_where_it_lives():
         == "Writes arg1_1 in place (a graph input). Writes buf0 in place (a buffer made earlier in this graph)."
     )
     assert said["op2"] == ""
+    # a global the compiled code reads (dynamo's G['cache']) is no tensor the caller passed in
+    assert said["op3"] == "Writes G['cache'] in place (graph input arg2_1, a global of your code)."
