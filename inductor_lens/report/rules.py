@@ -615,7 +615,7 @@ def no_kernel_reason(kernel: Optional[str], ops: Iterable[str], branches: Sequen
 def in_place_text(targets: Iterable[tuple[str, str, str, str]]) -> str:
     """``FusedNode.in_place``: what a fused node writes in place, as the panel says it. ``targets``: for each buffer
     of ``FusedNode.mutates``, ``(buffer, name shown, role, where)``: ``where`` is ``input`` for a graph input (the
-    name shown its ``GraphNode.display_name``, ``role`` its role: ``input``, ``buffer``, ``parameter``...),
+    name shown its ``GraphNode.display_name``, ``role`` its role: ``input``, ``global``, ``buffer``...),
     ``constant`` for a tensor the compiled graph holds (AOTInductor's parameters and buffers, ``get_attr``), ``made``
     for a buffer an earlier node made.
 
@@ -625,8 +625,8 @@ def in_place_text(targets: Iterable[tuple[str, str, str, str]]) -> str:
     'Writes bn.running_mean, bn.running_var in place (graph inputs primals_5, primals_6, buffers of your model).'
     >>> in_place_text([("arg2_1", "", "", "input"), ("buf4", "", "", "made")])  # doctest: +NORMALIZE_WHITESPACE
     'Writes arg2_1 in place (a graph input). Writes buf4 in place (a buffer made earlier in this graph).'
-    >>> in_place_text([("arg0_1", "G['cache']", "input", "input")])
-    "Writes G['cache'] in place (graph input arg0_1, a global of your code)."
+    >>> in_place_text([("arg0_1", "cache", "global", "input")])
+    'Writes cache in place (graph input arg0_1, a global of your code).'
     >>> in_place_text([("count", "count", "buffer", "constant")])
     'Writes count in place (a buffer of your model, which the compiled graph holds).'
     >>> in_place_text([])
@@ -635,8 +635,13 @@ def in_place_text(targets: Iterable[tuple[str, str, str, str]]) -> str:
     groups: dict[tuple[str, str], list[tuple[str, str]]] = {}
     for buffer, shown, role, where in targets:
         if where == "input":
-            kind = role if role in ("input", "buffer", "parameter") else "named" if shown and shown != buffer else ""
-            kind = "global" if kind == "input" and shown.startswith("G[") else kind  # dynamo's name of a global
+            kind = (
+                role
+                if role in ("input", "global", "buffer", "parameter")
+                else "named"
+                if shown and shown != buffer
+                else ""
+            )
         elif where == "constant":
             kind = role if role in ("buffer", "parameter") else ""
         else:
@@ -862,11 +867,18 @@ MODULE_ROOT_ARG = re.compile(r"^L\[['\"]args['\"]\]\[0\](?=\.|$)")
 def source_role(source: str) -> tuple[str, str]:
     """``(role, display_name)`` of a dynamo graph input from its source:
     ``L['self']._modules['fc1']._parameters['weight']`` -> ``("parameter", "fc1.weight")``, ``L['x']`` ->
-    ``("input", "x")``."""
+    ``("input", "x")``, a global tensor of the user's code ``G['cache']`` -> ``("global", "cache")``.
+
+    >>> source_role("G['cache']"), source_role("G['model']._modules['fc']._parameters['weight']")
+    (('global', 'cache'), ('parameter', 'fc.weight'))
+    """
     s = str(source or "")
     if not s:
         return "", ""
     role = "parameter" if "_parameters[" in s else "buffer" if "_buffers[" in s else "input"
+    m = re.match(r"^G\[['\"]([^'\"]+)['\"]\](.*)$", s) if role == "input" else None
+    if m:
+        return "global", m.group(1) + m.group(2)
     if role == "input":
         m = re.match(r"^L\[['\"]kwargs['\"]\]\[['\"]([^'\"]+)['\"]\](.*)$", s)  # a keyword argument: its name
         if m:

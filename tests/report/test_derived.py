@@ -489,7 +489,7 @@ def test_what_a_node_writes_in_place_is_named_by_where_it_lives():
     nodes = [
         GraphNode("arg0_1", "placeholder", "arg0_1", role="input", display_name="x"),
         GraphNode("arg1_1", "placeholder", "arg1_1"),
-        GraphNode("arg2_1", "placeholder", "arg2_1", role="input", display_name="G['cache']"),
+        GraphNode("arg2_1", "placeholder", "arg2_1", role="global", display_name="cache"),
         GraphNode("count", "get_attr", "count", role="buffer", display_name="count"),
         GraphNode("add", "call_function", "aten.add.Tensor", ["arg0_1"]),
         GraphNode("copy_", "call_function", "aten.copy_.default", ["arg0_1", "add"]),
@@ -516,5 +516,5 @@ def test_what_a_node_writes_in_place_is_named_by_where_it_lives():
         == "Writes arg1_1 in place (a graph input). Writes buf0 in place (a buffer made earlier in this graph)."
     )
     assert said["op2"] == ""
-    # a global the compiled code reads (dynamo's G['cache']) is no tensor the caller passed in
-    assert said["op3"] == "Writes G['cache'] in place (graph input arg2_1, a global of your code)."
+    # a global the compiled code reads (dynamo's G['cache']: rules.source_role) is no tensor the caller passed in
+    assert said["op3"] == "Writes cache in place (graph input arg2_1, a global of your code)."
