@@ -11,6 +11,7 @@ from tests._browser_fixtures import (
     PageWatch,
     cell_text,
     close_notebook,
+    lab_errors,
     open_notebook,
     run_all,
     source_text,
@@ -203,7 +204,7 @@ def test_widget_in_jupyterlab(jupyter_lab, lab_page, training_report):
             if f"selected={target.name!r}" in shown or time.monotonic() > deadline:
                 break
         assert f"selected={target.name!r}" in shown
-        assert watch.errors == [], watch.errors
+        assert not lab_errors(watch, root), watch.errors
     finally:
         watch.stop()
         close_notebook(page)
