@@ -67,6 +67,9 @@ function diagnosticsBanner(report) {
  * What the views share: the store and model, `on` (listeners removed by abort()), `later` (timers cleared by
  * abort()), layout helpers, the source index; the lens adds `root`, `actions`, `toolbar`, `exportHtml`.
  */
+/** How long the reader goes without input on the lens before the other compiles are laid out ahead (ms). */
+const PREFETCH_SETTLE_MS = 2000;
+
 function makeContext(report, opts, store, model) {
   const ac = new AbortController();
   const timers = new Set();
@@ -108,23 +111,57 @@ function makeContext(report, opts, store, model) {
       ctx.message(host, "");
       return layout;
     },
-    /** Once the first graph is up, lay out the other compiles' graphs while the user reads. */
+    /**
+     * Once the first graph is up, lay out the other compiles' graphs ahead of need, one at a time, while the
+     * reader reads: each only after PREFETCH_SETTLE_MS without input on the lens (a click, a key, the wheel), and
+     * only while the lens is on screen in a visible page. A notebook of many lens outputs lays out ahead only for
+     * the one being read, and a layout made ahead never competes with what the user does (it took a quarter of
+     * the CPU of a page opened and clicked through at once).
+     */
     prefetch(dotFor) {
       if (ctx.prefetched || model.compiles.length < 2) return;
       ctx.prefetched = true;
       const queue = model.compiles.map((c) => c.id).filter((id) => id !== store.get().compileId);
-      const next = async () => {
+      const root = ctx.root;
+      let lastInput = performance.now();
+      let onScreen = true; // until the observer says otherwise
+      let waiting = false;
+      const schedule = (ms) => {
+        if (waiting || !alive || !queue.length) return;
+        waiting = true;
+        ctx.later(step, ms);
+      };
+      const step = async () => {
+        waiting = false;
+        const quiet = performance.now() - lastInput;
+        if (quiet < PREFETCH_SETTLE_MS) return schedule(PREFETCH_SETTLE_MS - quiet);
+        if (!onScreen) return; // the observer schedules again when it comes into view
+        if (document.hidden) return schedule(PREFETCH_SETTLE_MS);
         const id = queue.shift();
-        if (!id || !alive) return;
         try {
           const dot = dotFor(id);
           if (dot) await (await opts.engine()).layout(dot, { background: true });
         } catch (_e) {
           /* only loses the head start */
         }
-        ctx.later(next, 0);
+        schedule(0);
       };
-      ctx.later(next, 50);
+      if (root) {
+        const input = () => {
+          lastInput = performance.now();
+        };
+        for (const type of ["pointerdown", "keydown", "wheel"])
+          ctx.on(root, type, input, { capture: true, passive: true });
+        if (typeof IntersectionObserver === "function") {
+          const io = new IntersectionObserver((entries) => {
+            onScreen = entries[entries.length - 1].isIntersecting;
+            if (onScreen) schedule(PREFETCH_SETTLE_MS);
+          });
+          io.observe(root);
+          ac.signal.addEventListener("abort", () => io.disconnect());
+        }
+      }
+      schedule(PREFETCH_SETTLE_MS);
     },
     sourceIndex() {
       if (!srcIndex) srcIndex = sourceIndex(report);

@@ -621,6 +621,55 @@ def test_widget_render_cleans_up_after_itself(chromium_browser, training_report)
         context.close()
 
 
+_COUNT_LAYOUTS = """
+window.__ilWorkers = [];
+const W = window.Worker;
+window.Worker = class extends W {
+  constructor(...a) { super(...a); this.__il = {sent: 0}; window.__ilWorkers.push(this.__il); }
+  postMessage(...a) { this.__il.sent++; return super.postMessage(...a); }
+};
+document.addEventListener("DOMContentLoaded", () => {
+  const spacer = document.createElement("div");
+  spacer.id = "il-test-spacer";
+  spacer.style.cssText = "flex: none; height: 4000px";
+  document.body.prepend(spacer);
+});
+"""
+
+
+def test_the_other_compiles_are_laid_out_ahead_only_once_the_lens_is_on_screen_and_a_switch_then_waits_for_none(
+    tmp_path, offline_page, training_report
+):
+    """A training step's backward is laid out ahead of need, on a worker of its own, so that switching to it
+    sends no layout to the worker that draws what the user asked for: but only while the lens is on screen (a
+    notebook of many lens outputs lays out ahead for the one being read, not for all of them at once). Here the
+    page opens with the lens below the fold: nothing is laid out ahead however long it waits; scrolled into
+    view, the backward is."""
+    page = offline_page
+    fwd, bwd = training_report.compiles
+    path = tmp_path / "ahead.html"
+    training_report.save_html(path)
+    page.add_init_script(_COUNT_LAYOUTS)
+    page.goto(path.as_uri())
+    graph = '[data-view="fusion"] .il-graph'
+    page.wait_for_selector(f'{graph}[data-ready="1"]', state="attached", timeout=60000)
+    assert page.locator(graph).get_attribute("data-drawn") == fwd.id
+    box = page.evaluate(
+        "(({top, height}) => ({top, height}))(document.querySelector('.il-root').getBoundingClientRect())"
+    )
+    assert box["top"] > 3000 and box["height"] > 300, box
+    # off screen: still one worker, one layout, after more than twice the time the reader is given to settle
+    page.wait_for_timeout(5000)
+    assert page.evaluate("window.__ilWorkers.map((w) => w.sent)") == [1]
+    page.evaluate("document.getElementById('il-test-spacer').remove()")
+    page.wait_for_function("() => window.__ilWorkers.length === 2 && window.__ilWorkers[1].sent === 1", timeout=60000)
+    page.select_option(".il-compile", bwd.id)
+    page.wait_for_selector(f'{graph}[data-ready="1"][data-drawn="{bwd.id}"]', timeout=60000)
+    # the backward's layout was the one made ahead: the worker for the user's requests had none
+    assert page.evaluate("window.__ilWorkers.map((w) => w.sent)") == [1, 1]
+    _assert_clean(page)
+
+
 def test_a_small_wide_graph_opens_whole_where_it_fits_at_0_8_and_at_the_readable_zoom_where_it_does_not(
     tmp_path, offline_context
 ):
