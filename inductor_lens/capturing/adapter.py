@@ -54,6 +54,7 @@ from .torchread import (
     kernel_ir,
     launch_grid,
     launch_metadata,
+    mark_lifted,
     mark_results,
     raw_sched_node,
 )
@@ -755,7 +756,10 @@ def _install_compile_fx(stack: contextlib.ExitStack) -> None:
             return
         hooks._seen_dynamo_gms.add(id(model))
         cid = str(CompileContext.current_compile_id())
-        hooks.raw.dynamo_graphs.setdefault(cid, fx_graph_nodes(model))
+        if cid not in hooks.raw.dynamo_graphs:
+            nodes = fx_graph_nodes(model)
+            mark_lifted(model, nodes)
+            hooks.raw.dynamo_graphs[cid] = nodes
 
     @functools.wraps(original)
     def compile_fx(model_, *args, **kwargs):

@@ -320,13 +320,24 @@ def _input_roles(
             if rd[0]:
                 dyn_roles[n["name"]] = rd
     # AOT Autograd lifts the graph module's own tensors (dynamo's get_attr nodes of a tensor: an optimizer's
-    # parameters, a constant) ahead of the placeholders (aot_module_simplified: the module's parameters and buffers
-    # first), so primals_N / argN_1 count those first; they are left unnamed (their order among themselves,
-    # parameters before buffers, is not in the graph). Inputs are named by position only where the positions are
-    # known to line up: every number below lifted + placeholders in the graph that takes every input (this one, or
-    # for a backward the forward it pairs with). Not so in a subgraph (a torch.cond branch takes its own inputs) nor
-    # under compiled autograd (AOT flattens its list placeholder `inputs`): those stay unnamed.
+    # parameters, a constant) ahead of the placeholders (aot_module_simplified: the module's parameters, then its
+    # buffers), so primals_N / argN_1 count those first. Their order among themselves is not in the graph: a live
+    # capture reads it, with each one's kind and dynamo's source (torchread.mark_lifted), and names them; from a log
+    # they are left unnamed. Inputs are named by position only where the positions are known to line up: every
+    # number below lifted + placeholders in the graph that takes every input (this one, or for a backward the
+    # forward it pairs with). Not so in a subgraph (a torch.cond branch takes its own inputs) nor under compiled
+    # autograd (AOT flattens its list placeholder `inputs`): those stay unnamed.
     lifted = len({n["target"] for n in dynamo or [] if n["op"] == "get_attr" and n.get("shape") is not None})
+    held = {n["lifted"][0]: n for n in dynamo or [] if n["op"] == "get_attr" and n.get("lifted")}
+    held_roles: list[tuple[str, str]] = []
+    if held and all(n["lifted"][1] == len(held) for n in held.values()) and set(held) == set(range(len(held))):
+        lifted = len(held)
+        for i in range(lifted):
+            shown = source_role(held[i].get("source", ""))[1]
+            held_roles.append((held[i]["lifted"][2], shown) if shown else ("", ""))
+        for n in held.values():
+            if held_roles[n["lifted"][0]][0]:
+                dyn_roles[n["name"]] = held_roles[n["lifted"][0]]
     if graph_kind == "backward":
         takes_all = [name for name, g in (forward or {}).items() if g.op == "placeholder"]
     else:
@@ -334,14 +345,17 @@ def _input_roles(
     numbers = [_input_number(name) for name in takes_all]
     numbers = [i for i in numbers if i is not None]
     if not positional or not numbers or max(numbers) >= lifted + len(sources):
-        sources = []
+        sources, held_roles = [], []
     post_roles: dict[str, tuple[str, str]] = {}
     for n in post:
         if n["op"] != "placeholder":
             continue
         name = n["name"]
         i = _input_number(name)
-        if i is not None:
+        if i is not None and i < len(held_roles):
+            if held_roles[i][0]:
+                post_roles[name] = held_roles[i]
+        elif i is not None:
             i -= lifted
             if 0 <= i < len(sources) and sources[i][0]:
                 post_roles[name] = sources[i]

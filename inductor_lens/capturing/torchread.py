@@ -329,12 +329,38 @@ def _input_source(node: Any) -> str:
     """Where dynamo got a graph input from (``L['self']._modules['fc1']._parameters['weight']``), or ``""``."""
     if node.op != "placeholder":
         return ""
+    return _source_name(getattr(node.meta.get("grapharg"), "source", None))
+
+
+def _source_name(source: Any) -> str:
+    """A dynamo Source's text (``L['self'].param_groups[0]['params'][0]``), or ``""``."""
     try:
-        source = getattr(node.meta.get("grapharg"), "source", None)
         name = getattr(source, "name", None)  # a method before torch 2.12, a cached property since
         return str(name() if callable(name) else name) if name is not None else ""
     except Exception:  # an input whose source cannot be named is shown by its graph name
         return ""
+
+
+def mark_lifted(gm: Any, nodes: list[dict]) -> None:
+    """Mark each ``get_attr`` node of dynamo's graph ``gm`` (``nodes``: ``fx_graph_nodes(gm)``) that AOT Autograd
+    lifts into a graph input with ``lifted``: ``[its place among the lifted, how many are lifted, "parameter" or
+    "buffer"]``, and with dynamo's source of it
+    (``source``: ``L['self'].param_groups[0]['params'][0]``, an optimizer's parameter). AOT lifts the graph module's
+    parameters, then its buffers, ahead of the placeholders (``aot_module_simplified``); dynamo keeps the source of
+    each (``gm._param_name_to_source``, which AOT reads to guard them). Reads names only."""
+    try:
+        lifted = list(
+            {**dict(gm.named_parameters(remove_duplicate=False)), **dict(gm.named_buffers(remove_duplicate=False))}
+        )
+        sources = getattr(gm, "_param_name_to_source", None) or {}
+    except Exception:  # a graph module that cannot list its tensors: they stay unnamed
+        return
+    params = {name for name, _ in gm.named_parameters(remove_duplicate=False)}
+    place = {name: i for i, name in enumerate(lifted)}
+    for n in nodes:
+        if n["op"] == "get_attr" and n["target"] in place:
+            n["lifted"] = [place[n["target"]], len(lifted), "parameter" if n["target"] in params else "buffer"]
+            n["source"] = _source_name(sources.get(n["target"]))
 
 
 def aot_input_names(mod: Any, signature: Any) -> dict[str, list[str]]:

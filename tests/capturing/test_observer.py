@@ -545,7 +545,9 @@ def test_an_optimizer_steps_parameters_are_not_named_as_their_gradients():
     AOT Autograd lifts ahead of the placeholders, so the post-grad graph takes the parameters first (``arg0_1``,
     ``arg1_1``) and the gradients after. The gradients' names go to the gradients (they went to the parameters,
     the first two inputs, and the step "wrote the gradients in place"); the parameters, written in place, are
-    named by their buffers."""
+    named as dynamo found them (``self.param_groups[0]['params'][0]``), in the order AOT lifted them, which the
+    capture reads from the graph module (``torchread.mark_lifted``): each name is the tensor of that shape, and
+    each add reads the parameter and the gradient of one index."""
 
     torch.manual_seed(0)
     m = torch.nn.Linear(4, 3)
@@ -569,7 +571,22 @@ def test_an_optimizer_steps_parameters_are_not_named_as_their_gradients():
     assert len(grads) == 2 and len(written) == 2 and not written & set(grads), (grads, written)
     # each parameter is written from itself and its own gradient: the add reads one of each
     post = {n.name: n for n in c.graphs["post_grad"].nodes}
+    adds = 0
     for n in post.values():
         if n.op == "call_function" and n.short_op == "add":
-            assert len(set(n.inputs) & written) == 1 and len(set(n.inputs) & set(grads)) == 1, n
+            (param,), (grad,) = set(n.inputs) & written, set(n.inputs) & set(grads)
+            assert inputs[grad].display_name == inputs[param].display_name + ".grad", n
+            adds += 1
+    assert adds == 2
+    params = opt.param_groups[0]["params"]
+    for b in written:
+        i = int(re.fullmatch(r"self\.param_groups\[0\]\['params'\]\[(\d)\]", inputs[b].display_name).group(1))
+        assert inputs[b].role == "parameter" and inputs[b].shape == list(params[i].shape), inputs[b]
+    assert {inputs[b].shape[0] for b in written} == {3}  # weight [3, 4] and bias [3], one of each
+    assert len({inputs[b].display_name for b in written}) == 2
     assert all(".grad" not in n.in_place for n in c.fused_nodes)
+    assert any(
+        n.in_place == f"Writes {inputs[b].display_name} in place (graph input {b}, a parameter of your model)."
+        for n in c.fused_nodes
+        for b in n.mutates
+    )
