@@ -333,8 +333,7 @@ def _input_roles(
     if held and all(n["lifted"][1] == len(held) for n in held.values()) and set(held) == set(range(len(held))):
         lifted = len(held)
         for i in range(lifted):
-            shown = source_role(held[i].get("source", ""))[1]
-            held_roles.append((held[i]["lifted"][2], shown) if shown else ("", ""))
+            held_roles.append(_held_role(held[i]))
         for n in held.values():
             if held_roles[n["lifted"][0]][0]:
                 dyn_roles[n["name"]] = held_roles[n["lifted"][0]]
@@ -364,6 +363,19 @@ def _input_roles(
         elif graph_kind == "backward":
             post_roles[name] = ("saved", rules.saved_name(name, forward or {}))
     return dyn_roles, post_roles
+
+
+def _held_role(node: dict) -> tuple[str, str]:
+    """``(role, display name)`` of a tensor dynamo held as the graph module's own (a ``get_attr`` node that AOT
+    lifts, marked by ``torchread.mark_lifted``): named by dynamo's source of it; a ``parameter`` where it is an
+    ``nn.Parameter`` (an optimizer's parameters), a ``buffer`` where the source is a module's buffer, else an
+    ``attribute`` (an optimizer's state, ``self.state[...]['exp_avg']``: no buffer of the user's model)."""
+    role, shown = source_role(node.get("source", ""))
+    if not shown:
+        return "", ""
+    if node["lifted"][2] == "parameter":
+        return "parameter", shown
+    return ("buffer" if role == "buffer" else "attribute"), shown
 
 
 def _input_number(name: str) -> Optional[int]:

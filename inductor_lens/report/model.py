@@ -201,7 +201,9 @@ class GraphNode(_Record):
     #: symbolic (None otherwise).
     shape_hint: Optional[list] = None
     #: For graph inputs: what the input is, ``parameter``, ``buffer``, ``input`` (an argument of the
-    #: user's call), ``global`` (a tensor the user's code reads from its module's globals), ``tangent`` (a gradient flowing into a backward graph), ``saved`` (a forward
+    #: user's call), ``global`` (a tensor the user's code reads from its module's globals), ``attribute`` (a tensor
+    #: dynamo held as the graph module's own and AOT lifted into an input, no parameter nor a module's buffer: an
+    #: optimizer's state), ``tangent`` (a gradient flowing into a backward graph), ``saved`` (a forward
     #: activation saved for backward), or ``""`` when not known.
     role: str = ""
     #: For graph inputs: the name a user knows, e.g. ``layer1.0.conv1.weight`` or ``x``; a backward's ``saved``

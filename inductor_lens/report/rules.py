@@ -627,6 +627,8 @@ def in_place_text(targets: Iterable[tuple[str, str, str, str]]) -> str:
     'Writes arg2_1 in place (a graph input). Writes buf4 in place (a buffer made earlier in this graph).'
     >>> in_place_text([("arg0_1", "cache", "global", "input")])
     'Writes cache in place (graph input arg0_1, a global of your code).'
+    >>> in_place_text([("arg4_1", "self.state[list(dict.keys(self.state))[0]]['exp_avg']", "attribute", "input")])
+    "Writes self.state[list(dict.keys(self.state))[0]]['exp_avg'] in place (graph input arg4_1)."
     >>> in_place_text([("count", "count", "buffer", "constant")])
     'Writes count in place (a buffer of your model, which the compiled graph holds).'
     >>> in_place_text([])
@@ -871,6 +873,8 @@ def source_role(source: str) -> tuple[str, str]:
 
     >>> source_role("G['cache']"), source_role("G['model']._modules['fc']._parameters['weight']")
     (('global', 'cache'), ('parameter', 'fc.weight'))
+    >>> source_role("L['self'].state[list(dict.keys(L['self'].state))[1]]['exp_avg']")
+    ('input', "self.state[list(dict.keys(self.state))[1]]['exp_avg']")
     """
     s = str(source or "")
     if not s:
@@ -884,7 +888,9 @@ def source_role(source: str) -> tuple[str, str]:
         if m:
             return role, m.group(1) + m.group(2)
         m = re.match(r"^L\[['\"]([^'\"]+)['\"]\](.*)$", s)
-        return role, (m.group(1) + m.group(2)) if m else s
+        shown = (m.group(1) + m.group(2)) if m else s
+        # a local inside (an optimizer's state, keyed by its parameters: self.state[list(dict.keys(L['self'].state))[0]])
+        return role, re.sub(r"\bL\[['\"]([A-Za-z_]\w*)['\"]\]", r"\1", shown)
     s = MODULE_ROOT_ARG.sub("", s)  # the module is the first of a wrapper's *args: it is the root
     path = re.sub(r"^(L|G)\[['\"][^'\"]+['\"]\]", "", s)
     path = re.sub(r"\._(modules|parameters|buffers)\[['\"]([^'\"]+)['\"]\]", r".\2", path)

@@ -541,52 +541,69 @@ def test_an_in_place_write_of_an_input_is_named_and_the_compile_is_the_same():
 
 
 def test_an_optimizer_steps_parameters_are_not_named_as_their_gradients():
-    """A compiled ``SGD.step``: dynamo holds the parameters as the graph module's own tensors (``get_attr``), which
-    AOT Autograd lifts ahead of the placeholders, so the post-grad graph takes the parameters first (``arg0_1``,
-    ``arg1_1``) and the gradients after. The gradients' names go to the gradients (they went to the parameters,
-    the first two inputs, and the step "wrote the gradients in place"); the parameters, written in place, are
-    named as dynamo found them (``self.param_groups[0]['params'][0]``), in the order AOT lifted them, which the
-    capture reads from the graph module (``torchread.mark_lifted``): each name is the tensor of that shape, and
-    each add reads the parameter and the gradient of one index."""
+    """A compiled ``SGD.step`` with momentum: dynamo holds the parameters and their momentum buffers as the graph
+    module's own tensors (``get_attr``), which AOT Autograd lifts ahead of the placeholders, so the post-grad graph
+    takes those first (``arg0_1``...) and the gradients after. The gradients' names go to the gradients (they went
+    to the first inputs, and the step "wrote the gradients in place"); the lifted tensors, written in place, are
+    named as dynamo found them (``self.param_groups[0]['params'][0]``; a momentum buffer as dynamo reached it,
+    ``self.state[list(dict.keys(self.state))[1]]['momentum_buffer']``, or by its key's place), in
+    the order AOT lifted them, which the capture reads from the graph module (``torchread.mark_lifted``): each
+    parameter's name is the tensor of that shape, and each update reads the parameter and the gradient of one
+    index. A momentum buffer is no buffer of the user's model: an ``attribute``."""
 
     torch.manual_seed(0)
     m = torch.nn.Linear(4, 3)
-    opt = torch.optim.SGD(m.parameters(), lr=0.1)  # one optimizer for both runs: its guards name its objects' ids
+    opt = torch.optim.SGD(m.parameters(), lr=0.1, momentum=0.9)  # one optimizer for both runs: its guards name ids
+    m(torch.ones(2, 4)).sum().backward()
+    opt.step()  # eager: the momentum buffers exist before the compiled step reads them
     start = [p.detach().clone() for p in m.parameters()]
+    momentum = [opt.state[p]["momentum_buffer"].clone() for p in m.parameters()]
 
     def scenario():
         with torch.no_grad():
-            for p, p0 in zip(m.parameters(), start):
+            for p, p0, b0 in zip(m.parameters(), start, momentum):
                 p.copy_(p0)
+                opt.state[p]["momentum_buffer"].copy_(b0)
         opt.zero_grad()
         m(torch.ones(2, 4)).sum().backward()
         torch.compile(opt.step)()
-        return [p.detach().clone() for p in m.parameters()]
+        return [p.detach().clone() for p in m.parameters()] + [
+            opt.state[p]["momentum_buffer"].clone() for p in m.parameters()
+        ]
 
     plain, report = observe(scenario)
     (c,) = [c for c in report.compiles if any(n.mutates for n in c.fused_nodes)]
     inputs = {n.name: n for n in c.graphs["post_grad"].nodes if n.op == "placeholder"}
     grads = {n.name: n.display_name for n in inputs.values() if n.display_name.endswith(".grad")}
     written = {b for n in c.fused_nodes for b in n.mutates}
-    assert len(grads) == 2 and len(written) == 2 and not written & set(grads), (grads, written)
-    # each parameter is written from itself and its own gradient: the add reads one of each
+    assert len(grads) == 2 and len(written) == 4 and not written & set(grads), (grads, written)
+    params = {b for b in written if inputs[b].role == "parameter"}
+    bufs = {b for b in written if inputs[b].role == "attribute"}
+    assert len(params) == len(bufs) == 2, {b: (inputs[b].role, inputs[b].display_name) for b in written}
+    # what is copied into each parameter is computed from exactly one gradient, the one of that very name
     post = {n.name: n for n in c.graphs["post_grad"].nodes}
-    adds = 0
-    for n in post.values():
-        if n.op == "call_function" and n.short_op == "add":
-            (param,), (grad,) = set(n.inputs) & written, set(n.inputs) & set(grads)
-            assert inputs[grad].display_name == inputs[param].display_name + ".grad", n
-            adds += 1
-    assert adds == 2
-    params = opt.param_groups[0]["params"]
-    for b in written:
+
+    def reads(name, seen):
+        for i in post[name].inputs:
+            if i not in seen:
+                seen.add(i)
+                reads(i, seen)
+        return seen
+
+    copies = [n for n in post.values() if n.short_op == "copy_" and n.inputs[0] in params]
+    assert sorted(n.inputs[0] for n in copies) == sorted(params)
+    for n in copies:
+        (grad,) = reads(n.inputs[1], set()) & set(grads)
+        assert inputs[grad].display_name == inputs[n.inputs[0]].display_name + ".grad", n
+    live = opt.param_groups[0]["params"]
+    for b in params:
         i = int(re.fullmatch(r"self\.param_groups\[0\]\['params'\]\[(\d)\]", inputs[b].display_name).group(1))
-        assert inputs[b].role == "parameter" and inputs[b].shape == list(params[i].shape), inputs[b]
-    assert {inputs[b].shape[0] for b in written} == {3}  # weight [3, 4] and bias [3], one of each
-    assert len({inputs[b].display_name for b in written}) == 2
+        assert inputs[b].shape == list(live[i].shape), inputs[b]
+    assert sorted(inputs[b].shape for b in params) == sorted(inputs[b].shape for b in bufs) == [[3], [3, 4]]
+    assert all(inputs[b].display_name.startswith("self.state[") for b in bufs)
     assert all(".grad" not in n.in_place for n in c.fused_nodes)
-    assert any(
-        n.in_place == f"Writes {inputs[b].display_name} in place (graph input {b}, a parameter of your model)."
-        for n in c.fused_nodes
-        for b in n.mutates
-    )
+    said = " ".join(n.in_place for n in c.fused_nodes)
+    for b in params:
+        assert f"Writes {inputs[b].display_name} in place (graph input {b}, a parameter of your model)." in said
+    for b in bufs:
+        assert f"Writes {inputs[b].display_name} in place (graph input {b})." in said
