@@ -757,9 +757,8 @@ def _install_compile_fx(stack: contextlib.ExitStack) -> None:
         hooks._seen_dynamo_gms.add(id(model))
         cid = str(CompileContext.current_compile_id())
         if cid not in hooks.raw.dynamo_graphs:
-            nodes = fx_graph_nodes(model)
-            mark_lifted(model, nodes)
-            hooks.raw.dynamo_graphs[cid] = nodes
+            nodes = hooks.raw.dynamo_graphs[cid] = fx_graph_nodes(model)
+            mark_lifted(model, nodes)  # names only: the graph is kept whatever befalls them
 
     @functools.wraps(original)
     def compile_fx(model_, *args, **kwargs):

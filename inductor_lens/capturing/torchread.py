@@ -344,18 +344,16 @@ def _source_name(source: Any) -> str:
 def mark_lifted(gm: Any, nodes: list[dict]) -> None:
     """Mark each ``get_attr`` node of dynamo's graph ``gm`` (``nodes``: ``fx_graph_nodes(gm)``) that AOT Autograd
     lifts into a graph input with ``lifted``: ``[its place among the lifted, how many are lifted, "parameter" or
-    "buffer"]``, and with dynamo's source of it
-    (``source``: ``L['self'].param_groups[0]['params'][0]``, an optimizer's parameter). AOT lifts the graph module's
-    parameters, then its buffers, ahead of the placeholders (``aot_module_simplified``); dynamo keeps the source of
-    each (``gm._param_name_to_source``, which AOT reads to guard them). Reads names only."""
+    "buffer"]``, and with dynamo's source of it (``source``: ``L['self'].param_groups[0]['params'][0]``, an
+    optimizer's parameter). AOT lifts the graph module's parameters, then its buffers, ahead of the placeholders
+    (``aot_module_simplified``); dynamo keeps the source of each (``gm._param_name_to_source``, which AOT reads to
+    guard them). Reads names only; the nodes are stored before, so a failure here loses only the names."""
     try:
-        lifted = list(
-            {**dict(gm.named_parameters(remove_duplicate=False)), **dict(gm.named_buffers(remove_duplicate=False))}
-        )
-        sources = getattr(gm, "_param_name_to_source", None) or {}
+        params = dict(gm.named_parameters(remove_duplicate=False))
+        lifted = list({**params, **dict(gm.named_buffers(remove_duplicate=False))})
+        sources = dict(getattr(gm, "_param_name_to_source", None) or {})
     except Exception:  # a graph module that cannot list its tensors: they stay unnamed
         return
-    params = {name for name, _ in gm.named_parameters(remove_duplicate=False)}
     place = {name: i for i, name in enumerate(lifted)}
     for n in nodes:
         if n["op"] == "get_attr" and n["target"] in place:

@@ -124,10 +124,12 @@ function makeContext(report, opts, store, model) {
       const queue = model.compiles.map((c) => c.id).filter((id) => id !== store.get().compileId);
       const root = ctx.root;
       let lastInput = performance.now();
-      let onScreen = true; // until the observer says otherwise
-      let waiting = false;
+      // off screen until the observer's first report says otherwise (where there is one)
+      let onScreen = !root || typeof IntersectionObserver !== "function";
+      let waiting = false; // a step is due
+      let running = false; // a layout is being made: one at a time
       const schedule = (ms) => {
-        if (waiting || !alive || !queue.length) return;
+        if (waiting || running || !alive || !queue.length) return;
         waiting = true;
         ctx.later(step, ms);
       };
@@ -138,11 +140,14 @@ function makeContext(report, opts, store, model) {
         if (!onScreen) return; // the observer schedules again when it comes into view
         if (document.hidden) return schedule(PREFETCH_SETTLE_MS);
         const id = queue.shift();
+        running = true;
         try {
           const dot = dotFor(id);
           if (dot) await (await opts.engine()).layout(dot, { background: true });
         } catch (_e) {
           /* only loses the head start */
+        } finally {
+          running = false;
         }
         schedule(0);
       };

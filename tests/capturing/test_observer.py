@@ -595,6 +595,8 @@ def test_an_optimizer_steps_parameters_are_not_named_as_their_gradients():
     for n in copies:
         (grad,) = reads(n.inputs[1], set()) & set(grads)
         assert inputs[grad].display_name == inputs[n.inputs[0]].display_name + ".grad", n
+        (buf,) = reads(n.inputs[1], set()) & bufs  # and from one momentum buffer, of the parameter's shape
+        assert inputs[buf].shape == inputs[n.inputs[0]].shape, (inputs[buf], inputs[n.inputs[0]])
     live = opt.param_groups[0]["params"]
     for b in params:
         i = int(re.fullmatch(r"self\.param_groups\[0\]\['params'\]\[(\d)\]", inputs[b].display_name).group(1))
