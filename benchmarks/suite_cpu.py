@@ -12,7 +12,7 @@ the worker's own CPU plus its waited-for children (servers and Chromium are then
     python benchmarks/suite_cpu.py tests/views -k cli # any pytest arguments
     python benchmarks/suite_cpu.py --top 40
 
-Prints the totals, each worker's tests (when its first began and its last ended: a worker idle at the end shows
+Prints the totals (with the machine's speed before and after: the CPU of one fixed workload), each worker's tests (when its first began and its last ended: a worker idle at the end shows
 there), the files by CPU and the tests by CPU (markdown tables). Nothing is written in the checkout.
 """
 
@@ -93,6 +93,18 @@ except ImportError:  # pragma: no cover
 # -- the command ------------------------------------------------------------------------------------------------
 
 
+def machine_speed(rounds: int = 3) -> float:
+    """CPU seconds of one fixed pure-Python workload (the best of ``rounds``), taken before and after the suite:
+    this machine's speed drifts by a third over an evening (the same tests took 498 and 627 CPU-s, three hours
+    apart, idle both times), and a suite's CPU is comparable only beside it."""
+    best = float("inf")
+    for _ in range(rounds):
+        t0 = time.process_time()
+        sum(i * i for i in range(10**7))
+        best = min(best, time.process_time() - t0)
+    return best
+
+
 def main(argv: list[str]) -> int:
     top = 25
     if "--top" in argv:
@@ -105,9 +117,11 @@ def main(argv: list[str]) -> int:
         env = dict(os.environ, **{_OUT_ENV: out, _GROUP_ENV: group})
         env["PYTHONPATH"] = os.pathsep.join([str(REPO), env.get("PYTHONPATH", "")])
         cmd = [sys.executable, "-m", "pytest", "-p", "benchmarks.suite_cpu", "-n", "auto", "--dist", "loadfile", "-q"]
+        speed = [machine_speed()]
         t0 = time.perf_counter()
         rc = subprocess.run([*cmd, *args], cwd=REPO, env=env).returncode
         wall = time.perf_counter() - t0
+        speed.append(machine_speed())
         rows = [json.loads(line) for p in pathlib.Path(out).glob("*.jsonl") for line in p.read_text().splitlines()]
     for d in [*(CGROUP_ROOT / group).glob("*/"), CGROUP_ROOT / group]:  # empty once the workers are gone
         try:
@@ -126,6 +140,7 @@ def main(argv: list[str]) -> int:
         f"\n{len(rows)} tests in {wall:.0f} s wall; tests' CPU {sum(r['cpu'] for r in rows):.0f} s ({how}), "
         f"their wall time summed over workers {sum(r['wall'] for r in rows):.0f} s; load average now "
         + ", ".join(f"{x:.1f}" for x in os.getloadavg())
+        + f"; the machine's speed (a fixed workload, best of 3): {speed[0]:.2f} CPU-s before, {speed[1]:.2f} after"
     )
     print("\n| worker | tests | CPU s | first test starts | last test ends |\n|---|---|---|---|---|")
     t_first = min(r["start"] for r in rows)
