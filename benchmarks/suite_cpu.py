@@ -95,8 +95,8 @@ except ImportError:  # pragma: no cover
 
 def machine_speed(rounds: int = 3) -> float:
     """CPU seconds of one fixed pure-Python workload (the best of ``rounds``), taken before and after the suite:
-    this machine's speed drifts by a third over an evening (the same tests took 498 and 627 CPU-s, three hours
-    apart, idle both times), and a suite's CPU is comparable only beside it."""
+    the same tests took 498 and 627-653 CPU-s hours apart on this idle machine, and this tells a slow CPU (it took
+    0.82-1.39 s) from a suite grown slower for another reason."""
     best = float("inf")
     for _ in range(rounds):
         t0 = time.process_time()
