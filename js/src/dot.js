@@ -142,6 +142,7 @@ function addBoxes(g, expanded, times) {
     if (kernelKey && keyToId.has(kernelKey)) {
       const it = items.get(keyToId.get(kernelKey));
       it.members.push(n.name);
+      if (n.in_place) it.inPlace = it.inPlace ? `${it.inPlace} ${n.in_place}` : n.in_place; // FusedNode.in_place
       // a box of all of one kernel's nodes is the kernel: its kind (Kernel.kind, Python: a reduction if any node
       // reduces); a box of some of them (the rest inside a folded module) says its own nodes' kind where they share
       // one, and a box of one node keeps the node's own
@@ -166,6 +167,7 @@ function addBoxes(g, expanded, times) {
       ops: opsOf(n),
       nOps: (n.fx_nodes || []).length,
       module: (n.module_stack || []).at(-1) || "",
+      inPlace: n.in_place || "", // what it writes in place, in Python's words (FusedNode.in_place)
     };
     if (t) {
       it.total_us = t.total_us;

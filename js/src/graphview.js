@@ -392,6 +392,11 @@ export class GraphCanvas {
         );
         if (it.type === "node" || it.type === "group" || it.type === "kgroup")
           svgEl("rect", { class: "il-stripe", x: box.x, y: box.y, width: 5, height: box.h, rx: 2 }, g);
+        // a box that writes a tensor in place: a folded corner, above the first line's text
+        if (it.inPlace) {
+          const r = box.x + box.w;
+          svgEl("path", { class: "il-corner", d: `M${r - 9},${box.y} L${r},${box.y} L${r},${box.y + 9} Z` }, g);
+        }
       }
       const centered = it.type === "input" || it.type === "output";
       it.lines.forEach((line, i) => {
@@ -411,7 +416,9 @@ export class GraphCanvas {
         const text = visible(line);
         t.textContent = room > 1 && text.length > room ? `${text.slice(0, room - 1)}…` : text;
       });
-      svgEl("title", {}, g).textContent = visible(it.title || it.lines.join("\n"));
+      svgEl("title", {}, g).textContent = visible(
+        [it.title || it.lines.join("\n"), it.inPlace || ""].join("\n").trim(),
+      );
       this.byId.set(id, { ...it, box });
       this.itemEls.set(id, g);
     }

@@ -306,8 +306,9 @@ def test_batchnorms_running_statistics_are_named_as_written_in_place_and_the_pan
 ):
     """A training-mode BatchNorm updates its running statistics and ``num_batches_tracked`` in place: Inductor
     writes those graph inputs (its buffers' mutations). The fused nodes that do it say so, by the buffers' names
-    (``FusedNode.mutates``, ``in_place``), and the panel of such a node reads the same sentence; the other nodes
-    write nothing in place."""
+    (``FusedNode.mutates``, ``in_place``); the graph marks their boxes (a folded corner, keyed in the legend, the
+    sentence in the tooltip) and the panel of such a node reads the same sentence; the other nodes write nothing
+    in place."""
     from tests.views.test_html_export import _assert_clean, _open
 
     (forward,) = [c for c in cnn_step.compiles if c.graph_kind == "forward"]
@@ -331,6 +332,18 @@ def test_batchnorms_running_statistics_are_named_as_written_in_place_and_the_pan
     writer = writers[0]
     if len(cnn_step.compiles) > 1 and cnn_step.compiles[0].id != forward.id:
         offline_page.select_option(".il-compile", forward.id)
+    # each box that writes in place has a folded corner, its tooltip says what it writes, and the legend keys it
+    drawn = offline_page.evaluate(
+        """() => [...document.querySelectorAll('[data-view="fusion"] g[data-node]')].map((g) => ({
+             members: (g.dataset.nodes || g.dataset.node).split(' '), marked: g.dataset.inPlace === '1',
+             corner: !!g.querySelector('path.il-corner'), title: g.querySelector('title').textContent }))"""
+    )
+    by_name = {n.name: n for n in forward.fused_nodes}
+    assert any(b["marked"] for b in drawn) and all(b["marked"] == b["corner"] for b in drawn), drawn
+    for b in drawn:
+        said = [by_name[m].in_place for m in b["members"] if by_name[m].in_place]
+        assert b["marked"] == bool(said) and all(t in b["title"] for t in said), b
+    assert offline_page.locator('[data-role="in-place-legend"]').inner_text() == "writes a tensor in place"
     offline_page.locator(f'[data-view="fusion"] [data-node="{writer.name}"]').first.click()
     assert offline_page.locator('[data-role="in-place"]').inner_text() == writer.in_place
     other = next(n for n in forward.fused_nodes if not n.mutates and not n.is_glue)

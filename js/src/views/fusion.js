@@ -50,6 +50,7 @@ function decorateBox(g, it, peaks, maxShare, live) {
     }
   }
   if (it.buffer) g.dataset.buffer = it.buffer;
+  if (it.inPlace) g.dataset.inPlace = "1"; // FusedNode.in_place: the folded corner
   const pf = it.type === "node" ? peaks.get(it.name) : undefined;
   if (pf != null) {
     g.dataset.peakFraction = pf.toFixed(4);
@@ -153,6 +154,15 @@ function legendParts(ctx, s, ix, maxShare) {
     const kinds = [...new Set(ix.boxes.map((n) => n.kind))].sort((a, b) => KINDS.indexOf(a) - KINDS.indexOf(b));
     parts.push(...kinds.map((k) => h("span", { class: `il-legend-item kind-${k}` }, h("i", {}), k)));
   }
+  if (ix && ix.boxes.some((n) => n.in_place))
+    parts.push(
+      h(
+        "span",
+        { class: "il-legend-item", "data-role": "in-place-legend" },
+        h("i", { class: "il-corner-key" }),
+        "writes a tensor in place",
+      ),
+    );
   return parts;
 }
 
