@@ -142,7 +142,15 @@ function addBoxes(g, expanded, times) {
     if (kernelKey && keyToId.has(kernelKey)) {
       const it = items.get(keyToId.get(kernelKey));
       it.members.push(n.name);
-      if (n.in_place) it.inPlace = it.inPlace ? `${it.inPlace} ${n.in_place}` : n.in_place; // FusedNode.in_place
+      // FusedNode.in_place: the first writer's sentence, and how many more of the box write (an optimizer's box
+      // holds 100 writers: a tooltip of 100 sentences is read by no one; each node's panel has its own)
+      if (n.in_place) {
+        it.writers = (it.writers || 0) + 1;
+        it.inPlace =
+          it.writers === 1
+            ? n.in_place
+            : `${it.inPlace.split("\n")[0]}\nand ${it.writers - 1} more fused ${it.writers === 2 ? "node" : "nodes"} of this box write in place`;
+      }
       // a box of all of one kernel's nodes is the kernel: its kind (Kernel.kind, Python: a reduction if any node
       // reduces); a box of some of them (the rest inside a folded module) says its own nodes' kind where they share
       // one, and a box of one node keeps the node's own
@@ -168,6 +176,7 @@ function addBoxes(g, expanded, times) {
       nOps: (n.fx_nodes || []).length,
       module: (n.module_stack || []).at(-1) || "",
       inPlace: n.in_place || "", // what it writes in place, in Python's words (FusedNode.in_place)
+      writers: n.in_place ? 1 : 0,
     };
     if (t) {
       it.total_us = t.total_us;
