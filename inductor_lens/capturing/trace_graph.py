@@ -298,3 +298,28 @@ def extern_op_nodes(
             if n not in claimed and calls_op(n):
                 return [n]
     return []
+
+
+# an aten op that writes its first argument (copy_, index_put_, add_), not a dunder (__and__)
+_IN_PLACE = re.compile(r"^aten\.\w*[^\W_]_\.\w+$")
+
+
+def input_mutations(fx: list[str], nodes: dict[str, dict], inputs: list[str]) -> dict[str, str]:
+    """``RawSchedNode.mutates`` of a kernel read from a printed post-grad graph, which holds no scheduler buffers:
+    each of its nodes ``fx`` that calls an in-place aten op (a trailing ``_``: the ``copy_`` that writes a mutated
+    input back, an ``index_put_`` that Inductor's re-inplacing pass made) on a graph input, ``{node: input}``, in
+    the order of the graph's ``inputs``. ``copy_ = aten.copy_.default(arg0_1, add)`` in ``fx`` gives
+    ``{"copy_": "arg0_1"}``. A buffer made inside the graph and written in place there is not seen (the printed
+    graph holds no op of its own for it).
+    """
+    out = []
+    for n in fx:
+        node = nodes.get(n) or {}
+        args = node.get("inputs") or ()
+        if node.get("op") == "call_function" and _IN_PLACE.match(node.get("target", "")) and args:
+            if (nodes.get(args[0]) or {}).get("op") == "placeholder":
+                out.append((n, args[0]))
+    if len(out) > 1:
+        place = {name: i for i, name in enumerate(inputs)}
+        out.sort(key=lambda item: place.get(item[1], len(place)))
+    return dict(out)

@@ -29,7 +29,7 @@ from .artifacts import wanted
 from .build import _base_cid, _cid, build_report
 from .parse import parse_output_code_kernels, triton_source_metadata
 from .raw import Raw, RawGraph, RawKernel, RawSchedNode, RawWindow, loads_payload
-from .trace_graph import call_launches, definition_nodes, extern_op_nodes, parse_readable_graph
+from .trace_graph import call_launches, definition_nodes, extern_op_nodes, input_mutations, parse_readable_graph
 from .trace_read import TraceError, TraceLog, TraceReader, find_logs
 
 __all__ = ["load_trace", "report_from_log", "TraceError"]
@@ -304,6 +304,7 @@ class _RawFromTrace:
                     reads=reads,
                     writes=sorted(inside),
                     outputs=[],
+                    mutates=input_mutations(fx, by_name, rec.graph_inputs),
                 )
             )
         if derived:

@@ -306,8 +306,9 @@ class FusedNode(_Record):
     built_lines: list[BuiltLine] = field(default_factory=list)
     #: The buffers it writes in place, as Inductor names them, recorded at capture (its buffers' mutations): a graph
     #: input (``arg0_1``: the caller's tensor, written by ``x.add_(1)`` or a BatchNorm's running statistics) or a
-    #: buffer an earlier node made (``buf3``, by ``index_put_``). Empty where nothing is written in place or
-    #: nothing was recorded (a TORCH_TRACE import).
+    #: buffer an earlier node made (``buf3``, by ``index_put_``). A TORCH_TRACE import reads the graph inputs its
+    #: kernel writes from the printed post-grad graph (its in-place aten ops: ``copy_``), not the buffers made
+    #: inside. Empty where nothing is written in place or nothing was recorded.
     mutates: list[str] = field(default_factory=list)
     #: What it writes in place, in words, as the panel says it (``rules.in_place_text``): each of ``mutates`` by the
     #: name the user knows (``x``, ``bn1.running_mean``). Empty when ``mutates`` is. Derived when a report is

@@ -904,17 +904,23 @@ _MANGLED_PART = re.compile(r"_(modules|parameters|buffers)_")
 def placeholder_source(name: str) -> str:
     """The source of a dynamo graph input from its placeholder's name, where the name is all there is (a graph
     printed in a TORCH_TRACE log): ``L_self_modules_h_modules_0_parameters_weight_`` ->
-    ``L['self']._modules['h']._modules['0']._parameters['weight']``, ``L_x_`` -> ``L['x']``; ``""`` for a name of
-    another form. Dynamo joins the parts with ``_``, so a module or parameter whose own name holds ``_modules_``
-    (or ``_parameters_``, ``_buffers_``) is read wrongly."""
-    m = re.fullmatch(r"L_(\w+)_", name or "")
+    ``L['self']._modules['h']._modules['0']._parameters['weight']``, ``L_x_`` -> ``L['x']``, a global ``G_cache_``
+    -> ``G['cache']``; ``""`` for a name of another form. Dynamo joins the parts with ``_``, so a module or parameter
+    whose own name holds ``_modules_`` (or ``_parameters_``, ``_buffers_``) is read wrongly.
+
+    >>> placeholder_source("L_self_modules_fc_parameters_weight_"), placeholder_source("G_cache_")
+    ("L['self']._modules['fc']._parameters['weight']", "G['cache']")
+    >>> source_role(placeholder_source("G_model_modules_bn_buffers_running_mean_"))
+    ('buffer', 'bn.running_mean')
+    """
+    m = re.fullmatch(r"([LG])_(\w+)_", name or "")
     if not m:
         return ""
-    parts = _MANGLED_PART.split(m.group(1))
+    scope, parts = m.group(1), _MANGLED_PART.split(m.group(2))
     root, rest = parts[0], parts[1:]
     if not root or any(not p for p in rest):
         return ""
-    root = "L['args'][0]" if root == "args_0" and rest else f"L['{root}']"
+    root = "L['args'][0]" if scope == "L" and root == "args_0" and rest else f"{scope}['{root}']"
     return root + "".join(f"._{kind}['{key}']" for kind, key in zip(rest[::2], rest[1::2]))
 
 

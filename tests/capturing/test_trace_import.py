@@ -125,7 +125,12 @@ def test_graphs_triggers_guards_and_breaks_agree(both):
         assert set(i.graphs) == set(c.graphs)
         for g in c.graphs:
             key = lambda n: (n.name, n.op, n.target, n.inputs, n.shape, n.dtype)
-            assert [key(n) for n in i.graphs[g].nodes] == [key(n) for n in c.graphs[g].nodes], (c.id, g)
+            # a node of several outputs (the batch norm's var_mean) is printed without its type: no shape imported
+            tuples = {
+                n.name for n in c.graphs[g].nodes if n.op != "output" and n.shape and isinstance(n.shape[0], list)
+            }
+            untyped = lambda n: (*key(n)[:4], None, None) if n.name in tuples else key(n)  # noqa: E731
+            assert [key(n) for n in i.graphs[g].nodes] == [untyped(n) for n in c.graphs[g].nodes], (c.id, g)
             assert i.graphs[g].code == c.graphs[g].code
         names = {p.name for p in i.phases}
         assert {"GraphLowering.run", "Scheduler.__init__"} <= names or c.graph_kind == "backward"
@@ -147,6 +152,36 @@ def test_graphs_triggers_guards_and_breaks_agree(both):
     # each break says the frame it broke in: head()'s two breaks, then again in the recompile (a new call site)
     assert [b.compile_ids for b in captured.graph_breaks] == [["1/0"], ["2/0"], ["1/1"], ["2/1"]]
     assert [b.compile_ids for b in imported.graph_breaks] == [b.compile_ids for b in captured.graph_breaks]
+
+
+def test_what_each_kernel_writes_in_place_is_read_from_the_log(both):
+    """The log holds no scheduler buffers, so a kernel's in-place writes are read from the ``copy_`` nodes it runs in
+    the post-grad graph: the MLP's batch norm (its running stats and step count, buffers of the model) and the
+    global ``STEPS`` its forward adds to. Per kernel, the graph inputs it writes are the captured ones, and the
+    sentence names them as the capture does (the capture says it per fused node, the import per kernel)."""
+    captured, imported, _ = both
+
+    def written(compile_):
+        by_kernel: dict = {}
+        for f in compile_.fused_nodes:
+            if f.kernel and f.mutates:
+                by_kernel.setdefault(f.kernel, set()).update(f.mutates)
+        return by_kernel
+
+    c, i = captured.compile("0/0 forward"), imported.compile("0/0 forward")
+    assert written(i) == written(c) and len(set().union(*written(c).values())) == 4, (written(i), written(c))
+    names = {n.name: n.display_name for n in c.graphs["post_grad"].nodes if n.op == "placeholder"}
+    said = " ".join(f.in_place for f in i.fused_nodes)
+    for name in ("bn.running_mean", "bn.running_var", "bn.num_batches_tracked"):
+        assert name in names.values() and name in said, said
+    assert "Writes STEPS in place (graph input" in said and "a global of your code" in said, said
+    assert "buffers of your model" in said
+    for f in i.fused_nodes:  # one sentence per input written, in the graph's input order
+        if f.mutates:
+            places = [n for n in names if n in f.mutates]
+            assert f.mutates == places, (f.mutates, places)
+    for c, i in _pairs(both)[1:]:  # nothing else writes in place, either way
+        assert written(i) == written(c) == {}, c.id
 
 
 def test_what_a_trace_cannot_hold_is_said(both):
