@@ -219,6 +219,9 @@ class TraceReader:
                 if not isinstance(meta, dict):
                     self.bad_lines += 1
                     continue
+                if not self.torch_version and "compilation_metrics" in meta:  # torch 2.11 logs no torch_version
+                    metrics = meta["compilation_metrics"]
+                    self.torch_version = str(metrics.get("pytorch_version") or "") if isinstance(metrics, dict) else ""
                 art = meta.get("artifact")
                 name = art.get("name") if isinstance(art, dict) else None
                 if name in SKIP_ARTIFACTS:

@@ -59,4 +59,6 @@ def test_ddp_trace_logs_open_as_the_same_job():
         assert [i for i, _ in got] == [i for i, _ in want], rank
         assert got == want, rank
         assert any(i.endswith("forward #2") for i, _ in want)
+        # torch 2.11 logs no torch_version record: the version of its compilation metrics, as the capture has it
+        assert imported.report(rank).torch_version == captured.report(rank).torch_version == "2.11.0"
     assert any(d.aspect == "recompiles" and d.ranks == [1] for d in imported.divergence)
