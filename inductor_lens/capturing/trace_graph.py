@@ -191,6 +191,9 @@ _SOURCE_NODES = re.compile(r"#\s*Topologically Sorted Source Nodes:\s*\[(?P<node
 _EXTERN = re.compile(r"\b(?P<name>extern_kernels\.\w+)\(")
 _OUT = re.compile(r"\bout=(?P<buf>\w+)")
 _ASSIGNED = re.compile(r"^(?P<buf>\w+)\s*=")
+# a fallback kernel: an op Inductor calls as it is, writing a buffer (``buf12 = torch.ops.aten.convolution_backward.
+# default(...)``, ``aten.randint.low_out(..., out=buf18)``, a custom op ``torch.ops.mylib.op.default(...)``)
+_OP_CALL = re.compile(r"^(?:(?P<buf>\w+)\s*=\s*)?(?P<name>(?:torch\.ops\.)?[A-Za-z_]\w*\.[A-Za-z_]\w*\.[A-Za-z_]\w*)\(")
 
 
 def call_launches(code: str, kernel_names: set) -> list[dict]:
@@ -225,13 +228,21 @@ def call_launches(code: str, kernel_names: set) -> list[dict]:
                 continue
         ext = _EXTERN.search(line) if "extern_kernels." in line else None
         name = ext["name"] if ext else None
-        if name is None:
+        op = _OP_CALL.match(line) if name is None and "." in line else None
+        extern = ext is not None
+        if (
+            op is not None
+            and (op["buf"] or "out=" in line)
+            and (op["name"].startswith("torch.ops.") or not op["name"].startswith("torch."))
+        ):
+            name, extern = op["name"], True  # a fallback kernel: it writes a buffer, as an extern kernel does
+        elif name is None:
             m = re.match(r"^(?:\w+\s*=\s*)?(?P<name>\w+)(?:\.run)?\(", line)
             if not m or m["name"] not in kernel_names:
                 continue
             name = m["name"]
         buf = None
-        if ext:
+        if extern:
             o = _OUT.search(line)
             a = _ASSIGNED.match(line)
             buf = o["buf"] if o else (a["buf"] if a else None)
@@ -240,7 +251,7 @@ def call_launches(code: str, kernel_names: set) -> list[dict]:
         out.append(
             {
                 "name": name,
-                "extern": bool(ext),
+                "extern": extern,
                 "buffer": buf,
                 "handle": handle,
                 "line": line,
@@ -287,7 +298,8 @@ def extern_op_nodes(
     origin, which over-approximates) the first not yet claimed that calls the kernel's own op
     (``extern_kernels.mm`` -> an ``aten.mm`` node); without a comment, the first such node of the graph.
     ``by_op``: op -> the nodes that call it, in graph order, when the caller asks for many externs of a graph."""
-    op = extern.rsplit(".", 1)[-1]
+    parts = extern.split(".")  # extern_kernels.mm -> mm; torch.ops.aten.convolution_backward.default -> its op
+    op = parts[-1] if parts[0] == "extern_kernels" or len(parts) < 3 else parts[-2]
 
     def calls_op(n: str) -> bool:
         return nodes[n]["op"] == "call_function" and nodes[n]["target"].split(".")[1:2] == [op]

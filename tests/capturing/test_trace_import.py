@@ -102,13 +102,20 @@ def test_provenance_links_equal_where_torch_logged_them(both):
 
 
 def test_lazy_backward_extern_links_are_derived_and_right(both):
-    """torch logs no provenance for a lazily compiled backward; each mm call is still tied to its own mm node."""
+    """torch logs no provenance for a lazily compiled backward; each mm call is still tied to its own mm node, and
+    the convolution's backward, a fallback op the output code calls as it is (``buf5 =
+    torch.ops.aten.convolution_backward.default(...)``, no ``extern_kernels`` call), is a kernel of the import as of
+    the capture, tied to its own node."""
     captured, imported, _ = both
     c, i = captured.compile("0/0 backward"), imported.compile("0/0 backward")
     externs = [(kc, ki) for kc, ki in zip(c.kernels, i.kernels) if kc.language == "extern"]
-    assert len(externs) == 3
+    assert len(externs) == 4
     for kc, ki in externs:
-        assert ki.fx_nodes == kc.fx_nodes
+        assert (ki.name, ki.source, ki.fx_nodes) == (kc.name, kc.source, kc.fx_nodes)
+    (conv,) = [ki for _, ki in externs if ki.name.startswith("torch.ops.aten.convolution_backward.default[")]
+    assert [n.target for n in i.graphs["post_grad"].nodes if n.name in conv.fx_nodes] == [
+        "aten.convolution_backward.default"
+    ]
     assert any("not linked to post-grad nodes" in d.message for d in imported.diagnostics)
 
 

@@ -4,9 +4,10 @@ step of a two-block GPT-2 instead. ``argv[2:] == ["--then-gpt2", OUT, TRACE]``: 
 too, in the same process (one torch import for both), its TORCH_TRACE log written to the folder TRACE as a fresh
 process would write it (a new log file, string table and dynamo state), its capture to OUT.
 
-A training step of a tiny MLP (forward + lazily compiled backward; its batch norm and a global written in place),
-two graph breaks (the second leaves a frame with no tensor op), and a recompile (a new batch size). Run by
-tests/capturing/test_trace_import.py with TORCH_TRACE and INDUCTOR_PROVENANCE=1 set."""
+A training step of a tiny MLP (forward + lazily compiled backward; its batch norm and a global written in place, a
+convolution whose backward is a fallback op), two graph breaks (the second leaves a frame with no tensor op), and a
+recompile (a new batch size). Run by tests/capturing/test_trace_import.py with TORCH_TRACE and INDUCTOR_PROVENANCE=1
+set."""
 
 import sys
 
@@ -22,11 +23,13 @@ class MLP(torch.nn.Module):
         super().__init__()
         self.fc1 = torch.nn.Linear(8, 16)
         self.bn = torch.nn.BatchNorm1d(16)  # training: writes its running stats in place
+        self.conv = torch.nn.Conv1d(1, 1, 3, padding=1)  # its backward: a fallback op, not an extern_kernels call
         self.fc2 = torch.nn.Linear(16, 4)
 
     def forward(self, x):
         STEPS.add_(1)
         h = torch.relu(self.bn(self.fc1(x)))
+        h = self.conv(h.unsqueeze(1)).squeeze(1)
         return torch.sigmoid(self.fc2(h)) * 2
 
 
