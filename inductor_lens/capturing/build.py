@@ -685,16 +685,16 @@ def _window_for(rec: RawGraph, windows: list[RawWindow], starts: Optional[list[f
 
 def _trigger(rec: RawGraph, window: Optional[RawWindow], trace: _Trace, t0: float, frame: str) -> Trigger:
     user_stack = _frames(window.user_stack) if window else []
-    if not user_stack:
-        user_stack = trace.dynamo_start_stack(rec.compile_id)
     time_us = round(window.start_us - t0, 1) if window else None
     if window is not None and window.trigger == "LAZY_BACKWARD":
-        return Trigger(
-            kind="lazy_backward",
-            user_stack=user_stack,
-            time_us=time_us,
-            reason="the backward graph is compiled lazily, at the first .backward() through the compiled forward",
-        )
+        # the stack of the .backward() call, which the capture takes; never dynamo's stack of the forward's frame
+        # (a TORCH_TRACE log holds only that one: the forward's line is not what compiled the backward)
+        reason = "the backward graph is compiled lazily, at the first .backward() through the compiled forward"
+        if not user_stack:
+            reason += " (which line called it was not recorded)"
+        return Trigger(kind="lazy_backward", user_stack=user_stack, time_us=time_us, reason=reason)
+    if not user_stack:
+        user_stack = trace.dynamo_start_stack(rec.compile_id)
     frame = (frame or "").split(" (")[0]  # "forward (via torch's inner wrapper)" -> "forward"
     base = _base_cid(rec.compile_id)
     reasons = [readable_reasons(p) for p in trace.payloads("recompile_reasons", rec.compile_id) if p]
