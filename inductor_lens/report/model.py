@@ -27,6 +27,8 @@ from .plain import ReportError, from_plain_fields, to_plain
 from .rules import (
     STAGES,
     available_views,
+    break_inside,
+    break_inside_text,
     break_summary,
     compile_why,
     empty_frame_words,
@@ -1094,8 +1096,10 @@ class GraphBreak(_Record):
     Derived whenever a break is built or loaded (a stored value is ignored): ``summary``, the reason's telling
     line (``rules.break_summary``: torch's header naming the bytecode left out); ``shown_frame``, the index in
     ``user_stack`` of the line the views show, the user's innermost frame (else the innermost; -1 without a
-    stack); ``broke_inside``, where beyond that line it broke: ``torch`` or ``library`` (the innermost frame's
-    stage), ``""`` when it broke on the shown line."""
+    stack); ``broke_inside``, where beyond that line it broke: ``torch`` or ``library`` (the stage of the innermost
+    frame's file, ``rules.frame_stage``), ``""`` when it broke on the shown line; ``inside_text``, that in the
+    views' words (``rules.break_inside_text``: ``Not in your code: inside torch,
+    torch/optim/optimizer.py:97 in _use_grad``), ``""`` with it."""
 
     reason: str
     user_stack: list[Frame] = field(default_factory=list)
@@ -1105,19 +1109,24 @@ class GraphBreak(_Record):
     summary: str = ""
     shown_frame: int = -1
     broke_inside: str = ""
+    inside_text: str = ""
 
     def __post_init__(self) -> None:
         stack = self.user_stack
         users = [i for i, f in enumerate(stack) if isinstance(f, Frame) and f.stage == "user"]
         shown = users[-1] if users else len(stack) - 1
-        inside = ""
+        inside = text = ""
         if stack and shown != len(stack) - 1:
             last = stack[-1]
-            inside = "torch" if getattr(last, "stage", "") not in ("user", "library", "other") else "library"
+            # from the file, not the stage stored with the frame: reports recorded in an environment under a folder
+            # named torch (/opt/torch/.venv) staged a library's frames "torch"
+            inside = break_inside(frame_stage(last.file, last.function) if last.file else last.stage)
+            text = break_inside_text(inside, last.file, last.line, last.function)
         object.__setattr__(self, "reason", readable_reasons(self.reason))
         object.__setattr__(self, "summary", break_summary(self.reason))
         object.__setattr__(self, "shown_frame", shown)
         object.__setattr__(self, "broke_inside", inside)
+        object.__setattr__(self, "inside_text", text)
 
 
 @_record

@@ -1029,6 +1029,31 @@ _ANOTHER_BREAK = "*** While handling this graph break, another graph break occur
 _TICKED = re.compile(r"`([^`]+)`")
 
 
+def break_inside(stage: str) -> str:
+    """``GraphBreak.broke_inside`` from the stage of the innermost frame, where that is not the line shown:
+    ``torch`` for torch's own code, else ``library``."""
+    return "torch" if stage not in ("user", "library", "other") else "library"
+
+
+def break_inside_text(inside: str, file: str, line: int, function: str) -> str:
+    """``GraphBreak.inside_text``: where a graph break happened when that is beyond the line the views show (its
+    innermost frame, in torch's code or a library's), so that a reason written for code that calls
+    ``torch._dynamo.graph_break()`` ("Hint: Remove the ... call") is not read as the user's own. Site-packages
+    paths are cut to the package.
+
+    >>> break_inside_text("torch", "/v/lib/python3.11/site-packages/torch/optim/optimizer.py", 97, "_use_grad")
+    'Not in your code: inside torch, torch/optim/optimizer.py:97 in _use_grad'
+    >>> break_inside_text("library", "/opt/env/site-packages/transformers/modeling_utils.py", 4635, "warning_once")
+    'Not in your code: inside a library, transformers/modeling_utils.py:4635 in warning_once'
+    >>> break_inside_text("", "train.py", 3, "f")
+    ''
+    """
+    if not inside:
+        return ""
+    where = re.sub(r"^.*[/\\](?:site|dist)-packages[/\\]", "", file or "")
+    return f"Not in your code: inside {'torch' if inside == 'torch' else 'a library'}, {where}:{line} in {function}"
+
+
 def _named(summary: str, rest: Sequence[str]) -> str:
     r"""``summary`` with what torch's explanation names in backticks where it does not say it itself: "Failed to
     trace builtin operator" names no operator, its explanation does.

@@ -843,9 +843,9 @@ function emptyFrames(
   );
 }
 
-/** The report's graph breaks: each reason's telling line (GraphBreak.summary), the whole reason on a click, and
- * the line shown for it (GraphBreak.shown_frame: the user's innermost), with where inside torch or a library it
- * broke (GraphBreak.broke_inside) in its tooltip: all decided in Python. */
+/** The report's graph breaks: each reason's telling line (GraphBreak.summary), the whole reason on a click, the
+ * line shown for it (GraphBreak.shown_frame: the user's innermost) and, under it, where inside torch or a library
+ * it broke (GraphBreak.inside_text): all decided in Python. */
 function graphBreaks(report) {
   const gb = (report && report.graph_breaks) || [];
   if (!gb.length) return null;
@@ -858,10 +858,7 @@ function graphBreaks(report) {
       gb.map((b) => {
         const stack = b.user_stack || [];
         const fr = stack[b.shown_frame];
-        const last = stack[stack.length - 1];
-        const inside = b.broke_inside
-          ? `\nit broke inside ${b.broke_inside === "torch" ? "torch" : "a library"}: ${last.file}:${last.line} in ${last.function}`
-          : "";
+        const inside = b.inside_text ? `\n${b.inside_text}` : "";
         const ids = (b.compile_ids || []).join(", ");
         return h(
           "li",
@@ -882,6 +879,10 @@ function graphBreaks(report) {
                 " ",
                 h("code", {}, String(fr.code || "").trim()),
               )
+            : null,
+          // a break inside torch or a library: not the user's to remove, whatever torch's hint says
+          fr && b.inside_text
+            ? h("div", { class: "il-break-inside", "data-role": "break-inside", title: b.inside_text }, b.inside_text)
             : null,
         );
       }),

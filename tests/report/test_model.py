@@ -432,13 +432,22 @@ def test_a_graph_break_says_its_telling_line_and_the_users_line_where_it_broke()
         2,
         "library",
     )
+    assert b.inside_text == ("Not in your code: inside a library, transformers/modeling_utils.py:4635 in warning_once")
+    # a frame recorded where the environment sits under a folder named torch kept the stage "torch": the file decides
+    staged = [*stack[:3], model.Frame(stack[3].file, 4635, "warning_once", stage="torch")]
+    assert staged[3].stage == "torch" and model.GraphBreak(reason, staged).broke_inside == "library"
+    optim = [*stack[:3], model.Frame(f"{env}/torch/optim/optimizer.py", 97, "_use_grad")]
+    assert model.GraphBreak(reason, optim).inside_text.startswith(
+        "Not in your code: inside torch, torch/optim/optimizer.py:97 in _use_grad"
+    )
     stale = dict(to_plain(b), summary="stale", shown_frame=0, broke_inside="")
     again = from_plain(model.GraphBreak, stale, "graph_breaks[0]")
     assert (again.summary, again.shown_frame, again.broke_inside) == (b.summary, 2, "library")
     on_its_line = model.GraphBreak("call_function BuiltinVariable(print) [] {}", stack[:3])
-    assert (on_its_line.summary, on_its_line.shown_frame, on_its_line.broke_inside) == (
+    assert (on_its_line.summary, on_its_line.shown_frame, on_its_line.broke_inside, on_its_line.inside_text) == (
         "call_function BuiltinVariable(print) [] {}",
         2,
+        "",
         "",
     )
     assert model.GraphBreak("", []).shown_frame == -1

@@ -535,5 +535,12 @@ def test_graph_break_reasons_fold_to_their_first_line(tmp_path, offline_context)
         assert "logging.Logger methods are not supported" in rest and rest.startswith("Encountered graph break")
         line = section.locator('[data-role="break-line"]').first
         assert line.inner_text().startswith("make_perf_fixtures.py:39")  # the user's innermost line
+        # it broke inside transformers, beyond that line (torch's hint is not the user's to follow): said under it,
+        # in Python's words; the recorded frames staged transformers "torch" (its environment is /opt/torch/.venv)
+        inside = section.locator('[data-role="break-inside"]')
+        assert inside.count() == 4 and inside.first.is_visible()
+        said = report.graph_breaks[0].inside_text
+        assert said.startswith("Not in your code: inside a library, transformers/modeling_utils.py:")
+        assert inside.first.inner_text() == said and said in line.get_attribute("title")
     finally:
         page.close()

@@ -29,7 +29,11 @@ function breakMark(here) {
       class: "il-src-break",
       "data-role": "source-break",
       title: here
-        .map((b) => `${b.summary}${(b.compile_ids || []).length ? ` (in ${b.compile_ids.join(", ")})` : ""}`)
+        .map(
+          (b) =>
+            `${b.summary}${(b.compile_ids || []).length ? ` (in ${b.compile_ids.join(", ")})` : ""}` +
+            (b.inside_text ? `\n${b.inside_text}` : ""),
+        )
         .join("\n"),
     },
     `⤫ graph break${here.length > 1 ? ` ×${here.length}` : ""}`,
