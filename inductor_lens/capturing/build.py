@@ -1039,6 +1039,24 @@ def _env_int(name: str) -> Optional[int]:
 _FROM_ENV: Any = object()
 
 
+def _lines_of_outputs(nodes: list[dict]) -> None:
+    """An op of several outputs that Inductor made itself has no stack of its own: its outputs do. The attention
+    ``(q @ k.transpose(-1, -2)) / d ** 0.5`` then ``.softmax(-1) @ v`` that Inductor's pattern pass replaces with
+    one ``_scaled_dot_product_flash_attention_for_cpu`` node: the ``getitem`` of its output keeps the replaced
+    output's stack (the line of ``... @ v``), the new node none, so its kernel said it came from code inside torch.
+    Each such node takes the stack of its first ``getitem`` that has one (in place, in the raw nodes: the same on
+    every build)."""
+    unpacked: dict[str, str] = {}
+    for n in nodes:
+        if n.get("target") == "_operator.getitem" and n.get("stack_trace") and n.get("inputs"):
+            unpacked.setdefault(n["inputs"][0], n["stack_trace"])
+    if not unpacked:
+        return
+    for n in nodes:
+        if n["op"] == "call_function" and not n.get("stack_trace") and n["name"] in unpacked:
+            n["stack_trace"] = unpacked[n["name"]]
+
+
 def _compile(
     raw: Raw,
     rec: RawGraph,
@@ -1055,6 +1073,7 @@ def _compile(
     compile it pairs with (``report.finish.pair_backward``), which name what it saved. ``view_later``: a compile
     that lacks module paths (``module_paths.missing``) is made without its module view, which the paths inferred
     after would change (``finish.with_module_view``)."""
+    _lines_of_outputs(rec.post_grad_nodes)
     b = _GraphBuilder(raw, rec, trace, diagnostics)
     kernels, node_kernel = b.kernels()
     dyn = raw.dynamo_graphs.get(rec.compile_id) or raw.dynamo_graphs.get(_base_cid(rec.compile_id))

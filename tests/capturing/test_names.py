@@ -70,6 +70,32 @@ def test_a_fused_node_names_the_lines_its_own_ops_ran(cnn_step):
     assert shared >= 1
 
 
+K_CACHE, V_CACHE = torch.zeros(1, 4, 32, 16), torch.zeros(1, 4, 32, 16)
+
+
+def attend(q):
+    att = (q @ K_CACHE.transpose(-1, -2)) / 16**0.5
+    return att.softmax(-1) @ V_CACHE
+
+
+@pytest.mark.compile
+def test_an_attention_inductor_rewrote_into_one_op_is_filed_under_the_users_line():
+    """Inductor's pattern pass replaces a hand-written attention with one ``_scaled_dot_product_flash_attention_for_cpu``
+    call, a node with no stack of its own (only its output's ``getitem`` keeps the replaced output's): its kernel said
+    that its ops "come from code inside torch", and the Source view showed no kernel on the costliest line. It is now
+    filed under the line of its output, ``return att.softmax(-1) @ V_CACHE``, as its kernel."""
+    report = inductor_lens.inspect(attend, torch.randn(1, 4, 1, 16))
+    (c,) = report.compiles
+    (node,) = [n for n in c.fused_nodes if n.kernel and "scaled_dot_product" in n.kernel]
+    fx = {g.name: g for g in c.graphs["post_grad"].nodes}
+    (op,) = [fx[f] for f in node.fx_nodes]
+    assert op.target.startswith("aten._scaled_dot_product") and op.user_stack  # the op itself, not only its getitem
+    line = attend.__code__.co_firstlineno + 2
+    assert [(fr.function, fr.line) for fr in node.user_lines] == [("attend", line)], node.user_lines
+    assert node.no_line_reason == ""
+    assert [fr.line for fr in c.kernel(node.kernel).user_lines] == [line]
+
+
 class PreNorm(nn.Module):
     """``x + fc(norm(x))``: on a CPU, each later layer norm's kernel adds the residual chain again."""
 
