@@ -121,8 +121,10 @@ def derive_compile(c: Compile, fx: Optional[dict] = None, view: bool = True) -> 
     fx = _fx_of(c) if fx is None else fx
     fused, copies, inputs = [], set(), set(c.graph_inputs)
     for n in c.fused_nodes:
-        lines = user_lines(n.user_stack)
         copy = is_input_copy(n.kernel, (fx[name].op if name in fx else "" for name in n.fx_nodes))
+        # an input copy runs no op of the user's: the stacks recorded for it are its kernel's, whose other nodes (a
+        # dropout's mask that Inductor put in the same kernel as the weights' layout copies) ran those lines
+        lines = [] if copy else user_lines(n.user_stack)
         if copy:
             copies.add(n.name)
         ops = node_ops(fx[name].target for name in n.fx_nodes if name in fx and fx[name].op not in NOT_OPS)

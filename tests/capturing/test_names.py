@@ -5,6 +5,7 @@ trigger and inputs (``aoti_pair``'s, shared with test_observer.py); and a report
 from __future__ import annotations
 
 import copy
+import dataclasses
 import json
 import re
 
@@ -192,6 +193,32 @@ def test_a_cnn_weight_layout_copy_says_what_it_is_and_what_it_copies(cnn_step):
         assert n.ops == [] and n.no_line_reason == rules.INPUT_COPY
     # the panel's FX op list says no op: a placeholder is no op
     assert not any(op.startswith("primals_") for n in fwd.fused_nodes for op in n.ops)
+
+
+@pytest.mark.compile
+def test_an_input_copy_that_shares_its_kernel_with_other_ops_names_no_line_of_theirs(cnn_step):
+    """With a dropout after the convolutions, Inductor puts the dropout's random mask in the same C++ kernel as the
+    weights' channels-last copies, and the capture records the kernel's stacks for each node of it: the copy of
+    ``conv1.weight`` said it came from the dropout's line. A copy runs no op of the user's; it says so instead.
+    Here the recorded stacks of the copies are those of the kernel that shares one with another op of this step."""
+    from inductor_lens.report.finish import derive_compile
+
+    fwd = cnn_step.compiles[0]
+    inputs = _placeholders(fwd)
+    copies = {n.name for n in fwd.fused_nodes if n.fx_nodes and all(f in inputs for f in n.fx_nodes)}
+    other = next(n for n in fwd.fused_nodes if n.name not in copies and n.user_lines)
+    shared = dataclasses.replace(
+        fwd,
+        fused_nodes=[
+            dataclasses.replace(n, user_stack=other.user_stack) if n.name in copies else n for n in fwd.fused_nodes
+        ],
+    )
+    again = derive_compile(shared)
+    for n in again.fused_nodes:
+        if n.name in copies:
+            assert (n.user_lines, n.no_line_reason) == ([], rules.INPUT_COPY), n.name
+        else:
+            assert n.user_lines == next(m for m in fwd.fused_nodes if m.name == n.name).user_lines
 
 
 @pytest.mark.compile
