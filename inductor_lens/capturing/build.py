@@ -395,6 +395,11 @@ class _GraphBuilder:
         self.order = {n["name"]: i for i, n in enumerate(rec.post_grad_nodes)}
         self.pre_fusion_by_name = {sn.name: sn for sn in rec.pre_fusion}
         self.fx_inputs = {n["name"]: n.get("inputs", ()) for n in rec.post_grad_nodes}
+        # the ops Inductor calls whole (a custom op, convolution_backward, SDPA: a fallback kernel, not an
+        # extern_kernels.* call, whose op Inductor may split into a library call and pointwise kernels: addmm's bias)
+        self.whole_ops = {
+            f for rk in rec.kernels if rk.is_extern and not rk.name.startswith("extern_kernels.") for f in rk.fx_nodes
+        }
         self.member_to_fused: dict[str, str] = {}
         for fn in rec.post_fusion:
             for m in fn.members:
@@ -417,11 +422,25 @@ class _GraphBuilder:
             names = [n for n in names if n in self.order]
         return sorted(dict.fromkeys(names), key=lambda n: self.order.get(n, 1 << 30))
 
+    def own_ops(self, names: list[str]) -> list[str]:
+        """The post-grad ops of a kernel or node that is not a fallback call, less the ops a fallback call runs whole:
+        Inductor gives the buffer it makes ready for one (a copy into the layout the op needs, fused with the op
+        before it) that op's origin, so the ``g * 3`` kernel before ``mylib.scaled_clip`` listed ``scaled_clip``
+        (and counted its FLOPs as unknown), a batch norm's backward ``convolution_backward`` (and its module). Where
+        that leaves nothing, the node only makes that input: its ops stay as recorded."""
+        own = [n for n in names if n not in self.whole_ops] if self.whole_ops else names
+        return own or names
+
     def member_ops(self, sn: RawSchedNode) -> list[list[str]]:
         """Each pre-fusion member's post-grad ops; the node's own where its members are unknown."""
         pre = self.pre_fusion_by_name
-        known = [self.sort_fx(pre[m].fx_nodes) for m in sn.members if m in pre and pre[m].fx_nodes]
-        return known or [self.sort_fx(sn.fx_nodes)]
+        extern = sn.kind == "extern"
+        known = [
+            self.sort_fx(pre[m].fx_nodes if extern else self.own_ops(pre[m].fx_nodes))
+            for m in sn.members
+            if m in pre and pre[m].fx_nodes
+        ]
+        return known or [self.sort_fx(sn.fx_nodes if extern else self.own_ops(sn.fx_nodes))]
 
     def kernels(self) -> tuple[list[Kernel], dict[str, str]]:
         """Kernels (merged by name, sources from the output code) and scheduler node -> kernel."""
@@ -440,7 +459,7 @@ class _GraphBuilder:
             if site and site not in entry["sites"]:
                 entry["sites"].append(site)
             entry["sched"] += [s for s in rk.scheduler_nodes if s not in entry["sched"]]
-            entry["fx"] += rk.fx_nodes
+            entry["fx"] += rk.fx_nodes if rk.is_extern else self.own_ops(rk.fx_nodes)
             entry["traces"] += [t for t in rk.stack_traces if t not in entry["traces"]]
             if i < len(provenance) and provenance[i][0] == rk.name:
                 entry["torch"] = (entry["torch"] or []) + [
@@ -619,14 +638,21 @@ class _GraphBuilder:
         self, snodes: list[RawSchedNode], node_kernel: dict[str, str], fx_modules: dict[str, list[str]]
     ) -> list[FusedNode]:
         out = []
+        kernel_of = {sn.name: next((node_kernel[m] for m in sn.members if m in node_kernel), None) for sn in snodes}
+        # the ops a generated kernel computes: a node with no kernel (a torch.cond call) that also has one of them as
+        # its origin (the predicate ``gt`` made ready for the call) does not list it again
+        computed = {f for sn in snodes if kernel_of[sn.name] and sn.kind != "extern" for f in sn.fx_nodes}
         for sn in snodes:
-            kernel = next((node_kernel[m] for m in sn.members if m in node_kernel), None)
+            kernel = kernel_of[sn.name]
             est = sn.estimated_runtime_ms
+            fx = sn.fx_nodes if sn.kind == "extern" else self.own_ops(sn.fx_nodes)
+            if kernel is None:
+                fx = [f for f in fx if f not in computed] or fx
             out.append(
                 FusedNode(
                     name=sn.name,
                     kind=sn.kind,
-                    fx_nodes=self.sort_fx(sn.fx_nodes),
+                    fx_nodes=self.sort_fx(fx),
                     kernel=kernel,
                     reads=sn.reads,
                     writes=sorted(set(sn.writes) | set(sn.outputs)),

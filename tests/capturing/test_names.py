@@ -149,6 +149,29 @@ def test_a_kernel_that_reduces_is_a_reduction_kernel_whatever_its_first_node(cnn
 
 
 @pytest.mark.compile
+def test_the_op_a_fallback_kernel_runs_whole_is_its_own_not_the_kernel_that_readies_its_input(cnn_step):
+    """Inductor calls ``convolution_backward`` whole (a fallback kernel), and gives the buffer a batch norm's backward
+    kernel makes ready for it that op's origin: the kernel's name says ``convolution_backward``, and the batch norm's
+    nodes listed it among their ops (with conv2's module, and unknown FLOPs where the op is a custom one). Each such op
+    is the fallback's alone; the kernel that readies its input keeps its own ops."""
+    bw = cnn_step.compiles[1]
+    fx = {g.name: g for g in bw.graphs["post_grad"].nodes}
+    whole = [n for n in bw.fused_nodes if n.kernel and n.kernel.startswith("torch.ops.aten.convolution_backward")]
+    assert len(whole) == 2
+    for n in whole:
+        assert [fx[f].target for f in n.fx_nodes] == ["aten.convolution_backward.default"]
+    theirs = {f for n in whole for f in n.fx_nodes}
+    named = [n for n in bw.fused_nodes if n.kind != "extern" and "convolution_backward" in (n.kernel or "")]
+    assert named, "Inductor names a batch norm backward kernel after the convolution it readies an input for"
+    for n in named:
+        assert not theirs & set(n.fx_nodes) and "convolution_backward" not in n.ops, (n.name, n.ops)
+        assert n.module_stack and n.module_stack[-1].startswith("bn"), (n.name, n.module_stack)
+    for k in bw.kernels:
+        if k.language != "extern":
+            assert not theirs & set(k.fx_nodes), k.name
+
+
+@pytest.mark.compile
 def test_a_backwards_saved_inputs_are_named_by_the_forward_op_and_module_that_made_them(cnn_step):
     fwd, bwd = cnn_step.compiles
     saved = {name: n.display_name for name, n in _placeholders(bwd).items() if n.role == "saved"}
