@@ -54,8 +54,10 @@ from .torchread import (
     kernel_ir,
     launch_grid,
     launch_metadata,
+    mark_gradients,
     mark_lifted,
     mark_results,
+    model_tensors,
     raw_sched_node,
 )
 
@@ -252,6 +254,8 @@ class Hooks:
         self._prefixes = non_user_prefixes()
         self._torch_dir = torch_dir()
         self._seen_dynamo_gms: set[int] = set()
+        # the user's parameters and buffers seen as graph inputs: id -> (a weak reference, the name), never a strong one
+        self._model_tensors: dict[int, tuple[Any, str]] = {}
         self._modules: dict[int, Any] = {}
         self.thread = threading.get_ident()
 
@@ -749,7 +753,9 @@ def _install_compile_fx(stack: contextlib.ExitStack) -> None:
 
     original = cfx.compile_fx
 
-    def keep(hooks: Hooks, model: Any) -> None:
+    def keep(hooks: Hooks, model: Any, example_inputs: Any) -> None:
+        import weakref
+
         from torch._guards import CompileContext
 
         if id(model) in hooks._seen_dynamo_gms or not hasattr(model, "graph"):
@@ -758,11 +764,21 @@ def _install_compile_fx(stack: contextlib.ExitStack) -> None:
         cid = str(CompileContext.current_compile_id())
         if cid not in hooks.raw.dynamo_graphs:
             nodes = hooks.raw.dynamo_graphs[cid] = fx_graph_nodes(model)
-            mark_lifted(model, nodes)  # names only: the graph is kept whatever befalls them
+            for t, name in model_tensors(nodes, example_inputs):
+                with contextlib.suppress(TypeError):  # a tensor that takes no weak reference stays unnamed
+                    hooks._model_tensors.setdefault(id(t), (weakref.ref(t), name))
+
+            def known(t: Any) -> Optional[str]:
+                ref, name = hooks._model_tensors.get(id(t), (None, None))
+                return name if ref is not None and ref() is t else None
+
+            mark_lifted(model, nodes, known)  # names only: the graph is kept whatever befalls them
+            alive = [(ref(), name) for ref, name in hooks._model_tensors.values()]
+            mark_gradients(nodes, example_inputs, [(t, name) for t, name in alive if t is not None])
 
     @functools.wraps(original)
     def compile_fx(model_, *args, **kwargs):
-        _each("reading the dynamo graph", keep, model_)
+        _each("reading the dynamo graph", keep, model_, args[0] if args else kwargs.get("example_inputs_"))
         return original(model_, *args, **kwargs)
 
     patch_attr(stack, cfx, "compile_fx", compile_fx)

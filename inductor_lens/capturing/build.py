@@ -314,6 +314,8 @@ def _input_roles(
     for n in dynamo or []:
         if n["op"] == "placeholder":
             rd = source_role(n.get("source") or placeholder_source(n.get("target", "")))  # a log has no source
+            if n.get("known_as") and rd[0]:  # a gradient an optimizer reads, by its parameter's name in the model
+                rd = (rd[0], str(n["known_as"]))
             if shift is not None and rd[0] == "input":
                 rd = (rd[0], _user_arg_name(rd[1], arg_names or [], shift))
             sources.append(rd)
@@ -369,8 +371,12 @@ def _held_role(node: dict) -> tuple[str, str]:
     """``(role, display name)`` of a tensor dynamo held as the graph module's own (a ``get_attr`` node that AOT
     lifts, marked by ``torchread.mark_lifted``): named by dynamo's source of it; a ``parameter`` where it is an
     ``nn.Parameter`` (an optimizer's parameters), a ``buffer`` where the source is a module's buffer, else an
-    ``attribute`` (an optimizer's state, ``self.state[...]['exp_avg']``: no buffer of the user's model)."""
+    ``attribute`` (an optimizer's state, ``self.state[...]['exp_avg']``: no buffer of the user's model). A tensor
+    an earlier graph of the capture took as a parameter or buffer of the user's model is named as there
+    (``known_as``: ``conv1.weight``, not the optimizer's ``self.param_groups[0]['params'][0]``)."""
     role, shown = source_role(node.get("source", ""))
+    if node.get("known_as"):
+        return ("parameter" if node["lifted"][2] == "parameter" else "buffer"), str(node["known_as"])
     if not shown:
         return "", ""
     if node["lifted"][2] == "parameter":

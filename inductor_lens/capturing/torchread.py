@@ -341,16 +341,54 @@ def _source_name(source: Any) -> str:
         return ""
 
 
-def mark_lifted(gm: Any, nodes: list[dict]) -> None:
+def model_tensors(nodes: list[dict], example_inputs: Any) -> list[tuple[Any, str]]:
+    """``(tensor, name)`` of each parameter or buffer of the user's model that dynamo's graph takes as an input
+    (``nodes``: ``fx_graph_nodes(gm)``, whose placeholders come in the order of the backend's ``example_inputs``,
+    the real tensors): named by its source (``conv1.weight``). A later graph that holds the same tensor as its own
+    (an optimizer step's ``self.param_groups[0]['params'][0]``) is named by it (``mark_lifted``)."""
+    from ..report.rules import source_role
+
+    placeholders = [n for n in nodes if n["op"] == "placeholder"]
+    inputs = list(example_inputs or ())
+    if len(placeholders) != len(inputs):
+        return []
+    out = []
+    for n, t in zip(placeholders, inputs):
+        role, name = source_role(n.get("source", ""))
+        if role in ("parameter", "buffer") and name:
+            out.append((t, name))
+    return out
+
+
+def mark_gradients(nodes: list[dict], example_inputs: Any, known: list[tuple[Any, str]]) -> None:
+    """Mark each placeholder of dynamo's graph that is a parameter's gradient (its source ends in ``.grad``: an
+    optimizer step's ``self.param_groups[0]['params'][0].grad``) with ``known_as``, the name of that parameter as
+    an earlier graph took it (``known``: ``(tensor, name)`` of the user's parameters seen so far) plus ``.grad``:
+    ``conv1.weight.grad``. Compares ``param.grad`` by identity; reads nothing else."""
+    placeholders = [n for n in nodes if n["op"] == "placeholder"]
+    inputs = list(example_inputs or ())
+    if not known or len(placeholders) != len(inputs):
+        return
+    for n, t in zip(placeholders, inputs):
+        if str(n.get("source", "")).endswith(".grad") and t is not None:
+            name = next((name for p, name in known if getattr(p, "grad", None) is t), None)
+            if name:
+                n["known_as"] = f"{name}.grad"
+
+
+def mark_lifted(gm: Any, nodes: list[dict], known: Any = None) -> None:
     """Mark each ``get_attr`` node of dynamo's graph ``gm`` (``nodes``: ``fx_graph_nodes(gm)``) that AOT Autograd
     lifts into a graph input with ``lifted``: ``[its place among the lifted, how many are lifted, "parameter" or
     "buffer"]``, and with dynamo's source of it (``source``: ``L['self'].param_groups[0]['params'][0]``, an
     optimizer's parameter). AOT lifts the graph module's parameters, then its buffers, ahead of the placeholders
     (``aot_module_simplified``); dynamo keeps the source of each (``gm._param_name_to_source``, which AOT reads to
-    guard them). Reads names only; the nodes are stored before, so a failure here loses only the names."""
+    guard them). ``known``: a tensor -> the name it had as an input of an earlier graph (``model_tensors``), or
+    None; where it has one, the node says it (``known_as``: ``conv1.weight``). Reads names only; the nodes are stored
+    before, so a failure here loses only the names."""
     try:
         params = dict(gm.named_parameters(remove_duplicate=False))
-        lifted = list({**params, **dict(gm.named_buffers(remove_duplicate=False))})
+        tensors = {**params, **dict(gm.named_buffers(remove_duplicate=False))}
+        lifted = list(tensors)
         sources = dict(getattr(gm, "_param_name_to_source", None) or {})
     except Exception:  # a graph module that cannot list its tensors: they stay unnamed
         return
@@ -359,6 +397,9 @@ def mark_lifted(gm: Any, nodes: list[dict]) -> None:
         if n["op"] == "get_attr" and n["target"] in place:
             n["lifted"] = [place[n["target"]], len(lifted), "parameter" if n["target"] in params else "buffer"]
             n["source"] = _source_name(sources.get(n["target"]))
+            name = known(tensors[n["target"]]) if known is not None else None
+            if name:
+                n["known_as"] = name
 
 
 def aot_input_names(mod: Any, signature: Any) -> dict[str, list[str]]:

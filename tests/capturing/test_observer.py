@@ -545,14 +545,23 @@ def test_an_optimizer_steps_parameters_are_not_named_as_their_gradients():
     module's own tensors (``get_attr``), which AOT Autograd lifts ahead of the placeholders, so the post-grad graph
     takes those first (``arg0_1``...) and the gradients after. The gradients' names go to the gradients (they went
     to the first inputs, and the step "wrote the gradients in place"); the lifted tensors, written in place, are
-    named as dynamo found them (``self.param_groups[0]['params'][0]``; a momentum buffer as dynamo reached it,
-    ``self.state[list(dict.keys(self.state))[1]]['momentum_buffer']``, or by its key's place), in
-    the order AOT lifted them, which the capture reads from the graph module (``torchread.mark_lifted``): each
-    parameter's name is the tensor of that shape, and each update reads the parameter and the gradient of one
-    index. A momentum buffer is no buffer of the user's model: an ``attribute``."""
+    named in the order AOT lifted them, which the capture reads from the graph module (``torchread.mark_lifted``):
+    a parameter by the name the compiled forward of the same capture took it under (``fc.weight``, not the
+    optimizer's ``self.param_groups[0]['params'][0]``), and its gradient so too (``fc.weight.grad``); a momentum
+    buffer as dynamo reached it (``self.state[list(dict.keys(self.state))[1]]['momentum_buffer']``). Each
+    parameter's name is the live tensor of that name, and each update reads the parameter and the gradient of one
+    name. A momentum buffer is no buffer of the user's model: an ``attribute``."""
+
+    class Net(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = torch.nn.Linear(4, 3)
+
+        def forward(self, x):
+            return self.fc(x)
 
     torch.manual_seed(0)
-    m = torch.nn.Linear(4, 3)
+    m = Net()
     opt = torch.optim.SGD(m.parameters(), lr=0.1, momentum=0.9)  # one optimizer for both runs: its guards name ids
     m(torch.ones(2, 4)).sum().backward()
     opt.step()  # eager: the momentum buffers exist before the compiled step reads them
@@ -565,7 +574,7 @@ def test_an_optimizer_steps_parameters_are_not_named_as_their_gradients():
                 p.copy_(p0)
                 opt.state[p]["momentum_buffer"].copy_(b0)
         opt.zero_grad()
-        m(torch.ones(2, 4)).sum().backward()
+        torch.compile(m)(torch.ones(2, 4)).sum().backward()
         torch.compile(opt.step)()
         return [p.detach().clone() for p in m.parameters()] + [
             opt.state[p]["momentum_buffer"].clone() for p in m.parameters()
@@ -597,10 +606,11 @@ def test_an_optimizer_steps_parameters_are_not_named_as_their_gradients():
         assert inputs[grad].display_name == inputs[n.inputs[0]].display_name + ".grad", n
         (buf,) = reads(n.inputs[1], set()) & bufs  # and from one momentum buffer, of the parameter's shape
         assert inputs[buf].shape == inputs[n.inputs[0]].shape, (inputs[buf], inputs[n.inputs[0]])
-    live = opt.param_groups[0]["params"]
+    live = dict(m.named_parameters())
+    assert sorted(inputs[b].display_name for b in params) == ["fc.bias", "fc.weight"]
     for b in params:
-        i = int(re.fullmatch(r"self\.param_groups\[0\]\['params'\]\[(\d)\]", inputs[b].display_name).group(1))
-        assert inputs[b].shape == list(live[i].shape), inputs[b]
+        assert inputs[b].shape == list(live[inputs[b].display_name].shape), inputs[b]
+    assert sorted(grads.values()) == ["fc.bias.grad", "fc.weight.grad"]
     assert sorted(inputs[b].shape for b in params) == sorted(inputs[b].shape for b in bufs) == [[3], [3, 4]]
     assert all(inputs[b].display_name.startswith("self.state[") for b in bufs)
     assert all(".grad" not in n.in_place for n in c.fused_nodes)
