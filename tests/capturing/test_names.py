@@ -429,4 +429,16 @@ def test_batchnorms_running_statistics_are_named_as_written_in_place_and_the_pan
     other = next(n for n in forward.fused_nodes if not n.mutates and not n.is_glue)
     offline_page.locator(f'[data-view="fusion"] [data-node="{other.name}"]').first.click()
     assert offline_page.locator('[data-role="in-place"]').count() == 0
+    # at 1000 x 700 the graph does not fit: the overview (folded to its "map" button, or unfolded by the user) sits in
+    # the pane's corner, and the legend, one key longer, wraps short of either (it ran under the overview)
+    offline_page.set_viewport_size({"width": 1000, "height": 700})
+    _open(offline_page, path)
+    legend = offline_page.locator('[data-view="fusion"] .il-legend')
+    for role in ("minimap-unfold", "minimap"):
+        corner = offline_page.locator(f'[data-view="fusion"] [data-role="{role}"]')
+        if role == "minimap" and not corner.is_visible():
+            offline_page.locator('[data-view="fusion"] [data-role="minimap-unfold"]').click()
+        assert corner.is_visible(), role
+        m, lg = corner.bounding_box(), legend.bounding_box()
+        assert lg["x"] + lg["width"] <= m["x"] + 0.5 or lg["y"] + lg["height"] <= m["y"] + 0.5, (role, lg, m)
     _assert_clean(offline_page)
