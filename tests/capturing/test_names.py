@@ -161,11 +161,13 @@ def test_the_op_a_fallback_kernel_runs_whole_is_its_own_not_the_kernel_that_read
     for n in whole:
         assert [fx[f].target for f in n.fx_nodes] == ["aten.convolution_backward.default"]
     theirs = {f for n in whole for f in n.fx_nodes}
-    named = [n for n in bw.fused_nodes if n.kind != "extern" and "convolution_backward" in (n.kernel or "")]
-    assert named, "Inductor names a batch norm backward kernel after the convolution it readies an input for"
-    for n in named:
-        assert not theirs & set(n.fx_nodes) and "convolution_backward" not in n.ops, (n.name, n.ops)
-        assert n.module_stack and n.module_stack[-1].startswith("bn"), (n.name, n.module_stack)
+    for n in bw.fused_nodes:
+        if n.kind != "extern":
+            assert not theirs & set(n.fx_nodes) and "convolution_backward" not in n.ops, (n.name, n.ops)
+    # torch 2.13 names such a kernel after the convolution (cpp_fused_..._convolution_backward_...; 2.15 does not)
+    for n in bw.fused_nodes:
+        if n.kind != "extern" and "convolution_backward" in (n.kernel or ""):
+            assert n.module_stack and n.module_stack[-1].startswith("bn"), (n.name, n.module_stack)
     for k in bw.kernels:
         if k.language != "extern":
             assert not theirs & set(k.fx_nodes), k.name
