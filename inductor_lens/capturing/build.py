@@ -55,6 +55,7 @@ from .parse import (
 )
 from .raw import Raw, RawGraph, RawKernel, RawSchedNode, RawWindow, loads_payload
 from .sources import Cell, cell_map, localize, localize_text, method_class, read_sources
+from .trace_graph import callee_op, calls_op
 
 
 def _frames(tuples: list[tuple]) -> list[Frame]:
@@ -402,9 +403,15 @@ class _GraphBuilder:
         self.pre_fusion_by_name = {sn.name: sn for sn in rec.pre_fusion}
         self.fx_inputs = {n["name"]: n.get("inputs", ()) for n in rec.post_grad_nodes}
         # the ops Inductor calls whole (a custom op, convolution_backward, SDPA: a fallback kernel, not an
-        # extern_kernels.* call, whose op Inductor may split into a library call and pointwise kernels: addmm's bias)
+        # extern_kernels.* call, whose op Inductor may split into a library call and pointwise kernels: addmm's bias):
+        # only the nodes that call the kernel's own op (an import's provenance also names the producers of its inputs)
+        by_name = {n["name"]: n for n in rec.post_grad_nodes}
         self.whole_ops = {
-            f for rk in rec.kernels if rk.is_extern and not rk.name.startswith("extern_kernels.") for f in rk.fx_nodes
+            f
+            for rk in rec.kernels
+            if rk.is_extern and not rk.name.startswith("extern_kernels.")
+            for f in rk.fx_nodes
+            if f in by_name and calls_op(by_name[f], callee_op(rk.name))
         }
         self.member_to_fused: dict[str, str] = {}
         for fn in rec.post_fusion:

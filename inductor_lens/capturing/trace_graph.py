@@ -298,18 +298,26 @@ def extern_op_nodes(
     origin, which over-approximates) the first not yet claimed that calls the kernel's own op
     (``extern_kernels.mm`` -> an ``aten.mm`` node); without a comment, the first such node of the graph.
     ``by_op``: op -> the nodes that call it, in graph order, when the caller asks for many externs of a graph."""
-    parts = extern.split(".")  # extern_kernels.mm -> mm; torch.ops.aten.convolution_backward.default -> its op
-    op = parts[-1] if parts[0] == "extern_kernels" or len(parts) < 3 else parts[-2]
-
-    def calls_op(n: str) -> bool:
-        return nodes[n]["op"] == "call_function" and nodes[n]["target"].split(".")[1:2] == [op]
-
+    op = callee_op(extern)
     everywhere = list(nodes) if by_op is None else by_op.get(op, [])
     for pool in ([n for n in candidates if n in nodes], everywhere):
         for n in pool:
-            if n not in claimed and calls_op(n):
+            if n not in claimed and calls_op(nodes[n], op):
                 return [n]
     return []
+
+
+def callee_op(callee: str) -> str:
+    """The op an extern or fallback kernel calls: ``extern_kernels.mm`` -> ``mm``,
+    ``torch.ops.aten.convolution_backward.default`` -> ``convolution_backward``, ``aten.randint.low_out`` ->
+    ``randint``, ``torch.ops.mylib.scaled_clip.default`` -> ``scaled_clip``."""
+    parts = callee.split(".")
+    return parts[-1] if parts[0] == "extern_kernels" or len(parts) < 3 else parts[-2]
+
+
+def calls_op(node: dict, op: str) -> bool:
+    """Whether a post-grad node (``{op, target}``) calls ``op`` (``aten.mm.default`` calls ``mm``)."""
+    return node.get("op") == "call_function" and str(node.get("target", "")).split(".")[1:2] == [op]
 
 
 # an aten op that writes its first argument (copy_, index_put_, add_), not a dunder (__and__)

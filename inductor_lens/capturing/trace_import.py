@@ -29,7 +29,15 @@ from .artifacts import wanted
 from .build import _base_cid, _cid, build_report
 from .parse import parse_output_code_kernels, triton_source_metadata
 from .raw import Raw, RawGraph, RawKernel, RawSchedNode, RawWindow, loads_payload
-from .trace_graph import call_launches, definition_nodes, extern_op_nodes, input_mutations, parse_readable_graph
+from .trace_graph import (
+    call_launches,
+    callee_op,
+    calls_op,
+    definition_nodes,
+    extern_op_nodes,
+    input_mutations,
+    parse_readable_graph,
+)
 from .trace_read import TraceError, TraceLog, TraceReader, find_logs
 
 __all__ = ["load_trace", "report_from_log", "TraceError"]
@@ -265,6 +273,9 @@ class _RawFromTrace:
                 group = f"{group}#{i}"
             handle = launch["handle"]
             fx = [n for n in prov_nodes.get(handle, []) if n in by_name] if handle else []
+            if fx and launch["extern"]:  # torch's map also names the producers of its inputs: its own op's nodes
+                own = [n for n in fx if calls_op(by_name[n], callee_op(name))]
+                fx = own or fx
             if not fx:  # no provenance for this kernel: what the output code's comments say
                 fx = (
                     extern_op_nodes(

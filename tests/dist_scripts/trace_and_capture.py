@@ -5,7 +5,7 @@ too, in the same process (one torch import for both), its TORCH_TRACE log writte
 process would write it (a new log file, string table and dynamo state), its capture to OUT.
 
 A training step of a tiny MLP (forward + lazily compiled backward; its batch norm and a global written in place, a
-convolution whose backward is a fallback op), two graph breaks (the second leaves a frame with no tensor op), and a
+convolution whose backward is a fallback op), a sort, two graph breaks (the second leaves a frame with no tensor op), and a
 recompile (a new batch size). Run by tests/capturing/test_trace_import.py with TORCH_TRACE and INDUCTOR_PROVENANCE=1
 set."""
 
@@ -34,7 +34,7 @@ class MLP(torch.nn.Module):
 
 
 def head(x):
-    y = torch.sin(x) + 1
+    y = torch.sin(x).sort(dim=-1).values + 1  # a fallback op whose provenance also names its input's producer
     print("graph break here")
     z = (y * y).sum(dim=-1)
     print("and here")  # what follows has no tensor op: a frame that gives Inductor no graph
