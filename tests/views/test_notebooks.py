@@ -50,6 +50,12 @@ def test_notebook_runs_without_error(path, tmp_path, monkeypatch):
     assert not [o for o in outputs if o.output_type == "error"]
     widgets = [o for o in outputs if "application/vnd.jupyter.widget-view+json" in o.get("data", {})]
     assert widgets, f"{path.name} never showed the lens widget"
+    if path.name == "01_when_does_inductor_run.ipynb":
+        # its claim, in the fresh kernel it runs in here (a kernel that compiled before says so, and may run it again):
+        # loading the lens imports no part of Inductor, torch.compile() imports lowering.py
+        text = "".join(o.get("text", "") for o in outputs if o.output_type == "stream")
+        assert "lowering imported before torch.compile: False" in text, text[:2000]
+        assert "lowering imported after torch.compile:  True" in text, text[:2000]
 
 
 def test_gpu_notebook_keeps_the_outputs_of_a_real_gpu_run():
