@@ -298,13 +298,18 @@ def extern_op_nodes(
     origin, which over-approximates) the first not yet claimed that calls the kernel's own op
     (``extern_kernels.mm`` -> an ``aten.mm`` node); without a comment, the first such node of the graph.
     ``by_op``: op -> the nodes that call it, in graph order, when the caller asks for many externs of a graph."""
-    op = callee_op(extern)
-    everywhere = list(nodes) if by_op is None else by_op.get(op, [])
-    for pool in ([n for n in candidates if n in nodes], everywhere):
-        for n in pool:
-            if n not in claimed and calls_op(nodes[n], op):
-                return [n]
+    for op in (callee_op(extern), *_CALLED_FOR.get(callee_op(extern), ())):
+        everywhere = list(nodes) if by_op is None else by_op.get(op, [])
+        for pool in ([n for n in candidates if n in nodes], everywhere):
+            for n in pool:
+                if n not in claimed and calls_op(nodes[n], op):
+                    return [n]
     return []
+
+
+# a fallback kernel that Inductor calls for a node of another op: dropout's seeds (prims.inductor_seeds) are drawn by
+# aten.randint.low_out
+_CALLED_FOR = {"randint": ("inductor_seeds",)}
 
 
 def callee_op(callee: str) -> str:

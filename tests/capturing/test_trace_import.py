@@ -390,3 +390,23 @@ def test_the_forwards_blocks_fold_into_one_repeat_though_block_0_fused_the_embed
     assert low < high
     assert r.summary.startswith(f"h.0-1 ×2: the same sub-modules, {low}-{high} fused nodes each")
     assert [r.label for r in captured.compile("0/0 backward").module_view.repeats] == ["h.1-0"]
+
+
+def test_a_fallback_kernel_is_tied_to_its_node_without_provenance():
+    """A log made without INDUCTOR_PROVENANCE names no node of a kernel: an extern or fallback call is tied to the
+    first node of its op (``extern_kernels.mm`` -> ``aten.mm``; ``torch.ops.aten.convolution_backward.default`` ->
+    ``aten.convolution_backward``), and dropout's seeds, which Inductor draws with ``aten.randint.low_out``, to the
+    ``prims.inductor_seeds`` node the capture ties it to."""
+    from inductor_lens.capturing.trace_graph import extern_op_nodes
+
+    nodes = {
+        "inductor_seeds_default": {"op": "call_function", "target": "prims.inductor_seeds.default"},
+        "mm": {"op": "call_function", "target": "aten.mm.default"},
+        "convolution_backward": {"op": "call_function", "target": "aten.convolution_backward.default"},
+        "getitem": {"op": "call_function", "target": "_operator.getitem"},
+    }
+    assert extern_op_nodes("aten.randint.low_out", [], nodes, set()) == ["inductor_seeds_default"]
+    assert extern_op_nodes("extern_kernels.mm", [], nodes, set()) == ["mm"]
+    assert extern_op_nodes("extern_kernels.mm", [], nodes, {"mm"}) == []  # each node is one call's
+    conv = "torch.ops.aten.convolution_backward.default"
+    assert extern_op_nodes(conv, ["getitem", "convolution_backward"], nodes, set()) == ["convolution_backward"]
