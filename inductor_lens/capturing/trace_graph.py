@@ -230,12 +230,15 @@ def call_launches(code: str, kernel_names: set) -> list[dict]:
         name = ext["name"] if ext else None
         op = _OP_CALL.match(line) if name is None and "." in line else None
         extern = ext is not None
+        # a fallback kernel: it writes a buffer (``bufN = ...``, ``out=bufN``), as an extern kernel does, or it is an op
+        # called as torch.ops (a mutating custom op, a collective, ``wait_tensor``: the capture's kernels too; not the
+        # ``aten.scatter_reduce_.two(...)`` of Inductor's scatter, which it does not hand to its kernel hook)
         if (
             op is not None
-            and (op["buf"] or "out=" in line)
+            and (op["buf"] or _OUT.search(line) or op["name"].startswith("torch.ops."))
             and (op["name"].startswith("torch.ops.") or not op["name"].startswith("torch."))
         ):
-            name, extern = op["name"], True  # a fallback kernel: it writes a buffer, as an extern kernel does
+            name, extern = op["name"], True
         elif name is None:
             m = re.match(r"^(?:\w+\s*=\s*)?(?P<name>\w+)(?:\.run)?\(", line)
             if not m or m["name"] not in kernel_names:
@@ -299,7 +302,7 @@ def extern_op_nodes(
     (``extern_kernels.mm`` -> an ``aten.mm`` node); without a comment, the first such node of the graph.
     ``by_op``: op -> the nodes that call it, in graph order, when the caller asks for many externs of a graph."""
     for op in (callee_op(extern), *_CALLED_FOR.get(callee_op(extern), ())):
-        everywhere = list(nodes) if by_op is None else by_op.get(op, [])
+        everywhere = list(nodes) if by_op is None else by_op.get(op, []) or by_op.get(op.rstrip("_"), [])
         for pool in ([n for n in candidates if n in nodes], everywhere):
             for n in pool:
                 if n not in claimed and calls_op(nodes[n], op):
@@ -321,8 +324,10 @@ def callee_op(callee: str) -> str:
 
 
 def calls_op(node: dict, op: str) -> bool:
-    """Whether a post-grad node (``{op, target}``) calls ``op`` (``aten.mm.default`` calls ``mm``)."""
-    return node.get("op") == "call_function" and str(node.get("target", "")).split(".")[1:2] == [op]
+    """Whether a post-grad node (``{op, target}``) calls ``op`` (``aten.mm.default`` calls ``mm``); a node of the
+    functional op is the one an in-place call implements (``_c10d_functional.all_reduce`` for ``all_reduce_``)."""
+    called = str(node.get("target", "")).split(".")[1:2]
+    return node.get("op") == "call_function" and bool(called) and called[0] in (op, op.rstrip("_"))
 
 
 # an aten op that writes its first argument (copy_, index_put_, add_), not a dunder (__and__)

@@ -73,15 +73,27 @@ def test_same_compiles_in_the_same_order(both):
     assert imported.torch_version == captured.torch_version
 
 
+def _as_captured(imported_name: str, captured: list[str]) -> str:
+    """The captured name of an imported kernel: the same, but for an op called as ``torch.ops`` that returns
+    nothing (a custom op that writes its input), whose buffer (``[buf1]``) the output code does not name."""
+    if imported_name.startswith("torch.ops.") and "[" not in imported_name:
+        return next((n for n in captured if n.startswith(imported_name + "[")), imported_name)
+    return imported_name
+
+
 def test_every_kernel_source_is_identical(both):
     n = 0
+    unnamed = 0
     for c, i in _pairs(both):
-        assert [k.name for k in i.kernels] == [k.name for k in c.kernels], c.id
+        names = [k.name for k in c.kernels]
+        assert [_as_captured(k.name, names) for k in i.kernels] == names, c.id
+        unnamed += sum(k.name not in names for k in i.kernels)
         for kc, ki in zip(c.kernels, i.kernels):
             assert ki.source == kc.source and ki.language == kc.language, (c.id, kc.name)
             n += 1
         assert i.output_code == c.output_code
     assert n >= 14
+    assert unnamed == 2  # the custom op's call in 2/0 and in its recompile 2/1: kept, without a buffer name
 
 
 def test_provenance_links_equal_where_torch_logged_them(both):
@@ -194,8 +206,12 @@ def test_what_each_kernel_writes_in_place_is_read_from_the_log(both):
         if f.mutates:
             places = [n for n in names if n in f.mutates]
             assert f.mutates == places, (f.mutates, places)
-    for c, i in _pairs(both)[1:]:  # nothing else writes in place, either way
-        assert written(i) == written(c) == {}, c.id
+    for c, i in _pairs(both)[1:]:  # nothing else writes a graph input in place, either way
+        graph_inputs = set(c.graph_inputs)
+        inputs_written = {k: v & graph_inputs for k, v in written(c).items() if v & graph_inputs}
+        assert written(i) == inputs_written == {}, c.id
+    # what the log cannot show: the custom op writes a buffer made in its graph (buf0), which the capture sees
+    assert any(written(c) for c, _ in _pairs(both)[1:])
 
 
 def test_what_a_trace_cannot_hold_is_said(both):

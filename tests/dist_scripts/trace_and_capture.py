@@ -5,9 +5,9 @@ too, in the same process (one torch import for both), its TORCH_TRACE log writte
 process would write it (a new log file, string table and dynamo state), its capture to OUT.
 
 A training step of a tiny MLP (forward + lazily compiled backward; its batch norm and a global written in place, a
-convolution whose backward is a fallback op), a sort, two graph breaks (the second leaves a frame with no tensor op), and a
-recompile (a new batch size). Run by tests/capturing/test_trace_import.py with TORCH_TRACE and INDUCTOR_PROVENANCE=1
-set."""
+convolution whose backward is a fallback op), a sort, a custom op that writes its input, two graph breaks (the
+second leaves a frame with no tensor op), and a recompile (a new batch size). Run by
+tests/capturing/test_trace_import.py with TORCH_TRACE and INDUCTOR_PROVENANCE=1 set."""
 
 import sys
 
@@ -33,10 +33,23 @@ class MLP(torch.nn.Module):
         return torch.sigmoid(self.fc2(h)) * 2
 
 
+@torch.library.custom_op("lens_test::bump", mutates_args=("x",))
+def bump(x: torch.Tensor) -> None:
+    """A custom op that writes its input: Inductor calls it as it is (``torch.ops.lens_test.bump.default(buf0)``)."""
+    x.add_(1)
+
+
+@bump.register_fake
+def _(x):
+    return None
+
+
 def head(x):
     y = torch.sin(x).sort(dim=-1).values + 1  # a fallback op whose provenance also names its input's producer
     print("graph break here")
-    z = (y * y).sum(dim=-1)
+    w = y * y
+    bump(w)
+    z = w.sum(dim=-1)
     print("and here")  # what follows has no tensor op: a frame that gives Inductor no graph
     return z
 
