@@ -438,8 +438,25 @@ def compile_why(recompile_reason: str, trigger_reason: str) -> str:
 
     >>> compile_why("", '["size mismatch at index 0", "x changed"]').splitlines()
     ['size mismatch at index 0', 'x changed']
+
+    A guard on ``___stackN`` (dynamo's name for a value the code before a graph break hands to the code after it,
+    such as the number ``.item()`` returned) says what that is:
+
+    >>> compile_why("2/0: ___stack0 == 18.05", "").splitlines()[1]  # doctest: +ELLIPSIS
+    "___stack0: a value the code before the graph break handed to the code after it (dynamo's name for it; ..."
     """
-    return guard_lines(readable_reasons(recompile_reason or trigger_reason or "")).strip()
+    text = guard_lines(readable_reasons(recompile_reason or trigger_reason or "")).strip()
+    stacks = sorted(set(_STACK_NAME.findall(text)))
+    if stacks:
+        text += (
+            f"\n{', '.join(stacks)}: {'a value' if len(stacks) == 1 else 'values'} the code before the graph break "
+            "handed to the code after it (dynamo's name for it; a Python number such as .item() returns is compiled "
+            "in as the value it had, so another value compiles again)"
+        )
+    return text
+
+
+_STACK_NAME = re.compile(r"\b___stack\d+\b")
 
 
 _GUARD_AT = re.compile(r"^(?P<guard>.*?\S)\s{2,}# (?P<code>.*?)\s{2,}# (?P<at>\S+:\d+)(?: in (?P<fn>\S+))?\s*$")
