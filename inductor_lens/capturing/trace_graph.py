@@ -196,22 +196,40 @@ _ASSIGNED = re.compile(r"^(?P<buf>\w+)\s*=")
 _OP_CALL = re.compile(r"^(?:(?P<buf>\w+)\s*=\s*)?(?P<name>(?:torch\.ops\.)?[A-Za-z_]\w*\.[A-Za-z_]\w*\.[A-Za-z_]\w*)\(")
 
 
+_PARTITION_CALL = re.compile(r"\bself\.partitions\[(?P<i>\d+)\]\(")
+
+
+def _body(code: str, header: str) -> list[str]:
+    """The lines of the function that ``header`` opens (``"\ndef call("``), up to the next line of the module's
+    top level; ``[]`` where there is none."""
+    start = code.find(header)
+    if start < 0:
+        return []
+    out = []
+    for raw in code[start:].splitlines()[1 + (header[0] == "\n") :]:
+        if raw and not raw[0].isspace():
+            break
+        out.append(raw)
+    return out
+
+
 def call_launches(code: str, kernel_names: set) -> list[dict]:
-    """The kernel launches of ``call()`` in order: ``{name, extern, buffer, handle, args, source_nodes}``.
+    """The kernel launches of ``call()`` in order: ``{name, extern, buffer, handle, args, source_nodes}``. Where
+    Inductor split the graph into partitions (CUDA graphs of parts of it: ``def partition_0(args)`` at the top level,
+    called from ``Runner.call`` as ``self.partitions[0](...)``), each partition's launches where ``call()`` calls it.
 
     ``handle`` is the provenance debug handle (``name:N``) of the comment above the launch, if any;
     ``source_nodes`` the dynamo-level node names of the "Topologically Sorted Source Nodes" comment."""
-    start = code.find("\ndef call(")
-    if start < 0:
-        start = code.find("    def call(self, args")
-    if start < 0:
-        return []
+    body = _body(code, "\ndef call(") or _body(code, "    def call(self, args")
     out: list[dict] = []
+    _launches(code, body, kernel_names, out, set())
+    return out
+
+
+def _launches(code: str, body: list[str], kernel_names: set, out: list[dict], seen: set) -> None:
     handles: list[str] = []
     sources: list[str] = []
-    for raw in code[start:].splitlines()[1:]:
-        if raw and not raw[0].isspace():
-            break  # the end of call()
+    for raw in body:
         line = raw.strip()
         if not line:
             continue
@@ -226,6 +244,11 @@ def call_launches(code: str, kernel_names: set) -> list[dict]:
                 continue
             if line.startswith("#"):
                 continue
+        part = _PARTITION_CALL.search(line) if "self.partitions[" in line else None
+        if part is not None and part["i"] not in seen:  # a partition's launches, where call() runs it
+            seen.add(part["i"])
+            _launches(code, _body(code, f"\ndef partition_{part['i']}("), kernel_names, out, seen)
+            continue
         ext = _EXTERN.search(line) if "extern_kernels." in line else None
         name = ext["name"] if ext else None
         op = _OP_CALL.match(line) if name is None and "." in line else None
@@ -263,7 +286,6 @@ def call_launches(code: str, kernel_names: set) -> list[dict]:
             }
         )
         handles, sources = [], []
-    return out
 
 
 _MAPPING = re.compile(r"^#\s+(?P<src>[\w.]+) => (?P<nodes>[\w, ]+)$")

@@ -426,3 +426,22 @@ def test_a_fallback_kernel_is_tied_to_its_node_without_provenance():
     assert extern_op_nodes("extern_kernels.mm", [], nodes, {"mm"}) == []  # each node is one call's
     conv = "torch.ops.aten.convolution_backward.default"
     assert extern_op_nodes(conv, ["getitem", "convolution_backward"], nodes, set()) == ["convolution_backward"]
+
+
+def test_the_launches_of_a_graph_split_into_cuda_graph_partitions_are_read_where_call_runs_them():
+    """With CUDA graphs, Inductor splits a graph into partitions (``def partition_0(args)`` at the top level, run by
+    ``Runner.call`` as ``self.partitions[0](...)``): an import read ``call()`` alone and found no kernel. Each
+    partition's launches are read where ``call()`` runs it: the kernels of the H200's capture, in their order."""
+    from inductor_lens.capturing.parse import parse_output_code_kernels
+    from inductor_lens.capturing.trace_graph import call_launches
+
+    fixture = pathlib.Path(ROOT, "tests", "fixtures", "gpu_metal_cudagraphs.json.gz")
+    checked = 0
+    for c in inductor_lens.load(str(fixture)).compiles:
+        if "\ndef partition_0(" not in c.output_code:
+            continue
+        launches = call_launches(c.output_code, set(parse_output_code_kernels(c.output_code)))
+        names = [f"{x['name']}[{x['buffer']}]" if x["extern"] and x["buffer"] else x["name"] for x in launches]
+        assert names == [k.name for k in c.kernels], c.id
+        checked += 1
+    assert checked >= 2
