@@ -193,6 +193,19 @@ def test_a_sequential_training_steps_kernels_time_and_memory_by_line_name_the_bu
         assert "built" in cell.get_attribute("title") and "ran inside torch" in cell.get_attribute("title")
     for cell in page.evaluate(_FITS_JS, '[data-view="kernels"] .il-kline'):  # on screen beside the kernel
         assert cell["right"] <= cell["paneRight"] and not cell["cut"], cell
+    # a long kernel name is cut in its middle: its end (the last op and the kernel's number, which tell kernels of one
+    # prefix apart) stays in its cell, and the cell's text is still the whole name
+    names = page.evaluate(
+        """() => [...document.querySelectorAll('[data-view="kernels"] td.il-kname')].map((td) => {
+             const head = td.querySelector('.il-kname-head'), range = document.createRange();
+             range.selectNodeContents(td.lastChild);
+             return {text: td.innerText, split: !!head, cut: !!head && head.scrollWidth > head.clientWidth,
+                     tailRight: range.getBoundingClientRect().right, cellRight: td.getBoundingClientRect().right}; })"""
+    )
+    assert sorted(n["text"].split("\n")[-1] for n in names) == sorted(k.name for k in fwd.kernels)  # under a label
+    assert any(n["cut"] for n in names), names
+    for n in names:
+        assert not n["split"] or n["tailRight"] <= n["cellRight"] + 0.5, n
     # every column on screen, the time (what the table is sorted by) first after the kernel: the panel beside the
     # view left it 595 px, and the time column began past its right edge
     heads = page.locator('[data-view="kernels"] th').all_inner_texts()

@@ -22,6 +22,17 @@ const COLUMNS = [
   { key: "spills", label: "spills", num: true, resources: true },
 ];
 
+/** A kernel's name, cut in the middle where its cell is narrow: its end (`_with_indices_2`: the last op and the
+ * kernel's number) stays, so that kernels of one long prefix (cpp_fused_max_pool2d_with_indices_0 and _2) read
+ * apart. The text is the whole name; the cell's title says it too. */
+function kernelName(name) {
+  const m = /^(.{8,}?)(_[^_\s]*_\d+|_\d+)$/.exec(name);
+  if (!m) return name;
+  const head = h("span", { class: "il-kname-head" }, m[1]); // inline: the cell's text stays the name, on one line
+  head.style.setProperty("--il-tail", String(m[2].length));
+  return [head, m[2]];
+}
+
 /** The cells of one kernel row (kernelRows), for the columns shown. */
 function rowCells(r, cols) {
   const num = (v) => h("td", { class: "il-num il-mono", "data-role": "kernel-resource" }, v == null ? "" : String(v));
@@ -31,7 +42,7 @@ function rowCells(r, cols) {
       h(
         "td",
         { class: "il-mono il-kname", title: r.kernel },
-        r.label !== r.kernel ? [r.label, h("div", { class: "il-muted il-small" }, r.kernel)] : r.kernel,
+        r.label !== r.kernel ? [r.label, h("div", { class: "il-muted il-small" }, r.kernel)] : kernelName(r.kernel),
       ),
     us: () =>
       h(
