@@ -435,25 +435,25 @@ class _GraphBuilder:
             names = [n for n in names if n in self.order]
         return sorted(dict.fromkeys(names), key=lambda n: self.order.get(n, 1 << 30))
 
-    def own_ops(self, names: list[str]) -> list[str]:
+    def own_ops(self, names: list[str], extern: bool = False) -> list[str]:
         """The post-grad ops of a kernel or node that is not a fallback call, less the ops a fallback call runs whole:
         Inductor gives the buffer it makes ready for one (a copy into the layout the op needs, fused with the op
         before it) that op's origin, so the ``g * 3`` kernel before ``mylib.scaled_clip`` listed ``scaled_clip``
         (and counted its FLOPs as unknown), a batch norm's backward ``convolution_backward`` (and its module). Where
-        that leaves nothing, the node only makes that input: its ops stay as recorded."""
-        own = [n for n in names if n not in self.whole_ops] if self.whole_ops else names
-        return own or names
+        that leaves nothing, the node only makes that input: its ops stay as recorded. An extern or fallback node's
+        (``extern``) are its own."""
+        if extern or not self.whole_ops:
+            return names
+        return [n for n in names if n not in self.whole_ops] or names
 
     def member_ops(self, sn: RawSchedNode) -> list[list[str]]:
         """Each pre-fusion member's post-grad ops; the node's own where its members are unknown."""
         pre = self.pre_fusion_by_name
         extern = sn.kind == "extern"
         known = [
-            self.sort_fx(pre[m].fx_nodes if extern else self.own_ops(pre[m].fx_nodes))
-            for m in sn.members
-            if m in pre and pre[m].fx_nodes
+            self.sort_fx(self.own_ops(pre[m].fx_nodes, extern)) for m in sn.members if m in pre and pre[m].fx_nodes
         ]
-        return known or [self.sort_fx(sn.fx_nodes if extern else self.own_ops(sn.fx_nodes))]
+        return known or [self.sort_fx(self.own_ops(sn.fx_nodes, extern))]
 
     def kernels(self) -> tuple[list[Kernel], dict[str, str]]:
         """Kernels (merged by name, sources from the output code) and scheduler node -> kernel."""
@@ -472,7 +472,7 @@ class _GraphBuilder:
             if site and site not in entry["sites"]:
                 entry["sites"].append(site)
             entry["sched"] += [s for s in rk.scheduler_nodes if s not in entry["sched"]]
-            entry["fx"] += rk.fx_nodes if rk.is_extern else self.own_ops(rk.fx_nodes)
+            entry["fx"] += self.own_ops(rk.fx_nodes, rk.is_extern)
             entry["traces"] += [t for t in rk.stack_traces if t not in entry["traces"]]
             if i < len(provenance) and provenance[i][0] == rk.name:
                 entry["torch"] = (entry["torch"] or []) + [
@@ -658,7 +658,7 @@ class _GraphBuilder:
         for sn in snodes:
             kernel = kernel_of[sn.name]
             est = sn.estimated_runtime_ms
-            fx = sn.fx_nodes if sn.kind == "extern" else self.own_ops(sn.fx_nodes)
+            fx = self.own_ops(sn.fx_nodes, sn.kind == "extern")
             if kernel is None:
                 fx = [f for f in fx if f not in computed] or fx
             out.append(

@@ -348,12 +348,8 @@ def model_tensors(nodes: list[dict], example_inputs: Any) -> list[tuple[Any, str
     (an optimizer step's ``self.param_groups[0]['params'][0]``) is named by it (``mark_lifted``)."""
     from ..report.rules import source_role
 
-    placeholders = [n for n in nodes if n["op"] == "placeholder"]
-    inputs = list(example_inputs or ())
-    if len(placeholders) != len(inputs):
-        return []
     out = []
-    for n, t in zip(placeholders, inputs):
+    for n, t in _placeholder_inputs(nodes, example_inputs):
         role, name = source_role(n.get("source", ""))
         if role in ("parameter", "buffer") and name:
             out.append((t, name))
@@ -364,16 +360,23 @@ def mark_gradients(nodes: list[dict], example_inputs: Any, known: list[tuple[Any
     """Mark each placeholder of dynamo's graph that is a parameter's gradient (its source ends in ``.grad``: an
     optimizer step's ``self.param_groups[0]['params'][0].grad``) with ``known_as``, the name of that parameter as
     an earlier graph took it (``known``: ``(tensor, name)`` of the user's parameters seen so far) plus ``.grad``:
-    ``conv1.weight.grad``. Compares ``param.grad`` by identity; reads nothing else."""
-    placeholders = [n for n in nodes if n["op"] == "placeholder"]
-    inputs = list(example_inputs or ())
-    if not known or len(placeholders) != len(inputs):
+    ``conv1.weight.grad``. Compares the ``.grad`` of leaf tensors (a non-leaf's would warn) by identity; reads
+    nothing else."""
+    if not known:
         return
-    for n, t in zip(placeholders, inputs):
+    for n, t in _placeholder_inputs(nodes, example_inputs):
         if str(n.get("source", "")).endswith(".grad") and t is not None:
-            name = next((name for p, name in known if getattr(p, "grad", None) is t), None)
+            name = next((nm for p, nm in known if getattr(p, "is_leaf", False) and p.grad is t), None)
             if name:
                 n["known_as"] = f"{name}.grad"
+
+
+def _placeholder_inputs(nodes: list[dict], example_inputs: Any) -> list[tuple[dict, Any]]:
+    """Each placeholder of dynamo's graph with the backend's example input in its place; ``[]`` where the two do
+    not line up."""
+    placeholders = [n for n in nodes if n["op"] == "placeholder"]
+    inputs = list(example_inputs or ())
+    return list(zip(placeholders, inputs)) if len(placeholders) == len(inputs) else []
 
 
 def mark_lifted(gm: Any, nodes: list[dict], known: Any = None) -> None:
