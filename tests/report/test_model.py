@@ -411,6 +411,24 @@ def test_an_environment_in_a_folder_named_torch_holds_libraries_not_torch():
     assert frame_stage("/usr/lib/python3/dist-packages/numpy/core/numeric.py") == "library"
 
 
+def test_a_users_own_folder_named_torch_holds_the_users_code():
+    """A project in a folder named torch (/home/me/torch/train.py) was staged "torch" by its path's "/torch/": the
+    user's lines vanished from the Source view and a graph break there said "inside torch". Outside an installed
+    package, torch is a file under one of the names torch's package has; a source build of torch keeps its stages."""
+    from inductor_lens.report.rules import frame_stage
+
+    assert frame_stage("/home/me/torch/train.py", "<module>") == "user"
+    assert frame_stage("/home/me/torch/experiments/model.py", "forward") == "user"
+    build = "/home/me/pytorch/torch"  # a source build (pip install -e .): no site-packages in its paths
+    assert frame_stage(f"{build}/nn/modules/module.py", "_call_impl") == "torch"
+    assert frame_stage(f"{build}/_tensor.py", "backward") == "torch"
+    assert frame_stage(f"{build}/functional.py", "split") == "torch"
+    assert frame_stage(f"{build}/__init__.py", "compile") == "torch"
+    assert frame_stage(f"{build}/_inductor/scheduler.py", "fuse_nodes") == "scheduler"
+    env = "/home/me/torch/.venv/lib/python3.11/site-packages"
+    assert frame_stage(f"{env}/torch/some_new_module/x.py", "f") == "torch"  # installed: every file of it
+
+
 def test_a_graph_break_says_its_telling_line_and_the_users_line_where_it_broke():
     """torch 2.6+ opens a break's reason with a header that names only the bytecode: the summary is the line after
     it. The line shown is the user's innermost; it broke inside the library beyond it. Derived on every load: a
