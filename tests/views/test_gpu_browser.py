@@ -382,6 +382,14 @@ def test_opening_view_of_every_compile_cuts_no_box_on_the_left_at_three_widths(t
         page.on("pageerror", lambda e: errors.append(str(e)))
         try:
             _open(page, path)
+            # the toolbar cuts nothing: its status ("N fused nodes") is whole where it shows (it was "3 fu…" at
+            # 1000 px), and the zoom buttons end inside it
+            cut = page.evaluate(
+                """() => { const bar = document.querySelector('.il-toolbar').getBoundingClientRect();
+                const s = document.querySelector('.il-status'); const z = document.querySelector('.il-zoom');
+                return [s.offsetParent !== null, s.scrollWidth > s.clientWidth, z.getBoundingClientRect().right > bar.right] }"""
+            )
+            assert cut == [width >= 1000, False, False], (width, cut)
             ids = page.evaluate("() => [...document.querySelectorAll('.il-compile option')].map((o) => o.value)")
             assert set(ids) == {c.id for c in report.compiles}
             for cid in ids:
