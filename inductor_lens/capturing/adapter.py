@@ -872,13 +872,17 @@ def _install_callbacks(stack: contextlib.ExitStack) -> None:
                 w.end_us = now_us()
                 break
 
+    # invisible: a lazy backward compiled under a compiled call (``loss.backward()`` inside a torch.compile'd
+    # step, after its graph break) runs these while dynamo's frame hook is on, before torch's own compile turns it off
+    @invisible
     def start(args: Any) -> None:
         _REGISTRY.foreign_compile(starting=True)
         if _REGISTRY.sinks():
-            frames = frames_of(traceback.extract_stack(sys._getframe(1)))
+            frames = frames_of(traceback.extract_stack(sys._getframe(2)))  # torch's caller: not invisible's frame
             _each("timing a compile", on_start, args, frames)
             _each("marking a call that compiled", _mark_compiled)
 
+    @invisible
     def end(args: Any) -> None:
         _each("timing a compile", on_end, args)
         _REGISTRY.foreign_compile(starting=False)
