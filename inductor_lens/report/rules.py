@@ -471,6 +471,8 @@ _STACK_NAME = re.compile(r"\b___stack\d+\b")
 
 
 _GUARD_AT = re.compile(r"^(?P<guard>.*?\S)\s{2,}# (?P<code>.*?)\s{2,}# (?P<at>\S+:\d+)(?: in (?P<fn>\S+))?\s*$")
+# a guard torch made in its own code: no user line, only ``  # (file:line in function)``
+_GUARD_IN_TORCH = re.compile(r"^(?P<guard>.*?\S)\s+# \((?P<at>[^()\s]+:\d+)(?: in (?P<fn>\w+))?\)\s*$")
 _STACK_FILE = re.compile(r'^\s*File "(?P<file>[^"]+)", line (?P<line>\d+)(?:, in (?P<fn>\S+))?')
 
 
@@ -487,6 +489,14 @@ def guard_lines(text: str) -> str:
     "0/0: tensor 'x' size mismatch at index 0. expected 8, actual 4"
     >>> guard_lines("0/0: s == 'a # b'  # if s == 'a # b':  # m.py:3 in f")
     "0/0: s == 'a # b' (made at m.py:3 in f: if s == 'a # b':)"
+
+    A guard torch made itself names the place inside torch, or says what it means (a float argument that AOT's
+    tensorify pass could not keep symbolic is specialized, and the frame traced again):
+
+    >>> guard_lines("0/1: theta == 3.0  # (_dynamo/output_graph.py:3375 in remove_tensorify_specialized_graphargs)")
+    '0/1: theta == 3.0 (made by torch: it could not keep this float argument symbolic, so it compiled its value in)'
+    >>> guard_lines("0/0: n == 2  # (_dynamo/variables/builder.py:10 in wrap_symint)")
+    '0/0: n == 2 (made inside torch, at _dynamo/variables/builder.py:10 in wrap_symint)'
     """
     out: list = []  # lines, or [guard, code, place] of a guard whose place the stack after it may give
     in_stack = False
@@ -502,8 +512,15 @@ def guard_lines(text: str) -> str:
                 continue
             in_stack = False
         m = _GUARD_AT.match(line)
+        t = None if m else _GUARD_IN_TORCH.match(line)
         if m:
             out.append([m["guard"], m["code"].strip(), m["at"] + (f" in {m['fn']}" if m["fn"] else "")])
+        elif t and t["fn"] == "remove_tensorify_specialized_graphargs":
+            out.append(
+                f"{t['guard']} (made by torch: it could not keep this float argument symbolic, so it compiled its value in)"
+            )
+        elif t:
+            out.append(f"{t['guard']} (made inside torch, at {t['at']}" + (f" in {t['fn']})" if t["fn"] else ")"))
         else:
             out.append(line)
     return "\n".join(f"{x[0]} (made at {x[2]}: {x[1]})" if isinstance(x, list) else x for x in out)

@@ -402,6 +402,33 @@ def test_compiled_autograd_never_offers_dynamo_a_frame_of_the_lens_and_names_the
     assert c.kernels and c.graphs["post_grad"].code and c.guards and c.phases
 
 
+def test_a_float_argument_torch_specialized_after_a_restart_is_no_input_of_the_graph_shown():
+    """A float argument that changes becomes dynamic, and AOT's tensorify pass, unable to keep it symbolic,
+    specializes it and has dynamo trace the frame again (``TensorifyScalarRestartAnalysis``). The FX view showed
+    the first attempt's graph (a ``theta`` placeholder: "a runtime input"), beside the code of the graph Inductor
+    compiled, which has none; the recompile that follows said its guard came from
+    ``_dynamo/output_graph.py:3375 in remove_tensorify_specialized_graphargs``."""
+
+    def scaled(x, theta: float):
+        return x * (theta ** torch.arange(x.shape[-1]).float())
+
+    def scenario():
+        torch._dynamo.reset()
+        f = torch.compile(scaled)
+        x = torch.arange(8.0).reshape(2, 4)
+        return [f(x, theta) for theta in (2.0, 2.0, 3.0, 5.0)]
+
+    plain, report = observe(scenario)
+    for c in report.compiles:
+        shown = [n.name for n in c.graphs["dynamo"].nodes if n.op == "placeholder"]
+        signature = c.graphs["dynamo"].code.split("def forward(self, ", 1)[1].split(")", 1)[0]
+        assert shown == ["l_x_"] and "L_theta_" not in signature, (c.id, shown, signature)
+    last = report.compiles[-1]
+    assert last.trigger.kind == "recompile" and "theta == 3.0" in last.why
+    assert "made by torch: it could not keep this float argument symbolic" in last.why, last.why
+    assert "output_graph.py" not in last.why
+
+
 def test_a_lazy_backward_under_a_compiled_step_never_offers_dynamo_a_frame_of_the_lens(monkeypatch):
     """``loss.backward()`` inside a torch.compile'd step (a graph break): the lazy backward compiles while dynamo's
     frame hook is on, and torch runs its compile callbacks (``install_callbacks``) before its own compile turns the
