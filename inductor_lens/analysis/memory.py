@@ -314,9 +314,11 @@ def saved_for_backward(forward: Compile, backward: Compile) -> list[SavedTensor]
         made = fx.get(p.name)
         base = _base(made, fx) if made is not None else None
         is_input = base is not None and base.op == "placeholder" or (made is None and p.name.startswith("primals_"))
+        display = ""
         if is_input:
             owner = base if base is not None else None
             module = _owner_module(owner.display_name) if owner is not None else ""
+            display = (owner.display_name if owner is not None else "") or p.display_name or ""
         else:
             module = made.module_stack[-1] if made is not None and made.module_stack else ""
         out.append(
@@ -329,6 +331,7 @@ def saved_for_backward(forward: Compile, backward: Compile) -> list[SavedTensor]
                 fx_node=made.name if made is not None else "",
                 user_stack=_user_stack(made),
                 module=module,
+                display=display if display != p.name else "",
             )
         )
     return out

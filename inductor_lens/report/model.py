@@ -748,7 +748,9 @@ class SavedTensor(_Record):
     (an input the forward's output code copied, into another layout, and saved: a convolution's channels-last
     weight on a CPU; memory held as an activation's is). ``fx_node`` the forward's post-grad node that produced
     it; ``module`` its innermost nn.Module path (for an input, the module that owns the parameter; ``""`` if
-    none); ``user_line`` the line its row names (``RowLine``)."""
+    none); ``user_line`` the line its row names (``RowLine``); ``display`` the name the user knows an input or a
+    copy by (``x``, ``fc1.weight``: the forward's placeholder's display name), ``""`` for an activation and in
+    reports made before it."""
 
     name: str
     shape: Optional[list] = None
@@ -759,6 +761,7 @@ class SavedTensor(_Record):
     user_stack: list[Frame] = field(default_factory=list)
     module: str = ""
     user_line: Optional[RowLine] = None
+    display: str = ""
 
 
 @_record

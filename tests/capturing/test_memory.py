@@ -130,6 +130,13 @@ def test_mlp_saved_bytes_by_hand(mlp_step):
     assert fwd.memory.saved_activation_bytes == 512 + 128 + 128
     by = {s.name: s for s in fwd.memory.saved_for_backward}
     assert by["primals_4"].module == "fc2" and by["addmm_1"].module == "fc2"
+    # an input by the name the user knows (the Memory view showed primals_3 where the panel said x); an activation
+    # has its op's name only
+    assert {n: by[n].display for n in ("primals_3", "primals_4", "relu")} == {
+        "primals_3": "x",
+        "primals_4": "fc2.weight",
+        "relu": "",
+    }
     assert by["relu"].user_stack[-1].code.strip() == "h = torch.relu(self.fc1(x))"
     # relu and the softmax run in MLP.forward itself (no submodule); fc2's output in fc2
     assert [(r.module, r.bytes) for r in fwd.memory.saved_by_module] == [("(no module)", 640), ("fc2", 128)]

@@ -75,6 +75,7 @@ def test_memory_round_trips_through_json():
         "user_stack",
         "module",
         "user_line",
+        "display",
     ]
     assert list(plain["recomputed"][0]) == ["fx_node", "user_stack", "user_line"]
 

@@ -65,6 +65,10 @@ def test_saved_table_sorts_and_a_row_selects_its_producer(tmp_path, offline_page
     assert names() == sorted(s.name for s in saved)
     page.click('[data-view="memory"] th[data-sort="name"]')
     assert names() == sorted((s.name for s in saved), reverse=True)
+    # an input's row names it as the user does (x, fc1.weight), torch's name beside it
+    inp = next(s for s in saved if s.kind == "input" and s.display)
+    cell = page.locator(f'[data-view="memory"] [data-role="saved-row"][data-name="{inp.name}"] td').nth(1)
+    assert cell.inner_text().split() == [inp.display, inp.name]
     act = next(s for s in saved if s.kind == "activation")
     producer = next(n.name for n in fwd.fused_nodes if act.fx_node in n.fx_nodes)
     page.locator(f'[data-view="memory"] [data-role="saved-row"][data-name="{act.name}"]').click()

@@ -130,6 +130,7 @@ export function savedRows(memory, sort) {
   const rows = (memory.saved_for_backward || []).map((s, i) => ({
     order: i + 1,
     name: s.name,
+    display: s.display || "",
     shape: `[${(s.shape || []).join(", ")}]`,
     dtype: s.dtype || "",
     bytes: s.bytes,
@@ -282,7 +283,13 @@ function tensorTable(idx, memory, sort, shown) {
         title: kindTitle(r.kind),
       },
       h("td", { class: "il-num il-muted" }, String(r.order)),
-      h("td", { class: "il-mono" }, r.name),
+      // an input by the name the user knows (x, fc1.weight), torch's (primals_3) beside it for the FX view
+      h(
+        "td",
+        { class: "il-mono" },
+        r.display || r.name,
+        r.display ? h("span", { class: "il-muted" }, ` ${r.name}`) : null,
+      ),
       h("td", { class: "il-mono" }, r.module),
       h("td", { class: "il-num il-mono" }, bytesText(r.bytes)),
       lineCell(r.userLine),
