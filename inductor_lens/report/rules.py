@@ -1043,6 +1043,14 @@ def break_summary(reason: str) -> str:
     ...               "Graph break encountered:\n\nAttempted to wrap RNN, GRU, or LSTM\n  Explanation: ...")
     'Attempted to wrap RNN, GRU, or LSTM (dynamo skipped the whole frame: it ran eagerly)'
 
+    A break dynamo cannot resume from (no resumable state after it: a GRU call) compiles the code before it and
+    runs the rest of the function eagerly, where a break it resumes from compiles that rest as another frame:
+
+    >>> break_summary("Encountered graph break that we cannot resume from. Compiling up to the previous resumable "
+    ...               "state, then skipping the rest of the function. Graph break encountered:\n\n"
+    ...               "Attempted to wrap RNN, GRU, or LSTM\n  Explanation: ...")
+    'Attempted to wrap RNN, GRU, or LSTM (dynamo cannot resume after it: the rest of the function ran eagerly)'
+
     Where the first break led to another that made dynamo give up (a break in a loop), both are said:
 
     >>> break_summary("Failed to handle graph break gracefully. Skipping the function and falling back to eager. "
@@ -1060,6 +1068,8 @@ def break_summary(reason: str) -> str:
         at = next((i for i in range(first + 1, len(lines)) if lines[i]), None)
         if at is not None:
             after = _named(lines[at], lines[at + 1 :])
+            if head.startswith("Encountered graph break that we cannot resume from"):
+                return f"{after} (dynamo cannot resume after it: the rest of the function ran eagerly)"
             if "falling back to eager" not in head:
                 return after
             # the break that made dynamo give up on the frame: torch adds it after the first ("graph break in loop")
