@@ -155,6 +155,31 @@ _ATTENTION = (
 )
 
 
+#: Linear layers of a frozen CPU graph (oneDNN, MKL): op -> the index of the ``[out, in]`` weight among its inputs
+_LINEAR_PACKED = {"_linear_pointwise": 1, "_mkl_linear": 2}
+#: Ops that run a whole layer, a recurrence or a solver as one fallback call: one FLOP per element of their result
+#: (the rule for ops with no rule) would count a transformer layer's matmuls as a few hundred FLOPs
+_COMPOSITE = frozenset(
+    {
+        "_transformer_encoder_layer_fwd",
+        "_native_multi_head_attention",
+        "lstm",
+        "gru",
+        "rnn_tanh",
+        "rnn_relu",
+        "_thnn_fused_lstm_cell",
+        "_thnn_fused_gru_cell",
+        "mkldnn_rnn_layer",
+        "_cudnn_rnn",
+        "miopen_rnn",
+        "_cdist_forward",
+        "cholesky",
+        "triangular_solve",
+        "_embedding_bag",
+    }
+)
+_COMPOSITE_PREFIXES = ("linalg_", "_linalg_", "fft_", "_fft_", "_cudnn_rnn", "_weight_int")
+
 #: The rules of ops an extern kernel computes (``node_flops``): counted in that kernel only.
 _EXTERN_RULES = {
     "mm",
@@ -237,13 +262,15 @@ def node_flops(node: GraphNode, sizes: _Sizes) -> tuple[Optional[float], str]:
             return None, op
         batch = math.prod(a[:-2]) if len(a) > 2 else 1
         return 2.0 * batch * a[-2] * a[-1] * b[-1], op
-    if op in ("convolution", "convolution_backward"):
+    if op in ("convolution", "convolution_backward", "_convolution_pointwise"):
         w = ins[1] if len(ins) > 1 else None
-        out = sizes.dims(node.name) if op == "convolution" else ins[0]  # backward: grad_output's shape
+        out = ins[0] if op == "convolution_backward" else sizes.dims(node.name)  # backward: grad_output's shape
         if w is None or out is None or len(w) < 3:
             return None, op
         fwd = 2.0 * math.prod(out) * w[1] * math.prod(w[2:])
-        return (fwd if op == "convolution" else 2 * fwd), op
+        return (
+            2 * fwd if op == "convolution_backward" else fwd
+        ), "convolution" if op == "_convolution_pointwise" else op
     base = op[: -len("_backward")] if op.endswith("_backward") else op
     if base in _ATTENTION:
         q, k, v = (ins[1:4] if op.endswith("_backward") else ins[:3]) if len(ins) >= 3 else (None, None, None)
@@ -251,6 +278,13 @@ def node_flops(node: GraphNode, sizes: _Sizes) -> tuple[Optional[float], str]:
             return None, "attention"
         fwd = 2.0 * math.prod(q[:-1]) * k[-2] * q[-1] + 2.0 * math.prod(q[:-1]) * k[-2] * v[-1]
         return (2.5 * fwd if op.endswith("_backward") else fwd), "attention"
+    if op in _LINEAR_PACKED and len(ins) > _LINEAR_PACKED[op]:  # oneDNN/MKL's linear of a frozen CPU graph
+        x, w = ins[0], ins[_LINEAR_PACKED[op]]
+        if x is None or w is None or len(w) != 2:
+            return None, "mm"
+        return 2.0 * math.prod(x[:-1]) * w[1] * w[0], "mm"
+    if op in _COMPOSITE or op.startswith(_COMPOSITE_PREFIXES):
+        return None, f"{op} runs a whole layer (or a solver) as one call: its FLOPs are not known from its shapes"
     if op in _FREE_OPS:
         return 0.0, ""
     ns = custom_namespace(node.target)

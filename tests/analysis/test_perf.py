@@ -175,6 +175,56 @@ def test_attention_and_convolution_flops_from_shapes():
     assert kernel_cost(k, _compile([x, w, conv], k)).flops == 2 * (16 * 6 * 6) * 3 * 3 * 3
 
 
+def test_a_whole_layer_fallback_is_unknown_and_a_frozen_cpu_linear_or_convolution_is_counted():
+    """``nn.TransformerEncoderLayer`` under no_grad runs as one fallback, ``_transformer_encoder_layer_fwd``: its
+    QKV, attention, FFN and norms were counted one FLOP per element of its result (640 for 20 x 32), arithmetic
+    intensity 0.016. Such a call's FLOPs are unknown now, and said so. A frozen CPU graph's oneDNN/MKL linear and
+    convolution are counted as the matmul and the convolution they are (they were one FLOP per element too)."""
+    x = GraphNode("x", "placeholder", "x", shape=[2, 10, 32], dtype="float32")
+    layer = GraphNode(
+        "enc",
+        "call_function",
+        "aten._transformer_encoder_layer_fwd.default",
+        inputs=["x"],
+        shape=[2, 10, 32],
+        dtype="float32",
+    )
+    k = Kernel(name="torch.ops.aten._transformer_encoder_layer_fwd.default[buf1]", language="extern", source="")
+    k = dataclasses.replace(k, fx_nodes=["enc"])
+    cost = kernel_cost(k, _compile([x, layer], k))
+    assert cost.flops is None and cost.bytes_read == 2 * 10 * 32 * 4
+    assert "flops: unknown, _transformer_encoder_layer_fwd runs a whole layer" in cost.source, cost.source
+
+    w = GraphNode("w", "placeholder", "w", shape=[64, 32], dtype="float32")
+    packed = GraphNode("p", "placeholder", "p", shape=[64, 32], dtype="float32")
+    lin = GraphNode(
+        "lin",
+        "call_function",
+        "mkldnn._linear_pointwise.default",
+        inputs=["x", "w"],
+        shape=[2, 10, 64],
+        dtype="float32",
+    )
+    mkl = GraphNode(
+        "mkl", "call_function", "mkl._mkl_linear.default", inputs=["x", "p", "w"], shape=[2, 10, 64], dtype="float32"
+    )
+    for node in (lin, mkl):
+        k = Kernel(name="ext[buf2]", language="extern", source="", fx_nodes=[node.name])
+        assert kernel_cost(k, _compile([x, w, packed, node], k)).flops == 2 * 20 * 32 * 64, node.target
+    img = GraphNode("img", "placeholder", "img", shape=[1, 3, 8, 8], dtype="float32")
+    cw = GraphNode("cw", "placeholder", "cw", shape=[16, 3, 3, 3], dtype="float32")
+    conv = GraphNode(
+        "conv",
+        "call_function",
+        "mkldnn._convolution_pointwise.default",
+        inputs=["img", "cw"],
+        shape=[1, 16, 6, 6],
+        dtype="float32",
+    )
+    k = Kernel(name="ext[buf3]", language="extern", source="", fx_nodes=["conv"])
+    assert kernel_cost(k, _compile([img, cw, conv], k)).flops == 2 * (16 * 6 * 6) * 3 * 3 * 3
+
+
 def test_a_generated_kernel_that_carries_a_convolution_as_its_origin_does_not_count_its_flops():
     """On a CPU, Inductor copies a convolution's input into channels-last layout in a kernel of its own whose origin
     is the convolution (``cpp_fused_convolution_0``), and fuses the bias add and a BatchNorm after it: those kernels
