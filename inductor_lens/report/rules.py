@@ -674,6 +674,8 @@ def in_place_text(targets: Iterable[tuple[str, str, str, str]]) -> str:
     'Writes cache in place (graph input arg0_1, a global of your code).'
     >>> in_place_text([("arg4_1", "self.state[list(dict.keys(self.state))[0]]['exp_avg']", "attribute", "input")])
     "Writes self.state[list(dict.keys(self.state))[0]]['exp_avg'] in place (graph input arg4_1)."
+    >>> in_place_text([("arg0_1", "fc.weight.grad", "parameter", "input")])  # clip_grad_norm_, a compiled step
+    'Writes fc.weight.grad in place (graph input arg0_1, the gradient of a parameter of your model).'
     >>> in_place_text([("count", "count", "buffer", "constant")])
     'Writes count in place (a buffer of your model, which the compiled graph holds).'
     >>> in_place_text([])
@@ -693,9 +695,12 @@ def in_place_text(targets: Iterable[tuple[str, str, str, str]]) -> str:
             kind = role if role in ("buffer", "parameter") else ""
         else:
             where, kind = "made", ""
+        if kind == "parameter" and shown.endswith(".grad"):  # a parameter's .grad (dynamo's source role)
+            kind = "gradient"
         groups.setdefault((where, kind), []).append((shown or buffer, buffer))
     of_model = {"buffer": ("a buffer of your model", "buffers of your model")}
     of_model["parameter"] = ("a parameter of your model", "parameters of your model")
+    of_model["gradient"] = ("the gradient of a parameter of your model", "gradients of parameters of your model")
     out = []
     for (where, kind), members in groups.items():
         one = len(members) == 1
