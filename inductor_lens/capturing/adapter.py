@@ -511,6 +511,18 @@ def invisible(fn: Callable) -> Callable:
     return run
 
 
+# the code of invisible's wrapper, which every wrapper shares (a constant of invisible's own code)
+_INVISIBLE_CODE = next(c for c in invisible.__code__.co_consts if getattr(c, "co_name", "") == "run")
+
+
+def _outside_invisible(frame: Any) -> Any:
+    """``frame``, or the first frame below it that is not :func:`invisible`'s wrapper (whose caller is the one a
+    callback's stack starts from; on a torch without the switch there is no wrapper)."""
+    while frame is not None and frame.f_code is _INVISIBLE_CODE:
+        frame = frame.f_back
+    return frame
+
+
 def _skip_code(code: Any) -> None:
     """Tell dynamo never to look at frames of ``code`` (the wrapper above starts while the hook is still on)."""
     try:
@@ -885,7 +897,7 @@ def _install_callbacks(stack: contextlib.ExitStack) -> None:
     def start(args: Any) -> None:
         _REGISTRY.foreign_compile(starting=True)
         if _REGISTRY.sinks():
-            frames = frames_of(traceback.extract_stack(sys._getframe(2)))  # torch's caller: not invisible's frame
+            frames = frames_of(traceback.extract_stack(_outside_invisible(sys._getframe(1))))
             _each("timing a compile", on_start, args, frames)
             _each("marking a call that compiled", _mark_compiled)
 

@@ -1054,7 +1054,7 @@ def break_summary(reason: str) -> str:
     >>> break_summary("Encountered graph break that we cannot resume from. Compiling up to the previous resumable "
     ...               "state, then skipping the rest of the function. Graph break encountered:\n\n"
     ...               "Attempted to wrap RNN, GRU, or LSTM\n  Explanation: ...")
-    'Attempted to wrap RNN, GRU, or LSTM (dynamo cannot resume after it: the rest of the function ran eagerly)'
+    'Attempted to wrap RNN, GRU, or LSTM (not resumable: the rest ran eagerly)'
 
     Where the first break led to another that made dynamo give up (a break in a loop), both are said:
 
@@ -1074,7 +1074,7 @@ def break_summary(reason: str) -> str:
         if at is not None:
             after = _named(lines[at], lines[at + 1 :])
             if head.startswith("Encountered graph break that we cannot resume from"):
-                return f"{after} (dynamo cannot resume after it: the rest of the function ran eagerly)"
+                return f"{after} (not resumable: the rest ran eagerly)"
             if "falling back to eager" not in head:
                 return after
             # the break that made dynamo give up on the frame: torch adds it after the first ("graph break in loop")
