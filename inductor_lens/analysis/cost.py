@@ -155,7 +155,8 @@ _ATTENTION = (
 )
 
 
-#: Linear layers of a frozen CPU graph (oneDNN, MKL): op -> the index of the ``[out, in]`` weight among its inputs
+#: Linear layers of a frozen CPU graph (oneDNN, MKL), their ``.default`` overloads only: op -> the index of the
+#: ``[out, in]`` weight among its inputs (``_linear_pointwise(X, W, B, ...)``, ``_mkl_linear(X, MKL_W, ORI_W, ...)``)
 _LINEAR_PACKED = {"_linear_pointwise": 1, "_mkl_linear": 2}
 #: Ops that run a whole layer, a recurrence or a solver as one fallback call: one FLOP per element of their result
 #: (the rule for ops with no rule) would count a transformer layer's matmuls as a few hundred FLOPs
@@ -262,6 +263,11 @@ def node_flops(node: GraphNode, sizes: _Sizes) -> tuple[Optional[float], str]:
             return None, op
         batch = math.prod(a[:-2]) if len(a) > 2 else 1
         return 2.0 * batch * a[-2] * a[-1] * b[-1], op
+    packed = op in _LINEAR_PACKED or op == "_convolution_pointwise"
+    if packed and not str(node.target).endswith(".default"):
+        # the other overloads (``.binary``: ``X, other, W``; the in-place ``_convolution_pointwise_``) take the
+        # weight elsewhere, and the node's inputs are deduplicated: not guessed
+        return None, f"{op} ({str(node.target).rsplit('.', 1)[-1]}): its FLOPs are not known from its shapes"
     if op in ("convolution", "convolution_backward", "_convolution_pointwise"):
         w = ins[1] if len(ins) > 1 else None
         out = ins[0] if op == "convolution_backward" else sizes.dims(node.name)  # backward: grad_output's shape

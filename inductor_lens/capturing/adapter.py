@@ -253,7 +253,7 @@ class Hooks:
         self._next_key = 0
         self._prefixes = non_user_prefixes()
         self._torch_dir = torch_dir()
-        self._seen_dynamo_gms: set[int] = set()
+        self._seen_dynamo_gms: set[tuple] = set()  # (id of a graph module, compile id, attempt)
         self._dynamo_attempts: dict[str, int] = {}  # compile id -> the attempt its dynamo graph is of
         # the user's parameters and buffers seen as graph inputs: id -> (a weak reference, the name), never a strong one
         self._model_tensors: dict[int, tuple[Any, str]] = {}
@@ -771,15 +771,18 @@ def _install_compile_fx(stack: contextlib.ExitStack) -> None:
 
         from torch._guards import CompileContext
 
-        if id(model) in hooks._seen_dynamo_gms or not hasattr(model, "graph"):
+        if not hasattr(model, "graph"):
             return
-        hooks._seen_dynamo_gms.add(id(model))
         cid = str(CompileContext.current_compile_id())
         # the first graph of each attempt at a compile id: a restart (a float input that AOT's tensorify pass
         # specialized: ``TensorifyScalarRestartAnalysis``) traces the frame again, and the graph compiled is the
         # last attempt's (the first still had the float's placeholder); compile_fx's inner calls are the same attempt
         trace_id = CompileContext.current_trace_id()
         attempt = getattr(trace_id, "attempt", 0) or 0
+        seen = (id(model), cid, attempt)  # an id alone may be a freed graph's, taken again by a later one
+        if seen in hooks._seen_dynamo_gms:
+            return
+        hooks._seen_dynamo_gms.add(seen)
         if cid not in hooks.raw.dynamo_graphs or attempt > hooks._dynamo_attempts.get(cid, 0):
             hooks._dynamo_attempts[cid] = attempt
             nodes = hooks.raw.dynamo_graphs[cid] = fx_graph_nodes(model)

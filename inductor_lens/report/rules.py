@@ -28,12 +28,14 @@ STAGES = (
     "other",
 )
 
-# the public names at the top of torch's package (2.11-2.15); its private ones all start with "_"
-_TORCH_NAMES = (
-    "accelerator|amp|ao|autograd|backends|bin|compiler|contrib|cpu|csrc|cuda|distributed|distributions|export|fft|func"
-    "|functional|futures|fx|headeronly|hub|include|jit|lib|library|linalg|masked|monitor|mps|mtia|multiprocessing"
-    "|nativert|nested|nn|numa|onnx|optim|overrides|package|profiler|quantization|quasirandom|random|return_types"
-    "|serialization|share|signal|sparse|special|storage|testing|torch_version|types|utils|version|xpu"
+# the public folders and files at the top of torch's package (2.11-2.15); its private ones all start with "_"
+_TORCH_DIRS = (
+    "accelerator|amp|ao|autograd|backends|bin|compiler|contrib|cpu|csrc|cuda|distributed|distributions|export|fft"
+    "|func|futures|fx|headeronly|include|jit|lib|linalg|masked|monitor|mps|mtia|multiprocessing|nativert|nested|nn"
+    "|numa|onnx|optim|package|profiler|quantization|share|signal|sparse|special|testing|utils|xpu"
+)
+_TORCH_FILES = (
+    "functional|hub|library|overrides|quasirandom|random|return_types|serialization|storage|torch_version|types|version"
 )
 
 _STAGE_RULES: tuple[tuple[str, Any], ...] = (
@@ -56,7 +58,10 @@ _STAGE_RULES: tuple[tuple[str, Any], ...] = (
     # torch's other files: all of them in an installed torch (after its site-packages/), else (a source build, an
     # editable install) only under a name torch's package has, so that a user's own folder named torch
     # (/home/me/torch/train.py) holds the user's code
-    (rf"^/(site|dist)-packages/torch/|/torch/(_[^/]+|({_TORCH_NAMES})(/|\.pyi?$))", "torch"),
+    (
+        rf"^/(site|dist)-packages/torch/|^(?!/(site|dist)-packages/).*/torch/(_[^/]+|({_TORCH_DIRS})/|({_TORCH_FILES})\.pyi?$)",
+        "torch",
+    ),
     # inductor_lens's own frames (the magic, the capture) are never the user's; its examples are. Only the
     # package's own files: a clone in a folder named inductor_lens holds the user's code (tests/, notebooks/)
     (

@@ -223,6 +223,12 @@ def test_a_whole_layer_fallback_is_unknown_and_a_frozen_cpu_linear_or_convolutio
     )
     k = Kernel(name="ext[buf3]", language="extern", source="", fx_nodes=["conv"])
     assert kernel_cost(k, _compile([img, cw, conv], k)).flops == 2 * (16 * 6 * 6) * 3 * 3 * 3
+    # the .binary overloads take (X, other, W): not guessed from the .default's positions
+    other = GraphNode("other", "placeholder", "other", shape=[2, 10, 64], dtype="float32")
+    binary = dataclasses.replace(lin, target="mkldnn._linear_pointwise.binary", inputs=["x", "other", "w"])
+    k = Kernel(name="ext[buf4]", language="extern", source="", fx_nodes=["lin"])
+    cost = kernel_cost(k, _compile([x, w, other, binary], k))
+    assert cost.flops is None and "_linear_pointwise (binary): its FLOPs are not known" in cost.source, cost.source
 
 
 def test_a_generated_kernel_that_carries_a_convolution_as_its_origin_does_not_count_its_flops():

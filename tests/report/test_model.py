@@ -427,6 +427,9 @@ def test_a_users_own_folder_named_torch_holds_the_users_code():
     assert frame_stage(f"{build}/_inductor/scheduler.py", "fuse_nodes") == "scheduler"
     env = "/home/me/torch/.venv/lib/python3.11/site-packages"
     assert frame_stage(f"{env}/torch/some_new_module/x.py", "f") == "torch"  # installed: every file of it
+    # a file torch has no file of that name for (torch/utils is a folder); another library's folder named torch
+    assert frame_stage("/home/me/torch/utils.py", "helper") == "user"
+    assert frame_stage(f"{env}/keras/src/backend/torch/nn.py", "conv") == "library"
 
 
 def test_a_graph_break_says_its_telling_line_and_the_users_line_where_it_broke():

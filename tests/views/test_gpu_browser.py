@@ -390,6 +390,15 @@ def test_opening_view_of_every_compile_cuts_no_box_on_the_left_at_three_widths(t
                 return [s.offsetParent !== null, s.scrollWidth > s.clientWidth, z.getBoundingClientRect().right > bar.right] }"""
             )
             assert cut == [width >= 1000, False, False], (width, cut)
+            if width == 1000:  # a long status (after an export) is cut itself, not the buttons after it
+                clipped = page.evaluate(
+                    """() => { const s = document.querySelector('.il-status'); const was = s.textContent;
+                    s.textContent = 'exported inductor_lens_report_of_a_gpt2_training_step_at_1000_px.html';
+                    const bar = document.querySelector('.il-toolbar').getBoundingClientRect();
+                    const z = document.querySelector('.il-zoom').getBoundingClientRect().right > bar.right;
+                    s.textContent = was; return z }"""
+                )
+                assert not clipped
             ids = page.evaluate("() => [...document.querySelectorAll('.il-compile option')].map((o) => o.value)")
             assert set(ids) == {c.id for c in report.compiles}
             for cid in ids:

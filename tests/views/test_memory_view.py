@@ -61,10 +61,12 @@ def test_saved_table_sorts_and_a_row_selects_its_producer(tmp_path, offline_page
     assert [next(s.bytes for s in saved if s.name == n) for n in names()] == [
         next(s.bytes for s in saved if s.name == n) for n in by_bytes
     ]
+    # by the name the column shows: the user's for an input (x, fc1.weight), torch's for an activation
+    by_shown = [s.name for s in sorted(saved, key=lambda s: s.display or s.name)]
     page.click('[data-view="memory"] th[data-sort="name"]')
-    assert names() == sorted(s.name for s in saved)
+    assert names() == by_shown
     page.click('[data-view="memory"] th[data-sort="name"]')
-    assert names() == sorted((s.name for s in saved), reverse=True)
+    assert names() == by_shown[::-1]
     # an input's row names it as the user does (x, fc1.weight), torch's name beside it
     inp = next(s for s in saved if s.kind == "input" and s.display)
     cell = page.locator(f'[data-view="memory"] [data-role="saved-row"][data-name="{inp.name}"] td').nth(1)

@@ -139,8 +139,9 @@ export function savedRows(memory, sort) {
     line: s.user_line ? `${basename(s.user_line.file)}:${s.user_line.line}` : "",
     userLine: s.user_line || null,
     fx: s.fx_node,
+    shown: s.display || s.name, // what the tensor column shows, and sorts by
   }));
-  return sortRows(rows, sort);
+  return sortRows(rows, String(sort || "").replace(/^(-?)name$/, "$1shown"));
 }
 
 /** Rows of the saved-for-backward table, one per repeated thing (Memory.saved_groups, in Python's order). */
@@ -284,12 +285,7 @@ function tensorTable(idx, memory, sort, shown) {
       },
       h("td", { class: "il-num il-muted" }, String(r.order)),
       // an input by the name the user knows (x, fc1.weight), torch's (primals_3) beside it for the FX view
-      h(
-        "td",
-        { class: "il-mono" },
-        r.display || r.name,
-        r.display ? h("span", { class: "il-muted" }, ` ${r.name}`) : null,
-      ),
+      h("td", { class: "il-mono" }, r.shown, r.display ? h("span", { class: "il-muted" }, ` ${r.name}`) : null),
       h("td", { class: "il-mono" }, r.module),
       h("td", { class: "il-num il-mono" }, bytesText(r.bytes)),
       lineCell(r.userLine),
