@@ -651,6 +651,7 @@ def memory(
         order, buffers, fx, top=None, aliases=reuses(code), made=allocated(code), home=home, views=views(code)
     )
     saved = saved_for_backward(compile, backward) if backward is not None and compile.graph_kind == "forward" else []
+    unknown = compile.graph_kind == "forward" and not compile.subgraph and backward is None
     # the ops the backward computes again: on the forward (what it did not save) and on the backward (where they run)
     redo = (
         recomputed(compile, backward)
@@ -673,8 +674,9 @@ def memory(
         peak_node=peak_node,
         timeline=points,
         saved_for_backward=saved,
-        saved_bytes=sum(s.bytes or 0 for s in saved),
-        saved_activation_bytes=sum(s.bytes or 0 for s in saved if s.kind in HELD_KINDS),
+        # a training forward whose backward did not compile in the capture: what it saves is not known, not 0
+        saved_bytes=None if unknown else sum(s.bytes or 0 for s in saved),
+        saved_activation_bytes=None if unknown else sum(s.bytes or 0 for s in saved if s.kind in HELD_KINDS),
         recomputed=redo,
         measured_peak_bytes=None,
         source=SOURCE + "; " + (NOT_MEASURED_CPU if device == "cpu" else NOT_MEASURED),

@@ -853,7 +853,8 @@ class Memory(_Record):
     ``peak_bytes`` its
     maximum ``live_bytes`` and ``peak_node`` the first node where it occurs. ``saved_for_backward``: for the
     forward graph of a training step, every tensor its backward takes (its inputs other than tangents);
-    ``saved_bytes`` their total. ``recomputed``: ops the backward recomputes. ``measured_peak_bytes``: the
+    ``saved_bytes`` their total, null where the backward did not compile in the capture (a forward-only
+    ``inspect`` of a model whose parameters require grad): what it saves is not known then, not 0. ``recomputed``: ops the backward recomputes. ``measured_peak_bytes``: the
     peak allocated over one run of this graph on a GPU (``inspect(..., profile=True)``), else null.
     ``source`` says how the numbers were obtained."""
 
@@ -861,7 +862,7 @@ class Memory(_Record):
     peak_node: str = ""
     timeline: list[MemoryPoint] = field(default_factory=list)
     saved_for_backward: list[SavedTensor] = field(default_factory=list)
-    saved_bytes: int = 0
+    saved_bytes: Optional[int] = 0
     recomputed: list[Recomputed] = field(default_factory=list)
     measured_peak_bytes: Optional[int] = None
     source: str = ""
@@ -871,8 +872,8 @@ class Memory(_Record):
     #: The buffers alive at the peak, largest first.
     peak_buffers: list[LiveBuffer] = field(default_factory=list)
     #: The part of ``saved_bytes`` the forward allocated (``kind`` in ``HELD_KINDS``: activations, and copies of
-    #: inputs in another layout): memory held for the backward.
-    saved_activation_bytes: int = 0
+    #: inputs in another layout): memory held for the backward; null where ``saved_bytes`` is.
+    saved_activation_bytes: Optional[int] = 0
     #: ``saved_for_backward``'s activations rolled up by user line and by nn.Module, largest first.
     saved_by_line: list[BytesBy] = field(default_factory=list)
     saved_by_module: list[BytesBy] = field(default_factory=list)

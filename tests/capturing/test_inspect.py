@@ -44,6 +44,20 @@ def test_model_keywords_reach_the_model_and_backward_uses_the_loss():
     assert "aten.sub.Tensor" in targets, targets
 
 
+def test_a_training_forward_without_its_backward_saves_an_unknown_amount_not_zero():
+    """A forward-only inspect() of a model whose parameters require grad compiles a training forward; its backward
+    never compiles, so what it saves is not known. The Memory view and a diff said "saved for backward 0 B" (a
+    diff of relu against gelu: "0 B -> 0 B (±0 B)") beside a panel that said it saves 2 buffers."""
+    torch.manual_seed(0)
+    report = inductor_lens.inspect(_LM(), torch.randn(4, 8))
+    (fwd,) = report.compiles
+    assert fwd.graph_kind == "forward" and fwd.saved_outputs
+    m = fwd.memory
+    assert m.saved_for_backward == [] and m.saved_bytes is None and m.saved_activation_bytes is None
+    d = inductor_lens.diff(report, report).compiles[0].memory
+    assert d["saved_bytes"] == {"a": None, "b": None, "delta": None}
+
+
 def test_the_old_spelling_of_compile_options_is_a_clear_type_error():
     with pytest.raises(TypeError, match=r"compile_options=\{'mode': 'max-autotune'\}"):
         inductor_lens.inspect(torch.sin, torch.randn(4), mode="max-autotune")

@@ -63,7 +63,15 @@ function facts(idx, memory) {
       memory.freed_input_bytes ? `, ${fmtBytes(memory.freed_input_bytes)} of them freed on the way` : "",
     ),
   ];
-  if ((memory.saved_for_backward || []).length)
+  if (memory.saved_bytes == null)
+    items.push(
+      h(
+        "span",
+        { class: "il-chip", "data-role": "memory-saved-unknown" },
+        "saved for backward: not known (its backward did not compile in this capture: run .backward() in it)",
+      ),
+    );
+  else if ((memory.saved_for_backward || []).length)
     items.push(
       h(
         "span",
