@@ -5,7 +5,7 @@
 offset the output code gave it (random values; integer tensors in range), runs the kernel once and checks that it
 wrote something, then times it (median and spread over ``--runs`` runs after ``--warmup``) and prints one line::
 
-    cpp_fused_relu_0: median 1.52 us per call (p10 1.41 us, p90 1.80 us; 200 runs after 20 warm-up) on cpu; report: 2.10 us
+    cpp_fused_relu_0: median 1.52 us per call (p10 1.41 us, p90 1.80 us; 200 runs after 20 warm-up) on cpu, 2 threads; report: 2.10 us
 
 How each kind of kernel runs, as the output code runs it:
 
@@ -90,8 +90,10 @@ def reproducer(report: Report, kernel: Union[str, Kernel], runs: int = RUNS, war
     """
     k, compile_id = find_kernel(report, kernel)
     compile_ = next((c for c in report.compiles if c.id == compile_id), None)
+    info = report.device_info
     return kernel_script(
         k,
+        threads=getattr(info, "threads", None) if info is not None else None,
         compile_id=compile_id,
         order=launch_order(compile_.kernels, compile_.output_code) if compile_ else (),
         aliases=reuses(compile_.output_code) if compile_ else None,
@@ -114,10 +116,12 @@ def kernel_script(
     warmup: int = WARMUP,
     order: Union[list, tuple] = (),
     aliases: Optional[dict[str, str]] = None,
+    threads: Optional[int] = None,
 ) -> str:
     """:func:`reproducer` for one kernel and the facts of its report it needs (``device``: the report's;
     ``order``: its compile's kernels as :func:`launch_order` gives them, ``aliases`` its ``# reuse`` lines, for
-    :func:`step_before` on a GPU)."""
+    :func:`step_before` on a GPU; ``threads``: on a CPU, the threads torch ran with when the report's times were
+    measured, ``DeviceInfo.threads``, which the script sets)."""
     launch = k.launch
     if launch is None:
         raise ReproducerError(f"kernel {k.name!r} has no recorded launch (capture it with this inductor_lens version)")
@@ -135,6 +139,9 @@ def kernel_script(
         where=" " + _plain("(" + ", ".join(where) + ")") if where else "",
         report_us=repr(float(per_call)) if isinstance(per_call, (int, float)) else "None",
         device=repr(device),
+        threads=repr(int(threads))
+        if isinstance(threads, int) and threads > 0 and not device.startswith("cuda")
+        else "None",
         runs=int(runs),
         warmup=int(warmup),
     )
@@ -415,6 +422,7 @@ import torch
 KERNEL = {name!r}
 DEVICE = {device}
 REPORT_US = {report_us}  # the report's measured time per call (inspect(..., profile=True)); None if not profiled
+THREADS = {threads}  # the CPU threads torch ran with when the report's times were measured; None: torch's default
 RUNS, WARMUP = {runs}, {warmup}
 
 
@@ -595,6 +603,8 @@ def main():
         "it replayed), flushed (cold), holding the last run's data (hot); all: the three; both: cold and hot",
     )  # fmt: skip
     opts = p.parse_args()
+    if THREADS and not DEVICE.startswith("cuda"):
+        torch.set_num_threads(THREADS)  # as the report's times were measured
     torch.manual_seed(0)
     run = load()
     args, kwargs = arguments()
@@ -615,7 +625,8 @@ def main():
             f"{len(ts)} runs after {opts.warmup} warm-up{cache})"
         )
     report = f"; report: {REPORT_US:.2f} us" if REPORT_US is not None else ""
-    print(f"{KERNEL}: {'; '.join(lines)} on {DEVICE}{report}", flush=True)
+    on = f"{DEVICE}, {torch.get_num_threads()} threads" if not DEVICE.startswith("cuda") else DEVICE
+    print(f"{KERNEL}: {'; '.join(lines)} on {on}{report}", flush=True)
 
 
 if __name__ == "__main__":

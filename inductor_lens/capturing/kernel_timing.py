@@ -345,6 +345,7 @@ def probe_cpu(mib: int = 128, repeats: int = 5) -> DeviceInfo:
     name = platform.processor() or platform.machine() or "cpu"
     return DeviceInfo(
         name=f"CPU ({name}, {torch.get_num_threads()} threads)",
+        threads=torch.get_num_threads(),
         peak_gbps=round(gbps, 2),
         peak_tflops={"fp32": round(tflops, 4)},
         source=f"measured at profile time: best of {repeats} copies of a {mib} MiB float32 tensor "

@@ -351,12 +351,15 @@ class Cost(_Record):
 class DeviceInfo(_Record):
     """The hardware a profile ran on and its peaks: ``peak_gbps`` (memory bandwidth, GB/s) and
     ``peak_tflops`` by dtype (``fp32``, ``tf32``, ``bf16``, ``fp16``); ``source`` names the datasheet or the
-    measurement the numbers come from."""
+    measurement the numbers come from; ``threads``: on a CPU, the threads torch ran with
+    (``torch.get_num_threads()``) when the profile was measured (a kernel's reproducer runs with as many), else
+    null."""
 
     name: str
     peak_gbps: Optional[float] = None
     peak_tflops: dict[str, float] = field(default_factory=dict)
     source: str = ""
+    threads: Optional[int] = None
 
 
 class _ReadsLikeADict(_Record):

@@ -199,6 +199,22 @@ def test_every_kernel_of_a_training_step_runs_alone(ran):
         assert end == f"EXIT {path} 0", (end, together.stderr[-3000:])
 
 
+def test_a_cpu_reproducer_runs_with_the_threads_the_report_was_timed_with(training_report):
+    """A profile taken under ``torch.set_num_threads(1)`` timed a convolution at 1072 us; its reproducer ran on
+    every core (its median 14913 us on a loaded 2-core machine, 1127 us with OMP_NUM_THREADS=1). The report keeps
+    the threads (``DeviceInfo.threads``) and the script sets them, and says how many it ran with."""
+    import dataclasses
+
+    from inductor_lens.report.model import DeviceInfo
+
+    cpp = next(k for k in training_report.kernels if k.language == "cpp")
+    timed = dataclasses.replace(training_report, device_info=DeviceInfo(name="CPU (x86_64, 1 threads)", threads=1))
+    script = reproducer(timed, cpp)
+    compile(script, "kernel.py", "exec")
+    assert "\nTHREADS = 1  #" in script and "torch.set_num_threads(THREADS)" in script
+    assert "\nTHREADS = None  #" in reproducer(training_report, cpp)  # not profiled: torch's default
+
+
 def test_a_kernel_that_writes_nothing_fails_its_check(ran):
     """The check is real: a C++ kernel whose body is emptied (it writes nothing) makes the script exit non-zero."""
     empty = ran["empty"]
