@@ -341,7 +341,7 @@ def test_a_gather_or_split_reduction_is_counted_within_what_its_loops_touch():
         assert changed != k.source and triton_bounds(k.name, changed) is None, form
 
 
-def _against_peak(op: str, **cost) -> dict:
+def _against_peak(op: str, on_gpu: bool = True, **cost) -> dict:
     """``against_peak`` for one call of 10 us of a kernel of one ``op`` on a device of 1000 GB/s and 10 TFLOP/s."""
     from inductor_lens.analysis.perf import against_peak
 
@@ -353,7 +353,7 @@ def _against_peak(op: str, **cost) -> dict:
     k = Kernel(
         name="k", language="triton", source="", fx_nodes=["y"], cost=inductor_lens.report.model.Cost(source="", **cost)
     )
-    return against_peak(10.0, k, c, info, on_gpu=True)
+    return against_peak(10.0, k, c, info, on_gpu=on_gpu)
 
 
 def test_inductors_estimate_is_one_call_too():
@@ -389,6 +389,11 @@ def test_a_count_above_the_peak_is_an_upper_bound_not_a_fraction():
     assert r["bound"] == "compute" and r["peak_fraction"] is None and "TF32" in r["verdict"]
     r = _against_peak("aten.add.Tensor", bytes_read=1.05e7, bytes_written=0, flops=0)
     assert r["peak_fraction"] == pytest.approx(1.05)  # within the margin
+    # a CPU's ceiling is measured (a few torch.mm at profile time): an exact count above it (a convolution, at
+    # 70 GFLOP/s on a 60 GFLOP/s probe) blamed the FLOP count; the probe is named as what may be low
+    r = _against_peak("aten.convolution.default", on_gpu=False, bytes_read=1e3, bytes_written=0, flops=5e8)
+    assert r["bound"] == "compute" and r["peak_fraction"] is None
+    assert "above the measured fp32 ceiling (the best of a few torch.mm at profile time)" in r["verdict"], r["verdict"]
 
 
 def test_peak_table_names_common_gpus_and_their_source():
