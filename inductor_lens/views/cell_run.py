@@ -36,6 +36,31 @@ from .cell_compile import (
 from .cell_display import _diff_view, _Progress, _widget_or_text, show_cell_result
 
 
+def cell_raised(original: BaseException) -> "CellRaised":
+    """The :class:`CellRaised` that fails the cell, of a class named as ``original``'s and a subclass of it too
+    where Python allows (the kernel's reply names the error by its class: nbclient and papermill then report the
+    user's ``ZeroDivisionError: division by zero``, not ``CellRaised``); ``str()`` of it is the original's."""
+    base = type(original)
+    if not isinstance(original, Exception):  # KeyboardInterrupt, SystemExit: IPython's own handling, kept
+        return CellRaised(original)
+    try:
+        cls = type(
+            base.__name__,
+            (CellRaised, base),
+            {"__module__": base.__module__, "__qualname__": base.__qualname__, "__str__": _original_str},
+        )
+        err = cls.__new__(cls)  # no __init__ of the user's class: its signature is the user's
+    except Exception:  # a class Python will not combine (a final or C-layout exception): the plain one
+        return CellRaised(original)
+    err.args = original.args
+    err.original = original
+    return err
+
+
+def _original_str(self) -> str:
+    return str(self.original)
+
+
 class CellRaised(Exception):
     """The cell under ``%%inductor_lens`` raised; IPython has already shown its traceback.
 
@@ -219,7 +244,7 @@ class LensedCell:
         self.notices += _write_files(report, self.args)
         self._show(report)
         if error is not None:
-            raise CellRaised(error)
+            raise cell_raised(error)
         return None
 
     def _execute(self, pipeline) -> None:

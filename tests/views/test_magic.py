@@ -352,9 +352,11 @@ def test_cell_raising_shows_traceback_and_what_compiled_before(kernel):
     ex = kernel.execute("%%inductor_lens -f f --name rep_err\n" + SIN_COS_CELL + "1 / 0\nafter = True\n")
     assert ex.status == "error"
     names = [e["ename"] for e in ex.errors]
-    assert names == ["ZeroDivisionError", "CellRaised"], names
+    assert names == ["ZeroDivisionError", "ZeroDivisionError"], names
     # reported once: IPython's traceback; the CellRaised that fails the cell renders as nothing
     assert ex.errors[1]["traceback"] == []
+    # and the kernel's reply names the cell's own error (nbclient and papermill report it: they said "CellRaised")
+    assert (ex.reply["ename"], ex.reply["evalue"]) == ("ZeroDivisionError", "division by zero"), ex.reply
     tb = ANSI.sub("", "\n".join(ex.errors[0]["traceback"]))
     assert "1 / 0" in tb and "magic.py" not in tb, "the user's traceback should be IPython's own, clean one"
     # the widget is shown after the traceback, and holds the compile that happened before the error
