@@ -478,6 +478,9 @@ _STACK_NAME = re.compile(r"\b___stack\d+\b")
 _GUARD_AT = re.compile(r"^(?P<guard>.*?\S)\s{2,}# (?P<code>.*?)\s{2,}# (?P<at>\S+:\d+)(?: in (?P<fn>\S+))?\s*$")
 # a guard torch made in its own code: no user line, only ``  # (file:line in function)``
 _GUARD_IN_TORCH = re.compile(r"^(?P<guard>.*?\S)\s+# \((?P<at>[^()\s]+:\d+)(?: in (?P<fn>\w+))?\)\s*$")
+# a guard torch could not place (``# (unknown source ..., please file a bug)``), and the tensor it made of a float
+_GUARD_UNKNOWN = re.compile(r"^(?P<guard>.*?\S)\s+# \(unknown source .*\)\s*$")
+_AS_TENSOR = re.compile(r"___as_tensor\((\w+)\)\.item\(\)")
 _STACK_FILE = re.compile(r'^\s*File "(?P<file>[^"]+)", line (?P<line>\d+)(?:, in (?P<fn>\S+))?')
 
 
@@ -502,6 +505,11 @@ def guard_lines(text: str) -> str:
     '0/1: theta == 3.0 (made by torch: it could not keep this float argument symbolic, so it compiled its value in)'
     >>> guard_lines("0/0: n == 2  # (_dynamo/variables/builder.py:10 in wrap_symint)")
     '0/0: n == 2 (made inside torch, at _dynamo/variables/builder.py:10 in wrap_symint)'
+
+    torch 2.11 names the same float guard by the tensor it made of the float, with no place:
+
+    >>> guard_lines("0/1: ___as_tensor(theta).item() == 3.0  # (unknown source ___as_tensor(theta).item(), please file a bug)")
+    '0/1: theta == 3.0 (made by torch: it could not keep this float argument symbolic, so it compiled its value in)'
     """
     out: list = []  # lines, or [guard, code, place] of a guard whose place the stack after it may give
     in_stack = False
@@ -518,8 +526,16 @@ def guard_lines(text: str) -> str:
             in_stack = False
         m = _GUARD_AT.match(line)
         t = None if m else _GUARD_IN_TORCH.match(line)
+        u = None if m or t else _GUARD_UNKNOWN.match(line)
         if m:
             out.append([m["guard"], m["code"].strip(), m["at"] + (f" in {m['fn']}" if m["fn"] else "")])
+        elif u and _AS_TENSOR.search(u["guard"]):  # torch 2.11's tensorify guard
+            guard = _AS_TENSOR.sub(r"\1", u["guard"])
+            out.append(
+                f"{guard} (made by torch: it could not keep this float argument symbolic, so it compiled its value in)"
+            )
+        elif u:
+            out.append(f"{u['guard']} (made inside torch)")
         elif t and t["fn"] == "remove_tensorify_specialized_graphargs":
             out.append(
                 f"{t['guard']} (made by torch: it could not keep this float argument symbolic, so it compiled its value in)"
