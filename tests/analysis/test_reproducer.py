@@ -151,9 +151,10 @@ def _emptied(script: str) -> str:
 @pytest.fixture(scope="module")
 def ran(training_report, tmp_path_factory):
     """The script of every kernel of the training step, and one more whose C++ kernel writes nothing (``empty.py``),
-    run in fresh processes: one kernel of each language and ``empty.py`` each alone (``python -X importtime
-    SCRIPT``), and all of them, ``empty.py`` last, by the DRIVER in one more process. The two tests below read the
-    same runs (a torch import and a kernel load per process are the cost here)."""
+    run in fresh processes: a C++ kernel's alone (``python -X importtime SCRIPT``), and all of them, ``empty.py``
+    last, by the DRIVER in one more (``-X importtime`` too). The two tests below read the same runs (a torch import
+    and a kernel load per process are the cost here: a process per language and one for ``empty.py`` cost 7 CPU-s
+    more and told nothing the driver does not)."""
     tmp = tmp_path_factory.mktemp("repro")
     kernels = training_report.kernels
     paths = []
@@ -164,22 +165,26 @@ def ran(training_report, tmp_path_factory):
     cpp = next(k for k in kernels if k.language == "cpp")
     empty = tmp / "empty.py"
     empty.write_text(_emptied(reproducer(training_report, cpp)))
-    first = {}
-    for k, path in zip(kernels, paths):
-        first.setdefault(k.language, (k, path))
+    first = {"cpp": next((k, p) for k, p in zip(kernels, paths) if k.language == "cpp")}
     (tmp / "driver.py").write_text(DRIVER)
-    every = [sys.executable, str(tmp / "driver.py"), *map(str, paths), str(empty)]
-    with ThreadPoolExecutor(4) as pool:
-        alone = list(pool.map(_run, [p for _, p in first.values()] + [empty]))
+    every = [sys.executable, "-X", "importtime", str(tmp / "driver.py"), *map(str, paths), str(empty)]
+    with ThreadPoolExecutor(2) as pool:
+        alone = pool.submit(_run, first["cpp"][1])
         together = pool.submit(subprocess.run, every, capture_output=True, text=True, cwd=tmp, timeout=600).result()
+        alone = [alone.result()]
     return {"kernels": kernels, "paths": paths, "first": first, "alone": alone, "together": together, "empty": empty}
 
 
+def _imported(stderr: str) -> list[str]:
+    """The modules a ``-X importtime`` process imported, from its stderr."""
+    return [ln.rsplit("|", 1)[-1].strip() for ln in stderr.splitlines() if ln.startswith("import time:")]
+
+
 def test_every_kernel_of_a_training_step_runs_alone(ran):
-    """The script of each kernel (C++ and extern) runs, exits 0 and prints one line with its time. One kernel of
-    each language runs in a fresh Python of its own and imports no module of inductor_lens (``-X importtime``
-    lists every module the process imported); every kernel's script then runs as ``__main__`` in one more fresh
-    Python (each with its own globals: the scripts share nothing but the torch import)."""
+    """The script of each kernel (C++ and extern) runs, exits 0 and prints one line with its time. A C++ kernel's
+    runs in a fresh Python of its own; every kernel's script then runs as ``__main__`` in one more fresh Python
+    (each with its own globals: the scripts share nothing but the torch import). Neither process imports a module
+    of inductor_lens (``-X importtime`` lists every module a process imported)."""
     kernels, paths, first, together = ran["kernels"], ran["paths"], ran["first"], ran["together"]
     assert {k.language for k in kernels} == {"cpp", "extern"}
     for (k, _), p in zip(first.values(), ran["alone"]):
@@ -187,8 +192,9 @@ def test_every_kernel_of_a_training_step_runs_alone(ran):
         (line,) = p.stdout.splitlines()
         m = LINE.match(line)
         assert m and m["name"] == k.name and float(m["us"]) > 0, line
-        imported = [ln.rsplit("|", 1)[-1].strip() for ln in p.stderr.splitlines() if ln.startswith("import time:")]
-        assert "torch" in imported and not [n for n in imported if n.split(".")[0] == "inductor_lens"], k.name
+    for p in [*ran["alone"], together]:
+        imported = _imported(p.stderr)
+        assert "torch" in imported and not [n for n in imported if n.split(".")[0] == "inductor_lens"]
     out = together.stdout.splitlines()
     # every kernel's two lines, then empty.py's EXIT line (it prints no time: test below)
     assert len(out) == 2 * len(kernels) + 1, together.stdout[-2000:]
@@ -216,12 +222,10 @@ def test_a_cpu_reproducer_runs_with_the_threads_the_report_was_timed_with(traini
 
 
 def test_a_kernel_that_writes_nothing_fails_its_check(ran):
-    """The check is real: a C++ kernel whose body is emptied (it writes nothing) makes the script exit non-zero."""
+    """The check is real: a C++ kernel whose body is emptied (it writes nothing) makes the script exit non-zero,
+    as the driver that runs every script in one process says: the kernels before it exited 0 (test above), so
+    its exit status 1 is this script's."""
     empty = ran["empty"]
-    p = ran["alone"][-1]
-    assert p.returncode != 0 and "wrote none of its" in p.stderr, p.stderr[-1000:]
-    # and the driver that runs every script in one process says so too (the check above cannot pass it by): the
-    # kernels before it exited 0 (test above), so its exit status 1 is this script's
     d = ran["together"]
     assert d.returncode == 1 and d.stdout.splitlines()[-1] == f"EXIT {empty} 1", (d.stdout[-1000:], d.stderr[-1000:])
     assert "wrote none of its" in d.stderr, d.stderr[-1000:]
