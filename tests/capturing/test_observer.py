@@ -337,10 +337,11 @@ def _frames_offered_to_dynamo(monkeypatch, run) -> collections.Counter:
     return seen
 
 
-def test_compiled_autograd_never_offers_dynamo_a_frame_of_the_lens_and_names_the_backward(monkeypatch):
-    """With compiled autograd, Inductor compiles inside ``.backward()``, while dynamo's frame hook is on: the
-    lens's callbacks run there. Dynamo must never be offered a frame of the lens, nor any frame beyond those
-    that torch's own structured trace costs (a plain handler on ``torch.__trace``, as TORCH_TRACE has)."""
+def _a_backward_under_a_compiled_step(monkeypatch, *configs):
+    """``loss.backward()`` inside a torch.compile'd training step (an MLP), run plain, with a plain handler on
+    ``torch.__trace`` (as TORCH_TRACE has) and under the lens, each under ``configs``: dynamo must never be offered
+    a frame of the lens, nor any frame beyond those that torch's own structured trace costs, and the three give the
+    same loss and gradients. Returns the lens's report and the frames offered to dynamo, plain and under it."""
     torch.manual_seed(0)
     model = torch.nn.Sequential(torch.nn.Linear(8, 16), torch.nn.ReLU(), torch.nn.Linear(16, 4))
     x = torch.randn(4, 8)
@@ -350,7 +351,7 @@ def test_compiled_autograd_never_offers_dynamo_a_frame_of_the_lens_and_names_the
 
         @torch.compile
         def train(x):
-            loss = model(x).sum()
+            loss = model(x).pow(2).mean()
             loss.backward()
             return loss
 
@@ -377,21 +378,29 @@ def test_compiled_autograd_never_offers_dynamo_a_frame_of_the_lens_and_names_the
             results["lens"] = step()
         results["report"] = cap.report
 
-    with torch._dynamo.config.patch(compiled_autograd=True):
+    with contextlib.ExitStack() as stack:
+        for config in configs:
+            stack.enter_context(config)
         plain()  # warm: the first run imports what it needs (those imports' frames are offered too)
         base = _frames_offered_to_dynamo(monkeypatch, lambda: results.setdefault("plain", plain()))
         traced = _frames_offered_to_dynamo(monkeypatch, with_trace_handler)
         lens = _frames_offered_to_dynamo(monkeypatch, lensed)
     lens_dir = os.path.dirname(os.path.abspath(inductor_lens.__file__))
     assert not [f for f in lens if f.startswith(lens_dir)], "dynamo was offered frames of the lens"
-    assert not [f for f in lens if f.endswith("/logging/__init__.py") and lens[f] > base.get(f, 0)]
     beyond = {f: n - max(base.get(f, 0), traced.get(f, 0)) for f, n in lens.items()}
     assert not {f: n for f, n in beyond.items() if n > 0}, "frames offered beyond torch's own trace"
-    # the same compiles, the same results
-    loss_plain, grads_plain = results["plain"]
-    loss_lens, grads_lens = results["lens"]
+    (loss_plain, grads_plain), (loss_lens, grads_lens) = results["plain"], results["lens"]
     assert torch.equal(loss_plain, loss_lens) and all(torch.equal(a, b) for a, b in zip(grads_plain, grads_lens))
-    report = results["report"]
+    return results["report"], base, lens
+
+
+def test_compiled_autograd_never_offers_dynamo_a_frame_of_the_lens_and_names_the_backward(monkeypatch):
+    """With compiled autograd, Inductor compiles inside ``.backward()``, while dynamo's frame hook is on: the
+    lens's callbacks run there (``_a_backward_under_a_compiled_step``)."""
+    report, base, lens = _a_backward_under_a_compiled_step(
+        monkeypatch, torch._dynamo.config.patch(compiled_autograd=True)
+    )
+    assert not [f for f in lens if f.endswith("/logging/__init__.py") and lens[f] > base.get(f, 0)]
     ca = [c for c in report.compiles if c.compile_id.startswith("!")]
     assert len(ca) == 1, [c.id for c in report.compiles]
     (c,) = ca
@@ -435,55 +444,13 @@ def test_a_lazy_backward_under_a_compiled_step_never_offers_dynamo_a_frame_of_th
     hook off. The lens's callbacks ran there in sight: dynamo was offered ``adapter.py``'s ``start``, ``_each``,
     ``on_start``, ``stacks.py``'s ``frames_of`` and the stdlib frames under them (``traceback``, ``tokenize``,
     ``inspect``), about 36 frames a compile. Now none, and no frame beyond what torch's structured trace costs."""
-    torch.manual_seed(0)
-    model = torch.nn.Sequential(torch.nn.Linear(8, 16), torch.nn.GELU(), torch.nn.Linear(16, 4))
-    x = torch.randn(4, 8)
-
-    def step():
-        model.zero_grad()
-
-        @torch.compile
-        def train(x):
-            loss = model(x).pow(2).mean()
-            loss.backward()
-            return loss
-
-        return train(x).detach(), [p.grad.clone() for p in model.parameters()]
-
-    def plain():
-        torch._dynamo.reset()
-        return step()
-
-    trace_log = logging.getLogger("torch.__trace")
-    handler = logging.NullHandler()
-
-    def with_trace_handler():
-        trace_log.addHandler(handler)
-        try:
-            return plain()
-        finally:
-            trace_log.removeHandler(handler)
-
-    results = {}
-
-    def lensed():
-        with inductor_lens.capture() as cap:
-            results["lens"] = step()
-        results["report"] = cap.report
-
     # each run compiles whole, as the lens's does (a cache hit of the runs without it would skip Inductor's frames)
-    with torch._inductor.config.patch(fx_graph_cache=False), torch._functorch.config.patch(enable_autograd_cache=False):
-        plain()  # warm: the first run imports what it needs (those imports' frames are offered too)
-        base = _frames_offered_to_dynamo(monkeypatch, lambda: results.setdefault("plain", plain()))
-        traced = _frames_offered_to_dynamo(monkeypatch, with_trace_handler)
-        lens = _frames_offered_to_dynamo(monkeypatch, lensed)
-    lens_dir = os.path.dirname(os.path.abspath(inductor_lens.__file__))
-    assert not [f for f in lens if f.startswith(lens_dir)], "dynamo was offered frames of the lens"
-    beyond = {f: n - max(base.get(f, 0), traced.get(f, 0)) for f, n in lens.items()}
-    assert not {f: n for f, n in beyond.items() if n > 0}, "frames offered beyond torch's own trace"
-    (loss_plain, grads_plain), (loss_lens, grads_lens) = results["plain"], results["lens"]
-    assert torch.equal(loss_plain, loss_lens) and all(torch.equal(a, b) for a, b in zip(grads_plain, grads_lens))
-    lazy = [c for c in results["report"].compiles if c.trigger.kind == "lazy_backward"]
+    report, _, _ = _a_backward_under_a_compiled_step(
+        monkeypatch,
+        torch._inductor.config.patch(fx_graph_cache=False),
+        torch._functorch.config.patch(enable_autograd_cache=False),
+    )
+    lazy = [c for c in report.compiles if c.trigger.kind == "lazy_backward"]
     assert len(lazy) == 1 and lazy[0].trigger.user_stack[-1].code == "loss.backward()"
 
 
