@@ -526,7 +526,7 @@ def guard_lines(text: str) -> str:
             in_stack = False
         m = _GUARD_AT.match(line)
         t = None if m else _GUARD_IN_TORCH.match(line)
-        u = None if m or t else _GUARD_UNKNOWN.match(line)
+        u = None if m or t else _GUARD_UNKNOWN.match(line)  # only torch 2.11's float guard is read; others kept
         if m:
             out.append([m["guard"], m["code"].strip(), m["at"] + (f" in {m['fn']}" if m["fn"] else "")])
         elif u and _AS_TENSOR.search(u["guard"]):  # torch 2.11's tensorify guard
@@ -534,8 +534,6 @@ def guard_lines(text: str) -> str:
             out.append(
                 f"{guard} (made by torch: it could not keep this float argument symbolic, so it compiled its value in)"
             )
-        elif u:
-            out.append(f"{u['guard']} (made inside torch)")
         elif t and t["fn"] == "remove_tensorify_specialized_graphargs":
             out.append(
                 f"{t['guard']} (made by torch: it could not keep this float argument symbolic, so it compiled its value in)"

@@ -37,24 +37,17 @@ from .cell_display import _diff_view, _Progress, _widget_or_text, show_cell_resu
 
 
 def cell_raised(original: BaseException) -> "CellRaised":
-    """The :class:`CellRaised` that fails the cell, of a class named as ``original``'s and a subclass of it too
-    where Python allows (the kernel's reply names the error by its class: nbclient and papermill then report the
-    user's ``ZeroDivisionError: division by zero``, not ``CellRaised``); ``str()`` of it is the original's."""
-    base = type(original)
+    """The :class:`CellRaised` that fails the cell, of a class named as ``original``'s (the kernel's reply names the
+    error by its class: nbclient and papermill then report the user's ``ZeroDivisionError: division by zero``, not
+    ``CellRaised``); ``str()`` of it is the original's. Not a subclass of the user's class: IPython shows a
+    SyntaxError its own way, and a user's class may run code of its own when subclassed."""
     if not isinstance(original, Exception):  # KeyboardInterrupt, SystemExit: IPython's own handling, kept
         return CellRaised(original)
     try:
-        cls = type(
-            base.__name__,
-            (CellRaised, base),
-            {"__module__": base.__module__, "__qualname__": base.__qualname__, "__str__": _original_str},
-        )
-        err = cls.__new__(cls)  # no __init__ of the user's class: its signature is the user's
-    except Exception:  # a class Python will not combine (a final or C-layout exception): the plain one
+        cls = type(type(original).__name__, (CellRaised,), {"__str__": _original_str})
+        return cls(original)
+    except Exception:
         return CellRaised(original)
-    err.args = original.args
-    err.original = original
-    return err
 
 
 def _original_str(self) -> str:
