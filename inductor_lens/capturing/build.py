@@ -1047,7 +1047,7 @@ def _with_aot_code(graphs: list[RawGraph], trace: _Trace) -> list[RawGraph]:
 def _with_memory(compiles: list[Compile], facts: list[Optional[dict]], device: str, diagnostics: list) -> list[Compile]:
     """Each compile with its ``memory`` (capturing/memory.py); a forward of a training step is paired with its
     backward, which says what it saved. A failure is a diagnostic, never a lost report."""
-    from ..report.finish import pair_backward
+    from ..report.finish import compile_note, pair_backward
     from .memory import memory_of
 
     backs = pair_backward(compiles)
@@ -1058,6 +1058,7 @@ def _with_memory(compiles: list[Compile], facts: list[Optional[dict]], device: s
         try:
             front = by_id.get(fronts.get(c.id, ""))
             c = dataclasses.replace(c, memory=memory_of(c, f, backs.get(c.id), device=device, forward=front))
+            c = dataclasses.replace(c, graph_note=compile_note(c))  # it says whether the tensors saved are known
         except Exception as e:
             diagnostics.append(
                 Diagnostic(

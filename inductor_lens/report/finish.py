@@ -183,14 +183,7 @@ def derive_compile(c: Compile, fx: Optional[dict] = None, view: bool = True) -> 
     kind = trigger_kind(c.trigger.kind, c.frame)
     trigger = dataclasses.replace(c.trigger, kind=kind, summary=trigger_summary(kind))
     edges = [FusionEdge(*e) for e in fusion_edges(fused, c.graph_inputs, c.graph_outputs)]
-    # an output that is a graph input (a saved input, a parameter) by the name its box shows: x, fc2.weight
-    shown = {n: fx[n].display_name for n in c.saved_outputs + c.returned_outputs if n in fx and fx[n].display_name}
-    note = graph_note(
-        c.graph_kind,
-        *([shown.get(b, b) for b in bs] for bs in (c.returned_outputs, c.saved_outputs)),
-        subgraph=c.subgraph,
-        backward_compiled=c.backward_compiled,
-    )
+    note = compile_note(c, fx)
     kinds = [n.kind for n in fused if not n.is_glue]
     c = dataclasses.replace(
         c,
@@ -203,6 +196,22 @@ def derive_compile(c: Compile, fx: Optional[dict] = None, view: bool = True) -> 
         box_count=len(kinds),
     )
     return with_module_view(c) if view else c
+
+
+def compile_note(c: Compile, fx: Optional[dict] = None) -> str:
+    """``Compile.graph_note`` of ``c`` (``rules.graph_note``): its outputs by the names their boxes show, and, once
+    its ``memory`` is worked out, whether the tensors it saves are known (the capture works out memory after the
+    compiles: ``capturing/build.py`` asks again then)."""
+    fx = _fx_of(c) if fx is None else fx
+    # an output that is a graph input (a saved input, a parameter) by the name its box shows: x, fc2.weight
+    shown = {n: fx[n].display_name for n in c.saved_outputs + c.returned_outputs if n in fx and fx[n].display_name}
+    return graph_note(
+        c.graph_kind,
+        *([shown.get(b, b) for b in bs] for bs in (c.returned_outputs, c.saved_outputs)),
+        subgraph=c.subgraph,
+        backward_compiled=c.backward_compiled,
+        saved_known=c.memory is None or c.memory.saved_bytes is not None,
+    )
 
 
 def _in_place_targets(mutates: list[str], fx: dict, inputs: set) -> list:

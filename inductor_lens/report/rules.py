@@ -355,13 +355,20 @@ _BACKWARD_WHEN = {
 
 
 def graph_note(
-    graph_kind: str, returned: list[str], saved: list[str], subgraph: str = "", backward_compiled: str = ""
+    graph_kind: str,
+    returned: list[str],
+    saved: list[str],
+    subgraph: str = "",
+    backward_compiled: str = "",
+    saved_known: bool = True,
 ) -> str:
     """What a compile's panel says about its kind of graph: a ``forward`` is a training forward, compiled because
     grad mode was on and an input requires grad (an ``.eval()`` model's parameters still do), which also returns
     what the backward needs (``saved``, where known), and whose backward compiled when ``backward_compiled`` says
-    (``Compile.backward_compiled``); a ``subgraph`` (``true_graph_0``) is a branch Inductor lowered inside another
-    graph; ``""`` for other inference and backward graphs."""
+    (``Compile.backward_compiled``); ``saved_known=False``: its backward is not in the report (no ``.backward()``
+    ran while the lens captured), so the Memory view cannot list the tensors saved (``Memory.saved_bytes`` is
+    None). A ``subgraph`` (``true_graph_0``) is a branch Inductor lowered inside another graph; ``""`` for other
+    inference and backward graphs."""
     if subgraph:
         return (
             f"A subgraph ({subgraph}): a torch.cond branch or a loop body that Inductor lowers as a graph of its own "
@@ -376,9 +383,13 @@ def graph_note(
         return f"{len(names)} {'buffer' if len(names) == 1 else 'buffers'} ({shown})"
 
     when = _BACKWARD_WHEN[""]  # not recorded (an older report, a TORCH_TRACE import): both cases said
+    listed = (
+        "the Memory view lists the tensors saved, several views of one buffer apart"
+        if saved_known
+        else "its backward did not compile while the lens captured, so the Memory view cannot list the tensors saved"
+    )
     what = (
-        f" It returns {bufs(returned)} to your code and saves {bufs(saved)} for the backward (the Memory view lists"
-        " the tensors saved, several views of one buffer apart)."
+        f" It returns {bufs(returned)} to your code and saves {bufs(saved)} for the backward ({listed})."
         if returned and saved
         else f" It returns {bufs(returned)} to your code and saves no output for the backward."
         if returned

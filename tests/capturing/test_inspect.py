@@ -2,6 +2,7 @@
 backward that fails, and torch.compile(model).generate()."""
 
 import dataclasses
+import json
 
 import pytest
 import torch
@@ -54,6 +55,14 @@ def test_a_training_forward_without_its_backward_saves_an_unknown_amount_not_zer
     assert fwd.graph_kind == "forward" and fwd.saved_outputs
     m = fwd.memory
     assert m.saved_for_backward == [] and m.saved_bytes is None and m.saved_activation_bytes is None
+    # the panel says so too, not that the Memory view lists them (its note was written before memory was known)
+    assert "its backward did not compile while the lens captured, so the Memory view cannot list" in fwd.graph_note
+    assert "the Memory view lists the tensors saved" not in fwd.graph_note
+    # a report written before (derived 19, with the old note) gets the same note on loading
+    data = json.loads(report.to_json())
+    data["derived"] = 19
+    data["compiles"][0]["graph_note"] = "the Memory view lists the tensors saved"
+    assert inductor_lens.load(data).compiles[0].graph_note == fwd.graph_note
     d = inductor_lens.diff(report, report).compiles[0].memory
     assert d["saved_bytes"] == {"a": None, "b": None, "delta": None}
 
