@@ -68,6 +68,11 @@ class CellRaised(Exception):
         )
         self.original = original
 
+    def __reduce__(self):
+        """Pickled as what :func:`cell_raised` makes of the original (its class, named as the user's, is made
+        anew on loading): pickle cannot find a class made at run time by its name."""
+        return (cell_raised, (self.original,))
+
     def _render_traceback_(self):
         """Nothing to show (IPython showed the cell's own traceback); and IPython, which has just made this the last
         error (``sys.last_value``), gets the cell's own back: ``%debug`` and ``%tb`` go to the user's frame."""

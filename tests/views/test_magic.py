@@ -374,6 +374,20 @@ def test_cell_raising_shows_traceback_and_what_compiled_before(kernel):
     )
 
 
+def test_the_cells_failing_exception_pickles_as_the_users_error_it_names():
+    """The exception that fails a cell is of a class made at run time, named as the user's: pickle (a job runner,
+    a multiprocessing pool) could not find it by that name and failed."""
+    import pickle
+
+    from inductor_lens.views.cell_run import CellRaised, cell_raised
+
+    for original in (ZeroDivisionError("division by zero"), KeyboardInterrupt()):
+        raised = cell_raised(original)  # named as the user's Exception; a KeyboardInterrupt's is a CellRaised
+        back = pickle.loads(pickle.dumps(raised))
+        assert isinstance(back, CellRaised) and type(back).__name__ == type(raised).__name__
+        assert type(back.original) is type(original) and str(back) == str(cell_raised(original))
+
+
 def test_syntax_error_is_reported_by_ipython(kernel):
     ex = kernel.execute("%%inductor_lens -f f\ndef f(x):\n    return x +\n")
     assert ex.status == "error"
