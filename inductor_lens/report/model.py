@@ -64,7 +64,8 @@ DERIVED_VERSION = 20  # 2: Trigger.summary; 3: Compile.module_view, FusedNode.gr
 # 17: FusedNode.in_place (what a fused node writes in place, rules.in_place_text)
 # 18: an input copy has no user line of its own (not its kernel's, which other nodes ran)
 # 19: FusedNode.in_place says a parameter's .grad is its gradient, not a parameter
-# 20: a training forward's graph_note says when the tensors it saves are not known (no backward in the report)
+# 20: a training forward's graph_note says when the tensors it saves are not known (no backward in the report);
+# ModuleRepeat.summary says how each instance it names differs
 
 #: Languages a kernel may be written in: what Inductor's output code defines (``async_compile.<kind>``),
 #: ``extern`` for calls of library kernels, ``other`` when the source was not found.
@@ -937,7 +938,8 @@ class ModuleRepeat(_Record):
     instance); ``same``: ``kernels`` (each position calls the same kernel, or the same extern op),
     ``kinds`` (module paths and kinds agree) for all instances but those in ``differs``, or ``modules``
     (only the sub-modules agree: no shape is the most common); ``summary``: what the fusion graph's box says
-    (``model.layers.0-31 ×32: 13 fused nodes each, same kernels except in model.layers.0``)."""
+    (``model.layers.0-31 ×32: 13 fused nodes each, same kernels except in 1 of 32: layers.0 (other kernels)``: each
+    instance named says how it differs, its count of fused nodes where that differs)."""
 
     key: str
     label: str

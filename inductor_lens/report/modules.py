@@ -263,10 +263,17 @@ def _repeat(
     else:
         summary = f"{label} ×{len(modules)}: {plural(each, 'fused node')} each, same "
         summary += "kernels" if same == "kernels" else "modules and kernel kinds"
-    if differs:
-        n_of = dict(zip(modules, counts))
-        named = [_short(m, label) + (f" ({plural(n_of[m], 'fused node')})" if n_of[m] != each else "") for m in differs]
-        summary += " except in " + ", ".join(named[:3]) + (", …" if len(differs) > 3 else "")
+    if differs:  # each one named says how it differs: "h.1, h.2 (11 fused nodes)" read as both having 11
+        n_of, shape_of = dict(zip(modules, counts)), dict(zip(modules, shapes))
+
+        def how(m: str) -> str:
+            if n_of[m] != each:
+                return plural(n_of[m], "fused node")
+            return "other kernels" if shape_of[m] == common_shape else "other kernel kinds"
+
+        named = [f"{_short(m, label)} ({how(m)})" for m in differs]
+        summary += f" except in {len(differs)} of {len(modules)}: " + ", ".join(named[:3])
+        summary += ", …" if len(differs) > 3 else ""
     if same == "kinds":
         summary += "; the kernels differ"
     n_att = [len(a) for a in attached]

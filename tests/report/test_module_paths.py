@@ -205,7 +205,9 @@ def test_the_llama_backward_opens_with_its_layers_as_one_repeated_block():
     # another order, one fused node fewer, and it repeats with the others, named as the one that differs (as in the
     # recording that has the module paths)
     assert rep.label == "model.layers.31-0" and len(rep.modules) == 32 and rep.same == "kernels"
-    assert rep.differs == ["model.layers.0"] and "except in layers.0 (24 fused nodes)" in rep.summary, rep.summary
+    assert rep.differs == ["model.layers.0"] and "except in 1 of 32: layers.0 (24 fused nodes)" in rep.summary, (
+        rep.summary
+    )
     # on a screen of 36 boxes (1000 x 700) the 32 layers are one box
     opening = [o for o in bwd.module_view.openings if o.fit <= 36][-1]
     assert opening.boxes <= 36 and "model" in opening.expanded and rep.key not in opening.expanded

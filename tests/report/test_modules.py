@@ -28,7 +28,9 @@ def test_the_32_layers_are_one_repeat_and_the_layers_whose_kernels_differ_are_na
     common = seqs["model.layers.5"]
     assert r.same == "kernels"
     assert r.differs == [m for m in r.modules if seqs[m] != common] == ["model.layers.0", "model.layers.1"]
-    assert r.summary.startswith("model.layers.0-31 ×32: 13 fused nodes each, same kernels except in layers.0, layers.1")
+    assert r.summary.startswith(
+        "model.layers.0-31 ×32: 13 fused nodes each, same kernels except in 2 of 32: layers.0 (other kernels), layers.1 (other kernels)"
+    )
     # attached: the fused nodes of `model` itself run inside each layer (the rotary embedding applied to q, k)
     for m, att in zip(r.modules, r.attached):
         lo = min(i for i, n in enumerate(boxes) if m in n.module_stack)
@@ -81,7 +83,8 @@ def test_siblings_whose_kinds_differ_repeat_and_are_named_and_a_run_stops_at_oth
     assert r.modules == [f"net.blocks.{i}" for i in range(4)] and r.same == "kernels" and r.nodes_each == 2
     assert r.differs == ["net.blocks.2", "net.blocks.3"]
     assert (
-        r.summary == "net.blocks.0-3 ×4: 2 fused nodes each, same kernels except in blocks.2, blocks.3 (3 fused nodes)"
+        r.summary
+        == "net.blocks.0-3 ×4: 2 fused nodes each, same kernels except in 2 of 4: blocks.2 (other kernel kinds), blocks.3 (3 fused nodes)"
     )
     fused = layer(0, pe) + layer(1, pe) + layer(2, pe, ["sub0", "other"])
     (r,) = find_repeats(fused)

@@ -75,7 +75,7 @@ def test_the_forward_opens_with_the_layers_as_one_repeated_block_that_a_click_ex
         assert block.get_attribute("data-repeat") == "32"
         text = block.locator("text").all_text_contents()
         assert text[0] == "model.layers.0-31 ×32"
-        assert "same kernels except in layers.0, layers.1" in " ".join(text)
+        assert "same kernels except in 2 of 32: layers.0 (other kernels), layers.1 (other kernels)" in " ".join(text)
         assert page.locator(f'{view} g.il-group[data-module="model.rotary_emb"], {view} g[data-node]').count() >= 3
         # a click shows the 32 layers, each a module box
         block.locator("rect").first.dispatch_event("click")
