@@ -37,7 +37,7 @@ from .model import (
     RowLine,
 )
 from .model import SavedTensor as _Saved
-from .rules import short_op
+from .rules import made_by, short_op
 
 #: A roll-up's key: ``(file, line, code, built)``; ``("", 0, "", False)`` for things with no line at all.
 Key = tuple[str, int, str, bool]
@@ -84,21 +84,44 @@ def row_line(stack: Iterable[Frame], node: Optional[GraphNode], built: dict[str,
     return RowLine(file, line, code, bt) if file else None
 
 
+def _input_copy(buffer: LiveBuffer, fx: dict[str, GraphNode]) -> Optional[GraphNode]:
+    """The graph input a buffer is a copy of (its post-grad node is a placeholder: Inductor laid the input out anew,
+    a convolution's weight channels-last on a CPU), else None."""
+    node = fx.get(buffer.fx_node)
+    return node if node is not None and node.op == "placeholder" else None
+
+
 def buffer_module(buffer: LiveBuffer, fx: dict[str, GraphNode], fused: dict[str, FusedNode]) -> str:
     """The innermost module of the op that computes a buffer (its post-grad node; ``""`` for an op the user's own
     code ran outside any module, such as a ``torch.cat`` in ``forward``), else (an op with neither: a pass made it)
-    of its fused node."""
+    of its fused node; for a copy of a graph input, the module that owns the input (``layer4.1.conv1`` for
+    ``layer4.1.conv1.weight``, ``""`` for an argument), as the saved tensors' table says."""
     node = fx.get(buffer.fx_node)
+    if node is not None and node.op == "placeholder":
+        return node.display_name.rsplit(".", 1)[0] if "." in node.display_name else ""
     if node is not None and (node.module_stack or node.user_stack):
         return node.module_stack[-1] if node.module_stack else ""
     f = fused.get(buffer.node)
     return f.module_stack[-1] if f is not None and f.module_stack else ""
 
 
-def buffer_stack(buffer: LiveBuffer, fused: Optional[dict[str, FusedNode]]) -> list[Frame]:
+def buffer_op(buffer: LiveBuffer, fx: dict[str, GraphNode]) -> str:
+    """``LiveBuffer.op``: what a buffer holds, the op that computes it as the saved tensors are named
+    (``rules.made_by``: ``convolution_backward: grad_weight``, not ``getitem_43``), ``copy of`` the input it copies;
+    its post-grad node's name where the graph has no such node."""
+    copied = _input_copy(buffer, fx)
+    if copied is not None:
+        return f"copy of {copied.display_name or copied.name}"
+    return made_by(buffer.fx_node, fx)[1] if buffer.fx_node else ""
+
+
+def buffer_stack(buffer: LiveBuffer, fused: Optional[dict[str, FusedNode]], fx: Optional[dict] = None) -> list[Frame]:
     """The user stack a buffer's row rolls up under: its op's, else (an op a pass of Inductor made, such as the
     ``slice_scatter`` of an in-place op on a view, which has no stack) its fused node's first, the line the
-    kernel's panel names."""
+    kernel's panel names; none for a copy of a graph input (its kernel's first line is another op's: the stem's
+    for the copies of every convolution's weight)."""
+    if fx is not None and _input_copy(buffer, fx) is not None:
+        return []
     if user_line(buffer.user_stack) is not None or fused is None:
         return buffer.user_stack
     f = fused.get(buffer.node)
@@ -124,8 +147,9 @@ def memory_lines(
         peak_buffers=[
             dataclasses.replace(
                 b,
-                user_line=row_line(buffer_stack(b, fused), fx.get(b.fx_node), built),
+                user_line=row_line(buffer_stack(b, fused, fx), fx.get(b.fx_node), built),
                 module=buffer_module(b, fx, fused) if fused is not None else b.module,
+                op=buffer_op(b, fx),
             )
             for b in m.peak_buffers
         ],
@@ -169,15 +193,14 @@ def time_by_line(kernels: Iterable[Kernel]) -> list[LineTime]:
 
 
 def saved_by_line(saved: Iterable[_Saved], fx: dict[str, GraphNode], built: dict[str, BuiltLine]) -> list[BytesBy]:
-    """``Memory.saved_by_line``: the saved activations' bytes by line (:func:`op_key` of the node that made each,
-    ``fx`` the forward's post-grad nodes), largest first; those of no line are left out."""
+    """``Memory.saved_by_line``: the saved activations' (and input copies') bytes by line (:func:`op_key` of the
+    node that made each, ``fx`` the forward's post-grad nodes), largest first; those of no line in one row of
+    ``file`` ``""`` (a copy of a weight), so that the rows add up to what the roll-up by module counts."""
     rows: dict[tuple[str, int, bool], list] = {}
     for s in saved:
         if s.kind not in HELD_KINDS or not s.bytes:
             continue
         file, line, code, bt = op_key(s.user_stack, fx.get(s.fx_node), built)
-        if not file:
-            continue
         row = rows.setdefault((file, line, bt), [0, 0, ""])
         row[0] += s.bytes
         row[1] += 1

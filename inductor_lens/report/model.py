@@ -65,7 +65,8 @@ DERIVED_VERSION = 20  # 2: Trigger.summary; 3: Compile.module_view, FusedNode.gr
 # 18: an input copy has no user line of its own (not its kernel's, which other nodes ran)
 # 19: FusedNode.in_place says a parameter's .grad is its gradient, not a parameter
 # 20: a training forward's graph_note says when the tensors it saves are not known (no backward in the report);
-# ModuleRepeat.summary says how each instance it names differs
+# ModuleRepeat.summary says how each instance it names differs; LiveBuffer.op, and a copy of an input its owner's
+# module and no line
 
 #: Languages a kernel may be written in: what Inductor's output code defines (``async_compile.<kind>``),
 #: ``extern`` for calls of library kernels, ``other`` when the source was not found.
@@ -731,7 +732,11 @@ class RowLine(_Record):
 class LiveBuffer(_Record):
     """A buffer alive at the peak: its size, the fused node that writes it, the post-grad node that computes
     it and that node's user stack; ``user_line`` the line the table names (``RowLine``); ``module`` the innermost
-    module of the op that computes it, else of its fused node (the module ``peak_by_module`` counts it under)."""
+    module of the op that computes it, else of its fused node (the module ``peak_by_module`` counts it under); a
+    copy of a graph input (its post-grad node a placeholder: a convolution's weight laid out channels-last) has
+    the module that owns the input and no line. ``op``: what it holds, as the table's column says it
+    (``report/lines.buffer_op``): ``layer_norm: mean``, ``copy of layer4.1.conv1.weight``; ``""`` in reports made
+    before it."""
 
     name: str
     bytes: int
@@ -740,6 +745,7 @@ class LiveBuffer(_Record):
     user_stack: list[Frame] = field(default_factory=list)
     user_line: Optional[RowLine] = None
     module: str = ""
+    op: str = ""
 
 
 #: The kinds of ``SavedTensor`` the forward allocated, held from the forward to the backward.

@@ -1472,17 +1472,26 @@ def saved_name(name: str, forward: Any) -> str:
     (``h.0.bn batch_norm: rsqrt (saved)``, the ``rsqrt`` before the squeeze it returns); a graph input of the
     forward (or a view of one) by its own name: ``fc1.weight (saved)``; ``view_58 (saved)`` when the forward has no
     such node."""
+    module, what = made_by(name, forward)
+    return " ".join(filter(None, [module, what, "(saved)"]))
+
+
+def made_by(name: str, forward: Any) -> tuple[str, str]:
+    """``(module, what)``: what made tensor ``name`` of a graph whose post-grad nodes are ``forward`` (by name), as
+    :func:`saved_name` says it: the op after views and tuple unpacking, as the user wrote it, with which of its
+    results or which part (``layer_norm: mean``, ``addmm[1]``), and that op's innermost nn.Module (``h.0.ln``); a
+    graph input by its own name (``fc1.weight``) and no module; ``name`` itself where the graph has no such node."""
     node, part = saved_origin(name, forward)
     if node is None:
-        return f"{name} (saved)"
+        return "", name
     if node.op == "placeholder":
-        return f"{node.display_name or node.name} (saved)"
+        return "", node.display_name or node.name
     module = node.module_stack[-1] if node.module_stack else ""
     op = _readable_op(node.original_op or node.short_op) if node.op == "call_function" else node.name
     if not part and node.op == "call_function" and node.original_op in OUTPUT_NAMES:
         part = node.short_op  # made on the way by a multi-output op's decomposition, not one of its results
     op = with_part(op or node.name, part) if part else op
-    return " ".join(filter(None, [module, op or node.name, "(saved)"]))
+    return module, op or node.name
 
 
 _NESTING = re.compile(r"""[()\[\]{}'"]""")

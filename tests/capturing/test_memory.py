@@ -335,6 +335,19 @@ def test_an_input_the_forward_copies_into_another_layout_and_saves_is_held_memor
     )
     weights = {s.module for s in m.saved_for_backward if s.kind == "copy" and s.module}
     assert weights == {"c1", "c2"}
+    # the roll-up by line adds up to what is held, the copies (of no line of the user's) in a row of their own
+    assert sum(r.bytes for r in m.saved_by_line) == m.saved_activation_bytes
+    assert [r.file for r in m.saved_by_line].count("") == 1
+    # alive at the peak, a copy is named as one, under its weight's module, with no line: its kernel's first line
+    # was another op's (the copies of every weight in one kernel), and the op column said primals_4
+    fx = {n.name: n for n in fwd.graphs["post_grad"].nodes}
+    copies = [b for b in m.peak_buffers if fx[b.fx_node].op == "placeholder"]
+    assert {b.op for b in copies} >= {"copy of c1.weight", "copy of c2.weight"}, [(b.name, b.op) for b in copies]
+    assert all(b.module == b.op[len("copy of ") :].rpartition(".")[0] and b.user_line is None for b in copies)
+    by_module = {r.module: r.bytes for r in m.peak_by_module}  # the roll-up counts them under the same modules
+    assert all(by_module.get(b.module, 0) >= b.bytes for b in copies if b.module), (by_module, copies)
+    others = [b for b in m.peak_buffers if b not in copies]
+    assert others and all(b.op and not b.op.startswith(("copy", "buf")) for b in others), [b.op for b in others]
 
 
 def test_an_attention_calls_outputs_are_live_with_its_inputs_at_its_own_box():

@@ -26,6 +26,12 @@ function lineCell(line) {
   );
 }
 
+/** A cell of a long text (a copy kernel's label names every input it copies): cut to its column's width, the
+ * whole text in its tooltip. */
+function cutCell(text) {
+  return h("td", { class: "il-mono il-cut", title: text }, text);
+}
+
 /** A row's source link (the store's ``sourceLine``): ``file:line`` of its ``user_line``, or "". */
 const lineKey = (line) => (line ? `${line.file}:${line.line}` : "");
 
@@ -172,12 +178,17 @@ export function groupRows(memory, sort) {
   return sortRows(rows, sort);
 }
 
+/** A table in a box of the view's width that scrolls sideways: a wide table never widens the whole view. */
 function table(cls, role, head, rows) {
   return h(
-    "table",
-    { class: `il-table ${cls}`, "data-role": role },
-    h("thead", {}, h("tr", {}, head)),
-    h("tbody", {}, rows),
+    "div",
+    { class: "il-mem-scroll" },
+    h(
+      "table",
+      { class: `il-table ${cls}`, "data-role": role },
+      h("thead", {}, h("tr", {}, head)),
+      h("tbody", {}, rows),
+    ),
   );
 }
 
@@ -236,9 +247,9 @@ function peakTable(idx, memory) {
           h("td", { class: "il-mono" }, b.name),
           h("td", { class: "il-num il-mono" }, fmtBytes(b.bytes)),
           h("td", { class: "il-mono" }, b.module || ""),
-          h("td", { class: "il-mono" }, b.fx_node || ""),
+          h("td", { class: "il-mono", title: b.fx_node || "" }, b.op || b.fx_node || ""),
           lineCell(b.user_line),
-          h("td", { class: "il-mono" }, e ? e.node.label || b.node : b.node),
+          cutCell(e ? e.node.label || b.node : b.node),
         );
       }),
     ),
@@ -409,7 +420,7 @@ function rollups(memory) {
     "section",
     { class: "il-section il-mem-rolls" },
     shortList(
-      "activations kept, by module",
+      "kept for the backward, by module",
       "saved-by-module",
       mods.map((m) =>
         byteItem(m.module, m.bytes, top(mods), m.instances, m.count ? plural(m.count, "tensor") : "", {
@@ -429,16 +440,22 @@ function rollups(memory) {
       ),
     ),
     shortList(
-      "activations kept, by your line",
+      "kept for the backward, by your line",
       "saved-by-line",
       lines.map((l) =>
         byteItem(
-          `${basename(l.file)}:${l.line}`,
+          l.file ? `${basename(l.file)}:${l.line}` : "(no line of yours)",
           l.bytes,
           top(lines),
           0,
           l.count ? plural(l.count, "tensor") : "",
-          { "data-line": `${l.file}:${l.line}`, "data-bytes": String(l.bytes), "data-how": l.built ? "built" : "ran" },
+          l.file
+            ? {
+                "data-line": `${l.file}:${l.line}`,
+                "data-bytes": String(l.bytes),
+                "data-how": l.built ? "built" : "ran",
+              }
+            : { "data-bytes": String(l.bytes), "data-how": "none" },
           l.code || "",
           l.built,
         ),
