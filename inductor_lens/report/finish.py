@@ -43,6 +43,7 @@ from .rules import (
     is_input_copy,
     kernel_kind,
     kernel_runs,
+    made_by,
     no_kernel_reason,
     no_line_reason,
     node_ops,
@@ -183,6 +184,7 @@ def derive_compile(c: Compile, fx: Optional[dict] = None, view: bool = True) -> 
     kind = trigger_kind(c.trigger.kind, c.frame)
     trigger = dataclasses.replace(c.trigger, kind=kind, summary=trigger_summary(kind))
     edges = [FusionEdge(*e) for e in fusion_edges(fused, c.graph_inputs, c.graph_outputs)]
+    c = dataclasses.replace(c, output_names=output_names(c, fx))
     note = compile_note(c, fx)
     kinds = [n.kind for n in fused if not n.is_glue]
     c = dataclasses.replace(
@@ -203,8 +205,9 @@ def compile_note(c: Compile, fx: Optional[dict] = None) -> str:
     its ``memory`` is worked out, whether the tensors it saves are known (the capture works out memory after the
     compiles: ``capturing/build.py`` asks again then)."""
     fx = _fx_of(c) if fx is None else fx
-    # an output that is a graph input (a saved input, a parameter) by the name its box shows: x, fc2.weight
+    # each output by the name its box shows: a graph input's (x, fc2.weight), else what computes it (lm_head mm)
     shown = {n: fx[n].display_name for n in c.saved_outputs + c.returned_outputs if n in fx and fx[n].display_name}
+    shown.update(c.output_names)
     return graph_note(
         c.graph_kind,
         *([shown.get(b, b) for b in bs] for bs in (c.returned_outputs, c.saved_outputs)),
@@ -212,6 +215,26 @@ def compile_note(c: Compile, fx: Optional[dict] = None) -> str:
         backward_compiled=c.backward_compiled,
         saved_known=c.memory is None or c.memory.saved_bytes is not None,
     )
+
+
+def output_names(c: Compile, fx: dict) -> dict[str, str]:
+    """``Compile.output_names``: each graph output buffer (``graph_outputs``, in the output code's order) by what
+    its post-grad graph returns in the same place (the output node's inputs, each named once: a node returned
+    and saved is one input, its buffer twice in the return): the op that computes it with its module
+    (``rules.made_by``: ``lm_head mm``), a graph input by its name; only where that differs from the buffer's
+    name. ``{}`` where the two, each name taken once, do not match one to one."""
+    out = fx.get("output")  # FX names its output node so (a node of the user's named so is output_1)
+    buffers = list(dict.fromkeys(c.graph_outputs))
+    if out is None or out.op != "output" or len(out.inputs) != len(buffers):
+        return {}
+    names: dict[str, str] = {}
+    for buf, name in zip(buffers, out.inputs):
+        if name not in fx:
+            continue
+        shown = " ".join(filter(None, made_by(name, fx)))
+        if shown and shown != buf:
+            names[buf] = shown
+    return names
 
 
 def _in_place_targets(mutates: list[str], fx: dict, inputs: set) -> list:

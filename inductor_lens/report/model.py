@@ -65,7 +65,7 @@ DERIVED_VERSION = 20  # 2: Trigger.summary; 3: Compile.module_view, FusedNode.gr
 # 18: an input copy has no user line of its own (not its kernel's, which other nodes ran)
 # 19: FusedNode.in_place says a parameter's .grad is its gradient, not a parameter
 # 20: a training forward's graph_note says when the tensors it saves are not known (no backward in the report);
-# ModuleRepeat.summary says how each instance it names differs; LiveBuffer.op, and a copy of an input its owner's
+# ModuleRepeat.summary says how each instance it names differs; Compile.output_names; LiveBuffer.op, and a copy of an input its owner's
 # module and no line
 
 #: Languages a kernel may be written in: what Inductor's output code defines (``async_compile.<kind>``),
@@ -1046,6 +1046,11 @@ class Compile(_Record):
     #: known (a TORCH_TRACE import, an older report) and for other graphs.
     returned_outputs: list[str] = field(default_factory=list)
     saved_outputs: list[str] = field(default_factory=list)
+    #: Each graph output buffer by what it holds (``report/finish.output_names``), as the output boxes and the
+    #: panel name it: the post-grad op that computes it with its module (``lm_head mm``, ``layer4.1.conv1
+    #: convolution_backward: grad_weight``), a graph input returned as it is by its name (``stem.weight``), where
+    #: that says more than the buffer's name (``buf306``); ``{}`` where not known and in reports made before it.
+    output_names: dict[str, str] = field(default_factory=dict)
     #: When a training forward's backward compiled: ``first_backward`` (lazily, at the first ``.backward()``:
     #: torch's default) or ``with_forward`` (at once, in this forward's compile: AOT autograd does so when the
     #: forward saves symbolic sizes for the backward, dynamic shapes); ``""`` where not seen (no backward in the

@@ -276,9 +276,11 @@ function addOutputs(g, outputs) {
       : saved.has(b)
         ? "saved for backward"
         : "graph output";
+  const names = g.idx.compile.output_names || {}; // what each holds (Compile.output_names), decided in Python
   outputs.forEach((b, i) => {
-    const lines = fit([b, says(b)]);
-    const it = { id: "o" + i, type: "output", buffer: b, lines, ...ioSize(lines) };
+    const lines = fit([names[b] || b, says(b)]);
+    const title = names[b] ? `${names[b]} (${b}): ${says(b)}` : undefined;
+    const it = { id: "o" + i, type: "output", buffer: b, lines, title, ...ioSize(lines) };
     g.items.set(it.id, it);
     g.outs.push(it.id);
     g.keyToId.set("out:" + b, it.id);
@@ -362,18 +364,14 @@ function fanoutStubs(g) {
  * buffer, or how many, each named in the tooltip. */
 function labelStubs(g) {
   const { stubs, fx } = g;
+  const outNames = g.idx.compile.output_names || {};
   for (const it of stubs.values()) {
     const n = it.buffers.length,
       what = it.type === "input" ? "input" : "output";
-    it.lines = [
-      n === 1 ? clipStart((fx.get(it.buffers[0]) || {}).display_name || it.buffers[0], STUB_CH) : `${n} ${what}s`,
-    ];
-    it.title = `graph ${plural(n, what)}: ${it.buffers
-      .map((b) => {
-        const gn = fx.get(b) || {};
-        return gn.display_name ? `${gn.display_name} (${b})` : b;
-      })
-      .join(", ")}`;
+    // an input by its display name; an output by what holds it (Compile.output_names), else the buffer
+    const shown = (b) => (what === "output" && outNames[b]) || (fx.get(b) || {}).display_name || "";
+    it.lines = [n === 1 ? clipStart(shown(it.buffers[0]) || it.buffers[0], STUB_CH) : `${n} ${what}s`];
+    it.title = `graph ${plural(n, what)}: ${it.buffers.map((b) => (shown(b) ? `${shown(b)} (${b})` : b)).join(", ")}`;
     it.w = Math.round(Math.max(54, it.lines[0].length * SANS_CH + 18));
     it.h = 20;
   }

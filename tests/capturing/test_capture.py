@@ -138,6 +138,16 @@ def test_a_training_forward_says_what_it_returns_and_what_it_saves_for_the_backw
         assert fwd.graph_note.startswith("A training forward: grad mode was on")
         assert f"saves {len(taken)} buffers (x, " in fwd.graph_note and "torch.no_grad()" in fwd.graph_note
         assert (bwd.returned_outputs, bwd.saved_outputs, bwd.graph_note) == ([], [], "")
+        # every output by what holds it, not its buffer (buf10): the output boxes and the note say it so
+        (ret,) = fwd.returned_outputs
+        assert set(fwd.output_names) == set(fwd.graph_outputs) and set(bwd.output_names) == set(bwd.graph_outputs)
+        assert not [n for c in (fwd, bwd) for n in c.output_names.values() if n.startswith("buf")], report.title
+        assert f"It returns 1 buffer ({fwd.output_names[ret]}) to your code" in fwd.graph_note
+        last = "fc2" if report is training_report else "out"
+        # the backward's outputs are the weights' gradients, each named by its layer's op (the last layer's mm)
+        assert f"{last} mm" in bwd.output_names.values(), bwd.output_names
+    mlp = training_report.compiles[0]
+    assert mlp.output_names[mlp.returned_outputs[0]] == "softmax"  # examples.MLP ends in .softmax(-1)
     (inference,) = sin_cos_report.compiles  # no input requires grad: one inference graph, nothing saved
     assert inference.graph_kind == "inference"
     assert (inference.returned_outputs, inference.saved_outputs, inference.graph_note) == ([], [], "")
