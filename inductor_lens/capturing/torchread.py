@@ -5,6 +5,7 @@ launch facts of Triton kernels. Part of the capture layer (the only code that to
 from __future__ import annotations
 
 import itertools
+import warnings
 from typing import Any, Optional
 
 from .raw import RawSchedNode
@@ -136,7 +137,11 @@ def _dim(size: Any) -> tuple[Any, Optional[int]]:
         hint = node.hint if node.has_hint() else None
         if hint is None and getattr(node, "shape_env", None) is not None:
             try:
-                hint = node.shape_env.size_hint(node.expr, allow_none=True)
+                # torch 2.13 marks size_hint deprecated (FutureWarning, on the user's stderr): its successors hint
+                # an unbacked size with a guess (optimization_hint) or guard (guarding_hint_or_throw); None here
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore", FutureWarning)
+                    hint = node.shape_env.size_hint(node.expr, allow_none=True)
             except Exception:
                 hint = None
         try:  # a sympy Integer or a python int; never a SymInt here (int() of those guards)

@@ -482,3 +482,27 @@ def test_a_trace_that_started_again_says_why_on_its_next_attempt(break_recompile
         "a Python float that dynamo traced as a tensor had to be specialized"
     )
     assert restart_words("<class 'x.NewRestart'>") == "NewRestart"
+
+
+def test_a_data_dependent_size_costs_the_user_no_warning_of_the_lens():
+    """An unbacked size (``nonzero``'s): the lens read its hint through torch's deprecated ``size_hint``, and torch
+    2.13 printed a FutureWarning on the user's stderr, twice, that the same script without the lens never shows."""
+    import warnings
+
+    import torch
+
+    def f(x):
+        return x[torch.nonzero(x > 0).squeeze(1)].exp().sum()
+
+    x = torch.randn(16)
+    with torch._dynamo.config.patch(capture_dynamic_output_shape_ops=True), warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        with inductor_lens.capture(strict=True) as cap:
+            out = torch.compile(f)(x)
+    assert torch.allclose(out, f(x)) and cap.report.compiles
+    package = os.path.dirname(os.path.abspath(inductor_lens.__file__)) + os.sep  # not the clone's folder's name
+    ours = [f"{m.filename}:{m.lineno} {m.message}" for m in w if os.path.abspath(m.filename).startswith(package)]
+    assert ours == []
+    # the unbacked size is symbolic in the report, with no hint made up for it
+    shapes = [n.shape for n in cap.report.compiles[0].graphs["post_grad"].nodes if n.shape]
+    assert any(isinstance(d, str) for s in shapes for d in s if not isinstance(d, list)), shapes
