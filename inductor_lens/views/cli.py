@@ -694,7 +694,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             if argv[1:2] in (["-h"], ["--help"]):
                 from . import torchrun as _torchrun
 
-                print(_torchrun.__doc__)
+                print(_torchrun.HELP, end="")
                 return 0
             return cmd_torchrun(argv[1:])
         parser = _parser()

@@ -33,6 +33,31 @@ _OURS_WITH_VALUE = {
 _OURS_FLAGS = {"-q": "quiet", "--quiet": "quiet"}
 
 
+#: What ``inductor-lens torchrun --help`` prints: its usage and options, as argparse prints the other commands'.
+HELP = """usage: inductor-lens torchrun [-o PAGE] [--json-dir DIR] [--title T] [--timeout S] [-q]
+                              [torchrun options] SCRIPT [ARGS...]
+
+Run SCRIPT under torch's own launcher (python -m torch.distributed.run), every rank captured: each
+rank writes its report into DIR/rank<N>.json, then one page shows the whole job (the ranks side by
+side, what differs between them; a rank that crashed or hung is named, the others' reports kept).
+
+options of the lens (before SCRIPT):
+  -o, --output PAGE   the job's HTML page (default: SCRIPT's name + -job.html, e.g. train-job.html)
+  --json-dir DIR      where the ranks write their reports (default: PAGE without .html + -ranks)
+  --title T           the page's title (default: the script's name and arguments)
+  --timeout S         stop the job after S seconds (each rank writes what it has; exit status 124);
+                      default: no limit
+  -q, --quiet         no progress lines
+  -h, --help          show this help and exit
+
+Every other option before SCRIPT is torchrun's (--nproc-per-node, --nnodes, --standalone, ...:
+python -m torch.distributed.run --help); everything after SCRIPT belongs to the script.
+
+example:
+  inductor-lens torchrun -o job.html --standalone --nproc-per-node 2 train.py --epochs 1
+"""
+
+
 class TorchrunUsage(ValueError):
     """A bad ``inductor-lens torchrun`` command line (the message says what to change)."""
 

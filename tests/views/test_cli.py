@@ -412,6 +412,12 @@ def test_help_lists_the_commands(inproc):
     assert status == 0 and "SCRIPT [ARGS...]" in out and "BEFORE SCRIPT" in out
     for option in ("-o, --output PATH", "--json PATH", "--title T", "-q, --quiet"):  # each one explained
         assert option in out
+    # torchrun's, as argparse prints the others' (it printed the module's docstring, :mod: markup and all)
+    status, out, _ = inproc("torchrun", "--help")
+    assert status == 0 and out.startswith("usage: inductor-lens torchrun ") and "``" not in out and ":mod:" not in out
+    for option in ("-o, --output PAGE", "--json-dir DIR", "--title T", "--timeout S", "-q, --quiet"):
+        assert option in out
+    assert "default: no limit" in out and "exit status 124" in out
 
 
 def test_show_of_a_report_with_nan_and_surrogates_embeds_the_fixed_data(inproc, workdir):
