@@ -92,6 +92,7 @@ class _CellPlan:
     def __init__(self, shell, args: argparse.Namespace, cell: str):
         self.names = list(dict.fromkeys(args.functions))
         self.baseline = _compare_baseline(shell.user_ns, args.compare)
+        _check_outputs(args)
         self.defined_in_cell: set[str] = set()
         self.transformer: Optional[_CompileAfterBinding] = None
         if self.names:
@@ -114,6 +115,20 @@ class _CellPlan:
                 f"`def {missing[0]}(x): ...` or `{missing[0]} = MyModule()`)"
             )
         self.transformer = _CompileAfterBinding(self.names)  # fresh state for IPython's own pass
+
+
+def _check_outputs(args: argparse.Namespace) -> None:
+    """A UsageError, before the cell runs, where ``--json`` or ``--export`` cannot be written (a folder that does not
+    exist): as ``inductor-lens run`` checks its outputs before the script runs, so a long cell is not run for a
+    report that could not be saved. (Written after the cell, a failure is still one line: :func:`_write_files`.)"""
+    from IPython.core.error import UsageError
+
+    from ..report.io import check_writable
+
+    for option, path in (("--json", args.json_path), ("--export", args.export)):
+        why = check_writable(path) if path else None
+        if why is not None:
+            raise UsageError(f"%%{MAGIC_NAME}: {option} {path}: cannot write it: {why} (nothing ran)")
 
 
 def _compare_baseline(ns: dict, var: Optional[str]):

@@ -225,6 +225,9 @@ graphs = counters["stats"]["unique_graphs"]
         ("-f does_not_exist", "does not define 'does_not_exist'"),
         ("--name 1bad", "identifier"),
         ("--no-such-option", "unrecognized arguments"),
+        # checked before the cell runs, as `inductor-lens run` checks them: a long cell ran, its report then lost
+        ("--json /tmp", "--json /tmp: cannot write it: it is a directory (nothing ran)"),
+        ("--export /nonexistent/x.html", "--export /nonexistent/x.html: cannot write it: the folder /nonexistent does"),
     ],
 )
 def test_usage_errors_name_the_problem(kernel, line, message):
@@ -272,17 +275,14 @@ def test_export_and_json_write_files(kernel):
     assert page.lstrip().lower().startswith("<!doctype html") and len(page) > 1000
 
 
-@pytest.mark.parametrize(
-    "option, path, why",
-    [
-        ("--json", "/tmp", "it is a directory"),
-        ("--export", "/nonexistent/x.html", "the folder /nonexistent does not exist"),
-    ],
-)
-def test_unwritable_output_is_one_line_and_the_widget_still_shows(kernel, option, path, why):
-    ex = kernel.execute(f"%%inductor_lens -f f {option} {path}\n" + SIN_COS_CELL)
+def test_an_output_that_cannot_be_written_after_the_cell_is_one_line_and_the_widget_still_shows(kernel, tmp_path):
+    """A folder that goes away while the cell runs: the report is still shown, the failure one line."""
+    folder = tmp_path / "gone"
+    folder.mkdir()
+    cell = f"import shutil\nshutil.rmtree({str(folder)!r})\n" + SIN_COS_CELL
+    ex = kernel.execute(f"%%inductor_lens -f f --export {folder / 'x.html'}\n" + cell)
     assert ex.status == "ok" and not ex.errors, ex.errors
-    assert f"error: {option} {path}: cannot write it: {why}" in ex.texts()
+    assert f"error: --export {folder / 'x.html'}: cannot write it: the folder {folder} does not exist" in ex.texts()
     assert "Traceback" not in ex.texts() and "Error:" not in ex.texts()
     assert ex.widget_views(), "the widget must still be shown when an export fails"
 
