@@ -1215,7 +1215,7 @@ def when_text(calls: Sequence[Any], compiles: Sequence[Any], frames: Sequence[An
     compiled, the frame dynamo began and ran eagerly (``EmptyFrame.fail``).
 
     >>> from types import SimpleNamespace as N
-    >>> call = N(target="f", time_us=120.0)
+    >>> call = N(target="f", backend="inductor", time_us=120.0)
     >>> trig = N(kind="first_call", time_us=4_060_000.0, reason="first call of f()", user_stack=[
     ...     N(file="/home/me/train.py", line=12, code="  y = f(x)\\n")])
     >>> when_text([call], [N(trigger=trig)], [])  # doctest: +NORMALIZE_WHITESPACE
@@ -1225,12 +1225,13 @@ def when_text(calls: Sequence[Any], compiles: Sequence[Any], frames: Sequence[An
     'No timing was recorded.'
     """
     words = []
-    if calls:
+    first = next((c for c in compiles if c.trigger is not None and c.trigger.time_us is not None), None)
+    call = _wrapping_call(calls, first)
+    if call is not None:
         words.append(
-            f"torch.compile({calls[0].target}) ran at {fmt_us(calls[0].time_us)} and only wrapped {calls[0].target}: "
+            f"torch.compile({call.target}) ran at {fmt_us(call.time_us)} and only wrapped {call.target}: "
             "nothing compiled there."
         )
-    first = next((c for c in compiles if c.trigger is not None and c.trigger.time_us is not None), None)
     if first is not None:
         t = first.trigger
         where = stack_line_text(t.user_stack)
@@ -1246,6 +1247,26 @@ def when_text(calls: Sequence[Any], compiles: Sequence[Any], frames: Sequence[An
             at = f" ({_base(eager.file)}:{eager.line})" if eager.file else ""
             words.append(f"Dynamo began {eager.label} at {fmt_us(eager.time_us)}{at}; {eager.what}.")
     return " ".join(words) or "No timing was recorded."
+
+
+def _wrapping_call(calls: Sequence[Any], first: Any) -> Any:
+    """The ``torch.compile`` call :func:`when_text` names beside the first compile (``first``): one made before it,
+    with the inductor backend where there is one, that wrapped the function it compiled (its frame: ``fb``; the code
+    after a graph break in ``outer``, ``outer``; a module's ``forward``, a module's class), the last such; else the
+    first call (a function compiled by no call the capture saw). None without calls. The first call alone named
+    ``torch.compile(fa)``, wrapped and never called, beside the compile of ``fb``."""
+    if not calls or first is None:
+        return calls[0] if calls else None
+    name = str(getattr(first, "frame", "") or "")
+    m = re.fullmatch(r"torch_dynamo_resume_in_(\w+?)_at_\d+", name)
+    name = m.group(1) if m else name
+    t = first.trigger.time_us
+    before = [c for c in calls if c.time_us is None or c.time_us <= t] or list(calls)
+    ours = [c for c in before if c.backend == "inductor"] or before
+    same = [c for c in ours if str(c.target).rsplit(".", 1)[-1] == name]
+    if not same and name == "forward":  # a module's: torch.compile(model) names its class
+        same = [c for c in ours if str(c.target)[:1].isupper()]
+    return same[-1] if same else calls[0]
 
 
 #: What a report with no compile says of it (``Report.nothing``), by the first of its diagnostics' codes that tells why.

@@ -584,6 +584,24 @@ def test_when_is_said_once_in_python_for_each_way_inductor_can_run(tmp_path):
         "torch.compile(step) ran at 200.0 ms and only wrapped step: nothing compiled there. Inductor first "
         "ran at 4.06 s, at the first call of the compiled function (train.py:12 y = step(x)): first call of f()."
     )
+    # the call that wrapped the function that compiled, not the first call: torch.compile(fa), wrapped and never
+    # called, was named beside the compile of fb; an aot_eager call, and a call made after the compile, are not it
+    made = [("fa", "inductor", 1e5), ("fb", "aot_eager", 1.5e5), ("fb", "inductor", 2e5), ("fb", "inductor", 5e6)]
+    calls = [CompileCall(t, b, [], at) for t, b, at in made]
+    fb = dataclasses.replace(r.compiles[0], frame="fb")
+    assert dataclasses.replace(r, compiles=[fb], compile_calls=calls).when.startswith(
+        "torch.compile(fb) ran at 200.0 ms"
+    )
+    # the code after a graph break in outer() is outer's; a module's forward is its class's
+    resumed = dataclasses.replace(fb, frame="torch_dynamo_resume_in_outer_at_8")
+    calls = [CompileCall("fa", "inductor", [], 1e5), CompileCall("outer", "inductor", [], 2e5)]
+    assert dataclasses.replace(r, compiles=[resumed], compile_calls=calls).when.startswith("torch.compile(outer) ")
+    module = dataclasses.replace(fb, frame="forward")
+    calls = [CompileCall("helper", "inductor", [], 1e5), CompileCall("Net", "inductor", [], 2e5)]
+    assert dataclasses.replace(r, compiles=[module], compile_calls=calls).when.startswith("torch.compile(Net) ")
+    # a function no call the capture saw wrapped: the first call, as before
+    other = dataclasses.replace(fb, frame="g")
+    assert dataclasses.replace(r, compiles=[other], compile_calls=calls).when.startswith("torch.compile(helper) ")
     # the first compile with a time, whatever its kind: an AOTInductor compile is not a call of a compiled function
     aot = Report(
         "2.13.0", "cpu", compiles=[compile_("ahead_of_time", "", None, "0/0"), compile_("ahead_of_time", "", 5e5)]
