@@ -226,7 +226,10 @@ def inspect(
     Parameters
     ----------
     fn : callable or torch.nn.Module
-        What to compile (it is not modified: a fresh ``torch.compile`` wrapper is used).
+        What to compile (it is not modified: a fresh ``torch.compile`` wrapper is used). Something already
+        ``torch.compile``'d (a module's ``OptimizedModule``, a compiled function) is called as it is, with the
+        options it was compiled with (``dynamic=True``...), and ``compile_options`` is refused (the capture resets
+        dynamo, so it compiles afresh; later calls of it run what compiled here).
     *args, **model_kwargs
         The inputs of one call: ``inspect(model, ids, labels=ids)`` calls ``model(ids, labels=ids)``.
     backward : bool
@@ -266,8 +269,14 @@ def inspect(
     name = title or getattr(fn, "__qualname__", None) or type(fn).__name__
     run = Run(title=name, profile="calls" if profile else None, who="the function", ir=ir)
     backward_error: Optional[Exception] = None
+    given_compiled = _already_compiled(fn)
+    if given_compiled and compile_options:
+        raise TypeError(
+            "inspect(): fn is already torch.compile'd, with its own options, and inspect() calls it as it is: "
+            "leave out compile_options, or pass the original to compile it with them (a module's ._orig_mod)"
+        )
     with run:
-        compiled = torch.compile(fn, backend="inductor", **options_)
+        compiled = fn if given_compiled else torch.compile(fn, backend="inductor", **options_)
         out = compiled(*args, **call_kwargs)
         if backward:
             backward_error = run.backward(out)
@@ -280,6 +289,17 @@ def inspect(
     if profile:
         run.time_later(compiled, args, call_kwargs, backward=backward and backward_error is None)
     return run.finish(explain_empty=False)
+
+
+def _already_compiled(fn: Any) -> bool:
+    """Whether ``fn`` is what ``torch.compile`` returns: a module's ``OptimizedModule`` (it keeps ``_orig_mod``) or
+    a compiled function (dynamo's wrapper keeps ``_torchdynamo_orig_callable``)."""
+    try:
+        if type(fn).__name__ == "OptimizedModule" and hasattr(fn, "_orig_mod"):
+            return True
+        return getattr(fn, "_torchdynamo_orig_callable", None) is not None
+    except Exception:  # an object whose attributes raise: not one of torch's wrappers
+        return False
 
 
 def _refuse_compile_options_as_model_kwargs(fn: Callable, model_kwargs: dict) -> None:

@@ -98,3 +98,23 @@ def test_hf_gpt2_with_labels_and_backward():
     report = inductor_lens.inspect(transformers.GPT2LMHeadModel(config), ids, labels=ids, backward=True)
     assert "backward" in {c.graph_kind for c in report.compiles}
     assert not [d for d in report.diagnostics if d.code == "backward_failed"]
+
+
+def test_something_already_compiled_is_inspected_with_its_own_options():
+    """inspect(torch.compile(m, dynamic=True), x) wrapped the compiled module again, with inspect's options: the
+    report showed a static graph the user's module never runs, its compile call named OptimizedModule, and the
+    user's next call compiled once more."""
+    torch.manual_seed(0)
+    m = torch.nn.Sequential(torch.nn.Linear(8, 16), torch.nn.GELU())
+    cm = torch.compile(m, dynamic=True)
+    x = torch.randn(3, 8)
+    report = inductor_lens.inspect(cm, x)
+    c = report.compiles[0]
+    (x_in,) = [n for n in c.graphs["post_grad"].nodes if n.op == "placeholder" and n.role == "input" and n.shape]
+    assert isinstance(x_in.shape[0], str), x_in  # the batch is symbolic: dynamic=True kept (it was 3)
+    assert "OptimizedModule" not in report.when and not report.compile_calls, report.when
+    # the user's own next call runs what compiled there: no compile more
+    before = torch._dynamo.utils.counters["stats"]["unique_graphs"]
+    assert torch.allclose(cm(x), m(x)) and torch._dynamo.utils.counters["stats"]["unique_graphs"] == before
+    with pytest.raises(TypeError, match="already torch.compile'd"):
+        inductor_lens.inspect(cm, x, compile_options={"mode": "max-autotune"})
