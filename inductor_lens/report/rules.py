@@ -601,6 +601,8 @@ def short_op(target: str) -> str:
         return parts[1]  # "higher_order.cond" -> "cond"
     if len(parts) >= 3:  # another namespace's op (``ns.op.overload``: a custom op, torchvision, collectives)
         return parts[1]
+    if len(parts) == 2 and parts[0] in TORCH_NAMESPACES:  # an op of torch's without its overload: mkl._mkl_linear
+        return parts[1]
     return parts[0]
 
 
@@ -609,7 +611,7 @@ TORCH_NAMESPACES = frozenset(
     {
         "aten", "prims", "_prims", "rngprims", "_operator", "operator", "builtins", "torch", "math", "higher_order",
         "_c10d_functional", "c10d_functional", "c10d", "_dtensor", "mkldnn", "onednn", "quantized",
-        "quantized_decomposed", "_quantized", "inductor", "_inductor", "profiler",
+        "quantized_decomposed", "_quantized", "inductor", "_inductor", "profiler", "mkl",
     }
 )  # fmt: skip
 
@@ -805,6 +807,8 @@ UNPACK_OPS = frozenset({"getitem"})
 #: Ops of a template kernel that are not its epilogue: the matmul or convolution itself and layout ops.
 NOT_EPILOGUE = frozenset(
     {"mm", "addmm", "bmm", "baddbmm", "convolution", "permute", "t", "view", "reinterpret_tensor", "_to_copy", "clone"}
+    # the matmul and convolution of a frozen CPU graph (oneDNN's, MKL's), what a C++ GEMM template computes
+    | {"_mkl_linear", "_linear_pointwise", "_convolution_pointwise", "qlinear_pointwise"}
 )
 
 

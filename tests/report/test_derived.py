@@ -87,6 +87,10 @@ def test_short_op_is_one_rule_and_getitem_reads_getitem():
         "x": "",
     }
     assert rules.short_op("aten.sum.dim_IntList") == "sum"
+    # a frozen CPU graph's MKL linear, named without its overload (a C++ GEMM template's epilogue listed "mkl"),
+    # is the matmul: no epilogue op, and counted as one (cost.py reads the same name)
+    assert rules.short_op("mkl._mkl_linear") == rules.short_op("mkl._mkl_linear.default") == "_mkl_linear"
+    assert rules.epilogue_ops(["_mkl_linear", "relu", "_mkl_linear"]) == ["relu"]
     assert [n.ops for n in c.fused_nodes] == [["mm"], [], ["relu"], ["sin"], ["cos"], ["relu"]]
 
 
