@@ -48,6 +48,7 @@ export function renderTimeline(el, report, state, actions) {
     t0 = 0;
     t1 = 1;
   }
+  const [from, to] = [t0, t1]; // the compile's own span, said in words; the axis has a margin on each side
   if (!zoomed) t0 = Math.min(t0, 0);
   else {
     const m = Math.max(1, (t1 - t0) * 0.02);
@@ -70,7 +71,7 @@ export function renderTimeline(el, report, state, actions) {
       { class: "il-tl-passes" },
       zoomBox,
       zoomed
-        ? ` whole capture (the axis now spans compile ${current.id}: ${fmtUs(t0)} to ${fmtUs(t1)})`
+        ? ` whole capture (the axis now spans compile ${current.id}: ${fmtUs(from)} to ${fmtUs(to)})`
         : " whole capture",
     ),
   );

@@ -12,6 +12,7 @@ import pytest
 
 import inductor_lens
 from inductor_lens.report.model import Report
+from inductor_lens.report.rules import fmt_us as _fmt_us
 from inductor_lens.views.html import to_html
 from tests._browser_fixtures import source_text
 from tests._synthetic_report import HOSTILE, hostile_report, layered_report
@@ -211,6 +212,13 @@ def test_offline_page_views_search_and_keyboard(tmp_path, offline_page, training
     assert "and only wrapped " in training_report.when
     # each call is cited by Python's words too (Trigger.line; CompileCall.line on the whole capture's axis)
     assert training_report.compiles[0].trigger.line and training_report.compiles[0].trigger.line in tl
+    # the span said in words is the compile's own, from its trigger to its last phase's end (it said the axis's,
+    # with the margin drawn around it: "6.94 s to 89.51 s" for a compile that began at 8.53 s)
+    first = training_report.compiles[0]
+    ends = [first.trigger.time_us] + [p.start_us + p.duration_us for p in first.phases]
+    starts = [first.trigger.time_us] + [p.start_us for p in first.phases]
+    said = page.locator('[data-view="timeline"] .il-tl-passes').first.inner_text()
+    assert f"spans compile {first.id}: {_fmt_us(min(starts))} to {_fmt_us(max(ends))})" in said, said
     page.click('[data-view="timeline"] [data-role="timeline-all"]')
     whole = page.locator('[data-view="timeline"]').inner_text()
     assert f"wraps only · {training_report.compile_calls[0].line}" in whole
