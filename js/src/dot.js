@@ -21,6 +21,15 @@ function clip(s, n) {
   return s.length > n ? s.slice(0, Math.max(1, n - 1)) + "…" : s;
 }
 
+/** `s` in at most `n` characters keeping its head and its end: a kernel's name ends in what tells it apart from
+ * the others of its kind (`cpp_fused__native_batch_norm_legit_functional_relu_12`: its last ops and its number). */
+export function clipMiddle(s, n) {
+  s = String(s);
+  if (s.length <= n) return s;
+  const tail = Math.max(1, Math.floor((n - 1) * 0.4));
+  return s.slice(0, Math.max(1, n - 1 - tail)) + "…" + s.slice(s.length - tail);
+}
+
 /** `s` in at most `n` characters keeping its end: a stub's name ends in what tells it apart from its neighbours
  * (`transformer.h.0.attn.c_attn addmm[1] (saved)`: which of q, k, v), its module path comes first. */
 function clipStart(s, n) {
@@ -235,7 +244,7 @@ function labelBoxes(items, compile) {
       const title = cut < 0 ? it.label : it.label.slice(0, cut);
       const ops = it.ops.join(" · ");
       it.lines = fit([
-        clip(title, Math.floor((MAX_W - 22) / MONO_CH) - suffix.length) + suffix,
+        clipMiddle(title, Math.floor((MAX_W - 22) / MONO_CH) - suffix.length) + suffix,
         // an extern call's one op is its title already: the line names the module it ran in (the addmm of four
         // experts told apart)
         (ops === title && !many && it.module) || ops || (cut < 0 ? it.name : it.label.slice(cut + 2)),

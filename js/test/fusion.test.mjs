@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import test from "node:test";
 import { indexCompile, plural, search, sharedKernel } from "../src/data.js";
-import { buildFusion } from "../src/dot.js";
+import { buildFusion, clipMiddle } from "../src/dot.js";
 
 const frame = { file: "/home/me/model.py", line: 7, function: "forward", code: "x = layer(x)" };
 // Compile.edges as Python's report/rules.fusion_edges ships them
@@ -404,4 +404,14 @@ test("a kernel's box is the kernel's kind; one of its nodes drawn alone (the res
   const open = buildFusion(indexCompile(c), new Set(["block", "head"])); // all three in one box: the kernel
   const box = open.items.get(open.keyToId.get("node:op2"));
   assert.deepEqual([box.members, box.kind], [["op0", "op1", "op2"], "reduction"]);
+});
+
+test("a long box title keeps the end of a kernel's name, what tells it from its neighbours", () => {
+  const a = "cpp_fused__native_batch_norm_legit_functional_convolution_relu_12";
+  const b = "cpp_fused__native_batch_norm_legit_functional_convolution_relu_13";
+  const [ca, cb] = [clipMiddle(a, 42), clipMiddle(b, 42)];
+  assert.equal(ca.length, 42);
+  assert.ok(ca.startsWith("cpp_fused__native") && ca.endsWith("relu_12") && ca.includes("…"), ca);
+  assert.notEqual(ca, cb); // the end-clipped titles were the same: "cpp_fused__native_batch_norm_legit_functi…"
+  assert.equal(clipMiddle("short", 42), "short");
 });
