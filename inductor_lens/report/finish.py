@@ -161,8 +161,12 @@ def derive_compile(c: Compile, fx: Optional[dict] = None, view: bool = True) -> 
         if n.kernel:
             lines_of.setdefault(n.kernel, []).append(n.user_lines)
             kinds_of.setdefault(n.kernel, []).append(n.kind)
+    holds = _buffer_holds(fused, fx)
     kernels = []
     for k in c.kernels:
+        if k.launch is not None and k.launch.args:
+            args = [dataclasses.replace(a, holds=holds.get(a.name, "")) for a in k.launch.args]
+            k = dataclasses.replace(k, launch=dataclasses.replace(k.launch, args=args))
         md = k.metadata
         tune = md.get("autotune")
         if isinstance(tune, dict):
@@ -365,6 +369,25 @@ def infer_report_modules(report: Report) -> Report:
             changed.add(b.id)
     compiles = [derive_compile(by_id[c.id]) if c.id in changed else c for c in compiles]
     return mark_built(dataclasses.replace(report, compiles=compiles))
+
+
+def _buffer_holds(fused: list[FusedNode], fx: dict) -> dict[str, str]:
+    """``LaunchArg.holds`` by buffer or graph input name: a graph input by the name the user knows
+    (``transformer.h.0.ln_1.weight`` for ``primals_4``, ``gradient of output 1`` for ``tangents_1``), a buffer that one
+    fused node alone writes by what computes it (``rules.made_by`` of its last op: ``layer1.0.conv1 convolution``)
+    or by what it copies (``copy of stem.weight``);
+    where that says no more than the name, nothing."""
+    out = {n.name: n.display_name for n in fx.values() if n.op == "placeholder" and n.display_name}
+    for n in fused:
+        if len(n.writes) != 1 or n.writes[0] in out:
+            continue
+        ops = [f for f in n.fx_nodes if f in fx and fx[f].op == "call_function"]
+        inputs = [f for f in n.fx_nodes if f in fx and fx[f].op == "placeholder"]
+        if ops:
+            out[n.writes[0]] = " ".join(filter(None, made_by(ops[-1], fx)))
+        elif len(inputs) == 1:  # an input copy (channels-last) runs no op: what it copies
+            out[n.writes[0]] = f"copy of {fx[inputs[0]].display_name or inputs[0]}"
+    return {b: shown for b, shown in out.items() if shown and shown != b}
 
 
 def _writer_dtypes(kernels: list[Kernel], fused: list[FusedNode], fx: dict) -> list[Kernel]:

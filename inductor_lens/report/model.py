@@ -65,7 +65,7 @@ DERIVED_VERSION = 20  # 2: Trigger.summary; 3: Compile.module_view, FusedNode.gr
 # 18: an input copy has no user line of its own (not its kernel's, which other nodes ran)
 # 19: FusedNode.in_place says a parameter's .grad is its gradient, not a parameter
 # 20: a training forward's graph_note says when the tensors it saves are not known (no backward in the report);
-# ModuleRepeat.summary says how each instance it names differs; Compile.output_names; LiveBuffer.op, and a copy of an input its owner's
+# ModuleRepeat.summary says how each instance it names differs; Compile.output_names; LaunchArg.holds; LiveBuffer.op, and a copy of an input its owner's
 # module and no line
 
 #: Languages a kernel may be written in: what Inductor's output code defines (``async_compile.<kind>``),
@@ -558,7 +558,10 @@ class LaunchArg(_Record):
     storage offset, from ``reinterpret_tensor``). A scalar or any other argument has ``value`` (the text the
     call passes: ``512``, ``"s0"``, ``"(1, 1)"``) and no shape; ``hint`` is a symbolic scalar's concrete value.
     ``param`` is the kernel's own parameter name (``in_out_ptr0``, ``xnumel``) where the source says it;
-    ``keyword`` the keyword the call uses (``out``, ``alpha``), ``""`` for a positional argument.
+    ``keyword`` the keyword the call uses (``out``, ``alpha``), ``""`` for a positional argument. ``holds``: what the
+    argument holds, as the launch table names it (``report/finish._buffer_holds``): a graph input by the name the
+    user knows (``fc1.weight`` for ``primals_4``), a buffer by the op that computes it (``layer1.0.conv1
+    convolution``); ``""`` where that is the name itself, for scalars, and in reports made before it.
     """
 
     name: str
@@ -570,6 +573,7 @@ class LaunchArg(_Record):
     hint: Optional[Union[list, int]] = None
     param: str = ""
     keyword: str = ""
+    holds: str = ""
 
 
 @_record

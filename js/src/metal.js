@@ -77,12 +77,19 @@ export function launchSection(kernel, later) {
     h(
       "tr",
       {},
-      h("td", { class: "il-mono" }, a.keyword ? `${a.keyword}=${a.name}` : a.name),
+      // what it holds where Python knows it (LaunchArg.holds: fc1.weight), torch's name beside it (primals_4)
+      h(
+        "td",
+        { class: "il-mono", title: a.name },
+        a.keyword && a.keyword !== a.name ? `${a.keyword}=` : "",
+        a.holds || a.name,
+        a.holds ? h("span", { class: "il-muted" }, ` ${a.name}`) : null,
+      ),
       h("td", { class: "il-mono il-muted" }, a.param || ""),
       a.shape
         ? [
-            h("td", { class: "il-mono" }, fmtSizes(a.shape, a.hint)),
-            h("td", { class: "il-mono" }, fmtSizes(a.stride) + (a.offset ? ` +${a.offset}` : "")),
+            h("td", { class: "il-mono il-nowrap" }, fmtSizes(a.shape, a.hint)),
+            h("td", { class: "il-mono il-nowrap" }, fmtSizes(a.stride) + (a.offset ? ` +${a.offset}` : "")),
             h("td", { class: "il-mono" }, a.dtype || "?"),
           ]
         : h("td", { class: "il-mono", colspan: 3 }, String(a.value) + (a.hint != null ? ` = ${a.hint}` : "")),
@@ -105,18 +112,22 @@ export function launchSection(kernel, later) {
     facts.length ? h("p", { class: "il-mono" }, facts.join(" · ")) : null,
     rows.length
       ? h(
-          "table",
-          { class: "il-table" },
+          "div",
+          { class: "il-scroll-x" },
           h(
-            "thead",
-            {},
+            "table",
+            { class: "il-table" },
             h(
-              "tr",
+              "thead",
               {},
-              ["argument", "parameter", "shape", "stride", "dtype"].map((t) => h("th", {}, t)),
+              h(
+                "tr",
+                {},
+                ["argument", "parameter", "shape", "stride", "dtype"].map((t) => h("th", {}, t)),
+              ),
             ),
+            h("tbody", {}, rows),
           ),
-          h("tbody", {}, rows),
         )
       : null,
     launch.call ? launchCall(launch.call) : null,

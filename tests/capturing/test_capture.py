@@ -148,6 +148,16 @@ def test_a_training_forward_says_what_it_returns_and_what_it_saves_for_the_backw
         assert f"{last} mm" in bwd.output_names.values(), bwd.output_names
     mlp = training_report.compiles[0]
     assert mlp.output_names[mlp.returned_outputs[0]] == "softmax"  # examples.MLP ends in .softmax(-1)
+    # the launch table names what each argument holds, not primals_4 or tangents_1 (LaunchArg.holds)
+    for c in training_report.compiles:
+        fx = {n.name: n for n in c.graphs["post_grad"].nodes}
+        args = [a for k in c.kernels if k.launch for a in k.launch.args]
+        placeholders = [a for a in args if a.name in fx and fx[a.name].op == "placeholder"]
+        assert placeholders and all(a.holds == fx[a.name].display_name for a in placeholders), c.id
+        made = [a for a in args if a.name.startswith("buf") and a.holds]
+        assert made and not [a for a in made if a.holds.startswith(("buf", "primals", "tangents"))], c.id
+    shown = {a.holds for k in training_report.compiles[1].kernels if k.launch for a in k.launch.args}
+    assert {"fc2.weight", "gradient of output 1"} <= shown, shown
     (inference,) = sin_cos_report.compiles  # no input requires grad: one inference graph, nothing saved
     assert inference.graph_kind == "inference"
     assert (inference.returned_outputs, inference.saved_outputs, inference.graph_note) == ([], [], "")
