@@ -71,11 +71,14 @@ function lineKernels(refs, idx) {
   const byKernel = new Map();
   for (const r of refs) {
     const k = r.kernel || r.fused;
-    const label = (idx.byName.get(r.fused) || { node: {} }).node.label;
-    if (!byKernel.has(k)) byKernel.set(k, { ...r, label, fusedAll: [], mods: [] });
+    const node = (idx.byName.get(r.fused) || { node: {} }).node;
+    if (!byKernel.has(k)) byKernel.set(k, { ...r, label: node.label, fusedAll: [], mods: [], ranIn: [] });
     const e = byKernel.get(k);
     e.fusedAll.push(r.fused);
     for (const m of r.modules || []) if (!e.mods.includes(m)) e.mods.push(m);
+    // the module its op ran in (FusedNode.module_stack): twelve layers' attention calls read alike without it
+    const inner = (node.module_stack || []).at(-1);
+    if (inner && !e.ranIn.includes(inner)) e.ranIn.push(inner);
   }
   return byKernel;
 }
@@ -98,7 +101,11 @@ function lineKernelList(byKernel, actions, how) {
           "span",
           { class: "il-muted" },
           ` ${r.kind}${r.fusedAll.length > 1 ? ` · ${plural(r.fusedAll.length, "fused node")}` : ""}` +
-            (how === "built" && r.mods.length ? ` · ${r.mods.join(", ")}` : ""),
+            (how === "built" && r.mods.length
+              ? ` · ${r.mods.join(", ")}`
+              : how !== "built" && r.ranIn.length && r.ranIn.length <= 3
+                ? ` · in ${r.ranIn.join(", ")}`
+                : ""),
         ),
       ),
     ),

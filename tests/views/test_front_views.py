@@ -69,6 +69,7 @@ def test_source_line_click_highlights_exactly_its_kernels_and_a_box_marks_its_li
     # the line with the most fused nodes, and one with fewer: each click highlights exactly its own
     ordered = sorted(by_line, key=lambda ln: -len(by_line[ln]))
     page.click('[data-tab="source"]')
+    named = 0
     for ln in (ordered[0], ordered[-1]):
         key = f"{ln[0]}:{ln[1]}"
         row = page.locator(f'[data-view="source"] [data-source-line="{key}"]')
@@ -84,6 +85,13 @@ def test_source_line_click_highlights_exactly_its_kernels_and_a_box_marks_its_li
         # the panel lists the same kernels
         listed = {li.get_attribute("data-kernel") for li in page.locator('[data-role="line-kernels"] li').all()}
         assert listed == expected_kernels
+        # each names the module its ops ran in, where they ran in one (twelve layers' attention calls read alike)
+        for li in page.locator('[data-role="line-kernels"] li').all():
+            mods = {m for n in fwd.fused_nodes if n.name in by_line[ln] and n.kernel == li.get_attribute("data-kernel")
+                    for m in n.module_stack[-1:]}  # fmt: skip
+            assert all(f" · in {m}" in li.inner_text() or len(mods) > 3 for m in mods), (li.inner_text(), mods)
+            named += len(mods)
+    assert named  # fc1's and fc2's kernels were named so
     # the annotation counts the line's kernels
     ann = page.locator(f'[data-view="source"] [data-source-line="{ordered[0][0]}:{ordered[0][1]}"] .il-src-ann')
     assert ann.get_attribute("data-count") == str(
