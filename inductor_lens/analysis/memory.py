@@ -512,9 +512,10 @@ def regions(fused: Sequence[FusedNode], instances: dict[str, ModuleRepeat]) -> l
         r = instances.get(key)
         # a module resumed after another's short run (Llama's layer 0 around the rotary embedding) is labelled once
         again = bool(key) and len(out) >= 2 and out[-2].module == key
-        # with repeats, a layer's number beside the repeat's name under the axis (``layers.1-3``); without, the
-        # module's whole name: a bare "0 | 1" under a ViT's blocks said nothing of what they are
-        label = "" if again else key.rsplit(".", 1)[-1] if instances else key
+        # an instance of a repeat, its number beside the repeat's name under the axis (``layers.1-3``); any other
+        # module, its whole name: a bare "0 | 1" under a ViT's blocks, or under a ResNet's layer2-4 (whose blocks
+        # differ: no repeat, no name under the axis), said nothing of what they are
+        label = "" if again else key.rsplit(".", 1)[-1] if r is not None else key
         out.append(MemoryRegion(module=key, label=label, first=first, last=last, repeat=r.label if r else ""))
     return out
 

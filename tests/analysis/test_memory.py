@@ -149,7 +149,7 @@ def test_regions_cut_the_timeline_by_instance_and_top_level_module():
     got = [(r.module, r.label, r.first, r.last, r.repeat) for r in regions(fused, INSTANCES)]
     assert got == [
         ("embed", "embed", 0, 0, ""),
-        ("layers.0", "0", 1, 1, ""),
+        ("layers.0", "layers.0", 1, 1, ""),  # no instance: its whole name (a ResNet's layer2-4 read "0 1 0 1")
         ("layers.1", "1", 2, 4, "layers.1-3"),
         ("layers.2", "2", 5, 5, "layers.1-3"),
         ("layers.3", "3", 6, 6, "layers.1-3"),
@@ -174,7 +174,7 @@ def test_a_module_resumed_after_another_is_labelled_once():
     ]
     got = [(r.module, r.label, r.first, r.last) for r in regions(fused, INSTANCES)]
     assert got == [
-        ("layers.0", "0", 0, 0),
+        ("layers.0", "layers.0", 0, 0),
         ("rotary_emb", "rotary_emb", 1, 1),
         ("layers.0", "", 2, 2),
         ("layers.1", "1", 3, 3),
