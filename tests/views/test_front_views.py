@@ -798,6 +798,10 @@ def test_the_source_view_marks_the_lines_where_the_graph_broke(tmp_path, offline
     report.save_html(path)
     page = offline_page
     _open(page, path)
+    # the compile selector says which compiles are recompiles (they read as any other until chosen)
+    texts = {o.get_attribute("value"): o.inner_text() for o in page.locator(".il-compile option").all()}
+    again = {c.id for c in report.compiles if c.trigger.kind == "recompile" and not c.same_graph_as}
+    assert again and {i for i, t in texts.items() if " · recompile · " in t} == again, texts
     page.click('[data-tab="source"]')
     marks = page.locator('[data-view="source"] [data-role="source-break"]')
     assert marks.count() == len(shown)
