@@ -266,7 +266,8 @@ def inspect(
     backend = options_.pop("backend", "inductor")
     if backend != "inductor":
         raise ValueError(f"inspect() shows what Inductor does, so the backend must be 'inductor', not {backend!r}")
-    name = title or getattr(fn, "__qualname__", None) or type(fn).__name__
+    shown = getattr(fn, "_orig_mod", fn)  # torch.compile(model) is named as the model, not OptimizedModule
+    name = title or getattr(shown, "__qualname__", None) or type(shown).__name__
     run = Run(title=name, profile="calls" if profile else None, who="the function", ir=ir)
     backward_error: Optional[Exception] = None
     given_compiled = _already_compiled(fn)
@@ -288,16 +289,31 @@ def inspect(
         )
     if profile:
         run.time_later(compiled, args, call_kwargs, backward=backward and backward_error is None)
-    return run.finish(explain_empty=False)
+    report = run.finish(explain_empty=False)
+    said = {_outcome.code_of(d) for d in report.diagnostics} - {"nothing_compiled"}
+    if given_compiled and not report.compiles and not said:  # called as it is, it handed Inductor nothing
+        report = _outcome.add(
+            _outcome.without(report, "nothing_compiled"),
+            "nothing_compiled",
+            "nothing compiled: fn was already torch.compile'd and inspect() called it as it is, which handed Inductor "
+            "no graph: it may use another backend (torch.compile(..., backend=...)); pass the uncompiled function or "
+            "module (torch.compile's ._orig_mod) to compile it with Inductor",
+        )
+    return report
 
 
 def _already_compiled(fn: Any) -> bool:
-    """Whether ``fn`` is what ``torch.compile`` returns: a module's ``OptimizedModule`` (it keeps ``_orig_mod``) or
-    a compiled function (dynamo's wrapper keeps ``_torchdynamo_orig_callable``)."""
+    """Whether ``fn`` is compiled by ``torch.compile``: a module's ``OptimizedModule`` (it keeps ``_orig_mod``), a
+    module after ``Module.compile()`` (it keeps ``_compiled_call_impl``), or a compiled function (dynamo's wrapper
+    keeps ``_torchdynamo_orig_callable``; ``torch.compiler.disable``'s keeps it too, marked ``_torchdynamo_disable``,
+    and is not compiled)."""
     try:
         if type(fn).__name__ == "OptimizedModule" and hasattr(fn, "_orig_mod"):
             return True
-        return getattr(fn, "_torchdynamo_orig_callable", None) is not None
+        if getattr(fn, "_compiled_call_impl", None) is not None:
+            return True
+        wrapped = getattr(fn, "_torchdynamo_orig_callable", None) is not None
+        return wrapped and not getattr(fn, "_torchdynamo_disable", False)
     except Exception:  # an object whose attributes raise: not one of torch's wrappers
         return False
 

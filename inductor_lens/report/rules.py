@@ -1256,21 +1256,27 @@ def when_text(calls: Sequence[Any], compiles: Sequence[Any], frames: Sequence[An
 def _wrapping_call(calls: Sequence[Any], first: Any) -> Any:
     """The ``torch.compile`` call :func:`when_text` names beside the first compile (``first``): one made before it,
     with the inductor backend where there is one, that wrapped the function it compiled (its frame: ``fb``; the code
-    after a graph break in ``outer``, ``outer``; a module's ``forward``, a module's class), the last such; else the
-    first call (a function compiled by no call the capture saw). None without calls. The first call alone named
+    after a graph break in ``outer``, ``outer``; ``Net.forward``, ``Net`` or ``forward``; a module's ``forward``, a
+    module's class), the last such; else the last of those calls (a function compiled by no call the capture saw).
+    None without calls. The first call alone named
     ``torch.compile(fa)``, wrapped and never called, beside the compile of ``fb``."""
     if not calls or first is None:
         return calls[0] if calls else None
-    name = str(getattr(first, "frame", "") or "")
+    # the frame as the capture names it: ``f``, ``Net.forward``, ``Block.torch_dynamo_resume_in_forward_at_13``,
+    # ``forward (via torch's _call_impl wrapper)``
+    frame = str(getattr(first, "frame", "") or "")
+    via = " (via " in frame
+    cls, _, name = frame.split(" (via ")[0].rpartition(".")
     m = re.fullmatch(r"torch_dynamo_resume_in_(\w+?)_at_\d+", name)
     name = m.group(1) if m else name
     t = first.trigger.time_us
     before = [c for c in calls if c.time_us is None or c.time_us <= t] or list(calls)
     ours = [c for c in before if c.backend == "inductor"] or before
-    same = [c for c in ours if str(c.target).rsplit(".", 1)[-1] == name]
-    if not same and name == "forward":  # a module's: torch.compile(model) names its class
-        same = [c for c in ours if str(c.target)[:1].isupper()]
-    return same[-1] if same else calls[0]
+    last = [str(c.target).rsplit(".", 1)[-1] for c in ours]
+    same = [c for c, n in zip(ours, last) if n == name or (cls and n == cls)]
+    if not same and (name == "forward" or via):  # a module's: torch.compile(model) names its class
+        same = [c for c, n in zip(ours, last) if n[:1].isupper()]
+    return same[-1] if same else ours[-1]
 
 
 #: What a report with no compile says of it (``Report.nothing``), by the first of its diagnostics' codes that tells why.

@@ -118,3 +118,21 @@ def test_something_already_compiled_is_inspected_with_its_own_options():
     assert torch.allclose(cm(x), m(x)) and torch._dynamo.utils.counters["stats"]["unique_graphs"] == before
     with pytest.raises(TypeError, match="already torch.compile'd"):
         inductor_lens.inspect(cm, x, compile_options={"mode": "max-autotune"})
+    assert report.title == "Sequential"  # the model's name, not OptimizedModule's
+
+
+def test_a_module_compiled_in_place_or_by_another_backend_is_inspected_as_it_is():
+    """Module.compile(dynamic=True) leaves the user's class (only _compiled_call_impl says it is compiled): it was
+    wrapped again, static. A wrapper of another backend, called as it is, compiles nothing for Inductor: the
+    report says why, not that dynamo found nothing to compile."""
+    torch.manual_seed(0)
+    m = _LM()
+    m.compile(dynamic=True)
+    report = inductor_lens.inspect(m, torch.randn(3, 8))
+    inputs = [n for n in report.compiles[0].graphs["post_grad"].nodes if n.op == "placeholder" and n.role == "input"]
+    shapes = [n.shape for n in inputs if n.shape]  # x's batch symbolic: dynamic=True kept (it was [3, 8])
+    assert shapes and all(isinstance(sh[0], str) for sh in shapes), [(n.display_name, n.shape) for n in inputs]
+    other = inductor_lens.inspect(torch.compile(_LM(), backend="aot_eager"), torch.randn(3, 8))
+    assert other.compiles == []
+    (said,) = [d.message for d in other.diagnostics if d.code == "nothing_compiled"]
+    assert "already torch.compile'd" in said and "another backend" in said, said

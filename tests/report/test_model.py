@@ -592,14 +592,17 @@ def test_when_is_said_once_in_python_for_each_way_inductor_can_run(tmp_path):
     assert dataclasses.replace(r, compiles=[fb], compile_calls=calls).when.startswith(
         "torch.compile(fb) ran at 200.0 ms"
     )
-    # the code after a graph break in outer() is outer's; a module's forward is its class's
-    resumed = dataclasses.replace(fb, frame="torch_dynamo_resume_in_outer_at_8")
+    # the code after a graph break in outer() is outer's; a module's forward is its class's, named as the capture
+    # names the frames (build._qualified, _frame_name), a class's method with its class
     calls = [CompileCall("fa", "inductor", [], 1e5), CompileCall("outer", "inductor", [], 2e5)]
-    assert dataclasses.replace(r, compiles=[resumed], compile_calls=calls).when.startswith("torch.compile(outer) ")
-    module = dataclasses.replace(fb, frame="forward")
-    calls = [CompileCall("helper", "inductor", [], 1e5), CompileCall("Net", "inductor", [], 2e5)]
-    assert dataclasses.replace(r, compiles=[module], compile_calls=calls).when.startswith("torch.compile(Net) ")
-    # a function no call the capture saw wrapped: the first call, as before
+    for frame in ("torch_dynamo_resume_in_outer_at_8", "Runner.torch_dynamo_resume_in_outer_at_8"):
+        resumed = dataclasses.replace(fb, frame=frame)
+        assert dataclasses.replace(r, compiles=[resumed], compile_calls=calls).when.startswith("torch.compile(outer) ")
+    calls = [CompileCall("Net", "inductor", [], 1e5), CompileCall("helper", "inductor", [], 2e5)]
+    for frame in ("Net.forward", "Net.torch_dynamo_resume_in_forward_at_13", "forward (via torch's inner wrapper)"):
+        module = dataclasses.replace(fb, frame=frame)
+        assert dataclasses.replace(r, compiles=[module], compile_calls=calls).when.startswith("torch.compile(Net) ")
+    # a function no call the capture saw wrapped: the last call made before it
     other = dataclasses.replace(fb, frame="g")
     assert dataclasses.replace(r, compiles=[other], compile_calls=calls).when.startswith("torch.compile(helper) ")
     # the first compile with a time, whatever its kind: an AOTInductor compile is not a call of a compiled function
