@@ -5,7 +5,6 @@ launch facts of Triton kernels. Part of the capture layer (the only code that to
 from __future__ import annotations
 
 import itertools
-import warnings
 from typing import Any, Optional
 
 from .raw import RawSchedNode
@@ -138,10 +137,11 @@ def _dim(size: Any) -> tuple[Any, Optional[int]]:
         if hint is None and getattr(node, "shape_env", None) is not None:
             try:
                 # torch 2.13 marks size_hint deprecated (FutureWarning, on the user's stderr): its successors hint
-                # an unbacked size with a guess (optimization_hint) or guard (guarding_hint_or_throw); None here
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore", FutureWarning)
-                    hint = node.shape_env.size_hint(node.expr, allow_none=True)
+                # an unbacked size with a guess (optimization_hint) or guard (guarding_hint_or_throw); None here.
+                # The function under the deprecation wrapper is called: no warning, and the process's warning
+                # filters untouched (catch_warnings changes them for every thread and resets what was shown once)
+                size_hint = type(node.shape_env).size_hint
+                hint = getattr(size_hint, "__wrapped__", size_hint)(node.shape_env, node.expr, allow_none=True)
             except Exception:
                 hint = None
         try:  # a sympy Integer or a python int; never a SymInt here (int() of those guards)
