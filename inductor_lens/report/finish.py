@@ -375,11 +375,14 @@ def _buffer_holds(fused: list[FusedNode], fx: dict) -> dict[str, str]:
     """``LaunchArg.holds`` by buffer or graph input name: a graph input by the name the user knows
     (``transformer.h.0.ln_1.weight`` for ``primals_4``, ``gradient of output 1`` for ``tangents_1``), a buffer that one
     fused node alone writes by what computes it (``rules.made_by`` of its last op: ``layer1.0.conv1 convolution``)
-    or by what it copies (``copy of stem.weight``);
+    or by what it copies (``copy of stem.weight``), unless a node writes it in place after (then nothing: it holds
+    both in turn);
     where that says no more than the name, nothing."""
     out = {n.name: n.display_name for n in fx.values() if n.op == "placeholder" and n.display_name}
+    # a buffer a later node writes in place holds what that node makes of it (index_add_ into zeros: not zeros)
+    mutated = {b for n in fused for b in n.mutates}
     for n in fused:
-        if len(n.writes) != 1 or n.writes[0] in out:
+        if len(n.writes) != 1 or n.writes[0] in out or n.writes[0] in mutated:
             continue
         ops = [f for f in n.fx_nodes if f in fx and fx[f].op == "call_function"]
         inputs = [f for f in n.fx_nodes if f in fx and fx[f].op == "placeholder"]

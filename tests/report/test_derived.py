@@ -522,3 +522,27 @@ def test_what_a_node_writes_in_place_is_named_by_where_it_lives():
     assert said["op2"] == ""
     # a global the compiled code reads (dynamo's G['cache']: rules.source_role) is no tensor the caller passed in
     assert said["op3"] == "Writes cache in place (graph input arg2_1, a global of your code)."
+
+
+def test_a_launch_argument_is_named_by_what_it_holds_and_never_by_a_value_it_held_before():
+    """``LaunchArg.holds`` (``finish._buffer_holds``): a graph input by its user name, a buffer by the op one fused
+    node computes it with; a buffer a later node writes in place (``zeros`` then ``index_add_``) by nothing: it was
+    named ``zeros`` beside an output that said ``index_add``."""
+    from inductor_lens.report.finish import _buffer_holds
+    from inductor_lens.report.model import FusedNode, GraphNode
+
+    fx = {
+        n.name: n
+        for n in [
+            GraphNode("primals_1", "placeholder", "primals_1", display_name="fc.weight", role="parameter"),
+            GraphNode("full", "call_function", "aten.full.default", module_stack=["fc"]),
+            GraphNode("index_put", "call_function", "aten.index_put.default", inputs=["full"]),
+            GraphNode("relu", "call_function", "aten.relu.default", inputs=["primals_1"], module_stack=["act"]),
+        ]
+    }
+    fused = [
+        FusedNode("op0", "pointwise", fx_nodes=["full"], writes=["buf0"]),
+        FusedNode("op1", "pointwise", fx_nodes=["index_put"], writes=["buf1"], mutates=["buf0"]),
+        FusedNode("op2", "pointwise", fx_nodes=["relu"], writes=["buf2"]),
+    ]
+    assert _buffer_holds(fused, fx) == {"primals_1": "fc.weight", "buf1": "index_put", "buf2": "act relu"}
