@@ -175,7 +175,8 @@ class CompileDiff:
     trigger: dict = field(default_factory=dict)
     #: Memory of A and B and the change (``memory_delta``): ``peak_bytes``, ``saved_bytes``,
     #: ``measured_peak_bytes`` as ``{a, b, delta}``; ``saved_by_line``: ``[{file, line, a, b, delta}]``, the lines
-    #: whose saved bytes changed, largest change first. Empty when neither side has memory.
+    #: whose saved bytes changed, largest change first (``file`` ``""``, ``line`` 0: what has no line of the user's).
+    #: Empty when neither side has memory.
     memory: dict = field(default_factory=dict)
     #: CUDA graphs on each side (``used``, ``skipped: <reason>``, ``not used``, or None outside reduce-overhead)
     #: and whether that changed: ``{"a", "b", "changed"}``.

@@ -889,7 +889,9 @@ class Memory(_Record):
     #: The part of ``saved_bytes`` the forward allocated (``kind`` in ``HELD_KINDS``: activations, and copies of
     #: inputs in another layout): memory held for the backward; null where ``saved_bytes`` is.
     saved_activation_bytes: Optional[int] = 0
-    #: ``saved_for_backward``'s activations rolled up by user line and by nn.Module, largest first.
+    #: ``saved_for_backward``'s activations (and copies) rolled up by user line and by nn.Module, largest first;
+    #: by line, those of no line in one row of ``file`` ``""`` (``report/lines.saved_by_line``): both add up to
+    #: ``saved_activation_bytes``.
     saved_by_line: list[BytesBy] = field(default_factory=list)
     saved_by_module: list[BytesBy] = field(default_factory=list)
     #: What the allocator sees above what was held when the graph was called, the quantity

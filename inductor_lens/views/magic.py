@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import os
 import shlex
 import types
 from typing import Any
@@ -109,13 +110,19 @@ def _make_parser() -> argparse.ArgumentParser:
         help="after the cell, run each -f function again on its first call's inputs under the PyTorch "
         "profiler (a few warm-up and timed runs) and show each kernel's measured time",
     )
+    # ~ expanded as a shell expands it on the command line (a magic's line goes through no shell)
     p.add_argument(
-        "--export", metavar="PATH.html", default=None, help="also write the report as one self-contained HTML page"
+        "--export",
+        metavar="PATH.html",
+        default=None,
+        type=os.path.expanduser,
+        help="also write the report as one self-contained HTML page",
     )
     p.add_argument(
         "--json",
         metavar="PATH",
         default=None,
+        type=os.path.expanduser,
         dest="json_path",
         help="also write the report as JSON (inductor_lens.load() reads it back)",
     )

@@ -374,6 +374,18 @@ def test_cell_raising_shows_traceback_and_what_compiled_before(kernel):
     )
 
 
+def test_output_paths_expand_the_home_folder_as_a_shell_would():
+    """The magic's line goes through no shell: --json ~/r.json was a folder named ~ in the notebook's folder (and,
+    checked before the cell since, a refusal)."""
+    import os
+
+    from inductor_lens.views.magic import _parse
+
+    args = _parse("--json ~/r.json --export ~/r.html")
+    assert (args.json_path, args.export) == (os.path.expanduser("~/r.json"), os.path.expanduser("~/r.html"))
+    assert not args.json_path.startswith("~")
+
+
 def test_the_cells_failing_exception_pickles_as_the_users_error_it_names():
     """The exception that fails a cell is of a class made at run time, named as the user's: pickle (a job runner,
     a multiprocessing pool) could not find it by that name and failed."""
