@@ -15,8 +15,11 @@ slow and not wheel"``. The markers that follow from a fixture are added here, so
 compile, a kernel or a browser without carrying its marker.
 """
 
+import atexit
 import os
+import shutil
 import sys
+import tempfile
 
 import pytest
 
@@ -34,6 +37,15 @@ os.environ.setdefault(COMPILE_THREADS, "1")
 # compiles the package from source (0.15-0.2 CPU-s each). The files go where Python puts them (__pycache__/, ignored).
 os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 sys.dont_write_bytecode = False
+
+# Every notebook kernel the suite starts ("python3": nbclient, the magic's kernel, JupyterLab, the wheel's user venv)
+# is this interpreter's (or that venv's). A "python3" kernel spec in the user's Jupyter data folder wins over the
+# running environment's own (jupyter_client looks there first): one left by `ipykernel install --user` from another
+# venv ran every notebook test in that venv, against the inductor_lens installed there. The folder is one of the
+# run's own, empty of kernels, and JUPYTER_PATH's extra folders are left out; processes started here inherit both.
+os.environ["JUPYTER_DATA_DIR"] = _JUPYTER_DATA = tempfile.mkdtemp(prefix="inductor-lens-jupyter-data-")
+os.environ.pop("JUPYTER_PATH", None)
+atexit.register(shutil.rmtree, _JUPYTER_DATA, ignore_errors=True)
 
 pytest_plugins = ["tests._capture_fixtures", "tests._browser_fixtures", "tests._kernel"]
 

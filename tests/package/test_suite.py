@@ -102,3 +102,24 @@ def test_without_node_a_missing_bundle_fails_clearly_and_a_stale_one_is_kept(tre
         (hook.STATIC / f).unlink()
     with pytest.raises(hook.BundleError, match="missing and node/npm are not on PATH"):
         hook.ensure_bundle(log=said.append)
+
+
+def test_a_users_own_python3_kernel_spec_never_runs_the_suites_notebooks(tmp_path, monkeypatch):
+    """A "python3" kernel spec in the user's Jupyter data folder (``ipykernel install --user`` from another venv)
+    wins over the running environment's own: every notebook test ran in that venv, against the inductor_lens
+    installed there (the wheel test failed, finding the package in a stranger's venv). The suite's Jupyter data
+    folder is its own (tests/conftest.py), so the kernel it starts is this environment's."""
+    from jupyter_client.kernelspec import KernelSpecManager
+
+    home = tmp_path / "home"
+    spec = home / ".local" / "share" / "jupyter" / "kernels" / "python3"
+    spec.mkdir(parents=True)
+    (spec / "kernel.json").write_text(
+        '{"argv": ["/elsewhere/venv/bin/python", "-m", "ipykernel_launcher", "-f", "{connection_file}"], '
+        '"display_name": "Python 3 (elsewhere)", "language": "python"}'
+    )
+    monkeypatch.setenv("HOME", str(home))
+    # the user's folder first, as outside a venv, or in the wheel test's venv (its kernel spec is in the torch layer)
+    monkeypatch.setenv("JUPYTER_PREFER_ENV_PATH", "0")
+    argv = KernelSpecManager().get_kernel_spec("python3").argv
+    assert argv[0] != "/elsewhere/venv/bin/python", argv
