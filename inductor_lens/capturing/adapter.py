@@ -58,6 +58,7 @@ from .torchread import (
     mark_lifted,
     mark_results,
     model_tensors,
+    output_nodes,
     raw_sched_node,
 )
 
@@ -378,6 +379,8 @@ class Hooks:
                 except (AttributeError, NotImplementedError):
                     names.append(None)  # a constant output (NoneAsConstantBuffer...) names no buffer
             rec.graph_outputs[:] = [n for n in names if n is not None]
+            rec.output_nodes.clear()
+            rec.output_nodes.update(output_nodes(g.module, names))
             if rec.graph_kind == "forward":
                 rec.returned_outputs[:], rec.saved_outputs[:] = forward_outputs(g.module, names)
 

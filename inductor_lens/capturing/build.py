@@ -1189,6 +1189,7 @@ def _compile(
         graph_outputs=rec.graph_outputs,
         returned_outputs=rec.returned_outputs,
         saved_outputs=rec.saved_outputs,
+        output_nodes=dict(rec.output_nodes),
         backward_compiled=_backward_compiled(rec, raw, window, windows, starts),
         autotune_mode=AutotuneMode(**rec.autotune_mode) if rec.autotune_mode else None,
         subgraph=rec.subgraph,

@@ -65,6 +65,8 @@ class RawGraph:
     # outputs after the user's, as AOT autograd lays them out); both empty where not known
     returned_outputs: list[str] = field(default_factory=list)
     saved_outputs: list[str] = field(default_factory=list)
+    # each output buffer -> the post-grad node returned in its place (torchread.output_nodes); {} where not known
+    output_nodes: dict[str, str] = field(default_factory=dict)
     autotune: list[dict] = field(default_factory=list)  # {op, inputs, choices: [{name, time_ms}]}
     runtime: dict[str, dict] = field(default_factory=dict)  # kernel name -> launch metadata after running
     aot: bool = False  # an AOTInductor compile (aot_mode)

@@ -241,6 +241,23 @@ def forward_outputs(gm: Any, names: list) -> tuple[list[str], list[str]]:
     return list(dict.fromkeys(returned)), list(dict.fromkeys(saved))
 
 
+def output_nodes(gm: Any, names: list) -> dict[str, str]:
+    """Each output buffer (``names``: the graph's output buffers in order, ``None`` for a constant) -> the name of
+    the post-grad node the graph's output node returns in its place, the first where a buffer is returned twice (a
+    view returned and a view saved of one buffer); ``{}`` where the output node's arguments and ``names`` are not
+    one to one. The report has only the output node's inputs, each node once, which cannot be aligned then."""
+    outs = [n for n in gm.graph.nodes if n.op == "output"]
+    args = outs[0].args[0] if outs and outs[0].args else None
+    if not isinstance(args, (list, tuple)) or len(args) != len(names):
+        return {}
+    out: dict[str, str] = {}
+    for arg, buf in zip(args, names):
+        name = getattr(arg, "name", None)  # an fx.Node; a constant has none
+        if buf is not None and isinstance(name, str) and buf not in out:
+            out[buf] = name
+    return out
+
+
 def mark_results(tracer: Any, op: Any, out: Any, before: int) -> None:
     """Mark the nodes of ``tracer``'s graph that hold the results ``out`` of ``op``'s decomposition (a tuple, run
     by make_fx while the graph had ``before`` nodes) with ``(op, i)``: AOT autograd decomposes a layer norm into

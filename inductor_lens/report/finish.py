@@ -9,7 +9,7 @@ from __future__ import annotations
 import dataclasses
 import json
 from collections import defaultdict
-from typing import Optional
+from typing import Any, Optional
 
 from .built import mark_built
 
@@ -222,17 +222,21 @@ def compile_note(c: Compile, fx: Optional[dict] = None) -> str:
 
 
 def output_names(c: Compile, fx: dict) -> dict[str, str]:
-    """``Compile.output_names``: each graph output buffer (``graph_outputs``, in the output code's order) by what
-    its post-grad graph returns in the same place (the output node's inputs, each named once: a node returned
-    and saved is one input, its buffer twice in the return): the op that computes it with its module
+    """``Compile.output_names``: each graph output buffer by what its post-grad graph returns in its place
+    (``Compile.output_nodes``, recorded at capture; else, in a report without them, ``graph_outputs`` in the output
+    code's order against the output node's inputs, each named once: a node returned and saved is one input, its
+    buffer twice in the return): the op that computes it with its module
     (``rules.made_by``: ``lm_head mm``), a graph input by its name; only where that differs from the buffer's
     name. ``{}`` where the two, each name taken once, do not match one to one."""
-    out = fx.get("output")  # FX names its output node so (a node of the user's named so is output_1)
-    buffers = list(dict.fromkeys(c.graph_outputs))
-    if out is None or out.op != "output" or len(out.inputs) != len(buffers):
-        return {}
+    pairs: Any = c.output_nodes.items()  # recorded at capture, position by position
+    if not c.output_nodes:
+        out = fx.get("output")  # FX names its output node so (a node of the user's named so is output_1)
+        buffers = list(dict.fromkeys(c.graph_outputs))
+        if out is None or out.op != "output" or len(out.inputs) != len(buffers):
+            return {}
+        pairs = zip(buffers, out.inputs)
     names: dict[str, str] = {}
-    for buf, name in zip(buffers, out.inputs):
+    for buf, name in pairs:
         if name not in fx:
             continue
         shown = " ".join(filter(None, made_by(name, fx)))

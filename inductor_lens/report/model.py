@@ -1052,6 +1052,10 @@ class Compile(_Record):
     #: known (a TORCH_TRACE import, an older report) and for other graphs.
     returned_outputs: list[str] = field(default_factory=list)
     saved_outputs: list[str] = field(default_factory=list)
+    #: Each graph output buffer -> the post-grad node the graph's output node returns in its place (read at
+    #: capture; the first where a buffer is returned twice); ``{}`` where not known (a TORCH_TRACE import, an older
+    #: report): ``output_names`` then aligns the output node's inputs with ``graph_outputs`` where it can.
+    output_nodes: dict[str, str] = field(default_factory=dict)
     #: Each graph output buffer by what it holds (``report/finish.output_names``), as the output boxes and the
     #: panel name it: the post-grad op that computes it with its module (``lm_head mm``, ``layer4.1.conv1
     #: convolution_backward: grad_weight``), a graph input returned as it is by its name (``stem.weight``), where

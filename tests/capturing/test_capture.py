@@ -516,3 +516,21 @@ def test_a_data_dependent_size_costs_the_user_no_warning_of_the_lens():
     # the unbacked size is symbolic in the report, with no hint made up for it
     shapes = [n.shape for n in cap.report.compiles[0].graphs["post_grad"].nodes if n.shape]
     assert any(isinstance(d, str) for s in shapes for d in s if not isinstance(d, list)), shapes
+
+
+def test_each_output_buffer_is_tied_to_the_node_returned_in_its_place():
+    """``torchread.output_nodes``, read at capture: the graph's output node returns a view and a saved view of one
+    buffer (two nodes, one buffer twice); the report's output node lists each node once, so the names could not be
+    aligned afterwards (``Compile.output_names`` was empty for such a forward)."""
+    import torch
+
+    from inductor_lens.capturing.torchread import output_nodes
+
+    def f(x):
+        y = torch.relu(x)
+        return y, y.t(), x
+
+    gm = torch.fx.symbolic_trace(f)
+    assert output_nodes(gm, ["buf0", "buf0", "arg0_1"]) == {"buf0": "relu", "arg0_1": "x"}
+    assert output_nodes(gm, ["buf0", None, "arg0_1"]) == {"buf0": "relu", "arg0_1": "x"}  # a constant: no buffer
+    assert output_nodes(gm, ["buf0"]) == {}  # not one to one: nothing guessed
