@@ -105,7 +105,7 @@ def test_something_already_compiled_is_inspected_with_its_own_options():
     report showed a static graph the user's module never runs, its compile call named OptimizedModule, and the
     user's next call compiled once more."""
     torch.manual_seed(0)
-    m = torch.nn.Sequential(torch.nn.Linear(8, 16), torch.nn.GELU())
+    m = torch.nn.Sequential(torch.nn.Linear(8, 16), torch.nn.GELU()).requires_grad_(False)  # one graph, no backward
     cm = torch.compile(m, dynamic=True)
     x = torch.randn(3, 8)
     report = inductor_lens.inspect(cm, x)
@@ -126,13 +126,13 @@ def test_a_module_compiled_in_place_or_by_another_backend_is_inspected_as_it_is(
     wrapped again, static. A wrapper of another backend, called as it is, compiles nothing for Inductor: the
     report says why, not that dynamo found nothing to compile."""
     torch.manual_seed(0)
-    m = _LM()
+    m = _LM().requires_grad_(False)  # an inference graph: the backward would compile at once (dynamic)
     m.compile(dynamic=True)
     report = inductor_lens.inspect(m, torch.randn(3, 8))
     inputs = [n for n in report.compiles[0].graphs["post_grad"].nodes if n.op == "placeholder" and n.role == "input"]
     shapes = [n.shape for n in inputs if n.shape]  # x's batch symbolic: dynamic=True kept (it was [3, 8])
     assert shapes and all(isinstance(sh[0], str) for sh in shapes), [(n.display_name, n.shape) for n in inputs]
-    other = inductor_lens.inspect(torch.compile(_LM(), backend="aot_eager"), torch.randn(3, 8))
+    other = inductor_lens.inspect(torch.compile(_LM().requires_grad_(False), backend="aot_eager"), torch.randn(3, 8))
     assert other.compiles == []
     (said,) = [d.message for d in other.diagnostics if d.code == "nothing_compiled"]
     assert "already torch.compile'd" in said and "another backend" in said, said
