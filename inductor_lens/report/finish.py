@@ -240,6 +240,8 @@ def output_names(c: Compile, fx: dict) -> dict[str, str]:
         if name not in fx:
             continue
         shown = " ".join(filter(None, made_by(name, fx)))
+        if fx[name].op == "placeholder" and buf != name:  # a buffer of its own for a graph input: Inductor's copy
+            shown = f"copy of {shown}"  # (a convolution's weight laid out channels-last), as the launch table says
         if shown and shown != buf:
             names[buf] = shown
     return names

@@ -546,3 +546,28 @@ def test_a_launch_argument_is_named_by_what_it_holds_and_never_by_a_value_it_hel
         FusedNode("op2", "pointwise", fx_nodes=["relu"], writes=["buf2"]),
     ]
     assert _buffer_holds(fused, fx) == {"primals_1": "fc.weight", "buf1": "index_put", "buf2": "act relu"}
+
+
+def test_an_output_that_is_a_copy_of_a_graph_input_is_named_as_a_copy():
+    """``Compile.output_names``: the forward returns its input ``x`` (saved for the backward), and the output code
+    returns ``buf1``, Inductor's channels-last copy of it: named ``x`` where the launch table said ``copy of x``."""
+    from inductor_lens.report.finish import output_names
+    from inductor_lens.report.model import GraphNode
+
+    fx = {
+        n.name: n
+        for n in [
+            GraphNode("primals_1", "placeholder", "primals_1", display_name="x", role="input"),
+            GraphNode("primals_2", "placeholder", "primals_2", display_name="fc.weight", role="parameter"),
+            GraphNode("relu", "call_function", "aten.relu.default", inputs=["primals_1"], module_stack=["act"]),
+        ]
+    }
+    c = Compile(
+        id="0/0 forward",
+        compile_id="0/0",
+        graph_kind="forward",
+        trigger=Trigger("first_call", ""),
+        graph_outputs=["buf0", "buf1", "primals_2"],
+        output_nodes={"buf0": "relu", "buf1": "primals_1", "primals_2": "primals_2"},
+    )
+    assert output_names(c, fx) == {"buf0": "act relu", "buf1": "copy of x", "primals_2": "fc.weight"}
