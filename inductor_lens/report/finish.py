@@ -43,7 +43,7 @@ from .rules import (
     is_input_copy,
     kernel_kind,
     kernel_runs,
-    made_by,
+    made_by_text,
     no_kernel_reason,
     no_line_reason,
     node_ops,
@@ -226,7 +226,7 @@ def output_names(c: Compile, fx: dict) -> dict[str, str]:
     (``Compile.output_nodes``, recorded at capture; else, in a report without them, ``graph_outputs`` in the output
     code's order against the output node's inputs, each named once: a node returned and saved is one input, its
     buffer twice in the return): the op that computes it with its module
-    (``rules.made_by``: ``lm_head mm``), a graph input by its name; only where that differs from the buffer's
+    (``rules.made_by_text``: ``lm_head mm``), a graph input by its name; only where that differs from the buffer's
     name. ``{}`` where the two, each name taken once, do not match one to one."""
     pairs: Any = c.output_nodes.items()  # recorded at capture, position by position
     if not c.output_nodes:
@@ -239,7 +239,7 @@ def output_names(c: Compile, fx: dict) -> dict[str, str]:
     for buf, name in pairs:
         if name not in fx:
             continue
-        shown = " ".join(filter(None, made_by(name, fx)))
+        shown = made_by_text(name, fx)
         if fx[name].op == "placeholder" and buf != name:  # a buffer of its own for a graph input: Inductor's copy
             shown = f"copy of {shown}"  # (a convolution's weight laid out channels-last), as the launch table says
         if shown and shown != buf:
@@ -380,7 +380,7 @@ def infer_report_modules(report: Report) -> Report:
 def _buffer_holds(fused: list[FusedNode], fx: dict) -> dict[str, str]:
     """``LaunchArg.holds`` by buffer or graph input name: a graph input by the name the user knows
     (``transformer.h.0.ln_1.weight`` for ``primals_4``, ``gradient of output 1`` for ``tangents_1``), a buffer that one
-    fused node alone writes by what computes it (``rules.made_by`` of its last op: ``layer1.0.conv1 convolution``)
+    fused node alone writes by what computes it (``rules.made_by_text`` of its last op: ``layer1.0.conv1 convolution``)
     or by what it copies (``copy of stem.weight``), unless a node writes it in place after (then nothing: it holds
     both in turn);
     where that says no more than the name, nothing."""
@@ -393,7 +393,7 @@ def _buffer_holds(fused: list[FusedNode], fx: dict) -> dict[str, str]:
         ops = [f for f in n.fx_nodes if f in fx and fx[f].op == "call_function"]
         inputs = [f for f in n.fx_nodes if f in fx and fx[f].op == "placeholder"]
         if ops:
-            out[n.writes[0]] = " ".join(filter(None, made_by(ops[-1], fx)))
+            out[n.writes[0]] = made_by_text(ops[-1], fx)
         elif len(inputs) == 1:  # an input copy (channels-last) runs no op: what it copies
             out[n.writes[0]] = f"copy of {fx[inputs[0]].display_name or inputs[0]}"
     return {b: shown for b, shown in out.items() if shown and shown != b}

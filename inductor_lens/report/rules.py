@@ -1503,8 +1503,23 @@ def saved_name(name: str, forward: Any) -> str:
     (``h.0.bn batch_norm: rsqrt (saved)``, the ``rsqrt`` before the squeeze it returns); a graph input of the
     forward (or a view of one) by its own name: ``fc1.weight (saved)``; ``view_58 (saved)`` when the forward has no
     such node."""
+    return f"{made_by_text(name, forward)} (saved)"
+
+
+def made_by_text(name: str, forward: Any) -> str:
+    """:func:`made_by` in one text, the module before the op (``h.0.mlp gelu``); a module that is only an index of
+    a top-level ``nn.Sequential`` (``1``, ``0.2``) as Python indexes it (``[1] relu``, ``[0][2] addmm``): ``1 relu``
+    read as a count.
+
+    >>> from types import SimpleNamespace as N
+    >>> made_by_text("relu", {"relu": N(name="relu", op="call_function", short_op="relu", original_op="", output="",
+    ...                                 module_stack=["1"], inputs=[])})
+    '[1] relu'
+    """
     module, what = made_by(name, forward)
-    return " ".join(filter(None, [module, what, "(saved)"]))
+    if re.fullmatch(r"\d+(\.\d+)*", module):
+        module = "".join(f"[{i}]" for i in module.split("."))
+    return " ".join(filter(None, [module, what]))
 
 
 def made_by(name: str, forward: Any) -> tuple[str, str]:

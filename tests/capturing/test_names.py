@@ -315,8 +315,8 @@ def test_the_saved_results_of_one_multi_output_op_are_named_apart_and_each_name_
         ln_out = eager[int(i)].ln(h)
         q, k, v = eager[int(i)].qkv(ln_out).view(2, 8, 3, 2, 16).permute(2, 0, 3, 1, 4)
         attn = torch.ops.aten._scaled_dot_product_flash_attention_for_cpu(q, k, v, is_causal=True)
-        expect[f"{i} scaled_dot_product_flash_attention_for_cpu: output (saved)"] = attn[0]
-        expect[f"{i} scaled_dot_product_flash_attention_for_cpu: logsumexp (saved)"] = attn[1]
+        expect[f"[{i}] scaled_dot_product_flash_attention_for_cpu: output (saved)"] = attn[0]
+        expect[f"[{i}] scaled_dot_product_flash_attention_for_cpu: logsumexp (saved)"] = attn[1]
         var, mean = torch.var_mean(ins[f"{i}.bn"], (0, 2), correction=0)
         for what, want in (("mean", mean), ("save_mean", mean), ("rsqrt", torch.rsqrt(var + 1e-5))):
             expect[f"{i}.bn batch_norm: {what} (saved)"] = want
@@ -326,7 +326,7 @@ def test_the_saved_results_of_one_multi_output_op_are_named_apart_and_each_name_
     assert len(results) == len(set(results)), results  # none of them shares a name
     for i in ("0", "1"):  # each module's statistics are named apart: every layer norm its mean and rstd
         assert {f"{i}.ln layer_norm: mean (saved)", f"{i}.ln layer_norm: rstd (saved)"} <= set(results)
-        assert f"{i} scaled_dot_product_flash_attention_for_cpu: logsumexp (saved)" in results
+        assert f"[{i}] scaled_dot_product_flash_attention_for_cpu: logsumexp (saved)" in results
         assert sum(r.startswith(f"{i}.bn batch_norm: ") for r in results) == 2
     for name in results:
         got, want = value[name], expect[name]

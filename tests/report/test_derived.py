@@ -571,3 +571,15 @@ def test_an_output_that_is_a_copy_of_a_graph_input_is_named_as_a_copy():
         output_nodes={"buf0": "relu", "buf1": "primals_1", "primals_2": "primals_2"},
     )
     assert output_names(c, fx) == {"buf0": "act relu", "buf1": "copy of x", "primals_2": "fc.weight"}
+
+
+def test_a_top_level_sequential_childs_index_reads_as_python_indexes_it():
+    """A saved tensor, an output or a launch argument made in ``nn.Sequential(...)[1]`` was named ``1 relu (saved)``,
+    which reads as a count: ``[1] relu (saved)``; a named module stays as it is."""
+    node = GraphNode("relu", "call_function", "aten.relu.default", module_stack=["1"])
+    nested = GraphNode("addmm", "call_function", "aten.addmm.default", module_stack=["0.2"])
+    named = GraphNode("gelu", "call_function", "aten.gelu.default", module_stack=["h.0.mlp"])
+    fx = {n.name: n for n in (node, nested, named)}
+    assert rules.saved_name("relu", fx) == "[1] relu (saved)"
+    assert rules.made_by_text("addmm", fx) == "[0][2] addmm"
+    assert rules.saved_name("gelu", fx) == "h.0.mlp gelu (saved)"
