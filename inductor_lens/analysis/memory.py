@@ -38,7 +38,7 @@ from ..report.model import (
     SavedGroup,
     SavedTensor,
 )
-from ..report.rules import saved_origin, split_args, with_part
+from ..report.rules import owner_module, saved_origin, split_args, with_part
 from .cost import DTYPE_BYTES, VIEW_OPS, op_name
 
 #: How the static numbers are obtained (``Memory.source``), before any measurement is added.
@@ -287,11 +287,6 @@ def _base(node: GraphNode, fx: dict[str, GraphNode]) -> GraphNode:
     return node
 
 
-def _owner_module(display_name: str) -> str:
-    """``fc1.weight`` -> ``fc1``; a user argument (``x``) has none."""
-    return display_name.rsplit(".", 1)[0] if "." in display_name else ""
-
-
 def saved_for_backward(forward: Compile, backward: Compile) -> list[SavedTensor]:
     """The tensors ``backward`` takes from ``forward``: its post-grad graph's inputs other than tangents (and
     other than sizes: a saved SymInt is no tensor), in its order, each joined by name with the forward's node
@@ -317,7 +312,7 @@ def saved_for_backward(forward: Compile, backward: Compile) -> list[SavedTensor]
         display = ""
         if is_input:
             owner = base if base is not None else None
-            module = _owner_module(owner.display_name) if owner is not None else ""
+            module = owner_module(owner.display_name) if owner is not None else ""
             display = (owner.display_name if owner is not None else "") or p.display_name or ""
         else:
             module = made.module_stack[-1] if made is not None and made.module_stack else ""

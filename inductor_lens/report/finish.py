@@ -31,6 +31,7 @@ from .rules import (
     compile_label,
     contents_text,
     control_flow,
+    copy_name,
     epilogue_ops,
     frame_label,
     fused_label,
@@ -239,9 +240,9 @@ def output_names(c: Compile, fx: dict) -> dict[str, str]:
     for buf, name in pairs:
         if name not in fx:
             continue
-        shown = made_by_text(name, fx)
-        if fx[name].op == "placeholder" and buf != name:  # a buffer of its own for a graph input: Inductor's copy
-            shown = f"copy of {shown}"  # (a convolution's weight laid out channels-last), as the launch table says
+        node = fx[name]
+        # a buffer of its own for a graph input is Inductor's copy of it (a convolution's weight, channels-last)
+        shown = copy_name(node) if node.op == "placeholder" and buf != name else made_by_text(name, fx)
         if shown and shown != buf:
             names[buf] = shown
     return names
@@ -381,9 +382,8 @@ def _buffer_holds(fused: list[FusedNode], fx: dict) -> dict[str, str]:
     """``LaunchArg.holds`` by buffer or graph input name: a graph input by the name the user knows
     (``transformer.h.0.ln_1.weight`` for ``primals_4``, ``gradient of output 1`` for ``tangents_1``), a buffer that one
     fused node alone writes by what computes it (``rules.made_by_text`` of its last op: ``layer1.0.conv1 convolution``)
-    or by what it copies (``copy of stem.weight``), unless a node writes it in place after (then nothing: it holds
-    both in turn);
-    where that says no more than the name, nothing."""
+    or by what it copies (``copy of stem.weight``, ``rules.copy_name``); nothing for a buffer a node writes in place
+    after (it holds both in turn) and where that says no more than the name."""
     out = {n.name: n.display_name for n in fx.values() if n.op == "placeholder" and n.display_name}
     # a buffer a later node writes in place holds what that node makes of it (index_add_ into zeros: not zeros)
     mutated = {b for n in fused for b in n.mutates}
@@ -395,7 +395,7 @@ def _buffer_holds(fused: list[FusedNode], fx: dict) -> dict[str, str]:
         if ops:
             out[n.writes[0]] = made_by_text(ops[-1], fx)
         elif len(inputs) == 1:  # an input copy (channels-last) runs no op: what it copies
-            out[n.writes[0]] = f"copy of {fx[inputs[0]].display_name or inputs[0]}"
+            out[n.writes[0]] = copy_name(fx[inputs[0]])
     return {b: shown for b, shown in out.items() if shown and shown != b}
 
 

@@ -37,7 +37,7 @@ from .model import (
     RowLine,
 )
 from .model import SavedTensor as _Saved
-from .rules import made_by, short_op
+from .rules import copy_name, made_by, owner_module, short_op
 
 #: A roll-up's key: ``(file, line, code, built)``; ``("", 0, "", False)`` for things with no line at all.
 Key = tuple[str, int, str, bool]
@@ -98,7 +98,7 @@ def buffer_module(buffer: LiveBuffer, fx: dict[str, GraphNode], fused: dict[str,
     ``layer4.1.conv1.weight``, ``""`` for an argument), as the saved tensors' table says."""
     node = fx.get(buffer.fx_node)
     if node is not None and node.op == "placeholder":
-        return node.display_name.rsplit(".", 1)[0] if "." in node.display_name else ""
+        return owner_module(node.display_name)
     if node is not None and (node.module_stack or node.user_stack):
         return node.module_stack[-1] if node.module_stack else ""
     f = fused.get(buffer.node)
@@ -111,7 +111,7 @@ def buffer_op(buffer: LiveBuffer, fx: dict[str, GraphNode]) -> str:
     its post-grad node's name where the graph has no such node."""
     copied = _input_copy(buffer, fx)
     if copied is not None:
-        return f"copy of {copied.display_name or copied.name}"
+        return copy_name(copied)
     return made_by(buffer.fx_node, fx)[1] if buffer.fx_node else ""
 
 

@@ -65,8 +65,9 @@ DERIVED_VERSION = 20  # 2: Trigger.summary; 3: Compile.module_view, FusedNode.gr
 # 18: an input copy has no user line of its own (not its kernel's, which other nodes ran)
 # 19: FusedNode.in_place says a parameter's .grad is its gradient, not a parameter
 # 20: a training forward's graph_note says when the tensors it saves are not known (no backward in the report);
-# ModuleRepeat.summary says how each instance it names differs; Compile.output_names; LaunchArg.holds; LiveBuffer.op, and a copy of an input its owner's
-# module and no line
+# ModuleRepeat.summary says how each instance it names differs; Compile.output_names; LaunchArg.holds;
+# LiveBuffer.op, and a copy of an input its owner's module and no line; saved_by_line's row of no line; a top-level
+# Sequential child's index as Python indexes it in saved names
 
 #: Languages a kernel may be written in: what Inductor's output code defines (``async_compile.<kind>``),
 #: ``extern`` for calls of library kernels, ``other`` when the source was not found.

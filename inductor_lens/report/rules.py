@@ -1522,6 +1522,18 @@ def made_by_text(name: str, forward: Any) -> str:
     return " ".join(filter(None, [module, what]))
 
 
+def owner_module(display_name: str) -> str:
+    """The module that owns a graph input, by its name: ``fc1.weight`` -> ``fc1``; a user argument (``x``) has none."""
+    return display_name.rsplit(".", 1)[0] if "." in display_name else ""
+
+
+def copy_name(node: Any) -> str:
+    """What a buffer holds that is Inductor's copy of graph input ``node`` (a convolution's weight laid out
+    channels-last): ``copy of layer4.1.conv1.weight``; the one wording of the launch table, the outputs and the
+    Memory view."""
+    return f"copy of {node.display_name or node.name}"
+
+
 def made_by(name: str, forward: Any) -> tuple[str, str]:
     """``(module, what)``: what made tensor ``name`` of a graph whose post-grad nodes are ``forward`` (by name), as
     :func:`saved_name` says it: the op after views and tuple unpacking, as the user wrote it, with which of its
