@@ -72,8 +72,11 @@ function rowCells(r, cols) {
         : h(
             "td",
             { class: "il-mono il-kline", "data-how": r.how || null, title: r.code || "" },
-            r.line,
-            r.whose ? h("span", { class: "il-muted", "data-role": "line-whose" }, ` (${r.whose})`) : null,
+            h("span", { class: "il-nowrap" }, r.line),
+            // where the narrow view wraps "(a library's)" below the line, as it does "built here"
+            r.whose
+              ? [" ", h("span", { class: "il-muted il-nowrap", "data-role": "line-whose" }, `(${r.whose})`)]
+              : null,
           ),
     kind: () =>
       h(
