@@ -22,6 +22,7 @@ from typing import Iterable, Optional, Union
 
 from ..report import hooks
 from ..report.model import Report, ReportError, load
+from ..report.rules import breaks_text
 
 __all__ = ["Job", "RankEntry", "Divergence", "load_job", "JOB_FORMAT"]
 
@@ -98,7 +99,7 @@ class Job:
                 r = e.report
                 lines.append(
                     f"  rank {e.rank}: {len(r.compiles)} compile(s), {len(r.kernels)} kernel(s), "
-                    f"{len(r.graph_breaks)} graph break(s)"
+                    f"{breaks_text(len(r.graph_breaks), [d.code for d in r.diagnostics])}"
                 )
         div = self.divergence
         lines.append("  ranks agree" if not div else "  divergence:")

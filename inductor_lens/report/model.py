@@ -30,6 +30,7 @@ from .rules import (
     break_inside,
     break_inside_text,
     break_summary,
+    breaks_text,
     compile_why,
     empty_frame_words,
     frame_label,
@@ -1367,7 +1368,8 @@ class Report(_Record):
 
         lines = [
             f"inductor_lens report: {len(self.compiles)} compile(s), {len(self.kernels)} kernel(s), "
-            f"{len(self.graph_breaks)} graph break(s); torch {self.torch_version} on {self.device}",
+            f"{breaks_text(len(self.graph_breaks), [d.code for d in self.diagnostics])}; "
+            f"torch {self.torch_version} on {self.device}",
             *textwrap.wrap(self.when, 116, initial_indent="  when: ", subsequent_indent="        "),
         ]
         for c in self.compiles:
@@ -1399,7 +1401,8 @@ class Report(_Record):
         kernels = sum(_lazy.count(c) for c in self.compiles)
         return (
             f"<inductor_lens.Report: {len(self.compiles)} compile(s), {kernels} kernel(s), "
-            f"{len(self.graph_breaks)} graph break(s), torch {self.torch_version}, {self.device}>"
+            f"{breaks_text(len(self.graph_breaks), [d.code for d in self.diagnostics])}, "
+            f"torch {self.torch_version}, {self.device}>"
         )
 
     # -- serialization --------------------------------------------------------------------

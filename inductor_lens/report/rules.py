@@ -1279,6 +1279,26 @@ def _wrapping_call(calls: Sequence[Any], first: Any) -> Any:
     return same[-1] if same else ours[-1]
 
 
+def breaks_text(breaks: int, codes: Iterable[Optional[str]]) -> str:
+    """The graph breaks as a report's totals say them (its summary and repr, the page's header, a job's rank lines),
+    ``breaks`` recorded and its diagnostics' ``codes``. A frame dynamo could not compile and raised to the user's
+    code (``compile_raised``: under ``fullgraph=True`` a graph break is that error, and no break is recorded) is said
+    too, and instead of the count where no break was recorded: "0 graph break(s)" read as "nothing broke".
+
+    >>> breaks_text(2, [])
+    '2 graph break(s)'
+    >>> breaks_text(0, ["compile_raised", "user_code_raised"])
+    '1 frame(s) dynamo could not compile (it raised to your code)'
+    >>> breaks_text(1, ["compile_raised"])
+    '1 graph break(s), 1 frame(s) dynamo could not compile (it raised to your code)'
+    """
+    raised = sum(1 for c in codes if c == "compile_raised")
+    if not raised:
+        return f"{breaks} graph break(s)"
+    failed = f"{raised} frame(s) dynamo could not compile (it raised to your code)"
+    return f"{breaks} graph break(s), {failed}" if breaks else failed
+
+
 #: What a report with no compile says of it (``Report.nothing``), by the first of its diagnostics' codes that tells why.
 _NOTHING = (
     ("call_skipped", "Nothing was compiled: dynamo skipped the compiled call, which ran eagerly (the diagnostic above "

@@ -18,6 +18,8 @@ from typing import Any, Iterable, Iterator, Union
 from ..report import io as report_io
 from ..report.io import atomic_write, escape_surrogates
 from ..report.model import Report
+from ..report.outcome import code_of
+from ..report.rules import breaks_text
 from .frontend import (  # noqa: F401 (engine_gz, pack_report: re-exported)
     MODES,
     REPORT_GZIP_LEVEL,
@@ -129,6 +131,7 @@ def _report_page(report: Report, w: Any) -> Iterator[bytes]:
         "compiles": w.compiles,
         "kernels": w.kernels,
         "graph_breaks": len(report.graph_breaks),
+        "codes": [d.code for d in report.diagnostics],
     }
     return _page_parts(
         _facts_title(facts),
@@ -162,6 +165,7 @@ def facts_of(data: dict) -> dict:
         "compiles": len(compiles),
         "kernels": sum(len(c.get("kernels") or []) for c in compiles),
         "graph_breaks": len(data.get("graph_breaks") or []),
+        "codes": [code_of(d) for d in data.get("diagnostics") or []],
     }
 
 
@@ -184,7 +188,8 @@ def _facts_title(facts: dict) -> str:
 def _facts_line(facts: dict) -> str:
     return (
         f"torch {facts['torch_version']} · {facts['device']} · {facts['created'] or 'date unknown'} · "
-        f"{facts['compiles']} compile(s), {facts['kernels']} kernel(s), {facts['graph_breaks']} graph break(s)"
+        f"{facts['compiles']} compile(s), {facts['kernels']} kernel(s), "
+        f"{breaks_text(facts['graph_breaks'], facts['codes'])}"
     )
 
 

@@ -48,3 +48,14 @@ export function breakable(name) {
   const parts = String(name).split(/(?<=[._])/);
   return parts.flatMap((p, i) => (i < parts.length - 1 ? [p, h("wbr")] : [p]));
 }
+
+/** A name on one line, cut in its middle where its box is narrow: the head ends in an ellipsis, the last
+ * ``tail`` characters stay whole (a module path's last part, ``.down_proj``, tells its row from the next). The
+ * text is the whole name (the row's title says it too). */
+export function keepEnd(name, tail, cls = "il-cut-head") {
+  const text = String(name);
+  if (!tail || tail.length >= text.length) return [text];
+  const head = h("span", { class: cls }, text.slice(0, text.length - tail.length));
+  head.style.setProperty("--il-tail", String(tail.length));
+  return [head, tail];
+}

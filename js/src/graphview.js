@@ -4,6 +4,8 @@ import { visible } from "./text.js";
 
 /** Zoom at which the graph opens when it does not fit: labels (11-12 px in graph units) stay >= 11 px. */
 export const READABLE_ZOOM = 1;
+/** The items the overview must not open over (a module's cluster frame is no such item: it spans the graph). */
+const COVERABLE = new Set(["node", "group", "kgroup", "fx", "input", "output"]);
 /** A graph that fits its pane whole at this zoom or more (labels >= 8.8 px) opens whole: a small graph whose
  * inputs and outputs sit side by side is better seen at once than cut at both sides at READABLE_ZOOM. */
 export const WHOLE_ZOOM = 0.8;
@@ -590,7 +592,8 @@ export class Minimap {
     this.unfold.hidden = !this.needed || !folded;
   }
 
-  /** Whether the unfolded minimap would lie over a box (a fused node or a module) of the view as it is. */
+  /** Whether the unfolded minimap would lie over an item (a fused node, a module, an input or output stub) of the
+   * view as it is. */
   wouldCover() {
     const was = this.el.hidden;
     this.el.hidden = false;
@@ -604,7 +607,7 @@ export class Minimap {
       y1 = y0 + m.height;
     const { k, x, y } = this.canvas.t;
     for (const it of this.canvas.byId.values()) {
-      if (!it.box || !(it.type === "node" || it.type === "group" || it.type === "kgroup")) continue;
+      if (!it.box || !COVERABLE.has(it.type)) continue;
       const b = it.box,
         bx = b.x * k + x,
         by = b.y * k + y;

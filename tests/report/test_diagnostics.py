@@ -55,3 +55,34 @@ def test_an_unreadable_trace_record_is_counted_once_per_kind_and_reported():
     failed = [d for d in report.diagnostics if d.code == "hook_failed"]
     assert len(failed) == 1 and "2 structured-trace record(s)" in failed[0].message
     assert "triton_kernel_info" in failed[0].message
+
+
+def test_a_fullgraph_failure_is_said_where_the_totals_say_the_graph_breaks():
+    """A ``fullgraph=True`` compile that failed at a graph break records no break (dynamo raised it: the
+    ``compile_raised`` diagnostic): the totals said "0 graph break(s)", read as "nothing broke". Each place that
+    writes them (the summary, the repr, the page's header from the report and from its plain data, a job's rank
+    line, why nothing compiled) says the failed frame instead, by one rule."""
+    from inductor_lens.analysis.job import Job, RankEntry
+    from inductor_lens.report.model import CompileCall, GraphBreak
+    from inductor_lens.report.outcome import why_nothing_compiled
+    from inductor_lens.views.html import facts_of, to_html
+
+    raised = Diagnostic(code="compile_raised", message="compile 0/0: dynamo could not compile f() and raised")
+    failed = Report(torch_version="2.13", device="cpu", diagnostics=[raised])
+    said = "1 frame(s) dynamo could not compile (it raised to your code)"
+    head = to_html(failed)
+    head = head[: head.index("<main")]
+    job = Job(ranks=[RankEntry(0, failed)], world_size=1)
+    for text in (failed.summary().splitlines()[0], repr(failed), head, job.summary()):
+        assert said in text and "0 graph break" not in text, text
+    assert facts_of(failed.to_dict())["codes"] == ["compile_raised"]
+    # beside recorded breaks, both; without a failed frame, the count alone
+    broke = Report(torch_version="2.13", device="cpu", graph_breaks=[GraphBreak(reason="print")], diagnostics=[raised])
+    assert f"1 graph break(s), {said}" in broke.summary()
+    plain = Report(torch_version="2.13", device="cpu", graph_breaks=[GraphBreak(reason="print")])
+    assert "1 graph break(s); torch" in plain.summary() and "1 graph break(s), torch" in repr(plain)
+    assert "dynamo could not compile" not in to_html(plain)[: to_html(plain).index("<main")]
+    calls = [CompileCall(target="f", backend="inductor")]
+    assert "(every frame broke or fell back to eager; 1 graph break(s))" in why_nothing_compiled(
+        Report(torch_version="2.13", device="cpu", graph_breaks=[GraphBreak(reason="print")], compile_calls=calls)
+    )

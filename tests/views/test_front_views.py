@@ -363,10 +363,14 @@ def assert_readable(geo, where=""):
     floor = WHOLE_PX if whole else READABLE_PX
     assert geo["fonts"] and min(geo["fonts"]) >= floor - 1e-6, (where, whole, min(geo["fonts"] or [0]))
     assert not geo.get("spill"), (where, "a box's text reaches its edge", geo["spill"])
-    if whole and geo.get("legend"):  # a graph shown whole is shown above the legend drawn over the pane's bottom
+    if geo.get("legend"):  # no box under the legend, whole graph or not (at 1000 x 700 it lay over the opening's)
         lx0, ly0, lx1, ly1 = geo["legend"]
-        under = [b for b in geo["boxes"] if b["y1"] > ly0 + 0.5 and b["y0"] < ly1 and b["x1"] > lx0 and b["x0"] < lx1]
-        assert not under, (where, "a box of the whole graph is under the legend", under, geo["legend"])
+        bottom = geo["pane"][3]  # what of a box shows: the pane clips the rest
+        under = [
+            b for b in geo["boxes"]
+            if min(b["y1"], bottom) > ly0 + 0.5 and b["y0"] < ly1 and b["x1"] > lx0 and b["x0"] < lx1
+        ]  # fmt: skip
+        assert not under, (where, "a box of the graph is under the legend", under, geo["legend"])
     return whole
 
 
@@ -396,8 +400,8 @@ def assert_opening_unclipped(page, where=""):
     if geo.get("minimap"):  # an overview shown at the opening lies over no box of the view (else it opens folded)
         mx0, my0, mx1, my1 = geo["minimap"]
         under = [
-            b for b in geo["boxes"] if b["box"] and b["x1"] > mx0 and b["x0"] < mx1 and b["y1"] > my0 and b["y0"] < my1
-        ]
+            b for b in geo["boxes"] if b["x1"] > mx0 and b["x0"] < mx1 and b["y1"] > my0 and b["y0"] < my1
+        ]  # a box or an input/output stub (its label is read too)
         assert not under, (where, "a box under the minimap", under, geo["minimap"])
     geo["whole"] = assert_readable(geo, where)
     return geo

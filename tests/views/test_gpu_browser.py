@@ -565,3 +565,34 @@ def test_graph_break_reasons_fold_to_their_first_line(tmp_path, offline_context)
         assert inside.first.inner_text() == said and said in line.get_attribute("title")
     finally:
         page.close()
+
+
+@pytest.mark.parametrize("name", ["perf_gpt2_training.json", "memory_gpt2.json.gz"])
+def test_kernel_table_fits_its_view_at_1000_px_with_whose_lines(tmp_path, offline_context, name):
+    """Each line of torch's or a library's says so ("(torch's)"): on one line with the line, the table of a 1000 px
+    page was wider than its view (it scrolled sideways, its last column cut). Where the view is narrow, "(torch's)"
+    goes below the line, and every compile's table fits its view."""
+    report = inductor_lens.load(FIXTURES / f"gpu_{name}")
+    path = tmp_path / "k.html"
+    report.save_html(path)
+    page = offline_context.new_page(viewport={"width": 1000, "height": 700})
+    try:
+        _open(page, path)
+        page.click('[data-tab="kernels"]')
+        whose = 0
+        for c in report.compiles:
+            page.select_option(".il-compile", c.id)
+            view = page.locator('[data-view="kernels"]')
+            view.locator(f'[data-role="kernel-row"][data-kernel="{c.kernels[0].name}"]').wait_for()
+            table = page.evaluate(
+                """() => { const s = document.querySelector('[data-view="kernels"] .il-kscroll');
+                return {scroll: s.scrollWidth, client: s.clientWidth}; }"""
+            )
+            assert table["scroll"] <= table["client"], (c.id, table)
+            whose += view.locator('[data-role="line-whose"]').count()
+            for cell in view.locator('.il-kline:has([data-role="line-whose"])').all()[:5]:  # the line, then whose
+                assert re.fullmatch(r"\S+:\d+ \((torch|a library)'s\)", " ".join(cell.inner_text().split()))
+        assert whose, "no line of torch's or a library's in the fixture: the test shows nothing"
+        _assert_clean(page)
+    finally:
+        page.close()

@@ -2,7 +2,7 @@
 // sortable by any column, filterable; clicking a row selects that kernel everywhere.
 
 import { fmtShare, fmtUs, plural } from "../data.js";
-import { h } from "../dom.js";
+import { h, keepEnd } from "../dom.js";
 import { builtModules, builtTag } from "../linepanel.js";
 import { kernelRows, sortRows } from "../viewdata.js";
 
@@ -28,9 +28,7 @@ const COLUMNS = [
 function kernelName(name) {
   const m = /^(.{8,}?)(_[^_\s]*_\d+|_\d+)$/.exec(name);
   if (!m) return name;
-  const head = h("span", { class: "il-kname-head" }, m[1]); // inline: the cell's text stays the name, on one line
-  head.style.setProperty("--il-tail", String(m[2].length));
-  return [head, m[2]];
+  return keepEnd(name, m[2], "il-kname-head"); // inline: the cell's text stays the name, on one line
 }
 
 /** The cells of one kernel row (kernelRows), for the columns shown. */
@@ -72,8 +70,11 @@ function rowCells(r, cols) {
         : h(
             "td",
             { class: "il-mono il-kline", "data-how": r.how || null, title: r.code || "" },
-            r.line,
-            r.whose ? h("span", { class: "il-muted", "data-role": "line-whose" }, ` (${r.whose})`) : null,
+            h("span", { class: "il-nowrap" }, r.line),
+            // where the narrow view wraps "(a library's)" below the line, as it does "built here"
+            r.whose
+              ? [" ", h("span", { class: "il-muted il-nowrap", "data-role": "line-whose" }, `(${r.whose})`)]
+              : null,
           ),
     kind: () =>
       h(

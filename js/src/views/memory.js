@@ -5,7 +5,7 @@
 // Python computed every number (Compile.memory, docs/report-schema.md "Memory"); this module only draws.
 
 import { basename, fmtBytes, plural } from "../data.js";
-import { breakable, h } from "../dom.js";
+import { breakable, h, keepEnd } from "../dom.js";
 import { BUILT_ROW_TITLE, builtTag } from "../linepanel.js";
 import { byteTicks, curve, hoverAt, indexAt } from "../memcurve.js";
 
@@ -384,27 +384,32 @@ function shortList(title, role, items, note) {
   );
 }
 
-/** One roll-up row over a bar for its share of the largest row: the name, how many instances (×31), the
- * bytes; what it is made of in its title. */
+/** One roll-up row over a bar for its share of the largest row: the name, the bytes, and where the row folds
+ * the instances of a repeated module (``BytesBy.instances``) that they are the sum over them ("sum of 12"); what it
+ * is made of in its title. A module path stays on one line, cut in its middle where it must (its last part
+ * whole); a user line may break after a dot, its code beside it. */
 function byteItem(name, bytes, max, times, detail, attrs = {}, code = "", built = false) {
   const pct = max > 0 ? Math.max(1, Math.round((100 * bytes) / max)) : 0;
+  const sum = times > 1 ? ` in all ${times} instances together` : "";
+  const module = attrs["data-module"] !== undefined;
+  const tail = module ? (/\.[^.]+$/.exec(name) || [""])[0] : "";
   return h(
     "li",
     {
       ...attrs,
       title:
-        `${name}${code ? ` ${code}` : ""}: ${fmtBytes(bytes)}${detail ? ` in ${detail}` : ""}` +
+        `${name}${code ? ` ${code}` : ""}: ${fmtBytes(bytes)}${sum}${detail ? ` (${detail})` : ""}` +
         (built ? `; ${BUILT_ROW_TITLE}` : ""),
     },
     h("span", { class: "il-mem-bar", style: `width:${pct}%` }),
     h(
       "span",
-      { class: "il-mono il-mem-name" },
-      ...breakable(name),
+      { class: module ? "il-mono il-mem-name il-mem-module" : "il-mono il-mem-name" },
+      ...(module ? keepEnd(name, tail) : breakable(name)),
       built ? builtTag() : null,
       code ? h("span", { class: "il-muted" }, ` ${code}`) : null,
     ),
-    h("span", { class: "il-mem-times" }, times > 1 ? `×${times}` : ""),
+    h("span", { class: "il-mem-times", "data-role": "mem-times" }, times > 1 ? `sum of ${times}` : ""),
     h("span", { class: "il-mem-bytes" }, fmtBytes(bytes)),
   );
 }
