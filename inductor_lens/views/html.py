@@ -189,7 +189,7 @@ def _facts_line(facts: dict) -> str:
     return (
         f"torch {facts['torch_version']} · {facts['device']} · {facts['created'] or 'date unknown'} · "
         f"{facts['compiles']} compile(s), {facts['kernels']} kernel(s), "
-        f"{breaks_text(facts['graph_breaks'], facts['codes'])}"
+        f"{breaks_text(facts['graph_breaks'], facts.get('codes') or ())}"
     )
 
 

@@ -240,8 +240,8 @@ function sayDrawn(ctx, ix, b, layout) {
 
 /**
  * Lay out and draw the current compile's graph into view `v` ({host, canvas, minimap, token, built,
- * maxShare, opened}); `legend()` draws the legend before the graph opens (the opening keeps clear of it: the
- * canvas's bottomCover), `after()` the marks once it is up.
+ * maxShare, opened}); `legend()` draws the legend (a strip below the pane) before the graph opens, which then
+ * measures the pane the legend left, `after()` the marks once it is up.
  */
 async function drawGraph(ctx, v, legend, after) {
   const { store, model } = ctx;
@@ -278,6 +278,7 @@ async function drawGraph(ctx, v, legend, after) {
   const opening = !v.opened.has(key);
   if (opening) {
     v.opened.add(key);
+    v.canvas.remeasure(); // the legend's strip may have grown or shrunk the pane since the canvas last measured it
     v.canvas.open(b.keyToId.get("node:" + ix.boxes[0].name));
   }
   v.minimap.draw();
@@ -303,7 +304,6 @@ function create(ctx) {
   const legend = h("div", { class: "il-legend" });
   const el = h("div", { class: "il-view", "data-view": "fusion" }, bar, host, legend);
   const canvas = new GraphCanvas(host, (it) => onItem(it));
-  canvas.bottomCover = legend;
   const v = { host, canvas, minimap: new Minimap(host, canvas), token: 0, built: null, maxShare: 0, opened: new Set() };
   model.measureWith(() => paneHeight(host)); // a compile opens with the modules expanded that fill this pane
   let drawnKey = "";
