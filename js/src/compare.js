@@ -355,6 +355,7 @@ async function drawGraph(cx) {
   cx.built = b;
   cx.legend.replaceChildren(...graphLegend(cx, p));
   // like the lens: all of it where that is readable (labels >= 11 px), else readable at its start
+  cx.canvas.remeasure(); // the legend's strip may have grown or shrunk the pane since the canvas last measured it
   cx.canvas.open(b.keyToId.get("node:" + ix.fused[0].name));
   markGraph(cx);
   cx.graphHost.dataset.ready = "1";
@@ -445,7 +446,6 @@ export function createCompare(el, opts) {
   cx.canvas = new GraphCanvas(cx.graphHost, (it) => {
     if (it && it.type === "node") selectKernel(it.name);
   });
-  cx.canvas.bottomCover = cx.legend;
   function selectKernel(name) {
     const r = cx.rows.find((x) => x.b === name || x.a === name || (x.fused_b || []).includes(name));
     cx.selectRow(r ? r.index : -1);

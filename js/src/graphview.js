@@ -112,8 +112,6 @@ export class GraphCanvas {
   constructor(host, onItem) {
     this.host = host;
     this.onItem = onItem;
-    // an element drawn over the bottom of the pane (a view's legend): fit() and a whole opening keep clear of it
-    this.bottomCover = null;
     this.svg = svgEl("svg", { class: "il-svg", role: "img" }, host);
     this.viewport = svgEl("g", { class: "il-viewport" }, this.svg);
     this.t = { k: 1, x: 0, y: 0 };
@@ -255,20 +253,11 @@ export class GraphCanvas {
     this.zoomAt(f, r.width / 2, r.height / 2);
   }
 
-  /** The pane's height above `bottomCover` (the legend over its bottom), or the pane's height `H`. */
-  clearHeight(H) {
-    const c = this.bottomCover;
-    if (!c || !c.isConnected) return H;
-    const pane = this.host.getBoundingClientRect(),
-      cover = c.getBoundingClientRect();
-    return cover.height > 0 && cover.top < pane.bottom ? Math.max(H / 2, cover.top - pane.top) : H;
-  }
-
-  /** Show all of the graph, above the legend; `topAligned` fits the width only when the graph is very tall. */
+  /** Show all of the graph; `topAligned` fits the width only when the graph is very tall. */
   fit(topAligned = false) {
     const r = this.rect();
     const W = r.width || 600,
-      H = this.clearHeight(r.height || 400),
+      H = r.height || 400,
       pad = 16;
     const { width, height } = this.size;
     if (!width || !height) return;
@@ -307,7 +296,7 @@ export class GraphCanvas {
       pad = 16;
     const { width, height } = this.size;
     if (!width || !height) return;
-    const fitK = Math.min(1, (W - 2 * pad) / width, (this.clearHeight(H) - 2 * pad) / height);
+    const fitK = Math.min(1, (W - 2 * pad) / width, (H - 2 * pad) / height);
     if (fitK >= Math.min(minK, WHOLE_ZOOM)) {
       this.fit();
       return;
