@@ -165,6 +165,9 @@ def test_repeated_layers_read_as_one_row_per_repeated_tensor(tmp_path, offline_p
     assert section.get_attribute("data-mode") == "groups"
     rows = _group_rows(view)
     assert rows == [(g.module, g.what, g.count) for g in m.saved_groups]
+    # the columns say what their numbers are: a count of tensors, their bytes together, one's bytes ("×4 3 MiB" did not)
+    heads = view.locator('[data-role="saved-groups"] th').all_inner_texts()
+    assert [t.strip() for t in heads[3:6]] == ["tensors", "total", "each"], heads
     # each block's tensors fold four to a row (one per layer); together the rows hold every saved tensor once
     assert [n for mod, _, n in rows if mod.startswith("layers.0-3")] and all(
         n == 4 for mod, _, n in rows if mod.startswith("layers.0-3")
