@@ -21,18 +21,26 @@ from ..report.io import atomic_write
 from .frontend import STATIC, answer_request
 from .frontend import static as _static
 
-_KERNEL_FIELDS = ("name", "language", "source", "fused_nodes", "fx_nodes", "metadata", "profile")
+_KERNEL_FIELDS = ("name", "language", "source", "fused_nodes", "fx_nodes", "metadata", "profile", "kind")
+#: What the fusion graph (js/src/dot.js, the lens's and the compare page's) reads of a compile beside its fused nodes
+#: and kernels: the data edges and what each output holds, decided in Python (a compare graph without them had no
+#: edge and no input or output stub), which outputs the backward reads, and the repeated modules.
+_GRAPH_FIELDS = ("edges", "output_names", "returned_outputs", "saved_outputs", "module_view")
+#: What it reads of a post-grad node: an input stub is named by what the input is (``display_name``, ``role``).
+_NODE_FIELDS = ("name", "target", "display_name", "role")
 
 
 def slim_report(r) -> dict:
     """What the compare view draws of a report: per compile its fused nodes, kernels (source, launch facts,
-    profile) and post-grad ops (name and target). Stacks, output code, guards, phases and the other graphs
-    stay out: the diff already says what differs there, and the page stays small and quick to parse."""
+    profile), what its fusion graph is drawn from (``_GRAPH_FIELDS``) and post-grad ops (``_NODE_FIELDS``).
+    Stacks, output code, guards, phases and the other graphs stay out: the diff already says what differs there,
+    and the page stays small and quick to parse."""
     from ..report.plain import to_plain as _to_plain
 
     def graph(c):
         g = c.graphs.get("post_grad") or next(iter(c.graphs.values()), None)
-        return {"post_grad": {"nodes": [{"name": n.name, "target": n.target} for n in g.nodes]}} if g else {}
+        nodes = [{f: getattr(n, f) for f in _NODE_FIELDS} for n in g.nodes] if g else []
+        return {"post_grad": {"nodes": nodes}} if g else {}
 
     return {
         "title": r.title,
@@ -50,6 +58,7 @@ def slim_report(r) -> dict:
                 "graph_inputs": list(c.graph_inputs),
                 "graph_outputs": list(c.graph_outputs),
                 "graphs": graph(c),
+                **{f: _to_plain(getattr(c, f)) for f in _GRAPH_FIELDS},
             }
             for c in r.compiles
         ],

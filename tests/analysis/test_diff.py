@@ -344,6 +344,33 @@ def test_compare_page_in_chromium(tmp_path, offline_page, reports):
     assert page.watch.requests == [] and page.watch.errors == [] and page.watch.dialogs == []
 
 
+_GRAPH_JS = """(sel) => ({
+  edges: document.querySelectorAll(sel + ' .il-edge').length,
+  stubs: [...document.querySelectorAll(sel + ' .il-input, ' + sel + ' .il-output')].map((g) => g.textContent).sort(),
+  boxes: [...document.querySelectorAll(sel + ' .il-node')].map((g) => g.dataset.node).sort(),
+})"""
+
+
+def test_the_compare_graph_is_the_lens_graph_of_b_with_its_edges_and_stubs(tmp_path, offline_page, reports):
+    """B's graph on the compare page is drawn by the lens's fusion graph (js/src/dot.js) from what the page ships
+    of B (``diff_views.slim_report``): the same boxes, data edges and input / output stubs, named alike, as the lens
+    page of B shows for that compile. The edges and what the outputs hold are decided in Python (``Compile.edges``,
+    ``output_names``): a compare payload without them drew boxes with no edge and no stub."""
+    a, b = reports["relu"], reports["gelu"]
+    page = offline_page
+    b.save_html(tmp_path / "b.html")
+    page.goto((tmp_path / "b.html").as_uri())
+    page.wait_for_selector('[data-view="fusion"] .il-graph[data-ready="1"]', timeout=60000)
+    lens = page.evaluate(_GRAPH_JS, '[data-view="fusion"] .il-graph')
+    path = inductor_lens.diff(a, b).save_html(tmp_path / "diff.html")
+    page.goto(pathlib.Path(path).as_uri())
+    page.wait_for_selector('[data-view="compare"] .il-graph[data-ready="1"]', timeout=60000)
+    compare = page.evaluate(_GRAPH_JS, '[data-view="compare"] .il-graph')
+    assert lens["edges"] and lens["stubs"] and lens["boxes"], lens
+    assert compare == lens
+    assert page.watch.errors == []
+
+
 def test_diff_widget_answers_requests():
     from inductor_lens.views.diff_views import DiffWidget
 
