@@ -68,13 +68,14 @@ def _device_us(ev: Any) -> float:
     return total + sum(_device_us(ch) for ch in ev.cpu_children)
 
 
-_HOP_OP_RE = re.compile(r"torch\.ops\.(aten|prims)\.(\w+)")
+_HOP_OP_RE = re.compile(r"torch\.ops\.(?!higher_order\.)(\w+)\.(\w+)")
 
 
 def _aten_name(kernel: Any, targets: dict[str, str]) -> str:
     """The profiler event an extern kernel's call shows as: the aten op its call line names (the wrapper calls
     ``aten.randint.low_out`` for Inductor's random seeds, whose fx node is ``prims.inductor_seeds``), else its
-    fx node's op, else ``aten::<callee>`` (``extern_kernels.mm`` -> ``aten::mm``)."""
+    fx node's op, else ``aten::<callee>`` (``extern_kernels.mm`` -> ``aten::mm``). An op of another namespace called
+    as ``torch.ops.<ns>.<op>`` (a ``torch.library.custom_op``) shows as ``<ns>::<op>``."""
     callee = str(kernel.metadata.get("callee", kernel.name)).split("[")[0]
     parts = callee.split(".")
     if "higher_order" in parts:  # a higher-order op running an op (graphsafe_run_with_rng_state under
@@ -85,6 +86,8 @@ def _aten_name(kernel: Any, targets: dict[str, str]) -> str:
     for ns in ("aten", "prims"):
         if ns in parts and parts.index(ns) + 1 < len(parts):
             return f"{ns}::{parts[parts.index(ns) + 1]}"
+    if parts[:2] == ["torch", "ops"] and len(parts) > 3:  # an op of another namespace (a custom op: nu2::mysin)
+        return f"{parts[2]}::{parts[3]}"
     for n in kernel.fx_nodes:
         t = targets.get(n, "")
         if t.startswith(("aten.", "prims.")):

@@ -26,3 +26,9 @@ def test_plain_extern_kernels_keep_their_aten_op():
     mm = Kernel(name="extern_kernels.mm[buf0]", language="extern", source="extern_kernels.mm(a, b, out=buf0)",
                 metadata={"callee": "extern_kernels.mm"})  # fmt: skip
     assert _aten_name(mm, {}) == "aten::mm"
+
+
+def test_an_op_of_another_namespace_keeps_its_namespace():
+    op = Kernel(name="torch.ops.nu2.mysin.default[buf1]", language="extern", source="buf1 = torch.ops.nu2.mysin.default(buf0)",
+                metadata={"callee": "torch.ops.nu2.mysin.default"})  # fmt: skip
+    assert _aten_name(op, {}) == "nu2::mysin"  # before: aten::default, an event no profile shows

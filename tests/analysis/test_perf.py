@@ -456,6 +456,31 @@ def test_every_kernel_of_a_profiled_cpu_report_has_a_time_mean_and_spread(profil
         assert "total_us" in k["profile"] and "mean_us" not in k["profile"] and "runs" not in k["profile"]
 
 
+@torch.library.custom_op("lens_perf::shifted", mutates_args=())
+def _shifted(x: torch.Tensor) -> torch.Tensor:
+    """A custom op: Inductor calls it as it is (``torch.ops.lens_perf.shifted.default``), the profiler shows
+    ``lens_perf::shifted``."""
+    return x + 1
+
+
+@_shifted.register_fake
+def _(x):
+    return torch.empty_like(x)
+
+
+def test_a_custom_op_is_timed_as_the_profiler_names_it():
+    """A ``torch.library.custom_op`` in the compiled graph was looked for as ``aten::default`` (only aten and prims
+    were known): no time, ``profile_missing``, and its time counted as unattributed. It is timed by its own event."""
+
+    def f(x):
+        return torch.relu(_shifted(x) * 2)
+
+    report = inductor_lens.inspect(f, torch.randn(64, 64), profile=True)
+    (op,) = [k for k in report.kernels if "lens_perf" in k.name]
+    assert op.language == "extern" and op.profile is not None and op.profile.total_us > 0, op
+    assert not [d for d in report.diagnostics if d.code == "profile_missing"]
+
+
 def test_the_step_against_the_kernels_on_a_cpu_event_tree_by_hand():
     """Two runs of one compiled graph under a hand-built CPU event tree: every number below is worked out by
     hand from the event times (run 100 us; the C++ kernel 10 then 14 us, the matmul 20 us, an allocation
