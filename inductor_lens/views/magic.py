@@ -102,7 +102,8 @@ def _make_parser() -> argparse.ArgumentParser:
         "--backward",
         action="store_true",
         help="after the cell, run .sum().backward() on the first output of each -f function that "
-        "requires grad and whose backward did not compile in the cell (this adds to .grad)",
+        "requires grad and whose backward did not compile in the cell, so that the backward compiles (every .grad it "
+        "reaches is put back as it was)",
     )
     p.add_argument(
         "--profile",
