@@ -165,6 +165,28 @@ def test_a_kernels_lines_are_in_the_order_of_its_ops():
     assert c.kernel("k0").user_lines[0] == c.fused_nodes[0].user_lines[0]
 
 
+def test_a_fused_nodes_lines_are_in_the_order_of_its_ops_as_its_kernels_are():
+    """Inductor's origins of a kernel that feeds a custom op name the custom op too (``cpp_fused_gelu_mul_mysin_0``):
+    its fused node's stacks came line 40 (``h = mysin(h) + 1.0``, an op of another kernel) first, and the panel's
+    headline named line 40 where every op of the node ran at line 10, the line the Kernels table named."""
+    nodes = [
+        GraphNode("mul", "call_function", "aten.mul.Tensor", user_stack=[_frame(10)]),
+        GraphNode("erf", "call_function", "aten.erf.default", user_stack=[_frame(10)]),
+        GraphNode("mysin", "call_function", "nu2.mysin.default", user_stack=[_frame(40)]),
+    ]
+    fused = [
+        FusedNode("op1", "pointwise", ["mul", "erf"], "cpp_fused_erf_mul_mysin_0", user_stack=[[_frame(40)], [_frame(10)]]),
+        FusedNode("op2", "extern", ["mysin"], "torch.ops.nu2.mysin.default"),
+    ]
+    kernels = [
+        Kernel("cpp_fused_erf_mul_mysin_0", "cpp", "...", ["op1"], ["mul", "erf"], user_stack=[[_frame(40)], [_frame(10)]]),
+        Kernel("torch.ops.nu2.mysin.default", "extern", "...", ["op2"], ["mysin"]),
+    ]
+    c = _forward(nodes, fused, kernels)
+    assert [f.line for f in c.fused_nodes[0].user_lines] == [10, 40]
+    assert c.fused_nodes[0].user_lines[0] == c.kernel("cpp_fused_erf_mul_mysin_0").user_lines[0]
+
+
 def test_kernel_call_sites_without_a_record_are_runs_of_consecutive_boxes():
     c = _compile()
     assert c.kernel("cpp_fused_relu_0").call_sites == [["op2", "op3"], ["op5"]]
