@@ -37,6 +37,7 @@ import re
 from typing import Optional, Union
 
 from ..report.model import Kernel, KernelLaunch, LaunchArg, Report
+from ..report.rules import custom_namespace
 from .cost import DTYPE_BYTES
 from .memory import reuses, storage_root
 
@@ -382,6 +383,16 @@ def _triton(k: Kernel, launch: KernelLaunch) -> str:
     )
 
 
+def _custom_op_help(ns: str, name: str) -> str:
+    """What a reproducer of a custom op's call says where torch does not know the op: the code that defines it
+    (``torch.library.custom_op``) is the user's, not torch's, and the script imports torch only."""
+    return (
+        f"this kernel calls the custom op {ns}::{name}, which your own code defines (torch.library): run the script "
+        'with the module that registers it imported first, e.g. python -c "import your_module, runpy, sys; '
+        "sys.argv = sys.argv[:1]; runpy.run_path('THIS_FILE.py', run_name='__main__')\""
+    )
+
+
 def _extern(k: Kernel, launch: KernelLaunch) -> str:
     callee = k.metadata.get("callee") or k.name.split("[")[0]
     if not re.fullmatch(r"[A-Za-z_][\w.]*", callee):
@@ -393,6 +404,14 @@ def _extern(k: Kernel, launch: KernelLaunch) -> str:
             "    if op is None:\n"
             "        from torch._inductor.select_algorithm import extern_kernels\n\n"
             f"        op = getattr(extern_kernels, {op!r})\n"
+        )
+    elif custom_namespace(callee):  # a torch.library op: the user's Python code defines it, not torch
+        ns, name = callee.replace("torch.ops.", "").split(".")[:2]
+        resolve = (
+            "    try:\n"
+            f"        op = {callee}\n"
+            "    except (AttributeError, RuntimeError):\n"
+            f"        sys.exit({_custom_op_help(ns, name)!r})\n"
         )
     else:
         resolve = f"    aten = torch.ops.aten  # noqa: F841 (the output code's name for it)\n    op = {callee}\n"

@@ -408,6 +408,31 @@ def test_hostile_names_stay_inside_comments_and_strings(sin_cos_report):
     assert calls == [] and ast.get_docstring(tree).startswith(f"Reproducer of kernel {k.name}")
 
 
+def test_a_custom_ops_script_says_what_to_import_where_torch_does_not_know_the_op(training_report):
+    """An extern kernel that calls a ``torch.library`` custom op: the script imports torch only, and the op is defined
+    by the user's code. It died in an AttributeError of torch's (``'_OpNamespace' 'nu2' object has no attribute
+    'mysin'``); it says which op it is and how to run the script with its module imported."""
+    import dataclasses
+
+    import torch
+
+    c = next(c for c in training_report.compiles if any(k.language == "extern" for k in c.kernels))
+    k = next(k for k in c.kernels if k.language == "extern")
+    k = dataclasses.replace(
+        k,
+        name="torch.ops.nolens_trial.mysin.default[buf9]",
+        metadata=dict(k.metadata, callee="torch.ops.nolens_trial.mysin.default"),
+    )
+    report = dataclasses.replace(training_report, compiles=[dataclasses.replace(c, kernels=[k])])
+    script = reproducer(report, k)
+    space = {"__name__": "reproducer_under_test"}
+    exec(compile(script, "k.py", "exec"), space)
+    with pytest.raises(SystemExit) as stop:
+        space["load"]()
+    assert "custom op nolens_trial::mysin" in str(stop.value) and "runpy.run_path" in str(stop.value)
+    assert not hasattr(torch.ops.nolens_trial, "mysin")
+
+
 def test_the_grid_is_torchs_grid_expression_at_the_calls_sizes():
     """The grid comes from Inductor's own ``GridExpr`` for the chosen config (here a stand-in for triton.Config:
     CPU torch has no Triton), evaluated at the numels the output code passes: 512 elements, XBLOCK 128 -> 4."""

@@ -175,11 +175,15 @@ def test_a_fused_nodes_lines_are_in_the_order_of_its_ops_as_its_kernels_are():
         GraphNode("mysin", "call_function", "nu2.mysin.default", user_stack=[_frame(40)]),
     ]
     fused = [
-        FusedNode("op1", "pointwise", ["mul", "erf"], "cpp_fused_erf_mul_mysin_0", user_stack=[[_frame(40)], [_frame(10)]]),
+        FusedNode(
+            "op1", "pointwise", ["mul", "erf"], "cpp_fused_erf_mul_mysin_0", user_stack=[[_frame(40)], [_frame(10)]]
+        ),
         FusedNode("op2", "extern", ["mysin"], "torch.ops.nu2.mysin.default"),
     ]
     kernels = [
-        Kernel("cpp_fused_erf_mul_mysin_0", "cpp", "...", ["op1"], ["mul", "erf"], user_stack=[[_frame(40)], [_frame(10)]]),
+        Kernel(
+            "cpp_fused_erf_mul_mysin_0", "cpp", "...", ["op1"], ["mul", "erf"], user_stack=[[_frame(40)], [_frame(10)]]
+        ),
         Kernel("torch.ops.nu2.mysin.default", "extern", "...", ["op2"], ["mysin"]),
     ]
     c = _forward(nodes, fused, kernels)
