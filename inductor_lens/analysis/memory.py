@@ -38,6 +38,7 @@ from ..report.model import (
     SavedGroup,
     SavedTensor,
 )
+from ..report.modules import some_instances_label
 from ..report.rules import owner_module, saved_origin, split_args, with_part
 from .cost import DTYPE_BYTES, VIEW_OPS, op_name
 
@@ -386,6 +387,18 @@ def repeat_instances(compile: Compile) -> dict[str, ModuleRepeat]:
     return out
 
 
+def _fold_label(folded: str, heads: set[str], modules: set[str], instances: dict[str, ModuleRepeat]) -> str:
+    """The name of a row that folds the instances ``heads`` of a repeated module (``folded``: its label and the
+    path below it, ``blocks.0-2.fc2``), ``modules`` the paths of its items: the one module where they are one
+    (``blocks.2.fc2``), else the instances the row holds (``blocks.0-1.fc2`` where only two of three have it)."""
+    if len(modules) == 1:
+        return next(iter(modules))
+    r = instances.get(next(iter(heads))) if heads and "" not in heads else None
+    if r is None:
+        return folded
+    return some_instances_label(r, sorted(heads)) + folded[len(r.label) :]
+
+
 def fold_module(module: str, instances: dict[str, ModuleRepeat]) -> tuple[str, str]:
     """``(folded, instance)``: ``layers.5.mlp.gate`` -> ``("layers.1-31.mlp.gate", "layers.5")`` where
     ``layers.5`` is an instance of the repeated module ``layers.1-31`` (the outermost one), else
@@ -402,8 +415,8 @@ def fold_module(module: str, instances: dict[str, ModuleRepeat]) -> tuple[str, s
 def fold_rollup(items: Iterable[tuple[str, int]], instances: dict[str, ModuleRepeat]) -> list[BytesBy]:
     """``(module, bytes)`` pairs rolled up by module with the instances of repeated modules folded
     (:func:`fold_module`): bytes, how many items (``count``) and how many instances (``instances``, 1 for a
-    module that is no repeat's) each row holds, largest first. A row that only one instance fills is named by
-    that instance (``blocks.0.norm1``, not ``blocks.1-0.norm1``: the range would say it is both)."""
+    module that is no repeat's) each row holds, largest first. A row is named by the instances it holds
+    (:func:`_fold_label`: ``blocks.0.norm1``, not ``blocks.1-0.norm1``: the range would say it is both)."""
     rows: dict[str, list] = {}
     for module, size in items:
         key, inst = fold_module(module, instances)
@@ -413,8 +426,8 @@ def fold_rollup(items: Iterable[tuple[str, int]], instances: dict[str, ModuleRep
         row[2].add(inst)
         row[3].add(module)
     out = [
-        BytesBy(bytes=b, module=next(iter(mods)) if len(insts) == 1 and len(mods) == 1 and m != NO_MODULE else m,
-                count=n, instances=len(insts))
+        BytesBy(bytes=b, module=m if m == NO_MODULE else _fold_label(m, insts, mods, instances), count=n,
+                instances=len(insts))
         for m, (b, n, insts, mods) in rows.items()
     ]  # fmt: skip
     return sorted(out, key=lambda x: (-x.bytes, x.module))
@@ -427,8 +440,9 @@ def saved_groups(
     line in one module, the instances of repeated modules folded. Activations first, then the largest total,
     then the first saved. Empty where no two tensors fold together (the plain list says it all)."""
     groups: dict[tuple, list[SavedTensor]] = {}
+    heads: dict[tuple, set[str]] = {}
     for s in saved:
-        module, _ = fold_module(s.module, instances)
+        module, head = fold_module(s.module, instances)
         node = fx.get(s.fx_node)
         if s.kind in ("input", "copy"):
             base = _base(node, fx) if node is not None else None
@@ -442,14 +456,16 @@ def saved_groups(
         f = _user_line(s.user_stack)
         key = (s.kind, module, what, repr(s.shape), s.dtype, (f.file, f.line) if f is not None else None)
         groups.setdefault(key, []).append(s)
+        heads.setdefault(key, set()).add(head)
     if all(len(g) == 1 for g in groups.values()):
         return []
     out = []
-    for (kind, module, what, _, dtype, _), members in groups.items():
+    for key, members in groups.items():
+        kind, module, what, _, dtype, _ = key
         first = members[0]
         out.append(
             SavedGroup(
-                module=module,
+                module=_fold_label(module, heads[key], {m.module for m in members}, instances) if module else module,
                 what=what,
                 kind=kind,
                 count=len(members),

@@ -65,6 +65,32 @@ def _range_label(modules: Sequence[str]) -> str:
     return f"{modules[0]}…{modules[-1].rpartition('.')[2]}"
 
 
+def some_instances_label(repeat: ModuleRepeat, heads: Sequence[str]) -> str:
+    """The name of some instances ``heads`` of ``repeat``: its own label where they are all of them, else theirs
+    (``blocks.0-1`` of ``blocks.0-2``, ``blocks.0,2`` where they skip one, ``blocks.2`` for one): a row of the
+    Memory view that holds tensors of two blocks of three said ``blocks.0-2``.
+
+    >>> r = ModuleRepeat(key="b", label="blocks.0-2", parent="", modules=["blocks.0", "blocks.1", "blocks.2"])
+    >>> [some_instances_label(r, h) for h in (["blocks.1", "blocks.0"], ["blocks.0", "blocks.2"], ["blocks.2"])]
+    ['blocks.0-1', 'blocks.0,2', 'blocks.2']
+    >>> some_instances_label(r, ["blocks.2", "blocks.1", "blocks.0"])
+    'blocks.0-2'
+    """
+    order = {m: i for i, m in enumerate(repeat.modules)}
+    chosen = sorted(set(heads), key=lambda m: order.get(m, len(order)))
+    if len(chosen) == len(repeat.modules) and set(chosen) == set(repeat.modules) or not chosen:
+        return repeat.label
+    if len(chosen) == 1:
+        return chosen[0]
+    if _numbered(chosen):
+        return _range_label(chosen)
+    head = chosen[0].rpartition(".")[0]
+    tails = [m.rpartition(".")[2] for m in chosen]
+    if all(m.rpartition(".")[0] == head for m in chosen):
+        return f"{head + '.' if head else ''}{','.join(tails)}"
+    return ", ".join(chosen)
+
+
 def _numbered(modules: Sequence[str]) -> bool:
     """Siblings numbered one after another (``layers.0``, ``layers.1``: an ``nn.ModuleList`` or ``Sequential``)."""
     return "…" not in _range_label(modules)

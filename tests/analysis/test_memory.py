@@ -211,13 +211,17 @@ def test_saved_groups_fold_one_tensor_per_instance_into_one_row():
     # together there are no groups (the plain list says it all)
     assert saved_groups(saved[:2] + [_saved("mm_2", "layers.2.fc", line=9)], fx, INSTANCES) == []
     assert [g.count for g in saved_groups(saved[:3], fx, INSTANCES)] == [2, 1]
+    # a row is named by the instances it holds: two layers of three by theirs, as a range or one by one
+    assert [g.module for g in saved_groups(saved[:3], fx, INSTANCES)] == ["layers.1-2.fc", "layers.0.fc"]
+    skip = [_saved("mm_1", "layers.1.fc"), _saved("mm_3", "layers.3.fc")]
+    assert [g.module for g in saved_groups(skip, fx, INSTANCES)] == ["layers.1,3.fc"]
 
 
 def test_folded_rollups_and_recomputed_by_line():
     rows = fold_rollup([("layers.1.fc", 10), ("layers.2.fc", 10), ("layers.2.fc", 5), ("head", 40), ("", 1)], INSTANCES)
     assert [(r.module, r.bytes, r.count, r.instances) for r in rows] == [
         ("head", 40, 1, 1),
-        ("layers.1-3.fc", 25, 3, 2),
+        ("layers.1-2.fc", 25, 3, 2),  # the two layers of three that fill it (it said layers.1-3: all three)
         ("(no module)", 1, 1, 1),
     ]
     f = lambda ln: [model.Frame(file="m.py", line=ln, function="f", code="", stage="user")]  # noqa: E731

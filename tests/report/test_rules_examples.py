@@ -23,3 +23,10 @@ def test_a_frame_dynamo_gave_up_on_is_summed_up_by_its_reason_not_its_header():
     )
     summary = "Attempted to wrap RNN, GRU, or LSTM (dynamo skipped the whole frame: it ran eagerly)"
     assert rules.break_summary(reason) == summary
+
+
+def test_every_example_in_the_module_view_holds():
+    from inductor_lens.report import modules
+
+    result = doctest.testmod(modules, optionflags=doctest.ELLIPSIS)
+    assert result.failed == 0 and result.attempted >= 3
