@@ -215,8 +215,47 @@ def parse_graph_break(text: str) -> tuple[str, list[Frame]]:
 _MODULE_KEY_RE = re.compile(r"""\._modules\[['"]([^'"]+)['"]\]|\[['"]([^'"]+)['"]\]|\[(\d+)\]""")
 
 
+def _getattr_path(path: str) -> str:
+    """Dynamo's ``getattr(L.self, 'ü name')`` (a module registered under a name that is no identifier, reached by
+    ``getattr``) as the indexing :func:`clean_module_path` reads (``L['self']['ü name']``); ``path`` as it
+    is where it is no such expression."""
+    import ast
+
+    try:
+        tree = ast.parse(path, mode="eval").body
+    except (SyntaxError, ValueError):
+        return path
+
+    def text(n: ast.expr) -> str:
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "getattr" and len(n.args) == 2:
+            name = n.args[1]
+            if isinstance(name, ast.Constant) and isinstance(name.value, str):
+                return f"{text(n.args[0])}[{name.value!r}]"
+        if isinstance(n, ast.Attribute):
+            if isinstance(n.value, ast.Name) and n.value.id in ("L", "G"):  # L.self: dynamo's L['self']
+                return f"{n.value.id}[{n.attr!r}]"
+            return f"{text(n.value)}.{n.attr}"
+        if isinstance(n, ast.Subscript) and isinstance(n.slice, ast.Constant):
+            return f"{text(n.value)}[{n.slice.value!r}]"
+        if isinstance(n, ast.Name):
+            return n.id
+        raise ValueError(n)
+
+    try:
+        return text(tree)
+    except ValueError:
+        return path
+
+
 def clean_module_path(path: str) -> str:
-    """``L['self'].layers[0]._modules['mlp']`` -> ``layers.0.mlp`` (the nn.Module's qualified name)."""
+    """``L['self'].layers[0]._modules['mlp']`` -> ``layers.0.mlp`` (the nn.Module's qualified name); ``getattr(L.self,
+    'ü name')`` -> ``ü name``.
+
+    >>> clean_module_path("getattr(L.self, 'ü</script>(1)').lin")
+    'ü</script>(1).lin'
+    """
+    if "getattr(" in path:
+        path = _getattr_path(path.strip())
     path = MODULE_ROOT_ARG.sub("", path.strip())  # ``L['args'][0]._modules[...]``: a decorator wrapper's module
     path = re.sub(r"^(L|G)\[['\"][^'\"]+['\"]\]\.?", "", path)
     path = re.sub(r"^self\.", "", path)

@@ -947,7 +947,7 @@ def unique_stacks(stacks: Iterable[list]) -> list[list]:
 #: ``L['args'][0]`` where it holds the module: a decorator's ``wrapped_func(*args, **kwargs)`` around ``forward``
 #: (transformers 5 wraps every model's forward so) passes the module as its first positional argument.
 #: Apply it only to what is known to be a module or to hang off one (a parameter's source, a module path).
-MODULE_ROOT_ARG = re.compile(r"^L\[['\"]args['\"]\]\[0\](?=\.|$)")
+MODULE_ROOT_ARG = re.compile(r"^L\[['\"]args['\"]\]\[0\](?=[.[]|$)")
 
 
 def source_role(source: str) -> tuple[str, str]:

@@ -203,3 +203,25 @@ def test_a_training_step_through_torch_cond_keeps_each_graphs_own_post_grad_code
     fwd, bwd = codes["0/0 forward"], codes["0/0 backward"]
     assert "def forward" in fwd and "def forward" in bwd and "tangents_1" in bwd and "tangents_1" not in fwd
     assert [c.subgraph for c in cap.report.compiles if c.subgraph and codes[c.id]] == []
+
+
+def test_a_module_registered_under_a_name_that_is_no_identifier_is_named_by_that_name():
+    """``add_module("ü </script>(1)", ...)``, reached with ``getattr``: dynamo's module path is ``getattr(L.self,
+    'ü </script>(1)')``, which the fused node's box showed where its parameters read ``ü </script>(1).weight``."""
+    name = "ü </script>(1)"
+
+    class Net(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.add_module(name, torch.nn.Linear(8, 8))
+
+        def forward(self, x):
+            return torch.sin(getattr(self, name)(x))
+
+    with torch.no_grad():
+        report = inductor_lens.inspect(Net(), torch.randn(2, 8))
+    (c,) = report.compiles
+    stacks = [n.module_stack for n in c.graphs["post_grad"].nodes if n.module_stack]
+    assert stacks and all(s[0] == name for s in stacks), stacks
+    params = {n.display_name for n in c.graphs["dynamo"].nodes if n.op == "placeholder"}
+    assert f"{name}.weight" in params, params

@@ -154,6 +154,11 @@ def test_clean_module_path():
     assert parse.clean_module_path("L['self'].h[0]._modules['attn']") == "h.0.attn"
     assert parse.clean_module_path("L['self'].fc1") == "fc1"
     assert parse.clean_module_path("fc2") == "fc2"
+    # a module registered under a name that is no identifier (add_module("ü</script>(1)", ...)), reached by getattr:
+    # dynamo writes getattr(L.self, '...'), and the box said so where the module's parameters were named right
+    assert parse.clean_module_path("getattr(L.self, 'ü</script>(1)')") == "ü</script>(1)"
+    assert parse.clean_module_path("getattr(getattr(L['self'], 'a b'), 'c').fc") == "a b.c.fc"
+    assert parse.clean_module_path("getattr(L['args'][0], 'x y')") == "x y"
 
 
 def test_graph_break_text():
