@@ -52,6 +52,7 @@ from .rules import (
     readable_reasons,
     saved_name,
     short_op,
+    size_guards,
     trigger_kind,
     trigger_summary,
     unique_stacks,
@@ -203,6 +204,7 @@ def derive_compile(c: Compile, fx: Optional[dict] = None, view: bool = True) -> 
         graph_note=note,
         contents=contents_text(kinds, len(kernels)),
         box_count=len(kinds),
+        size_guards=size_guards(c.guards),
     )
     return with_module_view(c) if view else c
 

@@ -70,7 +70,7 @@ DERIVED_VERSION = 21  # 2: Trigger.summary; 3: Compile.module_view, FusedNode.gr
 # LiveBuffer.op, and a copy of an input its owner's module and no line; saved_by_line's row of no line; a top-level
 # Sequential child's index as Python indexes it in saved names
 # 21: FusedNode.user_lines in the order of the node's ops, as Kernel.user_lines (a line Inductor's origins name of an op
-# of another kernel, a custom op reading its result, came first)
+# of another kernel, a custom op reading its result, came first); Compile.size_guards
 
 #: Languages a kernel may be written in: what Inductor's output code defines (``async_compile.<kind>``),
 #: ``extern`` for calls of library kernels, ``other`` when the source was not found.
@@ -1089,6 +1089,8 @@ class Compile(_Record):
     #: ``""`` otherwise.
     autotune_note: str = ""
     guards: str = ""
+    #: The guards on sizes in ``guards`` (``rules.size_guards``: ``17 <= x.size()[0]``), what the panel lists.
+    size_guards: list[str] = field(default_factory=list)
     #: ``False`` when the compile never finished (Ctrl-C during the C++ build, or it raised): the kernels
     #: were generated, but torch never loaded them, so this graph never ran compiled.
     complete: bool = True

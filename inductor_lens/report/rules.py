@@ -1279,6 +1279,24 @@ def _wrapping_call(calls: Sequence[Any], first: Any) -> Any:
     return same[-1] if same else ours[-1]
 
 
+_SIZE_GUARD = re.compile(r"^\+- LAMBDA_GUARD: (.+?)(?:\s+#.*)?$", re.M)
+_LOCAL = re.compile(r"\bL\[['\"]([^'\"]+)['\"]\]")
+
+
+def size_guards(guards: str) -> list[str]:
+    """The guards on sizes of a compile's guard text (torch's ``TREE_GUARD_MANAGER`` print, ``Compile.guards``):
+    its root ``LAMBDA_GUARD`` expressions, the relations a later call's symbolic sizes must keep to reuse the
+    compile (``17 <= x.size()[0]``: the other branch of the user's ``if x.shape[0] > 16``), a local ``L['x']`` by its
+    name. What a user asks of a recompile's guards, beside the failed one its reason names.
+
+    >>> size_guards("+- LAMBDA_GUARD: 17 <= L['x'].size()[0]  # if x.shape[0] > 16: # m.py:5 in f")
+    ['17 <= x.size()[0]']
+    >>> size_guards("| +- LAMBDA_GUARD: torch._functorch.aot_autograd.utils.top_saved_tensors_hooks ids == None")
+    []
+    """
+    return [_LOCAL.sub(r"\1", m.group(1).strip()) for m in _SIZE_GUARD.finditer(guards or "")]
+
+
 def breaks_text(breaks: int, codes: Iterable[Optional[str]]) -> str:
     """The graph breaks as a report's totals say them (its summary and repr, the page's header, a job's rank lines),
     ``breaks`` recorded and its diagnostics' ``codes``. A frame dynamo could not compile and raised to the user's

@@ -790,6 +790,7 @@ export function compileSummary(idx, report = null, actions = null) {
           "Module paths inferred, not recorded: from the parameters each op reads and the ops around it.",
         )
       : null,
+    guardsSection(c),
     cudagraphsSection(c),
     graphBreaks(report),
     emptyFrames(report),
@@ -799,6 +800,36 @@ export function compileSummary(idx, report = null, actions = null) {
       "Click a box to see its kernel source, the FX ops it fused, why it was not fused further, and the user and compiler backtraces. Keys: ↑/↓ previous/next kernel, Shift+arrows or ←/→ pan, / search, f fit, number keys switch views (in tab order), Esc clear.",
     ),
     report && actions ? topKernelsSection(report, (cid, fused) => actions.selectIn(cid, fused)) : null,
+  );
+}
+
+/** The guards torch installed for a compile: what a later call must match to reuse it. Its guards on sizes
+ * (Compile.size_guards, decided in Python) listed; torch's whole guard text folded below them. */
+function guardsSection(c) {
+  const sizes = c.size_guards || [];
+  if (!c.guards && !sizes.length) return null;
+  return section(
+    "Guards",
+    "guards",
+    h(
+      "p",
+      { class: "il-muted" },
+      "What a later call must match to reuse this compile; a call that fails one recompiles.",
+    ),
+    sizes.length
+      ? h(
+          "ul",
+          { class: "il-guards", "data-role": "size-guards" },
+          sizes.map((g) => h("li", {}, h("code", {}, g))),
+        )
+      : null,
+    c.guards
+      ? lazyDetails(
+          { "data-role": "guard-text" },
+          h("summary", {}, sizes.length ? "all of torch's guards" : "torch's guards"),
+          () => h("pre", { class: "il-pre il-guard-text" }, c.guards),
+        )
+      : null,
   );
 }
 

@@ -527,8 +527,11 @@ def test_diagnostics_banner_escapes_symbolic_shapes_reasons_and_grouped_compiles
         c = copy.deepcopy(fwd)
         c["id"], c["compile_id"], c["same_graph_as"] = f"0/{i} forward", f"0/{i}", fwd["id"]
         c["recompile_reason"] = f"tensor 'x' size mismatch at index 0. expected {i}, actual {i + 1}"
+        if i == 7:  # its guards: the one on sizes listed (Compile.size_guards), torch's whole text folded below
+            c["guards"] = f"TREE_GUARD_MANAGER:\n+- LAMBDA_GUARD: 8 <= L['x'].size()[0]  # m.py:3 </script>{HIDDEN}\n"
         data["compiles"].append(c)
-    data = load(data).to_dict()  # through the model: what Python derives (Compile.why) made again
+    data["derived"] = 0  # through the model: what Python derives (Compile.why, size_guards) made again
+    data = load(data).to_dict()
     path = _page_from_dict(tmp_path, training_report, data)
     _open(page, path)
     banner = page.locator('[data-role="diagnostics"]')
@@ -564,6 +567,11 @@ def test_diagnostics_banner_escapes_symbolic_shapes_reasons_and_grouped_compiles
     # a recompile's reason as text
     page.select_option(".il-compile", "0/7 forward")
     assert "expected 7, actual 8" in page.locator('[data-role="compile-reason"]').inner_text()
+    # what a later call must match to reuse it: its guard on sizes, a local by its name; torch's text on a click
+    assert page.locator('[data-role="size-guards"] li').all_inner_texts() == ["8 <= x.size()[0]"]
+    page.locator('[data-role="guard-text"] summary').click()
+    guard_text = page.locator('[data-role="guard-text"] pre').inner_text()
+    assert "</script>" in guard_text and "⟨U+202E⟩" in guard_text and "\u202e" not in guard_text
     # a symbolic shape with its capture-time sizes as a tooltip
     page.select_option(".il-compile", fwd["id"])
     page.evaluate("(n) => window.inductorLens.select(n)", node["name"])
