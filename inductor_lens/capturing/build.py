@@ -1195,7 +1195,7 @@ def _compile(
         subgraph=rec.subgraph,
         guards=str(guards[-1]) if guards else "",
         complete=complete,
-        cudagraphs=_cudagraph_notes(cudagraphs_of(rec, trace.events), cid, diagnostics),
+        cudagraphs=_cudagraph_notes(cudagraphs_of(rec, trace.events, raw.device or ""), cid, diagnostics),
     )
     compiled = finish_compile(made, view=not (view_later and missing(made)))
     return compiled if complete else dataclasses.replace(compiled, label=f"{compiled.label} (did not finish)")

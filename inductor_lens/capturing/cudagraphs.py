@@ -133,11 +133,19 @@ def _recordings(events: list[dict], compile_id: str, backward: bool) -> list[Cud
     ]
 
 
-def cudagraphs_of(rec: Any, events: list[dict]) -> Optional[CudaGraphs]:
-    """``Compile.cudagraphs`` of one recorded graph; None when it was not compiled for CUDA graphs."""
+#: Why a graph compiled for CUDA graphs on the CPU ran without them: torch says nothing of it (it logs a skip only for
+#: a graph with CUDA work, ``output_code.cudagraph_post_compile``).
+ON_CPU = "the graph runs on the CPU: CUDA graphs record GPU work only (torch skips them without a message)"
+
+
+def cudagraphs_of(rec: Any, events: list[dict], device: str = "") -> Optional[CudaGraphs]:
+    """``Compile.cudagraphs`` of one recorded graph; None when it was not compiled for CUDA graphs. ``device``: the
+    capture's (on ``"cpu"``, a graph never run through CUDA graphs was skipped for that, ``ON_CPU``)."""
     if not getattr(rec, "cudagraphs", False):
         return None
     skips = [_reason(m) for m in rec.cudagraph_skips]
+    if not skips and not rec.cudagraphs_used and device == "cpu":
+        skips = [ON_CPU]
     used = bool(rec.cudagraphs_used) and not skips
     return CudaGraphs(
         used=used,

@@ -6,7 +6,7 @@ tests/fixtures/make_metal_fixtures.py, checks a used and a skipped graph: tests/
 import torch
 
 import inductor_lens
-from inductor_lens.capturing.cudagraphs import cudagraphs_of
+from inductor_lens.capturing.cudagraphs import ON_CPU, cudagraphs_of
 from inductor_lens.capturing.raw import RawGraph
 from inductor_lens.report.model import CudaGraphRecording, CudaGraphs
 
@@ -18,8 +18,10 @@ def f(x):
 def test_reduce_overhead_is_recorded_and_the_default_mode_is_not():
     ro = inductor_lens.inspect(f, torch.randn(8), compile_options={"mode": "reduce-overhead"})
     (c,) = ro.compiles
-    # torch applies CUDA graphs to CUDA graphs only: on the CPU the graph is compiled for them and not run in one
-    assert c.cudagraphs == CudaGraphs(used=False, skip_reason=None, recordings=[])
+    # torch applies CUDA graphs to CUDA graphs only: on the CPU the graph is compiled for them and not run in one, and
+    # torch logs no skip for it; the report says why (the page said "not used", nothing more)
+    assert c.cudagraphs == CudaGraphs(used=False, skip_reason=ON_CPU, recordings=[])
+    assert [d.code for d in ro.diagnostics] == ["cudagraph_skipped"] and "runs on the CPU" in ro.diagnostics[0].message
     plain = inductor_lens.inspect(f, torch.randn(8))
     assert [c.cudagraphs for c in plain.compiles] == [None]
     again = inductor_lens.load(ro.to_json())
