@@ -98,6 +98,9 @@ def why_nothing_compiled(report, error: Optional[BaseException] = None, who: str
 
 def nothing_compiled(report, error: Optional[BaseException] = None, who: str = "the script"):
     """``report`` with ``nothing_compiled`` and its reason (in place of the capture's own, which cannot say
-    who the user's code was)."""
+    who the user's code was). Where the capture said the compiled function never ran (``never_ran``, with what to do
+    about a ``.generate()``), that says it: a second line said the same again."""
+    if error is None and any(code_of(d) == "never_ran" for d in report.diagnostics):
+        return without(report, "nothing_compiled")
     reason = why_nothing_compiled(report, error, who)
     return add(without(report, "nothing_compiled"), "nothing_compiled", f"nothing compiled: {reason}")

@@ -128,3 +128,14 @@ def test_a_kernel_called_at_several_places_takes_one_autotuning_per_place():
     kernels = _GraphBuilder(Raw(t0_us=0.0), rec, None, diagnostics)._attach_autotune([template])
     assert kernels[0].metadata["autotune"]["fastest"] == "triton_mm_1"
     assert [d.code for d in diagnostics] == ["autotune_unlinked"]  # the third: both places taken
+
+
+def test_a_compiled_function_never_called_is_said_once():
+    """A new user's cell ``h = torch.compile(lambda t: t * 2)``, never called: two lines said it (the capture's
+    ``never_ran`` and the run's ``nothing_compiled``, in other words). The capture's says it, once."""
+    run = Run(title="wraps only", who="the cell")
+    with run:
+        torch.compile(lambda t: t * 2)
+    report = run.finish()
+    assert [d.code for d in report.diagnostics] == ["never_ran"], report.diagnostics
+    assert "never ran inside the capture" in report.diagnostics[0].message
