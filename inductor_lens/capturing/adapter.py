@@ -1025,6 +1025,7 @@ def _install_torch_compile(stack: contextlib.ExitStack) -> None:
                 "user_stack": user_frames(frames, hooks._prefixes),
                 "has_generate": has_generate,
                 "arg_names": _arg_names(model),
+                "module": isinstance(model, torch.nn.Module),
             }
         )
 

@@ -797,12 +797,18 @@ def _qualified(name: str, file: str, line: Any) -> str:
     return f"{cls}.{name}" if cls else name
 
 
-def _frame_name(trace: _Trace, cid: str) -> str:
+def _frame_name(trace: _Trace, cid: str, modules: Sequence[str] = ()) -> str:
+    """The frame dynamo traced for compile ``cid``; ``modules``: the classes of the modules ``torch.compile`` wrapped
+    in the capture."""
     for md in trace.metadata("compilation_metrics", cid):
         name = md["compilation_metrics"].get("co_name")
         filename = str(md["compilation_metrics"].get("co_filename") or "").replace("\\", "/")
         if name and re.search(r"/torch/(_dynamo/external_utils|nn/modules/module)\.py$", filename):
-            # dynamo traced torch's own module-call wrapper (`inner`, `_call_impl`), which inlines forward()
+            # dynamo traced torch's own module-call wrapper (`inner`, `_call_impl`), which inlines forward(): a module
+            # of torch's own compiled as it is (torch.compile(nn.Sequential(...))), its class's forward where the
+            # capture compiled modules of one class (a new user read "forward() (via torch's inner wrapper)")
+            if len(set(modules)) == 1:
+                return f"{modules[0]}.forward"
             return f"forward (via torch's {name} wrapper)"
         if name:
             return _qualified(str(name), filename, md["compilation_metrics"].get("co_firstlineno"))
@@ -1118,7 +1124,8 @@ def _compile(
     kernels, node_kernel = b.kernels()
     dyn = raw.dynamo_graphs.get(rec.compile_id) or raw.dynamo_graphs.get(_base_cid(rec.compile_id))
     ca = _compiled_autograd(rec.compile_id)
-    frame = AOT_FRAME if rec.aot else CA_FRAME if ca else _frame_name(trace, rec.compile_id)
+    modules = [c["target"] for c in raw.compile_calls if c.get("module") and c.get("backend") == "inductor"]
+    frame = AOT_FRAME if rec.aot else CA_FRAME if ca else _frame_name(trace, rec.compile_id, modules)
     shift = None if rec.aot or ca else _forward_wrapper(dyn, frame)
     if shift is not None and frame != "forward":
         frame = f"forward (via the {frame} decorator)"  # transformers 5 wraps forward (wrapped_func, wrapper)

@@ -439,11 +439,15 @@ def test_another_backend_is_named_and_not_mistaken_for_a_function_never_called()
 
 
 def test_a_compiled_container_module_is_named_forward_not_a_torch_wrapper():
+    """``torch.compile(nn.Sequential(...))``: dynamo traces torch's module-call wrapper, which inlines
+    ``Sequential.forward`` (torch's code). The compile read "forward() (via torch's inner wrapper)" (a new user asked
+    what that was); it reads as the module the user compiled."""
     m = torch.nn.Sequential(torch.nn.Linear(4, 4), torch.nn.ReLU())
     with inductor_lens.capture() as cap:
         torch.compile(m)(torch.randn(2, 4))
     (c,) = cap.report.compiles
-    assert c.frame.startswith("forward") and c.trigger.reason.startswith("first call of forward():")
+    assert c.frame == "Sequential.forward" and c.label.startswith("Sequential.forward():"), c.label
+    assert c.trigger.reason.startswith("first call of Sequential.forward():") and "Sequential" in cap.report.when
 
 
 def test_a_dynamo_reset_inside_the_capture_keeps_the_timing_of_later_compiles():
