@@ -477,8 +477,15 @@ def test_a_custom_op_is_timed_as_the_profiler_names_it():
 
     report = inductor_lens.inspect(f, torch.randn(64, 64), profile=True)
     (op,) = [k for k in report.kernels if "lens_perf" in k.name]
-    assert op.language == "extern" and op.profile is not None and op.profile.total_us > 0, op
-    assert not [d for d in report.diagnostics if d.code == "profile_missing"]
+    assert op.language == "extern"
+    with torch.profiler.profile() as probe:  # torch 2.15 records no event of a custom op's own, only the ops inside
+        torch.ops.lens_perf.shifted.default(torch.randn(4))
+    if "lens_perf::shifted" in {e.name for e in probe.events()}:
+        assert op.profile is not None and op.profile.total_us > 0, op
+        assert not [d for d in report.diagnostics if d.code == "profile_missing"]
+    else:  # nothing to time it by: said, not guessed from the ops inside it
+        assert op.profile is None
+        assert any(d.code == "profile_missing" and op.name in d.message for d in report.diagnostics)
 
 
 def test_the_step_against_the_kernels_on_a_cpu_event_tree_by_hand():
