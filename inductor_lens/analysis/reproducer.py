@@ -387,7 +387,8 @@ def _custom_op_help(ns: str, name: str) -> str:
     """What a reproducer of a custom op's call says where torch does not know the op: the code that defines it
     (``torch.library.custom_op``) is the user's, not torch's, and the script imports torch only."""
     return (
-        f"this kernel calls the custom op {ns}::{name}, which your own code defines (torch.library): run the script "
+        f"this kernel calls the op {ns}::{name}, which Python code outside torch registers (yours, or a library's such "
+        "as torchvision's, with torch.library): run the script "
         'with the module that registers it imported first, e.g. python -c "import your_module, runpy, sys; '
         "sys.argv = sys.argv[:1]; runpy.run_path('THIS_FILE.py', run_name='__main__')\""
     )

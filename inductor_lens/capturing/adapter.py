@@ -353,7 +353,8 @@ class Hooks:
         self._read_outputs(rec, g)
         device = getattr(g, "device_types", None)
         if device:
-            self.raw.device = ",".join(sorted(d for d in device if d != "meta")) or self.raw.device
+            rec.device = ",".join(sorted(d for d in device if d != "meta"))
+            self.raw.device = rec.device or self.raw.device
         self.raw.graphs.append(rec)
         return rec
 

@@ -40,7 +40,7 @@ from ..report.model import (
 from ..report.module_paths import missing, node_stack
 from ..report.rules import MODULE_ROOT_ARG, phase_words, placeholder_source, readable_reasons, source_role, stack_stages
 from .artifacts import READERS, record_kind
-from .cudagraphs import cudagraphs_of
+from .cudagraphs import ON_CPU, cudagraphs_of
 from .launch import kernel_launch
 from .parse import (
     OutputCodeLayouts,
@@ -1124,7 +1124,10 @@ def _compile(
     kernels, node_kernel = b.kernels()
     dyn = raw.dynamo_graphs.get(rec.compile_id) or raw.dynamo_graphs.get(_base_cid(rec.compile_id))
     ca = _compiled_autograd(rec.compile_id)
-    modules = [c["target"] for c in raw.compile_calls if c.get("module") and c.get("backend") == "inductor"]
+    # the class of the modules torch.compile wrapped, where it wrapped nothing else: a function of torch's compiled as
+    # it is (torch.compile(F.gelu)) goes through the same wrapper
+    calls = [c for c in raw.compile_calls if c.get("backend") == "inductor"]
+    modules = [c["target"] for c in calls] if calls and all(c.get("module") for c in calls) else []
     frame = AOT_FRAME if rec.aot else CA_FRAME if ca else _frame_name(trace, rec.compile_id, modules)
     shift = None if rec.aot or ca else _forward_wrapper(dyn, frame)
     if shift is not None and frame != "forward":
@@ -1202,7 +1205,7 @@ def _compile(
         subgraph=rec.subgraph,
         guards=str(guards[-1]) if guards else "",
         complete=complete,
-        cudagraphs=_cudagraph_notes(cudagraphs_of(rec, trace.events, raw.device or ""), cid, diagnostics),
+        cudagraphs=_cudagraph_notes(cudagraphs_of(rec, trace.events), cid, diagnostics),
     )
     compiled = finish_compile(made, view=not (view_later and missing(made)))
     return compiled if complete else dataclasses.replace(compiled, label=f"{compiled.label} (did not finish)")
@@ -1292,7 +1295,21 @@ RERECORD_NOTE = 3
 
 def _cudagraph_notes(graphs, cid: str, diagnostics: list):
     """``graphs``, and a diagnostic when CUDA graphs were skipped or re-recorded again and again."""
-    if graphs is not None and graphs.skip_reason:
+    if graphs is not None and graphs.skip_reason == ON_CPU:  # one line for every graph on the CPU, not one each
+        said = next(
+            (i for i, d in enumerate(diagnostics) if d.code == "cudagraph_skipped" and ON_CPU in d.message), None
+        )
+        ids = [*(diagnostics[said].detail.split(", ") if said is not None else []), cid]
+        note = Diagnostic(
+            "cudagraph_skipped",
+            f'{", ".join(ids)}: mode="reduce-overhead" but CUDA graphs skipped: {ON_CPU}',
+            ", ".join(ids),
+        )
+        if said is None:
+            diagnostics.append(note)
+        else:
+            diagnostics[said] = note
+    elif graphs is not None and graphs.skip_reason:
         diagnostics.append(
             Diagnostic(
                 "cudagraph_skipped", f'{cid}: mode="reduce-overhead" but CUDA graphs skipped: {graphs.skip_reason}'

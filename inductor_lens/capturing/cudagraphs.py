@@ -138,13 +138,13 @@ def _recordings(events: list[dict], compile_id: str, backward: bool) -> list[Cud
 ON_CPU = "the graph runs on the CPU: CUDA graphs record GPU work only (torch skips them without a message)"
 
 
-def cudagraphs_of(rec: Any, events: list[dict], device: str = "") -> Optional[CudaGraphs]:
-    """``Compile.cudagraphs`` of one recorded graph; None when it was not compiled for CUDA graphs. ``device``: the
-    capture's (on ``"cpu"``, a graph never run through CUDA graphs was skipped for that, ``ON_CPU``)."""
+def cudagraphs_of(rec: Any, events: list[dict]) -> Optional[CudaGraphs]:
+    """``Compile.cudagraphs`` of one recorded graph; None when it was not compiled for CUDA graphs. A graph whose code
+    runs on the CPU only (``RawGraph.device``) and never ran through CUDA graphs was skipped for that (``ON_CPU``)."""
     if not getattr(rec, "cudagraphs", False):
         return None
     skips = [_reason(m) for m in rec.cudagraph_skips]
-    if not skips and not rec.cudagraphs_used and device == "cpu":
+    if not skips and not rec.cudagraphs_used and getattr(rec, "device", "") == "cpu":
         skips = [ON_CPU]
     used = bool(rec.cudagraphs_used) and not skips
     return CudaGraphs(

@@ -215,47 +215,51 @@ def parse_graph_break(text: str) -> tuple[str, list[Frame]]:
 _MODULE_KEY_RE = re.compile(r"""\._modules\[['"]([^'"]+)['"]\]|\[['"]([^'"]+)['"]\]|\[(\d+)\]""")
 
 
-def _getattr_path(path: str) -> str:
-    """Dynamo's ``getattr(L.self, 'ü name')`` (a module registered under a name that is no identifier, reached by
-    ``getattr``) as the indexing :func:`clean_module_path` reads (``L['self']['ü name']``); ``path`` as it
-    is where it is no such expression."""
+def _getattr_path(path: str) -> Optional[str]:
+    """The module path of dynamo's ``getattr(L.self, 'ü name')`` (a module registered under a name that is no
+    identifier, reached by ``getattr``), read as Python reads it: ``ü name``, a name with quotes or dots kept as it is.
+    ``None`` where ``path`` is no such expression."""
     import ast
 
     try:
         tree = ast.parse(path, mode="eval").body
     except (SyntaxError, ValueError):
-        return path
+        return None
 
-    def text(n: ast.expr) -> str:
+    def parts(n: ast.expr) -> list[str]:
+        """The path's names after its root (the local or global dynamo read: ``L['self']``, ``L['args'][0]``)."""
         if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "getattr" and len(n.args) == 2:
             name = n.args[1]
             if isinstance(name, ast.Constant) and isinstance(name.value, str):
-                return f"{text(n.args[0])}[{name.value!r}]"
+                return [*parts(n.args[0]), name.value]
         if isinstance(n, ast.Attribute):
-            if isinstance(n.value, ast.Name) and n.value.id in ("L", "G"):  # L.self: dynamo's L['self']
-                return f"{n.value.id}[{n.attr!r}]"
-            return f"{text(n.value)}.{n.attr}"
+            if isinstance(n.value, ast.Name) and n.value.id in ("L", "G"):
+                return []  # L.self: the root
+            return [*parts(n.value), *([] if n.attr == "_modules" else [n.attr])]
         if isinstance(n, ast.Subscript) and isinstance(n.slice, ast.Constant):
-            return f"{text(n.value)}[{n.slice.value!r}]"
-        if isinstance(n, ast.Name):
-            return n.id
+            if isinstance(n.value, ast.Name) and n.value.id in ("L", "G"):
+                return []  # L['self']: the root
+            if n.slice.value == 0 and isinstance(n.value, ast.Subscript) and isinstance(n.value.value, ast.Name):
+                if n.value.value.id == "L" and getattr(n.value.slice, "value", None) == "args":
+                    return []  # L['args'][0]: a decorator wrapper's module (MODULE_ROOT_ARG)
+            return [*parts(n.value), str(n.slice.value)]
+        if isinstance(n, ast.Name) and n.id == "self":
+            return []
         raise ValueError(n)
 
     try:
-        return text(tree)
+        return ".".join(parts(tree))
     except ValueError:
-        return path
+        return None
 
 
 def clean_module_path(path: str) -> str:
     """``L['self'].layers[0]._modules['mlp']`` -> ``layers.0.mlp`` (the nn.Module's qualified name); ``getattr(L.self,
-    'ü name')`` -> ``ü name``.
-
-    >>> clean_module_path("getattr(L.self, 'ü</script>(1)').lin")
-    'ü</script>(1).lin'
-    """
+    'ü name')`` -> ``ü name`` (:func:`_getattr_path`)."""
     if "getattr(" in path:
-        path = _getattr_path(path.strip())
+        read = _getattr_path(path.strip())
+        if read is not None:
+            return read
     path = MODULE_ROOT_ARG.sub("", path.strip())  # ``L['args'][0]._modules[...]``: a decorator wrapper's module
     path = re.sub(r"^(L|G)\[['\"][^'\"]+['\"]\]\.?", "", path)
     path = re.sub(r"^self\.", "", path)

@@ -81,6 +81,7 @@ class RawGraph:
     cudagraphs: bool = False  # compiled with config.triton.cudagraphs on (mode="reduce-overhead")
     cudagraphs_used: bool = False  # torch wrapped it in CUDA graphs (compile_fx.cudagraphify ran)
     cudagraph_skips: list[str] = field(default_factory=list)  # torch's "skipping cudagraphs due to ..." messages
+    device: str = ""  # the devices of its code (GraphLowering.device_types: "cpu", "cuda", "cpu,cuda"); "" not read
 
 
 @dataclass

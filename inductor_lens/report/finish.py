@@ -126,9 +126,9 @@ def derive_compile(c: Compile, fx: Optional[dict] = None, view: bool = True) -> 
     for n in c.fused_nodes:
         copy = is_input_copy(n.kernel, (fx[name].op if name in fx else "" for name in n.fx_nodes))
         # an input copy runs no op of the user's: the stacks recorded for it are its kernel's, whose other nodes (a
-        # dropout's mask that Inductor put in the same kernel as the weights' layout copies) ran those lines
-        # in the order of its ops, as its kernel's (Inductor's origins can name first the line of an op the node does
-        # not hold: the custom op that reads its result, whose name its kernel's carries)
+        # dropout's mask that Inductor put in the same kernel as the weights' layout copies) ran those lines. Another
+        # node's lines in the order of its ops, as its kernel's (Inductor's origins can name first the line of an op
+        # the node does not hold: the custom op that reads its result, whose name its kernel's carries)
         lines = [] if copy else _in_graph_order(user_lines(n.user_stack), n.fx_nodes, fx)
         if copy:
             copies.add(n.name)

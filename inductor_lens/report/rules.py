@@ -947,7 +947,7 @@ def unique_stacks(stacks: Iterable[list]) -> list[list]:
 #: ``L['args'][0]`` where it holds the module: a decorator's ``wrapped_func(*args, **kwargs)`` around ``forward``
 #: (transformers 5 wraps every model's forward so) passes the module as its first positional argument.
 #: Apply it only to what is known to be a module or to hang off one (a parameter's source, a module path).
-MODULE_ROOT_ARG = re.compile(r"^L\[['\"]args['\"]\]\[0\](?=[.[]|$)")
+MODULE_ROOT_ARG = re.compile(r"^L\[['\"]args['\"]\]\[0\](?=\.|$)")
 
 
 def source_role(source: str) -> tuple[str, str]:
@@ -1281,6 +1281,7 @@ def _wrapping_call(calls: Sequence[Any], first: Any) -> Any:
 
 _SIZE_GUARD = re.compile(r"^\+- LAMBDA_GUARD: (.+?)(?:\s+#.*)?$", re.M)
 _LOCAL = re.compile(r"\bL\[['\"]([^'\"]+)['\"]\]")
+_SIZE_TERM = re.compile(r"\.(size|stride|storage_offset|numel)\(")
 
 
 def size_guards(guards: str) -> list[str]:
@@ -1293,8 +1294,13 @@ def size_guards(guards: str) -> list[str]:
     ['17 <= x.size()[0]']
     >>> size_guards("| +- LAMBDA_GUARD: torch._functorch.aot_autograd.utils.top_saved_tensors_hooks ids == None")
     []
+    >>> size_guards("+- LAMBDA_GUARD: L['input_ids'] is L['labels']  # model(ids, labels=ids)")
+    []
     """
-    return [_LOCAL.sub(r"\1", m.group(1).strip()) for m in _SIZE_GUARD.finditer(guards or "")]
+    out = [_LOCAL.sub(r"\1", m.group(1).strip()) for m in _SIZE_GUARD.finditer(guards or "")]
+    # the root's other lambda guards are no relation of sizes: two inputs that are one object (``x is y``), a module's
+    # tied weights, a global's function (``G['...'].F is G['...'].F``)
+    return [g for g in out if _SIZE_TERM.search(g) and " is " not in g]
 
 
 def breaks_text(breaks: int, codes: Iterable[Optional[str]]) -> str:

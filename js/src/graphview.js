@@ -207,13 +207,13 @@ export class GraphCanvas {
     return () => this.listeners.delete(fn);
   }
 
-  /** The pane's {width, height} in px: as last observed, else measured (a hidden pane measures 0 x 0). */
   /** Forget the pane's kept size: the next rect() measures it (the page around it changed since, e.g. a legend
    * below it got its content, and the ResizeObserver has not told yet). */
   remeasure() {
     this.paneSize = null;
   }
 
+  /** The pane's {width, height} in px: as last observed, else measured (a hidden pane measures 0 x 0). */
   rect() {
     const p = this.paneSize;
     if (p && p.width && p.height) return p;

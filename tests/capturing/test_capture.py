@@ -448,6 +448,12 @@ def test_a_compiled_container_module_is_named_forward_not_a_torch_wrapper():
     (c,) = cap.report.compiles
     assert c.frame == "Sequential.forward" and c.label.startswith("Sequential.forward():"), c.label
     assert c.trigger.reason.startswith("first call of Sequential.forward():") and "Sequential" in cap.report.when
+    # a function of torch's compiled as it is goes through the same wrapper: it is no Sequential's forward
+    with torch.no_grad(), inductor_lens.capture() as cap:
+        torch.compile(m)(torch.randn(2, 4))
+        torch.compile(torch.nn.functional.gelu)(torch.randn(2, 4))
+    frames = [c.frame for c in cap.report.compiles]
+    assert len(frames) == 2 and frames[1] != "Sequential.forward", frames
 
 
 def test_a_dynamo_reset_inside_the_capture_keeps_the_timing_of_later_compiles():

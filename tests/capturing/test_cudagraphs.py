@@ -22,6 +22,14 @@ def test_reduce_overhead_is_recorded_and_the_default_mode_is_not():
     # torch logs no skip for it; the report says why (the page said "not used", nothing more)
     assert c.cudagraphs == CudaGraphs(used=False, skip_reason=ON_CPU, recordings=[])
     assert [d.code for d in ro.diagnostics] == ["cudagraph_skipped"] and "runs on the CPU" in ro.diagnostics[0].message
+    # every graph on the CPU is said in one line, not one each (a training step and a recompile made four)
+    with inductor_lens.capture() as cap:
+        g = torch.compile(f, mode="reduce-overhead")
+        g(torch.randn(8))
+        g(torch.randn(4, 4))
+    ids = [c.id for c in cap.report.compiles]
+    (said,) = [d for d in cap.report.diagnostics if d.code == "cudagraph_skipped"]
+    assert len(ids) == 2 and said.message.startswith(", ".join(ids) + ": ") and ON_CPU in said.message
     plain = inductor_lens.inspect(f, torch.randn(8))
     assert [c.cudagraphs for c in plain.compiles] == [None]
     again = inductor_lens.load(ro.to_json())

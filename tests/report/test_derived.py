@@ -609,3 +609,19 @@ def test_a_top_level_sequential_childs_index_reads_as_python_indexes_it():
     assert rules.saved_name("relu", fx) == "[1] relu (saved)"
     assert rules.made_by_text("addmm", fx) == "[0][2] addmm"
     assert rules.saved_name("gelu", fx) == "h.0.mlp gelu (saved)"
+
+
+def test_a_compiles_size_guards_are_its_guards_on_sizes_only():
+    """``Compile.size_guards`` lists the root lambda guards that relate sizes. Dynamo puts others there too: two
+    inputs that are one object (``input_ids is labels``), tied weights, a global's function: on the recorded GPT-2
+    training step the list held 15 of those and no size guard."""
+    report = inductor_lens.load(FIXTURES / "gpu_perf_gpt2_training.json")
+    texts = [c.guards for c in report.compiles if c.guards]
+    assert any(" is " in t for t in texts)  # the fixture holds the guards that are not about sizes
+    for c in report.compiles:
+        assert all(
+            (".size(" in g or ".stride(" in g or ".storage_offset(" in g) and " is " not in g for g in c.size_guards
+        )
+    assert rules.size_guards("+- LAMBDA_GUARD: 2 <= L['x'].size()[0]  # m.py:3\n+- LAMBDA_GUARD: L['a'] is L['b']") == [
+        "2 <= x.size()[0]"
+    ]

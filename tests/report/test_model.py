@@ -159,6 +159,8 @@ def test_clean_module_path():
     assert parse.clean_module_path("getattr(L.self, 'ü</script>(1)')") == "ü</script>(1)"
     assert parse.clean_module_path("getattr(getattr(L['self'], 'a b'), 'c').fc") == "a b.c.fc"
     assert parse.clean_module_path("getattr(L['args'][0], 'x y')") == "x y"
+    assert parse.clean_module_path('getattr(L.self, "it\'s").lin') == "it's.lin"  # read as Python reads it
+    assert parse.clean_module_path("getattr(L['self'].h[0]._modules['attn'], 'q k')") == "h.0.attn.q k"
 
 
 def test_graph_break_text():
