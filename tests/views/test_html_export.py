@@ -198,6 +198,15 @@ def test_offline_page_views_search_and_keyboard(tmp_path, offline_page, training
     page.locator(f'[data-view="fx"] [data-fx="{fx_name}"]').click()
     assert page.locator(".il-root").get_attribute("data-selected") == target.name
     assert "il-selected" in page.locator(f'[data-view="fx"] [data-fx="{fx_name}"]').get_attribute("class")
+    # only the post-grad graph is grouped by kernel, and its hint says so; the dynamo graph's says it is not (a new
+    # user read "grouped by the kernel" over a flat chain of 177 dynamo nodes)
+    hint = page.locator('[data-view="fx"] [data-role="fx-hint"]')
+    assert "grouped by the kernel" in hint.inner_text()
+    assert "dynamo" in first.graphs
+    page.select_option('[data-view="fx"] .il-fxgraph', "dynamo")
+    page.wait_for_function("() => document.querySelector('.il-fxgraph').value === 'dynamo'")
+    assert "not grouped by kernel" in hint.inner_text()
+    page.select_option('[data-view="fx"] .il-fxgraph', "post_grad")
     # search by op name -> Enter selects
     page.click('[data-tab="fusion"]')
     other = first.fused_nodes[0]

@@ -8,20 +8,11 @@ function create(ctx) {
   const { store, model } = ctx;
   const sel = h("select", { class: "il-fxgraph", "aria-label": "FX graph" });
   const host = h("div", { class: "il-graph", "data-role": "fx-pane" });
+  const hint = h("span", { class: "il-muted", "data-role": "fx-hint" });
   const el = h(
     "div",
     { class: "il-view", "data-view": "fx" },
-    h(
-      "div",
-      { class: "il-subbar" },
-      "graph ",
-      sel,
-      h(
-        "span",
-        { class: "il-muted" },
-        " nodes are grouped by the kernel that computes them; click one to select its kernel",
-      ),
-    ),
+    h("div", { class: "il-subbar" }, "graph ", sel, hint),
     host,
   );
   const canvas = new GraphCanvas(host, (it) => onItem(it));
@@ -55,6 +46,11 @@ function create(ctx) {
     }
     const gname = graphs.includes(s.fxGraph) ? s.fxGraph : graphs.includes("post_grad") ? "post_grad" : graphs[0];
     sel.value = gname;
+    // only the post-grad graph's nodes map to kernels (the graph Inductor scheduled): the others are drawn as they are
+    hint.textContent =
+      gname === "post_grad"
+        ? " nodes are grouped by the kernel that computes them; click one to select its kernel"
+        : " as dynamo and AOT autograd passed it on, before Inductor's passes: its nodes are not grouped by kernel (the post_grad graph's are)";
     const exp = model.fxExpandedFor(s.compileId);
     if (s.selected) exp.add(s.selected);
     const b = buildFx(ix, gname, exp);
