@@ -471,8 +471,23 @@ def compile_why(recompile_reason: str, trigger_reason: str) -> str:
 
     >>> compile_why("2/0: ___stack0 == 18.05", "").splitlines()[1]  # doctest: +ELLIPSIS
     "___stack0: a value the code before the graph break handed to the code after it (dynamo's name for it; ..."
+
+    Two ``torch.compile`` calls of the same code (``mode="reduce-overhead"``, then ``mode="max-autotune"``) fail
+    dynamo's backend guard; torch's words advise ``functools.partial``, which is for a backend function, not this:
+
+    >>> torch_says = ("0/0: BACKEND_MATCH failure: Cached backend: _TorchCompileInductorWrapper (id=0x1). New "
+    ...               "backend: _TorchCompileInductorWrapper (id=0x2). wrap your backend in functools.partial")
+    >>> compile_why(torch_says, "").splitlines()[-1]  # doctest: +ELLIPSIS
+    'The same code compiled by a second torch.compile call (each call makes its own Inductor backend, ...'
     """
     text = guard_lines(readable_reasons(recompile_reason or trigger_reason or "")).strip()
+    if "BACKEND_MATCH failure" in text and text.count("_TorchCompileInductorWrapper") >= 2:
+        # torch's advice (functools.partial) is for a backend function made anew each time; two Inductor wrappers
+        # are two torch.compile calls of the same code, each with its own settings
+        text += (
+            "\nThe same code compiled by a second torch.compile call (each call makes its own Inductor backend, with "
+            "its own mode and options): a compile of one does not serve the other"
+        )
     stacks = sorted(set(_STACK_NAME.findall(text)))
     if stacks:
         text += (
