@@ -76,14 +76,18 @@ export function fittingLabels(regions, n) {
   return chosen.sort((a, b) => a - b);
 }
 
-/** Runs of consecutive regions of one repeat: [{repeat, first, last}] (indices into the timeline). */
-function repeatRuns(regions) {
+/** Runs of regions of one repeat: [{repeat, first, last}] (indices into the timeline). The top level's own ops
+ * between two instances (a residual add between blocks: a region of no module) keep the run open, another module
+ * ends it: a backward's blocks read as one bracket, not one per block. */
+export function repeatRuns(regions) {
   const out = [];
+  let open = null;
   for (const r of regions) {
-    const last = out[out.length - 1];
-    if (r.repeat && last && last.repeat === r.repeat && last.lastRegion === r.first - 1)
-      Object.assign(last, { last: r.last, lastRegion: r.last });
-    else if (r.repeat) out.push({ repeat: r.repeat, first: r.first, last: r.last, lastRegion: r.last });
+    if (r.repeat && open && open.repeat === r.repeat) open.last = r.last;
+    else if (r.repeat) {
+      open = { repeat: r.repeat, first: r.first, last: r.last };
+      out.push(open);
+    } else if (r.module) open = null;
   }
   return out;
 }
