@@ -289,6 +289,9 @@ class Hooks:
             )
         if self.reset_dynamo:
             _reset_dynamo()
+        # the capture's clock, which the report's times count from ("2.75 s into the capture"): a progress display
+        # counts from it too (it counted from its own start, before torch was imported: "[4.3s] tracing" beside it)
+        self._emit(f"clock: {(now_us() - self.raw.t0_us) / 1e6:.6f}")
         _REGISTRY.acquire(self)
         stack.callback(_REGISTRY.release, self)
         stack.callback(self._guarded, "reading Triton launch metadata", self._collect_runtime)

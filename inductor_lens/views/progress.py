@@ -93,6 +93,12 @@ class Progress:
         """Take one event; return ``"step"`` or ``"kernel"`` when what a user sees changed, else ``None``."""
         kind, _, text = message.partition(": ")
         with self._lock:
+            if kind == "clock":  # the capture's clock: its seconds so far (the report's times count from it)
+                try:
+                    self.t0 = time.monotonic() - float(text)
+                except ValueError:
+                    pass
+                return None
             if kind == "phase":
                 word = user_phase(text)
                 if word is None or word == self.step:

@@ -106,3 +106,15 @@ def test_each_step_of_a_compile_shows_once_and_the_backward_starts_again():
         "kernel build",
         "tracing",
     ]
+
+
+def test_the_clock_is_the_captures():
+    """The report's times count from the capture's start ("Inductor first ran at 2.75 s into the capture"); the
+    progress lines counted from their own start, before torch was imported ("[4.3s] tracing" beside it). The
+    capture's first event gives its clock, and the lines count from it."""
+    out = io.StringIO()
+    p = TerminalProgress(out, prefix="x: ")
+    p("clock: 100.0")  # the capture began 100 s ago
+    p("phase: dynamo")
+    (line,) = out.getvalue().splitlines()
+    assert line.startswith("x: [100.") and line.endswith("] tracing"), line
