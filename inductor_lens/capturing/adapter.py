@@ -928,6 +928,11 @@ def _install_callbacks(stack: contextlib.ExitStack) -> None:
 
     original_reset = dynamo.reset
 
+    def note_reset(hooks: Hooks, frames: list) -> None:
+        stack = user_frames(frames, hooks._prefixes)
+        if stack:  # the user's (torch.compiler.reset() in a cell), not a capture's own at its start
+            hooks.raw.resets.append({"time_us": now_us(), "user_stack": stack})
+
     @functools.wraps(original_reset)
     def reset(*args: Any, **kwargs: Any) -> Any:
         out = original_reset(*args, **kwargs)
@@ -935,6 +940,8 @@ def _install_callbacks(stack: contextlib.ExitStack) -> None:
             callback_handler.register_start_callback(start)
         if end not in callback_handler.end_callbacks:
             callback_handler.register_end_callback(end)
+        if _REGISTRY.sinks():  # when: dynamo forgot every compile, and the next call compiles again from 0/0
+            _each("noting a dynamo reset", note_reset, frames_of(traceback.extract_stack(sys._getframe(1))))
         return out
 
     patch_attr(stack, dynamo, "reset", reset)

@@ -24,6 +24,7 @@ from ..report.model import (
     Compile,
     CompileCall,
     Diagnostic,
+    DynamoReset,
     EmptyFrame,
     Frame,
     FusedNode,
@@ -1531,6 +1532,10 @@ def _build(raw: Raw, torch_version: str, title: str) -> Report:
         graph_breaks=breaks,
         diagnostics=diagnostics,
         compile_calls=calls,
+        resets=[
+            DynamoReset(user_stack=_frames(r["user_stack"]), time_us=round(r["time_us"] - raw.t0_us, 1))
+            for r in raw.resets
+        ],
         empty_frames=_empty_frames(trace, {c.compile_id for c in compiles}, raw.raised, raw.windows, raw.t0_us),
         title=title,
         created=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),

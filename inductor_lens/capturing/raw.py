@@ -107,6 +107,7 @@ class Raw:
     trace: list[tuple[dict, Any]] = field(default_factory=list)  # (metadata, payload) in order
     dynamo_graphs: dict[str, list[dict]] = field(default_factory=dict)  # compile id -> nodes
     compile_calls: list[dict] = field(default_factory=list)
+    resets: list[dict] = field(default_factory=list)  # the user's torch._dynamo.reset() calls: {time_us, user_stack}
     #: Calls of torch.compile'd functions whose own frame dynamo skipped (``adapter._install_skip_hook``):
     #: ``{function, file, line, reason, time_us, user_stack, forward, call, compiled}``; ``forward``: what the call
     #: runs, skipped too (``{function, file, line, reason}``: ``Sequential.forward`` after ``Module._call_impl``);

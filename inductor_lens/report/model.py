@@ -1212,6 +1212,21 @@ class CompileCall(_Record):
 
 
 @_record
+class DynamoReset(_Record):
+    """A call of ``torch.compiler.reset()`` (``torch._dynamo.reset()``) by the user's code during the capture: dynamo
+    forgot every compile, and the next call of a compiled function compiles again (its id from ``0/0`` again, the
+    compile's ``id`` then ends in `` #2``)."""
+
+    user_stack: list[Frame] = field(default_factory=list)
+    time_us: Optional[float] = None
+    #: The call as the views cite it (``rules.stack_line_text``), derived like ``CompileCall.line``.
+    line: str = ""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "line", stack_line_text(self.user_stack))
+
+
+@_record
 class Diagnostic(_Record):
     """Something the report could not show, or something torch did that the user should know.
 
@@ -1303,6 +1318,8 @@ class Report(_Record):
     graph_breaks: list[GraphBreak] = field(default_factory=list)
     diagnostics: list[Diagnostic] = field(default_factory=list)
     compile_calls: list[CompileCall] = field(default_factory=list)
+    #: The user's ``torch.compiler.reset()`` calls during the capture (``DynamoReset``), in order.
+    resets: list[DynamoReset] = field(default_factory=list)
     #: Frames dynamo traced that gave Inductor no graph (``EmptyFrame``), in compile-id order: the ids the
     #: compiles skip. Empty in reports made before it.
     empty_frames: list[EmptyFrame] = field(default_factory=list)

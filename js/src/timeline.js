@@ -17,6 +17,7 @@ export function renderTimeline(el, report, state, actions) {
   const currentId = state.compileId;
   const compiles = report.compiles || [];
   const calls = report.compile_calls || [];
+  const resets = report.resets || []; // the user's torch.compiler.reset() calls (Report.resets)
   // the frames dynamo traced that made no compile, where the capture saw when (EmptyFrame.time_us): a frame it
   // could not trace and ran eagerly is the only sign on the axis that dynamo ran at all
   const frames = (report.empty_frames || []).filter((f) => f.time_us != null);
@@ -38,6 +39,7 @@ export function renderTimeline(el, report, state, actions) {
     for (const p of current.phases || []) see(p.start_us, p.start_us + p.duration_us);
   } else {
     for (const cc of calls) see(cc.time_us);
+    for (const r of resets) see(r.time_us);
     for (const f of frames) see(f.time_us, f.time_us + (f.duration_us || 0));
     for (const c of compiles) {
       see(c.trigger && c.trigger.time_us);
@@ -111,6 +113,21 @@ export function renderTimeline(el, report, state, actions) {
           title: `${cc.line} · backend ${cc.backend}`,
         }),
         note(cc.time_us || 0, `wraps only · ${cc.line}`),
+      ),
+    );
+  }
+  for (const r of zoomed ? [] : resets) {
+    rows.appendChild(
+      row(
+        "torch.compiler.reset()",
+        "il-tl-call il-tl-reset",
+        h("span", {
+          class: "il-tl-mark il-tl-mark-call",
+          "data-role": "timeline-reset",
+          style: `left:${pct(r.time_us || 0)}`,
+          title: r.line,
+        }),
+        note(r.time_us || 0, `dynamo forgot every compile: the next call compiles again · ${r.line}`),
       ),
     );
   }

@@ -473,6 +473,12 @@ def test_a_dynamo_reset_inside_the_capture_keeps_the_timing_of_later_compiles():
     assert len(cap.report.compiles) >= 2
     for c in cap.report.compiles:
         assert c.phases and c.trigger.user_stack, c.id
+    # the user's reset is in the report, at its line and between the compiles it separates (the timeline marks it);
+    # the capture's own reset at its start is not
+    (reset,) = cap.report.resets
+    assert reset.line.startswith("test_capture.py:") and "torch._dynamo.reset()" in reset.user_stack[-1].code
+    first, later = cap.report.compiles[0], cap.report.compiles[-1]
+    assert first.trigger.time_us < reset.time_us < later.trigger.time_us
 
 
 def test_backward_nodes_carry_the_module_whose_forward_they_differentiate(training_report):

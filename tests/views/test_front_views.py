@@ -530,6 +530,11 @@ def test_diagnostics_banner_escapes_symbolic_shapes_reasons_and_grouped_compiles
         if i == 7:  # its guards: the one on sizes listed (Compile.size_guards), torch's whole text folded below
             c["guards"] = f"TREE_GUARD_MANAGER:\n+- LAMBDA_GUARD: 8 <= L['x'].size()[0]  # m.py:3 </script>{HIDDEN}\n"
         data["compiles"].append(c)
+    # a torch.compiler.reset() between the compiles (Report.resets): the whole capture's timeline marks it
+    at = fwd["trigger"]["time_us"] + 1.0
+    data["resets"] = [
+        {"user_stack": [to_plain(Frame("/home/u/m.py", 20, "<module>", "torch.compiler.reset()"))], "time_us": at}
+    ]
     data["derived"] = 0  # through the model: what Python derives (Compile.why, size_guards) made again
     data = load(data).to_dict()
     path = _page_from_dict(tmp_path, training_report, data)
@@ -577,6 +582,13 @@ def test_diagnostics_banner_escapes_symbolic_shapes_reasons_and_grouped_compiles
     page.evaluate("(n) => window.inductorLens.select(n)", node["name"])
     shape = page.locator('[data-role="fx-nodes"] .il-shape.il-symbolic').first
     assert shape.inner_text() == "[s0, 32]" and "[4, 32]" in shape.get_attribute("title")
+    page.click('[data-tab="timeline"]')
+    page.click('[data-view="timeline"] [data-role="timeline-all"]')
+    assert page.locator('[data-role="timeline-reset"]').count() == 1
+    assert (
+        "dynamo forgot every compile: the next call compiles again · m.py:20"
+        in page.locator('[data-view="timeline"]').inner_text()
+    )
     _assert_clean(page)
 
 
