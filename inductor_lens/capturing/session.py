@@ -35,7 +35,9 @@ class capture:
     title : str
         A name shown in the widget and the exported page.
     on_event : callable, optional
-        Called with short progress strings (phase names, kernels generated) while compiling.
+        Called with short progress strings while compiling: ``"clock: <seconds>"`` once at the start (how long the
+        capture has run, the clock the report's times count from), then ``"phase: <torch's phase>"`` and
+        ``"kernel: <name> (<compile>)"``.
     ir : bool, default False
         Also keep each Triton kernel's IR stages (TTIR, TTGIR, LLIR, PTX; SASS where ``cuobjdump`` is on the
         PATH) and its registers, shared memory and spills (``Kernel.ir``). They are large: off by default.

@@ -115,7 +115,12 @@ const GROUP_COLUMNS = [
   { key: "order", label: "#", num: true },
   { key: "module", label: "module" },
   { key: "what", label: "op" },
-  { key: "count", label: "tensors", num: true, title: "how many tensors the row holds (one per repeated layer)" },
+  {
+    key: "count",
+    label: "tensors",
+    num: true,
+    title: "how many tensors the row holds (over its layers, where it folds repeated ones)",
+  },
   { key: "bytes", label: "total", num: true, title: "the bytes of all the row's tensors together" },
   { key: "each", label: "each", num: true, title: "the bytes of one of them" },
   { key: "line", label: "your line" },
