@@ -43,6 +43,31 @@ def _layout_bytes(ir_node: Any) -> tuple[Optional[int], list, str]:
     return (None if numel is None else numel * get_dtype_size(dtype)), shape, str(dtype).replace("torch.", "")
 
 
+def _views(nodes: Any) -> dict[str, str]:
+    """``{buffer: the buffer or graph input whose storage it is}`` for the results of fallback ops that return views
+    of their input (``aten.view_as_complex``, ``view_as_real``: every result of the op's schema an alias, which
+    Inductor names in ``FallbackKernel.alias_names``): their ``MultiOutput`` buffers allocate nothing. A view of a
+    view is its root's."""
+    from torch._inductor import ir
+
+    out: dict[str, str] = {}
+    for fused in nodes:
+        for sub in fused.get_nodes():
+            node = getattr(sub, "node", None)
+            src = node.inputs[0] if isinstance(node, ir.MultiOutput) and node.inputs else None
+            names = list(getattr(src, "alias_names", None) or []) if isinstance(src, ir.FallbackKernel) else []
+            schema = getattr(getattr(src, "op_overload", None), "_schema", None)
+            returns = list(getattr(schema, "returns", None) or [])
+            if len(set(names)) == 1 and returns and all(r.alias_info is not None for r in returns):
+                out[node.get_name()] = names[0]
+    for view in out:
+        seen = {view}
+        while out[view] in out and out[view] not in seen:
+            seen.add(out[view])
+            out[view] = out[out[view]]
+    return out
+
+
 def read_buffers(nodes: Any) -> dict:
     """Plain data for the memory timeline of one graph, from its post-fusion scheduler nodes in order:
     ``{"buffers": [{name, node, bytes, shape, dtype, users, is_output}], "inputs": {name: bytes}}``.
@@ -106,6 +131,14 @@ def read_buffers(nodes: Any) -> dict:
             a["is_output"] = a["is_output"] or b["is_output"]
             b["bytes"], b["users"] = 0, []
     graph_inputs = getattr(V.graph, "graph_inputs", None) or {}
+    for view, base in _views(nodes).items():  # a view a fallback op returns (view_as_complex): the storage of its base
+        if view in by_name:
+            v = by_name[view]
+            if base in by_name:
+                b = by_name[base]
+                b["users"] += [u for u in v["users"] + [v["node"]] if u not in b["users"] and u != b["node"]]
+                b["is_output"] = b["is_output"] or v["is_output"]
+            v["bytes"], v["users"], v["view_of"] = 0, [], base
     for new, old in real.items():  # written into a graph input's storage (an in-place update of a parameter, a
         if new in by_name and old not in by_name and old in graph_inputs:  # buffer, a cache): allocates nothing
             by_name[new]["bytes"], by_name[new]["into_input"] = 0, old

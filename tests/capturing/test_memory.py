@@ -295,6 +295,33 @@ def test_the_slices_of_a_cat_are_its_buffer_not_buffers_of_their_own():
     assert [b.module for b in m.peak_by_module] == ["(no module)"]
 
 
+def test_the_views_a_fallback_op_returns_allocate_nothing():
+    """``view_as_complex`` and ``view_as_real`` are fallback calls whose results are views of their input
+    (``buf0 = torch.ops.aten.view_as_complex.default(reinterpret_tensor(arg0_1, ...))``, then ``buf1 = buf0``): each
+    was counted as a new buffer of its size, twice the peak of the output code's own allocations (a rotary
+    embedding's ``view_as_complex(q)`` the same). The peak is what ``call()`` allocates and what its fallbacks that
+    are no views return (``polar``, the complex ``mul``), live together at the ``mul``."""
+    import torch
+
+    def rotate(y):
+        z = torch.view_as_complex(y.reshape(y.shape[0], -1, 2).contiguous())
+        rot = torch.polar(torch.ones_like(z.real), z.real * 0.1)
+        return torch.view_as_real(z * rot).flatten(1)
+
+    with inductor_lens.capture(strict=True) as cap:
+        torch.compile(rotate)(torch.randn(6, 12))
+    (c,) = cap.report.compiles
+    code = c.output_code[c.output_code.find("def call(") :]
+    views = re.findall(r"^\s*(\w+) = torch\.ops\.aten\.view_as_(?:complex|real)\.default\(", code, re.M)
+    assert len(views) == 3, code
+    complex_bytes = 6 * 6 * 8  # polar's result and the product: complex64 [6, 6]
+    m = c.memory
+    assert m.peak_bytes == 2 * complex_bytes, [(b.name, b.bytes) for b in m.peak_buffers]
+    results = [new for new, old in re.findall(r"^\s*(\w+) = (\w+)$", code, re.M) if old in views]  # buf1 = buf0
+    assert len(results) == 3 and all(a.bytes == 0 for p in m.timeline for a in p.allocates if a.name in results)
+    assert m.timeline[-1].live_bytes == complex_bytes  # the product, returned through its real view
+
+
 def test_an_input_the_forward_copies_into_another_layout_and_saves_is_held_memory():
     """A conv net's training step on a CPU: Inductor copies the input and the convolutions' weights into channels-
     last layout and saves the copies (the forward's output code returns new buffers where its FX graph returns the
