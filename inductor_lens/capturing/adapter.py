@@ -256,6 +256,8 @@ class Hooks:
         self._torch_dir = torch_dir()
         self._seen_dynamo_gms: set[tuple] = set()  # (id of a graph module, compile id, attempt)
         self._dynamo_attempts: dict[str, int] = {}  # compile id -> the attempt its dynamo graph is of
+        self._resets_seen = 0  # torch._dynamo.reset() calls while this capture was active (its own included)
+        self._dynamo_resets: dict[str, int] = {}  # compile id -> _resets_seen when its dynamo graph was kept
         # the user's parameters and buffers seen as graph inputs: id -> (a weak reference, the name), never a strong one
         self._model_tensors: dict[int, tuple[Any, str]] = {}
         self._modules: dict[int, Any] = {}
@@ -289,12 +291,15 @@ class Hooks:
             )
         if self.reset_dynamo:
             _reset_dynamo()
-        # the capture's clock, which the report's times count from ("2.75 s into the capture"): a progress display
-        # counts from it too (it counted from its own start, before torch was imported: "[4.3s] tracing" beside it)
-        self._emit(f"clock: {(now_us() - self.raw.t0_us) / 1e6:.6f}")
         _REGISTRY.acquire(self)
         stack.callback(_REGISTRY.release, self)
         stack.callback(self._guarded, "reading Triton launch metadata", self._collect_runtime)
+        # the capture's clock, which the report's times count from ("0.02 s into the capture"), starts here, where
+        # the user's code starts: not before the hooks were joined (a first capture imports torch's compiler for
+        # them, 3-5 s that a script's "torch.compile ran at 4.9 s" counted as its own). A progress display counts
+        # from it too (it counted from its own start, before torch was imported: "[4.3s] tracing" beside it)
+        self.raw.t0_us = now_us()
+        self._emit("clock: 0.000000")
 
     def _emit(self, message: str) -> None:
         if self.on_event is not None:
@@ -646,28 +651,7 @@ def _on_kernel(hooks: Hooks, node_schedule: Any, kernel_name: str, is_extern: bo
     frames = frames_of(traceback.extract_stack(sys._getframe(4)))
     frames = trim_hook_callers(trim_to_user_call(frames, hooks._torch_dir))
     if is_extern:
-        buf = _attempt(hooks, "naming an extern kernel's buffer", node_schedule.get_name)
-        sched = []
-
-        def defining_op() -> None:
-            from torch._inductor.virtualized import V
-
-            sched.append(V.graph.scheduler.name_to_buf[buf].defining_op.get_name())
-
-        if buf is not None:
-            _attempt(hooks, "finding an extern kernel's scheduler node", defining_op)
-        traces = list(getattr(node_schedule, "get_stack_traces", lambda: [])() or [])
-        rec.kernels.append(
-            RawKernel(
-                name=kernel_name,
-                is_extern=True,
-                scheduler_nodes=sched,
-                fx_nodes=ir_fx_nodes(node_schedule, True),
-                buffer=buf,
-                compiler_stack=frames,
-                stack_traces=traces,
-            )
-        )
+        _extern_kernel(hooks, rec, node_schedule, kernel_name, frames)
         return
     sched, fx, traces = [], [], []
     for snode in node_schedule:
@@ -690,6 +674,73 @@ def _on_kernel(hooks: Hooks, node_schedule: Any, kernel_name: str, is_extern: bo
             stack_traces=traces,
         )
     )
+
+
+def _extern_kernel(hooks: Hooks, rec: Any, ir_node: Any, kernel_name: str, frames: list) -> None:
+    """Record the call Inductor writes for the extern (library, fallback) IR node ``ir_node``."""
+    buf = _attempt(hooks, "naming an extern kernel's buffer", ir_node.get_name)
+    sched = []
+
+    def defining_op() -> None:
+        from torch._inductor.virtualized import V
+
+        sched.append(V.graph.scheduler.name_to_buf[buf].defining_op.get_name())
+
+    if buf is not None:
+        _attempt(hooks, "finding an extern kernel's scheduler node", defining_op)
+    traces = list(getattr(ir_node, "get_stack_traces", lambda: [])() or [])
+    rec.kernels.append(
+        RawKernel(
+            name=kernel_name,
+            is_extern=True,
+            scheduler_nodes=sched,
+            fx_nodes=ir_fx_nodes(ir_node, True),
+            buffer=buf,
+            compiler_stack=frames,
+            stack_traces=traces,
+        )
+    )
+
+
+#: The IR classes of extern nodes that call an op (a library kernel, a fallback to ATen): a call of one that torch does
+#: not report to its kernel hook is recorded by :func:`_on_extern_call`; the others (``Conditional``, ``WhileLoop``,
+#: ``InvokeSubgraph``, ``DynamicScalar``, ``AssertScalar``, ``MultiOutput``) call no kernel of their own.
+_OP_CALL_IR = (
+    "FallbackKernel",
+    "ExternKernelOut",
+    "ScatterFallback",
+    "IndexPutFallback",
+    "InplaceBernoulliFallback",
+    "InplaceCopyFallback",
+    "MutatingFirstArgExternKernel",
+)
+
+
+def _on_extern_call(hooks: Hooks, snode: Any, before: int) -> None:
+    """After Inductor wrote an extern scheduler node's call: a call that torch did not report through its
+    provenance hook (``ScatterFallback``: ``aten.scatter_reduce_.two(buf23, ...)``, which writes its input and
+    names no buffer of its own) is recorded as the others are, under the name its call has. Nodes that call
+    nothing (``MultiOutput``'s ``buf4 = buf3[0]``, ``AssertScalar``) have no kernel name and stay glue."""
+    rec = hooks._graph_record()
+    node = getattr(snode, "node", None)
+    if rec is None or node is None:
+        return
+    from torch._inductor import ir
+
+    calls = tuple(c for c in (getattr(ir, n, None) for n in _OP_CALL_IR) if isinstance(c, type))
+    if not isinstance(node, calls):
+        return  # control flow (its branches' kernels are its own), a scalar, an assertion, a subgraph
+    name = node.get_name()
+    if any(k.is_extern and k.buffer == name for k in rec.kernels[before:]):
+        return  # torch reported it (ExternKernel.codegen_comment)
+    kernel_name = node.try_get_kernel_name() if hasattr(node, "try_get_kernel_name") else None
+    if not kernel_name:
+        return
+    hooks._emit(f"kernel: {kernel_name} ({rec.compile_id} {rec.graph_kind})")
+    frames = trim_hook_callers(
+        trim_to_user_call(frames_of(traceback.extract_stack(sys._getframe(3))), hooks._torch_dir)
+    )
+    _extern_kernel(hooks, rec, node, kernel_name, frames)
 
 
 def _attempt(hooks: Hooks, what: str, fn: Callable, *args: Any) -> Any:
@@ -720,6 +771,28 @@ def _install_kernel_hooks(stack: contextlib.ExitStack) -> None:
         return original(node_schedule, kernel_name, is_extern, *args, **kwargs)
 
     patch_attr(stack, debug, "set_kernel_post_grad_provenance_tracing", hooked)
+    from torch._inductor import scheduler
+
+    extern_call = scheduler.Scheduler.codegen_extern_call
+
+    @functools.wraps(extern_call)
+    def hooked_extern_call(self, scheduler_node, *args, **kwargs):
+        counts: dict = {}
+
+        def count(h: Hooks) -> None:
+            rec = h._graph_record()
+            if rec is not None:
+                counts[id(h)] = len(rec.kernels)
+
+        for h in _REGISTRY.sinks():
+            h._guarded("counting kernels", count, h)
+        out = extern_call(self, scheduler_node, *args, **kwargs)
+        for h in _REGISTRY.sinks():
+            if id(h) in counts:
+                h._guarded("recording an extern call", _on_extern_call, h, scheduler_node, counts[id(h)])
+        return out
+
+    patch_attr(stack, scheduler.Scheduler, "codegen_extern_call", hooked_extern_call)
     # codegen modules import it by name: patch each module that holds a reference
     for mod in modules:
         if getattr(mod, "set_kernel_post_grad_provenance_tracing", None) is original:
@@ -790,9 +863,19 @@ def _install_compile_fx(stack: contextlib.ExitStack) -> None:
         if seen in hooks._seen_dynamo_gms:
             return
         hooks._seen_dynamo_gms.add(seen)
-        if cid not in hooks.raw.dynamo_graphs or attempt > hooks._dynamo_attempts.get(cid, 0):
+        restart = cid in hooks.raw.dynamo_graphs and attempt > hooks._dynamo_attempts.get(cid, 0)
+        # the same compile id after a torch._dynamo.reset() (ids start again at 0/0): another compile's graph
+        again = cid in hooks.raw.dynamo_graphs and hooks._dynamo_resets.get(cid) != hooks._resets_seen
+        if cid not in hooks.raw.dynamo_graphs or restart or again:
             hooks._dynamo_attempts[cid] = attempt
+            hooks._dynamo_resets[cid] = hooks._resets_seen
             nodes = hooks.raw.dynamo_graphs[cid] = fx_graph_nodes(model)
+            log = hooks.raw.dynamo_graph_log
+            if restart and log and any(c == cid for _, c, _ in log):
+                at = max(i for i, (_, c, _) in enumerate(log) if c == cid)
+                log[at] = (log[at][0], cid, nodes)  # the last attempt's graph is the one compiled
+            else:
+                log.append((now_us(), cid, nodes))
             for t, name in model_tensors(nodes, example_inputs):
                 with contextlib.suppress(TypeError):  # a tensor that takes no weak reference stays unnamed
                     hooks._model_tensors.setdefault(id(t), (weakref.ref(t), name))
@@ -929,6 +1012,7 @@ def _install_callbacks(stack: contextlib.ExitStack) -> None:
     original_reset = dynamo.reset
 
     def note_reset(hooks: Hooks, frames: list) -> None:
+        hooks._resets_seen += 1
         stack = user_frames(frames, hooks._prefixes)
         if stack:  # the user's (torch.compiler.reset() in a cell), not a capture's own at its start
             hooks.raw.resets.append({"time_us": now_us(), "user_stack": stack})

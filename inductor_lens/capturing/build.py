@@ -239,6 +239,35 @@ def _phases(
     return [Phase(n, round(b - t0, 1), round(e - b, 1), d, *phase_words(n, restarts)) for b, e, n, d in spans]
 
 
+def _dynamo_graph(raw: Raw, rec: RawGraph) -> Optional[list[dict]]:
+    """The dynamo graph ``rec`` compiled: of its compile id (or the id without its restart attempt), the last one
+    dynamo handed over before Inductor began ``rec`` (after a ``torch._dynamo.reset()`` ids start again at ``0/0``);
+    a capture's log says when, an import's does not (its graphs, built as the log goes, are the latest)."""
+    for cid in (rec.compile_id, _base_cid(rec.compile_id)):
+        kept = [nodes for t, c, nodes in raw.dynamo_graph_log if c == cid and t <= rec.start_us]
+        if kept:
+            return kept[-1]
+    return raw.dynamo_graphs.get(rec.compile_id) or raw.dynamo_graphs.get(_base_cid(rec.compile_id))
+
+
+def _sources_if_shapes_agree(sources: list, shapes: list, post: list[dict], lifted: int) -> list:
+    """Dynamo's placeholders (``sources``: role and name of each, ``shapes``: its shape) for naming AOT's inputs by
+    position (``argN_1``), where the post-grad inputs' shapes agree with them, else ``[]``: unnamed rather than
+    misnamed (a frozen graph whose input ``x`` was named ``b.bias`` when read against another compile's dynamo
+    graph). A placeholder whose shape either side does not know checks nothing."""
+    given = {
+        i - lifted: n.get("shape")
+        for n in post
+        if n["op"] in ("placeholder", "get_attr") and (i := _input_number(n["name"])) is not None
+    }
+    agree = all(
+        i >= len(sources) or shape is None or shapes[i] is None or shapes[i] == shape
+        for i, shape in given.items()
+        if i >= 0
+    )
+    return sources if agree else []
+
+
 def _graph_nodes(nodes: list[dict], roles: Optional[dict[str, tuple[str, str]]] = None) -> list[GraphNode]:
     out = []
     roles = roles or {}
@@ -313,8 +342,10 @@ def _input_roles(
     nodes by name; ``rules.saved_name``)."""
     dyn_roles: dict[str, tuple[str, str]] = {}
     sources = []
+    shapes = []  # of each dynamo placeholder, beside its role
     for n in dynamo or []:
         if n["op"] == "placeholder":
+            shapes.append(n.get("shape"))
             rd = source_role(n.get("source") or placeholder_source(n.get("target", "")))  # a log has no source
             if n.get("known_as") and rd[0]:  # a gradient an optimizer reads, by its parameter's name in the model
                 rd = (rd[0], str(n["known_as"]))
@@ -349,11 +380,14 @@ def _input_roles(
     numbers = [i for i in numbers if i is not None]
     if not positional or not numbers or max(numbers) >= lifted + len(sources):
         sources, held_roles = [], []
+    sources = _sources_if_shapes_agree(sources, shapes, post, lifted)
     post_roles: dict[str, tuple[str, str]] = {}
     for n in post:
-        if n["op"] != "placeholder":
-            continue
         name = n["name"]
+        # a frozen graph's parameters are constants of it (``get_attr`` of ``_frozen_param1``) that keep their input's
+        # name (``arg1_1``): named as that input
+        if n["op"] != "placeholder" and not (n["op"] == "get_attr" and _input_number(name) is not None):
+            continue
         i = _input_number(name)
         if i is not None and i < len(held_roles):
             if held_roles[i][0]:
@@ -1123,7 +1157,7 @@ def _compile(
     _lines_of_outputs(rec.post_grad_nodes)
     b = _GraphBuilder(raw, rec, trace, diagnostics)
     kernels, node_kernel = b.kernels()
-    dyn = raw.dynamo_graphs.get(rec.compile_id) or raw.dynamo_graphs.get(_base_cid(rec.compile_id))
+    dyn = _dynamo_graph(raw, rec)
     ca = _compiled_autograd(rec.compile_id)
     # the class of the modules torch.compile wrapped, where it wrapped nothing else: a function of torch's compiled as
     # it is (torch.compile(F.gelu)) goes through the same wrapper

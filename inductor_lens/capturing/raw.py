@@ -105,7 +105,10 @@ class Raw:
     graphs: list[RawGraph] = field(default_factory=list)
     windows: list[RawWindow] = field(default_factory=list)
     trace: list[tuple[dict, Any]] = field(default_factory=list)  # (metadata, payload) in order
-    dynamo_graphs: dict[str, list[dict]] = field(default_factory=dict)  # compile id -> nodes
+    dynamo_graphs: dict[str, list[dict]] = field(default_factory=dict)  # compile id -> nodes (its latest graph)
+    # every graph dynamo handed to Inductor, (time kept, compile id, nodes) in order: after a torch._dynamo.reset()
+    # compile ids start again at 0/0, and the compile "0/0 #2" is not the graph of the first "0/0"
+    dynamo_graph_log: list[tuple[float, str, list[dict]]] = field(default_factory=list)
     compile_calls: list[dict] = field(default_factory=list)
     resets: list[dict] = field(default_factory=list)  # the user's torch._dynamo.reset() calls: {time_us, user_stack}
     #: Calls of torch.compile'd functions whose own frame dynamo skipped (``adapter._install_skip_hook``):

@@ -254,11 +254,11 @@ def _launches(code: str, body: list[str], kernel_names: set, out: list[dict], se
         op = _OP_CALL.match(line) if name is None and "." in line else None
         extern = ext is not None
         # a fallback kernel: it writes a buffer (``bufN = ...``, ``out=bufN``), as an extern kernel does, or it is an op
-        # called as torch.ops (a mutating custom op, a collective, ``wait_tensor``: the capture's kernels too; not the
-        # ``aten.scatter_reduce_.two(...)`` of Inductor's scatter, which it does not hand to its kernel hook)
+        # called as torch.ops or aten (a mutating custom op, a collective, ``wait_tensor``, the
+        # ``aten.scatter_reduce_.two(buf23, ...)`` of Inductor's scatter, which writes its input: the capture's too)
         if (
             op is not None
-            and (op["buf"] or _OUT.search(line) or op["name"].startswith("torch.ops."))
+            and (op["buf"] or _OUT.search(line) or op["name"].startswith(("torch.ops.", "aten.")))
             and (op["name"].startswith("torch.ops.") or not op["name"].startswith("torch."))
         ):
             name, extern = op["name"], True

@@ -389,6 +389,8 @@ def _buffer_holds(fused: list[FusedNode], fx: dict) -> dict[str, str]:
     or by what it copies (``copy of stem.weight``, ``rules.copy_name``); nothing for a buffer a node writes in place
     after (it holds both in turn) and where that says no more than the name."""
     out = {n.name: n.display_name for n in fx.values() if n.op == "placeholder" and n.display_name}
+    # a tensor the graph holds (a frozen graph's parameter ``arg1_1``), which the output code calls by its target
+    out.update((str(n.target), n.display_name) for n in fx.values() if n.op == "get_attr" and n.display_name)
     # a buffer a later node writes in place holds what that node makes of it (index_add_ into zeros: not zeros)
     mutated = {b for n in fused for b in n.mutates}
     for n in fused:

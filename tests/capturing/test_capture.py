@@ -391,17 +391,24 @@ def test_a_frame_dynamo_could_not_trace_is_said_with_why_and_when_and_its_result
 
 @pytest.mark.kernel  # a fresh Python process that imports torch and compiles
 def test_no_hook_survives_a_first_capture_in_a_fresh_process(tmp_path):
-    """A module that torch imports for the first time during the capture must not keep a hook."""
+    """A module that torch imports for the first time during the capture must not keep a hook; the report's
+    clock starts after those imports."""
     import subprocess
     import sys
     import textwrap
 
     script = textwrap.dedent("""
-        import sys, torch, inductor_lens
+        import sys, time, torch, inductor_lens
         from tests import models
+        entering = time.perf_counter()
         with inductor_lens.capture() as cap:
+            entered = time.perf_counter() - entering  # a first capture imports torch's compiler for its hooks
             torch.compile(models.sin_cos)(torch.randn(8))
         assert cap.report.compiles[0].kernels[0].fused_nodes
+        # the report's clock starts where the user's code does, after those imports: the torch.compile call, the
+        # block's first statement, is not dated by the seconds the capture took to start
+        called = cap.report.compile_calls[0].time_us / 1e6
+        assert called < entered / 2, (called, entered)
         import types
         def hooked(v):
             v = v.__func__ if isinstance(v, (staticmethod, classmethod)) else v

@@ -225,3 +225,42 @@ def test_a_module_registered_under_a_name_that_is_no_identifier_is_named_by_that
     assert stacks and all(s[0] == name for s in stacks), stacks
     params = {n.display_name for n in c.graphs["dynamo"].nodes if n.op == "placeholder"}
     assert f"{name}.weight" in params, params
+
+
+def test_after_a_reset_each_compile_of_the_same_id_shows_its_own_dynamo_graph_and_names_its_inputs():
+    """``torch._dynamo.reset()`` starts compile ids again at ``0/0``: the second ``0/0`` (here ``freezing``, whose
+    dynamo graph holds the parameters as ``get_attr``) was shown with the first one's dynamo graph, and its post-grad
+    input ``arg4_1`` (the user's ``x``, f32[4, 16]) named ``b.bias`` by that graph's fifth placeholder."""
+
+    class Residual(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.a, self.b = torch.nn.Linear(16, 32), torch.nn.Linear(32, 16)
+
+        def forward(self, x):
+            return self.b(torch.relu(self.a(x))) + x
+
+    torch.manual_seed(0)
+    model, x = Residual().eval(), torch.randn(4, 16)
+    with torch.no_grad():
+        expected = model(x)
+        with inductor_lens.capture() as cap:
+            torch.compile(model)(x)
+            torch._dynamo.reset()
+            with torch._inductor.config.patch(freezing=True):
+                out = torch.compile(model)(x)
+    torch.testing.assert_close(out, expected)
+    plain, frozen = cap.report.compiles
+    assert (plain.id, frozen.id) == ("0/0 inference", "0/0 inference #2")
+    held = lambda c: [(n.op, n.display_name) for n in c.graphs["dynamo"].nodes if n.op in ("placeholder", "get_attr")]  # noqa: E731
+    assert ("placeholder", "x") in held(plain) and ("placeholder", "a.weight") in held(plain)
+    assert held(frozen) == [("placeholder", "x")] + [
+        ("get_attr", p) for p in ("a.weight", "a.bias", "b.weight", "b.bias")
+    ]
+    inputs = {n.name: (n.role, n.display_name) for n in frozen.graphs["post_grad"].nodes if n.display_name}
+    (x_name,) = [n.name for n in frozen.graphs["post_grad"].nodes if n.op == "placeholder"]
+    assert inputs[x_name] == ("input", "x")
+    assert sorted(d for _, d in inputs.values()) == ["a.bias", "b.bias", "x"]  # the biases, constants of the graph
+    # the kernels' launches say what each argument holds: x and the frozen biases by their names
+    holds = {a.name: a.holds for k in frozen.kernels if k.launch for a in k.launch.args if a.holds}
+    assert holds.get(x_name) == "x" and {"a.bias", "b.bias"} <= set(holds.values()), holds
