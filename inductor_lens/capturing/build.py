@@ -481,6 +481,22 @@ class _GraphBuilder:
             return names
         return [n for n in names if n not in self.whole_ops] or names
 
+    def upstream_of_template(self, sn: RawSchedNode, fx: list[str], snodes: list[RawSchedNode]) -> set[str]:
+        """The ops a template node lists that the kernel making its input computed: the origins Inductor gives a C++
+        GEMM template reading ``relu(x @ w1)`` hold that ``relu`` and the first matmul (torch names the kernel
+        ``cpp_fused_add_addmm_relu_1`` for them): an op that a node writing one of this node's inputs also lists, and
+        that feeds an op this node keeps, is that node's."""
+        writers = {b: other for other in snodes if other is not sn for b in (*other.writes, *other.outputs)}
+        upstream = {f for b in sn.reads if b in writers for f in writers[b].fx_nodes} & set(fx)
+        feeds: set[str] = set()
+        todo = [f for f in fx if f not in upstream] if upstream else []
+        while todo:
+            for i in self.fx_inputs.get(todo.pop(), ()):
+                if i in upstream and i not in feeds:
+                    feeds.add(i)
+                    todo.append(i)
+        return feeds
+
     def member_ops(self, sn: RawSchedNode) -> list[list[str]]:
         """Each pre-fusion member's post-grad ops; the node's own where its members are unknown."""
         pre = self.pre_fusion_by_name
@@ -498,6 +514,11 @@ class _GraphBuilder:
         provenance = self._torch_provenance()
         merged: dict[str, dict] = {}
         node_kernel: dict[str, str] = {}
+        not_own = {  # of each template node, the ops of the kernel before it that its origins hold
+            sn.name: self.upstream_of_template(sn, self.own_ops(sn.fx_nodes), rec.post_fusion)
+            for sn in rec.post_fusion
+            if sn.kind == "template"
+        }
         for i, rk in enumerate(rec.kernels):
             name = f"{rk.name}[{rk.buffer}]" if rk.is_extern and rk.buffer else rk.name
             entry = merged.setdefault(
@@ -507,7 +528,10 @@ class _GraphBuilder:
             if site and site not in entry["sites"]:
                 entry["sites"].append(site)
             entry["sched"] += [s for s in rk.scheduler_nodes if s not in entry["sched"]]
-            entry["fx"] += self.own_ops(rk.fx_nodes, rk.is_extern)
+            own = self.own_ops(rk.fx_nodes, rk.is_extern)
+            drop = {f for node in site for f in not_own.get(node, ())}
+            own = [f for f in own if f not in drop] or own
+            entry["fx"] += own
             entry["traces"] += [t for t in rk.stack_traces if t not in entry["traces"]]
             if i < len(provenance) and provenance[i][0] == rk.name:
                 entry["torch"] = (entry["torch"] or []) + [
@@ -696,6 +720,8 @@ class _GraphBuilder:
             fx = self.own_ops(sn.fx_nodes, sn.kind == "extern")
             if kernel is None:
                 fx = [f for f in fx if f not in computed] or fx
+            if sn.kind == "template":
+                fx = [f for f in fx if f not in self.upstream_of_template(sn, fx, snodes)] or fx
             out.append(
                 FusedNode(
                     name=sn.name,

@@ -34,6 +34,14 @@ def test_cpu_inference_under_freezing_and_max_autotune_keeps_its_outputs_and_its
     assert tuned and all(k.metadata["autotune"]["op"] == "packed_linear" for k in tuned)
     # the settings it compiled under are recorded; something was tuned, so there is nothing to explain
     assert c.autotune_mode.max_autotune and c.autotune_mode.freezing and c.autotune_note == ""
+    # each op is one kernel's: the second GEMM template's origins also hold the first one and the relu it reads (torch
+    # names it ..._addmm_relu_1), which the first kernel computed; its epilogue is no relu
+    ops = [f for n in c.fused_nodes for f in n.fx_nodes]
+    assert len(ops) == len(set(ops)), [(n.name, n.fx_nodes) for n in c.fused_nodes]
+    listed = [f for k in c.kernels for f in k.fx_nodes]  # (which kernels are templates is what autotuning measured)
+    assert len(listed) == len(set(listed)), [(k.name, k.fx_nodes) for k in c.kernels]
+    relu = [k.name for k in c.kernels if "relu" in k.fx_nodes]
+    assert [k.name for k in tuned if "relu" in k.metadata["autotune"]["epilogue"]] in ([], relu)
 
 
 def test_max_autotune_that_tuned_nothing_says_why():
