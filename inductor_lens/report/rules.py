@@ -291,13 +291,25 @@ def choice_what(name: str) -> str:
 def autotune_chosen(name: str, language: str, source: str, metadata: dict, choices: list[dict]) -> Optional[str]:
     """The benchmarked choice that the emitted kernel came from, or ``None`` when that is not known.
 
-    It is the choice named like the kernel (an extern kernel: its callee), else, for a Triton template,
-    the choice whose every parameter matches the kernel's ``tl.constexpr`` constants and launch config."""
+    It is the choice named like the kernel (an extern kernel: its callee); for a C++ kernel of Inductor's C++ GEMM
+    template (its source calls the template's ``kernel_micro_gemm``), the one such choice (``cpp_CppMicroGemm...``)
+    where one was offered; for a Triton template, the choice whose every parameter matches the kernel's
+    ``tl.constexpr`` constants and launch config.
+
+    >>> tuned = [{"name": "cpp_CppMicroGemmFP32Vec_0"}, {"name": "_mkl_linear"}]
+    >>> autotune_chosen("cpp_fused_addmm_relu_0", "cpp", "kernel_micro_gemm<false>(...);", {}, tuned)
+    'cpp_CppMicroGemmFP32Vec_0'
+    >>> autotune_chosen("cpp_fused_relu_0", "cpp", "out_ptr0[x0] = tmp1;", {}, tuned) is None
+    True
+    """
     callee = str(metadata.get("callee") or "")
     for c in choices:
         cname = str(c.get("name"))
         if cname == name or (callee and (cname == callee or "extern_kernels." + cname == callee)):
             return cname
+    if language == "cpp" and "kernel_micro_gemm" in (source or ""):
+        templates = [str(c.get("name")) for c in choices if str(c.get("name")).startswith("cpp_")]
+        return templates[0] if len(templates) == 1 else None
     if language != "triton":
         return None
     have = {m[1]: m[2].strip("'\"") for m in _CONSTEXPR_RE.finditer(source or "")}

@@ -42,6 +42,10 @@ def test_cpu_inference_under_freezing_and_max_autotune_keeps_its_outputs_and_its
     assert len(listed) == len(set(listed)), [(k.name, k.fx_nodes) for k in c.kernels]
     relu = [k.name for k in c.kernels if "relu" in k.fx_nodes]
     assert [k.name for k in tuned if "relu" in k.metadata["autotune"]["epilogue"]] in ([], relu)
+    # a kernel of the C++ GEMM template says it came from that choice (it said "not recorded")
+    for k in tuned:
+        if k.kind == "template":
+            assert k.metadata["autotune"]["chosen"].startswith("cpp_"), k.metadata["autotune"]
 
 
 def test_max_autotune_that_tuned_nothing_says_why():
