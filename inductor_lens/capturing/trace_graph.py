@@ -349,7 +349,16 @@ def calls_op(node: dict, op: str) -> bool:
     """Whether a post-grad node (``{op, target}``) calls ``op`` (``aten.mm.default`` calls ``mm``); a node of the
     functional op is the one an in-place call implements (``_c10d_functional.all_reduce`` for ``all_reduce_``)."""
     called = str(node.get("target", "")).split(".")[1:2]
-    return node.get("op") == "call_function" and bool(called) and called[0] in (op, op.rstrip("_"))
+    return (
+        node.get("op") == "call_function"
+        and bool(called)
+        and (called[0] in (op, op.rstrip("_")) or called[0] in _CALLED_AS.get(op, ()))
+    )
+
+
+#: The ops a fallback call of another name implements: Inductor's scatter (``ScatterFallback``) calls
+#: ``aten.scatter_reduce_.two`` for a ``scatter_add`` of the graph.
+_CALLED_AS = {"scatter_reduce_": ("scatter_add", "scatter_add_", "scatter_reduce")}
 
 
 # an aten op that writes its first argument (copy_, index_put_, add_), not a dunder (__and__)
