@@ -773,7 +773,9 @@ def _install_kernel_hooks(stack: contextlib.ExitStack) -> None:
     patch_attr(stack, debug, "set_kernel_post_grad_provenance_tracing", hooked)
     from torch._inductor import scheduler
 
-    extern_call = scheduler.Scheduler.codegen_extern_call
+    extern_call = getattr(scheduler.Scheduler, "codegen_extern_call", None)
+    if extern_call is None:
+        return  # a torch without it: the calls torch reports are all there is
 
     @functools.wraps(extern_call)
     def hooked_extern_call(self, scheduler_node, *args, **kwargs):
