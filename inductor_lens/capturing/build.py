@@ -941,6 +941,29 @@ def _eager_ids(trace: _Trace) -> set[str]:
     }
 
 
+def _thrown_away(compiles: list[Compile], trace: _Trace, raised: Optional[BaseException]) -> list[Compile]:
+    """``compiles`` with those of the frame whose error the captured code raised marked incomplete: dynamo raised
+    after Inductor had compiled its graph (a ``ConstraintViolationError`` while building its guards, past
+    ``compile_fx``), so that code was thrown away and never ran. The last compile of that id (ids repeat after a
+    ``torch._dynamo.reset()``), with the graph that calls it where it is a subgraph."""
+    failed = [
+        cid for cid, _, md in trace.by_kind.get("compilation_metrics", []) if md["compilation_metrics"].get("fail_type")
+    ]
+    if _raised_metrics(trace, raised) is None or not failed or not failed[-1]:
+        return compiles
+    cid = _base_cid(str(failed[-1]))
+    last = max((i for i, c in enumerate(compiles) if _base_cid(c.compile_id) == cid), default=None)
+    if last is None:
+        return compiles
+    first = last
+    while compiles[first].subgraph and first > 0 and _base_cid(compiles[first - 1].compile_id) == cid:
+        first -= 1  # a torch.cond branch's graph comes after the graph that calls it: that one too
+    from ..report.finish import compile_note
+
+    out = [dataclasses.replace(c, complete=False) if first <= i <= last else c for i, c in enumerate(compiles)]
+    return [dataclasses.replace(c, graph_note=compile_note(c)) if first <= i <= last else c for i, c in enumerate(out)]
+
+
 def _raised_metrics(trace: _Trace, raised: Optional[BaseException]) -> Optional[dict]:
     """The ``compilation_metrics`` record of the frame whose error the captured code raised (``raised``: the last
     failed frame, when it failed with that error's type, as ``Unsupported`` under ``fullgraph=True``), else None."""
@@ -1558,6 +1581,7 @@ def _build(raw: Raw, torch_version: str, title: str) -> Report:
             facts.append(rec.memory)
     compiles = _with_memory(compiles, facts, raw.device, diagnostics)
     compiles = mark_same_graphs(compiles)
+    compiles = _thrown_away(compiles, trace, raw.raised)
     breaks = _graph_breaks(trace)
     calls = [
         CompileCall(

@@ -21,6 +21,7 @@ from .model import DERIVED_VERSION, SCHEMA_VERSION, Compile, FusedNode, FusionEd
 from .module_paths import infer_modules
 from .modules import module_view
 from .rules import (
+    INCOMPLETE_NOTE,
     NOT_OPS,
     TUNABLE_OPS,
     autotune_chosen,
@@ -217,13 +218,14 @@ def compile_note(c: Compile, fx: Optional[dict] = None) -> str:
     # each output by the name its box shows: a graph input's (x, fc2.weight), else what computes it (lm_head mm)
     shown = {n: fx[n].display_name for n in c.saved_outputs + c.returned_outputs if n in fx and fx[n].display_name}
     shown.update(c.output_names)
-    return graph_note(
+    note = graph_note(
         c.graph_kind,
         *([shown.get(b, b) for b in bs] for bs in (c.returned_outputs, c.saved_outputs)),
         subgraph=c.subgraph,
         backward_compiled=c.backward_compiled,
         saved_known=c.memory is None or c.memory.saved_bytes is not None,
     )
+    return note if c.complete else f"{INCOMPLETE_NOTE} {note}".strip()
 
 
 def output_names(c: Compile, fx: dict) -> dict[str, str]:

@@ -72,7 +72,7 @@ DERIVED_VERSION = 22  # 2: Trigger.summary; 3: Compile.module_view, FusedNode.gr
 # 21: FusedNode.user_lines in the order of the node's ops, as Kernel.user_lines (a line Inductor's origins name of an op
 # of another kernel, a custom op reading its result, came first); Compile.size_guards
 # 22: LaunchArg.holds names a tensor the graph holds by its target (a frozen graph's parameter ``_frozen_param1``);
-# a C++ GEMM template kernel's autotune ``chosen`` (rules.autotune_chosen)
+# a C++ GEMM template kernel's autotune ``chosen`` (rules.autotune_chosen); an incomplete compile's graph_note says so
 
 #: Languages a kernel may be written in: what Inductor's output code defines (``async_compile.<kind>``),
 #: ``extern`` for calls of library kernels, ``other`` when the source was not found.

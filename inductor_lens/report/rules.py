@@ -366,6 +366,14 @@ _BACKWARD_WHEN = {
 }
 
 
+#: What the panel of a compile that never finished says first (``Compile.complete`` False).
+INCOMPLETE_NOTE = (
+    "This graph never ran compiled: Inductor generated its kernels, but the compile did not finish (it was "
+    "interrupted, or dynamo raised after Inductor had compiled it: a ConstraintViolationError while building its "
+    "guards), so its code was thrown away."
+)
+
+
 def graph_note(
     graph_kind: str,
     returned: list[str],

@@ -557,3 +557,29 @@ def test_each_output_buffer_is_tied_to_the_node_returned_in_its_place():
     assert output_nodes(gm, ["buf0", "buf0", "arg0_1"]) == {"buf0": "relu", "arg0_1": "x"}
     assert output_nodes(gm, ["buf0", None, "arg0_1"]) == {"buf0": "relu", "arg0_1": "x"}  # a constant: no buffer
     assert output_nodes(gm, ["buf0"]) == {}  # not one to one: nothing guessed
+
+
+def test_a_compile_dynamo_threw_away_after_inductor_compiled_it_says_it_never_ran():
+    """``mark_dynamic(x, 0, max=64)`` on a function that branches on ``x.shape[0] > 40``: Inductor compiles the graph,
+    then dynamo raises ``ConstraintViolationError`` building its guards and throws the code away. The report showed it
+    as an ordinary compile; it is incomplete, and its panel says first that it never ran."""
+    from inductor_lens.report.rules import INCOMPLETE_NOTE
+
+    def branchy(x):
+        y = x.sin()
+        if x.shape[0] > 40:
+            y = y * 2
+        return y.cos()
+
+    x = torch.randn(16, 8)
+    torch._dynamo.mark_dynamic(x, 0, min=2, max=64)
+    with pytest.raises(Exception, match="Constraints violated"):
+        with inductor_lens.capture() as cap:
+            torch.compile(branchy)(x)
+    (c,) = cap.report.compiles
+    assert c.kernels and not c.complete and c.graph_note.startswith(INCOMPLETE_NOTE), c.graph_note
+    assert "compile_raised" in [d.code for d in cap.report.diagnostics]
+    # a compile that ran is complete and says nothing of the kind
+    with inductor_lens.capture() as ran:
+        torch.compile(branchy)(torch.randn(16, 8))
+    assert all(c.complete and INCOMPLETE_NOTE not in c.graph_note for c in ran.report.compiles)
