@@ -256,7 +256,7 @@ class Hooks:
         self._torch_dir = torch_dir()
         self._seen_dynamo_gms: set[tuple] = set()  # (id of a graph module, compile id, attempt)
         self._dynamo_attempts: dict[str, int] = {}  # compile id -> the attempt its dynamo graph is of
-        self._resets_seen = 0  # torch._dynamo.reset() calls while this capture was active (its own included)
+        self._resets_seen = 0  # torch._dynamo.reset() calls while this capture was active (not its own, made before)
         self._dynamo_resets: dict[str, int] = {}  # compile id -> _resets_seen when its dynamo graph was kept
         # the user's parameters and buffers seen as graph inputs: id -> (a weak reference, the name), never a strong one
         self._model_tensors: dict[int, tuple[Any, str]] = {}
