@@ -941,20 +941,23 @@ def _eager_ids(trace: _Trace) -> set[str]:
     }
 
 
-def _thrown_away(compiles: list[Compile], trace: _Trace, raised: Optional[BaseException]) -> list[Compile]:
+def _thrown_away(compiles: list[Compile], trace: _Trace, raw: Raw) -> list[Compile]:
     """``compiles`` with those of the frame whose error the captured code raised marked incomplete: dynamo raised
     after Inductor had compiled its graph (a ``ConstraintViolationError`` while building its guards, past
     ``compile_fx``), so that code was thrown away and never ran. The last compile of that id (ids repeat after a
-    ``torch._dynamo.reset()``), with the graph that calls it where it is a subgraph."""
+    ``torch._dynamo.reset()``: one made since the user's last reset), with the graph that calls it where it is a
+    subgraph. A frame that raised before Inductor compiled anything (a graph break under ``fullgraph=True``) has none."""
     failed = [
         cid for cid, _, md in trace.by_kind.get("compilation_metrics", []) if md["compilation_metrics"].get("fail_type")
     ]
-    if _raised_metrics(trace, raised) is None or not failed or not failed[-1]:
+    if _raised_metrics(trace, raw.raised) is None or not failed or not failed[-1]:
         return compiles
     cid = _base_cid(str(failed[-1]))
     last = max((i for i, c in enumerate(compiles) if _base_cid(c.compile_id) == cid), default=None)
-    if last is None:
-        return compiles
+    reset = max((r["time_us"] - raw.t0_us for r in raw.resets), default=None)
+    began = compiles[last].trigger.time_us if last is not None else None
+    if last is None or (reset is not None and (began is None or began < reset)):
+        return compiles  # the compile of that id made before the reset ran; the frame that raised made none
     first = last
     while compiles[first].subgraph and first > 0 and _base_cid(compiles[first - 1].compile_id) == cid:
         first -= 1  # a torch.cond branch's graph comes after the graph that calls it: that one too
@@ -1581,7 +1584,7 @@ def _build(raw: Raw, torch_version: str, title: str) -> Report:
             facts.append(rec.memory)
     compiles = _with_memory(compiles, facts, raw.device, diagnostics)
     compiles = mark_same_graphs(compiles)
-    compiles = _thrown_away(compiles, trace, raw.raised)
+    compiles = _thrown_away(compiles, trace, raw)
     breaks = _graph_breaks(trace)
     calls = [
         CompileCall(

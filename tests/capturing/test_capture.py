@@ -583,3 +583,29 @@ def test_a_compile_dynamo_threw_away_after_inductor_compiled_it_says_it_never_ra
     with inductor_lens.capture() as ran:
         torch.compile(branchy)(torch.randn(16, 8))
     assert all(c.complete and INCOMPLETE_NOTE not in c.graph_note for c in ran.report.compiles)
+
+
+def test_a_frame_that_raised_after_a_reset_leaves_the_compile_of_its_id_before_the_reset_complete():
+    """Compile ids start again at ``0/0`` after ``torch._dynamo.reset()``: a ``fullgraph=True`` frame that raises at
+    its graph break (no compile of its own) must not mark the ``0/0`` compiled before the reset, which ran, as thrown
+    away."""
+
+    def whole(x):
+        return x.sin().cos()
+
+    def broken(x):
+        y = x.sin()
+        print("a graph break")
+        return y.cos()
+
+    with inductor_lens.capture() as cap:
+        torch.compile(whole)(torch.randn(8))
+        torch._dynamo.reset()
+        with pytest.raises(Exception, match="print"):
+            try:
+                torch.compile(broken, fullgraph=True)(torch.randn(8))
+            except Exception as e:
+                cap.note_raised(e)
+                raise
+    (c,) = cap.report.compiles
+    assert c.complete and "compile_raised" in [d.code for d in cap.report.diagnostics]
