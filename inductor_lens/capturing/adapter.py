@@ -716,7 +716,7 @@ _OP_CALL_IR = (
 )
 
 
-def _on_extern_call(hooks: Hooks, snode: Any, before: int) -> None:
+def _on_extern_call(hooks: Hooks, snode: Any, before: int, calls: tuple) -> None:
     """After Inductor wrote an extern scheduler node's call: a call that torch did not report through its
     provenance hook (``ScatterFallback``: ``aten.scatter_reduce_.two(buf23, ...)``, which writes its input and
     names no buffer of its own) is recorded as the others are, under the name its call has. Nodes that call
@@ -725,9 +725,6 @@ def _on_extern_call(hooks: Hooks, snode: Any, before: int) -> None:
     node = getattr(snode, "node", None)
     if rec is None or node is None:
         return
-    from torch._inductor import ir
-
-    calls = tuple(c for c in (getattr(ir, n, None) for n in _OP_CALL_IR) if isinstance(c, type))
     if not isinstance(node, calls):
         return  # control flow (its branches' kernels are its own), a scalar, an assertion, a subgraph
     name = node.get_name()
@@ -771,11 +768,12 @@ def _install_kernel_hooks(stack: contextlib.ExitStack) -> None:
         return original(node_schedule, kernel_name, is_extern, *args, **kwargs)
 
     patch_attr(stack, debug, "set_kernel_post_grad_provenance_tracing", hooked)
-    from torch._inductor import scheduler
+    from torch._inductor import ir, scheduler
 
     extern_call = getattr(scheduler.Scheduler, "codegen_extern_call", None)
     if extern_call is None:
         return  # a torch without it: the calls torch reports are all there is
+    calls = tuple(c for c in (getattr(ir, n, None) for n in _OP_CALL_IR) if isinstance(c, type))
 
     @functools.wraps(extern_call)
     def hooked_extern_call(self, scheduler_node, *args, **kwargs):
@@ -791,7 +789,7 @@ def _install_kernel_hooks(stack: contextlib.ExitStack) -> None:
         out = extern_call(self, scheduler_node, *args, **kwargs)
         for h in _REGISTRY.sinks():
             if id(h) in counts:
-                h._guarded("recording an extern call", _on_extern_call, h, scheduler_node, counts[id(h)])
+                h._guarded("recording an extern call", _on_extern_call, h, scheduler_node, counts[id(h)], calls)
         return out
 
     patch_attr(stack, scheduler.Scheduler, "codegen_extern_call", hooked_extern_call)

@@ -18,7 +18,7 @@ from ..analysis.memory import reuses
 from ..analysis.reproducer import ReproducerError, kernel_script, launch_order
 from ..report import rules
 from ..report.built import mark_built
-from ..report.finish import finish_compile, mark_same_graphs
+from ..report.finish import finish_compile, incomplete, mark_same_graphs
 from ..report.model import (
     AutotuneMode,
     Compile,
@@ -947,12 +947,11 @@ def _thrown_away(compiles: list[Compile], trace: _Trace, raw: Raw) -> list[Compi
     ``compile_fx``), so that code was thrown away and never ran. The last compile of that id (ids repeat after a
     ``torch._dynamo.reset()``: one made since the user's last reset), with the graph that calls it where it is a
     subgraph. A frame that raised before Inductor compiled anything (a graph break under ``fullgraph=True``) has none."""
-    failed = [
-        cid for cid, _, md in trace.by_kind.get("compilation_metrics", []) if md["compilation_metrics"].get("fail_type")
-    ]
-    if _raised_metrics(trace, raw.raised) is None or not failed or not failed[-1]:
+    raised = _raised_metrics(trace, raw.raised)
+    cid = next((c for c, _, md in trace.by_kind.get("compilation_metrics", []) if md is raised), None)
+    if raised is None or not cid:
         return compiles
-    cid = _base_cid(str(failed[-1]))
+    cid = _base_cid(str(cid))
     last = max((i for i, c in enumerate(compiles) if _base_cid(c.compile_id) == cid), default=None)
     reset = max((r["time_us"] - raw.t0_us for r in raw.resets), default=None)
     began = compiles[last].trigger.time_us if last is not None else None
@@ -961,10 +960,7 @@ def _thrown_away(compiles: list[Compile], trace: _Trace, raw: Raw) -> list[Compi
     first = last
     while compiles[first].subgraph and first > 0 and _base_cid(compiles[first - 1].compile_id) == cid:
         first -= 1  # a torch.cond branch's graph comes after the graph that calls it: that one too
-    from ..report.finish import compile_note
-
-    out = [dataclasses.replace(c, complete=False) if first <= i <= last else c for i, c in enumerate(compiles)]
-    return [dataclasses.replace(c, graph_note=compile_note(c)) if first <= i <= last else c for i, c in enumerate(out)]
+    return [incomplete(c) if first <= i <= last else c for i, c in enumerate(compiles)]
 
 
 def _raised_metrics(trace: _Trace, raised: Optional[BaseException]) -> Optional[dict]:
@@ -1294,8 +1290,7 @@ def _compile(
         complete=complete,
         cudagraphs=_cudagraph_notes(cudagraphs_of(rec, trace.events), cid, diagnostics),
     )
-    compiled = finish_compile(made, view=not (view_later and missing(made)))
-    return compiled if complete else dataclasses.replace(compiled, label=f"{compiled.label} (did not finish)")
+    return finish_compile(made, view=not (view_later and missing(made)))
 
 
 def _backward_compiled(

@@ -459,16 +459,26 @@ def finish_compile(c: Compile, view: bool = True) -> Compile:
         )
     ]
     flabel = f"{c.subgraph} (a subgraph)" if c.subgraph else frame_label(c.frame)
-    suffix = c.id[len(f"{c.compile_id} {c.graph_kind}") :] if c.id.startswith(f"{c.compile_id} {c.graph_kind}") else ""
     return dataclasses.replace(
         c,
         kernels=kernels,
         fused_nodes=fused,
         fusion_decisions=decisions,
         frame_label=flabel,
-        label=compile_label(c.compile_id, c.graph_kind, flabel, suffix),
+        label=_label(c, flabel),
         autotune_note=_autotune_note(c, kernels, fused),
     )
+
+
+def _label(c: Compile, flabel: str) -> str:
+    suffix = c.id[len(f"{c.compile_id} {c.graph_kind}") :] if c.id.startswith(f"{c.compile_id} {c.graph_kind}") else ""
+    return compile_label(c.compile_id, c.graph_kind, flabel, suffix, complete=c.complete)
+
+
+def incomplete(c: Compile) -> Compile:
+    """``c`` marked as a compile that did not finish (its code never ran), with the label and note that say so."""
+    c = dataclasses.replace(c, complete=False)
+    return dataclasses.replace(c, label=_label(c, c.frame_label), graph_note=compile_note(c))
 
 
 def _autotune_note(c: Compile, kernels: list[Kernel], fused: list[FusedNode]) -> str:

@@ -346,10 +346,15 @@ def frame_label(frame: str) -> str:
     return f"{head}(){sep}{rest}" if sep else f"{f}()"
 
 
-def compile_label(compile_id: str, graph_kind: str, frame_lbl: str, suffix: str = "") -> str:
-    """One label, the same shape for every compile: ``"forward(): backward graph · 0/0"``."""
+def compile_label(compile_id: str, graph_kind: str, frame_lbl: str, suffix: str = "", complete: bool = True) -> str:
+    """One label, the same shape for every compile: ``"forward(): backward graph · 0/0"``; a compile that did not
+    finish (``Compile.complete`` False) says so.
+
+    >>> compile_label("0/0", "inference", "f()", complete=False)
+    'f(): inference graph · 0/0 (did not finish)'
+    """
     who = frame_lbl.split(" (")[0] if frame_lbl else "compiled code"
-    return f"{who}: {graph_kind} graph · {compile_id}{suffix}"
+    return f"{who}: {graph_kind} graph · {compile_id}{suffix}{'' if complete else ' (did not finish)'}"
 
 
 #: When a training forward's backward compiles, by ``Compile.backward_compiled``.

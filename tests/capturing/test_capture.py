@@ -1,5 +1,6 @@
 """Fidelity of the capture, with real compiles on CPU (issue 2)."""
 
+import json
 import logging
 import os
 import re
@@ -578,7 +579,12 @@ def test_a_compile_dynamo_threw_away_after_inductor_compiled_it_says_it_never_ra
             torch.compile(branchy)(x)
     (c,) = cap.report.compiles
     assert c.kernels and not c.complete and c.graph_note.startswith(INCOMPLETE_NOTE), c.graph_note
-    assert "compile_raised" in [d.code for d in cap.report.diagnostics]
+    assert c.label.endswith("(did not finish)") and "compile_raised" in [d.code for d in cap.report.diagnostics]
+    # derived again on load, it says the same (the label's "(did not finish)" was lost then)
+    data = json.loads(cap.report.to_json())
+    data["derived"] = 0
+    (again,) = inductor_lens.load(data).compiles
+    assert (again.label, again.graph_note) == (c.label, c.graph_note)
     # a compile that ran is complete and says nothing of the kind
     with inductor_lens.capture() as ran:
         torch.compile(branchy)(torch.randn(16, 8))
