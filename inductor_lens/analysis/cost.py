@@ -195,6 +195,16 @@ _EXTERN_RULES = {
 }
 
 
+#: Packed-weight ops with one overload: a graph that calls the packet (``mkl._mkl_linear``, as the frozen CPU graph's
+#: pattern rewrite writes it) calls that one, ``.default``
+_ONE_OVERLOAD = frozenset({"_mkl_linear"})
+
+
+def _default_overload(target: str, op: str) -> bool:
+    """Whether ``target`` calls ``op``'s ``.default`` overload: named, or the packet of an op that has no other."""
+    return target.endswith(".default") or (op in _ONE_OVERLOAD and target.endswith("." + op))
+
+
 def op_name(target: str) -> str:
     """``"aten.mm.default"`` -> ``"mm"``: the one short op name (``rules.short_op``)."""
     return short_op(target)
@@ -264,7 +274,7 @@ def node_flops(node: GraphNode, sizes: _Sizes) -> tuple[Optional[float], str]:
         batch = math.prod(a[:-2]) if len(a) > 2 else 1
         return 2.0 * batch * a[-2] * a[-1] * b[-1], op
     packed = op in _LINEAR_PACKED or op == "_convolution_pointwise"
-    if packed and not str(node.target).endswith(".default"):
+    if packed and not _default_overload(str(node.target), op):
         # the other overloads (``.binary``: ``X, other, W``; the in-place ``_convolution_pointwise_``) take the
         # weight elsewhere, and the node's inputs are deduplicated: not guessed
         return None, f"{op} ({str(node.target).rsplit('.', 1)[-1]}): its FLOPs are not known from its shapes"

@@ -70,14 +70,21 @@ export function autotuneSection(kernel, shown = 8) {
         "data-chosen": r.chosen ? "1" : null,
       },
       h("td", { class: "il-num il-muted" }, String(i + 1)),
-      h("td", { class: "il-choice" }, h("span", { class: "il-mono" }, r.name), " ", mark(r)),
-      h("td", { class: "il-num il-mono" }, fmtMs(r.time_ms)),
-      h("td", { class: "il-num il-muted" }, r.ratio == null ? "" : r.fastest ? "" : `×${r.ratio.toFixed(2)}`),
+      // the choice, its badges, and under them its config (or what it is): four columns fit a narrow panel
       h(
         "td",
-        { class: "il-desc il-mono", title: r.description || null },
-        r.description ? short(r) : r.what || "", // what the choice is: Python's rules.choice_what
+        { class: "il-choice" },
+        h("span", { class: "il-mono il-choice-name" }, r.name),
+        " ",
+        mark(r),
+        h(
+          "div",
+          { class: "il-desc il-mono", title: r.description || null },
+          r.description ? short(r) : r.what || "", // what the choice is: Python's rules.choice_what
+        ),
       ),
+      h("td", { class: "il-num il-mono" }, fmtMs(r.time_ms)),
+      h("td", { class: "il-num il-muted" }, r.ratio == null ? "" : r.fastest ? "" : `×${r.ratio.toFixed(2)}`),
     );
   const head = h(
     "thead",
@@ -86,10 +93,9 @@ export function autotuneSection(kernel, shown = 8) {
       "tr",
       {},
       h("th", {}, "#"),
-      h("th", {}, "choice"),
+      h("th", {}, "choice · config"),
       h("th", { class: "il-num" }, "time"),
       h("th", { class: "il-num" }, "vs fastest"),
-      h("th", {}, "config"),
     ),
   );
   const first = rows.slice(0, shown);
@@ -104,7 +110,7 @@ export function autotuneSection(kernel, shown = 8) {
       {},
       first.map(row),
       chosenIdx >= shown
-        ? [h("tr", { class: "il-gap" }, h("td", { colspan: "5", class: "il-muted" }, "…")), row(chosen, chosenIdx)]
+        ? [h("tr", { class: "il-gap" }, h("td", { colspan: "4", class: "il-muted" }, "…")), row(chosen, chosenIdx)]
         : null,
     ),
   );

@@ -208,7 +208,9 @@ def test_a_whole_layer_fallback_is_unknown_and_a_frozen_cpu_linear_or_convolutio
     mkl = GraphNode(
         "mkl", "call_function", "mkl._mkl_linear.default", inputs=["x", "p", "w"], shape=[2, 10, 64], dtype="float32"
     )
-    for node in (lin, mkl):
+    # the frozen graph's pattern rewrite calls MKL's linear by its packet (``mkl._mkl_linear``): its one overload
+    mkl_packet = dataclasses.replace(mkl, target="mkl._mkl_linear")
+    for node in (lin, mkl, mkl_packet):
         k = Kernel(name="ext[buf2]", language="extern", source="", fx_nodes=[node.name])
         assert kernel_cost(k, _compile([x, w, packed, node], k)).flops == 2 * 20 * 32 * 64, node.target
     img = GraphNode("img", "placeholder", "img", shape=[1, 3, 8, 8], dtype="float32")
