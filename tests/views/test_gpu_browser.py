@@ -596,3 +596,40 @@ def test_kernel_table_fits_its_view_at_1000_px_with_whose_lines(tmp_path, offlin
         _assert_clean(page)
     finally:
         page.close()
+
+
+@pytest.mark.parametrize("width", [1000, 1280])
+def test_autotune_table_fits_the_panel(tmp_path, offline_context, width):
+    """A choice's name and badges did not wrap, so the config column was squeezed to a few pixels beside them and
+    cut at the panel's edge (a frozen CPU template's ``cpp_CppMicroGemmFP32Vec_1 fastest chosen`` at 1280 px). The
+    config is a line under the choice: the table fits its panel, each choice's config in its row."""
+    report = inductor_lens.load(FIXTURES / "gpu_max_autotune.json")
+    (c,) = report.compiles
+    path = tmp_path / "a.html"
+    report.save_html(path)
+    page = offline_context.new_page(viewport={"width": width, "height": 800})
+    try:
+        _open(page, path)
+        tuned = [k for k in c.kernels if "autotune" in k.metadata]
+        assert tuned
+        for k in tuned:
+            node = next(n for n in c.fused_nodes if n.kernel == k.name)
+            page.locator(f'[data-view="fusion"] [data-node="{node.name}"]').click()
+            box = page.locator('[data-role="autotune"]')
+            box.locator("table").first.wait_for()
+            fit = box.evaluate(
+                """(b) => { const t = b.querySelector('table'), r = t.getBoundingClientRect();
+                const pane = b.closest('.il-section').getBoundingClientRect();
+                return {right: r.right, pane: pane.right, rows: [...t.querySelectorAll('tbody tr[data-choice]')].map(
+                  (tr) => [tr.dataset.choice, tr.querySelector('.il-desc')?.textContent || '', tr.getBoundingClientRect().height])}; }"""
+            )
+            assert fit["right"] <= fit["pane"] + 1, (k.name, width, fit)
+            by_name = {ch["name"]: ch for ch in k.metadata["autotune"]["choices"]}
+            for name, config, height in fit["rows"]:
+                assert config, (name, "its config or what it is, under its name")
+                if by_name[name].get("description"):
+                    assert all(f"{key}=" in by_name[name]["description"] for key in re.findall(r"(\w+)=", config))
+                assert height < 80, (name, height)  # a name, its badges and a config of at most two lines
+        _assert_clean(page)
+    finally:
+        page.close()
