@@ -44,7 +44,7 @@ from packaging.version import Version
 
 from . import cudagraphs
 from .artifacts import wanted
-from .raw import Raw, RawGraph, RawKernel, RawWindow, loads_payload, now_us
+from .raw import RESETS, Raw, RawGraph, RawKernel, RawWindow, loads_payload, now_us
 from .stacks import frames_of, non_user_prefixes, torch_dir, trim_hook_callers, trim_to_user_call, user_frames
 from .torchread import (
     aot_input_names,
@@ -341,6 +341,7 @@ class Hooks:
             start_us=now_us(),
             aot=bool(getattr(g, "aot_mode", False)),
             loaded=False,
+            resets=self._resets_seen,
         )
         self._guarded("reading the CUDA-graph mode", lambda: setattr(rec, "cudagraphs", cudagraphs.mode_on()))
         self._guarded("reading the autotune settings", lambda: setattr(rec, "autotune_mode", _autotune_mode()))
@@ -491,6 +492,8 @@ def _install_all(stack: contextlib.ExitStack, diagnostics: list) -> None:
 
 
 def _trace_record(hooks: Hooks, md: dict, payload: Any) -> None:
+    if hooks._resets_seen:  # a copy: the record is torch's, and other handlers (TORCH_TRACE) write it
+        md = {**md, RESETS: hooks._resets_seen}
     hooks.raw.trace.append((md, payload))
     if "chromium_event" in md and hooks.on_event is not None:
         ev = loads_payload(payload)

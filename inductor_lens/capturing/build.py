@@ -54,7 +54,7 @@ from .parse import (
     parse_stack_trace,
     triton_source_metadata,
 )
-from .raw import Raw, RawGraph, RawKernel, RawSchedNode, RawWindow, loads_payload
+from .raw import RESETS, Raw, RawGraph, RawKernel, RawSchedNode, RawWindow, loads_payload
 from .sources import Cell, cell_map, localize, localize_text, method_class, read_sources
 from .trace_graph import callee_op, calls_op
 
@@ -114,6 +114,23 @@ def _base_cid(cid: str) -> str:
     return cid.split("_", 1)[0]
 
 
+def _trace_key(cid: str, resets: int = 0) -> str:
+    """The key of compile id ``cid``'s trace records (any attempt) logged after ``resets`` resets: ``"0/1"``, and
+    ``"0/1@2"`` after two (ids start again at 0/0 after a ``torch._dynamo.reset()``)."""
+    base = _base_cid(cid)
+    return f"{base}@{resets}" if resets else base
+
+
+def _key(rec: RawGraph) -> str:
+    """The key of the trace records of ``rec``'s compile (:func:`_trace_key`)."""
+    return _trace_key(rec.compile_id, rec.resets)
+
+
+def _record_key(cid: str, md: dict) -> str:
+    """The key of one trace record of compile id ``cid`` (:func:`_trace_key`)."""
+    return _trace_key(cid, md.get(RESETS) or 0)
+
+
 class _Trace:
     """The structured-trace records of a capture, indexed the ways the builder needs them."""
 
@@ -155,19 +172,19 @@ class _Trace:
                 self.by_kind[kind].append(rec)
                 index = self._by_cid.get(kind)
                 if index is not None and rec[0] is not None:
-                    index[_base_cid(rec[0])].append(rec)
+                    index[_record_key(rec[0], md)].append(rec)
         except Exception:  # counted, and reported once per kind by build_report
             self.failures[kind] += 1
 
     def _of(self, kind: str, cid: str) -> list[tuple]:
-        """Records of ``kind`` for the compile ``cid`` (any attempt), indexed once per kind: a long log has
-        thousands of compiles."""
+        """Records of ``kind`` for the compile ``cid`` (any attempt; a :func:`_trace_key` for one after a reset),
+        indexed once per kind: a long log has thousands of compiles."""
         index = self._by_cid.get(kind)
         if index is None:
             index = self._by_cid[kind] = defaultdict(list)
             for rec in self.by_kind.get(kind, []):
                 if rec[0] is not None:
-                    index[_base_cid(rec[0])].append(rec)
+                    index[_record_key(rec[0], rec[2])].append(rec)
         return index.get(_base_cid(cid), [])
 
     def events_between(self, start: float, end: Optional[float]) -> list[dict]:
@@ -247,7 +264,8 @@ def _dynamo_graph(raw: Raw, rec: RawGraph) -> Optional[list[dict]]:
         kept = [nodes for t, c, nodes in raw.dynamo_graph_log if c == cid and t <= rec.start_us]
         if kept:
             return kept[-1]
-    return raw.dynamo_graphs.get(rec.compile_id) or raw.dynamo_graphs.get(_base_cid(rec.compile_id))
+    found = raw.dynamo_graphs.get(_key(rec)) if rec.resets else None  # an import's, after a reset
+    return found or raw.dynamo_graphs.get(rec.compile_id) or raw.dynamo_graphs.get(_base_cid(rec.compile_id))
 
 
 def _sources_if_shapes_agree(sources: list, shapes: list, post: list[dict], lifted: int) -> list:
@@ -633,7 +651,7 @@ class _GraphBuilder:
         """``triton_kernel_info`` artifacts of this compile: per-kernel compile time and cache facts."""
         if not hasattr(self, "_info"):
             self._info = {}
-            for payload in self.trace.payloads("triton_kernel_info", self.rec.compile_id):
+            for payload in self.trace.payloads("triton_kernel_info", _key(self.rec)):
                 data = loads_payload(payload)
                 if isinstance(data, dict):
                     self._info.update({k: v for k, v in data.items() if isinstance(v, dict)})
@@ -691,7 +709,7 @@ class _GraphBuilder:
     def _torch_provenance(self) -> list[tuple[str, list[str]]]:
         """Torch's own kernel -> post-grad mapping (when provenance tracking is on), in debug-handle order."""
         names = {rk.name for rk in self.rec.kernels}
-        for payload in self.trace.payloads("inductor_provenance_tracking_node_mappings", self.rec.compile_id):
+        for payload in self.trace.payloads("inductor_provenance_tracking_node_mappings", _key(self.rec)):
             data = loads_payload(payload)
             if not isinstance(data, dict):
                 continue
@@ -794,10 +812,10 @@ def _trigger(rec: RawGraph, window: Optional[RawWindow], trace: _Trace, t0: floa
             reason += " (which line called it was not recorded)"
         return Trigger(kind="lazy_backward", user_stack=user_stack, time_us=time_us, reason=reason)
     if not user_stack:
-        user_stack = trace.dynamo_start_stack(rec.compile_id)
+        user_stack = trace.dynamo_start_stack(_key(rec))
     frame = (frame or "").split(" (")[0]  # "forward (via torch's inner wrapper)" -> "forward"
     base = _base_cid(rec.compile_id)
-    reasons = [readable_reasons(p) for p in trace.payloads("recompile_reasons", rec.compile_id) if p]
+    reasons = [readable_reasons(p) for p in trace.payloads("recompile_reasons", _key(rec)) if p]
     parts = base.split("/")
     if reasons or (len(parts) == 2 and parts[1].isdigit() and int(parts[1]) > 0):
         text = "; ".join(r.replace("\n", "; ") for r in reasons) if reasons else "a guard of an earlier compile failed"
@@ -996,7 +1014,7 @@ def _gave_up(trace: _Trace, raised: Optional[BaseException] = None) -> list[Diag
         m = md["compilation_metrics"]
         if not m.get("fail_type"):
             continue
-        stack = trace.dynamo_start_stack(cid) if cid else []
+        stack = trace.dynamo_start_stack(_record_key(cid, md)) if cid else []
         frame = names.get(md.get("frame_id")) or (
             f"{stack[-1].function}() ({stack[-1].file}:{stack[-1].line})" if stack else "a frame"
         )
@@ -1211,7 +1229,7 @@ def _compile(
     # it is (torch.compile(F.gelu)) goes through the same wrapper
     calls = [c for c in raw.compile_calls if c.get("backend") == "inductor"]
     modules = [c["target"] for c in calls] if calls and all(c.get("module") for c in calls) else []
-    frame = AOT_FRAME if rec.aot else CA_FRAME if ca else _frame_name(trace, rec.compile_id, modules)
+    frame = AOT_FRAME if rec.aot else CA_FRAME if ca else _frame_name(trace, _key(rec), modules)
     shift = None if rec.aot or ca else _forward_wrapper(dyn, frame)
     if shift is not None and frame != "forward":
         frame = f"forward (via the {frame} decorator)"  # transformers 5 wraps forward (wrapped_func, wrapper)
@@ -1231,14 +1249,14 @@ def _compile(
     fx_modules = {n.name: n.module_stack for n in graph_nodes}
     window = _window_for(rec, windows, starts)
     trigger = (
-        _ca_trigger(window, trace, raw.t0_us, rec.compile_id)
+        _ca_trigger(window, trace, raw.t0_us, _key(rec))
         if ca and not rec.aot
         else _trigger(rec, window, trace, raw.t0_us, frame)
         if not rec.aot
         else _aot_trigger(aot, raw.t0_us)
     )
     restarts = [
-        str(r) for md in trace.metadata("compilation_metrics", rec.compile_id)
+        str(r) for md in trace.metadata("compilation_metrics", _key(rec))
         for r in md["compilation_metrics"].get("restart_reasons") or ()
     ]  # fmt: skip
     phases = (
@@ -1250,12 +1268,12 @@ def _compile(
     )
     graphs = {}
     if dyn is not None and rec.graph_kind != "backward" and not rec.subgraph:  # a branch has no dynamo graph of its own
-        codes = trace.payloads("dynamo_output_graph", rec.compile_id)
+        codes = trace.payloads("dynamo_output_graph", _key(rec))
         graphs["dynamo"] = Graph(nodes=_graph_nodes(dyn, dyn_roles), code=str(codes[-1]) if codes else "")
-    post_codes = trace.payloads("inductor_post_grad_graph", rec.compile_id)
+    post_codes = trace.payloads("inductor_post_grad_graph", _key(rec))
     graphs["post_grad"] = Graph(nodes=graph_nodes, code=str(post_codes[idx]) if 0 <= idx < len(post_codes) else "")
-    guards = trace.payloads("dynamo_cpp_guards_str", rec.compile_id) or trace.payloads("dynamo_guards", rec.compile_id)
-    reasons = [readable_reasons(p) for p in trace.payloads("recompile_reasons", rec.compile_id) if p]
+    guards = trace.payloads("dynamo_cpp_guards_str", _key(rec)) or trace.payloads("dynamo_guards", _key(rec))
+    reasons = [readable_reasons(p) for p in trace.payloads("recompile_reasons", _key(rec)) if p]
     complete = rec.loaded is not False or rec.aot  # AOTInductor packages its module, never loading it here
     if not complete:
         diagnostics.append(
@@ -1334,9 +1352,9 @@ class CompileMaker:
         self.ids[base_id] = n = self.ids.get(base_id, 0) + 1
         # the how-manieth graph of this compile id this is, which picks its post-grad code; torch logs none for a
         # subgraph (a torch.cond branch lowered inside its parent): it has none, and takes no other graph's
-        idx = -1 if rec.subgraph else self.seen_of_cid.get(rec.compile_id, 0)
+        idx = -1 if rec.subgraph else self.seen_of_cid.get(_key(rec), 0)
         if not rec.subgraph:
-            self.seen_of_cid[rec.compile_id] = idx + 1
+            self.seen_of_cid[_key(rec)] = idx + 1
         forward_nodes = None
         if rec.graph_kind == "backward":
             i = self.backs.get(rec.compile_id, 0)

@@ -82,6 +82,15 @@ class RawGraph:
     cudagraphs_used: bool = False  # torch wrapped it in CUDA graphs (compile_fx.cudagraphify ran)
     cudagraph_skips: list[str] = field(default_factory=list)  # torch's "skipping cudagraphs due to ..." messages
     device: str = ""  # the devices of its code (GraphLowering.device_types: "cpu", "cuda", "cpu,cuda"); "" not read
+    # the torch._dynamo.reset() calls the capture had seen when it began (compile ids start again at 0/0 after one):
+    # the trace records of its compile id are those logged since (their ``RESETS`` key), not an earlier compile's
+    resets: int = 0
+
+
+#: The key the capture adds to its own copy of a structured-trace record's metadata logged after it saw the N-th
+#: ``torch._dynamo.reset()`` (absent before any): the records of compile id ``0/0`` after a reset are another
+#: compile's than those before it (``RawGraph.resets``)
+RESETS = "lens_resets"
 
 
 @dataclass

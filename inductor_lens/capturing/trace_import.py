@@ -26,9 +26,9 @@ from typing import Any, Callable, Iterable, Optional, Union
 from ..report.finish import infer_report_modules
 from ..report.model import Report
 from .artifacts import wanted
-from .build import _base_cid, _cid, build_report
+from .build import _base_cid, _cid, _dynamo_graph, _key, _trace_key, build_report
 from .parse import parse_output_code_kernels, triton_source_metadata
-from .raw import Raw, RawGraph, RawKernel, RawSchedNode, RawWindow, loads_payload
+from .raw import RESETS, Raw, RawGraph, RawKernel, RawSchedNode, RawWindow, loads_payload
 from .trace_graph import (
     call_launches,
     callee_op,
@@ -98,6 +98,24 @@ class _RawFromTrace:
         self.prov_nodes: dict[int, dict] = {}  # graph key -> {kernel:handle -> post-grad nodes}
         self.prov_traces: dict[int, dict] = {}  # graph key -> {kernel:handle -> stack traces}
         self._stacks_of: dict[str, dict[str, str]] = {}  # compile id -> its dynamo nodes' stack traces
+        self.resets = 0  # the torch._dynamo.reset() calls seen so far (compile ids started again at 0/0)
+        self.started: set[str] = set()  # compile ids dynamo started since the last
+
+    def _reset_seen(self, md: dict, kind: Optional[str]) -> dict:
+        """``md``, with the resets seen before it (``raw.RESETS``, as a capture keeps them): a log says nothing of a
+        ``torch._dynamo.reset()``, but dynamo starting a compile id it already started (not a restart of it) is one.
+        What was kept of each compile id until then is another compile's: let go."""
+        if kind == "dynamo_start" and not md.get("attempt"):
+            cid = _cid(md)
+            if cid in self.started:
+                self.resets += 1
+                self.started = set()
+                for held in (self.post_grad_text, self.pending_aot, self.graphs_of, self.dynamo_done, self.stacks):
+                    held.clear()
+                self.has_forward = set()
+            if cid:
+                self.started.add(cid)
+        return {**md, RESETS: self.resets} if self.resets else md
 
     def run(self) -> Raw:
         first = 0.0
@@ -107,6 +125,7 @@ class _RawFromTrace:
             if t and not first:
                 first = t
             kind = _kind(md)
+            md = self._reset_seen(md, kind)
             if wanted(md):  # what the builder reads (artifacts.READERS); the rest is consumed here or unused
                 keep((md, payload))
             cid = _cid(md)
@@ -196,7 +215,7 @@ class _RawFromTrace:
 
     def _on_dynamo_output_graph(self, md, payload, t, cid) -> None:
         if cid and payload:
-            self.raw.dynamo_graphs[cid] = self._graph(payload, dynamo=True)
+            self.raw.dynamo_graphs[_trace_key(cid, self.resets)] = self._graph(payload, dynamo=True)
 
     def _on_inductor_post_grad_graph(self, md, payload, t, cid) -> None:
         if cid:
@@ -216,7 +235,7 @@ class _RawFromTrace:
             kind = "inference"
         if str(cid).startswith("!"):  # compiled autograd's graph is the whole backward (AOT logs inference)
             kind = "backward"
-        rec = RawGraph(key=len(self.raw.graphs), compile_id=cid, graph_kind=kind, start_us=t)
+        rec = RawGraph(key=len(self.raw.graphs), compile_id=cid, graph_kind=kind, start_us=t, resets=self.resets)
         rec.output_code = payload or ""
         text = self.post_grad_text.pop(cid, "")
         rec.post_grad_nodes = self._graph(text) if text else []
@@ -262,7 +281,7 @@ class _RawFromTrace:
             if node["op"] == "call_function":
                 for op in node["target"].split(".")[1:2]:
                     by_op.setdefault(op, []).append(p)
-        dynamo_stack = self._dynamo_stacks(rec.compile_id)
+        dynamo_stack = self._dynamo_stacks(rec)
         defined = definition_nodes(rec.output_code, set(code_kernels))
         derived: list[str] = []
         claimed: set = set()
@@ -330,7 +349,7 @@ class _RawFromTrace:
         """Node names of a launch comment, as post-grad names: a forward's comment names dynamo's nodes
         (``matmul``), which become the post-grad nodes on the same user line (``by_stack``: stack trace ->
         post-grad nodes, in graph order)."""
-        stacks = self._dynamo_stacks(rec.compile_id)
+        stacks = self._dynamo_stacks(rec)
         out = []
         for n in names:
             if n in by_name:
@@ -339,12 +358,12 @@ class _RawFromTrace:
                 out += by_stack.get(stacks[n], [])
         return list(dict.fromkeys(out))
 
-    def _dynamo_stacks(self, cid: str) -> dict[str, str]:
-        """The stack trace of each dynamo node of compile ``cid`` (made once per compile: every launch asks)."""
-        found = self._stacks_of.get(cid)
+    def _dynamo_stacks(self, rec: RawGraph) -> dict[str, str]:
+        """The stack trace of each dynamo node of ``rec``'s compile (made once per compile: every launch asks)."""
+        found = self._stacks_of.get(_key(rec))
         if found is None:
-            nodes = self.raw.dynamo_graphs.get(cid) or self.raw.dynamo_graphs.get(_base_cid(cid)) or []
-            found = self._stacks_of[cid] = {n["name"]: n["stack_trace"] for n in nodes if n.get("stack_trace")}
+            nodes = _dynamo_graph(self.raw, rec) or []
+            found = self._stacks_of[_key(rec)] = {n["name"]: n["stack_trace"] for n in nodes if n.get("stack_trace")}
         return found
 
 

@@ -242,6 +242,9 @@ class _Walk(_RawFromTrace):
             if t and not first:
                 first = self.raw.t0_us = t
             kind = _kind(md)
+            md = self._reset_seen(md, kind)
+            if self.resets:  # compile ids start again at 0/0: the whole import tells each compile's records apart
+                raise _Whole("a torch._dynamo.reset() in the log")
             if kind == "chromium_event" and isinstance(payload, dict) and not self.open_windows:
                 name = payload.get("name")
                 if payload.get("ph") == "B" and (name == "dynamo" or "bw_compiler" in str(name or "")):

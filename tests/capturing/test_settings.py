@@ -276,3 +276,68 @@ def test_after_a_reset_each_compile_of_the_same_id_shows_its_own_dynamo_graph_an
     # the kernels' launches say what each argument holds: x and the frozen biases by their names
     holds = {a.name: a.holds for k in frozen.kernels if k.launch for a in k.launch.args if a.holds}
     assert holds.get(x_name) == "x" and {"a.bias", "b.bias"} <= set(holds.values()), holds
+
+
+def _sin3(x):
+    return torch.sin(x) * 3 + 1
+
+
+def _relu_sq(x):
+    return (x.relu() ** 2).sum(0)
+
+
+def test_after_a_reset_a_compile_of_another_function_is_named_and_told_by_its_own_records():
+    """After ``torch._dynamo.reset()`` the compile of another function got the id ``0/0`` again, and was labelled,
+    triggered, guarded and shown with the dynamo graph code of the first ``0/0`` (the records of an id were read
+    across resets): ``_relu_sq``'s compile said ``_sin3()`` in the compile picker and the timeline."""
+    with inductor_lens.capture() as cap:
+        a = torch.compile(_sin3)(torch.ones(16))
+        torch._dynamo.reset()
+        b = torch.compile(_relu_sq)(torch.ones(8, 4))
+    torch.testing.assert_close(a, _sin3(torch.ones(16)))
+    torch.testing.assert_close(b, _relu_sq(torch.ones(8, 4)))
+    first, second = cap.report.compiles
+    assert (first.id, second.id) == ("0/0 inference", "0/0 inference #2")
+    assert (first.frame, second.frame) == ("_sin3", "_relu_sq")
+    assert first.label.startswith("_sin3()") and second.label.startswith("_relu_sq()"), (first.label, second.label)
+    assert "first call of _relu_sq()" in second.trigger.reason, second.trigger.reason
+    assert "torch.compile(_relu_sq)" in second.trigger.user_stack[-1].code
+    code = {c.id: c.graphs["dynamo"].code for c in (first, second)}
+    assert "sin" in code[first.id] and "relu" not in code[first.id], code
+    assert "relu" in code[second.id] and "sin" not in code[second.id], code
+    post = {c.id: c.graphs["post_grad"].code for c in (first, second)}
+    assert "sin" in post[first.id] and "relu" in post[second.id] and "sin" not in post[second.id], post
+
+
+def test_a_torch_trace_log_with_a_reset_imports_each_compile_with_its_own_records(tmp_path):
+    """The same in a TORCH_TRACE log, which says nothing of a reset: dynamo starting ``0/0`` again is one. The
+    imported second compile was ``_sin3()``'s, with ``_sin3``'s dynamo graph."""
+    import logging
+
+    from torch._logging import _internal, structured
+
+    handler = _internal.LazyTraceHandler(str(tmp_path))  # what TORCH_TRACE=tmp_path installs, in this process
+    handler.setFormatter(_internal.TorchLogsFormatter(trace=True))
+    log, level = _internal.trace_log, _internal.trace_log.level
+    interned, dumped = dict(structured.INTERN_TABLE), set(structured.DUMPED_FILES)
+    structured.INTERN_TABLE.clear()  # the new log states its file names again, as a fresh process's would
+    structured.DUMPED_FILES.clear()
+    log.addHandler(handler)
+    log.setLevel(logging.DEBUG)
+    try:
+        torch._dynamo.reset()
+        torch.compile(_sin3)(torch.ones(16))
+        torch._dynamo.reset()
+        torch.compile(_relu_sq)(torch.ones(8, 4))
+    finally:
+        log.removeHandler(handler)
+        handler.close()
+        log.setLevel(level)
+        structured.INTERN_TABLE.update(interned)
+        structured.DUMPED_FILES.update(dumped)
+    first, second = inductor_lens.load_trace(str(tmp_path)).compiles
+    assert (first.id, second.id) == ("0/0 inference", "0/0 inference #2")
+    assert (first.frame, second.frame) == ("_sin3", "_relu_sq")
+    assert "sin" in first.graphs["dynamo"].code and "relu" not in first.graphs["dynamo"].code
+    assert "relu" in second.graphs["dynamo"].code and "sin" not in second.graphs["dynamo"].code
+    assert [k.name for k in second.kernels] == ["cpp_fused_pow_relu_sum_0"]
