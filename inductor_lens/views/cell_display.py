@@ -104,13 +104,14 @@ def _widget_or_text(report, **kwargs):
 
 
 def show_cell_result(shell, progress: _Progress, view, lines: list[str]) -> None:
-    """Replace the progress line by ``view`` (or show it), then the notices, then a progress error."""
+    """Empty the progress line and show ``view`` after what the cell printed (the cell's result comes last, as a
+    cell's value does: the widget took the progress line's place, above a training loop's prints), then the
+    notices, then a progress error."""
     from IPython.display import display
 
     if progress.handle is not None:
-        progress.handle.update(view)
-    else:
-        display(view)
+        progress.handle.update(_Html("", ""))
+    display(view)
     if lines:
         display(_notices(lines))
     if progress.error is not None:

@@ -21,6 +21,7 @@ def f(x):
     return torch.sin(x) ** 2 + torch.cos(x) ** 2
 print("printed in the cell")
 y = f(torch.randn(8))
+print("after the call")
 kept = 41 + 1
 y.shape
 """
@@ -85,10 +86,17 @@ def test_function_cell_behaves_as_without_the_magic_and_shows_widget(kernel):
     )
     # the user's words, never torch's internal phase names
     assert not any(re.search(r"compile_fx|_recursive|Scheduler\.|pass\.", t) for t in texts), texts
-    assert WIDGET_MIME in updates[-1]["content"]["data"], "the progress line was not replaced by the widget"
+    # the progress line is emptied at the end, and the widget comes after everything the cell printed (it took the
+    # progress line's place, above the prints made after the first compile)
+    assert updates[-1]["content"]["data"] == {"text/plain": "", "text/html": ""}, updates[-1]["content"]["data"]
     # the progress appears after what the cell printed before the call
     kinds = [m["msg_type"] for m in ex.outputs if m["msg_type"] != "stream" or m["content"]["name"] == "stdout"]
     assert kinds.index("stream") < kinds.index("display_data")
+    shown = [m for m in ex.outputs if m["msg_type"] == "display_data" and WIDGET_MIME in m["content"]["data"]]
+    assert len(shown) == 1, "one widget"
+    assert ex.outputs.index(shown[0]) > max(
+        i for i, m in enumerate(ex.outputs) if m["msg_type"] == "stream" and "after the call" in m["content"]["text"]
+    ), "the widget came before what the cell printed after the compile"
     # variables exist, the name is bound to the compiled function, the report to --name
     assert kernel.value("kept") == 42
     assert kernel.value("[k.name for k in rep.kernels]") == ["cpp_fused_add_cos_pow_sin_0"]
