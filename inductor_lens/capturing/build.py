@@ -74,6 +74,9 @@ def _localized(value: Any, cells: dict[str, Cell]) -> Any:
     """``value`` (a report or any part of it) with every frame in a notebook cell named as the user sees it."""
     if isinstance(value, Frame):
         return localize(value, cells)
+    if isinstance(value, EmptyFrame) and value.file in cells:  # its place, a file and a line of its own
+        at = localize(Frame(file=value.file, line=value.line, function=value.function), cells)
+        return dataclasses.replace(value, file=at.file, line=at.line)
     if isinstance(value, list):
         return [_localized(v, cells) for v in value]
     if isinstance(value, dict):

@@ -43,3 +43,17 @@ def test_cells_are_named_by_execution_count(kernel):
     files = kernel.value("{s.file: s.text for s in rep.source_files}")
     assert files[f"cell [{n_def}]"].startswith("def g(x):")
     assert files[f"cell [{n_lens}]"].splitlines()[2] == "y = g(x)"
+
+
+def test_a_frame_that_gave_inductor_no_graph_is_named_by_its_cell(kernel):
+    """A frame dynamo traced with no tensor op in it (the code after a graph break that only prints) was placed in
+    ipykernel's temporary file ("1/0 h() after line 3 · 1041618724.py:3") where every other place reads ``cell [N]``."""
+    kernel.ok('def h(x):\n    y = torch.cos(x) + 1\n    print("a graph break")\n    return y\n')
+    n_def = kernel.value(
+        "[i for i, s in enumerate(get_ipython().history_manager.input_hist_raw) if s.startswith('def h(x)')][-1]"
+    )
+    kernel.ok("%%inductor_lens -f h --name rep_empty\nh(torch.randn(8))\n")
+    frames = kernel.value("[(e.function, e.file, e.line) for e in rep_empty.empty_frames]")
+    assert frames, "the frame after the break gave Inductor no graph"
+    for function, file, line in frames:
+        assert file == f"cell [{n_def}]" and 1 <= line <= 4, (function, file, line)
