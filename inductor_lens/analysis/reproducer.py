@@ -125,7 +125,11 @@ def kernel_script(
     measured, ``DeviceInfo.threads``, which the script sets)."""
     launch = k.launch
     if launch is None:
-        raise ReproducerError(f"kernel {k.name!r} has no recorded launch (capture it with this inductor_lens version)")
+        raise ReproducerError(
+            f"kernel {k.name!r} has no recorded launch: its report is older than launches (capture it again), its "
+            "compile was written with the C++ wrapper (cpp_wrapper=True, whose launches are not read), or its launch "
+            "could not be read (the report's diagnostics say which)"
+        )
     if k.language not in ("cpp", "triton", "extern"):
         raise ReproducerError(f"kernel {k.name!r} is {k.language}: reproducers run cpp, triton and extern kernels")
     device = launch.device or ("cuda" if k.language == "triton" else device.split(",")[0] or "cpu")

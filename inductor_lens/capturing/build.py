@@ -47,6 +47,7 @@ from .parse import (
     OutputCodeLayouts,
     clean_module_path,
     cpp_arg_types,
+    cpp_wrapper_code,
     find_call_lines,
     ir_source_lines,
     parse_graph_break,
@@ -1658,6 +1659,16 @@ class _Launches:
         except Exception as e:
             self.layouts = None
             self._fail(e)
+        if not rec.aot and cpp_wrapper_code(rec.output_code):  # C++ launches its kernels: none is read
+            self.layouts = None
+            diagnostics.append(
+                Diagnostic(
+                    "launch_unread",
+                    f"{rec.compile_id} {rec.graph_kind} was written with the C++ wrapper (cpp_wrapper=True): the "
+                    "launches of its kernels are C++ calls, which inductor_lens does not read, so its kernels have "
+                    "no launch table and no reproducer",
+                )
+            )
 
     def _fail(self, e: Exception) -> None:
         if not self.failed:

@@ -105,6 +105,12 @@ def parse_output_code_kernels(code: str) -> dict[str, tuple[str, str]]:
     return kernels
 
 
+def cpp_wrapper_code(code: str) -> bool:
+    """Whether ``code`` is output code written with the C++ wrapper (``cpp_wrapper=True``): a Python module that
+    holds the C++ source of the wrapper, which launches the kernels (``cpp_wrapper_src = (r\"\"\"...``)."""
+    return "cpp_wrapper_src" in code and "CppWrapperCodeCache" in code
+
+
 _EXTERN_C_RE = re.compile(r'^extern "C"\s+[\w:<>*\s]*?\b(?P<name>[A-Za-z_]\w*)\s*\(', re.M)
 
 

@@ -1293,6 +1293,8 @@ DIAGNOSTIC_CODES = {
     "rank_stopped": "a rank was stopped (signal or timeout) before its script finished: its report is partial",
     "cudagraph_skipped": 'mode="reduce-overhead": torch skipped CUDA graphs for a graph (the message gives torch\'s reason)',
     "cudagraph_rerecorded": 'mode="reduce-overhead": a CUDA graph was recorded 3 times or more in the capture',
+    "launch_unread": "a compile written with the C++ wrapper (cpp_wrapper=True): its kernels' launches are not read "
+    "(no launch table, no reproducer)",
     "ir_missing": "ir=True: a Triton kernel's IR stages or resources could not be read from the compiled kernel",
     "legacy": "a diagnostic of a version-1 report (plain text)",
 }

@@ -37,3 +37,12 @@ def test_cpp_wrapper_kernels_have_their_source():
     (k,) = cap.report.kernels
     assert k.language == "cpp" and 'extern "C"' in k.source and k.source in cap.report.compiles[0].output_code
     assert not [d for d in cap.report.diagnostics if d.code == "source_missing"]
+    # its launch is a C++ call the lens does not read: said once for the compile, and by the reproducer, rather
+    # than a launch table and a "Copy reproducer" button missing with no word (and "capture it with this version")
+    assert k.launch is None and k.reproducer == ""
+    (unread,) = [d for d in cap.report.diagnostics if d.code == "launch_unread"]
+    assert "0/0 inference" in unread.message and "cpp_wrapper=True" in unread.message, unread.message
+    from inductor_lens.analysis.reproducer import ReproducerError, reproducer
+
+    with pytest.raises(ReproducerError, match=r"C\+\+ wrapper \(cpp_wrapper=True"):
+        reproducer(cap.report, k.name)
