@@ -14,12 +14,15 @@ Two sources, and every ``Cost`` says which it used (``Cost.source``):
   channels-last copy of a convolution's input, a bias add fused after it) moves its data, it does not compute it.
 
 A symbolic size (a string such as ``"s0"`` in ``GraphNode.shape``) is counted at its hint
-(``GraphNode.shape_hint``, the size seen at capture) and the source says so; with no hint it is unknown (null).
+(``GraphNode.shape_hint``, the size seen at capture) and the source says so; with no hint it is unknown (null). A
+kernel that reads or writes a tensor of a data-dependent size (an unbacked ``u0``: ``nonzero``, ``unique``, a boolean
+mask), which has no hint, has unknown bytes and FLOPs: Inductor counts such a size as 0 in its own accounting.
 """
 
 from __future__ import annotations
 
 import math
+import re
 from typing import Optional
 
 from ..report.model import Compile, Cost, GraphNode, Kernel
@@ -339,6 +342,35 @@ def _shape_bytes(kernel: Kernel, compile: Compile, sizes: _Sizes) -> tuple[Optio
     return float(read), float(written)
 
 
+#: A size symbol torch makes for a data-dependent size (an unbacked SymInt: ``u0``; an input's size is ``s0``)
+_UNBACKED = re.compile(r"\bu\d+\b")
+
+
+def _data_dependent(kernel: Kernel, sizes: _Sizes) -> list[str]:
+    """The sizes of ``kernel``'s ops, and of what they read, known only when the graph runs: an unbacked symbol with
+    no hint (``u0`` of a ``nonzero``), in order."""
+    names = dict.fromkeys(kernel.fx_nodes)
+    for n in kernel.fx_nodes:
+        node = sizes.by_name.get(n)
+        if node is not None:
+            names.update(dict.fromkeys(node.inputs))
+    out: dict[str, None] = {}
+
+    def walk(shape: list, hint: list) -> None:  # a node that yields several tensors has a list of shapes
+        hint = hint if isinstance(hint, list) and len(hint) == len(shape) else [None] * len(shape)
+        for d, h in zip(shape, hint):
+            if isinstance(d, list):
+                walk(d, h)
+            elif isinstance(d, str) and not isinstance(h, int):
+                out.update(dict.fromkeys(_UNBACKED.findall(d)))
+
+    for n in names:
+        node = sizes.by_name.get(n)
+        if node is not None and isinstance(node.shape, list):
+            walk(node.shape, node.shape_hint)
+    return list(out)
+
+
 def _symbolic(kernel: Kernel, sizes: _Sizes) -> bool:
     names = set(kernel.fx_nodes)
     for n in kernel.fx_nodes:
@@ -396,6 +428,14 @@ def kernel_cost(
 def _one_call(kernel: Kernel, compile: Compile, inductor_bytes: Optional[dict], shared: Optional[_Sizes]) -> Cost:
     graph = compile.graphs.get("post_grad")
     sizes = _Sizes(graph.nodes if graph else [], shared)
+    unknown = _data_dependent(kernel, sizes)
+    if unknown:  # Inductor's accounting counts such a size as 0: "writes 0 B" of a nonzero's result
+        return Cost(
+            bytes_read=None,
+            bytes_written=None,
+            flops=None,
+            source=f"unknown: data-dependent sizes ({', '.join(unknown)}), known only when the graph runs",
+        )
     notes = []
     bytes_read = bytes_written = None
     per_node = [inductor_bytes.get(f) for f in kernel.fused_nodes] if inductor_bytes else []

@@ -7,6 +7,7 @@ compiles alone (an older report, a trace import) gives the saved-for-backward pa
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import re
 from collections import defaultdict
@@ -703,7 +704,22 @@ def memory(
         peak_by_module=fold_rollup(((buffer_module(b, fx, nodes), b.bytes) for b in alive), instances),
         peak_buffer_count=len(alive),
     )
+    unsized = [b["name"] for b in buffers if b.get("bytes") is None and not b.get("internal")]
+    if unsized:  # a data-dependent size (nonzero, unique, a boolean mask): not counted, and said
+        m = dataclasses.replace(m, source=m.source + "; " + unsized_note(unsized))
     return memory_lines(m, fx, built, nodes)  # each row's line and module, the roll-ups by line: report/lines.py
+
+
+def unsized_note(names: Sequence[str]) -> str:
+    """What ``Memory.source`` says of buffers whose size the capture could not know (``bytes`` None).
+
+    >>> unsized_note(["buf1", "buf6"])
+    'not counted: buf1, buf6, of a size known only when the graph runs (data-dependent: nonzero, unique, a boolean mask): the peak is at least the one shown'
+    """
+    return (
+        f"not counted: {', '.join(names)}, of a size known only when the graph runs (data-dependent: nonzero, "
+        "unique, a boolean mask): the peak is at least the one shown"
+    )
 
 
 #: How many of the buffers alive at the peak ``Memory.peak_buffers`` lists (the largest).

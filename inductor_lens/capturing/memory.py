@@ -15,8 +15,17 @@ from .torchread import ir_fx_nodes
 
 
 def _hint(expr: Any) -> Optional[int]:
+    """The size ``expr`` had at capture, None where it depends on the data (an unbacked ``u0``, whose "hint" torch
+    would give as a fallback guess)."""
     from torch._inductor.virtualized import V
 
+    try:
+        from torch.fx.experimental.symbolic_shapes import free_unbacked_symbols
+
+        if free_unbacked_symbols(expr):
+            return None
+    except Exception:  # not a sympy expression (a plain int), or no such helper on this torch: read as below
+        pass
     sizevars = V.graph.sizevars
     read = getattr(sizevars, "optimization_hint", None) or getattr(sizevars, "size_hint", None)
     try:

@@ -322,6 +322,41 @@ def test_the_views_a_fallback_op_returns_allocate_nothing():
     assert m.timeline[-1].live_bytes == complex_bytes  # the product, returned through its real view
 
 
+def test_a_buffer_of_a_data_dependent_size_is_said_not_counted_and_its_kernels_cost_unknown():
+    """``nonzero`` and a boolean mask have sizes known only when the graph runs (unbacked ``u0``): their buffers
+    were counted as 0 bytes with no word (the peak said 388 B while they were alive), and their kernels' costs
+    "writes 0 B" (Inductor counts such a size as 0). They are said not counted, and the costs are unknown."""
+    import torch
+
+    def select(x):
+        nz = torch.nonzero(x > 0.5)
+        m = x[x > 0]
+        return nz.float().sum() + 1, m.exp() * 2
+
+    x = torch.randn(64)
+    from torch._dynamo.utils import counters
+
+    with torch._dynamo.config.patch(capture_dynamic_output_shape_ops=True):
+        torch._dynamo.reset()
+        want = torch.compile(select)(x)
+        graphs = counters["stats"]["unique_graphs"]
+        with inductor_lens.capture(strict=True) as cap:
+            got = torch.compile(select)(x)
+        assert counters["stats"]["unique_graphs"] - graphs == 1
+    torch.testing.assert_close(got, want)
+    (c,) = cap.report.compiles
+    post = {n.name: n for n in c.graphs["post_grad"].nodes}
+    assert any(isinstance(d, str) and d.startswith("u") for n in post.values() for d in (n.shape or [])), post
+    unsized = re.search(r"not counted: ([\w, ]+), of a size known only when the graph runs", c.memory.source)
+    assert unsized, c.memory.source
+    counted = {a.name for p in c.memory.timeline for a in p.allocates}
+    assert not counted & set(unsized.group(1).split(", ")), (counted, unsized.group(1))
+    (nonzero,) = [k for k in c.kernels if "nonzero" in k.name]
+    assert nonzero.cost.bytes_written is None and nonzero.cost.bytes_read is None, nonzero.cost
+    assert re.search(r"data-dependent sizes \(u\d+\)", nonzero.cost.source), nonzero.cost.source
+    assert nonzero.cost.arithmetic_intensity is None
+
+
 def test_an_input_the_forward_copies_into_another_layout_and_saves_is_held_memory():
     """A conv net's training step on a CPU: Inductor copies the input and the convolutions' weights into channels-
     last layout and saves the copies (the forward's output code returns new buffers where its FX graph returns the
