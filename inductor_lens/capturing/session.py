@@ -54,8 +54,10 @@ class capture:
     several threads. The hooks are process-wide and reference-counted: the first active capture
     installs them, the last one to exit removes them (each patched attribute only if it is still
     ours). A compile is recorded by every capture active on the thread that compiles it, so nested
-    captures both see it and a capture on another thread does not. ``reset=True`` resets dynamo for
-    the whole process: inside threads, use ``reset=False``.
+    captures both see it and a capture on another thread does not; a compile on a thread where no
+    capture is active (a thread pool's worker, the autograd engine's thread) is recorded by every
+    active capture. ``reset=True`` resets dynamo for the whole process: inside threads, use
+    ``reset=False``.
 
     Examples
     --------
