@@ -304,6 +304,12 @@ def cmd_run(tokens: Sequence[str]) -> int:
     run = _ScriptRun(script, script_args, title, opts["quiet"], opts["profile"], opts["ir"])
     try:
         report = run.run().finish(run.error, traceback_text=run.error_tb, interrupted=run.interrupted)
+        if run.exit_code and run.error is None and not run.interrupted:  # sys.exit(3): said in the report too
+            report = _outcome.add(
+                report,
+                "user_code_raised",
+                f"the script exited with status {run.exit_code} (sys.exit); the report holds what compiled before that",
+            )
         reason = _outcome.why_nothing_compiled(report, run.error) if not report.compiles else None
         written = _write(report, html_path, json_path)
     finally:

@@ -251,6 +251,11 @@ def test_script_exit_status_is_kept_and_the_report_written(inproc, workdir):
     assert status == 3
     assert "script.py exited with status 3" in last_line(err) and str(workdir / "exit3.json") in last_line(err)
     assert (workdir / "exit3.json").exists()
+    # and the report says so, as it says a script that raised (the page read later has no terminal beside it)
+    said = [d for d in inductor_lens.load(str(workdir / "exit3.json")).diagnostics if d.code == "user_code_raised"]
+    assert [d.message for d in said] == [
+        "the script exited with status 3 (sys.exit); the report holds what compiled before that"
+    ]
 
 
 @pytest.mark.parametrize(
