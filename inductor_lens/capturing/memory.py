@@ -55,7 +55,8 @@ def _layout_bytes(ir_node: Any) -> tuple[Optional[int], list, str]:
 def _views(nodes: Any) -> dict[str, str]:
     """``{buffer: the buffer or graph input whose storage it is}`` for the results of fallback ops that return views
     of their input (``aten.view_as_complex``, ``view_as_real``: every result of the op's schema an alias, which
-    Inductor names in ``FallbackKernel.alias_names``): their ``MultiOutput`` buffers allocate nothing. A view of a
+    Inductor names in ``FallbackKernel.alias_names``): their buffers (the op's own on torch 2.15, its ``MultiOutput``
+    on 2.13) allocate nothing. A view of a
     view is its root's."""
     from torch._inductor import ir
 
@@ -63,7 +64,9 @@ def _views(nodes: Any) -> dict[str, str]:
     for fused in nodes:
         for sub in fused.get_nodes():
             node = getattr(sub, "node", None)
-            src = node.inputs[0] if isinstance(node, ir.MultiOutput) and node.inputs else None
+            # the op's buffer is its result (torch 2.15: ``buf0 = ...view_as_complex(...)``), or a MultiOutput takes
+            # it from the op's (2.13: ``buf1 = buf0``)
+            src = node.inputs[0] if isinstance(node, ir.MultiOutput) and node.inputs else node
             names = list(getattr(src, "alias_names", None) or []) if isinstance(src, ir.FallbackKernel) else []
             schema = getattr(getattr(src, "op_overload", None), "_schema", None)
             returns = list(getattr(schema, "returns", None) or [])
