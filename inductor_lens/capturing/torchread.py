@@ -48,18 +48,19 @@ def ir_fx_nodes(ir_node: Any, is_extern: bool) -> list[str]:
         # a fallback kernel (e.g. SDPA) without origin_node: keep the origins that call the kernel's own op
         op = getattr(ir_node, "op_overload", None) or getattr(ir_node, "python_kernel_name", None)
         exact: list = []
+        inside = set(origins)
         if op is not None:
             base = str(op).split("::")[-1].replace("torch.ops.", "").split(".")
             base = base[1] if len(base) > 1 and base[0] == "aten" else base[0]
             exact = [o for o in origins if base and base in str(getattr(o, "target", ""))]
             if exact:
                 origins = exact
-        if op is not None and len(origins) > 1 and not exact:
-            # a fallback whose op the graph names otherwise (ScatterFallback: ``aten.scatter_reduce_.two`` for
-            # ``scatter_add``), its origins also hold the ops of the inputs it was given (the ``full`` and ``view``
-            # of ``torch.zeros(...).scatter_add_(...)``, which a kernel of their own computed): the op the call
+        if op is not None and len(origins) > 1:
+            # its origins also hold the ops of the inputs it was given, which kernels of their own computed: a
+            # fallback whose op the graph names otherwise (ScatterFallback: ``aten.scatter_reduce_.two`` for
+            # ``scatter_add``, with the ``full`` and ``view`` of ``torch.zeros(...).scatter_add_(...)``), a frozen
+            # graph's second ``mkl._mkl_linear`` with the first one and the relu between them: the op the call
             # computes is the one that none of the others feeds, where there is one
-            inside = set(origins)
             last = [o for o in origins if not any(u in inside for u in getattr(o, "users", ()))]
             if len(last) == 1:
                 origins = last

@@ -48,6 +48,25 @@ def test_cpu_inference_under_freezing_and_max_autotune_keeps_its_outputs_and_its
             assert k.metadata["autotune"]["chosen"].startswith("cpp_"), k.metadata["autotune"]
 
 
+def test_a_frozen_linear_after_another_is_its_own_op_only():
+    """Under ``freezing`` a Linear is MKL's ``mkl._mkl_linear``, a fallback call with no ``origin_node``: the second
+    one's origins also hold the first one and the relu between them (the ops of its input), so its box and kernel
+    listed both linears, and the first linear's op was in two kernels."""
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(16, 32), torch.nn.ReLU(), torch.nn.Linear(32, 8)).eval()
+    x = torch.randn(4, 16)
+    with torch.no_grad():
+        expected = model(x)
+        with torch._inductor.config.patch(freezing=True), inductor_lens.capture() as cap:
+            out = torch.compile(model)(x)
+    torch.testing.assert_close(out, expected)
+    (c,) = cap.report.compiles
+    linears = [k for k in c.kernels if k.kind == "extern"]
+    assert [k.fx_nodes for k in linears] == [["_mkl_linear_1"], ["_mkl_linear"]], [(k.name, k.fx_nodes) for k in linears]
+    (first, second) = [n for n in c.fused_nodes if n.kernel in {k.name for k in linears}]
+    assert (first.ops, second.ops) == (["_mkl_linear"], ["_mkl_linear"])
+
+
 def test_max_autotune_that_tuned_nothing_says_why():
     """The same model under max-autotune without freezing: its weights are graph inputs, so Inductor offers no
     C++ GEMM template (``use_cpp_gemm_template`` wants a constant weight), has ATen's addmm alone to choose from,
