@@ -1,5 +1,7 @@
 // Draws a laid-out graph as SVG (every label a text node) with pan and zoom, and its minimap.
 // Pan: drag, the wheel, the keyboard (panBy); zoom: ctrl/cmd + wheel (and trackpad pinch), +/- buttons, fit.
+// Embedded in a document (the notebook widget), a plain wheel scrolls the document until the user clicks into the
+// graph, then pans it while the focus stays in the lens (as maps embedded in a page do): see GraphCanvas.wheelPans.
 import { visible } from "./text.js";
 
 /** Zoom at which the graph opens when it does not fit: labels (11-12 px in graph units) stay >= 11 px. */
@@ -108,10 +110,13 @@ export class GraphCanvas {
   /**
    * @param {HTMLElement} host element the SVG fills
    * @param {(item, event) => void} onItem called when a box is clicked
+   * @param {{embedded?: boolean}} options embedded: the graph lies in a scrolling document (the notebook widget)
    */
-  constructor(host, onItem) {
+  constructor(host, onItem, options = {}) {
     this.host = host;
     this.onItem = onItem;
+    this.embedded = !!options.embedded;
+    this.engaged = false; // embedded: the user clicked into the graph (and the focus has not left the lens since)
     this.svg = svgEl("svg", { class: "il-svg", role: "img" }, host);
     this.viewport = svgEl("g", { class: "il-viewport" }, this.svg);
     this.t = { k: 1, x: 0, y: 0 };
@@ -139,6 +144,7 @@ export class GraphCanvas {
     this.svg.addEventListener(
       "pointerdown",
       (e) => {
+        this.engaged = true;
         if (e.button !== 0) return;
         drag = { x: e.clientX, y: e.clientY, tx: this.t.x, ty: this.t.y, moved: false, id: e.pointerId };
       },
@@ -173,13 +179,14 @@ export class GraphCanvas {
     this.svg.addEventListener(
       "wheel",
       (e) => {
-        e.preventDefault();
         if (e.ctrlKey || e.metaKey) {
+          e.preventDefault();
           const r = this.svg.getBoundingClientRect();
           this.zoomAt(Math.exp(-e.deltaY * 0.01), e.clientX - r.left, e.clientY - r.top);
-        } else {
+        } else if (this.wheelPans()) {
+          e.preventDefault();
           this.setTransform(this.t.k, this.t.x - e.deltaX, this.t.y - e.deltaY);
-        }
+        } // else the document scrolls past the graph
       },
       { signal: ac.signal, passive: false },
     );
@@ -192,6 +199,19 @@ export class GraphCanvas {
       },
       opt,
     );
+  }
+
+  /** Whether a plain wheel pans the graph: always on a page of its own (the lens is the page: nothing to scroll
+   * past); embedded, only after a click into the graph while the focus stays in the lens (the focusable element
+   * around the graph, the lens's root), so that the wheel scrolls a notebook past the widget until then. */
+  wheelPans() {
+    if (!this.embedded) return true;
+    if (this.engaged) {
+      const scope = this.svg.parentElement && this.svg.parentElement.closest("[tabindex]");
+      const active = this.svg.ownerDocument.activeElement;
+      this.engaged = !!scope && !!active && scope.contains(active);
+    }
+    return this.engaged;
   }
 
   setTransform(k, x, y) {
