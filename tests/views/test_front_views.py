@@ -501,6 +501,40 @@ def test_toolbar_never_wraps_and_a_narrow_cell_puts_the_panel_below(tmp_path, of
             page.close()
 
 
+_TICKS_APART = """() => { const ticks = [...document.querySelectorAll('[data-view="timeline"] .il-tl-tick')]
+  .map((t) => t.getBoundingClientRect());
+  return ticks.length >= 2 && ticks.every((r, i) => i === 0 || r.left >= ticks[i - 1].right + 4)
+    && ticks.every((r) => r.width > 0); }"""
+
+
+def test_the_timeline_axis_labels_never_run_into_each_other(tmp_path, offline_context, training_report):
+    """At 1280 px in JupyterLab (a ~500 px stage) the timeline's five axis labels overlapped
+    ("-19.1 m406.2 m831.6 ms1.26 s 1.68 s"): as many labels as the axis's width holds apart, at every width, and
+    again after the page is resized (the labels follow the axis)."""
+    path = tmp_path / "train.html"
+    training_report.save_html(path)
+    page = offline_context.new_page(viewport={"width": 850, "height": 700})
+    try:
+        _open(page, path)
+        page.click('[data-tab="timeline"]')
+        page.wait_for_function(_TICKS_APART)
+        narrow = page.locator('[data-view="timeline"] .il-tl-tick').count()
+        page.set_viewport_size({"width": 1900, "height": 700})
+        page.wait_for_function(
+            f"() => document.querySelectorAll('[data-view=\"timeline\"] .il-tl-tick').length > {narrow}"
+        )
+        page.wait_for_function(_TICKS_APART)
+        assert page.locator('[data-view="timeline"] .il-tl-tick').count() == 5
+        page.set_viewport_size({"width": 850, "height": 700})
+        page.wait_for_function(
+            f"() => document.querySelectorAll('[data-view=\"timeline\"] .il-tl-tick').length === {narrow}"
+        )
+        page.wait_for_function(_TICKS_APART)
+        assert page.watch.errors == []
+    finally:
+        page.close()
+
+
 HIDDEN = "evil\u202egnp.exe\u200b"
 
 
