@@ -80,6 +80,7 @@ function makeContext(report, opts, store, model) {
     report,
     store,
     model,
+    embedded: !!opts.embedded, // in a scrolling document (the notebook widget): the wheel scrolls it until a click
     profiled: store.get().colourBy === "time" || hasProfile(report),
     on: (target, type, fn, o = {}) => target.addEventListener(type, fn, { signal: ac.signal, ...o }),
     later(fn, ms) {

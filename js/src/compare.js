@@ -443,9 +443,13 @@ export function createCompare(el, opts) {
   });
   cx.root = compareDom(cx);
   el.appendChild(cx.root);
-  cx.canvas = new GraphCanvas(cx.graphHost, (it) => {
-    if (it && it.type === "node") selectKernel(it.name);
-  });
+  cx.canvas = new GraphCanvas(
+    cx.graphHost,
+    (it) => {
+      if (it && it.type === "node") selectKernel(it.name);
+    },
+    { embedded: !!opts.embedded },
+  );
   function selectKernel(name) {
     const r = cx.rows.find((x) => x.b === name || x.a === name || (x.fused_b || []).includes(name));
     cx.selectRow(r ? r.index : -1);

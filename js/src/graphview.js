@@ -1,5 +1,7 @@
 // Draws a laid-out graph as SVG (every label a text node) with pan and zoom, and its minimap.
 // Pan: drag, the wheel, the keyboard (panBy); zoom: ctrl/cmd + wheel (and trackpad pinch), +/- buttons, fit.
+// Embedded in a document (the notebook widget), a plain wheel scrolls the document until the user clicks into the
+// graph, then pans it while the focus stays in the lens (as maps embedded in a page do): see GraphCanvas.wheelPans.
 import { visible } from "./text.js";
 
 /** Zoom at which the graph opens when it does not fit: labels (11-12 px in graph units) stay >= 11 px. */
@@ -48,14 +50,18 @@ const cuts = (b, lo, hi) => b.x < hi && b.x + b.w > lo && (b.x < lo - 0.5 || b.x
 
 /**
  * Where a graph too big for its pane opens, at zoom `k` in a `W` x `H` pane (`pad` px margins): returns the
- * translation {x, y}. The rule (tested in Chromium on real reports):
+ * translation {x, y}. `boxes` are the graph's items ({x, y, w, h}; `frame`: a multi-node kernel's cluster, `stub`:
+ * a graph input or output); the fused-node boxes (neither) are what the view is for, the stubs only lead to them.
+ * The rule (tested in Chromium on real reports):
  * - vertically: the top of the graph, or 40 graph units above `first` when the first box is further down,
  *   moved up so that no box is cut at the top;
- * - sideways, over the boxes of the opening rows (those in the visible height): centred when they fit the
- *   width; else a window that cuts nothing on the left (boxes may be cut on the right only: the rows are
- *   wider than the pane at a readable zoom), chosen by: shows the first box, most boxes fully shown,
- *   fewest cut boxes, fewest cut frames (a multi-node kernel's cluster), the leftmost. The window that
- *   starts at the leftmost box cuts nothing on the left, so one always exists.
+ * - sideways, over the items of the opening rows (those in the visible height): centred when they all fit the
+ *   width. Else, where the fused-node boxes of those rows fit, a window that shows them all whole, chosen by
+ *   the fewest stubs cut, the most stubs whole, then the nearest to centred on the boxes (inputs and outputs
+ *   give way: a narrow pane opened on a row of parameters beside the kernels showed the parameters and cut
+ *   every kernel). Else a window that cuts no box on the left, chosen by: shows the first box, fewest boxes
+ *   cut, most boxes fully shown, fewest cut frames, fewest cut stubs, the leftmost. The window that starts at
+ *   the leftmost box cuts no box on the left, so one always exists.
  */
 export function openingView(boxes, first, { k, W, H, pad = 16, width, height }) {
   const viewW = (W - 2 * pad) / k,
@@ -70,37 +76,64 @@ export function openingView(boxes, first, { k, W, H, pad = 16, width, height }) 
   }
   const y = pad - top * k;
   const rows = boxes.filter((b) => b.y < top + viewH + pad / k && b.y + b.h > top - pad / k);
-  const nodes = rows.filter((b) => !b.frame);
-  if (!nodes.length) return { x: W / 2 - (first ? first.x + first.w / 2 : width / 2) * k, y };
-  const x0 = Math.min(...nodes.map((b) => b.x)),
-    x1 = Math.max(...nodes.map((b) => b.x + b.w));
+  const items = rows.filter((b) => !b.frame);
+  if (!items.length) return { x: W / 2 - (first ? first.x + first.w / 2 : width / 2) * k, y };
+  const span = (list) => [Math.min(...list.map((b) => b.x)), Math.max(...list.map((b) => b.x + b.w))];
+  const [x0, x1] = span(items);
   if (x1 - x0 <= (W - 4) / k) return { x: W / 2 - ((x0 + x1) / 2) * k, y };
-  // candidate windows: starting at a box's left edge or just after a box's right edge (in a gap), or ending
-  // at a box's right edge; each kept on the graph
+  const nodes = items.filter((b) => !b.stub);
+  const stubs = items.filter((b) => b.stub);
+  const onGraph = (a) => Math.max(0, Math.min(a, width - viewW));
+  const inside = (list, lo, hi) => list.filter((b) => b.x >= lo - 0.5 && b.x + b.w <= hi + 0.5).length;
+  const cutCount = (list, lo, hi) => list.filter((b) => cuts(b, lo, hi)).length;
+  const pick = (starts, ok, score) => {
+    let best = null;
+    for (const a of starts) {
+      const lo = a - pad / k,
+        hi = a + viewW + pad / k;
+      if (!ok(lo, hi)) continue;
+      const sc = score(a, lo, hi);
+      if (!best || lexLess(sc, best.score)) best = { a, score: sc };
+    }
+    return best;
+  };
+  if (nodes.length) {
+    const [n0, n1] = span(nodes);
+    if (n1 - n0 <= (W - 4) / k) {
+      // every fused-node box whole; the window slides over [n1 - viewW, n0] to cut the fewest stubs
+      const centre = (n0 + n1) / 2 - viewW / 2;
+      const starts = new Set([centre, n0, n1 - viewW].map(onGraph));
+      for (const b of stubs)
+        for (const a of [b.x, b.x + b.w - viewW, b.x + b.w + pad / k + 1, b.x - pad / k - 1 - viewW])
+          starts.add(onGraph(a));
+      const best = pick(
+        starts,
+        (lo, hi) => n0 >= lo - 0.5 && n1 <= hi + 0.5,
+        (a, lo, hi) => [cutCount(stubs, lo, hi), -inside(stubs, lo, hi), Math.abs(a - centre)],
+      );
+      if (best) return { x: pad - best.a * k, y };
+    }
+  }
+  // candidate windows: starting at a box's left edge or just after a box's right edge (in a gap), ending at a
+  // box's right edge or just before a box's left edge (in a gap); each kept on the graph
+  const main = nodes.length ? nodes : items;
   const starts = new Set();
-  const keep = (a) => starts.add(Math.max(0, Math.min(a, width - viewW)));
-  for (const b of nodes) {
-    keep(b.x);
-    keep(b.x + b.w + pad / k + 1);
-    keep(b.x + b.w - viewW);
-  }
-  let best = null;
-  for (const a of starts) {
-    const lo = a - pad / k,
-      hi = a + viewW + pad / k;
-    if (nodes.some((b) => b.x < lo - 0.5 && b.x + b.w > lo)) continue; // never cut a box on the left
-    const showsFirst = !first || (first.x >= lo - 0.5 && first.x + first.w <= hi + 0.5);
-    const inside = nodes.filter((b) => b.x >= lo - 0.5 && b.x + b.w <= hi + 0.5).length;
-    const score = [
-      showsFirst ? 0 : 1,
-      -inside,
-      nodes.filter((b) => cuts(b, lo, hi)).length,
+  for (const b of main)
+    for (const a of [b.x, b.x + b.w + pad / k + 1, b.x + b.w - viewW, b.x - pad / k - 1 - viewW])
+      starts.add(onGraph(a));
+  const best = pick(
+    starts,
+    (lo) => !main.some((b) => b.x < lo - 0.5 && b.x + b.w > lo), // never cut a box on the left
+    (a, lo, hi) => [
+      !first || (first.x >= lo - 0.5 && first.x + first.w <= hi + 0.5) ? 0 : 1,
+      cutCount(main, lo, hi),
+      -inside(main, lo, hi),
       rows.filter((b) => b.frame && cuts(b, lo, hi)).length,
+      cutCount(stubs, lo, hi),
       a,
-    ];
-    if (!best || lexLess(score, best.score)) best = { a, score };
-  }
-  const a = best ? best.a : x0;
+    ],
+  );
+  const a = best ? best.a : Math.min(...main.map((b) => b.x));
   return { x: pad - a * k, y };
 }
 
@@ -108,10 +141,13 @@ export class GraphCanvas {
   /**
    * @param {HTMLElement} host element the SVG fills
    * @param {(item, event) => void} onItem called when a box is clicked
+   * @param {{embedded?: boolean}} options embedded: the graph lies in a scrolling document (the notebook widget)
    */
-  constructor(host, onItem) {
+  constructor(host, onItem, options = {}) {
     this.host = host;
     this.onItem = onItem;
+    this.embedded = !!options.embedded;
+    this.engaged = false; // embedded: the user clicked into the graph (and the focus has not left the lens since)
     this.svg = svgEl("svg", { class: "il-svg", role: "img" }, host);
     this.viewport = svgEl("g", { class: "il-viewport" }, this.svg);
     this.t = { k: 1, x: 0, y: 0 };
@@ -139,6 +175,7 @@ export class GraphCanvas {
     this.svg.addEventListener(
       "pointerdown",
       (e) => {
+        this.engaged = true;
         if (e.button !== 0) return;
         drag = { x: e.clientX, y: e.clientY, tx: this.t.x, ty: this.t.y, moved: false, id: e.pointerId };
       },
@@ -173,13 +210,14 @@ export class GraphCanvas {
     this.svg.addEventListener(
       "wheel",
       (e) => {
-        e.preventDefault();
         if (e.ctrlKey || e.metaKey) {
+          e.preventDefault();
           const r = this.svg.getBoundingClientRect();
           this.zoomAt(Math.exp(-e.deltaY * 0.01), e.clientX - r.left, e.clientY - r.top);
-        } else {
+        } else if (this.wheelPans()) {
+          e.preventDefault();
           this.setTransform(this.t.k, this.t.x - e.deltaX, this.t.y - e.deltaY);
-        }
+        } // else the document scrolls past the graph
       },
       { signal: ac.signal, passive: false },
     );
@@ -192,6 +230,19 @@ export class GraphCanvas {
       },
       opt,
     );
+  }
+
+  /** Whether a plain wheel pans the graph: always on a page of its own (the lens is the page: nothing to scroll
+   * past); embedded, only after a click into the graph while the focus stays in the lens (the focusable element
+   * around the graph, the lens's root), so that the wheel scrolls a notebook past the widget until then. */
+  wheelPans() {
+    if (!this.embedded) return true;
+    if (this.engaged) {
+      const scope = this.svg.parentElement && this.svg.parentElement.closest("[tabindex]");
+      const active = this.svg.ownerDocument.activeElement;
+      this.engaged = !!scope && !!active && scope.contains(active);
+    }
+    return this.engaged;
   }
 
   setTransform(k, x, y) {
@@ -302,7 +353,9 @@ export class GraphCanvas {
       return;
     }
     const boxes = [];
-    for (const it of this.byId.values()) if (it.box) boxes.push({ ...it.box, frame: it.type === "cluster" });
+    for (const it of this.byId.values())
+      if (it.box)
+        boxes.push({ ...it.box, frame: it.type === "cluster", stub: it.type === "input" || it.type === "output" });
     const b = this.byId.get(firstId);
     const v = openingView(boxes, b && b.box, { k: minK, W, H, pad, width, height });
     const [x, y] = this.clamp(minK, v.x, v.y);

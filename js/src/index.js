@@ -38,13 +38,57 @@ async function render({ model, el }) {
     compileId: model.get("compile"),
     pair: model.get("compile_pair"),
   };
-  const shell = createShell(el, model.get("_mode"), payload, { initial, ...kernelRequests(model) });
+  const shell = createShell(el, model.get("_mode"), payload, { initial, embedded: true, ...kernelRequests(model) });
   const cleanup = syncTraits(model, shell);
   const stop = payload && payload.pending && payload.pending.length ? fetchPending(model, shell, payload) : null;
+  const keys = new AbortController();
+  el.addEventListener("keydown", (e) => keepKeys(el, e), { signal: keys.signal });
   return () => {
+    keys.abort();
     if (stop) stop();
     cleanup();
   };
+}
+
+/** Text chords (select all, copy, cut, paste, undo) and the notebook's cell-editing chords (merge, move cells):
+ * kept in the widget although they carry Ctrl or Cmd. */
+const KEPT_CHORDS = new Set([
+  "a",
+  "c",
+  "x",
+  "v",
+  "z",
+  "Z",
+  "M",
+  "m",
+  "-",
+  "Backspace",
+  "ArrowUp",
+  "ArrowDown",
+  "ArrowLeft",
+  "ArrowRight",
+]);
+
+/**
+ * A key pressed inside the widget stays in the widget: the host page (JupyterLab, Notebook 7 and VS Code listen
+ * on the document, in the bubbling phase) never sees it, so that `m`, `a`, `x` or `d d` typed while the graph has
+ * the focus do not turn the cell into Markdown, insert or cut cells. Passed on to the host: the chords that run
+ * the cell (Shift/Ctrl/Cmd/Alt + Enter) and the application's other Ctrl/Cmd/Alt chords (save, the command
+ * palette), but not KEPT_CHORDS. Esc that the lens left unhandled (nothing selected to clear) hands the focus back
+ * to the focusable element around the widget (the notebook's cell, in command mode), where the notebook's own
+ * keys work again.
+ */
+function keepKeys(el, e) {
+  const chord = e.ctrlKey || e.metaKey || e.altKey;
+  if (e.key === "Enter" && (chord || e.shiftKey)) return;
+  if (chord && !KEPT_CHORDS.has(e.key)) return;
+  e.stopPropagation();
+  const tag = (e.target.tagName || "").toLowerCase();
+  if (e.key === "Escape" && !e.defaultPrevented && tag !== "input" && tag !== "select" && tag !== "textarea") {
+    const host = el.parentElement && el.parentElement.closest("[tabindex]");
+    if (host) host.focus({ preventScroll: true });
+    else if (document.activeElement && el.contains(document.activeElement)) document.activeElement.blur();
+  }
 }
 
 /** How many held-back compiles one `compiles` request asks for. */

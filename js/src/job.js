@@ -126,7 +126,12 @@ export function createJobView(el, opts) {
     if (!entry.report) showMissing(`rank ${entry.rank} has no report: ${entry.missing || "missing"}`);
     else {
       showMissing("");
-      lens = createLens(host, { report: entry.report, initial: opts.initial || {}, engine: opts.engine });
+      lens = createLens(host, {
+        report: entry.report,
+        initial: opts.initial || {},
+        engine: opts.engine,
+        embedded: opts.embedded,
+      });
       if (opts.onLens) opts.onLens(lens);
     }
     store.set({ rank: entry.rank });

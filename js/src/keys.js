@@ -1,5 +1,6 @@
 // Keyboard: ↑/↓ or j/k previous/next kernel in execution order, Shift+arrows (and ←/→) pan the graph,
-// / search, f fit, +/- zoom, 1-9 the views in registration order, Esc clears the selection.
+// / search, f fit, +/- zoom, 1-9 the views in registration order, Esc clears the selection (with nothing to clear,
+// Esc is left to the host: the widget hands the focus back to its notebook cell, index.js).
 const PAN = 80;
 
 export function installKeys(ctx, views, searchInput) {
@@ -39,8 +40,9 @@ export function installKeys(ctx, views, searchInput) {
         "+": () => canvas && canvas.zoomBy(1.25),
         "=": () => canvas && canvas.zoomBy(1.25),
         "-": () => canvas && canvas.zoomBy(0.8),
-        Escape: () => store.set({ selected: "", sourceLine: "", highlighted: [] }),
       };
+      if (s.selected || s.sourceLine || (s.highlighted && s.highlighted.length))
+        keys.Escape = () => store.set({ selected: "", sourceLine: "", highlighted: [] });
       act = keys[e.key];
       if (!act && /^[1-9]$/.test(e.key) && views[+e.key - 1]) act = () => store.set({ view: views[+e.key - 1].id });
     }

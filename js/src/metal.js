@@ -4,7 +4,7 @@
 
 import { renderCode } from "./code.js";
 import { fmtUs } from "./data.js";
-import { h } from "./dom.js";
+import { breakable, h } from "./dom.js";
 
 const STAGES = [
   ["ttir", "TTIR"],
@@ -64,7 +64,7 @@ export function reproducerButton(kernel, later = (fn, ms) => setTimeout(fn, ms))
 
 /** The launch call as text; its line count sizes it while it is not drawn (lens.css `--il-lines`). */
 function launchCall(call) {
-  const pre = h("pre", { class: "il-code il-mono", "data-role": "launch-call" }, call);
+  const pre = h("pre", { class: "il-code il-mono il-launch-call", "data-role": "launch-call" }, call);
   pre.style.setProperty("--il-lines", String(String(call).split("\n").length));
   return pre;
 }
@@ -73,6 +73,8 @@ function launchCall(call) {
 export function launchSection(kernel, later) {
   const launch = kernel?.launch;
   if (!launch) return null;
+  // an extern call's arguments have no kernel parameter: no empty column (it cut the dtype at a narrow panel's edge)
+  const params = (launch.args || []).some((a) => a.param);
   const rows = (launch.args || []).map((a) =>
     h(
       "tr",
@@ -85,12 +87,12 @@ export function launchSection(kernel, later) {
         a.holds || a.name,
         a.holds ? h("span", { class: "il-muted" }, ` ${a.name}`) : null,
       ),
-      h("td", { class: "il-mono il-muted" }, a.param || ""),
+      params ? h("td", { class: "il-mono il-muted" }, breakable(a.param || "")) : null,
       a.shape
         ? [
-            h("td", { class: "il-mono il-nowrap" }, fmtSizes(a.shape, a.hint)),
-            h("td", { class: "il-mono il-nowrap" }, fmtSizes(a.stride) + (a.offset ? ` +${a.offset}` : "")),
-            h("td", { class: "il-mono" }, a.dtype || "?"),
+            h("td", { class: "il-mono" }, fmtSizes(a.shape, a.hint)),
+            h("td", { class: "il-mono" }, fmtSizes(a.stride) + (a.offset ? ` +${a.offset}` : "")),
+            h("td", { class: "il-mono il-nowrap" }, a.dtype || "?"),
           ]
         : h("td", { class: "il-mono", colspan: 3 }, String(a.value) + (a.hint != null ? ` = ${a.hint}` : "")),
     ),
@@ -116,14 +118,17 @@ export function launchSection(kernel, later) {
           { class: "il-scroll-x" },
           h(
             "table",
-            { class: "il-table" },
+            { class: "il-table il-launch-table" },
             h(
               "thead",
               {},
               h(
                 "tr",
                 {},
-                ["argument", "parameter", "shape", "stride", "dtype"].map((t) => h("th", {}, t)),
+                // "param", the kernel's parameter: a short head, so that a 310 px panel holds every column
+                h("th", {}, "argument"),
+                params ? h("th", { title: "the kernel's parameter" }, "param") : null,
+                ["shape", "stride", "dtype"].map((t) => h("th", {}, t)),
               ),
             ),
             h("tbody", {}, rows),

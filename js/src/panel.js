@@ -528,9 +528,8 @@ function kernelSections({ n, k }, later) {
       h(
         "h3",
         {},
-        k.language === "extern" ? "Extern call source" : "Kernel source",
-        " ",
-        h("span", { class: "il-muted" }, k.name),
+        h("span", { class: "il-h3-title" }, k.language === "extern" ? "Extern call source" : "Kernel source"),
+        h("span", { class: "il-muted", title: k.name }, k.name),
         copyButton(k.source, later),
       ),
       pre,

@@ -10,7 +10,7 @@ const isPass = (p) => String(p.name).startsWith("pass.");
 /**
  * Draw the timeline into `el`. `state` is the lens's: {compileId, showPasses, timelineAll}; `actions`:
  * {selectCompile(id), set(patch)}. The axis spans the selected compile (its trigger and phases) unless
- * `timelineAll`, when it spans the whole capture.
+ * `timelineAll`, when it spans the whole capture. Returns the cleanup (the axis's resize observer).
  */
 export function renderTimeline(el, report, state, actions) {
   el.replaceChildren();
@@ -79,10 +79,12 @@ export function renderTimeline(el, report, state, actions) {
   );
 
   const axis = h("div", { class: "il-tl-axis" });
-  for (let i = 0; i <= 4; i++) {
-    const t = t0 + (span * i) / 4;
-    axis.appendChild(h("span", { class: "il-tl-tick", style: `left:${pct(t)}` }, fmtUs(t)));
-  }
+  const stopTicks = axisTicks(axis, (n) =>
+    Array.from({ length: n + 1 }, (_, i) => {
+      const t = n ? t0 + (span * i) / n : t0;
+      return h("span", { class: "il-tl-tick", style: `left:${pct(t)}` }, fmtUs(t));
+    }),
+  );
   const rows = h("div", { class: "il-tl-rows" });
   // a note beside a mark: to the right of marks in the left half, to the left of marks in the right
   // half, so it never runs off the chart's right edge; the whole text is its tooltip
@@ -239,4 +241,35 @@ export function renderTimeline(el, report, state, actions) {
   }
   for (const f of pending) rows.appendChild(frameRow(f));
   el.appendChild(h("div", { class: "il-timeline-chart" }, row("", "il-tl-axisrow", axis), rows));
+  return stopTicks;
+}
+
+/** Most labels on a time axis: 5 (4 intervals), fewer where the axis is too narrow for them side by side. */
+const MAX_INTERVALS = 4;
+/** Room kept between two neighbouring labels (px). */
+const TICK_GAP = 10;
+
+/**
+ * Fill `axis` with `ticks(n)` (the labels of n equal intervals) for the largest n <= MAX_INTERVALS whose labels,
+ * each centred on its time, keep TICK_GAP px apart at the axis's width (at 1280 px in JupyterLab five labels ran
+ * into each other: "-19.1 m406.2 m831.6 ms"); again whenever the axis is resized (a hidden view gets its width
+ * when shown). Returns the function that stops watching.
+ */
+function axisTicks(axis, ticks) {
+  axis.replaceChildren(...ticks(MAX_INTERVALS));
+  if (typeof ResizeObserver !== "function") return () => {};
+  let width = -1;
+  const fit = () => {
+    const w = axis.clientWidth;
+    if (!w || w === width) return;
+    width = w;
+    for (let n = MAX_INTERVALS; n >= 0; n--) {
+      axis.replaceChildren(...ticks(n));
+      const widest = Math.max(...[...axis.children].map((t) => t.getBoundingClientRect().width));
+      if (n === 0 || w / n >= widest + TICK_GAP) break;
+    }
+  };
+  const ro = new ResizeObserver(fit);
+  ro.observe(axis);
+  return () => ro.disconnect();
 }

@@ -345,6 +345,37 @@ test("openingView: rows that fit are centred; wider rows open with nothing cut o
   assert.equal(v3.y, 16 - (840 - 4));
 });
 
+test("openingView: inputs and outputs give way to the fused-node boxes in a narrow pane", async () => {
+  const { openingView } = await import("../src/graphview.js");
+  // the MLP training step at 850 px (its layout, measured in Chromium): the parameters' row on top wider than the
+  // 500 px pane, the kernels' column under its middle; every kernel box opens whole, the stubs may be cut (before:
+  // the view opened on the parameters at the left and cut every kernel box at the right edge)
+  const geo = { k: 1, W: 501, H: 608, pad: 16, width: 1100, height: 450 };
+  const stub = (x, y, w) => ({ x, y, w, h: 44, stub: true });
+  const stubs = [
+    [508, 0, 156],
+    [686, 0, 156],
+    [864, 0, 131],
+    [152, 0, 156],
+    [330, 0, 156],
+    [0, 0, 131],
+    [2, 405, 196],
+    [959, 405, 137],
+    [800, 405, 137],
+    [221, 405, 137],
+    [380, 405, 137],
+    [538, 405, 240],
+  ].map((a) => stub(...a));
+  const kernels = [
+    [478, 69, 150],
+    [475, 153, 156],
+    [478, 237, 150],
+    [389, 321, 329],
+  ].map(([x, y, w]) => ({ x, y, w, h: 59 }));
+  const v = openingView([...stubs, ...kernels], kernels[0], geo);
+  for (const b of kernels) assert.ok(b.x + v.x >= -0.5 && b.x + b.w + v.x <= 500.5, JSON.stringify([b, v]));
+});
+
 test("kernel table: a kernel's ops are its FX ops each once (Kernel.fx_nodes), not its fused nodes' lists summed", () => {
   const shared = structuredClone(compile);
   shared.fused_nodes.find((n) => n.name === "op3").fx_nodes = ["relu", "sin"]; // op2's relu listed again

@@ -376,9 +376,12 @@ def assert_readable(geo, where=""):
 
 def assert_opening_unclipped(page, where=""):
     """The rule of the opening view (docs/frontend.md): labels >= 11 px, or the whole graph at >= 8.8 px
-    (``assert_readable``); no box that shows is cut on the left or at the top; a box is cut on the right only
-    where the opening rows (the boxes at the pane's height) are wider than the pane at that readable zoom, so
-    that no view could show them all. Boxes may continue below the pane (the graph goes on downwards).
+    (``assert_readable``); nothing that shows is cut at the top; no fused-node box (a kernel's box or a folded
+    module: what the view is for) that shows is cut on the left, nor on the right unless the fused-node boxes of
+    the opening rows (the items at the pane's height) are wider than the pane at that readable zoom, so that no
+    view could show them all; a graph input or output (a stub) is cut at a side only where the opening rows with
+    their stubs are wider than the pane (at 850 px the kernels were cut on the right for the parameters on the
+    left). Boxes may continue below the pane (the graph goes on downwards).
     Returns the geometry, with ``whole``: whether all of the graph shows."""
     geo = page.evaluate(_OPENING_JS, '[data-view="fusion"] [data-role="graph-pane"]')
     x0, y0, x1, y1 = geo["pane"]
@@ -386,17 +389,15 @@ def assert_opening_unclipped(page, where=""):
     shown = [b for b in rows if b["x1"] > x0 and b["x0"] < x1]
     assert shown, (where, "no box in the opening view", geo["pane"])
     for b in shown:
-        assert b["x0"] >= x0 - 0.5, (where, "cut on the left", b, geo["pane"])
         assert b["y0"] >= y0 - 0.5, (where, "cut at the top", b, geo["pane"])
-    cut_right = [b for b in shown if b["x1"] > x1 + 0.5]
-    span = max(b["x1"] for b in rows) - min(b["x0"] for b in rows)
-    assert not cut_right or span > x1 - x0, (
-        where,
-        "cut on the right although the rows fit",
-        cut_right,
-        span,
-        geo["pane"],
-    )
+    nodes = [b for b in rows if b["box"]]
+    for b in shown:
+        if b["box"]:
+            assert b["x0"] >= x0 - 0.5, (where, "a fused-node box cut on the left", b, geo["pane"])
+    for group, what in ((nodes, "a fused-node box"), (rows, "an input or output")):
+        cut = [b for b in shown if (b["box"] or group is rows) and (b["x0"] < x0 - 0.5 or b["x1"] > x1 + 0.5)]
+        span = max(b["x1"] for b in group) - min(b["x0"] for b in group) if group else 0
+        assert not cut or span > x1 - x0, (where, f"{what} cut although the rows fit", cut, span, geo["pane"])
     if geo.get("minimap"):  # an overview shown at the opening lies over no box of the view (else it opens folded)
         mx0, my0, mx1, my1 = geo["minimap"]
         under = [
@@ -498,6 +499,40 @@ def test_toolbar_never_wraps_and_a_narrow_cell_puts_the_panel_below(tmp_path, of
             assert main["width"] > 0
         finally:
             page.close()
+
+
+_TICKS_APART = """() => { const ticks = [...document.querySelectorAll('[data-view="timeline"] .il-tl-tick')]
+  .map((t) => t.getBoundingClientRect());
+  return ticks.length >= 2 && ticks.every((r, i) => i === 0 || r.left >= ticks[i - 1].right + 4)
+    && ticks.every((r) => r.width > 0); }"""
+
+
+def test_the_timeline_axis_labels_never_run_into_each_other(tmp_path, offline_context, training_report):
+    """At 1280 px in JupyterLab (a ~500 px stage) the timeline's five axis labels overlapped
+    ("-19.1 m406.2 m831.6 ms1.26 s 1.68 s"): as many labels as the axis's width holds apart, at every width, and
+    again after the page is resized (the labels follow the axis)."""
+    path = tmp_path / "train.html"
+    training_report.save_html(path)
+    page = offline_context.new_page(viewport={"width": 850, "height": 700})
+    try:
+        _open(page, path)
+        page.click('[data-tab="timeline"]')
+        page.wait_for_function(_TICKS_APART)
+        narrow = page.locator('[data-view="timeline"] .il-tl-tick').count()
+        page.set_viewport_size({"width": 1900, "height": 700})
+        page.wait_for_function(
+            f"() => document.querySelectorAll('[data-view=\"timeline\"] .il-tl-tick').length > {narrow}"
+        )
+        page.wait_for_function(_TICKS_APART)
+        assert page.locator('[data-view="timeline"] .il-tl-tick').count() == 5
+        page.set_viewport_size({"width": 850, "height": 700})
+        page.wait_for_function(
+            f"() => document.querySelectorAll('[data-view=\"timeline\"] .il-tl-tick').length === {narrow}"
+        )
+        page.wait_for_function(_TICKS_APART)
+        assert page.watch.errors == []
+    finally:
+        page.close()
 
 
 HIDDEN = "evil\u202egnp.exe\u200b"

@@ -365,18 +365,20 @@ def test_counts_are_pluralized(tmp_path, offline_page):
 
 
 @pytest.mark.parametrize("name", ["perf_gpt2_training", "training", "gpt2_block"])
-def test_opening_view_of_every_compile_cuts_no_box_on_the_left_at_three_widths(tmp_path, offline_context, name):
-    """Issue 12: real GPT-2 graphs (recorded on an H200) opened at 1000 x 700, 1280 x 800, in a 700 px cell
-    and in a wide, low 1400 x 700 window: for every compile of the selector, the opening view keeps the rule of
+def test_opening_view_of_every_compile_cuts_no_fused_node_box(tmp_path, offline_context, name):
+    """Issue 12: real GPT-2 graphs (recorded on an H200) opened at 1000 x 700, 1280 x 800, in a 700 px cell,
+    in a wide, low 1400 x 700 window and at 850 x 800 (a ~500 px graph pane: JupyterLab's notebook at 1280 with
+    its sidebar open): for every compile of the selector, the opening view keeps the rule of
     `assert_opening_unclipped` (before: boxes cut at the left edge, e.g. `volution[buf12]`; a forward shown
-    whole at 1400 x 700 had its last box under the legend)."""
+    whole at 1400 x 700 had its last box under the legend; at 850 px the MLP training step opened on its
+    parameters with every kernel box cut at the right edge)."""
     from tests.views.test_front_views import assert_opening_unclipped
 
     report = inductor_lens.load(FIXTURES / f"gpu_{name}.json")
     path = tmp_path / f"gpu_{name}.html"
     report.save_html(path)
     pane = '[data-view="fusion"] [data-role="graph-pane"]'
-    for width, height in ((1000, 700), (1280, 800), (700, 700), (1400, 700)):
+    for width, height in ((1000, 700), (1280, 800), (700, 700), (1400, 700), (850, 800)):
         page = offline_context.new_page(viewport={"width": width, "height": height})
         errors = []
         page.on("pageerror", lambda e: errors.append(str(e)))

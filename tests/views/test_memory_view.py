@@ -352,3 +352,23 @@ def test_a_graph_that_allocates_nothing_says_so_instead_of_a_flat_curve(tmp_path
     assert view.locator('[data-role="memory-point"]').count() == 0
     assert view.locator('[data-role="saved-row"]').count() == len(fwd.memory.saved_for_backward)
     _assert_clean(page)
+
+
+def test_the_memory_charts_text_stays_readable_in_a_narrow_stage(tmp_path, offline_context, training_report):
+    """The chart scales with its view (a 640-unit viewBox): in JupyterLab at 1280 px its axis text was ~8 px. At an
+    850 px page (a ~470 px stage) every text of the chart is drawn at 10 px or more."""
+    path = tmp_path / "m.html"
+    training_report.save_html(path)
+    page = offline_context.new_page(viewport={"width": 850, "height": 800})
+    try:
+        _open(page, path)
+        page.click('[data-tab="memory"]')
+        curve = page.locator('[data-role="memory-curve"]').first
+        curve.wait_for()
+        sizes = curve.evaluate(
+            """(svg) => [...svg.querySelectorAll('text.il-mem-tick')].map(
+                (t) => parseFloat(getComputedStyle(t).fontSize) * t.getScreenCTM().a)"""
+        )
+        assert sizes and min(sizes) >= 10 - 1e-6, sizes
+    finally:
+        page.close()

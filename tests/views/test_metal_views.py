@@ -191,3 +191,56 @@ def test_the_timeline_lists_each_cuda_graph_recording_and_a_skip(tmp_path, offli
     text = page.locator('[data-view="timeline"] .il-tl-cudagraph').first.inner_text()
     assert text == f"CUDA graphs skipped: {skipped.cudagraphs.skip_reason}"
     assert page.watch.requests == [] and page.watch.errors == []
+
+
+_LAUNCH_FITS = """(name) => { const root = document.querySelector('.il-root');
+  const t = document.querySelector('.il-panel [data-role="launch-args"] table');
+  const src = document.querySelector('.il-panel [data-role="kernel-source"]');
+  if (root.dataset.selected !== name || !t || t.offsetParent === null || !src || src.offsetParent === null) return null;
+  const panel = t.closest('.il-panel'), scroller = t.parentElement, call = panel.querySelector('[data-role="launch-call"]');
+  const right = (e) => e.getBoundingClientRect().right;
+  const head = panel.querySelector('[data-role="kernel-source"]').previousElementSibling, copy = head.querySelector('.il-copy');
+  return {table: right(t), scroller: right(scroller), panel: panel.getBoundingClientRect().right - 12,
+          copy: right(copy), head: head.getBoundingClientRect().height - copy.getBoundingClientRect().height,
+          scrolls: [scroller.scrollWidth - scroller.clientWidth, call ? call.scrollWidth - call.clientWidth : 0,
+                    panel.scrollWidth - panel.clientWidth]}; }"""
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("width", [850, 1000])
+def test_the_launch_table_and_call_fit_the_panel(tmp_path, offline_context, training_report, width):
+    """In JupyterLab at 1280 px the panel is 320-420 px wide: the launch table's stride and dtype columns were cut at
+    its edge ("float3"), their scrollbar out of sight below the table, the call line cut too, and a compiler frame's
+    long name widened the whole panel. Every kernel's table fits its panel (a name breaks inside itself, sizes between
+    their numbers), the call wraps, and nothing scrolls sideways: the recorded GPT-2 (H200) and the CPU MLP step.
+    The KERNEL SOURCE heading keeps one line with its Copy button whole (a long name wrapped it and cut Copy)."""
+    reports = [training_report]
+    gpt2 = FIXTURES / "gpu_metal_gpt2_ir.json.gz"
+    if gpt2.exists():
+        reports.append(inductor_lens.load(gpt2))
+    page = offline_context.new_page(viewport={"width": width, "height": 800})
+    try:
+        for i, report in enumerate(reports):
+            path = tmp_path / f"r{i}.html"
+            report.save_html(path)
+            _open(page, path)
+            checked = 0
+            for c in report.compiles:
+                kernels = {k.name: k for k in c.kernels if k.launch and k.launch.args}
+                for node in c.fused_nodes:
+                    if kernels.pop(node.kernel, None) is None:
+                        continue
+                    page.evaluate("([c, n]) => window.inductorLens.selectIn(c, n)", [c.id, node.name])
+                    fit = page.wait_for_function(_LAUNCH_FITS, arg=node.name).json_value()
+                    assert fit["table"] <= fit["scroller"] + 0.5 and fit["scroller"] <= fit["panel"] + 0.5, (
+                        node.kernel,
+                        fit,
+                    )
+                    assert fit["scrolls"] == [0, 0, 0], (node.kernel, fit)
+                    # KERNEL SOURCE, the name cut with an ellipsis, Copy whole: one line, the button inside the panel
+                    assert fit["copy"] <= fit["panel"] + 0.5 and fit["head"] <= 4, (node.kernel, fit)
+                    checked += 1
+            assert checked >= 2, (i, checked)
+        assert page.watch.requests == [] and page.watch.errors == []
+    finally:
+        page.close()

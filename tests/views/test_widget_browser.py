@@ -208,3 +208,92 @@ def test_widget_in_jupyterlab(jupyter_lab, lab_page, training_report):
     finally:
         watch.stop()
         close_notebook(page)
+
+
+_NOTEBOOK_STATE = """() => { const w = window.jupyterapp.shell.currentWidget;
+  return {types: w.content.widgets.map((c) => c.model.type), mode: w.content.mode,
+          lenses: w.node.querySelectorAll('.il-root').length,
+          focus: document.activeElement.classList.contains('jp-Cell') ? 'cell'
+               : document.activeElement.closest('.il-root') ? 'lens' : document.activeElement.tagName}; }"""
+
+
+@pytest.mark.browser
+def test_widget_keeps_its_keys_and_the_wheel_from_the_notebook(jupyter_lab, lab_page, training_report):
+    """Keys typed while the graph has the focus never reach JupyterLab's command-mode shortcuts (`m` turned the cell
+    into Markdown and destroyed the widget, `a` inserted a cell); the widget's own keys still work, and Esc hands the
+    focus back to the cell, where the notebook's keys work again. A plain wheel over the graph scrolls the notebook
+    (not default-prevented, the graph unmoved) until the user clicks into the graph; then it pans the graph."""
+    base, root = jupyter_lab
+    training_report.save_json(root / "keys.json")
+    write_notebook(
+        root / "keys.ipynb",
+        [
+            "import inductor_lens\nr = inductor_lens.load('keys.json')\nr",
+            "from IPython.display import HTML\nHTML('<div style=\"height: 3000px\">room to scroll</div>')",
+        ],
+    )
+    page = lab_page
+    watch = PageWatch(page, allow_console=("favicon",))
+    try:
+        open_notebook(page, base, "keys.ipynb")
+        run_all(page)
+        panel = page.locator(".jp-NotebookPanel:visible")
+        lens = panel.locator(".il-root").first
+        lens.locator('[data-view="fusion"] .il-graph[data-ready="1"]').wait_for(timeout=60000)
+        lens.scroll_into_view_if_needed()
+        before = page.evaluate(_NOTEBOOK_STATE)
+        assert before["types"] == ["code", "code"] and before["lenses"] == 1, before
+        svg = lens.locator('[data-view="fusion"] svg.il-svg')
+        viewport = svg.locator(".il-viewport")
+        box = svg.bounding_box()
+        # the wheel over the graph that was never clicked: the notebook's, the graph stays put
+        page.evaluate("""() => { window.__wheels = [];
+            window.addEventListener('wheel', (e) => window.__wheels.push(e.defaultPrevented)); }""")
+        scroller = "document.querySelector('.jp-NotebookPanel:not(.lm-mod-hidden) .jp-WindowedPanel-outer')"
+        top0 = page.evaluate(f"() => {scroller}.scrollTop")
+        moved = viewport.get_attribute("transform")
+        page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+        page.mouse.wheel(0, 120)
+        page.wait_for_function("() => window.__wheels.length === 1")
+        assert page.evaluate("() => window.__wheels") == [False]
+        assert viewport.get_attribute("transform") == moved
+        page.wait_for_function(f"(top0) => {scroller}.scrollTop > top0", arg=top0)
+        # clicked into the graph (on its background, no box): the wheel pans it and is the graph's alone
+        lens.scroll_into_view_if_needed()
+        box = svg.bounding_box()
+        page.mouse.click(box["x"] + 6, box["y"] + 6)
+        assert page.evaluate(_NOTEBOOK_STATE)["focus"] == "lens"
+        moved = viewport.get_attribute("transform")
+        page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+        page.mouse.wheel(0, 120)
+        page.wait_for_function("() => window.__wheels.length === 2")
+        assert page.evaluate("() => window.__wheels")[1] is True
+        assert viewport.get_attribute("transform") != moved
+        # the notebook's command-mode keys do nothing to the notebook while the graph has the focus
+        for key in ("m", "a", "b", "x", "d", "d", "y", "Shift+M"):
+            page.keyboard.press(key)
+        after = page.evaluate(_NOTEBOOK_STATE)
+        assert after["types"] == ["code", "code"] and after["lenses"] == 1 and after["focus"] == "lens", after
+        # ... while the widget's own keys work: 2 shows the second view, 1 the fusion graph again
+        views = lens.evaluate("(el) => [...el.querySelectorAll('[data-tab]')].map((b) => b.dataset.tab)")
+        page.keyboard.press("2")
+        assert lens.get_attribute("data-active-view") == views[1]
+        page.keyboard.press("1")
+        assert lens.get_attribute("data-active-view") == "fusion"
+        # Esc with nothing selected hands the focus to the cell: the notebook's keys work again (b: a cell below)
+        page.keyboard.press("Escape")
+        assert page.evaluate(_NOTEBOOK_STATE)["focus"] == "cell"
+        page.keyboard.press("b")
+        page.wait_for_function("() => window.jupyterapp.shell.currentWidget.content.widgets.length === 3")
+        # and the wheel is the notebook's again, the focus having left the lens
+        page.evaluate("() => { window.__wheels = []; }")
+        lens.scroll_into_view_if_needed()
+        box = svg.bounding_box()
+        page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+        page.mouse.wheel(0, 120)
+        page.wait_for_function("() => window.__wheels.length === 1")
+        assert page.evaluate("() => window.__wheels") == [False]
+        assert not lab_errors(watch, root), watch.errors
+    finally:
+        watch.stop()
+        close_notebook(page)

@@ -303,7 +303,7 @@ function create(ctx) {
   const host = h("div", { class: "il-graph", "data-role": "graph-pane" });
   const legend = h("div", { class: "il-legend" });
   const el = h("div", { class: "il-view", "data-view": "fusion" }, bar, host, legend);
-  const canvas = new GraphCanvas(host, (it) => onItem(it));
+  const canvas = new GraphCanvas(host, (it) => onItem(it), { embedded: ctx.embedded });
   const v = { host, canvas, minimap: new Minimap(host, canvas), token: 0, built: null, maxShare: 0, opened: new Set() };
   model.measureWith(() => paneHeight(host)); // a compile opens with the modules expanded that fill this pane
   let drawnKey = "";

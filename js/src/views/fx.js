@@ -15,7 +15,7 @@ function create(ctx) {
     h("div", { class: "il-subbar" }, "graph ", sel, hint),
     host,
   );
-  const canvas = new GraphCanvas(host, (it) => onItem(it));
+  const canvas = new GraphCanvas(host, (it) => onItem(it), { embedded: ctx.embedded });
   ctx.on(sel, "change", () => store.set({ fxGraph: sel.value }));
   let token = 0,
     built = null,

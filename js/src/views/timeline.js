@@ -9,13 +9,17 @@ export default {
   create(ctx) {
     const el = h("div", { class: "il-view il-timeline", "data-view": "timeline" });
     let drawn = "";
-    const draw = (s) =>
-      renderTimeline(el, ctx.report, s, {
+    let stop = () => {};
+    const draw = (s) => {
+      stop();
+      stop = renderTimeline(el, ctx.report, s, {
         selectCompile: (id) => ctx.store.set({ compileId: id, selected: "" }),
         set: (patch) => ctx.store.set(patch),
       });
+    };
     return {
       el,
+      destroy: () => stop(),
       update(s, _changed, active) {
         const key = [s.compileId, s.showPasses, s.timelineAll].join("|");
         if (active && key !== drawn) {
