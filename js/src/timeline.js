@@ -54,7 +54,7 @@ export function renderTimeline(el, report, state, actions) {
   if (!zoomed) t0 = Math.min(t0, 0);
   else {
     const m = Math.max(1, (t1 - t0) * 0.02);
-    t0 -= m;
+    t0 = from >= 0 ? Math.max(0, t0 - m) : t0 - m; // the clock starts at 0: no axis before it ("-19.1 ms")
     t1 += m;
   }
   const span = Math.max(1, t1 - t0);
