@@ -158,6 +158,22 @@ class LensWidget(anywidget.AnyWidget):
         """The answer to the front end's ``compiles`` request: those compiles, gzip'd JSON."""
         return pack_compiles(self._report_obj, ids)
 
+    def _repr_mimebundle_(self, **kwargs: Any) -> Any:
+        """The widget's view, and in place of its plain-text form (what a notebook shows where the widget cannot
+        be drawn: its kernel gone, a page rendered by nbconvert or GitHub) what it is and how to see it again."""
+        out = super()._repr_mimebundle_(**kwargs)
+        data, meta = out if isinstance(out, tuple) else (out, None)  # ipywidgets 8: (data, metadata)
+        if isinstance(data, dict) and "text/plain" in data:
+            data = dict(data, **{"text/plain": self.plain_text()})
+        return (data, meta) if isinstance(out, tuple) else data
+
+    def plain_text(self) -> str:
+        n, k = self._summary
+        return (
+            f"inductor_lens: {n} compile(s), {k} kernel(s). This interactive view needs the kernel that made it: "
+            "re-run the cell to see it again, or save a page that opens anywhere with report.save_html(path)."
+        )
+
     def __repr__(self) -> str:  # cheap: never serializes the payload
         n, k = self._summary
         return f"<LensWidget: {n} compile(s), {k} kernel(s), view={self.view!r}, selected={self.selected!r}>"

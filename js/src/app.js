@@ -69,6 +69,8 @@ function diagnosticsBanner(report) {
  */
 /** How long the reader goes without input on the lens before the other compiles are laid out ahead (ms). */
 const PREFETCH_SETTLE_MS = 2000;
+/** How long a widget's first layout waits for its kernel's layout engine before it says what it waits for. */
+const ENGINE_WAIT_MS = 5000;
 
 function makeContext(report, opts, store, model) {
   const ac = new AbortController();
@@ -100,13 +102,32 @@ function makeContext(report, opts, store, model) {
     /** Lay out `dot` in the worker while `host` says so; null when it failed (said in `host`) or went stale. */
     async layoutIn(host, dot, what, current) {
       ctx.message(host, `laying out ${what}…`, "il-busy");
+      // the widget's layout engine comes from its kernel: a notebook reopened without it waits in vain, so say why
+      const engine = opts.engine();
+      let ready = false;
+      engine.then(
+        () => (ready = true),
+        () => {},
+      );
+      const slow = opts.embedded
+        ? ctx.later(() => {
+            if (!ready && current())
+              ctx.message(
+                host,
+                `laying out ${what}: waiting for the kernel, which sends the layout engine…`,
+                "il-busy",
+              );
+          }, ENGINE_WAIT_MS)
+        : null;
       let layout;
       try {
         ctx.mark("il:layout-request");
-        layout = await (await opts.engine()).layout(dot);
+        layout = await (await engine).layout(dot);
       } catch (e) {
         if (current() && alive) ctx.message(host, `layout failed: ${e.message || e}`, "il-error");
         return null;
+      } finally {
+        if (slow != null) clearTimeout(slow);
       }
       if (!current() || !alive) return null;
       ctx.message(host, "");

@@ -32,7 +32,12 @@ export function request(model, type, timeoutMs = 60000, extra = {}) {
       clearTimeout(timer);
       timer = setTimeout(() => {
         done();
-        reject(new Error(`no answer from the kernel to ${type} (is it running?)`));
+        reject(
+          new Error(
+            `no answer from the kernel to ${type}: is it running? A lens saved in a notebook needs the kernel that ` +
+              "made it: re-run its cell",
+          ),
+        );
       }, timeoutMs);
     };
     function handler(msg, bufs) {

@@ -94,6 +94,9 @@ def test_function_cell_behaves_as_without_the_magic_and_shows_widget(kernel):
     assert kinds.index("stream") < kinds.index("display_data")
     shown = [m for m in ex.outputs if m["msg_type"] == "display_data" and WIDGET_MIME in m["content"]["data"]]
     assert len(shown) == 1, "one widget"
+    # where the widget cannot be drawn (its kernel gone, nbconvert, GitHub), its text says how to see it again
+    plain = shown[0]["content"]["data"]["text/plain"]
+    assert plain.startswith("inductor_lens: 1 compile(s), 1 kernel(s).") and "re-run the cell" in plain, plain
     assert ex.outputs.index(shown[0]) > max(
         i for i, m in enumerate(ex.outputs) if m["msg_type"] == "stream" and "after the call" in m["content"]["text"]
     ), "the widget came before what the cell printed after the compile"

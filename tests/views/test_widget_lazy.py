@@ -138,3 +138,46 @@ def test_the_opening_payload_says_the_views_of_every_compile_not_of_the_stubs(tm
     assert {"roofline", "memory"} <= set(report.views) and report.profiled
     assert (opening["views"], opening["profiled"]) == (report.views, True)
     assert len(pending) == len(report.compiles) - 1
+
+
+_NO_KERNEL_JS = """
+async ({bundle, report}) => {
+  const b64 = (s) => Uint8Array.from(atob(s), (c) => c.charCodeAt(0));
+  const url = URL.createObjectURL(new Blob([bundle], {type: "text/javascript"}));
+  const mod = await import(url);
+  const state = {_report: new DataView(b64(report).buffer), selected: "", view: "fusion", compile: "", _mode: "lens"};
+  const model = {  // a widget restored from a notebook's saved state: no kernel answers what it asks
+    get: (k) => state[k], set: (k, v) => { state[k] = v; }, save_changes() {}, on() {}, off() {}, send() {},
+  };
+  const el = document.createElement("div");
+  document.body.appendChild(el);
+  await mod.default.render({model, el});
+  window.lensHost = el;
+}
+"""
+
+
+@pytest.mark.browser
+def test_a_widget_whose_kernel_is_gone_says_what_its_graph_waits_for(chromium_browser, training_report):
+    """A notebook saved with its widget state and reopened without its kernel drew "laying out 3 boxes…" for as
+    long as anyone looked (the layout engine comes from the kernel): it says, after a while, that it waits for the
+    kernel, and the widget's plain text (what a notebook shows where it cannot draw it) says how to see it again."""
+    from tests._browser_fixtures import STATIC
+
+    w = LensWidget(training_report)
+    assert "re-run the cell" in w._repr_mimebundle_()[0]["text/plain"]
+    context = chromium_browser.new_context()
+    page = context.new_page()
+    try:
+        page.goto("about:blank")
+        page.evaluate(
+            _NO_KERNEL_JS,
+            {"bundle": (STATIC / "lens.js").read_text(encoding="utf-8"), "report": base64.b64encode(w._report).decode()},
+        )
+        page.wait_for_function(
+            "() => [...window.lensHost.querySelectorAll('.il-message')].some((m) => "
+            "m.textContent.includes('waiting for the kernel, which sends the layout engine'))",
+            timeout=60000,
+        )
+    finally:
+        context.close()
