@@ -62,7 +62,9 @@ def test_a_frozen_linear_after_another_is_its_own_op_only():
     torch.testing.assert_close(out, expected)
     (c,) = cap.report.compiles
     linears = [k for k in c.kernels if k.kind == "extern"]
-    assert [k.fx_nodes for k in linears] == [["_mkl_linear_1"], ["_mkl_linear"]], [(k.name, k.fx_nodes) for k in linears]
+    assert [k.fx_nodes for k in linears] == [["_mkl_linear_1"], ["_mkl_linear"]], [
+        (k.name, k.fx_nodes) for k in linears
+    ]
     (first, second) = [n for n in c.fused_nodes if n.kernel in {k.name for k in linears}]
     assert (first.ops, second.ops) == (["_mkl_linear"], ["_mkl_linear"])
 

@@ -172,7 +172,10 @@ def test_a_widget_whose_kernel_is_gone_says_what_its_graph_waits_for(chromium_br
         page.goto("about:blank")
         page.evaluate(
             _NO_KERNEL_JS,
-            {"bundle": (STATIC / "lens.js").read_text(encoding="utf-8"), "report": base64.b64encode(w._report).decode()},
+            {
+                "bundle": (STATIC / "lens.js").read_text(encoding="utf-8"),
+                "report": base64.b64encode(w._report).decode(),
+            },
         )
         page.wait_for_function(
             "() => [...window.lensHost.querySelectorAll('.il-message')].some((m) => "
