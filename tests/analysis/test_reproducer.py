@@ -443,7 +443,12 @@ def test_the_grid_is_torchs_grid_expression_at_the_calls_sizes():
     report = _gpu_report()
     k = next(k for k in report.compiles[0].kernels if k.name == "triton_poi_fused_add_arange_0")
     meta = k.metadata["launch"]
-    config = SimpleNamespace(kwargs=meta["block"], num_warps=meta["num_warps"], num_stages=meta["num_stages"])
+    try:  # Triton's own config where Triton is installed (a CUDA build of torch: GridExpr converts only that)
+        from triton import Config
+
+        config = Config(dict(meta["block"]), num_warps=meta["num_warps"], num_stages=meta["num_stages"])
+    except ImportError:
+        config = SimpleNamespace(kwargs=meta["block"], num_warps=meta["num_warps"], num_stages=meta["num_stages"])
     tuner = SimpleNamespace(launchers=[SimpleNamespace(config=config)], inductor_meta={"grid_type": "Grid1D"})
     grid = launch_grid(tuner)
     assert grid["grid"][1:] == [1, 1] and "xnumel" in grid["grid"][0]
