@@ -459,6 +459,7 @@ class _GraphBuilder:
         self.order = {n["name"]: i for i, n in enumerate(rec.post_grad_nodes)}
         self.pre_fusion_by_name = {sn.name: sn for sn in rec.pre_fusion}
         self.fx_inputs = {n["name"]: n.get("inputs", ()) for n in rec.post_grad_nodes}
+        self.fx_op = {n["name"]: n.get("op", "") for n in rec.post_grad_nodes}
         # the ops Inductor calls whole (a custom op, convolution_backward, SDPA: a fallback kernel, not an
         # extern_kernels.* call, whose op Inductor may split into a library call and pointwise kernels: addmm's bias):
         # only the nodes that call the kernel's own op (an import's provenance also names the producers of its inputs)
@@ -470,6 +471,7 @@ class _GraphBuilder:
             for f in rk.fx_nodes
             if f in by_name and calls_op(by_name[f], callee_op(rk.name))
         }
+        self._results: Optional[dict[str, set[str]]] = None  # op -> the nodes whose result it is (read_elsewhere)
         self.member_to_fused: dict[str, str] = {}
         for fn in rec.post_fusion:
             for m in fn.members:
@@ -519,6 +521,34 @@ class _GraphBuilder:
                     todo.append(i)
         return feeds
 
+    def realized_elsewhere(self, sn: RawSchedNode, snodes: list[RawSchedNode]) -> set[str]:
+        """The ops a node's origins hold that another node computes and writes, and this one reads: Inductor's
+        origins of a frozen linear's bias add (``cpp_fused_addmm_relu_1``) hold the relu before the MKL call, which the
+        kernel before that call computed. An op that is another node's result (no op of that node reads it) and
+        feeds an op of this node is read from that node's buffer, not computed here (a pointwise op Inductor
+        recomputes inline is no node's result; a reduction split in two is a result of both)."""
+        if self._results is None:
+            self._results = {}
+            for other in snodes:
+                ops = set(other.fx_nodes)
+                fed = {i for g in ops for i in self.fx_inputs.get(g, ())}
+                for f in ops - fed:
+                    self._results.setdefault(f, set()).add(other.name)
+        mine = set(sn.fx_nodes)
+        fed = {i for g in mine for i in self.fx_inputs.get(g, ())}
+        return {f for f in mine & fed if self._results.get(f, set()) - {sn.name}}
+
+    def kept_ops(self, raw: list[str], fx: list[str], drop: set[str]) -> list[str]:
+        """``fx`` less ``drop``. Where that leaves no op (graph inputs and constants aside), the results of ``raw``
+        (the origins as recorded: the ops no other of them reads): a frozen linear's bias add, its own kernel after
+        MKL's call, computes part of that ``_mkl_linear``, whose origins also name the linear and relu before it."""
+        kept = [f for f in fx if f not in drop]
+        if not drop or any(self.fx_op.get(f) == "call_function" for f in kept):
+            return kept or fx
+        fed = {i for g in raw for i in self.fx_inputs.get(g, ())}
+        results = [f for f in raw if f not in fed and self.fx_op.get(f) == "call_function"]
+        return results or kept or fx
+
     def member_ops(self, sn: RawSchedNode) -> list[list[str]]:
         """Each pre-fusion member's post-grad ops; the node's own where its members are unknown."""
         pre = self.pre_fusion_by_name
@@ -536,10 +566,14 @@ class _GraphBuilder:
         provenance = self._torch_provenance()
         merged: dict[str, dict] = {}
         node_kernel: dict[str, str] = {}
-        not_own = {  # of each template node, the ops of the kernel before it that its origins hold
-            sn.name: self.upstream_of_template(sn, self.own_ops(sn.fx_nodes), rec.post_fusion)
+        not_own = {  # of each node, the ops of the kernels before it that its origins hold
+            sn.name: (
+                self.upstream_of_template(sn, self.own_ops(sn.fx_nodes), rec.post_fusion)
+                if sn.kind == "template"
+                else set()
+            )
+            | (self.realized_elsewhere(sn, rec.post_fusion) if sn.kind != "extern" else set())
             for sn in rec.post_fusion
-            if sn.kind == "template"
         }
         for i, rk in enumerate(rec.kernels):
             name = f"{rk.name}[{rk.buffer}]" if rk.is_extern and rk.buffer else rk.name
@@ -552,7 +586,7 @@ class _GraphBuilder:
             entry["sched"] += [s for s in rk.scheduler_nodes if s not in entry["sched"]]
             own = self.own_ops(rk.fx_nodes, rk.is_extern)
             drop = {f for node in site for f in not_own.get(node, ())}
-            own = [f for f in own if f not in drop] or own
+            own = self.kept_ops(rk.fx_nodes, own, drop) if not rk.is_extern else [f for f in own if f not in drop] or own
             entry["fx"] += own
             entry["traces"] += [t for t in rk.stack_traces if t not in entry["traces"]]
             if i < len(provenance) and provenance[i][0] == rk.name:
@@ -744,6 +778,8 @@ class _GraphBuilder:
                 fx = [f for f in fx if f not in computed] or fx
             if sn.kind == "template":
                 fx = [f for f in fx if f not in self.upstream_of_template(sn, fx, snodes)] or fx
+            if sn.kind != "extern":
+                fx = self.kept_ops(sn.fx_nodes, fx, self.realized_elsewhere(sn, snodes))
             out.append(
                 FusedNode(
                     name=sn.name,
