@@ -471,7 +471,7 @@ class _GraphBuilder:
             for f in rk.fx_nodes
             if f in by_name and calls_op(by_name[f], callee_op(rk.name))
         }
-        self._results: Optional[dict[str, set[str]]] = None  # op -> the nodes whose result it is (read_elsewhere)
+        self._calls: Optional[dict[str, RawSchedNode]] = None  # buffer -> the extern node writing it (upstream_of_call)
         self.member_to_fused: dict[str, str] = {}
         for fn in rec.post_fusion:
             for m in fn.members:
@@ -521,22 +521,27 @@ class _GraphBuilder:
                     todo.append(i)
         return feeds
 
-    def realized_elsewhere(self, sn: RawSchedNode, snodes: list[RawSchedNode]) -> set[str]:
-        """The ops a node's origins hold that another node computes and writes, and this one reads: Inductor's
-        origins of a frozen linear's bias add (``cpp_fused_addmm_relu_1``) hold the relu before the MKL call, which the
-        kernel before that call computed. An op that is another node's result (no op of that node reads it) and
-        feeds an op of this node is read from that node's buffer, not computed here (a pointwise op Inductor
-        recomputes inline is no node's result; a reduction split in two is a result of both)."""
-        if self._results is None:
-            self._results = {}
-            for other in snodes:
-                ops = set(other.fx_nodes)
-                fed = {i for g in ops for i in self.fx_inputs.get(g, ())}
-                for f in ops - fed:
-                    self._results.setdefault(f, set()).add(other.name)
+    def upstream_of_call(self, sn: RawSchedNode, snodes: list[RawSchedNode]) -> set[str]:
+        """The ops a node's origins hold that ran before a library or fallback call whose result it reads: Inductor's
+        origins of a frozen linear's bias add (``cpp_fused_addmm_relu_1``, a kernel of its own after MKL's call)
+        hold the relu and the linear before the call. What flows into a call was made, in buffers, before it: this
+        node reads the call's result, it computes none of that (where it needs one of them too, that one was made
+        a buffer for the call before this node was lowered, and this node reads it)."""
+        if self._calls is None:
+            self._calls = {b: other for other in snodes if other.kind == "extern" for b in (*other.writes, *other.outputs)}
         mine = set(sn.fx_nodes)
-        fed = {i for g in mine for i in self.fx_inputs.get(g, ())}
-        return {f for f in mine & fed if self._results.get(f, set()) - {sn.name}}
+        out: set[str] = set()
+        for b in sn.reads:
+            call = self._calls.get(b)
+            if call is None or call is sn:
+                continue
+            todo = [i for f in call.fx_nodes for i in self.fx_inputs.get(f, ())]
+            while todo:
+                f = todo.pop()
+                if f in mine and f not in out:
+                    out.add(f)
+                    todo += self.fx_inputs.get(f, ())
+        return out
 
     def kept_ops(self, raw: list[str], fx: list[str], drop: set[str]) -> list[str]:
         """``fx`` less ``drop``. Where that leaves no op (graph inputs and constants aside), the results of ``raw``
@@ -572,7 +577,7 @@ class _GraphBuilder:
                 if sn.kind == "template"
                 else set()
             )
-            | (self.realized_elsewhere(sn, rec.post_fusion) if sn.kind != "extern" else set())
+            | (self.upstream_of_call(sn, rec.post_fusion) if sn.kind != "extern" else set())
             for sn in rec.post_fusion
         }
         for i, rk in enumerate(rec.kernels):
@@ -779,7 +784,7 @@ class _GraphBuilder:
             if sn.kind == "template":
                 fx = [f for f in fx if f not in self.upstream_of_template(sn, fx, snodes)] or fx
             if sn.kind != "extern":
-                fx = self.kept_ops(sn.fx_nodes, fx, self.realized_elsewhere(sn, snodes))
+                fx = self.kept_ops(sn.fx_nodes, fx, self.upstream_of_call(sn, snodes))
             out.append(
                 FusedNode(
                     name=sn.name,
