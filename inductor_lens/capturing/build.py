@@ -528,7 +528,9 @@ class _GraphBuilder:
         node reads the call's result, it computes none of that (where it needs one of them too, that one was made
         a buffer for the call before this node was lowered, and this node reads it)."""
         if self._calls is None:
-            self._calls = {b: other for other in snodes if other.kind == "extern" for b in (*other.writes, *other.outputs)}
+            self._calls = {
+                b: other for other in snodes if other.kind == "extern" for b in (*other.writes, *other.outputs)
+            }
         mine = set(sn.fx_nodes)
         out: set[str] = set()
         for b in sn.reads:
@@ -591,7 +593,9 @@ class _GraphBuilder:
             entry["sched"] += [s for s in rk.scheduler_nodes if s not in entry["sched"]]
             own = self.own_ops(rk.fx_nodes, rk.is_extern)
             drop = {f for node in site for f in not_own.get(node, ())}
-            own = self.kept_ops(rk.fx_nodes, own, drop) if not rk.is_extern else [f for f in own if f not in drop] or own
+            own = (
+                self.kept_ops(rk.fx_nodes, own, drop) if not rk.is_extern else [f for f in own if f not in drop] or own
+            )
             entry["fx"] += own
             entry["traces"] += [t for t in rk.stack_traces if t not in entry["traces"]]
             if i < len(provenance) and provenance[i][0] == rk.name:

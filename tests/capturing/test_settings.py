@@ -15,18 +15,23 @@ def _returned_buffers(output_code: str) -> list[str]:
     return [name.strip() for name in ret.split(",") if name.strip()]
 
 
-def test_cpu_inference_under_freezing_and_max_autotune_keeps_its_outputs_and_its_autotuning():
-    """``mode="max-autotune-no-cudagraphs"`` + ``freezing`` + ``no_grad``: autotuning runs during lowering,
-    before the graph has outputs; the capture used to fail reading them (``hook_failed``)."""
+def _frozen_mlp(**compile_options):
+    """The report of an inference MLP (Linear, ReLU, Linear) compiled under ``freezing``, its result checked."""
     torch.manual_seed(0)
     model = torch.nn.Sequential(torch.nn.Linear(16, 32), torch.nn.ReLU(), torch.nn.Linear(32, 8)).eval()
     x = torch.randn(4, 16)
     with torch.no_grad():
         expected = model(x)
         with torch._inductor.config.patch(freezing=True), inductor_lens.capture() as cap:
-            out = torch.compile(model, mode="max-autotune-no-cudagraphs")(x)
+            out = torch.compile(model, **compile_options)(x)
     torch.testing.assert_close(out, expected)
-    report = cap.report
+    return cap.report
+
+
+def test_cpu_inference_under_freezing_and_max_autotune_keeps_its_outputs_and_its_autotuning():
+    """``mode="max-autotune-no-cudagraphs"`` + ``freezing`` + ``no_grad``: autotuning runs during lowering,
+    before the graph has outputs; the capture used to fail reading them (``hook_failed``)."""
+    report = _frozen_mlp(mode="max-autotune-no-cudagraphs")
     assert not [d for d in report.diagnostics if d.code in ("hook_failed", "autotune_unlinked")], report.diagnostics
     (c,) = report.compiles
     assert c.graph_outputs == _returned_buffers(c.output_code)
@@ -55,15 +60,7 @@ def test_a_frozen_linear_after_another_is_its_own_op_only():
     """Under ``freezing`` a Linear is MKL's ``mkl._mkl_linear``, a fallback call with no ``origin_node``: the second
     one's origins also hold the first one and the relu between them (the ops of its input), so its box and kernel
     listed both linears, and the first linear's op was in two kernels."""
-    torch.manual_seed(0)
-    model = torch.nn.Sequential(torch.nn.Linear(16, 32), torch.nn.ReLU(), torch.nn.Linear(32, 8)).eval()
-    x = torch.randn(4, 16)
-    with torch.no_grad():
-        expected = model(x)
-        with torch._inductor.config.patch(freezing=True), inductor_lens.capture() as cap:
-            out = torch.compile(model)(x)
-    torch.testing.assert_close(out, expected)
-    (c,) = cap.report.compiles
+    (c,) = _frozen_mlp().compiles
     linears = [k for k in c.kernels if k.kind == "extern"]
     assert [k.fx_nodes for k in linears] == [["_mkl_linear_1"], ["_mkl_linear"]], [
         (k.name, k.fx_nodes) for k in linears

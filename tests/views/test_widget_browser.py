@@ -27,6 +27,16 @@ def _kernel_nodes(compile_):
 # ---- Python side (no browser) ----------------------------------------------------------------
 
 
+def _run_to_first_lens(page, base, notebook):
+    """Open ``notebook`` in JupyterLab, run all its cells, and wait for its first lens's graph: (panel, lens)."""
+    open_notebook(page, base, notebook)
+    run_all(page)
+    panel = page.locator(".jp-NotebookPanel:visible")
+    lens = panel.locator(".il-root").first
+    lens.locator('[data-view="fusion"] .il-graph[data-ready="1"]').wait_for(timeout=60000)
+    return panel, lens
+
+
 def test_widget_traits_and_cheap_repr(training_report):
     w = LensWidget(training_report)
     assert w.compile == training_report.compiles[0].id
@@ -127,11 +137,7 @@ def test_widget_in_jupyterlab(jupyter_lab, lab_page, training_report):
     page = lab_page
     watch = PageWatch(page, allow_console=("favicon",))
     try:
-        open_notebook(page, base, "widget.ipynb")
-        run_all(page)
-        panel = page.locator(".jp-NotebookPanel:visible")
-        lens = panel.locator(".il-root").first
-        lens.locator('[data-view="fusion"] .il-graph[data-ready="1"]').wait_for(timeout=60000)
+        panel, lens = _run_to_first_lens(page, base, "widget.ipynb")
         # click a box -> kernel source and both backtraces
         lens.locator(f'[data-view="fusion"] [data-node="{node.name}"]').click()
         assert lens.locator(f'[data-node="{node.name}"]').get_attribute("data-kernel") == kernel.name
@@ -235,11 +241,7 @@ def test_widget_keeps_its_keys_and_the_wheel_from_the_notebook(jupyter_lab, lab_
     page = lab_page
     watch = PageWatch(page, allow_console=("favicon",))
     try:
-        open_notebook(page, base, "keys.ipynb")
-        run_all(page)
-        panel = page.locator(".jp-NotebookPanel:visible")
-        lens = panel.locator(".il-root").first
-        lens.locator('[data-view="fusion"] .il-graph[data-ready="1"]').wait_for(timeout=60000)
+        panel, lens = _run_to_first_lens(page, base, "keys.ipynb")
         lens.scroll_into_view_if_needed()
         before = page.evaluate(_NOTEBOOK_STATE)
         assert before["types"] == ["code", "code"] and before["lenses"] == 1, before
