@@ -643,11 +643,14 @@ export class Minimap {
   /** Whether the unfolded minimap would lie over an item (a fused node, a module, an input or output stub) of the
    * view as it is. */
   wouldCover() {
-    const was = this.el.hidden;
+    // measured as it would show, unfolded: its fold button shown and the unfold one hidden (the strip below the
+    // pane holds them: the legend beside them wraps otherwise, and the pane's corner moves)
+    const was = [this.el.hidden, this.unfold.hidden];
     this.el.hidden = false;
-    const host = this.el.parentElement.getBoundingClientRect(),
+    this.unfold.hidden = true;
+    const host = this.canvas.svg.getBoundingClientRect(),
       m = this.el.getBoundingClientRect();
-    this.el.hidden = was;
+    [this.el.hidden, this.unfold.hidden] = was;
     if (!m.width || !m.height) return false;
     const x0 = m.left - host.left,
       y0 = m.top - host.top,

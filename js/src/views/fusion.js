@@ -282,8 +282,8 @@ async function drawGraph(ctx, v, legend, after) {
     v.canvas.open(b.keyToId.get("node:" + ix.boxes[0].name));
   }
   v.minimap.draw();
+  after(); // the marks and the path bar, which may grow and move the pane's corner the overview sits in
   v.minimap.update(opening);
-  after();
   v.host.dataset.ready = "1";
   v.host.dataset.drawn = s.compileId; // which compile the pane shows (tests wait on it after a switch)
   ctx.mark("il:interactive");
