@@ -362,6 +362,17 @@ export class GraphCanvas {
     this.setTransform(minK, x, y);
   }
 
+  /** Whether any part of box `id` is in the view. */
+  shows(id) {
+    const b = this.byId.get(id);
+    if (!b || !b.box) return false;
+    const r = this.rect();
+    const { k, x, y } = this.t;
+    const sx = b.box.x * k + x,
+      sy = b.box.y * k + y;
+    return sx + b.box.w * k > 0 && sy + b.box.h * k > 0 && sx < r.width && sy < r.height;
+  }
+
   /** Scroll so that box `id` is visible (centered if it was off screen). */
   reveal(id) {
     const b = this.byId.get(id);

@@ -446,6 +446,15 @@ def test_large_graph_opens_readable_unclipped_with_minimap_expand_all_and_keyboa
         page.click('[data-action="expand-all"]')
         page.wait_for_function("() => +document.querySelector('.il-root').dataset.boxes >= 512", timeout=120000)
         assert page.locator(f"{pane} [data-node]").count() == 512
+        # a search typed brings its first match into view where none shows (it lit a box off screen)
+        shows = f"""() => {{ const p = document.querySelector('{pane}').getBoundingClientRect();
+          const r = document.querySelector('{pane} [data-node="op511"] rect').getBoundingClientRect();
+          return r.bottom > p.top && r.top < p.bottom && r.right > p.left && r.left < p.right; }}"""
+        assert not page.evaluate(shows)
+        page.fill(".il-search-input", "cpp_fused_pointwise_511")
+        page.wait_for_function(shows)
+        assert "il-match" in (page.locator(f'{pane} [data-node="op511"]').get_attribute("class") or "")
+        page.keyboard.press("Escape")
         page.click('[data-action="collapse-all"]')
         page.wait_for_function("() => document.querySelectorAll('[data-view=fusion] [data-module]').length === 32")
         # breadcrumbs name the selection's modules; a crumb collapses its module

@@ -218,7 +218,7 @@ function markBoxes(canvas, built, s, ix) {
     "il-holds-highlight",
     ids.filter((x) => built.items.get(x).type === "group"),
   );
-  return id;
+  return { id, matches };
 }
 
 /** Run `fn` when the page is idle (within a second at the latest). */
@@ -321,12 +321,16 @@ function create(ctx) {
   function drawCrumbs() {
     crumbs.replaceChildren(...crumbParts(ctx, store.get()));
   }
-  function marks(reveal) {
+  /** Mark the boxes; `reveal`: bring the selected box into view; `find`: while a search is typed, bring its first
+   * match into view where none shows (Enter still goes to it and selects it). */
+  function marks(reveal, find = false) {
     drawCrumbs();
     if (!v.built) return;
     const s = store.get();
-    const id = markBoxes(canvas, v.built, s, model.idxOf(s.compileId));
-    if (reveal && id && s.view === "fusion") canvas.reveal(id);
+    const { id, matches } = markBoxes(canvas, v.built, s, model.idxOf(s.compileId));
+    if (s.view !== "fusion") return;
+    if (reveal && id) canvas.reveal(id);
+    else if (find && matches.length && !matches.some((m) => canvas.shows(m))) canvas.reveal(matches[0]);
   }
 
   return {
@@ -341,7 +345,7 @@ function create(ctx) {
         legend.replaceChildren();
         drawGraph(ctx, v, drawLegend, () => marks(true));
       } else if (changed.has("selected") || changed.has("query") || changed.has("highlighted") || changed.has("view"))
-        marks(changed.has("selected") || (changed.has("view") && active));
+        marks(changed.has("selected") || (changed.has("view") && active), changed.has("query") && active);
       if (changed.has("colourBy")) drawLegend();
       if (active && changed.has("view")) v.minimap.update();
     },
