@@ -32,14 +32,19 @@ export function byteTicks(max) {
   return out;
 }
 
+/** How far the first and last points sit inside the plot: a selected point (a dot of radius 6 and its ring) at
+ * the plot's very edge covered the byte axis's labels ("0 B" read "0 E"). */
+const INSET = 10;
+
 /** The x of point `i` of `n` in the plot. */
 export function xOf(i, n) {
-  return PAD.l + (n <= 1 ? (W - PAD.l - PAD.r) / 2 : (i * (W - PAD.l - PAD.r)) / (n - 1));
+  const w = W - PAD.l - PAD.r - 2 * INSET;
+  return PAD.l + INSET + (n <= 1 ? w / 2 : (i * w) / (n - 1));
 }
 
 /** Whether `n` points are too close to draw as dots (then a line with column hover targets). */
 export function isDense(n) {
-  return n > 1 && (W - PAD.l - PAD.r) / (n - 1) < DOT_SPACING;
+  return n > 1 && (W - PAD.l - PAD.r - 2 * INSET) / (n - 1) < DOT_SPACING;
 }
 
 /**
@@ -115,7 +120,7 @@ export function curve(idx, memory, selected) {
   const top = Math.max(max, ticks[ticks.length - 1]);
   const x = (i) => xOf(i, n);
   const y = (b) => H - PAD.b - (b / top) * (H - PAD.t - PAD.b);
-  const half = n > 1 ? (W - PAD.l - PAD.r) / (n - 1) / 2 : (W - PAD.l - PAD.r) / 2;
+  const half = n > 1 ? (W - PAD.l - PAD.r - 2 * INSET) / (n - 1) / 2 : (W - PAD.l - PAD.r) / 2;
   const g = svg("svg", {
     viewBox: `0 0 ${W} ${H}`,
     class: "il-mem-curve" + (dense ? " il-mem-dense" : ""),

@@ -42,7 +42,15 @@ def test_memory_tab_draws_one_point_per_fused_node_and_a_click_selects_it(tmp_pa
     page.click('[data-tab="fusion"]')
     page.locator(f'[data-view="fusion"] [data-node="{first}"]').first.click()
     page.click('[data-tab="memory"]')
-    assert view.locator('[data-role="memory-point"].il-selected').get_attribute("data-node") == first
+    selected = view.locator('[data-role="memory-point"].il-selected')
+    assert selected.get_attribute("data-node") == first
+    # the first point, selected, stays clear of the byte axis's labels (its ring covered "0 B": it read "0 E")
+    dot = selected.bounding_box()
+    labels = [t.bounding_box() for t in view.locator('[data-role="memory-curve"] text.il-mem-tick').all()]
+    axis = [
+        b for b in labels if b and b["x"] + b["width"] <= dot["x"] + dot["width"] and b["y"] < dot["y"] + dot["height"]
+    ]
+    assert axis and all(b["x"] + b["width"] <= dot["x"] for b in axis), (dot, axis)
     _assert_clean(page)
 
 
