@@ -263,7 +263,7 @@ export function indexAt(g, event, n) {
   const m = g.getScreenCTM();
   if (!m || n < 1) return -1;
   const p = new DOMPoint(event.clientX, event.clientY).matrixTransform(m.inverse());
-  const i = n <= 1 ? 0 : Math.round(((p.x - PAD.l) * (n - 1)) / (W - PAD.l - PAD.r));
+  const i = n <= 1 ? 0 : Math.round(((p.x - PAD.l - INSET) * (n - 1)) / (W - PAD.l - PAD.r - 2 * INSET));
   return Math.max(0, Math.min(n - 1, i));
 }
 
