@@ -62,11 +62,9 @@ export function reproducerButton(kernel, later = (fn, ms) => setTimeout(fn, ms))
   return btn;
 }
 
-/** The launch call as text; its line count sizes it while it is not drawn (lens.css `--il-lines`). */
+/** The launch call as text, wrapped to the panel and drawn with it (lens.css `.il-launch-call`). */
 function launchCall(call) {
-  const pre = h("pre", { class: "il-code il-mono il-launch-call", "data-role": "launch-call" }, call);
-  pre.style.setProperty("--il-lines", String(String(call).split("\n").length));
-  return pre;
+  return h("pre", { class: "il-code il-mono il-launch-call", "data-role": "launch-call" }, call);
 }
 
 /** The launch's arguments (data-role="launch-args"): name, parameter, shape, stride, dtype or value. */
