@@ -41,6 +41,8 @@ def ir_fx_nodes(ir_node: Any, is_extern: bool) -> list[str]:
     if ir_node is None:
         return []
     origins = list(getattr(ir_node, "origins", ()) or ())
+    if not origins and type(ir_node).__name__ == "AssertScalar":
+        return _assert_fx_nodes(ir_node)
     if is_extern:
         origin = getattr(ir_node, "origin_node", None)
         if origin is not None:
@@ -65,6 +67,32 @@ def ir_fx_nodes(ir_node: Any, is_extern: bool) -> list[str]:
             if len(last) == 1:
                 origins = last
     return sorted({o.name for o in origins})
+
+
+def _assert_fx_nodes(ir_node: Any) -> list[str]:
+    """The graph's ``_assert_scalar`` op that an ``AssertScalar`` checks at run time (the wrapper's ``if not (u0 >=
+    0): raise RuntimeError(...)``). Inductor makes one, with no origins, while the FX node defining an unbacked
+    symbol runs (``nonzero``'s ``u0``, an ``.item()``): for the symbol's value range and for the graph's deferred
+    runtime asserts (a ``torch._check``), each with the same expression text as the ``_assert_scalar`` the graph
+    holds for it (``"Runtime assertion failed for expression u0 >= 0 on node 'ge'"``). Only that text is read: the
+    graph is walked, nothing is evaluated. ``[]`` where no op says that expression (the node stays unlinked)."""
+    expr = getattr(ir_node, "scalar", None)
+    if expr is None:
+        return []
+    import torch
+    from torch._inductor.virtualized import V
+
+    try:
+        nodes = V.graph.graph.nodes
+    except Exception:  # no graph being lowered: nothing to read
+        return []
+    said = f"expression {expr} on node"
+    target = torch.ops.aten._assert_scalar.default
+    for n in nodes:
+        if n.op == "call_function" and n.target is target and len(n.args) > 1:
+            if isinstance(n.args[1], str) and said in n.args[1]:
+                return [n.name]
+    return []
 
 
 def _snode_fx_nodes(snode: Any) -> list[str]:

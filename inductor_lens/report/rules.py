@@ -711,6 +711,8 @@ def no_kernel_reason(kernel: Optional[str], ops: Iterable[str], branches: Sequen
     menu).'
     >>> no_kernel_reason(None, ["while_loop"], ["while_loop_cond_graph_0", "while_loop_body_graph_0"])[:85]
     'torch.while_loop runs while_loop_cond_graph_0 and while_loop_body_graph_0 here, again'
+    >>> no_kernel_reason(None, ["_assert_scalar"], [])[:37]
+    'A runtime check, not a kernel: the co'
     """
     if kernel:
         return ""
@@ -726,7 +728,26 @@ def no_kernel_reason(kernel: Optional[str], ops: Iterable[str], branches: Sequen
             f"torch.{flow} {runs}: Inductor lowered each as a graph of its own, and their kernels are compiles of "
             f'their own (pick "{branches[0]} (a subgraph)" in the compile menu).'
         )
+    ops = set(ops)
+    if "_assert_scalar" in ops:
+        return CHECK_TEXT
+    if "_local_scalar_dense" in ops:
+        return ITEM_TEXT
     return "This node generated no kernel of its own (a no-op, a view, or a buffer reuse)."
+
+
+#: ``no_kernel_reason`` of an ``AssertScalar`` node (its op ``_assert_scalar``), a runtime check in the wrapper.
+CHECK_TEXT = (
+    "A runtime check, not a kernel: the compiled code raises a RuntimeError here when a value known only at run "
+    "time breaks what the graph was compiled for (a data-dependent size, from nonzero, unique or a mask, within "
+    "its bounds; a torch._check of yours). Its condition is the if-line in the output code."
+)
+
+#: ``no_kernel_reason`` of a ``DynamicScalar`` node (``.item()``: ``_local_scalar_dense``).
+ITEM_TEXT = (
+    "Reads one value of a tensor into a Python number (.item(), a data-dependent value), in the wrapper, not in a "
+    "kernel: on a GPU the host waits here for the device to finish what came before."
+)
 
 
 def in_place_text(targets: Iterable[tuple[str, str, str, str]]) -> str:

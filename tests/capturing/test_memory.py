@@ -323,29 +323,50 @@ def test_the_views_a_fallback_op_returns_allocate_nothing():
     assert m.timeline[-1].live_bytes == complex_bytes  # the product, returned through its real view
 
 
-def test_a_buffer_of_a_data_dependent_size_is_said_not_counted_and_its_kernels_cost_unknown():
-    """``nonzero`` and a boolean mask have sizes known only when the graph runs (unbacked ``u0``): their buffers
-    were counted as 0 bytes with no word (the peak said 388 B while they were alive), and their kernels' costs
-    "writes 0 B" (Inductor counts such a size as 0). They are said not counted, and the costs are unknown."""
+@pytest.fixture(scope="module")
+def data_dependent():
+    """One compile with sizes and a value known only when the graph runs (unbacked ``u0``, ``zuf0``): ``nonzero``, a
+    boolean mask, ``.item()`` and a ``torch._check`` of it. Returns the capture's compile, the line numbers of this
+    function's body by what they hold, and whether the results and graph count match a run without the lens."""
+    import inspect
+
     import torch
 
     def select(x):
         nz = torch.nonzero(x > 0.5)
         m = x[x > 0]
-        return nz.float().sum() + 1, m.exp() * 2
+        s = x.sum().item()
+        torch._check(s > -1e9)
+        return nz.float().sum() + s, m.exp() * 2
 
+    lines, first = inspect.getsourcelines(select)
+    at = {
+        word: first + i
+        for i, text in enumerate(lines)
+        for word in ("nonzero", "x[x > 0]", "item", "_check")
+        if word in text
+    }
     x = torch.randn(64)
     from torch._dynamo.utils import counters
 
-    with torch._dynamo.config.patch(capture_dynamic_output_shape_ops=True):
+    with torch._dynamo.config.patch(capture_dynamic_output_shape_ops=True, capture_scalar_outputs=True):
         torch._dynamo.reset()
         want = torch.compile(select)(x)
         graphs = counters["stats"]["unique_graphs"]
         with inductor_lens.capture(strict=True) as cap:
             got = torch.compile(select)(x)
-        assert counters["stats"]["unique_graphs"] - graphs == 1
+        same = counters["stats"]["unique_graphs"] - graphs == 1
     torch.testing.assert_close(got, want)
     (c,) = cap.report.compiles
+    return c, at, same
+
+
+def test_a_buffer_of_a_data_dependent_size_is_said_not_counted_and_its_kernels_cost_unknown(data_dependent):
+    """``nonzero`` and a boolean mask have sizes known only when the graph runs (unbacked ``u0``): their buffers
+    were counted as 0 bytes with no word (the peak said 388 B while they were alive), and their kernels' costs
+    "writes 0 B" (Inductor counts such a size as 0). They are said not counted, and the costs are unknown."""
+    c, _, same = data_dependent
+    assert same
     post = {n.name: n for n in c.graphs["post_grad"].nodes}
     assert any(isinstance(d, str) and d.startswith("u") for n in post.values() for d in (n.shape or [])), post
     unsized = re.search(r"not counted: ([\w, ]+), of a size known only when the graph runs", c.memory.source)
@@ -356,6 +377,30 @@ def test_a_buffer_of_a_data_dependent_size_is_said_not_counted_and_its_kernels_c
     assert nonzero.cost.bytes_written is None and nonzero.cost.bytes_read is None, nonzero.cost
     assert re.search(r"data-dependent sizes \(u\d+\)", nonzero.cost.source), nonzero.cost.source
     assert nonzero.cost.arithmetic_intensity is None
+
+
+def test_the_runtime_checks_of_data_dependent_values_are_named_and_tied_to_their_lines(data_dependent):
+    """The wrapper's ``if not (u0 >= 0): raise RuntimeError(...)`` lines (Inductor's ``AssertScalar``: a size from
+    ``nonzero`` or a mask within its bounds, a ``torch._check``) were fused nodes named ``op3`` with no op and no
+    line, said to be "a no-op, a view, or a buffer reuse"; ``.item()`` was said to be one too. Each check is tied to
+    the graph's ``_assert_scalar`` of its expression, so to the line that made it, and says what it is."""
+    from inductor_lens.report.rules import CHECK_TEXT, ITEM_TEXT
+
+    c, at, _ = data_dependent
+    checks = re.findall(r"^\s*if not \((.+)\):\n\s*raise RuntimeError", c.output_code, re.M)
+    assert len(checks) >= 5, c.output_code  # u0 and u1 each in [0, 64], and the torch._check
+    glue = [n for n in c.fused_nodes if n.kernel is None]
+    assert all(n.ops for n in glue), [(n.name, n.label) for n in glue if not n.ops]
+    asserts = [n for n in c.fused_nodes if "_assert_scalar" in n.ops]
+    assert len(asserts) == len(checks), ([n.name for n in asserts], checks)
+    assert {n.no_kernel_reason for n in asserts} == {CHECK_TEXT}
+    # the bounds of a size are checked where the op that made it ran; the torch._check's where its value was made
+    # or checked (torch records the simplified check at the .item())
+    lines = {n.user_lines[0].line for n in asserts}
+    assert {at["nonzero"], at["x[x > 0]"]} <= lines <= {at["nonzero"], at["x[x > 0]"], at["item"], at["_check"]}
+    assert lines & {at["item"], at["_check"]}, (lines, at)
+    (item,) = [n for n in c.fused_nodes if "_local_scalar_dense" in n.ops]
+    assert item.no_kernel_reason == ITEM_TEXT and item.user_lines[0].line == at["item"]
 
 
 def test_an_input_the_forward_copies_into_another_layout_and_saves_is_held_memory():
