@@ -460,6 +460,14 @@ class _GraphBuilder:
         self.pre_fusion_by_name = {sn.name: sn for sn in rec.pre_fusion}
         self.fx_inputs = {n["name"]: n.get("inputs", ()) for n in rec.post_grad_nodes}
         self.fx_op = {n["name"]: n.get("op", "") for n in rec.post_grad_nodes}
+        # the ops of the top level: a line of the user's code and no module, in a graph where modules were recorded
+        # (where most ops lack one, as in an AOT export's, all are inferred again later: module_paths.infer_compile)
+        calls = [n for n in rec.post_grad_nodes if n.get("op") == "call_function"]
+        self.top_level = (
+            {n["name"] for n in calls if n.get("stack_trace") and not n.get("module_stack")}
+            if any(n.get("module_stack") for n in calls)
+            else set()
+        )
         # the ops Inductor calls whole (a custom op, convolution_backward, SDPA: a fallback kernel, not an
         # extern_kernels.* call, whose op Inductor may split into a library call and pointwise kernels: addmm's bias):
         # only the nodes that call the kernel's own op (an import's provenance also names the producers of its inputs)
@@ -799,7 +807,7 @@ class _GraphBuilder:
                     writes=sorted(set(sn.writes) | set(sn.outputs)),
                     members=sn.members,
                     estimated_runtime_us=round(est * 1000, 3) if est is not None else None,
-                    module_stack=node_stack(self.member_ops(sn), fx_modules, self.fx_inputs),
+                    module_stack=node_stack(self.member_ops(sn), fx_modules, self.fx_inputs, self.top_level),
                     mutates=list(dict.fromkeys(sn.mutates.values())),
                 )
             )

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections import defaultdict
-from typing import Any, Iterable, Mapping, Optional, Sequence
+from typing import Any, Container, Iterable, Mapping, Optional, Sequence
 
 from .model import Compile, FusedNode, Graph, GraphNode
 from .rules import GLUE_OPS
@@ -95,7 +95,10 @@ def majority_stack(stacks: Iterable[Optional[Sequence[str]]]) -> list[str]:
 
 
 def node_stack(
-    members: Sequence[Sequence[str]], stacks: Mapping[str, Any], inputs: Mapping[str, Sequence[str]]
+    members: Sequence[Sequence[str]],
+    stacks: Mapping[str, Any],
+    inputs: Mapping[str, Sequence[str]],
+    top: Container[str] = (),
 ) -> list[str]:
     """The module a fused node runs in: the one most of its results were made in (:func:`majority_stack`).
 
@@ -105,7 +108,11 @@ def node_stack(
     residual chain again (the embedding and every earlier block's ``x + f(x)``), so most of a late block's
     statistics node's ops are the earlier blocks'; by a vote of all ops, blocks.1's layer norm was filed under
     blocks.0. Results of several modules and no majority (one kernel making the causal masks of three layers) give
-    the top level. Where no result has a module (a top-level op, an op of an imported trace), all ops vote."""
+    the top level. ``top``: the ops known to run at the top level (a line of the user's code, no module): a node
+    whose results are all among them is the top level's, so a KV cache's ``torch.cat`` in the model's own forward,
+    which inlines the view of the ``qkv`` linear's output it appends, is not ``qkv``'s (a top-level op fused with a
+    module's, a ``torch.relu`` of the forward's own in a batch norm's backward kernel, leaves the module's vote as it
+    is). Where no result has a module or is known to be the top level's (an op of an imported trace), all ops vote."""
     results = []
     for ops in members:
         mine = set(ops)
@@ -113,6 +120,8 @@ def node_stack(
         results += [x for x in ops if x not in read]
     if any(stacks.get(x) for x in results):
         return majority_stack(stacks.get(x) for x in results)
+    if results and all(x in top for x in results):
+        return []
     return majority_stack(stacks.get(x) for m in members for x in m)
 
 

@@ -164,13 +164,34 @@ def test_the_op_a_fallback_kernel_runs_whole_is_its_own_not_the_kernel_that_read
     for n in bw.fused_nodes:
         if n.kind != "extern":
             assert not theirs & set(n.fx_nodes) and "convolution_backward" not in n.ops, (n.name, n.ops)
-    # torch 2.13 names such a kernel after the convolution (cpp_fused_..._convolution_backward_...; 2.15 does not)
+    # torch 2.13 names such a kernel after the convolution (cpp_fused_..._convolution_backward_...; 2.15 does not):
+    # its module is what it writes, never conv2's (the fallback's op it listed): a batch norm's, or the top level's
+    # for the gradient of forward()'s own relu and mean (test_a_node_writing_only_top_level_ops_is_the_top_levels)
     for n in bw.fused_nodes:
         if n.kind != "extern" and "convolution_backward" in (n.kernel or ""):
-            assert n.module_stack and n.module_stack[-1].startswith("bn"), (n.name, n.module_stack)
+            assert not n.module_stack or n.module_stack[-1].startswith("bn"), (n.name, n.module_stack)
     for k in bw.kernels:
         if k.language != "extern":
             assert not theirs & set(k.fx_nodes), k.name
+
+
+@pytest.mark.compile
+def test_a_node_writing_only_top_level_ops_is_the_top_levels(cnn_step):
+    """``torch.relu`` and ``x.mean((2, 3))`` run in ``SmallCNN.forward`` itself (the top level): a fused node that
+    writes only such ops' results (the mean, fused with bn2's normalization it inlines; in the backward, the relu's
+    and mean's gradients) was filed under ``bn2`` by a vote of the ops it inlines, as a KV cache's ``torch.cat``
+    was under ``qkv``. Its module is what it writes: the top level. A node writing a module's results keeps it."""
+    fwd, bwd = cnn_step.compiles
+    post = {g.name: g for g in fwd.graphs["post_grad"].nodes}
+    means = [n for n in fwd.fused_nodes if "mean" in n.ops]
+    assert means and all(n.module_stack == [] for n in means), [(n.name, n.module_stack) for n in means]
+    assert all(any(post[f].module_stack for f in n.fx_nodes) for n in means), "they inline bn2's ops"
+    # the backward: the second relu's gradient (with the mean's, before bn2's backward) is the top level's; the first
+    # relu's, fused with bn1's backward that it feeds, stays bn1's
+    relus = [n for n in bwd.fused_nodes if "le" in n.ops]
+    assert [n.module_stack for n in relus][:1] == [[]], [(n.name, n.module_stack) for n in relus]
+    assert any(n.module_stack and n.module_stack[-1] == "bn2" for n in bwd.fused_nodes)
+    assert any(n.module_stack and n.module_stack[-1] == "bn1" for n in relus)
 
 
 @pytest.mark.compile

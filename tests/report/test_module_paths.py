@@ -164,6 +164,15 @@ def test_a_fused_node_is_the_module_of_what_its_members_write():
     inputs["add_11"] = ["add_3"]
     stacks["add_11"] = []
     assert node_stack([["view_7", "add_3", "add_11"]], stacks, inputs) == ["blocks.0"]
+    # ... unless it is known to run at the top level (a line of the user's code, no module): a KV cache's cat in the
+    # model's own forward, inlining the view of the qkv linear's output it appends, is not qkv's
+    kv = {"view_1": ["qkv"], "split": [], "cat": []}
+    kv_in = {"split": ["view_1"], "cat": ["split"]}
+    assert node_stack([["view_1", "split", "cat"]], kv, kv_in) == ["qkv"]
+    assert node_stack([["view_1", "split", "cat"]], kv, kv_in, top={"split", "cat"}) == []
+    # a top-level op fused with a module's results (the forward's own relu in a batch norm's backward): the module's
+    stacks["add_12"], inputs["add_12"] = [], ["add_7"]
+    assert node_stack([member, ["add_7", "add_10"], ["add_12"]], stacks, inputs, top={"add_12"}) == ["blocks.1"]
 
 
 def test_a_fused_node_with_no_op_takes_the_weights_it_reads_and_its_neighbours():
