@@ -433,6 +433,8 @@ def _held_role(node: dict) -> tuple[str, str]:
     an earlier graph of the capture took as a parameter or buffer of the user's model is named as there
     (``known_as``: ``conv1.weight``, not the optimizer's ``self.param_groups[0]['params'][0]``)."""
     role, shown = source_role(node.get("source", ""))
+    if node.get("state_of"):  # an optimizer's state: its key and parameter (torchread._mark_optimizer_state)
+        return "attribute", str(node["state_of"])
     if node.get("known_as"):
         return ("parameter" if node["lifted"][2] == "parameter" else "buffer"), str(node["known_as"])
     if not shown:

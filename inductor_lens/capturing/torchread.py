@@ -5,6 +5,7 @@ launch facts of Triton kernels. Part of the capture layer (the only code that to
 from __future__ import annotations
 
 import itertools
+import re
 from typing import Any, Optional
 
 from .raw import RawSchedNode
@@ -457,6 +458,7 @@ def mark_lifted(gm: Any, nodes: list[dict], known: Any = None) -> None:
     except Exception:  # a graph module that cannot list its tensors: they stay unnamed
         return
     place = {name: i for i, name in enumerate(lifted)}
+    held = []
     for n in nodes:
         if n["op"] == "get_attr" and n["target"] in place:
             n["lifted"] = [place[n["target"]], len(lifted), "parameter" if n["target"] in params else "buffer"]
@@ -464,6 +466,49 @@ def mark_lifted(gm: Any, nodes: list[dict], known: Any = None) -> None:
             name = known(tensors[n["target"]]) if known is not None else None
             if name:
                 n["known_as"] = name
+            held.append(n)
+    _mark_optimizer_state(held, tensors)
+
+
+#: An optimizer's state in a dynamo source: ``L['self'].state[list(dict.keys(L['self'].state))[0]]...``, the
+#: optimizer a local (``self`` in ``Adam.step``) or a global (``G['opt']``) of the frame dynamo compiles.
+_STATE_SOURCE = re.compile(r"^(L|G)\[['\"]([^'\"]+)['\"]\]\.state\[")
+
+
+def _mark_optimizer_state(held: list[dict], tensors: dict[str, Any]) -> None:
+    """Mark each tensor of an optimizer's state among a graph's held tensors (``held``: the lifted ``get_attr``
+    nodes, ``tensors``: target -> tensor) with ``state_of``: its key in the state and the parameter it belongs to,
+    as the graph names that parameter (``exp_avg of fc1.weight``, ``step of self.param_groups[0]['params'][1]``).
+    Dynamo's source names the state's entries by their position only (``self.state[list(dict.keys(self.state))[0]]
+    [list(dict.keys(...))[1]]``): the optimizer, found in the frame dynamo compiles (its locals and globals, while
+    the backend runs), says which. Reads the state's dicts by identity (no entry is made, nothing is traced); a
+    source of another form, or an object that is not an optimizer, is left as it is."""
+    roots = {m.groups() for n in held if (m := _STATE_SOURCE.match(n.get("source") or ""))}
+    if not roots:
+        return
+    import torch
+    from torch._dynamo.symbolic_convert import InstructionTranslator
+
+    try:
+        tx = InstructionTranslator.current_tx()  # the frame's translator, while its graph is compiled
+    except Exception:  # none on this thread (a graph compiled outside dynamo's tracing): the names stay
+        return
+    entries: dict[int, tuple[str, Any]] = {}
+    for scope, name in roots:
+        frame = getattr(tx, "f_locals" if scope == "L" else "f_globals", None) or {}
+        opt = frame.get(name)
+        state = vars(opt).get("state") if isinstance(opt, torch.optim.Optimizer) else None
+        for param, entry in list(state.items()) if isinstance(state, dict) else ():
+            for key, value in list(entry.items()) if isinstance(entry, dict) else ():
+                if isinstance(value, torch.Tensor):
+                    entries[id(value)] = (str(key), param)
+    from ..report.rules import source_role
+
+    shown = {id(tensors[n["target"]]): n.get("known_as") or source_role(n["source"])[1] for n in held}
+    for n in held:
+        key, param = entries.get(id(tensors[n["target"]]), (None, None))
+        if key is not None and shown.get(id(param)):
+            n["state_of"] = f"{key} of {shown[id(param)]}"
 
 
 def aot_input_names(mod: Any, signature: Any) -> dict[str, list[str]]:

@@ -600,9 +600,11 @@ def test_an_optimizer_steps_parameters_are_not_named_as_their_gradients():
     named in the order AOT lifted them, which the capture reads from the graph module (``torchread.mark_lifted``):
     a parameter by the name the compiled forward of the same capture took it under (``fc.weight``, not the
     optimizer's ``self.param_groups[0]['params'][0]``), and its gradient so too (``fc.weight.grad``); a momentum
-    buffer as dynamo reached it (``self.state[list(dict.keys(self.state))[1]]['momentum_buffer']``). Each
-    parameter's name is the live tensor of that name, and each update reads the parameter and the gradient of one
-    name. A momentum buffer is no buffer of the user's model: an ``attribute``."""
+    buffer by its key in the optimizer's state and its parameter (``momentum_buffer of fc.weight``: dynamo's
+    source, ``self.state[list(dict.keys(self.state))[1]]['momentum_buffer']``, says neither which parameter nor,
+    for some entries, which key). Each parameter's name is the live tensor of that name, and each update reads the
+    parameter, the gradient and the momentum buffer of one name. A momentum buffer is no buffer of the user's
+    model: an ``attribute``."""
 
     class Net(torch.nn.Module):
         def __init__(self):
@@ -658,13 +660,14 @@ def test_an_optimizer_steps_parameters_are_not_named_as_their_gradients():
         assert inputs[grad].display_name == inputs[n.inputs[0]].display_name + ".grad", n
         (buf,) = reads(n.inputs[1], set()) & bufs  # and from one momentum buffer, of the parameter's shape
         assert inputs[buf].shape == inputs[n.inputs[0]].shape, (inputs[buf], inputs[n.inputs[0]])
+        # named by its key in the optimizer's state and the parameter it belongs to: the one its update writes
+        assert inputs[buf].display_name == f"momentum_buffer of {inputs[n.inputs[0]].display_name}", inputs[buf]
     live = dict(m.named_parameters())
     assert sorted(inputs[b].display_name for b in params) == ["fc.bias", "fc.weight"]
     for b in params:
         assert inputs[b].shape == list(live[inputs[b].display_name].shape), inputs[b]
     assert sorted(grads.values()) == ["fc.bias.grad", "fc.weight.grad"]
     assert sorted(inputs[b].shape for b in params) == sorted(inputs[b].shape for b in bufs) == [[3], [3, 4]]
-    assert all(inputs[b].display_name.startswith("self.state[") for b in bufs)
     assert all(".grad" not in n.in_place for n in c.fused_nodes)
     said = " ".join(n.in_place for n in c.fused_nodes)
     for b in params:
