@@ -923,21 +923,25 @@ def _call_arg_names(raw: Raw) -> list[str]:
     return list(next(iter(names))) if len(names) == 1 else []
 
 
-def _qualified(name: str, file: str, line: Any) -> str:
+def _qualified(name: str, file: str, line: Any, self_type: Sequence[str] = ()) -> str:
     """A traced method named with its class, ``Block.forward`` (regional compilation compiles each block's
     ``forward``: the compiles read alike by name alone); dynamo's code after a graph break in one,
-    ``Block.torch_dynamo_resume_in_forward_at_13``. A function, or a file whose text is not known: ``name``."""
+    ``Block.torch_dynamo_resume_in_forward_at_13``. A function, or a file whose text is not known: ``name``.
+    ``self_type``: the classes of the frame's ``self`` (``Raw.self_types``): an inherited method is named by the
+    class of the object that ran it, ``AdamW.step`` for ``Adam.step`` run by an ``AdamW``."""
     resumed = re.fullmatch(r"torch_dynamo_resume_in_(\w+?)_at_\d+", name)
     try:
         cls = method_class(file, int(line), resumed.group(1) if resumed else name) if file and line else ""
     except (TypeError, ValueError):
         cls = ""
+    if cls and cls in self_type[1:]:
+        cls = self_type[0]
     return f"{cls}.{name}" if cls else name
 
 
-def _frame_name(trace: _Trace, cid: str, modules: Sequence[str] = ()) -> str:
+def _frame_name(trace: _Trace, cid: str, modules: Sequence[str] = (), self_type: Sequence[str] = ()) -> str:
     """The frame dynamo traced for compile ``cid``; ``modules``: the classes of the modules ``torch.compile`` wrapped
-    in the capture."""
+    in the capture; ``self_type``: the classes of the frame's ``self`` (:func:`_qualified`)."""
     for md in trace.metadata("compilation_metrics", cid):
         name = md["compilation_metrics"].get("co_name")
         filename = str(md["compilation_metrics"].get("co_filename") or "").replace("\\", "/")
@@ -949,7 +953,7 @@ def _frame_name(trace: _Trace, cid: str, modules: Sequence[str] = ()) -> str:
                 return f"{modules[0]}.forward"
             return f"forward (via torch's {name} wrapper)"
         if name:
-            return _qualified(str(name), filename, md["compilation_metrics"].get("co_firstlineno"))
+            return _qualified(str(name), filename, md["compilation_metrics"].get("co_firstlineno"), self_type)
     stack = trace.dynamo_start_stack(cid)
     return stack[-1].function if stack else ""
 
@@ -1288,7 +1292,13 @@ def _compile(
     # it is (torch.compile(F.gelu)) goes through the same wrapper
     calls = [c for c in raw.compile_calls if c.get("backend") == "inductor"]
     modules = [c["target"] for c in calls] if calls and all(c.get("module") for c in calls) else []
-    frame = AOT_FRAME if rec.aot else CA_FRAME if ca else _frame_name(trace, _key(rec), modules)
+    frame = (
+        AOT_FRAME
+        if rec.aot
+        else CA_FRAME
+        if ca
+        else _frame_name(trace, _key(rec), modules, raw.self_types.get(_key(rec), ()))
+    )
     shift = None if rec.aot or ca else _forward_wrapper(dyn, frame)
     if shift is not None and frame != "forward":
         frame = f"forward (via the {frame} decorator)"  # transformers 5 wraps forward (wrapped_func, wrapper)

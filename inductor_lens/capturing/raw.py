@@ -119,6 +119,10 @@ class Raw:
     # compile ids start again at 0/0, and the compile "0/0 #2" is not the graph of the first "0/0"
     dynamo_graph_log: list[tuple[float, str, list[dict]]] = field(default_factory=list)
     compile_calls: list[dict] = field(default_factory=list)
+    #: The trace key of a compile (``build._trace_key``) -> the classes of its frame's ``self``, most derived first
+    #: (``["AdamW", "Adam", "Optimizer", "object"]``): the frame of an inherited method (``Adam.step`` run by an
+    #: ``AdamW``) is named by the class of the object that ran it. Absent for a frame with no ``self``.
+    self_types: dict[str, list[str]] = field(default_factory=dict)
     resets: list[dict] = field(default_factory=list)  # the user's torch._dynamo.reset() calls: {time_us, user_stack}
     #: Calls of torch.compile'd functions whose own frame dynamo skipped (``adapter._install_skip_hook``):
     #: ``{function, file, line, reason, time_us, user_stack, forward, call, compiled}``; ``forward``: what the call

@@ -465,3 +465,25 @@ def test_batchnorms_running_statistics_are_named_as_written_in_place_and_the_pan
         m, lg = corner.bounding_box(), legend.bounding_box()
         assert lg["x"] + lg["width"] <= m["x"] + 0.5 or lg["y"] + lg["height"] <= m["y"] + 0.5, (role, lg, m)
     _assert_clean(offline_page)
+
+
+@pytest.mark.compile
+def test_a_compiled_adamw_step_is_named_by_its_class_and_its_state_by_key_and_parameter():
+    """``AdamW`` inherits ``Adam.step``: the compile was labelled ``Adam.step()``, the code's class, where the user
+    called ``opt.step()`` on an AdamW; it is named by the class of the object that ran it. Dynamo's sources name the
+    optimizer's state by position (``self.state[list(dict.keys(self.state))[0]][list(dict.keys(...))[1]]``); each
+    state tensor is named by its key and its parameter: the keys the optimizer's own state holds."""
+    torch.manual_seed(0)
+    w = nn.Parameter(torch.randn(8))
+    w.grad = torch.randn(8)
+    opt = torch.optim.AdamW([w], lr=0.1)
+    with inductor_lens.capture(strict=True) as cap:
+        torch.compile(opt.step)()
+    (c,) = [c for c in cap.report.compiles if any(n.mutates for n in c.fused_nodes)]
+    assert c.label.startswith("AdamW.step()"), c.label
+    held = {n.name: n for n in c.graphs["post_grad"].nodes if n.op == "placeholder" and n.role == "attribute"}
+    param = next(n.display_name for n in c.graphs["post_grad"].nodes if n.role == "parameter")
+    assert sorted(n.display_name for n in held.values()) == sorted(f"{key} of {param}" for key in opt.state[w]), held
+    assert {key for key in opt.state[w]} == {"step", "exp_avg", "exp_avg_sq"}
+    said = " ".join(n.in_place for n in c.fused_nodes)
+    assert f"exp_avg of {param}" in said and "dict.keys" not in said, said
