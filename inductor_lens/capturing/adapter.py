@@ -206,6 +206,8 @@ def _caches_off(hooks: "Hooks") -> Any:
             if not hasattr(module, flag):
                 continue  # not in this torch version
             before = getattr(module, flag)
+            if before is None and "remote" in flag and not _fbcode():
+                continue  # unset outside Meta's build: off already (turned off anyway, torch asks is_fbcode no more)
             if before is not False:
                 setattr(module, flag, False)
                 prior.append((module, flag, before))
@@ -216,6 +218,15 @@ def _caches_off(hooks: "Hooks") -> Any:
                 "a cache hit would hide fusion and kernels",
             )
     return prior
+
+
+def _fbcode() -> bool:
+    """Whether torch runs in Meta's own build, where a remote cache left unset (None) may be on."""
+    try:
+        from torch._environment import is_fbcode
+    except ImportError:  # not known on this torch: as if it were, the remote caches turned off
+        return True
+    return bool(is_fbcode())
 
 
 def _caches_restore(prior: Any) -> None:
@@ -573,24 +584,29 @@ class _TraceHandler(logging.Handler):
 def _install_trace(stack: contextlib.ExitStack) -> None:
     logger = logging.getLogger("torch.__trace")
     handler = _TraceHandler(level=logging.DEBUG)
-    handler.emit = invisible(handler.emit)
+    handler.handle = invisible(handler.handle)  # logging calls it in sight of dynamo: filter and emit are hidden
     old_propagate = logger.propagate
     had_debug = "debug" in vars(logger)
     old_debug = logger.debug
+    take = invisible(_take_record)
 
     def trace_debug(msg: Any, *args: Any, **kwargs: Any) -> None:
         """``trace_log.debug`` as torch's ``trace_structured`` calls it: the record comes straight to the lens
-        (no logging frames, no LogRecord); other handlers (the user's TORCH_TRACE) still get it as before."""
+        (no logging frames, no LogRecord), out of dynamo's sight. Where another handler listens (the user's
+        TORCH_TRACE), logging runs as it does without the lens, in the same sight, the lens's handler among the
+        others (its work hidden). No generator here: its frame would be offered to dynamo."""
+        for h in logger.handlers:
+            if h is not handler:
+                kwargs["stacklevel"] = kwargs.get("stacklevel", 1) + 1
+                old_debug(msg, *args, **kwargs)  # every handler, ours included, as logging does it
+                return
         extra = kwargs.get("extra") or {}
-        if any(h is not handler for h in logger.handlers):
-            kwargs["stacklevel"] = kwargs.get("stacklevel", 1) + 1
-            old_debug(msg, *args, **kwargs)  # every handler, ours included, as logging does it
-            return
-        _take_record(extra.get("metadata"), extra.get("payload"))
+        take(extra.get("metadata"), extra.get("payload"))
 
+    _skip_code(trace_debug.__code__)
     logger.addHandler(handler)
     logger.propagate = False  # the records are ours: they must not reach the user's root handlers
-    logger.debug = invisible(trace_debug)
+    logger.debug = trace_debug
 
     def restore() -> None:
         logger.removeHandler(handler)
@@ -602,14 +618,53 @@ def _install_trace(stack: contextlib.ExitStack) -> None:
             vars(logger).pop("debug", None)
 
     stack.callback(restore)
-    # compiled autograd emits its records while dynamo's frame hook is on: torch's own work for them (the
-    # payload's JSON) must not be offered to dynamo either
+    _hide_trace_structured(stack, logger, handler)
+
+
+def _hide_trace_structured(stack: contextlib.ExitStack, logger: logging.Logger, ours: logging.Handler) -> None:
+    """Run torch's ``trace_structured`` with dynamo's frame hook off while the lens listens (:func:`invisible`).
+
+    With a handler on ``torch.__trace`` it does work it skips otherwise: it calls each record's metadata function
+    (``dataclasses.asdict``), asks ``torch.distributed`` for the rank, encodes the payload's JSON. A backward that
+    compiles lazily inside ``.backward()`` in the eager part of a compiled frame (after a graph break), or compiled
+    autograd's graph, does so while dynamo's hook is on: every frame of that work was offered to dynamo, which
+    counted it (``counters["frames"]``: 61/66 against 56/57) and tried to trace JSON's generators. Modules bind the
+    function by name (``from torch._logging import trace_structured``): each torch module's binding is replaced,
+    and, when the capture ends, each binding to the wrapper, those of modules imported meanwhile included. Where
+    ``torch.__trace`` has another handler (the user's TORCH_TRACE; torch's own ``LazyTraceHandler`` with no folder,
+    until it takes itself off at its first record), torch does that work anyway: it is left in sight."""
     try:
-        from torch._dynamo import compiled_autograd
+        import torch._logging._internal as internal
     except ImportError:
         return
-    if callable(getattr(compiled_autograd, "trace_structured", None)):
-        patch_attr(stack, compiled_autograd, "trace_structured", invisible(compiled_autograd.trace_structured))
+    original = getattr(internal, "trace_structured", None)
+    if not callable(original):
+        return
+    unseen = invisible(original)
+    if unseen is original:  # no switch on this torch
+        return
+
+    @functools.wraps(original)
+    def hidden(*args: Any, **kwargs: Any) -> Any:
+        for h in logger.handlers:  # a loop, not a generator: its frame would be offered to dynamo
+            if h is not ours:  # torch does the work anyway (even for its own LazyTraceHandler's first record)
+                return original(*args, **kwargs)
+        return unseen(*args, **kwargs)
+
+    _skip_code(hidden.__code__)
+    hidden._inductor_lens_hook = True  # type: ignore[attr-defined]  # for leak checks, as patch_attr marks its own
+
+    def rebind(old: Any, new: Any) -> None:
+        for name, module in list(sys.modules.items()):
+            if module is None or not name.startswith("torch"):
+                continue
+            space = getattr(module, "__dict__", None)
+            for attr, value in list(space.items()) if isinstance(space, dict) else ():
+                if value is old:
+                    space[attr] = new
+
+    rebind(original, hidden)
+    stack.callback(rebind, hidden, original)
 
 
 # scheduler -----------------------------------------------------------------------------------

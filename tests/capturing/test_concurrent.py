@@ -23,6 +23,8 @@ def _state():
     return {
         "functions": (
             torch.compile,
+            torch._logging.trace_structured,  # rebound in every torch module while a capture listens
+            torch._logging._internal.trace_structured,
             debug.log_ir_pre_fusion,
             debug.log_ir_post_fusion,
             debug.set_kernel_post_grad_provenance_tracing,
