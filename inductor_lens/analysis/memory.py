@@ -47,7 +47,10 @@ from .cost import DTYPE_BYTES, VIEW_OPS, op_name
 SOURCE = (
     "estimated from Inductor's scheduler: each buffer's size (numel x element size, at the size hints) is live "
     "from the fused node that writes it to the last fused node that reads it, or to the end if the graph "
-    "returns it; a buffer made and read inside one fused kernel costs nothing unless the output code allocates it; a buffer renamed by an in-place "
+    "returns it; the fused nodes of one kernel call are one launch (Inductor allocates every buffer the call "
+    "takes before it and frees none until it returns): a buffer written or read in it is live from the call's "
+    "first node to its last; a buffer made and read inside one fused kernel costs nothing unless the output code "
+    "allocates it; a buffer renamed by an in-place "
     "mutation, or written into a dead buffer's storage (the output code's '# reuse'), is counted once; graph "
     "inputs are counted apart (input_bytes)"
 )
@@ -190,6 +193,26 @@ def box_of(fused: Sequence[FusedNode]) -> dict[str, str]:
     return home
 
 
+def launches(compile: Compile) -> list[list[str]]:
+    """The kernel calls of ``compile`` that compute several fused nodes (``Kernel.call_sites``: a C++ kernel group
+    holds every node Inductor wrote before the next extern call, a Triton kernel a few), each its nodes' names."""
+    return [list(site) for k in compile.kernels for site in k.call_sites if len(site) > 1]
+
+
+def _spans(n: int, step: dict[str, int], sites: Sequence[Sequence[str]]) -> tuple[list[int], list[int]]:
+    """``(first, last)``: for each point of a timeline of ``n`` points, the first and last point of the kernel call
+    it is part of (``sites``: the fused nodes of each call, :func:`launches`), else itself."""
+    first, last = list(range(n)), list(range(n))
+    for site in sites:
+        at = [step[f] for f in site if f in step]
+        if not at:
+            continue
+        a, b = min(at), max(at)
+        for i in range(a, b + 1):
+            first[i], last[i] = min(first[i], a), max(last[i], b)
+    return first, last
+
+
 def timeline(
     order: list[str],
     buffers: list[dict],
@@ -199,6 +222,7 @@ def timeline(
     made: Optional[set[str]] = None,
     home: Optional[dict[str, str]] = None,
     views: Optional[dict[str, str]] = None,
+    sites: Sequence[Sequence[str]] = (),
 ) -> tuple[list[MemoryPoint], int, str, list[LiveBuffer]]:
     """``(points, peak_bytes, peak_node, peak_buffers)`` for fused nodes run in ``order``.
 
@@ -209,12 +233,17 @@ def timeline(
     :func:`reuses`): a buffer written into a dead one's storage is that storage, counted once. ``home`` (from
     :func:`box_of`): a node not in ``order`` writes and reads at its home's point. ``views`` (``{view: base}``, from
     :func:`views`): a view of a buffer's storage (a slice of a ``cat``) costs nothing of its own; the storage is
-    live from the first writer of it or its views."""
+    live from the first writer of it or its views. ``sites`` (from :func:`launches`): the fused nodes of each kernel
+    call that computes several; the output code allocates every buffer such a call takes before it and frees none
+    until it returns: a buffer its nodes write is live from its first node on, one they read until its last node.
+    (A C++ kernel group of 150 nodes: its 151 buffers all live at its call, where the nodes' own lifetimes freed
+    them between nodes that run inside the one call.)"""
     fx = fx or {}
     step = {name: i for i, name in enumerate(order)}
     step.update((name, step[h]) for name, h in (home or {}).items() if h in step and name not in step)
     graph_order = {name: i for i, name in enumerate(fx)}
     n = len(order)
+    first, last = _spans(n, step, sites)
     delta = [0] * (n + 1)
     allocs: list[list[BufferBytes]] = [[] for _ in range(n)]
     frees: list[list[BufferBytes]] = [[] for _ in range(n)]
@@ -222,17 +251,19 @@ def timeline(
     for b in _storages(buffers, aliases or {}, made, views):
         size = int(b.get("bytes") or 0)
         starts = [step[w] for w in b.get("writers") or [b.get("node", "")] if w in step]
-        start = min(starts) if starts else None  # from its first writer (a cat's slices are written before it)
+        # from its first writer (a cat's slices are written before it), or the first node of that writer's call
+        start = min(first[s] for s in starts) if starts else None
         if start is None or size <= 0:
             continue
-        ends = [step[u] for u in b.get("users") or [] if u in step]
+        # to its last reader, or the last node of that reader's call (of its writer's, where nothing reads it after)
+        ends = [last[step[u]] for u in b.get("users") or [] if u in step] + [last[s] for s in starts]
         end = n - 1 if b.get("is_output") else max([start, *ends])
         delta[start] += size
         delta[end + 1] -= size
         allocs[start].append(BufferBytes(b["name"], size))
         if not b.get("is_output"):
             frees[end].append(BufferBytes(b["name"], size))
-        spans.append((start, end, size, b))
+        spans.append((start, end, size, b, min(starts)))
     points, live = [], 0
     for i, name in enumerate(order):
         live += delta[i]
@@ -250,8 +281,8 @@ def timeline(
     at = next(i for i, p in enumerate(points) if p.live_bytes == peak)
     alive = sorted((s for s in spans if s[0] <= at <= s[1]), key=lambda s: (-s[2], s[3]["name"]))[:top]
     peak_buffers = []
-    for start, _, size, b in alive:
-        held, start = _held_at(b, at, step, start)
+    for _, _, size, b, written in alive:
+        held, start = _held_at(b, at, step, written, first)
         fx_node = _fx_of(held, graph_order)
         peak_buffers.append(
             LiveBuffer(
@@ -265,14 +296,17 @@ def timeline(
     return points, peak, order[at], peak_buffers
 
 
-def _held_at(storage: dict, at: int, step: dict[str, int], start: int) -> tuple[dict, int]:
+def _held_at(
+    storage: dict, at: int, step: dict[str, int], start: int, first: Optional[list[int]] = None
+) -> tuple[dict, int]:
     """``(buffer, its writer's step)``: what a storage holds at step ``at``, the last of the buffers written into it
-    in turn (``# reuse``: buf5, then buf6, buf13... ``_storages``' ``members``) whose writer ran by then: the peak
-    table names the tensor alive there, not the first that storage held (a checkpointed layer's, long dead)."""
+    in turn (``# reuse``: buf5, then buf6, buf13... ``_storages``' ``members``) whose writer ran by then (whose kernel
+    call had begun: ``first``, from :func:`_spans`): the peak table names the tensor alive there, not the first that
+    storage held (a checkpointed layer's, long dead). ``start``: the step of the storage's first writer."""
     held = (storage, start)
     for m in storage.get("members") or []:
         s = step.get(m.get("node", ""))
-        if s is not None and s <= at and s >= held[1]:
+        if s is not None and (first[s] if first is not None else s) <= at and s >= held[1]:
             held = (m, s)
     return held
 
@@ -538,8 +572,10 @@ def freed_inputs(compile: Compile, forward: Optional[Compile] = None) -> list[in
 
     - a saved tensor of a backward (``GraphNode.role``; AOTAutograd releases the saved tensors before the call)
       that the output code ``del``s is freed after the last fused node that reads it (one nothing reads, after
-      the first); one whose storage a buffer reuses (``buf9 = reinterpret_tensor(mm_5, ...); del mm_5  # reuse``)
-      is freed after the last reader of that buffer, unless the graph returns it;
+      the first), or after the last node of that node's kernel call where the call computes several
+      (:func:`launches`: the output code frees nothing until the call returns); one whose storage a buffer reuses
+      (``buf9 = reinterpret_tensor(mm_5, ...); del mm_5  # reuse``) is freed after the last reader of that buffer,
+      unless the graph returns it;
     - a saved tensor the ``forward`` also returned to its caller (a model's logits: saved for the loss's backward
       and returned in the model's output) stays held by that output: ``del`` frees nothing;
     - a tangent is held by the caller (the autograd function's backward keeps the gradients it was called
@@ -549,10 +585,12 @@ def freed_inputs(compile: Compile, forward: Optional[Compile] = None) -> list[in
     out = [0] * len(compile.fused_nodes)
     if post is None or not out:
         return out
+    # a kernel call of several fused nodes frees what it reads once it returns: after its last node
+    _, end = _spans(len(out), {n.name: i for i, n in enumerate(compile.fused_nodes)}, launches(compile))
     last: dict[str, int] = {}
     for i, n in enumerate(compile.fused_nodes):
         for r in n.reads:
-            last[r] = i
+            last[r] = end[i]
     deleted = set(re.findall(r"^\s*del ([A-Za-z_]\w*)\s*$", code, re.M))
     chains: dict[str, list[str]] = {}  # an input -> the buffers written into its storage
     aliases = reuses(code)
@@ -565,9 +603,9 @@ def freed_inputs(compile: Compile, forward: Optional[Compile] = None) -> list[in
             continue
         chain = chains.get(g.name, [])
         if g.name in deleted and not chain:
-            out[last.get(g.name, 0)] += tensor_bytes(g) or 0
+            out[last.get(g.name, end[0])] += tensor_bytes(g) or 0
         elif chain and not returned.intersection(chain):
-            out[max(last.get(b, 0) for b in [g.name, *chain])] += tensor_bytes(g) or 0
+            out[max(last.get(b, end[0]) for b in [g.name, *chain])] += tensor_bytes(g) or 0
     return out
 
 
@@ -661,7 +699,15 @@ def memory(
     order = [n.name for n in boxes]
     code = str(compile.output_code or "")
     points, peak, peak_node, alive = timeline(
-        order, buffers, fx, top=None, aliases=reuses(code), made=allocated(code), home=home, views=views(code)
+        order,
+        buffers,
+        fx,
+        top=None,
+        aliases=reuses(code),
+        made=allocated(code),
+        home=home,
+        views=views(code),
+        sites=launches(compile),
     )
     saved = saved_for_backward(compile, backward) if backward is not None and compile.graph_kind == "forward" else []
     unknown = compile.graph_kind == "forward" and not compile.subgraph and backward is None

@@ -718,7 +718,9 @@ class MemoryPoint(_Record):
     """The live bytes once fused node ``node`` has run, before the frees that follow it: every buffer the
     graph allocated that is still to be read at or after ``node``, or that the graph returns (graph inputs
     are counted apart, in ``Memory.input_bytes``). ``allocates``/``frees``: the buffers the node writes, and
-    those whose last reader it is (freed after it), largest first."""
+    those whose last reader it is (freed after it), largest first. A kernel call of several fused nodes
+    (``Kernel.call_sites``) is one launch: its buffers are all allocated at its first node and freed after its
+    last (``analysis/memory.launches``)."""
 
     node: str
     live_bytes: int

@@ -10,6 +10,7 @@ from inductor_lens.analysis.memory import (
     allocated,
     fold_module,
     fold_rollup,
+    freed_inputs,
     recomputed_by_line,
     regions,
     reuses,
@@ -80,6 +81,62 @@ def test_kernel_internal_buffers_cost_only_when_the_output_code_allocates_them()
     bufs = [_buf("buf0", "op0", 16, internal=True), _buf("buf9", "op0", 32, internal=True)]
     assert [p.live_bytes for p in timeline(ORDER, bufs, made={"buf0"})[0]] == [16, 0, 0, 0]
     assert [p.live_bytes for p in timeline(ORDER, bufs)[0]] == [0, 0, 0, 0]
+
+
+def test_a_kernel_call_of_several_fused_nodes_holds_what_it_takes_from_its_first_node_to_its_last():
+    """op1 and op2 are one kernel call (a C++ kernel group): the output code allocates every buffer the call takes
+    before it and frees none until it returns. buf0, read last by op1, lives to op2; buf2, written by op2, from op1;
+    buf3, written by op1 and read by nobody after, to op2. Their own lifetimes freed buf0 inside the call and
+    allocated buf2 after part of it had run: 22 B live at the call, where they said 16 at most."""
+    bufs = [
+        _buf("buf0", "op0", 10, ["op1"]),
+        _buf("buf1", "op1", 4, ["op2"]),
+        _buf("buf2", "op2", 6, ["op3"]),
+        _buf("buf3", "op1", 2, []),
+        _buf("buf4", "op3", 1, out=True),
+    ]
+    points, peak, node, alive = timeline(ORDER, bufs, sites=[["op1", "op2"]])
+    assert [p.live_bytes for p in points] == [10, 22, 22, 7]
+    assert (peak, node) == (22, "op1")  # the call's first node: where the call starts
+    assert [b.name for b in points[1].allocates] == ["buf2", "buf1", "buf3"] and points[1].frees == []
+    assert points[2].allocates == [] and [b.name for b in points[2].frees] == ["buf0", "buf1", "buf3"]
+    assert [(b.name, b.node) for b in alive] == [("buf0", "op0"), ("buf2", "op2"), ("buf1", "op1"), ("buf3", "op1")]
+    # each node on its own (a Triton kernel per fused node): the lifetimes as they were
+    assert [p.live_bytes for p in timeline(ORDER, bufs)[0]] == [10, 16, 10, 7]
+
+
+def test_a_saved_input_read_inside_a_kernel_call_is_freed_once_the_call_returns():
+    """A backward's saved ``mul`` (64 B), read by op0 only, which a C++ kernel group runs with op1: the output code
+    ``del``s it after the group's call, so after op1, not after op0."""
+    post = model.Graph(
+        nodes=[
+            model.GraphNode("mul", "placeholder", "mul", shape=[16], dtype="float32", role="saved"),
+            model.GraphNode("sin", "call_function", "aten.sin.default", inputs=["mul"], shape=[16], dtype="float32"),
+            model.GraphNode("cos", "call_function", "aten.cos.default", inputs=["sin"], shape=[16], dtype="float32"),
+        ]
+    )
+    fused = [
+        model.FusedNode("op0", "pointwise", ["sin"], "cpp_fused_cos_sin_0", reads=["mul"], writes=["buf0"]),
+        model.FusedNode("op1", "pointwise", ["cos"], "cpp_fused_cos_sin_0", reads=["buf0"], writes=["buf1"]),
+        model.FusedNode("op2", "extern", [], "extern_kernels.mm[buf2]", reads=["buf1"], writes=["buf2"]),
+    ]
+    code = "def call(self, args):\n    cpp_fused_cos_sin_0(mul, buf0, buf1)\n    del mul\n    return (buf2, )\n"
+
+    def compile_(sites):
+        kernel = model.Kernel("cpp_fused_cos_sin_0", "cpp", "", fused_nodes=["op0", "op1"], call_sites=sites)
+        return model.Compile(
+            id="0/0",
+            compile_id="0/0",
+            graph_kind="backward",
+            trigger=model.Trigger(kind="lazy_backward", reason=""),
+            graphs={"post_grad": post},
+            fused_nodes=fused,
+            kernels=[kernel],
+            output_code=code,
+        )
+
+    assert freed_inputs(compile_([["op0", "op1"]])) == [0, 64, 0]
+    assert freed_inputs(compile_([["op0"], ["op1"]])) == [64, 0, 0]  # two calls: after its reader's
 
 
 def _mem(peak, saved, lines):

@@ -153,10 +153,11 @@ def test_mlp_timeline_matches_the_output_codes_allocations(mlp_step):
     fwd, bwd = _pair(mlp_step[0])
     assert [p.node for p in fwd.memory.timeline] == [n.name for n in fwd.fused_nodes if not n.is_glue]
     assert [p.live_bytes for p in fwd.memory.timeline] == [512, 512, 640, 832]
-    # backward: the first kernel's 16 B temporaries and buf6 (128 B), two 32 B grads, the mm outputs (512 B,
-    # 1024 B), buf11 (32 B), buf12 written into the saved relu's storage (no new bytes), buf13 (2048 B), buf14
-    # into buf6's storage
-    assert [p.live_bytes for p in bwd.memory.timeline] == [208, 240, 704, 1728, 1760, 1760, 3296, 3296]
+    # backward: the first kernel's call (two fused nodes, one C++ function) takes its five 16 B temporaries, buf6
+    # (128 B) and the two 32 B grads, all allocated before it and the temporaries freed only once it returns: 272 B
+    # at both its nodes (the nodes' own lifetimes said 208 then 240); then the mm outputs (512 B, 1024 B), buf11
+    # (32 B), buf12 written into the saved relu's storage (no new bytes), buf13 (2048 B), buf14 into buf6's storage
+    assert [p.live_bytes for p in bwd.memory.timeline] == [272, 272, 704, 1728, 1760, 1760, 3296, 3296]
 
 
 def test_the_net_peak_leaves_out_the_inputs_a_backward_frees_on_the_way(mlp_step):
@@ -171,6 +172,90 @@ def test_the_net_peak_leaves_out_the_inputs_a_backward_frees_on_the_way(mlp_step
     assert (bwd.memory.freed_input_bytes, bwd.memory.net_peak_bytes, bwd.memory.net_peak_node) == (640, 3168, "op13")
     assert (fwd.memory.freed_input_bytes, fwd.memory.net_peak_bytes) == (0, fwd.memory.peak_bytes)
     assert bwd.memory.estimate_ratio is None  # nothing measured on a CPU
+
+
+_ALLOC = re.compile(r"^\s*(\w+) = empty_strided_cpu\(\(([^()]*)\), \([^()]*\), torch\.(\w+)\)")
+_REUSE = re.compile(r"^\s*(\w+) = (?:reinterpret_tensor\()?(\w+)\b[^\n]*; del \2\s*# reuse")
+_CALL = re.compile(r"^\s*(?:\w+ = )?(cpp_\w+|extern_kernels\.\w+)\(")
+
+
+def _live_at_calls(code):
+    """The bytes the output code's ``call()`` holds allocated at each of its kernel calls, in order, read off its
+    lines alone: ``empty_strided_cpu`` adds, ``del`` takes away, a ``# reuse`` renames (graph inputs not counted)."""
+    body = code[code.index("def call(") :]
+    body = body[: body.index("\n        return (")]
+    live, out = {}, []
+    for line in body.splitlines():
+        if m := _ALLOC.match(line):
+            dims = [int(d) for d in m.group(2).split(",") if d.strip()]
+            live[m.group(1)] = math.prod(dims) * {"float32": 4, "int64": 8, "bool": 1}[m.group(3)]
+        elif m := _REUSE.match(line):
+            if m.group(2) in live:
+                live[m.group(1)] = live.pop(m.group(2))
+        elif m := re.match(r"^\s*del (\w+)\s*$", line):
+            live.pop(m.group(1), None)
+        elif m := _CALL.match(line):
+            out.append((m.group(1), sum(live.values())))
+    return out
+
+
+@pytest.fixture(scope="module")
+def chain():
+    """``x = sin(x) * (i + 1) + x.mean()`` 20 times on 64 floats: one C++ kernel group (its 21 fused nodes in one
+    function, one call), taking 20 scalar means and one (64,) buffer that each step writes into in turn."""
+    import torch
+
+    def f(x):
+        for i in range(20):
+            x = torch.sin(x) * (i + 1) + x.mean()
+        return x
+
+    with inductor_lens.capture(strict=True) as cap:
+        torch.compile(f)(torch.randn(64))
+    (c,) = cap.report.compiles
+    return c
+
+
+@pytest.mark.parametrize("step", ["mlp_step", "block_step", "chain"])
+def test_the_live_bytes_at_each_kernel_call_are_what_the_output_code_holds_there(step, request):
+    """Each kernel call of the output code (a C++ kernel group of several fused nodes is one call) against the
+    timeline's points of the fused nodes it computes: every one of them says what ``call()`` holds allocated at
+    that line. The timeline freed a buffer between two nodes of one call, and allocated the call's later outputs
+    after its first nodes (the chain's peak: 276 B at its fifth node, where the call holds 336 B)."""
+    got = request.getfixturevalue(step)
+    for c in [got] if step == "chain" else got[0].compiles:
+        boxes = {n.name: i for i, n in enumerate(n for n in c.fused_nodes if not n.is_glue)}
+        sites = sorted(
+            (site for k in c.kernels for site in k.call_sites if site and site[0] in boxes), key=lambda s: boxes[s[0]]
+        )
+        live = {p.node: p.live_bytes for p in c.memory.timeline}
+        want = _live_at_calls(c.output_code)
+        assert len(sites) == len(want), (c.id, sites, want)
+        assert [sorted({live[f] for f in site if f in live}) for site in sites] == [[b] for _, b in want], c.id
+        assert c.memory.peak_bytes == max(b for _, b in want)
+
+
+def test_a_kernel_call_of_many_fused_nodes_holds_every_buffer_it_takes_at_once(chain):
+    """The chain's one call takes its 20 scalar means (4 B each) and the (64,) buffer (256 B, written into by each
+    step in turn: ``buf9 = buf4; del buf4  # reuse``...), all allocated before it and none freed before it returns:
+    336 B live at every one of its nodes, the peak at its first, which the Memory view names by its kernel."""
+    c = chain
+    code = c.output_code[c.output_code.index("def call(") :]
+    (kernel,) = c.kernels
+    (site,) = kernel.call_sites
+    boxes = [n.name for n in c.fused_nodes if not n.is_glue]
+    assert site == boxes and len(site) == 21
+    assert len(re.findall(r"empty_strided_cpu\(\(\), \(\), torch\.float32\)", code)) == 20
+    assert len(re.findall(r"empty_strided_cpu\(\(64, \), \(1, \), torch\.float32\)", code)) == 1
+    m = c.memory
+    assert [p.live_bytes for p in m.timeline] == [20 * 4 + 64 * 4] * 21
+    assert (m.peak_bytes, m.peak_node) == (336, site[0])
+    peak = next(n for n in c.fused_nodes if n.name == m.peak_node)
+    assert peak.label == kernel.name  # the view's "peak 336 B at cpp_fused_..." names the kernel call
+    # allocated at the call's first node, freed after its last (the means; the (64,) buffer is returned)
+    assert len(m.timeline[0].allocates) == 21 and all(not p.allocates for p in m.timeline[1:])
+    assert all(not p.frees for p in m.timeline[:-1]) and len(m.timeline[-1].frees) == 20
+    assert m.peak_buffer_count == 21 and sum(r.bytes for r in m.peak_by_module) == 336
 
 
 @pytest.mark.parametrize("step", ["mlp_step", "block_step"])
