@@ -49,6 +49,7 @@ from .stacks import frames_of, non_user_prefixes, torch_dir, trim_hook_callers, 
 from .torchread import (
     aot_input_names,
     forward_outputs,
+    frame_code,
     fx_graph_nodes,
     ir_fx_nodes,
     kernel_ir,
@@ -57,6 +58,7 @@ from .torchread import (
     mark_gradients,
     mark_lifted,
     mark_results,
+    mark_stack_values,
     model_tensors,
     output_nodes,
     raw_sched_node,
@@ -950,7 +952,9 @@ def _install_compile_fx(stack: contextlib.ExitStack) -> None:
                 log[at] = (log[at][0], cid, nodes)  # the last attempt's graph is the one compiled
             else:
                 log.append((now_us(), cid, nodes))
-            for t, name in model_tensors(nodes, example_inputs):
+            code = frame_code()
+            mark_stack_values(nodes, code)
+            for t, name in model_tensors(nodes, example_inputs, code):
                 with contextlib.suppress(TypeError):  # a tensor that takes no weak reference stays unnamed
                     hooks._model_tensors.setdefault(id(t), (weakref.ref(t), name))
 

@@ -10,7 +10,7 @@ import re
 from typing import Any, Optional
 
 from ..report.model import Frame
-from ..report.rules import MODULE_ROOT_ARG, parse_size_hints, split_args
+from ..report.rules import module_relative, parse_size_hints, split_args
 
 _FRAME_RE = re.compile(r'^\s*File "(?P<file>.+?)", line (?P<line>\d+), in (?P<func>.+?)\s*$')
 
@@ -221,9 +221,10 @@ def parse_graph_break(text: str) -> tuple[str, list[Frame]]:
 _MODULE_KEY_RE = re.compile(r"""\._modules\[['"]([^'"]+)['"]\]|\[['"]([^'"]+)['"]\]|\[(\d+)\]""")
 
 
-def _getattr_path(path: str) -> Optional[str]:
+def _getattr_path(path: str, wrapped: bool = False) -> Optional[str]:
     """The module path of dynamo's ``getattr(L.self, 'ü name')`` (a module registered under a name that is no
     identifier, reached by ``getattr``), read as Python reads it: ``ü name``, a name with quotes or dots kept as it is.
+    Its root is left out where it is the compiled module and kept where it is another (:func:`clean_module_path`).
     ``None`` where ``path`` is no such expression."""
     import ast
 
@@ -231,6 +232,10 @@ def _getattr_path(path: str) -> Optional[str]:
         tree = ast.parse(path, mode="eval").body
     except (SyntaxError, ValueError):
         return None
+
+    def root(name: str) -> list[str]:
+        """The compiled module (the frame's ``self``, torch's wrapper's ``fn``) is no part of the path; another is."""
+        return [] if name == "self" or (wrapped and name == "fn") else [name]
 
     def parts(n: ast.expr) -> list[str]:
         """The path's names after its root (the local or global dynamo read: ``L['self']``, ``L['args'][0]``)."""
@@ -240,14 +245,16 @@ def _getattr_path(path: str) -> Optional[str]:
                 return [*parts(n.args[0]), name.value]
         if isinstance(n, ast.Attribute):
             if isinstance(n.value, ast.Name) and n.value.id in ("L", "G"):
-                return []  # L.self: the root
-            return [*parts(n.value), *([] if n.attr == "_modules" else [n.attr])]
+                return root(n.attr)  # L.self
+            return [*parts(n.value), *([] if n.attr in ("_modules", "__dict__") else [n.attr])]
         if isinstance(n, ast.Subscript) and isinstance(n.slice, ast.Constant):
             if isinstance(n.value, ast.Name) and n.value.id in ("L", "G"):
-                return []  # L['self']: the root
+                return root(str(n.slice.value))  # L['self']
             if n.slice.value == 0 and isinstance(n.value, ast.Subscript) and isinstance(n.value.value, ast.Name):
                 if n.value.value.id == "L" and getattr(n.value.slice, "value", None) == "args":
                     return []  # L['args'][0]: a decorator wrapper's module (MODULE_ROOT_ARG)
+            if n.slice.value == "_modules" and isinstance(n.value, ast.Attribute) and n.value.attr == "__dict__":
+                return parts(n.value)  # .__dict__['_modules']: a module that sets an attribute in its forward
             return [*parts(n.value), str(n.slice.value)]
         if isinstance(n, ast.Name) and n.id == "self":
             return []
@@ -259,15 +266,22 @@ def _getattr_path(path: str) -> Optional[str]:
         return None
 
 
-def clean_module_path(path: str) -> str:
+def clean_module_path(path: str, wrapped: bool = False) -> str:
     """``L['self'].layers[0]._modules['mlp']`` -> ``layers.0.mlp`` (the nn.Module's qualified name); ``getattr(L.self,
-    'ü name')`` -> ``ü name`` (:func:`_getattr_path`)."""
+    'ü name')`` -> ``ü name`` (:func:`_getattr_path`). The path is the module's from the compiled module: the root
+    that is the compiled module is left out (the frame's ``self``; a decorator wrapper's ``L['args'][0]``; where
+    ``wrapped``, torch's ``inner`` wrapper's ``L['fn']``), any other is kept: ``G['enc']._modules['0']`` (a global
+    module a compiled function calls) -> ``enc.0``. Read through ``__dict__`` (a module whose forward sets an
+    attribute of its own), ``L['self'].__dict__['_modules']['lin'].0`` -> ``lin.0``.
+
+    >>> clean_module_path("L['self'].__dict__['_modules']['lin'].0"), clean_module_path("G['enc']._modules['0']")
+    ('lin.0', 'enc.0')
+    """
     if "getattr(" in path:
-        read = _getattr_path(path.strip())
+        read = _getattr_path(path.strip(), wrapped)
         if read is not None:
             return read
-    path = MODULE_ROOT_ARG.sub("", path.strip())  # ``L['args'][0]._modules[...]``: a decorator wrapper's module
-    path = re.sub(r"^(L|G)\[['\"][^'\"]+['\"]\]\.?", "", path)
+    path = module_relative(path, wrapped)
     path = re.sub(r"^self\.", "", path)
 
     def repl(m: re.Match) -> str:

@@ -201,3 +201,56 @@ def read_sources(files: Iterable[str], cells: dict[str, Cell]) -> list[SourceFil
         total += len(text)
         out.append(SourceFile(file=name, text=text, note=note))
     return out
+
+
+#: A graph input dynamo took from the stack at a graph break: a slot of its resume function (``L['___stack0']``), or an
+#: item of one (``L['___stack0'][0]``).
+_STACK_SOURCE = re.compile(r"^L\[['\"](___stack\d+)['\"]\](?:\[(\d+)\])?$")
+_STORES = ("STORE_FAST", "STORE_DEREF", "STORE_NAME", "STORE_GLOBAL")
+
+
+def resume_stack_names(code) -> dict[str, str]:
+    """What the user's code calls the values dynamo hands to its code after a graph break (a resume function,
+    ``torch_dynamo_resume_in_step_at_8``, takes the values that were on the stack at the break as ``___stack0``,
+    ``___stack1``...): ``{source: name}`` for the top of the stack (the result of the call that broke the graph), read
+    from the resume function's own bytecode where the code it jumps to stores that value at once: ``x = x.f()``
+    stores ``___stack0`` in ``x``; ``g, = torch.autograd.grad(...)`` unpacks it, ``L['___stack0'][0]`` is ``g``. Any
+    other slot, or a value the code goes on computing with, is left out: no name of the user's holds it. ``{}`` for a
+    code that is no resume function."""
+    import dis
+
+    if not str(getattr(code, "co_name", "")).startswith("torch_dynamo_resume_in_"):
+        return {}
+    args = code.co_varnames[: code.co_argcount]
+    stack = [a for a in args if re.fullmatch(r"___stack\d+", a)]
+    if not stack:
+        return {}
+    top = max(stack, key=lambda a: int(a[len("___stack") :]))
+    try:
+        ins = [i for i in dis.get_instructions(code) if i.opname not in ("CACHE", "EXTENDED_ARG", "NOP")]
+    except Exception:  # a code dis cannot read: its values stay unnamed
+        return {}
+    # the prologue loads the stack's values and jumps to where the original code resumes
+    jump = next((i for i in ins if i.opname.startswith("JUMP")), None)
+    if jump is None or not isinstance(jump.argval, int):
+        return {}
+    after = [i for i in ins if i.offset >= jump.argval]
+    if not after:
+        return {}
+    first = after[0]
+    if first.opname in _STORES:
+        return {f"L['{top}']": str(first.argval)}
+    if first.opname == "UNPACK_SEQUENCE" and isinstance(first.arg, int):
+        names: list[str] = []
+        for i in after[1:]:
+            if len(names) >= first.arg:
+                break
+            if i.opname in _STORES:
+                names.append(str(i.argval))
+            elif i.opname == "STORE_FAST_STORE_FAST" and isinstance(i.argval, tuple):  # Python 3.13: two stores in one
+                names.extend(str(a) for a in i.argval)
+            else:
+                break
+        if len(names) == first.arg:
+            return {f"L['{top}'][{k}]": n for k, n in enumerate(names)}
+    return {}

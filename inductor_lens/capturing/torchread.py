@@ -403,16 +403,29 @@ def _source_name(source: Any) -> str:
         return ""
 
 
-def model_tensors(nodes: list[dict], example_inputs: Any) -> list[tuple[Any, str]]:
+def frame_code() -> Any:
+    """The code object of the frame dynamo is compiling, from its translator while the backend runs; ``None`` where
+    there is none on this thread."""
+    from torch._dynamo.symbolic_convert import InstructionTranslator
+
+    try:
+        return InstructionTranslator.current_tx().f_code
+    except Exception:  # no translator on this thread (a graph compiled outside dynamo's tracing)
+        return None
+
+
+def model_tensors(nodes: list[dict], example_inputs: Any, code: Any = None) -> list[tuple[Any, str]]:
     """``(tensor, name)`` of each parameter or buffer of the user's model that dynamo's graph takes as an input
     (``nodes``: ``fx_graph_nodes(gm)``, whose placeholders come in the order of the backend's ``example_inputs``,
-    the real tensors): named by its source (``conv1.weight``). A later graph that holds the same tensor as its own
-    (an optimizer step's ``self.param_groups[0]['params'][0]``) is named by it (``mark_lifted``)."""
-    from ..report.rules import source_role
+    the real tensors): named by its source (``conv1.weight``), from the module compiled in the frame of ``code``
+    (``frame_code``; ``rules.wraps_module``), as the report names it. A later graph that holds the same tensor as its
+    own (an optimizer step's ``self.param_groups[0]['params'][0]``) is named by it (``mark_lifted``)."""
+    from ..report.rules import source_role, wraps_module
 
+    wrapped = code is not None and wraps_module(str(code.co_name), str(code.co_filename))
     out = []
     for n, t in _placeholder_inputs(nodes, example_inputs):
-        role, name = source_role(n.get("source", ""))
+        role, name = source_role(n.get("source", ""), wrapped)
         if role in ("parameter", "buffer") and name:
             out.append((t, name))
     return out
@@ -431,6 +444,19 @@ def mark_gradients(nodes: list[dict], example_inputs: Any, known: list[tuple[Any
             name = next((nm for p, nm in known if getattr(p, "is_leaf", False) and p.grad is t), None)
             if name:
                 n["known_as"] = f"{name}.grad"
+
+
+def mark_stack_values(nodes: list[dict], code: Any) -> None:
+    """Mark each placeholder of dynamo's graph that is a value the code before a graph break handed to the code
+    after it (``L['___stack0']``, a resume function's argument; ``code``: the frame's code, ``frame_code``) with
+    ``known_as``, the name the user's code stores it in (``sources.resume_stack_names``: ``x`` of
+    ``x = x.requires_grad_(True)``). Reads the code's bytecode only."""
+    from .sources import resume_stack_names
+
+    names = resume_stack_names(code) if code is not None else {}
+    for n in nodes:
+        if n["op"] == "placeholder" and str(n.get("source", "")) in names:
+            n["known_as"] = names[str(n["source"])]
 
 
 def _placeholder_inputs(nodes: list[dict], example_inputs: Any) -> list[tuple[dict, Any]]:

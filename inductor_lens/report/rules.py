@@ -1010,20 +1010,67 @@ def unique_stacks(stacks: Iterable[list]) -> list[list]:
 #: Apply it only to what is known to be a module or to hang off one (a parameter's source, a module path).
 MODULE_ROOT_ARG = re.compile(r"^L\[['\"]args['\"]\]\[0\](?=\.|$)")
 
+#: ``L['fn']`` in ``inner``, torch's wrapper (torch/_dynamo/external_utils.py) that torch.compile traces for a
+#: module of torch's own (``torch.compile(nn.Sequential(...))``): the wrapped module. The root only in that frame
+#: (``wrapped`` below): elsewhere a local named ``fn`` is the user's.
+WRAPPED_ROOT = re.compile(r"^L\[['\"]fn['\"]\](?=\.|\[|$)")
 
-def source_role(source: str) -> tuple[str, str]:
+
+def wraps_module(co_name: str, co_filename: str) -> bool:
+    """Whether the frame dynamo traced (its code's name and file) is torch's ``inner`` wrapper around a module, whose
+    local ``fn`` is the compiled module (``WRAPPED_ROOT``)."""
+    return co_name == "inner" and bool(re.search(r"/torch/_dynamo/external_utils\.py$", co_filename.replace("\\", "/")))
+
+
+#: An instance attribute read through the object's ``__dict__``: dynamo's source for a module whose forward sets an
+#: attribute of its own (``self.calls += 1``): ``L['self'].__dict__['_modules']['lin']``, which is ``._modules['lin']``.
+_DICT_ITEM = re.compile(r"\.__dict__\[['\"]([A-Za-z_]\w*)['\"]\]")
+
+#: A value that was on the stack at a graph break (a resume function's argument ``___stack0``), or an item of it.
+_STACK_SLOT = re.compile(r"^L\[['\"]___stack(\d+)['\"]\](?:\[(\d+)\])?(.*)$")
+
+#: The root of a source: the frame's local or global it starts from.
+_ROOT = re.compile(r"^(?:L|G)\[['\"]([^'\"]+)['\"]\]")
+
+
+def module_relative(source: str, wrapped: bool = False) -> str:
+    """``source`` (a module path or a parameter's source) from the module that was compiled: without its root where
+    that root is the compiled module (the frame's ``self``; the module a decorator wrapper takes first,
+    ``MODULE_ROOT_ARG``; torch's ``inner`` wrapper's ``fn`` where ``wrapped``), with the root's name where it is any
+    other module the compiled code calls (a global ``G['enc']``, a local ``L['mha']``: ``enc...``, ``mha...``);
+    attributes read through ``__dict__`` read as attributes.
+
+    >>> module_relative("L['self'].__dict__['_modules']['lin']"), module_relative("G['enc']._modules['0']")
+    ("._modules['lin']", "enc._modules['0']")
+    """
+    s = _DICT_ITEM.sub(r".\1", str(source or "").strip())
+    s = MODULE_ROOT_ARG.sub("", s)
+    if wrapped:
+        s = WRAPPED_ROOT.sub("", s)
+    return _ROOT.sub(lambda m: "" if m.group(1) == "self" else m.group(1), s)
+
+
+def source_role(source: str, wrapped: bool = False) -> tuple[str, str]:
     """``(role, display_name)`` of a dynamo graph input from its source:
     ``L['self']._modules['fc1']._parameters['weight']`` -> ``("parameter", "fc1.weight")``, ``L['x']`` ->
-    ``("input", "x")``, a global tensor of the user's code ``G['cache']`` -> ``("global", "cache")``.
+    ``("input", "x")``, a global tensor of the user's code ``G['cache']`` -> ``("global", "cache")``. A parameter or
+    buffer is named by its path from the compiled module (the frame's ``self``): one of another module the compiled
+    code calls keeps that module's name (:func:`module_relative`; ``wrapped``: the frame is torch's ``inner``
+    wrapper, whose ``fn`` is the compiled module).
 
     >>> source_role("G['cache']"), source_role("G['model']._modules['fc']._parameters['weight']")
-    (('global', 'cache'), ('parameter', 'fc.weight'))
+    (('global', 'cache'), ('parameter', 'model.fc.weight'))
+    >>> source_role("L['self'].__dict__['_buffers']['avg']")  # a module that sets an attribute in its forward
+    ('buffer', 'avg')
+    >>> source_role("L['___stack0'][0]")  # a value on the stack at a graph break, that no name of the user's holds
+    ('input', 'item 0 of value 0 handed over at the graph break')
     >>> source_role("L['self'].state[list(dict.keys(L['self'].state))[1]]['exp_avg']")
     ('input', "self.state[list(dict.keys(self.state))[1]]['exp_avg']")
     """
     s = str(source or "")
     if not s:
         return "", ""
+    s = _DICT_ITEM.sub(r".\1", s)
     role = "parameter" if "_parameters[" in s else "buffer" if "_buffers[" in s else "input"
     m = re.match(r"^G\[['\"]([^'\"]+)['\"]\](.*)$", s) if role == "input" else None
     if m:
@@ -1032,12 +1079,15 @@ def source_role(source: str) -> tuple[str, str]:
         m = re.match(r"^L\[['\"]kwargs['\"]\]\[['\"]([^'\"]+)['\"]\](.*)$", s)  # a keyword argument: its name
         if m:
             return role, m.group(1) + m.group(2)
+        m = _STACK_SLOT.match(s)
+        if m:  # dynamo's name for it; the capture names it where the user's code stores it (sources.resume_stack_names)
+            value = f"value {m.group(1)} handed over at the graph break"
+            return role, (f"item {m.group(2)} of {value}" if m.group(2) else value) + m.group(3)
         m = re.match(r"^L\[['\"]([^'\"]+)['\"]\](.*)$", s)
         shown = (m.group(1) + m.group(2)) if m else s
         # a local inside (an optimizer's state, keyed by its parameters: self.state[list(dict.keys(L['self'].state))[0]])
         return role, re.sub(r"\bL\[['\"]([A-Za-z_]\w*)['\"]\]", r"\1", shown)
-    s = MODULE_ROOT_ARG.sub("", s)  # the module is the first of a wrapper's *args: it is the root
-    path = re.sub(r"^(L|G)\[['\"][^'\"]+['\"]\]", "", s)
+    path = module_relative(s, wrapped)
     path = re.sub(r"\._(modules|parameters|buffers)\[['\"]([^'\"]+)['\"]\]", r".\2", path)
     path = re.sub(r"\[['\"]([^'\"]+)['\"]\]|\[(\d+)\]", lambda m: "." + (m.group(1) or m.group(2)), path)
     return role, re.sub(r"^self\.", "", path.strip("."))
@@ -1056,7 +1106,13 @@ def placeholder_source(name: str) -> str:
     >>> placeholder_source("L_self_modules_fc_parameters_weight_"), placeholder_source("G_cache_")
     ("L['self']._modules['fc']._parameters['weight']", "G['cache']")
     >>> source_role(placeholder_source("G_model_modules_bn_buffers_running_mean_"))
-    ('buffer', 'bn.running_mean')
+    ('buffer', 'model.bn.running_mean')
+
+    A module whose forward sets an attribute of its own is read through its ``__dict__`` (``L_self_dict_...``; a
+    local of the user's named ``self_dict`` is read so too):
+
+    >>> placeholder_source("L_self_dict_modules_lin_parameters_weight_")
+    "L['self'].__dict__['_modules']['lin']._parameters['weight']"
     """
     m = re.fullmatch(r"([LG])_(\w+)_", name or "")
     if not m:
@@ -1065,8 +1121,11 @@ def placeholder_source(name: str) -> str:
     root, rest = parts[0], parts[1:]
     if not root or any(not p for p in rest):
         return ""
+    parts = [f"._{kind}['{key}']" for kind, key in zip(rest[::2], rest[1::2])]
+    if scope == "L" and root == "self_dict" and parts:  # L['self'].__dict__['_modules']['lin']
+        return "L['self'].__dict__" + re.sub(r"^\.(_\w+)\[", r"['\1'][", parts[0]) + "".join(parts[1:])
     root = "L['args'][0]" if scope == "L" and root == "args_0" and rest else f"{scope}['{root}']"
-    return root + "".join(f"._{kind}['{key}']" for kind, key in zip(rest[::2], rest[1::2]))
+    return root + "".join(parts)
 
 
 _TRIGGER_SUMMARY = {

@@ -487,3 +487,46 @@ def test_a_compiled_adamw_step_is_named_by_its_class_and_its_state_by_key_and_pa
     assert {key for key in opt.state[w]} == {"step", "exp_avg", "exp_avg_sq"}
     said = " ".join(n.in_place for n in c.fused_nodes)
     assert f"exp_avg of {param}" in said and "dict.keys" not in said, said
+
+
+@pytest.mark.compile
+def test_a_functions_two_modules_and_the_values_a_graph_break_hands_over_are_named_as_the_user_knows_them():
+    """``dec(enc(x))`` with two ``nn.Sequential`` a compiled function holds: each Linear is named by its module
+    (``enc.0``, ``dec.0``: dynamo's ``L['enc']._modules['0']``), in the parameters' names and the nodes' module stacks
+    alike; both were ``0``. After a graph break, the value the code before it hands over (dynamo's ``___stack0``,
+    ``___stack0[0]``) is named by the name the user's code stores it in: ``y = eager(...)``, ``g, = pair(y)``."""
+    torch.manual_seed(0)
+    enc = nn.Sequential(nn.Linear(8, 8), nn.ReLU())
+    dec = nn.Sequential(nn.Linear(8, 8), nn.Sigmoid())
+    eager = torch._dynamo.disable(lambda t: t * 2)
+    pair = torch._dynamo.disable(lambda t: (t - 1,))
+
+    def f(x):
+        y = eager(enc(x))
+        y = y.cos()
+        (g,) = pair(y)
+        return dec(g)
+
+    with torch.no_grad(), inductor_lens.capture(strict=True) as cap:
+        torch.compile(f)(torch.randn(4, 8))
+    first, middle, last = cap.report.compiles
+    inputs = {c.id: {n.name: (n.role, n.display_name) for n in _placeholders(c).values()} for c in cap.report.compiles}
+    assert sorted(inputs[first.id].values()) == [
+        ("input", "x"),
+        ("parameter", "enc.0.bias"),
+        ("parameter", "enc.0.weight"),
+    ], inputs
+    assert sorted(inputs[middle.id].values()) == [("input", "y")], inputs
+    assert sorted(inputs[last.id].values()) == [
+        ("input", "g"),
+        ("parameter", "dec.0.bias"),
+        ("parameter", "dec.0.weight"),
+    ], inputs
+    for c, root in ((first, "enc"), (last, "dec")):
+        fx = {n.name: n for n in c.graphs["post_grad"].nodes}
+        (addmm,) = [n for n in fx.values() if n.target.startswith("aten.addmm")]
+        assert addmm.module_stack == [root, f"{root}.0"], addmm.module_stack
+        weight = fx[fx[addmm.inputs[2]].inputs[0]]  # addmm(bias, x, permute(weight))
+        assert rules.owner_module(weight.display_name) == f"{root}.0", weight  # the module its addmm ran in
+        (node,) = [n for n in c.fused_nodes if addmm.name in n.fx_nodes]
+        assert node.module_stack == [root, f"{root}.0"], node.module_stack

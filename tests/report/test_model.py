@@ -494,6 +494,55 @@ def test_names_read_through_a_decorator_wrapper_that_passes_the_module_in_args()
     assert parse.clean_module_path("L['self'].layers[0]._modules['mlp']") == "layers.0.mlp"
 
 
+def test_a_module_other_than_the_compiled_one_keeps_its_name_in_paths():
+    """Only the root that is the compiled module (the frame's ``self``; a decorator wrapper's ``args[0]``; torch's
+    ``inner`` wrapper's ``fn``) leaves module paths: a compiled function's global or local modules keep their names.
+    Each root was dropped, so ``dec(enc(x))`` with ``enc``, ``dec`` two ``nn.Sequential`` named both Linears ``0`` and
+    both weights ``0.weight``, and a global ``mha`` had no module at all. The strings are torch 2.13's."""
+    from inductor_lens.report.rules import source_role
+
+    assert source_role("G['enc']._modules['0']._parameters['weight']") == ("parameter", "enc.0.weight")
+    assert source_role("L['dec']._modules['0']._parameters['bias']") == ("parameter", "dec.0.bias")  # a closure's
+    assert source_role("G['mha']._parameters['in_proj_weight']") == ("parameter", "mha.in_proj_weight")
+    assert source_role("G['model']._modules['bn']._buffers['running_mean']") == ("buffer", "model.bn.running_mean")
+    assert parse.clean_module_path("G['enc']") == "enc"
+    assert parse.clean_module_path("G['enc'].0") == "enc.0"
+    assert parse.clean_module_path("G['layer'].self_attn") == "layer.self_attn"
+    assert parse.clean_module_path("L['mha']") == "mha"
+    assert parse.clean_module_path("getattr(G['m'], 'a b')") == "m.a b"
+    # torch.compile(nn.Sequential(...)) traces torch's wrapper inner(*args), whose fn is the module: its root
+    assert parse.clean_module_path("L['fn'].0", wrapped=True) == "0"
+    assert source_role("L['fn']._modules['0']._parameters['weight']", wrapped=True) == ("parameter", "0.weight")
+    assert parse.clean_module_path("L['fn'].0") == "fn.0"  # elsewhere a local named fn is the user's
+    assert parse.clean_module_path("L['self'].fc1") == "fc1"
+
+
+def test_a_module_that_sets_an_attribute_in_forward_keeps_its_names():
+    """A forward that sets an attribute of its module (``self.calls += 1``) makes dynamo read the module through its
+    ``__dict__``: the parameters were named ``__dict__._modules.lin.weight`` and the buffer
+    ``self.__dict__['_buffers']['avg']``, an input "your code passed in". The strings are torch 2.13's."""
+    from inductor_lens.report.rules import source_role
+
+    assert source_role("L['self'].__dict__['_modules']['lin']._parameters['weight']") == ("parameter", "lin.weight")
+    assert source_role("L['self'].__dict__['_modules']['lin']._modules['0']._parameters['bias']") == (
+        "parameter",
+        "lin.0.bias",
+    )
+    assert source_role("L['self'].__dict__['_buffers']['avg']") == ("buffer", "avg")
+    assert source_role("L['self'].__dict__['_parameters']['scale']") == ("parameter", "scale")
+    assert parse.clean_module_path("L['self'].__dict__['_modules']['lin'].0") == "lin.0"
+    assert parse.clean_module_path("getattr(L['self'].__dict__['_modules']['lin'], 'a b')") == "lin.a b"
+
+
+def test_a_value_handed_over_at_a_graph_break_is_not_named_by_dynamos_stack_slot():
+    """A resume function's ``___stack0`` is dynamo's name; where the capture cannot tell the user's name for it
+    (``sources.resume_stack_names``), it says what it is."""
+    from inductor_lens.report.rules import source_role
+
+    assert source_role("L['___stack1']") == ("input", "value 1 handed over at the graph break")
+    assert source_role("L['___stack0'][0]") == ("input", "item 0 of value 0 handed over at the graph break")
+
+
 def _twin(cls: type) -> type:
     """``cls`` as plain ``@dataclass(frozen=True, slots=True)`` makes it: the same fields, generated methods."""
     import dataclasses
