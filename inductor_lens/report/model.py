@@ -35,6 +35,7 @@ from .rules import (
     empty_frame_words,
     frame_label,
     frame_stage,
+    launch_value_text,
     nothing_text,
     readable_reasons,
     runs_text,
@@ -569,6 +570,9 @@ class LaunchArg(_Record):
     argument holds, as the launch table names it (``report/finish._buffer_holds``): a graph input by the name the
     user knows (``fc1.weight`` for ``primals_4``), a buffer by the op that computes it (``layer1.0.conv1
     convolution``); ``""`` where that is the name itself, for scalars, and in reports made before it.
+    ``value_text``: a scalar's value as the launch table shows it, exact (``rules.launch_value_text``: a JSON
+    reader's doubles round an int past 2**53), ``s0 = 8`` where symbolic; ``""`` for a tensor. Derived from
+    ``value`` and ``hint`` whenever the argument is built or loaded; a stored value is ignored.
     """
 
     name: str
@@ -581,6 +585,11 @@ class LaunchArg(_Record):
     param: str = ""
     keyword: str = ""
     holds: str = ""
+    value_text: str = ""
+
+    def __post_init__(self) -> None:
+        text = "" if self.shape is not None else launch_value_text(self.value, self.hint)
+        object.__setattr__(self, "value_text", text)
 
 
 @_record

@@ -1432,6 +1432,23 @@ def runs_text(runs: int, warmup: int) -> str:
     )
 
 
+def launch_value_text(value: Any, hint: Any = None) -> str:
+    """A launch argument's value as the launch table shows it (``LaunchArg.value_text``): the number or text the
+    call passes, exactly (a page's JSON reader holds numbers as doubles, which round an int past 2**53: the seeds
+    bound 9223372036854775807 read 9223372036854776000), with a symbolic value's concrete one after ``=``; ``""``
+    for a tensor (no value).
+
+    >>> launch_value_text(9223372036854775807), launch_value_text("s0", 8), launch_value_text(1e-05)
+    ('9223372036854775807', 's0 = 8', '1e-05')
+    >>> launch_value_text(None)
+    ''
+    """
+    if value is None:
+        return ""
+    text = repr(value) if isinstance(value, float) else str(value)
+    return f"{text} = {hint}" if hint is not None and not isinstance(hint, list) else text
+
+
 def unattributed_text(share: Optional[float]) -> str:
     """``"unattributed: 3%"`` for the step's unattributed share (``StepProfile.unattributed_text``), rounded half
     up; empty without a share.
