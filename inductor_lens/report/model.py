@@ -237,10 +237,14 @@ class GraphNode(_Record):
     #: capture; for a ``select``/``slice``, the part of its input it takes as Python indexes it, ``[1]``,
     #: ``[:, :, 16:32]`` (the q, k, v of ``qkv[0], qkv[1], qkv[2]``) (``""`` otherwise, and in reports made before it).
     output: str = ""
+    #: For a higher-order op that runs one op and only orders it after others (``control_deps``, in which
+    #: ``fallback_random`` wraps each random op): that op's target (``aten.rand_like.default``), which names the node
+    #: (``short_op``) and its fused node's ``ops``; ``""`` otherwise, and in reports made before it.
+    wraps: str = ""
 
     def __post_init__(self) -> None:
         if not self.short_op and self.op == "call_function":
-            object.__setattr__(self, "short_op", short_op(self.target))
+            object.__setattr__(self, "short_op", short_op(self.wraps or self.target))
 
 
 @_record
