@@ -315,6 +315,7 @@ def _graph_nodes(
                 name=n["name"],
                 op=n["op"],
                 target=n["target"],
+                wraps=n.get("wraps") or "",
                 inputs=list(n["inputs"]),
                 shape=n.get("shape"),
                 shape_hint=n.get("shape_hint"),

@@ -128,7 +128,10 @@ def raw_sched_node(snode: Any, costs: bool = False) -> RawSchedNode:
         kind=_node_kind(snode),
         members=[s.get_name() for s in snode.get_nodes()],
         fx_nodes=_snode_fx_nodes(snode),
-        reads=sorted({d.name for d in rw.reads}),
+        # a fake WeakDep only orders this node after another (control_deps under fallback_random: rand_like after the
+        # dropout; Inductor's own words: "control dependencies for ordering only, they should not extend buffer
+        # lifetimes"): no buffer it reads
+        reads=sorted({d.name for d in rw.reads if not getattr(d, "is_fake", False)}),
         writes=sorted({d.name for d in rw.writes}),
         outputs=outputs,
         mutates=mutates,
@@ -225,6 +228,26 @@ def _target_name(node: Any) -> str:
     return name.replace("torch.ops.", "")
 
 
+#: Higher-order ops that run one op of a subgraph and only add an ordering to it: ``control_deps(deps, subgraph,
+#: *args)``, which ``fallback_random`` wraps each random op in (``rand_like`` after the dropout before it).
+_ORDERING_HOPS = frozenset({"higher_order.control_deps"})
+
+
+def wrapped_op(node: Any) -> str:
+    """The target of the op a :data:`_ORDERING_HOPS` node runs (its subgraph's one op: ``aten.rand_like.default``),
+    ``""`` for another node or a subgraph of several ops."""
+    if node.op != "call_function" or _target_name(node) not in _ORDERING_HOPS or len(node.args) < 2:
+        return ""
+    sub = node.args[1]
+    if getattr(sub, "op", None) == "get_attr":
+        sub = node.graph.owning_module
+        for part in str(node.args[1].target).split("."):
+            sub = getattr(sub, part, None)
+    graph = getattr(sub, "graph", None)
+    ops = [n for n in getattr(graph, "nodes", ()) if n.op == "call_function"]
+    return _target_name(ops[0]) if len(ops) == 1 else ""
+
+
 def fx_graph_nodes(gm: Any) -> list[dict]:
     """Plain dicts for the nodes of an FX GraphModule (see ``model.GraphNode``)."""
     out = []
@@ -245,6 +268,7 @@ def fx_graph_nodes(gm: Any) -> list[dict]:
                 "name": n.name,
                 "op": n.op,
                 "target": _target_name(n),
+                "wraps": wrapped_op(n),
                 "inputs": [a.name for a in n.all_input_nodes],
                 "shape": shape,
                 "shape_hint": shape_hint,

@@ -77,7 +77,9 @@ def _kernel(k: Kernel) -> Kernel:
 
 def _fused(n: FusedNode, kernels: dict[str, Kernel], fx: dict) -> FusedNode:
     k = kernels.get(n.kernel) if n.kernel else None
-    ops = [short_op(fx[name].target) for name in n.fx_nodes if name in fx and fx[name].op not in NOT_OPS]
+    ops = [
+        short_op(fx[name].wraps or fx[name].target) for name in n.fx_nodes if name in fx and fx[name].op not in NOT_OPS
+    ]
     callee = str((k.metadata if k else {}).get("callee") or "")
     label = fused_label(n.kind, n.kernel, k.language if k else "", ops, callee, n.name)
     # a kernel's stack is all its fused nodes' (a loss kernel that also counts BatchNorm's num_batches_tracked would
@@ -112,6 +114,21 @@ def _in_graph_order(lines: list, fx_nodes: list[str], fx: dict) -> list:
     return sorted(lines, key=lambda f: first.get((f.file, f.line), len(fx_nodes)))
 
 
+#: Inductor's random seeds for the graph's random ops (its RNG pass, ``fallback_random`` off): one op, no user line.
+SEEDS_OP = "prims.inductor_seeds.default"
+
+
+def _seeded_lines(c: Compile, fx_nodes: list[str], fx: dict) -> Optional[list]:
+    """The user lines of the random ops that read a fused node's seeds (Inductor's ``inductor_lookup_seed`` of them,
+    each on its random op's line), in graph order; ``None`` for a node that makes no seeds."""
+    seeds = {name for name in fx_nodes if name in fx and fx[name].target == SEEDS_OP}
+    if not seeds:
+        return None
+    post = c.graphs.get("post_grad")
+    readers = [n for n in (post.nodes if post is not None else fx.values()) if seeds & set(n.inputs)]
+    return user_lines(n.user_stack for n in readers)
+
+
 def derive_compile(c: Compile, fx: Optional[dict] = None, view: bool = True) -> Compile:
     """``c`` with the fields the views show and no recorded fact gives as it is, decided here once:
     ``FusedNode.user_lines``, ``ops``, ``no_line_reason``, ``no_kernel_reason`` and ``in_place``, ``Kernel.user_lines`` and
@@ -133,7 +150,9 @@ def derive_compile(c: Compile, fx: Optional[dict] = None, view: bool = True) -> 
         lines = [] if copy else _in_graph_order(user_lines(n.user_stack), n.fx_nodes, fx)
         if copy:
             copies.add(n.name)
-        ops = node_ops(fx[name].target for name in n.fx_nodes if name in fx and fx[name].op not in NOT_OPS)
+        ops = node_ops(
+            fx[name].wraps or fx[name].target for name in n.fx_nodes if name in fx and fx[name].op not in NOT_OPS
+        )
         # a call of control flow's subgraphs (torch.cond) by the names of their compiles: Inductor names a subgraph of
         # a subgraph after both (true_graph_0_true_graph_0)
         branches = [
@@ -152,7 +171,9 @@ def derive_compile(c: Compile, fx: Optional[dict] = None, view: bool = True) -> 
                 n,
                 user_lines=lines,
                 ops=ops,
-                no_line_reason=no_line_reason(bool(lines), n.fx_nodes, n.no_line_reason, copy),
+                no_line_reason=no_line_reason(
+                    bool(lines), n.fx_nodes, n.no_line_reason, copy, _seeded_lines(c, n.fx_nodes, fx)
+                ),
                 no_kernel_reason=no_kernel_reason(n.kernel, ops, branches),
                 in_place=in_place_text(_in_place_targets(n.mutates, fx, inputs)),
                 **extra,

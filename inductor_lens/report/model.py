@@ -35,6 +35,7 @@ from .rules import (
     empty_frame_words,
     frame_label,
     frame_stage,
+    launch_value_text,
     nothing_text,
     readable_reasons,
     runs_text,
@@ -236,10 +237,14 @@ class GraphNode(_Record):
     #: capture; for a ``select``/``slice``, the part of its input it takes as Python indexes it, ``[1]``,
     #: ``[:, :, 16:32]`` (the q, k, v of ``qkv[0], qkv[1], qkv[2]``) (``""`` otherwise, and in reports made before it).
     output: str = ""
+    #: For a higher-order op that runs one op and only orders it after others (``control_deps``, in which
+    #: ``fallback_random`` wraps each random op): that op's target (``aten.rand_like.default``), which names the node
+    #: (``short_op``) and its fused node's ``ops``; ``""`` otherwise, and in reports made before it.
+    wraps: str = ""
 
     def __post_init__(self) -> None:
         if not self.short_op and self.op == "call_function":
-            object.__setattr__(self, "short_op", short_op(self.target))
+            object.__setattr__(self, "short_op", short_op(self.wraps or self.target))
 
 
 @_record
@@ -569,6 +574,9 @@ class LaunchArg(_Record):
     argument holds, as the launch table names it (``report/finish._buffer_holds``): a graph input by the name the
     user knows (``fc1.weight`` for ``primals_4``), a buffer by the op that computes it (``layer1.0.conv1
     convolution``); ``""`` where that is the name itself, for scalars, and in reports made before it.
+    ``value_text``: a scalar's value as the launch table shows it, exact (``rules.launch_value_text``: a JSON
+    reader's doubles round an int past 2**53), ``s0 = 8`` where symbolic; ``""`` for a tensor. Derived from
+    ``value`` and ``hint`` whenever the argument is built or loaded; a stored value is ignored.
     """
 
     name: str
@@ -581,6 +589,11 @@ class LaunchArg(_Record):
     param: str = ""
     keyword: str = ""
     holds: str = ""
+    value_text: str = ""
+
+    def __post_init__(self) -> None:
+        text = "" if self.shape is not None else launch_value_text(self.value, self.hint)
+        object.__setattr__(self, "value_text", text)
 
 
 @_record

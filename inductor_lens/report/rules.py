@@ -1491,6 +1491,23 @@ def runs_text(runs: int, warmup: int) -> str:
     )
 
 
+def launch_value_text(value: Any, hint: Any = None) -> str:
+    """A launch argument's value as the launch table shows it (``LaunchArg.value_text``): the number or text the
+    call passes, exactly (a page's JSON reader holds numbers as doubles, which round an int past 2**53: the seeds
+    bound 9223372036854775807 read 9223372036854776000), with a symbolic value's concrete one after ``=``; ``""``
+    for a tensor (no value).
+
+    >>> launch_value_text(9223372036854775807), launch_value_text("s0", 8), launch_value_text(1e-05)
+    ('9223372036854775807', 's0 = 8', '1e-05')
+    >>> launch_value_text(None)
+    ''
+    """
+    if value is None:
+        return ""
+    text = repr(value) if isinstance(value, float) else str(value)
+    return f"{text} = {hint}" if hint is not None and not isinstance(hint, list) else text
+
+
 def unattributed_text(share: Optional[float]) -> str:
     """``"unattributed: 3%"`` for the step's unattributed share (``StepProfile.unattributed_text``), rounded half
     up; empty without a share.
@@ -1522,14 +1539,38 @@ INPUT_COPY = (
 )
 
 
-def no_line_reason(has_user_lines: bool, fx_nodes: Iterable[str], given: str = "", copy: bool = False) -> str:
+def seeds_reason(seeded: Sequence[Any]) -> str:
+    """``FusedNode.no_line_reason`` of Inductor's random seeds (``prims.inductor_seeds``): what made them, and the
+    lines of the random ops that take their seeds from them (``seeded``: their frames, ``user_lines``), where known.
+
+    >>> from types import SimpleNamespace as F
+    >>> seeds_reason([F(file="/a/s9.py", line=7), F(file="/a/s9.py", line=8), F(file="/a/m.py", line=3)]).split("(")[1]
+    'those of s9.py:7, 8 and m.py:3), and the kernel of each op '
+    """
+    by_file: dict[str, list[str]] = {}
+    for f in seeded:
+        by_file.setdefault(_base(f.file), []).append(str(f.line))
+    where = " and ".join(f"{file}:{', '.join(lines)}" for file, lines in by_file.items())
+    return (
+        "Inductor made these seeds, no line of yours did: on each call of the compiled graph its random-number pass "
+        "draws one seed for each random op of the graph" + (f" (those of {where})" if where else "") + ", and the "
+        "kernel of each op (a dropout, rand_like, randint...) makes its random numbers from its seed."
+    )
+
+
+def no_line_reason(
+    has_user_lines: bool, fx_nodes: Iterable[str], given: str = "", copy: bool = False, seeded: Optional[list] = None
+) -> str:
     """``FusedNode.no_line_reason``: empty when a user line is known; else :data:`INPUT_COPY` for a copy of graph
-    inputs (``copy``), ``given`` (the TORCH_TRACE importer's :data:`NO_PROVENANCE`), :data:`INSIDE_TORCH` for ops
-    with no recorded stack, :data:`NO_FX_OPS` for none."""
+    inputs (``copy``), :func:`seeds_reason` for Inductor's random seeds (``seeded``: the lines of the random ops
+    they seed, ``None`` for another node), ``given`` (the TORCH_TRACE importer's :data:`NO_PROVENANCE`),
+    :data:`INSIDE_TORCH` for ops with no recorded stack, :data:`NO_FX_OPS` for none."""
     if has_user_lines:
         return ""
     if copy:
         return INPUT_COPY
+    if seeded is not None:
+        return seeds_reason(seeded)
     return given or (INSIDE_TORCH if any(True for _ in fx_nodes) else NO_FX_OPS)
 
 

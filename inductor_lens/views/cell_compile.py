@@ -127,12 +127,13 @@ def _is_compiled_safe(value) -> bool:
 
 
 class _Entry:
-    __slots__ = ("report", "compile_id", "view")
+    __slots__ = ("report", "compile_id", "view", "how_to_save")
 
-    def __init__(self, report, compile_id: Optional[str], view: Optional[str]):
+    def __init__(self, report, compile_id: Optional[str], view: Optional[str], how_to_save: Optional[str] = None):
         self.report = report
         self.compile_id = compile_id
         self.view = view
+        self.how_to_save = how_to_save
 
 
 # compiled wrapper (function or OptimizedModule) -> the report of the lens cell that compiled it.

@@ -91,6 +91,25 @@ def _notices(lines: list[str]) -> _Html:
     )
 
 
+def save_hint(name: Optional[str], export: Optional[str]) -> str:
+    """How a lens cell's widget, where it cannot be drawn, tells to save a page (``LensWidget.how_to_save``), by the
+    cell's ``--name`` and ``--export``: no variable holds the report without ``--name``.
+
+    >>> save_hint(None, None)
+    "or save a page that opens anywhere: add --export page.html to the cell's %%inductor_lens line (or --name VAR, then VAR.save_html(path))"
+    >>> save_hint("rep", None), save_hint("rep", "lens.html")
+    ('or save a page that opens anywhere with rep.save_html(path)', 'or open lens.html, the page --export saved: it opens anywhere')
+    """
+    if export:
+        return f"or open {export}, the page --export saved: it opens anywhere"
+    if name:
+        return f"or save a page that opens anywhere with {name}.save_html(path)"
+    return (
+        "or save a page that opens anywhere: add --export page.html to the cell's %%inductor_lens line "
+        "(or --name VAR, then VAR.save_html(path))"
+    )
+
+
 def _widget_or_text(report, **kwargs):
     """The widget; without the widget machinery, the text summary and why."""
     try:

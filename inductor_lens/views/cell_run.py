@@ -33,7 +33,7 @@ from .cell_compile import (
     _is_optimized_module,
     _original,
 )
-from .cell_display import _diff_view, _Progress, _widget_or_text, show_cell_result
+from .cell_display import _diff_view, _Progress, _widget_or_text, save_hint, show_cell_result
 
 
 def cell_raised(original: BaseException) -> "CellRaised":
@@ -253,9 +253,11 @@ class LensedCell:
         self._execute(pipeline)
         error = self._error()
         report = self._finish(pipeline, error)
-        _register(self.ns, report, before, self.compiler.compiled_here, self.args)
         self.notices += _write_files(report, self.args)
-        self._show(report)
+        exported = self.args.export and not any(n.startswith("error: --export ") for n in self.notices)
+        how_to_save = save_hint(self.args.name, self.args.export if exported else None)
+        _register(self.ns, report, before, self.compiler.compiled_here, self.args, how_to_save)
+        self._show(report, how_to_save)
         if error is not None:
             raise cell_raised(error)
         return None
@@ -350,21 +352,28 @@ class LensedCell:
                 continue
             pipeline.time_later(self.compiler.compiled_here[name], call[0], backward=self.args.backward)
 
-    def _show(self, report) -> None:
+    def _show(self, report, how_to_save: str) -> None:
         baseline = self.plan.baseline
-        view = _widget_or_text(report, view=self.args.view) if baseline is None else _diff_view(baseline, report)
+        view = (
+            _widget_or_text(report, view=self.args.view, how_to_save=how_to_save)
+            if baseline is None
+            else _diff_view(baseline, report)
+        )
         lines = [message_of(d) for d in report.diagnostics] + self.notices
         show_cell_result(self.shell, self.progress, view, lines)
 
 
-def _register(ns: dict, report, before: dict, compiled_here: dict, args: argparse.Namespace) -> None:
-    """Remember the report of the compiled wrappers made in this cell, and of older ones that ran in it."""
+def _register(
+    ns: dict, report, before: dict, compiled_here: dict, args: argparse.Namespace, how_to_save: Optional[str] = None
+) -> None:
+    """Remember the report of the compiled wrappers made in this cell, and of older ones that ran in it
+    (``how_to_save``: what their widget's text form says, ``cell_display.save_hint``)."""
     for key, value in list(ns.items()):
         if not _is_compiled_safe(value):
             continue
         cid = _compile_id_for(report, value)
         if key in compiled_here or before.get(key) != id(value) or cid is not None:
-            _REGISTRY[value] = _Entry(report, cid, args.view)
+            _REGISTRY[value] = _Entry(report, cid, args.view, how_to_save)
     if args.name:
         ns[args.name] = report
 

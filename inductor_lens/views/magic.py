@@ -201,7 +201,7 @@ def _mimebundle(obj):
     entry = _lookup(obj)
     if entry is None:
         return None  # not ours: IPython goes on with its usual formatters
-    view = _widget_or_text(entry.report, view=entry.view, compile=entry.compile_id)
+    view = _widget_or_text(entry.report, view=entry.view, compile=entry.compile_id, how_to_save=entry.how_to_save)
     return view._repr_mimebundle_()
 
 

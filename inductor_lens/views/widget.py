@@ -16,12 +16,13 @@ lives in public synced traits.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Optional
 
 import anywidget
 import traitlets
 
 from ..report.model import Report
+from ..report.rules import breaks_text
 from .frontend import (  # noqa: F401 (engine_gz: re-exported)
     STATIC,
     VIEWS,
@@ -35,6 +36,10 @@ from .frontend import (  # noqa: F401 (engine_gz: re-exported)
 )
 
 __all__ = ["LensWidget", "BundleMissingError", "VIEWS"]
+
+
+#: How :meth:`LensWidget.plain_text` tells to save a page, for a widget made from a ``Report`` the user holds.
+SAVE_HINT = "or save a page that opens anywhere with report.save_html(path)"
 
 
 class LensWidget(anywidget.AnyWidget):
@@ -94,7 +99,10 @@ class LensWidget(anywidget.AnyWidget):
         except KeyError as e:
             raise traitlets.TraitError(str(e.args[0] if e.args else e)) from None
 
-    def __init__(self, report: Report, **kwargs: Any) -> None:
+    def __init__(self, report: Report, *, how_to_save: Optional[str] = None, **kwargs: Any) -> None:
+        """``how_to_save``: how the plain-text form (:meth:`plain_text`) tells to save a page of ``report``, where
+        the code that shows the widget knows better than :data:`SAVE_HINT` (the ``%%inductor_lens`` cell: no
+        variable holds the report without ``--name``)."""
         if not isinstance(report, Report):
             raise TypeError(f"LensWidget needs an inductor_lens.Report, not {type(report).__name__}")
         if "view" in kwargs and kwargs["view"] not in VIEWS:
@@ -118,6 +126,10 @@ class LensWidget(anywidget.AnyWidget):
 
         self._report_obj = report
         self._summary = (len(report.compiles), sum(count(c) for c in report.compiles))
+        breaks = len(report.graph_breaks)
+        raised = any(d.code == "compile_raised" for d in report.diagnostics)
+        self._breaks = breaks_text(breaks, [d.code for d in report.diagnostics]) if breaks or raised else ""
+        self._how_to_save = how_to_save or SAVE_HINT
         if len(ids) > self.WHOLE_COMPILES:
             payload, self._pending = pack_opening(report, kwargs["compile"])
         else:
@@ -168,10 +180,13 @@ class LensWidget(anywidget.AnyWidget):
         return (data, meta) if isinstance(out, tuple) else data
 
     def plain_text(self) -> str:
+        """What the widget says where it cannot be drawn: the report's totals (its graph breaks where there are
+        some), and how to see it again or save a page of it."""
         n, k = self._summary
+        breaks = f", {self._breaks}" if self._breaks else ""
         return (
-            f"inductor_lens: {n} compile(s), {k} kernel(s). This interactive view needs the kernel that made it: "
-            "re-run the cell to see it again, or save a page that opens anywhere with report.save_html(path)."
+            f"inductor_lens: {n} compile(s), {k} kernel(s){breaks}. This interactive view needs the kernel that made "
+            f"it: re-run the cell to see it again, {self._how_to_save}."
         )
 
     def __repr__(self) -> str:  # cheap: never serializes the payload

@@ -67,12 +67,16 @@ function launchCall(call) {
   return h("pre", { class: "il-code il-mono il-launch-call", "data-role": "launch-call" }, call);
 }
 
-/** The launch's arguments (data-role="launch-args"): name, parameter, shape, stride, dtype or value. */
+/** The launch's arguments (data-role="launch-args"): name, parameter, shape, stride, dtype, or a scalar's value. */
 export function launchSection(kernel, later) {
   const launch = kernel?.launch;
   if (!launch) return null;
   // an extern call's arguments have no kernel parameter: no empty column (it cut the dtype at a narrow panel's edge)
   const params = (launch.args || []).some((a) => a.param);
+  // the column of a tensor's shape holds a scalar's value: its head says which it holds here
+  const tensors = (launch.args || []).some((a) => a.shape);
+  const scalars = (launch.args || []).some((a) => !a.shape);
+  const first = tensors && scalars ? "shape / value" : tensors ? "shape" : "value";
   const rows = (launch.args || []).map((a) =>
     h(
       "tr",
@@ -92,7 +96,12 @@ export function launchSection(kernel, later) {
             h("td", { class: "il-mono" }, fmtSizes(a.stride) + (a.offset ? ` +${a.offset}` : "")),
             h("td", { class: "il-mono il-nowrap" }, a.dtype || "?"),
           ]
-        : h("td", { class: "il-mono", colspan: 3 }, String(a.value) + (a.hint != null ? ` = ${a.hint}` : "")),
+        : // a scalar's value as Python wrote it (LaunchArg.value_text: exact; JSON's doubles round an int past 2**53)
+          h(
+            "td",
+            { class: "il-mono", colspan: 3 },
+            a.value_text ?? String(a.value) + (a.hint != null ? ` = ${a.hint}` : ""),
+          ),
     ),
   );
   const facts = [];
@@ -126,7 +135,8 @@ export function launchSection(kernel, later) {
                 // "param", the kernel's parameter: a short head, so that a 310 px panel holds every column
                 h("th", {}, "argument"),
                 params ? h("th", { title: "the kernel's parameter" }, "param") : null,
-                ["shape", "stride", "dtype"].map((t) => h("th", {}, t)),
+                h("th", { "data-role": "launch-first-head" }, first),
+                ["stride", "dtype"].map((t) => h("th", {}, t)),
               ),
             ),
             h("tbody", {}, rows),

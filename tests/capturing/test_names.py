@@ -530,3 +530,68 @@ def test_a_functions_two_modules_and_the_values_a_graph_break_hands_over_are_nam
         assert rules.owner_module(weight.display_name) == f"{root}.0", weight  # the module its addmm ran in
         (node,) = [n for n in c.fused_nodes if addmm.name in n.fx_nodes]
         assert node.module_stack == [root, f"{root}.0"], node.module_stack
+
+
+def _random_ops(x):
+    a = torch.nn.functional.dropout(x, p=0.5, training=True)
+    b = torch.rand_like(x)
+    c = torch.randint(0, 10, x.shape)
+    return a + b * c
+
+
+@pytest.fixture(scope="module", params=[False, True], ids=["seeds", "fallback_random"])
+def random_ops(request):
+    """A dropout, rand_like and randint compiled as Inductor does by default (one kernel of seeds for all three) and
+    with ``fallback_random`` (each op torch's own, ordered after the one before by ``control_deps``)."""
+    torch._dynamo.reset()
+    with torch._inductor.config.patch(fallback_random=request.param), inductor_lens.capture(strict=True) as cap:
+        torch.compile(_random_ops)(torch.randn(8, 8))
+    return request.param, cap.report.compiles[0]
+
+
+def _random_lines():
+    import inspect
+
+    first = inspect.getsourcelines(_random_ops)[1]
+    return [first + 1, first + 2, first + 3]  # the dropout's, rand_like's and randint's
+
+
+@pytest.mark.compile
+def test_inductors_random_seeds_say_what_made_them_and_for_which_lines(random_ops):
+    """Inductor's RNG pass draws one seed per random op (``prims.inductor_seeds``, ``aten.randint.low_out``): its node
+    said "they come from code inside torch (such as torch.nn modules)", untrue. It says Inductor made them, for the
+    random ops of the user's lines, and its launch shows the seeds' bound exactly (not 9223372036854776000)."""
+    fallback, c = random_ops
+    seeds = [n for n in c.fused_nodes if n.ops == ["inductor_seeds"]]
+    if fallback:
+        assert seeds == []
+        return
+    (node,) = seeds
+    where = "test_names.py:" + ", ".join(map(str, _random_lines()))
+    assert node.no_line_reason.startswith("Inductor made these seeds") and f"(those of {where})" in node.no_line_reason
+    assert "inside torch" not in node.no_line_reason and node.user_lines == []
+    launch = next(k for k in c.kernels if k.name == node.kernel).launch
+    assert "9223372036854775807" in [a.value_text for a in launch.args], launch.args
+
+
+@pytest.mark.compile
+def test_a_random_op_fallback_random_orders_is_named_by_its_op_and_its_ordering_is_no_data_edge(random_ops):
+    """``fallback_random`` wraps each random op in ``control_deps((dropout,), subgraph_rand_like, x)``: the boxes read
+    "control_deps" twice, and the ordering (Inductor's fake WeakDep: rand_like after the dropout, randint after
+    rand_like) was drawn as data edges, the dropout's result even feeding randint. The boxes name the ops they run,
+    and the edges are the data the kernels read: x into the dropout and rand_like, the three results into the sum."""
+    fallback, c = random_ops
+    if not fallback:
+        return
+    boxes = {n.name: n for n in c.fused_nodes if not n.is_glue}
+    labels = sorted(n.label for n in boxes.values() if n.kernel and n.kind == "extern")
+    assert labels == ["native_dropout", "rand_like", "randint"], labels
+    assert all("control_deps" not in n.ops for n in c.fused_nodes), [n.ops for n in c.fused_nodes]
+    post = {n.name: n for n in c.graphs["post_grad"].nodes}
+    assert {post[n].short_op for n in post if post[n].target == "higher_order.control_deps"} == {"rand_like", "randint"}
+    by_label = {n.label: n.name for n in boxes.values()}
+    drop, rand, randint = by_label["native_dropout"], by_label["rand_like"], by_label["randint"]
+    nodes = {(e.source, e.target) for e in c.edges if e.kind == "node"}
+    assert (drop, rand) not in nodes and (drop, randint) not in nodes and (rand, randint) not in nodes, c.edges
+    into_sum = {e.source for e in c.edges if e.kind == "node"}
+    assert into_sum == {drop, rand, randint}, c.edges

@@ -625,3 +625,15 @@ def test_a_compiles_size_guards_are_its_guards_on_sizes_only():
     assert rules.size_guards("+- LAMBDA_GUARD: 2 <= L['x'].size()[0]  # m.py:3\n+- LAMBDA_GUARD: L['a'] is L['b']") == [
         "2 <= x.size()[0]"
     ]
+
+
+def test_a_launch_scalar_is_shipped_as_exact_text():
+    """``LaunchArg.value_text``: the page's JSON reader rounds an int past 2**53 (Inductor's seeds are drawn by
+    ``aten.randint.low_out(-9223372036854775808, 9223372036854775807, ...)``, shown as 9223372036854776000), so
+    Python ships each scalar's text, derived on every build and load (a stored one is ignored)."""
+    from inductor_lens.report.model import LaunchArg
+
+    assert LaunchArg("high", value=2**63 - 1, value_text="9223372036854776000").value_text == "9223372036854775807"
+    assert LaunchArg("ks0", value="s0", hint=8).value_text == "s0 = 8"
+    assert LaunchArg("eps", value=1e-05).value_text == "1e-05"
+    assert LaunchArg("buf0", shape=[3], stride=[1], dtype="int64").value_text == ""

@@ -33,6 +33,12 @@ def kernel(ipython_kernel):
     return ipython_kernel
 
 
+def _plain(ex) -> str:
+    """The text form of the one widget a cell showed (what nbconvert or GitHub shows in its place)."""
+    (shown,) = [m for m in ex.outputs if m["msg_type"] == "display_data" and WIDGET_MIME in m["content"]["data"]]
+    return shown["content"]["data"]["text/plain"]
+
+
 def _comm_states(ex):
     return [m["content"]["data"]["state"] for m in ex.of_type("comm_open") if "state" in m["content"].get("data", {})]
 
@@ -97,6 +103,7 @@ def test_function_cell_behaves_as_without_the_magic_and_shows_widget(kernel):
     # where the widget cannot be drawn (its kernel gone, nbconvert, GitHub), its text says how to see it again
     plain = shown[0]["content"]["data"]["text/plain"]
     assert plain.startswith("inductor_lens: 1 compile(s), 1 kernel(s).") and "re-run the cell" in plain, plain
+    assert "rep.save_html(path)" in plain and "graph break" not in plain, plain  # the variable --name bound
     assert ex.outputs.index(shown[0]) > max(
         i for i, m in enumerate(ex.outputs) if m["msg_type"] == "stream" and "after the call" in m["content"]["text"]
     ), "the widget came before what the cell printed after the compile"
@@ -284,6 +291,7 @@ def test_export_and_json_write_files(kernel):
     assert data["compiles"][0]["kernels"][0]["name"] == "cpp_fused_add_cos_pow_sin_0"
     page = html_path.read_text()
     assert page.lstrip().lower().startswith("<!doctype html") and len(page) > 1000
+    assert f"or open {html_path}, the page --export saved" in _plain(ex), _plain(ex)
 
 
 def test_an_output_that_cannot_be_written_after_the_cell_is_one_line_and_the_widget_still_shows(kernel, tmp_path):
@@ -296,6 +304,22 @@ def test_an_output_that_cannot_be_written_after_the_cell_is_one_line_and_the_wid
     assert f"error: --export {folder / 'x.html'}: cannot write it: the folder {folder} does not exist" in ex.texts()
     assert "Traceback" not in ex.texts() and "Error:" not in ex.texts()
     assert ex.widget_views(), "the widget must still be shown when an export fails"
+    assert "x.html" not in _plain(ex) and "add --export page.html" in _plain(ex), _plain(ex)
+
+
+def test_the_widgets_text_form_says_how_to_save_a_page_in_this_cell_and_its_graph_breaks(kernel):
+    """Where the widget cannot be drawn (nbconvert, GitHub), its text said "save a page ... with
+    report.save_html(path)": after a cell without --name no ``report`` exists (NameError). It names the cell's own
+    options, and the graph breaks where there are some."""
+    ex = kernel.ok(
+        "%%inductor_lens -f brk\ndef brk(x):\n    x = x + 1\n    torch._dynamo.graph_break()\n    return x * 2\n"
+        "y = brk(torch.randn(4))\n"
+    )
+    plain = _plain(ex)
+    assert plain.startswith("inductor_lens: 2 compile(s), 2 kernel(s), 1 graph break(s).") and "report." not in plain
+    assert (
+        "add --export page.html to the cell's %%inductor_lens line (or --name VAR, then VAR.save_html(path))" in plain
+    )
 
 
 def test_f_called_in_the_cell_is_not_said_never_called(kernel):

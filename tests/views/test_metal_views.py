@@ -244,3 +244,31 @@ def test_the_launch_table_and_call_fit_the_panel(tmp_path, offline_context, trai
         assert page.watch.requests == [] and page.watch.errors == []
     finally:
         page.close()
+
+
+@pytest.mark.browser
+def test_a_launch_scalar_is_shown_exactly_under_a_head_that_says_value(tmp_path, offline_page, training_report):
+    """Inductor's random seeds are drawn by ``aten.randint.low_out(-9223372036854775808, 9223372036854775807, ...)``:
+    the page read the JSON's int as a double and showed 9223372036854776000, under the head "shape". A scalar shows
+    the value Python wrote (``LaunchArg.value_text``), and the head of that column says it holds values too."""
+    from inductor_lens.report.model import LaunchArg
+
+    c = training_report.compiles[0]
+    node, kernel = _node_of(c, lambda k: k.language == "cpp")
+    big = LaunchArg(name="high", value=2**63 - 1)
+    launch = dataclasses.replace(kernel.launch, args=[*kernel.launch.args, big])
+    kernels = [dataclasses.replace(k, launch=launch) if k is kernel else k for k in c.kernels]
+    report = dataclasses.replace(
+        training_report, compiles=[dataclasses.replace(c, kernels=kernels), *training_report.compiles[1:]]
+    )
+    assert big.value_text == "9223372036854775807"
+    path = tmp_path / "big.html"
+    report.save_html(path)
+    _open(offline_page, path)
+    offline_page.locator(f'[data-view="fusion"] [data-node="{node.name}"]').click()
+    table = offline_page.locator('[data-role="launch-args"] table')
+    heads = table.locator("thead th").all_inner_texts()
+    assert "shape / value" in heads and "shape" not in heads, heads
+    last = table.locator("tbody tr").last.locator("td").all_inner_texts()
+    assert last[0] == "high" and last[-1] == "9223372036854775807", last
+    assert offline_page.watch.requests == [] and offline_page.watch.errors == []
