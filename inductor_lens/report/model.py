@@ -75,7 +75,7 @@ DERIVED_VERSION = 23  # 2: Trigger.summary; 3: Compile.module_view, FusedNode.gr
 # 22: LaunchArg.holds names a tensor the graph holds by its target (a frozen graph's parameter ``_frozen_param1``);
 # a C++ GEMM template kernel's autotune ``chosen`` (rules.autotune_chosen); an incomplete compile's graph_note says so
 # 23: FusedNode.no_kernel_reason of a runtime check (``_assert_scalar``) and of ``.item()`` (``_local_scalar_dense``); the
-# no_line_reason of Inductor's random seeds (rules.seeds_reason)
+# no_line_reason of Inductor's random seeds (rules.seeds_reason); user lines leave torch's own out beside the user's
 
 #: Languages a kernel may be written in: what Inductor's output code defines (``async_compile.<kind>``),
 #: ``extern`` for calls of library kernels, ``other`` when the source was not found.

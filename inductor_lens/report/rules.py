@@ -905,7 +905,16 @@ def line_frame(stack: Sequence[Any]) -> Any:
 
 def user_lines(stacks: Iterable[list]) -> list:
     """The user's lines of some stacks: the line that ran in each (:func:`line_frame`), distinct by
-    ``(file, line)``, in order. The first is *the* user line a view names."""
+    ``(file, line)``, in order. The first is *the* user line a view names. A line of torch's own (a stack with
+    no other: ``torch.func.grad``'s ``grad_and_value_impl`` for the ops it adds) only where no stack has a line of
+    the user's or a library's: beside those it is none of "your lines".
+
+    >>> from types import SimpleNamespace as F
+    >>> [f.line for f in user_lines([[F(file="a.py", line=6, stage="user")], [F(file="t.py", line=1515, stage="torch")]])]
+    [6]
+    >>> [f.line for f in user_lines([[F(file="t.py", line=1515, stage="torch")]])]
+    [1515]
+    """
     seen, out = set(), []
     for s in stacks:  # unique_stacks without copying each stack
         if s:
@@ -914,7 +923,8 @@ def user_lines(stacks: Iterable[list]) -> list:
             if key not in seen:
                 seen.add(key)
                 out.append(last)
-    return out
+    code = [f for f in out if getattr(f, "stage", "") in CODE_STAGES]
+    return code or out
 
 
 def kernel_runs(kernel: str, boxes: list) -> list[list[str]]:
