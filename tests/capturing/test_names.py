@@ -567,9 +567,12 @@ def test_inductors_random_seeds_say_what_made_them_and_for_which_lines(random_op
         assert seeds == []
         return
     (node,) = seeds
-    where = "test_names.py:" + ", ".join(map(str, _random_lines()))
-    assert node.no_line_reason.startswith("Inductor made these seeds") and f"(those of {where})" in node.no_line_reason
-    assert "inside torch" not in node.no_line_reason and node.user_lines == []
+    if node.user_lines:  # torch 2.15 gives the seeds the first random op's stack: a line of the user's, shown
+        assert node.no_line_reason == "" and node.user_lines[0].file.endswith("test_names.py")
+    else:  # torch 2.13 records none
+        where = "test_names.py:" + ", ".join(map(str, _random_lines()))
+        assert node.no_line_reason.startswith("Inductor made these seeds"), node.no_line_reason
+        assert f"(those of {where})" in node.no_line_reason and "inside torch" not in node.no_line_reason
     launch = next(k for k in c.kernels if k.name == node.kernel).launch
     assert "9223372036854775807" in [a.value_text for a in launch.args], launch.args
 
