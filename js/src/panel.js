@@ -344,16 +344,18 @@ function sharedSection({ idx, n, k }, actions) {
       x.name,
     );
   if (!together.length) {
+    const calls = foldedList(reused, (x) => [link(x), ` (#${x.index})`], "calls");
     return h(
       "div",
       { class: "il-shared-note", "data-role": "kernel-reused" },
       h("strong", {}, "Same kernel source reused. "),
       `Inductor generated this kernel once and calls it ${plural(reused.length + 1, "time")} in this graph (identical code elsewhere): `,
-      ...reused.slice(0, 20).flatMap((x, i) => [i ? ", " : "", link(x), ` (#${x.index})`]),
-      reused.length > 20 ? ", …" : "",
+      ...calls.inline,
       ".",
+      calls.more,
     );
   }
+  const others = foldedList(together, (x) => [link(x), ` (#${x.index}, ${x.kind})`], "fused nodes");
   return h(
     "div",
     { class: "il-shared-note", "data-role": "shared-kernel" },
@@ -364,10 +366,30 @@ function sharedSection({ idx, n, k }, actions) {
     k ? " " : "",
     k ? h("span", { class: "il-mono" }, k.name) : null,
     ` (${drawnAs([n, ...together], actions)}): `,
-    ...together.flatMap((x, i) => [i ? ", " : "", link(x), ` (#${x.index}, ${x.kind})`]),
+    ...others.inline,
     ". The kernel source below is shared.",
     reused.length ? ` The same kernel source is also reused elsewhere (${plural(reused.length, "fused node")}).` : "",
+    others.more,
   );
+}
+
+/** A long list said in a sentence: the first LIST_SHOWN items inline, then "and N more", the rest in a fold the
+ * caller places after its sentence (a chain of 151 fused nodes in one C++ kernel wrote 150 links, and its 151
+ * buffers, above the kernel source). Returns {inline, more}; `more` is null for a short list. */
+const LIST_SHOWN = 12;
+function foldedList(items, item, what) {
+  const parts = (list) => list.flatMap((x, i) => [i ? ", " : "", ...item(x)]);
+  if (items.length <= LIST_SHOWN + 3) return { inline: parts(items), more: null };
+  const rest = items.slice(LIST_SHOWN);
+  return {
+    inline: [...parts(items.slice(0, LIST_SHOWN)), ` and ${rest.length} more`],
+    more: h(
+      "details",
+      { class: "il-list-more", "data-role": "list-more" },
+      h("summary", {}, `the other ${rest.length} ${what}`),
+      ...parts(rest),
+    ),
+  };
 }
 
 /** Where the fusion graph draws a run of one kernel's fused nodes: one box, or the folded modules that hold some
@@ -395,15 +417,11 @@ function memorySection({ idx, entry }) {
   const m = idx.compile.memory;
   const p = m && (m.timeline || []).find((q) => q.node === entry.node.name);
   if (!p) return null;
-  const list = (verb, bufs) =>
-    bufs.length
-      ? h(
-          "div",
-          {},
-          `${verb} `,
-          h("span", { class: "il-mono" }, bufs.map((b) => `${b.name} (${fmtBytes(b.bytes)})`).join(", ")),
-        )
-      : null;
+  const list = (verb, bufs) => {
+    if (!bufs.length) return null;
+    const { inline, more } = foldedList(bufs, (b) => [`${b.name} (${fmtBytes(b.bytes)})`], "buffers");
+    return h("div", {}, `${verb} `, h("span", { class: "il-mono" }, ...inline), more);
+  };
   const allocs = list("allocates", p.allocates || []);
   const frees = list("then frees", p.frees || []);
   return section(

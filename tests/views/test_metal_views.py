@@ -272,3 +272,39 @@ def test_a_launch_scalar_is_shown_exactly_under_a_head_that_says_value(tmp_path,
     last = table.locator("tbody tr").last.locator("td").all_inner_texts()
     assert last[0] == "high" and last[-1] == "9223372036854775807", last
     assert offline_page.watch.requests == [] and offline_page.watch.errors == []
+
+
+@pytest.mark.browser
+def test_a_kernel_of_many_fused_nodes_lists_a_dozen_and_folds_the_rest(tmp_path, offline_page):
+    """One C++ kernel computing a chain of many fused nodes (151 in a 150-step ``x = sin(x) * (i + 1) + x.mean()``)
+    wrote a link to every other node, and its Memory section every buffer, above the kernel source: a dozen are
+    said inline, "and N more", the rest in a fold under the sentence, each still a link that selects its node."""
+    from inductor_lens.report.model import Kernel
+    from tests._synthetic_report import layered_report
+
+    report = layered_report(layers=1, per_layer=20, title="one long kernel")
+    c = report.compiles[0]
+    name = "cpp_fused_chain_0"
+    fused = [dataclasses.replace(n, kind="pointwise", kernel=name) for n in c.fused_nodes]
+    kernel = Kernel(
+        name=name,
+        language="cpp",
+        source="// one kernel\n",
+        fused_nodes=[n.name for n in fused],
+        fx_nodes=[f for n in fused for f in n.fx_nodes],
+        call_sites=[[n.name for n in fused]],  # one call computes them all
+    )
+    report = dataclasses.replace(report, compiles=[dataclasses.replace(c, fused_nodes=fused, kernels=[kernel])])
+    path = tmp_path / "chain.html"
+    report.save_html(path)
+    _open(offline_page, path)
+    offline_page.locator('[data-view="fusion"] [data-node="op0"]').first.click()
+    note = offline_page.locator('[data-role="shared-kernel"]')
+    assert "and 7 more. The kernel source below is shared." in note.inner_text()
+    more = note.locator('[data-role="list-more"]')
+    assert more.locator("[data-sibling]").count() == 7
+    assert note.locator("[data-sibling]").count() == 19  # all the others, 12 inline and 7 folded
+    more.locator("summary").click()
+    more.locator('[data-sibling="op19"]').click()
+    assert "#19 of 20" in offline_page.locator(".il-panel").first.inner_text()
+    assert offline_page.watch.errors == []
