@@ -881,7 +881,12 @@ def _trigger(rec: RawGraph, window: Optional[RawWindow], trace: _Trace, t0: floa
     if window is not None and window.trigger == "LAZY_BACKWARD":
         # the stack of the .backward() call, which the capture takes; never dynamo's stack of the forward's frame
         # (a TORCH_TRACE log holds only that one: the forward's line is not what compiled the backward)
-        reason = "the backward graph is compiled lazily, at the first .backward() through the compiled forward"
+        # torch.autograd.grad runs the backward as .backward() does (a gradient penalty, torch.func's transforms)
+        called = "torch.autograd.grad()" if user_stack and "autograd.grad(" in (user_stack[-1].code or "") else ""
+        reason = (
+            f"the backward graph is compiled lazily, at the first {called or '.backward()'} through the compiled "
+            "forward"
+        )
         if not user_stack:
             reason += " (which line called it was not recorded)"
         return Trigger(kind="lazy_backward", user_stack=user_stack, time_us=time_us, reason=reason)

@@ -291,3 +291,19 @@ def test_a_traced_method_and_its_code_after_a_break_are_named_with_their_class(t
     assert resumed == "Block.torch_dynamo_resume_in_forward_at_5"
     assert frame_label(resumed) == "Block.forward() after line 5"
     assert _qualified("forward", str(tmp_path / "gone.py"), 3) == "forward"  # no text: the name alone
+
+
+def test_a_lazy_backward_names_the_call_that_compiled_it():
+    """A backward compiled lazily at ``torch.autograd.grad`` (a gradient penalty) was said to compile "at the first
+    .backward()": the call the capture recorded says which."""
+    from inductor_lens.capturing.build import _trigger
+    from inductor_lens.capturing.raw import RawGraph, RawWindow
+
+    rec = RawGraph(key=0, compile_id="1/0", graph_kind="backward", start_us=20.0)
+    for code, said in (
+        ("(g,) = torch.autograd.grad(out.sum(), x, create_graph=True)", "at the first torch.autograd.grad() through"),
+        ("loss.backward()", "at the first .backward() through"),
+    ):
+        window = RawWindow("LAZY_BACKWARD", "1/0", 10.0, 30.0, [("/home/u/train.py", 10, "step", code)])
+        trigger = _trigger(rec, window, None, 0.0, "step")
+        assert trigger.kind == "lazy_backward" and said in trigger.reason, trigger.reason
