@@ -1115,11 +1115,20 @@ def _gave_up(trace: _Trace, raised: Optional[BaseException] = None) -> list[Diag
         limit = _LIMIT.search(reason)
         if limit:
             value = _LIMIT_VALUE.search(reason)
+            # the guard that failed last, as torch's warning says it ("last reason: 0/1: k == 1"): its first line
+            failed = [
+                r.splitlines()[0].split("#")[0].strip()
+                for p in trace.payloads("recompile_reasons", _record_key(cid, md))
+                for r in [readable_reasons(p)]
+                if r
+            ]
+            of, _, guard = failed[0].partition(": ") if failed else ("", "", "")
+            last = f", whose guard {guard} (of compile {of}) failed last" if guard else ""
             out.append(
                 Diagnostic(
                     "recompile_limit",
                     f"compile {cid}: torch hit config.{limit.group(1)} "
-                    f"({value.group(1) if value else '?'}) for {frame}: it stopped recompiling "
+                    f"({value.group(1) if value else '?'}) for {frame}{last}: it stopped recompiling "
                     "and runs that frame eagerly (uncompiled) for inputs no compile fits; raise "
                     f"torch._dynamo.config.{limit.group(1)} or make the changing input dynamic",
                     reason,

@@ -265,6 +265,8 @@ def test_recompile_limit_is_a_diagnostic_with_the_frame_and_the_limit():
     (diag,) = [d for d in report.diagnostics if d.code == "recompile_limit"]
     assert "_recompiling" in diag.message and "recompile_limit" in diag.message and "2" in diag.message
     assert "eager" in diag.message
+    # the guard that failed last, as torch's own warning says it ("last reason: 0/1: ..."), with its compile
+    assert re.search(r"whose guard .*'x'.* \(of compile 0/1\) failed last", diag.message), diag.message
 
 
 def test_a_compile_error_dynamo_swallowed_is_a_diagnostic():
