@@ -18,7 +18,7 @@ from ..analysis.memory import reuses
 from ..analysis.reproducer import ReproducerError, kernel_script, launch_order
 from ..report import rules
 from ..report.built import mark_built
-from ..report.finish import finish_compile, incomplete, mark_same_graphs
+from ..report.finish import finish_compile, forward_inputs, incomplete, mark_same_graphs
 from ..report.model import (
     AutotuneMode,
     Compile,
@@ -327,6 +327,7 @@ def _graph_nodes(
                 display_name=display,
                 original_op=rules.original_op(n["target"], n.get("original", "")),
                 output=rules.output_name(*n["result_of"]) if n.get("result_of") else n.get("index") or "",
+                returns=list(n.get("returns") or []),
             )
         )
     return out
@@ -1411,6 +1412,8 @@ def _compile(
         returned_outputs=rec.returned_outputs,
         saved_outputs=rec.saved_outputs,
         output_nodes=dict(rec.output_nodes),
+        # what names its outputs: the gradient of each of its forward's inputs, in order (finish.gradients_of)
+        forward_inputs=forward_inputs(forward_nodes) if forward_nodes and not rec.subgraph else [],
         backward_compiled=_backward_compiled(rec, raw, window, windows, starts),
         autotune_mode=AutotuneMode(**rec.autotune_mode) if rec.autotune_mode else None,
         subgraph=rec.subgraph,

@@ -280,9 +280,21 @@ def fx_graph_nodes(gm: Any) -> list[dict]:
                 "original": str(n.meta.get("original_aten") or ""),  # the op it was decomposed from
                 "result_of": result_of(n),
                 "index": index_of(n),
+                **({"returns": returned_names(n)} if n.op == "output" else {}),
             }
         )
     return out
+
+
+def returned_names(node: Any) -> list[str]:
+    """What output node ``node`` returns, position by position: the name of the node at each, ``""`` where it
+    returns no node (``None``: the gradient of an input that needs none, in a backward; a constant). Its
+    ``all_input_nodes`` leave those positions out, so a backward's i-th result, the gradient of its forward's i-th
+    input, could not be found from them. ``[]`` where it returns no flat tuple."""
+    args = node.args[0] if node.args else None
+    if not isinstance(args, (list, tuple)):
+        return []
+    return [a.name if hasattr(a, "op") and isinstance(getattr(a, "name", None), str) else "" for a in args]
 
 
 #: The FX node meta key under which the capture marks each tensor the decomposition of an op with several

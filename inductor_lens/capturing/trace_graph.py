@@ -160,14 +160,18 @@ def parse_readable_graph(text: str) -> list[dict]:
 
 
 def _output(ret: str, nodes: list[dict], known: set) -> dict:
-    """The output node; its shape is the list of its tensors' shapes when every element is a tensor."""
+    """The output node; its shape is the list of its tensors' shapes when every element is a tensor; ``returns``:
+    what it returns position by position (``torchread.returned_names``)."""
     elems = [e.strip() for e in ret.strip().strip("()[]").split(",") if e.strip()]
     by_name = {n["name"]: n for n in nodes}
     shape = dtype = None
     if elems and all(e in by_name and by_name[e]["shape"] is not None for e in elems):
         shape, dtype = [by_name[e]["shape"] for e in elems], by_name[elems[0]]["dtype"]
     inputs = list(dict.fromkeys(t for t in _ARG.findall(ret) if t in known))
-    return _node("output", "output", "output", inputs, shape, dtype, "")
+    # position by position, "" for a None (``return (None, mm, ...)``: a backward's gradient of an input needing none)
+    return dict(
+        _node("output", "output", "output", inputs, shape, dtype, ""), returns=[e if e in known else "" for e in elems]
+    )
 
 
 def _node(name, op, target, inputs, shape, dtype, stack) -> dict:

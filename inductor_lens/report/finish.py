@@ -17,7 +17,7 @@ try:  # CPython's own SHA-1: hashlib would load OpenSSL's libcrypto (3.6 MB of t
     from _sha1 import sha1 as _sha1
 except ImportError:  # an interpreter built without it
     from hashlib import sha1 as _sha1
-from .model import DERIVED_VERSION, SCHEMA_VERSION, Compile, FusedNode, FusionEdge, Kernel, LaunchArg, Report
+from .model import DERIVED_VERSION, SCHEMA_VERSION, Compile, FusedNode, FusionEdge, GraphNode, Kernel, LaunchArg, Report
 from .module_paths import infer_modules
 from .modules import module_view
 from .rules import (
@@ -37,6 +37,7 @@ from .rules import (
     frame_label,
     fused_label,
     fusion_edges,
+    gradient_text,
     graph_note,
     in_place_text,
     input_copy_label,
@@ -255,24 +256,50 @@ def output_names(c: Compile, fx: dict) -> dict[str, str]:
     code's order against the output node's inputs, each named once: a node returned and saved is one input, its
     buffer twice in the return): the op that computes it with its module
     (``rules.made_by_text``: ``lm_head mm``), a graph input by its name; only where that differs from the buffer's
-    name. ``{}`` where the two, each name taken once, do not match one to one."""
+    name. A backward's output is named by the forward input it is the gradient of (:func:`gradients_of`),
+    where its forward is known. ``{}`` where the two, each name taken once, do not match one to one."""
     pairs: Any = c.output_nodes.items()  # recorded at capture, position by position
+    out = fx.get("output")  # FX names its output node so (a node of the user's named so is output_1)
+    if out is not None and out.op != "output":
+        out = None
     if not c.output_nodes:
-        out = fx.get("output")  # FX names its output node so (a node of the user's named so is output_1)
         buffers = list(dict.fromkeys(c.graph_outputs))
-        if out is None or out.op != "output" or len(out.inputs) != len(buffers):
+        if out is None or len(out.inputs) != len(buffers):
             return {}
         pairs = zip(buffers, out.inputs)
+    grads = gradients_of(c, out)
     names: dict[str, str] = {}
     for buf, name in pairs:
         if name not in fx:
             continue
         node = fx[name]
+        if name in grads:
+            shown = grads[name]
         # a buffer of its own for a graph input is Inductor's copy of it (a convolution's weight, channels-last)
-        shown = copy_name(node) if node.op == "placeholder" and buf != name else made_by_text(name, fx)
+        elif node.op == "placeholder" and buf != name:
+            shown = copy_name(node)
+        else:
+            shown = made_by_text(name, fx)
         if shown and shown != buf:
             names[buf] = shown
     return names
+
+
+def gradients_of(c: Compile, out: Any) -> dict[str, str]:
+    """Each node backward ``c`` returns (``out``: its post-grad output node) -> ``rules.gradient_text`` of the
+    forward inputs it is the gradient of: by AOT autograd's layout the i-th position of the return holds the
+    gradient of the forward's i-th input (``Compile.forward_inputs``), ``None`` where that needs none
+    (``GraphNode.returns`` keeps those positions). ``{}`` for other graphs, where the forward is not known
+    (compiled autograd's backward, a report made before it) or its inputs and the positions are not as many."""
+    if c.graph_kind != "backward" or not c.forward_inputs or out is None:
+        return {}
+    if len(out.returns) != len(c.forward_inputs):
+        return {}
+    of: dict[str, list[str]] = {}
+    for node, shown in zip(out.returns, c.forward_inputs):
+        if node:
+            of.setdefault(node, []).append(shown)
+    return {node: gradient_text(shown) for node, shown in of.items()}
 
 
 def _in_place_targets(mutates: list[str], fx: dict, inputs: set) -> list:
@@ -342,9 +369,15 @@ def pair_backward(compiles: list[Compile]) -> dict[str, Compile]:
     return out
 
 
+def forward_inputs(forward: dict[str, GraphNode]) -> list[str]:
+    """``Compile.forward_inputs`` of the backward of the forward whose post-grad nodes are ``forward`` (by name):
+    its placeholders in order, each by its ``display_name``, else its name."""
+    return [n.display_name or n.name for n in forward.values() if n.op == "placeholder"]
+
+
 def saved_names(backward: Compile, forward: Compile) -> Compile:
     """``backward`` with each input its forward saved for it (role ``saved``) named by what made it
-    (``rules.saved_name``)."""
+    (``rules.saved_name``), and its forward's inputs (``Compile.forward_inputs``), which name its outputs."""
     post, fwd = backward.graphs.get("post_grad"), forward.graphs.get("post_grad")
     if post is None or fwd is None:
         return backward
@@ -356,7 +389,8 @@ def saved_names(backward: Compile, forward: Compile) -> Compile:
         for n in post.nodes
     ]
     graphs = dict(backward.graphs, post_grad=dataclasses.replace(post, nodes=nodes))
-    return dataclasses.replace(backward, graphs=graphs)
+    inputs = forward_inputs(made) if not backward.subgraph else []
+    return dataclasses.replace(backward, graphs=graphs, forward_inputs=inputs)
 
 
 def name_saved(compiles: list[Compile]) -> list[Compile]:

@@ -242,6 +242,11 @@ class GraphNode(_Record):
     #: ``fallback_random`` wraps each random op): that op's target (``aten.rand_like.default``), which names the node
     #: (``short_op``) and its fused node's ``ops``; ``""`` otherwise, and in reports made before it.
     wraps: str = ""
+    #: For the output node: what it returns, position by position, the name of the node at each, ``""`` where it
+    #: returns none (``None``: in a backward, the gradient of a forward input that needs none), which ``inputs`` leave
+    #: out (read at capture, ``torchread.returned_names``, and from a TORCH_TRACE import's printed graph);
+    #: ``[]`` for other nodes and in reports made before it.
+    returns: list[str] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         if not self.short_op and self.op == "call_function":
@@ -1081,9 +1086,18 @@ class Compile(_Record):
     output_nodes: dict[str, str] = field(default_factory=dict)
     #: Each graph output buffer by what it holds (``report/finish.output_names``), as the output boxes and the
     #: panel name it: the post-grad op that computes it with its module (``lm_head mm``, ``layer4.1.conv1
-    #: convolution_backward: grad_weight``), a graph input returned as it is by its name (``stem.weight``), where
-    #: that says more than the buffer's name (``buf306``); ``{}`` where not known and in reports made before it.
+    #: convolution_backward: grad_weight``), a graph input returned as it is by its name (``stem.weight``); a
+    #: backward's output by the forward input it is the gradient of (``fc1.weight.grad``, ``x.grad``, from
+    #: ``forward_inputs``), where its forward is known; where that says more than the buffer's name (``buf306``);
+    #: ``{}`` where not known and in reports made before it.
     output_names: dict[str, str] = field(default_factory=dict)
+    #: A backward's forward's inputs in order (its post-grad placeholders, ``primals_1`` ...), each by the name its
+    #: oval shows (``fc1.weight``, ``x``; else the placeholder's name): by AOT autograd's layout the backward returns
+    #: the gradient of each in its place, ``None`` for one that needs none (``GraphNode.returns``), which names its
+    #: outputs (``output_names``: ``fc1.weight.grad``). Set where the backward is paired with its forward
+    #: (``finish.pair_backward``); ``[]`` for other graphs, a backward with no forward in the report (compiled
+    #: autograd's) and in reports made before it.
+    forward_inputs: list[str] = field(default_factory=list)
     #: When a training forward's backward compiled: ``first_backward`` (lazily, at the first ``.backward()``:
     #: torch's default) or ``with_forward`` (at once, in this forward's compile: AOT autograd does so when the
     #: forward saves symbolic sizes for the backward, dynamic shapes); ``""`` where not seen (no backward in the

@@ -1742,6 +1742,21 @@ def owner_module(display_name: str) -> str:
     return display_name.rsplit(".", 1)[0] if "." in display_name else ""
 
 
+def gradient_text(inputs: list[str]) -> str:
+    """What a backward's output holds: the gradient of the forward inputs ``inputs`` (by their names: one, or
+    several where the backward returns one tensor for them), as PyTorch names a tensor's gradient and as an
+    optimizer step's graph names the same tensor, ``fc1.weight.grad``: short for the output's box, and its stub,
+    clipped at the start, keeps ``.grad``. For an input that is no leaf (a value handed over at a graph break) it
+    is the gradient flowing back into the graph that made it, which no ``.grad`` keeps.
+
+    >>> gradient_text(["fc1.weight"])
+    'fc1.weight.grad'
+    >>> gradient_text(["x", "y"])
+    'x.grad, y.grad'
+    """
+    return ", ".join(f"{name}.grad" for name in inputs)
+
+
 def copy_name(node: Any) -> str:
     """What a buffer holds that is Inductor's copy of graph input ``node`` (a convolution's weight laid out
     channels-last): ``copy of layer4.1.conv1.weight``; the one wording of the launch table, the outputs and the

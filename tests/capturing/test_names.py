@@ -216,6 +216,33 @@ def test_a_backwards_saved_inputs_are_named_by_the_forward_op_and_module_that_ma
 
 
 @pytest.mark.compile
+def test_a_backwards_outputs_are_named_by_the_forward_input_they_are_the_gradient_of(cnn_step):
+    """A backward's outputs were named by the op that made them (``fc mm``, ``fc sum``: which gradient, it did
+    not say; two ``[0] mm`` for a weight's and the input's). AOT autograd's backward returns the gradient of each
+    forward input in its place, ``None`` for an input that needs none: the output node's inputs leave those out,
+    so the capture keeps the positions (``GraphNode.returns``) and each output is named by its forward input."""
+    fwd, bwd = cnn_step.compiles
+    primals = [n for n in fwd.graphs["post_grad"].nodes if n.op == "placeholder"]
+    # torch's printed backward: one result per forward input, in their order
+    (ret,) = re.findall(r"^\s*return \((.*)\)$", bwd.graphs["post_grad"].code, re.M)
+    printed = [e.strip() for e in ret.split(",") if e.strip()]
+    assert len(printed) == len(primals) == 15
+    # None exactly where the input needs no gradient: x (a plain tensor) and the batch norms' running statistics
+    params = {name for name, _ in SmallCNN().named_parameters()}
+    assert {p.display_name for p, e in zip(primals, printed) if e != "None"} == params
+    (out,) = [n for n in bwd.graphs["post_grad"].nodes if n.op == "output"]
+    assert out.returns == [e if e != "None" else "" for e in printed]
+    fx = {n.name: n for n in bwd.graphs["post_grad"].nodes}
+    of = {e: p for p, e in zip(primals, printed) if e != "None"}
+    assert set(bwd.output_nodes.values()) == set(of)
+    for buf, node in bwd.output_nodes.items():
+        assert fx[node].shape == of[node].shape, (node, of[node].display_name)  # a gradient has its input's size
+        assert bwd.output_names[buf] == f"{of[node].display_name}.grad", (buf, node)
+    assert "fc.weight.grad" in bwd.output_names.values() and "x.grad" not in bwd.output_names.values()
+    assert bwd.forward_inputs == [p.display_name for p in primals]
+
+
+@pytest.mark.compile
 def test_a_cnn_weight_layout_copy_says_what_it_is_and_what_it_copies(cnn_step):
     fwd = cnn_step.compiles[0]
     inputs = _placeholders(fwd)

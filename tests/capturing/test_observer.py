@@ -431,6 +431,9 @@ def test_compiled_autograd_never_offers_dynamo_a_frame_of_the_lens_and_names_the
     assert c.trigger.user_stack and c.trigger.user_stack[-1].code == "loss.backward()"
     # the structured trace's records of compiled autograd (ids "!A/F/N") join its graph
     assert c.kernels and c.graphs["post_grad"].code and c.guards and c.phases
+    # no forward compile of its own: its outputs keep the names of the ops that made them, none a forward input's
+    assert c.forward_inputs == [] and c.output_names
+    assert not [v for v in c.output_names.values() if v.endswith(".grad")], c.output_names
 
 
 def test_a_float_argument_torch_specialized_after_a_restart_is_no_input_of_the_graph_shown():

@@ -377,6 +377,37 @@ def test_a_log_without_provenance_says_so_on_each_kernel_it_cannot_link(both, tm
     assert "trace_unlinked" in [d.code for d in imported.diagnostics]
 
 
+def test_an_imported_backwards_outputs_are_named_by_what_they_are_the_gradient_of_as_captured(both, gpt2):
+    """The log prints the backward's return with its Nones (``return (None, view_51, mm_12, ...)``); the
+    import keeps their positions (``GraphNode.returns``) and names each output by the forward input it is the
+    gradient of, as the capture does (an MLP whose input ``x`` needs no gradient; GPT-2, whose ``idx`` cannot have
+    one): each post-grad node returned has the same name both ways."""
+    for captured, imported in (both[:2], gpt2):
+        c, i = captured.compile("0/0 backward"), imported.compile("0/0 backward")
+        want = {c.output_nodes[b]: shown for b, shown in c.output_names.items()}
+        assert {b: shown for b, shown in i.output_names.items()} == want  # the import's buffers are its nodes
+        assert want and all(shown.endswith(".grad") for shown in want.values()), want
+        (out_c,) = [n for n in c.graphs["post_grad"].nodes if n.op == "output"]
+        (out_i,) = [n for n in i.graphs["post_grad"].nodes if n.op == "output"]
+        assert out_i.returns == out_c.returns and "" in out_i.returns
+        assert i.forward_inputs == c.forward_inputs
+
+
+def test_a_printed_graphs_return_keeps_its_positions():
+    """The output node's ``inputs`` are the nodes it returns, each once; ``returns`` keeps every position, ``""``
+    for a None (a backward's gradient of an input needing none), so the i-th is the i-th forward input's gradient."""
+    from inductor_lens.capturing.trace_graph import parse_readable_graph
+
+    text = """class GraphModule(torch.nn.Module):
+    def forward(self, primals_2: "f32[4, 8]", tangents_1: "f32[4, 16]"):
+        mm: "f32[16, 8]" = torch.ops.aten.mm.default(tangents_1, primals_2)
+        sum_1: "f32[16]" = torch.ops.aten.sum.dim_IntList(tangents_1, [0])
+        return (mm, None, sum_1, mm)
+"""
+    (out,) = [n for n in parse_readable_graph(text) if n["op"] == "output"]
+    assert out["inputs"] == ["mm", "sum_1"] and out["returns"] == ["mm", "", "sum_1", "mm"]
+
+
 def test_dynamo_placeholder_names_give_their_source():
     """A log prints dynamo's graph inputs by name only: the name gives the source, so the role and display name."""
     from inductor_lens.report.rules import placeholder_source, source_role

@@ -599,6 +599,52 @@ def test_an_output_that_is_a_copy_of_a_graph_input_is_named_as_a_copy():
     assert output_names(c, fx) == {"buf0": "act relu", "buf1": "copy of x", "primals_2": "fc.weight"}
 
 
+def test_a_backwards_outputs_are_named_by_the_forward_inputs_they_are_the_gradients_of():
+    """``Compile.output_names`` of a backward: its return holds the gradient of each forward input in its place
+    (``GraphNode.returns``, ``""`` for a None: ``x`` needs none), named by ``forward_inputs`` where the two are as
+    many; where its forward is not known (compiled autograd's backward, a report made before these fields) or the
+    two are not as many, by the op that made each, as before."""
+    from inductor_lens.report.finish import output_names
+    from inductor_lens.report.model import GraphNode
+
+    nodes = [
+        GraphNode("tangents_1", "placeholder", "tangents_1", display_name="gradient of output 1", role="tangent"),
+        GraphNode("mm", "call_function", "aten.mm.default", inputs=["tangents_1"], module_stack=["0"]),
+        GraphNode("mm_1", "call_function", "aten.mm.default", inputs=["tangents_1"], module_stack=["0"]),
+        GraphNode("sum_1", "call_function", "aten.sum.dim_IntList", inputs=["tangents_1"], module_stack=["0"]),
+        GraphNode("output", "output", "output", inputs=["mm", "sum_1", "mm_1"], returns=["mm", "sum_1", "", "mm_1"]),
+    ]
+    fx = {n.name: n for n in nodes}
+    c = Compile(
+        id="0/0 backward",
+        compile_id="0/0",
+        graph_kind="backward",
+        trigger=Trigger("lazy_backward", ""),
+        graph_outputs=["buf0", "buf1", "buf2"],
+        output_nodes={"buf0": "mm", "buf1": "sum_1", "buf2": "mm_1"},
+        forward_inputs=["0.weight", "0.bias", "y", "x"],
+    )
+    grads = {"buf0": "0.weight.grad", "buf1": "0.bias.grad", "buf2": "x.grad"}
+    assert output_names(c, fx) == grads
+    before = {"buf0": "[0] mm", "buf1": "[0] sum", "buf2": "[0] mm"}  # which gradient, they do not say
+    unpaired = dataclasses.replace(c, forward_inputs=[])  # compiled autograd's backward: no forward of its own
+    assert output_names(unpaired, fx) == before
+    assert output_names(dataclasses.replace(c, forward_inputs=["0.weight", "x"]), fx) == before  # not as many
+    older = dict(fx, output=dataclasses.replace(fx["output"], returns=[]))  # a report made before `returns`
+    assert output_names(c, older) == before
+    # a TORCH_TRACE import has no output_nodes: its buffers are the output node's inputs, each once
+    imported = dataclasses.replace(c, graph_outputs=["mm", "sum_1", "mm_1"], output_nodes={})
+    assert output_names(imported, fx) == {
+        "mm": "0.weight.grad",
+        "sum_1": "0.bias.grad",
+        "mm_1": "x.grad",
+    }
+    # one tensor returned for two inputs (the gradient of x + y passed through): named for both
+    both = dict(fx, output=dataclasses.replace(fx["output"], returns=["mm", "sum_1", "mm_1", "mm_1"]))
+    assert output_names(c, both)["buf2"] == "y.grad, x.grad"
+    assert output_names(dataclasses.replace(c, graph_kind="forward"), fx) == before  # only a backward's
+
+
 def test_a_top_level_sequential_childs_index_reads_as_python_indexes_it():
     """A saved tensor, an output or a launch argument made in ``nn.Sequential(...)[1]`` was named ``1 relu (saved)``,
     which reads as a count: ``[1] relu (saved)``; a named module stays as it is."""
