@@ -1187,6 +1187,9 @@ def _install_torch_compile(stack: contextlib.ExitStack) -> None:
             # decorator torch.compile(mode=...) returned, calling torch.compile with the user's function.)
             return
         name = getattr(model, "__qualname__", None) or type(model).__name__ if model is not None else "?"
+        owner = getattr(model, "__self__", None)  # a bound method: its object's class, which may inherit it
+        if owner is not None and not isinstance(owner, type) and "." in name:
+            name = f"{type(owner).__qualname__}.{name.rsplit('.', 1)[1]}"  # opt.step of an AdamW: AdamW.step
         backend = kwargs.get("backend", "inductor")
         backend = backend if isinstance(backend, str) else getattr(backend, "__name__", repr(backend))
         # transformers' models: torch.compile(model).generate() runs the ORIGINAL model's generate

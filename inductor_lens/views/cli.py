@@ -32,6 +32,27 @@ if TYPE_CHECKING:  # argparse, and what it imports (shutil, gettext, locale: ~1.
 from .cli_common import PROG, CLIError, _say
 
 
+def _run_script(path: str) -> None:
+    """Run a script file as ``python path`` does: as ``__main__``, its ``__file__`` and code's file name absolute
+    (Python 3.9+: a script that changes directory and reads beside itself finds its files; ``runpy.run_path``
+    keeps the path as given), ``sys.argv[0]`` as given, ``__spec__`` None."""
+    import builtins
+    import types
+
+    full = os.path.abspath(path)
+    with open(full, "rb") as f:
+        code = compile(f.read(), full, "exec")
+    main = types.ModuleType("__main__")
+    main.__dict__.update(__file__=full, __builtins__=builtins, __cached__=None, __spec__=None, __loader__=None)
+    saved = sys.modules.get("__main__")
+    sys.modules["__main__"] = main
+    try:
+        exec(code, main.__dict__)
+    finally:
+        if saved is not None:
+            sys.modules["__main__"] = saved
+
+
 def _progress(quiet: bool):
     from .progress import TerminalProgress
 
@@ -245,9 +266,7 @@ class _ScriptRun:
         try:
             with self.pipeline:
                 try:
-                    import runpy
-
-                    runpy.run_path(self.script, run_name="__main__")
+                    _run_script(self.script)
                 except SystemExit as e:
                     self._exited(e)
                 except KeyboardInterrupt:

@@ -508,6 +508,7 @@ def test_a_compiled_adamw_step_is_named_by_its_class_and_its_state_by_key_and_pa
         torch.compile(opt.step)()
     (c,) = [c for c in cap.report.compiles if any(n.mutates for n in c.fused_nodes)]
     assert c.label.startswith("AdamW.step()"), c.label
+    assert [call.target for call in cap.report.compile_calls] == ["AdamW.step"]  # torch.compile(opt.step) of it
     held = {n.name: n for n in c.graphs["post_grad"].nodes if n.op == "placeholder" and n.role == "attribute"}
     param = next(n.display_name for n in c.graphs["post_grad"].nodes if n.role == "parameter")
     assert sorted(n.display_name for n in held.values()) == sorted(f"{key} of {param}" for key in opt.state[w]), held

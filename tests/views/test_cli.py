@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import pathlib
+import re
 import signal
 import subprocess
 import sys
@@ -21,7 +22,7 @@ from tests.report.test_report_io import _bad_inputs
 REPO = pathlib.Path(__file__).resolve().parents[2]
 SCRIPT = textwrap.dedent("""\
     import json, sys, time, torch
-    print(json.dumps({"argv": sys.argv, "name": __name__}), flush=True)
+    print(json.dumps({"argv": sys.argv, "name": __name__, "file": __file__}), flush=True)
     def f(x):
         return torch.sin(x) ** 2 + torch.cos(x) ** 2
     def g(x):
@@ -113,6 +114,9 @@ def test_run_runs_the_script_as_python_would(ran, workdir):
     assert ran.returncode == 0, ran.stderr
     seen, workers = (json.loads(line) for line in ran.stdout.strip().splitlines())
     # everything after SCRIPT is the script's, also what looks like the lens's own options
+    # an absolute __file__, as python gives a script (it was the relative path the CLI was given)
+    file = seen.pop("file")
+    assert os.path.isabs(file) and pathlib.Path(file).samefile(workdir / "script.py"), file
     assert seen == {"argv": ["script.py", "pos", "--flag", "1", "-q", "--json", "x"], "name": "__main__"}
     # torch's compile workers built the kernel (torch gives one per core; a machine of one core has none)
     assert workers["compile_threads"] > 1 or len(os.sched_getaffinity(0)) == 1, workers
@@ -213,9 +217,10 @@ def test_script_that_raises_exits_1_and_still_writes_the_report(inproc, workdir)
         if d.code == "user_code_raised" and "raised ValueError: boom after the compile" in d.message
     ]
     assert len(raised) == 1, report.diagnostics
-    # the script's own traceback is shown, starting at the script (not at runpy or the CLI)
+    # the script's own traceback is shown, starting at the script (not at runpy or the CLI), by its absolute path
+    # as python shows it
     tb = stderr[stderr.index("Traceback") :]
-    assert 'File "script.py", line 11' in tb and "runpy" not in tb and "cli.py" not in tb
+    assert re.search(r'File "/[^"]*/script\.py", line 11', tb) and "runpy" not in tb and "cli.py" not in tb, tb
 
 
 def test_demo_writes_one_report_with_fused_and_extern_kernels(tmp_path, monkeypatch, capsys):
