@@ -6,7 +6,9 @@ Kept apart from ``cli.py`` so that the command is one registration there.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
+from typing import Any
 
 from .cli_common import CLIError, _say
 
@@ -42,10 +44,24 @@ def _load(path: str):
         raise CLIError(f"diff: {path} is not a readable inductor_lens report: {e}") from None
 
 
+def named_by_files(a: Any, b: Any, path_a: str, path_b: str) -> tuple:
+    """The two reports a diff compares, each titled so that the page's "A: ... -> B: ..." tells them apart: by its
+    file where it has no title or both have the same one (two runs of one script), after its title where it has
+    one (``train (sdpa.json)``). Copies; the loaded reports are not changed."""
+    if a.title and b.title and a.title != b.title:
+        return a, b
+
+    def named(r: Any, path: str) -> Any:
+        name = os.path.basename(path)
+        return dataclasses.replace(r, title=f"{r.title} ({name})" if r.title else name)
+
+    return named(a, path_a), named(b, path_b)
+
+
 def cmd_diff(args: argparse.Namespace) -> int:
     from ..analysis.diff import diff, summary_text
 
-    a, b = _load(args.a), _load(args.b)
+    a, b = named_by_files(_load(args.a), _load(args.b), args.a, args.b)
     pairs = []
     for p in args.pair:
         pa, sep, pb = p.partition("=")

@@ -548,3 +548,25 @@ def test_import_trace_arguments_in_their_plain_forms_are_read_as_argparse_reads_
     if parsed is not None and plainly_written and len(set(args)) == len(args) and "-5" not in args:
         assert plain is not None  # the plain forms are not left to argparse
     assert plain is None or args[:1] != ["--"]
+
+
+def test_diff_names_two_reports_by_their_files_where_their_titles_do_not_tell_them_apart():
+    """``inductor-lens diff a.json b.json``'s page said "A: report A -> B: report B" for two reports without titles,
+    and one title twice for two runs of one script: the files name them."""
+    from inductor_lens.report.model import Report
+    from inductor_lens.views.diff_cli import named_by_files
+
+    def titled(t):
+        return Report(torch_version="2.13.0", device="cpu", compiles=[], title=t)
+
+    pairs = {
+        ("", ""): ("seq16.json", "seq32.json"),
+        ("train", "train"): ("train (seq16.json)", "train (seq32.json)"),
+        ("relu", "gelu"): ("relu", "gelu"),
+        ("train", ""): ("train (seq16.json)", "seq32.json"),
+    }
+    for (ta, tb), want in pairs.items():
+        a, b = titled(ta), titled(tb)
+        got = named_by_files(a, b, "/runs/seq16.json", "runs/seq32.json")
+        assert (got[0].title, got[1].title) == want
+        assert (a.title, b.title) == (ta, tb)  # the loaded reports are left as they are
