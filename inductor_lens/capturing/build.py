@@ -1342,7 +1342,10 @@ def _compile(
     shift = None if rec.aot or ca else _forward_wrapper(dyn, frame)
     wrapped = not rec.aot and not ca and _wraps_module(trace, _key(rec))
     if shift is not None and frame != "forward":
-        frame = f"forward (via the {frame} decorator)"  # transformers 5 wraps forward (wrapped_func, wrapper)
+        # transformers 5 wraps forward (wrapped_func, wrapper): the module's class where the frame's self says it
+        owner = raw.self_types.get(_key(rec), ())
+        forward = f"{owner[0]}.forward" if owner else "forward"
+        frame = f"{forward} (via the {frame} decorator)"
     dyn_roles, post_roles = _input_roles(
         dyn,
         rec.post_grad_nodes,
