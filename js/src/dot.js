@@ -542,6 +542,9 @@ function locKey(gn) {
  * is large. The dynamo graph maps to kernels through source locations.
  * Returns {dot, items, edges, keyToId, clusters: Map(clusterName -> {fused, kernel})}.
  */
+/** Graph inputs the FX view draws one by one; more are one oval (buildFx). */
+const FX_INPUTS_SHOWN = 12;
+
 export function buildFx(idx, graphName, expanded, collapseFrom = 160) {
   const g = (idx.compile.graphs || {})[graphName] || { nodes: [] };
   const items = new Map(),
@@ -562,7 +565,25 @@ export function buildFx(idx, graphName, expanded, collapseFrom = 160) {
   const collapse = graphName === "post_grad" && g.nodes.length > collapseFrom;
   const members = new Map(); // fused name -> [item ids]
   let ci = 0;
+  // many graph inputs (a compiled optimizer step's 205 parameters, gradients and states): one oval, no edges,
+  // as the Fusion view folds them (all in one row they made the graph 68,000 px wide)
+  const placeholders = g.nodes.filter((n) => n.op === "placeholder");
+  const foldInputs = placeholders.length > FX_INPUTS_SHOWN;
   g.nodes.forEach((n, i) => {
+    if (foldInputs && n.op === "placeholder") {
+      if (!items.has("fxin")) {
+        const lines = [`${placeholders.length} graph inputs`];
+        items.set("fxin", {
+          id: "fxin",
+          type: "input",
+          name: "inputs",
+          lines,
+          title: `graph inputs (each named in its reader's tooltip and in the Fusion view): ${placeholders.map((p) => p.display_name || p.name).join(", ")}`,
+          ...ioSize(lines),
+        });
+      }
+      return;
+    }
     const o = owner(n);
     if (collapse && o && !expanded.has(o)) {
       const key = "k:" + o;

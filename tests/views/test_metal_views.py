@@ -308,3 +308,32 @@ def test_a_kernel_of_many_fused_nodes_lists_a_dozen_and_folds_the_rest(tmp_path,
     more.locator('[data-sibling="op19"]').click()
     assert "#19 of 20" in offline_page.locator(".il-panel").first.inner_text()
     assert offline_page.watch.errors == []
+
+
+@pytest.mark.browser
+def test_the_fx_view_folds_many_graph_inputs_into_one_oval(tmp_path, offline_page, training_report):
+    """A compiled AdamW step over a BERT takes 205 graph inputs (parameters, gradients, states): the FX view drew
+    each as a box, all in one row (a layout 68,406 px wide, unreadable even after Fit). More than a dozen are one
+    oval, as the Fusion view folds them; the ops keep their boxes."""
+    from inductor_lens.report.model import GraphNode
+
+    c = training_report.compiles[0]
+    post = c.graphs["post_grad"]
+    extra = [
+        GraphNode(name=f"arg{i}_9", op="placeholder", target=f"arg{i}_9", display_name=f"state{i}") for i in range(20)
+    ]
+    nodes = [*extra, *post.nodes]
+    graphs = {**c.graphs, "post_grad": dataclasses.replace(post, nodes=nodes)}
+    report = dataclasses.replace(training_report, compiles=[dataclasses.replace(c, graphs=graphs)])
+    path = tmp_path / "inputs.html"
+    report.save_html(path)
+    _open(offline_page, path)
+    offline_page.click('[data-tab="fx"]')
+    offline_page.wait_for_selector('[data-view="fx"] .il-graph[data-ready="1"]')
+    count = sum(1 for n in nodes if n.op == "placeholder")
+    oval = offline_page.locator('[data-view="fx"] [data-item="fxin"]')
+    assert oval.count() == 1 and oval.text_content().startswith(f"{count} graph inputs")
+    assert offline_page.locator('[data-view="fx"] [data-fx^="arg"]').count() == 0
+    op = next(n.name for n in nodes if n.op == "call_function")
+    assert offline_page.locator(f'[data-view="fx"] [data-fx="{op}"]').count() == 1
+    assert offline_page.watch.errors == []
