@@ -122,6 +122,10 @@ class KernelDiff:
     launch_b: str = ""
     #: The FX op targets of B's side (A's for ``only_a``).
     ops: list = field(default_factory=list)
+    #: Where the shapes changed (``"shape"`` in ``changes``): the shape of A's ops that B's lack and of B's that A's
+    #: lack, the most frequent of each (``"[16, 64]"``, ``"[32, 64]"``); ``""`` otherwise.
+    shape_a: str = ""
+    shape_b: str = ""
     #: The "what changed" cell of the compare page: the moved ops as short names (``rules.short_op``), the
     #: other changes, ``removed``/``added`` (``"+ mul; source"``); filled from the fields above.
     what_changed: str = ""
@@ -129,6 +133,20 @@ class KernelDiff:
     def __post_init__(self) -> None:
         if not self.what_changed:
             object.__setattr__(self, "what_changed", change_text(self))
+
+
+def _shape_change(a: Counter, b: Counter) -> tuple[str, str]:
+    """The shapes two launches' ops changed from and to (``a``/``b``: ``(op, shape)`` multisets): the most frequent
+    shape of A's ops that B's lack, and of B's that A's lack; ``""`` for a side with none."""
+    gone, new = a - b, b - a
+
+    def most(c: Counter) -> str:
+        shapes = Counter()
+        for (_, shape), n in c.items():
+            shapes[shape] += n
+        return shapes.most_common(1)[0][0] if shapes else ""
+
+    return most(gone), most(new)
 
 
 def _ops_text(targets: list) -> str:
@@ -144,7 +162,11 @@ def change_text(k: "KernelDiff") -> str:
         parts.append("+ " + _ops_text(k.moved_ops_in))
     if k.moved_ops_out:
         parts.append("− " + _ops_text(k.moved_ops_out))
-    parts += [c for c in k.changes if c != "fusion"]
+    parts += [
+        f"shape {k.shape_a} → {k.shape_b}" if c == "shape" and k.shape_a and k.shape_b else c
+        for c in k.changes
+        if c != "fusion"
+    ]
     if k.status == "only_a":
         parts.append("removed")
     if k.status == "only_b":
@@ -698,10 +720,12 @@ def _kernel_pair(x: Optional[_Features], y: Optional[_Features], sim: Optional[f
     moved_in = sorted((ops_b - ops_a).elements())
     moved_out = sorted((ops_a - ops_b).elements())
     changes = []
+    shapes = ("", "")
     if moved_in or moved_out:
         changes.append("fusion")
     elif x.shape != y.shape:
         changes.append("shape")
+        shapes = _shape_change(x.shape, y.shape)
     src_diff = None
     if not _same_source(x, y):
         la, lb = _source_lines(x), _source_lines(y)
@@ -729,6 +753,8 @@ def _kernel_pair(x: Optional[_Features], y: Optional[_Features], sim: Optional[f
         launch_a=_launch_text(x),
         launch_b=_launch_text(y),
         ops=_op_list(y),
+        shape_a=shapes[0],
+        shape_b=shapes[1],
     )
 
 

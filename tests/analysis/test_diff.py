@@ -779,3 +779,32 @@ def test_frames_named_with_their_class_pair_with_a_report_made_before_and_never_
         ("Head.forward", None, "no match"),
         (None, "Loss.forward", "no match"),
     ]
+
+
+def test_a_shape_change_says_which_shapes(reports):
+    """The same model at another batch size: a row said "shape" changed, not from what to what (a new user compared
+    GPT-2 at sequence lengths 16 and 32). It says the shapes: ``shape [4, 32] → [8, 32]``, in the JSON too."""
+    import dataclasses
+
+    a = reports["relu"]
+
+    def bigger(node):
+        shape = node.shape
+        if shape and shape[0] == 4:  # the batch
+            return dataclasses.replace(node, shape=[8, *shape[1:]])
+        return node
+
+    compiles = []
+    for c in a.compiles:
+        post = c.graphs["post_grad"]
+        graphs = {**c.graphs, "post_grad": dataclasses.replace(post, nodes=[bigger(n) for n in post.nodes])}
+        compiles.append(dataclasses.replace(c, graphs=graphs))
+    b = dataclasses.replace(a, compiles=compiles, title="batch 8")
+    d = inductor_lens.diff(a, b)
+    rows = [k for c in d.compiles for k in c.kernels if "shape" in k.changes]
+    assert rows, [k.what_changed for c in d.compiles for k in c.kernels]
+    for k in rows:
+        assert k.shape_a.startswith("[4, ") and k.shape_b == "[8, " + k.shape_a[4:], (k.shape_a, k.shape_b)
+        assert f"shape {k.shape_a} → {k.shape_b}" in k.what_changed, k.what_changed
+    data = json.loads(d.to_json())
+    assert any(r.get("shape_b", "").startswith("[8, ") for c in data["compiles"] for r in c["kernels"])
