@@ -50,6 +50,7 @@ from .torchread import (
     aot_input_names,
     forward_outputs,
     frame_code,
+    frame_self_types,
     fx_graph_nodes,
     ir_fx_nodes,
     kernel_ir,
@@ -901,22 +902,6 @@ def _install_output_code(stack: contextlib.ExitStack) -> None:
     patch_attr(stack, GraphLowering, "save_output_code", staticmethod(save_output_code))
 
 
-def _note_self_type(hooks: Hooks, cid: str) -> None:
-    """The classes of the ``self`` of the frame dynamo compiles (``Raw.self_types``), read from its translator while
-    the backend runs: ``type()`` of a local, nothing called on it."""
-    from torch._dynamo.symbolic_convert import InstructionTranslator
-
-    from .build import _trace_key
-
-    try:
-        f_locals = InstructionTranslator.current_tx().f_locals
-    except Exception:  # no translator on this thread: the frame is named by its code alone
-        return
-    if isinstance(f_locals, dict) and "self" in f_locals:
-        mro = [c.__name__ for c in type(f_locals["self"]).__mro__]
-        hooks.raw.self_types[_trace_key(cid, hooks._resets_seen)] = mro
-
-
 def _install_compile_fx(stack: contextlib.ExitStack) -> None:
     import torch._inductor.compile_fx as cfx
 
@@ -962,7 +947,11 @@ def _install_compile_fx(stack: contextlib.ExitStack) -> None:
                 ref, name = hooks._model_tensors.get(id(t), (None, None))
                 return name if ref is not None and ref() is t else None
 
-            _note_self_type(hooks, cid)
+            self_types = frame_self_types()
+            if self_types:
+                from .build import _trace_key
+
+                hooks.raw.self_types[_trace_key(cid, hooks._resets_seen)] = self_types
             mark_lifted(model, nodes, known)  # names only: the graph is kept whatever befalls them
             alive = [(ref(), name) for ref, name in hooks._model_tensors.values()]
             mark_gradients(nodes, example_inputs, [(t, name) for t, name in alive if t is not None])

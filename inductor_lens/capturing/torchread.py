@@ -439,15 +439,31 @@ def _source_name(source: Any) -> str:
         return ""
 
 
-def frame_code() -> Any:
-    """The code object of the frame dynamo is compiling, from its translator while the backend runs; ``None`` where
-    there is none on this thread."""
+def _translator() -> Any:
+    """dynamo's translator of the frame it is compiling, while the backend runs (its ``f_code``, ``f_locals``,
+    ``f_globals``: the frame's own objects); ``None`` where there is none on this thread (a graph compiled outside
+    dynamo's tracing)."""
     from torch._dynamo.symbolic_convert import InstructionTranslator
 
     try:
-        return InstructionTranslator.current_tx().f_code
-    except Exception:  # no translator on this thread (a graph compiled outside dynamo's tracing)
+        return InstructionTranslator.current_tx()
+    except Exception:
         return None
+
+
+def frame_code() -> Any:
+    """The code object of the frame dynamo is compiling (:func:`_translator`), or ``None``."""
+    return getattr(_translator(), "f_code", None)
+
+
+def frame_self_types() -> list[str]:
+    """The classes of the ``self`` of the frame dynamo is compiling, most derived first (``["AdamW", "Adam",
+    "Optimizer", "object"]``: ``Raw.self_types``); ``[]`` for a frame with no ``self``. ``type()`` of a local,
+    nothing called on it."""
+    f_locals = getattr(_translator(), "f_locals", None)
+    if not isinstance(f_locals, dict) or "self" not in f_locals:
+        return []
+    return [c.__name__ for c in type(f_locals["self"]).__mro__]
 
 
 def model_tensors(nodes: list[dict], example_inputs: Any, code: Any = None) -> list[tuple[Any, str]]:
@@ -549,11 +565,9 @@ def _mark_optimizer_state(held: list[dict], tensors: dict[str, Any]) -> None:
     if not roots:
         return
     import torch
-    from torch._dynamo.symbolic_convert import InstructionTranslator
 
-    try:
-        tx = InstructionTranslator.current_tx()  # the frame's translator, while its graph is compiled
-    except Exception:  # none on this thread (a graph compiled outside dynamo's tracing): the names stay
+    tx = _translator()
+    if tx is None:  # the names stay
         return
     entries: dict[int, tuple[str, Any]] = {}
     for scope, name in roots:
