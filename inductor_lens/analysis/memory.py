@@ -16,6 +16,7 @@ from typing import Iterable, Optional, Sequence
 from ..report.lines import (
     buffer_module,
     built_by_module,
+    gradient_buffers,
     memory_lines,
     recomputed_by_line,  # noqa: F401 (imported from here by older callers)
     saved_by_line,
@@ -753,7 +754,9 @@ def memory(
     unsized = [b["name"] for b in buffers if b.get("bytes") is None and not b.get("internal")]
     if unsized:  # a data-dependent size (nonzero, unique, a boolean mask): not counted, and said
         m = dataclasses.replace(m, source=m.source + "; " + unsized_note(unsized))
-    return memory_lines(m, fx, built, nodes)  # each row's line and module, the roll-ups by line: report/lines.py
+    return memory_lines(
+        m, fx, built, nodes, gradient_buffers(compile, fx)
+    )  # each row's line and module, the roll-ups by line: report/lines.py
 
 
 def unsized_note(names: Sequence[str]) -> str:

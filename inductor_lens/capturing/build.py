@@ -1415,7 +1415,7 @@ def _compile(
         returned_outputs=rec.returned_outputs,
         saved_outputs=rec.saved_outputs,
         output_nodes=dict(rec.output_nodes),
-        # what names its outputs: the gradient of each of its forward's inputs, in order (finish.gradients_of)
+        # what names its outputs: the gradient of each of its forward's inputs, in order (report/lines.gradients_of)
         forward_inputs=forward_inputs(forward_nodes) if forward_nodes and not rec.subgraph else [],
         backward_compiled=_backward_compiled(rec, raw, window, windows, starts),
         autotune_mode=AutotuneMode(**rec.autotune_mode) if rec.autotune_mode else None,

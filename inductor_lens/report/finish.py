@@ -9,9 +9,10 @@ from __future__ import annotations
 import dataclasses
 import json
 from collections import defaultdict
-from typing import Any, Optional
+from typing import Optional
 
 from .built import mark_built
+from .lines import gradient_buffers, gradients_of, output_pairs
 
 try:  # CPython's own SHA-1: hashlib would load OpenSSL's libcrypto (3.6 MB of the import's memory) for one digest
     from _sha1 import sha1 as _sha1
@@ -37,7 +38,6 @@ from .rules import (
     frame_label,
     fused_label,
     fusion_edges,
-    gradient_text,
     graph_note,
     in_place_text,
     input_copy_label,
@@ -188,7 +188,7 @@ def derive_compile(c: Compile, fx: Optional[dict] = None, view: bool = True) -> 
         if n.kernel:
             lines_of.setdefault(n.kernel, []).append(n.user_lines)
             kinds_of.setdefault(n.kernel, []).append(n.kind)
-    holds = _buffer_holds(fused, fx)
+    holds = dict(_buffer_holds(fused, fx), **gradient_buffers(c, fx))  # a gradient as its oval names it
     kernels = []
     for k in c.kernels:
         if k.launch is not None and k.launch.args:
@@ -252,21 +252,11 @@ def compile_note(c: Compile, fx: Optional[dict] = None) -> str:
 
 def output_names(c: Compile, fx: dict) -> dict[str, str]:
     """``Compile.output_names``: each graph output buffer by what its post-grad graph returns in its place
-    (``Compile.output_nodes``, recorded at capture; else, in a report without them, ``graph_outputs`` in the output
-    code's order against the output node's inputs, each named once: a node returned and saved is one input, its
-    buffer twice in the return): the op that computes it with its module
-    (``rules.made_by_text``: ``lm_head mm``), a graph input by its name; only where that differs from the buffer's
-    name. A backward's output is named by the forward input it is the gradient of (:func:`gradients_of`),
-    where its forward is known. ``{}`` where the two, each name taken once, do not match one to one."""
-    pairs: Any = c.output_nodes.items()  # recorded at capture, position by position
-    out = fx.get("output")  # FX names its output node so (a node of the user's named so is output_1)
-    if out is not None and out.op != "output":
-        out = None
-    if not c.output_nodes:
-        buffers = list(dict.fromkeys(c.graph_outputs))
-        if out is None or len(out.inputs) != len(buffers):
-            return {}
-        pairs = zip(buffers, out.inputs)
+    (``lines.output_pairs``): the op that computes it with its module (``rules.made_by_text``: ``lm_head mm``), a
+    graph input by its name; only where that differs from the buffer's name. A backward's output is named by the
+    forward input it is the gradient of (``lines.gradients_of``), where its forward is known. ``{}`` where the two,
+    each name taken once, do not match one to one."""
+    pairs, out = output_pairs(c, fx)
     grads = gradients_of(c, out)
     names: dict[str, str] = {}
     for buf, name in pairs:
@@ -283,23 +273,6 @@ def output_names(c: Compile, fx: dict) -> dict[str, str]:
         if shown and shown != buf:
             names[buf] = shown
     return names
-
-
-def gradients_of(c: Compile, out: Any) -> dict[str, str]:
-    """Each node backward ``c`` returns (``out``: its post-grad output node) -> ``rules.gradient_text`` of the
-    forward inputs it is the gradient of: by AOT autograd's layout the i-th position of the return holds the
-    gradient of the forward's i-th input (``Compile.forward_inputs``), ``None`` where that needs none
-    (``GraphNode.returns`` keeps those positions). ``{}`` for other graphs, where the forward is not known
-    (compiled autograd's backward, a report made before it) or its inputs and the positions are not as many."""
-    if c.graph_kind != "backward" or not c.forward_inputs or out is None:
-        return {}
-    if len(out.returns) != len(c.forward_inputs):
-        return {}
-    of: dict[str, list[str]] = {}
-    for node, shown in zip(out.returns, c.forward_inputs):
-        if node:
-            of.setdefault(node, []).append(shown)
-    return {node: gradient_text(shown) for node, shown in of.items()}
 
 
 def _in_place_targets(mutates: list[str], fx: dict, inputs: set) -> list:

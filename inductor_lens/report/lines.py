@@ -37,7 +37,7 @@ from .model import (
     RowLine,
 )
 from .model import SavedTensor as _Saved
-from .rules import copy_name, made_by, owner_module, short_op
+from .rules import copy_name, gradient_text, made_by, owner_module, short_op
 
 #: A roll-up's key: ``(file, line, code, built)``; ``("", 0, "", False)`` for things with no line at all.
 Key = tuple[str, int, str, bool]
@@ -105,10 +105,55 @@ def buffer_module(buffer: LiveBuffer, fx: dict[str, GraphNode], fused: dict[str,
     return f.module_stack[-1] if f is not None and f.module_stack else ""
 
 
-def buffer_op(buffer: LiveBuffer, fx: dict[str, GraphNode]) -> str:
+def output_pairs(c: Compile, fx: dict[str, GraphNode]) -> tuple[list[tuple[str, str]], Optional[GraphNode]]:
+    """``(buffer, post-grad node)`` of each graph output of ``c``, and its post-grad output node (None where its
+    graph has none): the pairs recorded at capture (``Compile.output_nodes``), else, in a report without them,
+    ``graph_outputs`` in the output code's order against the output node's inputs, each taken once (a node returned
+    and saved is one input, its buffer twice in the return); none where those are not as many."""
+    out = fx.get("output")  # FX names its output node so (a node of the user's named so is output_1)
+    if out is not None and out.op != "output":
+        out = None
+    if c.output_nodes:
+        return list(c.output_nodes.items()), out
+    buffers = list(dict.fromkeys(c.graph_outputs))
+    if out is None or len(out.inputs) != len(buffers):
+        return [], out
+    return list(zip(buffers, out.inputs)), out
+
+
+def gradients_of(c: Compile, out: Optional[GraphNode]) -> dict[str, str]:
+    """Each node backward ``c`` returns (``out``: its post-grad output node) -> ``rules.gradient_text`` of the
+    forward inputs it is the gradient of: by AOT autograd's layout the i-th position of the return holds the
+    gradient of the forward's i-th input (``Compile.forward_inputs``), ``None`` where that needs none
+    (``GraphNode.returns`` keeps those positions). ``{}`` for other graphs, where the forward is not known
+    (compiled autograd's backward, a report made before it) or its inputs and the positions are not as many."""
+    if c.graph_kind != "backward" or not c.forward_inputs or out is None:
+        return {}
+    if len(out.returns) != len(c.forward_inputs):
+        return {}
+    of: dict[str, list[str]] = {}
+    for node, shown in zip(out.returns, c.forward_inputs):
+        if node:
+            of.setdefault(node, []).append(shown)
+    return {node: gradient_text(shown) for node, shown in of.items()}
+
+
+def gradient_buffers(c: Compile, fx: dict[str, GraphNode]) -> dict[str, str]:
+    """Each output buffer of backward ``c`` that is a gradient -> which (``fc1.weight.grad``): the one rule that
+    names it in the output ovals (``Compile.output_names``), the launch table (``LaunchArg.holds``) and the Memory
+    view's rows (``LiveBuffer.op``). ``{}`` where :func:`gradients_of` knows none."""
+    pairs, out = output_pairs(c, fx)
+    grads = gradients_of(c, out)
+    return {buf: grads[node] for buf, node in pairs if node in grads}
+
+
+def buffer_op(buffer: LiveBuffer, fx: dict[str, GraphNode], grads: Optional[dict[str, str]] = None) -> str:
     """``LiveBuffer.op``: what a buffer holds, the op that computes it as the saved tensors are named
     (``rules.made_by``: ``convolution_backward: grad_weight``, not ``getitem_43``), ``copy of`` the input it copies;
-    its post-grad node's name where the graph has no such node."""
+    its post-grad node's name where the graph has no such node. A backward's output buffer is named by the gradient
+    it is (``grads``: :func:`gradient_buffers`), as its oval is."""
+    if grads and buffer.name in grads:
+        return grads[buffer.name]
     copied = _input_copy(buffer, fx)
     if copied is not None:
         return copy_name(copied)
@@ -129,13 +174,18 @@ def buffer_stack(buffer: LiveBuffer, fused: Optional[dict[str, FusedNode]], fx: 
 
 
 def memory_lines(
-    m: Memory, fx: dict[str, GraphNode], built: dict[str, BuiltLine], fused: Optional[dict[str, FusedNode]] = None
+    m: Memory,
+    fx: dict[str, GraphNode],
+    built: dict[str, BuiltLine],
+    fused: Optional[dict[str, FusedNode]] = None,
+    grads: Optional[dict[str, str]] = None,
 ) -> Memory:
     """``m`` with the line of every row of its tables (``user_line`` of its saved tensors, saved groups, buffers
     alive at the peak and recomputed ops) and its roll-ups by line (``saved_by_line``, ``recomputed_by_line``), all
     by :func:`op_key`: ``fx`` the compile's post-grad nodes (a recomputed op is the forward's, under its forward
     name), ``built`` :func:`built_by_module`. A saved group's line is its first tensor's. With ``fused`` (the
-    compile's fused nodes by name), each buffer alive at the peak also gets its ``module`` (:func:`buffer_module`)."""
+    compile's fused nodes by name), each buffer alive at the peak also gets its ``module`` (:func:`buffer_module`);
+    ``grads`` (:func:`gradient_buffers`) names a backward's output buffers by the gradients they are."""
     saved = [
         dataclasses.replace(s, user_line=row_line(s.user_stack, fx.get(s.fx_node), built)) for s in m.saved_for_backward
     ]
@@ -149,7 +199,7 @@ def memory_lines(
                 b,
                 user_line=row_line(buffer_stack(b, fused, fx), fx.get(b.fx_node), built),
                 module=buffer_module(b, fx, fused) if fused is not None else b.module,
-                op=buffer_op(b, fx),
+                op=buffer_op(b, fx, grads),
             )
             for b in m.peak_buffers
         ],
@@ -263,7 +313,8 @@ def mark_rollups(report: Report) -> Report:
         post = c.graphs.get("post_grad")
         fx = {n.name: n for n in post.nodes} if post is not None else {}
         fused = {n.name: n for n in c.fused_nodes}
-        compiles.append(dataclasses.replace(c, memory=memory_lines(c.memory, fx, built_by_module(c), fused)))
+        memory = memory_lines(c.memory, fx, built_by_module(c), fused, gradient_buffers(c, fx))
+        compiles.append(dataclasses.replace(c, memory=memory))
     profile = report.profile
     rows = profile.by_line if profile is not None else []
     if profile is not None and (any(k.built_lines for c in compiles for k in c.kernels) or any(r.built for r in rows)):

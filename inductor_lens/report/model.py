@@ -49,7 +49,7 @@ SCHEMA_VERSION = 2
 
 #: The generation of the derived fields (``report/finish.py``) a report holds. A report written before
 #: derived fields were added (no ``derived`` key, or a smaller number) gets them filled when it is loaded.
-DERIVED_VERSION = 23  # 2: Trigger.summary; 3: Compile.module_view, FusedNode.group_path; 4: FusedNode.no_line_reason;
+DERIVED_VERSION = 24  # 2: Trigger.summary; 3: Compile.module_view, FusedNode.group_path; 4: FusedNode.no_line_reason;
 # 5: a backward's saved inputs named by what made them, input copies labelled, Trigger.kind ahead_of_time;
 # 6: FusedNode.built_lines (where the user's code built the modules of ops that ran inside torch)
 # 7: module paths inferred where a compile recorded none (Compile.modules_inferred, report/module_paths.py)
@@ -76,6 +76,8 @@ DERIVED_VERSION = 23  # 2: Trigger.summary; 3: Compile.module_view, FusedNode.gr
 # a C++ GEMM template kernel's autotune ``chosen`` (rules.autotune_chosen); an incomplete compile's graph_note says so
 # 23: FusedNode.no_kernel_reason of a runtime check (``_assert_scalar``) and of ``.item()`` (``_local_scalar_dense``); the
 # no_line_reason of Inductor's random seeds (rules.seeds_reason); user lines leave torch's own out beside the user's
+# 24: a backward's output buffers named by the gradient they are in LaunchArg.holds and LiveBuffer.op, as in
+# Compile.output_names (report/lines.gradient_buffers)
 
 #: Languages a kernel may be written in: what Inductor's output code defines (``async_compile.<kind>``),
 #: ``extern`` for calls of library kernels, ``other`` when the source was not found.

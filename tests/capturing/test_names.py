@@ -240,6 +240,11 @@ def test_a_backwards_outputs_are_named_by_the_forward_input_they_are_the_gradien
         assert bwd.output_names[buf] == f"{of[node].display_name}.grad", (buf, node)
     assert "fc.weight.grad" in bwd.output_names.values() and "x.grad" not in bwd.output_names.values()
     assert bwd.forward_inputs == [p.display_name for p in primals]
+    # the launch table and the Memory view's rows name them as the ovals do (they said ``fc mm``, ``conv1 sum``)
+    held = {a.name: a.holds for k in bwd.kernels if k.launch for a in k.launch.args if a.name in bwd.output_names}
+    assert held and held == {b: bwd.output_names[b] for b in held}
+    rows = {b.name: b.op for b in bwd.memory.peak_buffers if b.name in bwd.output_names}
+    assert rows and rows == {b: bwd.output_names[b] for b in rows}
 
 
 @pytest.mark.compile
