@@ -2,7 +2,7 @@
 // Pan: drag, the wheel, the keyboard (panBy); zoom: ctrl/cmd + wheel (and trackpad pinch), +/- buttons, fit.
 // Embedded in a document (the notebook widget), a plain wheel scrolls the document until the user clicks into the
 // graph, then pans it while the focus stays in the lens (as maps embedded in a page do): see GraphCanvas.wheelPans.
-import { visible } from "./text.js";
+import { fitText, visible } from "./text.js";
 
 /** Zoom at which the graph opens when it does not fit: labels (11-12 px in graph units) stay >= 11 px. */
 export const READABLE_ZOOM = 1;
@@ -471,11 +471,11 @@ export class GraphCanvas {
           },
           g,
         );
-        // the layout sized the box from an estimate of the font: a line the real font draws wider is cut to fit
+        // the layout sized the box from an estimate of the font: a line the real font draws wider is cut to fit,
+        // a stub's at its start (its end says which: `fc1.weight.grad`, `addmm[1] (saved)`)
         const ch = chars[i === 0 ? 0 : 1];
         const room = ch ? Math.floor((box.w - (centered ? 8 : 16)) / ch) : 0;
-        const text = visible(line);
-        t.textContent = room > 1 && text.length > room ? `${text.slice(0, room - 1)}…` : text;
+        t.textContent = fitText(visible(line), room, centered);
       });
       svgEl("title", {}, g).textContent = visible(
         [it.title || it.lines.join("\n"), it.inPlace || ""].join("\n").trim(),

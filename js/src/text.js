@@ -20,3 +20,13 @@ export function hasHidden(s) {
   HIDDEN.lastIndex = 0;
   return HIDDEN.test(String(s || ""));
 }
+
+/**
+ * `text` cut to `room` characters where the font draws it wider than its box: its head kept (a kernel's or an op's
+ * name), or with `keepEnd` its end (an input's or output's name, whose end tells it apart: `…c_proj.weight.grad`,
+ * `…addmm[1] (saved)`). Unchanged where it fits or no room is known.
+ */
+export function fitText(text, room, keepEnd = false) {
+  if (!(room > 1) || text.length <= room) return text;
+  return keepEnd ? `…${text.slice(text.length - (room - 1))}` : `${text.slice(0, room - 1)}…`;
+}

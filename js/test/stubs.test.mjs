@@ -55,3 +55,13 @@ test("stubs of q, k and v keep the end of their names, which tells them apart", 
     assert.match(s.title, new RegExp(`${names[i].replace(/[[\]().]/g, "\\$&")} \\(${s.buffers[0]}\\)`));
   }
 });
+
+test("a stub's name cut to the width its font draws keeps its end: which gradient, which result", async () => {
+  const { fitText } = await import("../src/text.js");
+  const name = "transformer.h.11.mlp.c_proj.weight.grad";
+  assert.equal(fitText(name, 19, true), "…c_proj.weight.grad");
+  assert.equal(fitText(name, 19, true).length, 19);
+  assert.equal(fitText(name, 20), "transformer.h.11.ml…", "a box's line keeps its head");
+  assert.equal(fitText(name, name.length, true), name, "a name that fits is whole");
+  assert.equal(fitText(name, 0, true), name, "no room known: as it is");
+});
