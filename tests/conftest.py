@@ -77,6 +77,7 @@ SHARED = {
     "test_modules.py": "llama8b",
     "test_module_paths.py": "llama8b",
     "test_module_paths_truth.py": "llama8b",
+    "test_llama8b_page.py": "llama8b",
     # the users of the session fixture aoti_pair (tests/_capture_fixtures.py: two AOTInductor builds, ~13 CPU-s each)
     "test_names.py": "aoti",
     "test_observer.py::test_export_with_a_dynamic_batch_and_aoti_package_gives_the_same_results": "aoti",

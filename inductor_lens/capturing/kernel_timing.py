@@ -305,7 +305,8 @@ def _preserved(compiled: Callable, args: tuple):
 
 
 def device_info(on_gpu: bool, args: tuple) -> DeviceInfo:
-    """The device's peaks: the datasheet table on a GPU, a short measurement on a CPU."""
+    """The device's peaks: the datasheet table on a GPU, a short measurement on a CPU (:func:`probe_cpu`, once per
+    process and thread count)."""
     import torch
 
     from ..analysis.devices import lookup
@@ -318,7 +319,18 @@ def device_info(on_gpu: bool, args: tuple) -> DeviceInfo:
         return found or DeviceInfo(
             name=name, source="not in inductor_lens's table of peaks (inductor_lens/devices.py): no fraction of peak"
         )
-    return probe_cpu()
+    import torch
+
+    threads = torch.get_num_threads()
+    found = _PROBED.get(threads)
+    if found is None:
+        found = _PROBED[threads] = probe_cpu()
+    return found
+
+
+#: The CPU's measured peaks by thread count, probed once per process (a second of copies and products each time,
+#: and the same machine: two profiles of one session are set against the same ceiling)
+_PROBED: dict[int, DeviceInfo] = {}
 
 
 def probe_cpu(mib: int = 128, repeats: int = 5) -> DeviceInfo:

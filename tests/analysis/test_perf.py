@@ -568,6 +568,23 @@ def test_achieved_throughput_and_fraction_of_the_measured_cpu_peak(profiled):
         )
 
 
+def test_the_cpu_is_probed_once_per_process_and_thread_count(profiled, monkeypatch):
+    """A profile measures the CPU's peaks (a second of copies and products): a second profile of the same process
+    sets its kernels against the same ceiling, measured once; another thread count is probed for itself."""
+    report, _, _ = profiled
+    probes = []
+    monkeypatch.setattr(kernel_timing, "probe_cpu", lambda: probes.append(1) or "probed")
+    assert kernel_timing.device_info(False, ()) == report.device_info  # the profile's own probe, kept
+    monkeypatch.setattr(kernel_timing, "_PROBED", dict(kernel_timing._PROBED))  # the process's own, as it was after
+    threads = torch.get_num_threads()
+    torch.set_num_threads(threads + 1)
+    try:
+        assert kernel_timing.device_info(False, ()) == "probed" and kernel_timing.device_info(False, ()) == "probed"
+    finally:
+        torch.set_num_threads(threads)
+    assert probes == [1]
+
+
 def test_roll_ups_by_line_module_and_kind_name_the_models_parts(profiled):
     report, _, _ = profiled
     s = report.profile

@@ -9,6 +9,7 @@ import pytest
 
 import inductor_lens
 from tests._browser_fixtures import source_text
+from tests._recorded import recorded
 from tests.analysis.test_gpu_fixtures import FIXTURES
 from tests.views.test_html_export import _assert_clean, _open
 
@@ -33,7 +34,7 @@ def _fill(page, name):
 
 def _open_fixture(page, tmp_path, name):
     """Export the recorded GPU report ``gpu_<name>.json`` and open it offline; returns the report."""
-    report = inductor_lens.load(FIXTURES / f"gpu_{name}.json")
+    report = recorded(f"gpu_{name}.json")  # once per process (tests/_recorded.py)
     path = tmp_path / f"gpu_{name}.html"
     report.save_html(path)
     _open(page, path)
@@ -353,7 +354,7 @@ def test_shared_kernels_input_stubs_readable_zoom_search_rows_and_timeline(tmp_p
 
 def test_counts_are_pluralized(tmp_path, offline_page):
     page = offline_page
-    report = inductor_lens.load(FIXTURES / "gpu_sin_cos.json")
+    report = recorded("gpu_sin_cos.json")
     path = tmp_path / "sin_cos.html"
     report.save_html(path)
     _open(page, path)
@@ -374,7 +375,7 @@ def test_opening_view_of_every_compile_cuts_no_fused_node_box(tmp_path, offline_
     parameters with every kernel box cut at the right edge)."""
     from tests.views.test_front_views import assert_opening_unclipped
 
-    report = inductor_lens.load(FIXTURES / f"gpu_{name}.json")
+    report = recorded(f"gpu_{name}.json")  # once per process (tests/_recorded.py)
     path = tmp_path / f"gpu_{name}.html"
     report.save_html(path)
     pane = '[data-view="fusion"] [data-role="graph-pane"]'
@@ -419,7 +420,7 @@ def test_the_overview_opens_folded_where_it_would_cover_a_box_and_the_users_choi
     still moves the view, and the user's fold or unfold holds for the other compiles."""
     page = offline_page
     page.set_viewport_size({"width": 1000, "height": 720})
-    report = inductor_lens.load(FIXTURES / "gpu_llama8b_4layers_training.json.gz")
+    report = recorded("gpu_llama8b_4layers_training.json.gz")
     report.save_html(tmp_path / "llama.html")
     _open(page, tmp_path / "llama.html")
     mm, unfold = page.locator('[data-role="minimap"]'), page.locator('[data-role="minimap-unfold"]')
@@ -530,7 +531,7 @@ def test_h200_roofline_merges_equal_roofs_keeps_labels_clear_and_shows_memory_on
 def test_graph_break_reasons_fold_to_their_first_line(tmp_path, offline_context):
     # the four graph breaks of the GPT-2 fixture filled two thirds of the side panel; each now shows its
     # first line and "more", the rest on a click
-    report = inductor_lens.load(FIXTURES / "gpu_perf_gpt2_training.json")
+    report = recorded("gpu_perf_gpt2_training.json")
     path = tmp_path / "gb.html"
     report.save_html(path)
     page = offline_context.new_page(viewport={"width": 1000, "height": 700})
@@ -574,7 +575,7 @@ def test_kernel_table_fits_its_view_at_1000_px_with_whose_lines(tmp_path, offlin
     """Each line of torch's or a library's says so ("(torch's)"): on one line with the line, the table of a 1000 px
     page was wider than its view (it scrolled sideways, its last column cut). Where the view is narrow, "(torch's)"
     goes below the line, and every compile's table fits its view."""
-    report = inductor_lens.load(FIXTURES / f"gpu_{name}")
+    report = recorded(f"gpu_{name}")
     path = tmp_path / "k.html"
     report.save_html(path)
     page = offline_context.new_page(viewport={"width": 1000, "height": 700})
@@ -605,7 +606,7 @@ def test_autotune_table_fits_the_panel(tmp_path, offline_context, width):
     """A choice's name and badges did not wrap, so the config column was squeezed to a few pixels beside them and
     cut at the panel's edge (a frozen CPU template's ``cpp_CppMicroGemmFP32Vec_1 fastest chosen`` at 1280 px). The
     config is a line under the choice: the table fits its panel, each choice's config in its row."""
-    report = inductor_lens.load(FIXTURES / "gpu_max_autotune.json")
+    report = recorded("gpu_max_autotune.json")
     (c,) = report.compiles
     path = tmp_path / "a.html"
     report.save_html(path)

@@ -4,13 +4,11 @@ readable at 1000 x 700 and 1920 x 1080: no box cut on the left or top, labels >=
 from __future__ import annotations
 
 import contextlib
-import pathlib
 
 import pytest
 
-import inductor_lens
+from tests._recorded import recorded
 
-FIXTURES = pathlib.Path(__file__).resolve().parents[1] / "fixtures"
 pytestmark = pytest.mark.gpu_fixture
 
 
@@ -21,7 +19,7 @@ def pages(tmp_path_factory):
 
     def page(name: str):
         if name not in out:
-            report = inductor_lens.load(FIXTURES / f"{name}.json.gz")
+            report = recorded(f"{name}.json.gz")  # loaded once per process (tests/_recorded.py)
             path = tmp / f"{name}.html"
             report.save_html(path)
             out[name] = (report, path)
