@@ -270,7 +270,14 @@ def write_notebook(path: pathlib.Path, cells: list[str]) -> None:
     nbformat to write it validates it with jsonschema, ~1.8 CPU-s of the worker's for a file JupyterLab reads anyway."""
     nb = {
         "cells": [
-            {"cell_type": "code", "execution_count": None, "id": f"cell-{i}", "metadata": {}, "outputs": [], "source": c}
+            {
+                "cell_type": "code",
+                "execution_count": None,
+                "id": f"cell-{i}",
+                "metadata": {},
+                "outputs": [],
+                "source": c,
+            }
             for i, c in enumerate(cells)
         ],
         "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}},

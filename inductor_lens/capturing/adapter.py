@@ -127,6 +127,11 @@ class _Registry:
                 return list(mine)
             return [h for hooks in self.active.values() for h in hooks]
 
+    def any_active(self) -> bool:
+        """Whether a capture is active, on any thread."""
+        with self.lock:
+            return any(self.active.values())
+
     def acquire(self, hooks: "Hooks") -> None:
         with self.lock:
             if self.stack is None:
@@ -304,7 +309,17 @@ class Hooks:
                 "process, where no in-process hook fires: unset it to see fusion and kernels",
             )
         if self.reset_dynamo:
-            _reset_dynamo()
+            outer = _REGISTRY.any_active()
+            if outer:  # a reset now would make every function the enclosing capture compiled compile again in it
+                self.raw.diag(
+                    "reset_skipped",
+                    "dynamo was not reset at this capture's start: another capture was active, and a reset would "
+                    "have made what that one compiled compile again under it; functions compiled before this "
+                    "capture are not recorded here (call them after a torch._dynamo.reset() of your own, or "
+                    "capture them in the enclosing capture)",
+                )
+            else:
+                _reset_dynamo()
         _REGISTRY.acquire(self)
         stack.callback(_REGISTRY.release, self)
         stack.callback(self._guarded, "reading Triton launch metadata", self._collect_runtime)

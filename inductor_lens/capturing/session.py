@@ -28,7 +28,9 @@ class capture:
     reset : bool, default True
         Call ``torch._dynamo.reset()`` on entry, so that functions compiled before the block
         compile again inside it (a capture that finds everything already compiled sees nothing).
-        With ``reset=False`` only new compiles are recorded.
+        With ``reset=False`` only new compiles are recorded. A capture started while another is active
+        never resets (that would make what the other compiled compile again under it): it records only
+        new compiles and says so (diagnostic ``reset_skipped``).
     strict : bool, default False
         Raise :class:`CaptureError` on exit if any part of the capture failed (the report's
         ``diagnostics``). Tests use it; users normally want the partial report instead.
@@ -56,8 +58,8 @@ class capture:
     ours). A compile is recorded by every capture active on the thread that compiles it, so nested
     captures both see it and a capture on another thread does not; a compile on a thread where no
     capture is active (a thread pool's worker, the autograd engine's thread) is recorded by every
-    active capture. ``reset=True`` resets dynamo for the whole process: inside threads, use
-    ``reset=False``.
+    active capture. ``reset=True`` resets dynamo for the whole process, and only where no other capture is
+    active.
 
     Examples
     --------

@@ -1329,6 +1329,8 @@ DIAGNOSTIC_CODES = {
     "launch_unread": "a compile written with the C++ wrapper (cpp_wrapper=True): its kernels' launches are not read "
     "(no launch table, no reproducer)",
     "ir_missing": "ir=True: a Triton kernel's IR stages or resources could not be read from the compiled kernel",
+    "reset_skipped": "a capture started inside another did not reset dynamo (a reset would have made what the "
+    "enclosing capture compiled compile again): it records only what compiles anew",
     "legacy": "a diagnostic of a version-1 report (plain text)",
 }
 

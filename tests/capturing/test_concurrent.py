@@ -82,6 +82,37 @@ def test_overlapping_captures_b_exits_first():
     _overlap("b")
 
 
+def test_a_capture_inside_another_does_not_reset_dynamo_under_it():
+    """A nested capture with the default ``reset=True`` reset dynamo under the enclosing one: a function the outer
+    capture had compiled compiled again in it (dynamo's frames 3 where a plain run makes 2), which the outer report
+    called a first call. The inner capture leaves dynamo as it is, records what compiles anew, and says why it does
+    not reset (``reset_skipped``)."""
+    from torch._dynamo.utils import counters
+
+    f, g = torch.compile(models.sin_cos), torch.compile(models.with_graph_break)
+    x = torch.randn(8)
+    with inductor_lens.capture() as outer:
+        counters.clear()
+        f(x)
+        with inductor_lens.capture() as inner:
+            f(x)  # compiled already: no compile
+            g(x)
+        f(x)
+        frames = dict(counters["frames"])
+    assert [c.frame for c in outer.report.compiles].count("sin_cos") == 1
+    assert "sin_cos" not in [c.frame for c in inner.report.compiles] and inner.report.compiles
+    assert {c.frame for c in inner.report.compiles} <= {c.frame for c in outer.report.compiles}
+    assert [d.code for d in inner.report.diagnostics] == ["reset_skipped"]
+    assert "reset_skipped" not in [d.code for d in outer.report.diagnostics]
+    torch._dynamo.reset()
+    counters.clear()
+    f(x)
+    f(x)
+    g(x)
+    f(x)
+    assert frames == dict(counters["frames"])  # as many frames as without the lens
+
+
 def test_two_threads_each_get_only_their_own_compile():
     before = _state()
     reports, errors = {}, []
