@@ -50,6 +50,7 @@ from .torchread import (
     aot_input_names,
     forward_outputs,
     frame_code,
+    frame_self_name,
     frame_self_types,
     fx_graph_nodes,
     ir_fx_nodes,
@@ -966,7 +967,11 @@ def _install_compile_fx(stack: contextlib.ExitStack) -> None:
             if self_types:
                 from .build import _trace_key
 
-                hooks.raw.self_types[_trace_key(cid, hooks._resets_seen)] = self_types
+                key = _trace_key(cid, hooks._resets_seen)
+                hooks.raw.self_types[key] = self_types
+                own = frame_self_name()
+                if own != "self":  # def forward(s, x): dynamo's sources start at L['s']
+                    hooks.raw.self_names[key] = own
             mark_lifted(model, nodes, known)  # names only: the graph is kept whatever befalls them
             alive = [(ref(), name) for ref, name in hooks._model_tensors.values()]
             mark_gradients(nodes, example_inputs, [(t, name) for t, name in alive if t is not None])

@@ -299,16 +299,17 @@ def _sources_if_shapes_agree(sources: list, shapes: list, post: list[dict], lift
 
 
 def _graph_nodes(
-    nodes: list[dict], roles: Optional[dict[str, tuple[str, str]]] = None, wrapped: bool = False
+    nodes: list[dict], roles: Optional[dict[str, tuple[str, str]]] = None, wrapped: bool = False, own: str = "self"
 ) -> list[GraphNode]:
     """The report's nodes of a graph; ``wrapped``: its frame is torch's wrapper around the compiled module, whose
-    ``L['fn']`` is the root of module paths (``rules.WRAPPED_ROOT``)."""
+    ``L['fn']`` is the root of module paths (``rules.WRAPPED_ROOT``); ``own``: the frame's name for its ``self``
+    (``Raw.self_names``)."""
     out = []
     roles = roles or {}
     for n in nodes:
         role, display = roles.get(n["name"], ("", ""))
         types = n.get("module_types") or [""] * len(n.get("module_stack", []))
-        modules = [(clean_module_path(m, wrapped), t) for m, t in zip(n.get("module_stack", []), types)]
+        modules = [(clean_module_path(m, wrapped, own), t) for m, t in zip(n.get("module_stack", []), types)]
         modules = [(p, t) for p, t in modules if p]
         out.append(
             GraphNode(
@@ -368,6 +369,7 @@ def _input_roles(
     forward: Optional[dict[str, GraphNode]] = None,
     positional: bool = True,
     wrapped: bool = False,
+    own: str = "self",
 ) -> tuple[dict, dict]:
     """What each graph input is: ``{name: (role, display name)}`` for the dynamo graph and the post-grad one.
 
@@ -377,14 +379,15 @@ def _input_roles(
     takes forward inputs by the same ``primals_N`` names, gradients as ``tangents_N`` and the rest are
     forward activations saved for it, named by the forward's node that made them (``forward``: its post-grad
     nodes by name; ``rules.saved_name``). ``wrapped``: the frame is torch's wrapper around the compiled module
-    (``rules.wraps_module``), whose ``L['fn']`` is no part of a parameter's name."""
+    (``rules.wraps_module``), whose ``L['fn']`` is no part of a parameter's name; ``own``: the frame's name for its
+    ``self`` (``def forward(s, x)``: ``s``)."""
     dyn_roles: dict[str, tuple[str, str]] = {}
     sources = []
     shapes = []  # of each dynamo placeholder, beside its role
     for n in dynamo or []:
         if n["op"] == "placeholder":
             shapes.append(n.get("shape"))
-            rd = source_role(n.get("source") or placeholder_source(n.get("target", "")), wrapped)  # a log has no source
+            rd = source_role(n.get("source") or placeholder_source(n.get("target", "")), wrapped, own)  # a log: none
             if n.get("known_as") and rd[0]:  # a gradient an optimizer reads, by its parameter's name in the model
                 rd = (rd[0], str(n["known_as"]))
             if shift is not None and rd[0] == "input":
@@ -406,7 +409,7 @@ def _input_roles(
     if held and all(n["lifted"][1] == len(held) for n in held.values()) and set(held) == set(range(len(held))):
         lifted = len(held)
         for i in range(lifted):
-            held_roles.append(_held_role(held[i], wrapped))
+            held_roles.append(_held_role(held[i], wrapped, own))
         for n in held.values():
             if held_roles[n["lifted"][0]][0]:
                 dyn_roles[n["name"]] = held_roles[n["lifted"][0]]
@@ -441,14 +444,14 @@ def _input_roles(
     return dyn_roles, post_roles
 
 
-def _held_role(node: dict, wrapped: bool = False) -> tuple[str, str]:
+def _held_role(node: dict, wrapped: bool = False, own: str = "self") -> tuple[str, str]:
     """``(role, display name)`` of a tensor dynamo held as the graph module's own (a ``get_attr`` node that AOT
     lifts, marked by ``torchread.mark_lifted``): named by dynamo's source of it; a ``parameter`` where it is an
     ``nn.Parameter`` (an optimizer's parameters), a ``buffer`` where the source is a module's buffer, else an
     ``attribute`` (an optimizer's state, ``self.state[...]['exp_avg']``: no buffer of the user's model). A tensor
     an earlier graph of the capture took as a parameter or buffer of the user's model is named as there
     (``known_as``: ``conv1.weight``, not the optimizer's ``self.param_groups[0]['params'][0]``)."""
-    role, shown = source_role(node.get("source", ""), wrapped)
+    role, shown = source_role(node.get("source", ""), wrapped, own)
     if node.get("state_of"):  # an optimizer's state: its key and parameter (torchread._mark_optimizer_state)
         return "attribute", str(node["state_of"])
     if node.get("known_as"):
@@ -1341,6 +1344,7 @@ def _compile(
     )
     shift = None if rec.aot or ca else _forward_wrapper(dyn, frame)
     wrapped = not rec.aot and not ca and _wraps_module(trace, _key(rec))
+    own = raw.self_names.get(_key(rec), "self")  # the frame's name for its self (def forward(s, x): s)
     if shift is not None and frame != "forward":
         # transformers 5 wraps forward (wrapped_func, wrapper): the module's class where the frame's self says it
         owner = raw.self_types.get(_key(rec), ())
@@ -1355,11 +1359,12 @@ def _compile(
         forward_nodes or {},
         positional=not ca and not rec.subgraph,
         wrapped=wrapped,
+        own=own,
     )
     aot = _aot_call(rec, raw) if rec.aot else None
     if rec.aot:
         post_roles = _aot_roles(rec.post_grad_nodes, aot)
-    graph_nodes = _graph_nodes(rec.post_grad_nodes, post_roles, wrapped)
+    graph_nodes = _graph_nodes(rec.post_grad_nodes, post_roles, wrapped, own)
     fx_modules = {n.name: n.module_stack for n in graph_nodes}
     window = _window_for(rec, windows, starts)
     trigger = (
@@ -1383,7 +1388,7 @@ def _compile(
     graphs = {}
     if dyn is not None and rec.graph_kind != "backward" and not rec.subgraph:  # a branch has no dynamo graph of its own
         codes = trace.payloads("dynamo_output_graph", _key(rec))
-        graphs["dynamo"] = Graph(nodes=_graph_nodes(dyn, dyn_roles, wrapped), code=str(codes[-1]) if codes else "")
+        graphs["dynamo"] = Graph(nodes=_graph_nodes(dyn, dyn_roles, wrapped, own), code=str(codes[-1]) if codes else "")
     post_codes = trace.payloads("inductor_post_grad_graph", _key(rec))
     graphs["post_grad"] = Graph(nodes=graph_nodes, code=str(post_codes[idx]) if 0 <= idx < len(post_codes) else "")
     guards = trace.payloads("dynamo_cpp_guards_str", _key(rec)) or trace.payloads("dynamo_guards", _key(rec))

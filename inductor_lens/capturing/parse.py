@@ -221,7 +221,7 @@ def parse_graph_break(text: str) -> tuple[str, list[Frame]]:
 _MODULE_KEY_RE = re.compile(r"""\._modules\[['"]([^'"]+)['"]\]|\[['"]([^'"]+)['"]\]|\[(\d+)\]""")
 
 
-def _getattr_path(path: str, wrapped: bool = False) -> Optional[str]:
+def _getattr_path(path: str, wrapped: bool = False, own: str = "self") -> Optional[str]:
     """The module path of dynamo's ``getattr(L.self, 'ü name')`` (a module registered under a name that is no
     identifier, reached by ``getattr``), read as Python reads it: ``ü name``, a name with quotes or dots kept as it is.
     Its root is left out where it is the compiled module and kept where it is another (:func:`clean_module_path`).
@@ -235,7 +235,7 @@ def _getattr_path(path: str, wrapped: bool = False) -> Optional[str]:
 
     def root(name: str) -> list[str]:
         """The compiled module (the frame's ``self``, torch's wrapper's ``fn``) is no part of the path; another is."""
-        return [] if name == "self" or (wrapped and name == "fn") else [name]
+        return [] if name == own or (wrapped and name == "fn") else [name]
 
     def parts(n: ast.expr) -> list[str]:
         """The path's names after its root (the local or global dynamo read: ``L['self']``, ``L['args'][0]``)."""
@@ -266,22 +266,23 @@ def _getattr_path(path: str, wrapped: bool = False) -> Optional[str]:
         return None
 
 
-def clean_module_path(path: str, wrapped: bool = False) -> str:
+def clean_module_path(path: str, wrapped: bool = False, own: str = "self") -> str:
     """``L['self'].layers[0]._modules['mlp']`` -> ``layers.0.mlp`` (the nn.Module's qualified name); ``getattr(L.self,
     'ü name')`` -> ``ü name`` (:func:`_getattr_path`). The path is the module's from the compiled module: the root
     that is the compiled module is left out (the frame's ``self``; a decorator wrapper's ``L['args'][0]``; where
     ``wrapped``, torch's ``inner`` wrapper's ``L['fn']``), any other is kept: ``G['enc']._modules['0']`` (a global
     module a compiled function calls) -> ``enc.0``. Read through ``__dict__`` (a module whose forward sets an
-    attribute of its own), ``L['self'].__dict__['_modules']['lin'].0`` -> ``lin.0``.
+    attribute of its own), ``L['self'].__dict__['_modules']['lin'].0`` -> ``lin.0``. ``own``: the frame's name for
+    its ``self`` (``def forward(s, x)``: ``s``; ``rules.module_relative``).
 
     >>> clean_module_path("L['self'].__dict__['_modules']['lin'].0"), clean_module_path("G['enc']._modules['0']")
     ('lin.0', 'enc.0')
     """
     if "getattr(" in path:
-        read = _getattr_path(path.strip(), wrapped)
+        read = _getattr_path(path.strip(), wrapped, own)
         if read is not None:
             return read
-    path = module_relative(path, wrapped)
+    path = module_relative(path, wrapped, own)
     path = re.sub(r"^self\.", "", path)
 
     def repl(m: re.Match) -> str:

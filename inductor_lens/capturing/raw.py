@@ -123,6 +123,9 @@ class Raw:
     #: (``["AdamW", "Adam", "Optimizer", "object"]``): the frame of an inherited method (``Adam.step`` run by an
     #: ``AdamW``) is named by the class of the object that ran it. Absent for a frame with no ``self``.
     self_types: dict[str, list[str]] = field(default_factory=dict)
+    #: The trace key of a compile -> its frame's name for ``self`` where that is another (``def forward(s, x)``:
+    #: ``s``): the root of its sources that is the compiled module (``rules.module_relative``'s ``own``).
+    self_names: dict[str, str] = field(default_factory=dict)
     resets: list[dict] = field(default_factory=list)  # the user's torch._dynamo.reset() calls: {time_us, user_stack}
     #: Calls of torch.compile'd functions whose own frame dynamo skipped (``adapter._install_skip_hook``):
     #: ``{function, file, line, reason, time_us, user_stack, forward, call, compiled}``; ``forward``: what the call

@@ -456,14 +456,36 @@ def frame_code() -> Any:
     return getattr(_translator(), "f_code", None)
 
 
+def frame_self_name(code: Any = None, f_locals: Any = None) -> str:
+    """The name of the ``self`` of the frame dynamo is compiling (:func:`_translator`, or ``code`` and its
+    ``f_locals``): ``self``, or the first parameter of a method that names it otherwise (``def forward(s, x)``: ``s``;
+    its code's qualified name names a class of that argument's); ``""`` for a frame with no ``self``. Reads
+    ``type()`` of a local, nothing called on it."""
+    if code is None:
+        tx = _translator()
+        code, f_locals = getattr(tx, "f_code", None), getattr(tx, "f_locals", None)
+    if not isinstance(f_locals, dict):
+        return ""
+    if "self" in f_locals:
+        return "self"
+    if code is None or getattr(code, "co_argcount", 0) < 1:
+        return ""
+    first = code.co_varnames[0]
+    owner = str(getattr(code, "co_qualname", "")).split(".")[-2:-1]  # MLP of MLP.forward (Python 3.11+)
+    if first not in f_locals or not owner or owner[0] == "<locals>":
+        return ""
+    return first if owner[0] in {c.__name__ for c in type(f_locals[first]).__mro__} else ""
+
+
 def frame_self_types() -> list[str]:
-    """The classes of the ``self`` of the frame dynamo is compiling, most derived first (``["AdamW", "Adam",
-    "Optimizer", "object"]``: ``Raw.self_types``); ``[]`` for a frame with no ``self``. ``type()`` of a local,
-    nothing called on it."""
+    """The classes of the ``self`` of the frame dynamo is compiling (:func:`frame_self_name`), most derived first
+    (``["AdamW", "Adam", "Optimizer", "object"]``: ``Raw.self_types``); ``[]`` for a frame with no ``self``.
+    ``type()`` of a local, nothing called on it."""
     f_locals = getattr(_translator(), "f_locals", None)
-    if not isinstance(f_locals, dict) or "self" not in f_locals:
+    name = frame_self_name()
+    if not name:
         return []
-    return [c.__name__ for c in type(f_locals["self"]).__mro__]
+    return [c.__name__ for c in type(f_locals[name]).__mro__]
 
 
 def model_tensors(nodes: list[dict], example_inputs: Any, code: Any = None) -> list[tuple[Any, str]]:
@@ -475,9 +497,10 @@ def model_tensors(nodes: list[dict], example_inputs: Any, code: Any = None) -> l
     from ..report.rules import source_role, wraps_module
 
     wrapped = code is not None and wraps_module(str(code.co_name), str(code.co_filename))
+    own = (frame_self_name() or "self") if code is not None else "self"
     out = []
     for n, t in _placeholder_inputs(nodes, example_inputs):
-        role, name = source_role(n.get("source", ""), wrapped)
+        role, name = source_role(n.get("source", ""), wrapped, own)
         if role in ("parameter", "buffer") and name:
             out.append((t, name))
     return out

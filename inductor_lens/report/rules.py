@@ -1043,30 +1043,33 @@ _STACK_SLOT = re.compile(r"^L\[['\"]___stack(\d+)['\"]\](?:\[(\d+)\])?(.*)$")
 _ROOT = re.compile(r"^(?:L|G)\[['\"]([^'\"]+)['\"]\]")
 
 
-def module_relative(source: str, wrapped: bool = False) -> str:
+def module_relative(source: str, wrapped: bool = False, own: str = "self") -> str:
     """``source`` (a module path or a parameter's source) from the module that was compiled: without its root where
     that root is the compiled module (the frame's ``self``; the module a decorator wrapper takes first,
     ``MODULE_ROOT_ARG``; torch's ``inner`` wrapper's ``fn`` where ``wrapped``), with the root's name where it is any
     other module the compiled code calls (a global ``G['enc']``, a local ``L['mha']``: ``enc...``, ``mha...``);
-    attributes read through ``__dict__`` read as attributes.
+    attributes read through ``__dict__`` read as attributes. ``own``: the frame's name for its ``self``, the first
+    parameter of the method dynamo traced (``def forward(s, x)``: ``s``), recorded at capture.
 
     >>> module_relative("L['self'].__dict__['_modules']['lin']"), module_relative("G['enc']._modules['0']")
     ("._modules['lin']", "enc._modules['0']")
+    >>> module_relative("L['s']._modules['mid']", own="s")
+    "._modules['mid']"
     """
     s = _DICT_ITEM.sub(r".\1", str(source or "").strip())
     s = MODULE_ROOT_ARG.sub("", s)
     if wrapped:
         s = WRAPPED_ROOT.sub("", s)
-    return _ROOT.sub(lambda m: "" if m.group(1) == "self" else m.group(1), s)
+    return _ROOT.sub(lambda m: "" if m.group(1) == own else m.group(1), s)
 
 
-def source_role(source: str, wrapped: bool = False) -> tuple[str, str]:
+def source_role(source: str, wrapped: bool = False, own: str = "self") -> tuple[str, str]:
     """``(role, display_name)`` of a dynamo graph input from its source:
     ``L['self']._modules['fc1']._parameters['weight']`` -> ``("parameter", "fc1.weight")``, ``L['x']`` ->
     ``("input", "x")``, a global tensor of the user's code ``G['cache']`` -> ``("global", "cache")``. A parameter or
     buffer is named by its path from the compiled module (the frame's ``self``): one of another module the compiled
     code calls keeps that module's name (:func:`module_relative`; ``wrapped``: the frame is torch's ``inner``
-    wrapper, whose ``fn`` is the compiled module).
+    wrapper, whose ``fn`` is the compiled module; ``own``: the frame's name for its ``self``).
 
     >>> source_role("G['cache']"), source_role("G['model']._modules['fc']._parameters['weight']")
     (('global', 'cache'), ('parameter', 'model.fc.weight'))
@@ -1097,7 +1100,7 @@ def source_role(source: str, wrapped: bool = False) -> tuple[str, str]:
         shown = (m.group(1) + m.group(2)) if m else s
         # a local inside (an optimizer's state, keyed by its parameters: self.state[list(dict.keys(L['self'].state))[0]])
         return role, re.sub(r"\bL\[['\"]([A-Za-z_]\w*)['\"]\]", r"\1", shown)
-    path = module_relative(s, wrapped)
+    path = module_relative(s, wrapped, own)
     path = re.sub(r"\._(modules|parameters|buffers)\[['\"]([^'\"]+)['\"]\]", r".\2", path)
     path = re.sub(r"\[['\"]([^'\"]+)['\"]\]|\[(\d+)\]", lambda m: "." + (m.group(1) or m.group(2)), path)
     return role, re.sub(r"^self\.", "", path.strip("."))

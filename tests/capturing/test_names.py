@@ -565,6 +565,37 @@ def test_a_functions_two_modules_and_the_values_a_graph_break_hands_over_are_nam
         assert node.module_stack == [root, f"{root}.0"], node.module_stack
 
 
+class _NotSelf(nn.Module):
+    """A module whose methods name their instance ``s``, not ``self``."""
+
+    def __init__(s):
+        super().__init__()
+        s.l1, s.mid = nn.Linear(8, 8), nn.Sequential(nn.Linear(8, 8))
+
+    def forward(s, x):
+        return s.mid(torch.relu(s.l1(x))).sum()
+
+
+@pytest.mark.compile
+def test_a_module_whose_forward_names_its_instance_otherwise_is_named_as_with_self():
+    """``def forward(s, x)``: dynamo's sources start at ``L['s']``, and every parameter and module was named with an
+    ``s.`` ahead (``s.l1.weight``, ``s.mid``) where ``named_parameters()`` says ``l1.weight``. The frame's name for
+    its instance (the method's first parameter, of the class its qualified name names) is its ``self``."""
+    torch.manual_seed(0)
+    model = _NotSelf()
+    with inductor_lens.capture(strict=True) as cap:
+        torch.compile(model)(torch.randn(4, 8)).backward()
+    fwd = cap.report.compiles[0]
+    params = {n.display_name for n in _placeholders(fwd).values() if n.role == "parameter"}
+    assert params == {name for name, _ in model.named_parameters()}, params
+    stacks = {p for c in cap.report.compiles for n in c.fused_nodes for p in n.module_stack}
+    assert stacks and not any(p.startswith("s.") or p == "s" for p in stacks), stacks
+    assert {"l1", "mid"} <= stacks, stacks
+    bwd = cap.report.compiles[1]
+    assert "l1.weight.grad" in bwd.output_names.values(), bwd.output_names
+    assert fwd.frame == "_NotSelf.forward"
+
+
 def _random_ops(x):
     a = torch.nn.functional.dropout(x, p=0.5, training=True)
     b = torch.rand_like(x)
