@@ -36,6 +36,7 @@ from .rules import (
     frame_label,
     frame_stage,
     launch_value_text,
+    module_call_glue,
     nothing_text,
     readable_reasons,
     runs_text,
@@ -1190,8 +1191,10 @@ class GraphBreak(_Record):
         users = [i for i, f in enumerate(stack) if isinstance(f, Frame) and f.stage == "user"]
         shown = users[-1] if users else len(stack) - 1
         inside = text = ""
-        if stack and shown != len(stack) - 1:
-            last = stack[-1]
+        # torch's call of a module after the shown line is that line's call, not where it broke (a disabled forward)
+        beyond = [f for f in stack[shown + 1 :] if not (isinstance(f, Frame) and module_call_glue(f.file, f.function))]
+        if stack and beyond:
+            last = beyond[-1]
             # from the file, not the stage stored with the frame: reports recorded in an environment under a folder
             # named torch (/opt/torch/.venv) staged a library's frames "torch"
             inside = break_inside(frame_stage(last.file, last.function) if last.file else last.stage)

@@ -1290,12 +1290,38 @@ def _named(summary: str, rest: Sequence[str]) -> str:
     'Failed to trace builtin operator `print`'
     >>> _named("Unsupported Tensor.item() call", ["Explanation: Dynamo does not support tracing `Tensor.item()`"])
     'Unsupported Tensor.item() call'
+
+    A function named by its repr is named by its qualified name, also after a summary that quotes something else:
+
+    >>> _named("Skip calling `torch.compiler.disable()`d function", ["Explanation: Skip calling function "
+    ...        "`<function Noisy.forward at 0x7f9adc0a8040>` since it was wrapped with `torch.compiler.disable`"])
+    'Skip calling `torch.compiler.disable()`d function `Noisy.forward`'
     """
     explanation = next((ln for ln in rest[:3] if ln.startswith("Explanation:")), "")
     m = _TICKED.search(explanation)
-    if m is None or "`" in summary or m.group(1) in summary:
+    if m is None:
         return summary
-    return f"{summary} `{m.group(1)}`"
+    named = _FUNCTION_REPR.sub(r"\1", m.group(1))
+    if named in summary or ("`" in summary and named == m.group(1)):
+        return summary
+    return f"{summary} `{named}`"
+
+
+#: A function's repr, as torch's explanations quote one: ``<function Noisy.forward at 0x7f9adc0a8040>``.
+_FUNCTION_REPR = re.compile(r"^<function (\S+) at 0x[0-9a-fA-F]+>$")
+
+
+def module_call_glue(file: str, function: str) -> bool:
+    """Whether a frame is torch's call of a module (``Module.__call__``: ``_wrapped_call_impl``, ``_call_impl``,
+    torch/nn/modules/module.py): the user's line that calls the module, not a place of torch's own where a graph
+    break happened (the break at a ``torch.compiler.disable``'d forward is the user's call of it).
+
+    >>> module_call_glue("/v/site-packages/torch/nn/modules/module.py", "_call_impl")
+    True
+    """
+    return function in ("_call_impl", "_wrapped_call_impl", "__call__") and bool(
+        re.search(r"torch[/\\]nn[/\\]modules[/\\]module\.py$", file or "")
+    )
 
 
 def empty_frame_words(ops: Optional[int], fail: str = "") -> str:

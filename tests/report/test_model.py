@@ -481,6 +481,30 @@ def test_a_graph_break_says_its_telling_line_and_the_users_line_where_it_broke()
     assert model.GraphBreak("", []).shown_frame == -1
 
 
+def test_a_break_at_a_disabled_modules_call_is_the_users_line_and_names_the_function():
+    """``self.noisy.forward = torch.compiler.disable(...)``, then ``h = self.noisy(h)``: dynamo broke in torch's call of
+    the module (``Module._call_impl``), and the views said "Not in your code: inside torch, module.py in _call_impl"
+    of the user's own call; the summary named no function (torch's explanation names it by its repr)."""
+    reason = (
+        "Encountered graph break when attempting to trace CALL: a function call, e.g. f(x, y):\n\n"
+        "Skip calling `torch.compiler.disable()`d function\n"
+        "  Explanation: Skip calling function `<function Noisy.forward at 0x7f9adc0a8040>` since it was wrapped "
+        "with `torch.compiler.disable` (reason: None)\n  Hint: Remove the `torch.compiler.disable` call\n"
+    )
+    env = "/opt/venv/lib/python3.12/site-packages"
+    stack = [
+        model.Frame("/home/me/net.py", 19, "forward", "h = self.noisy(h)"),
+        model.Frame(f"{env}/torch/nn/modules/module.py", 1779, "_wrapped_call_impl"),
+        model.Frame(f"{env}/torch/nn/modules/module.py", 1789, "_call_impl"),
+    ]
+    b = model.GraphBreak(reason, stack)
+    assert (b.shown_frame, b.broke_inside, b.inside_text) == (0, "", "")
+    assert b.summary == "Skip calling `torch.compiler.disable()`d function `Noisy.forward`"
+    # beyond torch's call of a module, torch's own code is still where it broke
+    deeper = [*stack, model.Frame(f"{env}/torch/optim/optimizer.py", 97, "_use_grad")]
+    assert model.GraphBreak(reason, deeper).inside_text.startswith("Not in your code: inside torch, torch/optim/")
+
+
 def test_names_read_through_a_decorator_wrapper_that_passes_the_module_in_args():
     """transformers 5 wraps forward in ``wrapped_func(*args, **kwargs)``: the module is ``args[0]``."""
     from inductor_lens.report.rules import source_role
