@@ -86,6 +86,7 @@ class Progress:
         self.step = ""
         self.compile = ""
         self.kernels: list[str] = []
+        self._seen: set[tuple[str, str]] = set()  # (kernel, its compile) said
         self._rank = 0  # where the compile is in STEP_ORDER
         self._lock = threading.Lock()
 
@@ -112,6 +113,9 @@ class Progress:
                 return "step"
             if kind == "kernel":
                 name, _, where = text.partition(" (")
+                if (name, where) in self._seen:  # one kernel that several fused nodes call: generated once
+                    return None
+                self._seen.add((name, where))
                 self.kernels.append(name)
                 self.compile = where.rstrip(")") or self.compile
                 return "kernel"

@@ -118,3 +118,20 @@ def test_the_clock_is_the_captures():
     p("phase: dynamo")
     (line,) = out.getvalue().splitlines()
     assert line.startswith("x: [100.") and line.endswith("] tracing"), line
+
+
+def test_a_kernel_that_several_fused_nodes_call_is_generated_once():
+    """A kernel reused by two fused nodes of a graph (the same C++ function called twice) was said twice: the CLI
+    wrote 7 "kernel generated" lines for a report of 6 kernels. Each kernel of a compile is said once; the same name
+    in another compile is another kernel."""
+    out = io.StringIO()
+    p = TerminalProgress(out, prefix="x: ")
+    for e in ("kernel: cpp_fused_relu_0 (0/0 forward)", "kernel: cpp_fused_relu_0 (0/0 forward)",
+              "kernel: cpp_fused_relu_0 (0/0 backward)"):  # fmt: skip
+        p(e)
+    lines = [ln.split("] ", 1)[1] for ln in out.getvalue().splitlines()]
+    assert lines == [
+        "kernel generated: cpp_fused_relu_0 (0/0 forward)",
+        "kernel generated: cpp_fused_relu_0 (0/0 backward)",
+    ]
+    assert len(p.kernels) == 2
