@@ -35,6 +35,7 @@ from .rules import (
     control_flow,
     copy_name,
     epilogue_ops,
+    extern_why,
     frame_label,
     fused_label,
     fusion_edges,
@@ -210,7 +211,13 @@ def derive_compile(c: Compile, fx: Optional[dict] = None, view: bool = True) -> 
         sites = k.call_sites or kernel_runs(k.name, boxes) or ([list(k.fused_nodes)] if k.fused_nodes else [])
         sites = [sorted(site, key=lambda f: order.get(f, len(order))) for site in sites]  # execution order
         kind = kernel_kind(kinds_of.get(k.name, []))
-        kernels.append(dataclasses.replace(k, metadata=md, user_lines=lines, call_sites=sites, kind=kind))
+        why = ""
+        if k.language == "extern":  # the dtypes of its ops and of what they read: complex tensors have no codegen
+            ops = [fx[f] for f in k.fx_nodes if f in fx]
+            why = extern_why(k.name, [n.dtype for n in ops] + [fx[i].dtype for n in ops for i in n.inputs if i in fx])
+        kernels.append(
+            dataclasses.replace(k, metadata=md, user_lines=lines, call_sites=sites, kind=kind, extern_why=why)
+        )
     fused = _copy_labels(fused, copies, kernels, fx)
     kind = trigger_kind(c.trigger.kind, c.frame)
     trigger = dataclasses.replace(c.trigger, kind=kind, summary=trigger_summary(kind))

@@ -78,7 +78,7 @@ DERIVED_VERSION = 24  # 2: Trigger.summary; 3: Compile.module_view, FusedNode.gr
 # 23: FusedNode.no_kernel_reason of a runtime check (``_assert_scalar``) and of ``.item()`` (``_local_scalar_dense``); the
 # no_line_reason of Inductor's random seeds (rules.seeds_reason); user lines leave torch's own out beside the user's
 # 24: a backward's output buffers named by the gradient they are in LaunchArg.holds and LiveBuffer.op, as in
-# Compile.output_names (report/lines.gradient_buffers)
+# Compile.output_names (report/lines.gradient_buffers); Kernel.extern_why
 
 #: Languages a kernel may be written in: what Inductor's output code defines (``async_compile.<kind>``),
 #: ``extern`` for calls of library kernels, ``other`` when the source was not found.
@@ -688,6 +688,10 @@ class Kernel(_Record):
     #: What the kernel is, from its fused nodes' kinds (``rules.kernel_kind``: a reduction if any of them
     #: reduces, a kernel of a pointwise node and a mean is not "pointwise"); ``""`` in reports made before it.
     kind: str = ""
+    #: Why an extern kernel is a call, not code Inductor generated (``rules.extern_why``): a library call
+    #: (``extern_kernels.mm``, oneDNN's), torch's own op where Inductor generates no code for complex tensors or has
+    #: none for the op (a fallback), a user's custom op; ``""`` for a generated kernel and in reports made before it.
+    extern_why: str = ""
     #: For a kernel with no ``user_lines`` (its ops ran inside torch, an ``nn.Sequential``'s), the lines of the user's
     #: that BUILT the modules of its fused nodes' ops (their ``built_lines``), one per line, in execution order: what
     #: the kernel table and the time-by-line table name, marked built (``report/built.py``).

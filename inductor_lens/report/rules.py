@@ -849,6 +849,44 @@ def kernel_kind(kinds: Iterable[str]) -> str:
     return next((k for k in _KERNEL_KINDS if k in ks), next(iter(sorted(ks)), ""))
 
 
+#: Namespaces of ``torch.ops`` whose ops are torch's (or its libraries'), not a user's custom op.
+TORCH_OP_NAMESPACES = frozenset({"aten", "prims", "mkldnn", "mkl", "quantized", "onednn", "_c10d_functional", "c10d"})
+_LIBRARIES = {"mkldnn": "oneDNN", "onednn": "oneDNN", "mkl": "MKL"}
+
+
+def extern_why(name: str, dtypes: Iterable[str]) -> str:
+    """``Kernel.extern_why``: why an extern kernel is a call and no code Inductor generated, from its name (the call the
+    output code makes) and the dtypes of its ops and their inputs; ``""`` for a generated kernel.
+
+    >>> extern_why("extern_kernels.mm[buf0]", ["float32"])
+    'A library call: Inductor calls an existing kernel for mm (extern_kernels.mm) instead of generating code for it.'
+    >>> extern_why("torch.ops.aten.mul.Tensor[buf2]", ["complex64"])
+    "torch's own mul, called as it is: Inductor generates no code for complex tensors (complex64)."
+    >>> extern_why("torch.ops.aten.sort.default[buf1]", ["float32", "int64"])
+    "torch's own sort, called as it is (a fallback): Inductor has no code generation of its own for this op."
+    >>> extern_why("torch.ops.mylib.scaled_tanh.default[buf3]", ["float32"])
+    'Your custom op mylib::scaled_tanh, called as it is: Inductor does not look inside custom ops.'
+    >>> extern_why("cpp_fused_add_0", ["float32"])
+    ''
+    """
+    call = re.sub(r"\[[^\]]*\]$", "", name or "")
+    if call.startswith("extern_kernels."):
+        op = call.split(".", 1)[1]
+        return f"A library call: Inductor calls an existing kernel for {op} ({call}) instead of generating code for it."
+    m = re.match(r"^torch\.ops\.(\w+)\.(\w+)", call)
+    if not m:
+        return ""
+    ns, op = m.groups()
+    complex_ = sorted({d for d in dtypes if d and d.startswith("complex")})
+    if complex_:
+        return f"torch's own {op}, called as it is: Inductor generates no code for complex tensors ({', '.join(complex_)})."
+    if ns in _LIBRARIES:
+        return f"A library call: Inductor calls {_LIBRARIES[ns]}'s {op} ({ns}.{op}) instead of generating code for it."
+    if ns not in TORCH_OP_NAMESPACES:
+        return f"Your custom op {ns}::{op}, called as it is: Inductor does not look inside custom ops."
+    return f"torch's own {op}, called as it is (a fallback): Inductor has no code generation of its own for this op."
+
+
 def fused_label(kind: str, kernel: Optional[str], kernel_language: str, ops: list[str], callee: str, name: str) -> str:
     """What a box says first: the op of an extern call (``mm``), the kernel's name, or the glue op."""
     if kernel_language == "extern" or (kind == "extern" and kernel):

@@ -263,6 +263,8 @@ function headerSection(sel) {
     // what it writes in place (a graph input: the caller's tensor, a module's running statistics), in Python's words
     // (FusedNode.in_place)
     n.in_place ? h("div", { class: "il-head-line il-in-place", "data-role": "in-place" }, n.in_place) : null,
+    // why an extern kernel is a call, not generated code, in Python's words (Kernel.extern_why)
+    k && k.extern_why ? h("div", { class: "il-head-line il-muted", "data-role": "extern-why" }, k.extern_why) : null,
     last
       ? h(
           "div",

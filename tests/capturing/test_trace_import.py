@@ -96,6 +96,23 @@ def test_every_kernel_source_is_identical(both):
     assert unnamed == 2  # the custom op's call in 2/0 and in its recompile 2/1: kept, without a buffer name
 
 
+def test_why_each_extern_kernel_is_a_call_is_said_alike_captured_and_imported(both):
+    """``Kernel.extern_why``: a library call (the MLP's matmuls), torch's own op Inductor has no code for (the sort,
+    the convolution's backward), the user's custom op (``lens_test::bump``), derived alike for both reports."""
+    whys = {}
+    for c, i in _pairs(both):
+        for kc, ki in zip(c.kernels, i.kernels):
+            assert ki.extern_why == kc.extern_why and bool(kc.extern_why) == (kc.language == "extern"), kc.name
+            whys[kc.name.split("[")[0]] = kc.extern_why
+    assert whys["extern_kernels.mm"].startswith("A library call")
+    (sort,) = [why for name, why in whys.items() if name.startswith("torch.ops.aten.sort")]
+    assert (
+        sort
+        == "torch's own sort, called as it is (a fallback): Inductor has no code generation of its own for this op."
+    )
+    assert whys["torch.ops.lens_test.bump.default"].startswith("Your custom op lens_test::bump")
+
+
 def test_provenance_links_equal_where_torch_logged_them(both):
     checked, expected = 0, 0
     for c, i in _pairs(both):

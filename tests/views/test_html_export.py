@@ -361,6 +361,10 @@ def test_ops_without_a_user_line_say_why_and_show_module_and_call_site(tmp_path,
     module = f"{owner.module_stack[-1]} ({owner.module_types[-1]})"  # e.g. "fc2 (Linear)"
     call = bare.trigger.user_stack[-1]
     assert "no source line" in user and module in user and f"{call.line}" in user and call.code.strip() in user
+    # why it is a call, not generated code (Kernel.extern_why), at the head of its panel
+    kernel = next(k for k in bare.kernels if k.name == node.kernel)
+    assert kernel.extern_why.startswith("A library call: Inductor calls an existing kernel for ")
+    assert page.locator('.il-panel [data-role="extern-why"]').inner_text() == kernel.extern_why
     _assert_clean(page)
 
 
