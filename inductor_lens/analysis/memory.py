@@ -627,31 +627,53 @@ def _returned_names(code: str) -> list[str]:
     return [_storage_name(i) for i in _returned(code)]
 
 
-def _copied_inputs(forward: Compile, backward_post) -> set[str]:
-    """The backward's saved inputs for which the forward's output code returns a buffer it allocated (``buf0 =
-    empty_strided_cpu(...)``) rather than the input itself: a copy of it (another layout). The saved tensors are
-    the last items of the forward's ``return``, in the backward's order (as :func:`_returned_to_caller` reads)."""
+def _is_tensor(node: GraphNode) -> bool:
+    """A graph node that is one tensor (a shape and a dtype), not a size (SymInt), an opaque object or a seed."""
+    return isinstance(node.shape, list) and node.dtype is not None
+
+
+def saved_returns(forward: Compile, backward_post) -> list[tuple[GraphNode, str]]:
+    """Each tensor the backward takes from the forward (its post-grad placeholder) with the item of the forward's
+    output code's ``return`` that hands it over (``buf0``, ``primals_5``: :func:`_storage_name`).
+
+    AOT autograd's layout (``torch/_functorch/partitioners.py``): the forward returns its caller's outputs, then the
+    saved tensors, then the saved non-tensors (opaque objects, sizes: ``s77``); the backward takes the saved sizes
+    first, then the same tensors in the same order, then the rest, then its tangents. So the non-tensors are left out
+    of both sides before pairing (a dynamic-shape step paired every tensor with its neighbour's item). Nothing where
+    the counts do not line up, or where a pair contradicts the forward's graph: an item that is one of the forward's
+    graph inputs is handed over as the tensor itself (or a view of it)."""
     code = str(forward.output_code or "")
     items = _returned_names(code)
-    saved = [g for g in backward_post.nodes if g.op == "placeholder" and g.role != "tangent"]
-    n_user = len(items) - len(saved)
-    if not saved or n_user < 0:
-        return set()
-    made = allocated(code) or set()
-    return {g.name for g, item in zip(saved, items[n_user:]) if item != g.name and item in made}
+    taken = [g for g in backward_post.nodes if g.op == "placeholder" and g.role != "tangent"]
+    taken = [g for g in taken if not g.name.startswith("tangents_")]
+    tensors = [g for g in taken if _is_tensor(g)]
+    n_user = len(items) - len(taken)
+    if not tensors or n_user < 0:
+        return []
+    pairs = list(zip(tensors, items[n_user : n_user + len(tensors)]))
+    post = forward.graphs.get("post_grad")
+    fx = {n.name: n for n in post.nodes} if post is not None else {}
+    inputs = {n.name for n in fx.values() if n.op == "placeholder"}
+    for g, item in pairs:
+        if item in inputs and g.name != item and (g.name not in fx or _base(fx[g.name], fx).name != item):
+            return []  # not the layout read above: pair nothing rather than the wrong things
+    return pairs
+
+
+def _copied_inputs(forward: Compile, backward_post) -> set[str]:
+    """The backward's saved inputs for which the forward's output code returns a buffer it allocated (``buf0 =
+    empty_strided_cpu(...)``) rather than the input itself: a copy of it (another layout) (:func:`saved_returns`)."""
+    made = allocated(str(forward.output_code or "")) or set()
+    return {g.name for g, item in saved_returns(forward, backward_post) if item != g.name and item in made}
 
 
 def _returned_to_caller(forward: Compile, backward_post) -> set[str]:
-    """The backward's saved inputs whose storage the forward also returned to its caller. The forward returns
-    its caller's outputs first and the tensors it saves for the backward last, in the backward's order (every
-    input of the backward but its tangents); nothing when the counts do not line up."""
+    """The backward's saved inputs whose storage the forward also returned to its caller (among the items of its
+    ``return`` before the saved ones: :func:`saved_returns`)."""
     items = _returned_names(str(forward.output_code or ""))
-    saved = [g for g in backward_post.nodes if g.op == "placeholder" and g.role != "tangent"]
-    n_user = len(items) - len(saved)
-    if not saved or n_user <= 0:
-        return set()
-    user = set(items[:n_user])
-    return {g.name for g, item in zip(saved, items[n_user:]) if item in user}
+    taken = [g for g in backward_post.nodes if g.op == "placeholder" and g.role != "tangent"]
+    user = set(items[: len(items) - len([g for g in taken if not g.name.startswith("tangents_")])])
+    return {g.name for g, item in saved_returns(forward, backward_post) if item in user}
 
 
 def net_peak(
