@@ -356,7 +356,8 @@ def saved_for_backward(forward: Compile, backward: Compile) -> list[SavedTensor]
         out.append(
             SavedTensor(
                 name=p.name,
-                shape=list(p.shape_hint or p.shape),
+                shape=list(p.shape),  # the graph's, symbolic where dynamic; bytes at the sizes seen at capture
+                shape_hint=list(p.shape_hint) if p.shape_hint and p.shape_hint != p.shape else None,
                 dtype=p.dtype,
                 bytes=size,
                 kind=("copy" if p.name in copies else "input") if is_input else "activation",
@@ -508,6 +509,7 @@ def saved_groups(
                 bytes=sum(m.bytes or 0 for m in members),
                 each=first.bytes,
                 shape=first.shape,
+                shape_hint=first.shape_hint,
                 dtype=dtype,
                 names=[m.name for m in members],
                 fx_node=first.fx_node,
@@ -772,6 +774,7 @@ def memory(
         ),
         peak_by_module=fold_rollup(((buffer_module(b, fx, nodes), b.bytes) for b in alive), instances),
         peak_buffer_count=len(alive),
+        sizes_at=sizes_at(post.nodes if post is not None else []),
     )
     unsized = [b["name"] for b in buffers if b.get("bytes") is None and not b.get("internal")]
     if unsized:  # a data-dependent size (nonzero, unique, a boolean mask): not counted, and said
@@ -779,6 +782,44 @@ def memory(
     return memory_lines(
         m, fx, built, nodes, gradient_buffers(compile, fx)
     )  # each row's line and module, the roll-ups by line: report/lines.py
+
+
+def sizes_at(nodes: Iterable[GraphNode]) -> str:
+    """What ``Memory.sizes_at`` says: where a size of the graph's ``nodes`` is symbolic, the sizes the bytes are
+    counted at, each plain symbol of a size at the size seen at capture (``GraphNode.shape_hint``), in the order the
+    graph first has them; ``""`` where every size is static (or of a data-dependent size, which has no hint and is
+    not counted: ``unsized_note``).
+
+    >>> n = lambda shape, hint=None: GraphNode("x", "placeholder", "x", shape=shape, shape_hint=hint)
+    >>> sizes_at([n(["s77", 32], [4, 32]), n([["s77", "s1"]], [[4, 9]]), n(["2*s77", 8], [8, 8])])
+    'at s77=4, s1=9'
+    >>> sizes_at([n(["2*s0"], [8])]), sizes_at([n([8, 32])])
+    ('at the size hints', '')
+    """
+    seen: dict[str, int] = {}
+    symbolic = False
+
+    def walk(shape, hint) -> None:
+        nonlocal symbolic
+        if not isinstance(shape, list):
+            return
+        for i, d in enumerate(shape):
+            h = hint[i] if isinstance(hint, list) and i < len(hint) else None
+            if isinstance(d, list):
+                walk(d, h)
+            elif isinstance(d, str) and isinstance(h, int) and not isinstance(h, bool):
+                symbolic = True  # counted at its hint (a data-dependent size, u0, has none: not counted)
+                if _SYMBOL.match(d):
+                    seen.setdefault(d, h)
+
+    for node in nodes:
+        walk(node.shape, node.shape_hint)
+    if not symbolic:
+        return ""
+    return "at " + ", ".join(f"{k}={v}" for k, v in seen.items()) if seen else "at the size hints"
+
+
+_SYMBOL = re.compile(r"^[A-Za-z_]\w*$")
 
 
 def unsized_note(names: Sequence[str]) -> str:

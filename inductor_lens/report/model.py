@@ -808,6 +808,10 @@ class SavedTensor(_Record):
     module: str = ""
     user_line: Optional[RowLine] = None
     display: str = ""
+    #: Where a size of ``shape`` is symbolic (``["s77", 32]``: the graph's, dynamic shapes), the sizes seen at capture,
+    #: which ``bytes`` counts (``[4, 32]``); None where every size is static, and in reports made before it (whose
+    #: ``shape`` holds those sizes).
+    shape_hint: Optional[list] = None
 
 
 @_record
@@ -860,6 +864,8 @@ class SavedGroup(_Record):
     fx_node: str = ""
     user_stack: list[Frame] = field(default_factory=list)
     user_line: Optional[RowLine] = None
+    #: As ``SavedTensor.shape_hint``: the sizes seen at capture where ``shape`` is symbolic, else None.
+    shape_hint: Optional[list] = None
 
 
 @_record
@@ -947,6 +953,11 @@ class Memory(_Record):
     peak_buffer_count: int = 0
     #: ``recomputed`` rolled up by user line, most ops first (``RecomputedBy``).
     recomputed_by_line: list[RecomputedBy] = field(default_factory=list)
+    #: Where a size of the graph is symbolic (dynamic shapes), the sizes every byte count here is taken at, as the
+    #: Memory view's figures say it (``analysis/memory.sizes_at``): ``at s77=4`` (each symbol of a size at the
+    #: size seen at capture), ``at the size hints`` where no plain symbol has one; ``""`` where every size is static
+    #: and in reports made before it.
+    sizes_at: str = ""
 
 
 @_record

@@ -104,8 +104,8 @@ class SiLUMLP:
 
 @pytest.fixture(scope="module")
 def dynamic_step():
-    """A training step under ``torch.compile(dynamic=True)``: the batch size is the symbol s77 (hint 4), which the
-    forward saves for the backward."""
+    """A training step under ``torch.compile(dynamic=True)``: the batch size is a symbol (hint 4), which the forward
+    saves for the backward."""
     return _captured(SiLUMLP, (4, 32), dynamic=True)
 
 
@@ -743,3 +743,20 @@ def test_a_dynamic_steps_saved_size_does_not_shift_the_saved_tensors(dynamic_ste
     # the model's output (buf6 is returned first and among the saved), which the caller holds
     assert m.saved_activation_bytes == 1024 + 1024 + 128
     assert bwd.memory.freed_input_bytes == 2048
+
+
+def test_a_dynamic_steps_saved_shapes_are_the_graphs_and_the_bytes_say_their_sizes(dynamic_step, mlp_step):
+    """The saved tensors showed the sizes at capture ([4, 32]) where torch's graph has [s77, 32], and nothing said
+    that the peak and the saved bytes were counted at s77 = 4. A row keeps the graph's shape and the sizes its bytes
+    are taken at (``shape_hint``); ``Memory.sizes_at`` says them for the figures; a static step says nothing."""
+    report, logged = dynamic_step
+    fwd, bwd = _pair(report)
+    got = {s.name: (s.shape, s.shape_hint) for s in fwd.memory.saved_for_backward}
+    # torch's own logged backward graph: its tensor inputs and their (symbolic) shapes
+    expected = {n: shape for n, _, shape in _inputs(logged["aot_backward_graph"]) if not n.startswith("tangents_")}
+    assert {n: shape for n, (shape, _) in got.items()} == expected
+    sym = got["primals_4"][0][0]  # the batch size's symbol, as torch names it (s77 in the trial, s33 here)
+    assert re.fullmatch(r"s\d+", sym)
+    assert got["primals_4"] == ([sym, 32], [4, 32]) and got["primals_5"] == ([8, 64], None)
+    assert fwd.memory.sizes_at == bwd.memory.sizes_at == f"at {sym}=4"
+    assert _pair(mlp_step[0])[0].memory.sizes_at == ""
