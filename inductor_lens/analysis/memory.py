@@ -125,6 +125,16 @@ def views(output_code: str) -> dict[str, str]:
     return {m.group(1): m.group(2) for m in _ALIAS.finditer(output_code or "")}
 
 
+def renames(output_code: str) -> dict[str, str]:
+    """``{new: old}`` for each buffer the output code names anew by a plain assignment (``buf2 = buf1``: a fallback
+    op's result, ``buf1 = torch.ops.nu17.scaled_tanh.default(...)``, taken by its ``MultiOutput``), then ``del``s
+    under its old name: the same tensor, which the call that writes it calls by the old name."""
+    return {m.group(1): m.group(2) for m in _RENAME.finditer(output_code or "")}
+
+
+_RENAME = re.compile(r"^[ \t]*(\w+) = (\w+)[ \t]*$", re.M)
+
+
 def _storages(
     buffers: list[dict], aliases: dict[str, str], made: Optional[set[str]] = None, views: Optional[dict] = None
 ) -> list[dict]:
@@ -224,6 +234,7 @@ def timeline(
     home: Optional[dict[str, str]] = None,
     views: Optional[dict[str, str]] = None,
     sites: Sequence[Sequence[str]] = (),
+    named: Optional[dict[str, str]] = None,
 ) -> tuple[list[MemoryPoint], int, str, list[LiveBuffer]]:
     """``(points, peak_bytes, peak_node, peak_buffers)`` for fused nodes run in ``order``.
 
@@ -238,8 +249,14 @@ def timeline(
     call that computes several; the output code allocates every buffer such a call takes before it and frees none
     until it returns: a buffer its nodes write is live from its first node on, one they read until its last node.
     (A C++ kernel group of 150 nodes: its 151 buffers all live at its call, where the nodes' own lifetimes freed
-    them between nodes that run inside the one call.)"""
+    them between nodes that run inside the one call.)
+
+    A point names what it allocates and frees as the output code does there: a storage by the name it is allocated
+    under (the call that writes it: ``named``, ``{new: old}`` from :func:`renames`, ``buf2 = buf1`` allocated as
+    ``buf1``), freed by the name it has then (the buffer it holds at that point, written into it by a ``# reuse``:
+    ``buf3 = buf2; del buf2  # reuse`` ... ``del buf3`` frees ``buf3``)."""
     fx = fx or {}
+    named = named or {}
     step = {name: i for i, name in enumerate(order)}
     step.update((name, step[h]) for name, h in (home or {}).items() if h in step and name not in step)
     graph_order = {name: i for i, name in enumerate(fx)}
@@ -261,9 +278,9 @@ def timeline(
         end = n - 1 if b.get("is_output") else max([start, *ends])
         delta[start] += size
         delta[end + 1] -= size
-        allocs[start].append(BufferBytes(b["name"], size))
+        allocs[start].append(BufferBytes(storage_root(b["name"], named), size))
         if not b.get("is_output"):
-            frees[end].append(BufferBytes(b["name"], size))
+            frees[end].append(BufferBytes(_held_at(b, end, step, min(starts), first)[0]["name"], size))
         spans.append((start, end, size, b, min(starts)))
     points, live = [], 0
     for i, name in enumerate(order):
@@ -733,6 +750,7 @@ def memory(
         home=home,
         views=views(code),
         sites=launches(compile),
+        named=renames(code),
     )
     saved = saved_for_backward(compile, backward) if backward is not None and compile.graph_kind == "forward" else []
     unknown = compile.graph_kind == "forward" and not compile.subgraph and backward is None

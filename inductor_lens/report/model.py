@@ -736,10 +736,12 @@ class BufferBytes(_Record):
 
 @_record
 class MemoryPoint(_Record):
-    """The live bytes once fused node ``node`` has run, before the frees that follow it: every buffer the
-    graph allocated that is still to be read at or after ``node``, or that the graph returns (graph inputs
-    are counted apart, in ``Memory.input_bytes``). ``allocates``/``frees``: the buffers the node writes, and
-    those whose last reader it is (freed after it), largest first. A kernel call of several fused nodes
+    """The live bytes while fused node ``node`` runs (once it has run, before the frees that follow it): every
+    buffer the graph allocated that is still to be read at or after ``node``, or that the graph returns (graph
+    inputs are counted apart, in ``Memory.input_bytes``). ``allocates``/``frees``: the buffers the node writes, and
+    those whose last reader it is (freed after it), largest first, each named as the output code names it there
+    (``analysis/memory.timeline``: allocated under the name the call writes, freed under the name a ``# reuse``
+    gave it). A kernel call of several fused nodes
     (``Kernel.call_sites``) is one launch: its buffers are all allocated at its first node and freed after its
     last (``analysis/memory.launches``)."""
 
