@@ -125,6 +125,16 @@ def views(output_code: str) -> dict[str, str]:
     return {m.group(1): m.group(2) for m in _ALIAS.finditer(output_code or "")}
 
 
+def renames(output_code: str) -> dict[str, str]:
+    """``{new: old}`` for each buffer the output code names anew by a plain assignment (``buf2 = buf1``: a fallback
+    op's result, ``buf1 = torch.ops.nu17.scaled_tanh.default(...)``, taken by its ``MultiOutput``), then ``del``s
+    under its old name: the same tensor, which the call that writes it calls by the old name."""
+    return {m.group(1): m.group(2) for m in _RENAME.finditer(output_code or "")}
+
+
+_RENAME = re.compile(r"^[ \t]*(\w+) = (\w+)[ \t]*$", re.M)
+
+
 def _storages(
     buffers: list[dict], aliases: dict[str, str], made: Optional[set[str]] = None, views: Optional[dict] = None
 ) -> list[dict]:
@@ -224,6 +234,7 @@ def timeline(
     home: Optional[dict[str, str]] = None,
     views: Optional[dict[str, str]] = None,
     sites: Sequence[Sequence[str]] = (),
+    named: Optional[dict[str, str]] = None,
 ) -> tuple[list[MemoryPoint], int, str, list[LiveBuffer]]:
     """``(points, peak_bytes, peak_node, peak_buffers)`` for fused nodes run in ``order``.
 
@@ -238,8 +249,14 @@ def timeline(
     call that computes several; the output code allocates every buffer such a call takes before it and frees none
     until it returns: a buffer its nodes write is live from its first node on, one they read until its last node.
     (A C++ kernel group of 150 nodes: its 151 buffers all live at its call, where the nodes' own lifetimes freed
-    them between nodes that run inside the one call.)"""
+    them between nodes that run inside the one call.)
+
+    A point names what it allocates and frees as the output code does there: a storage by the name it is allocated
+    under (the call that writes it: ``named``, ``{new: old}`` from :func:`renames`, ``buf2 = buf1`` allocated as
+    ``buf1``), freed by the name it has then (the buffer it holds at that point, written into it by a ``# reuse``:
+    ``buf3 = buf2; del buf2  # reuse`` ... ``del buf3`` frees ``buf3``)."""
     fx = fx or {}
+    named = named or {}
     step = {name: i for i, name in enumerate(order)}
     step.update((name, step[h]) for name, h in (home or {}).items() if h in step and name not in step)
     graph_order = {name: i for i, name in enumerate(fx)}
@@ -261,9 +278,9 @@ def timeline(
         end = n - 1 if b.get("is_output") else max([start, *ends])
         delta[start] += size
         delta[end + 1] -= size
-        allocs[start].append(BufferBytes(b["name"], size))
+        allocs[start].append(BufferBytes(storage_root(b["name"], named), size))
         if not b.get("is_output"):
-            frees[end].append(BufferBytes(b["name"], size))
+            frees[end].append(BufferBytes(_held_at(b, end, step, min(starts), first)[0]["name"], size))
         spans.append((start, end, size, b, min(starts)))
     points, live = [], 0
     for i, name in enumerate(order):
@@ -356,7 +373,8 @@ def saved_for_backward(forward: Compile, backward: Compile) -> list[SavedTensor]
         out.append(
             SavedTensor(
                 name=p.name,
-                shape=list(p.shape_hint or p.shape),
+                shape=list(p.shape),  # the graph's, symbolic where dynamic; bytes at the sizes seen at capture
+                shape_hint=list(p.shape_hint) if p.shape_hint and p.shape_hint != p.shape else None,
                 dtype=p.dtype,
                 bytes=size,
                 kind=("copy" if p.name in copies else "input") if is_input else "activation",
@@ -508,6 +526,7 @@ def saved_groups(
                 bytes=sum(m.bytes or 0 for m in members),
                 each=first.bytes,
                 shape=first.shape,
+                shape_hint=first.shape_hint,
                 dtype=dtype,
                 names=[m.name for m in members],
                 fx_node=first.fx_node,
@@ -627,31 +646,53 @@ def _returned_names(code: str) -> list[str]:
     return [_storage_name(i) for i in _returned(code)]
 
 
-def _copied_inputs(forward: Compile, backward_post) -> set[str]:
-    """The backward's saved inputs for which the forward's output code returns a buffer it allocated (``buf0 =
-    empty_strided_cpu(...)``) rather than the input itself: a copy of it (another layout). The saved tensors are
-    the last items of the forward's ``return``, in the backward's order (as :func:`_returned_to_caller` reads)."""
+def _is_tensor(node: GraphNode) -> bool:
+    """A graph node that is one tensor (a shape and a dtype), not a size (SymInt), an opaque object or a seed."""
+    return isinstance(node.shape, list) and node.dtype is not None
+
+
+def saved_returns(forward: Compile, backward_post) -> list[tuple[GraphNode, str]]:
+    """Each tensor the backward takes from the forward (its post-grad placeholder) with the item of the forward's
+    output code's ``return`` that hands it over (``buf0``, ``primals_5``: :func:`_storage_name`).
+
+    AOT autograd's layout (``torch/_functorch/partitioners.py``): the forward returns its caller's outputs, then the
+    saved tensors, then the saved non-tensors (opaque objects, sizes: ``s77``); the backward takes the saved sizes
+    first, then the same tensors in the same order, then the rest, then its tangents. So the non-tensors are left out
+    of both sides before pairing (a dynamic-shape step paired every tensor with its neighbour's item). Nothing where
+    the counts do not line up, or where a pair contradicts the forward's graph: an item that is one of the forward's
+    graph inputs is handed over as the tensor itself (or a view of it)."""
     code = str(forward.output_code or "")
     items = _returned_names(code)
-    saved = [g for g in backward_post.nodes if g.op == "placeholder" and g.role != "tangent"]
-    n_user = len(items) - len(saved)
-    if not saved or n_user < 0:
-        return set()
-    made = allocated(code) or set()
-    return {g.name for g, item in zip(saved, items[n_user:]) if item != g.name and item in made}
+    taken = [g for g in backward_post.nodes if g.op == "placeholder" and g.role != "tangent"]
+    taken = [g for g in taken if not g.name.startswith("tangents_")]
+    tensors = [g for g in taken if _is_tensor(g)]
+    n_user = len(items) - len(taken)
+    if not tensors or n_user < 0:
+        return []
+    pairs = list(zip(tensors, items[n_user : n_user + len(tensors)]))
+    post = forward.graphs.get("post_grad")
+    fx = {n.name: n for n in post.nodes} if post is not None else {}
+    inputs = {n.name for n in fx.values() if n.op == "placeholder"}
+    for g, item in pairs:
+        if item in inputs and g.name != item and (g.name not in fx or _base(fx[g.name], fx).name != item):
+            return []  # not the layout read above: pair nothing rather than the wrong things
+    return pairs
+
+
+def _copied_inputs(forward: Compile, backward_post) -> set[str]:
+    """The backward's saved inputs for which the forward's output code returns a buffer it allocated (``buf0 =
+    empty_strided_cpu(...)``) rather than the input itself: a copy of it (another layout) (:func:`saved_returns`)."""
+    made = allocated(str(forward.output_code or "")) or set()
+    return {g.name for g, item in saved_returns(forward, backward_post) if item != g.name and item in made}
 
 
 def _returned_to_caller(forward: Compile, backward_post) -> set[str]:
-    """The backward's saved inputs whose storage the forward also returned to its caller. The forward returns
-    its caller's outputs first and the tensors it saves for the backward last, in the backward's order (every
-    input of the backward but its tangents); nothing when the counts do not line up."""
+    """The backward's saved inputs whose storage the forward also returned to its caller (among the items of its
+    ``return`` before the saved ones: :func:`saved_returns`)."""
     items = _returned_names(str(forward.output_code or ""))
-    saved = [g for g in backward_post.nodes if g.op == "placeholder" and g.role != "tangent"]
-    n_user = len(items) - len(saved)
-    if not saved or n_user <= 0:
-        return set()
-    user = set(items[:n_user])
-    return {g.name for g, item in zip(saved, items[n_user:]) if item in user}
+    taken = [g for g in backward_post.nodes if g.op == "placeholder" and g.role != "tangent"]
+    user = set(items[: len(items) - len([g for g in taken if not g.name.startswith("tangents_")])])
+    return {g.name for g, item in saved_returns(forward, backward_post) if item in user}
 
 
 def net_peak(
@@ -709,6 +750,7 @@ def memory(
         home=home,
         views=views(code),
         sites=launches(compile),
+        named=renames(code),
     )
     saved = saved_for_backward(compile, backward) if backward is not None and compile.graph_kind == "forward" else []
     unknown = compile.graph_kind == "forward" and not compile.subgraph and backward is None
@@ -750,6 +792,7 @@ def memory(
         ),
         peak_by_module=fold_rollup(((buffer_module(b, fx, nodes), b.bytes) for b in alive), instances),
         peak_buffer_count=len(alive),
+        sizes_at=sizes_at(post.nodes if post is not None else []),
     )
     unsized = [b["name"] for b in buffers if b.get("bytes") is None and not b.get("internal")]
     if unsized:  # a data-dependent size (nonzero, unique, a boolean mask): not counted, and said
@@ -757,6 +800,44 @@ def memory(
     return memory_lines(
         m, fx, built, nodes, gradient_buffers(compile, fx)
     )  # each row's line and module, the roll-ups by line: report/lines.py
+
+
+def sizes_at(nodes: Iterable[GraphNode]) -> str:
+    """What ``Memory.sizes_at`` says: where a size of the graph's ``nodes`` is symbolic, the sizes the bytes are
+    counted at, each plain symbol of a size at the size seen at capture (``GraphNode.shape_hint``), in the order the
+    graph first has them; ``""`` where every size is static (or of a data-dependent size, which has no hint and is
+    not counted: ``unsized_note``).
+
+    >>> n = lambda shape, hint=None: GraphNode("x", "placeholder", "x", shape=shape, shape_hint=hint)
+    >>> sizes_at([n(["s77", 32], [4, 32]), n([["s77", "s1"]], [[4, 9]]), n(["2*s77", 8], [8, 8])])
+    'at s77=4, s1=9'
+    >>> sizes_at([n(["2*s0"], [8])]), sizes_at([n([8, 32])])
+    ('at the size hints', '')
+    """
+    seen: dict[str, int] = {}
+    symbolic = False
+
+    def walk(shape, hint) -> None:
+        nonlocal symbolic
+        if not isinstance(shape, list):
+            return
+        for i, d in enumerate(shape):
+            h = hint[i] if isinstance(hint, list) and i < len(hint) else None
+            if isinstance(d, list):
+                walk(d, h)
+            elif isinstance(d, str) and isinstance(h, int) and not isinstance(h, bool):
+                symbolic = True  # counted at its hint (a data-dependent size, u0, has none: not counted)
+                if _SYMBOL.match(d):
+                    seen.setdefault(d, h)
+
+    for node in nodes:
+        walk(node.shape, node.shape_hint)
+    if not symbolic:
+        return ""
+    return "at " + ", ".join(f"{k}={v}" for k, v in seen.items()) if seen else "at the size hints"
+
+
+_SYMBOL = re.compile(r"^[A-Za-z_]\w*$")
 
 
 def unsized_note(names: Sequence[str]) -> str:

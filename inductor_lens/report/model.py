@@ -741,10 +741,12 @@ class BufferBytes(_Record):
 
 @_record
 class MemoryPoint(_Record):
-    """The live bytes once fused node ``node`` has run, before the frees that follow it: every buffer the
-    graph allocated that is still to be read at or after ``node``, or that the graph returns (graph inputs
-    are counted apart, in ``Memory.input_bytes``). ``allocates``/``frees``: the buffers the node writes, and
-    those whose last reader it is (freed after it), largest first. A kernel call of several fused nodes
+    """The live bytes while fused node ``node`` runs (once it has run, before the frees that follow it): every
+    buffer the graph allocated that is still to be read at or after ``node``, or that the graph returns (graph
+    inputs are counted apart, in ``Memory.input_bytes``). ``allocates``/``frees``: the buffers the node writes, and
+    those whose last reader it is (freed after it), largest first, each named as the output code names it there
+    (``analysis/memory.timeline``: allocated under the name the call writes, freed under the name a ``# reuse``
+    gave it). A kernel call of several fused nodes
     (``Kernel.call_sites``) is one launch: its buffers are all allocated at its first node and freed after its
     last (``analysis/memory.launches``)."""
 
@@ -813,6 +815,10 @@ class SavedTensor(_Record):
     module: str = ""
     user_line: Optional[RowLine] = None
     display: str = ""
+    #: Where a size of ``shape`` is symbolic (``["s77", 32]``: the graph's, dynamic shapes), the sizes seen at capture,
+    #: which ``bytes`` counts (``[4, 32]``); None where every size is static, and in reports made before it (whose
+    #: ``shape`` holds those sizes).
+    shape_hint: Optional[list] = None
 
 
 @_record
@@ -865,6 +871,8 @@ class SavedGroup(_Record):
     fx_node: str = ""
     user_stack: list[Frame] = field(default_factory=list)
     user_line: Optional[RowLine] = None
+    #: As ``SavedTensor.shape_hint``: the sizes seen at capture where ``shape`` is symbolic, else None.
+    shape_hint: Optional[list] = None
 
 
 @_record
@@ -952,6 +960,11 @@ class Memory(_Record):
     peak_buffer_count: int = 0
     #: ``recomputed`` rolled up by user line, most ops first (``RecomputedBy``).
     recomputed_by_line: list[RecomputedBy] = field(default_factory=list)
+    #: Where a size of the graph is symbolic (dynamic shapes), the sizes every byte count here is taken at, as the
+    #: Memory view's figures say it (``analysis/memory.sizes_at``): ``at s77=4`` (each symbol of a size at the
+    #: size seen at capture), ``at the size hints`` where no plain symbol has one; ``""`` where every size is static
+    #: and in reports made before it.
+    sizes_at: str = ""
 
 
 @_record

@@ -1,4 +1,4 @@
-// The Memory view's curve: the live bytes after each fused node of a compile over the execution order. Its
+// The Memory view's curve: the live bytes while each fused node of a compile runs over the execution order. Its
 // axis is cut by module at the level of the repeated layers (Memory.regions: `0 1 2 … 31` under
 // `layers.1-31`, then `norm`, `head`), the peak is named above the plot where the curve never reaches, and
 // a curve of more points than fit as dots is drawn as a line over an area, with one hover and click target
@@ -105,7 +105,7 @@ export function pointText(idx, memory, i, max = 0) {
   const e = idx.byName.get(p.node);
   const label = e ? e.node.label || p.node : p.node;
   const reg = (memory.regions || []).find((r) => r.first <= i && i <= r.last);
-  const text = `${fmtBytes(p.live_bytes)} live after #${i}${reg && reg.module ? ` in ${reg.module}` : ""}: ${label}`;
+  const text = `${fmtBytes(p.live_bytes)} live while #${i} runs${reg && reg.module ? ` in ${reg.module}` : ""}: ${label}`;
   return max && text.length > max ? `${text.slice(0, max - 1)}…` : text;
 }
 

@@ -413,8 +413,9 @@ function measuredSection({ idx, k, report }) {
   return profileSection(k, rank, of);
 }
 
-/** What the node allocates and frees, and the live bytes after it (its point of Compile.memory.timeline: one
- * per box, what its glue writes included); nothing for a report without memory. */
+/** What the node allocates and frees, and the live bytes while it runs (its point of Compile.memory.timeline: what
+ * it reads and writes included, before the frees after it; one per box, what its glue writes included); nothing for
+ * a report without memory. */
 function memorySection({ idx, entry }) {
   const m = idx.compile.memory;
   const p = m && (m.timeline || []).find((q) => q.node === entry.node.name);
@@ -432,7 +433,8 @@ function memorySection({ idx, entry }) {
     h(
       "div",
       {},
-      `${fmtBytes(p.live_bytes)} live after it`,
+      `${fmtBytes(p.live_bytes)} live while it runs`,
+      m.sizes_at ? ` (${m.sizes_at})` : "",
       p.node === m.peak_node ? h("b", {}, " (the peak)") : ` (peak ${fmtBytes(m.peak_bytes)})`,
     ),
     allocs,

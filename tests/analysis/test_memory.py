@@ -13,6 +13,7 @@ from inductor_lens.analysis.memory import (
     freed_inputs,
     recomputed_by_line,
     regions,
+    renames,
     reuses,
     saved_groups,
     timeline,
@@ -330,3 +331,31 @@ def test_a_saved_groups_op_says_which_result_of_a_multi_output_op_it_is():
         ("layers.1-3.ln", "native_layer_norm: mean", 3),
         ("layers.1-3.ln", "native_layer_norm: rstd", 3),
     ]
+
+
+def test_a_point_names_its_buffers_as_the_output_code_does_there():
+    """nu17 (a checkpointed MLP's forward): ``buf2 = empty_strided_cpu(...)`` (op2's addmm), ``buf3 = buf2; del buf2
+    # reuse`` (op3 writes gelu-sin into it), ... ``del buf3`` after op4: the panel said op4 "then frees buf2", a
+    name the output code had dropped two lines before. A custom op's result: ``buf1 =
+    torch.ops.nu17.scaled_tanh.default(buf0, 2.0)``, then ``buf2 = buf1; del buf1`` (its MultiOutput, which the
+    capture sizes; the op's own buffer has none): the panel said op1 "allocates buf2" where the call writes buf1."""
+    code = """
+        buf2 = empty_strided_cpu((16, 64), (64, 1), torch.float32)
+        buf3 = buf2; del buf2  # reuse
+        del buf3
+        buf1 = torch.ops.nu17.scaled_tanh.default(buf0, 2.0)
+        buf5 = buf1
+        del buf1
+"""
+    assert renames(code) == {"buf5": "buf1"}
+    bufs = [
+        _buf("buf2", "op0", 4096, ["op1"]),
+        _buf("buf3", "op1", 4096, ["op3"]),  # written into buf2's storage
+        _buf("buf1", "op1", 0, ["op2"]),  # the fallback's own buffer: no size of its own
+        _buf("buf5", "op2", 512, ["op3"]),  # its MultiOutput (glue, in op1's box), written with it
+    ]
+    order = ["op0", "op1", "op3"]
+    points, _, _, _ = timeline(order, bufs, aliases=reuses(code), named=renames(code), home={"op2": "op1"})
+    assert [(b.name, b.bytes) for b in points[0].allocates] == [("buf2", 4096)]
+    assert [b.name for b in points[1].allocates] == ["buf1"]  # the name the call writes
+    assert [(b.name, b.bytes) for b in points[2].frees] == [("buf3", 4096), ("buf5", 512)]  # the names ``del`` uses

@@ -34,7 +34,7 @@ class _AOTGraphs(logging.Handler):
                 self.graphs.setdefault(kind, str(record.payload))
 
 
-def _captured(model_fn, x_shape):
+def _captured(model_fn, x_shape, **compile_kwargs):
     import torch
 
     handler = _AOTGraphs()
@@ -44,7 +44,7 @@ def _captured(model_fn, x_shape):
         torch.manual_seed(0)
         model = model_fn()
         with inductor_lens.capture(strict=True) as cap:
-            compiled = torch.compile(model)
+            compiled = torch.compile(model, **compile_kwargs)
             compiled(torch.randn(*x_shape)).pow(2).sum().backward()
     finally:
         logger.removeHandler(handler)
@@ -59,9 +59,11 @@ def _split(printout):
 
 
 def _inputs(printout):
-    """``[(name, dtype, shape)]`` of a logged graph's ``forward(...)`` signature."""
+    """``[(name, dtype, shape)]`` of a logged graph's ``forward(...)`` signature (its tensors: a SymInt input,
+    ``"Sym(s77)"``, is none; a symbolic size stays text, ``s77``)."""
     head = _split(printout)[0]
-    return [(m.group(1), m.group(2), [int(d) for d in m.group(3).split(",") if d.strip()]) for m in _SIG.finditer(head)]
+    dims = lambda text: [int(d) if d.strip().isdigit() else d.strip() for d in text.split(",") if d.strip()]  # noqa: E731
+    return [(m.group(1), m.group(2), dims(m.group(3))) for m in _SIG.finditer(head)]
 
 
 def _ops(printout):
@@ -89,6 +91,22 @@ def mlp_step():
 @pytest.fixture(scope="module")
 def block_step():
     return _captured(LNGELU, (8, 16))
+
+
+class SiLUMLP:
+    """``softmax(fc2(silu(fc1(x))))``, 32 -> 64 -> 8 (a new user's trial, nu17 s6b)."""
+
+    def __new__(cls):
+        from torch import nn
+
+        return nn.Sequential(nn.Linear(32, 64), nn.SiLU(), nn.Linear(64, 8), nn.Softmax(-1))
+
+
+@pytest.fixture(scope="module")
+def dynamic_step():
+    """A training step under ``torch.compile(dynamic=True)``: the batch size is a symbol (hint 4), which the forward
+    saves for the backward."""
+    return _captured(SiLUMLP, (4, 32), dynamic=True)
 
 
 def _pair(report):
@@ -687,3 +705,58 @@ def test_the_line_rollup_quotes_each_line(stack_training_report):
     rows = fwd.memory.saved_by_line
     assert rows and all(r.code == linecache.getline(r.file, r.line).strip() for r in rows)
     assert "return x + self.down(torch.relu(self.up(x)))" in {r.code for r in rows}
+
+
+def _call_lines(code):
+    """The output code's ``call()``: the names it unpacks from ``args`` and the items of its ``return``."""
+    body = code[code.index("def call(") :]
+    (args,) = re.findall(r"^\s+(.*) = args$", body, re.M)
+    (ret,) = re.findall(r"^\s+return \((.*)\)\s*$", body, re.M)
+    return [a.strip() for a in args.split(",") if a.strip()], [i.strip() for i in ret.split(",") if i.strip()]
+
+
+def test_a_dynamic_steps_saved_size_does_not_shift_the_saved_tensors(dynamic_step):
+    """torch.compile(dynamic=True): the forward saves the batch size (a SymInt) for the backward. AOT autograd puts
+    it LAST in the forward's return (``return (buf6, primals_3, primals_4, ..., s77, )``) and FIRST among the
+    backward's inputs (``primals_1, primals_3, ...``). Paired by position, every saved tensor took its neighbour's
+    return item: fc2's weight, returned as it is, was a "copy" of it (paired with an allocated buffer), and the
+    bytes "made by the forward" counted it; the backward's net peak freed the model's output (also returned to the
+    caller, who holds it) and kept an activation it frees."""
+    report, logged = dynamic_step
+    fwd, bwd = _pair(report)
+    f_args, f_ret = _call_lines(fwd.output_code)
+    b_args, _ = _call_lines(bwd.output_code)
+    sym = [g.name for g in bwd.graphs["post_grad"].nodes if g.op == "placeholder" and g.shape is None]
+    assert sym and b_args[0] in sym and not f_ret[-1].startswith(("buf", "primals_")), (b_args, f_ret)  # the layout
+    m = fwd.memory
+    kinds = {s.name: s.kind for s in m.saved_for_backward}
+    # by torch's own logged backward graph: its tensor inputs other than the tangents, in order, no SymInt
+    logged_saved = [n for n, _, _ in _inputs(logged["aot_backward_graph"]) if not n.startswith("tangents_")]
+    assert list(kinds) == logged_saved
+    # every forward input the backward takes is returned by the forward's output code as it is: no copy
+    assert all(n in f_ret for n in kinds if n in f_args), (kinds, f_ret)
+    assert {n for n, k in kinds.items() if k == "input"} == {n for n in kinds if n in f_args}
+    assert "copy" not in kinds.values()
+    assert m.saved_activation_bytes == sum(s.bytes for s in m.saved_for_backward if s.name not in f_args)
+    # by hand from the output code, at s77 = 4: the forward made fc1's addmm (buf0, 1024 B), the silu (buf1,
+    # 1024 B) and the softmax (buf6, 128 B); the backward frees (``del``) addmm and the silu; the softmax is also
+    # the model's output (buf6 is returned first and among the saved), which the caller holds
+    assert m.saved_activation_bytes == 1024 + 1024 + 128
+    assert bwd.memory.freed_input_bytes == 2048
+
+
+def test_a_dynamic_steps_saved_shapes_are_the_graphs_and_the_bytes_say_their_sizes(dynamic_step, mlp_step):
+    """The saved tensors showed the sizes at capture ([4, 32]) where torch's graph has [s77, 32], and nothing said
+    that the peak and the saved bytes were counted at s77 = 4. A row keeps the graph's shape and the sizes its bytes
+    are taken at (``shape_hint``); ``Memory.sizes_at`` says them for the figures; a static step says nothing."""
+    report, logged = dynamic_step
+    fwd, bwd = _pair(report)
+    got = {s.name: (s.shape, s.shape_hint) for s in fwd.memory.saved_for_backward}
+    # torch's own logged backward graph: its tensor inputs and their (symbolic) shapes
+    expected = {n: shape for n, _, shape in _inputs(logged["aot_backward_graph"]) if not n.startswith("tangents_")}
+    assert {n: shape for n, (shape, _) in got.items()} == expected
+    sym = got["primals_4"][0][0]  # the batch size's symbol, as torch names it (s77 in the trial, s33 here)
+    assert re.fullmatch(r"s\d+", sym)
+    assert got["primals_4"] == ([sym, 32], [4, 32]) and got["primals_5"] == ([8, 64], None)
+    assert fwd.memory.sizes_at == bwd.memory.sizes_at == f"at {sym}=4"
+    assert _pair(mlp_step[0])[0].memory.sizes_at == ""

@@ -76,6 +76,7 @@ def test_memory_round_trips_through_json():
         "module",
         "user_line",
         "display",
+        "shape_hint",
     ]
     assert list(plain["recomputed"][0]) == ["fx_node", "user_stack", "user_line"]
 

@@ -261,7 +261,7 @@ def test_a_dense_curve_is_a_line_with_one_hover_and_click_target_per_column(tmp_
         )
         page.mouse.move(x, y)
         text = curve.locator(".il-mem-hovertext").text_content()
-        assert f"live after #{k} in h.{k // 16}: " in text, text
+        assert f"live while #{k} runs in h.{k // 16}: " in text, text
         page.mouse.click(x, y)
         assert page.locator(".il-root").get_attribute("data-selected") == f"op{k}"
     boxes = curve.locator('[data-role="memory-region"]').evaluate_all(

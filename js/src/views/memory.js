@@ -1,4 +1,4 @@
-// The Memory view (data-view="memory"): the live bytes after each fused node of the compile, as a curve over
+// The Memory view (data-view="memory"): the live bytes while each fused node of the compile runs, as a curve over
 // the execution order (one point per fused node; a click selects the node, the selected node's point is
 // marked), the peak and the buffers alive there, and for a training step's forward the tensors saved for
 // the backward (a sortable table; a click selects the producer), its roll-ups and the recomputed ops.
@@ -46,6 +46,7 @@ function facts(idx, memory) {
       "span",
       { class: "il-chip", "data-role": "memory-peak-fact" },
       `peak ${fmtBytes(memory.peak_bytes)}`,
+      memory.sizes_at ? ` (${memory.sizes_at})` : "",
       at >= 0 ? ` at ${e ? e.node.label || memory.peak_node : memory.peak_node}` : "",
       at >= 0 && e && (e.node.module_stack || []).length
         ? ` in ${e.node.module_stack[e.node.module_stack.length - 1]}`
@@ -82,7 +83,8 @@ function facts(idx, memory) {
       h(
         "span",
         { class: "il-chip", "data-role": "memory-saved-total" },
-        `saved for backward ${fmtBytes(memory.saved_bytes)} in ${plural(memory.saved_for_backward.length, "tensor")}, ` +
+        `saved for backward ${fmtBytes(memory.saved_bytes)}${memory.sizes_at ? ` (${memory.sizes_at})` : ""} ` +
+          `in ${plural(memory.saved_for_backward.length, "tensor")}, ` +
           `${fmtBytes(memory.saved_activation_bytes || 0)} of it made by the forward (held until the backward)`,
       ),
     );
@@ -144,13 +146,20 @@ function sortRows(rows, sort) {
   });
 }
 
+/** A saved tensor's shape: the graph's, with the sizes seen at capture where it is symbolic ("[s77, 32] = [4, 32]",
+ * as the launch table says it; `shape_hint`, Python's). */
+export function shapeText(shape, hint) {
+  const text = `[${(shape || []).join(", ")}]`;
+  return Array.isArray(hint) && hint.length ? `${text} = [${hint.join(", ")}]` : text;
+}
+
 /** Rows of the saved-for-backward table, one per tensor, sorted by `sort` ("bytes", "-bytes", ...). */
 export function savedRows(memory, sort) {
   const rows = (memory.saved_for_backward || []).map((s, i) => ({
     order: i + 1,
     name: s.name,
     display: s.display || "",
-    shape: `[${(s.shape || []).join(", ")}]`,
+    shape: shapeText(s.shape, s.shape_hint),
     dtype: s.dtype || "",
     bytes: s.bytes,
     kind: s.kind,
@@ -173,7 +182,7 @@ export function groupRows(memory, sort) {
     bytes: g.bytes,
     each: g.each,
     kind: g.kind,
-    shape: `[${(g.shape || []).join(", ")}]`,
+    shape: shapeText(g.shape, g.shape_hint),
     dtype: g.dtype || "",
     line: g.user_line ? `${basename(g.user_line.file)}:${g.user_line.line}` : "",
     userLine: g.user_line || null,
@@ -558,7 +567,7 @@ export function markPoint(el, selected) {
 export default {
   id: "memory",
   label: "Memory",
-  title: "live bytes after each fused node, the peak, and what the forward saves for the backward",
+  title: "live bytes while each fused node runs, the peak, and what the forward saves for the backward",
   create(ctx) {
     const el = h("div", { class: "il-view il-memory", "data-view": "memory" });
     const fresh = () => ({ mode: "groups", sort: null, shown: PAGE }); // sort null: the mode's opening order

@@ -1,0 +1,27 @@
+// The Memory view's tables: a saved tensor's shape as the graph has it, with the sizes seen at capture where it is
+// symbolic (`npm test`).
+
+import assert from "node:assert/strict";
+import test from "node:test";
+import { groupRows, savedRows } from "../src/views/memory.js";
+
+test("a symbolic saved shape is shown with the sizes its bytes are counted at", () => {
+  // dynamic=True: the graph has [s77, 32]; 512 B is at s77 = 4 (SavedTensor.shape_hint); a weight is static
+  const memory = {
+    saved_for_backward: [
+      { name: "primals_4", shape: ["s77", 32], shape_hint: [4, 32], dtype: "float32", bytes: 512, kind: "input" },
+      { name: "primals_5", shape: [8, 64], dtype: "float32", bytes: 2048, kind: "input" },
+    ],
+    saved_groups: [
+      { module: "", what: "x", kind: "input", count: 1, bytes: 512, shape: ["s77", 32], shape_hint: [4, 32] },
+    ],
+  };
+  assert.deepEqual(
+    savedRows(memory).map((r) => r.shape),
+    ["[s77, 32] = [4, 32]", "[8, 64]"],
+  );
+  assert.deepEqual(
+    groupRows(memory).map((r) => r.shape),
+    ["[s77, 32] = [4, 32]"],
+  );
+});
