@@ -1022,6 +1022,8 @@ def _empty_frames(
         line = m.get("co_firstlineno")
         reason = str(m.get("fail_reason") or "") if failed else ""
         w = spans.get(cid)
+        # a recompile of the frame (1/1): the guards of its earlier compile that failed, as for any compile
+        guards = [readable_reasons(p) for p in trace.payloads("recompile_reasons", _record_key(cid, md)) if p]
         seen[cid] = EmptyFrame(
             compile_id=cid,
             function=str(m.get("co_name") or ""),
@@ -1029,6 +1031,7 @@ def _empty_frames(
             line=line if isinstance(line, int) else 0,
             ops=ops if isinstance(ops, int) else None,
             fail=(reason.strip().splitlines() or [str(failed)])[0] if failed else "",
+            recompile_reason="\n".join(r for r in guards if r),
             time_us=round(w.start_us - t0, 1) if w is not None else None,
             duration_us=round(w.end_us - w.start_us, 1) if w is not None and w.end_us is not None else None,
         )
