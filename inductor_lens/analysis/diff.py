@@ -917,7 +917,7 @@ def _report_extras(a: Report, b: Report) -> dict:
         return Counter(g.reason for g in r.graph_breaks)
 
     def recompiles(r):
-        return Counter(c.trigger.reason or c.compile_id for c in r.compiles if c.trigger.kind == "recompile")
+        return Counter(reason or cid for cid, reason in r.recompiles())  # a frame with no graph's too
 
     def total_time(r):
         ts = [t for t in (_compile_time(c) for c in r.compiles) if t is not None]

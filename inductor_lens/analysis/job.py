@@ -334,7 +334,7 @@ def _set_divergence(aspect: str, noun: str, values: dict[int, list[str]]) -> Opt
 def _recompiles(reports: dict[int, Report]) -> Optional[Divergence]:
     per = {
         r: tuple(
-            sorted({(c.compile_id, _reason(c.trigger.reason)) for c in rep.compiles if c.trigger.kind == "recompile"})
+            sorted({(cid, _reason(reason)) for cid, reason in rep.recompiles()})  # a frame with no graph's too
         )
         for r, rep in reports.items()
     }

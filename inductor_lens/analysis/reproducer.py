@@ -46,6 +46,26 @@ WARMUP, RUNS = 20, 200
 
 _INT_DTYPES = {"int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"}
 _BOUND_RE = re.compile(r"index out of bounds: 0 <= \w+ < (\d+)")
+#: The dtype a C++ kernel's pointer parameter declares (Inductor's ``cpp_utils.DTYPE_TO_CPP``), by its element type.
+_CPP_DTYPES = {
+    "float": "float32",
+    "double": "float64",
+    "at::Half": "float16",
+    "half": "float16",
+    "at::BFloat16": "bfloat16",
+    "bfloat16": "bfloat16",
+    "bool": "bool",
+    **{f"{t}_t": t for t in _INT_DTYPES},
+}
+#: The dtype a Triton kernel's pointer parameter declares (``triton_meta``'s signature: ``'in_ptr0': '*i64'``).
+_TRITON_DTYPES = {
+    "fp32": "float32",
+    "fp64": "float64",
+    "fp16": "float16",
+    "bf16": "bfloat16",
+    "i1": "bool",
+    **{t[0] + t.split("int")[1]: t for t in _INT_DTYPES},  # i64, u8
+}
 
 
 class ReproducerError(ValueError):
@@ -151,7 +171,7 @@ def kernel_script(
         warmup=int(warmup),
     )
     before = step_before(list(order), k, aliases) if device.startswith("cuda") else []  # the L2 is the GPU's
-    args = _args_code(launch, bound) + _step_code(before)
+    args = _args_code(launch, bound, _declared_dtypes(k, launch)) + _step_code(before)
     if k.language == "cpp":
         body = _cpp(k, launch)
     elif k.language == "triton":
@@ -212,16 +232,33 @@ def _sizes(a: LaunchArg, what: str) -> list:
     return list(sizes or [])
 
 
-def _args_code(launch: KernelLaunch, bound: int) -> str:
+def _declared_dtypes(k: Kernel, launch: KernelLaunch) -> list[Optional[str]]:
+    """The dtype each argument's parameter declares (None where it declares none that is known): a C++ kernel's
+    ``const int64_t* in_ptr2`` (``KernelLaunch.arg_types``), a Triton kernel's ``'in_ptr2': '*i64'``."""
+    out: list[Optional[str]] = [None] * len(launch.args)
+    if launch.arg_types is not None and len(launch.arg_types) == len(launch.args):
+        for i, t in enumerate(launch.arg_types):
+            t = t.replace("const ", "").strip()
+            out[i] = _CPP_DTYPES.get(t[:-1].strip()) if t.endswith("*") else None
+    elif k.language == "triton":
+        sig = dict(re.findall(r"'(\w+)': '\*(\w+)'", k.source or ""))
+        out = [_TRITON_DTYPES.get(sig.get(a.param, "")) if a.param else None for a in launch.args]
+    return out
+
+
+def _args_code(launch: KernelLaunch, bound: int, declared: Optional[list] = None) -> str:
     dtypes = [a.dtype for a in launch.args if a.shape is not None and a.dtype]
     fallback = dtypes[0] if dtypes else "float32"  # a buffer the output code gives no dtype (a getitem)
+    declared = declared or [None] * len(launch.args)
     pos, kw = [], []
-    for a in launch.args:
+    for a, decl in zip(launch.args, declared):
         comment = _plain(a.name + (f" ({a.param})" if a.param and a.param != a.name else ""))
         if a.shape is not None:
             offset = a.offset if isinstance(a.offset, int) else 0
             shape, stride = _sizes(a, "shape"), _sizes(a, "stride")
-            code = f"make({shape!r}, {stride!r}, {(a.dtype or fallback)!r}, {offset}, {bound})"
+            # the dtype recorded, else the one the kernel's parameter declares: the first tensor's would hand an
+            # int64 parameter a float32 tensor of half its bytes
+            code = f"make({shape!r}, {stride!r}, {(a.dtype or decl or fallback)!r}, {offset}, {bound})"
         else:
             code = _literal(a)
         (kw if a.keyword else pos).append((a.keyword, code, comment))

@@ -1025,6 +1025,8 @@ def _empty_frames(
         line = m.get("co_firstlineno")
         reason = str(m.get("fail_reason") or "") if failed else ""
         w = spans.get(cid)
+        # a recompile of the frame (1/1): the guards of its earlier compile that failed, as for any compile
+        guards = [readable_reasons(p) for p in trace.payloads("recompile_reasons", _record_key(cid, md)) if p]
         seen[cid] = EmptyFrame(
             compile_id=cid,
             function=str(m.get("co_name") or ""),
@@ -1032,6 +1034,7 @@ def _empty_frames(
             line=line if isinstance(line, int) else 0,
             ops=ops if isinstance(ops, int) else None,
             fail=(reason.strip().splitlines() or [str(failed)])[0] if failed else "",
+            recompile_reason="\n".join(r for r in guards if r),
             time_us=round(w.start_us - t0, 1) if w is not None else None,
             duration_us=round(w.end_us - w.start_us, 1) if w is not None and w.end_us is not None else None,
         )
@@ -1223,8 +1226,10 @@ def _aot_trigger(call: Optional[dict], t0: float) -> Trigger:
 
 def _with_subgraph_code(graphs: list[RawGraph]) -> list[RawGraph]:
     """Each subgraph (a torch.cond branch: ``RawGraph.subgraph``) with its parent's output code, which holds its
-    code and kernels, and each parent with the names of the kernels its subgraphs recorded (``subgraph_kernels``:
-    in its output code, but theirs)."""
+    code and kernels, its inputs named as that code names them (:func:`_qualified_inputs`) and each marked with
+    the parent's node it is (:func:`_with_operands`), and each parent with the names of the kernels its subgraphs
+    recorded (``subgraph_kernels``: in its output code, but theirs)."""
+    graphs = [_qualified_inputs(rec) for rec in graphs]
     by_key = {rec.key: rec for rec in graphs}
     subs: dict[int, list[str]] = {}
     out = []
@@ -1234,8 +1239,82 @@ def _with_subgraph_code(graphs: list[RawGraph]) -> list[RawGraph]:
             subs.setdefault(parent.key, []).extend(k.name for k in rec.kernels)
             if not rec.output_code:
                 rec = dataclasses.replace(rec, output_code=parent.output_code)
+            rec = _with_operands(rec, parent)
         out.append(rec)
     return [dataclasses.replace(r, subgraph_kernels=subs[r.key]) if r.key in subs else r for r in out]
+
+
+def _qualified_inputs(rec: RawGraph) -> RawGraph:
+    """A subgraph's post-grad inputs by the names its output code and Inductor's buffers give them: Inductor prefixes
+    each name of a subgraph with the subgraph's (``GraphLowering.qualify_name``), so the placeholder ``arg0_1`` of
+    ``while_loop_body_graph_0`` is its graph input ``while_loop_body_graph_0_arg0_1``, the name its kernels' launches,
+    its fused nodes' reads and its memory use. Renamed (``target`` keeps torch's ``arg0_1``) where Inductor's graph
+    inputs hold the prefixed name, with every reference to it, so that an input's node (its dtype, its name shown)
+    is found from the buffer as in any other graph."""
+    if not rec.subgraph:
+        return rec
+    inputs = set(rec.graph_inputs)
+    new = {
+        n["name"]: f"{rec.subgraph}_{n['name']}"
+        for n in rec.post_grad_nodes
+        if n["op"] == "placeholder" and f"{rec.subgraph}_{n['name']}" in inputs
+    }
+    if not new:
+        return rec
+
+    def named(names):
+        return [new.get(x, x) for x in names]
+
+    nodes = []
+    for n in rec.post_grad_nodes:
+        n = {**n, "name": new.get(n["name"], n["name"]), "inputs": named(n.get("inputs") or ())}
+        if n.get("returns"):
+            n["returns"] = named(n["returns"])
+        nodes.append(n)
+    return dataclasses.replace(
+        rec,
+        post_grad_nodes=nodes,
+        pre_fusion=[dataclasses.replace(sn, fx_nodes=named(sn.fx_nodes)) for sn in rec.pre_fusion],
+        post_fusion=[dataclasses.replace(sn, fx_nodes=named(sn.fx_nodes)) for sn in rec.post_fusion],
+        kernels=[dataclasses.replace(k, fx_nodes=named(k.fx_nodes)) for k in rec.kernels],
+        output_nodes={b: new.get(f, f) for b, f in rec.output_nodes.items()},
+    )
+
+
+def _with_operands(rec: RawGraph, parent: RawGraph) -> RawGraph:
+    """``rec`` (a subgraph) with each post-grad input marked ``operand``: the node of ``parent`` passed in its place.
+    The parent calls it from a higher-order op (``cond(pred, true_graph_0, false_graph_0, w, x)``,
+    ``while_loop(cond_graph, body_graph, *carried, *captured)``) whose operands follow the subgraphs it names, in the
+    order of the subgraph's inputs. Left unmarked where the call is not found or its operands do not line up (their
+    count or a shape differs)."""
+    by_name = {n["name"]: n for n in parent.post_grad_nodes}
+    call = next(
+        (
+            n
+            for n in parent.post_grad_nodes
+            if n["op"] == "call_function"
+            and any(by_name.get(i, {}).get("op") == "get_attr" and i == rec.subgraph for i in n.get("inputs") or ())
+        ),
+        None,
+    )
+    if call is None:
+        return rec
+    inputs = list(call.get("inputs") or ())
+    last = max(i for i, name in enumerate(inputs) if by_name.get(name, {}).get("op") == "get_attr")
+    operands = inputs[last + 1 :]
+    own = [n for n in rec.post_grad_nodes if n["op"] == "placeholder"]
+    if len(own) != len(operands):
+        return rec
+    if any(
+        n.get("shape") is not None
+        and by_name[o].get("shape") is not None
+        and list(n["shape"]) != list(by_name[o]["shape"])
+        for n, o in zip(own, operands)
+    ):
+        return rec
+    operand = {n["name"]: o for n, o in zip(own, operands)}
+    nodes = [{**n, "operand": operand[n["name"]]} if n["name"] in operand else n for n in rec.post_grad_nodes]
+    return dataclasses.replace(rec, post_grad_nodes=nodes)
 
 
 def _with_aot_code(graphs: list[RawGraph], trace: _Trace) -> list[RawGraph]:
@@ -1321,9 +1400,11 @@ def _compile(
     starts: list[float],
     forward_nodes: Optional[dict[str, GraphNode]] = None,
     view_later: bool = False,
+    parent_nodes: Optional[dict[str, GraphNode]] = None,
 ) -> Compile:
     """One compile of ``rec``; ``forward_nodes``: for a backward graph, the post-grad nodes of the forward
-    compile it pairs with (``report.finish.pair_backward``), which name what it saved. ``view_later``: a compile
+    compile it pairs with (``report.finish.pair_backward``), which name what it saved; ``parent_nodes``: for a
+    subgraph, those of the graph that calls it, whose operands name its inputs. ``view_later``: a compile
     that lacks module paths (``module_paths.missing``) is made without its module view, which the paths inferred
     after would change (``finish.with_module_view``)."""
     _lines_of_outputs(rec.post_grad_nodes)
@@ -1364,6 +1445,8 @@ def _compile(
     aot = _aot_call(rec, raw) if rec.aot else None
     if rec.aot:
         post_roles = _aot_roles(rec.post_grad_nodes, aot)
+    if rec.subgraph and parent_nodes:
+        post_roles.update(_operand_roles(rec.post_grad_nodes, parent_nodes))
     graph_nodes = _graph_nodes(rec.post_grad_nodes, post_roles, wrapped, own)
     fx_modules = {n.name: n.module_stack for n in graph_nodes}
     window = _window_for(rec, windows, starts)
@@ -1432,6 +1515,18 @@ def _compile(
     return finish_compile(made, view=not (view_later and missing(made)))
 
 
+def _operand_roles(nodes: list[dict], parent_nodes: dict[str, GraphNode]) -> dict[str, tuple[str, str]]:
+    """``(role, display name)`` of each input of a subgraph whose operand in the parent's call (``operand``, marked by
+    :func:`_with_operands`) has a name shown there: ``cond(pred, tb, fb, (x, w))``'s branch takes ``x`` and ``w``, a
+    loop body a parameter the parent took. An operand the parent computed (a loop's counter) has none: unnamed."""
+    out = {}
+    for n in nodes:
+        op = parent_nodes.get(n.get("operand") or "") if n["op"] == "placeholder" else None
+        if op is not None and op.display_name:
+            out[n["name"]] = (op.role, op.display_name)
+    return out
+
+
 def _backward_compiled(
     rec: RawGraph, raw: Raw, window: Optional[RawWindow], windows: list[RawWindow], starts: list[float]
 ) -> str:
@@ -1463,6 +1558,8 @@ class CompileMaker:
         self.backs: dict[str, int] = {}
         # compile id -> the post-grad nodes of each forward, each let go once its backward came
         self.forwards: dict[str, list[Optional[dict[str, GraphNode]]]] = defaultdict(list)
+        # a graph that calls subgraphs (RawGraph.subgraph_kernels) -> its post-grad nodes, which name their inputs
+        self.parents: dict[int, dict[str, GraphNode]] = {}
 
     def make(self, rec: RawGraph, windows: list[RawWindow], starts: list[float]) -> Optional[Compile]:
         """The compile of ``rec`` (None for a graph that never reached the scheduler, e.g. a subgraph helper);
@@ -1494,7 +1591,10 @@ class CompileMaker:
             starts,
             forward_nodes,
             self.view_later,
+            self.parents.get(rec.parent_key) if rec.subgraph and rec.parent_key is not None else None,
         )
+        if rec.subgraph_kernels:
+            self.parents[rec.key] = _post_nodes(compile)
         compile = _with_costs(compile, rec, self.diagnostics)
         if compile.graph_kind == "forward":
             self.forwards[compile.compile_id].append(_post_nodes(compile))
@@ -1773,6 +1873,12 @@ class _Launches:
         try:
             self.layouts = OutputCodeLayouts(rec.output_code)
             self.arg_types = cpp_arg_types(rec.output_code)
+            # an input the output code gives no dtype (a subgraph's: get_args() holds only its parent's) has its
+            # post-grad placeholder's
+            for n in rec.post_grad_nodes:
+                lay = self.layouts.layouts.get(n["name"]) if n["op"] == "placeholder" and n.get("dtype") else None
+                if lay is not None and not lay.get("dtype"):
+                    lay["dtype"] = n["dtype"]
         except Exception as e:
             self.layouts = None
             self._fail(e)

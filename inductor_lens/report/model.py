@@ -1231,9 +1231,14 @@ class EmptyFrame(_Record):
     recorded (0), None where it recorded none. ``fail``: where dynamo gave up and ran the frame eagerly, the first
     line of why (``Attempted to wrap RNN, GRU, or LSTM``), else ``""``. ``time_us``/``duration_us``: when dynamo
     began the frame (µs into the capture, or into the log of a TORCH_TRACE import) and for how long, None where
-    not recorded (older reports). Derived whenever it is built or loaded: ``label``, the function as people say it
-    ("step() after line 15", as a compile's frame: ``rules.frame_label``), and ``what``, why Inductor got nothing
-    (``rules.empty_frame_words``)."""
+    not recorded (older reports). ``recompile_reason``: where dynamo traced the frame again because a guard of its
+    earlier trace failed (``1/1``: ``___stack2 == 0.2163``, a float the code before a graph break handed on), the
+    failed guards in torch's words, as ``Compile.recompile_reason``; ``""`` otherwise and in reports made before the
+    seventeenth session. Derived whenever it is built or loaded: ``label``, the function as people say it
+    ("step() after line 15", as a compile's frame: ``rules.frame_label``), ``what``, why Inductor got nothing
+    (``rules.empty_frame_words``), and ``why``, for a recompile (``recompiled``: a failed guard recorded, or a
+    trace of the frame after its first, ``1/1``) what failed, as a compile's (``rules.compile_why``), ``""`` for
+    a frame's first trace."""
 
     compile_id: str
     function: str
@@ -1245,10 +1250,39 @@ class EmptyFrame(_Record):
     fail: str = ""
     time_us: Optional[float] = None
     duration_us: Optional[float] = None
+    recompile_reason: str = ""
+    why: str = ""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "label", frame_label(self.function) or "a frame")
         object.__setattr__(self, "what", empty_frame_words(self.ops, self.fail))
+        said = self.recompile_reason or RECOMPILE_UNSAID
+        object.__setattr__(self, "why", compile_why(said, "") if self.recompiled else "")
+
+    @property
+    def recompiled(self) -> bool:
+        """Dynamo traced the frame again: a guard of an earlier trace failed (its reason recorded, or the frame's
+        count in the compile id past 0: ``1/1``)."""
+        return bool(self.recompile_reason) or _attempt(self.compile_id) > 0
+
+    @property
+    def trigger_reason(self) -> str:
+        """The recompile as a compile's ``Trigger.reason`` says it (``recompile of f: 1/0: ...``): what
+        :meth:`Report.recompiles` lists; ``""`` for a first trace."""
+        if not self.recompiled:
+            return ""
+        text = "; ".join(ln for ln in self.recompile_reason.splitlines() if ln.strip()) or RECOMPILE_UNSAID
+        return f"recompile of {self.function or 'the frame'}: {text}"
+
+
+#: What a recompile whose failed guards torch did not record says.
+RECOMPILE_UNSAID = "a guard of an earlier compile failed"
+
+
+def _attempt(compile_id: str) -> int:
+    """How many times dynamo had traced the frame before (``1/2`` -> 2; a restart's ``_1`` left out)."""
+    parts = compile_id.split("_")[0].split("/")
+    return int(parts[1]) if len(parts) == 2 and parts[1].isdigit() else 0
 
 
 @_record
@@ -1441,6 +1475,14 @@ class Report(_Record):
         """All kernels of all compiles, in order."""
         return [k for c in self.compiles for k in c.kernels]
 
+    def recompiles(self) -> list[tuple[str, str]]:
+        """``(compile id, reason)`` of every recompile, in report order: each compile a recompile triggered
+        (``Trigger.reason``, ``recompile of f: 0/0: ...``), then each frame dynamo traced again that gave Inductor
+        no graph (``EmptyFrame.trigger_reason``: the code after a graph break, recompiled on a float it was handed).
+        What the diff, a job's ranks and the summary count."""
+        out = [(c.compile_id, c.trigger.reason) for c in self.compiles if c.trigger.kind == "recompile"]
+        return out + [(f.compile_id, f.trigger_reason) for f in self.empty_frames if f.recompiled]
+
     def summary(self) -> str:
         """Plain text: the totals, when Inductor ran (``when``), one line per compile and one per kernel under it, then
         breaks and diagnostics."""
@@ -1463,6 +1505,10 @@ class Report(_Record):
             )
             for k in c.kernels:
                 lines.append(f"    {k.name} ({k.language})")
+        for f in self.empty_frames:  # no compile of their own: why the ids jump, and a recompile all the same
+            lines.append(f"  {f.compile_id}: {f.label} [{'recompile, ' if f.recompiled else ''}no graph] {f.what}")
+            if f.recompiled:
+                lines.append(f"    recompiled because: {f.why.splitlines()[0] if f.why else RECOMPILE_UNSAID}")
         for b in self.graph_breaks:
             where = next((f"{f.file}:{f.line}" for f in reversed(b.user_stack) if f.is_user), "")
             lines.append(f"  graph break{' at ' + where if where else ''}: {b.summary or '?'}")

@@ -889,6 +889,15 @@ function emptyFrames(
           f.file ? h("span", { class: "il-muted" }, ` · ${basename(f.file)}:${f.line}`) : null,
           // a frame dynamo gave up on ran uncompiled: why, in Python's words (EmptyFrame.what)
           f.fail ? h("div", { class: "il-note", "data-role": "eager-frame" }, f.what) : null,
+          // a frame traced again (a guard of its earlier trace failed): what failed, as a compile's (EmptyFrame.why)
+          f.why
+            ? h(
+                "div",
+                { class: "il-reason-box il-recompile", "data-role": "frame-recompile" },
+                h("strong", {}, "Recompiled because: "),
+                h("span", { class: "il-pre" }, f.why),
+              )
+            : null,
         ),
       ),
     ),

@@ -459,3 +459,41 @@ def test_the_grid_is_torchs_grid_expression_at_the_calls_sizes():
         launch_grid(SimpleNamespace(launchers=[SimpleNamespace(config=config)], inductor_meta={"grid_type": "No"}))
         is None
     )
+
+
+def test_an_argument_without_a_recorded_dtype_gets_the_one_its_parameter_declares():
+    """A report written before subgraph inputs had dtypes (a while_loop body's counter ``arg0_1``: the output code
+    only asserts its size) left the argument without one, and the script built it as the first tensor's float32
+    for a kernel that reads ``const int64_t*``. The kernel's own parameter types say what it reads (C++:
+    ``arg_types``; Triton: its signature)."""
+    from inductor_lens.analysis.reproducer import kernel_script
+    from inductor_lens.report.model import Kernel
+
+    code = """
+def body(args):
+    body_arg0_1, body_arg1_1 = args
+    assert_size_stride(body_arg1_1, (8, 16), (16, 1), 'input')
+    assert_size_stride(body_arg0_1, (), (), 'input')
+    body_buf0 = empty_strided_cpu((8, 16), (16, 1), torch.float32)
+    cpp_fused_add_0(body_arg1_1, body_arg0_1, body_buf0)
+"""
+    source = (
+        'extern "C" void kernel(const float* in_ptr0, const int64_t* in_ptr1, float* out_ptr0)\n'
+        "{ for (long i = 0; i < 128; i++) out_ptr0[i] = in_ptr0[i] + in_ptr1[0]; }"
+    )
+    types = ["const float*", "const int64_t*", "float*"]
+    launch = kernel_launch(OutputCodeLayouts(code), "cpp_fused_add_0", "cpp", source, arg_types=types)
+    assert [a.dtype for a in launch.args] == [None, None, "float32"]
+    text = kernel_script(Kernel(name="cpp_fused_add_0", language="cpp", source=source, launch=launch))
+    made = [ln.split("make(", 1)[1].split(")")[0] for ln in text.splitlines() if ln.strip().startswith("make(")]
+    assert made == ["[8, 16], [16, 1], 'float32', 0, 8", "[], [], 'int64', 0, 8", "[8, 16], [16, 1], 'float32', 0, 8"]
+    # a Triton kernel's signature says the same
+    import dataclasses
+
+    from inductor_lens.analysis.reproducer import _declared_dtypes
+
+    triton = "@triton_heuristics.pointwise(triton_meta={'signature': {'in_ptr0': '*fp32', 'in_ptr1': '*i64'}})"
+    args = [dataclasses.replace(a, param=p) for a, p in zip(launch.args, ["in_ptr0", "in_ptr1", "out_ptr0"])]
+    launch = dataclasses.replace(launch, args=args, arg_types=None)
+    k = Kernel(name="triton_poi_fused_add_0", language="triton", source=triton, launch=launch)
+    assert _declared_dtypes(k, launch) == ["float32", "int64", None]

@@ -617,3 +617,36 @@ def test_a_frame_that_raised_after_a_reset_leaves_the_compile_of_its_id_before_t
                 raise
     (c,) = cap.report.compiles
     assert c.complete and "compile_raised" in [d.code for d in cap.report.diagnostics]
+
+
+def test_a_recompile_of_a_frame_with_no_graph_is_a_recompile_with_its_failed_guard():
+    """The code after a ``float(y.mean())`` graph break is handed the float, and dynamo guards on its value: the
+    next call retraces that frame (torch: "Recompiling function torch_dynamo_resume_in_smooth_at_N ... guard failure
+    1/0: ___stack2 == 0.21"). The frame has no tensor op, so no compile: the report listed ``1/1`` as a frame with no
+    graph and no recompile, its failed guard nowhere, and a diff counted no recompile."""
+    import dataclasses
+    import json
+
+    from inductor_lens.analysis.diff import diff
+
+    def smooth(x):
+        y = x.sin() * 2
+        print("mean", float(y.mean()))
+        return (y + x).relu()
+
+    torch._dynamo.reset()
+    with inductor_lens.capture() as cap:
+        cs = torch.compile(smooth)
+        for _ in range(2):
+            cs(torch.randn(4, 16))
+    report = cap.report
+    first, again = [f for f in report.empty_frames if f.function.startswith("torch_dynamo_resume_in_smooth")]
+    assert (first.compile_id, first.recompile_reason, first.why, first.recompiled) == ("1/0", "", "", False)
+    assert again.compile_id == "1/1" and again.recompile_reason.startswith("1/0: ___stack"), again
+    assert " == " in again.recompile_reason.splitlines()[0] and again.why.startswith("1/0: ___stack"), again.why
+    assert report.recompiles() == [("1/1", again.trigger_reason)]
+    assert again.trigger_reason.startswith("recompile of torch_dynamo_resume_in_smooth_at_")
+    assert "  1/1: smooth() after line" in report.summary() and "[recompile, no graph]" in report.summary()
+    once = dataclasses.replace(report, empty_frames=[first])
+    counted = json.loads(diff(once, report).to_json())["recompiles"]
+    assert (counted["a"], counted["b"], counted["added"]) == (0, 1, [again.trigger_reason]), counted

@@ -225,6 +225,56 @@ def test_torch_cond_branches_are_subgraphs_of_a_compile_that_finished():
             assert n.fx_nodes and set(n.fx_nodes) <= own and "cond" not in n.ops, (c.id, n.fx_nodes, n.ops)
 
 
+def test_the_inputs_of_cond_and_while_loop_subgraphs_have_their_dtypes_and_the_parents_names(tmp_path):
+    """Inductor names a subgraph's inputs ``while_loop_body_graph_0_arg0_1`` (its output code, its buffers) where its
+    post-grad graph says ``arg0_1``: joined by the bare name, the loop counter's launch argument had no dtype, no
+    name, and its reproducer built it as a float32 scalar for a kernel that reads ``const int64_t*`` (an out-of-bounds
+    read). Each input is now its placeholder (dtype, shape) and is named by what the parent passes: the branches of
+    ``cond(..., (x, w))`` take ``x`` and ``w``."""
+    import subprocess
+    import sys
+
+    def f(x, w):
+        y = torch.cond(x.sum() > 0, lambda x, w: (x @ w).relu(), lambda x, w: (x * 2) @ w, (x, w))
+        loop = torch._higher_order_ops.while_loop
+        i, acc = loop(lambda i, a: i < 3, lambda i, a: (i + 1, (a * 0.5).tanh() + y), (torch.tensor(0), y * 0))
+        return acc.cos() + i
+
+    torch.manual_seed(0)
+    x, w = torch.randn(8, 16), torch.randn(16, 16)
+    with inductor_lens.capture() as cap:
+        out = torch.compile(f)(x, w)
+    torch.testing.assert_close(out, f(x, w))
+    subs = {c.subgraph: c for c in cap.report.compiles if c.subgraph}
+    for name, c in subs.items():
+        nodes = {n.name: n for n in c.graphs["post_grad"].nodes}
+        inputs = [n for n in nodes.values() if n.op == "placeholder"]
+        # the placeholders are the graph inputs the output code names, torch's own name kept as their target
+        assert [n.name for n in inputs] == [f"{name}_{n.target}" for n in inputs], inputs
+        assert set(c.graph_inputs) == {n.name for n in inputs}, (name, c.graph_inputs)
+        for k in c.kernels:
+            for a in k.launch.args:
+                if a.name in nodes and nodes[a.name].op == "placeholder":
+                    assert (a.dtype, a.shape) == (nodes[a.name].dtype, nodes[a.name].shape), (k.name, a)
+    for branch in ("true_graph_0", "false_graph_0"):
+        shown = [(n.display_name, n.role) for n in subs[branch].graphs["post_grad"].nodes if n.op == "placeholder"]
+        assert shown == [("w", "input"), ("x", "input")], (branch, shown)
+        (mm,) = [k for k in subs[branch].kernels if k.name.startswith("extern_kernels.mm")]
+        assert [a.holds for a in mm.launch.args if a.keyword != "out"][-1] == "w"
+    body = subs["while_loop_body_graph_0"]
+    (k,) = [k for k in body.kernels if k.language == "cpp" and "const int64_t*" in k.launch.arg_types]
+    (counter,) = [a for a, t in zip(k.launch.args, k.launch.arg_types) if t == "const int64_t*"]
+    assert (counter.name, counter.dtype, counter.shape) == ("while_loop_body_graph_0_arg0_1", "int64", [])
+    (line,) = [ln for ln in k.reproducer.splitlines() if f"# {counter.name} " in ln]
+    assert line.strip().startswith("make([], [], 'int64',"), line
+    script = tmp_path / "body.py"
+    script.write_text(k.reproducer)
+    ran = subprocess.run(
+        [sys.executable, str(script), "--runs", "2", "--warmup", "1"], capture_output=True, text=True, timeout=600
+    )
+    assert ran.returncode == 0 and f"{k.name}: median" in ran.stdout, ran.stdout + ran.stderr
+
+
 def test_a_training_step_through_torch_cond_keeps_each_graphs_own_post_grad_code():
     """With a backward, torch logs two post-grad graphs for the compile id (forward, backward) and none for the four
     branches: the branches took the backward's code and the backward had none. Each graph now has its own."""

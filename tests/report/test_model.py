@@ -773,3 +773,28 @@ def test_a_control_flow_call_is_a_box_named_by_its_branches_compiles_also_in_a_b
     loop = call("while_loop")
     assert loop.label == "while_loop → while_loop_cond_graph_0, while_loop_body_graph_0" and not loop.is_glue
     assert "one of" not in loop.no_kernel_reason and "again and again" in loop.no_kernel_reason
+
+
+def test_a_frame_traced_again_is_a_recompile_in_older_reports_too():
+    """A report made before ``EmptyFrame.recompile_reason`` has none: a frame's second trace (``1/1``) is still a
+    recompile (dynamo numbers a frame's traces), said so with torch's words where it recorded them."""
+    from inductor_lens.report.model import EmptyFrame
+
+    frames = [
+        EmptyFrame("1/0", "torch_dynamo_resume_in_smooth_at_9", "s.py", 9, 0),
+        EmptyFrame("1/1", "torch_dynamo_resume_in_smooth_at_9", "s.py", 9, 0),
+        EmptyFrame("3/1", "g", "s.py", 20, 0, recompile_reason="3/0: ___stack0 == 2.5"),
+    ]
+    r = Report("2.13.0", "cpu", empty_frames=frames)
+    assert [f.recompiled for f in r.empty_frames] == [False, True, True]
+    assert r.empty_frames[0].why == "" and r.empty_frames[1].why == "a guard of an earlier compile failed"
+    assert r.empty_frames[2].why.startswith("3/0: ___stack0 == 2.5\n___stack0: a value the code before the graph")
+    assert r.recompiles() == [
+        ("1/1", "recompile of torch_dynamo_resume_in_smooth_at_9: a guard of an earlier compile failed"),
+        ("3/1", "recompile of g: 3/0: ___stack0 == 2.5"),
+    ]
+    # stored words are not trusted, and the field round-trips
+    data = json.loads(r.to_json())
+    data["empty_frames"][1]["why"] = "nothing"
+    back = model.Report.from_dict(data)
+    assert back.empty_frames == r.empty_frames and back.empty_frames[2].recompile_reason == "3/0: ___stack0 == 2.5"
