@@ -268,7 +268,9 @@ def node_flops(node: GraphNode, sizes: _Sizes) -> tuple[Optional[float], str]:
     """FLOPs of one post-grad node from its shapes, and what rule gave them (``""``: none applies)."""
     if node.op != "call_function":
         return 0.0, ""
-    op = op_name(node.target)
+    # the op it runs: a lowering pattern's Python function (freezing's conv + relu) is counted as the op it lowers to
+    target = node.wraps or node.target
+    op = op_name(target)
     ins = [sizes.dims(i) for i in node.inputs]
     if op in ("mm", "addmm", "bmm", "baddbmm", "_int_mm", "_scaled_mm"):
         a, b = (ins[1], ins[2]) if op in ("addmm", "baddbmm") and len(ins) >= 3 else (ins[:2] + [None, None])[:2]
@@ -277,10 +279,10 @@ def node_flops(node: GraphNode, sizes: _Sizes) -> tuple[Optional[float], str]:
         batch = math.prod(a[:-2]) if len(a) > 2 else 1
         return 2.0 * batch * a[-2] * a[-1] * b[-1], op
     packed = op in _LINEAR_PACKED or op == "_convolution_pointwise"
-    if packed and not _default_overload(str(node.target), op):
+    if packed and not _default_overload(str(target), op):
         # the other overloads (``.binary``: ``X, other, W``; the in-place ``_convolution_pointwise_``) take the
         # weight elsewhere, and the node's inputs are deduplicated: not guessed
-        return None, f"{op} ({str(node.target).rsplit('.', 1)[-1]}): its FLOPs are not known from its shapes"
+        return None, f"{op} ({str(target).rsplit('.', 1)[-1]}): its FLOPs are not known from its shapes"
     if op in ("convolution", "convolution_backward", "_convolution_pointwise"):
         w = ins[1] if len(ins) > 1 else None
         out = ins[0] if op == "convolution_backward" else sizes.dims(node.name)  # backward: grad_output's shape
@@ -306,7 +308,7 @@ def node_flops(node: GraphNode, sizes: _Sizes) -> tuple[Optional[float], str]:
         return None, f"{op} runs a whole layer (or a solver) as one call: its FLOPs are not known from its shapes"
     if op in _FREE_OPS:
         return 0.0, ""
-    ns = custom_namespace(node.target)
+    ns = custom_namespace(target)
     if ns:
         return None, f"{ns}::{op} is a custom op: what it computes is not known from its shapes"
     if op in _REDUCTIONS:

@@ -36,11 +36,12 @@ are fewer than :data:`SHARED_LITTLE` of the smaller side's launches, the diff ha
 
 What "same" means
 -----------------
-A pair is ``same`` when its ops (target and shape) are equal, its sources are equal after
-normalisation (kernel names, ``bufN`` numbers and long hashes replaced, kernel-path comments
-dropped), and its launch configuration and autotune choice are equal; otherwise ``changed``,
-with ``changes`` saying which of ``fusion`` (ops moved in or out), ``shape``, ``source``,
-``launch``, ``autotune`` differ.
+A pair is ``same`` when its ops (target and shape) are equal, the shapes of its launch's tensor arguments are
+equal (an input's too: ``mm(x[4, 16], w[16, 8])`` and ``mm(x[4, 32], w[32, 8])`` write the same ``[4, 8]``), its
+cost (FLOPs, bytes moved) is equal, its sources are equal after normalisation (kernel names, ``bufN`` numbers and
+long hashes replaced, kernel-path comments dropped), and its launch configuration and autotune choice are equal;
+otherwise ``changed``, with ``changes`` saying which of ``fusion`` (ops moved in or out), ``shape``, ``cost``,
+``source``, ``launch``, ``autotune`` differ.
 """
 
 from __future__ import annotations
@@ -126,6 +127,18 @@ class KernelDiff:
     #: lack, the most frequent of each (``"[16, 64]"``, ``"[32, 64]"``); ``""`` otherwise.
     shape_a: str = ""
     shape_b: str = ""
+    #: The launch's tensor arguments whose shape changed, where the ops' shapes did not say it (an input of an
+    #: extern call, a size a generated kernel takes as an argument): ``[{"arg", "a", "b"}]``, ``arg`` what it holds
+    #: as the launch table names it (``LaunchArg.holds``, else its name), ``a``/``b`` the concrete shapes
+    #: (``"[4, 16]"``, a symbolic size by its hint). Compared by position, where both kernels' launches are
+    #: recorded with as many arguments (``Kernel.launch``: its first call); ``[]`` otherwise.
+    arg_shapes: list = field(default_factory=list)
+    #: FLOPs and bytes moved (read + written) of one call on each side (``Kernel.cost``), ``None`` where unknown;
+    #: ``changes`` holds ``cost`` where both sides' are known, measured alike (``Cost.source``) and differ.
+    flops_a: Optional[float] = None
+    flops_b: Optional[float] = None
+    bytes_a: Optional[float] = None
+    bytes_b: Optional[float] = None
     #: The "what changed" cell of the compare page: the moved ops as short names (``rules.short_op``), the
     #: other changes, ``removed``/``added`` (``"+ mul; source"``); filled from the fields above.
     what_changed: str = ""
@@ -149,6 +162,68 @@ def _shape_change(a: Counter, b: Counter) -> tuple[str, str]:
     return most(gone), most(new)
 
 
+def _arg_shapes(x: Kernel, y: Kernel) -> list:
+    """The tensor arguments of two kernels' launches whose concrete shapes differ (see ``KernelDiff.arg_shapes``)."""
+    la, lb = x.launch, y.launch
+    if la is None or lb is None or len(la.args) != len(lb.args):
+        return []
+    out = []
+    for p, q in zip(la.args, lb.args):
+        sp, sq = _concrete_shape(p), _concrete_shape(q)
+        if sp is not None and sq is not None and sp != sq:
+            out.append({"arg": q.holds or p.holds or q.name, "a": repr(sp), "b": repr(sq)})
+    return out
+
+
+def _concrete_shape(a: Any) -> Optional[list]:
+    """A launch argument's sizes as torch ran it: the hint where a size is symbolic; ``None`` for a scalar."""
+    if a.shape is None:
+        return None
+    if any(not isinstance(d, int) for d in a.shape) and isinstance(a.hint, list) and len(a.hint) == len(a.shape):
+        return list(a.hint)
+    return list(a.shape)
+
+
+def _cost(k: Kernel) -> tuple:
+    """``(flops, bytes read + written, how)`` of one call of ``k``; ``None`` where unknown."""
+    c = k.cost
+    if c is None:
+        return None, None, ""
+    moved = c.bytes_read + (c.bytes_written or 0.0) if c.bytes_read is not None else None
+    return c.flops, moved, c.source
+
+
+def _cost_changed(x: Kernel, y: Kernel) -> bool:
+    fa, ba, how_a = _cost(x)
+    fb, bb, how_b = _cost(y)
+    if how_a != how_b:  # counted another way (another version of the lens): no evidence of a change
+        return False
+    return (fa is not None and fb is not None and fa != fb) or (ba is not None and bb is not None and ba != bb)
+
+
+def _num(x: float) -> str:
+    return f"{x:,.0f}" if float(x).is_integer() else f"{x:,.4g}"
+
+
+def _cost_text(k: "KernelDiff") -> str:
+    """``"FLOPs 1,024 → 2,048, bytes 896 → 1,664"``: the counts that differ."""
+    parts = [
+        f"{what} {_num(a)} → {_num(b)}"
+        for what, a, b in (("FLOPs", k.flops_a, k.flops_b), ("bytes", k.bytes_a, k.bytes_b))
+        if a is not None and b is not None and a != b
+    ]
+    return ", ".join(parts) or "cost"
+
+
+def _shape_text(k: "KernelDiff") -> str:
+    """``"shape [4, 16] → [4, 32]"`` (the ops'), else ``"shape of x [4, 16] → [4, 32], w [16, 8] → [32, 8]"``."""
+    if k.shape_a and k.shape_b:
+        return f"shape {k.shape_a} → {k.shape_b}"
+    if k.arg_shapes:
+        return "shape of " + ", ".join(f"{s['arg']} {s['a']} → {s['b']}" for s in k.arg_shapes)
+    return "shape"
+
+
 def _ops_text(targets: list) -> str:
     """``"add ×4, mul ×12, tanh"``: short op names, each once with its count."""
     counts = Counter(short_op(t) for t in targets)
@@ -162,11 +237,8 @@ def change_text(k: "KernelDiff") -> str:
         parts.append("+ " + _ops_text(k.moved_ops_in))
     if k.moved_ops_out:
         parts.append("− " + _ops_text(k.moved_ops_out))
-    parts += [
-        f"shape {k.shape_a} → {k.shape_b}" if c == "shape" and k.shape_a and k.shape_b else c
-        for c in k.changes
-        if c != "fusion"
-    ]
+    words = {"shape": _shape_text, "cost": _cost_text}
+    parts += [words[c](k) if c in words else c for c in k.changes if c != "fusion"]
     if k.status == "only_a":
         parts.append("removed")
     if k.status == "only_b":
@@ -721,11 +793,16 @@ def _kernel_pair(x: Optional[_Features], y: Optional[_Features], sim: Optional[f
     moved_out = sorted((ops_a - ops_b).elements())
     changes = []
     shapes = ("", "")
+    args = _arg_shapes(x.kernel, y.kernel)
     if moved_in or moved_out:
         changes.append("fusion")
     elif x.shape != y.shape:
         changes.append("shape")
         shapes = _shape_change(x.shape, y.shape)
+    elif args:  # the ops write the same shapes from other ones (an input of a matmul), or sizes passed as arguments
+        changes.append("shape")
+    if _cost_changed(x.kernel, y.kernel):
+        changes.append("cost")
     src_diff = None
     if not _same_source(x, y):
         la, lb = _source_lines(x), _source_lines(y)
@@ -755,6 +832,11 @@ def _kernel_pair(x: Optional[_Features], y: Optional[_Features], sim: Optional[f
         ops=_op_list(y),
         shape_a=shapes[0],
         shape_b=shapes[1],
+        arg_shapes=args if "shape" in changes and not shapes[0] else [],
+        flops_a=_cost(x.kernel)[0],
+        flops_b=_cost(y.kernel)[0],
+        bytes_a=_cost(x.kernel)[1],
+        bytes_b=_cost(y.kernel)[1],
     )
 
 

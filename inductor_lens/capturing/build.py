@@ -298,14 +298,36 @@ def _sources_if_shapes_agree(sources: list, shapes: list, post: list[dict], lift
     return sources if agree else []
 
 
+def _lowered_ops(kernels: list[Kernel]) -> dict[str, str]:
+    """FX node name -> the op of the extern kernel that computes it (``mkldnn._convolution_pointwise.binary``,
+    ``aten.mm`` for ``extern_kernels.mm``), as a post-grad target is spelled."""
+    out: dict[str, str] = {}
+    for k in kernels:
+        callee = str(k.metadata.get("callee") or "") if k.language == "extern" else ""
+        if callee:
+            op = callee.replace("torch.ops.", "")
+            op = "aten." + op[len("extern_kernels.") :] if op.startswith("extern_kernels.") else op
+            for f in k.fx_nodes:
+                out.setdefault(f, op)
+    return out
+
+
 def _graph_nodes(
-    nodes: list[dict], roles: Optional[dict[str, tuple[str, str]]] = None, wrapped: bool = False, own: str = "self"
+    nodes: list[dict],
+    roles: Optional[dict[str, tuple[str, str]]] = None,
+    wrapped: bool = False,
+    lowered: Optional[dict[str, str]] = None,
+    own: str = "self",
 ) -> list[GraphNode]:
     """The report's nodes of a graph; ``wrapped``: its frame is torch's wrapper around the compiled module, whose
     ``L['fn']`` is the root of module paths (``rules.WRAPPED_ROOT``); ``own``: the frame's name for its ``self``
-    (``Raw.self_names``)."""
+    (``Raw.self_names``). ``lowered`` (:func:`_lowered_ops`): a node that
+    calls a lowering pattern's Python function (``"lowering"``, ``torchread.lowering_match``) wraps the op of the
+    extern kernel it lowers to, where it lowers to one (its box and its ops are named by it, not by the handler's
+    package, ``torch._inductor.fx_passes.mkldnn_fusion.fn``)."""
     out = []
     roles = roles or {}
+    lowered = lowered or {}
     for n in nodes:
         role, display = roles.get(n["name"], ("", ""))
         types = n.get("module_types") or [""] * len(n.get("module_stack", []))
@@ -316,7 +338,7 @@ def _graph_nodes(
                 name=n["name"],
                 op=n["op"],
                 target=n["target"],
-                wraps=n.get("wraps") or "",
+                wraps=(lowered.get(n["name"]) if n.get("lowering") else None) or n.get("wraps") or "",
                 inputs=list(n["inputs"]),
                 shape=n.get("shape"),
                 shape_hint=n.get("shape_hint"),
@@ -1447,7 +1469,7 @@ def _compile(
         post_roles = _aot_roles(rec.post_grad_nodes, aot)
     if rec.subgraph and parent_nodes:
         post_roles.update(_operand_roles(rec.post_grad_nodes, parent_nodes))
-    graph_nodes = _graph_nodes(rec.post_grad_nodes, post_roles, wrapped, own)
+    graph_nodes = _graph_nodes(rec.post_grad_nodes, post_roles, wrapped, _lowered_ops(kernels), own=own)
     fx_modules = {n.name: n.module_stack for n in graph_nodes}
     window = _window_for(rec, windows, starts)
     trigger = (
@@ -1471,7 +1493,9 @@ def _compile(
     graphs = {}
     if dyn is not None and rec.graph_kind != "backward" and not rec.subgraph:  # a branch has no dynamo graph of its own
         codes = trace.payloads("dynamo_output_graph", _key(rec))
-        graphs["dynamo"] = Graph(nodes=_graph_nodes(dyn, dyn_roles, wrapped, own), code=str(codes[-1]) if codes else "")
+        graphs["dynamo"] = Graph(
+            nodes=_graph_nodes(dyn, dyn_roles, wrapped, own=own), code=str(codes[-1]) if codes else ""
+        )
     post_codes = trace.payloads("inductor_post_grad_graph", _key(rec))
     graphs["post_grad"] = Graph(nodes=graph_nodes, code=str(post_codes[idx]) if 0 <= idx < len(post_codes) else "")
     guards = trace.payloads("dynamo_cpp_guards_str", _key(rec)) or trace.payloads("dynamo_guards", _key(rec))

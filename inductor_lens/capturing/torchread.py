@@ -248,27 +248,63 @@ def wrapped_op(node: Any) -> str:
     return _target_name(ops[0]) if len(ops) == 1 else ""
 
 
+def lowering_match(node: Any) -> list:
+    """The nodes a lowering pattern of Inductor's replaced with ``node`` (freezing's oneDNN fusions: conv + relu), in
+    the pattern's order; ``[]`` for another node. Such a node calls a Python function, the pattern's handler bound to
+    its match (``pattern_matcher.LoweringPatternEntry``: ``functools.partial(handler, match)``, named like the handler,
+    ``mkldnn_fusion.fn``), which the lowering turns into a call of an op (``mkldnn._convolution_pointwise``). The
+    match keeps the replaced nodes, their targets and meta (the conv's ``nn_module_stack``)."""
+    import functools
+
+    t = node.target if node.op == "call_function" else None
+    if not isinstance(t, functools.partial) or not t.args:
+        return []
+    nodes = getattr(t.args[0], "nodes", None)
+    return [m for m in nodes if hasattr(m, "meta") and hasattr(m, "target")] if isinstance(nodes, list) else []
+
+
+def _module_stack(meta: dict) -> tuple[list[str], list[str]]:
+    mstack, mtypes = [], []
+    # a backward node has no nn_module_stack of its own: AOT autograd gives it the forward node's, as
+    # fwd_nn_module_stack (the module whose forward made the op it differentiates)
+    for v in (meta.get("nn_module_stack") or meta.get("fwd_nn_module_stack") or {}).values():
+        path = v[0] if isinstance(v, (tuple, list)) else str(v)
+        mstack.append(str(path))
+        cls = v[1] if isinstance(v, (tuple, list)) and len(v) > 1 else None
+        name = getattr(cls, "__name__", None) or (str(cls).rsplit(".", 1)[-1].strip("'>") if cls else "")
+        mtypes.append(name)
+    return mstack, mtypes
+
+
+def _deepest_modules(meta: dict, matched: list) -> tuple[list[str], list[str]]:
+    """The module stack of a lowering's node: the deepest of its own and its replaced nodes' (conv + relu in a
+    model's forward: its own meta, copied from the pattern's last node, the relu, has the model's; the conv's names
+    ``conv1``), the first of the deepest on a tie."""
+    stacks = [_module_stack(meta)] + [_module_stack(m.meta) for m in matched]
+    return max(stacks, key=lambda st: len(st[0]))
+
+
 def fx_graph_nodes(gm: Any) -> list[dict]:
-    """Plain dicts for the nodes of an FX GraphModule (see ``model.GraphNode``)."""
+    """Plain dicts for the nodes of an FX GraphModule (see ``model.GraphNode``). A node a lowering pattern put in the
+    graph (:func:`lowering_match`) is ``"lowering": True``, ``wraps`` the first op it replaced, without its overload (the
+    capture names it by the op of the kernel it lowers to where that is known, ``build._graph_nodes``), its module stack the deepest of its own and
+    theirs."""
     out = []
     for n in gm.graph.nodes:
         val = n.meta.get("val", n.meta.get("example_value"))
         shape, shape_hint, dtype = shape_dtype(val)
-        mstack, mtypes = [], []
-        # a backward node has no nn_module_stack of its own: AOT autograd gives it the forward node's, as
-        # fwd_nn_module_stack (the module whose forward made the op it differentiates)
-        for v in (n.meta.get("nn_module_stack") or n.meta.get("fwd_nn_module_stack") or {}).values():
-            path = v[0] if isinstance(v, (tuple, list)) else str(v)
-            mstack.append(str(path))
-            cls = v[1] if isinstance(v, (tuple, list)) and len(v) > 1 else None
-            name = getattr(cls, "__name__", None) or (str(cls).rsplit(".", 1)[-1].strip("'>") if cls else "")
-            mtypes.append(name)
+        matched = lowering_match(n)
+        mstack, mtypes = _deepest_modules(n.meta, matched)
+        ops = [m for m in matched if getattr(m, "op", "") == "call_function"]
         out.append(
             {
                 "name": n.name,
                 "op": n.op,
                 "target": _target_name(n),
-                "wraps": wrapped_op(n),
+                # a lowering: the op it replaced, without its overload (conv + add + relu replaces a .default conv
+                # and calls the .binary one): the capture puts the extern kernel's op in its place where known
+                "wraps": wrapped_op(n) or (_target_name(ops[0]).rsplit(".", 1)[0] if ops else ""),
+                **({"lowering": True} if matched else {}),
                 "inputs": [a.name for a in n.all_input_nodes],
                 "shape": shape,
                 "shape_hint": shape_hint,

@@ -243,7 +243,10 @@ class GraphNode(_Record):
     output: str = ""
     #: For a higher-order op that runs one op and only orders it after others (``control_deps``, in which
     #: ``fallback_random`` wraps each random op): that op's target (``aten.rand_like.default``), which names the node
-    #: (``short_op``) and its fused node's ``ops``; ``""`` otherwise, and in reports made before it.
+    #: (``short_op``) and its fused node's ``ops``. For a call of a Python function a lowering pattern of Inductor's put
+    #: in the graph (freezing's oneDNN conv + relu: ``torch._inductor.fx_passes.mkldnn_fusion.fn``): the op of the
+    #: extern kernel it lowers to (``mkldnn._convolution_pointwise.binary``), else the op it replaced without its
+    #: overload. ``""`` otherwise, and in reports made before it.
     wraps: str = ""
     #: For the output node: what it returns, position by position, the name of the node at each, ``""`` where it
     #: returns none (``None``: in a backward, the gradient of a forward input that needs none), which ``inputs`` leave

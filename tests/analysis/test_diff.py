@@ -808,3 +808,55 @@ def test_a_shape_change_says_which_shapes(reports):
         assert f"shape {k.shape_a} → {k.shape_b}" in k.what_changed, k.what_changed
     data = json.loads(d.to_json())
     assert any(r.get("shape_b", "").startswith("[8, ") for c in data["compiles"] for r in c["kernels"])
+
+
+# ---- nu17 D2: a launch whose inputs changed shape is "changed", and the row says which -------------------------
+
+
+def _mm_sum(x, w):
+    return torch.relu(x @ w) * 2, x.sum(1)
+
+
+def _mm_sum_reports(dynamic: bool, sizes) -> list:
+    out = []
+    for rows, inner in sizes:
+        torch.manual_seed(0)
+        out.append(
+            inductor_lens.inspect(
+                _mm_sum, torch.randn(rows, inner), torch.randn(inner, 8), compile_options={"dynamic": dynamic}
+            )
+        )
+    return out
+
+
+def test_a_matmul_whose_inputs_changed_shape_is_changed_and_says_which_args_and_flops():
+    """A new user compared a script at --n 16 and --n 32: ``mm(x[4, 16], w[16, 8])`` against ``mm(x[4, 32], w[32, 8])``
+    was called "same" (the output [4, 8] and the call text are the same; FLOPs doubled). Truth from the reports' own
+    launches and costs: the mm and the C++ kernel of relu*2 and the sum over x (x's sizes baked into its source; its
+    ops write [4, 8] and [4] on both sides) changed, in their inputs' shapes and cost. With dynamic shapes a generated
+    kernel's source is the same and the sizes are its arguments: their hints say [4, 8] → [6, 8]."""
+    a, b = _mm_sum_reports(False, [(4, 16), (4, 32)])
+    rows = {k.a: k for k in inductor_lens.diff(a, b).kernels}
+    ka = {k.name: k for k in a.kernels}
+    mm = next(k for name, k in rows.items() if name.startswith("extern_kernels.mm"))
+    assert [x.shape for x in ka[mm.a].launch.args] == [[4, 16], [16, 8], [4, 8]]  # torch's launch, independent of diff
+    assert mm.status == "changed" and "shape" in mm.changes and "cost" in mm.changes, mm
+    assert mm.arg_shapes == [{"arg": "x", "a": "[4, 16]", "b": "[4, 32]"}, {"arg": "w", "a": "[16, 8]", "b": "[32, 8]"}]
+    assert (mm.flops_a, mm.flops_b) == (2 * 4 * 16 * 8, 2 * 4 * 32 * 8)
+    assert "shape of x [4, 16] → [4, 32], w [16, 8] → [32, 8]" in mm.what_changed, mm.what_changed
+    assert "FLOPs 1,024 → 2,048" in mm.what_changed, mm.what_changed
+    (summed,) = [k for k in rows.values() if "sum" in k.a]
+    assert summed.status == "changed" and summed.shape_a == "", summed  # its ops' shapes are the same
+    assert "shape of x [4, 16] → [4, 32]" in summed.what_changed, summed.what_changed
+    data = json.loads(inductor_lens.diff(a, b).to_json())
+    assert {"arg": "w", "a": "[16, 8]", "b": "[32, 8]"} in [
+        s for c in data["compiles"] for r in c["kernels"] for s in r["arg_shapes"]
+    ]
+
+    a, b = _mm_sum_reports(True, [(4, 16), (6, 16)])
+    rows = inductor_lens.diff(a, b).kernels
+    (pointwise,) = [k for k in rows if "relu" in k.a]
+    assert pointwise.shape_a == "", pointwise  # the ops' shapes are symbolic, alike
+    assert a.compiles[0].kernel(pointwise.a).source == b.compiles[0].kernel(pointwise.b).source  # sizes as arguments
+    assert pointwise.status == "changed" and "[4, 8] → [6, 8]" in pointwise.what_changed, pointwise
+    assert all(k.status == "changed" for k in rows), [(k.a, k.what_changed) for k in rows]

@@ -421,3 +421,42 @@ def test_a_torch_trace_log_with_a_reset_imports_each_compile_with_its_own_record
     assert "sin" in first.graphs["dynamo"].code and "relu" not in first.graphs["dynamo"].code
     assert "relu" in second.graphs["dynamo"].code and "sin" not in second.graphs["dynamo"].code
     assert [k.name for k in second.kernels] == ["cpp_fused_pow_relu_sum_0"]
+
+
+class _ConvBn(torch.nn.Module):
+    """Two conv + BatchNorm + relu layers, the second with a residual add: freezing folds each BatchNorm into its
+    conv and oneDNN fuses conv + relu (conv + add + relu) into one call."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv1, self.bn1 = torch.nn.Conv2d(3, 8, 3, padding=1), torch.nn.BatchNorm2d(8)
+        self.conv2, self.bn2 = torch.nn.Conv2d(8, 8, 3, padding=1, bias=False), torch.nn.BatchNorm2d(8)
+
+    def forward(self, x):
+        h = torch.relu(self.bn1(self.conv1(x)))
+        return torch.relu(self.bn2(self.conv2(h)) + h).mean((2, 3))
+
+
+def test_a_frozen_conv_fused_with_its_relu_is_named_by_its_op_and_its_conv_module():
+    """Under ``freezing`` Inductor's oneDNN patterns replace conv (+ folded BN) + relu by a call of a Python function,
+    ``torch._inductor.fx_passes.mkldnn_fusion.fn``, that lowers to ``mkldnn._convolution_pointwise``: a new user's boxes
+    read "_inductor" (the handler's package) with no module. The truth, from the output code and the model: the calls
+    are ``_convolution_pointwise.default`` and ``.binary``; the convs replaced are ``conv1`` and ``conv2``."""
+    torch.manual_seed(0)
+    model = _ConvBn().eval()
+    x = torch.randn(1, 3, 8, 8).to(memory_format=torch.channels_last)
+    with torch.no_grad(), torch._inductor.config.patch(freezing=True), inductor_lens.capture() as cap:
+        torch.compile(model)(x)
+    (c,) = cap.report.compiles
+    called = re.findall(r"torch\.ops\.mkldnn\.(_convolution_pointwise\.\w+)\(", c.output_code)
+    assert sorted(called) == ["_convolution_pointwise.binary", "_convolution_pointwise.default"], called
+    fused = [n for n in c.graphs["post_grad"].nodes if "mkldnn_fusion" in n.target]
+    assert len(fused) == 2, [n.target for n in c.graphs["post_grad"].nodes]
+    assert [n.short_op for n in fused] == ["_convolution_pointwise"] * 2
+    assert sorted(n.wraps for n in fused) == ["mkldnn." + op for op in sorted(called)]
+    assert [n.module_stack for n in fused] == [["conv1"], ["conv2"]]
+    labels = [n.label for n in c.fused_nodes if not n.is_glue]
+    assert "_inductor" not in " ".join(labels) and labels.count("_convolution_pointwise") >= 2, labels
+    # counted as the convolution it is (it was one FLOP per element of its result): 2 * out * C_in * 3 * 3
+    (conv1,) = [k for k in c.kernels if k.name.startswith("torch.ops.mkldnn._convolution_pointwise.default")]
+    assert conv1.cost.flops == 2 * (8 * 8 * 8) * 3 * 3 * 3, conv1.cost
