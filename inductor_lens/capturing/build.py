@@ -683,6 +683,15 @@ class _GraphBuilder:
             traces = e["traces"] or [
                 n["stack_trace"] for n in self.rec.post_grad_nodes if n["name"] in set(e["fx"]) and n.get("stack_trace")
             ]
+            # after the call's own line, those of the subgraphs it inlines (flex_attention's score_mod and
+            # mask_mod, whose ops the template kernel computes: Inductor's stacks name only the call)
+            traces = traces + [
+                t
+                for n in self.rec.post_grad_nodes
+                if n["name"] in set(e["fx"])
+                for t in n.get("subgraph_stack_traces") or ()
+                if t not in traces
+            ]
             for t in traces:
                 frames = parse_stack_trace(t)
                 key = tuple((f.file, f.line) for f in frames)
@@ -1389,6 +1398,36 @@ def _lines_of_outputs(nodes: list[dict]) -> None:
             n["stack_trace"] = unpacked[n["name"]]
 
 
+def _subgraph_lines_from_dynamo(nodes: list[dict], dynamo: Optional[list[dict]]) -> None:
+    """The stacks of the subgraphs a higher-order op's call takes (flex_attention's ``sdpa_score0`` and
+    ``sdpa_mask0``), from dynamo's graph where it has them: AOT retraces the ``score_mod`` into the post-grad
+    subgraph with only the call's stack (``attn`` then torch's ``flex_attention_hop``), while dynamo's
+    ``score_mod_0`` keeps the line of ``relbias`` it traced. The k-th call of an op in the post-grad graph is the
+    k-th of dynamo's, and its i-th subgraph operand dynamo's i-th (the op's signature, which AOT keeps). In place,
+    in the raw nodes (the same on every build); a subgraph dynamo's graph has no call of (flex_attention's
+    backward) keeps its own."""
+    if not dynamo:
+        return
+    by_name = {n["name"]: n for n in dynamo}
+    calls: dict[str, list[list[dict]]] = {}
+    for n in dynamo:
+        subs = [by_name[i] for i in n.get("inputs", ()) if i in by_name and by_name[i]["op"] == "get_attr"]
+        if n["op"] == "call_function" and subs:
+            calls.setdefault(n["target"], []).append(subs)
+    post = {n["name"]: n for n in nodes}
+    seen: dict[str, int] = {}
+    for n in nodes:
+        subs = [post[i] for i in n.get("inputs", ()) if i in post and post[i]["op"] == "get_attr"]
+        if n["op"] != "call_function" or not subs:
+            continue
+        k = seen[n["target"]] = seen.get(n["target"], -1) + 1
+        theirs = calls.get(n["target"], [])
+        if k < len(theirs) and len(theirs[k]) == len(subs):
+            for mine, their in zip(subs, theirs[k]):
+                if their.get("subgraph_stack_traces"):
+                    mine["subgraph_stack_traces"] = list(their["subgraph_stack_traces"])
+
+
 def _compile(
     raw: Raw,
     rec: RawGraph,
@@ -1408,9 +1447,11 @@ def _compile(
     that lacks module paths (``module_paths.missing``) is made without its module view, which the paths inferred
     after would change (``finish.with_module_view``)."""
     _lines_of_outputs(rec.post_grad_nodes)
+    dyn = _dynamo_graph(raw, rec)
+    if not rec.subgraph:  # a branch's calls are not numbered as its parent's dynamo graph numbers them
+        _subgraph_lines_from_dynamo(rec.post_grad_nodes, dyn)
     b = _GraphBuilder(raw, rec, trace, diagnostics)
     kernels, node_kernel = b.kernels()
-    dyn = _dynamo_graph(raw, rec)
     ca = _compiled_autograd(rec.compile_id)
     # the class of the modules torch.compile wrapped, where it wrapped nothing else: a function of torch's compiled as
     # it is (torch.compile(F.gelu)) goes through the same wrapper
