@@ -982,6 +982,16 @@ def _wraps_module(trace: _Trace, cid: str) -> bool:
     return False
 
 
+def _frame_code(trace: _Trace, cid: str, frame: str) -> tuple:
+    """The code dynamo traced for compile ``cid``: its file, first line and name (``compilation_metrics``), else the
+    frame's name ``frame``."""
+    for md in trace.metadata("compilation_metrics", cid):
+        m = md["compilation_metrics"]
+        if m.get("co_name"):
+            return (str(m.get("co_filename") or ""), m.get("co_firstlineno"), str(m["co_name"]))
+    return (frame,)
+
+
 def _frame_name(trace: _Trace, cid: str, modules: Sequence[str] = (), self_type: Sequence[str] = ()) -> str:
     """The frame dynamo traced for compile ``cid``; ``modules``: the classes of the modules ``torch.compile`` wrapped
     in the capture; ``self_type``: the classes of the frame's ``self`` (:func:`_qualified`)."""
@@ -1601,6 +1611,8 @@ class CompileMaker:
         self.forwards: dict[str, list[Optional[dict[str, GraphNode]]]] = defaultdict(list)
         # a graph that calls subgraphs (RawGraph.subgraph_kernels) -> its post-grad nodes, which name their inputs
         self.parents: dict[int, dict[str, GraphNode]] = {}
+        # the code dynamo traced (_frame_code) -> (id, trigger) of each forward or inference compile of it so far
+        self.compiled: dict[tuple, list[tuple[str, Trigger]]] = defaultdict(list)
 
     def make(self, rec: RawGraph, windows: list[RawWindow], starts: list[float]) -> Optional[Compile]:
         """The compile of ``rec`` (None for a graph that never reached the scheduler, e.g. a subgraph helper);
@@ -1637,9 +1649,37 @@ class CompileMaker:
         if rec.subgraph_kernels:
             self.parents[rec.key] = _post_nodes(compile)
         compile = _with_costs(compile, rec, self.diagnostics)
+        if not rec.subgraph:
+            compile = self._after_reset(compile, _frame_code(self.trace, _key(rec), compile.frame))
         if compile.graph_kind == "forward":
             self.forwards[compile.compile_id].append(_post_nodes(compile))
         return compile
+
+    def _after_reset(self, c: Compile, code: tuple) -> Compile:
+        """``c``, a first call that came after a ``torch._dynamo.reset()`` of the user's, of code compiled before that
+        reset in this capture, as what it is: compiled again because the reset made dynamo forget (``Trigger.kind``
+        ``after_reset``; dynamo's own words, "first call", are true only for dynamo); a forward's backward compiled
+        with it too. Keeps the forward and inference compiles of each code for the later ones."""
+        t = c.trigger.time_us
+        if t is None:
+            return c
+        if c.trigger.kind == "first_call":
+            resets = [r for r in self.raw.resets if r["time_us"] - self.raw.t0_us <= t]
+            at = resets[-1]["time_us"] - self.raw.t0_us if resets else None
+            before = [(i, tr) for i, tr in self.compiled.get(code, ()) if at is not None and (tr.time_us or 0) < at]
+            if before:
+                earlier, trigger = before[-1]
+                reason = rules.after_reset_reason(
+                    c.frame, _frames(resets[-1]["user_stack"]), earlier, trigger.user_stack
+                )
+                if c.graph_kind == "backward":
+                    reason += " (the backward graph was compiled together with the forward)"
+                kind = "after_reset"
+                trig = dataclasses.replace(c.trigger, kind=kind, reason=reason, summary=rules.trigger_summary(kind))
+                c = dataclasses.replace(c, trigger=trig)
+        if c.graph_kind != "backward":
+            self.compiled[code].append((c.id, c.trigger))
+        return c
 
     def waiting(self) -> int:
         """Forwards held for a backward that has not come."""
