@@ -705,6 +705,15 @@ class _GraphBuilder:
             traces = e["traces"] or [
                 n["stack_trace"] for n in self.rec.post_grad_nodes if n["name"] in set(e["fx"]) and n.get("stack_trace")
             ]
+            # after the call's own line, those of the subgraphs it inlines (flex_attention's score_mod and
+            # mask_mod, whose ops the template kernel computes: Inductor's stacks name only the call)
+            traces = traces + [
+                t
+                for n in self.rec.post_grad_nodes
+                if n["name"] in set(e["fx"])
+                for t in n.get("subgraph_stack_traces") or ()
+                if t not in traces
+            ]
             for t in traces:
                 frames = parse_stack_trace(t)
                 key = tuple((f.file, f.line) for f in frames)
@@ -993,6 +1002,16 @@ def _wraps_module(trace: _Trace, cid: str) -> bool:
         if metrics.get("co_name"):
             return wraps_module(str(metrics["co_name"]), str(metrics.get("co_filename") or ""))
     return False
+
+
+def _frame_code(trace: _Trace, cid: str, frame: str) -> tuple:
+    """The code dynamo traced for compile ``cid``: its file, first line and name (``compilation_metrics``), else the
+    frame's name ``frame``."""
+    for md in trace.metadata("compilation_metrics", cid):
+        m = md["compilation_metrics"]
+        if m.get("co_name"):
+            return (str(m.get("co_filename") or ""), m.get("co_firstlineno"), str(m["co_name"]))
+    return (frame,)
 
 
 def _frame_name(trace: _Trace, cid: str, modules: Sequence[str] = (), self_type: Sequence[str] = ()) -> str:
@@ -1411,6 +1430,36 @@ def _lines_of_outputs(nodes: list[dict]) -> None:
             n["stack_trace"] = unpacked[n["name"]]
 
 
+def _subgraph_lines_from_dynamo(nodes: list[dict], dynamo: Optional[list[dict]]) -> None:
+    """The stacks of the subgraphs a higher-order op's call takes (flex_attention's ``sdpa_score0`` and
+    ``sdpa_mask0``), from dynamo's graph where it has them: AOT retraces the ``score_mod`` into the post-grad
+    subgraph with only the call's stack (``attn`` then torch's ``flex_attention_hop``), while dynamo's
+    ``score_mod_0`` keeps the line of ``relbias`` it traced. The k-th call of an op in the post-grad graph is the
+    k-th of dynamo's, and its i-th subgraph operand dynamo's i-th (the op's signature, which AOT keeps). In place,
+    in the raw nodes (the same on every build); a subgraph dynamo's graph has no call of (flex_attention's
+    backward) keeps its own."""
+    if not dynamo:
+        return
+    by_name = {n["name"]: n for n in dynamo}
+    calls: dict[str, list[list[dict]]] = {}
+    for n in dynamo:
+        subs = [by_name[i] for i in n.get("inputs", ()) if i in by_name and by_name[i]["op"] == "get_attr"]
+        if n["op"] == "call_function" and subs:
+            calls.setdefault(n["target"], []).append(subs)
+    post = {n["name"]: n for n in nodes}
+    seen: dict[str, int] = {}
+    for n in nodes:
+        subs = [post[i] for i in n.get("inputs", ()) if i in post and post[i]["op"] == "get_attr"]
+        if n["op"] != "call_function" or not subs:
+            continue
+        k = seen[n["target"]] = seen.get(n["target"], -1) + 1
+        theirs = calls.get(n["target"], [])
+        if k < len(theirs) and len(theirs[k]) == len(subs):
+            for mine, their in zip(subs, theirs[k]):
+                if their.get("subgraph_stack_traces"):
+                    mine["subgraph_stack_traces"] = list(their["subgraph_stack_traces"])
+
+
 def _compile(
     raw: Raw,
     rec: RawGraph,
@@ -1430,9 +1479,11 @@ def _compile(
     that lacks module paths (``module_paths.missing``) is made without its module view, which the paths inferred
     after would change (``finish.with_module_view``)."""
     _lines_of_outputs(rec.post_grad_nodes)
+    dyn = _dynamo_graph(raw, rec)
+    if not rec.subgraph:  # a branch's calls are not numbered as its parent's dynamo graph numbers them
+        _subgraph_lines_from_dynamo(rec.post_grad_nodes, dyn)
     b = _GraphBuilder(raw, rec, trace, diagnostics)
     kernels, node_kernel = b.kernels()
-    dyn = _dynamo_graph(raw, rec)
     ca = _compiled_autograd(rec.compile_id)
     # the class of the modules torch.compile wrapped, where it wrapped nothing else: a function of torch's compiled as
     # it is (torch.compile(F.gelu)) goes through the same wrapper
@@ -1584,6 +1635,8 @@ class CompileMaker:
         self.forwards: dict[str, list[Optional[dict[str, GraphNode]]]] = defaultdict(list)
         # a graph that calls subgraphs (RawGraph.subgraph_kernels) -> its post-grad nodes, which name their inputs
         self.parents: dict[int, dict[str, GraphNode]] = {}
+        # the code dynamo traced (_frame_code) -> (id, trigger) of each forward or inference compile of it so far
+        self.compiled: dict[tuple, list[tuple[str, Trigger]]] = defaultdict(list)
 
     def make(self, rec: RawGraph, windows: list[RawWindow], starts: list[float]) -> Optional[Compile]:
         """The compile of ``rec`` (None for a graph that never reached the scheduler, e.g. a subgraph helper);
@@ -1620,9 +1673,37 @@ class CompileMaker:
         if rec.subgraph_kernels:
             self.parents[rec.key] = _post_nodes(compile)
         compile = _with_costs(compile, rec, self.diagnostics)
+        if not rec.subgraph:
+            compile = self._after_reset(compile, _frame_code(self.trace, _key(rec), compile.frame))
         if compile.graph_kind == "forward":
             self.forwards[compile.compile_id].append(_post_nodes(compile))
         return compile
+
+    def _after_reset(self, c: Compile, code: tuple) -> Compile:
+        """``c``, a first call that came after a ``torch._dynamo.reset()`` of the user's, of code compiled before that
+        reset in this capture, as what it is: compiled again because the reset made dynamo forget (``Trigger.kind``
+        ``after_reset``; dynamo's own words, "first call", are true only for dynamo); a forward's backward compiled
+        with it too. Keeps the forward and inference compiles of each code for the later ones."""
+        t = c.trigger.time_us
+        if t is None:
+            return c
+        if c.trigger.kind == "first_call":
+            resets = [r for r in self.raw.resets if r["time_us"] - self.raw.t0_us <= t]
+            at = resets[-1]["time_us"] - self.raw.t0_us if resets else None
+            before = [(i, tr) for i, tr in self.compiled.get(code, ()) if at is not None and (tr.time_us or 0) < at]
+            if before:
+                earlier, trigger = before[-1]
+                reason = rules.after_reset_reason(
+                    c.frame, _frames(resets[-1]["user_stack"]), earlier, trigger.user_stack
+                )
+                if c.graph_kind == "backward":
+                    reason += " (the backward graph was compiled together with the forward)"
+                kind = "after_reset"
+                trig = dataclasses.replace(c.trigger, kind=kind, reason=reason, summary=rules.trigger_summary(kind))
+                c = dataclasses.replace(c, trigger=trig)
+        if c.graph_kind != "backward":
+            self.compiled[code].append((c.id, c.trigger))
+        return c
 
     def waiting(self) -> int:
         """Forwards held for a backward that has not come."""

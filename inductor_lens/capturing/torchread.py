@@ -284,13 +284,36 @@ def _deepest_modules(meta: dict, matched: list) -> tuple[list[str], list[str]]:
     return max(stacks, key=lambda st: len(st[0]))
 
 
+def subgraph_stack_traces(gm: Any, node: Any) -> list[str]:
+    """The stack traces of the ops of the subgraph a ``get_attr`` node of ``gm`` names (flex_attention's
+    ``sdpa_score0`` / ``sdpa_mask0``: the user's ``score_mod`` and ``mask_mod``, traced into a subgraph whose ops
+    carry the lines of those functions, which Inductor inlines into the attention's template kernel), in graph
+    order, each once, a subgraph's subgraphs' after its own; ``[]`` for another node or an attribute that is no
+    graph module."""
+    if node.op != "get_attr":
+        return []
+    sub = gm
+    for part in str(node.target).split("."):
+        sub = getattr(sub, part, None)
+    graph = getattr(sub, "graph", None)
+    out: list[str] = []
+    for n in getattr(graph, "nodes", ()):
+        trace = (n.meta.get("stack_trace") or "") if n.op == "call_function" else ""
+        for t in ([trace] if trace else []) + subgraph_stack_traces(sub, n):
+            if t not in out:
+                out.append(t)
+    return out
+
+
 def fx_graph_nodes(gm: Any) -> list[dict]:
     """Plain dicts for the nodes of an FX GraphModule (see ``model.GraphNode``). A node a lowering pattern put in the
     graph (:func:`lowering_match`) is ``"lowering": True``, ``wraps`` the first op it replaced, without its overload (the
     capture names it by the op of the kernel it lowers to where that is known, ``build._graph_nodes``), its module stack the deepest of its own and
-    theirs."""
+    theirs. A ``get_attr`` node of a subgraph also has ``subgraph_stack_traces`` (:func:`subgraph_stack_traces`), where
+    its ops have any."""
     out = []
     for n in gm.graph.nodes:
+        inner = subgraph_stack_traces(gm, n)
         val = n.meta.get("val", n.meta.get("example_value"))
         shape, shape_hint, dtype = shape_dtype(val)
         matched = lowering_match(n)
@@ -317,6 +340,7 @@ def fx_graph_nodes(gm: Any) -> list[dict]:
                 "result_of": result_of(n),
                 "index": index_of(n),
                 **({"returns": returned_names(n)} if n.op == "output" else {}),
+                **({"subgraph_stack_traces": inner} if inner else {}),
             }
         )
     return out

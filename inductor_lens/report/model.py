@@ -167,7 +167,9 @@ class Trigger(_Record):
     (a guard failed; ``reason`` spells it out), ``compiled_autograd`` (compiled autograd traced the whole autograd graph of a ``.backward()`` call:
     ids ``!A/F/N``, ``graph_kind`` ``backward``), ``lazy_backward`` (the backward graph is
     compiled at the first ``.backward()``), ``ahead_of_time`` (AOTInductor compiled an exported program at the
-    user's ``aoti_compile_and_package`` call, which ``user_stack`` ends at when the capture saw it), or ``unknown``.
+    user's ``aoti_compile_and_package`` call, which ``user_stack`` ends at when the capture saw it), ``after_reset``
+    (dynamo's first call of code it had compiled before in the capture, until the user's ``torch._dynamo.reset()``
+    made it forget: compiled again; ``reason`` names the reset's line and the earlier compile), or ``unknown``.
     """
 
     kind: str

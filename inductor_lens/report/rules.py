@@ -1185,7 +1185,30 @@ _TRIGGER_SUMMARY = {
     "lazy_backward": "at the first .backward() through the compiled forward",
     "compiled_autograd": "at a .backward() call (compiled autograd)",
     "ahead_of_time": "ahead of time, at the AOTInductor compile call (aoti_compile_and_package)",
+    "after_reset": "again, at the first call of the compiled function after torch._dynamo.reset()",
 }
+
+
+def after_reset_reason(frame: str, reset: Sequence[Any], earlier: str, earlier_call: Sequence[Any]) -> str:
+    """Why a function compiled again (``Trigger.kind`` ``after_reset``): the user's ``torch._dynamo.reset()``
+    (``reset``: its user stack) made dynamo forget its compile ``earlier`` (the id) of the same code, made at
+    ``earlier_call`` (that compile's trigger's stack); dynamo's own words, "first call", are true only for dynamo.
+
+    >>> from types import SimpleNamespace as N
+    >>> after_reset_reason("f", [N(file="/w/s.py", line=8, code="torch._dynamo.reset()")], "0/0 inference",
+    ...                    [N(file="/w/s.py", line=7, code="cf(x)")])  # doctest: +NORMALIZE_WHITESPACE
+    'compiled again after torch._dynamo.reset() at s.py:8: the reset made dynamo forget its compile of f()
+    (0/0 inference, at s.py:7 cf(x)), so this call traced f() again and handed the graph to Inductor'
+    """
+    at = f" at {_base(reset[-1].file)}:{reset[-1].line}" if reset else ""
+    before = stack_line_text(earlier_call)
+    where = f"{earlier}, at {before}" if before else earlier
+    who = frame_label(frame) or "the function"
+    return (
+        f"compiled again after torch._dynamo.reset(){at}: the reset made dynamo forget its compile of {who} "
+        f"({where}), so this call traced {who} again and handed the graph to Inductor"
+    )
+
 
 #: ``Compile.frame`` of an AOTInductor compile: no dynamo frame, an exported program compiled ahead of time.
 AOT_FRAME = "AOTInductor (aoti_compile_and_package)"

@@ -18,12 +18,13 @@ export function compileOptions(compiles) {
       const frame = c.frame || c.frame_label ? " · " + frameLabel(c) : "";
       const why = c.why || ""; // Compile.why, Python's
       const same = i === 0 ? (ids.length > 1 ? ` · ${ids.length} compiles of this graph` : "") : "";
-      // a recompile says so in the list (Trigger.kind): "0/1 · f()" read as any other compile until chosen
-      const again = t.kind === "recompile" ? " · recompile" : "";
+      // a recompile says so in the list (Trigger.kind): "0/1 · f()" read as any other compile until chosen; so does
+      // a compile again after torch._dynamo.reset(), whose "#2" a torch.cond branch's id also has
+      const again = t.kind === "recompile" ? " · recompile" : t.kind === "after_reset" ? " · after reset" : "";
       const label =
         i === 0
           ? `${c.id}${frame}${again} · ${plural(c.box_count || 0, "fused node")}${same}`
-          : `  ↳ ${c.id} · same graph as ${lead}`;
+          : `  ↳ ${c.id}${again} · same graph as ${lead}`;
       out.push(
         h(
           "option",

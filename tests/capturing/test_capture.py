@@ -491,6 +491,40 @@ def test_a_dynamo_reset_inside_the_capture_keeps_the_timing_of_later_compiles():
     assert first.trigger.time_us < reset.time_us < later.trigger.time_us
 
 
+def test_a_function_compiled_again_after_a_reset_says_so_not_first_call():
+    """nu17 D5: after the user's ``torch._dynamo.reset()`` a function called before compiles again; dynamo calls it a
+    first call (for dynamo it is), but the user called it before: the compile says it compiled again after the
+    reset, at its line, naming the compile it forgot (``Trigger.kind`` ``after_reset``). A function first called
+    after the reset is a first call still."""
+    import inspect
+
+    def g(x):
+        return x.cos() + 1
+
+    cf, cg = torch.compile(models.sin_cos), torch.compile(g)
+    x = torch.randn(8)
+    here = inspect.currentframe().f_lineno
+    with inductor_lens.capture() as cap:
+        cf(x)
+        cf(x)  # no compile: dynamo's cache
+        torch._dynamo.reset()
+        cf(x)
+        cg(x)
+    first, again, other = cap.report.compiles
+    assert [c.frame for c in cap.report.compiles] == ["sin_cos", "sin_cos", "g"]
+    assert [c.trigger.kind for c in cap.report.compiles] == ["first_call", "after_reset", "first_call"]
+    (reset,) = cap.report.resets
+    assert reset.user_stack[-1].line == here + 4
+    assert again.trigger.summary == "again, at the first call of the compiled function after torch._dynamo.reset()"
+    assert again.why == (
+        f"compiled again after torch._dynamo.reset() at test_capture.py:{here + 4}: the reset made dynamo forget its "
+        f"compile of sin_cos() ({first.id}, at test_capture.py:{here + 2} cf(x)), so this call traced sin_cos() "
+        "again and handed the graph to Inductor"
+    )
+    assert again.trigger.line == f"test_capture.py:{here + 5} cf(x)"
+    assert other.why.startswith("first call of g()")
+
+
 def test_backward_nodes_carry_the_module_whose_forward_they_differentiate(training_report):
     """AOT autograd gives a backward node no ``nn_module_stack`` of its own but the forward node's as
     ``fwd_nn_module_stack``: the backward's ops (the grads of fc1 and fc2) are grouped under those modules, as

@@ -963,3 +963,25 @@ def test_a_capture_that_compiled_nothing_says_why_in_the_panel_and_when_on_the_t
     page.locator('[data-view="fusion"]', has_text=other.nothing).wait_for()
     assert page.locator('aside.il-panel [data-role="nothing"]').inner_text() == other.nothing
     _assert_clean(page)
+
+
+def test_the_compile_picker_tells_a_compile_after_a_reset_from_a_subgraph(tmp_path, offline_page, sin_cos_report):
+    """nu17 O1: ``#2`` is a second compile of an id after ``torch._dynamo.reset()`` or a ``torch.cond`` branch;
+    the picker marks the first ``after reset`` (``Trigger.kind``), the second names its subgraph."""
+    page = offline_page
+    data = copy.deepcopy(sin_cos_report.to_dict())
+    first = data["compiles"][0]
+    again, branch = copy.deepcopy(first), copy.deepcopy(first)
+    again["id"], again["same_graph_as"] = f"{first['id']} #2", None
+    again["trigger"] = dict(first["trigger"], kind="after_reset", reason="compiled again after torch._dynamo.reset()")
+    branch["id"], branch["subgraph"], branch["same_graph_as"] = f"{first['id']} #3", "true_graph_0", None
+    branch["frame_label"] = "true_graph_0 (a subgraph)"  # as the capture labels a branch (finish.finish_compile)
+    data["compiles"] += [again, branch]
+    data["derived"] = 0  # through the model: the labels Python derives made again
+    data = load(data).to_dict()
+    _open(page, _page_from_dict(tmp_path, sin_cos_report, data))
+    texts = page.locator(".il-compile option").all_inner_texts()
+    assert len(texts) == 3
+    assert "after reset" in texts[1] and "after reset" not in texts[0] + texts[2]
+    assert "true_graph_0 (a subgraph)" in texts[2]
+    _assert_clean(page)
