@@ -221,15 +221,25 @@ def _sizes(a: LaunchArg, what: str) -> list:
     sizes = getattr(a, what)
     if what == "shape" and isinstance(a.hint, list):
         return list(a.hint)
+    if what == "stride" and sizes is None and isinstance(a.shape, list):
+        # strides the output code does not give (a torch.cond branch's input on torch 2.15): assumed contiguous
+        sizes = None if any(not isinstance(s, int) for s in a.shape) else _contiguous(a.shape)
+        if sizes is not None:
+            return sizes
     if any(not isinstance(s, int) for s in sizes or []):
         if what == "stride" and isinstance(a.hint, list):  # contiguous strides of the hinted sizes
-            out, acc = [], 1
-            for s in reversed(a.hint):
-                out.append(acc)
-                acc *= max(s, 1)
-            return list(reversed(out))
+            return _contiguous(a.hint)
         raise ReproducerError(f"argument {a.name!r} has a symbolic {what} {sizes} and no hint")
     return list(sizes or [])
+
+
+def _contiguous(shape: list) -> list:
+    """The strides of a contiguous tensor of ``shape``."""
+    out, acc = [], 1
+    for s in reversed(shape):
+        out.append(acc)
+        acc *= max(s, 1)
+    return list(reversed(out))
 
 
 def _declared_dtypes(k: Kernel, launch: KernelLaunch) -> list[Optional[str]]:

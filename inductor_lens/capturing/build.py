@@ -1979,10 +1979,15 @@ class _Launches:
             self.layouts = OutputCodeLayouts(rec.output_code)
             self.arg_types = cpp_arg_types(rec.output_code)
             # an input the output code gives no dtype (a subgraph's: get_args() holds only its parent's) has its
-            # post-grad placeholder's
+            # post-grad placeholder's; one it gives no layout at all (torch 2.15 asserts no size of a subgraph's
+            # input) its placeholder's shape and dtype, its strides unknown
             for n in rec.post_grad_nodes:
-                lay = self.layouts.layouts.get(n["name"]) if n["op"] == "placeholder" and n.get("dtype") else None
-                if lay is not None and not lay.get("dtype"):
+                if n["op"] != "placeholder" or not n.get("dtype"):
+                    continue
+                lay = self.layouts.layouts.get(n["name"])
+                if lay is None and rec.subgraph and isinstance(n.get("shape"), list):
+                    self.layouts.layouts[n["name"]] = {"shape": n["shape"], "stride": None, "dtype": n["dtype"]}
+                elif lay is not None and not lay.get("dtype"):
                     lay["dtype"] = n["dtype"]
         except Exception as e:
             self.layouts = None
