@@ -681,6 +681,9 @@ GLUE_OPS = frozenset(
         "alias",
         "slice",
         "select",
+        # Inductor's own: the graph's output given the strides torch promised (a copy where they differ, a kernel
+        # then, never glue); the value is its input's (a frozen graph's last linear: `head _mkl_linear`)
+        "inductor_force_stride_order",
     }
 )
 

@@ -599,6 +599,38 @@ def test_an_output_that_is_a_copy_of_a_graph_input_is_named_as_a_copy():
     assert output_names(c, fx) == {"buf0": "act relu", "buf1": "copy of x", "primals_2": "fc.weight"}
 
 
+def test_an_output_inductor_gives_its_promised_strides_is_named_by_what_it_holds():
+    """A frozen graph's last linear (oneDNN's ``_mkl_linear``) reaches the output through Inductor's
+    ``inductor_force_stride_order``: its oval said ``inductor_force_stride_order``, Inductor's own op, where it holds
+    the linear's result: ``head addmm``, as a view on the way is looked through."""
+    from inductor_lens.report.finish import output_names
+    from inductor_lens.report.model import GraphNode
+
+    fx = {
+        n.name: n
+        for n in [
+            GraphNode("mean", "placeholder", "mean", display_name="h", role="input"),
+            GraphNode(
+                "_mkl_linear", "call_function", "mkl._mkl_linear", inputs=["mean"], module_stack=["head"],
+                original_op="addmm",
+            ),
+            GraphNode(
+                "inductor_force_stride_order_default", "call_function", "prims.inductor_force_stride_order.default",
+                inputs=["_mkl_linear"],
+            ),
+        ]
+    }  # fmt: skip
+    c = Compile(
+        id="0/0 inference",
+        compile_id="0/0",
+        graph_kind="inference",
+        trigger=Trigger("first_call", ""),
+        graph_outputs=["buf7"],
+        output_nodes={"buf7": "inductor_force_stride_order_default"},
+    )
+    assert output_names(c, fx) == {"buf7": "head addmm"}
+
+
 def test_a_backwards_outputs_are_named_by_the_forward_inputs_they_are_the_gradients_of():
     """``Compile.output_names`` of a backward: its return holds the gradient of each forward input in its place
     (``GraphNode.returns``, ``""`` for a None: ``x`` needs none), named by ``forward_inputs`` where the two are as
