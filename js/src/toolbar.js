@@ -64,6 +64,15 @@ export function createToolbar(ctx, views, searchEl) {
     return b;
   };
   const status = h("span", { class: "il-status", "aria-live": "polite" });
+  const zoom = h(
+    "span",
+    { class: "il-zoom" },
+    btn("−", "zoom out (-)", () => ctx.canvas() && ctx.canvas().zoomBy(1 / 1.25)),
+    btn("+", "zoom in (+)", () => ctx.canvas() && ctx.canvas().zoomBy(1.25)),
+    btn("Fit", "fit the graph to the view (f)", () => ctx.canvas() && ctx.canvas().fit()),
+  );
+  // nothing compiled (another backend, a skipped frame): no compile to pick, no graph to zoom
+  compileSel.hidden = zoom.hidden = !ctx.model.compiles.length;
   const el = h(
     "div",
     { class: "il-toolbar" },
@@ -72,13 +81,7 @@ export function createToolbar(ctx, views, searchEl) {
     searchEl,
     h("span", { class: "il-spacer" }),
     status,
-    h(
-      "span",
-      { class: "il-zoom" },
-      btn("−", "zoom out (-)", () => ctx.canvas() && ctx.canvas().zoomBy(1 / 1.25)),
-      btn("+", "zoom in (+)", () => ctx.canvas() && ctx.canvas().zoomBy(1.25)),
-      btn("Fit", "fit the graph to the view (f)", () => ctx.canvas() && ctx.canvas().fit()),
-    ),
+    zoom,
     ctx.exportHtml
       ? btn("Export", "download this report as one self-contained HTML page", () => ctx.exportHtml(status), "il-export")
       : null,

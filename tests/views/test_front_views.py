@@ -962,6 +962,9 @@ def test_a_capture_that_compiled_nothing_says_why_in_the_panel_and_when_on_the_t
     page.goto((tmp_path / "other.html").as_uri())
     page.locator('[data-view="fusion"]', has_text=other.nothing).wait_for()
     assert page.locator('aside.il-panel [data-role="nothing"]').inner_text() == other.nothing
+    # no compile to pick, no graph to zoom, no modules to open: an empty picker, zoom buttons and Expand all were shown
+    for sel in (".il-root select.il-compile", ".il-root .il-zoom", '[data-view="fusion"] .il-fusion-bar'):
+        assert not page.locator(sel).is_visible(), sel
     _assert_clean(page)
 
 

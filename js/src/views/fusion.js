@@ -28,6 +28,7 @@ function fusionBar(ctx) {
     button("expand-all", "show every fused node (lays out the whole graph)", "Expand all", true),
     button("collapse-all", "one box per top-level module", "Collapse all", false),
   );
+  bar.hidden = !model.compiles.length; // nothing compiled: no modules to open or fold
   return { bar, crumbs };
 }
 
