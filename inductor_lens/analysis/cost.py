@@ -8,7 +8,8 @@ Two sources, and every ``Cost`` says which it used (``Cost.source``):
 - **Shapes** (FLOPs always; bytes when Inductor's numbers are missing, e.g. a report from an older capture):
   from the post-grad graph's node shapes and dtypes. Matmuls ``2*M*K*N`` (``bmm`` times the batch),
   convolutions ``2 * output elements * (C_in / groups) * kernel size``, attention ``4*B*H*L*S*E`` (QK^T and
-  PV; the backward 2.5x that, no discount for a causal mask), pointwise code one FLOP per element and op,
+  PV; the backward 2.5x that, no discount for a causal mask; flex_attention so too, dense: an upper bound where its
+  block mask skips blocks), pointwise code one FLOP per element and op,
   reductions one per input element. Views, copies and memory-only ops count 0. A matmul, convolution or attention
   op whose extern kernel computes it counts there only: a generated kernel that carries the op as its origin (the
   channels-last copy of a convolution's input, a bias add fused after it) moves its data, it does not compute it.
@@ -198,6 +199,9 @@ _EXTERN_RULES = {
 }
 
 
+#: flex_attention's rule: counted as the dense attention it masks, so an upper bound where its block mask skips blocks
+FLEX_RULE = "attention, dense (blocks a block mask skips counted too)"
+
 #: Packed-weight ops with one overload: a graph that calls the packet (``mkl._mkl_linear``, as the frozen CPU graph's
 #: pattern rewrite writes it) calls that one, ``.default``
 _ONE_OVERLOAD = frozenset({"_mkl_linear"})
@@ -299,6 +303,12 @@ def node_flops(node: GraphNode, sizes: _Sizes) -> tuple[Optional[float], str]:
             return None, "attention"
         fwd = 2.0 * math.prod(q[:-1]) * k[-2] * q[-1] + 2.0 * math.prod(q[:-1]) * k[-2] * v[-1]
         return (2.5 * fwd if op.endswith("_backward") else fwd), "attention"
+    if base == "flex_attention":  # query, key, value first, forward and backward: its dense count, an upper bound
+        q, k, v = ins[:3] if len(ins) >= 3 else (None, None, None)
+        if q is None or k is None or v is None or len(q) < 2 or len(k) < 2:
+            return None, FLEX_RULE
+        fwd = 2.0 * math.prod(q[:-1]) * k[-2] * q[-1] + 2.0 * math.prod(q[:-1]) * k[-2] * v[-1]
+        return (2.5 * fwd if op.endswith("_backward") else fwd), FLEX_RULE
     if op in _LINEAR_PACKED and len(ins) > _LINEAR_PACKED[op]:  # oneDNN/MKL's linear of a frozen CPU graph
         x, w = ins[0], ins[_LINEAR_PACKED[op]]
         if x is None or w is None or len(w) != 2:

@@ -175,6 +175,25 @@ def test_attention_and_convolution_flops_from_shapes():
     assert kernel_cost(k, _compile([x, w, conv], k)).flops == 2 * (16 * 6 * 6) * 3 * 3 * 3
 
 
+def test_flex_attention_is_counted_as_the_dense_attention_it_masks():
+    """flex_attention's template kernel said "flex_attention has no recorded shape to count from" though its query,
+    key and value have shapes (its own result is several tensors): it is counted as the dense attention, said to be
+    an upper bound where its block mask skips blocks; its backward as 2.5 times that, as SDPA's."""
+    B, H, L, S, E = 1, 2, 128, 64, 16
+    qkv = [GraphNode(n, "placeholder", n, shape=[B, H, L if n == "q" else S, E], dtype="float32") for n in "qkv"]
+    score = GraphNode("sdpa_score0", "get_attr", "sdpa_score0")
+    flex = GraphNode(
+        "flex", "call_function", "higher_order.flex_attention", inputs=["q", "k", "v", "sdpa_score0"],
+        shape=[[B, H, L, E], [B, H, L]], dtype="float32",
+    )  # fmt: skip
+    k = Kernel(name="cpp_fused_flex_attention_0", language="cpp", source="", fx_nodes=["sdpa_score0", "flex"])
+    cost = kernel_cost(k, _compile([*qkv, score, flex], k))
+    assert cost.flops == 4 * B * H * L * S * E and "dense (blocks a block mask skips counted too)" in cost.source
+    back = dataclasses.replace(flex, name="flexb", target="higher_order.flex_attention_backward")
+    k = dataclasses.replace(k, fx_nodes=["flexb"])
+    assert kernel_cost(k, _compile([*qkv, back], k)).flops == 2.5 * 4 * B * H * L * S * E
+
+
 def test_a_whole_layer_fallback_is_unknown_and_a_frozen_cpu_linear_or_convolution_is_counted():
     """``nn.TransformerEncoderLayer`` under no_grad runs as one fallback, ``_transformer_encoder_layer_fwd``: its
     QKV, attention, FFN and norms were counted one FLOP per element of its result (640 for 20 x 32), arithmetic
