@@ -1026,6 +1026,8 @@ def _frame_name(trace: _Trace, cid: str, modules: Sequence[str] = (), self_type:
             # capture compiled modules of one class (a new user read "forward() (via torch's inner wrapper)")
             if len(set(modules)) == 1:
                 return f"{modules[0]}.forward"
+            if self_type:  # the module the wrapper holds (its fn), read at capture: compiled before the capture too
+                return f"{self_type[0]}.forward"
             return f"forward (via torch's {name} wrapper)"
         if name:
             return _qualified(str(name), filename, md["compilation_metrics"].get("co_firstlineno"), self_type)

@@ -519,8 +519,9 @@ def frame_code() -> Any:
 def frame_self_name(code: Any = None, f_locals: Any = None) -> str:
     """The name of the ``self`` of the frame dynamo is compiling (:func:`_translator`, or ``code`` and its
     ``f_locals``): ``self``, or the first parameter of a method that names it otherwise (``def forward(s, x)``: ``s``;
-    its code's qualified name names a class of that argument's); ``""`` for a frame with no ``self``. Reads
-    ``type()`` of a local, nothing called on it."""
+    its code's qualified name names a class of that argument's), or ``fn`` in torch's ``inner`` wrapper around a
+    compiled module (``torch.compile(nn.Sequential(...))``); ``""`` for a frame with no ``self``. Reads ``type()`` of
+    a local, nothing called on it."""
     if code is None:
         tx = _translator()
         code, f_locals = getattr(tx, "f_code", None), getattr(tx, "f_locals", None)
@@ -528,7 +529,15 @@ def frame_self_name(code: Any = None, f_locals: Any = None) -> str:
         return ""
     if "self" in f_locals:
         return "self"
-    if code is None or getattr(code, "co_argcount", 0) < 1:
+    if code is None:
+        return ""
+    from ..report.rules import wraps_module
+
+    if wraps_module(str(code.co_name), str(code.co_filename)):  # torch's wrapper around a compiled module: its fn
+        import torch
+
+        return "fn" if isinstance(f_locals.get("fn"), torch.nn.Module) else ""
+    if getattr(code, "co_argcount", 0) < 1:
         return ""
     first = code.co_varnames[0]
     owner = str(getattr(code, "co_qualname", "")).split(".")[-2:-1]  # MLP of MLP.forward (Python 3.11+)

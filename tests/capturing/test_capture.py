@@ -464,6 +464,20 @@ def test_a_compiled_container_module_is_named_forward_not_a_torch_wrapper():
         torch.compile(torch.nn.functional.gelu)(torch.randn(2, 4))
     frames = [c.frame for c in cap.report.compiles]
     assert len(frames) == 2 and frames[1] != "Sequential.forward", frames
+    # compiled before the capture (as inspect() takes it), then two containers of two classes: each by its own class
+    # (the module torch's wrapper holds, read at capture); they read "forward() (via torch's inner wrapper)"
+    cm = torch.compile(m)
+    with torch.no_grad(), inductor_lens.capture() as cap:
+        cm(torch.randn(2, 4))
+    assert [c.frame for c in cap.report.compiles] == ["Sequential.forward"]
+    with torch.no_grad(), inductor_lens.capture() as cap:
+        torch.compile(m)(torch.randn(2, 4))
+        torch.compile(_Stack(torch.nn.Tanh()))(torch.randn(2, 4))
+    assert [c.frame for c in cap.report.compiles] == ["Sequential.forward", "_Stack.forward"]
+
+
+class _Stack(torch.nn.Sequential):
+    """A container of the user's whose forward is torch's (``Sequential.forward``)."""
 
 
 def test_a_dynamo_reset_inside_the_capture_keeps_the_timing_of_later_compiles():
