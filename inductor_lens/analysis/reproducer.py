@@ -445,10 +445,21 @@ def _custom_op_help(ns: str, name: str) -> str:
     )
 
 
+#: oneDNN's quantized calls of a frozen int8 graph (PT2E): they read weights oneDNN prepacked into its own layout,
+#: which no tensor made from the recorded sizes and strides is (qlinear read past such a tensor's storage: a segfault)
+_PREPACKED = re.compile(r"^torch\.ops\.onednn\.q(linear|conv)\w*")
+
+
 def _extern(k: Kernel, launch: KernelLaunch) -> str:
     callee = k.metadata.get("callee") or k.name.split("[")[0]
     if not re.fullmatch(r"[A-Za-z_][\w.]*", callee):
         raise ReproducerError(f"kernel {k.name!r}: cannot call {callee!r}")
+    if _PREPACKED.match(callee):
+        raise ReproducerError(
+            f"kernel {k.name!r}: {callee} reads weights oneDNN prepacked into its own layout (a frozen int8 graph's "
+            "quantized convolution or linear); a script cannot make them from the recorded sizes and strides, and a "
+            "plain tensor in their place makes oneDNN read past its storage"
+        )
     if callee.startswith("extern_kernels."):
         op = callee.split(".", 1)[1]
         resolve = (

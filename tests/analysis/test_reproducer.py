@@ -359,6 +359,14 @@ def test_old_reports_and_unknown_kernels_say_why(training_report, sin_cos_report
         reproducer(old, k.name)
     with pytest.raises(KeyError, match="no kernel 'nope'"):
         reproducer(training_report, "nope")
+    # oneDNN's quantized linear of a frozen int8 graph (PT2E) reads a prepacked weight: its script segfaulted
+    ext = next(k for k in training_report.kernels if k.language == "extern" and k.launch)
+    q = dataclasses.replace(ext, name="torch.ops.onednn.qlinear_pointwise.tensor[buf6]", metadata={})
+    int8 = dataclasses.replace(
+        training_report, compiles=[dataclasses.replace(training_report.compiles[0], kernels=[q])]
+    )
+    with pytest.raises(ReproducerError, match="prepacked into its own layout"):
+        reproducer(int8, q.name)
     path = tmp_path / "r.json"
     sin_cos_report.save_json(path)
     name = sin_cos_report.kernels[0].name
