@@ -46,6 +46,11 @@ def ir_fx_nodes(ir_node: Any, is_extern: bool) -> list[str]:
         return _assert_fx_nodes(ir_node)
     if is_extern:
         origin = getattr(ir_node, "origin_node", None)
+        # the output given its promised strides (prims.inductor_force_stride_order, no stack of its own) is the
+        # lowering's result, not the op it calls: that op is its input (a frozen int8 graph's qlinear)
+        while origin is not None and "inductor_force_stride_order" in str(getattr(origin, "target", "")):
+            args = getattr(origin, "args", ())
+            origin = args[0] if args and hasattr(args[0], "name") and hasattr(args[0], "target") else None
         if origin is not None:
             return [origin.name]
         # a fallback kernel (e.g. SDPA) without origin_node: keep the origins that call the kernel's own op

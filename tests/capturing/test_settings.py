@@ -434,7 +434,8 @@ class _ConvBn(torch.nn.Module):
 
     def forward(self, x):
         h = torch.relu(self.bn1(self.conv1(x)))
-        return torch.relu(self.bn2(self.conv2(h)) + h).mean((2, 3))
+        r = torch.relu(self.bn2(self.conv2(h)) + h)
+        return r, r.mean((2, 3))  # r, an output: Inductor gives it its strides (inductor_force_stride_order)
 
 
 def test_a_frozen_conv_fused_with_its_relu_is_named_by_its_op_and_its_conv_module():
@@ -457,6 +458,11 @@ def test_a_frozen_conv_fused_with_its_relu_is_named_by_its_op_and_its_conv_modul
     assert [n.module_stack for n in fused] == [["conv1"], ["conv2"]]
     labels = [n.label for n in c.fused_nodes if not n.is_glue]
     assert "_inductor" not in " ".join(labels) and labels.count("_convolution_pointwise") >= 2, labels
+    # each call tied to the node it lowers, also the one whose result is an output: not to the stride order
+    # Inductor put after it (its box was "inductor_force_stride_order", with no module and no line)
+    for k in c.kernels:
+        if k.language == "extern":
+            assert [f for f in k.fx_nodes if f in {n.name for n in fused}] == k.fx_nodes and k.user_lines, k
     # counted as the convolution it is (it was one FLOP per element of its result): 2 * out * C_in * 3 * 3
     (conv1,) = [k for k in c.kernels if k.name.startswith("torch.ops.mkldnn._convolution_pointwise.default")]
     assert conv1.cost.flops == 2 * (8 * 8 * 8) * 3 * 3 * 3, conv1.cost
