@@ -282,6 +282,8 @@ def node_flops(node: GraphNode, sizes: _Sizes) -> tuple[Optional[float], str]:
             return None, op
         batch = math.prod(a[:-2]) if len(a) > 2 else 1
         return 2.0 * batch * a[-2] * a[-1] * b[-1], op
+    if str(target).startswith(("onednn.q", "torch.ops.onednn.q")):  # int8 conv/linear on prepacked weights
+        return None, f"{op}: a quantized call on prepacked weights, its FLOPs are not known from its shapes"
     packed = op in _LINEAR_PACKED or op == "_convolution_pointwise"
     if packed and not _default_overload(str(target), op):
         # the other overloads (``.binary``: ``X, other, W``; the in-place ``_convolution_pointwise_``) take the

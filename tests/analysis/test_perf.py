@@ -194,6 +194,19 @@ def test_flex_attention_is_counted_as_the_dense_attention_it_masks():
     assert kernel_cost(k, _compile([*qkv, back], k)).flops == 2.5 * 4 * B * H * L * S * E
 
 
+def test_a_quantized_call_on_prepacked_weights_is_unknown_not_one_flop_per_element():
+    """PT2E's int8 ``onednn.qlinear_pointwise`` of a 512-deep linear was counted 32 FLOPs (one per element of its
+    [2, 16] result) where it makes 32,768: its weight is prepacked, its count not known from the shapes."""
+    x = GraphNode("x", "placeholder", "x", shape=[2, 512], dtype="uint8")
+    w = GraphNode("w", "get_attr", "w", shape=[512, 16], dtype="int8")
+    q = GraphNode(
+        "ql", "call_function", "onednn.qlinear_pointwise.tensor", inputs=["x", "w"], shape=[2, 16], dtype="float32"
+    )
+    k = Kernel(name="torch.ops.onednn.qlinear_pointwise.tensor[buf6]", language="extern", source="", fx_nodes=["ql"])
+    cost = kernel_cost(k, _compile([x, w, q], k))
+    assert cost.flops is None and "quantized call on prepacked weights" in cost.source, cost
+
+
 def test_a_whole_layer_fallback_is_unknown_and_a_frozen_cpu_linear_or_convolution_is_counted():
     """``nn.TransformerEncoderLayer`` under no_grad runs as one fallback, ``_transformer_encoder_layer_fwd``: its
     QKV, attention, FFN and norms were counted one FLOP per element of its result (640 for 20 x 32), arithmetic
