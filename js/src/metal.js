@@ -5,6 +5,7 @@
 import { renderCode } from "./code.js";
 import { fmtUs } from "./data.js";
 import { breakable, h } from "./dom.js";
+import { sizesText } from "./text.js";
 
 const STAGES = [
   ["ttir", "TTIR"],
@@ -13,12 +14,6 @@ const STAGES = [
   ["ptx", "PTX"],
   ["sass", "SASS"],
 ];
-
-function fmtSizes(sizes, hint) {
-  if (!Array.isArray(sizes)) return "";
-  const text = `[${sizes.join(", ")}]`;
-  return Array.isArray(hint) ? `${text} = [${hint.join(", ")}]` : text;
-}
 
 async function copyText(text) {
   try {
@@ -92,8 +87,8 @@ export function launchSection(kernel, later) {
       params ? h("td", { class: "il-mono il-muted" }, breakable(a.param || "")) : null,
       a.shape
         ? [
-            h("td", { class: "il-mono" }, fmtSizes(a.shape, a.hint)),
-            h("td", { class: "il-mono" }, fmtSizes(a.stride) + (a.offset ? ` +${a.offset}` : "")),
+            h("td", { class: "il-mono" }, sizesText(a.shape, a.hint)),
+            h("td", { class: "il-mono" }, sizesText(a.stride) + (a.offset ? ` +${a.offset}` : "")),
             h("td", { class: "il-mono il-nowrap" }, a.dtype || "?"),
           ]
         : // a scalar's value as Python wrote it (LaunchArg.value_text: exact; JSON's doubles round an int past 2**53)

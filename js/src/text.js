@@ -30,3 +30,13 @@ export function fitText(text, room, keepEnd = false) {
   if (!(room > 1) || text.length <= room) return text;
   return keepEnd ? `…${text.slice(text.length - (room - 1))}` : `${text.slice(0, room - 1)}…`;
 }
+
+/**
+ * Sizes as the views write them: `[s77, 32]`, and where a size is symbolic the sizes seen at capture after it
+ * (`[s77, 32] = [4, 32]`: a launch argument's `hint`, a saved tensor's `shape_hint`, Python's); `""` for no sizes.
+ */
+export function sizesText(sizes, hint) {
+  if (!Array.isArray(sizes)) return "";
+  const text = `[${sizes.join(", ")}]`;
+  return Array.isArray(hint) && hint.length ? `${text} = [${hint.join(", ")}]` : text;
+}

@@ -8,6 +8,7 @@ import { basename, fmtBytes, plural } from "../data.js";
 import { breakable, h, keepEnd } from "../dom.js";
 import { BUILT_ROW_TITLE, builtTag } from "../linepanel.js";
 import { byteTicks, curve, hoverAt, indexAt } from "../memcurve.js";
+import { sizesText } from "../text.js";
 
 /** Rows of a list at first sight; the rest fold under "N more". */
 const LIST_TOP = 8;
@@ -146,20 +147,13 @@ function sortRows(rows, sort) {
   });
 }
 
-/** A saved tensor's shape: the graph's, with the sizes seen at capture where it is symbolic ("[s77, 32] = [4, 32]",
- * as the launch table says it; `shape_hint`, Python's). */
-export function shapeText(shape, hint) {
-  const text = `[${(shape || []).join(", ")}]`;
-  return Array.isArray(hint) && hint.length ? `${text} = [${hint.join(", ")}]` : text;
-}
-
 /** Rows of the saved-for-backward table, one per tensor, sorted by `sort` ("bytes", "-bytes", ...). */
 export function savedRows(memory, sort) {
   const rows = (memory.saved_for_backward || []).map((s, i) => ({
     order: i + 1,
     name: s.name,
     display: s.display || "",
-    shape: shapeText(s.shape, s.shape_hint),
+    shape: sizesText(s.shape || [], s.shape_hint),
     dtype: s.dtype || "",
     bytes: s.bytes,
     kind: s.kind,
@@ -182,7 +176,7 @@ export function groupRows(memory, sort) {
     bytes: g.bytes,
     each: g.each,
     kind: g.kind,
-    shape: shapeText(g.shape, g.shape_hint),
+    shape: sizesText(g.shape || [], g.shape_hint),
     dtype: g.dtype || "",
     line: g.user_line ? `${basename(g.user_line.file)}:${g.user_line.line}` : "",
     userLine: g.user_line || null,
