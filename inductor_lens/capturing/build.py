@@ -702,18 +702,12 @@ class _GraphBuilder:
                     fused.append(f)
             stacks: list[list[Frame]] = []
             seen = set()
-            traces = e["traces"] or [
-                n["stack_trace"] for n in self.rec.post_grad_nodes if n["name"] in set(e["fx"]) and n.get("stack_trace")
-            ]
+            fx = set(e["fx"])
+            ops = [n for n in self.rec.post_grad_nodes if n["name"] in fx]
+            traces = e["traces"] or [n["stack_trace"] for n in ops if n.get("stack_trace")]
             # after the call's own line, those of the subgraphs it inlines (flex_attention's score_mod and
             # mask_mod, whose ops the template kernel computes: Inductor's stacks name only the call)
-            traces = traces + [
-                t
-                for n in self.rec.post_grad_nodes
-                if n["name"] in set(e["fx"])
-                for t in n.get("subgraph_stack_traces") or ()
-                if t not in traces
-            ]
+            traces = traces + [t for n in ops for t in n.get("subgraph_stack_traces") or () if t not in traces]
             for t in traces:
                 frames = parse_stack_trace(t)
                 key = tuple((f.file, f.line) for f in frames)
