@@ -168,6 +168,25 @@ def localize_text(text: str, cells: dict[str, Cell]) -> str:
     return text
 
 
+def _generated_text(name: str) -> tuple[Optional[str], str]:
+    """The text of code that has no file (``<eval_with_key>.15``, the forward torch.fx wrote for a GraphModule,
+    such as PT2E's converted model) from Python's ``linecache``, where its writer left it, and a note saying
+    what it is; ``(None, why)`` when nothing holds it."""
+    lines = linecache.getlines(name)
+    if not lines:  # a key Python's linecache will not hold ("... in <lambda>" ends in ">"): torch.fx's own cache
+        gm = sys.modules.get("torch.fx.graph_module")
+        loader = getattr(gm, "_loader", None)
+        src = getattr(loader, "eval_cache", {}).get(name) if loader is not None else None
+        lines = [src] if isinstance(src, str) and src else []
+    if name.startswith("<eval_with_key>"):
+        what = "code torch.fx generated for a GraphModule's forward (no file on disk; the text is torch.fx's)"
+    else:
+        what = f"code compiled from a string ({name}: no file on disk)"
+    if not lines:
+        return None, f"{what}: Python's linecache no longer holds its text"
+    return "".join(lines), what
+
+
 def read_sources(files: Iterable[str], cells: dict[str, Cell]) -> list[SourceFile]:
     """The text of each file (bounded; ``note`` says why text is missing or cut)."""
     by_name = {c.name: c.text for c in cells.values() if not c.wrapper}
@@ -180,12 +199,18 @@ def read_sources(files: Iterable[str], cells: dict[str, Cell]) -> list[SourceFil
             if name.startswith("cell ["):
                 out.append(SourceFile(file=name, note="the cell's text is no longer in IPython's history"))
                 continue
-            try:
-                with open(name, encoding="utf-8", errors="replace") as f:
-                    text = f.read(MAX_FILE_CHARS + 1)
-            except OSError as e:
-                out.append(SourceFile(file=name, note=f"could not be read ({type(e).__name__}: {e.strerror or e})"))
-                continue
+            if name.startswith("<"):
+                text, note = _generated_text(name)
+                if text is None:
+                    out.append(SourceFile(file=name, note=note))
+                    continue
+            else:
+                try:
+                    with open(name, encoding="utf-8", errors="replace") as f:
+                        text = f.read(MAX_FILE_CHARS + 1)
+                except OSError as e:
+                    out.append(SourceFile(file=name, note=f"could not be read ({type(e).__name__}: {e.strerror or e})"))
+                    continue
         if total >= MAX_TOTAL_CHARS:
             out.append(
                 SourceFile(

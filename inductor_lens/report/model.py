@@ -1398,7 +1398,8 @@ DIAGNOSTIC_CODES = {
 class SourceFile(_Record):
     """The text of a file that appears in a user stack (``file`` exactly as ``Frame.file``).
 
-    ``note`` says why ``text`` is missing or shortened (unreadable, too large); ``""`` when whole.
+    ``note`` says why ``text`` is missing or shortened (unreadable, too large), or what a text with no file is (code
+    torch.fx generated, read from ``linecache``); ``""`` for a whole file.
     """
 
     file: str

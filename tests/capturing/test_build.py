@@ -150,6 +150,23 @@ def test_source_files_hold_the_user_files_or_say_why_not(recompiles, tmp_path):
     assert "no longer in IPython's history" in got[2].note
 
 
+def test_code_torch_fx_generated_is_read_from_linecache():
+    """A PT2E-converted model's inserted quantize ops point at the forward torch.fx wrote (``<eval_with_key>.N``):
+    no file on disk, but ``linecache`` holds its text; the Source view shows it and says what it is."""
+    import torch
+
+    class M(torch.nn.Module):
+        def forward(self, x):
+            return torch.relu(x) + 1
+
+    keys = [torch.fx.symbolic_trace(f).forward.__code__.co_filename for f in (M(), lambda x: torch.tanh(x))]
+    assert all(k.startswith("<eval_with_key>") for k in keys)  # the lambda's ends "in <lambda>": not in linecache
+    *got, gone = sources.read_sources([*keys, "<eval_with_key>.999999"], {})
+    assert "def forward" in got[0].text and "relu" in got[0].text and "tanh" in got[1].text
+    assert all("torch.fx generated" in g.note and "could not be read" not in g.note for g in got)
+    assert gone.text == "" and "no longer holds its text" in gone.note
+
+
 def test_notebook_cells_are_named_and_the_magic_is_not_the_user():
     from IPython.core.interactiveshell import InteractiveShell
 
