@@ -18,7 +18,7 @@ from ..analysis.memory import reuses
 from ..analysis.reproducer import ReproducerError, kernel_script, launch_order
 from ..report import rules
 from ..report.built import mark_built
-from ..report.finish import finish_compile, forward_inputs, incomplete, mark_same_graphs
+from ..report.finish import finish_compile, forward_inputs, incomplete, link_branches, mark_same_graphs
 from ..report.model import (
     AutotuneMode,
     Compile,
@@ -1888,6 +1888,9 @@ def build_report(
         world_size = _env_int("WORLD_SIZE") if rank is not None else None
     cells = cell_map() if cells is None else cells
     report = dataclasses.replace(_build(raw, torch_version, title), origin=origin, rank=rank, world_size=world_size)
+    report = dataclasses.replace(
+        report, compiles=link_branches(report.compiles)
+    )  # a torch.cond's links to its branches
     if origin == "trace":  # a kernel with no FX op in a log: torch logged no provenance map for it
         report = dataclasses.replace(report, compiles=[_no_provenance(c) for c in report.compiles])
     if cells:

@@ -18,7 +18,18 @@ try:  # CPython's own SHA-1: hashlib would load OpenSSL's libcrypto (3.6 MB of t
     from _sha1 import sha1 as _sha1
 except ImportError:  # an interpreter built without it
     from hashlib import sha1 as _sha1
-from .model import DERIVED_VERSION, SCHEMA_VERSION, Compile, FusedNode, FusionEdge, GraphNode, Kernel, LaunchArg, Report
+from .model import (
+    DERIVED_VERSION,
+    SCHEMA_VERSION,
+    BranchCompile,
+    Compile,
+    FusedNode,
+    FusionEdge,
+    GraphNode,
+    Kernel,
+    LaunchArg,
+    Report,
+)
 from .module_paths import infer_modules
 from .modules import module_view
 from .rules import (
@@ -131,6 +142,40 @@ def _seeded_lines(c: Compile, fx_nodes: list[str], fx: dict) -> Optional[list]:
     return user_lines(n.user_stack for n in readers)
 
 
+def _branches(c: Compile, n: FusedNode, fx: dict) -> list[str]:
+    """The subgraphs a fused node's control flow (torch.cond) calls, by the names of their compiles: Inductor names
+    a subgraph of a subgraph after both (``true_graph_0_true_graph_0``). Every get_attr of the node: for a node with
+    no control flow the caller ignores them."""
+    return [
+        f"{c.subgraph}_{name}" if c.subgraph else name
+        for name in n.fx_nodes
+        if name in fx and fx[name].op == "get_attr"
+    ]
+
+
+def link_branches(compiles: list[Compile]) -> list[Compile]:
+    """``compiles`` with each call of control flow's ``branch_compiles``: the ids of the compiles of its subgraphs
+    (those of its compile id whose ``subgraph`` is a branch it names), what its panel links to. A compile with no
+    such call is returned as it is."""
+    by_name = {(c.compile_id, c.subgraph): c.id for c in compiles if c.subgraph}
+    out = []
+    for c in compiles:
+        if not by_name or not any(n.no_kernel_reason and not n.kernel for n in c.fused_nodes):
+            out.append(c)
+            continue
+        fx = _fx_of(c)
+        fused = []
+        for n in c.fused_nodes:
+            ids = []
+            if not n.kernel and control_flow(n.ops):
+                ids = [
+                    BranchCompile(b, by_name[key]) for b in _branches(c, n, fx) if (key := (c.compile_id, b)) in by_name
+                ]
+            fused.append(dataclasses.replace(n, branch_compiles=ids) if ids != n.branch_compiles else n)
+        out.append(dataclasses.replace(c, fused_nodes=fused))
+    return out
+
+
 def derive_compile(c: Compile, fx: Optional[dict] = None, view: bool = True) -> Compile:
     """``c`` with the fields the views show and no recorded fact gives as it is, decided here once:
     ``FusedNode.user_lines``, ``ops``, ``no_line_reason``, ``no_kernel_reason`` and ``in_place``, ``Kernel.user_lines`` and
@@ -157,11 +202,7 @@ def derive_compile(c: Compile, fx: Optional[dict] = None, view: bool = True) -> 
         )
         # a call of control flow's subgraphs (torch.cond) by the names of their compiles: Inductor names a subgraph of
         # a subgraph after both (true_graph_0_true_graph_0)
-        branches = [
-            f"{c.subgraph}_{name}" if c.subgraph else name
-            for name in n.fx_nodes
-            if name in fx and fx[name].op == "get_attr"
-        ]
+        branches = _branches(c, n, fx)
         flow = "" if n.kernel else control_flow(ops)
         extra = (
             {"is_glue": False, "label": f"{' · '.join(dict.fromkeys(ops))} → {branches_text(flow, branches)}"}
@@ -391,7 +432,7 @@ def rederive(compiles: list[Compile]) -> list[Compile]:
     """What a report written before the derived fields of ``DERIVED_VERSION`` gets on loading: module paths
     inferred where missing (:func:`with_modules`), its backwards' saved inputs named (:func:`name_saved`), then
     :func:`derive_compile` on every compile."""
-    return [derive_compile(c) for c in name_saved(with_modules(compiles))]
+    return link_branches([derive_compile(c) for c in name_saved(with_modules(compiles))])
 
 
 def derive_report(report: Report) -> Report:

@@ -50,7 +50,7 @@ SCHEMA_VERSION = 2
 
 #: The generation of the derived fields (``report/finish.py``) a report holds. A report written before
 #: derived fields were added (no ``derived`` key, or a smaller number) gets them filled when it is loaded.
-DERIVED_VERSION = 24  # 2: Trigger.summary; 3: Compile.module_view, FusedNode.group_path; 4: FusedNode.no_line_reason;
+DERIVED_VERSION = 25  # 2: Trigger.summary; 3: Compile.module_view, FusedNode.group_path; 4: FusedNode.no_line_reason;
 # 5: a backward's saved inputs named by what made them, input copies labelled, Trigger.kind ahead_of_time;
 # 6: FusedNode.built_lines (where the user's code built the modules of ops that ran inside torch)
 # 7: module paths inferred where a compile recorded none (Compile.modules_inferred, report/module_paths.py)
@@ -79,6 +79,7 @@ DERIVED_VERSION = 24  # 2: Trigger.summary; 3: Compile.module_view, FusedNode.gr
 # no_line_reason of Inductor's random seeds (rules.seeds_reason); user lines leave torch's own out beside the user's
 # 24: a backward's output buffers named by the gradient they are in LaunchArg.holds and LiveBuffer.op, as in
 # Compile.output_names (report/lines.gradient_buffers); Kernel.extern_why
+# 25: FusedNode.branch_compiles (a torch.cond's links to its branches' compiles, finish.link_branches)
 
 #: Languages a kernel may be written in: what Inductor's output code defines (``async_compile.<kind>``),
 #: ``extern`` for calls of library kernels, ``other`` when the source was not found.
@@ -290,6 +291,15 @@ class BuiltLine(_Record):
 
 
 @_record
+class BranchCompile(_Record):
+    """A subgraph a call of control flow runs (``FusedNode.branch_compiles``): its name (``true_graph_0``) and the
+    ``Compile.id`` of its compile (``0/0 inference #2``), where its kernels are."""
+
+    name: str
+    compile: str
+
+
+@_record
 class FusedNode(_Record):
     """A scheduler node after fusion: what Inductor turned into (part of) one kernel call.
 
@@ -333,6 +343,10 @@ class FusedNode(_Record):
     #: flow's subgraphs (``torch.cond``) runs theirs, each a compile of its own; else a no-op, a view or a buffer
     #: reuse. Empty for a node with a kernel. Derived when a report is built or loaded.
     no_kernel_reason: str = ""
+    #: The subgraphs a call of control flow runs (``torch.cond``'s ``true_graph_0`` and ``false_graph_0``) with the
+    #: ``Compile.id`` of each one's compile (``0/0 inference #2``), in the order its box lists them: what its panel
+    #: links to (``finish.link_branches``). ``[]`` for other nodes, and where a subgraph is not in the report.
+    branch_compiles: list[BranchCompile] = field(default_factory=list)
     #: Where the user's code built the modules its ops come from (``BuiltLine``, ``report/built.py``), one per
     #: distinct line, in op order: only for a node with no ``user_lines`` (a line that ran wins), whose ops ran
     #: inside torch (an ``nn.Sequential`` of torch's layers). Built here, not ran here: views say so.

@@ -525,8 +525,33 @@ function copyButton(text, later) {
   return copy;
 }
 
+/** A call of control flow's subgraphs (torch.cond): a link to each one's compile (FusedNode.branch_compiles). */
+function branchLinks(n, actions) {
+  const ids = n.branch_compiles || [];
+  if (!ids.length || !actions) return null;
+  return h(
+    "p",
+    { "data-role": "branch-links" },
+    "Open: ",
+    ids.map((b, i) => [
+      i ? ", " : "",
+      h(
+        "button",
+        {
+          class: "il-link il-mono",
+          type: "button",
+          "data-compile": b.compile,
+          title: `show ${b.name}'s compile (${b.compile}): its kernels`,
+          onclick: () => actions.selectIn(b.compile, ""),
+        },
+        b.name,
+      ),
+    ]),
+  );
+}
+
 /** Launch facts, autotuning and the kernel source (or why there is none). */
-function kernelSections({ n, k }, later) {
+function kernelSections({ n, k }, later, actions) {
   if (!k)
     return [
       section(
@@ -534,6 +559,7 @@ function kernelSections({ n, k }, later) {
         "kernel-source",
         // why there is none, in Python's words (FusedNode.no_kernel_reason: a torch.cond runs its branches' kernels)
         h("p", { class: "il-muted", "data-role": "no-kernel" }, n.no_kernel_reason),
+        branchLinks(n, actions),
       ),
     ];
   const pre = h("pre", { class: "il-code", "data-role": "kernel-source" });
@@ -691,7 +717,7 @@ export function renderPanel(el, idx, fusedName, actions, report = null, scroller
     measuredSection(sel),
     memorySection(sel),
     whyNotFusedSection(sel, actions),
-    ...kernelSections(sel, later),
+    ...kernelSections(sel, later, actions),
     fxOpsSection(sel, actions),
     userCodeSection(sel),
     compilerSection(sel),

@@ -217,6 +217,10 @@ def test_torch_cond_branches_are_subgraphs_of_a_compile_that_finished():
     (pred,) = [n for n in parent.fused_nodes if "gt" in n.ops]
     assert pred.kernel and pred.kind != "extern"
     assert "torch.cond runs one of true_graph_0, false_graph_0 here" in call.no_kernel_reason
+    # its panel links to each branch's compile (FusedNode.branch_compiles), in the order its box lists them
+    assert [(b.name, b.compile) for b in call.branch_compiles] == [
+        (name, subs[name].id) for name in ("true_graph_0", "false_graph_0")
+    ]
     for c in subs.values():
         # a branch has only its own graph: not the parent's dynamo graph, its ops not the parent's call
         own = {n.name for n in c.graphs["post_grad"].nodes}

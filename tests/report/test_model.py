@@ -775,6 +775,34 @@ def test_a_control_flow_call_is_a_box_named_by_its_branches_compiles_also_in_a_b
     assert "one of" not in loop.no_kernel_reason and "again and again" in loop.no_kernel_reason
 
 
+def test_a_control_flow_call_links_to_its_branches_compiles_of_the_same_compile_id():
+    """``finish.link_branches``: each branch a call names, by the ``Compile.id`` of the subgraph compile of the same
+    compile id (a branch of another compile id, or one not in the report, gets no link); a cond inside a branch links
+    to ``true_graph_0_true_graph_0``."""
+    from inductor_lens.report.finish import derive_compile, link_branches
+    from inductor_lens.report.model import BranchCompile, Graph, GraphNode
+
+    def compile_(id_, cid, subgraph="", cond=True):
+        names = ["true_graph_0", "false_graph_0"]
+        nodes = [GraphNode(b, "get_attr", b) for b in names] + [GraphNode("cond", "call_function", "higher_order.cond")]
+        fused = [FusedNode(name="op1", kind="extern", fx_nodes=[*names, "cond"], kernel=None)] if cond else []
+        return derive_compile(
+            Compile(id=id_, compile_id=cid, graph_kind="inference", trigger=Trigger("first_call", ""),
+                    subgraph=subgraph, graphs={"post_grad": Graph(nodes=nodes if cond else [])}, fused_nodes=fused)
+        )  # fmt: skip
+
+    compiles = [
+        compile_("0/0 inference", "0/0"),
+        compile_("0/0 inference #2", "0/0", "true_graph_0"),  # itself calls a cond: true_graph_0_true_graph_0
+        compile_("0/0 inference #3", "0/0", "true_graph_0_true_graph_0", cond=False),
+        compile_("1/0 inference", "1/0", "false_graph_0", cond=False),  # another compile id's
+    ]
+    out = link_branches(compiles)
+    assert out[0].fused_nodes[0].branch_compiles == [BranchCompile("true_graph_0", "0/0 inference #2")]
+    assert out[1].fused_nodes[0].branch_compiles == [BranchCompile("true_graph_0_true_graph_0", "0/0 inference #3")]
+    assert out[2] is compiles[2] and out[3] is compiles[3]  # nothing to link: the same object
+
+
 def test_a_frame_traced_again_is_a_recompile_in_older_reports_too():
     """A report made before ``EmptyFrame.recompile_reason`` has none: a frame's second trace (``1/1``) is still a
     recompile (dynamo numbers a frame's traces), said so with torch's words where it recorded them."""

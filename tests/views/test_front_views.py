@@ -979,6 +979,15 @@ def test_the_compile_picker_tells_a_compile_after_a_reset_from_a_subgraph(tmp_pa
     again["trigger"] = dict(first["trigger"], kind="after_reset", reason="compiled again after torch._dynamo.reset()")
     branch["id"], branch["subgraph"], branch["same_graph_as"] = f"{first['id']} #3", "true_graph_0", None
     branch["frame_label"] = "true_graph_0 (a subgraph)"  # as the capture labels a branch (finish.finish_compile)
+    # the first compile calls the branch (nu17 O1: its panel named it only in prose, "pick ... in the compile menu")
+    first["graphs"]["post_grad"]["nodes"] += [
+        {"name": "true_graph_0", "op": "get_attr", "target": "true_graph_0"},
+        {"name": "false_graph_0", "op": "get_attr", "target": "false_graph_0"},
+        {"name": "cond", "op": "call_function", "target": "torch.ops.higher_order.cond"},
+    ]
+    first["fused_nodes"].append(
+        {"name": "opcond", "kind": "extern", "fx_nodes": ["true_graph_0", "false_graph_0", "cond"], "kernel": None}
+    )
     data["compiles"] += [again, branch]
     data["derived"] = 0  # through the model: the labels Python derives made again
     data = load(data).to_dict()
@@ -987,4 +996,10 @@ def test_the_compile_picker_tells_a_compile_after_a_reset_from_a_subgraph(tmp_pa
     assert len(texts) == 3
     assert "after reset" in texts[1] and "after reset" not in texts[0] + texts[2]
     assert "true_graph_0 (a subgraph)" in texts[2]
+    # the call's panel links to the branch in the report (false_graph_0 is not in it: no link)
+    page.locator('[data-view="fusion"] [data-node="opcond"]').click()
+    links = page.locator('aside.il-panel [data-role="branch-links"] button')
+    assert links.all_inner_texts() == ["true_graph_0"]
+    links.first.click()
+    page.wait_for_function(f"document.querySelector('.il-compile').value === {branch['id']!r}")
     _assert_clean(page)
