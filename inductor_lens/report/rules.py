@@ -526,7 +526,10 @@ def compile_why(recompile_reason: str, trigger_reason: str) -> str:
 _STACK_NAME = re.compile(r"\b___stack\d+\b")
 
 
-_GUARD_AT = re.compile(r"^(?P<guard>.*?\S)\s{2,}# (?P<code>.*?)\s{2,}# (?P<at>\S+:\d+)(?: in (?P<fn>\S+))?\s*$")
+_GUARD_AT = re.compile(
+    r"^(?P<guard>.*?\S)\s{2,}# (?P<code>.*?)\s{2,}# (?P<at>\S+:\d+)(?: in (?P<fn>\S+))?"
+    r"(?:\s+\(HINT: (?P<hint>.*)\))?\s*$"  # torch's advice on some guards (an int attribute of a module)
+)
 # a guard torch made in its own code: no user line, only ``  # (file:line in function)``
 _GUARD_IN_TORCH = re.compile(r"^(?P<guard>.*?\S)\s+# \((?P<at>[^()\s]+:\d+)(?: in (?P<fn>\w+))?\)\s*$")
 # a guard torch could not place (``# (unknown source ..., please file a bug)``), and the tensor it made of a float
@@ -549,6 +552,14 @@ def guard_lines(text: str) -> str:
     >>> guard_lines("0/0: s == 'a # b'  # if s == 'a # b':  # m.py:3 in f")
     "0/0: s == 'a # b' (made at m.py:3 in f: if s == 'a # b':)"
 
+    torch's hint on a guard follows it on a line of its own; the user's own comment on the line is kept, not its
+    padding:
+
+    >>> print(guard_lines("0/0: self.steps == 0     # self.steps += 1        # n    # mp/m.py:12 in update (HINT: "
+    ...                   "make it a tensor.)\\nUser stack trace:\\n" '  File "/tmp/m.py", line 12, in update'))
+    0/0: self.steps == 0 (made at m.py:12 in update: self.steps += 1  # n)
+    torch's hint: make it a tensor.
+
     A guard torch made itself names the place inside torch, or says what it means (a float argument that AOT's
     tensorify pass could not keep symbolic is specialized, and the frame traced again):
 
@@ -570,8 +581,9 @@ def guard_lines(text: str) -> str:
             continue
         if in_stack:
             m = _STACK_FILE.match(line)
-            if m and out and isinstance(out[-1], list):
-                out[-1][2] = f"{_base(m['file'])}:{m['line']}" + (f" in {m['fn']}" if m["fn"] else "")
+            last = next((x for x in reversed(out) if isinstance(x, list)), None) if out else None
+            if m and last is not None and (isinstance(out[-1], list) or out[-1].startswith("torch's hint: ")):
+                last[2] = f"{_base(m['file'])}:{m['line']}" + (f" in {m['fn']}" if m["fn"] else "")
             if not line.strip() or line.startswith(" "):
                 continue
             in_stack = False
@@ -579,7 +591,10 @@ def guard_lines(text: str) -> str:
         t = None if m else _GUARD_IN_TORCH.match(line)
         u = None if m or t else _GUARD_UNKNOWN.match(line)  # only torch 2.11's float guard is read; others kept
         if m:
-            out.append([m["guard"], m["code"].strip(), m["at"] + (f" in {m['fn']}" if m["fn"] else "")])
+            code = re.sub(r"\s{2,}#", "  #", m["code"].strip())  # the user's own comment, not torch's padding
+            out.append([m["guard"], code, m["at"] + (f" in {m['fn']}" if m["fn"] else "")])
+            if m["hint"]:
+                out.append(f"torch's hint: {m['hint']}")
         elif u and _AS_TENSOR.search(u["guard"]):  # torch 2.11's tensorify guard
             guard = _AS_TENSOR.sub(r"\1", u["guard"])
             out.append(
