@@ -395,12 +395,38 @@ def recomputed(forward: Compile, backward: Compile) -> list[Recomputed]:
     if bwd is None or fwd is None:
         return []
     made = {n.name: n for n in fwd.nodes if n.op == "call_function"}
+    calls = checkpoint_calls(forward)
     out = []
     for n in bwd.nodes:
         f = made.get(n.name)
         if n.op == "call_function" and f is not None and f.target == n.target and not _free(n):
-            out.append(Recomputed(fx_node=n.name, user_stack=list(n.user_stack or f.user_stack)))
+            stack = list(n.user_stack or f.user_stack)
+            by = "checkpoint" if n.recompute or f.recompute else "partitioner"
+            call = region_call(stack, calls) if by == "checkpoint" else None
+            out.append(Recomputed(fx_node=n.name, user_stack=stack, by=by, checkpoint=call))
     return out
+
+
+def checkpoint_calls(forward: Compile) -> list[list[Frame]]:
+    """The user stacks of the ``torch.utils.checkpoint`` calls dynamo traced in ``forward`` (its graph's
+    ``tag_activation_checkpoint`` nodes), in graph order."""
+    dynamo = forward.graphs.get("dynamo")
+    nodes = dynamo.nodes if dynamo is not None else []
+    return [list(n.user_stack) for n in nodes if n.target.endswith("tag_activation_checkpoint") and n.user_stack]
+
+
+def region_call(stack: list[Frame], calls: list[list[Frame]]) -> Optional[Frame]:
+    """The frame of the ``checkpoint(...)`` call whose region an op with user stack ``stack`` is in: the innermost
+    frame of the call whose stack is the longest one ``stack`` starts with (dynamo traces the region's function from
+    the call, so an op's stack continues its call's, or is the same where the function is torch's own, an
+    ``nn.Sequential`` of torch's layers); None where no call's stack is one."""
+    key = [(f.file, f.line, f.function) for f in stack]
+    best: Optional[list[Frame]] = None
+    for call in calls:
+        if len(call) <= len(key) and key[: len(call)] == [(f.file, f.line, f.function) for f in call]:
+            if best is None or len(call) > len(best):
+                best = call
+    return best[-1] if best else None
 
 
 def _free(node: GraphNode) -> bool:

@@ -351,6 +351,7 @@ def _graph_nodes(
                 original_op=rules.original_op(n["target"], n.get("original", "")),
                 output=rules.output_name(*n["result_of"]) if n.get("result_of") else n.get("index") or "",
                 returns=list(n.get("returns") or []),
+                recompute=n.get("recompute") or "",
             )
         )
     return out

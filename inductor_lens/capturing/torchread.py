@@ -346,9 +346,19 @@ def fx_graph_nodes(gm: Any) -> list[dict]:
                 "index": index_of(n),
                 **({"returns": returned_names(n)} if n.op == "output" else {}),
                 **({"subgraph_stack_traces": inner} if inner else {}),
+                **({"recompute": policy} if (policy := _recompute_policy(n.meta)) else {}),
             }
         )
     return out
+
+
+def _recompute_policy(meta: dict) -> str:
+    """The ``CheckpointPolicy`` AOT autograd gave an op of a ``torch.utils.checkpoint`` region (FX meta ``recompute``),
+    lower case (``prefer_recompute``); ``""`` for an op of no region."""
+    policy = meta.get("recompute")
+    if policy is None:
+        return ""
+    return str(getattr(policy, "name", policy)).lower()
 
 
 def returned_names(node: Any) -> list[str]:

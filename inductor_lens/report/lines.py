@@ -37,7 +37,7 @@ from .model import (
     RowLine,
 )
 from .model import SavedTensor as _Saved
-from .rules import copy_name, gradient_text, made_by, owner_module, short_op
+from .rules import copy_name, gradient_text, made_by, owner_module, recomputed_reason, short_op
 
 #: A roll-up's key: ``(file, line, code, built)``; ``("", 0, "", False)`` for things with no line at all.
 Key = tuple[str, int, str, bool]
@@ -189,7 +189,12 @@ def memory_lines(
     saved = [
         dataclasses.replace(s, user_line=row_line(s.user_stack, fx.get(s.fx_node), built)) for s in m.saved_for_backward
     ]
-    redo = [dataclasses.replace(r, user_line=row_line(r.user_stack, fx.get(r.fx_node), built)) for r in m.recomputed]
+    redo = [
+        dataclasses.replace(
+            r, user_line=row_line(r.user_stack, fx.get(r.fx_node), built), reason=recomputed_reason(r.by, r.checkpoint)
+        )
+        for r in m.recomputed
+    ]
     return dataclasses.replace(
         m,
         saved_for_backward=saved,
@@ -266,16 +271,20 @@ def recomputed_by_line(
 ) -> list[RecomputedBy]:
     """``Memory.recomputed_by_line``: ``redo`` rolled up by line (:func:`op_key`; ``file`` ``""`` for ops with
     none): how many ops and their distinct short names, most ops first, then in the order first recomputed."""
-    rows: dict[tuple[str, int, bool], list] = {}
+    rows: dict[tuple, list] = {}
     for r in redo:
         node = fx.get(r.fx_node)
         file, line, _, bt = op_key(r.user_stack, node, built or {})
-        row = rows.setdefault((file, line, bt), [0, []])
+        why = r.reason or recomputed_reason(r.by, r.checkpoint)  # a line's ops in two regions: a row each
+        row = rows.setdefault((file, line, bt, why), [0, []])
         row[0] += 1
         op = (node.short_op or short_op(node.target)) if node is not None else r.fx_node
         if op not in row[1]:
             row[1].append(op)
-    out = [RecomputedBy(count=n, file=f, line=ln, ops=ops, built=bt) for (f, ln, bt), (n, ops) in rows.items()]
+    out = [
+        RecomputedBy(count=n, file=f, line=ln, ops=ops, built=bt, reason=why)
+        for (f, ln, bt, why), (n, ops) in rows.items()
+    ]
     order = {id(x): i for i, x in enumerate(out)}
     return sorted(out, key=lambda x: (-x.count, order[id(x)]))
 

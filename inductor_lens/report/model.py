@@ -256,6 +256,10 @@ class GraphNode(_Record):
     #: out (read at capture, ``torchread.returned_names``, and from a TORCH_TRACE import's printed graph);
     #: ``[]`` for other nodes and in reports made before it.
     returns: list[str] = field(default_factory=list)
+    #: For an op in a region ``torch.utils.checkpoint`` wraps, the policy AOT autograd's partitioner gave it (FX meta
+    #: ``recompute``, a ``CheckpointPolicy``, lower case: ``prefer_recompute``, ``must_recompute``, ``must_save``,
+    #: ``prefer_save``; read at capture); ``""`` for other ops and in reports made before it.
+    recompute: str = ""
 
     def __post_init__(self) -> None:
         if not self.short_op and self.op == "call_function":
@@ -843,11 +847,19 @@ class SavedTensor(_Record):
 @_record
 class Recomputed(_Record):
     """An op the backward computes again instead of saving its result (the partitioner's rematerialization);
-    ``user_line`` the line it comes from (``RowLine``)."""
+    ``user_line`` the line it comes from (``RowLine``). ``by``: why, ``checkpoint`` (the op is in a region
+    ``torch.utils.checkpoint`` wraps: ``GraphNode.recompute``) or ``partitioner`` (no checkpoint: AOT autograd's
+    partitioner found it cheaper to compute again than to keep); ``""`` in reports made before it. ``checkpoint``:
+    for ``by`` ``checkpoint``, the user's call of ``checkpoint(...)`` whose region holds it (the dynamo graph's
+    ``tag_activation_checkpoint`` whose stack its own stack continues), None where not found."""
 
     fx_node: str
     user_stack: list[Frame] = field(default_factory=list)
     user_line: Optional[RowLine] = None
+    by: str = ""
+    checkpoint: Optional[Frame] = None
+    #: ``by`` and ``checkpoint`` in the words the views show (``rules.recomputed_reason``); ``""`` where not known.
+    reason: str = ""
 
 
 @_record
@@ -905,6 +917,9 @@ class RecomputedBy(_Record):
     line: int = 0
     ops: list[str] = field(default_factory=list)
     built: bool = False
+    #: Why they are recomputed, as the Memory view says it (``rules.recomputed_reason``): the ``checkpoint(...)`` call
+    #: whose region holds them, or the partitioner's choice; ``""`` where not known (reports made before it).
+    reason: str = ""
 
 
 @_record

@@ -1437,6 +1437,27 @@ def fmt_us(us: Optional[float]) -> str:
     return f"{us:.1f} µs" if a >= 10 else f"{us:.2f} µs"
 
 
+def recomputed_reason(by: str, call: Any = None) -> str:
+    """Why the backward computes ops again (``RecomputedBy.reason``), from ``Recomputed.by`` and its ``checkpoint``
+    call (a ``Frame``); ``""`` where not known (a report made before it).
+
+    >>> from types import SimpleNamespace as F
+    >>> recomputed_reason("checkpoint", F(file="/w/train.py", line=18, code="h = checkpoint(s.mid, h)"))
+    'in the region checkpoint(...) wraps at train.py:18: activation checkpointing keeps only its inputs and runs it again in the backward'
+    >>> recomputed_reason("partitioner")[:62]
+    "no checkpoint: AOT autograd's partitioner found them cheaper t"
+    """
+    if by == "checkpoint":
+        where = f" at {_base(call.file)}:{call.line}" if call else ""
+        return (
+            f"in the region checkpoint(...) wraps{where}: activation checkpointing keeps only its inputs and runs it "
+            "again in the backward"
+        )
+    if by == "partitioner":
+        return "no checkpoint: AOT autograd's partitioner found them cheaper to compute again than to keep"
+    return ""
+
+
 def _base(path: str) -> str:
     return re.split(r"[/\\]", path or "")[-1]
 

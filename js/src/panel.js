@@ -621,8 +621,10 @@ function fxOpsSection({ idx, n, k, fxByName }, actions) {
   // a backward's ops that recompute forward ops (Memory.recomputed, decided in Python: activation checkpointing,
   // the partitioner's rematerialization)
   const backward = idx.compile.graph_kind === "backward";
-  const redo = new Set(backward ? ((idx.compile.memory || {}).recomputed || []).map((r) => r.fx_node) : []);
+  const redo = new Map(backward ? ((idx.compile.memory || {}).recomputed || []).map((r) => [r.fx_node, r]) : []);
   const again = (n.fx_nodes || []).filter((f) => redo.has(f));
+  // why, in Python's words (Recomputed.reason: the checkpoint(...) call whose region holds them, or the partitioner)
+  const why = [...new Set(again.map((f) => redo.get(f).reason).filter(Boolean))];
   return section(
     `FX ops absorbed (${mine}${ofItsKernel(k, mine, ((k && k.fx_nodes) || []).length)})`,
     "fx-nodes",
@@ -631,7 +633,9 @@ function fxOpsSection({ idx, n, k, fxByName }, actions) {
           "p",
           { class: "il-note", "data-role": "recomputed-ops" },
           `Recomputes ${plural(again.length, "forward op")} (marked ↻) instead of the forward saving their results: ` +
-            "activation checkpointing, or the partitioner finding them cheaper to compute again than to keep.",
+            (why.length
+              ? `${why.join("; ")}.`
+              : "activation checkpointing, or the partitioner finding them cheaper to compute again than to keep."),
         )
       : null,
     h(

@@ -12,6 +12,7 @@ from inductor_lens.analysis.memory import (
     fold_rollup,
     freed_inputs,
     recomputed_by_line,
+    region_call,
     regions,
     renames,
     reuses,
@@ -359,3 +360,16 @@ def test_a_point_names_its_buffers_as_the_output_code_does_there():
     assert [(b.name, b.bytes) for b in points[0].allocates] == [("buf2", 4096)]
     assert [b.name for b in points[1].allocates] == ["buf1"]  # the name the call writes
     assert [(b.name, b.bytes) for b in points[2].frees] == [("buf3", 4096), ("buf5", 512)]  # the names ``del`` uses
+
+
+def test_a_recomputed_op_is_in_the_checkpoint_call_whose_stack_its_own_continues():
+    """``region_call``: the innermost frame of the call whose stack is the longest that the op's stack starts with
+    (two nested ``checkpoint(...)`` calls: the inner one's region), the same stack where the region's function is
+    torch's own; an op no call's stack leads to has none."""
+    F = model.Frame
+    outer, inner = F("m.py", 18, "forward"), F("m.py", 40, "block")
+    calls = [[outer], [outer, F("m.py", 30, "forward"), inner]]
+    assert region_call([outer, F("m.py", 30, "forward")], calls) == outer
+    assert region_call([outer, F("m.py", 30, "forward"), inner, F("m.py", 50, "mlp")], calls) == inner
+    assert region_call([outer], calls) == outer  # an nn.Sequential of torch's layers: no frame of its own
+    assert region_call([F("m.py", 19, "forward")], calls) is None

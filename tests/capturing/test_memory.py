@@ -102,6 +102,58 @@ class SiLUMLP:
         return nn.Sequential(nn.Linear(32, 64), nn.SiLU(), nn.Linear(64, 8), nn.Softmax(-1))
 
 
+class Checkpointed:
+    """``l3(checkpoint(mid, relu(l1(x))))``: activation checkpointing around a Linear/GELU (a new user's trial, nu17
+    s1: the recomputed ops did not say that ``checkpoint(...)`` asked for them)."""
+
+    def __new__(cls):
+        import torch
+        from torch import nn
+        from torch.utils.checkpoint import checkpoint
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.l1, self.mid, self.l3 = (
+                    nn.Linear(16, 32),
+                    nn.Sequential(nn.Linear(32, 32), nn.GELU()),
+                    nn.Linear(32, 8),
+                )
+
+            def forward(self, x):
+                h = torch.relu(self.l1(x))
+                h = checkpoint(self.mid, h, use_reentrant=False)  # the region
+                return self.l3(h)
+
+        return Net()
+
+
+@pytest.fixture(scope="module")
+def checkpoint_step():
+    return _captured(Checkpointed, (4, 16))
+
+
+def test_recomputed_ops_say_whether_checkpoint_asked_for_them(checkpoint_step, mlp_step):
+    """The ops of a ``checkpoint(...)`` region are recomputed because it asks (``Recomputed.by``, FX meta
+    ``recompute`` read at capture), with its call's line; the partitioner's own recomputes say so."""
+    import inspect
+
+    fwd, bwd = _pair(checkpoint_step[0])
+    src, first = inspect.getsourcelines(Checkpointed)
+    line = first + next(i for i, t in enumerate(src) if "# the region" in t)
+    redo = bwd.memory.recomputed
+    ckpt = [r for r in redo if r.by == "checkpoint"]
+    assert ckpt and {r.checkpoint.line for r in ckpt} == {line}, [(r.fx_node, r.by, r.checkpoint) for r in redo]
+    assert {r.checkpoint.function for r in ckpt} == {"forward"} and "addmm" in {r.fx_node[:5] for r in ckpt}
+    assert all(f"wraps at test_memory.py:{line}: activation checkpointing" in r.reason for r in ckpt)
+    rows = [r for r in bwd.memory.recomputed_by_line if r.reason.startswith("in the region checkpoint(...)")]
+    assert sum(r.count for r in rows) == len(ckpt)
+    # the same facts on the forward's Memory view
+    assert [(r.fx_node, r.by, r.reason) for r in fwd.memory.recomputed] == [(r.fx_node, r.by, r.reason) for r in redo]
+    plain = _pair(mlp_step[0])[1].memory.recomputed
+    assert plain and {r.by for r in plain} == {"partitioner"} and all("no checkpoint" in r.reason for r in plain)
+
+
 @pytest.fixture(scope="module")
 def dynamic_step():
     """A training step under ``torch.compile(dynamic=True)``: the batch size is a symbol (hint 4), which the forward

@@ -78,7 +78,7 @@ def test_memory_round_trips_through_json():
         "display",
         "shape_hint",
     ]
-    assert list(plain["recomputed"][0]) == ["fx_node", "user_stack", "user_line"]
+    assert list(plain["recomputed"][0]) == ["fx_node", "user_stack", "user_line", "by", "checkpoint", "reason"]
 
 
 def test_schema_file_and_docs_name_the_contract():

@@ -496,6 +496,8 @@ function recomputedList(memory) {
           r.built ? builtTag() : null,
           ` ${plural(r.count, "op")}: `,
           h("span", { class: "il-mono il-muted" }, (r.ops || []).join(", ")),
+          // why, in Python's words (RecomputedBy.reason: the checkpoint(...) call whose region holds them)
+          r.reason ? h("div", { class: "il-muted il-small", "data-role": "recomputed-reason" }, r.reason) : null,
         ),
       )
     : redo.map((r) =>
