@@ -23,16 +23,21 @@ How things are paired
   sum(max)``); a line or module set empty on both sides is no evidence and is left out (the other
   weights rescaled); halved when one is an extern call and the other generated code. Launches with
   identical descriptions pair first, in order (where one side has more, those closest in position:
-  :func:`_align`); the rest are paired greedily: the most similar pair first (ties: the closer
-  relative position in the compile), each launch at most once, and only above :data:`MIN_SIMILARITY`.
-  Greedy is not an optimal assignment, but with these features near-ties are rare and the result is
-  explainable (``similarity`` is kept).
+  :func:`_align`); then launches that **merged** or **split**, by the ops each covers (:func:`_merges`: each FX
+  node has an identity across the reports, its op, module and source line, :func:`_node_facts`): an A launch
+  whose ops all run in one B launch, as another A launch's do, is merged into it (epilogue fusion into a GEMM
+  template: A's matmul and A's pointwise kernel after it), the first of them paired with it and the others
+  ``merged`` rows, never ``removed``; the converse is a split. The rest are paired greedily: the most similar
+  pair first (ties: the closer relative position in the compile), each launch at most once, and only above
+  :data:`MIN_SIMILARITY`. Greedy is not an optimal assignment, but with these features near-ties are rare and
+  the result is explainable (``similarity`` is kept).
 
 When the reports share little
 -----------------------------
-:func:`shared` counts the pairs that compute alike (similarity >= :data:`ALIKE_SIMILARITY`); when they
-are fewer than :data:`SHARED_LITTLE` of the smaller side's launches, the diff has a note with code
-``different_models`` (``ReportDiff.notes``), printed by ``text()`` and the CLI and shown as a banner.
+:func:`shared` counts the ops both sides compute (by identity, whatever launch holds them: a fusion that moved
+ops between launches changes nothing); when they are fewer than :data:`SHARED_LITTLE` of the ops of the side
+with fewer, the diff has a note with code ``different_models`` (``ReportDiff.notes``), printed by ``text()``
+and the CLI and shown as a banner.
 
 What "same" means
 -----------------
@@ -41,7 +46,7 @@ equal (an input's too: ``mm(x[4, 16], w[16, 8])`` and ``mm(x[4, 32], w[32, 8])``
 cost (FLOPs, bytes moved) is equal, its sources are equal after normalisation (kernel names, ``bufN`` numbers and
 long hashes replaced, kernel-path comments dropped), and its launch configuration and autotune choice are equal;
 otherwise ``changed``, with ``changes`` saying which of ``fusion`` (ops moved in or out), ``shape``, ``cost``,
-``source``, ``launch``, ``autotune`` differ.
+``source``, ``launch``, ``autotune`` differ. ``what_changed`` says it in words, for the page and the CLI alike.
 """
 
 from __future__ import annotations
@@ -61,31 +66,35 @@ from ..report.rules import line_frame, short_op
 
 #: Kernel pairs less similar than this stay unpaired (``only_a`` / ``only_b``).
 MIN_SIMILARITY = 0.2
-#: A pair at this similarity or above computes alike (identical descriptions are 1.0). Measured on CPU captures:
-#: a GPT-2 layer's GELU replaced by a ReLU pairs its changed kernels at 0.48-0.77; two unrelated models' addmm
-#: calls (other shapes, lines, modules) at 0.35.
-ALIKE_SIMILARITY = 0.5
-#: The diff notes ``different_models`` when fewer than this share of the smaller side's kernel launches are in
-#: pairs that compute alike. Measured (share): the same model, a changed activation, one layer more or less, the
-#: same MLP on GPU and CPU: 0.96-1.0; default vs max-autotune on a GPU 0.67; GPT-2 1 layer (GPU) vs 2 layers (CPU)
-#: 0.56; a GPT-2 block vs a GPT-2 training step 0.5; a 12-layer bf16 GPT-2 on a GPU vs a 2-layer fp32 one on the
-#: CPU 0.02 (other shapes, dtypes, fusions: noted); an MLP vs an attention block, sin/cos vs an MLP, an MLP vs a
-#: GPT-2: 0.0.
+#: The diff notes ``different_models`` when fewer than this share of the ops of the side with fewer are computed on
+#: the other side too (:func:`shared`). Measured (share): default vs max-autotune, epilogues fused into GEMM
+#: templates (an MLP under freezing on the CPU, an MLP on an H200): 1.0; a GPT-2 block vs a 1-layer GPT-2 training
+#: step 0.94; an MLP on an H200 vs on the CPU (``mm`` + bias add vs ``addmm``) 0.67; an MLP vs a GPT-2 block or
+#: training step (a few lines of ``examples.py`` shared) 0.2; sin/cos vs an MLP, an MLP vs an attention block 0.0.
 SHARED_LITTLE = 0.3
 #: Weights of the four multisets in the similarity (they sum to 1).
 WEIGHTS = {"ops": 0.35, "loc": 0.25, "mod": 0.25, "shape": 0.15}
-STATUSES = ("same", "changed", "only_a", "only_b")
+STATUSES = ("same", "changed", "merged", "split", "only_a", "only_b")
 #: What the page calls each status (its badges, legend and table): decided here, drawn there.
-STATUS_WORDS = {"same": "same", "changed": "changed", "only_a": "removed", "only_b": "added"}
+STATUS_WORDS = {
+    "same": "same",
+    "changed": "changed",
+    "merged": "merged",
+    "split": "split",
+    "only_a": "removed",
+    "only_b": "added",
+}
 #: What a diff counts, everywhere (each ``KernelDiff`` is one): the page names its counts with it.
 UNIT = "kernel launches"
 #: 2: the unit is a kernel launch (a call site), no longer a fused node; ``fused_a``/``fused_b`` are lists;
 #: ``launch_a``/``launch_b``, ``unit``, ``status_words``, ``shared``, ``notes``, per compile ``launches``, ``label``.
-DIFF_FORMAT_VERSION = 2
+#: 3: statuses ``merged`` and ``split`` (``merged_into``, ``split_from``, ``merged_with``, ``split_with``); ``shared``
+#: counts ops (``ops_a``, ``ops_b``, ``ops_shared``), per compile ``ops``.
+DIFF_FORMAT_VERSION = 3
 #: The codes of :class:`DiffNote`, and what each means.
 DIFF_NOTE_CODES = {
-    "different_models": "A and B share little: fewer than SHARED_LITTLE of the smaller side's kernel launches "
-    "pair with a launch that computes alike (similarity >= ALIKE_SIMILARITY); the pairs shown may be unrelated",
+    "different_models": "A and B share little: fewer than SHARED_LITTLE of the ops of the side with fewer are also "
+    "on the other side (the same op from the same source line and module); the pairs shown may be unrelated",
 }
 _GLUE_TARGETS = {"_operator.getitem", "output", "placeholder"}
 
@@ -139,8 +148,21 @@ class KernelDiff:
     flops_b: Optional[float] = None
     bytes_a: Optional[float] = None
     bytes_b: Optional[float] = None
-    #: The "what changed" cell of the compare page: the moved ops as short names (``rules.short_op``), the
-    #: other changes, ``removed``/``added`` (``"+ mul; source"``); filled from the fields above.
+    #: A launch of A whose ops all moved into one launch of B, as did another's (``status`` ``merged``: A's matmul
+    #: and its epilogue's kernel, B's GEMM template with that epilogue): that B kernel, which the row of the merge's
+    #: first A launch pairs; ``""`` otherwise. ``fused_b`` holds its fused nodes.
+    merged_into: str = ""
+    #: The converse (``status`` ``split``): a launch of B whose ops all come from one launch of A, as do another's:
+    #: that A kernel; ``""`` otherwise. ``fused_a`` holds its fused nodes.
+    split_from: str = ""
+    #: On the row that pairs the B launch of a merge: the other A kernels merged into it (their rows follow); on the
+    #: row that pairs the A launch of a split: the other B kernels split off it. ``[]`` otherwise.
+    merged_with: list = field(default_factory=list)
+    split_with: list = field(default_factory=list)
+    #: The "what changed" cell of the compare page and of the CLI (one writer: :func:`change_text`): the moved ops
+    #: as short names (``rules.short_op``), the other changes, ``removed``/``added``, a merge or split (``"+ relu;
+    #: merged with A's cpp_fused_relu_0; source"``, ``"merged into B's cpp_fused_addmm_relu_0 (relu)"``, ``"split
+    #: from A's cpp_fused_add_mul_0 (mul)"``); filled from the fields above.
     what_changed: str = ""
 
     def __post_init__(self) -> None:
@@ -231,12 +253,21 @@ def _ops_text(targets: list) -> str:
 
 
 def change_text(k: "KernelDiff") -> str:
-    """What a kernel pair's row says changed: ``"+ mul; − add ×2; source"``, ``"removed"``, ``"added"``."""
+    """What a kernel pair's row says changed: ``"+ mul; − add ×2; source"``, ``"removed"``, ``"added"``,
+    ``"merged into B's cpp_fused_addmm_relu_0 (relu)"``; the page's cell and the CLI's line."""
     parts = []
+    if k.status == "merged":
+        parts.append(f"merged into B's {k.merged_into} ({_ops_text(k.ops)})")
+    if k.status == "split":
+        parts.append(f"split from A's {k.split_from} ({_ops_text(k.ops)})")
     if k.moved_ops_in:
         parts.append("+ " + _ops_text(k.moved_ops_in))
+    if k.merged_with:
+        parts.append(f"merged with A's {', '.join(k.merged_with)}")
     if k.moved_ops_out:
         parts.append("− " + _ops_text(k.moved_ops_out))
+    if k.split_with:
+        parts.append(f"split with B's {', '.join(k.split_with)}")
     words = {"shape": _shape_text, "cost": _cost_text}
     parts += [words[c](k) if c in words else c for c in k.changes if c != "fusion"]
     if k.status == "only_a":
@@ -275,6 +306,9 @@ class CompileDiff:
     #: CUDA graphs on each side (``used``, ``skipped: <reason>``, ``not used``, or None outside reduce-overhead)
     #: and whether that changed: ``{"a", "b", "changed"}``.
     cudagraphs: dict = field(default_factory=dict)
+    #: The ops each side's kernel launches compute (post-grad FX nodes, glue left out) and how many of them the other
+    #: side computes too (the same identity: op, module, source line, ``_node_facts``): ``{"a", "b", "shared"}``.
+    ops: dict = field(default_factory=dict)
 
     @property
     def summary(self) -> dict:
@@ -297,7 +331,7 @@ class ReportDiff:
 
     def __init__(self, a: Report, b: Report, compiles: list, extra: dict):
         self.a, self.b, self.compiles, self._extra = a, b, compiles, extra
-        self.shared = shared(self.kernels)
+        self.shared = shared(self.compiles)
         self.notes = notes(self.shared)
 
     @property
@@ -343,9 +377,17 @@ class ReportDiff:
         return json.dumps(self.to_dict(), indent=indent, ensure_ascii=False)
 
     def text(self) -> str:
-        """A few lines of plain text: the pairing and each kernel that is not ``same``."""
+        """A few lines of plain text: the summary, the notes, and :meth:`changes_text`."""
         lines = [f"inductor_lens diff: {summary_text(self.summary)}"]
         lines += [f"  note [{n.code}]: {n.message}" for n in self.notes]
+        return "\n".join([*lines, self.changes_text()])
+
+    def changes_text(self) -> str:
+        """Each compile pair, what changed in its memory and CUDA graphs, and each kernel launch that is not ``same``
+        with what changed in it, as the compare page's row says it (``KernelDiff.what_changed``): ``changed
+        extern_kernels.mm[buf0] -> cpp_fused_addmm_relu_0: + relu; merged with A's cpp_fused_relu_0; source``. The
+        CLI prints it."""
+        lines = []
         for c in self.compiles:
             lines.append(f"  {c.a or '-'}  <->  {c.b or '-'}  ({c.paired_by})")
             for key in ("peak_bytes", "saved_bytes"):
@@ -356,10 +398,9 @@ class ReportDiff:
                 lines.append(f"    CUDA graphs: {c.cudagraphs['a'] or 'off'} -> {c.cudagraphs['b'] or 'off'}")
             for k in c.kernels:
                 if k.status != "same":
-                    what = ", ".join(k.changes) if k.changes else ""
                     ka = f"{k.a} ({k.launch_a})" if k.launch_a else k.a or "-"
                     kb = f"{k.b} ({k.launch_b})" if k.launch_b else k.b or "-"
-                    lines.append(f"    {k.status:8} {ka} -> {kb} {what}".rstrip())
+                    lines.append(f"    {STATUS_WORDS[k.status]:8} {ka} -> {kb}: {k.what_changed}")
         return "\n".join(lines)
 
     def widget(self, **kwargs):
@@ -477,8 +518,11 @@ def _diff_compile(ca: Optional[Compile], cb: Optional[Compile], how: str, timed:
     fa, fb = _units(ca), _units(cb)
     matched = match_kernels(fa, fb)
     kernels = []
-    for i, j, sim in matched:
-        kernels.append(_kernel_pair(fa[i] if i is not None else None, fb[j] if j is not None else None, sim, timed))
+    for i, j, sim, link in matched:
+        x, y = fa[i] if i is not None else None, fb[j] if j is not None else None
+        kernels.append(_kernel_pair(x, y, sim, timed, link, fa, fb))
+    keys_a = {k for f in fa for k in f.keys if k is not None}
+    keys_b = {k for f in fb for k in f.keys if k is not None}
     same_guards = ca is not None and cb is not None and ca.guards == cb.guards
     ga, gb = (set(), set()) if same_guards else (_guard_lines(ca), _guard_lines(cb))
     ta, tb = _compile_time(ca), _compile_time(cb)
@@ -493,6 +537,7 @@ def _diff_compile(ca: Optional[Compile], cb: Optional[Compile], how: str, timed:
         trigger={"a": _trigger(ca), "b": _trigger(cb)},
         memory=memory_delta(ca.memory if ca else None, cb.memory if cb else None),
         cudagraphs=_cudagraphs_change(ca, cb),
+        ops={"a": len(keys_a), "b": len(keys_b), "shared": len(keys_a & keys_b)},
     )
 
 
@@ -578,6 +623,7 @@ class _Features:
         "call",
         "calls",
         "inputs",
+        "keys",
     )
 
     def __init__(
@@ -601,12 +647,16 @@ class _Features:
         )
         self.pos = index / max(1, total - 1)
         rows = []
+        keys = []
         for name in [f for n in nodes for f in n.fx_nodes] if nodes else kernel.fx_nodes:
             row = facts.get(name)
             if row is None:
-                row = (name.rstrip("_0123456789") or name, "", "", "")
+                row = (name.rstrip("_0123456789") or name, "", "", "", None)
             if row[0] not in _GLUE_TARGETS:
-                rows.append(row)
+                rows.append(row[:4])
+                keys.append(row[4])
+        #: each op's identity across reports (``_node_facts``); ``None`` for an op the post-grad graph lacks
+        self.keys = keys
         if not rows:  # nothing known about its ops: fall back on the name's words
             rows.append((re.sub(r"_?\d+$|\[.*\]$", "", kernel.name), "", "", ""))
         self.ops = Counter(r[0] for r in rows)
@@ -623,21 +673,34 @@ _NODE_CACHE: dict = {}
 
 
 def _node_facts(c: Compile) -> dict:
-    """FX node name -> (target, shape, "file.py:line", module) of ``c``'s post-grad graph (cached)."""
+    """FX node name -> (op, shape, "file.py:line", module, identity) of ``c``'s post-grad graph (cached). ``op``: the
+    node's target, or the op it ``wraps`` (a lowering pattern's call, which two frozen graphs would otherwise both
+    name ``torch._inductor...fn``). ``identity``: what names the node across two reports (:func:`match_kernels`), ``(op,
+    module, line, n)``: ``module`` the last part of the innermost module's path (``ln_1`` of ``h.0.ln_1``: a block
+    compiled alone and inside a model, a model wrapped in another, are named alike), ``line`` the text of the line that
+    ran (``"h = torch.relu(self.fc1(x))"``; its ``file.py:line`` where the stack has no text), so that a script saved
+    under another name or with lines added above still matches; ``n`` counts the nodes of equal ``(op, module,
+    line)`` in graph order (the n-th pairs with the n-th: a model's layers, in order)."""
     hit = _NODE_CACHE.get(id(c))
     if hit is not None and hit[0] is c:
         return hit[1]
     graph = c.graphs.get("post_grad") or next(iter(c.graphs.values()), None)
     base: dict = {}
     facts = {}
+    seen: Counter = Counter()
     for n in graph.nodes if graph else ():
-        loc = ""
+        loc = where = ""
         if n.user_stack:
             f = line_frame(n.user_stack)  # the line that ran, as every view names it
             if f.file not in base:
                 base[f.file] = posixpath.basename(f.file.replace("\\", "/"))
             loc = f"{base[f.file]}:{f.line}"
-        facts[n.name] = (n.target, repr(n.shape), loc, n.module_stack[-1] if n.module_stack else "")
+            where = (f.code or "").strip() or loc
+        op = n.wraps or n.target  # a lowering pattern's call (``mkldnn_fusion.fn``) by the op it lowers to
+        module = n.module_stack[-1] if n.module_stack else ""
+        ident = (op, module.rsplit(".", 1)[-1], where)  # the module by its own name: ``h.0.ln_1`` is ``ln_1`` alone
+        seen[ident] += 1
+        facts[n.name] = (op, repr(n.shape), loc, module, (*ident, seen[ident]))
     if len(_NODE_CACHE) > 64:
         _NODE_CACHE.clear()
     _NODE_CACHE[id(c)] = (c, facts)
@@ -687,8 +750,12 @@ def similarity(x: _Features, y: _Features) -> float:
 
 
 def match_kernels(fa: list, fb: list) -> list:
-    """``[(i or None, j or None, similarity)]``: identical descriptions first (in order, :func:`_align`), then the
-    greedy best match; the result is in B's order with A-only kernels at A's position."""
+    """``[(i or None, j or None, similarity, link)]``: identical descriptions first (in order, :func:`_align`), then
+    the launches that merged or split (:func:`_merges`), then the greedy best match; the result is in B's order with
+    A-only launches at A's position. ``link`` is ``None``, or for a row of a merge or split: ``("merged", j)`` (A's
+    launch ``i`` merged into B's ``j``, which another row pairs), ``("split", i)`` (B's launch ``j`` split off A's
+    ``i``), and on the row that pairs ``j`` (``i``) ``("merged_with", [A launches])`` (``("split_with", [B
+    launches])``), the others of the merge (split); each of those rows follows the row it belongs with."""
     pairs: dict = {}
     keys_b: dict = {}
     for j, f in enumerate(fb):
@@ -700,9 +767,10 @@ def match_kernels(fa: list, fb: list) -> list:
         jb = keys_b.get(key)
         for x, y in _align([fa[i].pos for i in ia], [fb[j].pos for j in jb or ()]):
             pairs[ia[x]] = (jb[y], 1.0)
-    rest_a = [i for i in range(len(fa)) if i not in pairs]
     taken_b = {j for j, _ in pairs.values()}
-    rest_b = [j for j in range(len(fb)) if j not in taken_b]
+    merged, split = _merges(fa, fb, pairs, taken_b)
+    rest_a = [i for i in range(len(fa)) if i not in pairs and i not in merged]
+    rest_b = [j for j in range(len(fb)) if j not in taken_b and j not in split]
     cands = []
     for i in rest_a:
         for j in rest_b:
@@ -718,15 +786,83 @@ def match_kernels(fa: list, fb: list) -> list:
         taken_b.add(j)
         pairs[i] = (j, round(-neg, 3))
     by_b = {j: (i, s) for i, (j, s) in pairs.items()}
+    merged_in: dict = {}  # B launch -> the A launches merged into it
+    for i, j in sorted(merged.items()):
+        merged_in.setdefault(j, []).append(i)
+    split_off: dict = {}  # B launch paired with the A launch split -> the other B launches of it
+    for j, i in sorted(split.items()):
+        split_off.setdefault(pairs[i][0], []).append(j)
     out = []
-    a_left = sorted(i for i in range(len(fa)) if i not in pairs)
+    a_left = sorted(i for i in range(len(fa)) if i not in pairs and i not in merged)
     for j in range(len(fb)):
-        while a_left and (j >= len(fb) or _a_before(fa[a_left[0]], fb[j])):
-            out.append((a_left.pop(0), None, None))
+        if j in split:  # after the row of the launch it split off with
+            continue
+        while a_left and _a_before(fa[a_left[0]], fb[j]):
+            out.append((a_left.pop(0), None, None, None))
         i, s = by_b.get(j, (None, None))
-        out.append((i, j, s))
-    out.extend((i, None, None) for i in a_left)
+        link = (
+            ("merged_with", merged_in[j])
+            if j in merged_in
+            else ("split_with", split_off[j])
+            if j in split_off
+            else None
+        )
+        out.append((i, j, s, link))
+        out.extend((m, None, None, ("merged", j)) for m in merged_in.get(j, ()))
+        out.extend((None, k, None, ("split", i)) for k in split_off.get(j, ()))
+    out.extend((i, None, None, None) for i in a_left)
     return out
+
+
+def _merges(fa: list, fb: list, pairs: dict, taken_b: set) -> tuple:
+    """Launches that merged or split, by the ops they compute (``_Features.keys``, each FX node's identity across the
+    reports), among those not yet paired: an A launch whose ops all moved into one B launch, where two or more did
+    (epilogue fusion: A's matmul and A's pointwise kernel after it, B's template with that epilogue), is a merge;
+    the first of them in A pairs with the B launch (``pairs``, ``taken_b``: updated), the others are returned as
+    ``{A launch: B launch}``. The converse, a B launch whose ops all come from one A launch, where two or more do, is
+    a split, returned as ``{B launch: A launch}``."""
+
+    def owners(fs: list) -> dict:
+        return {k: n for n, f in enumerate(fs) for k in f.keys if k is not None}
+
+    def inside(f: _Features, owner: dict, free: set) -> Optional[int]:
+        """The one launch of the other side that computes every op of ``f``, where it is unpaired."""
+        if not f.keys or None in f.keys:
+            return None
+        held = {owner.get(k) for k in f.keys}
+        (o,) = held if len(held) == 1 else (None,)
+        return o if o in free else None
+
+    merged: dict = {}
+    split: dict = {}
+    owner_a, owner_b = owners(fa), owners(fb)
+    free_b = {j for j in range(len(fb)) if j not in taken_b}
+    into: dict = {}
+    for i in range(len(fa)):
+        if i not in pairs:
+            j = inside(fa[i], owner_b, free_b)
+            if j is not None:
+                into.setdefault(j, []).append(i)
+    for j, ii in into.items():
+        if len(ii) > 1:
+            first, *rest = sorted(ii, key=lambda i: fa[i].pos)
+            pairs[first] = (j, round(similarity(fa[first], fb[j]), 3))
+            taken_b.add(j)
+            merged.update((i, j) for i in rest)
+    free_a = {i for i in range(len(fa)) if i not in pairs and i not in merged}
+    parts: dict = {}
+    for j in range(len(fb)):
+        if j not in taken_b:
+            i = inside(fb[j], owner_a, free_a)
+            if i is not None:
+                parts.setdefault(i, []).append(j)
+    for i, jj in parts.items():
+        if len(jj) > 1:
+            first, *rest = sorted(jj, key=lambda j: fb[j].pos)
+            pairs[i] = (first, round(similarity(fa[i], fb[first]), 3))
+            taken_b.add(first)
+            split.update((j, i) for j in rest)
+    return merged, split
 
 
 def _align(xs: list, ys: list) -> list:
@@ -763,7 +899,17 @@ def _a_before(x: _Features, y: _Features) -> bool:
     return x.pos < y.pos
 
 
-def _kernel_pair(x: Optional[_Features], y: Optional[_Features], sim: Optional[float], timed: bool) -> KernelDiff:
+def _kernel_pair(
+    x: Optional[_Features],
+    y: Optional[_Features],
+    sim: Optional[float],
+    timed: bool,
+    link: Optional[tuple] = None,
+    fa: Sequence = (),
+    fb: Sequence = (),
+) -> KernelDiff:
+    """One row: the pair ``x``/``y``, or a launch on one side; ``link`` as :func:`match_kernels` gives it (``fa``,
+    ``fb``: the launches its indexes name)."""
     ta = _unit_time(x)
     tb = _unit_time(y)
     delta = None
@@ -774,18 +920,31 @@ def _kernel_pair(x: Optional[_Features], y: Optional[_Features], sim: Optional[f
             else None
         )
     if x is None or y is None:
+        status = "only_b" if x is None else "only_a"
+        into = came = None  # the B launch an A launch merged into; the A launch a B launch split off
+        if link and link[0] == "merged":
+            status, into = "merged", fb[link[1]]
+        elif link and link[0] == "split":
+            status, came = "split", fa[link[1]]
+        src_diff = None
+        if into or came:  # the page shows both sources: the launch's and the one it merged into (split off)
+            la, lb = _source_lines(x or came), _source_lines(y or into)
+            src_diff = [list(op) for op in difflib.SequenceMatcher(None, la, lb, autojunk=False).get_opcodes()]
         return KernelDiff(
-            status="only_b" if x is None else "only_a",
+            status=status,
             a=x.kernel.name if x else None,
             b=y.kernel.name if y else None,
             time_delta_us=delta,
             time_a_us=ta,
             time_b_us=tb,
-            fused_a=_fused_names(x),
-            fused_b=_fused_names(y),
+            source_diff=src_diff,
+            fused_a=_fused_names(x or came),
+            fused_b=_fused_names(y or into),
             launch_a=_launch_text(x),
             launch_b=_launch_text(y),
             ops=_op_list(x or y),
+            merged_into=into.kernel.name if into else "",
+            split_from=came.kernel.name if came else "",
         )
     ops_a = x.ops + Counter()
     ops_b = y.ops + Counter()
@@ -794,7 +953,7 @@ def _kernel_pair(x: Optional[_Features], y: Optional[_Features], sim: Optional[f
     changes = []
     shapes = ("", "")
     args = _arg_shapes(x.kernel, y.kernel)
-    if moved_in or moved_out:
+    if moved_in or moved_out or (link and link[0] in ("merged_with", "split_with")):
         changes.append("fusion")
     elif x.shape != y.shape:
         changes.append("shape")
@@ -837,6 +996,8 @@ def _kernel_pair(x: Optional[_Features], y: Optional[_Features], sim: Optional[f
         flops_b=_cost(y.kernel)[0],
         bytes_a=_cost(x.kernel)[1],
         bytes_b=_cost(y.kernel)[1],
+        merged_with=[fa[i].kernel.name for i in link[1]] if link and link[0] == "merged_with" else [],
+        split_with=[fb[j].kernel.name for j in link[1]] if link and link[0] == "split_with" else [],
     )
 
 
@@ -956,24 +1117,30 @@ def _count(kernels: Iterable[KernelDiff]) -> dict:
 
 
 def summary_text(s: dict) -> str:
-    """``"kernel launches: 5 same, 1 changed, 0 only in A, 2 only in B"`` (the CLI, the text, the page's header)."""
-    return f"{UNIT}: {s['same']} same, {s['changed']} changed, {s['only_a']} only in A, {s['only_b']} only in B"
+    """``"kernel launches: 5 same, 1 changed, 0 only in A, 2 only in B"`` (the CLI, the text, the page's header);
+    merged and split launches where there are any (``"2 merged"``)."""
+    moved = "".join(f", {s[k]} {k}" for k in ("merged", "split") if s.get(k))
+    return f"{UNIT}: {s['same']} same, {s['changed']} changed{moved}, {s['only_a']} only in A, {s['only_b']} only in B"
 
 
-def shared(kernels: Sequence[KernelDiff]) -> dict:
-    """How much A and B share: ``launches_a``, ``launches_b`` (kernel launches on each side, all compile pairs),
-    ``alike`` (pairs at ``ALIKE_SIMILARITY`` or above), ``share`` (``alike`` over the smaller side's launches, so
-    that a model with layers added still shares all of its smaller self; ``None`` when a side has none), and the
-    two thresholds, ``alike_similarity`` and ``little_below``."""
+def shared(compiles: Sequence[CompileDiff]) -> dict:
+    """How much A and B share, all compile pairs together: ``launches_a``, ``launches_b`` (kernel launches on each
+    side), ``ops_a``, ``ops_b`` (the ops those launches compute), ``ops_shared`` (ops computed on both sides: the
+    same op from the same source line and module, ``CompileDiff.ops``), ``share`` (``ops_shared`` over the ops of
+    the side with fewer, so that a model with layers added still shares all of its smaller self, and a fusion that
+    moved ops between launches, an epilogue into a GEMM template, changes nothing; ``None`` when a side has none),
+    and the threshold, ``little_below``."""
+    kernels = [k for c in compiles for k in c.kernels]
     na = sum(k.a is not None for k in kernels)
     nb = sum(k.b is not None for k in kernels)
-    alike = sum(1 for k in kernels if k.a is not None and k.b is not None and (k.similarity or 0) >= ALIKE_SIMILARITY)
+    oa, ob, both = (sum((c.ops or {}).get(x, 0) for c in compiles) for x in ("a", "b", "shared"))
     return {
         "launches_a": na,
         "launches_b": nb,
-        "alike": alike,
-        "share": round(alike / min(na, nb), 3) if min(na, nb) else None,
-        "alike_similarity": ALIKE_SIMILARITY,
+        "ops_a": oa,
+        "ops_b": ob,
+        "ops_shared": both,
+        "share": round(both / min(oa, ob), 3) if min(oa, ob) else None,
         "little_below": SHARED_LITTLE,
     }
 
@@ -982,14 +1149,15 @@ def notes(sh: dict) -> list:
     """The diff's notes (``DiffNote``): ``different_models`` when the reports share little (see :func:`shared`)."""
     if sh["share"] is None or sh["share"] >= SHARED_LITTLE:
         return []
-    small = "A" if sh["launches_a"] <= sh["launches_b"] else "B"
-    n = min(sh["launches_a"], sh["launches_b"])
+    small = "A" if sh["ops_a"] <= sh["ops_b"] else "B"
+    ops, launches = sh[f"ops_{small.lower()}"], sh[f"launches_{small.lower()}"]
+    other = "B" if small == "A" else "A"
     return [
         DiffNote(
             "different_models",
-            f"A and B share little: {sh['alike']} of the {n} {UNIT} of {small} pair with one that computes alike "
-            f"(similarity ≥ {ALIKE_SIMILARITY}). They may be different models: a pair below that is a guess, "
-            "not the same kernel changed.",
+            f"A and B share little: {sh['ops_shared']} of the {ops} ops that the {launches} {UNIT} of {small} "
+            f"compute {'is' if sh['ops_shared'] == 1 else 'are'} in {other} too (the same op from the same source "
+            "line and module). They may be different models: a pair below is a guess, not the same kernel changed.",
         )
     ]
 

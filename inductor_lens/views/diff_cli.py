@@ -17,8 +17,9 @@ def add_parser(sub) -> None:
     p = sub.add_parser(
         "diff",
         help="compare two saved JSON reports: which kernels are the same, changed, added, removed",
-        description="Pairs the compiles of A and B (by frame, graph kind and order) and their kernels "
-        "(by the ops they compute), and writes the compare view as one HTML page.",
+        description="Pairs the compiles of A and B (by frame, graph kind and order) and their kernel launches "
+        "(by the ops they compute), prints each launch that is not the same with what changed in it, and writes "
+        "the compare view as one HTML page.",
     )
     p.add_argument("a", help="report A, the baseline (a .json from --json or report.save_json)")
     p.add_argument("b", help="report B, the one compared with A")
@@ -83,5 +84,7 @@ def cmd_diff(args: argparse.Namespace) -> int:
                 raise CLIError(f"cannot write {path}: {e.strerror or e}") from None
     for note in d.notes:
         _say(f"note: {note.message}")
+    # what changed, launch by launch, in the words of the page's rows (KernelDiff.what_changed)
+    print(d.changes_text(), flush=True)
     _say(f"{summary_text(d.summary)}; wrote {' and '.join(written)}")
     return 0

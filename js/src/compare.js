@@ -9,6 +9,7 @@ import {
   fmtDelta,
   graphMarks,
   pairLabel,
+  partnerKernel,
   rowKernel,
   STATUSES,
   sideBySide,
@@ -78,12 +79,13 @@ function compareToolbar(cx) {
   );
 }
 
-/** The badges: the shown pair's kernel launches by status (CompileDiff.summary, Python's). */
+/** The badges: the shown pair's kernel launches by status (CompileDiff.summary, Python's); merged and split where
+ * the pair has any. */
 function drawChips(cx) {
   const p = cx.pair();
   const sum = p.summary || {};
   cx.chips.replaceChildren(
-    ...STATUSES.map((s) =>
+    ...STATUSES.filter((s) => (s !== "merged" && s !== "split") || sum[s]).map((s) =>
       h(
         "span",
         {
@@ -197,9 +199,21 @@ function drawFacts(cx) {
   cx.facts.replaceChildren(...bits.flatMap((b) => [b, h("span", { class: "il-muted" }, " · ")]), guards);
 }
 
-/** A kernel cell: the name, and which of its launches where the kernel is called more than once (Python's). */
-function kernelCell(name, launch) {
+/** A kernel cell: the name, and which of its launches where the kernel is called more than once (Python's). A
+ * merged (split) launch has none of its own on the other side: its cell names, muted, the launch its ops are in. */
+function kernelCell(name, launch, partner, side) {
   const title = launch ? `${name} (${launch})` : name || "";
+  if (!name && partner)
+    return h(
+      "td",
+      {
+        class: "il-mono il-dkernel il-muted",
+        "data-role": "diff-partner",
+        title: side === "b" ? `its ops run in B's ${partner}` : `its ops ran in A's ${partner}`,
+      },
+      side === "b" ? "→ " : "← ",
+      breakable(partner),
+    );
   return h(
     "td",
     { class: "il-mono il-dkernel", title },
@@ -222,8 +236,8 @@ function tableRow(cx, r) {
       tabindex: "0",
     },
     h("td", {}, h("span", { class: `il-chip il-dchip il-d-${r.status}` }, words(cx)[r.status])),
-    kernelCell(r.a, r.launch_a),
-    kernelCell(r.b, r.launch_b),
+    kernelCell(r.a, r.launch_a, partnerKernel(r, "a"), "a"),
+    kernelCell(r.b, r.launch_b, partnerKernel(r, "b"), "b"),
     h("td", { class: "il-dwhat" }, changeText(r)),
     cx.diff.timed
       ? [
@@ -257,8 +271,11 @@ function drawSource(cx) {
     return;
   }
   const p = cx.pair();
-  const ka = r.a ? kernelIn(cx.repA, p.a, r.a) : null;
-  const kb = r.b ? kernelIn(cx.repB, p.b, r.b) : null;
+  // a merged (split) launch beside the launch its ops are in on the other side (Python's source_diff pairs them)
+  const nameA = r.a || partnerKernel(r, "a"),
+    nameB = r.b || partnerKernel(r, "b");
+  const ka = nameA ? kernelIn(cx.repA, p.a, nameA) : null;
+  const kb = nameB ? kernelIn(cx.repB, p.b, nameB) : null;
   const lines = sideBySide(ka ? ka.source : null, kb ? kb.source : null, r.source_diff);
   const col = (side, k) =>
     h(
@@ -293,13 +310,33 @@ function drawSource(cx) {
   );
 }
 
-/** The legend under the graph: the pair's kernel launches added, changed, removed (CompileDiff.summary). */
+/** The legend under the graph: the pair's kernel launches added, changed, removed (CompileDiff.summary); split
+ * (boxed as changed) and merged (no box of their own: their ops are in a changed box) where the pair has any. */
 function graphLegend(cx, p) {
   const sum = p.summary || {},
     w = words(cx);
   return [
     h("span", { class: "il-legend-item il-d-only_b" }, h("i", {}), `${w.only_b} ${sum.only_b || 0}`),
     h("span", { class: "il-legend-item il-d-changed" }, h("i", {}), `${w.changed} ${sum.changed || 0}`),
+    sum.split
+      ? h(
+          "span",
+          { class: "il-legend-item il-d-changed", title: `${cx.diff.unit} of B split off one of A: boxed as changed` },
+          h("i", {}),
+          `${w.split} ${sum.split}`,
+        )
+      : null,
+    sum.merged
+      ? h(
+          "span",
+          {
+            class: "il-legend-item il-d-merged",
+            title: `${cx.diff.unit} of A whose ops all run in one launch of B now, a changed box: see the table`,
+          },
+          h("i", {}),
+          `${w.merged} ${sum.merged} (table)`,
+        )
+      : null,
     h(
       "span",
       {
@@ -310,7 +347,7 @@ function graphLegend(cx, p) {
       `${w.only_a} ${sum.only_a || 0} (table)`,
     ),
     h("span", { class: "il-muted" }, p.b ? `graph of B (${p.b})` : `graph of A (${p.a}): not in B`),
-  ];
+  ].filter(Boolean);
 }
 
 /** Put the difference of each box on it (data-diff); a module box takes its members' strongest. */

@@ -1,8 +1,9 @@
 // Pure functions over a compare payload ({kind: "diff", diff, a, b}; see inductor_lens/analysis/diff.py).
 // Python decides what is paired and what changed; these only order and lay out rows. No DOM here.
 
-export const STATUSES = ["same", "changed", "only_a", "only_b"];
-const STATUS_ORDER = { changed: 0, only_b: 1, only_a: 2, same: 3 };
+export const STATUSES = ["same", "changed", "merged", "split", "only_a", "only_b"];
+// a merged (split) launch's row follows the row of the launch it merged into (split off): Python puts it there
+const STATUS_ORDER = { changed: 0, merged: 0, split: 0, only_b: 1, only_a: 2, same: 3 };
 
 /** A label for a compile pair: "0/0 forward ↔ 0/0 forward". */
 export function pairLabel(p) {
@@ -11,7 +12,8 @@ export function pairLabel(p) {
 
 /**
  * The kernel rows of one compile pair, sorted by time delta (largest |Δ| first) when the reports were
- * profiled, else changed / added / removed / same in execution order. Each row keeps its index.
+ * profiled, else changed (with merged and split) / added / removed / same in execution order. Each row keeps
+ * its index.
  */
 export function sortedRows(pair) {
   const rows = (pair.kernels || []).map((k, i) => ({ ...k, index: i }));
@@ -28,7 +30,7 @@ export function sortedRows(pair) {
   return rows;
 }
 
-/** The kernel a row is named by: B's, or A's when the kernel is only in A. */
+/** The kernel a row is named by: B's, or A's when the launch has none in B of its own (removed, merged). */
 export function rowKernel(row) {
   return row.b || row.a || "";
 }
@@ -72,17 +74,23 @@ export function sideBySide(srcA, srcB, opcodes) {
   return out;
 }
 
+/** The other side's kernel a merged (split) row names in its empty cell: B's it merged into (A's it split off). */
+export function partnerKernel(row, side) {
+  return side === "b" ? row.merged_into || "" : row.split_from || "";
+}
+
 /** What a row says in its "what changed" cell: KernelDiff.what_changed, decided in Python (analysis/diff.py). */
 export function changeText(row) {
   return String(row.what_changed || "");
 }
 
-/** Fused-node name -> diff class for B's graph: added, changed (removed ones have no box in B). Each row is a
- * kernel launch; every fused node it computes (fused_b, a list) gets its mark. */
+/** Fused-node name -> diff class for B's graph: added, changed (removed and merged ones have no box of their own
+ * in B). Each row is a kernel launch; every fused node it computes (fused_b, a list) gets its mark; a launch split
+ * off an A launch is changed. */
 export function graphMarks(pair) {
   const marks = new Map();
   for (const k of pair.kernels || []) {
-    const cls = k.status === "only_b" ? "added" : k.status === "changed" ? "changed" : null;
+    const cls = k.status === "only_b" ? "added" : k.status === "changed" || k.status === "split" ? "changed" : null;
     if (cls) for (const f of k.fused_b || []) marks.set(f, cls);
   }
   return marks;

@@ -2,7 +2,16 @@
 
 import assert from "node:assert/strict";
 import test from "node:test";
-import { changeText, fmtDelta, graphMarks, lines, rowKernel, sideBySide, sortedRows } from "../src/comparedata.js";
+import {
+  changeText,
+  fmtDelta,
+  graphMarks,
+  lines,
+  partnerKernel,
+  rowKernel,
+  sideBySide,
+  sortedRows,
+} from "../src/comparedata.js";
 
 const pair = {
   a: "0/0 forward",
@@ -91,4 +100,32 @@ test("change text and graph marks say what Python decided; a launch marks every 
   );
   assert.equal(fmtDelta(-8), "−8.0 µs");
   assert.equal(fmtDelta(null), "");
+});
+
+test("a merged row follows the row it merged into; a split launch is boxed as changed; each names its partner", () => {
+  // Python's order: A's linear paired with B's template, then A's epilogue merged into it (nu18 D5)
+  const merge = {
+    kernels: [
+      { status: "same", a: "k0", b: "k0", fused_b: ["op9"] },
+      { status: "changed", a: "mm", b: "tem", merged_with: ["relu"], fused_b: ["op0_op1"] },
+      { status: "merged", a: "relu", b: null, merged_into: "tem", fused_a: ["op1"], fused_b: ["op0_op1"] },
+      { status: "split", a: null, b: "mul", split_from: "tem2", fused_a: ["op5"], fused_b: ["op6"] },
+      { status: "only_a", a: "gone", b: null },
+    ],
+  };
+  assert.deepEqual(
+    sortedRows(merge).map((r) => r.a || r.b),
+    ["mm", "relu", "mul", "gone", "k0"],
+  );
+  assert.equal(rowKernel(merge.kernels[2]), "relu");
+  assert.equal(partnerKernel(merge.kernels[2], "b"), "tem");
+  assert.equal(partnerKernel(merge.kernels[3], "a"), "tem2");
+  assert.equal(partnerKernel(merge.kernels[1], "b"), "");
+  assert.deepEqual(
+    [...graphMarks(merge)],
+    [
+      ["op0_op1", "changed"],
+      ["op6", "changed"],
+    ],
+  );
 });

@@ -80,10 +80,10 @@ def test_same_model_twice_is_all_same(reports):
     a, b = reports["relu"], reports["relu_again"]
     d = inductor_lens.diff(a, b)
     data = json.loads(d.to_json())
-    assert set(data["summary"]) == {"same", "changed", "only_a", "only_b"}
+    assert set(data["summary"]) == {"same", "changed", "merged", "split", "only_a", "only_b"}
     n = len(_launches(a))
     assert n == len(_launches(b)) >= 5  # 3 matmuls, 2+ relu launches
-    assert data["summary"] == {"same": n, "changed": 0, "only_a": 0, "only_b": 0}
+    assert data["summary"] == {"same": n, "changed": 0, "merged": 0, "split": 0, "only_a": 0, "only_b": 0}
     (pair,) = data["compiles"]
     assert (pair["a"], pair["b"]) == (a.compiles[0].id, b.compiles[0].id)
     for k in pair["kernels"]:
@@ -155,12 +155,19 @@ def test_max_autotune_on_gpu_marks_the_matmul_kernels():
     for k in marked.values():
         assert k.status == "changed" and "autotune" in k.changes, k
         assert k.time_delta_us is not None  # both reports were profiled
+    # fc1: A's extern mm and A's bias + relu kernel both moved into B's template with that epilogue (the post-grad
+    # graphs: B's template computes mm_default, add_tensor and relu, A's two launches those same nodes). The first of
+    # the two, the mm, pairs with the template; the other is "merged" into it, never "removed" (nu18 D5: the
+    # GPU template's absorbed mm was an only_a row, "removed")
     relu = next(k for k in marked.values() if "relu" in k.b)
-    assert relu.a == "triton_poi_fused_addmm_relu_0" and "aten.mm.default" in relu.moved_ops_in
+    assert relu.a == "extern_kernels.mm[buf0]" and {"aten.add.Tensor", "aten.relu.default"} <= set(relu.moved_ops_in)
+    assert relu.merged_with == ["triton_poi_fused_addmm_relu_0"], relu
+    (merged,) = [k for k in d.kernels if k.status == "merged"]
+    assert (merged.a, merged.b, merged.merged_into) == ("triton_poi_fused_addmm_relu_0", None, relu.b)
+    assert merged.what_changed == f"merged into B's {relu.b} (add, relu)"
     fc2 = next(k for k in marked.values() if "relu" not in k.b)
     assert fc2.a == "extern_kernels.addmm[buf2]"
-    # A's separate extern mm has no counterpart: its op lives in B's template now
-    assert [(k.status, k.a) for k in d.kernels if k.status == "only_a"] == [("only_a", "extern_kernels.mm[buf0]")]
+    assert d.summary["only_a"] == d.summary["only_b"] == 0 and d.notes == [], d.text()
 
 
 def test_gpu_report_pairs_with_cpu_report_by_ops():
@@ -310,7 +317,8 @@ def test_magic_compare_shows_the_compare_view(ipython_kernel):
     )
     states = [m["content"]["data"]["state"] for m in ex.of_type("comm_open") if "state" in m["content"].get("data", {})]
     assert any("compile_pair" in s for s in states), "no compare widget was shown"
-    assert k.value("base.diff(new).summary") == {"same": 0, "changed": 1, "only_a": 0, "only_b": 0}
+    summary = {"same": 0, "changed": 1, "merged": 0, "split": 0, "only_a": 0, "only_b": 0}
+    assert k.value("base.diff(new).summary") == summary
 
 
 def test_compare_page_in_chromium(tmp_path, offline_page, reports):
@@ -423,7 +431,11 @@ def test_compare_widget_in_jupyterlab(jupyter_lab, lab_page):
         view.locator(f'[data-role="diff-row"][data-kernel="{tem.b}"]').click()
         src = view.locator('[data-role="diff-source"]')
         assert "tl.dot" in src.locator('[data-side="b"]').inner_text()
+        # fc1's matmul template pairs with A's mm; A's bias + relu kernel merged into it: its row shows both sources
+        assert "extern_kernels.mm[buf0]" in src.locator('[data-side="a"] .il-dhead').inner_text()
+        view.locator('[data-role="diff-row"][data-status="merged"]').click()
         assert "triton_poi_fused_addmm_relu_0" in src.locator('[data-side="a"] .il-dhead').inner_text()
+        assert tem.b in src.locator('[data-side="b"] .il-dhead').inner_text()
         assert not lab_errors(watch, root), watch.errors
     finally:
         watch.stop()
@@ -462,8 +474,12 @@ def test_default_vs_max_autotune_same_gpu_model():
         if k.b in templates:
             assert k.status == "changed" and "autotune" in k.changes, k
     assert {k.b for k in d.kernels if k.status == "changed"} >= templates
-    assert all(k.a.startswith("extern_kernels.") for k in d.kernels if k.status == "only_a")
-    assert d.summary["only_b"] == 0
+    # A's extern matmuls pair with the templates; the pointwise kernel fc1's template absorbed merged into it
+    assert {k.a for k in d.kernels if k.b in templates} == {"extern_kernels.mm[buf0]", "extern_kernels.addmm[buf2]"}
+    assert [k.merged_into for k in d.kernels if k.status == "merged"] == [next(t for t in templates if "relu" in t)], (
+        d.text()
+    )
+    assert d.summary["only_a"] == d.summary["only_b"] == 0
 
 
 def test_a_change_of_cuda_graph_status_is_shown(sin_cos_report):
@@ -622,7 +638,8 @@ def test_one_row_per_kernel_launch_and_a_kernel_called_four_times_says_which_cal
             named = [n.name for n in c.fused_nodes if n.kernel == k.name]
             assert sorted(f for x in rows for f in x.fused_a) == sorted(named)  # each fused node in one row
         n = len(pair.kernels)
-        assert pair.summary == {"same": n, "changed": 0, "only_a": 0, "only_b": 0} and pair.launches == {"a": n, "b": n}
+        same = {"same": n, "changed": 0, "merged": 0, "split": 0, "only_a": 0, "only_b": 0}
+        assert pair.summary == same and pair.launches == {"a": n, "b": n}
         assert pair.label == f"{c.id} ↔ {c.id} · {n} → {n} kernel launches"
     fwd, bwd = d.compiles
     relu = [x for x in fwd.kernels if x.a and "relu" in x.a]
@@ -633,7 +650,7 @@ def test_one_row_per_kernel_launch_and_a_kernel_called_four_times_says_which_cal
     # the rows count neither kernels nor fused nodes
     assert len({x.a for x in bwd.kernels}) < len(bwd.kernels) < len(r.compiles[1].fused_nodes)
     data = d.to_dict()
-    assert data["unit"] == "kernel launches" and data["version"] == 2
+    assert data["unit"] == "kernel launches" and data["version"] == 3
     assert [c["summary"] for c in data["compiles"]] == [c.summary for c in d.compiles]
 
 
@@ -860,3 +877,135 @@ def test_a_matmul_whose_inputs_changed_shape_is_changed_and_says_which_args_and_
     assert a.compiles[0].kernel(pointwise.a).source == b.compiles[0].kernel(pointwise.b).source  # sizes as arguments
     assert pointwise.status == "changed" and "[4, 8] → [6, 8]" in pointwise.what_changed, pointwise
     assert all(k.status == "changed" for k in rows), [(k.a, k.what_changed) for k in rows]
+
+
+# ---- nu18 D5: epilogue fusion is a merge, not a removal; the share is counted over ops ------------------------------
+
+
+def _frozen_mlp_reports():
+    """A 2-layer MLP (``h = torch.relu(self.fc1(x))``, ``return self.fc2(h) * 2.0 + 1.0``) under ``freezing`` on the
+    CPU, from two scripts (other file names): by default 4 launches (MKL's linear, a C++ relu, MKL's linear, a C++
+    mul + add), with max-autotune-no-cudagraphs 2 C++ GEMM templates with those epilogues (tests/fixtures/README.md)."""
+    return (
+        inductor_lens.load(FIXTURES / "cpu_frozen_mlp_default.json"),
+        inductor_lens.load(FIXTURES / "cpu_frozen_mlp_max_autotune.json"),
+    )
+
+
+def _covered(c, kernel) -> set:
+    """The post-grad FX nodes a kernel computes, by name: the two graphs are the same graph (checked)."""
+    return set(c.kernel(kernel).fx_nodes)
+
+
+def test_epilogue_fusion_into_a_gemm_template_is_two_merges_not_removals_nor_different_models():
+    """nu18 D5: default vs max-autotune on the CPU, the README's headline use, said "A and B share little ... They may be
+    different models" and listed fc2's matmul as "removed", pairing the two merges inconsistently (fc1's linear kept
+    and its relu removed, fc2's epilogue kept and its linear removed). Truth from the post-grad graphs: they are the
+    same graph, and each B template computes exactly the FX nodes of two A launches (fc1's linear + relu; fc2's
+    linear + mul + add). Each merge reads alike: A's linear pairs with B's template, A's epilogue kernel is "merged
+    into" it; nothing is removed, and every op is on both sides (no different_models note)."""
+    a, b = _frozen_mlp_reports()
+    (ca,), (cb,) = a.compiles, b.compiles
+    nodes = lambda c: [(n.name, n.target) for n in c.graphs["post_grad"].nodes]  # noqa: E731
+    assert nodes(ca) == nodes(cb)
+    expected = []  # (A's first launch, A's other launch, B's template), from the FX nodes each computes
+    for t in cb.kernels:
+        inside = [k.name for k in ca.kernels if _covered(ca, k.name) <= _covered(cb, t.name)]
+        assert set().union(*(_covered(ca, k) for k in inside)) == _covered(cb, t.name), (t.name, inside)
+        assert len(inside) == 2 and ca.kernel(inside[0]).language == "extern", inside  # the linear, then its epilogue
+        expected.append((inside[0], inside[1], t.name))
+    assert len(expected) == 2
+
+    d = inductor_lens.diff(a, b)
+    assert d.summary == {"same": 0, "changed": 2, "merged": 2, "split": 0, "only_a": 0, "only_b": 0}, d.text()
+    rows = d.compiles[0].kernels
+    assert [(k.status, k.a, k.b or k.merged_into) for k in rows] == [
+        x for first, other, t in expected for x in (("changed", first, t), ("merged", other, t))
+    ]
+    for first, other, t in expected:
+        pair = next(k for k in rows if k.a == first)
+        merged = next(k for k in rows if k.a == other)
+        assert pair.merged_with == [other] and "fusion" in pair.changes and "autotune" in pair.changes
+        assert f"merged with A's {other}" in pair.what_changed
+        assert merged.b is None and merged.fused_b == pair.fused_b and merged.fused_a == ca.kernel(other).call_sites[0]
+        assert merged.what_changed.startswith(f"merged into B's {t} (")
+        assert merged.source_diff  # the page shows A's epilogue beside B's template
+    assert d.compiles[0].launches == {"a": 4, "b": 2}
+    # the share is over the ops the launches cover: all 5 on both sides, whatever launch holds them
+    assert d.notes == [] and (d.shared["ops_a"], d.shared["ops_b"], d.shared["share"]) == (5, 5, 1.0), d.shared
+    assert "removed" not in d.text() and "only_a" not in json.dumps(d.to_dict()["compiles"][0]["kernels"])
+
+    # the converse, B's template split back into a linear and its epilogue: "split", not "added"
+    r = inductor_lens.diff(b, a)
+    assert r.summary == {"same": 0, "changed": 2, "merged": 0, "split": 2, "only_a": 0, "only_b": 0}, r.text()
+    for _, other, t in expected:
+        split = next(k for k in r.kernels if k.b == other)
+        assert (split.status, split.a, split.split_from) == ("split", None, t), split
+        assert split.what_changed.startswith(f"split from A's {t} (")
+        assert next(k for k in r.kernels if k.a == t).split_with == [other]
+    assert r.notes == []
+
+
+def test_the_cli_and_the_text_say_what_changed_as_the_page_does(tmp_path):
+    """From an earlier trial: the CLI printed the counts only and ``text()`` the kinds of change (``fusion, source``),
+    not what changed. Both print each row's ``what_changed``, the words of the page's cell (one writer:
+    ``diff.change_text``)."""
+    a, b = _frozen_mlp_reports()
+    d = inductor_lens.diff(a, b)
+    text = d.text()
+    for k in d.kernels:
+        assert f"{k.a} -> {k.b or '-'}: {k.what_changed}\n" in text + "\n", text
+    pa, pb = tmp_path / "a.json", tmp_path / "b.json"
+    a.save_json(pa)
+    b.save_json(pb)
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    r = subprocess.run(
+        [sys.executable, "-m", "inductor_lens", "diff", str(pa), str(pb), "-o", str(tmp_path / "d.html")],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == d.changes_text().strip()
+    assert "merged into B's cpp_fused_addmm_relu_0 (relu)" in r.stdout and "+ relu; merged with A's" in r.stdout
+    assert "2 changed, 2 merged, 0 only in A, 0 only in B" in r.stderr and "note:" not in r.stderr
+
+
+def _lowered_conv_report(wraps: str, title: str):
+    """One frozen graph whose conv + relu (+ add) a oneDNN pattern of Inductor's replaced by a call of
+    ``torch._inductor.fx_passes.mkldnn_fusion.fn`` (``GraphNode.wraps``: the op it lowers to; recorded as
+    tests/capturing/test_settings.py's frozen conv checks), run by one extern kernel."""
+    from inductor_lens.report.model import Compile, Frame, FusedNode, Graph, GraphNode, Kernel, Report, Trigger
+
+    line = Frame("net.py", 7, "forward", "h = torch.relu(self.conv1(x) + x)")
+    node = GraphNode(
+        "fn", "call_function", "torch._inductor.fx_passes.mkldnn_fusion.fn", shape=[1, 8, 8, 8],
+        user_stack=[line], module_stack=["conv1"], wraps=wraps,
+    )  # fmt: skip
+    name = f"torch.ops.{wraps}[buf0]"
+    c = Compile(
+        "0/0 inference", "0/0", "inference", Trigger("first_call", ""), frame="Net.forward",
+        graphs={"post_grad": Graph(nodes=[node])},
+        fused_nodes=[FusedNode("op0", "extern", fx_nodes=["fn"], kernel=name)],
+        kernels=[Kernel(name, "extern", f"buf0 = torch.ops.{wraps}(arg0_1, ...)", fx_nodes=["fn"], call_sites=[["op0"]])],
+    )  # fmt: skip
+    return Report(torch_version="2.13.0", device="cpu", compiles=[c], title=title)
+
+
+def test_a_lowering_patterns_node_is_compared_by_the_op_it_wraps():
+    """From an earlier trial: the diff read a lowering pattern's node by its ``target``, the Python function
+    ``mkldnn_fusion.fn`` that every oneDNN pattern calls: two frozen reports' conv + relu and conv + add + relu read as
+    the same op (a pair ``same`` where only the source could tell), and a moved one read "_inductor". It reads the op
+    the node ``wraps``, as every other view names it (``GraphNode.short_op``)."""
+    a = _lowered_conv_report("mkldnn._convolution_pointwise.default", "conv + relu")
+    b = _lowered_conv_report("mkldnn._convolution_pointwise.binary", "conv + add + relu")
+    (k,) = inductor_lens.diff(a, b).kernels
+    assert k.status == "changed" and "fusion" in k.changes, k
+    assert (k.moved_ops_in, k.moved_ops_out) == (
+        ["mkldnn._convolution_pointwise.binary"],
+        ["mkldnn._convolution_pointwise.default"],
+    )
+    assert k.ops == ["mkldnn._convolution_pointwise.binary"] and "_inductor" not in k.what_changed
+    (same,) = inductor_lens.diff(a, a).kernels
+    assert same.status == "same" and same.ops == ["mkldnn._convolution_pointwise.default"]
