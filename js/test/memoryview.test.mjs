@@ -31,7 +31,7 @@ test("a frozen graph's weights are said beside its inputs, not left out", () => 
   // graph constants (Memory.constant_bytes), which the chip left out
   assert.equal(
     heldText({ input_bytes: 4096, constant_bytes: 49792 }),
-    "inputs 4 KiB, weights 48.6 KiB (graph constants) (not in the curve)",
+    "inputs 4 KiB, weights 48.6 KiB held as graph constants (not in the curve)",
   );
   assert.equal(heldText({ input_bytes: 4096 }), "inputs 4 KiB (not in the curve)");
 });

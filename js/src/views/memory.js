@@ -43,7 +43,7 @@ export { byteTicks };
 export function heldText(memory) {
   return (
     `inputs ${fmtBytes(memory.input_bytes || 0)}` +
-    (memory.constant_bytes ? `, weights ${fmtBytes(memory.constant_bytes)} (graph constants)` : "") +
+    (memory.constant_bytes ? `, weights ${fmtBytes(memory.constant_bytes)} held as graph constants` : "") +
     " (not in the curve)" +
     (memory.freed_input_bytes ? `, ${fmtBytes(memory.freed_input_bytes)} of the inputs freed on the way` : "")
   );
