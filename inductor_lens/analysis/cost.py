@@ -5,12 +5,18 @@ Two sources, and every ``Cost`` says which it used (``Cost.source``):
 - **Inductor's own accounting** (bytes): at capture, for each scheduler node after fusion, the bytes of each
   buffer it reads and writes, as Inductor's scheduler counts them for its own cost model (buffer numel x
   element size, at most what the loops touch; a buffer made and consumed inside a fused kernel is left out).
+  Two corrections read at capture too (``capturing/torchread._extra_reads``): the graph constants a kernel reads
+  (under ``freezing``: frozen parameters, the weights packed for a GEMM template or oneDNN), which that accounting
+  skips, are added at the size of their own buffers (MKL's packed copy of a weight not besides the weight: its call
+  reads one of them); a buffer read only through an index (an embedding's table), which it counts whole in a fused
+  kernel, counts one element per indexed load (rows gathered x row bytes, an upper bound). The source says each.
 - **Shapes** (FLOPs always; bytes when Inductor's numbers are missing, e.g. a report from an older capture):
   from the post-grad graph's node shapes and dtypes. Matmuls ``2*M*K*N`` (``bmm`` times the batch),
-  convolutions ``2 * output elements * (C_in / groups) * kernel size``, attention ``4*B*H*L*S*E`` (QK^T and
-  PV; the backward 2.5x that, no discount for a causal mask; flex_attention so too, dense: an upper bound where its
-  block mask skips blocks), pointwise code one FLOP per element and op,
-  reductions one per input element. Views, copies and memory-only ops count 0. A matmul, convolution or attention
+  convolutions ``2 * output elements * (C_in / groups) * kernel size`` (oneDNN's quantized convolution and linear
+  so too, from their prepacked weight's logical shape: integer ops of int8, which the source says), attention
+  ``4*B*H*L*S*E`` (QK^T and PV; the backward 2.5x that, no discount for a causal mask; flex_attention so too, dense:
+  an upper bound where its block mask skips blocks), pointwise code one FLOP per element and op, reductions one per
+  input element. Views, copies and memory-only ops count 0. A matmul, convolution or attention
   op whose extern kernel computes it counts there only: a generated kernel that carries the op as its origin (the
   channels-last copy of a convolution's input, a bias add fused after it) moves its data, it does not compute it.
 
@@ -199,6 +205,24 @@ _EXTERN_RULES = {
 }
 
 
+#: The weights' dtypes of oneDNN's quantized convolution and linear (``_quantized_flops``)
+_QUANTIZED_WEIGHTS = ("int8", "uint8", "float8_e4m3fn")
+
+
+def quantized_rule(op: str, dtype: str) -> str:
+    """The rule of a quantized ``op`` (``mm``, ``convolution``) on weights of ``dtype``: ``int8 mm (integer ops, not
+    floating-point: 2 per int8 multiply-add)``."""
+    kind = "integer ops, not floating-point" if "int" in dtype else f"{dtype} ops"
+    return f"{dtype} {op} ({kind}: 2 per {dtype} multiply-add)"
+
+
+def _computed_by_extern(rule: str) -> bool:
+    """Whether ``rule`` counts an op an extern kernel computes (counted there only)."""
+    return rule in _EXTERN_RULES or any(
+        rule == quantized_rule(op, rule.split(" ", 1)[0]) for op in ("mm", "convolution")
+    )
+
+
 #: flex_attention's rule: counted as the dense attention it masks, so an upper bound where its block mask skips blocks
 FLEX_RULE = "attention, dense (blocks a block mask skips counted too)"
 
@@ -283,7 +307,7 @@ def node_flops(node: GraphNode, sizes: _Sizes) -> tuple[Optional[float], str]:
         batch = math.prod(a[:-2]) if len(a) > 2 else 1
         return 2.0 * batch * a[-2] * a[-1] * b[-1], op
     if str(target).startswith(("onednn.q", "torch.ops.onednn.q")):  # int8 conv/linear on prepacked weights
-        return None, f"{op}: a quantized call on prepacked weights, its FLOPs are not known from its shapes"
+        return _quantized_flops(node, op, ins, sizes)
     packed = op in _LINEAR_PACKED or op == "_convolution_pointwise"
     if packed and not _default_overload(str(target), op):
         # the other overloads (``.binary``: ``X, other, W``; the in-place ``_convolution_pointwise_``) take the
@@ -328,6 +352,42 @@ def node_flops(node: GraphNode, sizes: _Sizes) -> tuple[Optional[float], str]:
         return (None if n is None else float(n)), "per element"
     n = sizes.numel(node.name)
     return (None if n is None else float(n)), "per element"
+
+
+def _quantized_flops(node: GraphNode, op: str, ins: list, sizes: _Sizes) -> tuple[Optional[float], str]:
+    """FLOPs of a oneDNN quantized convolution or linear (``onednn.qconv_pointwise``, ``qconv2d_pointwise``,
+    ``qlinear_pointwise`` and their ``.tensor``/``.binary`` overloads) from its prepacked weight's logical shape,
+    which the graph keeps on the weight's node and torch's own meta functions size the result from: a convolution's
+    ``[C_out, C_in/groups, *kernel]`` (``2 * output elements * C_in/groups * kernel size``), a linear's ``[K, N]``
+    (transposed when packed: ``2 * M * K * N``). Two per multiply-accumulate of the weight's dtype (int8): the rule
+    says so. The inputs are the node's tensor arguments, deduplicated, the scales and zero points among them where
+    they are tensors: the weight is the one input of the weight's dtype whose shape fits the result's, else the count
+    is unknown."""
+    out = sizes.dims(node.name)
+    x = ins[0] if ins else None
+    unknown = (
+        None,
+        f"{op}: a quantized call whose prepacked weight is not recognised: its FLOPs are not known from its shapes",
+    )
+    if out is None or x is None:
+        return unknown
+    conv = op.startswith("qconv")
+    fits = []
+    for name, w in zip(node.inputs[1:], ins[1:]):
+        held = sizes.by_name.get(name)
+        if w is None or held is None or str(held.dtype) not in _QUANTIZED_WEIGHTS:
+            continue
+        if conv and len(w) == len(out) == len(x) >= 3 and w[0] == out[1] and w[1] and x[1] % w[1] == 0:
+            fits.append((name, w))
+        elif not conv and len(w) == 2 and w[0] == x[-1] and w[1] == out[-1]:
+            fits.append((name, w))
+    if len(fits) != 1:
+        return unknown
+    name, w = fits[0]
+    dtype = str(sizes.by_name[name].dtype)
+    if conv:
+        return 2.0 * math.prod(out) * w[1] * math.prod(w[2:]), quantized_rule("convolution", dtype)
+    return 2.0 * math.prod(x[:-1]) * w[0] * w[1], quantized_rule("mm", dtype)
 
 
 def _shape_bytes(kernel: Kernel, compile: Compile, sizes: _Sizes) -> tuple[Optional[float], Optional[float]]:
@@ -405,7 +465,9 @@ def kernel_cost(
     """The ``Cost`` of one call of ``kernel``.
 
     ``inductor_bytes`` maps a fused node name to ``(read_bytes, write_bytes)`` dicts (buffer -> bytes), as
-    the capture read them from Inductor's scheduler; without them bytes come from shapes. A kernel that the
+    the capture read them from Inductor's scheduler, optionally followed by the graph constants the node reads and
+    the buffers it gathers from (``constants, gathers``: name -> bytes, ``torchread._extra_reads``); without them
+    bytes come from shapes. A kernel that the
     output code calls from several places (Inductor emits identical code once: the same block of every
     layer) costs the mean of its call sites, each counted over its own fused nodes: the profile's time is
     per call too (``per_call_us``), and summing the sites counted every layer's buffers in one call.
@@ -439,6 +501,68 @@ def kernel_cost(
     return _one_call(kernel, compile, inductor_bytes, _graph)
 
 
+def _nbytes(n: float) -> str:
+    return f"{int(n):,} B"
+
+
+def _extra_read_notes(kernel: Kernel, sizes: _Sizes, reads: dict, consts: dict, gathers: dict) -> str:
+    """What the capture added to Inductor's accounting of a kernel's reads, said after "bytes: Inductor's buffer
+    accesses"; ``reads`` and ``consts`` are changed in place:
+
+    - a buffer read only through an index (``gathers``: an embedding's table) counts the most its indexed loads can
+      fetch (each load one element: rows gathered x row bytes, an upper bound) where Inductor counts it whole;
+    - the graph constants it reads (``consts``: frozen parameters, packed weights), which Inductor's accounting
+      leaves out, are added; MKL's packed copy of a weight (``mkl._mkl_linear(X, packed, weight, ...)``: the call
+      reads the one or the other, as its batch size matches the packing's or not) is left out for the weight."""
+    said = []
+    for name, bound in gathers.items():
+        if name in reads and bound < reads[name]:
+            said.append(
+                f"{name} gathered through an index: {_nbytes(bound)} (one element per indexed load, an upper bound on "
+                f"the rows fetched), not the whole {_nbytes(reads[name])} Inductor counts"
+            )
+            reads[name] = bound
+        elif name in consts:  # a constant's count is bounded at capture already
+            consts[name] = min(consts[name], bound)
+            said.append(
+                f"{name} (a graph constant) gathered through an index: {_nbytes(consts[name])} (one element per indexed "
+                "load, an upper bound on the rows fetched), not the whole table"
+            )
+    for packed, weight in _mkl_packed(kernel, sizes):
+        if packed in consts and weight in consts:
+            held = consts.pop(packed)
+            said.append(
+                f"MKL's packed copy of the weight ({packed}, {_nbytes(held)} held) left out: the call reads it or the "
+                f"weight it packs ({weight}), counted once"
+            )
+    if consts:
+        largest = sorted(consts.items(), key=lambda kv: -kv[1])
+        listed = ", ".join(f"{n} {_nbytes(b)}" for n, b in largest[:3])
+        if len(largest) > 3:
+            listed += f" and {len(largest) - 3} more, {_nbytes(sum(b for _, b in largest[3:]))}"
+        said.append(
+            "and the graph constants it reads (frozen parameters, packed weights), which Inductor's accounting leaves "
+            f"out: {listed}"
+        )
+    return (", " if said else "") + "; ".join(said)
+
+
+def _mkl_packed(kernel: Kernel, sizes: _Sizes) -> list[tuple[str, str]]:
+    """``(packed, weight)`` constant names of each MKL linear ``kernel`` calls (``mkl._mkl_linear(X, packed, weight,
+    bias, batch_size)``), as the graph's ``get_attr`` nodes name the constants."""
+    if kernel.language != "extern":
+        return []
+    out = []
+    for name in kernel.fx_nodes:
+        node = sizes.by_name.get(name)
+        if node is None or op_name(node.wraps or node.target) != "_mkl_linear" or len(node.inputs) < 3:
+            continue
+        held = [sizes.by_name.get(i) for i in node.inputs[1:3]]
+        if all(h is not None and h.op == "get_attr" for h in held):
+            out.append((str(held[0].target), str(held[1].target)))
+    return out
+
+
 def _one_call(kernel: Kernel, compile: Compile, inductor_bytes: Optional[dict], shared: Optional[_Sizes]) -> Cost:
     graph = compile.graphs.get("post_grad")
     sizes = _Sizes(graph.nodes if graph else [], shared)
@@ -456,16 +580,22 @@ def _one_call(kernel: Kernel, compile: Compile, inductor_bytes: Optional[dict], 
     if per_node and all(p is not None and p[0] is not None for p in per_node):
         reads: dict = {}
         writes: dict = {}
-        for r, w in per_node:
+        consts: dict = {}
+        gathers: dict = {}
+        for r, w, *extra in per_node:
             for k, v in r.items():
                 reads[k] = max(reads.get(k, 0), v)
             for k, v in (w or {}).items():
                 writes[k] = max(writes.get(k, 0), v)
+            for into, got in zip((consts, gathers), extra):
+                for k, v in (got or {}).items():
+                    into[k] = max(into.get(k, 0), v)
         bytes_read, bytes_written = float(sum(reads.values())), float(sum(writes.values()))
-        if kernel.language == "extern" and bytes_read + bytes_written == 0:
+        if kernel.language == "extern" and bytes_read + bytes_written == 0 and not consts:
             bytes_read = bytes_written = None  # Inductor does not count some fallbacks (multi-output)
         else:
-            notes.append("bytes: Inductor's buffer accesses")
+            notes.append("bytes: Inductor's buffer accesses" + _extra_read_notes(kernel, sizes, reads, consts, gathers))
+            bytes_read = float(sum(reads.values()) + sum(consts.values()))
             if _symbolic(kernel, sizes):
                 sizes.used_hint = True  # Inductor counted them at its size hints
     if bytes_read is None:
@@ -481,7 +611,7 @@ def _one_call(kernel: Kernel, compile: Compile, inductor_bytes: Optional[dict], 
         if node is None:
             continue
         f, rule = node_flops(node, sizes)
-        if name in elsewhere and rule in _EXTERN_RULES:
+        if name in elsewhere and _computed_by_extern(rule):
             skipped.append(f"{rule} ({name})")  # its extern kernel computes it: here it is only an origin
             continue
         if f is None:

@@ -756,10 +756,11 @@ def memory(
     backward: Optional[Compile] = None,
     device: str = "cpu",
     forward: Optional[Compile] = None,
+    constants: Optional[dict[str, int]] = None,
 ) -> Memory:
-    """The ``Memory`` of ``compile`` from its buffers (see :func:`timeline`), the bytes of its graph inputs,
-    and (for the forward of a training step) the backward compile that reads what it saved, or (for a backward)
-    the forward that saved its inputs."""
+    """The ``Memory`` of ``compile`` from its buffers (see :func:`timeline`), the bytes of its graph inputs and of
+    the graph constants its kernels read (frozen weights), and (for the forward of a training step) the backward
+    compile that reads what it saved, or (for a backward) the forward that saved its inputs."""
     post = compile.graphs.get("post_grad")
     fx = {n.name: n for n in post.nodes} if post is not None else {}
     home = box_of(compile.fused_nodes)  # one point per box: glue is its box's
@@ -809,6 +810,7 @@ def memory(
         measured_peak_bytes=None,
         source=SOURCE + "; " + (NOT_MEASURED_CPU if device == "cpu" else NOT_MEASURED),
         input_bytes=sum(v or 0 for v in inputs.values()),
+        constant_bytes=sum(v or 0 for v in (constants or {}).values()),
         peak_buffers=alive[:PEAK_TOP],
         saved_by_module=by_module,
         regions=regions(boxes, instances),

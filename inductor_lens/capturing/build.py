@@ -880,7 +880,9 @@ def _with_costs(compile: Compile, rec: RawGraph, diagnostics: list) -> Compile:
 
     from ..analysis.cost import with_costs
 
-    inductor_bytes = {sn.name: (sn.read_bytes, sn.write_bytes) for sn in rec.post_fusion}
+    inductor_bytes = {
+        sn.name: (sn.read_bytes, sn.write_bytes, sn.constant_read_bytes, sn.gather_read_bytes) for sn in rec.post_fusion
+    }
     try:
         return dataclasses.replace(compile, kernels=with_costs(compile, inductor_bytes))
     except Exception as e:

@@ -11,7 +11,7 @@ from typing import Any, Optional
 
 from ..analysis import memory as analysis
 from ..report.model import Compile, Memory
-from .torchread import ir_fx_nodes
+from .torchread import constant_nbytes, ir_fx_nodes
 
 
 def _hint(expr: Any) -> Optional[int]:
@@ -82,7 +82,8 @@ def _views(nodes: Any) -> dict[str, str]:
 
 def read_buffers(nodes: Any) -> dict:
     """Plain data for the memory timeline of one graph, from its post-fusion scheduler nodes in order:
-    ``{"buffers": [{name, node, bytes, shape, dtype, users, is_output}], "inputs": {name: bytes}}``.
+    ``{"buffers": [{name, node, bytes, shape, dtype, users, is_output}], "inputs": {name: bytes}, "constants":
+    {name: bytes}}`` (the graph constants its kernels read: frozen weights, not graph inputs).
 
     ``node`` is the fused node that writes the buffer, ``users`` the fused nodes that read it (a buffer
     renamed by an in-place mutation passes its readers to the buffer it mutates, which is counted once);
@@ -166,7 +167,26 @@ def read_buffers(nodes: Any) -> dict:
         except Exception:
             size = None
         inputs[str(name)] = size
-    return {"buffers": buffers, "inputs": inputs}
+    return {"buffers": buffers, "inputs": inputs, "constants": _constants_read(nodes)}
+
+
+def _constants_read(nodes: Any) -> dict[str, int]:
+    """``{name: bytes}`` of the graph constants (``V.graph.constants``: frozen parameters, packed weights) that the
+    nodes read, as they are held (:func:`torchread.constant_nbytes`: a packed weight's own buffer)."""
+    from torch._inductor.virtualized import V
+
+    constants = getattr(V.graph, "constants", None) or {}
+    out: dict[str, int] = {}
+    for fused in nodes:
+        for sub in fused.get_nodes():
+            for dep in sub.read_writes.reads:
+                name = dep.name
+                if name in constants and name not in out and name not in V.graph.name_to_buffer:
+                    try:
+                        out[name] = constant_nbytes(constants[name])
+                    except Exception:  # its size not readable: left out of the total, the timeline kept
+                        continue
+    return out
 
 
 def memory_of(
@@ -181,7 +201,13 @@ def memory_of(
     if facts is None:
         return None
     return analysis.memory(
-        compile, facts["buffers"], facts.get("inputs") or {}, backward, device=device, forward=forward
+        compile,
+        facts["buffers"],
+        facts.get("inputs") or {},
+        backward,
+        device=device,
+        forward=forward,
+        constants=facts.get("constants") or {},
     )
 
 

@@ -41,6 +41,11 @@ class RawSchedNode:
     read_bytes: Optional[dict[str, int]] = None
     write_bytes: Optional[dict[str, int]] = None
     estimated_runtime_ms: Optional[float] = None
+    # what Inductor's accounting leaves out or overcounts (see torchread._extra_reads): the graph constants the node
+    # reads (frozen weights, packed weights) with their bytes, and the buffers it reads only through an index (an
+    # embedding's table) with the most bytes its indexed loads can fetch
+    constant_read_bytes: Optional[dict[str, int]] = None
+    gather_read_bytes: Optional[dict[str, int]] = None
 
 
 @dataclass

@@ -151,7 +151,8 @@ def _costs(snode: Any, raw: RawSchedNode) -> None:
     (``get_read_write_buffer_accesses``: buffer numel x element size, buffers made and consumed inside a fused
     node left out) and its estimated runtime (GPU only; Inductor returns 0 on CPU). Both read sizes through
     ``sizevars.optimization_hint``, which never adds a guard; nothing here calls ``int()`` on a symbolic size.
-    The private method is gated by name: when it is missing the cost falls back to shapes (model side)."""
+    The private method is gated by name: when it is missing the cost falls back to shapes (model side). What that
+    accounting leaves out (graph constants) or counts whole (a gathered table) is read apart (:func:`_extra_reads`)."""
     accesses = getattr(snode, "get_read_write_buffer_accesses", None)
     if accesses is not None:
         try:
@@ -164,6 +165,81 @@ def _costs(snode: Any, raw: RawSchedNode) -> None:
         raw.estimated_runtime_ms = ms if ms > 0 else None
     except Exception:
         pass
+    try:
+        raw.constant_read_bytes, raw.gather_read_bytes = _extra_reads(snode)
+    except Exception:
+        raw.constant_read_bytes = raw.gather_read_bytes = None
+
+
+def constant_nbytes(value: Any) -> int:
+    """The bytes a graph constant holds: an opaque oneDNN/MKL tensor (a prepacked weight, whose logical shape says
+    nothing of its layout: ``i8[8, 3, 3, 3]`` stored in 576 bytes, MKL's packed ``f32[1459233, 1]``) its buffer as
+    ``mkldnn._nbytes`` counts it (what Inductor's ``codecache`` counts for AOTInductor's constants blob too), another
+    tensor its elements (two constants viewing one storage count their own elements, not the storage twice)."""
+    import torch
+
+    if value.numel() == 0:
+        return 0
+    if getattr(value, "is_mkldnn", False):
+        return int(torch.ops.mkldnn._nbytes(value))
+    return int(value.numel()) * int(value.element_size())
+
+
+def _extra_reads(snode: Any) -> tuple[dict[str, int], dict[str, int]]:
+    """What ``get_read_write_buffer_accesses`` leaves out or counts whole: ``(constants, gathers)``.
+
+    ``constants``: each graph constant the node reads (``V.graph.constants``: frozen parameters ``_frozen_param1``,
+    the packed weights of a C++ GEMM template ``constant6``, a oneDNN prepacked weight), which Inductor's accounting
+    skips (it sizes only buffers and graph inputs), with its bytes: those its loops reach (the elements each load's
+    index spans, a bias broadcast over rows read once), at most the constant's; all of it where a library call reads
+    it (an extern kernel's ``StarDep``) or its layout is opaque (an MKLDNN tensor: :func:`constant_nbytes`).
+
+    ``gathers``: each buffer, graph input or constant read only through an index that is itself loaded (an
+    embedding's table, ``c1 + 32*tmp0``), with the most bytes those loads can fetch: one element per iteration of
+    each distinct load (the same index in two nodes of a fused kernel reads the same rows), at most the buffer.
+    Inductor counts such a buffer whole in a fused kernel (its bound by the loop size applies to a lone node only).
+    Sizes at their hints (``optimization_hint``: no guard); a load of a data-dependent size is left to Inductor's
+    count."""
+    from torch._inductor.dependencies import MemoryDep
+    from torch._inductor.utils import get_dtype_size, sympy_product
+    from torch._inductor.virtualized import V
+
+    graph = V.graph
+    constants = getattr(graph, "constants", None) or {}
+
+    def hint(expr: Any) -> int:
+        return int(graph.sizevars.optimization_hint(expr, fallback=0))
+
+    loads: dict[str, list] = {}
+    for sub in snode.get_nodes():
+        for dep in sub.read_writes.reads:
+            if not getattr(dep, "is_fake", False):
+                loads.setdefault(dep.name, []).append(dep)
+    consts: dict[str, int] = {}
+    gathers: dict[str, int] = {}
+    for name, deps in loads.items():
+        memory = all(isinstance(d, MemoryDep) for d in deps)
+        if name in constants and name not in graph.name_to_buffer and name not in graph.graph_inputs:
+            value = constants[name]
+            whole = constant_nbytes(value)
+            if not memory or getattr(value, "is_mkldnn", False):
+                consts[name] = whole
+                continue
+            # distinct loads: a gather loads one element per iteration, another the elements its index spans
+            spans = {(str(d.index), tuple(map(str, d.size))): d for d in deps}.values()
+            elements = sum(hint(sympy_product(d.size) if d.is_indirect() else d.get_numel()) for d in spans)
+            consts[name] = min(elements, int(value.numel())) * int(value.element_size())
+            if all(d.is_indirect() for d in deps) and consts[name] < whole:
+                gathers[name] = consts[name]
+            continue
+        if not memory or not all(d.is_indirect() for d in deps) or any(d.has_unbacked_symbols() for d in deps):
+            continue
+        spans = {(str(d.index), tuple(map(str, d.size))): d for d in deps}.values()
+        elements = sum(hint(sympy_product(d.size)) for d in spans)
+        numel = hint(graph.get_numel(name))
+        if 0 < elements < numel:
+            gathers[name] = elements * get_dtype_size(graph.get_dtype(name))
+    return consts, gathers
 
 
 def _dim(size: Any) -> tuple[Any, Optional[int]]:

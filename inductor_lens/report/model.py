@@ -961,6 +961,10 @@ class Memory(_Record):
     #: Bytes of the graph's tensor inputs (parameters, the user's arguments, saved activations for a
     #: backward), not in ``live_bytes``.
     input_bytes: int = 0
+    #: Bytes of the graph constants its kernels read (under ``freezing``: the frozen parameters and the weights
+    #: Inductor packed for its GEMM templates or oneDNN, at the size of their own buffers), not in ``live_bytes``
+    #: nor in ``input_bytes``: held by the compiled graph, not passed to it. 0 in reports made before it.
+    constant_bytes: int = 0
     #: The buffers alive at the peak, largest first.
     peak_buffers: list[LiveBuffer] = field(default_factory=list)
     #: The part of ``saved_bytes`` the forward allocated (``kind`` in ``HELD_KINDS``: activations, and copies of

@@ -454,7 +454,6 @@ export function costSection(kernel) {
   const c = kernel.cost,
     p = kernel.profile || {};
   if (!c && !p.verdict) return null;
-  const moved = c && c.bytes_read != null ? c.bytes_read + (c.bytes_written || 0) : null;
   const facts = [
     p.verdict
       ? h(
@@ -474,7 +473,7 @@ export function costSection(kernel) {
           `reads ${c.bytes_read != null ? fmtBytes(c.bytes_read) : "?"}, writes ${c.bytes_written != null ? fmtBytes(c.bytes_written) : "?"}, ${c.flops != null ? fmtFlopCount(c.flops) : "? FLOP"} per call`,
           p.achieved_gbps != null ? ` · ${p.achieved_gbps} GB/s` : "",
           p.achieved_tflops != null ? ` · ${fmtFlops(p.achieved_tflops * 1000)}` : "",
-          moved && c.flops != null ? ` · ${(c.flops / moved).toPrecision(3)} FLOP/byte` : "",
+          c.arithmetic_intensity != null ? ` · ${(+c.arithmetic_intensity).toPrecision(3)} FLOP/byte` : "",
         )
       : null,
     c && c.source ? h("div", { class: "il-muted il-small" }, c.source) : null,

@@ -194,17 +194,63 @@ def test_flex_attention_is_counted_as_the_dense_attention_it_masks():
     assert kernel_cost(k, _compile([*qkv, back], k)).flops == 2.5 * 4 * B * H * L * S * E
 
 
-def test_a_quantized_call_on_prepacked_weights_is_unknown_not_one_flop_per_element():
-    """PT2E's int8 ``onednn.qlinear_pointwise`` of a 512-deep linear was counted 32 FLOPs (one per element of its
-    [2, 16] result) where it makes 32,768: its weight is prepacked, its count not known from the shapes."""
-    x = GraphNode("x", "placeholder", "x", shape=[2, 512], dtype="uint8")
-    w = GraphNode("w", "get_attr", "w", shape=[512, 16], dtype="int8")
-    q = GraphNode(
-        "ql", "call_function", "onednn.qlinear_pointwise.tensor", inputs=["x", "w"], shape=[2, 16], dtype="float32"
+def test_a_quantized_convolution_or_linear_is_counted_from_its_prepacked_weights_shape_as_int8_ops():
+    """PT2E's int8 ``onednn.qconv_pointwise`` and ``qlinear_pointwise`` (nu18 s2_pt2e: Conv2d(3, 8, 3, padding=1) on
+    2x3x8x8, then Linear(512, 16)) were counted one FLOP per element of their result (1,024 and 32), then unknown.
+    Their prepacked weights keep their logical shape on the graph's node (``i8[8, 3, 3, 3]``, and the linear's
+    transposed ``i8[512, 16]``), from which torch's meta functions size the result: 2 x 1,024 outputs x 27
+    multiply-adds = 55,296 and 2 x 2 x 512 x 16 = 32,768, integer ops, which the source says. The nodes are the
+    post-grad graph's, the lowering pattern's function wrapping the op; the scales and zero points among the inputs
+    (``.tensor``: tensors) are not taken for the weight."""
+    nodes = [
+        GraphNode("xq", "call_function", "quantized_decomposed.quantize_per_tensor.default", shape=[2, 3, 8, 8]),
+        GraphNode("x_scale", "get_attr", "x_scale", shape=[], dtype="float32"),
+        GraphNode("wc", "get_attr", "_frozen_param8", shape=[8, 3, 3, 3], dtype="int8"),
+        GraphNode("w_scale", "get_attr", "_frozen_param2", shape=[8], dtype="float32"),
+        GraphNode("w_zp", "get_attr", "_frozen_param3", shape=[8], dtype="int64"),
+        GraphNode("b", "get_attr", "_frozen_param0", shape=[8], dtype="float32"),
+        GraphNode(
+            "qconv",
+            "call_function",
+            "torch._inductor.fx_passes.quantization.qconv",
+            inputs=["xq", "x_scale", "wc", "w_scale", "w_zp", "b"],
+            shape=[2, 8, 8, 8],
+            dtype="float32",
+            wraps="onednn.qconv_pointwise.tensor",
+        ),
+        GraphNode("yq", "call_function", "quantized_decomposed.quantize_per_tensor.default", shape=[2, 512]),
+        GraphNode("wl", "get_attr", "_frozen_param9", shape=[512, 16], dtype="int8"),
+        GraphNode(
+            "qlinear",
+            "call_function",
+            "torch._inductor.fx_passes.quantization.qlinear",
+            inputs=["yq", "wl", "w_scale"],
+            shape=[2, 16],
+            dtype="float32",
+            wraps="onednn.qlinear_pointwise.tensor",
+        ),
+    ]
+    nodes = [dataclasses.replace(n, dtype=n.dtype or "uint8") for n in nodes]
+    conv = Kernel(
+        name="torch.ops.onednn.qconv_pointwise.tensor[buf4]", language="extern", source="", fx_nodes=["qconv"]
     )
-    k = Kernel(name="torch.ops.onednn.qlinear_pointwise.tensor[buf6]", language="extern", source="", fx_nodes=["ql"])
-    cost = kernel_cost(k, _compile([x, w, q], k))
-    assert cost.flops is None and "quantized call on prepacked weights" in cost.source, cost
+    lin = Kernel(
+        name="torch.ops.onednn.qlinear_pointwise.tensor[buf6]", language="extern", source="", fx_nodes=["qlinear"]
+    )
+    c = dataclasses.replace(_compile(nodes, conv), kernels=[conv, lin])
+    costs = {k.name: k.cost for k in with_costs(c)}
+    assert costs[conv.name].flops == 2 * (2 * 8 * 8 * 8) * 3 * 3 * 3 == 55_296
+    assert costs[lin.name].flops == 2 * 2 * 512 * 16 == 32_768
+    for cost in costs.values():
+        assert "integer ops, not floating-point: 2 per int8 multiply-add" in cost.source, cost.source
+    # a generated kernel that carries the call as an origin does not count it again
+    quant = Kernel(name="cpp_fused_quantize_per_tensor_view_1", language="cpp", source="", fx_nodes=["qconv", "yq"])
+    (carried,) = [k for k in with_costs(dataclasses.replace(c, kernels=[conv, lin, quant])) if k.name == quant.name]
+    assert carried.cost.flops == 2 * 512, carried.cost
+    # a weight whose shape does not fit the result's: not guessed
+    odd = [dataclasses.replace(n, shape=[16, 512]) if n.name == "wl" else n for n in nodes]
+    cost = kernel_cost(lin, dataclasses.replace(c, graphs={"post_grad": Graph(nodes=odd)}))
+    assert cost.flops is None and "prepacked weight is not recognised" in cost.source, cost
 
 
 def test_a_whole_layer_fallback_is_unknown_and_a_frozen_cpu_linear_or_convolution_is_counted():

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 
 import torch
@@ -15,8 +16,10 @@ def _returned_buffers(output_code: str) -> list[str]:
     return [name.strip() for name in ret.split(",") if name.strip()]
 
 
+@functools.cache
 def _frozen_mlp(**compile_options):
-    """The report of an inference MLP (Linear, ReLU, Linear) compiled under ``freezing``, its result checked."""
+    """The report of an inference MLP (Linear, ReLU, Linear) compiled under ``freezing``, its result checked (one
+    compile per set of options for the tests of this file: the report is immutable)."""
     torch.manual_seed(0)
     model = torch.nn.Sequential(torch.nn.Linear(16, 32), torch.nn.ReLU(), torch.nn.Linear(32, 8)).eval()
     x = torch.randn(4, 16)
@@ -75,6 +78,65 @@ def test_a_frozen_linear_after_another_is_its_own_op_only():
     relu = [n.name for n in c.fused_nodes if "relu" in n.ops]
     assert len(relu) == 1, relu
     assert [f.line for f in bias.user_lines] == [f.line for f in second.user_lines]
+
+
+def test_a_frozen_graphs_kernels_count_the_weights_they_read():
+    """Under ``freezing`` the weights are graph constants (``_frozen_param0``...), not graph inputs, and Inductor's
+    accounting, which sizes only buffers and graph inputs, left them out: MKL's linear "read" 256 B, the input
+    alone, and the Memory view's inputs left them out too (nu18 D6). Each kernel now reads its constants: the first
+    linear x (4 x 16) and its weight (32 x 16), MKL's packed copy of that weight left out (the call reads one of the
+    two); the relu after it the linear's result and the bias. The graph holds them all, the packed copies at the size
+    MKL packs them to (``mkldnn._nbytes``, asked of MKL here for the same shapes): the Memory view says them apart
+    from the inputs."""
+    (c,) = _frozen_mlp().compiles
+    f32 = 4
+    linears = [k for k in c.kernels if k.kind == "extern"]
+    assert [k.cost.bytes_read for k in linears] == [(4 * 16 + 32 * 16) * f32, (4 * 32 + 8 * 32) * f32], [
+        (k.name, k.cost) for k in linears
+    ]
+    assert "MKL's packed copy of the weight" in linears[0].cost.source, linears[0].cost.source
+    relu = next(k for k in c.kernels if "relu" in k.fx_nodes)
+    assert relu.cost.bytes_read == (4 * 32 + 32) * f32, relu.cost
+    assert "graph constants it reads" in relu.cost.source, relu.cost.source
+    packed = sum(
+        torch.ops.mkldnn._nbytes(torch.ops.mkl._mkl_reorder_linear_weight(torch.zeros(out, into), 4))
+        for out, into in ((32, 16), (8, 32))
+    )
+    # (the second bias, 8 values, is no constant: Inductor wrote its values into the last kernel's code)
+    assert c.memory.constant_bytes == (32 * 16 + 32 + 8 * 32) * f32 + packed, c.memory.constant_bytes
+    assert c.memory.input_bytes == 4 * 16 * f32
+
+
+def test_an_embedding_counts_the_rows_it_gathers_not_its_whole_table():
+    """An embedding fused with what follows (``cpp_fused_add_embedding_index_native_layer_norm_0``) was counted as
+    reading its whole table, Inductor's accounting of a fused kernel (nu18 O-g: 12.8 KiB for 10 rows of a 100 x 32
+    table). It reads one row per index: 10 x 32 x 4 B, an upper bound, said in the source; so too for a frozen table
+    (a graph constant) and for a table passed in (``table[ids]``, a graph input). Reads by hand: ids 10 x 8 B, two
+    tables' 10 rows, LayerNorm's weight and bias."""
+
+    class Lookup(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.emb, self.ln = torch.nn.Embedding(100, 32), torch.nn.LayerNorm(32)
+
+        def forward(self, ids, table):
+            return self.ln(self.emb(ids) + table[ids])
+
+    torch.manual_seed(0)
+    model, ids, table = Lookup().eval(), torch.randint(0, 100, (2, 5)), torch.randn(100, 32)
+    with torch.no_grad():
+        expected = model(ids, table)
+        with torch._inductor.config.patch(freezing=True), inductor_lens.capture() as cap:
+            out = torch.compile(model)(ids, table)
+    torch.testing.assert_close(out, expected)
+    (c,) = cap.report.compiles
+    (k,) = c.kernels
+    rows = 10 * 32 * 4
+    assert k.cost.bytes_read == 10 * 8 + 2 * rows + 2 * 32 * 4, k.cost
+    assert "gathered through an index" in k.cost.source and "not the whole 12,800 B Inductor counts" in k.cost.source
+    assert "(a graph constant) gathered through an index" in k.cost.source, k.cost.source
+    # the graph holds the whole frozen table
+    assert (c.memory.constant_bytes, c.memory.input_bytes) == ((100 * 32 + 2 * 32) * 4, 10 * 8 + 100 * 32 * 4)
 
 
 def test_max_autotune_that_tuned_nothing_says_why():

@@ -38,6 +38,17 @@ const lineKey = (line) => (line ? `${line.file}:${line.line}` : "");
 
 export { byteTicks };
 
+/** What the graph holds apart from the curve: its inputs and, under freezing, the graph constants (weights) its
+ * kernels read (`Memory.constant_bytes`), which are no inputs. */
+export function heldText(memory) {
+  return (
+    `inputs ${fmtBytes(memory.input_bytes || 0)}` +
+    (memory.constant_bytes ? `, weights ${fmtBytes(memory.constant_bytes)} held as graph constants` : "") +
+    " (not in the curve)" +
+    (memory.freed_input_bytes ? `, ${fmtBytes(memory.freed_input_bytes)} of the inputs freed on the way` : "")
+  );
+}
+
 function facts(idx, memory) {
   const pts = memory.timeline || [];
   const at = pts.findIndex((p) => p.node === memory.peak_node);
@@ -64,12 +75,7 @@ function facts(idx, memory) {
         ? ""
         : ` · estimated ${fmtBytes(memory.net_peak_bytes)} above the level at the call (${memory.estimate_ratio.toFixed(2)}×)`,
     ),
-    h(
-      "span",
-      { class: "il-chip" },
-      `inputs ${fmtBytes(memory.input_bytes || 0)} (not in the curve)`,
-      memory.freed_input_bytes ? `, ${fmtBytes(memory.freed_input_bytes)} of them freed on the way` : "",
-    ),
+    h("span", { class: "il-chip", "data-role": "memory-inputs" }, heldText(memory)),
   ];
   if (memory.saved_bytes == null)
     items.push(
