@@ -281,8 +281,8 @@ def test_the_fusion_graphs_edges_run_past_glue_and_are_decided_once_in_python():
         ("node", "op0", "op3", ["buf2"]),
         ("input", "x", "op5", ["x"]),
         ("node", "op0", "op5", ["buf2", "buf1"]),
-        ("output", "op5", "buf6", ["buf6"]),
-        ("output", "op0", "buf2", ["buf2"]),
+        ("output", "op5", "0", ["buf6"]),  # each output by its position in Compile.outputs
+        ("output", "op0", "1", ["buf2"]),
     ]
     assert finish_compile(c).edges == c.edges  # idempotent
 
