@@ -380,10 +380,13 @@ def _recorded_outputs(c: Compile, fx: dict) -> list[GraphOutput]:
     before it: the output code's ``return`` where its items are ``graph_outputs`` (a view of an input is
     ``reinterpret_tensor(arg0_1, ...)``; ``None`` and sizes no buffer), each against the output node's ``returns``
     where as many, else ``graph_outputs`` with ``output_nodes``; a training forward's ``role`` by
-    ``returned_outputs`` / ``saved_outputs`` (a buffer in both: returned first, saved after)."""
+    ``returned_outputs`` / ``saved_outputs`` (a buffer in both: returned first, saved after); none where
+    ``graph_outputs`` is empty (not recorded)."""
+    if not c.graph_outputs:  # not recorded (a report of an early version): none known
+        return []
     items = returned_items(str(c.output_code or ""))
     known = set(c.graph_outputs)
-    if [storage_name(t) for t in items if storage_name(t) in known] == c.graph_outputs and items:
+    if [storage_name(t) for t in items if storage_name(t) in known] == c.graph_outputs:
         buffers = [storage_name(t) if storage_name(t) in known else "" for t in items]
         views = [t.startswith("reinterpret_tensor(") for t in items]
     else:

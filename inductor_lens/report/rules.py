@@ -1892,7 +1892,7 @@ def returned_items(code: str) -> list[str]:
     """The items of the ``return (...)`` of the output code's ``call``, as text, in order (``[]`` when not found:
     a C++ wrapper's code).
 
-    >>> returned_items("def call(args):\n    return (reinterpret_tensor(arg0_1, (16, 8), (1, 16), 0), buf0, None, )")
+    >>> returned_items("def call(args):\\n    return (reinterpret_tensor(arg0_1, (16, 8), (1, 16), 0), buf0, None, )")
     ['reinterpret_tensor(arg0_1, (16, 8), (1, 16), 0)', 'buf0', 'None']
     """
     at = code.find("def call(")

@@ -319,9 +319,16 @@ def test_fusion_edges_in_the_corners_and_as_the_front_end_drew_them_on_a_recorde
         for c in report.compiles
     }
     assert drawn == {
-        "0/0 forward": ({"input": 21, "node": 25, "output": 21}, "e54bb2468af2"),
+        "0/0 forward": ({"input": 21, "node": 25, "output": 21}, "dca41a0f8341"),
         "0/0 backward": ({"input": 38, "node": 43}, "18a711a65329"),
     }
+    # an output edge's target is now the output's position in Compile.outputs: by its buffer, the edges drawn before
+    by_buffer = [
+        (e.kind, e.source, c.outputs[int(e.target)].buffer if e.kind == "output" else e.target, e.buffers)
+        for c in report.compiles[:1]
+        for e in c.edges
+    ]
+    assert hashlib.sha1(repr(by_buffer).encode()).hexdigest()[:12] == "e54bb2468af2"
 
 
 def test_arithmetic_intensity_is_flops_per_byte_moved_and_never_stale():
