@@ -41,7 +41,7 @@ from ..report.model import (
     SavedTensor,
 )
 from ..report.modules import some_instances_label
-from ..report.rules import owner_module, saved_origin, split_args, with_part
+from ..report.rules import owner_module, returned_items, saved_origin, storage_name, with_part
 from .cost import DTYPE_BYTES, VIEW_OPS, op_name
 
 #: How the static numbers are obtained (``Memory.source``), before any measurement is added.
@@ -655,21 +655,8 @@ def freed_inputs(compile: Compile, forward: Optional[Compile] = None) -> list[in
     return out
 
 
-def _returned(code: str) -> list[str]:
-    """The items of the ``return (...)`` of the output code's ``call``, as text, in order ([] when not found)."""
-    at = code.find("def call(")
-    m = re.compile(r"^[ \t]+return \((.*)\)[ \t]*$", re.M).search(code, at if at >= 0 else 0)
-    return split_args(m.group(1)) if m else []
-
-
-def _storage_name(item: str) -> str:
-    """The buffer an item of a ``return`` stands for (``reinterpret_tensor(buf8, ...)`` is ``buf8``)."""
-    m = re.match(r"(?:reinterpret_tensor\()?\s*([A-Za-z_]\w*)", item)
-    return m.group(1) if m else item
-
-
 def _returned_names(code: str) -> list[str]:
-    return [_storage_name(i) for i in _returned(code)]
+    return [storage_name(i) for i in returned_items(code)]
 
 
 def _is_tensor(node: GraphNode) -> bool:
@@ -679,7 +666,7 @@ def _is_tensor(node: GraphNode) -> bool:
 
 def saved_returns(forward: Compile, backward_post) -> list[tuple[GraphNode, str]]:
     """Each tensor the backward takes from the forward (its post-grad placeholder) with the item of the forward's
-    output code's ``return`` that hands it over (``buf0``, ``primals_5``: :func:`_storage_name`).
+    output code's ``return`` that hands it over (``buf0``, ``primals_5``: ``rules.storage_name``).
 
     AOT autograd's layout (``torch/_functorch/partitioners.py``): the forward returns its caller's outputs, then the
     saved tensors, then the saved non-tensors (opaque objects, sizes: ``s77``); the backward takes the saved sizes

@@ -53,6 +53,7 @@ from .torchread import (
     frame_self_name,
     frame_self_types,
     fx_graph_nodes,
+    graph_outputs,
     ir_fx_nodes,
     kernel_ir,
     launch_grid,
@@ -411,6 +412,8 @@ class Hooks:
         if not hasattr(g, "graph_outputs"):
             return
 
+        forward = rec.graph_kind == "forward"
+
         def outputs() -> None:
             names: list = []
             for o in g.graph_outputs:
@@ -421,6 +424,7 @@ class Hooks:
             rec.graph_outputs[:] = [n for n in names if n is not None]
             rec.output_nodes.clear()
             rec.output_nodes.update(output_nodes(g.module, names))
+            rec.outputs[:] = graph_outputs(g.module, list(g.graph_outputs), set(rec.graph_inputs), forward)
             if rec.graph_kind == "forward":
                 rec.returned_outputs[:], rec.saved_outputs[:] = forward_outputs(g.module, names)
 
@@ -946,7 +950,7 @@ def _install_compile_fx(stack: contextlib.ExitStack) -> None:
         if cid not in hooks.raw.dynamo_graphs or restart or again:
             hooks._dynamo_attempts[cid] = attempt
             hooks._dynamo_resets[cid] = hooks._resets_seen
-            nodes = hooks.raw.dynamo_graphs[cid] = fx_graph_nodes(model)
+            nodes = hooks.raw.dynamo_graphs[cid] = fx_graph_nodes(model, variables=True)
             log = hooks.raw.dynamo_graph_log
             if restart and log and any(c == cid for _, c, _ in log):
                 at = max(i for i, (_, c, _) in enumerate(log) if c == cid)

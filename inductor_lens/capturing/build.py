@@ -32,6 +32,7 @@ from ..report.model import (
     Graph,
     GraphBreak,
     GraphNode,
+    GraphOutput,
     Kernel,
     KernelIR,
     Phase,
@@ -352,6 +353,7 @@ def _graph_nodes(
                 output=rules.output_name(*n["result_of"]) if n.get("result_of") else n.get("index") or "",
                 returns=list(n.get("returns") or []),
                 recompute=n.get("recompute") or "",
+                variable=n.get("variable") or "",
             )
         )
     return out
@@ -1318,6 +1320,7 @@ def _qualified_inputs(rec: RawGraph) -> RawGraph:
         post_fusion=[dataclasses.replace(sn, fx_nodes=named(sn.fx_nodes)) for sn in rec.post_fusion],
         kernels=[dataclasses.replace(k, fx_nodes=named(k.fx_nodes)) for k in rec.kernels],
         output_nodes={b: new.get(f, f) for b, f in rec.output_nodes.items()},
+        outputs=[{**o, "node": new.get(o["node"], o["node"])} for o in rec.outputs],
     )
 
 
@@ -1577,6 +1580,7 @@ def _compile(
         returned_outputs=rec.returned_outputs,
         saved_outputs=rec.saved_outputs,
         output_nodes=dict(rec.output_nodes),
+        outputs=[GraphOutput(o["buffer"], o["node"], o["view"], o["role"]) for o in rec.outputs],
         # what names its outputs: the gradient of each of its forward's inputs, in order (report/lines.gradients_of)
         forward_inputs=forward_inputs(forward_nodes) if forward_nodes and not rec.subgraph else [],
         backward_compiled=_backward_compiled(rec, raw, window, windows, starts),

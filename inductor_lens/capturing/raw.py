@@ -72,6 +72,8 @@ class RawGraph:
     saved_outputs: list[str] = field(default_factory=list)
     # each output buffer -> the post-grad node returned in its place (torchread.output_nodes); {} where not known
     output_nodes: dict[str, str] = field(default_factory=dict)
+    # each value the graph returns, position by position: {buffer, node, view, role} (torchread.graph_outputs)
+    outputs: list[dict] = field(default_factory=list)
     autotune: list[dict] = field(default_factory=list)  # {op, inputs, choices: [{name, time_ms}]}
     runtime: dict[str, dict] = field(default_factory=dict)  # kernel name -> launch metadata after running
     aot: bool = False  # an AOTInductor compile (aot_mode)

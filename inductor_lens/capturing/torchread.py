@@ -386,8 +386,9 @@ def subgraph_stack_traces(gm: Any, node: Any) -> list[str]:
     return out
 
 
-def fx_graph_nodes(gm: Any) -> list[dict]:
-    """Plain dicts for the nodes of an FX GraphModule (see ``model.GraphNode``). A node a lowering pattern put in the
+def fx_graph_nodes(gm: Any, variables: bool = False) -> list[dict]:
+    """Plain dicts for the nodes of an FX GraphModule (see ``model.GraphNode``); ``variables`` (dynamo's graph): each
+    node dynamo named after a local variable of the user's code has ``"variable"`` (:func:`variable_name`). A node a lowering pattern put in the
     graph (:func:`lowering_match`) is ``"lowering": True``, ``wraps`` the first op it replaced, without its overload (the
     capture names it by the op of the kernel it lowers to where that is known, ``build._graph_nodes``), its module stack the deepest of its own and
     theirs. A ``get_attr`` node of a subgraph also has ``subgraph_stack_traces`` (:func:`subgraph_stack_traces`), where
@@ -421,6 +422,7 @@ def fx_graph_nodes(gm: Any) -> list[dict]:
                 "result_of": result_of(n),
                 "index": index_of(n),
                 **({"returns": returned_names(n)} if n.op == "output" else {}),
+                **({"variable": v} if variables and (v := variable_name(gm, n)) else {}),
                 **({"subgraph_stack_traces": inner} if inner else {}),
                 **({"recompute": policy} if (policy := _recompute_policy(n.meta)) else {}),
             }
@@ -437,6 +439,21 @@ def _recompute_policy(meta: dict) -> str:
     return str(getattr(policy, "name", policy)).lower()
 
 
+def variable_name(gm: Any, node: Any) -> str:
+    """The name of dynamo's graph node ``node`` where dynamo named it after the local variable of the user's code it
+    was stored in (``y`` for ``y = x @ w``: at the first ``STORE_FAST`` of a tensor, ``TensorVariable.set_name_hint``
+    renames its node, ``_rename`` adding ``_1`` where the name is taken), else ``""``: a node keeps the name FX gives
+    its target (``matmul``, ``mul_1``; ``Graph._target_to_str``) until then, so a name that is not that one, with or
+    without a count, is a variable's."""
+    if node.op not in ("call_function", "call_method"):
+        return ""
+    try:
+        default = gm.graph._target_to_str(node.target)
+    except Exception:  # a target FX names otherwise (an older torch): no variable claimed
+        return ""
+    return "" if re.fullmatch(rf"{re.escape(default)}(_\d+)?", node.name) else node.name
+
+
 def returned_names(node: Any) -> list[str]:
     """What output node ``node`` returns, position by position: the name of the node at each, ``""`` where it
     returns no node (``None``: the gradient of an input that needs none, in a backward; a constant). Its
@@ -451,6 +468,43 @@ def returned_names(node: Any) -> list[str]:
 #: The FX node meta key under which the capture marks each tensor the decomposition of an op with several
 #: results returned, as ``(op, i)`` (:func:`mark_results`; read by :func:`result_of`).
 RESULT_KEY = "inductor_lens_result"
+
+
+def graph_outputs(gm: Any, outputs: list, inputs: Any, forward: bool = False) -> list[dict]:
+    """Each value Inductor's graph returns, position by position (``outputs``: ``GraphLowering.graph_outputs``, the IR
+    nodes its output code returns; ``inputs``: the names of its graph inputs), as ``{buffer, node, view, role}``:
+    ``buffer`` the buffer or graph input it returns there (``""``: no buffer, a ``None`` or a size); ``node`` the
+    post-grad node the graph's output node returns there (``""`` where the two are not as many); ``view`` whether it
+    is a view of a graph input's storage, no copy (a ``ReinterpretView`` of it: the output code returns
+    ``reinterpret_tensor(arg0_1, ...)``), not the input itself; ``role`` of a training forward's (``forward``) output,
+    ``returned``
+    to the user's code (``user_visible_output_idxs``) or ``saved`` for the backward (after the last of those), else
+    ``""``."""
+    from torch._inductor import ir
+
+    outs = [n for n in gm.graph.nodes if n.op == "output"]
+    args = outs[0].args[0] if outs and outs[0].args else None
+    args = list(args) if isinstance(args, (list, tuple)) and len(args) == len(outputs) else [None] * len(outputs)
+    idxs = outs[0].meta.get("user_visible_output_idxs") if outs else None
+    result = []
+    for i, (o, arg) in enumerate(zip(outputs, args)):
+        try:
+            buffer = str(o.get_name())
+        except (AttributeError, NotImplementedError):
+            buffer = ""  # a constant output (NoneAsConstantBuffer...) names no buffer
+        node = getattr(arg, "name", None)
+        role = ""
+        if forward and idxs and max(idxs) < len(outputs):
+            role = "returned" if i in idxs else "saved" if i > max(idxs) else ""
+        result.append(
+            {
+                "buffer": buffer,
+                "node": node if isinstance(node, str) else "",
+                "view": bool(buffer) and buffer in inputs and isinstance(o, ir.ReinterpretView),
+                "role": role,
+            }
+        )
+    return result
 
 
 def forward_outputs(gm: Any, names: list) -> tuple[list[str], list[str]]:

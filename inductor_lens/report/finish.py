@@ -26,6 +26,7 @@ from .model import (
     FusedNode,
     FusionEdge,
     GraphNode,
+    GraphOutput,
     Kernel,
     LaunchArg,
     Report,
@@ -62,11 +63,14 @@ from .rules import (
     no_kernel_reason,
     no_line_reason,
     node_ops,
+    output_note,
     parse_size_hints,
     readable_reasons,
+    returned_items,
     saved_name,
     short_op,
     size_guards,
+    storage_name,
     trigger_kind,
     trigger_summary,
     unique_stacks,
@@ -262,8 +266,10 @@ def derive_compile(c: Compile, fx: Optional[dict] = None, view: bool = True) -> 
     fused = _copy_labels(fused, copies, kernels, fx)
     kind = trigger_kind(c.trigger.kind, c.frame)
     trigger = dataclasses.replace(c.trigger, kind=kind, summary=trigger_summary(kind))
-    edges = [FusionEdge(*e) for e in fusion_edges(fused, c.graph_inputs, c.graph_outputs)]
     c = dataclasses.replace(c, output_names=output_names(c, fx))
+    c = dataclasses.replace(c, outputs=graph_outputs(c, fx))
+    drawn = [(str(i), o.buffer) for i, o in enumerate(c.outputs) if o.drawn]
+    edges = [FusionEdge(*e) for e in fusion_edges(fused, c.graph_inputs, drawn)]
     note = compile_note(c, fx)
     kinds = [n.kind for n in fused if not n.is_glue]
     c = dataclasses.replace(
@@ -288,9 +294,16 @@ def compile_note(c: Compile, fx: Optional[dict] = None) -> str:
     # each output by the name its box shows: a graph input's (x, fc2.weight), else what computes it (lm_head mm)
     shown = {n: fx[n].display_name for n in c.saved_outputs + c.returned_outputs if n in fx and fx[n].display_name}
     shown.update(c.output_names)
+    # as the ovals name them (Compile.outputs), a view of an input as that: the first of each buffer in its role
+    for o in reversed(c.outputs):
+        if o.buffer and o.role:
+            shown[(o.role, o.buffer)] = f"view of {o.input}" if o.view else o.name
     note = graph_note(
         c.graph_kind,
-        *([shown.get(b, b) for b in bs] for bs in (c.returned_outputs, c.saved_outputs)),
+        *(
+            [shown.get((role, b)) or shown.get(b, b) for b in bs]
+            for role, bs in (("returned", c.returned_outputs), ("saved", c.saved_outputs))
+        ),
         subgraph=c.subgraph,
         backward_compiled=c.backward_compiled,
         saved_known=c.memory is None or c.memory.saved_bytes is not None,
@@ -321,6 +334,106 @@ def output_names(c: Compile, fx: dict) -> dict[str, str]:
         if shown and shown != buf:
             names[buf] = shown
     return names
+
+
+def graph_outputs(c: Compile, fx: dict) -> list[GraphOutput]:
+    """``Compile.outputs``, position by position, with what each oval says (``name``, ``note``, ``input``,
+    ``drawn``): a view of a graph input by that input (``view of x (no copy)``), named by the user's variable that
+    holds it where dynamo's graph says (:func:`user_variables`: ``y``) else by its view op (``permute``); a backward's
+    gradient (``fc1.weight.grad``); else by the user's variable, else as ``output_names`` (``lm_head mm``, ``x``).
+    A graph input only saved for the backward, as it is or as a view, is not drawn (every linear layer saves its
+    weight's transpose), nor one a training forward returns as it is and not to the user's code, nor a constant. The recorded fields come from :func:`_recorded_outputs` in a report made
+    before them."""
+    outs = list(c.outputs) or _recorded_outputs(c, fx)
+    inputs = set(c.graph_inputs)
+    grads = gradients_of(c, output_pairs(c, fx)[1])
+    variables = user_variables(c, outs)
+    result = []
+    for i, o in enumerate(outs):
+        node = fx.get(o.node)
+        placeholder = fx.get(o.buffer) if o.buffer in inputs else None
+        given = (placeholder.display_name or placeholder.name) if placeholder is not None else o.buffer
+        given = given if o.buffer in inputs else ""
+        if not o.buffer:
+            name = ""
+        elif o.node in grads:
+            name = grads[o.node]
+        elif i in variables:
+            name = variables[i]
+        elif o.view:
+            name = (node.original_op or node.short_op) if node is not None and node.op == "call_function" else o.node
+        elif o.buffer in inputs:
+            name = given
+        elif node is not None and node.op == "placeholder":  # a buffer of its own for an input: Inductor's copy
+            name = copy_name(node)
+        elif node is not None:
+            name = made_by_text(o.node, fx)
+        else:
+            name = c.output_names.get(o.buffer, "")
+        # an input: a view of it unless saved; as it is where the user's code gets it (AOT autograd returns it from a
+        # training forward only to save it: dynamo hands an input the user returns back itself)
+        drawn = bool(o.buffer) and (
+            o.buffer not in inputs
+            or (o.view and o.role != "saved")
+            or o.role == "returned"
+            or c.graph_kind == "inference"
+        )
+        note = output_note(o.role, given if o.view else "") if o.buffer else ""
+        result.append(dataclasses.replace(o, input=given, name=name or o.buffer, note=note, drawn=drawn))
+    return result
+
+
+def user_variables(c: Compile, outs: list[GraphOutput]) -> dict[int, str]:
+    """Each position of ``outs`` (``Compile.outputs``) that holds a value the user's code stored in a local variable,
+    by that variable (``GraphNode.variable`` of dynamo's graph: ``y`` for ``y = x @ w``). Inductor's graph returns
+    the values dynamo's returns in the same order: all its outputs in an inference graph (``compile_fx``: "For
+    inference len(orig_model_outputs) == len(model_outputs)"), its ``returned`` ones in a training forward (the
+    rest are saved for the backward). ``{}`` for other graphs, without dynamo's graph, and where the two are not as
+    many (AOT autograd returned a mutated input first)."""
+    dynamo = c.graphs.get("dynamo")
+    if dynamo is None or c.graph_kind not in ("inference", "forward") or c.subgraph:
+        return {}
+    ends = [n for n in dynamo.nodes if n.op == "output"]
+    returns = ends[0].returns if ends else []
+    mine = (
+        list(range(len(outs)))
+        if c.graph_kind == "inference"
+        else [i for i, o in enumerate(outs) if o.role == "returned"]
+    )
+    if not returns or len(mine) != len(returns):
+        return {}
+    named = {n.name: n.variable for n in dynamo.nodes if n.variable}
+    return {i: named[r] for i, r in zip(mine, returns) if r in named}
+
+
+def _recorded_outputs(c: Compile, fx: dict) -> list[GraphOutput]:
+    """What the capture records of each graph output (``buffer``, ``node``, ``view``, ``role``), from a report made
+    before it: the output code's ``return`` where its items are ``graph_outputs`` (a view of an input is
+    ``reinterpret_tensor(arg0_1, ...)``; ``None`` and sizes no buffer), each against the output node's ``returns``
+    where as many, else ``graph_outputs`` with ``output_nodes``; a training forward's ``role`` by
+    ``returned_outputs`` / ``saved_outputs`` (a buffer in both: returned first, saved after); none where
+    ``graph_outputs`` is empty (not recorded)."""
+    if not c.graph_outputs:  # not recorded (a report of an early version): none known
+        return []
+    items = returned_items(str(c.output_code or ""))
+    known = set(c.graph_outputs)
+    if [storage_name(t) for t in items if storage_name(t) in known] == c.graph_outputs:
+        buffers = [storage_name(t) if storage_name(t) in known else "" for t in items]
+        views = [t.startswith("reinterpret_tensor(") for t in items]
+    else:
+        buffers, views = list(c.graph_outputs), [False] * len(c.graph_outputs)
+    end = fx.get("output")
+    returns = end.returns if end is not None and end.op == "output" else []
+    nodes = returns if len(returns) == len(buffers) else [c.output_nodes.get(b, "") for b in buffers]
+    inputs, returned, saved = set(c.graph_inputs), set(c.returned_outputs), set(c.saved_outputs)
+    out, seen = [], set()
+    for b, node, view in zip(buffers, nodes, views):
+        role = ""
+        if c.graph_kind == "forward" and b:
+            role = "returned" if b in returned and (b not in saved or b not in seen) else "saved" if b in saved else ""
+        seen.add(b)
+        out.append(GraphOutput(buffer=b, node=node or "", view=view and b in inputs, role=role))
+    return out
 
 
 def _in_place_targets(mutates: list[str], fx: dict, inputs: set) -> list:

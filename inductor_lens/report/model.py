@@ -79,7 +79,9 @@ DERIVED_VERSION = 25  # 2: Trigger.summary; 3: Compile.module_view, FusedNode.gr
 # no_line_reason of Inductor's random seeds (rules.seeds_reason); user lines leave torch's own out beside the user's
 # 24: a backward's output buffers named by the gradient they are in LaunchArg.holds and LiveBuffer.op, as in
 # Compile.output_names (report/lines.gradient_buffers); Kernel.extern_why
-# 25: FusedNode.branch_compiles (a torch.cond's links to its branches' compiles, finish.link_branches)
+# 25: FusedNode.branch_compiles (a torch.cond's links to its branches' compiles, finish.link_branches); Compile.outputs
+# (GraphOutput, one per position), Compile.edges to outputs by position and alias edges, Compile.graph_note naming
+# the outputs as the ovals do
 
 #: Languages a kernel may be written in: what Inductor's output code defines (``async_compile.<kind>``),
 #: ``extern`` for calls of library kernels, ``other`` when the source was not found.
@@ -260,6 +262,11 @@ class GraphNode(_Record):
     #: ``recompute``, a ``CheckpointPolicy``, lower case: ``prefer_recompute``, ``must_recompute``, ``must_save``,
     #: ``prefer_save``; read at capture); ``""`` for other ops and in reports made before it.
     recompute: str = ""
+    #: In dynamo's graph: the local variable of the user's code dynamo named the node after (``y`` for ``y = x @ w``;
+    #: ``torchread.variable_name``), which names a graph output that holds it (``GraphOutput.name``); ``""`` for a
+    #: node named by its op (``mul`` for a ``z * 2`` stored nowhere), in other graphs, a TORCH_TRACE import and in
+    #: reports made before it.
+    variable: str = ""
 
     def __post_init__(self) -> None:
         if not self.short_op and self.op == "call_function":
@@ -1078,8 +1085,10 @@ class FusionEdge(_Record):
     """One data edge of the fusion graph (``rules.fusion_edges``), drawn between the boxes that hold its ends.
 
     ``kind``: ``node`` (``source`` and ``target`` are fused node names: ``target`` reads what ``source`` writes),
-    ``input`` (``source`` is a graph input, ``Compile.graph_inputs``, that the fused node ``target`` reads) or
-    ``output`` (the fused node ``source`` writes the graph output ``target``). A buffer written by glue
+    ``input`` (``source`` is a graph input, ``Compile.graph_inputs``, that the fused node ``target`` reads),
+    ``output`` (the fused node ``source`` writes the graph output ``target``: its position in ``Compile.outputs``, as
+    text; in reports before those, its buffer) or ``alias`` (the graph output ``target`` is the graph input ``source``
+    or a view of it, no copy: ``GraphOutput.view``). A buffer written by glue
     (``FusedNode.is_glue``) stands for what the glue reads: the edge runs from the real producer past it.
     ``buffers``: the buffers the reader names (for an input or an output, that buffer)."""
 
@@ -1087,6 +1096,42 @@ class FusionEdge(_Record):
     source: str
     target: str
     buffers: list[str] = field(default_factory=list)
+
+
+@_record
+class GraphOutput(_Record):
+    """One value an Inductor graph returns, in its place in the output code's ``return`` (``Compile.outputs``): each
+    place its own, so three views of one input are three outputs (``output_names`` is by buffer).
+
+    Recorded at capture (``torchread.graph_outputs``): ``buffer``, ``node``, ``view``, ``role``; the rest derived
+    (``report/finish.graph_outputs``, also filling the recorded ones in a report made before them)."""
+
+    #: The buffer the output code returns here (``buf3``), or the graph input (``arg0_1``) it returns or a view of;
+    #: ``""`` where it returns no tensor (``None``: the gradient of an input that needs none; a size).
+    buffer: str = ""
+    #: The post-grad node the graph's output node returns here (``mm``, ``permute``); ``""`` where not known.
+    node: str = ""
+    #: A view of the graph input ``buffer`` (the output code returns ``reinterpret_tensor(arg0_1, (16, 8), (1, 16),
+    #: 0)``): its storage, no copy; ``False`` for the input itself and for a buffer the graph wrote.
+    view: bool = False
+    #: A training forward's output: ``returned`` to the user's code or ``saved`` for the backward (AOT autograd's
+    #: layout, ``user_visible_output_idxs``); ``""`` for other graphs and where not known.
+    role: str = ""
+    #: Derived: the graph input ``buffer`` is or views by the name a user knows (``x``, ``fc.weight``); ``""`` for a
+    #: buffer the graph wrote.
+    input: str = ""
+    #: Derived: what its oval says first: the user's variable that holds it where dynamo's graph names it so (``y``),
+    #: else what computes it (``lm_head mm``: ``output_names``), a gradient (``fc1.weight.grad``), a graph input by
+    #: its name, ``view of x``; ``""`` for no tensor.
+    name: str = ""
+    #: Derived: its oval's second line: ``graph output``, ``output · returned``, ``saved for backward``, and for a
+    #: view of an input ``no copy``, (``rules.output_note``).
+    note: str = ""
+    #: Derived: whether the fusion graph draws it (an oval, and an edge from its writer or, for a graph input or a
+    #: view of one, from that input: ``FusionEdge`` ``alias``): not a constant, nor a graph input saved for the
+    #: backward as it is or as a view (every linear layer saves its weight's transpose: the Memory view lists the
+    #: saved tensors), nor one a training forward returns as it is other than to the user's code.
+    drawn: bool = False
 
 
 @_record
@@ -1142,6 +1187,10 @@ class Compile(_Record):
     #: capture; the first where a buffer is returned twice); ``{}`` where not known (a TORCH_TRACE import, an older
     #: report): ``output_names`` then aligns the output node's inputs with ``graph_outputs`` where it can.
     output_nodes: dict[str, str] = field(default_factory=dict)
+    #: Each value the graph returns, position by position (``GraphOutput``): what the output ovals draw. Recorded at
+    #: capture; filled on load in reports made before it (``report/finish.graph_outputs``, from ``graph_outputs``,
+    #: the output node's ``returns`` and the output code's ``return``).
+    outputs: list[GraphOutput] = field(default_factory=list)
     #: Each graph output buffer by what it holds (``report/finish.output_names``), as the output boxes and the
     #: panel name it: the post-grad op that computes it with its module (``lm_head mm``, ``layer4.1.conv1
     #: convolution_backward: grad_weight``), a graph input returned as it is by its name (``stem.weight``); a

@@ -999,26 +999,29 @@ def kernel_runs(kernel: str, boxes: list) -> list[list[str]]:
     return runs
 
 
-def fusion_edges(fused: Sequence, graph_inputs: Iterable[str], graph_outputs: Iterable[str]) -> list[tuple]:
+def fusion_edges(fused: Sequence, graph_inputs: Iterable[str], graph_outputs: Iterable) -> list[tuple]:
     """The fusion graph's data edges, as ``(kind, source, target, buffers)`` in the order it draws them: ``node``
     from the fused node that writes a buffer to the fused node that reads it, ``input`` from a graph input to a fused
-    node that reads it, ``output`` from the fused node that writes a graph output to that output. ``buffers``: the
-    buffers the reader names (an output, the output). A buffer written by glue (``FusedNode.is_glue``: a getitem, a
+    node that reads it, ``output`` from the fused node that writes a graph output to that output, ``alias`` from a
+    graph input to an output that is it or a view of it (no copy). ``graph_outputs``: the outputs drawn, each a
+    ``(key, buffer)`` (``key``: its position in ``Compile.outputs``, as text), or, as reports before those keyed them,
+    a buffer (its own key). ``buffers``: the buffers the reader names (an output, the output). A buffer written by glue (``FusedNode.is_glue``: a getitem, a
     view: no box of its own) stands for what the glue reads, so the edge runs from the real producers, or the graph
-    input, past it. Inputs returned as they came (saved for a backward) draw no output edge.
+    input, past it.
 
     >>> from types import SimpleNamespace as N
     >>> mm = N(name="op0", reads=["x", "w"], writes=["buf0"], is_glue=False)
     >>> view = N(name="op1", reads=["buf0"], writes=["buf1"], is_glue=True)
     >>> relu = N(name="op2", reads=["buf1", "x"], writes=["buf2"], is_glue=False)
-    >>> for e in fusion_edges([mm, view, relu], ["x", "w"], ["buf2", "buf1", "w"]):
+    >>> for e in fusion_edges([mm, view, relu], ["x", "w"], [("0", "buf2"), ("1", "buf1"), ("2", "x")]):
     ...     print(e)
     ('input', 'x', 'op0', ['x'])
     ('input', 'w', 'op0', ['w'])
     ('node', 'op0', 'op2', ['buf1'])
     ('input', 'x', 'op2', ['x'])
-    ('output', 'op2', 'buf2', ['buf2'])
-    ('output', 'op0', 'buf1', ['buf1'])
+    ('output', 'op2', '0', ['buf2'])
+    ('output', 'op0', '1', ['buf1'])
+    ('alias', 'x', '2', ['x'])
     """
     inputs = set(graph_inputs)
     nodes = {n.name: n for n in fused}
@@ -1050,10 +1053,13 @@ def fusion_edges(fused: Sequence, graph_inputs: Iterable[str], graph_outputs: It
                     add("node", w, n.name, b0)
                 elif b in inputs:
                     add("input", b, n.name, b)
-    for b in graph_outputs:
+    for out in graph_outputs:
+        key, b = (out, out) if isinstance(out, str) else out
+        if b in inputs and b not in writer:  # the input itself or a view of it: its storage, nothing wrote it
+            add("alias", b, key, b)
         for _, w in sources(b, set()):
             if w is not None:
-                add("output", w, b, b)
+                add("output", w, key, b)
     return [(kind, s, t, bufs) for (kind, s, t), bufs in pairs.items()]
 
 
@@ -1913,6 +1919,43 @@ def made_by(name: str, forward: Any) -> tuple[str, str]:
 
 _NESTING = re.compile(r"""[()\[\]{}'"]""")
 _SPLIT_MARKS = re.compile(r"""[()\[\]{}'",]""")
+
+
+_RETURN = re.compile(r"^[ \t]+return \((.*)\)[ \t]*$", re.M)
+
+
+def returned_items(code: str) -> list[str]:
+    """The items of the ``return (...)`` of the output code's ``call``, as text, in order (``[]`` when not found:
+    a C++ wrapper's code).
+
+    >>> returned_items("def call(args):\\n    return (reinterpret_tensor(arg0_1, (16, 8), (1, 16), 0), buf0, None, )")
+    ['reinterpret_tensor(arg0_1, (16, 8), (1, 16), 0)', 'buf0', 'None']
+    """
+    at = code.find("def call(")
+    m = _RETURN.search(code, at if at >= 0 else 0)
+    return split_args(m.group(1)) if m else []
+
+
+def storage_name(item: str) -> str:
+    """The buffer an item of a ``return`` stands for (``reinterpret_tensor(buf8, ...)`` is ``buf8``)."""
+    m = re.match(r"(?:reinterpret_tensor\()?\s*([A-Za-z_]\w*)", item)
+    return m.group(1) if m else item
+
+
+def output_note(role: str, view_of: str = "") -> str:
+    """What an output's oval says under its name (``GraphOutput.note``): ``graph output``; a training forward's
+    ``output · returned`` to the user's code or ``saved for backward``; for a view of graph input ``view_of``, that it
+    is one and copies nothing (the output code returns ``reinterpret_tensor`` of the input's storage).
+
+    >>> output_note("", "x")
+    'view of x (no copy)'
+    >>> output_note("saved")
+    'saved for backward'
+    """
+    if view_of:
+        said = {"returned": " · returned", "saved": " · saved for backward"}.get(role, "")
+        return f"view of {view_of} (no copy){said}"
+    return {"returned": "output · returned", "saved": "saved for backward"}.get(role, "graph output")
 
 
 def split_args(text: str) -> list[str]:

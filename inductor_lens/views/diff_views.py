@@ -25,7 +25,7 @@ _KERNEL_FIELDS = ("name", "language", "source", "fused_nodes", "fx_nodes", "meta
 #: What the fusion graph (js/src/dot.js, the lens's and the compare page's) reads of a compile beside its fused nodes
 #: and kernels: the data edges and what each output holds, decided in Python (a compare graph without them had no
 #: edge and no input or output stub), which outputs the backward reads, and the repeated modules.
-_GRAPH_FIELDS = ("edges", "output_names", "returned_outputs", "saved_outputs", "module_view")
+_GRAPH_FIELDS = ("edges", "outputs", "output_names", "returned_outputs", "saved_outputs", "module_view")
 #: What it reads of a post-grad node: an input stub is named by what the input is (``display_name``, ``role``).
 _NODE_FIELDS = ("name", "target", "display_name", "role")
 

@@ -81,19 +81,20 @@ export function resolveSelection(idx, name) {
 
 /**
  * The fusion graph's data edges as the drawing keys them (`node:` a fused node, `in:` a graph input, `out:` a graph
- * output), and the graph inputs and outputs they use, in order: Compile.edges, decided in Python
- * (report/rules.fusion_edges: glue passed through, inputs returned as they came left out).
+ * output: its position in Compile.outputs, or its buffer in a report before those), and the graph inputs and outputs
+ * they use, in order: Compile.edges, decided in Python (report/rules.fusion_edges: glue passed through; `alias` from
+ * an input to an output that is it or a view of it).
  */
 export function fusionEdges(idx) {
-  const ends = { node: ["node:", "node:"], input: ["in:", "node:"], output: ["node:", "out:"] };
+  const ends = { node: ["node:", "node:"], input: ["in:", "node:"], output: ["node:", "out:"], alias: ["in:", "out:"] };
   const inputs = new Set();
   const outputs = new Set();
   const edges = [];
   for (const e of idx.compile.edges || []) {
     const [from, to] = ends[e.kind] || [];
     if (!from) continue;
-    if (e.kind === "input") inputs.add(e.source);
-    if (e.kind === "output") outputs.add(e.target);
+    if (e.kind === "input" || e.kind === "alias") inputs.add(e.source);
+    if (e.kind === "output" || e.kind === "alias") outputs.add(e.target);
     edges.push({ from: from + e.source, to: to + e.target, buffers: e.buffers || [] });
   }
   return { edges, inputs: [...inputs], outputs: [...outputs] };

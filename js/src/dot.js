@@ -272,9 +272,11 @@ function labelBoxes(items, compile) {
     }
 }
 
-/** One box per graph output; a training forward's says whether it goes back to the user's code or is saved for the
- * backward (Compile.returned_outputs / saved_outputs, recorded at capture). */
+/** One box per graph output, as Python names it (Compile.outputs: `name`, and `note`, which says whether a training
+ * forward returns it to the user's code or saves it for the backward, and that a view of an input copies nothing);
+ * in a report before those, by buffer (Compile.output_names, returned_outputs / saved_outputs). */
 function addOutputs(g, outputs) {
+  const listed = g.idx.compile.outputs || [];
   const returned = new Set(g.idx.compile.returned_outputs || []);
   const saved = new Set(g.idx.compile.saved_outputs || []);
   const says = (b) =>
@@ -286,13 +288,17 @@ function addOutputs(g, outputs) {
         ? "saved for backward"
         : "graph output";
   const names = g.idx.compile.output_names || {}; // what each holds (Compile.output_names), decided in Python
-  outputs.forEach((b, i) => {
-    const lines = fit([names[b] || b, says(b)]);
-    const title = names[b] ? `${names[b]} (${b}): ${says(b)}` : undefined;
+  outputs.forEach((key, i) => {
+    const o = listed.length ? listed[Number(key)] : null;
+    const b = o ? o.buffer : key;
+    const name = o ? o.name : names[b];
+    const note = o ? o.note : says(b);
+    const lines = fit([name || b, note]);
+    const title = name && name !== b ? `${name} (${b}): ${note}` : `${b}: ${note}`;
     const it = { id: "o" + i, type: "output", buffer: b, lines, title, ...ioSize(lines) };
     g.items.set(it.id, it);
     g.outs.push(it.id);
-    g.keyToId.set("out:" + b, it.id);
+    g.keyToId.set("out:" + key, it.id);
   });
 }
 
@@ -316,7 +322,7 @@ function mergeEdges(g, edges) {
   };
   for (const e of edges) {
     if ((aggIn && e.from.startsWith("in:")) || (aggOut && e.to.startsWith("out:"))) {
-      const inward = e.from.startsWith("in:");
+      const inward = e.from.startsWith("in:") && !(aggOut && e.to.startsWith("out:"));
       const box = keyToId.get(inward ? e.to : e.from);
       if (!box) continue;
       const it = stub(inward ? "in" : "out", box);

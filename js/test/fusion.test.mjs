@@ -415,3 +415,81 @@ test("a long box title keeps the end of a kernel's name, what tells it from its 
   assert.notEqual(ca, cb); // the end-clipped titles were the same: "cpp_fused__native_batch_norm_legit_functi…"
   assert.equal(clipMiddle("short", 42), "short");
 });
+
+test("each graph output is an oval of its own, a view of an input drawn from it, as Python names it", () => {
+  // nu18 s6: return (x.view(-1), x.t()), y, z, x[1:], z * 2; Compile.outputs / edges as report/finish.py ships them
+  const view = (node, name) => ({
+    buffer: "arg0_1",
+    node,
+    view: true,
+    name,
+    note: "view of x (no copy)",
+    drawn: true,
+  });
+  const made = (buffer, node, name) => ({ buffer, node, view: false, name, note: "graph output", drawn: true });
+  const c = {
+    id: "0/0 inference",
+    graph_inputs: ["arg0_1", "arg1_1"],
+    graph_outputs: ["arg0_1", "arg0_1", "buf0", "buf1", "arg0_1", "buf2"],
+    fused_nodes: [
+      {
+        name: "op0",
+        kind: "extern",
+        fx_nodes: ["mm"],
+        kernel: "extern_kernels.mm[buf0]",
+        reads: ["arg0_1", "arg1_1"],
+        writes: ["buf0"],
+      },
+      {
+        name: "op1_op2",
+        kind: "pointwise",
+        fx_nodes: ["relu", "mul"],
+        kernel: "cpp_fused_mul_relu_0",
+        reads: ["buf0"],
+        writes: ["buf1", "buf2"],
+      },
+    ],
+    outputs: [
+      view("view", "view"),
+      view("permute", "t"),
+      made("buf0", "mm", "y"),
+      made("buf1", "relu", "z"),
+      view("slice_1", "slice"),
+      made("buf2", "mul", "mul"),
+    ],
+    edges: [
+      input("arg0_1", "op0"),
+      input("arg1_1", "op0"),
+      edge("op0", "op1_op2", "buf0"),
+      { kind: "alias", source: "arg0_1", target: "0", buffers: ["arg0_1"] },
+      { kind: "alias", source: "arg0_1", target: "1", buffers: ["arg0_1"] },
+      { kind: "output", source: "op0", target: "2", buffers: ["buf0"] },
+      { kind: "output", source: "op1_op2", target: "3", buffers: ["buf1"] },
+      { kind: "alias", source: "arg0_1", target: "4", buffers: ["arg0_1"] },
+      { kind: "output", source: "op1_op2", target: "5", buffers: ["buf2"] },
+    ],
+    kernels: [],
+    graphs: { post_grad: { nodes: [{ name: "arg0_1", op: "placeholder", display_name: "x" }] } },
+  };
+  const b = buildFusion(indexCompile(c), new Set());
+  const ovals = [...b.items.values()].filter((it) => it.type === "output");
+  assert.deepEqual(
+    ovals.map((it) => it.lines.join(" / ")),
+    [
+      "view / view of x (no copy)",
+      "t / view of x (no copy)",
+      "y / graph output",
+      "z / graph output",
+      "slice / view of x (no copy)",
+      "mul / graph output",
+    ],
+  );
+  const x = b.keyToId.get("in:arg0_1");
+  const from = (id) => b.edges.filter((e) => e.to === id).map((e) => e.from);
+  assert.deepEqual(
+    [0, 1, 4].map((i) => from(b.keyToId.get(`out:${i}`))),
+    [[x], [x], [x]],
+  );
+  assert.deepEqual(from(b.keyToId.get("out:2")), [b.keyToId.get("node:op0")]);
+  assert.equal(b.items.get(b.keyToId.get("out:1")).title, "t (arg0_1): view of x (no copy)");
+});

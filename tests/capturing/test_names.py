@@ -662,3 +662,65 @@ def test_a_random_op_fallback_random_orders_is_named_by_its_op_and_its_ordering_
     assert (drop, rand) not in nodes and (drop, randint) not in nodes and (rand, randint) not in nodes, c.edges
     into_sum = {e.source for e in c.edges if e.kind == "node"}
     assert into_sum == {drop, rand, randint}, c.edges
+
+
+def _aliasing(x, w):
+    y = x @ w
+    z = torch.relu(y)
+    return (x, x.view(-1), x.t()), {"y": y, "z": z, "xv": x[1:]}, [z * 2, w]
+
+
+def test_each_output_is_its_own_views_of_an_input_are_drawn_from_it_and_named_by_the_users_variable():
+    """``Compile.outputs``, position by position (nu18 D4, O-h). The graph returns three views of ``x`` and three
+    buffers; ``output_names`` is by buffer, so the views were one entry, drawn nowhere, and ``y``/``z`` were named
+    ``mm``/``relu``. Each output is checked against torch's own output code (its ``return``) and dynamo's graph; on a
+    report made before them the outputs are filled from that code, alike."""
+    from inductor_lens.report.finish import derive_compile
+
+    x, w = torch.randn(8, 16), torch.randn(16, 4)
+    with inductor_lens.capture(strict=True) as cap:
+        torch.compile(_aliasing)(x, w)
+    (c,) = cap.report.compiles
+    items = rules.returned_items(c.output_code)
+    # return (reinterpret_tensor(arg0_1, (128, ), ...), reinterpret_tensor(arg0_1, (16, 8), (1, 16), 0), buf0, ...)
+    assert [o.buffer for o in c.outputs] == [rules.storage_name(i) for i in items] and len(items) == 6
+    assert [o.view for o in c.outputs] == [i.startswith("reinterpret_tensor(arg0_1,") for i in items]
+    assert [o.view for o in c.outputs] == [True, True, False, False, True, False]
+    assert [(o.name, o.note) for o in c.outputs] == [
+        ("view", "view of x (no copy)"),
+        ("t", "view of x (no copy)"),
+        ("y", "graph output"),  # y = x @ w: dynamo's graph names it after the user's variable, not mm
+        ("z", "graph output"),
+        ("slice", "view of x (no copy)"),
+        ("mul", "graph output"),  # z * 2 is stored in no variable: its op
+    ]
+    assert all(o.drawn for o in c.outputs)
+    drawn = sorted((e.kind, e.source, e.target) for e in c.edges if e.kind in ("alias", "output"))
+    mm, pointwise = (n.name for n in c.fused_nodes)
+    assert drawn == sorted(
+        [("alias", "arg0_1", "0"), ("alias", "arg0_1", "1"), ("alias", "arg0_1", "4")]
+        + [("output", mm, "2"), ("output", pointwise, "3"), ("output", pointwise, "5")]
+    )
+    assert c.memory.peak_bytes == 3 * 8 * 4 * 4  # the views cost nothing: y, z, z * 2
+    # a report made before Compile.outputs: the output code's return and the output node's give the same
+    old = derive_compile(dataclasses.replace(c, outputs=[]))
+    assert [(o.buffer, o.node, o.view) for o in old.outputs] == [(o.buffer, o.node, o.view) for o in c.outputs]
+    assert [o.name for o in old.outputs] == ["view", "t", "y", "z", "slice", "mul"]  # dynamo's graph is there
+
+
+def test_a_training_forwards_outputs_each_say_their_role_and_the_inputs_it_saves_are_not_drawn(training_report):
+    """A training forward's outputs by role, position by position (AOT autograd's layout): the user's output
+    ``returned``, then what the backward needs ``saved``: the softmax both (two places of one buffer: two outputs,
+    where ``returned_outputs`` / ``saved_outputs`` list it once each), and graph inputs saved as they are (``x``,
+    ``fc2.weight``), which are not drawn (the Memory view lists the tensors saved)."""
+    fwd = training_report.compiles[0]
+    items = rules.returned_items(fwd.output_code)
+    assert [o.buffer for o in fwd.outputs] == [rules.storage_name(i) for i in items]
+    assert [o.role for o in fwd.outputs] == ["returned"] + ["saved"] * (len(items) - 1)
+    assert [o.buffer for o in fwd.outputs if o.role == "returned"] == fwd.returned_outputs
+    assert list(dict.fromkeys(o.buffer for o in fwd.outputs if o.role == "saved")) == fwd.saved_outputs
+    inputs = [o for o in fwd.outputs if o.buffer in fwd.graph_inputs]
+    assert {o.name for o in inputs} >= {"x", "fc2.weight"} and not [o for o in inputs if o.drawn or o.view]
+    softmax = [(o.name, o.note) for o in fwd.outputs if o.buffer == fwd.returned_outputs[0]]
+    assert softmax == [("softmax", "output · returned"), ("softmax", "saved for backward")]  # examples.MLP's end
+    assert all(o.drawn for o in fwd.outputs if o.buffer not in fwd.graph_inputs)

@@ -281,8 +281,8 @@ def test_the_fusion_graphs_edges_run_past_glue_and_are_decided_once_in_python():
         ("node", "op0", "op3", ["buf2"]),
         ("input", "x", "op5", ["x"]),
         ("node", "op0", "op5", ["buf2", "buf1"]),
-        ("output", "op5", "buf6", ["buf6"]),
-        ("output", "op0", "buf2", ["buf2"]),
+        ("output", "op5", "0", ["buf6"]),  # each output by its position in Compile.outputs
+        ("output", "op0", "1", ["buf2"]),
     ]
     assert finish_compile(c).edges == c.edges  # idempotent
 
@@ -319,9 +319,16 @@ def test_fusion_edges_in_the_corners_and_as_the_front_end_drew_them_on_a_recorde
         for c in report.compiles
     }
     assert drawn == {
-        "0/0 forward": ({"input": 21, "node": 25, "output": 21}, "e54bb2468af2"),
+        "0/0 forward": ({"input": 21, "node": 25, "output": 21}, "dca41a0f8341"),
         "0/0 backward": ({"input": 38, "node": 43}, "18a711a65329"),
     }
+    # an output edge's target is now the output's position in Compile.outputs: by its buffer, the edges drawn before
+    by_buffer = [
+        (e.kind, e.source, c.outputs[int(e.target)].buffer if e.kind == "output" else e.target, e.buffers)
+        for c in report.compiles[:1]
+        for e in c.edges
+    ]
+    assert hashlib.sha1(repr(by_buffer).encode()).hexdigest()[:12] == "e54bb2468af2"
 
 
 def test_arithmetic_intensity_is_flops_per_byte_moved_and_never_stale():

@@ -174,13 +174,16 @@ def test_offline_page_views_search_and_keyboard(tmp_path, offline_page, training
     # a training forward's outputs say where they go (Compile.returned_outputs / saved_outputs), and its panel why
     # it is a training forward (Compile.graph_note)
     outs = page.locator('[data-view="fusion"] .il-output:not(.il-stub)')
-    said = {o.locator("text").nth(0).text_content(): o.locator("text").nth(1).text_content() for o in outs.all()}
+    said = [(o.locator("text").nth(0).text_content(), o.locator("text").nth(1).text_content()) for o in outs.all()]
     (ret,) = first.returned_outputs
     name = first.output_names  # each box by what holds its buffer (softmax, not buf10)
-    said_of = "output · returned, saved" if ret in first.saved_outputs else "output · returned"
-    assert said.pop(name[ret]) == said_of
-    assert said and all(v == "saved for backward" for v in said.values())
-    assert set(said) <= {name.get(b, b) for b in first.saved_outputs}
+    # one oval per place in the graph's return (Compile.outputs): the softmax returned and saved is two
+    assert said.count((name[ret], "output · returned")) == 1 and ret in first.saved_outputs
+    saved = [s for s in said if s != (name[ret], "output · returned")]
+    assert saved and all(v == "saved for backward" for _, v in saved)
+    assert {n for n, _ in saved} <= {name.get(b, b) for b in first.saved_outputs}
+    made = [b for b in first.saved_outputs if b not in first.graph_inputs]  # the inputs it saves (x) are not drawn
+    assert len(said) == len([o for o in first.outputs if o.drawn]) == 1 + len(made)
     assert page.locator('[data-role="graph-note"]').text_content() == first.graph_note
     # every option of the compile selector names its function, forward() too (a graph kind's name: it was left
     # out), a method with its class
