@@ -760,7 +760,7 @@ class _GraphBuilder:
 
     def _attach_autotune(self, kernels: list[Kernel]) -> list[Kernel]:
         """``kernels`` with the autotuning results on the kernel that reads the tuned op's inputs: the chosen
-        template or extern kernel. ``metadata.autotune = {op, fastest, choices: [{name, description,
+        template or extern kernel. ``metadata.autotune = {op, fastest, timed, choices: [{name, description,
         time_ms}]}``; which choice the kernel came from (``chosen``) is worked out by ``_finish``. New kernels
         where results go (``dataclasses.replace``), never a change to a built one. A kernel the output code calls
         at several places (``call_sites``: a template emitted once for a matmul of each of a model's layers) takes
@@ -803,6 +803,8 @@ class _GraphBuilder:
                             "fastest": choices[0]["name"] if choices else None,
                             "choices": choices,
                         }
+                        if tune.get("timed"):  # benchmarked here, or read from torch's autotune cache
+                            autotune["timed"] = tune["timed"]
                         kernels[i] = dataclasses.replace(k, metadata={**k.metadata, "autotune": autotune})
                     return True
         return False

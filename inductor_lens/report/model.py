@@ -674,8 +674,9 @@ class Kernel(_Record):
     #: Launch and build facts where torch exposes them: grid, num_warps, num_stages, ``size_hints``
     #: (a mapping ``{"x": 1024, "r0_": 64}``), ``autotune`` (``{op, fastest, chosen, emitted, epilogue,
     #: choices}``; ``chosen`` names the benchmarked choice the emitted kernel came from, ``None`` if not known;
-    #: ``epilogue`` the ops fused around the matmul; each choice's ``config`` is its description's
-    #: key=value pairs)...
+    #: ``epilogue`` the ops fused around the matmul; ``timed`` whether torch benchmarked the choices in this compile
+    #: or read their times from its autotune cache, with ``heading``/``timed_note``/``fusion_note`` the panel's words;
+    #: each choice's ``config`` is its description's key=value pairs)...
     metadata: dict = field(default_factory=dict)
     #: Measured device time (``KernelProfile``), filled by ``inspect(..., profile=True)`` and the other
     #: ``--profile`` options (see docs/report-schema.md).

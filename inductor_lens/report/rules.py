@@ -325,6 +325,75 @@ def autotune_chosen(name: str, language: str, source: str, metadata: dict, choic
     return None
 
 
+#: What ``autotune.timed`` says of an autotuning's times (the capture's ``adapter._install_autotune``).
+TIMED_TEXT = {
+    "cache": "from torch's autotune cache (timed by an earlier run, not in this one)",
+    "cache_this_capture": "from torch's autotune cache (timed earlier in this run, for an op of the same shapes)",
+}
+
+
+def autotune_heading(op: str, n: int, timed: Optional[str]) -> str:
+    """The autotuning panel's heading: the op and how many choices, benchmarked or read from torch's autotune
+    cache (``timed``: ``"benchmarked"``, ``"cache"``, ``"cache_this_capture"``; ``None``: not recorded, a report
+    made before the capture told them apart, whose times were taken as benchmarked).
+
+    >>> autotune_heading("packed_linear", 2, "benchmarked")
+    'packed_linear · 2 choices benchmarked'
+    >>> autotune_heading("packed_linear", 2, "cache")
+    'packed_linear · 2 choices, cached times'
+    """
+    what = f"{op or 'op'} · {n} choice{'s' if n != 1 else ''}"
+    return f"{what}, cached times" if timed in TIMED_TEXT else f"{what} benchmarked"
+
+
+def autotune_timed_note(op: str, timed: Optional[str]) -> str:
+    """What the panel says of times that were not measured by this compile: torch found every choice of the op at
+    these input layouts in its autotune cache (``config.autotune_local_cache``) and benchmarked none. ``""`` for
+    times benchmarked here or not recorded.
+
+    >>> autotune_timed_note("mm", "benchmarked")
+    ''
+    """
+    text = TIMED_TEXT.get(str(timed))
+    if not text:
+        return ""
+    return f"{text[0].upper()}{text[1:]}: this compile benchmarked none of its choices."
+
+
+def _is_template(choice: str) -> bool:
+    return str(choice or "").startswith(("triton_", "cpp_"))
+
+
+def autotune_fusion_note(op: str, chosen: Optional[str], fastest: Optional[str], epilogue: list, choices: list) -> str:
+    """What the chosen template gained by fusing: the epilogue (``autotune.epilogue``) it computes in the matmul's
+    kernel, where a library call would need a kernel of its own after it. Said whether or not the template was the
+    fastest choice alone; ``""`` where a library call was chosen, or which choice is not known.
+
+    >>> tuned = [{"name": "cpp_CppMicroGemmFP32Vec_0"}, {"name": "_mkl_linear"}]
+    >>> autotune_fusion_note("packed_linear", "cpp_CppMicroGemmFP32Vec_0", "cpp_CppMicroGemmFP32Vec_0", ["relu"], tuned)
+    'The template fused the epilogue relu: one kernel, where the library call (_mkl_linear) needs two (the call, then a kernel for relu).'
+    >>> autotune_fusion_note("mm", "mm", "mm", ["relu"], [{"name": "mm"}])
+    ''
+    """
+    if not chosen or not _is_template(chosen):
+        return ""
+    ops = ", ".join(str(o) for o in epilogue)
+    library = [str(c.get("name")) for c in choices if isinstance(c, dict) and not _is_template(str(c.get("name")))]
+    call = f"the library call ({library[0]})" if library else "a library call"
+    if chosen == fastest:
+        if not epilogue:
+            return ""
+        return f"The template fused the epilogue {ops}: one kernel, where {call} needs two (the call, then a kernel for {ops})."
+    if epilogue:
+        return (
+            f"It wins overall because the template fuses the epilogue ({ops}) into the {op or 'matmul'}: one kernel "
+            f"instead of {call} plus a separate pointwise kernel and its round trip through memory."
+        )
+    return (
+        "It wins overall because, as a template, it can fuse neighbouring ops into the same kernel (epilogue fusion)."
+    )
+
+
 # -- compiles ----------------------------------------------------------------------------------
 
 
