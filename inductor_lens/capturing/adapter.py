@@ -377,6 +377,7 @@ class Hooks:
         )
         self._guarded("reading the CUDA-graph mode", lambda: setattr(rec, "cudagraphs", cudagraphs.mode_on()))
         self._guarded("reading the autotune settings", lambda: setattr(rec, "autotune_mode", _autotune_mode()))
+        self._guarded("reading the custom graph passes", lambda: setattr(rec, "custom_passes", _custom_passes()))
         parent = getattr(g, "parent", None)  # SubgraphLowering: a torch.cond branch, lowered inside its parent
         if isinstance(parent, GraphLowering):
             rec.subgraph = str(getattr(g, "name", "") or "subgraph")
@@ -467,6 +468,33 @@ def _autotune_mode() -> dict:
         "gemm_backends": str(getattr(config, "max_autotune_gemm_backends", "") or ""),
         "freezing": bool(getattr(config, "freezing", False)),
     }
+
+
+#: Inductor's config settings that take a pass of the user's (``CustomGraphPass``, a callable, or a list of them)
+CUSTOM_PASS_SETTINGS = (
+    "pre_grad_custom_pass",
+    "joint_custom_pre_pass",
+    "joint_custom_post_pass",
+    "post_grad_custom_pre_pass",
+    "post_grad_custom_post_pass",
+)
+
+
+def _custom_passes() -> list[dict]:
+    """The user's graph passes set in ``torch._inductor.config`` for the graph compiling now: ``[{setting, name}]``,
+    ``name`` the pass's class (or function) as ``module.QualName``; plain values read, nothing called."""
+    import torch._inductor.config as config
+
+    found = []
+    for setting in CUSTOM_PASS_SETTINGS:
+        value = getattr(config, setting, None)
+        for p in value if isinstance(value, (list, tuple)) else [value] if value is not None else []:
+            what = p if isinstance(p, (types.FunctionType, functools.partial)) else type(p)
+            what = getattr(what, "func", what)  # a functools.partial: the function it calls
+            name = getattr(what, "__qualname__", None) or type(p).__name__
+            module = getattr(what, "__module__", "") or ""
+            found.append({"setting": setting, "name": f"{module}.{name}" if module else name})
+    return found
 
 
 def _reset_dynamo() -> None:

@@ -37,6 +37,7 @@ from .rules import (
     contents_text,
     control_flow,
     copy_name,
+    custom_pass_note,
     epilogue_ops,
     extern_why,
     frame_label,
@@ -517,6 +518,7 @@ def finish_compile(c: Compile, view: bool = True) -> Compile:
         frame_label=flabel,
         label=_label(c, flabel),
         autotune_note=_autotune_note(c, kernels, fused),
+        custom_pass_note=custom_pass_note(c.custom_passes),
     )
 
 

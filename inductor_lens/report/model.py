@@ -1069,6 +1069,16 @@ class AutotuneMode(_Record):
 
 
 @_record
+class CustomPass(_Record):
+    """A graph pass of the user's set in Inductor's config as a graph compiled (read from ``torch._inductor.config``
+    at capture): ``setting`` (``post_grad_custom_post_pass``, ``joint_custom_pre_pass``, ...) and ``name``, its
+    class or function as ``module.QualName``."""
+
+    setting: str
+    name: str
+
+
+@_record
 class Compile(_Record):
     """One Inductor graph compilation.
 
@@ -1147,6 +1157,11 @@ class Compile(_Record):
     #: What the panel says when max-autotune was on and nothing was tuned, and why (``rules.autotune_note``);
     #: ``""`` otherwise.
     autotune_note: str = ""
+    #: The user's graph passes set in Inductor's config as it compiled (``CustomPass``): its post-grad graph (or
+    #: its joint graph, dynamo's graph) is not Inductor's alone. ``[]`` where none, or not recorded.
+    custom_passes: list[CustomPass] = field(default_factory=list)
+    #: What the panel says of them (``rules.custom_pass_note``): which pass ran on which graph; ``""`` for none.
+    custom_pass_note: str = ""
     guards: str = ""
     #: The guards on sizes in ``guards`` (``rules.size_guards``: ``17 <= x.size()[0]``), what the panel lists.
     size_guards: list[str] = field(default_factory=list)

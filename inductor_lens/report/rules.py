@@ -160,6 +160,18 @@ PHASES: dict[str, tuple[str, str]] = {
         "post-grad passes",
         "Inductor's passes on the ATen graph: pattern matching, re-inplacing, ...",
     ),
+    "pass.post_grad_passes.post_grad_custom_post_pass": (
+        "your post-grad pass",
+        "the pass set as torch._inductor.config.post_grad_custom_post_pass, run after Inductor's post-grad passes",
+    ),
+    "pass.joint_graph_passes.joint_custom_pre_pass": (
+        "your joint-graph pass",
+        "the pass set as torch._inductor.config.joint_custom_pre_pass, run before Inductor's joint-graph passes",
+    ),
+    "pass.joint_graph_passes.joint_custom_post_pass": (
+        "your joint-graph pass",
+        "the pass set as torch._inductor.config.joint_custom_post_pass, run after Inductor's joint-graph passes",
+    ),
     "GraphLowering.run": (
         "lowering",
         "lowering: each FX op becomes Inductor IR (loops over buffers, or an extern call)",
@@ -234,7 +246,7 @@ def phase_words(name: str, restarts: Sequence[str] = ()) -> tuple[str, str]:
             f"dynamo's attempt {n + 1} to trace and compile the frame (tracing starts again, as the next attempt, when it "
             f"must: a graph break found inside, a guess that failed){again}",
         )
-    if name.startswith("pass."):
+    if name.startswith("pass.") and name not in PHASES:  # (a pass of the user's is not Inductor's)
         return ("", "one of Inductor's small passes on the FX graph")
     return PHASES.get(name, ("", ""))
 
@@ -531,6 +543,39 @@ def autotune_note(max_autotune: bool, gemm_backends: str, freezing: bool, calls:
             "torch._inductor.config.freezing = True, for inference under torch.no_grad()."
         )
     return text
+
+
+#: Where Inductor runs the pass each of its config's custom-pass settings takes (``torch/_inductor/fx_passes``)
+CUSTOM_PASS_WHERE = {
+    "pre_grad_custom_pass": "on dynamo's graph, before autograd (Inductor's pre-grad passes)",
+    "joint_custom_pre_pass": "on the joint graph, before Inductor's joint-graph passes",
+    "joint_custom_post_pass": "on the joint graph, after Inductor's joint-graph passes",
+    "post_grad_custom_pre_pass": "on the post-grad graph, before Inductor's post-grad passes",
+    "post_grad_custom_post_pass": "on the post-grad graph, after Inductor's post-grad passes",
+}
+
+
+def custom_pass_note(passes: Sequence[Any]) -> str:
+    """What a compile's panel says of the user's graph passes set in Inductor's config as it compiled
+    (``Compile.custom_passes``): which pass, where it runs, and that the graphs after it are not Inductor's alone;
+    ``""`` for none.
+
+    >>> from types import SimpleNamespace as P
+    >>> custom_pass_note([P(setting="post_grad_custom_post_pass", name="s4_pass.run.<locals>.P")])[:120]
+    'A graph pass of yours ran in this compile: s4_pass.run.<locals>.P (torch._inductor.config.post_grad_custom_post_pass), o'
+    """
+    if not passes:
+        return ""
+    each = [
+        f"{p.name} (torch._inductor.config.{p.setting}), {CUSTOM_PASS_WHERE.get(p.setting, 'in Inductor')}"
+        for p in passes
+    ]
+    one = len(each) == 1
+    return (
+        f"{'A graph pass' if one else 'Graph passes'} of yours ran in this compile: {'; '.join(each)}. The graphs "
+        f"after {'it' if one else 'them'}, and the kernels made from them, are not Inductor's alone: an op that "
+        "differs from your code's may be your pass's."
+    )
 
 
 def readable_reasons(payload: Any) -> str:

@@ -57,6 +57,7 @@ def test_cpu_inference_under_freezing_and_max_autotune_keeps_its_outputs_and_its
     assert tuned and all(k.metadata["autotune"]["op"] == "packed_linear" for k in tuned)
     # the settings it compiled under are recorded; something was tuned, so there is nothing to explain
     assert c.autotune_mode.max_autotune and c.autotune_mode.freezing and c.autotune_note == ""
+    assert c.custom_passes == [] and c.custom_pass_note == ""  # no graph pass of the user's
     # each op is one kernel's: the second GEMM template's origins also hold the first one and the relu it reads (torch
     # names it ..._addmm_relu_1), which the first kernel computed; its epilogue is no relu
     # (where autotuning picks MKL's call over the template, as on torch 2.15, a linear's bias add is a kernel of its
@@ -542,3 +543,40 @@ def test_a_frozen_conv_fused_with_its_relu_is_named_by_its_op_and_its_conv_modul
     # counted as the convolution it is (it was one FLOP per element of its result): 2 * out * C_in * 3 * 3
     (conv1,) = [k for k in c.kernels if k.name.startswith("torch.ops.mkldnn._convolution_pointwise.default")]
     assert conv1.cost.flops == 2 * (8 * 8 * 8) * 3 * 3 * 3, conv1.cost
+
+
+def test_a_users_post_grad_pass_is_named_on_the_compile():
+    """``torch._inductor.config.post_grad_custom_post_pass`` = a pass that turns ``a * y`` into ``a + y``: the page
+    showed the rewritten graph (an ``add`` on the line of ``a * y``, true to torch) and nothing said a pass of the
+    user's had run. The compile names it and where it ran; the Timeline's phase of it says it is the user's."""
+    from torch._inductor.custom_graph_pass import CustomGraphPass, get_hash_for_files
+
+    class MulToAdd(CustomGraphPass):
+        def __call__(self, graph):
+            for n in graph.nodes:
+                if n.op == "call_function" and n.target is torch.ops.aten.mul.Tensor:
+                    n.target = torch.ops.aten.add.Tensor
+
+        def uuid(self):
+            return get_hash_for_files((__file__,))
+
+    def f(x, y):
+        a = torch.relu(x)
+        return torch.tanh(a * y)
+
+    x, y = torch.randn(4, 16), torch.randn(4, 16)
+    with torch._inductor.config.patch(post_grad_custom_post_pass=MulToAdd()), inductor_lens.capture() as cap:
+        out = torch.compile(f)(x, y)
+    torch.testing.assert_close(out, torch.tanh(torch.relu(x) + y))  # torch ran the pass
+    (c,) = cap.report.compiles
+    # torch's evidence: dynamo's graph multiplies, the post-grad graph adds, and torch timed the pass as a phase
+    assert "mul" in {n.name for n in c.graphs["dynamo"].nodes}
+    assert "aten.add.Tensor" in {n.target for n in c.graphs["post_grad"].nodes}
+    (phase,) = [p for p in c.phases if p.name == "pass.post_grad_passes.post_grad_custom_post_pass"]
+    assert phase.gloss == "your post-grad pass"
+    name = f"{MulToAdd.__module__}.{MulToAdd.__qualname__}"
+    assert [(p.setting, p.name) for p in c.custom_passes] == [("post_grad_custom_post_pass", name)]
+    assert c.custom_pass_note.startswith(
+        f"A graph pass of yours ran in this compile: {name} (torch._inductor.config.post_grad_custom_post_pass), "
+        "on the post-grad graph, after Inductor's post-grad passes."
+    )
