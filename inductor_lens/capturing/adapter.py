@@ -38,6 +38,7 @@ import os
 import sys
 import threading
 import traceback
+import types
 from typing import Any, Callable, Optional
 
 from packaging.version import Version
@@ -282,6 +283,7 @@ class Hooks:
         # the user's parameters and buffers seen as graph inputs: id -> (a weak reference, the name), never a strong one
         self._model_tensors: dict[int, tuple[Any, str]] = {}
         self._modules: dict[int, Any] = {}
+        self._autotuned: set[tuple] = set()  # (op, precision, input layouts) torch benchmarked in this capture
         self.thread = threading.get_ident()
 
     # guard: nothing raised in a hook reaches torch
@@ -376,6 +378,7 @@ class Hooks:
         )
         self._guarded("reading the CUDA-graph mode", lambda: setattr(rec, "cudagraphs", cudagraphs.mode_on()))
         self._guarded("reading the autotune settings", lambda: setattr(rec, "autotune_mode", _autotune_mode()))
+        self._guarded("reading the custom graph passes", lambda: setattr(rec, "custom_passes", _custom_passes()))
         parent = getattr(g, "parent", None)  # SubgraphLowering: a torch.cond branch, lowered inside its parent
         if isinstance(parent, GraphLowering):
             rec.subgraph = str(getattr(g, "name", "") or "subgraph")
@@ -469,6 +472,33 @@ def _autotune_mode() -> dict:
         "gemm_backends": str(getattr(config, "max_autotune_gemm_backends", "") or ""),
         "freezing": bool(getattr(config, "freezing", False)),
     }
+
+
+#: Inductor's config settings that take a pass of the user's (``CustomGraphPass``, a callable, or a list of them)
+CUSTOM_PASS_SETTINGS = (
+    "pre_grad_custom_pass",
+    "joint_custom_pre_pass",
+    "joint_custom_post_pass",
+    "post_grad_custom_pre_pass",
+    "post_grad_custom_post_pass",
+)
+
+
+def _custom_passes() -> list[dict]:
+    """The user's graph passes set in ``torch._inductor.config`` for the graph compiling now: ``[{setting, name}]``,
+    ``name`` the pass's class (or function) as ``module.QualName``; plain values read, nothing called."""
+    import torch._inductor.config as config
+
+    found = []
+    for setting in CUSTOM_PASS_SETTINGS:
+        value = getattr(config, setting, None)
+        for p in value if isinstance(value, (list, tuple)) else [value] if value is not None else []:
+            what = p if isinstance(p, (types.FunctionType, functools.partial)) else type(p)
+            what = getattr(what, "func", what)  # a functools.partial: the function it calls
+            name = getattr(what, "__qualname__", None) or type(p).__name__
+            module = getattr(what, "__module__", "") or ""
+            found.append({"setting": setting, "name": f"{module}.{name}" if module else name})
+    return found
 
 
 def _reset_dynamo() -> None:
@@ -1129,19 +1159,53 @@ def _remove_callback(callbacks: list, cb: Callable) -> None:
 
 
 def _install_autotune(stack: contextlib.ExitStack) -> None:
+    """Keep each autotuning's results (torch's feedback savers are told every one), and whether torch benchmarked
+    its choices in this process or read every time from its autotune cache (``PersistentCache.lookup`` returns a
+    local-cache hit without calling ``AlgorithmSelectorCache.benchmark``: the times are an earlier run's)."""
+    import torch
     from torch._inductor import select_algorithm
 
     cache = select_algorithm.get_algorithm_selector_cache()
+    selector = select_algorithm.AlgorithmSelectorCache
+    benchmarked = [0]  # AlgorithmSelectorCache.benchmark calls since the last feedback; None: not counted here
+    original = selector.__dict__.get("benchmark")
+    if isinstance(original, types.FunctionType):
 
-    def keep(hooks: Hooks, timings: Any, name: str, input_nodes: Any) -> None:
+        @functools.wraps(original)
+        def benchmark(self: Any, *args: Any, **kwargs: Any) -> Any:
+            benchmarked[0] += 1
+            return original(self, *args, **kwargs)
+
+        patch_attr(stack, selector, "benchmark", benchmark)
+    else:  # another torch: which timings were measured here is not known
+        benchmarked[0] = None
+
+    def cache_key(name: Any, input_nodes: Any) -> Optional[tuple]:
+        """The key torch's autotune cache files the timings under, less the choices: op, precision, input layouts."""
+        try:
+            layouts = repr([selector.key_of(n) for n in input_nodes])
+        except Exception:
+            return None
+        return (str(name), torch.get_float32_matmul_precision(), layouts)
+
+    def keep(hooks: Hooks, timings: Any, name: str, input_nodes: Any, ran: Optional[int]) -> None:
         rec = hooks._graph_record()
         if rec is None:
             return
         ranked = sorted(((float(t), c) for c, t in dict(timings).items()), key=lambda x: x[0])
+        key = cache_key(name, input_nodes)
+        if ran is None:
+            timed = None
+        elif ran:
+            timed = "benchmarked"
+            hooks._autotuned.add(key)
+        else:  # no benchmark ran: every time came from torch's autotune cache
+            timed = "cache_this_capture" if key is not None and key in hooks._autotuned else "cache"
         rec.autotune.append(
             {
                 "op": str(name),
                 "inputs": [n.get_name() for n in input_nodes if hasattr(n, "get_name")],
+                "timed": timed,
                 "choices": [
                     {
                         "name": str(getattr(c, "name", c)),
@@ -1154,7 +1218,10 @@ def _install_autotune(stack: contextlib.ExitStack) -> None:
         )
 
     def feedback(timings: Any, name: str, input_nodes: Any, choices: Any, *rest: Any) -> None:
-        _each("reading autotuning results", keep, timings, name, input_nodes)
+        ran = benchmarked[0]
+        if ran is not None:
+            benchmarked[0] = 0
+        _each("reading autotuning results", keep, timings, name, input_nodes, ran)
 
     cache.add_feedback_saver(feedback)
     stack.callback(_remove_callback, cache.feedback_saver_fns, feedback)

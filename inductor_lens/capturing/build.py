@@ -23,6 +23,7 @@ from ..report.model import (
     AutotuneMode,
     Compile,
     CompileCall,
+    CustomPass,
     Diagnostic,
     DynamoReset,
     EmptyFrame,
@@ -763,7 +764,7 @@ class _GraphBuilder:
 
     def _attach_autotune(self, kernels: list[Kernel]) -> list[Kernel]:
         """``kernels`` with the autotuning results on the kernel that reads the tuned op's inputs: the chosen
-        template or extern kernel. ``metadata.autotune = {op, fastest, choices: [{name, description,
+        template or extern kernel. ``metadata.autotune = {op, fastest, timed, choices: [{name, description,
         time_ms}]}``; which choice the kernel came from (``chosen``) is worked out by ``_finish``. New kernels
         where results go (``dataclasses.replace``), never a change to a built one. A kernel the output code calls
         at several places (``call_sites``: a template emitted once for a matmul of each of a model's layers) takes
@@ -806,6 +807,8 @@ class _GraphBuilder:
                             "fastest": choices[0]["name"] if choices else None,
                             "choices": choices,
                         }
+                        if tune.get("timed"):  # benchmarked here, or read from torch's autotune cache
+                            autotune["timed"] = tune["timed"]
                         kernels[i] = dataclasses.replace(k, metadata={**k.metadata, "autotune": autotune})
                     return True
         return False
@@ -1585,6 +1588,7 @@ def _compile(
         forward_inputs=forward_inputs(forward_nodes) if forward_nodes and not rec.subgraph else [],
         backward_compiled=_backward_compiled(rec, raw, window, windows, starts),
         autotune_mode=AutotuneMode(**rec.autotune_mode) if rec.autotune_mode else None,
+        custom_passes=[CustomPass(**p) for p in rec.custom_passes],
         subgraph=rec.subgraph,
         guards=str(guards[-1]) if guards else "",
         complete=complete,

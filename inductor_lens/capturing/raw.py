@@ -85,6 +85,8 @@ class RawGraph:
     memory: Optional[dict] = None  # buffers and input sizes for the memory timeline (capturing/memory.py)
     # Inductor's autotuning settings as this graph compiled ({max_autotune, gemm_backends, freezing}; None: not read)
     autotune_mode: Optional[dict] = None
+    # the user's graph passes set in Inductor's config as this graph compiled: [{setting, name}] (adapter._custom_passes)
+    custom_passes: list[dict] = field(default_factory=list)
     cudagraphs: bool = False  # compiled with config.triton.cudagraphs on (mode="reduce-overhead")
     cudagraphs_used: bool = False  # torch wrapped it in CUDA graphs (compile_fx.cudagraphify ran)
     cudagraph_skips: list[str] = field(default_factory=list)  # torch's "skipping cudagraphs due to ..." messages

@@ -38,7 +38,10 @@ from .rules import (
     NOT_OPS,
     TUNABLE_OPS,
     autotune_chosen,
+    autotune_fusion_note,
+    autotune_heading,
     autotune_note,
+    autotune_timed_note,
     branches_text,
     choice_config,
     choice_what,
@@ -46,6 +49,7 @@ from .rules import (
     contents_text,
     control_flow,
     copy_name,
+    custom_pass_note,
     epilogue_ops,
     extern_why,
     frame_label,
@@ -249,8 +253,20 @@ def derive_compile(c: Compile, fx: Optional[dict] = None, view: bool = True) -> 
                 else ch
                 for ch in tune.get("choices") or []
             ]
-            ops = [fx[name].short_op or short_op(fx[name].target) for name in k.fx_nodes if name in fx]
-            md = dict(md, autotune=dict(tune, choices=choices, epilogue=epilogue_ops(ops)))
+            # its ops: not the frozen parameters (get_attr) Inductor's origins of a template can hold
+            ops = [
+                fx[name].short_op or short_op(fx[name].target)
+                for name in k.fx_nodes
+                if name in fx and fx[name].op not in NOT_OPS
+            ]
+            epilogue = epilogue_ops(ops)
+            op, timed = str(tune.get("op") or ""), tune.get("timed")
+            notes = {
+                "heading": autotune_heading(op, len(choices), timed),
+                "timed_note": autotune_timed_note(op, timed),
+                "fusion_note": autotune_fusion_note(op, tune.get("chosen"), tune.get("fastest"), epilogue, choices),
+            }
+            md = dict(md, autotune=dict(tune, choices=choices, epilogue=epilogue, **notes))
         lines = user_lines(k.user_stack) or user_lines([f] for ls in lines_of.get(k.name, []) for f in ls)
         lines = _in_graph_order(lines, k.fx_nodes, fx)
         sites = k.call_sites or kernel_runs(k.name, boxes) or ([list(k.fused_nodes)] if k.fused_nodes else [])
@@ -656,6 +672,7 @@ def finish_compile(c: Compile, view: bool = True) -> Compile:
         frame_label=flabel,
         label=_label(c, flabel),
         autotune_note=_autotune_note(c, kernels, fused),
+        custom_pass_note=custom_pass_note(c.custom_passes),
     )
 
 

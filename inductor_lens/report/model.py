@@ -699,8 +699,9 @@ class Kernel(_Record):
     #: Launch and build facts where torch exposes them: grid, num_warps, num_stages, ``size_hints``
     #: (a mapping ``{"x": 1024, "r0_": 64}``), ``autotune`` (``{op, fastest, chosen, emitted, epilogue,
     #: choices}``; ``chosen`` names the benchmarked choice the emitted kernel came from, ``None`` if not known;
-    #: ``epilogue`` the ops fused around the matmul; each choice's ``config`` is its description's
-    #: key=value pairs)...
+    #: ``epilogue`` the ops fused around the matmul; ``timed`` whether torch benchmarked the choices in this compile
+    #: or read their times from its autotune cache, with ``heading``/``timed_note``/``fusion_note`` the panel's words;
+    #: each choice's ``config`` is its description's key=value pairs)...
     metadata: dict = field(default_factory=dict)
     #: Measured device time (``KernelProfile``), filled by ``inspect(..., profile=True)`` and the other
     #: ``--profile`` options (see docs/report-schema.md).
@@ -1146,6 +1147,16 @@ class AutotuneMode(_Record):
 
 
 @_record
+class CustomPass(_Record):
+    """A graph pass of the user's set in Inductor's config as a graph compiled (read from ``torch._inductor.config``
+    at capture): ``setting`` (``post_grad_custom_post_pass``, ``joint_custom_pre_pass``, ...) and ``name``, its
+    class or function as ``module.QualName``."""
+
+    setting: str
+    name: str
+
+
+@_record
 class Compile(_Record):
     """One Inductor graph compilation.
 
@@ -1228,6 +1239,11 @@ class Compile(_Record):
     #: What the panel says when max-autotune was on and nothing was tuned, and why (``rules.autotune_note``);
     #: ``""`` otherwise.
     autotune_note: str = ""
+    #: The user's graph passes set in Inductor's config as it compiled (``CustomPass``): its post-grad graph (or
+    #: its joint graph, dynamo's graph) is not Inductor's alone. ``[]`` where none, or not recorded.
+    custom_passes: list[CustomPass] = field(default_factory=list)
+    #: What the panel says of them (``rules.custom_pass_note``): which pass ran on which graph; ``""`` for none.
+    custom_pass_note: str = ""
     guards: str = ""
     #: The guards on sizes in ``guards`` (``rules.size_guards``: ``17 <= x.size()[0]``), what the panel lists.
     size_guards: list[str] = field(default_factory=list)

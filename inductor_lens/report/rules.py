@@ -160,6 +160,18 @@ PHASES: dict[str, tuple[str, str]] = {
         "post-grad passes",
         "Inductor's passes on the ATen graph: pattern matching, re-inplacing, ...",
     ),
+    "pass.post_grad_passes.post_grad_custom_post_pass": (
+        "your post-grad pass",
+        "the pass set as torch._inductor.config.post_grad_custom_post_pass, run after Inductor's post-grad passes",
+    ),
+    "pass.joint_graph_passes.joint_custom_pre_pass": (
+        "your joint-graph pass",
+        "the pass set as torch._inductor.config.joint_custom_pre_pass, run before Inductor's joint-graph passes",
+    ),
+    "pass.joint_graph_passes.joint_custom_post_pass": (
+        "your joint-graph pass",
+        "the pass set as torch._inductor.config.joint_custom_post_pass, run after Inductor's joint-graph passes",
+    ),
     "GraphLowering.run": (
         "lowering",
         "lowering: each FX op becomes Inductor IR (loops over buffers, or an extern call)",
@@ -234,7 +246,7 @@ def phase_words(name: str, restarts: Sequence[str] = ()) -> tuple[str, str]:
             f"dynamo's attempt {n + 1} to trace and compile the frame (tracing starts again, as the next attempt, when it "
             f"must: a graph break found inside, a guess that failed){again}",
         )
-    if name.startswith("pass."):
+    if name.startswith("pass.") and name not in PHASES:  # (a pass of the user's is not Inductor's)
         return ("", "one of Inductor's small passes on the FX graph")
     return PHASES.get(name, ("", ""))
 
@@ -323,6 +335,75 @@ def autotune_chosen(name: str, language: str, source: str, metadata: dict, choic
         if want and all(have.get(k) == v for k, v in want.items()):
             return str(c.get("name"))
     return None
+
+
+#: What ``autotune.timed`` says of an autotuning's times (the capture's ``adapter._install_autotune``).
+TIMED_TEXT = {
+    "cache": "from torch's autotune cache (timed by an earlier run, not in this one)",
+    "cache_this_capture": "from torch's autotune cache (timed earlier in this run, for an op of the same shapes)",
+}
+
+
+def autotune_heading(op: str, n: int, timed: Optional[str]) -> str:
+    """The autotuning panel's heading: the op and how many choices, benchmarked or read from torch's autotune
+    cache (``timed``: ``"benchmarked"``, ``"cache"``, ``"cache_this_capture"``; ``None``: not recorded, a report
+    made before the capture told them apart, whose times were taken as benchmarked).
+
+    >>> autotune_heading("packed_linear", 2, "benchmarked")
+    'packed_linear · 2 choices benchmarked'
+    >>> autotune_heading("packed_linear", 2, "cache")
+    'packed_linear · 2 choices, cached times'
+    """
+    what = f"{op or 'op'} · {n} choice{'s' if n != 1 else ''}"
+    return f"{what}, cached times" if timed in TIMED_TEXT else f"{what} benchmarked"
+
+
+def autotune_timed_note(op: str, timed: Optional[str]) -> str:
+    """What the panel says of times that were not measured by this compile: torch found every choice of the op at
+    these input layouts in its autotune cache (``config.autotune_local_cache``) and benchmarked none. ``""`` for
+    times benchmarked here or not recorded.
+
+    >>> autotune_timed_note("mm", "benchmarked")
+    ''
+    """
+    text = TIMED_TEXT.get(str(timed))
+    if not text:
+        return ""
+    return f"{text[0].upper()}{text[1:]}: this compile benchmarked none of its choices."
+
+
+def _is_template(choice: str) -> bool:
+    return str(choice or "").startswith(("triton_", "cpp_"))
+
+
+def autotune_fusion_note(op: str, chosen: Optional[str], fastest: Optional[str], epilogue: list, choices: list) -> str:
+    """What the chosen template gained by fusing: the epilogue (``autotune.epilogue``) it computes in the matmul's
+    kernel, where a library call would need a kernel of its own after it. Said whether or not the template was the
+    fastest choice alone; ``""`` where a library call was chosen, or which choice is not known.
+
+    >>> tuned = [{"name": "cpp_CppMicroGemmFP32Vec_0"}, {"name": "_mkl_linear"}]
+    >>> autotune_fusion_note("packed_linear", "cpp_CppMicroGemmFP32Vec_0", "cpp_CppMicroGemmFP32Vec_0", ["relu"], tuned)
+    'The template fused the epilogue relu: one kernel, where the library call (_mkl_linear) needs two (the call, then a kernel for relu).'
+    >>> autotune_fusion_note("mm", "mm", "mm", ["relu"], [{"name": "mm"}])
+    ''
+    """
+    if not chosen or not _is_template(chosen):
+        return ""
+    ops = ", ".join(str(o) for o in epilogue)
+    library = [str(c.get("name")) for c in choices if isinstance(c, dict) and not _is_template(str(c.get("name")))]
+    call = f"the library call ({library[0]})" if library else "a library call"
+    if chosen == fastest:
+        if not epilogue:
+            return ""
+        return f"The template fused the epilogue {ops}: one kernel, where {call} needs two (the call, then a kernel for {ops})."
+    if epilogue:
+        return (
+            f"It wins overall because the template fuses the epilogue ({ops}) into the {op or 'matmul'}: one kernel "
+            f"instead of {call} plus a separate pointwise kernel and its round trip through memory."
+        )
+    return (
+        "It wins overall because, as a template, it can fuse neighbouring ops into the same kernel (epilogue fusion)."
+    )
 
 
 # -- compiles ----------------------------------------------------------------------------------
@@ -462,6 +543,39 @@ def autotune_note(max_autotune: bool, gemm_backends: str, freezing: bool, calls:
             "torch._inductor.config.freezing = True, for inference under torch.no_grad()."
         )
     return text
+
+
+#: Where Inductor runs the pass each of its config's custom-pass settings takes (``torch/_inductor/fx_passes``)
+CUSTOM_PASS_WHERE = {
+    "pre_grad_custom_pass": "on dynamo's graph, before autograd (Inductor's pre-grad passes)",
+    "joint_custom_pre_pass": "on the joint graph, before Inductor's joint-graph passes",
+    "joint_custom_post_pass": "on the joint graph, after Inductor's joint-graph passes",
+    "post_grad_custom_pre_pass": "on the post-grad graph, before Inductor's post-grad passes",
+    "post_grad_custom_post_pass": "on the post-grad graph, after Inductor's post-grad passes",
+}
+
+
+def custom_pass_note(passes: Sequence[Any]) -> str:
+    """What a compile's panel says of the user's graph passes set in Inductor's config as it compiled
+    (``Compile.custom_passes``): which pass, where it runs, and that the graphs after it are not Inductor's alone;
+    ``""`` for none.
+
+    >>> from types import SimpleNamespace as P
+    >>> custom_pass_note([P(setting="post_grad_custom_post_pass", name="s4_pass.run.<locals>.P")])[:120]
+    'A graph pass of yours ran in this compile: s4_pass.run.<locals>.P (torch._inductor.config.post_grad_custom_post_pass), o'
+    """
+    if not passes:
+        return ""
+    each = [
+        f"{p.name} (torch._inductor.config.{p.setting}), {CUSTOM_PASS_WHERE.get(p.setting, 'in Inductor')}"
+        for p in passes
+    ]
+    one = len(each) == 1
+    return (
+        f"{'A graph pass' if one else 'Graph passes'} of yours ran in this compile: {'; '.join(each)}. The graphs "
+        f"after {'it' if one else 'them'}, and the kernels made from them, are not Inductor's alone: an op that "
+        "differs from your code's may be your pass's."
+    )
 
 
 def readable_reasons(payload: Any) -> str:

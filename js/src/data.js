@@ -489,6 +489,9 @@ export function autotuneSummary(kernel) {
     chosenName,
     emitted: String(a.emitted || kernel.name || ""),
     epilogue: a.epilogue || [],
+    heading: String(a.heading || a.op || ""), // Python's rules.autotune_heading
+    timedNote: String(a.timed_note || ""), // rules.autotune_timed_note: times read from torch's autotune cache
+    fusionNote: String(a.fusion_note || ""), // rules.autotune_fusion_note: the epilogue the template fused
     verdict,
   };
 }

@@ -37,8 +37,8 @@ function fmtMs(ms) {
 
 /**
  * The autotuning table (data-role="autotune"): every choice with its time, fastest first; the fastest
- * and the chosen one marked, and a plain sentence when Inductor did not take the fastest alone (naming the
- * epilogue the template fused, `autotune.epilogue`, decided in Python).
+ * and the chosen one marked; the verdict, what the chosen template fused (`autotune.fusion_note`) and where the times
+ * came from (`autotune.heading`, `autotune.timed_note`: torch's autotune cache), decided in Python.
  */
 export function autotuneSection(kernel, shown = 8) {
   const a = autotuneSummary(kernel);
@@ -125,12 +125,13 @@ export function autotuneSection(kernel, shown = 8) {
       : null;
 
   let verdict;
-  const epilogue = a.epilogue;
+  const fusion = a.fusionNote ? [" ", a.fusionNote] : [];
   if (a.verdict === "fastest") {
     verdict = h(
       "p",
       { class: "il-verdict", "data-verdict": "fastest" },
       `Inductor used the fastest choice, ${chosen.name} (${fmtMs(chosen.time_ms)}).`,
+      ...fusion,
     );
   } else if (a.verdict === "not-fastest") {
     const slower = chosen.ratio != null ? ` (×${chosen.ratio.toFixed(2)})` : "";
@@ -138,10 +139,8 @@ export function autotuneSection(kernel, shown = 8) {
       "p",
       { class: "il-verdict il-verdict-note", "data-verdict": "not-fastest" },
       h("strong", {}, "Not the fastest alone. "),
-      `Benchmarked by itself, ${fastest.name} was fastest (${fmtMs(fastest.time_ms)}); Inductor chose ${chosen.name} (${fmtMs(chosen.time_ms)}${slower}) `,
-      epilogue.length
-        ? `because this template fuses the epilogue (${epilogue.join(", ")}) into the ${a.op || "matmul"}: one kernel instead of a library call plus a separate pointwise kernel and its round trip through memory, which wins overall.`
-        : "because, as a template, it can fuse neighbouring ops into the same kernel (epilogue fusion), which wins overall.",
+      `Benchmarked by itself, ${fastest.name} was fastest (${fmtMs(fastest.time_ms)}); Inductor chose ${chosen.name} (${fmtMs(chosen.time_ms)}${slower}).`,
+      ...fusion,
     );
   } else {
     verdict = h(
@@ -150,17 +149,13 @@ export function autotuneSection(kernel, shown = 8) {
       `Inductor emitted ${a.emitted}; which benchmarked choice it came from is not recorded. The fastest alone was ${fastest.name} (${fmtMs(fastest.time_ms)}).`,
     );
   }
+  // times this compile did not measure (torch's autotune cache held them): said before the table
+  const timed = a.timedNote ? h("p", { class: "il-muted", "data-role": "autotune-timed" }, a.timedNote) : null;
   return h(
     "section",
     { class: "il-section" },
-    h(
-      "h3",
-      {},
-      "Autotuning",
-      " ",
-      h("span", { class: "il-muted" }, `${a.op || "op"} · ${rows.length} choices benchmarked`),
-    ),
-    h("div", { "data-role": "autotune" }, verdict, table, rest),
+    h("h3", {}, "Autotuning", " ", h("span", { class: "il-muted" }, a.heading)),
+    h("div", { "data-role": "autotune" }, verdict, timed, table, rest),
   );
 }
 

@@ -834,6 +834,8 @@ export function compileSummary(idx, report = null, actions = null) {
     frames.length ? h("div", { "data-role": "trigger-stack" }, userStack(frames)) : null,
     c.graph_note ? h("p", { class: "il-note", "data-role": "graph-note" }, c.graph_note) : null, // rules.graph_note
     c.autotune_note ? h("p", { class: "il-note", "data-role": "autotune-note" }, c.autotune_note) : null, // rules
+    // the user's graph passes (Compile.custom_pass_note, rules.custom_pass_note): the graphs are not Inductor's alone
+    c.custom_pass_note ? h("p", { class: "il-note", "data-role": "custom-pass-note" }, c.custom_pass_note) : null,
     c.modules_inferred // Compile.modules_inferred (report/module_paths.py): the graph recorded no module paths
       ? h(
           "p",

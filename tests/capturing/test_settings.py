@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import re
 
+import pytest
 import torch
 
 import inductor_lens
@@ -31,10 +32,27 @@ def _frozen_mlp(**compile_options):
     return cap.report
 
 
-def test_cpu_inference_under_freezing_and_max_autotune_keeps_its_outputs_and_its_autotuning():
+@pytest.fixture(scope="module")
+def tuned_mlp():
+    """The frozen MLP under max-autotune, twice, each with how many autotunings torch benchmarked (its counter): first
+    with torch's autotune cache off (every choice benchmarked; each autotuning writes the cache anew, with its own
+    times only, so the last one's are what it holds), then with it on, so that the second compile finds some there."""
+    from torch._dynamo.utils import counters
+
+    runs = []
+    for on in (False, True):
+        torch._dynamo.reset()
+        before = counters["inductor"]["select_algorithm_autotune"]
+        with torch._inductor.config.patch(autotune_local_cache=on):
+            report = _frozen_mlp(mode="max-autotune-no-cudagraphs")
+        runs.append((report, counters["inductor"]["select_algorithm_autotune"] - before))
+    return runs
+
+
+def test_cpu_inference_under_freezing_and_max_autotune_keeps_its_outputs_and_its_autotuning(tuned_mlp):
     """``mode="max-autotune-no-cudagraphs"`` + ``freezing`` + ``no_grad``: autotuning runs during lowering,
     before the graph has outputs; the capture used to fail reading them (``hook_failed``)."""
-    report = _frozen_mlp(mode="max-autotune-no-cudagraphs")
+    report = tuned_mlp[0][0]
     assert not [d for d in report.diagnostics if d.code in ("hook_failed", "autotune_unlinked")], report.diagnostics
     (c,) = report.compiles
     assert c.graph_outputs == _returned_buffers(c.output_code)
@@ -42,6 +60,7 @@ def test_cpu_inference_under_freezing_and_max_autotune_keeps_its_outputs_and_its
     assert tuned and all(k.metadata["autotune"]["op"] == "packed_linear" for k in tuned)
     # the settings it compiled under are recorded; something was tuned, so there is nothing to explain
     assert c.autotune_mode.max_autotune and c.autotune_mode.freezing and c.autotune_note == ""
+    assert c.custom_passes == [] and c.custom_pass_note == ""  # no graph pass of the user's
     # each op is one kernel's: the second GEMM template's origins also hold the first one and the relu it reads (torch
     # names it ..._addmm_relu_1), which the first kernel computed; its epilogue is no relu
     # (where autotuning picks MKL's call over the template, as on torch 2.15, a linear's bias add is a kernel of its
@@ -57,6 +76,64 @@ def test_cpu_inference_under_freezing_and_max_autotune_keeps_its_outputs_and_its
     for k in tuned:
         if k.kind == "template":
             assert k.metadata["autotune"]["chosen"].startswith("cpp_"), k.metadata["autotune"]
+
+
+def test_autotune_times_read_from_torchs_cache_are_not_said_to_be_benchmarked(tuned_mlp):
+    """With a warm autotune cache torch benchmarks nothing (``PersistentCache.lookup`` returns the cached times
+    and ``select_algorithm_autotune`` stays 0), yet feeds the times to its feedback savers: the panel said
+    "2 choices benchmarked" of another run's times. The capture records which it was."""
+    (benchmarked, ran_first), (cached, ran_second) = tuned_mlp
+    timed = [
+        [k.metadata["autotune"].get("timed") for k in r.compiles[0].kernels if "autotune" in k.metadata]
+        for r in (benchmarked, cached)
+    ]
+    assert timed[0] == ["benchmarked", "benchmarked"] and ran_first == 2, timed
+    # torch benchmarked one op of the second compile (the counter), and found the other's times in its cache
+    assert sorted(timed[1]) == ["benchmarked", "cache"] and ran_second == 1, timed
+    first = next(k for k in benchmarked.compiles[0].kernels if k.metadata.get("autotune"))
+    second = next(k for k in cached.compiles[0].kernels if k.metadata.get("autotune", {}).get("timed") == "cache")
+    # the cached times are those the first compile measured for that op, which torch wrote there
+    measured = [
+        [ch["time_ms"] for ch in k.metadata["autotune"]["choices"]]
+        for k in benchmarked.compiles[0].kernels
+        if "autotune" in k.metadata
+    ]
+    assert [ch["time_ms"] for ch in second.metadata["autotune"]["choices"]] in measured
+    assert first.metadata["autotune"]["heading"] == "packed_linear · 2 choices benchmarked"
+    assert first.metadata["autotune"]["timed_note"] == ""
+    assert second.metadata["autotune"]["heading"] == "packed_linear · 2 choices, cached times"
+    assert second.metadata["autotune"]["timed_note"].startswith(
+        "From torch's autotune cache (timed by an earlier run, not in this one)"
+    )
+
+
+def test_a_template_that_fused_its_epilogue_says_so(tuned_mlp):
+    """The C++ GEMM template of fc1 computes the relu after it in the same kernel (the output code calls no kernel of
+    its own for relu): the panel said "Inductor used the fastest choice" and nothing of the relu inside a GEMM. The
+    template of fc2 holds no op after its matmul: its origins hold the frozen bias (a parameter, ``get_attr``), which
+    was its "epilogue"."""
+    # which choice wins is timing (close on a busy machine): each tuned kernel is checked for what it is
+    for r, _ in tuned_mlp:
+        c = r.compiles[0]
+        for k in c.kernels:
+            a = k.metadata.get("autotune")
+            if not a:
+                continue
+            if not (a["chosen"] or "").startswith("cpp_"):  # MKL's call won: nothing fused into a template
+                assert a["fusion_note"] == "", (k.name, a)
+                continue
+            # torch's output code: the kernel runs the template's micro GEMM; the relu is in it or in no template
+            assert "kernel_micro_gemm" in k.source and f"{k.name}(" in c.output_code
+            if "relu" not in k.fx_nodes:  # fc2's: no op after its matmul (its origins hold the frozen bias)
+                assert a["epilogue"] == [] and a["fusion_note"] == "", (k.name, a)
+            elif a["chosen"] == a["fastest"]:
+                assert a["epilogue"] == ["relu"]
+                assert a["fusion_note"] == (
+                    "The template fused the epilogue relu: one kernel, where the library call (_mkl_linear) needs "
+                    "two (the call, then a kernel for relu)."
+                )
+            else:
+                assert a["fusion_note"].startswith("It wins overall because the template fuses the epilogue (relu)")
 
 
 def test_a_frozen_linear_after_another_is_its_own_op_only():
@@ -532,3 +609,40 @@ def test_a_frozen_conv_fused_with_its_relu_is_named_by_its_op_and_its_conv_modul
     # counted as the convolution it is (it was one FLOP per element of its result): 2 * out * C_in * 3 * 3
     (conv1,) = [k for k in c.kernels if k.name.startswith("torch.ops.mkldnn._convolution_pointwise.default")]
     assert conv1.cost.flops == 2 * (8 * 8 * 8) * 3 * 3 * 3, conv1.cost
+
+
+def test_a_users_post_grad_pass_is_named_on_the_compile():
+    """``torch._inductor.config.post_grad_custom_post_pass`` = a pass that turns ``a * y`` into ``a + y``: the page
+    showed the rewritten graph (an ``add`` on the line of ``a * y``, true to torch) and nothing said a pass of the
+    user's had run. The compile names it and where it ran; the Timeline's phase of it says it is the user's."""
+    from torch._inductor.custom_graph_pass import CustomGraphPass, get_hash_for_files
+
+    class MulToAdd(CustomGraphPass):
+        def __call__(self, graph):
+            for n in graph.nodes:
+                if n.op == "call_function" and n.target is torch.ops.aten.mul.Tensor:
+                    n.target = torch.ops.aten.add.Tensor
+
+        def uuid(self):
+            return get_hash_for_files((__file__,))
+
+    def f(x, y):
+        a = torch.relu(x)
+        return torch.tanh(a * y)
+
+    x, y = torch.randn(4, 16), torch.randn(4, 16)
+    with torch._inductor.config.patch(post_grad_custom_post_pass=MulToAdd()), inductor_lens.capture() as cap:
+        out = torch.compile(f)(x, y)
+    torch.testing.assert_close(out, torch.tanh(torch.relu(x) + y))  # torch ran the pass
+    (c,) = cap.report.compiles
+    # torch's evidence: dynamo's graph multiplies, the post-grad graph adds, and torch timed the pass as a phase
+    assert "mul" in {n.name for n in c.graphs["dynamo"].nodes}
+    assert "aten.add.Tensor" in {n.target for n in c.graphs["post_grad"].nodes}
+    (phase,) = [p for p in c.phases if p.name == "pass.post_grad_passes.post_grad_custom_post_pass"]
+    assert phase.gloss == "your post-grad pass"
+    name = f"{MulToAdd.__module__}.{MulToAdd.__qualname__}"
+    assert [(p.setting, p.name) for p in c.custom_passes] == [("post_grad_custom_post_pass", name)]
+    assert c.custom_pass_note.startswith(
+        f"A graph pass of yours ran in this compile: {name} (torch._inductor.config.post_grad_custom_post_pass), "
+        "on the post-grad graph, after Inductor's post-grad passes."
+    )

@@ -562,6 +562,7 @@ def test_diagnostics_banner_escapes_symbolic_shapes_reasons_and_grouped_compiles
     ]
     fwd = data["compiles"][0]
     fwd["autotune_note"] = f"max-autotune was on, but {HIDDEN}"  # rules.autotune_note's words, drawn as they are
+    fwd["custom_pass_note"] = f"A graph pass of yours ran in this compile: m.P{HIDDEN}"  # rules.custom_pass_note's
     node = next(n for n in fwd["fused_nodes"] if n["kernel"])
     fx_name = node["fx_nodes"][0]
     gn = next(g for g in fwd["graphs"]["post_grad"]["nodes"] if g["name"] == fx_name)
@@ -591,6 +592,8 @@ def test_diagnostics_banner_escapes_symbolic_shapes_reasons_and_grouped_compiles
     assert banner.is_visible()
     note = page.locator('[data-role="autotune-note"]')
     assert note.is_visible() and note.inner_text().startswith("max-autotune was on, but")
+    passes = page.locator('[data-role="custom-pass-note"]')
+    assert passes.is_visible() and passes.inner_text().startswith("A graph pass of yours ran in this compile: m.P")
     banner.locator("summary").first.click()
     codes = [li.get_attribute("data-code") for li in banner.locator("li[data-code]").all()]
     assert codes == ["hook_missing", "recompile_limit"]

@@ -194,6 +194,13 @@ def test_max_autotune_report_shows_choices_fastest_and_chosen(tmp_path, offline_
         expected = "fastest" if chosen == k.metadata["autotune"]["fastest"] else "not-fastest"
         assert verdict.get_attribute("data-verdict") == expected
         assert k.metadata["autotune"]["fastest"] in verdict.inner_text() or chosen in verdict.inner_text()
+        # what the chosen template fused, Python's sentence (the fastest's verdict said nothing of it)
+        assert k.metadata["autotune"]["fusion_note"] in verdict.inner_text()
+        section = page.locator('[data-role="autotune"]').locator("xpath=..")
+        assert section.locator("h3 .il-muted").inner_text() == k.metadata["autotune"]["heading"]
+        assert "benchmarked" in k.metadata["autotune"]["heading"]
+        assert page.locator('[data-role="autotune-timed"]').count() == 0
+    assert any(k.metadata["autotune"]["fusion_note"] for k in tuned)
     _assert_clean(page)
 
     # the case the first H200 recording showed: the library mm was fastest alone, Inductor still
@@ -207,6 +214,7 @@ def test_max_autotune_report_shows_choices_fastest_and_chosen(tmp_path, offline_
         choices.insert(0, lib)
     lib["time_ms"] = round(best * 0.8, 6)
     tk["metadata"]["autotune"]["fastest"] = "mm"
+    tk["metadata"]["autotune"]["timed"] = "cache"  # as a capture records times read from torch's autotune cache
     report = inductor_lens.load(data)
     path = tmp_path / "mm_fastest_alone.html"
     report.save_html(path)
@@ -219,6 +227,13 @@ def test_max_autotune_report_shows_choices_fastest_and_chosen(tmp_path, offline_
     text = verdict.inner_text()
     assert "Not the fastest alone" in text and "mm was fastest" in text and chosen in text
     assert "epilogue" in text and "relu" in text
+    assert kernel.metadata["autotune"]["fusion_note"] in text
+    # the times were not measured in this run: the heading and a note say so, not "N choices benchmarked"
+    timed = page.locator('[data-role="autotune-timed"]')
+    assert timed.inner_text() == kernel.metadata["autotune"]["timed_note"]
+    assert timed.inner_text().startswith("From torch's autotune cache (timed by an earlier run, not in this one)")
+    heading = page.locator('[data-role="autotune"]').locator("xpath=..").locator("h3").inner_text()
+    assert "cached times" in heading and "benchmarked" not in heading
     # the library choice's row says what it is (Python's rules.choice_what), a Triton template's its config
     row = page.locator('[data-role="autotune"] tr[data-choice="mm"]').first
     assert row.locator(".il-desc").text_content() == "library kernel (ATen)"
