@@ -81,7 +81,7 @@ DERIVED_VERSION = 25  # 2: Trigger.summary; 3: Compile.module_view, FusedNode.gr
 # Compile.output_names (report/lines.gradient_buffers); Kernel.extern_why
 # 25: FusedNode.branch_compiles (a torch.cond's links to its branches' compiles, finish.link_branches); Compile.outputs
 # (GraphOutput, one per position), Compile.edges to outputs by position and alias edges, Compile.graph_note naming
-# the outputs as the ovals do
+# the outputs as the ovals do; autotune heading, timed_note and fusion_note, epilogue without get_attr nodes
 
 #: Languages a kernel may be written in: what Inductor's output code defines (``async_compile.<kind>``),
 #: ``extern`` for calls of library kernels, ``other`` when the source was not found.
