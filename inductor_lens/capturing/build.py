@@ -527,6 +527,7 @@ class _GraphBuilder:
             if f in by_name and calls_op(by_name[f], callee_op(rk.name))
         }
         self._calls: Optional[dict[str, RawSchedNode]] = None  # buffer -> the extern node writing it (upstream_of_call)
+        self._traces: Optional[dict[str, set[str]]] = None  # a stack trace -> the post-grad ops that have it
         self.member_to_fused: dict[str, str] = {}
         for fn in rec.post_fusion:
             for m in fn.members:
@@ -600,6 +601,22 @@ class _GraphBuilder:
                     todo += self.fx_inputs.get(f, ())
         return out
 
+    def own_traces(self, rk: RawKernel, own: list[str]) -> list[str]:
+        """The stack traces Inductor gives a kernel (those of all its origins), less those that only ops it does not
+        compute have (``own``: its ops, less those of the kernels before it that its origins also hold; an extern
+        call's, its one op): a C++ GEMM template reading ``relu(fc1(x))``, or a frozen linear's MKL call after it,
+        claimed the relu's line beside its own. A trace no op of the graph has is kept; all of them where its ops have
+        none (nothing better is known)."""
+        if self._traces is None:
+            self._traces = {}
+            for n in self.rec.post_grad_nodes:
+                if n.get("stack_trace"):
+                    self._traces.setdefault(n["stack_trace"], set()).add(n["name"])
+        mine = set(own)
+        if not any(mine & names for names in self._traces.values()):
+            return list(rk.stack_traces)
+        return [t for t in rk.stack_traces if not self._traces.get(t) or self._traces[t] & mine]
+
     def kept_ops(self, raw: list[str], fx: list[str], drop: set[str]) -> list[str]:
         """``fx`` less ``drop``. Where that leaves no op (graph inputs and constants aside), the results of ``raw``
         (the origins as recorded: the ops no other of them reads): a frozen linear's bias add, its own kernel after
@@ -652,7 +669,7 @@ class _GraphBuilder:
                 self.kept_ops(rk.fx_nodes, own, drop) if not rk.is_extern else [f for f in own if f not in drop] or own
             )
             entry["fx"] += own
-            entry["traces"] += [t for t in rk.stack_traces if t not in entry["traces"]]
+            entry["traces"] += [t for t in self.own_traces(rk, own) if t not in entry["traces"]]
             if i < len(provenance) and provenance[i][0] == rk.name:
                 entry["torch"] = (entry["torch"] or []) + [
                     n for n in provenance[i][1] if n not in (entry["torch"] or [])

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import inspect
 import re
 
 import pytest
@@ -17,16 +18,30 @@ def _returned_buffers(output_code: str) -> list[str]:
     return [name.strip() for name in ret.split(",") if name.strip()]
 
 
+class _MLP(torch.nn.Module):
+    """Linear, ReLU, Linear, each linear on a line of its own (a kernel's lines are checked against its ops')."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc1, self.fc2 = torch.nn.Linear(16, 32), torch.nn.Linear(32, 8)
+
+    def forward(self, x):
+        h = torch.relu(self.fc1(x))
+        return self.fc2(h)
+
+
 @functools.cache
-def _frozen_mlp(**compile_options):
-    """The report of an inference MLP (Linear, ReLU, Linear) compiled under ``freezing``, its result checked (one
-    compile per set of options for the tests of this file: the report is immutable)."""
+def _frozen_mlp(autotune_local_cache=None, **compile_options):
+    """The report of an inference MLP (Linear, ReLU, Linear) compiled under ``freezing`` (and torch's autotune cache
+    on or off where ``autotune_local_cache`` says), its result checked (one compile per set of settings for the tests
+    of this file: the report is immutable)."""
     torch.manual_seed(0)
-    model = torch.nn.Sequential(torch.nn.Linear(16, 32), torch.nn.ReLU(), torch.nn.Linear(32, 8)).eval()
+    model = _MLP().eval()
     x = torch.randn(4, 16)
+    cache = {} if autotune_local_cache is None else {"autotune_local_cache": autotune_local_cache}
     with torch.no_grad():
         expected = model(x)
-        with torch._inductor.config.patch(freezing=True), inductor_lens.capture() as cap:
+        with torch._inductor.config.patch(freezing=True, **cache), inductor_lens.capture() as cap:
             out = torch.compile(model, **compile_options)(x)
     torch.testing.assert_close(out, expected)
     return cap.report
@@ -43,8 +58,7 @@ def tuned_mlp():
     for on in (False, True):
         torch._dynamo.reset()
         before = counters["inductor"]["select_algorithm_autotune"]
-        with torch._inductor.config.patch(autotune_local_cache=on):
-            report = _frozen_mlp(mode="max-autotune-no-cudagraphs")
+        report = _frozen_mlp(autotune_local_cache=on, mode="max-autotune-no-cudagraphs")
         runs.append((report, counters["inductor"]["select_algorithm_autotune"] - before))
     return runs
 
@@ -134,6 +148,25 @@ def test_a_template_that_fused_its_epilogue_says_so(tuned_mlp):
                 )
             else:
                 assert a["fusion_note"].startswith("It wins overall because the template fuses the epilogue (relu)")
+
+
+_FC1_LINE = inspect.getsourcelines(_MLP.forward)[1] + 1
+
+
+def test_a_kernels_lines_are_those_of_the_ops_it_computes(tuned_mlp):
+    """A kernel's (and its only fused node's) lines are its own ops' (nu18 O-b): Inductor gives a kernel the stack
+    traces of all its origins, and a C++ GEMM template reading ``relu(fc1(x))``, or a frozen linear's bias add after
+    MKL's call, holds fc1 and the relu there too (the capture drops those ops from the kernel: the kernel before it
+    computed them), so fc2's template also claimed the relu's line (ReLU's, here inside torch)."""
+    for c in [r.compiles[0] for r, _ in tuned_mlp] + _frozen_mlp().compiles:
+        fx = {n.name: n for n in c.graphs["post_grad"].nodes}
+        assert {f.line for k in c.kernels for f in k.user_lines} == {_FC1_LINE, _FC1_LINE + 1}
+        for k in c.kernels:
+            own = {(f.file, f.line) for name in k.fx_nodes if name in fx for f in fx[name].user_stack}
+            assert {(f.file, f.line) for f in k.user_lines} <= own, (k.name, k.fx_nodes, k.user_lines)
+            for n in c.fused_nodes:
+                if n.kernel == k.name and len(k.fused_nodes) == 1:
+                    assert n.user_lines == k.user_lines, n.name
 
 
 def test_a_frozen_linear_after_another_is_its_own_op_only():
