@@ -222,6 +222,8 @@ def _caches_off(hooks: "Hooks") -> Any:
             if before is not False:
                 setattr(module, flag, False)
                 prior.append((module, flag, before))
+                if flag not in hooks.raw.caches_off:
+                    hooks.raw.caches_off.append(flag)
         except Exception as e:
             hooks.raw.diag(
                 "hook_missing",

@@ -1934,6 +1934,24 @@ def build_report(
         return dataclasses.replace(report, diagnostics=[*report.diagnostics, Diagnostic("build_failed", message)])
 
 
+def _cache_notes(raw: Raw, compiles: list[Compile]) -> list[Diagnostic]:
+    """What the caches the capture turned off change beyond hiding nothing: compiled autograd traces a backward
+    that holds a forward's compiled backward otherwise where the AOT-autograd cache hits (the forward's entry read from
+    the cache), so the backward a warm-cache run of the script compiles and runs is another, its results equal to the
+    last bits (a new user's trial, nu19 D1: a cold-cache run is the capture's exactly)."""
+    if "enable_autograd_cache" not in raw.caches_off or not any(_compiled_autograd(c.compile_id) for c in compiles):
+        return []
+    return [
+        Diagnostic(
+            "ca_cache_off",
+            "compiled autograd ran while the capture kept torch's AOT-autograd cache off (to see every compile): what "
+            "it shows is what a run with a cold cache compiles. Where that cache hits (a warm cache: the script run "
+            "before), torch's compiled autograd traces another backward graph, with other kernels and results equal "
+            "to the last bits",
+        )
+    ]
+
+
 def _build(raw: Raw, torch_version: str, title: str) -> Report:
     trace = _Trace(raw.trace)
     diagnostics = [Diagnostic(code, message, detail) for code, message, detail in raw.diagnostics]
@@ -1972,6 +1990,7 @@ def _build(raw: Raw, torch_version: str, title: str) -> Report:
                 )
             )
     diagnostics += _gave_up(trace, raw.raised)
+    diagnostics += _cache_notes(raw, compiles)
     skipped = _skipped_calls(raw)
     diagnostics += skipped
     if not compiles and not skipped:  # a skipped call says why nothing compiled, and where

@@ -149,6 +149,9 @@ class Raw:
     #: Rebuilt from a TORCH_TRACE log (``trace_import``), not captured: a streamed import makes each forward before
     #: its backward is read, so what only the backward tells (``Compile.backward_compiled``) is left unknown.
     imported: bool = False
+    #: The caches the capture turned off (``adapter._caches_off``: ``fx_graph_cache``, ``enable_autograd_cache``...),
+    #: those that were on: a compile that torch makes otherwise on a cache hit is said (``build._cache_notes``).
+    caches_off: list[str] = field(default_factory=list)
 
     def diag(self, code: str, message: str, detail: str = "") -> None:
         """Note a diagnostic (see ``model.DIAGNOSTIC_CODES``); the same one twice is kept once."""

@@ -223,7 +223,12 @@ def derive_compile(c: Compile, fx: Optional[dict] = None, view: bool = True) -> 
                 user_lines=lines,
                 ops=ops,
                 no_line_reason=no_line_reason(
-                    bool(lines), n.fx_nodes, n.no_line_reason, copy, _seeded_lines(c, n.fx_nodes, fx)
+                    bool(lines),
+                    n.fx_nodes,
+                    n.no_line_reason,
+                    copy,
+                    _seeded_lines(c, n.fx_nodes, fx),
+                    c.trigger is not None and c.trigger.kind == "compiled_autograd",
                 ),
                 no_kernel_reason=no_kernel_reason(n.kernel, ops, branches),
                 in_place=in_place_text(_in_place_targets(n.mutates, fx, inputs)),

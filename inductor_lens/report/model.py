@@ -1488,6 +1488,9 @@ DIAGNOSTIC_CODES = {
     "ir_missing": "ir=True: a Triton kernel's IR stages or resources could not be read from the compiled kernel",
     "reset_skipped": "a capture started inside another did not reset dynamo (a reset would have made what the "
     "enclosing capture compiled compile again): it records only what compiles anew",
+    "ca_cache_off": "compiled autograd ran with the AOT-autograd cache the capture turned off: torch traces its "
+    "backward otherwise where that cache hits (a warm cache), so a run of the script without the lens may compile "
+    "and run another backward",
     "legacy": "a diagnostic of a version-1 report (plain text)",
 }
 

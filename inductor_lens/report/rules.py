@@ -1785,6 +1785,11 @@ INSIDE_TORCH = (
     "not from a line of yours."
 )
 NO_FX_OPS = "No FX op of the graph is linked to this node, so no line of yours is known for it."
+COMPILED_AUTOGRAD = (
+    "Compiled autograd traced this backward from autograd's own graph of the .backward() call, and torch records no "
+    "source line for its ops (its output code says Source Nodes: []): they are gradients of your forward's lines, "
+    "which the forward's compile names."
+)
 NO_PROVENANCE = (
     "The TORCH_TRACE log holds no provenance map for this kernel, so its FX ops and your lines are not known: "
     "torch logs one with INDUCTOR_PROVENANCE=1, and never for a lazily compiled backward."
@@ -1818,19 +1823,29 @@ def seeds_reason(seeded: Sequence[Any]) -> str:
 
 
 def no_line_reason(
-    has_user_lines: bool, fx_nodes: Iterable[str], given: str = "", copy: bool = False, seeded: Optional[list] = None
+    has_user_lines: bool,
+    fx_nodes: Iterable[str],
+    given: str = "",
+    copy: bool = False,
+    seeded: Optional[list] = None,
+    compiled_autograd: bool = False,
 ) -> str:
     """``FusedNode.no_line_reason``: empty when a user line is known; else :data:`INPUT_COPY` for a copy of graph
     inputs (``copy``), :func:`seeds_reason` for Inductor's random seeds (``seeded``: the lines of the random ops
     they seed, ``None`` for another node), ``given`` (the TORCH_TRACE importer's :data:`NO_PROVENANCE`),
-    :data:`INSIDE_TORCH` for ops with no recorded stack, :data:`NO_FX_OPS` for none."""
+    :data:`COMPILED_AUTOGRAD` for the ops of compiled autograd's backward (``compiled_autograd``: torch records no
+    stack for them), :data:`INSIDE_TORCH` for other ops with no recorded stack, :data:`NO_FX_OPS` for none."""
     if has_user_lines:
         return ""
     if copy:
         return INPUT_COPY
     if seeded is not None:
         return seeds_reason(seeded)
-    return given or (INSIDE_TORCH if any(True for _ in fx_nodes) else NO_FX_OPS)
+    if given and given not in (INSIDE_TORCH, COMPILED_AUTOGRAD, NO_FX_OPS):  # those made here, made again
+        return given
+    if not any(True for _ in fx_nodes):
+        return NO_FX_OPS
+    return COMPILED_AUTOGRAD if compiled_autograd else INSIDE_TORCH
 
 
 #: FX node kinds that name a tensor rather than compute one (a graph input, a constant): never in ``FusedNode.ops``.

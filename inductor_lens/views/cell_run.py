@@ -253,7 +253,7 @@ class LensedCell:
         self._execute(pipeline)
         error = self._error()
         report = self._finish(pipeline, error)
-        self.notices += _write_files(report, self.args)
+        self.notices += _write_files(report, self.args, self.plan.baseline)
         exported = self.args.export and not any(n.startswith("error: --export ") for n in self.notices)
         how_to_save = save_hint(self.args.name, self.args.export if exported else None)
         _register(self.ns, report, before, self.compiler.compiled_here, self.args, how_to_save)
@@ -378,14 +378,17 @@ def _register(
         ns[args.name] = report
 
 
-def _write_files(report, args: argparse.Namespace) -> list[str]:
-    """--json / --export: one notice each; a file that cannot be written is a line, never a traceback."""
+def _write_files(report, args: argparse.Namespace, baseline=None) -> list[str]:
+    """--json / --export: one notice each; a file that cannot be written is a line, never a traceback. --export
+    writes the page the cell shows: with --compare (``baseline``), the comparison of the two (it wrote the cell's
+    report alone, a new user's trial, nu19 D3); --json the cell's report, which ``load()`` reads back."""
     from ..report.io import check_writable, describe_os_error
 
     notices = []
+    page = report.save_html if baseline is None else (lambda path: baseline.diff(report).save_html(path))
     for option, path, save in (
         ("--json", args.json_path, report.save_json),
-        ("--export", args.export, report.save_html),
+        ("--export", args.export, page),
     ):
         if not path:
             continue

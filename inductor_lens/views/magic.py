@@ -117,7 +117,7 @@ def _make_parser() -> argparse.ArgumentParser:
         metavar="PATH.html",
         default=None,
         type=os.path.expanduser,
-        help="also write the report as one self-contained HTML page",
+        help="also write the page the cell shows as one self-contained HTML file (with --compare, the comparison)",
     )
     p.add_argument(
         "--json",

@@ -305,16 +305,22 @@ def test_widget_and_display(reports):
     assert "1 changed" in repr(d) and len(repr(w)) < 300
 
 
-def test_magic_compare_shows_the_compare_view(ipython_kernel):
-    """In the session's kernel (tests/_kernel.py: the extension loaded, torch imported), shared with the magic's tests."""
+def test_magic_compare_shows_the_compare_view(ipython_kernel, tmp_path):
+    """In the session's kernel (tests/_kernel.py: the extension loaded, torch imported), shared with the magic's tests.
+    ``--export`` writes the page the cell shows, the comparison (it wrote the cell's report alone: nu19 D3); ``--json``
+    the cell's report."""
     k = ipython_kernel
     ex = k.execute("%%inductor_lens --compare nothing_here\nset_by_the_compare_cell = 1")
     assert ex.status == "error" and "nothing is bound to 'nothing_here'" in ex.reply["evalue"]
     assert k.value("'set_by_the_compare_cell' in globals()") is False  # the cell did not run
     k.ok("%%inductor_lens -f f --name base\ndef f(x):\n    return torch.relu(x) + 1\nf(torch.randn(8))")
+    page, data = tmp_path / "cmp.html", tmp_path / "new.json"
     ex = k.ok(
-        "%%inductor_lens -f f --compare base --name new\ndef f(x):\n    return torch.sigmoid(x) + 1\nf(torch.randn(8))"
+        f"%%inductor_lens -f f --compare base --name new --export {page} --json {data}\n"
+        "def f(x):\n    return torch.sigmoid(x) + 1\nf(torch.randn(8))"
     )
+    assert "· inductor_lens compare</title>" in page.read_text()
+    assert [x.name for x in inductor_lens.load(data).kernels] == k.value("[x.name for x in new.kernels]")
     states = [m["content"]["data"]["state"] for m in ex.of_type("comm_open") if "state" in m["content"].get("data", {})]
     assert any("compile_pair" in s for s in states), "no compare widget was shown"
     summary = {"same": 0, "changed": 1, "merged": 0, "split": 0, "only_a": 0, "only_b": 0}

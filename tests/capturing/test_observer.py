@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import collections
 import contextlib
+import dataclasses
 import logging
 import os
 import re
@@ -434,6 +435,45 @@ def test_compiled_autograd_never_offers_dynamo_a_frame_of_the_lens_and_names_the
     # no forward compile of its own: its outputs keep the names of the ops that made them, none a forward input's
     assert c.forward_inputs == [] and c.output_names
     assert not [v for v in c.output_names.values() if v.endswith(".grad")], c.output_names
+    # torch records no line for its ops: said as what it is, not "code inside torch" (nu19 D2), also on loading a
+    # report that said that
+    from inductor_lens.report import rules
+    from inductor_lens.report.finish import derive_compile
+
+    unlined = [n for n in c.fused_nodes if not n.user_lines and n.fx_nodes and not n.is_glue]
+    assert unlined and {n.no_line_reason for n in unlined} == {rules.COMPILED_AUTOGRAD}
+    old = dataclasses.replace(
+        c, fused_nodes=[dataclasses.replace(n, no_line_reason=rules.INSIDE_TORCH) for n in unlined]
+    )
+    assert {n.no_line_reason for n in derive_compile(old).fused_nodes if n.name in {u.name for u in unlined}} == {
+        rules.COMPILED_AUTOGRAD
+    }
+    # the user's AOT-autograd cache was off already: the capture changed nothing there, and says nothing
+    assert "ca_cache_off" not in [d.code for d in report.diagnostics]
+
+
+def test_compiled_autograd_under_a_cache_the_capture_turned_off_is_said():
+    """nu19 D1: with compiled autograd, torch traces another backward where the AOT-autograd cache hits (a warm
+    cache), so the capture, which keeps that cache off, shows a cold-cache run's backward: said where it turned the
+    cache off (``Raw.caches_off``, recorded by ``adapter._caches_off``) and compiled autograd compiled."""
+    from types import SimpleNamespace
+
+    from inductor_lens.capturing import adapter, build
+    from inductor_lens.capturing.raw import Raw
+
+    raw = Raw(t0_us=0.0)
+    with torch._functorch.config.patch(enable_autograd_cache=True), torch._inductor.config.patch(fx_graph_cache=True):
+        prior = adapter._caches_off(SimpleNamespace(raw=raw))
+        try:
+            assert not torch._functorch.config.enable_autograd_cache
+        finally:
+            adapter._caches_restore(prior)
+        assert torch._functorch.config.enable_autograd_cache
+    assert {"enable_autograd_cache", "fx_graph_cache"} <= set(raw.caches_off)
+    ca, plain = SimpleNamespace(compile_id="!0/1/0"), SimpleNamespace(compile_id="0/0")
+    (d,) = build._cache_notes(raw, [plain, ca])
+    assert d.code == "ca_cache_off" and "cold cache" in d.message
+    assert build._cache_notes(raw, [plain]) == [] and build._cache_notes(Raw(t0_us=0.0), [ca]) == []
 
 
 def test_a_float_argument_torch_specialized_after_a_restart_is_no_input_of_the_graph_shown():
