@@ -261,22 +261,28 @@ def _args_code(launch: KernelLaunch, bound: int, declared: Optional[list] = None
     fallback = dtypes[0] if dtypes else "float32"  # a buffer the output code gives no dtype (a getitem)
     declared = declared or [None] * len(launch.args)
     pos, kw = [], []
-    for a, decl in zip(launch.args, declared):
+    made: dict[tuple, str] = {}  # a tensor's make(...) -> the name of the one made for it
+    shared: list[str] = []  # the lines that make a tensor passed more than once
+    makes = [_make_code(a, decl, fallback, bound) for a, decl in zip(launch.args, declared)]
+    for a, code in zip(launch.args, makes):
+        # the same buffer passed twice (an in-place update's in_ptr0 and out_ptr0: the output code passes arg9_1
+        # for both) is one tensor, as in the real call: two would hide the read after the write through one pointer
+        if code and sum(1 for b, c in zip(launch.args, makes) if b.name == a.name and c == code) > 1:
+            key = (a.name, code)
+            if key not in made:
+                made[key] = f"t{len(made)}"
+                shared.append(
+                    f"    {made[key]} = {code}  # {_plain(f'{a.name}, passed {_times(a, code, launch, makes)}')}"
+                )
+            code = made[key]
         comment = _plain(a.name + (f" ({a.param})" if a.param and a.param != a.name else ""))
-        if a.shape is not None:
-            offset = a.offset if isinstance(a.offset, int) else 0
-            shape, stride = _sizes(a, "shape"), _sizes(a, "stride")
-            # the dtype recorded, else the one the kernel's parameter declares: the first tensor's would hand an
-            # int64 parameter a float32 tensor of half its bytes
-            code = f"make({shape!r}, {stride!r}, {(a.dtype or decl or fallback)!r}, {offset}, {bound})"
-        else:
-            code = _literal(a)
-        (kw if a.keyword else pos).append((a.keyword, code, comment))
+        (kw if a.keyword else pos).append((a.keyword, code or _literal(a), comment))
     lines = [
         "",
         "",
         "def arguments():",
-        '    """The kernel\'s arguments as the output code passes them."""',
+        '    """The kernel\'s arguments as the output code passes them (a buffer passed twice, one tensor)."""',
+        *shared,
         "    args = [",
     ]
     lines += [f"        {code},  # {comment}" for _, code, comment in pos]
@@ -284,6 +290,24 @@ def _args_code(launch: KernelLaunch, bound: int, declared: Optional[list] = None
     lines += [f"        {key!r}: {code},  # {comment}" for key, code, comment in kw]
     lines += ["    }", "    return args, kwargs"]
     return "\n".join(lines) + "\n"
+
+
+def _make_code(a: LaunchArg, declared: Optional[str], fallback: str, bound: int) -> str:
+    """The ``make(...)`` that builds a tensor argument as recorded; ``""`` for another argument."""
+    if a.shape is None:
+        return ""
+    offset = a.offset if isinstance(a.offset, int) else 0
+    shape, stride = _sizes(a, "shape"), _sizes(a, "stride")
+    # the dtype recorded, else the one the kernel's parameter declares: the first tensor's would hand an int64
+    # parameter a float32 tensor of half its bytes
+    return f"make({shape!r}, {stride!r}, {(a.dtype or declared or fallback)!r}, {offset}, {bound})"
+
+
+def _times(a: LaunchArg, code: str, launch: KernelLaunch, makes: list[str]) -> str:
+    """How often, and as which parameters, the launch passes the tensor ``a`` is: ``twice (in_ptr0, out_ptr0)``."""
+    params = [b.param or b.name for b, c in zip(launch.args, makes) if b.name == a.name and c == code]
+    n = len(params)
+    return f"{'twice' if n == 2 else f'{n} times'} ({', '.join(params)})"
 
 
 def _nbytes(a: LaunchArg) -> int:

@@ -237,14 +237,15 @@ function labelBoxes(items, compile) {
     if (it.type === "node") {
       const many = it.members.length > 1;
       const time = it.total_us != null ? ` · ${fmtUs(it.total_us)} (${fmtShare(it.share)})` : "";
-      const suffix = many ? ` ×${it.members.length}` : "";
       // a box with no op of its own (an input copy, FusedNode.label "channels-last copy: conv1.weight, x") says
       // what it is first and what it copies on the ops line
       const cut = it.ops.length ? -1 : it.label.indexOf(": ");
       const title = cut < 0 ? it.label : it.label.slice(0, cut);
       const ops = it.ops.join(" · ");
       it.lines = fit([
-        clipMiddle(title, Math.floor((MAX_W - 22) / MONO_CH) - suffix.length) + suffix,
+        // no "×N" after a kernel's name for its N fused nodes: read as N launches or N repeats (the modules' ×N),
+        // it misled (nu19 O-a); the last line says "N fused nodes · one kernel"
+        clipMiddle(title, Math.floor((MAX_W - 22) / MONO_CH)),
         // an extern call's one op is its title already: the line names the module it ran in (the addmm of four
         // experts told apart)
         (ops === title && !many && it.module) || ops || (cut < 0 ? it.name : it.label.slice(cut + 2)),

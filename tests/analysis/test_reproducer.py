@@ -505,3 +505,34 @@ def body(args):
     launch = dataclasses.replace(launch, args=args, arg_types=None)
     k = Kernel(name="triton_poi_fused_add_0", language="triton", source=triton, launch=launch)
     assert _declared_dtypes(k, launch) == ["float32", "int64", None]
+
+
+def test_a_buffer_passed_twice_is_one_tensor_as_in_the_real_call():
+    """An in-place update's kernel (a compiled optimizer step's foreach: ``kernel(arg9_1, ..., arg9_1, ...)``, the
+    parameter its ``in_ptr0`` and ``out_ptr0``) got two tensors, one read and one written: the script moved twice the
+    bytes and never read through the pointer it wrote (nu19 O-i). The same buffer at the same layout is one tensor;
+    one at another layout (a view) is its own."""
+    from inductor_lens.analysis.reproducer import kernel_script
+    from inductor_lens.report.model import Kernel, KernelLaunch, LaunchArg
+
+    def arg(name, param, shape=(4,), stride=(1,)):
+        return LaunchArg(name=name, shape=list(shape), stride=list(stride), dtype="float32", offset=0, param=param)
+
+    launch = KernelLaunch(
+        arg_types=["const float*", "const float*", "float*", "float*"],
+        args=[
+            arg("arg9_1", "in_ptr0"),
+            arg("arg4_1", "in_ptr1"),
+            arg("arg9_1", "out_ptr0"),
+            arg("arg4_1", "out_ptr1", (2,), (2,)),
+        ],
+    )
+    text = kernel_script(Kernel(name="cpp_fused__foreach_add_0", language="cpp", source="", launch=launch))
+    body = text[text.index("def arguments():") :]
+    body = body[: body.index("    return args, kwargs")] + "    return args, kwargs\n"
+    made = []
+    scope = {"make": lambda *a: made.append(a) or object()}
+    exec(body, scope)
+    args, _ = scope["arguments"]()
+    assert args[0] is args[2] and args[1] is not args[3] and len(made) == 3, body
+    assert "t0 = make([4], [1], 'float32', 0" in body and "arg9_1, passed twice (in_ptr0, out_ptr0)" in body
