@@ -638,6 +638,9 @@ def freed_inputs(compile: Compile, forward: Optional[Compile] = None) -> list[in
         for r in n.reads:
             last[r] = end[i]
     deleted = set(re.findall(r"^\s*del ([A-Za-z_]\w*)\s*$", code, re.M))
+    # the C++ wrapper (cpp_wrapper=True) frees a handle so: ``permute_2.reset();`` (its frees were not read, and a
+    # backward's measured-above-the-call figure freed none of its saved tensors: nu19 O-d)
+    deleted |= set(re.findall(r"^\s*([A-Za-z_]\w*)\.reset\(\);\s*$", code, re.M))
     chains: dict[str, list[str]] = {}  # an input -> the buffers written into its storage
     aliases = reuses(code)
     for new in aliases:
