@@ -1285,6 +1285,7 @@ def _install_torch_compile(stack: contextlib.ExitStack) -> None:
                 "has_generate": has_generate,
                 "arg_names": _arg_names(model),
                 "module": isinstance(model, torch.nn.Module),
+                "fullgraph": bool(kwargs.get("fullgraph", False)),
             }
         )
 

@@ -1158,19 +1158,34 @@ _LIMIT = re.compile(r"Limit type: (\w+)")
 _LIMIT_VALUE = re.compile(r"currently set to (\d+)")
 
 
-def _gave_up(trace: _Trace, raised: Optional[BaseException] = None) -> list[Diagnostic]:
+def _fullgraph_only(calls: list[dict], co_name: str) -> bool:
+    """Whether every ``torch.compile`` call of the capture whose function is the frame ``co_name`` (its name's last
+    part; ``forward`` for a module) passed ``fullgraph=True``, and there is one: dynamo raises a frame of such a call
+    that it cannot trace whole to the caller's code, it runs nothing of it eagerly."""
+    mine = [
+        c
+        for c in calls
+        if str(c.get("target", "")).rsplit(".", 1)[-1] == co_name or (c.get("module") and co_name == "forward")
+    ]
+    return bool(mine) and all(c.get("fullgraph") for c in mine)
+
+
+def _gave_up(trace: _Trace, raised: Optional[BaseException] = None, calls: Sequence[dict] = ()) -> list[Diagnostic]:
     """Where torch gave up on a frame (``compilation_metrics`` with a ``fail_type``): the recompile limit,
     a frame dynamo could not trace, or a compile error that dynamo swallowed (``suppress_errors``).
     ``raised``: what the captured code raised; when it is the error of the last frame dynamo could not
     trace (its ``fail_type``, e.g. ``Unsupported`` under ``fullgraph=True``), that frame did not run
-    eagerly: torch raised (``compile_raised``)."""
+    eagerly: torch raised (``compile_raised``); so too where the frame's ``torch.compile`` calls (``calls``,
+    ``Raw.compile_calls``) all passed ``fullgraph=True`` and the user's code caught the error."""
     raised_md = _raised_metrics(trace, raised)
     eager = _eager_ids(trace)
     names: dict[Any, str] = {}
+    whole: dict[Any, bool] = {}  # frame id -> its compile calls all passed fullgraph=True
     for _, _, md in trace.by_kind.get("compilation_metrics", []):
         m = md["compilation_metrics"]
         if m.get("co_name"):
             names[md.get("frame_id")] = f"{m['co_name']}() ({m.get('co_filename')}:{m.get('co_firstlineno')})"
+            whole[md.get("frame_id")] = _fullgraph_only(list(calls), m["co_name"])
     out: list[Diagnostic] = []
     for cid, _, md in trace.by_kind.get("compilation_metrics", []):
         m = md["compilation_metrics"]
@@ -1203,15 +1218,20 @@ def _gave_up(trace: _Trace, raised: Optional[BaseException] = None) -> list[Diag
                     reason,
                 )
             )
-        elif md is raised_md:
+        elif md is raised_md or (
+            m.get("fail_type") in _EAGER_FAILS
+            and whole.get(md.get("frame_id"))
+            and _base_cid(str(cid or "")) not in eager
+        ):
             # a graph break raises only under fullgraph=True; any other error (a shape mismatch found while
             # tracing: TorchRuntimeError) raises whatever the options
             why = "with fullgraph=True a graph break is an error; " if m.get("fail_type") in _EAGER_FAILS else ""
+            caught = "" if md is raised_md else ", which caught it"
             out.append(
                 Diagnostic(
                     "compile_raised",
                     f"compile {cid}: dynamo could not compile {frame} and raised {m.get('fail_type')} to your "
-                    f"code ({why}nothing ran eagerly): {reason.splitlines()[0] if reason else ''}",
+                    f"code{caught} ({why}nothing ran eagerly): {reason.splitlines()[0] if reason else ''}",
                     reason,
                 )
             )
@@ -1989,7 +2009,7 @@ def _build(raw: Raw, torch_version: str, title: str) -> Report:
                     "it to show",
                 )
             )
-    diagnostics += _gave_up(trace, raw.raised)
+    diagnostics += _gave_up(trace, raw.raised, raw.compile_calls)
     diagnostics += _cache_notes(raw, compiles)
     skipped = _skipped_calls(raw)
     diagnostics += skipped

@@ -499,7 +499,7 @@ def stream_trace(
         return None
     closing_notes(raw, log, walk.unlinked, walk.kernel_count)
     diags = [Diagnostic(code, message, detail) for code, message, detail in raw.diagnostics]
-    diags += trace.diagnostics() + builder.diagnostics + _gave_up(trace, raw.raised)
+    diags += trace.diagnostics() + builder.diagnostics + _gave_up(trace, raw.raised, raw.compile_calls)
     if not stats.compiles:
         note = _nothing_compiled(raw, [], diags)
         if note:

@@ -68,13 +68,21 @@ def test_a_fullgraph_error_that_leaves_the_capture_is_not_said_to_run_eagerly():
     codes = [d.code for d in cap.report.diagnostics]
     assert "compile_raised" in codes and "eager_fallback" not in codes, codes
     # caught inside the capture, the error reaches no exit: still no frame is said to have run eagerly (dynamo's
-    # graph-break record of a frame it runs eagerly says so; this one raised)
+    # graph-break record of a frame it runs eagerly says so; this one raised), and the torch.compile call of f, which
+    # passed fullgraph=True, says that it raised to the code that caught it (nu19 O-e: "nothing recorded says which")
     with inductor_lens.capture() as cap:
         with pytest.raises(torch._dynamo.exc.Unsupported):
             torch.compile(f, fullgraph=True)(torch.ones(2))
     assert not [x for x in cap.report.empty_frames if x.fail], cap.report.empty_frames
+    (d,) = [d for d in cap.report.diagnostics if d.code in ("compile_raised", "compile_unsupported", "eager_fallback")]
+    assert d.code == "compile_raised" and "to your code, which caught it (with fullgraph=True" in d.message, d
+    # the same frame compiled again without fullgraph as well: either may have run it, nothing says which
+    with inductor_lens.capture() as cap:
+        with pytest.raises(torch._dynamo.exc.Unsupported):
+            torch.compile(f, fullgraph=True)(torch.ones(2))
+        torch.compile(f)  # a call of torch.compile that never ran
     codes = [d.code for d in cap.report.diagnostics]
-    assert "compile_unsupported" in codes and "eager_fallback" not in codes, codes
+    assert "compile_unsupported" in codes and "compile_raised" not in codes, codes
     # without fullgraph the same frame breaks into graphs and nothing is raised or said to have failed
     with inductor_lens.capture() as cap:
         torch.compile(f)(torch.ones(2))
