@@ -484,9 +484,10 @@ def graph_note(
     if graph_kind != "forward":
         return ""
 
-    def bufs(names: list[str]) -> str:  # buffers (storages): the tensors saved may be several views of one
+    def bufs(names: list[str], noun: str = "buffer") -> str:  # buffers (storages): the tensors saved may be
+        # several views of one; what it returns, outputs (views of an input among them, no buffer of their own)
         shown = ", ".join(names[:4]) + (f" and {len(names) - 4} more" if len(names) > 4 else "")
-        return f"{len(names)} {'buffer' if len(names) == 1 else 'buffers'} ({shown})"
+        return f"{plural(len(names), noun)} ({shown})"
 
     when = _BACKWARD_WHEN[""]  # not recorded (an older report, a TORCH_TRACE import): both cases said
     listed = (
@@ -495,9 +496,9 @@ def graph_note(
         else "its backward did not compile while the lens captured, so the Memory view cannot list the tensors saved"
     )
     what = (
-        f" It returns {bufs(returned)} to your code and saves {bufs(saved)} for the backward ({listed})."
+        f" It returns {bufs(returned, 'output')} to your code and saves {bufs(saved)} for the backward ({listed})."
         if returned and saved
-        else f" It returns {bufs(returned)} to your code and saves no output for the backward."
+        else f" It returns {bufs(returned, 'output')} to your code and saves no output for the backward."
         if returned
         else ""
     )

@@ -143,7 +143,7 @@ def test_a_training_forward_says_what_it_returns_and_what_it_saves_for_the_backw
         (ret,) = fwd.returned_outputs
         assert set(fwd.output_names) == set(fwd.graph_outputs) and set(bwd.output_names) == set(bwd.graph_outputs)
         assert not [n for c in (fwd, bwd) for n in c.output_names.values() if n.startswith("buf")], report.title
-        assert f"It returns 1 buffer ({fwd.output_names[ret]}) to your code" in fwd.graph_note
+        assert f"It returns 1 output ({fwd.output_names[ret]}) to your code" in fwd.graph_note
         # the backward's outputs are the weights' gradients, each named by the parameter it is the gradient of
         # (by position: AOT autograd returns the gradient of each forward input in its place, None for x's), where
         # they were named by the op that made them ("fc2 mm"), which says nothing of which gradient it is
