@@ -833,35 +833,29 @@ def _merges(fa: list, fb: list, pairs: dict, taken_b: set) -> tuple:
         (o,) = held if len(held) == 1 else (None,)
         return o if o in free else None
 
+    def groups(facts: list, candidates: Iterable[int], owner: dict, free: set) -> dict:
+        """The candidates (two or more) whose ops all run in one free launch of the other side, by that launch, in
+        execution order."""
+        into: dict = {}
+        for i in candidates:
+            j = inside(facts[i], owner, free)
+            if j is not None:
+                into.setdefault(j, []).append(i)
+        return {j: sorted(ii, key=lambda i: facts[i].pos) for j, ii in into.items() if len(ii) > 1}
+
     merged: dict = {}
     split: dict = {}
     owner_a, owner_b = owners(fa), owners(fb)
     free_b = {j for j in range(len(fb)) if j not in taken_b}
-    into: dict = {}
-    for i in range(len(fa)):
-        if i not in pairs:
-            j = inside(fa[i], owner_b, free_b)
-            if j is not None:
-                into.setdefault(j, []).append(i)
-    for j, ii in into.items():
-        if len(ii) > 1:
-            first, *rest = sorted(ii, key=lambda i: fa[i].pos)
-            pairs[first] = (j, round(similarity(fa[first], fb[j]), 3))
-            taken_b.add(j)
-            merged.update((i, j) for i in rest)
+    for j, (first, *rest) in groups(fa, [i for i in range(len(fa)) if i not in pairs], owner_b, free_b).items():
+        pairs[first] = (j, round(similarity(fa[first], fb[j]), 3))
+        taken_b.add(j)
+        merged.update((i, j) for i in rest)
     free_a = {i for i in range(len(fa)) if i not in pairs and i not in merged}
-    parts: dict = {}
-    for j in range(len(fb)):
-        if j not in taken_b:
-            i = inside(fb[j], owner_a, free_a)
-            if i is not None:
-                parts.setdefault(i, []).append(j)
-    for i, jj in parts.items():
-        if len(jj) > 1:
-            first, *rest = sorted(jj, key=lambda j: fb[j].pos)
-            pairs[i] = (first, round(similarity(fa[i], fb[first]), 3))
-            taken_b.add(first)
-            split.update((j, i) for j in rest)
+    for i, (first, *rest) in groups(fb, [j for j in range(len(fb)) if j not in taken_b], owner_a, free_a).items():
+        pairs[i] = (first, round(similarity(fa[i], fb[first]), 3))
+        taken_b.add(first)
+        split.update((j, i) for j in rest)
     return merged, split
 
 
