@@ -299,7 +299,9 @@ class CompileDiff:
     compile_time_us: dict = field(default_factory=dict)
     trigger: dict = field(default_factory=dict)
     #: Memory of A and B and the change (``memory_delta``): ``peak_bytes``, ``saved_bytes``,
-    #: ``measured_peak_bytes`` as ``{a, b, delta}``; ``saved_by_line``: ``[{file, line, a, b, delta}]``, the lines
+    #: ``measured_peak_bytes`` as ``{a, b, delta}``; ``sizes_at``: ``{a, b}``, the sizes a side's bytes are counted
+    #: at where its graph has symbolic sizes (``Memory.sizes_at``: ``at s77=4``; only where a side has them);
+    #: ``saved_by_line``: ``[{file, line, a, b, delta}]``, the lines
     #: whose saved bytes changed, largest change first (``file`` ``""``, ``line`` 0: what has no line of the user's).
     #: Empty when neither side has memory.
     memory: dict = field(default_factory=dict)
@@ -553,6 +555,9 @@ def memory_delta(ma: Optional[Memory], mb: Optional[Memory]) -> dict:
         key: _ab(getattr(ma, key, None) if ma else None, getattr(mb, key, None) if mb else None)
         for key in ("peak_bytes", "saved_bytes", "measured_peak_bytes")
     }
+    sizes = {"a": getattr(ma, "sizes_at", "") or "", "b": getattr(mb, "sizes_at", "") or ""}
+    if sizes["a"] or sizes["b"]:  # a dynamic graph's bytes at the sizes seen: "at s77=4"
+        out["sizes_at"] = sizes
     lines: dict[tuple, list] = {}
     for side, m in ((0, ma), (1, mb)):
         for row in m.saved_by_line if m else []:

@@ -170,19 +170,16 @@ function drawFacts(cx) {
       ),
     );
   const m = p.memory || {};
-  const bytes = (o, what, role) => {
+  // a dynamic graph's bytes are at the sizes seen (Memory.sizes_at, Python's words: "at s77=4")
+  const at = m.sizes_at || {};
+  const bytes = (o, what, role, sized = false) => {
     if (!o || (o.a == null && o.b == null)) return;
     const d = o.delta == null ? "" : ` (${o.delta > 0 ? "+" : o.delta < 0 ? "−" : "±"}${fmtBytes(Math.abs(o.delta))})`;
-    bits.push(
-      h(
-        "span",
-        { "data-role": role },
-        `${what} ${o.a == null ? "—" : fmtBytes(o.a)} → ${o.b == null ? "—" : fmtBytes(o.b)}${d}`,
-      ),
-    );
+    const side = (v, s) => (v == null ? "—" : fmtBytes(v) + (sized && s ? ` (${s})` : ""));
+    bits.push(h("span", { "data-role": role }, `${what} ${side(o.a, at.a)} → ${side(o.b, at.b)}${d}`));
   };
-  bytes(m.peak_bytes, "peak memory", "diff-memory-peak");
-  bytes(m.saved_bytes, "saved for backward", "diff-memory-saved");
+  bytes(m.peak_bytes, "peak memory", "diff-memory-peak", true);
+  bytes(m.saved_bytes, "saved for backward", "diff-memory-saved", true);
   bytes(m.measured_peak_bytes, "measured peak", "diff-memory-measured");
   const ga = p.guards_added || [],
     gr = p.guards_removed || [];

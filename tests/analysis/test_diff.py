@@ -557,9 +557,11 @@ def test_compare_page_says_the_memory_and_cuda_graph_changes(tmp_path, offline_p
     assert ca.memory is not None
     cb = dataclasses.replace(
         ca,
-        memory=dataclasses.replace(ca.memory, peak_bytes=ca.memory.peak_bytes + (1 << 20)),
+        memory=dataclasses.replace(ca.memory, peak_bytes=ca.memory.peak_bytes + (1 << 20), sizes_at="at s77=8"),
         cudagraphs=CudaGraphs(used=False, skip_reason="mutated inputs (1 instances)"),
     )
+    # A dynamic graph's bytes at the sizes seen: the page says them beside the bytes, as the Memory view does
+    ca = dataclasses.replace(ca, memory=dataclasses.replace(ca.memory, sizes_at="at s77=4"))
     a = dataclasses.replace(a, compiles=[dataclasses.replace(ca, cudagraphs=CudaGraphs(used=True))])
     b = dataclasses.replace(a, compiles=[cb])
     d = inductor_lens.diff(a, b)
@@ -574,7 +576,7 @@ def test_compare_page_says_the_memory_and_cuda_graph_changes(tmp_path, offline_p
     assert cg.inner_text() == "CUDA graphs used → skipped: mutated inputs (1 instances)"
     assert "il-changed" in (cg.get_attribute("class") or "")
     peak = page.locator('[data-role="diff-memory-peak"]').inner_text()
-    assert peak.startswith("peak memory ") and peak.endswith("(+1 MiB)"), peak
+    assert peak.startswith("peak memory ") and peak.endswith("(at s77=8) (+1 MiB)") and "(at s77=4) → " in peak, peak
     assert page.locator('[data-role="diff-memory-saved"]').count() == 1
     assert page.watch.requests == [] and page.watch.errors == []
 

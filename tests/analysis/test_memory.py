@@ -160,6 +160,9 @@ def test_memory_delta_of_two_compiles():
     assert d["saved_by_line"] == [{"file": "t.py", "line": 3, "a": 200, "b": 100, "delta": -100}]
     assert memory_delta(None, None) == {}
     assert memory_delta(None, _mem(5, 0, []))["peak_bytes"] == {"a": None, "b": 5, "delta": None}
+    assert "sizes_at" not in d  # static sizes on both sides
+    dyn = dataclasses.replace(_mem(5, 0, []), sizes_at="at s77=4")
+    assert memory_delta(_mem(5, 0, []), dyn)["sizes_at"] == {"a": "", "b": "at s77=4"}
 
 
 def test_diff_carries_the_memory_deltas_into_json_and_text():
