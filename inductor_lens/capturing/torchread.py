@@ -207,8 +207,11 @@ def _extra_reads(snode: Any) -> tuple[dict[str, int], dict[str, int]]:
     graph = V.graph
     constants = getattr(graph, "constants", None) or {}
 
+    # optimization_hint where this torch has it (2.13), else size_hint (older): neither adds a guard
+    read = getattr(graph.sizevars, "optimization_hint", None) or graph.sizevars.size_hint
+
     def hint(expr: Any) -> int:
-        return int(graph.sizevars.optimization_hint(expr, fallback=0))
+        return int(read(expr, fallback=0))
 
     loads: dict[str, list] = {}
     for sub in snode.get_nodes():
