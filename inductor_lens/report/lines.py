@@ -133,7 +133,7 @@ def gradients_of(c: Compile, out: Optional[GraphNode]) -> dict[str, str]:
         return {}
     of: dict[str, list[str]] = {}
     for node, shown in zip(out.returns, c.forward_inputs):
-        if node:
+        if node and shown:  # (compiled autograd's: "" where no parameter's gradient is known there)
             of.setdefault(node, []).append(shown)
     return {node: gradient_text(shown) for node, shown in of.items()}
 
