@@ -428,7 +428,7 @@ def _input_roles(
     # they are left unnamed. Inputs are named by position only where the positions are known to line up: every
     # number below lifted + placeholders in the graph that takes every input (this one, or for a backward the
     # forward it pairs with). Not so in a subgraph (a torch.cond branch takes its own inputs) nor under compiled
-    # autograd (AOT flattens its list placeholder `inputs`): those stay unnamed.
+    # autograd (AOT flattens its list placeholder `inputs`): those are named otherwise (_operand_roles, _ca_inputs).
     lifted = len({n["target"] for n in dynamo or [] if n["op"] == "get_attr" and n.get("shape") is not None})
     held = {n["lifted"][0]: n for n in dynamo or [] if n["op"] == "get_attr" and n.get("lifted")}
     held_roles: list[tuple[str, str]] = []

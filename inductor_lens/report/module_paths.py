@@ -7,9 +7,10 @@ evidence gives:
 - an op that reads a parameter or buffer, or a value made from one module's parameters alone (its view, its
   cast), runs in the module that owns it (``h.0.attn.qkv.weight``: ``h.0.attn.qkv``);
 - in a backward, the op that makes a parameter's gradient runs in that parameter's module (a backward's outputs
-  are the gradients of its forward's inputs, in order); an op that reads an activation its forward saved is the
-  backward (or the recomputation) of the forward op that made it or of one that used it: it runs in the common
-  prefix of their modules;
+  are the gradients of its forward's inputs, in order; compiled autograd's, the new ``.grad`` of the parameters its
+  ``forward_inputs`` name); an op that reads an activation its forward saved is the backward (or the recomputation)
+  of the forward op that made it or of one that used it: it runs in the common prefix of their modules (not under
+  compiled autograd, whose graph holds no forward of its own);
 - an op with a recorded module path keeps it, and is evidence for its neighbours;
 - an op between two ops with evidence, in the graph's order, runs in the common prefix of theirs: a module's call
   is contiguous in the order its graph runs. The GELU between ``h.0.mlp.0`` and ``h.0.mlp.2`` is in ``h.0.mlp``,
