@@ -59,6 +59,7 @@ from .torchread import (
     kernel_ir,
     launch_grid,
     launch_metadata,
+    mark_compiled_autograd,
     mark_gradients,
     mark_lifted,
     mark_results,
@@ -1011,6 +1012,8 @@ def _install_compile_fx(stack: contextlib.ExitStack) -> None:
             mark_lifted(model, nodes, known)  # names only: the graph is kept whatever befalls them
             alive = [(ref(), name) for ref, name in hooks._model_tensors.values()]
             mark_gradients(nodes, example_inputs, [(t, name) for t, name in alive if t is not None])
+            if cid.startswith("!"):  # compiled autograd's graph: what each item of its one list input is
+                mark_compiled_autograd(model, nodes, example_inputs, known)
 
     @functools.wraps(original)
     def compile_fx(model_, *args, **kwargs):

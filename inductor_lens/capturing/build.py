@@ -40,7 +40,7 @@ from ..report.model import (
     Report,
     Trigger,
 )
-from ..report.module_paths import missing, node_stack
+from ..report.module_paths import infer_compile, missing, node_stack
 from ..report.rules import (
     MODULE_ROOT_ARG,
     phase_words,
@@ -428,7 +428,7 @@ def _input_roles(
     # they are left unnamed. Inputs are named by position only where the positions are known to line up: every
     # number below lifted + placeholders in the graph that takes every input (this one, or for a backward the
     # forward it pairs with). Not so in a subgraph (a torch.cond branch takes its own inputs) nor under compiled
-    # autograd (AOT flattens its list placeholder `inputs`): those stay unnamed.
+    # autograd (AOT flattens its list placeholder `inputs`): those are named otherwise (_operand_roles, _ca_inputs).
     lifted = len({n["target"] for n in dynamo or [] if n["op"] == "get_attr" and n.get("shape") is not None})
     held = {n["lifted"][0]: n for n in dynamo or [] if n["op"] == "get_attr" and n.get("lifted")}
     held_roles: list[tuple[str, str]] = []
@@ -991,6 +991,96 @@ def _ca_trigger(window: Optional[RawWindow], trace: _Trace, t0: float, cid: str)
     )
 
 
+#: The header torch writes at the top of a graph's output code: the AOT graph it compiled (``# AOT ID: ['0_forward']``,
+#: ``TracingContext.aot_graph_name``: AOT's id of the compile, ``aot_config.aot_id``, and the graph's part)
+_AOT_ID = re.compile(r"^# AOT ID: \['(\d+)_forward'\]", re.M)
+#: The name compiled autograd gives a placeholder of an AOT backward it copies into its graph:
+#: ``aot{aot id}_{name}``, ``aot{aot id}_{n}_{name}`` for its n-th copy (``compiled_autograd.make_unique``)
+_CA_AOT_NAME = re.compile(r"aot(\d+)(?:_\d+)?_([A-Za-z_]\w*)")
+
+
+def _aot_forward_id(code: str) -> Optional[str]:
+    """The AOT id of a training forward's graph, from its output code's header (``# AOT ID: ['0_forward']``: ``0``),
+    else None."""
+    m = _AOT_ID.search(code[:4000]) if code else None
+    return m.group(1) if m else None
+
+
+def _ca_inputs(
+    dyn: Optional[list[dict]], post: list[dict], forwards: dict[str, dict[str, GraphNode]]
+) -> tuple[dict[str, tuple[str, str]], dict[str, GraphNode]]:
+    """What each input of compiled autograd's graph is, as the backward of a forward names it: ``({post-grad input:
+    (role, display name)}, {post-grad input: the forward's node it is})``. Dynamo's graph of it takes one list,
+    ``L['inputs']``, which AOT flattens into ``arg0_1``, ``arg1_1``... in order (taken only where every item's shape
+    is that input's); the capture marked what each item is (``torchread.mark_compiled_autograd``): a placeholder of
+    the AOT backward of a forward (``aot0_primals_3``, AOT id ``0``; ``forwards``: each forward's post-grad nodes by
+    the AOT id its output code names), named as that backward names it (``x``, ``net.head.weight``, ``net.fc addmm
+    (saved)``, ``gradient of output 1``), else a parameter or buffer of the user's model by identity
+    (``net.fc.bias``, whose gradient it accumulates). ``({}, {})`` where the capture marked nothing (a TORCH_TRACE
+    import: its printed graph has no structure to read)."""
+    ph = next((n for n in dyn or [] if n["op"] == "placeholder"), None)
+    entries = ph.get("ca_inputs") if ph is not None else None
+    given = [n for n in post if n["op"] == "placeholder"]
+    shapes = ph.get("shape") if ph is not None else None
+    if not entries or len(given) < len(entries) or not isinstance(shapes, list) or len(shapes) != len(entries):
+        return {}, {}
+    for i, (n, shape) in enumerate(zip(given, shapes)):
+        if n["name"] != f"arg{i}_1" or (n.get("shape") or []) != (shape or []):
+            return {}, {}
+    roles: dict[str, tuple[str, str]] = {}
+    made: dict[str, GraphNode] = {}
+    for n, e in zip(given, entries):
+        m = _CA_AOT_NAME.fullmatch(str(e.get("aot") or ""))
+        fwd = forwards.get(m.group(1)) if m else None
+        bw = m.group(2) if m else ""
+        node = fwd.get(bw) if fwd is not None else None
+        if fwd is not None and re.fullmatch(r"tangents_\d+", bw):
+            roles[n["name"]] = ("tangent", f"gradient of output {bw.split('_', 1)[1]}")
+        elif node is not None and node.op == "placeholder" and node.role and node.display_name:
+            roles[n["name"]] = (node.role, node.display_name)
+        elif node is not None and node.op != "placeholder":
+            roles[n["name"]] = ("saved", rules.saved_name(bw, fwd))
+            made[n["name"]] = node
+        elif e.get("known_as") and e.get("kind") in ("parameter", "buffer"):
+            roles[n["name"]] = (str(e["kind"]), str(e["known_as"]))
+    return roles, made
+
+
+def _ca_gradients(dyn: Optional[list[dict]], post: list[dict], roles: dict[str, tuple[str, str]]) -> list[str]:
+    """``Compile.forward_inputs`` of compiled autograd's graph: at each place of what it returns, the parameter (or
+    buffer) of the user's model whose ``.grad`` that value is (``ca_grad_of``, marked at capture), by the name its
+    input has (:func:`_ca_inputs`), ``""`` where it is none or not known; ``[]`` where its post-grad graph returns
+    another number of values than dynamo's, or none is known."""
+    out = next((n for n in dyn or [] if n["op"] == "output"), None)
+    grad_of = out.get("ca_grad_of") if out is not None else None
+    post_out = next((n for n in post if n["op"] == "output"), None)
+    if not grad_of or post_out is None or len(post_out.get("returns") or []) != len(grad_of):
+        return []
+    names = []
+    for i in grad_of:
+        role, shown = roles.get(f"arg{i}_1", ("", "")) if i is not None else ("", "")
+        names.append(shown if role in ("parameter", "buffer") else "")
+    return names if any(names) else []
+
+
+def _with_forward_facts(nodes: list[GraphNode], made: dict[str, GraphNode]) -> list[GraphNode]:
+    """``nodes`` with each saved input of compiled autograd's graph (``made``: the forward's node it is) given that
+    node's line, module and op, as AOT's own backward's saved inputs carry them."""
+    return [
+        dataclasses.replace(
+            n,
+            user_stack=list(made[n.name].user_stack),
+            module_stack=list(made[n.name].module_stack),
+            module_types=list(made[n.name].module_types),
+            original_op=made[n.name].original_op,
+            output=made[n.name].output,
+        )
+        if n.name in made
+        else n
+        for n in nodes
+    ]
+
+
 def _call_arg_names(raw: Raw) -> list[str]:
     """The positional parameter names of what ``torch.compile`` wrapped, when every call agrees on them."""
     names = {tuple(c.get("arg_names") or ()) for c in raw.compile_calls} - {()}
@@ -1514,12 +1604,14 @@ def _compile(
     forward_nodes: Optional[dict[str, GraphNode]] = None,
     view_later: bool = False,
     parent_nodes: Optional[dict[str, GraphNode]] = None,
+    aot_forwards: Optional[dict[str, dict[str, GraphNode]]] = None,
 ) -> Compile:
     """One compile of ``rec``; ``forward_nodes``: for a backward graph, the post-grad nodes of the forward
     compile it pairs with (``report.finish.pair_backward``), which name what it saved; ``parent_nodes``: for a
     subgraph, those of the graph that calls it, whose operands name its inputs. ``view_later``: a compile
     that lacks module paths (``module_paths.missing``) is made without its module view, which the paths inferred
-    after would change (``finish.with_module_view``)."""
+    after would change (``finish.with_module_view``); ``aot_forwards``: the post-grad nodes of each training forward so
+    far by its AOT id, which name compiled autograd's inputs (:func:`_ca_inputs`)."""
     _lines_of_outputs(rec.post_grad_nodes)
     dyn = _dynamo_graph(raw, rec)
     if not rec.subgraph:  # a branch's calls are not numbered as its parent's dynamo graph numbers them
@@ -1562,7 +1654,12 @@ def _compile(
         post_roles = _aot_roles(rec.post_grad_nodes, aot)
     if rec.subgraph and parent_nodes:
         post_roles.update(_operand_roles(rec.post_grad_nodes, parent_nodes))
+    ca_made: dict[str, GraphNode] = {}
+    if ca and not rec.aot:
+        ca_roles, ca_made = _ca_inputs(dyn, rec.post_grad_nodes, aot_forwards or {})
+        post_roles.update(ca_roles)
     graph_nodes = _graph_nodes(rec.post_grad_nodes, post_roles, wrapped, _lowered_ops(kernels), own=own)
+    graph_nodes = _with_forward_facts(graph_nodes, ca_made)
     fx_modules = {n.name: n.module_stack for n in graph_nodes}
     window = _window_for(rec, windows, starts)
     trigger = (
@@ -1622,7 +1719,12 @@ def _compile(
         output_nodes=dict(rec.output_nodes),
         outputs=[GraphOutput(o["buffer"], o["node"], o["view"], o["role"]) for o in rec.outputs],
         # what names its outputs: the gradient of each of its forward's inputs, in order (report/lines.gradients_of)
-        forward_inputs=forward_inputs(forward_nodes) if forward_nodes and not rec.subgraph else [],
+        # (compiled autograd's: the parameter whose .grad each value it returns is)
+        forward_inputs=forward_inputs(forward_nodes)
+        if forward_nodes and not rec.subgraph
+        else _ca_gradients(dyn, rec.post_grad_nodes, post_roles)
+        if ca and not rec.aot
+        else [],
         backward_compiled=_backward_compiled(rec, raw, window, windows, starts),
         autotune_mode=AutotuneMode(**rec.autotune_mode) if rec.autotune_mode else None,
         custom_passes=[CustomPass(**p) for p in rec.custom_passes],
@@ -1631,6 +1733,8 @@ def _compile(
         complete=complete,
         cudagraphs=_cudagraph_notes(cudagraphs_of(rec, trace.events), cid, diagnostics),
     )
+    if ca and not rec.aot:  # torch records no module for its ops: from the parameters they read, the gradients made
+        made = infer_compile(made)
     return finish_compile(made, view=not (view_later and missing(made)))
 
 
@@ -1681,6 +1785,9 @@ class CompileMaker:
         self.parents: dict[int, dict[str, GraphNode]] = {}
         # the code dynamo traced (_frame_code) -> (id, trigger) of each forward or inference compile of it so far
         self.compiled: dict[tuple, list[tuple[str, Trigger]]] = defaultdict(list)
+        # each training forward's post-grad nodes by its AOT id (``# AOT ID: ['0_forward']``), which name compiled
+        # autograd's inputs
+        self.aot_forwards: dict[str, dict[str, GraphNode]] = {}
 
     def make(self, rec: RawGraph, windows: list[RawWindow], starts: list[float]) -> Optional[Compile]:
         """The compile of ``rec`` (None for a graph that never reached the scheduler, e.g. a subgraph helper);
@@ -1713,6 +1820,7 @@ class CompileMaker:
             forward_nodes,
             self.view_later,
             self.parents.get(rec.parent_key) if rec.subgraph and rec.parent_key is not None else None,
+            self.aot_forwards,
         )
         if rec.subgraph_kernels:
             self.parents[rec.key] = _post_nodes(compile)
@@ -1721,6 +1829,9 @@ class CompileMaker:
             compile = self._after_reset(compile, _frame_code(self.trace, _key(rec), compile.frame))
         if compile.graph_kind == "forward":
             self.forwards[compile.compile_id].append(_post_nodes(compile))
+            aot_id = _aot_forward_id(rec.output_code)
+            if aot_id is not None and not self.raw.imported:  # (an import, streamed, keeps no forward it needs not)
+                self.aot_forwards[aot_id] = self.forwards[compile.compile_id][-1]
         return compile
 
     def _after_reset(self, c: Compile, code: tuple) -> Compile:

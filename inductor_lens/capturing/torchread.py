@@ -1024,3 +1024,101 @@ def kernel_ir(kernel: Any) -> tuple[Optional[dict], str]:
     if not any(out[s] for s in IR_STAGES):
         return out, "no IR text found on the compiled kernel (compile_results, launcher.bin, Triton's cache)"
     return out, ""
+
+
+def mark_compiled_autograd(gm: Any, nodes: list[dict], example_inputs: Any, known: Any = None) -> None:
+    """What each input of compiled autograd's graph is, from the graph dynamo traced of it (``gm``; ``nodes``:
+    ``fx_graph_nodes(gm)``) and the real tensors it takes (``example_inputs``: dynamo's one list, ``L['inputs']``,
+    which AOT flattens into the post-grad graph's ``arg0_1``, ``arg1_1``... in its order). Marks its placeholder with
+    ``ca_inputs``, one dict per item of the list:
+
+    - ``aot``: the name compiled autograd gave the AOT backward's placeholder the item is handed to
+      (``aot0_primals_3``: ``aot{aot id}_{name}``, the forward's node of that name). The item is the j-th saved
+      tensor of a ``call_aot_bwd_prologue``, whose result is AOT's ``[*symints, *saved tensors, ...]``
+      (``runtime_wrappers._codegen_backward_prologue``), so its result ``len(symints) + j``; or a gradient flowing in
+      (after ``validate_outputs``), the k-th of the prologue's non-None gradients, which are the backward's
+      ``tangents_*`` in order where they are as many;
+    - ``known_as`` and ``kind`` (``parameter`` or ``buffer``): the tensor itself is one the capture knows as the
+      user's model's (``known``: tensor -> its name, ``model_tensors``), compared by identity.
+
+    Marks the output node with ``ca_grad_of``: for each value the graph returns, the place in the list of the
+    tensor whose ``.grad`` it is (the first result of an ``AccumulateGrad`` of that tensor, which
+    ``external_utils.call_accumulate_grad`` sets as its ``.grad``), else None. Reads the graph's structure and the
+    tensors' identity only; marks nothing where the graph is not of that form."""
+    import operator
+
+    import torch
+
+    placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
+    by_name = {n["name"]: n for n in nodes}
+    if not placeholders or _input_source(placeholders[0]) != "L['inputs']" or placeholders[0].name not in by_name:
+        return
+    examples = list(example_inputs or ())
+    values = examples[0] if examples and isinstance(examples[0], (list, tuple)) else None
+    if values is None:
+        return
+    entries: list[dict] = [{} for _ in values]
+    position: dict = {}  # getitem node of the list -> its index
+    for n in placeholders[0].users:
+        if n.op == "call_function" and n.target is operator.getitem and isinstance(n.args[1], int):
+            if 0 <= n.args[1] < len(values):
+                position[n] = n.args[1]
+    for i, t in enumerate(values):
+        name = known(t) if known is not None and isinstance(t, torch.Tensor) else None
+        if name:
+            entries[i]["known_as"] = name
+            entries[i]["kind"] = "parameter" if isinstance(t, torch.nn.Parameter) else "buffer"
+
+    def item(node: Any) -> Optional[int]:
+        """The list's place of ``node``: an item of it, or an item of ``validate_outputs`` of its items."""
+        if node in position:
+            return position[node]
+        if getattr(node, "op", "") == "call_function" and node.target is operator.getitem:
+            src, k = node.args[0], node.args[1]
+            if _ca_op(getattr(src, "target", None), "validate_outputs") and isinstance(k, int):
+                given = src.args[0] if src.args else None
+                if isinstance(given, (list, tuple)) and 0 <= k < len(given):
+                    return position.get(given[k])
+        return None
+
+    for n in gm.graph.nodes:
+        prologue = getattr(n.target, "__module__", "") == "torch._dynamo.compiled_autograd"
+        if n.op != "call_function" or getattr(n.target, "__name__", "") != "call_aot_bwd_prologue" or not prologue:
+            continue
+        if len(n.args) != 4:
+            continue
+        saved, symints, opaque, grads = n.args
+        if not all(isinstance(a, (list, tuple)) for a in (saved, symints, opaque, grads)):
+            continue
+        results = {u.args[1]: u.name for u in n.users if u.target is operator.getitem and isinstance(u.args[1], int)}
+        for j, s in enumerate(saved):
+            i, name = item(s), results.get(len(symints) + j)
+            if i is not None and name and s in position:
+                entries[i].setdefault("aot", name)
+        start = len(symints) + len(saved) + len(opaque)
+        tangents = [results[k] for k in sorted(results) if k >= start]
+        given = [g for g in grads if g is not None]
+        if tangents and len(given) == len(tangents) and all(re.search(r"_tangents_\d+$", t) for t in tangents):
+            for g, name in zip(given, tangents):
+                i = item(g)
+                if i is not None:
+                    entries[i].setdefault("aot", name)
+    by_name[placeholders[0].name]["ca_inputs"] = entries
+    outs = [n for n in gm.graph.nodes if n.op == "output"]
+    returned = outs[0].args[0] if outs and outs[0].args else None
+    if not isinstance(returned, (list, tuple)) or outs[0].name not in by_name:
+        return
+    grad_of: list = []
+    for r in returned:
+        acc = r.args[0] if getattr(r, "op", "") == "call_function" and r.target is operator.getitem else None
+        ok = acc is not None and r.args[1] == 0 and getattr(acc, "target", None) is not None
+        ok = ok and _ca_op(acc.target, "AccumulateGrad") and len(acc.args) > 1
+        grad_of.append(position.get(acc.args[1]) if ok else None)
+    by_name[outs[0].name]["ca_grad_of"] = grad_of
+
+
+def _ca_op(target: Any, name: str) -> bool:
+    """Whether ``target`` is compiled autograd's op ``name`` (``torch._dynamo.compiled_autograd.ops.AccumulateGrad``)."""
+    return getattr(target, "__module__", "") == "torch._dynamo.compiled_autograd.ops" and (
+        getattr(target, "__name__", "") == name
+    )

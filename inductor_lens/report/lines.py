@@ -125,15 +125,16 @@ def gradients_of(c: Compile, out: Optional[GraphNode]) -> dict[str, str]:
     """Each node backward ``c`` returns (``out``: its post-grad output node) -> ``rules.gradient_text`` of the
     forward inputs it is the gradient of: by AOT autograd's layout the i-th position of the return holds the
     gradient of the forward's i-th input (``Compile.forward_inputs``), ``None`` where that needs none
-    (``GraphNode.returns`` keeps those positions). ``{}`` for other graphs, where the forward is not known
-    (compiled autograd's backward, a report made before it) or its inputs and the positions are not as many."""
+    (``GraphNode.returns`` keeps those positions); compiled autograd's names the parameter whose ``.grad`` each
+    place holds, ``""`` where none is known. ``{}`` for other graphs, where the forward is not known (a report made
+    before it) or its inputs and the positions are not as many."""
     if c.graph_kind != "backward" or not c.forward_inputs or out is None:
         return {}
     if len(out.returns) != len(c.forward_inputs):
         return {}
     of: dict[str, list[str]] = {}
     for node, shown in zip(out.returns, c.forward_inputs):
-        if node:
+        if node and shown:  # (compiled autograd's: "" where no parameter's gradient is known there)
             of.setdefault(node, []).append(shown)
     return {node: gradient_text(shown) for node, shown in of.items()}
 

@@ -1213,8 +1213,10 @@ class Compile(_Record):
     #: oval shows (``fc1.weight``, ``x``; else the placeholder's name): by AOT autograd's layout the backward returns
     #: the gradient of each in its place, ``None`` for one that needs none (``GraphNode.returns``), which names its
     #: outputs (``output_names``: ``fc1.weight.grad``). Set where the backward is paired with its forward
-    #: (``finish.pair_backward``); ``[]`` for other graphs, a backward with no forward in the report (compiled
-    #: autograd's) and in reports made before it.
+    #: (``finish.pair_backward``). Compiled autograd's backward returns the new ``.grad`` of each parameter it
+    #: accumulates into: at each place of its return, that parameter's name (``""`` where none is known; read at
+    #: capture, ``build._ca_gradients``). ``[]`` for other graphs, a backward with no forward in the report and in
+    #: reports made before it.
     forward_inputs: list[str] = field(default_factory=list)
     #: When a training forward's backward compiled: ``first_backward`` (lazily, at the first ``.backward()``:
     #: torch's default) or ``with_forward`` (at once, in this forward's compile: AOT autograd does so when the

@@ -7,9 +7,10 @@ evidence gives:
 - an op that reads a parameter or buffer, or a value made from one module's parameters alone (its view, its
   cast), runs in the module that owns it (``h.0.attn.qkv.weight``: ``h.0.attn.qkv``);
 - in a backward, the op that makes a parameter's gradient runs in that parameter's module (a backward's outputs
-  are the gradients of its forward's inputs, in order); an op that reads an activation its forward saved is the
-  backward (or the recomputation) of the forward op that made it or of one that used it: it runs in the common
-  prefix of their modules;
+  are the gradients of its forward's inputs, in order; compiled autograd's, the new ``.grad`` of the parameters its
+  ``forward_inputs`` name); an op that reads an activation its forward saved is the backward (or the recomputation)
+  of the forward op that made it or of one that used it: it runs in the common prefix of their modules (not under
+  compiled autograd, whose graph holds no forward of its own);
 - an op with a recorded module path keeps it, and is evidence for its neighbours;
 - an op between two ops with evidence, in the graph's order, runs in the common prefix of theirs: a module's call
   is contiguous in the order its graph runs. The GELU between ``h.0.mlp.0`` and ``h.0.mlp.2`` is in ``h.0.mlp``,
@@ -243,22 +244,32 @@ def _made_from_weights(graph: Graph, paths: _Paths) -> dict[str, Stack]:
     return out
 
 
-def _gradients(backward: Graph, forward: Graph, paths: _Paths) -> dict[str, Stack]:
+def _gradients(backward: Graph, forward: Optional[Graph], paths: _Paths, of: Sequence[str] = ()) -> dict[str, Stack]:
     """Backward node name -> the module of the parameter it is the gradient of: the backward's outputs, without
     its ``None`` ones, are the gradients of the forward's parameters in order (nothing when the counts differ:
-    a frozen parameter, an input that needs a gradient); a view's input used by nothing else is it too."""
-    params = [n for n in forward.nodes if n.op == "placeholder" and n.role == "parameter"]
-    outs = next((n.inputs for n in backward.nodes if n.op == "output"), [])
-    if not params or len(outs) != len(params):
-        return {}
+    a frozen parameter, an input that needs a gradient); a view's input used by nothing else is it too. ``of``
+    (compiled autograd's backward, ``forward`` None): the parameter whose gradient each place of its return holds
+    (``Compile.forward_inputs``), ``""`` where none."""
+    out_node = next((n for n in backward.nodes if n.op == "output"), None)
+    if forward is None:
+        returns = out_node.returns if out_node is not None else []
+        if len(returns) != len(of):
+            return {}
+        pairs = [(name, p.rpartition(".")[0]) for name, p in zip(returns, of) if name and p]
+    else:
+        params = [n for n in forward.nodes if n.op == "placeholder" and n.role == "parameter"]
+        outs = out_node.inputs if out_node is not None else []
+        if not params or len(outs) != len(params):
+            return {}
+        pairs = list(zip(outs, [owner(p) for p in params]))
     by_name = {n.name: n for n in backward.nodes}
     uses: dict[str, int] = defaultdict(int)
     for n in backward.nodes:
         for i in n.inputs:
             uses[i] += 1
     out: dict[str, Stack] = {}
-    for name, p in zip(outs, params):
-        st = paths.stack(owner(p))
+    for name, path in pairs:
+        st = paths.stack(path)
         seen = set()
         while st and name not in seen:
             seen.add(name)
@@ -352,7 +363,10 @@ def _fused_stacks(
 def infer_compile(c: Compile, forward: Optional[Compile] = None) -> Compile:
     """``c`` with module paths inferred for its post-grad ops and fused nodes that have none (``forward``: for a
     backward, its forward compile, already inferred where it needed it); ``c`` itself where it does not lack
-    them (:func:`missing`) or nothing could be inferred. Recorded paths are kept as they are."""
+    them (:func:`missing`) or nothing could be inferred. Recorded paths are kept as they are. Compiled autograd's
+    backward has no forward of its own: its ``forward_inputs`` name the parameter each gradient it returns is of,
+    and the saved activations it reads are no evidence (its ops recompute the forward's where the backward needs
+    them, a loss's ``log_softmax`` of a linear's output reads that output: not the linear's backward)."""
     post = c.graphs.get("post_grad")
     if post is None or not missing(c):
         return c
@@ -361,7 +375,14 @@ def infer_compile(c: Compile, forward: Optional[Compile] = None) -> Compile:
     names = [owner(n) for g in graphs for n in g.nodes]
     paths = _Paths([p for p in names if p], [n.module_stack for g in graphs for n in g.nodes if n.module_stack])
     weights = _made_from_weights(post, paths)
-    grads = _gradients(post, fwd, paths) if fwd is not None and c.graph_kind == "backward" else {}
+    ca = c.trigger is not None and c.trigger.kind == "compiled_autograd"
+    grads = (
+        _gradients(post, fwd, paths)
+        if fwd is not None and c.graph_kind == "backward"
+        else _gradients(post, None, paths, c.forward_inputs)
+        if ca and c.forward_inputs
+        else {}
+    )
     saved = _saved(post, fwd) if fwd is not None and c.graph_kind == "backward" else {}
     ops = _op_stacks(post, weights, grads, saved, c.graph_kind == "backward")
     fused = _fused_stacks(c.fused_nodes, ops, {n.name: n.inputs for n in post.nodes}, weights, saved)

@@ -432,9 +432,39 @@ def test_compiled_autograd_never_offers_dynamo_a_frame_of_the_lens_and_names_the
     assert c.trigger.user_stack and c.trigger.user_stack[-1].code == "loss.backward()"
     # the structured trace's records of compiled autograd (ids "!A/F/N") join its graph
     assert c.kernels and c.graphs["post_grad"].code and c.guards and c.phases
-    # no forward compile of its own: its outputs keep the names of the ops that made them, none a forward input's
-    assert c.forward_inputs == [] and c.output_names
-    assert not [v for v in c.output_names.values() if v.endswith(".grad")], c.output_names
+    # its inputs by what they are (nu19 D2: they were arg0_1 ... arg7_1): dynamo's graph of it takes one list, whose
+    # items compiled autograd hands to the forward's AOT backward (named as that backward names them) or accumulates
+    # gradients into (the parameters, by identity)
+    shown = {n.name: (n.role, n.display_name) for n in c.graphs["post_grad"].nodes if n.op == "placeholder"}
+    assert shown == {
+        "arg0_1": ("tangent", "gradient of output 1"),
+        "arg1_1": ("input", "x"),
+        "arg2_1": ("parameter", "model.2.weight"),
+        "arg3_1": ("saved", "model.1 relu (saved)"),
+        "arg4_1": ("saved", "model.2 addmm (saved)"),
+        "arg5_1": ("parameter", "model.2.bias"),
+        "arg6_1": ("parameter", "model.0.bias"),
+        "arg7_1": ("parameter", "model.0.weight"),
+    }, shown
+    saved = next(n for n in c.graphs["post_grad"].nodes if n.name == "arg3_1")
+    assert (
+        saved.module_stack == ["model", "model.1"] and saved.original_op == "" and saved.user_stack
+    )  # the forward's relu's
+    # its outputs: the .grad of each parameter it accumulates into, as AOT's own backward names its outputs
+    assert c.forward_inputs == ["model.2.weight", "model.2.bias", "model.0.bias", "model.0.weight"]
+    assert sorted(c.output_names.values()) == [f"model.{p}.grad" for p in ("0.bias", "0.weight", "2.bias", "2.weight")]
+    # its modules from the parameters its ops read and the gradients they make (torch records none), never deeper
+    # than that shows: the pow's backward, of no module, gets none; the relu's (model.1), between 2's and 0's, model
+    assert c.modules_inferred
+    stacks = {n.name: (n.ops, n.module_stack) for n in c.fused_nodes}
+    grads = {o: n.module_stack for n in c.fused_nodes for buf, o in c.output_names.items() if buf in n.writes}
+    assert grads == {
+        f"model.{p}.grad": ["model", f"model.{p[0]}"] for p in ("0.bias", "0.weight", "2.bias", "2.weight")
+    }
+    assert {n.name: n.module_stack for n in c.fused_nodes if "pow" in n.ops} == {
+        n.name: [] for n in c.fused_nodes if "pow" in n.ops
+    }
+    assert [n.module_stack for n in c.fused_nodes if "where" in n.ops] == [["model"]], stacks
     # torch records no line for its ops: said as what it is, not "code inside torch" (nu19 D2), also on loading a
     # report that said that
     from inductor_lens.report import rules

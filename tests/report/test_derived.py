@@ -682,6 +682,10 @@ def test_a_backwards_outputs_are_named_by_the_forward_inputs_they_are_the_gradie
     both = dict(fx, output=dataclasses.replace(fx["output"], returns=["mm", "sum_1", "mm_1", "mm_1"]))
     assert output_names(c, both)["buf2"] == "y.grad, x.grad"
     assert output_names(dataclasses.replace(c, graph_kind="forward"), fx) == before  # only a backward's
+    # compiled autograd's backward: the parameter whose .grad each place holds, "" where none is known there (no
+    # ".grad" of nothing): that output is named by its op
+    ca = dataclasses.replace(c, trigger=Trigger("compiled_autograd", ""), forward_inputs=["0.weight", "", "", "x"])
+    assert output_names(ca, fx) == {"buf0": "0.weight.grad", "buf1": "[0] sum", "buf2": "x.grad"}
 
 
 def test_a_top_level_sequential_childs_index_reads_as_python_indexes_it():
