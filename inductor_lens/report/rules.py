@@ -1787,9 +1787,9 @@ INSIDE_TORCH = (
 )
 NO_FX_OPS = "No FX op of the graph is linked to this node, so no line of yours is known for it."
 COMPILED_AUTOGRAD = (
-    "Compiled autograd traced this backward from autograd's own graph of the .backward() call, and torch records no "
-    "source line for its ops (its output code says Source Nodes: []): they are gradients of your forward's lines, "
-    "which the forward's compile names."
+    "Compiled autograd traced this backward from autograd's own graph of the .backward() call, and AOT autograd's "
+    "retrace of it, the graph Inductor compiles, keeps no source line for its ops (its output code says Source "
+    "Nodes: []): they are gradients of your forward's lines, which the forward's compile names."
 )
 NO_PROVENANCE = (
     "The TORCH_TRACE log holds no provenance map for this kernel, so its FX ops and your lines are not known: "
