@@ -244,6 +244,8 @@ def derive_compile(c: Compile, fx: Optional[dict] = None, view: bool = True) -> 
             lines_of.setdefault(n.kernel, []).append(n.user_lines)
             kinds_of.setdefault(n.kernel, []).append(n.kind)
     holds = dict(_buffer_holds(fused, fx), **gradient_buffers(c, fx))  # a gradient as its oval names it
+    # a frozen graph's constant by the parameters it comes from (a C++ GEMM template's packed weight has no get_attr)
+    holds.update((name, shown) for name, shown in c.constant_names.items() if name not in holds)
     kernels = []
     for k in c.kernels:
         if k.launch is not None and k.launch.args:
