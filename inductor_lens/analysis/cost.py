@@ -505,7 +505,19 @@ def _nbytes(n: float) -> str:
     return f"{int(n):,} B"
 
 
-def _extra_read_notes(kernel: Kernel, sizes: _Sizes, reads: dict, consts: dict, gathers: dict) -> str:
+def _constant_text(name: str, names: dict[str, str]) -> str:
+    """A graph constant as the cost's source says it: by the parameters it comes from, Inductor's name beside it
+    (``fc1.weight (packed for MKL, _frozen_param7)``, ``fc1.bias (_frozen_param1)``; ``Compile.constant_names``), or
+    by Inductor's name alone where it was not traced."""
+    shown = names.get(name, "")
+    if not shown:
+        return name
+    return f"{shown[:-1]}, {name})" if shown.endswith(")") else f"{shown} ({name})"
+
+
+def _extra_read_notes(
+    kernel: Kernel, sizes: _Sizes, reads: dict, consts: dict, gathers: dict, names: Optional[dict] = None
+) -> str:
     """What the capture added to Inductor's accounting of a kernel's reads, said after "bytes: Inductor's buffer
     accesses"; ``reads`` and ``consts`` are changed in place:
 
@@ -513,7 +525,11 @@ def _extra_read_notes(kernel: Kernel, sizes: _Sizes, reads: dict, consts: dict, 
       fetch (each load one element: rows gathered x row bytes, an upper bound) where Inductor counts it whole;
     - the graph constants it reads (``consts``: frozen parameters, packed weights), which Inductor's accounting
       leaves out, are added; MKL's packed copy of a weight (``mkl._mkl_linear(X, packed, weight, ...)``: the call
-      reads the one or the other, as its batch size matches the packing's or not) is left out for the weight."""
+      reads the one or the other, as its batch size matches the packing's or not) is left out for the weight.
+
+    A constant is said by the parameters it comes from where the capture traced it (``names``:
+    ``Compile.constant_names``)."""
+    names = names or {}
     said = []
     for name, bound in gathers.items():
         if name in reads and bound < reads[name]:
@@ -525,19 +541,20 @@ def _extra_read_notes(kernel: Kernel, sizes: _Sizes, reads: dict, consts: dict, 
         elif name in consts:  # a constant's count is bounded at capture already
             consts[name] = min(consts[name], bound)
             said.append(
-                f"{name} (a graph constant) gathered through an index: {_nbytes(consts[name])} (one element per indexed "
+                f"{_constant_text(name, names)} (a graph constant) gathered through an index: {_nbytes(consts[name])} "
+                "(one element per indexed "
                 "load, an upper bound on the rows fetched), not the whole table"
             )
     for packed, weight in _mkl_packed(kernel, sizes):
         if packed in consts and weight in consts:
             held = consts.pop(packed)
             said.append(
-                f"MKL's packed copy of the weight ({packed}, {_nbytes(held)} held) left out: the call reads it or the "
-                f"weight it packs ({weight}), counted once"
+                f"MKL's packed copy of the weight, {_constant_text(packed, names)}, {_nbytes(held)} held, left out: the "
+                f"call reads it or the weight it packs, {_constant_text(weight, names)}, counted once"
             )
     if consts:
         largest = sorted(consts.items(), key=lambda kv: -kv[1])
-        listed = ", ".join(f"{n} {_nbytes(b)}" for n, b in largest[:3])
+        listed = ", ".join(f"{_constant_text(n, names)} {_nbytes(b)}" for n, b in largest[:3])
         if len(largest) > 3:
             listed += f" and {len(largest) - 3} more, {_nbytes(sum(b for _, b in largest[3:]))}"
         said.append(
@@ -594,7 +611,10 @@ def _one_call(kernel: Kernel, compile: Compile, inductor_bytes: Optional[dict], 
         if kernel.language == "extern" and bytes_read + bytes_written == 0 and not consts:
             bytes_read = bytes_written = None  # Inductor does not count some fallbacks (multi-output)
         else:
-            notes.append("bytes: Inductor's buffer accesses" + _extra_read_notes(kernel, sizes, reads, consts, gathers))
+            notes.append(
+                "bytes: Inductor's buffer accesses"
+                + _extra_read_notes(kernel, sizes, reads, consts, gathers, compile.constant_names)
+            )
             bytes_read = float(sum(reads.values()) + sum(consts.values()))
             if _symbolic(kernel, sizes):
                 sizes.used_hint = True  # Inductor counted them at its size hints

@@ -23,6 +23,9 @@ Hooks (verified on torch 2.11 and 2.13; each one that is missing is reported, no
 - ``torch._inductor.compile_fx.aot_export_module``: how AOTInductor names an exported program's inputs, and the
   user's call that compiled it;
 - dynamo's compile start/end callbacks: when (and why) a compile ran;
+- ``torch._inductor.constant_folding.replace_node_with_constant`` (also as ``freezing`` imported it) and the C++ GEMM
+  template's ``prep_weight`` and ``prune_tensors``: where each graph constant of a frozen graph comes from
+  (``constants.py``);
 - ``torch.compile`` itself, to show that it only wraps the function;
 - ``torch._dynamo.convert_frame.CatchErrorsWrapper._handle_skip`` (torch 2.13+; 2.11 has none): a compiled call
   whose own frame dynamo skipped (its code is in dynamo's skip files: ``Module.compile()`` of a module whose
@@ -39,6 +42,7 @@ import sys
 import threading
 import traceback
 import types
+import weakref
 from typing import Any, Callable, Optional
 
 from packaging.version import Version
@@ -287,6 +291,10 @@ class Hooks:
         self._model_tensors: dict[int, tuple[Any, str]] = {}
         self._modules: dict[int, Any] = {}
         self._autotuned: set[tuple] = set()  # (op, precision, input layouts) torch benchmarked in this capture
+        # a frozen graph module -> where its constants come from (constants.fold_origin), until it is lowered
+        self._constant_origins: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+        # a weight a C++ GEMM template packed: id -> (a weak reference to it, the constant it was packed from)
+        self._packed_from: dict[int, tuple[Any, str]] = {}
         self.thread = threading.get_ident()
 
     # guard: nothing raised in a hook reaches torch
@@ -395,6 +403,8 @@ class Hooks:
                 "hook_failed", f"the post-grad graph of {rec.compile_id} could not be read ({type(e).__name__}: {e})"
             )
         rec.graph_inputs = [str(n) for n in getattr(g, "graph_input_names", None) or list(g.graph_inputs)]
+        with contextlib.suppress(TypeError):  # (a module that takes no weak reference was never recorded)
+            rec.constant_origins.update(self._constant_origins.get(g.module) or {})
 
         self._read_outputs(rec, g)
         device = getattr(g, "device_types", None)
@@ -540,6 +550,7 @@ def _install_all(stack: contextlib.ExitStack, diagnostics: list) -> None:
         ("skipped-frame hook", _install_skip_hook),
         ("autotuning hook", _install_autotune),
         ("compiled module hook", _install_module_hook),
+        ("graph constant hooks", _install_constant_origins),
         ("CUDA-graph hooks", lambda stack: cudagraphs.install(stack, _each, patch_attr)),
     ):
         try:
@@ -1230,6 +1241,95 @@ def _install_autotune(stack: contextlib.ExitStack) -> None:
 
     cache.add_feedback_saver(feedback)
     stack.callback(_remove_callback, cache.feedback_saver_fns, feedback)
+
+
+def _install_constant_origins(stack: contextlib.ExitStack) -> None:
+    """Where each graph constant comes from (``constants.py``): freezing's and constant folding's
+    ``replace_node_with_constant`` (``freezing`` imported it by name: patched there too), before the graph is
+    lowered, kept by graph module; a C++ GEMM template's packed weight (``prune_tensors``, which its module and the
+    grouped template's call by name), while it is lowered, on the graph's record."""
+    import torch._inductor.constant_folding as folding
+    import torch._inductor.freezing as freezing
+
+    from .constants import fold_origin, made_constants, packed_origin, storage_owner
+
+    original = folding.replace_node_with_constant
+    what = "reading where a graph constant comes from"
+
+    def keep(hooks: Hooks, gm: Any, name: str, origin: dict) -> None:
+        hooks._constant_origins.setdefault(gm, {})[name] = origin
+
+    @functools.wraps(original)
+    def replace_node_with_constant(gm, node, constant=None, name=None, *args, **kwargs):
+        sinks = _REGISTRY.sinks()
+        before = node.prev
+        origins = [(h, _attempt(h, what, fold_origin, node, constant)) for h in sinks]
+        out = original(gm, node, constant, name, *args, **kwargs)
+        made = before.next
+        if made.op == "get_attr" and made.name == node.name:  # the constant put in its place, as torch names it
+            for hooks, origin in origins:
+                if origin is not None:
+                    hooks._guarded(what, keep, hooks, gm, str(made.target), origin)
+        return out
+
+    for mod in (folding, freezing):
+        if getattr(mod, "replace_node_with_constant", None) is original:
+            patch_attr(stack, mod, "replace_node_with_constant", replace_node_with_constant)
+
+    # a C++ GEMM template's packed weight: prep_weight packs a view of the weight constant (its result, kept by
+    # identity until prune_tensors sees which constant holds it)
+    import torch._inductor.graph  # noqa: F401  (the templates' modules import the lowerings, which import them)
+    from torch._inductor.codegen import cpp_gemm_template as gemm
+
+    def prepared(hooks: Hooks, weight: Any, packed: Any) -> None:
+        from torch._inductor.virtualized import V
+
+        base = storage_owner(weight, getattr(V.graph, "constants", None) or {})
+        if base:
+            hooks._packed_from[id(packed)] = (weakref.ref(packed), base)
+
+    prep = gemm.CppGemmTemplate.prep_weight.__func__
+
+    @functools.wraps(prep)
+    def prep_weight(cls, inputs, *args, **kwargs):
+        out = prep(cls, inputs, *args, **kwargs)
+        try:
+            weight, packed = inputs[1], out[0][1]
+        except (TypeError, IndexError, KeyError):
+            return out
+        if hasattr(packed, "untyped_storage") and weight is not packed:
+            _each("reading a C++ GEMM template's packed weight", prepared, weight, packed)
+        return out
+
+    patch_attr(stack, gemm.CppGemmTemplate, "prep_weight", classmethod(prep_weight))
+
+    def pruned(hooks: Hooks, input_nodes: Any, new_input_nodes: Any) -> None:
+        from torch._inductor.virtualized import V
+
+        constants = V.graph.constants
+        for name in made_constants(list(input_nodes), list(new_input_nodes), constants):
+            ref, base = hooks._packed_from.get(id(constants[name]), (None, ""))
+            rec = hooks._graph_record() if ref is not None and ref() is constants[name] else None
+            if rec is not None:
+                rec.constant_origins[name] = packed_origin(base, constants[name])
+
+    def hook_prune(prune: Callable) -> Callable:
+        @functools.wraps(prune)
+        def prune_tensors(input_nodes, new_input_nodes, *args, **kwargs):
+            _each("reading a C++ GEMM template's packed weight", pruned, input_nodes, new_input_nodes)
+            return prune(input_nodes, new_input_nodes, *args, **kwargs)
+
+        return prune_tensors
+
+    import importlib
+
+    for name in ("cpp_gemm_template", "cpp_grouped_gemm_template"):
+        try:
+            mod = importlib.import_module(f"torch._inductor.codegen.{name}")
+        except ImportError:  # (a torch without it has no such template to pack for)
+            continue
+        if hasattr(mod, "prune_tensors"):
+            patch_attr(stack, mod, "prune_tensors", hook_prune(mod.prune_tensors))
 
 
 def _install_module_hook(stack: contextlib.ExitStack) -> None:

@@ -51,6 +51,7 @@ from ..report.rules import (
     wraps_module,
 )
 from .artifacts import READERS, record_kind
+from .constants import constant_names
 from .cudagraphs import ON_CPU, cudagraphs_of
 from .launch import kernel_launch
 from .parse import (
@@ -396,6 +397,7 @@ def _input_roles(
     positional: bool = True,
     wrapped: bool = False,
     own: str = "self",
+    also: tuple = (),
 ) -> tuple[dict, dict]:
     """What each graph input is: ``{name: (role, display name)}`` for the dynamo graph and the post-grad one.
 
@@ -406,7 +408,9 @@ def _input_roles(
     forward activations saved for it, named by the forward's node that made them (``forward``: its post-grad
     nodes by name; ``rules.saved_name``). ``wrapped``: the frame is torch's wrapper around the compiled module
     (``rules.wraps_module``), whose ``L['fn']`` is no part of a parameter's name; ``own``: the frame's name for its
-    ``self`` (``def forward(s, x)``: ``s``)."""
+    ``self`` (``def forward(s, x)``: ``s``). ``also``: inputs the post-grad graph no longer has (a frozen graph's
+    parameters, which freezing made constants and folding may have consumed: ``RawGraph.constant_origins``), named
+    too, by the same positions."""
     dyn_roles: dict[str, tuple[str, str]] = {}
     sources = []
     shapes = []  # of each dynamo placeholder, beside its role
@@ -449,7 +453,8 @@ def _input_roles(
         sources, held_roles = [], []
     sources = _sources_if_shapes_agree(sources, shapes, post, lifted)
     post_roles: dict[str, tuple[str, str]] = {}
-    for n in post:
+    gone = [{"name": name, "op": "placeholder"} for name in also if name not in {n["name"] for n in post}]
+    for n in post + gone:
         name = n["name"]
         # a frozen graph's parameters are constants of it (``get_attr`` of ``_frozen_param1``) that keep their input's
         # name (``arg1_1``): named as that input
@@ -1648,6 +1653,7 @@ def _compile(
         positional=not ca and not rec.subgraph,
         wrapped=wrapped,
         own=own,
+        also=tuple(o["input"] for o in rec.constant_origins.values() if "input" in o),
     )
     aot = _aot_call(rec, raw) if rec.aot else None
     if rec.aot:
@@ -1658,6 +1664,7 @@ def _compile(
     if ca and not rec.aot:
         ca_roles, ca_made = _ca_inputs(dyn, rec.post_grad_nodes, aot_forwards or {})
         post_roles.update(ca_roles)
+    constants = _constant_roles(rec, post_roles)
     graph_nodes = _graph_nodes(rec.post_grad_nodes, post_roles, wrapped, _lowered_ops(kernels), own=own)
     graph_nodes = _with_forward_facts(graph_nodes, ca_made)
     fx_modules = {n.name: n.module_stack for n in graph_nodes}
@@ -1717,6 +1724,7 @@ def _compile(
         returned_outputs=rec.returned_outputs,
         saved_outputs=rec.saved_outputs,
         output_nodes=dict(rec.output_nodes),
+        constant_names=constants,
         outputs=[GraphOutput(o["buffer"], o["node"], o["view"], o["role"]) for o in rec.outputs],
         # what names its outputs: the gradient of each of its forward's inputs, in order (report/lines.gradients_of)
         # (compiled autograd's: the parameter whose .grad each value it returns is)
@@ -1736,6 +1744,25 @@ def _compile(
     if ca and not rec.aot:  # torch records no module for its ops: from the parameters they read, the gradients made
         made = infer_compile(made)
     return finish_compile(made, view=not (view_later and missing(made)))
+
+
+def _constant_roles(rec: RawGraph, roles: dict[str, tuple[str, str]]) -> dict[str, str]:
+    """``Compile.constant_names``: each graph constant of a frozen graph that its kernels may read (a ``get_attr`` of the
+    post-grad graph, or one Inductor made while lowering: a C++ GEMM template's packed weight) traced to the user's
+    parameters and buffers (``constants.constant_names``, over ``RawGraph.constant_origins``; ``roles``: the graph's
+    inputs by name, those freezing made constants too). Each ``get_attr`` node so traced, and not named already by the
+    input whose name it keeps (``arg1_1``), takes its role and name in ``roles``."""
+    if not rec.constant_origins:
+        return {}
+    traced = constant_names(rec.constant_origins, lambda name: roles.get(name, ("", "")))
+    out = {}
+    for n in rec.post_grad_nodes:
+        if n["op"] == "get_attr" and n["target"] in traced:
+            out[n["target"]] = traced[n["target"]][1]
+            if not roles.get(n["name"], ("", ""))[1]:
+                roles[n["name"]] = traced[n["target"]]
+    out.update((c, shown) for c, (_, shown) in traced.items() if rec.constant_origins[c].get("lowered"))
+    return out
 
 
 def _operand_roles(nodes: list[dict], parent_nodes: dict[str, GraphNode]) -> dict[str, tuple[str, str]]:

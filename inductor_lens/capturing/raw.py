@@ -90,6 +90,9 @@ class RawGraph:
     cudagraphs: bool = False  # compiled with config.triton.cudagraphs on (mode="reduce-overhead")
     cudagraphs_used: bool = False  # torch wrapped it in CUDA graphs (compile_fx.cudagraphify ran)
     cudagraph_skips: list[str] = field(default_factory=list)  # torch's "skipping cudagraphs due to ..." messages
+    # a frozen graph's constants -> where each comes from, as torch made it (capturing/constants.py): {"input": "arg3_1"}
+    # or {base, others, ops, shape, dtype}; {} where none was seen (no freezing, a TORCH_TRACE import)
+    constant_origins: dict[str, dict] = field(default_factory=dict)
     device: str = ""  # the devices of its code (GraphLowering.device_types: "cpu", "cuda", "cpu,cuda"); "" not read
     # the torch._dynamo.reset() calls the capture had seen when it began (compile ids start again at 0/0 after one):
     # the trace records of its compile id are those logged since (their ``RESETS`` key), not an earlier compile's

@@ -244,6 +244,8 @@ def derive_compile(c: Compile, fx: Optional[dict] = None, view: bool = True) -> 
             lines_of.setdefault(n.kernel, []).append(n.user_lines)
             kinds_of.setdefault(n.kernel, []).append(n.kind)
     holds = dict(_buffer_holds(fused, fx), **gradient_buffers(c, fx))  # a gradient as its oval names it
+    # a frozen graph's constant by the parameters it comes from (a C++ GEMM template's packed weight has no get_attr)
+    holds.update((name, shown) for name, shown in c.constant_names.items() if name not in holds)
     kernels = []
     for k in c.kernels:
         if k.launch is not None and k.launch.args:
@@ -598,7 +600,9 @@ def _buffer_holds(fused: list[FusedNode], fx: dict) -> dict[str, str]:
     """``LaunchArg.holds`` by buffer or graph input name: a graph input by the name the user knows
     (``transformer.h.0.ln_1.weight`` for ``primals_4``, ``gradient of output 1`` for ``tangents_1``), a buffer that one
     fused node alone writes by what computes it (``rules.made_by_text`` of its last op: ``layer1.0.conv1 convolution``)
-    or by what it copies (``copy of stem.weight``, ``rules.copy_name``); nothing for a buffer a node writes in place
+    or by what it copies (``copy of stem.weight``, ``rules.copy_name``), or by the graph constant it makes (a frozen
+    conv's 8 bias values, folded with its BatchNorm, which Inductor writes into a kernel's code: ``conv1.bias folded
+    with bn1``, ``GraphNode.display_name``); nothing for a buffer a node writes in place
     after (it holds both in turn) and where that says no more than the name."""
     out = {n.name: n.display_name for n in fx.values() if n.op == "placeholder" and n.display_name}
     # a tensor the graph holds (a frozen graph's parameter ``arg1_1``), which the output code calls by its target
@@ -610,10 +614,13 @@ def _buffer_holds(fused: list[FusedNode], fx: dict) -> dict[str, str]:
             continue
         ops = [f for f in n.fx_nodes if f in fx and fx[f].op == "call_function"]
         inputs = [f for f in n.fx_nodes if f in fx and fx[f].op == "placeholder"]
+        held = [f for f in n.fx_nodes if f in fx and fx[f].op == "get_attr"]
         if ops:
             out[n.writes[0]] = made_by_text(ops[-1], fx)
         elif len(inputs) == 1:  # an input copy (channels-last) runs no op: what it copies
             out[n.writes[0]] = copy_name(fx[inputs[0]])
+        elif len(held) == 1 and not inputs:  # a small constant Inductor wrote into a kernel's code, which makes it
+            out[n.writes[0]] = fx[held[0]].display_name
     return {b: shown for b, shown in out.items() if shown and shown != b}
 
 

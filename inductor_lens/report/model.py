@@ -81,7 +81,8 @@ DERIVED_VERSION = 25  # 2: Trigger.summary; 3: Compile.module_view, FusedNode.gr
 # Compile.output_names (report/lines.gradient_buffers); Kernel.extern_why
 # 25: FusedNode.branch_compiles (a torch.cond's links to its branches' compiles, finish.link_branches); Compile.outputs
 # (GraphOutput, one per position), Compile.edges to outputs by position and alias edges, Compile.graph_note naming
-# the outputs as the ovals do; autotune heading, timed_note and fusion_note, epilogue without get_attr nodes
+# the outputs as the ovals do; autotune heading, timed_note and fusion_note, epilogue without get_attr nodes;
+# LaunchArg.holds of a frozen graph's constants by Compile.constant_names
 
 #: Languages a kernel may be written in: what Inductor's output code defines (``async_compile.<kind>``),
 #: ``extern`` for calls of library kernels, ``other`` when the source was not found.
@@ -1198,6 +1199,15 @@ class Compile(_Record):
     #: capture; the first where a buffer is returned twice); ``{}`` where not known (a TORCH_TRACE import, an older
     #: report): ``output_names`` then aligns the output node's inputs with ``graph_outputs`` where it can.
     output_nodes: dict[str, str] = field(default_factory=dict)
+    #: Each graph constant of a frozen graph (``torch._inductor.config.freezing``) that the capture traced to the
+    #: user's parameters and buffers, by the name the user knows (``_frozen_param7`` -> ``fc1.weight (packed for
+    #: MKL)``, ``_frozen_param36`` -> ``conv1.weight folded with bn1 (packed for oneDNN)``, a C++ GEMM template's
+    #: ``constant6`` -> ``fc1.weight (packed for the C++ GEMM template)``): the constants the post-grad graph holds
+    #: (``get_attr``, whose ``display_name`` says the same) and those Inductor made while lowering. Read at capture
+    #: from freezing's and constant folding's own record of what replaced what (``capturing/constants.py``); a
+    #: constant not traced keeps Inductor's name (absent); ``{}`` without freezing, in a TORCH_TRACE import and in
+    #: reports made before it.
+    constant_names: dict[str, str] = field(default_factory=dict)
     #: Each value the graph returns, position by position (``GraphOutput``): what the output ovals draw. Recorded at
     #: capture; filled on load in reports made before it (``report/finish.graph_outputs``, from ``graph_outputs``,
     #: the output node's ``returns`` and the output code's ``return``).

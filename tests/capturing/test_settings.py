@@ -31,14 +31,17 @@ class _MLP(torch.nn.Module):
 
 
 @functools.cache
-def _frozen_mlp(autotune_local_cache=None, **compile_options):
+def _frozen_mlp(autotune_local_cache=None, gemm_backends=None, **compile_options):
     """The report of an inference MLP (Linear, ReLU, Linear) compiled under ``freezing`` (and torch's autotune cache
-    on or off where ``autotune_local_cache`` says), its result checked (one compile per set of settings for the tests
-    of this file: the report is immutable)."""
+    on or off where ``autotune_local_cache`` says, the GEMM backends max-autotune may choose from where
+    ``gemm_backends`` does), its result checked (one compile per set of settings for the tests of this file: the
+    report is immutable)."""
     torch.manual_seed(0)
     model = _MLP().eval()
     x = torch.randn(4, 16)
     cache = {} if autotune_local_cache is None else {"autotune_local_cache": autotune_local_cache}
+    if gemm_backends is not None:
+        cache["max_autotune_gemm_backends"] = gemm_backends
     with torch.no_grad():
         expected = model(x)
         with torch._inductor.config.patch(freezing=True, **cache), inductor_lens.capture() as cap:
@@ -528,7 +531,10 @@ def test_after_a_reset_each_compile_of_the_same_id_shows_its_own_dynamo_graph_an
     inputs = {n.name: (n.role, n.display_name) for n in frozen.graphs["post_grad"].nodes if n.display_name}
     (x_name,) = [n.name for n in frozen.graphs["post_grad"].nodes if n.op == "placeholder"]
     assert inputs[x_name] == ("input", "x")
-    assert sorted(d for _, d in inputs.values()) == ["a.bias", "b.bias", "x"]  # the biases, constants of the graph
+    # the parameters, constants of the graph, and the weights as MKL packs them (traced through freezing's record)
+    assert sorted(d for _, d in inputs.values()) == [
+        "a.bias", "a.weight", "a.weight (packed for MKL)", "b.bias", "b.weight", "b.weight (packed for MKL)", "x"
+    ]  # fmt: skip
     # the kernels' launches say what each argument holds: x and the frozen biases by their names
     holds = {a.name: a.holds for k in frozen.kernels if k.launch for a in k.launch.args if a.holds}
     assert holds.get(x_name) == "x" and {"a.bias", "b.bias"} <= set(holds.values()), holds
@@ -614,17 +620,32 @@ class _ConvBn(torch.nn.Module):
         return r, r.mean((2, 3))  # r, an output: Inductor gives it its strides (inductor_force_stride_order)
 
 
+@functools.cache
+def _frozen_conv_bn():
+    """The report of :class:`_ConvBn` compiled under ``freezing`` in channels-last (one compile for the tests of this
+    file), and its BatchNorms' running statistics, set apart from their defaults (so that folding them changes the
+    weights)."""
+    torch.manual_seed(0)
+    model = _ConvBn()
+    for bn in (model.bn1, model.bn2):
+        bn.running_mean.uniform_(-0.5, 0.5)
+        bn.running_var.uniform_(0.5, 2.0)
+    model.eval()
+    x = torch.randn(1, 3, 8, 8).to(memory_format=torch.channels_last)
+    with torch.no_grad():
+        expected = model(x)
+        with torch._inductor.config.patch(freezing=True), inductor_lens.capture() as cap:
+            out = torch.compile(model)(x)
+    torch.testing.assert_close(out, expected)
+    return cap.report
+
+
 def test_a_frozen_conv_fused_with_its_relu_is_named_by_its_op_and_its_conv_module():
     """Under ``freezing`` Inductor's oneDNN patterns replace conv (+ folded BN) + relu by a call of a Python function,
     ``torch._inductor.fx_passes.mkldnn_fusion.fn``, that lowers to ``mkldnn._convolution_pointwise``: a new user's boxes
     read "_inductor" (the handler's package) with no module. The truth, from the output code and the model: the calls
     are ``_convolution_pointwise.default`` and ``.binary``; the convs replaced are ``conv1`` and ``conv2``."""
-    torch.manual_seed(0)
-    model = _ConvBn().eval()
-    x = torch.randn(1, 3, 8, 8).to(memory_format=torch.channels_last)
-    with torch.no_grad(), torch._inductor.config.patch(freezing=True), inductor_lens.capture() as cap:
-        torch.compile(model)(x)
-    (c,) = cap.report.compiles
+    (c,) = _frozen_conv_bn().compiles
     called = re.findall(r"torch\.ops\.mkldnn\.(_convolution_pointwise\.\w+)\(", c.output_code)
     assert sorted(called) == ["_convolution_pointwise.binary", "_convolution_pointwise.default"], called
     fused = [n for n in c.graphs["post_grad"].nodes if "mkldnn_fusion" in n.target]
@@ -679,3 +700,73 @@ def test_a_users_post_grad_pass_is_named_on_the_compile():
         f"A graph pass of yours ran in this compile: {name} (torch._inductor.config.post_grad_custom_post_pass), "
         "on the post-grad graph, after Inductor's post-grad passes."
     )
+
+
+def _calls(c, op: str) -> list[list[str]]:
+    """The arguments of each call of ``op`` in the output code's ``call()``, in order, as written."""
+    return [
+        [a.strip() for a in args.split(",")]
+        for args in re.findall(rf"= torch\.ops\.{re.escape(op)}\(([^\n]*)\)\n", c.output_code)
+    ]
+
+
+def _shown(c, name: str) -> str:
+    """What the launch table says a launch argument ``name`` holds (the same in every launch that passes it)."""
+    (held,) = {a.holds for k in c.kernels if k.launch for a in k.launch.args if a.name == name}
+    return held
+
+
+def test_a_frozen_linears_weights_are_named_by_the_parameters_they_come_from():
+    """Under ``freezing`` the weights are graph constants that Inductor names ``_frozen_param7``, and MKL's packed
+    copies of them too: the launch table, the FX view and the cost's source said only that, and a user could not
+    tell which of their parameters a call reads (nu18 O-b). Torch's own record of what it replaced with what
+    (freezing's ``replace_node_with_constant`` of each parameter, constant folding's of the permutes and of
+    ``mkl._mkl_reorder_linear_weight``) names each: MKL's call ``_mkl_linear(x, packed, weight, bias, batch)`` reads
+    fc1's weight packed and as it is, the second call fc2's, as the order of the calls and the weights' shapes say."""
+    (c,) = _frozen_mlp().compiles
+    (first, second) = _calls(c, "mkl._mkl_linear.default")
+    for args, fc, shape in ((first, "fc1", [32, 16]), (second, "fc2", [8, 32])):
+        packed, weight = args[1], args[2]
+        assert (_shown(c, packed), _shown(c, weight)) == (f"{fc}.weight (packed for MKL)", f"{fc}.weight")
+        assert c.constant_names[packed] == f"{fc}.weight (packed for MKL)"
+        (node,) = [n for n in c.graphs["post_grad"].nodes if n.op == "get_attr" and n.target == weight]
+        assert (node.display_name, node.role, node.shape) == (f"{fc}.weight", "parameter", shape)
+    # the cost's source says them by name, Inductor's beside it
+    mkl = next(k for k in c.kernels if k.kind == "extern")
+    assert f"fc1.weight (packed for MKL, {first[1]})" in mkl.cost.source, mkl.cost.source
+    assert f"fc1.weight ({first[2]})" in mkl.cost.source, mkl.cost.source
+
+
+def test_a_c_gemm_templates_packed_weight_is_named_by_its_parameter():
+    """A C++ GEMM template packs its weight while lowering into a constant of its own (``constant6``), which no node of
+    the graph names: the launch table said ``constant6`` for fc1's template's ``W`` (nu18 O-b). The template packed a
+    view of the weight constant (``prep_weight``, the storage it views) and replaced that weight with it
+    (``prune_tensors``): fc1's template reads fc1's weight, fc2's fc2's, in the order the kernels run. (The template
+    is the only backend offered, so that autotuning cannot pick MKL's call instead.)"""
+    (c,) = _frozen_mlp(gemm_backends="CPP", mode="max-autotune-no-cudagraphs").compiles
+    templates = [k for k in c.kernels if k.kind == "template"]
+    assert len(templates) == 2, [(k.name, k.kind) for k in c.kernels]
+    for k, fc in zip(templates, ("fc1", "fc2")):
+        (w,) = [a for a in k.launch.args if a.param == "W"]
+        assert w.name.startswith("constant"), w
+        assert w.holds == c.constant_names[w.name] == f"{fc}.weight (packed for the C++ GEMM template)"
+        assert f"{fc}.weight (packed for the C++ GEMM template, {w.name})" in k.cost.source, k.cost.source
+
+
+def test_a_frozen_convs_folded_batchnorms_are_named_by_the_parameters_they_come_from():
+    """Under ``freezing`` each BatchNorm is folded into its conv (binary folding: ``mul(conv1.weight, bn1's scale)``)
+    and the result prepacked for oneDNN (``mkldnn._reorder_convolution_weight``): the calls read ``_frozen_param36``
+    and nothing said the BatchNorm was folded (nu17 D7). Torch's record of each fold names them: conv1's call reads
+    conv1's weight and bias folded with bn1, conv2's (which has no bias of its own) its weight folded with bn2 and a
+    bias folded from bn2 alone, each in the order ``_convolution_pointwise(x, weight, bias, ...)`` takes them. (A
+    bias of 8 values is no constant of the call: Inductor writes its values into a kernel's code, which makes the
+    buffer the call reads; that buffer holds it.)"""
+    (c,) = _frozen_conv_bn().compiles
+    (conv1,) = _calls(c, "mkldnn._convolution_pointwise.default")
+    (conv2,) = _calls(c, "mkldnn._convolution_pointwise.binary")  # (x, other, weight, bias, ...)
+    assert _shown(c, conv1[1]) == "conv1.weight folded with bn1 (packed for oneDNN)"
+    assert _shown(c, conv1[2]) == "conv1.bias folded with bn1"
+    assert _shown(c, conv2[2]) == "conv2.weight folded with bn2 (packed for oneDNN)"
+    assert _shown(c, conv2[3]) == "folded from bn2"
+    held = {n.target: n.display_name for n in c.graphs["post_grad"].nodes if n.op == "get_attr"}
+    assert held[conv1[1]] == "conv1.weight folded with bn1 (packed for oneDNN)", held
