@@ -322,8 +322,8 @@ class FusedNode(_Record):
     ``is_glue``: no kernel of its own (a ``getitem`` of a multi-output call, a nop or a view), drawn as an edge
     rather than a box. ``user_stack``: one stack per distinct user line of its
     ops (its kernel's stacks, or its own ops' when the kernel has none). ``user_lines``: the line that ran of each
-    of those stacks (``rules.line_frame``: the innermost frame of the user's or a library's code), the first being
-    *the* user line every view names.
+    of those stacks (``rules.line_frame``: the innermost frame of the user's or a library's code), in the order its
+    ops run but for the first: *the* user line every view names, the line that defines it (``rules.lead_line``).
     ``ops``: the distinct short op names of its FX ops (``GraphNode.short_op``), in order, tuple unpacking
     (``getitem``) and the graph inputs and constants it reads (``rules.NOT_OPS``) left out. ``group_path``: the boxes it is folded into in the fusion graph, outermost first,
     where that is not ``module_stack`` (a node of a repeated module: the repeat's key, ``ModuleRepeat.key``,
@@ -713,8 +713,9 @@ class Kernel(_Record):
     #: Bytes and FLOPs of one call (``Cost``), from Inductor's buffer accesses and the ops' shapes.
     cost: Optional[Cost] = None
     #: The user's lines of this kernel: the line that ran of each ``user_stack`` (``rules.line_frame``), else of its
-    #: fused nodes' (``FusedNode.user_lines``), in the order of its FX ops in the graph. The first is the line the
-    #: kernel table, the source view, the panel and the roofline's time-by-line table tie the kernel to.
+    #: fused nodes' (``FusedNode.user_lines``), in the order of its FX ops in the graph, but for the first: the line
+    #: that defines it (``rules.lead_line``: its matmul's, else its reductions', else the line of most of its ops),
+    #: which the kernel table, the source view, the panel and the roofline's time-by-line table tie the kernel to.
     user_lines: list[Frame] = field(default_factory=list)
     #: What the kernel is, from its fused nodes' kinds (``rules.kernel_kind``: a reduction if any of them
     #: reduces, a kernel of a pointwise node and a mean is not "pointwise"); ``""`` in reports made before it.

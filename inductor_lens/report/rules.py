@@ -1097,6 +1097,66 @@ def user_lines(stacks: Iterable[list]) -> list:
     return code or out
 
 
+#: Ops a kernel is built around when it holds one: a matmul or convolution (a template's, whose epilogue is fused
+#: after it) and flex_attention's call (its ``score_mod``'s lines are inlined into it).
+ANCHOR_OPS = frozenset(
+    {"mm", "addmm", "bmm", "baddbmm", "convolution", "_scaled_mm", "flex_attention", "flex_attention_backward"}
+    | {"_mkl_linear", "_linear_pointwise", "_convolution_pointwise", "qlinear_pointwise"}
+)
+
+#: Ops that reduce over a range, as the post-grad graph names them: a kernel holding one loops over what it
+#: reduces, the pointwise ops before it fused into its loads and those after it into its stores.
+REDUCTION_OPS = frozenset(
+    {"sum", "mean", "amax", "amin", "max", "min", "prod", "var_mean", "var", "std", "argmax", "argmin"}
+    | {"logsumexp", "any", "all"}
+)
+
+
+#: Ops that compute no value of their own beside a kernel's others: views (:data:`GLUE_OPS`), constants, dtype casts
+#: and copies. A kernel's line is that of most of its other ops (:func:`lead_line`); these count where it has none.
+NO_COMPUTE_OPS = GLUE_OPS | frozenset(
+    {"full", "scalar_tensor", "empty", "empty_strided", "zeros", "ones", "iota", "convert_element_type", "_to_copy"}
+    | {"clone", "copy", "copy_"}
+)
+
+
+def lead_line(lines: Sequence[Any], ops: Sequence[tuple[str, Any]]) -> list:
+    """``lines`` (a kernel's or a fused node's user lines, in the order its ops run) with the line that defines it
+    first, the others in their order: the line of its first matmul, convolution or attention (:data:`ANCHOR_OPS`),
+    else the line with the most of its reductions (:data:`REDUCTION_OPS`), else with the most of its ops that
+    compute (:data:`NO_COMPUTE_OPS` count none), else with the most of its ops but views; the earliest on a tie.
+    ``ops``: each op of it in graph order, as ``(short op, (file, line) of its line or None)``. A BatchNorm whose
+    input a forward pre-hook doubled is the batch norm's line, not the hook's ``mul`` that runs first.
+
+    >>> from types import SimpleNamespace as F
+    >>> hook, bn = F(file="a.py", line=30), F(file="a.py", line=23)
+    >>> [f.line for f in lead_line([hook, bn], [("mul", ("a.py", 30)), ("var_mean", ("a.py", 23))])]
+    [23, 30]
+    >>> [f.line for f in lead_line([bn, hook], [("mean", ("a.py", 23)), ("sum", ("a.py", 30)), ("amax", ("a.py", 30))])]
+    [30, 23]
+    >>> [f.line for f in lead_line([hook, bn], [("mul", ("a.py", 30)), ("add", ("a.py", 23)), ("mul", ("a.py", 23))])]
+    [23, 30]
+    >>> [f.line for f in lead_line([hook, bn], [("mul", ("a.py", 30)), ("clone", ("a.py", 23))])]
+    [30, 23]
+    >>> [f.line for f in lead_line([hook, bn], [("view", ("a.py", 30)), ("clone", ("a.py", 23))])]
+    [23, 30]
+    """
+    keys = [(f.file, f.line) for f in lines]
+    known = [(op, key) for op, key in ops if key in keys]
+    head = next((key for op, key in known if op in ANCHOR_OPS), None)
+    for counted in (REDUCTION_OPS.__contains__, lambda op: op not in NO_COMPUTE_OPS, lambda op: op not in GLUE_OPS):
+        if head is None:
+            counts: dict = {}
+            for op, key in known:
+                if counted(op):
+                    counts[key] = counts.get(key, 0) + 1
+            head = max(keys, key=lambda k: counts.get(k, 0)) if counts else None  # max keeps the first of a tie
+    if head is None or head == keys[0]:
+        return list(lines)
+    i = keys.index(head)
+    return [lines[i], *lines[:i], *lines[i + 1 :]]
+
+
 def kernel_runs(kernel: str, boxes: list) -> list[list[str]]:
     """Call sites of ``kernel`` where the capture recorded none: its fused nodes (``boxes``, execution
     order, glue left out) in runs of consecutive nodes of that kernel. A kernel whose source is reused
