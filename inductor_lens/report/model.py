@@ -35,6 +35,7 @@ from .rules import (
     empty_frame_words,
     frame_label,
     frame_stage,
+    function_label,
     launch_value_text,
     module_call_glue,
     nothing_text,
@@ -147,6 +148,10 @@ class Frame(_Record):
     ``STAGES``: ``user``, ``dynamo``, ``aot``, ``inductor``, ``lowering``, ``scheduler``, ``codegen``,
     ``runtime``, ``torch``, ``library``, ``other``); when not given it is worked out from ``file``.
     ``is_user`` is ``stage == "user"``: the user's code, not torch, not inductor_lens, not a library.
+    ``function_label``: the function as the views name it (``rules.function_label``), ``function`` itself but for
+    dynamo's resume function after a graph break, ``torch_dynamo_resume_in_train_step_at_36``, which is
+    ``train_step (after the graph break at line 36)``. Both are derived on every construction (a stored value is
+    ignored).
     """
 
     file: str
@@ -155,11 +160,13 @@ class Frame(_Record):
     code: str = ""
     stage: str = ""
     is_user: bool = False
+    function_label: str = ""
 
     def __post_init__(self) -> None:
         stage = self.stage if self.stage in STAGES else frame_stage(self.file, self.function)
         object.__setattr__(self, "stage", stage)
         object.__setattr__(self, "is_user", stage == "user")
+        object.__setattr__(self, "function_label", function_label(self.function))
 
 
 @_record

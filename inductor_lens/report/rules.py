@@ -409,10 +409,45 @@ def autotune_fusion_note(op: str, chosen: Optional[str], fastest: Optional[str],
 # -- compiles ----------------------------------------------------------------------------------
 
 
+_RESUME = re.compile(r"torch_dynamo_resume_in_(\w+?)_at_(\d+)")
+
+
+def resumed(function: str) -> Optional[tuple[str, int]]:
+    """For dynamo's resume function (``torch_dynamo_resume_in_train_step_at_36``: the rest of ``train_step`` after
+    its graph break at line 36, a function dynamo made), the function it resumes and the line of that graph break;
+    a resume of a resume is its function's, after the later break. ``None`` for any other name.
+
+    >>> resumed("torch_dynamo_resume_in_train_step_at_36"), resumed("train_step")
+    (('train_step', 36), None)
+    >>> resumed("torch_dynamo_resume_in_torch_dynamo_resume_in_f_at_5_at_9")
+    ('f', 9)
+    """
+    m = _RESUME.fullmatch(function) if "torch_dynamo_resume_in_" in function else None
+    if m is None:
+        return None
+    inner = resumed(m.group(1))
+    return (inner[0] if inner else m.group(1), int(m.group(2)))
+
+
+def function_label(function: str) -> str:
+    """A frame's function as the views name it (``Frame.function_label``): its name, but dynamo's resume function,
+    which runs the rest of the user's function after a graph break, as that function and the break: a stack
+    ``train_step`` (line 36: ``opt.zero_grad()``) then ``torch_dynamo_resume_in_train_step_at_36`` (line 38:
+    ``loss.backward()``) read as if line 36 called line 38.
+
+    >>> function_label("torch_dynamo_resume_in_train_step_at_36")
+    'train_step (after the graph break at line 36)'
+    >>> function_label("forward")
+    'forward'
+    """
+    r = resumed(function)
+    return f"{r[0]} (after the graph break at line {r[1]})" if r else function
+
+
 def frame_label(frame: str) -> str:
     """The traced frame for people: ``"forward"`` -> ``"forward()"``, ``"Block.forward"`` -> ``"Block.forward()"``;
     ``"forward (via torch's inner wrapper)"`` keeps its note; dynamo's ``torch_dynamo_resume_in_f_at_13`` ->
-    ``"f() after line 13"``.
+    ``"f() after line 13"`` (:func:`resumed`).
 
     >>> frame_label("Block.torch_dynamo_resume_in_forward_at_13")
     'Block.forward() after line 13'
@@ -420,9 +455,10 @@ def frame_label(frame: str) -> str:
     f = str(frame or "")
     if not f:
         return ""
-    m = re.fullmatch(r"((?:\w+\.)?)torch_dynamo_resume_in_(\w+?)_at_(\d+)", f)
-    if m:
-        return f"{m.group(1)}{m.group(2)}() after line {m.group(3)}"
+    cls, _, name = f.rpartition(".")
+    r = resumed(name)
+    if r:
+        return f"{cls}{'.' if cls else ''}{r[0]}() after line {r[1]}"
     head, sep, rest = f.partition(" (")
     return f"{head}(){sep}{rest}" if sep else f"{f}()"
 
