@@ -141,7 +141,7 @@ export function compilerStack(frames) {
           h(
             "span",
             { class: "il-muted" },
-            ` · ${g.frames.length} frame${g.frames.length === 1 ? "" : "s"} · ${first.function}${g.frames.length > 1 ? " … " + last.function : ""}`,
+            ` · ${g.frames.length} frame${g.frames.length === 1 ? "" : "s"} · ${first.function_label || first.function}${g.frames.length > 1 ? " … " + (last.function_label || last.function) : ""}`,
           ),
         ),
         () =>
