@@ -87,7 +87,15 @@ def _text_ref(v: Any) -> bool:
     return not packed or max(packed) < C.lines
 
 
-_FRAME_TYPES = (("file", str), ("line", int), ("function", str), ("code", str), ("stage", str), ("is_user", bool))
+_FRAME_TYPES = (
+    ("file", str),
+    ("line", int),
+    ("function", str),
+    ("code", str),
+    ("stage", str),
+    ("is_user", bool),
+    ("function_label", str),
+)
 
 
 def _frame_ok(fr: Any) -> bool:

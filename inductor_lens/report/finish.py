@@ -63,6 +63,7 @@ from .rules import (
     is_input_copy,
     kernel_kind,
     kernel_runs,
+    lead_line,
     made_by_text,
     no_kernel_reason,
     no_line_reason,
@@ -123,16 +124,31 @@ def _fx_of(c: Compile) -> dict:
     return fx
 
 
+def _op_lines(fx_nodes: list[str], fx: dict) -> list[tuple[str, Optional[tuple]]]:
+    """Each FX op of ``fx_nodes`` in graph order as ``(short op, (file, line) of the line that ran it)``, the line
+    ``None`` where it has none; graph inputs and constants (``NOT_OPS``) left out."""
+    out = []
+    for name in fx_nodes:
+        node = fx.get(name)
+        if node is None or node.op in NOT_OPS:
+            continue
+        ran = user_lines([node.user_stack]) if node.user_stack else []
+        out.append((node.short_op or short_op(node.wraps or node.target), (ran[0].file, ran[0].line) if ran else None))
+    return out
+
+
 def _in_graph_order(lines: list, fx_nodes: list[str], fx: dict) -> list:
     """A kernel's user lines in the order of its FX ops in the post-grad graph (``fx_nodes``), each where its first
     op is; a line no op of the kernel names keeps its place after them. (The capture records a kernel's stacks in
-    the order Inductor met them: the Kernels table named a kernel's last line first.)"""
+    the order Inductor met them: the Kernels table named a kernel's last line first.) Then the line that defines it
+    first (``rules.lead_line``: its matmul's, its reduction's, else the line of most of its ops): the line the views
+    name it by."""
+    ops = _op_lines(fx_nodes, fx)
     first: dict = {}
-    for i, name in enumerate(fx_nodes):
-        node = fx.get(name)
-        for f in user_lines([node.user_stack]) if node is not None and node.user_stack else ():
-            first.setdefault((f.file, f.line), i)
-    return sorted(lines, key=lambda f: first.get((f.file, f.line), len(fx_nodes)))
+    for i, (_, key) in enumerate(ops):
+        if key is not None:
+            first.setdefault(key, i)
+    return lead_line(sorted(lines, key=lambda f: first.get((f.file, f.line), len(ops))), ops)
 
 
 #: Inductor's random seeds for the graph's random ops (its RNG pass, ``fallback_random`` off): one op, no user line.

@@ -5,7 +5,9 @@ kernel Inductor's whole call path) and recompiles repeat most guard lines. In th
 
 - ``interned.files``: each distinct file name once;
 - ``interned.frames``: each distinct frame once, as ``[file index, line, function, code, stage]``
-  (``is_user`` is ``stage == "user"``, so it is not stored);
+  (``is_user`` is ``stage == "user"``, so it is not stored, and ``function_label`` is ``function``);
+- ``interned.function_labels``: ``{function: function_label}`` where those differ (dynamo's resume functions,
+  ``rules.function_label``), written only where one does;
 - ``interned.stacks``: each distinct non-empty stack once, as a list of frame indices;
 - ``interned.lines``: each distinct line of the long texts once: guards, output code, kernel sources
   (a kernel's source is also in its compile's output code, and recompiles repeat most guards), graph code;
@@ -21,9 +23,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from .rules import function_label
 from .text import LinesText
 
-FRAME_KEYS = ("file", "line", "function", "code", "stage", "is_user")
+FRAME_KEYS = ("file", "line", "function", "code", "stage", "is_user", "function_label")
 #: Keys whose long text values are stored as interned lines (frames' ``code`` is inside interned stacks).
 TEXT_KEYS = frozenset({"guards", "output_code", "source", "code", "reproducer"})
 MIN_TEXT = 80
@@ -36,6 +39,7 @@ def _is_frame(x: Any) -> bool:
         and x.keys() == _FRAME_KEYSET
         and isinstance(x["file"], str)
         and x["is_user"] is (x["stage"] == "user")
+        and (x["function_label"] is x["function"] or x["function_label"] == function_label(x["function"]))
     )
 
 
@@ -45,6 +49,7 @@ class _Tables:
         self.frames: list[list] = []
         self.stacks: list[list[int]] = []
         self.lines: list[str] = []
+        self.labels: dict[str, str] = {}  # function -> its function_label, where they differ
         self._file_ix: dict[str, int] = {}
         self._frame_ix: dict[tuple, int] = {}
         self._stack_ix: dict[tuple, int] = {}
@@ -60,8 +65,17 @@ class _Tables:
 
     def frame(self, fr: dict) -> int:
         f = self._index(self.files, self._file_ix, fr["file"], fr["file"])
-        row = [f, fr["line"], fr["function"], fr["code"], fr["stage"]]
+        fn, label = fr["function"], fr["function_label"]
+        if label is not fn and label != fn:
+            self.labels[fn] = label
+        row = [f, fr["line"], fn, fr["code"], fr["stage"]]
         return self._index(self.frames, self._frame_ix, tuple(row), row)
+
+    def tables(self) -> dict:
+        """The ``interned`` dict of what was written: ``function_labels`` only where a frame's label is not its
+        function's name."""
+        out = {"files": self.files, "frames": self.frames, "stacks": self.stacks, "lines": self.lines}
+        return dict(out, function_labels=self.labels) if self.labels else out
 
     def stack(self, frames: list) -> dict:
         ids = [self.frame(fr) for fr in frames]
@@ -102,7 +116,7 @@ def compact(plain: dict) -> dict:
     tables = _Tables()
     walk = tables.walk
     out = {k: walk(v) for k, v in plain.items() if k != "interned"}
-    out["interned"] = {"files": tables.files, "frames": tables.frames, "stacks": tables.stacks, "lines": tables.lines}
+    out["interned"] = tables.tables()
     return out
 
 
@@ -127,8 +141,17 @@ class Expander:
         files, self.lines = tables["files"], tables["lines"]  # nothing else of ``tables`` is kept
         if type(self.lines) is not list or not all(type(x) is str for x in self.lines):
             raise TypeError("interned lines: expected an array of strings")  # texts are joined from it later
+        labels = tables.get("function_labels") or {}
         frames = [
-            {"file": files[f], "line": ln, "function": fn, "code": code, "stage": stage, "is_user": stage == "user"}
+            {
+                "file": files[f],
+                "line": ln,
+                "function": fn,
+                "code": code,
+                "stage": stage,
+                "is_user": stage == "user",
+                "function_label": labels.get(fn, fn),
+            }
             for f, ln, fn, code, stage in tables["frames"]
         ]
         self.stacks = [[frames[i] for i in ids] for ids in tables["stacks"]]

@@ -35,6 +35,7 @@ from .rules import (
     empty_frame_words,
     frame_label,
     frame_stage,
+    function_label,
     launch_value_text,
     module_call_glue,
     nothing_text,
@@ -82,7 +83,8 @@ DERIVED_VERSION = 25  # 2: Trigger.summary; 3: Compile.module_view, FusedNode.gr
 # 25: FusedNode.branch_compiles (a torch.cond's links to its branches' compiles, finish.link_branches); Compile.outputs
 # (GraphOutput, one per position), Compile.edges to outputs by position and alias edges, Compile.graph_note naming
 # the outputs as the ovals do; autotune heading, timed_note and fusion_note, epilogue without get_attr nodes;
-# LaunchArg.holds of a frozen graph's constants by Compile.constant_names
+# LaunchArg.holds of a frozen graph's constants by Compile.constant_names; user_lines led by the line that defines the
+# kernel (rules.lead_line); Frame.function_label
 
 #: Languages a kernel may be written in: what Inductor's output code defines (``async_compile.<kind>``),
 #: ``extern`` for calls of library kernels, ``other`` when the source was not found.
@@ -148,6 +150,10 @@ class Frame(_Record):
     ``STAGES``: ``user``, ``dynamo``, ``aot``, ``inductor``, ``lowering``, ``scheduler``, ``codegen``,
     ``runtime``, ``torch``, ``library``, ``other``); when not given it is worked out from ``file``.
     ``is_user`` is ``stage == "user"``: the user's code, not torch, not inductor_lens, not a library.
+    ``function_label``: the function as the views name it (``rules.function_label``), ``function`` itself but for
+    dynamo's resume function after a graph break, ``torch_dynamo_resume_in_train_step_at_36``, which is
+    ``train_step (after the graph break at line 36)``. Both are derived on every construction (a stored value is
+    ignored).
     """
 
     file: str
@@ -156,11 +162,13 @@ class Frame(_Record):
     code: str = ""
     stage: str = ""
     is_user: bool = False
+    function_label: str = ""
 
     def __post_init__(self) -> None:
         stage = self.stage if self.stage in STAGES else frame_stage(self.file, self.function)
         object.__setattr__(self, "stage", stage)
         object.__setattr__(self, "is_user", stage == "user")
+        object.__setattr__(self, "function_label", function_label(self.function))
 
 
 @_record
@@ -323,8 +331,8 @@ class FusedNode(_Record):
     ``is_glue``: no kernel of its own (a ``getitem`` of a multi-output call, a nop or a view), drawn as an edge
     rather than a box. ``user_stack``: one stack per distinct user line of its
     ops (its kernel's stacks, or its own ops' when the kernel has none). ``user_lines``: the line that ran of each
-    of those stacks (``rules.line_frame``: the innermost frame of the user's or a library's code), the first being
-    *the* user line every view names.
+    of those stacks (``rules.line_frame``: the innermost frame of the user's or a library's code), in the order its
+    ops run but for the first: *the* user line every view names, the line that defines it (``rules.lead_line``).
     ``ops``: the distinct short op names of its FX ops (``GraphNode.short_op``), in order, tuple unpacking
     (``getitem``) and the graph inputs and constants it reads (``rules.NOT_OPS``) left out. ``group_path``: the boxes it is folded into in the fusion graph, outermost first,
     where that is not ``module_stack`` (a node of a repeated module: the repeat's key, ``ModuleRepeat.key``,
@@ -714,8 +722,9 @@ class Kernel(_Record):
     #: Bytes and FLOPs of one call (``Cost``), from Inductor's buffer accesses and the ops' shapes.
     cost: Optional[Cost] = None
     #: The user's lines of this kernel: the line that ran of each ``user_stack`` (``rules.line_frame``), else of its
-    #: fused nodes' (``FusedNode.user_lines``), in the order of its FX ops in the graph. The first is the line the
-    #: kernel table, the source view, the panel and the roofline's time-by-line table tie the kernel to.
+    #: fused nodes' (``FusedNode.user_lines``), in the order of its FX ops in the graph, but for the first: the line
+    #: that defines it (``rules.lead_line``: its matmul's, else its reductions', else the line of most of its ops),
+    #: which the kernel table, the source view, the panel and the roofline's time-by-line table tie the kernel to.
     user_lines: list[Frame] = field(default_factory=list)
     #: What the kernel is, from its fused nodes' kinds (``rules.kernel_kind``: a reduction if any of them
     #: reduces, a kernel of a pointwise node and a mean is not "pointwise"); ``""`` in reports made before it.

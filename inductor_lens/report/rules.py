@@ -409,10 +409,45 @@ def autotune_fusion_note(op: str, chosen: Optional[str], fastest: Optional[str],
 # -- compiles ----------------------------------------------------------------------------------
 
 
+_RESUME = re.compile(r"torch_dynamo_resume_in_(\w+?)_at_(\d+)")
+
+
+def resumed(function: str) -> Optional[tuple[str, int]]:
+    """For dynamo's resume function (``torch_dynamo_resume_in_train_step_at_36``: the rest of ``train_step`` after
+    its graph break at line 36, a function dynamo made), the function it resumes and the line of that graph break;
+    a resume of a resume is its function's, after the later break. ``None`` for any other name.
+
+    >>> resumed("torch_dynamo_resume_in_train_step_at_36"), resumed("train_step")
+    (('train_step', 36), None)
+    >>> resumed("torch_dynamo_resume_in_torch_dynamo_resume_in_f_at_5_at_9")
+    ('f', 9)
+    """
+    m = _RESUME.fullmatch(function) if "torch_dynamo_resume_in_" in function else None
+    if m is None:
+        return None
+    inner = resumed(m.group(1))
+    return (inner[0] if inner else m.group(1), int(m.group(2)))
+
+
+def function_label(function: str) -> str:
+    """A frame's function as the views name it (``Frame.function_label``): its name, but dynamo's resume function,
+    which runs the rest of the user's function after a graph break, as that function and the break: a stack
+    ``train_step`` (line 36: ``opt.zero_grad()``) then ``torch_dynamo_resume_in_train_step_at_36`` (line 38:
+    ``loss.backward()``) read as if line 36 called line 38.
+
+    >>> function_label("torch_dynamo_resume_in_train_step_at_36")
+    'train_step (after the graph break at line 36)'
+    >>> function_label("forward")
+    'forward'
+    """
+    r = resumed(function)
+    return f"{r[0]} (after the graph break at line {r[1]})" if r else function
+
+
 def frame_label(frame: str) -> str:
     """The traced frame for people: ``"forward"`` -> ``"forward()"``, ``"Block.forward"`` -> ``"Block.forward()"``;
     ``"forward (via torch's inner wrapper)"`` keeps its note; dynamo's ``torch_dynamo_resume_in_f_at_13`` ->
-    ``"f() after line 13"``.
+    ``"f() after line 13"`` (:func:`resumed`).
 
     >>> frame_label("Block.torch_dynamo_resume_in_forward_at_13")
     'Block.forward() after line 13'
@@ -420,9 +455,10 @@ def frame_label(frame: str) -> str:
     f = str(frame or "")
     if not f:
         return ""
-    m = re.fullmatch(r"((?:\w+\.)?)torch_dynamo_resume_in_(\w+?)_at_(\d+)", f)
-    if m:
-        return f"{m.group(1)}{m.group(2)}() after line {m.group(3)}"
+    cls, _, name = f.rpartition(".")
+    r = resumed(name)
+    if r:
+        return f"{cls}{'.' if cls else ''}{r[0]}() after line {r[1]}"
     head, sep, rest = f.partition(" (")
     return f"{head}(){sep}{rest}" if sep else f"{f}()"
 
@@ -1096,6 +1132,66 @@ def user_lines(stacks: Iterable[list]) -> list:
                 out.append(last)
     code = [f for f in out if getattr(f, "stage", "") in CODE_STAGES]
     return code or out
+
+
+#: Ops a kernel is built around when it holds one: a matmul or convolution (a template's, whose epilogue is fused
+#: after it) and flex_attention's call (its ``score_mod``'s lines are inlined into it).
+ANCHOR_OPS = frozenset(
+    {"mm", "addmm", "bmm", "baddbmm", "convolution", "_scaled_mm", "flex_attention", "flex_attention_backward"}
+    | {"_mkl_linear", "_linear_pointwise", "_convolution_pointwise", "qlinear_pointwise"}
+)
+
+#: Ops that reduce over a range, as the post-grad graph names them: a kernel holding one loops over what it
+#: reduces, the pointwise ops before it fused into its loads and those after it into its stores.
+REDUCTION_OPS = frozenset(
+    {"sum", "mean", "amax", "amin", "max", "min", "prod", "var_mean", "var", "std", "argmax", "argmin"}
+    | {"logsumexp", "any", "all"}
+)
+
+
+#: Ops that compute no value of their own beside a kernel's others: views (:data:`GLUE_OPS`), constants, dtype casts
+#: and copies. A kernel's line is that of most of its other ops (:func:`lead_line`); these count where it has none.
+NO_COMPUTE_OPS = GLUE_OPS | frozenset(
+    {"full", "scalar_tensor", "empty", "empty_strided", "zeros", "ones", "iota", "convert_element_type", "_to_copy"}
+    | {"clone", "copy", "copy_"}
+)
+
+
+def lead_line(lines: Sequence[Any], ops: Sequence[tuple[str, Any]]) -> list:
+    """``lines`` (a kernel's or a fused node's user lines, in the order its ops run) with the line that defines it
+    first, the others in their order: the line of its first matmul, convolution or attention (:data:`ANCHOR_OPS`),
+    else the line with the most of its reductions (:data:`REDUCTION_OPS`), else with the most of its ops that
+    compute (:data:`NO_COMPUTE_OPS` count none), else with the most of its ops but views; the earliest on a tie.
+    ``ops``: each op of it in graph order, as ``(short op, (file, line) of its line or None)``. A BatchNorm whose
+    input a forward pre-hook doubled is the batch norm's line, not the hook's ``mul`` that runs first.
+
+    >>> from types import SimpleNamespace as F
+    >>> hook, bn = F(file="a.py", line=30), F(file="a.py", line=23)
+    >>> [f.line for f in lead_line([hook, bn], [("mul", ("a.py", 30)), ("var_mean", ("a.py", 23))])]
+    [23, 30]
+    >>> [f.line for f in lead_line([bn, hook], [("mean", ("a.py", 23)), ("sum", ("a.py", 30)), ("amax", ("a.py", 30))])]
+    [30, 23]
+    >>> [f.line for f in lead_line([hook, bn], [("mul", ("a.py", 30)), ("add", ("a.py", 23)), ("mul", ("a.py", 23))])]
+    [23, 30]
+    >>> [f.line for f in lead_line([hook, bn], [("mul", ("a.py", 30)), ("clone", ("a.py", 23))])]
+    [30, 23]
+    >>> [f.line for f in lead_line([hook, bn], [("view", ("a.py", 30)), ("clone", ("a.py", 23))])]
+    [23, 30]
+    """
+    keys = [(f.file, f.line) for f in lines]
+    known = [(op, key) for op, key in ops if key in keys]
+    head = next((key for op, key in known if op in ANCHOR_OPS), None)
+    for counted in (REDUCTION_OPS.__contains__, lambda op: op not in NO_COMPUTE_OPS, lambda op: op not in GLUE_OPS):
+        if head is None:
+            counts: dict = {}
+            for op, key in known:
+                if counted(op):
+                    counts[key] = counts.get(key, 0) + 1
+            head = max(keys, key=lambda k: counts.get(k, 0)) if counts else None  # max keeps the first of a tie
+    if head is None or head == keys[0]:
+        return list(lines)
+    i = keys.index(head)
+    return [lines[i], *lines[:i], *lines[i + 1 :]]
 
 
 def kernel_runs(kernel: str, boxes: list) -> list[list[str]]:

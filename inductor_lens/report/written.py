@@ -338,7 +338,7 @@ class Spooled:
             else:
                 head[name] = w.value(v, 1)
         t = w.tables
-        head["interned"] = {"files": t.files, "frames": t.frames, "stacks": t.stacks, "lines": t.lines}
+        head["interned"] = t.tables()
         if not self.compiles:
             head["compiles"] = []
             self._head = (self._dump(head),)

@@ -1,5 +1,6 @@
 // The report's compact written form (inductor_lens/report/intern.py): each distinct frame, stack and guard
-// line is stored once in `report.interned`; a stack is {"@s": i}, a long text (guards, output code,
+// line is stored once in `report.interned` (a frame's `function_label` in `function_labels`, where it is not its
+// `function`); a stack is {"@s": i}, a long text (guards, output code,
 // kernel source, graph code) {"@g": [i, ...]}: its lines.
 // expandReport gives back the expanded form the views read (a report without `interned` is returned as is).
 
@@ -9,6 +10,7 @@ export function expandReport(report) {
   if (!t) return report;
   const files = t.files || [],
     lines = t.lines || [];
+  const labels = t.function_labels || {}; // Frame.function_label where it is not the function's name
   const frames = (t.frames || []).map(([f, line, fn, code, stage]) => ({
     file: files[f],
     line,
@@ -16,6 +18,7 @@ export function expandReport(report) {
     code,
     stage,
     is_user: stage === "user",
+    function_label: labels[fn] ?? fn,
   }));
   const stacks = (t.stacks || []).map((ids) => ids.map((i) => frames[i]));
   const walk = (v) => {

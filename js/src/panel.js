@@ -34,7 +34,7 @@ function frameRow(fr, stage) {
       "div",
       { class: "il-frame-loc" },
       h("span", { class: "il-file" }, `${basename(fr.file)}:${fr.line}`),
-      h("span", { class: "il-fn" }, ` in ${fr.function}`),
+      h("span", { class: "il-fn" }, ` in ${fr.function_label || fr.function}`), // Frame.function_label (Python's)
     ),
     fr.code ? h("code", { class: "il-frame-code" }, String(fr.code).trim()) : null,
   );
@@ -107,7 +107,7 @@ function sourceLine(frames) {
           callers.map((f, i) => [
             i ? " › " : "",
             h("span", { class: "il-mono", title: `${f.file}:${f.line}` }, `${basename(f.file)}:${f.line}`),
-            ` ${f.function}`,
+            ` ${f.function_label || f.function}`,
           ]),
         )
       : null,
@@ -141,7 +141,7 @@ export function compilerStack(frames) {
           h(
             "span",
             { class: "il-muted" },
-            ` · ${g.frames.length} frame${g.frames.length === 1 ? "" : "s"} · ${first.function}${g.frames.length > 1 ? " … " + last.function : ""}`,
+            ` · ${g.frames.length} frame${g.frames.length === 1 ? "" : "s"} · ${first.function_label || first.function}${g.frames.length > 1 ? " … " + (last.function_label || last.function) : ""}`,
           ),
         ),
         () =>

@@ -147,7 +147,9 @@ def test_the_user_line_is_the_users_call_of_torch_code_that_dynamo_traced_throug
 
 def test_a_kernels_lines_are_in_the_order_of_its_ops():
     """The capture records a kernel's stacks in the order Inductor met them: the trial's Kernels table named a
-    kernel's `return` line (11) first where its first op ran at line 5, as the panel of its first box said."""
+    kernel's `return` line (11) first where its first op ran at line 5, as the panel of its first box said. The
+    others follow its ops; the first is the line that defines it, its reduction's (``rules.lead_line``): here the
+    `return` line 11's ``sum``, and the first box's (it holds the sum) says the same."""
     nodes = [
         GraphNode("mul", "call_function", "aten.mul.Tensor", user_stack=[_frame(5)]),
         GraphNode("gt", "call_function", "aten.gt.Scalar", user_stack=[_frame(6)]),
@@ -158,11 +160,50 @@ def test_a_kernels_lines_are_in_the_order_of_its_ops():
         FusedNode("op3", "reduction", ["mul", "sum_2"], "k0"),
         FusedNode("op0", "pointwise", ["gt", "mul_3"], "k0"),
     ]
-    stacks = [[_frame(11)], [_frame(5)], [_frame(6)], [_frame(10)]]
+    stacks = [[_frame(10)], [_frame(6)], [_frame(11)], [_frame(5)]]
     kernels = [Kernel("k0", "cpp", "...", ["op3", "op0"], ["mul", "gt", "mul_3", "sum_2"], user_stack=stacks)]
     c = _forward(nodes, fused, kernels)
-    assert [f.line for f in c.kernel("k0").user_lines] == [5, 6, 10, 11]
+    assert [f.line for f in c.kernel("k0").user_lines] == [11, 5, 6, 10]
     assert c.kernel("k0").user_lines[0] == c.fused_nodes[0].user_lines[0]
+    assert [f.line for f in c.fused_nodes[1].user_lines] == [6, 10]
+
+
+def test_a_kernel_is_named_by_the_line_that_defines_it_not_its_first_op():
+    """nu19 O-c: a BatchNorm whose input a forward pre-hook doubles (`register_forward_pre_hook(lambda m, inp:
+    (inp[0] * 2,))`, line 30) is one kernel with the batch norm of line 23 (`torch.relu(self.bn(self.fc(x)))`): its
+    title named the hook's lambda, whose `mul` runs first. It is the batch norm's kernel (its reduction, its
+    running-stat updates), named so in the table and both of its boxes; line 30 stays in the list."""
+    hook = "net.bn.register_forward_pre_hook(lambda m, inp: (inp[0] * 2,))"
+    ops = [("mul", 30), ("var_mean", 23), ("add_1", 23), ("rsqrt", 23), ("sub", 23), ("mul_1", 23)]
+    ops += [("mul_2", 23), ("add_2", 23), ("relu", 23), ("copy_", 0)]
+    nodes = [
+        GraphNode(name, "call_function", f"aten.{name.split('_')[0]}.default", user_stack=[_frame(ln)] if ln else [])
+        for name, ln in ops
+    ]
+    nodes[0] = dataclasses.replace(nodes[0], user_stack=[_frame(30, hook)])
+    stacks = [[_frame(30, hook)], [_frame(23)]]
+    fused = [
+        FusedNode("op1_op2", "reduction", ["mul", "var_mean", "mul_2", "add_2", "copy_"], "k0", user_stack=stacks),
+        FusedNode("op4", "pointwise", ["mul", "var_mean", "add_1", "rsqrt", "sub", "mul_1", "relu"], "k0"),
+    ]
+    kernels = [Kernel("k0", "cpp", "...", ["op1_op2", "op4"], [name for name, _ in ops], user_stack=stacks)]
+    c = _forward(nodes, fused, kernels)
+    assert [f.line for f in c.kernel("k0").user_lines] == [23, 30]
+    assert [[f.line for f in n.user_lines] for n in c.fused_nodes] == [[23, 30], [23, 30]]
+
+
+def test_recorded_gpt2_kernels_are_named_by_their_softmax_and_layer_norm():
+    """The recorded GPT-2 block (tests/fixtures/gpu_gpt2_block.json): the softmax kernel, which inlines the scaling
+    `att = (q @ k.transpose(-2, -1)) / math.sqrt(...)` of line 43, is line 45's (`.softmax(-1)`, its reduction);
+    the layer norm that Inductor fused with the residual add before it is ln_2's line 62, not the attention's
+    output projection (line 47, a `view` of its result); the block's last residual add (line 62, two adds against
+    line 61's one) is line 62, not line 47's `view`."""
+    c = inductor_lens.load(FIXTURES / "gpu_gpt2_block.json").compiles[0]
+    first = {k.name: k.user_lines[0].line for k in c.kernels if k.user_lines}
+    assert first["triton_per_fused__softmax_div_exp_masked_fill_prepare_softmax_online_sub_view_4"] == 45
+    assert first["triton_per_fused_add_native_layer_norm_view_7"] == 62
+    assert first["triton_poi_fused_add_addmm_view_9"] == 62
+    assert [f.line for f in c.kernel("triton_per_fused_add_native_layer_norm_view_7").user_lines] == [62, 47, 61]
 
 
 def test_a_fused_nodes_lines_are_in_the_order_of_its_ops_as_its_kernels_are():

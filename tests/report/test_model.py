@@ -59,7 +59,8 @@ def test_round_trip_and_top_level_fields():
         "fusion_decisions",
     } <= set(c)
     assert set(c["kernels"][0]) >= {"name", "language", "source", "fused_nodes", "user_stack", "compiler_stack"}
-    assert set(c["kernels"][0]["user_stack"][0][0]) == {"file", "line", "function", "code", "stage", "is_user"}
+    frame = {"file", "line", "function", "code", "stage", "is_user", "function_label"}
+    assert set(c["kernels"][0]["user_stack"][0][0]) == frame
     assert inductor_lens.load(r.to_json()) == r
     assert inductor_lens.load(data) == r
 
@@ -336,6 +337,44 @@ def test_js_expand_report_gives_the_python_expanded_form(tmp_path):
         text=True,
     )
     assert out.returncode == 0 and out.stdout.strip() == "same", out.stderr[-2000:]
+
+
+def test_a_resume_function_is_named_as_its_function_after_the_break_in_both_written_forms(tmp_path):
+    """nu19 O-h: dynamo's resume function after a graph break is the user's function after it
+    (``Frame.function_label``, ``rules.function_label``): derived on construction, written once per function in
+    the compact form (``interned.function_labels``, only where it differs) and expanded alike by Python and the
+    front end; a report written before the field gets it on load."""
+    resume = Frame("m.py", 38, "torch_dynamo_resume_in_train_step_at_36", "loss.backward()")
+    assert resume.function_label == "train_step (after the graph break at line 36)"
+    assert Frame("m.py", 36, "train_step").function_label == "train_step"
+    r = _tiny()
+    k = dataclasses.replace(r.compiles[0].kernels[0], user_stack=[[Frame("m.py", 36, "train_step"), resume]])
+    r = dataclasses.replace(r, compiles=[dataclasses.replace(r.compiles[0], kernels=[k])])
+    small = json.loads(r.to_json())
+    assert small["interned"]["function_labels"] == {resume.function: resume.function_label}
+    assert inductor_lens.load(small) == r
+    assert set(json.loads(_tiny().to_json())["interned"]) == {"files", "frames", "stacks", "lines"}
+    old = json.loads(r.to_json())
+    del old["interned"]["function_labels"]  # written before the field: derived again
+    assert inductor_lens.load(old).compiles[0].kernels[0].user_stack[0][1].function_label == resume.function_label
+    if shutil.which("node") is None:
+        pytest.skip("needs Node.js for the front end's half")
+    (tmp_path / "small.json").write_text(r.to_json())
+    (tmp_path / "full.json").write_text(r.to_json(compact=False))
+    script = (
+        "import { expandReport } from " + json.dumps((ROOT / "js" / "src" / "intern.js").as_uri()) + ";\n"
+        "import { readFileSync } from 'node:fs'; import { deepStrictEqual } from 'node:assert';\n"
+        "const [small, full] = process.argv.slice(2).map((p) => JSON.parse(readFileSync(p, 'utf8')));\n"
+        "deepStrictEqual(expandReport(small), full);\n"
+        "console.log(expandReport(small).compiles[0].kernels[0].user_stack[0][1].function_label);\n"
+    )
+    (tmp_path / "check.mjs").write_text(script)
+    out = subprocess.run(
+        ["node", str(tmp_path / "check.mjs"), str(tmp_path / "small.json"), str(tmp_path / "full.json")],
+        capture_output=True,
+        text=True,
+    )
+    assert out.returncode == 0 and out.stdout.strip() == resume.function_label, out.stderr[-2000:]
 
 
 def test_summary_lists_one_kernel_per_line():

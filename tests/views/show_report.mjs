@@ -22,6 +22,11 @@ for (const c of report.compiles || []) {
     ),
     // the fusion graph's edges, as the drawing keys them, with their buffers (its tooltips)
     edges: fusionEdges(idx).edges.map((e) => `${e.from}>${e.to} ${e.buffers.join(",")}`),
+    // the functions of the "Why" stack and of each box's stacks as the panel names them (Frame.function_label)
+    trigger: ((c.trigger || {}).user_stack || []).map((f) => f.function_label),
+    stacks: Object.fromEntries(
+      idx.boxes.map((n) => [n.name, (n.user_stack || []).map((s) => s.map((f) => f.function_label))]),
+    ),
   };
 }
 // the source view's gutter: per line and compile, the kernels counted (those its ops ran in, those of the modules

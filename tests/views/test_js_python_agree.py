@@ -5,6 +5,7 @@ kernel runs and fusion-graph edges, and the source view counts what its label sa
 
 from __future__ import annotations
 
+import inspect
 import json
 import pathlib
 import re
@@ -72,6 +73,8 @@ def _python_view(report) -> dict:
             "edges": [
                 f"{_END[e.kind][0]}{e.source}>{_END[e.kind][1]}{e.target} {','.join(e.buffers)}" for e in c.edges
             ],
+            "trigger": [f.function_label for f in c.trigger.user_stack] if c.trigger else [],
+            "stacks": {n.name: [[f.function_label for f in s] for s in n.user_stack] for n in boxes},
         }
         for n in boxes:
             for how, frames in (("ran", n.user_lines), ("built", n.built_lines)):
@@ -104,6 +107,26 @@ def test_python_and_js_show_the_same_lines_runs_and_counts(training_report, brea
         shown = _shown(report, tmp_path / str(i))
         assert shown == _python_view(report), report.title
         assert any(b["line"] for c in shown["compiles"].values() for b in c["boxes"].values()), report.title
+
+
+def test_a_resume_function_in_a_stack_reads_as_its_function_after_the_break(break_recompile_report, tmp_path):
+    """nu19 O-h: a stack through the code after a graph break read `s7_ca.py:38 in
+    torch_dynamo_resume_in_train_step_at_36 loss.backward()` below line 36 of `train_step`, as if line 36 had called
+    line 38: the page names dynamo's resume function as the user's function after the break, as Python says it
+    (``Frame.function_label``); every other frame keeps its name."""
+    from tests import models
+
+    src, first = inspect.getsourcelines(models.with_graph_break)
+    at = first + next(i for i, s in enumerate(src) if "print(" in s)
+    c = break_recompile_report.compile("1/0")
+    box = next(n for n in c.fused_nodes if not n.is_glue)
+    raw = [f.function for s in box.user_stack for f in s]
+    assert f"torch_dynamo_resume_in_with_graph_break_at_{at}" in raw, raw
+    shown = _shown(break_recompile_report, tmp_path)["compiles"][c.id]
+    names = [f for s in shown["stacks"][box.name] for f in s]
+    assert f"with_graph_break (after the graph break at line {at})" in names, names
+    assert not any(f.startswith("torch_dynamo_resume_in_") for f in names + shown["trigger"]), names
+    assert [f for f in names if "(after" not in f] == [f for f in raw if not f.startswith("torch_dynamo_resume_in_")]
 
 
 def test_python_and_js_show_the_same_built_lines(nested_sequential_training_report, tmp_path):
