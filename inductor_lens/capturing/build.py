@@ -1108,6 +1108,18 @@ def _qualified(name: str, file: str, line: Any, self_type: Sequence[str] = ()) -
     return f"{cls}.{name}" if cls else name
 
 
+def _cell_resume(frame: str, cell: Optional[Cell]) -> str:
+    """A resume function's name (``torch_dynamo_resume_in_forward_at_8``: the code after the graph break at line 8 of
+    the code dynamo traced) with its line as the notebook cell shows it, where that code is a cell's (``cell``: the
+    %%inductor_lens line the magic strips shifts it by one; the label said "after line 8" where the cell's line 9
+    breaks, and the rest of the widget says 9: a new user's trial, nu20 D5)."""
+    if cell is None or cell.wrapper or not cell.offset:
+        return frame
+    return re.sub(
+        r"(torch_dynamo_resume_in_\w+?_at_)(\d+)", lambda m: f"{m.group(1)}{int(m.group(2)) + cell.offset}", frame
+    )
+
+
 def _wraps_module(trace: _Trace, cid: str) -> bool:
     """Whether the frame dynamo traced for compile ``cid`` is torch's ``inner`` wrapper around the compiled module
     (``rules.wraps_module``), by its ``compilation_metrics`` record."""
@@ -1610,6 +1622,7 @@ def _compile(
     view_later: bool = False,
     parent_nodes: Optional[dict[str, GraphNode]] = None,
     aot_forwards: Optional[dict[str, dict[str, GraphNode]]] = None,
+    cells: Optional[dict[str, Cell]] = None,
 ) -> Compile:
     """One compile of ``rec``; ``forward_nodes``: for a backward graph, the post-grad nodes of the forward
     compile it pairs with (``report.finish.pair_backward``), which name what it saved; ``parent_nodes``: for a
@@ -1635,6 +1648,8 @@ def _compile(
         if ca
         else _frame_name(trace, _key(rec), modules, raw.self_types.get(_key(rec), ()))
     )
+    if cells and "torch_dynamo_resume_in_" in frame:  # the code after a break in a notebook cell: the cell's lines
+        frame = _cell_resume(frame, cells.get(str(_frame_code(trace, _key(rec), frame)[0])))
     shift = None if rec.aot or ca else _forward_wrapper(dyn, frame)
     wrapped = not rec.aot and not ca and _wraps_module(trace, _key(rec))
     own = raw.self_names.get(_key(rec), "self")  # the frame's name for its self (def forward(s, x): s)
@@ -1801,8 +1816,16 @@ class CompileMaker:
     its kernels, texts and scripts go once it is written). ``view_later``: as :func:`_compile`'s, for a maker whose
     compiles get their module paths inferred after (the streamed import)."""
 
-    def __init__(self, raw: Raw, trace: _Trace, diagnostics: list, view_later: bool = False) -> None:
+    def __init__(
+        self,
+        raw: Raw,
+        trace: _Trace,
+        diagnostics: list,
+        view_later: bool = False,
+        cells: Optional[dict[str, Cell]] = None,
+    ) -> None:
         self.raw, self.trace, self.diagnostics, self.view_later = raw, trace, diagnostics, view_later
+        self.cells = cells or {}  # the notebook's cells (sources.cell_map): a resume function's line as the cell's
         self.ids: dict[str, int] = {}
         self.seen_of_cid: dict[str, int] = {}
         self.backs: dict[str, int] = {}
@@ -1848,6 +1871,7 @@ class CompileMaker:
             self.view_later,
             self.parents.get(rec.parent_key) if rec.subgraph and rec.parent_key is not None else None,
             self.aot_forwards,
+            self.cells,
         )
         if rec.subgraph_kernels:
             self.parents[rec.key] = _post_nodes(compile)
@@ -2073,7 +2097,9 @@ def build_report(
     if world_size is _FROM_ENV:
         world_size = _env_int("WORLD_SIZE") if rank is not None else None
     cells = cell_map() if cells is None else cells
-    report = dataclasses.replace(_build(raw, torch_version, title), origin=origin, rank=rank, world_size=world_size)
+    report = dataclasses.replace(
+        _build(raw, torch_version, title, cells), origin=origin, rank=rank, world_size=world_size
+    )
     report = dataclasses.replace(
         report, compiles=link_branches(report.compiles)
     )  # a torch.cond's links to its branches
@@ -2110,7 +2136,7 @@ def _cache_notes(raw: Raw, compiles: list[Compile]) -> list[Diagnostic]:
     ]
 
 
-def _build(raw: Raw, torch_version: str, title: str) -> Report:
+def _build(raw: Raw, torch_version: str, title: str, cells: Optional[dict[str, Cell]] = None) -> Report:
     trace = _Trace(raw.trace)
     diagnostics = [Diagnostic(code, message, detail) for code, message, detail in raw.diagnostics]
     diagnostics += trace.diagnostics()
@@ -2118,7 +2144,7 @@ def _build(raw: Raw, torch_version: str, title: str) -> Report:
     windows = sorted(raw.windows, key=lambda w: w.start_us)
     starts = [w.start_us for w in windows]
     facts: list[Optional[dict]] = []
-    maker = CompileMaker(raw, trace, diagnostics)
+    maker = CompileMaker(raw, trace, diagnostics, cells=cells)
     for rec in _with_aot_code(_with_subgraph_code(raw.graphs), trace):
         compile = maker.make(rec, windows, starts)
         if compile is not None:

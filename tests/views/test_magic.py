@@ -322,6 +322,19 @@ def test_the_widgets_text_form_says_how_to_save_a_page_in_this_cell_and_its_grap
     )
 
 
+def test_the_code_after_a_break_in_a_cell_is_labelled_by_the_cells_line(kernel):
+    """Dynamo names the code after a graph break by the line in the code it traced (``..._resume_in_brk2_at_3``),
+    the cell less its %%inductor_lens line: the label said "after line 3" where the cell breaks at line 4, the line
+    its stacks and Source view give (nu20 D5)."""
+    kernel.ok(
+        "%%inductor_lens -f brk2 --name rep_brk\ndef brk2(x):\n    x = x + 1\n    torch._dynamo.graph_break()\n"
+        "    return x * 2\ny = brk2(torch.randn(4))\n"
+    )
+    labels = kernel.value("[c.frame_label for c in rep_brk.compiles]")
+    assert "brk2() after line 4" in labels, labels
+    assert kernel.value("[f.line for b in rep_brk.graph_breaks for f in b.user_stack[-1:]]") == [4]
+
+
 def test_f_called_in_the_cell_is_not_said_never_called(kernel):
     ex = kernel.ok(
         "%%inductor_lens -f g --name rep_g\ndef g(x):\n    return torch.relu(x) * 2\ny = g(torch.randn(8))\n"
