@@ -196,6 +196,7 @@ export default { render };
  */
 export async function mount(el, sources) {
   el.classList.add("il-host", "il-standalone-host");
+  for (const note of el.querySelectorAll(".il-boot")) note.remove(); // "Drawing the report…" (views/html.py)
   mark("il:mount");
   // start the layout engine (unpack + WebAssembly compile in its worker) while the report is read: both are
   // unpacked at once, and the worker is created BEFORE the long synchronous parse and first draw below, so
