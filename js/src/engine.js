@@ -79,8 +79,12 @@ export class LayoutEngine {
    */
   watch(w, id, dot) {
     const check = () => {
-      if (!w.pending.has(id)) return;
-      if (typeof document === "undefined" || !clockStandsStill()) return void setTimeout(check, LATE_MS);
+      const entry = w.pending.get(id);
+      if (!entry) return;
+      if (typeof document === "undefined" || !clockStandsStill()) {
+        entry.late = setTimeout(check, LATE_MS);
+        return;
+      }
       this.here().then(
         (local) => {
           const p = w.pending.get(id);
@@ -95,7 +99,7 @@ export class LayoutEngine {
         () => {},
       );
     };
-    setTimeout(check, LATE_MS);
+    w.pending.get(id).late = setTimeout(check, LATE_MS);
   }
 
   spawn() {
@@ -108,12 +112,16 @@ export class LayoutEngine {
       const p = pending.get(id);
       if (!p) return;
       pending.delete(id);
+      clearTimeout(p.late);
       if (error) p.reject(new Error(error));
       else p.resolve(layout);
     };
     worker.onerror = (ev) => {
       const err = new Error(`layout worker failed: ${ev.message || "unknown error"}`);
-      for (const p of pending.values()) p.reject(err);
+      for (const p of pending.values()) {
+        clearTimeout(p.late);
+        p.reject(err);
+      }
       pending.clear();
     };
     return { worker, pending };

@@ -142,6 +142,17 @@ export function openingView(boxes, first, { k, W, H, pad = 16, width, height }) 
   return { x: pad - a * k, y };
 }
 
+/** The graphs drawn on the page: printGraphs draws each for print. */
+const live = new Set();
+
+/**
+ * Draw every graph on the page for print (`on`: GraphCanvas.printView) or back as on screen. The standalone page calls
+ * it on beforeprint and afterprint (index.js mount): the browser's Print, chromium --headless --print-to-pdf.
+ */
+export function printGraphs(on) {
+  for (const canvas of live) canvas.printView(on);
+}
+
 export class GraphCanvas {
   /**
    * @param {HTMLElement} host element the SVG fills
@@ -235,11 +246,7 @@ export class GraphCanvas {
       },
       opt,
     );
-    // printed (the browser's Print, chromium --headless --print-to-pdf): the graph as a picture, without the pan
-    if (typeof window !== "undefined" && window.addEventListener) {
-      window.addEventListener("beforeprint", () => this.printView(true), opt);
-      window.addEventListener("afterprint", () => this.printView(false), opt);
-    }
+    live.add(this);
   }
 
   /**
@@ -576,6 +583,7 @@ export class GraphCanvas {
     this.abort.abort();
     if (this.ro) this.ro.disconnect();
     this.listeners.clear();
+    live.delete(this);
     this.svg.remove();
   }
 }
