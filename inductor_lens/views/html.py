@@ -53,6 +53,14 @@ try {
 """
 
 
+# What the page shows until the front end has drawn it (js/src/index.js mount removes it): all that a headless
+# browser's picture taken at the load event shows, as the report is unpacked and drawn after it.
+_BOOT_NOTE = (
+    '<p class="il-boot">Drawing the report… A browser that takes its picture as soon as the page has loaded '
+    "(<code>chromium --headless --screenshot</code> or <code>--print-to-pdf</code>) shows only this line: "
+    "give it time with <code>--virtual-time-budget=10000</code>.</p>"
+)
+
 #: ``'sha256-...'``: the base64 SHA-256 of ``_BOOT`` (written out, so that writing a page needs no hashlib and
 #: its OpenSSL; ``tests/views/test_html_export.py`` checks it against the script whenever the script changes).
 _BOOT_HASH = "'sha256-G1IVZTKucsUgikKFlWNwH7PJBo6AVrNj38OultTdAs4='"
@@ -275,7 +283,7 @@ def _page_parts(
 <p>{esc(what)}
 Made with inductor_lens {esc(__version__)}; make your own with {how}.</p>
 </header>
-<main class="il-page-main"><div id="il-app" data-mode="{mode}"><noscript>This page needs JavaScript to draw the report.</noscript></div></main>
+<main class="il-page-main"><div id="il-app" data-mode="{mode}"><noscript>This page needs JavaScript to draw the report.</noscript>{_BOOT_NOTE}</div></main>
 """
     tail = f"""<script type="module">{_BOOT}</script>
 </body>

@@ -2,6 +2,25 @@
 // requests matched by id, and a cache of layouts keyed by the DOT text.
 
 const CACHE_LIMIT = 64;
+/**
+ * How long (in the page's time) a layout the user waits for is left to the worker before the page looks whether its
+ * clock is virtual (see clockStandsStill), and again as often while it waits.
+ */
+export const LATE_MS = 500;
+
+/**
+ * Whether the page's clock stands still while this thread works: a headless browser's virtual time
+ * (`chromium --headless --virtual-time-budget=N` for --screenshot or --print-to-pdf; Puppeteer's and Playwright's
+ * Emulation.setVirtualTimePolicy) moves only between tasks, and then as fast as it can while the page is idle: it
+ * never waits for a worker, so a graph laid out in one is never drawn (15 s of virtual time passed in
+ * milliseconds; a worker's 50 ms answer never came). On a real clock performance.now() moves within a few dozen
+ * reads (100 us steps at most); `now` for tests.
+ */
+export function clockStandsStill(now = () => performance.now(), reads = 20000) {
+  const t = now();
+  for (let i = 0; i < reads; i++) if (now() !== t) return false;
+  return true;
+}
 
 export class LayoutEngine {
   /**
@@ -17,6 +36,70 @@ export class LayoutEngine {
     this.cache = new Map();
     this.fore = this.spawn();
     this.back = null;
+    this.local = null; // Graphviz on this thread (here()), made only where the clock is virtual
+  }
+
+  /**
+   * Graphviz on the page's own thread: the worker's script run here as a classic script (a blob: URL, as the
+   * worker's), which leaves {layoutWith, instanceNow} for us, its WebAssembly made synchronously. A promise of
+   * {layout(dot)}; the script's load is a fetch, for which virtual time waits, and the rest settles in microtasks.
+   */
+  here() {
+    if (!this.local) {
+      this.local = new Promise((resolve, reject) => {
+        const url = URL.createObjectURL(new Blob([this.source], { type: "text/javascript" }));
+        const script = document.createElement("script");
+        const done = () => {
+          script.remove();
+          URL.revokeObjectURL(url);
+        };
+        script.onload = () => {
+          done();
+          const api = globalThis.__inductorLensLayout;
+          delete globalThis.__inductorLensLayout;
+          if (!api) return reject(new Error("the layout engine did not load on the page"));
+          api.instanceNow().then((viz) => resolve({ layout: (dot) => api.layoutWith(viz, dot) }), reject);
+        };
+        script.onerror = () => {
+          done();
+          reject(new Error("the layout engine could not load on the page"));
+        };
+        script.src = url;
+        document.head.appendChild(script);
+      });
+      this.local.catch(() => {}); // the worker's answer is still awaited
+    }
+    return this.local;
+  }
+
+  /**
+   * A layout the user waits for (id `id` of worker `w`): where it is still unanswered after LATE_MS and the page's
+   * clock is virtual, made on this thread instead (the worker's later answer is dropped). On a real clock nothing
+   * changes: the check costs a few dozen clock reads per LATE_MS of a long layout.
+   */
+  watch(w, id, dot) {
+    const check = () => {
+      const entry = w.pending.get(id);
+      if (!entry) return;
+      if (typeof document === "undefined" || !clockStandsStill()) {
+        entry.late = setTimeout(check, LATE_MS);
+        return;
+      }
+      this.here().then(
+        (local) => {
+          const p = w.pending.get(id);
+          if (!p) return;
+          w.pending.delete(id);
+          try {
+            p.resolve({ ...local.layout(dot), here: true });
+          } catch (e) {
+            p.reject(e);
+          }
+        },
+        () => {},
+      );
+    };
+    w.pending.get(id).late = setTimeout(check, LATE_MS);
   }
 
   spawn() {
@@ -29,12 +112,16 @@ export class LayoutEngine {
       const p = pending.get(id);
       if (!p) return;
       pending.delete(id);
+      clearTimeout(p.late);
       if (error) p.reject(new Error(error));
       else p.resolve(layout);
     };
     worker.onerror = (ev) => {
       const err = new Error(`layout worker failed: ${ev.message || "unknown error"}`);
-      for (const p of pending.values()) p.reject(err);
+      for (const p of pending.values()) {
+        clearTimeout(p.late);
+        p.reject(err);
+      }
       pending.clear();
     };
     return { worker, pending };
@@ -55,6 +142,7 @@ export class LayoutEngine {
     const id = this.nextId++;
     const promise = new Promise((resolve, reject) => w.pending.set(id, { resolve, reject }));
     w.worker.postMessage({ id, dot });
+    if (!background) this.watch(w, id, dot);
     this.cache.set(dot, promise);
     promise.catch(() => this.cache.delete(dot));
     while (this.cache.size > CACHE_LIMIT) this.cache.delete(this.cache.keys().next().value);

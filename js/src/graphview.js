@@ -13,6 +13,11 @@ const COVERABLE = new Set(["node", "group", "kgroup", "fx", "input", "output"]);
 export const WHOLE_ZOOM = 0.8;
 
 const SVG = "http://www.w3.org/2000/svg";
+/** A printed graph (lens.css @media print) takes the page's width and one page's height at most: on Letter or A4 at
+ * the default margins about 672 x 860 CSS px. It is printed whole where its labels (11-12 px in graph units) stay
+ * >= 7 px so (PRINT_MIN_ZOOM), else as the part of it on screen (the reader's own zoom and pan). */
+export const PRINT_BOX = { width: 672, height: 860 };
+export const PRINT_MIN_ZOOM = 0.6;
 
 export function svgEl(tag, attrs = {}, parent = null) {
   const e = document.createElementNS(SVG, tag);
@@ -137,6 +142,17 @@ export function openingView(boxes, first, { k, W, H, pad = 16, width, height }) 
   return { x: pad - a * k, y };
 }
 
+/** The graphs drawn on the page: printGraphs draws each for print. */
+const live = new Set();
+
+/**
+ * Draw every graph on the page for print (`on`: GraphCanvas.printView) or back as on screen. The standalone page calls
+ * it on beforeprint and afterprint (index.js mount): the browser's Print, chromium --headless --print-to-pdf.
+ */
+export function printGraphs(on) {
+  for (const canvas of live) canvas.printView(on);
+}
+
 export class GraphCanvas {
   /**
    * @param {HTMLElement} host element the SVG fills
@@ -230,6 +246,44 @@ export class GraphCanvas {
       },
       opt,
     );
+    live.add(this);
+  }
+
+  /**
+   * The part of the graph a print shows, in graph units: all of it (with a margin) where it fits PRINT_BOX at
+   * PRINT_MIN_ZOOM or more, else the part on screen, kept on the graph. Null before a graph is drawn.
+   */
+  printRect() {
+    const { width, height } = this.size;
+    if (!width || !height) return null;
+    const pad = 12;
+    const whole = { x: -pad, y: -pad, w: width + 2 * pad, h: height + 2 * pad };
+    if (Math.min(PRINT_BOX.width / whole.w, PRINT_BOX.height / whole.h) >= PRINT_MIN_ZOOM) return whole;
+    const v = this.visibleRect();
+    const x = Math.max(-pad, Math.min(v.x, width + pad - v.w)),
+      y = Math.max(-pad, Math.min(v.y, height + pad - v.h));
+    return { x, y, w: Math.min(v.w, whole.w), h: Math.min(v.h, whole.h) };
+  }
+
+  /** `on`: draw printRect() to the SVG's box (a viewBox in place of the pan and zoom; lens.css gives the box the
+   * rect's proportions in print); off: the pan and zoom as they were. */
+  printView(on) {
+    const r = on ? this.printRect() : null;
+    if (r) {
+      this.svg.setAttribute("viewBox", `${r.x.toFixed(1)} ${r.y.toFixed(1)} ${r.w.toFixed(1)} ${r.h.toFixed(1)}`);
+      this.svg.setAttribute("preserveAspectRatio", "xMidYMin meet");
+      this.svg.style.setProperty("--il-print-ratio", `${r.w.toFixed(1)} / ${r.h.toFixed(1)}`);
+      this.svg.style.setProperty("--il-print-width", r.w.toFixed(1));
+      this.viewport.removeAttribute("transform");
+      this.svg.dataset.print = "1";
+    } else if (this.svg.dataset.print) {
+      this.svg.removeAttribute("viewBox");
+      this.svg.removeAttribute("preserveAspectRatio");
+      this.svg.style.removeProperty("--il-print-ratio");
+      this.svg.style.removeProperty("--il-print-width");
+      delete this.svg.dataset.print;
+      this.setTransform(this.t.k, this.t.x, this.t.y);
+    }
   }
 
   /** Whether a plain wheel pans the graph: always on a page of its own (the lens is the page: nothing to scroll
@@ -529,6 +583,7 @@ export class GraphCanvas {
     this.abort.abort();
     if (this.ro) this.ro.disconnect();
     this.listeners.clear();
+    live.delete(this);
     this.svg.remove();
   }
 }

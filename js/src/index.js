@@ -5,6 +5,7 @@
 
 import { asBytes, request } from "./comm.js";
 import { fromBase64, gunzipText, sharedEngine } from "./engine.js";
+import { printGraphs } from "./graphview.js";
 import { expandReport } from "./intern.js";
 import { createShell } from "./shell.js";
 
@@ -190,12 +191,21 @@ export default { render };
 
 // ---- standalone page -----------------------------------------------------------------------
 
+let printHooked = false; // the page's print listeners (mount), added once
+
 /**
  * Mount on a standalone page. `sources` holds base64 gzip blobs read from the page:
  * {report, engine}. Returns the lens.
  */
 export async function mount(el, sources) {
   el.classList.add("il-host", "il-standalone-host");
+  for (const note of el.querySelectorAll(".il-boot")) note.remove(); // "Drawing the report…" (views/html.py)
+  if (!printHooked) {
+    // printed (the browser's Print, chromium --headless --print-to-pdf): each graph drawn whole for the paper
+    printHooked = true;
+    window.addEventListener("beforeprint", () => printGraphs(true));
+    window.addEventListener("afterprint", () => printGraphs(false));
+  }
   mark("il:mount");
   // start the layout engine (unpack + WebAssembly compile in its worker) while the report is read: both are
   // unpacked at once, and the worker is created BEFORE the long synchronous parse and first draw below, so

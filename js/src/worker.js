@@ -2,7 +2,13 @@
 // Request:  {id, dot}          Response: {id, layout} or {id, error}
 // The DOT it gets carries only generated ids and sizes (no text from the report), and the
 // answer is plain geometry, so nothing from a report ever passes through Graphviz's output.
+//
+// The same script, run on the page's own thread (engine.js LayoutEngine.here: a headless browser's virtual time,
+// which never waits for a worker), starts nothing and leaves {layoutWith, instanceNow} in
+// globalThis.__inductorLensLayout for the page to take.
 import { instance } from "@viz-js/viz";
+
+const inWorker = typeof WorkerGlobalScope !== "undefined" && self instanceof WorkerGlobalScope;
 
 // Warm up: a fresh WebAssembly instance runs its first layouts several times slower than later ones (its
 // code is not optimized yet: the decoder's 114-box graph took 220 ms on fresh code, 30 ms on warm code).
@@ -24,23 +30,60 @@ function warmDot(n = 32) {
 
 const WARM_ROUNDS = 6;
 let requested = false;
-const vizPromise = instance();
-vizPromise.then(
-  (viz) => {
-    let round = 0;
-    const step = () => {
-      if (requested || round++ >= WARM_ROUNDS) return;
-      try {
-        viz.render(warmDot(), { format: "json0" });
-      } catch (_e) {
-        return;
-      }
+const vizPromise = inWorker ? instance() : null;
+if (vizPromise)
+  vizPromise.then(
+    (viz) => {
+      let round = 0;
+      const step = () => {
+        if (requested || round++ >= WARM_ROUNDS) return;
+        try {
+          viz.render(warmDot(), { format: "json0" });
+        } catch (_e) {
+          return;
+        }
+        setTimeout(step, 0);
+      };
       setTimeout(step, 0);
-    };
-    setTimeout(step, 0);
-  },
-  () => {},
-);
+    },
+    () => {},
+  );
+
+/**
+ * Graphviz made on the calling thread without waiting for another task: the WebAssembly module is compiled and
+ * instantiated synchronously (Graphviz's loader asks for WebAssembly.instantiate, which compiles on other threads
+ * and answers in a later task), so the promise settles in the microtasks of the task that called. A headless
+ * browser's virtual time advances only between tasks: a layout made this way is on the page before its budget runs
+ * out. (Chromium compiles modules of up to 8 MB synchronously on the main thread: Graphviz's is 1 MB.)
+ */
+export function instanceNow() {
+  const real = WebAssembly.instantiate;
+  WebAssembly.instantiate = (bytes, imports) => {
+    WebAssembly.instantiate = real; // once: the next caller gets the browser's own
+    try {
+      const module = new WebAssembly.Module(bytes);
+      return Promise.resolve({ module, instance: new WebAssembly.Instance(module, imports) });
+    } catch (e) {
+      return Promise.reject(e);
+    }
+  };
+  const restore = () => {
+    if (WebAssembly.instantiate !== real) WebAssembly.instantiate = real;
+  };
+  const made = instance();
+  made.then(restore, restore);
+  return made;
+}
+
+/** `dot` laid out by `viz`: {width, height, nodes, edges, clusters, ms} (graph units, y down). */
+export function layoutWith(viz, dot) {
+  const t0 = performance.now();
+  const r = viz.render(dot, { format: "json0" });
+  if (r.status !== "success") throw new Error(r.errors.map((e) => e.message).join("; ") || "graphviz failed");
+  const layout = compact(JSON.parse(r.output));
+  layout.ms = performance.now() - t0;
+  return layout;
+}
 
 function parsePoints(pos) {
   // edge pos: "e,x,y x,y x,y ..." (optional "s,x,y" start marker), points of cubic B-splines
@@ -85,20 +128,19 @@ export function compact(json) {
   return { width: W, height: H, nodes, edges, clusters };
 }
 
-self.onmessage = async (ev) => {
-  const { id, dot } = ev.data;
-  requested = true;
-  const got = performance.now();
-  try {
-    const viz = await vizPromise;
-    const t0 = performance.now();
-    const r = viz.render(dot, { format: "json0" });
-    if (r.status !== "success") throw new Error(r.errors.map((e) => e.message).join("; ") || "graphviz failed");
-    const layout = compact(JSON.parse(r.output));
-    layout.ms = performance.now() - t0;
-    layout.waitMs = t0 - got; // waiting for the engine (its WebAssembly compile) before laying out
-    self.postMessage({ id, layout });
-  } catch (err) {
-    self.postMessage({ id, error: String((err && err.message) || err) });
-  }
-};
+if (inWorker)
+  self.onmessage = async (ev) => {
+    const { id, dot } = ev.data;
+    requested = true;
+    const got = performance.now();
+    try {
+      const viz = await vizPromise;
+      const t0 = performance.now();
+      const layout = layoutWith(viz, dot);
+      layout.waitMs = t0 - got; // waiting for the engine (its WebAssembly compile) before laying out
+      self.postMessage({ id, layout });
+    } catch (err) {
+      self.postMessage({ id, error: String((err && err.message) || err) });
+    }
+  };
+else globalThis.__inductorLensLayout = { layoutWith, instanceNow };

@@ -7,6 +7,8 @@ import hashlib
 import html
 import json
 import re
+import shutil
+import subprocess
 
 import pytest
 
@@ -14,7 +16,7 @@ import inductor_lens
 from inductor_lens.report.model import Report
 from inductor_lens.report.rules import fmt_us as _fmt_us
 from inductor_lens.views.html import to_html
-from tests._browser_fixtures import source_text
+from tests._browser_fixtures import CHROMIUM_ARGS, source_text
 from tests._synthetic_report import HOSTILE, hostile_report, layered_report
 
 
@@ -454,6 +456,74 @@ def test_a_huge_kernel_source_is_drawn_in_pieces_with_a_show_more_control(tmp_pa
     more.scroll_into_view_if_needed()
     page.wait_for_function("() => +document.querySelector('[data-role=kernel-source]').dataset.shownLines >= 6000")
     assert src.locator(".il-line").nth(4000).inner_text() == "    out_ptr0[4000] = in_ptr0[4000] * 2.0f; // line 4001"
+    _assert_clean(page)
+
+
+def _chromium_cli(tmp_path, *args) -> str:
+    """``chromium --headless ARGS`` as a user runs it (its own profile folder); its stdout."""
+    exe = shutil.which("chromium")
+    if not exe:
+        pytest.fail("chromium is not on PATH (apt-get install chromium); browser tests need it", pytrace=False)
+    cmd = [exe, "--headless", *CHROMIUM_ARGS, f"--user-data-dir={tmp_path / 'profile'}", *args]
+    return subprocess.run(cmd, capture_output=True, timeout=120, check=True).stdout.decode("utf-8")
+
+
+@pytest.mark.browser
+def test_a_headless_capture_with_virtual_time_shows_the_graph(tmp_path):
+    """``chromium --headless --virtual-time-budget=15000 --screenshot`` (or ``--print-to-pdf``) of a page: virtual time
+    runs ahead while the page waits and never waits for the layout worker, so the capture showed "laying out 3
+    boxes…" (nu19 O-g). The page lays such a graph out on its own thread. Without a budget the capture is taken at
+    the load event, before the page is drawn: the page says so, and what to pass."""
+    report = layered_report(layers=1, per_layer=3, title="three boxes")
+    path = tmp_path / "r.html"
+    report.save_html(path)
+    dom = _chromium_cli(tmp_path, "--virtual-time-budget=15000", "--dump-dom", path.as_uri())
+    fusion = dom[dom.index('data-view="fusion"') :]
+    assert re.search(r'class="il-graph"[^>]*data-ready="1"', fusion), "the graph was not drawn"
+    for n in report.compiles[0].fused_nodes:
+        assert f'data-node="{n.name}"' in fusion, n.name
+    assert "laying out" not in dom and "Drawing the report" not in dom
+    early = _chromium_cli(tmp_path, "--dump-dom", path.as_uri())
+    assert "Drawing the report" in early and "--virtual-time-budget=" in early
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("offline_page", ["dark"], indirect=True)
+def test_a_printed_page_shows_the_whole_graph_and_the_panel_in_light_colours(tmp_path, offline_page):
+    """Printed (the browser's Print, ``--print-to-pdf``), even from the dark scheme: the whole graph at the page's
+    width without the pan and zoom, the selected kernel's panel below it, whole, no on-screen controls; the screen
+    view back afterwards."""
+    page = offline_page
+    report = layered_report(layers=1, per_layer=3)
+    path = tmp_path / "r.html"
+    report.save_html(path)
+    _open(page, path)
+    node = report.compiles[0].fused_nodes[1]
+    page.locator(f'[data-view="fusion"] [data-node="{node.name}"]').click()
+    page.wait_for_selector('[data-role="kernel-source"]')
+    viewport = page.locator('[data-view="fusion"] .il-viewport')
+    on_screen = viewport.get_attribute("transform")
+    page.emulate_media(media="print")
+    page.evaluate("() => window.dispatchEvent(new Event('beforeprint'))")
+    svg = page.locator('[data-view="fusion"] .il-svg')
+    assert svg.get_attribute("viewBox") and viewport.get_attribute("transform") is None
+    frame = svg.bounding_box()
+    assert 0 < frame["width"] <= page.viewport_size["width"]
+    for n in report.compiles[0].fused_nodes:
+        b = page.locator(f'[data-view="fusion"] [data-node="{n.name}"]').bounding_box()
+        assert frame["x"] - 1 <= b["x"] and b["x"] + b["width"] <= frame["x"] + frame["width"] + 1, n.name
+        assert frame["y"] - 1 <= b["y"] and b["y"] + b["height"] <= frame["y"] + frame["height"] + 1, n.name
+    for control in (".il-tabs", ".il-search", ".il-zoom", '[data-action="expand-all"]', ".il-splitter"):
+        assert page.evaluate(f"() => getComputedStyle(document.querySelector('{control}')).display") == "none"
+    panel = page.locator(".il-panel")
+    assert panel.bounding_box()["y"] >= frame["y"] + frame["height"]
+    assert panel.evaluate("(e) => e.scrollHeight <= e.clientHeight + 1"), "the panel is cut"
+    assert node.kernel in panel.inner_text()
+    bg = page.evaluate("() => getComputedStyle(document.querySelector('.il-root')).backgroundColor")
+    assert sum(int(x) for x in re.findall(r"\d+", bg)[:3]) > 3 * 240, bg
+    page.evaluate("() => window.dispatchEvent(new Event('afterprint'))")
+    page.emulate_media(media="screen")
+    assert svg.get_attribute("viewBox") is None and viewport.get_attribute("transform") == on_screen
     _assert_clean(page)
 
 
