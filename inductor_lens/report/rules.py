@@ -522,7 +522,8 @@ def graph_note(
 
     def bufs(names: list[str], noun: str = "buffer") -> str:  # buffers (storages): the tensors saved may be
         # several views of one; what it returns, outputs (views of an input among them, no buffer of their own)
-        shown = ", ".join(names[:4]) + (f" and {len(names) - 4} more" if len(names) > 4 else "")
+        # up to 8 named (a model returning its KV cache before the loss and logits named those "2 more": nu20 O-f)
+        shown = ", ".join(names[:8]) + (f" and {len(names) - 8} more" if len(names) > 8 else "")
         return f"{plural(len(names), noun)} ({shown})"
 
     when = _BACKWARD_WHEN[""]  # not recorded (an older report, a TORCH_TRACE import): both cases said

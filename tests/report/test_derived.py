@@ -767,3 +767,14 @@ def test_a_launch_scalar_is_shipped_as_exact_text():
     assert LaunchArg("ks0", value="s0", hint=8).value_text == "s0 = 8"
     assert LaunchArg("eps", value=1e-05).value_text == "1e-05"
     assert LaunchArg("buf0", shape=[3], stride=[1], dtype="int64").value_text == ""
+
+
+def test_a_training_forwards_note_names_up_to_eight_outputs():
+    """A model returning its KV cache before its loss and logits: "returns 6 buffers (values, keys, values_1, keys_1
+    and 2 more)" hid the two the user asked for (nu20 O-f); up to eight are named."""
+    from inductor_lens.report.rules import graph_note
+
+    names = ["values", "keys", "values_1", "keys_1", "loss", "logits"]
+    note = graph_note("forward", names, ["mm"])
+    assert "It returns 6 outputs (values, keys, values_1, keys_1, loss, logits) to your code" in note, note
+    assert "and 1 more" in graph_note("forward", [f"o{i}" for i in range(9)], ["mm"])
