@@ -202,6 +202,12 @@ export function basename(path) {
  * fusedAll, count}: one row per compile, kind and label (a source line inside a loop matches dozens
  * of fused nodes: one row, `count` of them, `fused` the first in execution order).
  */
+/** What a search hit is, in the order hits are listed (Enter goes to the first): what a name says before the
+ * source lines that mention it ("softmax" found the addmm of the line `(q @ k.T).softmax(-1)` first; nu20 O-e). */
+const HIT_ORDER = { kernel: 0, "fused node": 1, op: 2, module: 3, buffer: 4, source: 5 };
+/** How many hits a search collects before it orders them and keeps the first `limit`. */
+const SEARCH_SCAN = 2000;
+
 export function search(report, query, limit = 30) {
   const q = String(query || "")
     .trim()
@@ -220,7 +226,7 @@ export function search(report, query, limit = 30) {
       }
       return;
     }
-    if (hits.length >= limit) return;
+    if (hits.length >= SEARCH_SCAN) return;
     const e = idx.byName.get(h.fused);
     const r = { ...h, kernel: (e && e.node.kernel) || "", index: e ? e.index : -1, fusedAll: [h.fused], count: 1 };
     rows.set(key, r);
@@ -263,7 +269,8 @@ export function search(report, query, limit = 30) {
           push({ compileId: c.id, fused: owner, what: "op", label: `${gn.name} = ${gn.target}` });
       }
   }
-  return hits;
+  // stable: within a kind, in execution order
+  return hits.sort((a, b) => (HIT_ORDER[a.what] ?? 9) - (HIT_ORDER[b.what] ?? 9)).slice(0, limit);
 }
 
 /** Format microseconds for people (kernel times are often below 10 µs: keep their digits). */

@@ -134,6 +134,21 @@ test("search finds ops, kernels and buffers", () => {
   assert.ok(search(r, "buf1").some((h) => h.fused === "op1" && h.what === "buffer"));
 });
 
+test("search lists what a name says before the source lines that mention it (Enter goes to the first)", () => {
+  // op0's line mentions the matmul op1 runs after it: "mm" found op0 by its source line first, in execution order
+  const mention = JSON.parse(JSON.stringify(compile));
+  const line = { file: "/w/m.py", line: 3, function: "f", code: "y = torch.mm(torch.sin(x), x)", is_user: true };
+  for (const k of mention.kernels) k.user_stack = [[line]];
+  const hits = search({ compiles: [mention] }, "mm");
+  assert.equal(hits[0].fused, "op1");
+  assert.ok(hits.length > 1 && hits.some((x) => x.what === "source"), JSON.stringify(hits));
+  assert.notEqual(hits[0].what, "source", JSON.stringify(hits.map((x) => [x.what, x.label])));
+  assert.equal(
+    hits.findIndex((x) => x.what === "source"),
+    hits.length - 1,
+  );
+});
+
 test("DOT carries ids and sizes only, never report text", () => {
   const evil = JSON.parse(JSON.stringify(compile));
   evil.fused_nodes[0].name = 'op0"];</script>';
