@@ -295,3 +295,22 @@ def test_a_log_of_a_cold_compile_reads_no_cache_hit():
     assert {c.from_cache for c in report.compiles} == {""}
     assert "trace_cache_hit" not in {d.code for d in report.diagnostics}
     assert all("read from torch's" not in c.trigger.reason for c in report.compiles)
+
+
+def test_import_trace_of_rank_logs_with_json_writes_each_ranks_report(tmp_path):
+    """``import-trace DIR --json job.json`` of a directory of rank logs wrote the job page and silently no JSON
+    (exit 0): each rank's report is written (``job.rank0.json``, ``job.rank1.json``), as the page holds them."""
+    from inductor_lens.views.cli import rank_json_paths
+
+    page, asked = tmp_path / "job.html", tmp_path / "job.json"
+    assert main(["import-trace", str(DDP.parent), "-o", str(page), "--json", str(asked), "-q"]) == 0
+    assert page.stat().st_size > 100_000
+    paths = rank_json_paths(str(asked), [0, 1])
+    assert paths == [str(tmp_path / "job.rank0.json"), str(tmp_path / "job.rank1.json")]
+    job = inductor_lens.load_trace(str(DDP.parent))
+    for entry, path in zip(job.ranks, paths):
+        saved = inductor_lens.load(path)
+        assert (saved.rank, saved.world_size) == (entry.rank, 2)
+        assert [c.id for c in saved.compiles] == [c.id for c in entry.report.compiles]
+    assert rank_json_paths("out/r.json.gz", [3]) == ["out/r.rank3.json.gz"]
+    assert rank_json_paths("r", [0]) == ["r.rank0.json"]
