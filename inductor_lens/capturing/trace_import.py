@@ -55,6 +55,11 @@ _NOT_IN_A_TRACE = [
         "each op reads and the ops around it (Compile.modules_inferred), never deeper than that shows",
     ),
     (
+        "trace_no_memory",
+        "a TORCH_TRACE log does not hold the buffer sizes and lifetimes Inductor planned: the Memory view is not "
+        "made for an imported report (capture in process to see it)",
+    ),
+    (
         "trace_fused_from_provenance",
         "fused nodes were derived from the output code: one per kernel launch, with "
         "the post-grad nodes that torch's provenance map assigns to that kernel",

@@ -287,6 +287,8 @@ def test_a_log_of_a_warm_cache_says_its_graphs_were_read_from_the_caches_not_com
     assert "trace_unlinked" not in codes  # the cache explains every missing link
     assert codes["trace_cache_hit"].startswith("4/0 forward, 4/0 backward: read from torch's caches")
     assert "(2 kernel launch(es) not linked" in codes["trace_cache_hit"]
+    # nor is the Memory view made, and the report says why (nu20 D6)
+    assert all(c.memory is None for c in report.compiles) and "Memory view" in codes["trace_no_memory"]
     assert _same(_streamed(WARM)) == _same(report_io.dumps(report))
 
 
