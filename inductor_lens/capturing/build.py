@@ -948,7 +948,7 @@ def _trigger(rec: RawGraph, window: Optional[RawWindow], trace: _Trace, t0: floa
         )
         if not user_stack:
             reason += " (which line called it was not recorded)"
-        return Trigger(kind="lazy_backward", user_stack=user_stack, time_us=time_us, reason=reason)
+        return Trigger(kind="lazy_backward", user_stack=user_stack, time_us=time_us, reason=_from_cache(reason, rec))
     if not user_stack:
         user_stack = trace.dynamo_start_stack(_key(rec))
     frame = (frame or "").split(" (")[0]  # "forward (via torch's inner wrapper)" -> "forward"
@@ -971,9 +971,17 @@ def _trigger(rec: RawGraph, window: Optional[RawWindow], trace: _Trace, t0: floa
                 f"first call of {frame or 'the compiled function'}(): dynamo traced it "
                 "and handed the graph to Inductor",
             )
-    if rec.graph_kind == "backward":
+    if rec.graph_kind == "backward" and rec.cache_hit == "aot_autograd":  # AOT autograd's cache gave back both
+        reason += " (the backward graph was read from the cache with the forward)"
+    elif rec.graph_kind == "backward":
         reason += " (the backward graph was compiled together with the forward)"
-    return Trigger(kind=kind, reason=reason, user_stack=user_stack, time_us=time_us)
+    return Trigger(kind=kind, reason=_from_cache(reason, rec), user_stack=user_stack, time_us=time_us)
+
+
+def _from_cache(reason: str, rec: RawGraph) -> str:
+    """``reason``, and where ``rec`` was read from torch's caches (``RawGraph.cache_hit``), that it was
+    (``rules.FROM_CACHE``): what made dynamo call the backend is the same; what the backend did is not."""
+    return f"{reason}; {rules.FROM_CACHE[rec.cache_hit]}" if rec.cache_hit in rules.FROM_CACHE else reason
 
 
 #: The frame of a compiled-autograd graph: no user frame was traced, the autograd graph of a .backward() was
@@ -1749,6 +1757,7 @@ def _compile(
         if ca and not rec.aot
         else [],
         backward_compiled=_backward_compiled(rec, raw, window, windows, starts),
+        from_cache=rec.cache_hit,
         autotune_mode=AutotuneMode(**rec.autotune_mode) if rec.autotune_mode else None,
         custom_passes=[CustomPass(**p) for p in rec.custom_passes],
         subgraph=rec.subgraph,
@@ -2071,10 +2080,11 @@ def _nothing_compiled(
 
 
 def _no_provenance(c: Compile) -> Compile:
-    """``c`` imported from a TORCH_TRACE log, its fused nodes with no FX op saying why (``rules.NO_PROVENANCE``)."""
+    """``c`` imported from a TORCH_TRACE log, its fused nodes with no FX op saying why (``rules.NO_PROVENANCE``; for
+    a graph read from torch's caches, ``rules.NO_PROVENANCE_CACHED``)."""
+    why = rules.NO_PROVENANCE_CACHED if c.from_cache else rules.NO_PROVENANCE
     fused = [
-        dataclasses.replace(n, no_line_reason=rules.NO_PROVENANCE) if not n.fx_nodes and not n.user_lines else n
-        for n in c.fused_nodes
+        dataclasses.replace(n, no_line_reason=why) if not n.fx_nodes and not n.user_lines else n for n in c.fused_nodes
     ]
     return dataclasses.replace(c, fused_nodes=fused)
 

@@ -65,6 +65,10 @@ class RawGraph:
     graph_inputs: list[str] = field(default_factory=list)
     graph_outputs: list[str] = field(default_factory=list)
     loaded: Optional[bool] = None  # the compiled module was loaded (None: not known, as in a trace import)
+    # read from torch's caches, not compiled in this run (a TORCH_TRACE import reads it from the log's cache-hit
+    # artifacts): "fx_graph" (Inductor's FX-graph cache), "aot_autograd" (AOT autograd's cache, with the graphs of
+    # its compile id); "" for a graph Inductor compiled (the in-process capture turns those caches off)
+    cache_hit: str = ""
     outputs_read: bool = False  # graph_outputs read (lowering had made them when a hook saw the graph)
     # a training forward's outputs: those returned to the user's code, and those it saves for the backward (the
     # outputs after the user's, as AOT autograd lays them out); both empty where not known

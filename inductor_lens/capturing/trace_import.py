@@ -55,6 +55,11 @@ _NOT_IN_A_TRACE = [
         "each op reads and the ops around it (Compile.modules_inferred), never deeper than that shows",
     ),
     (
+        "trace_no_memory",
+        "a TORCH_TRACE log does not hold the buffer sizes and lifetimes Inductor planned: the Memory view is not "
+        "made for an imported report (capture in process to see it)",
+    ),
+    (
         "trace_fused_from_provenance",
         "fused nodes were derived from the output code: one per kernel launch, with "
         "the post-grad nodes that torch's provenance map assigns to that kernel",
@@ -249,6 +254,25 @@ class _RawFromTrace:
         if "async_compile.triton(" in rec.output_code:
             self.raw.device = "cuda"
 
+    def _on_fx_graph_cache_hit(self, md, payload, t, cid) -> None:
+        """Logged after the output code of the graph Inductor's FX-graph cache gave back (that output code is the
+        cached one's: nothing was lowered, fused or generated for it in this run)."""
+        rec = self._latest(cid)
+        if rec is not None:
+            self._cached(rec, "fx_graph")
+
+    def _on_aotautograd_cache_hit(self, md, payload, t, cid) -> None:
+        """Logged once AOT autograd's cache gave back a compile id's graphs (a forward and its backward, or an
+        inference graph), after their output codes, each of which Inductor's FX-graph cache gave back (its hit
+        logged first): those graphs, the latest of the compile id back to one that was not such a hit."""
+        for rec in reversed(self.graphs_of.get(_base_cid(cid), []) if cid else []):
+            if rec.cache_hit != "fx_graph":
+                break
+            self._cached(rec, "aot_autograd")
+
+    def _cached(self, rec: RawGraph, how: str) -> None:
+        rec.cache_hit = how
+
     def _latest(self, cid: Optional[str]) -> Optional[RawGraph]:
         graphs = self.graphs_of.get(_base_cid(cid)) if cid else None
         return graphs[-1] if graphs else None
@@ -392,7 +416,8 @@ def report_from_log(log: Union[TraceLog, TraceReader], title: str = "") -> Repor
     if not walker.count:
         raise TraceError(f"{log.path} holds no structured-trace record: is it a TORCH_TRACE log?")
     kernels = [k for g in raw.graphs for k in g.kernels]
-    closing_notes(raw, log, sum(not k.fx_nodes for k in kernels), len(kernels))
+    cached = sum(not k.fx_nodes for g in raw.graphs if g.cache_hit for k in g.kernels)
+    closing_notes(raw, log, sum(not k.fx_nodes for k in kernels), len(kernels), cached)
     report = build_report(
         raw,
         log.torch_version.split("+")[0] or "unknown",
@@ -404,11 +429,30 @@ def report_from_log(log: Union[TraceLog, TraceReader], title: str = "") -> Repor
     return infer_report_modules(report)  # the log holds no module paths: report/module_paths.py
 
 
-def closing_notes(raw: Raw, log: Union[TraceLog, TraceReader], unlinked: int, kernels: int) -> None:
-    """The diagnostics of an import said once the log is read: what a log cannot hold, the kernel launches
-    (``unlinked`` of ``kernels``) without provenance, the lines that were not records."""
+def closing_notes(
+    raw: Raw, log: Union[TraceLog, TraceReader], unlinked: int, kernels: int, cached_unlinked: int = 0
+) -> None:
+    """The diagnostics of an import said once the log is read: what a log cannot hold, the graphs read from torch's
+    caches (``cached_unlinked`` of their kernel launches without provenance), the other kernel launches (``unlinked``
+    of ``kernels`` in all) without provenance, the lines that were not records."""
     for code, message in _NOT_IN_A_TRACE:
         raw.diag(code, message)
+    cached = list(dict.fromkeys(f"{g.compile_id} {g.graph_kind}" for g in raw.graphs if g.cache_hit))
+    if cached:
+        which = (
+            "AOT autograd's and Inductor's FX-graph caches"
+            if any(g.cache_hit == "aot_autograd" for g in raw.graphs)
+            else "Inductor's FX-graph cache"
+        )
+        raw.diag(
+            "trace_cache_hit",
+            f"{', '.join(cached)}: read from torch's caches ({which}), not compiled in the run this log records: "
+            "Inductor did not lower, fuse or generate code for them, their kernels are those of the earlier run that "
+            "wrote the cache, and torch logged no provenance for them"
+            + (f" ({cached_unlinked} kernel launch(es) not linked to post-grad nodes)" if cached_unlinked else "")
+            + "; TORCHINDUCTOR_FORCE_DISABLE_CACHES=1 INDUCTOR_PROVENANCE=1 makes torch compile them and log it",
+        )
+    unlinked -= cached_unlinked
     if unlinked:
         raw.diag(
             "trace_unlinked",

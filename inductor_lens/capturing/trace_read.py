@@ -67,13 +67,15 @@ SKIP_ARTIFACTS = frozenset(
         "compiled_fn_wrapper",
         "runtime_wrapper_orchestration",
         "aotautograd_cache_miss",
-        "aotautograd_cache_hit",
         "aotautograd_cache_bypass",
         "fx_graph_cache_miss",
-        "fx_graph_cache_hit",
         "fx_graph_cache_bypass",
     }
 )
+#: Artifacts that say a graph was read from torch's caches (AOT autograd's, Inductor's FX-graph cache), not compiled
+#: in this run: the import reads that they came (``trace_import``), never their payload (the cache key's parts: the
+#: whole graph again).
+CACHE_HITS = frozenset({"aotautograd_cache_hit", "fx_graph_cache_hit"})
 _RANK_IN_NAME = re.compile(r"rank_(\d+)")
 _RANK_IN_LINE = re.compile(r"^\[rank(\d+)\]:")
 
@@ -230,7 +232,7 @@ class TraceReader:
                 if "has_payload" in meta:
                     if nl < 0:
                         payload = ""
-                    elif next(iter(meta), None) in METADATA_ONLY:
+                    elif next(iter(meta), None) in METADATA_ONLY or name in CACHE_HITS:
                         payload = None
                     else:
                         payload = chunk[nl + 2 :].replace("\n\t", "\n")

@@ -231,7 +231,7 @@ class _Walk(_RawFromTrace):
         self.ready = ready
         self.done_keys: set[int] = set()  # graphs built
         self.done_cids: set[str] = set()
-        self.unlinked = self.kernel_count = 0
+        self.unlinked = self.kernel_count = self.cached_unlinked = 0
         self._next = 0  # the first graph of self.raw.graphs not handed over yet
 
     def run(self):
@@ -267,6 +267,8 @@ class _Walk(_RawFromTrace):
             self._kernels(rec)
             self.kernel_count += len(rec.kernels)
             self.unlinked += sum(not k.fx_nodes for k in rec.kernels)
+            if rec.cache_hit:
+                self.cached_unlinked += sum(not k.fx_nodes for k in rec.kernels)
             self.prov_nodes.pop(rec.key, None)
             self.prov_traces.pop(rec.key, None)
         for rec in graphs:  # its kernels are made: a later record for it would be missed
@@ -283,6 +285,11 @@ class _Walk(_RawFromTrace):
         if rec is not None and rec.key in self.done_keys:
             raise _Whole("a record for a graph already built")
         return rec
+
+    def _cached(self, rec, how: str) -> None:
+        if rec.key in self.done_keys:
+            raise _Whole("a cache hit of a graph already built")
+        super()._cached(rec, how)
 
     def _on_dynamo_output_graph(self, md, payload, t, cid) -> None:
         if cid and _base_cid(cid) in self.done_cids:
@@ -497,7 +504,7 @@ def stream_trace(
     files += [f for f in (finish.files if finish else []) if f not in files]
     if not builder.as_whole(raw, files):
         return None
-    closing_notes(raw, log, walk.unlinked, walk.kernel_count)
+    closing_notes(raw, log, walk.unlinked, walk.kernel_count, walk.cached_unlinked)
     diags = [Diagnostic(code, message, detail) for code, message, detail in raw.diagnostics]
     diags += trace.diagnostics() + builder.diagnostics + _gave_up(trace, raw.raised, raw.compile_calls)
     if not stats.compiles:

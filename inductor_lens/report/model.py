@@ -1242,6 +1242,12 @@ class Compile(_Record):
     #: forward saves symbolic sizes for the backward, dynamic shapes); ``""`` where not seen (no backward in the
     #: capture, a TORCH_TRACE import, an older report) and for other graphs.
     backward_compiled: str = ""
+    #: Read from torch's caches, not compiled in this run: ``fx_graph`` (Inductor's FX-graph cache gave back its
+    #: output code), ``aot_autograd`` (AOT autograd's cache gave back the graphs of its compile id, each from the
+    #: FX-graph cache); Inductor lowered and fused nothing of it here, so nothing of that was recorded (a TORCH_TRACE
+    #: import reads it from the log's ``*_cache_hit`` artifacts). ``""`` for a graph Inductor compiled (the
+    #: in-process capture turns those caches off) and in reports made before it.
+    from_cache: str = ""
     #: What the panel says about the kind of graph (``rules.graph_note``): why a forward is a training forward
     #: and what it saves; ``""`` for other graphs and in reports made before it.
     graph_note: str = ""
@@ -1496,10 +1502,13 @@ DIAGNOSTIC_CODES = {
     "trace_no_pre_fusion": "imported from a TORCH_TRACE log, which holds no pre-fusion nodes or refused fusions",
     "trace_no_compiler_stack": "imported from a TORCH_TRACE log, which holds no compiler call stacks",
     "trace_no_module_paths": "imported from a TORCH_TRACE log, whose graphs carry no nn.Module paths",
+    "trace_no_memory": "imported from a TORCH_TRACE log, which holds no buffer sizes and lifetimes: no Memory view",
     "trace_fused_from_provenance": "imported from a TORCH_TRACE log: fused nodes derived from the output code",
     "trace_derived": "imported from a TORCH_TRACE log: some kernel links were read from the output code's comments",
     "trace_unlinked": "imported from a TORCH_TRACE log: some kernels are not linked to post-grad nodes",
     "trace_incomplete": "imported from a TORCH_TRACE log: some records were missing or unreadable",
+    "trace_cache_hit": "imported from a TORCH_TRACE log: some graphs were read from torch's caches (AOT autograd's, "
+    "Inductor's FX-graph cache), not compiled in that run: no lowering, fusion or provenance of theirs was logged",
     "rank_missing": "a rank of a distributed job wrote no report",
     "rank_stopped": "a rank was stopped (signal or timeout) before its script finished: its report is partial",
     "cudagraph_skipped": 'mode="reduce-overhead": torch skipped CUDA graphs for a graph (the message gives torch\'s reason)',

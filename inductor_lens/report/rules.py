@@ -1888,6 +1888,18 @@ COMPILED_AUTOGRAD = (
     "retrace of it, the graph Inductor compiles, keeps no source line for its ops (its output code says Source "
     "Nodes: []): they are gradients of your forward's lines, which the forward's compile names."
 )
+#: ``Trigger.reason``'s words for a graph read from torch's caches (``Compile.from_cache``), what it adds.
+FROM_CACHE = {
+    "fx_graph": "read from torch's FX-graph cache: Inductor did not lower or fuse it in this run; the kernels are "
+    "the cached ones",
+    "aot_autograd": "read from torch's AOT-autograd and FX-graph caches: neither AOT autograd nor Inductor compiled "
+    "it in this run; the kernels are the cached ones",
+}
+NO_PROVENANCE_CACHED = (
+    "This graph was read from torch's caches, not compiled in this run: torch logs no provenance map for a cached "
+    "graph, so this kernel's FX ops and your lines are not known (TORCHINDUCTOR_FORCE_DISABLE_CACHES=1 "
+    "INDUCTOR_PROVENANCE=1 makes torch compile it and log one)."
+)
 NO_PROVENANCE = (
     "The TORCH_TRACE log holds no provenance map for this kernel, so its FX ops and your lines are not known: "
     "torch logs one with INDUCTOR_PROVENANCE=1, and never for a lazily compiled backward."

@@ -5,7 +5,7 @@
     inductor-lens show report.json[.gz] [-o report.html]
     inductor-lens diff a.json b.json -o diff.html
     inductor-lens torchrun [-o job.html] [--json-dir DIR] [torchrun options] SCRIPT [ARGS...]
-    inductor-lens import-trace DIR_OR_FILE -o page.html
+    inductor-lens import-trace DIR_OR_FILE -o page.html [--json report.json]
 
 As with ``python`` and ``torchrun``, everything after SCRIPT belongs to the script: the lens's own
 options go before it. Output paths are checked before anything runs. Progress (Inductor's steps in
@@ -537,12 +537,31 @@ def cmd_import_trace(args: argparse.Namespace) -> int:
                 written = (
                     _write(result, output, args.json, progress)
                     if hasattr(result, "compiles")
-                    else [os.path.abspath(result.save_html(output))]
+                    else _write_job(result, output, args.json, progress)
                 )
         except (FileNotFoundError, TraceError) as e:
             raise CLIError(f"import-trace: {e}") from None
     _say(f"wrote {_where(written)}")
     return _finished(0)  # the files are complete on disk (atomic_write syncs them)
+
+
+def rank_json_paths(json_path: str, ranks: Sequence[int]) -> list[str]:
+    """Where ``import-trace --json PATH`` of a directory of rank logs writes each rank's report: ``PATH`` with
+    ``.rankN`` before its ``.json`` (``job.json`` -> ``job.rank0.json``, ``job.rank1.json``), which ``show`` opens
+    together as the job page."""
+    stem, ext = (json_path[:-8], ".json.gz") if json_path.endswith(".json.gz") else os.path.splitext(json_path)
+    return [f"{stem}.rank{r}{ext or '.json'}" for r in ranks]
+
+
+def _write_job(job, html_path: str, json_path: Optional[str], progress) -> list[str]:
+    """The job page of a directory of rank logs, and with ``--json PATH`` each rank's report (``rank_json_paths``):
+    what the user asked for, never dropped."""
+    jsons = rank_json_paths(json_path, [e.rank for e in job.ranks]) if json_path else []
+    _check_outputs([html_path, *jsons], [])
+    written = [os.path.abspath(job.save_html(html_path))]
+    for entry, path in zip(job.ranks, jsons):
+        written += _write(entry.report, None, path, progress)
+    return written
 
 
 def _import_streamed(trace: str, html_path: str, json_path: Optional[str], progress) -> Optional[list[str]]:
@@ -660,7 +679,11 @@ def _parser() -> argparse.ArgumentParser:
     imp = sub.add_parser("import-trace", help="rebuild reports from TORCH_TRACE logs (a file, or a directory of them)")
     imp.add_argument("trace", help="a TORCH_TRACE log file or the directory TORCH_TRACE pointed at")
     imp.add_argument("-o", "--output", default=None, help="HTML file to write (default: TRACE-lens.html)")
-    imp.add_argument("--json", default=None, help="also write the report as JSON (one-rank logs)")
+    imp.add_argument(
+        "--json",
+        default=None,
+        help="also write the report as JSON (a directory of rank logs: one report per rank, PATH with .rankN before .json)",
+    )
     imp.add_argument("-q", "--quiet", action="store_true", help="no progress lines")
     return p
 

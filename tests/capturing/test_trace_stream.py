@@ -259,3 +259,60 @@ def test_import_trace_loads_nothing_it_does_not_use(tmp_path):
     unwanted |= {"argparse", "shutil", "gettext", "locale", "lzma", "bz2", "pathlib", "urllib.parse", "ipaddress"}
     unwanted |= {"traceback", "textwrap", "inductor_lens.views.diff_cli", "inductor_lens.views.repro_cli"}
     assert loaded & unwanted == set()
+
+
+WARM = ROOT / "tests" / "fixtures" / "trace-warm" / "dedicated_log_torch_trace_warm.log"
+
+
+def test_a_log_of_a_warm_cache_says_its_graphs_were_read_from_the_caches_not_compiled():
+    """A log of a run whose graphs AOT autograd's and Inductor's FX-graph caches gave back (``aotautograd_cache_hit``,
+    ``fx_graph_cache_hit`` artifacts after the output codes): nothing was lowered or fused, the backward was loaded
+    with the forward, not "compiled together" with it, and torch logged no provenance (empty maps): each compile, its
+    unlinked boxes and a diagnostic say so, and the missing links are not blamed on INDUCTOR_PROVENANCE. Streamed
+    (the CLI's path) the report is the same."""
+    from inductor_lens.report import rules
+
+    report = inductor_lens.load_trace(str(WARM))
+    assert [(c.id, c.from_cache) for c in report.compiles] == [
+        ("4/0 forward", "aot_autograd"),
+        ("4/0 backward", "aot_autograd"),
+    ]
+    fwd, bwd = report.compiles
+    assert fwd.trigger.reason.endswith("; " + rules.FROM_CACHE["aot_autograd"])
+    assert "compiled together" not in bwd.trigger.reason
+    assert "(the backward graph was read from the cache with the forward)" in bwd.trigger.reason
+    unlinked = [n for c in report.compiles for n in c.fused_nodes if not n.fx_nodes]
+    assert unlinked and {n.no_line_reason for n in unlinked} == {rules.NO_PROVENANCE_CACHED}
+    codes = {d.code: d.message for d in report.diagnostics}
+    assert "trace_unlinked" not in codes  # the cache explains every missing link
+    assert codes["trace_cache_hit"].startswith("4/0 forward, 4/0 backward: read from torch's caches")
+    assert "(2 kernel launch(es) not linked" in codes["trace_cache_hit"]
+    # nor is the Memory view made, and the report says why (nu20 D6)
+    assert all(c.memory is None for c in report.compiles) and "Memory view" in codes["trace_no_memory"]
+    assert _same(_streamed(WARM)) == _same(report_io.dumps(report))
+
+
+def test_a_log_of_a_cold_compile_reads_no_cache_hit():
+    report = inductor_lens.load_trace(str(DDP))
+    assert {c.from_cache for c in report.compiles} == {""}
+    assert "trace_cache_hit" not in {d.code for d in report.diagnostics}
+    assert all("read from torch's" not in c.trigger.reason for c in report.compiles)
+
+
+def test_import_trace_of_rank_logs_with_json_writes_each_ranks_report(tmp_path):
+    """``import-trace DIR --json job.json`` of a directory of rank logs wrote the job page and silently no JSON
+    (exit 0): each rank's report is written (``job.rank0.json``, ``job.rank1.json``), as the page holds them."""
+    from inductor_lens.views.cli import rank_json_paths
+
+    page, asked = tmp_path / "job.html", tmp_path / "job.json"
+    assert main(["import-trace", str(DDP.parent), "-o", str(page), "--json", str(asked), "-q"]) == 0
+    assert page.stat().st_size > 100_000
+    paths = rank_json_paths(str(asked), [0, 1])
+    assert paths == [str(tmp_path / "job.rank0.json"), str(tmp_path / "job.rank1.json")]
+    job = inductor_lens.load_trace(str(DDP.parent))
+    for entry, path in zip(job.ranks, paths):
+        saved = inductor_lens.load(path)
+        assert (saved.rank, saved.world_size) == (entry.rank, 2)
+        assert [c.id for c in saved.compiles] == [c.id for c in entry.report.compiles]
+    assert rank_json_paths("out/r.json.gz", [3]) == ["out/r.rank3.json.gz"]
+    assert rank_json_paths("r", [0]) == ["r.rank0.json"]
