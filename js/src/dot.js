@@ -251,7 +251,9 @@ function labelBoxes(items, compile) {
         (ops === title && !many && it.module) || ops || (cut < 0 ? it.name : it.label.slice(cut + 2)),
         many
           ? `${plural(it.members.length, "fused node")} · one kernel · ${it.kind}${time}`
-          : `#${it.index} · ${it.kind} · ${plural(it.nOps, "op")}${time}`,
+          : // "0 ops" read as a kernel that computes nothing where no FX op is linked to it (an input copy, a
+            // kernel an imported log gives no provenance for: its panel says why, FusedNode.no_line_reason)
+            `#${it.index} · ${it.kind} · ${it.nOps ? plural(it.nOps, "op") : "no FX op linked"}${time}`,
       ]);
       it.count = it.members.length;
       Object.assign(it, sizeFor(it.lines));

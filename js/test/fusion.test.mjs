@@ -92,7 +92,6 @@ test("a kernel shared by several fused nodes is one box with a count", () => {
   assert.deepEqual(box.members, ["op1_op2", "op3_op4_op5"]);
   assert.equal(box.lines[0], "cpp_fused_sum_threshold_backward_0"); // no "×2": not two launches (nu19 O-a)
   assert.match(box.lines[2], /^2 fused nodes · one kernel/);
-  assert.match(box.lines[2], /^2 fused nodes · one kernel/);
   assert.equal([...b.items.values()].filter((it) => it.type === "node").length, 2);
   assert.doesNotMatch(b.items.get(b.keyToId.get("node:op0")).lines.join(" "), /×|one kernel/);
   assert.equal(b.clusters.size, 0);
@@ -175,6 +174,33 @@ test("an input copy's box says what it is, then what it copies (FusedNode.label,
   const b = buildFusion(indexCompile(copy), new Set());
   const box = b.items.get(b.keyToId.get("node:op0"));
   assert.deepEqual(box.lines.slice(0, 2), ["channels-last copy", "conv1.weight, x"]);
+});
+
+test("a kernel no FX op is linked to says so, not that it has 0 ops", () => {
+  // a kernel of a graph torch's cache gave back, imported from a TORCH_TRACE log: no provenance (nu20 D3)
+  const bare = {
+    id: "0/0 inference",
+    graph_inputs: ["arg0_1"],
+    graph_outputs: ["buf0"],
+    fused_nodes: [
+      {
+        name: "op0",
+        kind: "pointwise",
+        fx_nodes: [],
+        kernel: "cpp_fused_0",
+        reads: ["arg0_1"],
+        writes: ["buf0"],
+        ops: [],
+      },
+    ],
+    kernels: [{ name: "cpp_fused_0", fused_nodes: ["op0"], call_sites: [["op0"]] }],
+    graphs: { post_grad: { nodes: [] } },
+  };
+  const box =
+    buildFusion(indexCompile(bare), new Set()).items.get("n0") ||
+    [...buildFusion(indexCompile(bare), new Set()).items.values()].find((it) => it.type === "node");
+  assert.match(box.lines.join(" | "), /no FX op linked/);
+  assert.doesNotMatch(box.lines.join(" | "), /\b0 ops\b/);
 });
 
 test("search: one row per target with a count, pointing at the kernel", () => {
