@@ -860,6 +860,11 @@ class SavedTensor(_Record):
     #: which ``bytes`` counts (``[4, 32]``); None where every size is static, and in reports made before it (whose
     #: ``shape`` holds those sizes).
     shape_hint: Optional[list] = None
+    #: The strides the backward's output code asserts for it (``assert_size_stride(expand_1, (2, 32), (0, 1))``, at
+    #: the sizes seen at capture): ``bytes`` is then the storage it spans, (1 + sum((size - 1) * stride)) x element
+    #: size, so an expanded view (stride 0) counts its base once; None where no stride is known (no output code,
+    #: a symbolic stride, reports made before it): ``bytes`` is then numel x element size, an upper bound for a view.
+    stride: Optional[list] = None
 
 
 @_record
