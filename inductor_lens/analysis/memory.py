@@ -74,6 +74,34 @@ def tensor_bytes(node: GraphNode) -> Optional[int]:
     return None if size is None else math.prod(shape) * size
 
 
+_ASSERTED = re.compile(r"^[ \t]*assert_size_stride\((\w+), \(([\d, ]*)\), \(([\d, ]*)\)", re.M)
+
+
+def asserted_strides(output_code: str) -> dict[str, tuple[list[int], list[int]]]:
+    """Graph input name -> (sizes, strides) the output code asserts for it (``assert_size_stride(expand_1, (2, 32),
+    (0, 1), 'input')``), where both are concrete; symbolic ones are left out."""
+    out: dict[str, tuple[list[int], list[int]]] = {}
+    for m in _ASSERTED.finditer(output_code or ""):
+        sizes = [int(x) for x in m.group(2).replace(" ", "").split(",") if x]
+        strides = [int(x) for x in m.group(3).replace(" ", "").split(",") if x]
+        if len(sizes) == len(strides):
+            out.setdefault(m.group(1), (sizes, strides))
+    return out
+
+
+def extent_bytes(sizes: list[int], strides: list[int], itemsize: int) -> int:
+    """Bytes of the storage a strided tensor spans: (1 + sum((size - 1) * stride)) x itemsize, 0 when a size is 0.
+    An expanded view (stride 0) spans its base only: ``(2, 32)`` at strides ``(0, 1)`` of int64 is 256 bytes, not
+    512.
+
+    >>> extent_bytes([2, 32], [0, 1], 8), extent_bytes([2, 32], [32, 1], 8), extent_bytes([0, 4], [4, 1], 4)
+    (256, 512, 0)
+    """
+    if any(s == 0 for s in sizes):
+        return 0
+    return (1 + sum((n - 1) * abs(st) for n, st in zip(sizes, strides))) * itemsize
+
+
 def _user_stack(node: Optional[GraphNode]) -> list[Frame]:
     return list(node.user_stack) if node is not None else []
 
@@ -353,6 +381,7 @@ def saved_for_backward(forward: Compile, backward: Compile) -> list[SavedTensor]
         return []
     fx = {n.name: n for n in fwd.nodes} if fwd is not None else {}
     copies = _copied_inputs(forward, bwd)
+    asserted = asserted_strides(str(backward.output_code or ""))
     out = []
     for p in bwd.nodes:
         if p.op != "placeholder" or p.role == "tangent" or p.name.startswith("tangents_"):
@@ -360,6 +389,12 @@ def saved_for_backward(forward: Compile, backward: Compile) -> list[SavedTensor]
         size = tensor_bytes(p)
         if p.shape is None or p.dtype is None:
             continue  # a saved size (SymInt) or an RNG seed that is no tensor
+        sizes, stride = asserted.get(p.name, (None, None))
+        itemsize = DTYPE_BYTES.get(str(p.dtype))
+        if stride is not None and itemsize is not None and size is not None and math.prod(sizes) * itemsize == size:
+            size = extent_bytes(sizes, stride, itemsize)  # the storage it spans: an expanded view counts its base
+        else:
+            stride = None
         made = fx.get(p.name)
         base = _base(made, fx) if made is not None else None
         is_input = base is not None and base.op == "placeholder" or (made is None and p.name.startswith("primals_"))
@@ -382,6 +417,7 @@ def saved_for_backward(forward: Compile, backward: Compile) -> list[SavedTensor]
                 user_stack=_user_stack(made),
                 module=module,
                 display=display if display != p.name else "",
+                stride=stride,
             )
         )
     return out

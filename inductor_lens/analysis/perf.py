@@ -53,6 +53,12 @@ def _mean(xs: list[float]) -> float:
     return sum(xs) / len(xs) if xs else 0.0
 
 
+def _median(xs: list[float]) -> float:
+    """The figure a time is given as: the median of the runs (as ``torch.utils.benchmark`` gives it), which one
+    stalled run of a few (a busy machine, OpenMP threads waking) does not move as it moves the mean."""
+    return statistics.median(xs) if xs else 0.0
+
+
 def _floating(node) -> Optional[str]:
     d = node.dtype if node is not None else None
     return d if d and ("float" in d or d in ("half", "double")) else None
@@ -200,8 +206,8 @@ def apply_profile(report: Report, m: Measured, device: Optional[DeviceInfo]) -> 
     composes: kernels measured before keep their times, and the step totals add up."""
     on_gpu = m.device != "cpu"
     prev = report.profile
-    step = _mean(m.step_us) + ((prev.device_total_us or 0.0) if prev else 0.0)
-    inside = _mean(m.inside_unmatched_us) + (prev.inside_graphs_unmatched_us if prev else 0.0)
+    step = _median(m.step_us) + ((prev.device_total_us or 0.0) if prev else 0.0)
+    inside = _median(m.inside_unmatched_us) + (prev.inside_graphs_unmatched_us if prev else 0.0)
     measured: dict[tuple[str, str], KernelProfile] = {}
     for c in report.compiles:
         for k in c.kernels:
@@ -239,6 +245,7 @@ def apply_profile(report: Report, m: Measured, device: Optional[DeviceInfo]) -> 
         runs=m.runs,
         warmup=m.warmup,
         method=m.method,
+        statistic="median",
         device_total_us=round(step, 3),
         device_total_std_us=round(statistics.stdev(m.step_us), 3) if len(m.step_us) > 1 else 0.0,
         attributed_us=round(attributed, 3),
@@ -267,14 +274,17 @@ def apply_profile(report: Report, m: Measured, device: Optional[DeviceInfo]) -> 
 def _kernel_profile(
     k: Kernel, c: Compile, runs: list[float], m: Measured, device: Optional[DeviceInfo], on_gpu: bool
 ) -> KernelProfile:
-    mean = _mean(runs)
+    median = _median(runs)
     calls = m.calls.get((c.id, k.name), 1.0)
-    per_call = mean / max(calls, 1e-9)
+    per_call = median / max(calls, 1e-9)
     est = _estimate_us(k, c)
     return KernelProfile(
-        total_us=round(mean, 3),
+        total_us=round(median, 3),
         std_us=round(statistics.stdev(runs), 3) if len(runs) > 1 else 0.0,
         iterations=len(runs),
+        statistic="median",
+        min_us=round(min(runs), 3),
+        max_us=round(max(runs), 3),
         calls=round(calls, 2),
         per_call_us=round(per_call, 3),
         device=m.device,

@@ -5,7 +5,7 @@
 offset the output code gave it (random values; integer tensors in range), runs the kernel once and checks that it
 wrote something, then times it (median and spread over ``--runs`` runs after ``--warmup``) and prints one line::
 
-    cpp_fused_relu_0: median 1.52 us per call (p10 1.41 us, p90 1.80 us; 200 runs after 20 warm-up) on cpu, 2 threads; report: 2.10 us
+    cpp_fused_relu_0: median 1.52 us per call (p10 1.41 us, p90 1.80 us; 200 runs after 20 warm-up) on cpu, 2 threads; report: median 2.10 us per call of 20 runs (fastest 2.01 us, slowest 2.40 us)
 
 How each kind of kernel runs, as the output code runs it:
 
@@ -70,6 +70,34 @@ _TRITON_DTYPES = {
 
 class ReproducerError(ValueError):
     """A kernel whose script cannot be written (no launch recorded, a language with no runner)."""
+
+
+def report_time_text(p) -> str:
+    """The report's time of one call of a kernel as the reproducer's line sets it beside its own median, like with
+    like: the report's statistic (the median of its runs; a report made before it kept the mean), how many runs, and
+    their spread per call, with the noisy flag where its runs disagree; ``""`` without a profile.
+
+    >>> from inductor_lens.report.model import KernelProfile as P
+    >>> report_time_text(P(15336.9, iterations=3, statistic="median", min_us=15.4, max_us=56523.2, per_call_us=15336.9))
+    'median 15336.90 us per call of 3 runs (fastest 15.40 us, slowest 56523.20 us; noisy: the machine was busy)'
+    >>> report_time_text(P(14651.9, std_us=12781.0, iterations=3, per_call_us=14651.9))
+    'mean 14651.90 us per call of 3 runs (std 12781.00 us; noisy: the machine was busy)'
+    """
+    if p is None or not isinstance(p.per_call_us, (int, float)):
+        return ""
+    calls = p.calls if p.calls and p.calls > 0 else 1.0
+    head = (
+        f"{p.statistic} {p.per_call_us:.2f} us per call of {p.iterations or '?'} run{'' if p.iterations == 1 else 's'}"
+    )
+    if p.min_us is not None and p.max_us is not None:
+        spread = f"fastest {p.min_us / calls:.2f} us, slowest {p.max_us / calls:.2f} us"
+    elif p.std_us:
+        spread = f"std {p.std_us / calls:.2f} us"
+    else:
+        spread = ""
+    if p.noisy:
+        spread += ("; " if spread else "") + "noisy: the machine was busy"
+    return f"{head} ({spread})" if spread else head
 
 
 def find_kernel(report: Report, kernel: Union[str, Kernel]) -> tuple[Kernel, str]:
@@ -163,6 +191,7 @@ def kernel_script(
         doc_name=_plain(k.name),
         where=" " + _plain("(" + ", ".join(where) + ")") if where else "",
         report_us=repr(float(per_call)) if isinstance(per_call, (int, float)) else "None",
+        report_text=repr(report_time_text(k.profile)),
         device=repr(device),
         threads=repr(int(threads))
         if isinstance(threads, int) and threads > 0 and not device.startswith("cuda")
@@ -528,6 +557,7 @@ import torch
 KERNEL = {name!r}
 DEVICE = {device}
 REPORT_US = {report_us}  # the report's measured time per call (inspect(..., profile=True)); None if not profiled
+REPORT_TEXT = {report_text}  # how the report took it: its statistic, runs and spread, per call
 THREADS = {threads}  # the CPU threads torch ran with when the report's times were measured; None: torch's default
 RUNS, WARMUP = {runs}, {warmup}
 
@@ -730,7 +760,7 @@ def main():
             f"median {statistics.median(ts):.2f} us per call (p10 {q[0]:.2f} us, p90 {q[-1]:.2f} us; "
             f"{len(ts)} runs after {opts.warmup} warm-up{cache})"
         )
-    report = f"; report: {REPORT_US:.2f} us" if REPORT_US is not None else ""
+    report = f"; report: {REPORT_TEXT}" if REPORT_TEXT else f"; report: {REPORT_US:.2f} us" if REPORT_US is not None else ""
     on = f"{DEVICE}, {torch.get_num_threads()} threads" if not DEVICE.startswith("cuda") else DEVICE
     print(f"{KERNEL}: {'; '.join(lines)} on {on}{report}", flush=True)
 

@@ -38,11 +38,13 @@ from .rules import (
     function_label,
     launch_value_text,
     module_call_glue,
+    noisy_text,
     nothing_text,
     readable_reasons,
     runs_text,
     short_op,
     stack_line_text,
+    timing_text,
     unattributed_text,
     when_text,
 )
@@ -470,15 +472,22 @@ def _upgraded(value: Any, where: str, aliases: dict) -> dict:
 
 @_record
 class KernelProfile(_ReadsLikeADict):
-    """Measured time of one kernel (``Kernel.profile``), the mean over the profiled runs of the step (warm-up
-    runs not counted); each name one fact (see docs/report-schema.md). ``None``: unknown."""
+    """Measured time of one kernel (``Kernel.profile``), the median over the profiled runs of the step (warm-up
+    runs not counted; reports made before it: the mean, ``statistic``); each name one fact (see
+    docs/report-schema.md). ``None``: unknown."""
 
-    #: Mean time of the kernel per run: all its launches in one run of the step (microseconds).
+    #: Time of the kernel per run: all its launches in one run of the step (microseconds), the ``statistic`` of the
+    #: runs: their median (one stalled run of a few does not move it), the mean in reports made before it.
     total_us: float
-    #: Sample standard deviation of ``total_us`` over the runs.
+    #: Sample standard deviation of the runs.
     std_us: float = 0.0
     #: How many runs were profiled.
     iterations: int = 0
+    #: ``median`` or ``mean`` (reports made before it, where the key is missing): what ``total_us`` is of the runs.
+    statistic: str = "mean"
+    #: The fastest and the slowest run (microseconds); None in reports made before it.
+    min_us: Optional[float] = None
+    max_us: Optional[float] = None
     #: Launches per run, and the time of one launch (``total_us / calls``).
     calls: float = 1.0
     per_call_us: float = 0.0
@@ -499,8 +508,20 @@ class KernelProfile(_ReadsLikeADict):
     #: Inductor's own estimate of one launch, and the measured ``per_call_us`` over it.
     estimated_us: Optional[float] = None
     estimate_ratio: Optional[float] = None
+    #: How the time was taken, as the views say it, ``"median of 3 runs (fastest 15.4 µs, slowest 56.5 ms)"``
+    #: (``rules.timing_text``), and where the runs disagree, a warning that says by how much
+    #: (``rules.noisy_text``: ``"noisy: the slowest run took 3,670x the fastest ..."``), else ``""``. Derived on
+    #: every construction; a stored value is ignored.
+    timing_text: str = ""
+    noisy: str = ""
 
     _ALIASES = {"mean_us": "total_us", "runs": "iterations"}
+
+    def __post_init__(self) -> None:
+        object.__setattr__(
+            self, "timing_text", timing_text(self.statistic, self.iterations, self.min_us, self.max_us, self.std_us)
+        )
+        object.__setattr__(self, "noisy", noisy_text(self.total_us, self.min_us, self.max_us, self.std_us))
 
     @classmethod
     def from_plain(cls, value: Any, where: str = "profile") -> "KernelProfile":
@@ -575,6 +596,9 @@ class StepProfile(_ReadsLikeADict):
     warmup: int = 0
     #: How the times were measured and attributed, in words.
     method: str = ""
+    #: ``median`` or ``mean`` (reports made before it): what the kernels' ``total_us`` and ``device_total_us`` are
+    #: of the runs.
+    statistic: str = "mean"
     #: The step's whole device time per run and its standard deviation.
     device_total_us: Optional[float] = None
     device_total_std_us: float = 0.0
@@ -594,14 +618,14 @@ class StepProfile(_ReadsLikeADict):
     #: ``unattributed_share`` as the roofline prints it, ``"unattributed: 3%"`` (rounded half up; empty without a
     #: share). Derived from the share on every construction (``rules.unattributed_text``); a stored value is ignored.
     unattributed_text: str = ""
-    #: How the times were taken, as the roofline says it: ``"mean of 20 runs after 3 warm-up runs"``, or for a
+    #: How the times were taken, as the roofline says it: ``"median of 20 runs after 3 warm-up runs"``, or for a
     #: profile without warm-up, that each graph was timed on its first call (``rules.runs_text``); derived like
     #: ``unattributed_text``.
     runs_text: str = ""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "unattributed_text", unattributed_text(self.unattributed_share))
-        object.__setattr__(self, "runs_text", runs_text(self.runs, self.warmup))
+        object.__setattr__(self, "runs_text", runs_text(self.runs, self.warmup, self.statistic))
 
     @classmethod
     def from_plain(cls, value: Any, where: str = "profile") -> "StepProfile":
@@ -860,6 +884,11 @@ class SavedTensor(_Record):
     #: which ``bytes`` counts (``[4, 32]``); None where every size is static, and in reports made before it (whose
     #: ``shape`` holds those sizes).
     shape_hint: Optional[list] = None
+    #: The strides the backward's output code asserts for it (``assert_size_stride(expand_1, (2, 32), (0, 1))``, at
+    #: the sizes seen at capture): ``bytes`` is then the storage it spans, (1 + sum((size - 1) * stride)) x element
+    #: size, so an expanded view (stride 0) counts its base once; None where no stride is known (no output code,
+    #: a symbolic stride, reports made before it): ``bytes`` is then numel x element size, an upper bound for a view.
+    stride: Optional[list] = None
 
 
 @_record

@@ -1833,19 +1833,75 @@ def nothing_text(compiled: bool, codes: Iterable[str]) -> str:
     )
 
 
-def runs_text(runs: int, warmup: int) -> str:
+def runs_text(runs: int, warmup: int, statistic: str = "mean") -> str:
     """How a profile's times were taken, as the roofline says it (``StepProfile.runs_text``).
 
+    >>> runs_text(20, 3, "median")
+    'median of 20 runs after 3 warm-up runs'
     >>> runs_text(20, 3)
     'mean of 20 runs after 3 warm-up runs'
     >>> runs_text(1, 0)
     '1 run, no warm-up run: a graph called once is timed on its first call (cold)'
     """
     if warmup:
-        return f"mean of {runs} runs after {warmup} warm-up run{'' if warmup == 1 else 's'}"
+        return f"{statistic} of {runs} runs after {warmup} warm-up run{'' if warmup == 1 else 's'}"
     return (
         f"{runs} run{'' if runs == 1 else 's'}, no warm-up run: a graph called once is timed on its first call (cold)"
     )
+
+
+#: A kernel whose slowest profiled run took more than this many times its fastest is flagged noisy
+#: (``KernelProfile.noisy``): the runs disagree, and no single figure is the kernel's time.
+NOISY_FACTOR = 3.0
+
+
+def timing_text(
+    statistic: str, iterations: int, min_us: Optional[float], max_us: Optional[float], std_us: float
+) -> str:
+    """How a kernel's time was taken and how far its runs spread (``KernelProfile.timing_text``): the statistic,
+    how many runs, and the fastest and slowest where known, else the standard deviation (a report made before it
+    kept only the mean and its spread).
+
+    >>> timing_text("median", 3, 15.4, 56523.2, 30000.0)
+    'median of 3 runs (fastest 15.4 µs, slowest 56.5 ms)'
+    >>> timing_text("mean", 3, None, None, 12781.0)
+    'mean of 3 runs (± 12.8 ms)'
+    >>> timing_text("mean", 0, None, None, 0.0)
+    'mean of ? runs'
+    """
+    head = f"{statistic} of {iterations or '?'} run{'' if iterations == 1 else 's'}"
+    if isinstance(min_us, (int, float)) and isinstance(max_us, (int, float)) and (iterations or 0) > 1:
+        return f"{head} (fastest {fmt_us(min_us)}, slowest {fmt_us(max_us)})"
+    if isinstance(std_us, (int, float)) and std_us and (iterations or 0) > 1:
+        return f"{head} (± {fmt_us(std_us)})"
+    return head
+
+
+def noisy_text(total_us: float, min_us: Optional[float], max_us: Optional[float], std_us: float = 0.0) -> str:
+    """A kernel whose profiled runs disagree (``KernelProfile.noisy``): the slowest more than ``NOISY_FACTOR`` times
+    the fastest, or, in a report that kept only the mean and its standard deviation, a deviation above half the
+    mean; ``""`` otherwise. One stall (a busy machine, threads waking) in a few runs is enough.
+
+    >>> print(noisy_text(15336.9, 15.4, 56523.2))
+    noisy: the slowest run took 3,670x the fastest (15.4 µs to 56.5 ms): the machine was busy; the fastest run is the closest to the kernel's own time
+    >>> print(noisy_text(14651.9, None, None, 12781.0))
+    noisy: the runs spread by ± 12.8 ms around a mean of 14.7 ms: the machine was busy; the mean is not the kernel's own time
+    >>> noisy_text(7.6, 7.4, 7.9)
+    ''
+    """
+    if min_us is not None and max_us is not None:
+        if isinstance(min_us, (int, float)) and isinstance(max_us, (int, float)) and 0 < min_us * NOISY_FACTOR < max_us:
+            return (
+                f"noisy: the slowest run took {max_us / min_us:,.0f}x the fastest ({fmt_us(min_us)} to {fmt_us(max_us)}): "
+                "the machine was busy; the fastest run is the closest to the kernel's own time"
+            )
+        return ""
+    if isinstance(total_us, (int, float)) and isinstance(std_us, (int, float)) and 0 < total_us < 2 * std_us:
+        return (
+            f"noisy: the runs spread by ± {fmt_us(std_us)} around a mean of {fmt_us(total_us)}: the machine was busy; "
+            "the mean is not the kernel's own time"
+        )
+    return ""
 
 
 def launch_value_text(value: Any, hint: Any = None) -> str:

@@ -370,6 +370,8 @@ function rankKernels(report) {
         per_call_us: p.per_call_us,
         device: p.device,
         iterations: p.iterations,
+        statistic: p.statistic,
+        noisy: p.noisy,
       });
     }
   }

@@ -176,8 +176,13 @@ export function profileSection(kernel, rank, total) {
       {},
       "Measured time",
       " ",
-      h("span", { class: "il-muted" }, `${p.device || "device"} · mean of ${p.iterations || "?"} runs`),
+      h(
+        "span",
+        { class: "il-muted" },
+        `${p.device || "device"} · ${p.timing_text || `mean of ${p.iterations || "?"} runs`}`,
+      ),
     ),
+    p.noisy ? h("p", { class: "il-reason il-small", "data-role": "profile-noisy" }, p.noisy) : null,
     h(
       "div",
       { "data-role": "profile", class: "il-profile" },
@@ -283,7 +288,7 @@ export function topKernelsSection(report, onPick, limit = 12) {
         "p",
         { class: "il-muted il-small" },
         `${rows.length < all.length ? `These ${rows.length} of ${all.length} kernels take` : `These ${all.length} kernels take`} ${fmtShare(covered)} of the measured device time; `,
-        `times are per run of the compiled function (mean of ${all[0].iterations || "?"} runs on ${all[0].device || "the device"}).`,
+        `times are per run of the compiled function (${all[0].statistic || "mean"} of ${all[0].iterations || "?"} runs on ${all[0].device || "the device"}${all.some((r) => r.noisy) ? `; ${all.filter((r) => r.noisy).length} noisy: their runs disagree, the machine was busy` : ""}).`,
       ),
     ),
   );

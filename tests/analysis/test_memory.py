@@ -379,3 +379,36 @@ def test_a_recomputed_op_is_in_the_checkpoint_call_whose_stack_its_own_continues
     assert region_call([outer, F("m.py", 30, "forward"), inner, F("m.py", 50, "mlp")], calls) == inner
     assert region_call([outer], calls) == outer  # an nn.Sequential of torch's layers: no frame of its own
     assert region_call([F("m.py", 19, "forward")], calls) is None
+
+
+def test_a_saved_expanded_view_counts_the_storage_it_spans_not_its_logical_size():
+    """nu20 D8: BERT saves ``expand_1 [2, 32] int64``, an expanded (stride-0) view of a ``(1, 32)`` buffer; the
+    backward's output code asserts its strides ``(0, 1)``: 256 bytes of storage, not 512. A saved tensor without an
+    asserted stride keeps numel x element size (``stride`` None: an upper bound)."""
+    from inductor_lens.analysis.memory import saved_for_backward
+
+    trig = model.Trigger(kind="lazy_backward", reason="")
+    fwd = model.Graph(
+        nodes=[
+            model.GraphNode("expand_1", "call_function", "aten.expand.default", shape=[2, 32], dtype="int64"),
+            model.GraphNode("relu", "call_function", "aten.relu.default", shape=[2, 32], dtype="float32"),
+        ]
+    )
+    bwd = model.Graph(
+        nodes=[
+            model.GraphNode("expand_1", "placeholder", "expand_1", shape=[2, 32], dtype="int64", role="saved"),
+            model.GraphNode("relu", "placeholder", "relu", shape=[2, 32], dtype="float32", role="saved"),
+            model.GraphNode("tangents_1", "placeholder", "tangents_1", shape=[2, 32], dtype="float32", role="tangent"),
+        ]
+    )
+    code = (
+        "def call(self, args):\n    expand_1, relu, tangents_1 = args\n"
+        "    assert_size_stride(expand_1, (2, 32), (0, 1), 'input')\n"
+    )
+    forward = model.Compile(id="0/0", compile_id="0/0", graph_kind="forward", trigger=trig, graphs={"post_grad": fwd})
+    backward = model.Compile(
+        id="0/0b", compile_id="0/0", graph_kind="backward", trigger=trig, graphs={"post_grad": bwd}, output_code=code
+    )
+    saved = {s.name: s for s in saved_for_backward(forward, backward)}
+    assert (saved["expand_1"].bytes, saved["expand_1"].stride) == (256, [0, 1])
+    assert (saved["relu"].bytes, saved["relu"].stride) == (256, None)

@@ -916,7 +916,7 @@ def test_roofline_view_dots_click_selects_and_boxes_coloured_by_peak(tmp_path, o
     )
     # how the times were taken, in Python's words (StepProfile.runs_text)
     runs = report.profile.runs_text
-    assert runs.startswith("mean of ") and f" · {runs}" in page.locator('[data-role="perf-summary"]').inner_text()
+    assert runs.startswith("median of ") and f" · {runs}" in page.locator('[data-role="perf-summary"]').inner_text()
     for role in ("rollup-kind", "rollup-module", "rollup-line"):
         assert page.locator(f'[data-role="{role}"] tbody tr').count() == len(
             getattr(report.profile, role.replace("rollup-", "by_"))
@@ -1091,3 +1091,51 @@ def test_reading_costs_adds_no_guard_to_a_dynamic_compile(monkeypatch):
     assert with_costs_read == without
     k = report.kernels[0]
     assert k.cost.bytes_read == 4 * 8 and k.cost.bytes_written == 4 * 8  # at the first call's size
+
+
+def test_a_kernel_time_is_the_median_of_its_runs_with_the_spread_and_a_stall_flagged_noisy():
+    """nu20 D2: on a loaded CPU, torch.profiler timed GPT-2's embedding + LayerNorm kernel at 15,336.9, 56,523.2 and
+    15.4 us in three steps (prof_check.py), the mm at 58, 35,427 and 82 us; the reproducer times them at 7.61 and
+    40.6 us. The mean (23,958 us; 11,856 us) is one stall; the report gives the median, the fastest and slowest run,
+    and says the runs disagree."""
+    from inductor_lens.analysis.perf import Measured, apply_profile
+
+    kernels = [
+        Kernel(name="cpp_fused_layer_norm_0", language="cpp", source="", fused_nodes=["op0"], call_sites=[["op0"]]),
+        Kernel(name="extern_kernels.mm[buf1]", language="extern", source="", metadata={"callee": "extern_kernels.mm"}),
+        Kernel(name="cpp_fused_relu_2", language="cpp", source="", fused_nodes=["op2"], call_sites=[["op2"]]),
+    ]
+    c = Compile(id="0/0 forward", compile_id="0/0", graph_kind="forward", trigger=Trigger("first_call", ""))
+    report = inductor_lens.Report(
+        torch_version="2.13", device="cpu", compiles=[dataclasses.replace(c, kernels=kernels)]
+    )
+    m = Measured(device="cpu", runs=3, warmup=1, step_us=[20_000.0, 95_000.0, 400.0])
+    m.kernels = {
+        ("0/0 forward", "cpp_fused_layer_norm_0"): [15_336.9, 56_523.2, 15.4],
+        ("0/0 forward", "extern_kernels.mm[buf1]"): [58.0, 35_427.0, 82.0],
+        ("0/0 forward", "cpp_fused_relu_2"): [7.4, 7.9, 7.6],
+    }
+    out = apply_profile(report, m, None)
+    ln, mm, relu = (k.profile for k in out.kernels)
+    assert (ln.statistic, ln.total_us, ln.min_us, ln.max_us, ln.iterations) == ("median", 15_336.9, 15.4, 56_523.2, 3)
+    assert (mm.total_us, mm.per_call_us) == (82.0, 82.0)  # not the mean, 11,855.7 us
+    assert relu.total_us == 7.6 and relu.noisy == ""
+    assert ln.timing_text == "median of 3 runs (fastest 15.4 µs, slowest 56.5 ms)"
+    assert ln.noisy.startswith("noisy: the slowest run took 3,670x the fastest (15.4 µs to 56.5 ms)")
+    assert mm.noisy.startswith("noisy: the slowest run took 611x the fastest")
+    s = out.profile
+    assert (s.statistic, s.device_total_us, s.runs_text) == ("median", 20_000.0, "median of 3 runs after 1 warm-up run")
+    back = inductor_lens.load(out.to_json()).kernels[0].profile
+    assert back == ln
+
+
+def test_an_old_profile_reads_as_the_mean_it_was_and_is_flagged_noisy_from_its_deviation():
+    """A report made before the median (tp.json of nu20: the mean 14,651.90 us, std 12,781 us of 3 runs) loads as
+    a mean with no fastest or slowest run, its deviation beside it, and noisy: the deviation is most of the mean."""
+    from inductor_lens.analysis.reproducer import report_time_text
+
+    old = KernelProfile.from_plain({"total_us": 14651.9, "std_us": 12781.0, "iterations": 3, "per_call_us": 14651.9})
+    assert (old.statistic, old.min_us, old.max_us) == ("mean", None, None)
+    assert old.timing_text == "mean of 3 runs (± 12.8 ms)"
+    assert old.noisy.startswith("noisy: the runs spread by ± 12.8 ms around a mean of 14.7 ms")
+    assert report_time_text(old) == "mean 14651.90 us per call of 3 runs (std 12781.00 us; noisy: the machine was busy)"

@@ -77,6 +77,7 @@ def test_memory_round_trips_through_json():
         "user_line",
         "display",
         "shape_hint",
+        "stride",
     ]
     assert list(plain["recomputed"][0]) == ["fx_node", "user_stack", "user_line", "by", "checkpoint", "reason"]
 
