@@ -86,7 +86,8 @@ DERIVED_VERSION = 25  # 2: Trigger.summary; 3: Compile.module_view, FusedNode.gr
 # (GraphOutput, one per position), Compile.edges to outputs by position and alias edges, Compile.graph_note naming
 # the outputs as the ovals do; autotune heading, timed_note and fusion_note, epilogue without get_attr nodes;
 # LaunchArg.holds of a frozen graph's constants by Compile.constant_names; user_lines led by the line that defines the
-# kernel (rules.lead_line); Frame.function_label
+# kernel (rules.lead_line); Frame.function_label; KernelProfile.timing_text and noisy, StepProfile.runs_text by its
+# statistic
 
 #: Languages a kernel may be written in: what Inductor's output code defines (``async_compile.<kind>``),
 #: ``extern`` for calls of library kernels, ``other`` when the source was not found.
