@@ -56,11 +56,11 @@ from .cudagraphs import ON_CPU, cudagraphs_of
 from .launch import kernel_launch
 from .parse import (
     OutputCodeLayouts,
-    clean_module_path,
     cpp_arg_types,
     cpp_wrapper_code,
     find_call_lines,
     ir_source_lines,
+    model_modules,
     parse_graph_break,
     parse_output_code_kernels,
     parse_stack_trace,
@@ -334,8 +334,7 @@ def _graph_nodes(
     for n in nodes:
         role, display = roles.get(n["name"], ("", ""))
         types = n.get("module_types") or [""] * len(n.get("module_stack", []))
-        modules = [(clean_module_path(m, wrapped, own), t) for m, t in zip(n.get("module_stack", []), types)]
-        modules = [(p, t) for p, t in modules if p]
+        modules = model_modules(n.get("module_stack", []), types, wrapped, own)
         out.append(
             GraphNode(
                 name=n["name"],

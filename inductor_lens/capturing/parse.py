@@ -292,6 +292,32 @@ def clean_module_path(path: str, wrapped: bool = False, own: str = "self") -> st
     return path.strip(".")
 
 
+def model_modules(
+    stack: list[str], types: list[str], wrapped: bool = False, own: str = "self"
+) -> list[tuple[str, str]]:
+    """``(path, class)`` of each module of a node's ``nn_module_stack`` (``stack``, dynamo's sources, outermost first;
+    ``types`` their classes) as :func:`clean_module_path` names them, the compiled module itself left out. A global
+    module called inside one of the model's (not its child: ``G[...]``, a path that does not extend the one before)
+    is left out too, and its ops stay in the module that called it: transformers' Llama turns its function
+    ``apply_rotary_pos_emb`` into a ``kernels`` ``Func`` module, a global, read as
+    ``G['__import_transformers_dot_models_dot_llama_dot_modeling_llama'].apply_rotary_pos_emb`` in every layer's
+    attention (nu20 D4: one pseudo-module that merged the layers). A global module a compiled function calls first
+    (``G['enc']``) is the outermost, and kept.
+
+    >>> model_modules(["L['self'].layers[0]", "L['self'].layers[0].attn", "G['__import_m'].rope"], ["B", "A", "Func"])
+    [('layers.0', 'B'), ('layers.0.attn', 'A')]
+    """
+    out: list[tuple[str, str]] = []
+    for raw, tp in zip(stack, types):
+        path = clean_module_path(raw, wrapped, own)
+        if not path:
+            continue
+        if out and raw.lstrip().startswith("G[") and not path.startswith(out[-1][0] + "."):
+            continue  # a global module, no child of the one that called it
+        out.append((path, tp))
+    return out
+
+
 _DECORATOR_RE = re.compile(r"@triton_heuristics\.(?P<kind>\w+)\((?P<args>.*?)\)\s*\n\s*@triton\.jit", re.S)
 
 

@@ -20,6 +20,9 @@ where each module path was constructed:
 recorded class; ties go to the one nearest before the user's call that compiled it), and gives each fused node
 with no line of its own (``FusedNode.user_lines`` empty) the line that built the innermost module of each of its
 ops that has one, whose class is the class recorded: ``FusedNode.built_lines``. A line that ran always wins.
+A model a library built (``T.GPT2LMHeadModel(cfg)``, ``timm.create_model(...)``) is the user's call that made what
+the compiled call ran (:meth:`Reader.compiled_at`): of the class ``torch.compile`` was given or the compiled frame's,
+the one such call every assignment that can reach the use leaves (a flag's branches: the one of that class), else none.
 """
 
 from __future__ import annotations
@@ -32,7 +35,7 @@ from dataclasses import dataclass, field
 from typing import Iterable, Optional, Union
 
 from .lines import kernel_built_lines, mark_rollups
-from .model import BuiltLine, Compile, FusedNode, Report, SourceFile
+from .model import BuiltLine, Compile, CompileCall, FusedNode, Report, SourceFile
 from .rules import NOT_OPS
 
 #: Module classes whose children the call's arguments give.
@@ -113,18 +116,26 @@ class _Scope:
         self.file, self.function, self.parent = file, function, parent
         self.assigns: dict[str, list[tuple[int, ast.expr]]] = defaultdict(list)
         self.adds: dict[str, list[tuple[int, str, ast.expr, bool, bool]]] = defaultdict(list)
-        self._walk(body, loop=False, cond=False)
+        #: The block each statement is in, as the branches and bodies around it (``(id(if), "orelse")``, ...): an
+        #: assignment whose block holds a line ran before it, where one in another block may not have.
+        self.blocks: dict[int, tuple] = {}
+        self._spans: list[tuple[int, int, tuple]] = []
+        self._walk(body, loop=False, cond=False, block=())
 
-    def _walk(self, body: list[ast.stmt], loop: bool, cond: bool) -> None:
+    def _walk(self, body: list[ast.stmt], loop: bool, cond: bool, block: tuple) -> None:
         for st in body:
             if isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                 continue
+            self.blocks[id(st)] = block
+            self._spans.append((st.lineno, st.end_lineno or st.lineno, block))
             if isinstance(st, ast.Assign):
                 for t in st.targets:
                     if _key(t):
                         self.assigns[_key(t)].append((st.lineno, st.value))
+                        self.blocks[id(st.value)] = block
             elif isinstance(st, ast.AnnAssign) and st.value is not None and _key(st.target):
                 self.assigns[_key(st.target)].append((st.lineno, st.value))
+                self.blocks[id(st.value)] = block
             elif isinstance(st, ast.AugAssign) and isinstance(st.op, ast.Add) and _key(st.target):
                 self.adds[_key(st.target)].append((st.lineno, "many", st.value, loop, cond))
             elif isinstance(st, ast.Expr) and isinstance(st.value, ast.Call):
@@ -134,9 +145,9 @@ class _Scope:
                 if isinstance(inner, list) and inner and isinstance(inner[0], ast.stmt):
                     looping = isinstance(st, (ast.For, ast.AsyncFor, ast.While)) and name == "body"
                     branch = isinstance(st, ast.If) or name == "orelse"
-                    self._walk(inner, loop or looping, cond or branch)
+                    self._walk(inner, loop or looping, cond or branch, (*block, (id(st), name)))
             for handler in getattr(st, "handlers", None) or []:
-                self._walk(handler.body, loop, True)
+                self._walk(handler.body, loop, True, (*block, (id(handler), "body")))
 
     def _call(self, call: ast.Call, loop: bool, cond: bool) -> None:
         f = call.func
@@ -155,6 +166,31 @@ class _Scope:
         found = [a for a in self.assigns.get(key, []) if a[0] < before]
         return found[-1] if found else None
 
+    def block_at(self, line: int) -> tuple:
+        """The block of the innermost statement of this scope on ``line`` (the top level where none is)."""
+        return max((b for first, last, b in self._spans if first <= line <= last), key=len, default=())
+
+    def reaching(self, key: str, before: int) -> list[tuple[int, ast.expr]]:
+        """Every assignment of ``key`` that can be the one a read on line ``before`` sees: the last one in a block
+        that holds the read (it ran, and hid the ones before it), and those after it in branches, loops or ``try``
+        bodies that may have run (``if gpt2: model = A() else: model = B()``: both); all before it where none is
+        sure to have run."""
+        found = [a for a in self.assigns.get(key, []) if a[0] < before]
+        at = self.block_at(before) if before < 1 << 30 else ()
+        for i in range(len(found) - 1, -1, -1):
+            block = self.blocks.get(id(found[i][1]), ())
+            if at[: len(block)] == block:
+                return found[i:]
+        return found
+
+    def reach(self, key: str, before: int) -> list[tuple[int, ast.expr, "_Scope"]]:
+        """:meth:`reaching` here, else a name of the file's top level (all of it has run when a function does),
+        with the scope each was assigned in."""
+        got = self.reaching(key, before)
+        if got or self.parent is None or "." in key:
+            return [(*a, self) for a in got]
+        return [(*a, self.parent) for a in self.parent.reaching(key, 1 << 30)]
+
     def lookup(self, key: str, before: int) -> Optional[tuple[int, ast.expr, "_Scope"]]:
         """:meth:`value` here, else a name of the file's top level (its last assignment there: a function may
         run after all of it), with the scope it was assigned in."""
@@ -171,7 +207,13 @@ class Reader:
     """The user's files, parsed once: the classes and functions they define, each function's scope, and every
     call that builds a module tree (a root candidate for :meth:`roots`)."""
 
-    def __init__(self, files: Iterable[SourceFile]) -> None:
+    def __init__(self, files: Iterable[SourceFile], calls: Iterable[CompileCall] = ()) -> None:
+        #: The classes ``torch.compile`` was given, by the user's line that called it (``CompileCall.target``).
+        self.compiled: dict[tuple[str, int], set[str]] = defaultdict(set)
+        for cc in calls:
+            at = next((f for f in reversed(cc.user_stack) if f.is_user), None)
+            if at is not None and cc.target and "." not in cc.target:
+                self.compiled[(at.file, at.line)].add(cc.target)
         self.lines: dict[str, list[str]] = {}
         self.aliases: dict[str, dict[str, str]] = {}
         self.classes: dict[str, list[tuple[str, ast.ClassDef]]] = defaultdict(list)
@@ -303,12 +345,19 @@ class Reader:
         at.factory = name[:1].islower()  # a library's function (create_model), not one of its classes (Linear)
         return at  # a module of torch's or a library's: its children are not in the user's files
 
-    def compiled_at(self, near: list[tuple[str, int]]) -> Optional[Site]:
+    def compiled_at(self, near: list[tuple[str, int]], classes: Iterable[str] = ()) -> Optional[Site]:
         """The call of a library's factory or class that built the model the user ran at one of ``near`` (the
         trigger's user frames, innermost first): at the first of those lines that names one, the thing called
         (``model(x)``, ``compiled(x)``) or else the call's first argument (``inspect(model, x)``,
         ``train_step(model, batch)``), followed through its assignments and ``torch.compile(...)`` to the call that
-        made it, where that is no construction of the user's files (those are :func:`fit`'s)."""
+        made it, where that is no construction of the user's files (those are :func:`fit`'s).
+
+        It must have built a module of the class recorded: the class ``torch.compile`` was given on that line
+        (``calls``, the capture's ``CompileCall.target``), else ``classes`` (the compiled frame's, ``Compile.frame``
+        ``GPT2LMHeadModel.forward``). Where several assignments can have made the name (``if gpt2: model =
+        GPT2LMHeadModel(cfg) else: model = LlamaForCausalLM(cfg)``), the one of that class is taken; one of
+        another class never is; a factory (``create_model``: its class is not written) only where no other call
+        can have made it; none where several still can (:func:`one_maker`)."""
         for file, line in near:
             tree = self._trees.get(file)
             stmt = (
@@ -321,9 +370,9 @@ class Reader:
                 continue
             scope = self._scope_at(file, tree, line)
             for expr in [call.func, *call.args[:1]]:
-                s = self._model(expr, scope, 0)
-                if s is not None:
-                    return s
+                found = self._models(expr, scope, 0, frozenset())
+                if found:
+                    return one_maker(found, classes)
         return None
 
     def _scope_at(self, file: str, tree: ast.Module, line: int) -> _Scope:
@@ -338,24 +387,36 @@ class Reader:
         fn = max(fns, key=lambda n: n.lineno)
         return self._scope(file, fn.name, fn)
 
-    def _model(self, expr: ast.expr, scope: _Scope, depth: int) -> Optional[Site]:
-        """The call of a library's factory or class that ``expr`` holds, through names and ``torch.compile(...)``, as
-        a factory's site (it built everything under it); None for anything else."""
+    def _models(self, expr: ast.expr, scope: _Scope, depth: int, given: frozenset) -> list[tuple[Site, frozenset]]:
+        """Each call of a library's factory or class that ``expr`` can hold, through names (every assignment that
+        can reach it, :meth:`_Scope.reach`) and ``torch.compile(...)``, as a factory's site (it built everything
+        under it), with the classes the capture saw ``torch.compile`` given on the way (``given``); empty where
+        none is known (a construction of the files' own is :func:`fit`'s)."""
         if depth > MAX_DEPTH:
-            return None
+            return []
         key = _key(expr)
         if key:
-            got = scope.lookup(key, expr.lineno)
-            return self._model(got[1], got[2], depth + 1) if got is not None else None
+            return [
+                found
+                for _, value, where in scope.reach(key, expr.lineno)
+                for found in self._models(value, where, depth + 1, given)
+            ]
         if not isinstance(expr, ast.Call):
-            return None
+            return []
         if self.callee(expr.func, scope.file) == "compile" and expr.args:
-            return self._model(expr.args[0], scope, depth + 1)
+            seen = {
+                target
+                for line in range(expr.lineno, (expr.end_lineno or expr.lineno) + 1)
+                for target in self.compiled.get((scope.file, line), ())
+            }
+            return self._models(expr.args[0], scope, depth + 1, given or frozenset(seen))
+        if _torch_function(expr.func):
+            return []  # torch.randint(...): a tensor (model.generate(ids) reads its first argument), no module
         at = self.site(expr, scope, depth)
         if at is None or at.ctor in CONTAINERS or at.ctor in self.classes or at.ctor in self.functions:
-            return None  # the files' own constructions: fit() reads them, and one that did not fit is not it
+            return []  # the files' own constructions: fit() reads them, and one that did not fit is not it
         # a library's factory, or its class (transformers' GPT2LMHeadModel(config)): it built the whole model
-        return at if at.factory else dataclasses.replace(at, factory=True)
+        return [(at if at.factory else dataclasses.replace(at, factory=True), given)]
 
     def _named(self, key: str, line: int, scope: _Scope, depth: int, until: Optional[int] = None) -> Optional[Site]:
         """What ``key`` (``layers``, ``self.blocks``) holds at ``line``: its last assignment before it, then, for a
@@ -513,6 +574,40 @@ class Reader:
         return dataclasses.replace(at, ctor=got.ctor, children=got.children, every=got.every, closed=got.closed)
 
 
+def one_maker(found: list[tuple[Site, frozenset]], classes: Iterable[str] = ()) -> Optional[Site]:
+    """The one call of ``found`` (each with the classes ``torch.compile`` was seen given on the way to it) that can
+    have built the module the user ran, of the class recorded (those seen, else ``classes``): a call of another
+    class cannot (the branch not taken), a factory's can (the file does not write its class); None where no call or
+    more than one still can (two branches building the same class, or a factory beside it: which ran is not known)."""
+    known = frozenset(classes)
+    can: dict[tuple[str, int], Site] = {}
+    for s, given in found:
+        want = given or known
+        if s.ctor[:1].islower() or not want or s.ctor in want:
+            can.setdefault((s.file, s.line), s)
+    return next(iter(can.values())) if len(can) == 1 else None
+
+
+def _torch_function(func: ast.expr) -> bool:
+    """``torch.randint``, ``torch.nn.functional.pad``: a function of torch (lower case), which makes no module."""
+    root = func
+    while isinstance(root, ast.Attribute):
+        root = root.value
+    return (
+        isinstance(func, ast.Attribute)
+        and func.attr[:1].islower()
+        and isinstance(root, ast.Name)
+        and root.id == "torch"
+    )
+
+
+def frame_class(frame: str) -> str:
+    """The class of a compiled method ``GPT2LMHeadModel.forward`` (``Compile.frame``, dynamo's qualname of the
+    frame it traced); ``""`` for a function, a resume function or torch's wrapper."""
+    parts = frame.split(".")
+    return parts[-2] if len(parts) >= 2 and parts[-1] == "forward" and parts[-2].isidentifier() else ""
+
+
 def _is_super_init(call: ast.Call) -> bool:
     """``super().__init__(...)`` or ``nn.Sequential.__init__(self, ...)``."""
     f = call.func
@@ -631,7 +726,7 @@ def mark_built(report: Report) -> Report:
     """``report`` with ``FusedNode.built_lines`` filled in every compile (cleared where a line ran: a line that
     ran wins, and a node of a compile no construction fits gets none), each kernel's ``Kernel.built_lines`` from
     its fused nodes', and the roll-ups by line made again with them (``lines.mark_rollups``)."""
-    marker = BuiltMarker(report.source_files)
+    marker = BuiltMarker(report.source_files, report.compile_calls)
     return mark_rollups(dataclasses.replace(report, compiles=[marker.mark(c) for c in report.compiles]))
 
 
@@ -640,12 +735,14 @@ class BuiltMarker:
     them): what a report built compile by compile (a streamed TORCH_TRACE import) uses. :attr:`read` says
     whether any compile needed the files."""
 
-    def __init__(self, source_files: list[SourceFile]) -> None:
+    def __init__(self, source_files: list[SourceFile], compile_calls: Iterable[CompileCall] = ()) -> None:
         self.source_files = source_files
+        self.compile_calls = list(compile_calls)
         self.read = False
         self._reader: Optional[Reader] = None
         self._roots: list[Site] = []
-        self._made: Optional[Site] = None  # the last factory call found: a backward compiles the model its forward did
+        # the last factory call found, and the frame it was found for: a backward compiles the model its forward did
+        self._made: tuple[Optional[Site], str] = (None, "")
 
     def mark(self, c: Compile) -> Compile:
         """``c`` with its fused nodes' and kernels' ``built_lines`` (the roll-ups are the report's)."""
@@ -656,13 +753,21 @@ class BuiltMarker:
         if types:
             self.read = True
             if reader is None:
-                reader = self._reader = Reader(self.source_files)
+                reader = self._reader = Reader(self.source_files, self.compile_calls)
                 self._roots = reader.roots()
             near = [(f.file, f.line) for f in reversed(c.trigger.user_stack) if f.is_user]
             root = fit(self._roots, types, near) if self._roots else None
             if root is None:  # a model a library built (timm's create_model): the user's call of its factory
-                root = reader.compiled_at(near) or self._made
-            self._made = root if root is not None and root.factory else self._made
+                cls = frame_class(c.frame)
+                root = reader.compiled_at(near, [cls] if cls else [])
+                made, frame = self._made
+                if (
+                    root is None
+                    and made is not None
+                    and (frame == c.frame or not cls or made.ctor[:1].islower() or made.ctor == cls)
+                ):
+                    root = made  # a backward: the model its forward ran (of the class its frame records)
+            self._made = (root, c.frame) if root is not None and root.factory else self._made
         if root is None and not any(n.built_lines for n in c.fused_nodes) and not any(k.built_lines for k in c.kernels):
             return c
         fx = {n.name: n for g in c.graphs.values() for n in g.nodes}

@@ -11,7 +11,7 @@ import sys
 import pytest
 
 import inductor_lens
-from inductor_lens.capturing import parse
+from inductor_lens.capturing import build, parse
 from inductor_lens.report import model
 from inductor_lens.report.model import Compile, Frame, FusedNode, Kernel, Report, Trigger
 from inductor_lens.report.plain import from_plain, to_plain
@@ -149,6 +149,32 @@ def test_parse_output_code_kernels_takes_exact_source():
         "cpp_fused_a_0": ("cpp", "\nint k() { return 1; }\n"),
         "triton_poi_b_1": ("triton", "\n@triton.jit\ndef k(): pass\n"),
     }
+
+
+def test_a_global_module_called_inside_a_layer_leaves_its_ops_in_that_layer():
+    """nu20 D4: transformers' Llama wraps ``apply_rotary_pos_emb`` as a global ``kernels`` ``Func`` module; dynamo's
+    stack of each layer's rotary ops ends in it, and the op was filed under one pseudo-module for every layer."""
+    rope = "G['__import_transformers_dot_models_dot_llama_dot_modeling_llama'].apply_rotary_pos_emb"
+    stack = ["L['self'].model", "L['self'].model.layers[0]", "L['self'].model.layers[0].self_attn", rope]
+    types = ["LlamaModel", "LlamaDecoderLayer", "LlamaAttention", "Func"]
+    node = {"name": "add_2", "op": "call_function", "target": "aten.add.Tensor", "inputs": [], "module_stack": stack}
+    (gn,) = build._graph_nodes([dict(node, module_types=types)])  # the capture's node, as a report keeps it
+    assert gn.module_stack[-1] == "model.layers.0.self_attn" and gn.module_types[-1] == "LlamaAttention"
+    assert parse.model_modules(stack, types) == [
+        ("model", "LlamaModel"),
+        ("model.layers.0", "LlamaDecoderLayer"),
+        ("model.layers.0.self_attn", "LlamaAttention"),
+    ]
+    # a global module a compiled function calls first is the outermost, kept; its children too
+    assert parse.model_modules(["G['enc']", "G['enc']._modules['0']"], ["Sequential", "Linear"]) == [
+        ("enc", "Sequential"),
+        ("enc.0", "Linear"),
+    ]
+    # a module of the model's that is no child of its caller (passed as an argument) is where its op ran: kept
+    assert parse.model_modules(["L['self'].block", "L['self'].norm"], ["Block", "LayerNorm"])[-1] == (
+        "norm",
+        "LayerNorm",
+    )
 
 
 def test_clean_module_path():
