@@ -87,7 +87,7 @@ DERIVED_VERSION = 25  # 2: Trigger.summary; 3: Compile.module_view, FusedNode.gr
 # the outputs as the ovals do; autotune heading, timed_note and fusion_note, epilogue without get_attr nodes;
 # LaunchArg.holds of a frozen graph's constants by Compile.constant_names; user_lines led by the line that defines the
 # kernel (rules.lead_line); Frame.function_label; KernelProfile.timing_text and noisy, StepProfile.runs_text by its
-# statistic
+# statistic; built lines only where one call of the compiled class can have built it (report/built.one_maker)
 
 #: Languages a kernel may be written in: what Inductor's output code defines (``async_compile.<kind>``),
 #: ``extern`` for calls of library kernels, ``other`` when the source was not found.
