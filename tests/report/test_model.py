@@ -346,23 +346,29 @@ def test_compact_form_rejects_damaged_tables():
 
 @pytest.mark.skipif(shutil.which("node") is None, reason="needs Node.js (CI has it: it builds the bundle with npm)")
 def test_js_expand_report_gives_the_python_expanded_form(tmp_path):
-    r = inductor_lens.load(V1)
-    (tmp_path / "small.json").write_text(r.to_json())
-    (tmp_path / "full.json").write_text(r.to_json(compact=False))
+    out = _expand_in_node(
+        tmp_path, inductor_lens.load(V1), "deepStrictEqual(expandReport(full), full); console.log('same');"
+    )
+    assert out.returncode == 0 and out.stdout.strip() == "same", out.stderr[-2000:]
+
+
+def _expand_in_node(tmp_path, report, then: str):
+    """The front end's ``expandReport`` of ``report``'s compact form in Node.js, checked equal to its expanded form,
+    then the JavaScript ``then`` (which may print); the finished process."""
+    (tmp_path / "small.json").write_text(report.to_json())
+    (tmp_path / "full.json").write_text(report.to_json(compact=False))
     script = (
         "import { expandReport } from " + json.dumps((ROOT / "js" / "src" / "intern.js").as_uri()) + ";\n"
         "import { readFileSync } from 'node:fs'; import { deepStrictEqual } from 'node:assert';\n"
         "const [small, full] = process.argv.slice(2).map((p) => JSON.parse(readFileSync(p, 'utf8')));\n"
-        "deepStrictEqual(expandReport(small), full); deepStrictEqual(expandReport(full), full);\n"
-        "console.log('same');\n"
+        "deepStrictEqual(expandReport(small), full);\n" + then + "\n"
     )
     (tmp_path / "check.mjs").write_text(script)
-    out = subprocess.run(
+    return subprocess.run(
         ["node", str(tmp_path / "check.mjs"), str(tmp_path / "small.json"), str(tmp_path / "full.json")],
         capture_output=True,
         text=True,
     )
-    assert out.returncode == 0 and out.stdout.strip() == "same", out.stderr[-2000:]
 
 
 def test_a_resume_function_is_named_as_its_function_after_the_break_in_both_written_forms(tmp_path):
@@ -385,20 +391,8 @@ def test_a_resume_function_is_named_as_its_function_after_the_break_in_both_writ
     assert inductor_lens.load(old).compiles[0].kernels[0].user_stack[0][1].function_label == resume.function_label
     if shutil.which("node") is None:
         pytest.skip("needs Node.js for the front end's half")
-    (tmp_path / "small.json").write_text(r.to_json())
-    (tmp_path / "full.json").write_text(r.to_json(compact=False))
-    script = (
-        "import { expandReport } from " + json.dumps((ROOT / "js" / "src" / "intern.js").as_uri()) + ";\n"
-        "import { readFileSync } from 'node:fs'; import { deepStrictEqual } from 'node:assert';\n"
-        "const [small, full] = process.argv.slice(2).map((p) => JSON.parse(readFileSync(p, 'utf8')));\n"
-        "deepStrictEqual(expandReport(small), full);\n"
-        "console.log(expandReport(small).compiles[0].kernels[0].user_stack[0][1].function_label);\n"
-    )
-    (tmp_path / "check.mjs").write_text(script)
-    out = subprocess.run(
-        ["node", str(tmp_path / "check.mjs"), str(tmp_path / "small.json"), str(tmp_path / "full.json")],
-        capture_output=True,
-        text=True,
+    out = _expand_in_node(
+        tmp_path, r, "console.log(expandReport(small).compiles[0].kernels[0].user_stack[0][1].function_label);"
     )
     assert out.returncode == 0 and out.stdout.strip() == resume.function_label, out.stderr[-2000:]
 
