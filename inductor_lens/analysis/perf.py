@@ -25,6 +25,7 @@ from ..report.model import (
     Report,
     StepProfile,
 )
+from ..report.rules import noisy_profile_text, noisy_text, noisy_verdict
 from .devices import peak_dtype
 
 #: A kernel whose measured time is this many times off Inductor's own estimate (either way) is flagged.
@@ -248,6 +249,10 @@ def apply_profile(report: Report, m: Measured, device: Optional[DeviceInfo]) -> 
         statistic="median",
         device_total_us=round(step, 3),
         device_total_std_us=round(statistics.stdev(m.step_us), 3) if len(m.step_us) > 1 else 0.0,
+        # the fastest and slowest run of the step, where it was run whole more than once (not in script mode,
+        # where the step is each graph's median call added up, nor where several profiles composed)
+        device_total_min_us=round(min(m.step_us), 3) if len(m.step_us) > 1 and not prev else None,
+        device_total_max_us=round(max(m.step_us), 3) if len(m.step_us) > 1 and not prev else None,
         attributed_us=round(attributed, 3),
         unattributed_us=round(unattributed, 3),
         unattributed_share=_share(unattributed, step),
@@ -262,10 +267,16 @@ def apply_profile(report: Report, m: Measured, device: Optional[DeviceInfo]) -> 
         estimate_factor=ESTIMATE_FACTOR,
     )
     missing = [f"{c.id}: {k.name}" for c in compiles for k in c.kernels if k.profile is None]
-    # a later profile of the same report replaces what an earlier one said was missing (chosen by code)
-    diagnostics = [d for d in report.diagnostics if getattr(d, "code", None) != "profile_missing"]
+    timed = [k.profile for c in compiles for k in c.kernels if k.profile is not None]
+    noisy = sum(1 for p in timed if p.noisy)
+    # a later profile of the same report replaces what an earlier one said (chosen by code)
+    diagnostics = [
+        d for d in report.diagnostics if getattr(d, "code", None) not in ("profile_missing", "profile_noisy")
+    ]
     if missing:
         diagnostics.append(_missing_diagnostic(missing))
+    if noisy * 2 > len(timed):  # most kernels' runs disagree: the machine, not a kernel
+        diagnostics.append(diagnostic("profile_noisy", noisy_profile_text(noisy, len(timed))))
     return dataclasses.replace(
         report, compiles=compiles, profile=summary, device_info=device or report.device_info, diagnostics=diagnostics
     )
@@ -278,19 +289,24 @@ def _kernel_profile(
     calls = m.calls.get((c.id, k.name), 1.0)
     per_call = median / max(calls, 1e-9)
     est = _estimate_us(k, c)
+    peak = against_peak(per_call, k, c, device, on_gpu)
+    fastest, slowest = round(min(runs), 3), round(max(runs), 3)
+    if noisy_text(median, fastest, slowest):  # the median's verdict rests on runs that disagree: it says so
+        at_fastest = against_peak(fastest / max(calls, 1e-9), k, c, device, on_gpu)["peak_fraction"]
+        peak["verdict"] = noisy_verdict(peak["verdict"], at_fastest)
     return KernelProfile(
         total_us=round(median, 3),
         std_us=round(statistics.stdev(runs), 3) if len(runs) > 1 else 0.0,
         iterations=len(runs),
         statistic="median",
-        min_us=round(min(runs), 3),
-        max_us=round(max(runs), 3),
+        min_us=fastest,
+        max_us=slowest,
         calls=round(calls, 2),
         per_call_us=round(per_call, 3),
         device=m.device,
         estimated_us=est,
         estimate_ratio=round(per_call / est, 3) if est else None,
-        **against_peak(per_call, k, c, device, on_gpu),
+        **peak,
     )
 
 

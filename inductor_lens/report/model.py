@@ -603,6 +603,9 @@ class StepProfile(_ReadsLikeADict):
     #: The step's whole device time per run and its standard deviation.
     device_total_us: Optional[float] = None
     device_total_std_us: float = 0.0
+    #: The step's fastest and slowest run; None in reports made before it and where several profiles composed.
+    device_total_min_us: Optional[float] = None
+    device_total_max_us: Optional[float] = None
     #: The sum of the kernels' ``total_us``; the rest, absolute and as a share of ``device_total_us``.
     attributed_us: float = 0.0
     unattributed_us: float = 0.0
@@ -1528,6 +1531,7 @@ DIAGNOSTIC_CODES = {
     "backward_failed": "the backward pass could not run; the forward report is kept",
     "profile_failed": "profiling failed or some kernels have no measured time",
     "profile_missing": "the profiler saw no event for some kernels: they have no measured time",
+    "profile_noisy": "most kernels' profiled runs disagree by more than 3x: the machine was busy while profiling",
     "profile_peaks": "the device's peak bandwidth and compute are unknown: no fraction of peak",
     "trace_no_pre_fusion": "imported from a TORCH_TRACE log, which holds no pre-fusion nodes or refused fusions",
     "trace_no_compiler_stack": "imported from a TORCH_TRACE log, which holds no compiler call stacks",
@@ -1682,10 +1686,20 @@ class Report(_Record):
         if self.profile and self.profile.device_total_us is not None:
             p = self.profile
             share = p.unattributed_share
+            spread = timing_text(
+                p.statistic, p.runs, p.device_total_min_us, p.device_total_max_us, p.device_total_std_us
+            )
+            timed = [k.profile for k in self.kernels if k.profile is not None]
+            noisy = sum(1 for t in timed if t.noisy)
             lines.append(
-                f"  profile ({p.device}): {p.device_total_us:.1f} us per step, "
+                f"  profile ({p.device}): {p.device_total_us:.1f} us per step, {spread}; "
                 f"{p.attributed_us:.1f} us in kernels" + (f", unattributed: {share:.0%}" if share is not None else "")
             )
+            if noisy:
+                lines.append(
+                    f"    {noisy} of {len(timed)} kernels noisy: their runs disagree (the machine was busy), their "
+                    f"times ({p.statistic}s) and the verdicts on them are uncertain"
+                )
         for d in self.diagnostics:
             lines.append(f"  ! {d.message}")
         return "\n".join(lines)

@@ -1904,6 +1904,35 @@ def noisy_text(total_us: float, min_us: Optional[float], max_us: Optional[float]
     return ""
 
 
+def noisy_verdict(verdict: str, fastest_fraction: Optional[float]) -> str:
+    """A noisy kernel's ``KernelProfile.verdict``: the verdict of its median, said to rest on runs that disagree,
+    with the fraction of the peak its fastest run reached (the closest to the kernel's own time), where known.
+
+    >>> print(noisy_verdict("0% of memory bandwidth (measured copy); memory-bound", 0.27))
+    0% of memory bandwidth (measured copy); memory-bound, from a noisy time (its runs disagree by more than 3x): 27% at its fastest run
+    >>> print(noisy_verdict("3% of fp32 compute peak; compute-bound", None))
+    3% of fp32 compute peak; compute-bound, from a noisy time (its runs disagree by more than 3x)
+    """
+    if not verdict:
+        return verdict
+    head = f"{verdict}, from a noisy time (its runs disagree by more than {NOISY_FACTOR:g}x)"
+    return f"{head}: {fastest_fraction:.0%} at its fastest run" if fastest_fraction is not None else head
+
+
+def noisy_profile_text(noisy: int, timed: int) -> str:
+    """The report's diagnostic (``profile_noisy``) where most of the timed kernels are noisy
+    (``KernelProfile.noisy``): the machine was busy while profiling, and the times and verdicts rest on it.
+
+    >>> print(noisy_profile_text(17, 19))
+    the machine was busy while profiling: 17 of 19 kernels' runs disagree by more than 3x (the slowest over 3x the fastest); their times are medians, their shares and fractions of peak rest on them: rerun on an idle machine or with more runs
+    """
+    return (
+        f"the machine was busy while profiling: {noisy} of {timed} kernels' runs disagree by more than "
+        f"{NOISY_FACTOR:g}x (the slowest over {NOISY_FACTOR:g}x the fastest); their times are medians, their shares "
+        "and fractions of peak rest on them: rerun on an idle machine or with more runs"
+    )
+
+
 def launch_value_text(value: Any, hint: Any = None) -> str:
     """A launch argument's value as the launch table shows it (``LaunchArg.value_text``): the number or text the
     call passes, exactly (a page's JSON reader holds numbers as doubles, which round an int past 2**53: the seeds

@@ -371,7 +371,7 @@ function rankKernels(report) {
         device: p.device,
         iterations: p.iterations,
         statistic: p.statistic,
-        noisy: p.noisy,
+        noisy: p.noisy || "",
       });
     }
   }

@@ -159,6 +159,12 @@ export function autotuneSection(kernel, shown = 8) {
   );
 }
 
+/** The mark beside a noisy kernel's time (data-role="noisy-mark"): Python's `KernelProfile.noisy` says its runs
+ * disagree (the machine was busy), the mark's title says by how much; null for a kernel whose runs agree. */
+export function noisyMark(noisy) {
+  return noisy ? [" ", h("span", { class: "il-noisy-mark", "data-role": "noisy-mark", title: noisy }, "noisy")] : null;
+}
+
 /** Measured time of the kernel (data-role="profile"), with its rank among the report's kernels. */
 export function profileSection(kernel, rank, total) {
   const p = profileOf(kernel);
@@ -190,6 +196,7 @@ export function profileSection(kernel, rank, total) {
         "div",
         { class: "il-profile-main" },
         h("span", { class: "il-big" }, fmtUs(p.total_us)),
+        noisyMark(p.noisy),
         " per run · ",
         h("strong", {}, fmtShare(p.share)),
         " of the measured device time",
@@ -269,7 +276,7 @@ export function topKernelsSection(report, onPick, limit = 12) {
                   multi ? ` · ${r.compileId}` : "",
                 ),
               ),
-              h("td", { class: "il-num il-mono" }, fmtUs(r.total_us)),
+              h("td", { class: "il-num il-mono" }, fmtUs(r.total_us), noisyMark(r.noisy)),
               h("td", { class: "il-num" }, fmtShare(r.share)),
               h(
                 "td",

@@ -15,7 +15,7 @@ export function hasRoofline(report) {
 
 /**
  * One point per profiled kernel with a known cost: {compileId, kernel, fused, kind, intensity, gflops, gbps,
- * peakFraction, bound, verdict, total_us, share, memoryOnly}. Kernels with no FLOPs (pure data movement:
+ * peakFraction, bound, verdict, total_us, share, noisy, memoryOnly}. Kernels with no FLOPs (pure data movement:
  * Python's arithmetic_intensity is 0) are `memoryOnly`: drawn apart, in a strip by their fraction of the
  * bandwidth (their peak_fraction), never in the plot's corner where they would look like the worst.
  */
@@ -41,6 +41,7 @@ export function rooflinePoints(report) {
         verdict: p.verdict || "",
         total_us: p.total_us,
         share: p.share,
+        noisy: p.noisy || "", // KernelProfile.noisy (Python): the dot's place rests on runs that disagree
         memoryOnly: p.arithmetic_intensity === 0, // no FLOPs (copies, gathers): judged by bandwidth alone
       });
     }
@@ -195,18 +196,19 @@ function dot(p, cx, cy, onPick) {
       cx: cx.toFixed(1),
       cy: cy.toFixed(1),
       r: r.toFixed(1),
-      class: "il-rf-dot",
+      class: p.noisy ? "il-rf-dot il-rf-noisy" : "il-rf-dot",
       fill: peakColour(p.peakFraction),
       "data-role": "roofline-dot",
       "data-kernel": p.kernel,
       "data-compile": p.compileId,
       "data-peak-fraction": p.peakFraction ?? "",
       "data-memory-only": p.memoryOnly ? "true" : null,
+      "data-noisy": p.noisy ? "true" : null,
     },
     svg(
       "title",
       {},
-      `${p.kernel} (${p.compileId})\n${fmtUs(p.total_us)} per run · ${fmtShare(p.share)} of kernel time\n${p.gbps} GB/s · ${p.memoryOnly ? "no FLOPs" : fmtFlops(p.gflops)}\n${p.verdict || "no peak known"}`,
+      `${p.kernel} (${p.compileId})\n${fmtUs(p.total_us)} per run · ${fmtShare(p.share)} of kernel time\n${p.gbps} GB/s · ${p.memoryOnly ? "no FLOPs" : fmtFlops(p.gflops)}\n${p.verdict || "no peak known"}${p.noisy ? `\n${p.noisy}` : ""}`,
     ),
   );
   el.addEventListener("click", () => onPick(p.compileId, p.fused));
@@ -362,6 +364,13 @@ export function renderRoofline(el, report, onPick) {
     " 0% … ",
     h("i", { class: "il-rf-swatch", style: `background:${peakColour(1)}` }),
     " 100%; grey: unknown); size: share of kernel time; kernels with no FLOPs sit in the strip on the left, by their fraction of the bandwidth; click a dot to select its kernel",
+    points.some((p) => p.noisy)
+      ? h(
+          "span",
+          { "data-role": "noisy-legend" },
+          `; dashed ring: a noisy time, its runs disagree (${points.filter((p) => p.noisy).length} of ${points.length} kernels): its place rests on a stalled run`,
+        )
+      : null,
   );
   const pct = (r) => fmtShare(r.share);
   const kernelsOf = (r) =>

@@ -100,7 +100,7 @@ export function lineSummary(entry, report, compileId = "") {
 
 /**
  * The kernel table of one compile: one row per kernel, in execution order:
- * {kernel, kind, language, ops, fused: [names], line: "file:line" | "", lineKey, how, built, us, share, order}.
+ * {kernel, kind, language, ops, fused: [names], line: "file:line" | "", lineKey, how, built, us, share, noisy, order}.
  * `line` is the kernel's user line (Kernel.user_lines), else, for a kernel whose ops ran inside torch, the line that
  * built its modules (Kernel.built_lines; `how` "built", `built` that BuiltLine): both decided in Python.
  */
@@ -131,6 +131,7 @@ export function kernelRows(idx) {
         built,
         us: p ? p.total_us : null,
         share: p ? p.share : null,
+        noisy: p ? p.noisy || "" : "", // KernelProfile.noisy (Python): its runs disagree, the time is not the kernel's
         // the compiled kernel's resources (Kernel.ir, with ir=True on a GPU), as the compiler reported them
         registers: k.ir ? (k.ir.registers ?? null) : null,
         shared: k.ir ? (k.ir.shared_bytes ?? null) : null,

@@ -67,3 +67,12 @@ test("colour runs from red (0% of peak) to green (100%)", () => {
     ],
   );
 });
+
+test("a noisy kernel's dot is marked and its tooltip says why (KernelProfile.noisy, Python)", () => {
+  const noisy = "noisy: the slowest run took 3,670x the fastest (15.4 µs to 56.5 ms): the machine was busy";
+  const r = structuredClone(report);
+  r.compiles[0].kernels[0].profile = prof({ noisy });
+  const pts = rooflinePoints(r);
+  assert.equal(pts.find((p) => p.kernel === "k0").noisy, noisy);
+  assert.equal(pts.find((p) => p.kernel === "mm[buf1]").noisy, "");
+});

@@ -223,6 +223,17 @@ test("source index: a node whose ops ran inside torch belongs to the lines that 
   assert.equal(ran.built.kernels.length, 0);
 });
 
+test("kernel table: a noisy kernel's row carries Python's noisy text, the mark's title (KernelProfile.noisy)", () => {
+  const noisy = "noisy: the slowest run took 611x the fastest (58.0 µs to 35.4 ms): the machine was busy";
+  const c = structuredClone(compile);
+  c.kernels[0].profile = { total_us: 5, share: 0.5, noisy };
+  const rows = kernelRows(indexCompile(c));
+  assert.deepEqual(
+    rows.map((r) => r.noisy),
+    [noisy, "", ""],
+  );
+});
+
 test("kernel table: one row per kernel, sortable and filterable", () => {
   const rows = kernelRows(indexCompile(compile));
   assert.deepEqual(

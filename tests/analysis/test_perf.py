@@ -1139,3 +1139,89 @@ def test_an_old_profile_reads_as_the_mean_it_was_and_is_flagged_noisy_from_its_d
     assert old.timing_text == "mean of 3 runs (± 12.8 ms)"
     assert old.noisy.startswith("noisy: the runs spread by ± 12.8 ms around a mean of 14.7 ms")
     assert report_time_text(old) == "mean 14651.90 us per call of 3 runs (std 12781.00 us; noisy: the machine was busy)"
+
+
+def _stalled_step(relu_runs=(7.4, 7.9, 7.6), mm_runs=(58.0, 35_427.0, 82.0)):
+    """nu20 D2's step as ``apply_profile`` gets it: GPT-2's LayerNorm kernel (100 kB moved per call) and mm stalled
+    in one run of three, a relu not, on a CPU whose measured copy runs at 20 GB/s."""
+    from inductor_lens.analysis.perf import Measured, apply_profile
+
+    cost = inductor_lens.report.model.Cost(source="", bytes_read=60_000.0, bytes_written=40_000.0, flops=0.0)
+    kernels = [
+        Kernel(name="cpp_fused_layer_norm_0", language="cpp", source="", fused_nodes=["op0"], cost=cost),
+        Kernel(name="extern_kernels.mm[buf1]", language="extern", source="", metadata={"callee": "extern_kernels.mm"}),
+        Kernel(name="cpp_fused_relu_2", language="cpp", source="", fused_nodes=["op2"], cost=cost),
+    ]
+    c = Compile(id="0/0 forward", compile_id="0/0", graph_kind="forward", trigger=Trigger("first_call", ""))
+    report = inductor_lens.Report(
+        torch_version="2.13", device="cpu", compiles=[dataclasses.replace(c, kernels=kernels)]
+    )
+    m = Measured(device="cpu", runs=3, warmup=1, step_us=[20_000.0, 95_000.0, 400.0])
+    m.kernels = {
+        ("0/0 forward", "cpp_fused_layer_norm_0"): [15_336.9, 56_523.2, 15.4],
+        ("0/0 forward", "extern_kernels.mm[buf1]"): list(mm_runs),
+        ("0/0 forward", "cpp_fused_relu_2"): list(relu_runs),
+    }
+    return apply_profile(report, m, DeviceInfo(name="cpu", peak_gbps=20.0, source="measured copy"))
+
+
+def test_a_noisy_kernels_verdict_says_it_rests_on_a_noisy_time_with_its_fastest_runs_fraction():
+    """nu20 D2: the LayerNorm kernel's median (15.3 ms, one run of 15.4 us beside two stalls) put it at "0% of
+    memory bandwidth", stated as a fact. Its verdict says the time is noisy and what its fastest run reached; a
+    kernel whose runs agree keeps its plain verdict."""
+    out = _stalled_step()
+    ln, _, relu = (k.profile for k in out.kernels)
+    assert ln.verdict == (
+        "0% of memory bandwidth (measured copy); memory-bound, from a noisy time (its runs disagree by more than "
+        "3x): 32% at its fastest run"
+    )
+    assert ln.peak_fraction == 0.0003  # the median's own fraction, drawn marked as noisy (KernelProfile.noisy)
+    assert relu.verdict == "66% of memory bandwidth (measured copy); memory-bound" and relu.noisy == ""
+    assert inductor_lens.load(out.to_json()).kernels[0].profile == ln
+
+
+def test_most_kernels_noisy_is_a_report_diagnostic_and_the_summary_gives_the_steps_spread():
+    """When most kernels' runs disagree the machine was busy: a ``profile_noisy`` diagnostic says so once for the
+    report; ``Report.summary()`` (``inductor-lens run --profile``'s output) gives the step's statistic, runs and
+    spread, and how many kernels were noisy. One noisy kernel of three is the kernel's, not the machine's."""
+    out = _stalled_step()
+    noisy = [d for d in out.diagnostics if d.code == "profile_noisy"]
+    assert [d.message for d in noisy] == [
+        "the machine was busy while profiling: 2 of 3 kernels' runs disagree by more than 3x (the slowest over 3x "
+        "the fastest); their times are medians, their shares and fractions of peak rest on them: rerun on an idle "
+        "machine or with more runs"
+    ]
+    s = out.profile
+    assert (s.device_total_us, s.device_total_min_us, s.device_total_max_us) == (20_000.0, 400.0, 95_000.0)
+    text = out.summary()
+    assert (
+        "  profile (cpu): 20000.0 us per step, median of 3 runs (fastest 400 µs, slowest 95.0 ms); "
+        "15426.5 us in kernels" in text
+    )
+    assert "    2 of 3 kernels noisy: their runs disagree (the machine was busy)" in text
+    # all three stalled: 3 of 3; only the LayerNorm kernel: no diagnostic (the kernel's own noise, its verdict says)
+    assert "3 of 3 kernels'" in next(d.message for d in _stalled_step((7.4, 90.0, 7.6)).diagnostics)
+    assert not [d for d in _stalled_step(mm_runs=(58.0, 60.0, 82.0)).diagnostics if d.code == "profile_noisy"]
+
+
+def test_script_modes_step_is_each_graphs_median_call_as_its_kernels_times_are():
+    """``inductor-lens run --profile`` (script mode: every call of a graph is a run) gave the step as each graph's
+    MEAN call while its kernels were medians: one stalled call of three made GPT-2's step 571 ms (nu20 tp.json).
+    The step is the median call too, with no fastest or slowest of a whole step (none ran)."""
+    c = Compile(
+        id="0/0 forward",
+        compile_id="0/0",
+        graph_kind="forward",
+        trigger=Trigger("first_call", ""),
+        kernels=[Kernel(name="cpp_fused_relu_0", language="cpp", source="")],
+    )
+    report = inductor_lens.Report(torch_version="2.13", device="cpu", compiles=[c])
+    calls = [(0, 900), (1000, 1012), (2000, 7000), (8000, 8010)]  # a warm-up call, then 12, 5,000 and 10 us
+    events = [
+        _ev("## Call CompiledFxGraph fx_0 ##", a, b, children=[_ev("cpp_fused_relu_0", a, b - 1)]) for a, b in calls
+    ]
+    m = kernel_timing.attribute_calls(events, report, on_gpu=False)
+    assert m.kernels[("0/0 forward", "cpp_fused_relu_0")] == [11.0, 4999.0, 9.0]
+    assert m.step_us == [12.0]  # the mean was 1,674 us
+    s = inductor_lens.analysis.perf.apply_profile(report, m, None).profile
+    assert (s.device_total_us, s.device_total_min_us, s.device_total_max_us) == (12.0, None, None)

@@ -3,6 +3,7 @@
 
 import { fmtShare, fmtUs, plural } from "../data.js";
 import { h, keepEnd } from "../dom.js";
+import { noisyMark } from "../kernelinfo.js";
 import { builtModules, builtTag } from "../linepanel.js";
 import { kernelRows, sortRows } from "../viewdata.js";
 
@@ -52,6 +53,7 @@ function rowCells(r, cols) {
               h("span", { class: "il-nowrap" }, fmtUs(r.us)),
               " ",
               h("span", { class: "il-kshare" }, `(${fmtShare(r.share)})`),
+              noisyMark(r.noisy),
             ],
       ),
     line: () =>
