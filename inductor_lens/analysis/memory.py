@@ -41,7 +41,15 @@ from ..report.model import (
     SavedTensor,
 )
 from ..report.modules import some_instances_label
-from ..report.rules import owner_module, returned_items, saved_origin, storage_name, with_part
+from ..report.rules import (
+    counted_bytes,
+    owner_module,
+    returned_items,
+    saved_note,
+    saved_origin,
+    storage_name,
+    with_part,
+)
 from .cost import DTYPE_BYTES, VIEW_OPS, op_name
 
 #: How the static numbers are obtained (``Memory.source``), before any measurement is added.
@@ -382,6 +390,8 @@ def saved_for_backward(forward: Compile, backward: Compile) -> list[SavedTensor]
     fx = {n.name: n for n in fwd.nodes} if fwd is not None else {}
     copies = _copied_inputs(forward, bwd)
     asserted = asserted_strides(str(backward.output_code or ""))
+    stores = saved_storages(forward, bwd)
+    seen: dict[str, str] = {}  # a storage -> the first saved tensor that holds it
     out = []
     for p in bwd.nodes:
         if p.op != "placeholder" or p.role == "tangent" or p.name.startswith("tangents_"):
@@ -403,8 +413,19 @@ def saved_for_backward(forward: Compile, backward: Compile) -> list[SavedTensor]
             owner = base if base is not None else None
             module = owner_module(owner.display_name) if owner is not None else ""
             display = (owner.display_name if owner is not None else "") or p.display_name or ""
-        else:
+        view_op = ""
+        if not is_input and made is not None and base is not made and base.op == "call_function":
+            # a view of another op's output (GPT-2's transposed GELU output, which c_proj's weight gradient takes):
+            # its bytes are the storage that op made; the row names that op, and the view the backward takes
+            view_op = made.original_op if op_name(made.original_op) in VIEW_OPS else made.short_op  # t, not permute
+            view_op = view_op or op_name(made.target)
+            made = base
+        if not is_input:
             module = made.module_stack[-1] if made is not None and made.module_stack else ""
+        storage = stores.get(p.name, "")
+        first = seen.setdefault(storage, p.name) if storage else p.name
+        shares = first if first != p.name else ""
+        what = saved_what(made, fx) if view_op and made is not None else ""
         out.append(
             SavedTensor(
                 name=p.name,
@@ -418,9 +439,35 @@ def saved_for_backward(forward: Compile, backward: Compile) -> list[SavedTensor]
                 module=module,
                 display=display if display != p.name else "",
                 stride=stride,
+                storage=storage,
+                shares=shares,
+                view_op=view_op,
+                note=saved_note(view_op, module, what, storage, shares),
             )
         )
     return out
+
+
+def saved_storages(forward: Compile, backward_post) -> dict[str, str]:
+    """Each tensor the backward takes from the forward (by name) -> the storage the forward's output code hands it
+    over in: the buffer of its ``return`` item (``reinterpret_tensor(buf40, ...)`` is ``buf40``: :func:`saved_returns`)
+    followed through the code's reuses and aliases (:func:`storage_root`), or the graph input it is; two saved
+    tensors of one storage (a tensor and a view of it) are held once. Empty where the pairing is not known."""
+    code = str(forward.output_code or "")
+    aliases = {**reuses(code), **views(code)}
+    return {g.name: storage_root(item, aliases) for g, item in saved_returns(forward, backward_post)}
+
+
+def saved_what(node: GraphNode, fx: dict[str, GraphNode]) -> str:
+    """The op a saved activation's row names (``SavedGroup.what``): the op it was decomposed from where there is one
+    (``gelu``), else its short name; which of its results where it has several (``native_layer_norm: mean``), or
+    the part a ``select``/``slice`` on the way took."""
+    what = node.original_op or node.short_op or op_name(node.target)
+    what = with_part(what, node.output)
+    origin, part = saved_origin(node.name, fx) if not node.output else (None, "")
+    if part and origin is not None and origin.op == "call_function":  # a view of a part: qkv[:, :, :16]
+        what = with_part(origin.original_op or origin.short_op, part)
+    return what
 
 
 def recomputed(forward: Compile, backward: Compile) -> list[Recomputed]:
@@ -480,11 +527,11 @@ def rollups(
     """The saved activations' bytes by user line (the innermost user frame, else the line that built the module of
     the op that made it: ``report/lines.py``) and by nn.Module, largest first."""
     by_module: dict[str, list] = defaultdict(lambda: [0, 0])
-    for s in saved:
-        if s.kind not in HELD_KINDS or not s.bytes:
+    for s, size in zip(saved, counted_bytes(saved)):
+        if s.kind not in HELD_KINDS or not size:
             continue
         row = by_module[s.module or NO_MODULE]
-        row[0] += s.bytes
+        row[0] += size
         row[1] += 1
     modules = [BytesBy(bytes=b, module=m, count=n) for m, (b, n) in by_module.items()]
     return saved_by_line(saved, fx or {}, built or {}), sorted(modules, key=lambda x: (-x.bytes, x.module))
@@ -564,17 +611,16 @@ def saved_groups(
             base = _base(node, fx) if node is not None else None
             what = (base.display_name or base.name).rsplit(".", 1)[-1] if base is not None else s.name
         else:  # the op, and which of its results where it has several (GraphNode.output): native_layer_norm: mean
-            what = (node.original_op or node.short_op or op_name(node.target)) if node is not None else ""
-            what = with_part(what, node.output) if node is not None else what
-            origin, part = saved_origin(node.name, fx) if node is not None and not node.output else (None, "")
-            if part and origin is not None and origin.op == "call_function":  # a view of a part: qkv[:, :, :16]
-                what = with_part(origin.original_op or origin.short_op, part)
+            what = saved_what(node, fx) if node is not None else ""
+            if s.view_op:  # a view of that op's output, as the backward takes it: gelu (t view)
+                what = f"{what} ({s.view_op} view)"
         f = _user_line(s.user_stack)
         key = (s.kind, module, what, repr(s.shape), s.dtype, (f.file, f.line) if f is not None else None)
         groups.setdefault(key, []).append(s)
         heads.setdefault(key, set()).add(head)
     if all(len(g) == 1 for g in groups.values()):
         return []
+    counted = dict(zip((id(s) for s in saved), counted_bytes(saved)))
     out = []
     for key, members in groups.items():
         kind, module, what, _, dtype, _ = key
@@ -585,7 +631,7 @@ def saved_groups(
                 what=what,
                 kind=kind,
                 count=len(members),
-                bytes=sum(m.bytes or 0 for m in members),
+                bytes=sum(counted[id(m)] or 0 for m in members),
                 each=first.bytes,
                 shape=first.shape,
                 shape_hint=first.shape_hint,
@@ -593,6 +639,7 @@ def saved_groups(
                 names=[m.name for m in members],
                 fx_node=first.fx_node,
                 user_stack=list(first.user_stack),
+                shared=sum(1 for m in members if m.shares),
             )
         )
     order = {id(g): i for i, g in enumerate(out)}
@@ -815,6 +862,7 @@ def memory(
         if forward is not None and compile.graph_kind == "backward"
         else []
     )
+    counted = counted_bytes(saved)  # each storage once: a tensor and a view of it are held once
     built = built_by_module(compile)  # empty at capture: the built lines come later (report/lines.mark_rollups)
     _, by_module = rollups(saved, fx, built)
     instances = repeat_instances(compile)
@@ -830,8 +878,8 @@ def memory(
         timeline=points,
         saved_for_backward=saved,
         # a training forward whose backward did not compile in the capture: what it saves is not known, not 0
-        saved_bytes=None if unknown else sum(s.bytes or 0 for s in saved),
-        saved_activation_bytes=None if unknown else sum(s.bytes or 0 for s in saved if s.kind in HELD_KINDS),
+        saved_bytes=None if unknown else sum(b or 0 for b in counted),
+        saved_activation_bytes=None if unknown else sum(b or 0 for s, b in zip(saved, counted) if s.kind in HELD_KINDS),
         recomputed=redo,
         measured_peak_bytes=None,
         source=SOURCE + "; " + (NOT_MEASURED_CPU if device == "cpu" else NOT_MEASURED),
@@ -842,7 +890,7 @@ def memory(
         regions=regions(boxes, instances),
         saved_groups=saved_groups(saved, fx, instances),
         saved_by_module_folded=fold_rollup(
-            ((s.module, s.bytes) for s in saved if s.kind in HELD_KINDS and s.bytes), instances
+            ((s.module, b) for s, b in zip(saved, counted) if s.kind in HELD_KINDS and b), instances
         ),
         peak_by_module=fold_rollup(((buffer_module(b, fx, nodes), b.bytes) for b in alive), instances),
         peak_buffer_count=len(alive),

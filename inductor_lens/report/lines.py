@@ -37,7 +37,7 @@ from .model import (
     RowLine,
 )
 from .model import SavedTensor as _Saved
-from .rules import copy_name, gradient_text, made_by, owner_module, recomputed_reason, short_op
+from .rules import copy_name, counted_bytes, gradient_text, made_by, owner_module, recomputed_reason, short_op
 
 #: A roll-up's key: ``(file, line, code, built)``; ``("", 0, "", False)`` for things with no line at all.
 Key = tuple[str, int, str, bool]
@@ -253,12 +253,13 @@ def saved_by_line(saved: Iterable[_Saved], fx: dict[str, GraphNode], built: dict
     node that made each, ``fx`` the forward's post-grad nodes), largest first; those of no line in one row of
     ``file`` ``""`` (a copy of a weight), so that the rows add up to what the roll-up by module counts."""
     rows: dict[tuple[str, int, bool], list] = {}
-    for s in saved:
-        if s.kind not in HELD_KINDS or not s.bytes:
+    saved = list(saved)
+    for s, size in zip(saved, counted_bytes(saved)):  # a storage two rows share, once (SavedTensor.shares)
+        if s.kind not in HELD_KINDS or not size:
             continue
         file, line, code, bt = op_key(s.user_stack, fx.get(s.fx_node), built)
         row = rows.setdefault((file, line, bt), [0, 0, ""])
-        row[0] += s.bytes
+        row[0] += size
         row[1] += 1
         row[2] = row[2] or code
     lines = [

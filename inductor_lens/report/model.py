@@ -893,6 +893,21 @@ class SavedTensor(_Record):
     #: size, so an expanded view (stride 0) counts its base once; None where no stride is known (no output code,
     #: a symbolic stride, reports made before it): ``bytes`` is then numel x element size, an upper bound for a view.
     stride: Optional[list] = None
+    #: The forward's buffer whose storage holds it, as its output code returns it (``buf40`` of
+    #: ``reinterpret_tensor(buf40, (256, 64), (1, 256), 0)``, through reuses and aliases), or the graph input it is;
+    #: ``""`` where not known (no output code, reports made before it).
+    storage: str = ""
+    #: Where another saved tensor of the same ``storage`` comes earlier in the backward's order, that one's ``name``:
+    #: the storage is held once, its bytes counted in that row (the largest of the rows' ``bytes``) and not in this
+    #: one's (``rules.counted_bytes``); ``""`` otherwise.
+    shares: str = ""
+    #: For a view of another op's output (``permute_14``, GPT-2's transposed GELU output, which ``c_proj``'s weight
+    #: gradient takes), the view op the backward takes (``t``): ``fx_node``, ``user_stack`` and ``module`` are then
+    #: the op's that made the storage it views (``mul_15``, ``mlp.act``); ``""`` otherwise and in reports made before.
+    view_op: str = ""
+    #: What the Memory view says of a row whose storage is another op's or another row's (``rules.saved_note``):
+    #: ``t: a view of transformer.h.1.mlp.act's output (gelu)``, ``... ; its storage buf40 is mul_2's, counted once``.
+    note: str = ""
 
 
 @_record
@@ -955,6 +970,9 @@ class SavedGroup(_Record):
     user_line: Optional[RowLine] = None
     #: As ``SavedTensor.shape_hint``: the sizes seen at capture where ``shape`` is symbolic, else None.
     shape_hint: Optional[list] = None
+    #: How many of ``names`` share their storage with a tensor counted in another row or earlier in this one
+    #: (``SavedTensor.shares``): ``bytes`` counts each storage once; 0 where none.
+    shared: int = 0
 
 
 @_record

@@ -2165,6 +2165,40 @@ def saved_origin(name: str, forward: Any) -> tuple[Any, str]:
     return node, part
 
 
+def counted_bytes(saved: Any) -> list:
+    """The bytes each of ``saved`` (``SavedTensor`` rows) counts in a total: a storage once (``SavedTensor.shares``),
+    in the first row that holds it, at the largest ``bytes`` of its rows; 0 in the rows that share it; None where a
+    row's bytes are not known.
+
+    >>> from types import SimpleNamespace as T
+    >>> counted_bytes([T(name="mul_2", bytes=16, shares=""), T(name="permute", bytes=16, shares="mul_2")])
+    [16, 0]
+    """
+    most: dict = {}
+    for s in saved:
+        if s.shares and s.bytes is not None:
+            most[s.shares] = max(most.get(s.shares, 0), s.bytes)
+    return [0 if s.shares else (max(s.bytes, most.get(s.name, 0)) if s.bytes is not None else None) for s in saved]
+
+
+def saved_note(view_op: str, module: str, op: str, storage: str = "", shares: str = "") -> str:
+    """What the Memory view says of a saved tensor that is a view of another op's output (``view_op``, the view the
+    backward takes; ``module`` and ``op``, what made the storage it views) and of one whose storage an earlier row
+    holds (``shares``: its bytes are counted once, there).
+
+    >>> saved_note("t", "h.1.mlp.act", "gelu")
+    "t: a view of h.1.mlp.act's output (gelu)"
+    >>> saved_note("", "", "", "buf4", "mul_2")
+    'shares its storage buf4 with mul_2: counted once, there'
+    """
+    said = []
+    if view_op:
+        said.append(f"{view_op}: a view of {module + chr(39) + 's' if module else 'the'} output ({op})")
+    if shares:
+        said.append(f"shares its storage {storage} with {shares}: counted once, there".replace("storage  ", "storage "))
+    return "; ".join(said)
+
+
 def saved_name(name: str, forward: Any) -> str:
     """``GraphNode.display_name`` of a backward graph's input that the forward saved for it (role ``saved``), from
     the forward's post-grad nodes by name (``forward``): the forward op that made it, after views and tuple

@@ -412,3 +412,94 @@ def test_a_saved_expanded_view_counts_the_storage_it_spans_not_its_logical_size(
     saved = {s.name: s for s in saved_for_backward(forward, backward)}
     assert (saved["expand_1"].bytes, saved["expand_1"].stride) == (256, [0, 1])
     assert (saved["relu"].bytes, saved["relu"].stride) == (256, None)
+
+
+def _gpt2_mlp_step():
+    """A GPT-2 MLP's forward and backward as report data (nu20 O-a): ``mul_15`` (the GELU, ``mlp.act``) is saved
+    as ``permute_14``, a transposed view of its buffer (``c_proj``'s weight gradient takes it), and as ``view_9``,
+    a second view of the same buffer (``buf40``), next to ``addmm`` (``c_fc``)."""
+    trig = model.Trigger(kind="lazy_backward", reason="")
+    line = lambda n: [model.Frame(file="m.py", line=n, function="forward", code="", stage="user")]  # noqa: E731
+    fwd = model.Graph(
+        nodes=[
+            model.GraphNode("primals_1", "placeholder", "primals_1", shape=[64, 64], dtype="float32"),
+            model.GraphNode(
+                "addmm", "call_function", "aten.addmm.default", shape=[64, 256], dtype="float32",
+                inputs=["primals_1"], module_stack=["h.0", "h.0.mlp.c_fc"], user_stack=line(10),
+            ),
+            model.GraphNode(
+                "mul_15", "call_function", "aten.mul.Tensor", shape=[64, 256], dtype="float32", inputs=["addmm"],
+                module_stack=["h.0", "h.0.mlp.act"], user_stack=line(11),
+            ),
+            model.GraphNode(
+                "permute_14", "call_function", "aten.permute.default", shape=[256, 64], dtype="float32",
+                inputs=["mul_15"], module_stack=["h.0", "h.0.mlp.c_proj"], user_stack=line(12), original_op="t",
+            ),
+            model.GraphNode(
+                "view_9", "call_function", "aten.view.default", shape=[2, 32, 256], dtype="float32",
+                inputs=["mul_15"], module_stack=["h.0", "h.0.mlp.c_proj"], user_stack=line(12),
+            ),
+        ]
+    )  # fmt: skip
+    bwd = model.Graph(
+        nodes=[
+            model.GraphNode("addmm", "placeholder", "addmm", shape=[64, 256], dtype="float32", role="saved"),
+            model.GraphNode("permute_14", "placeholder", "permute_14", shape=[256, 64], dtype="float32", role="saved"),
+            model.GraphNode("view_9", "placeholder", "view_9", shape=[2, 32, 256], dtype="float32", role="saved"),
+            model.GraphNode("tangents_1", "placeholder", "tangents_1", shape=[64, 64], dtype="float32", role="tangent"),
+        ]
+    )
+    fcode = (
+        "def call(args):\n    primals_1, = args\n    buf0 = empty_strided_cpu((64, 256), (256, 1), torch.float32)\n"
+        "    buf40 = empty_strided_cpu((64, 256), (256, 1), torch.float32)\n"
+        "    return (buf41, buf0, reinterpret_tensor(buf40, (256, 64), (1, 256), 0), "
+        "reinterpret_tensor(buf40, (2, 32, 256), (8192, 256, 1), 0), )\n"
+    )
+    forward = model.Compile(
+        id="0/0", compile_id="0/0", graph_kind="forward", trigger=trig, graphs={"post_grad": fwd}, output_code=fcode
+    )
+    backward = model.Compile(
+        id="0/0b", compile_id="0/0", graph_kind="backward", trigger=trig, graphs={"post_grad": bwd}
+    )
+    return forward, backward, {n.name: n for n in fwd.nodes}
+
+
+def test_a_saved_view_is_the_op_that_made_the_storage_it_views():
+    """nu20 O-a: GPT-2's "kept for the backward, by module" showed ``mlp.c_proj · t · 128 KiB``, read as "c_proj
+    keeps a transposed copy of its weight": the tensor is a view of the GELU's output, made by ``mlp.act``. Its row
+    names that op (module, line, node), says it is a view and which view the backward takes."""
+    from inductor_lens.analysis.memory import rollups, saved_for_backward
+
+    forward, backward, fx = _gpt2_mlp_step()
+    saved = {s.name: s for s in saved_for_backward(forward, backward)}
+    t = saved["permute_14"]
+    assert (t.module, t.fx_node, t.user_stack[-1].line, t.view_op) == ("h.0.mlp.act", "mul_15", 11, "t")
+    assert t.note == "t: a view of h.0.mlp.act's output (mul)"
+    assert (saved["addmm"].module, saved["addmm"].view_op, saved["addmm"].note) == ("h.0.mlp.c_fc", "", "")
+    twice = [t, dataclasses.replace(t, name="permute_15")]  # a row of the groups: the op, and the view taken
+    assert [(g.module, g.what, g.count) for g in saved_groups(twice, fx, {})] == [("h.0.mlp.act", "mul (t view)", 2)]
+    _, by_module = rollups(list(saved.values()), fx)
+    assert "h.0.mlp.c_proj" not in [r.module for r in by_module]
+
+
+def test_two_saved_views_of_one_storage_count_it_once():
+    """nu20 (task 2): two saved views of one buffer (``reinterpret_tensor(buf40, ...)`` twice in the forward's
+    return) are one storage held once: counted in the first row, the second says it shares it; the totals, the
+    roll-ups by module and by line and the groups count 64 KiB, not 128."""
+    from inductor_lens.analysis.memory import rollups, saved_for_backward
+    from inductor_lens.report.rules import counted_bytes
+
+    forward, backward, fx = _gpt2_mlp_step()
+    saved = saved_for_backward(forward, backward)
+    assert [(s.name, s.storage, s.shares) for s in saved] == [
+        ("addmm", "buf0", ""),
+        ("permute_14", "buf40", ""),
+        ("view_9", "buf40", "permute_14"),
+    ]
+    assert saved[2].note.endswith("shares its storage buf40 with permute_14: counted once, there")
+    assert counted_bytes(saved) == [65536, 65536, 0]
+    by_line, by_module = rollups(saved, fx)
+    assert [(r.module, r.bytes, r.count) for r in by_module] == [("h.0.mlp.act", 65536, 1), ("h.0.mlp.c_fc", 65536, 1)]
+    assert sum(r.bytes for r in by_line) == 2 * 65536
+    one = [saved[1], dataclasses.replace(saved[2], shape=saved[1].shape, view_op="t")]  # one row of the groups
+    assert [(g.count, g.bytes, g.each, g.shared) for g in saved_groups(one, fx, {})] == [(2, 65536, 65536, 1)]

@@ -78,6 +78,10 @@ def test_memory_round_trips_through_json():
         "display",
         "shape_hint",
         "stride",
+        "storage",
+        "shares",
+        "view_op",
+        "note",
     ]
     assert list(plain["recomputed"][0]) == ["fx_node", "user_stack", "user_line", "by", "checkpoint", "reason"]
 
