@@ -35,3 +35,28 @@ test("a frozen graph's weights are said beside its inputs, not left out", () => 
   );
   assert.equal(heldText({ input_bytes: 4096 }), "inputs 4 KiB (not in the curve)");
 });
+
+test("a saved view's row carries Python's note, and a storage another row counts is marked so", () => {
+  // nu20 O-a: GPT-2's saved `t` is a view of mlp.act's output; a second view of one storage is counted once
+  const memory = {
+    saved_for_backward: [
+      { name: "permute_14", kind: "activation", bytes: 1024, note: "", shares: "" },
+      {
+        name: "t",
+        kind: "activation",
+        bytes: 1024,
+        note: "t: a view of h.1.mlp.act's output (mul); shares its storage buf40 with permute_14: counted once, there",
+        shares: "permute_14",
+      },
+    ],
+  };
+  const rows = savedRows(memory, "order");
+  assert.deepEqual(
+    rows.map((r) => [r.name, r.shares]),
+    [
+      ["permute_14", ""],
+      ["t", "permute_14"],
+    ],
+  );
+  assert.match(rows[1].note, /a view of h\.1\.mlp\.act's output/);
+});

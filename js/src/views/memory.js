@@ -168,6 +168,9 @@ export function savedRows(memory, sort) {
     userLine: s.user_line || null,
     fx: s.fx_node,
     shown: s.display || s.name, // what the tensor column shows, and sorts by
+    // Python's words: a view of another op's output, a storage another row counts (SavedTensor.note, shares)
+    note: s.note || "",
+    shares: s.shares || "",
   }));
   return sortRows(rows, String(sort || "").replace(/^(-?)name$/, "$1shown"));
 }
@@ -318,9 +321,16 @@ function tensorTable(idx, memory, sort, shown) {
       },
       h("td", { class: "il-num il-muted" }, String(r.order)),
       // an input by the name the user knows (x, fc1.weight), torch's (primals_3) beside it for the FX view
-      h("td", { class: "il-mono" }, r.shown, r.display ? h("span", { class: "il-muted" }, ` ${r.name}`) : null),
+      h(
+        "td",
+        { class: "il-mono" },
+        r.shown,
+        r.display ? h("span", { class: "il-muted" }, ` ${r.name}`) : null,
+        r.note ? h("div", { class: "il-muted il-small il-mem-note", "data-role": "saved-note" }, r.note) : null,
+      ),
       h("td", { class: "il-mono" }, r.module),
-      h("td", { class: "il-num il-mono" }, bytesText(r.bytes)),
+      // a storage another row counts: its bytes are not added again (the header's total counts it once)
+      h("td", { class: r.shares ? "il-num il-mono il-muted" : "il-num il-mono" }, bytesText(r.bytes)),
       lineCell(r.userLine),
       h("td", {}, r.kind),
       h("td", { class: "il-mono" }, r.shape),
