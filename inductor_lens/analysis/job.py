@@ -13,6 +13,8 @@ guards, graph breaks and collective order, in sentences such as
 
 from __future__ import annotations
 
+import dataclasses
+import datetime
 import glob
 import json
 import os
@@ -22,7 +24,7 @@ from typing import Iterable, Optional, Union
 
 from ..report import hooks
 from ..report.model import Report, ReportError, load
-from ..report.rules import breaks_text
+from ..report.rules import breaks_text, fmt_us
 
 __all__ = ["Job", "RankEntry", "Divergence", "load_job", "JOB_FORMAT"]
 
@@ -90,6 +92,12 @@ class Job:
     def divergence(self) -> list[Divergence]:
         return divergence(self)
 
+    @property
+    def clock(self) -> tuple[dict[int, float], str]:
+        """How the page aligns the ranks' times: each rank's shift in µs (``{}`` where they cannot be aligned), and
+        the sentence that says what the times count from."""
+        return clock(self.reports)
+
     def summary(self) -> str:
         lines = [f"inductor_lens job: {len(self.reports)} of {self.world_size} rank report(s)"]
         for e in self.ranks:
@@ -111,19 +119,24 @@ class Job:
         return f"<inductor_lens.Job: {len(self.reports)} of {self.world_size} rank(s), {len(self.divergence)} divergence(s)>"
 
     def to_dict(self) -> dict:
-        """The combined page's payload: ``{"job": {...}}`` with every rank's report inline."""
+        """The combined page's payload: ``{"job": {...}}`` with every rank's report inline, its times shifted to
+        count from the job's first capture start where the ranks can be aligned (``clock``: ``Job.clock``'s text)."""
+        offsets, clock_text = self.clock
         return {
             "job": {
                 "format": JOB_FORMAT,
                 "title": self.title,
                 "world_size": self.world_size,
                 "notes": list(self.notes),
+                "clock": clock_text,
                 "ranks": [
                     {
                         "rank": e.rank,
                         "path": e.path,
                         "missing": e.missing,
-                        "report": e.report.to_dict() if e.report is not None else None,
+                        "report": shift_times(e.report, offsets.get(e.rank, 0.0)).to_dict()
+                        if e.report is not None
+                        else None,
                     }
                     for e in self.ranks
                 ],
@@ -247,6 +260,69 @@ def load_job(paths_or_dir: Union[str, os.PathLike, Iterable], world_size: Option
         notes.append(str(meta["note"]))
     title = meta.get("title") or next((e.report.title for e in entries.values() if e.report is not None), "")
     return Job(ranks=[entries[r] for r in sorted(entries)], world_size=size, title=title, notes=notes)
+
+
+# -- one clock for the ranks ------------------------------------------------------------------------
+
+
+def clock(reports: dict[int, Report]) -> tuple[dict[int, float], str]:
+    """Each rank's times count from its own capture's start, which differ by seconds between ranks (each process
+    imports torch and starts its capture on its own): events that happen at once on every rank, such as the first
+    call after DDP's broadcast, read "4.50 s" on one rank and "31.4 ms" on another. Each report's ``start_wall_us``
+    (the wall clock at that start) gives its shift from the earliest rank's start: ``({rank: µs}, text)``. Ranks on
+    one host read one clock; across hosts, their clocks' agreement (NTP) bounds it. A report without it (made
+    before it was recorded) leaves every rank on its own clock, and the text says so."""
+    if not reports:
+        return {}, ""
+    starts = {r: rep.start_wall_us for r, rep in reports.items()}
+    if len(reports) < 2:
+        return {}, "Times count from the capture's start."
+    if any(s is None for s in starts.values()):
+        old = sorted(r for r, s in starts.items() if s is None)
+        return {}, (
+            f"Times count from each rank's own capture start: {_ranks_text(old)} recorded no wall-clock start (a "
+            "report made before inductor_lens recorded it), so the ranks' times cannot be compared."
+        )
+    first = min(starts, key=lambda r: (starts[r], r))
+    zero = starts[first]
+    offsets = {r: round(s - zero, 1) for r, s in starts.items()}
+    at = datetime.datetime.fromtimestamp(zero / 1e6, datetime.timezone.utc).strftime("%H:%M:%S UTC")
+    later = [f"rank {r} {fmt_us(offsets[r])} later" for r in sorted(offsets) if r != first]
+    return offsets, (
+        f"Times on every rank count from the job's first capture start (rank {first}'s, at {at}; "
+        + ", ".join(later)
+        + "), read from each rank's wall clock: on one host, one clock; across hosts, as close as their clocks agree."
+    )
+
+
+def shift_times(report: Report, us: float) -> Report:
+    """``report`` with every time that counts from its capture's start (triggers, phases, CUDA graph recordings,
+    ``torch.compile`` calls, resets, frames with no graph) moved ``us`` later: counted from an earlier start. The
+    derived texts that cite them (``Report.when``) are derived again. ``us`` 0: the report itself."""
+    if not us:
+        return report
+
+    def later(t):
+        return None if t is None else round(t + us, 1)
+
+    def compile_(c):
+        changes = {"trigger": dataclasses.replace(c.trigger, time_us=later(c.trigger.time_us))} if c.trigger else {}
+        changes["phases"] = [dataclasses.replace(p, start_us=later(p.start_us)) for p in c.phases]
+        if c.cudagraphs is not None:
+            recs = [dataclasses.replace(r, time_us=later(r.time_us)) for r in c.cudagraphs.recordings]
+            changes["cudagraphs"] = dataclasses.replace(c.cudagraphs, recordings=recs)
+        return dataclasses.replace(c, **changes)
+
+    return dataclasses.replace(
+        report,
+        start_wall_us=round(report.start_wall_us - us, 1)
+        if report.start_wall_us is not None
+        else None,  # the new origin
+        compiles=[compile_(c) for c in report.compiles],
+        compile_calls=[dataclasses.replace(c, time_us=later(c.time_us)) for c in report.compile_calls],
+        resets=[dataclasses.replace(r, time_us=later(r.time_us)) for r in report.resets],
+        empty_frames=[dataclasses.replace(f, time_us=later(f.time_us)) for f in report.empty_frames],
+    )
 
 
 # -- divergence ---------------------------------------------------------------------------------

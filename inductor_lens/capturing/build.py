@@ -2204,6 +2204,7 @@ def _build(raw: Raw, torch_version: str, title: str, cells: Optional[dict[str, C
         empty_frames=_empty_frames(trace, {c.compile_id for c in compiles}, raw.raised, raw.windows, raw.t0_us),
         title=title,
         created=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        start_wall_us=round(raw.t0_us, 1) if raw.t0_us > 0 else None,  # now_us(): wall clock, like torch's events
     )
 
 

@@ -1619,6 +1619,10 @@ class Report(_Record):
     rank: Optional[int] = None
     #: How many ranks the job had (``WORLD_SIZE``); None outside a distributed job.
     world_size: Optional[int] = None
+    #: The wall-clock time the report's times count from (µs since the Unix epoch, ``time.time()``): the capture's
+    #: start, or the first event of a TORCH_TRACE log. What a job's ranks are aligned on (``analysis/job.py``); None
+    #: in reports made before it.
+    start_wall_us: Optional[float] = None
     #: ``capture`` (recorded in process) or ``trace`` (rebuilt from a TORCH_TRACE log by ``load_trace``).
     origin: str = "capture"
     #: Which generation of derived fields the report holds (``DERIVED_VERSION``); see ``report/finish.py``.

@@ -80,6 +80,8 @@ function divergenceSummary(job) {
           ),
         )
       : null,
+    // what every rank's times count from (Job.clock, Python's words): the ranks' times shifted to one clock, or why not
+    job.clock ? h("p", { class: "il-muted", "data-role": "job-clock" }, job.clock) : null,
     (job.notes || []).length
       ? h(
           "ul",

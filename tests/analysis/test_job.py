@@ -154,6 +154,9 @@ def test_job_page_has_a_rank_selector_and_the_divergence(tmp_path, offline_page)
     text = page.locator('[data-role="divergence"]').inner_text()
     assert f"rank 1 recompiled 0/1 (size {HOSTILE}); rank 0 did not" in text
     assert "rank 2 wrote no report" in text
+    # what the times count from (Job.clock): these reports recorded no wall-clock start, so each rank its own
+    clock = page.locator('[data-role="job-clock"]').inner_text()
+    assert clock == job.clock[1] and clock.startswith("Times count from each rank's own capture start")
     options = page.locator('[data-role="rank-select"] option')
     assert options.all_inner_texts() == ["rank 0 · 1 compile", "rank 1 · 2 compiles · differs", "rank 2 · missing"]
     assert {d.aspect: d.ranks for d in job.divergence} == {"missing": [2], "compiles": [1], "recompiles": [1]}
@@ -208,3 +211,49 @@ Root Cause (first observed failure):
   exitcode  : -9 (pid: 7)"""
     got = failures_of(text)
     assert got == {"0": "stopped (exit code 143)", "1": "exited with code 3", "2": "killed by SIGKILL"}
+
+
+def _timed(rank, start_wall_us, trigger_us):
+    """A rank report whose first compile ran ``trigger_us`` into its capture, which started at ``start_wall_us``."""
+    from inductor_lens.report.model import CompileCall, Phase
+
+    c = dataclasses.replace(
+        _compile("0/0"),
+        trigger=Trigger(kind="first_call", reason="first call of f()", time_us=trigger_us),
+        phases=[Phase("inductor", trigger_us + 10.0, 5.0)],
+    )
+    call = CompileCall(target="f", backend="inductor", time_us=1000.0)
+    return dataclasses.replace(_rank(rank, compiles=[c]), compile_calls=[call], start_wall_us=start_wall_us)
+
+
+def test_the_ranks_times_count_from_one_clock_on_the_job_page(tmp_path):
+    """nu20 O-d: each rank counted from its own capture start, so one moment read 6.70 s on rank 0 and 2.45 s on
+    rank 1. The page shifts each rank by its start's wall-clock time (Report.start_wall_us) from the earliest."""
+    t0 = 1_764_919_250_000_000.0
+    r0 = _timed(0, t0, 6_700_000.0)
+    r1 = _timed(1, t0 + 4_250_000.0, 2_450_000.0)  # started 4.25 s later: the same moment, 6.70 s after rank 0's
+    job = inductor_lens.load_job(_write(tmp_path, [r0, r1]))
+    assert job.report(1).start_wall_us == t0 + 4_250_000.0  # written and read back
+    offsets, text = job.clock
+    assert offsets == {0: 0.0, 1: 4_250_000.0}
+    assert text.startswith("Times on every rank count from the job's first capture start (rank 0's, at ")
+    assert "rank 1 4.25 s later" in text
+    page = job.to_dict()["job"]
+    assert page["clock"] == text
+    shown = {e["rank"]: e["report"] for e in page["ranks"]}
+    assert shown[0]["compiles"][0]["trigger"]["time_us"] == shown[1]["compiles"][0]["trigger"]["time_us"] == 6_700_000.0
+    assert shown[1]["compiles"][0]["phases"][0]["start_us"] == 6_700_010.0
+    assert shown[1]["compile_calls"][0]["time_us"] == 4_251_000.0
+    assert "Inductor first ran at 6.70 s" in shown[1]["when"]  # the derived text is derived again
+    assert shown[1]["start_wall_us"] == t0  # what its times now count from
+    assert job.report(1).compiles[0].trigger.time_us == 2_450_000.0  # the rank's own report is left as it was
+
+
+def test_ranks_without_a_wall_clock_start_are_not_aligned_and_the_page_says_so(tmp_path):
+    """Reports made before start_wall_us: each rank keeps its own clock, and the page says they cannot be compared."""
+    job = inductor_lens.load_job(_write(tmp_path, [_timed(0, None, 6_700_000.0), _timed(1, 1.0e15, 2_450_000.0)]))
+    offsets, text = job.clock
+    assert offsets == {}
+    assert "rank 0 recorded no wall-clock start" in text and "cannot be compared" in text
+    shown = {e["rank"]: e["report"] for e in job.to_dict()["job"]["ranks"]}
+    assert shown[1]["compiles"][0]["trigger"]["time_us"] == 2_450_000.0

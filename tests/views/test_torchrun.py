@@ -77,6 +77,23 @@ def test_the_recompile_of_rank_1_is_named(ddp_job):
     assert d.message in proc.stderr  # the launcher prints the summary
 
 
+def test_the_ranks_times_are_aligned_on_their_wall_clock_starts(ddp_job):
+    """nu20 O-d: each rank's times counted from its own capture start, so the first compiled call, which follows
+    DDP's synchronising broadcast on both ranks, read seconds apart. Each report records its start's wall-clock time;
+    the job's page shifts the ranks onto the earliest start, where that call is at about the same time on both."""
+    tmp, _ = ddp_job
+    job = inductor_lens.load_job(tmp / "ranks")
+    starts = {r: job.report(r).start_wall_us for r in (0, 1)}
+    assert all(abs(s / 1e6 - time.time()) < 3600 for s in starts.values()), starts  # the epoch, this run
+    offsets, text = job.clock
+    assert offsets == {r: round(s - min(starts.values()), 1) for r, s in starts.items()}
+    assert text.startswith("Times on every rank count from the job's first capture start")
+    shown = {e["rank"]: e["report"] for e in job.to_dict()["job"]["ranks"]}
+    first = {r: shown[r]["compiles"][0]["trigger"]["time_us"] for r in (0, 1)}
+    # the same call after the broadcast: apart by no more than what one rank takes to trace it before the other
+    assert abs(first[0] - first[1]) < 1_000_000, first
+
+
 def test_one_page_for_the_job(ddp_job):
     tmp, _ = ddp_job
     page = (tmp / "job.html").read_text()
