@@ -526,6 +526,7 @@ def stream_trace(
         origin="trace",
         rank=log.rank,
         world_size=None,
+        start_wall_us=round(raw.t0_us, 1) if raw.t0_us > 0 else None,  # as build._build: the log's first event
     )
     object.__setattr__(head, "views", list(rules.available_views(facts)))  # of the compiles written
     object.__setattr__(head, "profiled", any(f[0] for f in facts))
