@@ -97,6 +97,29 @@ def asserted_strides(output_code: str) -> dict[str, tuple[list[int], list[int]]]
     return out
 
 
+_ALLOC_SIZES = re.compile(r"^\s*(\w+) = empty_strided_\w+\(\(([^()]*)\), \(([^()]*)\), torch\.(\w+)\)", re.M)
+
+
+def allocation_bytes(output_code: str) -> dict[str, int]:
+    """The bytes of each buffer the output code allocates at static sizes (``buf40 = empty_strided_cpu((256, 64),
+    (64, 1), torch.float32)``: the storage it spans); a buffer of symbolic sizes is left out.
+
+    >>> allocation_bytes("    buf0 = empty_strided_cpu((3, 4), (4, 1), torch.float32)\n    buf1 = empty_strided_cuda((s0, 4), (4, 1), torch.float16)")
+    {'buf0': 48}
+    """
+    out: dict[str, int] = {}
+    for name, sizes, strides, dtype in _ALLOC_SIZES.findall(output_code):
+        try:
+            dims = [int(x) for x in sizes.split(",") if x.strip()]
+            steps = [int(x) for x in strides.split(",") if x.strip()]
+        except ValueError:
+            continue  # a symbolic size
+        itemsize = DTYPE_BYTES.get(dtype)
+        if itemsize is not None and len(dims) == len(steps):
+            out[name] = extent_bytes(dims, steps, itemsize) if dims else itemsize
+    return out
+
+
 def extent_bytes(sizes: list[int], strides: list[int], itemsize: int) -> int:
     """Bytes of the storage a strided tensor spans: (1 + sum((size - 1) * stride)) x itemsize, 0 when a size is 0.
     An expanded view (stride 0) spans its base only: ``(2, 32)`` at strides ``(0, 1)`` of int64 is 256 bytes, not
@@ -445,7 +468,16 @@ def saved_for_backward(forward: Compile, backward: Compile) -> list[SavedTensor]
                 note=saved_note(view_op, module, what, storage, shares),
             )
         )
-    return out
+    # a storage two saved tensors share is held whole, whatever part of it each views (q, k and v of one projection's
+    # buffer are three thirds of it): its first row carries the storage's bytes, as the forward allocated it
+    allocated_bytes = allocation_bytes(str(forward.output_code or ""))
+    shared = {s.shares for s in out if s.shares}
+    return [
+        dataclasses.replace(s, storage_bytes=allocated_bytes.get(s.storage))
+        if s.name in shared and s.storage in allocated_bytes
+        else s
+        for s in out
+    ]
 
 
 def saved_storages(forward: Compile, backward_post) -> dict[str, str]:
@@ -612,7 +644,11 @@ def saved_groups(
             what = (base.display_name or base.name).rsplit(".", 1)[-1] if base is not None else s.name
         else:  # the op, and which of its results where it has several (GraphNode.output): native_layer_norm: mean
             what = saved_what(node, fx) if node is not None else ""
-            if s.view_op:  # a view of that op's output, as the backward takes it: gelu (t view)
+            view = fx.get(s.name) if s.view_op else None
+            part = saved_what(view, fx) if view is not None else ""
+            if s.view_op and "[" in part:  # a part of that op's output (q, k, v of one projection): addmm[0]
+                what = part
+            elif s.view_op:  # a view of that op's output, as the backward takes it: gelu (t view)
                 what = f"{what} ({s.view_op} view)"
         f = _user_line(s.user_stack)
         key = (s.kind, module, what, repr(s.shape), s.dtype, (f.file, f.line) if f is not None else None)

@@ -898,8 +898,8 @@ class SavedTensor(_Record):
     #: ``""`` where not known (no output code, reports made before it).
     storage: str = ""
     #: Where another saved tensor of the same ``storage`` comes earlier in the backward's order, that one's ``name``:
-    #: the storage is held once, its bytes counted in that row (the largest of the rows' ``bytes``) and not in this
-    #: one's (``rules.counted_bytes``); ``""`` otherwise.
+    #: the storage is held once, its bytes counted in that row (the storage's ``storage_bytes`` where known, else the
+    #: sum of the rows' ``bytes``, an upper bound) and not in this one's (``rules.counted_bytes``); ``""`` otherwise.
     shares: str = ""
     #: For a view of another op's output (``permute_14``, GPT-2's transposed GELU output, which ``c_proj``'s weight
     #: gradient takes), the view op the backward takes (``t``): ``fx_node``, ``user_stack`` and ``module`` are then
@@ -908,6 +908,10 @@ class SavedTensor(_Record):
     #: What the Memory view says of a row whose storage is another op's or another row's (``rules.saved_note``):
     #: ``t: a view of transformer.h.1.mlp.act's output (gelu)``, ``... ; its storage buf40 is mul_2's, counted once``.
     note: str = ""
+    #: For the first row of a storage other rows share (``shares``): the bytes of that storage as the forward's output
+    #: code allocates it (the storage is held whole, whatever part each row views: q, k and v of one projection's
+    #: buffer), what the storage counts in a total (``rules.counted_bytes``); None elsewhere and where not known.
+    storage_bytes: Optional[int] = None
 
 
 @_record

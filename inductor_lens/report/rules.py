@@ -2167,18 +2167,31 @@ def saved_origin(name: str, forward: Any) -> tuple[Any, str]:
 
 def counted_bytes(saved: Any) -> list:
     """The bytes each of ``saved`` (``SavedTensor`` rows) counts in a total: a storage once (``SavedTensor.shares``),
-    in the first row that holds it, at the largest ``bytes`` of its rows; 0 in the rows that share it; None where a
-    row's bytes are not known.
+    in the first row that holds it, at the storage's bytes as the forward allocated it (``storage_bytes``: held whole,
+    whatever part each row views), else at the sum of its rows' ``bytes`` (an upper bound: two views may overlap);
+    0 in the rows that share it; None where a row's bytes are not known.
 
     >>> from types import SimpleNamespace as T
-    >>> counted_bytes([T(name="mul_2", bytes=16, shares=""), T(name="permute", bytes=16, shares="mul_2")])
-    [16, 0]
+    >>> q = T(name="select", bytes=16, shares="", storage_bytes=48)
+    >>> counted_bytes([q, T(name="select_1", bytes=16, shares="select"), T(name="select_2", bytes=16, shares="select")])
+    [48, 0, 0]
+    >>> counted_bytes([T(name="mul_2", bytes=16, shares="", storage_bytes=None), T(name="t", bytes=16, shares="mul_2")])
+    [32, 0]
     """
-    most: dict = {}
+    rest: dict = {}
     for s in saved:
         if s.shares and s.bytes is not None:
-            most[s.shares] = max(most.get(s.shares, 0), s.bytes)
-    return [0 if s.shares else (max(s.bytes, most.get(s.name, 0)) if s.bytes is not None else None) for s in saved]
+            rest[s.shares] = rest.get(s.shares, 0) + s.bytes
+    out = []
+    for s in saved:
+        whole = getattr(s, "storage_bytes", None)
+        if s.shares:
+            out.append(0)
+        elif s.bytes is None:
+            out.append(None)
+        else:
+            out.append(whole if whole is not None and s.name in rest else s.bytes + rest.get(s.name, 0))
+    return out
 
 
 def saved_note(view_op: str, module: str, op: str, storage: str = "", shares: str = "") -> str:

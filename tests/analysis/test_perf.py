@@ -641,9 +641,16 @@ def test_achieved_throughput_and_fraction_of_the_measured_cpu_peak(profiled):
     for k in report.kernels:
         p = k.profile
         assert p.bound in ("memory", "compute")
-        assert p.verdict.endswith(("memory-bound", "compute-bound")) or (
-            p.peak_fraction is None and "upper bound" in p.verdict
-        )
+        # a kernel whose runs disagree (a loaded machine: this test must pass under load) says its verdict rests on a
+        # noisy time, after the bound
+        assert (
+            p.verdict.endswith(("memory-bound", "compute-bound"))
+            or (
+                p.noisy
+                and ("memory-bound, from a noisy time" in p.verdict or "compute-bound, from a noisy time" in p.verdict)
+            )
+            or (p.peak_fraction is None and "upper bound" in p.verdict)
+        ), p.verdict
 
 
 def test_the_cpu_is_probed_once_per_process_and_thread_count(profiled, monkeypatch):

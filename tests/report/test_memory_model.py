@@ -82,6 +82,7 @@ def test_memory_round_trips_through_json():
         "shares",
         "view_op",
         "note",
+        "storage_bytes",
     ]
     assert list(plain["recomputed"][0]) == ["fx_node", "user_stack", "user_line", "by", "checkpoint", "reason"]
 
