@@ -18,13 +18,15 @@ and otherwise listed as diagnostics: pre-fusion nodes, refused fusions, compiler
 
 from __future__ import annotations
 
+import dataclasses
 import gc
 import os
 import re
 from typing import Any, Callable, Iterable, Optional, Union
 
 from ..report.finish import infer_report_modules
-from ..report.model import Report
+from ..report.lines import mark_rollups
+from ..report.model import Diagnostic, Report
 from .artifacts import wanted
 from .build import _base_cid, _cid, _dynamo_graph, _key, _trace_key, build_report
 from .parse import parse_output_code_kernels, triton_source_metadata
@@ -38,6 +40,7 @@ from .trace_graph import (
     input_mutations,
     parse_readable_graph,
 )
+from .trace_memory import imported_memory
 from .trace_read import TraceError, TraceLog, TraceReader, find_logs
 
 __all__ = ["load_trace", "report_from_log", "TraceError"]
@@ -53,11 +56,6 @@ _NOT_IN_A_TRACE = [
         "trace_no_module_paths",
         "a TORCH_TRACE log prints graphs without their nn.Module paths: they were inferred from the parameters "
         "each op reads and the ops around it (Compile.modules_inferred), never deeper than that shows",
-    ),
-    (
-        "trace_no_memory",
-        "a TORCH_TRACE log does not hold the buffer sizes and lifetimes Inductor planned: the Memory view is not "
-        "made for an imported report (capture in process to see it)",
     ),
     (
         "trace_fused_from_provenance",
@@ -426,7 +424,18 @@ def report_from_log(log: Union[TraceLog, TraceReader], title: str = "") -> Repor
         rank=log.rank,
         world_size=None,
     )
-    return infer_report_modules(report)  # the log holds no module paths: report/module_paths.py
+    report = infer_report_modules(report)  # the log holds no module paths: report/module_paths.py
+    compiles, why = imported_memory(report.compiles, report.device)  # after the module paths its rows name
+    diagnostics = list(report.diagnostics)
+    if why:
+        diagnostics.append(Diagnostic("trace_no_memory", no_memory_text(why)))
+    return mark_rollups(dataclasses.replace(report, compiles=compiles, diagnostics=diagnostics))
+
+
+def no_memory_text(why: list[str]) -> str:
+    """The ``trace_no_memory`` diagnostic of the compiles whose memory the output code does not give (``why``:
+    ``"2/0 forward: why"`` each)."""
+    return "no Memory view for " + "; ".join(why) + " (capture in process to see it)"
 
 
 def closing_notes(

@@ -50,7 +50,8 @@ from .build import (
     _window_for,
 )
 from .sources import cell_map, read_sources
-from .trace_import import _kind, _RawFromTrace, closing_notes
+from .trace_import import _kind, _RawFromTrace, closing_notes, no_memory_text
+from .trace_memory import with_memory
 from .trace_read import TraceError, TraceReader
 
 __all__ = ["stream_trace", "StreamStats"]
@@ -311,6 +312,9 @@ class _Finish:
         self.backs: dict[str, int] = defaultdict(int)
         self.facts: list[tuple[bool, bool, bool]] = []
         self.timed: list = []  # the trigger of the first compile whose trigger has a time, as Report.when reads it
+        self.pending: list[Compile] = []  # finished, held until the forwards among them have their backward
+        self.waiting: dict[str, list[str]] = defaultdict(list)  # compile id -> its held forwards' ids
+        self.no_memory: list[str] = []  # "2/0 backward: why" of each compile with no memory (trace_memory)
 
     def add(self, c: Compile) -> None:
         if c.kernels:  # finish.mark_same_graphs
@@ -345,6 +349,43 @@ class _Finish:
             c = self._mark(derive_compile(inferred))
         elif c.module_view is None:  # made without it for the paths it lacked, and none could be inferred
             c = with_module_view(c)
+        self._hold(c)
+
+    def _hold(self, c: Compile) -> None:
+        """``c`` with its memory (``trace_memory.with_memory``), written once every compile before it is: a training
+        forward waits for its backward (what it saved is read there; the backward's memory reads the forward), and
+        the compiles after it wait with it, so they are written in order; each is let go once written."""
+        if c.graph_kind == "forward":
+            self.waiting[c.compile_id].append(c.id)
+            self.pending.append(c)
+        elif c.graph_kind == "backward" and self.waiting.get(c.compile_id):
+            i = next(i for i, f in enumerate(self.pending) if f.id == self.waiting[c.compile_id][0])
+            self.waiting[c.compile_id].pop(0)
+            self.pending[i] = self._memory(self.pending[i], backward=c)
+            self.pending.append(self._memory(c, forward=self.pending[i]))
+        else:
+            self.pending.append(self._memory(c))
+        del c
+        self.release()
+
+    def _memory(self, c: Compile, backward: Optional[Compile] = None, forward: Optional[Compile] = None) -> Compile:
+        device = self.maker.raw.device if self.maker is not None else "cpu"
+        made, why = with_memory(c, device, backward, forward)
+        if why:
+            self.no_memory.append(f"{c.id}: {why}")
+        return made
+
+    def release(self, last: bool = False) -> None:
+        """Write the compiles held up to the first forward still waiting for its backward (``last``: all of them, a
+        forward whose backward never came without what it saved)."""
+        waiting = {i for held in self.waiting.values() for i in held}
+        while self.pending and (last or self.pending[0].id not in waiting):
+            c = self.pending.pop(0)
+            self._write(self._memory(c) if c.id in waiting else c)
+        if last:
+            self.waiting.clear()
+
+    def _write(self, c: Compile) -> None:
         self.facts.append(rules.view_facts(c))
         if not self.timed and c.trigger is not None and c.trigger.time_us is not None:
             self.timed.append(types.SimpleNamespace(trigger=c.trigger))  # its trigger alone: the compile is let go
@@ -357,7 +398,7 @@ class _Finish:
         return c
 
     def held(self) -> int:
-        return sum(x is not None for fs in self.forwards.values() for x in fs)
+        return max(sum(x is not None for fs in self.forwards.values() for x in fs), len(self.pending))
 
 
 class _Forward:
@@ -504,6 +545,8 @@ def stream_trace(
     files += [f for f in (finish.files if finish else []) if f not in files]
     if not builder.as_whole(raw, files):
         return None
+    if finish is not None:
+        finish.release(last=True)
     closing_notes(raw, log, walk.unlinked, walk.kernel_count, walk.cached_unlinked)
     diags = [Diagnostic(code, message, detail) for code, message, detail in raw.diagnostics]
     diags += trace.diagnostics() + builder.diagnostics + _gave_up(trace, raw.raised, raw.compile_calls)
@@ -511,6 +554,8 @@ def stream_trace(
         note = _nothing_compiled(raw, [], diags)
         if note:
             diags.append(note)
+    if finish is not None and finish.no_memory:
+        diags.append(Diagnostic("trace_no_memory", no_memory_text(finish.no_memory)))
     facts = finish.facts if finish else []
     head = Report(
         torch_version=log.torch_version.split("+")[0] or "unknown",

@@ -1558,7 +1558,8 @@ DIAGNOSTIC_CODES = {
     "trace_no_pre_fusion": "imported from a TORCH_TRACE log, which holds no pre-fusion nodes or refused fusions",
     "trace_no_compiler_stack": "imported from a TORCH_TRACE log, which holds no compiler call stacks",
     "trace_no_module_paths": "imported from a TORCH_TRACE log, whose graphs carry no nn.Module paths",
-    "trace_no_memory": "imported from a TORCH_TRACE log, which holds no buffer sizes and lifetimes: no Memory view",
+    "trace_no_memory": "imported from a TORCH_TRACE log: some compiles have no Memory view (no output code, or a C++ "
+    "wrapper's, whose allocations are not read)",
     "trace_fused_from_provenance": "imported from a TORCH_TRACE log: fused nodes derived from the output code",
     "trace_derived": "imported from a TORCH_TRACE log: some kernel links were read from the output code's comments",
     "trace_unlinked": "imported from a TORCH_TRACE log: some kernels are not linked to post-grad nodes",

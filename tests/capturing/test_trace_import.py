@@ -493,3 +493,49 @@ def test_the_launches_of_a_graph_split_into_cuda_graph_partitions_are_read_where
         assert names == [k.name for k in c.kernels], c.id
         checked += 1
     assert checked >= 2
+
+
+def test_an_imported_compiles_memory_is_the_captured_ones(both, gpt2):
+    """The Memory view of an imported compile is built from the log's output code (its allocations, reuses, dels and
+    launches in order) and post-grad graph: its peak, the buffers alive there, what the forward saves and the net peak
+    equal the capture's, which reads Inductor's scheduler (a new user's trial, nu20 D6: no Memory view at all)."""
+    from inductor_lens.capturing import trace_memory
+
+    for captured, imported in (both[:2], gpt2):
+        assert "memory" in imported.views
+        assert "trace_no_memory" not in {d.code for d in imported.diagnostics}
+        for c, i in zip(captured.compiles, imported.compiles):
+            cm, im = c.memory, i.memory
+            assert im is not None and im.source.startswith(trace_memory.SOURCE), i.id
+            assert "from the output code of the TORCH_TRACE log" in im.source
+            assert (im.peak_bytes, im.peak_buffer_count) == (cm.peak_bytes, cm.peak_buffer_count), i.id
+            assert sorted(b.bytes for b in im.peak_buffers) == sorted(b.bytes for b in cm.peak_buffers), i.id
+            assert (im.input_bytes, im.saved_bytes, im.saved_activation_bytes) == (
+                cm.input_bytes,
+                cm.saved_bytes,
+                cm.saved_activation_bytes,
+            ), i.id
+            assert [p.live_bytes for p in im.timeline][-1] == [p.live_bytes for p in cm.timeline][-1], i.id
+    fwd, bwd = gpt2[1].compiles
+    assert fwd.memory.peak_bytes > 100_000 and bwd.memory.peak_bytes > 100_000
+    assert fwd.memory.saved_by_module_folded  # the rows name the modules inferred for the import
+
+
+def test_a_compile_whose_output_code_cannot_be_read_has_no_memory_and_says_why(both):
+    """A C++ wrapper's output code (``cpp_wrapper=True``) has no Python ``call()`` to read, and a compile with no
+    output code nothing: no memory, and the ``trace_no_memory`` diagnostic says which compile and why."""
+    from inductor_lens.capturing import trace_memory
+    from inductor_lens.capturing.trace_import import no_memory_text
+
+    c = both[1].compiles[0]
+    cpp = dataclasses.replace(
+        c, output_code="#include <torch/csrc/inductor/cpp_wrapper/cpu.h>\nvoid inductor_entry_impl() {}"
+    )
+    made, why = trace_memory.with_memory(cpp, "cpu")
+    assert made.memory is None and "C++ wrapper" in why
+    made, why = trace_memory.with_memory(dataclasses.replace(c, output_code=""), "cpu")
+    assert made.memory is None and "no output code" in why
+    compiles, reasons = trace_memory.imported_memory([cpp], "cpu")
+    assert compiles[0].memory is None and len(reasons) == 1 and "C++ wrapper" in reasons[0]
+    text = no_memory_text(reasons)
+    assert text.startswith(f"no Memory view for {c.id}: ") and "C++ wrapper" in text
