@@ -457,12 +457,14 @@ class _ShowPage:
     def use(self, parts) -> tuple[dict, bytes]:
         from ..report import io as report_io
         from ..report.check import _gc_paused
-        from ..report.model import SCHEMA_VERSION
+        from ..report.model import DERIVED_VERSION, SCHEMA_VERSION
         from . import html
         from .frontend import pack_report
 
         parts.check_version()
-        if parts.head["schema_version"] != SCHEMA_VERSION:  # an older schema: the model converts it
+        # an older schema, or derived fields of an older lens (the page reads Python's derived fields: a report written
+        # before them broke it, "Cannot read properties of undefined"): the model converts it and derives them
+        if parts.head["schema_version"] != SCHEMA_VERSION or (parts.head.get("derived") or 0) < DERIVED_VERSION:
             report = report_io.load(parts.whole(), name=parts.name)
             return html.facts_of(report_io.to_plain(report)), pack_report(report)
         if not parts.layout:

@@ -6,6 +6,7 @@ import gzip
 import hashlib
 import html
 import json
+import pathlib
 import re
 import shutil
 import subprocess
@@ -561,3 +562,20 @@ def test_the_bundle_is_gzipped_at_build_time_and_a_stale_copy_is_never_embedded(
     os.utime(tmp_path / "lens.js.gz")  # now newer than lens.js: used as it is
     frontend._bundle_cache.clear()
     assert gzip.decompress(base64.b64decode(frontend.bundle_b64())) == b"an old bundle"
+
+
+@pytest.mark.browser
+def test_show_of_a_report_written_before_the_derived_fields_opens(tmp_path, offline_page):
+    """``inductor-lens show`` embedded a file of the current schema as it was, its derived fields those of an older
+    lens (none here): the page, which reads them, stopped with "Cannot read properties of undefined (reading
+    'map')" (a GPU reviewer's trial, nu21 D1). Such a file goes through the model, which derives them."""
+    from inductor_lens.views import cli
+
+    src = pathlib.Path(__file__).resolve().parents[1] / "fixtures" / "gpu_perf_pointwise.json"
+    assert json.loads(src.read_text()).get("derived") is None  # written before them
+    page_path = tmp_path / "shown.html"
+    assert cli.main(["show", str(src), "-o", str(page_path)]) == 0
+    _open(offline_page, page_path)
+    assert offline_page.locator(".il-graph[data-ready='1']").count() >= 1
+    assert "could not start" not in offline_page.locator("body").inner_text()
+    _assert_clean(offline_page)
