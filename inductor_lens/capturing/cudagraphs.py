@@ -24,6 +24,7 @@ import importlib
 from typing import Any, Callable, Optional
 
 from ..report.model import CudaGraphRecording, CudaGraphs
+from ..report.rules import recording_reason
 
 _HOLDERS = (
     "torch._inductor.cudagraph_utils",
@@ -126,7 +127,7 @@ def _recordings(events: list[dict], compile_id: str, backward: bool) -> list[Cud
     out.sort()
     return [
         CudaGraphRecording(
-            reason="first run of the graph" if i == 0 else f"re-recorded (recording {i + 1} of this graph)",
+            reason=recording_reason(i),
             time_us=round(dur, 1),
         )
         for i, (_, dur) in enumerate(out)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 from collections import defaultdict
 from typing import Optional
 
@@ -23,6 +24,7 @@ from .model import (
     SCHEMA_VERSION,
     BranchCompile,
     Compile,
+    CudaGraphs,
     FusedNode,
     FusionEdge,
     GraphNode,
@@ -36,6 +38,7 @@ from .modules import module_view
 from .rules import (
     INCOMPLETE_NOTE,
     NOT_OPS,
+    OLD_RECORDING,
     TUNABLE_OPS,
     autotune_chosen,
     autotune_fusion_note,
@@ -71,6 +74,7 @@ from .rules import (
     output_note,
     parse_size_hints,
     readable_reasons,
+    recording_reason,
     returned_items,
     saved_name,
     short_op,
@@ -321,8 +325,24 @@ def derive_compile(c: Compile, fx: Optional[dict] = None, view: bool = True) -> 
         contents=contents_text(kinds, len(kernels)),
         box_count=len(kinds),
         size_guards=size_guards(c.guards),
+        cudagraphs=_recordings_said(c.cudagraphs),
     )
     return with_module_view(c) if view else c
+
+
+def _recordings_said(graphs: Optional[CudaGraphs]) -> Optional[CudaGraphs]:
+    """``graphs`` with each recording an older lens called "first run of the graph" or "re-recorded (recording N of
+    this graph)", from its place alone, said as :func:`rules.recording_reason` says it."""
+    if graphs is None or not any(OLD_RECORDING.match(r.reason or "") for r in graphs.recordings):
+        return graphs
+    said = []
+    for r in graphs.recordings:
+        m = OLD_RECORDING.match(r.reason or "")
+        number = re.search(r"recording (\d+)", r.reason) if m else None
+        said.append(
+            dataclasses.replace(r, reason=recording_reason(int(number.group(1)) - 1 if number else 0)) if m else r
+        )
+    return dataclasses.replace(graphs, recordings=said)
 
 
 def compile_note(c: Compile, fx: Optional[dict] = None) -> str:

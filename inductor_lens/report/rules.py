@@ -1655,6 +1655,29 @@ def fmt_us(us: Optional[float]) -> str:
     return f"{us:.1f} µs" if a >= 10 else f"{us:.2f} µs"
 
 
+def recording_reason(i: int) -> str:
+    """What a compile's ``i``-th CUDA graph recording (``CUDAGraphNode.record``, in order) is, as far as the span
+    says: the first follows torch's warm-up run of the same sizes; a later one is a graph at other input sizes (one per
+    size under dynamic shapes) or one torch recorded again, which the span does not tell apart (it was called
+    "re-recorded", sending a reader after a changed input that was not there: a GPU reviewer's trial, nu21 D4).
+
+    >>> recording_reason(0)
+    'recording 1: after the warm-up run torch makes of each new graph'
+    >>> recording_reason(1)[:44]
+    'recording 2: a graph at other input sizes (o'
+    """
+    if i == 0:
+        return "recording 1: after the warm-up run torch makes of each new graph"
+    return (
+        f"recording {i + 1}: a graph at other input sizes (one per size under dynamic shapes) or one recorded again "
+        "(torch's cudagraph_unexpected_rerecord); the recording does not say which"
+    )
+
+
+#: The words inductor_lens gave a CUDA graph recording before :func:`recording_reason` (made again on load).
+OLD_RECORDING = re.compile(r"^(first run of the graph|re-recorded \(recording \d+ of this graph\))$")
+
+
 def recomputed_reason(by: str, call: Any = None) -> str:
     """Why the backward computes ops again (``RecomputedBy.reason``), from ``Recomputed.by`` and its ``checkpoint``
     call (a ``Frame``); ``""`` where not known (a report made before it).

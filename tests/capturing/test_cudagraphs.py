@@ -9,6 +9,7 @@ import inductor_lens
 from inductor_lens.capturing.cudagraphs import ON_CPU, cudagraphs_of
 from inductor_lens.capturing.raw import RawGraph
 from inductor_lens.report.model import CudaGraphRecording, CudaGraphs
+from inductor_lens.report.rules import recording_reason
 
 
 def f(x):
@@ -52,10 +53,17 @@ def test_skips_and_recordings_read_from_torchs_messages_and_spans():
     assert cudagraphs_of(used, events) == CudaGraphs(
         used=True,
         recordings=[
-            CudaGraphRecording("first run of the graph", 2500.0),
-            CudaGraphRecording("re-recorded (recording 2 of this graph)", 1800.0),
+            # what the spans say: a second recording is another size or a re-record, not told apart (nu21 D4)
+            CudaGraphRecording(recording_reason(0), 2500.0),
+            CudaGraphRecording(recording_reason(1), 1800.0),
         ],
     )
+    assert "re-recorded" not in recording_reason(1) and "the recording does not say which" in recording_reason(1)
+    # an older lens's words are said anew on load
+    from inductor_lens.report.finish import _recordings_said
+
+    old = CudaGraphs(used=True, recordings=[CudaGraphRecording("re-recorded (recording 2 of this graph)", 1.0)])
+    assert [r.reason for r in _recordings_said(old).recordings] == [recording_reason(1)]
     skipped = RawGraph(key=1, compile_id="1/0", graph_kind="forward", start_us=0, cudagraphs=True)
     skipped.cudagraph_skips.append(
         'skipping cudagraphs due to mutated inputs (1 instances). Found from : \n   File "m.py", line 3, in f'
