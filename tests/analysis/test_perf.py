@@ -1105,24 +1105,7 @@ def test_a_kernel_time_is_the_median_of_its_runs_with_the_spread_and_a_stall_fla
     15.4 us in three steps (prof_check.py), the mm at 58, 35,427 and 82 us; the reproducer times them at 7.61 and
     40.6 us. The mean (23,958 us; 11,856 us) is one stall; the report gives the median, the fastest and slowest run,
     and says the runs disagree."""
-    from inductor_lens.analysis.perf import Measured, apply_profile
-
-    kernels = [
-        Kernel(name="cpp_fused_layer_norm_0", language="cpp", source="", fused_nodes=["op0"], call_sites=[["op0"]]),
-        Kernel(name="extern_kernels.mm[buf1]", language="extern", source="", metadata={"callee": "extern_kernels.mm"}),
-        Kernel(name="cpp_fused_relu_2", language="cpp", source="", fused_nodes=["op2"], call_sites=[["op2"]]),
-    ]
-    c = Compile(id="0/0 forward", compile_id="0/0", graph_kind="forward", trigger=Trigger("first_call", ""))
-    report = inductor_lens.Report(
-        torch_version="2.13", device="cpu", compiles=[dataclasses.replace(c, kernels=kernels)]
-    )
-    m = Measured(device="cpu", runs=3, warmup=1, step_us=[20_000.0, 95_000.0, 400.0])
-    m.kernels = {
-        ("0/0 forward", "cpp_fused_layer_norm_0"): [15_336.9, 56_523.2, 15.4],
-        ("0/0 forward", "extern_kernels.mm[buf1]"): [58.0, 35_427.0, 82.0],
-        ("0/0 forward", "cpp_fused_relu_2"): [7.4, 7.9, 7.6],
-    }
-    out = apply_profile(report, m, None)
+    out = _stalled_step()
     ln, mm, relu = (k.profile for k in out.kernels)
     assert (ln.statistic, ln.total_us, ln.min_us, ln.max_us, ln.iterations) == ("median", 15_336.9, 15.4, 56_523.2, 3)
     assert (mm.total_us, mm.per_call_us) == (82.0, 82.0)  # not the mean, 11,855.7 us
