@@ -43,7 +43,11 @@ _EMPTY = re.compile(
 _REUSED = re.compile(r"^(?P<buf>\w+) = (?:reinterpret_tensor\()?(?P<old>\w+)\b[^\n]*; del (?P=old)\b")
 _ALIASED = re.compile(r"^(?P<buf>\w+) = reinterpret_tensor\((?P<old>\w+)\b")
 _ITEM = re.compile(r"^(?P<buf>\w+) = (?P<tuple>\w+)\[(?P<i>\d+)\]$")
-_ASSERT = re.compile(r"^assert_size_stride\((?P<buf>\w+), \((?P<sizes>[^)]*)\), \((?P<strides>[^)]*)\)")
+# torch 2.13 checks an extern's result with assert_size_stride; 2.15 with assert_tensor_metadata (its dtype beside)
+_ASSERT = re.compile(
+    r"^assert_(?:size_stride|tensor_metadata)\((?P<buf>\w+), \((?P<sizes>[^)]*)\), \((?P<strides>[^)]*)\)"
+    r"(?:, torch\.(?P<dtype>\w+))?"
+)
 _NAME = re.compile(r"[A-Za-z_]\w*")
 _DEL = re.compile(r"^del (?P<names>[\w, ]+)$")
 
@@ -116,7 +120,7 @@ def code_buffers(c: Compile) -> Union[dict, str]:
         if m and m["buf"] in buffers and buffers[m["buf"]]["bytes"] is None:
             b = buffers[m["buf"]]
             sizes, strides = _ints(m["sizes"]), _ints(m["strides"])
-            dtype = _dtype_of(sizes, b["node"], nodes, fx)
+            dtype = m["dtype"] or _dtype_of(sizes, b["node"], nodes, fx)
             if sizes is not None and strides is not None and dtype in DTYPE_BYTES:
                 b["bytes"], b["shape"], b["dtype"] = extent_bytes(sizes, strides, DTYPE_BYTES[dtype]), sizes, dtype
             continue

@@ -76,8 +76,8 @@ def test_q_k_and_v_of_one_projection_are_saved_under_names_of_their_own(qkv_repo
     assert len(acts) >= 9
     folded = [g for g in m.saved_groups if g.kind == "activation" and g.count > 1]
     assert folded == [], [(g.what, g.names) for g in folded]
-    # q, k and v of a.qkv view one storage (interleaved: each spans nearly all of it), held whole: counted once, at
-    # the storage's bytes as the forward's output code allocates it (their sum overcounted it 2.9x)
+    # q, k and v of a.qkv view one storage, held whole: counted once, at the storage's bytes as the forward's output
+    # code allocates it
     from inductor_lens.analysis.memory import allocation_bytes
     from inductor_lens.report.rules import counted_bytes
 
@@ -85,4 +85,5 @@ def test_q_k_and_v_of_one_projection_are_saved_under_names_of_their_own(qkv_repo
     (storage,) = {x.storage for x in views}
     counted = dict(zip((x.name for x in m.saved_for_backward), counted_bytes(m.saved_for_backward)))
     assert len(views) == 3 and sum(counted[x.name] for x in views) == allocation_bytes(fwd.output_code)[storage]
-    assert sum(x.bytes for x in views) > allocation_bytes(fwd.output_code)[storage]  # what a sum would have said
+    # (torch 2.13 interleaves them, each spanning nearly all of it: their sum said 2.9x; 2.15 lays them out apart)
+    assert sum(x.bytes for x in views) >= allocation_bytes(fwd.output_code)[storage]
