@@ -97,26 +97,35 @@ def asserted_strides(output_code: str) -> dict[str, tuple[list[int], list[int]]]
     return out
 
 
-_ALLOC_SIZES = re.compile(r"^\s*(\w+) = empty_strided_\w+\(\(([^()]*)\), \(([^()]*)\), torch\.(\w+)\)", re.M)
+#: A buffer the output code allocates, on a line of its own (stripped): ``buf40 = empty_strided_cpu((256, 64), (64,
+#: 1), torch.float32)`` (AOTInductor and older wrappers: ``torch.empty_strided(..., dtype=torch.float32)``).
+ALLOCATION = re.compile(
+    r"^(?P<buf>\w+) = (?:torch\.)?empty_strided\w*\(\((?P<sizes>[^)]*)\), \((?P<strides>[^)]*)\), "
+    r"(?:dtype=)?torch\.(?P<dtype>\w+)"
+)
+
+
+def int_list(text: str) -> Optional[list[int]]:
+    """``"3, 4"`` -> ``[3, 4]``; None where a part is no integer (a symbolic size, ``s0``)."""
+    parts = [p.strip() for p in text.split(",") if p.strip()]
+    return [int(p) for p in parts] if all(p.lstrip("-").isdigit() for p in parts) else None
 
 
 def allocation_bytes(output_code: str) -> dict[str, int]:
-    """The bytes of each buffer the output code allocates at static sizes (``buf40 = empty_strided_cpu((256, 64),
-    (64, 1), torch.float32)``: the storage it spans); a buffer of symbolic sizes is left out.
+    """The bytes of each buffer the output code allocates at static sizes (:data:`ALLOCATION`: the storage it spans);
+    a buffer of symbolic sizes is left out.
 
-    >>> allocation_bytes("    buf0 = empty_strided_cpu((3, 4), (4, 1), torch.float32)\n    buf1 = empty_strided_cuda((s0, 4), (4, 1), torch.float16)")
+    >>> allocation_bytes("    buf0 = empty_strided_cpu((3, 4), (4, 1), torch.float32)\\n    buf1 = empty_strided_cuda((s0, 4), (4, 1), torch.float16)")
     {'buf0': 48}
     """
     out: dict[str, int] = {}
-    for name, sizes, strides, dtype in _ALLOC_SIZES.findall(output_code):
-        try:
-            dims = [int(x) for x in sizes.split(",") if x.strip()]
-            steps = [int(x) for x in strides.split(",") if x.strip()]
-        except ValueError:
-            continue  # a symbolic size
-        itemsize = DTYPE_BYTES.get(dtype)
-        if itemsize is not None and len(dims) == len(steps):
-            out[name] = extent_bytes(dims, steps, itemsize) if dims else itemsize
+    for line in output_code.splitlines():
+        m = ALLOCATION.match(line.strip())
+        if m is None:
+            continue
+        sizes, strides, itemsize = int_list(m["sizes"]), int_list(m["strides"]), DTYPE_BYTES.get(m["dtype"])
+        if sizes is not None and strides is not None and itemsize is not None and len(sizes) == len(strides):
+            out[m["buf"]] = extent_bytes(sizes, strides, itemsize) if sizes else itemsize
     return out
 
 

@@ -21,7 +21,7 @@ import re
 from typing import Optional, Union
 
 from ..analysis.cost import DTYPE_BYTES
-from ..analysis.memory import extent_bytes, tensor_bytes
+from ..analysis.memory import ALLOCATION, extent_bytes, int_list, tensor_bytes
 from ..report.model import Compile
 from ..report.rules import returned_items, storage_name
 from .parse import parse_output_code_kernels
@@ -36,10 +36,6 @@ SOURCE = (
     "apart (input_bytes)"
 )
 
-_EMPTY = re.compile(
-    r"^(?P<buf>\w+) = (?:torch\.)?empty_strided\w*\(\((?P<sizes>[^)]*)\), \((?P<strides>[^)]*)\), "
-    r"(?:dtype=)?torch\.(?P<dtype>\w+)"
-)
 _REUSED = re.compile(r"^(?P<buf>\w+) = (?:reinterpret_tensor\()?(?P<old>\w+)\b[^\n]*; del (?P=old)\b")
 _ALIASED = re.compile(r"^(?P<buf>\w+) = reinterpret_tensor\((?P<old>\w+)\b")
 _ITEM = re.compile(r"^(?P<buf>\w+) = (?P<tuple>\w+)\[(?P<i>\d+)\]$")
@@ -50,11 +46,6 @@ _ASSERT = re.compile(
 )
 _NAME = re.compile(r"[A-Za-z_]\w*")
 _DEL = re.compile(r"^del (?P<names>[\w, ]+)$")
-
-
-def _ints(text: str) -> Optional[list[int]]:
-    parts = [p.strip() for p in text.split(",") if p.strip()]
-    return [int(p) for p in parts] if all(p.lstrip("-").isdigit() for p in parts) else None
 
 
 def code_buffers(c: Compile) -> Union[dict, str]:
@@ -98,9 +89,9 @@ def code_buffers(c: Compile) -> Union[dict, str]:
                     b["users"].append(here)
             continue
         at = nodes[min(k, len(nodes) - 1)].name if nodes else ""  # the launch the allocation is for
-        m = _EMPTY.match(line)
+        m = ALLOCATION.match(line)
         if m:
-            sizes, strides = _ints(m["sizes"]), _ints(m["strides"])
+            sizes, strides = int_list(m["sizes"]), int_list(m["strides"])
             size = DTYPE_BYTES.get(m["dtype"])
             nbytes = extent_bytes(sizes, strides, size) if sizes is not None and strides is not None and size else None
             buffers[m["buf"]] = _entry(m["buf"], at, nbytes, sizes or [], m["dtype"])
@@ -119,7 +110,7 @@ def code_buffers(c: Compile) -> Union[dict, str]:
         m = _ASSERT.match(line)
         if m and m["buf"] in buffers and buffers[m["buf"]]["bytes"] is None:
             b = buffers[m["buf"]]
-            sizes, strides = _ints(m["sizes"]), _ints(m["strides"])
+            sizes, strides = int_list(m["sizes"]), int_list(m["strides"])
             dtype = m["dtype"] or _dtype_of(sizes, b["node"], nodes, fx)
             if sizes is not None and strides is not None and dtype in DTYPE_BYTES:
                 b["bytes"], b["shape"], b["dtype"] = extent_bytes(sizes, strides, DTYPE_BYTES[dtype]), sizes, dtype

@@ -30,3 +30,12 @@ def test_every_example_in_the_module_view_holds():
 
     result = doctest.testmod(modules, optionflags=doctest.ELLIPSIS)
     assert result.failed == 0 and result.attempted >= 3
+
+
+def test_every_example_in_the_memory_analysis_holds():
+    """``analysis/memory.py``'s examples (the storage a strided tensor spans, the bytes an output code allocates) run
+    too: one of them had been written so that it could not be read (a newline in its string)."""
+    from inductor_lens.analysis import memory
+
+    result = doctest.testmod(memory, optionflags=doctest.ELLIPSIS)
+    assert result.failed == 0 and result.attempted >= 3
