@@ -16,9 +16,13 @@ Two sources, and every ``Cost`` says which it used (``Cost.source``):
   so too, from their prepacked weight's logical shape: integer ops of int8, which the source says), attention
   ``4*B*H*L*S*E`` (QK^T and PV; the backward 2.5x that, no discount for a causal mask; flex_attention so too, dense:
   an upper bound where its block mask skips blocks), pointwise code one FLOP per element and op, reductions one per
-  input element. Views, copies and memory-only ops count 0. A matmul, convolution or attention
+  input element (Inductor's online softmax four: the amax, subtraction, exp and sum it decomposes to). Views, copies and memory-only ops count 0. A matmul, convolution or attention
   op whose extern kernel computes it counts there only: a generated kernel that carries the op as its origin (the
   channels-last copy of a convolution's input, a bias add fused after it) moves its data, it does not compute it.
+
+A count that is an upper bound rather than a count (a Triton kernel's bytes capped at what its loops touch, a gathered
+table's rows, flex_attention's dense FLOPs) is named in ``Cost.upper_bounds``, and a fraction of peak from it says "at
+most" (``analysis/perf.against_peak``).
 
 A symbolic size (a string such as ``"s0"`` in ``GraphNode.shape``) is counted at its hint
 (``GraphNode.shape_hint``, the size seen at capture) and the source says so; with no hint it is unknown (null). A
@@ -223,6 +227,11 @@ def _computed_by_extern(rule: str) -> bool:
     )
 
 
+#: The rule of Inductor's online softmax (``prims.prepare_softmax_online``: a row's max and sum of exp(x - max), one
+#: pass): one FLOP per input element and op of what it computes, the amax, the subtraction, the exp and the sum its
+#: decomposition runs (``torch/_inductor/decomposition.py``)
+ONLINE_SOFTMAX_RULE = "online softmax (max, x - max, exp, sum: 4 per input element)"
+
 #: flex_attention's rule: counted as the dense attention it masks, so an upper bound where its block mask skips blocks
 FLEX_RULE = "attention, dense (blocks a block mask skips counted too)"
 
@@ -350,6 +359,9 @@ def node_flops(node: GraphNode, sizes: _Sizes) -> tuple[Optional[float], str]:
     if op in _REDUCTIONS:
         n = sizes.numel(node.inputs[0]) if node.inputs else None
         return (None if n is None else float(n)), "per element"
+    if op == "prepare_softmax_online":  # (max, sum of exp(x - max)) of a row, a tuple: counted from its input
+        n = sizes.numel(node.inputs[0]) if node.inputs else None
+        return (None if n is None else 4.0 * n), ONLINE_SOFTMAX_RULE
     n = sizes.numel(node.name)
     return (None if n is None else float(n)), "per element"
 
@@ -497,6 +509,9 @@ def kernel_cost(
             bytes_written=mean([c.bytes_written for c in costs]),
             flops=mean([c.flops for c in costs]),
             source=f"{costs[0].source}; the mean of its {len(sites)} call sites",
+            upper_bounds=[
+                u for u in ("bytes_read", "bytes_written", "flops") if any(u in c.upper_bounds for c in costs)
+            ],
         )
     return _one_call(kernel, compile, inductor_bytes, _graph)
 
@@ -592,6 +607,7 @@ def _one_call(kernel: Kernel, compile: Compile, inductor_bytes: Optional[dict], 
             source=f"unknown: data-dependent sizes ({', '.join(unknown)}), known only when the graph runs",
         )
     notes = []
+    upper: list[str] = []  # which counts are upper bounds (Cost.upper_bounds)
     bytes_read = bytes_written = None
     per_node = [inductor_bytes.get(f) for f in kernel.fused_nodes] if inductor_bytes else []
     if per_node and all(p is not None and p[0] is not None for p in per_node):
@@ -611,6 +627,8 @@ def _one_call(kernel: Kernel, compile: Compile, inductor_bytes: Optional[dict], 
         if kernel.language == "extern" and bytes_read + bytes_written == 0 and not consts:
             bytes_read = bytes_written = None  # Inductor does not count some fallbacks (multi-output)
         else:
+            if any((n in reads and b < reads[n]) or n in consts for n, b in gathers.items()):
+                upper.append("bytes_read")  # rows gathered x row bytes: rows may repeat
             notes.append(
                 "bytes: Inductor's buffer accesses"
                 + _extra_read_notes(kernel, sizes, reads, consts, gathers, compile.constant_names)
@@ -642,6 +660,8 @@ def _one_call(kernel: Kernel, compile: Compile, inductor_bytes: Optional[dict], 
             )
             break
         flops += f
+        if rule == FLEX_RULE and f and "flops" not in upper:
+            upper.append("flops")  # dense: its block mask may skip blocks
         if rule and f and rule not in rules:
             rules.append(rule)
     if not kernel.fx_nodes or not sizes.by_name:
@@ -653,26 +673,33 @@ def _one_call(kernel: Kernel, compile: Compile, inductor_bytes: Optional[dict], 
         if skipped:
             notes.append(f"{', '.join(skipped)} left out: its extern kernel computes it")
     if kernel.language == "triton":
-        bytes_read, bytes_written, flops = _within_loops(kernel, bytes_read, bytes_written, flops, notes)
+        bytes_read, bytes_written, flops, bounded = _within_loops(kernel, bytes_read, bytes_written, flops, notes)
+        upper += [b for b in bounded if b not in upper]
     if sizes.used_hint:
         notes.append("symbolic sizes counted at their hints")
     if bytes_read is None and flops is None:
         notes.append("unknown: no shapes or buffer sizes recorded for its ops")
-    return Cost(bytes_read=bytes_read, bytes_written=bytes_written, flops=flops, source="; ".join(notes))
+    upper = [
+        u for u in upper if {"bytes_read": bytes_read, "bytes_written": bytes_written, "flops": flops}[u] is not None
+    ]
+    return Cost(
+        bytes_read=bytes_read, bytes_written=bytes_written, flops=flops, source="; ".join(notes), upper_bounds=upper
+    )
 
 
 def _within_loops(kernel: Kernel, bytes_read, bytes_written, flops, notes: list):
     """The counts, each lowered to what the kernel's loops can touch where it is above that by more than 1%
-    (``_triton_bounds``: gathers, scatters, the second stage of a split reduction); ``notes`` says which."""
+    (``triton_bounds``: gathers, scatters, the second stage of a split reduction, each buffer's distinct extent once
+    per call), and the names of those lowered (``Cost.upper_bounds``); ``notes`` says which."""
     from .triton_bounds import triton_bounds
 
-    bounds = triton_bounds(kernel.name, kernel.source)
+    bounds = triton_bounds(kernel.name, kernel.source, _extents(kernel))
     if bounds is None:
-        return bytes_read, bytes_written, flops
+        return bytes_read, bytes_written, flops, []
     out, capped = [], []
     for what, value, bound in (
-        ("bytes read", bytes_read, bounds[0]),
-        ("bytes written", bytes_written, bounds[1]),
+        ("bytes_read", bytes_read, bounds[0]),
+        ("bytes_written", bytes_written, bounds[1]),
         ("flops", flops, bounds[2]),
     ):
         if value is not None and value > bound * 1.01:
@@ -681,8 +708,25 @@ def _within_loops(kernel: Kernel, bytes_read, bytes_written, flops, notes: list)
         else:
             out.append(value)
     if capped:
-        notes.append(f"{' and '.join(capped)} capped at what the kernel's loops touch (indexed or split access)")
-    return tuple(out)
+        said = " and ".join(w.replace("_", " ") for w in capped)
+        notes.append(
+            f"{said} capped at what the kernel's loops touch (indexed or split access, each buffer's distinct "
+            "elements once: an upper bound)"
+        )
+    return (*out, capped)
+
+
+def _extents(kernel: Kernel) -> dict[str, int]:
+    """The kernel's pointer parameter -> the elements its argument spans (``1 + sum((size - 1) * stride)``), from the
+    recorded launch (``Kernel.launch``), for the arguments whose sizes and strides are plain ints."""
+    out: dict[str, int] = {}
+    for a in kernel.launch.args if kernel.launch is not None else []:
+        shape, stride = a.shape, a.stride
+        if not a.param or not isinstance(shape, list) or not isinstance(stride, list) or len(shape) != len(stride):
+            continue
+        if all(isinstance(x, int) and not isinstance(x, bool) for x in shape + stride):
+            out[a.param] = 0 if 0 in shape else 1 + sum((n - 1) * abs(st) for n, st in zip(shape, stride))
+    return out
 
 
 def with_costs(compile: Compile, inductor_bytes: Optional[dict] = None) -> list[Kernel]:

@@ -25,7 +25,7 @@ from ..report.model import (
     Report,
     StepProfile,
 )
-from ..report.rules import noisy_profile_text, noisy_text, noisy_verdict
+from ..report.rules import noisy_profile_text, noisy_text, noisy_verdict, peak_fraction_text
 from .devices import peak_dtype
 
 #: A kernel whose measured time is this many times off Inductor's own estimate (either way) is flagged.
@@ -96,6 +96,7 @@ def against_peak(
         "peak_fraction": None,
         "bound": None,
         "verdict": "",
+        "at_most": False,
     }
     cost = kernel.cost
     if cost is None or per_call_us <= 0:
@@ -116,14 +117,19 @@ def against_peak(
     if peak_bw and out["achieved_gbps"] is not None and (peak_tf is None or ai is None or ai * peak_bw / 1e3 < peak_tf):
         out["bound"] = "memory"
         out["peak_fraction"] = round(out["achieved_gbps"] / peak_bw, 4)
-        out["verdict"] = f"{out['peak_fraction']:.0%} of {memory}; memory-bound"
+        out["at_most"] = bool({"bytes_read", "bytes_written"} & set(cost.upper_bounds))
+        out["verdict"] = f"{peak_fraction_text(out['peak_fraction'], out['at_most'])} of {memory}; memory-bound"
     elif peak_tf and out["achieved_tflops"] is not None:
         out["bound"] = "compute"
         out["peak_fraction"] = round(out["achieved_tflops"] / peak_tf, 4)
-        out["verdict"] = f"{out['peak_fraction']:.0%} of {key} compute peak; compute-bound"
+        out["at_most"] = "flops" in cost.upper_bounds
+        out["verdict"] = (
+            f"{peak_fraction_text(out['peak_fraction'], out['at_most'])} of {key} compute peak; compute-bound"
+        )
     if out["peak_fraction"] is not None and out["peak_fraction"] > OVER_PEAK:
         out["verdict"] = _over_peak(out, key, memory, on_gpu)
         out["peak_fraction"] = None  # not a fraction of anything: the count is above what ran
+        out["at_most"] = False  # said in the verdict: no fraction to bound
     return out
 
 
@@ -293,7 +299,7 @@ def _kernel_profile(
     fastest, slowest = round(min(runs), 3), round(max(runs), 3)
     if noisy_text(median, fastest, slowest):  # the median's verdict rests on runs that disagree: it says so
         at_fastest = against_peak(fastest / max(calls, 1e-9), k, c, device, on_gpu)["peak_fraction"]
-        peak["verdict"] = noisy_verdict(peak["verdict"], at_fastest)
+        peak["verdict"] = noisy_verdict(peak["verdict"], at_fastest, peak["at_most"])
     return KernelProfile(
         total_us=round(median, 3),
         std_us=round(statistics.stdev(runs), 3) if len(runs) > 1 else 0.0,

@@ -14,6 +14,7 @@ source for static shapes), and each ``tmpN = ...`` computes at most one value pe
 
 from __future__ import annotations
 
+import math
 import re
 from typing import Optional
 
@@ -81,8 +82,16 @@ def _first_argument(text: str, start: int) -> str:
     return text[start:i]
 
 
-def triton_bounds(name: str, source: str) -> Optional[tuple[float, float, float]]:
-    """``(bytes read, bytes written, operations)`` that one call of the kernel cannot exceed, or ``None``."""
+def triton_bounds(
+    name: str, source: str, extents: Optional[dict[str, int]] = None
+) -> Optional[tuple[float, float, float]]:
+    """``(bytes read, bytes written, operations)`` that one call of the kernel cannot exceed, or ``None``.
+
+    Bytes are the distinct elements the kernel's accesses can address, each buffer (``in_ptr0``...) counted once
+    per call: an access repeated at the same address (the second pass of a two-pass reduction re-reading the row
+    the first pass read, a weight row every program reloads) is not counted again, since its data is in the cache
+    the first access filled; different addresses of one buffer add up, to at most the buffer's size where
+    ``extents`` gives it (the kernel's parameter -> the elements its argument spans, ``Kernel.launch``)."""
     if not name.startswith(_KINDS) or "@triton.jit" not in source:
         return None
     sig = _SIGNATURE.search(source)
@@ -93,7 +102,10 @@ def triton_bounds(name: str, source: str) -> Optional[tuple[float, float, float]
         return None  # a combo kernel (sizes per sub-kernel), or a form this reading does not follow
     params = dict(_PARAM.findall(sig.group(1)))  # name -> '*fp32' (a pointer) or 'i32' (a scalar)
     dims: dict[str, set] = {}
+    same = _Canonical()
     ops = 0
+    #: (buffer, "read"/"written") -> {the address's canonical form: its bytes}
+    sites: dict[tuple[str, str], dict[str, float]] = {}
 
     def dims_of(expr: str) -> Optional[set]:
         out: set = set()
@@ -106,6 +118,28 @@ def triton_bounds(name: str, source: str) -> Optional[tuple[float, float, float]
             out |= d
         return out
 
+    def accesses(line: str) -> bool:
+        """Each access of ``line`` into ``sites``; False where one is not plainly known."""
+        for access in _ACCESS.finditer(line):
+            arg = _first_argument(line, access.end())
+            if "program_id" in arg or "arange" in arg:
+                return False  # an address over a range of its own
+            words = _NAME.findall(arg)
+            kind = params.get(words[0], "") if words else ""
+            if not kind.startswith("*") or kind[1:] not in ELEMENT_BYTES:
+                return False
+            d = dims_of(arg)
+            if d is None or not d <= numels.keys():
+                return False
+            nbytes = float(math.prod(numels[k] for k in d) * ELEMENT_BYTES[kind[1:]])
+            where = same.of(arg)
+            ways = ("read",) if access.group(1) == "load" else ("written",)
+            if access.group(1) not in ("load", "store"):
+                ways = ("read", "written")  # an atomic reads what it updates too
+            for way in ways:
+                sites.setdefault((words[0], way), {})[where] = nbytes
+        return True
+
     for line in body.splitlines()[1:]:  # after the ``def`` line
         if line.count("(") != line.count(")") or line.count("[") != line.count("]") or _TUPLE.match(line):
             return None  # a statement over several lines, or several names assigned at once
@@ -115,6 +149,8 @@ def triton_bounds(name: str, source: str) -> Optional[tuple[float, float, float]
                 return None  # a loop of its own (tl.static_range...): its points are not a known size
             dims[loop.group(1)] = _dims_of_base(loop.group(1))
             continue
+        if not accesses(line):
+            return None
         m = _ASSIGN.match(line)
         if not m or m.group(1).endswith("numel") or m.group(1).isupper():
             continue
@@ -127,30 +163,35 @@ def triton_bounds(name: str, source: str) -> Optional[tuple[float, float, float]
         if d is None:
             return None
         dims[target] = d
+        same.name(target, rhs)
         if target.startswith("tmp") and not load and not rhs.startswith("tl.full("):
             ops += max(1, len(_OPERATOR.findall(rhs)))  # Inductor writes one op a line; count every operator
     read = written = 0.0
-    for access in _ACCESS.finditer(body):
-        arg = _first_argument(body, access.end())
-        if "program_id" in arg or "arange" in arg:
-            return None  # an address over a range of its own
-        words = _NAME.findall(arg)
-        kind = params.get(words[0], "") if words else ""
-        if not kind.startswith("*") or kind[1:] not in ELEMENT_BYTES:
-            return None
-        d = dims_of(arg)
-        if d is None or not d <= numels.keys():
-            return None
-        points = 1
-        for k in d:
-            points *= numels[k]
-        nbytes = float(points * ELEMENT_BYTES[kind[1:]])
-        if access.group(1) == "load":
+    for (buffer, way), by_address in sites.items():
+        nbytes = sum(by_address.values())
+        held = (extents or {}).get(buffer)
+        if held is not None:
+            nbytes = min(nbytes, float(held * ELEMENT_BYTES[params[buffer][1:]]))
+        if way == "read":
             read += nbytes
-        else:  # a store; an atomic reads what it updates too
+        else:
             written += nbytes
-            read += 0.0 if access.group(1) == "store" else nbytes
-    total = 1
-    for n in numels.values():
-        total *= n
-    return read, written, float(total * max(ops, 1))
+    return read, written, float(math.prod(numels.values()) * max(ops, 1))
+
+
+class _Canonical:
+    """The same value under any name: each assigned name stands for its expression with the names in it replaced by
+    theirs, so that ``in_ptr0 + (r0_1 + 4096*x0)`` in a second loop, or an index loaded again into another ``tmp``,
+    is known as the address an earlier access used."""
+
+    def __init__(self) -> None:
+        self.names: dict[str, str] = {}
+        self.ids: dict[str, str] = {}
+
+    def of(self, expr: str) -> str:
+        """``expr`` with every name replaced by what it stands for, spaces dropped."""
+        return _NAME.sub(lambda m: self.names.get(m.group(1), m.group(1)), expr.replace(" ", ""))
+
+    def name(self, target: str, expr: str) -> None:
+        """``target`` now stands for ``expr``: one short token per distinct expression, so nothing grows."""
+        self.names[target] = self.ids.setdefault(self.of(expr), f"@{len(self.ids)}")

@@ -399,6 +399,12 @@ class Cost(_Record):
     bytes_written: Optional[float] = None
     flops: Optional[float] = None
     source: str = ""
+    #: Which of ``bytes_read``, ``bytes_written``, ``flops`` are upper bounds rather than counts (``source`` says
+    #: why): what the kernel's loops can touch where that is below Inductor's count (``analysis/triton_bounds.py``:
+    #: a gather or scatter whose indices may repeat), one element per indexed load of a gathered table, the dense
+    #: count of a ``flex_attention``. A throughput or fraction of peak worked out from one is "at most"
+    #: (``KernelProfile.at_most``). ``[]`` in reports made before it.
+    upper_bounds: list[str] = field(default_factory=list)
     #: ``flops / (bytes_read + bytes_written)`` (FLOP per byte moved, rounded to 4 digits): where the kernel
     #: sits on a roofline. Null when either count is unknown or nothing is moved. Always worked out from
     #: the counts (a value given is ignored), so a copy with other counts cannot keep a stale one.
@@ -506,6 +512,10 @@ class KernelProfile(_ReadsLikeADict):
     peak_fraction: Optional[float] = None
     bound: Optional[str] = None
     verdict: str = ""
+    #: Whether the count ``peak_fraction`` rests on (bytes for a memory-bound kernel, FLOPs for a compute-bound one) is
+    #: an upper bound (``Cost.upper_bounds``): the fraction, the throughput beside it, are at most that, and the verdict
+    #: says "at most". False in reports made before it.
+    at_most: bool = False
     #: Inductor's own estimate of one launch, and the measured ``per_call_us`` over it.
     estimated_us: Optional[float] = None
     estimate_ratio: Optional[float] = None

@@ -1927,7 +1927,17 @@ def noisy_text(total_us: float, min_us: Optional[float], max_us: Optional[float]
     return ""
 
 
-def noisy_verdict(verdict: str, fastest_fraction: Optional[float]) -> str:
+def peak_fraction_text(fraction: float, at_most: bool = False) -> str:
+    """A fraction of a peak as a verdict says it: ``"67%"``, or ``"at most 67%"`` where the count it rests on is an
+    upper bound (``KernelProfile.at_most``: the bytes a gather's indices may repeat, counted as if they did not).
+
+    >>> print(peak_fraction_text(0.6688), peak_fraction_text(0.6688, at_most=True))
+    67% at most 67%
+    """
+    return f"at most {fraction:.0%}" if at_most else f"{fraction:.0%}"
+
+
+def noisy_verdict(verdict: str, fastest_fraction: Optional[float], at_most: bool = False) -> str:
     """A noisy kernel's ``KernelProfile.verdict``: the verdict of its median, said to rest on runs that disagree,
     with the fraction of the peak its fastest run reached (the closest to the kernel's own time), where known.
 
@@ -1939,7 +1949,9 @@ def noisy_verdict(verdict: str, fastest_fraction: Optional[float]) -> str:
     if not verdict:
         return verdict
     head = f"{verdict}, from a noisy time (its runs disagree by more than {NOISY_FACTOR:g}x)"
-    return f"{head}: {fastest_fraction:.0%} at its fastest run" if fastest_fraction is not None else head
+    if fastest_fraction is None:
+        return head
+    return f"{head}: {peak_fraction_text(fastest_fraction, at_most)} at its fastest run"
 
 
 def noisy_profile_text(noisy: int, timed: int) -> str:

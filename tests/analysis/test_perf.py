@@ -421,6 +421,19 @@ def test_a_gather_or_split_reduction_is_counted_within_what_its_loops_touch():
         assert changed != k.source and triton_bounds(k.name, changed) is None, form
 
 
+def test_an_online_softmax_reduction_has_flops_not_none():
+    """nu21 minor d: GPT-2's ``..._log_softmax_prepare_softmax_online_view_0`` (a row's max and sum of exp(x - max)
+    over 4096 x 50257 logits, then the log) had no FLOPs: ``prims.prepare_softmax_online`` returns a tuple, whose
+    node has no one shape, so it was "unknown" - off the roofline's plot and its memory-only strip alike. It is
+    counted from its input as the amax, subtraction, exp and sum it decomposes to, as other reductions are."""
+    c, k = _h200_kernel("triton_red_fused__log_softmax_prepare_softmax_online_view_0")
+    cost = kernel_cost(dataclasses.replace(k, cost=None), c)
+    assert cost.flops == 4 * 4096 * 50257 + 4096  # the online softmax, and the log of each row's sum
+    from inductor_lens.analysis.cost import ONLINE_SOFTMAX_RULE
+
+    assert f"flops: {ONLINE_SOFTMAX_RULE}, per element from shapes" in cost.source
+
+
 def _against_peak(op: str, on_gpu: bool = True, **cost) -> dict:
     """``against_peak`` for one call of 10 us of a kernel of one ``op`` on a device of 1000 GB/s and 10 TFLOP/s."""
     from inductor_lens.analysis.perf import against_peak
