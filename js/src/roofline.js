@@ -15,7 +15,7 @@ export function hasRoofline(report) {
 
 /**
  * One point per profiled kernel with a known cost: {compileId, kernel, fused, kind, intensity, gflops, gbps,
- * peakFraction, bound, verdict, total_us, share, noisy, memoryOnly}. Kernels with no FLOPs (pure data movement:
+ * peakFraction, bound, verdict, atMost, total_us, share, noisy, memoryOnly}. Kernels with no FLOPs (pure data movement:
  * Python's arithmetic_intensity is 0) are `memoryOnly`: drawn apart, in a strip by their fraction of the
  * bandwidth (their peak_fraction), never in the plot's corner where they would look like the worst.
  */
@@ -39,6 +39,7 @@ export function rooflinePoints(report) {
         peakFraction: p.peak_fraction,
         bound: p.bound,
         verdict: p.verdict || "",
+        atMost: !!p.at_most, // KernelProfile.at_most (Python): the fraction rests on an upper bound, drawn "≤"
         total_us: p.total_us,
         share: p.share,
         noisy: p.noisy || "", // KernelProfile.noisy (Python): the dot's place rests on runs that disagree
@@ -208,7 +209,7 @@ function dot(p, cx, cy, onPick) {
     svg(
       "title",
       {},
-      `${p.kernel} (${p.compileId})\n${fmtUs(p.total_us)} per run · ${fmtShare(p.share)} of kernel time\n${p.gbps} GB/s · ${p.memoryOnly ? "no FLOPs" : fmtFlops(p.gflops)}\n${p.verdict || "no peak known"}${p.noisy ? `\n${p.noisy}` : ""}`,
+      `${p.kernel} (${p.compileId})\n${fmtUs(p.total_us)} per run · ${fmtShare(p.share)} of kernel time\n${p.atMost && p.bound === "memory" ? "≤ " : ""}${p.gbps} GB/s · ${p.memoryOnly ? "no FLOPs" : fmtFlops(p.gflops)}\n${p.verdict || "no peak known"}${p.noisy ? `\n${p.noisy}` : ""}`,
     ),
   );
   el.addEventListener("click", () => onPick(p.compileId, p.fused));
@@ -273,8 +274,12 @@ function memoryOnlyTable(points) {
     "Memory-only kernels (no FLOPs), by bandwidth",
     [
       { label: "kernel", get: (r) => h("span", { class: "il-mono", title: r.compileId }, r.kernel) },
-      { label: "GB/s", num: 1, get: (r) => String(r.gbps) },
-      { label: "of peak", num: 1, get: (r) => (r.peakFraction != null ? fmtShare(r.peakFraction) : "?") },
+      { label: "GB/s", num: 1, get: (r) => `${atMost(r)}${r.gbps}` },
+      {
+        label: "of peak",
+        num: 1,
+        get: (r) => (r.peakFraction != null ? `${atMost(r)}${fmtShare(r.peakFraction)}` : "?"),
+      },
       { label: "time", num: 1, get: (r) => fmtUs(r.total_us) },
       { label: "share", num: 1, get: (r) => fmtShare(r.share) },
     ],
@@ -479,9 +484,11 @@ export function costSection(kernel) {
       ? h(
           "div",
           { class: "il-small" },
-          `reads ${c.bytes_read != null ? fmtBytes(c.bytes_read) : "?"}, writes ${c.bytes_written != null ? fmtBytes(c.bytes_written) : "?"}, ${c.flops != null ? fmtFlopCount(c.flops) : "? FLOP"} per call`,
-          p.achieved_gbps != null ? ` · ${p.achieved_gbps} GB/s` : "",
-          p.achieved_tflops != null ? ` · ${fmtFlops(p.achieved_tflops * 1000)}` : "",
+          `reads ${c.bytes_read != null ? bound(c, "bytes_read") + fmtBytes(c.bytes_read) : "?"}, writes ${c.bytes_written != null ? bound(c, "bytes_written") + fmtBytes(c.bytes_written) : "?"}, ${c.flops != null ? bound(c, "flops") + fmtFlopCount(c.flops) : "? FLOP"} per call`,
+          p.achieved_gbps != null ? ` · ${p.at_most && p.bound === "memory" ? "≤ " : ""}${p.achieved_gbps} GB/s` : "",
+          p.achieved_tflops != null
+            ? ` · ${p.at_most && p.bound === "compute" ? "≤ " : ""}${fmtFlops(p.achieved_tflops * 1000)}`
+            : "",
           c.arithmetic_intensity != null ? ` · ${(+c.arithmetic_intensity).toPrecision(3)} FLOP/byte` : "",
         )
       : null,
@@ -500,6 +507,16 @@ export function costSection(kernel) {
     h("h3", {}, "Against the hardware"),
     h("div", { "data-role": "kernel-cost" }, facts),
   );
+}
+
+/** "at most " before a count Python named an upper bound (Cost.upper_bounds), else "". */
+function bound(cost, field) {
+  return (cost.upper_bounds || []).includes(field) ? "at most " : "";
+}
+
+/** "≤ " before a memory-only kernel's throughput and fraction where Python said they rest on an upper bound. */
+function atMost(point) {
+  return point.atMost ? "≤ " : "";
 }
 
 function fmtFlopCount(f) {

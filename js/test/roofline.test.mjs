@@ -76,3 +76,11 @@ test("a noisy kernel's dot is marked and its tooltip says why (KernelProfile.noi
   assert.equal(pts.find((p) => p.kernel === "k0").noisy, noisy);
   assert.equal(pts.find((p) => p.kernel === "mm[buf1]").noisy, "");
 });
+
+test("a fraction from an upper bound is carried as one (KernelProfile.at_most, Python): the views draw ≤", () => {
+  const r = structuredClone(report);
+  r.compiles[0].kernels[0].profile = prof({ at_most: true, verdict: "at most 80% of HBM bandwidth; memory-bound" });
+  const pts = rooflinePoints(r);
+  assert.equal(pts.find((p) => p.kernel === "k0").atMost, true);
+  assert.equal(pts.find((p) => p.kernel === "mm[buf1]").atMost, false); // reports made before it: no key, a count
+});
