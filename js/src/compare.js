@@ -119,10 +119,13 @@ function verdictBar(diff) {
   const text = t.verdict || t.why;
   if (!text) return null;
   const cls = !t.verdict ? " il-muted" : t.ratio > 1 ? " il-slower" : t.ratio < 1 ? " il-faster" : "";
+  // with several compile pairs, the facts bar says the shown pair's: this line is the whole reports'
+  const several = (diff.compiles || []).length > 1;
   return h(
     "div",
-    { class: "il-subbar il-dverdict" + cls, "data-role": "diff-verdict", title: "all compiles of each report" },
-    text,
+    { class: "il-subbar il-dverdict" + cls, title: "all compiles of each report" },
+    several ? h("span", { class: "il-muted" }, "Whole reports: ") : null,
+    h("span", { "data-role": "diff-verdict" }, text),
   );
 }
 
