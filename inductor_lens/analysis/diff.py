@@ -39,6 +39,15 @@ ops between launches changes nothing); when they are fewer than :data:`SHARED_LI
 with fewer, the diff has a note with code ``different_models`` (``ReportDiff.notes``), printed by ``text()``
 and the CLI and shown as a banner.
 
+Time
+----
+Where both reports were profiled, each row has both measured times and the delta, and the diff (and each compile
+pair) the measured kernel time of each side with a verdict (``kernel_time_us``: ``"B is 2.2× slower in measured
+kernel time: 88.9 µs against 40.5 µs in A"``; else why not). ``timing`` says how each side was timed and warns where
+not alike (note ``timed_differently``). Where B's autotuning chose a template over a library kernel that A called for
+the same op and shapes and measured, the row says both times (``autotune_vs_a``) and, where the autotuner timed the
+library kernel far above A's measurement, a note says so (``autotune_vs_measured``). See :mod:`.diff_time`.
+
 What "same" means
 -----------------
 A pair is ``same`` when its ops (target and shape) are equal, the shapes of its launch's tensor arguments are
@@ -51,6 +60,7 @@ otherwise ``changed``, with ``changes`` saying which of ``fusion`` (ops moved in
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import json
 import os
@@ -63,6 +73,7 @@ from typing import Any, Iterable, Optional, Sequence, Union
 from ..report import hooks
 from ..report.model import Compile, Kernel, Memory, Report
 from ..report.rules import line_frame, short_op
+from .diff_time import autotune_summary, autotune_vs_measured, kernel_time, measured_us, timing
 
 #: Kernel pairs less similar than this stay unpaired (``only_a`` / ``only_b``).
 MIN_SIMILARITY = 0.2
@@ -90,11 +101,18 @@ UNIT = "kernel launches"
 #: ``launch_a``/``launch_b``, ``unit``, ``status_words``, ``shared``, ``notes``, per compile ``launches``, ``label``.
 #: 3: statuses ``merged`` and ``split`` (``merged_into``, ``split_from``, ``merged_with``, ``split_with``); ``shared``
 #: counts ops (``ops_a``, ``ops_b``, ``ops_shared``), per compile ``ops``.
-DIFF_FORMAT_VERSION = 3
+#: 4: ``kernel_time_us`` (whole reports and per compile: each side's measured kernel time and the verdict),
+#: ``timing`` (how each side was timed, ``warning`` where not alike), per row ``autotune_vs_a``; notes
+#: ``timed_differently`` and ``autotune_vs_measured``.
+DIFF_FORMAT_VERSION = 4
 #: The codes of :class:`DiffNote`, and what each means.
 DIFF_NOTE_CODES = {
     "different_models": "A and B share little: fewer than SHARED_LITTLE of the ops of the side with fewer are also "
     "on the other side (the same op from the same source line and module); the pairs shown may be unrelated",
+    "timed_differently": "both reports were profiled, but not alike (statistic, runs, warm-up runs, device or "
+    "profiling method differ, or one side did not record it: ``timing``): part of a time delta may be the method's",
+    "autotune_vs_measured": "B's autotuning timed the library kernel of an op (ATen mm, addmm) at AUTOTUNE_OFF times "
+    "or more what A's profile measured for the same op and shapes: why B chose another kernel (``autotune_vs_a``)",
 }
 _GLUE_TARGETS = {"_operator.getitem", "output", "placeholder"}
 
@@ -164,6 +182,13 @@ class KernelDiff:
     #: merged with A's cpp_fused_relu_0; source"``, ``"merged into B's cpp_fused_addmm_relu_0 (relu)"``, ``"split
     #: from A's cpp_fused_add_mul_0 (mul)"``); filled from the fields above.
     what_changed: str = ""
+    #: Where B's kernel is what B's autotuning chose over the library kernel of its op, and A called that library
+    #: kernel for the same op and shapes and measured it: what A measured and what B's autotuning timed it at
+    #: (``diff_time.autotune_vs_measured``: ``{op, a, a_us, a_merged_us, autotuned_us, ratio, chosen, chosen_us, b_us,
+    #: note, detail}``, ``note`` the row's sentence, ``"A measured mm at 13.6 µs; B's autotuning timed it at 61.0 µs
+    #: (4.5×)"``, ``detail`` with B's choice, ``"... and chose triton_mm_4 (44.5 µs), which B's profile measured at
+    #: 41.9 µs"``); ``{}`` otherwise.
+    autotune_vs_a: dict = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if not self.what_changed:
@@ -311,6 +336,10 @@ class CompileDiff:
     #: The ops each side's kernel launches compute (post-grad FX nodes, glue left out) and how many of them the other
     #: side computes too (the same identity: op, module, source line, ``_node_facts``): ``{"a", "b", "shared"}``.
     ops: dict = field(default_factory=dict)
+    #: The measured kernel time of each side's compile and the verdict (``diff_time.kernel_time``): ``{a, b, delta,
+    #: ratio, unmeasured_a, unmeasured_b, verdict, why}``; ``verdict`` (``"B is 2.2× slower in measured kernel time:
+    #: 88.9 µs against 40.5 µs in A"``) where both sides were measured, else ``why`` says why not.
+    kernel_time_us: dict = field(default_factory=dict)
 
     @property
     def summary(self) -> dict:
@@ -334,7 +363,13 @@ class ReportDiff:
     def __init__(self, a: Report, b: Report, compiles: list, extra: dict):
         self.a, self.b, self.compiles, self._extra = a, b, compiles, extra
         self.shared = shared(self.compiles)
-        self.notes = notes(self.shared)
+        pa, pb = _profiled(a), _profiled(b)
+        #: the measured kernel time of each whole report and the verdict (as ``CompileDiff.kernel_time_us``)
+        self.kernel_time_us = kernel_time(a.kernels, b.kernels, pa, pb)
+        #: how each side was timed, and the warning where not alike (``diff_time.timing``)
+        self.timing = timing(a, b, pa and pb)
+        checks = [k.autotune_vs_a for k in self.kernels if k.autotune_vs_a]
+        self.notes = notes(self.shared, self.timing["warning"], autotune_summary(checks))
 
     @property
     def summary(self) -> dict:
@@ -367,6 +402,8 @@ class ReportDiff:
             "summary": self.summary,
             "shared": self.shared,
             "notes": _to_plain(self.notes),
+            "kernel_time_us": self.kernel_time_us,
+            "timing": self.timing,
             "compiles": [
                 {**_to_plain(c), "summary": c.summary, "launches": c.launches, "label": c.label} for c in self.compiles
             ],
@@ -381,6 +418,7 @@ class ReportDiff:
     def text(self) -> str:
         """A few lines of plain text: the summary, the notes, and :meth:`changes_text`."""
         lines = [f"inductor_lens diff: {summary_text(self.summary)}"]
+        lines.append(f"  {self.kernel_time_us['verdict'] or self.kernel_time_us['why']}")
         lines += [f"  note [{n.code}]: {n.message}" for n in self.notes]
         return "\n".join([*lines, self.changes_text()])
 
@@ -392,6 +430,8 @@ class ReportDiff:
         lines = []
         for c in self.compiles:
             lines.append(f"  {c.a or '-'}  <->  {c.b or '-'}  ({c.paired_by})")
+            if c.kernel_time_us.get("verdict"):
+                lines.append(f"    {c.kernel_time_us['verdict']}")
             for key in ("peak_bytes", "saved_bytes"):
                 d = (c.memory or {}).get(key) or {}
                 if d.get("delta"):
@@ -403,6 +443,8 @@ class ReportDiff:
                     ka = f"{k.a} ({k.launch_a})" if k.launch_a else k.a or "-"
                     kb = f"{k.b} ({k.launch_b})" if k.launch_b else k.b or "-"
                     lines.append(f"    {STATUS_WORDS[k.status]:8} {ka} -> {kb}: {k.what_changed}")
+                if k.autotune_vs_a:
+                    lines.append(f"             autotune: {k.autotune_vs_a['detail']}")
         return "\n".join(lines)
 
     def widget(self, **kwargs):
@@ -453,8 +495,8 @@ def diff(a: Report, b: Report, pairs: Optional[Sequence[tuple]] = None) -> Repor
                 f"diff() compares two inductor_lens.Report objects; {name} is a {type(r).__name__} "
                 "(load a saved one with inductor_lens.load(path))"
             )
-    timed = _profiled(a) and _profiled(b)
-    out = [_diff_compile(ca, cb, how, timed) for ca, cb, how in pair_compiles(a, b, pairs)]
+    profiled = (_profiled(a), _profiled(b))
+    out = [_diff_compile(ca, cb, how, profiled) for ca, cb, how in pair_compiles(a, b, pairs)]
     return ReportDiff(a, b, out, _report_extras(a, b))
 
 
@@ -516,13 +558,22 @@ def pair_compiles(a: Report, b: Report, pairs: Optional[Sequence[tuple]] = None)
     return result
 
 
-def _diff_compile(ca: Optional[Compile], cb: Optional[Compile], how: str, timed: bool) -> CompileDiff:
+def _diff_compile(ca: Optional[Compile], cb: Optional[Compile], how: str, profiled: tuple) -> CompileDiff:
+    """One compile pair; ``profiled``: whether report A and report B were profiled."""
+    timed = profiled[0] and profiled[1]
     fa, fb = _units(ca), _units(cb)
     matched = match_kernels(fa, fb)
     kernels = []
     for i, j, sim, link in matched:
         x, y = fa[i] if i is not None else None, fb[j] if j is not None else None
-        kernels.append(_kernel_pair(x, y, sim, timed, link, fa, fb))
+        row = _kernel_pair(x, y, sim, timed, link, fa, fb)
+        if y is not None and ca is not None and cb is not None:  # B's autotuning against A's measurement
+            check = autotune_vs_measured(
+                y.kernel, cb, ca, prefer=x.kernel.name if x is not None else None, merged=row.merged_with
+            )
+            if check:
+                row = dataclasses.replace(row, autotune_vs_a=check)
+        kernels.append(row)
     keys_a = {k for f in fa for k in f.keys if k is not None}
     keys_b = {k for f in fb for k in f.keys if k is not None}
     same_guards = ca is not None and cb is not None and ca.guards == cb.guards
@@ -540,6 +591,9 @@ def _diff_compile(ca: Optional[Compile], cb: Optional[Compile], how: str, timed:
         memory=memory_delta(ca.memory if ca else None, cb.memory if cb else None),
         cudagraphs=_cudagraphs_change(ca, cb),
         ops={"a": len(keys_a), "b": len(keys_b), "shared": len(keys_a & keys_b)},
+        kernel_time_us=kernel_time(
+            ca.kernels if ca else None, cb.kernels if cb else None, *profiled, what="this compile pair"
+        ),
     )
 
 
@@ -1051,8 +1105,7 @@ def _unit_time(f: Optional[_Features]) -> Optional[float]:
 
 
 def _time(k: Kernel) -> Optional[float]:
-    t = k.profile.total_us if k.profile is not None else None
-    return float(t) if isinstance(t, (int, float)) else None
+    return measured_us(k)
 
 
 def _launch(k: Kernel) -> Any:
@@ -1144,8 +1197,19 @@ def shared(compiles: Sequence[CompileDiff]) -> dict:
     }
 
 
-def notes(sh: dict) -> list:
-    """The diff's notes (``DiffNote``): ``different_models`` when the reports share little (see :func:`shared`)."""
+def notes(sh: dict, timed_differently: str = "", autotune: str = "") -> list:
+    """The diff's notes (``DiffNote``): ``different_models`` when the reports share little (see :func:`shared`);
+    ``timed_differently`` with its warning (``diff_time.timing``) and ``autotune_vs_measured`` with its summary
+    (``diff_time.autotune_summary``) where they are not ``""``."""
+    out = _different_models(sh)
+    if timed_differently:
+        out.append(DiffNote("timed_differently", timed_differently))
+    if autotune:
+        out.append(DiffNote("autotune_vs_measured", autotune))
+    return out
+
+
+def _different_models(sh: dict) -> list:
     if sh["share"] is None or sh["share"] >= SHARED_LITTLE:
         return []
     small = "A" if sh["ops_a"] <= sh["ops_b"] else "B"

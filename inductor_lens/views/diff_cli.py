@@ -82,6 +82,8 @@ def cmd_diff(args: argparse.Namespace) -> int:
                 written.append(os.path.abspath(save(path)))
             except OSError as e:
                 raise CLIError(f"cannot write {path}: {e.strerror or e}") from None
+    # the whole reports' measured kernel time, A against B, or why not (a side not profiled): as the page's header
+    _say(d.kernel_time_us["verdict"] or d.kernel_time_us["why"])
     for note in d.notes:
         _say(f"note: {note.message}")
     # what changed, launch by launch, in the words of the page's rows (KernelDiff.what_changed)

@@ -5,6 +5,8 @@
 // draws from the store and the payload, and a change of the store redraws what depends on it.
 
 import {
+  autotuneDetail,
+  autotuneNote,
   changeText,
   fmtDelta,
   graphMarks,
@@ -110,7 +112,36 @@ function notesBanner(diff) {
   );
 }
 
-/** The compare page's DOM: toolbar, notes, facts bar, B's graph and legend, the table and the sources. */
+/** The verdict (data-role="diff-verdict"): the whole reports' measured kernel time, A against B, as Python says it
+ * (diff.kernel_time_us.verdict), or why it is not compared (its why: a side not profiled). */
+function verdictBar(diff) {
+  const t = diff.kernel_time_us || {};
+  const text = t.verdict || t.why;
+  if (!text) return null;
+  const cls = !t.verdict ? " il-muted" : t.ratio > 1 ? " il-slower" : t.ratio < 1 ? " il-faster" : "";
+  // with several compile pairs, the facts bar says the shown pair's: this line is the whole reports'
+  const several = (diff.compiles || []).length > 1;
+  return h(
+    "div",
+    { class: "il-subbar il-dverdict" + cls, title: "all compiles of each report" },
+    several ? h("span", { class: "il-muted" }, "Whole reports: ") : null,
+    h("span", { "data-role": "diff-verdict" }, text),
+  );
+}
+
+/** The "Δ time" head, with a warning sign where the two sides were timed differently (diff.timing.warning). */
+function deltaHead(diff) {
+  const warning = (diff.timing || {}).warning;
+  if (!warning) return h("th", {}, "Δ time");
+  return h(
+    "th",
+    { title: warning },
+    "Δ time ",
+    h("span", { class: "il-dwarn", "data-role": "diff-timing-warning", "aria-label": warning }, "⚠"),
+  );
+}
+
+/** The compare page's DOM: toolbar, verdict, notes, facts bar, B's graph and legend, the table and the sources. */
 function compareDom(cx) {
   const toolbar = compareToolbar(cx);
   cx.facts = h("div", { class: "il-subbar il-dfacts", "data-role": "diff-facts" });
@@ -118,7 +149,7 @@ function compareDom(cx) {
   cx.legend = h("div", { class: "il-legend" });
   cx.tbody = h("tbody");
   // the time columns only where both reports were profiled (diff.timed, Python's): else the names get the room
-  const heads = ["", "kernel in A", "kernel in B", "what changed", ...(cx.diff.timed ? ["A", "B", "Δ time"] : [])];
+  const heads = ["", "kernel in A", "kernel in B", "what changed", ...(cx.diff.timed ? ["A", "B"] : [])];
   const table = h(
     "table",
     { class: "il-dtable" + (cx.diff.timed ? " il-dtimed" : ""), "data-role": "diff-table" },
@@ -129,6 +160,7 @@ function compareDom(cx) {
         "tr",
         {},
         heads.map((t) => h("th", {}, t)),
+        cx.diff.timed ? deltaHead(cx.diff) : null,
       ),
     ),
     cx.tbody,
@@ -138,6 +170,7 @@ function compareDom(cx) {
     "div",
     { class: "il-view il-compare", "data-view": "compare" },
     toolbar,
+    verdictBar(cx.diff),
     notesBanner(cx.diff),
     cx.facts,
     h(
@@ -150,13 +183,19 @@ function compareDom(cx) {
   return h("div", { class: "il-root il-compare-root", tabindex: "0" }, view);
 }
 
-/** The facts bar: how the pair was paired, compile times, graph breaks, recompiles, guards. */
+/** The facts bar: how the pair was paired, its kernel time (where the reports have more than one pair: else the
+ * verdict above says it), compile times, graph breaks, recompiles, guards. */
 function drawFacts(cx) {
   const p = cx.pair();
   const t = p.compile_time_us || {};
   const g = cx.diff.graph_breaks || {},
     r = cx.diff.recompiles || {};
   const bits = [h("span", {}, `paired by ${p.paired_by || "?"}`)];
+  const kt = p.kernel_time_us || {};
+  if (cx.pairs.length > 1 && (kt.verdict || kt.why))
+    bits.push(
+      h("span", { "data-role": "diff-kernel-time", class: kt.verdict ? "" : "il-muted" }, kt.verdict || kt.why),
+    );
   if (t.a != null && t.b != null) bits.push(h("span", {}, `compile time ${fmtUs(t.a)} → ${fmtUs(t.b)}`));
   bits.push(h("span", { title: signed(g) }, `graph breaks ${g.a ?? "?"} → ${g.b ?? "?"}`));
   bits.push(h("span", { title: signed(r) }, `recompiles ${r.a ?? "?"} → ${r.b ?? "?"}`));
@@ -235,7 +274,13 @@ function tableRow(cx, r) {
     h("td", {}, h("span", { class: `il-chip il-dchip il-d-${r.status}` }, words(cx)[r.status])),
     kernelCell(r.a, r.launch_a, partnerKernel(r, "a"), "a"),
     kernelCell(r.b, r.launch_b, partnerKernel(r, "b"), "b"),
-    h("td", { class: "il-dwhat" }, changeText(r)),
+    h(
+      "td",
+      { class: "il-dwhat" },
+      changeText(r),
+      // B's autotuning against A's measurement of the library kernel it replaced (KernelDiff.autotune_vs_a)
+      autotuneNote(r) ? h("div", { class: "il-dnote", "data-role": "diff-autotune-note" }, autotuneNote(r)) : null,
+    ),
     cx.diff.timed
       ? [
           h("td", { class: "il-num" }, r.time_a_us != null ? fmtUs(r.time_a_us) : ""),
@@ -302,6 +347,7 @@ function drawSource(cx) {
       " ",
       changeText(r),
       note ? h("span", { class: "il-muted" }, ` (${note})`) : null,
+      autotuneDetail(r) ? h("div", { "data-role": "diff-autotune-detail" }, autotuneDetail(r)) : null,
     ),
     h("div", { class: "il-dsrc-cols" }, col("a", ka), col("b", kb)),
   );

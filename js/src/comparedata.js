@@ -84,6 +84,17 @@ export function changeText(row) {
   return String(row.what_changed || "");
 }
 
+/** What a row says under its "what changed" cell: B's autotune timing of the library kernel A measured
+ * (KernelDiff.autotune_vs_a.note, Python's), or "". */
+export function autotuneNote(row) {
+  return String((row.autotune_vs_a || {}).note || "");
+}
+
+/** The same with B's choice and its measured time, for the selected row's head (autotune_vs_a.detail), or "". */
+export function autotuneDetail(row) {
+  return String((row.autotune_vs_a || {}).detail || "");
+}
+
 /** Fused-node name -> diff class for B's graph: added, changed (removed and merged ones have no box of their own
  * in B). Each row is a kernel launch; every fused node it computes (fused_b, a list) gets its mark; a launch split
  * off an A launch is changed. */

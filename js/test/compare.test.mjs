@@ -3,6 +3,8 @@
 import assert from "node:assert/strict";
 import test from "node:test";
 import {
+  autotuneDetail,
+  autotuneNote,
   changeText,
   fmtDelta,
   graphMarks,
@@ -128,4 +130,17 @@ test("a merged row follows the row it merged into; a split launch is boxed as ch
       ["op6", "changed"],
     ],
   );
+});
+
+test("a row's autotune timing is Python's sentence, or nothing", () => {
+  const row = {
+    autotune_vs_a: {
+      note: "A measured mm at 13.6 µs; B's autotuning timed it at 61.0 µs (4.5×)",
+      detail: "A measured mm at 13.6 µs; B's autotuning timed it at 61.0 µs (4.5×) and chose triton_mm_4 (44.5 µs)",
+    },
+  };
+  assert.equal(autotuneNote(row), row.autotune_vs_a.note);
+  assert.equal(autotuneDetail(row), row.autotune_vs_a.detail);
+  assert.equal(autotuneNote({ autotune_vs_a: {} }), "");
+  assert.equal(autotuneDetail({}), "");
 });

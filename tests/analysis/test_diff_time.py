@@ -1,0 +1,184 @@
+"""What a diff says about time (``analysis/diff_time.py``): each side's measured kernel time and the verdict, how each
+side was timed, and B's autotuning against A's measurement. On the two recorded H200 reports of one MLP(512, 1024,
+256) on a 256x512 input, compiled by default (``gpu_mlp_wide_default.json``) and with max-autotune
+(``gpu_max_autotune.json``); no compile, no torch."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import pathlib
+import subprocess
+import sys
+
+import pytest
+
+import inductor_lens
+from inductor_lens.analysis.diff_time import kernel_time
+
+REPO = pathlib.Path(__file__).resolve().parents[2]
+FIXTURES = REPO / "tests" / "fixtures"
+
+
+@pytest.fixture(scope="module")
+def default_and_autotune():
+    return (
+        inductor_lens.load(FIXTURES / "gpu_mlp_wide_default.json"),
+        inductor_lens.load(FIXTURES / "gpu_max_autotune.json"),
+    )
+
+
+def _unprofiled(r, keep=lambda k: False):
+    """``r`` with the measured times of its kernels dropped (those ``keep`` keeps stay), and no step profile."""
+    compiles = [
+        dataclasses.replace(c, kernels=[k if keep(k) else dataclasses.replace(k, profile=None) for k in c.kernels])
+        for c in r.compiles
+    ]
+    return dataclasses.replace(r, compiles=compiles, profile=None if not any(map(keep, r.kernels)) else r.profile)
+
+
+def test_default_vs_max_autotune_says_b_is_slower_in_measured_kernel_time(default_and_autotune):
+    """nu21 D5: the compare gave each pair's delta and no total: max-autotune made the graph 2.2x slower and nothing
+    said so. By hand, from the reports' kernels: A 13.562 (mm) + 1.402 (bias + relu) + 23.552 (addmm) + 1.958 (layer
+    norm + softmax) = 40.474 µs; B 41.92 + 42.347 (the two templates) + 4.651 = 88.918 µs."""
+    a, b = default_and_autotune
+    d = inductor_lens.diff(a, b)
+    verdict = "B is 2.2× slower in measured kernel time: 88.9 µs against 40.5 µs in A"
+    for t in (d.kernel_time_us, d.compiles[0].kernel_time_us):
+        assert (t["a"], t["b"], t["delta"]) == (40.474, 88.918, 48.444), t
+        assert t["ratio"] == pytest.approx(88.918 / 40.474, abs=1e-3)
+        assert t["verdict"] == verdict and t["why"] == "", t
+    data = json.loads(d.to_json())
+    assert data["kernel_time_us"]["verdict"] == data["compiles"][0]["kernel_time_us"]["verdict"] == verdict
+    assert f"\n  {verdict}\n" in d.text()
+    # the other way round, B faster; and A against itself, the same
+    assert inductor_lens.diff(b, a).kernel_time_us["verdict"] == (
+        "B is 2.2× faster in measured kernel time: 40.5 µs against 88.9 µs in A"
+    )
+    assert inductor_lens.diff(a, a).kernel_time_us["verdict"].startswith("B takes the same measured kernel time as A")
+
+
+def test_kernel_time_says_why_it_is_not_compared_and_what_it_left_out(default_and_autotune):
+    a, b = default_and_autotune
+    d = inductor_lens.diff(a, _unprofiled(b))
+    assert (
+        d.kernel_time_us["verdict"] == "" and d.kernel_time_us["why"] == "kernel time not compared: B was not profiled"
+    )
+    assert d.compiles[0].kernel_time_us["why"] == "kernel time not compared: B was not profiled"
+    assert (d.kernel_time_us["a"], d.kernel_time_us["b"]) == (40.474, None)
+    assert inductor_lens.diff(_unprofiled(a), _unprofiled(b)).kernel_time_us["why"] == (
+        "kernel time not compared: neither report was profiled"
+    )
+    # B's reduction not measured: left out of B's total, and the verdict says so
+    part = _unprofiled(b, keep=lambda k: k.name.startswith("triton_tem"))
+    t = inductor_lens.diff(a, part).kernel_time_us
+    assert t["b"] == round(41.92 + 42.347, 3) and t["unmeasured_b"] == 1, t
+    assert t["verdict"].endswith(" (not counted, no measured time: 1 kernel of B)"), t
+    # a compile pair with one side only
+    assert kernel_time(a.kernels, None, True, True)["why"] == "kernel time not compared: only A has this compile"
+
+
+def test_b_autotuning_timed_the_library_kernels_a_measured_several_times_slower(default_and_autotune):
+    """nu21 D5: B's autotuning benchmarked ATen mm at 60.96 µs and addmm at 53.312 µs (its choices' ``time_ms``)
+    where A measured the same ops with the same shapes (mm [256, 512] x [512, 1024], addmm [256] + [256, 1024] x
+    [1024, 256], float32, in the post-grad graphs) at 13.562 and 23.552 µs: that is why the slower Triton templates
+    won. Each row says it, and a note says it for the whole diff."""
+    a, b = default_and_autotune
+    d = inductor_lens.diff(a, b)
+    rows = {k.a: k for k in d.kernels if k.autotune_vs_a}
+    assert set(rows) == {"extern_kernels.mm[buf0]", "extern_kernels.addmm[buf2]"}, d.text()
+    mm, addmm = rows["extern_kernels.mm[buf0]"].autotune_vs_a, rows["extern_kernels.addmm[buf2]"].autotune_vs_a
+    assert (mm["op"], mm["a_us"], mm["autotuned_us"], mm["chosen"], mm["chosen_us"], mm["b_us"]) == (
+        "mm",
+        13.562,
+        60.96,
+        "triton_mm_4",
+        44.512,
+        41.92,
+    )
+    # A's bias + relu kernel merged into B's template: its time is A's part of the same work
+    assert mm["a_merged_us"] == 1.402 and addmm["a_merged_us"] == 0.0
+    assert mm["note"] == "A measured mm at 13.6 µs; B's autotuning timed it at 61.0 µs (4.5×)"
+    assert mm["detail"] == mm["note"] + " and chose triton_mm_4 (44.5 µs), which B's profile measured at 41.9 µs"
+    assert (addmm["op"], addmm["a_us"], addmm["autotuned_us"], addmm["chosen"]) == (
+        "addmm",
+        23.552,
+        53.312,
+        "triton_mm_21",
+    )
+    assert addmm["note"] == "A measured addmm at 23.6 µs; B's autotuning timed it at 53.3 µs (2.3×)"
+    (note,) = [n for n in d.notes if n.code == "autotune_vs_measured"]
+    assert note.message == (
+        "B's autotuning timed the library kernels it replaced 2.3–4.5× slower than A measured them: mm at 61.0 µs "
+        "(A measured 13.6 µs), addmm at 53.3 µs (A measured 23.6 µs). Its choices, measured in B's profile: "
+        "triton_mm_4 41.9 µs, triton_mm_21 42.3 µs, slower than A's kernels for the same ops."
+    )
+    assert f"autotune: {mm['detail']}\n" in d.changes_text() + "\n"
+    # the smaller MLP(256, 512, 128) of gpu_mlp.json: the same ops with other shapes, no comparison
+    small = inductor_lens.diff(inductor_lens.load(FIXTURES / "gpu_mlp.json"), b)
+    assert not any(k.autotune_vs_a for k in small.kernels) and "autotune_vs_measured" not in {
+        n.code for n in small.notes
+    }
+
+
+def test_two_profiles_timed_differently_are_flagged(default_and_autotune):
+    """nu21 D5: A is the mean of 5 runs after 1 warm-up run on an H200 with the step profile's method; B, recorded
+    before those were kept, 3 runs and nothing else. The diff says so (``timing``, a note); alike, it says nothing."""
+    a, b = default_and_autotune
+    d = inductor_lens.diff(a, b)
+    t = d.timing
+    assert (t["a"]["statistic"], t["a"]["runs"], t["a"]["warmup"]) == ("mean", 5, 1)
+    assert t["a"]["device"] == a.device_info.name and t["a"]["method"] == a.profile.method
+    assert t["b"] == {"statistic": "mean", "runs": 3, "warmup": None, "device": None, "method": None}
+    assert [x["what"] for x in t["differs"]] == ["runs", "warm-up runs", "device", "profiling method"]
+    assert t["warning"] == (
+        "A and B were timed differently (runs: A 5, B 3; warm-up runs: A 1, B not recorded; device: A NVIDIA H200 "
+        "(table: NVIDIA H200 SXM), B not recorded; profiling method recorded for A only): part of a time delta may "
+        "be how it was measured."
+    )
+    assert [n.message for n in d.notes if n.code == "timed_differently"] == [t["warning"]]
+    assert d.to_dict()["timing"]["warning"] == t["warning"]
+    alike = inductor_lens.diff(a, a)
+    assert alike.timing["differs"] == [] and alike.timing["warning"] == "" and alike.notes == []
+    # one side not profiled: no times to compare, no warning
+    assert inductor_lens.diff(a, _unprofiled(b)).timing["warning"] == ""
+
+
+def test_the_cli_says_the_verdict_the_notes_and_each_rows_autotune_timing(tmp_path):
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    a, b = FIXTURES / "gpu_mlp_wide_default.json", FIXTURES / "gpu_max_autotune.json"
+    r = subprocess.run(
+        [sys.executable, "-m", "inductor_lens", "diff", str(a), str(b), "-o", str(tmp_path / "d.html")],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
+    assert r.returncode == 0, r.stderr
+    d = inductor_lens.diff(inductor_lens.load(a), inductor_lens.load(b))
+    assert "B is 2.2× slower in measured kernel time: 88.9 µs against 40.5 µs in A\n" in r.stderr
+    for n in d.notes:
+        assert f"note: {n.message}\n" in r.stderr
+    assert r.stdout.strip() == d.changes_text().strip()
+    assert "autotune: A measured mm at 13.6 µs; B's autotuning timed it at 61.0 µs (4.5×)" in r.stdout
+
+
+@pytest.mark.browser
+def test_compare_page_shows_the_verdict_and_warns_beside_the_delta(tmp_path, offline_page, default_and_autotune):
+    """The page draws what Python said: the verdict in its header, the timing warning as a banner note and beside
+    the "Δ time" head, and each row's autotune timing under its "what changed"."""
+    d = inductor_lens.diff(*default_and_autotune)
+    path = d.save_html(tmp_path / "diff.html")
+    page = offline_page
+    page.goto(pathlib.Path(path).as_uri())
+    page.wait_for_selector('[data-view="compare"] .il-graph[data-ready="1"]', timeout=60000)
+    assert page.locator('[data-role="diff-verdict"]').inner_text() == d.kernel_time_us["verdict"]
+    assert (
+        page.locator('[data-role="diff-notes"] [data-code="timed_differently"]').inner_text() == (d.timing["warning"])
+    )
+    warn = page.locator('[data-role="diff-table"] th [data-role="diff-timing-warning"]')
+    assert warn.count() == 1 and warn.locator("xpath=..").get_attribute("title") == d.timing["warning"]
+    notes = page.locator('[data-role="diff-autotune-note"]').all_inner_texts()
+    assert sorted(notes) == sorted(k.autotune_vs_a["note"] for k in d.kernels if k.autotune_vs_a)
+    assert page.watch.requests == [] and page.watch.errors == []
