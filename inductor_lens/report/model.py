@@ -399,6 +399,10 @@ class Cost(_Record):
     bytes_written: Optional[float] = None
     flops: Optional[float] = None
     source: str = ""
+    #: Where the operations ``flops`` counts are integer ops, their dtype (``int8``: a quantized convolution or
+    #: linear's multiply-adds, two per multiply-add, which the views say in ops, ``kOP``, not FLOPs, and compare with
+    #: the device's int8 peak where it is known); ``""`` for floating-point ops and in reports made before it.
+    integer_ops: str = ""
     #: ``flops / (bytes_read + bytes_written)`` (FLOP per byte moved, rounded to 4 digits): where the kernel
     #: sits on a roofline. Null when either count is unknown or nothing is moved. Always worked out from
     #: the counts (a value given is ignored), so a copy with other counts cannot keep a stale one.
