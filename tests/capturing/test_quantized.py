@@ -48,3 +48,25 @@ def test_the_quantize_ops_pt2e_inserts_take_the_line_of_the_op_they_quantize(raw
     frames = [f for k in int8.kernels for s in k.user_stack for f in s]
     frames += [f for n in int8.fused_nodes for f in n.user_lines] + [f for n in post.values() for f in n.user_stack]
     assert not [f for f in frames if f.file.startswith("<eval_with_key>")]
+
+
+def test_the_memory_view_lists_each_constant_the_frozen_graph_holds(int8):
+    """The Memory view said only "weights 8.8 KiB held as graph constants" (``Memory.constant_bytes``): which weights,
+    how large each, was not said. ``Memory.constants`` has a row per constant its kernels read, as the capture sized
+    them (oneDNN's packed fc weight at its packed 8,192 B, its logical shape ``[512, 16]`` int8 from the graph's
+    ``get_attr``), named by ``Compile.constant_names`` (``_frozen_param1`` is ``fc.bias``), largest first; together
+    they are ``constant_bytes``."""
+    m = int8.memory
+    rows = {c.name: c for c in m.constants}
+    assert sum(c.bytes for c in m.constants) == m.constant_bytes == 9008
+    assert [c.bytes for c in m.constants] == sorted((c.bytes for c in m.constants), reverse=True)
+    assert m.constants[0].name == "_frozen_param9" and (rows["_frozen_param9"].shape, rows["_frozen_param9"].dtype) == (
+        [512, 16],
+        "int8",
+    )
+    assert (rows["_frozen_param1"].display, rows["_frozen_param1"].bytes, rows["_frozen_param1"].shape) == (
+        "fc.bias",
+        64,
+        [16],
+    )
+    assert rows["x_scale"].display == "" and rows["x_scale"].shape is None  # made by the lowering: no get_attr
