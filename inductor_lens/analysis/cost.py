@@ -211,6 +211,12 @@ _EXTERN_RULES = {
 
 #: The weights' dtypes of oneDNN's quantized convolution and linear (``_quantized_flops``)
 _QUANTIZED_WEIGHTS = ("int8", "uint8", "float8_e4m3fn")
+#: The dtypes whose multiply-adds are integer ops (``Cost.integer_ops``), not floating-point ones
+INTEGER_OPS = ("int8", "uint8")
+#: oneDNN's dynamic-fp16 linears of a frozen CPU graph (``onednn.linear_dynamic_fp16(X, W, B)``, PT2E's
+#: ``get_x86_inductor_linear_dynamic_fp16_config``): X float32, W the fp16 weight oneDNN prepacked, transposed
+#: (``[K, N]``: torch's meta function sizes the result's last dim by ``W.shape[1]``); they compute in floating point
+_DYNAMIC_FP16 = frozenset({"linear_dynamic_fp16", "linear_relu_dynamic_fp16"})
 
 
 def quantized_rule(op: str, dtype: str) -> str:
@@ -218,6 +224,12 @@ def quantized_rule(op: str, dtype: str) -> str:
     floating-point: 2 per int8 multiply-add)``."""
     kind = "integer ops, not floating-point" if "int" in dtype else f"{dtype} ops"
     return f"{dtype} {op} ({kind}: 2 per {dtype} multiply-add)"
+
+
+def integer_dtype(rule: str) -> str:
+    """The integer dtype of the ops ``rule`` counts (``quantized_rule`` on int8 weights: ``"int8"``), else ``""``."""
+    dtype = rule.split(" ", 1)[0]
+    return dtype if dtype in INTEGER_OPS and rule == quantized_rule(rule.split(" ")[1], dtype) else ""
 
 
 def _computed_by_extern(rule: str) -> bool:
@@ -311,10 +323,18 @@ def node_flops(node: GraphNode, sizes: _Sizes) -> tuple[Optional[float], str]:
     ins = [sizes.dims(i) for i in node.inputs]
     if op in ("mm", "addmm", "bmm", "baddbmm", "_int_mm", "_scaled_mm"):
         a, b = (ins[1], ins[2]) if op in ("addmm", "baddbmm") and len(ins) >= 3 else (ins[:2] + [None, None])[:2]
+        # ``_int_mm``: int8 x int8 -> int32, integer multiply-adds
+        held = sizes.by_name.get(node.inputs[0]) if op == "_int_mm" and node.inputs else None
+        rule = quantized_rule("mm", str(held.dtype)) if held is not None and str(held.dtype) in INTEGER_OPS else op
         if a is None or b is None or len(a) < 2 or len(b) < 2:
-            return None, op
+            return None, rule
         batch = math.prod(a[:-2]) if len(a) > 2 else 1
-        return 2.0 * batch * a[-2] * a[-1] * b[-1], op
+        return 2.0 * batch * a[-2] * a[-1] * b[-1], rule
+    if op in _DYNAMIC_FP16:  # a float linear on fp16 weights oneDNN prepacked, transposed: [K, N]
+        x, w = (ins + [None, None])[:2]
+        if x is None or w is None or len(w) != 2 or not x or x[-1] != w[0]:
+            return None, f"{op}: its prepacked weight is not recognised: its FLOPs are not known from its shapes"
+        return 2.0 * math.prod(x[:-1]) * w[0] * w[1], "mm"
     if str(target).startswith(("onednn.q", "torch.ops.onednn.q")):  # int8 conv/linear on prepacked weights
         return _quantized_flops(node, op, ins, sizes)
     packed = op in _LINEAR_PACKED or op == "_convolution_pointwise"
@@ -504,6 +524,7 @@ def kernel_cost(
         def mean(values: list) -> Optional[float]:
             return None if any(v is None for v in values) else sum(values) / len(values)
 
+        kinds = {c.integer_ops for c in costs}
         return Cost(
             bytes_read=mean([c.bytes_read for c in costs]),
             bytes_written=mean([c.bytes_written for c in costs]),
@@ -512,6 +533,7 @@ def kernel_cost(
             upper_bounds=[
                 u for u in ("bytes_read", "bytes_written", "flops") if any(u in c.upper_bounds for c in costs)
             ],
+            integer_ops=kinds.pop() if len(kinds) == 1 else "",
         )
     return _one_call(kernel, compile, inductor_bytes, _graph)
 
@@ -644,6 +666,7 @@ def _one_call(kernel: Kernel, compile: Compile, inductor_bytes: Optional[dict], 
     rules: list[str] = []
     elsewhere = sizes.extern_ops(compile) if kernel.language != "extern" else set()
     skipped: list[str] = []
+    integer: dict[str, float] = {}  # integer ops by dtype, of ``flops``
     for name in kernel.fx_nodes:
         node = sizes.by_name.get(name)
         if node is None:
@@ -662,12 +685,15 @@ def _one_call(kernel: Kernel, compile: Compile, inductor_bytes: Optional[dict], 
         flops += f
         if rule == FLEX_RULE and f and "flops" not in upper:
             upper.append("flops")  # dense: its block mask may skip blocks
+        if integer_dtype(rule):
+            integer[integer_dtype(rule)] = integer.get(integer_dtype(rule), 0.0) + f
         if rule and f and rule not in rules:
             rules.append(rule)
     if not kernel.fx_nodes or not sizes.by_name:
         if flops is not None:
             notes.append("flops: unknown, no FX op of this kernel was recorded")
         flops = None
+    integer_ops = _integer_ops(flops, integer, notes)
     if flops is not None:
         notes.append("flops: " + (", ".join(rules) if rules else "none (memory-only ops)") + " from shapes")
         if skipped:
@@ -683,8 +709,27 @@ def _one_call(kernel: Kernel, compile: Compile, inductor_bytes: Optional[dict], 
         u for u in upper if {"bytes_read": bytes_read, "bytes_written": bytes_written, "flops": flops}[u] is not None
     ]
     return Cost(
-        bytes_read=bytes_read, bytes_written=bytes_written, flops=flops, source="; ".join(notes), upper_bounds=upper
+        bytes_read=bytes_read,
+        bytes_written=bytes_written,
+        flops=flops,
+        source="; ".join(notes),
+        upper_bounds=upper,
+        integer_ops=integer_ops if flops is not None else "",
     )
+
+
+def _integer_ops(flops: Optional[float], integer: dict[str, float], notes: list) -> str:
+    """``Cost.integer_ops``: the integer dtype of the ops counted where they are most of them (a quantized matmul or
+    convolution, with a float epilogue fused after it), else ``""``; ``notes`` says where both kinds are counted."""
+    if flops is None or not integer:
+        return ""
+    dtype, count = max(integer.items(), key=lambda kv: kv[1])
+    if len(integer) > 1 or count < flops:
+        notes.append(
+            f"of its {flops:,.0f} ops, {sum(integer.values()):,.0f} are integer ops and {flops - sum(integer.values()):,.0f}"
+            " floating-point ones, counted together"
+        )
+    return dtype if 2 * count >= flops else ""
 
 
 def _within_loops(kernel: Kernel, bytes_read, bytes_written, flops, notes: list):

@@ -31,6 +31,7 @@ from ..report.model import (
     Frame,
     FusedNode,
     GraphNode,
+    HeldConstant,
     LiveBuffer,
     Memory,
     MemoryPoint,
@@ -867,6 +868,28 @@ def estimate_ratio(m: Memory) -> Optional[float]:
     return round(m.net_peak_bytes / m.measured_peak_bytes, 3)
 
 
+def held_constants(compile: Compile, constants: dict[str, Optional[int]]) -> list[HeldConstant]:
+    """``Memory.constants``: each graph constant the kernels of ``compile`` read (``constants``: name -> bytes, read
+    at capture), named by the parameters it comes from (``Compile.constant_names``), its shape and dtype from the
+    post-grad graph's ``get_attr`` of it; largest first, then by name."""
+    post = compile.graphs.get("post_grad")
+    attrs = {str(n.target): n for n in (post.nodes if post is not None else []) if n.op == "get_attr"}
+    rows = []
+    for name, nbytes in constants.items():
+        node = attrs.get(name)
+        shape = node.shape if node is not None and isinstance(node.shape, list) else None
+        rows.append(
+            HeldConstant(
+                name=name,
+                bytes=int(nbytes or 0),
+                display=compile.constant_names.get(name, ""),
+                shape=shape,
+                dtype=node.dtype if node is not None else None,
+            )
+        )
+    return sorted(rows, key=lambda r: (-r.bytes, r.name))
+
+
 def memory(
     compile: Compile,
     buffers: list[dict],
@@ -930,6 +953,7 @@ def memory(
         source=SOURCE + "; " + (NOT_MEASURED_CPU if device == "cpu" else NOT_MEASURED),
         input_bytes=sum(v or 0 for v in inputs.values()),
         constant_bytes=sum(v or 0 for v in (constants or {}).values()),
+        constants=held_constants(compile, constants or {}),
         peak_buffers=alive[:PEAK_TOP],
         saved_by_module=by_module,
         regions=regions(boxes, instances),

@@ -109,11 +109,17 @@ def against_peak(
     out["arithmetic_intensity"] = cost.arithmetic_intensity  # decided once, on the model (Cost)
     if device is None:
         return out
-    key = peak_dtype(_dtype(kernel, compile))
+    key = peak_dtype(cost.integer_ops or _dtype(kernel, compile))
     peak_tf = device.peak_tflops.get(key)
     peak_bw = device.peak_gbps
     memory = "HBM bandwidth" if on_gpu else "memory bandwidth (measured copy)"
     ai = out["arithmetic_intensity"]
+    if cost.integer_ops and peak_tf is None:  # integer ops: never against a floating-point peak
+        if peak_bw and out["achieved_gbps"] is not None:
+            out["verdict"] = f"{out['achieved_gbps'] / peak_bw:.0%} of {memory}; " + no_integer_peak(
+                cost.integer_ops, on_gpu
+            )
+        return out
     if peak_bw and out["achieved_gbps"] is not None and (peak_tf is None or ai is None or ai * peak_bw / 1e3 < peak_tf):
         out["bound"] = "memory"
         out["peak_fraction"] = round(out["achieved_gbps"] / peak_bw, 4)
@@ -133,6 +139,16 @@ def against_peak(
     return out
 
 
+def no_integer_peak(dtype: str, on_gpu: bool) -> str:
+    """What a verdict says of a kernel of ``dtype`` integer ops on a device with no peak for them."""
+    where = (
+        "a CPU's measured ceiling is a float32 torch.mm's; no VNNI/AMX int8 figure is measured"
+        if not on_gpu
+        else "this device is not in inductor_lens's table of int8 peaks"
+    )
+    return f"no {dtype} peak known ({where}): its {dtype} ops are not compared with a floating-point peak"
+
+
 #: Above this fraction of a peak, the count (bytes or FLOPs) is taken to be more than the kernel did; the
 #: margin covers the spread of the timing and of datasheet peaks.
 OVER_PEAK = 1.1
@@ -145,6 +161,11 @@ def _over_peak(out: dict, key: Optional[str], memory: str, on_gpu: bool = True) 
             "to and from memory than its buffers hold (indexed loads or stores, e.g. an embedding gather or "
             "scatter, touch only some rows) or found them in a cache; the byte count is an upper bound, its "
             "fraction of peak unknown"
+        )
+    if key == "int8":  # integer ops, against the int8 (tensor-core) peak
+        return (
+            f"{out['achieved_tflops']:,.1f} TOP/s counted, above the int8 compute peak: the kernel did fewer "
+            "operations than counted; the op count is an upper bound, its fraction of peak unknown"
         )
     if not on_gpu:  # the CPU's ceiling is measured (a few torch.mm at profile time), not a datasheet's
         return (

@@ -304,8 +304,7 @@ def _args_code(launch: KernelLaunch, bound: int, declared: Optional[list] = None
                     f"    {made[key]} = {code}  # {_plain(f'{a.name}, passed {_times(a, code, launch, makes)}')}"
                 )
             code = made[key]
-        comment = _plain(a.name + (f" ({a.param})" if a.param and a.param != a.name else ""))
-        (kw if a.keyword else pos).append((a.keyword, code or _literal(a), comment))
+        (kw if a.keyword else pos).append((a.keyword, code or _literal(a), _arg_comment(a)))
     lines = [
         "",
         "",
@@ -319,6 +318,15 @@ def _args_code(launch: KernelLaunch, bound: int, declared: Optional[list] = None
     lines += [f"        {key!r}: {code},  # {comment}" for key, code, comment in kw]
     lines += ["    }", "    return args, kwargs"]
     return "\n".join(lines) + "\n"
+
+
+def _arg_comment(a: LaunchArg) -> str:
+    """What an argument is, beside its ``make(...)``: the name the call passes, the kernel's parameter, and what it
+    holds as the launch table names it (``LaunchArg.holds``): a frozen graph's constant by the parameter it comes from
+    (``constant6 (W): fc1.weight (packed for the C++ GEMM template)``, ``Compile.constant_names``), a graph input by the
+    name the user knows, a buffer by the op that computes it."""
+    text = a.name + (f" ({a.param})" if a.param and a.param != a.name else "")
+    return _plain(text + (f": {a.holds}" if a.holds and a.holds != a.name else ""))
 
 
 def _make_code(a: LaunchArg, declared: Optional[str], fallback: str, bound: int) -> str:

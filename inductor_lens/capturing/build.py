@@ -1586,6 +1586,73 @@ def _lines_of_outputs(nodes: list[dict]) -> None:
             n["stack_trace"] = unpacked[n["name"]]
 
 
+#: PT2E's quantize and dequantize ops (``quantized_decomposed.quantize_per_tensor``, ``dequantize_per_channel``,
+#: ``choose_qparams``...), which ``convert_pt2e`` puts in the GraphModule it returns with no stack trace of their own
+QUANTIZERS = "quantized_decomposed."
+#: How far :func:`_lines_of_quantizers` walks from a quantize op to the op it quantizes
+_QUANTIZED_DEPTH = 8
+
+
+def _generated_only(trace: str) -> bool:
+    """Whether a stack trace's frames are all in code torch.fx generated (``<eval_with_key>.15``: the forward of a
+    GraphModule, such as PT2E's converted model, whose nodes kept no trace of the user's code)."""
+    frames = parse_stack_trace(trace)
+    return bool(frames) and all(f.file.startswith("<eval_with_key>") for f in frames)
+
+
+def _lines_of_quantizers(nodes: list[dict], kernels: Sequence[RawKernel]) -> None:
+    """PT2E's quantize and dequantize ops take the stack of the op they quantize. ``convert_pt2e`` inserts them with
+    no stack trace, so dynamo, tracing the converted GraphModule, gives them the line of its generated forward
+    (``<eval_with_key>.15:16 quantize_per_tensor_default = ...``), where the ops the user wrote keep theirs (dynamo
+    copies the exported program's ``stack_trace`` from the GraphModule's nodes). The op it quantizes is the first op
+    it feeds (through other quantize ops and views with no line of their own) whose stack is the user's: the
+    ``quantize_per_tensor`` of ``x`` takes the ``qconv``'s line, that of ``y.flatten(1)`` the ``qlinear``'s; one that
+    feeds none such (the graph's output) takes that of the op it reads. Its module stack too, where it has none. In
+    place, in the raw nodes and the kernels' stack traces (the same on every build: a rewritten trace is the user's)."""
+    by_name = {n["name"]: n for n in nodes}
+    users: dict[str, list[dict]] = {}
+    for n in nodes:
+        for i in n.get("inputs", ()):
+            users.setdefault(i, []).append(n)
+
+    def own(n: dict) -> bool:
+        return bool(n.get("stack_trace")) and not _generated_only(n["stack_trace"])
+
+    def passes(n: dict) -> bool:  # an op on the way to the quantized one
+        return n["op"] == "call_function" and not own(n)
+
+    def find(start: dict, step) -> Optional[dict]:
+        seen, todo = {start["name"]}, [start]
+        for _ in range(_QUANTIZED_DEPTH):
+            todo = [m for n in todo for m in step(n) if m["name"] not in seen and not seen.add(m["name"])]
+            hit = next((m for m in todo if m["op"] == "call_function" and own(m)), None)
+            if hit is not None or not todo:
+                return hit
+            todo = [m for m in todo if passes(m)]
+        return None
+
+    remap: dict[str, str] = {}
+    for n in nodes:
+        trace = n.get("stack_trace") or ""
+        if n["op"] != "call_function" or not str(n["target"]).startswith(QUANTIZERS):
+            continue
+        if trace and not _generated_only(trace):
+            continue
+        found = find(n, lambda m: users.get(m["name"], ())) or find(
+            n, lambda m: [by_name[i] for i in m.get("inputs", ()) if i in by_name]
+        )
+        if found is None:
+            continue
+        if trace:
+            remap.setdefault(trace, found["stack_trace"])
+        n["stack_trace"] = found["stack_trace"]
+        if not n.get("module_stack") and found.get("module_stack"):
+            n["module_stack"] = list(found["module_stack"])
+            n["module_types"] = list(found.get("module_types") or [])
+    for rk in kernels if remap else ():
+        rk.stack_traces = list(dict.fromkeys(remap.get(t, t) for t in rk.stack_traces))
+
+
 def _subgraph_lines_from_dynamo(nodes: list[dict], dynamo: Optional[list[dict]]) -> None:
     """The stacks of the subgraphs a higher-order op's call takes (flex_attention's ``sdpa_score0`` and
     ``sdpa_mask0``), from dynamo's graph where it has them: AOT retraces the ``score_mod`` into the post-grad
@@ -1638,6 +1705,7 @@ def _compile(
     after would change (``finish.with_module_view``); ``aot_forwards``: the post-grad nodes of each training forward so
     far by its AOT id, which name compiled autograd's inputs (:func:`_ca_inputs`)."""
     _lines_of_outputs(rec.post_grad_nodes)
+    _lines_of_quantizers(rec.post_grad_nodes, rec.kernels)
     dyn = _dynamo_graph(raw, rec)
     if not rec.subgraph:  # a branch's calls are not numbered as its parent's dynamo graph numbers them
         _subgraph_lines_from_dynamo(rec.post_grad_nodes, dyn)

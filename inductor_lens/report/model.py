@@ -405,6 +405,10 @@ class Cost(_Record):
     #: count of a ``flex_attention``. A throughput or fraction of peak worked out from one is "at most"
     #: (``KernelProfile.at_most``). ``[]`` in reports made before it.
     upper_bounds: list[str] = field(default_factory=list)
+    #: Where the operations ``flops`` counts are integer ops, their dtype (``int8``: a quantized convolution or
+    #: linear's multiply-adds, two per multiply-add, which the views say in ops, ``kOP``, not FLOPs, and compare with
+    #: the device's int8 peak where it is known); ``""`` for floating-point ops and in reports made before it.
+    integer_ops: str = ""
     #: ``flops / (bytes_read + bytes_written)`` (FLOP per byte moved, rounded to 4 digits): where the kernel
     #: sits on a roofline. Null when either count is unknown or nothing is moved. Always worked out from
     #: the counts (a value given is ignored), so a copy with other counts cannot keep a stale one.
@@ -868,6 +872,21 @@ class LiveBuffer(_Record):
     op: str = ""
 
 
+@_record
+class HeldConstant(_Record):
+    """A graph constant a frozen graph holds and its kernels read (``Memory.constants``): ``name``, Inductor's
+    (``_frozen_param1``, ``constant6``); ``display``, the parameters it comes from as ``Compile.constant_names`` says
+    them (``fc1.weight (packed for the C++ GEMM template)``), ``""`` where not traced; ``bytes``, at the size of its
+    own buffer (a packed weight at its packed size); ``shape`` and ``dtype``, as the post-grad graph's ``get_attr``
+    of it gives them (a packed weight's logical shape), null where no node names it (a template's packed weight)."""
+
+    name: str
+    bytes: int
+    display: str = ""
+    shape: Optional[list] = None
+    dtype: Optional[str] = None
+
+
 #: The kinds of ``SavedTensor`` the forward allocated, held from the forward to the backward.
 HELD_KINDS = ("activation", "copy")
 
@@ -1048,6 +1067,9 @@ class Memory(_Record):
     #: Inductor packed for its GEMM templates or oneDNN, at the size of their own buffers), not in ``live_bytes``
     #: nor in ``input_bytes``: held by the compiled graph, not passed to it. 0 in reports made before it.
     constant_bytes: int = 0
+    #: Those constants one by one (``HeldConstant``), largest first: they add up to ``constant_bytes``. Empty in
+    #: reports made before it.
+    constants: list[HeldConstant] = field(default_factory=list)
     #: The buffers alive at the peak, largest first.
     peak_buffers: list[LiveBuffer] = field(default_factory=list)
     #: The part of ``saved_bytes`` the forward allocated (``kind`` in ``HELD_KINDS``: activations, and copies of

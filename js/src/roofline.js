@@ -44,6 +44,7 @@ export function rooflinePoints(report) {
         share: p.share,
         noisy: p.noisy || "", // KernelProfile.noisy (Python): the dot's place rests on runs that disagree
         memoryOnly: p.arithmetic_intensity === 0, // no FLOPs (copies, gathers): judged by bandwidth alone
+        unit: k.cost && k.cost.integer_ops ? "OP" : "FLOP", // Cost.integer_ops (Python): int8 ops, not FLOPs
       });
     }
   }
@@ -145,7 +146,8 @@ function drawRoofs(g, info, d, dotBoxes) {
   const taken = dotBoxes;
   const labels = [];
   for (const roof of roofs.length ? roofs : [{ dtypes: [], tflops: 0 }]) {
-    const name = roof.dtypes.join("/");
+    const name = roof.dtypes.join("/"),
+      unit = roof.dtypes.length && roof.dtypes.every((t) => peakUnit(t) === "OP") ? "OP" : "FLOP";
     const top = roof.tflops ? roof.tflops * 1000 : yhi;
     const ridge = top / peakGbps;
     g.appendChild(
@@ -156,11 +158,11 @@ function drawRoofs(g, info, d, dotBoxes) {
           class: "il-rf-roof",
           "data-roof": name || "memory",
         },
-        svg("title", {}, `${name ? name + " roof: " + fmtFlops(top) + "; " : ""}memory roof: ${peakGbps} GB/s`),
+        svg("title", {}, `${name ? name + " roof: " + fmtFlops(top, unit) + "; " : ""}memory roof: ${peakGbps} GB/s`),
       ),
     );
     if (!roof.tflops) continue;
-    const text = `${name} ${fmtFlops(top)}`;
+    const text = `${name} ${fmtFlops(top, unit)}`;
     const right = W - R - 2,
       left = Math.min(right, x(ridge) + text.length * LABEL_PX + 8);
     // along the flat roof, from its right end to the ridge: above the line, else below it
@@ -209,7 +211,7 @@ function dot(p, cx, cy, onPick) {
     svg(
       "title",
       {},
-      `${p.kernel} (${p.compileId})\n${fmtUs(p.total_us)} per run · ${fmtShare(p.share)} of kernel time\n${p.atMost && p.bound === "memory" ? "≤ " : ""}${p.gbps} GB/s · ${p.memoryOnly ? "no FLOPs" : fmtFlops(p.gflops)}\n${p.verdict || "no peak known"}${p.noisy ? `\n${p.noisy}` : ""}`,
+      `${p.kernel} (${p.compileId})\n${fmtUs(p.total_us)} per run · ${fmtShare(p.share)} of kernel time\n${p.atMost && p.bound === "memory" ? "≤ " : ""}${p.gbps} GB/s · ${p.memoryOnly ? "no FLOPs" : fmtFlops(p.gflops, p.unit)}\n${p.verdict || "no peak known"}${p.noisy ? `\n${p.noisy}` : ""}`,
     ),
   );
   el.addEventListener("click", () => onPick(p.compileId, p.fused));
@@ -287,11 +289,15 @@ function memoryOnlyTable(points) {
   );
 }
 
-function fmtFlops(gflops) {
-  if (gflops >= 1000) return `${+(gflops / 1000).toPrecision(3)} TFLOP/s`;
-  if (gflops >= 1) return `${+gflops.toPrecision(3)} GFLOP/s`;
-  return `${+(gflops * 1000).toPrecision(3)} MFLOP/s`;
+/** A rate of operations: FLOP/s, or OP/s for integer ops (`unit` "OP": Cost.integer_ops, the int8 roof). */
+function fmtFlops(gflops, unit = "FLOP") {
+  if (gflops >= 1000) return `${+(gflops / 1000).toPrecision(3)} T${unit}/s`;
+  if (gflops >= 1) return `${+gflops.toPrecision(3)} G${unit}/s`;
+  return `${+(gflops * 1000).toPrecision(3)} M${unit}/s`;
 }
+
+/** The unit of a peak_tflops key: int8's peak counts integer ops (TOP/s), the others floating-point ones. */
+const peakUnit = (dtype) => (dtype === "int8" ? "OP" : "FLOP");
 
 function table(role, title, cols, rows) {
   if (!rows || !rows.length) return null;
@@ -356,7 +362,7 @@ export function renderRoofline(el, report, onPick) {
           `${info.name}: ${info.peak_gbps != null ? info.peak_gbps + " GB/s" : "bandwidth unknown"}${Object.entries(
             info.peak_tflops || {},
           )
-            .map(([k, v]) => ` · ${k} ${v} TFLOP/s`)
+            .map(([k, v]) => ` · ${k} ${v} T${peakUnit(k)}/s`)
             .join("")} — ${info.source}`,
         )
       : null,
@@ -484,12 +490,14 @@ export function costSection(kernel) {
       ? h(
           "div",
           { class: "il-small" },
-          `reads ${c.bytes_read != null ? bound(c, "bytes_read") + fmtBytes(c.bytes_read) : "?"}, writes ${c.bytes_written != null ? bound(c, "bytes_written") + fmtBytes(c.bytes_written) : "?"}, ${c.flops != null ? bound(c, "flops") + fmtFlopCount(c.flops) : "? FLOP"} per call`,
+          `reads ${c.bytes_read != null ? bound(c, "bytes_read") + fmtBytes(c.bytes_read) : "?"}, writes ${c.bytes_written != null ? bound(c, "bytes_written") + fmtBytes(c.bytes_written) : "?"}, ${c.flops != null ? bound(c, "flops") + fmtFlopCount(c.flops, c.integer_ops) : "? FLOP"} per call`,
           p.achieved_gbps != null ? ` · ${p.at_most && p.bound === "memory" ? "≤ " : ""}${p.achieved_gbps} GB/s` : "",
           p.achieved_tflops != null
-            ? ` · ${p.at_most && p.bound === "compute" ? "≤ " : ""}${fmtFlops(p.achieved_tflops * 1000)}`
+            ? ` · ${p.at_most && p.bound === "compute" ? "≤ " : ""}${fmtFlops(p.achieved_tflops * 1000, c.integer_ops ? "OP" : "FLOP")}`
             : "",
-          c.arithmetic_intensity != null ? ` · ${(+c.arithmetic_intensity).toPrecision(3)} FLOP/byte` : "",
+          c.arithmetic_intensity != null
+            ? ` · ${(+c.arithmetic_intensity).toPrecision(3)} ${c.integer_ops ? "OP" : "FLOP"}/byte`
+            : "",
         )
       : null,
     c && c.source ? h("div", { class: "il-muted il-small" }, c.source) : null,
@@ -519,12 +527,15 @@ function atMost(point) {
   return point.atMost ? "≤ " : "";
 }
 
-function fmtFlopCount(f) {
-  if (f >= 1e12) return `${+(f / 1e12).toPrecision(3)} TFLOP`;
-  if (f >= 1e9) return `${+(f / 1e9).toPrecision(3)} GFLOP`;
-  if (f >= 1e6) return `${+(f / 1e6).toPrecision(3)} MFLOP`;
-  if (f >= 1e3) return `${+(f / 1e3).toPrecision(3)} kFLOP`;
-  return `${f} FLOP`;
+/** A count of operations: FLOPs, or for a kernel of integer ops (Cost.integer_ops: "int8") "32.8 kOP (int8)". */
+export function fmtFlopCount(f, integer = "") {
+  const unit = integer ? "OP" : "FLOP",
+    of = integer ? ` (${integer})` : "";
+  if (f >= 1e12) return `${+(f / 1e12).toPrecision(3)} T${unit}${of}`;
+  if (f >= 1e9) return `${+(f / 1e9).toPrecision(3)} G${unit}${of}`;
+  if (f >= 1e6) return `${+(f / 1e6).toPrecision(3)} M${unit}${of}`;
+  if (f >= 1e3) return `${+(f / 1e3).toPrecision(3)} k${unit}${of}`;
+  return `${f} ${unit}${of}`;
 }
 
 /** Map(fused node name -> peak_fraction) of one compile, for colouring boxes by fraction of peak. */

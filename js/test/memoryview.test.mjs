@@ -3,7 +3,7 @@
 
 import assert from "node:assert/strict";
 import test from "node:test";
-import { groupRows, heldText, savedRows } from "../src/views/memory.js";
+import { constantRows, groupRows, heldText, savedRows } from "../src/views/memory.js";
 
 test("a symbolic saved shape is shown with the sizes its bytes are counted at", () => {
   // dynamic=True: the graph has [s77, 32]; 512 B is at s77 = 4 (SavedTensor.shape_hint); a weight is static
@@ -59,4 +59,25 @@ test("a saved view's row carries Python's note, and a storage another row counts
     ],
   );
   assert.match(rows[1].note, /a view of h\.1\.mlp\.act's output/);
+});
+
+test("each weight a frozen graph holds is a row of its own, by the parameter it comes from (Memory.constants)", () => {
+  // nu18 s1_mat: the GEMM template's packed fc1 weight and fc1's bias, as Python named and sized them
+  const memory = {
+    constant_bytes: 33280,
+    constants: [
+      { name: "constant6", bytes: 32768, display: "fc1.weight (packed for the C++ GEMM template)" },
+      { name: "_frozen_param1", bytes: 256, display: "fc1.bias", shape: [64], dtype: "float32" },
+      { name: "x_scale", bytes: 256 },
+    ],
+  };
+  assert.deepEqual(
+    constantRows(memory).map((r) => [r.shown, r.inductor, r.bytes, r.shape, r.dtype]),
+    [
+      ["fc1.weight (packed for the C++ GEMM template)", "constant6", "32 KiB", "", ""],
+      ["fc1.bias", "_frozen_param1", "256 B", "[64]", "float32"],
+      ["x_scale", "", "256 B", "", ""],
+    ],
+  );
+  assert.deepEqual(constantRows({}), []);
 });

@@ -2,7 +2,7 @@
 
 import assert from "node:assert/strict";
 import test from "node:test";
-import { hasRoofline, nodePeakFractions, peakColour, rooflinePoints } from "../src/roofline.js";
+import { fmtFlopCount, hasRoofline, nodePeakFractions, peakColour, rooflinePoints } from "../src/roofline.js";
 
 const prof = (extra) => ({
   total_us: 10,
@@ -83,4 +83,14 @@ test("a fraction from an upper bound is carried as one (KernelProfile.at_most, P
   const pts = rooflinePoints(r);
   assert.equal(pts.find((p) => p.kernel === "k0").atMost, true);
   assert.equal(pts.find((p) => p.kernel === "mm[buf1]").atMost, false); // reports made before it: no key, a count
+});
+
+test("an int8 kernel's work is integer ops: counted in OP, its dot in OP/s (Cost.integer_ops)", () => {
+  // nu18 s2_pt2e: oneDNN's qlinear_pointwise, 2 x 2 x 512 x 16 int8 multiply-adds, read "32.8 kFLOP"
+  assert.equal(fmtFlopCount(32768, "int8"), "32.8 kOP (int8)");
+  assert.equal(fmtFlopCount(32768), "32.8 kFLOP");
+  const int8 = structuredClone(report);
+  int8.compiles[0].kernels[1].cost = { flops: 32768, integer_ops: "int8" };
+  const units = Object.fromEntries(rooflinePoints(int8).map((p) => [p.kernel, p.unit]));
+  assert.deepEqual(units, { k0: "FLOP", "mm[buf1]": "OP" });
 });

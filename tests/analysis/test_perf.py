@@ -243,14 +243,89 @@ def test_a_quantized_convolution_or_linear_is_counted_from_its_prepacked_weights
     assert costs[lin.name].flops == 2 * 2 * 512 * 16 == 32_768
     for cost in costs.values():
         assert "integer ops, not floating-point: 2 per int8 multiply-add" in cost.source, cost.source
+        assert cost.integer_ops == "int8", cost  # the views say ops (kOP), not FLOPs; the int8 peak, not fp32
     # a generated kernel that carries the call as an origin does not count it again
     quant = Kernel(name="cpp_fused_quantize_per_tensor_view_1", language="cpp", source="", fx_nodes=["qconv", "yq"])
     (carried,) = [k for k in with_costs(dataclasses.replace(c, kernels=[conv, lin, quant])) if k.name == quant.name]
-    assert carried.cost.flops == 2 * 512, carried.cost
+    assert carried.cost.flops == 2 * 512 and carried.cost.integer_ops == "", carried.cost
     # a weight whose shape does not fit the result's: not guessed
     odd = [dataclasses.replace(n, shape=[16, 512]) if n.name == "wl" else n for n in nodes]
     cost = kernel_cost(lin, dataclasses.replace(c, graphs={"post_grad": Graph(nodes=odd)}))
     assert cost.flops is None and "prepacked weight is not recognised" in cost.source, cost
+
+
+def test_a_dynamic_fp16_linear_is_counted_from_its_prepacked_weights_shape():
+    """PT2E's ``get_x86_inductor_linear_dynamic_fp16_config`` under freezing: Linear(32, 64) + ReLU then Linear(64, 16)
+    on a 4x32 input run as ``onednn.linear_relu_dynamic_fp16(X, W, B)`` and ``onednn.linear_dynamic_fp16``, each on
+    the fp16 weight oneDNN prepacked, which the post-grad graph keeps transposed (``f16[32, 64][1, 0]``: torch's meta
+    function sizes the result by ``W.shape[1]``). They were counted one FLOP per element of their result (256 and 64,
+    not the 16,384 and 8,192 of their matmuls); floating-point ops (the activations are float32)."""
+    x = GraphNode("x", "placeholder", "arg4_1", shape=[4, 32], dtype="float32")
+    w1 = GraphNode("w1", "get_attr", "_frozen_param4", shape=[32, 64], dtype="float16")
+    b1 = GraphNode("b1", "get_attr", "_frozen_param1", shape=[64], dtype="float32")
+    w2 = GraphNode("w2", "get_attr", "_frozen_param5", shape=[64, 16], dtype="float16")
+    fc1 = GraphNode(
+        "fc1",
+        "call_function",
+        "onednn.linear_relu_dynamic_fp16.default",
+        inputs=["x", "w1", "b1"],
+        shape=[4, 64],
+        dtype="float32",
+    )
+    fc2 = GraphNode(
+        "fc2",
+        "call_function",
+        "onednn.linear_dynamic_fp16.default",
+        inputs=["fc1", "w2"],
+        shape=[4, 16],
+        dtype="float32",
+    )
+    nodes = [x, w1, b1, w2, fc1, fc2]
+    for node, flops in ((fc1, 2 * 4 * 32 * 64), (fc2, 2 * 4 * 64 * 16)):
+        k = Kernel(name=f"torch.ops.{node.target}[buf0]", language="extern", source="", fx_nodes=[node.name])
+        cost = kernel_cost(k, _compile(nodes, k))
+        assert cost.flops == flops and cost.integer_ops == "" and "flops: mm from shapes" in cost.source, cost
+    # a weight that does not fit the input: not guessed
+    k = Kernel(name="ext[buf2]", language="extern", source="", fx_nodes=["fc2"])
+    odd = [dataclasses.replace(n, shape=[16, 64]) if n.name == "w2" else n for n in nodes]
+    assert kernel_cost(k, _compile(odd, k)).flops is None
+
+
+def test_int8_ops_are_compared_with_the_int8_peak_and_never_with_a_floating_point_one():
+    """An int8 kernel's work is integer ops (``Cost.integer_ops``): it was judged against the fp32 peak ("50% of fp32
+    compute peak"). Against a device's int8 peak where the table has one (H100 SXM: 1,979 dense TOPS, its
+    datasheet's 3,958 with sparsity halved); where none is known (a CPU, whose measured ceiling is a float32
+    torch.mm's), only the bandwidth is said, and that no int8 peak is known. ``torch._int_mm`` counts int8 ops."""
+    from inductor_lens.analysis.perf import against_peak
+    from inductor_lens.report.model import Cost
+
+    c = _compile(
+        [GraphNode("q", "call_function", "onednn.qlinear_pointwise.tensor", shape=[10], dtype="float32")],
+        Kernel(name="k", language="extern", source="", fx_nodes=["q"]),
+    )
+    cost = Cost(bytes_read=1e3, bytes_written=0.0, flops=5e7, source="", integer_ops="int8")  # 5 TOP/s in 10 us
+    k = dataclasses.replace(c.kernels[0], cost=cost)
+    cpu = DeviceInfo(name="CPU", peak_gbps=1000.0, peak_tflops={"fp32": 10.0})
+    r = against_peak(10.0, k, c, cpu, on_gpu=False)
+    assert r["bound"] is None and r["peak_fraction"] is None, r
+    assert r["verdict"] == (
+        "0% of memory bandwidth (measured copy); no int8 peak known (a CPU's measured ceiling is a float32 "
+        "torch.mm's; no VNNI/AMX int8 figure is measured): its int8 ops are not compared with a floating-point peak"
+    ), r["verdict"]
+    gpu = DeviceInfo(name="G", peak_gbps=1000.0, peak_tflops={"fp32": 10.0, "int8": 100.0})
+    r = against_peak(10.0, k, c, gpu, on_gpu=True)
+    assert r["bound"] == "compute" and r["peak_fraction"] == 0.05 and "of int8 compute peak" in r["verdict"], r
+    assert devices.lookup("NVIDIA H100 80GB HBM3").peak_tflops["int8"] == 1979.0
+    # a floating-point kernel of the same counts is still judged against fp32
+    r = against_peak(10.0, dataclasses.replace(k, cost=dataclasses.replace(cost, integer_ops="")), c, gpu, on_gpu=True)
+    assert "50% of fp32 compute peak" in r["verdict"], r
+    # torch._int_mm: int8 x int8 -> int32
+    a = GraphNode("a", "placeholder", "a", shape=[32, 64], dtype="int8")
+    b = GraphNode("b", "placeholder", "b", shape=[64, 16], dtype="int8")
+    mm = GraphNode("mm", "call_function", "aten._int_mm.default", inputs=["a", "b"], shape=[32, 16], dtype="int32")
+    k = Kernel(name="extern_kernels._int_mm[buf0]", language="extern", source="", fx_nodes=["mm"])
+    cost = kernel_cost(k, _compile([a, b, mm], k))
+    assert cost.flops == 2 * 32 * 64 * 16 and cost.integer_ops == "int8", cost
 
 
 def test_a_whole_layer_fallback_is_unknown_and_a_frozen_cpu_linear_or_convolution_is_counted():
@@ -502,7 +577,7 @@ def test_peak_table_names_common_gpus_and_their_source():
     for name, gbps in cases.items():
         info = devices.lookup(name)
         assert info.peak_gbps == gbps, name
-        assert set(info.peak_tflops) == {"fp32", "tf32", "bf16", "fp16"}
+        assert set(info.peak_tflops) == {"fp32", "tf32", "bf16", "fp16", "int8"}  # int8: tera integer ops/s
         assert "datasheet" in info.source or "data sheet" in info.source
     assert devices.lookup("Some Future GPU") is None
 

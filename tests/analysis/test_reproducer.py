@@ -507,6 +507,33 @@ def body(args):
     assert _declared_dtypes(k, launch) == ["float32", "int64", None]
 
 
+def test_a_frozen_graphs_constants_are_named_by_the_parameters_they_come_from():
+    """nu18 s1: the frozen MLP's GEMM template reads ``constant6`` (fc1's weight, packed for the template) and
+    ``_frozen_param1`` (fc1.bias); the script's comments said only Inductor's names, where the views say the user's
+    (``Compile.constant_names``, the launch table's ``LaunchArg.holds``). Each argument's comment names what it holds."""
+    from inductor_lens.analysis.reproducer import kernel_script
+    from inductor_lens.report.model import Kernel, KernelLaunch, LaunchArg
+
+    def arg(name, param, holds, shape=(4, 16)):
+        return LaunchArg(
+            name=name, shape=list(shape), stride=[16, 1], dtype="float32", offset=0, param=param, holds=holds
+        )
+
+    launch = KernelLaunch(
+        arg_types=["const float*", "const float*", "const float*", "float*"],
+        args=[
+            arg("arg4_1", "X", "x"),
+            arg("constant6", "W", "fc1.weight (packed for the C++ GEMM template)", (8, 16, 16)),
+            arg("_frozen_param1", "in_ptr2", "fc1.bias", (64,)),
+            arg("buf1", "Y", "buf1"),
+        ],
+    )
+    text = kernel_script(Kernel(name="cpp_fused_addmm_relu_0", language="cpp", source="", launch=launch))
+    assert "  # constant6 (W): fc1.weight (packed for the C++ GEMM template)\n" in text, text
+    assert "  # _frozen_param1 (in_ptr2): fc1.bias\n" in text and "  # arg4_1 (X): x\n" in text
+    assert "  # buf1 (Y)\n" in text  # what holds only its own name says nothing more
+
+
 def test_a_buffer_passed_twice_is_one_tensor_as_in_the_real_call():
     """An in-place update's kernel (a compiled optimizer step's foreach: ``kernel(arg9_1, ..., arg9_1, ...)``, the
     parameter its ``in_ptr0`` and ``out_ptr0``) got two tensors, one read and one written: the script moved twice the

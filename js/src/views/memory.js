@@ -273,6 +273,54 @@ function peakTable(idx, memory) {
   );
 }
 
+/** The graph constants the compiled graph holds and its kernels read (`Memory.constants`, largest first: under
+ * freezing its weights, packed ones at their packed size), each by the parameter it comes from, Inductor's name
+ * beside it. */
+export function constantRows(memory) {
+  return (memory.constants || []).map((c) => ({
+    name: c.name,
+    shown: c.display || c.name,
+    inductor: c.display ? c.name : "", // Inductor's name, beside the user's
+    bytes: fmtBytes(c.bytes),
+    shape: c.shape ? sizesText(c.shape) : "",
+    dtype: c.dtype || "",
+  }));
+}
+
+function constantsTable(memory) {
+  const rows = constantRows(memory);
+  if (!rows.length) return null;
+  return h(
+    "section",
+    { class: "il-section", "data-role": "memory-constants-section" },
+    h(
+      "h3",
+      {},
+      `held as graph constants (${plural(rows.length, "tensor")}, ${fmtBytes(memory.constant_bytes || 0)}; not in the curve)`,
+    ),
+    table(
+      "il-mem-table",
+      "memory-constants",
+      ["constant", "bytes", "shape", "dtype"].map((t, i) => h("th", { class: i === 1 ? "il-num" : "" }, t)),
+      rows.map((c) =>
+        h(
+          "tr",
+          { "data-role": "memory-constant-row", "data-name": c.name },
+          h(
+            "td",
+            { class: "il-mono" },
+            c.shown,
+            c.inductor ? h("span", { class: "il-muted" }, ` ${c.inductor}`) : null,
+          ),
+          h("td", { class: "il-num il-mono" }, c.bytes),
+          h("td", { class: "il-mono" }, c.shape),
+          h("td", { class: "il-mono" }, c.dtype),
+        ),
+      ),
+    ),
+  );
+}
+
 function groupTable(idx, memory, sort) {
   const head = sortHead(GROUP_COLUMNS, sort);
   const body = groupRows(memory, sort).map((r) =>
@@ -557,7 +605,15 @@ export function renderMemory(el, idx, selected, ui) {
           "This graph allocates nothing: everything it writes goes into its inputs' storage (as an optimizer's " +
             "step updates the parameters in place), so there is no curve to draw.",
         ),
-    h("div", { class: "il-mem-tables" }, rollups(m), savedSection(idx, m, ui), peakTable(idx, m), recomputedList(m)),
+    h(
+      "div",
+      { class: "il-mem-tables" },
+      rollups(m),
+      savedSection(idx, m, ui),
+      peakTable(idx, m),
+      constantsTable(m),
+      recomputedList(m),
+    ),
   );
 }
 

@@ -1,0 +1,72 @@
+"""A PT2E int8 model's capture (tests/fixtures/raw_pt2e_int8.json, recorded with torchao by make_raw_fixtures.py
+``pt2e_int8``: nu18's Conv2d + ReLU + Linear, quantized by ``X86InductorQuantizer``, frozen, compiled), built here
+without torchao or a compile. The truths below are torch's, read from the recorded post-grad graph and output code."""
+
+import pytest
+
+from inductor_lens.capturing.build import build_report
+from tests._raw import load_raw
+
+CONV_LINE, FC_LINE = "y = torch.relu(self.conv(x))", "return self.fc(y.flatten(1))"
+
+
+@pytest.fixture(scope="module")
+def raw():
+    return load_raw("pt2e_int8")
+
+
+@pytest.fixture(scope="module")
+def int8(raw):
+    return build_report(load_raw("pt2e_int8"), "2.13.0", cells={}).compiles[0]
+
+
+def _line(frames):
+    return [f.code for f in frames if f.is_user]
+
+
+def test_the_quantize_ops_pt2e_inserts_take_the_line_of_the_op_they_quantize(raw, int8):
+    """``convert_pt2e`` inserts each ``quantize_per_tensor`` with no stack trace, so dynamo gives it the line of the
+    converted GraphModule's generated forward (``<eval_with_key>.15:16``, as torch's post-grad graph prints it), and
+    the page tied the quantize kernel to a file that is no source ("could not be read"). The quantize of ``x`` feeds
+    the convolution (``qconv``, at ``y = torch.relu(self.conv(x))``), that of ``y.flatten(1)`` the linear (``qlinear``,
+    at ``return self.fc(...)``, module ``fc``): each takes that line, in its graph node, its fused node and its
+    kernel."""
+    recorded = {n["name"]: n["stack_trace"] for n in raw.graphs[0].post_grad_nodes}
+    assert (
+        "<eval_with_key>" in recorded["quantize_per_tensor"] and "<eval_with_key>" in recorded["quantize_per_tensor_1"]
+    )
+    post = {n.name: n for n in int8.graphs["post_grad"].nodes}
+    assert _line(post["quantize_per_tensor"].user_stack) == [CONV_LINE]
+    assert _line(post["quantize_per_tensor_1"].user_stack) == [FC_LINE] and post[
+        "quantize_per_tensor_1"
+    ].module_stack == ["fc"]
+    fused = {n.name: n for n in int8.fused_nodes}
+    assert fused["op0"].fx_nodes == ["quantize_per_tensor"] and _line(fused["op0"].user_lines) == [CONV_LINE]
+    kernels = {k.name: k for k in int8.kernels}
+    assert _line(kernels["cpp_fused_quantize_per_tensor_0"].user_lines) == [CONV_LINE]
+    assert _line(kernels["cpp_fused_quantize_per_tensor_view_1"].user_lines) == [FC_LINE]
+    frames = [f for k in int8.kernels for s in k.user_stack for f in s]
+    frames += [f for n in int8.fused_nodes for f in n.user_lines] + [f for n in post.values() for f in n.user_stack]
+    assert not [f for f in frames if f.file.startswith("<eval_with_key>")]
+
+
+def test_the_memory_view_lists_each_constant_the_frozen_graph_holds(int8):
+    """The Memory view said only "weights 8.8 KiB held as graph constants" (``Memory.constant_bytes``): which weights,
+    how large each, was not said. ``Memory.constants`` has a row per constant its kernels read, as the capture sized
+    them (oneDNN's packed fc weight at its packed 8,192 B, its logical shape ``[512, 16]`` int8 from the graph's
+    ``get_attr``), named by ``Compile.constant_names`` (``_frozen_param1`` is ``fc.bias``), largest first; together
+    they are ``constant_bytes``."""
+    m = int8.memory
+    rows = {c.name: c for c in m.constants}
+    assert sum(c.bytes for c in m.constants) == m.constant_bytes == 9008
+    assert [c.bytes for c in m.constants] == sorted((c.bytes for c in m.constants), reverse=True)
+    assert m.constants[0].name == "_frozen_param9" and (rows["_frozen_param9"].shape, rows["_frozen_param9"].dtype) == (
+        [512, 16],
+        "int8",
+    )
+    assert (rows["_frozen_param1"].display, rows["_frozen_param1"].bytes, rows["_frozen_param1"].shape) == (
+        "fc.bias",
+        64,
+        [16],
+    )
+    assert rows["x_scale"].display == "" and rows["x_scale"].shape is None  # made by the lowering: no get_attr
