@@ -681,7 +681,10 @@ class KernelLaunch(_Record):
     that config's block sizes (``{"XBLOCK": 128}``); ``args``: the call's arguments in order (``LaunchArg``);
     ``call``: the launch line of the output code, verbatim; ``arg_types``: the C++ argument types the output
     code compiles a C++ kernel's Python binding with (``["float*", "const float*"]``); ``device``: where its
-    buffers live (``cpu``, ``cuda``).
+    buffers live (``cpu``, ``cuda``). ``grid_text``: the grid as the panel says it (``rules.launch_grid_text``:
+    ``2 × 384 × 1 = 768 CTAs``, with Inductor's expression and the sizes it was evaluated at where one is
+    symbolic); ``config_text``: grid, warps, stages and block in one line (``rules.launch_config_text``); both
+    derived (``report/finish.launch_facts``), ``""`` where there is no grid or config.
     """
 
     grid: Optional[list] = None
@@ -692,6 +695,8 @@ class KernelLaunch(_Record):
     call: str = ""
     arg_types: Optional[list[str]] = None
     device: Optional[str] = None
+    grid_text: str = ""
+    config_text: str = ""
 
 
 @_record
