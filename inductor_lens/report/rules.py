@@ -1987,6 +1987,91 @@ def runs_text(runs: int, warmup: int, statistic: str = "mean") -> str:
 NOISY_FACTOR = 3.0
 
 
+_MIB = 1 << 20
+
+
+def _decimal(units: int, places: int) -> str:
+    """``units`` hundredths (``places`` 2) or tenths (1) as a decimal without trailing zeros: 1712, 2 -> ``17.12``."""
+    whole, part = divmod(units, 10**places)
+    return f"{whole}.{part:0{places}d}".rstrip("0").rstrip(".")
+
+
+def bytes_text(n: Optional[int]) -> str:
+    """A byte count as the views write one (``js/src/data.js`` ``fmtBytes``): bytes, KiB to one place, MiB to two,
+    rounded half up as JavaScript's ``toFixed`` rounds (exactly: integer arithmetic, no float), trailing zeros cut.
+
+    >>> bytes_text(512), bytes_text(1536), bytes_text(1179648), bytes_text(5947596800), bytes_text(3 * 2**20)
+    ('512 B', '1.5 KiB', '1.13 MiB', '5672.07 MiB', '3 MiB')
+    """
+    if n is None:
+        return "?"
+    n = int(n)
+    if n < 1024:
+        return f"{n} B"
+    if n < _MIB:
+        return f"{_decimal((n * 20 + 1024) // 2048, 1)} KiB"
+    return f"{_decimal((n * 200 + _MIB) // (2 * _MIB), 2)} MiB"
+
+
+def memory_peak_text(peak_bytes: int, sizes_at: str = "") -> str:
+    """What the Memory view's first fact says of ``Memory.peak_bytes`` (``Memory.peak_text``): the peak of the
+    graph's own buffers, which leaves its inputs out (the view then says where it is).
+
+    >>> memory_peak_text(5947596800), memory_peak_text(4096, "at s77=4")
+    ("peak of the graph's buffers 5672.07 MiB", "peak of the graph's buffers 4 KiB (at s77=4)")
+    """
+    return f"peak of the graph's buffers {bytes_text(peak_bytes)}" + (f" ({sizes_at})" if sizes_at else "")
+
+
+def memory_peak_note(freed_input_bytes: int) -> str:
+    """What ``Memory.peak_bytes`` counts, as the tooltip of the view's peak says it (``Memory.peak_note``); where the
+    graph frees inputs on the way (a backward drops the saved activations), that it is not the device's high-water
+    mark."""
+    what = (
+        "the buffers the graph allocates (its intermediate results and outputs) that are live at once, where they "
+        "add up to most; its inputs are not counted"
+    )
+    if not freed_input_bytes:
+        return what + " (they were allocated before the call)"
+    return (
+        f"{what}, and the graph frees {bytes_text(freed_input_bytes)} of them on the way, so the device never holds "
+        "this much above its level at the call: that is the high-water mark beside it"
+    )
+
+
+def memory_high_water_text(
+    measured: Optional[int],
+    net: Optional[int],
+    ratio: Optional[float],
+    freed_input_bytes: int = 0,
+    sizes_at: str = "",
+) -> str:
+    """The device's high-water mark during one call of the graph, above the allocator's level when it was called
+    (``Memory.high_water_text``): ``measured_peak_bytes`` where measured, with the estimate of the same quantity
+    (``net_peak_bytes``: the graph's buffers less the inputs it freed by then) and their ratio.
+
+    >>> memory_high_water_text(4662455296, 4662460340, 1.0, 1285136460)
+    "device high-water mark 4446.46 MiB above the level at the call, measured (estimated 4446.47 MiB, 1.00×): the graph's buffers less the inputs it has freed by then"
+    >>> memory_high_water_text(None, 1024, None, 0)
+    'device high-water mark: not measured'
+    >>> memory_high_water_text(None, 2048, None, 512, "at s0=4")
+    "device high-water mark: not measured; estimated 2 KiB (at s0=4) above the level at the call: the graph's buffers less the inputs it has freed by then"
+    """
+    less = ": the graph's buffers less the inputs it has freed by then" if freed_input_bytes else ""
+    if measured is not None:
+        text = f"device high-water mark {bytes_text(measured)} above the level at the call, measured"
+        if ratio is not None and net is not None:
+            at = f" {sizes_at}" if sizes_at else ""
+            text += f" (estimated {bytes_text(net)}{at}, {ratio:.2f}×)"
+        return text + less
+    if net is not None and freed_input_bytes:
+        at = f" ({sizes_at})" if sizes_at else ""
+        return (
+            f"device high-water mark: not measured; estimated {bytes_text(net)}{at} above the level at the call{less}"
+        )
+    return "device high-water mark: not measured"
+
+
 def timing_text(
     statistic: str, iterations: int, min_us: Optional[float], max_us: Optional[float], std_us: float
 ) -> str:
