@@ -10,7 +10,7 @@ import re
 from typing import Any, Optional
 
 from ..report.model import Frame
-from ..report.rules import module_relative, parse_size_hints, split_args
+from ..report.rules import extra_launcher_args, module_relative, parse_size_hints, split_args
 
 _FRAME_RE = re.compile(r'^\s*File "(?P<file>.+?)", line (?P<line>\d+), in (?P<func>.+?)\s*$')
 
@@ -609,7 +609,8 @@ def cpp_arg_types(code: str) -> dict[str, list[str]]:
 
 def kernel_params(language: str, source: str, name: str) -> list[str]:
     """The parameter names of a generated kernel, in order: a Triton ``def name(in_ptr0, xnumel, XBLOCK : tl.constexpr)``
-    (constexprs left out) or a C++ ``extern "C" void kernel(float* in_out_ptr0, const int64_t ks0)``."""
+    (constexprs left out; then the launcher's extra arguments its ``inductor_meta`` names) or a C++
+    ``extern "C" void kernel(float* in_out_ptr0, const int64_t ks0)``."""
     if language == "triton":
         m = re.search(r"^def \w+\((?P<params>[^)]*)\)", source, re.M)
         if not m:
@@ -619,7 +620,9 @@ def kernel_params(language: str, source: str, name: str) -> list[str]:
             if "constexpr" in p:
                 continue
             out.append(p.split(":")[0].split("=")[0].strip())
-        return out
+        # the launcher's own arguments after the kernel's (torch's ``CachingAutotuner``: ``def_args`` then
+        # ``inductor_meta["extra_launcher_args"]``): a template's grid, ``_grid_0, _grid_1, _grid_2`` (``FixedGrid``)
+        return out + extra_launcher_args(source)
     if language == "cpp":
         m = re.search(r'extern "C"[^(]*\((?P<params>[^)]*)\)', source)
         if not m:

@@ -8,6 +8,7 @@ import itertools
 import re
 from typing import Any, Optional
 
+from ..report.rules import template_block
 from .raw import RawSchedNode
 
 
@@ -862,6 +863,11 @@ def launch_metadata(kernel: Any) -> Optional[dict]:
                 for k, v in dict(getattr(cfg, "kwargs", {}) or {}).items()
                 if isinstance(v, (int, float, str, bool))
             }
+            inductor_meta = getattr(kernel, "inductor_meta", None)
+            if not meta["block"] and isinstance(inductor_meta, dict):
+                # a template's config holds only warps and stages: its tile sizes are constants of its source,
+                # which the launcher keeps as ``config_args`` (``TritonTemplateKernel``'s meta)
+                meta["block"] = template_block(inductor_meta.get("config_args"))
         shared = getattr(launchers[0], "shared", None)
         if isinstance(shared, int):
             meta["shared_mem_bytes"] = shared

@@ -30,6 +30,7 @@ from .model import (
     GraphNode,
     GraphOutput,
     Kernel,
+    KernelLaunch,
     LaunchArg,
     Report,
 )
@@ -55,6 +56,7 @@ from .rules import (
     custom_pass_note,
     epilogue_ops,
     extern_why,
+    extra_launcher_args,
     frame_label,
     fused_label,
     fusion_edges,
@@ -66,6 +68,8 @@ from .rules import (
     is_input_copy,
     kernel_kind,
     kernel_runs,
+    launch_config_text,
+    launch_grid_text,
     lead_line,
     made_by_text,
     no_kernel_reason,
@@ -79,6 +83,7 @@ from .rules import (
     saved_name,
     short_op,
     size_guards,
+    source_template_block,
     storage_name,
     trigger_kind,
     trigger_summary,
@@ -99,6 +104,51 @@ def _kernel(k: Kernel) -> Kernel:
         tune = dict(tune, emitted=k.name, chosen=autotune_chosen(k.name, k.language, k.source, md, choices))
         md["autotune"] = tune
     return dataclasses.replace(k, metadata=md)
+
+
+def _fixed_grid(launch: KernelLaunch, source: str) -> KernelLaunch:
+    """A template's launch whose grid the capture could not evaluate (reports made before it read the launcher's
+    extra arguments, ``rules.extra_launcher_args``): its grid is ``_grid_0, _grid_1, _grid_2``, the numbers the
+    call passes after the kernel's own arguments; those arguments get their parameter's name."""
+    names = extra_launcher_args(source)
+    if not names or launch.grid is None or all(isinstance(g, int) for g in launch.grid):
+        return launch
+    positional = [i for i, a in enumerate(launch.args) if not a.keyword]
+    if len(positional) < len(names):
+        return launch
+    args, values = list(launch.args), {}
+    for name, i in zip(names, positional[-len(names) :]):
+        a = args[i]
+        if a.shape is not None or (a.param and a.param != name):
+            return launch
+        args[i] = dataclasses.replace(a, param=name)
+        v = a.value if isinstance(a.value, int) else a.hint if isinstance(a.hint, int) else None
+        if v is not None:
+            values[name] = v
+    grid = [values.get(g, g) if isinstance(g, str) else g for g in launch.grid]
+    return dataclasses.replace(launch, args=args, grid=grid)
+
+
+def launch_facts(k: Kernel) -> Kernel:
+    """``k`` with its launch's derived facts: a Triton template's tile sizes where its config held none (the capture
+    reads them since the nineteenth session; before, from the ``config_args`` of its source's decorator:
+    ``rules.source_template_block``), in ``metadata["launch"]["block"]`` and ``launch.block``; a template's grid
+    the call passes as numbers (:func:`_fixed_grid`); and ``launch.grid_text``/``config_text``."""
+    md = k.metadata
+    runtime = md.get("launch") if isinstance(md.get("launch"), dict) else None
+    tiles = source_template_block(k.source) if k.language == "triton" and md.get("heuristic") == "template" else {}
+    if tiles and runtime is not None and not runtime.get("block"):
+        md = dict(md, launch=dict(runtime, block=dict(tiles)))
+    launch = k.launch
+    if launch is None:
+        return k if md is k.metadata else dataclasses.replace(k, metadata=md)
+    if tiles and not launch.block:
+        launch = dataclasses.replace(launch, block=dict(tiles))
+    launch = _fixed_grid(launch, k.source)
+    expr = runtime.get("grid") if runtime is not None and isinstance(runtime.get("grid"), list) else None
+    grid = launch_grid_text(launch.grid, expr, launch.args)
+    config = launch_config_text(grid, launch.num_warps, launch.num_stages, launch.block)
+    return dataclasses.replace(k, metadata=md, launch=dataclasses.replace(launch, grid_text=grid, config_text=config))
 
 
 def _fused(n: FusedNode, kernels: dict[str, Kernel], fx: dict) -> FusedNode:
@@ -268,6 +318,7 @@ def derive_compile(c: Compile, fx: Optional[dict] = None, view: bool = True) -> 
     holds.update((name, shown) for name, shown in c.constant_names.items() if name not in holds)
     kernels = []
     for k in c.kernels:
+        k = launch_facts(k)
         if k.launch is not None and k.launch.args:
             args = [dataclasses.replace(a, holds=holds.get(a.name, "")) for a in k.launch.args]
             k = dataclasses.replace(k, launch=dataclasses.replace(k.launch, args=args))

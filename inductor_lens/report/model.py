@@ -37,6 +37,9 @@ from .rules import (
     frame_stage,
     function_label,
     launch_value_text,
+    memory_high_water_text,
+    memory_peak_note,
+    memory_peak_text,
     module_call_glue,
     noisy_text,
     nothing_text,
@@ -695,7 +698,10 @@ class KernelLaunch(_Record):
     that config's block sizes (``{"XBLOCK": 128}``); ``args``: the call's arguments in order (``LaunchArg``);
     ``call``: the launch line of the output code, verbatim; ``arg_types``: the C++ argument types the output
     code compiles a C++ kernel's Python binding with (``["float*", "const float*"]``); ``device``: where its
-    buffers live (``cpu``, ``cuda``).
+    buffers live (``cpu``, ``cuda``). ``grid_text``: the grid as the panel says it (``rules.launch_grid_text``:
+    ``2 × 384 × 1 = 768 CTAs``, with Inductor's expression and the sizes it was evaluated at where one is
+    symbolic); ``config_text``: grid, warps, stages and block in one line (``rules.launch_config_text``); both
+    derived (``report/finish.launch_facts``), ``""`` where there is no grid or config.
     """
 
     grid: Optional[list] = None
@@ -706,6 +712,8 @@ class KernelLaunch(_Record):
     call: str = ""
     arg_types: Optional[list[str]] = None
     device: Optional[str] = None
+    grid_text: str = ""
+    config_text: str = ""
 
 
 @_record
@@ -1108,6 +1116,20 @@ class Memory(_Record):
     #: size seen at capture), ``at the size hints`` where no plain symbol has one; ``""`` where every size is static
     #: and in reports made before it.
     sizes_at: str = ""
+    #: What the Memory view says of the peak and of the device's high-water mark, and what the peak counts (its
+    #: tooltip): ``rules.memory_peak_text``, ``memory_high_water_text``, ``memory_peak_note``. Derived from the
+    #: fields above whenever the object is built or loaded; a stored value is ignored.
+    peak_text: str = ""
+    high_water_text: str = ""
+    peak_note: str = ""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "peak_text", memory_peak_text(self.peak_bytes, self.sizes_at))
+        object.__setattr__(self, "peak_note", memory_peak_note(self.freed_input_bytes))
+        high = memory_high_water_text(
+            self.measured_peak_bytes, self.net_peak_bytes, self.estimate_ratio, self.freed_input_bytes, self.sizes_at
+        )
+        object.__setattr__(self, "high_water_text", high)
 
 
 @_record

@@ -280,6 +280,115 @@ def choice_config(description: str) -> dict[str, str]:
     return {m[1]: m[2].strip("'\"") for m in _CONFIG_RE.finditer(str(description or ""))}
 
 
+_EXTRA_ARGS_RE = re.compile(r"['\"]extra_launcher_args['\"]\s*:\s*\[(?P<args>[^\]]*)\]")
+_CONFIG_ARGS_RE = re.compile(r"['\"]config_args['\"]\s*:\s*(?P<dict>\{[^{}]*\})")
+#: The constants of a Triton template's config that size its tiles: ``BLOCK_M``/``BLOCK_N``/``BLOCK_K`` (a matmul,
+#: a convolution), ``BLOCK_M1``... (flex attention's backward), and ``GROUP_M`` (the tiles one group of programs
+#: walks along M, for L2 reuse).
+_TILE_RE = re.compile(r"BLOCK_[A-Z0-9_]+|GROUP_M")
+
+
+def extra_launcher_args(source: str) -> list[str]:
+    """The arguments Inductor's launcher takes after a Triton kernel's own (``inductor_meta["extra_launcher_args"]``
+    in the kernel's decorator: a template's grid, whose launch the output code passes as numbers).
+
+    >>> extra_launcher_args("inductor_meta={'grid_type': 'FixedGrid', 'extra_launcher_args': ['_grid_0', '_grid_1']}")
+    ['_grid_0', '_grid_1']
+    """
+    m = _EXTRA_ARGS_RE.search(source or "")
+    return [a.strip().strip("'\"") for a in m["args"].split(",") if a.strip()] if m else []
+
+
+def template_block(config_args: Any) -> dict:
+    """A Triton template's tile sizes (``KernelLaunch.block``) from its config's constants (``inductor_meta``'s
+    ``config_args``, the constants the template's source declares ``tl.constexpr``): the ints named ``BLOCK_*`` and
+    ``GROUP_M``, in the config's order; a dict's text (the decorator's) is read as a literal.
+
+    >>> template_block("{'EVEN_K': True, 'ACC_TYPE': 'tl.float32', 'BLOCK_M': 64, 'BLOCK_N': 32, 'GROUP_M': 8}")
+    {'BLOCK_M': 64, 'BLOCK_N': 32, 'GROUP_M': 8}
+    """
+    if isinstance(config_args, str):
+        try:
+            config_args = ast.literal_eval(config_args)
+        except (ValueError, SyntaxError):
+            return {}
+    if not isinstance(config_args, dict):
+        return {}
+    return {
+        str(k): v
+        for k, v in config_args.items()
+        if _TILE_RE.fullmatch(str(k)) and isinstance(v, int) and not isinstance(v, bool)
+    }
+
+
+def source_template_block(source: str) -> dict:
+    """:func:`template_block` of the ``config_args`` a Triton template's decorator holds (``{}`` where it holds
+    none: a kernel of another heuristic, a torch that did not write them)."""
+    m = _CONFIG_ARGS_RE.search(source or "")
+    return template_block(m["dict"]) if m else {}
+
+
+_CEIL_DIV_RE = re.compile(r"-\(\(([\w.]+)\) // -\(([\w.]+)\)\)")
+
+
+def grid_expr_text(expr: Any) -> str:
+    """Inductor's grid expression as people read it: its ceiling division ``-((xnumel) // -(256))`` as
+    ``ceil(xnumel / 256)``.
+
+    >>> grid_expr_text("-((xnumel) // -(256))"), grid_expr_text(1)
+    ('ceil(xnumel / 256)', '1')
+    """
+    return _CEIL_DIV_RE.sub(r"ceil(\1 / \2)", str(expr))
+
+
+def launch_grid_text(grid: Optional[list], expr: Optional[list] = None, args: Sequence[Any] = ()) -> str:
+    """A Triton launch's grid as the panel says it (``KernelLaunch.grid_text``): its size on each axis and the
+    programs (CTAs) it launches; where a size it depends on is symbolic (an argument of the call whose value is an
+    expression: ``xnumel`` passed as ``s0``), Inductor's expression and the sizes it was evaluated at; where it could
+    not be evaluated, the expression alone. ``expr``: the grid as Inductor's ``GridExpr`` wrote it for the chosen
+    config (``Kernel.metadata["launch"]["grid"]``); ``args``: the launch's ``LaunchArg`` list. ``""`` without a grid.
+
+    >>> launch_grid_text([2048, 1, 1], ["xnumel", 1, 1])
+    '2048 × 1 × 1 = 2,048 CTAs'
+    >>> from types import SimpleNamespace as A
+    >>> launch_grid_text([4, 1, 1], ["-((xnumel) // -(256))", 1, 1], [A(param="xnumel", value="s0", value_text="s0 = 1000")])
+    '4 × 1 × 1 = 4 CTAs, ceil(xnumel / 256) × 1 × 1 at xnumel = s0 = 1000'
+    >>> launch_grid_text(["-((xnumel) // -(256))", 1, 1])
+    'ceil(xnumel / 256) × 1 × 1 (not evaluated)'
+    """
+    if not grid:
+        return ""
+    if not all(isinstance(g, int) and not isinstance(g, bool) for g in grid):
+        return " × ".join(grid_expr_text(g) for g in grid) + " (not evaluated)"
+    n = math.prod(grid)
+    text = f"{' × '.join(str(g) for g in grid)} = {n:,} CTA{'' if n == 1 else 's'}"
+    words = set(re.findall(r"[A-Za-z_]\w*", " ".join(str(e) for e in expr or [])))
+    symbolic = [
+        f"{a.param} = {a.value_text}"
+        for a in args
+        if getattr(a, "param", "") in words and isinstance(getattr(a, "value", None), str)
+    ]
+    if symbolic and expr:
+        text += f", {' × '.join(grid_expr_text(e) for e in expr)} at {', '.join(symbolic)}"
+    return text
+
+
+def launch_config_text(grid_text: str, num_warps: Optional[int], num_stages: Optional[int], block: Any) -> str:
+    """A launch's configuration in one line (``KernelLaunch.config_text``): grid, warps, stages and tile sizes.
+
+    >>> launch_config_text("2 × 384 × 1 = 768 CTAs", 8, 1, {"XBLOCK": 256, "YBLOCK": 16})
+    'grid 2 × 384 × 1 = 768 CTAs · 8 warps · 1 stage · XBLOCK=256 YBLOCK=16'
+    """
+    facts = [f"grid {grid_text}"] if grid_text else []
+    if num_warps is not None:
+        facts.append(f"{num_warps} warp{'' if num_warps == 1 else 's'}")
+    if num_stages is not None:
+        facts.append(f"{num_stages} stage{'' if num_stages == 1 else 's'}")
+    if isinstance(block, dict) and block:
+        facts.append(" ".join(f"{k}={v}" for k, v in block.items()))
+    return " · ".join(facts)
+
+
 def choice_what(name: str) -> str:
     """What an autotune choice is, in words, for its row where torch gave no description of it: ``""`` for a Triton
     template (its config says it); Inductor's C++ GEMM template for ``cpp_...`` (``cpp_CppMicroGemmFP32Vec_0``);
@@ -1876,6 +1985,91 @@ def runs_text(runs: int, warmup: int, statistic: str = "mean") -> str:
 #: A kernel whose slowest profiled run took more than this many times its fastest is flagged noisy
 #: (``KernelProfile.noisy``): the runs disagree, and no single figure is the kernel's time.
 NOISY_FACTOR = 3.0
+
+
+_MIB = 1 << 20
+
+
+def _decimal(units: int, places: int) -> str:
+    """``units`` hundredths (``places`` 2) or tenths (1) as a decimal without trailing zeros: 1712, 2 -> ``17.12``."""
+    whole, part = divmod(units, 10**places)
+    return f"{whole}.{part:0{places}d}".rstrip("0").rstrip(".")
+
+
+def bytes_text(n: Optional[int]) -> str:
+    """A byte count as the views write one (``js/src/data.js`` ``fmtBytes``): bytes, KiB to one place, MiB to two,
+    rounded half up as JavaScript's ``toFixed`` rounds (exactly: integer arithmetic, no float), trailing zeros cut.
+
+    >>> bytes_text(512), bytes_text(1536), bytes_text(1179648), bytes_text(5947596800), bytes_text(3 * 2**20)
+    ('512 B', '1.5 KiB', '1.13 MiB', '5672.07 MiB', '3 MiB')
+    """
+    if n is None:
+        return "?"
+    n = int(n)
+    if n < 1024:
+        return f"{n} B"
+    if n < _MIB:
+        return f"{_decimal((n * 20 + 1024) // 2048, 1)} KiB"
+    return f"{_decimal((n * 200 + _MIB) // (2 * _MIB), 2)} MiB"
+
+
+def memory_peak_text(peak_bytes: int, sizes_at: str = "") -> str:
+    """What the Memory view's first fact says of ``Memory.peak_bytes`` (``Memory.peak_text``): the peak of the
+    graph's own buffers, which leaves its inputs out (the view then says where it is).
+
+    >>> memory_peak_text(5947596800), memory_peak_text(4096, "at s77=4")
+    ("peak of the graph's buffers 5672.07 MiB", "peak of the graph's buffers 4 KiB (at s77=4)")
+    """
+    return f"peak of the graph's buffers {bytes_text(peak_bytes)}" + (f" ({sizes_at})" if sizes_at else "")
+
+
+def memory_peak_note(freed_input_bytes: int) -> str:
+    """What ``Memory.peak_bytes`` counts, as the tooltip of the view's peak says it (``Memory.peak_note``); where the
+    graph frees inputs on the way (a backward drops the saved activations), that it is not the device's high-water
+    mark."""
+    what = (
+        "the buffers the graph allocates (its intermediate results and outputs) that are live at once, where they "
+        "add up to most; its inputs are not counted"
+    )
+    if not freed_input_bytes:
+        return what + " (they were allocated before the call)"
+    return (
+        f"{what}, and the graph frees {bytes_text(freed_input_bytes)} of them on the way, so the device never holds "
+        "this much above its level at the call: that is the high-water mark beside it"
+    )
+
+
+def memory_high_water_text(
+    measured: Optional[int],
+    net: Optional[int],
+    ratio: Optional[float],
+    freed_input_bytes: int = 0,
+    sizes_at: str = "",
+) -> str:
+    """The device's high-water mark during one call of the graph, above the allocator's level when it was called
+    (``Memory.high_water_text``): ``measured_peak_bytes`` where measured, with the estimate of the same quantity
+    (``net_peak_bytes``: the graph's buffers less the inputs it freed by then) and their ratio.
+
+    >>> memory_high_water_text(4662455296, 4662460340, 1.0, 1285136460)
+    "device high-water mark 4446.46 MiB above the level at the call, measured (estimated 4446.47 MiB, 1.00×): the graph's buffers less the inputs it has freed by then"
+    >>> memory_high_water_text(None, 1024, None, 0)
+    'device high-water mark: not measured'
+    >>> memory_high_water_text(None, 2048, None, 512, "at s0=4")
+    "device high-water mark: not measured; estimated 2 KiB (at s0=4) above the level at the call: the graph's buffers less the inputs it has freed by then"
+    """
+    less = ": the graph's buffers less the inputs it has freed by then" if freed_input_bytes else ""
+    if measured is not None:
+        text = f"device high-water mark {bytes_text(measured)} above the level at the call, measured"
+        if ratio is not None and net is not None:
+            at = f" {sizes_at}" if sizes_at else ""
+            text += f" (estimated {bytes_text(net)}{at}, {ratio:.2f}×)"
+        return text + less
+    if net is not None and freed_input_bytes:
+        at = f" ({sizes_at})" if sizes_at else ""
+        return (
+            f"device high-water mark: not measured; estimated {bytes_text(net)}{at} above the level at the call{less}"
+        )
+    return "device high-water mark: not measured"
 
 
 def timing_text(

@@ -393,7 +393,7 @@ const HINTS = {
   compile_time_us: "time Triton took to compile this kernel",
   callee: "the library function this extern kernel calls",
   buffer: "the buffer the call writes",
-  grid: "launch grid",
+  grid: "launch grid: programs (CTAs) along x, y and z",
 };
 
 function plain(v) {
@@ -429,7 +429,11 @@ export function metadataFacts(kernel) {
   for (const key of ["num_warps", "num_stages"]) add("launch", key, key, launch[key] ?? md[key]);
   const block = launch.block && typeof launch.block === "object" ? Object.entries(launch.block) : [];
   for (const [b, v] of block) add("launch", "block", b, v);
-  if ("grid" in launch) add("launch", "grid", "grid", plain(launch.grid));
+  // the grid evaluated at the call's sizes, as Python says it (KernelLaunch.grid_text); torch's expression where the
+  // report holds no launch (made before launches were read)
+  const gridText = kernel?.launch?.grid_text;
+  if (gridText) add("launch", "grid", "grid", gridText);
+  else if ("grid" in launch) add("launch", "grid", "grid", plain(launch.grid));
   if ("registers" in launch) add("launch", "registers", "registers", launch.registers);
   if ("shared_mem_bytes" in launch)
     add("launch", "shared_mem_bytes", "shared memory", fmtBytes(launch.shared_mem_bytes));

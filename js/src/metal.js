@@ -99,21 +99,14 @@ export function launchSection(kernel, later) {
           ),
     ),
   );
-  const facts = [];
-  if (launch.grid) facts.push(`grid [${launch.grid.join(", ")}]`);
-  if (launch.num_warps != null) facts.push(`${launch.num_warps} warps`);
-  if (launch.num_stages != null) facts.push(`${launch.num_stages} stages`);
-  if (launch.block)
-    facts.push(
-      Object.entries(launch.block)
-        .map(([k, v]) => `${k}=${v}`)
-        .join(" "),
-    );
+  // grid, warps, stages and block as Python says them (KernelLaunch.config_text), where the launch configuration
+  // section above does not show them already (it does wherever the autotuner's config was read)
+  const facts = kernel.metadata?.launch ? "" : launch.config_text || "";
   return h(
     "section",
     { class: "il-section", "data-role": "launch-args" },
     h("h3", {}, "Launch", " ", reproducerButton(kernel, later)),
-    facts.length ? h("p", { class: "il-mono" }, facts.join(" · ")) : null,
+    facts ? h("p", { class: "il-mono", "data-role": "launch-config" }, facts) : null,
     rows.length
       ? h(
           "div",

@@ -145,3 +145,29 @@ test("formatting: small kernel times keep their digits", () => {
   assert.equal(fmtShare(0.0043), "0.43%");
   assert.equal(fmtSizeHints({ x: 256, r0_: 128 }), "x=256, r0_=128");
 });
+
+test("a template's launch facts have its tile sizes (nu21 a)", () => {
+  // Python read them from the template's config_args: the constants of its source
+  const k = kernel(tuned, (k) => k.name === "triton_tem_fused_addmm_relu_t_0");
+  const facts = Object.fromEntries(metadataFacts(k).map((f) => [f.label, f.value]));
+  assert.deepEqual(
+    ["BLOCK_M", "BLOCK_N", "BLOCK_K", "GROUP_M"].map((b) => facts[b]),
+    ["64", "32", "128", "8"],
+  );
+  assert.match(k.source, /BLOCK_M : tl\.constexpr = 64/);
+});
+
+test("the grid row says Python's evaluated grid, not torch's expression (nu21 b)", () => {
+  const k = {
+    metadata: { launch: { num_warps: 8, num_stages: 1, grid: ["-((xnumel) // -(256))", "-((ynumel) // -(16))", 1] } },
+    launch: { grid: [2, 384, 1], grid_text: "2 × 384 × 1 = 768 CTAs" },
+  };
+  const grid = metadataFacts(k).filter((f) => f.key === "grid");
+  assert.deepEqual(
+    grid.map((f) => f.value),
+    ["2 × 384 × 1 = 768 CTAs"],
+  );
+  // a report with no launch read keeps the expression it holds
+  delete k.launch;
+  assert.equal(metadataFacts(k).find((f) => f.key === "grid").value, "-((xnumel) // -(256)), -((ynumel) // -(16)), 1");
+});

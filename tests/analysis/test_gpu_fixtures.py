@@ -72,3 +72,22 @@ def test_max_autotune_records_the_choices_and_their_times():
         assert len(a["choices"]) > 10 and times == sorted(times)
         assert a["fastest"] == a["choices"][0]["name"] and a["emitted"] == k.name
         assert a["chosen"] in [c["name"] for c in a["choices"]]
+
+
+def test_a_templates_launch_configuration_has_its_tile_sizes():
+    """nu21 a: a Triton template's config holds only warps and stages, so the launch configuration of
+    ``triton_tem_*`` showed no block sizes (``block`` ``{}``) though its source declares them ``tl.constexpr``. The
+    report made before the capture read them gets them from its source's ``config_args``: the BLOCK_M/N/K and
+    GROUP_M of the autotune choice the kernel came from (its benchmarked description, an independent record)."""
+    from inductor_lens.report.rules import choice_config
+
+    r = inductor_lens.load(FIXTURES / "gpu_max_autotune.json")
+    templates = [k for k in r.kernels if k.name.startswith("triton_tem")]
+    assert len(templates) == 2
+    for k in templates:
+        tune = k.metadata["autotune"]
+        chosen = next(c for c in tune["choices"] if c["name"] == tune["chosen"])
+        want = {key: int(v) for key, v in choice_config(chosen["description"]).items() if key.startswith("BLOCK_")}
+        want["GROUP_M"] = int(choice_config(chosen["description"])["GROUP_M"])
+        assert k.metadata["launch"]["block"] == want, k.name
+        assert set(want) == {"BLOCK_M", "BLOCK_N", "BLOCK_K", "GROUP_M"}

@@ -57,3 +57,26 @@ def test_every_graph_backward_included_is_within_15_percent_of_the_measured_peak
     assert main_bwd.memory.peak_bytes / main_bwd.memory.measured_peak_bytes > 10  # the raw figure was far off
     # it frees the 2.2 GB of activations saved for it; the logits' 0.8 GB gradient (a tangent) stays with the caller
     assert sum(freed_inputs(main_bwd, by_id[fronts[main_bwd.id]])) > 2_000_000_000
+
+
+def test_the_header_says_which_peak_is_the_devices_high_water_mark():
+    """nu21 c: a backward's header showed two "peaks" on different bases, ``peak 622 MiB`` (the graph's buffers)
+    and ``measured 27 MiB ... above the level at the call`` (what the allocator rose by: the buffers less the saved
+    activations freed on the way), without saying which is the device's high-water mark. Python says what each
+    counts; the forward, which frees no input, says the same number twice, both named."""
+    from inductor_lens.report.rules import bytes_text
+
+    report = inductor_lens.load(FIXTURE)
+    main_bwd = max((c for c in report.compiles if c.graph_kind == "backward"), key=lambda c: len(c.fused_nodes))
+    m = main_bwd.memory
+    assert m.freed_input_bytes > 2_000_000_000 and m.peak_bytes > 10 * m.measured_peak_bytes
+    assert m.peak_text == f"peak of the graph's buffers {bytes_text(m.peak_bytes)}"
+    assert "inputs are not counted" in m.peak_note and "never holds this much" in m.peak_note
+    assert bytes_text(m.freed_input_bytes) in m.peak_note
+    measured = f"device high-water mark {bytes_text(m.measured_peak_bytes)} above the level at the call, measured"
+    assert m.high_water_text.startswith(measured)
+    assert f"(estimated {bytes_text(m.net_peak_bytes)}, {m.estimate_ratio:.2f}×)" in m.high_water_text
+    assert m.high_water_text.endswith("the graph's buffers less the inputs it has freed by then")
+    fwd = next(c for c in report.compiles if c.graph_kind == "forward").memory
+    assert fwd.freed_input_bytes == 0 and "never holds" not in fwd.peak_note and "freed" not in fwd.high_water_text
+    assert fwd.high_water_text.startswith("device high-water mark ")

@@ -469,6 +469,52 @@ def test_the_grid_is_torchs_grid_expression_at_the_calls_sizes():
     )
 
 
+def test_a_templates_grid_is_the_numbers_its_call_passes_and_its_block_its_tile_sizes():
+    """nu21 a, b: a Triton template launches on a ``FixedGrid``: its grid is ``_grid_0, _grid_1, _grid_2``, the
+    launcher's extra arguments (``inductor_meta["extra_launcher_args"]``), which the output code passes as numbers
+    after the kernel's own (``.run(primals_3, primals_1, primals_2, buf1, 128, 1, 1, ...)``). They had no parameter
+    name, so the grid stayed unevaluated; and the template's config holds no block sizes (``block`` ``{}``): its
+    tiles are the ``config_args`` Inductor keeps in ``inductor_meta``. Here from the H200 max-autotune report's
+    output code: M=256, N=1024 in tiles of 64 x 32 are 4 x 32 = 128 programs."""
+    import dataclasses
+    from types import SimpleNamespace
+
+    from inductor_lens.capturing.torchread import launch_metadata
+    from inductor_lens.report.finish import launch_facts
+
+    path = FIXTURES / "gpu_max_autotune.json"
+    report = inductor_lens.load(path)
+    c = report.compiles[0]
+    k = c.kernel("triton_tem_fused_addmm_relu_t_0")
+    assert "M = 256" in k.source and "N = 1024" in k.source
+    meta = {"config_args": {"EVEN_K": True, "ACC_TYPE": "tl.float32", "BLOCK_M": 64, "BLOCK_N": 32, "BLOCK_K": 128}}
+    meta["config_args"].update(GROUP_M=8, ALLOW_TF32=False)
+    config = SimpleNamespace(kwargs={}, num_warps=4, num_stages=5)  # triton.template's Config({}, ...)
+    tuner = SimpleNamespace(launchers=[SimpleNamespace(config=config)], configs=[config], inductor_meta=meta)
+    runtime = launch_metadata(tuner)
+    assert runtime["block"] == {"BLOCK_M": 64, "BLOCK_N": 32, "BLOCK_K": 128, "GROUP_M": 8}
+    runtime.update(grid=["_grid_0", "_grid_1", "_grid_2"], grid_prefix=[])  # GridExpr.from_meta of a FixedGrid
+    launch = kernel_launch(OutputCodeLayouts(c.output_code), k.name, "triton", k.source, runtime=runtime)
+    tiles = (256 // 64) * (1024 // 32)
+    assert launch.grid == [tiles, 1, 1]
+    assert [(a.param, a.value) for a in launch.args[-3:]] == [("_grid_0", tiles), ("_grid_1", 1), ("_grid_2", 1)]
+    assert launch.block == runtime["block"]
+    # a report made before: the grid left as text, the numbers with no parameter, no block; derived on loading
+    old = dataclasses.replace(
+        launch,
+        grid=["_grid_0", "_grid_1", "_grid_2"],
+        block={},
+        args=[dataclasses.replace(a, param="" if a.param.startswith("_grid") else a.param) for a in launch.args],
+    )
+    done = launch_facts(dataclasses.replace(k, launch=old)).launch
+    assert done.grid == [tiles, 1, 1] and done.block == runtime["block"]
+    assert done.grid_text == "128 × 1 × 1 = 128 CTAs"
+    assert (
+        done.config_text
+        == "grid 128 × 1 × 1 = 128 CTAs · 4 warps · 5 stages · BLOCK_M=64 BLOCK_N=32 BLOCK_K=128 GROUP_M=8"
+    )
+
+
 def test_an_argument_without_a_recorded_dtype_gets_the_one_its_parameter_declares():
     """A report written before subgraph inputs had dtypes (a while_loop body's counter ``arg0_1``: the output code
     only asserts its size) left the argument without one, and the script built it as the first tensor's float32

@@ -234,3 +234,21 @@ def test_the_view_list_is_one_list():
     assert r.returncode == 0, r.stderr[-2000:]
     assert tuple(json.loads(r.stdout)) == VIEWS
     assert f"`--view {'|'.join(VIEWS)}`" in (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+def test_python_writes_a_byte_count_as_the_front_end_does():
+    """The Memory view's header words are Python's (``Memory.peak_text``, ``high_water_text``) beside byte counts the
+    front end formats (``fmtBytes``): both say a count alike, ties (1.125 MiB) rounded up as ``toFixed`` does."""
+    from inductor_lens.report.rules import bytes_text
+
+    node = shutil.which("node")
+    if not node:
+        pytest.fail("node is not on PATH; the front end's data functions need it", pytrace=False)
+    values = [0, 1023, 1024, 1536, 1048575, 1048576, 1179648, 1184890, 5947596800, 18161860526, 2**40 + 5 * 2**17]
+    script = (
+        f"import('{(ROOT / 'js' / 'src' / 'data.js').as_uri()}')"
+        f".then((m) => console.log(JSON.stringify({json.dumps(values)}.map(m.fmtBytes))))"
+    )
+    r = subprocess.run([node, "--input-type=module", "-e", script], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert json.loads(r.stdout) == [bytes_text(v) for v in values]

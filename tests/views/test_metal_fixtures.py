@@ -67,3 +67,22 @@ def test_cuda_graphs_used_once_and_skipped_for_a_mutated_input():
     assert used and all(g.recordings and g.skip_reason is None for g in used)
     assert all(r.time_us and r.time_us > 0 for g in used for r in g.recordings)
     assert any("mutated inputs" in (g.skip_reason or "") for g in skipped), [g.skip_reason for g in skipped]
+
+
+def test_the_launch_grid_is_said_once_evaluated():
+    """nu21 b: the launch configuration showed Inductor's unevaluated grid expression (``-((xnumel) // -(256)),
+    -((ynumel) // -(16)), 1``) beside the evaluated ``[2, 384, 1]``, and "1 stages". Python says the grid once,
+    evaluated at the sizes the call passes (512 and 6144 are literals of the call and of the source), with the
+    CTAs it launches; the grammar of one stage."""
+    report = _load("gpu_metal_gpt2_ir.json.gz")
+    k = next(k for k in report.kernels if k.name == "triton_poi_fused_addmm_clone_split_transpose_view_4")
+    numel = {a.param: a.value for a in k.launch.args if a.param in ("xnumel", "ynumel")}
+    assert numel == {"xnumel": 512, "ynumel": 6144} and "xnumel = 512" in k.source
+    block = k.launch.block
+    x, y = -(-512 // block["XBLOCK"]), -(-6144 // block["YBLOCK"])
+    assert (x, y) == (2, 384)
+    assert k.launch.grid_text == f"{x} × {y} × 1 = {x * y:,} CTAs"
+    assert k.launch.config_text == f"grid {x} × {y} × 1 = 768 CTAs · 8 warps · 1 stage · XBLOCK=256 YBLOCK=16"
+    for k in report.kernels:
+        if k.language == "triton":
+            assert "//" not in k.launch.grid_text and "CTA" in k.launch.grid_text, (k.name, k.launch.grid_text)

@@ -54,27 +54,19 @@ function facts(idx, memory) {
   const at = pts.findIndex((p) => p.node === memory.peak_node);
   const e = idx.byName.get(memory.peak_node);
   const items = [
+    // the words are Python's (Memory.peak_text, peak_note, high_water_text): the peak of the graph's own buffers
+    // is not the device's high-water mark where the graph frees inputs on the way (a backward)
     h(
       "span",
-      { class: "il-chip", "data-role": "memory-peak-fact" },
-      `peak ${fmtBytes(memory.peak_bytes)}`,
-      memory.sizes_at ? ` (${memory.sizes_at})` : "",
+      { class: "il-chip", "data-role": "memory-peak-fact", title: memory.peak_note || null },
+      memory.peak_text || `peak ${fmtBytes(memory.peak_bytes)}${memory.sizes_at ? ` (${memory.sizes_at})` : ""}`,
       at >= 0 ? ` at ${e ? e.node.label || memory.peak_node : memory.peak_node}` : "",
       at >= 0 && e && (e.node.module_stack || []).length
         ? ` in ${e.node.module_stack[e.node.module_stack.length - 1]}`
         : "",
       at >= 0 ? ` (#${at} of ${pts.length})` : "",
     ),
-    h(
-      "span",
-      { class: "il-chip", "data-role": "memory-measured" },
-      memory.measured_peak_bytes == null
-        ? "measured: not measured"
-        : `measured ${fmtBytes(memory.measured_peak_bytes)}`,
-      memory.estimate_ratio == null
-        ? ""
-        : ` · estimated ${fmtBytes(memory.net_peak_bytes)} above the level at the call (${memory.estimate_ratio.toFixed(2)}×)`,
-    ),
+    h("span", { class: "il-chip", "data-role": "memory-measured" }, memory.high_water_text || ""),
     h("span", { class: "il-chip", "data-role": "memory-inputs" }, heldText(memory)),
   ];
   if (memory.saved_bytes == null)
