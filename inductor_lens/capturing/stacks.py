@@ -6,9 +6,12 @@ from __future__ import annotations
 import linecache
 import os
 import sysconfig
-import traceback
+from typing import TYPE_CHECKING
 
 from ..report.rules import frame_stage, resumed
+
+if TYPE_CHECKING:  # traceback (and textwrap with it) is not loaded by an import-trace that reads a log's stacks
+    import traceback
 
 _PKG_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
