@@ -68,6 +68,7 @@ from .parse import (
 )
 from .raw import RESETS, Raw, RawGraph, RawKernel, RawSchedNode, RawWindow, loads_payload
 from .sources import Cell, cell_map, localize, localize_text, method_class, read_sources
+from .stacks import logged_user_frames
 from .trace_graph import callee_op, calls_op
 
 
@@ -532,6 +533,7 @@ class _GraphBuilder:
         }
         self._calls: Optional[dict[str, RawSchedNode]] = None  # buffer -> the extern node writing it (upstream_of_call)
         self._traces: Optional[dict[str, set[str]]] = None  # a stack trace -> the post-grad ops that have it
+        self._trace_ends: dict[Optional[tuple], set[str]] = {}  # a stack trace's innermost frame -> the same
         self.member_to_fused: dict[str, str] = {}
         for fn in rec.post_fusion:
             for m in fn.members:
@@ -610,16 +612,24 @@ class _GraphBuilder:
         compute have (``own``: its ops, less those of the kernels before it that its origins also hold; an extern
         call's, its one op): a C++ GEMM template reading ``relu(fc1(x))``, or a frozen linear's MKL call after it,
         claimed the relu's line beside its own. A trace no op of the graph has is kept; all of them where its ops have
-        none (nothing better is known)."""
+        none (nothing better is known). A trace is an op's where it is the op's, or where it ends at the op's innermost
+        frame: a TORCH_TRACE log prints each op's innermost frame only (``# File: x.py:183 in f``), while torch's
+        provenance gives a kernel whole stacks (an import's SDPA call kept the lines of the q/k/v splits before it)."""
         if self._traces is None:
-            self._traces = {}
+            self._traces, self._trace_ends = {}, {}
             for n in self.rec.post_grad_nodes:
                 if n.get("stack_trace"):
                     self._traces.setdefault(n["stack_trace"], set()).add(n["name"])
+                    self._trace_ends.setdefault(_innermost(n["stack_trace"]), set()).add(n["name"])
         mine = set(own)
         if not any(mine & names for names in self._traces.values()):
             return list(rk.stack_traces)
-        return [t for t in rk.stack_traces if not self._traces.get(t) or self._traces[t] & mine]
+        kept = []
+        for t in rk.stack_traces:
+            ops = self._traces.get(t) or self._trace_ends.get(_innermost(t))
+            if not ops or ops & mine:
+                kept.append(t)
+        return kept
 
     def kept_ops(self, raw: list[str], fx: list[str], drop: set[str]) -> list[str]:
         """``fx`` less ``drop``. Where that leaves no op (graph inputs and constants aside), the results of ``raw``
@@ -920,6 +930,12 @@ def _with_costs(compile: Compile, rec: RawGraph, diagnostics: list) -> Compile:
         return compile
 
 
+def _innermost(trace: str) -> Optional[tuple]:
+    """``(file, line)`` of a stack trace's innermost frame, None for a trace without one."""
+    frames = parse_stack_trace(trace)
+    return (frames[-1].file, frames[-1].line) if frames else None
+
+
 def _window_for(rec: RawGraph, windows: list[RawWindow], starts: Optional[list[float]] = None) -> Optional[RawWindow]:
     """The latest-starting window that contains the graph's start. With ``starts`` (the windows sorted by
     start, and their starts) it looks back from the graph's time instead of at every window."""
@@ -948,8 +964,9 @@ def _trigger(rec: RawGraph, window: Optional[RawWindow], trace: _Trace, t0: floa
         if not user_stack:
             reason += " (which line called it was not recorded)"
         return Trigger(kind="lazy_backward", user_stack=user_stack, time_us=time_us, reason=_from_cache(reason, rec))
-    if not user_stack:
-        user_stack = trace.dynamo_start_stack(_key(rec))
+    if not user_stack:  # no window, or none of the user's frames in it: the user's of dynamo's (the same rule)
+        logged = trace.dynamo_start_stack(_key(rec))
+        user_stack = _frames(logged_user_frames([(f.file, f.line, f.function, f.code) for f in logged]))
     frame = (frame or "").split(" (")[0]  # "forward (via torch's inner wrapper)" -> "forward"
     base = _base_cid(rec.compile_id)
     reasons = [readable_reasons(p) for p in trace.payloads("recompile_reasons", _key(rec)) if p]

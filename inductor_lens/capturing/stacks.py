@@ -3,9 +3,15 @@ the user's call into torch."""
 
 from __future__ import annotations
 
+import linecache
 import os
 import sysconfig
-import traceback
+from typing import TYPE_CHECKING
+
+from ..report.rules import frame_stage, resumed
+
+if TYPE_CHECKING:  # traceback (and textwrap with it) is not loaded by an import-trace that reads a log's stacks
+    import traceback
 
 _PKG_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -74,3 +80,36 @@ def user_frames(frames: list[tuple], prefixes: tuple[str, ...]) -> list[tuple]:
             continue
         out.append(fr)
     return out
+
+
+def logged_user_frames(frames: list[tuple]) -> list[tuple]:
+    """The user's frames of the stack torch logs where dynamo starts on a frame (``dynamo_start`` in a TORCH_TRACE
+    log), as :func:`user_frames` takes them from the live stack where the capture sees dynamo start, so that an import
+    names the call the capture names. Torch's stack ends with the frame dynamo is about to trace (its first line, no
+    code: ``modeling_gpt2.py:647``, the decorator line of a ``forward``), which is not yet on the live stack: dropped;
+    but a resume function (``torch_dynamo_resume_in_head_at_49``: the rest of ``head`` after its graph break at line
+    49) is called by ``head`` at that line, a frame of the live stack that torch's leaves out: it stands for that frame
+    (its code read from the file, where it is there). Which frames are the user's is :func:`rules.frame_stage`'s rule:
+    :func:`user_frames`' (not torch, not inductor_lens, not the standard library or an installed package) named
+    without this machine's paths, since the log may come from another; a frame of code with no file
+    (``<string>``, ``<stdin>``) is kept, as :func:`user_frames` keeps it.
+
+    >>> logged_user_frames([("/w/train.py", 31, "<module>", "out = model(x)"),
+    ...     ("/venv/lib/python3.11/site-packages/torch/nn/modules/module.py", 1789, "_call_impl", "return f()"),
+    ...     ("/venv/lib/python3.11/site-packages/transformers/models/gpt2/modeling_gpt2.py", 647, "forward", "")])
+    [('/w/train.py', 31, '<module>', 'out = model(x)')]
+    >>> logged_user_frames([("/w/t.py", 99, "<module>", "f(x)"), ("/w/t.py", 49, "torch_dynamo_resume_in_head_at_49", "")])
+    [('/w/t.py', 99, '<module>', 'f(x)'), ('/w/t.py', 49, 'head', '')]
+    """
+    if not frames:
+        return []
+    *out, (file, _, function, _) = frames
+    if resumed(function) is not None:  # the function it resumes (itself a resume function after a second break)
+        cut = function.rfind("_at_")
+        caller, line = function[len("torch_dynamo_resume_in_") : cut], int(function[cut + 4 :])
+        out.append((file, line, caller, linecache.getline(file, line).strip() if os.path.isfile(file) else ""))
+    return [
+        fr
+        for fr in out
+        if frame_stage(fr[0], fr[2]) == "user" or (str(fr[0]).startswith("<") and not str(fr[0]).startswith("<frozen"))
+    ]

@@ -21,7 +21,6 @@ from __future__ import annotations
 import dataclasses
 import gc
 import os
-import re
 from typing import Any, Callable, Iterable, Optional, Union
 
 from ..report.finish import infer_report_modules
@@ -31,6 +30,7 @@ from .artifacts import wanted
 from .build import _base_cid, _cid, _dynamo_graph, _key, _trace_key, build_report
 from .parse import parse_output_code_kernels, triton_source_metadata
 from .raw import RESETS, Raw, RawGraph, RawKernel, RawSchedNode, RawWindow, loads_payload
+from .stacks import logged_user_frames
 from .trace_graph import (
     call_launches,
     callee_op,
@@ -154,11 +154,9 @@ class _RawFromTrace:
         for fr in md["dynamo_start"].get("stack", []):
             f = fr.get("filename")
             f = self.strings.get(f, str(f)) if isinstance(f, int) else str(f)
-            if re.search(r"[/\\](site|dist)-packages[/\\]torch[/\\]", f):
-                continue  # torch's own frames (nn.Module.__call__, eval_frame): not the user's stack
             frames.append((f, int(fr.get("line", 0) or 0), str(fr.get("name", "")), str(fr.get("loc", "") or "")))
-        if cid:
-            self.stacks[_base_cid(cid)] = frames
+        if cid:  # the user's frames, as the capture takes them where dynamo starts (not torch's, not a library's)
+            self.stacks[_base_cid(cid)] = logged_user_frames(frames)
 
     def _on_chromium_event(self, md, payload, t, cid) -> None:
         ev = loads_payload(payload)

@@ -261,6 +261,10 @@ class _Walk(_RawFromTrace):
         self.flush(last=True)
         return self.raw
 
+    def unbuilt(self, builder: _Builder) -> int:
+        """The graphs logged and not built yet: not handed over, or waiting in ``builder``'s queue."""
+        return len(self.raw.graphs) - self._next + len(builder.queue)
+
     def flush(self, last: bool = False) -> None:
         graphs = self.raw.graphs[self._next :]
         self._next = len(self.raw.graphs)
@@ -525,10 +529,7 @@ def stream_trace(
 
     def progress(done: int, total: int) -> None:
         if on_progress is not None:
-            on_progress(
-                f"reading {os.path.basename(path)}: {done / 1e6:.0f} of {total / 1e6:.0f} MB, "
-                f"{stats.compiles} compile(s) built"
-            )
+            on_progress(read_progress(os.path.basename(path), done, total, stats.compiles, walk.unbuilt(builder)))
 
     log = TraceReader(path, progress)
     builder = _Builder(_Watched(spill, stats), sink, stats)
@@ -582,6 +583,24 @@ def stream_trace(
             f"{os.path.basename(path)}: {log.records} records, {stats.compiles} compile(s), {sink.kernels} kernel(s)"
         )
     return head
+
+
+def read_progress(name: str, done: int, total: int, built: int, unbuilt: int) -> str:
+    """The progress line of a streamed import, ``done`` of ``total`` bytes of log ``name`` read: the compiles built so
+    far; once the whole log is read, the graphs logged since dynamo last started on a frame, which are built then.
+
+    >>> read_progress("t.log", 8_000_000, 100_000_000, 3, 1)
+    'reading t.log: 8 of 100 MB, 3 compile(s) built'
+    >>> read_progress("t.log", 4_000_000, 4_000_000, 0, 4)
+    'read t.log (4 MB): building 4 compile(s)'
+    >>> read_progress("t.log", 100_000_000, 100_000_000, 96, 4)
+    'read t.log (100 MB), 96 compile(s) built: building 4 more'
+    """
+    if done < total or not unbuilt:
+        return f"reading {name}: {done / 1e6:.0f} of {total / 1e6:.0f} MB, {built} compile(s) built"
+    if not built:
+        return f"read {name} ({total / 1e6:.0f} MB): building {unbuilt} compile(s)"
+    return f"read {name} ({total / 1e6:.0f} MB), {built} compile(s) built: building {unbuilt} more"
 
 
 class _At:

@@ -12,7 +12,7 @@ import sys
 import pytest
 
 import inductor_lens
-from inductor_lens.capturing.trace_read import TraceError
+from inductor_lens.capturing.trace_read import TraceError, TraceReader
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SCRIPT = os.path.join(ROOT, "tests", "dist_scripts", "trace_and_capture.py")
@@ -20,22 +20,25 @@ SCRIPT = os.path.join(ROOT, "tests", "dist_scripts", "trace_and_capture.py")
 
 @pytest.fixture(scope="module")
 def recorded(tmp_path_factory):
-    """The script's two recordings, made by one process (one torch import): its MLP step, graph break and
-    recompile, then the GPT-2 step with TORCH_TRACE moved to a folder of its own (``trace_into``)."""
+    """The script's recordings, made by one process (one torch import): its MLP step, graph break and recompile,
+    then the GPT-2 step and an attention call, each with TORCH_TRACE moved to a folder of its own (``trace_into``)."""
     tmp = tmp_path_factory.mktemp("trace")
-    (tmp / "gpt2").mkdir()
-    mlp = _record(tmp, "--then-gpt2", str(tmp / "gpt2" / "captured.json"), str(tmp / "gpt2" / "trace"))
-    gpt2 = (
-        inductor_lens.load(str(tmp / "gpt2" / "captured.json")),
-        inductor_lens.load_trace(str(tmp / "gpt2" / "trace")),
+    then = []
+    for step in ("gpt2", "sdpa"):
+        (tmp / step).mkdir()
+        then += [f"--then-{step}", str(tmp / step / "captured.json"), str(tmp / step / "trace")]
+    mlp = _record(tmp, *then)
+    gpt2, sdpa = (
+        (inductor_lens.load(str(tmp / step / "captured.json")), inductor_lens.load_trace(str(tmp / step / "trace")))
+        for step in ("gpt2", "sdpa")
     )
-    return mlp, gpt2, tmp
+    return mlp, gpt2, tmp, sdpa
 
 
 @pytest.fixture(scope="module")
 def both(recorded):
     """(report captured in process, report imported from the TORCH_TRACE log of the same compile, log dir)."""
-    (captured, imported), _, tmp = recorded
+    (captured, imported), _, tmp, _ = recorded
     return captured, imported, tmp / "trace"
 
 
@@ -195,6 +198,51 @@ def test_graphs_triggers_guards_and_breaks_agree(both):
     # each break says the frame it broke in: head()'s two breaks, then again in the recompile (a new call site)
     assert [b.compile_ids for b in captured.graph_breaks] == [["1/0"], ["2/0"], ["1/1"], ["2/1"]]
     assert [b.compile_ids for b in imported.graph_breaks] == [b.compile_ids for b in captured.graph_breaks]
+
+
+def test_each_compile_is_said_to_start_at_the_call_the_capture_names(both, gpt2):
+    """Dynamo's logged stack holds torch's and libraries' frames and ends with the frame it is about to trace, at that
+    function's first line (``modeling_gpt2.py:647``, transformers' ``@can_return_tuple`` above GPT-2's ``forward``); the
+    capture takes the user's frames of the live stack, where that frame is not yet. The import names the same call:
+    the forward's ``loss = model(...)``, not ``MLP.forward``'s ``def`` line; after a graph break, ``head`` at the break
+    (the frame that calls the resume function, which torch's stack leaves out), with its code."""
+    captured, imported, tmp = both
+    first_calls = {}  # frame id -> the frames torch logged where dynamo started on it (its first compile)
+    for md, _, _ in TraceReader(str(next(tmp.glob("*.log")))):
+        if "dynamo_start" in md and md.get("frame_id") not in first_calls:
+            first_calls[md.get("frame_id")] = md["dynamo_start"]["stack"]
+    pairs = _pairs(both) + list(zip(*(r.compiles for r in gpt2)))
+    for c, i in pairs:
+        if c.trigger.kind == "lazy_backward" or c.graph_kind == "backward":
+            continue  # the log holds no stack of the .backward() call: test_graphs_triggers_guards_and_breaks_agree
+        if c.id.startswith("1/"):
+            # torch logs head()'s first frames with nothing above them ([head]): no line of the caller to name
+            assert len(first_calls[1]) == 1 and i.trigger.user_stack == [], c.id
+            continue
+        assert i.trigger.user_stack == c.trigger.user_stack and i.trigger.line == c.trigger.line, c.id
+    assert imported.compile("0/0 forward").trigger.line.endswith("loss = model(torch.randn(4, 8)).pow(2).sum()")
+    assert imported.compile("2/0 inference").trigger.line.endswith('print("graph break here")')
+    script = pathlib.Path(SCRIPT).read_text().splitlines()
+    step = next(n for n, s in enumerate(script, 1) if s.strip() == "gpt(gpt2_inputs()).sum().backward()")
+    assert gpt2[1].when.endswith(
+        f"at the first call of the compiled function (trace_and_capture.py:{step} gpt(gpt2_inputs()).sum().backward()): "
+        "first call of GPT2.forward(): dynamo traced it and handed the graph to Inductor."
+    )
+
+
+def test_a_fallback_calls_lines_are_its_own_ops_as_captured(recorded):
+    """Torch's provenance gives the CPU SDPA call the whole stacks of its origins, the q/k/v split and view lines
+    before it too; a log prints each op's innermost frame only, so those stacks are matched to the ops by it
+    (``build.own_traces``): the call has its own line, as captured, and the views' kernels keep theirs."""
+    captured, imported = recorded[3]
+    script = pathlib.Path(SCRIPT).read_text().splitlines()
+    sdpa_line = next(n for n, s in enumerate(script, 1) if "scaled_dot_product_attention(q, k, v" in s)
+    for c, i in zip(captured.compiles, imported.compiles):
+        for kc, ki in zip(c.kernels, i.kernels):
+            assert ki.name == kc.name
+            assert [(f.file, f.line) for f in ki.user_lines] == [(f.file, f.line) for f in kc.user_lines], kc.name
+    (call,) = [k for k in imported.kernels if "scaled_dot_product" in k.name]
+    assert call.fx_nodes and [(f.line, f.code) for f in call.user_lines] == [(sdpa_line, script[sdpa_line - 1].strip())]
 
 
 def test_what_each_kernel_writes_in_place_is_read_from_the_log(both):

@@ -160,6 +160,26 @@ def test_the_cli_writes_the_page_and_json_of_the_whole_import(tmp_path, monkeypa
     ]  # no spool or temporary file left
 
 
+def test_the_progress_says_the_compiles_are_being_built_once_the_log_is_read():
+    """The last graphs of a log (here all of them: the forwards wait for their backwards, logged last) are built after
+    the last byte is read: the line said then is not "0 compile(s) built" but what is happening, and the count it
+    gives is the compiles the import then makes."""
+    lines: list[str] = []
+    sink = Spooled(report_io._dump, _io.BytesIO())
+    head = trace_stream.stream_trace(str(DDP), sink, on_progress=lines.append)
+    assert head is not None
+    read, done = lines
+    made = int(re.search(r"(\d+) compile\(s\), \d+ kernel\(s\)$", done)[1])
+    assert read == f"read {DDP.name} ({DDP.stat().st_size / 1e6:.0f} MB): building {made} compile(s)" and made == 4
+    assert (
+        trace_stream.read_progress("t.log", 5 << 20, 10 << 20, 3, 1) == "reading t.log: 5 of 10 MB, 3 compile(s) built"
+    )
+    assert (
+        trace_stream.read_progress("t.log", 10 << 20, 10 << 20, 3, 1)
+        == "read t.log (10 MB), 3 compile(s) built: building 1 more"
+    )
+
+
 def test_a_record_of_a_compile_already_built_makes_the_import_whole(tmp_path, capsys):
     log = _big_log(2, tmp_path / "src.log")
     text = log.read_text(encoding="utf-8")

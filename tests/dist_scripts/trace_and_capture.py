@@ -2,7 +2,8 @@
 inductor_lens.capture() in process. Writes the in-process report to argv[1]; ``argv[2] == "gpt2"``: a training
 step of a two-block GPT-2 instead. ``argv[2:] == ["--then-gpt2", OUT, TRACE]``: after the first, the GPT-2 step
 too, in the same process (one torch import for both), its TORCH_TRACE log written to the folder TRACE as a fresh
-process would write it (a new log file, string table and dynamo state), its capture to OUT.
+process would write it (a new log file, string table and dynamo state), its capture to OUT; ``--then-gpt2 OUT TRACE
+--then-sdpa OUT2 TRACE2``: then an attention call (``sdpa_step``) the same way, into OUT2 and TRACE2.
 
 A training step of a tiny MLP (forward + lazily compiled backward; its batch norm and a global written in place, a
 convolution whose backward is a fallback op), a sort, a custom op that writes its input, two graph breaks (the
@@ -65,6 +66,29 @@ def gpt2_step(out):
     cap.report.save_json(out)
 
 
+class Attention(torch.nn.Module):
+    """q, k and v split from one projection and viewed as heads on lines of their own before an SDPA call, as
+    transformers' GPT-2 attention does: on CPU a fallback call whose provenance names the views' lines too."""
+
+    def __init__(self):
+        super().__init__()
+        self.qkv = torch.nn.Linear(32, 96)
+
+    def forward(self, x):
+        q, k, v = self.qkv(x).split(32, dim=-1)
+        q = q.view(2, 8, 4, 8).transpose(1, 2)
+        k = k.view(2, 8, 4, 8).transpose(1, 2)
+        v = v.view(2, 8, 4, 8).transpose(1, 2)
+        return torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=True)
+
+
+def sdpa_step(out):
+    torch.manual_seed(0)
+    with inductor_lens.capture(title="SDPA, trace vs capture") as cap:
+        torch.compile(Attention())(torch.randn(2, 8, 32))
+    cap.report.save_json(out)
+
+
 def trace_into(folder):
     """From here on, TORCH_TRACE writes a new log in ``folder``, as a process started with TORCH_TRACE=folder
     would: the open log is closed, the interned strings and dumped files are forgotten (the new log states
@@ -102,3 +126,6 @@ cap.report.save_json(sys.argv[1])
 if sys.argv[2:3] == ["--then-gpt2"]:
     trace_into(sys.argv[4])
     gpt2_step(sys.argv[3])
+if sys.argv[5:6] == ["--then-sdpa"]:
+    trace_into(sys.argv[7])
+    sdpa_step(sys.argv[6])
