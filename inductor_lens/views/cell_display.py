@@ -80,18 +80,18 @@ class _Progress:
             f"inductor_lens: Inductor compiled from here, {n} kernel{'s' if n != 1 else ''} generated; "
             f"the lens is below, after the cell's output"
         )
-        return _Html(text, _line_html(text))
+        return _Html(text, _line_html(text, "lens-compiled-here"))
 
     def text(self) -> str:
         return "inductor_lens: " + self.state.line()
 
     def html(self) -> str:
-        return _line_html(self.text())
+        return _line_html(self.text(), "lens-progress")
 
 
-def _line_html(text: str) -> str:
+def _line_html(text: str, role: str) -> str:
     return (
-        f'<div class="inductor-lens-progress" data-role="lens-progress" '
+        f'<div class="inductor-lens-progress" data-role="{role}" '
         f'style="font-family:monospace;font-size:12px;opacity:.8">{html.escape(text)}</div>'
     )
 
