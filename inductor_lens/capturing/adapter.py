@@ -47,7 +47,7 @@ from typing import Any, Callable, Optional
 
 from packaging.version import Version
 
-from . import cudagraphs
+from . import cudagraphs, module_hooks
 from .artifacts import wanted
 from .raw import RESETS, Raw, RawGraph, RawKernel, RawWindow, loads_payload, now_us
 from .stacks import frames_of, non_user_prefixes, torch_dir, trim_hook_callers, trim_to_user_call, user_frames
@@ -552,6 +552,7 @@ def _install_all(stack: contextlib.ExitStack, diagnostics: list) -> None:
         ("compiled module hook", _install_module_hook),
         ("graph constant hooks", _install_constant_origins),
         ("CUDA-graph hooks", lambda stack: cudagraphs.install(stack, _each, patch_attr)),
+        ("compiled-module hook watch", _install_module_hook_watch),
     ):
         try:
             installer(stack)
@@ -1352,6 +1353,12 @@ def _install_module_hook(stack: contextlib.ExitStack) -> None:
         return mod
 
     patch_attr(stack, GraphLowering, "compile_to_module", compile_to_module)
+
+
+def _install_module_hook_watch(stack: contextlib.ExitStack) -> None:
+    """Hooks added to (or removed from) a compiled module after its compile, which torch does not run (or still
+    runs): ``module_hooks.py``."""
+    module_hooks.install(stack, _each, patch_attr, _REGISTRY.sinks, invisible, _skip_code, user_frames, frames_of)
 
 
 def _install_torch_compile(stack: contextlib.ExitStack) -> None:

@@ -1766,7 +1766,7 @@ def _compile(
     if rec.aot:
         post_roles = _aot_roles(rec.post_grad_nodes, aot)
     if rec.subgraph and parent_nodes:
-        post_roles.update(_operand_roles(rec.post_grad_nodes, parent_nodes))
+        post_roles.update(_operand_roles(rec.post_grad_nodes, parent_nodes, dyn, rec.subgraph))
     ca_made: dict[str, GraphNode] = {}
     if ca and not rec.aot:
         ca_roles, ca_made = _ca_inputs(dyn, rec.post_grad_nodes, aot_forwards or {})
@@ -1873,16 +1873,96 @@ def _constant_roles(rec: RawGraph, roles: dict[str, tuple[str, str]]) -> dict[st
     return out
 
 
-def _operand_roles(nodes: list[dict], parent_nodes: dict[str, GraphNode]) -> dict[str, tuple[str, str]]:
+def _operand_roles(
+    nodes: list[dict],
+    parent_nodes: dict[str, GraphNode],
+    dyn: Optional[list[dict]] = None,
+    subgraph: str = "",
+) -> dict[str, tuple[str, str]]:
     """``(role, display name)`` of each input of a subgraph whose operand in the parent's call (``operand``, marked by
     :func:`_with_operands`) has a name shown there: ``cond(pred, tb, fb, (x, w))``'s branch takes ``x`` and ``w``, a
-    loop body a parameter the parent took. An operand the parent computed (a loop's counter) has none: unnamed."""
+    loop body a parameter the parent took. An operand the parent computed has no input's name: it is named from the
+    parent's dynamo graph (``dyn``) where that is known (:func:`_operand_names`): a value the user's code holds,
+    ``y``, or a loop's carried value, which no graph names inside the loop."""
     out = {}
+    named = _operand_names(nodes, parent_nodes, dyn, subgraph) if dyn else {}
     for n in nodes:
         op = parent_nodes.get(n.get("operand") or "") if n["op"] == "placeholder" else None
         if op is not None and op.display_name:
             out[n["name"]] = (op.role, op.display_name)
+        elif n["name"] in named:
+            out[n["name"]] = ("", named[n["name"]])
     return out
+
+
+def _operand_names(
+    nodes: list[dict], parent_nodes: dict[str, GraphNode], dyn: list[dict], subgraph: str
+) -> dict[str, str]:
+    """The display name of each input of ``subgraph`` (its post-grad placeholders, in order) by the parent's dynamo
+    graph, whose higher-order call of the same kind, the k-th as the post-grad call is the k-th, passes its operands in
+    the same order (left out where their counts differ). ``while_loop(cond, body, carried, captured)``: the
+    ``carried`` values (as many as the call returns) exist, inside the loop, in no graph of torch's: named
+    ``loop-carried value 0``, with the variable that holds the value after the loop where dynamo names one
+    (``i`` of ``i, acc = while_loop(...)``); a captured operand (and a ``cond`` operand) by the variable of the user's
+    code that holds it (``y``). A name dynamo gave after a local of torch's code (pytree's ``child``) is not the
+    user's: only a variable the node's own line assigns (:func:`_assigned_on_its_line`)."""
+    own = [n for n in nodes if n["op"] == "placeholder"]
+    calls = [g for g in parent_nodes.values() if g.op == "call_function" and subgraph in g.inputs]
+    if not own or len(calls) != 1:
+        return {}
+    call = calls[0]
+    same = [g for g in parent_nodes.values() if g.op == "call_function" and g.target == call.target]
+    dcalls = [d for d in dyn if d["op"] == "call_function" and d["target"] == call.target]
+    if len(same) != len(dcalls):
+        return {}
+    dcall = dcalls[same.index(call)]
+    by_name = {d["name"]: d for d in dyn}
+    operands = _after_subgraphs(dcall["inputs"], lambda i: by_name.get(i, {}).get("op"))
+    if len(operands) != len(own):
+        return {}
+    loop = call.target.endswith("while_loop")
+    carried = len(call.shape) if loop and isinstance(call.shape, list) else 0
+    if loop and not all(isinstance(s, list) for s in call.shape or ()):
+        return {}
+    held = {  # the variable that holds each result of the loop after it
+        d["item"]: d["variable"]
+        for d in dyn
+        if d.get("item") is not None and d["inputs"] == [dcall["name"]] and d.get("variable")
+        if _assigned_on_its_line(d["variable"], d.get("stack_trace") or "")
+    }
+    out = {}
+    for p, (n, operand) in enumerate(zip(own, operands)):
+        if p < carried:
+            after = f" ({held[p]} after the loop)" if p in held else ""
+            out[n["name"]] = f"loop-carried value {p}{after}"
+            continue
+        d = by_name.get(operand) or {}
+        if d.get("variable") and _assigned_on_its_line(d["variable"], d.get("stack_trace") or ""):
+            out[n["name"]] = d["variable"]
+    return out
+
+
+def _after_subgraphs(inputs: list[str], op_of) -> list[str]:
+    """A higher-order call's operands: its inputs after the last subgraph it names (a ``get_attr``)."""
+    subs = [i for i, name in enumerate(inputs) if op_of(name) == "get_attr"]
+    return list(inputs[subs[-1] + 1 :]) if subs else []
+
+
+def _assigned_on_its_line(variable: str, stack_trace: str) -> bool:
+    r"""Whether the innermost line of ``stack_trace`` (a node's, dynamo's) assigns ``variable``: ``y`` in
+    ``y = torch.cond(...)``, ``acc`` in ``i, acc = while_loop(...)``; not ``child``, a local of torch's pytree code
+    that dynamo named a node after while inlining it.
+
+    >>> _assigned_on_its_line("acc", '  File "t.py", line 5, in f\n    i, acc = loop(c, b, (x,))\n        ^^^^\n')
+    True
+    >>> _assigned_on_its_line("child", '  File "t.py", line 5, in f\n    i, acc = loop(c, b, (x,))\n')
+    False
+    """
+    code = [ln for ln in stack_trace.splitlines() if ln.strip() and not set(ln.strip()) <= set("^~")]
+    if not code or code[-1].lstrip().startswith("File "):
+        return False
+    target = re.match(r"\s*([^=]*?)\s*(?<![=!<>+\-*/%&|^@:])=(?!=)", code[-1])
+    return bool(target) and variable in re.findall(r"[A-Za-z_]\w*", target.group(1))
 
 
 def _backward_compiled(

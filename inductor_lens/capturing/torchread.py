@@ -425,6 +425,7 @@ def fx_graph_nodes(gm: Any, variables: bool = False) -> list[dict]:
                 "original": str(n.meta.get("original_aten") or ""),  # the op it was decomposed from
                 "result_of": result_of(n),
                 "index": index_of(n),
+                **({"item": k} if (k := item_of(n)) is not None else {}),
                 **({"returns": returned_names(n)} if n.op == "output" else {}),
                 **({"variable": v} if variables and (v := variable_name(gm, n)) else {}),
                 **({"subgraph_stack_traces": inner} if inner else {}),
@@ -586,6 +587,17 @@ def result_of(node: Any) -> Optional[list]:
 
 #: Larger than any size: a slice's end that means "to the end" (``x[16:]`` is ``slice(x, 0, 16, 2**63 - 1)``).
 _TO_END = 1 << 62
+
+
+def item_of(node: Any) -> Optional[int]:
+    """Which result a ``getitem`` node takes of a call that returns several (``i, acc = while_loop(...)``: 0 and 1), as
+    a plain int; None for any other node (its inputs, each node once, do not say)."""
+    import operator
+
+    if node.op != "call_function" or node.target is not operator.getitem or len(node.args) < 2:
+        return None
+    k = node.args[1]
+    return k if type(k) is int else None
 
 
 def index_of(node: Any) -> str:

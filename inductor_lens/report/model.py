@@ -1633,6 +1633,9 @@ DIAGNOSTIC_CODES = {
     "ca_cache_off": "compiled autograd ran with the AOT-autograd cache the capture turned off: torch traces its "
     "backward otherwise where that cache hits (a warm cache), so a run of the script without the lens may compile "
     "and run another backward",
+    "hook_not_run": "a hook registered on a compiled module (or one of its sub-modules) after torch compiled it did "
+    "not run, or one removed after it still ran: dynamo does not guard on nn.Module hooks "
+    "(torch._dynamo.config.skip_nnmodule_hook_guards)",
     "legacy": "a diagnostic of a version-1 report (plain text)",
 }
 

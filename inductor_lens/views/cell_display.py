@@ -23,9 +23,11 @@ class _Html:
 
 class _Progress:
     """The live line under the cell, in the user's words (``views/progress.py``): created at the first
-    compile event, updated at most 4x/s (and at each kernel generated)."""
+    compile event, updated at most 4x/s (and at each kernel generated). At the end its place holds the lens, or,
+    where the cell showed something after it (a training loop's prints), a last line that says so
+    (:func:`show_cell_result`): never an empty output, which a saved notebook kept (a new user's trial, nu19 O-f)."""
 
-    def __init__(self):
+    def __init__(self, shell=None):
         from .progress import Progress
 
         self.state = Progress()
@@ -34,6 +36,7 @@ class _Progress:
         self.error: Optional[BaseException] = None
         self.error_tb = None
         self._lock = threading.Lock()
+        self._after = _OutputsAfter(shell)
 
     def __call__(self, message: str) -> None:
         try:
@@ -58,17 +61,92 @@ class _Progress:
         obj = _Html(self.text(), self.html())
         if self.handle is None:
             self.handle = display(obj, display_id=True)
+            self._after.start()
         else:
             self.handle.update(obj)
+
+    def came_after(self) -> bool:
+        """Whether the cell showed anything (prints, displays) under the line since it was made; True where that is
+        not known (outside ipykernel)."""
+        return self._after.seen()
+
+    def close(self) -> None:
+        self._after.stop()
+
+    def last_line(self) -> _Html:
+        """What the line says once the lens is shown below the cell's output: where Inductor started, what it built."""
+        n = len(self.state.kernels)
+        text = (
+            f"inductor_lens: Inductor compiled from here, {n} kernel{'s' if n != 1 else ''} generated; "
+            f"the lens is below, after the cell's output"
+        )
+        return _Html(text, _line_html(text, "lens-compiled-here"))
 
     def text(self) -> str:
         return "inductor_lens: " + self.state.line()
 
     def html(self) -> str:
-        return (
-            f'<div class="inductor-lens-progress" data-role="lens-progress" '
-            f'style="font-family:monospace;font-size:12px;opacity:.8">{html.escape(self.text())}</div>'
-        )
+        return _line_html(self.text(), "lens-progress")
+
+
+def _line_html(text: str, role: str) -> str:
+    return (
+        f'<div class="inductor-lens-progress" data-role="{role}" '
+        f'style="font-family:monospace;font-size:12px;opacity:.8">{html.escape(text)}</div>'
+    )
+
+
+#: The messages that add an output under a cell (an update of a display, ``update_display_data``, adds none).
+_OUTPUT_MESSAGES = frozenset({"stream", "display_data", "execute_result", "error"})
+
+
+class _OutputsAfter:
+    """Counts the outputs the kernel sends from :meth:`start` on, through its session's ``send`` (the one place
+    ipykernel sends streams and displays from; ``publish`` flushes the streams first, so the order holds). Outside
+    ipykernel (no session) nothing is counted and :meth:`seen` says True: the lens then goes after, never above,
+    what the cell showed."""
+
+    def __init__(self, shell):
+        self.session = getattr(getattr(shell, "kernel", None), "session", None)
+        self.count = 0
+        self._watching = False
+
+    def start(self) -> None:
+        session = self.session
+        if session is None or self._watching or "send" in vars(session):
+            self.session = None
+            return
+        send = session.send
+
+        def counting_send(stream, msg_or_type, *args, **kwargs):
+            kind = (
+                msg_or_type.get("msg_type", msg_or_type.get("header", {}).get("msg_type"))
+                if isinstance(msg_or_type, dict)
+                else msg_or_type
+            )
+            if kind in _OUTPUT_MESSAGES:
+                self.count += 1
+            return send(stream, msg_or_type, *args, **kwargs)
+
+        session.send = counting_send
+        self._watching = True
+
+    def seen(self) -> bool:
+        if not self._watching:
+            return True
+        import sys
+
+        for stream in (sys.stdout, sys.stderr):  # what the cell printed is sent (and counted) first
+            try:
+                stream.flush()
+            except Exception:
+                pass
+        return self.count > 0
+
+    def stop(self) -> None:
+        if self._watching:
+            del self.session.send
+            self._watching = False
 
 
 def _diff_view(baseline, report):
@@ -123,14 +201,18 @@ def _widget_or_text(report, **kwargs):
 
 
 def show_cell_result(shell, progress: _Progress, view, lines: list[str]) -> None:
-    """Empty the progress line and show ``view`` after what the cell printed (the cell's result comes last, as a
-    cell's value does: the widget took the progress line's place, above a training loop's prints), then the
-    notices, then a progress error."""
+    """Show ``view`` in the progress line's place, or, where the cell showed something after that line (a training
+    loop's prints), after what the cell showed (as a cell's value comes last; it went above the prints) with the line
+    saying so; then the notices, then a progress error."""
     from IPython.display import display
 
-    if progress.handle is not None:
-        progress.handle.update(_Html("", ""))
-    display(view)
+    if progress.handle is None:
+        display(view)
+    elif progress.came_after():
+        progress.handle.update(progress.last_line())
+        display(view)
+    else:
+        progress.handle.update(view)
     if lines:
         display(_notices(lines))
     if progress.error is not None:

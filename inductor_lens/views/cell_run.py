@@ -36,18 +36,18 @@ from .cell_compile import (
 from .cell_display import _diff_view, _Progress, _widget_or_text, save_hint, show_cell_result
 
 
-def cell_raised(original: BaseException) -> "CellRaised":
+def cell_raised(original: BaseException, shown: Optional[list] = None) -> "CellRaised":
     """The :class:`CellRaised` that fails the cell, of a class named as ``original``'s (the kernel's reply names the
     error by its class: nbclient and papermill then report the user's ``ZeroDivisionError: division by zero``, not
     ``CellRaised``); ``str()`` of it is the original's. Not a subclass of the user's class: IPython shows a
     SyntaxError its own way, and a user's class may run code of its own when subclassed."""
     if not isinstance(original, Exception):  # KeyboardInterrupt, SystemExit: IPython's own handling, kept
-        return CellRaised(original)
+        return CellRaised(original, shown)
     try:
         cls = type(type(original).__name__, (CellRaised,), {"__str__": _original_str})
-        return cls(original)
+        return cls(original, shown)
     except Exception:
-        return CellRaised(original)
+        return CellRaised(original, shown)
 
 
 def _original_str(self) -> str:
@@ -55,18 +55,22 @@ def _original_str(self) -> str:
 
 
 class CellRaised(Exception):
-    """The cell under ``%%inductor_lens`` raised; IPython has already shown its traceback.
+    """The cell under ``%%inductor_lens`` raised.
 
     Raised by the magic after the lens is shown so that the cell counts as failed (``Run All``
-    stops, nbclient reports it); it renders as nothing, so the error is reported once.
+    stops, nbclient reports it). It renders as the cell's own traceback, the one IPython made for the
+    user's error and that the magic held back (``shown``, :class:`_HeldTraceback`): the cell has one error
+    output, the user's (a saved notebook had two, the second with an empty traceback: nbval, papermill and a
+    CI that counts error outputs saw the error twice; a new user's trial, nu19 O-f). Where IPython showed the
+    traceback itself (``shown`` None: a path the magic does not hold back), it renders as nothing.
     """
 
-    def __init__(self, original: BaseException):
+    def __init__(self, original: BaseException, shown: Optional[list] = None):
         super().__init__(
-            f"the cell raised {type(original).__name__}: {original} (traceback above); "
-            f"the lens above shows what compiled before that"
+            f"the cell raised {type(original).__name__}: {original}; the lens above shows what compiled before that"
         )
         self.original = original
+        self.shown = shown
 
     def __reduce__(self):
         """Pickled as what :func:`cell_raised` makes of the original (its class, named as the user's, is made
@@ -74,13 +78,83 @@ class CellRaised(Exception):
         return (cell_raised, (self.original,))
 
     def _render_traceback_(self):
-        """Nothing to show (IPython showed the cell's own traceback); and IPython, which has just made this the last
-        error (``sys.last_value``), gets the cell's own back: ``%debug`` and ``%tb`` go to the user's frame."""
+        """The cell's own traceback as IPython made it (or nothing, where IPython showed it); and IPython, which has
+        just made this the last error (``sys.last_value``), gets the cell's own back: ``%debug`` and ``%tb`` go to
+        the user's frame."""
         original = self.original
         sys.last_type, sys.last_value, sys.last_traceback = type(original), original, original.__traceback__
         if hasattr(sys, "last_exc"):  # Python 3.12+
             sys.last_exc = original
-        return []
+        return list(self.shown or [])
+
+
+#: IPython's functions that show the error that ends a cell (``run_code``'s ``except``, a syntax error in
+#: ``run_cell_async``); a traceback the cell's own code shows (``get_ipython().showtraceback()``) is not held back.
+_CELL_ERROR_SHOWERS = frozenset({"run_code", "run_cell_async", "_run_cell"})
+_SHOW_FUNCTIONS = frozenset({"showtraceback", "showsyntaxerror", "showindentationerror"})
+
+
+class _HeldTraceback:
+    """While the cell runs, the traceback IPython makes for the error that ends it is held back instead of sent
+    (``shell._showtraceback``, the one place IPython and ipykernel send a traceback): :class:`CellRaised` shows it,
+    as the cell's one error output, after the lens. Only the cell-ending error's: one that the cell's code shows
+    itself, or that a display formatter raised, is sent at once, in its place."""
+
+    def __init__(self, shell):
+        self.shell = shell
+        self.held: Optional[tuple] = None  # (the error, IPython's structured traceback)
+        self._patched = False
+
+    def __enter__(self):
+        show = getattr(self.shell, "_showtraceback", None)
+        if show is None:
+            return self
+        self._send = show
+        self._own = vars(self.shell).get("_showtraceback")  # ipykernel leaves one on the instance: put back as it was
+
+        def _showtraceback(etype, evalue, stb):
+            if self.held is None and _shown_by_ipython_for_the_cell(sys._getframe(1)):
+                self.held = (evalue, list(stb))
+                return None
+            return self._send(etype, evalue, stb)
+
+        self.shell._showtraceback = _showtraceback
+        self._patched = True
+        return self
+
+    def __exit__(self, *exc):
+        if self._patched:
+            if self._own is None:
+                del self.shell._showtraceback
+            else:
+                self.shell._showtraceback = self._own
+            self._patched = False
+        return False
+
+    def take(self, error: Optional[BaseException]) -> Optional[list]:
+        """The traceback held for ``error`` (None where it was not held: IPython sent it); a held traceback of another
+        error (never expected) is sent now rather than lost."""
+        held, self.held = self.held, None
+        if held is None:
+            return None
+        if held[0] is error:
+            return held[1]
+        self._send(type(held[0]), held[0], held[1])
+        return None
+
+
+def _shown_by_ipython_for_the_cell(frame) -> bool:
+    """Whether the traceback being sent is the one IPython shows for the error that ended the cell: the caller chain,
+    past IPython's ``show*`` functions, is IPython's own ``run_code``/``run_cell_async``."""
+    for _ in range(6):
+        if frame is None:
+            return False
+        name = frame.f_code.co_name
+        if name in _SHOW_FUNCTIONS:
+            frame = frame.f_back
+            continue
+        return name in _CELL_ERROR_SHOWERS and "IPython" in frame.f_code.co_filename
+    return False
 
 
 # -- before the cell ------------------------------------------------------------------------------
@@ -234,8 +308,9 @@ class LensedCell:
         self.plan: Optional[_CellPlan] = None
         self.compiler = _FunctionCompiler(self.ns, args)
         self.notices: list[str] = []
-        self.progress = _Progress()
+        self.progress = _Progress(shell)
         self.result = None
+        self.held = _HeldTraceback(shell)
 
     @property
     def names(self) -> list[str]:
@@ -250,16 +325,22 @@ class LensedCell:
         pipeline = Run(
             title=title, on_event=self.progress, profile="calls" if self.args.profile else None, who="the cell"
         )
-        self._execute(pipeline)
-        error = self._error()
-        report = self._finish(pipeline, error)
-        self.notices += _write_files(report, self.args, self.plan.baseline)
-        exported = self.args.export and not any(n.startswith("error: --export ") for n in self.notices)
-        how_to_save = save_hint(self.args.name, self.args.export if exported else None)
-        _register(self.ns, report, before, self.compiler.compiled_here, self.args, how_to_save)
-        self._show(report, how_to_save)
+        try:
+            self._execute(pipeline)
+            error = self._error()
+            report = self._finish(pipeline, error)
+            self.notices += _write_files(report, self.args, self.plan.baseline)
+            exported = self.args.export and not any(n.startswith("error: --export ") for n in self.notices)
+            how_to_save = save_hint(self.args.name, self.args.export if exported else None)
+            _register(self.ns, report, before, self.compiler.compiled_here, self.args, how_to_save)
+            self._show(report, how_to_save)
+        except BaseException:
+            self.held.take(None)  # the lens failed: the cell's own traceback (if any) is sent, not lost
+            raise
+        finally:
+            self.progress.close()
         if error is not None:
-            raise cell_raised(error)
+            raise cell_raised(error, self.held.take(error))
         return None
 
     def _execute(self, pipeline) -> None:
@@ -279,7 +360,8 @@ class LensedCell:
                         except TypeError as e:
                             raise UsageError(str(e)) from None
                 self.compiler.recording = True
-                self.result = self.shell.run_cell(self.cell, store_history=False)
+                with self.held:
+                    self.result = self.shell.run_cell(self.cell, store_history=False)
                 self.compiler.recording = False
                 if self._error() is not None:
                     pipeline.raised(self._error())

@@ -5,7 +5,9 @@
 The cell runs exactly as it would without the magic (through IPython's own ``run_cell``: its
 variables, prints, last-expression value and traceback are IPython's), but inside
 :func:`inductor_lens.capture`. While Inductor compiles, a line under the cell says which phase it
-is in and which kernels it has built; when the cell ends, that line is replaced by the widget.
+is in and which kernels it has built; when the cell ends, that line is replaced by the widget (or, where the
+cell printed after it, the widget comes after the prints). A cell that raises has one error output, its own
+traceback, after the widget.
 
 A function or module compiled in a lens cell (by ``-f NAME`` or by the cell's own
 ``torch.compile``) remembers its report: ``display(f)`` shows the widget again. This is done with
@@ -262,8 +264,9 @@ inductor_lens_magic.__doc__ = (
     "The cell runs as it would without the magic (variables, prints, last value, traceback); every\n"
     "Inductor compile it triggers is recorded (dynamo is reset first, so re-running the cell compiles\n"
     "again). While Inductor works, a line under the cell shows the phase and the kernels generated so far;\n"
-    "then the widget replaces it. Nothing compiles at torch.compile(): Inductor runs at the first call,\n"
-    "so a cell that compiles a function but never calls it shows a note saying so.\n\n"
+    "then the widget replaces it (or comes after what the cell printed under it). Nothing compiles at\n"
+    "torch.compile(): Inductor runs at the first call, so a cell that compiles a function but never calls\n"
+    "it shows a note saying so.\n\n"
     "Examples::\n\n"
     "    %%inductor_lens -f f\n"
     "    def f(x):\n"

@@ -440,6 +440,16 @@ def test_the_inputs_of_cond_and_while_loop_subgraphs_have_their_dtypes_and_the_p
         assert shown == [("w", "input"), ("x", "input")], (branch, shown)
         (mm,) = [k for k in subs[branch].kernels if k.name.startswith("extern_kernels.mm")]
         assert [a.holds for a in mm.launch.args if a.keyword != "out"][-1] == "w"
+    # a loop's inputs the parent computed: the captured y by the user's variable (dynamo's parent graph names it),
+    # the carried values, which no graph of torch's names inside the loop, as such, with the variable holding each
+    # after the loop (they were unnamed; pytree's `child`, dynamo's name for the initial values, is not the user's)
+    for loop_graph in ("while_loop_body_graph_0", "while_loop_cond_graph_0"):
+        shown = [(n.display_name, n.role) for n in subs[loop_graph].graphs["post_grad"].nodes if n.op == "placeholder"]
+        assert shown == [
+            ("loop-carried value 0 (i after the loop)", ""),
+            ("loop-carried value 1 (acc after the loop)", ""),
+            ("y", ""),
+        ], (loop_graph, shown)
     body = subs["while_loop_body_graph_0"]
     (k,) = [k for k in body.kernels if k.language == "cpp" and "const int64_t*" in k.launch.arg_types]
     (counter,) = [a for a, t in zip(k.launch.args, k.launch.arg_types) if t == "const int64_t*"]

@@ -1,4 +1,4 @@
-"""``%%inductor_lens`` in a real JupyterLab (headless Chromium): the progress line becomes the widget, and a
+"""``%%inductor_lens`` in a real JupyterLab (headless Chromium): the progress line gives way to the widget, and a
 click on a fused-node box shows that kernel's source."""
 
 from __future__ import annotations
@@ -38,12 +38,14 @@ def test_magic_cell_in_jupyterlab_click_box_shows_kernel_source(jupyter_lab, lab
         (kernel,) = report.kernels
         node = next(n for n in report.compiles[0].fused_nodes if n.kernel == kernel.name)
 
-        # the cell's own output is there, the progress line was replaced by the widget
+        # the cell's own output is there, no progress line is left: the cell's value came after it, so the widget
+        # comes after that, and the line says where Inductor started (never an empty output)
         text = cell_text(page, 1)
         assert "printed by the cell" in text and "torch.Size([64])" in text
         panel = page.locator(".jp-NotebookPanel:visible")
         cell = panel.locator(".jp-CodeCell").nth(1)
         assert cell.locator('[data-role="lens-progress"]').count() == 0
+        assert "Inductor compiled from here" in cell.locator('[data-role="lens-compiled-here"]').inner_text()
         lens = cell.locator(".il-root")
         assert lens.count() == 1
         lens.locator('[data-view="fusion"] .il-graph[data-ready="1"]').wait_for(timeout=60000)
