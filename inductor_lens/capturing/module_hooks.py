@@ -141,7 +141,7 @@ def install(
             pass
         return None, {}, {}
 
-    def after(hooks: Any, wrapper: Any, root: Any, keys: dict, windows: dict, frames: list) -> None:
+    def after(hooks: Any, wrapper: Any, root: Any, keys: dict, windows: dict, caller: Any) -> None:
         watch = hooks.__dict__.setdefault("_module_hook_watch", _Watch())
         if len(hooks.raw.windows) > windows.get(id(hooks), len(hooks.raw.windows)):
             watch.compiled(wrapper, root, keys)  # this call compiled: what it traced are the hooks at its start
@@ -153,15 +153,14 @@ def install(
 
         if not getattr(dynamo_config, "skip_nnmodule_hook_guards", True):
             return  # hooks guarded: a change recompiles, and a call that compiled nothing saw none
-        user = user_frames(frames, hooks._prefixes)
+        user = user_frames(frames_of(traceback.extract_stack(caller)), hooks._prefixes)  # only when said: a stack costs
         at = f" at the call at {os.path.basename(user[-1][0])}:{user[-1][1]}" if user else ""
         for line in said:
             hooks.raw.diag("hook_not_run", f"{line}{at}: {HOW}")
 
     @invisible
     def tell(wrapper: Any, root: Any, keys: dict, windows: dict, caller: Any) -> None:
-        frames = frames_of(traceback.extract_stack(caller))
-        each("watching a compiled module's hooks", after, wrapper, root, keys, windows, frames)
+        each("watching a compiled module's hooks", after, wrapper, root, keys, windows, caller)
 
     @functools.wraps(original)
     def __call__(self, *args, **kwargs):
