@@ -162,9 +162,13 @@ def install(
     def tell(wrapper: Any, root: Any, keys: dict, windows: dict, caller: Any) -> None:
         each("watching a compiled module's hooks", after, wrapper, root, keys, windows, caller)
 
+    @invisible
+    def watched() -> bool:  # dynamo's frame hook may be on here (compiled autograd): no frame of this is offered to it
+        return bool(sinks()) and not torch.compiler.is_compiling()
+
     @functools.wraps(original)
     def __call__(self, *args, **kwargs):
-        if not sinks() or torch.compiler.is_compiling():
+        if not watched():
             return original(self, *args, **kwargs)
         root, keys, windows = before(self)
         out = original(self, *args, **kwargs)

@@ -297,6 +297,7 @@ def test_a_long_peak_label_wraps_inside_the_memory_view(tmp_path, offline_page, 
     Every chip stays inside the view."""
     import copy
 
+    from inductor_lens.report.rules import memory_peak_text
     from tests.views.test_front_views import _page_from_dict
 
     data = copy.deepcopy(training_report.to_dict())
@@ -304,6 +305,7 @@ def test_a_long_peak_label_wraps_inside_the_memory_view(tmp_path, offline_page, 
     peak = next(n for n in c["fused_nodes"] if n["name"] == c["memory"]["peak_node"])
     peak["label"] = "cpp_fused_add_embedding_dense_backward_native_layer_norm_native_layer_norm_backward_sum_view_7"
     c["memory"]["sizes_at"] = "at s77=4"  # a symbolic size: the figures say at which sizes they are counted
+    c["memory"]["peak_text"] = memory_peak_text(c["memory"]["peak_bytes"], "at s77=4")  # Python's words, as shipped
     path = _page_from_dict(tmp_path, training_report, data, "long.html")
     page = offline_page
     page.set_viewport_size({"width": 1000, "height": 700})
