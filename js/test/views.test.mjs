@@ -436,6 +436,28 @@ test("openingView: inputs and outputs give way to the fused-node boxes in a narr
   assert.equal(cutLeft.length, 1, JSON.stringify(v));
 });
 
+test("fusion boxes: a kernel whose runs disagree (KernelProfile.noisy) says so on its box and its module's", () => {
+  const noisy = "noisy: the slowest run took 611x the fastest (58.0 µs to 35.4 ms): the machine was busy";
+  const c = structuredClone(compile);
+  c.kernels.find((k) => k.name === "cpp_fused_relu_0").profile.noisy = noisy;
+  const b = buildFusion(indexCompile(c), new Set());
+  const box = (n) => b.items.get(b.keyToId.get("node:" + n));
+  // its time on a line of its own: "2 fused nodes · one kernel · pointwise · 2.00 µs (20%, noisy)" is wider than a
+  // box (the time was cut at its edge: "· 2.00 µ…")
+  assert.deepEqual(box("op2").lines.slice(2), ["2 fused nodes · one kernel · pointwise", "2.00 µs (20%, noisy)"]);
+  assert.ok(box("op2").title.endsWith(`\n${noisy}`), box("op2").title);
+  assert.equal(box("op2").noisy, 1);
+  assert.ok(!box("op4").lines.join(" ").includes("noisy") && !box("op4").noisy && !box("op4").title);
+  // folded into a module: the module's box counts its noisy kernels
+  const m = structuredClone(c);
+  for (const n of m.fused_nodes) n.module_stack = ["blk"];
+  const g = buildFusion(indexCompile(m), new Set());
+  const grp = g.items.get(g.keyToId.get("node:op2"));
+  assert.equal(grp.type, "group");
+  assert.match(grp.lines.join(" "), /, 1 noisy\)/, grp.lines.join(" | "));
+  assert.ok(grp.title.includes(noisy), grp.title);
+});
+
 test("kernel table: a kernel's ops are its FX ops each once (Kernel.fx_nodes), not its fused nodes' lists summed", () => {
   const shared = structuredClone(compile);
   shared.fused_nodes.find((n) => n.name === "op3").fx_nodes = ["relu", "sin"]; // op2's relu listed again
