@@ -434,7 +434,7 @@ async function drawGraph(cx) {
   cx.canvas.draw(layout, b.items, b.edges, b.clusters, (g, it) => decorateDiff(g, it, marks));
   cx.built = b;
   cx.legend.replaceChildren(...graphLegend(cx, p));
-  // like the lens: all of it where that is readable (labels >= 11 px), else readable at its start
+  // like the lens (graphview.js openingView): its first rows at zoom 0.8 to 1, its left edge in view
   cx.canvas.remeasure(); // the legend's strip may have grown or shrunk the pane since the canvas last measured it
   cx.canvas.open(b.keyToId.get("node:" + ix.fused[0].name));
   markGraph(cx);

@@ -139,6 +139,7 @@ function addBoxes(g, expanded, times) {
       if (t) {
         it.total_us = (it.total_us || 0) + t.total_us;
         it.share = (it.share || 0) + (t.share || 0);
+        noteNoisy(it, t);
       }
       it.kinds.set(n.kind, (it.kinds.get(n.kind) || 0) + 1);
       keyToId.set("node:" + n.name, id);
@@ -190,6 +191,7 @@ function addBoxes(g, expanded, times) {
     if (t) {
       it.total_us = t.total_us;
       it.share = t.share || 0;
+      noteNoisy(it, t);
     }
     items.set(it.id, it);
     keyToId.set("node:" + n.name, it.id);
@@ -213,21 +215,54 @@ function wrap(text, n) {
   return out;
 }
 
+/** Count a kernel time its runs disagree on (KernelProfile.noisy, Python's sentence) on box `it`: `noisy` kernels,
+ * the first one's sentence kept for the tooltip. */
+function noteNoisy(it, profile) {
+  if (!profile.noisy) return;
+  it.noisy = (it.noisy || 0) + 1;
+  it.noisyText = it.noisyText || profile.noisy;
+}
+
+/** A box's measured time: " · 3.01 µs (0.01%)", marked where a kernel's runs disagree: "(0.01%, noisy)" on a
+ * kernel's box, "(21%, 2 noisy)" on a module's (how many of its kernels). */
+function timeText(it) {
+  if (it.total_us == null) return "";
+  const noisy = it.noisy ? (it.type === "group" ? `, ${it.noisy} noisy` : ", noisy") : "";
+  return ` · ${fmtUs(it.total_us)} (${fmtShare(it.share)}${noisy})`;
+}
+
+/** A box's line `head` + its time `time` + `tail`, as one line where it fits the box (MAX_W), else the time on a line
+ * of its own: a long line was cut at the box's edge, and the time and its noisy mark with it
+ * ("2 fused nodes · one kernel · pointwise · 2.00 µ…"). */
+function withTime(head, time, tail = "") {
+  const maxSans = Math.floor((MAX_W - 22) / SANS_CH);
+  if (!time || (head + time + tail).length <= maxSans) return [head + time + tail];
+  return [head + tail, time.slice(3)];
+}
+
+/** The tooltip's line about noisy times (empty where none). */
+function noisyTitle(it) {
+  if (!it.noisy) return "";
+  return it.type === "group" && it.noisy > 1
+    ? `\n${it.noisy} of its kernels' times are noisy, e.g. ${it.noisyText}`
+    : `\n${it.noisyText}`;
+}
+
 /** The lines of a repeated module's box: what repeats, said by Python (ModuleRepeat.summary), then the
  * kinds of one instance and the click cue; the whole summary is its tooltip. */
 function repeatLines(it, r) {
-  const time = it.total_us != null ? ` · ${fmtUs(it.total_us)} (${fmtShare(it.share)})` : "";
+  const time = timeText(it);
   const cut = r.summary.indexOf(": ");
   const said = cut >= 0 ? r.summary.slice(cut + 2) : r.summary;
   const kinds = Object.entries(r.kinds || {})
     .map(([k, c]) => `${c} ${k}`)
     .join(", ");
-  it.title = `${r.summary}\n${plural(it.members.length, "fused node")} in all${time}: click to show the ${r.modules.length} modules`;
+  it.title = `${r.summary}\n${plural(it.members.length, "fused node")} in all${time}: click to show the ${r.modules.length} modules${noisyTitle(it)}`;
   return fit([
     `${r.label} ×${r.modules.length}`,
     ...wrap(said, Math.floor((MAX_W - 22) / SANS_CH)).slice(0, 4),
     `each: ${kinds}`,
-    `${plural(it.members.length, "fused node")}${time} · click to expand`,
+    ...withTime(plural(it.members.length, "fused node"), time, " · click to expand"),
   ]);
 }
 
@@ -236,7 +271,7 @@ function labelBoxes(items, compile) {
   for (const it of items.values())
     if (it.type === "node") {
       const many = it.members.length > 1;
-      const time = it.total_us != null ? ` · ${fmtUs(it.total_us)} (${fmtShare(it.share)})` : "";
+      const time = timeText(it);
       // a box with no op of its own (an input copy, FusedNode.label "channels-last copy: conv1.weight, x") says
       // what it is first and what it copies on the ops line
       const cut = it.ops.length ? -1 : it.label.indexOf(": ");
@@ -249,12 +284,16 @@ function labelBoxes(items, compile) {
         // an extern call's one op is its title already: the line names the module it ran in (the addmm of four
         // experts told apart)
         (ops === title && !many && it.module) || ops || (cut < 0 ? it.name : it.label.slice(cut + 2)),
-        many
-          ? `${plural(it.members.length, "fused node")} · one kernel · ${it.kind}${time}`
-          : // "0 ops" read as a kernel that computes nothing where no FX op is linked to it (an input copy, a
-            // kernel an imported log gives no provenance for: its panel says why, FusedNode.no_line_reason)
-            `#${it.index} · ${it.kind} · ${it.nOps ? plural(it.nOps, "op") : "no FX op linked"}${time}`,
+        ...withTime(
+          many
+            ? `${plural(it.members.length, "fused node")} · one kernel · ${it.kind}`
+            : // "0 ops" read as a kernel that computes nothing where no FX op is linked to it (an input copy, a
+              // kernel an imported log gives no provenance for: its panel says why, FusedNode.no_line_reason)
+              `#${it.index} · ${it.kind} · ${it.nOps ? plural(it.nOps, "op") : "no FX op linked"}`,
+          time,
+        ),
       ]);
+      if (it.noisy) it.title = it.lines.join("\n") + noisyTitle(it);
       it.count = it.members.length;
       Object.assign(it, sizeFor(it.lines));
     }
@@ -265,12 +304,13 @@ function labelBoxes(items, compile) {
         .map(([k, c]) => `${c} ${k}`)
         .join(", ");
       it.kind = [...it.kinds.entries()].sort((a, b) => b[1] - a[1])[0][0];
-      const time = it.total_us != null ? ` · ${fmtUs(it.total_us)} (${fmtShare(it.share)})` : "";
+      const time = timeText(it);
       const r = repeatOf(compile, it.module);
       if (r) it.repeat = r;
       it.lines = r
         ? repeatLines(it, r)
-        : fit([it.module, `${plural(it.members.length, "fused node")}${time} · click to expand`, kinds]);
+        : fit([it.module, ...withTime(plural(it.members.length, "fused node"), time, " · click to expand"), kinds]);
+      if (it.noisy && !r) it.title = it.lines.join("\n") + noisyTitle(it);
       Object.assign(it, sizeFor(it.lines));
     }
 }

@@ -4,13 +4,13 @@
 // graph, then pans it while the focus stays in the lens (as maps embedded in a page do): see GraphCanvas.wheelPans.
 import { fitText, visible } from "./text.js";
 
-/** Zoom at which the graph opens when it does not fit: labels (11-12 px in graph units) stay >= 11 px. */
+/** The most a graph opens at: labels (11-12 px in graph units) at their own size, >= 11 px. */
 export const READABLE_ZOOM = 1;
+/** The least a graph opens at (labels >= 8.8 px): a graph that fits its pane at this zoom or more opens whole, one
+ * whose width fits opens at its width, and a wider one opens at this zoom from its left edge (openingView). */
+export const WHOLE_ZOOM = 0.8;
 /** The items the overview must not open over (a module's cluster frame is no such item: it spans the graph). */
 const COVERABLE = new Set(["node", "group", "kgroup", "fx", "input", "output"]);
-/** A graph that fits its pane whole at this zoom or more (labels >= 8.8 px) opens whole: a small graph whose
- * inputs and outputs sit side by side is better seen at once than cut at both sides at READABLE_ZOOM. */
-export const WHOLE_ZOOM = 0.8;
 
 const SVG = "http://www.w3.org/2000/svg";
 /** A printed graph (lens.css @media print) takes the page's width and one page's height at most: on Letter or A4 at
@@ -51,24 +51,28 @@ const lexLess = (p, q) => {
   const i = p.findIndex((v, j) => v !== q[j]);
   return i >= 0 && p[i] < q[i];
 };
-const cuts = (b, lo, hi) => b.x < hi && b.x + b.w > lo && (b.x < lo - 0.5 || b.x + b.w > hi + 0.5);
 
 /**
- * Where a graph too big for its pane opens, at zoom `k` in a `W` x `H` pane (`pad` px margins): returns the
- * translation {x, y}. `boxes` are the graph's items ({x, y, w, h}; `frame`: a multi-node kernel's cluster, `stub`:
- * a graph input or output); the fused-node boxes (neither) are what the view is for, the stubs only lead to them.
- * The rule (tested in Chromium on real reports):
- * - vertically: the top of the graph, or 40 graph units above `first` when the first box is further down,
- *   moved up so that no box is cut at the top;
- * - sideways, over the items of the opening rows (those in the visible height): centred when they all fit the
- *   width. Else, where the fused-node boxes of those rows fit, a window that shows them all whole, chosen by
- *   the fewest stubs cut, the most stubs whole, then the nearest to centred on the boxes (inputs and outputs
- *   give way: a narrow pane opened on a row of parameters beside the kernels showed the parameters and cut
- *   every kernel). Else a window that cuts no box on the left, chosen by: shows the first box, fewest boxes
- *   cut, most boxes fully shown, fewest cut frames, fewest cut stubs, the leftmost. The window that starts at
- *   the leftmost box cuts no box on the left, so one always exists.
+ * The first view of a graph in a `W` x `H` pane (`pad` px margins): returns {k, x, y} (zoom and translation). One
+ * rule for every graph of every page (the lens, a job's rank, the compare page; the fusion and FX views), as a
+ * document or a graph viewer opens (tlparse's page, Model Explorer): at the graph's first rows, as much of its
+ * width as stays readable, its left edge never cut. `boxes` are the graph's items ({x, y, w, h}; `frame`: a
+ * multi-node kernel's cluster, `stub`: a graph input or output); the fused-node boxes (neither) are what the view is
+ * for, the stubs only lead to them; `first` is the first fused-node box in execution order.
+ * - the zoom: the whole graph, centred, where it fits at WHOLE_ZOOM (0.8, labels >= 8.8 px) or more (never above
+ *   READABLE_ZOOM 1); else the graph's width where that fits at WHOLE_ZOOM or more; else WHOLE_ZOOM;
+ * - vertically: the top of the graph, or 40 graph units above `first` when the first box is further down, moved up
+ *   so that no box is cut at the top;
+ * - sideways: centred on the graph where its width fits; else centred on the opening rows' items (those in the
+ *   visible height) where they fit; else the window nearest the rows' left edge among those that show every
+ *   fused-node box of the rows whole (where any window can), cut no fused-node box on the left, show `first`, and
+ *   cut the fewest stubs on the left (the job page opened a 1361-unit forward in an 842 px pane on its right half,
+ *   the parameters at the left out of view and their edges leading off the pane).
  */
-export function openingView(boxes, first, { k, W, H, pad = 16, width, height }) {
+export function openingView(boxes, first, { W, H, pad = 16, width, height }) {
+  const whole = Math.min(READABLE_ZOOM, (W - 2 * pad) / width, (H - 2 * pad) / height);
+  if (whole >= WHOLE_ZOOM) return { k: whole, x: (W - width * whole) / 2, y: (H - height * whole) / 2 };
+  const k = Math.max(WHOLE_ZOOM, Math.min(READABLE_ZOOM, (W - 2 * pad) / width));
   const viewW = (W - 2 * pad) / k,
     viewH = (H - 2 * pad) / k;
   let top = first && first.y + first.h > viewH ? Math.max(0, first.y - 40) : 0;
@@ -80,66 +84,40 @@ export function openingView(boxes, first, { k, W, H, pad = 16, width, height }) 
     top = Math.max(0, Math.min(...over.map((b) => b.y)) - 4);
   }
   const y = pad - top * k;
+  if (width <= viewW + 0.5) return { k, x: (W - width * k) / 2, y };
   const rows = boxes.filter((b) => b.y < top + viewH + pad / k && b.y + b.h > top - pad / k);
   const items = rows.filter((b) => !b.frame);
-  if (!items.length) return { x: W / 2 - (first ? first.x + first.w / 2 : width / 2) * k, y };
+  if (!items.length) return { k, x: pad, y };
   const span = (list) => [Math.min(...list.map((b) => b.x)), Math.max(...list.map((b) => b.x + b.w))];
   const [x0, x1] = span(items);
-  if (x1 - x0 <= (W - 4) / k) return { x: W / 2 - ((x0 + x1) / 2) * k, y };
+  if (x1 - x0 <= (W - 4) / k) return { k, x: W / 2 - ((x0 + x1) / 2) * k, y };
   const nodes = items.filter((b) => !b.stub);
   const stubs = items.filter((b) => b.stub);
-  const onGraph = (a) => Math.max(0, Math.min(a, width - viewW));
-  const inside = (list, lo, hi) => list.filter((b) => b.x >= lo - 0.5 && b.x + b.w <= hi + 0.5).length;
-  const cutCount = (list, lo, hi) => list.filter((b) => cuts(b, lo, hi)).length;
-  const pick = (starts, ok, score) => {
-    let best = null;
-    for (const a of starts) {
-      const lo = a - pad / k,
-        hi = a + viewW + pad / k;
-      if (!ok(lo, hi)) continue;
-      const sc = score(a, lo, hi);
-      if (!best || lexLess(sc, best.score)) best = { a, score: sc };
-    }
-    return best;
-  };
-  if (nodes.length) {
-    const [n0, n1] = span(nodes);
-    if (n1 - n0 <= (W - 4) / k) {
-      // every fused-node box whole; the window slides over [n1 - viewW, n0] to cut the fewest stubs
-      const centre = (n0 + n1) / 2 - viewW / 2;
-      const starts = new Set([centre, n0, n1 - viewW].map(onGraph));
-      for (const b of stubs)
-        for (const a of [b.x, b.x + b.w - viewW, b.x + b.w + pad / k + 1, b.x - pad / k - 1 - viewW])
-          starts.add(onGraph(a));
-      const best = pick(
-        starts,
-        (lo, hi) => n0 >= lo - 0.5 && n1 <= hi + 0.5,
-        (a, lo, hi) => [cutCount(stubs, lo, hi), -inside(stubs, lo, hi), Math.abs(a - centre)],
-      );
-      if (best) return { x: pad - best.a * k, y };
-    }
-  }
-  // candidate windows: starting at a box's left edge or just after a box's right edge (in a gap), ending at a
-  // box's right edge or just before a box's left edge (in a gap); each kept on the graph
-  const main = nodes.length ? nodes : items;
-  const starts = new Set();
-  for (const b of main)
+  const [n0, n1] = nodes.length ? span(nodes) : [0, 0];
+  const nodesFit = nodes.length > 0 && n1 - n0 <= (W - 4) / k;
+  const onGraph = (a) => Math.max(x0, Math.min(a, width - viewW));
+  const isWhole = (b, lo, hi) => b.x >= lo - 0.5 && b.x + b.w <= hi + 0.5;
+  const cutLeft = (list, lo) => list.filter((b) => b.x < lo - 0.5 && b.x + b.w > lo).length;
+  // candidate windows: at the rows' left edge; starting at an item's left edge or just after its right edge (in a
+  // gap); ending at an item's right edge or just before its left edge
+  const starts = new Set([x0]);
+  for (const b of items)
     for (const a of [b.x, b.x + b.w + pad / k + 1, b.x + b.w - viewW, b.x - pad / k - 1 - viewW])
       starts.add(onGraph(a));
-  const best = pick(
-    starts,
-    (lo) => !main.some((b) => b.x < lo - 0.5 && b.x + b.w > lo), // never cut a box on the left
-    (a, lo, hi) => [
-      !first || (first.x >= lo - 0.5 && first.x + first.w <= hi + 0.5) ? 0 : 1,
-      cutCount(main, lo, hi),
-      -inside(main, lo, hi),
-      rows.filter((b) => b.frame && cuts(b, lo, hi)).length,
-      cutCount(stubs, lo, hi),
+  let best = null;
+  for (const a of starts) {
+    const lo = a - pad / k,
+      hi = a + viewW + pad / k;
+    const score = [
+      nodesFit && !(n0 >= lo - 0.5 && n1 <= hi + 0.5) ? 1 : 0,
+      cutLeft(nodes, lo),
+      first && !isWhole(first, lo, hi) ? 1 : 0,
+      cutLeft(stubs, lo),
       a,
-    ],
-  );
-  const a = best ? best.a : Math.min(...main.map((b) => b.x));
-  return { x: pad - a * k, y };
+    ];
+    if (!best || lexLess(score, best.score)) best = { a, score };
+  }
+  return { k, x: pad - best.a * k, y };
 }
 
 /** The graphs drawn on the page: printGraphs draws each for print. */
@@ -389,31 +367,19 @@ export class GraphCanvas {
     return [fix(x, gw, W), fix(y, gh, H)];
   }
 
-  /**
-   * The first view of a graph: all of it when it fits at WHOLE_ZOOM or more; else READABLE_ZOOM (labels
-   * >= 11 px on screen) at the start of the graph (the top, or just above the first box `firstId`), placed
-   * sideways by `openingView` so that no box of the opening rows is cut at a side.
-   */
-  open(firstId, minK = READABLE_ZOOM) {
+  /** The first view of a graph (`openingView`: the rule of every page); `firstId`: its first box in execution order. */
+  open(firstId) {
     const r = this.rect();
-    const W = r.width || 600,
-      H = r.height || 400,
-      pad = 16;
     const { width, height } = this.size;
     if (!width || !height) return;
-    const fitK = Math.min(1, (W - 2 * pad) / width, (H - 2 * pad) / height);
-    if (fitK >= Math.min(minK, WHOLE_ZOOM)) {
-      this.fit();
-      return;
-    }
     const boxes = [];
     for (const it of this.byId.values())
       if (it.box)
         boxes.push({ ...it.box, frame: it.type === "cluster", stub: it.type === "input" || it.type === "output" });
     const b = this.byId.get(firstId);
-    const v = openingView(boxes, b && b.box, { k: minK, W, H, pad, width, height });
-    const [x, y] = this.clamp(minK, v.x, v.y);
-    this.setTransform(minK, x, y);
+    const v = openingView(boxes, b && b.box, { W: r.width || 600, H: r.height || 400, pad: 16, width, height });
+    const [x, y] = this.clamp(v.k, v.x, v.y);
+    this.setTransform(v.k, x, y);
   }
 
   /** Whether any part of box `id` is in the view. */

@@ -199,7 +199,6 @@ let printHooked = false; // the page's print listeners (mount), added once
  */
 export async function mount(el, sources) {
   el.classList.add("il-host", "il-standalone-host");
-  for (const note of el.querySelectorAll(".il-boot")) note.remove(); // "Drawing the report…" (views/html.py)
   if (!printHooked) {
     // printed (the browser's Print, chromium --headless --print-to-pdf): each graph drawn whole for the paper
     printHooked = true;
@@ -215,6 +214,9 @@ export async function mount(el, sources) {
   const [text] = await Promise.all([gunzipText(fromBase64(sources.report)), engine().catch(() => null)]);
   const payload = expandReport(JSON.parse(text));
   mark("il:report");
+  // "Drawing the report… give it time with --virtual-time-budget" (views/html.py) stays while the report is unpacked:
+  // removed as the page began, a headless capture taken then (chromium --headless --screenshot) was blank
+  for (const note of el.querySelectorAll(".il-boot")) note.remove();
   const onLens = (lens) => {
     window.inductorLens = lens; // for scripting and tests: inductorLens.store.get()
   };

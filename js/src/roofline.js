@@ -332,6 +332,34 @@ function table(role, title, cols, rows) {
   );
 }
 
+/** Each kernel of the report whose measured runs disagree: name -> Python's sentence (KernelProfile.noisy). */
+function noisyKernels(report) {
+  const out = new Map();
+  for (const c of report.compiles || [])
+    for (const k of c.kernels || [])
+      if (k.profile && k.profile.noisy && !out.has(k.name)) out.set(k.name, k.profile.noisy);
+  return out;
+}
+
+/** The mark beside a roll-up row's time (data-role="noisy-mark", like the Kernels table's): how many of the row's
+ * kernels have a noisy time ("noisy" for a row of one kernel, "2 noisy" else); null where none has. */
+function rollupNoisy(kernels, noisy) {
+  const names = (kernels || []).filter((k) => noisy.has(k));
+  if (!names.length) return null;
+  const title =
+    kernels.length === 1
+      ? noisy.get(names[0])
+      : `${names.length} of ${plural(kernels.length, "kernel")} have a noisy time (their runs disagree): ${names.join(", ")}\n${noisy.get(names[0])}`;
+  return [
+    " ",
+    h(
+      "span",
+      { class: "il-noisy-mark", "data-role": "noisy-mark", "data-noisy-count": String(names.length), title },
+      kernels.length === 1 ? "noisy" : `${names.length} noisy`,
+    ),
+  ];
+}
+
 /** Draw the view into `el`. `onPick(compileId, fusedName)` selects a kernel (and switches to its compile). */
 export function renderRoofline(el, report, onPick) {
   el.replaceChildren();
@@ -384,6 +412,8 @@ export function renderRoofline(el, report, onPick) {
       : null,
   );
   const pct = (r) => fmtShare(r.share);
+  const noisy = noisyKernels(report);
+  const time = (r) => [fmtUs(r.us), rollupNoisy(r.kernels, noisy)];
   const kernelsOf = (r) =>
     h(
       "span",
@@ -401,7 +431,7 @@ export function renderRoofline(el, report, onPick) {
       "Time by kernel kind",
       [
         { label: "kind", get: (r) => r.kind },
-        { label: "time", num: 1, get: (r) => fmtUs(r.us) },
+        { label: "time", num: 1, get: time },
         { label: "share", num: 1, get: pct },
         { label: "kernels", get: kernelsOf },
       ],
@@ -412,7 +442,7 @@ export function renderRoofline(el, report, onPick) {
       "Time by nn.Module",
       [
         { label: "module", get: (r) => r.module || "(no module)" },
-        { label: "time", num: 1, get: (r) => fmtUs(r.us) },
+        { label: "time", num: 1, get: time },
         { label: "share", num: 1, get: pct },
         { label: "kernels", get: kernelsOf },
       ],
@@ -439,7 +469,7 @@ export function renderRoofline(el, report, onPick) {
               : "(no user line)",
         },
         { label: "code", get: (r) => h("code", {}, String(r.code || "").trim()) },
-        { label: "time", num: 1, get: (r) => fmtUs(r.us) },
+        { label: "time", num: 1, get: time },
         { label: "share", num: 1, get: pct },
       ],
       s && s.by_line,

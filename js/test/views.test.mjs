@@ -331,37 +331,82 @@ test("graph inputs are named by display_name and role where the report has them"
   assert.deepEqual(x.lines, ["x", "graph input"]);
 });
 
-test("openingView: rows that fit are centred; wider rows open with nothing cut on the left", async () => {
-  const { openingView } = await import("../src/graphview.js");
-  const geo = { k: 1, W: 600, H: 400, pad: 16, width: 1400, height: 2000 };
-  const cutLeft = (boxes, x) => boxes.some((b) => b.y < 400 && b.x * 1 + x < 0 && b.x + b.w + x > 0);
+test("openingView: the first rows at the widest readable zoom; rows that fit are centred; nothing cut on the left", async () => {
+  const { openingView, WHOLE_ZOOM } = await import("../src/graphview.js");
+  // 1400 units in a 600 px pane: its width would need zoom 0.4, so it opens at WHOLE_ZOOM (labels >= 8.8 px)
+  const geo = { W: 600, H: 400, pad: 16, width: 1400, height: 2000 };
+  const k = WHOLE_ZOOM;
+  const cutLeft = (boxes, v) =>
+    boxes.some((b) => b.y * v.k + v.y < 400 && b.x * v.k + v.x < 0 && (b.x + b.w) * v.k + v.x > 0);
   // a narrow column: centred on it
   const column = [0, 80, 160].map((y) => ({ x: 500, y, w: 200, h: 50 }));
   const v1 = openingView(column, column[0], geo);
-  assert.equal(v1.x, 300 - 600);
-  assert.equal(v1.y, 16);
-  // a staircase wider than the pane, the first box at the top right: no box cut on the left, the first
-  // box shown when a window allows it, else the most boxes
-  const stairs = [0, 1, 2, 3, 4].map((i) => ({ x: 800 - i * 150, y: i * 70, w: 330, h: 50 }));
+  assert.deepEqual(v1, { k, x: 300 - 600 * k, y: 16 });
+  // a staircase wider than the pane, the first box at the top right: no box cut on the left, the first box shown,
+  // the window nearest the left edge that does so (it starts at the second box)
+  const stairs = [0, 1, 2].map((i) => ({ x: 1000 - i * 400, y: i * 70, w: 330, h: 50 }));
   const v2 = openingView(stairs, stairs[0], geo);
-  assert.ok(!cutLeft(stairs, v2.x), JSON.stringify(v2));
-  const shown = stairs.filter((b) => b.x + v2.x >= -0.5 && b.x + b.w + v2.x <= 600.5);
-  assert.ok(shown.length >= 2, JSON.stringify(v2));
+  assert.equal(v2.k, k);
+  assert.ok(!cutLeft(stairs, v2), JSON.stringify(v2));
+  const b0 = stairs[0];
+  assert.ok(b0.x * k + v2.x >= 0 && (b0.x + b0.w) * k + v2.x <= 600, JSON.stringify(v2));
+  assert.equal(v2.x, 16 - 600 * k);
   // the first box further down: the view starts 40 units above it, and a box across that line moves it up
   const deep = [
     { x: 0, y: 900, w: 200, h: 50 },
     { x: 300, y: 840, w: 200, h: 80 },
   ];
   const v3 = openingView(deep, deep[0], geo);
-  assert.equal(v3.y, 16 - (840 - 4));
+  assert.equal(v3.y, 16 - (840 - 4) * k);
+  // a graph whose width fits at 0.9 (but not its height): its whole width at 0.9, from the top
+  const tall = { ...geo, width: (600 - 32) / 0.9 };
+  const v4 = openingView(column, column[0], tall);
+  assert.ok(Math.abs(v4.k - 0.9) < 1e-9 && Math.abs(v4.x - 16) < 1e-9 && v4.y === 16, JSON.stringify(v4));
+  // a graph that fits whole at 0.85: whole, centred; one that fits at 1.5: whole at 1, never zoomed in
+  const fits = openingView(column, column[0], { ...geo, width: 568 / 0.85, height: 368 / 0.9 });
+  assert.ok(Math.abs(fits.k - 0.85) < 1e-9 && Math.abs(fits.x - 16) < 1e-9 && fits.y > 16, JSON.stringify(fits));
+  assert.equal(openingView(column, column[0], { ...geo, width: 300, height: 200 }).k, 1);
+});
+
+test("openingView: the job page's forward opens at its left edge, every kernel box whole (was its right half)", async () => {
+  const { openingView, WHOLE_ZOOM } = await import("../src/graphview.js");
+  // the DDP job's 4/0 forward as Chromium laid it out (nu20 job.html): seven parameter and input stubs in a row on
+  // top, three kernels under the middle, five outputs below; 1361 x 365 units in an 842 x 587 px pane. It opened
+  // at zoom 1 translated by -530: fc2.weight, fc2.bias and ln.bias out of view at the left, their edges leading off
+  // the pane
+  const items = [
+    [712, 0, 156, 44, 1],
+    [890, 0, 156, 44, 1],
+    [1068, 0, 131, 44, 1],
+    [534, 0, 156, 44, 1],
+    [356, 0, 156, 44, 1],
+    [0, 0, 156, 44, 1],
+    [178, 0, 156, 44, 1],
+    [646, 69, 150, 59, 0],
+    [579, 153, 284, 59, 0],
+    [646, 237, 150, 59, 0],
+    [547, 321, 131, 44, 1],
+    [1223, 321, 137, 44, 1],
+    [859, 321, 160, 44, 1],
+    [1041, 321, 160, 44, 1],
+    [700, 321, 137, 44, 1],
+  ].map(([x, y, w, h, stub]) => ({ x, y, w, h, stub: !!stub }));
+  const kernels = items.filter((b) => !b.stub);
+  const geo = { W: 842, H: 587, pad: 16, width: 1361, height: 365 };
+  const v = openingView(items, kernels[0], geo);
+  assert.deepEqual(v, { k: WHOLE_ZOOM, x: 16, y: 16 }); // the graph's left edge at the pane's margin
+  for (const b of kernels) assert.ok(b.x * v.k + v.x >= 0 && (b.x + b.w) * v.k + v.x <= 842, JSON.stringify(b));
+  // a pane wide enough for its width at 0.8 or more shows all of it side to side, at the top
+  const wide = openingView(items, kernels[0], { ...geo, W: 1200, H: 300 });
+  assert.ok(wide.k < 1 && wide.k >= WHOLE_ZOOM && Math.abs(wide.x - 16) < 1e-9, JSON.stringify(wide));
 });
 
 test("openingView: inputs and outputs give way to the fused-node boxes in a narrow pane", async () => {
   const { openingView } = await import("../src/graphview.js");
   // the MLP training step at 850 px (its layout, measured in Chromium): the parameters' row on top wider than the
-  // 500 px pane, the kernels' column under its middle; every kernel box opens whole, the stubs may be cut (before:
+  // 501 px pane, the kernels' column under its middle; every kernel box opens whole, the stubs may be cut (before:
   // the view opened on the parameters at the left and cut every kernel box at the right edge)
-  const geo = { k: 1, W: 501, H: 608, pad: 16, width: 1100, height: 450 };
+  const geo = { W: 501, H: 608, pad: 16, width: 1100, height: 450 };
   const stub = (x, y, w) => ({ x, y, w, h: 44, stub: true });
   const stubs = [
     [508, 0, 156],
@@ -384,7 +429,33 @@ test("openingView: inputs and outputs give way to the fused-node boxes in a narr
     [389, 321, 329],
   ].map(([x, y, w]) => ({ x, y, w, h: 59 }));
   const v = openingView([...stubs, ...kernels], kernels[0], geo);
-  for (const b of kernels) assert.ok(b.x + v.x >= -0.5 && b.x + b.w + v.x <= 500.5, JSON.stringify([b, v]));
+  const at = (x) => x * v.k + v.x;
+  for (const b of kernels) assert.ok(at(b.x) >= -0.5 && at(b.x + b.w) <= 501.5, JSON.stringify([b, v]));
+  // of the windows that show them, the one nearest the left edge that cuts the fewest stubs on the left (one)
+  const cutLeft = stubs.filter((b) => at(b.x) < -0.5 && at(b.x + b.w) > 0);
+  assert.equal(cutLeft.length, 1, JSON.stringify(v));
+});
+
+test("fusion boxes: a kernel whose runs disagree (KernelProfile.noisy) says so on its box and its module's", () => {
+  const noisy = "noisy: the slowest run took 611x the fastest (58.0 µs to 35.4 ms): the machine was busy";
+  const c = structuredClone(compile);
+  c.kernels.find((k) => k.name === "cpp_fused_relu_0").profile.noisy = noisy;
+  const b = buildFusion(indexCompile(c), new Set());
+  const box = (n) => b.items.get(b.keyToId.get("node:" + n));
+  // its time on a line of its own: "2 fused nodes · one kernel · pointwise · 2.00 µs (20%, noisy)" is wider than a
+  // box (the time was cut at its edge: "· 2.00 µ…")
+  assert.deepEqual(box("op2").lines.slice(2), ["2 fused nodes · one kernel · pointwise", "2.00 µs (20%, noisy)"]);
+  assert.ok(box("op2").title.endsWith(`\n${noisy}`), box("op2").title);
+  assert.equal(box("op2").noisy, 1);
+  assert.ok(!box("op4").lines.join(" ").includes("noisy") && !box("op4").noisy && !box("op4").title);
+  // folded into a module: the module's box counts its noisy kernels
+  const m = structuredClone(c);
+  for (const n of m.fused_nodes) n.module_stack = ["blk"];
+  const g = buildFusion(indexCompile(m), new Set());
+  const grp = g.items.get(g.keyToId.get("node:op2"));
+  assert.equal(grp.type, "group");
+  assert.match(grp.lines.join(" "), /, 1 noisy\)/, grp.lines.join(" | "));
+  assert.ok(grp.title.includes(noisy), grp.title);
 });
 
 test("kernel table: a kernel's ops are its FX ops each once (Kernel.fx_nodes), not its fused nodes' lists summed", () => {

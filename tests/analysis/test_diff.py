@@ -515,8 +515,8 @@ def test_a_change_of_cuda_graph_status_is_shown(sin_cos_report):
 
 @pytest.mark.browser
 def test_compare_page_opens_at_a_readable_zoom_in_a_1000_by_700_window(tmp_path, offline_context, reports):
-    # issue 22: the compare graph opened fitted, shrunk to unreadable text; it opens like the lens: labels
-    # >= 11 px on screen (or all of it at >= 8.8 px), at the start of B's graph, nothing cut on the left or top
+    # issue 22: the compare graph opened fitted, shrunk to unreadable text; it opens like the lens (one rule,
+    # graphview.js openingView): labels >= 8.8 px, at the start of B's graph, nothing cut on the left or top
     from tests.views.test_front_views import _OPENING_JS, assert_readable
 
     d = inductor_lens.diff(reports["relu"], reports["extra"])

@@ -343,25 +343,34 @@ _OPENING_JS = """(sel) => {
       return b.width > 0 && (b.right > r.right - room + 0.01 || b.left < r.left + room - 0.01);
     }).map((t) => t.textContent);
   });
-  return {pane: [pane.left, pane.top, pane.right, pane.bottom], boxes, fonts, spill,
+  const zoom = parseFloat(document.querySelector(sel + ' svg.il-svg').dataset.zoom);
+  return {pane: [pane.left, pane.top, pane.right, pane.bottom], boxes, fonts, spill, zoom,
           legend: l && l.height > 0 ? [l.left, l.top, l.right, l.bottom] : null,
           minimap: m && m.height > 0 ? [m.left, m.top, m.right, m.bottom] : null};
 }"""
 
 
-# graphview.js: labels are 11-12 px in graph units; READABLE_ZOOM 1 keeps them >= 11 px on screen, and a graph
-# that fits its pane whole at WHOLE_ZOOM 0.8 or more opens whole (labels >= 8.8 px)
+# graphview.js: labels are 11-12 px in graph units; a graph opens at zoom WHOLE_ZOOM 0.8 (labels >= 8.8 px) to
+# READABLE_ZOOM 1: whole where it fits at 0.8 or more, else at its width where that fits at 0.8 or more, else at 0.8
 READABLE_PX, WHOLE_PX = 11, 11 * 0.8
 
 
 def assert_readable(geo, where=""):
-    """The opening view's zoom rule (docs/frontend.md): labels >= 11 px, or the whole graph in the pane (every
-    box inside it) with labels >= 8.8 px. Returns whether the graph is shown whole."""
+    """The opening view's zoom rule (docs/frontend.md, graphview.js openingView): labels >= 8.8 px (zoom 0.8 or
+    more); a graph wider than the pane opens at 0.8 exactly, one whose width fits shows its whole width. Returns
+    whether the graph is shown whole."""
     x0, y0, x1, y1 = geo["pane"]
     whole = all(b["x0"] >= x0 - 0.5 and b["x1"] <= x1 + 0.5 and b["y0"] >= y0 - 0.5 and b["y1"] <= y1 + 0.5
                 for b in geo["boxes"])  # fmt: skip
-    floor = WHOLE_PX if whole else READABLE_PX
-    assert geo["fonts"] and min(geo["fonts"]) >= floor - 1e-6, (where, whole, min(geo["fonts"] or [0]))
+    assert geo["fonts"] and min(geo["fonts"]) >= WHOLE_PX - 1e-6, (where, whole, min(geo["fonts"] or [0]))
+    if "zoom" in geo:
+        zoom = geo["zoom"]
+        assert 0.8 - 1e-3 <= zoom <= 1 + 1e-3, (where, "opens at a zoom from 0.8 to 1", zoom)
+        wide = max(b["x1"] for b in geo["boxes"]) - min(b["x0"] for b in geo["boxes"])
+        if wide > x1 - x0 + 0.5:  # wider than the pane: at the least readable zoom, not above
+            assert abs(zoom - 0.8) < 1e-3, (where, "a graph wider than its pane opens at 0.8", zoom)
+        if zoom > 0.8 + 1e-3:  # above the least readable zoom: its whole width shows
+            assert all(b["x0"] >= x0 - 0.5 and b["x1"] <= x1 + 0.5 for b in geo["boxes"]), (where, geo["pane"])
     assert not geo.get("spill"), (where, "a box's text reaches its edge", geo["spill"])
     if geo.get("legend"):  # no box under the legend, whole graph or not (at 1000 x 700 it lay over the opening's)
         lx0, ly0, lx1, ly1 = geo["legend"]
@@ -375,8 +384,8 @@ def assert_readable(geo, where=""):
 
 
 def assert_opening_unclipped(page, where=""):
-    """The rule of the opening view (docs/frontend.md): labels >= 11 px, or the whole graph at >= 8.8 px
-    (``assert_readable``); nothing that shows is cut at the top; no fused-node box (a kernel's box or a folded
+    """The rule of the opening view (docs/frontend.md): labels >= 8.8 px, the graph's whole width where it fits at
+    that zoom (``assert_readable``); nothing that shows is cut at the top; no fused-node box (a kernel's box or a folded
     module: what the view is for) that shows is cut on the left, nor on the right unless the fused-node boxes of
     the opening rows (the items at the pane's height) are wider than the pane at that readable zoom, so that no
     view could show them all; a graph input or output (a stub) is cut at a side only where the opening rows with
@@ -772,7 +781,7 @@ def test_a_small_wide_graph_opens_whole_where_it_fits_at_0_8_and_at_the_readable
     """Five inputs side by side over one fused kernel and its five outputs: about 700 graph units wide. In the
     594 px pane of a 1000 x 700 window it fits at zoom 0.87 (labels 9.5 px) and opens whole, with no box cut
     and no minimap over it (it opened at zoom 1 cut on the right, the fifth input and output out of view);
-    in a window too narrow for 0.8 it opens at the readable zoom, as before."""
+    in a window too narrow for 0.8 it opens at its width, or at 0.8 from its left edge (it opened at zoom 1)."""
     import torch
 
     import inductor_lens
@@ -784,17 +793,57 @@ def test_a_small_wide_graph_opens_whole_where_it_fits_at_0_8_and_at_the_readable
         torch.compile(five)(*(torch.randn(8, 8) for _ in range(5)))
     path = tmp_path / "five.html"
     cap.report.save_html(path)
-    for size, whole in (((1000, 700), True), ((900, 700), False)):
+    for size, whole in (((1000, 700), True), ((800, 700), False)):
         page = offline_context.new_page(viewport={"width": size[0], "height": size[1]})
         try:
             _open(page, path)
             zoom = float(page.locator('[data-view="fusion"] svg.il-svg').first.get_attribute("data-zoom"))
             geo = assert_opening_unclipped(page, f"five inputs at {size}")
-            assert geo["whole"] is whole and (0.8 <= zoom < 1 if whole else zoom == 1), (size, zoom, geo)
+            assert geo["whole"] is whole and (0.8 <= zoom < 1 if whole else zoom == 0.8), (size, zoom, geo)
             assert sum(1 for b in geo["boxes"] if b["node"]) >= 11, geo  # 5 inputs, the kernel, 5 outputs
             _assert_clean(page)
         finally:
             page.close()
+
+
+def test_the_job_page_and_the_lens_page_open_a_wide_graph_at_its_left_edge_at_a_readable_zoom(
+    tmp_path, offline_context, training_report
+):
+    """One opening rule for every page (graphview.js openingView). The MLP training step's forward is a row of
+    parameters over a column of kernels, wider than the graph pane of a job page (rank 0 and rank 1 of the same
+    report) or of the lens page. Both open at zoom 0.8 (labels >= 8.8 px), every fused-node box whole, nothing cut
+    at the top nor at the pane's left edge; at 1280 x 800 the graph's left edge is in view (its leftmost item whole
+    at the pane's left); at 1000 x 700 the kernels' column leaves no room for it: the stubs give way, none cut.
+    Before, the job page (nu20 job_open.png) opened at zoom 1 on the right half of such a graph: the parameters at
+    the left out of view and their edges leading off the pane's left edge."""
+    from inductor_lens.analysis.job import Job, RankEntry
+
+    job = Job(ranks=[RankEntry(0, training_report), RankEntry(1, training_report)], world_size=2, title="two ranks")
+    pages = {"job": tmp_path / "job.html", "lens": tmp_path / "lens.html"}
+    job.save_html(pages["job"])
+    training_report.save_html(pages["lens"])
+    for what, path in pages.items():
+        for (width, height), dark in (((1280, 800), False), ((1280, 800), True), ((1000, 700), False)):
+            where = f"{what} {width}px{' dark' if dark else ''}"
+            page = offline_context.new_page(
+                viewport={"width": width, "height": height}, color_scheme="dark" if dark else "light"
+            )
+            try:
+                _open(page, path)
+                geo = assert_opening_unclipped(page, where)
+                x0, y0, x1, y1 = geo["pane"]
+                assert geo["zoom"] == pytest.approx(0.8, abs=1e-3), (where, geo["zoom"])
+                assert not geo["whole"] and max(b["x1"] for b in geo["boxes"]) > x1, (where, "wider than its pane")
+                for b in geo["boxes"]:
+                    assert not (b["x0"] < x0 - 0.5 < b["x1"] - 1), (where, "an item cut at the left edge", b)
+                    if b["box"]:
+                        assert x0 - 0.5 <= b["x0"] and b["x1"] <= x1 + 0.5, (where, "a fused-node box cut", b)
+                if width == 1280:
+                    left = min(geo["boxes"], key=lambda b: b["x0"])
+                    assert x0 <= left["x0"] <= x0 + 20 and left["x1"] <= x1, (where, "the left edge", left, geo["pane"])
+                _assert_clean(page)
+            finally:
+                page.close()
 
 
 def test_transformer_encoder_opens_with_its_layers_folded_and_follows_the_planned_opening_at_1000_by_700(

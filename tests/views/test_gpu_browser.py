@@ -430,7 +430,7 @@ def test_opening_view_of_every_compile_cuts_no_fused_node_box(tmp_path, offline_
 
 
 def test_the_overview_opens_folded_where_it_would_cover_a_box_and_the_users_choice_is_kept(tmp_path, offline_page):
-    """At 1000 x 720 the Llama-shaped step's column runs under the minimap's corner: the
+    """At 1000 x 720 the Llama-shaped step's column (with its stubs) runs under the minimap's corner: the
     overview opens folded to a "map" button (Minimap.wouldCover); unfolded, it lies over a box (the fold was needed),
     still moves the view, and the user's fold or unfold holds for the other compiles."""
     page = offline_page
@@ -442,7 +442,15 @@ def test_the_overview_opens_folded_where_it_would_cover_a_box_and_the_users_choi
     assert unfold.is_visible() and not mm.is_visible()
     unfold.click()
     assert mm.is_visible() and not unfold.is_visible()
-    boxes = page.evaluate(_BOXES_JS, '[data-view="fusion"] .il-node rect, [data-view="fusion"] .il-group rect')
+    # a box or an input/output stub (Minimap.wouldCover's items: a stub's label is read too); at the opening zoom of
+    # 0.8 (the graph's width does not fit) a stub at the column's right lies under it
+    boxes = page.evaluate(
+        _BOXES_JS,
+        ", ".join(
+            f'[data-view="fusion"] {c}'
+            for c in (".il-node rect", ".il-group rect", ".il-input ellipse", ".il-output ellipse")
+        ),
+    )
     m = mm.bounding_box()
     where = {"x0": m["x"], "y0": m["y"], "x1": m["x"] + m["width"], "y1": m["y"] + m["height"]}
     assert any(_overlap(b, where) for b in boxes), "the minimap covers no box: it need not have opened folded"
@@ -651,3 +659,46 @@ def test_autotune_table_fits_the_panel(tmp_path, offline_context, width):
         _assert_clean(page)
     finally:
         page.close()
+
+
+def test_a_noisy_kernel_is_marked_on_its_box_its_folded_module_and_the_roll_up_tables(tmp_path, offline_page):
+    """A kernel whose profiled runs disagree (``KernelProfile.noisy``, Python's sentence) was marked in the Kernels
+    table, the top kernels and the roofline, but not on its fusion box, the folded module holding it, nor the
+    roofline's roll-ups by kind, module and line. Each now says so: "(x%, noisy)" on its box, "(x%, 1 noisy)" on the
+    module's, a "noisy" mark beside the time of each roll-up row that holds it, the sentence in the tooltips."""
+    from inductor_lens.report.plain import to_plain
+    from tests.views.test_front_views import _page_from_dict
+
+    report = recorded("gpu_llama8b_4layers_training.json.gz")
+    fwd = report.compiles[0]
+    layer = {n.kernel for n in fwd.fused_nodes if n.module_stack[:2] == ["model", "model.layers.0"] and n.kernel}
+    k = max((k for k in fwd.kernels if k.name in layer and k.profile), key=lambda k: k.profile.total_us)
+    sentence = "noisy: the slowest run took 100x the fastest (1.00 µs to 100 µs): the machine was busy"
+    data = to_plain(report)
+    (plain,) = [x for x in data["compiles"][0]["kernels"] if x["name"] == k.name]
+    plain["profile"].update(noisy=sentence, min_us=1.0, max_us=100.0)
+    path = _page_from_dict(tmp_path, report, data, "noisy.html")
+    page = offline_page
+    page.set_viewport_size({"width": 1280, "height": 800})
+    _open(page, path)
+    view = '[data-view="fusion"]'
+    # the layers open folded as one repeated block: it counts the noisy kernel, its tooltip has the sentence
+    marked = page.locator(f"{view} [data-noisy]")
+    assert marked.count() == 1
+    assert marked.first.get_attribute("data-module") and "1 noisy)" in marked.first.text_content()
+    assert sentence in marked.first.locator("title").last.text_content()
+    page.click('[data-action="expand-all"]')
+    page.wait_for_selector(f'{view} [data-kernel="{k.name}"]', timeout=60000)
+    marked = page.locator(f"{view} [data-noisy]")
+    assert [m.get_attribute("data-kernel") for m in marked.all()] == [k.name]
+    assert "noisy)" in marked.first.text_content() and sentence in marked.first.locator("title").last.text_content()
+    page.click('[data-tab="roofline"]')
+    for role, rows in (("kind", report.profile.by_kind), ("module", report.profile.by_module),
+                       ("line", report.profile.by_line)):  # fmt: skip
+        holding = [r for r in rows if k.name in r.kernels]
+        assert holding, role
+        marks = page.locator(f'[data-role="rollup-{role}"] [data-role="noisy-mark"]')
+        assert marks.count() == len(holding), role
+        for m in marks.all():
+            assert m.inner_text() in ("noisy", "1 noisy") and sentence in m.get_attribute("title"), role
+    _assert_clean(page)

@@ -489,6 +489,29 @@ def test_a_headless_capture_with_virtual_time_shows_the_graph(tmp_path):
 
 
 @pytest.mark.browser
+def test_the_boot_note_stays_while_the_report_is_unpacked(tmp_path, offline_page):
+    """The note that says how to get a drawing from a headless capture (``--virtual-time-budget``) was removed as the
+    front end started, before the report was unpacked: ``chromium --headless --screenshot`` taken in that window was
+    a blank page with no note. It stays until the report is read (here the unpacking never ends)."""
+    page = offline_page
+    # the first gunzip (the bundle, by the page's boot script) is real; the report's and the engine's never end
+    page.add_init_script(
+        """const Real = window.DecompressionStream; let n = 0;
+           window.DecompressionStream = function (f) {
+             return n++ === 0 ? new Real(f)
+               : new TransformStream({ transform() {}, flush() { return new Promise(() => {}); } }); };"""
+    )
+    report = layered_report(layers=1, per_layer=3)
+    path = tmp_path / "r.html"
+    report.save_html(path)
+    page.goto(path.as_uri())
+    page.wait_for_function("() => performance.getEntriesByName('il:mount').length > 0")
+    page.wait_for_timeout(200)
+    note = page.locator(".il-boot")
+    assert note.is_visible() and "--virtual-time-budget=" in note.inner_text()
+
+
+@pytest.mark.browser
 @pytest.mark.parametrize("offline_page", ["dark"], indirect=True)
 def test_a_printed_page_shows_the_whole_graph_and_the_panel_in_light_colours(tmp_path, offline_page):
     """Printed (the browser's Print, ``--print-to-pdf``), even from the dark scheme: the whole graph at the page's

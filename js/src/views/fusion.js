@@ -50,6 +50,7 @@ function decorateBox(g, it, peaks, maxShare, live) {
       g.classList.add("il-repeat");
     }
   }
+  if (it.noisy) g.dataset.noisy = String(it.noisy); // kernels whose measured runs disagree (KernelProfile.noisy)
   if (it.buffer) g.dataset.buffer = it.buffer;
   if (it.inPlace) g.dataset.inPlace = "1"; // FusedNode.in_place: the folded corner
   const pf = it.type === "node" ? peaks.get(it.name) : undefined;
