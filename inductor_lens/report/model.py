@@ -353,7 +353,8 @@ class FusedNode(_Record):
     reads: list[str] = field(default_factory=list)
     writes: list[str] = field(default_factory=list)
     members: list[str] = field(default_factory=list)
-    #: Inductor's own estimate of the node's run time (its scheduler's cost model), read at capture.
+    #: Inductor's own estimate of the node's run time (its scheduler's cost model), read at capture (in the unit it
+    #: claims: ``capturing/torchread.estimated_ms`` undoes torch 2.11's peak FLOP/s in PFLOP/s).
     estimated_runtime_us: Optional[float] = None
     module_stack: list[str] = field(default_factory=list)
     label: str = ""
