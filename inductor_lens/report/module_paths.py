@@ -255,24 +255,30 @@ def _made_from_weights(graph: Graph, paths: _Paths) -> dict[str, Stack]:
 _CALL = re.compile(r"\bself\.(\w+)\s*\(")
 
 
-def _called(n: GraphNode) -> str:
-    """The one attribute of ``self`` that ``n``'s line calls (``lm_head`` of ``logits = self.lm_head(x)``: torch
-    prints the caller's line for an op of a module whose ``forward`` is torch's own), ``""`` where it calls none or
-    several."""
-    names = set(_CALL.findall(n.user_stack[-1].code)) if n.user_stack else set()
-    return names.pop() if len(names) == 1 else ""
+def _called(n: GraphNode) -> set:
+    """The attributes of ``self`` that ``n``'s line calls (``lm_head`` of ``logits = self.lm_head(x)``: torch prints
+    the caller's line for an op of a module whose ``forward`` is torch's own)."""
+    return set(_CALL.findall(n.user_stack[-1].code)) if n.user_stack else set()
 
 
 def _tied(graph: Graph, weights: dict[str, Stack]) -> dict[str, str]:
     """Op name -> the module it calls, for an op made from a parameter (or reading one) on a line that calls a
     module none of the parameter owner's path names (``self.lm_head(x)`` reading ``transformer.wte.weight``): a
-    tied parameter, which the graph names by its first owner only, used by another module."""
+    tied parameter, which the graph names by its first owner only, used by another module. Where the line calls
+    several (``self.lm_head(self.ln_f(x))``), the one no module of the graph's parameters is named as: the others
+    run ops of their own. An op whose line calls its parameter's owner (``self.ln_1`` of ``x + self.attn(self.ln_1(x))``)
+    is the owner's."""
+    known = {p.rpartition(".")[2] for st in weights.values() for p in st}
     out: dict[str, str] = {}
     for n in graph.nodes:
         owners = [weights[i][-1] for i in n.inputs if i in weights] if n.op == "call_function" else []
-        name = _called(n) if owners else ""
-        if name and not any(name in o.split(".") for o in owners):
-            out[n.name] = name
+        names = _called(n) if owners else set()
+        if any(c in o.split(".") for c in names for o in owners):
+            continue  # the owner's own call (``self.ln_1`` of ``x + self.attn(self.ln_1(x))``)
+        if len(names) > 1:
+            names -= known
+        if len(names) == 1:
+            out[n.name] = names.pop()
     return out
 
 
