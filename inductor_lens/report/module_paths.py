@@ -11,6 +11,13 @@ evidence gives:
   ``forward_inputs`` name); an op that reads an activation its forward saved is the backward (or the recomputation)
   of the forward op that made it or of one that used it: it runs in the common prefix of their modules (not under
   compiled autograd, whose graph holds no forward of its own);
+- a tied parameter (``lm_head.weight`` is ``transformer.wte.weight``: the graph names it by its first owner
+  only) runs where its line calls it: an op that reads it on a line that calls ``self.lm_head(...)``, a module
+  that is none of the owner's path, runs in ``lm_head`` (under the module its neighbours share), and the
+  parameter's gradient, summed over the modules that use it, in their common prefix;
+- in a backward, a forward op recomputed (the partitioner keeps its name, op and inputs) runs where the forward
+  ran it; an ``add`` of two gradients (autograd's sum of the gradients of a value used twice) runs in no
+  module: torch records none for it, and its neighbours say nothing about it;
 - an op with a recorded module path keeps it, and is evidence for its neighbours;
 - an op between two ops with evidence, in the graph's order, runs in the common prefix of theirs: a module's call
   is contiguous in the order its graph runs. The GELU between ``h.0.mlp.0`` and ``h.0.mlp.2`` is in ``h.0.mlp``,
@@ -31,6 +38,7 @@ reads and its neighbours in run order, by the same rules. :func:`infer_modules` 
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections import defaultdict
 from typing import Any, Container, Iterable, Mapping, Optional, Sequence
 
@@ -244,12 +252,93 @@ def _made_from_weights(graph: Graph, paths: _Paths) -> dict[str, Stack]:
     return out
 
 
-def _gradients(backward: Graph, forward: Optional[Graph], paths: _Paths, of: Sequence[str] = ()) -> dict[str, Stack]:
+_CALL = re.compile(r"\bself\.(\w+)\s*\(")
+
+
+def _called(n: GraphNode) -> set:
+    """The attributes of ``self`` that ``n``'s line calls (``lm_head`` of ``logits = self.lm_head(x)``: torch prints
+    the caller's line for an op of a module whose ``forward`` is torch's own)."""
+    return set(_CALL.findall(n.user_stack[-1].code)) if n.user_stack else set()
+
+
+def _tied(graph: Graph, weights: dict[str, Stack]) -> dict[str, str]:
+    """Op name -> the module it calls, for an op made from a parameter (or reading one) on a line that calls a
+    module none of the parameter owner's path names (``self.lm_head(x)`` reading ``transformer.wte.weight``): a
+    tied parameter, which the graph names by its first owner only, used by another module. Where the line calls
+    several (``self.lm_head(self.ln_f(x))``), the one no module of the graph's parameters is named as: the others
+    run ops of their own. An op whose line calls its parameter's owner (``self.ln_1`` of ``x + self.attn(self.ln_1(x))``)
+    is the owner's."""
+    known = {p.rpartition(".")[2] for st in weights.values() for p in st}
+    out: dict[str, str] = {}
+    for n in graph.nodes:
+        owners = [weights[i][-1] for i in n.inputs if i in weights] if n.op == "call_function" else []
+        names = _called(n) if owners else set()
+        if any(c in o.split(".") for c in names for o in owners):
+            continue  # the owner's own call (``self.ln_1`` of ``x + self.attn(self.ln_1(x))``)
+        if len(names) > 1:
+            names -= known
+        if len(names) == 1:
+            out[n.name] = names.pop()
+    return out
+
+
+def _shared(forward: Graph, paths: _Paths) -> dict[str, Stack]:
+    """A forward's parameter used by modules besides its owner (:func:`_tied`, on the forward already inferred) ->
+    the common prefix of its owner and those modules: where its gradient, their sum, is made."""
+    weights = _made_from_weights(forward, paths)
+    made: dict[str, set] = {}  # node -> the parameters it is made from alone
+    for n in forward.nodes:
+        if n.op == "placeholder" and n.name in weights:
+            made[n.name] = {n.name}
+        elif n.name in weights:
+            made[n.name] = set().union(*(made.get(i, set()) for i in n.inputs))
+    by_name = {n.name: n for n in forward.nodes}
+    out: dict[str, Stack] = {}
+    for name in _tied(forward, weights):
+        for p in set().union(*(made.get(i, set()) for i in by_name[name].inputs)):
+            out[p] = common_prefix(out.get(p, weights[p]), by_name[name].module_stack)
+    return out
+
+
+def _recomputed(backward: Graph, forward: Graph) -> dict[str, Stack]:
+    """A backward's op that recomputes a forward op (the partitioner keeps the joint graph's name, the op and its
+    inputs) -> the module the forward ran it in, which the capture records for it (``fwd_nn_module_stack``)."""
+    fwd = {n.name: n for n in forward.nodes if n.op == "call_function"}
+    out: dict[str, Stack] = {}
+    for n in backward.nodes:
+        f = fwd.get(n.name) if n.op == "call_function" else None
+        if f is not None and (f.target, f.inputs) == (n.target, n.inputs):
+            out[n.name] = tuple(f.module_stack)
+    return out
+
+
+def _gradient_sums(backward: Graph) -> set:
+    """A backward's ``add`` ops of two gradients (values made from its tangents): autograd's sum of the gradients
+    of a value used twice, which torch ties to no forward op, so the capture records no module for it."""
+    grad = {n.name for n in backward.nodes if n.op == "placeholder" and n.role == "tangent"}
+    out = set()
+    for n in backward.nodes:
+        if n.op != "call_function" or not any(i in grad for i in n.inputs):
+            continue
+        grad.add(n.name)
+        if n.short_op == "add" and len(n.inputs) == 2 and all(i in grad for i in n.inputs):
+            out.add(n.name)
+    return out
+
+
+def _gradients(
+    backward: Graph,
+    forward: Optional[Graph],
+    paths: _Paths,
+    of: Sequence[str] = (),
+    shared: Mapping[str, Stack] = {},
+) -> dict[str, Stack]:
     """Backward node name -> the module of the parameter it is the gradient of: the backward's outputs, without
     its ``None`` ones, are the gradients of the forward's parameters in order (nothing when the counts differ:
     a frozen parameter, an input that needs a gradient); a view's input used by nothing else is it too. ``of``
     (compiled autograd's backward, ``forward`` None): the parameter whose gradient each place of its return holds
-    (``Compile.forward_inputs``), ``""`` where none."""
+    (``Compile.forward_inputs``), ``""`` where none. ``shared``: a forward parameter used by several modules -> where
+    its gradient is made (:func:`_shared`)."""
     out_node = next((n for n in backward.nodes if n.op == "output"), None)
     if forward is None:
         returns = out_node.returns if out_node is not None else []
@@ -261,7 +350,7 @@ def _gradients(backward: Graph, forward: Optional[Graph], paths: _Paths, of: Seq
         outs = out_node.inputs if out_node is not None else []
         if not params or len(outs) != len(params):
             return {}
-        pairs = list(zip(outs, [owner(p) for p in params]))
+        pairs = [(o, shared[p.name] if p.name in shared else owner(p)) for o, p in zip(outs, params)]
     by_name = {n.name: n for n in backward.nodes}
     uses: dict[str, int] = defaultdict(int)
     for n in backward.nodes:
@@ -269,7 +358,7 @@ def _gradients(backward: Graph, forward: Optional[Graph], paths: _Paths, of: Seq
             uses[i] += 1
     out: dict[str, Stack] = {}
     for name, path in pairs:
-        st = paths.stack(path)
+        st = path if isinstance(path, tuple) else paths.stack(path)
         seen = set()
         while st and name not in seen:
             seen.add(name)
@@ -314,22 +403,38 @@ def _saved(backward: Graph, forward: Graph) -> dict[str, Stack]:
 
 
 def _op_stacks(
-    graph: Graph, weights: dict[str, Stack], grads: dict[str, Stack], saved: dict[str, Stack], backward: bool
+    graph: Graph,
+    weights: dict[str, Stack],
+    grads: dict[str, Stack],
+    saved: dict[str, Stack],
+    backward: bool,
+    fixed: Mapping[str, Stack] = {},
 ) -> dict[str, Stack]:
     """Post-grad op name -> its stack: the recorded one, else the inferred one (where any evidence says one). In a
     backward, a recorded path is no evidence for the ops around it: the ops that have one there are forward ops
     recomputed where the backward needs them (a rotary embedding's ``cos``, recorded in ``model.rotary_emb``, in
-    the middle of ``model.layers.31``'s backward)."""
+    the middle of ``model.layers.31``'s backward). ``fixed``: ops whose stack is known otherwise (a recomputed
+    forward op, a sum of gradients), no evidence for their neighbours either. An op of a tied parameter
+    (:func:`_tied`) reads no evidence from it: it runs in the module its line calls, under the one its neighbours
+    share."""
     ops = [n for n in graph.nodes if n.op == "call_function"]
+    tied = _tied(graph, weights)
     own: dict[str, Stack] = {}
     for n in ops:
+        if n.name in fixed:
+            continue
         facts = [() if backward else tuple(n.module_stack), grads.get(n.name, ())]
-        facts += [weights.get(i, ()) for i in n.inputs]
+        facts += [() if n.name in tied else weights.get(i, ()) for i in n.inputs]
         facts += [saved.get(i, ()) for i in n.inputs]
         st = combine(facts)
         if st:
             own[n.name] = st
     filled = _fill([n.name for n in ops], own)
+    for name, attr in tied.items():
+        if name not in fixed:
+            base = filled.get(name, ())
+            filled[name] = (*base, f"{base[-1]}.{attr}" if base else attr)
+    filled.update(fixed)
     return {n.name: tuple(n.module_stack) if n.module_stack else filled.get(n.name, ()) for n in ops}
 
 
@@ -377,14 +482,16 @@ def infer_compile(c: Compile, forward: Optional[Compile] = None) -> Compile:
     weights = _made_from_weights(post, paths)
     ca = c.trigger is not None and c.trigger.kind == "compiled_autograd"
     grads = (
-        _gradients(post, fwd, paths)
+        _gradients(post, fwd, paths, shared=_shared(fwd, paths))
         if fwd is not None and c.graph_kind == "backward"
         else _gradients(post, None, paths, c.forward_inputs)
         if ca and c.forward_inputs
         else {}
     )
-    saved = _saved(post, fwd) if fwd is not None and c.graph_kind == "backward" else {}
-    ops = _op_stacks(post, weights, grads, saved, c.graph_kind == "backward")
+    pair = fwd is not None and c.graph_kind == "backward"
+    saved = _saved(post, fwd) if pair else {}
+    fixed = {**_recomputed(post, fwd), **dict.fromkeys(_gradient_sums(post), ())} if pair else {}
+    ops = _op_stacks(post, weights, grads, saved, c.graph_kind == "backward", fixed)
     fused = _fused_stacks(c.fused_nodes, ops, {n.name: n.inputs for n in post.nodes}, weights, saved)
     nodes = [
         dataclasses.replace(n, module_stack=list(ops[n.name]))

@@ -360,7 +360,10 @@ def test_graph_inputs_are_named_as_captured(gpt2):
 def test_inferred_module_paths_agree_with_the_captured_ones(gpt2):
     """The log prints no module paths; the import infers them (report/module_paths.py) from the parameters each op
     reads, the gradients it makes and the ops around it. Against the capture of the same step: no op's path is
-    deeper than or beside the captured one, most are the same, and so are the kernels' modules."""
+    deeper than or beside the captured one, none where the capture has none, most are the same, and so are the
+    kernels' modules. The LM head's weight is tied to ``wte``'s: its matmuls are ``lm_head``'s, as captured, not the
+    embedding's (the parameter the log names), and the gradient summed from both is neither's; autograd's sums of
+    the gradients of a value used twice (the residual stream) have no module, as captured."""
     from inductor_lens.report.module_paths import majority_stack
 
     captured, imported = gpt2
@@ -375,6 +378,14 @@ def test_inferred_module_paths_agree_with_the_captured_ones(gpt2):
             if truth[n.name][: len(n.module_stack)] != n.module_stack
         ]
         assert not wrong, (c.id, wrong[:5])  # the captured path or a prefix of it, never another
+        invented = [
+            (n.name, n.module_stack)
+            for n in i.graphs["post_grad"].nodes
+            if n.op == "call_function" and n.name in truth and not truth[n.name] and n.module_stack
+        ]
+        assert not invented, (c.id, invented[:5])
+        mm = "mm" if c.graph_kind == "forward" else "mm_2"  # the logits' matmul, its input's gradient
+        assert truth[mm] == ["lm_head"] == {n.name: n for n in i.graphs["post_grad"].nodes}[mm].module_stack, c.id
         assert sum(truth[n.name] == n.module_stack for n in ops) >= 0.55 * len(ops), c.id
         # each kernel call's module: the majority of the captured fused nodes of that call
         by_name = {f.name: f for f in c.fused_nodes}
@@ -383,6 +394,12 @@ def test_inferred_module_paths_agree_with_the_captured_ones(gpt2):
             for k in c.kernels
             for j, site in enumerate(k.call_sites)
         }
+        bare = {
+            (k.name, j)
+            for k in c.kernels
+            for j, site in enumerate(k.call_sites)
+            if not any(by_name[f].module_stack for f in site if f in by_name)
+        }
         seen: dict = {}
         same = compared = 0
         for f in i.fused_nodes:
@@ -390,6 +407,8 @@ def test_inferred_module_paths_agree_with_the_captured_ones(gpt2):
                 continue
             j = seen[f.kernel] = seen.get(f.kernel, -1) + 1
             want = called.get((f.kernel, j))
+            if (f.kernel, j) in bare:  # none of the captured nodes of this call has a module: nor has the import's
+                assert f.module_stack == [], (c.id, f.name, f.module_stack)
             if want:
                 compared += 1
                 same += f.module_stack == want

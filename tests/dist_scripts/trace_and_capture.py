@@ -56,12 +56,15 @@ def head(x):
 
 
 def gpt2_step(out):
-    """A two-block GPT-2 training step: attention, layer norms, GELU, repeated blocks."""
+    """A two-block GPT-2 training step: attention, layer norms, GELU, repeated blocks, and the LM head's weight tied
+    to the token embedding's, as GPT-2's are (the log names the shared parameter ``wte.weight`` only)."""
     from inductor_lens.examples import GPT2, gpt2_inputs
 
     torch.manual_seed(0)
     with inductor_lens.capture(title="GPT-2, trace vs capture") as cap:
-        gpt = torch.compile(GPT2(layers=2))
+        model = GPT2(layers=2)
+        model.lm_head.weight = model.wte.weight
+        gpt = torch.compile(model)
         gpt(gpt2_inputs()).sum().backward()
     cap.report.save_json(out)
 

@@ -128,6 +128,32 @@ def test_a_backward_reads_gradients_saved_activations_and_skips_recomputed_ops()
     assert got["thr"] == []
 
 
+def test_a_forward_op_recomputed_in_a_backward_runs_where_the_forward_ran_it():
+    """SDPA's output transposed in ``attn`` (transformers' ``sdpa_attention_forward``), read by ``attn.c_proj``:
+    the backward recomputes the transpose (same name, op and inputs) between two ops of ``c_proj``'s backward. The
+    capture files it under ``attn``, the forward op's module (``fwd_nn_module_stack``), not ``attn.c_proj``."""
+    fwd_nodes = [_param("primals_1", "attn.c_proj.weight")]
+    fwd_nodes += [
+        GraphNode(name="primals_2", op="placeholder", target="primals_2", role="input"),
+        _op("sdpa", "aten.relu.default", "primals_2", module=["attn"]),
+        _op("permute_3", "aten.permute.default", "sdpa", module=["attn"]),
+        _op("mm", "aten.mm.default", "permute_3", "primals_1", module=["attn", "attn.c_proj"]),
+        GraphNode(name="output", op="output", target="output", inputs=["mm", "sdpa"]),
+    ]
+    bwd_nodes = [_param("primals_1", "attn.c_proj.weight")]
+    bwd_nodes += [
+        GraphNode(name="sdpa", op="placeholder", target="sdpa", role="saved"),
+        GraphNode(name="tangents_1", op="placeholder", target="tangents_1", role="tangent"),
+        _op("mm_1", "aten.mm.default", "tangents_1", "primals_1"),  # c_proj's input gradient: reads its weight
+        _op("permute_3", "aten.permute.default", "sdpa"),  # the forward's transpose, recomputed
+        _op("mm_2", "aten.mm.default", "permute_3", "tangents_1"),  # c_proj's weight gradient: an output
+        GraphNode(name="output", op="output", target="output", inputs=["mm_2"]),
+    ]
+    got = _stacks(infer_compile(_compile(bwd_nodes, "backward"), _compile(fwd_nodes)))
+    assert got["mm_1"] == got["mm_2"] == ["attn", "attn.c_proj"]
+    assert got["permute_3"] == ["attn"]
+
+
 def test_facts_that_disagree_give_their_common_prefix():
     assert combine([("a",), ("a", "a.b"), ()]) == ("a", "a.b")
     assert combine([("a", "a.b"), ("a", "a.c")]) == ("a",)
