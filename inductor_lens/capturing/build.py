@@ -355,7 +355,7 @@ def _graph_nodes(
                 output=rules.output_name(*n["result_of"]) if n.get("result_of") else n.get("index") or "",
                 returns=list(n.get("returns") or []),
                 recompute=n.get("recompute") or "",
-                variable=n.get("variable") or "",
+                variable=user_variable(n),
             )
         )
     return out
@@ -1904,8 +1904,7 @@ def _operand_names(
     ``carried`` values (as many as the call returns) exist, inside the loop, in no graph of torch's: named
     ``loop-carried value 0``, with the variable that holds the value after the loop where dynamo names one
     (``i`` of ``i, acc = while_loop(...)``); a captured operand (and a ``cond`` operand) by the variable of the user's
-    code that holds it (``y``). A name dynamo gave after a local of torch's code (pytree's ``child``) is not the
-    user's: only a variable the node's own line assigns (:func:`_assigned_on_its_line`)."""
+    code that holds it (``y``), where it is the user's (:func:`user_variable`: not pytree's ``child``)."""
     own = [n for n in nodes if n["op"] == "placeholder"]
     calls = [g for g in parent_nodes.values() if g.op == "call_function" and subgraph in g.inputs]
     if not own or len(calls) != 1:
@@ -1927,8 +1926,7 @@ def _operand_names(
     held = {  # the variable that holds each result of the loop after it
         d["item"]: d["variable"]
         for d in dyn
-        if d.get("item") is not None and d["inputs"] == [dcall["name"]] and d.get("variable")
-        if _assigned_on_its_line(d["variable"], d.get("stack_trace") or "")
+        if d.get("item") is not None and d["inputs"] == [dcall["name"]] and user_variable(d)
     }
     out = {}
     for p, (n, operand) in enumerate(zip(own, operands)):
@@ -1937,7 +1935,7 @@ def _operand_names(
             out[n["name"]] = f"loop-carried value {p}{after}"
             continue
         d = by_name.get(operand) or {}
-        if d.get("variable") and _assigned_on_its_line(d["variable"], d.get("stack_trace") or ""):
+        if user_variable(d):
             out[n["name"]] = d["variable"]
     return out
 
@@ -1948,21 +1946,24 @@ def _after_subgraphs(inputs: list[str], op_of) -> list[str]:
     return list(inputs[subs[-1] + 1 :]) if subs else []
 
 
-def _assigned_on_its_line(variable: str, stack_trace: str) -> bool:
-    r"""Whether the innermost line of ``stack_trace`` (a node's, dynamo's) assigns ``variable``: ``y`` in
-    ``y = torch.cond(...)``, ``acc`` in ``i, acc = while_loop(...)``; not ``child``, a local of torch's pytree code
-    that dynamo named a node after while inlining it.
+def user_variable(node: dict) -> str:
+    r"""``GraphNode.variable`` of dynamo's graph node ``node`` (a raw node): the local variable dynamo named it after
+    (``torchread.variable_name``) where that is the user's: where the innermost frame of its stack is the user's code
+    (not torch's, nor the forward torch.fx generated for a GraphModule, ``<eval_with_key>.15``, whose locals FX named
+    after its nodes: PT2E's ``linear``, ``quantize_per_tensor_default``) and that line assigns it (``y`` in ``y =
+    torch.cond(...)``, ``acc`` in ``i, acc = while_loop(...)``); else ``""``: ``child``, a local of torch's pytree code
+    that dynamo named a node after while inlining it, whose stack ends at the user's ``i, acc = loop(...)``.
 
-    >>> _assigned_on_its_line("acc", '  File "t.py", line 5, in f\n    i, acc = loop(c, b, (x,))\n        ^^^^\n')
-    True
-    >>> _assigned_on_its_line("child", '  File "t.py", line 5, in f\n    i, acc = loop(c, b, (x,))\n')
-    False
+    >>> at = '  File "t.py", line 5, in f\n    i, acc = loop(c, b, (x,))\n        ^^^^\n'
+    >>> user_variable({"variable": "acc", "stack_trace": at}), user_variable({"variable": "child", "stack_trace": at})
+    ('acc', '')
     """
-    code = [ln for ln in stack_trace.splitlines() if ln.strip() and not set(ln.strip()) <= set("^~")]
-    if not code or code[-1].lstrip().startswith("File "):
-        return False
-    target = re.match(r"\s*([^=]*?)\s*(?<![=!<>+\-*/%&|^@:])=(?!=)", code[-1])
-    return bool(target) and variable in re.findall(r"[A-Za-z_]\w*", target.group(1))
+    variable = node.get("variable") or ""
+    frames = parse_stack_trace(node.get("stack_trace"))
+    if not variable or not frames or not frames[-1].is_user or frames[-1].file.startswith("<eval_with_key>"):
+        return ""
+    target = re.match(r"\s*([^=]*?)\s*(?<![=!<>+\-*/%&|^@:])=(?!=)", frames[-1].code)
+    return variable if target and variable in re.findall(r"[A-Za-z_]\w*", target.group(1)) else ""
 
 
 def _backward_compiled(

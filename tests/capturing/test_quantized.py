@@ -70,3 +70,16 @@ def test_the_memory_view_lists_each_constant_the_frozen_graph_holds(int8):
         [16],
     )
     assert rows["x_scale"].display == "" and rows["x_scale"].shape is None  # made by the lowering: no get_attr
+
+
+def test_no_local_of_the_generated_forward_is_called_the_users_variable(raw, int8):
+    """Dynamo traces the converted GraphModule's generated forward (``<eval_with_key>.15``), whose locals torch.fx named
+    after its nodes (``linear = torch.ops.aten.linear.default(...)``), and names its nodes after them: these were the
+    user's variables (``GraphNode.variable``), and the graph's output was called ``linear``. A variable is the user's
+    only where the innermost frame of the node's stack is the user's and its line assigns it: the ``linear`` whose stack
+    ends in torch's ``F.linear(input, self.weight, self.bias)``, the quantize at ``<eval_with_key>.15:16``, the
+    ``relu`` of ``y = torch.relu(...)`` (which assigns ``y``, not ``relu``) are none."""
+    recorded = {n["name"]: n.get("variable") for n in raw.dynamo_graphs["0/0"]}
+    assert recorded["linear"] == "linear" and recorded["quantize_per_tensor_default"] == "quantize_per_tensor_default"
+    assert [n.variable for n in int8.graphs["dynamo"].nodes if n.variable] == []
+    assert [o.name for o in int8.outputs] != ["linear"]
