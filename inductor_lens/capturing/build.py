@@ -398,6 +398,7 @@ def _input_roles(
     wrapped: bool = False,
     own: str = "self",
     also: tuple = (),
+    renamed: Optional[dict[str, str]] = None,
 ) -> tuple[dict, dict]:
     """What each graph input is: ``{name: (role, display name)}`` for the dynamo graph and the post-grad one.
 
@@ -410,7 +411,9 @@ def _input_roles(
     (``rules.wraps_module``), whose ``L['fn']`` is no part of a parameter's name; ``own``: the frame's name for its
     ``self`` (``def forward(s, x)``: ``s``). ``also``: inputs the post-grad graph no longer has (a frozen graph's
     parameters, which freezing made constants and folding may have consumed: ``RawGraph.constant_origins``), named
-    too, by the same positions."""
+    too, by the same positions. ``renamed``: dynamo's inputs named by what the graph does with them rather than by
+    their source (a PT2E weight, :func:`_quantized_weights`), by dynamo's node name."""
+    renamed = renamed or {}
     dyn_roles: dict[str, tuple[str, str]] = {}
     sources = []
     shapes = []  # of each dynamo placeholder, beside its role
@@ -422,6 +425,8 @@ def _input_roles(
                 rd = (rd[0], str(n["known_as"]))
             if shift is not None and rd[0] == "input":
                 rd = (rd[0], _user_arg_name(rd[1], arg_names or [], shift))
+            if rd[0] and n["name"] in renamed:
+                rd = (rd[0], renamed[n["name"]])
             sources.append(rd)
             if rd[0]:
                 dyn_roles[n["name"]] = rd
@@ -439,7 +444,8 @@ def _input_roles(
     if held and all(n["lifted"][1] == len(held) for n in held.values()) and set(held) == set(range(len(held))):
         lifted = len(held)
         for i in range(lifted):
-            held_roles.append(_held_role(held[i], wrapped, own))
+            rd = _held_role(held[i], wrapped, own)
+            held_roles.append((rd[0], renamed[held[i]["name"]]) if rd[0] and held[i]["name"] in renamed else rd)
         for n in held.values():
             if held_roles[n["lifted"][0]][0]:
                 dyn_roles[n["name"]] = held_roles[n["lifted"][0]]
@@ -473,6 +479,53 @@ def _input_roles(
         elif graph_kind == "backward":
             post_roles[name] = ("saved", rules.saved_name(name, forward or {}))
     return dyn_roles, post_roles
+
+
+#: PT2E's dequantize ops (``quantized_decomposed.dequantize_per_channel``, ``dequantize_per_tensor``), which
+#: ``convert_pt2e`` puts between a quantized weight and the op that reads it
+_DEQUANTIZE = "quantized_decomposed.dequantize_per_"
+#: The arguments of a dequantize op, by their schema's names, that are the quantized tensor's quantization
+_QPARAMS = {"scales": "scale", "scale": "scale", "zero_points": "zero point", "zero_point": "zero point"}
+
+
+def _quantized_weights(dyn: Optional[list[dict]], wrapped: bool = False, own: str = "self") -> dict[str, tuple]:
+    """``{dynamo node: (display name, dtype, of)}`` of each input of dynamo's graph that is a weight PT2E quantized, or
+    its scale or zero point. ``convert_pt2e`` replaces a module's weight by a buffer of the quantized values
+    (``_frozen_param1``, int8) and a ``dequantize_per_channel(_frozen_param1, _scale_1, _zero_point_1, ...)`` that
+    feeds the op that read the weight: the buffer is named as the argument it ends up as (its schema's name,
+    ``torchread.argument_names``) of the module whose op takes it: ``fc.weight`` (dtype ``int8``), the others by
+    what they are of it: ``scale of fc.weight`` (``of``: ``fc.weight``). Left out where the dequantize has not one
+    user, the user is in no module, or no argument names were recorded (a TORCH_TRACE import)."""
+    nodes = dyn or []
+    by_name = {d["name"]: d for d in nodes}
+    users: dict[str, list[dict]] = defaultdict(list)
+    for d in nodes:
+        for i in d.get("inputs", ()):
+            users[i].append(d)
+
+    def held(name: str) -> bool:
+        return by_name.get(name, {}).get("op") in ("get_attr", "placeholder")
+
+    out: dict[str, tuple] = {}
+    for dq in nodes:
+        if dq["op"] != "call_function" or not str(dq["target"]).startswith(_DEQUANTIZE):
+            continue
+        args = dq.get("arguments") or {}
+        tensor = next((i for i, a in args.items() if a == "input"), "")
+        takers = users.get(dq["name"], [])
+        if not held(tensor) or len(takers) != 1 or not (takers[0].get("arguments") or {}).get(dq["name"]):
+            continue
+        user = takers[0]
+        stack = user.get("module_stack") or []
+        modules = model_modules(stack, user.get("module_types") or [""] * len(stack), wrapped, own)
+        if not modules or not modules[-1][0]:
+            continue
+        name = f"{modules[-1][0]}.{user['arguments'][dq['name']]}"
+        out[tensor] = (name, str(by_name[tensor].get("dtype") or ""), "")
+        for i, a in args.items():
+            if a in _QPARAMS and held(i):
+                out[i] = (f"{_QPARAMS[a]} of {name}", "", name)
+    return out
 
 
 def _held_role(node: dict, wrapped: bool = False, own: str = "self") -> tuple[str, str]:
@@ -1750,6 +1803,7 @@ def _compile(
         owner = raw.self_types.get(_key(rec), ())
         forward = f"{owner[0]}.forward" if owner else "forward"
         frame = f"{forward} (via the {frame} decorator)"
+    quantized = _quantized_weights(dyn, wrapped, own) if rec.constant_origins else {}
     dyn_roles, post_roles = _input_roles(
         dyn,
         rec.post_grad_nodes,
@@ -1761,6 +1815,7 @@ def _compile(
         wrapped=wrapped,
         own=own,
         also=tuple(o["input"] for o in rec.constant_origins.values() if "input" in o),
+        renamed={k: v[0] for k, v in quantized.items()},
     )
     aot = _aot_call(rec, raw) if rec.aot else None
     if rec.aot:
@@ -1771,7 +1826,7 @@ def _compile(
     if ca and not rec.aot:
         ca_roles, ca_made = _ca_inputs(dyn, rec.post_grad_nodes, aot_forwards or {})
         post_roles.update(ca_roles)
-    constants = _constant_roles(rec, post_roles)
+    constants = _constant_roles(rec, post_roles, {v[0]: v[1:] for v in quantized.values()})
     graph_nodes = _graph_nodes(rec.post_grad_nodes, post_roles, wrapped, _lowered_ops(kernels), own=own)
     graph_nodes = _with_forward_facts(graph_nodes, ca_made)
     fx_modules = {n.name: n.module_stack for n in graph_nodes}
@@ -1854,15 +1909,23 @@ def _compile(
     return finish_compile(made, view=not (view_later and missing(made)))
 
 
-def _constant_roles(rec: RawGraph, roles: dict[str, tuple[str, str]]) -> dict[str, str]:
+def _constant_roles(
+    rec: RawGraph, roles: dict[str, tuple[str, str]], quantized: Optional[dict[str, tuple[str, str]]] = None
+) -> dict[str, str]:
     """``Compile.constant_names``: each graph constant of a frozen graph that its kernels may read (a ``get_attr`` of the
     post-grad graph, or one Inductor made while lowering: a C++ GEMM template's packed weight) traced to the user's
     parameters and buffers (``constants.constant_names``, over ``RawGraph.constant_origins``; ``roles``: the graph's
-    inputs by name, those freezing made constants too). Each ``get_attr`` node so traced, and not named already by the
-    input whose name it keeps (``arg1_1``), takes its role and name in ``roles``."""
+    inputs by name, those freezing made constants too; ``quantized``: ``{display name: (dtype, of)}`` of the PT2E
+    weights and their scales and zero points, :func:`_quantized_weights`). Each ``get_attr`` node so traced, and not
+    named already by the input whose name it keeps (``arg1_1``), takes its role and name in ``roles``."""
     if not rec.constant_origins:
         return {}
-    traced = constant_names(rec.constant_origins, lambda name: roles.get(name, ("", "")))
+    quantized = quantized or {}
+    traced = constant_names(
+        rec.constant_origins,
+        lambda name: roles.get(name, ("", "")),
+        lambda name: quantized.get(roles.get(name, ("", ""))[1], ("", "")),
+    )
     out = {}
     for n in rec.post_grad_nodes:
         if n["op"] == "get_attr" and n["target"] in traced:
