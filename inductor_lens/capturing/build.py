@@ -1829,6 +1829,8 @@ def _compile(
     constants = _constant_roles(rec, post_roles, {v[0]: v[1:] for v in quantized.values()})
     graph_nodes = _graph_nodes(rec.post_grad_nodes, post_roles, wrapped, _lowered_ops(kernels), own=own)
     graph_nodes = _with_forward_facts(graph_nodes, ca_made)
+    if constants:
+        constants.update(_lowered_constant_names(rec, kernels, graph_nodes, constants))
     fx_modules = {n.name: n.module_stack for n in graph_nodes}
     window = _window_for(rec, windows, starts)
     trigger = (
@@ -1933,6 +1935,44 @@ def _constant_roles(
             if not roles.get(n["name"], ("", ""))[1]:
                 roles[n["name"]] = traced[n["target"]]
     out.update((c, shown) for c, (_, shown) in traced.items() if rec.constant_origins[c].get("lowered"))
+    return out
+
+
+#: The constants Inductor's oneDNN lowerings of a quantized op make from its arguments (``mkldnn_lowerings.py``:
+#: ``add_tensor_constant(torch.tensor(x_scale), name="x_scale")``): the scale and zero point of its quantized input
+#: ``x``, the op's first input
+_LOWERED_QPARAMS = {"x_scale": "scale", "x_zp": "zero point"}
+
+
+def _lowered_constant_names(
+    rec: RawGraph, kernels: list[Kernel], nodes: list[GraphNode], names: dict[str, str]
+) -> dict[str, str]:
+    """Names of the constants Inductor made while lowering a quantized op, which no ``get_attr`` names and its kernels
+    read (``RawGraph.memory``'s ``constants``), by the extern kernel that reads them (its post-grad node) and the name
+    the lowering asked for (``allocate_non_dup_const_name`` adds ``_0``, ``_1`` where the name is taken): ``x_scale``,
+    ``x_zp`` the scale and zero point of the op's quantized input, its first (``scale of quantize_per_tensor_1 (fc's
+    input)``); ``_frozen_param6_0`` a copy of the constant ``_frozen_param6`` (``w_zp``, made int32: ``zero point of
+    fc.weight (as int32)``); else ``a constant Inductor made for qconv_pointwise``."""
+    made = [c for c in (rec.memory or {}).get("constants") or {} if c not in names]
+    by_name = {n.name: n for n in nodes}
+    out: dict[str, str] = {}
+    for c in made:
+        readers = [(k, a) for k in kernels if k.language == "extern" and k.launch for a in k.launch.args if a.name == c]
+        if not readers:
+            continue
+        k, arg = readers[0]
+        node = by_name.get(k.fx_nodes[0]) if k.fx_nodes else None
+        asked = re.sub(r"_\d+$", "", c)
+        if asked in names:  # a copy of a constant, where the dtype differs, in its own
+            before = (rec.constant_origins.get(asked) or {}).get("dtype")
+            out[c] = names[asked] + (f" (as {arg.dtype})" if arg.dtype and before and arg.dtype != before else "")
+        elif asked in _LOWERED_QPARAMS and node is not None and node.inputs and node.inputs[0] in by_name:
+            x = by_name[node.inputs[0]]
+            whose = f"{x.module_stack[-1]}'s" if x.module_stack else f"{node.short_op}'s"
+            out[c] = f"{_LOWERED_QPARAMS[asked]} of {x.name} ({whose} input)"
+        else:
+            op = str(k.metadata.get("callee") or k.name).replace("torch.ops.", "").split(".")
+            out[c] = f"a constant Inductor made for {op[1] if len(op) > 1 else op[0]}"
     return out
 
 

@@ -70,7 +70,31 @@ def test_the_memory_view_lists_each_constant_the_frozen_graph_holds(int8):
         64,
         [16],
     )
-    assert rows["x_scale"].display == "" and rows["x_scale"].shape is None  # made by the lowering: no get_attr
+    assert rows["x_scale"].shape is None  # made by the lowering: no get_attr
+
+
+def test_the_constants_the_quantized_lowerings_make_are_named_by_what_they_are(int8):
+    """Inductor's oneDNN lowerings make constants of the quantized op's arguments (``mkldnn_lowerings.py``:
+    ``add_tensor_constant(torch.tensor(x_scale), name="x_scale")``, ``_0`` added where the name is taken), which no
+    graph node names: they had no name. The output code's ``qlinear_pointwise.tensor(buf5, x_scale_0, x_zp_0,
+    _frozen_param9, _frozen_param5, _frozen_param6_0, ...)`` reads them for the post-grad ``qlinear``, whose input is
+    ``quantize_per_tensor_1`` (its match: ``'x': quantize_per_tensor_1, 'x_scale': 0.00713..., 'x_zp': 0``): the scale
+    and zero point of that quantize, fc's input; ``_frozen_param6_0`` is ``_frozen_param6`` (fc.weight's zero point,
+    int64) made int32 for oneDNN."""
+    code = int8.output_code
+    assert "qlinear_pointwise.tensor(buf5, x_scale_0, x_zp_0, _frozen_param9, _frozen_param5, _frozen_param6_0" in code
+    assert "{'x': quantize_per_tensor_1, 'x_scale': 0.007130288984626532, 'x_zp': 0," in code
+    assert "{'x': quantize_per_tensor, 'x_scale': 0.030419139191508293, 'x_zp': 143," in code
+    rows = {c.name: c.display for c in int8.memory.constants}
+    assert rows["x_scale_0"] == "scale of quantize_per_tensor_1 (fc's input)"
+    assert rows["x_zp_0"] == "zero point of quantize_per_tensor_1 (fc's input)"
+    assert rows["x_scale"] == "scale of quantize_per_tensor (qconv_pointwise's input)"  # the conv's: no module kept
+    assert rows["x_zp"] == "zero point of quantize_per_tensor (qconv_pointwise's input)"
+    assert rows["_frozen_param6_0"] == "zero point of fc.weight (as int32)"
+    assert all(rows.values()), rows
+    (qlinear,) = [k for k in int8.kernels if "qlinear_pointwise" in k.name]
+    holds = {a.name: a.holds for a in qlinear.launch.args}
+    assert holds["x_scale_0"] == "scale of quantize_per_tensor_1 (fc's input)"
 
 
 def test_no_local_of_the_generated_forward_is_called_the_users_variable(raw, int8):
@@ -98,7 +122,7 @@ def test_a_pt2e_weight_is_named_as_the_argument_of_the_modules_op_it_ends_up_as(
     assert dyn["quantize_per_channel_default_1"]["source"] == "L['self']._buffers['_frozen_param1']"
     assert dyn["dequantize_per_channel_default_1"]["arguments"]["quantize_per_channel_default_1"] == "input"
     assert dyn["linear"]["arguments"]["dequantize_per_channel_default_1"] == "weight"
-    assert int8.constant_names == {
+    frozen = {
         "_frozen_param0": "conv.bias",
         "_frozen_param1": "fc.bias",
         "_frozen_param2": "scale of conv.weight",
@@ -108,6 +132,7 @@ def test_a_pt2e_weight_is_named_as_the_argument_of_the_modules_op_it_ends_up_as(
         "_frozen_param8": "conv.weight (int8, packed for oneDNN)",
         "_frozen_param9": "fc.weight (int8, packed for oneDNN)",
     }
+    assert {c: int8.constant_names.get(c) for c in frozen} == frozen
     post = {n.name: n for n in int8.graphs["post_grad"].nodes}
     assert (post["qlinear_prepack"].role, post["qlinear_prepack"].display_name) == (
         "buffer",
