@@ -355,7 +355,7 @@ def _graph_nodes(
                 output=rules.output_name(*n["result_of"]) if n.get("result_of") else n.get("index") or "",
                 returns=list(n.get("returns") or []),
                 recompute=n.get("recompute") or "",
-                variable=n.get("variable") or "",
+                variable=user_variable(n),
             )
         )
     return out
@@ -398,6 +398,7 @@ def _input_roles(
     wrapped: bool = False,
     own: str = "self",
     also: tuple = (),
+    renamed: Optional[dict[str, str]] = None,
 ) -> tuple[dict, dict]:
     """What each graph input is: ``{name: (role, display name)}`` for the dynamo graph and the post-grad one.
 
@@ -410,7 +411,9 @@ def _input_roles(
     (``rules.wraps_module``), whose ``L['fn']`` is no part of a parameter's name; ``own``: the frame's name for its
     ``self`` (``def forward(s, x)``: ``s``). ``also``: inputs the post-grad graph no longer has (a frozen graph's
     parameters, which freezing made constants and folding may have consumed: ``RawGraph.constant_origins``), named
-    too, by the same positions."""
+    too, by the same positions. ``renamed``: dynamo's inputs named by what the graph does with them rather than by
+    their source (a PT2E weight, :func:`_quantized_weights`), by dynamo's node name."""
+    renamed = renamed or {}
     dyn_roles: dict[str, tuple[str, str]] = {}
     sources = []
     shapes = []  # of each dynamo placeholder, beside its role
@@ -422,6 +425,8 @@ def _input_roles(
                 rd = (rd[0], str(n["known_as"]))
             if shift is not None and rd[0] == "input":
                 rd = (rd[0], _user_arg_name(rd[1], arg_names or [], shift))
+            if rd[0] and n["name"] in renamed:
+                rd = (rd[0], renamed[n["name"]])
             sources.append(rd)
             if rd[0]:
                 dyn_roles[n["name"]] = rd
@@ -439,7 +444,8 @@ def _input_roles(
     if held and all(n["lifted"][1] == len(held) for n in held.values()) and set(held) == set(range(len(held))):
         lifted = len(held)
         for i in range(lifted):
-            held_roles.append(_held_role(held[i], wrapped, own))
+            rd = _held_role(held[i], wrapped, own)
+            held_roles.append((rd[0], renamed[held[i]["name"]]) if rd[0] and held[i]["name"] in renamed else rd)
         for n in held.values():
             if held_roles[n["lifted"][0]][0]:
                 dyn_roles[n["name"]] = held_roles[n["lifted"][0]]
@@ -473,6 +479,53 @@ def _input_roles(
         elif graph_kind == "backward":
             post_roles[name] = ("saved", rules.saved_name(name, forward or {}))
     return dyn_roles, post_roles
+
+
+#: PT2E's dequantize ops (``quantized_decomposed.dequantize_per_channel``, ``dequantize_per_tensor``), which
+#: ``convert_pt2e`` puts between a quantized weight and the op that reads it
+_DEQUANTIZE = "quantized_decomposed.dequantize_per_"
+#: The arguments of a dequantize op, by their schema's names, that are the quantized tensor's quantization
+_QPARAMS = {"scales": "scale", "scale": "scale", "zero_points": "zero point", "zero_point": "zero point"}
+
+
+def _quantized_weights(dyn: Optional[list[dict]], wrapped: bool = False, own: str = "self") -> dict[str, tuple]:
+    """``{dynamo node: (display name, dtype, of)}`` of each input of dynamo's graph that is a weight PT2E quantized, or
+    its scale or zero point. ``convert_pt2e`` replaces a module's weight by a buffer of the quantized values
+    (``_frozen_param1``, int8) and a ``dequantize_per_channel(_frozen_param1, _scale_1, _zero_point_1, ...)`` that
+    feeds the op that read the weight: the buffer is named as the argument it ends up as (its schema's name,
+    ``torchread.argument_names``) of the module whose op takes it: ``fc.weight`` (dtype ``int8``), the others by
+    what they are of it: ``scale of fc.weight`` (``of``: ``fc.weight``). Left out where the dequantize has not one
+    user, the user is in no module, or no argument names were recorded (a TORCH_TRACE import)."""
+    nodes = dyn or []
+    by_name = {d["name"]: d for d in nodes}
+    users: dict[str, list[dict]] = defaultdict(list)
+    for d in nodes:
+        for i in d.get("inputs", ()):
+            users[i].append(d)
+
+    def held(name: str) -> bool:
+        return by_name.get(name, {}).get("op") in ("get_attr", "placeholder")
+
+    out: dict[str, tuple] = {}
+    for dq in nodes:
+        if dq["op"] != "call_function" or not str(dq["target"]).startswith(_DEQUANTIZE):
+            continue
+        args = dq.get("arguments") or {}
+        tensor = next((i for i, a in args.items() if a == "input"), "")
+        takers = users.get(dq["name"], [])
+        if not held(tensor) or len(takers) != 1 or not (takers[0].get("arguments") or {}).get(dq["name"]):
+            continue
+        user = takers[0]
+        stack = user.get("module_stack") or []
+        modules = model_modules(stack, user.get("module_types") or [""] * len(stack), wrapped, own)
+        if not modules or not modules[-1][0]:
+            continue
+        name = f"{modules[-1][0]}.{user['arguments'][dq['name']]}"
+        out[tensor] = (name, str(by_name[tensor].get("dtype") or ""), "")
+        for i, a in args.items():
+            if a in _QPARAMS and held(i):
+                out[i] = (f"{_QPARAMS[a]} of {name}", "", name)
+    return out
 
 
 def _held_role(node: dict, wrapped: bool = False, own: str = "self") -> tuple[str, str]:
@@ -1750,6 +1803,7 @@ def _compile(
         owner = raw.self_types.get(_key(rec), ())
         forward = f"{owner[0]}.forward" if owner else "forward"
         frame = f"{forward} (via the {frame} decorator)"
+    quantized = _quantized_weights(dyn, wrapped, own) if rec.constant_origins else {}
     dyn_roles, post_roles = _input_roles(
         dyn,
         rec.post_grad_nodes,
@@ -1761,6 +1815,7 @@ def _compile(
         wrapped=wrapped,
         own=own,
         also=tuple(o["input"] for o in rec.constant_origins.values() if "input" in o),
+        renamed={k: v[0] for k, v in quantized.items()},
     )
     aot = _aot_call(rec, raw) if rec.aot else None
     if rec.aot:
@@ -1771,9 +1826,11 @@ def _compile(
     if ca and not rec.aot:
         ca_roles, ca_made = _ca_inputs(dyn, rec.post_grad_nodes, aot_forwards or {})
         post_roles.update(ca_roles)
-    constants = _constant_roles(rec, post_roles)
+    constants = _constant_roles(rec, post_roles, {v[0]: v[1:] for v in quantized.values()})
     graph_nodes = _graph_nodes(rec.post_grad_nodes, post_roles, wrapped, _lowered_ops(kernels), own=own)
     graph_nodes = _with_forward_facts(graph_nodes, ca_made)
+    if constants:
+        constants.update(_lowered_constant_names(rec, kernels, graph_nodes, constants))
     fx_modules = {n.name: n.module_stack for n in graph_nodes}
     window = _window_for(rec, windows, starts)
     trigger = (
@@ -1854,15 +1911,23 @@ def _compile(
     return finish_compile(made, view=not (view_later and missing(made)))
 
 
-def _constant_roles(rec: RawGraph, roles: dict[str, tuple[str, str]]) -> dict[str, str]:
+def _constant_roles(
+    rec: RawGraph, roles: dict[str, tuple[str, str]], quantized: Optional[dict[str, tuple[str, str]]] = None
+) -> dict[str, str]:
     """``Compile.constant_names``: each graph constant of a frozen graph that its kernels may read (a ``get_attr`` of the
     post-grad graph, or one Inductor made while lowering: a C++ GEMM template's packed weight) traced to the user's
     parameters and buffers (``constants.constant_names``, over ``RawGraph.constant_origins``; ``roles``: the graph's
-    inputs by name, those freezing made constants too). Each ``get_attr`` node so traced, and not named already by the
-    input whose name it keeps (``arg1_1``), takes its role and name in ``roles``."""
+    inputs by name, those freezing made constants too; ``quantized``: ``{display name: (dtype, of)}`` of the PT2E
+    weights and their scales and zero points, :func:`_quantized_weights`). Each ``get_attr`` node so traced, and not
+    named already by the input whose name it keeps (``arg1_1``), takes its role and name in ``roles``."""
     if not rec.constant_origins:
         return {}
-    traced = constant_names(rec.constant_origins, lambda name: roles.get(name, ("", "")))
+    quantized = quantized or {}
+    traced = constant_names(
+        rec.constant_origins,
+        lambda name: roles.get(name, ("", "")),
+        lambda name: quantized.get(roles.get(name, ("", ""))[1], ("", "")),
+    )
     out = {}
     for n in rec.post_grad_nodes:
         if n["op"] == "get_attr" and n["target"] in traced:
@@ -1870,6 +1935,44 @@ def _constant_roles(rec: RawGraph, roles: dict[str, tuple[str, str]]) -> dict[st
             if not roles.get(n["name"], ("", ""))[1]:
                 roles[n["name"]] = traced[n["target"]]
     out.update((c, shown) for c, (_, shown) in traced.items() if rec.constant_origins[c].get("lowered"))
+    return out
+
+
+#: The constants Inductor's oneDNN lowerings of a quantized op make from its arguments (``mkldnn_lowerings.py``:
+#: ``add_tensor_constant(torch.tensor(x_scale), name="x_scale")``): the scale and zero point of its quantized input
+#: ``x``, the op's first input
+_LOWERED_QPARAMS = {"x_scale": "scale", "x_zp": "zero point"}
+
+
+def _lowered_constant_names(
+    rec: RawGraph, kernels: list[Kernel], nodes: list[GraphNode], names: dict[str, str]
+) -> dict[str, str]:
+    """Names of the constants Inductor made while lowering a quantized op, which no ``get_attr`` names and its kernels
+    read (``RawGraph.memory``'s ``constants``), by the extern kernel that reads them (its post-grad node) and the name
+    the lowering asked for (``allocate_non_dup_const_name`` adds ``_0``, ``_1`` where the name is taken): ``x_scale``,
+    ``x_zp`` the scale and zero point of the op's quantized input, its first (``scale of quantize_per_tensor_1 (fc's
+    input)``); ``_frozen_param6_0`` a copy of the constant ``_frozen_param6`` (``w_zp``, made int32: ``zero point of
+    fc.weight (as int32)``); else ``a constant Inductor made for qconv_pointwise``."""
+    made = [c for c in (rec.memory or {}).get("constants") or {} if c not in names]
+    by_name = {n.name: n for n in nodes}
+    out: dict[str, str] = {}
+    for c in made:
+        readers = [(k, a) for k in kernels if k.language == "extern" and k.launch for a in k.launch.args if a.name == c]
+        if not readers:
+            continue
+        k, arg = readers[0]
+        node = by_name.get(k.fx_nodes[0]) if k.fx_nodes else None
+        asked = re.sub(r"_\d+$", "", c)
+        if asked in names:  # a copy of a constant, where the dtype differs, in its own
+            before = (rec.constant_origins.get(asked) or {}).get("dtype")
+            out[c] = names[asked] + (f" (as {arg.dtype})" if arg.dtype and before and arg.dtype != before else "")
+        elif asked in _LOWERED_QPARAMS and node is not None and node.inputs and node.inputs[0] in by_name:
+            x = by_name[node.inputs[0]]
+            whose = f"{x.module_stack[-1]}'s" if x.module_stack else f"{node.short_op}'s"
+            out[c] = f"{_LOWERED_QPARAMS[asked]} of {x.name} ({whose} input)"
+        else:
+            op = str(k.metadata.get("callee") or k.name).replace("torch.ops.", "").split(".")
+            out[c] = f"a constant Inductor made for {op[1] if len(op) > 1 else op[0]}"
     return out
 
 
@@ -1904,8 +2007,7 @@ def _operand_names(
     ``carried`` values (as many as the call returns) exist, inside the loop, in no graph of torch's: named
     ``loop-carried value 0``, with the variable that holds the value after the loop where dynamo names one
     (``i`` of ``i, acc = while_loop(...)``); a captured operand (and a ``cond`` operand) by the variable of the user's
-    code that holds it (``y``). A name dynamo gave after a local of torch's code (pytree's ``child``) is not the
-    user's: only a variable the node's own line assigns (:func:`_assigned_on_its_line`)."""
+    code that holds it (``y``), where it is the user's (:func:`user_variable`: not pytree's ``child``)."""
     own = [n for n in nodes if n["op"] == "placeholder"]
     calls = [g for g in parent_nodes.values() if g.op == "call_function" and subgraph in g.inputs]
     if not own or len(calls) != 1:
@@ -1927,8 +2029,7 @@ def _operand_names(
     held = {  # the variable that holds each result of the loop after it
         d["item"]: d["variable"]
         for d in dyn
-        if d.get("item") is not None and d["inputs"] == [dcall["name"]] and d.get("variable")
-        if _assigned_on_its_line(d["variable"], d.get("stack_trace") or "")
+        if d.get("item") is not None and d["inputs"] == [dcall["name"]] and user_variable(d)
     }
     out = {}
     for p, (n, operand) in enumerate(zip(own, operands)):
@@ -1937,7 +2038,7 @@ def _operand_names(
             out[n["name"]] = f"loop-carried value {p}{after}"
             continue
         d = by_name.get(operand) or {}
-        if d.get("variable") and _assigned_on_its_line(d["variable"], d.get("stack_trace") or ""):
+        if user_variable(d):
             out[n["name"]] = d["variable"]
     return out
 
@@ -1948,21 +2049,24 @@ def _after_subgraphs(inputs: list[str], op_of) -> list[str]:
     return list(inputs[subs[-1] + 1 :]) if subs else []
 
 
-def _assigned_on_its_line(variable: str, stack_trace: str) -> bool:
-    r"""Whether the innermost line of ``stack_trace`` (a node's, dynamo's) assigns ``variable``: ``y`` in
-    ``y = torch.cond(...)``, ``acc`` in ``i, acc = while_loop(...)``; not ``child``, a local of torch's pytree code
-    that dynamo named a node after while inlining it.
+def user_variable(node: dict) -> str:
+    r"""``GraphNode.variable`` of dynamo's graph node ``node`` (a raw node): the local variable dynamo named it after
+    (``torchread.variable_name``) where that is the user's: where the innermost frame of its stack is the user's code
+    (not torch's, nor the forward torch.fx generated for a GraphModule, ``<eval_with_key>.15``, whose locals FX named
+    after its nodes: PT2E's ``linear``, ``quantize_per_tensor_default``) and that line assigns it (``y`` in ``y =
+    torch.cond(...)``, ``acc`` in ``i, acc = while_loop(...)``); else ``""``: ``child``, a local of torch's pytree code
+    that dynamo named a node after while inlining it, whose stack ends at the user's ``i, acc = loop(...)``.
 
-    >>> _assigned_on_its_line("acc", '  File "t.py", line 5, in f\n    i, acc = loop(c, b, (x,))\n        ^^^^\n')
-    True
-    >>> _assigned_on_its_line("child", '  File "t.py", line 5, in f\n    i, acc = loop(c, b, (x,))\n')
-    False
+    >>> at = '  File "t.py", line 5, in f\n    i, acc = loop(c, b, (x,))\n        ^^^^\n'
+    >>> user_variable({"variable": "acc", "stack_trace": at}), user_variable({"variable": "child", "stack_trace": at})
+    ('acc', '')
     """
-    code = [ln for ln in stack_trace.splitlines() if ln.strip() and not set(ln.strip()) <= set("^~")]
-    if not code or code[-1].lstrip().startswith("File "):
-        return False
-    target = re.match(r"\s*([^=]*?)\s*(?<![=!<>+\-*/%&|^@:])=(?!=)", code[-1])
-    return bool(target) and variable in re.findall(r"[A-Za-z_]\w*", target.group(1))
+    variable = node.get("variable") or ""
+    frames = parse_stack_trace(node.get("stack_trace"))
+    if not variable or not frames or not frames[-1].is_user or frames[-1].file.startswith("<eval_with_key>"):
+        return ""
+    target = re.match(r"\s*([^=]*?)\s*(?<![=!<>+\-*/%&|^@:])=(?!=)", frames[-1].code)
+    return variable if target and variable in re.findall(r"[A-Za-z_]\w*", target.group(1)) else ""
 
 
 def _backward_compiled(

@@ -163,6 +163,8 @@ class _Traced:
     notes: list[str] = field(default_factory=list)
     computed: bool = False
     permuted: bool = False
+    #: a PT2E weight's scale or zero point: the display name of the weight it belongs to (``fc.weight``)
+    of: str = ""
 
 
 def _module_of(name: str) -> str:
@@ -186,12 +188,17 @@ def _text(t: _Traced) -> str:
 
 
 def constant_names(
-    origins: dict[str, dict], input_role: Callable[[str], tuple[str, str]]
+    origins: dict[str, dict],
+    input_role: Callable[[str], tuple[str, str]],
+    quantized: Optional[Callable[[str], tuple[str, str]]] = None,
 ) -> dict[str, tuple[str, str]]:
     """``{constant: (role, display name)}`` of each constant of ``origins`` (``RawGraph.constant_origins``) traced to
     the user's parameters and buffers; ``input_role``: ``(role, display name)`` of a graph input by its name
-    (``arg3_1``), ``("", "")`` where unknown. A constant whose base is unknown is left out (keeps Inductor's name); an
-    unknown other tensor folded in is said by its own name."""
+    (``arg3_1``), ``("", "")`` where unknown; ``quantized``: of a graph input PT2E quantized, ``(note, of)``: the dtype
+    of a quantized weight (``int8``: ``fc.weight (int8, packed for oneDNN)``), or the weight a scale or zero point
+    belongs to (``fc.weight``), which a packing of that weight reads without folding it in; ``("", "")`` for others.
+    A constant whose base is unknown is left out (keeps Inductor's name); an unknown other tensor folded in is said
+    by its own name."""
     done: dict[str, Optional[_Traced]] = {}
 
     def trace(name: str, depth: int = 0) -> Optional[_Traced]:
@@ -202,7 +209,9 @@ def constant_names(
         out: Optional[_Traced] = None
         if rec is None or "input" in rec:
             role, shown = input_role(rec["input"] if rec else name)
-            out = _Traced(shown, role, shape=(rec or {}).get("shape")) if shown else None
+            note, of = quantized(rec["input"] if rec else name) if quantized else ("", "")
+            out = _Traced(shown, role, shape=(rec or {}).get("shape"), notes=[note] if note else [], of=of)
+            out = out if shown else None
         elif depth < 64:
             base = trace(rec["base"], depth + 1) if rec.get("base") else None
             if rec.get("base") and base is None:
@@ -213,6 +222,8 @@ def constant_names(
                 got = trace(o, depth + 1)
                 if got is None:
                     others.append(o)
+                    continue
+                if base is not None and got.of and got.of == base.base:  # the weight's own scale, read by its packing
                     continue
                 others.extend(([got.base] if got.base else []) + got.others)
                 roles.append(got.role)

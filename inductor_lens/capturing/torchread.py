@@ -427,7 +427,9 @@ def subgraph_stack_traces(gm: Any, node: Any) -> list[str]:
 
 def fx_graph_nodes(gm: Any, variables: bool = False) -> list[dict]:
     """Plain dicts for the nodes of an FX GraphModule (see ``model.GraphNode``); ``variables`` (dynamo's graph): each
-    node dynamo named after a local variable of the user's code has ``"variable"`` (:func:`variable_name`). A node a lowering pattern put in the
+    node dynamo named after a local variable of the user's code has ``"variable"`` (:func:`variable_name`), and each
+    call of an op with a schema ``"arguments"``, the schema's name of the argument each input is passed as
+    (:func:`argument_names`: a PT2E weight's ``dequantize_per_channel`` is ``linear``'s ``weight``). A node a lowering pattern put in the
     graph (:func:`lowering_match`) is ``"lowering": True``, ``wraps`` the first op it replaced, without its overload (the
     capture names it by the op of the kernel it lowers to where that is known, ``build._graph_nodes``), its module stack the deepest of its own and
     theirs. A ``get_attr`` node of a subgraph also has ``subgraph_stack_traces`` (:func:`subgraph_stack_traces`), where
@@ -463,6 +465,7 @@ def fx_graph_nodes(gm: Any, variables: bool = False) -> list[dict]:
                 **({"item": k} if (k := item_of(n)) is not None else {}),
                 **({"returns": returned_names(n)} if n.op == "output" else {}),
                 **({"variable": v} if variables and (v := variable_name(gm, n)) else {}),
+                **({"arguments": a} if variables and (a := argument_names(n)) else {}),
                 **({"subgraph_stack_traces": inner} if inner else {}),
                 **({"recompute": policy} if (policy := _recompute_policy(n.meta)) else {}),
             }
@@ -492,6 +495,21 @@ def variable_name(gm: Any, node: Any) -> str:
     except Exception:  # a target FX names otherwise (an older torch): no variable claimed
         return ""
     return "" if re.fullmatch(rf"{re.escape(default)}(_\d+)?", node.name) else node.name
+
+
+def argument_names(node: Any) -> dict[str, str]:
+    """``{input node's name: argument name}`` of a call of an op with a schema (``aten.linear.default(dq, dq_1, b)``
+    -> ``{"dq": "input", "dq_1": "weight", "b": "bias"}``), the first argument each input is passed as (positional, then
+    keyword; a node inside a list argument is not read); ``{}`` for any other node."""
+    schema = getattr(node.target, "_schema", None) if node.op == "call_function" else None
+    if schema is None:
+        return {}
+    names = [a.name for a in schema.arguments]
+    out: dict[str, str] = {}
+    for name, value in [*zip(names, node.args), *node.kwargs.items()]:
+        if hasattr(value, "op") and isinstance(getattr(value, "name", None), str):
+            out.setdefault(value.name, str(name))
+    return out
 
 
 def returned_names(node: Any) -> list[str]:

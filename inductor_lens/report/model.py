@@ -279,7 +279,7 @@ class GraphNode(_Record):
     #: ``prefer_save``; read at capture); ``""`` for other ops and in reports made before it.
     recompute: str = ""
     #: In dynamo's graph: the local variable of the user's code dynamo named the node after (``y`` for ``y = x @ w``;
-    #: ``torchread.variable_name``), which names a graph output that holds it (``GraphOutput.name``); ``""`` for a
+    #: ``torchread.variable_name``; only where the user's own line assigns it, ``build.user_variable``), which names a graph output that holds it (``GraphOutput.name``); ``""`` for a
     #: node named by its op (``mul`` for a ``z * 2`` stored nowhere), in other graphs, a TORCH_TRACE import and in
     #: reports made before it.
     variable: str = ""

@@ -443,6 +443,11 @@ def test_the_inputs_of_cond_and_while_loop_subgraphs_have_their_dtypes_and_the_p
     # a loop's inputs the parent computed: the captured y by the user's variable (dynamo's parent graph names it),
     # the carried values, which no graph of torch's names inside the loop, as such, with the variable holding each
     # after the loop (they were unnamed; pytree's `child`, dynamo's name for the initial values, is not the user's)
+    # dynamo named the loop's initial values `child`, `child_1` after a local of torch's pytree code it inlined (their
+    # stack ends at the user's `i, acc = loop(...)`, which assigns no `child`): no variable of the user's
+    (parent,) = [c for c in cap.report.compiles if not c.subgraph]
+    variables = {n.name: n.variable for n in parent.graphs["dynamo"].nodes if n.variable}
+    assert variables == {"y": "y", "i": "i", "acc": "acc"}, variables
     for loop_graph in ("while_loop_body_graph_0", "while_loop_cond_graph_0"):
         shown = [(n.display_name, n.role) for n in subs[loop_graph].graphs["post_grad"].nodes if n.op == "placeholder"]
         assert shown == [
