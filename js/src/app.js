@@ -4,6 +4,7 @@
 
 import { groupOf, hasProfile, plural } from "./data.js";
 import { h } from "./dom.js";
+import { awaitLayout } from "./graphview.js";
 import { installKeys } from "./keys.js";
 import { linePanel } from "./linepanel.js";
 import { noCompilePanel, renderPanel } from "./panel.js";
@@ -99,14 +100,18 @@ function makeContext(report, opts, store, model) {
       host.querySelectorAll(".il-message").forEach((m) => m.remove());
       if (text) host.appendChild(h("div", { class: "il-message " + cls }, text));
     },
-    /** Lay out `dot` in the worker while `host` says so; null when it failed (said in `host`) or went stale. */
-    async layoutIn(host, dot, what, current) {
+    /**
+     * Lay out `dot` in the worker while `host` says so, then `draw(layout)` (synchronous) if still `current()`;
+     * resolves to whether it drew. A print meanwhile (graphview.js printGraphs) lays it out on this thread and draws it
+     * at once, where it can (LayoutEngine.layoutNow); the worker's answer then draws nothing more.
+     */
+    async layoutIn(host, dot, what, current, draw) {
       ctx.message(host, `laying out ${what}…`, "il-busy");
       // the widget's layout engine comes from its kernel: a notebook reopened without it waits in vain, so say why
       const engine = opts.engine();
-      let ready = false;
+      let ready = null;
       engine.then(
-        () => (ready = true),
+        (e) => (ready = e),
         () => {},
       );
       const slow = opts.embedded
@@ -119,19 +124,32 @@ function makeContext(report, opts, store, model) {
               );
           }, ENGINE_WAIT_MS)
         : null;
+      let came = false;
+      const arrive = (layout) => {
+        if (came) return false;
+        came = true;
+        settled();
+        if (!current() || !alive) return false;
+        ctx.message(host, "");
+        draw(layout);
+        return true;
+      };
+      const settled = awaitLayout(() => {
+        const layout = ready && current() && alive ? ready.layoutNow(dot) : null;
+        if (layout) arrive(layout);
+      });
       let layout;
       try {
         ctx.mark("il:layout-request");
         layout = await (await engine).layout(dot);
       } catch (e) {
-        if (current() && alive) ctx.message(host, `layout failed: ${e.message || e}`, "il-error");
-        return null;
+        settled();
+        if (!came && current() && alive) ctx.message(host, `layout failed: ${e.message || e}`, "il-error");
+        return false;
       } finally {
         if (slow != null) clearTimeout(slow);
       }
-      if (!current() || !alive) return null;
-      ctx.message(host, "");
-      return layout;
+      return arrive(layout);
     },
     /**
      * Once the first graph is up, lay out the other compiles' graphs ahead of need, one at a time, while the

@@ -30,21 +30,24 @@ export class LayoutEngine {
    * for layouts made ahead (the other compiles' graphs): a user's request never waits behind them (the
    * decoder's backward graph takes seconds of dot; "Expand all" right after the page opened waited 3 s).
    */
-  constructor(workerSource) {
+  constructor(workerSource, { printable = false } = {}) {
     this.source = workerSource;
     this.nextId = 1;
     this.cache = new Map();
     this.fore = this.spawn();
     this.back = null;
-    this.local = null; // Graphviz on this thread (here()), made only where the clock is virtual
+    this.local = null; // a promise of Graphviz on this thread (here()): where the clock is virtual, or for a print
+    this.made = null; // that Graphviz once made: layoutNow() lays out with it
+    this.printable = printable; // the page prints (index.js mount): a late layout makes Graphviz here too
   }
 
   /**
    * Graphviz on the page's own thread: the worker's script run here as a classic script (a blob: URL, as the
-   * worker's), which leaves {layoutWith, instanceNow} for us, its WebAssembly made synchronously. A promise of
-   * {layout(dot)}; the script's load is a fetch, for which virtual time waits, and the rest settles in microtasks.
+   * worker's), which leaves {layoutWith, instanceNow, instance} for us. A promise of {layout(dot)}. `now`: its
+   * WebAssembly made synchronously (instanceNow): the script's load is a fetch, for which virtual time waits, and
+   * the rest settles in microtasks; else compiled by the browser on its own threads (on a real clock: prepareHere).
    */
-  here() {
+  here({ now = true } = {}) {
     if (!this.local) {
       this.local = new Promise((resolve, reject) => {
         const url = URL.createObjectURL(new Blob([this.source], { type: "text/javascript" }));
@@ -58,7 +61,11 @@ export class LayoutEngine {
           const api = globalThis.__inductorLensLayout;
           delete globalThis.__inductorLensLayout;
           if (!api) return reject(new Error("the layout engine did not load on the page"));
-          api.instanceNow().then((viz) => resolve({ layout: (dot) => api.layoutWith(viz, dot) }), reject);
+          (now ? api.instanceNow() : api.instance()).then((viz) => {
+            this.made = { layout: (dot) => api.layoutWith(viz, dot) };
+            performance.mark("il:layout-here"); // tests wait on it
+            resolve(this.made);
+          }, reject);
         };
         script.onerror = () => {
           done();
@@ -75,13 +82,15 @@ export class LayoutEngine {
   /**
    * A layout the user waits for (id `id` of worker `w`): where it is still unanswered after LATE_MS and the page's
    * clock is virtual, made on this thread instead (the worker's later answer is dropped). On a real clock nothing
-   * changes: the check costs a few dozen clock reads per LATE_MS of a long layout.
+   * changes, except on a page that prints (`printable`): there Graphviz is made on this thread too (prepareHere), so
+   * that a print meanwhile can lay the graph out (layoutNow). The check costs a few dozen clock reads per LATE_MS.
    */
   watch(w, id, dot) {
     const check = () => {
       const entry = w.pending.get(id);
       if (!entry) return;
       if (typeof document === "undefined" || !clockStandsStill()) {
+        if (this.printable) this.prepareHere();
         entry.late = setTimeout(check, LATE_MS);
         return;
       }
@@ -140,13 +149,50 @@ export class LayoutEngine {
     }
     const w = background ? (this.back = this.back || this.spawn()) : this.fore;
     const id = this.nextId++;
-    const promise = new Promise((resolve, reject) => w.pending.set(id, { resolve, reject }));
+    const promise = new Promise((resolve, reject) => w.pending.set(id, { resolve, reject, dot }));
     w.worker.postMessage({ id, dot });
     if (!background) this.watch(w, id, dot);
     this.cache.set(dot, promise);
-    promise.catch(() => this.cache.delete(dot));
+    promise.then(
+      (layout) => (promise.value = layout), // for layoutNow
+      () => this.cache.delete(dot),
+    );
     while (this.cache.size > CACHE_LIMIT) this.cache.delete(this.cache.keys().next().value);
     return promise;
+  }
+
+  /**
+   * Graphviz made on this thread ahead of a print, on a real clock, while a layout the user waits for is late (watch):
+   * a print cannot wait for the worker (beforeprint's listeners run, then the page is printed), so layoutNow lays
+   * the graph out here. The browser compiles its WebAssembly on its own threads; this thread runs the script
+   * (~1.5 MB) and decodes the module. Under virtual time nothing is done here: watch makes it synchronously.
+   */
+  prepareHere() {
+    if (this.local || typeof document === "undefined" || clockStandsStill()) return;
+    this.here({ now: false });
+  }
+
+  /**
+   * `dot` laid out now, on this thread: the cached layout, else made with Graphviz made here (prepareHere), else
+   * null. For a print (graphview.js printGraphs), which cannot wait for the worker: a request for the same DOT still
+   * waiting on a worker gets this answer (the worker's is dropped), and the cache keeps it. Throws where Graphviz does.
+   */
+  layoutNow(dot) {
+    const hit = this.cache.get(dot);
+    if (hit && hit.value) return hit.value;
+    if (!this.made) return null;
+    const layout = { ...this.made.layout(dot), here: true };
+    for (const w of [this.fore, this.back])
+      for (const [id, p] of w ? w.pending : [])
+        if (p.dot === dot) {
+          w.pending.delete(id);
+          clearTimeout(p.late);
+          p.resolve(layout);
+        }
+    const done = hit || Promise.resolve(layout);
+    done.value = layout;
+    this.cache.set(dot, done);
+    return layout;
   }
 }
 
@@ -154,14 +200,14 @@ const engines = new Map();
 
 /**
  * One engine per page for a given source loader key; `load` is called once and returns
- * the worker's source text (a promise).
+ * the worker's source text (a promise). `options`: LayoutEngine's.
  */
-export function sharedEngine(key, load) {
+export function sharedEngine(key, load, options = {}) {
   let p = engines.get(key);
   if (!p) {
     p = Promise.resolve()
       .then(load)
-      .then((src) => new LayoutEngine(src));
+      .then((src) => new LayoutEngine(src, options));
     p.catch(() => engines.delete(key));
     engines.set(key, p);
   }

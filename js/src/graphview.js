@@ -122,12 +122,30 @@ export function openingView(boxes, first, { W, H, pad = 16, width, height }) {
 
 /** The graphs drawn on the page: printGraphs draws each for print. */
 const live = new Set();
+/** The graphs whose layout is awaited (app.js layoutIn): each a function that lays its graph out on this thread and
+ * draws it, now, where it can (LayoutEngine.layoutNow). */
+const awaited = new Set();
+
+/** `drawNow` is called by a print while the graph's layout is awaited; the returned function says it came. */
+export function awaitLayout(drawNow) {
+  awaited.add(drawNow);
+  return () => awaited.delete(drawNow);
+}
 
 /**
  * Draw every graph on the page for print (`on`: GraphCanvas.printView) or back as on screen. The standalone page calls
- * it on beforeprint and afterprint (index.js mount): the browser's Print, chromium --headless --print-to-pdf.
+ * it on beforeprint and afterprint (index.js mount): the browser's Print, chromium --headless --print-to-pdf. A print
+ * cannot wait for the layout worker (the page is printed once beforeprint's listeners return): a graph still laid
+ * out there is laid out and drawn on this thread first, where Graphviz is made here (else it prints "laying out…").
  */
 export function printGraphs(on) {
+  if (on)
+    for (const drawNow of [...awaited])
+      try {
+        drawNow();
+      } catch (e) {
+        console.error("inductor_lens: a graph could not be laid out for print", e);
+      }
   for (const canvas of live) canvas.printView(on);
 }
 

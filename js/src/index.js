@@ -210,7 +210,8 @@ export async function mount(el, sources) {
   // unpacked at once, and the worker is created BEFORE the long synchronous parse and first draw below, so
   // that it boots and compiles on its own thread meanwhile (created after them, it made the first layout
   // wait ~300 ms more)
-  const engine = () => sharedEngine("page", () => gunzipText(fromBase64(sources.engine)));
+  // printable: a print while a layout is late lays it out on the page's thread (graphview.js printGraphs)
+  const engine = () => sharedEngine("page", () => gunzipText(fromBase64(sources.engine)), { printable: true });
   const [text] = await Promise.all([gunzipText(fromBase64(sources.report)), engine().catch(() => null)]);
   const payload = expandReport(JSON.parse(text));
   mark("il:report");

@@ -4,8 +4,8 @@
 // answer is plain geometry, so nothing from a report ever passes through Graphviz's output.
 //
 // The same script, run on the page's own thread (engine.js LayoutEngine.here: a headless browser's virtual time,
-// which never waits for a worker), starts nothing and leaves {layoutWith, instanceNow} in
-// globalThis.__inductorLensLayout for the page to take.
+// which never waits for a worker, or ahead of a print), starts nothing and leaves {layoutWith, instanceNow, instance}
+// in globalThis.__inductorLensLayout for the page to take.
 import { instance } from "@viz-js/viz";
 
 const inWorker = typeof WorkerGlobalScope !== "undefined" && self instanceof WorkerGlobalScope;
@@ -143,4 +143,4 @@ if (inWorker)
       self.postMessage({ id, error: String((err && err.message) || err) });
     }
   };
-else globalThis.__inductorLensLayout = { layoutWith, instanceNow };
+else globalThis.__inductorLensLayout = { layoutWith, instanceNow, instance };

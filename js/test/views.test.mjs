@@ -478,3 +478,32 @@ test("kernel table: a line that is not the user's says whose it is (Frame.stage)
   k.user_lines[0].stage = "user";
   assert.equal(kernelRows(indexCompile(optim)).find((r) => r.kernel === "cpp_fused_relu_0").whose, "");
 });
+
+test("printGraphs draws first every graph whose layout is awaited, once, and a failed one leaves the rest", async () => {
+  const { awaitLayout, printGraphs } = await import("../src/graphview.js");
+  const drawn = [];
+  let settleA;
+  const waitA = () => {
+    drawn.push("a");
+    settleA();
+  };
+  settleA = awaitLayout(waitA);
+  const settleB = awaitLayout(() => {
+    throw new Error("graphviz failed");
+  });
+  const settleC = awaitLayout(() => drawn.push("c"));
+  const err = console.error;
+  console.error = () => {};
+  try {
+    printGraphs(true);
+    assert.deepEqual(drawn, ["a", "c"]);
+    settleC(); // c's layout came
+    printGraphs(true); // a came while printing, c after: neither is drawn again
+    assert.deepEqual(drawn, ["a", "c"]);
+    printGraphs(false);
+    assert.deepEqual(drawn, ["a", "c"], "after the print nothing is laid out");
+  } finally {
+    settleB();
+    console.error = err;
+  }
+});

@@ -551,6 +551,59 @@ def test_a_printed_page_shows_the_whole_graph_and_the_panel_in_light_colours(tmp
     _assert_clean(page)
 
 
+# the layout worker gets its requests but never answers one: the page's graph layout stays pending
+_WORKER_NEVER_ANSWERS = """
+const W = window.Worker;
+window.Worker = class extends W { postMessage(m, ...a) { if (m && m.dot) return; return super.postMessage(m, ...a); } };
+"""
+
+# what a print shows, read in a beforeprint listener added after the page's own (they run in that order)
+_AT_PRINT = """() => {
+  window.__printed = [];
+  addEventListener("beforeprint", () => {
+    const pane = document.querySelector('[data-view="fusion"] .il-graph');
+    window.__printed.push({
+      text: pane.innerText,
+      nodes: [...pane.querySelectorAll("[data-node]")].map((g) => g.dataset.node),
+      viewBox: pane.querySelector(".il-svg").getAttribute("viewBox"),
+      ready: pane.dataset.ready || null,
+    });
+  });
+}"""
+
+
+@pytest.mark.browser
+def test_a_page_printed_while_its_first_layout_is_pending_prints_the_graph(tmp_path, offline_page):
+    """A print cannot wait for the layout worker (the page is printed once beforeprint's listeners return): printed
+    while the first layout was pending, the page printed "laying out 3 boxes…" in place of the graph. Once a layout is
+    late, the page makes Graphviz on its own thread too, and a print lays the graph out there and draws it, whole, with
+    the panel below (Chromium's own print: ``page.pdf()``, which fires beforeprint); after the print the screen shows
+    the graph as it opens, and the worker's answer, if it came, would draw nothing more."""
+    page = offline_page
+    page.add_init_script(_WORKER_NEVER_ANSWERS)
+    report = layered_report(layers=1, per_layer=3)
+    path = tmp_path / "r.html"
+    report.save_html(path)
+    page.goto(path.as_uri())
+    pane = page.locator('[data-view="fusion"] .il-graph')
+    page.wait_for_function("() => performance.getEntriesByName('il:layout-here').length > 0", timeout=30000)
+    assert "laying out 3 boxes" in pane.inner_text() and pane.get_attribute("data-ready") is None
+    page.evaluate(_AT_PRINT)
+    pdf = page.pdf()
+    assert pdf.startswith(b"%PDF")
+    (printed,) = page.evaluate("window.__printed")
+    names = [n.name for n in report.compiles[0].fused_nodes]
+    assert printed["ready"] == "1" and "laying out" not in printed["text"], printed
+    assert sorted(printed["nodes"]) == sorted(names), printed
+    assert printed["viewBox"], "the graph was not drawn whole for the paper"
+    # afterprint: the graph on screen, at its opening view, and nothing left waiting
+    svg = page.locator('[data-view="fusion"] .il-svg')
+    assert svg.get_attribute("viewBox") is None
+    assert page.locator('[data-view="fusion"] .il-viewport').get_attribute("transform")
+    assert page.evaluate("() => inductorLens.store.get().compileId") == report.compiles[0].id
+    _assert_clean(page)
+
+
 def test_the_layout_engine_is_gzipped_once_at_build_time_and_matches_the_worker():
     """Every page embeds the layout worker gzip'd; ``hatch_build.py`` compresses it with the bundle (no cache of the
     user's home, no level-9 gzip of 1.5 MB per page), and what the page embeds is the worker itself."""

@@ -261,8 +261,18 @@ async function drawGraph(ctx, v, legend, after) {
     return;
   }
   const b = buildFusion(ix, model.expandedFor(s.compileId));
-  const layout = await ctx.layoutIn(v.host, b.dot, `${b.items.size} boxes`, () => my === v.token);
-  if (!layout) return;
+  await ctx.layoutIn(
+    v.host,
+    b.dot,
+    `${b.items.size} boxes`,
+    () => my === v.token,
+    (layout) => drawLaidOut(ctx, v, { s, ix, b, layout }, legend, after),
+  );
+}
+
+/** Draw the laid-out graph of drawGraph into view `v` (synchronous: a print draws it in its beforeprint). */
+function drawLaidOut(ctx, v, { s, ix, b, layout }, legend, after) {
+  const { model } = ctx;
   ctx.mark("il:layout");
   v.built = b;
   v.maxShare = 0;

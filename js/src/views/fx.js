@@ -54,8 +54,17 @@ function create(ctx) {
     const exp = model.fxExpandedFor(s.compileId);
     if (s.selected) exp.add(s.selected);
     const b = buildFx(ix, gname, exp);
-    const layout = await ctx.layoutIn(host, b.dot, `${b.items.size} nodes`, () => my === token);
-    if (!layout) return;
+    await ctx.layoutIn(
+      host,
+      b.dot,
+      `${b.items.size} nodes`,
+      () => my === token,
+      (layout) => drawLaidOut(s, gname, b, layout),
+    );
+  }
+
+  /** Draw the laid-out graph (synchronous: a print draws it in its beforeprint). */
+  function drawLaidOut(s, gname, b, layout) {
     built = b;
     canvas.draw(layout, b.items, b.edges, b.clusters, (g, it) => {
       if (it.type === "fx") {
