@@ -56,7 +56,7 @@ SCHEMA_VERSION = 2
 
 #: The generation of the derived fields (``report/finish.py``) a report holds. A report written before
 #: derived fields were added (no ``derived`` key, or a smaller number) gets them filled when it is loaded.
-DERIVED_VERSION = 26  # 2: Trigger.summary; 3: Compile.module_view, FusedNode.group_path; 4: FusedNode.no_line_reason;
+DERIVED_VERSION = 27  # 2: Trigger.summary; 3: Compile.module_view, FusedNode.group_path; 4: FusedNode.no_line_reason;
 # 5: a backward's saved inputs named by what made them, input copies labelled, Trigger.kind ahead_of_time;
 # 6: FusedNode.built_lines (where the user's code built the modules of ops that ran inside torch)
 # 7: module paths inferred where a compile recorded none (Compile.modules_inferred, report/module_paths.py)
@@ -92,6 +92,8 @@ DERIVED_VERSION = 26  # 2: Trigger.summary; 3: Compile.module_view, FusedNode.gr
 # kernel (rules.lead_line); Frame.function_label; KernelProfile.timing_text and noisy, StepProfile.runs_text by its
 # statistic; built lines only where one call of the compiled class can have built it (report/built.one_maker)
 # 26: KernelLaunch.grid_text and config_text, a Triton template's block sizes and grid (report/finish.launch_facts)
+# 27: module paths inferred again (report/module_paths.py: a tied weight's op in the module its line calls, autograd's
+# gradient sums of none, an op recomputed in a backward in its forward's module); GraphOutput names from GraphNode.variable
 
 #: Languages a kernel may be written in: what Inductor's output code defines (``async_compile.<kind>``),
 #: ``extern`` for calls of library kernels, ``other`` when the source was not found.
