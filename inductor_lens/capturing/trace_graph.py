@@ -34,7 +34,11 @@ _DTYPES = {
     "f8e5m2fnuz": "float8_e5m2fnuz",
 }
 _ANNOT = re.compile(r"^(?P<dtype>[a-z]+\d*[a-z0-9]*)\[(?P<shape>[^\]]*)\]")
-_FILE = re.compile(r"^\s*# File: (?P<file>.+?):(?P<line>\d+) in (?P<func>[^,]+), code: (?P<code>.*)$")
+#: The line comment ``print_readable`` writes above a run of nodes: ``# File: x.py:81 in forward, code: ...``. What
+#: torch may write before ``File:`` on that line (``torch/fx/graph.py``, ``append_stacktrace_summary``) is no part of
+#: the line: ``Backward of forward node:`` (torch 2.15: a backward's op, whose stack trace is its forward op's, as
+#: the capture records it), ``Annotation: {...}``, ``recompute: MUST_SAVE``, a ``# seq_nr: 3`` of extra metadata.
+_FILE = re.compile(r"^\s*#.*?(?<![\w.])File: (?P<file>.+?):(?P<line>\d+) in (?P<func>[^,]+), code: (?P<code>.*)$")
 _ASSIGN = re.compile(r'^\s+(?P<name>[A-Za-z_]\w*)(?:\s*:\s*"(?P<annot>[^"]*)")?\s*=\s*(?P<expr>.+?)\s*$')
 _PARAM = re.compile(r'(?:^|,\s*)(?P<name>[A-Za-z_]\w*)\s*(?::\s*(?:"(?P<annot>[^"]*)"|[^,"]+))?')
 _IDENT = re.compile(r"[A-Za-z_]\w*")

@@ -492,6 +492,36 @@ def test_a_printed_graphs_return_keeps_its_positions():
     assert out["inputs"] == ["mm", "sum_1"] and out["returns"] == ["mm", "", "sum_1", "mm"]
 
 
+def test_a_printed_graphs_line_comments_give_the_forward_line_whatever_torch_writes_before_it():
+    """Torch 2.15 prints a backward's op under ``# Backward of forward node: File: ...`` (2.13: ``# File: ...``), and
+    may write an annotation, a recompute tag or extra metadata before ``File:``: each op gets the forward's line, as the
+    capture records it (its ``stack_trace`` is the forward op's); the TORCH_TRACE import's tied-weight rule reads it."""
+    from inductor_lens.capturing.trace_graph import parse_readable_graph
+
+    line = "File: /m/gpt.py:81 in forward, code: return self.lm_head(self.ln_f(x))"
+    text = f"""class GraphModule(torch.nn.Module):
+    def forward(self, primals_2: "f32[256, 64]", tangents_1: "f32[64, 256]"):
+        # {line}
+        permute_18: "f32[64, 256]" = torch.ops.aten.permute.default(primals_2, [1, 0])
+
+        # Backward of forward node: {line}
+        permute_21: "f32[256, 64]" = torch.ops.aten.permute.default(permute_18, [1, 0])
+
+        # No stacktrace found for following nodes
+        mm_1: "f32[64, 64]" = torch.ops.aten.mm.default(tangents_1, permute_21)
+
+        # Annotation: {{'stage': 1}} recompute: MUST_SAVE Backward of forward node: {line}
+        mm_2: "f32[64, 64]" = torch.ops.aten.mm.default(tangents_1, permute_21)
+
+        # seq_nr: 3 # {line}
+        mm_3: "f32[64, 64]" = torch.ops.aten.mm.default(mm_2, mm_1)
+        return (mm_3,)
+"""
+    stacks = {n["name"]: n["stack_trace"] for n in parse_readable_graph(text) if n["op"] == "call_function"}
+    want = '  File "/m/gpt.py", line 81, in forward\n    return self.lm_head(self.ln_f(x))\n'
+    assert stacks == {"permute_18": want, "permute_21": want, "mm_1": "", "mm_2": want, "mm_3": want}
+
+
 def test_dynamo_placeholder_names_give_their_source():
     """A log prints dynamo's graph inputs by name only: the name gives the source, so the role and display name."""
     from inductor_lens.report.rules import placeholder_source, source_role
