@@ -110,15 +110,33 @@ def find_kernel(report: Report, kernel: Union[str, Kernel]) -> tuple[Kernel, str
         return kernel, ""
     found = kernel_matches(report, kernel)
     if not found:
+        want_compile, name = split_compile(report, kernel)
+        elsewhere = [cid for _, cid in kernel_matches(report, name)] if want_compile else []
+        if elsewhere:
+            raise KeyError(f"compile {want_compile} has no kernel {name!r}: it is in {', '.join(elsewhere)}")
         names = sorted({k.name for k in report.kernels})
         raise KeyError(f"no kernel {kernel!r} in the report (kernels: {names})")
     return found[0]
 
 
+def split_compile(report: Report, kernel: str) -> tuple[str, str]:
+    """``(compile, name)`` of a kernel as the user names it: ``"0/1 forward:extern_kernels.convolution[buf0]"`` is
+    ``("0/1 forward", "extern_kernels.convolution[buf0]")``; ``("", kernel)`` where the text before the first ``:``
+    is no compile of the report, by its ``id`` (``0/1 forward``, ``4/0 backward #2``) or ``compile_id`` (``0/1``,
+    ``!0/1/0``, ``aot/0``): neither holds a ``:`` (torch's ``CompileId`` is ``[!CA/]FRAME/N[_ATTEMPT]``), whatever
+    the kernel's name holds after it (an extern call's ``[buf0]``, a ``:``)."""
+    head, sep, rest = kernel.partition(":")
+    head = head.strip()
+    if sep and any(head in (c.id, c.compile_id) for c in report.compiles):
+        return head, rest.strip()
+    return "", kernel
+
+
 def kernel_matches(report: Report, kernel: str) -> list[tuple[Kernel, str]]:
-    """Every ``(kernel, compile id)`` that the name ``kernel`` (or ``compile id:name``) names, in report order: a
-    forward and its backward can each hold a kernel of one name."""
-    want_compile, _, name = kernel.rpartition(":") if ":" in kernel and "[" not in kernel else ("", "", kernel)
+    """Every ``(kernel, compile id)`` that the name ``kernel`` (or ``compile:name``, :func:`split_compile`) names,
+    in report order: a forward and its backward, or a recompile, can each hold a kernel of one name
+    (``extern_kernels.mm[buf0]``)."""
+    want_compile, name = split_compile(report, kernel)
     return [
         (k, c.id)
         for c in report.compiles

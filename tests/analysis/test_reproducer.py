@@ -397,6 +397,67 @@ def test_a_name_that_a_forward_and_its_backward_share_is_said_and_each_can_be_pi
     assert (tmp_path / "b.py").read_text() == bwd and "kernels are named" not in capsys.readouterr().err
 
 
+def _hint(err: str) -> str:
+    """The name ``repro``'s hint says to give for another kernel of the name (``e.g. '0/1 forward:NAME'``)."""
+    m = re.search(r"e\.g\. '(.+)'$", err.strip().splitlines()[-1])
+    assert m, err
+    return m.group(1)
+
+
+def test_every_compile_prefixed_name_the_hint_suggests_picks_that_kernel(training_report, tmp_path, capsys):
+    """nu22 D2: a recompile (0/0 inference, then 0/1 forward of a training step) holds an extern kernel of the same
+    name, ``extern_kernels.convolution[buf0]``; ``repro`` said to name the second as
+    ``'0/1 forward:extern_kernels.convolution[buf0]'``, and that gave "no kernel ... in the report" (rc 2): a ``[``
+    in the name turned the compile prefix off. The text before the first ``:`` is a compile where it is one of the
+    report's ids or compile ids (neither holds a ``:``), whatever the name holds. Here the MLP's forward compiled
+    again as 0/1 (its kernels keep their names, as a recompile's do): each suggested name round-trips through the
+    CLI, by ``id`` and by ``compile_id``; a DDP rank's report gives ids with ``#2`` (a compile id's second graph)."""
+    import dataclasses
+
+    from inductor_lens.analysis.reproducer import kernel_matches
+
+    fwd = training_report.compiles[0]
+    again = dataclasses.replace(fwd, id="0/1 forward", compile_id="0/1")
+    twice = dataclasses.replace(fwd, id="0/1 forward #2", compile_id="0/1")  # a compile id's second graph
+    report = dataclasses.replace(training_report, compiles=[*training_report.compiles, again, twice])
+    path = tmp_path / "r.json"
+    report.save_json(path)
+    externs = [k.name for k in fwd.kernels if k.language == "extern"]
+    assert externs and all("[" in n for n in externs)
+    for name in externs:
+        found = kernel_matches(report, name)
+        assert [cid for _, cid in found] == ["0/0 forward", "0/1 forward", "0/1 forward #2"]
+        assert cli.main(["repro", str(path), name, "-o", str(tmp_path / "a.py")]) == 0
+        suggested = _hint(capsys.readouterr().err)
+        assert suggested == f"0/1 forward:{name}"
+        for picked, i in ((suggested, 1), (f" 0/1 forward : {name}", 1), (f"0/1 forward #2:{name}", 2)):
+            assert kernel_matches(report, picked) == [found[i]], picked
+            assert cli.main(["repro", str(path), picked, "-o", str(tmp_path / "b.py")]) == 0, capsys.readouterr()
+            assert "kernels are named" not in capsys.readouterr().err
+            script = (tmp_path / "b.py").read_text()
+            assert f"Reproducer of kernel {name} (compile {found[i][1]}," in script
+            assert script == reproducer(report, picked)
+        assert kernel_matches(report, f"0/0 forward:{name}") == kernel_matches(report, f"0/0:{name}") == [found[0]]
+        # by compile id: 0/1's two graphs hold it; the hint names the kernel, not 'COMPILE:0/1:NAME'
+        assert cli.main(["repro", str(path), f"0/1:{name}", "-o", str(tmp_path / "c.py")]) == 0
+        err = capsys.readouterr().err
+        assert f"2 kernels are named {name} (0/1 forward, 0/1 forward #2)" in err
+        assert _hint(err) == f"0/1 forward #2:{name}"
+    assert cli.main(["repro", str(path), "0/9:nope"]) == 2
+    assert "no kernel '0/9:nope' in the report" in capsys.readouterr().err
+    assert cli.main(["repro", str(path), f"0/0 backward:{externs[0]}"]) == 2
+    assert f"compile 0/0 backward has no kernel '{externs[0]}': it is in 0/0 forward, 0/1 forward" in (
+        capsys.readouterr().err
+    )
+    ddp = inductor_lens.load(FIXTURES / "dist" / "ddp" / "rank1.json")
+    name = "extern_kernels.mm[buf2]"
+    found = kernel_matches(ddp, name)
+    assert [cid for _, cid in found] == ["4/0 backward", "4/0 backward #2", "4/1 backward", "4/1 backward #2"]
+    for k, cid in found:
+        assert kernel_matches(ddp, f"{cid}:{name}") == [(k, cid)]
+    assert [cid for _, cid in kernel_matches(ddp, f"4/1:{name}")] == ["4/1 backward", "4/1 backward #2"]
+
+
 def test_hostile_names_stay_inside_comments_and_strings(sin_cos_report):
     """A report's names and title go into the script's docstring and comments: quotes and new lines in them
     cannot end the docstring or start a line of code."""
