@@ -157,6 +157,12 @@ def reproducer(report: Report, kernel: Union[str, Kernel], runs: int = RUNS, war
     """
     k, compile_id = find_kernel(report, kernel)
     compile_ = next((c for c in report.compiles if c.id == compile_id), None)
+    if compile_ is not None and compile_.trigger.kind == "ahead_of_time" and not _tensor_layouts(k):
+        # its C++ kernels have no launch; an extern call's launch is the C++ statement, which names no layout
+        raise ReproducerError(
+            f"kernel {k.name!r} is of {compile_id}, an AOTInductor compile: AOTInductor compiles use the C++ wrapper, "
+            "whose launches are not read (no argument's shape, stride or dtype), so no script can be written for it"
+        )
     info = report.device_info
     return kernel_script(
         k,
@@ -170,6 +176,11 @@ def reproducer(report: Report, kernel: Union[str, Kernel], runs: int = RUNS, war
         runs=runs,
         warmup=warmup,
     )
+
+
+def _tensor_layouts(k: Kernel) -> bool:
+    """Whether ``k``'s recorded launch gives the layout of some argument (a tensor's shape)."""
+    return k.launch is not None and any(a.shape is not None for a in k.launch.args)
 
 
 def kernel_script(

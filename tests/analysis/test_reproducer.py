@@ -458,6 +458,44 @@ def test_every_compile_prefixed_name_the_hint_suggests_picks_that_kernel(trainin
     assert [cid for _, cid in kernel_matches(ddp, f"4/1:{name}")] == ["4/1 backward", "4/1 backward #2"]
 
 
+def test_an_aotinductor_kernel_says_its_compile_uses_the_cpp_wrapper(training_report):
+    """nu22 D5: ``repro`` of an AOTInductor kernel listed three possible causes (a report older than launches,
+    cpp_wrapper=True, an unread launch), though the compile is ``ahead_of_time``. AOTInductor's package launches
+    its kernels from C++: a C++ kernel has no launch, and an extern call's launch is the C++ statement, whose
+    arguments carry no layout (nu22's s3_cli.json, torch 2.15: ``AOTI_TORCH_ERROR_CODE_CHECK(
+    aoti_torch_cpu_addmm_out(buf0, fc1_bias, arg4_1, ...))``). Both say just that; a compile of torch.compile
+    keeps the three causes."""
+    import dataclasses
+
+    from inductor_lens.report.model import KernelLaunch, LaunchArg
+
+    c = training_report.compiles[0]
+    cpp = next(k for k in c.kernels if k.language == "cpp")
+    ext = next(k for k in c.kernels if k.language == "extern")
+    call = "AOTI_TORCH_ERROR_CODE_CHECK(aoti_torch_cpu_addmm_out(buf0, fc1_bias, arg4_1, fc1_weight, 1L, 1L));"
+    names = ["buf0", "fc1_bias", "arg4_1", "fc1_weight", "1L", "1L"]
+    cxx = KernelLaunch(call=call, args=[LaunchArg(name=n, value=n, value_text=n) for n in names])
+    aot_kernels = [
+        dataclasses.replace(cpp, launch=None),
+        dataclasses.replace(ext, name="aoti_torch_cpu_addmm_out[buf0]", launch=cxx, metadata={"callee": "aoti"}),
+    ]
+    aot = dataclasses.replace(
+        c, id="aot/0 inference", compile_id="aot/0", trigger=dataclasses.replace(c.trigger, kind="ahead_of_time")
+    )
+    report = dataclasses.replace(training_report, compiles=[dataclasses.replace(aot, kernels=aot_kernels)])
+    for k in aot_kernels:
+        with pytest.raises(ReproducerError) as e:
+            reproducer(report, k.name)
+        assert str(e.value) == (
+            f"kernel {k.name!r} is of aot/0 inference, an AOTInductor compile: AOTInductor compiles use the C++ "
+            "wrapper, whose launches are not read (no argument's shape, stride or dtype), so no script can be "
+            "written for it"
+        )
+    jit = dataclasses.replace(training_report, compiles=[dataclasses.replace(c, kernels=aot_kernels[:1])])
+    with pytest.raises(ReproducerError, match="older than launches.*cpp_wrapper=True.*could not be read"):
+        reproducer(jit, cpp.name)
+
+
 def test_hostile_names_stay_inside_comments_and_strings(sin_cos_report):
     """A report's names and title go into the script's docstring and comments: quotes and new lines in them
     cannot end the docstring or start a line of code."""
