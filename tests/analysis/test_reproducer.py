@@ -189,17 +189,22 @@ def test_every_kernel_of_a_training_step_runs_alone(ran):
     assert {k.language for k in kernels} == {"cpp", "extern"}
     for (k, _), p in zip(first.values(), ran["alone"]):
         assert p.returncode == 0, f"{k.name}: {p.stderr[-2000:]}"
-        (line,) = p.stdout.splitlines()
+        check, line = p.stdout.splitlines()
+        assert check.startswith(f"{k.name}: check passed: the kernel ran and wrote 1 of its "), check
         m = LINE.match(line)
         assert m and m["name"] == k.name and float(m["us"]) > 0, line
     for p in [*ran["alone"], together]:
         imported = _imported(p.stderr)
         assert "torch" in imported and not [n for n in imported if n.split(".")[0] == "inductor_lens"]
     out = together.stdout.splitlines()
-    # every kernel's two lines, then empty.py's EXIT line (it prints no time: test below)
-    assert len(out) == 2 * len(kernels) + 1, together.stdout[-2000:]
+    # every kernel's three lines, then empty.py's EXIT line (it prints no time: test below)
+    assert len(out) == 3 * len(kernels) + 1, together.stdout[-2000:]
     for i, (k, path) in enumerate(zip(kernels, paths)):
-        line, end = out[2 * i], out[2 * i + 1]
+        check, line, end = out[3 * i : 3 * i + 3]
+        # what the check found, in one line: the tensors the kernel wrote, by the names the output code gives them
+        assert check.startswith(f"{k.name}: check passed: the kernel ran and wrote "), check
+        if k.language == "extern":
+            assert check.endswith(f"tensor arguments: out={k.metadata.get('buffer') or k.name.split('[')[1][:-1]}")
         m = LINE.match(line)
         assert m and m["name"] == k.name and float(m["us"]) > 0, line
         assert end == f"EXIT {path} 0", (end, together.stderr[-3000:])
@@ -229,6 +234,38 @@ def test_a_kernel_that_writes_nothing_fails_its_check(ran):
     d = ran["together"]
     assert d.returncode == 1 and d.stdout.splitlines()[-1] == f"EXIT {empty} 1", (d.stdout[-1000:], d.stderr[-1000:])
     assert "wrote none of its" in d.stderr, d.stderr[-1000:]
+
+
+def test_a_noisy_timing_says_so_and_what_to_do(training_report, monkeypatch, capsys):
+    """nu22: on a shared machine a script printed "median 7994 us (p10 7.5 us, p90 8008 us)" and nothing about a
+    spread of 1000x. Where p90 is over ``NOISY_FACTOR`` times p10 (the profile's noisy factor, on the tenths: of
+    hundreds of runs one always stalls) the line says "noisy", and stderr says what it means and what to do
+    (``rules.noisy_runs_text``: the same rule and words, which the script applies itself). An extern kernel's
+    script runs here, in this process, its timer replaced by those times."""
+    from inductor_lens.report.rules import noisy_runs_text
+
+    ext = next(k for k in training_report.kernels if k.language == "extern")
+    g = _script_globals(training_report, ext.name)
+    busy = [7.5] * 30 + [7994.0] * 140 + [8008.0] * 30  # bimodal: a tenth fast, the rest stalled
+    calm = [1.41] * 30 + [1.52] * 140 + [1.80] * 30
+    text, note = g["timing"](busy, 20)
+    assert text == "median 7994.00 us per call (p10 7.50 us, p90 8008.00 us; 200 runs after 20 warm-up; noisy)"
+    assert note == noisy_runs_text(7.5, 8008.0, 200) and note.startswith("noisy: the slowest tenth of the runs")
+    assert note.endswith("rerun on an idle machine or with more runs (--runs 2000)")
+    assert g["timing"](calm, 20) == (
+        "median 1.52 us per call (p10 1.41 us, p90 1.80 us; 200 runs after 20 warm-up)",
+        noisy_runs_text(1.41, 1.80, 200),
+    )
+    assert noisy_runs_text(1.41, 1.80, 200) == ""
+    assert g["timing"](busy, 20, "step")[1] == "step L2: " + note  # a GPU's L2 mode says which
+    monkeypatch.setattr(sys, "argv", ["kernel.py", "--warmup", "1"])
+    g["times_us"] = lambda run, args, kwargs, runs, l2="step": list(busy)
+    g["main"]()
+    out, err = capsys.readouterr()
+    check, line = out.splitlines()
+    assert check.startswith(f"{ext.name}: check passed: the kernel ran and wrote 1 of its ")
+    assert line.startswith(f"{ext.name}: median 7994.00 us per call (p10 7.50 us, p90 8008.00 us; 200 runs after 1 ")
+    assert "warm-up; noisy) on cpu" in line and err == f"{ext.name}: {note}\n"
 
 
 def _gpu_report():
