@@ -3,9 +3,14 @@
 ``reproducer(report, kernel)`` writes the script as text (this module imports no torch): the script imports torch
 (never inductor_lens), embeds the kernel's source, builds each argument with the shape, stride, dtype and storage
 offset the output code gave it (random values; integer tensors in range), runs the kernel once and checks that it
-wrote something, then times it (median and spread over ``--runs`` runs after ``--warmup``) and prints one line::
+wrote something (a line says what: the tensors it wrote, by the names the output code gives them), then times it
+(median and spread over ``--runs`` runs after ``--warmup``) and prints one line::
 
+    cpp_fused_relu_0: check passed: the kernel ran and wrote 1 of its 2 tensor arguments: buf0 (out_ptr0)
     cpp_fused_relu_0: median 1.52 us per call (p10 1.41 us, p90 1.80 us; 200 runs after 20 warm-up) on cpu, 2 threads; report: median 2.10 us per call of 20 runs (fastest 2.01 us, slowest 2.40 us)
+
+Where the runs disagree (p90 over ``rules.NOISY_FACTOR`` times p10, the profile's noisy rule on the tenths) the line
+says ``noisy`` and stderr says what it means and what to do (``rules.noisy_runs_text``).
 
 How each kind of kernel runs, as the output code runs it:
 
@@ -37,7 +42,7 @@ import re
 from typing import Optional, Union
 
 from ..report.model import Kernel, KernelLaunch, LaunchArg, Report
-from ..report.rules import custom_namespace
+from ..report.rules import NOISY_FACTOR, NOISY_RUNS, custom_namespace
 from .cost import DTYPE_BYTES
 from .memory import reuses, storage_root
 
@@ -110,15 +115,33 @@ def find_kernel(report: Report, kernel: Union[str, Kernel]) -> tuple[Kernel, str
         return kernel, ""
     found = kernel_matches(report, kernel)
     if not found:
+        want_compile, name = split_compile(report, kernel)
+        elsewhere = [cid for _, cid in kernel_matches(report, name)] if want_compile else []
+        if elsewhere:
+            raise KeyError(f"compile {want_compile} has no kernel {name!r}: it is in {', '.join(elsewhere)}")
         names = sorted({k.name for k in report.kernels})
         raise KeyError(f"no kernel {kernel!r} in the report (kernels: {names})")
     return found[0]
 
 
+def split_compile(report: Report, kernel: str) -> tuple[str, str]:
+    """``(compile, name)`` of a kernel as the user names it: ``"0/1 forward:extern_kernels.convolution[buf0]"`` is
+    ``("0/1 forward", "extern_kernels.convolution[buf0]")``; ``("", kernel)`` where the text before the first ``:``
+    is no compile of the report, by its ``id`` (``0/1 forward``, ``4/0 backward #2``) or ``compile_id`` (``0/1``,
+    ``!0/1/0``, ``aot/0``): neither holds a ``:`` (torch's ``CompileId`` is ``[!CA/]FRAME/N[_ATTEMPT]``), whatever
+    the kernel's name holds after it (an extern call's ``[buf0]``, a ``:``)."""
+    head, sep, rest = kernel.partition(":")
+    head = head.strip()
+    if sep and any(head in (c.id, c.compile_id) for c in report.compiles):
+        return head, rest.strip()
+    return "", kernel
+
+
 def kernel_matches(report: Report, kernel: str) -> list[tuple[Kernel, str]]:
-    """Every ``(kernel, compile id)`` that the name ``kernel`` (or ``compile id:name``) names, in report order: a
-    forward and its backward can each hold a kernel of one name."""
-    want_compile, _, name = kernel.rpartition(":") if ":" in kernel and "[" not in kernel else ("", "", kernel)
+    """Every ``(kernel, compile id)`` that the name ``kernel`` (or ``compile:name``, :func:`split_compile`) names,
+    in report order: a forward and its backward, or a recompile, can each hold a kernel of one name
+    (``extern_kernels.mm[buf0]``)."""
+    want_compile, name = split_compile(report, kernel)
     return [
         (k, c.id)
         for c in report.compiles
@@ -139,6 +162,12 @@ def reproducer(report: Report, kernel: Union[str, Kernel], runs: int = RUNS, war
     """
     k, compile_id = find_kernel(report, kernel)
     compile_ = next((c for c in report.compiles if c.id == compile_id), None)
+    if compile_ is not None and compile_.trigger.kind == "ahead_of_time" and not _tensor_layouts(k):
+        # its C++ kernels have no launch; an extern call's launch is the C++ statement, which names no layout
+        raise ReproducerError(
+            f"kernel {k.name!r} is of {compile_id}, an AOTInductor compile: AOTInductor compiles use the C++ wrapper, "
+            "whose launches are not read (no argument's shape, stride or dtype), so no script can be written for it"
+        )
     info = report.device_info
     return kernel_script(
         k,
@@ -152,6 +181,11 @@ def reproducer(report: Report, kernel: Union[str, Kernel], runs: int = RUNS, war
         runs=runs,
         warmup=warmup,
     )
+
+
+def _tensor_layouts(k: Kernel) -> bool:
+    """Whether ``k``'s recorded launch gives the layout of some argument (a tensor's shape)."""
+    return k.launch is not None and any(a.shape is not None for a in k.launch.args)
 
 
 def kernel_script(
@@ -198,6 +232,8 @@ def kernel_script(
         else "None",
         runs=int(runs),
         warmup=int(warmup),
+        noisy_factor=repr(float(NOISY_FACTOR)),
+        noisy_runs=repr(NOISY_RUNS),
     )
     before = step_before(list(order), k, aliases) if device.startswith("cuda") else []  # the L2 is the GPU's
     args = _args_code(launch, bound, _declared_dtypes(k, launch)) + _step_code(before)
@@ -305,7 +341,15 @@ def _args_code(launch: KernelLaunch, bound: int, declared: Optional[list] = None
                 )
             code = made[key]
         (kw if a.keyword else pos).append((a.keyword, code or _literal(a), _arg_comment(a)))
+    positional = [a for a in launch.args if not a.keyword]
+    names = {i: _arg_label(a) for i, a in enumerate(positional) if a.shape is not None}
+    names.update({a.keyword: _arg_label(a) for a in launch.args if a.keyword and a.shape is not None})
     lines = [
+        "",
+        "",
+        "#: Each tensor argument as the output code passes it, by its position in args or its keyword (check() names",
+        "#: those the kernel wrote)",
+        f"NAMES = {names!r}",
         "",
         "",
         "def arguments():",
@@ -318,6 +362,14 @@ def _args_code(launch: KernelLaunch, bound: int, declared: Optional[list] = None
     lines += [f"        {key!r}: {code},  # {comment}" for key, code, comment in kw]
     lines += ["    }", "    return args, kwargs"]
     return "\n".join(lines) + "\n"
+
+
+def _arg_label(a: LaunchArg) -> str:
+    """An argument as the check's line names it: the name the call passes and the kernel's parameter (``buf2
+    (out_ptr0)``), or its keyword (``out=buf0``)."""
+    if a.keyword:
+        return f"{a.keyword}={a.name}"
+    return a.name + (f" ({a.param})" if a.param and a.param != a.name else "")
 
 
 def _arg_comment(a: LaunchArg) -> str:
@@ -550,7 +602,8 @@ _HEAD = '''#!/usr/bin/env python3
 """Reproducer of kernel {doc_name}{where}.
 
 Runs the kernel on arguments with the recorded shapes, strides and dtypes (random values), checks that it wrote
-something, times it and prints one line. It imports torch only.
+something and says what, times it and prints one line (and, on stderr, what to do where its runs disagree). It
+imports torch only.
 
     python this_file.py [--runs N] [--warmup N] [--l2 step|cold|hot|all]
 """
@@ -568,6 +621,8 @@ REPORT_US = {report_us}  # the report's measured time per call (inspect(..., pro
 REPORT_TEXT = {report_text}  # how the report took it: its statistic, runs and spread, per call
 THREADS = {threads}  # the CPU threads torch ran with when the report's times were measured; None: torch's default
 RUNS, WARMUP = {runs}, {warmup}
+NOISY_FACTOR = {noisy_factor}  # runs disagree where p90 is over this many times p10 (the profile's noisy factor)
+NOISY_RUNS = {noisy_runs}
 
 
 def make(shape, stride, dtype, offset=0, high=1):
@@ -600,6 +655,35 @@ def check(run, args, kwargs):
     changed = [i for i, (b, t) in enumerate(zip(before, tensors)) if not torch.equal(b, t)]
     if result is None and not changed:
         sys.exit(f"{KERNEL}: the kernel ran but wrote none of its {len(tensors)} tensor arguments")
+    keys = [i for i, a in enumerate(args) if isinstance(a, torch.Tensor)]
+    keys += [k for k, a in kwargs.items() if isinstance(a, torch.Tensor)]
+    said = []
+    if changed:
+        wrote = ", ".join(NAMES.get(keys[i], str(keys[i])) for i in changed)
+        said.append(f"wrote {len(changed)} of its {len(tensors)} tensor arguments: {wrote}")
+    if any(result is t for t in tensors):  # an out= call returns the tensor it wrote
+        pass
+    elif isinstance(result, torch.Tensor):
+        said.append(f"returned a {list(result.shape)} {str(result.dtype).replace('torch.', '')} tensor")
+    elif result is not None:
+        said.append(f"returned {type(result).__name__}")
+    print(f"{KERNEL}: check passed: the kernel ran and {' and '.join(said)}", flush=True)
+
+
+def timing(ts, warmup, mode=None):
+    """One L2 mode's part of the line for the sorted per-run times ``ts``, and what to do where its runs disagree
+    (p90 over ``NOISY_FACTOR`` times p10: ``NOISY_RUNS``), else ``""``."""
+    q = statistics.quantiles(ts, n=10, method="inclusive") if len(ts) > 1 else [ts[0]] * 9
+    p10, p90 = q[0], q[-1]
+    noisy = ""
+    if 0 < p10 * NOISY_FACTOR < p90:
+        noisy = NOISY_RUNS.format(ratio=p90 / p10, p10=p10, p90=p90, more=10 * max(len(ts), 1))
+    cache = f", {mode} L2" if mode else ""
+    text = (
+        f"median {statistics.median(ts):.2f} us per call (p10 {p10:.2f} us, p90 {p90:.2f} us; "
+        f"{len(ts)} runs after {warmup} warm-up{cache}{'; noisy' if noisy else ''})"
+    )
+    return text, (f"{mode} L2: {noisy}" if mode and noisy else noisy)
 
 
 #: Each replayed launch's touches are made in this many interleaved parts (1: one tensor after another).
@@ -759,18 +843,16 @@ def main():
     modes = {"all": ["step", "cold", "hot"], "both": ["cold", "hot"]}.get(opts.l2, [opts.l2])
     if not DEVICE.startswith("cuda"):
         modes = [None]
-    lines = []
+    lines, notes = [], []
     for mode in modes:
-        ts = sorted(times_us(run, args, kwargs, opts.runs, mode))
-        q = statistics.quantiles(ts, n=10, method="inclusive") if len(ts) > 1 else [ts[0]] * 9
-        cache = f", {mode} L2" if mode else ""
-        lines.append(
-            f"median {statistics.median(ts):.2f} us per call (p10 {q[0]:.2f} us, p90 {q[-1]:.2f} us; "
-            f"{len(ts)} runs after {opts.warmup} warm-up{cache})"
-        )
+        text, noisy = timing(sorted(times_us(run, args, kwargs, opts.runs, mode)), opts.warmup, mode)
+        lines.append(text)
+        notes += [noisy] if noisy else []
     report = f"; report: {REPORT_TEXT}" if REPORT_TEXT else f"; report: {REPORT_US:.2f} us" if REPORT_US is not None else ""
     on = f"{DEVICE}, {torch.get_num_threads()} threads" if not DEVICE.startswith("cuda") else DEVICE
     print(f"{KERNEL}: {'; '.join(lines)} on {on}{report}", flush=True)
+    for note in notes:
+        print(f"{KERNEL}: {note}", file=sys.stderr, flush=True)
 
 
 if __name__ == "__main__":

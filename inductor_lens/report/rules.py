@@ -1985,6 +1985,16 @@ def runs_text(runs: int, warmup: int, statistic: str = "mean") -> str:
 #: A kernel whose slowest profiled run took more than this many times its fastest is flagged noisy
 #: (``KernelProfile.noisy``): the runs disagree, and no single figure is the kernel's time.
 NOISY_FACTOR = 3.0
+#: What to do about a time whose runs disagree (the profile's ``profile_noisy`` diagnostic, a reproducer's runs).
+NOISY_RERUN = "rerun on an idle machine or with more runs"
+#: A reproducer's timing whose runs disagree (:func:`noisy_runs_text`): the script formats it itself (it imports
+#: torch only), with ``ratio``, ``p10``, ``p90`` and ``more`` (runs to ask for).
+NOISY_RUNS = (
+    "noisy: the slowest tenth of the runs took at least {ratio:,.0f}x the fastest tenth (p10 {p10:.2f} us, p90 "
+    "{p90:.2f} us): the machine was busy; the median is not the kernel's own time, p10 is the closest: "
+    + NOISY_RERUN
+    + " (--runs {more})"
+)
 
 
 _MIB = 1 << 20
@@ -2148,6 +2158,21 @@ def noisy_verdict(verdict: str, fastest_fraction: Optional[float], at_most: bool
     return f"{head}: {peak_fraction_text(fastest_fraction, at_most)} at its fastest run"
 
 
+def noisy_runs_text(p10_us: float, p90_us: float, runs: int) -> str:
+    """A reproducer's timing of ``runs`` runs whose p90 is over ``NOISY_FACTOR`` times its p10, the profile's rule
+    (``KernelProfile.noisy``) on the tenths, not the extremes: of hundreds of runs, one always stalls. ``""``
+    otherwise. The script applies it to its own times (``NOISY_RUNS``, ``NOISY_FACTOR``).
+
+    >>> print(noisy_runs_text(7.5, 8008.0, 200))
+    noisy: the slowest tenth of the runs took at least 1,068x the fastest tenth (p10 7.50 us, p90 8008.00 us): the machine was busy; the median is not the kernel's own time, p10 is the closest: rerun on an idle machine or with more runs (--runs 2000)
+    >>> noisy_runs_text(1.41, 1.80, 200)
+    ''
+    """
+    if not 0 < p10_us * NOISY_FACTOR < p90_us:
+        return ""
+    return NOISY_RUNS.format(ratio=p90_us / p10_us, p10=p10_us, p90=p90_us, more=10 * max(runs, 1))
+
+
 def noisy_profile_text(noisy: int, timed: int) -> str:
     """The report's diagnostic (``profile_noisy``) where most of the timed kernels are noisy
     (``KernelProfile.noisy``): the machine was busy while profiling, and the times and verdicts rest on it.
@@ -2158,7 +2183,7 @@ def noisy_profile_text(noisy: int, timed: int) -> str:
     return (
         f"the machine was busy while profiling: {noisy} of {timed} kernels' runs disagree by more than "
         f"{NOISY_FACTOR:g}x (the slowest over {NOISY_FACTOR:g}x the fastest); their times are medians, their shares "
-        "and fractions of peak rest on them: rerun on an idle machine or with more runs"
+        f"and fractions of peak rest on them: {NOISY_RERUN}"
     )
 
 

@@ -20,7 +20,9 @@ def add_parser(sub) -> None:
     )
     p.add_argument("report", help="a saved report (.json or .json.gz)")
     p.add_argument(
-        "kernel", help="the kernel's name as the report shows it (e.g. cpp_fused_relu_0, extern_kernels.mm[buf9])"
+        "kernel",
+        help="the kernel's name as the report shows it (e.g. cpp_fused_relu_0, extern_kernels.mm[buf9]); "
+        "COMPILE:NAME picks the one of a compile where several hold the name (e.g. '0/1 backward:extern_kernels.mm[buf0]')",
     )
     p.add_argument("-o", "--output", default=None, help="the script to write (default: KERNEL.py; '-' prints it)")
     p.add_argument("--runs", type=int, default=None, help="timed runs the script makes by default")
@@ -28,7 +30,7 @@ def add_parser(sub) -> None:
 
 
 def cmd_repro(args: argparse.Namespace) -> int:
-    from ..analysis.reproducer import RUNS, WARMUP, ReproducerError, kernel_matches, reproducer
+    from ..analysis.reproducer import RUNS, WARMUP, ReproducerError, kernel_matches, reproducer, split_compile
     from ..report.io import atomic_write
     from ..report.model import ReportError, load
 
@@ -56,8 +58,9 @@ def cmd_repro(args: argparse.Namespace) -> int:
     atomic_write(output, script.encode("utf-8"))
     _say(f"wrote {output}: python {output}")
     found = kernel_matches(report, args.kernel)
-    if len(found) > 1:  # a forward and its backward can each hold a kernel of this name
+    if len(found) > 1:  # a forward and its backward, or a recompile, can each hold a kernel of this name
+        name = split_compile(report, args.kernel)[1]  # '0/1:NAME' matches 0/1's forward and backward
         where = ", ".join(cid for _, cid in found)
-        _say(f"repro: {len(found)} kernels are named {args.kernel} ({where}); this is the one of {found[0][1]}: "
-             f"name another as 'COMPILE:{args.kernel}', e.g. '{found[1][1]}:{args.kernel}'")  # fmt: skip
+        _say(f"repro: {len(found)} kernels are named {name} ({where}); this is the one of {found[0][1]}: "
+             f"name another as 'COMPILE:{name}', e.g. '{found[1][1]}:{name}'")  # fmt: skip
     return 0
