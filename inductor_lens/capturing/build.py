@@ -1809,7 +1809,9 @@ def _compile(
         rec.post_grad_nodes,
         "inference" if ca else rec.graph_kind,
         _call_arg_names(raw),
-        shift,
+        # torch's inner(*args, **kwargs) around a compiled module of torch's (nn.Sequential) hands forward its args as
+        # they are: args[0] is forward's first argument (Sequential's input)
+        0 if shift is None and wrapped else shift,
         forward_nodes or {},
         positional=not ca and not rec.subgraph,
         wrapped=wrapped,
