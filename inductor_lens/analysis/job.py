@@ -24,7 +24,7 @@ from typing import Iterable, Optional, Union
 
 from ..report import hooks
 from ..report.model import Report, ReportError, load
-from ..report.rules import breaks_text, fmt_us
+from ..report.rules import breaks_text, fmt_us, frames_met
 
 __all__ = ["Job", "RankEntry", "Divergence", "load_job", "JOB_FORMAT"]
 
@@ -107,7 +107,7 @@ class Job:
                 r = e.report
                 lines.append(
                     f"  rank {e.rank}: {len(r.compiles)} compile(s), {len(r.kernels)} kernel(s), "
-                    f"{breaks_text(len(r.graph_breaks), [d.code for d in r.diagnostics])}"
+                    f"{breaks_text(len(r.graph_breaks), [d.code for d in r.diagnostics], frames_met(r.graph_breaks))}"
                 )
         div = self.divergence
         lines.append("  ranks agree" if not div else "  divergence:")

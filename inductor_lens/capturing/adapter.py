@@ -49,7 +49,7 @@ from packaging.version import Version
 
 from . import cudagraphs, module_hooks
 from .artifacts import wanted
-from .raw import RESETS, Raw, RawGraph, RawKernel, RawWindow, loads_payload, now_us
+from .raw import RESETS, Raw, RawGraph, RawKernel, RawWindow, aot_lowered, loads_payload, now_us
 from .stacks import frames_of, non_user_prefixes, torch_dir, trim_hook_callers, trim_to_user_call, user_frames
 from .torchread import (
     aot_input_names,
@@ -773,7 +773,6 @@ def _on_kernel(hooks: Hooks, node_schedule: Any, kernel_name: str, is_extern: bo
     rec = hooks._graph_record()
     if rec is None or not kernel_name:
         return
-    hooks._emit(f"kernel: {kernel_name} ({rec.compile_id} {rec.graph_kind})")
     frames = frames_of(traceback.extract_stack(sys._getframe(4)))
     frames = trim_hook_callers(trim_to_user_call(frames, hooks._torch_dir))
     if is_extern:
@@ -800,6 +799,18 @@ def _on_kernel(hooks: Hooks, node_schedule: Any, kernel_name: str, is_extern: bo
             stack_traces=traces,
         )
     )
+    _said(hooks, rec)
+
+
+def _said(hooks: Hooks, rec: RawGraph) -> None:
+    """The ``kernel:`` event of the kernel just recorded, by its name in the report (``RawKernel.report_name``:
+    ``extern_kernels.addmm[buf0]``), so that what the progress lines count is what the report counts."""
+    cid = rec.compile_id
+    if cid == "?" and aot_lowered(rec):  # AOTInductor's: the report's aot/N
+        graphs = hooks.raw.graphs
+        before = graphs[: next((i for i, g in enumerate(graphs) if g is rec), len(graphs))]
+        cid = f"aot/{sum(1 for g in before if aot_lowered(g))}"
+    hooks._emit(f"kernel: {rec.kernels[-1].report_name} ({cid} {rec.graph_kind})")
 
 
 def _extern_kernel(hooks: Hooks, rec: Any, ir_node: Any, kernel_name: str, frames: list) -> None:
@@ -826,6 +837,7 @@ def _extern_kernel(hooks: Hooks, rec: Any, ir_node: Any, kernel_name: str, frame
             stack_traces=traces,
         )
     )
+    _said(hooks, rec)
 
 
 #: The IR classes of extern nodes that call an op (a library kernel, a fallback to ATen): a call of one that torch does
@@ -859,7 +871,6 @@ def _on_extern_call(hooks: Hooks, snode: Any, before: int, calls: tuple) -> None
     kernel_name = node.try_get_kernel_name() if hasattr(node, "try_get_kernel_name") else None
     if not kernel_name:
         return
-    hooks._emit(f"kernel: {kernel_name} ({rec.compile_id} {rec.graph_kind})")
     frames = trim_hook_callers(
         trim_to_user_call(frames_of(traceback.extract_stack(sys._getframe(3))), hooks._torch_dir)
     )

@@ -66,7 +66,7 @@ from .parse import (
     parse_stack_trace,
     triton_source_metadata,
 )
-from .raw import RESETS, Raw, RawGraph, RawKernel, RawSchedNode, RawWindow, loads_payload
+from .raw import RESETS, Raw, RawGraph, RawKernel, RawSchedNode, RawWindow, aot_lowered, loads_payload
 from .sources import Cell, cell_map, localize, localize_text, method_class, read_sources
 from .stacks import logged_user_frames
 from .trace_graph import callee_op, calls_op
@@ -722,7 +722,7 @@ class _GraphBuilder:
             for sn in rec.post_fusion
         }
         for i, rk in enumerate(rec.kernels):
-            name = f"{rk.name}[{rk.buffer}]" if rk.is_extern and rk.buffer else rk.name
+            name = rk.report_name
             entry = merged.setdefault(
                 name, {"raw": rk, "sched": [], "fx": [], "traces": [], "torch": None, "sites": []}
             )
@@ -1591,7 +1591,7 @@ def _with_aot_code(graphs: list[RawGraph], trace: _Trace) -> list[RawGraph]:
     kernel_code = [p for _, p, _ in trace.by_kind.get("inductor_aot_kernel_code", [])]
     out, n = [], 0
     for rec in graphs:
-        if rec.aot and (rec.post_fusion or rec.output_code):
+        if aot_lowered(rec):
             code = rec.output_code
             if n < len(wrappers):
                 code = "\n".join(filter(None, [wrappers[n], kernel_code[n] if n < len(kernel_code) else ""]))
@@ -1809,7 +1809,9 @@ def _compile(
         rec.post_grad_nodes,
         "inference" if ca else rec.graph_kind,
         _call_arg_names(raw),
-        shift,
+        # torch's inner(*args, **kwargs) around a compiled module of torch's (nn.Sequential) hands forward its args as
+        # they are: args[0] is forward's first argument (Sequential's input)
+        0 if shift is None and wrapped else shift,
         forward_nodes or {},
         positional=not ca and not rec.subgraph,
         wrapped=wrapped,

@@ -24,6 +24,14 @@ class RawKernel:
     compiler_stack: list[tuple] = field(default_factory=list)  # (file, line, function, code)
     stack_traces: list[str] = field(default_factory=list)
 
+    @property
+    def report_name(self) -> str:
+        """Its name in the report (``Kernel.name``): an extern call's callee with the buffer it writes
+        (``extern_kernels.addmm[buf0]``: two addmm calls are two kernels), a generated kernel's own name (one kernel
+        however many fused nodes call it). The one rule the report counts kernels by, and the name ``capture``'s
+        ``kernel:`` events give (the progress lines of the magic and the CLI count those)."""
+        return f"{self.name}[{self.buffer}]" if self.is_extern and self.buffer else self.name
+
 
 @dataclass
 class RawSchedNode:
@@ -101,6 +109,13 @@ class RawGraph:
     # the torch._dynamo.reset() calls the capture had seen when it began (compile ids start again at 0/0 after one):
     # the trace records of its compile id are those logged since (their ``RESETS`` key), not an earlier compile's
     resets: int = 0
+
+
+def aot_lowered(graph: RawGraph) -> bool:
+    """Whether ``graph`` is an AOTInductor compile that lowered something (scheduler nodes or output code): those are
+    the compiles the report numbers ``aot/0``, ``aot/1``... in order (AOTInductor gives them no compile id: ``"?"``),
+    in ``build._with_aot_code`` and in ``capture``'s ``kernel:`` events as they are made."""
+    return graph.aot and bool(graph.post_fusion or graph.output_code)
 
 
 #: The key the capture adds to its own copy of a structured-trace record's metadata logged after it saw the N-th

@@ -39,7 +39,8 @@ class capture:
     on_event : callable, optional
         Called with short progress strings while compiling: ``"clock: <seconds>"`` once at the start (how long the
         capture has run, the clock the report's times count from), then ``"phase: <torch's phase>"`` and
-        ``"kernel: <name> (<compile>)"``.
+        ``"kernel: <name> (<compile>)"``, once per kernel of the report, as the report names it and its compile
+        (``extern_kernels.addmm[buf0] (0/0 inference)``: an extern call by the buffer it writes).
     ir : bool, default False
         Also keep each Triton kernel's IR stages (TTIR, TTGIR, LLIR, PTX; SASS where ``cuobjdump`` is on the
         PATH) and its registers, shared memory and spills (``Kernel.ir``). They are large: off by default.

@@ -35,6 +35,7 @@ from .rules import (
     empty_frame_words,
     frame_label,
     frame_stage,
+    frames_met,
     function_label,
     launch_value_text,
     memory_high_water_text,
@@ -1749,7 +1750,7 @@ class Report(_Record):
 
         lines = [
             f"inductor_lens report: {len(self.compiles)} compile(s), {len(self.kernels)} kernel(s), "
-            f"{breaks_text(len(self.graph_breaks), [d.code for d in self.diagnostics])}; "
+            f"{breaks_text(len(self.graph_breaks), [d.code for d in self.diagnostics], frames_met(self.graph_breaks))}; "
             f"torch {self.torch_version} on {self.device}",
             *textwrap.wrap(self.when, 116, initial_indent="  when: ", subsequent_indent="        "),
         ]
@@ -1796,7 +1797,7 @@ class Report(_Record):
         kernels = sum(_lazy.count(c) for c in self.compiles)
         return (
             f"<inductor_lens.Report: {len(self.compiles)} compile(s), {kernels} kernel(s), "
-            f"{breaks_text(len(self.graph_breaks), [d.code for d in self.diagnostics])}, "
+            f"{breaks_text(len(self.graph_breaks), [d.code for d in self.diagnostics], frames_met(self.graph_breaks))}, "
             f"torch {self.torch_version}, {self.device}>"
         )
 

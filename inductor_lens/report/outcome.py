@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, Optional
 
-from .rules import breaks_text
+from .rules import breaks_text, frames_met
 
 #: Codes of the capture's diagnostics that mean torch gave up on a frame: why a report holds no compile.
 GAVE_UP = ("recompile_limit", "eager_fallback", "compile_error", "compile_raised", "compile_unsupported")
@@ -88,7 +88,7 @@ def why_nothing_compiled(report, error: Optional[BaseException] = None, who: str
     if report.graph_breaks:
         return (
             f"dynamo traced {names} but handed Inductor no graph (every frame broke or fell back to eager; "
-            f"{breaks_text(len(report.graph_breaks), map(code_of, report.diagnostics))})"
+            f"{breaks_text(len(report.graph_breaks), map(code_of, report.diagnostics), frames_met(report.graph_breaks))})"
         )
     return (
         f"torch.compile() wrapped {names} but the compiled function was never called: torch.compile() only "

@@ -1912,24 +1912,54 @@ def size_guards(guards: str) -> list[str]:
     return [g for g in out if _SIZE_TERM.search(g) and " is " not in g]
 
 
-def breaks_text(breaks: int, codes: Iterable[Optional[str]]) -> str:
+def breaks_text(breaks: int, codes: Iterable[Optional[str]], met_in: Iterable[int] = ()) -> str:
     """The graph breaks as a report's totals say them (its summary and repr, the page's header, a job's rank lines),
     ``breaks`` recorded and its diagnostics' ``codes``. A frame dynamo could not compile and raised to the user's
     code (``compile_raised``: under ``fullgraph=True`` a graph break is that error, and no break is recorded) is said
     too, and instead of the count where no break was recorded: "0 graph break(s)" read as "nothing broke".
 
+    ``met_in``: of each break, how many frames it broke in (``len(GraphBreak.compile_ids)``). Torch's
+    ``counters["graph_break"]`` counts a break once in every frame it breaks in: a break inside a function the
+    compiled code calls, once while tracing the caller (which breaks at the call) and once in the function's own
+    frame; a recompile's trace again. The report keeps one break per cause and place, with its frames; where the two
+    counts differ, the text gives torch's too, so that a user who compares with ``counters`` reads why.
+
     >>> breaks_text(2, [])
     '2 graph break(s)'
+    >>> breaks_text(3, [], [2, 1, 1])
+    '3 graph break(s) (4 as torch counts them: one break met in 2 frames)'
+    >>> breaks_text(2, [], [2, 3])
+    '2 graph break(s) (5 as torch counts them: 2 breaks met in 2 and 3 frames)'
     >>> breaks_text(0, ["compile_raised", "user_code_raised"])
     '1 frame(s) dynamo could not compile (it raised to your code)'
     >>> breaks_text(1, ["compile_raised"])
     '1 graph break(s), 1 frame(s) dynamo could not compile (it raised to your code)'
     """
+    text = f"{breaks} graph break(s)"
+    met = [n for n in met_in if n > 1]
+    if met and breaks:
+        where = f"one break met in {met[0]} frames" if len(met) == 1 else f"{len(met)} breaks met in {_and(met)} frames"
+        text += f" ({breaks + sum(n - 1 for n in met)} as torch counts them: {where})"
     raised = sum(1 for c in codes if c == "compile_raised")
     if not raised:
-        return f"{breaks} graph break(s)"
+        return text
     failed = f"{raised} frame(s) dynamo could not compile (it raised to your code)"
-    return f"{breaks} graph break(s), {failed}" if breaks else failed
+    return f"{text}, {failed}" if breaks else failed
+
+
+def frames_met(graph_breaks: Iterable[Any]) -> list[int]:
+    """Of each graph break (a ``GraphBreak`` or its plain dict), how many frames it broke in: ``breaks_text``'s
+    ``met_in``."""
+    return [
+        len((b.get("compile_ids") if isinstance(b, dict) else getattr(b, "compile_ids", None)) or ())
+        for b in graph_breaks
+    ]
+
+
+def _and(items: Iterable) -> str:
+    """``2, 3 and 4``."""
+    words = [str(i) for i in items]
+    return " and ".join(words) if len(words) < 3 else f"{', '.join(words[:-1])} and {words[-1]}"
 
 
 #: What a report with no compile says of it (``Report.nothing``), by the first of its diagnostics' codes that tells why.

@@ -19,7 +19,7 @@ from ..report import io as report_io
 from ..report.io import atomic_write, escape_surrogates
 from ..report.model import Report
 from ..report.outcome import code_of
-from ..report.rules import breaks_text
+from ..report.rules import breaks_text, frames_met
 from .frontend import (  # noqa: F401 (engine_gz, pack_report: re-exported)
     MODES,
     REPORT_GZIP_LEVEL,
@@ -139,6 +139,7 @@ def _report_page(report: Report, w: Any) -> Iterator[bytes]:
         "compiles": w.compiles,
         "kernels": w.kernels,
         "graph_breaks": len(report.graph_breaks),
+        "met_in": frames_met(report.graph_breaks),
         "codes": [d.code for d in report.diagnostics],
     }
     return _page_parts(
@@ -173,6 +174,7 @@ def facts_of(data: dict) -> dict:
         "compiles": len(compiles),
         "kernels": sum(len(c.get("kernels") or []) for c in compiles),
         "graph_breaks": len(data.get("graph_breaks") or []),
+        "met_in": frames_met(data.get("graph_breaks") or []),
         "codes": [code_of(d) for d in data.get("diagnostics") or []],
     }
 
@@ -197,7 +199,7 @@ def _facts_line(facts: dict) -> str:
     return (
         f"torch {facts['torch_version']} · {facts['device']} · {facts['created'] or 'date unknown'} · "
         f"{facts['compiles']} compile(s), {facts['kernels']} kernel(s), "
-        f"{breaks_text(facts['graph_breaks'], facts.get('codes') or ())}"
+        f"{breaks_text(facts['graph_breaks'], facts.get('codes') or (), facts.get('met_in') or ())}"
     )
 
 

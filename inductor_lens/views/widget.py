@@ -22,7 +22,7 @@ import anywidget
 import traitlets
 
 from ..report.model import Report
-from ..report.rules import breaks_text
+from ..report.rules import breaks_text, frames_met
 from .frontend import (  # noqa: F401 (engine_gz: re-exported)
     STATIC,
     VIEWS,
@@ -128,7 +128,11 @@ class LensWidget(anywidget.AnyWidget):
         self._summary = (len(report.compiles), sum(count(c) for c in report.compiles))
         breaks = len(report.graph_breaks)
         raised = any(d.code == "compile_raised" for d in report.diagnostics)
-        self._breaks = breaks_text(breaks, [d.code for d in report.diagnostics]) if breaks or raised else ""
+        self._breaks = (
+            breaks_text(breaks, [d.code for d in report.diagnostics], frames_met(report.graph_breaks))
+            if breaks or raised
+            else ""
+        )
         self._how_to_save = how_to_save or SAVE_HINT
         if len(ids) > self.WHOLE_COMPILES:
             payload, self._pending = pack_opening(report, kwargs["compile"])

@@ -69,6 +69,21 @@ def test_a_sequential_mlp_annotates_the_line_that_built_each_layer(sequential_ml
             assert b.module_types == [{"0": "Linear", "1": "GELU", "2": "Linear"}[m] for m in b.modules]
 
 
+def test_a_compiled_sequentials_input_and_output_are_named_as_the_user_reads_them(sequential_mlp_report):
+    """torch.compile runs a module of torch's (``nn.Sequential``) through its ``inner(*args, **kwargs)`` wrapper, so
+    dynamo's source of the input is ``L['args'][0]``: the lens named it ``args[0]`` (a new user's trial, nu22), and
+    named the output ``input_3``, a local of torch's ``Sequential.forward`` (``input = module(input)``), where
+    dynamo's graph has no line of the user's. The input is forward's first argument, ``input``; the output is what
+    computes it, the last layer's addmm."""
+    (c,) = sequential_mlp_report.compiles
+    for graph in ("dynamo", "post_grad"):
+        inputs = [n.display_name for n in c.graphs[graph].nodes if n.op == "placeholder" and n.role == "input"]
+        assert inputs == ["input"], (graph, inputs)
+    (out,) = [o for o in c.outputs if o.role == "returned"]  # a forward (the weights need their gradients)
+    assert out.name == "[2] addmm" and not any(n.variable for n in c.graphs["dynamo"].nodes), out
+    assert "args[0]" not in c.graph_note and "input_" not in c.graph_note, c.graph_note
+
+
 def test_a_nested_sequential_training_step_maps_forward_and_backward_to_where_each_module_was_built(
     nested_sequential_training_report,
 ):

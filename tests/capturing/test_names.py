@@ -35,10 +35,17 @@ class SmallCNN(nn.Module):
         return self.fc(x.mean((2, 3)))
 
 
+#: The ``kernel:`` events of ``cnn_step``'s capture (its ``on_event``), in order.
+CNN_EVENTS: list[str] = []
+
+
 @pytest.fixture(scope="module")
 def cnn_step():
     torch.manual_seed(0)
-    with inductor_lens.capture(strict=True) as cap:
+    CNN_EVENTS.clear()
+    with inductor_lens.capture(
+        strict=True, on_event=lambda m: m.startswith("kernel: ") and CNN_EVENTS.append(m)
+    ) as cap:
         torch.compile(SmallCNN())(torch.randn(2, 3, 16, 16)).sum().backward()
     return cap.report
 
@@ -48,6 +55,31 @@ def _placeholders(c) -> dict:
 
 
 @pytest.mark.compile
+def _said_kernels(events: list[str]) -> list[tuple[str, str]]:
+    """``(kernel, compile)`` of each kernel the progress lines of the CLI and the magic count (``views/progress.py``,
+    fed ``events``)."""
+    from inductor_lens.views.progress import Progress
+
+    progress = Progress()
+    said = []
+    for m in events:
+        if progress.update(m) == "kernel":
+            said.append((progress.kernels[-1], progress.compile))
+    return said
+
+
+def test_the_progress_lines_count_and_name_the_kernels_the_report_counts(cnn_step):
+    """The magic's line under a cell said "2 kernels generated" where the report said "3 kernel(s)", and the CLI's
+    progress named ``extern_kernels.addmm`` once for two calls (a new user's trial, nu22): the events named an
+    extern call by its callee, the report names it by the buffer it writes (``extern_kernels.convolution[buf0]``),
+    one kernel per call. The events give the report's name, so the lines count what the report counts."""
+    said = _said_kernels(CNN_EVENTS)
+    assert sorted(said) == sorted((k.name, c.id) for c in cnn_step.compiles for k in c.kernels)
+    # the case: one callee called twice in a compile (the forward's two convolutions) is two kernels
+    calls = [k.metadata.get("callee") for c in cnn_step.compiles for k in c.kernels if k.language == "extern"]
+    assert any(calls.count(callee) > 1 for callee in calls), calls
+
+
 def test_a_fused_node_names_the_lines_its_own_ops_ran(cnn_step):
     """A kernel computes several fused nodes (bn2's statistics and the head's mean in one C++ kernel): each node's
     lines are its own ops' (the user's innermost frame of each), not its kernel's (every node of that kernel named
@@ -399,6 +431,9 @@ def test_aoti_compile_is_named_and_has_its_wrapper_and_kernels(aoti_pair):
     generated = [k for k in c.kernels if k.language == "cpp"]
     assert generated and all(k.source and k.source in c.output_code for k in generated)
     assert not [d for d in report.diagnostics if d.code == "source_missing"]
+    # the CLI's progress said "aoti_torch_cpu_addmm_out (? inference)", once for two calls (nu22): each kernel, under
+    # the report's name and compile id
+    assert sorted(_said_kernels(aoti_pair.events)) == sorted((k.name, c.id) for k in c.kernels)
 
 
 @pytest.mark.slow

@@ -1,5 +1,6 @@
 """Typed diagnostics (issue 11 section 1): ``Diagnostic{code, message, detail}``, consumers switch on the code."""
 
+import dataclasses
 import json
 
 import inductor_lens
@@ -86,3 +87,35 @@ def test_a_fullgraph_failure_is_said_where_the_totals_say_the_graph_breaks():
     assert "(every frame broke or fell back to eager; 1 graph break(s))" in why_nothing_compiled(
         Report(torch_version="2.13", device="cpu", graph_breaks=[GraphBreak(reason="print")], compile_calls=calls)
     )
+
+
+def test_a_break_met_in_two_frames_is_one_break_and_the_totals_give_torchs_count_too():
+    """A print inside ``inner()``, called from the compiled ``outer()`` (a new user's trial, nu22: s4_breaks.py, torch
+    2.15): torch's ``counters["graph_break"]`` counts it twice, once while tracing outer (frame 0/0 breaks at the call)
+    and once in inner's own frame (1/0); the lens keeps one break "in 0/0, 1/0". The header said "3 graph break(s)"
+    where the counters total 4. The merge stays; each place that writes the totals (the summary, the repr, the
+    page's header from the report and from its plain data, a job's rank line, why nothing compiled) says torch's
+    count and why, by one rule."""
+    from inductor_lens.analysis.job import Job, RankEntry
+    from inductor_lens.report.model import CompileCall, GraphBreak
+    from inductor_lens.report.outcome import why_nothing_compiled
+    from inductor_lens.views.html import _facts_line, facts_of, to_html
+
+    breaks = [
+        GraphBreak(reason="print", compile_ids=["0/0", "1/0"]),  # outer:18 -> inner:14
+        GraphBreak(reason="print", compile_ids=["3/0"]),  # outer:19 -> inner:14 (inner's frame already compiled)
+        GraphBreak(reason="disable", compile_ids=["4/0"]),
+    ]
+    report = Report(torch_version="2.15", device="cpu", graph_breaks=breaks)
+    said = "3 graph break(s) (4 as torch counts them: one break met in 2 frames)"
+    head = to_html(report)
+    head = head[: head.index("<main")]
+    job = Job(ranks=[RankEntry(0, report)], world_size=1)
+    for text in (report.summary().splitlines()[0], repr(report), head, job.summary()):
+        assert said in text, text
+    assert said in _facts_line(facts_of(report.to_dict()))
+    calls = [CompileCall(target="outer", backend="inductor")]
+    assert said in why_nothing_compiled(dataclasses.replace(report, compile_calls=calls))
+    # a break met in one frame each: the count alone, as torch's
+    once = Report(torch_version="2.15", device="cpu", graph_breaks=breaks[1:])
+    assert "2 graph break(s); torch" in once.summary() and "as torch counts" not in repr(once)
