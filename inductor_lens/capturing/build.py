@@ -19,6 +19,7 @@ from ..analysis.reproducer import ReproducerError, kernel_script, launch_order
 from ..report import rules
 from ..report.built import mark_built
 from ..report.finish import finish_compile, forward_inputs, incomplete, link_branches, mark_same_graphs
+from ..report.lines import lent_lines, line_ops
 from ..report.model import (
     AutotuneMode,
     Compile,
@@ -40,7 +41,7 @@ from ..report.model import (
     Report,
     Trigger,
 )
-from ..report.module_paths import infer_compile, missing, node_stack
+from ..report.module_paths import combine, infer_compile, missing, node_stack
 from ..report.rules import (
     MODULE_ROOT_ARG,
     phase_words,
@@ -584,6 +585,11 @@ class _GraphBuilder:
             for f in rk.fx_nodes
             if f in by_name and calls_op(by_name[f], callee_op(rk.name))
         }
+        # the nodes whose lines are their readers' (a CSE'd constant, the 0.0 of every threshold_backward)
+        self.lent = lent_lines(
+            (n["name"], n.get("op", ""), n.get("inputs", ()), n.get("shape"), bool(n.get("stack_trace")))
+            for n in rec.post_grad_nodes
+        )
         self._calls: Optional[dict[str, RawSchedNode]] = None  # buffer -> the extern node writing it (upstream_of_call)
         self._traces: Optional[dict[str, set[str]]] = None  # a stack trace -> the post-grad ops that have it
         self._trace_ends: dict[Optional[tuple], set[str]] = {}  # a stack trace's innermost frame -> the same
@@ -667,20 +673,29 @@ class _GraphBuilder:
         claimed the relu's line beside its own. A trace no op of the graph has is kept; all of them where its ops have
         none (nothing better is known). A trace is an op's where it is the op's, or where it ends at the op's innermost
         frame: a TORCH_TRACE log prints each op's innermost frame only (``# File: x.py:183 in f``), while torch's
-        provenance gives a kernel whole stacks (an import's SDPA call kept the lines of the q/k/v splits before it)."""
+        provenance gives a kernel whole stacks (an import's SDPA call kept the lines of the q/k/v splits before it).
+        A node that lends its line (``lines.lent_lines``: a CSE'd ``full``, a constant) counts as its readers
+        (``lines.line_ops``): those in the kernel, else (a constant the kernel writes for an op elsewhere) those
+        elsewhere, whose lines the kernel then gets too."""
         if self._traces is None:
             self._traces, self._trace_ends = {}, {}
             for n in self.rec.post_grad_nodes:
                 if n.get("stack_trace"):
                     self._traces.setdefault(n["stack_trace"], set()).add(n["name"])
                     self._trace_ends.setdefault(_innermost(n["stack_trace"]), set()).add(n["name"])
-        mine = set(own)
+        ops_of_lines = line_ops(own, self.lent)
+        mine = set(ops_of_lines)
         if not any(mine & names for names in self._traces.values()):
             return list(rk.stack_traces)
         kept = []
         for t in rk.stack_traces:
             ops = self._traces.get(t) or self._trace_ends.get(_innermost(t))
             if not ops or ops & mine:
+                kept.append(t)
+        outside = set(ops_of_lines) - set(own)  # the readers elsewhere of a constant the kernel writes
+        for n in self.rec.post_grad_nodes:
+            t = n.get("stack_trace")
+            if n["name"] in outside and t and t not in kept:
                 kept.append(t)
         return kept
 
@@ -923,6 +938,11 @@ class _GraphBuilder:
         # the ops a generated kernel computes: a node with no kernel (a torch.cond call) that also has one of them as
         # its origin (the predicate ``gt`` made ready for the call) does not list it again
         computed = {f for sn in snodes if kernel_of[sn.name] and sn.kind != "extern" for f in sn.fx_nodes}
+        # a node that lends its line lends its module too: a constant a kernel writes is its readers' (fc2.bias's)
+        fx_modules = {
+            **fx_modules,
+            **{n: list(combine(fx_modules.get(r) or () for r in rs)) for n, rs in self.lent.items()},
+        }
         for sn in snodes:
             kernel = kernel_of[sn.name]
             est = sn.estimated_runtime_ms

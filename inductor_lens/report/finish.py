@@ -13,7 +13,7 @@ from collections import defaultdict
 from typing import Optional
 
 from .built import mark_built
-from .lines import gradient_buffers, gradients_of, output_pairs
+from .lines import gradient_buffers, gradients_of, lent_lines, line_ops, output_pairs
 
 try:  # CPython's own SHA-1: hashlib would load OpenSSL's libcrypto (3.6 MB of the import's memory) for one digest
     from _sha1 import sha1 as _sha1
@@ -151,7 +151,14 @@ def launch_facts(k: Kernel) -> Kernel:
     return dataclasses.replace(k, metadata=md, launch=dataclasses.replace(launch, grid_text=grid, config_text=config))
 
 
-def _fused(n: FusedNode, kernels: dict[str, Kernel], fx: dict) -> FusedNode:
+def post_lent(c: Compile) -> dict[str, list[str]]:
+    """``lines.lent_lines`` of ``c``'s post-grad graph: the nodes whose lines and modules are their readers'."""
+    post = c.graphs.get("post_grad")
+    nodes = post.nodes if post is not None else []
+    return lent_lines((n.name, n.op, n.inputs, n.shape, bool(n.user_stack)) for n in nodes)
+
+
+def _fused(n: FusedNode, kernels: dict[str, Kernel], fx: dict, lent: Optional[dict] = None) -> FusedNode:
     k = kernels.get(n.kernel) if n.kernel else None
     ops = [
         short_op(fx[name].wraps or fx[name].target) for name in n.fx_nodes if name in fx and fx[name].op not in NOT_OPS
@@ -160,10 +167,11 @@ def _fused(n: FusedNode, kernels: dict[str, Kernel], fx: dict) -> FusedNode:
     label = fused_label(n.kind, n.kernel, k.language if k else "", ops, callee, n.name)
     # a kernel's stack is all its fused nodes' (a loss kernel that also counts BatchNorm's num_batches_tracked would
     # give the loss's nodes BatchNorm's line): a node that shares its kernel gets its own ops' lines (the kernel's
-    # where they have none); the only node of a kernel, the kernel's (the same lines in the same order everywhere)
+    # where they have none); the only node of a kernel, the kernel's (the same lines in the same order everywhere).
+    # A node that lends its line (a CSE'd full, a constant: lines.lent_lines) has its readers' (lines.line_ops)
     own = not k or len(k.fused_nodes) > 1 or not k.user_stack
     stacks = n.user_stack or (
-        (unique_stacks(fx[name].user_stack for name in n.fx_nodes if name in fx) if own else [])
+        (unique_stacks(fx[name].user_stack for name in line_ops(n.fx_nodes, lent or {}) if name in fx) if own else [])
         or (k.user_stack if k else [])
     )
     return dataclasses.replace(n, label=label, is_glue=is_glue(n.kind, n.kernel, ops), user_stack=list(stacks))
@@ -746,7 +754,8 @@ def finish_compile(c: Compile, view: bool = True) -> Compile:
     fx = _fx_of(c)
     kernels = _writer_dtypes([_kernel(k) for k in c.kernels], c.fused_nodes, fx)
     by_name = {k.name: k for k in kernels}
-    fused = [_fused(n, by_name, fx) for n in c.fused_nodes]
+    lent = post_lent(c)
+    fused = [_fused(n, by_name, fx, lent) for n in c.fused_nodes]
     c = derive_compile(dataclasses.replace(c, kernels=kernels, fused_nodes=fused), fx, view)
     kernels, fused = c.kernels, c.fused_nodes
     site_of: dict[str, tuple[str, int]] = {}

@@ -17,7 +17,7 @@ estimated; an older report on load).
 from __future__ import annotations
 
 import dataclasses
-from typing import Iterable, Optional
+from typing import Any, Iterable, Optional, Sequence
 
 from .model import (
     HELD_KINDS,
@@ -47,6 +47,53 @@ NO_LINE: Key = ("", 0, "", False)
 def user_line(stack: Iterable[Frame]) -> Optional[Frame]:
     """The innermost frame of the user's code in ``stack``, or None."""
     return next((f for f in reversed(list(stack)) if f.is_user), None)
+
+
+#: A graph node as :func:`lent_lines` reads it: ``(name, op, inputs, shape, has a stack of its own)``.
+LineNode = tuple[str, str, Sequence[str], Any, bool]
+
+
+def lent_lines(nodes: Iterable[LineNode]) -> dict[str, list[str]]:
+    """Each post-grad node whose own stack is not the line of the work it goes into -> the ops that read it, in
+    graph order: a node that reads no tensor (``full``, ``scalar_tensor``, ``arange``; a ``get_attr`` constant)
+    that several ops read, or that has no stack of its own. Inductor's CSE keeps one such node for all its readers,
+    with one reader's stack: a backward's one ``full_default``, the 0.0 of every ReLU's ``threshold_backward``,
+    carries the line of the last ReLU of the forward, and every BatchNorm backward that inlines it named that line;
+    AOTInductor's ``fc2_bias``, written by the kernel of ``fc1``'s ReLU into the buffer ``fc2``'s ``addmm`` reads,
+    has no line at all and took the kernel's. Such a node has the lines (and modules) of its readers
+    (:func:`line_ops`). ``nodes``: ``(name, op, inputs, shape, has a stack)`` (a tensor has a shape, a size symbol
+    none)."""
+    nodes = list(nodes)
+    tensors = {name for name, op, _, shape, _ in nodes if shape is not None}
+    readers: dict[str, list[str]] = {}
+    for name, op, inputs, _, _ in nodes:
+        if op == "call_function":
+            for i in dict.fromkeys(inputs):
+                readers.setdefault(i, []).append(name)
+    return {
+        name: readers[name]
+        for name, op, inputs, _, stacked in nodes
+        if op in ("call_function", "get_attr")
+        and name in readers
+        and not any(i in tensors for i in inputs)
+        and (len(readers[name]) > 1 or not stacked)
+    }
+
+
+def line_ops(names: Iterable[str], lent: dict[str, list[str]]) -> list[str]:
+    """The ops whose lines (and modules) are those of the ops ``names`` (a kernel's, a fused node's): each of them,
+    but a node that lends its line (:func:`lent_lines`) replaced by its readers among ``names``, else (it is made
+    for ops elsewhere: a constant written into a buffer) by all its readers; once each, in order."""
+    names = list(names)
+    mine = set(names)
+    out: list[str] = []
+    for n in names:
+        if n in lent:
+            inside = [r for r in lent[n] if r in mine]
+            out += inside or lent[n]
+        else:
+            out.append(n)
+    return list(dict.fromkeys(out))
 
 
 def built_by_module(compile: Compile) -> dict[str, BuiltLine]:

@@ -85,7 +85,9 @@ def test_a_fused_node_names_the_lines_its_own_ops_ran(cnn_step):
     lines are its own ops' (the user's innermost frame of each), not its kernel's (every node of that kernel named
     the head's line too, and a loss kernel that counts BatchNorm's num_batches_tracked gave the loss BatchNorm's
     line, beside "FX ops absorbed" listing only the node's ops). The kernel keeps all of them (Kernel.user_lines),
-    and the only fused node of a kernel has its kernel's."""
+    and the only fused node of a kernel has its kernel's. A constant read by several ops (the backward's one
+    ``full_default``, the 0.0 of both ReLUs' ``threshold_backward``) is no op of a line of its own: torch's CSE gave it
+    its first reader's stack (see the test below)."""
     shared = 0
     for c in cnn_step.compiles:
         fx = {g.name: g for g in c.graphs["post_grad"].nodes}
@@ -93,6 +95,8 @@ def test_a_fused_node_names_the_lines_its_own_ops_ran(cnn_step):
         for n in c.fused_nodes:
             own = set()
             for f in n.fx_nodes:
+                if f in fx and not fx[f].inputs and len(_readers(c, f)) > 1:
+                    continue
                 user = [fr for fr in fx[f].user_stack if fr.is_user] if f in fx else []
                 own |= {user[-1].line} if user else set()
             k = kernels.get(n.kernel)
@@ -101,6 +105,41 @@ def test_a_fused_node_names_the_lines_its_own_ops_ran(cnn_step):
             assert {ln.line for ln in n.user_lines} == own, (c.id, n.name)
             shared += {ln.line for ln in k.user_lines} > own  # its kernel ran more lines than it did
     assert shared >= 1
+
+
+def _readers(c, name: str) -> list:
+    return [g for g in c.graphs["post_grad"].nodes if g.op == "call_function" and name in g.inputs]
+
+
+def _ran(node) -> set:
+    user = [fr for fr in node.user_stack if fr.is_user]
+    return {user[-1].line} if user else set()
+
+
+@pytest.mark.compile
+def test_a_constant_several_ops_share_lends_no_line_to_the_kernels_that_inline_it(cnn_step):
+    """The backward's one ``full_default`` (the 0.0 of both ReLUs' ``threshold_backward``, CSE'd into one node) has
+    its first reader's stack: bn2's ReLU's line. bn1's BatchNorm backward kernel, which inlines it for bn1's ReLU's
+    ``where``, named bn2's line too (and the Source view counted that kernel under it). Each kernel's and fused
+    node's lines are those of the ops it computes, the constant's those of its readers there: checked against the
+    post-grad graph."""
+    (bwd,) = [c for c in cnn_step.compiles if c.graph_kind == "backward"]
+    fx = {g.name: g for g in bwd.graphs["post_grad"].nodes}
+    (const,) = [g for g in fx.values() if g.op == "call_function" and not g.inputs and len(_readers(bwd, g.name)) > 1]
+    assert {r.target for r in _readers(bwd, const.name)} == {"aten.where.self"}
+    lent = 0
+    for k in bwd.kernels:
+        if const.name not in k.fx_nodes:
+            continue
+        truth = set().union(*(_ran(fx[f]) for f in k.fx_nodes if f in fx and f != const.name))
+        assert {f.line for f in k.user_lines if f.is_user} == truth, k.name
+        for n in bwd.fused_nodes:
+            if n.kernel == k.name and const.name in n.fx_nodes:
+                mine = set().union(*(_ran(fx[f]) for f in n.fx_nodes if f in fx and f != const.name))
+                assert {f.line for f in n.user_lines if f.is_user} == mine, n.name
+                assert {f[-1].line for f in n.user_stack} == mine, n.name  # the panel's stacks
+        lent += not _ran(const) <= truth
+    assert lent == 1  # bn1's kernel: without the fix it named bn2's ReLU's line
 
 
 K_CACHE, V_CACHE = torch.zeros(1, 4, 32, 16), torch.zeros(1, 4, 32, 16)
@@ -434,6 +473,29 @@ def test_aoti_compile_is_named_and_has_its_wrapper_and_kernels(aoti_pair):
     # the CLI's progress said "aoti_torch_cpu_addmm_out (? inference)", once for two calls (nu22): each kernel, under
     # the report's name and compile id
     assert sorted(_said_kernels(aoti_pair.events)) == sorted((k.name, c.id) for k in c.kernels)
+
+
+@pytest.mark.slow
+def test_aoti_a_parameter_a_kernel_writes_into_a_buffer_is_its_modules_on_its_readers_line(aoti_pair):
+    """AOTInductor writes each linear's bias (a ``get_attr`` constant, its values inlined in the C++ code) into the
+    buffer its ``addmm`` reads, in a kernel of its own or beside another node's (``fc2.bias`` in the kernel of
+    ``fc1``'s ReLU). That node has no stack and no module of its own: it had its kernel's lines (the ReLU's) or
+    none, and no module. It belongs to its reader: the module that owns the parameter (as the constant's name
+    says, ``fc2`` for ``fc2.bias``), and the reader's line; its kernel names that line too."""
+    (c,) = aoti_pair.report.compiles
+    fx = {g.name: g for g in c.graphs["post_grad"].nodes}
+    kernels = {k.name: k for k in c.kernels}
+    held = [n for n in c.fused_nodes if n.fx_nodes and all(fx[f].op == "get_attr" for f in n.fx_nodes)]
+    assert {str(fx[f].target) for n in held for f in n.fx_nodes} >= {"fc1.bias", "fc2.bias"}
+    for n in held:
+        (const,) = n.fx_nodes
+        owner = str(fx[const].target).rpartition(".")[0]
+        readers = _readers(c, const)
+        assert readers and all(r.module_stack[-1:] == [owner] for r in readers)  # the addmm of its linear
+        assert n.module_stack[-1:] == [owner], n.name
+        lines = set().union(*(_ran(r) for r in readers))
+        assert {f.line for f in n.user_lines if f.is_user} == lines, n.name
+        assert lines <= {f.line for f in kernels[n.kernel].user_lines}, n.name
 
 
 @pytest.mark.slow
