@@ -151,8 +151,8 @@ def aoti_pair(tmp_path_factory):
     once plain, then once under the capture, in this process. An AOTInductor build costs about 13 CPU-s of gcc, so
     the observer test (the two give the same results) and test_names.py's (the capture's report: names, trigger,
     kernels) share these two; tests/conftest.py schedules them on one worker (``SHARED``). A namespace: ``plain``,
-    ``lensed`` (the packages' outputs), ``eager`` (the model's), ``report`` (the capture's) and ``ep`` (the program
-    exported under it)."""
+    ``lensed`` (the packages' outputs), ``eager`` (the model's), ``report`` (the capture's), ``ep`` (the program
+    exported under it) and ``events`` (the capture's progress events)."""
     import types
 
     import torch
@@ -179,6 +179,9 @@ def aoti_pair(tmp_path_factory):
         return ep, torch._inductor.aoti_load_package(pkg)(x7, y7)
 
     _, plain = build_and_run("plain.pt2")
-    with inductor_lens.capture() as cap:
+    events: list[str] = []  # the progress events (inductor-lens run's lines)
+    with inductor_lens.capture(on_event=events.append) as cap:
         ep, lensed = build_and_run("lens.pt2")
-    return types.SimpleNamespace(plain=plain, lensed=lensed, eager=model(x7, y7), report=cap.report, ep=ep)
+    return types.SimpleNamespace(
+        plain=plain, lensed=lensed, eager=model(x7, y7), report=cap.report, ep=ep, events=events
+    )

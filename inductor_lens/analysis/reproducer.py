@@ -139,6 +139,11 @@ def reproducer(report: Report, kernel: Union[str, Kernel], runs: int = RUNS, war
     """
     k, compile_id = find_kernel(report, kernel)
     compile_ = next((c for c in report.compiles if c.id == compile_id), None)
+    if k.launch is None and compile_ is not None and compile_.trigger.kind == "ahead_of_time":
+        raise ReproducerError(
+            f"kernel {k.name!r} has no recorded launch: compile {compile_id} is an AOTInductor compile, whose package "
+            "launches its kernels from its C++ wrapper, and C++ launches are not read"
+        )
     info = report.device_info
     return kernel_script(
         k,

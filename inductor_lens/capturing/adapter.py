@@ -769,11 +769,23 @@ def _install_fusion_hooks(stack: contextlib.ExitStack) -> None:
     patch_attr(stack, debug, "log_ir_post_fusion", wrap(debug.log_ir_post_fusion, "post"))
 
 
+def event_compile(compile_id: str, graph_kind: str, aot: bool) -> str:
+    """The compile a progress event names: ``0/1 forward``. An AOTInductor compile has no compile id while it runs
+    (the report numbers it ``aot/N`` afterwards): ``AOTInductor``, not ``? inference`` (nu22 D5).
+
+    >>> event_compile("0/1", "forward", False), event_compile("?", "inference", True)
+    ('0/1 forward', 'AOTInductor')
+    """
+    if compile_id != "?":
+        return f"{compile_id} {graph_kind}"
+    return "AOTInductor" if aot else graph_kind
+
+
 def _on_kernel(hooks: Hooks, node_schedule: Any, kernel_name: str, is_extern: bool) -> None:
     rec = hooks._graph_record()
     if rec is None or not kernel_name:
         return
-    hooks._emit(f"kernel: {kernel_name} ({rec.compile_id} {rec.graph_kind})")
+    hooks._emit(f"kernel: {kernel_name} ({event_compile(rec.compile_id, rec.graph_kind, rec.aot)})")
     frames = frames_of(traceback.extract_stack(sys._getframe(4)))
     frames = trim_hook_callers(trim_to_user_call(frames, hooks._torch_dir))
     if is_extern:
@@ -859,7 +871,7 @@ def _on_extern_call(hooks: Hooks, snode: Any, before: int, calls: tuple) -> None
     kernel_name = node.try_get_kernel_name() if hasattr(node, "try_get_kernel_name") else None
     if not kernel_name:
         return
-    hooks._emit(f"kernel: {kernel_name} ({rec.compile_id} {rec.graph_kind})")
+    hooks._emit(f"kernel: {kernel_name} ({event_compile(rec.compile_id, rec.graph_kind, rec.aot)})")
     frames = trim_hook_callers(
         trim_to_user_call(frames_of(traceback.extract_stack(sys._getframe(3))), hooks._torch_dir)
     )

@@ -1849,8 +1849,10 @@ def when_text(calls: Sequence[Any], compiles: Sequence[Any], frames: Sequence[An
         t = first.trigger
         where = stack_line_text(t.user_stack)
         reason = str(t.reason or "").strip().rstrip(".")
+        # an AOTInductor compile's reason says when itself, naming the call the user made (build._aot_trigger)
+        said = "" if t.kind == "ahead_of_time" and reason else f", {trigger_summary(t.kind)}"
         words.append(
-            f"Inductor first ran at {fmt_us(t.time_us)}, {trigger_summary(t.kind)}"
+            f"Inductor first ran at {fmt_us(t.time_us)}{said}"
             + (f" ({where})" if where else "")
             + (f": {reason}." if reason else ".")
         )

@@ -14,6 +14,7 @@ import torch
 from torch import nn
 
 import inductor_lens
+from inductor_lens.analysis.reproducer import ReproducerError, reproducer
 from inductor_lens.report import rules
 from tests import _capture_fixtures
 
@@ -399,6 +400,14 @@ def test_aoti_compile_is_named_and_has_its_wrapper_and_kernels(aoti_pair):
     generated = [k for k in c.kernels if k.language == "cpp"]
     assert generated and all(k.source and k.source in c.output_code for k in generated)
     assert not [d for d in report.diagnostics if d.code == "source_missing"]
+    # the progress names the compile as what it is while it runs (it has no id yet), not "? inference" (nu22 D5)
+    kernels = [e for e in aoti_pair.events if e.startswith("kernel: ")]
+    assert kernels and all(e.endswith(" (AOTInductor)") for e in kernels), kernels
+    # its kernels have no launch to reproduce (its C++ declarations, `void cpp_fused_0(const float* in_ptr0, ...)`,
+    # were read as calls on torch 2.13: arguments 'float* out_ptr0'); said for what it is, not as three guesses (nu22 D5)
+    assert all(k.launch is None for k in c.kernels), [k.launch.call for k in c.kernels if k.launch]
+    with pytest.raises(ReproducerError, match="aot/0 inference is an AOTInductor compile, whose package launches"):
+        reproducer(report, generated[0])
 
 
 @pytest.mark.slow
@@ -411,6 +420,8 @@ def test_aoti_says_when_it_compiled_and_names_its_inputs_as_the_exported_program
     call = t.user_stack[-1]  # the fixture's call (tests/_capture_fixtures.py: aoti_pair)
     assert call.file == _capture_fixtures.__file__ and "aoti_compile_and_package(ep" in call.code
     assert t.time_us is not None and t.time_us > 0
+    # said once, in the words of its reason, which name the call made (nu22 D5: it said "ahead of time" twice)
+    assert report.when.count("ahead of time") == 1 and "aoti_compile_and_package() call" in report.when
     # export's graph signature: its user inputs, in order, are what AOTInductor's placeholders stand for
     users = [s.arg.name for s in ep.graph_signature.input_specs if s.kind.name == "USER_INPUT"]
     graph_inputs = [_placeholders(c)[name] for name in c.graph_inputs]
