@@ -43,6 +43,7 @@ from ..report.model import (
 )
 from ..report.modules import some_instances_label
 from ..report.rules import (
+    asserted_layouts,
     counted_bytes,
     owner_module,
     returned_items,
@@ -83,18 +84,16 @@ def tensor_bytes(node: GraphNode) -> Optional[int]:
     return None if size is None else math.prod(shape) * size
 
 
-_ASSERTED = re.compile(r"^[ \t]*assert_size_stride\((\w+), \(([\d, ]*)\), \(([\d, ]*)\)", re.M)
-
-
 def asserted_strides(output_code: str) -> dict[str, tuple[list[int], list[int]]]:
     """Graph input name -> (sizes, strides) the output code asserts for it (``assert_size_stride(expand_1, (2, 32),
-    (0, 1), 'input')``), where both are concrete; symbolic ones are left out."""
+    (0, 1), 'input')``, or one of torch 2.15's ``assert_size_stride_grouped``: :func:`asserted_layouts`), where both
+    are concrete; symbolic ones are left out."""
     out: dict[str, tuple[list[int], list[int]]] = {}
-    for m in _ASSERTED.finditer(output_code or ""):
-        sizes = [int(x) for x in m.group(2).replace(" ", "").split(",") if x]
-        strides = [int(x) for x in m.group(3).replace(" ", "").split(",") if x]
-        if len(sizes) == len(strides):
-            out.setdefault(m.group(1), (sizes, strides))
+    for line in (output_code or "").splitlines():
+        for name, sizes, strides, _ in asserted_layouts(line):
+            concrete = sizes is not None and strides is not None and len(sizes) == len(strides)
+            if concrete and all(isinstance(d, int) for d in sizes + strides):
+                out.setdefault(name, (sizes, strides))
     return out
 
 

@@ -2523,7 +2523,9 @@ class _Launches:
         except Exception as e:
             self.layouts = None
             self._fail(e)
-        if not rec.aot and cpp_wrapper_code(rec.output_code):  # C++ launches its kernels: none is read
+        if rec.aot:  # AOTInductor's package launches its kernels from C++ (its trigger says so): none is read
+            self.layouts = None  # (its C++ declarations, ``void cpp_fused_0(const float* in_ptr0)``, are no calls)
+        elif cpp_wrapper_code(rec.output_code):  # C++ launches its kernels: none is read
             self.layouts = None
             diagnostics.append(
                 Diagnostic(

@@ -10,7 +10,14 @@ import re
 from typing import Any, Optional
 
 from ..report.model import Frame
-from ..report.rules import extra_launcher_args, module_relative, parse_size_hints, split_args
+from ..report.rules import (
+    asserted_layouts,
+    extra_launcher_args,
+    module_relative,
+    parse_size_hints,
+    size_tuple,
+    split_args,
+)
 
 _FRAME_RE = re.compile(r'^\s*File "(?P<file>.+?)", line (?P<line>\d+), in (?P<func>.+?)\s*$')
 
@@ -343,7 +350,6 @@ def triton_source_metadata(source: str) -> dict:
 # -- kernel launches in the output code's call() ------------------------------------------------
 
 _EMPTY_RE = re.compile(r"^\s*(?P<name>\w+) = empty_strided(?:_(?P<dev>\w+))?\((?P<args>.*)\)\s*(?:#.*)?$")
-_ASSERT_RE = re.compile(r"^\s*assert_size_stride\((?P<args>.*)\)\s*$")
 _RAND_RE = re.compile(r"^\s*(?P<name>\w+) = rand_strided\((?P<args>.*)\)\s*$")
 _ALIAS_RE = re.compile(r"^\s*(?P<name>\w+) = (?P<src>\w+); del \w+\s*# reuse")
 _VIEW_ALIAS_RE = re.compile(r"^\s*(?P<name>\w+) = (?P<expr>reinterpret_tensor\(.*\)); del \w+\s*# reuse")
@@ -381,13 +387,7 @@ INT_RE = re.compile(r"-?\d+")
 _DTYPE_RE = re.compile(r"torch\.(\w+)")
 
 
-def _sizes(text: str) -> Optional[list]:
-    """``(4, 32)`` / ``(s0, 32)`` / ``()`` -> ``[4, 32]`` / ``["s0", 32]`` / ``[]``."""
-    text = text.strip()
-    if not (text.startswith("(") and text.endswith(")")) and not (text.startswith("[") and text.endswith("]")):
-        return None
-    is_int = INT_RE.fullmatch
-    return [int(p) if is_int(p) else p for p in split_args(text[1:-1])]
+_sizes = size_tuple  # ``(4, 32)`` / ``(s0, 32)`` / ``()`` -> ``[4, 32]`` / ``["s0", 32]`` / ``[]``
 
 
 def _dtype(text: str) -> Optional[str]:
@@ -440,9 +440,11 @@ class OutputCodeLayouts:
     """What the output code says about its buffers and its kernels' calls, read from the text alone.
 
     ``layouts``: buffer or graph-input name -> ``{shape, stride, dtype, offset, base, device}`` (from
-    ``empty_strided_*``, ``assert_size_stride``, ``rand_strided`` in ``get_args``, the ``# reuse`` lines
-    that rename or re-view a buffer, and the ``# alias`` lines that name a view of one); ``hints``: symbol or scalar input -> its value at capture time (from
-    ``get_args`` and the ``s0 = arg0_1`` lines of ``call()``); ``calls(name)``: the lines that call a kernel.
+    ``empty_strided_*``, the size assertions (``report.rules.asserted_layouts``: ``assert_size_stride``, and torch
+    2.15's ``assert_tensor_metadata`` and ``assert_size_stride_grouped``), ``rand_strided`` in ``get_args``, the
+    ``# reuse`` lines that rename or re-view a buffer, and the ``# alias`` lines that name a view of one); ``hints``:
+    symbol or scalar input -> its value at capture time (from ``get_args`` and the ``s0 = arg0_1`` lines of
+    ``call()``); ``calls(name)``: the lines that call a kernel.
     """
 
     def __init__(self, code: str) -> None:
@@ -478,15 +480,16 @@ class OutputCodeLayouts:
             if m and m["src"] in self.hints:
                 self.hints[m["sym"]] = self.hints[m["src"]]
         for ln in self.lines:
-            m = _ASSERT_RE.match(ln) if "assert_size_stride(" in ln else None
-            if m:
-                parts = split_args(m["args"])
-                if len(parts) >= 3 and parts[0] not in self.layouts:
-                    concrete = inputs.get(parts[0], {})
-                    self.layouts[parts[0]] = {
-                        "shape": _sizes(parts[1]),
-                        "stride": _sizes(parts[2]),
-                        "dtype": concrete.get("dtype"),
+            asserted = asserted_layouts(ln) if "assert_" in ln else None
+            if asserted:
+                for name, shape, stride, dtype in asserted:
+                    if name in self.layouts:
+                        continue
+                    concrete = inputs.get(name, {})
+                    self.layouts[name] = {
+                        "shape": shape,
+                        "stride": stride,
+                        "dtype": dtype or concrete.get("dtype"),
                         "device": concrete.get("device"),
                         "offset": 0,
                         "hint_shape": concrete.get("shape"),

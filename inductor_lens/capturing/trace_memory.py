@@ -7,8 +7,9 @@ holds no scheduler buffers), for the same ``analysis/memory.py`` timeline.
 - ``buf2 = buf1; del buf1  # reuse`` (also through ``reinterpret_tensor``): the dead buffer's storage, merged by the
   timeline (``analysis.memory.reuses``);
 - ``buf9 = torch.ops.aten._scaled_dot_product_flash_attention_for_cpu.default(...)``, then ``buf10 = buf9[0]``: an
-  extern's result, sized by the ``assert_size_stride`` that follows (a tuple's items each; the tuple itself is no
-  storage), its dtype the post-grad graph's (the node of that shape the launch computes);
+  extern's result, sized by the assertion that follows (``assert_size_stride``; torch 2.15: ``assert_tensor_metadata``,
+  which gives its dtype too; a tuple's items each, the tuple itself is no storage), else its dtype the post-grad
+  graph's (the node of that shape the launch computes);
 - ``del buf3``: freed after the last launch before it; a buffer the ``return`` names lives to the end.
 
 Where this cannot be read (no output code; a C++ wrapper, ``cpp_wrapper=True``; a launch not found) the reason is
@@ -23,14 +24,14 @@ from typing import Optional, Union
 from ..analysis.cost import DTYPE_BYTES
 from ..analysis.memory import ALLOCATION, extent_bytes, int_list, tensor_bytes
 from ..report.model import Compile
-from ..report.rules import returned_items, storage_name
+from ..report.rules import asserted_layouts, returned_items, storage_name
 from .parse import parse_output_code_kernels
 from .trace_graph import _body, call_launches
 
 #: What ``Memory.source`` says of an imported compile's figures.
 SOURCE = (
     "from the output code of the TORCH_TRACE log: each buffer its call() allocates (empty_strided: the storage its "
-    "sizes and strides span; an extern's result: the sizes its assert_size_stride checks) is live from the kernel "
+    "sizes and strides span; an extern's result: the sizes the output code asserts for it) is live from the kernel "
     "launch after the allocation to the last launch before its del, or to the end if the call returns it; a buffer "
     "written into a dead one's storage (the output code's '# reuse') is counted once; graph inputs are counted "
     "apart (input_bytes)"
@@ -39,11 +40,6 @@ SOURCE = (
 _REUSED = re.compile(r"^(?P<buf>\w+) = (?:reinterpret_tensor\()?(?P<old>\w+)\b[^\n]*; del (?P=old)\b")
 _ALIASED = re.compile(r"^(?P<buf>\w+) = reinterpret_tensor\((?P<old>\w+)\b")
 _ITEM = re.compile(r"^(?P<buf>\w+) = (?P<tuple>\w+)\[(?P<i>\d+)\]$")
-# torch 2.13 checks an extern's result with assert_size_stride; 2.15 with assert_tensor_metadata (its dtype beside)
-_ASSERT = re.compile(
-    r"^assert_(?:size_stride|tensor_metadata)\((?P<buf>\w+), \((?P<sizes>[^)]*)\), \((?P<strides>[^)]*)\)"
-    r"(?:, torch\.(?P<dtype>\w+))?"
-)
 _NAME = re.compile(r"[A-Za-z_]\w*")
 _DEL = re.compile(r"^del (?P<names>[\w, ]+)$")
 
@@ -107,13 +103,16 @@ def code_buffers(c: Compile) -> Union[dict, str]:
             buffers[m["tuple"]]["bytes"] = 0  # a tuple: its items are the storages
             buffers[m["buf"]] = _entry(m["buf"], writer, None, [], "")
             continue
-        m = _ASSERT.match(line)
-        if m and m["buf"] in buffers and buffers[m["buf"]]["bytes"] is None:
-            b = buffers[m["buf"]]
-            sizes, strides = int_list(m["sizes"]), int_list(m["strides"])
-            dtype = m["dtype"] or _dtype_of(sizes, b["node"], nodes, fx)
-            if sizes is not None and strides is not None and dtype in DTYPE_BYTES:
-                b["bytes"], b["shape"], b["dtype"] = extent_bytes(sizes, strides, DTYPE_BYTES[dtype]), sizes, dtype
+        asserted = asserted_layouts(line)  # torch 2.13's assert_size_stride, 2.15's assert_tensor_metadata
+        if asserted:
+            for name, sizes, strides, dtype in asserted:
+                b = buffers.get(name)
+                if b is None or b["bytes"] is not None:
+                    continue
+                sizes, strides = _ints(sizes), _ints(strides)
+                dtype = dtype or _dtype_of(sizes, b["node"], nodes, fx)
+                if sizes is not None and strides is not None and dtype in DTYPE_BYTES:
+                    b["bytes"], b["shape"], b["dtype"] = extent_bytes(sizes, strides, DTYPE_BYTES[dtype]), sizes, dtype
             continue
         m = _DEL.match(line)
         if m:
@@ -129,6 +128,11 @@ def code_buffers(c: Compile) -> Union[dict, str]:
         b["origins"] = _origins(b, made_as.get(name), nodes, fx)
     inputs = {n.name: tensor_bytes(n) for n in fx.values() if n.op == "placeholder"}
     return {"buffers": list(buffers.values()), "inputs": inputs, "constants": {}}
+
+
+def _ints(sizes: Optional[list]) -> Optional[list[int]]:
+    """Sizes or strides that are all numbers; None where one is symbolic (``s0``) or unknown."""
+    return sizes if sizes is not None and all(isinstance(d, int) for d in sizes) else None
 
 
 def _entry(name: str, node: str, nbytes: Optional[int], shape: list, dtype: str) -> dict:

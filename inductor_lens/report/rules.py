@@ -1849,8 +1849,10 @@ def when_text(calls: Sequence[Any], compiles: Sequence[Any], frames: Sequence[An
         t = first.trigger
         where = stack_line_text(t.user_stack)
         reason = str(t.reason or "").strip().rstrip(".")
+        # an AOTInductor compile's reason says when itself, naming the call the user made (build._aot_trigger)
+        said = "" if t.kind == "ahead_of_time" and reason else f", {trigger_summary(t.kind)}"
         words.append(
-            f"Inductor first ran at {fmt_us(t.time_us)}, {trigger_summary(t.kind)}"
+            f"Inductor first ran at {fmt_us(t.time_us)}{said}"
             + (f" ({where})" if where else "")
             + (f": {reason}." if reason else ".")
         )
@@ -2640,3 +2642,57 @@ def split_args(text: str) -> list[str]:
     if last:
         parts.append(last)
     return parts
+
+
+_INT = re.compile(r"-?\d+")
+
+
+def size_tuple(text: str) -> Optional[list]:
+    """A size or stride tuple of the output code as a list: ``(4, 32)`` / ``(s0, 32)`` / ``(8, )`` / ``()`` ->
+    ``[4, 32]`` / ``["s0", 32]`` / ``[8]`` / ``[]``; None where ``text`` is no tuple or list.
+
+    >>> size_tuple("(64*s27, 64, 1)")
+    ['64*s27', 64, 1]
+    """
+    text = text.strip()
+    if not (text.startswith("(") and text.endswith(")")) and not (text.startswith("[") and text.endswith("]")):
+        return None
+    is_int = _INT.fullmatch
+    return [int(p) if is_int(p) else p for p in split_args(text[1:-1])]
+
+
+#: The calls by which the output code checks a tensor's layout, on a line of their own: ``assert_size_stride(name,
+#: sizes, strides, op)`` (every torch), and torch 2.15's ``assert_tensor_metadata(name, sizes, strides, dtype, op)``
+#: (an extern kernel's new result, its dtype beside) and ``assert_size_stride_grouped((names), (sizes), (strides),
+#: op)`` (the graph inputs a kernel is the first to read, checked together just before it).
+_SIZE_ASSERT = re.compile(r"^\s*(?P<fn>assert_size_stride(?:_grouped)?|assert_tensor_metadata)\((?P<args>.*)\)\s*$")
+_TORCH_DTYPE = re.compile(r"torch\.(\w+)")
+
+
+def asserted_layouts(line: str) -> list[tuple[str, Optional[list], Optional[list], Optional[str]]]:
+    """``[(name, sizes, strides, dtype)]`` of each tensor one line of output code asserts the layout of (sizes and
+    strides as :func:`size_tuple` reads them, symbolic ones as text; dtype only where the line gives it); ``[]`` for
+    any other line. The one reader of these assertions, for the launches, the memory of an import and the strides of
+    saved tensors.
+
+    >>> asserted_layouts("    assert_tensor_metadata(buf0, (4, 16), (16, 1), torch.float32, 'aten.mm')")
+    [('buf0', [4, 16], [16, 1], 'float32')]
+    >>> asserted_layouts("assert_size_stride_grouped((a, b), ((s77, 64), (64, )), ((64, 1), (1, )), 'input')")
+    [('a', ['s77', 64], [64, 1], None), ('b', [64], [1], None)]
+    """
+    m = _SIZE_ASSERT.match(line) if "assert_" in line else None
+    if m is None:
+        return []
+    parts = split_args(m["args"])
+    if len(parts) < 3:
+        return []
+    if m["fn"] == "assert_size_stride_grouped":
+        names, sizes, strides = (size_tuple(p) or [] for p in parts[:3])
+        if not len(names) == len(sizes) == len(strides):
+            return []
+        return [(str(n), size_tuple(str(s)), size_tuple(str(t)), None) for n, s, t in zip(names, sizes, strides)]
+    dtype = None
+    if m["fn"] == "assert_tensor_metadata" and len(parts) > 3:
+        d = _TORCH_DTYPE.fullmatch(parts[3])
+        dtype = d.group(1) if d else None
+    return [(parts[0], size_tuple(parts[1]), size_tuple(parts[2]), dtype)]

@@ -4,6 +4,8 @@ kernel-internal buffers, the peak, and the memory deltas of ``diff``."""
 import dataclasses
 import pathlib
 
+import pytest
+
 import inductor_lens
 from inductor_lens.analysis.diff import memory_delta
 from inductor_lens.analysis.memory import (
@@ -381,10 +383,19 @@ def test_a_recomputed_op_is_in_the_checkpoint_call_whose_stack_its_own_continues
     assert region_call([F("m.py", 19, "forward")], calls) is None
 
 
-def test_a_saved_expanded_view_counts_the_storage_it_spans_not_its_logical_size():
+@pytest.mark.parametrize(
+    "assertion",
+    [
+        "assert_size_stride(expand_1, (2, 32), (0, 1), 'input')",
+        # torch 2.15 checks the inputs a kernel reads first together (nu22 D1: this read nothing there)
+        "assert_size_stride_grouped((expand_1, tangents_1), ((2, 32), (2, 32)), ((0, 1), (32, 1)), 'input')",
+    ],
+)
+def test_a_saved_expanded_view_counts_the_storage_it_spans_not_its_logical_size(assertion):
     """nu20 D8: BERT saves ``expand_1 [2, 32] int64``, an expanded (stride-0) view of a ``(1, 32)`` buffer; the
     backward's output code asserts its strides ``(0, 1)``: 256 bytes of storage, not 512. A saved tensor without an
-    asserted stride keeps numel x element size (``stride`` None: an upper bound)."""
+    asserted stride keeps numel x element size (``stride`` None: an upper bound). Torch 2.15 writes the assertion
+    grouped with the other inputs the same kernel reads first."""
     from inductor_lens.analysis.memory import saved_for_backward
 
     trig = model.Trigger(kind="lazy_backward", reason="")
@@ -401,10 +412,7 @@ def test_a_saved_expanded_view_counts_the_storage_it_spans_not_its_logical_size(
             model.GraphNode("tangents_1", "placeholder", "tangents_1", shape=[2, 32], dtype="float32", role="tangent"),
         ]
     )
-    code = (
-        "def call(self, args):\n    expand_1, relu, tangents_1 = args\n"
-        "    assert_size_stride(expand_1, (2, 32), (0, 1), 'input')\n"
-    )
+    code = f"def call(self, args):\n    expand_1, relu, tangents_1 = args\n    {assertion}\n"
     forward = model.Compile(id="0/0", compile_id="0/0", graph_kind="forward", trigger=trig, graphs={"post_grad": fwd})
     backward = model.Compile(
         id="0/0b", compile_id="0/0", graph_kind="backward", trigger=trig, graphs={"post_grad": bwd}, output_code=code

@@ -14,6 +14,7 @@ import torch
 from torch import nn
 
 import inductor_lens
+from inductor_lens.analysis.reproducer import ReproducerError, reproducer
 from inductor_lens.report import rules
 from tests import _capture_fixtures
 
@@ -473,6 +474,13 @@ def test_aoti_compile_is_named_and_has_its_wrapper_and_kernels(aoti_pair):
     # the CLI's progress said "aoti_torch_cpu_addmm_out (? inference)", once for two calls (nu22): each kernel, under
     # the report's name and compile id
     assert sorted(_said_kernels(aoti_pair.events)) == sorted((k.name, c.id) for k in c.kernels)
+    # its kernels have no launch to reproduce (its C++ declarations, `void cpp_fused_0(const float* in_ptr0, ...)`,
+    # were read as calls on torch 2.13: arguments 'float* out_ptr0'); said for what it is, not as three guesses (nu22 D5)
+    assert all(k.launch is None for k in c.kernels if k.language == "cpp"), [
+        k.launch.call for k in c.kernels if k.launch
+    ]
+    with pytest.raises(ReproducerError, match="an AOTInductor compile: AOTInductor compiles use the C[+][+] wrapper"):
+        reproducer(report, generated[0])
 
 
 @pytest.mark.slow
@@ -508,6 +516,8 @@ def test_aoti_says_when_it_compiled_and_names_its_inputs_as_the_exported_program
     call = t.user_stack[-1]  # the fixture's call (tests/_capture_fixtures.py: aoti_pair)
     assert call.file == _capture_fixtures.__file__ and "aoti_compile_and_package(ep" in call.code
     assert t.time_us is not None and t.time_us > 0
+    # said once, in the words of its reason, which name the call made (nu22 D5: it said "ahead of time" twice)
+    assert report.when.count("ahead of time") == 1 and "aoti_compile_and_package() call" in report.when
     # export's graph signature: its user inputs, in order, are what AOTInductor's placeholders stand for
     users = [s.arg.name for s in ep.graph_signature.input_specs if s.kind.name == "USER_INPUT"]
     graph_inputs = [_placeholders(c)[name] for name in c.graph_inputs]

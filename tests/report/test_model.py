@@ -752,6 +752,14 @@ def test_when_is_said_once_in_python_for_each_way_inductor_can_run(tmp_path):
         "Inductor first ran at 500.0 ms, ahead of time, at the AOTInductor compile call (aoti_compile_and_package) "
         "(train.py:12 y = step(x))."
     )
+    # its reason says when, naming the call the user made: said once (nu22 D5: "ahead of time, at the AOTInductor
+    # compile call (aoti_compile_and_package) (...): AOTInductor compiled an exported program ahead of time, at ...")
+    said = (
+        "AOTInductor compiled an exported program ahead of time, at the torch._inductor.aoti_compile_and_package() "
+        "call: no dynamo frame and no guards; the package runs these kernels from its C++ wrapper"
+    )
+    aot = Report("2.15.0", "cpu", compiles=[compile_("ahead_of_time", said, 5e5, "aot/0")])
+    assert aot.when == f"Inductor first ran at 500.0 ms (train.py:12 y = step(x)): {said}."
     # nothing compiled: the frame dynamo began and ran eagerly; a frame without a time is not a time
     fail = "Attempted to wrap RNN, GRU, or LSTM"
     frames = [
