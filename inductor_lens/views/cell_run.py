@@ -194,7 +194,8 @@ class _CellPlan:
 def _check_outputs(args: argparse.Namespace) -> None:
     """A UsageError, before the cell runs, where ``--json`` or ``--export`` cannot be written (a folder that does not
     exist): as ``inductor-lens run`` checks its outputs before the script runs, so a long cell is not run for a
-    report that could not be saved. (Written after the cell, a failure is still one line: :func:`_write_files`.)"""
+    report that could not be saved. (Written after the cell, a failure is still one line: :func:`_write_files`.) The
+    built front end too, which the widget and the page embed."""
     from IPython.core.error import UsageError
 
     from ..report.io import check_writable
@@ -203,6 +204,12 @@ def _check_outputs(args: argparse.Namespace) -> None:
         why = check_writable(path) if path else None
         if why is not None:
             raise UsageError(f"%%{MAGIC_NAME}: {option} {path}: cannot write it: {why} (nothing ran)")
+    from .frontend import BundleMissingError, check_bundle
+
+    try:  # the widget (and an --export page) embed the built front end: refused now, not after the cell's capture
+        check_bundle()
+    except BundleMissingError as e:
+        raise UsageError(f"%%{MAGIC_NAME}: {e} (nothing ran)") from None
 
 
 def _compare_baseline(ns: dict, var: Optional[str]):

@@ -63,7 +63,8 @@ def _progress(quiet: bool):
 
 
 def _check_outputs(outputs: Sequence[Optional[str]], inputs: Sequence[tuple[str, str]]) -> None:
-    """Before any work: each output can be written and is none of the inputs (the script, the report)."""
+    """Before any work: each output can be written and is none of the inputs (the script, the report), and where the
+    first, the page, is given, the front end it embeds is built."""
     from ..report.io import check_writable, same_file
 
     given = [o for o in outputs if o]
@@ -77,6 +78,13 @@ def _check_outputs(outputs: Sequence[Optional[str]], inputs: Sequence[tuple[str,
         why = check_writable(out)
         if why:
             raise CLIError(f"cannot write {out}: {why}")
+    if outputs and outputs[0]:  # the page (every caller gives it first): the front end it embeds must be built
+        from .frontend import BundleMissingError, check_bundle
+
+        try:
+            check_bundle()
+        except BundleMissingError as e:
+            raise CLIError(f"cannot write a page: {e}") from None
 
 
 def _write(report, html_path: Optional[str], json_path: Optional[str], progress=None) -> list[str]:

@@ -70,6 +70,18 @@ def static_path(name: str) -> str:
     return path
 
 
+#: What a page or a widget loads: checked before a run that will need them (:func:`check_bundle`).
+BUNDLE = ("lens.js", "lens.css", "layout-worker.js")
+
+
+def check_bundle() -> None:
+    """:class:`BundleMissingError` now where the built front end is missing, so that a run that will write a page or
+    show the widget is refused before it captures anything (a clean clone without ``make bundle`` ran a whole capture
+    and only then failed at ``save_html``: a new user's trial, nu22)."""
+    for name in BUNDLE:
+        static_path(name)
+
+
 def _read(path: str) -> bytes:
     with open(path, "rb") as f:
         return f.read()

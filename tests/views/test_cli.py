@@ -570,3 +570,20 @@ def test_diff_names_two_reports_by_their_files_where_their_titles_do_not_tell_th
         got = named_by_files(a, b, "/runs/seq16.json", "runs/seq32.json")
         assert (got[0].title, got[1].title) == want
         assert (a.title, b.title) == (ta, tb)  # the loaded reports are left as they are
+
+
+def test_a_page_asked_for_without_the_built_front_end_is_refused_before_the_script_runs(
+    inproc, workdir, monkeypatch, tmp_path
+):
+    """A clean clone without ``make bundle`` ran a whole capture (40 s in the trial) and only then failed at writing
+    the page (nu22): the missing bundle is said first, nothing runs; a JSON-only run needs no front end."""
+    from inductor_lens.views import frontend
+
+    monkeypatch.setattr(frontend, "STATIC", tmp_path)  # an empty folder: no lens.js, lens.css, layout-worker.js
+    marker = workdir / "ran.txt"
+    (workdir / "marks.py").write_text(f"open({str(marker)!r}, 'w').write('ran')\n")
+    status, out, err = inproc("run", "-o", "page.html", "marks.py")
+    assert status == 2 and out == "" and not marker.exists(), (out, err)
+    assert "cannot write a page:" in err and "make bundle" in err and err.count("\n") == 1, err
+    status, _, err = inproc("run", "--json", "only.json", "marks.py")
+    assert status == 1 and marker.exists() and "nothing compiled" in err, err  # it ran (and compiled nothing)

@@ -263,6 +263,25 @@ def test_usage_errors_name_the_problem(kernel, line, message):
     assert kernel.value("'ran_anyway' in globals()") is False
 
 
+def test_a_cell_is_refused_before_it_runs_where_the_front_end_is_not_built(kernel, tmp_path):
+    """The widget (and an --export page) embed the built front end: without it (a clean clone before `make bundle`)
+    a cell ran its whole capture and failed only when the lens was shown (nu22); it is refused first, as a bad
+    --json path is, and runs once the bundle is there."""
+    kernel.ok(
+        "import inductor_lens.views.frontend as _fe, pathlib as _pl\n"
+        f"_fe_before = _fe.__dict__.get('STATIC')\n_fe.STATIC = _pl.Path({str(tmp_path)!r})"
+    )
+    try:
+        ex = kernel.execute("%%inductor_lens\nran_unbuilt = True")
+        assert ex.status == "error" and ex.reply["ename"] == "UsageError", ex.texts()
+        assert "make bundle" in ex.reply["evalue"] and "(nothing ran)" in ex.reply["evalue"], ex.reply["evalue"]
+        assert kernel.value("'ran_unbuilt' in globals()") is False
+    finally:
+        kernel.ok("_fe.STATIC = _fe_before\nif _fe_before is None: del _fe.STATIC")
+    kernel.ok("%%inductor_lens\nran_unbuilt = True")
+    assert kernel.value("'ran_unbuilt' in globals()") is True
+
+
 def test_f_on_a_class_says_to_compile_an_instance(kernel):
     ex = kernel.execute("%%inductor_lens -f Lin\nclass Lin(torch.nn.Linear):\n    pass\n")
     assert ex.status == "error"
