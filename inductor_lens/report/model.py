@@ -1148,11 +1148,14 @@ class CudaGraphRecording(_Record):
 @_record
 class CudaGraphs(_Record):
     """CUDA graphs of a compile under ``mode="reduce-overhead"``: ``used`` (torch wrapped the compiled graph
-    in CUDA graphs), ``skip_reason`` (why not, as torch logs it: ``mutated inputs (1 instances)``), and each
-    (re-)recording seen in the capture."""
+    in CUDA graphs), ``skip_reason`` (why not, as torch logs it: ``mutated inputs (1 instances)``), ``skip_note``
+    (derived: the skip said with what the graph shows of it, ``rules.cudagraph_skip_text``: the inputs written in
+    place and the lines that write them; ``""`` where there is nothing to add), and each (re-)recording seen in the
+    capture."""
 
     used: Optional[bool] = None
     skip_reason: Optional[str] = None
+    skip_note: str = ""
     recordings: list[CudaGraphRecording] = field(default_factory=list)
 
 
