@@ -37,6 +37,7 @@ from .rules import (
     frame_stage,
     frames_met,
     function_label,
+    kernels_text,
     launch_value_text,
     memory_high_water_text,
     memory_peak_note,
@@ -1752,7 +1753,7 @@ class Report(_Record):
         import textwrap  # here: importing the model (``import-trace``'s start) does without it
 
         lines = [
-            f"inductor_lens report: {len(self.compiles)} compile(s), {len(self.kernels)} kernel(s), "
+            f"inductor_lens report: {len(self.compiles)} compile(s), {kernels_text(len(self.kernels))}, "
             f"{breaks_text(len(self.graph_breaks), [d.code for d in self.diagnostics], frames_met(self.graph_breaks))}; "
             f"torch {self.torch_version} on {self.device}",
             *textwrap.wrap(self.when, 116, initial_indent="  when: ", subsequent_indent="        "),

@@ -887,6 +887,17 @@ def contents_text(kinds: Iterable[str], kernels: int) -> str:
     return f"{plural(n, 'fused node')}{by_kind} in {plural(kernels, 'kernel')}"
 
 
+def kernels_text(n: int) -> str:
+    """How many kernels, as every line that counts them says it: a report's totals (``Report.summary``, the widget's
+    text), the magic's line under a cell ("Inductor compiled from here, ...") and the progress lines of the magic and
+    the CLI. The magic's line said "2 kernels generated" above a widget that said "2 kernel(s)".
+
+    >>> kernels_text(1), kernels_text(3)
+    ('1 kernel(s)', '3 kernel(s)')
+    """
+    return f"{n} kernel(s)"
+
+
 def plural(n: int, one: str, many: str = "") -> str:
     """``n`` and the word for it: ``1 kernel``, ``3 kernels``, ``2 repeats`` (``many`` where not ``one + "s"``)."""
     return f"{n} {one if n == 1 else (many or one + 's')}"
