@@ -44,6 +44,7 @@ from ..report.model import (
 from ..report.module_paths import combine, infer_compile, missing, node_stack
 from ..report.rules import (
     MODULE_ROOT_ARG,
+    cudagraph_skip_message,
     phase_words,
     placeholder_source,
     readable_reasons,
@@ -1926,11 +1927,13 @@ def _compile(
         subgraph=rec.subgraph,
         guards=str(guards[-1]) if guards else "",
         complete=complete,
-        cudagraphs=_cudagraph_notes(cudagraphs_of(rec, trace.events), cid, diagnostics),
+        cudagraphs=cudagraphs_of(rec, trace.events),
     )
     if ca and not rec.aot:  # torch records no module for its ops: from the parameters they read, the gradients made
         made = infer_compile(made)
-    return finish_compile(made, view=not (view_later and missing(made)))
+    made = finish_compile(made, view=not (view_later and missing(made)))
+    _cudagraph_notes(made.cudagraphs, cid, diagnostics)  # once derived: a skip names what it can (skip_note)
+    return made
 
 
 def _constant_roles(
@@ -2242,9 +2245,7 @@ def _cudagraph_notes(graphs, cid: str, diagnostics: list):
             diagnostics[said] = note
     elif graphs is not None and graphs.skip_reason:
         diagnostics.append(
-            Diagnostic(
-                "cudagraph_skipped", f'{cid}: mode="reduce-overhead" but CUDA graphs skipped: {graphs.skip_reason}'
-            )
+            Diagnostic("cudagraph_skipped", cudagraph_skip_message(cid, graphs.skip_note or graphs.skip_reason))
         )
     if graphs is not None and len(graphs.recordings) >= RERECORD_NOTE:
         total = sum(r.time_us or 0 for r in graphs.recordings)

@@ -53,6 +53,8 @@ from .rules import (
     contents_text,
     control_flow,
     copy_name,
+    cudagraph_skip_message,
+    cudagraph_skip_text,
     custom_pass_note,
     epilogue_ops,
     extern_why,
@@ -66,11 +68,13 @@ from .rules import (
     is_channels_last,
     is_glue,
     is_input_copy,
+    is_mutating_op,
     kernel_kind,
     kernel_runs,
     launch_config_text,
     launch_grid_text,
     lead_line,
+    line_frame,
     made_by_text,
     no_kernel_reason,
     no_line_reason,
@@ -384,7 +388,7 @@ def derive_compile(c: Compile, fx: Optional[dict] = None, view: bool = True) -> 
         contents=contents_text(kinds, len(kernels)),
         box_count=len(kinds),
         size_guards=size_guards(c.guards),
-        cudagraphs=_recordings_said(c.cudagraphs),
+        cudagraphs=_skip_said(_recordings_said(c.cudagraphs), c),
     )
     return with_module_view(c) if view else c
 
@@ -402,6 +406,45 @@ def _recordings_said(graphs: Optional[CudaGraphs]) -> Optional[CudaGraphs]:
             dataclasses.replace(r, reason=recording_reason(int(number.group(1)) - 1 if number else 0)) if m else r
         )
     return dataclasses.replace(graphs, recordings=said)
+
+
+def mutated_inputs(c: Compile) -> list[tuple[str, str, str, Optional[int]]]:
+    """The graph inputs ``c``'s post-grad graph writes in place, as ``rules.cudagraph_skip_text`` takes them: the
+    name shown, and the code, file and line of the user's line that writes each. Torch's evidence, read as its
+    ``cudagraph_utils.get_mutating_use_stack_trace_from_node`` reads it: a mutating op (``copy_`` back into the
+    input, or the in-place op that replaced it) whose first argument is a placeholder. Parameters and buffers are
+    left out where other inputs are written, as torch's count leaves out static inputs under CUDA-graph trees."""
+    post = c.graphs.get("post_grad")
+    if post is None:
+        return []
+    fx = {n.name: n for n in post.nodes}
+    found: dict[str, tuple] = {}
+    for n in post.nodes:
+        if n.op != "call_function" or not n.inputs or not is_mutating_op(n.target):
+            continue
+        target = fx.get(n.inputs[0])
+        if target is None or target.op != "placeholder" or target.name in found:
+            continue
+        line = line_frame(n.user_stack) if n.user_stack else None
+        found[target.name] = (
+            target.role,
+            (
+                target.display_name or target.name,
+                (line.code or "") if line is not None else "",
+                (line.file or "") if line is not None else "",
+                line.line if line is not None else None,
+            ),
+        )
+    mine = [m for role, m in found.values() if role not in ("parameter", "buffer")]
+    return mine or [m for _, m in found.values()]
+
+
+def _skip_said(graphs: Optional[CudaGraphs], c: Compile) -> Optional[CudaGraphs]:
+    """``graphs`` with ``skip_note`` (``rules.cudagraph_skip_text``): a skip for mutated inputs names them."""
+    if graphs is None or not graphs.skip_reason:
+        return graphs
+    note = cudagraph_skip_text(graphs.skip_reason, mutated_inputs(c))
+    return graphs if note == graphs.skip_note else dataclasses.replace(graphs, skip_note=note)
 
 
 def compile_note(c: Compile, fx: Optional[dict] = None) -> str:
@@ -670,7 +713,25 @@ def derive_report(report: Report) -> Report:
     """``report`` with :func:`rederive` run on its compiles (a report written before the derived fields of
     ``DERIVED_VERSION``), and the lines that built the modules of ops with no line of their own
     (``report/built.py``)."""
-    return mark_built(dataclasses.replace(report, compiles=rederive(report.compiles), derived=DERIVED_VERSION))
+    report = dataclasses.replace(report, compiles=rederive(report.compiles), derived=DERIVED_VERSION)
+    return mark_built(skips_said(report))
+
+
+def skips_said(report: Report) -> Report:
+    """``report`` with each ``cudagraph_skipped`` diagnostic a lens wrote with torch's reason alone said with its
+    compile's ``CudaGraphs.skip_note`` (a report written before it, once derived: the skip names the mutated input)."""
+    said = {}
+    for c in report.compiles:
+        g = c.cudagraphs
+        if g is not None and g.skip_reason and g.skip_note:
+            said[cudagraph_skip_message(c.id, g.skip_reason)] = cudagraph_skip_message(c.id, g.skip_note)
+    if not any(d.code == "cudagraph_skipped" and d.message in said for d in report.diagnostics):
+        return report
+    notes = [
+        dataclasses.replace(d, message=said[d.message]) if d.code == "cudagraph_skipped" and d.message in said else d
+        for d in report.diagnostics
+    ]
+    return dataclasses.replace(report, diagnostics=notes)
 
 
 def infer_report_modules(report: Report) -> Report:

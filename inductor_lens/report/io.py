@@ -497,7 +497,7 @@ def _build(parts: "Parts") -> Report:
             raise ReportError(f"{name}: {e}") from None
         validate(to_plain(report), name)
         return report
-    from .finish import mark_built, rederive
+    from .finish import mark_built, rederive, skips_said
 
     builder, compiles = Builder(), []
     underived = _underived(parts.head)  # written before its derived fields: filled as each compile is built
@@ -511,7 +511,7 @@ def _build(parts: "Parts") -> Report:
             compiles = rederive(compiles)
         report = builder.build(Report, dict(parts.head_expanded, compiles=[]))
     report = dataclasses.replace(report, compiles=compiles, derived=DERIVED_VERSION)
-    return mark_built(report) if underived else report  # built lines read the report's source files
+    return mark_built(skips_said(report)) if underived else report  # built lines read the report's source files
 
 
 def _build_lazily(parts: "Parts", builder) -> Report:

@@ -37,6 +37,7 @@ from .rules import (
     frame_stage,
     frames_met,
     function_label,
+    kernels_text,
     launch_value_text,
     memory_high_water_text,
     memory_peak_note,
@@ -1148,11 +1149,14 @@ class CudaGraphRecording(_Record):
 @_record
 class CudaGraphs(_Record):
     """CUDA graphs of a compile under ``mode="reduce-overhead"``: ``used`` (torch wrapped the compiled graph
-    in CUDA graphs), ``skip_reason`` (why not, as torch logs it: ``mutated inputs (1 instances)``), and each
-    (re-)recording seen in the capture."""
+    in CUDA graphs), ``skip_reason`` (why not, as torch logs it: ``mutated inputs (1 instances)``), ``skip_note``
+    (derived: the skip said with what the graph shows of it, ``rules.cudagraph_skip_text``: the inputs written in
+    place and the lines that write them; ``""`` where there is nothing to add), and each (re-)recording seen in the
+    capture."""
 
     used: Optional[bool] = None
     skip_reason: Optional[str] = None
+    skip_note: str = ""
     recordings: list[CudaGraphRecording] = field(default_factory=list)
 
 
@@ -1749,7 +1753,7 @@ class Report(_Record):
         import textwrap  # here: importing the model (``import-trace``'s start) does without it
 
         lines = [
-            f"inductor_lens report: {len(self.compiles)} compile(s), {len(self.kernels)} kernel(s), "
+            f"inductor_lens report: {len(self.compiles)} compile(s), {kernels_text(len(self.kernels))}, "
             f"{breaks_text(len(self.graph_breaks), [d.code for d in self.diagnostics], frames_met(self.graph_breaks))}; "
             f"torch {self.torch_version} on {self.device}",
             *textwrap.wrap(self.when, 116, initial_indent="  when: ", subsequent_indent="        "),

@@ -887,6 +887,17 @@ def contents_text(kinds: Iterable[str], kernels: int) -> str:
     return f"{plural(n, 'fused node')}{by_kind} in {plural(kernels, 'kernel')}"
 
 
+def kernels_text(n: int) -> str:
+    """How many kernels, as every line that counts them says it: a report's totals (``Report.summary``, the widget's
+    text), the magic's line under a cell ("Inductor compiled from here, ...") and the progress lines of the magic and
+    the CLI. The magic's line said "2 kernels generated" above a widget that said "2 kernel(s)".
+
+    >>> kernels_text(1), kernels_text(3)
+    ('1 kernel(s)', '3 kernel(s)')
+    """
+    return f"{n} kernel(s)"
+
+
 def plural(n: int, one: str, many: str = "") -> str:
     """``n`` and the word for it: ``1 kernel``, ``3 kernels``, ``2 repeats`` (``many`` where not ``one + "s"``)."""
     return f"{n} {one if n == 1 else (many or one + 's')}"
@@ -1785,6 +1796,61 @@ def recording_reason(i: int) -> str:
 
 #: The words inductor_lens gave a CUDA graph recording before :func:`recording_reason` (made again on load).
 OLD_RECORDING = re.compile(r"^(first run of the graph|re-recorded \(recording \d+ of this graph\))$")
+
+
+#: How torch begins a skip for mutated graph inputs (``cudagraph_utils.get_mutation_stack_trace``).
+MUTATED_INPUTS_SKIP = "mutated inputs"
+
+
+def is_mutating_op(target: str) -> bool:
+    """Whether an FX call (its target as the report keeps it: ``aten.copy_.default``, ``aten.add_.Tensor``)
+    writes its first argument in place: ATen's in-place and ``out=`` free mutating ops end in ``_``.
+
+    >>> [is_mutating_op(t) for t in ("aten.copy_.default", "aten.index_put_.default", "aten.add.Tensor", "aten._foo.default")]
+    [True, True, False, False]
+    """
+    parts = str(target).split(".")
+    op = parts[1] if len(parts) > 2 and parts[0] in ("aten", "prims", "torch.ops.aten") else parts[-1]
+    return op.endswith("_") and not op.startswith("_")
+
+
+def cudagraph_skip_message(cid: str, said: str) -> str:
+    """The ``cudagraph_skipped`` diagnostic of compile ``cid`` whose CUDA graphs torch skipped, ``said`` its
+    ``CudaGraphs.skip_note`` (else torch's ``skip_reason``).
+
+    >>> cudagraph_skip_message("1/0 inference", "mutated inputs (1 instances)")
+    '1/0 inference: mode="reduce-overhead" but CUDA graphs skipped: mutated inputs (1 instances)'
+    """
+    return f'{cid}: mode="reduce-overhead" but CUDA graphs skipped: {said}'
+
+
+def cudagraph_skip_text(reason: str, mutated: Sequence[tuple[str, str, str, Optional[int]]]) -> str:
+    """``CudaGraphs.skip_note``: torch's reason for skipping CUDA graphs, said with what the graph shows of it. For
+    ``mutated inputs (N instances)`` the inputs the compiled graph writes in place, each ``(name shown, code, file,
+    line)`` of the user's line that writes it (the post-grad graph's ``copy_`` back into the input, or the in-place
+    op that replaced it); torch names none (its message's "Found from" trace gives one line, no name). ``""`` where
+    there is nothing to add (the views then show ``skip_reason``).
+
+    >>> cudagraph_skip_text("mutated inputs (1 instances)", [("acc", "acc.add_(1)", "/w/make_metal_fixtures.py", 95)])
+    'mutated inputs (1 instances): acc is written in place, by acc.add_(1) at make_metal_fixtures.py:95'
+    >>> cudagraph_skip_text("mutated inputs (2 instances)", [("a", "a.add_(1)", "/w/f.py", 3), ("arg1_1", "", "", None)])
+    'mutated inputs (2 instances): a (a.add_(1) at f.py:3), arg1_1 are written in place'
+    >>> cudagraph_skip_text("cpu device (cpu_node)", [])
+    ''
+    """
+    if not reason.startswith(MUTATED_INPUTS_SKIP) or not mutated:
+        return ""
+
+    def where(code: str, file: str, line: Optional[int]) -> str:
+        at = f"{file.replace(chr(92), '/').rsplit('/', 1)[-1]}:{line}" if file and line else ""
+        return " at ".join(s for s in (code.strip(), at) if s)
+
+    if len(mutated) == 1:
+        name, code, file, line = mutated[0]
+        said = where(code, file, line)
+        return f"{reason}: {name} is written in place" + (f", by {said}" if said else "")
+    names = [f"{n} ({where(c, f, ln)})" if where(c, f, ln) else n for n, c, f, ln in mutated]
+    return f"{reason}: {', '.join(names)} are written in place"
 
 
 def recomputed_reason(by: str, call: Any = None) -> str:

@@ -75,9 +75,11 @@ class _Progress:
 
     def last_line(self) -> _Html:
         """What the line says once the lens is shown below the cell's output: where Inductor started, what it built."""
+        from ..report.rules import kernels_text
+
         n = len(self.state.kernels)
         text = (
-            f"inductor_lens: Inductor compiled from here, {n} kernel{'s' if n != 1 else ''} generated; "
+            f"inductor_lens: Inductor compiled from here, {kernels_text(n)} generated; "
             f"the lens is below, after the cell's output"
         )
         return _Html(text, _line_html(text, "lens-compiled-here"))

@@ -14,6 +14,8 @@ import threading
 import time
 from typing import Optional, TextIO
 
+from ..report.rules import kernels_text
+
 #: torch phase name (prefix) -> the step a user knows. First match wins; names not listed keep the last step.
 PHASE_WORDS: tuple[tuple[str, str], ...] = (
     ("dynamo", "tracing"),
@@ -134,7 +136,7 @@ class Progress:
         then built in the ``kernel build`` step)."""
         k = self.kernels
         s = f"[{time.monotonic() - self.t0:5.1f}s] Inductor: {self.step_text() or 'starting'}"
-        s += f" · {len(k)} kernel{'s' if len(k) != 1 else ''} generated"
+        s += f" · {kernels_text(len(k))} generated"
         if k:
             s += ": " + ", ".join(k[-3:]) + (" ..." if len(k) > 3 else "")
         if width and len(s) > width:

@@ -22,7 +22,7 @@ import anywidget
 import traitlets
 
 from ..report.model import Report
-from ..report.rules import breaks_text, frames_met
+from ..report.rules import breaks_text, frames_met, kernels_text
 from .frontend import (  # noqa: F401 (engine_gz: re-exported)
     STATIC,
     VIEWS,
@@ -189,7 +189,7 @@ class LensWidget(anywidget.AnyWidget):
         n, k = self._summary
         breaks = f", {self._breaks}" if self._breaks else ""
         return (
-            f"inductor_lens: {n} compile(s), {k} kernel(s){breaks}. This interactive view needs the kernel that made "
+            f"inductor_lens: {n} compile(s), {kernels_text(k)}{breaks}. This interactive view needs the kernel that made "
             f"it: re-run the cell to see it again, {self._how_to_save}."
         )
 

@@ -211,8 +211,8 @@ export function cudagraphsSection(compile) {
   if (!g) return null;
   const status = g.used
     ? "used"
-    : g.skip_reason
-      ? `skipped: ${g.skip_reason}`
+    : g.skip_note || g.skip_reason
+      ? `skipped: ${g.skip_note || g.skip_reason}`
       : "not used (torch ran this graph without them)";
   const recs = g.recordings || [];
   return h(

@@ -221,12 +221,11 @@ export function renderTimeline(el, report, state, actions) {
     // mode="reduce-overhead": each CUDA-graph (re-)recording of this compile, or why CUDA graphs were skipped
     // (Compile.cudagraphs; torch logs no start time for a recording, so these rows hold no bar)
     const g = c.cudagraphs;
-    if (g && !g.used && g.skip_reason)
+    // skip_note: the skip said with what the graph shows (the mutated input named), made in Python
+    const skip = g?.skip_note || g?.skip_reason;
+    if (g && !g.used && skip)
       rows.appendChild(
-        row(
-          h("span", { title: g.skip_reason }, `CUDA graphs skipped: ${g.skip_reason}`),
-          "il-tl-phase il-tl-cudagraph il-current",
-        ),
+        row(h("span", { title: skip }, `CUDA graphs skipped: ${skip}`), "il-tl-phase il-tl-cudagraph il-current"),
       );
     for (const r of (g && g.recordings) || []) {
       const item = row(

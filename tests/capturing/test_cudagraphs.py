@@ -84,3 +84,34 @@ def test_skips_and_repeated_recordings_reach_the_diagnostics():
     _cudagraph_notes(CudaGraphs(used=True, recordings=[CudaGraphRecording("r", 1.0)] * 2), "2/0 forward", notes)
     _cudagraph_notes(None, "3/0 forward", notes)
     assert len(notes) == 2
+
+
+def _mutating(x, acc):
+    acc.add_(1)
+    return x.sin() + acc
+
+
+def test_a_skip_for_mutated_inputs_names_the_input_and_its_line(monkeypatch):
+    """nu21 f: the skip read "mutated inputs (1 instances)", torch's words, naming no input. The compiled graph
+    shows it: the post-grad graph copies ``add`` back into the placeholder of ``acc`` (``copy_``, with the line
+    ``acc.add_(1)``), as torch's ``get_mutating_use_stack_trace_from_node`` reads it. Torch logs this skip only for a
+    graph on the GPU: here the CPU compile is real and torch's message is given to the capture as it would read it."""
+    import inductor_lens.capturing.build as build
+
+    said = "mutated inputs (1 instances)"
+    real = build.cudagraphs_of
+    monkeypatch.setattr(
+        build, "cudagraphs_of", lambda rec, events: real(rec, events) and CudaGraphs(used=False, skip_reason=said)
+    )
+    report = inductor_lens.inspect(
+        _mutating, torch.randn(8), torch.zeros(8), compile_options={"mode": "reduce-overhead"}
+    )
+    (c,) = report.compiles
+    post = {n.name: n for n in c.graphs["post_grad"].nodes}
+    (copy,) = [n for n in post.values() if n.target == "aten.copy_.default"]  # torch's evidence of the mutation
+    assert post[copy.inputs[0]].display_name == "acc" and copy.user_stack[-1].code == "acc.add_(1)"
+    line = _mutating.__code__.co_firstlineno + 1
+    note = f"{said}: acc is written in place, by acc.add_(1) at test_cudagraphs.py:{line}"
+    assert c.cudagraphs.skip_reason == said and c.cudagraphs.skip_note == note
+    (d,) = [d for d in report.diagnostics if d.code == "cudagraph_skipped"]
+    assert d.message.endswith(f"CUDA graphs skipped: {note}"), d.message

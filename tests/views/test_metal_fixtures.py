@@ -86,3 +86,19 @@ def test_the_launch_grid_is_said_once_evaluated():
     for k in report.kernels:
         if k.language == "triton":
             assert "//" not in k.launch.grid_text and "CTA" in k.launch.grid_text, (k.name, k.launch.grid_text)
+
+
+def test_the_skip_for_a_mutated_input_names_it():
+    """nu21 f: the skip read "mutated inputs (1 instances)", torch's words; the report holds which input: the
+    post-grad graph's ``copy_`` back into the placeholder shown as ``acc``, with the line that wrote it. Derived on
+    load for this fixture, recorded before ``CudaGraphs.skip_note``; the diagnostic says it too."""
+    report = _load("gpu_metal_cudagraphs.json.gz")
+    (c,) = [c for c in report.compiles if c.cudagraphs and not c.cudagraphs.used]
+    post = {n.name: n for n in c.graphs["post_grad"].nodes}
+    (copy,) = [n for n in post.values() if n.target == "aten.copy_.default"]
+    assert post[copy.inputs[0]].display_name == "acc" and copy.user_stack[-1].code == "acc.add_(1)"
+    line = copy.user_stack[-1].line
+    note = f"mutated inputs (1 instances): acc is written in place, by acc.add_(1) at make_metal_fixtures.py:{line}"
+    assert c.cudagraphs.skip_reason == "mutated inputs (1 instances)" and c.cudagraphs.skip_note == note
+    (d,) = [d for d in report.diagnostics if d.code == "cudagraph_skipped"]
+    assert d.message == f'{c.id}: mode="reduce-overhead" but CUDA graphs skipped: {note}'

@@ -75,7 +75,7 @@ def test_terminal_output_is_one_updating_line():
     assert text.count("\n") == 2, repr(text)  # the updating line ends once, then the message
     assert text.count("\r\x1b[K") >= 5
     last = text.split("\r\x1b[K")[-1]
-    assert "C++ build · 1 kernel generated: cpp_fused_relu_0" in last and last.endswith("x: done\n")
+    assert "C++ build · 1 kernel(s) generated: cpp_fused_relu_0" in last and last.endswith("x: done\n")
 
 
 def test_each_step_of_a_compile_shows_once_and_the_backward_starts_again():
@@ -135,3 +135,20 @@ def test_a_kernel_that_several_fused_nodes_call_is_generated_once():
         "kernel generated: cpp_fused_relu_0 (0/0 backward)",
     ]
     assert len(p.kernels) == 2
+
+
+def test_the_lines_under_a_cell_count_kernels_as_the_report_does():
+    """The magic's line under a cell said "Inductor compiled from here, 2 kernels generated" above a widget (and a
+    report summary) saying "2 kernel(s)": one wording, ``rules.kernels_text``, for the progress line, the cell's
+    last line, the widget's text and the report's totals."""
+    from inductor_lens.report.model import Report
+    from inductor_lens.report.rules import kernels_text
+    from inductor_lens.views.cell_display import _Progress
+
+    line = _Progress()
+    for e in _events():
+        line.state.update(e)
+    assert f"· {kernels_text(1)} generated: cpp_fused_relu_0" in line.state.line()
+    said = line.last_line()._repr_mimebundle_()["text/plain"]
+    assert f"Inductor compiled from here, {kernels_text(1)} generated;" in said
+    assert Report("2.11", "cpu").summary().startswith(f"inductor_lens report: 0 compile(s), {kernels_text(0)}, ")
