@@ -96,6 +96,7 @@ DERIVED_VERSION = 27  # 2: Trigger.summary; 3: Compile.module_view, FusedNode.gr
 # 26: KernelLaunch.grid_text and config_text, a Triton template's block sizes and grid (report/finish.launch_facts)
 # 27: module paths inferred again (report/module_paths.py: a tied weight's op in the module its line calls, autograd's
 # gradient sums of none, an op recomputed in a backward in its forward's module); GraphOutput names from GraphNode.variable
+# (27 too: CudaGraphs.skip_note, the mutated input a CUDA-graph skip names, finish.mutated_inputs)
 
 #: Languages a kernel may be written in: what Inductor's output code defines (``async_compile.<kind>``),
 #: ``extern`` for calls of library kernels, ``other`` when the source was not found.
