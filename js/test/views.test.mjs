@@ -563,3 +563,22 @@ test("layoutAwaited: a print while the worker lays the graph out draws it once, 
   printGraphs(false);
   assert.equal(drawn.length, 1);
 });
+
+test("kernel table: a kernel launched from several lines carries them all, the defining line first (Kernel.user_lines)", () => {
+  // one kernel called for two BatchNorms (lines 26 and 10): the table showed line 26 alone, the panel both
+  const two = structuredClone(compile);
+  two.kernels.find((x) => x.name === "cpp_fused_relu_0").user_lines = [
+    fr(26, "y = self.bn2(y)"),
+    fr(10, "x = self.bn1(x)"),
+  ];
+  const rows = kernelRows(indexCompile(two));
+  const row = rows.find((r) => r.kernel === "cpp_fused_relu_0");
+  assert.equal(row.line, "model.py:26");
+  assert.deepEqual(row.more, [{ line: "model.py:10", code: "x = self.bn1(x)" }]);
+  assert.deepEqual(rows.find((r) => r.kernel === "cpp_fused_cos_1").more, []);
+  assert.deepEqual(
+    sortRows(rows, "order", "model.py:10").map((r) => r.kernel),
+    ["cpp_fused_relu_0"],
+    "the filter finds a kernel by any of its lines",
+  );
+});
