@@ -988,6 +988,11 @@ def test_a_capture_that_compiled_nothing_says_why_in_the_panel_and_when_on_the_t
     assert "forward() · gru.py:6" in frame.inner_text()
     assert frame.locator('[data-role="eager-frame"]').inner_text() == report.empty_frames[0].what
     assert fail in page.locator('aside.il-panel [data-role="graph-breaks"]').inner_text()
+    # the breaks as the header counts them (Report.breaks, Python's words), not a count made in JS
+    heading = page.locator('aside.il-panel section:has([data-role="graph-breaks"]) > h3').text_content()
+    assert (
+        heading == f"Graph breaks in this capture: {report.breaks}" == "Graph breaks in this capture: 1 graph break(s)"
+    )
     assert "skip their ids" not in page.locator("aside.il-panel").inner_text()  # no compile skips anything here
     # what the fusion view and the panel say instead of a graph: Report.nothing (Python's, by the diagnostics)
     assert page.locator('aside.il-panel [data-role="nothing"]').inner_text() == report.nothing
