@@ -1713,6 +1713,11 @@ class Report(_Record):
     #: diagnostics (dynamo skipped the call, another backend, the function never ran...); ``""`` where something
     #: compiled. Derived like ``views``.
     nothing: str = ""
+    #: The graph breaks in words (``rules.breaks_text``), as the page's header and ``summary()`` say them: the breaks
+    #: recorded, torch's count where it differs (a break met in several frames: ``counters["graph_break"]`` counts it
+    #: in each), and the frames dynamo could not compile. The panel's "Graph breaks in this capture" heading. Derived
+    #: like ``views``.
+    breaks: str = ""
 
     def __post_init__(self) -> None:
         if type(self.profile) is dict:  # the 0.2 spelling, a plain dict: typed once, here
@@ -1721,8 +1726,9 @@ class Report(_Record):
         object.__setattr__(self, "views", list(available_views(facts)))
         object.__setattr__(self, "profiled", any(f[0] for f in facts))
         object.__setattr__(self, "when", when_text(self.compile_calls, self.compiles, self.empty_frames))
-        codes = (getattr(d, "code", "") for d in self.diagnostics)
+        codes = [getattr(d, "code", "") for d in self.diagnostics]
         object.__setattr__(self, "nothing", nothing_text(bool(self.compiles), codes))
+        object.__setattr__(self, "breaks", breaks_text(len(self.graph_breaks), codes, frames_met(self.graph_breaks)))
 
     # -- access ---------------------------------------------------------------------------
     def compile(self, id: str) -> Compile:
@@ -1755,7 +1761,7 @@ class Report(_Record):
 
         lines = [
             f"inductor_lens report: {len(self.compiles)} compile(s), {kernels_text(len(self.kernels))}, "
-            f"{breaks_text(len(self.graph_breaks), [d.code for d in self.diagnostics], frames_met(self.graph_breaks))}; "
+            f"{self.breaks}; "
             f"torch {self.torch_version} on {self.device}",
             *textwrap.wrap(self.when, 116, initial_indent="  when: ", subsequent_indent="        "),
         ]
@@ -1802,7 +1808,7 @@ class Report(_Record):
         kernels = sum(_lazy.count(c) for c in self.compiles)
         return (
             f"<inductor_lens.Report: {len(self.compiles)} compile(s), {kernels} kernel(s), "
-            f"{breaks_text(len(self.graph_breaks), [d.code for d in self.diagnostics], frames_met(self.graph_breaks))}, "
+            f"{self.breaks}, "
             f"torch {self.torch_version}, {self.device}>"
         )
 

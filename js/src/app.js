@@ -4,7 +4,7 @@
 
 import { groupOf, hasProfile, plural } from "./data.js";
 import { h } from "./dom.js";
-import { awaitLayout } from "./graphview.js";
+import { layoutAwaited } from "./graphview.js";
 import { installKeys } from "./keys.js";
 import { linePanel } from "./linepanel.js";
 import { noCompilePanel, renderPanel } from "./panel.js";
@@ -103,7 +103,7 @@ function makeContext(report, opts, store, model) {
     /**
      * Lay out `dot` in the worker while `host` says so, then `draw(layout)` (synchronous) if still `current()`;
      * resolves to whether it drew. A print meanwhile (graphview.js printGraphs) lays it out on this thread and draws it
-     * at once, where it can (LayoutEngine.layoutNow); the worker's answer then draws nothing more.
+     * at once, where it can (LayoutEngine.layoutNow); the worker's answer then draws nothing more (layoutAwaited).
      */
     async layoutIn(host, dot, what, current, draw) {
       ctx.message(host, `laying out ${what}…`, "il-busy");
@@ -124,32 +124,23 @@ function makeContext(report, opts, store, model) {
               );
           }, ENGINE_WAIT_MS)
         : null;
-      let came = false;
-      const arrive = (layout) => {
-        if (came) return false;
-        came = true;
-        settled();
-        if (!current() || !alive) return false;
-        ctx.message(host, "");
-        draw(layout);
-        return true;
-      };
-      const settled = awaitLayout(() => {
-        const layout = ready && current() && alive ? ready.layoutNow(dot) : null;
-        if (layout) arrive(layout);
-      });
-      let layout;
+      ctx.mark("il:layout-request");
       try {
-        ctx.mark("il:layout-request");
-        layout = await (await engine).layout(dot);
+        return await layoutAwaited(
+          engine,
+          dot,
+          () => current() && alive,
+          (layout) => {
+            ctx.message(host, "");
+            draw(layout);
+          },
+        );
       } catch (e) {
-        settled();
-        if (!came && current() && alive) ctx.message(host, `layout failed: ${e.message || e}`, "il-error");
+        ctx.message(host, `layout failed: ${e.message || e}`, "il-error");
         return false;
       } finally {
         if (slow != null) clearTimeout(slow);
       }
-      return arrive(layout);
     },
     /**
      * Once the first graph is up, lay out the other compiles' graphs ahead of need, one at a time, while the

@@ -21,7 +21,7 @@ import { fmtBytes, fmtUs, indexCompile, plural } from "./data.js";
 import { breakable, h } from "./dom.js";
 import { buildFusion } from "./dot.js";
 import { fittingExpansion, paneHeight } from "./fit.js";
-import { GraphCanvas } from "./graphview.js";
+import { GraphCanvas, layoutAwaited } from "./graphview.js";
 import { createStore } from "./store.js";
 
 // the words and the unit come from Python (diff.status_words, diff.unit: analysis/diff.py)
@@ -421,25 +421,29 @@ async function drawGraph(cx) {
   const ix = indexCompile(c);
   const b = buildFusion(ix, fittingExpansion(ix.fused, paneHeight(cx.graphHost), ix.compile));
   message(cx, `laying out ${plural(b.items.size, "box", "boxes")}…`);
-  let layout;
-  try {
-    layout = await (await cx.engine()).layout(b.dot);
-  } catch (e) {
-    if (my === cx.token && cx.alive) message(cx, `layout failed: ${e.message || e}`);
-    return;
-  }
-  if (my !== cx.token || !cx.alive) return;
-  message(cx, "");
   const marks = p.b ? graphMarks(p) : new Map(ix.fused.map((n) => [n.name, "removed"]));
-  cx.canvas.draw(layout, b.items, b.edges, b.clusters, (g, it) => decorateDiff(g, it, marks));
-  cx.built = b;
-  cx.legend.replaceChildren(...graphLegend(cx, p));
-  // like the lens (graphview.js openingView): its first rows at zoom 0.8 to 1, its left edge in view
-  cx.canvas.remeasure(); // the legend's strip may have grown or shrunk the pane since the canvas last measured it
-  cx.canvas.open(b.keyToId.get("node:" + ix.fused[0].name));
-  markGraph(cx);
-  cx.graphHost.dataset.ready = "1";
-  mark("il:interactive");
+  // through layoutAwaited, like the lens's graphs: a print while the layout is pending draws the graph, not "laying out…"
+  try {
+    await layoutAwaited(
+      Promise.resolve().then(() => cx.engine()),
+      b.dot,
+      () => my === cx.token && cx.alive,
+      (layout) => {
+        message(cx, "");
+        cx.canvas.draw(layout, b.items, b.edges, b.clusters, (g, it) => decorateDiff(g, it, marks));
+        cx.built = b;
+        cx.legend.replaceChildren(...graphLegend(cx, p));
+        // like the lens (graphview.js openingView): its first rows at zoom 0.8 to 1, its left edge in view
+        cx.canvas.remeasure(); // the legend's strip may have grown or shrunk the pane since the canvas last measured it
+        cx.canvas.open(b.keyToId.get("node:" + ix.fused[0].name));
+        markGraph(cx);
+        cx.graphHost.dataset.ready = "1";
+        mark("il:interactive");
+      },
+    );
+  } catch (e) {
+    message(cx, `layout failed: ${e.message || e}`);
+  }
 }
 
 function message(cx, text) {

@@ -122,7 +122,7 @@ export function openingView(boxes, first, { W, H, pad = 16, width, height }) {
 
 /** The graphs drawn on the page: printGraphs draws each for print. */
 const live = new Set();
-/** The graphs whose layout is awaited (app.js layoutIn): each a function that lays its graph out on this thread and
+/** The graphs whose layout is awaited (layoutAwaited): each a function that lays its graph out on this thread and
  * draws it, now, where it can (LayoutEngine.layoutNow). */
 const awaited = new Set();
 
@@ -130,6 +130,45 @@ const awaited = new Set();
 export function awaitLayout(drawNow) {
   awaited.add(drawNow);
   return () => awaited.delete(drawNow);
+}
+
+/**
+ * Lay `dot` out with `engine` (a promise of a LayoutEngine) in its worker, then `draw(layout)` (synchronous) if still
+ * `current()`; resolves to whether it was drawn. A print meanwhile (printGraphs) lays it out on this thread and draws it at
+ * once, where it can (LayoutEngine.layoutNow); the worker's answer then draws nothing more. Rejects where the layout
+ * failed while still `current()` and nothing was drawn. Every page's graph is laid out through it: the lens's views
+ * (app.js layoutIn) and the compare page's (compare.js drawGraph), so that each takes part in a print.
+ */
+export async function layoutAwaited(engine, dot, current, draw) {
+  let ready = null;
+  engine.then(
+    (e) => (ready = e),
+    () => {},
+  );
+  let came = false;
+  let drew = false;
+  const arrive = (layout) => {
+    if (came) return;
+    came = true;
+    settled();
+    if (!current()) return;
+    draw(layout);
+    drew = true;
+  };
+  const settled = awaitLayout(() => {
+    const layout = ready && current() ? ready.layoutNow(dot) : null;
+    if (layout) arrive(layout);
+  });
+  let layout;
+  try {
+    layout = await (await engine).layout(dot);
+  } catch (e) {
+    settled();
+    if (!came && current()) throw e;
+    return drew;
+  }
+  arrive(layout);
+  return drew;
 }
 
 /**

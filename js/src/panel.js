@@ -938,12 +938,14 @@ function emptyFrames(
 
 /** The report's graph breaks: each reason's telling line (GraphBreak.summary), the whole reason on a click, the
  * line shown for it (GraphBreak.shown_frame: the user's innermost) and, under it, where inside torch or a library
- * it broke (GraphBreak.inside_text): all decided in Python. */
+ * it broke (GraphBreak.inside_text), under the breaks counted as the page's header counts them (Report.breaks): all
+ * decided in Python. */
 function graphBreaks(report) {
   const gb = (report && report.graph_breaks) || [];
   if (!gb.length) return null;
   return section(
-    `Graph breaks in this capture (${gb.length})`,
+    // Report.breaks (Python, rules.breaks_text): the page header's words, torch's count too where it differs
+    report.breaks ? `Graph breaks in this capture: ${report.breaks}` : "Graph breaks in this capture",
     "graph-breaks",
     h(
       "ul",

@@ -100,8 +100,9 @@ export function lineSummary(entry, report, compileId = "") {
 
 /**
  * The kernel table of one compile: one row per kernel, in execution order:
- * {kernel, kind, language, ops, fused: [names], line: "file:line" | "", lineKey, how, built, us, share, noisy, order}.
- * `line` is the kernel's user line (Kernel.user_lines), else, for a kernel whose ops ran inside torch, the line that
+ * {kernel, kind, language, ops, fused: [names], line: "file:line" | "", lineKey, how, more, built, us, share, noisy, order}.
+ * `line` is the kernel's user line (Kernel.user_lines' first, the line that defines it), `more` its other user lines
+ * ({line, code}, in the report's order), else, for a kernel whose ops ran inside torch, the line that
  * built its modules (Kernel.built_lines; `how` "built", `built` that BuiltLine): both decided in Python.
  */
 export function kernelRows(idx) {
@@ -112,7 +113,9 @@ export function kernelRows(idx) {
     if (!r) {
       const k = idx.kernels.get(n.kernel) || {};
       const p = profileOf(k);
-      const ran = (k.user_lines || n.user_lines || [])[0]; // the kernel's user line (Kernel.user_lines, Python)
+      // the kernel's user lines (Kernel.user_lines, Python: the line that defines it first, rules.lead_line)
+      const ranLines = k.user_lines || n.user_lines || [];
+      const ran = ranLines[0];
       const built = ran ? null : (k.built_lines || [])[0] || null; // else where its modules were built
       const fr = ran || built;
       r = {
@@ -126,6 +129,11 @@ export function kernelRows(idx) {
         lineKey: fr ? lineKey(fr.file, fr.line) : "",
         code: fr ? String(fr.code || "").trim() : "",
         how: ran ? "ran" : built ? "built" : "",
+        // its other user lines, in Python's order: one kernel launched for two BatchNorms ran at both lines
+        more: ranLines.slice(1).map((x) => ({
+          line: `${basename(x.file)}:${x.line}`,
+          code: String(x.code || "").trim(),
+        })),
         // a line that is not the user's (Frame.stage, Python): a compiled optimizer's ops run in torch's adam.py
         whose: ran && ran.stage && ran.stage !== "user" ? (ran.stage === "library" ? "a library's" : "torch's") : "",
         built,
@@ -159,7 +167,7 @@ export function sortRows(rows, sort, filter) {
     .toLowerCase();
   const out = q
     ? rows.filter((r) =>
-        [r.kernel, r.label, r.kind, r.language, r.line, r.code].some((x) =>
+        [r.kernel, r.label, r.kind, r.language, r.line, r.code, ...r.more.flatMap((m) => [m.line, m.code])].some((x) =>
           String(x || "")
             .toLowerCase()
             .includes(q),

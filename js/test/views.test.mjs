@@ -507,3 +507,78 @@ test("printGraphs draws first every graph whose layout is awaited, once, and a f
     console.error = err;
   }
 });
+
+test("layoutAwaited: a print while the worker lays the graph out draws it once, here; the worker's answer draws nothing", async () => {
+  // the compare page's graph laid itself out apart from printGraphs: printed while pending, it printed "laying out…"
+  const { layoutAwaited, printGraphs } = await import("../src/graphview.js");
+  let answer;
+  const engine = {
+    layout: () => new Promise((resolve) => (answer = resolve)),
+    layoutNow: (dot) => ({ dot, here: true }),
+  };
+  const drawn = [];
+  const done = layoutAwaited(
+    Promise.resolve(engine),
+    "digraph{a}",
+    () => true,
+    (l) => drawn.push(l),
+  );
+  await null; // the engine's promise settled
+  printGraphs(true);
+  assert.deepEqual(drawn, [{ dot: "digraph{a}", here: true }]);
+  printGraphs(false);
+  answer({ dot: "digraph{a}" });
+  assert.equal(await done, true);
+  assert.equal(drawn.length, 1, "the worker's answer drew it again");
+  printGraphs(true); // settled: a later print lays nothing out
+  printGraphs(false);
+  assert.equal(drawn.length, 1);
+
+  // a graph no longer shown (another compile chosen meanwhile) is not drawn, by a print or by the worker
+  const stale = layoutAwaited(
+    Promise.resolve(engine),
+    "digraph{b}",
+    () => false,
+    (l) => drawn.push(l),
+  );
+  await null;
+  printGraphs(true);
+  printGraphs(false);
+  answer({ dot: "digraph{b}" });
+  assert.equal(await stale, false);
+  assert.equal(drawn.length, 1);
+
+  // a failed layout rejects while its graph is shown, and leaves nothing awaited
+  const failing = { layout: () => Promise.reject(new Error("graphviz failed")), layoutNow: () => null };
+  await assert.rejects(
+    layoutAwaited(
+      Promise.resolve(failing),
+      "x",
+      () => true,
+      () => drawn.push("x"),
+    ),
+    /graphviz failed/,
+  );
+  printGraphs(true);
+  printGraphs(false);
+  assert.equal(drawn.length, 1);
+});
+
+test("kernel table: a kernel launched from several lines carries them all, the defining line first (Kernel.user_lines)", () => {
+  // one kernel called for two BatchNorms (lines 26 and 10): the table showed line 26 alone, the panel both
+  const two = structuredClone(compile);
+  two.kernels.find((x) => x.name === "cpp_fused_relu_0").user_lines = [
+    fr(26, "y = self.bn2(y)"),
+    fr(10, "x = self.bn1(x)"),
+  ];
+  const rows = kernelRows(indexCompile(two));
+  const row = rows.find((r) => r.kernel === "cpp_fused_relu_0");
+  assert.equal(row.line, "model.py:26");
+  assert.deepEqual(row.more, [{ line: "model.py:10", code: "x = self.bn1(x)" }]);
+  assert.deepEqual(rows.find((r) => r.kernel === "cpp_fused_cos_1").more, []);
+  assert.deepEqual(
+    sortRows(rows, "order", "model.py:10").map((r) => r.kernel),
+    ["cpp_fused_relu_0"],
+    "the filter finds a kernel by any of its lines",
+  );
+});

@@ -116,6 +116,8 @@ def test_a_break_met_in_two_frames_is_one_break_and_the_totals_give_torchs_count
     assert said in _facts_line(facts_of(report.to_dict()))
     calls = [CompileCall(target="outer", backend="inductor")]
     assert said in why_nothing_compiled(dataclasses.replace(report, compile_calls=calls))
+    # shipped to the page as it is said (Report.breaks): the panel's "Graph breaks in this capture" heading draws it
+    assert report.breaks == said and Report.from_dict(json.loads(report.to_json())).breaks == said
     # a break met in one frame each: the count alone, as torch's
     once = Report(torch_version="2.15", device="cpu", graph_breaks=breaks[1:])
     assert "2 graph break(s); torch" in once.summary() and "as torch counts" not in repr(once)

@@ -988,6 +988,11 @@ def test_a_capture_that_compiled_nothing_says_why_in_the_panel_and_when_on_the_t
     assert "forward() · gru.py:6" in frame.inner_text()
     assert frame.locator('[data-role="eager-frame"]').inner_text() == report.empty_frames[0].what
     assert fail in page.locator('aside.il-panel [data-role="graph-breaks"]').inner_text()
+    # the breaks as the header counts them (Report.breaks, Python's words), not a count made in JS
+    heading = page.locator('aside.il-panel section:has([data-role="graph-breaks"]) > h3').text_content()
+    assert (
+        heading == f"Graph breaks in this capture: {report.breaks}" == "Graph breaks in this capture: 1 graph break(s)"
+    )
     assert "skip their ids" not in page.locator("aside.il-panel").inner_text()  # no compile skips anything here
     # what the fusion view and the panel say instead of a graph: Report.nothing (Python's, by the diagnostics)
     assert page.locator('aside.il-panel [data-role="nothing"]').inner_text() == report.nothing
@@ -1054,4 +1059,30 @@ def test_the_compile_picker_tells_a_compile_after_a_reset_from_a_subgraph(tmp_pa
     assert links.all_inner_texts() == ["true_graph_0"]
     links.first.click()
     page.wait_for_function(f"document.querySelector('.il-compile').value === {branch['id']!r}")
+    _assert_clean(page)
+
+
+@pytest.mark.browser
+def test_a_kernel_launched_from_two_lines_shows_both_in_the_kernel_table(tmp_path, offline_page):
+    """One kernel called for two BatchNorms (lines 26 and 10) showed only its first line in "your line", while the
+    panel listed both: the cell says the first (Kernel.user_lines[0], the line that defines it) and "(+1 more)", its
+    title every line, as the report holds them."""
+    import dataclasses
+
+    report = layered_report(layers=1, per_layer=3)
+    c = report.compiles[0]
+    bn2 = Frame(file="/home/u/model.py", line=26, function="forward", code="y = self.bn2(y)")
+    bn1 = Frame(file="/home/u/model.py", line=10, function="forward", code="x = self.bn1(x)")
+    k = c.kernels[1]
+    c.kernels[1] = dataclasses.replace(k, user_stack=[[bn2], [bn1]], user_lines=[bn2, bn1])
+    path = tmp_path / "two.html"
+    report.save_html(path)
+    page = offline_page
+    _open(page, path)
+    page.click('[data-tab="kernels"]')
+    cell = page.locator(f'[data-view="kernels"] [data-role="kernel-row"][data-kernel="{k.name}"] .il-kline')
+    assert " ".join(cell.inner_text().split()) == "model.py:26 (+1 more)"
+    assert cell.get_attribute("title") == "model.py:26 y = self.bn2(y)\nmodel.py:10 x = self.bn1(x)"
+    other = page.locator(f'[data-view="kernels"] [data-role="kernel-row"][data-kernel="{c.kernels[2].name}"] .il-kline')
+    assert other.locator('[data-role="line-more"]').count() == 0
     _assert_clean(page)

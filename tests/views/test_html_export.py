@@ -604,6 +604,29 @@ def test_a_page_printed_while_its_first_layout_is_pending_prints_the_graph(tmp_p
     _assert_clean(page)
 
 
+@pytest.mark.browser
+def test_a_compare_page_printed_while_its_layout_is_pending_prints_the_graph(tmp_path, offline_page):
+    """The compare page's graph is laid out like the lens's (graphview.js layoutAwaited): printed while its layout was
+    pending, it printed "laying out 3 boxes…" (compare.js laid it out apart, where printGraphs could not reach it)."""
+    page = offline_page
+    page.add_init_script(_WORKER_NEVER_ANSWERS)
+    report = layered_report(layers=1, per_layer=3)
+    path = inductor_lens.diff(report, report).save_html(tmp_path / "d.html")
+    page.goto(pathlib.Path(path).as_uri())
+    pane = page.locator('[data-view="compare"] .il-graph')
+    page.wait_for_function("() => performance.getEntriesByName('il:layout-here').length > 0", timeout=30000)
+    assert "laying out 3 boxes" in pane.inner_text() and pane.get_attribute("data-ready") is None
+    page.evaluate(_AT_PRINT.replace('[data-view="fusion"]', '[data-view="compare"]'))
+    assert page.pdf().startswith(b"%PDF")
+    (printed,) = page.evaluate("window.__printed")
+    names = [n.name for n in report.compiles[0].fused_nodes]
+    assert printed["ready"] == "1" and "laying out" not in printed["text"], printed
+    assert sorted(printed["nodes"]) == sorted(names), printed
+    assert printed["viewBox"], "the graph was not drawn whole for the paper"
+    assert page.locator('[data-view="compare"] .il-svg').get_attribute("viewBox") is None  # afterprint: as on screen
+    _assert_clean(page)
+
+
 def test_the_layout_engine_is_gzipped_once_at_build_time_and_matches_the_worker():
     """Every page embeds the layout worker gzip'd; ``hatch_build.py`` compresses it with the bundle (no cache of the
     user's home, no level-9 gzip of 1.5 MB per page), and what the page embeds is the worker itself."""

@@ -198,6 +198,7 @@ REMOVED = {
     r"kinds\[n\.kind\]": "the compile's count of fused nodes by kind: Compile.contents (rules.contents_text)",
     r"filter\(\(n\) => !n\.is_glue\)\.length": "the compile picker's count of boxes: Compile.box_count",
     r"[Nn]othing was compiled while": "why a report has no compile: Report.nothing (rules.nothing_text)",
+    r"Graph breaks in this capture \(\$\{": "the panel's count of graph breaks: Report.breaks (rules.breaks_text)",
 }
 
 

@@ -71,8 +71,18 @@ function rowCells(r, cols) {
           )
         : h(
             "td",
-            { class: "il-mono il-kline", "data-how": r.how || null, title: r.code || "" },
+            {
+              class: "il-mono il-kline",
+              "data-how": r.how || null,
+              // every line that ran it, as the panel lists them: one kernel launched for two BatchNorms
+              title: r.more.length
+                ? [`${r.line} ${r.code}`, ...r.more.map((m) => `${m.line} ${m.code}`)].join("\n")
+                : r.code || "",
+            },
             h("span", { class: "il-nowrap" }, r.line),
+            r.more.length
+              ? [" ", h("span", { class: "il-muted il-nowrap", "data-role": "line-more" }, `(+${r.more.length} more)`)]
+              : null,
             // where the narrow view wraps "(a library's)" below the line, as it does "built here"
             r.whose
               ? [" ", h("span", { class: "il-muted il-nowrap", "data-role": "line-whose" }, `(${r.whose})`)]
