@@ -715,9 +715,13 @@ def test_unattributed_text_rounds_half_up(share, text):
 
 
 def test_unattributed_share_is_the_step_minus_the_kernels(profiled):
+    """The step's time is the median of the runs' steps, the kernels' the sum of each kernel's median: two statistics,
+    so on a loaded machine the kernels' sum can pass the step's (a fresh clone's CI run: 19.4 ms against 18.0 ms), and
+    nothing is unattributed then, never a negative share."""
     report, _, _ = profiled
     s = report.profile
-    assert 0 < s.attributed_us <= s.device_total_us
+    assert s.attributed_us > 0 and s.device_total_us > 0
+    assert s.unattributed_us == pytest.approx(max(s.device_total_us - s.attributed_us, 0.0), abs=0.002)
     assert 0 <= s.unattributed_share < 1
     assert s.runs == kernel_timing.RUNS and s.warmup == kernel_timing.WARMUP and s.method == kernel_timing.METHOD_CPU
 
