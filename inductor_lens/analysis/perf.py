@@ -217,14 +217,14 @@ def _share(us: float, total: float) -> Optional[float]:
 
 
 def _rollup(rows: dict, total: float, make) -> list:
-    """The rows of one roll-up, longest first: ``make(key, us, share, kernels)`` for each."""
-    out = [make(key, round(us, 3), _share(us, total), names) for key, (us, names) in rows.items()]
+    """The rows of one roll-up, longest first: ``make(key, us, share, kernels, noisy=...)`` for each."""
+    out = [make(key, round(us, 3), _share(us, total), names, noisy=noisy) for key, (us, names, noisy) in rows.items()]
     return sorted(out, key=lambda r: -r.us)
 
 
-def _add(rows: dict, key, us: float, kernel: str) -> None:
-    total, names = rows.get(key, (0.0, []))
-    rows[key] = (total + us, [*names, kernel])
+def _add(rows: dict, key, us: float, kernel: str, noisy: str) -> None:
+    total, names, noisy_names = rows.get(key, (0.0, [], []))
+    rows[key] = (total + us, [*names, kernel], [*noisy_names, kernel] if noisy else noisy_names)
 
 
 def apply_profile(report: Report, m: Measured, device: Optional[DeviceInfo]) -> Report:
@@ -261,8 +261,8 @@ def apply_profile(report: Report, m: Measured, device: Optional[DeviceInfo]) -> 
             kernels.append(dataclasses.replace(k, profile=prof))
             if prof.estimate_ratio and not (1 / ESTIMATE_FACTOR <= prof.estimate_ratio <= ESTIMATE_FACTOR):
                 off.append(OffEstimate(c.id, k.name, prof.per_call_us, prof.estimated_us, prof.estimate_ratio))
-            _add(by_module, _module_of(k, c), mean, k.name)
-            _add(by_kind, _kind_of(k, c), mean, k.name)
+            _add(by_module, _module_of(k, c), mean, k.name, prof.noisy)
+            _add(by_kind, _kind_of(k, c), mean, k.name, prof.noisy)
         compiles.append(dataclasses.replace(c, kernels=kernels))
     unattributed = max(step - attributed, 0.0)
     ops = {o.name: o.us for o in (prev.unmatched_ops if prev else [])}

@@ -13,7 +13,7 @@ from collections import defaultdict
 from typing import Optional
 
 from .built import mark_built
-from .lines import gradient_buffers, gradients_of, lent_lines, line_ops, output_pairs
+from .lines import gradient_buffers, gradients_of, lent_lines, line_ops, output_pairs, rollups_noisy
 
 try:  # CPython's own SHA-1: hashlib would load OpenSSL's libcrypto (3.6 MB of the import's memory) for one digest
     from _sha1 import sha1 as _sha1
@@ -714,7 +714,7 @@ def derive_report(report: Report) -> Report:
     ``DERIVED_VERSION``), and the lines that built the modules of ops with no line of their own
     (``report/built.py``)."""
     report = dataclasses.replace(report, compiles=rederive(report.compiles), derived=DERIVED_VERSION)
-    return mark_built(skips_said(report))
+    return rollups_noisy(mark_built(skips_said(report)))
 
 
 def skips_said(report: Report) -> Report:

@@ -280,19 +280,41 @@ def _share(us: float, total: float) -> Optional[float]:
 def time_by_line(kernels: Iterable[Kernel]) -> list[LineTime]:
     """``StepProfile.by_line``: the measured time of ``kernels`` (those with a ``profile``) by line
     (:func:`kernel_keys`; a kernel of several lines split evenly), longest first, shares of their total."""
-    rows: dict[Key, tuple[float, list[str]]] = {}
+    rows: dict[Key, tuple[float, list[str], list[str]]] = {}
     timed = [k for k in kernels if k.profile is not None]
     for k in timed:
         keys = kernel_keys(k)
         for key in keys:
-            us, names = rows.get(key, (0.0, []))
-            rows[key] = (us + k.profile.total_us / len(keys), [*names, k.name])
+            us, names, noisy = rows.get(key, (0.0, [], []))
+            rows[key] = (
+                us + k.profile.total_us / len(keys),
+                [*names, k.name],
+                [*noisy, k.name] if k.profile.noisy else noisy,
+            )
     total = sum(k.profile.total_us for k in timed)
     out = [
-        LineTime(file, line, code, round(us, 3), _share(us, total), names, built)
-        for (file, line, code, built), (us, names) in rows.items()
+        LineTime(file, line, code, round(us, 3), _share(us, total), names, built, noisy=noisy)
+        for (file, line, code, built), (us, names, noisy) in rows.items()
     ]
     return sorted(out, key=lambda r: -r.us)
+
+
+def rollups_noisy(report: Report) -> Report:
+    """``report`` with each roll-up row of its profile (by line, module, kind) naming its kernels whose runs disagree
+    (``noisy``): a report profiled before the rows held them, by the kernels' names (``analysis/perf.py`` fills them
+    at profile time)."""
+    profile = report.profile
+    if profile is None:
+        return report
+    noisy = {k.name for c in report.compiles for k in c.kernels if k.profile is not None and k.profile.noisy}
+
+    def said(rows: list) -> list:
+        return [dataclasses.replace(r, noisy=[n for n in r.kernels if n in noisy]) for r in rows]
+
+    profile = dataclasses.replace(
+        profile, by_line=said(profile.by_line), by_module=said(profile.by_module), by_kind=said(profile.by_kind)
+    )
+    return dataclasses.replace(report, profile=profile)
 
 
 def saved_by_line(saved: Iterable[_Saved], fx: dict[str, GraphNode], built: dict[str, BuiltLine]) -> list[BytesBy]:

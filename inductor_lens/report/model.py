@@ -58,7 +58,7 @@ SCHEMA_VERSION = 2
 
 #: The generation of the derived fields (``report/finish.py``) a report holds. A report written before
 #: derived fields were added (no ``derived`` key, or a smaller number) gets them filled when it is loaded.
-DERIVED_VERSION = 27  # 2: Trigger.summary; 3: Compile.module_view, FusedNode.group_path; 4: FusedNode.no_line_reason;
+DERIVED_VERSION = 28  # 2: Trigger.summary; 3: Compile.module_view, FusedNode.group_path; 4: FusedNode.no_line_reason;
 # 5: a backward's saved inputs named by what made them, input copies labelled, Trigger.kind ahead_of_time;
 # 6: FusedNode.built_lines (where the user's code built the modules of ops that ran inside torch)
 # 7: module paths inferred where a compile recorded none (Compile.modules_inferred, report/module_paths.py)
@@ -97,6 +97,7 @@ DERIVED_VERSION = 27  # 2: Trigger.summary; 3: Compile.module_view, FusedNode.gr
 # 27: module paths inferred again (report/module_paths.py: a tied weight's op in the module its line calls, autograd's
 # gradient sums of none, an op recomputed in a backward in its forward's module); GraphOutput names from GraphNode.variable
 # (27 too: CudaGraphs.skip_note, the mutated input a CUDA-graph skip names, finish.mutated_inputs)
+# 28: the profile's roll-up rows' noisy kernels (LineTime/ModuleTime/KindTime.noisy, lines.rollups_noisy)
 
 #: Languages a kernel may be written in: what Inductor's output code defines (``async_compile.<kind>``),
 #: ``extern`` for calls of library kernels, ``other`` when the source was not found.
@@ -568,6 +569,9 @@ class LineTime(_Record):
     share: Optional[float] = None
     kernels: list[str] = field(default_factory=list)
     built: bool = False
+    #: The row's kernels whose measured runs disagree (``KernelProfile.noisy``), in the row's order: the roll-up's
+    #: "N noisy" mark (``analysis/perf.py``; reports made before it: filled on load, ``report/lines.rollups_noisy``).
+    noisy: list[str] = field(default_factory=list)
 
 
 @_record
@@ -578,6 +582,9 @@ class ModuleTime(_Record):
     us: float = 0.0
     share: Optional[float] = None
     kernels: list[str] = field(default_factory=list)
+    #: The row's kernels whose measured runs disagree (``KernelProfile.noisy``), in the row's order: the roll-up's
+    #: "N noisy" mark (``analysis/perf.py``; reports made before it: filled on load, ``report/lines.rollups_noisy``).
+    noisy: list[str] = field(default_factory=list)
 
 
 @_record
@@ -588,6 +595,9 @@ class KindTime(_Record):
     us: float = 0.0
     share: Optional[float] = None
     kernels: list[str] = field(default_factory=list)
+    #: The row's kernels whose measured runs disagree (``KernelProfile.noisy``), in the row's order: the roll-up's
+    #: "N noisy" mark (``analysis/perf.py``; reports made before it: filled on load, ``report/lines.rollups_noisy``).
+    noisy: list[str] = field(default_factory=list)
 
 
 @_record

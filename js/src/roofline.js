@@ -332,8 +332,9 @@ function table(role, title, cols, rows) {
   );
 }
 
-/** Each kernel of the report whose measured runs disagree: name -> Python's sentence (KernelProfile.noisy). */
-function noisyKernels(report) {
+/** Each kernel of the report whose measured runs disagree: name -> Python's sentence (KernelProfile.noisy), for a
+ * roll-up row's tooltip. */
+function noisySentences(report) {
   const out = new Map();
   for (const c of report.compiles || [])
     for (const k of c.kernels || [])
@@ -341,15 +342,17 @@ function noisyKernels(report) {
   return out;
 }
 
-/** The mark beside a roll-up row's time (data-role="noisy-mark", like the Kernels table's): how many of the row's
- * kernels have a noisy time ("noisy" for a row of one kernel, "2 noisy" else); null where none has. */
-function rollupNoisy(kernels, noisy) {
-  const names = (kernels || []).filter((k) => noisy.has(k));
+/** The mark beside a roll-up row's time (data-role="noisy-mark", like the Kernels table's): the row's kernels whose
+ * time is noisy, as Python names them (LineTime/ModuleTime/KindTime.noisy): "noisy" for a row of one kernel, "2 noisy"
+ * else; null where none is. */
+function rollupNoisy(row, sentences) {
+  const names = row.noisy || [];
+  const kernels = row.kernels || [];
   if (!names.length) return null;
   const title =
     kernels.length === 1
-      ? noisy.get(names[0])
-      : `${names.length} of ${plural(kernels.length, "kernel")} have a noisy time (their runs disagree): ${names.join(", ")}\n${noisy.get(names[0])}`;
+      ? sentences.get(names[0]) || ""
+      : `${names.length} of ${plural(kernels.length, "kernel")} have a noisy time (their runs disagree): ${names.join(", ")}\n${sentences.get(names[0]) || ""}`;
   return [
     " ",
     h(
@@ -412,8 +415,8 @@ export function renderRoofline(el, report, onPick) {
       : null,
   );
   const pct = (r) => fmtShare(r.share);
-  const noisy = noisyKernels(report);
-  const time = (r) => [fmtUs(r.us), rollupNoisy(r.kernels, noisy)];
+  const sentences = noisySentences(report);
+  const time = (r) => [fmtUs(r.us), rollupNoisy(r, sentences)];
   const kernelsOf = (r) =>
     h(
       "span",

@@ -1281,6 +1281,12 @@ def test_most_kernels_noisy_is_a_report_diagnostic_and_the_summary_gives_the_ste
         "15426.5 us in kernels" in text
     )
     assert "    2 of 3 kernels noisy: their runs disagree (the machine was busy)" in text
+    # each roll-up row names its kernels whose runs disagree (Python decides; the roofline's rows draw "N noisy")
+    stalled = {k.name for k in out.kernels if k.profile.noisy}
+    assert len(stalled) == 2
+    for rows in (s.by_kind, s.by_module, s.by_line):
+        assert {n for r in rows for n in r.noisy} == stalled
+        assert all(set(r.noisy) == stalled & set(r.kernels) for r in rows)
     # all three stalled: 3 of 3; only the LayerNorm kernel: no diagnostic (the kernel's own noise, its verdict says)
     assert "3 of 3 kernels'" in next(d.message for d in _stalled_step((7.4, 90.0, 7.6)).diagnostics)
     assert not [d for d in _stalled_step(mm_runs=(58.0, 60.0, 82.0)).diagnostics if d.code == "profile_noisy"]

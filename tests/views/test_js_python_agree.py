@@ -199,6 +199,7 @@ REMOVED = {
     r"filter\(\(n\) => !n\.is_glue\)\.length": "the compile picker's count of boxes: Compile.box_count",
     r"[Nn]othing was compiled while": "why a report has no compile: Report.nothing (rules.nothing_text)",
     r"Graph breaks in this capture \(\$\{": "the panel's count of graph breaks: Report.breaks (rules.breaks_text)",
+    r"\bnoisyKernels\b|kernels\)\.filter\(\(k\) => noisy\.has": "a roll-up row's noisy kernels: LineTime/ModuleTime/KindTime.noisy",
 }
 
 
