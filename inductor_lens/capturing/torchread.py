@@ -4,9 +4,10 @@ launch facts of Triton kernels. Part of the capture layer (the only code that to
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import re
-from typing import Any, Optional
+from typing import Any, Iterator, Optional
 
 from ..report.rules import template_block
 from .raw import RawSchedNode
@@ -143,8 +144,48 @@ def raw_sched_node(snode: Any, costs: bool = False) -> RawSchedNode:
         mutates=mutates,
     )
     if costs:
-        _costs(snode, raw)
+        with leaves_no_trace(snode):
+            _costs(snode, raw)
     return raw
+
+
+@contextlib.contextmanager
+def leaves_no_trace(snode: Any) -> Iterator[None]:
+    """Put back what reading ``snode``'s costs leaves in torch: Inductor's FLOP count adds to
+    ``counters["inductor"]["flop_count"]`` each time it runs (``estimate_flops``, which a GPU's runtime estimate
+    calls; a plain compile runs it only for metrics logs and tlparse), and ``cache_on_self`` keeps each answer on the
+    node (``__estimate_flops_cache``, ``__get_read_write_buffers_sizes_cache``...), so that torch's own later call
+    would count nothing. Both are as they were afterwards: torch's counters the same with and without the lens."""
+    from torch._dynamo.utils import counters
+
+    had = "inductor" in counters
+    before = dict(counters["inductor"]) if had else {}
+    nodes = [snode, *_sub_nodes(snode)]
+    cached = [set(_cache_keys(n)) for n in nodes]
+    try:
+        yield
+    finally:
+        if had:
+            counters["inductor"].clear()
+            counters["inductor"].update(before)
+        else:
+            counters.pop("inductor", None)
+        for n, old in zip(nodes, cached):
+            for key in set(_cache_keys(n)) - old:
+                with contextlib.suppress(AttributeError, TypeError):
+                    object.__delattr__(n, key)
+
+
+def _sub_nodes(snode: Any) -> list:
+    try:
+        return [n for n in snode.get_nodes() if n is not snode]
+    except Exception:
+        return []
+
+
+def _cache_keys(node: Any) -> list[str]:
+    """The attributes ``cache_on_self`` set on ``node`` (``__<method>_cache``)."""
+    return [k for k in getattr(node, "__dict__", {}) if k.startswith("__") and k.endswith("_cache")]
 
 
 def _costs(snode: Any, raw: RawSchedNode) -> None:

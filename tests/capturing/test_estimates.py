@@ -71,3 +71,47 @@ def test_an_estimate_in_the_claimed_unit_or_of_another_path_is_kept(monkeypatch)
     said = _as_torch(small, 0.03345)
     assert said == pytest.approx(MOVED / 4800.0 / 1e6)
     assert torchread.estimated_ms(_Node(small), said) == pytest.approx(said)
+
+
+@pytest.mark.compile
+def test_reading_a_gpu_estimate_leaves_torchs_counters_as_a_plain_compile_leaves_them(monkeypatch):
+    """A GPU's runtime estimate runs Inductor's ``estimate_flops``, which adds to ``counters["inductor"]["flop_count"]``
+    and caches on the node; a plain compile runs it only for metrics logs, so a capture added a counter the same compile
+    without the lens does not have (the nineteenth session's probe on the H200). No GPU here: torch's FLOP branch of
+    ``_get_estimated_runtime`` runs without its device check (the peak in PFLOP/s, as torch 2.11 gives it), under its
+    own ``cache_on_self``; the FLOP count and the counter are torch's. The estimate is still read, in its unit."""
+    import torch._inductor.scheduler as S
+    import torch._inductor.utils as u
+    from torch._dynamo.utils import counters
+
+    import inductor_lens
+
+    def flop_branch(self):
+        flops, moved = self.estimate_flops(), self.get_read_write_buffers_sizes() or 0
+        return max((flops or 0) / (0.03345e12) * 1e9, moved / 4800.0) / 1e6
+
+    monkeypatch.setattr(S.BaseSchedulerNode, "_get_estimated_runtime", u.cache_on_self(flop_branch))
+    _peaks(monkeypatch, 0.03345)
+    m = torch.nn.Sequential(torch.nn.Linear(256, 512), torch.nn.ReLU(), torch.nn.Linear(512, 8))
+    x = torch.randn(64, 256)
+    seen = {}
+    for mode in ("plain", "lens"):
+        torch._dynamo.reset()
+        counters.clear()
+        with (
+            torch._inductor.config.patch(fx_graph_cache=False),
+            torch._functorch.config.patch(enable_autograd_cache=False),
+        ):
+            if mode == "lens":
+                with inductor_lens.capture() as cap:
+                    torch.compile(m)(x)
+            else:
+                torch.compile(m)(x)
+        seen[mode] = {k: dict(v) for k, v in counters.items()}
+    torch._dynamo.reset()
+    assert "flop_count" not in seen["plain"]["inductor"]
+    assert seen["lens"] == seen["plain"]
+    (c,) = cap.report.compiles
+    first = next(n for n in c.fused_nodes if n.kind == "extern")
+    # the first addmm: 2 x 64 x 256 x 512 FLOPs at 33.45 TFLOP/s (its bytes take less): torch said 1000x that
+    assert first.estimated_runtime_us == pytest.approx(2 * 64 * 256 * 512 / 33.45e12 * 1e6, rel=1e-3)
