@@ -104,7 +104,8 @@ UNIT = "kernel launches"
 #: 4: ``kernel_time_us`` (whole reports and per compile: each side's measured kernel time and the verdict),
 #: ``timing`` (how each side was timed, ``warning`` where not alike), per row ``autotune_vs_a``; notes
 #: ``timed_differently`` and ``autotune_vs_measured``.
-DIFF_FORMAT_VERSION = 4
+#: 5: per row ``ops_word`` (what ``flops_a``/``flops_b`` count: ``"int8 ops"`` for a quantized kernel's).
+DIFF_FORMAT_VERSION = 5
 #: The codes of :class:`DiffNote`, and what each means.
 DIFF_NOTE_CODES = {
     "different_models": "A and B share little: fewer than SHARED_LITTLE of the ops of the side with fewer are also "
@@ -164,6 +165,10 @@ class KernelDiff:
     #: ``changes`` holds ``cost`` where both sides' are known, measured alike (``Cost.source``) and differ.
     flops_a: Optional[float] = None
     flops_b: Optional[float] = None
+    #: What ``flops_a``/``flops_b`` count, as ``what_changed`` names it: ``"FLOPs"``; ``"int8 ops"`` where both sides
+    #: count integer ops (``Cost.integer_ops``: a quantized matmul's multiply-adds are not floating-point); ``"ops"``
+    #: where one side counts integer ops and the other FLOPs.
+    ops_word: str = "FLOPs"
     bytes_a: Optional[float] = None
     bytes_b: Optional[float] = None
     #: A launch of A whose ops all moved into one launch of B, as did another's (``status`` ``merged``: A's matmul
@@ -240,6 +245,15 @@ def _cost(k: Kernel) -> tuple:
     return c.flops, moved, c.source
 
 
+def _ops_word(x: Kernel, y: Kernel) -> str:
+    """``KernelDiff.ops_word``: ``"FLOPs"``, ``"int8 ops"`` where both kernels count integer ops, ``"ops"`` where one
+    does."""
+    kinds = {k.cost.integer_ops if k.cost is not None else "" for k in (x, y)}
+    if kinds == {""}:
+        return "FLOPs"
+    return f"{kinds.pop()} ops" if len(kinds) == 1 else "ops"
+
+
 def _cost_changed(x: Kernel, y: Kernel) -> bool:
     fa, ba, how_a = _cost(x)
     fb, bb, how_b = _cost(y)
@@ -253,10 +267,10 @@ def _num(x: float) -> str:
 
 
 def _cost_text(k: "KernelDiff") -> str:
-    """``"FLOPs 1,024 → 2,048, bytes 896 → 1,664"``: the counts that differ."""
+    """``"FLOPs 1,024 → 2,048, bytes 896 → 1,664"`` (``"int8 ops 1,024 → 2,048"``): the counts that differ."""
     parts = [
         f"{what} {_num(a)} → {_num(b)}"
-        for what, a, b in (("FLOPs", k.flops_a, k.flops_b), ("bytes", k.bytes_a, k.bytes_b))
+        for what, a, b in ((k.ops_word, k.flops_a, k.flops_b), ("bytes", k.bytes_a, k.bytes_b))
         if a is not None and b is not None and a != b
     ]
     return ", ".join(parts) or "cost"
@@ -1047,6 +1061,7 @@ def _kernel_pair(
         arg_shapes=args if "shape" in changes and not shapes[0] else [],
         flops_a=_cost(x.kernel)[0],
         flops_b=_cost(y.kernel)[0],
+        ops_word=_ops_word(x.kernel, y.kernel),
         bytes_a=_cost(x.kernel)[1],
         bytes_b=_cost(y.kernel)[1],
         merged_with=[fa[i].kernel.name for i in link[1]] if link and link[0] == "merged_with" else [],

@@ -3,6 +3,7 @@ reports, the CLI, the magic in a real IPython kernel, and the compare page in Ch
 
 from __future__ import annotations
 
+import dataclasses
 import inspect as pyinspect
 import json
 import os
@@ -658,7 +659,7 @@ def test_one_row_per_kernel_launch_and_a_kernel_called_four_times_says_which_cal
     # the rows count neither kernels nor fused nodes
     assert len({x.a for x in bwd.kernels}) < len(bwd.kernels) < len(r.compiles[1].fused_nodes)
     data = d.to_dict()
-    assert data["unit"] == "kernel launches" and data["version"] == 4
+    assert data["unit"] == "kernel launches" and data["version"] == 5
     assert [c["summary"] for c in data["compiles"]] == [c.summary for c in d.compiles]
 
 
@@ -1017,3 +1018,39 @@ def test_a_lowering_patterns_node_is_compared_by_the_op_it_wraps():
     assert k.ops == ["mkldnn._convolution_pointwise.binary"] and "_inductor" not in k.what_changed
     (same,) = inductor_lens.diff(a, a).kernels
     assert same.status == "same" and same.ops == ["mkldnn._convolution_pointwise.default"]
+
+
+def _mm_int8(report, int8=True):
+    """``report`` with its matmuls' costs counted as int8 ops (``Cost.integer_ops``), as a quantized model's are."""
+    compiles = [
+        dataclasses.replace(
+            c,
+            kernels=[
+                dataclasses.replace(k, cost=dataclasses.replace(k.cost, integer_ops="int8" if int8 else ""))
+                if k.name.startswith("extern_kernels.mm") and k.cost is not None
+                else k
+                for k in c.kernels
+            ],
+        )
+        for c in report.compiles
+    ]
+    return dataclasses.replace(report, compiles=compiles)
+
+
+def test_a_quantized_matmuls_changed_cost_is_said_in_int8_ops_not_flops():
+    """nu22: the compare of two int8 models said "FLOPs 1,024 → 2,048" for a quantized matmul, whose multiply-adds are
+    integer ops (the roofline says kOP and judges them against the int8 peak). The row names what its counts count:
+    int8 ops where both sides count them, "ops" where one side does (a quantized model against its float one)."""
+    a, b = _mm_sum_reports(False, [(4, 16), (4, 32)])
+
+    def mm_row(x, y):
+        return next(k for k in inductor_lens.diff(x, y).kernels if (k.a or "").startswith("extern_kernels.mm"))
+
+    row = mm_row(_mm_int8(a), _mm_int8(b))
+    assert row.ops_word == "int8 ops" and "int8 ops 1,024 → 2,048" in row.what_changed, row.what_changed
+    assert "FLOPs" not in row.what_changed
+    mixed = mm_row(a, _mm_int8(b))
+    assert mixed.ops_word == "ops" and "ops 1,024 → 2,048" in mixed.what_changed and "FLOPs" not in mixed.what_changed
+    assert mm_row(a, b).ops_word == "FLOPs"
+    data = json.loads(inductor_lens.diff(_mm_int8(a), _mm_int8(b)).to_json())
+    assert "int8 ops" in {r["ops_word"] for c in data["compiles"] for r in c["kernels"]}
