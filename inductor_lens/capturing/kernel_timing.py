@@ -24,8 +24,11 @@ and input, and the random number generators, are restored after the runs.
 from __future__ import annotations
 
 import contextlib
+import os
 import re
 import statistics
+import sys
+import tempfile
 import time
 from collections import defaultdict
 from typing import Any, Callable, Optional
@@ -371,6 +374,60 @@ def probe_cpu(mib: int = 128, repeats: int = 5) -> DeviceInfo:
     )
 
 
+#: What the profiler's C++ side (kineto) writes to the process's stderr each time it starts and stops
+#: (``USDT:2026-12-05 12:23:14 1011:1011 SyncActivityProfilerHandler.cpp:52] profiler_start``, ``STAGE:... Completed
+#: Stage: Warm Up``): two lines in the user's notebook or terminal for every profiled capture.
+_KINETO_CHATTER = re.compile(rb"^(?:USDT|STAGE):\S+ \S+ \d+:\d+ \w+\.cpp:\d+\] ")
+
+
+@contextlib.contextmanager
+def _kineto_quiet():
+    """The profiler's start or stop without kineto's chatter (:data:`_KINETO_CHATTER`) on stderr. The process's
+    file descriptor 2 (where C++ writes; Jupyter forwards it to the cell) goes to a temporary file for the call only;
+    afterwards every other line written there meanwhile (another thread's, a real error) is written back to stderr,
+    and the descriptor is as it was. Where it cannot be redirected (no fd 2), the call runs as it is."""
+    try:
+        sys.stderr.flush()
+    except Exception:  # a closed or replaced stream: nothing of ours to flush
+        pass
+    try:
+        saved = os.dup(2)
+        sink = tempfile.TemporaryFile()
+    except OSError:
+        yield
+        return
+    try:
+        os.dup2(sink.fileno(), 2)
+        try:
+            yield
+        finally:
+            os.dup2(saved, 2)
+            sink.seek(0)
+            kept = [line for line in sink.read().splitlines(keepends=True) if not _KINETO_CHATTER.match(line)]
+            if kept:
+                os.write(2, b"".join(kept))
+    finally:
+        os.close(saved)
+        sink.close()
+
+
+class _QuietProfile:
+    """``torch.profiler.profile`` whose start and stop leave no kineto chatter on stderr (:func:`_kineto_quiet`);
+    what runs between them writes to stderr as usual."""
+
+    def __init__(self, prof: Any):
+        self.prof = prof
+
+    def __enter__(self) -> Any:
+        with _kineto_quiet():
+            self.prof.__enter__()
+        return self.prof
+
+    def __exit__(self, *exc: Any) -> Any:
+        with _kineto_quiet():
+            return self.prof.__exit__(*exc)
+
+
 @contextlib.contextmanager
 def profiling_script():
     """``inductor-lens run --profile``: the whole script under the PyTorch profiler (the run pipeline,
@@ -391,13 +448,14 @@ def profiling_script():
             info = device_info(gpu, ())
         return apply_profile(report, measured, info)
 
-    prof.__enter__()
+    quiet = _QuietProfile(prof)
+    quiet.__enter__()
     try:
         yield apply
     finally:
         if on_gpu:
             torch.cuda.synchronize()
-        prof.__exit__(None, None, None)
+        quiet.__exit__(None, None, None)
 
 
 def _memory_peaks(report: Report, step: Callable, on_gpu: bool, diagnostics: list) -> Report:
@@ -437,7 +495,7 @@ def profile_kernels(report: Report, compiled: Callable, args: tuple, backward: b
         with _preserved(compiled, args):
             for _ in range(WARMUP):
                 step()
-            with profile(activities=activities) as prof:
+            with _QuietProfile(profile(activities=activities)) as prof:
                 for _ in range(RUNS):
                     with record_function(_RUN):
                         step()
