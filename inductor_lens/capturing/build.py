@@ -69,7 +69,7 @@ from .parse import (
     triton_source_metadata,
 )
 from .raw import RESETS, Raw, RawGraph, RawKernel, RawSchedNode, RawWindow, aot_lowered, loads_payload
-from .sources import Cell, cell_map, localize, localize_text, method_class, read_sources
+from .sources import Cell, cell_map, localize, localize_text, method_class, read_sources, shift_resume
 from .stacks import logged_user_frames
 from .trace_graph import callee_op, calls_op
 
@@ -91,7 +91,7 @@ def _localized(value: Any, cells: dict[str, Cell]) -> Any:
         return localize(value, cells)
     if isinstance(value, EmptyFrame) and value.file in cells:  # its place, a file and a line of its own
         at = localize(Frame(file=value.file, line=value.line, function=value.function), cells)
-        return dataclasses.replace(value, file=at.file, line=at.line)
+        return dataclasses.replace(value, file=at.file, line=at.line, function=at.function)
     if isinstance(value, list):
         return [_localized(v, cells) for v in value]
     if isinstance(value, dict):
@@ -1211,11 +1211,9 @@ def _cell_resume(frame: str, cell: Optional[Cell]) -> str:
     the code dynamo traced) with its line as the notebook cell shows it, where that code is a cell's (``cell``: the
     %%inductor_lens line the magic strips shifts it by one; the label said "after line 8" where the cell's line 9
     breaks, and the rest of the widget says 9: a new user's trial, nu20 D5)."""
-    if cell is None or cell.wrapper or not cell.offset:
+    if cell is None or cell.wrapper:
         return frame
-    return re.sub(
-        r"(torch_dynamo_resume_in_\w+?_at_)(\d+)", lambda m: f"{m.group(1)}{int(m.group(2)) + cell.offset}", frame
-    )
+    return shift_resume(frame, cell.offset)
 
 
 def _wraps_module(trace: _Trace, cid: str) -> bool:

@@ -268,6 +268,36 @@ def test_cells_rename_the_places_that_diagnostics_and_reasons_cite():
     assert sources.localize_text("h (/tmp/ipykernel_1/23.py line 4)", cells) == "h (cell [6]:5)"
 
 
+def test_the_code_after_a_break_in_a_lens_cell_is_named_by_the_cells_line_in_every_frame():
+    """Dynamo names the code after a graph break by the line of the code it traced (``..._resume_in_train_step_at_34``),
+    the cell less its %%inductor_lens line: a stack frame's "train_step (after the graph break at line 34)" and an
+    empty frame's "h() after line 3" were one line low, where the compile picker, the timeline and the graph-break list
+    say the cell's line (nu24 D4). A plain cell (offset 0) and the magic's own call keep theirs."""
+    from inductor_lens.capturing.build import _localized
+    from inductor_lens.report.model import EmptyFrame
+
+    cells = {
+        "/tmp/ipykernel_1/23.py": sources.Cell(name="cell [3]", offset=1, wrapper=False, text="%%inductor_lens\n"),
+        "/tmp/ipykernel_1/8.py": sources.Cell(name="cell [2]", offset=0, wrapper=False, text="def h(x): ...\n"),
+    }
+    resume = "torch_dynamo_resume_in_train_step_at_34"
+    frame, plain, empty = _localized(
+        [
+            Frame("/tmp/ipykernel_1/23.py", 36, resume),
+            Frame("/tmp/ipykernel_1/8.py", 4, "torch_dynamo_resume_in_h_at_3"),
+            EmptyFrame("1/0", "torch_dynamo_resume_in_h_at_3", "/tmp/ipykernel_1/23.py", 3),
+        ],
+        cells,
+    )
+    assert (frame.file, frame.line, frame.function_label) == (
+        "cell [3]",
+        37,
+        "train_step (after the graph break at line 35)",
+    )
+    assert plain.function_label == "h (after the graph break at line 3)"
+    assert (empty.line, empty.label) == (4, "h() after line 4")
+
+
 def test_a_raise_while_dynamo_traced_is_not_also_nothing_to_compile():
     """The trial's cell ``x @ torch.randn(3, 3)`` (a shape error dynamo met tracing, raised to the user's code) got a
     second line "dynamo ran but Inductor compiled no graph (nothing to compile in the traced frames, or they were

@@ -360,6 +360,14 @@ def test_the_code_after_a_break_in_a_cell_is_labelled_by_the_cells_line(kernel):
     labels = kernel.value("[c.frame_label for c in rep_brk.compiles]")
     assert "brk2() after line 4" in labels, labels
     assert kernel.value("[f.line for b in rep_brk.graph_breaks for f in b.user_stack[-1:]]") == [4]
+    # the stacks of the code after the break name it by the same line: the panel's "called from cell [N]:5 brk2 (after
+    # the graph break at line 3)" was one line low, where the compile picker, the timeline and the graph-break list
+    # say 4 (nu24 D4)
+    resumed = kernel.value(
+        "sorted({f.function_label for c in rep_brk.compiles for n in c.fused_nodes for s in n.user_stack for f in s "
+        "if 'resume' in f.function})"
+    )
+    assert resumed == ["brk2 (after the graph break at line 4)"], resumed
 
 
 def test_f_called_in_the_cell_is_not_said_never_called(kernel):
