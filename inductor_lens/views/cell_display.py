@@ -73,10 +73,19 @@ class _Progress:
     def close(self) -> None:
         self._after.stop()
 
-    def last_line(self) -> _Html:
-        """What the line says once the lens is shown below the cell's output: where Inductor started, what it built."""
+    def last_line(self, report=None) -> _Html:
+        """What the line says once the lens is shown below the cell's output: where Inductor started, what it built;
+        where ``report`` holds no compile, that nothing compiled and why (``Report.nothing``, what the widget says):
+        the line said "Inductor compiled from here, 0 kernel(s) generated" above a widget saying "Nothing was
+        compiled: dynamo could not compile the frame" (a new user's trial, nu24 D6)."""
         from ..report.rules import kernels_text
 
+        nothing = getattr(report, "nothing", "") if report is not None and not report.compiles else ""
+        if nothing:
+            text = (
+                f"inductor_lens: dynamo started here. {nothing.rstrip('.')}; the lens is below, after the cell's output"
+            )
+            return _Html(text, _line_html(text, "lens-nothing-here"))
         n = len(self.state.kernels)
         text = (
             f"inductor_lens: Inductor compiled from here, {kernels_text(n)} generated; "
@@ -202,7 +211,7 @@ def _widget_or_text(report, **kwargs):
         )
 
 
-def show_cell_result(shell, progress: _Progress, view, lines: list[str]) -> None:
+def show_cell_result(shell, progress: _Progress, view, lines: list[str], report=None) -> None:
     """Show ``view`` in the progress line's place, or, where the cell showed something after that line (a training
     loop's prints), after what the cell showed (as a cell's value comes last; it went above the prints) with the line
     saying so; then the notices, then a progress error."""
@@ -211,7 +220,7 @@ def show_cell_result(shell, progress: _Progress, view, lines: list[str]) -> None
     if progress.handle is None:
         display(view)
     elif progress.came_after():
-        progress.handle.update(progress.last_line())
+        progress.handle.update(progress.last_line(report))
         display(view)
     else:
         progress.handle.update(view)

@@ -449,7 +449,7 @@ class LensedCell:
             else _diff_view(baseline, report)
         )
         lines = [message_of(d) for d in report.diagnostics] + self.notices
-        show_cell_result(self.shell, self.progress, view, lines)
+        show_cell_result(self.shell, self.progress, view, lines, report)
 
 
 def _register(

@@ -319,7 +319,9 @@ function lensDom(ctx, views, report) {
   });
   const stage = h("div", { class: "il-stage" });
   const main = h("div", { class: "il-main" }, stage, splitter, panel);
-  const root = (ctx.root = h("div", { class: "il-root", tabindex: "0" }, toolbar.el, diagnosticsBanner(report), main));
+  // a report with no compile has only why to show (Report.nothing, the panel): a short box, not the graph's 660 px
+  const cls = (report.compiles || []).length ? "il-root" : "il-root il-nothing";
+  const root = (ctx.root = h("div", { class: cls, tabindex: "0" }, toolbar.el, diagnosticsBanner(report), main));
   for (const v of views) {
     const inst = v.create(ctx);
     inst.el.dataset.view = v.id;

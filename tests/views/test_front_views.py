@@ -1019,6 +1019,20 @@ def test_a_capture_that_compiled_nothing_says_why_in_the_panel_and_when_on_the_t
     page.goto((tmp_path / "other.html").as_uri())
     page.locator('[data-view="fusion"]', has_text=other.nothing).wait_for()
     assert page.locator('aside.il-panel [data-role="nothing"]').inner_text() == other.nothing
+    # in a notebook the lens of a report with no compile is a short box (the graph's 660 px left ~600 px of it empty,
+    # nu24 D6); the page keeps the window's height
+    assert page.locator(".il-root").get_attribute("class").split() == ["il-root", "il-nothing"]
+    heights = page.evaluate(
+        """() => ['il-root', 'il-root il-nothing'].map((cls) => {
+          const box = Object.assign(document.createElement('div'), {style: 'display: block'});  // as a notebook's
+          const el = box.appendChild(Object.assign(document.createElement('div'), {className: cls}));
+          document.body.appendChild(box);
+          const px = el.getBoundingClientRect().height;
+          box.remove();
+          return px;
+        })"""
+    )
+    assert heights[0] > 600 and heights[1] < 300, heights
     # no compile to pick, no graph to zoom, no modules to open: an empty picker, zoom buttons and Expand all were shown
     for sel in (".il-root select.il-compile", ".il-root .il-zoom", '[data-view="fusion"] .il-fusion-bar'):
         assert not page.locator(sel).is_visible(), sel

@@ -431,6 +431,26 @@ def test_nothing_compiled_at_all(kernel):
         assert ours[0][0] == "nothing_compiled"
 
 
+def test_the_line_under_a_cell_whose_compile_dynamo_failed_says_nothing_compiled_and_why(kernel):
+    """A shape error dynamo meets while tracing (raised to the cell): torch's error log comes after the progress line,
+    which then said "Inductor compiled from here, 0 kernel(s) generated; the lens is below" above a widget saying
+    "Nothing was compiled: dynamo could not compile the frame" (a new user's trial, nu24 D6). It says what the widget
+    says (``Report.nothing``)."""
+    ex = kernel.execute(
+        "%%inductor_lens --name rep_bad\n@torch.compile\ndef bad(x):\n    return x @ torch.ones(3, 3)\n"
+        "bad(torch.randn(4, 4))\n"
+    )
+    assert ex.status == "error"
+    progress = [m for m in ex.of_type("display_data") if "display_id" in m["content"].get("transient", {})]
+    assert progress, "no progress line under the cell"
+    display_id = progress[0]["content"]["transient"]["display_id"]
+    updates = [m for m in ex.of_type("update_display_data") if m["content"]["transient"]["display_id"] == display_id]
+    last = updates[-1]["content"]["data"]["text/plain"]
+    nothing = kernel.value("rep_bad.nothing")
+    assert nothing.startswith("Nothing was compiled: dynamo could not compile the frame"), nothing
+    assert "compiled from here" not in last and nothing.rstrip(".") in last and "the lens is below" in last, last
+
+
 def test_cell_raising_shows_traceback_and_what_compiled_before(kernel):
     ex = kernel.execute("%%inductor_lens -f f --name rep_err\n" + SIN_COS_CELL + "1 / 0\nafter = True\n")
     assert ex.status == "error"
