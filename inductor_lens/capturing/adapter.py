@@ -323,8 +323,12 @@ class Hooks:
                 "TORCHINDUCTOR_FX_COMPILE_MODE=subprocess runs Inductor in another "
                 "process, where no in-process hook fires: unset it to see fusion and kernels",
             )
+        outer = _REGISTRY.any_active()
+        if not outer:  # what dynamo holds compiled now, which the reset makes it forget (or which stays, without one)
+            before: list = []
+            self._guarded("reading what dynamo had compiled", lambda: before.extend(_compiled_before(self._torch_dir)))
+            self.raw.dynamo_before = {"state": "reset" if self.reset_dynamo else "kept", "functions": before}
         if self.reset_dynamo:
-            outer = _REGISTRY.any_active()
             if outer:  # a reset now would make every function the enclosing capture compiled compile again in it
                 self.raw.diag(
                     "reset_skipped",
@@ -512,6 +516,28 @@ def _custom_passes() -> list[dict]:
             module = getattr(what, "__module__", "") or ""
             found.append({"setting": setting, "name": f"{module}.{name}" if module else name})
     return found
+
+
+def _compiled_before(torch_root: str) -> list[tuple[str, str, int]]:
+    """The functions dynamo holds compiled code for (a cache entry on their code object), ``(function, file, first
+    line)``, in the order dynamo first compiled them: the code after a graph break (dynamo's resume function) as
+    the function it resumes; torch's own frames (an optimizer's ``step`` wrapper) after the user's."""
+    from torch._dynamo import convert_frame
+    from torch._dynamo.eval_frame import _debug_get_cache_entry_list
+
+    from ..report.rules import resumed
+
+    seen: dict[tuple[str, str], int] = {}
+    for ref in list(convert_frame.input_codes.seen):
+        code = ref()
+        if code is None or not _debug_get_cache_entry_list(code):
+            continue
+        r = resumed(code.co_name)
+        key = (r[0] if r else code.co_name, code.co_filename)
+        line = code.co_firstlineno
+        seen[key] = min(seen.get(key, line), line)
+    ours = [(n, f, ln) for (n, f), ln in seen.items() if not f.startswith(torch_root)]
+    return ours + [(n, f, ln) for (n, f), ln in seen.items() if f.startswith(torch_root)]
 
 
 def _reset_dynamo() -> None:

@@ -2368,6 +2368,19 @@ def _nothing_compiled(
     )
 
 
+def _dynamo_state(raw: Raw) -> list[Diagnostic]:
+    """What the capture's start did to the functions dynamo had compiled before it (``Raw.dynamo_before``): reset
+    (``dynamo_reset``: they compile again at their next call, also after the capture) or kept (``no_reset``: a call
+    that finds one of their compiles is not recorded); nothing where dynamo had compiled nothing (a fresh process)."""
+    before = raw.dynamo_before or {}
+    functions = before.get("functions") or []
+    if not functions:
+        return []
+    state = "reset" if before.get("state") == "reset" else "kept"
+    names = [f"{name}() ({file}:{line})" for name, file, line in functions]
+    return [Diagnostic("dynamo_reset" if state == "reset" else "no_reset", rules.dynamo_state_text(state, names))]
+
+
 def _no_provenance(c: Compile) -> Compile:
     """``c`` imported from a TORCH_TRACE log, its fused nodes with no FX op saying why (``rules.NO_PROVENANCE``; for
     a graph read from torch's caches, ``rules.NO_PROVENANCE_CACHED``)."""
@@ -2480,6 +2493,7 @@ def _build(raw: Raw, torch_version: str, title: str, cells: Optional[dict[str, C
         note = _nothing_compiled(raw, calls, diagnostics)
         if note:
             diagnostics.append(note)
+    diagnostics += _dynamo_state(raw)  # last: what went wrong comes first (the banner's line is the first one's)
     return Report(
         torch_version=torch_version,
         device=raw.device,

@@ -71,6 +71,9 @@ class Run:
         The user's code in the outcome's messages: ``the script``, ``the cell``, ``the demo``.
     ir : bool
         Keep each Triton kernel's IR stages and resources (``capture(ir=True)``).
+    reset : bool
+        Reset dynamo at the capture's start (``capture(reset=...)``); the report says what that did to the
+        functions compiled before (diagnostic ``dynamo_reset`` or ``no_reset``).
     """
 
     def __init__(
@@ -81,10 +84,12 @@ class Run:
         profile: Optional[str] = None,
         who: str = "the script",
         ir: bool = False,
+        reset: bool = True,
     ):
         if profile not in PROFILE_MODES:
             raise ValueError(f"profile must be one of {list(PROFILE_MODES)}, not {profile!r}")
         self.title, self.on_event, self.profile, self.who, self.ir = title, on_event, profile, who, ir
+        self.reset = reset
         self.cap = None
         self._stack: Optional[contextlib.ExitStack] = None
         self._apply_script_profile: Optional[Callable[[Report], Report]] = None
@@ -101,7 +106,9 @@ class Run:
                 from .kernel_timing import profiling_script
 
                 self._apply_script_profile = stack.enter_context(profiling_script())
-            self.cap = stack.enter_context(capture(title=self.title, on_event=self.on_event, ir=self.ir))
+            self.cap = stack.enter_context(
+                capture(title=self.title, on_event=self.on_event, ir=self.ir, reset=self.reset)
+            )
         except BaseException:
             stack.close()
             raise

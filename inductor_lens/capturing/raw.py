@@ -158,6 +158,11 @@ class Raw:
     #: ``s``): the root of its sources that is the compiled module (``rules.module_relative``'s ``own``).
     self_names: dict[str, str] = field(default_factory=dict)
     resets: list[dict] = field(default_factory=list)  # the user's torch._dynamo.reset() calls: {time_us, user_stack}
+    #: What dynamo held compiled when the capture began (``adapter._compiled_before``), ``(function, file, line)`` of
+    #: each function, and whether the capture's start reset it (``"reset"``: they compile again at their next call)
+    #: or kept it (``"kept"``, ``capture(reset=False)``: a call that finds one of those compiles compiles nothing);
+    #: ``None`` where the capture did not look (a capture inside another, an import).
+    dynamo_before: Optional[dict] = None
     #: Calls of torch.compile'd functions whose own frame dynamo skipped (``adapter._install_skip_hook``):
     #: ``{function, file, line, reason, time_us, user_stack, forward, call, compiled}``; ``forward``: what the call
     #: runs, skipped too (``{function, file, line, reason}``: ``Sequential.forward`` after ``Module._call_impl``);

@@ -1649,6 +1649,11 @@ DIAGNOSTIC_CODES = {
     "ir_missing": "ir=True: a Triton kernel's IR stages or resources could not be read from the compiled kernel",
     "reset_skipped": "a capture started inside another did not reset dynamo (a reset would have made what the "
     "enclosing capture compiled compile again): it records only what compiles anew",
+    "dynamo_reset": "the capture's start reset dynamo (torch._dynamo.reset(), for the whole process): the functions "
+    "it had compiled before (the message names them) compile again at their next call, also after the capture; "
+    "compile ids start again at 0/0",
+    "no_reset": "the capture kept dynamo's state (capture(reset=False), %%inductor_lens --no-reset): a call of a "
+    "function compiled before it (the message names them) that finds its compile compiles nothing and is not recorded",
     "ca_cache_off": "compiled autograd ran with the AOT-autograd cache the capture turned off: torch traces its "
     "backward otherwise where that cache hits (a warm cache), so a run of the script without the lens may compile "
     "and run another backward",

@@ -74,6 +74,13 @@ def why_nothing_compiled(report, error: Optional[BaseException] = None, who: str
     gave_up = [d for d in report.diagnostics if code_of(d) in GAVE_UP]
     if gave_up:
         return "torch gave up compiling: " + message_of(gave_up[0])
+    kept = [d for d in report.diagnostics if code_of(d) == "no_reset"]
+    if kept:  # dynamo kept what it had compiled: a call that found one of those compiles compiled nothing
+        return (
+            f"no call in {who} needed a new compile: dynamo kept its state (no reset), and a call of a function "
+            f"compiled before (the diagnostic names them) that finds its compile compiles nothing (or {who} called "
+            "no compiled function); without --no-reset (reset=False) dynamo is reset and they compile again"
+        )
     calls = list(report.compile_calls)
     if not calls:
         return f"{who} never called torch.compile(), so nothing was handed to Inductor"

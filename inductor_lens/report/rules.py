@@ -2030,6 +2030,43 @@ def _and(items: Iterable) -> str:
     return " and ".join(words) if len(words) < 3 else f"{', '.join(words[:-1])} and {words[-1]}"
 
 
+def _some(functions: Sequence[str], most: int = 5) -> str:
+    """``f(), g() and h()``; past ``most``, the first ones and how many more."""
+    items = list(functions)
+    if len(items) > most:
+        return f"{', '.join(items[:most])} and {len(items) - most} more"
+    return _and(items)
+
+
+def dynamo_state_text(state: str, functions: Sequence[str]) -> str:
+    """What the capture's start did to what dynamo had compiled before it (``functions``: each as ``"h() (file:3)"``):
+    ``state`` ``reset`` (diagnostic ``dynamo_reset``: ``torch._dynamo.reset()``, for the whole process: they compile
+    again at their next call, also after the capture, and compile ids start again at 0/0) or ``kept``
+    (``no_reset``: a call that finds one of their compiles compiles nothing, and is not in the report). A cell under
+    ``%%inductor_lens`` reset dynamo without a word, and the functions of the notebook's other cells compiled again
+    (a new user's trial, nu24 D3).
+
+    >>> dynamo_state_text("reset", ["h() (cell [2]:1)"])[:92]
+    "dynamo was reset at the capture's start (torch._dynamo.reset(), for the whole process): h() "
+    >>> dynamo_state_text("kept", ["h() (cell [2]:1)", "g() (cell [2]:5)"])[:73]
+    "dynamo's state was kept (no reset): h() (cell [2]:1) and g() (cell [2]:5)"
+    """
+    one = len(functions) == 1
+    names = _some(functions)
+    if state == "reset":
+        return (
+            f"dynamo was reset at the capture's start (torch._dynamo.reset(), for the whole process): {names}, "
+            f"compiled before it, {'compiles' if one else 'compile'} again at {'its' if one else 'their'} next call, "
+            "in the capture or after it, as in a new process; compile ids start again at 0/0 (a TORCH_LOGS run of "
+            "the same session numbers on). %%inductor_lens --no-reset (capture(reset=False)) keeps dynamo's state"
+        )
+    return (
+        f"dynamo's state was kept (no reset): {names}, compiled before the capture, "
+        f"{'keeps its' if one else 'keep their'} compiles: a call that finds one compiles nothing and is not in this "
+        "report (one that needs a new compile, a recompile, is); compile ids go on from the earlier ones"
+    )
+
+
 #: What a report with no compile says of it (``Report.nothing``), by the first of its diagnostics' codes that tells why.
 _NOTHING = (
     ("call_skipped", "Nothing was compiled: dynamo skipped the compiled call, which ran eagerly (the diagnostic above "

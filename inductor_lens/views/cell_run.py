@@ -330,7 +330,11 @@ class LensedCell:
         before = {k: id(v) for k, v in self.ns.items() if _is_compiled_safe(v)}
         title = self.args.title or (", ".join(self.names) if self.names else "%%inductor_lens cell")
         pipeline = Run(
-            title=title, on_event=self.progress, profile="calls" if self.args.profile else None, who="the cell"
+            title=title,
+            on_event=self.progress,
+            profile="calls" if self.args.profile else None,
+            who="the cell",
+            reset=getattr(self.args, "reset", True),
         )
         try:
             self._execute(pipeline)

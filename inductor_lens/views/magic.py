@@ -137,6 +137,15 @@ def _make_parser() -> argparse.ArgumentParser:
         help="show how this cell's report differs from the report bound earlier to VAR (by --name VAR): "
         "the compare view instead of the lens",
     )
+    p.add_argument(
+        "--no-reset",
+        action="store_false",
+        dest="reset",
+        help="keep dynamo's state: by default the cell starts with torch._dynamo.reset(), for the whole session, "
+        "so that what it calls compiles again and is seen (functions compiled in other cells then compile again at "
+        "their next call, and compile ids start again at 0/0); with --no-reset a call that finds a compile made "
+        "before the cell compiles nothing and is not in the lens (the widget names those functions)",
+    )
     p.add_argument("--view", choices=VIEWS, default=None, help="which view the widget opens with")
     p.add_argument("--title", default=None, help="a title for the report (default: the -f names)")
     return p
@@ -262,8 +271,9 @@ def unload_ipython_extension(ipython) -> None:
 inductor_lens_magic.__doc__ = (
     "Run the cell under inductor_lens and show what torch.compile's Inductor did.\n\n"
     "The cell runs as it would without the magic (variables, prints, last value, traceback); every\n"
-    "Inductor compile it triggers is recorded (dynamo is reset first, so re-running the cell compiles\n"
-    "again). While Inductor works, a line under the cell shows the phase and the kernels generated so far;\n"
+    "Inductor compile it triggers is recorded. Dynamo is reset first, for the whole session, so re-running the cell\n"
+    "compiles again, and functions compiled in other cells compile again at their next call (the widget names them;\n"
+    "--no-reset keeps dynamo's state). While Inductor works, a line under the cell shows the phase and the kernels generated so far;\n"
     "then the widget replaces it (or comes after what the cell printed under it). Nothing compiles at\n"
     "torch.compile(): Inductor runs at the first call, so a cell that compiles a function but never calls\n"
     "it shows a note saying so.\n\n"

@@ -342,7 +342,8 @@ def test_compiled_but_never_called_says_so():
     with inductor_lens.capture() as cap:
         torch.compile(models.sin_cos)
     assert not cap.report.compiles
-    assert [d.code for d in cap.report.diagnostics] == ["never_ran"]
+    # (dynamo_reset, last: what the earlier tests of the process compiled, by test order)
+    assert [d.code for d in cap.report.diagnostics if d.code != "dynamo_reset"] == ["never_ran"]
     assert "only wraps the function" in cap.report.diagnostics[0].message
 
 
@@ -443,7 +444,8 @@ def test_another_backend_is_named_and_not_mistaken_for_a_function_never_called()
     with inductor_lens.capture() as cap:
         out = torch.compile(models.sin_cos, backend="eager")(torch.randn(8))
     assert out.shape == (8,) and not cap.report.compiles
-    assert [d.code for d in cap.report.diagnostics] == ["other_backend"]
+    # (dynamo_reset, last: what the earlier tests of the process compiled, by test order)
+    assert [d.code for d in cap.report.diagnostics if d.code != "dynamo_reset"] == ["other_backend"]
     notes = " ".join(d.message for d in cap.report.diagnostics)
     assert "backend 'eager'" in notes and "never ran" not in notes
 

@@ -145,5 +145,6 @@ def test_a_compiled_function_never_called_is_said_once():
     with run:
         torch.compile(lambda t: t * 2)
     report = run.finish()
-    assert [d.code for d in report.diagnostics] == ["never_ran"], report.diagnostics
+    # (dynamo_reset, last: what the earlier tests of the process compiled, by test order)
+    assert [d.code for d in report.diagnostics if d.code != "dynamo_reset"] == ["never_ran"], report.diagnostics
     assert "never ran inside the capture" in report.diagnostics[0].message

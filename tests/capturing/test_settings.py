@@ -375,7 +375,8 @@ def test_torch_cond_branches_are_subgraphs_of_a_compile_that_finished():
             out = torch.compile(f)(x)
     torch.testing.assert_close(out, expected)
     report = cap.report
-    assert [d.code for d in report.diagnostics] == [], report.diagnostics
+    # (dynamo_reset, last: what the earlier tests of the process compiled, by test order)
+    assert [d.code for d in report.diagnostics if d.code != "dynamo_reset"] == [], report.diagnostics
     assert [c.backend for c in report.compile_calls] == ["inductor"]
     subs = {c.subgraph: c for c in report.compiles if c.subgraph}
     assert set(subs) == {"true_graph_0", "false_graph_0"}

@@ -145,6 +145,41 @@ def test_rerun_recompiles(kernel):
     assert kernel.value("report_for(f) is rep2")
 
 
+def test_a_cell_says_that_its_reset_makes_other_cells_functions_compile_again_and_no_reset_keeps_them(kernel):
+    """Every lens cell reset dynamo for the whole session without a word: a function compiled in a plain cell compiled
+    again at its next call (unique_graphs 6 -> 8 where a plain cell gives 6 -> 7), and the magic had no way to keep
+    dynamo's state (a new user's trial, nu24 D3). The reset is said, naming those functions, in the widget's
+    diagnostics and under the cell; --no-reset keeps dynamo's state, and says what it then cannot see."""
+    kernel.ok(
+        "from torch._dynamo.utils import counters\n"
+        "def plain_h(x):\n    return torch.tanh(x) - 1\n"
+        "plain_ch = torch.compile(plain_h)\n_ = plain_ch(torch.randn(8))\n"
+    )
+    n_def = kernel.value(
+        "[i for i, s in enumerate(get_ipython().history_manager.input_hist_raw) if s.startswith('from torch._dynamo.utils import counters')][-1]"
+    )
+    graphs = kernel.value("counters['stats']['unique_graphs']")
+    # --no-reset: plain_h keeps its compile (no new graph for it), the cell's own function compiles, the lens says so
+    ex = kernel.ok(
+        "%%inductor_lens --no-reset --name rep_kept\n_ = plain_ch(torch.randn(8))\n"
+        "_ = torch.compile(lambda x: x.sin() * 3)(torch.randn(8))\n"
+    )
+    assert kernel.value("counters['stats']['unique_graphs']") == graphs + 1
+    assert kernel.value("[c.frame for c in rep_kept.compiles]") == ["<lambda>"]
+    kept = kernel.value("[d.message for d in rep_kept.diagnostics if d.code == 'no_reset']")
+    assert len(kept) == 1 and f"plain_h() (cell [{n_def}]:2)" in kept[0] and "not in this report" in kept[0], kept
+    assert kept[0] in ex.texts()  # under the cell, as in the widget's diagnostics
+    # the default resets, and says so where it happens: plain_h compiles again at its next call
+    ex = kernel.ok("%%inductor_lens --name rep_reset\n_ = torch.compile(lambda x: x.cos() * 3)(torch.randn(8))\n")
+    said = kernel.value("[d.message for d in rep_reset.diagnostics if d.code == 'dynamo_reset']")
+    assert len(said) == 1 and said[0] in ex.texts(), said
+    assert f"plain_h() (cell [{n_def}]:2)" in said[0] and "compile again at their next call" in said[0], said
+    assert "compile ids start again at 0/0" in said[0] and "--no-reset" in said[0], said
+    graphs = kernel.value("counters['stats']['unique_graphs']")
+    kernel.ok("_ = plain_ch(torch.randn(8))")
+    assert kernel.value("counters['stats']['unique_graphs']") == graphs + 1  # as the lens said
+
+
 def test_f_names_a_function_from_an_earlier_cell(kernel):
     kernel.ok("def g(x):\n    return torch.sin(x) ** 2 + torch.cos(x) ** 2")
     kernel.ok("%%inductor_lens -f g --name rep_g\ng(torch.randn(8))")
