@@ -69,6 +69,7 @@ def test_help_documents_every_option(kernel):
         "--name",
         "--view",
         "--profile",
+        "--no-reset",
         "fusion,fx,timeline",
     ):
         assert option in page, f"{option} missing from %%inductor_lens? help:\n{page}"
