@@ -714,9 +714,9 @@ def test_widget_render_cleans_up_after_itself(chromium_browser, training_report)
         assert got["ready"], got
         assert got["during"]["listeners"] == 3 and got["during"]["children"] == 1, got
         assert got["after"] == {"listeners": 0, "children": 0, "timers": 0}, got
-        # the splitter's observer, one per graph pane (fusion, FX: they keep the pane's size) and the source view's
-        # (its code lens follows its width), all disconnected
-        assert got["roObserved"] == 4 and got["roDisconnected"] == 4, got
+        # the splitter's observer, one per graph pane (fusion, FX: they keep the pane's size), the source view's
+        # (its code lens follows its width) and the memory view's (its chart is drawn at its width), all disconnected
+        assert got["roObserved"] == 5 and got["roDisconnected"] == 5, got
         assert got["globalListeners"] == 0, got
         # one layout worker per page, shared by every widget on it (not one per render), and at most one more
         # for the layouts made ahead of need (other compiles), started only once the first graph is up
