@@ -260,17 +260,39 @@ def test_widget_keeps_its_keys_and_the_wheel_from_the_notebook(jupyter_lab, lab_
         assert page.evaluate("() => window.__wheels") == [False]
         assert viewport.get_attribute("transform") == moved
         page.wait_for_function(f"(top0) => {scroller}.scrollTop > top0", arg=top0)
-        # clicked into the graph (on its background, no box): the wheel pans it and is the graph's alone
+        # clicked into the graph (on its background, no box), zoomed in (+) so that it has more to show below: the
+        # wheel pans it and is the graph's alone
         lens.scroll_into_view_if_needed()
         box = svg.bounding_box()
         page.mouse.click(box["x"] + 6, box["y"] + 6)
         assert page.evaluate(_NOTEBOOK_STATE)["focus"] == "lens"
+        for _ in range(5):
+            page.keyboard.press("+")
+        below = svg.evaluate("""(s) => s.querySelector('.il-viewport').getBoundingClientRect().bottom
+            - s.getBoundingClientRect().bottom""")
+        assert below > 240, below
         moved = viewport.get_attribute("transform")
         page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
         page.mouse.wheel(0, 120)
         page.wait_for_function("() => window.__wheels.length === 2")
         assert page.evaluate("() => window.__wheels")[1] is True
         assert viewport.get_attribute("transform") != moved
+        # ... up to the graph's bottom edge, never into blank, and there the wheel is the notebook's again, as a
+        # scroller nested in a page hands it on at its end (nu24 D1: 20 wheels left the notebook where it was and the
+        # graph panned into empty space until its pane was blank)
+        graph_h = viewport.evaluate("(g) => g.getBoundingClientRect().height")
+        top0 = page.evaluate(f"() => {scroller}.scrollTop")
+        for n in range(3, 3 + int(graph_h / 120) + 3):
+            page.mouse.wheel(0, 120)
+            page.wait_for_function("(n) => window.__wheels.length === n", arg=n)
+            if page.evaluate("() => window.__wheels")[-1] is False:
+                break
+        else:
+            raise AssertionError(f"the graph kept the wheel past its edge: {graph_h} px tall, {n - 2} wheels")
+        page.wait_for_function(f"(top0) => {scroller}.scrollTop > top0", arg=top0)
+        edges = svg.evaluate("""(s) => { const p = s.getBoundingClientRect();
+            const g = s.querySelector('.il-viewport').getBoundingClientRect(); return [p.bottom, g.bottom]; }""")
+        assert edges[1] == pytest.approx(edges[0] - 16, abs=1.5), ("the graph's bottom at the pane's margin", edges)
         # the notebook's command-mode keys do nothing to the notebook while the graph has the focus
         for key in ("m", "a", "b", "x", "d", "d", "y", "Shift+M"):
             page.keyboard.press(key)
