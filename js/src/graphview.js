@@ -500,6 +500,30 @@ export class GraphCanvas {
   }
 
   /**
+   * Bring a frame (a kernel's cluster of FX ops, `id`) into view where it is not whole in it, as a graph opens
+   * (openingView): at the view's zoom where readable, else WHOLE_ZOOM, zoomed out (not below WHOLE_ZOOM) where
+   * its width then fits; along each axis centred where it fits, else from its start: its left edge and its title
+   * (at its top) never cut (the FX view opened a selected kernel's 704 px cluster by one of its ops, centred:
+   * 44% of it and its title's start off the pane's left edge).
+   */
+  revealFrame(id, pad = 16) {
+    const b = this.byId.get(id);
+    if (!b || !b.box) return;
+    const r = this.rect();
+    const W = r.width || 600,
+      H = r.height || 400;
+    const { k, x, y } = this.t;
+    const f = b.box;
+    const sx = f.x * k + x,
+      sy = f.y * k + y;
+    if (sx >= 0 && sy >= 0 && sx + f.w * k <= W && sy + f.h * k <= H) return;
+    const kk = Math.max(WHOLE_ZOOM, Math.min(Math.max(k, WHOLE_ZOOM), (W - 2 * pad) / f.w));
+    const at = (start, size, V) => (size * kk + 2 * pad <= V ? (V - size * kk) / 2 - start * kk : pad - start * kk);
+    const [nx, ny] = this.clamp(kk, at(f.x, f.w, W), at(f.y, f.h, H), pad);
+    this.setTransform(kk, nx, ny);
+  }
+
+  /**
    * Draw a layout. `items` maps layout node ids to {type, lines, kind, name, kernel...};
    * `edges` are [{from, to, buffers}]; `clusters` maps cluster names to {kernel, fused, kind}.
    */
