@@ -117,6 +117,10 @@ def test_widget_answers_engine_and_export_requests(training_report, monkeypatch)
 # ---- in JupyterLab -----------------------------------------------------------------------------
 
 
+_TOOLBAR_BOXES = """(lens) => [...lens.querySelectorAll('.il-toolbar > *')].map((e) => {
+  const r = e.getBoundingClientRect(); return [e.className, Math.round(r.left), Math.round(r.width)]; })"""
+
+
 @pytest.mark.browser
 def test_widget_in_jupyterlab(jupyter_lab, lab_page, training_report):
     base, root = jupyter_lab
@@ -161,6 +165,7 @@ def test_widget_in_jupyterlab(jupyter_lab, lab_page, training_report):
         assert "il-selected" in lens.locator(f'[data-view="fusion"] [data-node="{target.name}"]').get_attribute("class")
 
         # Export: the page arrives in parts over the comm and downloads whole, the page to_html makes
+        bar_before = page.evaluate(_TOOLBAR_BOXES, lens.element_handle())
         with page.expect_download(timeout=60000) as got:
             lens.locator(".il-export").click()
         download = got.value
@@ -170,7 +175,15 @@ def test_widget_in_jupyterlab(jupyter_lab, lab_page, training_report):
         assert len(page_bytes) > 5 * 100_000  # so it came in more than five parts
         assert download.suggested_filename.endswith(".html")
         assert pathlib.Path(download.path()).read_bytes() == page_bytes
+        # the export's outcome is a toast over the pane, gone after a few seconds: it takes no room in the toolbar
+        # (nu24 D8: "exported inductor_lens-cell.html" stayed in the toolbar's status and squeezed the search box)
         lens.get_by_text("exported ").wait_for()
+        assert page.evaluate(_TOOLBAR_BOXES, lens.element_handle()) == bar_before
+        toast = lens.locator('[data-role="toast"]')
+        assert toast.inner_text().startswith("exported ")
+        bar = lens.locator(".il-toolbar").bounding_box()
+        assert toast.bounding_box()["y"] >= bar["y"] + bar["height"] - 0.5, (toast.bounding_box(), bar)
+        toast.wait_for(state="hidden", timeout=15000)
 
         # the scripted widget: Python -> browser, then browser -> Python
         lens2 = panel.locator(".il-root").nth(1)
