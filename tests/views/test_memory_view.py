@@ -365,7 +365,9 @@ def test_a_graph_that_allocates_nothing_says_so_instead_of_a_flat_curve(tmp_path
     _assert_clean(page)
 
 
-def test_the_memory_chart_fits_its_pane_at_every_width_with_its_text_readable(tmp_path, offline_context, training_report):
+def test_the_memory_chart_fits_its_pane_at_every_width_with_its_text_readable(
+    tmp_path, offline_context, training_report
+):
     """The chart is drawn at its plot's width: all of it in the view, its text 11 px. Scaled from a 640-unit viewBox,
     its axis text was ~8 px in JupyterLab at 1280 px; held at 582 px to keep 10 px, it ran 90 px under JupyterLab's
     side panel (nu24 D7: a 492 px pane, the last 3 of 23 points and the right axis labels hidden). At a 850 px page
