@@ -287,10 +287,36 @@ function makeActions(ctx) {
   };
 }
 
-/** Download the exported page (`exportHtml()` = {filename, parts}: its bytes in pieces); the toolbar's status says how it went. */
+/** How long a toast (the outcome of an export) shows before it goes (ms); a failure stays until clicked. */
+const TOAST_MS = 5000;
+
+/**
+ * A toast below the toolbar's right end, over the top of the pane (data-role="toast"): what an action did ("exported
+ * x.html"), gone after TOAST_MS (`ms`; 0: until clicked or replaced). It takes no room in the toolbar: the outcome of an
+ * export, said in the toolbar's status, stayed there and took the search box's room ("search kernel, op, f").
+ */
+function toastArea(ctx, main) {
+  const el = h("div", { class: "il-toast", role: "status", "aria-live": "polite", "data-role": "toast", hidden: "" });
+  main.appendChild(el);
+  ctx.on(el, "click", () => (el.hidden = true));
+  let timer = null;
+  return (text, ms = TOAST_MS) => {
+    if (timer !== null) clearTimeout(timer);
+    timer = null;
+    el.textContent = text;
+    el.hidden = !text;
+    if (text && ms)
+      timer = ctx.later(() => {
+        el.hidden = true;
+        timer = null;
+      }, ms);
+  };
+}
+
+/** Download the exported page (`exportHtml()` = {filename, parts}: its bytes in pieces); a toast says how it went. */
 async function exportPage(ctx, exportHtml) {
-  const status = (t) => ctx.toolbar.setStatus(t);
-  status("exporting…");
+  const status = (t, ms) => ctx.toast(t, ms);
+  status("exporting…", 0);
   try {
     const { filename, parts } = await exportHtml();
     const url = URL.createObjectURL(new Blob(parts, { type: "text/html" }));
@@ -301,7 +327,7 @@ async function exportPage(ctx, exportHtml) {
     ctx.later(() => URL.revokeObjectURL(url), 10000);
     status(`exported ${filename}`);
   } catch (e) {
-    status(`export failed: ${e.message || e}`);
+    status(`export failed: ${e.message || e}`, 0);
   }
 }
 
@@ -319,6 +345,7 @@ function lensDom(ctx, views, report) {
   });
   const stage = h("div", { class: "il-stage" });
   const main = h("div", { class: "il-main" }, stage, splitter, panel);
+  ctx.toast = toastArea(ctx, main);
   // a report with no compile has only why to show (Report.nothing, the panel): a short box, not the graph's 660 px
   const cls = (report.compiles || []).length ? "il-root" : "il-root il-nothing";
   const root = (ctx.root = h("div", { class: cls, tabindex: "0" }, toolbar.el, diagnosticsBanner(report), main));

@@ -2,6 +2,8 @@
 // Pan: drag, the wheel, the keyboard (panBy); zoom: ctrl/cmd + wheel (and trackpad pinch), +/- buttons, fit.
 // Embedded in a document (the notebook widget), a plain wheel scrolls the document until the user clicks into the
 // graph, then pans it while the focus stays in the lens (as maps embedded in a page do): see GraphCanvas.wheelPans.
+// A pan stops at the graph's edge (GraphCanvas.bounded): there the wheel goes on to scroll the page, as a scroller
+// nested in a page hands the wheel to the page at its end.
 import { fitText, visible } from "./text.js";
 
 /** The most a graph opens at: labels (11-12 px in graph units) at their own size, >= 11 px. */
@@ -18,6 +20,13 @@ const SVG = "http://www.w3.org/2000/svg";
  * >= 7 px so (PRINT_MIN_ZOOM), else as the part of it on screen (the reader's own zoom and pan). */
 export const PRINT_BOX = { width: 672, height: 860 };
 export const PRINT_MIN_ZOOM = 0.6;
+
+/** A wheel event's move in pixels: [dx, dy] (a wheel in lines, as Firefox's, at 16 px a line; in pages, the pane's
+ * size). */
+export function wheelPixels(e, pane) {
+  const unit = e.deltaMode === 1 ? 16 : e.deltaMode === 2 ? null : 1;
+  return unit ? [e.deltaX * unit, e.deltaY * unit] : [e.deltaX * (pane.width || 600), e.deltaY * (pane.height || 400)];
+}
 
 export function svgEl(tag, attrs = {}, parent = null) {
   const e = document.createElementNS(SVG, tag);
@@ -244,7 +253,8 @@ export class GraphCanvas {
           this.svg.setPointerCapture(drag.id);
           this.svg.classList.add("il-dragging");
         }
-        this.setTransform(this.t.k, drag.tx + dx, drag.ty + dy);
+        const [x, y] = this.bounded(this.t.k, drag.tx + dx, drag.ty + dy, { x: drag.tx, y: drag.ty });
+        this.setTransform(this.t.k, x, y);
       },
       opt,
     );
@@ -266,8 +276,13 @@ export class GraphCanvas {
           const r = this.svg.getBoundingClientRect();
           this.zoomAt(Math.exp(-e.deltaY * 0.01), e.clientX - r.left, e.clientY - r.top);
         } else if (this.wheelPans()) {
+          // as a scroller nested in a page: the graph pans while it has more to show that way, up to its edge;
+          // at its edge the wheel is the page's (a notebook scrolls on past the widget), never a pan into blank
+          const [dx, dy] = wheelPixels(e, this.rect());
+          const [x, y] = this.bounded(this.t.k, this.t.x - dx, this.t.y - dy);
+          if (Math.abs(x - this.t.x) < 0.5 && Math.abs(y - this.t.y) < 0.5) return;
           e.preventDefault();
-          this.setTransform(this.t.k, this.t.x - e.deltaX, this.t.y - e.deltaY);
+          this.setTransform(this.t.k, x, y);
         } // else the document scrolls past the graph
       },
       { signal: ac.signal, passive: false },
@@ -368,9 +383,9 @@ export class GraphCanvas {
     return { x: -x / k, y: -y / k, w: (r.width || 600) / k, h: (r.height || 400) / k };
   }
 
-  /** Move by (dx, dy) screen pixels, kept on the graph (keyboard pan). */
+  /** Move by (dx, dy) screen pixels, up to the graph's edge (keyboard pan). */
   panBy(dx, dy) {
-    const [x, y] = this.clamp(this.t.k, this.t.x + dx, this.t.y + dy);
+    const [x, y] = this.bounded(this.t.k, this.t.x + dx, this.t.y + dy);
     this.setTransform(this.t.k, x, y);
   }
 
@@ -411,17 +426,31 @@ export class GraphCanvas {
   }
 
   /**
-   * Keep the graph on screen: along an axis where it is smaller than the view it is centred,
-   * otherwise no empty margin wider than `pad` is left on either side.
+   * The translations that keep the graph on screen at zoom `k`: [[x0, x1], [y0, y1]]. Along an axis where the
+   * graph is smaller than the view, only the one that centres it; otherwise those that leave no empty margin
+   * wider than `pad` on either side.
    */
-  clamp(k, x, y, pad = 16) {
+  onGraph(k, pad = 16) {
     const r = this.rect();
-    const W = r.width || 600,
-      H = r.height || 400;
-    const gw = this.size.width * k,
-      gh = this.size.height * k;
-    const fix = (v, g, V) => (g + 2 * pad <= V ? (V - g) / 2 : Math.min(pad, Math.max(V - g - pad, v)));
-    return [fix(x, gw, W), fix(y, gh, H)];
+    const range = (g, V) => (g + 2 * pad <= V ? [(V - g) / 2, (V - g) / 2] : [V - g - pad, pad]);
+    return [range(this.size.width * k, r.width || 600), range(this.size.height * k, r.height || 400)];
+  }
+
+  /** Keep the graph on screen (onGraph): the translation (x, y) at zoom `k` moved to the nearest that does. */
+  clamp(k, x, y, pad = 16) {
+    const [[x0, x1], [y0, y1]] = this.onGraph(k, pad);
+    return [Math.min(x1, Math.max(x0, x)), Math.min(y1, Math.max(y0, y))];
+  }
+
+  /**
+   * A pan from `from` (the translation now) to (x, y) at zoom `k`, stopped at the graph's edge (onGraph): never
+   * further off the graph than it was (a view a zoom left off-centre is not snapped back by a pan), so that a pan
+   * that would only show blank moves nothing (the wheel then scrolls the page).
+   */
+  bounded(k, x, y, from = this.t) {
+    const [[x0, x1], [y0, y1]] = this.onGraph(k);
+    const keep = (v, lo, hi, at) => Math.min(Math.max(hi, at), Math.max(Math.min(lo, at), v));
+    return [keep(x, x0, x1, from.x), keep(y, y0, y1, from.y)];
   }
 
   /** The first view of a graph (`openingView`: the rule of every page); `firstId`: its first box in execution order. */
@@ -467,6 +496,30 @@ export class GraphCanvas {
       r.width / 2 - (b.box.x + b.box.w / 2) * kk,
       r.height / 2 - (b.box.y + b.box.h / 2) * kk,
     );
+    this.setTransform(kk, nx, ny);
+  }
+
+  /**
+   * Bring a frame (a kernel's cluster of FX ops, `id`) into view where it is not whole in it, as a graph opens
+   * (openingView): at the view's zoom where readable, else WHOLE_ZOOM, zoomed out (not below WHOLE_ZOOM) where
+   * its width then fits; along each axis centred where it fits, else from its start: its left edge and its title
+   * (at its top) never cut (the FX view opened a selected kernel's 704 px cluster by one of its ops, centred:
+   * 44% of it and its title's start off the pane's left edge).
+   */
+  revealFrame(id, pad = 16) {
+    const b = this.byId.get(id);
+    if (!b || !b.box) return;
+    const r = this.rect();
+    const W = r.width || 600,
+      H = r.height || 400;
+    const { k, x, y } = this.t;
+    const f = b.box;
+    const sx = f.x * k + x,
+      sy = f.y * k + y;
+    if (sx >= 0 && sy >= 0 && sx + f.w * k <= W && sy + f.h * k <= H) return;
+    const kk = Math.max(WHOLE_ZOOM, Math.min(Math.max(k, WHOLE_ZOOM), (W - 2 * pad) / f.w));
+    const at = (start, size, V) => (size * kk + 2 * pad <= V ? (V - size * kk) / 2 - start * kk : pad - start * kk);
+    const [nx, ny] = this.clamp(kk, at(f.x, f.w, W), at(f.y, f.h, H), pad);
     this.setTransform(kk, nx, ny);
   }
 

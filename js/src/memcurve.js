@@ -8,7 +8,14 @@
 import { fmtBytes } from "./data.js";
 import { setText, svg } from "./dom.js";
 
+/** The chart is drawn at its pane's width in CSS px (chartWidth), so that its text is 11 px and all of it in the
+ * pane at every width: W where the pane is not laid out yet (a hidden view), never below MIN_W (the view scrolls
+ * sideways below that) nor above MAX_W (.il-mem-plot's max-width). A 640-unit chart scaled to its pane drew its
+ * text at 8 px in a 470 px stage, and held at 582 px to keep 10 px it ran 90 px under JupyterLab's side panel
+ * at 1280 px, its last points and axis labels hidden. */
 export const W = 640;
+export const MIN_W = 360;
+export const MAX_W = 1100;
 export const H = 250;
 export const PAD = { l: 62, r: 14, t: 26, b: 58 };
 /** Below this many pixels between two points the dots would touch: the curve is a line with hover targets. */
@@ -36,15 +43,20 @@ export function byteTicks(max) {
  * the plot's very edge covered the byte axis's labels ("0 B" read "0 E"). */
 const INSET = 10;
 
-/** The x of point `i` of `n` in the plot. */
-export function xOf(i, n) {
-  const w = W - PAD.l - PAD.r - 2 * INSET;
+/** The width to draw the chart at in a plot of `px` CSS px (0: not laid out). */
+export function chartWidth(px) {
+  return px > 0 ? Math.round(Math.min(MAX_W, Math.max(MIN_W, px))) : W;
+}
+
+/** The x of point `i` of `n` in a chart `width` wide. */
+export function xOf(i, n, width = W) {
+  const w = width - PAD.l - PAD.r - 2 * INSET;
   return PAD.l + INSET + (n <= 1 ? w / 2 : (i * w) / (n - 1));
 }
 
 /** Whether `n` points are too close to draw as dots (then a line with column hover targets). */
-export function isDense(n) {
-  return n > 1 && (W - PAD.l - PAD.r - 2 * INSET) / (n - 1) < DOT_SPACING;
+export function isDense(n, width = W) {
+  return n > 1 && (width - PAD.l - PAD.r - 2 * INSET) / (n - 1) < DOT_SPACING;
 }
 
 /**
@@ -53,8 +65,8 @@ export function isDense(n) {
  * first and last instance of each repeat (so `1 … 31` always read), the modules outside the repeats
  * (`embed`, `head`), then the other instances from the left.
  */
-export function fittingLabels(regions, n) {
-  const at = (r) => (xOf(r.first, n) + xOf(r.last, n)) / 2;
+export function fittingLabels(regions, n, width = W) {
+  const at = (r) => (xOf(r.first, n, width) + xOf(r.last, n, width)) / 2;
   const span = (r) => [at(r) - (r.label.length * CHAR_W) / 2, at(r) + (r.label.length * CHAR_W) / 2];
   const tier = (r, i) => {
     if (!r.repeat) return 1;
@@ -109,16 +121,18 @@ export function pointText(idx, memory, i, max = 0) {
   return max && text.length > max ? `${text.slice(0, max - 1)}…` : text;
 }
 
-/** The SVG of the curve of `memory` (compile index `idx`), the selected node's point marked. */
-export function curve(idx, memory, selected) {
+/** The SVG of the curve of `memory` (compile index `idx`), `width` px wide (chartWidth), the selected node's point
+ * marked. */
+export function curve(idx, memory, selected, width = W) {
+  const W = width;
   const pts = memory.timeline || [];
   const n = pts.length;
   const regions = memory.regions || [];
-  const dense = isDense(n);
+  const dense = isDense(n, W);
   const max = Math.max(memory.peak_bytes || 0, 1);
   const ticks = byteTicks(max);
   const top = Math.max(max, ticks[ticks.length - 1]);
-  const x = (i) => xOf(i, n);
+  const x = (i) => xOf(i, n, W);
   const y = (b) => H - PAD.b - (b / top) * (H - PAD.t - PAD.b);
   const half = n > 1 ? (W - PAD.l - PAD.r - 2 * INSET) / (n - 1) / 2 : (W - PAD.l - PAD.r) / 2;
   const g = svg("svg", {
@@ -140,7 +154,7 @@ export function curve(idx, memory, selected) {
       );
     if (i) g.appendChild(svg("line", { x1: x0, x2: x0, y1: base, y2: base + 4, class: "il-mem-axis" }));
   });
-  for (const i of fittingLabels(regions, n)) {
+  for (const i of fittingLabels(regions, n, W)) {
     const r = regions[i];
     g.appendChild(
       svg(
@@ -258,10 +272,17 @@ export function curve(idx, memory, selected) {
   return g;
 }
 
+/** The width curve `g` was drawn at. */
+function widthOf(g) {
+  const v = g.viewBox && g.viewBox.baseVal;
+  return v && v.width ? v.width : W;
+}
+
 /** The index of the point nearest to a pointer event over the curve `g` of `n` points. */
 export function indexAt(g, event, n) {
   const m = g.getScreenCTM();
   if (!m || n < 1) return -1;
+  const W = widthOf(g);
   const p = new DOMPoint(event.clientX, event.clientY).matrixTransform(m.inverse());
   const i = n <= 1 ? 0 : Math.round(((p.x - PAD.l - INSET) * (n - 1)) / (W - PAD.l - PAD.r - 2 * INSET));
   return Math.max(0, Math.min(n - 1, i));
@@ -284,7 +305,7 @@ export function hoverAt(g, idx, memory, i) {
   line.setAttribute("x2", cx);
   dot.setAttribute("cx", cx);
   dot.setAttribute("cy", cy);
-  setText(text, pointText(idx, memory, i, Math.floor((W - 8) / CHAR_W)));
+  setText(text, pointText(idx, memory, i, Math.floor((widthOf(g) - 8) / CHAR_W)));
   hov.dataset.index = String(i);
   hov.setAttribute("visibility", "visible");
   g.classList.add("il-mem-hovering");

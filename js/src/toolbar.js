@@ -83,7 +83,7 @@ export function createToolbar(ctx, views, searchEl) {
     status,
     zoom,
     ctx.exportHtml
-      ? btn("Export", "download this report as one self-contained HTML page", () => ctx.exportHtml(status), "il-export")
+      ? btn("Export", "download this report as one self-contained HTML page", () => ctx.exportHtml(), "il-export")
       : null,
   );
   const showCompile = (id) => {

@@ -714,9 +714,9 @@ def test_widget_render_cleans_up_after_itself(chromium_browser, training_report)
         assert got["ready"], got
         assert got["during"]["listeners"] == 3 and got["during"]["children"] == 1, got
         assert got["after"] == {"listeners": 0, "children": 0, "timers": 0}, got
-        # the splitter's observer, one per graph pane (fusion, FX: they keep the pane's size) and the source view's
-        # (its code lens follows its width), all disconnected
-        assert got["roObserved"] == 4 and got["roDisconnected"] == 4, got
+        # the splitter's observer, one per graph pane (fusion, FX: they keep the pane's size), the source view's
+        # (its code lens follows its width) and the memory view's (its chart is drawn at its width), all disconnected
+        assert got["roObserved"] == 5 and got["roDisconnected"] == 5, got
         assert got["globalListeners"] == 0, got
         # one layout worker per page, shared by every widget on it (not one per render), and at most one more
         # for the layouts made ahead of need (other compiles), started only once the first graph is up
@@ -1100,3 +1100,48 @@ def test_a_kernel_launched_from_two_lines_shows_both_in_the_kernel_table(tmp_pat
     other = page.locator(f'[data-view="kernels"] [data-role="kernel-row"][data-kernel="{c.kernels[2].name}"] .il-kline')
     assert other.locator('[data-role="line-more"]').count() == 0
     _assert_clean(page)
+
+
+_FX_SELECTED_JS = """() => {
+  const pane = document.querySelector('[data-view="fx"] [data-role="fx-pane"] svg.il-svg');
+  const p = pane.getBoundingClientRect();
+  const g = document.querySelector('[data-view="fx"] .il-cluster.il-selected');
+  const r = g.querySelector('rect').getBoundingClientRect(), t = g.querySelector('text').getBoundingClientRect();
+  return {pane: [p.left, p.top, p.right, p.bottom], frame: [r.left, r.top, r.right, r.bottom],
+          title: [t.left, t.top, t.right, t.bottom], zoom: +pane.dataset.zoom}; }"""
+
+
+def test_the_fx_view_opens_on_the_selected_kernels_cluster_its_left_edge_and_title_in_view(
+    tmp_path, offline_context, training_report
+):
+    """nu24 D5: a box selected in the fusion graph, the FX tab opened on its kernel's cluster centred on one of its
+    ops: at 1280 px in JupyterLab the cluster (704 px) spanned x 72..776 in a pane at 379..899, 44% of it and its
+    title's start ("…relu_1") off the left edge. The MLP's forward at 850 x 800 (a 500 px pane) shows the same: its
+    layer-norm + softmax kernel's cluster is wider than the pane at the readable zoom. It opens as the fusion view
+    opens a graph: at a zoom of 0.8 or more, the cluster's left edge and title whole in the pane, and all of the
+    cluster where it fits."""
+    fwd = training_report.compiles[0]
+    target = fwd.fused_nodes[-1]  # the forward's last kernel: layer norm and softmax, eight FX ops
+    assert len(target.fx_nodes) >= 6, target.fx_nodes
+    path = tmp_path / "fx.html"
+    training_report.save_html(path)
+    for width, height in ((850, 800), (1000, 700)):
+        page = offline_context.new_page(viewport={"width": width, "height": height})
+        try:
+            _open(page, path)
+            page.locator(f'[data-view="fusion"] [data-node="{target.name}"]').click()
+            page.click('[data-tab="fx"]')
+            page.wait_for_selector('[data-view="fx"] .il-graph[data-ready="1"] .il-cluster.il-selected')
+            geo = page.evaluate(_FX_SELECTED_JS)
+            (px0, py0, px1, py1), (fx0, fy0, fx1, fy1) = geo["pane"], geo["frame"]
+            where = f"{width}x{height}"
+            assert geo["zoom"] >= 0.8 - 1e-3, (where, geo)
+            assert px0 - 0.5 <= fx0 < px1 and py0 - 0.5 <= fy0 < py1, (where, "the cluster's corner cut", geo)
+            tx0, ty0, tx1, ty1 = geo["title"]
+            assert px0 <= tx0 and tx1 <= px1 and py0 <= ty0 and ty1 <= py1, (where, "its title cut", geo)
+            fits = fx1 - fx0 <= px1 - px0 and fy1 - fy0 <= py1 - py0
+            if fits:  # whole where it fits
+                assert fx1 <= px1 + 0.5 and fy1 <= py1 + 0.5, (where, "the cluster cut though it fits", geo)
+            _assert_clean(page)
+        finally:
+            page.close()

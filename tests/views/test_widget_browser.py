@@ -117,6 +117,10 @@ def test_widget_answers_engine_and_export_requests(training_report, monkeypatch)
 # ---- in JupyterLab -----------------------------------------------------------------------------
 
 
+_TOOLBAR_BOXES = """(lens) => [...lens.querySelectorAll('.il-toolbar > *')].map((e) => {
+  const r = e.getBoundingClientRect(); return [e.className, Math.round(r.left), Math.round(r.width)]; })"""
+
+
 @pytest.mark.browser
 def test_widget_in_jupyterlab(jupyter_lab, lab_page, training_report):
     base, root = jupyter_lab
@@ -161,6 +165,7 @@ def test_widget_in_jupyterlab(jupyter_lab, lab_page, training_report):
         assert "il-selected" in lens.locator(f'[data-view="fusion"] [data-node="{target.name}"]').get_attribute("class")
 
         # Export: the page arrives in parts over the comm and downloads whole, the page to_html makes
+        bar_before = page.evaluate(_TOOLBAR_BOXES, lens.element_handle())
         with page.expect_download(timeout=60000) as got:
             lens.locator(".il-export").click()
         download = got.value
@@ -170,7 +175,15 @@ def test_widget_in_jupyterlab(jupyter_lab, lab_page, training_report):
         assert len(page_bytes) > 5 * 100_000  # so it came in more than five parts
         assert download.suggested_filename.endswith(".html")
         assert pathlib.Path(download.path()).read_bytes() == page_bytes
+        # the export's outcome is a toast over the pane, gone after a few seconds: it takes no room in the toolbar
+        # (nu24 D8: "exported inductor_lens-cell.html" stayed in the toolbar's status and squeezed the search box)
         lens.get_by_text("exported ").wait_for()
+        assert page.evaluate(_TOOLBAR_BOXES, lens.element_handle()) == bar_before
+        toast = lens.locator('[data-role="toast"]')
+        assert toast.inner_text().startswith("exported ")
+        bar = lens.locator(".il-toolbar").bounding_box()
+        assert toast.bounding_box()["y"] >= bar["y"] + bar["height"] - 0.5, (toast.bounding_box(), bar)
+        toast.wait_for(state="hidden", timeout=15000)
 
         # the scripted widget: Python -> browser, then browser -> Python
         lens2 = panel.locator(".il-root").nth(1)
@@ -260,17 +273,39 @@ def test_widget_keeps_its_keys_and_the_wheel_from_the_notebook(jupyter_lab, lab_
         assert page.evaluate("() => window.__wheels") == [False]
         assert viewport.get_attribute("transform") == moved
         page.wait_for_function(f"(top0) => {scroller}.scrollTop > top0", arg=top0)
-        # clicked into the graph (on its background, no box): the wheel pans it and is the graph's alone
+        # clicked into the graph (on its background, no box), zoomed in (+) so that it has more to show below: the
+        # wheel pans it and is the graph's alone
         lens.scroll_into_view_if_needed()
         box = svg.bounding_box()
         page.mouse.click(box["x"] + 6, box["y"] + 6)
         assert page.evaluate(_NOTEBOOK_STATE)["focus"] == "lens"
+        for _ in range(5):
+            page.keyboard.press("+")
+        below = svg.evaluate("""(s) => s.querySelector('.il-viewport').getBoundingClientRect().bottom
+            - s.getBoundingClientRect().bottom""")
+        assert below > 240, below
         moved = viewport.get_attribute("transform")
         page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
         page.mouse.wheel(0, 120)
         page.wait_for_function("() => window.__wheels.length === 2")
         assert page.evaluate("() => window.__wheels")[1] is True
         assert viewport.get_attribute("transform") != moved
+        # ... up to the graph's bottom edge, never into blank, and there the wheel is the notebook's again, as a
+        # scroller nested in a page hands it on at its end (nu24 D1: 20 wheels left the notebook where it was and the
+        # graph panned into empty space until its pane was blank)
+        graph_h = viewport.evaluate("(g) => g.getBoundingClientRect().height")
+        top0 = page.evaluate(f"() => {scroller}.scrollTop")
+        for n in range(3, 3 + int(graph_h / 120) + 3):
+            page.mouse.wheel(0, 120)
+            page.wait_for_function("(n) => window.__wheels.length === n", arg=n)
+            if page.evaluate("() => window.__wheels")[-1] is False:
+                break
+        else:
+            raise AssertionError(f"the graph kept the wheel past its edge: {graph_h} px tall, {n - 2} wheels")
+        page.wait_for_function(f"(top0) => {scroller}.scrollTop > top0", arg=top0)
+        edges = svg.evaluate("""(s) => { const p = s.getBoundingClientRect();
+            const g = s.querySelector('.il-viewport').getBoundingClientRect(); return [p.bottom, g.bottom]; }""")
+        assert edges[1] == pytest.approx(edges[0] - 16, abs=1.5), ("the graph's bottom at the pane's margin", edges)
         # the notebook's command-mode keys do nothing to the notebook while the graph has the focus
         for key in ("m", "a", "b", "x", "d", "d", "y", "Shift+M"):
             page.keyboard.press(key)

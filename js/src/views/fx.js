@@ -21,6 +21,7 @@ function create(ctx) {
     built = null,
     drawnKey = "";
   const opened = new Set();
+  let clicked = false;
 
   function onItem(it) {
     if (!it) return;
@@ -30,7 +31,10 @@ function create(ctx) {
       drawnKey = "";
       store.set({ selected: it.fused });
       draw();
-    } else if (it.type === "cluster") store.set({ selected: it.fused });
+    } else if (it.type === "cluster") {
+      clicked = it.fused !== store.get().selected; // the user clicked the frame they see: the view stays put
+      store.set({ selected: it.fused });
+    }
   }
 
   async function draw() {
@@ -94,10 +98,14 @@ function create(ctx) {
     canvas.mark("il-selected", ids);
     const focus = built.keyToId.get("fx:" + s.fxFocus);
     canvas.mark("il-focus", focus ? [focus] : []);
-    if (s.view === "fx") {
-      if (focus) canvas.reveal(focus);
-      else if (ids.length) canvas.reveal(ids.find((x) => !x.startsWith("c:")) || ids[0]);
-    }
+    const here = clicked;
+    clicked = false;
+    if (s.view !== "fx" || here) return;
+    // an op in focus, else the selected kernel's cluster (its left edge and title in view), else its box
+    const frame = ids.find((x) => x.startsWith("c:"));
+    if (focus) canvas.reveal(focus);
+    else if (frame) canvas.revealFrame(frame);
+    else if (ids.length) canvas.reveal(ids[0]);
   }
 
   return {

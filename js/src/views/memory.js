@@ -7,7 +7,7 @@
 import { basename, fmtBytes, plural } from "../data.js";
 import { breakable, h, keepEnd } from "../dom.js";
 import { BUILT_ROW_TITLE, builtTag } from "../linepanel.js";
-import { byteTicks, curve, hoverAt, indexAt } from "../memcurve.js";
+import { byteTicks, chartWidth, curve, hoverAt, indexAt } from "../memcurve.js";
 import { sizesText } from "../text.js";
 
 /** Rows of a list at first sight; the rest fold under "N more". */
@@ -590,7 +590,7 @@ export function renderMemory(el, idx, selected, ui) {
   el.replaceChildren(
     h("div", { class: "il-mem-head" }, facts(idx, m)),
     m.peak_bytes
-      ? h("div", { class: "il-mem-plot" }, curve(idx, m, selected))
+      ? h("div", { class: "il-mem-plot", "data-role": "memory-plot" })
       : h(
           "p",
           { class: "il-muted", "data-role": "memory-allocates-nothing" },
@@ -607,6 +607,19 @@ export function renderMemory(el, idx, selected, ui) {
       recomputedList(m),
     ),
   );
+  drawCurve(el, idx, selected);
+}
+
+/** Draw the curve of compile `idx` into the view's plot at the plot's width (the view is laid out: measured now);
+ * returns the width drawn at, or 0 where there is no curve. */
+export function drawCurve(el, idx, selected) {
+  const plot = el.querySelector('[data-role="memory-plot"]');
+  const m = idx && idx.compile.memory;
+  if (!plot || !m) return 0;
+  const width = chartWidth(plot.clientWidth);
+  plot.replaceChildren(curve(idx, m, selected, width));
+  plot.dataset.width = String(width);
+  return width;
 }
 
 /** Mark the selected fused node's point (without redrawing). */
@@ -696,6 +709,21 @@ export default {
       const curveEl = el.querySelector('[data-role="memory-curve"]');
       if (curveEl) hoverAt(curveEl, null, null, -1);
     });
+    // the curve fits its plot at every width: drawn again when the view's width changes (a window or JupyterLab's
+    // side panel resized, the splitter dragged); a hidden view (width 0) waits until it is shown
+    let shownActive = false;
+    const resized =
+      typeof ResizeObserver === "function"
+        ? new ResizeObserver(() => {
+            const plot = el.querySelector('[data-role="memory-plot"]');
+            if (!shownActive || !plot || !plot.clientWidth) return;
+            if (chartWidth(plot.clientWidth) === Number(plot.dataset.width)) return;
+            const s = ctx.store.get();
+            drawCurve(el, ctx.model.idxOf(s.compileId), s.selected);
+            markPoint(el, s.selected);
+          })
+        : null;
+    if (resized) resized.observe(el);
     function draw(s) {
       if (uiOf !== s.compileId) [ui, uiOf] = [fresh(), s.compileId]; // another compile opens as at first
       const key = [s.compileId, ui.sort, ui.mode, ui.shown].join("|");
@@ -707,7 +735,11 @@ export default {
     return {
       el,
       update(s, _changed, active) {
+        shownActive = active;
         if (active) draw(s);
+      },
+      destroy() {
+        if (resized) resized.disconnect();
       },
     };
   },
