@@ -2210,6 +2210,40 @@ def bytes_text(n: Optional[int]) -> str:
     return f"{_decimal((n * 200 + _MIB) // (2 * _MIB), 2)} MiB"
 
 
+def recompile_limit_advice(limit: str, guard: str) -> str:
+    """What the recompile-limit diagnostic advises, by the kind of the guard that failed last (``guard``, torch's
+    words): a size can be made dynamic; a dtype, a device or ``requires_grad`` cannot (each value needs a compile of
+    its own: pass one); a Python number the code reads (``G['SCALE'] == 3.0``) can be passed as a tensor; else only the
+    limit (``limit``: ``recompile_limit``) can be raised.
+
+    >>> recompile_limit_advice("recompile_limit", "tensor 'x' size mismatch at index 0. expected 4, actual 8")
+    'raise torch._dynamo.config.recompile_limit or make the changing size dynamic (torch._dynamo.mark_dynamic, or torch.compile(dynamic=True))'
+    >>> recompile_limit_advice("recompile_limit", "tensor 'w' dtype mismatch. expected Double, actual Half")
+    'a dtype cannot be made dynamic: each one needs a compile of its own; cast the inputs to one dtype before the call, or raise torch._dynamo.config.recompile_limit'
+    >>> recompile_limit_advice("recompile_limit", "G['SCALE'] == 3.0")
+    'pass the changing number as a tensor (a Python number is compiled in as a constant), or raise torch._dynamo.config.recompile_limit'
+    >>> recompile_limit_advice("recompile_limit", "")
+    'raise torch._dynamo.config.recompile_limit'
+    """
+    raise_it = f"raise torch._dynamo.config.{limit}"
+    m = re.search(r"\b(size|stride|dtype|device|requires_grad) mismatch", guard)
+    if m and m.group(1) in ("size", "stride"):
+        return (
+            f"{raise_it} or make the changing size dynamic (torch._dynamo.mark_dynamic, or torch.compile(dynamic=True))"
+        )
+    if m:
+        what = {"dtype": "a dtype", "device": "a device", "requires_grad": "requires_grad"}[m.group(1)]
+        one = {"dtype": "cast the inputs to one dtype", "device": "move the inputs to one device"}.get(
+            m.group(1), "call it with requires_grad set one way"
+        )
+        return (
+            f"{what} cannot be made dynamic: each one needs a compile of its own; {one} before the call, or {raise_it}"
+        )
+    if re.search(r"==\s*-?\d[\w.+-]*\s*$", guard):
+        return f"pass the changing number as a tensor (a Python number is compiled in as a constant), or {raise_it}"
+    return raise_it
+
+
 def memory_peak_text(peak_bytes: int, sizes_at: str = "", uncounted: int = 0) -> str:
     """What the Memory view's first fact says of ``Memory.peak_bytes`` (``Memory.peak_text``): the peak of the
     graph's own buffers, which leaves its inputs out (the view then says where it is); "≥" where ``uncounted``
