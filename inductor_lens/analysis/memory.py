@@ -382,6 +382,37 @@ def timeline(
     return points, peak, order[at], peak_buffers
 
 
+def uncounted_at(
+    order: list[str], buffers: list[dict], home: Optional[dict[str, str]] = None, sites: Sequence[Sequence[str]] = ()
+) -> list[str]:
+    """The points of ``order`` (as :func:`timeline`'s) while a buffer of a size the capture could not know
+    (``bytes`` None: data-dependent, ``u0``) is live, from its writer (its call's first node) to its last reader (its
+    call's last node; the end of the graph if returned), as :func:`timeline` would count it: their live bytes leave it
+    out, a lower bound (``Memory.uncounted_at``).
+
+    >>> bufs = [{"name": "buf0", "node": "op0", "bytes": 8, "users": ["op1"]}, {"name": "buf1", "node": "op1", "bytes": None, "users": ["op2"]}]
+    >>> uncounted_at(["op0", "op1", "op2", "op3"], bufs)
+    ['op1', 'op2']
+    """
+    step = {name: i for i, name in enumerate(order)}
+    step.update((name, step[h]) for name, h in (home or {}).items() if h in step and name not in step)
+    n = len(order)
+    first, last = _spans(n, step, sites)
+    live = [False] * n
+    for b in buffers:
+        if b.get("bytes") is not None or b.get("internal"):
+            continue
+        starts = [step[w] for w in b.get("writers") or [b.get("node", "")] if w in step]
+        if not starts:
+            continue
+        start = min(first[s] for s in starts)
+        ends = [last[step[u]] for u in b.get("users") or [] if u in step] + [last[s] for s in starts]
+        end = n - 1 if b.get("is_output") else max([start, *ends])
+        for i in range(start, end + 1):
+            live[i] = True
+    return [name for name, on in zip(order, live) if on]
+
+
 def _held_at(
     storage: dict, at: int, step: dict[str, int], start: int, first: Optional[list[int]] = None
 ) -> tuple[dict, int]:
@@ -966,7 +997,15 @@ def memory(
     )
     unsized = [b["name"] for b in buffers if b.get("bytes") is None and not b.get("internal")]
     if unsized:  # a data-dependent size (nonzero, unique, a boolean mask): not counted, and said
-        m = dataclasses.replace(m, source=m.source + "; " + unsized_note(unsized))
+        m = dataclasses.replace(
+            m,
+            source=m.source + "; " + unsized_note(unsized),
+            uncounted=unsized,
+            uncounted_at=uncounted_at(order, buffers, home, launches(compile)),
+        )
+    unsized_inputs = sorted(name for name, b in inputs.items() if b is None)
+    if unsized_inputs:  # a saved tensor of a data-dependent size, in a backward's inputs
+        m = dataclasses.replace(m, uncounted_inputs=unsized_inputs)
     return memory_lines(
         m, fx, built, nodes, gradient_buffers(compile, fx)
     )  # each row's line and module, the roll-ups by line: report/lines.py

@@ -48,6 +48,7 @@ from ..report.rules import (
     phase_words,
     placeholder_source,
     readable_reasons,
+    recompile_limit_advice,
     source_role,
     stack_stages,
     wraps_module,
@@ -1416,8 +1417,8 @@ def _gave_up(trace: _Trace, raised: Optional[BaseException] = None, calls: Seque
                     "recompile_limit",
                     f"compile {cid}: torch hit config.{limit.group(1)} "
                     f"({value.group(1) if value else '?'}) for {frame}{last}: it stopped recompiling "
-                    "and runs that frame eagerly (uncompiled) for inputs no compile fits; raise "
-                    f"torch._dynamo.config.{limit.group(1)} or make the changing input dynamic",
+                    "and runs that frame eagerly (uncompiled) for inputs no compile fits; "
+                    + recompile_limit_advice(limit.group(1), guard),
                     reason,
                 )
             )

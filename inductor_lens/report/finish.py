@@ -47,6 +47,7 @@ from .rules import (
     autotune_note,
     autotune_timed_note,
     branches_text,
+    call_in_place_text,
     choice_config,
     choice_what,
     compile_label,
@@ -319,6 +320,7 @@ def derive_compile(c: Compile, fx: Optional[dict] = None, view: bool = True) -> 
         )
     boxes = [n for n in fused if not n.is_glue]
     order = {n.name: i for i, n in enumerate(fused)}
+    by_name = {n.name: n for n in fused}
     lines_of: dict[str, list] = {}
     kinds_of: dict[str, list[str]] = {}
     for n in boxes:
@@ -366,8 +368,25 @@ def derive_compile(c: Compile, fx: Optional[dict] = None, view: bool = True) -> 
         if k.language == "extern":  # the dtypes of its ops and of what they read: complex tensors have no codegen
             ops = [fx[f] for f in k.fx_nodes if f in fx]
             why = extern_why(k.name, [n.dtype for n in ops] + [fx[i].dtype for n in ops for i in n.inputs if i in fx])
+        # what each call of several fused nodes writes in place, all of them together (the box is the call)
+        writes = [
+            call_in_place_text(
+                t for f in site if f in by_name for t in _in_place_targets(by_name[f].mutates, fx, inputs)
+            )
+            if len(site) > 1
+            else ""
+            for site in sites
+        ]
         kernels.append(
-            dataclasses.replace(k, metadata=md, user_lines=lines, call_sites=sites, kind=kind, extern_why=why)
+            dataclasses.replace(
+                k,
+                metadata=md,
+                user_lines=lines,
+                call_sites=sites,
+                kind=kind,
+                extern_why=why,
+                in_place=writes if any(writes) else [],
+            )
         )
     fused = _copy_labels(fused, copies, kernels, fx)
     kind = trigger_kind(c.trigger.kind, c.frame)

@@ -42,6 +42,7 @@ from .rules import (
     memory_high_water_text,
     memory_peak_note,
     memory_peak_text,
+    memory_saved_text,
     module_call_glue,
     noisy_text,
     nothing_text,
@@ -51,6 +52,8 @@ from .rules import (
     stack_line_text,
     timing_text,
     unattributed_text,
+    uncounted_in_source,
+    uncounted_words,
     when_text,
 )
 
@@ -800,6 +803,11 @@ class Kernel(_Record):
     #: (``extern_kernels.mm``, oneDNN's), torch's own op where Inductor generates no code for complex tensors or has
     #: none for the op (a fallback), a user's custom op; ``""`` for a generated kernel and in reports made before it.
     extern_why: str = ""
+    #: What each call of it (``call_sites``, same order) writes in place, all the call's fused nodes together
+    #: (``rules.call_in_place_text``: an optimizer's one kernel updates every parameter and its state), as the panel's
+    #: head of its box says it; ``""`` for a call of one fused node (its ``FusedNode.in_place`` says it) or that writes
+    #: nothing in place. Empty where no call of several nodes writes in place, and in reports made before it.
+    in_place: list[str] = field(default_factory=list)
     #: For a kernel with no ``user_lines`` (its ops ran inside torch, an ``nn.Sequential``'s), the lines of the user's
     #: that BUILT the modules of its fused nodes' ops (their ``built_lines``), one per line, in execution order: what
     #: the kernel table and the time-by-line table name, marked built (``report/built.py``).
@@ -1139,14 +1147,60 @@ class Memory(_Record):
     peak_text: str = ""
     high_water_text: str = ""
     peak_note: str = ""
+    #: The buffers of the graph of a size known only when it runs (data-dependent: ``nonzero``, a boolean mask; ``u0``),
+    #: which no byte count here counts (``analysis/memory.unsized_note``); ``uncounted_at``: the points of ``timeline``
+    #: (``MemoryPoint.node``) while one of them is live, whose ``live_bytes`` are so a lower bound; ``uncounted_inputs``:
+    #: the graph inputs of such a size (a backward's saved tensors), left out of ``input_bytes``. Empty where every size
+    #: is known. A report made before them gets ``uncounted`` from ``source`` on loading, and every point in
+    #: ``uncounted_at`` (where each was live was not kept).
+    uncounted: list[str] = field(default_factory=list)
+    uncounted_at: list[str] = field(default_factory=list)
+    uncounted_inputs: list[str] = field(default_factory=list)
+    #: Derived: every figure of the peak (``peak_bytes``, ``net_peak_bytes``) leaves out ``uncounted``, a lower bound,
+    #: which the views say ("≥"); ``saved_text``: what the view says of ``saved_bytes``
+    #: (``rules.memory_saved_text``: "at least" where a saved tensor's size is data-dependent), ``""`` where nothing
+    #: is saved or what is saved is not known.
+    at_least: bool = False
+    saved_text: str = ""
+    #: Derived: what ``uncounted`` leaves out, in words (``not counting 16 buffers of a size known only when the graph
+    #: runs``), as the panel says it under a point of ``uncounted_at``; ``""`` where nothing is left out.
+    uncounted_text: str = ""
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "peak_text", memory_peak_text(self.peak_bytes, self.sizes_at))
+        if not self.uncounted and (old := uncounted_in_source(self.source)):  # a report made before the field
+            object.__setattr__(self, "uncounted", old)
+            object.__setattr__(self, "uncounted_at", self.uncounted_at or [p.node for p in self.timeline])
+        least = bool(self.uncounted)
+        object.__setattr__(self, "at_least", least)
+        object.__setattr__(
+            self, "uncounted_text", f"not counting {uncounted_words(len(self.uncounted))}" if least else ""
+        )
+        object.__setattr__(self, "peak_text", memory_peak_text(self.peak_bytes, self.sizes_at, len(self.uncounted)))
         object.__setattr__(self, "peak_note", memory_peak_note(self.freed_input_bytes))
         high = memory_high_water_text(
-            self.measured_peak_bytes, self.net_peak_bytes, self.estimate_ratio, self.freed_input_bytes, self.sizes_at
+            self.measured_peak_bytes,
+            self.net_peak_bytes,
+            self.estimate_ratio,
+            self.freed_input_bytes,
+            self.sizes_at,
+            least,
         )
         object.__setattr__(self, "high_water_text", high)
+        saved = self.saved_for_backward
+        unsized = [t for t in saved if t.bytes is None]
+        text = (
+            memory_saved_text(
+                self.saved_bytes,
+                len(saved),
+                self.saved_activation_bytes,
+                self.sizes_at,
+                len(unsized),
+                any(t.kind in HELD_KINDS for t in unsized),
+            )
+            if saved and self.saved_bytes is not None
+            else ""
+        )
+        object.__setattr__(self, "saved_text", text)
 
 
 @_record

@@ -1066,21 +1066,7 @@ def in_place_text(targets: Iterable[tuple[str, str, str, str]]) -> str:
     """
     groups: dict[tuple[str, str], list[tuple[str, str]]] = {}
     for buffer, shown, role, where in targets:
-        if where == "input":
-            kind = (
-                role
-                if role in ("input", "global", "buffer", "parameter")
-                else "named"
-                if shown and shown != buffer
-                else ""
-            )
-        elif where == "constant":
-            kind = role if role in ("buffer", "parameter") else ""
-        else:
-            where, kind = "made", ""
-        if kind == "parameter" and shown.endswith(".grad"):  # a parameter's .grad (dynamo's source role)
-            kind = "gradient"
-        groups.setdefault((where, kind), []).append((shown or buffer, buffer))
+        groups.setdefault(_in_place_kind(buffer, shown, role, where), []).append((shown or buffer, buffer))
     of_model = {"buffer": ("a buffer of your model", "buffers of your model")}
     of_model["parameter"] = ("a parameter of your model", "parameters of your model")
     of_model["gradient"] = ("the gradient of a parameter of your model", "gradients of parameters of your model")
@@ -1107,6 +1093,109 @@ def in_place_text(targets: Iterable[tuple[str, str, str, str]]) -> str:
         else:
             out.append(f"Writes {which} in place ({'a buffer' if one else 'buffers'} made earlier in this graph).")
     return " ".join(out)
+
+
+def _in_place_kind(buffer: str, shown: str, role: str, where: str) -> tuple[str, str]:
+    """``(where, kind)`` of one target of :func:`in_place_text`: what sentence it goes in."""
+    if where == "input":
+        kind = (
+            role if role in ("input", "global", "buffer", "parameter") else "named" if shown and shown != buffer else ""
+        )
+    elif where == "constant":
+        kind = role if role in ("buffer", "parameter") else ""
+    else:
+        where, kind = "made", ""
+    if kind == "parameter" and shown.endswith(".grad"):  # a parameter's .grad (dynamo's source role)
+        kind = "gradient"
+    return where, kind
+
+
+#: Up to how many tensors a kernel call writes in place :func:`call_in_place_text` names one by one, as a fused
+#: node's ``in_place`` does; past it, counted by kind, a few named.
+CALL_IN_PLACE_NAMED = 4
+#: How many names a counted kind lists before "and N more".
+CALL_IN_PLACE_SHOWN = 3
+
+#: A kind of :func:`_in_place_kind`, counted: (one, several).
+_IN_PLACE_NOUNS = {
+    ("input", "input"): ("tensor your code passed in", "tensors your code passed in"),
+    ("input", "global"): ("global of your code", "globals of your code"),
+    ("input", "buffer"): ("buffer of your model", "buffers of your model"),
+    ("input", "parameter"): ("parameter of your model", "parameters of your model"),
+    ("input", "gradient"): ("gradient of a parameter of your model", "gradients of parameters of your model"),
+    ("input", "named"): ("graph input", "graph inputs"),
+    ("input", ""): ("graph input", "graph inputs"),
+    ("constant", "buffer"): (
+        "buffer of your model the compiled graph holds",
+        "buffers of your model the compiled graph holds",
+    ),
+    ("constant", "parameter"): (
+        "parameter of your model the compiled graph holds",
+        "parameters of your model the compiled graph holds",
+    ),
+    ("constant", ""): ("tensor the compiled graph holds", "tensors the compiled graph holds"),
+    ("made", ""): ("buffer made earlier in this graph", "buffers made earlier in this graph"),
+}
+
+_OF = re.compile(r"^(?P<what>\S+) of (?P<owner>.+)$")
+
+
+def call_in_place_text(targets: Iterable[tuple[str, str, str, str]]) -> str:
+    """What one call of a kernel of several fused nodes writes in place, all its nodes together (``Kernel.in_place``:
+    the panel's head of its box), ``targets`` as :func:`in_place_text`'s, of every node of the call in turn. Up to
+    :data:`CALL_IN_PLACE_NAMED` tensors: each named, as :func:`in_place_text` says them; more (an optimizer's one
+    kernel updates every parameter and its state): counted by kind, the first few named, and the state of the
+    tensors it writes (``exp_avg of cls``: a name ``<what> of <owner>``, the owner written too) said once, as theirs.
+
+    >>> ps = [(f"arg{i}_1", n, "parameter", "input") for i, n in enumerate(["cls", "pos", "w", "b"])]
+    >>> st = [(f"arg{9 + i}_1", f"{w} of {n}", "attribute", "input") for i, (n, w) in enumerate(
+    ...     (n, w) for n in ["cls", "pos", "w", "b"] for w in ("exp_avg", "step"))]
+    >>> call_in_place_text(ps + st)
+    'Writes 4 parameters of your model in place (cls, pos, w and 1 more), and their exp_avg and step.'
+    >>> call_in_place_text(ps[:1] + st[:2])
+    'Writes cls in place (graph input arg0_1, a parameter of your model). Writes exp_avg of cls, step of cls in place (graph inputs arg9_1, arg10_1).'
+    >>> call_in_place_text([(f"buf{i}", "", "", "made") for i in range(6)] + [("arg0_1", "x", "input", "input")])
+    'Writes 6 buffers made earlier in this graph in place (buf0, buf1, buf2 and 3 more), and x (a tensor your code passed in).'
+    """
+    targets = list(dict.fromkeys(targets))  # a tensor two nodes of the call write is written once
+    if len(targets) <= CALL_IN_PLACE_NAMED:
+        return in_place_text(targets)
+    groups: dict[tuple[str, str], list[str]] = {}
+    for buffer, shown, role, where in targets:
+        groups.setdefault(_in_place_kind(buffer, shown, role, where), []).append(shown or buffer)
+    # the state of a tensor written here (exp_avg of cls): said as theirs, with the group its owners are in
+    owner_group = {name: key for key, names in groups.items() for name in names}
+    state: dict[tuple[str, str], dict[str, int]] = {}
+    for key, names in list(groups.items()):
+        kept = []
+        for name in names:
+            m = _OF.match(name)
+            home = owner_group.get(m["owner"]) if m else None
+            if home is not None and home != key:
+                whats = state.setdefault(home, {})
+                whats[m["what"]] = whats.get(m["what"], 0) + 1
+            else:
+                kept.append(name)
+        groups[key] = kept
+    parts = []
+    for key, names in groups.items():
+        if not names:
+            continue
+        one, several = _IN_PLACE_NOUNS.get(key, ("tensor", "tensors"))
+        if len(names) == 1:
+            subject, paren = names[0], f"a {one}"
+        else:
+            shown = names[:CALL_IN_PLACE_SHOWN]
+            more = len(names) - len(shown)
+            subject, paren = f"{len(names)} {several}", ", ".join(shown) + (f" and {more} more" if more else "")
+        theirs = [w if n == len(names) else f"{w} (of {n} of them)" for w, n in state.get(key, {}).items()]
+        if theirs:
+            theirs = [
+                ", and their " + (theirs[0] if len(theirs) == 1 else ", ".join(theirs[:-1]) + " and " + theirs[-1])
+            ]
+        parts.append((subject, paren, "".join(theirs)))
+    (subject, paren, theirs), rest = parts[0], parts[1:]
+    return f"Writes {subject} in place ({paren}){theirs}" + "".join(f", and {s} ({p}){t}" for s, p, t in rest) + "."
 
 
 def is_glue(kind: str, kernel: Optional[str], ops: Iterable[str]) -> bool:
@@ -2158,14 +2247,106 @@ def bytes_text(n: Optional[int]) -> str:
     return f"{_decimal((n * 200 + _MIB) // (2 * _MIB), 2)} MiB"
 
 
-def memory_peak_text(peak_bytes: int, sizes_at: str = "") -> str:
+def recompile_limit_advice(limit: str, guard: str) -> str:
+    """What the recompile-limit diagnostic advises, by the kind of the guard that failed last (``guard``, torch's
+    words): a size can be made dynamic; a dtype, a device or ``requires_grad`` cannot (each value needs a compile of
+    its own: pass one); a Python number the code reads (``G['SCALE'] == 3.0``) can be passed as a tensor; else only the
+    limit (``limit``: ``recompile_limit``) can be raised.
+
+    >>> recompile_limit_advice("recompile_limit", "tensor 'x' size mismatch at index 0. expected 4, actual 8")
+    'raise torch._dynamo.config.recompile_limit or make the changing size dynamic (torch._dynamo.mark_dynamic, or torch.compile(dynamic=True))'
+    >>> recompile_limit_advice("recompile_limit", "tensor 'w' dtype mismatch. expected Double, actual Half")
+    'a dtype cannot be made dynamic: each one needs a compile of its own; cast the inputs to one dtype before the call, or raise torch._dynamo.config.recompile_limit'
+    >>> recompile_limit_advice("recompile_limit", "G['SCALE'] == 3.0")
+    'pass the changing number as a tensor (a Python number is compiled in as a constant), or raise torch._dynamo.config.recompile_limit'
+    >>> recompile_limit_advice("recompile_limit", "")
+    'raise torch._dynamo.config.recompile_limit'
+    """
+    raise_it = f"raise torch._dynamo.config.{limit}"
+    m = re.search(r"\b(size|stride|dtype|device|requires_grad) mismatch", guard)
+    if m and m.group(1) in ("size", "stride"):
+        return (
+            f"{raise_it} or make the changing size dynamic (torch._dynamo.mark_dynamic, or torch.compile(dynamic=True))"
+        )
+    if m:
+        what = {"dtype": "a dtype", "device": "a device", "requires_grad": "requires_grad"}[m.group(1)]
+        one = {"dtype": "cast the inputs to one dtype", "device": "move the inputs to one device"}.get(
+            m.group(1), "call it with requires_grad set one way"
+        )
+        return (
+            f"{what} cannot be made dynamic: each one needs a compile of its own; {one} before the call, or {raise_it}"
+        )
+    if re.search(r"==\s*-?\d[\w.+-]*\s*$", guard):
+        return f"pass the changing number as a tensor (a Python number is compiled in as a constant), or {raise_it}"
+    return raise_it
+
+
+def memory_peak_text(peak_bytes: int, sizes_at: str = "", uncounted: int = 0) -> str:
     """What the Memory view's first fact says of ``Memory.peak_bytes`` (``Memory.peak_text``): the peak of the
-    graph's own buffers, which leaves its inputs out (the view then says where it is).
+    graph's own buffers, which leaves its inputs out (the view then says where it is); "≥" where ``uncounted``
+    buffers of a data-dependent size are left out (``Memory.uncounted``): the peak is at least that.
 
     >>> memory_peak_text(5947596800), memory_peak_text(4096, "at s77=4")
     ("peak of the graph's buffers 5672.07 MiB", "peak of the graph's buffers 4 KiB (at s77=4)")
+    >>> memory_peak_text(2560, "", 16)
+    "peak of the graph's buffers ≥ 2.5 KiB (not counting 16 buffers of a size known only when the graph runs)"
     """
-    return f"peak of the graph's buffers {bytes_text(peak_bytes)}" + (f" ({sizes_at})" if sizes_at else "")
+    notes = [sizes_at] if sizes_at else []
+    if uncounted:
+        notes.append(f"not counting {uncounted_words(uncounted)}")
+    return f"peak of the graph's buffers {'≥ ' if uncounted else ''}{bytes_text(peak_bytes)}" + (
+        f" ({'; '.join(notes)})" if notes else ""
+    )
+
+
+def uncounted_words(n: int) -> str:
+    """``n`` buffers (or tensors) whose size is data-dependent, as the Memory view says them.
+
+    >>> uncounted_words(1), uncounted_words(3)
+    ('1 buffer of a size known only when the graph runs', '3 buffers of a size known only when the graph runs')
+    """
+    return f"{n} buffer{'' if n == 1 else 's'} of a size known only when the graph runs"
+
+
+def memory_saved_text(
+    saved_bytes: int,
+    count: int,
+    activation_bytes: Optional[int],
+    sizes_at: str = "",
+    unsized: int = 0,
+    unsized_held: bool = False,
+) -> str:
+    """What the Memory view says of the tensors a forward saves for its backward (``Memory.saved_text``): their bytes
+    (each storage once) in ``count`` tensors, and the part the forward made (held until the backward); "≥" where
+    ``unsized`` of them are of a data-dependent size, not counted (``unsized_held``: one of those the forward made).
+
+    >>> memory_saved_text(6144, 3, 4096)
+    'saved for backward 6 KiB in 3 tensors, 4 KiB of it made by the forward (held until the backward)'
+    >>> memory_saved_text(2560, 23, 512, "", 20, True)
+    'saved for backward ≥ 2.5 KiB in 23 tensors (not counting the bytes of 20, of a size known only when the graph runs), ≥ 512 B of it made by the forward (held until the backward)'
+    """
+    at = f" ({sizes_at})" if sizes_at else ""
+    least = "≥ " if unsized else ""
+    held = "≥ " if unsized_held else ""
+    tensors = f"{count} tensor{'' if count == 1 else 's'}"
+    unknown = f" (not counting the bytes of {unsized}, of a size known only when the graph runs)" if unsized else ""
+    return (
+        f"saved for backward {least}{bytes_text(saved_bytes)}{at} in {tensors}{unknown}, "
+        f"{held}{bytes_text(activation_bytes or 0)} of it made by the forward (held until the backward)"
+    )
+
+
+def uncounted_in_source(source: str) -> list[str]:
+    """The buffers ``Memory.source`` of a report made before ``Memory.uncounted`` says it did not count (the note
+    ``analysis/memory.unsized_note`` wrote there, the only record of them then).
+
+    >>> uncounted_in_source("estimated ...; not counted: buf8, buf16, of a size known only when the graph runs (data-dependent: ...)")
+    ['buf8', 'buf16']
+    >>> uncounted_in_source("estimated from Inductor's scheduler")
+    []
+    """
+    m = re.search(r"not counted: (.*?), of a size known only when the graph runs", source or "")
+    return [b.strip() for b in m.group(1).split(",") if b.strip()] if m else []
 
 
 def memory_peak_note(freed_input_bytes: int) -> str:
@@ -2190,6 +2371,7 @@ def memory_high_water_text(
     ratio: Optional[float],
     freed_input_bytes: int = 0,
     sizes_at: str = "",
+    at_least: bool = False,
 ) -> str:
     """The device's high-water mark during one call of the graph, above the allocator's level when it was called
     (``Memory.high_water_text``): ``measured_peak_bytes`` where measured, with the estimate of the same quantity
@@ -2203,16 +2385,18 @@ def memory_high_water_text(
     "device high-water mark: not measured; estimated 2 KiB (at s0=4) above the level at the call: the graph's buffers less the inputs it has freed by then"
     """
     less = ": the graph's buffers less the inputs it has freed by then" if freed_input_bytes else ""
+    least = "≥ " if at_least else ""  # buffers of a data-dependent size left out (Memory.uncounted)
     if measured is not None:
         text = f"device high-water mark {bytes_text(measured)} above the level at the call, measured"
         if ratio is not None and net is not None:
             at = f" {sizes_at}" if sizes_at else ""
-            text += f" (estimated {bytes_text(net)}{at}, {ratio:.2f}×)"
+            text += f" (estimated {least}{bytes_text(net)}{at}, {ratio:.2f}×)"
         return text + less
     if net is not None and freed_input_bytes:
         at = f" ({sizes_at})" if sizes_at else ""
         return (
-            f"device high-water mark: not measured; estimated {bytes_text(net)}{at} above the level at the call{less}"
+            f"device high-water mark: not measured; estimated {least}{bytes_text(net)}{at} above the level at the "
+            f"call{less}"
         )
     return "device high-water mark: not measured"
 

@@ -117,7 +117,8 @@ export function pointText(idx, memory, i, max = 0) {
   const e = idx.byName.get(p.node);
   const label = e ? e.node.label || p.node : p.node;
   const reg = (memory.regions || []).find((r) => r.first <= i && i <= r.last);
-  const text = `${fmtBytes(p.live_bytes)} live while #${i} runs${reg && reg.module ? ` in ${reg.module}` : ""}: ${label}`;
+  const least = (memory.uncounted_at || []).includes(p.node) ? "≥ " : ""; // a data-dependent buffer live (Python's)
+  const text = `${least}${fmtBytes(p.live_bytes)} live while #${i} runs${reg && reg.module ? ` in ${reg.module}` : ""}: ${label}`;
   return max && text.length > max ? `${text.slice(0, max - 1)}…` : text;
 }
 

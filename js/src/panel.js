@@ -255,14 +255,17 @@ function headerSection(sel) {
   const last = lines[0] || null;
   const built = (n.built_lines || [])[0] || null; // no line ran its ops: where its module was built (Python)
   const siblings = kernelRun(idx, n.name).filter((x) => x !== n.name);
+  const site = k && siblings.length ? (k.call_sites || []).findIndex((s) => s.includes(n.name)) : -1;
+  const inPlace = site >= 0 && (k.in_place || [])[site] != null ? k.in_place[site] : n.in_place;
   return h(
     "header",
     { class: "il-panel-head" },
     h("div", { class: "il-title", "data-role": "selected-name" }, k ? k.name : n.name),
     n.label && k && n.label !== k.name ? h("div", { class: "il-subtitle" }, n.label) : null,
-    // what it writes in place (a graph input: the caller's tensor, a module's running statistics), in Python's words
+    // what it writes in place (a graph input: the caller's tensor, a module's running statistics), in Python's words:
+    // the whole kernel call's where the box is a call of several fused nodes (Kernel.in_place), else the node's
     // (FusedNode.in_place)
-    n.in_place ? h("div", { class: "il-head-line il-in-place", "data-role": "in-place" }, n.in_place) : null,
+    inPlace ? h("div", { class: "il-head-line il-in-place", "data-role": "in-place" }, inPlace) : null,
     // why an extern kernel is a call, not generated code, in Python's words (Kernel.extern_why)
     k && k.extern_why ? h("div", { class: "il-head-line il-muted", "data-role": "extern-why" }, k.extern_why) : null,
     last
@@ -433,14 +436,28 @@ function memorySection({ idx, entry }) {
     h(
       "div",
       {},
-      `${fmtBytes(p.live_bytes)} live while it runs`,
+      // "≥": a buffer of a data-dependent size is live here, not counted (Memory.uncounted_at); the peak leaves
+      // such buffers out (Memory.at_least): both decided in Python
+      `${atLeast(m, p) ? "≥ " : ""}${fmtBytes(p.live_bytes)} live while it runs`,
       m.sizes_at ? ` (${m.sizes_at})` : "",
-      p.node === m.peak_node ? h("b", {}, " (the peak)") : ` (peak ${fmtBytes(m.peak_bytes)})`,
+      p.node === m.peak_node ? h("b", {}, " (the peak)") : ` (peak ${m.at_least ? "≥ " : ""}${fmtBytes(m.peak_bytes)})`,
     ),
+    atLeast(m, p)
+      ? h(
+          "div",
+          { class: "il-muted", "data-role": "node-memory-uncounted" },
+          m.uncounted_text, // Python's words (Memory.uncounted_text)
+        )
+      : null,
     allocs,
     frees,
     allocs || frees ? null : h("div", { class: "il-muted" }, "allocates and frees nothing"),
   );
+}
+
+/** Whether the live bytes of point `p` leave out a buffer of a data-dependent size (Memory.uncounted_at, Python's). */
+function atLeast(m, p) {
+  return (m.uncounted_at || []).includes(p.node);
 }
 
 /** Why not fused: one row per neighbour (Inductor tries every member pair), its distinct reasons. */

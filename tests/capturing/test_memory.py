@@ -482,7 +482,8 @@ def test_the_views_a_fallback_op_returns_allocate_nothing():
 def data_dependent():
     """One compile with sizes and a value known only when the graph runs (unbacked ``u0``, ``zuf0``): ``nonzero``, a
     boolean mask, ``.item()`` and a ``torch._check`` of it. Returns the capture's compile, the line numbers of this
-    function's body by what they hold, and whether the results and graph count match a run without the lens."""
+    function's body by what they hold, whether the results and graph count match a run without the lens, and the
+    report."""
     import inspect
 
     import torch
@@ -513,14 +514,14 @@ def data_dependent():
         same = counters["stats"]["unique_graphs"] - graphs == 1
     torch.testing.assert_close(got, want)
     (c,) = cap.report.compiles
-    return c, at, same
+    return c, at, same, cap.report
 
 
 def test_a_buffer_of_a_data_dependent_size_is_said_not_counted_and_its_kernels_cost_unknown(data_dependent):
     """``nonzero`` and a boolean mask have sizes known only when the graph runs (unbacked ``u0``): their buffers
     were counted as 0 bytes with no word (the peak said 388 B while they were alive), and their kernels' costs
     "writes 0 B" (Inductor counts such a size as 0). They are said not counted, and the costs are unknown."""
-    c, _, same = data_dependent
+    c, _, same, _ = data_dependent
     assert same
     post = {n.name: n for n in c.graphs["post_grad"].nodes}
     assert any(isinstance(d, str) and d.startswith("u") for n in post.values() for d in (n.shape or [])), post
@@ -534,6 +535,52 @@ def test_a_buffer_of_a_data_dependent_size_is_said_not_counted_and_its_kernels_c
     assert nonzero.cost.arithmetic_intensity is None
 
 
+@pytest.mark.browser
+def test_every_byte_count_that_leaves_a_data_dependent_buffer_out_says_it_is_a_lower_bound(
+    data_dependent, tmp_path, offline_page
+):
+    """nu23 D4: with buffers of a size known only when the graph runs (``nonzero``, a mask: ``u0``) left out, the peak
+    read "peak of the graph's buffers 388 B" and each panel "N B live while it runs (peak ...)" as if exact; only the
+    folded "how these numbers were obtained" said the peak is at least that. The buffers are a fact of the report
+    (``Memory.uncounted``, the points where one is live ``uncounted_at``), and every figure that leaves one out says
+    "≥": the Memory view's peak, the panel of a node where one is live and its peak, the curve's tooltip; a node
+    where none is live says its bytes as they are. A report made before the fields gets them from its ``source``."""
+    from tests.views.test_html_export import _assert_clean, _open
+
+    c, _, _, report = data_dependent
+    m = c.memory
+    # torch's own sizes: the post-grad nodes of an unbacked size (u0) are what the capture could not count
+    post = {n.name: n for n in c.graphs["post_grad"].nodes}
+    unbacked = [n for n in post.values() if any(isinstance(d, str) and d.startswith("u") for d in (n.shape or []))]
+    assert unbacked and m.uncounted and m.at_least, (unbacked, m.uncounted)
+    assert m.uncounted == re.search(r"not counted: ([\w, ]+), of a size", m.source).group(1).split(", ")
+    assert m.peak_text.startswith("peak of the graph's buffers ≥ "), m.peak_text
+    assert f"not counting {len(m.uncounted)} buffer" in m.peak_text, m.peak_text
+    order = [p.node for p in m.timeline]
+    assert m.uncounted_at and set(m.uncounted_at) <= set(order)
+    exact = [p for p in order if p not in m.uncounted_at]
+    # an older report: the facts from its source, every point a lower bound (where each was live was not kept)
+    data = report.to_dict()
+    for key in ("uncounted", "uncounted_at", "at_least", "peak_text", "uncounted_text"):
+        data["compiles"][0]["memory"].pop(key)
+    old = inductor_lens.Report.from_dict(data).compiles[0].memory
+    assert old.uncounted == m.uncounted and old.uncounted_at == order and old.peak_text == m.peak_text
+
+    path = tmp_path / "dd.html"
+    report.save_html(path)
+    _open(offline_page, path)
+    offline_page.click('[data-tab="memory"]')
+    fact = offline_page.locator('[data-role="memory-peak-fact"]').inner_text()
+    assert fact.startswith(m.peak_text), fact
+    for node, bound in [(m.uncounted_at[0], True)] + [(n, False) for n in exact[:1]]:
+        offline_page.locator(f'[data-view="memory"] [data-role="memory-point"][data-node="{node}"]').click()
+        said = offline_page.locator('[data-role="node-memory"]').inner_text()
+        assert said.startswith("≥ ") == bound, (node, said)
+        assert (m.uncounted_text in said) == bound, (node, said)
+        assert node == m.peak_node or "(peak ≥ " in said, (node, said)
+    _assert_clean(offline_page)
+
+
 def test_the_runtime_checks_of_data_dependent_values_are_named_and_tied_to_their_lines(data_dependent):
     """The wrapper's ``if not (u0 >= 0): raise RuntimeError(...)`` lines (Inductor's ``AssertScalar``: a size from
     ``nonzero`` or a mask within its bounds, a ``torch._check``) were fused nodes named ``op3`` with no op and no
@@ -541,7 +588,7 @@ def test_the_runtime_checks_of_data_dependent_values_are_named_and_tied_to_their
     the graph's ``_assert_scalar`` of its expression, so to the line that made it, and says what it is."""
     from inductor_lens.report.rules import CHECK_TEXT, ITEM_TEXT
 
-    c, at, _ = data_dependent
+    c, at, _, _ = data_dependent
     checks = re.findall(r"^\s*if not \((.+)\):\n\s*raise RuntimeError", c.output_code, re.M)
     assert len(checks) >= 5, c.output_code  # u0 and u1 each in [0, 64], and the torch._check
     glue = [n for n in c.fused_nodes if n.kernel is None]

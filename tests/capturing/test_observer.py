@@ -268,6 +268,26 @@ def test_recompile_limit_is_a_diagnostic_with_the_frame_and_the_limit():
     assert "eager" in diag.message
     # the guard that failed last, as torch's own warning says it ("last reason: 0/1: ..."), with its compile
     assert re.search(r"whose guard .*'x'.* \(of compile 0/1\) failed last", diag.message), diag.message
+    # a size can be made dynamic: the advice says how
+    assert diag.message.endswith(
+        "make the changing size dynamic (torch._dynamo.mark_dynamic, or torch.compile(dynamic=True))"
+    )
+
+
+def test_the_recompile_limit_hit_on_a_dtype_advises_what_can_be_done_about_a_dtype():
+    """nu23: the limit hit on a dtype guard (``tensor 'x' dtype mismatch``) advised "make the changing input dynamic",
+    which a dtype cannot be: the advice is by the kind of the guard that failed last."""
+
+    def scenario():
+        c = torch.compile(_recompiling)
+        return [c(torch.ones(4, dtype=dt)) for dt in (torch.float32, torch.float64, torch.float16)]
+
+    with torch._dynamo.config.patch(recompile_limit=2):
+        plain, report = observe(scenario)
+    (diag,) = [d for d in report.diagnostics if d.code == "recompile_limit"]
+    assert re.search(r"whose guard .*'x' dtype mismatch.* failed last", diag.message), diag.message
+    assert "dynamic" not in diag.message.split("failed last")[1].replace("cannot be made dynamic", ""), diag.message
+    assert "a dtype cannot be made dynamic" in diag.message and "cast the inputs to one dtype" in diag.message
 
 
 def test_a_compile_error_dynamo_swallowed_is_a_diagnostic():

@@ -778,3 +778,52 @@ def test_a_training_forwards_note_names_up_to_eight_outputs():
     note = graph_note("forward", names, ["mm"])
     assert "It returns 6 outputs (values, keys, values_1, keys_1, loss, logits) to your code" in note, note
     assert "and 1 more" in graph_note("forward", [f"o{i}" for i in range(9)], ["mm"])
+
+
+def _optimizer_step(params: list[str]) -> Compile:
+    """A compiled optimizer step as Inductor makes it (nu23's AdamW, compile 2/0): one C++ kernel call of one fused
+    node per parameter, each writing the parameter, its ``exp_avg``, ``exp_avg_sq`` and ``step`` in place (graph inputs
+    named as dynamo's sources name them: ``exp_avg of cls``)."""
+    nodes, fused, inputs = [], [], []
+    for i, p in enumerate(params):
+        names = [p] + [f"{what} of {p}" for what in ("exp_avg", "exp_avg_sq", "step")]
+        args = [f"arg{4 * i + j}_1" for j in range(4)]
+        for j, (arg, shown) in enumerate(zip(args, names)):
+            nodes.append(
+                GraphNode(arg, "placeholder", arg, role="parameter" if j == 0 else "attribute", display_name=shown)
+            )
+        nodes.append(GraphNode(f"add_{i}", "call_function", "aten.add.Tensor", args[:2]))
+        fused.append(FusedNode(f"op{i}", "pointwise", [f"add_{i}"], "cpp_fused_add_copy__0", mutates=args))
+        inputs += args
+    kernel = Kernel(
+        "cpp_fused_add_copy__0", "cpp", "...", [n.name for n in fused], [f"add_{i}" for i in range(len(params))]
+    )
+    kernel = dataclasses.replace(kernel, call_sites=[[n.name for n in fused]])
+    return finish_compile(dataclasses.replace(_forward(nodes, fused, [kernel]), graph_inputs=inputs))
+
+
+OPTIMIZER_PARAMS = ["cls", "pos", "patch.weight", "patch.bias", "head.weight", "head.bias"]
+
+
+def test_a_kernel_call_of_several_nodes_says_all_it_writes_in_place():
+    """nu23 D5: a kernel of several fused nodes (a compiled AdamW step: one kernel updates every parameter) said only
+    its first node's writes ("Writes cls in place ... Writes exp_avg of cls, exp_avg_sq of cls"): ``Kernel.in_place``
+    says what the whole call writes, counted by kind, a few named, the parameters' state said once as theirs."""
+    c = _optimizer_step(OPTIMIZER_PARAMS)
+    (k,) = c.kernels
+    assert k.in_place == [
+        "Writes 6 parameters of your model in place (cls, pos, patch.weight and 3 more), and their exp_avg, "
+        "exp_avg_sq and step."
+    ]
+    assert c.fused_nodes[0].in_place.startswith("Writes cls in place")  # each node's own sentence stays its own
+    # a call of one node says nothing more than the node; a call of a few names each as the node sentence does
+    one = _optimizer_step(["w"])
+    assert one.kernels[0].in_place == []
+    two = _forward(
+        [GraphNode(a, "placeholder", a, role="buffer", display_name=f"bn.{a}") for a in ("m", "v")],
+        [FusedNode(f"op{i}", "pointwise", [], "k0", mutates=[a]) for i, a in enumerate(("m", "v"))],
+        [dataclasses.replace(Kernel("k0", "cpp", "...", ["op0", "op1"], []), call_sites=[["op0", "op1"]])],
+    )
+    assert two.kernels[0].in_place == ["Writes bn.m, bn.v in place (graph inputs m, v, buffers of your model)."], (
+        two.kernels[0].in_place
+    )

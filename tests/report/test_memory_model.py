@@ -131,3 +131,31 @@ def test_a_folded_row_that_one_instance_fills_is_named_by_it():
         ("blocks.0.norm1", 2, 1),
         ("head", 1, 1),
     ]
+
+
+def test_saved_for_backward_says_at_least_where_a_saved_tensors_size_is_data_dependent():
+    """nu23 D4: a MoE's forward saves 23 tensors, 20 of a size known only when the graph runs (``[u0, 32]``: no
+    bytes); the view said "saved for backward 2.5 KiB in 23 tensors" as if exact. ``Memory.saved_text`` says it is at
+    least that, derived from the saved tensors on loading too (an older report has them)."""
+    saved = [
+        model.SavedTensor("primals_3", [16, 32], "float32", 2048, kind="input"),
+        model.SavedTensor("div", [16, 4], "float32", 256),
+        model.SavedTensor("getitem_1", [16, 2], "int64", 256),
+        model.SavedTensor("index", ["u0", 32], "float32", None),
+        model.SavedTensor("addmm_1", ["u0", 32], "float32", None),
+    ]
+    m = model.Memory(saved_for_backward=saved, saved_bytes=2560, saved_activation_bytes=512)
+    assert m.saved_text == (
+        "saved for backward ≥ 2.5 KiB in 5 tensors (not counting the bytes of 2, of a size known only when the graph "
+        "runs), ≥ 512 B of it made by the forward (held until the backward)"
+    )
+    exact = model.Memory(saved_for_backward=saved[:3], saved_bytes=2560, saved_activation_bytes=512)
+    assert exact.saved_text == (
+        "saved for backward 2.5 KiB in 3 tensors, 512 B of it made by the forward (held until the backward)"
+    )
+    assert model.Memory(saved_for_backward=saved, saved_bytes=None).saved_text == ""  # not known: the view says so
+    # a report made before the field: derived on loading, a stored value ignored
+    from inductor_lens.report.plain import from_plain_fields, to_plain
+
+    plain = dict(to_plain(m), saved_text="stale")
+    assert from_plain_fields(model.Memory, plain, "memory").saved_text == m.saved_text

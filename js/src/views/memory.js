@@ -42,7 +42,8 @@ export { byteTicks };
  * kernels read (`Memory.constant_bytes`), which are no inputs. */
 export function heldText(memory) {
   return (
-    `inputs ${fmtBytes(memory.input_bytes || 0)}` +
+    // "≥": inputs of a data-dependent size left out (Memory.uncounted_inputs, Python's)
+    `inputs ${(memory.uncounted_inputs || []).length ? "≥ " : ""}${fmtBytes(memory.input_bytes || 0)}` +
     (memory.constant_bytes ? `, weights ${fmtBytes(memory.constant_bytes)} held as graph constants` : "") +
     " (not in the curve)" +
     (memory.freed_input_bytes ? `, ${fmtBytes(memory.freed_input_bytes)} of the inputs freed on the way` : "")
@@ -82,9 +83,11 @@ function facts(idx, memory) {
       h(
         "span",
         { class: "il-chip", "data-role": "memory-saved-total" },
-        `saved for backward ${fmtBytes(memory.saved_bytes)}${memory.sizes_at ? ` (${memory.sizes_at})` : ""} ` +
-          `in ${plural(memory.saved_for_backward.length, "tensor")}, ` +
-          `${fmtBytes(memory.saved_activation_bytes || 0)} of it made by the forward (held until the backward)`,
+        // Python's words (Memory.saved_text: "≥" where a saved tensor's size is data-dependent); a report before it
+        memory.saved_text ||
+          `saved for backward ${fmtBytes(memory.saved_bytes)}${memory.sizes_at ? ` (${memory.sizes_at})` : ""} ` +
+            `in ${plural(memory.saved_for_backward.length, "tensor")}, ` +
+            `${fmtBytes(memory.saved_activation_bytes || 0)} of it made by the forward (held until the backward)`,
       ),
     );
   return h(
