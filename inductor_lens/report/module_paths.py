@@ -1,5 +1,6 @@
 """Module paths inferred where a graph recorded none (torch-free): a TORCH_TRACE import, whose printed graphs hold
-no nn.Module stack, or the backward of a report recorded before the capture read ``fwd_nn_module_stack``.
+no nn.Module stack, or the backward of a report recorded before the capture read ``fwd_nn_module_stack``, and
+(:func:`fill_backward`) the ops of a live backward that torch tied to no forward op.
 
 Every piece of evidence says a *prefix* of an op's true module stack, and the op gets no deeper path than the
 evidence gives:
