@@ -19,6 +19,7 @@ CAPTURE_FIXTURES = (
     "sequential_mlp_report",
     "nested_sequential_training_report",
     "aoti_pair",
+    "gru_unrolled_report",
 )
 
 
@@ -143,6 +144,26 @@ def nested_sequential_training_report(tmp_path_factory):
         return sequential_models.nested_training_step()
 
     return _once_per_run(tmp_path_factory, "nested_sequential_training_report", capture)
+
+
+@pytest.fixture(scope="session")
+def gru_unrolled_report(tmp_path_factory):
+    """One training step of an ``nn.GRUCell`` unrolled over 3 time steps (``models.unrolled_gru``): one module
+    called three times in one graph, whose backward torch ties partly to no forward op."""
+
+    def capture():
+        import torch
+
+        from tests import models
+
+        torch.manual_seed(0)
+        cell = torch.nn.GRUCell(4, 8)
+        with inductor_lens.capture(strict=True, title="GRUCell x3 training step") as cap:
+            compiled = torch.compile(models.unrolled_gru)
+            compiled(cell, torch.randn(3, 2, 4), torch.zeros(2, 8)).sum().backward()
+        return cap.report
+
+    return _once_per_run(tmp_path_factory, "gru_unrolled_report", capture)
 
 
 @pytest.fixture(scope="session")

@@ -4,7 +4,7 @@ import torch
 
 from inductor_lens.examples import MLP, sin_cos
 
-__all__ = ["MLP", "Stack", "TwoInputs", "sin_cos", "with_graph_break"]
+__all__ = ["MLP", "Stack", "TwoInputs", "sin_cos", "unrolled_gru", "with_graph_break"]
 
 
 def with_graph_break(x):
@@ -12,6 +12,15 @@ def with_graph_break(x):
     y = torch.sin(x) * 2
     print("graph break here")
     return y + torch.cos(x)
+
+
+def unrolled_gru(cell, xs, h):
+    """``cell`` (an ``nn.GRUCell``) run over the time steps of ``xs``, one call each, the hidden states stacked."""
+    outs = []
+    for t in range(xs.shape[0]):
+        h = cell(xs[t], h)
+        outs.append(h)
+    return torch.stack(outs)
 
 
 class StackBlock(torch.nn.Module):

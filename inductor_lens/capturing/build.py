@@ -41,7 +41,7 @@ from ..report.model import (
     Report,
     Trigger,
 )
-from ..report.module_paths import combine, infer_compile, missing, node_stack
+from ..report.module_paths import combine, fill_backward, infer_compile, missing, node_stack
 from ..report.rules import (
     MODULE_ROOT_ARG,
     cudagraph_skip_message,
@@ -1851,6 +1851,16 @@ def _compile(
     constants = _constant_roles(rec, post_roles, {v[0]: v[1:] for v in quantized.values()})
     graph_nodes = _graph_nodes(rec.post_grad_nodes, post_roles, wrapped, _lowered_ops(kernels), own=own)
     graph_nodes = _with_forward_facts(graph_nodes, ca_made)
+    if rec.graph_kind == "backward" and forward_nodes and not ca:
+        # the ops torch tied to no forward op: filed by what they read (the addmm of a gradient and its sum)
+        ties = {n["name"]: n for n in rec.post_grad_nodes if n.get("gradient_sum") or n.get("forward_top_level")}
+        graph_nodes = fill_backward(
+            graph_nodes,
+            list(forward_nodes.values()),
+            top={k for k, n in ties.items() if n.get("forward_top_level")},
+            sums={k for k, n in ties.items() if n.get("gradient_sum")},
+        )
+        b.top_level -= {n.name for n in graph_nodes if n.module_stack}
     if constants:
         constants.update(_lowered_constant_names(rec, kernels, graph_nodes, constants))
     fx_modules = {n.name: n.module_stack for n in graph_nodes}

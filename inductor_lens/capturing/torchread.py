@@ -509,9 +509,25 @@ def fx_graph_nodes(gm: Any, variables: bool = False) -> list[dict]:
                 **({"arguments": a} if variables and (a := argument_names(n)) else {}),
                 **({"subgraph_stack_traces": inner} if inner else {}),
                 **({"recompute": policy} if (policy := _recompute_policy(n.meta)) else {}),
+                **_backward_ties(n.meta),
             }
         )
     return out
+
+
+def _backward_ties(meta: dict) -> dict:
+    """What AOT autograd says of a backward op that has no module of its own: ``{"forward_top_level": True}`` where
+    it tied the op to its forward op by their sequence number and that op ran in no module (the ``select`` of a
+    ``torch.stack``'s backward: ``fwd_nn_module_stack`` set to None), ``{"gradient_sum": True}`` for autograd's sum of
+    the gradients of a value used twice (``is_gradient_acc``, which it ties to no forward op); ``{}`` otherwise, also
+    for an op it could not tie (a forward op whose sequence number no forward node carries, a node a post-grad pattern
+    put in place of others: torch copies no ``fwd_nn_module_stack`` to it), whose module the capture infers
+    (``module_paths.fill_backward``)."""
+    if meta.get("nn_module_stack") or meta.get("fwd_nn_module_stack"):
+        return {}
+    if meta.get("is_gradient_acc"):
+        return {"gradient_sum": True}
+    return {"forward_top_level": True} if "fwd_nn_module_stack" in meta else {}
 
 
 def _recompute_policy(meta: dict) -> str:

@@ -700,3 +700,22 @@ def test_a_recompile_of_a_frame_with_no_graph_is_a_recompile_with_its_failed_gua
     once = dataclasses.replace(report, empty_frames=[first])
     counted = json.loads(diff(once, report).to_json())["recompiles"]
     assert (counted["a"], counted["b"], counted["added"]) == (0, 1, [again.trigger_reason]), counted
+
+
+def test_every_backward_op_of_an_unrolled_cell_is_the_cells_as_torch_ties_it(gru_unrolled_report):
+    """AOT autograd ties a backward op to its forward op by their autograd sequence number, and misses some: the
+    ``mul`` of ``(h - n) * z``'s backward (its forward node carries the next number, after a ``clone``), and each
+    ``addmm`` Inductor's post-grad pattern makes of a gradient's ``mm`` and the sum it is added to (it copies the
+    sum's meta: no ``fwd_nn_module_stack``). Those are the cell's (they read its weight, its saved activations, make
+    its parameters' gradients): every backward fused node is ``cell``'s, as every forward op is, and the only
+    ops left in no module are those torch says are: the ``select`` of ``torch.stack``'s backward (tied to a forward
+    op of no module) and autograd's sums of two gradients of one hidden state."""
+    fwd, bwd = (next(c for c in gru_unrolled_report.compiles if c.graph_kind == k) for k in ("forward", "backward"))
+    assert {tuple(n.module_stack) for n in bwd.fused_nodes} == {("cell",)}, [
+        (n.name, n.fx_nodes, n.module_stack) for n in bwd.fused_nodes
+    ]
+    ops = [n for n in bwd.graphs["post_grad"].nodes if n.op == "call_function"]
+    addmm = [n for n in ops if n.short_op == "addmm"]
+    assert addmm and all(n.module_stack == ["cell"] for n in addmm)
+    assert {n.short_op for n in ops if not n.module_stack} == {"select", "add"}
+    assert all(n.module_types == ["GRUCell"] for n in ops if n.module_stack)

@@ -10,7 +10,7 @@ import pytest
 
 from inductor_lens.report.finish import derive_compile, infer_report_modules
 from inductor_lens.report.model import Compile, FusedNode, Graph, GraphNode, Report, Trigger
-from inductor_lens.report.module_paths import combine, infer_compile, missing, node_stack
+from inductor_lens.report.module_paths import combine, fill_backward, infer_compile, missing, node_stack
 from tests._recorded import recorded
 
 
@@ -152,6 +152,46 @@ def test_a_forward_op_recomputed_in_a_backward_runs_where_the_forward_ran_it():
     got = _stacks(infer_compile(_compile(bwd_nodes, "backward"), _compile(fwd_nodes)))
     assert got["mm_1"] == got["mm_2"] == ["attn", "attn.c_proj"]
     assert got["permute_3"] == ["attn"]
+
+
+def test_a_live_backward_files_the_ops_torch_tied_to_no_forward_op_and_keeps_the_others():
+    """A GRU cell's step, as a live capture records its backward (``fill_backward``): torch gave most ops the cell
+    (``fwd_nn_module_stack``), none to a ``mul`` whose forward node carries the next sequence number, to the
+    ``addmm`` a post-grad pattern made of a gradient's ``mm`` and its sum, to the sums of two gradients, and tied the
+    ``select`` of ``torch.stack``'s backward to a forward op of no module."""
+    cell = ["cell"]
+    fwd_nodes = [_param("primals_3", "cell.weight_hh"), _param("primals_4", "cell.bias_hh")]
+    fwd_nodes += [
+        GraphNode(name="primals_1", op="placeholder", target="primals_1", role="input"),
+        _op("sig", "aten.sigmoid.default", "primals_1", module=cell),
+        _op("mm", "aten.addmm.default", "primals_4", "sig", "primals_3", module=cell),
+        _op("stack", "aten.cat.default", "mm"),
+        GraphNode(name="output", op="output", target="output", inputs=["stack", "sig"]),
+    ]
+    bwd_nodes = [
+        _param("primals_3", "cell.weight_hh"),
+        GraphNode(name="sig", op="placeholder", target="sig", role="saved"),
+    ]
+    bwd_nodes += [
+        GraphNode(name="tangents_1", op="placeholder", target="tangents_1", role="tangent"),
+        _op("select", "aten.select.int", "tangents_1"),  # torch: tied to the stack, of no module
+        _op("mul", "aten.mul.Tensor", "select", "sig"),  # torch: tied to nothing; reads the cell's saved sigmoid
+        _op("sub", "aten.sub.Tensor", "mul", module=cell),
+        _op("acc", "aten.add.Tensor", "select", "sub"),  # autograd's sum of two gradients
+        _op("t", "aten.permute.default", "primals_3", module=cell),
+        _op("addmm_default", "aten.addmm.default", "acc", "sub", "t"),  # the pattern's: reads weight_hh
+        _op("b1", "aten.sum.dim_IntList", "sub", module=cell),
+        _op("b2", "aten.sum.dim_IntList", "mul", module=cell),
+        _op("acc_1", "aten.add.Tensor", "b1", "b2"),  # sums two gradients and makes bias_hh's: the cell's
+        # the gradients of the forward's parameters, in order (weight_hh's stands in for the h gradient here)
+        GraphNode(name="output", op="output", target="output", inputs=["addmm_default", "acc_1"]),
+    ]
+    got = {n.name: n.module_stack for n in fill_backward(bwd_nodes, fwd_nodes, top={"select"}, sums={"acc", "acc_1"})}
+    assert got["mul"] == got["addmm_default"] == got["acc_1"] == cell
+    assert got["select"] == [] and got["acc"] == []  # what torch says: no module
+    assert got["sub"] == got["t"] == cell  # recorded: kept
+    recorded = [dataclasses.replace(n, module_stack=cell) if n.op == "call_function" else n for n in bwd_nodes]
+    assert fill_backward(recorded, fwd_nodes) == recorded  # nothing missing: as it is
 
 
 def test_facts_that_disagree_give_their_common_prefix():
