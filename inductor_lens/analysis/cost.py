@@ -12,11 +12,14 @@ Two sources, and every ``Cost`` says which it used (``Cost.source``):
   kernel, counts one element per indexed load (rows gathered x row bytes, an upper bound). The source says each.
 - **Shapes** (FLOPs always; bytes when Inductor's numbers are missing, e.g. a report from an older capture):
   from the post-grad graph's node shapes and dtypes. Matmuls ``2*M*K*N`` (``bmm`` times the batch),
-  convolutions ``2 * output elements * (C_in / groups) * kernel size`` (oneDNN's quantized convolution and linear
-  so too, from their prepacked weight's logical shape: integer ops of int8, which the source says), attention
-  ``4*B*H*L*S*E`` (QK^T and PV; the backward 2.5x that, no discount for a causal mask; flex_attention so too, dense:
-  an upper bound where its block mask skips blocks), pointwise code one FLOP per element and op, reductions one per
-  input element (Inductor's online softmax four: the amax, subtraction, exp and sum it decomposes to). Views, copies and memory-only ops count 0. A matmul, convolution or attention
+  convolutions ``2 * output elements * (C_in / groups) * kernel size`` (a transposed one's input elements; their
+  backward that for each gradient it computes, as ``torch.utils.flop_counter``; oneDNN's quantized convolution and
+  linear so too, from their prepacked weight's logical shape: integer ops of int8, which the source says), attention
+  ``4*B*H*L*S*E`` (QK^T and PV; the backward torch's five matmuls, the scores recomputed: 2.5x that where the head
+  dims are equal; no discount for a causal mask; flex_attention so too, dense: an upper bound where its block mask
+  skips blocks), pointwise code one FLOP per element and op, reductions one per input element (Inductor's online
+  softmax four: the amax, subtraction, exp and sum it decomposes to); a generated kernel at most what Inductor's loop
+  bodies do (``_lowered_to_loops``: its FX ops hold the origins of what it reads). Views, copies and memory-only ops count 0. A matmul, convolution or attention
   op whose extern kernel computes it counts there only: a generated kernel that carries the op as its origin (the
   channels-last copy of a convolution's input, a bias add fused after it) moves its data, it does not compute it.
 
@@ -208,6 +211,14 @@ _EXTERN_RULES = {
     "attention",
 }
 
+#: ``convolution_backward``'s rule where the graph does not say which gradients it computes: both, an upper bound
+CONV_BACKWARD_BOTH = (
+    "convolution_backward (grad_input and grad_weight both counted: which it computes is not recorded, an upper bound)"
+)
+#: The rule of an attention's backward: torch's (``flop_counter.sdpa_backward_flop_count``), five matmuls: the
+#: scores recomputed (QK^T), then dV, dP, dQ and dK
+ATTENTION_BACKWARD_RULE = "attention backward (5 matmuls, the scores recomputed, as torch's flop counter)"
+
 
 #: The weights' dtypes of oneDNN's quantized convolution and linear (``_quantized_flops``)
 _QUANTIZED_WEIGHTS = ("int8", "uint8", "float8_e4m3fn")
@@ -234,8 +245,10 @@ def integer_dtype(rule: str) -> str:
 
 def _computed_by_extern(rule: str) -> bool:
     """Whether ``rule`` counts an op an extern kernel computes (counted there only)."""
-    return rule in _EXTERN_RULES or any(
-        rule == quantized_rule(op, rule.split(" ", 1)[0]) for op in ("mm", "convolution")
+    return (
+        rule in _EXTERN_RULES
+        or rule.startswith(("convolution_backward", ATTENTION_BACKWARD_RULE))
+        or any(rule == quantized_rule(op, rule.split(" ", 1)[0]) for op in ("mm", "convolution"))
     )
 
 
@@ -342,28 +355,33 @@ def node_flops(node: GraphNode, sizes: _Sizes) -> tuple[Optional[float], str]:
         # the other overloads (``.binary``: ``X, other, W``; the in-place ``_convolution_pointwise_``) take the
         # weight elsewhere, and the node's inputs are deduplicated: not guessed
         return None, f"{op} ({str(target).rsplit('.', 1)[-1]}): its FLOPs are not known from its shapes"
-    if op in ("convolution", "convolution_backward", "_convolution_pointwise"):
-        w = ins[1] if len(ins) > 1 else None
-        out = ins[0] if op == "convolution_backward" else sizes.dims(node.name)  # backward: grad_output's shape
-        if w is None or out is None or len(w) < 3:
-            return None, op
-        fwd = 2.0 * math.prod(out) * w[1] * math.prod(w[2:])
-        return (
-            2 * fwd if op == "convolution_backward" else fwd
-        ), "convolution" if op == "_convolution_pointwise" else op
+    if op in ("convolution", "_convolution_pointwise"):
+        x, w = (ins + [None, None])[:2]
+        fwd = _conv_flops(x, w, sizes.dims(node.name))
+        return fwd, "convolution"
+    if op == "convolution_backward":  # (grad_output, input, weight, ...): each gradient asked for, the forward's count
+        go, x, w = (ins + [None, None, None])[:3]
+        fwd = _conv_flops(x, w, go)
+        asked = _conv_grads(node, sizes)
+        if asked is None:
+            return (None if fwd is None else 2 * fwd), CONV_BACKWARD_BOTH
+        rule = f"convolution_backward ({' and '.join(asked) or 'no gradient of input or weight'})"
+        return (None if fwd is None else len(asked) * fwd), rule
     base = op[: -len("_backward")] if op.endswith("_backward") else op
     if base in _ATTENTION:
         q, k, v = (ins[1:4] if op.endswith("_backward") else ins[:3]) if len(ins) >= 3 else (None, None, None)
         if q is None or k is None or v is None or len(q) < 2 or len(k) < 2:
             return None, "attention"
-        fwd = 2.0 * math.prod(q[:-1]) * k[-2] * q[-1] + 2.0 * math.prod(q[:-1]) * k[-2] * v[-1]
-        return (2.5 * fwd if op.endswith("_backward") else fwd), "attention"
+        if op.endswith("_backward"):  # torch's: QK^T recomputed, dV, dP, dQ, dK
+            return 2.0 * math.prod(q[:-1]) * k[-2] * (3 * q[-1] + 2 * v[-1]), ATTENTION_BACKWARD_RULE
+        return 2.0 * math.prod(q[:-1]) * k[-2] * q[-1] + 2.0 * math.prod(q[:-1]) * k[-2] * v[-1], "attention"
     if base == "flex_attention":  # query, key, value first, forward and backward: its dense count, an upper bound
         q, k, v = ins[:3] if len(ins) >= 3 else (None, None, None)
         if q is None or k is None or v is None or len(q) < 2 or len(k) < 2:
             return None, FLEX_RULE
-        fwd = 2.0 * math.prod(q[:-1]) * k[-2] * q[-1] + 2.0 * math.prod(q[:-1]) * k[-2] * v[-1]
-        return (2.5 * fwd if op.endswith("_backward") else fwd), FLEX_RULE
+        if op.endswith("_backward"):  # torch's, as an SDPA's backward: QK^T recomputed, dV, dP, dQ, dK
+            return 2.0 * math.prod(q[:-1]) * k[-2] * (3 * q[-1] + 2 * v[-1]), FLEX_RULE
+        return 2.0 * math.prod(q[:-1]) * k[-2] * q[-1] + 2.0 * math.prod(q[:-1]) * k[-2] * v[-1], FLEX_RULE
     if op in _LINEAR_PACKED and len(ins) > _LINEAR_PACKED[op]:  # oneDNN/MKL's linear of a frozen CPU graph
         x, w = ins[0], ins[_LINEAR_PACKED[op]]
         if x is None or w is None or len(w) != 2:
@@ -384,6 +402,37 @@ def node_flops(node: GraphNode, sizes: _Sizes) -> tuple[Optional[float], str]:
         return (None if n is None else 4.0 * n), ONLINE_SOFTMAX_RULE
     n = sizes.numel(node.name)
     return (None if n is None else float(n)), "per element"
+
+
+def _conv_flops(x: Optional[list], w: Optional[list], out: Optional[list]) -> Optional[float]:
+    """FLOPs of a convolution from its input, weight and output shapes (two per multiply-add, the bias not counted:
+    ``torch.utils.flop_counter.conv_flop_count``): each element of the side whose channels are the weight's first dim
+    (the output of a convolution, ``[C_out, C_in/groups, *k]``; the input of a transposed one, ``[C_in, C_out/groups,
+    *k]``) multiplies ``weight.shape[1] * kernel size`` weights. The graph keeps no ``transposed`` flag: it is told
+    from the channels (a transposed convolution's input has the weight's first dim, its output not, or the other way
+    round), and where both have it (as many channels in as out), from the sizes (a transposed convolution makes its
+    output larger; a convolution made larger by its padding alone, or a transposed one smaller, is counted as the
+    other); where the sizes are equal too, both count the same."""
+    if x is None or w is None or out is None or len(w) < 3 or len(x) != len(w) or len(out) != len(w):
+        return None
+    by_weight = math.prod(w[1:])
+    if out[1] == w[0] and (x[1] != w[0] or math.prod(out[2:]) <= math.prod(x[2:])):
+        return 2.0 * math.prod(out) * by_weight
+    if x[1] == w[0]:  # transposed
+        return 2.0 * math.prod(x) * by_weight
+    return None
+
+
+def _conv_grads(node: GraphNode, sizes: _Sizes) -> Optional[list[str]]:
+    """The gradients a ``convolution_backward`` node computes of ``grad_input`` and ``grad_weight`` (its
+    ``output_mask``, which the graph does not keep): those its graph reads, by the name of the ``getitem`` that takes
+    each (``GraphNode.output``; AOT autograd asks for a gradient only where one is used). None where the graph does
+    not say (a report made before ``output`` was recorded)."""
+    parts = [sizes.by_name.get(u) for u in sizes.users.get(node.name, ())]
+    if not parts or any(p is None or not p.output for p in parts):
+        return None
+    named = {p.output for p in parts if p is not None}
+    return [g for g in ("grad_input", "grad_weight") if g in named]
 
 
 def _quantized_flops(node: GraphNode, op: str, ins: list, sizes: _Sizes) -> tuple[Optional[float], str]:
@@ -683,8 +732,8 @@ def _one_call(kernel: Kernel, compile: Compile, inductor_bytes: Optional[dict], 
             )
             break
         flops += f
-        if rule == FLEX_RULE and f and "flops" not in upper:
-            upper.append("flops")  # dense: its block mask may skip blocks
+        if rule in (FLEX_RULE, CONV_BACKWARD_BOTH) and f and "flops" not in upper:
+            upper.append("flops")  # dense: its block mask may skip blocks; both gradients counted
         if integer_dtype(rule):
             integer[integer_dtype(rule)] = integer.get(integer_dtype(rule), 0.0) + f
         if rule and f and rule not in rules:
@@ -698,6 +747,7 @@ def _one_call(kernel: Kernel, compile: Compile, inductor_bytes: Optional[dict], 
         notes.append("flops: " + (", ".join(rules) if rules else "none (memory-only ops)") + " from shapes")
         if skipped:
             notes.append(f"{', '.join(skipped)} left out: its extern kernel computes it")
+    flops = _lowered_to_loops(kernel, flops, per_node, notes, upper)
     if kernel.language == "triton":
         bytes_read, bytes_written, flops, bounded = _within_loops(kernel, bytes_read, bytes_written, flops, notes)
         upper += [b for b in bounded if b not in upper]
@@ -716,6 +766,32 @@ def _one_call(kernel: Kernel, compile: Compile, inductor_bytes: Optional[dict], 
         upper_bounds=upper,
         integer_ops=integer_ops if flops is not None else "",
     )
+
+
+def _lowered_to_loops(kernel: Kernel, flops: Optional[float], per_node: list, notes: list, upper: list):
+    """``flops`` of a generated kernel, lowered to the arithmetic its loops do where they do less (by more than 1%):
+    Inductor's own loop bodies, iterations x arithmetic ops of each (``torchread.loop_flops``, the fifth of each
+    node's ``inductor_bytes``, recorded at capture). Its FX ops are the origins Inductor names, which hold those of
+    the buffers it reads: a kernel that turns a layer norm's variance into ``rsqrt(var / 64 + eps) / 64`` lists the
+    ``var_mean`` and the residual ``add`` an earlier kernel reduced, 169,520 FLOPs for the 4,160 its two loops do
+    (nu23 D2). The loop count is an upper bound (common subexpressions of fused nodes are computed once), which
+    ``upper`` says; ``notes`` says why."""
+    if flops is None or kernel.language not in ("cpp", "triton") or not per_node:
+        return flops
+    loops = [p[4] if p is not None and len(p) > 4 else None for p in per_node]
+    if any(n is None for n in loops):
+        return flops
+    counted = float(sum(loops))
+    if counted >= flops * 0.99:
+        return flops
+    notes.append(
+        f"flops lowered to its loops' arithmetic ({counted:,.0f}, iterations x arithmetic ops of Inductor's loop "
+        f"bodies: an upper bound), not the {flops:,.0f} of its FX ops: those hold the origins of what it reads, "
+        "ops kernels before it computed"
+    )
+    if "flops" not in upper:
+        upper.append("flops")
+    return counted
 
 
 def _integer_ops(flops: Optional[float], integer: dict[str, float], notes: list) -> str:

@@ -992,7 +992,8 @@ def _with_costs(compile: Compile, rec: RawGraph, diagnostics: list) -> Compile:
     from ..analysis.cost import with_costs
 
     inductor_bytes = {
-        sn.name: (sn.read_bytes, sn.write_bytes, sn.constant_read_bytes, sn.gather_read_bytes) for sn in rec.post_fusion
+        sn.name: (sn.read_bytes, sn.write_bytes, sn.constant_read_bytes, sn.gather_read_bytes, sn.loop_flops)
+        for sn in rec.post_fusion
     }
     try:
         return dataclasses.replace(compile, kernels=with_costs(compile, inductor_bytes))

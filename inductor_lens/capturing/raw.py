@@ -54,6 +54,9 @@ class RawSchedNode:
     # embedding's table) with the most bytes its indexed loads can fetch
     constant_read_bytes: Optional[dict[str, int]] = None
     gather_read_bytes: Optional[dict[str, int]] = None
+    # the arithmetic its loops do (post-fusion nodes only, generated code: iterations x arithmetic ops of each
+    # member's loop body, torchread.loop_flops); None for a template, an extern call, a node of another kind
+    loop_flops: Optional[int] = None
 
 
 @dataclass

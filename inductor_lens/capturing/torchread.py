@@ -211,6 +211,72 @@ def _costs(snode: Any, raw: RawSchedNode) -> None:
         raw.constant_read_bytes, raw.gather_read_bytes = _extra_reads(snode)
     except Exception:
         raw.constant_read_bytes = raw.gather_read_bytes = None
+    try:
+        raw.loop_flops = loop_flops(snode)
+    except Exception:
+        raw.loop_flops = None
+
+
+#: The ops of a loop body (``LoopBody``: what Inductor generates a node's loops from) that move, index, convert or pick
+#: data: no arithmetic (``where`` picks; the cost model counts it 0 in a graph too, ``analysis/cost``)
+_LOOP_NOT_ARITHMETIC = frozenset(
+    {
+        "load",
+        "store",
+        "store_reduction",
+        "partial_accumulate",
+        "constant",
+        "index_expr",
+        "to_dtype",
+        "to_dtype_bitcast",
+        "where",
+        "masked",
+        "indirect_indexing",
+        "check_bounds",
+        "load_seed",
+        "rand",
+        "randn",
+        "randint64",
+        "identity",
+        "output",
+        "device_assert_async",
+    }
+)
+
+
+def loop_flops(snode: Any) -> Optional[int]:
+    """The arithmetic a generated (C++ or Triton) node's loops do, as Inductor's own loop bodies hold it: for each
+    member, the iterations of its loops (pointwise and reduction ranges, at their hints) times the arithmetic ops of
+    its body (``SchedulerNode._body``, its masked sub-blocks too; a reduction's combine one, Inductor's online softmax
+    four: the max, subtraction, exp and sum, as the cost model counts ``prepare_softmax_online``). What the loops
+    compute, not the origins Inductor names: a buffer this node reads carries the origins of the ops that made it (a
+    layer norm's ``var_mean`` and the residual ``add`` it reduced, ``utils.gather_origins``), which a kernel that
+    only reads the variance lists too. An upper bound on the code generated from it (its common subexpressions,
+    shared between fused members, are computed once). None for a template, an extern call or a node of another
+    kind, or a data-dependent range."""
+    from torch._inductor.virtualized import V
+
+    read = getattr(V.graph.sizevars, "optimization_hint", None) or V.graph.sizevars.size_hint
+    total = 0
+    for sub in snode.get_nodes():
+        body, sizes = getattr(sub, "_body", None), getattr(sub, "_sizes", None)
+        if body is None or sizes is None or sub.is_template() or sub.is_extern():
+            return None
+        iterations = 1
+        for size in (d for group in sizes for d in group):
+            if getattr(size, "free_symbols", None) and any(str(s).startswith("u") for s in size.free_symbols):
+                return None  # a data-dependent size: no hint
+            iterations *= int(read(size, fallback=0))
+        graphs = [body.root_block.graph] + [b.graph for b in getattr(body, "subblocks", {}).values()]
+        ops = 0
+        for graph in graphs:
+            for n in graph.nodes:
+                if n.op != "call_method" or n.target in _LOOP_NOT_ARITHMETIC:
+                    continue
+                online = n.target == "reduction" and "online_softmax" in str(n.args[-2] if n.args else "")
+                ops += 4 if online else 1
+        total += iterations * ops
+    return total
 
 
 #: A GPU's dense peak for any dtype is above this many TFLOP/s (a T4's float32 8.1, a V100's 15.7): a peak below it is

@@ -176,6 +176,138 @@ def test_attention_and_convolution_flops_from_shapes():
     assert kernel_cost(k, _compile([x, w, conv], k)).flops == 2 * (16 * 6 * 6) * 3 * 3 * 3
 
 
+def _torch_flops(op, *args):
+    """What ``torch.utils.flop_counter.FlopCounterMode`` counts for one call of ``op``."""
+    from torch.utils.flop_counter import FlopCounterMode
+
+    with FlopCounterMode(display=False) as m:
+        op(*args)
+    return m.get_total_flops()
+
+
+#: (input, weight, stride, transposed, groups) of convolutions of each dimensionality, plain and transposed
+_CONVS = [
+    ([2, 3, 16], [5, 3, 4], 2, False, 1),
+    ([8, 3, 32, 32], [64, 3, 4, 4], 4, False, 1),  # nu23's patch embedding: Conv2d(3, 64, 4, stride 4)
+    ([2, 4, 6, 6, 6], [6, 4, 3, 3, 3], 1, False, 1),
+    ([2, 6, 5, 5], [6, 3, 3, 3], 2, True, 1),  # ConvTranspose2d(6, 3, 3, stride 2): weight [C_in, C_out, k, k]
+    ([2, 4, 7], [4, 4, 3], 2, True, 1),  # as many channels in as out: told apart by the sizes
+    ([2, 4, 8, 8], [4, 4, 3, 3], 1, False, 1),
+]
+
+
+def _conv_nodes(x, w, stride, transposed, groups, mask):
+    """The post-grad nodes of a convolution's forward and of its backward with ``output_mask`` ``mask``, shaped as torch
+    shapes them; and the tensors, for torch's counter."""
+    xt, wt = torch.randn(x), torch.randn(w)
+    args = ([stride] * (len(x) - 2), [0] * (len(x) - 2), [1] * (len(x) - 2), transposed, [0] * (len(x) - 2), groups)
+    y = torch.ops.aten.convolution.default(xt, wt, None, *args)
+    go = torch.randn(y.shape)
+    nodes = [
+        GraphNode("x", "placeholder", "x", shape=x, dtype="float32"),
+        GraphNode("w", "placeholder", "w", shape=w, dtype="float32"),
+        GraphNode("go", "placeholder", "go", shape=list(y.shape), dtype="float32"),
+        GraphNode(
+            "conv", "call_function", "aten.convolution.default", ["x", "w"], shape=list(y.shape), dtype="float32"
+        ),
+        GraphNode("cb", "call_function", "aten.convolution_backward.default", ["go", "x", "w"]),  # a tuple with a None
+    ]
+    for i, (asked, name, shape) in enumerate(zip(mask, ("grad_input", "grad_weight"), (x, w))):
+        if asked:
+            nodes.append(GraphNode(f"g{i}", "call_function", "_operator.getitem", ["cb"], shape=shape, output=name))
+    fwd = _torch_flops(torch.ops.aten.convolution.default, xt, wt, None, *args)
+    back = _torch_flops(torch.ops.aten.convolution_backward.default, go, xt, wt, None, *args, [*mask, False])
+    return nodes, fwd, back
+
+
+@pytest.mark.parametrize("x, w, stride, transposed, groups", _CONVS)
+def test_a_convolution_and_its_backward_count_what_torchs_flop_counter_counts(x, w, stride, transposed, groups):
+    """nu23 D1: ``convolution_backward`` of the ViT's patch embedding was counted 402,653,184 FLOPs, torch's
+    FlopCounterMode 3,145,728: the rule took the input ``[8, 3, 32, 32]`` for the weight (its second argument; the
+    weight is the third) and counted both gradients, though the input needs none (``output_mask``), which the roofline
+    drew ten times above the measured ceiling. Now each gradient the graph takes (its ``getitem``s) counts the
+    forward's FLOPs, as torch counts them, for 1-, 2- and 3-d convolutions, transposed ones (whose forward counted
+    the output's elements, not the input's) too."""
+    for mask in ([False, True], [True, True], [True, False]):
+        nodes, fwd, back = _conv_nodes(x, w, stride, transposed, groups, mask)
+        k = Kernel(name="ext[buf0]", language="extern", source="", fx_nodes=["conv"])
+        assert kernel_cost(k, _compile(nodes, k)).flops == fwd
+        k = Kernel(name="ext[buf1]", language="extern", source="", fx_nodes=["cb"])
+        cost = kernel_cost(k, _compile(nodes, k))
+        assert cost.flops == back, (mask, cost.flops, back)
+        asked = " and ".join(g for g, a in zip(("grad_input", "grad_weight"), mask) if a)
+        assert f"convolution_backward ({asked})" in cost.source and cost.upper_bounds == []
+    # a report that does not name the getitems' outputs (made before ``GraphNode.output``): both, an upper bound
+    nodes = [dataclasses.replace(n, output="") for n in nodes]
+    cost = kernel_cost(k, _compile(nodes, k))
+    assert cost.flops == 2 * fwd and cost.upper_bounds == ["flops"] and "an upper bound" in cost.source
+
+
+def test_a_grouped_convolutions_gradients_each_count_its_forward():
+    """A depthwise convolution's gradients each do the forward's multiply-adds (one per multiply-add of the forward,
+    of the input's gradient and of the weight's): grad_input as torch counts it; torch's count of grad_weight
+    multiplies by the groups (its rule skips them), which the lens does not follow."""
+    nodes, fwd, back = _conv_nodes([2, 8, 10, 10], [8, 1, 3, 3], 1, False, 8, [True, False])
+    k = Kernel(name="ext[buf1]", language="extern", source="", fx_nodes=["cb"])
+    assert kernel_cost(k, _compile(nodes, k)).flops == back == fwd == 2 * (2 * 8 * 8 * 8) * 9
+    nodes, _, back = _conv_nodes([2, 8, 10, 10], [8, 1, 3, 3], 1, False, 8, [False, True])
+    assert kernel_cost(k, _compile(nodes, k)).flops == fwd and back == 8 * fwd
+
+
+def test_an_attention_backward_counts_torchs_five_matmuls_and_says_so():
+    """SDPA's backward was 2.5 times the forward, which nu23 took for a FlashAttention convention beside torch's 2x:
+    torch's flop counter counts five matmuls (the scores recomputed, then dV, dP, dQ and dK), 2.5x where the query's
+    and value's head dims are equal; the lens counts those five for any head dims, and its note says so."""
+    from torch.utils.flop_counter import sdpa_backward_flop_count
+
+    B, H, L, S, E, EV = 2, 4, 16, 32, 8, 24
+    shapes = {"go": [B, H, L, EV], "q": [B, H, L, E], "k": [B, H, S, E], "v": [B, H, S, EV]}
+    nodes = [GraphNode(n, "placeholder", n, shape=s, dtype="float32") for n, s in shapes.items()]
+    back = GraphNode(
+        "sb", "call_function", "aten._scaled_dot_product_efficient_attention_backward.default", ["go", "q", "k", "v"]
+    )
+    k = Kernel(name="ext[buf0]", language="extern", source="", fx_nodes=["sb"])
+    cost = kernel_cost(k, _compile([*nodes, back], k))
+    assert cost.flops == sdpa_backward_flop_count(*shapes.values())
+    assert "attention backward (5 matmuls, the scores recomputed, as torch's flop counter)" in cost.source
+
+
+def test_a_kernel_is_counted_at_most_what_its_loops_do_not_the_origins_it_reads():
+    """nu23 D2: the ViT's ``cpp_fused_add_native_layer_norm_native_layer_norm_backward_view_7`` turns two layer norms'
+    variances into ``rsqrt(var / 64 + 1e-5) / 64`` (two loops of 520 elements, four ops each: torch's output code),
+    but its FX ops (Inductor's origins: those of the variance it reads, ``utils.gather_origins``) held the residual
+    ``add`` and ``var_mean`` over ``[8, 65, 64]`` an earlier kernel computed: 169,520 FLOPs, a dot above the CPU's
+    measured ceiling. Inductor's own loop bodies (iterations x arithmetic ops, recorded at capture) bound it."""
+    var = [GraphNode("x", "placeholder", "x", shape=[8, 65, 64], dtype="float32")]
+    var.append(GraphNode("add", "call_function", "aten.add.Tensor", ["x"], shape=[8, 65, 64], dtype="float32"))
+    var.append(GraphNode("vm", "call_function", "aten.var_mean.correction", ["add"], shape=[[8, 65, 1]] * 2))
+    var.append(GraphNode("r", "call_function", "aten.rsqrt.default", ["vm"], shape=[8, 65, 1], dtype="float32"))
+    k = Kernel(name="cpp_fused_add_native_layer_norm_7", language="cpp", source="", fx_nodes=["add", "vm", "r"])
+    k = dataclasses.replace(k, fused_nodes=["op51"])
+    accesses = ({"buf18": 2080}, {"buf51": 2080}, {}, {})
+    cost = kernel_cost(k, _compile(var, k), {"op51": accesses})  # a report of an older capture: no loop count
+    assert cost.flops == 2 * 8 * 65 * 64 + 520 and cost.upper_bounds == []
+    cost = kernel_cost(k, _compile(var, k), {"op51": (*accesses, 4 * 520)})
+    assert cost.flops == 4 * 520 and cost.upper_bounds == ["flops"]
+    assert "flops lowered to its loops' arithmetic (2,080, iterations x arithmetic ops" in cost.source
+    cost = kernel_cost(k, _compile(var, k), {"op51": (*accesses, 10**6)})  # loops that recompute: the graph's count
+    assert cost.flops == 2 * 8 * 65 * 64 + 520 and cost.upper_bounds == []
+
+
+def test_a_bias_gradients_sum_counts_the_sum_not_the_gelu_backward_it_reads():
+    """A real compile: the bias gradient of ``Linear(16, 64) -> GELU -> Linear`` on a 3-d input is a kernel of its own
+    that sums the GELU's gradient another kernel made (torch names it ``cpp_fused_gelu_gelu_backward_sum_view_1``, after
+    the origins of the view it reads); it was counted 24,576 FLOPs, the GELU's backward over 32 x 64 elements: its loops
+    add 32 x 64 elements."""
+    torch.manual_seed(0)
+    m = torch.nn.Sequential(torch.nn.Linear(16, 64), torch.nn.GELU(), torch.nn.Linear(64, 16))
+    r = inductor_lens.inspect(m, torch.randn(4, 8, 16), backward=True)
+    (back,) = [c for c in r.compiles if c.graph_kind == "backward"]
+    (k,) = [k for k in back.kernels if "gelu_backward" in k.name and "erf" in k.fx_nodes and "sum_2" in k.fx_nodes]
+    assert k.source.count("tmp_acc0_vec + tmp0") == 1 and "erf" not in k.source  # it only sums
+    assert k.cost.flops == 32 * 64 and k.cost.upper_bounds == ["flops"], k.cost
+
+
 def test_flex_attention_is_counted_as_the_dense_attention_it_masks():
     """flex_attention's template kernel said "flex_attention has no recorded shape to count from" though its query,
     key and value have shapes (its own result is several tensors): it is counted as the dense attention, said to be
