@@ -38,6 +38,7 @@ from ..report.model import (
     Kernel,
     KernelIR,
     Phase,
+    RecompileLimit,
     Report,
     Trigger,
 )
@@ -1375,6 +1376,63 @@ def _fullgraph_only(calls: list[dict], co_name: str) -> bool:
     return bool(mine) and all(c.get("fullgraph") for c in mine)
 
 
+def _limit_hit(trace: _Trace, cid: Any, md: dict) -> Optional[tuple[str, Optional[int], str, str]]:
+    """Where the ``compilation_metrics`` record ``md`` (of compile ``cid``) is dynamo's refusal to recompile, a limit
+    hit (``fail_reason``: ``Limit type: recompile_limit``, the frame then runs eagerly; under ``fullgraph=True`` torch
+    raises ``FailOnRecompileLimitHit`` instead, whose reason says no limit): the limit's name, its value (None where
+    the reason does not say it), and the guard that failed last in torch's words with the compile it belongs to, as
+    torch's warning says them ("last reason: 0/1: k == 1": its first line; ``""`` where none is recorded). Else None."""
+    reason = str(md["compilation_metrics"].get("fail_reason") or "")
+    limit = _LIMIT.search(reason) if md["compilation_metrics"].get("fail_type") else None
+    if not limit:
+        return None
+    value = _LIMIT_VALUE.search(reason)
+    failed = [
+        r.splitlines()[0].split("#")[0].strip()
+        for p in trace.payloads("recompile_reasons", _record_key(cid, md))
+        for r in [readable_reasons(p)]
+        if r
+    ]
+    of, _, guard = failed[0].partition(": ") if failed else ("", "", "")
+    return limit.group(1), int(value.group(1)) if value else None, guard, of
+
+
+def _recompile_limits(trace: _Trace, t0: float = 0.0) -> list[RecompileLimit]:
+    """Each limit dynamo hit (:func:`_limit_hit`) as a ``RecompileLimit``, in the log's order: its frame, from the
+    record or from another record of the same frame (``frame_id``), and when dynamo began the compile it refused (the
+    record's ``start_time_us``, on the wall clock as ``t0``; dynamo refuses before its compile callbacks run, so the
+    capture saw no compile window of that id)."""
+    frames: dict[Any, dict] = {}
+    for _, _, md in trace.by_kind.get("compilation_metrics", []):
+        if md["compilation_metrics"].get("co_name"):
+            frames.setdefault(md.get("frame_id"), md["compilation_metrics"])
+    out: list[RecompileLimit] = []
+    for cid, _, md in trace.by_kind.get("compilation_metrics", []):
+        hit = _limit_hit(trace, cid, md) if cid else None
+        if not hit:
+            continue
+        m = md["compilation_metrics"]
+        f = m if m.get("co_name") else frames.get(md.get("frame_id"), {})
+        start = m.get("start_time_us")
+        if start is None and m.get("start_time") is not None:  # the legacy field, in seconds
+            start = float(m["start_time"]) * 1e6
+        line = f.get("co_firstlineno")
+        out.append(
+            RecompileLimit(
+                compile_id=str(cid),
+                function=str(f.get("co_name") or ""),
+                file=str(f.get("co_filename") or ""),
+                line=line if isinstance(line, int) else 0,
+                limit=hit[0],
+                value=hit[1],
+                guard=hit[2],
+                guard_of=hit[3],
+                time_us=round(float(start) - t0, 1) if start is not None and t0 > 0 else None,
+            )
+        )
+    return out
+
+
 def _gave_up(trace: _Trace, raised: Optional[BaseException] = None, calls: Sequence[dict] = ()) -> list[Diagnostic]:
     """Where torch gave up on a frame (``compilation_metrics`` with a ``fail_type``): the recompile limit,
     a frame dynamo could not trace, or a compile error that dynamo swallowed (``suppress_errors``).
@@ -1401,25 +1459,17 @@ def _gave_up(trace: _Trace, raised: Optional[BaseException] = None, calls: Seque
             f"{stack[-1].function}() ({stack[-1].file}:{stack[-1].line})" if stack else "a frame"
         )
         reason = str(m.get("fail_reason") or "")
-        limit = _LIMIT.search(reason)
-        if limit:
-            value = _LIMIT_VALUE.search(reason)
-            # the guard that failed last, as torch's warning says it ("last reason: 0/1: k == 1"): its first line
-            failed = [
-                r.splitlines()[0].split("#")[0].strip()
-                for p in trace.payloads("recompile_reasons", _record_key(cid, md))
-                for r in [readable_reasons(p)]
-                if r
-            ]
-            of, _, guard = failed[0].partition(": ") if failed else ("", "", "")
+        hit = _limit_hit(trace, cid, md)
+        if hit:
+            limit, value, guard, of = hit
             last = f", whose guard {guard} (of compile {of}) failed last" if guard else ""
             out.append(
                 Diagnostic(
                     "recompile_limit",
-                    f"compile {cid}: torch hit config.{limit.group(1)} "
-                    f"({value.group(1) if value else '?'}) for {frame}{last}: it stopped recompiling "
+                    f"compile {cid}: torch hit config.{limit} "
+                    f"({'?' if value is None else value}) for {frame}{last}: it stopped recompiling "
                     "and runs that frame eagerly (uncompiled) for inputs no compile fits; "
-                    + recompile_limit_advice(limit.group(1), guard),
+                    + recompile_limit_advice(limit, guard),
                     reason,
                 )
             )
@@ -2518,6 +2568,7 @@ def _build(raw: Raw, torch_version: str, title: str, cells: Optional[dict[str, C
             for r in raw.resets
         ],
         empty_frames=_empty_frames(trace, {c.compile_id for c in compiles}, raw.raised, raw.windows, raw.t0_us),
+        recompile_limits=_recompile_limits(trace, raw.t0_us),
         title=title,
         created=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         start_wall_us=round(raw.t0_us, 1) if raw.t0_us > 0 else None,  # now_us(): wall clock, like torch's events

@@ -45,6 +45,7 @@ from .build import (
     _graph_breaks,
     _no_provenance,
     _nothing_compiled,
+    _recompile_limits,
     _Trace,
     _user_files,
     _window_for,
@@ -72,8 +73,16 @@ class StreamStats:
 #: an event (its ``args``: often a whole metrics record) is not kept.
 _EVENT_KEYS = ("name", "ph", "ts", "dur", "pid", "tid")
 #: What the builder reads of a ``compilation_metrics`` record (``build._frame_name``, ``build._gave_up``,
-#: ``build._empty_frames``): the frame, the failure and the graph's op count; the rest (dozens of timings and counters a frame) is not kept.
-_METRICS_KEYS = ("co_name", "co_filename", "co_firstlineno", "fail_type", "fail_reason", "graph_op_count")
+#: ``build._empty_frames``, ``build._recompile_limits``): the frame, the failure, the graph's op count and when it began; the rest (dozens of timings and counters a frame) is not kept.
+_METRICS_KEYS = (
+    "co_name",
+    "co_filename",
+    "co_firstlineno",
+    "fail_type",
+    "fail_reason",
+    "graph_op_count",
+    "start_time_us",
+)
 #: Records that only the graphs of their own compile id look up (``build._compile``, ``_GraphBuilder``): their texts
 #: are let go once every graph of the compile id is built.
 _LET_GO = frozenset(
@@ -566,6 +575,7 @@ def stream_trace(
         diagnostics=diags,
         compile_calls=[],
         empty_frames=_empty_frames(trace, None, raw.raised, raw.windows, raw.t0_us),  # none made a compile
+        recompile_limits=_recompile_limits(trace, raw.t0_us),
         source_files=read_sources(files, {}),
         title=title or os.path.basename(log.path),
         created=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),

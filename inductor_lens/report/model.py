@@ -47,6 +47,7 @@ from .rules import (
     noisy_text,
     nothing_text,
     readable_reasons,
+    recompile_limit_text,
     runs_text,
     short_op,
     stack_line_text,
@@ -1588,6 +1589,38 @@ class EmptyFrame(_Record):
         return f"recompile of {self.function or 'the frame'}: {text}"
 
 
+@_record
+class RecompileLimit(_Record):
+    """Where dynamo gave up recompiling a frame: a guard of each of its compiles failed and it had made as many as
+    its limit allows (``torch._dynamo.config.recompile_limit``, or ``accumulated_recompile_limit``), so it made no
+    compile ``compile_id`` (the id it gave the compile it refused: ``0/3``) and from then on runs the frame eagerly
+    for a call whose inputs fit none of its compiles (torch's ``compilation_metrics`` of that id: ``fail_reason``
+    ``Limit type: recompile_limit``). Under ``fullgraph=True`` or ``fail_on_recompile_limit_hit`` torch raises instead:
+    no such record. ``limit``: the config's name; ``value``: its value, None where torch's words did not say it;
+    ``guard``: the guard that failed last, in torch's words, and ``guard_of`` the compile it belongs to (``0/2``),
+    ``""`` where torch recorded none. ``time_us``: when dynamo began the refused compile (µs into the capture, or into
+    the log of a TORCH_TRACE import; the record's ``start_time_us``), None where not recorded. Derived whenever it is
+    built or loaded: ``label``, the function as people say it (``rules.frame_label``: ``f()``), and ``text``, what
+    hitting the limit means in words (``rules.recompile_limit_text``): the timeline's row says it."""
+
+    compile_id: str
+    function: str
+    file: str = ""
+    line: int = 0
+    limit: str = "recompile_limit"
+    value: Optional[int] = None
+    guard: str = ""
+    guard_of: str = ""
+    time_us: Optional[float] = None
+    label: str = ""
+    text: str = ""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "label", frame_label(self.function))
+        text = recompile_limit_text(self.label, self.limit, self.value, self.guard, self.guard_of)
+        object.__setattr__(self, "text", text)
+
+
 #: What a recompile whose failed guards torch did not record says.
 RECOMPILE_UNSAID = "a guard of an earlier compile failed"
 
@@ -1746,6 +1779,9 @@ class Report(_Record):
     #: Frames dynamo traced that gave Inductor no graph (``EmptyFrame``), in compile-id order: the ids the
     #: compiles skip. Empty in reports made before it.
     empty_frames: list[EmptyFrame] = field(default_factory=list)
+    #: Where dynamo gave up recompiling a frame (``RecompileLimit``), in compile-id order: later calls of it that
+    #: fit none of its compiles ran eagerly. Empty in reports made before it.
+    recompile_limits: list[RecompileLimit] = field(default_factory=list)
     #: The user's own source files (and notebook cells, as ``cell [N]``) that its stacks point into.
     source_files: list[SourceFile] = field(default_factory=list)
     title: str = ""

@@ -2281,6 +2281,28 @@ def recompile_limit_advice(limit: str, guard: str) -> str:
     return raise_it
 
 
+def recompile_limit_text(function: str, limit: str, value: Optional[int], guard: str = "", of: str = "") -> str:
+    """What a recompile limit dynamo hit says (``RecompileLimit.text``, the timeline's row): torch stopped compiling
+    the frame (``function``, as people say it: ``f()``), so a later call of it whose inputs fit none of its compiles
+    runs eagerly; with the guard that failed last (``guard``, torch's words) and the compile it belongs to (``of``).
+    The consequence first: a row cuts the rest.
+
+    >>> recompile_limit_text("f()", "recompile_limit", 3, "tensor 'w' dtype mismatch. expected Double, actual Half", "0/2")
+    "torch stopped compiling f() at config.recompile_limit (3): later calls of f() whose inputs fit none of its compiles run eagerly (uncompiled). The guard that failed last: tensor 'w' dtype mismatch. expected Double, actual Half (of compile 0/2)"
+    >>> recompile_limit_text("", "accumulated_recompile_limit", None)
+    'torch stopped compiling the frame at config.accumulated_recompile_limit: later calls of it whose inputs fit none of its compiles run eagerly (uncompiled)'
+    """
+    said = f"config.{limit}" + (f" ({value})" if value is not None else "")
+    name, call = (function, function) if function else ("the frame", "it")
+    text = (
+        f"torch stopped compiling {name} at {said}: later calls of {call} whose inputs fit none of its compiles run "
+        "eagerly (uncompiled)"
+    )
+    if guard:
+        text += f". The guard that failed last: {guard}" + (f" (of compile {of})" if of else "")
+    return text
+
+
 def memory_peak_text(peak_bytes: int, sizes_at: str = "", uncounted: int = 0) -> str:
     """What the Memory view's first fact says of ``Memory.peak_bytes`` (``Memory.peak_text``): the peak of the
     graph's own buffers, which leaves its inputs out (the view then says where it is); "≥" where ``uncounted``

@@ -285,6 +285,28 @@ export function fmtUs(us) {
   return us.toFixed(2) + " µs";
 }
 
+/**
+ * The labels of a time axis's ticks (`times`, µs, evenly spaced), all in one unit, so that none mixes units with
+ * another ("0 µs, 4.04 s, 8.07 s" read as if the axis changed scale): the unit of its largest time (s from 1 s, ms
+ * from 1 ms, else µs), to two significant digits of the step between ticks, so that neighbours differ; where that
+ * takes more than 3 decimals (a 2 ms compile 5.9 s into the capture), the unit of the axis's span ("5930.1 ms").
+ */
+export function fmtAxis(times) {
+  if (!times.length) return [];
+  const unitOf = (us) => (us >= 1e6 ? [1e6, " s"] : us >= 1e3 ? [1e3, " ms"] : [1, " µs"]);
+  const span = Math.abs(times[times.length - 1] - times[0]);
+  const step = times.length > 1 ? span / (times.length - 1) : 0;
+  const digitsIn = (div) => (step > 0 ? Math.max(0, 1 - Math.floor(Math.log10(step / div))) : 0);
+  let [div, unit] = unitOf(Math.max(...times.map(Math.abs)));
+  if (digitsIn(div) > 3) [div, unit] = unitOf(span);
+  const digits = Math.min(6, digitsIn(div));
+  return times.map((t) => {
+    const v = t / div;
+    // no "-0.0": a tick at the clock's start reads 0
+    return (Math.abs(v) < 0.5 * 10 ** -digits ? 0 : v).toFixed(digits) + unit;
+  });
+}
+
 /** Format a share (0..1) as a percentage with sensible digits. */
 export function fmtShare(share) {
   if (share === null || share === undefined || Number.isNaN(share)) return "?";

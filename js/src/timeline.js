@@ -1,7 +1,7 @@
 // The timeline: when torch.compile() ran (it only wraps), what call triggered each compile,
 // and each compile's phases as a Gantt chart on one time axis.
 
-import { fmtUs, frameLabel } from "./data.js";
+import { fmtAxis, fmtUs, frameLabel } from "./data.js";
 import { h } from "./dom.js";
 
 // Inductor runs dozens of tiny graph passes ("pass.post_grad_passes.*"): hidden unless asked for.
@@ -21,6 +21,9 @@ export function renderTimeline(el, report, state, actions) {
   // the frames dynamo traced that made no compile, where the capture saw when (EmptyFrame.time_us): a frame it
   // could not trace and ran eagerly is the only sign on the axis that dynamo ran at all
   const frames = (report.empty_frames || []).filter((f) => f.time_us != null);
+  // where dynamo gave up recompiling a frame (Report.recompile_limits): its later calls that fit none of its
+  // compiles ran eagerly. Drawn in both spans: without it the frame's last compile reads as serving every later call
+  const limits = report.recompile_limits || [];
   let t0 = Infinity,
     t1 = -Infinity;
   const see = (a, b = a) => {
@@ -41,6 +44,7 @@ export function renderTimeline(el, report, state, actions) {
     for (const cc of calls) see(cc.time_us);
     for (const r of resets) see(r.time_us);
     for (const f of frames) see(f.time_us, f.time_us + (f.duration_us || 0));
+    for (const l of limits) see(l.time_us);
     for (const c of compiles) {
       see(c.trigger && c.trigger.time_us);
       for (const p of c.phases || []) see(p.start_us, p.start_us + p.duration_us);
@@ -79,12 +83,11 @@ export function renderTimeline(el, report, state, actions) {
   );
 
   const axis = h("div", { class: "il-tl-axis" });
-  const stopTicks = axisTicks(axis, (n) =>
-    Array.from({ length: n + 1 }, (_, i) => {
-      const t = n ? t0 + (span * i) / n : t0;
-      return h("span", { class: "il-tl-tick", style: `left:${pct(t)}` }, fmtUs(t));
-    }),
-  );
+  const stopTicks = axisTicks(axis, (n) => {
+    const times = Array.from({ length: n + 1 }, (_, i) => (n ? t0 + (span * i) / n : t0));
+    const labels = fmtAxis(n ? times : [t0, t1]); // one unit for the axis, from its span
+    return times.map((t, i) => h("span", { class: "il-tl-tick", style: `left:${pct(t)}` }, labels[i]));
+  });
   const rows = h("div", { class: "il-tl-rows" });
   // a note beside a mark: to the right of marks in the left half, to the left of marks in the right
   // half, so it never runs off the chart's right edge; the whole text is its tooltip
@@ -162,13 +165,31 @@ export function renderTimeline(el, report, state, actions) {
     item.dataset.compile = f.compile_id;
     return item;
   };
-  let pending = zoomed ? [] : [...frames].sort((a, b) => a.time_us - b.time_us);
+  const limitRow = (l) => {
+    const t = l.time_us;
+    const item = row(
+      h("span", { title: l.text }, `${l.compile_id} · ${l.label || "a frame"}: recompile limit`),
+      "il-tl-frame il-tl-limit",
+      t != null && t >= t0 && t <= t1
+        ? h("span", { class: "il-tl-mark il-tl-mark-limit", style: `left:${pct(t)}`, title: l.text })
+        : null,
+      note(t != null ? clampT(t) : t1, l.text), // what it means, in Python's words (RecompileLimit.text)
+    );
+    item.dataset.role = "timeline-limit";
+    item.dataset.compile = l.compile_id;
+    return item;
+  };
+  // the rows with no compile, each before the first compile (with a time) that began after it; one with no time last
+  const at = (e) => (e.t == null ? Infinity : e.t);
+  let pending = [
+    ...(zoomed ? [] : frames).map((f) => ({ t: f.time_us, draw: () => frameRow(f) })),
+    ...limits.map((l) => ({ t: l.time_us, draw: () => limitRow(l) })),
+  ].sort((a, b) => at(a) - at(b));
   for (const c of compiles) {
     const t = c.trigger || {};
-    // each frame with no graph before the first compile (with a time) that began after it
-    const before = t.time_us == null ? [] : pending.filter((f) => f.time_us <= t.time_us);
-    pending = pending.filter((f) => !before.includes(f));
-    for (const f of before) rows.appendChild(frameRow(f));
+    const before = t.time_us == null ? [] : pending.filter((e) => e.t != null && e.t <= t.time_us);
+    pending = pending.filter((e) => !before.includes(e));
+    for (const e of before) rows.appendChild(e.draw());
     const head = row(
       `${c.id}${c.frame ? " · " + frameLabel(c) : ""}`,
       "il-tl-compile" + (c.id === currentId ? " il-current" : ""),
@@ -238,7 +259,7 @@ export function renderTimeline(el, report, state, actions) {
       rows.appendChild(item);
     }
   }
-  for (const f of pending) rows.appendChild(frameRow(f));
+  for (const e of pending) rows.appendChild(e.draw());
   el.appendChild(h("div", { class: "il-timeline-chart" }, row("", "il-tl-axisrow", axis), rows));
   return stopTicks;
 }

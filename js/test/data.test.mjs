@@ -3,6 +3,7 @@
 import assert from "node:assert/strict";
 import test from "node:test";
 import {
+  fmtAxis,
   frameStage,
   fusionEdges,
   groupFrames,
@@ -155,4 +156,14 @@ test("DOT carries ids and sizes only, never report text", () => {
   evil.fused_nodes[0].kernel = "k<img>";
   const { dot } = buildFusion(indexCompile(evil), new Set(["a", "b"]));
   assert.ok(!dot.includes("script") && !dot.includes("img") && !dot.includes("op0"), dot);
+});
+
+test("fmtAxis says an axis's times in one unit, to the step's two digits (nu23: '0 µs, 4.04 s, 8.07 s')", () => {
+  assert.deepEqual(fmtAxis([0, 2.0175e6, 4.035e6, 6.0525e6, 8.07e6]), ["0.0 s", "2.0 s", "4.0 s", "6.1 s", "8.1 s"]);
+  assert.deepEqual(fmtAxis([3746e3, 3918e3, 4090e3]), ["3.75 s", "3.92 s", "4.09 s"]);
+  assert.deepEqual(fmtAxis([0, 40e3, 80e3]), ["0 ms", "40 ms", "80 ms"]);
+  assert.deepEqual(fmtAxis([12, 112, 212]), ["12 µs", "112 µs", "212 µs"]);
+  // a 1 ms span 5.9 s into the capture: seconds would need five decimals, so the span's unit
+  assert.deepEqual(fmtAxis([5930100, 5930600, 5931100]), ["5930.10 ms", "5930.60 ms", "5931.10 ms"]);
+  assert.deepEqual(fmtAxis([]), []);
 });

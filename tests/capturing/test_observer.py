@@ -272,6 +272,25 @@ def test_recompile_limit_is_a_diagnostic_with_the_frame_and_the_limit():
     assert diag.message.endswith(
         "make the changing size dynamic (torch._dynamo.mark_dynamic, or torch.compile(dynamic=True))"
     )
+    # nu23 D7: the moment torch gave up is a record of its own (the timeline's row), not only a diagnostic: the
+    # compile it refused (0/2; no compile window of that id: dynamo refuses before its compile callbacks run), when
+    # (the record's start, after the last compile's phases), and what it means in Python's words
+    (hit,) = report.recompile_limits
+    assert (hit.compile_id, hit.function, hit.line, hit.limit, hit.value, hit.guard_of) == (
+        "0/2",
+        "_recompiling",
+        _recompiling.__code__.co_firstlineno,
+        "recompile_limit",
+        2,
+        "0/1",
+    )
+    assert "'x'" in hit.guard and hit.guard in diag.message
+    last = report.compiles[-1]
+    assert last.compile_id == "0/1" and hit.time_us >= max(p.start_us + p.duration_us for p in last.phases)
+    assert hit.text.startswith(
+        "torch stopped compiling _recompiling() at config.recompile_limit (2): later calls of _recompiling() whose "
+        "inputs fit none of its compiles run eagerly (uncompiled)"
+    )
 
 
 def test_the_recompile_limit_hit_on_a_dtype_advises_what_can_be_done_about_a_dtype():

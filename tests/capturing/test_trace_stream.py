@@ -145,6 +145,24 @@ def test_frames_torch_gave_up_on_are_said_as_the_whole_import_says_them(tmp_path
     assert _same(_streamed(log)) == _same(whole)
 
 
+def test_a_recompile_limit_is_read_from_the_log_as_the_whole_import_reads_it(tmp_path):
+    """The record of a recompile limit dynamo hit (``Report.recompile_limits``) holds when dynamo began the compile it
+    refused: the metrics record's ``start_time_us``, which the streamed import keeps too (``_METRICS_KEYS``)."""
+    text = DDP.read_text(encoding="utf-8")
+    reason = "Limit type: recompile_limit\\n  Explanation: exceeding the recompile_limit cache size limit (currently set to 8)."
+    hit = text.replace(
+        '"fail_type": null, "fail_reason": null', f'"fail_type": "Unsupported", "fail_reason": "{reason}"', 1
+    )
+    assert hit != text
+    log = tmp_path / "dedicated_log_torch_trace_limit.log"
+    log.write_text(hit, encoding="utf-8")
+    report = inductor_lens.load_trace(str(log))
+    (limit,) = report.recompile_limits
+    assert limit.limit == "recompile_limit" and limit.value == 8 and limit.function
+    assert limit.time_us is not None and limit.time_us >= 0
+    assert _same(_streamed(log)) == _same(report_io.dumps(report))
+
+
 def test_the_cli_writes_the_page_and_json_of_the_whole_import(tmp_path, monkeypatch):
     out, js = tmp_path / "p.html", tmp_path / "r.json"
     assert main(["import-trace", str(DDP), "-o", str(out), "--json", str(js), "-q"]) == 0

@@ -1145,3 +1145,56 @@ def test_the_fx_view_opens_on_the_selected_kernels_cluster_its_left_edge_and_tit
             _assert_clean(page)
         finally:
             page.close()
+
+
+def test_the_timeline_marks_where_dynamo_gave_up_recompiling_after_the_frames_last_compile(
+    offline_page, tmp_path, training_report
+):
+    """nu23 D7: a recompile limit showed only in the diagnostics banner; the timeline listed the frame's compiles
+    only, as if its last calls had run compiled. A row after the frame's last compile, its mark at the time dynamo
+    refused, says in Python's words (``RecompileLimit.text``) that later calls run eagerly; in the selected compile's
+    span too. The axis says its times in one unit (it read "0 µs, 4.04 s, 8.07 s")."""
+    import dataclasses
+
+    from inductor_lens.report.model import RecompileLimit
+
+    last = max(training_report.compiles, key=lambda c: c.trigger.time_us or 0)
+    end = max(p.start_us + p.duration_us for p in last.phases)
+    hit = RecompileLimit(
+        "0/1",
+        "forward",
+        "/home/u/m.py",
+        5,
+        "recompile_limit",
+        1,
+        "tensor 'x' size mismatch at index 0",
+        "0/0",
+        end + 5e4,
+    )
+    report = dataclasses.replace(training_report, recompile_limits=[hit])
+    path = tmp_path / "limit.html"
+    report.save_html(path)
+    page = offline_page
+    page.set_viewport_size({"width": 1400, "height": 900})
+    _open(page, path)
+    page.click('[data-tab="timeline"]')
+    view = page.locator('[data-view="timeline"]')
+    row = view.locator('[data-role="timeline-limit"][data-compile="0/1"]')
+    assert row.count() == 1  # in the selected compile's span as well: the frame's compiles are listed there too
+    page.click('[data-view="timeline"] [data-role="timeline-all"]')
+    assert row.count() == 1
+    assert row.locator(".il-tl-note").inner_text() == hit.text and "later calls of forward()" in hit.text
+    assert row.locator(".il-tl-label").inner_text() == "0/1 · forward(): recompile limit"
+    # after the last compile's row, and its mark after that compile's trigger on the axis
+    labels = view.locator(".il-tl-compile, [data-role='timeline-limit']").all()
+    assert labels[-1].get_attribute("data-role") == "timeline-limit"
+    mark = row.locator(".il-tl-mark-limit").bounding_box()
+    trigger = view.locator(f'.il-tl-compile[data-compile="{last.id}"] .il-tl-mark-trigger').bounding_box()
+    assert mark["x"] > trigger["x"]
+    # one unit on the axis, in both spans
+    units = {t.split()[-1] for t in view.locator(".il-tl-tick").all_inner_texts()}
+    assert len(units) == 1, units
+    page.click('[data-view="timeline"] [data-role="timeline-all"]')
+    units = {t.split()[-1] for t in view.locator(".il-tl-tick").all_inner_texts()}
+    assert len(units) == 1, units
+    _assert_clean(page)
