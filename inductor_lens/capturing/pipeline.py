@@ -297,7 +297,8 @@ def inspect(
     if profile:
         run.time_later(compiled, args, call_kwargs, backward=backward and backward_error is None)
     report = run.finish(explain_empty=False)
-    said = {_outcome.code_of(d) for d in report.diagnostics} - {"nothing_compiled"}
+    # what the report says of dynamo's state before it (dynamo_reset, no_reset) is no reason for an empty report
+    said = {_outcome.code_of(d) for d in report.diagnostics} - {"nothing_compiled", "dynamo_reset", "no_reset"}
     if given_compiled and not report.compiles and not said:  # called as it is, it handed Inductor nothing
         report = _outcome.add(
             _outcome.without(report, "nothing_compiled"),

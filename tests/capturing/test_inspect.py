@@ -84,7 +84,7 @@ def test_generate_on_a_compiled_module_says_why_nothing_compiled():
     with inductor_lens.capture() as cap:
         torch.compile(model).generate(torch.randn(2, 8))
     assert not cap.report.compiles
-    (d,) = cap.report.diagnostics
+    (d,) = [d for d in cap.report.diagnostics if d.code != "dynamo_reset"]  # that one where a test compiled before
     assert d.code == "never_ran"
     assert "generate() belongs to the original model" in d.message and "torch.compile(model.forward)" in d.message
 
