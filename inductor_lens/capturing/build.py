@@ -64,6 +64,7 @@ from .parse import (
     cpp_wrapper_code,
     find_call_lines,
     ir_source_lines,
+    kept_modules,
     model_modules,
     parse_graph_break,
     parse_output_code_kernels,
@@ -336,10 +337,16 @@ def _graph_nodes(
     out = []
     roles = roles or {}
     lowered = lowered or {}
+    # where dynamo numbers a module's later calls in this graph (``<id>@1``), a node without a number is its first call
+    numbered = any(n.get("module_calls") for n in nodes)
     for n in nodes:
         role, display = roles.get(n["name"], ("", ""))
         types = n.get("module_types") or [""] * len(n.get("module_stack", []))
-        modules = model_modules(n.get("module_stack", []), types, wrapped, own)
+        kept = kept_modules(n.get("module_stack", []), types, wrapped, own)
+        modules = [(p, t) for _, p, t in kept]
+        # which call of each module made it (dynamo's ``<id>@N`` keys); none recorded: all first calls
+        calls = n.get("module_calls") or []
+        called = [calls[i] if i < len(calls) else 0 for i, _, _ in kept]
         out.append(
             GraphNode(
                 name=n["name"],
@@ -353,6 +360,7 @@ def _graph_nodes(
                 user_stack=parse_stack_trace(n.get("stack_trace")),
                 module_stack=[p for p, _ in modules],
                 module_types=[t for _, t in modules] if all(t for _, t in modules) else [],
+                module_calls=called if numbered else [],
                 role=role,
                 display_name=display,
                 original_op=rules.original_op(n["target"], n.get("original", "")),
@@ -1178,6 +1186,7 @@ def _with_forward_facts(nodes: list[GraphNode], made: dict[str, GraphNode]) -> l
             user_stack=list(made[n.name].user_stack),
             module_stack=list(made[n.name].module_stack),
             module_types=list(made[n.name].module_types),
+            module_calls=list(made[n.name].module_calls),
             original_op=made[n.name].original_op,
             output=made[n.name].output,
         )

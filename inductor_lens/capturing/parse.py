@@ -314,14 +314,24 @@ def model_modules(
     >>> model_modules(["L['self'].layers[0]", "L['self'].layers[0].attn", "G['__import_m'].rope"], ["B", "A", "Func"])
     [('layers.0', 'B'), ('layers.0.attn', 'A')]
     """
-    out: list[tuple[str, str]] = []
-    for raw, tp in zip(stack, types):
+    return [(path, tp) for _, path, tp in kept_modules(stack, types, wrapped, own)]
+
+
+def kept_modules(stack: list[str], types: list[str], wrapped: bool = False, own: str = "self") -> list[tuple]:
+    """:func:`model_modules` with each module's index in ``stack``: ``(index, path, class)`` (what else is aligned
+    with the stack, dynamo's call numbers, follows its modules).
+
+    >>> kept_modules(["L['self']", "L['self'].cell"], ["M", "GRUCell"])
+    [(1, 'cell', 'GRUCell')]
+    """
+    out: list[tuple[int, str, str]] = []
+    for i, (raw, tp) in enumerate(zip(stack, types)):
         path = clean_module_path(raw, wrapped, own)
         if not path:
             continue
-        if out and raw.lstrip().startswith("G[") and not path.startswith(out[-1][0] + "."):
+        if out and raw.lstrip().startswith("G[") and not path.startswith(out[-1][1] + "."):
             continue  # a global module, no child of the one that called it
-        out.append((path, tp))
+        out.append((i, path, tp))
     return out
 
 

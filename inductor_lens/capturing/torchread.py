@@ -490,20 +490,25 @@ def lowering_match(node: Any) -> list:
     return [m for m in nodes if hasattr(m, "meta") and hasattr(m, "target")] if isinstance(nodes, list) else []
 
 
-def _module_stack(meta: dict) -> tuple[list[str], list[str]]:
-    mstack, mtypes = [], []
+def _module_stack(meta: dict) -> tuple[list[str], list[str], list[int]]:
+    """``(paths, classes, calls)`` of a node's ``nn_module_stack``, outermost first. ``calls``: which call of each
+    module made the node, as dynamo numbers them in the stack's keys: a module's first call is keyed by its id, a later
+    one by ``<id>@1``, ``<id>@2``... (torch 2.13: a ``GRUCell`` called in a loop); a key without ``@`` is 0."""
+    mstack, mtypes, mcalls = [], [], []
     # a backward node has no nn_module_stack of its own: AOT autograd gives it the forward node's, as
-    # fwd_nn_module_stack (the module whose forward made the op it differentiates)
-    for v in (meta.get("nn_module_stack") or meta.get("fwd_nn_module_stack") or {}).values():
+    # fwd_nn_module_stack (the module whose forward made the op it differentiates), keys included
+    for key, v in (meta.get("nn_module_stack") or meta.get("fwd_nn_module_stack") or {}).items():
         path = v[0] if isinstance(v, (tuple, list)) else str(v)
         mstack.append(str(path))
         cls = v[1] if isinstance(v, (tuple, list)) and len(v) > 1 else None
         name = getattr(cls, "__name__", None) or (str(cls).rsplit(".", 1)[-1].strip("'>") if cls else "")
         mtypes.append(name)
-    return mstack, mtypes
+        call = str(key).rpartition("@")[2] if "@" in str(key) else ""
+        mcalls.append(int(call) if call.isdigit() else 0)
+    return mstack, mtypes, mcalls
 
 
-def _deepest_modules(meta: dict, matched: list) -> tuple[list[str], list[str]]:
+def _deepest_modules(meta: dict, matched: list) -> tuple[list[str], list[str], list[int]]:
     """The module stack of a lowering's node: the deepest of its own and its replaced nodes' (conv + relu in a
     model's forward: its own meta, copied from the pattern's last node, the relu, has the model's; the conv's names
     ``conv1``), the first of the deepest on a tie."""
@@ -547,7 +552,7 @@ def fx_graph_nodes(gm: Any, variables: bool = False) -> list[dict]:
         val = n.meta.get("val", n.meta.get("example_value"))
         shape, shape_hint, dtype = shape_dtype(val)
         matched = lowering_match(n)
-        mstack, mtypes = _deepest_modules(n.meta, matched)
+        mstack, mtypes, mcalls = _deepest_modules(n.meta, matched)
         ops = [m for m in matched if getattr(m, "op", "") == "call_function"]
         out.append(
             {
@@ -565,6 +570,7 @@ def fx_graph_nodes(gm: Any, variables: bool = False) -> list[dict]:
                 "stack_trace": n.meta.get("stack_trace") or "",
                 "module_stack": mstack,
                 "module_types": mtypes,
+                **({"module_calls": mcalls} if any(mcalls) else {}),
                 "source": _input_source(n),
                 "original": str(n.meta.get("original_aten") or ""),  # the op it was decomposed from
                 "result_of": result_of(n),

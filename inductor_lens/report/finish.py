@@ -35,7 +35,7 @@ from .model import (
     Report,
 )
 from .module_paths import infer_modules
-from .modules import module_view
+from .modules import module_view, node_calls
 from .rules import (
     INCOMPLETE_NOTE,
     NOT_OPS,
@@ -638,7 +638,9 @@ def with_module_view(c: Compile) -> Compile:
     """``c`` with ``Compile.module_view`` and each fused node's ``group_path`` (``report/modules.py``), from its fused
     nodes' module paths."""
     runs = {f: site[0] for k in c.kernels for site in k.call_sites if len(site) > 1 for f in site}
-    view, paths = module_view(c.fused_nodes, c.edges, runs)
+    post = c.graphs.get("post_grad")
+    calls = node_calls(c.fused_nodes, {n.name: n for n in post.nodes}) if post is not None else {}
+    view, paths = module_view(c.fused_nodes, c.edges, runs, calls)
     fused = [dataclasses.replace(n, group_path=paths.get(n.name, [])) for n in c.fused_nodes]
     return dataclasses.replace(c, fused_nodes=fused, module_view=view)
 

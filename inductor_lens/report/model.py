@@ -247,6 +247,11 @@ class GraphNode(_Record):
     module_stack: list[str] = field(default_factory=list)
     #: The class of each module in ``module_stack``, e.g. ``["Block", "MLP"]`` (same length, or empty).
     module_types: list[str] = field(default_factory=list)
+    #: Which call of each module in ``module_stack`` made the node, as dynamo numbers a module's calls in one graph
+    #: (0 its first, 1 the next: a ``GRUCell`` called in a loop), same length. Empty in a graph where every module
+    #: runs once, where torch numbers no call (torch 2.11) and in reports made before it; empty too for an op whose
+    #: module the lens inferred (a backward op torch tied to no forward op): which call made it is not known.
+    module_calls: list[int] = field(default_factory=list)
     #: The concrete sizes torch used at capture time, same layout as ``shape``; only set when a dim is
     #: symbolic (None otherwise).
     shape_hint: Optional[list] = None
@@ -353,7 +358,8 @@ class FusedNode(_Record):
     ``ops``: the distinct short op names of its FX ops (``GraphNode.short_op``), in order, tuple unpacking
     (``getitem``) and the graph inputs and constants it reads (``rules.NOT_OPS``) left out. ``group_path``: the boxes it is folded into in the fusion graph, outermost first,
     where that is not ``module_stack`` (a node of a repeated module: the repeat's key, ``ModuleRepeat.key``,
-    comes before the instance; a node of the parent run inside an instance gets the instance); else empty.
+    comes before the instance; a node of the parent run inside an instance gets the instance; a node of a module
+    called several times gets its call's key after the module, ``ModuleCalls.keys``); else empty.
     """
 
     name: str
@@ -1264,6 +1270,20 @@ class ModuleOpening(_Record):
 
 
 @_record
+class ModuleCalls(_Record):
+    """One module called several times in one compile: a cell run over the time steps of an unrolled loop
+    (``GraphNode.module_calls``). Its fused nodes fold into the module's box (key ``module``), and inside it into one
+    box per call, whose group key is ``keys[i]`` (``cell@2``: the module and dynamo's number of the call, in
+    ``FusedNode.group_path`` after the module) and whose text is ``labels[i]`` (``cell · call 3 of 24``), in call
+    order. ``summary``: what the module's folded box says (``cell · 24 calls``)."""
+
+    module: str
+    keys: list[str] = field(default_factory=list)
+    labels: list[str] = field(default_factory=list)
+    summary: str = ""
+
+
+@_record
 class ModuleView(_Record):
     """How the fusion graph folds a compile's fused nodes by module (``report/modules.py``).
 
@@ -1273,6 +1293,9 @@ class ModuleView(_Record):
 
     repeats: list[ModuleRepeat] = field(default_factory=list)
     openings: list[ModuleOpening] = field(default_factory=list)
+    #: The modules called several times in the compile (``ModuleCalls``), outermost first; empty where none is (and
+    #: in reports made before it).
+    calls: list[ModuleCalls] = field(default_factory=list)
 
 
 @_record

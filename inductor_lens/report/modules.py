@@ -27,6 +27,12 @@ What *repeated* means here, so that a box saying "×32" is true:
 - The parent's own fused nodes run inside an instance's span, or between it and the next one (a rotary
   embedding applied inside each layer, whose module is the common prefix ``model``), are **attached** to
   that instance: folded into its box while it is collapsed, counted apart in the summary.
+
+The **calls** of one module instance (a ``GRUCell`` run over the time steps of an unrolled loop) are no siblings:
+their fused nodes share one module path, and dynamo numbers the calls (``GraphNode.module_calls``). A fused node's
+call of each module of its stack is the one most of its ops of that module were made in (:func:`node_calls`). A
+module whose fused nodes come from two calls or more is folded as a whole (its own box) and, inside, by call
+(``ModuleCalls``: one box per call, ``cell · call 3 of 24``, numbered in call order among the calls of the compile).
 """
 
 from __future__ import annotations
@@ -34,7 +40,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Optional, Sequence
 
-from .model import FusedNode, FusionEdge, ModuleOpening, ModuleRepeat, ModuleView
+from .model import FusedNode, FusionEdge, GraphNode, ModuleCalls, ModuleOpening, ModuleRepeat, ModuleView
 from .rules import plural
 
 #: Screens of fewer boxes than this are not planned for (the front end's boxesThatFit never says less).
@@ -538,19 +544,107 @@ def _by_rows(planned: list[ModuleOpening], paths: Sequence[Sequence[str]], edges
 
 
 def module_view(
-    fused: Sequence[FusedNode], edges: Sequence[FusionEdge], runs: Optional[dict[str, str]] = None
+    fused: Sequence[FusedNode],
+    edges: Sequence[FusionEdge],
+    runs: Optional[dict[str, str]] = None,
+    calls: Optional[dict[str, list[Optional[int]]]] = None,
 ) -> tuple[ModuleView, dict[str, list[str]]]:
     """The ``ModuleView`` of a compile's fused nodes and the ``group_path`` of each node that has one; ``edges``:
     the compile's (``Compile.edges``), for the rows each opening shows; ``runs``: each fused node computed by a
     kernel call with others, the call's first node (``Kernel.call_sites``): the graph draws such nodes as one box
-    where they are not folded into a group, and the openings count them so."""
+    where they are not folded into a group, and the openings count them so; ``calls``: each fused node's call of
+    each module of its stack (:func:`node_calls`), for the modules called several times."""
     boxes = [n for n in fused if not n.is_glue]
     repeats = find_repeats(boxes)
     gp = group_paths(boxes, repeats)
+    called = module_calls(boxes, calls or {})
+    if called:
+        gp = _with_calls(boxes, gp, calls or {}, called)
     paths = [gp.get(n.name) or n.module_stack for n in boxes]
     unit, shown = _units(boxes, paths, runs or {})
     unit_edges = sorted({(unit[i], unit[j]) for i, j in box_edges(boxes, edges) if unit[i] != unit[j]})
-    return ModuleView(repeats=repeats, openings=openings(shown, unit_edges)), gp
+    return ModuleView(repeats=repeats, openings=openings(shown, unit_edges), calls=called), gp
+
+
+def node_calls(fused: Sequence[FusedNode], ops: dict[str, GraphNode]) -> dict[str, list[Optional[int]]]:
+    """Each fused node's call of each module of its ``module_stack`` (same length), where its ops say one: the call
+    most of its results (its ``fx_nodes``, by name in ``ops``, that no other of them reads: what it writes, as
+    ``module_paths.node_stack`` files it) in that module were made in (``GraphNode.module_calls``); ``None`` where no
+    result with a recorded call is in that module (an op whose module the lens inferred: the sum of a bias's
+    gradients over every call) or two calls tie. Nodes none of whose results record a call (every module called
+    once, torch 2.11, a report made before calls were read) are left out."""
+    out: dict[str, list[Optional[int]]] = {}
+    for n in fused:
+        mine = [g for g in (ops.get(x) for x in n.fx_nodes) if g is not None]
+        read = {i for g in mine for i in g.inputs}
+        results = [g for g in mine if g.name not in read and len(g.module_calls) == len(g.module_stack) > 0]
+        if not n.module_stack or not results:
+            continue
+        row: list[Optional[int]] = []
+        for d, m in enumerate(n.module_stack):
+            votes = Counter(g.module_calls[d] for g in results if len(g.module_stack) > d and g.module_stack[d] == m)
+            top = votes.most_common(2)
+            row.append(top[0][0] if top and (len(top) == 1 or top[1][1] < top[0][1]) else None)
+        out[n.name] = row
+    return out
+
+
+def call_key(module: str, call: int) -> str:
+    """The group key of one call of ``module``: ``cell@2`` (dynamo's own ``<id>@2``; no module path holds an ``@``)."""
+    return f"{module}@{call}"
+
+
+def module_calls(boxes: Sequence[FusedNode], calls: dict[str, list[Optional[int]]]) -> list[ModuleCalls]:
+    """The modules whose boxes (fused nodes drawn as boxes) come from two calls or more (``calls``: each box's call
+    of each module of its stack, :func:`node_calls`), outermost first, each with its calls in call order.
+
+    >>> b = [FusedNode(name=f"op{i}", kind="extern", module_stack=["cell"]) for i in range(3)]
+    >>> [(c.summary, c.labels) for c in module_calls(b, {"op0": [0], "op1": [1], "op2": [2]})]
+    [('cell · 3 calls', ['cell · call 1 of 3', 'cell · call 2 of 3', 'cell · call 3 of 3'])]
+    >>> module_calls(b, {"op0": [0], "op1": [0]})
+    []
+    """
+    seen: dict[str, set[int]] = {}
+    depth: dict[str, int] = {}
+    for n in boxes:
+        for d, (m, c) in enumerate(zip(n.module_stack, calls.get(n.name) or ())):
+            if c is not None:
+                seen.setdefault(m, set()).add(c)
+                depth.setdefault(m, d)
+    out = []
+    for m in sorted(seen, key=lambda m: depth[m]):
+        every = sorted(seen[m])
+        if len(every) < 2:
+            continue
+        out.append(
+            ModuleCalls(
+                module=m,
+                keys=[call_key(m, c) for c in every],
+                labels=[f"{m} · call {k} of {len(every)}" for k in range(1, len(every) + 1)],
+                summary=f"{m} · {len(every)} calls",
+            )
+        )
+    return out
+
+
+def _with_calls(
+    boxes: Sequence[FusedNode], gp: dict[str, list[str]], calls: dict[str, list[Optional[int]]], called: list
+) -> dict[str, list[str]]:
+    """``gp`` (group paths) with each box's call of each module of ``called`` after that module in its path."""
+    several = {c.module for c in called}
+    out = dict(gp)
+    for n in boxes:
+        mine = dict(zip(n.module_stack, calls.get(n.name) or ()))
+        path = gp.get(n.name) or list(n.module_stack)
+        if not any(m in several and mine.get(m) is not None for m in path):
+            continue
+        new: list[str] = []
+        for m in path:
+            new.append(m)
+            if m in several and mine.get(m) is not None:
+                new.append(call_key(m, mine[m]))
+        out[n.name] = new
+    return out
 
 
 def _units(boxes: Sequence[FusedNode], paths: Sequence[Sequence[str]], runs: dict[str, str]):

@@ -1,7 +1,7 @@
 // DOT builders. The DOT text holds only generated ids ("n3", "g1") and sizes: no report text
 // goes to Graphviz, so nothing needs escaping there; labels are drawn by us, as text nodes.
 import { basename, fmtShare, fmtUs, fusionEdges, groupOf, indexCompile, kernelRun, nodeTimes, plural } from "./data.js";
-import { repeatOf } from "./fit.js";
+import { callsOf, repeatOf } from "./fit.js";
 import { fmtShape } from "./viewdata.js";
 
 const MONO_CH = 7.25; // px per character, 12px monospace, semibold (0.6 em and a little: DejaVu Sans Mono, Menlo)
@@ -184,7 +184,9 @@ function addBoxes(g, expanded, times) {
       members: [n.name],
       ops: opsOf(n),
       nOps: (n.fx_nodes || []).length,
-      module: (n.module_stack || []).at(-1) || "",
+      // the module it ran in, or the call of it where the module ran several times ("cell · call 3 of 24", Python's)
+      module: callText(idx.compile, n) || (n.module_stack || []).at(-1) || "",
+      call: callText(idx.compile, n),
       inPlace: n.in_place || "", // what it writes in place, in Python's words (FusedNode.in_place)
       writers: n.in_place ? 1 : 0,
     };
@@ -198,6 +200,15 @@ function addBoxes(g, expanded, times) {
     order.push(it.id);
     if (kernelKey) keyToId.set(kernelKey, it.id);
   });
+}
+
+/** The call a fused node belongs to, in Python's words (ModuleCalls.labels), the innermost where calls nest; "". */
+function callText(compile, n) {
+  for (const g of [...(n.group_path || [])].reverse()) {
+    const c = callsOf(compile, g);
+    if (c && c.label) return c.label;
+  }
+  return "";
 }
 
 /** `text` cut after ", " / "; " or before " (" into lines of at most `n` characters (a line without a cut is clipped later). */
@@ -277,13 +288,14 @@ function labelBoxes(items, compile) {
       const cut = it.ops.length ? -1 : it.label.indexOf(": ");
       const title = cut < 0 ? it.label : it.label.slice(0, cut);
       const ops = it.ops.join(" · ");
+      const moduleLine = ops === title && !many && it.module;
       it.lines = fit([
         // no "×N" after a kernel's name for its N fused nodes: read as N launches or N repeats (the modules' ×N),
         // it misled (nu19 O-a); the last line says "N fused nodes · one kernel"
         clipMiddle(title, Math.floor((MAX_W - 22) / MONO_CH)),
         // an extern call's one op is its title already: the line names the module it ran in (the addmm of four
         // experts told apart)
-        (ops === title && !many && it.module) || ops || (cut < 0 ? it.name : it.label.slice(cut + 2)),
+        moduleLine || ops || (cut < 0 ? it.name : it.label.slice(cut + 2)),
         ...withTime(
           many
             ? `${plural(it.members.length, "fused node")} · one kernel · ${it.kind}`
@@ -292,6 +304,9 @@ function labelBoxes(items, compile) {
               `#${it.index} · ${it.kind} · ${it.nOps ? plural(it.nOps, "op") : "no FX op linked"}`,
           time,
         ),
+        // which call of its module it belongs to, where the module ran several times and no line above says it (the
+        // 24 boxes of a cell unrolled over 24 steps told apart)
+        ...(it.call && !moduleLine ? [it.call] : []),
       ]);
       if (it.noisy) it.title = it.lines.join("\n") + noisyTitle(it);
       it.count = it.members.length;
@@ -307,9 +322,15 @@ function labelBoxes(items, compile) {
       const time = timeText(it);
       const r = repeatOf(compile, it.module);
       if (r) it.repeat = r;
+      // a module called several times, or one call of it: Python's words (ModuleCalls) in place of its path
+      const c = callsOf(compile, it.module);
       it.lines = r
         ? repeatLines(it, r)
-        : fit([it.module, ...withTime(plural(it.members.length, "fused node"), time, " · click to expand"), kinds]);
+        : fit([
+            (c && (c.label || c.summary)) || it.module,
+            ...withTime(plural(it.members.length, "fused node"), time, " · click to expand"),
+            kinds,
+          ]);
       if (it.noisy && !r) it.title = it.lines.join("\n") + noisyTitle(it);
       Object.assign(it, sizeFor(it.lines));
     }

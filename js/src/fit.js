@@ -63,6 +63,18 @@ export function repeatOf(compile, key) {
   return list.find((r) => r.key === key) || null;
 }
 
+/** What a group of calls says (Compile.module_view.calls, Python): `{summary}` for a module called several times
+ * (its folded box: "cell · 24 calls"), `{label}` for one of its calls ("cell · call 3 of 24"), else null. */
+export function callsOf(compile, key) {
+  const list = (compile && compile.module_view && compile.module_view.calls) || [];
+  for (const c of list) {
+    if (c.module === key) return { summary: c.summary };
+    const i = (c.keys || []).indexOf(key);
+    if (i >= 0) return { label: c.labels[i] };
+  }
+  return null;
+}
+
 /** The groups open, by name, where nothing is selected: "layers.0-3 ×4 open", "ln_f, lm_head and 3 more open"
  * (a repeat by its label and count), else "top level". A count alone ("2 modules expanded") read as if boxes
  * were open where the groups opened were single boxes. */
@@ -70,7 +82,8 @@ export function openText(ix, exp) {
   if (!ix || !exp.size) return "top level";
   const names = [...exp].map((m) => {
     const r = repeatOf(ix.compile, m);
-    return r ? `${r.label} ×${r.modules.length}` : m;
+    const c = callsOf(ix.compile, m);
+    return r ? `${r.label} ×${r.modules.length}` : (c && (c.label || c.summary)) || m;
   });
   const shown = names.slice(0, 3).join(", ");
   return `${names.length > 3 ? `${shown} and ${names.length - 3} more` : shown} open`;

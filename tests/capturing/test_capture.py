@@ -719,3 +719,33 @@ def test_every_backward_op_of_an_unrolled_cell_is_the_cells_as_torch_ties_it(gru
     assert addmm and all(n.module_stack == ["cell"] for n in addmm)
     assert {n.short_op for n in ops if not n.module_stack} == {"select", "add"}
     assert all(n.module_types == ["GRUCell"] for n in ops if n.module_stack)
+
+
+def test_the_calls_of_an_unrolled_cell_are_folded_and_numbered_as_dynamo_numbers_them(gru_unrolled_report):
+    """A ``GRUCell`` called 3 times in one graph: dynamo keys each call's ``nn_module_stack`` entry ``<id>``,
+    ``<id>@1``, ``<id>@2``; the post-grad ops carry that number (``GraphNode.module_calls``), and the fusion graph
+    folds the cell's fused nodes by call, in execution order, each call's box named by its number (nu23 D6: 24 calls
+    read as 24 identical boxes told apart by ``#N`` only). The forward's calls run one after another, each with its two
+    matmuls (``x @ W_ih``, ``h @ W_hh``); the backward's in reverse, the ops the lens filed in the cell itself and the
+    sums of a weight's gradients over every call in no call."""
+    fwd, bwd = (next(c for c in gru_unrolled_report.compiles if c.graph_kind == k) for k in ("forward", "backward"))
+    (calls,) = fwd.module_view.calls
+    assert (calls.module, calls.keys, calls.summary) == ("cell", ["cell@0", "cell@1", "cell@2"], "cell · 3 calls")
+    assert calls.labels == ["cell · call 1 of 3", "cell · call 2 of 3", "cell · call 3 of 3"]
+    ops = [n for n in fwd.graphs["post_grad"].nodes if n.op == "call_function" and n.module_stack]
+    assert {tuple(n.module_calls) for n in ops} == {(0,), (1,), (2,)}
+    boxes = [n for n in fwd.fused_nodes if not n.is_glue]
+    order = [n.group_path[1] for n in boxes]
+    assert all(n.group_path[0] == "cell" for n in boxes)
+    assert order == sorted(order), order  # call 0's nodes, then call 1's, then call 2's
+    for key in calls.keys:
+        assert [n.label for n in boxes if n.group_path[1] == key and n.kind == "extern"] == ["addmm", "addmm"]
+    (back,) = bwd.module_view.calls
+    assert back.keys == ["cell@0", "cell@1", "cell@2"]
+    ran = [n.group_path[1] for n in bwd.fused_nodes if not n.is_glue and n.group_path]
+    assert ran and ran[0] == "cell@2" and "cell@0" in ran  # the last call's gradients first
+    post = {n.name: n for n in bwd.graphs["post_grad"].nodes}
+    for n in bwd.fused_nodes:
+        if len(n.group_path) == 2:  # a call's node: some of its ops were made in that call
+            call = int(n.group_path[1].rpartition("@")[2])
+            assert any(post[x].module_calls == [call] for x in n.fx_nodes if x in post), n.name

@@ -1198,3 +1198,25 @@ def test_the_timeline_marks_where_dynamo_gave_up_recompiling_after_the_frames_la
     units = {t.split()[-1] for t in view.locator(".il-tl-tick").all_inner_texts()}
     assert len(units) == 1, units
     _assert_clean(page)
+
+
+def test_the_boxes_of_an_unrolled_cell_name_the_call_they_belong_to(tmp_path, offline_page, gru_unrolled_report):
+    # nu23 D6: a GRUCell called in a loop drew its calls' boxes alike, told apart by "#N" only. Each box says its call
+    # in Python's words (ModuleCalls.labels): an addmm on its module line, a generated kernel on a line of its own
+    (fwd,) = [c for c in gru_unrolled_report.compiles if c.graph_kind == "forward"]
+    (calls,) = fwd.module_view.calls
+    said = dict(zip(calls.keys, calls.labels))
+    path = tmp_path / "gru.html"
+    gru_unrolled_report.save_html(path)
+    _open(offline_page, path)
+    pane = '[data-view="fusion"] [data-role="graph-pane"]'
+    offline_page.wait_for_selector(f"{pane} [data-node]")
+    boxes = [n for n in fwd.fused_nodes if not n.is_glue]
+    assert len(boxes) <= 16  # opens whole: every box drawn
+    drawn = {e.get_attribute("data-node"): e.text_content() for e in offline_page.locator(f"{pane} [data-node]").all()}
+    # every box drawn (a kernel's nodes of one call: one box, named by the first), each naming its call
+    assert set(drawn) <= {n.name for n in boxes} and len(drawn) >= 9, drawn
+    call = {n.name: said[n.group_path[1]] for n in boxes}
+    for name, text in drawn.items():
+        assert call[name] in text and all(c not in text for c in set(said.values()) - {call[name]}), (name, text)
+    assert "cell · 3 calls" in offline_page.locator('[data-role="breadcrumbs"]').inner_text()
