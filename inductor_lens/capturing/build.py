@@ -1911,8 +1911,9 @@ def _compile(
     constants = _constant_roles(rec, post_roles, {v[0]: v[1:] for v in quantized.values()})
     graph_nodes = _graph_nodes(rec.post_grad_nodes, post_roles, wrapped, _lowered_ops(kernels), own=own)
     graph_nodes = _with_forward_facts(graph_nodes, ca_made)
-    if rec.graph_kind == "backward" and forward_nodes and not ca:
-        # the ops torch tied to no forward op: filed by what they read (the addmm of a gradient and its sum)
+    if rec.graph_kind == "backward" and forward_nodes and not ca and any(n.module_stack for n in graph_nodes):
+        # the ops torch tied to no forward op: filed by what they read (the addmm of a gradient and its sum); only
+        # where torch recorded modules (a live capture): a TORCH_TRACE import's are all inferred, and said so, below
         ties = {n["name"]: n for n in rec.post_grad_nodes if n.get("gradient_sum") or n.get("forward_top_level")}
         graph_nodes = fill_backward(
             graph_nodes,
