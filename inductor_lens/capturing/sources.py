@@ -11,7 +11,7 @@ import linecache
 import re
 import sys
 from dataclasses import dataclass
-from typing import Iterable, Optional
+from typing import Any, Iterable, Optional
 
 from ..report.model import Frame, SourceFile
 
@@ -40,6 +40,16 @@ def _shell():
         return get() if get is not None else None
     except Exception:
         return None
+
+
+def running_cell(shell: Any = None) -> Optional[int]:
+    """The number of the cell running now (``In [N]``), as its lines are named (``cell [N]:3``): the newest of the
+    numbers IPython's compiler keeps per cell file (``shell.compile._filename_map``). Not ``shell.execution_count``,
+    which IPython 9 moves on to the next cell's before it runs this one. None outside IPython."""
+    shell = shell if shell is not None else _shell()
+    names = getattr(getattr(shell, "compile", None), "_filename_map", None)
+    numbers = [n for n in names.values() if isinstance(n, int)] if isinstance(names, dict) else []
+    return max(numbers) if numbers else None
 
 
 def _magic_call(compiled: str) -> Optional[tuple[str, str]]:

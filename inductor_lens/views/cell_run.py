@@ -328,7 +328,13 @@ class LensedCell:
 
         self.plan = _CellPlan(self.shell, self.args, self.cell)  # a UsageError here: nothing has run
         before = {k: id(v) for k, v in self.ns.items() if _is_compiled_safe(v)}
-        title = self.args.title or (", ".join(self.names) if self.names else "%%inductor_lens cell")
+        # a cell compiling no named function: by its number (In [N], as its lines are named: "cell [N]:3"), so that
+        # its exported page (named by the title) is not inductor_lens-cell.html for every cell of every notebook
+        from ..capturing.sources import running_cell
+
+        number = running_cell(self.shell)
+        cell = f"%%inductor_lens cell [{number}]" if number is not None else "%%inductor_lens cell"
+        title = self.args.title or (", ".join(self.names) if self.names else cell)
         pipeline = Run(
             title=title,
             on_event=self.progress,

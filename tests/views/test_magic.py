@@ -205,6 +205,13 @@ def test_user_own_torch_compile_is_captured_and_displayable(kernel):
     assert ex.widget_views()
     assert kernel.value("len(rep_own.kernels)") == 1
     assert kernel.ok("display(own)").widget_views()
+    # a cell that names no function is titled by its number, and its exported page named after it (nu24 D8: every
+    # cell's page was inductor_lens-cell.html)
+    number = ex.reply["execution_count"]
+    assert kernel.value("rep_own.title") == f"%%inductor_lens cell [{number}]"
+    assert kernel.value("__import__('inductor_lens.views.widget').views.widget._filename(rep_own)") == (
+        f"inductor_lens-cell-{number}.html"
+    )
 
 
 # -- compile options ------------------------------------------------------------------------------------
