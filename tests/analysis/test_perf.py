@@ -642,17 +642,17 @@ def test_an_online_softmax_reduction_has_flops_not_none():
     assert f"flops: {ONLINE_SOFTMAX_RULE}, per element from shapes" in cost.source
 
 
-def _against_peak(op: str, on_gpu: bool = True, **cost) -> dict:
+def _against_peak(op: str, on_gpu: bool = True, language: str = "triton", **cost) -> dict:
     """``against_peak`` for one call of 10 us of a kernel of one ``op`` on a device of 1000 GB/s and 10 TFLOP/s."""
     from inductor_lens.analysis.perf import against_peak
 
     info = DeviceInfo(name="X", peak_gbps=1000.0, peak_tflops={"fp32": 10.0})
     c = _compile(
         [GraphNode("y", "call_function", op, shape=[10], dtype="float32")],
-        Kernel(name="k", language="triton", source="", fx_nodes=["y"]),
+        Kernel(name="k", language=language, source="", fx_nodes=["y"]),
     )
     k = Kernel(
-        name="k", language="triton", source="", fx_nodes=["y"], cost=inductor_lens.report.model.Cost(source="", **cost)
+        name="k", language=language, source="", fx_nodes=["y"], cost=inductor_lens.report.model.Cost(source="", **cost)
     )
     return against_peak(10.0, k, c, info, on_gpu=on_gpu)
 
@@ -692,9 +692,17 @@ def test_a_count_above_the_peak_is_an_upper_bound_not_a_fraction():
     assert r["peak_fraction"] == pytest.approx(1.05)  # within the margin
     # a CPU's ceiling is measured (a few torch.mm at profile time): an exact count above it (a convolution, at
     # 70 GFLOP/s on a 60 GFLOP/s probe) blamed the FLOP count; the probe is named as what may be low
-    r = _against_peak("aten.convolution.default", on_gpu=False, bytes_read=1e3, bytes_written=0, flops=5e8)
+    r = _against_peak(
+        "aten.convolution.default", on_gpu=False, language="extern", bytes_read=1e3, bytes_written=0, flops=5e8
+    )
     assert r["bound"] == "compute" and r["peak_fraction"] is None
     assert "above the measured fp32 ceiling (the best of a few torch.mm at profile time)" in r["verdict"], r["verdict"]
+    assert "its own library's kernels" in r["verdict"], r["verdict"]
+    # a kernel Inductor generated (nu23 D1, D2: a count too high drew it ten times above the ceiling, and the verdict
+    # blamed the probe or the library first): its own loops do not outrun torch.mm, so the count is named first
+    r = _against_peak("aten.mul.Tensor", on_gpu=False, language="cpp", bytes_read=1e3, bytes_written=0, flops=5e8)
+    assert r["peak_fraction"] is None and "library" not in r["verdict"], r["verdict"]
+    assert "a kernel Inductor generated does not outrun: it did fewer operations than counted" in r["verdict"]
 
 
 def test_peak_table_names_common_gpus_and_their_source():
