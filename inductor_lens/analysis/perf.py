@@ -12,7 +12,7 @@ import statistics
 from dataclasses import dataclass, field
 from typing import Optional
 
-from ..report.lines import time_by_line
+from ..report.lines import no_file_kernels, time_by_line
 from ..report.model import (
     Compile,
     DeviceInfo,
@@ -294,7 +294,7 @@ def apply_profile(report: Report, m: Measured, device: Optional[DeviceInfo]) -> 
         outside_graphs_us=round(max(unattributed - inside, 0.0), 3),
         unmatched_ops=[OpTime(n, round(us, 3)) for n, us in sorted(ops.items(), key=lambda kv: -kv[1])[:20]],
         # by the kernels' user lines, else the lines that built their modules (the same the Source view names)
-        by_line=time_by_line(k for c in compiles for k in c.kernels),
+        by_line=time_by_line((k for c in compiles for k in c.kernels), no_file_kernels(compiles)),
         by_module=_rollup(by_module, attributed, ModuleTime),
         by_kind=_rollup(by_kind, attributed, KindTime),
         off_estimate=off,

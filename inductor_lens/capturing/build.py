@@ -2249,7 +2249,8 @@ class CompileMaker:
             self.parents[rec.key] = _post_nodes(compile)
         compile = _with_costs(compile, rec, self.diagnostics)
         if not rec.subgraph:
-            compile = self._after_reset(compile, _frame_code(self.trace, _key(rec), compile.frame))
+            code = _frame_code(self.trace, _key(rec), compile.frame)
+            compile = _fileless(self._after_reset(compile, code), str(code[0]) if len(code) > 1 else "")
         if compile.graph_kind == "forward":
             self.forwards[compile.compile_id].append(_post_nodes(compile))
             aot_id = _aot_forward_id(rec.output_code)
@@ -2451,6 +2452,23 @@ def _dynamo_state(raw: Raw) -> list[Diagnostic]:
     state = "reset" if before.get("state") == "reset" else "kept"
     names = [f"{name}() ({file}:{line})" for name, file, line in functions]
     return [Diagnostic("dynamo_reset" if state == "reset" else "no_reset", rules.dynamo_state_text(state, names))]
+
+
+def _fileless(c: Compile, file: str) -> Compile:
+    """``c``, a compile of code with no file (``file``, the traced frame's: ``<string>``, a model class defined
+    through ``exec()``), its fused nodes with FX ops and no frame of the user's saying so (``rules.no_file_reason``):
+    torch records an empty stack trace for code with no file, so they are not ops of torch's own code
+    (``rules.INSIDE_TORCH``), and the line that built their module did not run them (``lines.kernel_keys``)."""
+    if not rules.fileless(file):
+        return c
+    why = rules.no_file_reason(file)
+    fused = [
+        dataclasses.replace(n, no_line_reason=why)
+        if n.fx_nodes and n.no_line_reason in ("", rules.INSIDE_TORCH) and not any(f.is_user for f in n.user_stack)
+        else n
+        for n in c.fused_nodes
+    ]
+    return dataclasses.replace(c, fused_nodes=fused)
 
 
 def _no_provenance(c: Compile) -> Compile:

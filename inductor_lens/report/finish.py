@@ -327,7 +327,7 @@ def derive_compile(c: Compile, fx: Optional[dict] = None, view: bool = True) -> 
         if n.kernel:
             lines_of.setdefault(n.kernel, []).append(n.user_lines)
             kinds_of.setdefault(n.kernel, []).append(n.kind)
-    holds = dict(_buffer_holds(fused, fx), **gradient_buffers(c, fx))  # a gradient as its oval names it
+    holds = dict(_buffer_holds(fused, fx, c.output_nodes), **gradient_buffers(c, fx))  # a gradient as its oval names it
     # a frozen graph's constant by the parameters it comes from (a C++ GEMM template's packed weight has no get_attr)
     holds.update((name, shown) for name, shown in c.constant_names.items() if name not in holds)
     kernels = []
@@ -773,7 +773,38 @@ def infer_report_modules(report: Report) -> Report:
     return mark_built(dataclasses.replace(report, compiles=compiles))
 
 
-def _buffer_holds(fused: list[FusedNode], fx: dict) -> dict[str, str]:
+def _several_writes(fused: list[FusedNode], fx: dict, outputs: dict[str, str]) -> dict[str, str]:
+    """What a buffer of a fused node that writes several holds, by the FX op whose result it is: a buffer the graph
+    returns by its output node (``Compile.output_nodes``), else the one buffer of the node another node reads by the
+    one op of the node whose result an op outside it reads. Inductor fuses a backward's chain of pointwise ops into one
+    node of several members, whose last buffer takes over the storage of the one before (``buf5 = buf4; del buf4  #
+    reuse``, the kernel's ``in_out_ptr0``): nu23's ``op4_op5``, whose ``buf5`` (the gradient ``fc1``'s ``mm`` and
+    ``sum`` read) its launch named by no more than that."""
+    read_by: dict[str, set] = {}
+    for m in fused:
+        for b in m.reads:
+            read_by.setdefault(b, set()).add(m.name)
+    users: dict[str, set] = {}
+    for g in fx.values():
+        for i in g.inputs:
+            users.setdefault(i, set()).add(g.name)
+    out: dict[str, str] = {}
+    for n in fused:
+        if len(n.writes) < 2:
+            continue
+        own = set(n.fx_nodes)
+        for b in n.writes:
+            if outputs.get(b) in fx:
+                out[b] = made_by_text(outputs[b], fx)
+        left = [b for b in n.writes if b not in out and read_by.get(b, set()) - {n.name}]
+        results = [f for f in n.fx_nodes if f in fx and fx[f].op == "call_function" and users.get(f, set()) - own]
+        results = [f for f in results if f not in outputs.values()]
+        if len(left) == 1 and len(results) == 1:
+            out[left[0]] = made_by_text(results[0], fx)
+    return out
+
+
+def _buffer_holds(fused: list[FusedNode], fx: dict, outputs: Optional[dict[str, str]] = None) -> dict[str, str]:
     """``LaunchArg.holds`` by buffer or graph input name: a graph input by the name the user knows
     (``transformer.h.0.ln_1.weight`` for ``primals_4``, ``gradient of output 1`` for ``tangents_1``), a buffer that one
     fused node alone writes by what computes it (``rules.made_by_text`` of its last op: ``layer1.0.conv1 convolution``)
@@ -798,6 +829,8 @@ def _buffer_holds(fused: list[FusedNode], fx: dict) -> dict[str, str]:
             out[n.writes[0]] = copy_name(fx[inputs[0]])
         elif len(held) == 1 and not inputs:  # a small constant Inductor wrote into a kernel's code, which makes it
             out[n.writes[0]] = fx[held[0]].display_name
+    more = _several_writes(fused, fx, outputs or {})
+    out.update((b, shown) for b, shown in more.items() if b not in out and b not in mutated)
     return {b: shown for b, shown in out.items() if shown and shown != b}
 
 

@@ -37,11 +37,22 @@ from .model import (
     RowLine,
 )
 from .model import SavedTensor as _Saved
-from .rules import copy_name, counted_bytes, gradient_text, made_by, owner_module, recomputed_reason, short_op
+from .rules import (
+    copy_name,
+    counted_bytes,
+    gradient_text,
+    made_by,
+    no_file_reason,
+    owner_module,
+    recomputed_reason,
+    short_op,
+)
 
 #: A roll-up's key: ``(file, line, code, built)``; ``("", 0, "", False)`` for things with no line at all.
 Key = tuple[str, int, str, bool]
 NO_LINE: Key = ("", 0, "", False)
+#: How :func:`rules.no_file_reason` begins, whatever the file it names.
+NO_FILE_START = no_file_reason("")[: no_file_reason("").index("(")]
 
 
 def user_line(stack: Iterable[Frame]) -> Optional[Frame]:
@@ -264,26 +275,43 @@ def memory_lines(
     )
 
 
-def kernel_keys(k: Kernel) -> list[Key]:
+def kernel_keys(k: Kernel, no_file: bool = False) -> list[Key]:
     """The lines a kernel's time is split between: its user lines of the user's code (``Kernel.user_lines``, the same
-    the Source view and the panel name), else the lines that built its modules (``Kernel.built_lines``), else the lines
-    of a library's code that ran it, else :data:`NO_LINE`."""
+    the Source view and the panel name), else the lines that built its modules (``Kernel.built_lines``) but for a
+    kernel whose ops ran in code with no file (``no_file``, :func:`no_file_kernels`: where they ran is not known,
+    and the line that built their module did not run them), else the lines of a library's code that ran it, else
+    :data:`NO_LINE`."""
     ran = [(f.file, f.line, f.code, False) for f in k.user_lines if f.is_user]
-    built = [(b.file, b.line, b.code, True) for b in k.built_lines]
+    built = [] if no_file else [(b.file, b.line, b.code, True) for b in k.built_lines]
     return ran or built or [(f.file, f.line, f.code, False) for f in k.user_lines] or [NO_LINE]
+
+
+def no_file_kernels(compiles: Iterable[Compile]) -> set[int]:
+    """The kernels (by ``id``) of ``compiles`` with no line of the user's whose fused nodes ran in code with no file
+    (their ``no_line_reason`` is ``rules.no_file_reason``'s: a model class defined through ``exec()``)."""
+    out: set[int] = set()
+    for c in compiles:
+        fused = {n.name: n for n in c.fused_nodes}
+        for k in c.kernels:
+            nodes = [fused[name] for name in k.fused_nodes if name in fused]
+            if any(n.no_line_reason.startswith(NO_FILE_START) for n in nodes):
+                out.add(id(k))
+    return out
 
 
 def _share(us: float, total: float) -> Optional[float]:
     return round(us / total, 4) if total else None
 
 
-def time_by_line(kernels: Iterable[Kernel]) -> list[LineTime]:
+def time_by_line(kernels: Iterable[Kernel], no_file: Iterable[int] = ()) -> list[LineTime]:
     """``StepProfile.by_line``: the measured time of ``kernels`` (those with a ``profile``) by line
-    (:func:`kernel_keys`; a kernel of several lines split evenly), longest first, shares of their total."""
+    (:func:`kernel_keys`; a kernel of several lines split evenly; ``no_file``: :func:`no_file_kernels`), longest
+    first, shares of their total."""
     rows: dict[Key, tuple[float, list[str], list[str]]] = {}
     timed = [k for k in kernels if k.profile is not None]
+    fileless = set(no_file)
     for k in timed:
-        keys = kernel_keys(k)
+        keys = kernel_keys(k, id(k) in fileless)
         for key in keys:
             us, names, noisy = rows.get(key, (0.0, [], []))
             rows[key] = (
@@ -398,5 +426,7 @@ def mark_rollups(report: Report) -> Report:
     profile = report.profile
     rows = profile.by_line if profile is not None else []
     if profile is not None and (any(k.built_lines for c in compiles for k in c.kernels) or any(r.built for r in rows)):
-        profile = dataclasses.replace(profile, by_line=time_by_line(k for c in compiles for k in c.kernels))
+        profile = dataclasses.replace(
+            profile, by_line=time_by_line((k for c in compiles for k in c.kernels), no_file_kernels(compiles))
+        )
     return dataclasses.replace(report, compiles=compiles, profile=profile)

@@ -541,14 +541,71 @@ def fill_backward(
     grads = _gradients(post, fwd, paths, shared=_shared(fwd, paths))
     fixed = {**_recomputed(post, fwd), **{n.name: () for n in ops if n.name in top}}
     fixed.update({n.name: () for n in ops if n.name in sums and n.name not in grads})
-    stacks = _op_stacks(post, _made_from_weights(post, paths), grads, _saved(post, fwd), True, fixed)
+    weights = _made_from_weights(post, paths)
+    stacks = _op_stacks(post, weights, grads, _saved(post, fwd), True, fixed)
     types = {tuple(n.module_stack): n.module_types for g in (post, fwd) for n in g.nodes if n.module_types}
+    filled = {n.name for n in ops if not n.module_stack and stacks.get(n.name)}
+    calls = _filled_calls(nodes, stacks, filled, set(grads) | set(weights) | _across_calls(forward))
     return [
-        dataclasses.replace(n, module_stack=list(stacks[n.name]), module_types=list(types.get(stacks[n.name], [])))
-        if n.op == "call_function" and not n.module_stack and stacks.get(n.name)
+        dataclasses.replace(
+            n,
+            module_stack=list(stacks[n.name]),
+            module_types=list(types.get(stacks[n.name], [])),
+            module_calls=list(calls.get(n.name, ())),
+        )
+        if n.name in filled
         else n
         for n in nodes
     ]
+
+
+def _across_calls(forward: Sequence[GraphNode]) -> set:
+    """The forward's values that one call of a module makes and another reads (an unrolled cell's hidden state
+    ``h1``, made by call 1, read by call 2): a backward op that reads them saved is no more one call's than the
+    other's."""
+    made = {n.name: tuple(n.module_calls) for n in forward if n.module_calls}
+    out = set()
+    for n in forward:
+        for i in n.inputs:  # (a use in no call, the graph's output, says nothing of which call)
+            if i in made and n.module_calls and tuple(n.module_calls) != made[i]:
+                out.add(i)
+    return out
+
+
+def _filled_calls(
+    nodes: Sequence[GraphNode], stacks: Mapping[str, Stack], filled: Container[str], shared: Container[str]
+) -> dict[str, tuple[int, ...]]:
+    """Op name -> its calls of its modules (``GraphNode.module_calls``), for the backward ops :func:`fill_backward`
+    filed in a module (``filled``), where the evidence gives one call: the calls of the inputs torch ties to the
+    forward (a saved activation, an op AOT autograd tied to its forward op) where they all agree, else those of
+    the filed ops before it that it reads, where they all agree. An input of another module, one of no call, and
+    ``shared`` ones are no evidence: a weight and its views (read by every call), a value one call makes and another
+    reads (:func:`_across_calls`), and a parameter's gradient, summed over every call, which stays in no call. A GRU cell unrolled 3 times: the ``mul`` of ``(h - n) * z``'s backward
+    reads call 2's saved ``sub_2`` (call 2); the ``addmm`` of the hidden state's gradient reads call 2's ``cat`` and
+    the weight (call 2); the ``addmm`` that adds call 1's part of ``W_ih``'s gradient to call 2's reads both: no call.
+    An op that reads call 1's saved gate and the gradient call 2's backward passed it is call 1's: the saved tensor
+    says which call's backward it is; the gradient comes from the call after it."""
+    by_name = {n.name: n for n in nodes}
+    out: dict[str, tuple[int, ...]] = {}
+
+    def call_of(name: str, st: Stack) -> Optional[tuple[int, ...]]:
+        n = by_name.get(name)
+        if n is None or name in shared or tuple(n.module_stack[: len(st)]) != st:
+            return None
+        have = tuple(n.module_calls) if name not in out else out[name]
+        return have[: len(st)] if len(have) >= len(st) else None
+
+    for n in nodes:
+        st = tuple(stacks.get(n.name, ()))
+        if n.name not in filled or n.name in shared or not st:
+            continue
+        tied = {call_of(i, st) for i in n.inputs if i not in out and i not in filled}
+        found = {c for c in tied if c is not None}
+        if not found:
+            found = {c for c in (call_of(i, st) for i in n.inputs if i in out) if c is not None}
+        if len(found) == 1:
+            out[n.name] = found.pop()
+    return out
 
 
 def infer_modules(compiles: Sequence[Compile], forward_of: dict[str, str]) -> list[Compile]:

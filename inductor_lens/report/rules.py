@@ -2563,6 +2563,35 @@ INSIDE_TORCH = (
     "not from a line of yours."
 )
 NO_FX_OPS = "No FX op of the graph is linked to this node, so no line of yours is known for it."
+
+
+def fileless(file: str) -> bool:
+    """Whether ``file`` names code with no file (``<string>``, ``<stdin>``: run through ``exec()``, ``eval()`` or
+    ``compile()`` from a string), not Python's own frozen modules.
+
+    >>> fileless("<string>"), fileless("<frozen runpy>"), fileless("/w/train.py")
+    (True, False, False)
+    """
+    f = str(file or "")
+    return f.startswith("<") and not f.startswith("<frozen")
+
+
+def no_file_reason(file: str) -> str:
+    """``FusedNode.no_line_reason`` of ops that ran in code with no file (:func:`fileless`): torch records no
+    source line for such code (its stack traces are empty), so no line of the user's is known; the line that built
+    their module (``FusedNode.built_lines``) is where the module was made, not where these ops ran.
+
+    >>> no_file_reason("<string>")[:60]
+    'These ops ran in code with no file (<string>: code run throu'
+    """
+    return (
+        f"These ops ran in code with no file ({file}: code run through exec(), eval() or compile() from a string, "
+        "such as a model class defined that way): torch records no source line for such code, so no line of yours "
+        "is known. A line that built their module is where the module was made, not where these ops ran: their "
+        "time by line is counted under no line."
+    )
+
+
 COMPILED_AUTOGRAD = (
     "Compiled autograd traced this backward from autograd's own graph of the .backward() call, and AOT autograd's "
     "retrace of it, the graph Inductor compiles, keeps no source line for its ops (its output code says Source "

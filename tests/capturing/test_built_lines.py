@@ -205,3 +205,58 @@ def test_a_profiled_report_written_before_built_roll_ups_gets_them_on_load(neste
     old = tmp_path / "old.json"
     old.write_text(json.dumps(data), encoding="utf-8")
     assert inductor_lens.load(old) == report
+
+
+#: A model class defined through ``exec()`` (nu23's s1i.py): its code has no file (``<string>``).
+EXEC_SOURCE = """
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(8, 16)
+        self.out = nn.Linear(16, 4)
+
+    def forward(self, x):
+        return self.out(torch.relu(self.fc(x)) * 2)
+"""
+
+
+def test_ops_of_a_model_defined_through_exec_have_no_line_and_its_built_line_takes_none_of_their_time():
+    """nu23: a model whose class ``exec()`` defined runs in code with no file; torch records no stack for it. Every
+    kernel fell back to the line that built the model ("built here"), and the time by line gave that line 99.8%: a
+    line that built a module never ran its ops. The fused nodes say why no line is known (``rules.no_file_reason``),
+    the kernels keep the built line as the fact it is, and the time by line counts their time under no line."""
+    import torch
+    from torch import nn
+
+    from inductor_lens.analysis.perf import apply_profile
+    from inductor_lens.report.rules import no_file_reason
+
+    scope = {"torch": torch, "nn": nn}
+    exec(EXEC_SOURCE, scope)
+    Net = scope["Net"]
+    model = Net()  # the line that built the model
+    compiled = torch.compile(model)
+    with inductor_lens.capture(title="exec") as cap:
+        compiled(torch.randn(4, 8, requires_grad=True)).sum().backward()
+    report = cap.report
+    assert report.compiles
+    nodes = [n for c in report.compiles for n in c.fused_nodes if not n.is_glue and n.fx_nodes]
+    assert nodes and not any(n.user_lines for n in nodes)
+    assert {n.no_line_reason for n in nodes} == {no_file_reason("<string>")}
+    # the line that built the model, as report/built.py finds it where it reads the file that built it (s1i.py:4)
+    import dataclasses
+
+    from inductor_lens.report.model import BuiltLine
+
+    here = BuiltLine(file=__file__, line=1, code="model = Net()", modules=["fc"], module_types=["Linear"])
+    report = dataclasses.replace(
+        report,
+        compiles=[
+            dataclasses.replace(c, kernels=[dataclasses.replace(k, built_lines=[here]) for k in c.kernels])
+            for c in report.compiles
+        ],
+    )
+    report = apply_profile(report, _measured(report), None)
+    assert all(k.built_lines == [here] for c in report.compiles for k in c.kernels), "kept: a fact of its own"
+    assert [(r.file, r.line, r.built) for r in report.profile.by_line] == [("", 0, False)]
+    assert report.profile.by_line[0].share == 1.0

@@ -721,6 +721,44 @@ def test_every_backward_op_of_an_unrolled_cell_is_the_cells_as_torch_ties_it(gru
     assert all(n.module_types == ["GRUCell"] for n in ops if n.module_stack)
 
 
+def test_the_backward_ops_the_lens_files_in_an_unrolled_cell_get_the_call_their_evidence_gives(gru_unrolled_report):
+    """The ops torch ties to no forward op (``module_paths.fill_backward``) had a module and no call, so 8 of the
+    backward's 13 boxes sat in the cell's box outside any call. Each now takes the call its evidence gives
+    (``module_paths._filled_calls``): an op that reads a saved activation of one call is that call's backward (the
+    ``mul`` of ``(h - n) * z``, even where it reads the gradient the next call's backward passed it), the ``addmm``
+    of a hidden state's gradient its gates' call; a sum over calls (a weight's gradient, the partial sums of it) is
+    in none."""
+    bwd = next(c for c in gru_unrolled_report.compiles if c.graph_kind == "backward")
+    post = {n.name: n for n in bwd.graphs["post_grad"].nodes}
+    fwd = next(c for c in gru_unrolled_report.compiles if c.graph_kind == "forward")
+    made = {n.name: tuple(n.module_calls) for n in fwd.graphs["post_grad"].nodes}
+    # a saved activation one call makes and only that call reads (not h1, call 1's output, which call 2 reads)
+    across = {
+        i
+        for n in fwd.graphs["post_grad"].nodes
+        for i in n.inputs
+        if made.get(i) and made[n.name] and made[i] != made[n.name]
+    }
+    saved = {
+        n.name: tuple(n.module_calls)
+        for n in post.values()
+        if n.role == "saved" and n.module_calls and n.name not in across
+    }
+    ops = [n for n in post.values() if n.op == "call_function" and n.module_stack]
+    read = [(n, {saved[i] for i in n.inputs if i in saved}) for n in ops]
+    assert sum(1 for n, got in read if len(got) == 1) > 10
+    for n, got in read:
+        if len(got) == 1:
+            assert (tuple(n.module_calls),) == tuple(got), n.name
+    (out,) = [n for n in post.values() if n.op == "output"]
+    assert all(not post[g].module_calls for g in out.inputs)  # the parameters' gradients: sums over every call
+    addmm = sorted(tuple(n.module_calls) for n in ops if n.short_op == "addmm" and n.name not in out.inputs)
+    assert addmm == [(), (), (1,), (2,)]  # two partial sums of W_ih's gradient; h1's and h0's gradients
+    boxes = [n for n in bwd.fused_nodes if not n.is_glue]
+    outside = [n for n in boxes if len(n.group_path) < 2]
+    assert len(boxes) == 13 and len(outside) == 6, [(n.name, n.fx_nodes) for n in outside]
+
+
 def test_the_calls_of_an_unrolled_cell_are_folded_and_numbered_as_dynamo_numbers_them(gru_unrolled_report):
     """A ``GRUCell`` called 3 times in one graph: dynamo keys each call's ``nn_module_stack`` entry ``<id>``,
     ``<id>@1``, ``<id>@2``; the post-grad ops carry that number (``GraphNode.module_calls``), and the fusion graph

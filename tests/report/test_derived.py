@@ -622,6 +622,43 @@ def test_a_launch_argument_is_named_by_what_it_holds_and_never_by_a_value_it_hel
     assert _buffer_holds(fused, fx) == {"primals_1": "fc.weight", "buf1": "index_put", "buf2": "act relu"}
 
 
+def test_a_buffer_of_a_fused_node_that_writes_several_is_named_by_the_op_whose_result_it_is():
+    """nu23 (custom op + autograd.Function under max-autotune): the backward's ``op4_op5`` fuses the Function's
+    backward chain into one node of two members writing ``buf4`` and ``buf5`` (Inductor's ``buf5 = buf4; del buf4  #
+    reuse``, the kernel's ``in_out_ptr0``); ``buf5``, the gradient ``fc1``'s ``mm`` and ``sum`` read, had a bare name
+    in the launch table (a node of one write only was named). It is named by the one op of the node another node's op
+    reads (``mul_5``); in the forward, a node writing the returned ``relu`` and the saved mask ``le``, each by its output
+    node (``Compile.output_nodes``)."""
+    from inductor_lens.report.finish import _buffer_holds
+    from inductor_lens.report.model import FusedNode, GraphNode
+
+    fx = {
+        n.name: n
+        for n in [
+            GraphNode("addmm", "placeholder", "addmm", display_name="fc1 addmm (saved)", role="saved"),
+            GraphNode("primals_3", "placeholder", "primals_3", display_name="x", role="saved"),
+            GraphNode("sigmoid", "call_function", "aten.sigmoid.default", inputs=["addmm"]),
+            GraphNode("mul_4", "call_function", "aten.mul.Tensor", inputs=["sigmoid", "addmm"]),
+            GraphNode("mul_5", "call_function", "aten.mul.Tensor", inputs=["mul_4", "sigmoid"]),
+            GraphNode("mm_2", "call_function", "aten.mm.default", inputs=["mul_5", "primals_3"], module_stack=["fc1"]),
+            GraphNode("sum_2", "call_function", "aten.sum.dim_IntList", inputs=["mul_5"], module_stack=["fc1"]),
+            GraphNode("relu", "call_function", "aten.relu.default", inputs=["addmm"], module_stack=["fc2"]),
+            GraphNode("le", "call_function", "aten.le.Scalar", inputs=["relu"], module_stack=["fc2"]),
+        ]
+    }
+    fused = [
+        FusedNode("op4_op5", "pointwise", fx_nodes=["sigmoid", "mul_4", "mul_5"], reads=["addmm"],
+                  writes=["buf4", "buf5"], members=["op4", "op5"]),
+        FusedNode("op7", "reduction", fx_nodes=["sum_2"], reads=["buf5"], writes=["buf7"]),
+        FusedNode("op6", "extern", fx_nodes=["mm_2"], reads=["buf5", "primals_3"], writes=["buf6"]),
+        FusedNode("op8_op9", "pointwise", fx_nodes=["relu", "le"], reads=["addmm"], writes=["buf8", "buf9"]),
+    ]  # fmt: skip
+    holds = _buffer_holds(fused, fx, {"buf8": "relu", "buf9": "le"})
+    assert holds["buf5"] == "mul"
+    assert "buf4" not in holds  # inside the node only: its storage is buf5's
+    assert (holds["buf8"], holds["buf9"]) == ("fc2 relu", "fc2 le")
+
+
 def test_an_output_that_is_a_copy_of_a_graph_input_is_named_as_a_copy():
     """``Compile.output_names``: the forward returns its input ``x`` (saved for the backward), and the output code
     returns ``buf1``, Inductor's channels-last copy of it: named ``x`` where the launch table said ``copy of x``."""
