@@ -62,7 +62,7 @@ SCHEMA_VERSION = 2
 
 #: The generation of the derived fields (``report/finish.py``) a report holds. A report written before
 #: derived fields were added (no ``derived`` key, or a smaller number) gets them filled when it is loaded.
-DERIVED_VERSION = 29  # 2: Trigger.summary; 3: Compile.module_view, FusedNode.group_path; 4: FusedNode.no_line_reason;
+DERIVED_VERSION = 30  # 2: Trigger.summary; 3: Compile.module_view, FusedNode.group_path; 4: FusedNode.no_line_reason;
 # 5: a backward's saved inputs named by what made them, input copies labelled, Trigger.kind ahead_of_time;
 # 6: FusedNode.built_lines (where the user's code built the modules of ops that ran inside torch)
 # 7: module paths inferred where a compile recorded none (Compile.modules_inferred, report/module_paths.py)
@@ -104,6 +104,8 @@ DERIVED_VERSION = 29  # 2: Trigger.summary; 3: Compile.module_view, FusedNode.gr
 # 28: the profile's roll-up rows' noisy kernels (LineTime/ModuleTime/KindTime.noisy, lines.rollups_noisy)
 # 29: Kernel.in_place (a call of several fused nodes: all it writes in place, rules.call_in_place_text); the calls of
 # one module told apart (Compile.module_view.calls, FusedNode.group_path's call keys cell@N, from GraphNode.module_calls)
+# 30: LaunchArg.holds of a buffer of a fused node that writes several (finish._several_writes: by the graph output it is,
+# else by the one op whose result another node reads)
 
 #: Languages a kernel may be written in: what Inductor's output code defines (``async_compile.<kind>``),
 #: ``extern`` for calls of library kernels, ``other`` when the source was not found.
