@@ -1220,3 +1220,33 @@ def test_the_boxes_of_an_unrolled_cell_name_the_call_they_belong_to(tmp_path, of
     for name, text in drawn.items():
         assert call[name] in text and all(c not in text for c in set(said.values()) - {call[name]}), (name, text)
     assert "cell · 3 calls" in offline_page.locator('[data-role="breadcrumbs"]').inner_text()
+
+
+def test_the_panel_names_a_folded_call_as_its_box_does(tmp_path, offline_page, gru_unrolled_report):
+    # s20: a kernel's run of fused nodes drawn inside a folded call of a module called several times was said to lie
+    # "all inside the folded module cell@2" (the call's key); the panel says the call as its box does, in Python's
+    # words (Compile.module_view.calls' labels: "cell · call 2 of 3")
+    (fwd,) = [c for c in gru_unrolled_report.compiles if c.graph_kind == "forward"]
+    (calls,) = fwd.module_view.calls
+    said = dict(zip(calls.keys, calls.labels))
+    per_kernel = {}
+    for n in fwd.fused_nodes:
+        if n.kernel and not n.is_glue:
+            per_kernel.setdefault(n.kernel, []).append(n)
+    # a fused node of a kernel of several fused nodes, inside one call (the fused GRU kernel of calls 2 and 3)
+    node = next(
+        n for ns in per_kernel.values() if len(ns) > 1 for n in ns if len(n.group_path) > 1 and n.group_path[1] in said
+    )
+    key = node.group_path[1]
+    path = tmp_path / "gru.html"
+    gru_unrolled_report.save_html(path)
+    _open(offline_page, path)
+    offline_page.evaluate(f"() => window.inductorLens.select('{node.name}')")
+    pane = '[data-view="fusion"] [data-role="graph-pane"]'
+    offline_page.click('[data-action="collapse-all"]')  # one box for the cell's 3 calls
+    offline_page.click(f'{pane} [data-module="cell"]')  # opens it: a box for each call, folded
+    offline_page.wait_for_selector(f'{pane}[data-ready="1"] [data-module="{key}"]')
+    note = offline_page.locator('[data-role="shared-kernel"]').inner_text()
+    assert f"inside {said[key]}" in note or f"inside the folded module {said[key]}" in note, note
+    assert "@" not in note, note
+    _assert_clean(offline_page)
