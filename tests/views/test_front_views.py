@@ -1250,3 +1250,49 @@ def test_the_panel_names_a_folded_call_as_its_box_does(tmp_path, offline_page, g
     assert f"inside {said[key]}" in note or f"inside the folded module {said[key]}" in note, note
     assert "@" not in note, note
     _assert_clean(offline_page)
+
+
+def test_a_resized_pane_opens_the_graph_again_until_the_user_moves_it(tmp_path, offline_context, training_report):
+    # nu24: the opening view was chosen once, for the pane the page first had: a page opened at 1600 px and narrowed
+    # to 1000 kept a view at zoom 1 that cut the right-hand boxes. A pane resized while its opening view is on
+    # screen opens the graph again, as a page opened at that size does; once the user has moved the view (a pan, a
+    # zoom, a click) a resize keeps theirs; in print (the print's own view) the graph is not opened again
+    path = tmp_path / "train.html"
+    training_report.save_html(path)
+    graph = '[data-view="fusion"] svg.il-svg'
+    view = f"() => [document.querySelector('{graph}').dataset.zoom, document.querySelector('{graph} .il-viewport').getAttribute('transform')]"  # noqa: E501
+    fresh = offline_context.new_page(viewport={"width": 1000, "height": 700})
+    try:
+        _open(fresh, path)
+        narrow = fresh.evaluate(view)
+    finally:
+        fresh.close()
+    page = offline_context.new_page(viewport={"width": 1600, "height": 700})
+    try:
+        _open(page, path)
+        wide = page.evaluate(view)
+        assert wide != narrow, (wide, narrow)  # the pane's width decides the opening
+        page.set_viewport_size({"width": 1000, "height": 700})
+        page.wait_for_function(f"() => ({view})()[1] === {json.dumps(narrow[1])}", timeout=5000)
+        assert_opening_unclipped(page, "opened at 1600 px, narrowed to 1000")
+        # in print, a resize does not open the graph again
+        page.emulate_media(media="print")
+        page.set_viewport_size({"width": 1600, "height": 700})
+        page.wait_for_timeout(300)
+        assert page.evaluate(view) == narrow
+        page.emulate_media(media="screen")
+        page.set_viewport_size({"width": 1000, "height": 700})
+        page.wait_for_timeout(300)
+        assert page.evaluate(view) == narrow
+        # a pan ends the opening: a resize after it keeps the user's view
+        box = page.locator(graph).bounding_box()
+        page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+        page.mouse.wheel(120, 0)  # the graph goes on to the right
+        page.wait_for_function(f"() => ({view})()[1] !== {json.dumps(narrow[1])}")
+        panned = page.evaluate(view)
+        page.set_viewport_size({"width": 1600, "height": 700})
+        page.wait_for_timeout(300)
+        assert page.evaluate(view) == panned
+        _assert_clean(page)
+    finally:
+        page.close()
