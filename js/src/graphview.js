@@ -218,6 +218,11 @@ export class GraphCanvas {
     // The pane's size, kept by a ResizeObserver (told after each layout) so that a click's reveal() and the
     // minimap never force a layout of the page the click just changed; measured when not known yet.
     this.paneSize = null;
+    // The opening view while it is the one on screen ({firstId, W, H}: open()), else null: the user panned, zoomed or
+    // clicked in the graph, or a selection was brought into view. A pane resized meanwhile (the window narrowed, the
+    // panel dragged) opens the graph again for its new size (a page opened at 1600 px and narrowed to 1280 kept a
+    // view that cut the right-hand boxes); never in print, whose view is printView's.
+    this.opening = null;
     this.ro =
       typeof ResizeObserver === "function"
         ? new ResizeObserver((entries) => {
@@ -226,6 +231,7 @@ export class GraphCanvas {
             this.paneSize = b
               ? { width: b.inlineSize, height: b.blockSize }
               : { width: e.contentRect.width, height: e.contentRect.height };
+            this.reopen();
           })
         : null;
     if (this.ro) this.ro.observe(this.svg);
@@ -236,6 +242,7 @@ export class GraphCanvas {
       "pointerdown",
       (e) => {
         this.engaged = true;
+        this.opening = null; // a click or a drag: the view is the user's now
         if (e.button !== 0) return;
         drag = { x: e.clientX, y: e.clientY, tx: this.t.x, ty: this.t.y, moved: false, id: e.pointerId };
       },
@@ -332,7 +339,7 @@ export class GraphCanvas {
       this.svg.style.removeProperty("--il-print-ratio");
       this.svg.style.removeProperty("--il-print-width");
       delete this.svg.dataset.print;
-      this.setTransform(this.t.k, this.t.x, this.t.y);
+      this.setTransform(this.t.k, this.t.x, this.t.y, true);
     }
   }
 
@@ -349,7 +356,10 @@ export class GraphCanvas {
     return this.engaged;
   }
 
-  setTransform(k, x, y) {
+  /** Show zoom `k` at translation (x, y). Any move but the opening's own (`opening`: open(), printView's restore)
+   * ends the opening (this.opening): a pan, a zoom, a fit, a selection brought into view. */
+  setTransform(k, x, y, opening = false) {
+    if (!opening) this.opening = null;
     this.t = { k, x, y };
     this.viewport.setAttribute("transform", `translate(${x.toFixed(1)},${y.toFixed(1)}) scale(${k.toFixed(4)})`);
     this.svg.dataset.zoom = k.toFixed(3);
@@ -465,7 +475,19 @@ export class GraphCanvas {
     const b = this.byId.get(firstId);
     const v = openingView(boxes, b && b.box, { W: r.width || 600, H: r.height || 400, pad: 16, width, height });
     const [x, y] = this.clamp(v.k, v.x, v.y);
-    this.setTransform(v.k, x, y);
+    this.setTransform(v.k, x, y, true);
+    this.opening = { firstId, W: r.width, H: r.height };
+  }
+
+  /** The pane was resized: open the graph again for its new size while the opening view is the one on screen
+   * (this.opening), the pane shown (a hidden view's pane measures 0) and the page not printed. */
+  reopen() {
+    const o = this.opening;
+    const p = this.paneSize;
+    if (!o || !p || !p.width || !p.height || this.svg.dataset.print) return;
+    if (typeof matchMedia === "function" && matchMedia("print").matches) return;
+    if (Math.abs(p.width - o.W) < 0.5 && Math.abs(p.height - o.H) < 0.5) return;
+    this.open(o.firstId);
   }
 
   /** Whether any part of box `id` is in the view. */
@@ -481,6 +503,7 @@ export class GraphCanvas {
 
   /** Scroll so that box `id` is visible (centered if it was off screen). */
   reveal(id) {
+    this.opening = null; // a selection shown: the view is the user's (a resize keeps it)
     const b = this.byId.get(id);
     if (!b || !b.box) return;
     const r = this.rect();
@@ -507,6 +530,7 @@ export class GraphCanvas {
    * 44% of it and its title's start off the pane's left edge).
    */
   revealFrame(id, pad = 16) {
+    this.opening = null;
     const b = this.byId.get(id);
     if (!b || !b.box) return;
     const r = this.rect();

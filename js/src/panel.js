@@ -19,6 +19,7 @@ import {
   sharedKernel,
 } from "./data.js";
 import { h } from "./dom.js";
+import { callsOf } from "./fit.js";
 import { folded } from "./fold.js";
 import { autotuneSection, metadataSection, profileSection, topKernelsSection } from "./kernelinfo.js";
 import { builtLines, builtModules } from "./linepanel.js";
@@ -370,7 +371,7 @@ function sharedSection({ idx, n, k }, actions) {
     " next to it in execution order run the same kernel",
     k ? " " : "",
     k ? h("span", { class: "il-mono" }, k.name) : null,
-    ` (${drawnAs([n, ...together], actions)}): `,
+    ` (${drawnAs([n, ...together], actions, idx.compile)}): `,
     ...others.inline,
     ". The kernel source below is shared.",
     reused.length ? ` The same kernel source is also reused elsewhere (${plural(reused.length, "fused node")}).` : "",
@@ -398,12 +399,17 @@ function foldedList(items, item, what) {
 }
 
 /** Where the fusion graph draws a run of one kernel's fused nodes: one box, or the folded modules that hold some
- * of them (a kernel fusing a model's input handling into its first block's norm: 2 in a box, 5 inside blocks.0). */
-function drawnAs(nodes, actions) {
+ * of them (a kernel fusing a model's input handling into its first block's norm: 2 in a box, 5 inside blocks.0).
+ * A folded call of a module called several times is named as its box says it (Compile.module_view.calls' label,
+ * Python: "cell · call 2 of 3"), not by its key ("cell@2"). */
+function drawnAs(nodes, actions, compile) {
   const where = nodes.map((x) => (actions && actions.boxOf ? actions.boxOf(x.name) : null));
   const count = new Map();
   for (const g of where) count.set(g, (count.get(g) || 0) + 1);
-  const name = (g) => String(g).replace(/^repeat:/, "");
+  const name = (g) => {
+    const c = callsOf(compile, g);
+    return (c && c.label) || String(g).replace(/^repeat:/, "");
+  };
   if (count.size === 1) return where[0] ? `all inside the folded module ${name(where[0])}` : "one box in the graph";
   return `drawn in ${count.size} places: ${[...count]
     .map(([g, c]) => `${c} ${g ? `inside ${name(g)}` : c > 1 ? "in one box" : "as a box"}`)

@@ -1220,3 +1220,79 @@ def test_the_boxes_of_an_unrolled_cell_name_the_call_they_belong_to(tmp_path, of
     for name, text in drawn.items():
         assert call[name] in text and all(c not in text for c in set(said.values()) - {call[name]}), (name, text)
     assert "cell · 3 calls" in offline_page.locator('[data-role="breadcrumbs"]').inner_text()
+
+
+def test_the_panel_names_a_folded_call_as_its_box_does(tmp_path, offline_page, gru_unrolled_report):
+    # s20: a kernel's run of fused nodes drawn inside a folded call of a module called several times was said to lie
+    # "all inside the folded module cell@2" (the call's key); the panel says the call as its box does, in Python's
+    # words (Compile.module_view.calls' labels: "cell · call 2 of 3")
+    (fwd,) = [c for c in gru_unrolled_report.compiles if c.graph_kind == "forward"]
+    (calls,) = fwd.module_view.calls
+    said = dict(zip(calls.keys, calls.labels))
+    per_kernel = {}
+    for n in fwd.fused_nodes:
+        if n.kernel and not n.is_glue:
+            per_kernel.setdefault(n.kernel, []).append(n)
+    # a fused node of a kernel of several fused nodes, inside one call (the fused GRU kernel of calls 2 and 3)
+    node = next(
+        n for ns in per_kernel.values() if len(ns) > 1 for n in ns if len(n.group_path) > 1 and n.group_path[1] in said
+    )
+    key = node.group_path[1]
+    path = tmp_path / "gru.html"
+    gru_unrolled_report.save_html(path)
+    _open(offline_page, path)
+    offline_page.evaluate(f"() => window.inductorLens.select('{node.name}')")
+    pane = '[data-view="fusion"] [data-role="graph-pane"]'
+    offline_page.click('[data-action="collapse-all"]')  # one box for the cell's 3 calls
+    offline_page.click(f'{pane} [data-module="cell"]')  # opens it: a box for each call, folded
+    offline_page.wait_for_selector(f'{pane}[data-ready="1"] [data-module="{key}"]')
+    note = offline_page.locator('[data-role="shared-kernel"]').inner_text()
+    assert f"inside {said[key]}" in note or f"inside the folded module {said[key]}" in note, note
+    assert "@" not in note, note
+    _assert_clean(offline_page)
+
+
+def test_a_resized_pane_opens_the_graph_again_until_the_user_moves_it(tmp_path, offline_context, training_report):
+    # nu24: the opening view was chosen once, for the pane the page first had: a page opened at 1600 px and narrowed
+    # to 1000 kept a view at zoom 1 that cut the right-hand boxes. A pane resized while its opening view is on
+    # screen opens the graph again, as a page opened at that size does; once the user has moved the view (a pan, a
+    # zoom, a click) a resize keeps theirs; in print (the print's own view) the graph is not opened again
+    path = tmp_path / "train.html"
+    training_report.save_html(path)
+    graph = '[data-view="fusion"] svg.il-svg'
+    view = f"() => [document.querySelector('{graph}').dataset.zoom, document.querySelector('{graph} .il-viewport').getAttribute('transform')]"  # noqa: E501
+    fresh = offline_context.new_page(viewport={"width": 1000, "height": 700})
+    try:
+        _open(fresh, path)
+        narrow = fresh.evaluate(view)
+    finally:
+        fresh.close()
+    page = offline_context.new_page(viewport={"width": 1600, "height": 700})
+    try:
+        _open(page, path)
+        wide = page.evaluate(view)
+        assert wide != narrow, (wide, narrow)  # the pane's width decides the opening
+        page.set_viewport_size({"width": 1000, "height": 700})
+        page.wait_for_function(f"() => ({view})()[1] === {json.dumps(narrow[1])}", timeout=5000)
+        assert_opening_unclipped(page, "opened at 1600 px, narrowed to 1000")
+        # in print, a resize does not open the graph again
+        page.emulate_media(media="print")
+        page.set_viewport_size({"width": 1600, "height": 700})
+        page.wait_for_timeout(300)
+        assert page.evaluate(view) == narrow
+        page.emulate_media(media="screen")
+        page.set_viewport_size({"width": 1000, "height": 700})
+        page.wait_for_timeout(300)
+        assert page.evaluate(view) == narrow
+        # a pan ends the opening: a resize after it keeps the user's view
+        box = page.locator(graph).bounding_box()
+        page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+        page.mouse.wheel(120, 0)  # the graph goes on to the right
+        page.wait_for_function(f"() => ({view})()[1] !== {json.dumps(narrow[1])}")
+        panned = page.evaluate(view)
+        page.set_viewport_size({"width": 1600, "height": 700})
+        page.wait_for_timeout(300)
+        assert page.evaluate(view) == panned
+        _assert_clean(page)
+    finally:
+        page.close()
