@@ -2464,7 +2464,9 @@ def _fileless(c: Compile, file: str) -> Compile:
     why = rules.no_file_reason(file)
     fused = [
         dataclasses.replace(n, no_line_reason=why)
-        if n.fx_nodes and n.no_line_reason in ("", rules.INSIDE_TORCH) and not any(f.is_user for f in n.user_stack)
+        if n.fx_nodes
+        and n.no_line_reason in ("", rules.INSIDE_TORCH)
+        and not any(f.is_user for stack in n.user_stack for f in stack)
         else n
         for n in c.fused_nodes
     ]

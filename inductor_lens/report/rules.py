@@ -2567,13 +2567,14 @@ NO_FX_OPS = "No FX op of the graph is linked to this node, so no line of yours i
 
 def fileless(file: str) -> bool:
     """Whether ``file`` names code with no file (``<string>``, ``<stdin>``: run through ``exec()``, ``eval()`` or
-    ``compile()`` from a string), not Python's own frozen modules.
+    ``compile()`` from a string), not Python's own frozen modules, nor the code FX generates for a GraphModule
+    (``<eval_with_key>.3``: an exported or PT2E-quantized model, whose nodes keep the user's stack traces).
 
-    >>> fileless("<string>"), fileless("<frozen runpy>"), fileless("/w/train.py")
-    (True, False, False)
+    >>> fileless("<string>"), fileless("<frozen runpy>"), fileless("/w/train.py"), fileless("<eval_with_key>.3")
+    (True, False, False, False)
     """
     f = str(file or "")
-    return f.startswith("<") and not f.startswith("<frozen")
+    return f.startswith("<") and not f.startswith(("<frozen", "<eval_with_key>"))
 
 
 def no_file_reason(file: str) -> str:

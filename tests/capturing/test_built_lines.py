@@ -260,3 +260,30 @@ def test_ops_of_a_model_defined_through_exec_have_no_line_and_its_built_line_tak
     assert all(k.built_lines == [here] for c in report.compiles for k in c.kernels), "kept: a fact of its own"
     assert [(r.file, r.line, r.built) for r in report.profile.by_line] == [("", 0, False)]
     assert report.profile.by_line[0].share == 1.0
+
+
+def test_only_the_ops_of_code_with_no_file_that_have_no_line_of_the_users_say_so():
+    """``build._fileless`` on report data: a fused node of code with no file (``<string>``) that has no frame of the
+    user's says why; one whose stacks hold a user's frame (``FusedNode.user_stack`` is one stack per line) keeps its
+    line; the code FX generates for a GraphModule (``<eval_with_key>.N``: an exported or PT2E model, whose nodes keep
+    the user's stack traces) is not such code (a PT2E capture crashed on it: its stacks were read as frames)."""
+    from inductor_lens.capturing.build import _fileless
+    from inductor_lens.report import rules
+    from inductor_lens.report.model import Compile, Frame, FusedNode, Trigger
+
+    user = Frame(file="/w/train.py", line=3, function="forward", code="y = x.relu()")
+    torch_frame = Frame(file="/x/site-packages/torch/nn/functional.py", line=9, function="relu")
+    c = Compile(
+        id="0/0 inference",
+        compile_id="0/0",
+        graph_kind="inference",
+        trigger=Trigger(kind="first_call", reason=""),
+        fused_nodes=[
+            FusedNode(name="op0", kind="pointwise", fx_nodes=["relu"], user_stack=[[torch_frame, user]]),
+            FusedNode(name="op1", kind="pointwise", fx_nodes=["mul"], user_stack=[]),
+        ],
+    )
+    marked = _fileless(c, "<string>")
+    assert marked.fused_nodes[0].no_line_reason == ""  # a line of the user's: kept
+    assert marked.fused_nodes[1].no_line_reason == rules.no_file_reason("<string>")
+    assert _fileless(c, "<eval_with_key>.15") is c and _fileless(c, "/w/train.py") is c
