@@ -140,6 +140,8 @@ _FREE_OPS = VIEW_OPS | frozenset(
         "select_scatter",
     }
 )
+#: ``_foreach_`` ops that reduce each tensor of their list to one number: counted from what they read
+_FOREACH_REDUCTIONS = frozenset({"_foreach_norm", "_foreach_max"})
 _REDUCTIONS = frozenset(
     {
         "sum",
@@ -319,9 +321,33 @@ class _Sizes:
         d = self.dims(name)
         return None if d is None else math.prod(d)
 
+    def list_numel(self, name: str) -> Optional[int]:
+        """The elements of all the tensors of a node that makes a list of them (a ``_foreach_`` op: its shape is one
+        shape per tensor, ``[[64], [32, 8], [5]]``), at the size hints where a size is symbolic; None where unknown."""
+        node = self.by_name.get(name)
+        if node is None:
+            return None
+        for shapes in (node.shape, getattr(node, "shape_hint", None)):
+            if (
+                isinstance(shapes, list)
+                and shapes
+                and all(isinstance(s, list) and all(isinstance(d, int) for d in s) for s in shapes)
+            ):
+                if shapes is not node.shape:
+                    self.used_hint = True
+                return sum(math.prod(s) for s in shapes)
+        return None
+
+    def inputs_numel(self, node: GraphNode) -> Optional[int]:
+        """The elements of all of ``node``'s tensor inputs (a ``_foreach_norm`` reads each tensor of its list once)."""
+        counts = [self.numel(i) for i in node.inputs]
+        return None if not counts or None in counts else sum(counts)
+
     def nbytes(self, name: str) -> Optional[int]:
         node = self.by_name.get(name)
         n = self.numel(name)
+        if n is None and node is not None and str(op_name(node.target)).startswith("_foreach_"):
+            n = self.list_numel(name)  # a list of tensors of one dtype
         size = DTYPE_BYTES.get(str(node.dtype)) if node is not None else None
         return None if n is None or size is None else n * size
 
@@ -396,6 +422,9 @@ def node_flops(node: GraphNode, sizes: _Sizes) -> tuple[Optional[float], str]:
         return None, f"{ns}::{op} is a custom op: what it computes is not known from its shapes"
     if op in _REDUCTIONS:
         n = sizes.numel(node.inputs[0]) if node.inputs else None
+        return (None if n is None else float(n)), "per element"
+    if op.startswith("_foreach_"):  # one op over a list of tensors (an optimizer's step): each tensor's elements
+        n = sizes.list_numel(node.name) if op not in _FOREACH_REDUCTIONS else sizes.inputs_numel(node)
         return (None if n is None else float(n)), "per element"
     if op == "prepare_softmax_online":  # (max, sum of exp(x - max)) of a row, a tuple: counted from its input
         n = sizes.numel(node.inputs[0]) if node.inputs else None
@@ -489,7 +518,9 @@ def _shape_bytes(kernel: Kernel, compile: Compile, sizes: _Sizes) -> tuple[Optio
             if b is None:
                 return None, None
             read += b
-        if users.get(n.name, set()) - inside or kernel.language == "extern":
+        # an in-place op (``_foreach_add_``: an optimizer's step) writes what it read, used or not
+        in_place = str(op_name(n.target)).endswith("_") and not str(op_name(n.target)).endswith("__")
+        if users.get(n.name, set()) - inside or kernel.language == "extern" or in_place:
             b = sizes.nbytes(n.name)
             if b is None:
                 return None, None

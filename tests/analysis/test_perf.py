@@ -154,6 +154,28 @@ def test_a_custom_op_is_named_by_its_op_and_its_flops_are_unknown_not_per_elemen
     assert kernel_cost(k2, _compile([x, ar], k2)).flops == 64 * 32
 
 
+def test_a_foreach_op_counts_every_tensor_of_its_list():
+    """nu25 minor: a compiled ``torch._foreach_add_`` (an optimizer's step) said "flops: unknown, _foreach_add_ has no
+    recorded shape to count from" while its FX op listed the shapes of its three tensors, ``([64], [32, 8], [5])``: a
+    ``_foreach_`` op's shape is one shape per tensor. It is counted per element over the list; the in-place op writes
+    the list it adds into, and ``_foreach_norm`` counts what it reads."""
+    shapes = [[64], [32, 8], [5]]
+    ins = [GraphNode(f"a{i}", "placeholder", f"a{i}", shape=s, dtype="float32") for i, s in enumerate(shapes)]
+    ins += [GraphNode(f"b{i}", "placeholder", f"b{i}", shape=s, dtype="float32") for i, s in enumerate(shapes)]
+    add = GraphNode(
+        "_foreach_add", "call_function", "aten._foreach_add_.List", [n.name for n in ins], shape=shapes, dtype="float32"
+    )
+    k = Kernel(name="cpp_fused__foreach_add_0", language="cpp", source="", fx_nodes=["_foreach_add"])
+    cost = kernel_cost(k, _compile(ins + [add], k))
+    assert cost.flops == 64 + 256 + 5
+    assert (cost.bytes_read, cost.bytes_written) == (2 * 325 * 4, 325 * 4)
+    norm = GraphNode(
+        "_foreach_norm", "call_function", "aten._foreach_norm.Scalar", ["a0", "a1", "a2"], shape=[[], [], []]
+    )
+    k2 = Kernel(name="cpp_fused__foreach_norm_1", language="cpp", source="", fx_nodes=["_foreach_norm"])
+    assert kernel_cost(k2, _compile(ins[:3] + [norm], k2)).flops == 325
+
+
 def test_attention_and_convolution_flops_from_shapes():
     B, H, L, E = 2, 4, 128, 64
     q = [GraphNode(n, "placeholder", n, shape=[B, H, L, E], dtype="bfloat16") for n in "qkv"]
