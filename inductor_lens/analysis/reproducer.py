@@ -535,6 +535,9 @@ def _triton(k: Kernel, launch: KernelLaunch) -> str:
         "    import triton\n\n"
         f"    tuner = {fn.group(1)}\n"
         '    block, warps, stages = CONFIG["block"], CONFIG["num_warps"], CONFIG["num_stages"]\n'
+        '    params = set(getattr(getattr(tuner, "fn", None), "arg_names", None) or ())\n'
+        "    if block is not None and params:  # a template's tile sizes (BLOCK_M...) are constants of its source\n"
+        "        block = {key: v for key, v in block.items() if key in params}\n"
         "    if block is not None:  # keep only the recorded config: no autotuning, the config Inductor ran\n"
         "        keep = [\n"
         "            c\n"

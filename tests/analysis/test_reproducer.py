@@ -651,6 +651,39 @@ def test_a_templates_grid_is_the_numbers_its_call_passes_and_its_block_its_tile_
     )
 
 
+def test_a_templates_script_runs_the_config_inductor_ran_without_passing_its_tile_sizes(monkeypatch):
+    """The H200 run of the twentieth session's device check: a max-autotune template's reproducer died in Triton,
+    ``ValueError: 'BLOCK_M' is not in list``. A template's tile sizes are constants of its source (``BLOCK_M : tl.constexpr
+    = 64``), not parameters: its one config has no kwargs (``Config({}, ...)``), so the script, matching configs by the
+    recorded block, kept none and made a ``Config`` that passed BLOCK_M as an argument. The script keeps only the block
+    sizes the kernel takes as parameters. Its ``load()`` is run here with Triton's pieces stood in for (no GPU)."""
+    import sys
+    from types import ModuleType, SimpleNamespace
+
+    import torch
+
+    report = inductor_lens.load(FIXTURES / "gpu_template_launch.json.gz")  # tests/fixtures/check_gpu_session20.py
+    k = report.compiles[0].kernel("triton_tem_fused_mm_0")
+    script = reproducer(report, k)
+    tail = script.split("# ---- end of the kernel's source ----", 1)[1]
+    made = []
+    triton = ModuleType("triton")
+    triton.Config = lambda kwargs, **kw: made.append(kwargs) or SimpleNamespace(kwargs=kwargs, **kw)
+    monkeypatch.setitem(sys.modules, "triton", triton)
+    monkeypatch.setattr(torch._C, "_cuda_getCurrentRawStream", lambda device: 0, raising=False)
+    monkeypatch.setattr(torch.cuda, "current_device", lambda: 0)
+    ran = SimpleNamespace(kwargs={}, num_warps=k.launch.num_warps, num_stages=k.launch.num_stages)
+    params = re.search(r"^def \w+\(([^)]*)\)", k.source, re.M).group(1)
+    fn = SimpleNamespace(arg_names=[p.split(":")[0].strip() for p in params.split(",")])  # no BLOCK_M among them
+    assert "BLOCK_M" not in fn.arg_names and "BLOCK_M : tl.constexpr = 64" in k.source
+    tuner = SimpleNamespace(fn=fn, configs=[ran])
+    space = {"__name__": "reproducer_under_test", "torch": torch, k.source.split("def ", 1)[1].split("(")[0]: tuner}
+    exec(compile(tail, "k.py", "exec"), space)
+    assert k.launch.block.get("BLOCK_M")  # the recorded config has tile sizes ...
+    space["load"]()
+    assert tuner.configs == [ran] and made == []  # ... and the script runs the template's own config
+
+
 def test_an_argument_without_a_recorded_dtype_gets_the_one_its_parameter_declares():
     """A report written before subgraph inputs had dtypes (a while_loop body's counter ``arg0_1``: the output code
     only asserts its size) left the argument without one, and the script built it as the first tensor's float32
