@@ -727,8 +727,8 @@ def regions(fused: Sequence[FusedNode], instances: dict[str, ModuleRepeat]) -> l
     repeated modules (``MemoryRegion``): a node in an instance of a repeat (``layers.5``, by its ``group_path``
     or its module stack) is that instance's; another, the module of its stack at the instances' depth (the
     deepest it has above that: ``head``), else ``""``. A run of ``""`` between two runs of one module is
-    theirs (a reshape between two ops of a layer); a module that resumes after one region of another has no
-    label the second time (its number once under the axis). Without repeats, the top-level modules, each labelled by
+    theirs (a reshape between two ops of a layer); a module of several runs is labelled under its longest only (its
+    number once under the axis). Without repeats, the top-level modules, each labelled by
     its whole name (``blocks.0``: no repeat's name under the axis says what a bare ``0`` is)."""
     depth = 0
     for n in fused:
@@ -758,11 +758,17 @@ def regions(fused: Sequence[FusedNode], instances: dict[str, ModuleRepeat]) -> l
             merged[-1][2] = run[2]
             continue
         merged.append(list(run))
+    # a module in several runs is labelled once, under its longest (the first of the longest): Llama's layer 0 around
+    # the rotary embedding; a checkpointed backward's last layer, whose recompute and the final norm's backward
+    # interleave (layers.3 0-1, lnf 2, layers.3 3-7, lnf 8-9, layers.3 10-30), named "3" under its main run
+    longest: dict[str, int] = {}
+    for j, (key, first, last) in enumerate(merged):
+        if key and (key not in longest or last - first > merged[longest[key]][2] - merged[longest[key]][1]):
+            longest[key] = j
     out: list[MemoryRegion] = []
-    for key, first, last in merged:
+    for j, (key, first, last) in enumerate(merged):
         r = instances.get(key)
-        # a module resumed after another's short run (Llama's layer 0 around the rotary embedding) is labelled once
-        again = bool(key) and len(out) >= 2 and out[-2].module == key
+        again = bool(key) and longest[key] != j
         # an instance of a repeat, its number beside the repeat's name under the axis (``layers.1-3``); any other
         # module, its whole name: a bare "0 | 1" under a ViT's blocks, or under a ResNet's layer2-4 (whose blocks
         # differ: no repeat, no name under the axis), said nothing of what they are

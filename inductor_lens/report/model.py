@@ -39,6 +39,7 @@ from .rules import (
     function_label,
     kernels_text,
     launch_value_text,
+    memory_curve_texts,
     memory_high_water_text,
     memory_peak_note,
     memory_peak_text,
@@ -49,6 +50,7 @@ from .rules import (
     readable_reasons,
     recompile_limit_text,
     runs_text,
+    saved_group_notes,
     short_op,
     stack_line_text,
     timing_text,
@@ -1050,6 +1052,11 @@ class SavedGroup(_Record):
     #: How many of ``names`` share their storage with a tensor counted in another row or earlier in this one
     #: (``SavedTensor.shares``): ``bytes`` counts each storage once; 0 where none.
     shared: int = 0
+    #: Derived (by ``Memory``, from ``saved_for_backward``): what the view says under the row where its tensors share
+    #: storage with others (``rules.saved_group_notes``): that its total counts such a storage whole, once (``each
+    #: shares its storage of 384 KiB with split: output 1, split: output 2: the storage counted once, here (2 × 384
+    #: KiB)``), or that another row counts it (``... 0 B here``); ``""`` for none.
+    note: str = ""
 
 
 @_record
@@ -1176,6 +1183,13 @@ class Memory(_Record):
     #: Derived: what ``uncounted`` leaves out, in words (``not counting 16 buffers of a size known only when the graph
     #: runs``), as the panel says it under a point of ``uncounted_at``; ``""`` where nothing is left out.
     uncounted_text: str = ""
+    #: Derived: what the view's curve writes on itself (``rules.memory_curve_texts``): its peak's label (``peak ≥ 96
+    #: KiB``; ``peak of the graph's buffers 5.3 MiB`` where the graph frees inputs on the way, a backward); there, the
+    #: device's high-water mark, drawn as a line (``""`` elsewhere); and what its points of ``uncounted_at``, drawn as
+    #: lower bounds, are (``""`` where nothing is left out).
+    curve_peak_text: str = ""
+    curve_high_water_text: str = ""
+    curve_least_text: str = ""
 
     def __post_init__(self) -> None:
         if not self.uncounted and (old := uncounted_in_source(self.source)):  # a report made before the field
@@ -1197,6 +1211,16 @@ class Memory(_Record):
             least,
         )
         object.__setattr__(self, "high_water_text", high)
+        curve = memory_curve_texts(
+            self.peak_bytes,
+            least,
+            self.freed_input_bytes,
+            self.net_peak_bytes,
+            self.measured_peak_bytes,
+            len(self.uncounted),
+        )
+        for name, text in zip(("curve_peak_text", "curve_high_water_text", "curve_least_text"), curve):
+            object.__setattr__(self, name, text)
         saved = self.saved_for_backward
         unsized = [t for t in saved if t.bytes is None]
         text = (
@@ -1212,6 +1236,10 @@ class Memory(_Record):
             else ""
         )
         object.__setattr__(self, "saved_text", text)
+        if self.saved_groups:
+            notes = saved_group_notes(self.saved_groups, saved)
+            groups = [g if g.note == t else dataclasses.replace(g, note=t) for g, t in zip(self.saved_groups, notes)]
+            object.__setattr__(self, "saved_groups", groups)
 
 
 @_record

@@ -2387,6 +2387,46 @@ def memory_peak_note(freed_input_bytes: int) -> str:
     )
 
 
+def memory_curve_texts(
+    peak_bytes: int,
+    at_least: bool = False,
+    freed_input_bytes: int = 0,
+    net_peak_bytes: Optional[int] = None,
+    measured: Optional[int] = None,
+    uncounted: int = 0,
+) -> tuple[str, str, str]:
+    """What the Memory view's curve writes on itself (``Memory.curve_peak_text``, ``curve_high_water_text``,
+    ``curve_least_text``): the label of its peak, "≥" where buffers of a data-dependent size are left out (``at_least``),
+    and which peak it is where the graph frees inputs on the way (a backward: the curve's peak is its buffers', not the
+    device's); there, the device's high-water mark, drawn as a line (measured where it was, else ``net_peak_bytes``);
+    and, where ``uncounted`` buffers are left out, what the points drawn as lower bounds (hollow, over a dashed line) are.
+
+    >>> memory_curve_texts(788992)
+    ('peak 770.5 KiB', '', '')
+    >>> memory_curve_texts(98308, True, uncounted=1)[0::2]
+    ('peak ≥ 96 KiB', 'dashed line, hollow points: at least this much live, not counting 1 buffer of a size known only when the graph runs')
+    >>> memory_curve_texts(5554216, False, 786432, 4767784)[:2]
+    ("peak of the graph's buffers 5.3 MiB", 'device high-water 4.55 MiB, estimated: less the inputs freed by then')
+    """
+    least = "≥ " if at_least else ""
+    peak = (
+        f"peak of the graph's buffers {least}{bytes_text(peak_bytes)}"
+        if freed_input_bytes
+        else (f"peak {least}{bytes_text(peak_bytes)}")
+    )
+    high = ""
+    if freed_input_bytes and measured is not None:
+        high = f"device high-water {bytes_text(measured)}, measured"
+    elif freed_input_bytes and net_peak_bytes is not None:
+        high = f"device high-water {least}{bytes_text(net_peak_bytes)}, estimated: less the inputs freed by then"
+    said = (
+        f"dashed line, hollow points: at least this much live, not counting {uncounted_words(uncounted)}"
+        if uncounted
+        else ""
+    )
+    return peak, high, said
+
+
 def memory_high_water_text(
     measured: Optional[int],
     net: Optional[int],
@@ -2816,6 +2856,63 @@ def counted_bytes(saved: Any) -> list:
             out.append(None)
         else:
             out.append(whole if whole is not None and s.name in rest else s.bytes + rest.get(s.name, 0))
+    return out
+
+
+def saved_group_notes(groups: Any, saved: Any) -> list:
+    """What the Memory view says under each row of ``Memory.saved_groups`` (``SavedGroup.note``) whose tensors share
+    their storage with others (``SavedTensor.shares``), so that its total reads right: a row whose tensors hold a
+    storage others view counts it whole, once (``rules.counted_bytes``: q, k and v of one projection's buffer, the
+    buffer in q's row), so its total is not its tensors times each; a row whose tensors view a storage another row
+    counts holds no byte of its own (0 B), which is not "free". Each row's other rows named by their op (``what``).
+    ``""`` for a row of no shared storage.
+
+    >>> from types import SimpleNamespace as T
+    >>> t = lambda name, shares="", whole=None: T(name=name, bytes=131072, shares=shares, storage_bytes=whole)
+    >>> saved = [t("q0", "", 393216), t("k0", "q0"), t("v0", "q0"), t("q1", "", 393216), t("k1", "q1"), t("v1", "q1")]
+    >>> g = lambda what, names: T(what=what, names=names)
+    >>> notes = saved_group_notes([g("split: output 0", ["q0", "q1"]), g("split: output 1", ["k0", "k1"]),
+    ...                            g("split: output 2", ["v0", "v1"])], saved)
+    >>> print(*notes, sep="\\n")
+    each shares its storage of 384 KiB with split: output 1, split: output 2: the storage counted once, here (2 × 384 KiB)
+    each a view of a storage split: output 0 counts: 0 B here
+    each a view of a storage split: output 0 counts: 0 B here
+    """
+    counted = dict(zip((s.name for s in saved), counted_bytes(saved)))
+    by_name = {s.name: s for s in saved}
+    row_of = {n: i for i, g in enumerate(groups) for n in g.names}
+    sharers: dict = {}  # a holder's name -> the rows of the tensors that share its storage
+    for s in saved:
+        if s.shares:
+            sharers.setdefault(s.shares, []).append(row_of.get(s.name))
+
+    def rows(idx: Iterable, own: int) -> str:
+        seen = list(dict.fromkeys(j for j in idx if j is not None))
+        said = [groups[j].what or ", ".join(groups[j].names[:3]) for j in seen if j != own]
+        return ", ".join(said + (["another tensor of this row"] if own in seen else []))
+
+    out = []
+    for i, g in enumerate(groups):
+        members = [by_name[n] for n in g.names if n in by_name]
+        held = [m for m in members if m.name in sharers]
+        views = [m for m in members if m.shares]
+        each = "each " if len(members) > 1 else ""
+        said = []
+        if held:
+            sizes = {counted.get(m.name) for m in held}
+            size = sizes.pop() if len(sizes) == 1 else None
+            of = f" of {bytes_text(size)}" if size is not None else ""
+            times = f" ({len(held)} × {bytes_text(size)})" if size is not None and len(held) > 1 else ""
+            whom = rows((j for m in held for j in sharers[m.name]), i)
+            some = each if len(held) == len(members) else f"{len(held)} of them "
+            said.append(f"{some}shares its storage{of} with {whom}: the storage counted once, here{times}")
+        if views:
+            whom = rows((row_of.get(m.shares) for m in views), i)
+            some = each if len(views) == len(members) else f"{len(views)} of them "
+            elsewhere = all(row_of.get(m.shares) != i for m in views)
+            zero = ": 0 B here" if elsewhere and len(views) == len(members) else ", not again here"
+            said.append(f"{some}a view of a storage {whom} counts{zero}")
+        out.append("; ".join(said))
     return out
 
 

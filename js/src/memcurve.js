@@ -22,6 +22,8 @@ export const PAD = { l: 62, r: 14, t: 26, b: 58 };
 const DOT_SPACING = 6;
 /** An axis label is drawn only if it keeps this many pixels (at 11 px text, about 6.2 px a character). */
 const CHAR_W = 6.2;
+/** The width of a character of the peak's label (11 px, bold). */
+const PEAK_CHAR_W = 6.8;
 
 /** Round tick values for an axis from 0 to `max` bytes: 0 and up to 5 steps of 1, 2 or 5 x a power of 10
  * of B, KiB, MiB or GiB (what fmtBytes prints as round numbers). */
@@ -109,6 +111,65 @@ export function repeatRuns(regions) {
   return out;
 }
 
+/** Which runs of `runs` (repeatRuns) have their repeat's name under their bracket: one per repeat, its widest run
+ * (the first of the widest), and only where the name clears the names already kept. A checkpointed backward's
+ * last layer, cut by the final norm's backward into runs of 2, 5 and 101 nodes, printed "layers.3-0" three times,
+ * the first two on top of each other. */
+export function runLabels(runs, n, width = W) {
+  const span = (r) => xOf(r.last, n, width) - xOf(r.first, n, width);
+  const widest = new Map();
+  runs.forEach((r, i) => {
+    const j = widest.get(r.repeat);
+    if (j === undefined || span(r) > span(runs[j])) widest.set(r.repeat, i);
+  });
+  const box = (r) => {
+    const mid = (xOf(r.first, n, width) + xOf(r.last, n, width)) / 2;
+    return [mid - (r.repeat.length * CHAR_W) / 2, mid + (r.repeat.length * CHAR_W) / 2];
+  };
+  const chosen = [];
+  for (const i of [...widest.values()].sort((a, b) => span(runs[b]) - span(runs[a]) || a - b)) {
+    const [a0, a1] = box(runs[i]);
+    if (
+      chosen.every((j) => {
+        const [b0, b1] = box(runs[j]);
+        return a1 + 4 <= b0 || b1 + 4 <= a0;
+      })
+    )
+      chosen.push(i);
+  }
+  return chosen.sort((a, b) => a - b);
+}
+
+/** Where the peak's label of `chars` characters goes over a peak at `px` in a chart `width` wide: [x, text-anchor],
+ * starting at the peak's line where it fits to the right, else ending there, else against the chart's right edge
+ * (a long label, "peak of the graph's buffers 5.3 MiB", over a peak in the middle of a narrow chart). */
+export function peakLabelAt(px, chars, width = W) {
+  const w = chars * PEAK_CHAR_W;
+  if (px - 4 + w <= width - 2) return [px - 4, "start"];
+  if (px + 4 - w >= 2) return [px + 4, "end"];
+  return [width - 2, "end"];
+}
+
+/** The points of `memory.timeline` whose live bytes are a lower bound (a buffer of a data-dependent size live then:
+ * Memory.uncounted_at, Python's), by node name. */
+export function leastPoints(memory) {
+  return new Set(memory.uncounted_at || []);
+}
+
+/** The curve's line cut into runs [first, last, lower] over `lower` (one boolean a point: a lower bound): a segment
+ * is a lower bound's (dashed) where either end is, so an exact point's line stays solid up to it and a lower bound
+ * is reached by a dashed line. Consecutive runs share their end point. */
+export function lineRuns(lower) {
+  const out = [];
+  for (let i = 0; i + 1 < lower.length; i++) {
+    const dashed = !!(lower[i] || lower[i + 1]);
+    const last = out[out.length - 1];
+    if (last && last[2] === dashed) last[1] = i + 1;
+    else out.push([i, i + 1, dashed]);
+  }
+  return out;
+}
+
 /** What point `i` is, most telling first: its live bytes, the module region it is in, its number (#0 first,
  * as the fusion graph and the panel number fused nodes) and its fused node's label, cut to `max` characters. */
 export function pointText(idx, memory, i, max = 0) {
@@ -173,20 +234,29 @@ export function curve(idx, memory, selected, width = W) {
       ),
     );
   }
-  for (const run of repeatRuns(regions)) {
+  const runs = repeatRuns(regions);
+  const named = new Set(runLabels(runs, n, W));
+  runs.forEach((run, i) => {
     const x0 = x(run.first) - half + 1,
       x1 = x(run.last) + half - 1;
     g.appendChild(
       svg("path", { d: `M${x0},${base + 20} v4 H${x1} v-4`, class: "il-mem-bracket", "data-role": "memory-repeat" }),
     );
-    g.appendChild(
-      svg(
-        "text",
-        { x: ((x0 + x1) / 2).toFixed(1), y: base + 36, "text-anchor": "middle", class: "il-mem-tick" },
-        run.repeat,
-      ),
-    );
-  }
+    if (named.has(i))
+      g.appendChild(
+        svg(
+          "text",
+          {
+            x: ((x0 + x1) / 2).toFixed(1),
+            y: base + 36,
+            "text-anchor": "middle",
+            class: "il-mem-tick",
+            "data-role": "memory-repeat-name",
+          },
+          run.repeat,
+        ),
+      );
+  });
   g.appendChild(svg("line", { x1: PAD.l, x2: W - PAD.r, y1: base, y2: base, class: "il-mem-axis" }));
   for (const t of ticks) {
     if (t) g.appendChild(svg("line", { x1: PAD.l, x2: W - PAD.r, y1: y(t), y2: y(t), class: "il-mem-grid" }));
@@ -197,29 +267,78 @@ export function curve(idx, memory, selected, width = W) {
       `fused nodes in execution order (${n})${regions.length > 1 ? ", by module" : ""}`,
     ]),
   );
+  const least = leastPoints(memory);
   if (n > 1) {
     const d = pts.map((p, i) => `${i ? "L" : "M"}${x(i).toFixed(1)},${y(p.live_bytes).toFixed(1)}`).join(" ");
     g.appendChild(
       svg("path", { d: `${d} L${x(n - 1).toFixed(1)},${base} L${x(0).toFixed(1)},${base} Z`, class: "il-mem-area" }),
     );
-    g.appendChild(svg("path", { d, class: "il-mem-line" }));
+    // the line: solid between exact points, dashed into and between lower bounds (a data-dependent buffer live)
+    for (const [a, b, lower] of lineRuns(pts.map((p) => least.has(p.node)))) {
+      const part = pts
+        .slice(a, b + 1)
+        .map((p, k) => `${k ? "L" : "M"}${x(a + k).toFixed(1)},${y(p.live_bytes).toFixed(1)}`)
+        .join(" ");
+      g.appendChild(
+        svg("path", {
+          d: part,
+          class: lower ? "il-mem-line il-mem-least-line" : "il-mem-line",
+          "data-role": lower ? "memory-least-line" : null,
+        }),
+      );
+    }
+  }
+  // the device's high-water mark where it is not the curve's peak (a backward frees its inputs on the way): Python's
+  // words (Memory.curve_high_water_text), the line at net_peak_bytes (or the measured mark)
+  const high = memory.measured_peak_bytes ?? memory.net_peak_bytes;
+  if (memory.curve_high_water_text && high != null && high <= top) {
+    g.appendChild(
+      svg(
+        "line",
+        {
+          x1: PAD.l,
+          x2: W - PAD.r,
+          y1: y(high),
+          y2: y(high),
+          class: "il-mem-highline",
+          "data-role": "memory-high-water",
+        },
+        svg("title", {}, memory.high_water_text || memory.curve_high_water_text),
+      ),
+    );
+    g.appendChild(
+      svg(
+        "text",
+        {
+          x: PAD.l + 4,
+          y: y(high) - 4 < PAD.t + 12 ? y(high) + 13 : y(high) - 4, // under its line where the peak's label is near
+          class: "il-mem-highlabel",
+          "data-role": "memory-high-water-label",
+        },
+        memory.curve_high_water_text,
+      ),
+    );
   }
   const peakAt = pts.findIndex((p) => p.node === memory.peak_node);
   if (peakAt >= 0) {
     const px = x(peakAt);
-    const right = px > PAD.l + (W - PAD.l - PAD.r) * 0.7;
+    const label = memory.curve_peak_text || `peak ${fmtBytes(memory.peak_bytes)}`;
+    const [lx, anchor] = peakLabelAt(px, label.length, W);
     g.appendChild(svg("line", { x1: px, x2: px, y1: PAD.t - 6, y2: base, class: "il-mem-peakline" }));
     g.appendChild(
       svg(
         "text",
         {
-          x: px + (right ? 4 : -4),
+          x: lx,
           y: PAD.t - 10,
-          "text-anchor": right ? "end" : "start",
+          "text-anchor": anchor,
           class: "il-mem-peaklabel",
           "data-role": "memory-peak",
         },
-        `peak ${fmtBytes(memory.peak_bytes)}`,
+        // Python's words (Memory.curve_peak_text): "≥" where a data-dependent buffer is left out, and which peak it is
+        // where the graph frees inputs on the way
+        label,
+        svg("title", {}, memory.peak_text || ""),
       ),
     );
   }
@@ -227,6 +346,7 @@ export function curve(idx, memory, selected, width = W) {
   pts.forEach((p, i) => {
     const cls = ["il-mem-point"];
     if (p.node === memory.peak_node) cls.push("il-mem-peak");
+    if (least.has(p.node)) cls.push("il-mem-least"); // a lower bound: drawn hollow
     if (p.node === selected) cls.push("il-selected");
     g.appendChild(
       svg(
@@ -239,6 +359,7 @@ export function curve(idx, memory, selected, width = W) {
           "data-role": "memory-point",
           "data-node": p.node,
           "data-index": i,
+          "data-least": least.has(p.node) ? "1" : null,
         },
         svg(
           "title",

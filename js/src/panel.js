@@ -25,6 +25,7 @@ import { autotuneSection, metadataSection, profileSection, topKernelsSection } f
 import { builtLines, builtModules } from "./linepanel.js";
 import { cudagraphsSection, irSection, launchSection } from "./metal.js";
 import { costSection } from "./roofline.js";
+import { nodeNumber } from "./text.js";
 import { fmtShape, sameGraphGroups } from "./viewdata.js";
 
 function frameRow(fr, stage) {
@@ -299,7 +300,7 @@ function headerSection(sel) {
       h(
         "span",
         { class: "il-chip", "data-role": "node-number" },
-        entry.index >= 0 ? `#${entry.index} of ${idx.boxes.length}` : "glue: drawn as an edge",
+        entry.index >= 0 ? nodeNumber(entry.index, idx.boxes.length) : "glue: drawn as an edge",
       ),
       h("span", { class: "il-chip" }, plural((n.fx_nodes || []).length, "FX op")),
       k ? h("span", { class: "il-chip" }, k.language) : null,

@@ -40,3 +40,18 @@ export function sizesText(sizes, hint) {
   const text = `[${sizes.join(", ")}]`;
   return Array.isArray(hint) && hint.length ? `${text} = [${hint.join(", ")}]` : text;
 }
+
+/** `k` as an English ordinal: 1st, 2nd, 3rd, 4th, 11th, 12th, 13th, 21st, 112th. */
+export function ordinal(k) {
+  const teen = Math.floor(k / 10) % 10 === 1;
+  const suffix = teen ? "th" : ({ 1: "st", 2: "nd", 3: "rd" }[k % 10] ?? "th");
+  return `${k}${suffix}`;
+}
+
+/**
+ * Where fused node `i` (0-based, as the graph's boxes number them: `#0` the first) sits among `n`, said so that it
+ * cannot be read as off by one: `#4, the 5th of 5`. ("#4 of 5" for the last of five read as one short.)
+ */
+export function nodeNumber(i, n) {
+  return `#${i}, the ${ordinal(i + 1)} of ${n}`;
+}

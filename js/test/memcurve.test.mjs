@@ -30,3 +30,80 @@ test("another module between two instances ends the bracket", () => {
     { repeat: "layers.0-1", first: 7, last: 9 },
   ]);
 });
+
+import { lineRuns, peakLabelAt, runLabels } from "../src/memcurve.js";
+import { nodeNumber, ordinal } from "../src/text.js";
+
+test("a repeat cut into several runs is named once, under its widest run", () => {
+  // nu26 ckpt backward (111 nodes): layers.3's recompute and lnf's backward interleave, then layers 3..0 run on;
+  // "layers.3-0" was printed under each of the three runs, the first two on top of each other
+  const regions = [
+    region("layers.3", 0, 1, "layers.3-0"),
+    region("lnf", 2, 2),
+    region("layers.3", 3, 7, "layers.3-0"),
+    region("lnf", 8, 9),
+    region("layers.3", 10, 30, "layers.3-0"),
+    region("layers.2", 31, 57, "layers.3-0"),
+    region("layers.1", 58, 84, "layers.3-0"),
+    region("layers.0", 85, 110, "layers.3-0"),
+  ];
+  const runs = repeatRuns(regions);
+  assert.deepEqual(
+    runs.map((r) => [r.first, r.last]),
+    [
+      [0, 1],
+      [3, 7],
+      [10, 110],
+    ],
+  );
+  assert.deepEqual(runLabels(runs, 111, 700), [2]);
+  // two repeats whose names would overlap: the wider keeps its name
+  const two = [
+    { repeat: "model.encoder.layers.0-5", first: 0, last: 3 },
+    { repeat: "model.decoder.layers.0-5", first: 4, last: 9 },
+  ];
+  assert.deepEqual(runLabels(two, 10, 360), [1]);
+  assert.deepEqual(runLabels(two, 10, 1100), [0, 1]);
+});
+
+test("the line into and between lower bounds is dashed, the rest solid", () => {
+  // nu26 mask: points 2..5 live while a buffer of a data-dependent size is (Memory.uncounted_at)
+  assert.deepEqual(lineRuns([false, false, true, true, true, true]), [
+    [0, 1, false],
+    [1, 5, true],
+  ]);
+  assert.deepEqual(lineRuns([false, true, false, false]), [
+    [0, 2, true],
+    [2, 3, false],
+  ]);
+  assert.deepEqual(lineRuns([false]), []);
+});
+
+test("the peak's label stays inside the chart", () => {
+  assert.deepEqual(peakLabelAt(100, 10, 640), [96, "start"]);
+  assert.deepEqual(peakLabelAt(600, 10, 640), [604, "end"]);
+  // "peak of the graph's buffers 5.3 MiB" (35 characters) over a peak in the middle of a 360 px chart
+  const [x, anchor] = peakLabelAt(200, 35, 360);
+  assert.equal(anchor, "end");
+  assert.ok(x - 35 * 6.8 >= 0 && x <= 360, String(x));
+});
+
+test("a fused node's number says its place without an off-by-one reading", () => {
+  // nu26 D6: "(#4 of 5)" for the last of five; the graph's boxes number from #0
+  assert.equal(nodeNumber(4, 5), "#4, the 5th of 5");
+  assert.equal(nodeNumber(0, 6), "#0, the 1st of 6");
+  assert.deepEqual([1, 2, 3, 4, 11, 12, 13, 21, 22, 93, 111, 112].map(ordinal), [
+    "1st",
+    "2nd",
+    "3rd",
+    "4th",
+    "11th",
+    "12th",
+    "13th",
+    "21st",
+    "22nd",
+    "93rd",
+    "111th",
+    "112th",
+  ]);
+});

@@ -3,7 +3,7 @@
 
 import assert from "node:assert/strict";
 import test from "node:test";
-import { constantRows, groupRows, heldText, savedRows } from "../src/views/memory.js";
+import { constantRows, groupRows, heldText, savedRows, shapeText } from "../src/views/memory.js";
 
 test("a symbolic saved shape is shown with the sizes its bytes are counted at", () => {
   // dynamic=True: the graph has [s77, 32]; 512 B is at s77 = 4 (SavedTensor.shape_hint); a weight is static
@@ -80,4 +80,34 @@ test("each weight a frozen graph holds is a row of its own, by the parameter it 
     ],
   );
   assert.deepEqual(constantRows({}), []);
+});
+
+test("a grouped row carries Python's note on a shared storage; a shape breaks only between its two lists", () => {
+  // nu26 D5 (amp): q, k and v of each layer are views of one qkv buffer, counted once, in q's row
+  const memory = {
+    saved_groups: [
+      {
+        what: "split: output 0",
+        kind: "activation",
+        count: 2,
+        bytes: 786432,
+        each: 131072,
+        names: ["permute_1", "permute_9"],
+        note: "each shares its storage of 384 KiB with split: output 1: the storage counted once, here (2 × 384 KiB)",
+      },
+      { what: "split: output 1", kind: "activation", count: 2, bytes: 0, each: 131072, shared: 2, note: "x" },
+    ],
+  };
+  const rows = groupRows(memory, "order");
+  assert.deepEqual(
+    rows.map((r) => [r.note.slice(0, 31), r.shared]),
+    [
+      ["each shares its storage of 384 ", 0],
+      ["x", 2],
+    ],
+  );
+  assert.equal(
+    shapeText("[s77, 4, 64, 32] = [8, 4, 64, 32]"),
+    "[s77,\u00a04,\u00a064,\u00a032] = [8,\u00a04,\u00a064,\u00a032]",
+  );
 });

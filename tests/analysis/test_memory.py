@@ -248,6 +248,25 @@ def test_a_module_resumed_after_another_is_labelled_once():
     ]
 
 
+def test_a_module_in_several_runs_is_labelled_under_its_longest():
+    """nu26 D7 (a checkpointed 4-layer stack, CPU): the backward recomputes layer 3 and runs the final norm's backward
+    in between (regions layers.3 0-1, lnf 2, layers.3 3-7, lnf 8-9, layers.3 10-30): "3" sat under nodes 0-1, where
+    it overlapped the repeat's name, and layer 3's main run (21 of its 28 nodes) had no label."""
+    l3 = ["layers.3", "layers.3.attn"]
+    gp = ["repeat:layers.1-3", "layers.3"]
+    stacks = [l3] * 2 + [["lnf"]] + [l3] * 5 + [["lnf"]] * 2 + [l3] * 21 + [["layers.2", "layers.2.mlp"]]
+    fused = [_node(f"n{i}", st, gp if st[0] == "layers.3" else ()) for i, st in enumerate(stacks)]
+    got = [(r.module, r.label, r.first, r.last) for r in regions(fused, INSTANCES)]
+    assert got == [
+        ("layers.3", "", 0, 1),
+        ("lnf", "", 2, 2),
+        ("layers.3", "", 3, 7),
+        ("lnf", "lnf", 8, 9),
+        ("layers.3", "3", 10, 30),
+        ("layers.2", "2", 31, 31),
+    ]
+
+
 def _saved(name, module, kind="activation", size=64, line=5, fx=""):
     frame = model.Frame(file="m.py", line=line, function="forward", code="", stage="user")
     return model.SavedTensor(name, [4, 4], "float32", size, kind, fx or name, [frame], module)

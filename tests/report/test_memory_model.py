@@ -159,3 +159,58 @@ def test_saved_for_backward_says_at_least_where_a_saved_tensors_size_is_data_dep
 
     plain = dict(to_plain(m), saved_text="stale")
     assert from_plain_fields(model.Memory, plain, "memory").saved_text == m.saved_text
+
+
+def _qkv_memory(**kw):
+    """nu26 amp (two layers, bf16): q, k and v of each layer saved for the backward, three views of one 384 KiB qkv
+    buffer (the forward's output code returns them as reinterpret_tensor(buf7, ...)), counted once, in q's row."""
+    t = (
+        lambda name, shares="": model.SavedTensor(  # noqa: E731
+            name, [8, 4, 64, 32], "bfloat16", 131072, storage=name[:-1], shares=shares
+        )
+    )
+    saved = [t("q0"), t("k0", "q0"), t("v0", "q0"), t("q1"), t("k1", "q1"), t("v1", "q1")]
+    g = lambda what, names, nbytes, shared: model.SavedGroup(  # noqa: E731
+        "layers.0-1", what, "activation", 2, nbytes, 131072, names=names, shared=shared
+    )
+    groups = [
+        g("split: output 0", ["q0", "q1"], 786432, 0),
+        g("split: output 1", ["k0", "k1"], 0, 2),
+        g("split: output 2", ["v0", "v1"], 0, 2),
+    ]
+    return model.Memory(peak_bytes=1024, saved_for_backward=saved, saved_bytes=786432, saved_groups=groups, **kw)
+
+
+def test_a_grouped_row_of_shared_storages_says_why_its_total_is_not_tensors_times_each():
+    """nu26 D5: "split: output 0 · 2 tensors · total 768 KiB · each 128 KiB" and "split: output 1 · 2 · 0 B" read as
+    wrong arithmetic and as free tensors; each row now says where the storage is counted."""
+    m = _qkv_memory()
+    notes = [g.note for g in m.saved_groups]
+    assert notes[0] == (
+        "each shares its storage of 384 KiB with split: output 1, split: output 2: the storage counted once, here "
+        "(2 × 384 KiB)"
+    )
+    assert notes[1] == notes[2] == "each a view of a storage split: output 0 counts: 0 B here"
+    # derived on loading: a stored note is ignored, a report made before it gets it
+    back = inductor_lens.load(_with_memory_obj(m).to_json())
+    assert [g.note for g in back.compiles[0].memory.saved_groups] == notes
+
+
+def _with_memory_obj(m):
+    report = inductor_lens.load(REPO / "tests" / "fixtures" / "gpu_training.json")
+    return dataclasses.replace(report, compiles=[dataclasses.replace(report.compiles[0], memory=m)])
+
+
+def test_the_curve_labels_its_peak_as_the_header_counts_it():
+    """nu26 D3 and the backward's peak: the chart said "peak 96 KiB" over a lower bound, and a backward's "peak 5.3
+    MiB" (its buffers') with the device's high-water mark (4.55 MiB) only in the header."""
+    least = model.Memory(peak_bytes=98308, uncounted=["buf3"], uncounted_at=["op2"])
+    assert least.curve_peak_text == "peak ≥ 96 KiB"
+    assert least.curve_least_text.endswith("not counting 1 buffer of a size known only when the graph runs")
+    assert least.curve_high_water_text == ""
+    bwd = model.Memory(peak_bytes=5554216, net_peak_bytes=4767784, freed_input_bytes=786432)
+    assert bwd.curve_peak_text == "peak of the graph's buffers 5.3 MiB"
+    assert bwd.curve_high_water_text.startswith("device high-water 4.55 MiB, estimated")
+    assert bwd.curve_least_text == ""
+    fwd = model.Memory(peak_bytes=788992)
+    assert (fwd.curve_peak_text, fwd.curve_high_water_text) == ("peak 770.5 KiB", "")

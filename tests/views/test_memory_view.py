@@ -2,6 +2,8 @@
 marked, a click on a point selects its fused node and a selected box marks its point, the saved-for-backward
 table sorts and its rows select their producer, and the fused-node panel says what the node allocates."""
 
+import dataclasses
+
 import pytest
 
 from tests.views.test_html_export import _assert_clean, _open
@@ -406,3 +408,38 @@ def test_the_memory_chart_fits_its_pane_at_every_width_with_its_text_readable(
             assert geo["sizes"] and min(geo["sizes"]) >= 10 - 1e-6, (width, geo["sizes"])
     finally:
         page.close()
+
+
+def test_the_curve_draws_lower_bounds_as_such_and_names_which_peak_it_is(tmp_path, offline_page, training_report):
+    """nu26 D3: where a buffer of a data-dependent size is live (``Memory.uncounted_at``) the live bytes are a lower
+    bound, and the chart drew them like exact ones under "peak 96 KiB"; its backward's label "peak 5.3 MiB" was its
+    buffers' peak, the device's high-water mark (4.55 MiB) only in the header. D6: "(#4 of 5)" for the last of 5."""
+    fwd, bwd = training_report.compiles[0], next(c for c in training_report.compiles if c.graph_kind == "backward")
+    order = [p.node for p in fwd.memory.timeline]
+    least = order[1:]
+    memory = dataclasses.replace(fwd.memory, uncounted=["buf_u0"], uncounted_at=least)
+    report = dataclasses.replace(
+        training_report,
+        compiles=[dataclasses.replace(c, memory=memory) if c is fwd else c for c in training_report.compiles],
+    )
+    page = offline_page
+    view = _memory_tab(page, report, tmp_path / "least.html")
+    page.select_option("select.il-compile", fwd.id)
+    page.click('[data-tab="memory"]')
+    curve = view.locator('[data-role="memory-curve"]')
+    assert curve.locator('[data-role="memory-peak"]').text_content().startswith("peak ≥ ")
+    hollow = curve.locator('[data-role="memory-point"][data-least="1"]')
+    assert [p.get_attribute("data-node") for p in hollow.all()] == least
+    assert curve.locator('[data-role="memory-least-line"]').count() == 1
+    assert view.locator('[data-role="memory-least-legend"]').inner_text().strip() == memory.curve_least_text
+    at = order.index(fwd.memory.peak_node)
+    assert f"(#{at}, the " in view.locator('[data-role="memory-peak-fact"]').inner_text()
+    page.select_option("select.il-compile", bwd.id)
+    page.click('[data-tab="memory"]')
+    assert bwd.memory.freed_input_bytes and bwd.memory.curve_high_water_text
+    curve = view.locator('[data-role="memory-curve"]')
+    assert curve.locator('[data-role="memory-peak"]').text_content().startswith("peak of the graph's buffers ")
+    assert curve.locator('[data-role="memory-high-water-label"]').text_content() == bwd.memory.curve_high_water_text
+    assert curve.locator('[data-role="memory-least-line"]').count() == 0
+    assert view.locator('[data-role="memory-least-legend"]').count() == 0
+    _assert_clean(page)

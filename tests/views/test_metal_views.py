@@ -308,7 +308,7 @@ def test_a_kernel_of_many_fused_nodes_lists_a_dozen_and_folds_the_rest(tmp_path,
     assert note.locator("[data-sibling]").count() == 19  # all the others, 12 inline and 7 folded
     more.locator("summary").click()
     more.locator('[data-sibling="op19"]').click()
-    assert "#19 of 20" in offline_page.locator(".il-panel").first.inner_text()
+    assert "#19, the 20th of 20" in offline_page.locator(".il-panel").first.inner_text()
     assert offline_page.watch.errors == []
 
 

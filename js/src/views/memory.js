@@ -5,10 +5,10 @@
 // Python computed every number (Compile.memory, docs/report-schema.md "Memory"); this module only draws.
 
 import { basename, fmtBytes, plural } from "../data.js";
-import { breakable, h, keepEnd } from "../dom.js";
+import { breakable, h, keepEnd, svg } from "../dom.js";
 import { BUILT_ROW_TITLE, builtTag } from "../linepanel.js";
 import { byteTicks, chartWidth, curve, hoverAt, indexAt } from "../memcurve.js";
-import { sizesText } from "../text.js";
+import { nodeNumber, sizesText } from "../text.js";
 
 /** Rows of a list at first sight; the rest fold under "N more". */
 const LIST_TOP = 8;
@@ -27,10 +27,22 @@ function lineCell(line) {
   );
 }
 
-/** A cell of a long text (a copy kernel's label names every input it copies): cut to its column's width, the
- * whole text in its tooltip. */
-function cutCell(text) {
-  return h("td", { class: "il-mono il-cut", title: text }, text);
+/** A cell of a long text (a copy kernel's label names every input it copies, an op's name
+ * `_scaled_dot_product_flash_attention_for_cpu: output`): its column gives up the width the table lacks to fit its
+ * pane (.il-mem-fit), the text cut there with an ellipsis, whole in its tooltip; `extra` under it (a note, wrapped). */
+function cutCell(text, extra = null, title = text) {
+  return h(
+    "td",
+    { class: "il-mono il-cut", title: title || null },
+    extra ? h("div", { class: "il-cut-text" }, text) : text,
+    extra,
+  );
+}
+
+/** A shape as its cell writes it: broken only where a symbolic shape meets the sizes it is counted at
+ * (`[s77, 4, 64, 32] =` over `[8, 4, 64, 32]`), never inside a list of sizes. */
+export function shapeText(shape) {
+  return String(shape || "").replace(/, /g, ",\u00a0");
 }
 
 /** A row's source link (the store's ``sourceLine``): ``file:line`` of its ``user_line``, or "". */
@@ -65,7 +77,7 @@ function facts(idx, memory) {
       at >= 0 && e && (e.node.module_stack || []).length
         ? ` in ${e.node.module_stack[e.node.module_stack.length - 1]}`
         : "",
-      at >= 0 ? ` (#${at} of ${pts.length})` : "",
+      at >= 0 ? ` (${nodeNumber(at, pts.length)})` : "",
     ),
     h("span", { class: "il-chip", "data-role": "memory-measured" }, memory.high_water_text || ""),
     h("span", { class: "il-chip", "data-role": "memory-inputs" }, heldText(memory)),
@@ -186,6 +198,8 @@ export function groupRows(memory, sort) {
     userLine: g.user_line || null,
     fx: g.fx_node,
     names: g.names || [],
+    note: g.note || "",
+    shared: g.shared || 0,
   }));
   return sortRows(rows, sort);
 }
@@ -197,7 +211,7 @@ function table(cls, role, head, rows) {
     { class: "il-mem-scroll" },
     h(
       "table",
-      { class: `il-table ${cls}`, "data-role": role },
+      { class: `il-table il-mem-fit ${cls}`, "data-role": role },
       h("thead", {}, h("tr", {}, head)),
       h("tbody", {}, rows),
     ),
@@ -259,7 +273,7 @@ function peakTable(idx, memory) {
           h("td", { class: "il-mono" }, b.name),
           h("td", { class: "il-num il-mono" }, fmtBytes(b.bytes)),
           h("td", { class: "il-mono" }, b.module || ""),
-          h("td", { class: "il-mono", title: b.fx_node || "" }, b.op || b.fx_node || ""),
+          cutCell(b.op || b.fx_node || "", null, b.op && b.fx_node ? `${b.op} (${b.fx_node})` : b.op || b.fx_node),
           lineCell(b.user_line),
           cutCell(e ? e.node.label || b.node : b.node),
         );
@@ -336,13 +350,22 @@ function groupTable(idx, memory, sort) {
       },
       h("td", { class: "il-num il-muted" }, String(r.order)),
       h("td", { class: "il-mono" }, r.module),
-      h("td", { class: "il-mono" }, r.what),
+      cutCell(
+        r.what,
+        // Python's words (SavedGroup.note): a storage the row's tensors share, counted once (here, or in another row)
+        r.note ? h("div", { class: "il-muted il-small il-mem-note", "data-role": "saved-group-note" }, r.note) : null,
+      ),
       h("td", { class: "il-num" }, String(r.count)),
-      h("td", { class: "il-num il-mono" }, bytesText(r.bytes)),
+      // a row whose every tensor views a storage another row counts: its 0 B is no byte of its own, not "free"
+      h(
+        "td",
+        { class: r.shared && r.shared === r.count ? "il-num il-mono il-muted" : "il-num il-mono" },
+        bytesText(r.bytes),
+      ),
       h("td", { class: "il-num il-mono il-muted" }, r.count > 1 ? bytesText(r.each) : ""),
       lineCell(r.userLine),
       h("td", {}, r.kind),
-      h("td", { class: "il-mono" }, r.shape),
+      h("td", { class: "il-mono il-mem-shape" }, shapeText(r.shape)),
       h("td", { class: "il-mono" }, r.dtype),
     ),
   );
@@ -376,7 +399,7 @@ function tensorTable(idx, memory, sort, shown) {
       h("td", { class: r.shares ? "il-num il-mono il-muted" : "il-num il-mono" }, bytesText(r.bytes)),
       lineCell(r.userLine),
       h("td", {}, r.kind),
-      h("td", { class: "il-mono" }, r.shape),
+      h("td", { class: "il-mono il-mem-shape" }, shapeText(r.shape)),
       h("td", { class: "il-mono" }, r.dtype),
     ),
   );
@@ -576,6 +599,23 @@ function recomputedList(memory) {
   );
 }
 
+/** Under the curve, where some of its points are lower bounds (a buffer of a data-dependent size live then), how
+ * they are drawn and what they leave out, in Python's words (Memory.curve_least_text). */
+function leastLegend(memory) {
+  const swatch = svg(
+    "svg",
+    { width: 34, height: 12, viewBox: "0 0 34 12", class: "il-mem-swatch", "aria-hidden": "true" },
+    svg("path", { d: "M1,6 H33", class: "il-mem-line il-mem-least-line" }),
+    svg("circle", { cx: 17, cy: 6, r: 4, class: "il-mem-point il-mem-least" }),
+  );
+  return h(
+    "div",
+    { class: "il-muted il-small il-mem-legend", "data-role": "memory-least-legend" },
+    swatch,
+    memory.curve_least_text,
+  );
+}
+
 /** Draw the Memory view of compile `idx` into `el`. `ui`: {sort, mode ("groups" | "tensors"), shown}. */
 export function renderMemory(el, idx, selected, ui) {
   const m = idx && idx.compile.memory;
@@ -600,6 +640,7 @@ export function renderMemory(el, idx, selected, ui) {
           "This graph allocates nothing: everything it writes goes into its inputs' storage (as an optimizer's " +
             "step updates the parameters in place), so there is no curve to draw.",
         ),
+    ...(m.peak_bytes && m.curve_least_text ? [leastLegend(m)] : []), // replaceChildren writes a null as "null"
     h(
       "div",
       { class: "il-mem-tables" },
