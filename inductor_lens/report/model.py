@@ -64,7 +64,7 @@ SCHEMA_VERSION = 2
 
 #: The generation of the derived fields (``report/finish.py``) a report holds. A report written before
 #: derived fields were added (no ``derived`` key, or a smaller number) gets them filled when it is loaded.
-DERIVED_VERSION = 30  # 2: Trigger.summary; 3: Compile.module_view, FusedNode.group_path; 4: FusedNode.no_line_reason;
+DERIVED_VERSION = 31  # 2: Trigger.summary; 3: Compile.module_view, FusedNode.group_path; 4: FusedNode.no_line_reason;
 # 5: a backward's saved inputs named by what made them, input copies labelled, Trigger.kind ahead_of_time;
 # 6: FusedNode.built_lines (where the user's code built the modules of ops that ran inside torch)
 # 7: module paths inferred where a compile recorded none (Compile.modules_inferred, report/module_paths.py)
@@ -108,6 +108,8 @@ DERIVED_VERSION = 30  # 2: Trigger.summary; 3: Compile.module_view, FusedNode.gr
 # one module told apart (Compile.module_view.calls, FusedNode.group_path's call keys cell@N, from GraphNode.module_calls)
 # 30: LaunchArg.holds of a buffer of a fused node that writes several (finish._several_writes: by the graph output it is,
 # else by the one op whose result another node reads)
+# 31: a _foreach_ op's Kernel.cost (every tensor of its list); Memory.curve_peak_text/curve_high_water_text/
+# curve_least_text, SavedGroup.note, the regions' labels under a module's longest run
 
 #: Languages a kernel may be written in: what Inductor's output code defines (``async_compile.<kind>``),
 #: ``extern`` for calls of library kernels, ``other`` when the source was not found.
