@@ -47,6 +47,7 @@ from ..report.rules import (
     counted_bytes,
     owner_module,
     returned_items,
+    rng_state_note,
     saved_note,
     saved_origin,
     storage_name,
@@ -62,8 +63,10 @@ SOURCE = (
     "takes before it and frees none until it returns): a buffer written or read in it is live from the call's "
     "first node to its last; a buffer made and read inside one fused kernel costs nothing unless the output code "
     "allocates it; a buffer renamed by an in-place "
-    "mutation, or written into a dead buffer's storage (the output code's '# reuse'), is counted once; graph "
-    "inputs are counted apart (input_bytes)"
+    "mutation, or written into a dead buffer's storage (the output code's '# reuse'), is counted once; an extern "
+    "call's results that no buffer takes (SDPA's logsumexp where nothing saves it, nonzero's read only for its size) "
+    "are live while its call's result is; graph inputs are counted apart (input_bytes); not counted: the scratch "
+    "memory an extern kernel allocates and frees inside itself (a boolean mask's index runs a nonzero of its own)"
 )
 NOT_MEASURED_CPU = "peak not measured on CPU (torch.cuda memory statistics exist only on a GPU)"
 NOT_MEASURED = "peak not measured (inspect(..., profile=True) on a GPU measures it)"
@@ -452,6 +455,7 @@ def saved_for_backward(forward: Compile, backward: Compile) -> list[SavedTensor]
         return []
     fx = {n.name: n for n in fwd.nodes} if fwd is not None else {}
     copies = _copied_inputs(forward, bwd)
+    states = rng_states(fwd.nodes, bwd.nodes) if fwd is not None else {}  # checkpoint's saved RNG states
     asserted = asserted_strides(str(backward.output_code or ""))
     stores = saved_storages(forward, bwd)
     seen: dict[str, str] = {}  # a storage -> the first saved tensor that holds it
@@ -468,7 +472,7 @@ def saved_for_backward(forward: Compile, backward: Compile) -> list[SavedTensor]
             size = extent_bytes(sizes, stride, itemsize)  # the storage it spans: an expanded view counts its base
         else:
             stride = None
-        made = fx.get(p.name)
+        made = states.get(p.name) or fx.get(p.name)
         base = _base(made, fx) if made is not None else None
         is_input = base is not None and base.op == "placeholder" or (made is None and p.name.startswith("primals_"))
         display = ""
@@ -489,23 +493,33 @@ def saved_for_backward(forward: Compile, backward: Compile) -> list[SavedTensor]
         first = seen.setdefault(storage, p.name) if storage else p.name
         shares = first if first != p.name else ""
         what = saved_what(made, fx) if view_op and made is not None else ""
+        shape, hint = list(p.shape), list(p.shape_hint) if p.shape_hint and p.shape_hint != p.shape else None
+        stack, note = _user_stack(made), saved_note(view_op, module, what, storage, shares)
+        if p.name in states and made is not None:
+            # an RNG state: named by the op that ran on it, and at the length the forward knew it by (the backward's
+            # graph gives it a symbol of its own, ``s12``, which is no size of the model)
+            hop = fx.get(made.inputs[0]) if made.inputs and made.inputs[0] in fx else made
+            module = module or _reader_module(hop, fx)
+            stack = stack or _user_stack(hop)
+            shape, hint = (made.shape, None) if _static(made.shape) else (hint or shape, None)
+            note = "; ".join(filter(None, [rng_state_note(hop.short_op or op_name(hop.target)), note]))
         out.append(
             SavedTensor(
                 name=p.name,
-                shape=list(p.shape),  # the graph's, symbolic where dynamic; bytes at the sizes seen at capture
-                shape_hint=list(p.shape_hint) if p.shape_hint and p.shape_hint != p.shape else None,
+                shape=shape,  # the graph's, symbolic where dynamic; bytes at the sizes seen at capture
+                shape_hint=hint,
                 dtype=p.dtype,
                 bytes=size,
                 kind=("copy" if p.name in copies else "input") if is_input else "activation",
                 fx_node=made.name if made is not None else "",
-                user_stack=_user_stack(made),
+                user_stack=stack,
                 module=module,
                 display=display if display != p.name else "",
                 stride=stride,
                 storage=storage,
                 shares=shares,
                 view_op=view_op,
-                note=saved_note(view_op, module, what, storage, shares),
+                note=note,
             )
         )
     # a storage two saved tensors share is held whole, whatever part of it each views (q, k and v of one projection's
@@ -518,6 +532,19 @@ def saved_for_backward(forward: Compile, backward: Compile) -> list[SavedTensor]
         else s
         for s in out
     ]
+
+
+def _static(shape) -> bool:
+    return isinstance(shape, list) and all(isinstance(d, int) and not isinstance(d, bool) for d in shape)
+
+
+def _reader_module(node: GraphNode, fx: dict[str, GraphNode]) -> str:
+    """The innermost module of the first node that reads ``node`` and has one (an RNG-state op has no module of its
+    own: torch makes it after the module stacks are set; the results it unpacks keep theirs)."""
+    for g in fx.values():
+        if node.name in g.inputs and g.module_stack:
+            return g.module_stack[-1]
+    return ""
 
 
 def saved_storages(forward: Compile, backward_post) -> dict[str, str]:
@@ -535,6 +562,9 @@ def saved_what(node: GraphNode, fx: dict[str, GraphNode]) -> str:
     (``gelu``), else its short name; which of its results where it has several (``native_layer_norm: mean``), or
     the part a ``select``/``slice`` on the way took."""
     what = node.original_op or node.short_op or op_name(node.target)
+    call = fx.get(node.inputs[0]) if node.inputs and what == "getitem" and node.output else None
+    if call is not None and call.op == "call_function":  # a named result of a call (an RNG state): the call's op
+        what = call.original_op or call.short_op or op_name(call.target)
     what = with_part(what, node.output)
     origin, part = saved_origin(node.name, fx) if not node.output else (None, "")
     if part and origin is not None and origin.op == "call_function":  # a view of a part: qkv[:, :, :16]
@@ -542,23 +572,91 @@ def saved_what(node: GraphNode, fx: dict[str, GraphNode]) -> str:
     return what
 
 
-def recomputed(forward: Compile, backward: Compile) -> list[Recomputed]:
+def recomputed(forward: Compile, backward: Compile, on: str = "backward") -> list[Recomputed]:
     """Ops of the forward that the backward graph computes again: the partitioner copies them from the joint
-    graph under their forward names, so a backward call whose name and target match a forward call is one."""
+    graph under their forward names, so a backward call whose name and target match a forward call is one; and a
+    random op of a checkpointed region, which the forward ran under ``run_and_save_rng_state`` and the backward runs
+    again under ``run_with_rng_state`` on the state it saved (:func:`rng_pairs`: another name, another target).
+    ``Recomputed.fx_node`` names the op in the graph of ``on`` (``"forward"`` or ``"backward"``)."""
     bwd = backward.graphs.get("post_grad")
     fwd = forward.graphs.get("post_grad")
     if bwd is None or fwd is None:
         return []
     made = {n.name: n for n in fwd.nodes if n.op == "call_function"}
+    again = rng_pairs(fwd.nodes, bwd.nodes)
+    # the ops a checkpoint's policy marks (FX meta ``recompute``) that read a node: an RNG-state op has none of its
+    # own (torch makes it after the policy is read), its results (``getitem``) do
+    marked = {i for g in fwd.nodes if g.recompute for i in g.inputs}
     calls = checkpoint_calls(forward)
     out = []
     for n in bwd.nodes:
         f = made.get(n.name)
-        if n.op == "call_function" and f is not None and f.target == n.target and not _free(n):
+        if f is None or f.target != n.target:
+            f = again.get(n.name)
+        if n.op == "call_function" and f is not None and not _free(n):
             stack = list(n.user_stack or f.user_stack)
-            by = "checkpoint" if n.recompute or f.recompute else "partitioner"
+            by = "checkpoint" if n.recompute or f.recompute or f.name in marked else "partitioner"
             call = region_call(stack, calls) if by == "checkpoint" else None
-            out.append(Recomputed(fx_node=n.name, user_stack=stack, by=by, checkpoint=call))
+            name = f.name if on == "forward" else n.name
+            out.append(Recomputed(fx_node=name, user_stack=stack, by=by, checkpoint=call))
+    return out
+
+
+#: The higher-order ops that run one op on a saved RNG state (``GraphNode.wraps`` names that op): the forward of a
+#: checkpointed region runs its random ops (SDPA, dropout) under ``run_and_save_rng_state``, which returns the state it
+#: ran on, and the backward runs them again under ``run_with_rng_state`` on that state
+#: (``graphsafe_run_with_rng_state`` on a GPU, in both graphs).
+RNG_SAVE = frozenset({"run_and_save_rng_state", "graphsafe_run_with_rng_state"})
+RNG_RUN = frozenset({"run_with_rng_state", "graphsafe_run_with_rng_state"})
+
+
+def _rng_state_inputs(node: GraphNode) -> list[str]:
+    """The inputs of an RNG-state op that are RNG states: ``run_with_rng_state``'s first; the ``rng_state=`` of a
+    ``graphsafe_run_with_rng_state`` (``fwd_rng_state_0``)."""
+    first = node.inputs[:1] if op_name(node.target) == "run_with_rng_state" else []
+    return first + [i for i in node.inputs if "rng_state" in i and i not in first]
+
+
+def rng_pairs(forward: Sequence[GraphNode], backward: Sequence[GraphNode]) -> dict[str, GraphNode]:
+    """Each backward node that runs a forward's random op again on the RNG state the forward saved (:data:`RNG_RUN`)
+    -> the forward node that ran it (:data:`RNG_SAVE`): the same op (``wraps``) on the same inputs but the states,
+    which the partitioner copies under their forward names; in graph order where several match."""
+    calls = lambda nodes, ops: [n for n in nodes if n.op == "call_function" and op_name(n.target) in ops]  # noqa: E731
+
+    def key(n: GraphNode) -> tuple:
+        states = _rng_state_inputs(n)
+        return (n.wraps, tuple(i for i in n.inputs if i not in states))
+
+    ran: dict[tuple, list[GraphNode]] = {}
+    for f in calls(forward, RNG_SAVE):
+        ran.setdefault(key(f), []).append(f)
+    out = {}
+    for n in calls(backward, RNG_RUN):
+        same = ran.get(key(n))
+        if same:
+            out[n.name] = same.pop(0)
+    return out
+
+
+def _rng_state_names(fx: dict[str, GraphNode]) -> set[str]:
+    """The nodes of a graph (by name) that are RNG states an RNG-state op runs on (:func:`_rng_state_inputs`)."""
+    ops = RNG_SAVE | RNG_RUN
+    return {
+        i for n in fx.values() if n.op == "call_function" and op_name(n.target) in ops for i in _rng_state_inputs(n)
+    }
+
+
+def rng_states(forward: Sequence[GraphNode], backward: Sequence[GraphNode]) -> dict[str, GraphNode]:
+    """Each backward input that is an RNG state the forward saved -> the forward's node of it: the ``RNG state``
+    result (``GraphNode.output``) of the forward's ``run_and_save_rng_state`` that the backward's op runs again on it
+    (:func:`rng_pairs`), else that forward op itself."""
+    pairs = rng_pairs(forward, backward)
+    by_name = {n.name: n for n in backward}
+    out = {}
+    for name, f in pairs.items():
+        state = next((g for g in forward if g.inputs == [f.name] and g.output == "RNG state"), f)
+        for i in _rng_state_inputs(by_name[name]):
+            out[i] = state
     return out
 
 
@@ -960,7 +1058,7 @@ def memory(
     unknown = compile.graph_kind == "forward" and not compile.subgraph and backward is None
     # the ops the backward computes again: on the forward (what it did not save) and on the backward (where they run)
     redo = (
-        recomputed(compile, backward)
+        recomputed(compile, backward, on="forward")
         if backward is not None and compile.graph_kind == "forward"
         else recomputed(forward, compile)
         if forward is not None and compile.graph_kind == "backward"
@@ -999,7 +1097,8 @@ def memory(
         ),
         peak_by_module=fold_rollup(((buffer_module(b, fx, nodes), b.bytes) for b in alive), instances),
         peak_buffer_count=len(alive),
-        sizes_at=sizes_at(post.nodes if post is not None else []),
+        # an RNG state's length (``s12`` in a backward, the generator's) is no size of the model: not said
+        sizes_at=sizes_at(n for n in (post.nodes if post is not None else []) if n.name not in _rng_state_names(fx)),
     )
     unsized = [b["name"] for b in buffers if b.get("bytes") is None and not b.get("internal")]
     if unsized:  # a data-dependent size (nonzero, unique, a boolean mask): not counted, and said
@@ -1009,7 +1108,10 @@ def memory(
             uncounted=unsized,
             uncounted_at=uncounted_at(order, buffers, home, launches(compile)),
         )
-    unsized_inputs = sorted(name for name, b in inputs.items() if b is None)
+    # a tensor's only: a size (``Sym(s77)``) or another non-tensor input holds no tensor bytes, left out of nothing
+    unsized_inputs = sorted(
+        name for name, b in inputs.items() if b is None and (name not in fx or _is_tensor(fx[name]))
+    )
     if unsized_inputs:  # a saved tensor of a data-dependent size, in a backward's inputs
         m = dataclasses.replace(m, uncounted_inputs=unsized_inputs)
     return memory_lines(

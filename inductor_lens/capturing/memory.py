@@ -80,6 +80,31 @@ def _views(nodes: Any) -> dict[str, str]:
     return out
 
 
+def _dropped_outputs(node: Any, kept: set[str]) -> list[Any]:
+    """The results of a fallback op's call (``buf7 = torch.ops.aten.nonzero.default(buf6)``, SDPA's, an RNG-state
+    higher-order op's) that no buffer takes (Inductor made a ``MultiOutput`` for each tensor result and dropped those
+    nothing reads: ``nonzero``'s, read only for its size ``u1``; SDPA's ``logsumexp`` under a checkpoint): the call
+    allocates them all the same, and they live until the output code ``del``s the call's result. ``kept``: the names
+    of the scheduled buffers. None for a call whose results are views of its inputs (``alias_names``)."""
+    from torch._inductor import ir
+
+    if not isinstance(node, ir.FallbackKernel) or not isinstance(getattr(node, "layout", None), ir.MultiOutputLayout):
+        return []
+    if getattr(node, "alias_names", None):
+        return []
+    out: list[Any] = []
+
+    def walk(o: Any) -> None:
+        if isinstance(o, (list, tuple)):
+            for x in o:
+                walk(x)
+        elif isinstance(o, ir.MultiOutput) and o.get_name() not in kept:
+            out.append(o)
+
+    walk(getattr(node, "outputs", None) or [])
+    return out
+
+
 def read_buffers(nodes: Any) -> dict:
     """Plain data for the memory timeline of one graph, from its post-fusion scheduler nodes in order:
     ``{"buffers": [{name, node, bytes, shape, dtype, users, is_output}], "inputs": {name: bytes}, "constants":
@@ -89,7 +114,10 @@ def read_buffers(nodes: Any) -> dict:
     renamed by an in-place mutation passes its readers to the buffer it mutates, which is counted once);
     ``is_output``: the graph returns it (it stays live after the last node). ``internal``: only its own fused
     node reads it and the graph does not return it: the kernel may keep it in registers (the output code says
-    whether it was allocated after all)."""
+    whether it was allocated after all). A fallback op's call buffer (``buf5 = torch.ops...(...)``, whose results
+    ``MultiOutput`` buffers take: ``buf6 = buf5[0]``) counts the results no buffer takes (``unused_results``: their
+    names, :func:`_dropped_outputs`), allocated by the call and freed with it; its ``bytes`` None where one of them
+    has a data-dependent size. ``inputs`` holds the graph's tensor inputs only (a size, ``Sym(s77)``, is none)."""
     from torch._inductor.scheduler import OutputNode
     from torch._inductor.virtualized import V
 
@@ -108,6 +136,7 @@ def read_buffers(nodes: Any) -> dict:
     buffers: list[dict] = []
     by_name: dict[str, dict] = {}
     externs = set()
+    kept = {buf.get_name() for fused in nodes for buf in fused.get_outputs()}
     for fused in nodes:
         extern = bool(fused.is_extern())
         if extern:
@@ -115,6 +144,10 @@ def read_buffers(nodes: Any) -> dict:
         for buf in fused.get_outputs():
             name = buf.get_name()
             size, shape, dtype = _layout_bytes(buf.node)
+            dropped = _dropped_outputs(buf.node, kept)
+            for o in dropped:  # a result of the call no buffer takes: held by the call's own buffer until its del
+                part = _layout_bytes(o)[0]
+                size = None if size is None or part is None else size + part
             users, returned = [], name in outputs
             for u in buf.users:
                 if isinstance(u.node, OutputNode):
@@ -135,6 +168,8 @@ def read_buffers(nodes: Any) -> dict:
                 "users": users,
                 "is_output": returned,
             }
+            if dropped:
+                entry["unused_results"] = [o.get_name() for o in dropped]
             buffers.append(entry)
             by_name[name] = entry
     for new, old in real.items():  # buf1 = mutation_(buf0): one storage, alive until the last use of either
@@ -162,6 +197,8 @@ def read_buffers(nodes: Any) -> dict:
         )
     inputs: dict[str, Optional[int]] = {}
     for name, value in graph_inputs.items():
+        if not hasattr(value, "get_size"):
+            continue  # a size (``Sym(s77)``: a sympy expression) or another non-tensor input holds no tensor bytes
         try:
             size, _, _ = _layout_bytes(value)
         except Exception:

@@ -460,10 +460,30 @@ def _target_name(node: Any) -> str:
 _ORDERING_HOPS = frozenset({"higher_order.control_deps"})
 
 
+#: Higher-order ops that run one op (an ``OpOverload`` argument) on a saved RNG state, by the position of that op
+#: among their arguments: under activation checkpointing the forward runs a random op of the region (SDPA, dropout)
+#: under ``run_and_save_rng_state(op, *args)``, the backward runs it again under ``run_with_rng_state(state, op,
+#: *args)`` (``graphsafe_run_with_rng_state(op, *args, rng_state=...)`` on a GPU).
+RNG_HOPS = {
+    "higher_order.run_and_save_rng_state": 0,
+    "higher_order.run_with_rng_state": 1,
+    "higher_order.graphsafe_run_with_rng_state": 0,
+}
+
+
 def wrapped_op(node: Any) -> str:
     """The target of the op a :data:`_ORDERING_HOPS` node runs (its subgraph's one op: ``aten.rand_like.default``),
+    or a :data:`RNG_HOPS` node (its op argument: ``aten._scaled_dot_product_flash_attention_for_cpu.default``),
     ``""`` for another node or a subgraph of several ops."""
-    if node.op != "call_function" or _target_name(node) not in _ORDERING_HOPS or len(node.args) < 2:
+    import torch
+
+    if node.op != "call_function":
+        return ""
+    at = RNG_HOPS.get(_target_name(node))
+    if at is not None:
+        op = node.args[at] if len(node.args) > at else None
+        return _op_name(op) if op is not None and not isinstance(op, torch.fx.Node) else ""
+    if _target_name(node) not in _ORDERING_HOPS or len(node.args) < 2:
         return ""
     sub = node.args[1]
     if getattr(sub, "op", None) == "get_attr":
@@ -762,6 +782,8 @@ def result_of(node: Any) -> Optional[list]:
     call, i = node.args[0], node.args[1]
     if not isinstance(i, int) or not isinstance(call, torch.fx.Node) or call.op != "call_function":
         return None
+    if _target_name(call) == "higher_order.run_and_save_rng_state" and i == 0:  # (RNG state, the op's results)
+        return [_target_name(call), 0, "rng_state"]
     if not isinstance(call.target, torch._ops.OpOverload):  # a higher-order op's items are no results of one op
         return None
     return [_target_name(call), i, _return_name(call.target, i)]

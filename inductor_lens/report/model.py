@@ -998,7 +998,10 @@ class Recomputed(_Record):
     ``torch.utils.checkpoint`` wraps: ``GraphNode.recompute``) or ``partitioner`` (no checkpoint: AOT autograd's
     partitioner found it cheaper to compute again than to keep); ``""`` in reports made before it. ``checkpoint``:
     for ``by`` ``checkpoint``, the user's call of ``checkpoint(...)`` whose region holds it (the dynamo graph's
-    ``tag_activation_checkpoint`` whose stack its own stack continues), None where not found."""
+    ``tag_activation_checkpoint`` whose stack its own stack continues), None where not found. ``fx_node``: the op in
+    the post-grad graph of the compile whose ``Memory`` holds it: the backward keeps the forward's names, but for a
+    random op of a checkpointed region, ``run_and_save_rng_state`` in the forward, ``run_with_rng_state`` in the
+    backward (``analysis/memory.rng_pairs``)."""
 
     fx_node: str
     user_stack: list[Frame] = field(default_factory=list)
@@ -1170,7 +1173,8 @@ class Memory(_Record):
     #: The buffers of the graph of a size known only when it runs (data-dependent: ``nonzero``, a boolean mask; ``u0``),
     #: which no byte count here counts (``analysis/memory.unsized_note``); ``uncounted_at``: the points of ``timeline``
     #: (``MemoryPoint.node``) while one of them is live, whose ``live_bytes`` are so a lower bound; ``uncounted_inputs``:
-    #: the graph inputs of such a size (a backward's saved tensors), left out of ``input_bytes``. Empty where every size
+    #: the graph's tensor inputs of such a size (a backward's saved tensors), left out of ``input_bytes`` (a size input,
+    #: ``Sym(s77)``, is no tensor and none of them). Empty where every size
     #: is known. A report made before them gets ``uncounted`` from ``source`` on loading, and every point in
     #: ``uncounted_at`` (where each was live was not kept).
     uncounted: list[str] = field(default_factory=list)

@@ -2774,6 +2774,8 @@ OUTPUT_NAMES: dict[str, tuple[str, ...]] = {
     "_native_batch_norm_legit_functional": ("output", "save_mean", "save_invstd", "running_mean", "running_var"),
     "_fused_rms_norm": ("output", "rstd"),
     "var_mean": ("var", "mean"),
+    # (the RNG state it ran the op on, the op's results): a random op of a checkpointed region (SDPA, dropout)
+    "run_and_save_rng_state": ("RNG state",),
     "std_mean": ("std", "mean"),
     "native_dropout": ("output", "mask"),
     "max_pool2d_with_indices": ("output", "indices"),
@@ -2932,6 +2934,21 @@ def saved_note(view_op: str, module: str, op: str, storage: str = "", shares: st
     if shares:
         said.append(f"shares its storage {storage} with {shares}: counted once, there".replace("storage  ", "storage "))
     return "; ".join(said)
+
+
+def rng_state_note(op: str) -> str:
+    """What the Memory view says of a saved RNG state (``SavedTensor.note``): the state of the random number generator
+    the forward ran ``op`` on (a random op in a region ``torch.utils.checkpoint`` wraps: SDPA, dropout, under
+    ``run_and_save_rng_state``), which the backward restores to run it again alike (``run_with_rng_state``); its
+    length is the generator's, no size of the model.
+
+    >>> rng_state_note("_scaled_dot_product_flash_attention_for_cpu")[:78]
+    'the RNG state _scaled_dot_product_flash_attention_for_cpu ran on (a random op '
+    """
+    return (
+        f"the RNG state {op} ran on (a random op of a checkpointed region), kept so that the backward runs it again "
+        "alike; its length is the generator's state, no size of the model"
+    )
 
 
 def saved_name(name: str, forward: Any) -> str:

@@ -154,6 +154,119 @@ def test_recomputed_ops_say_whether_checkpoint_asked_for_them(checkpoint_step, m
     assert plain and {r.by for r in plain} == {"partitioner"} and all("no checkpoint" in r.reason for r in plain)
 
 
+class CheckpointedAttention:
+    """``checkpoint(attn, x)`` around SDPA, a random op: the forward runs it under ``run_and_save_rng_state`` and
+    saves the RNG state, the backward runs it again under ``run_with_rng_state`` (a new user's trial, nu26 D1/D4/D8);
+    then a ``nonzero`` whose value is dead, read only for its size (nu26 D3)."""
+
+    def __new__(cls):
+        import torch
+        import torch.nn.functional as F
+        from torch import nn
+        from torch.utils.checkpoint import checkpoint
+
+        class Attn(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.qkv = nn.Linear(16, 48)
+
+            def forward(self, x):
+                q, k, v = self.qkv(x).unflatten(-1, (3, 2, 8)).permute(2, 0, 3, 1, 4)
+                return F.scaled_dot_product_attention(q, k, v, is_causal=True)  # the attention
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.attn = Attn()
+
+            def forward(self, x):
+                a = checkpoint(self.attn, x, use_reentrant=False)
+                n = torch.nonzero(a > 0.5)  # read only for its size
+                return a.sum() + n.float().sum() * 0
+
+        return Net()
+
+
+@pytest.fixture(scope="module")
+def attention_checkpoint_step():
+    """One training step of :class:`CheckpointedAttention` on x of 2 x 4 x 16 (q, k, v: 2 x 2 heads x 4 x 8)."""
+    import torch
+
+    with torch._dynamo.config.patch(capture_dynamic_output_shape_ops=True):
+        return _captured(CheckpointedAttention, (2, 4, 16))
+
+
+def _attention_line():
+    import inspect
+
+    src, first = inspect.getsourcelines(CheckpointedAttention)
+    return first + next(i for i, t in enumerate(src) if "# the attention" in t)
+
+
+def test_a_checkpointed_random_op_the_backward_runs_again_on_its_rng_state_is_recomputed(attention_checkpoint_step):
+    """nu26 D1: under ``checkpoint(use_reentrant=False)`` the backward runs SDPA again through
+    ``run_with_rng_state(rng_state, sdpa, ...)`` where the forward ran ``run_and_save_rng_state(sdpa, ...)``: other
+    names, other targets, so the recomputed list left out the costliest op it recomputes, and its line. Each call the
+    backward's output code makes is one recomputed op of the checkpoint, on the attention's line, named by the op."""
+    fwd, bwd = _pair(attention_checkpoint_step[0])
+    calls = re.findall(r"torch\.ops\.higher_order\.run_with_rng_state\(\w+, torch\.ops\.aten\.(\w+)\.", bwd.output_code)
+    assert calls == ["_scaled_dot_product_flash_attention_for_cpu"], bwd.output_code
+    post = {n.name: n for n in bwd.graphs["post_grad"].nodes}
+    again = [r for r in bwd.memory.recomputed if post[r.fx_node].target == "higher_order.run_with_rng_state"]
+    assert len(again) == len(calls) and {r.by for r in again} == {"checkpoint"}, bwd.memory.recomputed
+    line = _attention_line()
+    assert [r.user_line.line for r in again] == [line] and again[0].checkpoint is not None
+    (row,) = [r for r in bwd.memory.recomputed_by_line if r.line == line]
+    assert row.ops == ["_scaled_dot_product_flash_attention_for_cpu"] and row.count == 1
+    # the forward's Memory view names the same ops by the forward's nodes (the op it ran under run_and_save_rng_state)
+    fpost = {n.name: n for n in fwd.graphs["post_grad"].nodes}
+    assert len(fwd.memory.recomputed) == len(bwd.memory.recomputed)
+    assert all(r.fx_node in fpost for r in fwd.memory.recomputed)
+    assert [r for r in fwd.memory.recomputed_by_line if r.line == line] == [row]
+
+
+def test_a_saved_rng_state_is_named_by_the_op_that_ran_on_it_and_its_length_is_no_model_size(
+    attention_checkpoint_step,
+):
+    """nu26 D4: the RNG state the forward saves for the backward was a row with no module, op or line, shaped
+    ``[s12] = [5056]``, and the backward's figures said "(at s12=5056)" on a model with no dynamic shape: ``s12`` is
+    only the state's length in the backward's graph (``s12 = rng_state_output_0_size[0]``). The row is named by the
+    op that ran on it, its module and line, at the length the forward's output code asserts for it."""
+    fwd, bwd = _pair(attention_checkpoint_step[0])
+    # torch's own record: the forward's ``bufN = bufM[0]`` of its run_and_save_rng_state, asserted (L, ), returned
+    (state,) = re.findall(r"^\s+(buf\d+) = buf\d+\[0\]\n\s+assert_size_stride\(\1, \((\d+), \)", fwd.output_code, re.M)
+    assert re.search(r"^\s+(s\d+) = rng_state_output_0_size\[0\]", bwd.output_code, re.M), bwd.output_code
+    (row,) = [s for s in fwd.memory.saved_for_backward if s.dtype == "uint8"]
+    assert row.name.startswith("rng_state_output") and row.storage == state[0]
+    assert (row.shape, row.shape_hint, row.bytes) == ([int(state[1])], None, int(state[1]))
+    assert (row.module, row.user_line.line, row.kind) == ("attn", _attention_line(), "activation")
+    assert row.note.startswith("the RNG state _scaled_dot_product_flash_attention_for_cpu ran on"), row.note
+    assert bwd.memory.sizes_at == "" and "s12" not in bwd.memory.peak_text + bwd.memory.high_water_text
+
+
+def test_an_extern_calls_results_no_buffer_takes_are_allocated_until_its_del(attention_checkpoint_step):
+    """nu26 D8/D3: a fallback op's call allocates every result it returns, also those no buffer takes, until the
+    output code ``del``s the call's result: the checkpointed SDPA's logsumexp (``buf5 = run_and_save_rng_state(...)``
+    unpacks only ``buf5[0]`` and ``buf5[1][0]``), and a ``nonzero`` read only for its size (``buf7 =
+    aten.nonzero.default(buf6)``: its size is data-dependent, so it is left out and said, not silently dropped).
+    ``Memory.source`` says what stays uncounted: the scratch memory an extern kernel allocates inside itself."""
+    fwd, _ = _pair(attention_checkpoint_step[0])
+    code = fwd.output_code
+    (call,) = re.findall(r"^\s+(buf\d+) = torch\.ops\.higher_order\.run_and_save_rng_state\(", code, re.M)
+    taken = re.findall(rf"^\s+buf\d+ = {call}(\[\d+\](?:\[\d+\])?)$", code, re.M)
+    assert sorted(taken) == ["[0]", "[1][0]"], taken  # the RNG state, the attention's output: not its logsumexp
+    assert re.search(rf"^\s+del {call}$", code, re.M)
+    logsumexp = 2 * 2 * 4 * 4  # float32 [batch 2, heads 2, 4 queries]
+    allocs = {a.name: a.bytes for p in fwd.memory.timeline for a in p.allocates}
+    frees = {a.name: a.bytes for p in fwd.memory.timeline for a in p.frees}
+    assert allocs[call] == logsumexp and frees[call] == logsumexp, (allocs, frees)
+    (nonzero,) = re.findall(r"^\s+(buf\d+) = torch\.ops\.aten\.nonzero\.default\(", code, re.M)
+    assert not re.search(rf"\b{nonzero}\[", code)  # no buffer takes its result
+    assert nonzero in fwd.memory.uncounted and nonzero not in allocs, fwd.memory.uncounted
+    assert f"not counting {len(fwd.memory.uncounted)} buffer" in fwd.memory.peak_text
+    assert "scratch memory an extern kernel allocates and frees inside itself" in fwd.memory.source
+
+
 @pytest.fixture(scope="module")
 def dynamic_step():
     """A training step under ``torch.compile(dynamic=True)``: the batch size is a symbol (hint 4), which the forward
@@ -688,9 +801,16 @@ def test_an_attention_calls_outputs_are_live_with_its_inputs_at_its_own_box():
     call = c.output_code[c.output_code.index("def call(") :]
     assert call.index("scaled_dot_product") < call.index(f"del {qkv}\n")  # input and output live together
     point = next(p for p in c.memory.timeline if p.node == attention.name)
-    assert [b.bytes for b in point.allocates] == [2 * 2 * 16 * 16 * 4]
-    assert [(b.name, b.bytes) for b in point.frees] == [(qkv, 32 * 96 * 4)]
-    assert (c.memory.peak_bytes, c.memory.peak_node) == (32 * 96 * 4 + 2 * 2 * 16 * 16 * 4, attention.name)
+    # the call returns (output, logsumexp, ...): ``buf1 = ..._scaled_dot_product_flash_attention_for_cpu(...)`` holds
+    # the logsumexp (2 x 2 x 16 float32, 256 B), which no buffer takes (``buf2 = buf1[0]`` only), until ``del buf1``
+    # (nu26 D8: before, the timeline left it out, and this test said so)
+    (call_buf,) = re.findall(r"^\s+(buf\d+) = torch\.ops\.aten\._scaled_dot_product\w*\.default\(", call, re.M)
+    (out,) = re.findall(rf"^\s+(buf\d+) = {call_buf}\[0\]$", call, re.M)
+    assert len(re.findall(rf"^\s+buf\d+ = {call_buf}\[", call, re.M)) == 1
+    lse = 2 * 2 * 16 * 4
+    assert [(b.name, b.bytes) for b in point.allocates] == [(out, 2 * 2 * 16 * 16 * 4), (call_buf, lse)]
+    assert [(b.name, b.bytes) for b in point.frees] == [(qkv, 32 * 96 * 4), (call_buf, lse)]
+    assert (c.memory.peak_bytes, c.memory.peak_node) == (32 * 96 * 4 + 2 * 2 * 16 * 16 * 4 + lse, attention.name)
 
 
 def test_profile_on_cpu_says_the_peak_is_not_measured():
@@ -859,3 +979,13 @@ def test_a_dynamic_steps_saved_shapes_are_the_graphs_and_the_bytes_say_their_siz
     assert got["primals_4"] == ([sym, 32], [4, 32]) and got["primals_5"] == ([8, 64], None)
     assert fwd.memory.sizes_at == bwd.memory.sizes_at == f"at {sym}=4"
     assert _pair(mlp_step[0])[0].memory.sizes_at == ""
+
+
+def test_a_size_input_is_no_tensor_left_out_of_the_input_bytes(dynamic_step):
+    """nu26 D2: under dynamic shapes the graphs take sizes (``primals_1: "Sym(s77)"``), which hold no tensor bytes;
+    ``Memory.uncounted_inputs`` listed them, so the view said "inputs ≥ ..." where every tensor input was counted."""
+    report, logged = dynamic_step
+    for c, kind in zip(_pair(report), ("aot_forward_graph", "aot_backward_graph")):
+        sizes = re.findall(r'^\s+(\w+): "Sym\(', _split(logged[kind])[0], re.M)  # torch's own signature
+        assert sizes, logged[kind]
+        assert c.memory.uncounted_inputs == [] and not c.memory.at_least, (c.graph_kind, c.memory.uncounted_inputs)
