@@ -65,7 +65,7 @@ SOURCE = (
     "allocates it; a buffer renamed by an in-place "
     "mutation, or written into a dead buffer's storage (the output code's '# reuse'), is counted once; an extern "
     "call's results that no buffer takes (SDPA's logsumexp where nothing saves it, nonzero's read only for its size) "
-    "are live while its call's result is; graph inputs are counted apart (input_bytes); not counted: the scratch "
+    "are live while its call's result is; graph inputs are counted apart (input_bytes); left out: the scratch "
     "memory an extern kernel allocates and frees inside itself (a boolean mask's index runs a nonzero of its own)"
 )
 NOT_MEASURED_CPU = "peak not measured on CPU (torch.cuda memory statistics exist only on a GPU)"
