@@ -174,7 +174,8 @@ PHASES: dict[str, tuple[str, str]] = {
     ),
     "GraphLowering.run": (
         "lowering",
-        "lowering: each FX op becomes Inductor IR (loops over buffers, or an extern call)",
+        "lowering: each FX op becomes Inductor IR (loops over buffers, or an extern call); a pointwise result "
+        "that is not stored is inlined here into the loop that reads it, before any fusion",
     ),
     "GraphLowering.compile_to_fn": ("code generation", "code generation, then the compiled module loaded"),
     "code_gen": (
@@ -186,8 +187,9 @@ PHASES: dict[str, tuple[str, str]] = {
         "the scheduler fuses the IR nodes, then writes each kernel's source and the wrapper that calls them",
     ),
     "Scheduler.__init__": (
-        "fusion",
-        "the scheduler orders the IR nodes and fuses them into kernels: the fusion graph's boxes",
+        "scheduler fusion",
+        "the scheduler orders the IR nodes and fuses them into kernels (Scheduler.fuse_nodes): the fusion graph's "
+        "boxes; ops that lowering inlined into one loop (GraphLowering.run) are one IR node already",
     ),
     "Scheduler.fused_nodes": ("fusion passes", "the fusion passes proper: which nodes share a kernel"),
     "Scheduler.codegen": ("kernel source", "each fused node's kernel source (C++ or Triton), in execution order"),
@@ -230,7 +232,7 @@ def phase_words(name: str, restarts: Sequence[str] = ()) -> tuple[str, str]:
     ``restart_reasons``, in order), said on the attempt that followed.
 
     >>> phase_words("Scheduler.__init__")[0]
-    'fusion'
+    'scheduler fusion'
     >>> phase_words("compile_attempt_1", ["Unsupported Tensor.item() call"])[1].rsplit(": ", 1)[-1]
     'Unsupported Tensor.item() call'
     """
