@@ -187,7 +187,7 @@ PHASES: dict[str, tuple[str, str]] = {
         "the scheduler fuses the IR nodes, then writes each kernel's source and the wrapper that calls them",
     ),
     "Scheduler.__init__": (
-        "scheduler fusion",
+        "fusion",  # (beside its name, which says it is the scheduler's; short, to fit the timeline's bar)
         "the scheduler orders the IR nodes and fuses them into kernels (Scheduler.fuse_nodes): the fusion graph's "
         "boxes; ops that lowering inlined into one loop (GraphLowering.run) are one IR node already",
     ),
@@ -232,7 +232,7 @@ def phase_words(name: str, restarts: Sequence[str] = ()) -> tuple[str, str]:
     ``restart_reasons``, in order), said on the attempt that followed.
 
     >>> phase_words("Scheduler.__init__")[0]
-    'scheduler fusion'
+    'fusion'
     >>> phase_words("compile_attempt_1", ["Unsupported Tensor.item() call"])[1].rsplit(": ", 1)[-1]
     'Unsupported Tensor.item() call'
     """

@@ -115,7 +115,7 @@ def test_training_step_has_forward_and_lazy_backward_both_linked(training_report
     # the timeline's phases for people (rules.phase_words): fusion is Scheduler.__init__, in both graphs
     for c in (fwd, bwd):
         fusion = next(p for p in c.phases if p.name == "Scheduler.__init__")
-        assert fusion.gloss == "scheduler fusion" and "fuses them into kernels" in fusion.what, (c.id, fusion)
+        assert fusion.gloss == "fusion" and "fuses them into kernels" in fusion.what, (c.id, fusion)
     assert next(p for p in fwd.phases if p.name.startswith("compile_attempt_")).gloss.startswith("dynamo")
     # each path (extern calls' too) ends where Inductor generates the kernel or writes its call, a codegen step,
     # not in the provenance comment where the capture's hook is called (stacks.HOOK_CALLERS)
