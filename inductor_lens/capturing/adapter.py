@@ -15,6 +15,8 @@ Hooks (verified on torch 2.11 and 2.13; each one that is missing is reported, no
 - ``set_kernel_post_grad_provenance_tracing`` (in ``debug``, ``codegen.cpp``, ``codegen.triton``):
   the exact join of a generated kernel with the scheduler nodes it implements, and the compiler
   call stack at that moment;
+- ``GraphLowering.call_function`` and ``Scheduler.fuse_nodes``: the path to each graph's lowering and fusion (its
+  first call of each); after lowering, ``torch._inductor.lowering.lowerings``: which lowering ran for each op;
 - ``torch._inductor.scheduler.WhyNoFuse.__call__``: "cannot fuse X with Y: reason";
 - ``GraphLowering.save_output_code``: the generated module;
 - ``torch._inductor.compile_fx.compile_fx``: the FX graph dynamo hands to Inductor;
@@ -49,6 +51,7 @@ from packaging.version import Version
 
 from . import cudagraphs, module_hooks
 from .artifacts import wanted
+from .lowerings import entry_frame, lowering_chains
 from .raw import RESETS, Raw, RawGraph, RawKernel, RawWindow, aot_lowered, loads_payload, now_us
 from .stacks import frames_of, non_user_prefixes, torch_dir, trim_hook_callers, trim_to_user_call, user_frames
 from .torchread import (
@@ -565,6 +568,7 @@ def _install_all(stack: contextlib.ExitStack, diagnostics: list) -> None:
     for name, installer in (
         ("structured trace", _install_trace),
         ("scheduler fusion hooks", _install_fusion_hooks),
+        ("lowering and fusion path hooks", _install_stage_hooks),
         ("kernel provenance hook", _install_kernel_hooks),
         ("fusion decision hook", _install_fusion_decisions),
         ("output code hook", _install_output_code),
@@ -769,9 +773,29 @@ def _on_nodes(hooks: Hooks, which: str, nodes: Any) -> None:
     snodes = [raw_sched_node(n, costs=which == "post") for n in nodes]
     if which == "pre":
         rec.pre_fusion = snodes
+        hooks._guarded(f"reading the lowerings of graph {rec.compile_id}", _on_lowered, hooks, rec)
     else:
         rec.post_fusion = snodes
         hooks._guarded(f"reading the buffers of graph {rec.compile_id}", _on_buffers, rec, nodes)
+
+
+#: The attribute of a GraphLowering where :func:`_install_stage_hooks` keeps the stack at its lowering's start.
+_LOWERING_STACK = "_inductor_lens_lowering_stack"
+
+
+def _on_lowered(hooks: Hooks, rec: RawGraph) -> None:
+    """Once the graph is lowered (the scheduler is given its nodes): the lowering function torch ran for each post-grad
+    op (``lowerings.lowering_chains``, on its node's dict as ``"lowered_by"``), and the stack at the lowering's start."""
+    from torch._inductor.virtualized import V
+
+    g = V.graph
+    chains = lowering_chains(g.module)
+    for n in rec.post_grad_nodes:
+        if n.get("name") in chains:
+            n["lowered_by"] = chains[n["name"]]
+    frames = getattr(g, _LOWERING_STACK, None)
+    if frames and not rec.lowering_stack:
+        rec.lowering_stack = trim_to_user_call(frames, hooks._torch_dir)
 
 
 def _on_buffers(rec: RawGraph, nodes: Any) -> None:
@@ -793,6 +817,58 @@ def _install_fusion_hooks(stack: contextlib.ExitStack) -> None:
 
     patch_attr(stack, debug, "log_ir_pre_fusion", wrap(debug.log_ir_pre_fusion, "pre"))
     patch_attr(stack, debug, "log_ir_post_fusion", wrap(debug.log_ir_post_fusion, "post"))
+
+
+def _install_stage_hooks(stack: contextlib.ExitStack) -> None:
+    """The path to each stage of a graph's compile, once per graph: the stack on entering its first
+    ``GraphLowering.call_function`` (kept on the graph until the scheduler starts: a graph is recorded no earlier) and
+    its first ``Scheduler.fuse_nodes``. One stack each per graph (about 0.1 ms); every other call only checks a flag."""
+    from torch._inductor.graph import GraphLowering
+    from torch._inductor.scheduler import Scheduler
+
+    call_function = GraphLowering.call_function
+    lowering_entry = entry_frame(call_function)
+
+    def keep_lowering_stack(graph: Any, caller: Any) -> None:
+        try:
+            setattr(graph, _LOWERING_STACK, frames_of(traceback.extract_stack(caller)) + lowering_entry)
+        except Exception:  # never in the user's way: the report just lacks this path
+            pass
+
+    keep_unseen = invisible(keep_lowering_stack)
+
+    @functools.wraps(call_function)
+    def hooked_call_function(self, *args, **kwargs):
+        if _LOWERING_STACK not in vars(self) and _REGISTRY.sinks():
+            keep_unseen(self, sys._getframe(1))
+        return call_function(self, *args, **kwargs)
+
+    fuse_nodes = Scheduler.fuse_nodes
+    fusion_entry = entry_frame(fuse_nodes)
+
+    def on_fusion(hooks: Hooks, frames: list) -> None:
+        rec = hooks._graph_record()
+        if rec is not None and not rec.fusion_stack:
+            rec.fusion_stack = trim_to_user_call(frames, hooks._torch_dir)
+
+    def read_fusion_stack(caller: Any) -> None:
+        frames = frames_of(traceback.extract_stack(caller)) + fusion_entry
+        _each("reading the path to fusion", on_fusion, frames)
+
+    read_unseen = invisible(read_fusion_stack)
+
+    @functools.wraps(fuse_nodes)
+    def hooked_fuse_nodes(self, *args, **kwargs):
+        if _LOWERING_STACK not in vars(self) and _REGISTRY.sinks():  # (the scheduler's first fusion: marked)
+            with contextlib.suppress(Exception):  # never in the user's way: the report just lacks this path
+                setattr(self, _LOWERING_STACK, True)
+                read_unseen(sys._getframe(1))
+        return fuse_nodes(self, *args, **kwargs)
+
+    for hooked in (hooked_call_function, hooked_fuse_nodes):
+        _skip_code(hooked.__code__)
+    patch_attr(stack, GraphLowering, "call_function", hooked_call_function)
+    patch_attr(stack, Scheduler, "fuse_nodes", hooked_fuse_nodes)
 
 
 def _on_kernel(hooks: Hooks, node_schedule: Any, kernel_name: str, is_extern: bool) -> None:

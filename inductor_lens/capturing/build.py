@@ -368,6 +368,7 @@ def _graph_nodes(
                 returns=list(n.get("returns") or []),
                 recompute=n.get("recompute") or "",
                 variable=user_variable(n),
+                lowered_by=_frames(n.get("lowered_by") or []),
             )
         )
     return out
@@ -721,6 +722,16 @@ class _GraphBuilder:
         results = [f for f in raw if f not in fed and self.fx_op.get(f) == "call_function"]
         return results or kept or fx
 
+    def each_member_ops(self, sn: RawSchedNode, fx: list[str]) -> list[list[str]]:
+        """The post-grad ops of each pre-fusion member of ``sn``, in ``sn.members``' order (``FusedNode.member_ops``),
+        of those the node keeps (``fx``: not an op upstream that Inductor's origins also name); ``[]`` where a member
+        was not seen before fusion."""
+        pre = self.pre_fusion_by_name
+        if not sn.members or any(m not in pre for m in sn.members):
+            return []
+        keep = set(fx)
+        return [self.sort_fx([f for f in pre[m].fx_nodes if f in keep]) for m in sn.members]
+
     def member_ops(self, sn: RawSchedNode) -> list[list[str]]:
         """Each pre-fusion member's post-grad ops; the node's own where its members are unknown."""
         pre = self.pre_fusion_by_name
@@ -976,6 +987,7 @@ class _GraphBuilder:
                     estimated_runtime_us=round(est * 1000, 3) if est is not None else None,
                     module_stack=node_stack(self.member_ops(sn), fx_modules, self.fx_inputs, self.top_level),
                     mutates=list(dict.fromkeys(sn.mutates.values())),
+                    member_ops=self.each_member_ops(sn, fx),
                 )
             )
         return out
@@ -1997,6 +2009,8 @@ def _compile(
         subgraph=rec.subgraph,
         guards=str(guards[-1]) if guards else "",
         complete=complete,
+        lowering_stack=_compiler_frames(rec.lowering_stack),
+        fusion_stack=_compiler_frames(rec.fusion_stack),
         cudagraphs=cudagraphs_of(rec, trace.events),
     )
     if ca and not rec.aot:  # torch records no module for its ops: from the parameters they read, the gradients made

@@ -112,6 +112,10 @@ class RawGraph:
     # the torch._dynamo.reset() calls the capture had seen when it began (compile ids start again at 0/0 after one):
     # the trace records of its compile id are those logged since (their ``RESETS`` key), not an earlier compile's
     resets: int = 0
+    # the path from the user's call to where this graph's lowering starts (the first GraphLowering.call_function) and
+    # to the scheduler's fusion (Scheduler.fuse_nodes), trimmed as a kernel's compiler_stack; [] where not seen
+    lowering_stack: list[tuple] = field(default_factory=list)
+    fusion_stack: list[tuple] = field(default_factory=list)
 
 
 def aot_lowered(graph: RawGraph) -> bool:

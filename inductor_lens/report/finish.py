@@ -77,6 +77,7 @@ from .rules import (
     lead_line,
     line_frame,
     made_by_text,
+    merge_text,
     no_kernel_reason,
     no_line_reason,
     node_ops,
@@ -279,6 +280,11 @@ def derive_compile(c: Compile, fx: Optional[dict] = None, view: bool = True) -> 
     are inferred after."""
     fx = _fx_of(c) if fx is None else fx
     fused, copies, inputs = [], set(), set(c.graph_inputs)
+    made_into: dict[str, list[str]] = {}  # a post-grad op -> the scheduler nodes of it alone that its lowering made
+    for n in c.fused_nodes:
+        for m, ops in zip(n.members, n.member_ops):
+            if len(ops) == 1:
+                made_into.setdefault(ops[0], []).append(m)
     for n in c.fused_nodes:
         copy = is_input_copy(n.kernel, (fx[name].op if name in fx else "" for name in n.fx_nodes))
         # an input copy runs no op of the user's: the stacks recorded for it are its kernel's, whose other nodes (a
@@ -315,6 +321,15 @@ def derive_compile(c: Compile, fx: Optional[dict] = None, view: bool = True) -> 
                 ),
                 no_kernel_reason=no_kernel_reason(n.kernel, ops, branches),
                 in_place=in_place_text(_in_place_targets(n.mutates, fx, inputs)),
+                merge_text=""
+                if n.is_glue
+                else merge_text(
+                    n.kind,
+                    n.members,
+                    _op_names(n.member_ops, fx),
+                    *_op_names([n.fx_nodes], fx),
+                    made_into.get(n.fx_nodes[0], []) if len(n.fx_nodes) == 1 else [],
+                ),
                 **extra,
             )
         )
@@ -614,6 +629,15 @@ def _recorded_outputs(c: Compile, fx: dict) -> list[GraphOutput]:
         seen.add(b)
         out.append(GraphOutput(buffer=b, node=node or "", view=view and b in inputs, role=role))
     return out
+
+
+def _op_names(groups: list[list[str]], fx: dict) -> list[list[str]]:
+    """Each group of post-grad node names as the short names of its ops (``GraphNode.short_op``), op for op, graph
+    inputs, constants and tuple unpacking left out (``rules.NOT_OPS``), for ``rules.merge_text``."""
+    return [
+        [fx[f].short_op for f in g if f in fx and fx[f].op not in NOT_OPS and fx[f].short_op not in ("", "getitem")]
+        for g in groups
+    ]
 
 
 def _in_place_targets(mutates: list[str], fx: dict, inputs: set) -> list:

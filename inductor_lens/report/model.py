@@ -306,6 +306,14 @@ class GraphNode(_Record):
     #: node named by its op (``mul`` for a ``z * 2`` stored nowhere), in other graphs, a TORCH_TRACE import and in
     #: reports made before it.
     variable: str = ""
+    #: For a ``call_function`` node of a graph Inductor lowered: the lowering function ``GraphLowering.call_function``
+    #: ran for it, read from torch's ``lowerings`` table once the graph was lowered (fallbacks made in the compile are
+    #: there too), outermost first: the function itself (``make_pointwise.<locals>.inner``, ``tuned_mm``,
+    #: ``fallback_handler.<locals>.handler``) or a registration wrapper and the lowering it calls
+    #: (``register_foreach_inplace.<locals>.fn`` -> ``make_foreach_pointwise.<locals>.inner``); each a ``Frame`` of
+    #: its definition (``function`` its qualified name). ``[]`` for other nodes, dynamo's graph, a node with no
+    #: lowering (a ``getitem`` of a list of results), a TORCH_TRACE import and reports made before it.
+    lowered_by: list[Frame] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         if not self.short_op and self.op == "call_function":
@@ -413,6 +421,14 @@ class FusedNode(_Record):
     #: name the user knows (``x``, ``bn1.running_mean``). Empty when ``mutates`` is. Derived when a report is
     #: built or loaded.
     in_place: str = ""
+    #: The post-grad ops of each of ``members`` (same order), as the capture read them from the pre-fusion scheduler
+    #: nodes: ops of one member were computed in one loop by lowering (an unstored pointwise result is inlined into
+    #: the loop that reads it: ``GraphLowering.run``), several members were fused by the scheduler
+    #: (``Scheduler.fuse_nodes``). ``[]`` where not recorded (a TORCH_TRACE import, reports made before it).
+    member_ops: list[list[str]] = field(default_factory=list)
+    #: Where its ops were merged, in words (``rules.merge_text``): inlined at lowering, fused by the scheduler, or
+    #: neither. ``""`` for glue. Derived when a report is built or loaded.
+    merge_text: str = ""
 
 
 @_record
@@ -1537,6 +1553,13 @@ class Compile(_Record):
     #: the activations it reads, and the ops around it; a TORCH_TRACE log holds none, and a report recorded
     #: before the capture read a backward's ``fwd_nn_module_stack`` none for its backward. Recorded paths are kept.
     modules_inferred: bool = False
+    #: The path from the user's call to where Inductor lowers this graph (the stack on entering its first
+    #: ``GraphLowering.call_function``) and to the scheduler's fusion (its first ``Scheduler.fuse_nodes``), trimmed
+    #: like a kernel's ``compiler_stack``: with it, the three paths of a compile (lowering, fusion, codegen), which
+    #: share their frames down to Inductor's compile of the graph. ``[]`` where not recorded (a TORCH_TRACE import, a
+    #: graph read from a cache, reports made before it).
+    lowering_stack: list[Frame] = field(default_factory=list)
+    fusion_stack: list[Frame] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "why", compile_why(self.recompile_reason, getattr(self.trigger, "reason", "")))

@@ -174,7 +174,8 @@ PHASES: dict[str, tuple[str, str]] = {
     ),
     "GraphLowering.run": (
         "lowering",
-        "lowering: each FX op becomes Inductor IR (loops over buffers, or an extern call)",
+        "lowering: each FX op becomes Inductor IR (loops over buffers, or an extern call); a pointwise result "
+        "that is not stored is inlined here into the loop that reads it, before any fusion",
     ),
     "GraphLowering.compile_to_fn": ("code generation", "code generation, then the compiled module loaded"),
     "code_gen": (
@@ -186,8 +187,9 @@ PHASES: dict[str, tuple[str, str]] = {
         "the scheduler fuses the IR nodes, then writes each kernel's source and the wrapper that calls them",
     ),
     "Scheduler.__init__": (
-        "fusion",
-        "the scheduler orders the IR nodes and fuses them into kernels: the fusion graph's boxes",
+        "fusion",  # (beside its name, which says it is the scheduler's; short, to fit the timeline's bar)
+        "the scheduler orders the IR nodes and fuses them into kernels (Scheduler.fuse_nodes): the fusion graph's "
+        "boxes; ops that lowering inlined into one loop (GraphLowering.run) are one IR node already",
     ),
     "Scheduler.fused_nodes": ("fusion passes", "the fusion passes proper: which nodes share a kernel"),
     "Scheduler.codegen": ("kernel source", "each fused node's kernel source (C++ or Triton), in execution order"),
@@ -1038,6 +1040,84 @@ ITEM_TEXT = (
     "Reads one value of a tensor into a Python number (.item(), a data-dependent value), in the wrapper, not in a "
     "kernel: on a GPU the host waits here for the device to finish what came before."
 )
+
+
+#: How many op names a merge sentence lists for one scheduler node before it says how many more there are.
+MERGE_OPS_SHOWN = 6
+
+
+def _ops_listed(ops: Sequence[str]) -> str:
+    shown = ", ".join(ops[:MERGE_OPS_SHOWN])
+    return shown + (f" and {len(ops) - MERGE_OPS_SHOWN} more" if len(ops) > MERGE_OPS_SHOWN else "")
+
+
+def merge_text(
+    kind: str,
+    members: Sequence[str],
+    member_ops: Sequence[Sequence[str]],
+    ops: Sequence[str],
+    split: Sequence[str] = (),
+) -> str:
+    """``FusedNode.merge_text``: where the ops of a fused node were merged into one loop. ``members``: its pre-fusion
+    scheduler nodes; ``member_ops``: the short op names of each one's post-grad ops (``FusedNode.member_ops``, op
+    for op, graph inputs and tuple unpacking left out), ``[]`` where not recorded; ``ops``: the node's own, op for
+    op, for then. The ops of one scheduler node were computed in one loop by Inductor's lowering, before any fusion
+    (``GraphLowering.run``: a pointwise result that is not stored is computed inside the loop that reads it, torch's
+    ir_pre_fusion.txt already has one node); several scheduler nodes in one were fused by the scheduler
+    (``Scheduler.fuse_nodes``, in ``Scheduler.__init__``). ``split``: for a node of one op, the scheduler nodes of
+    the compile its op's lowering made, where it made several (a foreach op: one loop per tensor). ``""`` for glue
+    (``kind`` ``nop``) and a node with no op.
+
+    >>> merge_text("pointwise", ["op0"], [["sin", "pow", "cos", "pow", "add"]], [])  # sin(x)**2 + cos(x)**2
+    "5 ops in one loop: Inductor's lowering inlined them (GraphLowering.run), before the scheduler: sin, pow, cos, pow, add. The scheduler fused nothing into it (Scheduler.fuse_nodes): one scheduler node."
+    >>> merge_text("reduction", ["op0", "op1"], [["relu", "mul"], ["sum"]], [])
+    '2 scheduler nodes fused by the scheduler (Scheduler.fuse_nodes): op0 (2 ops inlined at lowering: relu, mul), op1 (sum).'
+    >>> merge_text("pointwise", ["op1"], [["_foreach_add_"]], [])
+    'One op (_foreach_add_) in a loop of its own: nothing was inlined into it at lowering (GraphLowering.run) nor fused by the scheduler (Scheduler.fuse_nodes).'
+    >>> merge_text("pointwise", ["op1"], [["_foreach_add_"]], [], ["op0", "op1", "op2"])
+    'One op (_foreach_add_), which lowering made into 3 scheduler nodes, one loop each (op0, op1, op2): nothing was inlined into this one at lowering (GraphLowering.run) nor fused by the scheduler (Scheduler.fuse_nodes).'
+    >>> merge_text("extern", ["op2"], [["mm"]], [])
+    'An extern call (mm: a library or fallback kernel, not generated code): nothing is inlined or fused into it.'
+    >>> merge_text("pointwise", ["op0", "op3"], [], ["add", "mul"])  # a report made before member_ops
+    '2 scheduler nodes fused by the scheduler (Scheduler.fuse_nodes): op0, op3.'
+    >>> merge_text("nop", ["op4"], [], [])
+    ''
+    """
+    if kind == "nop":
+        return ""
+    if kind == "extern":
+        named = _ops_listed(list(dict.fromkeys(ops or [o for m in member_ops for o in m])))
+        return f"An extern call ({named + ': ' if named else ''}a library or fallback kernel, not generated code): " + (
+            "nothing is inlined or fused into it."
+        )
+    if len(members) > 1:
+        parts = []
+        for m, mops in zip(members, member_ops) if len(member_ops) == len(members) else ((m, None) for m in members):
+            if not mops:
+                parts.append(m)
+            elif len(mops) == 1:
+                parts.append(f"{m} ({mops[0]})")
+            else:
+                parts.append(f"{m} ({len(mops)} ops inlined at lowering: {_ops_listed(mops)})")
+        return f"{len(members)} scheduler nodes fused by the scheduler (Scheduler.fuse_nodes): {', '.join(parts)}."
+    mine = list(member_ops[0]) if len(member_ops) == 1 else list(ops)
+    if not mine:
+        return ""
+    if len(mine) == 1 and len(split) > 1:
+        return (
+            f"One op ({mine[0]}), which lowering made into {len(split)} scheduler nodes, one loop each "
+            f"({_ops_listed(list(split))}): nothing was inlined into this one at lowering (GraphLowering.run) nor "
+            "fused by the scheduler (Scheduler.fuse_nodes)."
+        )
+    if len(mine) == 1:
+        return (
+            f"One op ({mine[0]}) in a loop of its own: nothing was inlined into it at lowering (GraphLowering.run) "
+            "nor fused by the scheduler (Scheduler.fuse_nodes)."
+        )
+    return (
+        f"{len(mine)} ops in one loop: Inductor's lowering inlined them (GraphLowering.run), before the scheduler: "
+        f"{_ops_listed(mine)}. The scheduler fused nothing into it (Scheduler.fuse_nodes): one scheduler node."
+    )
 
 
 def in_place_text(targets: Iterable[tuple[str, str, str, str]]) -> str:

@@ -39,8 +39,8 @@ PHASE_WORDS: tuple[tuple[str, str], ...] = (
     ("_recursive_post_grad_passes", "lowering"),
     ("pass.post_grad_passes", "lowering"),
     ("GraphLowering.run", "lowering"),
-    ("Scheduler.__init__", "fusion"),
-    ("Scheduler.fused_nodes", "fusion"),
+    ("Scheduler.__init__", "scheduler fusion"),
+    ("Scheduler.fused_nodes", "scheduler fusion"),
     ("GraphLowering.compile_to_fn", "lowering"),  # these three wrap the scheduler: fusion comes next
     ("GraphLowering.codegen", "lowering"),
     ("code_gen", "lowering"),
@@ -61,7 +61,7 @@ SILENT = ("gc", "insert_deferred_runtime_asserts", "PythonWrapperCodegen")
 #: The steps of one compile, in the order they happen: within a compile the line only moves forward, so that
 #: torch's phases that come back to an earlier step (``build_guards`` after the backend, ``aot_*`` passes
 #: inside lowering) do not show a step twice. ``autotuning`` may come in any step and leaves the order.
-STEP_ORDER = ("tracing", "AOT autograd", "lowering", "fusion", "code generation", "kernel build")
+STEP_ORDER = ("tracing", "AOT autograd", "lowering", "scheduler fusion", "code generation", "kernel build")
 #: Phases that begin a compile (a frame, a retry, a lazily compiled backward): the order starts again.
 COMPILE_STARTS = ("entire_frame_compile", "compile_attempt", "entire_backward_compile")
 

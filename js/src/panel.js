@@ -706,22 +706,118 @@ function userCodeSection(sel) {
   );
 }
 
-function compilerSection({ k }) {
-  const cs = (k && k.compiler_stack) || [];
+/** Where the node's ops were merged into one loop (FusedNode.merge_text, decided in Python): inlined by lowering, or
+ * fused by the scheduler. */
+function mergeSection({ n }) {
+  if (!n.merge_text) return null;
+  return section("Where its ops were merged", "merge", h("p", {}, n.merge_text));
+}
+
+/** The lowering function torch ran for each of the node's ops (GraphNode.lowered_by, outermost first), one row per
+ * distinct chain with the ops it lowered: a foreach box names make_foreach_pointwise. */
+function loweredBySection({ n, fxByName }) {
+  const rows = new Map();
+  for (const name of n.fx_nodes || []) {
+    const chain = (fxByName.get(name) || {}).lowered_by || [];
+    if (!chain.length) continue;
+    const key = chain.map((f) => `${f.file}:${f.line}:${f.function}`).join(" ");
+    if (!rows.has(key)) rows.set(key, { chain, ops: [] });
+    rows.get(key).ops.push((fxByName.get(name) || {}).short_op || name);
+  }
+  if (!rows.size) return null;
   return section(
-    "Inductor's call path that generated this kernel",
+    "Lowered by (the lowering function GraphLowering.call_function ran)",
+    "lowered-by",
+    h(
+      "ul",
+      { class: "il-lowered-by" },
+      [...rows.values()].map(({ chain, ops }) =>
+        h(
+          "li",
+          {},
+          chain.flatMap((f, i) => [
+            i ? " → " : null,
+            h(
+              "code",
+              { title: f.file ? `${f.file}:${f.line}` : null },
+              f.function,
+              f.file ? h("span", { class: "il-muted" }, ` (${basename(f.file)}:${f.line})`) : null,
+            ),
+          ]),
+          h("span", { class: "il-muted" }, `: ${[...new Set(ops)].join(", ")}`),
+        ),
+      ),
+    ),
+  );
+}
+
+/** How many frames `paths` (non-empty ones) share from their start, by file and line. */
+function sharedLength(paths) {
+  const live = paths.filter((p) => p.length);
+  if (!live.length) return 0;
+  let i = 0;
+  const same = (p) => i < p.length && p[i].file === live[0][i].file && p[i].line === live[0][i].line;
+  while (i < live[0].length && live.every(same)) i++;
+  return i;
+}
+
+function compilerSection({ k, idx }) {
+  const cs = (k && k.compiler_stack) || [];
+  const c = idx.compile || {};
+  const low = c.lowering_stack || [];
+  const fus = c.fusion_stack || [];
+  if (!cs.length && !low.length && !fus.length) {
+    return section(
+      "Inductor's call path that generated this kernel",
+      "compiler-stack",
+      h("p", { class: "il-muted" }, "No compiler backtrace recorded."),
+    );
+  }
+  if (!low.length && !fus.length) {
+    return section(
+      "Inductor's call path that generated this kernel",
+      "compiler-stack",
+      h(
+        "p",
+        { class: "il-muted il-note" },
+        "From your call (top) to where Inductor generates this kernel or writes its call into the output code (bottom). " +
+          "Lowering (GraphLowering.run) and the scheduler's fusion (Scheduler.fuse_nodes) ran before this, on paths of their own (not recorded here).",
+      ),
+      compilerStack(cs),
+    );
+  }
+  const shared = sharedLength([low, fus, cs]);
+  const branch = (title, role, frames) =>
+    frames.length > shared
+      ? h("div", { class: "il-stage-path", "data-path": role }, h("h4", {}, title), compilerStack(frames.slice(shared)))
+      : null;
+  const at = (low.length ? low : fus.length ? fus : cs)[shared - 1];
+  return section(
+    "Inductor's call paths: lowering, fusion, code generation",
     "compiler-stack",
-    cs.length
-      ? [
-          h(
-            "p",
-            { class: "il-muted il-note" },
-            "From your call (top) to where Inductor generates this kernel or writes its call into the output code (bottom). " +
-              "Fusion happened before this, in Scheduler.__init__ (a phase on the timeline), on a path of its own.",
-          ),
-          compilerStack(cs),
-        ]
-      : h("p", { class: "il-muted" }, "No compiler backtrace recorded."),
+    h(
+      "div",
+      { "data-role": "stage-paths" },
+      h(
+        "p",
+        { class: "il-muted il-note" },
+        `The three stages of this graph's compile, each from your call (top) to the function that does it. They share ${shared} frame${shared === 1 ? "" : "s"}` +
+          (at
+            ? `, down to ${at.function_label || at.function} (${basename(at.file)}:${at.line}); then each branches off.`
+            : "."),
+      ),
+      shared
+        ? h(
+            "div",
+            { class: "il-stage-path", "data-path": "shared" },
+            h("h4", {}, "Shared path"),
+            compilerStack((low.length ? low : fus.length ? fus : cs).slice(0, shared)),
+          )
+        : null,
+      branch("1. Lowering: each FX op becomes Inductor IR (GraphLowering.call_function)", "lowering", low),
+      branch("2. Fusion: the scheduler fuses IR nodes (Scheduler.fuse_nodes)", "fusion", fus),
+      branch("3. Code generation: where Inductor generates this kernel or writes its call", "codegen", cs),
+    ),
   );
 }
 
@@ -747,6 +843,8 @@ export function renderPanel(el, idx, fusedName, actions, report = null, scroller
     whyNotFusedSection(sel, actions),
     ...kernelSections(sel, later, actions),
     fxOpsSection(sel, actions),
+    mergeSection(sel),
+    loweredBySection(sel),
     userCodeSection(sel),
     compilerSection(sel),
   ];

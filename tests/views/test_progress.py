@@ -22,7 +22,7 @@ def test_every_torch_phase_maps_to_a_users_step_or_is_silent():
         "tracing",
         "AOT autograd",
         "lowering",
-        "fusion",
+        "scheduler fusion",
         "code generation",
         "kernel build",
         None,
@@ -32,7 +32,10 @@ def test_every_torch_phase_maps_to_a_users_step_or_is_silent():
         "PythonWrapperCodegen.generate",
         "gc",
     ]
-    assert steps["Scheduler.fused_nodes"] == "fusion" and steps["_recursive_joint_graph_passes"] == "AOT autograd"
+    assert (
+        steps["Scheduler.fused_nodes"] == "scheduler fusion"
+        and steps["_recursive_joint_graph_passes"] == "AOT autograd"
+    )
 
 
 def _events():
@@ -57,7 +60,7 @@ def test_log_output_is_one_plain_line_per_step_and_per_kernel():
         "tracing",
         "AOT autograd",
         "lowering",
-        "fusion",
+        "scheduler fusion",
         "code generation",
         "kernel build",
         "kernel generated: cpp_fused_relu_0 (0/0 forward)",
@@ -98,11 +101,11 @@ def test_each_step_of_a_compile_shows_once_and_the_backward_starts_again():
         "tracing",
         "AOT autograd",
         "lowering",
-        "fusion",
+        "scheduler fusion",
         "code generation",
         "kernel build",
         "lowering",
-        "fusion",
+        "scheduler fusion",
         "kernel build",
         "tracing",
     ]
