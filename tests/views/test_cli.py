@@ -136,8 +136,8 @@ def test_run_runs_the_script_as_python_would(ran, workdir):
     assert "1 compile(s), 1 kernel(s)" in line
     # above it, when Inductor ran: the report's own words (Report.when), the user's call of f named
     when = ran.stderr.rstrip("\n").splitlines()[-2]
-    assert when == f"inductor-lens: {report.when}" and "Inductor first ran at " in when, when
-    assert "at the first call of the compiled function (script.py:" in when, when
+    assert when == f"inductor-lens: {report.when}" and "Inductor first ran at " not in when, when
+    assert "The first call of f() (script.py:" in when and "handed the graph to Inductor (compile_fx)" in when, when
 
 
 def _sigint_default() -> None:
