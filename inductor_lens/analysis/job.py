@@ -306,7 +306,19 @@ def shift_times(report: Report, us: float) -> Report:
         return None if t is None else round(t + us, 1)
 
     def compile_(c):
-        changes = {"trigger": dataclasses.replace(c.trigger, time_us=later(c.trigger.time_us))} if c.trigger else {}
+        t = c.trigger
+        changes = (
+            {
+                "trigger": dataclasses.replace(
+                    t,
+                    time_us=later(t.time_us),
+                    inductor_start_us=later(t.inductor_start_us),
+                    inductor_end_us=later(t.inductor_end_us),
+                )
+            }
+            if t
+            else {}
+        )
         changes["phases"] = [dataclasses.replace(p, start_us=later(p.start_us)) for p in c.phases]
         if c.cudagraphs is not None:
             recs = [dataclasses.replace(r, time_us=later(r.time_us)) for r in c.cudagraphs.recordings]

@@ -42,6 +42,7 @@ import logging
 import os
 import sys
 import threading
+import time
 import traceback
 import types
 import weakref
@@ -256,6 +257,31 @@ def _caches_restore(prior: Any) -> None:
             setattr(module, flag, before)
 
 
+#: The modules of Inductor whose import a plain run's first ``torch.compile()`` with the inductor backend pays for
+#: (``lowering`` registers every lowering as it is imported), and which the capture's hooks import where they are not
+#: yet (checked on torch 2.13 and 2.15: ``torch.compile(f)`` imports both, ``backend="eager"`` neither).
+INDUCTOR_MODULES = ("torch._inductor.compile_fx", "torch._inductor.lowering")
+
+
+def inductor_loaded(modules: Any = None) -> bool:
+    """Whether Inductor is imported (every module of :data:`INDUCTOR_MODULES` in ``modules``, ``sys.modules``)."""
+    modules = sys.modules if modules is None else modules
+    return all(m in modules for m in INDUCTOR_MODULES)
+
+
+def capture_start(began_us: float, ended_us: float, loaded_before: bool, loaded_after: bool) -> dict:
+    """What a capture's start did (``Raw.start``, ``CaptureStart`` in the report): how long it took, from ``began_us``
+    to ``ended_us``, and whether it imported Inductor (not loaded before it, loaded after: the hooks of a first capture
+    import it; a capture started after the user's code, an earlier ``torch.compile()`` or capture had, does not).
+
+    >>> capture_start(0.0, 3_840_000.0, False, True)
+    {'duration_us': 3840000.0, 'imported_inductor': True}
+    >>> capture_start(0.0, 2_000.0, True, True)["imported_inductor"]
+    False
+    """
+    return {"duration_us": round(ended_us - began_us, 1), "imported_inductor": not loaded_before and loaded_after}
+
+
 def _each(what: str, fn: Callable, *args: Any) -> None:
     """Call ``fn(hooks, *args)`` for every capture active on this thread, each one guarded."""
     for hooks in _REGISTRY.sinks():
@@ -313,6 +339,7 @@ class Hooks:
 
     def install(self, stack: contextlib.ExitStack) -> None:
         """Join the shared hooks until ``stack`` closes."""
+        began, loaded = now_us(), inductor_loaded()  # what the start does before the clock begins (CaptureStart)
         version = torch_version()
         if version < MIN_TORCH:
             self.raw.diag(
@@ -350,6 +377,7 @@ class Hooks:
         # them, 3-5 s that a script's "torch.compile ran at 4.9 s" counted as its own). A progress display counts
         # from it too (it counted from its own start, before torch was imported: "[4.3s] tracing" beside it)
         self.raw.t0_us = now_us()
+        self.raw.start = capture_start(began, self.raw.t0_us, loaded, inductor_loaded())
         self._emit("clock: 0.000000")
 
     def _emit(self, message: str) -> None:
@@ -1479,7 +1507,7 @@ def _install_torch_compile(stack: contextlib.ExitStack) -> None:
 
     original = torch.compile
 
-    def note(hooks: Hooks, model: Any, kwargs: dict, frames: list) -> None:
+    def note(hooks: Hooks, model: Any, kwargs: dict, frames: list, at: float) -> None:
         if model is None:
             return  # torch.compile(mode=...) without a function: the decorator it returns makes the call noted here
         caller = os.path.abspath(frames[-1][0]) if frames else ""
@@ -1503,7 +1531,7 @@ def _install_torch_compile(stack: contextlib.ExitStack) -> None:
             {
                 "target": name,
                 "backend": backend,
-                "time_us": now_us(),
+                "time_us": at,
                 "user_stack": user_frames(frames, hooks._prefixes),
                 "has_generate": has_generate,
                 "arg_names": _arg_names(model),
@@ -1512,12 +1540,23 @@ def _install_torch_compile(stack: contextlib.ExitStack) -> None:
             }
         )
 
+    def took(hooks: Hooks, at: float, duration_us: float) -> None:
+        for call in reversed(hooks.raw.compile_calls):  # the one noted at ``at`` (none: torch's own call, not noted)
+            if call["time_us"] == at:
+                call["duration_us"] = round(duration_us, 1)
+                return
+
     @functools.wraps(original)
     def compile(model=None, *args, **kwargs):
-        if _REGISTRY.sinks():
-            frames = frames_of(traceback.extract_stack(sys._getframe(1)))
-            _each("noting a torch.compile call", note, model, kwargs, frames)
-        return original(model, *args, **kwargs)
+        if not _REGISTRY.sinks():
+            return original(model, *args, **kwargs)
+        frames = frames_of(traceback.extract_stack(sys._getframe(1)))
+        at = now_us()
+        _each("noting a torch.compile call", note, model, kwargs, frames, at)
+        began = time.perf_counter()  # the call's own time, not the noting's (CompileCall.duration_us)
+        out = original(model, *args, **kwargs)
+        _each("timing a torch.compile call", took, at, (time.perf_counter() - began) * 1e6)
+        return out
 
     patch_attr(stack, torch, "compile", compile)
 

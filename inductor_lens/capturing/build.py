@@ -22,6 +22,7 @@ from ..report.finish import finish_compile, forward_inputs, incomplete, link_bra
 from ..report.lines import lent_lines, line_ops
 from ..report.model import (
     AutotuneMode,
+    CaptureStart,
     Compile,
     CompileCall,
     CustomPass,
@@ -275,6 +276,21 @@ def _phases(
             spans.append((ts, ts + float(ev.get("dur", 0)), name, len(open_[key])))
     spans.sort(key=lambda s: (s[0], -s[1]))
     return [Phase(n, round(b - t0, 1), round(e - b, 1), d, *phase_words(n, restarts)) for b, e, n, d in spans]
+
+
+def _handed_over(trigger: Trigger, phases: Sequence[Phase]) -> Trigger:
+    """``trigger`` with when dynamo handed its graph to Inductor and when Inductor gave the code back
+    (``Trigger.inductor_start_us``/``inductor_end_us``): torch's ``backend_compile`` phase, which times dynamo's call
+    of the backend (``compile_fx``), of the frame's last attempt (a restarted trace calls it again). Only for a
+    compile dynamo started (``rules.DYNAMO_KINDS``); a lazy backward's and AOTInductor's have no such phase."""
+    if trigger.kind not in rules.DYNAMO_KINDS:
+        return trigger
+    span = next((p for p in reversed(phases) if p.name == "backend_compile"), None)
+    if span is None:
+        return trigger
+    return dataclasses.replace(
+        trigger, inductor_start_us=span.start_us, inductor_end_us=round(span.start_us + span.duration_us, 1)
+    )
 
 
 def _dynamo_graph(raw: Raw, rec: RawGraph) -> Optional[list[dict]]:
@@ -1956,6 +1972,7 @@ def _compile(
         if window
         else []
     )
+    trigger = _handed_over(trigger, phases)
     graphs = {}
     if dyn is not None and rec.graph_kind != "backward" and not rec.subgraph:  # a branch has no dynamo graph of its own
         codes = trace.payloads("dynamo_output_graph", _key(rec))
@@ -2578,6 +2595,7 @@ def _build(raw: Raw, torch_version: str, title: str, cells: Optional[dict[str, C
             backend=c["backend"],
             user_stack=_frames(c["user_stack"]),
             time_us=round(c["time_us"] - raw.t0_us, 1),
+            duration_us=c.get("duration_us"),
         )
         for c in raw.compile_calls
     ]
@@ -2616,6 +2634,7 @@ def _build(raw: Raw, torch_version: str, title: str, cells: Optional[dict[str, C
         title=title,
         created=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         start_wall_us=round(raw.t0_us, 1) if raw.t0_us > 0 else None,  # now_us(): wall clock, like torch's events
+        capture_start=CaptureStart(**raw.start) if raw.start else None,
     )
 
 

@@ -156,7 +156,12 @@ class Raw:
     # every graph dynamo handed to Inductor, (time kept, compile id, nodes) in order: after a torch._dynamo.reset()
     # compile ids start again at 0/0, and the compile "0/0 #2" is not the graph of the first "0/0"
     dynamo_graph_log: list[tuple[float, str, list[dict]]] = field(default_factory=list)
+    #: The user's ``torch.compile()`` calls: ``{target, backend, time_us, user_stack, ...}``, with ``duration_us`` once
+    #: the call returned (``adapter._install_torch_compile``).
     compile_calls: list[dict] = field(default_factory=list)
+    #: What the capture's start did before ``t0_us`` (``adapter.capture_start``): ``{duration_us, imported_inductor}``;
+    #: None where no capture started (a TORCH_TRACE import).
+    start: Optional[dict] = None
     #: The trace key of a compile (``build._trace_key``) -> the classes of its frame's ``self``, most derived first
     #: (``["AdamW", "Adam", "Optimizer", "object"]``): the frame of an inherited method (``Adam.step`` run by an
     #: ``AdamW``) is named by the class of the object that ran it. Absent for a frame with no ``self``.

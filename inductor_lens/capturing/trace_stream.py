@@ -401,7 +401,8 @@ class _Finish:
     def _write(self, c: Compile) -> None:
         self.facts.append(rules.view_facts(c))
         if not self.timed and c.trigger is not None and c.trigger.time_us is not None:
-            self.timed.append(types.SimpleNamespace(trigger=c.trigger))  # its trigger alone: the compile is let go
+            # its trigger and frame alone: the compile is let go
+            self.timed.append(types.SimpleNamespace(trigger=c.trigger, frame=c.frame))
         self.write(c)
 
     def _mark(self, c: Compile) -> Compile:

@@ -58,6 +58,7 @@ from .rules import (
     uncounted_in_source,
     uncounted_words,
     when_text,
+    wrapped_by,
 )
 
 SCHEMA_VERSION = 2
@@ -219,6 +220,13 @@ class Trigger(_Record):
     #: The call as the views cite it, ``"train.py:12 y = model(x)"`` (``rules.stack_line_text`` of ``user_stack``;
     #: ``""`` without one). Derived on every construction; a stored value is ignored.
     line: str = ""
+    #: When dynamo handed the graph it traced to Inductor (torch's ``backend_compile`` phase began: the backend,
+    #: Inductor's ``compile_fx``, was called) and when Inductor gave the compiled code back (that phase ended), µs
+    #: from the capture's start. ``time_us`` is when dynamo began (the call that started it); None for a compile
+    #: dynamo did not start (a lazily compiled backward, AOTInductor), where the phase was not recorded, and in
+    #: reports made before them.
+    inductor_start_us: Optional[float] = None
+    inductor_end_us: Optional[float] = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "line", stack_line_text(self.user_stack))
@@ -1725,9 +1733,40 @@ class CompileCall(_Record):
     time_us: Optional[float] = None
     #: The call as the views cite it (``rules.stack_line_text``), derived like ``Trigger.line``.
     line: str = ""
+    #: How long the call took (µs): the wrapping only, or, for a process's first ``torch.compile()`` with the
+    #: inductor backend outside a capture, the import of Inductor too (``CaptureStart.imported_inductor``). None
+    #: where it raised, and in reports made before it.
+    duration_us: Optional[float] = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "line", stack_line_text(self.user_stack))
+
+
+@_record
+class WrappedBy(_Record):
+    """The ``torch.compile()`` call that wrapped a compile's function (``Report.wrapped_by``), derived."""
+
+    #: Its index in ``Report.compile_calls``.
+    call: int
+    #: "torch.compile(f) at spot.py:9 only wrapped f; this compile began 11.0 ms later, at the first call of the
+    #: compiled function (spot.py:13)." (``rules.wrapped_by``).
+    text: str
+
+
+@_record
+class CaptureStart(_Record):
+    """What the capture's own start did, before the clock of the report's times began (``Report.capture_start``).
+
+    Its hooks need Inductor's modules: where Inductor was not imported yet, the start imports it (with dynamo),
+    which a plain run's first ``torch.compile()`` with the inductor backend does instead: that call then takes
+    seconds (``lowering.py`` registers every lowering as it is imported), and under the lens milliseconds.
+    """
+
+    #: How long the start took (µs): joining torch's hooks, importing what they need.
+    duration_us: float
+    #: Whether it imported Inductor (``torch._inductor.compile_fx`` and ``torch._inductor.lowering`` were not
+    #: imported before it); False where the user's code, an earlier ``torch.compile()`` or an earlier capture had.
+    imported_inductor: bool = False
 
 
 @_record
@@ -1886,6 +1925,9 @@ class Report(_Record):
     start_wall_us: Optional[float] = None
     #: ``capture`` (recorded in process) or ``trace`` (rebuilt from a TORCH_TRACE log by ``load_trace``).
     origin: str = "capture"
+    #: What the capture's start did before its clock began (``CaptureStart``): whether it imported Inductor, and
+    #: how long it took. None for a TORCH_TRACE import and in reports made before it.
+    capture_start: Optional[CaptureStart] = None
     #: Which generation of derived fields the report holds (``DERIVED_VERSION``); see ``report/finish.py``.
     derived: int = DERIVED_VERSION
     #: The views this report has something to show in, in tab order (``rules.available_views``: the roofline
@@ -1898,6 +1940,11 @@ class Report(_Record):
     #: and why Inductor first ran, or where nothing compiled, the frame dynamo ran eagerly. Derived like ``views``;
     #: the timeline's first line, and printed by ``inductor-lens run`` and ``demo`` above their last.
     when: str = ""
+    #: Each compile's ``id`` -> the ``torch.compile()`` call that wrapped its function (``WrappedBy``: its index in
+    #: ``compile_calls``, and in words how long after it the compile began, ``rules.wrapped_by``). Only compiles
+    #: dynamo started, whose function a recorded call wrapped. Derived like ``views``: the panel's "When it
+    #: compiled" says it, the timeline draws that call beside the compile.
+    wrapped_by: dict[str, WrappedBy] = field(default_factory=dict)
     #: What a report with no compile says instead of a graph (``rules.nothing_text``): why nothing compiled, by its
     #: diagnostics (dynamo skipped the call, another backend, the function never ran...); ``""`` where something
     #: compiled. Derived like ``views``.
@@ -1914,7 +1961,11 @@ class Report(_Record):
         facts = [_lazy.view_facts(c) for c in self.compiles]  # a compile not built yet answers from its line
         object.__setattr__(self, "views", list(available_views(facts)))
         object.__setattr__(self, "profiled", any(f[0] for f in facts))
-        object.__setattr__(self, "when", when_text(self.compile_calls, self.compiles, self.empty_frames))
+        object.__setattr__(
+            self, "when", when_text(self.compile_calls, self.compiles, self.empty_frames, self.capture_start)
+        )
+        said = wrapped_by(self.compile_calls, self.compiles)
+        object.__setattr__(self, "wrapped_by", {k: WrappedBy(call, text) for k, (call, text) in said.items()})
         codes = [getattr(d, "code", "") for d in self.diagnostics]
         object.__setattr__(self, "nothing", nothing_text(bool(self.compiles), codes))
         object.__setattr__(self, "breaks", breaks_text(len(self.graph_breaks), codes, frames_met(self.graph_breaks)))

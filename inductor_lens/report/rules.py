@@ -2056,19 +2056,29 @@ def stack_line_text(stack: Sequence[Any]) -> str:
     return f"{_base(f.file)}:{f.line} {str(f.code or '').strip()}".rstrip()
 
 
-def when_text(calls: Sequence[Any], compiles: Sequence[Any], frames: Sequence[Any]) -> str:
+def when_text(calls: Sequence[Any], compiles: Sequence[Any], frames: Sequence[Any], start: Any = None) -> str:
     """The answer to "when does Inductor run?" for one capture, in words (``Report.when``, the timeline's first
     line; ``inductor-lens run`` prints it above its last): where ``torch.compile`` was called (``CompileCall``: it
-    only wraps), when and why Inductor first ran (the first compile whose ``Trigger`` has a time), and, where nothing
-    compiled, the frame dynamo began and ran eagerly (``EmptyFrame.fail``).
+    only wraps), how long it took, and why so little where the capture's start had imported Inductor
+    (``CaptureStart``: a plain run's first ``torch.compile()`` with the inductor backend imports it); then what
+    started the first compile whose ``Trigger`` has a time, when dynamo handed its graph to Inductor and when
+    Inductor was done (:func:`compile_start_text`); where nothing compiled, the frame dynamo began and ran eagerly
+    (``EmptyFrame.fail``).
 
     >>> from types import SimpleNamespace as N
-    >>> call = N(target="f", backend="inductor", time_us=120.0)
+    >>> call = N(target="f", backend="inductor", time_us=120.0, duration_us=6000.0, user_stack=[
+    ...     N(file="/home/me/train.py", line=9, code="g = torch.compile(f)")])
     >>> trig = N(kind="first_call", time_us=4_060_000.0, reason="first call of f()", user_stack=[
-    ...     N(file="/home/me/train.py", line=12, code="  y = f(x)\\n")])
-    >>> when_text([call], [N(trigger=trig)], [])  # doctest: +NORMALIZE_WHITESPACE
-    'torch.compile(f) ran at 120 µs and only wrapped f: nothing compiled there. Inductor first ran at 4.06 s, at the
-    first call of the compiled function (train.py:12 y = f(x)): first call of f().'
+    ...     N(file="/home/me/train.py", line=12, code="  y = g(x)\\n")], inductor_start_us=4_140_000.0,
+    ...     inductor_end_us=9_200_000.0)
+    >>> when_text([call], [N(trigger=trig, frame="f")], [], N(imported_inductor=True, duration_us=3_840_000.0))
+    ... # doctest: +NORMALIZE_WHITESPACE
+    "torch.compile(f) at train.py:9 ran at 120 µs, took 6.00 ms and only wrapped f: nothing compiled there. It took
+    only 6.00 ms because the capture's start (3.84 s, before the report's clock began) had imported Inductor: in a
+    plain run the first torch.compile() with the inductor backend imports it, and lowering.py registers Inductor's
+    lowerings then, but nothing is compiled until the first call. The first call of f() (train.py:12) at 4.06 s
+    started the compile: dynamo traced its bytecode until 4.14 s, then handed the graph to Inductor (compile_fx),
+    which lowered, fused and generated code until 9.20 s."
     >>> when_text([], [], [])
     'No timing was recorded.'
     """
@@ -2076,21 +2086,21 @@ def when_text(calls: Sequence[Any], compiles: Sequence[Any], frames: Sequence[An
     first = next((c for c in compiles if c.trigger is not None and c.trigger.time_us is not None), None)
     call = _wrapping_call(calls, first)
     if call is not None:
+        took = getattr(call, "duration_us", None)
         words.append(
-            f"torch.compile({call.target}) ran at {fmt_us(call.time_us)} and only wrapped {call.target}: "
-            "nothing compiled there."
+            f"torch.compile({call.target}){_at_line(getattr(call, 'user_stack', None), ' at ')} ran at "
+            f"{fmt_us(call.time_us)}{f', took {fmt_us(took)}' if took is not None else ''} and only wrapped "
+            f"{call.target}: nothing compiled there."
         )
+        if start is not None and start.imported_inductor and any(c.backend == "inductor" for c in calls):
+            words.append(
+                (f"It took only {fmt_us(took)} because" if took is not None else "Inductor was not imported by it:")
+                + f" the capture's start ({fmt_us(start.duration_us)}, before the report's clock began) had imported "
+                "Inductor: in a plain run the first torch.compile() with the inductor backend imports it, and "
+                "lowering.py registers Inductor's lowerings then, but nothing is compiled until the first call."
+            )
     if first is not None:
-        t = first.trigger
-        where = stack_line_text(t.user_stack)
-        reason = str(t.reason or "").strip().rstrip(".")
-        # an AOTInductor compile's reason says when itself, naming the call the user made (build._aot_trigger)
-        said = "" if t.kind == "ahead_of_time" and reason else f", {trigger_summary(t.kind)}"
-        words.append(
-            f"Inductor first ran at {fmt_us(t.time_us)}{said}"
-            + (f" ({where})" if where else "")
-            + (f": {reason}." if reason else ".")
-        )
+        words.append(compile_start_text(first.trigger, str(getattr(first, "frame", "") or "")))
     else:
         eager = next((f for f in frames if f.fail and f.time_us is not None), None)
         if eager is not None:
@@ -2099,15 +2109,103 @@ def when_text(calls: Sequence[Any], compiles: Sequence[Any], frames: Sequence[An
     return " ".join(words) or "No timing was recorded."
 
 
-def _wrapping_call(calls: Sequence[Any], first: Any) -> Any:
+def _at_line(stack: Any, lead: str = "") -> str:
+    """``lead`` and ``"train.py:12"``, the innermost frame of a user stack, as :func:`when_text` cites a call (the
+    line's code is the panel's to show: a long one filled three lines of the sentence); ``""`` without one."""
+    if not stack:
+        return ""
+    f = stack[-1]
+    return f"{lead}{_base(f.file)}:{f.line}"
+
+
+#: The trigger kinds whose compile dynamo started (it traces, then calls the backend: Inductor's ``compile_fx``).
+DYNAMO_KINDS = ("first_call", "recompile", "after_reset", "compiled_autograd")
+
+
+def compile_start_text(t: Any, frame: str = "") -> str:
+    """What started the first compile and when (``t``: its ``Trigger``; ``frame``: its ``Compile.frame``), and, for a compile
+    dynamo started, when dynamo handed its graph to Inductor and when Inductor was done (``Trigger.inductor_start_us``
+    and ``inductor_end_us``, torch's ``backend_compile`` phase): the trigger's time is when dynamo began, not when
+    Inductor did (nu25 D4: "Inductor first ran at 11.1 ms" was dynamo's start; Inductor was called at 97.7 ms).
+
+    >>> from types import SimpleNamespace as N
+    >>> compile_start_text(N(kind="recompile", time_us=2e6, reason="recompile of f: x.size()[0] changed",
+    ...     user_stack=[]))
+    'A call at 2.00 s failed a guard of an earlier compile and started a recompile: dynamo traced it first, then handed the graph to Inductor. Recompile of f: x.size()[0] changed.'
+    >>> compile_start_text(N(kind="lazy_backward", time_us=3e6, reason="the backward graph is compiled lazily",
+    ...     user_stack=[]))
+    'Inductor first ran at 3.00 s, at the first .backward() through the compiled forward: the backward graph is compiled lazily.'
+    """
+    where = _at_line(t.user_stack)
+    where = f" ({where})" if where else ""
+    at = fmt_us(t.time_us)
+    reason = str(t.reason or "").strip().rstrip(".")
+    if t.kind not in DYNAMO_KINDS:  # Inductor was called directly: a lazy backward by AOT autograd, AOTInductor
+        # an AOTInductor compile's reason says when itself, naming the call the user made (build._aot_trigger)
+        said = "" if t.kind == "ahead_of_time" and reason else f", {trigger_summary(t.kind)}"
+        return f"Inductor first ran at {at}{said}{where}" + (f": {reason}." if reason else ".")
+    fn = frame_label(frame) if frame else "the compiled function"
+    head = {
+        "first_call": f"The first call of {fn}{where} at {at} started the compile",
+        "recompile": f"A call{where} at {at} failed a guard of an earlier compile and started a recompile",
+        "after_reset": f"The first call of {fn} after torch._dynamo.reset(){where} at {at} started the compile again",
+        "compiled_autograd": f"A .backward() call{where} at {at} started compiled autograd's compile",
+    }[t.kind]
+    s, e = getattr(t, "inductor_start_us", None), getattr(t, "inductor_end_us", None)
+    traced = "the autograd graph" if t.kind == "compiled_autograd" else "its bytecode"
+    if s is not None:
+        tail = (
+            f": dynamo traced {traced} until {fmt_us(s)}, then handed the graph to Inductor (compile_fx), which "
+            "lowered, fused and generated code" + (f" until {fmt_us(e)}." if e is not None else ".")
+        )
+    else:  # not recorded (a report made before it): the order, without its times
+        tail = ": dynamo traced it first, then handed the graph to Inductor."
+    # dynamo's own words add nothing to a first call's sentence but where they say more (a resume function's break)
+    plain = t.kind == "first_call" and not resumed(frame.rpartition(".")[2]) and reason.startswith("first call of ")
+    return head + tail + ("" if plain or not reason else f" {reason[:1].upper()}{reason[1:]}.")
+
+
+def wrapped_by(calls: Sequence[Any], compiles: Sequence[Any]) -> dict[str, tuple[int, str]]:
+    """Each compile dynamo started (``Trigger.kind`` in :data:`DYNAMO_KINDS`, with a time) whose function a recorded
+    ``torch.compile()`` call wrapped (:func:`_wrapping_call`, that function's call only) -> the call's index in
+    ``calls`` and, in words, how long after it the compile began (``Report.wrapped_by``, the panel's "When it
+    compiled"): what ``torch.compile()`` did not do, said beside what did.
+
+    >>> from types import SimpleNamespace as N
+    >>> call = N(target="f", backend="inductor", time_us=100.0, user_stack=[N(file="/w/spot.py", line=9)])
+    >>> trig = N(kind="first_call", time_us=11_100.0, user_stack=[N(file="/w/spot.py", line=13)])
+    >>> wrapped_by([call], [N(id="0/0 inference", frame="f", trigger=trig)])
+    {'0/0 inference': (0, 'torch.compile(f) at spot.py:9 only wrapped f; this compile began 11.0 ms later, at the first call of the compiled function (spot.py:13).')}
+    """
+    out: dict[str, tuple[int, str]] = {}
+    if not calls:
+        return out
+    for c in compiles:
+        t = c.trigger
+        if t is None or t.time_us is None or t.kind not in DYNAMO_KINDS:
+            continue
+        call = _wrapping_call(calls, c, strict=True)
+        if call is None or call.time_us is None:
+            continue
+        where = _at_line(t.user_stack)
+        out[c.id] = (
+            next(i for i, x in enumerate(calls) if x is call),
+            f"torch.compile({call.target}){_at_line(call.user_stack, ' at ')} only wrapped {call.target}; this "
+            f"compile began {fmt_us(t.time_us - call.time_us)} later, {trigger_summary(t.kind)}"
+            + (f" ({where})." if where else "."),
+        )
+    return out
+
+
+def _wrapping_call(calls: Sequence[Any], first: Any, strict: bool = False) -> Any:
     """The ``torch.compile`` call :func:`when_text` names beside the first compile (``first``): one made before it,
     with the inductor backend where there is one, that wrapped the function it compiled (its frame: ``fb``; the code
     after a graph break in ``outer``, ``outer``; ``Net.forward``, ``Net`` or ``forward``; a module's ``forward``, a
-    module's class), the last such; else the last of those calls (a function compiled by no call the capture saw).
-    None without calls. The first call alone named
+    module's class), the last such; else (not ``strict``) the last of those calls (a function compiled by no call the
+    capture saw). None without calls (or, ``strict``, without such a call). The first call alone named
     ``torch.compile(fa)``, wrapped and never called, beside the compile of ``fb``."""
     if not calls or first is None:
-        return calls[0] if calls else None
+        return calls[0] if calls and not strict else None
     # the frame as the capture names it: ``f``, ``Net.forward``, ``Block.torch_dynamo_resume_in_forward_at_13``,
     # ``forward (via torch's _call_impl wrapper)``
     frame = str(getattr(first, "frame", "") or "")
@@ -2116,13 +2214,13 @@ def _wrapping_call(calls: Sequence[Any], first: Any) -> Any:
     m = re.fullmatch(r"torch_dynamo_resume_in_(\w+?)_at_\d+", name)
     name = m.group(1) if m else name
     t = first.trigger.time_us
-    before = [c for c in calls if c.time_us is None or c.time_us <= t] or list(calls)
+    before = [c for c in calls if c.time_us is None or c.time_us <= t] or ([] if strict else list(calls))
     ours = [c for c in before if c.backend == "inductor"] or before
     last = [str(c.target).rsplit(".", 1)[-1] for c in ours]
     same = [c for c, n in zip(ours, last) if n == name or (cls and n == cls)]
     if not same and (name == "forward" or via):  # a module's: torch.compile(model) names its class
         same = [c for c, n in zip(ours, last) if n[:1].isupper()]
-    return same[-1] if same else ours[-1]
+    return same[-1] if same else None if strict else ours[-1]
 
 
 _SIZE_GUARD = re.compile(r"^\+- LAMBDA_GUARD: (.+?)(?:\s+#.*)?$", re.M)

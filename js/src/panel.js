@@ -942,6 +942,11 @@ export function compileSummary(idx, report = null, actions = null) {
       t.summary || "not recorded",
       t.time_us != null ? `, ${fmtUs(t.time_us)} into the capture` : "",
     ),
+    // the torch.compile() call that only wrapped this function, and how long before this compile it ran
+    // (Report.wrapped_by, rules.wrapped_by)
+    report && report.wrapped_by && report.wrapped_by[c.id]
+      ? h("p", { class: "il-muted", "data-role": "compile-call" }, report.wrapped_by[c.id].text)
+      : null,
     reason
       ? h(
           "div",

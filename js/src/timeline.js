@@ -37,9 +37,18 @@ export function renderTimeline(el, report, state, actions) {
     !state.timelineAll &&
     current &&
     ((current.phases || []).length || (current.trigger && current.trigger.time_us != null));
+  // the torch.compile() call that wrapped the selected compile's function (Report.wrapped_by): drawn beside the
+  // compile, where it is no further before it than the compile lasts; else its row says where it is
+  const wrap = current && (report.wrapped_by || {})[current.id];
+  const wrapCall = wrap ? calls[wrap.call] : null;
+  let wrapFar = false;
   if (zoomed) {
     see(current.trigger && current.trigger.time_us);
     for (const p of current.phases || []) see(p.start_us, p.start_us + p.duration_us);
+    if (wrapCall && wrapCall.time_us != null) {
+      if (wrapCall.time_us >= t0 - (t1 - t0)) see(wrapCall.time_us);
+      else wrapFar = true;
+    }
   } else {
     for (const cc of calls) see(cc.time_us);
     for (const r of resets) see(r.time_us);
@@ -107,17 +116,26 @@ export function renderTimeline(el, report, state, actions) {
       h("div", { class: "il-tl-track" }, ...bars),
     );
 
-  for (const cc of zoomed ? [] : calls) {
+  for (const cc of zoomed ? (wrapCall ? [wrapCall] : []) : calls) {
+    const far = zoomed && wrapFar; // before this axis: said, not drawn
     rows.appendChild(
       row(
         `torch.compile(${cc.target})`,
         "il-tl-call",
-        h("span", {
-          class: "il-tl-mark il-tl-mark-call",
-          style: `left:${pct(cc.time_us || 0)}`,
-          title: `${cc.line} · backend ${cc.backend}`,
-        }),
-        note(cc.time_us || 0, `wraps only · ${cc.line}`),
+        far
+          ? null
+          : h("span", {
+              class: "il-tl-mark il-tl-mark-call",
+              style: `left:${pct(cc.time_us || 0)}`,
+              title: `${cc.line} · backend ${cc.backend}`,
+            }),
+        far
+          ? h(
+              "span",
+              { class: "il-tl-note", style: "left:0", title: wrap.text, "data-role": "timeline-call-far" },
+              `at ${fmtUs(cc.time_us)}, before this axis (whole capture shows it) · ${wrap.text}`,
+            )
+          : note(cc.time_us || 0, `wraps only · ${cc.line}`),
       ),
     );
   }

@@ -219,7 +219,9 @@ def _timed(rank, start_wall_us, trigger_us):
 
     c = dataclasses.replace(
         _compile("0/0"),
-        trigger=Trigger(kind="first_call", reason="first call of f()", time_us=trigger_us),
+        trigger=Trigger(
+            kind="first_call", reason="first call of f()", time_us=trigger_us, inductor_start_us=trigger_us + 10.0
+        ),
         phases=[Phase("inductor", trigger_us + 10.0, 5.0)],
     )
     call = CompileCall(target="f", backend="inductor", time_us=1000.0)
@@ -244,7 +246,8 @@ def test_the_ranks_times_count_from_one_clock_on_the_job_page(tmp_path):
     assert shown[0]["compiles"][0]["trigger"]["time_us"] == shown[1]["compiles"][0]["trigger"]["time_us"] == 6_700_000.0
     assert shown[1]["compiles"][0]["phases"][0]["start_us"] == 6_700_010.0
     assert shown[1]["compile_calls"][0]["time_us"] == 4_251_000.0
-    assert "Inductor first ran at 6.70 s" in shown[1]["when"]  # the derived text is derived again
+    assert shown[1]["compiles"][0]["trigger"]["inductor_start_us"] == 6_700_010.0  # Inductor's call too
+    assert "at 6.70 s started the compile" in shown[1]["when"]  # the derived text is derived again
     assert shown[1]["start_wall_us"] == t0  # what its times now count from
     assert job.report(1).compiles[0].trigger.time_us == 2_450_000.0  # the rank's own report is left as it was
 

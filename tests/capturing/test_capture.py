@@ -44,6 +44,42 @@ def test_trigger_is_the_first_call_not_torch_compile(sin_cos_report):
     assert call.time_us < c.trigger.time_us <= min(p.start_us for p in c.phases)
     names = {p.name for p in c.phases}
     assert {"bytecode_tracing", "inductor_compile", "GraphLowering.run"} <= names
+    # how long the torch.compile() call took: it had returned before the first call began (nu25 D1)
+    assert call.duration_us is not None and 0 < call.duration_us < c.trigger.time_us - call.time_us
+    # the trigger's time is dynamo's start; Inductor was called later, when dynamo's backend_compile phase began
+    # (torch's "calling compiler function inductor"), after dynamo traced the bytecode (nu25 D4)
+    t = c.trigger
+    (backend,) = [p for p in c.phases if p.name == "backend_compile"]
+    (tracing,) = [p for p in c.phases if p.name == "bytecode_tracing"]
+    assert (t.inductor_start_us, t.inductor_end_us) == (
+        backend.start_us,
+        round(backend.start_us + backend.duration_us, 1),
+    )
+    assert t.time_us < tracing.start_us + tracing.duration_us <= t.inductor_start_us < t.inductor_end_us
+    lowering = next(p for p in c.phases if p.name == "GraphLowering.run")
+    assert t.inductor_start_us < lowering.start_us < t.inductor_end_us
+    from inductor_lens.report.rules import fmt_us
+
+    when = sin_cos_report.when
+    assert (
+        f"at {fmt_us(t.time_us)} started the compile: dynamo traced its bytecode until {fmt_us(t.inductor_start_us)}"
+        in when
+    )
+    assert f"took {fmt_us(call.duration_us)} and only wrapped sin_cos" in when and "Inductor first ran" not in when
+    # the capture's start, timed; whether it imported Inductor depends on what ran before it in this process
+    start = sin_cos_report.capture_start
+    assert start is not None and start.duration_us > 0
+    assert ("because the capture's start" in when) is start.imported_inductor
+    # the panel's "When it compiled" names the torch.compile() call that wrapped the function
+    (wrapped,) = sin_cos_report.wrapped_by.items()
+    assert wrapped == (
+        c.id,
+        type(wrapped[1])(
+            0,
+            f"torch.compile(sin_cos) at {call.line.split()[0]} only wrapped sin_cos; this compile began "
+            f"{fmt_us(t.time_us - call.time_us)} later, at the first call of the compiled function ({t.line.split()[0]}).",
+        ),
+    )
 
 
 def test_compiler_stack_walks_from_user_call_through_dynamo_aot_and_inductor_to_codegen(sin_cos_report):
@@ -404,6 +440,7 @@ def test_no_hook_survives_a_first_capture_in_a_fresh_process(tmp_path):
     script = textwrap.dedent("""
         import sys, time, torch, inductor_lens
         from tests import models
+        assert "torch._inductor.lowering" not in sys.modules
         entering = time.perf_counter()
         with inductor_lens.capture() as cap:
             entered = time.perf_counter() - entering  # a first capture imports torch's compiler for its hooks
@@ -413,6 +450,15 @@ def test_no_hook_survives_a_first_capture_in_a_fresh_process(tmp_path):
         # block's first statement, is not dated by the seconds the capture took to start
         called = cap.report.compile_calls[0].time_us / 1e6
         assert called < entered / 2, (called, entered)
+        # and the report says so (nu25 D1): the start imported Inductor, which a plain run's torch.compile() does,
+        # so that torch.compile() took a fraction of the start's time
+        start, call = cap.report.capture_start, cap.report.compile_calls[0]
+        assert start.imported_inductor and 0 < start.duration_us <= entered * 1e6, (start, entered)
+        assert call.duration_us < start.duration_us / 10, (call, start)
+        assert "because the capture's start" in cap.report.when, cap.report.when
+        with inductor_lens.capture() as again:  # Inductor is imported now: this start imported nothing
+            pass
+        assert not again.report.capture_start.imported_inductor, again.report.capture_start
         import types
         def hooked(v):
             v = v.__func__ if isinstance(v, (staticmethod, classmethod)) else v

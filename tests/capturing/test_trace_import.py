@@ -224,10 +224,17 @@ def test_each_compile_is_said_to_start_at_the_call_the_capture_names(both, gpt2)
     assert imported.compile("2/0 inference").trigger.line.endswith('print("graph break here")')
     script = pathlib.Path(SCRIPT).read_text().splitlines()
     step = next(n for n, s in enumerate(script, 1) if s.strip() == "gpt(gpt2_inputs()).sum().backward()")
+    # when dynamo began and when it handed the graph to Inductor, from the log's phases as from a capture's
+    from inductor_lens.report.rules import fmt_us
+
+    t = next(c.trigger for c in gpt2[1].compiles if c.trigger is not None and c.trigger.time_us is not None)
+    assert t.inductor_start_us is not None and t.time_us < t.inductor_start_us < t.inductor_end_us
+    assert f"The first call of GPT2.forward() (trace_and_capture.py:{step}) at " in gpt2[1].when, gpt2[1].when
     assert gpt2[1].when.endswith(
-        f"at the first call of the compiled function (trace_and_capture.py:{step} gpt(gpt2_inputs()).sum().backward()): "
-        "first call of GPT2.forward(): dynamo traced it and handed the graph to Inductor."
-    )
+        "then handed the graph to Inductor (compile_fx), which lowered, fused and generated code until "
+        + fmt_us(t.inductor_end_us)
+        + "."
+    ), gpt2[1].when
 
 
 def test_a_fallback_calls_lines_are_its_own_ops_as_captured(recorded):

@@ -719,10 +719,51 @@ def test_when_is_said_once_in_python_for_each_way_inductor_can_run(tmp_path):
 
     r = Report("2.13.0", "cpu", compiles=[compile_(kind="first_call", reason="first call of f()", time_us=4.06e6)])
     r = dataclasses.replace(r, compile_calls=[call])
+    # a report made before the hand-off was recorded: the order, no time said to be Inductor's (the call's time was
+    # dynamo's start: "Inductor first ran at 4.06 s" was said, nu25 D4)
     assert r.when == (
-        "torch.compile(step) ran at 200.0 ms and only wrapped step: nothing compiled there. Inductor first "
-        "ran at 4.06 s, at the first call of the compiled function (train.py:12 y = step(x)): first call of f()."
+        "torch.compile(step) at train.py:9 ran at 200.0 ms and only wrapped step: nothing compiled there. The first "
+        "call of the compiled function (train.py:12) at 4.06 s started the compile: dynamo traced it first, then "
+        "handed the graph to Inductor."
     )
+    # the times dynamo handed the graph to Inductor and Inductor gave the code back (Trigger.inductor_start_us and
+    # inductor_end_us, torch's backend_compile phase), the call's duration, and the capture's start that imported
+    # Inductor, which a plain run's first torch.compile() does (nu25 D1, D4: the user's print in lowering.py fired
+    # at torch.compile() in a plain run; under the lens torch.compile() took 6 ms, and nothing said why)
+    timed = dataclasses.replace(
+        r.compiles[0],
+        frame="step",
+        trigger=Trigger("first_call", "first call of step()", [user], 11_100.0, inductor_start_us=97_700.0,
+                        inductor_end_us=5_168_500.0),
+    )  # fmt: skip
+    quick = dataclasses.replace(call, time_us=100.0, duration_us=6_000.0)
+    lens = model.CaptureStart(duration_us=3_840_000.0, imported_inductor=True)
+    r2 = dataclasses.replace(r, compiles=[timed], compile_calls=[quick], capture_start=lens)
+    assert r2.when == (
+        "torch.compile(step) at train.py:9 ran at 100 µs, took 6.00 ms and only wrapped step: nothing compiled there. "
+        "It took only 6.00 ms because the capture's start (3.84 s, before the report's clock began) had imported "
+        "Inductor: in a plain run the first torch.compile() with the inductor backend imports it, and lowering.py "
+        "registers Inductor's lowerings then, but nothing is compiled until the first call. The first call of step() "
+        "(train.py:12) at 11.1 ms started the compile: dynamo traced its bytecode until 97.7 ms, then handed the "
+        "graph to Inductor (compile_fx), which lowered, fused and generated code until 5.17 s."
+    )
+    # a start that imported nothing (Inductor was imported before it) says nothing of it; neither does one before an
+    # eager-backend call alone, which imports no Inductor in a plain run either
+    kept = dataclasses.replace(r2, capture_start=model.CaptureStart(duration_us=2_000.0))
+    assert kept.when == r2.when.replace(r2.when[r2.when.index(" It took only") : r2.when.index(" The first call")], "")
+    eager_call = dataclasses.replace(quick, backend="eager")
+    assert "capture's start" not in dataclasses.replace(r2, compile_calls=[eager_call]).when
+    # the panel's "When it compiled": the call that wrapped f, said beside the compile it did not make
+    assert r2.wrapped_by == {
+        "0/0": model.WrappedBy(
+            0,
+            "torch.compile(step) at train.py:9 only wrapped step; this compile began 11.0 ms later, at the first "
+            "call of the compiled function (train.py:12).",
+        )
+    }
+    # a function no recorded call wrapped: no call named beside it (when_text names the last call before it)
+    assert dataclasses.replace(r2, compiles=[dataclasses.replace(timed, frame="g")]).wrapped_by == {}
+    assert model.Report.from_dict(json.loads(r2.to_json())) == r2  # written and read back
     # the call that wrapped the function that compiled, not the first call: torch.compile(fa), wrapped and never
     # called, was named beside the compile of fb; an aot_eager call, and a call made after the compile, are not it
     made = [("fa", "inductor", 1e5), ("fb", "aot_eager", 1.5e5), ("fb", "inductor", 2e5), ("fb", "inductor", 5e6)]
@@ -750,7 +791,7 @@ def test_when_is_said_once_in_python_for_each_way_inductor_can_run(tmp_path):
     )
     assert aot.when == (
         "Inductor first ran at 500.0 ms, ahead of time, at the AOTInductor compile call (aoti_compile_and_package) "
-        "(train.py:12 y = step(x))."
+        "(train.py:12)."
     )
     # its reason says when, naming the call the user made: said once (nu22 D5: "ahead of time, at the AOTInductor
     # compile call (aoti_compile_and_package) (...): AOTInductor compiled an exported program ahead of time, at ...")
@@ -759,7 +800,7 @@ def test_when_is_said_once_in_python_for_each_way_inductor_can_run(tmp_path):
         "call: no dynamo frame and no guards; the package runs these kernels from its C++ wrapper"
     )
     aot = Report("2.15.0", "cpu", compiles=[compile_("ahead_of_time", said, 5e5, "aot/0")])
-    assert aot.when == f"Inductor first ran at 500.0 ms (train.py:12 y = step(x)): {said}."
+    assert aot.when == f"Inductor first ran at 500.0 ms (train.py:12): {said}."
     # nothing compiled: the frame dynamo began and ran eagerly; a frame without a time is not a time
     fail = "Attempted to wrap RNN, GRU, or LSTM"
     frames = [

@@ -1296,3 +1296,48 @@ def test_a_resized_pane_opens_the_graph_again_until_the_user_moves_it(tmp_path, 
         _assert_clean(page)
     finally:
         page.close()
+
+
+def test_the_compile_summary_and_the_timeline_name_the_torch_compile_call_that_only_wrapped(
+    offline_page, tmp_path, training_report
+):
+    """nu25 Q1: the contrast "torch.compile() only wrapped; the compile ran at the first call" showed only on the
+    timeline with "whole capture" ticked, and the panel's "When it compiled" never named torch.compile(). The panel
+    says it in Python's words (``Report.wrapped_by``); the timeline's default span (the selected compile's) draws
+    that call's row before the compile's trigger, or, where the call is far before the compile, says where it is."""
+    import dataclasses
+
+    from inductor_lens.analysis.job import shift_times
+
+    fwd = training_report.compiles[0]
+    wrapped = training_report.wrapped_by[fwd.id]
+    call = training_report.compile_calls[wrapped.call]
+    assert wrapped.text.startswith(f"torch.compile({call.target}) at ") and "only wrapped" in wrapped.text
+    path = tmp_path / "wrapped.html"
+    training_report.save_html(path)
+    page = offline_page
+    page.set_viewport_size({"width": 1400, "height": 900})
+    _open(page, path)
+    said = page.locator('aside.il-panel [data-role="compile-call"]')
+    said.wait_for(timeout=60000)
+    assert said.inner_text() == wrapped.text
+    page.click('[data-tab="timeline"]')
+    view = page.locator('[data-view="timeline"]')
+    assert not page.locator('[data-view="timeline"] [data-role="timeline-all"]').is_checked()  # the default span
+    (row,) = view.locator(".il-tl-call").all()
+    assert row.locator(".il-tl-label").inner_text() == f"torch.compile({call.target})"
+    mark = row.locator(".il-tl-mark-call").bounding_box()
+    trigger = view.locator(f'.il-tl-compile[data-compile="{fwd.id}"] .il-tl-mark-trigger').bounding_box()
+    assert mark["x"] < trigger["x"]
+    # the call long before the compile (100 s): not drawn on the compile's span, which would shrink it to a sliver,
+    # but said, with its time
+    late = shift_times(training_report, 1e8)
+    late = dataclasses.replace(late, compile_calls=[dataclasses.replace(c, time_us=1000.0) for c in late.compile_calls])
+    far_path = tmp_path / "far.html"
+    late.save_html(far_path)
+    _open(page, far_path)
+    page.click('[data-tab="timeline"]')
+    far = view.locator('.il-tl-call [data-role="timeline-call-far"]')
+    assert far.inner_text() == f"at 1.00 ms, before this axis (whole capture shows it) · {late.wrapped_by[fwd.id].text}"
+    assert view.locator(".il-tl-call .il-tl-mark-call").count() == 0
+    _assert_clean(page)
