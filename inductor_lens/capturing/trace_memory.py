@@ -34,7 +34,8 @@ SOURCE = (
     "sizes and strides span; an extern's result: the sizes the output code asserts for it) is live from the kernel "
     "launch after the allocation to the last launch before its del, or to the end if the call returns it; a buffer "
     "written into a dead one's storage (the output code's '# reuse') is counted once; graph inputs are counted "
-    "apart (input_bytes)"
+    "apart (input_bytes); left out: an extern call's results its output code drops (sort's indices where only its "
+    "values are read), which the log does not size, though the call allocates them until its del"
 )
 
 _REUSED = re.compile(r"^(?P<buf>\w+) = (?:reinterpret_tensor\()?(?P<old>\w+)\b[^\n]*; del (?P=old)\b")

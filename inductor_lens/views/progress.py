@@ -18,11 +18,11 @@ from ..report.rules import kernels_text
 
 #: torch phase name (prefix) -> the step a user knows. First match wins; names not listed keep the last step.
 PHASE_WORDS: tuple[tuple[str, str], ...] = (
-    ("dynamo", "tracing"),
-    ("entire_frame_compile", "tracing"),
-    ("compile_attempt", "tracing"),
-    ("bytecode_tracing", "tracing"),
-    ("build_guards", "tracing"),
+    ("dynamo", "dynamo tracing"),
+    ("entire_frame_compile", "dynamo tracing"),
+    ("compile_attempt", "dynamo tracing"),
+    ("bytecode_tracing", "dynamo tracing"),
+    ("build_guards", "dynamo tracing"),
     ("backend_compile", "AOT autograd"),
     ("_recursive_pre_grad_passes", "AOT autograd"),
     ("pass.pre_grad_passes", "AOT autograd"),
@@ -61,7 +61,7 @@ SILENT = ("gc", "insert_deferred_runtime_asserts", "PythonWrapperCodegen")
 #: The steps of one compile, in the order they happen: within a compile the line only moves forward, so that
 #: torch's phases that come back to an earlier step (``build_guards`` after the backend, ``aot_*`` passes
 #: inside lowering) do not show a step twice. ``autotuning`` may come in any step and leaves the order.
-STEP_ORDER = ("tracing", "AOT autograd", "lowering", "scheduler fusion", "code generation", "kernel build")
+STEP_ORDER = ("dynamo tracing", "AOT autograd", "lowering", "scheduler fusion", "code generation", "kernel build")
 #: Phases that begin a compile (a frame, a retry, a lazily compiled backward): the order starts again.
 COMPILE_STARTS = ("entire_frame_compile", "compile_attempt", "entire_backward_compile")
 
@@ -135,7 +135,7 @@ class Progress:
         """One line: elapsed time, step, kernels generated so far (the last few named; a kernel's source is generated,
         then built in the ``kernel build`` step)."""
         k = self.kernels
-        s = f"[{time.monotonic() - self.t0:5.1f}s] Inductor: {self.step_text() or 'starting'}"
+        s = f"[{time.monotonic() - self.t0:5.1f}s] torch.compile: {self.step_text() or 'starting'}"
         s += f" · {kernels_text(len(k))} generated"
         if k:
             s += ": " + ", ".join(k[-3:]) + (" ..." if len(k) > 3 else "")

@@ -42,9 +42,11 @@ export function renderTimeline(el, report, state, actions) {
   const wrap = current && (report.wrapped_by || {})[current.id];
   const wrapCall = wrap ? calls[wrap.call] : null;
   let wrapFar = false;
+  let own = null; // the compile's own span, from its trigger to its last phase's end (the axis may add its call)
   if (zoomed) {
     see(current.trigger && current.trigger.time_us);
     for (const p of current.phases || []) see(p.start_us, p.start_us + p.duration_us);
+    own = [t0, t1];
     if (wrapCall && wrapCall.time_us != null) {
       if (wrapCall.time_us >= t0 - (t1 - t0)) see(wrapCall.time_us);
       else wrapFar = true;
@@ -63,7 +65,8 @@ export function renderTimeline(el, report, state, actions) {
     t0 = 0;
     t1 = 1;
   }
-  const [from, to] = [t0, t1]; // the compile's own span, said in words; the axis has a margin on each side
+  const from = t0; // where the drawn span starts; the axis has a margin on each side
+  if (!own || !Number.isFinite(own[0])) own = [t0, t1];
   if (!zoomed) t0 = Math.min(t0, 0);
   else {
     const m = Math.max(1, (t1 - t0) * 0.02);
@@ -86,7 +89,8 @@ export function renderTimeline(el, report, state, actions) {
       { class: "il-tl-passes" },
       zoomBox,
       zoomed
-        ? ` whole capture (the axis now spans compile ${current.id}: ${fmtUs(from)} to ${fmtUs(to)})`
+        ? ` whole capture (the axis now spans compile ${current.id}: ${fmtUs(own[0])} to ${fmtUs(own[1])}` +
+            (own[0] > from ? `, and the torch.compile() call that wrapped it at ${fmtUs(from)})` : ")")
         : " whole capture",
     ),
   );

@@ -3,6 +3,7 @@
 captured one: every kernel's exact source, torch's provenance links, compiles, triggers, guards, graphs."""
 
 import dataclasses
+import math
 import os
 import pathlib
 import shutil
@@ -612,8 +613,17 @@ def test_an_imported_compiles_memory_is_the_captured_ones(both, gpt2):
             cm, im = c.memory, i.memory
             assert im is not None and im.source.startswith(trace_memory.SOURCE), i.id
             assert "from the output code of the TORCH_TRACE log" in im.source
-            assert (im.peak_bytes, im.peak_buffer_count) == (cm.peak_bytes, cm.peak_buffer_count), i.id
-            assert sorted(b.bytes for b in im.peak_buffers) == sorted(b.bytes for b in cm.peak_buffers), i.id
+            # an extern call's result its output code drops (``buf1 = aten.sort.stable(buf0)``, only ``buf1[0]`` read:
+            # the indices, i64[6]) is allocated by the call, which the capture counts (Inductor's MultiOutput it
+            # dropped) and the log does not size (its graph never names the item): said in the import's source
+            sort = [n for n in c.graphs["post_grad"].nodes if str(n.target).startswith("aten.sort")]
+            dropped = sum(math.prod(n.shape[1]) * 8 for n in sort)  # the int64 indices of each sort's call
+            if dropped:
+                assert "an extern call's results its output code drops" in im.source, i.id
+            assert im.peak_bytes + dropped == cm.peak_bytes, i.id
+            assert cm.peak_buffer_count - im.peak_buffer_count in ((0, 1) if dropped else (0,)), i.id
+            if not dropped:
+                assert sorted(b.bytes for b in im.peak_buffers) == sorted(b.bytes for b in cm.peak_buffers), i.id
             assert (im.input_bytes, im.saved_bytes, im.saved_activation_bytes) == (
                 cm.input_bytes,
                 cm.saved_bytes,

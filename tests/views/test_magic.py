@@ -90,7 +90,7 @@ def test_function_cell_behaves_as_without_the_magic_and_shows_widget(kernel):
     assert progress, "no progress display under the cell"
     display_id = progress[0]["content"]["transient"]["display_id"]
     first = progress[0]["content"]["data"]["text/plain"]
-    assert first.startswith("inductor_lens: [") and "Inductor: " in first, first
+    assert first.startswith("inductor_lens: [") and "torch.compile: " in first, first
     updates = [m for m in ex.of_type("update_display_data") if m["content"]["transient"]["display_id"] == display_id]
     texts = [m["content"]["data"].get("text/plain", "") for m in updates]
     assert any("1 kernel(s) generated: cpp_fused_add_cos_pow_sin_0" in t for t in texts), (

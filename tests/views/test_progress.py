@@ -19,7 +19,7 @@ compile_fx.<locals>.bw_compiler""".split()
 def test_every_torch_phase_maps_to_a_users_step_or_is_silent():
     steps = {p: user_phase(p) for p in TORCH_PHASES}
     assert set(steps.values()) == {
-        "tracing",
+        "dynamo tracing",
         "AOT autograd",
         "lowering",
         "scheduler fusion",
@@ -57,7 +57,7 @@ def test_log_output_is_one_plain_line_per_step_and_per_kernel():
     lines = out.getvalue().splitlines()
     steps = [ln.split("] ", 1)[1] for ln in lines]
     assert steps == [
-        "tracing",
+        "dynamo tracing",
         "AOT autograd",
         "lowering",
         "scheduler fusion",
@@ -98,7 +98,7 @@ def test_each_step_of_a_compile_shows_once_and_the_backward_starts_again():
         p(f"phase: {phase}")
     steps = [ln.split("] ", 1)[1] for ln in out.getvalue().splitlines()]
     assert steps == [
-        "tracing",
+        "dynamo tracing",
         "AOT autograd",
         "lowering",
         "scheduler fusion",
@@ -107,7 +107,7 @@ def test_each_step_of_a_compile_shows_once_and_the_backward_starts_again():
         "lowering",
         "scheduler fusion",
         "kernel build",
-        "tracing",
+        "dynamo tracing",
     ]
 
 
@@ -120,7 +120,7 @@ def test_the_clock_is_the_captures():
     p("clock: 100.0")  # the capture began 100 s ago
     p("phase: dynamo")
     (line,) = out.getvalue().splitlines()
-    assert line.startswith("x: [100.") and line.endswith("] tracing"), line
+    assert line.startswith("x: [100.") and line.endswith("] dynamo tracing"), line
 
 
 def test_a_kernel_that_several_fused_nodes_call_is_generated_once():
