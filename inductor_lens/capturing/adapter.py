@@ -799,7 +799,7 @@ def _on_kernel(hooks: Hooks, node_schedule: Any, kernel_name: str, is_extern: bo
     rec = hooks._graph_record()
     if rec is None or not kernel_name:
         return
-    frames = frames_of(traceback.extract_stack(sys._getframe(4)))
+    frames = frames_of(sys._getframe(4))
     frames = trim_hook_callers(trim_to_user_call(frames, hooks._torch_dir))
     if is_extern:
         _extern_kernel(hooks, rec, node_schedule, kernel_name, frames)
@@ -897,9 +897,7 @@ def _on_extern_call(hooks: Hooks, snode: Any, before: int, calls: tuple) -> None
     kernel_name = node.try_get_kernel_name() if hasattr(node, "try_get_kernel_name") else None
     if not kernel_name:
         return
-    frames = trim_hook_callers(
-        trim_to_user_call(frames_of(traceback.extract_stack(sys._getframe(3))), hooks._torch_dir)
-    )
+    frames = trim_hook_callers(trim_to_user_call(frames_of(sys._getframe(3)), hooks._torch_dir))
     _extern_kernel(hooks, rec, node, kernel_name, frames)
 
 
@@ -1124,7 +1122,7 @@ def _install_aot_export(stack: contextlib.ExitStack) -> None:
         if not _REGISTRY.sinks():
             return original(mod, *args, **kwargs)
         start_us = now_us()
-        frames = frames_of(traceback.extract_stack(sys._getframe(1)))
+        frames = frames_of(sys._getframe(1))
         out = original(mod, *args, **kwargs)
         _each("reading AOTInductor's input names", note, mod, out, frames, start_us)
         return out
@@ -1166,7 +1164,7 @@ def _install_callbacks(stack: contextlib.ExitStack) -> None:
     def start(args: Any) -> None:
         _REGISTRY.foreign_compile(starting=True)
         if _REGISTRY.sinks():
-            frames = frames_of(traceback.extract_stack(_outside_invisible(sys._getframe(1))))
+            frames = frames_of(_outside_invisible(sys._getframe(1)))
             _each("timing a compile", on_start, args, frames)
             _each("marking a call that compiled", _mark_compiled)
 
@@ -1201,7 +1199,7 @@ def _install_callbacks(stack: contextlib.ExitStack) -> None:
         if end not in callback_handler.end_callbacks:
             callback_handler.register_end_callback(end)
         if _REGISTRY.sinks():  # when: dynamo forgot every compile, and the next call compiles again from 0/0
-            _each("noting a dynamo reset", note_reset, frames_of(traceback.extract_stack(sys._getframe(1))))
+            _each("noting a dynamo reset", note_reset, frames_of(sys._getframe(1)))
         return out
 
     patch_attr(stack, dynamo, "reset", reset)
@@ -1439,7 +1437,7 @@ def _install_torch_compile(stack: contextlib.ExitStack) -> None:
     @functools.wraps(original)
     def compile(model=None, *args, **kwargs):
         if _REGISTRY.sinks():
-            frames = frames_of(traceback.extract_stack(sys._getframe(1)))
+            frames = frames_of(sys._getframe(1))
             _each("noting a torch.compile call", note, model, kwargs, frames)
         return original(model, *args, **kwargs)
 
@@ -1488,7 +1486,7 @@ def _install_skip_hook(stack: contextlib.ExitStack) -> None:
             if entry is not None and entry["forward"] is None and info["function"].rsplit(".", 1)[-1] not in _CALLS:
                 entry["forward"] = info  # what the call runs, skipped too: Sequential.forward after _call_impl
             return
-        frames = frames_of(traceback.extract_stack(f))
+        frames = frames_of(f)
         user = user_frames(frames, hooks._prefixes)
         same = (info["function"], info["file"], info["line"], [list(u) for u in user])
         if any((e["function"], e["file"], e["line"], [list(u) for u in e["user_stack"]]) == same for e in
