@@ -859,7 +859,7 @@ def _install_stage_hooks(stack: contextlib.ExitStack) -> None:
 
     def keep_lowering_stack(graph: Any, caller: Any) -> None:
         try:
-            setattr(graph, _LOWERING_STACK, frames_of(traceback.extract_stack(caller)) + lowering_entry)
+            setattr(graph, _LOWERING_STACK, frames_of(caller) + lowering_entry)
         except Exception:  # never in the user's way: the report just lacks this path
             pass
 
@@ -880,7 +880,7 @@ def _install_stage_hooks(stack: contextlib.ExitStack) -> None:
             rec.fusion_stack = trim_to_user_call(frames, hooks._torch_dir)
 
     def read_fusion_stack(caller: Any) -> None:
-        frames = frames_of(traceback.extract_stack(caller)) + fusion_entry
+        frames = frames_of(caller) + fusion_entry
         _each("reading the path to fusion", on_fusion, frames)
 
     read_unseen = invisible(read_fusion_stack)
@@ -903,7 +903,7 @@ def _on_kernel(hooks: Hooks, node_schedule: Any, kernel_name: str, is_extern: bo
     rec = hooks._graph_record()
     if rec is None or not kernel_name:
         return
-    frames = frames_of(traceback.extract_stack(sys._getframe(4)))
+    frames = frames_of(sys._getframe(4))
     frames = trim_hook_callers(trim_to_user_call(frames, hooks._torch_dir))
     if is_extern:
         _extern_kernel(hooks, rec, node_schedule, kernel_name, frames)
@@ -1001,9 +1001,7 @@ def _on_extern_call(hooks: Hooks, snode: Any, before: int, calls: tuple) -> None
     kernel_name = node.try_get_kernel_name() if hasattr(node, "try_get_kernel_name") else None
     if not kernel_name:
         return
-    frames = trim_hook_callers(
-        trim_to_user_call(frames_of(traceback.extract_stack(sys._getframe(3))), hooks._torch_dir)
-    )
+    frames = trim_hook_callers(trim_to_user_call(frames_of(sys._getframe(3)), hooks._torch_dir))
     _extern_kernel(hooks, rec, node, kernel_name, frames)
 
 
@@ -1228,7 +1226,7 @@ def _install_aot_export(stack: contextlib.ExitStack) -> None:
         if not _REGISTRY.sinks():
             return original(mod, *args, **kwargs)
         start_us = now_us()
-        frames = frames_of(traceback.extract_stack(sys._getframe(1)))
+        frames = frames_of(sys._getframe(1))
         out = original(mod, *args, **kwargs)
         _each("reading AOTInductor's input names", note, mod, out, frames, start_us)
         return out
@@ -1270,7 +1268,7 @@ def _install_callbacks(stack: contextlib.ExitStack) -> None:
     def start(args: Any) -> None:
         _REGISTRY.foreign_compile(starting=True)
         if _REGISTRY.sinks():
-            frames = frames_of(traceback.extract_stack(_outside_invisible(sys._getframe(1))))
+            frames = frames_of(_outside_invisible(sys._getframe(1)))
             _each("timing a compile", on_start, args, frames)
             _each("marking a call that compiled", _mark_compiled)
 
@@ -1305,7 +1303,7 @@ def _install_callbacks(stack: contextlib.ExitStack) -> None:
         if end not in callback_handler.end_callbacks:
             callback_handler.register_end_callback(end)
         if _REGISTRY.sinks():  # when: dynamo forgot every compile, and the next call compiles again from 0/0
-            _each("noting a dynamo reset", note_reset, frames_of(traceback.extract_stack(sys._getframe(1))))
+            _each("noting a dynamo reset", note_reset, frames_of(sys._getframe(1)))
         return out
 
     patch_attr(stack, dynamo, "reset", reset)
@@ -1550,7 +1548,7 @@ def _install_torch_compile(stack: contextlib.ExitStack) -> None:
     def compile(model=None, *args, **kwargs):
         if not _REGISTRY.sinks():
             return original(model, *args, **kwargs)
-        frames = frames_of(traceback.extract_stack(sys._getframe(1)))
+        frames = frames_of(sys._getframe(1))
         at = now_us()
         _each("noting a torch.compile call", note, model, kwargs, frames, at)
         began = time.perf_counter()  # the call's own time, not the noting's (CompileCall.duration_us)
@@ -1603,7 +1601,7 @@ def _install_skip_hook(stack: contextlib.ExitStack) -> None:
             if entry is not None and entry["forward"] is None and info["function"].rsplit(".", 1)[-1] not in _CALLS:
                 entry["forward"] = info  # what the call runs, skipped too: Sequential.forward after _call_impl
             return
-        frames = frames_of(traceback.extract_stack(f))
+        frames = frames_of(f)
         user = user_frames(frames, hooks._prefixes)
         same = (info["function"], info["file"], info["line"], [list(u) for u in user])
         if any((e["function"], e["file"], e["line"], [list(u) for u in e["user_stack"]]) == same for e in

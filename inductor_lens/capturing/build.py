@@ -46,6 +46,7 @@ from ..report.model import (
 from ..report.module_paths import combine, fill_backward, infer_compile, missing, node_stack
 from ..report.rules import (
     MODULE_ROOT_ARG,
+    compiler_stack_notes,
     cudagraph_skip_message,
     phase_words,
     placeholder_source,
@@ -79,14 +80,23 @@ from .trace_graph import callee_op, calls_op
 
 
 def _frames(tuples: list[tuple]) -> list[Frame]:
-    return [Frame(file=f, line=int(ln), function=fn, code=code) for f, ln, fn, code in tuples]
+    """Frames of plain ``(file, line, function, code[, qualname])`` (``stacks.frames_of``; a log's have no qualname)."""
+    return [
+        Frame(file=f, line=int(ln), function=fn, code=code, qualname=q[0] if q else "")
+        for f, ln, fn, code, *q in tuples
+    ]
 
 
-def _compiler_frames(tuples: list[tuple]) -> list[Frame]:
-    """A compiler call stack's frames, each in the stage it runs in (``rules.stack_stages``)."""
+def _compiler_frames(tuples: list[tuple], cache_turned_off: bool = False) -> list[Frame]:
+    """A compiler call stack's frames, each in the stage it runs in (``rules.stack_stages``), with the notes of
+    ``rules.compiler_stack_notes`` (``cache_turned_off``: the capture turned the FX graph cache off)."""
     frames = _frames(tuples)
     stages = stack_stages([f.stage for f in frames])
-    return [f if f.stage == st else dataclasses.replace(f, stage=st) for f, st in zip(frames, stages)]
+    notes = compiler_stack_notes([(f.file, f.function, f.qualname, f.code) for f in frames], cache_turned_off)
+    return [
+        f if f.stage == st and not note else dataclasses.replace(f, stage=st, note=note)
+        for f, st, note in zip(frames, stages, notes)
+    ]
 
 
 def _localized(value: Any, cells: dict[str, Cell]) -> Any:
@@ -863,7 +873,7 @@ class _GraphBuilder:
                     fused_nodes=fused,
                     fx_nodes=self.sort_fx(e["fx"]),
                     user_stack=stacks,
-                    compiler_stack=_compiler_frames(rk.compiler_stack),
+                    compiler_stack=_compiler_frames(rk.compiler_stack, "fx_graph_cache" in self.raw.caches_off),
                     metadata=metadata,
                     call_sites=e["sites"],
                     launch=launches.of(rk.name, language, source, rk.buffer if rk.is_extern else None),

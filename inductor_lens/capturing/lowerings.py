@@ -112,4 +112,8 @@ def entry_frame(fn: Any) -> list[tuple]:
     """The frame of ``fn`` as a stack's last one, where a hook that replaces ``fn`` reads the stack on entry to it
     (``GraphLowering.call_function``, ``Scheduler.fuse_nodes``): its definition line, its qualified name."""
     frame = _frame(fn)
-    return [frame] if frame is not None else []
+    if frame is None:
+        return []
+    file, line, qualname, text = frame
+    name = fn.__code__.co_name  # a stack's frame: named as the others (Frame.function), its qualified name apart
+    return [(file, line, name, text, "" if qualname == name else qualname)]

@@ -19,7 +19,6 @@ from __future__ import annotations
 import functools
 import os
 import sys
-import traceback
 import weakref
 from typing import Any, Callable
 
@@ -153,7 +152,7 @@ def install(
 
         if not getattr(dynamo_config, "skip_nnmodule_hook_guards", True):
             return  # hooks guarded: a change recompiles, and a call that compiled nothing saw none
-        user = user_frames(frames_of(traceback.extract_stack(caller)), hooks._prefixes)  # only when said: a stack costs
+        user = user_frames(frames_of(caller), hooks._prefixes)  # only when said: a stack costs
         at = f" at the call at {os.path.basename(user[-1][0])}:{user[-1][1]}" if user else ""
         for line in said:
             hooks.raw.diag("hook_not_run", f"{line}{at}: {HOW}")

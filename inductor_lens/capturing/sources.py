@@ -120,9 +120,13 @@ def localize(frame: Frame, cells: dict[str, Cell]) -> Frame:
         lines = cell.text.splitlines()
         line = cell.offset + 1
         code = lines[cell.offset].strip() if cell.offset < len(lines) else frame.code
-        return Frame(file=cell.name, line=line, function=frame.function, code=code, stage="other")
+        return Frame(
+            file=cell.name, line=line, function=frame.function, code=code, stage="other", qualname=frame.qualname
+        )
     function = shift_resume(frame.function, cell.offset)
-    return Frame(file=cell.name, line=frame.line + cell.offset, function=function, code=frame.code)
+    return Frame(
+        file=cell.name, line=frame.line + cell.offset, function=function, code=frame.code, qualname=frame.qualname
+    )
 
 
 _RESUME_AT = re.compile(r"torch_dynamo_resume_in_(\w+)_at_(\d+)")

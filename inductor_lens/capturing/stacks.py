@@ -1,8 +1,9 @@
-"""Call stacks as plain frames ``(file, line, function, code)``: which frames are the user's, and the path from
+"""Call stacks as plain frames ``(file, line, function, code, qualname)``: which frames are the user's, and the path from
 the user's call into torch."""
 
 from __future__ import annotations
 
+import itertools
 import linecache
 import os
 import sysconfig
@@ -11,7 +12,7 @@ from typing import TYPE_CHECKING
 from ..report.rules import frame_stage, resumed
 
 if TYPE_CHECKING:  # traceback (and textwrap with it) is not loaded by an import-trace that reads a log's stacks
-    import traceback
+    import types
 
 _PKG_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -27,8 +28,20 @@ def non_user_prefixes() -> tuple[str, ...]:
     return tuple(sorted(paths))
 
 
-def frames_of(stack: traceback.StackSummary) -> list[tuple]:
-    return [(f.filename, f.lineno or 0, f.name, (f.line or "").strip()) for f in stack]
+def frames_of(frame: types.FrameType) -> list[tuple]:
+    """The stack that ends at ``frame`` (outermost first) as plain frames ``(file, line, function, code, qualname)``:
+    ``traceback.extract_stack``'s, with each code's qualified name (``co_qualname``, Python 3.11+:
+    ``ConvertFrame.__call__`` where ``function`` is ``__call__``), ``""`` where it is the name or Python has none."""
+    import traceback
+
+    stack = traceback.extract_stack(frame)
+    # extract_stack keeps the innermost frames when sys.tracebacklimit cuts it: pair them from the innermost
+    codes = [f.f_code for f, _ in itertools.islice(traceback.walk_stack(frame), len(stack))][::-1]
+    out = []
+    for f, code in zip(stack, codes):
+        qualname = getattr(code, "co_qualname", "")
+        out.append((f.filename, f.lineno or 0, f.name, (f.line or "").strip(), "" if qualname == f.name else qualname))
+    return out
 
 
 def torch_dir() -> str:

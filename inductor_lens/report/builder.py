@@ -58,11 +58,21 @@ class Builder:
         return out
 
     def frame(self, v: dict) -> Frame:
-        key = (v["file"], v["line"], v["function"], v.get("code", ""), v.get("stage", ""))
+        key = (
+            v["file"],
+            v["line"],
+            v["function"],
+            v.get("code", ""),
+            v.get("stage", ""),
+            v.get("qualname", ""),
+            v.get("note", ""),
+        )
         fr = self.frames.get(key)
         if fr is None:
             word = self.word
-            fr = self.frames[key] = Frame(word(key[0]), key[1], word(key[2]), word(key[3]), word(key[4]))
+            fr = self.frames[key] = Frame(
+                word(key[0]), key[1], word(key[2]), word(key[3]), word(key[4]), qualname=word(key[5]), note=key[6]
+            )
         return fr
 
     def sizes(self, v: Any) -> Any:

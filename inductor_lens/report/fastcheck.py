@@ -95,6 +95,9 @@ _FRAME_TYPES = (
     ("stage", str),
     ("is_user", bool),
     ("function_label", str),
+    ("qualname", str),
+    ("note", str),
+    ("file_label", str),
 )
 
 

@@ -4,10 +4,13 @@ A report repeats the same stacks many times (every FX node of a line carries tha
 kernel Inductor's whole call path) and recompiles repeat most guard lines. In the written form:
 
 - ``interned.files``: each distinct file name once;
-- ``interned.frames``: each distinct frame once, as ``[file index, line, function, code, stage]``
-  (``is_user`` is ``stage == "user"``, so it is not stored, and ``function_label`` is ``function``);
-- ``interned.function_labels``: ``{function: function_label}`` where those differ (dynamo's resume functions,
-  ``rules.function_label``), written only where one does;
+- ``interned.frames``: each distinct frame once, as ``[file index, line, function, code, stage]``, then
+  ``qualname`` and ``note`` where either is not empty (``[..., stage, qualname]``, ``[..., stage, qualname, note]``)
+  (``is_user`` is ``stage == "user"``, so it is not stored, and ``function_label`` is ``qualname`` or ``function``);
+- ``interned.function_labels``: ``{function: function_label}`` where a label is not that (dynamo's resume
+  functions, ``rules.function_label``), written only where one is;
+- ``interned.file_labels``: ``{file: file_label}`` where those differ (``rules.file_label``: every path but a
+  notebook cell's), written wherever a frame is (even empty: a report without it was written before file labels);
 - ``interned.stacks``: each distinct non-empty stack once, as a list of frame indices;
 - ``interned.lines``: each distinct line of the long texts once: guards, output code, kernel sources
   (a kernel's source is also in its compile's output code, and recompiles repeat most guards), graph code;
@@ -23,10 +26,21 @@ from __future__ import annotations
 
 from typing import Any
 
-from .rules import function_label
+from .rules import file_label, function_label
 from .text import LinesText
 
-FRAME_KEYS = ("file", "line", "function", "code", "stage", "is_user", "function_label")
+FRAME_KEYS = (
+    "file",
+    "line",
+    "function",
+    "code",
+    "stage",
+    "is_user",
+    "function_label",
+    "qualname",
+    "note",
+    "file_label",
+)
 #: Keys whose long text values are stored as interned lines (frames' ``code`` is inside interned stacks).
 TEXT_KEYS = frozenset({"guards", "output_code", "source", "code", "reproducer"})
 MIN_TEXT = 80
@@ -39,7 +53,10 @@ def _is_frame(x: Any) -> bool:
         and x.keys() == _FRAME_KEYSET
         and isinstance(x["file"], str)
         and x["is_user"] is (x["stage"] == "user")
-        and (x["function_label"] is x["function"] or x["function_label"] == function_label(x["function"]))
+        and isinstance(x["qualname"], str)
+        and (not x["qualname"] or x["qualname"] != x["function"])
+        and x["function_label"] == function_label(x["function"], x["qualname"])
+        and x["file_label"] == file_label(x["file"])
     )
 
 
@@ -49,7 +66,8 @@ class _Tables:
         self.frames: list[list] = []
         self.stacks: list[list[int]] = []
         self.lines: list[str] = []
-        self.labels: dict[str, str] = {}  # function -> its function_label, where they differ
+        self.labels: dict[str, str] = {}  # function -> its function_label, where not its qualname or name
+        self.file_labels: dict[str, str] = {}  # file -> its file_label, where they differ
         self._file_ix: dict[str, int] = {}
         self._frame_ix: dict[tuple, int] = {}
         self._stack_ix: dict[tuple, int] = {}
@@ -64,17 +82,26 @@ class _Tables:
         return i
 
     def frame(self, fr: dict) -> int:
-        f = self._index(self.files, self._file_ix, fr["file"], fr["file"])
-        fn, label = fr["function"], fr["function_label"]
-        if label is not fn and label != fn:
+        file = fr["file"]
+        f = self._index(self.files, self._file_ix, file, file)
+        if fr["file_label"] != file:
+            self.file_labels[file] = fr["file_label"]
+        fn, label, qualname, note = fr["function"], fr["function_label"], fr["qualname"], fr["note"]
+        if label != (qualname or fn):
             self.labels[fn] = label
         row = [f, fr["line"], fn, fr["code"], fr["stage"]]
+        if note:
+            row += [qualname, note]
+        elif qualname:
+            row.append(qualname)
         return self._index(self.frames, self._frame_ix, tuple(row), row)
 
     def tables(self) -> dict:
         """The ``interned`` dict of what was written: ``function_labels`` only where a frame's label is not its
         function's name."""
         out = {"files": self.files, "frames": self.frames, "stacks": self.stacks, "lines": self.lines}
+        if self.files:  # even empty: a report without it was written before file labels (views fall back to names)
+            out["file_labels"] = self.file_labels
         return dict(out, function_labels=self.labels) if self.labels else out
 
     def stack(self, frames: list) -> dict:
@@ -142,6 +169,8 @@ class Expander:
         if type(self.lines) is not list or not all(type(x) is str for x in self.lines):
             raise TypeError("interned lines: expected an array of strings")  # texts are joined from it later
         labels = tables.get("function_labels") or {}
+        # a report written before file labels: the rule's
+        file_labels = tables["file_labels"] if "file_labels" in tables else {p: file_label(p) for p in files}
         frames = [
             {
                 "file": files[f],
@@ -150,9 +179,12 @@ class Expander:
                 "code": code,
                 "stage": stage,
                 "is_user": stage == "user",
-                "function_label": labels.get(fn, fn),
+                "function_label": labels.get(fn) or (more[0] if more else "") or fn,
+                "qualname": more[0] if more else "",
+                "note": more[1] if len(more) > 1 else "",
+                "file_label": file_labels.get(files[f], files[f]),
             }
-            for f, ln, fn, code, stage in tables["frames"]
+            for f, ln, fn, code, stage, *more in tables["frames"]
         ]
         self.stacks = [[frames[i] for i in ids] for ids in tables["stacks"]]
         #: ``id()`` of every interned stack list (alive as long as this expander, so the ids are unique).

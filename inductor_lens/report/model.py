@@ -33,6 +33,7 @@ from .rules import (
     breaks_text,
     compile_why,
     empty_frame_words,
+    file_label,
     frame_label,
     frame_stage,
     frames_met,
@@ -178,8 +179,15 @@ class Frame(_Record):
     ``is_user`` is ``stage == "user"``: the user's code, not torch, not inductor_lens, not a library.
     ``function_label``: the function as the views name it (``rules.function_label``), ``function`` itself but for
     dynamo's resume function after a graph break, ``torch_dynamo_resume_in_train_step_at_36``, which is
-    ``train_step (after the graph break at line 36)``. Both are derived on every construction (a stored value is
-    ignored).
+    ``train_step (after the graph break at line 36)``, and the qualified name where one was recorded.
+    ``qualname``: the code's qualified name (``code.co_qualname``: ``ConvertFrame.__call__``,
+    ``make_foreach_pointwise.<locals>.inner``) where it is not ``function``; empty where it is, where Python had
+    none (3.10), and in stacks read from a log (TORCH_TRACE, FX ``stack_trace``), which carry names only.
+    ``file_label``: the file as the views name it (``rules.file_label``): a torch or library file by its path inside
+    site-packages (``torch/_dynamo/convert_frame.py``), the user's by its name. ``function_label`` and
+    ``file_label`` are derived on every construction (a stored value is ignored). ``note``: a sentence the views
+    show under this frame of a compiler stack (``rules.compiler_stack_notes``: where dynamo's frame-evaluation
+    callback is entered from C, where dynamo hands its graph to Inductor, the FX graph cache's bypass branch).
     """
 
     file: str
@@ -189,12 +197,18 @@ class Frame(_Record):
     stage: str = ""
     is_user: bool = False
     function_label: str = ""
+    qualname: str = ""
+    note: str = ""
+    file_label: str = ""
 
     def __post_init__(self) -> None:
-        stage = self.stage if self.stage in STAGES else frame_stage(self.file, self.function)
+        if self.qualname == self.function:
+            object.__setattr__(self, "qualname", "")
+        stage = self.stage if self.stage in STAGES else frame_stage(self.file, self.function, self.qualname)
         object.__setattr__(self, "stage", stage)
         object.__setattr__(self, "is_user", stage == "user")
-        object.__setattr__(self, "function_label", function_label(self.function))
+        object.__setattr__(self, "function_label", function_label(self.function, self.qualname))
+        object.__setattr__(self, "file_label", file_label(self.file))
 
 
 @_record

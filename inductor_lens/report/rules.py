@@ -79,8 +79,24 @@ _STAGE_RULES: tuple[tuple[str, Any], ...] = (
 _STAGE_RES = tuple((re.compile(p), s) for p, s in _STAGE_RULES)
 
 
-def frame_stage(file: str, function: str = "") -> str:
+#: The backend ``torch.compile(backend="inductor")`` builds (``torch/__init__.py``): dynamo calls it with its FX graph
+#: and it calls Inductor's ``compile_fx``: the hand-off from dynamo to Inductor, shown in Inductor's stage.
+INDUCTOR_BACKEND = "_TorchCompileInductorWrapper.__call__"
+
+
+def _handoff(f: str, function: str, qualname: str) -> bool:
+    """Whether the frame (``f`` its path, site-packages cut) is the Inductor backend's ``__call__`` in
+    ``torch/__init__.py``; a frame recorded without its qualified name (older reports) is taken for it, since the
+    other backends' wrapper (``_TorchCompileWrapper``) makes no kernel to show a path for."""
+    if function != "__call__" or not re.search(r"(^|/)torch/__init__\.py$", f):
+        return False
+    return not qualname or qualname.endswith("InductorWrapper.__call__")  # the AOTInductor one too
+
+
+def frame_stage(file: str, function: str = "", qualname: str = "") -> str:
     """The stage of one frame: ``user`` for the user's own code, else the compiler stage or library.
+    ``qualname`` (the code's qualified name, ``Frame.qualname``) tells the Inductor backend's ``__call__`` in
+    ``torch/__init__.py`` (:data:`INDUCTOR_BACKEND`, stage ``inductor``) from the other wrappers there.
 
     >>> frame_stage("/site-packages/torch/_inductor/scheduler.py", "fuse_nodes")
     'scheduler'
@@ -88,6 +104,10 @@ def frame_stage(file: str, function: str = "") -> str:
     'user'
     >>> frame_stage("/opt/torch/.venv/lib/python3.12/site-packages/transformers/modeling_utils.py")
     'library'
+    >>> frame_stage("/venv/site-packages/torch/__init__.py", "__call__", INDUCTOR_BACKEND)
+    'inductor'
+    >>> frame_stage("/venv/site-packages/torch/__init__.py", "__call__", "_TorchCompileWrapper.__call__")
+    'torch'
     """
     f = str(file or "").replace("\\", "/")
     # an installed package's frame is what follows the last site-packages/: an environment made in a folder named
@@ -97,8 +117,46 @@ def frame_stage(file: str, function: str = "") -> str:
         f = f[cut:]
     for rx, stage in _STAGE_RES:
         if rx.search(f):
-            return stage(str(function or "")) if callable(stage) else stage
+            if callable(stage):
+                return stage(str(function or ""))
+            if stage == "torch" and _handoff(f, str(function or ""), str(qualname or "")):
+                return "inductor"
+            return stage
     return "user"
+
+
+@functools.lru_cache(maxsize=4096)
+def file_label(file: str) -> str:
+    """A frame's file as the views name it (``Frame.file_label``): an installed package's file by its path inside
+    site-packages (``torch/_dynamo/convert_frame.py``, ``transformers/models/gpt2/modeling_gpt2.py``: the module it
+    is, where a bare ``__init__.py`` or ``common.py`` says nothing), torch's files elsewhere (a source build) and
+    inductor_lens's own likewise from their package's folder, the standard library's by its path inside the library
+    (``contextlib.py``, ``importlib/__init__.py``); the user's files, and anything else, by their name (``train.py``);
+    a notebook cell (``cell [3]``) or code with no file (``<string>``) as it is.
+
+    >>> file_label("/opt/torch/.venv/lib/python3.11/site-packages/torch/_dynamo/convert_frame.py")
+    'torch/_dynamo/convert_frame.py'
+    >>> file_label("/home/me/pytorch/torch/__init__.py"), file_label("/usr/lib/python3.11/contextlib.py")
+    ('torch/__init__.py', 'contextlib.py')
+    >>> file_label("/home/me/inductor_lens/tests/train.py"), file_label("cell [3]")
+    ('train.py', 'cell [3]')
+    """
+    f = str(file or "").replace("\\", "/")
+    if f.startswith("<") or "/" not in f:
+        return f
+    cut = max(f.rfind("/site-packages/"), f.rfind("/dist-packages/"))
+    if cut >= 0:
+        return f[cut + len("/site-packages/") :]  # both names are as long
+    stage = frame_stage(f)
+    if stage not in ("user", "library"):  # torch's (a source build) or inductor_lens's own: from the package's folder
+        top = "/inductor_lens/" if stage == "other" and "/inductor_lens/" in f else "/torch/"
+        at = f.rfind(top)
+        if at >= 0:
+            return f[at + 1 :]
+    lib = re.search(r"/lib/python3[^/]*/", f)
+    if lib and stage == "library":
+        return f[lib.end() :]
+    return f[f.rfind("/") + 1 :]
 
 
 _PIPELINE = ("aot", "inductor", "lowering", "scheduler", "codegen")
@@ -121,6 +179,69 @@ def stack_stages(stages: list[str]) -> list[str]:
         elif stage in _PIPELINE:
             inside = stage
         out.append(stage)
+    return out
+
+
+#: The note on the frame where Dynamo hands its graph to Inductor (:data:`INDUCTOR_BACKEND`).
+HANDOFF_NOTE = (
+    "Dynamo hands its FX graph to the backend here: the object your torch.compile() call built for "
+    "backend=\"inductor\" (torch/__init__.py's _TorchCompileInductorWrapper), which calls Inductor's compile_fx. "
+    "Above is Dynamo; from here on Inductor, which calls AOT Autograd and is called back by it."
+)
+#: The note on the first frame of dynamo's frame-evaluation callback, entered from C, not from the line above it.
+EVAL_FRAME_NOTE = (
+    "CPython called this, not the line above: that line (eval_frame.py) called your function with dynamo's "
+    "frame-evaluation callback set, and as your function's frame started CPython handed it to the callback (C code, "
+    "no Python frame of its own), which traces and compiles it before it runs."
+)
+
+
+#: The note on ``_compile_fx_inner``'s call of ``fx_codegen_and_compile`` in a compiler stack captured with the FX
+#: graph cache turned off by the capture: the path passes the cache-bypass branch there, where a run with the cache on
+#: passes the cache-miss branch (a few lines below, the same code) or, on a hit, none of lowering, fusion and codegen.
+CACHE_BYPASS_NOTE = (
+    "The lens turned Inductor's FX graph cache off so that Inductor really compiles: this line is the cache-bypass "
+    "branch of _compile_fx_inner. With the cache on (a run without the lens), a first compile calls "
+    "fx_codegen_and_compile from the cache-miss branch a few lines below instead, and a cache hit skips lowering, "
+    "fusion and codegen altogether: nothing below this frame runs."
+)
+
+
+def compiler_stack_notes(stack: Sequence[tuple[str, str, str, str]], cache_turned_off: bool) -> list[str]:
+    """A note for each frame of a compiler call stack (``(file, function, qualname, code)`` of each, outermost
+    first), ``""`` where none: :data:`EVAL_FRAME_NOTE` on dynamo's first frame after ``eval_frame.py`` (the C hop),
+    :data:`HANDOFF_NOTE` on the Inductor backend's ``__call__`` (its stage ``inductor``), and
+    :data:`CACHE_BYPASS_NOTE` on ``_compile_fx_inner``'s call of ``fx_codegen_and_compile`` where the capture turned
+    the FX graph cache off (``cache_turned_off``). Frames are told by file and
+    function, never by line number, which moves from one torch to the next.
+
+    >>> tp = "/sp/torch/"
+    >>> compiler_stack_notes([(tp + "_dynamo/eval_frame.py", "compile_wrapper", "", "result = fn(*args, **kwargs)"),
+    ...     (tp + "_dynamo/convert_frame.py", "__call__", "", "")], True)[1] == EVAL_FRAME_NOTE
+    True
+    """
+    out = []
+    prev = ""
+    for file, function, qualname, code in stack:
+        f = str(file or "").replace("\\", "/")
+        note = ""
+        if f.endswith("/torch/_dynamo/convert_frame.py") and prev.endswith("/torch/_dynamo/eval_frame.py"):
+            note = EVAL_FRAME_NOTE
+        elif (
+            function == "__call__"
+            and frame_stage(f, function, qualname) == "inductor"
+            and f.endswith("/torch/__init__.py")
+        ):
+            note = HANDOFF_NOTE
+        elif (
+            cache_turned_off
+            and f.endswith("/torch/_inductor/compile_fx.py")
+            and function == "_compile_fx_inner"
+            and "fx_codegen_and_compile(" in str(code or "")
+        ):
+            note = CACHE_BYPASS_NOTE
+        out.append(note)
+        prev = f
     return out
 
 
@@ -540,19 +661,21 @@ def resumed(function: str) -> Optional[tuple[str, int]]:
     return (inner[0] if inner else m.group(1), int(m.group(2)))
 
 
-def function_label(function: str) -> str:
-    """A frame's function as the views name it (``Frame.function_label``): its name, but dynamo's resume function,
+def function_label(function: str, qualname: str = "") -> str:
+    """A frame's function as the views name it (``Frame.function_label``): its qualified name where one was recorded
+    (``qualname``: ``ConvertFrame.__call__``, ``make_foreach_pointwise.<locals>.inner``, where seven frames of
+    dynamo's, AOT Autograd's and the backend's all read ``__call__``), else its name; but dynamo's resume function,
     which runs the rest of the user's function after a graph break, as that function and the break: a stack
     ``train_step`` (line 36: ``opt.zero_grad()``) then ``torch_dynamo_resume_in_train_step_at_36`` (line 38:
     ``loss.backward()``) read as if line 36 called line 38.
 
     >>> function_label("torch_dynamo_resume_in_train_step_at_36")
     'train_step (after the graph break at line 36)'
-    >>> function_label("forward")
-    'forward'
+    >>> function_label("forward"), function_label("__call__", "ConvertFrame.__call__")
+    ('forward', 'ConvertFrame.__call__')
     """
     r = resumed(function)
-    return f"{r[0]} (after the graph break at line {r[1]})" if r else function
+    return f"{r[0]} (after the graph break at line {r[1]})" if r else (qualname or function)
 
 
 def frame_label(frame: str) -> str:

@@ -191,6 +191,18 @@ export function groupFrames(frames) {
   return groups;
 }
 
+/** A frame's file as the views name it: `Frame.file_label` (Python's `rules.file_label`: `torch/_dynamo/convert_frame.py`
+ * for torch's, the name for the user's), or the file's name in a report written before it. */
+export function frameFile(fr) {
+  return fr.file_label || basename(fr.file);
+}
+
+/** A frame's function as the views name it: `Frame.function_label` (its qualified name, `ConvertFrame.__call__`, where
+ * one was recorded), or the function's name in a report written before it. */
+export function frameFunction(fr) {
+  return fr.function_label || fr.function;
+}
+
 export function basename(path) {
   const s = String(path || "");
   const i = Math.max(s.lastIndexOf("/"), s.lastIndexOf("\\"));

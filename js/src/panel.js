@@ -7,6 +7,8 @@ import {
   fmtBytes,
   fmtShare,
   fmtUs,
+  frameFile,
+  frameFunction,
   frameLabel,
   frameStage,
   groupFrames,
@@ -35,10 +37,11 @@ function frameRow(fr, stage) {
     h(
       "div",
       { class: "il-frame-loc" },
-      h("span", { class: "il-file" }, `${basename(fr.file)}:${fr.line}`),
-      h("span", { class: "il-fn" }, ` in ${fr.function_label || fr.function}`), // Frame.function_label (Python's)
+      h("span", { class: "il-file" }, `${frameFile(fr)}:${fr.line}`), // Frame.file_label (Python's)
+      h("span", { class: "il-fn" }, ` in ${frameFunction(fr)}`), // Frame.function_label (Python's)
     ),
     fr.code ? h("code", { class: "il-frame-code" }, String(fr.code).trim()) : null,
+    fr.note ? h("p", { class: "il-frame-note", "data-role": "frame-note" }, fr.note) : null, // rules.compiler_stack_notes
   );
 }
 
@@ -108,8 +111,8 @@ function sourceLine(frames) {
           "called from ",
           callers.map((f, i) => [
             i ? " › " : "",
-            h("span", { class: "il-mono", title: `${f.file}:${f.line}` }, `${basename(f.file)}:${f.line}`),
-            ` ${f.function_label || f.function}`,
+            h("span", { class: "il-mono", title: `${f.file}:${f.line}` }, `${frameFile(f)}:${f.line}`),
+            ` ${frameFunction(f)}`,
           ]),
         )
       : null,
@@ -132,6 +135,7 @@ export function compilerStack(frames) {
   groups.forEach((g, i) => {
     const first = g.frames[0],
       last = g.frames[g.frames.length - 1];
+    const notes = g.frames.filter((f) => f.note).length;
     const open = g.stage === "user" || i === groups.length - 1;
     box.appendChild(
       lazyDetails(
@@ -143,8 +147,11 @@ export function compilerStack(frames) {
           h(
             "span",
             { class: "il-muted" },
-            ` · ${g.frames.length} frame${g.frames.length === 1 ? "" : "s"} · ${first.function_label || first.function}${g.frames.length > 1 ? " … " + (last.function_label || last.function) : ""}`,
+            ` · ${g.frames.length} frame${g.frames.length === 1 ? "" : "s"} · ${frameFunction(first)}${g.frames.length > 1 ? " … " + frameFunction(last) : ""}`,
           ),
+          notes
+            ? h("span", { class: "il-frame-note-mark", "data-role": "group-notes" }, ` · ${plural(notes, "note")}`)
+            : null,
         ),
         () =>
           h(
@@ -741,7 +748,7 @@ function loweredBySection({ n, fxByName }) {
               "code",
               { title: f.file ? `${f.file}:${f.line}` : null },
               f.function,
-              f.file ? h("span", { class: "il-muted" }, ` (${basename(f.file)}:${f.line})`) : null,
+              f.file ? h("span", { class: "il-muted" }, ` (${f.file_label || basename(f.file)}:${f.line})`) : null,
             ),
           ]),
           h("span", { class: "il-muted" }, `: ${[...new Set(ops)].join(", ")}`),
@@ -1094,7 +1101,7 @@ function graphBreaks(report) {
                   title: `${fr.file}:${fr.line}${inside}${ids ? `\nin frame(s) ${ids}` : ""}`,
                   "data-role": "break-line",
                 },
-                h("span", { class: "il-file" }, `${basename(fr.file)}:${fr.line}`),
+                h("span", { class: "il-file" }, `${frameFile(fr)}:${fr.line}`),
                 // the frames it broke in (GraphBreak.compile_ids): a recompile breaks again at the same place. Before
                 // the code, which a narrow panel cuts: two breaks of one summary differ by their frames
                 ids ? h("span", { class: "il-muted", "data-role": "break-compiles" }, ` in ${ids} ·`) : null,

@@ -103,6 +103,52 @@ def test_compiler_stack_walks_from_user_call_through_dynamo_aot_and_inductor_to_
     assert not any(f.startswith(lens_dir) for f in files[1:]), [f for f in files if f.startswith(lens_dir)]
 
 
+def _groups(stack):
+    """The panel's groups of a compiler stack (js/src/data.js groupFrames): consecutive frames of one stage, a plain
+    torch or library frame staying in the stage that called it."""
+    out = []
+    for f in stack:
+        stage = "library" if f.stage == "other" else f.stage
+        if out and (out[-1][0] == stage or (stage in ("torch", "library") and out[-1][0] != "user")):
+            out[-1][1].append(f)
+        else:
+            out.append((stage, [f]))
+    return out
+
+
+def test_compiler_stack_names_frames_by_qualified_name_and_torch_path_and_hands_off_to_inductor(sin_cos_report):
+    """nu25 D5/D6, against the real backtrace of this path (torch 2.13: /tmp/nu25/bt.log): the seven ``__call__``
+    frames read as their classes', files by their path in torch, dynamo's hand-off to the backend torch.compile()
+    built is Inductor's, and the C hop into dynamo's callback and the cache-bypass branch are said."""
+    stack = sin_cos_report.compiles[0].kernels[0].compiler_stack
+    calls = [(f.file_label, f.function_label) for f in stack if f.function == "__call__"]
+    assert calls == [
+        ("torch/_dynamo/convert_frame.py", "CatchErrorsWrapper.__call__"),
+        ("torch/_dynamo/convert_frame.py", "ConvertFrame.__call__"),
+        ("torch/_dynamo/convert_frame.py", "ConvertFrameAssert.__call__"),
+        ("torch/_dynamo/repro/after_dynamo.py", "WrapBackendDebug.__call__"),
+        ("torch/__init__.py", "_TorchCompileInductorWrapper.__call__"),
+        ("torch/_dynamo/backends/common.py", "AotAutograd.__call__"),
+        ("torch/_functorch/_aot_autograd/schemas.py", "SerializableAOTDispatchCompiler.__call__"),
+    ], calls
+    assert stack[0].is_user and stack[0].file_label == "_capture_fixtures.py"  # the user's file: its name
+    groups = [(stage, fs[0].function_label, fs[-1].function_label) for stage, fs in _groups(stack)]
+    assert [g[0] for g in groups] == ["user", "dynamo", "inductor", "aot", "inductor", "codegen"], groups
+    assert groups[1][2] == "WrapBackendDebug.__call__"  # dynamo ends where it calls the backend...
+    assert groups[2][1] == "_TorchCompileInductorWrapper.__call__"  # ...which is Inductor's: compile_fx
+    assert groups[3][1:] == ("AotAutograd.__call__", "SerializableAOTDispatchCompiler.__call__")
+    noted = {f.function_label: f.note for f in stack if f.note}
+    assert set(noted) == {"CatchErrorsWrapper.__call__", "_TorchCompileInductorWrapper.__call__", "_compile_fx_inner"}
+    hop = next(i for i, f in enumerate(stack) if f.note and "CPython called this" in f.note)
+    assert stack[hop - 1].function == "compile_wrapper" and stack[hop - 1].file_label == "torch/_dynamo/eval_frame.py"
+    bypass = next(f for f in stack if f.function == "_compile_fx_inner")
+    assert "cache-bypass branch" in bypass.note and bypass.code == "mb_compiled_graph = fx_codegen_and_compile("
+    # torch's own source says which branch that line is: the comment above it names the bypass
+    src = open(bypass.file, encoding="utf-8").read().splitlines()
+    above = "\n".join(src[max(0, bypass.line - 20) : bypass.line])
+    assert above.rfind("# CACHE BYPASS") > above.rfind("# CACHE MISS"), above
+
+
 def test_kernel_source_is_exactly_the_output_code(sin_cos_report, training_report, break_recompile_report):
     for report in (sin_cos_report, training_report, break_recompile_report):
         for c in report.compiles:

@@ -59,7 +59,7 @@ def test_round_trip_and_top_level_fields():
         "fusion_decisions",
     } <= set(c)
     assert set(c["kernels"][0]) >= {"name", "language", "source", "fused_nodes", "user_stack", "compiler_stack"}
-    frame = {"file", "line", "function", "code", "stage", "is_user", "function_label"}
+    frame = {"file", "line", "function", "code", "stage", "is_user", "function_label", "qualname", "note", "file_label"}
     assert set(c["kernels"][0]["user_stack"][0][0]) == frame
     assert inductor_lens.load(r.to_json()) == r
     assert inductor_lens.load(data) == r
@@ -320,7 +320,7 @@ def test_compact_form_is_lossless_and_smaller():
     small = r.to_json()
     assert inductor_lens.load(small) == r == inductor_lens.load(full)
     data = json.loads(small)
-    assert set(data["interned"]) == {"files", "frames", "stacks", "lines"}
+    assert set(data["interned"]) == {"files", "frames", "stacks", "lines", "file_labels"}
     # each distinct stack and guard line once
     stacks = data["interned"]["stacks"]
     assert len({tuple(s) for s in stacks}) == len(stacks)
@@ -385,7 +385,7 @@ def test_a_resume_function_is_named_as_its_function_after_the_break_in_both_writ
     small = json.loads(r.to_json())
     assert small["interned"]["function_labels"] == {resume.function: resume.function_label}
     assert inductor_lens.load(small) == r
-    assert set(json.loads(_tiny().to_json())["interned"]) == {"files", "frames", "stacks", "lines"}
+    assert set(json.loads(_tiny().to_json())["interned"]) == {"files", "frames", "stacks", "lines", "file_labels"}
     old = json.loads(r.to_json())
     del old["interned"]["function_labels"]  # written before the field: derived again
     assert inductor_lens.load(old).compiles[0].kernels[0].user_stack[0][1].function_label == resume.function_label

@@ -88,6 +88,36 @@ def test_save_html_writes_the_file(tmp_path, sin_cos_report):
 
 
 @pytest.mark.browser
+def test_compiler_stack_shows_qualified_names_torch_paths_and_the_frame_notes(tmp_path, offline_page, sin_cos_report):
+    """nu25 D5/D6: the panel's call path names each frame as Python decided (``Frame.function_label``,
+    ``Frame.file_label``), its group headers read the classes' ``__call__``, and the frames' notes are shown, with
+    their count on the folded group's header."""
+    page = offline_page
+    c, node, kernel = _first_kernel_node(sin_cos_report)
+    path = tmp_path / "r.html"
+    sin_cos_report.save_html(path)
+    _open(page, path)
+    page.locator(f'[data-view="fusion"] [data-node="{node.name}"]').click()
+    box = page.locator('[data-role="compiler-stack"]')
+    heads = box.locator(".il-stagegroup > summary").all_inner_texts()
+    aot = next(t for t in heads if t.startswith("AOT Autograd"))
+    assert aot.endswith("AotAutograd.__call__ … SerializableAOTDispatchCompiler.__call__"), aot
+    handoff = next(t for t in heads if "_TorchCompileInductorWrapper.__call__ …" in t)
+    assert handoff.startswith("Inductor") and handoff.endswith("1 note"), handoff
+    groups = box.locator(".il-stagegroup")
+    for i in range(groups.count()):  # open the folded ones: their frames are built when opened
+        if groups.nth(i).get_attribute("open") is None:
+            groups.nth(i).locator("> summary").click()
+    assert box.locator(".il-stagegroup:not([open])").count() == 0
+    text = box.inner_text()
+    assert "torch/_dynamo/convert_frame.py:" in text and " in CatchErrorsWrapper.__call__" in text, text
+    assert "torch/__init__.py:" in text and " in _TorchCompileInductorWrapper.__call__" in text
+    notes = box.locator('[data-role="frame-note"]').all_inner_texts()
+    assert notes == [f.note for f in kernel.compiler_stack if f.note] and len(notes) == 3, notes
+    _assert_clean(page)
+
+
+@pytest.mark.browser
 def test_offline_page_click_box_shows_source_and_backtraces(tmp_path, offline_page, training_report):
     page = offline_page
     c, node, kernel = _first_kernel_node(training_report)
