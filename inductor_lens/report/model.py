@@ -66,7 +66,7 @@ SCHEMA_VERSION = 2
 
 #: The generation of the derived fields (``report/finish.py``) a report holds. A report written before
 #: derived fields were added (no ``derived`` key, or a smaller number) gets them filled when it is loaded.
-DERIVED_VERSION = 31  # 2: Trigger.summary; 3: Compile.module_view, FusedNode.group_path; 4: FusedNode.no_line_reason;
+DERIVED_VERSION = 32  # 2: Trigger.summary; 3: Compile.module_view, FusedNode.group_path; 4: FusedNode.no_line_reason;
 # 5: a backward's saved inputs named by what made them, input copies labelled, Trigger.kind ahead_of_time;
 # 6: FusedNode.built_lines (where the user's code built the modules of ops that ran inside torch)
 # 7: module paths inferred where a compile recorded none (Compile.modules_inferred, report/module_paths.py)
@@ -112,6 +112,8 @@ DERIVED_VERSION = 31  # 2: Trigger.summary; 3: Compile.module_view, FusedNode.gr
 # else by the one op whose result another node reads)
 # 31: a _foreach_ op's Kernel.cost (every tensor of its list); Memory.curve_peak_text/curve_high_water_text/
 # curve_least_text, SavedGroup.note, the regions' labels under a module's longest run
+# 32: FusedNode.merge_text (rules.merge_text: inlined at lowering, fused or grouped into a foreach kernel by the
+# scheduler), Phase.what of GraphLowering.run and Scheduler.__init__
 
 #: Languages a kernel may be written in: what Inductor's output code defines (``async_compile.<kind>``),
 #: ``extern`` for calls of library kernels, ``other`` when the source was not found.

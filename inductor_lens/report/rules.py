@@ -1199,6 +1199,8 @@ def merge_text(
     'One op (_foreach_add_) in a loop of its own: nothing was inlined into it at lowering (GraphLowering.run) nor fused by the scheduler (Scheduler.fuse_nodes).'
     >>> merge_text("pointwise", ["op1"], [["_foreach_add_"]], [], ["op0", "op1", "op2"])
     'One op (_foreach_add_), which lowering made into 3 scheduler nodes, one loop each (op0, op1, op2): nothing was inlined into this one at lowering (GraphLowering.run) nor fused by the scheduler (Scheduler.fuse_nodes).'
+    >>> merge_text("foreach", ["op0", "op1", "op2"], [["_foreach_add_"]] * 3, [])  # on a GPU: one Triton kernel
+    '3 scheduler nodes, one loop per tensor of _foreach_add_ (its lowering makes one for each), grouped by the scheduler into one foreach kernel (Scheduler.create_foreach_nodes, before Scheduler.fuse_nodes): op0, op1, op2.'
     >>> merge_text("extern", ["op2"], [["mm"]], [])
     'An extern call (mm: a library or fallback kernel, not generated code): nothing is inlined or fused into it.'
     >>> merge_text("pointwise", ["op0", "op3"], [], ["add", "mul"])  # a report made before member_ops
@@ -1212,6 +1214,15 @@ def merge_text(
         named = _ops_listed(list(dict.fromkeys(ops or [o for m in member_ops for o in m])))
         return f"An extern call ({named + ': ' if named else ''}a library or fallback kernel, not generated code): " + (
             "nothing is inlined or fused into it."
+        )
+    if kind == "foreach" and len(members) > 1:  # a foreach op's loops, one per tensor, launched as one kernel
+        each = {tuple(m) for m in member_ops} if len(member_ops) == len(members) else set()
+        one = next(iter(each))[0] if len(each) == 1 and len(next(iter(each))) == 1 else ""
+        return (
+            f"{len(members)} scheduler nodes"
+            + (f", one loop per tensor of {one} (its lowering makes one for each)," if one else "")
+            + " grouped by the scheduler into one foreach kernel (Scheduler.create_foreach_nodes, before "
+            f"Scheduler.fuse_nodes): {_ops_listed(list(members))}."
         )
     if len(members) > 1:
         parts = []

@@ -798,7 +798,9 @@ function compilerSection({ k, idx }) {
     frames.length > shared
       ? h("div", { class: "il-stage-path", "data-path": role }, h("h4", {}, title), compilerStack(frames.slice(shared)))
       : null;
-  const at = (low.length ? low : fus.length ? fus : cs)[shared - 1];
+  // the shared frames as the kernel's own path has them (with its frames' notes: Frame.note), else a stage's
+  const common = (cs.length >= shared ? cs : low.length ? low : fus).slice(0, shared);
+  const at = common[shared - 1];
   return section(
     "Inductor's call paths: lowering, fusion, code generation",
     "compiler-stack",
@@ -814,12 +816,7 @@ function compilerSection({ k, idx }) {
             : "."),
       ),
       shared
-        ? h(
-            "div",
-            { class: "il-stage-path", "data-path": "shared" },
-            h("h4", {}, "Shared path"),
-            compilerStack((low.length ? low : fus.length ? fus : cs).slice(0, shared)),
-          )
+        ? h("div", { class: "il-stage-path", "data-path": "shared" }, h("h4", {}, "Shared path"), compilerStack(common))
         : null,
       branch("1. Lowering: each FX op becomes Inductor IR (GraphLowering.call_function)", "lowering", low),
       branch("2. Fusion: the scheduler fuses IR nodes (Scheduler.fuse_nodes)", "fusion", fus),

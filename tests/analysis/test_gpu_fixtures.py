@@ -91,3 +91,65 @@ def test_a_templates_launch_configuration_has_its_tile_sizes():
         want["GROUP_M"] = int(choice_config(chosen["description"])["GROUP_M"])
         assert k.metadata["launch"]["block"] == want, k.name
         assert set(want) == {"BLOCK_M", "BLOCK_N", "BLOCK_K", "GROUP_M"}
+
+
+@pytest.fixture(scope="module")
+def stages_report():
+    """sin(x)**2 + cos(x)**2, (x.relu() * 2).sum(1) + 1 and a ``torch._foreach_add_`` of three tensors, captured on an
+    H200 (torch 2.11: tests/fixtures/check_gpu_session21.py)."""
+    return inductor_lens.load(FIXTURES / "gpu_stages.json.gz")
+
+
+def test_a_triton_compiles_ops_name_their_lowering_and_where_they_were_merged(stages_report):
+    """On the GPU, as on the CPU (tests/capturing/test_stages.py): each op names the lowering function Inductor ran
+    (``GraphNode.lowered_by``), a fused node says whether lowering inlined its ops or the scheduler fused them; a
+    foreach op's loops, one per tensor, are grouped by the scheduler into one Triton foreach kernel, not fused by
+    ``fuse_nodes`` (the CPU runs each as a loop of its own)."""
+    sincos, fused, foreach = stages_report.compiles
+    post = {n.name: n for n in sincos.graphs["post_grad"].nodes}
+    assert [f.function_label for f in post["sin"].lowered_by] == ["make_pointwise.<locals>.inner"]
+    (node,) = sincos.fused_nodes
+    assert node.merge_text.startswith("5 ops in one loop: Inductor's lowering inlined them") and node.kernel.startswith(
+        "triton_poi_"
+    )
+    (node,) = fused.fused_nodes
+    assert node.merge_text.startswith("2 scheduler nodes fused by the scheduler (Scheduler.fuse_nodes)")
+    (node,) = foreach.fused_nodes
+    assert node.kind == "foreach" and node.kernel.startswith("triton_for_")
+    assert "grouped by the scheduler into one foreach kernel (Scheduler.create_foreach_nodes" in node.merge_text
+    chain = {n.name: n for n in foreach.graphs["post_grad"].nodes}["_foreach_add"].lowered_by
+    assert [f.function_label for f in chain] == [
+        "register_foreach_inplace.<locals>.fn",
+        "make_foreach_pointwise.<locals>.inner",
+    ]
+
+
+def test_a_triton_compiles_three_paths_share_their_start_and_the_codegen_path_says_where_it_jumps(stages_report):
+    """The lowering and fusion paths (recorded once per graph) end at ``GraphLowering.call_function`` and
+    ``Scheduler.fuse_nodes`` and share the codegen path's frames down to ``codegen_and_compile``; the codegen path
+    names its frames by qualified name and torch path, and notes dynamo's C hop, the hand-off to Inductor and the
+    cache-bypass branch the capture takes (torch 2.11's lines: found by function, not line)."""
+    for c in stages_report.compiles:
+        low, fus, code = c.lowering_stack, c.fusion_stack, c.kernels[0].compiler_stack
+        assert low[-1].function_label == "GraphLowering.call_function"
+        assert fus[-1].function_label == "Scheduler.fuse_nodes"
+        key = [(f.file, f.line) for f in code]
+        assert [(f.file, f.line) for f in low[:3]] == key[:3] == [(f.file, f.line) for f in fus[:3]]
+        assert any(f.function_label == "_InProcessFxCompile.codegen_and_compile" for f in low)
+        labels = {f.function_label: f for f in code}
+        assert labels["_TorchCompileInductorWrapper.__call__"].stage == "inductor"
+        assert labels["_TorchCompileInductorWrapper.__call__"].file_label == "torch/__init__.py"
+        assert "frame-evaluation callback" in labels["CatchErrorsWrapper.__call__"].note
+        assert "cache-bypass branch" in labels["_compile_fx_inner"].note
+
+
+def test_a_checkpointed_attention_with_dropout_is_recomputed_on_the_gpu_and_its_forward_peak_is_the_measured():
+    """Two checkpointed attention blocks with dropout, trained on an H200 (torch 2.11): the backward runs each SDPA
+    again as ``graphsafe_run_with_rng_state`` (CUDA's RNG-state op; the CPU's is ``run_with_rng_state``), counted as
+    recomputed on its line; the forward's estimated peak is torch.cuda's measured one to 16 bytes."""
+    r = inductor_lens.load(FIXTURES / "gpu_checkpoint_attention.json.gz")
+    fwd, bwd = r.compiles
+    by_line = {x.line: x for x in bwd.memory.recomputed_by_line}
+    attention = [x for x in by_line.values() if "_scaled_dot_product_efficient_attention" in x.ops]
+    assert len(attention) == 1 and attention[0].count == 2 and "checkpoint(...) wraps" in attention[0].reason
+    assert fwd.memory.measured_peak_bytes and abs(fwd.memory.peak_bytes - fwd.memory.measured_peak_bytes) <= 16
