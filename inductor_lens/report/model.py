@@ -53,6 +53,7 @@ from .rules import (
     runs_text,
     saved_group_notes,
     short_op,
+    source_marks,
     stack_line_text,
     timing_text,
     unattributed_text,
@@ -1770,6 +1771,18 @@ class WrappedBy(_Record):
 
 
 @_record
+class SourceMark(_Record):
+    """A line of the user's code where torch.compile's two spots are (``Report.source_marks``, derived): ``kind``
+    ``wraps`` where ``torch.compile()`` was called (it only wrapped the function), ``compiles`` where a call started
+    a compile; ``text`` says it (``rules.source_marks``), one line per call or compile."""
+
+    file: str
+    line: int
+    kind: str
+    text: str
+
+
+@_record
 class CaptureStart(_Record):
     """What the capture's own start did, before the clock of the report's times began (``Report.capture_start``).
 
@@ -1961,6 +1974,9 @@ class Report(_Record):
     #: dynamo started, whose function a recorded call wrapped. Derived like ``views``: the panel's "When it
     #: compiled" says it, the timeline draws that call beside the compile.
     wrapped_by: dict[str, WrappedBy] = field(default_factory=dict)
+    #: The lines of the user's code where ``torch.compile()`` was called and where a call started a compile
+    #: (``SourceMark``, ``rules.source_marks``): the Source view marks them. Derived like ``views``.
+    source_marks: list[SourceMark] = field(default_factory=list)
     #: What a report with no compile says instead of a graph (``rules.nothing_text``): why nothing compiled, by its
     #: diagnostics (dynamo skipped the call, another backend, the function never ran...); ``""`` where something
     #: compiled. Derived like ``views``.
@@ -1982,6 +1998,8 @@ class Report(_Record):
         )
         said = wrapped_by(self.compile_calls, self.compiles)
         object.__setattr__(self, "wrapped_by", {k: WrappedBy(call, text) for k, (call, text) in said.items()})
+        marks = source_marks(self.compile_calls, self.compiles)
+        object.__setattr__(self, "source_marks", [SourceMark(*m) for m in marks])
         codes = [getattr(d, "code", "") for d in self.diagnostics]
         object.__setattr__(self, "nothing", nothing_text(bool(self.compiles), codes))
         object.__setattr__(self, "breaks", breaks_text(len(self.graph_breaks), codes, frames_met(self.graph_breaks)))

@@ -2331,6 +2331,48 @@ def wrapped_by(calls: Sequence[Any], compiles: Sequence[Any]) -> dict[str, tuple
     return out
 
 
+def source_marks(calls: Sequence[Any], compiles: Sequence[Any]) -> list[tuple[str, int, str, str]]:
+    """The lines of the user's code where the two spots of "when does Inductor run?" are (``Report.source_marks``,
+    the Source view's gutter): each ``torch.compile()`` call (``kind`` ``wraps``: it only wrapped the function) and
+    each call that started a compile (``compiles``: the compile ids it started, dynamo's kinds only), as ``(file,
+    line, kind, text)`` in file order, one per line and kind (a loop's line that started several compiles says them
+    all). A stack's line is its innermost frame (:func:`line_frame`).
+
+    >>> from types import SimpleNamespace as N
+    >>> call = N(target="f", time_us=100.0, duration_us=5800.0, user_stack=[N(file="/w/spot.py", line=9, stage="user")])
+    >>> trig = N(kind="first_call", time_us=11_100.0, inductor_end_us=4_100_000.0,
+    ...     user_stack=[N(file="/w/spot.py", line=13, stage="user")])
+    >>> for m in source_marks([call], [N(id="0/0 inference", trigger=trig)]): print(m)
+    ('/w/spot.py', 9, 'wraps', 'torch.compile(f) here took 5.80 ms and only wrapped f: nothing compiled in it')
+    ('/w/spot.py', 13, 'compiles', 'compile 0/0 inference began here, at 11.1 ms, at the first call of the compiled function; Inductor was done at 4.10 s')
+    """
+    marks: dict[tuple[str, int, str], list[str]] = {}
+    for call in calls:
+        f = line_frame(call.user_stack or [])
+        if f is None:
+            continue
+        took = f" took {fmt_us(call.duration_us)} and" if getattr(call, "duration_us", None) is not None else ""
+        marks.setdefault((f.file, f.line, "wraps"), []).append(
+            f"torch.compile({call.target}) here{took} only wrapped {call.target}: nothing compiled in it"
+        )
+    for c in compiles:
+        t = c.trigger
+        if t is None or t.kind not in DYNAMO_KINDS:
+            continue
+        f = line_frame(t.user_stack or [])
+        if f is None:
+            continue
+        at = f", at {fmt_us(t.time_us)}" if t.time_us is not None else ""
+        done = getattr(t, "inductor_end_us", None)
+        marks.setdefault((f.file, f.line, "compiles"), []).append(
+            f"compile {c.id} began here{at}, {trigger_summary(t.kind)}"
+            + (f"; Inductor was done at {fmt_us(done)}" if done is not None else "")
+        )
+    order = {"wraps": 0, "compiles": 1}  # on one line (``torch.compile(g)(x)``) the wrapping comes first
+    ranked = sorted(marks.items(), key=lambda kv: (kv[0][0], kv[0][1], order[kv[0][2]]))
+    return [(file, line, kind, "\n".join(texts)) for (file, line, kind), texts in ranked]
+
+
 def _wrapping_call(calls: Sequence[Any], first: Any, strict: bool = False) -> Any:
     """The ``torch.compile`` call :func:`when_text` names beside the first compile (``first``): one made before it,
     with the inductor backend where there is one, that wrapped the function it compiled (its frame: ``fb``; the code

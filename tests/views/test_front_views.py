@@ -1329,6 +1329,19 @@ def test_the_compile_summary_and_the_timeline_name_the_torch_compile_call_that_o
     mark = row.locator(".il-tl-mark-call").bounding_box()
     trigger = view.locator(f'.il-tl-compile[data-compile="{fwd.id}"] .il-tl-mark-trigger').bounding_box()
     assert mark["x"] < trigger["x"]
+    # the Source view marks both spots in the user's code, in Python's words (Report.source_marks): the line of the
+    # torch.compile() call ("torch.compile": only wrapped) and the line whose call started the compile ("compiles")
+    marks = {(m.kind, m.line): m for m in training_report.source_marks}
+    wraps = next(m for (kind, _), m in marks.items() if kind == "wraps")
+    starts = next(m for (kind, _), m in marks.items() if kind == "compiles" and fwd.id in m.text)
+    assert wraps.line == call.user_stack[-1].line and starts.line == fwd.trigger.user_stack[-1].line
+    assert "only wrapped" in wraps.text and f"compile {fwd.id} began here" in starts.text
+    page.click('[data-tab="source"]')
+    for m in (wraps, starts):
+        spot = page.locator(f'.il-src-line[data-line="{m.line}"] [data-role="source-spot"][data-kind="{m.kind}"]')
+        assert spot.count() == 1 and spot.get_attribute("title") == m.text, m
+    assert page.locator('[data-role="source-spot"]').count() == len(training_report.source_marks)
+    page.click('[data-tab="timeline"]')
     # the call long before the compile (100 s): not drawn on the compile's span, which would shrink it to a sliver,
     # but said, with its time
     late = shift_times(training_report, 1e8)

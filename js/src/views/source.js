@@ -40,6 +40,19 @@ function breakMark(here) {
   );
 }
 
+/** The marks of a line where torch.compile() was called ("wraps": it only wrapped the function) or a call started a
+ * compile ("compiles"), in Python's words (Report.source_marks, rules.source_marks): Q1's two spots, in the code. */
+function spotMarks(here) {
+  if (!here) return null;
+  return here.map((m) =>
+    h(
+      "span",
+      { class: `il-src-spot il-src-spot-${m.kind}`, "data-role": "source-spot", "data-kind": m.kind, title: m.text },
+      m.kind === "wraps" ? "torch.compile" : "compiles",
+    ),
+  );
+}
+
 /**
  * One line's annotation: the kernels its ops ran in, in the current compile (kinds as dots); the kernels of the
  * modules it built whose ops ran inside torch, marked "built here" (FusedNode.built_lines); the other compiles;
@@ -113,7 +126,7 @@ function create(ctx) {
   let fitted = false;
 
   function gutter(...parts) {
-    const shown = parts.filter(Boolean);
+    const shown = parts.flat().filter(Boolean);
     if (shown.length) gutters.push(shown);
     return h("span", { class: "il-src-gutter" }, shown);
   }
@@ -193,6 +206,12 @@ function create(ctx) {
     const saved = new Map(
       ((compile && compile.memory && compile.memory.saved_by_line) || []).map((r) => [lineKey(r.file, r.line), r]),
     );
+    // where torch.compile() was called and where a call started a compile (Report.source_marks, Python's)
+    const spots = new Map();
+    for (const m of report.source_marks || []) {
+      const key = lineKey(m.file, m.line);
+      spots.set(key, [...(spots.get(key) || []), m]);
+    }
     // where dynamo broke the graph: the line each break shows (GraphBreak.shown_frame, decided in Python)
     const breaks = new Map();
     for (const b of report.graph_breaks || []) {
@@ -221,7 +240,7 @@ function create(ctx) {
             "data-how": how || null,
           },
           h("span", { class: "il-src-no" }, String(line)),
-          gutter(breakMark(breaks.get(key)), annotation(entry, report, s.compileId)),
+          gutter(spotMarks(spots.get(key)), breakMark(breaks.get(key)), annotation(entry, report, s.compileId)),
           // a column of its own, where the forward saves anything: what the line keeps for the backward
           saved.size
             ? h(
