@@ -268,6 +268,16 @@ def link_branches(compiles: list[Compile]) -> list[Compile]:
     return out
 
 
+def _kernel_mates(c: Compile, n: Any) -> list[str]:
+    """The other fused nodes of ``n``'s C++ kernel: on a CPU, Inductor's C++ code generation writes consecutive fused
+    nodes into one kernel (``CppScheduling``'s kernel group, until ``Scheduler.flush``), after the scheduler's
+    fusion; ``[]`` for other kernels (a Triton kernel holds one fused node, a foreach kernel its own group)."""
+    k = next((k for k in c.kernels if k.name == n.kernel), None) if n.kernel else None
+    if k is None or k.language != "cpp":
+        return []
+    return [f for f in k.fused_nodes if f != n.name]
+
+
 def derive_compile(c: Compile, fx: Optional[dict] = None, view: bool = True) -> Compile:
     """``c`` with the fields the views show and no recorded fact gives as it is, decided here once:
     ``FusedNode.user_lines``, ``ops``, ``no_line_reason``, ``no_kernel_reason`` and ``in_place``, ``Kernel.user_lines`` and
@@ -329,6 +339,7 @@ def derive_compile(c: Compile, fx: Optional[dict] = None, view: bool = True) -> 
                     _op_names(n.member_ops, fx),
                     *_op_names([n.fx_nodes], fx),
                     made_into.get(n.fx_nodes[0], []) if len(n.fx_nodes) == 1 else [],
+                    _kernel_mates(c, n),
                 ),
                 **extra,
             )

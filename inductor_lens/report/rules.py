@@ -49,7 +49,20 @@ _STAGE_RULES: tuple[tuple[str, Any], ...] = (
         r"/torch/_inductor/scheduler\.py$",
         lambda fn: "codegen" if re.match(r"^_?codegen|^flush$|^generate_kernel", fn) else "scheduler",
     ),
-    (r"/torch/_inductor/graph\.py$", lambda fn: "codegen" if re.search(r"codegen|compile_to", fn) else "lowering"),
+    # GraphLowering: run/call_function lower; compile_to_module and codegen drive what follows (they make the
+    # Scheduler, which fuses, then ask it for code): Inductor's own; _update_scheduler makes the Scheduler
+    (
+        r"/torch/_inductor/graph\.py$",
+        lambda fn: (
+            "scheduler"
+            if fn == "_update_scheduler"
+            else "inductor"
+            if re.fullmatch(r"_?compile_to_(module|fn)|codegen(_with_cpp_wrapper)?", fn)
+            else "codegen"
+            if "codegen" in fn
+            else "lowering"
+        ),
+    ),
     # an IR node writing its own call into the output code (ExternKernel.codegen, codegen_comment) is codegen
     (r"/torch/_inductor/ir\.py$", lambda fn: "codegen" if fn.startswith("codegen") else "lowering"),
     (r"/torch/_inductor/(lowering|ir|decomposition|fx_passes/|pattern_matcher|select_algorithm|kernel/)", "lowering"),
@@ -189,6 +202,14 @@ HANDOFF_NOTE = (
     "Above is Dynamo; from here on Inductor, which calls AOT Autograd and is called back by it."
 )
 #: The note on the first frame of dynamo's frame-evaluation callback, entered from C, not from the line above it.
+#: The note on dynamo's first frame where the line above it is not eval_frame's (:func:`compiler_stack_notes`).
+CALLED_FRAME_NOTE = (
+    "CPython called this, not the line above: that line called a function whose frame dynamo compiles (one your "
+    "compiled function reaches, or the code after a graph break), and as that frame started CPython handed it to "
+    "dynamo's frame-evaluation callback (C code, no Python frame of its own), which traces and compiles it before it "
+    "runs."
+)
+
 EVAL_FRAME_NOTE = (
     "CPython called this, not the line above: that line (eval_frame.py) called your function with dynamo's "
     "frame-evaluation callback set, and as your function's frame started CPython handed it to the callback (C code, "
@@ -219,6 +240,10 @@ def compiler_stack_notes(stack: Sequence[tuple[str, str, str, str]], cache_turne
     >>> compiler_stack_notes([(tp + "_dynamo/eval_frame.py", "compile_wrapper", "", "result = fn(*args, **kwargs)"),
     ...     (tp + "_dynamo/convert_frame.py", "__call__", "", "")], True)[1] == EVAL_FRAME_NOTE
     True
+    >>> notes = compiler_stack_notes([(tp + "optim/optimizer.py", "_use_grad", "", "ret = func(*args, **kwargs)"),
+    ...     (tp + "_dynamo/convert_frame.py", "__call__", "", ""), (tp + "_dynamo/convert_frame.py", "__call__", "", "")], True)
+    >>> notes[1] == CALLED_FRAME_NOTE and notes[2] == ""
+    True
     """
     out = []
     prev = ""
@@ -227,6 +252,10 @@ def compiler_stack_notes(stack: Sequence[tuple[str, str, str, str]], cache_turne
         note = ""
         if f.endswith("/torch/_dynamo/convert_frame.py") and prev.endswith("/torch/_dynamo/eval_frame.py"):
             note = EVAL_FRAME_NOTE
+        elif f.endswith("/torch/_dynamo/convert_frame.py") and prev and "/torch/_dynamo/" not in prev:
+            # a frame dynamo compiles that the compiled function calls (a compiled optimizer step's ``_use_grad`` calling
+            # ``step``), or the code after a graph break: the same hop, from a line that is not eval_frame's
+            note = CALLED_FRAME_NOTE
         elif (
             function == "__call__"
             and frame_stage(f, function, qualname) == "inductor"
@@ -1180,6 +1209,7 @@ def merge_text(
     member_ops: Sequence[Sequence[str]],
     ops: Sequence[str],
     split: Sequence[str] = (),
+    mates: Sequence[str] = (),
 ) -> str:
     """``FusedNode.merge_text``: where the ops of a fused node were merged into one loop. ``members``: its pre-fusion
     scheduler nodes; ``member_ops``: the short op names of each one's post-grad ops (``FusedNode.member_ops``, op
@@ -1207,7 +1237,29 @@ def merge_text(
     '2 scheduler nodes fused by the scheduler (Scheduler.fuse_nodes): op0, op3.'
     >>> merge_text("nop", ["op4"], [], [])
     ''
+    >>> merge_text("pointwise", ["op0", "op3"], [["clone"], ["_foreach_add_"]], [], [], ["op1_op4", "op2_op5"]).split(". ")[1]
+    "Its C++ kernel also runs 2 other fused nodes (op1_op4, op2_op5): Inductor's C++ code generation writes consecutive fused nodes into one kernel (CppScheduling's group, until Scheduler.flush)."
+
+    ``mates``: the other fused nodes of its C++ kernel (``finish._kernel_mates``), grouped at code generation.
     """
+    text = _merge_text(kind, members, member_ops, ops, split)
+    if not text or not mates or kind == "extern":
+        return text
+    return (
+        f"{text} Its C++ kernel also runs {len(mates)} other fused {'node' if len(mates) == 1 else 'nodes'} "
+        f"({_ops_listed(list(mates))}): Inductor's C++ code generation writes consecutive fused nodes into one kernel "
+        "(CppScheduling's group, until Scheduler.flush)."
+    )
+
+
+def _merge_text(
+    kind: str,
+    members: Sequence[str],
+    member_ops: Sequence[Sequence[str]],
+    ops: Sequence[str],
+    split: Sequence[str] = (),
+) -> str:
+    """:func:`merge_text` but for a node's kernel mates."""
     if kind == "nop":
         return ""
     if kind == "extern":
@@ -2210,9 +2262,9 @@ def when_text(calls: Sequence[Any], compiles: Sequence[Any], frames: Sequence[An
     "torch.compile(f) at train.py:9 ran at 120 µs, took 6.00 ms and only wrapped f: nothing compiled there. It took
     only 6.00 ms because the capture's start (3.84 s, before the report's clock began) had imported Inductor: in a
     plain run the first torch.compile() with the inductor backend imports it, and lowering.py registers Inductor's
-    lowerings then, but nothing is compiled until the first call. The first call of f() (train.py:12) at 4.06 s
-    started the compile: dynamo traced its bytecode until 4.14 s, then handed the graph to Inductor (compile_fx),
-    which lowered, fused and generated code until 9.20 s."
+    lowerings then, but nothing is compiled until the first call. The first call of f() (train.py:12) started the
+    compile: dynamo began at 4.06 s and traced its bytecode until 4.14 s, then handed the graph to Inductor
+    (compile_fx), which lowered, fused and generated code until 9.20 s."
     >>> when_text([], [], [])
     'No timing was recorded.'
     """
@@ -2265,7 +2317,7 @@ def compile_start_text(t: Any, frame: str = "") -> str:
     >>> from types import SimpleNamespace as N
     >>> compile_start_text(N(kind="recompile", time_us=2e6, reason="recompile of f: x.size()[0] changed",
     ...     user_stack=[]))
-    'A call at 2.00 s failed a guard of an earlier compile and started a recompile: dynamo traced it first, then handed the graph to Inductor. Recompile of f: x.size()[0] changed.'
+    'A call failed a guard of an earlier compile and started a recompile: dynamo began at 2.00 s and traced it first, then handed the graph to Inductor. Recompile of f: x.size()[0] changed.'
     >>> compile_start_text(N(kind="lazy_backward", time_us=3e6, reason="the backward graph is compiled lazily",
     ...     user_stack=[]))
     'Inductor first ran at 3.00 s, at the first .backward() through the compiled forward: the backward graph is compiled lazily.'
@@ -2279,21 +2331,22 @@ def compile_start_text(t: Any, frame: str = "") -> str:
         said = "" if t.kind == "ahead_of_time" and reason else f", {trigger_summary(t.kind)}"
         return f"Inductor first ran at {at}{said}{where}" + (f": {reason}." if reason else ".")
     fn = frame_label(frame) if frame else "the compiled function"
+    # the trigger's time is when dynamo's compile began (its compile_attempt), a few ms after the call itself
     head = {
-        "first_call": f"The first call of {fn}{where} at {at} started the compile",
-        "recompile": f"A call{where} at {at} failed a guard of an earlier compile and started a recompile",
-        "after_reset": f"The first call of {fn} after torch._dynamo.reset(){where} at {at} started the compile again",
-        "compiled_autograd": f"A .backward() call{where} at {at} started compiled autograd's compile",
+        "first_call": f"The first call of {fn}{where} started the compile",
+        "recompile": f"A call{where} failed a guard of an earlier compile and started a recompile",
+        "after_reset": f"The first call of {fn} after torch._dynamo.reset(){where} started the compile again",
+        "compiled_autograd": f"A .backward() call{where} started compiled autograd's compile",
     }[t.kind]
     s, e = getattr(t, "inductor_start_us", None), getattr(t, "inductor_end_us", None)
     traced = "the autograd graph" if t.kind == "compiled_autograd" else "its bytecode"
     if s is not None:
         tail = (
-            f": dynamo traced {traced} until {fmt_us(s)}, then handed the graph to Inductor (compile_fx), which "
-            "lowered, fused and generated code" + (f" until {fmt_us(e)}." if e is not None else ".")
+            f": dynamo began at {at} and traced {traced} until {fmt_us(s)}, then handed the graph to Inductor "
+            "(compile_fx), which lowered, fused and generated code" + (f" until {fmt_us(e)}." if e is not None else ".")
         )
     else:  # not recorded (a report made before it): the order, without its times
-        tail = ": dynamo traced it first, then handed the graph to Inductor."
+        tail = f": dynamo began at {at} and traced it first, then handed the graph to Inductor."
     # dynamo's own words add nothing to a first call's sentence but where they say more (a resume function's break)
     plain = t.kind == "first_call" and not resumed(frame.rpartition(".")[2]) and reason.startswith("first call of ")
     return head + tail + ("" if plain or not reason else f" {reason[:1].upper()}{reason[1:]}.")

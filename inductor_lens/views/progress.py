@@ -28,16 +28,16 @@ PHASE_WORDS: tuple[tuple[str, str], ...] = (
     ("pass.pre_grad_passes", "AOT autograd"),
     ("create_aot_dispatcher_function", "AOT autograd"),
     ("aot_", "AOT autograd"),
-    ("_recursive_joint_graph_passes", "AOT autograd"),
-    ("pass.joint_graph_passes", "AOT autograd"),
+    ("_recursive_joint_graph_passes", "graph passes"),
+    ("pass.joint_graph_passes", "graph passes"),
     ("min_cut_rematerialization_partition", "AOT autograd"),
-    ("entire_backward_compile", "lowering"),
-    ("compile_fx", "lowering"),
-    ("inductor_compile", "lowering"),
-    ("fx_codegen_and_compile", "lowering"),
-    ("additional_fake_tensor_prop", "lowering"),
-    ("_recursive_post_grad_passes", "lowering"),
-    ("pass.post_grad_passes", "lowering"),
+    ("entire_backward_compile", "graph passes"),
+    ("compile_fx", "graph passes"),
+    ("inductor_compile", "graph passes"),
+    ("fx_codegen_and_compile", "graph passes"),
+    ("additional_fake_tensor_prop", "graph passes"),
+    ("_recursive_post_grad_passes", "graph passes"),
+    ("pass.post_grad_passes", "graph passes"),
     ("GraphLowering.run", "lowering"),
     ("Scheduler.__init__", "scheduler fusion"),
     ("Scheduler.fused_nodes", "scheduler fusion"),
@@ -61,7 +61,15 @@ SILENT = ("gc", "insert_deferred_runtime_asserts", "PythonWrapperCodegen")
 #: The steps of one compile, in the order they happen: within a compile the line only moves forward, so that
 #: torch's phases that come back to an earlier step (``build_guards`` after the backend, ``aot_*`` passes
 #: inside lowering) do not show a step twice. ``autotuning`` may come in any step and leaves the order.
-STEP_ORDER = ("dynamo tracing", "AOT autograd", "lowering", "scheduler fusion", "code generation", "kernel build")
+STEP_ORDER = (
+    "dynamo tracing",
+    "AOT autograd",
+    "graph passes",  # Inductor's passes on the FX graphs (joint, post-grad): before lowering, often the longest
+    "lowering",
+    "scheduler fusion",
+    "code generation",
+    "kernel build",
+)
 #: Phases that begin a compile (a frame, a retry, a lazily compiled backward): the order starts again.
 COMPILE_STARTS = ("entire_frame_compile", "compile_attempt", "entire_backward_compile")
 

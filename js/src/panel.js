@@ -842,12 +842,14 @@ export function renderPanel(el, idx, fusedName, actions, report = null, scroller
   const parts = [
     headerSection(sel),
     sharedSection(sel, actions),
+    // how its ops became this kernel, first (the forum user's question: when and where the node merge happens);
+    // each op's lowering function beside the ops, below
+    mergeSection(sel),
     measuredSection(sel),
     memorySection(sel),
     whyNotFusedSection(sel, actions),
     ...kernelSections(sel, later, actions),
     fxOpsSection(sel, actions),
-    mergeSection(sel),
     loweredBySection(sel),
     userCodeSection(sel),
     compilerSection(sel),

@@ -247,7 +247,7 @@ def test_the_ranks_times_count_from_one_clock_on_the_job_page(tmp_path):
     assert shown[1]["compiles"][0]["phases"][0]["start_us"] == 6_700_010.0
     assert shown[1]["compile_calls"][0]["time_us"] == 4_251_000.0
     assert shown[1]["compiles"][0]["trigger"]["inductor_start_us"] == 6_700_010.0  # Inductor's call too
-    assert "at 6.70 s started the compile" in shown[1]["when"]  # the derived text is derived again
+    assert "dynamo began at 6.70 s" in shown[1]["when"]  # the derived text is derived again
     assert shown[1]["start_wall_us"] == t0  # what its times now count from
     assert job.report(1).compiles[0].trigger.time_us == 2_450_000.0  # the rank's own report is left as it was
 

@@ -62,8 +62,8 @@ def test_trigger_is_the_first_call_not_torch_compile(sin_cos_report):
 
     when = sin_cos_report.when
     assert (
-        f"at {fmt_us(t.time_us)} started the compile: dynamo traced its bytecode until {fmt_us(t.inductor_start_us)}"
-        in when
+        f"started the compile: dynamo began at {fmt_us(t.time_us)} and traced its bytecode until "
+        f"{fmt_us(t.inductor_start_us)}" in when
     )
     assert f"took {fmt_us(call.duration_us)} and only wrapped sin_cos" in when and "Inductor first ran" not in when
     # the capture's start, timed; whether it imported Inductor depends on what ran before it in this process

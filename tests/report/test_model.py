@@ -226,7 +226,10 @@ def test_frame_stage_is_worked_out_once_in_python():
         (f"{site}/torch/_inductor/scheduler.py", "fuse_nodes"): "scheduler",
         (f"{site}/torch/_inductor/scheduler.py", "_codegen"): "codegen",
         (f"{site}/torch/_inductor/graph.py", "run_node"): "lowering",
-        (f"{site}/torch/_inductor/graph.py", "codegen"): "codegen",
+        (f"{site}/torch/_inductor/graph.py", "codegen"): "inductor",  # it makes the Scheduler, then asks for code
+        (f"{site}/torch/_inductor/graph.py", "_update_scheduler"): "scheduler",
+        (f"{site}/torch/_inductor/graph.py", "compile_to_module"): "inductor",
+        (f"{site}/torch/_inductor/graph.py", "run"): "lowering",
         (f"{site}/torch/_inductor/codegen/cpp.py", "codegen_node"): "codegen",
         (f"{site}/torch/_inductor/ir.py", "codegen_comment"): "codegen",
         (f"{site}/torch/_inductor/ir.py", "codegen"): "codegen",
@@ -723,8 +726,8 @@ def test_when_is_said_once_in_python_for_each_way_inductor_can_run(tmp_path):
     # dynamo's start: "Inductor first ran at 4.06 s" was said, nu25 D4)
     assert r.when == (
         "torch.compile(step) at train.py:9 ran at 200.0 ms and only wrapped step: nothing compiled there. The first "
-        "call of the compiled function (train.py:12) at 4.06 s started the compile: dynamo traced it first, then "
-        "handed the graph to Inductor."
+        "call of the compiled function (train.py:12) started the compile: dynamo began at 4.06 s and traced it first, "
+        "then handed the graph to Inductor."
     )
     # the times dynamo handed the graph to Inductor and Inductor gave the code back (Trigger.inductor_start_us and
     # inductor_end_us, torch's backend_compile phase), the call's duration, and the capture's start that imported
@@ -744,8 +747,8 @@ def test_when_is_said_once_in_python_for_each_way_inductor_can_run(tmp_path):
         "It took only 6.00 ms because the capture's start (3.84 s, before the report's clock began) had imported "
         "Inductor: in a plain run the first torch.compile() with the inductor backend imports it, and lowering.py "
         "registers Inductor's lowerings then, but nothing is compiled until the first call. The first call of step() "
-        "(train.py:12) at 11.1 ms started the compile: dynamo traced its bytecode until 97.7 ms, then handed the "
-        "graph to Inductor (compile_fx), which lowered, fused and generated code until 5.17 s."
+        "(train.py:12) started the compile: dynamo began at 11.1 ms and traced its bytecode until 97.7 ms, then "
+        "handed the graph to Inductor (compile_fx), which lowered, fused and generated code until 5.17 s."
     )
     # a start that imported nothing (Inductor was imported before it) says nothing of it; neither does one before an
     # eager-backend call alone, which imports no Inductor in a plain run either

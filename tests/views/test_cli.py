@@ -127,7 +127,7 @@ def test_run_runs_the_script_as_python_would(ran, workdir):
     assert (workdir / "out.html").read_text().lstrip().lower().startswith("<!doctype html")
     # progress in the user's words (stderr is a pipe: plain lines), kernels as they are built
     assert "kernel generated: cpp_fused_add_cos_pow_sin_0 (0/0 inference)" in ran.stderr
-    for step in ("dynamo tracing", "AOT autograd", "lowering", "scheduler fusion", "code generation"):
+    for step in ("dynamo tracing", "AOT autograd", "graph passes", "lowering", "scheduler fusion", "code generation"):
         assert f"] {step}\n" in ran.stderr, step
     progress = "\n".join(ran.stderr.splitlines()[:-2])  # the progress lines: not Report.when and the last line
     assert "pass.post_grad_passes" not in progress and "compile_fx" not in progress  # (Report.when names compile_fx)
