@@ -56,6 +56,10 @@ def test_a_foreach_op_names_make_foreach_pointwise_through_its_registration_wrap
     # one FX op, which lowering made into one scheduler node per tensor
     assert [n.member_ops for n in c.fused_nodes] == [[[op.name]]] * 3
     assert "which lowering made into 3 scheduler nodes" in c.fused_nodes[0].merge_text
+    # on the CPU the three are one C++ kernel: its code generation wrote them together (nu27 D3), which is said
+    (kernel,) = {n.kernel for n in c.fused_nodes}
+    assert kernel.startswith("cpp_") and len(c.kernel(kernel).fused_nodes) == 3
+    assert "Its C++ kernel also runs 2 other fused nodes" in c.fused_nodes[0].merge_text
 
 
 def test_sin_cos_ops_were_inlined_at_lowering_and_the_scheduler_fused_nothing(sin_cos_report):
