@@ -33,7 +33,7 @@ from typing import Any, Callable, Optional
 from ..report import rules
 from ..report.built import BuiltMarker
 from ..report.finish import derive_compile, graph_signature, saved_names, with_module_view
-from ..report.model import Compile, Diagnostic, Graph, Report
+from ..report.model import Compile, Diagnostic, Graph, Report, SourceMark
 from ..report.module_paths import infer_compile
 from .artifacts import _ID_KEYS, record_kind, wanted
 from .build import (
@@ -325,6 +325,7 @@ class _Finish:
         self.backs: dict[str, int] = defaultdict(int)
         self.facts: list[tuple[bool, bool, bool]] = []
         self.timed: list = []  # the trigger of the first compile whose trigger has a time, as Report.when reads it
+        self.triggers: list = []  # each compile's id and trigger, in order
         self.pending: list[Compile] = []  # finished, held until the forwards among them have their backward
         self.waiting: dict[str, list[str]] = defaultdict(list)  # compile id -> its held forwards' ids
         self.no_memory: list[str] = []  # "2/0 backward: why" of each compile with no memory (trace_memory)
@@ -400,6 +401,7 @@ class _Finish:
 
     def _write(self, c: Compile) -> None:
         self.facts.append(rules.view_facts(c))
+        self.triggers.append(types.SimpleNamespace(id=c.id, trigger=c.trigger))  # Report.source_marks reads them
         if not self.timed and c.trigger is not None and c.trigger.time_us is not None:
             # its trigger and frame alone: the compile is let go
             self.timed.append(types.SimpleNamespace(trigger=c.trigger, frame=c.frame))
@@ -589,6 +591,8 @@ def stream_trace(
     object.__setattr__(head, "profiled", any(f[0] for f in facts))
     object.__setattr__(head, "when", rules.when_text([], finish.timed if finish else [], head.empty_frames))
     object.__setattr__(head, "nothing", rules.nothing_text(bool(stats.compiles), (d.code for d in diags)))
+    marks = rules.source_marks([], finish.triggers if finish else [])
+    object.__setattr__(head, "source_marks", [SourceMark(*m) for m in marks])
     if on_progress is not None:
         on_progress(
             f"{os.path.basename(path)}: {log.records} records, {stats.compiles} compile(s), {sink.kernels} kernel(s)"

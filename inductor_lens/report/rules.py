@@ -247,12 +247,18 @@ def compiler_stack_notes(stack: Sequence[tuple[str, str, str, str]], cache_turne
     """
     out = []
     prev = ""
+    seen: list[str] = []  # the files of the frames above: the hop is into dynamo's first frame only
     for file, function, qualname, code in stack:
         f = str(file or "").replace("\\", "/")
         note = ""
         if f.endswith("/torch/_dynamo/convert_frame.py") and prev.endswith("/torch/_dynamo/eval_frame.py"):
             note = EVAL_FRAME_NOTE
-        elif f.endswith("/torch/_dynamo/convert_frame.py") and prev and "/torch/_dynamo/" not in prev:
+        elif (
+            f.endswith("/torch/_dynamo/convert_frame.py")
+            and prev
+            and "/torch/_dynamo/" not in prev
+            and not any(o.endswith("/torch/_dynamo/convert_frame.py") for o in seen)
+        ):
             # a frame dynamo compiles that the compiled function calls (a compiled optimizer step's ``_use_grad`` calling
             # ``step``), or the code after a graph break: the same hop, from a line that is not eval_frame's
             note = CALLED_FRAME_NOTE
@@ -271,6 +277,7 @@ def compiler_stack_notes(stack: Sequence[tuple[str, str, str, str]], cache_turne
             note = CACHE_BYPASS_NOTE
         out.append(note)
         prev = f
+        seen.append(f)
     return out
 
 

@@ -230,7 +230,8 @@ def test_each_compile_is_said_to_start_at_the_call_the_capture_names(both, gpt2)
 
     t = next(c.trigger for c in gpt2[1].compiles if c.trigger is not None and c.trigger.time_us is not None)
     assert t.inductor_start_us is not None and t.time_us < t.inductor_start_us < t.inductor_end_us
-    assert f"The first call of GPT2.forward() (trace_and_capture.py:{step}) at " in gpt2[1].when, gpt2[1].when
+    said = f"The first call of GPT2.forward() (trace_and_capture.py:{step}) started the compile: dynamo began at "
+    assert said in gpt2[1].when, gpt2[1].when
     assert gpt2[1].when.endswith(
         "then handed the graph to Inductor (compile_fx), which lowered, fused and generated code until "
         + fmt_us(t.inductor_end_us)

@@ -90,8 +90,12 @@ def test_the_ranks_times_are_aligned_on_their_wall_clock_starts(ddp_job):
     assert text.startswith("Times on every rank count from the job's first capture start")
     shown = {e["rank"]: e["report"] for e in job.to_dict()["job"]["ranks"]}
     first = {r: shown[r]["compiles"][0]["trigger"]["time_us"] for r in (0, 1)}
-    # the same call after the broadcast: apart by no more than what one rank takes to trace it before the other
-    assert abs(first[0] - first[1]) < 1_000_000, first
+    # each rank's times moved by its start's offset, exactly: on the job's clock the same call after the broadcast is
+    # where the wall clock put it on each rank (how far apart the ranks then ran is the machine's load, not asserted:
+    # a loaded 2-core machine ran one rank's call 2.4 s after the other's)
+    own = {r: job.report(r).compiles[0].trigger.time_us for r in (0, 1)}
+    assert first == {r: pytest.approx(own[r] + offsets[r], abs=0.2) for r in (0, 1)}, (first, own, offsets)
+    assert any(offsets.values()), offsets  # two processes never start in the same microsecond
 
 
 def test_one_page_for_the_job(ddp_job):
