@@ -268,7 +268,7 @@ def link_branches(compiles: list[Compile]) -> list[Compile]:
     return out
 
 
-def _kernel_mates(c: Compile, n: Any) -> list[str]:
+def _kernel_mates(c: Compile, n: FusedNode) -> list[str]:
     """The other fused nodes of ``n``'s C++ kernel: on a CPU, Inductor's C++ code generation writes consecutive fused
     nodes into one kernel (``CppScheduling``'s kernel group, until ``Scheduler.flush``), after the scheduler's
     fusion; ``[]`` for other kernels (a Triton kernel holds one fused node, a foreach kernel its own group)."""
