@@ -1210,6 +1210,49 @@ def _ops_listed(ops: Sequence[str]) -> str:
     return shown + (f" and {len(ops) - MERGE_OPS_SHOWN} more" if len(ops) > MERGE_OPS_SHOWN else "")
 
 
+#: The lines ``cpp.enable_kernel_profile`` (turned on by a profiled capture on a CPU) adds to each generated C++ kernel:
+#: the header of the record-function handle, and the handle that names the kernel's profiler event
+_KERNEL_PROFILE_LINE = re.compile(
+    r"^#include <torch/csrc/inductor/aoti_runtime/utils\.h>\n|^[ \t]*torch::aot_inductor::RAIIAtenRecordFunctionHandle "
+    r"record_\w+\(.*\);[ \t]*\n",
+    re.M,
+)
+
+
+def without_kernel_profile(source: str) -> str:
+    r"""A C++ kernel's source without the two lines a profiled capture's ``cpp.enable_kernel_profile`` adds (its
+    ``#include <torch/csrc/inductor/aoti_runtime/utils.h>`` and its ``RAIIAtenRecordFunctionHandle record_...``): the
+    source torch writes without profiling. Any other source as it is.
+
+    >>> src = (
+    ...     "\n#include <torch/csrc/inductor/aoti_runtime/utils.h>\n#include <torch/csrc/inductor/cpp_prefix.h>\n"
+    ...     'extern "C" void kernel(float* out_ptr0)\n{\n    torch::aot_inductor::RAIIAtenRecordFunctionHandle '
+    ...     'record_graph_0_cpp_fused_relu_0_("graph_0_cpp_fused_relu_0", nullptr);\n    out_ptr0[0] = 0;\n}\n'
+    ... )
+    >>> print(without_kernel_profile(src))
+    <BLANKLINE>
+    #include <torch/csrc/inductor/cpp_prefix.h>
+    extern "C" void kernel(float* out_ptr0)
+    {
+        out_ptr0[0] = 0;
+    }
+    <BLANKLINE>
+    """
+    return _KERNEL_PROFILE_LINE.sub("", source) if "RAIIAtenRecordFunctionHandle" in source else source
+
+
+def kernel_profile_record(source: str) -> str:
+    """The profiler event a profiled C++ kernel records itself under: the name its ``RAIIAtenRecordFunctionHandle``
+    gives (``graph_0_cpp_fused_relu_0``; a C++ GEMM template's is its inner function's,
+    ``graph_0_gemm_m32n64k256_kernel``), ``""`` for a source without one.
+
+    >>> kernel_profile_record('  torch::aot_inductor::RAIIAtenRecordFunctionHandle record_g_("graph_0_k", nullptr);')
+    'graph_0_k'
+    """
+    m = re.search(r'RAIIAtenRecordFunctionHandle\s+record_\w+\(\s*"([^"]+)"', source or "")
+    return m.group(1) if m else ""
+
+
 def merge_text(
     kind: str,
     members: Sequence[str],
