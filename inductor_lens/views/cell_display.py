@@ -84,12 +84,13 @@ class _Progress:
         if nothing:
             text = (
                 f"inductor_lens: dynamo started here. {nothing.rstrip('.')}; the lens is below, after the cell's output"
+                f"{_LIVE_ONLY}"
             )
             return _Html(text, _line_html(text, "lens-nothing-here"))
         n = len(self.state.kernels)
         text = (
             f"inductor_lens: Inductor compiled from here, {kernels_text(n)} generated; "
-            f"the lens is below, after the cell's output"
+            f"the lens is below, after the cell's output{_LIVE_ONLY}"
         )
         return _Html(text, _line_html(text, "lens-compiled-here"))
 
@@ -98,6 +99,13 @@ class _Progress:
 
     def html(self) -> str:
         return _line_html(self.text(), "lens-progress")
+
+
+#: What the last line adds on the widget below it: a notebook saved as HTML (``jupyter nbconvert --to html``) or
+#: opened without its kernel cannot draw a live widget (nu25 D7, nu27 D5: blank under "the lens is below")
+_LIVE_ONLY = (
+    " (a live widget: a copy of the notebook as HTML shows none; %%inductor_lens --export FILE.html writes a page)"
+)
 
 
 def _line_html(text: str, role: str) -> str:
