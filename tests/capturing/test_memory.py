@@ -209,6 +209,7 @@ def test_a_checkpointed_random_op_the_backward_runs_again_on_its_rng_state_is_re
     names, other targets, so the recomputed list left out the costliest op it recomputes, and its line. Each call the
     backward's output code makes is one recomputed op of the checkpoint, on the attention's line, named by the op."""
     fwd, bwd = _pair(attention_checkpoint_step[0])
+    _rng_states_or_skip(fwd)
     calls = re.findall(r"torch\.ops\.higher_order\.run_with_rng_state\(\w+, torch\.ops\.aten\.(\w+)\.", bwd.output_code)
     assert calls == ["_scaled_dot_product_flash_attention_for_cpu"], bwd.output_code
     post = {n.name: n for n in bwd.graphs["post_grad"].nodes}
@@ -233,6 +234,7 @@ def test_a_saved_rng_state_is_named_by_the_op_that_ran_on_it_and_its_length_is_n
     only the state's length in the backward's graph (``s12 = rng_state_output_0_size[0]``). The row is named by the
     op that ran on it, its module and line, at the length the forward's output code asserts for it."""
     fwd, bwd = _pair(attention_checkpoint_step[0])
+    _rng_states_or_skip(fwd)
     # torch's own record: the forward's ``bufN = bufM[0]`` of its run_and_save_rng_state, asserted (L, ), returned
     (state,) = re.findall(r"^\s+(buf\d+) = buf\d+\[0\]\n\s+assert_size_stride\(\1, \((\d+), \)", fwd.output_code, re.M)
     assert re.search(r"^\s+(s\d+) = rng_state_output_0_size\[0\]", bwd.output_code, re.M), bwd.output_code
@@ -252,19 +254,31 @@ def test_an_extern_calls_results_no_buffer_takes_are_allocated_until_its_del(att
     ``Memory.source`` says what stays uncounted: the scratch memory an extern kernel allocates inside itself."""
     fwd, _ = _pair(attention_checkpoint_step[0])
     code = fwd.output_code
-    (call,) = re.findall(r"^\s+(buf\d+) = torch\.ops\.higher_order\.run_and_save_rng_state\(", code, re.M)
-    taken = re.findall(rf"^\s+buf\d+ = {call}(\[\d+\](?:\[\d+\])?)$", code, re.M)
-    assert sorted(taken) == ["[0]", "[1][0]"], taken  # the RNG state, the attention's output: not its logsumexp
-    assert re.search(rf"^\s+del {call}$", code, re.M)
-    logsumexp = 2 * 2 * 4 * 4  # float32 [batch 2, heads 2, 4 queries]
     allocs = {a.name: a.bytes for p in fwd.memory.timeline for a in p.allocates}
     frees = {a.name: a.bytes for p in fwd.memory.timeline for a in p.frees}
-    assert allocs[call] == logsumexp and frees[call] == logsumexp, (allocs, frees)
+    rng = re.findall(r"^\s+(buf\d+) = torch\.ops\.higher_order\.run_and_save_rng_state\(", code, re.M)
+    if rng:  # torch 2.13: the checkpointed SDPA under run_and_save_rng_state (torch 2.15 saves its results instead)
+        (call,) = rng
+        taken = re.findall(rf"^\s+buf\d+ = {call}(\[\d+\](?:\[\d+\])?)$", code, re.M)
+        assert sorted(taken) == ["[0]", "[1][0]"], taken  # the RNG state, the attention's output: not its logsumexp
+        assert re.search(rf"^\s+del {call}$", code, re.M)
+        logsumexp = 2 * 2 * 4 * 4  # float32 [batch 2, heads 2, 4 queries]
+        assert allocs[call] == logsumexp and frees[call] == logsumexp, (allocs, frees)
     (nonzero,) = re.findall(r"^\s+(buf\d+) = torch\.ops\.aten\.nonzero\.default\(", code, re.M)
     assert not re.search(rf"\b{nonzero}\[", code)  # no buffer takes its result
     assert nonzero in fwd.memory.uncounted and nonzero not in allocs, fwd.memory.uncounted
     assert f"not counting {len(fwd.memory.uncounted)} buffer" in fwd.memory.peak_text
     assert "scratch memory an extern kernel allocates and frees inside itself" in fwd.memory.source
+
+
+def _rng_states_or_skip(fwd) -> None:
+    """Skip where this torch runs the checkpointed attention under no RNG-state op (torch 2.15 saves the attention's
+    results for the backward instead of recomputing it: no ``run_and_save_rng_state`` in the forward's output code);
+    torch 2.13 on a CPU and 2.11 on a GPU do (tests/analysis/test_gpu_fixtures.py checks the GPU's)."""
+    if "torch.ops.higher_order.run_and_save_rng_state(" not in fwd.output_code:
+        import torch
+
+        pytest.skip(f"torch {torch.__version__} recomputes no random op of this checkpointed region")
 
 
 @pytest.fixture(scope="module")
