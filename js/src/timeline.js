@@ -89,7 +89,7 @@ export function renderTimeline(el, report, state, actions) {
       { class: "il-tl-passes" },
       zoomBox,
       zoomed
-        ? ` whole capture (the axis now spans compile ${current.id}: ${fmtUs(own[0])} to ${fmtUs(own[1])}` +
+        ? ` whole capture (unticked, the axis spans compile ${current.id} only: ${fmtUs(own[0])} to ${fmtUs(own[1])}` +
             (own[0] > from ? `, and the torch.compile() call that wrapped it at ${fmtUs(from)})` : ")")
         : " whole capture",
     ),

@@ -263,7 +263,8 @@ def test_offline_page_views_search_and_keyboard(tmp_path, offline_page, training
     ends = [first.trigger.time_us] + [p.start_us + p.duration_us for p in first.phases]
     starts = [first.trigger.time_us] + [p.start_us for p in first.phases]
     said = page.locator('[data-view="timeline"] .il-tl-passes').first.inner_text()
-    assert f"spans compile {first.id}: {_fmt_us(min(starts))} to {_fmt_us(max(ends))}" in said, said
+    # (said as what the unticked box shows: "the axis now spans" read as what ticking it would do, nu27)
+    assert f"(unticked, the axis spans compile {first.id} only: {_fmt_us(min(starts))} to {_fmt_us(max(ends))}" in said
     # and the torch.compile() call that only wrapped it, drawn beside it (Report.wrapped_by), said apart
     call = training_report.compile_calls[0]
     assert said.endswith(f", and the torch.compile() call that wrapped it at {_fmt_us(call.time_us)})"), said
