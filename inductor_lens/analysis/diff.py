@@ -23,11 +23,15 @@ How things are paired
   sum(max)``); a line or module set empty on both sides is no evidence and is left out (the other
   weights rescaled); halved when one is an extern call and the other generated code. Launches with
   identical descriptions pair first, in order (where one side has more, those closest in position:
-  :func:`_align`); then launches that **merged** or **split**, by the ops each covers (:func:`_merges`: each FX
+  :func:`_align`); then generated launches with equal sources (normalised, without a profiled capture's
+  instrumentation: :func:`_same_code`; a TORCH_TRACE import links no op to a C++ kernel); then launches that
+  **merged** or **split**, by the ops each covers (:func:`_merges`: each FX
   node has an identity across the reports, its op, module and source line, :func:`_node_facts`): an A launch
   whose ops all run in one B launch, as another A launch's do, is merged into it (epilogue fusion into a GEMM
   template: A's matmul and A's pointwise kernel after it), the first of them paired with it and the others
-  ``merged`` rows, never ``removed``; the converse is a split. The rest are paired greedily: the most similar
+  ``merged`` rows, never ``removed``, also where the B launch had paired already with one of them (A's bias add of
+  a frozen linear, whose only op is the linear, as B's template's: :func:`_into_paired`); the converse is a split.
+  The rest are paired greedily: the most similar
   pair first (ties: the closer relative position in the compile), each launch at most once, and only above
   :data:`MIN_SIMILARITY`. Greedy is not an optimal assignment, but with these features near-ties are rare and
   the result is explainable (``similarity`` is kept).
@@ -53,9 +57,13 @@ What "same" means
 A pair is ``same`` when its ops (target and shape) are equal, the shapes of its launch's tensor arguments are
 equal (an input's too: ``mm(x[4, 16], w[16, 8])`` and ``mm(x[4, 32], w[32, 8])`` write the same ``[4, 8]``), its
 cost (FLOPs, bytes moved) is equal, its sources are equal after normalisation (kernel names, ``bufN`` numbers and
-long hashes replaced, kernel-path comments dropped), and its launch configuration and autotune choice are equal;
-otherwise ``changed``, with ``changes`` saying which of ``fusion`` (ops moved in or out), ``shape``, ``cost``,
-``source``, ``launch``, ``autotune`` differ. ``what_changed`` says it in words, for the page and the CLI alike.
+long hashes replaced, kernel-path comments dropped, a profiled capture's two instrumentation lines of a C++ kernel
+left out: :func:`kernel_source`), its launch configuration and autotune choice are equal, and it computes its ops in
+as many fused nodes; otherwise ``changed``, with ``changes`` saying which of ``fusion`` (ops moved in or out),
+``nodes`` (the same ops, each counted once per launch, in more or fewer fused nodes: ``config.max_fusion_size=1``),
+``shape``, ``cost``, ``source``, ``launch``, ``autotune`` differ. What one side does not know (a TORCH_TRACE import's
+ops of a C++ kernel, an op's shape) is not compared, and the row says so (``not_known_a``, ``not_known_b``).
+``what_changed`` says it in words, for the page and the CLI alike.
 """
 
 from __future__ import annotations
@@ -72,7 +80,7 @@ from typing import Any, Iterable, Optional, Sequence, Union
 
 from ..report import hooks
 from ..report.model import Compile, Kernel, Memory, Report
-from ..report.rules import line_frame, short_op
+from ..report.rules import line_frame, short_op, without_kernel_profile
 from .diff_time import autotune_summary, autotune_vs_measured, kernel_time, measured_us, timing
 
 #: Kernel pairs less similar than this stay unpaired (``only_a`` / ``only_b``).
@@ -105,7 +113,9 @@ UNIT = "kernel launches"
 #: ``timing`` (how each side was timed, ``warning`` where not alike), per row ``autotune_vs_a``; notes
 #: ``timed_differently`` and ``autotune_vs_measured``.
 #: 5: per row ``ops_word`` (what ``flops_a``/``flops_b`` count: ``"int8 ops"`` for a quantized kernel's).
-DIFF_FORMAT_VERSION = 5
+#: 6: per row ``not_known_a``/``not_known_b`` (``"ops"``, ``"shape"``: what a side does not know, not compared); the
+#: change ``nodes`` (the same ops in more or fewer fused nodes of the launch).
+DIFF_FORMAT_VERSION = 6
 #: The codes of :class:`DiffNote`, and what each means.
 DIFF_NOTE_CODES = {
     "different_models": "A and B share little: fewer than SHARED_LITTLE of the ops of the side with fewer are also "
@@ -194,6 +204,11 @@ class KernelDiff:
     #: (4.5×)"``, ``detail`` with B's choice, ``"... and chose triton_mm_4 (44.5 µs), which B's profile measured at
     #: 41.9 µs"``); ``{}`` otherwise.
     autotune_vs_a: dict = field(default_factory=dict)
+    #: What one side of a pair does not know that the other does, and so was not compared: ``"ops"`` (the FX ops of
+    #: its launch: a TORCH_TRACE import without provenance links none to a C++ kernel), ``"shape"`` (of an op: an
+    #: import's multi-output op); ``what_changed`` says it (``"ops not known in B"``). ``[]`` otherwise.
+    not_known_a: list = field(default_factory=list)
+    not_known_b: list = field(default_factory=list)
 
     def __post_init__(self) -> None:
         if not self.what_changed:
@@ -285,6 +300,13 @@ def _shape_text(k: "KernelDiff") -> str:
     return "shape"
 
 
+def _nodes_text(k: "KernelDiff") -> str:
+    """``"fused nodes 1 → 6 (the scheduler fused fewer; the same ops)"``: the launch computes the same ops from more
+    (fewer) scheduler nodes (``config.max_fusion_size=1``: the C++ backend still emits one kernel of six nodes)."""
+    a, b = len(k.fused_a), len(k.fused_b)
+    return f"fused nodes {a} → {b} (the scheduler fused {'fewer' if b > a else 'more'}; the same ops)"
+
+
 def _ops_text(targets: list) -> str:
     """``"add ×4, mul ×12, tanh"``: short op names, each once with its count."""
     counts = Counter(short_op(t) for t in targets)
@@ -307,8 +329,9 @@ def change_text(k: "KernelDiff") -> str:
         parts.append("− " + _ops_text(k.moved_ops_out))
     if k.split_with:
         parts.append(f"split with B's {', '.join(k.split_with)}")
-    words = {"shape": _shape_text, "cost": _cost_text}
+    words = {"shape": _shape_text, "cost": _cost_text, "nodes": _nodes_text}
     parts += [words[c](k) if c in words else c for c in k.changes if c != "fusion"]
+    parts += [f"{', '.join(w)} not known in {side}" for side, w in (("A", k.not_known_a), ("B", k.not_known_b)) if w]
     if k.status == "only_a":
         parts.append("removed")
     if k.status == "only_b":
@@ -510,7 +533,8 @@ def diff(a: Report, b: Report, pairs: Optional[Sequence[tuple]] = None) -> Repor
                 "(load a saved one with inductor_lens.load(path))"
             )
     profiled = (_profiled(a), _profiled(b))
-    out = [_diff_compile(ca, cb, how, profiled) for ca, cb, how in pair_compiles(a, b, pairs)]
+    origins = (a.origin, b.origin)
+    out = [_diff_compile(ca, cb, how, profiled, origins) for ca, cb, how in pair_compiles(a, b, pairs)]
     return ReportDiff(a, b, out, _report_extras(a, b))
 
 
@@ -572,10 +596,13 @@ def pair_compiles(a: Report, b: Report, pairs: Optional[Sequence[tuple]] = None)
     return result
 
 
-def _diff_compile(ca: Optional[Compile], cb: Optional[Compile], how: str, profiled: tuple) -> CompileDiff:
-    """One compile pair; ``profiled``: whether report A and report B were profiled."""
+def _diff_compile(
+    ca: Optional[Compile], cb: Optional[Compile], how: str, profiled: tuple, origins: tuple = ("capture", "capture")
+) -> CompileDiff:
+    """One compile pair; ``profiled``: whether report A and report B were profiled; ``origins``: their
+    ``Report.origin`` (a TORCH_TRACE import's fused nodes are its kernels, not the scheduler's nodes)."""
     timed = profiled[0] and profiled[1]
-    fa, fb = _units(ca), _units(cb)
+    fa, fb = _units(ca, origins[0] != "trace"), _units(cb, origins[1] != "trace")
     matched = match_kernels(fa, fb)
     kernels = []
     for i, j, sim, link in matched:
@@ -697,6 +724,8 @@ class _Features:
         "calls",
         "inputs",
         "keys",
+        "known",
+        "nodes_known",
     )
 
     def __init__(
@@ -709,6 +738,7 @@ class _Features:
         call: int = 0,
         calls: int = 1,
         inputs: frozenset = frozenset(),
+        nodes_known: bool = True,
     ):
         self.kernel, self.nodes, self.index, self.call, self.calls, self.inputs = (
             kernel,
@@ -721,7 +751,10 @@ class _Features:
         self.pos = index / max(1, total - 1)
         rows = []
         keys = []
-        for name in [f for n in nodes for f in n.fx_nodes] if nodes else kernel.fx_nodes:
+        # each FX op once: the fused nodes of one launch each list the ops inlined into them (a pointwise op computed
+        # again in each of six unfused nodes' loops is one op of the graph, as in the one node they fuse into)
+        names = dict.fromkeys(f for n in nodes for f in n.fx_nodes) if nodes else dict.fromkeys(kernel.fx_nodes)
+        for name in names:
             row = facts.get(name)
             if row is None:
                 row = (name.rstrip("_0123456789") or name, "", "", "", None)
@@ -730,6 +763,10 @@ class _Features:
                 keys.append(row[4])
         #: each op's identity across reports (``_node_facts``); ``None`` for an op the post-grad graph lacks
         self.keys = keys
+        #: its ops are known (a TORCH_TRACE import without provenance links none to a C++ kernel): else not compared
+        self.known = bool(names)
+        #: its fused nodes are the scheduler's (a TORCH_TRACE import has one per kernel): their count is compared
+        self.nodes_known = nodes_known
         if not rows:  # nothing known about its ops: fall back on the name's words
             rows.append((re.sub(r"_?\d+$|\[.*\]$", "", kernel.name), "", "", ""))
         self.ops = Counter(r[0] for r in rows)
@@ -780,7 +817,7 @@ def _node_facts(c: Compile) -> dict:
     return facts
 
 
-def _units(c: Optional[Compile]) -> list:
+def _units(c: Optional[Compile], nodes_known: bool = True) -> list:
     """One :class:`_Features` per kernel launch of ``c`` (``Kernel.call_sites``: each entry is one call of the
     kernel in the output code, the fused nodes that call computes), in execution order (the first fused node of
     each call); kernels with no call site (no fused node names them) last, one launch each."""
@@ -797,7 +834,7 @@ def _units(c: Optional[Compile]) -> list:
     launches.sort(key=lambda x: x[0])  # stable: kernels with no fused node keep their order, last
     facts, inputs = _node_facts(c), frozenset(c.graph_inputs)
     return [
-        _Features(k, nodes, i, len(launches), facts, call, calls, inputs)
+        _Features(k, nodes, i, len(launches), facts, call, calls, inputs, nodes_known)
         for i, (_, k, nodes, call, calls) in enumerate(launches)
     ]
 
@@ -841,6 +878,7 @@ def match_kernels(fa: list, fb: list) -> list:
         for x, y in _align([fa[i].pos for i in ia], [fb[j].pos for j in jb or ()]):
             pairs[ia[x]] = (jb[y], 1.0)
     taken_b = {j for j, _ in pairs.values()}
+    _same_code(fa, fb, pairs, taken_b)
     merged, split = _merges(fa, fb, pairs, taken_b)
     rest_a = [i for i in range(len(fa)) if i not in pairs and i not in merged]
     rest_b = [j for j in range(len(fb)) if j not in taken_b and j not in split]
@@ -887,6 +925,28 @@ def match_kernels(fa: list, fb: list) -> list:
     return out
 
 
+def _same_code(fa: list, fb: list, pairs: dict, taken_b: set) -> None:
+    """Pair the generated launches not yet paired whose sources are equal (``_source_lines``: normalised, without a
+    profiled capture's instrumentation), in order (:func:`_align`); ``pairs``, ``taken_b``: updated. The same code
+    computes the same thing whatever each report knows of its ops: a TORCH_TRACE import without provenance links no
+    FX op to a C++ kernel, which the description cannot pair with the live capture's."""
+    by_src: dict = {}
+    for j, f in enumerate(fb):
+        if j not in taken_b and not f.extern:
+            by_src.setdefault(tuple(_source_lines(f)), ([], []))[1].append(j)
+    if not by_src:
+        return
+    for i, f in enumerate(fa):
+        if i not in pairs and not f.extern:
+            hit = by_src.get(tuple(_source_lines(f)))
+            if hit is not None:
+                hit[0].append(i)
+    for ia, jb in by_src.values():
+        for x, y in _align([fa[i].pos for i in ia], [fb[j].pos for j in jb]) if ia else ():
+            pairs[ia[x]] = (jb[y], round(similarity(fa[ia[x]], fb[jb[y]]), 3))
+            taken_b.add(jb[y])
+
+
 def _merges(fa: list, fb: list, pairs: dict, taken_b: set) -> tuple:
     """Launches that merged or split, by the ops they compute (``_Features.keys``, each FX node's identity across the
     reports), among those not yet paired: an A launch whose ops all moved into one B launch, where two or more did
@@ -929,7 +989,43 @@ def _merges(fa: list, fb: list, pairs: dict, taken_b: set) -> tuple:
         pairs[i] = (first, round(similarity(fa[i], fb[first]), 3))
         taken_b.add(first)
         split.update((j, i) for j in rest)
+    _into_paired(fa, fb, pairs, taken_b, merged, split, owner_a, owner_b, inside)
     return merged, split
+
+
+def _into_paired(fa, fb, pairs, taken_b, merged, split, owner_a, owner_b, inside) -> None:
+    """The merges (splits) whose B (A) launch is already paired with one of them: an A launch left unpaired whose
+    ops all run in one B launch that is paired with an A launch whose ops all run there too (A computed a frozen
+    linear in two launches, its MKL call and its bias add; B's GEMM template computes both, and the bias add's
+    description equals the template's: they paired first) is merged into it like any merge: the first of them in
+    A pairs with the B launch, the others are ``merged`` rows, never ``removed``. The converse for splits.
+    ``pairs``, ``taken_b``, ``merged``, ``split``: updated."""
+    by_b = {j: i for i, (j, _) in pairs.items()}
+    into: dict = {}
+    for i in range(len(fa)):
+        if i not in pairs and i not in merged:
+            j = inside(fa[i], owner_b, set(by_b) - set(split.values()))
+            if j is not None and inside(fa[by_b[j]], owner_b, {j}) == j:
+                into.setdefault(j, []).append(i)
+    for j, ii in into.items():
+        first, *rest = sorted({*ii, by_b[j], *(m for m, k in merged.items() if k == j)}, key=lambda i: fa[i].pos)
+        del pairs[by_b[j]]
+        pairs[first] = (j, round(similarity(fa[first], fb[j]), 3))
+        merged.update((i, j) for i in rest)
+    by_a = {i: j for i, (j, _) in pairs.items()}
+    off: dict = {}
+    for j in range(len(fb)):
+        if j not in taken_b and j not in split:
+            i = inside(fb[j], owner_a, set(by_a) - set(merged))
+            if i is not None and inside(fb[by_a[i]], owner_a, {i}) == i:
+                off.setdefault(i, []).append(j)
+    for i, jj in off.items():
+        first, *rest = sorted({*jj, by_a[i], *(m for m, k in split.items() if k == i)}, key=lambda j: fb[j].pos)
+        taken_b.discard(by_a[i])
+        split.pop(first, None)
+        pairs[i] = (first, round(similarity(fa[i], fb[first]), 3))
+        taken_b.add(first)
+        split.update((j, i) for j in rest)
 
 
 def _align(xs: list, ys: list) -> list:
@@ -1013,20 +1109,27 @@ def _kernel_pair(
             merged_into=into.kernel.name if into else "",
             split_from=came.kernel.name if came else "",
         )
-    ops_a = x.ops + Counter()
-    ops_b = y.ops + Counter()
-    moved_in = sorted((ops_b - ops_a).elements())
-    moved_out = sorted((ops_a - ops_b).elements())
+    known = x.known and y.known  # one side's ops not known (a TORCH_TRACE import): not compared, said so
+    unknown = ([] if x.known else ["ops"], [] if y.known else ["ops"])
+    moved_in = sorted((y.ops - x.ops).elements()) if known else []
+    moved_out = sorted((x.ops - y.ops).elements()) if known else []
+    shape_x, shape_y, blind_x, blind_y = _known_shapes(x.shape, y.shape)
+    for side, blind in ((0, blind_x), (1, blind_y)):
+        if blind and known:
+            unknown[side].append("shape")
     changes = []
     shapes = ("", "")
     args = _arg_shapes(x.kernel, y.kernel)
     if moved_in or moved_out or (link and link[0] in ("merged_with", "split_with")):
         changes.append("fusion")
-    elif x.shape != y.shape:
+    elif known and shape_x != shape_y:
         changes.append("shape")
-        shapes = _shape_change(x.shape, y.shape)
+        shapes = _shape_change(shape_x, shape_y)
     elif args:  # the ops write the same shapes from other ones (an input of a matmul), or sizes passed as arguments
         changes.append("shape")
+    if "fusion" not in changes and known and x.nodes_known and y.nodes_known and x.nodes and y.nodes:
+        if len(x.nodes) != len(y.nodes):  # the same ops, fused into more or fewer scheduler nodes in the kernel
+            changes.append("nodes")
     if _cost_changed(x.kernel, y.kernel):
         changes.append("cost")
     src_diff = None
@@ -1066,7 +1169,23 @@ def _kernel_pair(
         bytes_b=_cost(y.kernel)[1],
         merged_with=[fa[i].kernel.name for i in link[1]] if link and link[0] == "merged_with" else [],
         split_with=[fb[j].kernel.name for j in link[1]] if link and link[0] == "split_with" else [],
+        not_known_a=unknown[0],
+        not_known_b=unknown[1],
     )
+
+
+def _known_shapes(x: Counter, y: Counter) -> tuple:
+    """Two launches' ``(op, shape)`` multisets without the ops whose shape a side does not know (``"None"``: a
+    TORCH_TRACE import's multi-output op), and the ops whose shape only A's (only B's) side does not know: a shape
+    one side does not know is no change."""
+    bx = {op for op, shape in x if shape == "None"}
+    by = {op for op, shape in y if shape == "None"}
+    blind = bx | by
+
+    def keep(c: Counter) -> Counter:
+        return Counter({k: n for k, n in c.items() if k[0] not in blind}) if blind else c
+
+    return keep(x), keep(y), sorted(bx - by), sorted(by - bx)
 
 
 def _fused_names(f: Optional[_Features]) -> list:
@@ -1084,10 +1203,18 @@ def _op_list(f: _Features) -> list:
 _SOURCE_CACHE: dict = {}
 
 
+def kernel_source(k: Kernel) -> str:
+    """The source a diff compares and the compare page shows of ``k``: as torch writes it without profiling
+    (``rules.without_kernel_profile``: a profiled capture's C++ kernels carry two lines of instrumentation that a
+    kernel compiled without ``--profile``, or read from a TORCH_TRACE log, lacks)."""
+    return without_kernel_profile(k.source)
+
+
 def _same_source(x: _Features, y: _Features) -> bool:
     """Equal sources: most often equal as they are, or once each kernel's own name is replaced; else normalised."""
     ka, kb = x.kernel, y.kernel
-    if ka.source == kb.source or ka.source.replace(ka.name, "KERNEL") == kb.source.replace(kb.name, "KERNEL"):
+    sa, sb = kernel_source(ka), kernel_source(kb)
+    if sa == sb or sa.replace(ka.name, "KERNEL") == sb.replace(kb.name, "KERNEL"):
         return True
     return _source_lines(x) == _source_lines(y)
 
@@ -1104,7 +1231,7 @@ def _source_lines(f: _Features) -> list:
     if hit is None:
         if len(_SOURCE_CACHE) > 4096:
             _SOURCE_CACHE.clear()
-        text = normalise_source(k.source, k.name)
+        text = normalise_source(kernel_source(k), k.name)
         if f.extern and f.inputs:
             text = _IDENT.sub(lambda m: "IN" if m.group(0) in f.inputs else m.group(0), text)
         hit = _SOURCE_CACHE[key] = text.splitlines()

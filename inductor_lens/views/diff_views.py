@@ -16,7 +16,7 @@ from typing import Any, Union
 import anywidget
 import traitlets
 
-from ..analysis.diff import UNIT, ReportDiff, summary_text
+from ..analysis.diff import UNIT, ReportDiff, kernel_source, summary_text
 from ..report.io import atomic_write
 from .frontend import STATIC, answer_request
 from .frontend import static as _static
@@ -54,7 +54,7 @@ def slim_report(r) -> dict:
                 "graph_kind": c.graph_kind,
                 "frame": c.frame,
                 "fused_nodes": _to_plain(c.fused_nodes),
-                "kernels": [{f: _to_plain(getattr(k, f)) for f in _KERNEL_FIELDS} for k in c.kernels],
+                "kernels": [_slim_kernel(k) for k in c.kernels],
                 "graph_inputs": list(c.graph_inputs),
                 "graph_outputs": list(c.graph_outputs),
                 "graphs": graph(c),
@@ -63,6 +63,16 @@ def slim_report(r) -> dict:
             for c in r.compiles
         ],
     }
+
+
+def _slim_kernel(k) -> dict:
+    """A kernel as the compare view draws it: its source as the diff compared it (``diff.kernel_source``: without
+    a profiled capture's instrumentation lines), so that the source diff's line numbers are the page's."""
+    from ..report.plain import to_plain as _to_plain
+
+    out = {f: _to_plain(getattr(k, f)) for f in _KERNEL_FIELDS}
+    out["source"] = kernel_source(k)
+    return out
 
 
 def pack_diff(d: ReportDiff) -> bytes:
