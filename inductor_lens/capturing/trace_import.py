@@ -27,6 +27,7 @@ from typing import Any, Callable, Iterable, Optional, Union
 from ..report.finish import infer_report_modules
 from ..report.lines import mark_rollups
 from ..report.model import Diagnostic, Report
+from ..report.rules import TRACE_UNRECORDED
 from .artifacts import wanted
 from .build import _base_cid, _cid, _dynamo_graph, _key, _trace_key, build_report
 from .parse import parse_output_code_kernels, triton_source_metadata
@@ -238,6 +239,7 @@ class _RawFromTrace:
         if str(cid).startswith("!"):  # compiled autograd's graph is the whole backward (AOT logs inference)
             kind = "backward"
         rec = RawGraph(key=len(self.raw.graphs), compile_id=cid, graph_kind=kind, start_us=t, resets=self.resets)
+        rec.unrecorded = dict(TRACE_UNRECORDED)  # no lowering, no scheduler nodes before fusion, no compiler stacks
         rec.output_code = payload or ""
         text = self.post_grad_text.pop(cid, "")
         rec.post_grad_nodes = self._graph(text) if text else []

@@ -366,6 +366,29 @@ def test_what_a_trace_cannot_hold_is_said(both):
     assert "before fusion" in text and "call stack" in text
 
 
+def test_an_imported_kernels_merge_text_never_guesses_what_lowering_and_the_scheduler_did(both):
+    """A TORCH_TRACE log holds no scheduler nodes before fusion, no lowering functions and no call stacks of Inductor:
+    each imported compile says so (``Compile.unrecorded``, drawn in the panel's sections), and a fused node's merge
+    text lists its ops and says where they were merged is not known, where it said "Inductor's lowering inlined
+    them ... The scheduler fused nothing into it: one scheduler node" of a kernel the capture shows fused from
+    several; an extern call's text is the capture's."""
+    from inductor_lens.report.rules import TRACE_UNRECORDED
+
+    checked = 0
+    for c, i in _pairs(both):
+        assert c.unrecorded == {} and i.unrecorded == TRACE_UNRECORDED, c.id
+        captured = {f.kernel: f.merge_text for f in c.fused_nodes if f.kind == "extern"}
+        for f in i.fused_nodes:
+            if f.kind == "extern":  # (the custom op's call is another kind of node in the capture)
+                assert f.merge_text == captured.get(f.kernel, f.merge_text), (c.id, f.name)
+                assert f.merge_text.startswith("An extern call ("), (c.id, f.name)
+            elif not f.is_glue:
+                assert f.merge_text.endswith(TRACE_UNRECORDED["merge"]), (c.id, f.name, f.merge_text)
+                assert "fused nothing" not in f.merge_text and "inlined them" not in f.merge_text
+                checked += bool(f.ops)
+    assert checked >= 3  # C++ kernels whose ops torch's provenance map gives
+
+
 def test_import_trace_cli_writes_a_page(both, tmp_path):
     from inductor_lens.views.cli import main
 
