@@ -2038,6 +2038,7 @@ def _compile(
         complete=complete,
         lowering_stack=_compiler_frames(rec.lowering_stack),
         fusion_stack=_compiler_frames(rec.fusion_stack),
+        unrecorded=dict(rec.unrecorded),
         cudagraphs=cudagraphs_of(rec, trace.events),
     )
     if ca and not rec.aot:  # torch records no module for its ops: from the parameters they read, the gradients made

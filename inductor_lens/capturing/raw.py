@@ -116,6 +116,9 @@ class RawGraph:
     # to the scheduler's fusion (Scheduler.fuse_nodes), trimmed as a kernel's compiler_stack; [] where not seen
     lowering_stack: list[tuple] = field(default_factory=list)
     fusion_stack: list[tuple] = field(default_factory=list)
+    # what its record cannot hold, by the panel's section that would show it (Compile.unrecorded): a TORCH_TRACE
+    # import's rules.TRACE_UNRECORDED, {} where the capture's hooks saw the compile
+    unrecorded: dict[str, str] = field(default_factory=dict)
 
 
 def aot_lowered(graph: RawGraph) -> bool:

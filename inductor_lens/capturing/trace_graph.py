@@ -9,7 +9,7 @@
 from __future__ import annotations
 
 import re
-from typing import Optional
+from typing import Optional, Sequence
 
 _DTYPES = {
     "f32": "float32",
@@ -222,12 +222,13 @@ def _body(code: str, header: str) -> list[str]:
 
 
 def call_launches(code: str, kernel_names: set) -> list[dict]:
-    """The kernel launches of ``call()`` in order: ``{name, extern, buffer, handle, args, source_nodes}``. Where
+    """The kernel launches of ``call()`` in order: ``{name, extern, buffer, handle, args, operands, source_nodes}``. Where
     Inductor split the graph into partitions (CUDA graphs of parts of it: ``def partition_0(args)`` at the top level,
     called from ``Runner.call`` as ``self.partitions[0](...)``), each partition's launches where ``call()`` calls it.
 
     ``handle`` is the provenance debug handle (``name:N``) of the comment above the launch, if any;
-    ``source_nodes`` the dynamo-level node names of the "Topologically Sorted Source Nodes" comment."""
+    ``source_nodes`` the node names of the "Topologically Sorted Source Nodes" comment; ``args`` the buffers and
+    inputs the call passes, ``operands`` every name in its arguments (a graph's node such as ``view_13`` too)."""
     body = _body(code, "\ndef call(") or _body(code, "    def call(self, args")
     out: list[dict] = []
     _launches(code, body, kernel_names, out, set())
@@ -290,6 +291,7 @@ def _launches(code: str, body: list[str], kernel_names: set, out: list[dict], se
                 "handle": handle,
                 "line": line,
                 "args": [a for a in _IDENT.findall(args) if a.startswith(("buf", "arg", "primals", "tangents"))],
+                "operands": _IDENT.findall(args),
                 "source_nodes": sources,
             }
         )
@@ -326,14 +328,30 @@ def extern_op_nodes(
     nodes: dict[str, dict],
     claimed: set,
     by_op: Optional[dict[str, list[str]]] = None,
+    near: Sequence[str] = (),
+    passed: Sequence[str] = (),
 ) -> list[str]:
-    """The one post-grad node an extern kernel call implements: of the nodes its launch comment names (every
-    origin, which over-approximates) the first not yet claimed that calls the kernel's own op
-    (``extern_kernels.mm`` -> an ``aten.mm`` node); without a comment, the first such node of the graph.
+    """The one post-grad node an extern kernel call implements (``extern_kernels.mm`` -> an ``aten.mm`` node), not
+    yet ``claimed`` by another call, the first found of:
+
+    - of ``candidates``, the post-grad nodes that its launch comment names (every origin, which over-approximates;
+      torch lists them in graph order, so the call's own node, which the others feed), the last that calls the op;
+    - the node of the op that reads most of those nodes and of ``passed`` (the graph's nodes that the call passes,
+      ``view_13`` in ``mm(..., view_13, out=buf1)``): a comment need not name the call's own node (with
+      ``INDUCTOR_PROVENANCE`` on, torch names a backward mm by the node it was made from), but names the views and
+      permutes of its operands that Inductor folded into the call;
+    - of ``near`` (the nodes on the user lines of the dynamo nodes the comment names, in graph order: a forward's
+      comment names dynamo's nodes, not post-grad ones), the first;
+    - the first such node of the graph.
+
     ``by_op``: op -> the nodes that call it, in graph order, when the caller asks for many externs of a graph."""
     for op in (callee_op(extern), *_CALLED_FOR.get(callee_op(extern), ())):
         everywhere = list(nodes) if by_op is None else by_op.get(op, []) or by_op.get(op.rstrip("_"), [])
-        for pool in ([n for n in candidates if n in nodes], everywhere):
+        own = [n for n in candidates if n in nodes]
+        read = {*own, *passed}
+        score = {n: len(read.intersection(nodes[n].get("inputs", ()))) for n in everywhere if n in nodes}
+        fed = sorted((n for n in everywhere if score.get(n)), key=lambda n: -score[n])  # stable: graph order
+        for pool in (own[::-1], fed, [n for n in near if n in nodes], everywhere):
             for n in pool:
                 if n not in claimed and calls_op(nodes[n], op):
                     return [n]

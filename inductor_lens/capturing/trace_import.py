@@ -9,7 +9,8 @@ What the in-process hooks add and a log cannot hold is derived where possible:
   training frame a backward (DDP splits a frame into several graphs, each with its own); a backward compiled
   after dynamo finished was lazy;
 - kernels: every kernel defined in the output code, in launch order from ``call()``, with their exact source;
-- kernel <-> post-grad node links: from torch's provenance map (``INDUCTOR_PROVENANCE=1``), else none;
+- kernel <-> post-grad node links: from torch's provenance map (``INDUCTOR_PROVENANCE=1``), else from the comments
+  Inductor writes in the output code (a C++ kernel's source-node mapping, the node named above an extern call);
 - fused nodes: one per kernel launch, holding the post-grad nodes of that kernel (the provenance map);
   edges between them follow the post-grad graph.
 
@@ -26,6 +27,7 @@ from typing import Any, Callable, Iterable, Optional, Union
 from ..report.finish import infer_report_modules
 from ..report.lines import mark_rollups
 from ..report.model import Diagnostic, Report
+from ..report.rules import TRACE_UNRECORDED
 from .artifacts import wanted
 from .build import _base_cid, _cid, _dynamo_graph, _key, _trace_key, build_report
 from .parse import parse_output_code_kernels, triton_source_metadata
@@ -237,6 +239,7 @@ class _RawFromTrace:
         if str(cid).startswith("!"):  # compiled autograd's graph is the whole backward (AOT logs inference)
             kind = "backward"
         rec = RawGraph(key=len(self.raw.graphs), compile_id=cid, graph_kind=kind, start_us=t, resets=self.resets)
+        rec.unrecorded = dict(TRACE_UNRECORDED)  # no lowering, no scheduler nodes before fusion, no compiler stacks
         rec.output_code = payload or ""
         text = self.post_grad_text.pop(cid, "")
         rec.post_grad_nodes = self._graph(text) if text else []
@@ -316,17 +319,11 @@ class _RawFromTrace:
                 own = [n for n in fx if calls_op(by_name[n], callee_op(name))]
                 fx = own or fx
             if not fx:  # no provenance for this kernel: what the output code's comments say
-                fx = (
-                    extern_op_nodes(
-                        name,
-                        self._to_post_grad(launch["source_nodes"], rec, by_name, by_stack),
-                        by_name,
-                        claimed,
-                        by_op,
-                    )
-                    if launch["extern"]
-                    else [n for n in defined.get(name, []) if n in by_name]
-                )
+                if launch["extern"]:
+                    own, near = self._to_post_grad(launch["source_nodes"], rec, by_stack)
+                    fx = extern_op_nodes(name, own, by_name, claimed, by_op, near=near, passed=launch["operands"])
+                else:
+                    fx = [n for n in defined.get(name, []) if n in by_name]
                 if fx:
                     derived.append(name)
             claimed.update(fx)
@@ -362,21 +359,20 @@ class _RawFromTrace:
                 "trace_derived",
                 f"{rec.compile_id} {rec.graph_kind}: torch logged no provenance for "
                 f"{', '.join(derived)}; their post-grad nodes were read from the output code's comments (for an extern kernel: "
-                "the nodes that call its op)",
+                "the node of its op that the comment above its call names, else the one that reads what it names)",
             )
 
-    def _to_post_grad(self, names: list[str], rec: RawGraph, by_name: dict, by_stack: dict) -> list[str]:
-        """Node names of a launch comment, as post-grad names: a forward's comment names dynamo's nodes
-        (``matmul``), which become the post-grad nodes on the same user line (``by_stack``: stack trace ->
-        post-grad nodes, in graph order)."""
+    def _to_post_grad(self, names: list[str], rec: RawGraph, by_stack: dict) -> tuple[list[str], list[str]]:
+        """The node names of a launch comment as post-grad nodes: (those it names itself, the nodes on the user lines
+        of the others). A backward's comment names the nodes Inductor made for the backward by their post-grad
+        names, and the nodes recomputed or saved from the forward by dynamo's names (``x``, ``layer_norm_1``); a
+        forward's names dynamo's nodes (``matmul``), which become the post-grad nodes on the same user line
+        (``by_stack``: stack trace -> post-grad nodes, in graph order), a whole line's: every call on it."""
+        post_grad = {n["name"] for n in rec.post_grad_nodes}
         stacks = self._dynamo_stacks(rec)
-        out = []
-        for n in names:
-            if n in by_name:
-                out.append(n)
-            elif stacks.get(n):
-                out += by_stack.get(stacks[n], [])
-        return list(dict.fromkeys(out))
+        own = [n for n in names if n in post_grad]
+        near = [p for n in names if n not in post_grad and stacks.get(n) for p in by_stack.get(stacks[n], [])]
+        return own, list(dict.fromkeys(near))
 
     def _dynamo_stacks(self, rec: RawGraph) -> dict[str, str]:
         """The stack trace of each dynamo node of ``rec``'s compile (made once per compile: every launch asks)."""

@@ -40,6 +40,7 @@ from .rules import (
     INCOMPLETE_NOTE,
     NOT_OPS,
     OLD_RECORDING,
+    TRACE_UNRECORDED,
     TUNABLE_OPS,
     autotune_chosen,
     autotune_fusion_note,
@@ -94,6 +95,7 @@ from .rules import (
     trigger_kind,
     trigger_summary,
     unique_stacks,
+    unrecorded_merge_text,
     user_lines,
 )
 
@@ -333,6 +335,8 @@ def derive_compile(c: Compile, fx: Optional[dict] = None, view: bool = True) -> 
                 in_place=in_place_text(_in_place_targets(n.mutates, fx, inputs)),
                 merge_text=""
                 if n.is_glue
+                else unrecorded_merge_text(n.kind, _op_names([n.fx_nodes], fx)[0], c.unrecorded["merge"])
+                if c.unrecorded.get("merge")
                 else merge_text(
                     n.kind,
                     n.members,
@@ -758,10 +762,13 @@ def with_modules(compiles: list[Compile]) -> list[Compile]:
     return infer_modules(compiles, {b.id: f for f, b in pair_backward(compiles).items()})
 
 
-def rederive(compiles: list[Compile]) -> list[Compile]:
+def rederive(compiles: list[Compile], origin: str = "capture") -> list[Compile]:
     """What a report written before the derived fields of ``DERIVED_VERSION`` gets on loading: module paths
     inferred where missing (:func:`with_modules`), its backwards' saved inputs named (:func:`name_saved`), then
-    :func:`derive_compile` on every compile."""
+    :func:`derive_compile` on every compile. ``origin``: the report's (``Report.origin``): a TORCH_TRACE import
+    made before ``Compile.unrecorded`` says what its log cannot hold (``rules.TRACE_UNRECORDED``)."""
+    if origin == "trace":
+        compiles = [c if c.unrecorded else dataclasses.replace(c, unrecorded=dict(TRACE_UNRECORDED)) for c in compiles]
     return link_branches([derive_compile(c) for c in name_saved(with_modules(compiles))])
 
 
@@ -769,7 +776,7 @@ def derive_report(report: Report) -> Report:
     """``report`` with :func:`rederive` run on its compiles (a report written before the derived fields of
     ``DERIVED_VERSION``), and the lines that built the modules of ops with no line of their own
     (``report/built.py``)."""
-    report = dataclasses.replace(report, compiles=rederive(report.compiles), derived=DERIVED_VERSION)
+    report = dataclasses.replace(report, compiles=rederive(report.compiles, report.origin), derived=DERIVED_VERSION)
     return rollups_noisy(mark_built(skips_said(report)))
 
 

@@ -508,7 +508,7 @@ def _build(parts: "Parts") -> Report:
             builder.shared = parts.shared  # known once the tables are expanded
             compiles.append(builder.build(Compile, c))
         if underived:  # module paths inferred where missing, saved inputs named, then each is derived
-            compiles = rederive(compiles)
+            compiles = rederive(compiles, parts.head.get("origin", "capture"))
         report = builder.build(Report, dict(parts.head_expanded, compiles=[]))
     report = dataclasses.replace(report, compiles=compiles, derived=DERIVED_VERSION)
     return mark_built(skips_said(report)) if underived else report  # built lines read the report's source files

@@ -1585,6 +1585,11 @@ class Compile(_Record):
     #: graph read from a cache, reports made before it).
     lowering_stack: list[Frame] = field(default_factory=list)
     fusion_stack: list[Frame] = field(default_factory=list)
+    #: What its record cannot hold, said in the panel's section that would show it, with what to do instead
+    #: (``rules.TRACE_UNRECORDED``): for a compile imported from a TORCH_TRACE log, ``lowered_by`` (the lowering
+    #: function of each op), ``merge`` (the scheduler nodes before fusion: which ops lowering inlined and which the
+    #: scheduler fused) and ``compiler_stack`` (Inductor's call stacks). ``{}`` for a compile captured in process.
+    unrecorded: dict[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "why", compile_why(self.recompile_reason, getattr(self.trigger, "reason", "")))

@@ -3113,6 +3113,41 @@ NO_PROVENANCE = (
 )
 
 
+_CAPTURE_LIVE = "capture it live to see it: inductor-lens run SCRIPT, or inductor_lens.capture() in Python."
+
+#: ``Compile.unrecorded`` of a compile imported from a TORCH_TRACE log: what the log holds none of, by the panel's
+#: section that would show it.
+TRACE_UNRECORDED = {
+    "lowered_by": "Not known for a report imported from a TORCH_TRACE log: the log holds no lowering functions (the "
+    "lowering GraphLowering.call_function ran for each op); " + _CAPTURE_LIVE,
+    "merge": "A TORCH_TRACE log holds no scheduler nodes before fusion, so which of its ops Inductor's lowering "
+    "inlined into one loop (GraphLowering.run) and which loops the scheduler fused (Scheduler.fuse_nodes) is not "
+    "known; " + _CAPTURE_LIVE,
+    "compiler_stack": "Not known for a report imported from a TORCH_TRACE log: the log holds no call stacks of "
+    "Inductor (the path from your call to where Inductor generated this kernel); " + _CAPTURE_LIVE,
+}
+
+
+def unrecorded_merge_text(kind: str, ops: Sequence[str], why: str) -> str:
+    """``FusedNode.merge_text`` where the scheduler nodes before fusion are not known (``why``:
+    ``Compile.unrecorded["merge"]``): the ops it runs, and that where they were merged is not known; an extern
+    call's text (:func:`merge_text`: nothing is merged into one), ``""`` for glue. Never a guess of one scheduler
+    node: a TORCH_TRACE import's C++ kernel of 9 ops was 5 scheduler nodes in the capture.
+
+    >>> unrecorded_merge_text("reduction", ["var_mean", "add", "rsqrt"], "A log holds none; capture it live.")
+    '3 ops in this kernel: var_mean, add, rsqrt. A log holds none; capture it live.'
+    >>> unrecorded_merge_text("pointwise", [], "A log holds none; capture it live.")
+    'A log holds none; capture it live.'
+    >>> unrecorded_merge_text("extern", ["mm"], "A log holds none.")
+    'An extern call (mm: a library or fallback kernel, not generated code): nothing is inlined or fused into it.'
+    """
+    if kind in ("extern", "nop"):
+        return merge_text(kind, [], [], ops)
+    head = f"{len(ops)} ops in this kernel: {_ops_listed(list(ops))}. " if len(ops) > 1 else ""
+    head = f"One op in this kernel: {ops[0]}. " if len(ops) == 1 else head
+    return head + why
+
+
 INPUT_COPY = (
     "Inductor added this copy itself, no line of yours did: the kernel that reads these graph inputs wants them in "
     "another memory layout (for a convolution, channels-last: Inductor's layout optimization, "

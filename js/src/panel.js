@@ -721,8 +721,9 @@ function mergeSection({ n }) {
 }
 
 /** The lowering function torch ran for each of the node's ops (GraphNode.lowered_by, outermost first), one row per
- * distinct chain with the ops it lowered: a foreach box names make_foreach_pointwise. */
-function loweredBySection({ n, fxByName }) {
+ * distinct chain with the ops it lowered: a foreach box names make_foreach_pointwise. Where the compile's record
+ * cannot hold them (a TORCH_TRACE import), what Python says of that (Compile.unrecorded.lowered_by). */
+function loweredBySection({ n, fxByName, idx }) {
   const rows = new Map();
   for (const name of n.fx_nodes || []) {
     const chain = (fxByName.get(name) || {}).lowered_by || [];
@@ -730,6 +731,14 @@ function loweredBySection({ n, fxByName }) {
     const key = chain.map((f) => `${f.file}:${f.line}:${f.function}`).join(" ");
     if (!rows.has(key)) rows.set(key, { chain, ops: [] });
     rows.get(key).ops.push((fxByName.get(name) || {}).short_op || name);
+  }
+  const unrecorded = ((idx.compile || {}).unrecorded || {}).lowered_by;
+  if (!rows.size && unrecorded && !n.is_glue) {
+    return section(
+      "Lowered by (the lowering function GraphLowering.call_function ran)",
+      "lowered-by",
+      h("p", { class: "il-muted" }, unrecorded),
+    );
   }
   if (!rows.size) return null;
   return section(
@@ -774,10 +783,11 @@ function compilerSection({ k, idx }) {
   const low = c.lowering_stack || [];
   const fus = c.fusion_stack || [];
   if (!cs.length && !low.length && !fus.length) {
+    // a TORCH_TRACE import holds none: Python says so (Compile.unrecorded.compiler_stack)
     return section(
       "Inductor's call path that generated this kernel",
       "compiler-stack",
-      h("p", { class: "il-muted" }, "No compiler backtrace recorded."),
+      h("p", { class: "il-muted" }, (c.unrecorded || {}).compiler_stack || "No compiler backtrace recorded."),
     );
   }
   if (!low.length && !fus.length) {

@@ -152,6 +152,75 @@ def test_lazy_backward_extern_links_are_derived_and_right(both):
     assert any("not linked to post-grad nodes" in d.message for d in imported.diagnostics)
 
 
+def test_every_extern_call_of_a_lazy_backward_is_tied_to_the_node_the_capture_ties_it_to(both, gpt2):
+    """torch logs no provenance for a lazy backward: each extern call of the MLP's and the GPT-2's backward is tied,
+    from the output code's comments, to the post-grad node the capture ties it to."""
+    checked = 0
+    for captured, imported in (both[:2], gpt2):
+        c, i = captured.compile("0/0 backward"), imported.compile("0/0 backward")
+        for kc, ki in zip(c.kernels, i.kernels):
+            if kc.language == "extern":
+                assert (ki.name, ki.fx_nodes) == (kc.name, kc.fx_nodes), c.id
+                checked += kc.name.startswith("extern_kernels.mm[")
+    assert checked > 10
+
+
+BLOCK = pathlib.Path(ROOT, "tests", "fixtures", "trace-block")
+
+
+def test_each_mm_of_a_blocks_backward_is_the_node_its_comment_names():
+    """A transformer block's backward (LayerNorm + nn.MultiheadAttention + MLP, a log without provenance) calls
+    ``extern_kernels.mm`` 8 times; the comment above each call names the call's own node last
+    (``# Topologically Sorted Source Nodes: [clone_3, ..., view_32, permute_29, mm_7]``), after nodes saved from
+    the forward (``x``, ``input_1``, ``multi_head_attention_forward``) whose user lines hold other mms. The import
+    tied 6 of the 8 to the first unclaimed mm of those lines: the attention's in_proj weight gradient (``buf22``,
+    [192, 64]) to ``mm_3`` [64, 64] at the MLP's line. Each is the node torch's comment names, as the capture
+    (nu28's tb.json) ties it, on its own user line."""
+    imported = inductor_lens.load_trace(str(BLOCK))
+    c = imported.compile("0/0 backward")
+    shapes = {n.name: n.shape for n in c.graphs["post_grad"].nodes}
+    mms = {k.name: k for k in c.kernels if k.name.startswith("extern_kernels.mm[")}
+    # torch's own output code: the last node of the comment above each call
+    assert {name: k.fx_nodes for name, k in mms.items()} == {
+        f"extern_kernels.mm[{buf}]": [node]
+        for buf, node in {
+            "buf0": "mm_1",
+            "buf4": "mm_3",
+            "buf12": "mm_5",
+            "buf23": "mm_8",
+            "buf13": "mm_6",
+            "buf22": "mm_7",
+            "buf1": "mm_2",
+            "buf5": "mm_4",
+        }.items()
+    }
+    in_proj = mms["extern_kernels.mm[buf22]"]
+    assert shapes["mm_7"] == [192, 64]
+    assert [(pathlib.Path(u.file).name, u.line) for u in in_proj.user_lines] == [("tb.py", 11)]  # the attention
+
+
+def test_an_extern_call_whose_comment_does_not_name_its_node_is_the_op_that_reads_what_it_names():
+    """With INDUCTOR_PROVENANCE on, torch names a backward mm in the comment by the node it was made from: above
+    ``extern_kernels.mm(reinterpret_tensor(tangents_1, ...), view_13, out=buf1)`` it writes ``[view_15,
+    permute_12, permute_14]`` (no ``mm_2``; nu28's trace2 of the same block). The call is the mm that reads what the
+    comment names and what the call passes (``mm_2 = mm(permute_12, view_13)``), not the first unclaimed mm."""
+    from inductor_lens.capturing.trace_graph import extern_op_nodes
+
+    def mm(*inputs):
+        return {"op": "call_function", "target": "aten.mm.default", "inputs": list(inputs)}
+
+    nodes = {
+        "view_15": {"op": "call_function", "target": "aten.reshape.default", "inputs": ["tangents_1"]},
+        "mm_1": mm("view_15", "permute_11"),
+        "permute_12": {"op": "call_function", "target": "aten.permute.default", "inputs": ["view_15"]},
+        "mm_2": mm("permute_12", "view_13"),
+        "mm_4": mm("permute_16", "view_11"),
+    }
+    comment, passed = ["view_15", "permute_12", "permute_14"], ["reinterpret_tensor", "tangents_1", "view_13", "out"]
+    assert extern_op_nodes("extern_kernels.mm", comment, nodes, set(), passed=passed) == ["mm_2"]
+    assert extern_op_nodes("extern_kernels.mm", comment, nodes, {"mm_2"}, passed=passed) == ["mm_1"]
+
+
 def test_graphs_triggers_guards_and_breaks_agree(both):
     captured, imported, _ = both
     script = pathlib.Path(ROOT, "tests", "dist_scripts", "trace_and_capture.py").read_text().splitlines()
@@ -295,6 +364,29 @@ def test_what_a_trace_cannot_hold_is_said(both):
         assert all(f.kernel for f in c.fused_nodes)  # one fused node per kernel launch
     text = "\n".join(map(str, imported.diagnostics))
     assert "before fusion" in text and "call stack" in text
+
+
+def test_an_imported_kernels_merge_text_never_guesses_what_lowering_and_the_scheduler_did(both):
+    """A TORCH_TRACE log holds no scheduler nodes before fusion, no lowering functions and no call stacks of Inductor:
+    each imported compile says so (``Compile.unrecorded``, drawn in the panel's sections), and a fused node's merge
+    text lists its ops and says where they were merged is not known, where it said "Inductor's lowering inlined
+    them ... The scheduler fused nothing into it: one scheduler node" of a kernel the capture shows fused from
+    several; an extern call's text is the capture's."""
+    from inductor_lens.report.rules import TRACE_UNRECORDED
+
+    checked = 0
+    for c, i in _pairs(both):
+        assert c.unrecorded == {} and i.unrecorded == TRACE_UNRECORDED, c.id
+        captured = {f.kernel: f.merge_text for f in c.fused_nodes if f.kind == "extern"}
+        for f in i.fused_nodes:
+            if f.kind == "extern":  # (the custom op's call is another kind of node in the capture)
+                assert f.merge_text == captured.get(f.kernel, f.merge_text), (c.id, f.name)
+                assert f.merge_text.startswith("An extern call ("), (c.id, f.name)
+            elif not f.is_glue:
+                assert f.merge_text.endswith(TRACE_UNRECORDED["merge"]), (c.id, f.name, f.merge_text)
+                assert "fused nothing" not in f.merge_text and "inlined them" not in f.merge_text
+                checked += bool(f.ops)
+    assert checked >= 3  # C++ kernels whose ops torch's provenance map gives
 
 
 def test_import_trace_cli_writes_a_page(both, tmp_path):

@@ -408,6 +408,36 @@ def test_ops_without_a_user_line_say_why_and_show_module_and_call_site(tmp_path,
     _assert_clean(page)
 
 
+@pytest.mark.browser
+def test_an_imported_kernels_panel_says_what_a_torch_trace_log_cannot_hold(tmp_path, offline_page):
+    """An imported C++ kernel's panel dropped "Lowered by" and "Where its ops were merged" without a word, and its
+    call path said "No compiler backtrace recorded." (read as a glitch): each section says, in Python's words
+    (``Compile.unrecorded``, ``FusedNode.merge_text``), that a TORCH_TRACE log holds none and how to see it. An
+    extern call keeps its own merge text. (nu28's transformer block, imported: tests/fixtures/trace-block.)"""
+    from inductor_lens.report.rules import TRACE_UNRECORDED
+
+    report = inductor_lens.load_trace(str(pathlib.Path(__file__).parents[1] / "fixtures" / "trace-block"))
+    c = report.compiles[0]
+    kernels = {k.name: k for k in c.kernels}
+    cpp = next(n for n in c.fused_nodes if n.kernel in kernels and kernels[n.kernel].language == "cpp")
+    mm = next(n for n in c.fused_nodes if n.kind == "extern")
+    path = tmp_path / "imported.html"
+    report.save_html(path)
+    page = offline_page
+    _open(page, path)
+    page.locator(f'[data-view="fusion"] [data-node="{cpp.name}"]').click()
+    panel = page.locator(".il-panel")
+    said = {role: panel.locator(f'[data-role="{role}"]').inner_text() for role in ("merge", "lowered-by")}
+    assert said == {"merge": TRACE_UNRECORDED["merge"], "lowered-by": TRACE_UNRECORDED["lowered_by"]}
+    assert cpp.merge_text == TRACE_UNRECORDED["merge"]  # no op of it known (no provenance): not even a count
+    compiler = panel.locator('[data-role="compiler-stack"]').inner_text()
+    assert compiler == TRACE_UNRECORDED["compiler_stack"] and "inductor-lens run" in compiler
+    page.locator(f'[data-view="fusion"] [data-node="{mm.name}"]').click()
+    assert panel.locator('[data-role="merge"]').inner_text() == mm.merge_text
+    assert mm.merge_text.startswith("An extern call (mm:")
+    _assert_clean(page)
+
+
 # ---- the CSP pins the inline script: injected markup cannot run ------------------------------------
 
 
