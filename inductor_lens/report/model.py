@@ -67,7 +67,7 @@ SCHEMA_VERSION = 2
 
 #: The generation of the derived fields (``report/finish.py``) a report holds. A report written before
 #: derived fields were added (no ``derived`` key, or a smaller number) gets them filled when it is loaded.
-DERIVED_VERSION = 32  # 2: Trigger.summary; 3: Compile.module_view, FusedNode.group_path; 4: FusedNode.no_line_reason;
+DERIVED_VERSION = 33  # 2: Trigger.summary; 3: Compile.module_view, FusedNode.group_path; 4: FusedNode.no_line_reason;
 # 5: a backward's saved inputs named by what made them, input copies labelled, Trigger.kind ahead_of_time;
 # 6: FusedNode.built_lines (where the user's code built the modules of ops that ran inside torch)
 # 7: module paths inferred where a compile recorded none (Compile.modules_inferred, report/module_paths.py)
@@ -115,6 +115,8 @@ DERIVED_VERSION = 32  # 2: Trigger.summary; 3: Compile.module_view, FusedNode.gr
 # curve_least_text, SavedGroup.note, the regions' labels under a module's longest run
 # 32: FusedNode.merge_text (rules.merge_text: inlined at lowering, fused or grouped into a foreach kernel by the
 # scheduler), Phase.what of GraphLowering.run and Scheduler.__init__
+# 33: FusedNode.merge_text names a C++ kernel's other fused nodes, and an import's says where its ops were merged is
+# not known (rules.unrecorded_merge_text); Compile.unrecorded of an imported compile
 
 #: Languages a kernel may be written in: what Inductor's output code defines (``async_compile.<kind>``),
 #: ``extern`` for calls of library kernels, ``other`` when the source was not found.
