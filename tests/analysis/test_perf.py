@@ -1478,6 +1478,44 @@ def test_script_modes_step_is_each_graphs_median_call_as_its_kernels_times_are()
     assert (s.device_total_us, s.device_total_min_us, s.device_total_max_us) == (12.0, None, None)
 
 
+def test_a_cpp_gemm_templates_time_is_its_own_record_not_unmatched():
+    """nu28 D2: a profiled C++ GEMM template (max-autotune, freezing) records itself under its inner function's name,
+    ``graph_0_gemm_m32n64k256_kernel`` (the ``RAIIAtenRecordFunctionHandle`` of its own source), not
+    ``graph_0_cpp_fused_addmm_relu_1``: both templates of the recorded run landed in ``unmatched_ops`` (0 us
+    attributed, no Roofline). The events here are named as that run's profiler named them (its ``unmatched_ops``),
+    two calls of the graph in script mode, the first a warm-up; each template is timed by the record its source
+    declares."""
+    from inductor_lens.analysis.perf import apply_profile
+
+    report = inductor_lens.load(pathlib.Path(__file__).parents[1] / "fixtures" / "cpu_profiled_mlp_max_autotune.json")
+    recorded = [o.name for o in report.profile.unmatched_ops]  # what the profiler called the two templates' events
+    assert report.profile.attributed_us == 0 and sorted(recorded) == [
+        "graph_0_gemm_m32n256k128_kernel",
+        "graph_0_gemm_m32n64k256_kernel",
+    ]
+    first, second = report.kernels  # cpp_fused_addmm_relu_0 (128 -> 256, relu), _1 (256 -> 64)
+    assert (first.name, second.name) == ("cpp_fused_addmm_relu_0", "cpp_fused_addmm_relu_1")
+
+    def call(t0, us0, us1):
+        return _ev(
+            "## Call CompiledFxGraph fx_0 ##",
+            t0,
+            t0 + 100,
+            children=[
+                _ev("graph_0_gemm_m32n256k128_kernel", t0 + 1, t0 + 1 + us0),
+                _ev("graph_0_gemm_m32n64k256_kernel", t0 + 50, t0 + 50 + us1),
+            ],
+        )
+
+    report = dataclasses.replace(report, profile=None)  # profiled again, as the capture now attributes it
+    m = kernel_timing.attribute_calls([call(0, 40, 30), call(1000, 12, 6)], report, on_gpu=False)
+    assert m.kernels == {("0/0 inference", first.name): [12.0], ("0/0 inference", second.name): [6.0]}
+    assert m.unmatched_ops == {}
+    out = apply_profile(report, m, None)
+    assert [k.profile.total_us for k in out.kernels] == [12.0, 6.0]
+    assert (out.profile.attributed_us, out.profile.device_total_us, out.profile.unmatched_ops) == (18.0, 100.0, [])
+
+
 def test_a_profiled_capture_writes_no_profiler_chatter_to_stderr_and_keeps_every_other_line(capfd):
     """Each start and stop of torch's profiler makes its C++ side write ``USDT:... profiler_start`` and
     ``profiler_stop`` to the process's stderr, which Jupyter shows under the cell: two lines of noise for every
