@@ -868,6 +868,11 @@ class Kernel(_Record):
     #: that BUILT the modules of its fused nodes' ops (their ``built_lines``), one per line, in execution order: what
     #: the kernel table and the time-by-line table name, marked built (``report/built.py``).
     built_lines: list[BuiltLine] = field(default_factory=list)
+    #: What the panel says above the kernel's source where the source is not what torch writes without the lens
+    #: (``rules.kernel_source_note``): a C++ kernel of a profiled capture, compiled with ``cpp.enable_kernel_profile``,
+    #: holds two lines of instrumentation (its reproducer runs it without them); ``""`` otherwise and in reports made
+    #: before it.
+    source_note: str = ""
 
     #: How the output code launches it: grid, config, arguments (``KernelLaunch``); null when not read.
     launch: Optional[KernelLaunch] = None

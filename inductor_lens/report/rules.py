@@ -1253,6 +1253,27 @@ def kernel_profile_record(source: str) -> str:
     return m.group(1) if m else ""
 
 
+def kernel_source_note(language: str, source: str) -> str:
+    """``Kernel.source_note``: for a C++ kernel compiled with ``cpp.enable_kernel_profile`` (a profiled capture turns
+    it on: ``inductor-lens run --profile``, ``inspect(..., profile=True)``), that its source is instrumented, and how;
+    ``""`` for any other kernel.
+
+    >>> print(kernel_source_note("cpp", '  torch::aot_inductor::RAIIAtenRecordFunctionHandle record_g_("graph_0_k", nullptr);'))
+    Instrumented for profiling: the profiled capture compiled this kernel with cpp.enable_kernel_profile, which adds two lines that torch does not write otherwise: #include <torch/csrc/inductor/aoti_runtime/utils.h> and a RAIIAtenRecordFunctionHandle that records each call as the profiler event graph_0_k. Its reproducer runs it without them.
+    >>> kernel_source_note("cpp", 'extern "C" void kernel(float* out_ptr0) {}')
+    ''
+    """
+    record = kernel_profile_record(source) if language == "cpp" else ""
+    if not record:
+        return ""
+    return (
+        "Instrumented for profiling: the profiled capture compiled this kernel with cpp.enable_kernel_profile, which "
+        "adds two lines that torch does not write otherwise: #include <torch/csrc/inductor/aoti_runtime/utils.h> and "
+        f"a RAIIAtenRecordFunctionHandle that records each call as the profiler event {record}. Its reproducer runs "
+        "it without them."
+    )
+
+
 def merge_text(
     kind: str,
     members: Sequence[str],

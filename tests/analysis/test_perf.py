@@ -9,6 +9,7 @@ import dataclasses
 import json
 import os
 import pathlib
+import re
 import statistics
 from types import SimpleNamespace
 
@@ -785,6 +786,28 @@ def test_every_kernel_of_a_profiled_cpu_report_has_a_time_mean_and_spread(profil
     written = json.loads(report.to_json(compact=False))
     for k in (k for c in written["compiles"] for k in c["kernels"]):
         assert "total_us" in k["profile"] and "mean_us" not in k["profile"] and "runs" not in k["profile"]
+
+
+def test_a_profiled_cpp_kernels_panel_says_its_source_is_instrumented(profiled):
+    """nu28 D5: ``profile=True`` compiles C++ kernels with ``cpp.enable_kernel_profile``, which adds two lines to each
+    (the ``aoti_runtime/utils.h`` include and a ``RAIIAtenRecordFunctionHandle`` named ``graph_<N>_<kernel>``): the
+    report's source is not what torch writes without the lens, and ``Kernel.source_note`` says so, naming the event.
+    An extern kernel, and a C++ kernel compiled without profiling (the recorded max-autotune MLP's templates), say
+    nothing."""
+    from inductor_lens.report.finish import derive_compile
+
+    report, _, _ = profiled
+    cpp = [k for k in report.kernels if k.language == "cpp"]
+    assert cpp
+    for k in cpp:
+        assert "#include <torch/csrc/inductor/aoti_runtime/utils.h>" in k.source  # torch's own two lines
+        event = re.search(r'RAIIAtenRecordFunctionHandle record_\w+\("(graph_\d+_\w+)"', k.source).group(1)
+        assert event.endswith("_" + k.name)
+        assert k.source_note.startswith("Instrumented for profiling: the profiled capture compiled this kernel with ")
+        assert f"records each call as the profiler event {event}. Its reproducer runs it without them." in k.source_note
+    assert all(k.source_note == "" for k in report.kernels if k.language != "cpp")
+    plain = inductor_lens.load(pathlib.Path(__file__).parents[1] / "fixtures" / "cpu_frozen_mlp_max_autotune.json")
+    assert [k.source_note for c in plain.compiles for k in derive_compile(c).kernels] == ["", ""]
 
 
 @torch.library.custom_op("lens_perf::shifted", mutates_args=())
