@@ -2697,6 +2697,19 @@ NOISY_RUNS = (
     + NOISY_RERUN
     + " (--runs {more})"
 )
+#: A reproducer's median this many times the report's time per call, or the report's this many times the median: the
+#: script says the two disagree and why that may be (:data:`FAR_FROM_REPORT`). Within it, a kernel alone on other
+#: data and a kernel in its step differ by caches and neighbours, not by what they are.
+FAR_FACTOR = 10.0
+#: A reproducer's median far from the report's (:data:`FAR_FACTOR`): the script formats it itself, with ``here``,
+#: ``report`` (us per call), ``ratio``, ``way`` (slower or faster), ``report_text`` (how the report timed it) and
+#: ``threads`` (``""``, or where the report's thread count is not recorded, a clause saying so).
+FAR_FROM_REPORT = (
+    "far from the report: the median here, {here:.2f} us per call, is {ratio:,.0f}x {way} than the report's "
+    "{report:.2f} us ({report_text}); one of the two is not the kernel's own time: the report's may be a cold run "
+    "(a graph's first call) or a single one, or the machine was loaded then or is now{threads}; profile again on an "
+    "idle machine, with more runs, and run this again"
+)
 
 
 _MIB = 1 << 20
