@@ -99,6 +99,8 @@ def report_time_text(p) -> str:
     'median 15336.90 us per call of 3 runs (fastest 15.40 us, slowest 56523.20 us; noisy: the machine was busy)'
     >>> report_time_text(P(14651.9, std_us=12781.0, iterations=3, per_call_us=14651.9))
     'mean 14651.90 us per call of 3 runs (std 12781.00 us; noisy: the machine was busy)'
+    >>> report_time_text(P(98.184, iterations=1, statistic="median", min_us=98.184, max_us=98.184, per_call_us=98.184))
+    'median 98.18 us per call of 1 run'
     """
     if p is None or not isinstance(p.per_call_us, (int, float)):
         return ""
@@ -106,7 +108,9 @@ def report_time_text(p) -> str:
     head = (
         f"{p.statistic} {p.per_call_us:.2f} us per call of {p.iterations or '?'} run{'' if p.iterations == 1 else 's'}"
     )
-    if p.min_us is not None and p.max_us is not None:
+    if (p.iterations or 0) == 1:  # one run: no spread (its fastest and slowest are it)
+        spread = ""
+    elif p.min_us is not None and p.max_us is not None:
         spread = f"fastest {p.min_us / calls:.2f} us, slowest {p.max_us / calls:.2f} us"
     elif p.std_us:
         spread = f"std {p.std_us / calls:.2f} us"

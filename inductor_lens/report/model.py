@@ -33,6 +33,7 @@ from .rules import (
     breaks_text,
     compile_why,
     empty_frame_words,
+    few_runs_text,
     file_label,
     frame_label,
     frame_stage,
@@ -719,10 +720,15 @@ class StepProfile(_ReadsLikeADict):
     #: profile without warm-up, that each graph was timed on its first call (``rules.runs_text``); derived like
     #: ``unattributed_text``.
     runs_text: str = ""
+    #: Where the profile has too few runs to tell a kernel's time from noise (one), what its times are worth and how to
+    #: take more, as the roofline and the top-kernels table say it above their rankings (``rules.few_runs_text``);
+    #: ``""`` otherwise. Derived like ``unattributed_text``.
+    few_runs: str = ""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "unattributed_text", unattributed_text(self.unattributed_share))
         object.__setattr__(self, "runs_text", runs_text(self.runs, self.warmup, self.statistic))
+        object.__setattr__(self, "few_runs", few_runs_text(self.runs, self.method))
 
     @classmethod
     def from_plain(cls, value: Any, where: str = "profile") -> "StepProfile":
@@ -2074,6 +2080,8 @@ class Report(_Record):
                 f"  profile ({p.device}): {p.device_total_us:.1f} us per step, {spread}; "
                 f"{p.attributed_us:.1f} us in kernels" + (f", unattributed: {share:.0%}" if share is not None else "")
             )
+            if p.few_runs:
+                lines.append(f"    {p.few_runs}")
             if noisy:
                 lines.append(
                     f"    {noisy} of {len(timed)} kernels noisy: their runs disagree (the machine was busy), their "

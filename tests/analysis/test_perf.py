@@ -1539,6 +1539,55 @@ def test_a_cpp_gemm_templates_time_is_its_own_record_not_unmatched():
     assert (out.profile.attributed_us, out.profile.device_total_us, out.profile.unmatched_ops) == (18.0, 100.0, [])
 
 
+def test_a_profile_of_one_run_says_its_times_are_single_timings_and_how_to_take_more(profiled):
+    """nu28 D6: ``inductor-lens run --profile`` of a script that calls its model twice times each kernel once ("median of
+    1 runs"); a single run has no spread to be flagged noisy, and the ranking and verdicts read as facts (tb.py:
+    "1. extern_kernels.mm[buf0] 12.1 ms 93%", 23.9 us in its reproducer). The recorded frozen MLP (script mode, 1 run):
+    ``StepProfile.few_runs`` says what the times are worth and the real way to take more (each call after the first is
+    a run), the summary says it; a kernel timed once has a verdict that says so. A profile of 5 runs says nothing."""
+    from inductor_lens.analysis.perf import apply_profile
+    from inductor_lens.report.rules import FEW_RUNS
+
+    one = inductor_lens.load(pathlib.Path(__file__).parents[1] / "fixtures" / "cpu_profiled_mlp_default.json")
+    p = one.profile
+    assert (p.runs, p.warmup, p.method.startswith("script mode:"), FEW_RUNS) == (1, 1, True, 2)
+    assert p.runs_text == "1 run after 1 warm-up run"  # was "median of 1 runs after 1 warm-up run"
+    assert p.few_runs == (
+        "One run: each kernel's time is a single timing, not a ranking to trust (a stall, a cold cache or another job "
+        "on the machine looks the same as a slow kernel). Profile with more runs: inductor-lens run --profile times "
+        "every call of a compiled graph after its first, so call the compiled model more times in the script (in a "
+        "loop of 10 calls: 9 runs)."
+    )
+    assert f"median of 1 run; 144.6 us in kernels, unattributed: 25%\n    {p.few_runs}" in one.summary()
+    five, _, _ = profiled
+    assert five.profile.runs == kernel_timing.RUNS and five.profile.few_runs == ""
+    assert not [k for k in five.kernels if "from one run" in k.profile.verdict]
+    # script mode on the recorded max-autotune MLP's two templates (their events as its profiler named them)
+    report = inductor_lens.load(pathlib.Path(__file__).parents[1] / "fixtures" / "cpu_profiled_mlp_max_autotune.json")
+    report = dataclasses.replace(report, profile=None)
+
+    def call(t0):
+        return _ev(
+            "## Call CompiledFxGraph fx_0 ##",
+            t0,
+            t0 + 700,
+            children=[
+                _ev("graph_0_gemm_m32n256k128_kernel", t0 + 1, t0 + 401),
+                _ev("graph_0_gemm_m32n64k256_kernel", t0 + 450, t0 + 650),
+            ],
+        )
+
+    def verdicts(calls):
+        m = kernel_timing.attribute_calls([call(1000 * i) for i in range(calls)], report, on_gpu=False)
+        return [k.profile.verdict for k in apply_profile(report, m, report.device_info).kernels]
+
+    once = verdicts(2)  # a warm-up call and one run: 32x64x256 (2 * 524,288 FLOPs) in 200 us against 0.0384 TFLOP/s
+    assert once[1] == "14% of fp32 compute peak; compute-bound, from one run (a single timing: not told from noise)"
+    assert all(v.endswith(", from one run (a single timing: not told from noise)") for v in once), once
+    assert [v.split(",")[0] for v in verdicts(4)] == [v.split(",")[0] for v in once]  # the same verdict, 3 runs
+    assert not [v for v in verdicts(4) if "one run" in v]
+
+
 def test_a_profiled_capture_writes_no_profiler_chatter_to_stderr_and_keeps_every_other_line(capfd):
     """Each start and stop of torch's profiler makes its C++ side write ``USDT:... profiler_start`` and
     ``profiler_stop`` to the process's stderr, which Jupyter shows under the cell: two lines of noise for every

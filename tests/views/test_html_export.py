@@ -430,6 +430,26 @@ def test_a_profiled_cpp_kernels_panel_says_its_source_is_instrumented(tmp_path, 
     _assert_clean(page)
 
 
+@pytest.mark.browser
+def test_a_profile_of_one_run_is_said_above_the_top_kernels_and_the_roofline(tmp_path, offline_page):
+    """nu28 D6: the recorded frozen MLP profiled in one run (``run --profile``, its graph called twice): the top-kernels
+    table and the roofline rank single timings; above each, Python's words say so (``StepProfile.few_runs``)."""
+    fixtures = pathlib.Path(__file__).resolve().parents[1] / "fixtures"
+    report = inductor_lens.load(fixtures / "cpu_profiled_mlp_default.json")
+    assert report.profile.few_runs.startswith("One run: each kernel's time is a single timing, not a ranking to trust")
+    path = tmp_path / "one_run.html"
+    report.save_html(path)
+    page = offline_page
+    _open(page, path)
+    top = page.locator('aside.il-panel [data-role="top-kernels"]').locator("..")
+    assert top.locator('[data-role="few-runs"]').inner_text() == report.profile.few_runs
+    page.click('[data-tab="roofline"]')
+    roof = page.locator('[data-view="roofline"] [data-role="perf-summary"] [data-role="few-runs"]')
+    assert roof.inner_text() == report.profile.few_runs
+    assert "· 1 run after 1 warm-up run" in page.locator('[data-role="perf-summary"]').inner_text()
+    _assert_clean(page)
+
+
 # ---- the CSP pins the inline script: injected markup cannot run ------------------------------------
 
 
