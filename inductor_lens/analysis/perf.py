@@ -25,7 +25,14 @@ from ..report.model import (
     Report,
     StepProfile,
 )
-from ..report.rules import noisy_profile_text, noisy_text, noisy_verdict, peak_fraction_text
+from ..report.rules import (
+    FEW_RUNS,
+    few_runs_verdict,
+    noisy_profile_text,
+    noisy_text,
+    noisy_verdict,
+    peak_fraction_text,
+)
 from .devices import peak_dtype
 
 #: A kernel whose measured time is this many times off Inductor's own estimate (either way) is flagged.
@@ -328,6 +335,8 @@ def _kernel_profile(
     if noisy_text(median, fastest, slowest):  # the median's verdict rests on runs that disagree: it says so
         at_fastest = against_peak(fastest / max(calls, 1e-9), k, c, device, on_gpu)["peak_fraction"]
         peak["verdict"] = noisy_verdict(peak["verdict"], at_fastest, peak["at_most"])
+    elif len(runs) < FEW_RUNS:  # one run: no spread to tell it from noise (nu28 D6), the verdict says so
+        peak["verdict"] = few_runs_verdict(peak["verdict"])
     return KernelProfile(
         total_us=round(median, 3),
         std_us=round(statistics.stdev(runs), 3) if len(runs) > 1 else 0.0,

@@ -10,12 +10,16 @@ wrote something (a line says what: the tensors it wrote, by the names the output
     cpp_fused_relu_0: median 1.52 us per call (p10 1.41 us, p90 1.80 us; 200 runs after 20 warm-up) on cpu, 2 threads; report: median 2.10 us per call of 20 runs (fastest 2.01 us, slowest 2.40 us)
 
 Where the runs disagree (p90 over ``rules.NOISY_FACTOR`` times p10, the profile's noisy rule on the tenths) the line
-says ``noisy`` and stderr says what it means and what to do (``rules.noisy_runs_text``).
+says ``noisy`` and stderr says what it means and what to do (``rules.noisy_runs_text``). Where the median is over
+``rules.FAR_FACTOR`` times the report's time per call, or under a tenth of it, stderr says so and why that may be
+(``rules.FAR_FROM_REPORT``: the report's time from one cold run, a loaded machine, threads not recorded).
 
 How each kind of kernel runs, as the output code runs it:
 
 - C++ (``cpp``): compiled through ``CppPythonBindingsCodeCache.load_pybinding(arg_types, source)``, the call behind
-  the output code's ``async_compile.cpp_pybinding([...], source)``, and called with the arguments.
+  the output code's ``async_compile.cpp_pybinding([...], source)``, and called with the arguments. A profiled
+  capture's kernel (``cpp.enable_kernel_profile``) runs without its two lines of instrumentation
+  (``rules.without_kernel_profile``): as torch compiles it without profiling, its time its own.
 - Triton: the source (its ``@triton_heuristics`` decorator and ``@triton.jit`` function) is the script's own code;
   the autotuner keeps only the config the report recorded (block sizes, ``num_warps``, ``num_stages``), so no
   benchmarking happens, and ``.run(*args, stream=...)`` launches it with Inductor's launcher, which works out the
@@ -42,7 +46,15 @@ import re
 from typing import Optional, Union
 
 from ..report.model import Kernel, KernelLaunch, LaunchArg, Report
-from ..report.rules import NOISY_FACTOR, NOISY_RUNS, custom_namespace
+from ..report.rules import (
+    FAR_FACTOR,
+    FAR_FROM_REPORT,
+    NOISY_FACTOR,
+    NOISY_RUNS,
+    custom_namespace,
+    kernel_profile_record,
+    without_kernel_profile,
+)
 from .cost import DTYPE_BYTES
 from .memory import reuses, storage_root
 
@@ -87,6 +99,8 @@ def report_time_text(p) -> str:
     'median 15336.90 us per call of 3 runs (fastest 15.40 us, slowest 56523.20 us; noisy: the machine was busy)'
     >>> report_time_text(P(14651.9, std_us=12781.0, iterations=3, per_call_us=14651.9))
     'mean 14651.90 us per call of 3 runs (std 12781.00 us; noisy: the machine was busy)'
+    >>> report_time_text(P(98.184, iterations=1, statistic="median", min_us=98.184, max_us=98.184, per_call_us=98.184))
+    'median 98.18 us per call of 1 run'
     """
     if p is None or not isinstance(p.per_call_us, (int, float)):
         return ""
@@ -94,7 +108,9 @@ def report_time_text(p) -> str:
     head = (
         f"{p.statistic} {p.per_call_us:.2f} us per call of {p.iterations or '?'} run{'' if p.iterations == 1 else 's'}"
     )
-    if p.min_us is not None and p.max_us is not None:
+    if (p.iterations or 0) == 1:  # one run: no spread (its fastest and slowest are it)
+        spread = ""
+    elif p.min_us is not None and p.max_us is not None:
         spread = f"fastest {p.min_us / calls:.2f} us, slowest {p.max_us / calls:.2f} us"
     elif p.std_us:
         spread = f"std {p.std_us / calls:.2f} us"
@@ -234,6 +250,9 @@ def kernel_script(
         warmup=int(warmup),
         noisy_factor=repr(float(NOISY_FACTOR)),
         noisy_runs=repr(NOISY_RUNS),
+        far_factor=repr(float(FAR_FACTOR)),
+        far_from_report=repr(FAR_FROM_REPORT),
+        note=_PROFILED_NOTE if k.language == "cpp" and kernel_profile_record(k.source) else "",
     )
     before = step_before(list(order), k, aliases) if device.startswith("cuda") else []  # the L2 is the GPU's
     args = _args_code(launch, bound, _declared_dtypes(k, launch)) + _step_code(before)
@@ -504,15 +523,31 @@ def _step_code(before) -> str:
     return "\n".join(lines + ["]", ""])
 
 
+#: The script's docstring on a profiled capture's C++ kernel (:func:`_cpp` leaves its instrumentation out).
+_PROFILED_NOTE = (
+    "\n\nThe kernel runs as torch compiles it without profiling: the report's source (a profiled capture's, compiled"
+    "\nwith cpp.enable_kernel_profile) less its two lines of instrumentation, so that the time is the kernel's own."
+)
+
+
 def _cpp(k: Kernel, launch: KernelLaunch) -> str:
     if launch.arg_types is None:
         raise ReproducerError(f"kernel {k.name!r}: the C++ argument types were not recorded")
-    if "'''" in k.source:
+    source = without_kernel_profile(k.source)
+    if "'''" in source:
         raise ReproducerError(f"kernel {k.name!r}: its source holds ''' and cannot be embedded")
+    record = kernel_profile_record(k.source)
+    said = (
+        "# The kernel as torch compiles it without profiling: the report's source less the two lines a profiled\n"
+        "# capture adds (cpp.enable_kernel_profile: the include of torch/csrc/inductor/aoti_runtime/utils.h and the\n"
+        "# RAIIAtenRecordFunctionHandle that records each call as the profiler event\n"
+        f"# {record}), compiled as the output code compiles it: async_compile.cpp_pybinding(ARG_TYPES, SOURCE)\n"
+        if record
+        else "# The kernel, exactly as the output code compiles it: async_compile.cpp_pybinding(ARG_TYPES, SOURCE)\n"
+    )
     return (
-        "\n\n# The kernel, exactly as the output code compiles it: async_compile.cpp_pybinding(ARG_TYPES, SOURCE)\n"
-        f"ARG_TYPES = {list(launch.arg_types)!r}\n"
-        f"SOURCE = r'''{k.source}'''\n\n\n"
+        "\n\n" + said + f"ARG_TYPES = {list(launch.arg_types)!r}\n"
+        f"SOURCE = r'''{source}'''\n\n\n"
         "def load():\n"
         "    from torch._inductor.codecache import CppPythonBindingsCodeCache\n\n"
         "    kernel = CppPythonBindingsCodeCache.load_pybinding(ARG_TYPES, SOURCE)\n"
@@ -605,8 +640,8 @@ _HEAD = '''#!/usr/bin/env python3
 """Reproducer of kernel {doc_name}{where}.
 
 Runs the kernel on arguments with the recorded shapes, strides and dtypes (random values), checks that it wrote
-something and says what, times it and prints one line (and, on stderr, what to do where its runs disagree). It
-imports torch only.
+something and says what, times it and prints one line (and, on stderr, what to do where its runs disagree or its
+time is far from the report's). It imports torch only.{note}
 
     python this_file.py [--runs N] [--warmup N] [--l2 step|cold|hot|all]
 """
@@ -626,6 +661,8 @@ THREADS = {threads}  # the CPU threads torch ran with when the report's times we
 RUNS, WARMUP = {runs}, {warmup}
 NOISY_FACTOR = {noisy_factor}  # runs disagree where p90 is over this many times p10 (the profile's noisy factor)
 NOISY_RUNS = {noisy_runs}
+FAR_FACTOR = {far_factor}  # the median this many times the report's, or the report's this many times the median: said
+FAR_FROM_REPORT = {far_from_report}
 
 
 def make(shape, stride, dtype, offset=0, high=1):
@@ -846,16 +883,38 @@ def main():
     modes = {"all": ["step", "cold", "hot"], "both": ["cold", "hot"]}.get(opts.l2, [opts.l2])
     if not DEVICE.startswith("cuda"):
         modes = [None]
-    lines, notes = [], []
+    lines, notes, medians = [], [], []
     for mode in modes:
-        text, noisy = timing(sorted(times_us(run, args, kwargs, opts.runs, mode)), opts.warmup, mode)
+        ts = sorted(times_us(run, args, kwargs, opts.runs, mode))
+        text, noisy = timing(ts, opts.warmup, mode)
         lines.append(text)
+        medians.append(statistics.median(ts))
         notes += [noisy] if noisy else []
     report = f"; report: {REPORT_TEXT}" if REPORT_TEXT else f"; report: {REPORT_US:.2f} us" if REPORT_US is not None else ""
     on = f"{DEVICE}, {torch.get_num_threads()} threads" if not DEVICE.startswith("cuda") else DEVICE
     print(f"{KERNEL}: {'; '.join(lines)} on {on}{report}", flush=True)
-    for note in notes:
+    far = far_from_report(medians[0])
+    for note in notes + ([far] if far else []):
         print(f"{KERNEL}: {note}", file=sys.stderr, flush=True)
+
+
+def far_from_report(here):
+    """``FAR_FROM_REPORT`` where the median ``here`` (the first L2 mode's) is over ``FAR_FACTOR`` times the report's
+    time per call or under its ``1 / FAR_FACTOR``; else, and with no report time, ``""``."""
+    if not REPORT_US or not here or REPORT_US <= 0 or 1 / FAR_FACTOR <= here / REPORT_US <= FAR_FACTOR:
+        return ""
+    slower = here > REPORT_US
+    threads = ""
+    if not DEVICE.startswith("cuda") and not THREADS:
+        threads = f", or the threads differ (the report's are not recorded; {torch.get_num_threads()} here)"
+    return FAR_FROM_REPORT.format(
+        here=here,
+        report=REPORT_US,
+        ratio=here / REPORT_US if slower else REPORT_US / here,
+        way="slower" if slower else "faster",
+        report_text=REPORT_TEXT or "as recorded",
+        threads=threads,
+    )
 
 
 if __name__ == "__main__":

@@ -5,7 +5,9 @@ Attribution goes through the profiler's structure, never through device-kernel n
 
 - every call of an Inductor graph is one CPU event ``## Call CompiledFxGraph <key> ##``; its direct children
   are the kernel calls in execution order: a generated kernel is a CPU event named after it (Triton's launcher
-  records one, C++ kernels do when compiled with ``cpp.enable_kernel_profile``, as ``graph_<N>_<name>``), an
+  records one, C++ kernels do when compiled with ``cpp.enable_kernel_profile``, under the name the
+  ``RAIIAtenRecordFunctionHandle`` of the kernel's own source gives: ``graph_<N>_<name>``, a C++ GEMM template's
+  ``graph_<N>_<its inner function>``, ``graph_0_gemm_m32n64k256_kernel``, ``rules.kernel_profile_record``), an
   extern kernel is the aten op it calls (``aten::mm``, ``aten::_scaled_dot_product_efficient_attention``);
 - on a GPU the device kernels a CPU event launched are linked to it by the profiler's correlation ids
   (``FunctionEvent.kernels``): a child's device time is that of every device kernel linked to it or to any
@@ -34,7 +36,8 @@ from collections import defaultdict
 from typing import Any, Callable, Optional
 
 from ..analysis.perf import Measured, apply_profile, diagnostic
-from ..report.model import DeviceInfo, Report
+from ..report.model import DeviceInfo, Kernel, Report
+from ..report.rules import kernel_profile_record
 
 WARMUP = 1
 RUNS = 5
@@ -109,7 +112,7 @@ class _Plan:
         targets = {n.name: n.target for n in (graph.nodes if graph else [])}
         self.names: dict[str, list[str]] = defaultdict(list)
         for k in compile.kernels:
-            key = _aten_name(k, targets) if k.language == "extern" else k.name
+            key = _aten_name(k, targets) if k.language == "extern" else _generated_key(k)
             self.names[key].append(k.name)
 
     def score(self, children: list[Any]) -> int:
@@ -118,6 +121,14 @@ class _Plan:
 
 def _event_key(name: str) -> str:
     return re.sub(r"^graph_\d+_", "", name)  # C++ kernels profile as graph_<N>_<kernel>
+
+
+def _generated_key(k: Kernel) -> str:
+    """The event key of a generated kernel: the record its own source declares (a profiled C++ kernel's; a C++ GEMM
+    template records itself under its inner function's name, ``graph_0_gemm_m32n64k256_kernel``, never
+    ``graph_0_cpp_fused_addmm_relu_1``: nu28 D2), else its name (Triton's launcher records the kernel's name)."""
+    record = kernel_profile_record(k.source) if k.language == "cpp" else ""
+    return _event_key(record) if record else k.name
 
 
 def _in(ev: Any, span: Any) -> bool:

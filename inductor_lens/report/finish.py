@@ -73,6 +73,7 @@ from .rules import (
     is_mutating_op,
     kernel_kind,
     kernel_runs,
+    kernel_source_note,
     launch_config_text,
     launch_grid_text,
     lead_line,
@@ -416,6 +417,7 @@ def derive_compile(c: Compile, fx: Optional[dict] = None, view: bool = True) -> 
                 kind=kind,
                 extern_why=why,
                 in_place=writes if any(writes) else [],
+                source_note=kernel_source_note(k.language, k.source),
             )
         )
     fused = _copy_labels(fused, copies, kernels, fx)

@@ -33,6 +33,7 @@ from .rules import (
     breaks_text,
     compile_why,
     empty_frame_words,
+    few_runs_text,
     file_label,
     frame_label,
     frame_stage,
@@ -721,10 +722,15 @@ class StepProfile(_ReadsLikeADict):
     #: profile without warm-up, that each graph was timed on its first call (``rules.runs_text``); derived like
     #: ``unattributed_text``.
     runs_text: str = ""
+    #: Where the profile has too few runs to tell a kernel's time from noise (one), what its times are worth and how to
+    #: take more, as the roofline and the top-kernels table say it above their rankings (``rules.few_runs_text``);
+    #: ``""`` otherwise. Derived like ``unattributed_text``.
+    few_runs: str = ""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "unattributed_text", unattributed_text(self.unattributed_share))
         object.__setattr__(self, "runs_text", runs_text(self.runs, self.warmup, self.statistic))
+        object.__setattr__(self, "few_runs", few_runs_text(self.runs, self.method))
 
     @classmethod
     def from_plain(cls, value: Any, where: str = "profile") -> "StepProfile":
@@ -870,6 +876,11 @@ class Kernel(_Record):
     #: that BUILT the modules of its fused nodes' ops (their ``built_lines``), one per line, in execution order: what
     #: the kernel table and the time-by-line table name, marked built (``report/built.py``).
     built_lines: list[BuiltLine] = field(default_factory=list)
+    #: What the panel says above the kernel's source where the source is not what torch writes without the lens
+    #: (``rules.kernel_source_note``): a C++ kernel of a profiled capture, compiled with ``cpp.enable_kernel_profile``,
+    #: holds two lines of instrumentation (its reproducer runs it without them); ``""`` otherwise and in reports made
+    #: before it.
+    source_note: str = ""
 
     #: How the output code launches it: grid, config, arguments (``KernelLaunch``); null when not read.
     launch: Optional[KernelLaunch] = None
@@ -2076,6 +2087,8 @@ class Report(_Record):
                 f"  profile ({p.device}): {p.device_total_us:.1f} us per step, {spread}; "
                 f"{p.attributed_us:.1f} us in kernels" + (f", unattributed: {share:.0%}" if share is not None else "")
             )
+            if p.few_runs:
+                lines.append(f"    {p.few_runs}")
             if noisy:
                 lines.append(
                     f"    {noisy} of {len(timed)} kernels noisy: their runs disagree (the machine was busy), their "

@@ -1253,6 +1253,27 @@ def kernel_profile_record(source: str) -> str:
     return m.group(1) if m else ""
 
 
+def kernel_source_note(language: str, source: str) -> str:
+    """``Kernel.source_note``: for a C++ kernel compiled with ``cpp.enable_kernel_profile`` (a profiled capture turns
+    it on: ``inductor-lens run --profile``, ``inspect(..., profile=True)``), that its source is instrumented, and how;
+    ``""`` for any other kernel.
+
+    >>> print(kernel_source_note("cpp", '  torch::aot_inductor::RAIIAtenRecordFunctionHandle record_g_("graph_0_k", nullptr);'))
+    Instrumented for profiling: the profiled capture compiled this kernel with cpp.enable_kernel_profile, which adds two lines that torch does not write otherwise: #include <torch/csrc/inductor/aoti_runtime/utils.h> and a RAIIAtenRecordFunctionHandle that records each call as the profiler event graph_0_k. Its reproducer runs it without them.
+    >>> kernel_source_note("cpp", 'extern "C" void kernel(float* out_ptr0) {}')
+    ''
+    """
+    record = kernel_profile_record(source) if language == "cpp" else ""
+    if not record:
+        return ""
+    return (
+        "Instrumented for profiling: the profiled capture compiled this kernel with cpp.enable_kernel_profile, which "
+        "adds two lines that torch does not write otherwise: #include <torch/csrc/inductor/aoti_runtime/utils.h> and "
+        f"a RAIIAtenRecordFunctionHandle that records each call as the profiler event {record}. Its reproducer runs "
+        "it without them."
+    )
+
+
 def merge_text(
     kind: str,
     members: Sequence[str],
@@ -2653,14 +2674,61 @@ def runs_text(runs: int, warmup: int, statistic: str = "mean") -> str:
     'median of 20 runs after 3 warm-up runs'
     >>> runs_text(20, 3)
     'mean of 20 runs after 3 warm-up runs'
+    >>> runs_text(1, 1, "median")
+    '1 run after 1 warm-up run'
     >>> runs_text(1, 0)
     '1 run, no warm-up run: a graph called once is timed on its first call (cold)'
     """
+    if warmup and runs == 1:  # the median of one run is that run
+        return f"1 run after {warmup} warm-up run{'' if warmup == 1 else 's'}"
     if warmup:
         return f"{statistic} of {runs} runs after {warmup} warm-up run{'' if warmup == 1 else 's'}"
     return (
         f"{runs} run{'' if runs == 1 else 's'}, no warm-up run: a graph called once is timed on its first call (cold)"
     )
+
+
+#: A profile of fewer runs than this cannot tell a kernel's time from noise (one run has no spread to flag ``noisy``):
+#: its views say so (``StepProfile.few_runs``, :func:`few_runs_text`), and so do its kernels' verdicts
+#: (:func:`few_runs_verdict`).
+FEW_RUNS = 2
+#: The first words of a script-mode profile's ``StepProfile.method`` (``inductor-lens run --profile``, where every call
+#: of a compiled graph after its first is a run).
+SCRIPT_METHOD = "script mode:"
+
+
+def few_runs_text(runs: int, method: str = "") -> str:
+    """``StepProfile.few_runs``: where a profile has fewer than ``FEW_RUNS`` runs, what its times are worth and how to
+    take more (``method``: the profile's, which says whether it was a script's, ``inductor-lens run --profile``);
+    ``""`` otherwise. A report without runs (0) is one made before it counted them: nothing said.
+
+    >>> print(few_runs_text(1, "script mode: every call of a compiled graph is a run"))
+    One run: each kernel's time is a single timing, not a ranking to trust (a stall, a cold cache or another job on the machine looks the same as a slow kernel). Profile with more runs: inductor-lens run --profile times every call of a compiled graph after its first, so call the compiled model more times in the script (in a loop of 10 calls: 9 runs).
+    >>> few_runs_text(5, "script mode: ...")
+    ''
+    """
+    if not 0 < runs < FEW_RUNS:
+        return ""
+    how = (
+        "inductor-lens run --profile times every call of a compiled graph after its first, so call the compiled model "
+        "more times in the script (in a loop of 10 calls: 9 runs)"
+        if method.startswith(SCRIPT_METHOD)
+        else "inspect(..., profile=True), %%inductor_lens --profile and inductor_lens.time_kernels time 5 runs after a "
+        "warm-up"
+    )
+    return (
+        "One run: each kernel's time is a single timing, not a ranking to trust (a stall, a cold cache or another "
+        f"job on the machine looks the same as a slow kernel). Profile with more runs: {how}."
+    )
+
+
+def few_runs_verdict(verdict: str) -> str:
+    """The verdict of a kernel timed in fewer than ``FEW_RUNS`` runs (``KernelProfile.verdict``), said to rest on one.
+
+    >>> print(few_runs_verdict("0% of fp32 compute peak (measured mm); compute-bound"))
+    0% of fp32 compute peak (measured mm); compute-bound, from one run (a single timing: not told from noise)
+    """
+    return f"{verdict}, from one run (a single timing: not told from noise)" if verdict else verdict
 
 
 #: A kernel whose slowest profiled run took more than this many times its fastest is flagged noisy
@@ -2675,6 +2743,19 @@ NOISY_RUNS = (
     "{p90:.2f} us): the machine was busy; the median is not the kernel's own time, p10 is the closest: "
     + NOISY_RERUN
     + " (--runs {more})"
+)
+#: A reproducer's median this many times the report's time per call, or the report's this many times the median: the
+#: script says the two disagree and why that may be (:data:`FAR_FROM_REPORT`). Within it, a kernel alone on other
+#: data and a kernel in its step differ by caches and neighbours, not by what they are.
+FAR_FACTOR = 10.0
+#: A reproducer's median far from the report's (:data:`FAR_FACTOR`): the script formats it itself, with ``here``,
+#: ``report`` (us per call), ``ratio``, ``way`` (slower or faster), ``report_text`` (how the report timed it) and
+#: ``threads`` (``""``, or where the report's thread count is not recorded, a clause saying so).
+FAR_FROM_REPORT = (
+    "far from the report: the median here, {here:.2f} us per call, is {ratio:,.0f}x {way} than the report's "
+    "{report:.2f} us ({report_text}); one of the two is not the kernel's own time: the report's may be a cold run "
+    "(a graph's first call) or a single one, or the machine was loaded then or is now{threads}; profile again on an "
+    "idle machine, with more runs, and run this again"
 )
 
 

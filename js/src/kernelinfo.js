@@ -227,6 +227,10 @@ export function topKernelsSection(report, onPick, limit = 12) {
     "section",
     { class: "il-section" },
     h("h3", {}, "Top kernels by measured time"),
+    // a profile of one run ranks single timings: said above the ranking (StepProfile.few_runs, Python's words)
+    report.profile && report.profile.few_runs
+      ? h("p", { class: "il-few-runs", "data-role": "few-runs" }, report.profile.few_runs)
+      : null,
     h(
       "div",
       { "data-role": "top-kernels" },

@@ -611,6 +611,8 @@ function kernelSections({ n, k }, later, actions) {
         h("span", { class: "il-muted", title: k.name }, k.name),
         copyButton(k.source, later),
       ),
+      // where the source is not what torch writes without the lens (a profiled C++ kernel), in Python's words
+      k.source_note ? h("p", { class: "il-muted", "data-role": "source-note" }, k.source_note) : null,
       pre,
     ),
   ];

@@ -386,6 +386,8 @@ export function renderRoofline(el, report, onPick) {
     s
       ? ` of ${fmtUs(s.device_total_us)} ${s.device === "cpu" ? "CPU" : "device"} time per step (${fmtUs(s.attributed_us)} in ${plural(points.length, "kernel")}; ${fmtUs(s.inside_graphs_unmatched_us)} elsewhere inside the compiled graphs, ${fmtUs(s.outside_graphs_us)} outside them) · ${s.runs_text}`
       : "",
+    // a profile of one run: its times are single timings, not a ranking to trust (StepProfile.few_runs, Python's words)
+    s && s.few_runs ? h("p", { class: "il-few-runs", "data-role": "few-runs" }, s.few_runs) : null,
     info
       ? h(
           "div",

@@ -79,6 +79,21 @@ def test_kernel_time_says_why_it_is_not_compared_and_what_it_left_out(default_an
     assert kernel_time(a.kernels, None, True, True)["why"] == "kernel time not compared: only A has this compile"
 
 
+def test_a_profiled_report_whose_kernels_were_not_timed_is_not_called_unprofiled():
+    """nu28 D2: default vs max-autotune on the CPU, both run with ``--profile``; B's profile tied no event to its two
+    C++ GEMM templates (their events bear their inner function's name: fixed in the capture since), so none of B's
+    kernels has a time. The compare said "B was not profiled"; B was, its kernels were not measured."""
+    a = inductor_lens.load(FIXTURES / "cpu_profiled_mlp_default.json")
+    b = inductor_lens.load(FIXTURES / "cpu_profiled_mlp_max_autotune.json")
+    assert b.profile is not None and b.profile.attributed_us == 0 and all(k.profile is None for k in b.kernels)
+    d = inductor_lens.diff(a, b)
+    assert d.kernel_time_us["why"] == "kernel time not compared: no kernel of B was measured"
+    assert d.compiles[0].kernel_time_us["why"] == (
+        "kernel time not compared: no kernel of B was measured in this compile pair"
+    )
+    assert (d.kernel_time_us["a"], d.kernel_time_us["b"]) == (144.581, None)
+
+
 def test_b_autotuning_timed_the_library_kernels_a_measured_several_times_slower(default_and_autotune):
     """nu21 D5: B's autotuning benchmarked ATen mm at 60.96 µs and addmm at 53.312 µs (its choices' ``time_ms``)
     where A measured the same ops with the same shapes (mm [256, 512] x [512, 1024], addmm [256] + [256, 1024] x

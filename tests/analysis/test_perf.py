@@ -9,6 +9,7 @@ import dataclasses
 import json
 import os
 import pathlib
+import re
 import statistics
 from types import SimpleNamespace
 
@@ -787,6 +788,28 @@ def test_every_kernel_of_a_profiled_cpu_report_has_a_time_mean_and_spread(profil
         assert "total_us" in k["profile"] and "mean_us" not in k["profile"] and "runs" not in k["profile"]
 
 
+def test_a_profiled_cpp_kernels_panel_says_its_source_is_instrumented(profiled):
+    """nu28 D5: ``profile=True`` compiles C++ kernels with ``cpp.enable_kernel_profile``, which adds two lines to each
+    (the ``aoti_runtime/utils.h`` include and a ``RAIIAtenRecordFunctionHandle`` named ``graph_<N>_<kernel>``): the
+    report's source is not what torch writes without the lens, and ``Kernel.source_note`` says so, naming the event.
+    An extern kernel, and a C++ kernel compiled without profiling (the recorded max-autotune MLP's templates), say
+    nothing."""
+    from inductor_lens.report.finish import derive_compile
+
+    report, _, _ = profiled
+    cpp = [k for k in report.kernels if k.language == "cpp"]
+    assert cpp
+    for k in cpp:
+        assert "#include <torch/csrc/inductor/aoti_runtime/utils.h>" in k.source  # torch's own two lines
+        event = re.search(r'RAIIAtenRecordFunctionHandle record_\w+\("(graph_\d+_\w+)"', k.source).group(1)
+        assert event.endswith("_" + k.name)
+        assert k.source_note.startswith("Instrumented for profiling: the profiled capture compiled this kernel with ")
+        assert f"records each call as the profiler event {event}. Its reproducer runs it without them." in k.source_note
+    assert all(k.source_note == "" for k in report.kernels if k.language != "cpp")
+    plain = inductor_lens.load(pathlib.Path(__file__).parents[1] / "fixtures" / "cpu_frozen_mlp_max_autotune.json")
+    assert [k.source_note for c in plain.compiles for k in derive_compile(c).kernels] == ["", ""]
+
+
 @torch.library.custom_op("lens_perf::shifted", mutates_args=())
 def _shifted(x: torch.Tensor) -> torch.Tensor:
     """A custom op: Inductor calls it as it is (``torch.ops.lens_perf.shifted.default``), the profiler shows
@@ -1476,6 +1499,93 @@ def test_script_modes_step_is_each_graphs_median_call_as_its_kernels_times_are()
     assert m.step_us == [12.0]  # the mean was 1,674 us
     s = inductor_lens.analysis.perf.apply_profile(report, m, None).profile
     assert (s.device_total_us, s.device_total_min_us, s.device_total_max_us) == (12.0, None, None)
+
+
+def test_a_cpp_gemm_templates_time_is_its_own_record_not_unmatched():
+    """nu28 D2: a profiled C++ GEMM template (max-autotune, freezing) records itself under its inner function's name,
+    ``graph_0_gemm_m32n64k256_kernel`` (the ``RAIIAtenRecordFunctionHandle`` of its own source), not
+    ``graph_0_cpp_fused_addmm_relu_1``: both templates of the recorded run landed in ``unmatched_ops`` (0 us
+    attributed, no Roofline). The events here are named as that run's profiler named them (its ``unmatched_ops``),
+    two calls of the graph in script mode, the first a warm-up; each template is timed by the record its source
+    declares."""
+    from inductor_lens.analysis.perf import apply_profile
+
+    report = inductor_lens.load(pathlib.Path(__file__).parents[1] / "fixtures" / "cpu_profiled_mlp_max_autotune.json")
+    recorded = [o.name for o in report.profile.unmatched_ops]  # what the profiler called the two templates' events
+    assert report.profile.attributed_us == 0 and sorted(recorded) == [
+        "graph_0_gemm_m32n256k128_kernel",
+        "graph_0_gemm_m32n64k256_kernel",
+    ]
+    first, second = report.kernels  # cpp_fused_addmm_relu_0 (128 -> 256, relu), _1 (256 -> 64)
+    assert (first.name, second.name) == ("cpp_fused_addmm_relu_0", "cpp_fused_addmm_relu_1")
+
+    def call(t0, us0, us1):
+        return _ev(
+            "## Call CompiledFxGraph fx_0 ##",
+            t0,
+            t0 + 100,
+            children=[
+                _ev("graph_0_gemm_m32n256k128_kernel", t0 + 1, t0 + 1 + us0),
+                _ev("graph_0_gemm_m32n64k256_kernel", t0 + 50, t0 + 50 + us1),
+            ],
+        )
+
+    report = dataclasses.replace(report, profile=None)  # profiled again, as the capture now attributes it
+    m = kernel_timing.attribute_calls([call(0, 40, 30), call(1000, 12, 6)], report, on_gpu=False)
+    assert m.kernels == {("0/0 inference", first.name): [12.0], ("0/0 inference", second.name): [6.0]}
+    assert m.unmatched_ops == {}
+    out = apply_profile(report, m, None)
+    assert [k.profile.total_us for k in out.kernels] == [12.0, 6.0]
+    assert (out.profile.attributed_us, out.profile.device_total_us, out.profile.unmatched_ops) == (18.0, 100.0, [])
+
+
+def test_a_profile_of_one_run_says_its_times_are_single_timings_and_how_to_take_more(profiled):
+    """nu28 D6: ``inductor-lens run --profile`` of a script that calls its model twice times each kernel once ("median of
+    1 runs"); a single run has no spread to be flagged noisy, and the ranking and verdicts read as facts (tb.py:
+    "1. extern_kernels.mm[buf0] 12.1 ms 93%", 23.9 us in its reproducer). The recorded frozen MLP (script mode, 1 run):
+    ``StepProfile.few_runs`` says what the times are worth and the real way to take more (each call after the first is
+    a run), the summary says it; a kernel timed once has a verdict that says so. A profile of 5 runs says nothing."""
+    from inductor_lens.analysis.perf import apply_profile
+    from inductor_lens.report.rules import FEW_RUNS
+
+    one = inductor_lens.load(pathlib.Path(__file__).parents[1] / "fixtures" / "cpu_profiled_mlp_default.json")
+    p = one.profile
+    assert (p.runs, p.warmup, p.method.startswith("script mode:"), FEW_RUNS) == (1, 1, True, 2)
+    assert p.runs_text == "1 run after 1 warm-up run"  # was "median of 1 runs after 1 warm-up run"
+    assert p.few_runs == (
+        "One run: each kernel's time is a single timing, not a ranking to trust (a stall, a cold cache or another job "
+        "on the machine looks the same as a slow kernel). Profile with more runs: inductor-lens run --profile times "
+        "every call of a compiled graph after its first, so call the compiled model more times in the script (in a "
+        "loop of 10 calls: 9 runs)."
+    )
+    assert f"median of 1 run; 144.6 us in kernels, unattributed: 25%\n    {p.few_runs}" in one.summary()
+    five, _, _ = profiled
+    assert five.profile.runs == kernel_timing.RUNS and five.profile.few_runs == ""
+    assert not [k for k in five.kernels if "from one run" in k.profile.verdict]
+    # script mode on the recorded max-autotune MLP's two templates (their events as its profiler named them)
+    report = inductor_lens.load(pathlib.Path(__file__).parents[1] / "fixtures" / "cpu_profiled_mlp_max_autotune.json")
+    report = dataclasses.replace(report, profile=None)
+
+    def call(t0):
+        return _ev(
+            "## Call CompiledFxGraph fx_0 ##",
+            t0,
+            t0 + 700,
+            children=[
+                _ev("graph_0_gemm_m32n256k128_kernel", t0 + 1, t0 + 401),
+                _ev("graph_0_gemm_m32n64k256_kernel", t0 + 450, t0 + 650),
+            ],
+        )
+
+    def verdicts(calls):
+        m = kernel_timing.attribute_calls([call(1000 * i) for i in range(calls)], report, on_gpu=False)
+        return [k.profile.verdict for k in apply_profile(report, m, report.device_info).kernels]
+
+    once = verdicts(2)  # a warm-up call and one run: 32x64x256 (2 * 524,288 FLOPs) in 200 us against 0.0384 TFLOP/s
+    assert once[1] == "14% of fp32 compute peak; compute-bound, from one run (a single timing: not told from noise)"
+    assert all(v.endswith(", from one run (a single timing: not told from noise)") for v in once), once
+    assert [v.split(",")[0] for v in verdicts(4)] == [v.split(",")[0] for v in once]  # the same verdict, 3 runs
+    assert not [v for v in verdicts(4) if "one run" in v]
 
 
 def test_a_profiled_capture_writes_no_profiler_chatter_to_stderr_and_keeps_every_other_line(capfd):

@@ -268,6 +268,68 @@ def test_a_noisy_timing_says_so_and_what_to_do(training_report, monkeypatch, cap
     assert "warm-up; noisy) on cpu" in line and err == f"{ext.name}: {note}\n"
 
 
+def test_a_profiled_cpp_kernels_script_runs_it_without_the_instrumentation(tmp_path):
+    """nu28 D5: a profiled capture (``--profile``) compiles C++ kernels with ``cpp.enable_kernel_profile``, two lines
+    more in each (an include and a ``RAIIAtenRecordFunctionHandle`` that records every call): the script said it ran
+    the kernel "exactly as the output code compiles it" and timed the instrumented build. On the recorded C++ GEMM
+    template of a profiled max-autotune run: the script's source has neither line (``rules.without_kernel_profile``),
+    its header and the comment above the source say so, and it compiles and runs on this CPU."""
+    report = inductor_lens.load(FIXTURES / "cpu_profiled_mlp_max_autotune.json")
+    k = report.kernels[1]
+    assert "RAIIAtenRecordFunctionHandle" in k.source and "aoti_runtime/utils.h" in k.source  # as recorded
+    script = reproducer(report, k)
+    source = ast.literal_eval(re.search(r"^SOURCE = (r'''.*?''')$", script, re.S | re.M).group(1))
+    assert "RAIIAtenRecordFunctionHandle" not in source and "aoti_runtime/utils.h" not in source
+    assert "void kernel(const float* X, const float* W, const float* in_ptr2, float* Y)" in source
+    assert "The kernel runs as torch compiles it without profiling" in ast.get_docstring(ast.parse(script))
+    assert "exactly as the output code compiles it" not in script
+    assert "records each call as the profiler event\n# graph_0_gemm_m32n64k256_kernel)" in script
+    path = tmp_path / "template.py"
+    path.write_text(script)
+    p = subprocess.run(
+        [sys.executable, str(path), "--runs", "5", "--warmup", "2"], capture_output=True, text=True, timeout=600
+    )
+    assert p.returncode == 0, p.stderr[-2000:]
+    check, line = p.stdout.splitlines()
+    assert check == f"{k.name}: check passed: the kernel ran and wrote 1 of its 4 tensor arguments: buf3 (Y)"
+    assert LINE.match(line)["name"] == k.name
+
+
+def test_a_time_far_from_the_reports_says_so_and_why_it_may_be(monkeypatch, capsys):
+    """nu28 D6: a script's median of 15,997 us beside the report's 94.27 us (one run) was printed with no word. Over
+    ``FAR_FACTOR`` (10x) either way, stderr says the two disagree and why that may be (the report's single or cold
+    run, a loaded machine; the threads where the report's are not recorded); within it, nothing. The recorded frozen
+    MLP's first ``_mkl_linear``, timed at 98.18 us in one run; the script runs here, its timer replaced."""
+    import torch
+
+    from inductor_lens.report.rules import FAR_FACTOR
+
+    report = inductor_lens.load(FIXTURES / "cpu_profiled_mlp_default.json")
+    k = report.kernels[0]
+    assert k.profile.per_call_us == 98.184 and k.profile.iterations == 1 and FAR_FACTOR == 10.0
+    g = _script_globals(report, k.name)
+
+    def run(times):
+        monkeypatch.setattr(sys, "argv", ["kernel.py", "--warmup", "1"])
+        g["times_us"] = lambda run, args, kwargs, runs, l2="step": list(times)
+        g["main"]()
+        return capsys.readouterr().err
+
+    err = run([1600.0] * 200)  # 16x the report's
+    assert err == (
+        f"{k.name}: far from the report: the median here, 1600.00 us per call, is 16x slower than the report's "
+        "98.18 us (median 98.18 us per call of 1 run); one of the two is not the "
+        "kernel's own time: the report's may be a cold run (a graph's first call) or a single one, or the machine was "
+        "loaded then or is now; profile again on an idle machine, with more runs, and run this again\n"
+    )
+    assert "is 20x faster than the report's 98.18 us" in run([4.9] * 200)
+    assert run([900.0] * 200) == "" and run([10.0] * 200) == ""  # 9.2x and 9.8x: within
+    g["THREADS"] = None  # a report that did not record its threads
+    assert f"or the threads differ (the report's are not recorded; {torch.get_num_threads()} here);" in run([2e3] * 9)
+    g["REPORT_US"] = None  # not profiled: nothing to compare
+    assert run([2e3] * 9) == ""
+
+
 def _gpu_report():
     path = FIXTURES / "gpu_perf_gpt2_training.json"
     if not path.exists():

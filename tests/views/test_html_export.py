@@ -438,6 +438,49 @@ def test_an_imported_kernels_panel_says_what_a_torch_trace_log_cannot_hold(tmp_p
     _assert_clean(page)
 
 
+@pytest.mark.browser
+def test_a_profiled_cpp_kernels_panel_says_its_source_is_instrumented(tmp_path, offline_page):
+    """nu28 D5: the recorded profiled C++ GEMM template (``--profile``, ``cpp.enable_kernel_profile``): its panel says,
+    above the source, that it is instrumented (``Kernel.source_note``, Python's words), as a report made before the
+    note gets it on loading once its derived fields are made again."""
+    from inductor_lens.report.finish import derive_compile
+
+    fixtures = pathlib.Path(__file__).resolve().parents[1] / "fixtures"
+    report = inductor_lens.load(fixtures / "cpu_profiled_mlp_max_autotune.json")
+    report = dataclasses.replace(report, compiles=[derive_compile(c) for c in report.compiles])
+    kernel = report.kernels[1]
+    assert "record_graph_0_gemm_m32n64k256_kernel_" in kernel.source
+    assert "profiler event graph_0_gemm_m32n64k256_kernel." in kernel.source_note
+    path = tmp_path / "profiled.html"
+    report.save_html(path)
+    page = offline_page
+    _open(page, path)
+    node = next(n for n in report.compiles[0].fused_nodes if n.kernel == kernel.name)
+    page.locator(f'[data-view="fusion"] [data-node="{node.name}"]').click()
+    assert page.locator('.il-panel [data-role="source-note"]').inner_text() == kernel.source_note
+    _assert_clean(page)
+
+
+@pytest.mark.browser
+def test_a_profile_of_one_run_is_said_above_the_top_kernels_and_the_roofline(tmp_path, offline_page):
+    """nu28 D6: the recorded frozen MLP profiled in one run (``run --profile``, its graph called twice): the top-kernels
+    table and the roofline rank single timings; above each, Python's words say so (``StepProfile.few_runs``)."""
+    fixtures = pathlib.Path(__file__).resolve().parents[1] / "fixtures"
+    report = inductor_lens.load(fixtures / "cpu_profiled_mlp_default.json")
+    assert report.profile.few_runs.startswith("One run: each kernel's time is a single timing, not a ranking to trust")
+    path = tmp_path / "one_run.html"
+    report.save_html(path)
+    page = offline_page
+    _open(page, path)
+    top = page.locator('aside.il-panel [data-role="top-kernels"]').locator("..")
+    assert top.locator('[data-role="few-runs"]').inner_text() == report.profile.few_runs
+    page.click('[data-tab="roofline"]')
+    roof = page.locator('[data-view="roofline"] [data-role="perf-summary"] [data-role="few-runs"]')
+    assert roof.inner_text() == report.profile.few_runs
+    assert "· 1 run after 1 warm-up run" in page.locator('[data-role="perf-summary"]').inner_text()
+    _assert_clean(page)
+
+
 # ---- the CSP pins the inline script: injected markup cannot run ------------------------------------
 
 
