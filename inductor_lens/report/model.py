@@ -117,7 +117,8 @@ DERIVED_VERSION = 33  # 2: Trigger.summary; 3: Compile.module_view, FusedNode.gr
 # 32: FusedNode.merge_text (rules.merge_text: inlined at lowering, fused or grouped into a foreach kernel by the
 # scheduler), Phase.what of GraphLowering.run and Scheduler.__init__
 # 33: FusedNode.merge_text names a C++ kernel's other fused nodes, and an import's says where its ops were merged is
-# not known (rules.unrecorded_merge_text); Compile.unrecorded of an imported compile
+# not known (rules.unrecorded_merge_text); Compile.unrecorded of an imported compile; Kernel.source_note of a profiled
+# C++ kernel
 
 #: Languages a kernel may be written in: what Inductor's output code defines (``async_compile.<kind>``),
 #: ``extern`` for calls of library kernels, ``other`` when the source was not found.
