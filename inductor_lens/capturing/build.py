@@ -567,6 +567,34 @@ def _quantized_weights(dyn: Optional[list[dict]], wrapped: bool = False, own: st
     return out
 
 
+_LOG_MODULE_ROOT = re.compile(r"^L_(\w+?)_(?:modules|parameters|buffers)_")
+
+
+def _log_self_name(dyn: Optional[list[dict]], frame: str) -> str:
+    """The name a method's frame gives its ``self`` where only a TORCH_TRACE log tells (its placeholders carry no
+    source, only names: ``def forward(s, x)`` makes ``L_s_modules_attn_parameters_in_proj_weight_``): for a method
+    (``Block.forward``, or ``forward`` where the log names no class), the one local whose modules, parameters or
+    buffers the graph reads; else ``"self"`` (a function's module argument keeps its name). A live capture reads the
+    frame itself (``Raw.self_names``).
+
+    >>> dyn = [{"op": "placeholder", "target": "L_s_modules_attn_parameters_in_proj_weight_"},
+    ...        {"op": "placeholder", "target": "L_x_"}]
+    >>> _log_self_name(dyn, "Block.forward"), _log_self_name(dyn, "forward"), _log_self_name(dyn, "step")
+    ('s', 's', 'self')
+    """
+    method = "." in str(frame or "") or str(frame or "").split(" ")[0] == "forward"  # a log may not name its class
+    if not method or not dyn or any(n.get("source") for n in dyn):
+        return "self"
+    roots = {
+        m.group(1)
+        for n in dyn
+        if n.get("op") == "placeholder"
+        for m in [_LOG_MODULE_ROOT.match(str(n.get("target", "")))]
+        if m and m.group(1) not in ("args_0", "self_dict")
+    }
+    return next(iter(roots)) if len(roots) == 1 else "self"
+
+
 def _held_role(node: dict, wrapped: bool = False, own: str = "self") -> tuple[str, str]:
     """``(role, display name)`` of a tensor dynamo held as the graph module's own (a ``get_attr`` node that AOT
     lifts, marked by ``torchread.mark_lifted``): named by dynamo's source of it; a ``parameter`` where it is an
@@ -1915,7 +1943,8 @@ def _compile(
         frame = _cell_resume(frame, cells.get(str(_frame_code(trace, _key(rec), frame)[0])))
     shift = None if rec.aot or ca else _forward_wrapper(dyn, frame)
     wrapped = not rec.aot and not ca and _wraps_module(trace, _key(rec))
-    own = raw.self_names.get(_key(rec), "self")  # the frame's name for its self (def forward(s, x): s)
+    # the frame's name for its self (def forward(s, x): s): the live frame's; a log's, from its placeholders' names
+    own = raw.self_names.get(_key(rec)) or _log_self_name(dyn, frame)
     if shift is not None and frame != "forward":
         # transformers 5 wraps forward (wrapped_func, wrapper): the module's class where the frame's self says it
         owner = raw.self_types.get(_key(rec), ())

@@ -168,6 +168,19 @@ def test_every_extern_call_of_a_lazy_backward_is_tied_to_the_node_the_capture_ti
 BLOCK = pathlib.Path(ROOT, "tests", "fixtures", "trace-block")
 
 
+def test_a_forward_whose_self_has_another_name_names_its_modules_as_the_capture_does():
+    """nu28 minor: the block's ``def forward(s, x)`` put ``s`` before every module and parameter of the import
+    ("s.attn", "s.ln1.weight") where the live capture, which reads the frame, says "attn" and "ln1.weight" (a compare of
+    the two named every module differently). A log's placeholders carry only names (``L_s_modules_ln1_...``): a
+    method's one local whose modules the graph reads is its self (``build._log_self_name``)."""
+    imported = inductor_lens.load_trace(str(BLOCK))
+    fwd = imported.compiles[0]
+    names = [n.display_name for n in fwd.graphs["dynamo"].nodes if n.op == "placeholder"]
+    assert names[:3] == ["ln1.weight", "ln1.bias", "x"] and not any(n.startswith("s.") for n in names), names
+    modules = {m for c in imported.compiles for n in c.fused_nodes for m in n.module_stack}
+    assert {"attn", "ln1", "mlp.0"} <= modules and not any(m == "s" or m.startswith("s.") for m in modules), modules
+
+
 def test_each_mm_of_a_blocks_backward_is_the_node_its_comment_names():
     """A transformer block's backward (LayerNorm + nn.MultiheadAttention + MLP, a log without provenance) calls
     ``extern_kernels.mm`` 8 times; the comment above each call names the call's own node last
