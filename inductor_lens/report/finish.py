@@ -92,6 +92,7 @@ from .rules import (
     short_op,
     size_guards,
     source_template_block,
+    stage_paths,
     storage_name,
     trigger_kind,
     trigger_summary,
@@ -362,6 +363,7 @@ def derive_compile(c: Compile, fx: Optional[dict] = None, view: bool = True) -> 
     # a frozen graph's constant by the parameters it comes from (a C++ GEMM template's packed weight has no get_attr)
     holds.update((name, shown) for name, shown in c.constant_names.items() if name not in holds)
     kernels = []
+    low, fus = c.lowering_stack, c.fusion_stack  # the compile's stage paths (rules.stage_paths)
     for k in c.kernels:
         k = launch_facts(k)
         if k.launch is not None and k.launch.args:
@@ -418,6 +420,7 @@ def derive_compile(c: Compile, fx: Optional[dict] = None, view: bool = True) -> 
                 extern_why=why,
                 in_place=writes if any(writes) else [],
                 source_note=kernel_source_note(k.language, k.source),
+                **dict(zip(("stage_shared", "stage_note"), stage_paths([low, fus, k.compiler_stack]))),
             )
         )
     fused = _copy_labels(fused, copies, kernels, fx)
@@ -438,6 +441,7 @@ def derive_compile(c: Compile, fx: Optional[dict] = None, view: bool = True) -> 
         graph_note=note,
         contents=contents_text(kinds, len(kernels)),
         box_count=len(kinds),
+        **dict(zip(("stage_shared", "stage_note"), stage_paths([low, fus, []]))),
         size_guards=size_guards(c.guards),
         cudagraphs=_skip_said(_recordings_said(c.cudagraphs), c),
     )

@@ -68,7 +68,7 @@ SCHEMA_VERSION = 2
 
 #: The generation of the derived fields (``report/finish.py``) a report holds. A report written before
 #: derived fields were added (no ``derived`` key, or a smaller number) gets them filled when it is loaded.
-DERIVED_VERSION = 33  # 2: Trigger.summary; 3: Compile.module_view, FusedNode.group_path; 4: FusedNode.no_line_reason;
+DERIVED_VERSION = 34  # 2: Trigger.summary; 3: Compile.module_view, FusedNode.group_path; 4: FusedNode.no_line_reason;
 # 5: a backward's saved inputs named by what made them, input copies labelled, Trigger.kind ahead_of_time;
 # 6: FusedNode.built_lines (where the user's code built the modules of ops that ran inside torch)
 # 7: module paths inferred where a compile recorded none (Compile.modules_inferred, report/module_paths.py)
@@ -119,6 +119,7 @@ DERIVED_VERSION = 33  # 2: Trigger.summary; 3: Compile.module_view, FusedNode.gr
 # 33: FusedNode.merge_text names a C++ kernel's other fused nodes, and an import's says where its ops were merged is
 # not known (rules.unrecorded_merge_text); Compile.unrecorded of an imported compile; Kernel.source_note of a profiled
 # C++ kernel
+# 34: Kernel.stage_shared/stage_note, Compile.stage_shared/stage_note (rules.stage_paths: was worked out in panel.js)
 
 #: Languages a kernel may be written in: what Inductor's output code defines (``async_compile.<kind>``),
 #: ``extern`` for calls of library kernels, ``other`` when the source was not found.
@@ -882,6 +883,11 @@ class Kernel(_Record):
     #: holds two lines of instrumentation (its reproducer runs it without them); ``""`` otherwise and in reports made
     #: before it.
     source_note: str = ""
+    #: How many frames of its ``compiler_stack`` the compile's lowering and fusion paths share from the user's call, and
+    #: the panel's sentence of it (``rules.stage_paths``): the panel draws the shared frames once, then each stage's
+    #: own. ``0``/``""`` where the compile has no lowering or fusion path. Derived.
+    stage_shared: int = 0
+    stage_note: str = ""
 
     #: How the output code launches it: grid, config, arguments (``KernelLaunch``); null when not read.
     launch: Optional[KernelLaunch] = None
@@ -1604,6 +1610,9 @@ class Compile(_Record):
     #: function of each op), ``merge`` (the scheduler nodes before fusion: which ops lowering inlined and which the
     #: scheduler fused) and ``compiler_stack`` (Inductor's call stacks). ``{}`` for a compile captured in process.
     unrecorded: dict[str, str] = field(default_factory=dict)
+    #: ``rules.stage_paths`` of the lowering and fusion paths alone, for a node with no kernel. Derived.
+    stage_shared: int = 0
+    stage_note: str = ""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "why", compile_why(self.recompile_reason, getattr(self.trigger, "reason", "")))

@@ -1274,6 +1274,41 @@ def kernel_source_note(language: str, source: str) -> str:
     )
 
 
+def stage_paths(paths: Sequence[Sequence[Any]]) -> tuple[int, str]:
+    """How many frames the paths of a compile's stages share from the user's call (lowering's, fusion's and a kernel's
+    code generation's: ``Compile.lowering_stack``, ``fusion_stack``, ``Kernel.compiler_stack``; frames the same by file
+    and line), and the panel's sentence of it (``Kernel.stage_shared``, ``stage_note``); ``(0, "")`` where no stage's
+    path but code generation's was recorded.
+
+    >>> from types import SimpleNamespace as F
+    >>> a, b = F(file="/p/torch/_inductor/compile_fx.py", line=9, function="fx_codegen_and_compile", function_label=""), F(file="x.py", line=3)
+    >>> stage_paths([[a, b], [a], [a, F(file="y.py", line=1)]])
+    (1, "The three stages of this graph's compile, each from your call (top) to the function that does it. They share 1 frame, down to fx_codegen_and_compile (compile_fx.py:9); then each branches off.")
+    >>> stage_paths([[], [], [a]])
+    (0, '')
+    """
+    if not any(paths[:2]):
+        return 0, ""
+    live = [p for p in paths if p]
+    shared = 0
+    while shared < len(live[0]) and all(
+        shared < len(p) and (p[shared].file, p[shared].line) == (live[0][shared].file, live[0][shared].line)
+        for p in live
+    ):
+        shared += 1
+    at = live[0][shared - 1] if shared else None
+    where = (
+        f", down to {getattr(at, 'function_label', '') or at.function} ({_base(at.file)}:{at.line}); then each "
+        "branches off."
+        if at is not None
+        else "."
+    )
+    return shared, (
+        "The three stages of this graph's compile, each from your call (top) to the function that does it. They share "
+        f"{shared} frame{'' if shared == 1 else 's'}{where}"
+    )
+
+
 def merge_text(
     kind: str,
     members: Sequence[str],

@@ -770,15 +770,6 @@ function loweredBySection({ n, fxByName, idx }) {
 }
 
 /** How many frames `paths` (non-empty ones) share from their start, by file and line. */
-function sharedLength(paths) {
-  const live = paths.filter((p) => p.length);
-  if (!live.length) return 0;
-  let i = 0;
-  const same = (p) => i < p.length && p[i].file === live[0][i].file && p[i].line === live[0][i].line;
-  while (i < live[0].length && live.every(same)) i++;
-  return i;
-}
-
 function compilerSection({ k, idx }) {
   const cs = (k && k.compiler_stack) || [];
   const c = idx.compile || {};
@@ -805,28 +796,22 @@ function compilerSection({ k, idx }) {
       compilerStack(cs),
     );
   }
-  const shared = sharedLength([low, fus, cs]);
+  // how many frames the stages' paths share, and the sentence of it: Python's (Kernel/Compile.stage_shared, stage_note)
+  const said = k && k.stage_note ? k : c;
+  const shared = said.stage_shared || 0;
   const branch = (title, role, frames) =>
     frames.length > shared
       ? h("div", { class: "il-stage-path", "data-path": role }, h("h4", {}, title), compilerStack(frames.slice(shared)))
       : null;
   // the shared frames as the kernel's own path has them (with its frames' notes: Frame.note), else a stage's
   const common = (cs.length >= shared ? cs : low.length ? low : fus).slice(0, shared);
-  const at = common[shared - 1];
   return section(
     "Inductor's call paths: lowering, fusion, code generation",
     "compiler-stack",
     h(
       "div",
       { "data-role": "stage-paths" },
-      h(
-        "p",
-        { class: "il-muted il-note" },
-        `The three stages of this graph's compile, each from your call (top) to the function that does it. They share ${shared} frame${shared === 1 ? "" : "s"}` +
-          (at
-            ? `, down to ${at.function_label || at.function} (${basename(at.file)}:${at.line}); then each branches off.`
-            : "."),
-      ),
+      h("p", { class: "il-muted il-note" }, said.stage_note || ""),
       shared
         ? h("div", { class: "il-stage-path", "data-path": "shared" }, h("h4", {}, "Shared path"), compilerStack(common))
         : null,

@@ -136,6 +136,9 @@ def test_a_triton_compiles_three_paths_share_their_start_and_the_codegen_path_sa
         key = [(f.file, f.line) for f in code]
         assert [(f.file, f.line) for f in low[:3]] == key[:3] == [(f.file, f.line) for f in fus[:3]]
         assert any(f.function_label == "_InProcessFxCompile.codegen_and_compile" for f in low)
+        assert c.kernels[0].stage_shared == 41 and "They share 41 frames, down to fx_codegen_and_compile" in (
+            c.kernels[0].stage_note
+        )
         labels = {f.function_label: f for f in code}
         assert labels["_TorchCompileInductorWrapper.__call__"].stage == "inductor"
         assert labels["_TorchCompileInductorWrapper.__call__"].file_label == "torch/__init__.py"

@@ -91,6 +91,13 @@ def test_lowering_and_fusion_paths_branch_off_codegen_s_inside_inductor(sin_cos_
         assert any(f.function == "fx_codegen_and_compile" for f in path[:shared])
     assert any(f.function == "run" and f.file.replace("\\", "/").endswith("_inductor/graph.py") for f in low)
     assert any(f.function == "_init" for f in fus)  # Scheduler._init, which codegen's path starts the scheduler by
+    # the panel draws the frames all three share once: how many, decided in Python (Kernel.stage_shared, stage_note)
+    both = min(
+        next(i for i, (a, b) in enumerate(zip(p, codegen)) if (a.file, a.line) != (b.file, b.line)) for p in (low, fus)
+    )
+    kernel = c.kernels[0]
+    assert kernel.stage_shared == both and f"They share {both} frames, down to " in kernel.stage_note
+    assert c.stage_shared >= both  # without a kernel's path: the lowering and fusion paths' own
 
 
 def test_a_report_without_member_ops_still_says_who_merged_from_its_members():

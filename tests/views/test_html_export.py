@@ -114,6 +114,9 @@ def test_compiler_stack_shows_qualified_names_torch_paths_and_the_frame_notes(tm
     assert "torch/__init__.py:" in text and " in _TorchCompileInductorWrapper.__call__" in text
     notes = box.locator('[data-role="frame-note"]').all_inner_texts()
     assert notes == [f.note for f in kernel.compiler_stack if f.note] and len(notes) == 3, notes
+    # the stages' shared path said in Python's words (Kernel.stage_note), its frames drawn once
+    said = box.locator('[data-role="stage-paths"] > p.il-note').first.inner_text()
+    assert kernel.stage_shared and said == kernel.stage_note, (said, kernel.stage_note)
     _assert_clean(page)
 
 
