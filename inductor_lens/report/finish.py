@@ -275,11 +275,15 @@ def link_branches(compiles: list[Compile]) -> list[Compile]:
 def _kernel_mates(c: Compile, n: FusedNode) -> list[str]:
     """The other fused nodes of ``n``'s C++ kernel: on a CPU, Inductor's C++ code generation writes consecutive fused
     nodes into one kernel (``CppScheduling``'s kernel group, until ``Scheduler.flush``), after the scheduler's
-    fusion; ``[]`` for other kernels (a Triton kernel holds one fused node, a foreach kernel its own group)."""
+    fusion; ``[]`` for other kernels (a Triton kernel holds one fused node, a foreach kernel its own group). Only
+    those of its own call: a kernel whose source is reused (each of 12 layers calls it) holds the fused nodes of every
+    call, which were not written together (its call sites, ``Kernel.call_sites``, else runs of consecutive nodes)."""
     k = next((k for k in c.kernels if k.name == n.kernel), None) if n.kernel else None
     if k is None or k.language != "cpp":
         return []
-    return [f for f in k.fused_nodes if f != n.name]
+    sites = k.call_sites or kernel_runs(k.name, [f for f in c.fused_nodes if not f.is_glue])
+    site = next((s for s in sites if n.name in s), [])
+    return [f for f in site if f != n.name]
 
 
 def derive_compile(c: Compile, fx: Optional[dict] = None, view: bool = True) -> Compile:

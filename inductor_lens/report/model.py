@@ -119,7 +119,8 @@ DERIVED_VERSION = 34  # 2: Trigger.summary; 3: Compile.module_view, FusedNode.gr
 # 33: FusedNode.merge_text names a C++ kernel's other fused nodes, and an import's says where its ops were merged is
 # not known (rules.unrecorded_merge_text); Compile.unrecorded of an imported compile; Kernel.source_note of a profiled
 # C++ kernel
-# 34: Kernel.stage_shared/stage_note, Compile.stage_shared/stage_note (rules.stage_paths: was worked out in panel.js)
+# 34: Kernel.stage_shared/stage_note, Compile.stage_shared/stage_note (rules.stage_paths: was worked out in panel.js);
+# FusedNode.merge_text names only its own call's mates of a reused C++ kernel
 
 #: Languages a kernel may be written in: what Inductor's output code defines (``async_compile.<kind>``),
 #: ``extern`` for calls of library kernels, ``other`` when the source was not found.

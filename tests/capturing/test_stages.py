@@ -128,3 +128,29 @@ def test_a_report_without_member_ops_still_says_who_merged_from_its_members():
         "One op (sin) in a loop of its own: nothing was inlined into it at lowering (GraphLowering.run) nor fused by "
         "the scheduler (Scheduler.fuse_nodes).",
     ]
+
+
+def test_a_reused_cpp_kernels_other_calls_are_not_its_mates():
+    """Report data alone: a C++ kernel whose source is reused (a 12-layer GPT-2: one kernel called by every layer)
+    holds the fused nodes of every call; a node's merge text named the other calls' nodes ("also runs 10 other fused
+    nodes (op0, op1, op2, op90_op116, ...)") as written together with it. Only its own call's are."""
+    from inductor_lens.report.finish import derive_compile
+    from inductor_lens.report.model import Compile, FusedNode, Graph, GraphNode, Kernel, Trigger
+
+    nodes = [GraphNode("x", "placeholder", "x")] + [
+        GraphNode(n, "call_function", "aten.sin.default", inputs=["x"]) for n in ("s0", "s1", "s2")
+    ]
+    fused = [FusedNode(f"op{i}", "pointwise", fx_nodes=[f"s{i}"], kernel="cpp_k", members=[f"op{i}"]) for i in range(3)]
+    k = Kernel("cpp_k", "cpp", "", fused_nodes=["op0", "op1", "op2"], call_sites=[["op0"], ["op1", "op2"]])
+    c = Compile(
+        "0/0 inference",
+        "0/0",
+        "inference",
+        Trigger("first_call", ""),
+        graphs={"post_grad": Graph(nodes)},
+        fused_nodes=fused,
+        kernels=[k],
+    )
+    got = {n.name: n.merge_text for n in derive_compile(c).fused_nodes}
+    assert "other fused node" not in got["op0"], got["op0"]
+    assert "Its C++ kernel also runs 1 other fused node (op2)" in got["op1"], got["op1"]
