@@ -1344,7 +1344,7 @@ def merge_text(
     >>> merge_text("nop", ["op4"], [], [])
     ''
     >>> merge_text("pointwise", ["op0", "op3"], [["clone"], ["_foreach_add_"]], [], [], ["op1_op4", "op2_op5"]).split(". ")[1]
-    "Its C++ kernel also runs 2 other fused nodes (op1_op4, op2_op5): Inductor's C++ code generation writes consecutive fused nodes into one kernel (CppScheduling's group, until Scheduler.flush)."
+    "Its C++ kernel also runs 2 other fused nodes (named above, the panel's first section): Inductor's C++ code generation writes consecutive fused nodes into one kernel (CppScheduling's group, until Scheduler.flush)."
 
     ``mates``: the other fused nodes of its C++ kernel (``finish._kernel_mates``), grouped at code generation.
     """
@@ -1352,9 +1352,9 @@ def merge_text(
     if not text or not mates or kind == "extern":
         return text
     return (
-        f"{text} Its C++ kernel also runs {len(mates)} other fused {'node' if len(mates) == 1 else 'nodes'} "
-        f"({_ops_listed(list(mates))}): Inductor's C++ code generation writes consecutive fused nodes into one kernel "
-        "(CppScheduling's group, until Scheduler.flush)."
+        f"{text} Its C++ kernel also runs {len(mates)} other fused {'node' if len(mates) == 1 else 'nodes'} (named "
+        "above, the panel's first section): Inductor's C++ code generation writes consecutive fused nodes into one "
+        "kernel (CppScheduling's group, until Scheduler.flush)."
     )
 
 
