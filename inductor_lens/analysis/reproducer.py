@@ -191,6 +191,9 @@ def reproducer(report: Report, kernel: Union[str, Kernel], runs: int = RUNS, war
         compile_id=compile_id,
         order=launch_order(compile_.kernels, compile_.output_code) if compile_ else (),
         aliases=reuses(compile_.output_code) if compile_ else None,
+        cpu_isa=(compile_.cpu_isa, compile_.cpu_isa_bits)
+        if compile_ is not None and compile_.cpu_isa_bits is not None
+        else None,
         device=report.device,
         torch_version=report.torch_version,
         title=report.title,
@@ -216,11 +219,13 @@ def kernel_script(
     order: Union[list, tuple] = (),
     aliases: Optional[dict[str, str]] = None,
     threads: Optional[int] = None,
+    cpu_isa: Optional[tuple[str, int]] = None,
 ) -> str:
     """:func:`reproducer` for one kernel and the facts of its report it needs (``device``: the report's;
     ``order``: its compile's kernels as :func:`launch_order` gives them, ``aliases`` its ``# reuse`` lines, for
     :func:`step_before` on a GPU; ``threads``: on a CPU, the threads torch ran with when the report's times were
-    measured, ``DeviceInfo.threads``, which the script sets)."""
+    measured, ``DeviceInfo.threads``, which the script sets; ``cpu_isa``: ``(name, bits)``, the vector instruction
+    set its compile's C++ kernels were written for, ``Compile.cpu_isa``, for which the script compiles a C++ one)."""
     launch = k.launch
     if launch is None:
         raise ReproducerError(
@@ -257,7 +262,7 @@ def kernel_script(
     before = step_before(list(order), k, aliases) if device.startswith("cuda") else []  # the L2 is the GPU's
     args = _args_code(launch, bound, _declared_dtypes(k, launch)) + _step_code(before)
     if k.language == "cpp":
-        body = _cpp(k, launch)
+        body = _cpp(k, launch, cpu_isa)
     elif k.language == "triton":
         body = _triton(k, launch)
     else:
@@ -530,7 +535,7 @@ _PROFILED_NOTE = (
 )
 
 
-def _cpp(k: Kernel, launch: KernelLaunch) -> str:
+def _cpp(k: Kernel, launch: KernelLaunch, cpu_isa: Optional[tuple[str, int]] = None) -> str:
     if launch.arg_types is None:
         raise ReproducerError(f"kernel {k.name!r}: the C++ argument types were not recorded")
     source = without_kernel_profile(k.source)
@@ -545,14 +550,49 @@ def _cpp(k: Kernel, launch: KernelLaunch) -> str:
         if record
         else "# The kernel, exactly as the output code compiles it: async_compile.cpp_pybinding(ARG_TYPES, SOURCE)\n"
     )
+    name, bits = cpu_isa if cpu_isa is not None else (None, None)
     return (
         "\n\n" + said + f"ARG_TYPES = {list(launch.arg_types)!r}\n"
-        f"SOURCE = r'''{source}'''\n\n\n"
-        "def load():\n"
-        "    from torch._inductor.codecache import CppPythonBindingsCodeCache\n\n"
-        "    kernel = CppPythonBindingsCodeCache.load_pybinding(ARG_TYPES, SOURCE)\n"
-        "    return lambda args, kwargs: kernel(*args)\n"
+        f"SOURCE = r'''{source}'''\n"
+        f"CPU_ISA = {name!r}  # the vector instruction set Inductor wrote SOURCE for (Compile.cpu_isa); None: not recorded\n"
+        f"CPU_ISA_BITS = {bits!r}  # its vector width: SOURCE is compiled for it (torch's cpp.simdlen), never this CPU's widest\n"
+        f"ISA_MISSING = {ISA_MISSING!r}\n"
+        f"ISA_UNKNOWN = {ISA_UNKNOWN!r}\n" + _CPP_LOAD
     )
+
+
+#: A C++ reproducer's exit where this CPU cannot run the vector width its source was written for.
+ISA_MISSING = (
+    "{kernel}: its source was written for {isa} ({bits}-bit vectors) and this CPU has no such instruction set (torch "
+    "picks {here} here): compiled for another width, a kernel that steps {bits}-bit vectors reads and writes past its "
+    "buffers. Run this script on a CPU with {isa}, or capture the kernel again on this one"
+)
+#: A C++ reproducer's note (stderr) where the report does not say which vector width its source was written for.
+ISA_UNKNOWN = (
+    "{kernel}: the report does not say which vector instruction set its C++ source was written for (a TORCH_TRACE "
+    "import, or a report made before it recorded Compile.cpu_isa); it is compiled for this CPU's, {here}: if it was "
+    "written for another width it writes past its buffers, and the check says so"
+)
+_CPP_LOAD = """
+
+def load():
+    import contextlib
+
+    import torch._inductor.config as config
+    from torch._inductor.codecache import CppPythonBindingsCodeCache
+    from torch._inductor.cpu_vec_isa import pick_vec_isa
+
+    widest = pick_vec_isa()  # this CPU's, as torch picks it
+    width = config.patch({"cpp.simdlen": CPU_ISA_BITS}) if CPU_ISA_BITS is not None else contextlib.nullcontext()
+    with width:  # compiled for the width the source was written for, as the capture's compile was
+        if CPU_ISA_BITS is not None and pick_vec_isa().bit_width() != CPU_ISA_BITS:
+            here = f"{widest}, {widest.bit_width()}-bit"
+            sys.exit(ISA_MISSING.format(kernel=KERNEL, isa=CPU_ISA, bits=CPU_ISA_BITS, here=here))
+        kernel = CppPythonBindingsCodeCache.load_pybinding(ARG_TYPES, SOURCE)
+    if CPU_ISA_BITS is None:
+        print(ISA_UNKNOWN.format(kernel=KERNEL, here=f"{widest}, {widest.bit_width()}-bit"), file=sys.stderr, flush=True)
+    return lambda args, kwargs: kernel(*args)
+"""
 
 
 def _triton(k: Kernel, launch: KernelLaunch) -> str:
@@ -665,17 +705,28 @@ FAR_FACTOR = {far_factor}  # the median this many times the report's, or the rep
 FAR_FROM_REPORT = {far_from_report}
 
 
+#: Bytes after each argument's storage, set to GUARD_BYTE: the check finds them untouched, else the kernel wrote
+#: past its buffer (a C++ source compiled for another vector width than it was written for, a size the report got
+#: wrong) and the script says so instead of corrupting memory unseen.
+GUARD_BYTES, GUARD_BYTE = 4096, 0xA5
+GUARDS = {{}}  # storage's data_ptr -> its guard, as bytes
+
+
 def make(shape, stride, dtype, offset=0, high=1):
-    """A tensor of these sizes, strides and storage offset: random normal floats, integers in [0, high), bools."""
+    """A tensor of these sizes, strides and storage offset: random normal floats, integers in [0, high), bools;
+    its storage followed by a guard (GUARD_BYTES)."""
     dtype = getattr(torch, dtype)
     extent = 1 + sum((s - 1) * st for s, st in zip(shape, stride)) if all(s > 0 for s in shape) else 0
-    storage = torch.empty(offset + extent, dtype=dtype, device=DEVICE)
+    guard = -(-GUARD_BYTES // torch.empty(0, dtype=dtype).element_size())
+    storage = torch.empty(offset + extent + guard, dtype=dtype, device=DEVICE)
+    body = storage[: offset + extent]
     if dtype.is_floating_point or dtype.is_complex:
-        storage.normal_()
+        body.normal_()
     elif dtype == torch.bool:
-        storage.random_(0, 2)
+        body.random_(0, 2)
     else:
-        storage.random_(0, max(int(high), 1))
+        body.random_(0, max(int(high), 1))
+    GUARDS[storage.data_ptr()] = storage[offset + extent :].view(torch.uint8).fill_(GUARD_BYTE)
     return torch.as_strided(storage, shape, stride, offset)
 '''
 
@@ -692,11 +743,21 @@ def check(run, args, kwargs):
     before = [t.clone() for t in tensors]
     result = run(args, kwargs)
     _sync()
+    keys = [i for i, a in enumerate(args) if isinstance(a, torch.Tensor)]
+    keys += [k for k, a in kwargs.items() if isinstance(a, torch.Tensor)]
+    past = []
+    for key, t in zip(keys, tensors):
+        guard = GUARDS.get(t.untyped_storage().data_ptr())
+        if guard is not None and not bool((guard == GUARD_BYTE).all()):
+            past.append(NAMES.get(key, str(key)))
+    if past:
+        sys.exit(
+            f"{KERNEL}: the kernel wrote past the end of {', '.join(dict.fromkeys(past))} (the bytes after its storage "
+            "changed): its source was compiled for other sizes or another vector width than it was written for"
+        )
     changed = [i for i, (b, t) in enumerate(zip(before, tensors)) if not torch.equal(b, t)]
     if result is None and not changed:
         sys.exit(f"{KERNEL}: the kernel ran but wrote none of its {len(tensors)} tensor arguments")
-    keys = [i for i, a in enumerate(args) if isinstance(a, torch.Tensor)]
-    keys += [k for k, a in kwargs.items() if isinstance(a, torch.Tensor)]
     said = []
     if changed:
         wrote = ", ".join(NAMES.get(keys[i], str(keys[i])) for i in changed)
@@ -747,6 +808,8 @@ def _flush(buffer):
 def _tail(t, n):
     """The last ``n`` bytes of the storage under tensor ``t`` (flat; int32 where they divide)."""
     flat = torch.empty(0, dtype=torch.uint8, device=t.device).set_(t.untyped_storage())
+    guard = GUARDS.get(t.untyped_storage().data_ptr())
+    flat = flat[: flat.numel() - (guard.numel() if guard is not None else 0)]  # not the guard
     flat = flat[max(0, flat.numel() - n) :]
     return flat[: flat.numel() // 4 * 4].view(torch.int32) if flat.numel() >= 4 else flat
 

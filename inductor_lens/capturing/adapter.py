@@ -57,6 +57,7 @@ from .raw import RESETS, Raw, RawGraph, RawKernel, RawWindow, aot_lowered, loads
 from .stacks import frames_of, non_user_prefixes, torch_dir, trim_hook_callers, trim_to_user_call, user_frames
 from .torchread import (
     aot_input_names,
+    cpu_vec_isa,
     forward_outputs,
     frame_code,
     frame_self_name,
@@ -1097,6 +1098,8 @@ def _install_output_code(stack: contextlib.ExitStack) -> None:
         rec = hooks._graph_record()
         if rec is not None:
             rec.output_code = code
+            # still inside the compile, under its config (``cpp.simdlen``): the ISA its C++ kernels were written for
+            hooks._guarded("reading the CPU's vector ISA", lambda: setattr(rec, "cpu_isa", cpu_vec_isa(code)))
 
     def save_output_code(code: str) -> None:
         _each("keeping the output code", keep, code)

@@ -2061,6 +2061,8 @@ def _compile(
         backward_compiled=_backward_compiled(rec, raw, window, windows, starts),
         from_cache=rec.cache_hit,
         autotune_mode=AutotuneMode(**rec.autotune_mode) if rec.autotune_mode else None,
+        cpu_isa=rec.cpu_isa[0] if rec.cpu_isa else "",
+        cpu_isa_bits=rec.cpu_isa[1] if rec.cpu_isa else None,
         custom_passes=[CustomPass(**p) for p in rec.custom_passes],
         subgraph=rec.subgraph,
         guards=str(guards[-1]) if guards else "",
@@ -2740,6 +2742,7 @@ class _Launches:
                 torch_version=self.torch,
                 order=order,
                 aliases=aliases,
+                cpu_isa=self.rec.cpu_isa,
             )
         except ReproducerError:
             return k

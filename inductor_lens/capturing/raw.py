@@ -100,6 +100,9 @@ class RawGraph:
     memory: Optional[dict] = None  # buffers and input sizes for the memory timeline (capturing/memory.py)
     # Inductor's autotuning settings as this graph compiled ({max_autotune, gemm_backends, freezing}; None: not read)
     autotune_mode: Optional[dict] = None
+    # the vector instruction set its C++ kernels were generated for, (name, bits) (torchread.cpu_vec_isa); None: no
+    # C++ kernel, or not read
+    cpu_isa: Optional[tuple[str, int]] = None
     # the user's graph passes set in Inductor's config as this graph compiled: [{setting, name}] (adapter._custom_passes)
     custom_passes: list[dict] = field(default_factory=list)
     cudagraphs: bool = False  # compiled with config.triton.cudagraphs on (mode="reduce-overhead")

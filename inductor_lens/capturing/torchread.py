@@ -284,6 +284,21 @@ def loop_flops(snode: Any) -> Optional[int]:
 _LEAST_TFLOPS = 1.0
 
 
+def cpu_vec_isa(output_code: str) -> Optional[tuple[str, int]]:
+    """The vector instruction set Inductor generated this graph's C++ kernels for, as it compiles now
+    (``cpu_vec_isa.pick_vec_isa()`` under the compile's ``cpp.simdlen``): ``(name, bit width)``, ``("INVALID_VEC_ISA",
+    0)`` for scalar code; None where the output code compiles no C++ kernel (a GPU graph, extern calls only: torch
+    then never checked the CPU's instruction sets, and reading them would compile its test programs). A C++ kernel's
+    source is written for that width (a loop that steps 16 floats, an unmasked store of one ``Vectorized``): compiled
+    for another it reads and writes past its buffers, so a reproducer compiles it for this one."""
+    if "async_compile.cpp" not in output_code and 'extern "C"' not in output_code:
+        return None
+    from torch._inductor.cpu_vec_isa import pick_vec_isa
+
+    isa = pick_vec_isa()
+    return str(isa), int(isa.bit_width())
+
+
 def estimated_ms(snode: Any, ms: float) -> float:
     """Inductor's estimated run time of ``snode`` in ms, ``ms`` as ``get_estimated_runtime`` returned it, in the unit
     it claims.

@@ -1573,6 +1573,14 @@ class Compile(_Record):
     #: What the panel says when max-autotune was on and nothing was tuned, and why (``rules.autotune_note``);
     #: ``""`` otherwise.
     autotune_note: str = ""
+    #: The vector instruction set Inductor wrote this compile's C++ kernels for (``pick_vec_isa()`` as it compiled:
+    #: the CPU's widest, or the one ``cpp.simdlen`` asked for): ``avx512``, ``avx2``, ``INVALID_VEC_ISA`` (scalar code);
+    #: ``cpu_isa_bits`` its vector width (512, 256, 0). A C++ kernel's source is written for that width: compiled for
+    #: another (a report's reproducer run on a machine whose widest differs) it reads and writes past its buffers, so
+    #: reproducers compile it for this one. ``""`` and ``None`` where the compile has no C++ kernel or it was not
+    #: recorded (a TORCH_TRACE import, a report made before it).
+    cpu_isa: str = ""
+    cpu_isa_bits: Optional[int] = None
     #: The user's graph passes set in Inductor's config as it compiled (``CustomPass``): its post-grad graph (or
     #: its joint graph, dynamo's graph) is not Inductor's alone. ``[]`` where none, or not recorded.
     custom_passes: list[CustomPass] = field(default_factory=list)

@@ -293,6 +293,64 @@ def test_a_profiled_cpp_kernels_script_runs_it_without_the_instrumentation(tmp_p
     check, line = p.stdout.splitlines()
     assert check == f"{k.name}: check passed: the kernel ran and wrote 1 of its 4 tensor arguments: buf3 (Y)"
     assert LINE.match(line)["name"] == k.name
+    # the source steps 8 floats: it was written for AVX2 on the capturing machine; compiled for this CPU's widest
+    # (AVX-512 here) its unmasked stores of 16 floats wrote 32 bytes past Y, a double free at exit one run in two
+    assert "\nCPU_ISA = 'avx2'  #" in script and "\nCPU_ISA_BITS = 256  #" in script and p.stderr == ""
+
+
+def _script_run(tmp_path, report, k, *args):
+    path = tmp_path / f"{k.name}.py"
+    path.write_text(reproducer(report, k))
+    return subprocess.run([sys.executable, str(path), *args], capture_output=True, text=True, timeout=600)
+
+
+def test_a_cpp_script_stops_where_this_cpu_lacks_the_vector_width_its_source_was_written_for(tmp_path):
+    """A C++ source written for a width this CPU has not (1024 bits: none has) is not compiled: compiled for another
+    width it reads and writes past its buffers. The script exits before compiling and says what to do."""
+    import dataclasses
+
+    report = inductor_lens.load(FIXTURES / "cpu_profiled_mlp_max_autotune.json")
+    c = report.compiles[0]
+    report = dataclasses.replace(report, compiles=[dataclasses.replace(c, cpu_isa="avx1024", cpu_isa_bits=1024)])
+    k = report.kernels[1]
+    p = _script_run(tmp_path, report, k, "--runs", "2", "--warmup", "0")
+    assert p.returncode == 1 and p.stdout == ""
+    assert p.stderr.startswith(
+        f"{k.name}: its source was written for avx1024 (1024-bit vectors) and this CPU has no such instruction set "
+        "(torch picks "
+    ), p.stderr
+    assert p.stderr.rstrip().endswith("Run this script on a CPU with avx1024, or capture the kernel again on this one")
+
+
+def test_a_kernel_that_writes_past_its_buffer_is_named_and_an_unrecorded_isa_said(tmp_path):
+    """Every argument's storage is followed by guard bytes the check finds untouched: a kernel that writes past its
+    buffer (here its output recorded one row short, so its last row lands in the guard; also a source compiled for a
+    wider vector than it was written for) is named, and the script exits 1 instead of corrupting memory unseen. A
+    report that does not say which vector width its C++ sources were written for (a TORCH_TRACE import, an older
+    report) compiles for this CPU's and says so on stderr."""
+    import dataclasses
+
+    report = inductor_lens.load(FIXTURES / "cpu_profiled_mlp_max_autotune.json")
+    c = report.compiles[0]
+    k = c.kernels[1]
+    y = k.launch.args[3]
+    assert (y.name, y.shape, y.stride) == ("buf3", [32, 64], [64, 1])
+    short = dataclasses.replace(y, shape=[31, 64])
+    k = dataclasses.replace(k, launch=dataclasses.replace(k.launch, args=[*k.launch.args[:3], short]))
+    kernels = [c.kernels[0], k]
+    report = dataclasses.replace(
+        report, compiles=[dataclasses.replace(c, kernels=kernels, cpu_isa="", cpu_isa_bits=None)]
+    )
+    p = _script_run(tmp_path, report, report.compiles[0].kernels[1], "--runs", "2", "--warmup", "0")
+    assert p.returncode == 1 and p.stdout == "", p.stdout + p.stderr
+    note, past = p.stderr.splitlines()
+    assert note.startswith(
+        f"{k.name}: the report does not say which vector instruction set its C++ source was written for"
+    )
+    assert past == (
+        f"{k.name}: the kernel wrote past the end of buf3 (Y) (the bytes after its storage changed): its source was "
+        "compiled for other sizes or another vector width than it was written for"
+    )
 
 
 def test_a_time_far_from_the_reports_says_so_and_why_it_may_be(monkeypatch, capsys):

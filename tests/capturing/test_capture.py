@@ -879,3 +879,43 @@ def test_the_calls_of_an_unrolled_cell_are_folded_and_numbered_as_dynamo_numbers
         if len(n.group_path) == 2:  # a call's node: some of its ops were made in that call
             call = int(n.group_path[1].rpartition("@")[2])
             assert any(post[x].module_calls == [call] for x in n.fx_nodes if x in post), n.name
+
+
+def _float_steps(source: str) -> set:
+    """The element counts a C++ kernel's vectorized loops load and step (``Vectorized<float>::loadu(p, 16)``)."""
+    return {int(n) for n in re.findall(r"Vectorized<float>::loadu\([^;]*?static_cast<int64_t>\((\d+)\)\)", source)}
+
+
+def test_a_cpu_compile_records_the_vector_isa_its_cpp_kernels_were_written_for(sin_cos_report):
+    """A C++ kernel's source is written for one vector width (a loop that steps 16 floats, an unmasked store of one
+    ``Vectorized``): a reproducer compiled for another width read and wrote past its buffers. The capture records
+    the width Inductor wrote for (``pick_vec_isa()`` inside the compile, under its own ``cpp.simdlen``): this CPU's
+    widest by default, 256 bits where the compile asked for them, none for a compile with no C++ kernel (torch's ISA
+    checks, which compile test programs, are then never run by the lens)."""
+    from torch._inductor.cpu_vec_isa import pick_vec_isa, valid_vec_isa_list
+
+    widest = pick_vec_isa()
+    c = sin_cos_report.compiles[0]
+    assert (c.cpu_isa, c.cpu_isa_bits) == (str(widest), widest.bit_width())
+    if widest.bit_width():
+        assert _float_steps(c.kernels[0].source) == {widest.bit_width() // 32}
+    if not any(i.bit_width() == 256 for i in valid_vec_isa_list()) or widest.bit_width() == 256:
+        pytest.skip("this CPU has no vector width but 256 bits to ask for instead of its widest")
+
+    def pointwise(x):
+        return torch.sin(x) * 2 + 1
+
+    def matmul(a, b):
+        return a @ b
+
+    x = torch.randn(1000)
+    with inductor_lens.capture() as cap:
+        with torch._inductor.config.patch({"cpp.simdlen": 256}):
+            torch.compile(pointwise)(x)
+        torch.compile(matmul)(torch.randn(8, 8), torch.randn(8, 8))
+    narrow, mm = cap.report.compiles
+    assert [k.language for k in narrow.kernels] == ["cpp"] and [k.language for k in mm.kernels] == ["extern"]
+    assert (narrow.cpu_isa, narrow.cpu_isa_bits) == ("avx2", 256) and _float_steps(narrow.kernels[0].source) == {8}
+    assert (mm.cpu_isa, mm.cpu_isa_bits) == ("", None)
+    assert "\nCPU_ISA = 'avx2'  #" in narrow.kernels[0].reproducer
+    assert "\nCPU_ISA_BITS = 256  #" in narrow.kernels[0].reproducer
