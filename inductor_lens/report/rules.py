@@ -8,6 +8,7 @@ their results (``Frame.stage``, ``Compile.frame_label``, ``FusedNode.label``...)
 from __future__ import annotations
 
 import ast
+import decimal
 import functools
 import math
 import re
@@ -2226,14 +2227,26 @@ def fmt_us(us: Optional[float]) -> str:
         return "?"
     a = abs(us)
     if a >= 1e6:
-        return f"{us / 1e6:.2f} s"
+        return f"{to_fixed(us / 1e6, 2)} s"
     if a >= 1e4:
-        return f"{us / 1e3:.1f} ms"
+        return f"{to_fixed(us / 1e3, 1)} ms"
     if a >= 1e3:
-        return f"{us / 1e3:.2f} ms"
+        return f"{to_fixed(us / 1e3, 2)} ms"
     if a >= 100 or a == 0:
-        return f"{us:.0f} µs"
-    return f"{us:.1f} µs" if a >= 10 else f"{us:.2f} µs"
+        return f"{to_fixed(us, 0)} µs"
+    return f"{to_fixed(us, 1)} µs" if a >= 10 else f"{to_fixed(us, 2)} µs"
+
+
+def to_fixed(x: float, digits: int) -> str:
+    """``x`` with ``digits`` decimals as JavaScript's ``Number.prototype.toFixed`` writes it, so that a number both
+    sides format reads alike: from the float's exact value, a tie away from zero (374.5 -> "375", 0.125 -> "0.13",
+    -2.5 -> "-3"), where Python's format rounds a tie to even ("374"); a negative sign kept ("-0.00"), but not zero's.
+
+    >>> to_fixed(374.5, 0), to_fixed(0.125, 2), to_fixed(-2.5, 0), to_fixed(1.005, 2), to_fixed(-0.001, 2), to_fixed(-0.0, 2)
+    ('375', '0.13', '-3', '1.00', '-0.00', '0.00')
+    """
+    exact = decimal.Decimal(x) if x else decimal.Decimal(0)  # exact: 1.005 is 1.00499999999999989...
+    return f"{exact.quantize(decimal.Decimal(1).scaleb(-digits), rounding=decimal.ROUND_HALF_UP):f}"
 
 
 def recording_reason(i: int) -> str:

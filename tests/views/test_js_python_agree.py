@@ -254,3 +254,24 @@ def test_python_writes_a_byte_count_as_the_front_end_does():
     r = subprocess.run([node, "--input-type=module", "-e", script], capture_output=True, text=True, timeout=60)
     assert r.returncode == 0, r.stderr[-2000:]
     assert json.loads(r.stdout) == [bytes_text(v) for v in values]
+
+
+def test_python_writes_a_time_as_the_front_end_does():
+    """A time both sides format (the Timeline's label of a torch.compile() call is the front end's ``fmtUs``, the
+    sentence beside it Python's ``fmt_us``) reads alike: ties rounded away from zero from the float's exact value, as
+    ``toFixed`` does (374.5 µs was "375 µs" in the page and "374 µs" in Python, which rounds a tie to even)."""
+    from inductor_lens.report.rules import fmt_us
+
+    node = shutil.which("node")
+    if not node:
+        pytest.fail("node is not on PATH; the front end's data functions need it", pytrace=False)
+    values = [0, 0.125, 1.005, 2.675, 9.995, 12.25, 99.95, 374.5, 375.5, -2.5, 1234.5, 12_345, 12_350, 2_500_000,
+              2_675_000, 0.0005, -0.001]  # fmt: skip
+    script = (
+        f"import('{(ROOT / 'js' / 'src' / 'data.js').as_uri()}')"
+        f".then((m) => console.log(JSON.stringify({json.dumps(values)}.map(m.fmtUs))))"
+    )
+    r = subprocess.run([node, "--input-type=module", "-e", script], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert json.loads(r.stdout) == [fmt_us(v) for v in values]
+    assert fmt_us(374.5) == "375 µs" and fmt_us(0.125) == "0.13 µs"
