@@ -43,7 +43,7 @@ from __future__ import annotations
 
 import ast
 import re
-from typing import Optional, Union
+from typing import Iterable, Optional, Union
 
 from ..report.model import Kernel, KernelLaunch, LaunchArg, Report
 from ..report.rules import (
@@ -63,6 +63,40 @@ WARMUP, RUNS = 20, 200
 
 _INT_DTYPES = {"int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"}
 _BOUND_RE = re.compile(r"index out of bounds: 0 <= \w+ < (\d+)")
+#: The functions a recorded size expression may call (torch's sympy printing: ``Max(1, u0)``), as a script evaluates them.
+_SIZE_FUNCS = ("Max", "Min")
+_NAME_RE = re.compile(r"\b[A-Za-z_]\w*\b")
+
+
+class _Size:
+    """A size the script works out when it runs (``size('64*u0')``), from ``SIZES``: a data-dependent size of which
+    the report holds no value."""
+
+    def __init__(self, expr: str) -> None:
+        self.expr = expr
+
+    def __repr__(self) -> str:
+        return f"size({self.expr!r})"
+
+
+def _symbols(expr: object) -> set[str]:
+    """The size symbols a recorded size names (``64*u0 + u1`` -> ``{u0, u1}``); ``set()`` for a number."""
+    if isinstance(expr, (int, float)):
+        return set()
+    return {n for n in _NAME_RE.findall(str(expr)) if n not in _SIZE_FUNCS}
+
+
+def size_bounds(output_code: str, names: Iterable[str]) -> dict[str, int]:
+    """The upper bound the output code checks for each of ``names`` (``if not (u0 <= 64): raise RuntimeError('u0 <=
+    64')``, Inductor's runtime check of a data-dependent size's range), where it checks one."""
+    out: dict[str, int] = {}
+    for name in names:
+        found = [int(n) for n in re.findall(rf"\b{re.escape(name)} <= (\d+)\b", output_code or "")]
+        if found:
+            out[name] = min(found)
+    return out
+
+
 #: The dtype a C++ kernel's pointer parameter declares (Inductor's ``cpp_utils.DTYPE_TO_CPP``), by its element type.
 _CPP_DTYPES = {
     "float": "float32",
@@ -167,11 +201,20 @@ def kernel_matches(report: Report, kernel: str) -> list[tuple[Kernel, str]]:
     ]
 
 
-def reproducer(report: Report, kernel: Union[str, Kernel], runs: int = RUNS, warmup: int = WARMUP) -> str:
+def reproducer(
+    report: Report,
+    kernel: Union[str, Kernel],
+    runs: int = RUNS,
+    warmup: int = WARMUP,
+    sizes: Optional[dict[str, int]] = None,
+) -> str:
     """The text of a standalone Python script that runs ``kernel`` of ``report`` and prints its time.
 
     ``kernel`` is a :class:`Kernel` of the report or its name. Raises :class:`ReproducerError` when the kernel's
     launch was not recorded (reports from before launches were read) or its language has no runner here.
+    ``sizes``: values of data-dependent sizes the report holds none of (``{"u0": 16}``); each one not given runs
+    at the upper bound the compile's output code checks (a forward's ``u0 <= 64`` also bounds its backward), and the
+    script's ``--size u0=N`` runs another.
 
     >>> script = reproducer(report, "cpp_fused_relu_0")          # doctest: +SKIP
     >>> open("kernel.py", "w").write(script)                       # then: python kernel.py
@@ -199,6 +242,10 @@ def reproducer(report: Report, kernel: Union[str, Kernel], runs: int = RUNS, war
         title=report.title,
         runs=runs,
         warmup=warmup,
+        sizes=sizes,
+        bounds_code="\n".join(
+            c.output_code for c in report.compiles if compile_ is not None and c.compile_id == compile_.compile_id
+        ),
     )
 
 
@@ -220,12 +267,16 @@ def kernel_script(
     aliases: Optional[dict[str, str]] = None,
     threads: Optional[int] = None,
     cpu_isa: Optional[tuple[str, int]] = None,
+    sizes: Optional[dict[str, int]] = None,
+    bounds_code: str = "",
 ) -> str:
     """:func:`reproducer` for one kernel and the facts of its report it needs (``device``: the report's;
     ``order``: its compile's kernels as :func:`launch_order` gives them, ``aliases`` its ``# reuse`` lines, for
     :func:`step_before` on a GPU; ``threads``: on a CPU, the threads torch ran with when the report's times were
     measured, ``DeviceInfo.threads``, which the script sets; ``cpu_isa``: ``(name, bits)``, the vector instruction
-    set its compile's C++ kernels were written for, ``Compile.cpu_isa``, for which the script compiles a C++ one)."""
+    set its compile's C++ kernels were written for, ``Compile.cpu_isa``, for which the script compiles a C++ one;
+    ``sizes``: values for data-dependent sizes the report holds none of (``{"u0": 16}``), else each takes the upper
+    bound the output code ``bounds_code`` checks, :func:`size_bounds`)."""
     launch = k.launch
     if launch is None:
         raise ReproducerError(
@@ -237,6 +288,7 @@ def kernel_script(
         raise ReproducerError(f"kernel {k.name!r} is {k.language}: reproducers run cpp, triton and extern kernels")
     device = launch.device or ("cuda" if k.language == "triton" else device.split(",")[0] or "cpu")
     per_call = k.profile.per_call_us if k.profile is not None else None
+    free, sizes_code = _free_sizes(launch, sizes or {}, bounds_code)
     bound = _index_bound(k, launch)
     where = [f"compile {compile_id}"] if compile_id else []
     where += [f"report {title!r}"] if title else []
@@ -258,9 +310,10 @@ def kernel_script(
         far_factor=repr(float(FAR_FACTOR)),
         far_from_report=repr(FAR_FROM_REPORT),
         note=_PROFILED_NOTE if k.language == "cpp" and kernel_profile_record(k.source) else "",
+        sizes=sizes_code,
     )
     before = step_before(list(order), k, aliases) if device.startswith("cuda") else []  # the L2 is the GPU's
-    args = _args_code(launch, bound, _declared_dtypes(k, launch)) + _step_code(before)
+    args = _args_code(launch, bound, _declared_dtypes(k, launch), free) + _step_code(before)
     if k.language == "cpp":
         body = _cpp(k, launch, cpu_isa)
     elif k.language == "triton":
@@ -268,6 +321,41 @@ def kernel_script(
     else:
         body = _extern(k, launch)
     return head + body + args + _TAIL
+
+
+def _free_sizes(launch: KernelLaunch, given: dict[str, int], bounds_code: str) -> tuple[dict[str, int], str]:
+    """The data-dependent sizes of a launch's arguments that the report holds no value for (a symbol of a shape,
+    stride, offset or size argument with no hint: ``u0`` of a nonzero's result), each with the value the script
+    runs (``given``, else the upper bound the output code checks), and the script's ``SIZES = {...}`` line."""
+    names: set[str] = set()
+    for a in launch.args:
+        if a.shape is not None:
+            if not isinstance(a.hint, list):
+                for s in [*a.shape, *(a.stride or [])]:
+                    names |= _symbols(s)
+            if isinstance(a.offset, str):
+                names |= _symbols(a.offset)
+        elif isinstance(a.value, str) and not isinstance(a.hint, int) and re.fullmatch(r"[\w\s*+\-()/,]+", a.value):
+            try:
+                ast.literal_eval(a.value)
+            except (ValueError, SyntaxError):
+                names |= _symbols(a.value)
+    unknown = set(given) - names
+    if unknown:
+        raise ReproducerError(
+            f"the kernel's arguments have no size {', '.join(sorted(unknown))}"
+            + (f" (its data-dependent sizes: {', '.join(sorted(names))})" if names else "")
+        )
+    bounds = size_bounds(bounds_code, names - set(given))
+    free = {n: int(given[n]) for n in names if n in given}
+    free.update(bounds)
+    if not free:
+        return free, "{}  # none: every size of this kernel's arguments is recorded"
+    said = [
+        f"{n}: {'given' if n in given else f'its upper bound (the output code checks {n} <= {bounds[n]})'}"
+        for n in sorted(free)
+    ]
+    return free, f"{dict(sorted(free.items()))!r}  # {'; '.join(said)}"
 
 
 def _plain(text: str) -> str:
@@ -289,14 +377,17 @@ def _index_bound(k: Kernel, launch: KernelLaunch) -> int:
     return max(1, min(sizes)) if sizes else 1
 
 
-def _literal(a: LaunchArg) -> str:
-    """Python text of a non-tensor argument: a number, a literal, a symbolic size's value at capture time."""
+def _literal(a: LaunchArg, free: Optional[dict[str, int]] = None) -> str:
+    """Python text of a non-tensor argument: a number, a literal, a symbolic size's value at capture time, a
+    data-dependent size from the script's ``SIZES`` (``size('u0')``)."""
     v = a.value
     if isinstance(v, (int, float)) and not isinstance(v, bool):
         return repr(v)
     if isinstance(a.hint, int):
         return repr(a.hint)
     text = str(v)
+    if _covered([text], free):
+        return repr(_Size(text))
     try:
         return repr(ast.literal_eval(text))
     except (ValueError, SyntaxError):
@@ -306,7 +397,10 @@ def _literal(a: LaunchArg) -> str:
     raise ReproducerError(f"argument {a.name!r} = {text!r} is neither a number nor a literal: no script for it")
 
 
-def _sizes(a: LaunchArg, what: str) -> list:
+def _sizes(a: LaunchArg, what: str, free: Optional[dict[str, int]] = None) -> list:
+    """``a``'s shape or stride as the script builds it: numbers (a symbolic size's value at capture time where the
+    output code gives one), or :class:`_Size` entries for data-dependent sizes whose symbols ``free`` holds values
+    for (the script's ``SIZES``)."""
     sizes = getattr(a, what)
     if what == "shape" and isinstance(a.hint, list):
         return list(a.hint)
@@ -315,11 +409,36 @@ def _sizes(a: LaunchArg, what: str) -> list:
         sizes = None if any(not isinstance(s, int) for s in a.shape) else _contiguous(a.shape)
         if sizes is not None:
             return sizes
+        if _covered(a.shape, free):
+            return _symbolic_contiguous(a.shape)
     if any(not isinstance(s, int) for s in sizes or []):
         if what == "stride" and isinstance(a.hint, list):  # contiguous strides of the hinted sizes
             return _contiguous(a.hint)
-        raise ReproducerError(f"argument {a.name!r} has a symbolic {what} {sizes} and no hint")
+        if _covered(sizes, free):
+            return [s if isinstance(s, int) else _Size(str(s)) for s in sizes]
+        missing = sorted(set().union(*(_symbols(s) for s in sizes)) - set(free or ()))
+        raise ReproducerError(
+            f"argument {a.name!r} has a symbolic {what} {sizes} and the report holds no value for "
+            f"{', '.join(missing)} (a data-dependent size, and the output code checks no upper bound): give one, "
+            f"reproducer(report, kernel, sizes={{{missing[0]!r}: N}}) or inductor-lens repro --size {missing[0]}=N"
+        )
     return list(sizes or [])
+
+
+def _covered(sizes: Optional[list], free: Optional[dict[str, int]]) -> bool:
+    """Whether every symbol of ``sizes`` has a value in ``free``."""
+    names = set().union(*(_symbols(s) for s in sizes or []))
+    return bool(names) and names <= set(free or ())
+
+
+def _symbolic_contiguous(shape: list) -> list:
+    """The strides of a contiguous tensor of a symbolic ``shape``, as :class:`_Size` entries where they are."""
+    out, acc = [], []
+    for s in reversed(shape):
+        text = "*".join(f"({p})" if not isinstance(p, int) else str(p) for p in acc)
+        out.append(_Size(text) if any(not isinstance(p, int) for p in acc) else eval(text or "1"))
+        acc.append(s)
+    return list(reversed(out))
 
 
 def _contiguous(shape: list) -> list:
@@ -345,14 +464,16 @@ def _declared_dtypes(k: Kernel, launch: KernelLaunch) -> list[Optional[str]]:
     return out
 
 
-def _args_code(launch: KernelLaunch, bound: int, declared: Optional[list] = None) -> str:
+def _args_code(
+    launch: KernelLaunch, bound: int, declared: Optional[list] = None, free: Optional[dict[str, int]] = None
+) -> str:
     dtypes = [a.dtype for a in launch.args if a.shape is not None and a.dtype]
     fallback = dtypes[0] if dtypes else "float32"  # a buffer the output code gives no dtype (a getitem)
     declared = declared or [None] * len(launch.args)
     pos, kw = [], []
     made: dict[tuple, str] = {}  # a tensor's make(...) -> the name of the one made for it
     shared: list[str] = []  # the lines that make a tensor passed more than once
-    makes = [_make_code(a, decl, fallback, bound) for a, decl in zip(launch.args, declared)]
+    makes = [_make_code(a, decl, fallback, bound, free) for a, decl in zip(launch.args, declared)]
     for a, code in zip(launch.args, makes):
         # the same buffer passed twice (an in-place update's in_ptr0 and out_ptr0: the output code passes arg9_1
         # for both) is one tensor, as in the real call: two would hide the read after the write through one pointer
@@ -364,7 +485,7 @@ def _args_code(launch: KernelLaunch, bound: int, declared: Optional[list] = None
                     f"    {made[key]} = {code}  # {_plain(f'{a.name}, passed {_times(a, code, launch, makes)}')}"
                 )
             code = made[key]
-        (kw if a.keyword else pos).append((a.keyword, code or _literal(a), _arg_comment(a)))
+        (kw if a.keyword else pos).append((a.keyword, code or _literal(a, free), _arg_comment(a)))
     positional = [a for a in launch.args if not a.keyword]
     names = {i: _arg_label(a) for i, a in enumerate(positional) if a.shape is not None}
     names.update({a.keyword: _arg_label(a) for a in launch.args if a.keyword and a.shape is not None})
@@ -405,12 +526,12 @@ def _arg_comment(a: LaunchArg) -> str:
     return _plain(text + (f": {a.holds}" if a.holds and a.holds != a.name else ""))
 
 
-def _make_code(a: LaunchArg, declared: Optional[str], fallback: str, bound: int) -> str:
+def _make_code(a: LaunchArg, declared: Optional[str], fallback: str, bound: int, free: Optional[dict] = None) -> str:
     """The ``make(...)`` that builds a tensor argument as recorded; ``""`` for another argument."""
     if a.shape is None:
         return ""
-    offset = a.offset if isinstance(a.offset, int) else 0
-    shape, stride = _sizes(a, "shape"), _sizes(a, "stride")
+    offset = a.offset if isinstance(a.offset, int) else _Size(str(a.offset)) if _covered([a.offset], free) else 0
+    shape, stride = _sizes(a, "shape", free), _sizes(a, "stride", free)
     # the dtype recorded, else the one the kernel's parameter declares: the first tensor's would hand an int64
     # parameter a float32 tensor of half its bytes
     return f"make({shape!r}, {stride!r}, {(a.dtype or declared or fallback)!r}, {offset}, {bound})"
@@ -683,7 +804,7 @@ Runs the kernel on arguments with the recorded shapes, strides and dtypes (rando
 something and says what, times it and prints one line (and, on stderr, what to do where its runs disagree or its
 time is far from the report's). It imports torch only.{note}
 
-    python this_file.py [--runs N] [--warmup N] [--l2 step|cold|hot|all]
+    python this_file.py [--runs N] [--warmup N] [--l2 step|cold|hot|all] [--size NAME=N]
 """
 
 import argparse
@@ -703,6 +824,9 @@ NOISY_FACTOR = {noisy_factor}  # runs disagree where p90 is over this many times
 NOISY_RUNS = {noisy_runs}
 FAR_FACTOR = {far_factor}  # the median this many times the report's, or the report's this many times the median: said
 FAR_FROM_REPORT = {far_from_report}
+#: Data-dependent sizes of the arguments (a nonzero's result, torch._dynamo.config.capture_dynamic_output_shape_ops)
+#: that the report holds no value for, as this script runs them: --size NAME=N runs another
+SIZES = {sizes}
 
 
 #: Bytes after each argument's storage, set to GUARD_BYTE: the check finds them untouched, else the kernel wrote
@@ -731,6 +855,11 @@ def make(shape, stride, dtype, offset=0, high=1):
 '''
 
 _TAIL = '''
+
+def size(expr):
+    """A data-dependent size of an argument, from SIZES (the report's text for it: u0, 64*u0, Max(1, u0))."""
+    return int(eval(expr, {"__builtins__": {}, "Max": max, "Min": min}, dict(SIZES)))
+
 
 def _sync():
     if DEVICE.startswith("cuda"):
@@ -933,7 +1062,16 @@ def main():
         help="GPU: the L2 cache before each run as in the step (step, the default: flushed, then the launches before "
         "it replayed), flushed (cold), holding the last run's data (hot); all: the three; both: cold and hot",
     )  # fmt: skip
+    p.add_argument(
+        "--size", action="append", default=[], metavar="NAME=N",
+        help="a data-dependent size to run (repeatable): " + (", ".join(f"{k} (default {v})" for k, v in SIZES.items()) or "none in this kernel"),
+    )  # fmt: skip
     opts = p.parse_args()
+    for item in opts.size:
+        name, _, value = item.partition("=")
+        if name not in SIZES or not value.strip().isdigit():
+            p.error(f"--size {item}: give NAME=N for one of this kernel's sizes: {', '.join(SIZES) or 'none'}")
+        SIZES[name] = int(value)
     if THREADS and not DEVICE.startswith("cuda"):
         torch.set_num_threads(THREADS)  # as the report's times were measured
     torch.manual_seed(0)

@@ -800,6 +800,9 @@ class _GraphBuilder:
         rec = self.rec
         code_kernels = parse_output_code_kernels(rec.output_code)
         launches = _Launches(rec, self.diagnostics, self.raw.device or "cpu")
+        # the output code of every graph of its compile id: a forward's check of a data-dependent size's range
+        # (u0 <= 64) bounds its backward's too (analysis.reproducer.size_bounds)
+        launches.bounds_code = "\n".join(g.output_code for g in self.raw.graphs if g.compile_id == rec.compile_id)
         provenance = self._torch_provenance()
         merged: dict[str, dict] = {}
         node_kernel: dict[str, str] = {}
@@ -2687,6 +2690,7 @@ class _Launches:
     def __init__(self, rec, diagnostics: list, device: str = "cpu", torch: str = "") -> None:
         self.rec, self.diagnostics, self.failed = rec, diagnostics, False
         self.device, self.torch = device, torch
+        self.bounds_code = rec.output_code
         try:
             self.layouts = OutputCodeLayouts(rec.output_code)
             self.arg_types = cpp_arg_types(rec.output_code)
@@ -2743,9 +2747,10 @@ class _Launches:
                 order=order,
                 aliases=aliases,
                 cpu_isa=self.rec.cpu_isa,
+                bounds_code=self.bounds_code,
             )
-        except ReproducerError:
-            return k
+        except ReproducerError as e:
+            return dataclasses.replace(k, reproducer_note=str(e))
         except Exception as e:
             self._fail(e)
             return k

@@ -897,6 +897,10 @@ class Kernel(_Record):
     #: A standalone script that runs this kernel on its recorded arguments and times it
     #: (``inductor_lens.reproducer``), written at capture; ``""`` when none could be written.
     reproducer: str = ""
+    #: Why none could be written, where the capture tried (``ReproducerError``'s words: an argument whose
+    #: data-dependent size neither the report nor the output code's checks bound, an AOTInductor compile...): the
+    #: panel says it where the "Copy reproducer" button would be; ``""`` otherwise and in reports made before it.
+    reproducer_note: str = ""
 
     def __post_init__(self) -> None:
         if type(self.profile) is dict:  # the 0.2 spelling, a plain dict: typed once, here

@@ -27,6 +27,15 @@ def add_parser(sub) -> None:
     p.add_argument("-o", "--output", default=None, help="the script to write (default: KERNEL.py; '-' prints it)")
     p.add_argument("--runs", type=int, default=None, help="timed runs the script makes by default")
     p.add_argument("--warmup", type=int, default=None, help="warm-up runs before timing")
+    p.add_argument(
+        "--size",
+        action="append",
+        default=[],
+        metavar="NAME=N",
+        help="the value of a data-dependent size the report holds none of (u0 of a nonzero's result; repeatable); "
+        "without it each runs at the upper bound the output code checks (u0 <= 64), and the script's own --size "
+        "runs another",
+    )
 
 
 def cmd_repro(args: argparse.Namespace) -> int:
@@ -40,12 +49,19 @@ def cmd_repro(args: argparse.Namespace) -> int:
         report = load(args.report)
     except (ReportError, UnicodeDecodeError) as e:
         raise CLIError(f"repro: {args.report} is not a readable inductor_lens report: {e}") from None
+    sizes = {}
+    for item in args.size:
+        name, _, value = item.partition("=")
+        if not name.strip() or not value.strip().isdigit():
+            raise CLIError(f"repro: --size {item}: give NAME=N, a size's name and a whole number (--size u0=16)")
+        sizes[name.strip()] = int(value)
     try:
         script = reproducer(
             report,
             args.kernel,
             runs=args.runs if args.runs is not None else RUNS,
             warmup=args.warmup if args.warmup is not None else WARMUP,
+            sizes=sizes or None,
         )
     except KeyError as e:
         raise CLIError(f"repro: {e.args[0]}") from None

@@ -106,6 +106,10 @@ export function launchSection(kernel, later) {
     "section",
     { class: "il-section", "data-role": "launch-args" },
     h("h3", {}, "Launch", " ", reproducerButton(kernel, later)),
+    // why the heading has no "Copy reproducer" (Kernel.reproducer_note, Python's words)
+    !kernel.reproducer && kernel.reproducer_note
+      ? h("p", { class: "il-muted", "data-role": "no-reproducer" }, `No reproducer: ${kernel.reproducer_note}`)
+      : null,
     facts ? h("p", { class: "il-mono", "data-role": "launch-config" }, facts) : null,
     rows.length
       ? h(

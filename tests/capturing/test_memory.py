@@ -1003,3 +1003,50 @@ def test_a_size_input_is_no_tensor_left_out_of_the_input_bytes(dynamic_step):
         sizes = re.findall(r'^\s+(\w+): "Sym\(', _split(logged[kind])[0], re.M)  # torch's own signature
         assert sizes, logged[kind]
         assert c.memory.uncounted_inputs == [] and not c.memory.at_least, (c.graph_kind, c.memory.uncounted_inputs)
+
+
+def test_a_kernel_of_data_dependent_sizes_has_a_reproducer_that_runs_them_at_their_bound(data_dependent, tmp_path):
+    """nu29 D2: every kernel touching a data-dependent size (a nonzero's ``u0``) was refused a reproducer ("symbolic
+    shape ['u0', 64] and no hint"): 36 of 60 kernels of a mixture-of-experts step. The report holds no value for such
+    a size, but the output code checks its range (``u0 <= 64``): the script runs each at that bound, its ``SIZES``
+    say so, ``--size u0=N`` (the script's, the CLI's, ``reproducer(..., sizes=)``) runs another, and a size neither
+    bounded nor given is refused with what to pass."""
+    import dataclasses
+    import subprocess
+    import sys
+
+    from inductor_lens.analysis.reproducer import ReproducerError, kernel_script, reproducer
+
+    c, _, _, report = data_dependent
+    (k,) = [k for k in c.kernels if k.launch and any(a.value == "u0" for a in k.launch.args)]
+    # a kernel refused a script says why (its panel shows it where the button would be)
+    refused = [x for x in c.kernels if x.launch and not x.reproducer]
+    assert all(x.reproducer_note for x in refused), [(x.name, x.reproducer_note) for x in refused]
+    sizes = re.search(r"^SIZES = (.*)$", k.reproducer, re.M).group(1)
+    assert sizes.startswith("{'u0': 64, 'u1': 64}  # u0: its upper bound (the output code checks u0 <= 64); u1: ")
+    assert "make([size('u1')], [1], 'float32', 0, " in k.reproducer and "        size('u0'),  # ks0" in k.reproducer
+    path = tmp_path / "dd.py"
+    path.write_text(k.reproducer)
+    p = subprocess.run(
+        [sys.executable, str(path), "--runs", "3", "--warmup", "0", "--size", "u1=5"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert p.returncode == 0, p.stderr[-2000:]
+    assert p.stdout.startswith(f"{k.name}: check passed: the kernel ran and wrote "), p.stdout
+    given = reproducer(report, k, sizes={"u0": 3})
+    assert "SIZES = {'u0': 3, 'u1': 64}  # u0: given; u1: its upper bound" in given
+    with pytest.raises(ReproducerError, match=r"no size v9 \(its data-dependent sizes: u0, u1\)"):
+        reproducer(report, k, sizes={"v9": 1})
+    # no bound in the output code it is given, none given: refused, saying what to pass
+    with pytest.raises(ReproducerError, match=r"holds no value for u\d .*--size u\d=N"):
+        kernel_script(dataclasses.replace(k, reproducer=""), compile_id=c.id)
+    # the CLI's --size
+    from inductor_lens.report.io import save_json
+    from inductor_lens.views import cli
+
+    saved = save_json(report, tmp_path / "dd.json")
+    assert cli.main(["repro", saved, f"{c.id}:{k.name}", "--size", "u1=7", "-o", str(tmp_path / "cli.py")]) == 0
+    assert "SIZES = {'u0': 64, 'u1': 7}  # u0: its upper bound" in (tmp_path / "cli.py").read_text()
+    assert cli.main(["repro", saved, f"{c.id}:{k.name}", "--size", "u1", "-o", "-"]) == 2

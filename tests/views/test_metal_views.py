@@ -48,6 +48,16 @@ def test_copy_reproducer_copies_the_reports_script(tmp_path, offline_page, train
     assert page.evaluate("window.__copied[0]") == kernel.reproducer
     assert button.inner_text().startswith("Copied")
     assert page.locator('[data-role="ir-tabs"]').count() == 0  # a C++ kernel: no Triton IR
+    assert page.locator('[data-role="no-reproducer"]').count() == 0
+    # a kernel the capture could write no script for says why where the button would be (nu29 D2: it only vanished)
+    note = "argument 'buf29' has a symbolic shape ['u0', 64] and the report holds no value for u0 (...)"
+    k = dataclasses.replace(kernel, reproducer="", reproducer_note=note)
+    c = dataclasses.replace(c, kernels=[k if x is kernel else x for x in c.kernels])
+    dataclasses.replace(training_report, compiles=[c, *training_report.compiles[1:]]).save_html(path)
+    _open(page, path)
+    page.locator(f'[data-view="fusion"] [data-node="{node.name}"]').click()
+    assert launch.locator('[data-role="copy-reproducer"]').count() == 0
+    assert launch.locator('[data-role="no-reproducer"]').inner_text() == f"No reproducer: {note}"
     assert page.watch.requests == [] and page.watch.errors == []
 
 
