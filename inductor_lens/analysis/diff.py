@@ -81,7 +81,7 @@ from typing import Any, Iterable, Optional, Sequence, Union
 from ..report import hooks
 from ..report.model import Compile, Kernel, Memory, Report
 from ..report.rules import line_frame, short_op, without_kernel_profile
-from .diff_time import autotune_summary, autotune_vs_measured, kernel_time, measured_us, timing
+from .diff_time import autotune_summary, autotune_vs_measured, doubts, doubts_note, kernel_time, measured_us, timing
 
 #: Kernel pairs less similar than this stay unpaired (``only_a`` / ``only_b``).
 MIN_SIMILARITY = 0.2
@@ -122,6 +122,9 @@ DIFF_NOTE_CODES = {
     "on the other side (the same op from the same source line and module); the pairs shown may be unrelated",
     "timed_differently": "both reports were profiled, but not alike (statistic, runs, warm-up runs, device or "
     "profiling method differ, or one side did not record it: ``timing``): part of a time delta may be the method's",
+    "times_uncertain": "the measured kernel times cannot carry a verdict (``kernel_time_us.doubts``): a side's noisy "
+    "kernels take NOISY_SHARE of its time or more, the machine's measured ceilings differ CEILING_FACTOR or more "
+    "between the two profiles, or a side was timed in fewer than MIN_RUNS runs (``diff_time``); the verdict says so",
     "autotune_vs_measured": "B's autotuning timed the library kernel of an op (ATen mm, addmm) at AUTOTUNE_OFF times "
     "or more what A's profile measured for the same op and shapes: why B chose another kernel (``autotune_vs_a``)",
 }
@@ -401,12 +404,15 @@ class ReportDiff:
         self.a, self.b, self.compiles, self._extra = a, b, compiles, extra
         self.shared = shared(self.compiles)
         pa, pb = _profiled(a), _profiled(b)
-        #: the measured kernel time of each whole report and the verdict (as ``CompileDiff.kernel_time_us``)
-        self.kernel_time_us = kernel_time(a.kernels, b.kernels, pa, pb)
+        ds = doubts(a, b) if pa and pb else []
+        #: the measured kernel time of each whole report and the verdict (as ``CompileDiff.kernel_time_us``), said
+        #: as no verdict where the times cannot carry one (``diff_time.doubts``)
+        self.kernel_time_us = kernel_time(a.kernels, b.kernels, pa, pb, doubts=ds)
         #: how each side was timed, and the warning where not alike (``diff_time.timing``)
         self.timing = timing(a, b, pa and pb)
         checks = [k.autotune_vs_a for k in self.kernels if k.autotune_vs_a]
-        self.notes = notes(self.shared, self.timing["warning"], autotune_summary(checks))
+        uncertain = doubts_note(ds) if self.kernel_time_us["verdict"] else ""
+        self.notes = notes(self.shared, self.timing["warning"], autotune_summary(checks), uncertain)
 
     @property
     def summary(self) -> dict:
@@ -534,7 +540,7 @@ def diff(a: Report, b: Report, pairs: Optional[Sequence[tuple]] = None) -> Repor
             )
     profiled = (_profiled(a), _profiled(b))
     origins = (a.origin, b.origin)
-    out = [_diff_compile(ca, cb, how, profiled, origins) for ca, cb, how in pair_compiles(a, b, pairs)]
+    out = [_diff_compile(ca, cb, how, profiled, origins, (a, b)) for ca, cb, how in pair_compiles(a, b, pairs)]
     return ReportDiff(a, b, out, _report_extras(a, b))
 
 
@@ -597,11 +603,18 @@ def pair_compiles(a: Report, b: Report, pairs: Optional[Sequence[tuple]] = None)
 
 
 def _diff_compile(
-    ca: Optional[Compile], cb: Optional[Compile], how: str, profiled: tuple, origins: tuple = ("capture", "capture")
+    ca: Optional[Compile],
+    cb: Optional[Compile],
+    how: str,
+    profiled: tuple,
+    origins: tuple = ("capture", "capture"),
+    reports: tuple = (None, None),
 ) -> CompileDiff:
     """One compile pair; ``profiled``: whether report A and report B were profiled; ``origins``: their
-    ``Report.origin`` (a TORCH_TRACE import's fused nodes are its kernels, not the scheduler's nodes)."""
+    ``Report.origin`` (a TORCH_TRACE import's fused nodes are its kernels, not the scheduler's nodes); ``reports``:
+    A and B, whose profiles say whether the pair's times can carry a verdict (``diff_time.doubts``)."""
     timed = profiled[0] and profiled[1]
+    ds = doubts(*reports, ca.kernels, cb.kernels) if timed and ca and cb and None not in reports else []
     fa, fb = _units(ca, origins[0] != "trace"), _units(cb, origins[1] != "trace")
     matched = match_kernels(fa, fb)
     kernels = []
@@ -633,7 +646,7 @@ def _diff_compile(
         cudagraphs=_cudagraphs_change(ca, cb),
         ops={"a": len(keys_a), "b": len(keys_b), "shared": len(keys_a & keys_b)},
         kernel_time_us=kernel_time(
-            ca.kernels if ca else None, cb.kernels if cb else None, *profiled, what="this compile pair"
+            ca.kernels if ca else None, cb.kernels if cb else None, *profiled, what="this compile pair", doubts=ds
         ),
     )
 
@@ -1342,11 +1355,13 @@ def shared(compiles: Sequence[CompileDiff]) -> dict:
     }
 
 
-def notes(sh: dict, timed_differently: str = "", autotune: str = "") -> list:
-    """The diff's notes (``DiffNote``): ``different_models`` when the reports share little (see :func:`shared`);
+def notes(sh: dict, timed_differently: str = "", autotune: str = "", uncertain: str = "") -> list:
+    """The diff's notes (``DiffNote``): ``times_uncertain`` first, with why the measured times cannot carry a verdict
+    (``diff_time.doubts_note``); ``different_models`` when the reports share little (see :func:`shared`);
     ``timed_differently`` with its warning (``diff_time.timing``) and ``autotune_vs_measured`` with its summary
     (``diff_time.autotune_summary``) where they are not ``""``."""
-    out = _different_models(sh)
+    out = [DiffNote("times_uncertain", uncertain)] if uncertain else []
+    out += _different_models(sh)
     if timed_differently:
         out.append(DiffNote("timed_differently", timed_differently))
     if autotune:

@@ -112,13 +112,17 @@ function notesBanner(diff) {
   );
 }
 
+/** How a verdict is drawn, by its tone (kernel_time_us.tone, Python's): slower red, faster green, a verdict the
+ * times cannot carry (unsure) amber; no verdict muted. */
+const TONE_CLASS = { slower: " il-slower", faster: " il-faster", unsure: " il-unsure", same: "" };
+
 /** The verdict (data-role="diff-verdict"): the whole reports' measured kernel time, A against B, as Python says it
  * (diff.kernel_time_us.verdict), or why it is not compared (its why: a side not profiled). */
 function verdictBar(diff) {
   const t = diff.kernel_time_us || {};
   const text = t.verdict || t.why;
   if (!text) return null;
-  const cls = !t.verdict ? " il-muted" : t.ratio > 1 ? " il-slower" : t.ratio < 1 ? " il-faster" : "";
+  const cls = !t.verdict ? " il-muted" : TONE_CLASS[t.tone] || "";
   // with several compile pairs, the facts bar says the shown pair's: this line is the whole reports'
   const several = (diff.compiles || []).length > 1;
   return h(
