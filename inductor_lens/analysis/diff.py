@@ -61,7 +61,11 @@ long hashes replaced, kernel-path comments dropped, a profiled capture's two ins
 left out: :func:`kernel_source`), its launch configuration and autotune choice are equal, and it computes its ops in
 as many fused nodes; otherwise ``changed``, with ``changes`` saying which of ``fusion`` (ops moved in or out),
 ``nodes`` (the same ops, each counted once per launch, in more or fewer fused nodes: ``config.max_fusion_size=1``),
-``shape``, ``cost``, ``source``, ``launch``, ``autotune`` differ. What one side does not know (a TORCH_TRACE import's
+``shape``, ``dtype`` and ``layout`` (of the launch's tensor arguments: ``float32 → bfloat16``, ``contiguous →
+channels_last``), ``cost``, ``source``, ``args`` (the sources equal but for the names of the tensors passed, which hold
+other things: an extern call on the user's channels-last ``x`` in B, on A's copy of it), ``launch``, ``autotune``
+differ (``KernelDiff.arg_changes``); a compile pair says which graph inputs changed dtype or layout
+(``CompileDiff.inputs``). What one side does not know (a TORCH_TRACE import's
 ops of a C++ kernel, an op's shape) is not compared, and the row says so (``not_known_a``, ``not_known_b``).
 ``what_changed`` says it in words, for the page and the CLI alike.
 """
@@ -80,7 +84,7 @@ from typing import Any, Iterable, Optional, Sequence, Union
 
 from ..report import hooks
 from ..report.model import Compile, Kernel, Memory, Report
-from ..report.rules import line_frame, short_op, without_kernel_profile
+from ..report.rules import layout_name, line_frame, short_op, without_kernel_profile
 from .diff_time import autotune_summary, autotune_vs_measured, doubts, doubts_note, kernel_time, measured_us, timing
 
 #: Kernel pairs less similar than this stay unpaired (``only_a`` / ``only_b``).
@@ -115,7 +119,11 @@ UNIT = "kernel launches"
 #: 5: per row ``ops_word`` (what ``flops_a``/``flops_b`` count: ``"int8 ops"`` for a quantized kernel's).
 #: 6: per row ``not_known_a``/``not_known_b`` (``"ops"``, ``"shape"``: what a side does not know, not compared); the
 #: change ``nodes`` (the same ops in more or fewer fused nodes of the launch).
-DIFF_FORMAT_VERSION = 6
+#: 7: per row ``arg_changes`` (a launch's tensor arguments whose dtype or layout changed, or what they hold where the
+#: sources differ only by the names passed); the changes ``dtype``, ``layout``, ``args`` (no longer ``source`` for
+#: such sources); per compile ``inputs`` (the graph inputs whose dtype or layout changed) and ``inputs_text``;
+#: ``kernel_time_us.doubts`` and ``tone``, the note ``times_uncertain``.
+DIFF_FORMAT_VERSION = 7
 #: The codes of :class:`DiffNote`, and what each means.
 DIFF_NOTE_CODES = {
     "different_models": "A and B share little: fewer than SHARED_LITTLE of the ops of the side with fewer are also "
@@ -174,6 +182,15 @@ class KernelDiff:
     #: (``"[4, 16]"``, a symbolic size by its hint). Compared by position, where both kernels' launches are
     #: recorded with as many arguments (``Kernel.launch``: its first call); ``[]`` otherwise.
     arg_shapes: list = field(default_factory=list)
+    #: The launch's tensor arguments whose dtype or layout changed, or, where the sources differ only by the names of
+    #: the arguments they pass (an extern call reading the user's channels-last ``x`` in B and a channels-last copy of
+    #: it in A), what they hold: ``[{"arg", "what", "a", "b"}]``, ``what`` ``dtype`` (``"float32"`` → ``"bfloat16"``),
+    #: ``layout`` (``"contiguous"`` → ``"channels_last"``, ``rules.layout_name``; the strides, ``"[12288, 4096, 64,
+    #: 1]"``, where a side's is no named layout) or ``reads`` (``"copy of x"`` → ``"x"``); ``arg`` as in
+    #: ``arg_shapes`` (B's). Arguments pair by position where both launches have as many, else by what they hold
+    #: (:func:`_arg_pairs`); ``changes`` holds ``dtype``, ``layout``, ``args`` (the sources equal but for those names:
+    #: not ``source``). ``[]`` otherwise.
+    arg_changes: list = field(default_factory=list)
     #: FLOPs and bytes moved (read + written) of one call on each side (``Kernel.cost``), ``None`` where unknown;
     #: ``changes`` holds ``cost`` where both sides' are known, measured alike (``Cost.source``) and differ.
     flops_a: Optional[float] = None
@@ -254,6 +271,64 @@ def _concrete_shape(a: Any) -> Optional[list]:
     return list(a.shape)
 
 
+def _tensor_args(k: Kernel) -> list:
+    return [a for a in k.launch.args if a.shape is not None] if k.launch is not None else []
+
+
+def _arg_pairs(x: Kernel, y: Kernel) -> list:
+    """The tensor arguments of two kernels' launches (their first calls), paired: by position where both have as
+    many, else by what they hold (``LaunchArg.holds``: the n-th argument holding ``model.stem convolution`` in A with
+    the n-th in B; an argument that holds nothing named is left out)."""
+    ta, tb = _tensor_args(x), _tensor_args(y)
+    if len(ta) == len(tb):
+        return list(zip(ta, tb))
+    queues: dict = {}
+    for q in tb:
+        if q.holds:
+            queues.setdefault(q.holds, []).append(q)
+    return [(p, queues[p.holds].pop(0)) for p in ta if p.holds and queues.get(p.holds)]
+
+
+def _layout(a: Any) -> str:
+    """A tensor argument's layout as a row says it: its name (``channels_last``), else its strides."""
+    return layout_name(_concrete_shape(a), a.stride) or repr(a.stride)
+
+
+def _arg_changes(x: Kernel, y: Kernel, reads: bool) -> list:
+    """``KernelDiff.arg_changes`` of two kernels (``reads``: say what each argument holds where that differs)."""
+    out = []
+    for p, q in _arg_pairs(x, y):
+        arg = q.holds or p.holds or q.name
+        if p.dtype and q.dtype and p.dtype != q.dtype:
+            out.append({"arg": arg, "what": "dtype", "a": p.dtype, "b": q.dtype})
+        named = layout_name(_concrete_shape(p), p.stride), layout_name(_concrete_shape(q), q.stride)
+        if p.stride is not None and q.stride is not None and p.stride != q.stride:
+            if all(named):  # named on both sides, whatever the sizes (equal: strides of size-1 dimensions only)
+                if named[0] != named[1]:
+                    out.append({"arg": arg, "what": "layout", "a": named[0], "b": named[1]})
+            elif _concrete_shape(p) == _concrete_shape(q):  # other strides of the same sizes
+                out.append({"arg": arg, "what": "layout", "a": _layout(p), "b": _layout(q)})
+        if reads and p.holds and q.holds and p.holds != q.holds:
+            out.append({"arg": arg, "what": "reads", "a": p.holds, "b": q.holds})
+    return out
+
+
+def _names_only(x: "_Features", y: "_Features") -> bool:
+    """Two launches' sources equal once the names of the tensors each passes (its launch's arguments: buffers, graph
+    inputs) are one placeholder: the same code called on other tensors (an extern call's ``convolution(buf1, buf0,
+    ...)`` in A, ``convolution(primals_2, primals_1, ...)`` in B)."""
+
+    def lines(f: "_Features") -> list:
+        k = f.kernel
+        names = sorted({a.name for a in _tensor_args(k)}, key=len, reverse=True)
+        text = kernel_source(k)
+        if names:
+            text = re.sub(r"\b(?:" + "|".join(map(re.escape, names)) + r")\b", "ARG", text)
+        return normalise_source(text, k.name).splitlines()
+
+    return bool(_tensor_args(x.kernel)) and lines(x) == lines(y)
+
+
 def _cost(k: Kernel) -> tuple:
     """``(flops, bytes read + written, how)`` of one call of ``k``; ``None`` where unknown."""
     c = k.cost
@@ -303,6 +378,30 @@ def _shape_text(k: "KernelDiff") -> str:
     return "shape"
 
 
+def _listed(names: list, most: int = 3) -> str:
+    """``"x, w, b"``, ``"x, w, b +2 more"``: the first ``most`` names, each once."""
+    names = list(dict.fromkeys(names))
+    more = f" +{len(names) - most} more" if len(names) > most else ""
+    return ", ".join(names[:most]) + more
+
+
+def _args_text(k: "KernelDiff", what: str) -> str:
+    """``"dtype float32 → bfloat16 (model.stem convolution, model relu)"``, ``"layout of x contiguous →
+    channels_last"``, ``"same code, other arguments: copy of x → x"``: the arguments' changes of one kind, each
+    transition once with the arguments that made it."""
+    rows = [c for c in k.arg_changes if c["what"] == what]
+    if what == "reads":
+        said = ", ".join(f"{c['a']} → {c['b']}" for c in rows)
+        return "same code, other arguments" + (f": {said}" if said else "")
+    by: dict = {}
+    for c in rows:
+        by.setdefault((c["a"], c["b"]), []).append(c["arg"])
+    if len(by) == 1 and len(rows) == 1:
+        (((a, b), args),) = by.items()
+        return f"{what} of {args[0]} {a} → {b}"
+    return "; ".join(f"{what} {a} → {b} ({_listed(args)})" for (a, b), args in by.items())
+
+
 def _nodes_text(k: "KernelDiff") -> str:
     """``"fused nodes 1 → 6 (the scheduler fused fewer; the same ops)"``: the launch computes the same ops from more
     (fewer) scheduler nodes (``config.max_fusion_size=1``: the C++ backend still emits one kernel of six nodes)."""
@@ -332,7 +431,14 @@ def change_text(k: "KernelDiff") -> str:
         parts.append("− " + _ops_text(k.moved_ops_out))
     if k.split_with:
         parts.append(f"split with B's {', '.join(k.split_with)}")
-    words = {"shape": _shape_text, "cost": _cost_text, "nodes": _nodes_text}
+    words = {
+        "shape": _shape_text,
+        "cost": _cost_text,
+        "nodes": _nodes_text,
+        "dtype": lambda k: _args_text(k, "dtype"),
+        "layout": lambda k: _args_text(k, "layout"),
+        "args": lambda k: _args_text(k, "reads"),
+    }
     parts += [words[c](k) if c in words else c for c in k.changes if c != "fusion"]
     parts += [f"{', '.join(w)} not known in {side}" for side, w in (("A", k.not_known_a), ("B", k.not_known_b)) if w]
     if k.status == "only_a":
@@ -380,6 +486,13 @@ class CompileDiff:
     #: ratio, unmeasured_a, unmeasured_b, verdict, why}``; ``verdict`` (``"B is 2.2× slower in measured kernel time:
     #: 88.9 µs against 40.5 µs in A"``) where both sides were measured, else ``why`` says why not.
     kernel_time_us: dict = field(default_factory=dict)
+    #: The graph inputs whose dtype or layout changed (:func:`input_changes`): ``[{"input", "what", "a", "b"}]``,
+    #: ``input`` as the user knows it (``x``, ``model.stem.weight``), ``what`` ``dtype`` or ``layout`` as in
+    #: ``KernelDiff.arg_changes``; ``inputs_text``: them in one line, as the facts bar and the CLI say it (``"inputs:
+    #: layout contiguous → channels_last (x, model.stem.weight, model.block1.conv1.weight +3 more)"``), ``""`` where
+    #: none changed.
+    inputs: list = field(default_factory=list)
+    inputs_text: str = ""
 
     @property
     def summary(self) -> dict:
@@ -475,6 +588,8 @@ class ReportDiff:
             lines.append(f"  {c.a or '-'}  <->  {c.b or '-'}  ({c.paired_by})")
             if c.kernel_time_us.get("verdict"):
                 lines.append(f"    {c.kernel_time_us['verdict']}")
+            if c.inputs_text:
+                lines.append(f"    {c.inputs_text}")
             for key in ("peak_bytes", "saved_bytes"):
                 d = (c.memory or {}).get(key) or {}
                 if d.get("delta"):
@@ -633,6 +748,7 @@ def _diff_compile(
     same_guards = ca is not None and cb is not None and ca.guards == cb.guards
     ga, gb = (set(), set()) if same_guards else (_guard_lines(ca), _guard_lines(cb))
     ta, tb = _compile_time(ca), _compile_time(cb)
+    inputs = input_changes(ca, cb)
     return CompileDiff(
         a=ca.id if ca else None,
         b=cb.id if cb else None,
@@ -648,7 +764,59 @@ def _diff_compile(
         kernel_time_us=kernel_time(
             ca.kernels if ca else None, cb.kernels if cb else None, *profiled, what="this compile pair", doubts=ds
         ),
+        inputs=inputs,
+        inputs_text=inputs_text(inputs),
     )
+
+
+def _input_facts(c: Compile) -> dict:
+    """What each graph input of ``c`` is, as its kernels' launches pass it: ``{name the user knows: (dtype, layout)}``
+    (``layout`` as ``_layout`` says it). A generated kernel's argument first; an extern call's where its source does
+    not pass a view of it (``reinterpret_tensor(primals_38, ...)``: the view's strides, not the input's)."""
+    ins = set(c.graph_inputs)
+    out: dict = {}
+    for k in sorted(c.kernels, key=lambda k: k.language == "extern"):
+        src = k.source if k.language == "extern" else ""
+        for a in _tensor_args(k):
+            if a.name in ins and (a.holds or a.name) not in out and f"reinterpret_tensor({a.name}," not in src:
+                out[a.holds or a.name] = (a.dtype, layout_name(_concrete_shape(a), a.stride) or repr(a.stride), a)
+    return out
+
+
+def input_changes(ca: Optional[Compile], cb: Optional[Compile]) -> list:
+    """``CompileDiff.inputs``: the graph inputs of both compiles, by the name the user knows them by, whose dtype or
+    layout changed (a named layout against another, or other strides of the same sizes)."""
+    if ca is None or cb is None:
+        return []
+    fa, fb = _input_facts(ca), _input_facts(cb)
+    graph = ca.graphs.get("post_grad") or next(iter(ca.graphs.values()), None)
+    nodes = {n.name: n for n in graph.nodes} if graph is not None else {}
+    order = {}  # the user's own arguments first (``x``), then the graph's inputs in order
+    for i, name in enumerate(ca.graph_inputs):
+        n = nodes.get(name)
+        if n is not None:
+            order.setdefault(n.display_name or name, (n.role != "input", i))
+    fa = dict(sorted(fa.items(), key=lambda kv: order.get(kv[0], (True, len(order)))))
+    out = []
+    for name, (dt_a, lay_a, p) in fa.items():
+        if name not in fb:
+            continue
+        dt_b, lay_b, q = fb[name]
+        if dt_a and dt_b and dt_a != dt_b:
+            out.append({"input": name, "what": "dtype", "a": dt_a, "b": dt_b})
+        named = layout_name(_concrete_shape(p), p.stride), layout_name(_concrete_shape(q), q.stride)
+        if lay_a != lay_b and (all(named) or (not any(named) and _concrete_shape(p) == _concrete_shape(q))):
+            out.append({"input": name, "what": "layout", "a": lay_a, "b": lay_b})
+    return out
+
+
+def inputs_text(changes: list) -> str:
+    """``CompileDiff.inputs_text``: ``"inputs: layout contiguous → channels_last (x, model.stem.weight +5 more)"``."""
+    by: dict = {}
+    for c in changes:
+        by.setdefault((c["what"], c["a"], c["b"]), []).append(c["input"])
+    parts = [f"{what} {a} → {b} ({_listed(names)})" for (what, a, b), names in by.items()]
+    return f"inputs: {'; '.join(parts)}" if parts else ""
 
 
 def _ab(a: Optional[float], b: Optional[float]) -> dict:
@@ -1143,13 +1311,24 @@ def _kernel_pair(
     if "fusion" not in changes and known and x.nodes_known and y.nodes_known and x.nodes and y.nodes:
         if len(x.nodes) != len(y.nodes):  # the same ops, fused into more or fewer scheduler nodes in the kernel
             changes.append("nodes")
-    if _cost_changed(x.kernel, y.kernel):
-        changes.append("cost")
+    renamed = False  # the sources differ only by the names of the tensors passed: the arguments changed, not the code
     src_diff = None
     if not _same_source(x, y):
         la, lb = _source_lines(x), _source_lines(y)
-        changes.append("source")
+        renamed = _names_only(x, y)
         src_diff = [list(op) for op in difflib.SequenceMatcher(None, la, lb, autojunk=False).get_opcodes()]
+    arg_changes = _arg_changes(x.kernel, y.kernel, reads=renamed)
+    for what in ("dtype", "layout"):
+        if any(c["what"] == what for c in arg_changes):
+            changes.append(what)
+    if _cost_changed(x.kernel, y.kernel):
+        changes.append("cost")
+    if src_diff is not None and not renamed:
+        changes.append("source")
+    elif renamed and any(c["what"] == "reads" for c in arg_changes):
+        changes.append("args")
+    elif renamed:  # the same code on tensors named otherwise and holding the same: no change to show
+        src_diff = None
     la_x, la_y = _launch(x.kernel), _launch(y.kernel)
     if la_x is not None and la_y is not None and la_x != la_y:  # one side without: another language
         changes.append("launch")
@@ -1175,6 +1354,7 @@ def _kernel_pair(
         shape_a=shapes[0],
         shape_b=shapes[1],
         arg_shapes=args if "shape" in changes and not shapes[0] else [],
+        arg_changes=arg_changes,
         flops_a=_cost(x.kernel)[0],
         flops_b=_cost(y.kernel)[0],
         ops_word=_ops_word(x.kernel, y.kernel),

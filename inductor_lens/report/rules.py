@@ -3355,6 +3355,30 @@ def is_channels_last(shape: Any, stride: Any) -> bool:
     return c > 1 and stride[1] == 1 and stride[3] == c and stride[2] == c * w and (n == 1 or stride[0] == c * h * w)
 
 
+def layout_name(shape: Any, stride: Any) -> str:
+    """The memory format a tensor of ``shape``/``stride`` (ints) is laid out in, as torch names it: ``contiguous``
+    (row-major; a dimension of size 1 has any stride, as in torch's own ``is_contiguous``: a 1x1 convolution's
+    weight is both, and contiguous first), ``channels_last`` (a 4-d tensor, channels innermost:
+    :func:`is_channels_last`); ``""`` for any other layout or a symbolic size or stride.
+
+    >>> layout_name([8, 3, 64, 64], [12288, 4096, 64, 1]), layout_name([8, 3, 64, 64], [12288, 1, 192, 3])
+    ('contiguous', 'channels_last')
+    >>> layout_name([64, 32], [1, 64])
+    ''
+    """
+    if not (isinstance(shape, list) and isinstance(stride, list) and len(shape) == len(stride)):
+        return ""
+    if not all(isinstance(d, int) for d in shape + stride):
+        return ""
+    expected, contiguous = 1, True
+    for size, st in zip(reversed(shape), reversed(stride)):
+        if size != 1 and st != expected:
+            contiguous = False
+            break
+        expected *= size
+    return "contiguous" if contiguous else "channels_last" if is_channels_last(shape, stride) else ""
+
+
 def input_copy_label(names: Iterable[str], channels_last: bool) -> str:
     """``FusedNode.label`` of an input copy (:func:`is_input_copy`): what it is and the inputs it copies, as the
     user knows them.

@@ -200,6 +200,8 @@ function drawFacts(cx) {
     bits.push(
       h("span", { "data-role": "diff-kernel-time", class: kt.verdict ? "" : "il-muted" }, kt.verdict || kt.why),
     );
+  // the graph inputs whose dtype or layout changed, as Python says it (inputs_text: "inputs: layout contiguous → …")
+  if (p.inputs_text) bits.push(h("span", { "data-role": "diff-inputs", class: "il-changed" }, p.inputs_text));
   if (t.a != null && t.b != null) bits.push(h("span", {}, `compile time ${fmtUs(t.a)} → ${fmtUs(t.b)}`));
   bits.push(h("span", { title: signed(g) }, `graph breaks ${g.a ?? "?"} → ${g.b ?? "?"}`));
   bits.push(h("span", { title: signed(r) }, `recompiles ${r.a ?? "?"} → ${r.b ?? "?"}`));
