@@ -84,7 +84,7 @@ from typing import Any, Iterable, Optional, Sequence, Union
 
 from ..report import hooks
 from ..report.model import Compile, Kernel, Memory, Report
-from ..report.rules import layout_name, line_frame, short_op, without_kernel_profile
+from ..report.rules import delta_us_text, fmt_us, layout_name, line_frame, short_op, without_kernel_profile
 from .diff_time import autotune_summary, autotune_vs_measured, doubts, doubts_note, kernel_time, measured_us, timing
 
 #: Kernel pairs less similar than this stay unpaired (``only_a`` / ``only_b``).
@@ -122,7 +122,8 @@ UNIT = "kernel launches"
 #: 7: per row ``arg_changes`` (a launch's tensor arguments whose dtype or layout changed, or what they hold where the
 #: sources differ only by the names passed); the changes ``dtype``, ``layout``, ``args`` (no longer ``source`` for
 #: such sources); per compile ``inputs`` (the graph inputs whose dtype or layout changed) and ``inputs_text``;
-#: ``kernel_time_us.doubts`` and ``tone``, the note ``times_uncertain``.
+#: ``kernel_time_us.doubts`` and ``tone``, the note ``times_uncertain``; per row ``time_a_text``, ``time_b_text``,
+#: ``time_delta_text``.
 DIFF_FORMAT_VERSION = 7
 #: The codes of :class:`DiffNote`, and what each means.
 DIFF_NOTE_CODES = {
@@ -229,10 +230,19 @@ class KernelDiff:
     #: import's multi-output op); ``what_changed`` says it (``"ops not known in B"``). ``[]`` otherwise.
     not_known_a: list = field(default_factory=list)
     not_known_b: list = field(default_factory=list)
+    #: The row's times as the table shows them: ``time_a_text``/``time_b_text`` by ``rules.fmt_us`` (``"33.6 ms"``),
+    #: ``time_delta_text`` in the unit of the larger of the two (``rules.delta_us_text``: ``"−33.3 ms"``, never
+    #: ``"−33306 µs"`` beside times in ms); ``""`` where unknown. Derived from the numbers.
+    time_a_text: str = ""
+    time_b_text: str = ""
+    time_delta_text: str = ""
 
     def __post_init__(self) -> None:
         if not self.what_changed:
             object.__setattr__(self, "what_changed", change_text(self))
+        for key, t in (("time_a_text", self.time_a_us), ("time_b_text", self.time_b_us)):
+            object.__setattr__(self, key, fmt_us(t) if t is not None else "")
+        object.__setattr__(self, "time_delta_text", delta_us_text(self.time_delta_us, self.time_a_us, self.time_b_us))
 
 
 def _shape_change(a: Counter, b: Counter) -> tuple[str, str]:

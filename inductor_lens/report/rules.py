@@ -2237,6 +2237,25 @@ def fmt_us(us: Optional[float]) -> str:
     return f"{to_fixed(us, 1)} µs" if a >= 10 else f"{to_fixed(us, 2)} µs"
 
 
+def delta_us_text(delta: Optional[float], a: Optional[float] = None, b: Optional[float] = None) -> str:
+    """A signed time difference in the unit of the larger of the two times it is the difference of (``a``, ``b``, as
+    :func:`fmt_us` writes them: s, ms, µs), so that a table's Δ reads in its row's unit: ``"−33.3 ms"`` beside
+    ``33.6 ms`` and ``318 µs``, never ``"−33306 µs"``; ``""`` where ``delta`` is unknown.
+
+    >>> delta_us_text(-33306.0, 33624.0, 318.0), delta_us_text(7.5, 40.5, 48.0), delta_us_text(0.0, 5.0, 5.0)
+    ('−33.3 ms', '+7.50 µs', '±0 µs')
+    >>> delta_us_text(1_250_000.0, 2_000_000.0, 3_250_000.0), delta_us_text(-120.0, 1500.0, 1380.0)
+    ('+1.25 s', '−0.12 ms')
+    """
+    if delta is None or delta != delta:
+        return ""
+    big = max((abs(t) for t in (a, b, delta) if isinstance(t, (int, float))), default=0.0)
+    scale, unit = (1e6, "s") if big >= 1e6 else (1e3, "ms") if big >= 1e3 else (1.0, "µs")
+    v = abs(delta) / scale
+    text = to_fixed(v, 0 if v >= 100 else 1 if v >= 10 else 2) if delta else "0"
+    return f"{'+' if delta > 0 else '−' if delta < 0 else '±'}{text} {unit}"
+
+
 def to_fixed(x: float, digits: int) -> str:
     """``x`` with ``digits`` decimals as JavaScript's ``Number.prototype.toFixed`` writes it, so that a number both
     sides format reads alike: from the float's exact value, a tie away from zero (374.5 -> "375", 0.125 -> "0.13",

@@ -8,7 +8,6 @@ import {
   autotuneDetail,
   autotuneNote,
   changeText,
-  fmtDelta,
   graphMarks,
   pairLabel,
   partnerKernel,
@@ -16,6 +15,7 @@ import {
   STATUSES,
   sideBySide,
   sortedRows,
+  timeTexts,
 } from "./comparedata.js";
 import { fmtBytes, fmtUs, indexCompile, plural } from "./data.js";
 import { breakable, h } from "./dom.js";
@@ -289,9 +289,13 @@ function tableRow(cx, r) {
     ),
     cx.diff.timed
       ? [
-          h("td", { class: "il-num" }, r.time_a_us != null ? fmtUs(r.time_a_us) : ""),
-          h("td", { class: "il-num" }, r.time_b_us != null ? fmtUs(r.time_b_us) : ""),
-          h("td", { class: "il-num il-ddelta" + (d > 0 ? " il-slower" : d < 0 ? " il-faster" : "") }, fmtDelta(d)),
+          h("td", { class: "il-num" }, timeTexts(r).a),
+          h("td", { class: "il-num" }, timeTexts(r).b),
+          h(
+            "td",
+            { class: "il-num il-ddelta" + (d > 0 ? " il-slower" : d < 0 ? " il-faster" : "") },
+            timeTexts(r).delta,
+          ),
         ]
       : null,
   );

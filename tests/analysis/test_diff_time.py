@@ -276,3 +276,44 @@ def test_the_cli_first_line_says_the_times_cannot_carry_a_verdict(tmp_path):
     first = r.stderr.splitlines()[0]
     assert "B measured 33× faster in kernel time: 6.66 ms against 217.4 ms in A; but these times cannot carry" in first
     assert "note: The measured kernel times of A and B cannot carry a verdict" in r.stderr
+
+
+def test_a_rows_delta_is_in_the_unit_of_its_times(resnet):
+    """nu31 D5: A and B said "33.6 ms", the Δ "−33611 µs" (cut to "−3361…"). Now the Δ is in the unit of the larger
+    of its row's two times, decided in Python (``time_delta_text``)."""
+    d = inductor_lens.diff(resnet["fp32"], resnet["cl"])
+    rows = {k.a: k for k in d.compiles[0].kernels}
+    copy = rows["cpp_fused_0"]  # removed: A's time, no B
+    assert (
+        copy.time_a_text.endswith(" ms")
+        and copy.time_delta_text.startswith("−")
+        and copy.time_delta_text.endswith(" ms")
+    )
+    conv = rows["extern_kernels.convolution[buf6]"]
+    assert (conv.time_a_us, conv.time_b_us) == (12180.72, 327.907), conv
+    assert (conv.time_a_text, conv.time_b_text, conv.time_delta_text) == ("12.2 ms", "328 µs", "−11.9 ms")
+    assert json.loads(d.to_json())["compiles"][0]["kernels"][0]["time_delta_text"]
+
+
+@pytest.mark.browser
+def test_compare_page_says_the_times_are_no_verdict_and_shows_each_delta_whole(tmp_path, offline_page, resnet):
+    """nu31 D1, D2, D5 on the page: the verdict in the header as Python says it, drawn as unsure; the note; the graph
+    inputs' layout in the facts bar; each Δ cell as Python wrote it, whole (not cut) at 1400 and 1920 px wide."""
+    d = inductor_lens.diff(resnet["fp32"], resnet["cl"])
+    path = d.save_html(tmp_path / "diff.html")
+    page = offline_page
+    for width in (1400, 1920):
+        page.set_viewport_size({"width": width, "height": 950})
+        page.goto(pathlib.Path(path).as_uri())
+        page.wait_for_selector('[data-view="compare"] .il-graph[data-ready="1"]', timeout=60000)
+        verdict = page.locator('[data-role="diff-verdict"]')
+        assert verdict.inner_text() == d.kernel_time_us["verdict"]
+        assert "il-unsure" in verdict.locator("xpath=..").get_attribute("class")
+        assert page.locator('[data-role="diff-notes"] [data-code="times_uncertain"]').count() == 1
+        assert page.locator('[data-role="diff-inputs"]').inner_text() == d.compiles[0].inputs_text
+        cells = page.locator('[data-role="diff-row"] td.il-ddelta')
+        got = cells.evaluate_all("els => els.map(e => [e.textContent, e.scrollWidth <= e.clientWidth])")
+        want = sorted(k.time_delta_text for k in d.compiles[0].kernels)
+        assert sorted(t for t, _ in got) == want
+        assert all(whole for _, whole in got), (width, got)
+    assert page.watch.requests == [] and page.watch.errors == []
