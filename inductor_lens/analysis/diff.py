@@ -61,7 +61,11 @@ long hashes replaced, kernel-path comments dropped, a profiled capture's two ins
 left out: :func:`kernel_source`), its launch configuration and autotune choice are equal, and it computes its ops in
 as many fused nodes; otherwise ``changed``, with ``changes`` saying which of ``fusion`` (ops moved in or out),
 ``nodes`` (the same ops, each counted once per launch, in more or fewer fused nodes: ``config.max_fusion_size=1``),
-``shape``, ``cost``, ``source``, ``launch``, ``autotune`` differ. What one side does not know (a TORCH_TRACE import's
+``shape``, ``dtype`` and ``layout`` (of the launch's tensor arguments: ``float32 → bfloat16``, ``contiguous →
+channels_last``), ``cost``, ``source``, ``args`` (the sources equal but for the names of the tensors passed, which hold
+other things: an extern call on the user's channels-last ``x`` in B, on A's copy of it), ``launch``, ``autotune``
+differ (``KernelDiff.arg_changes``); a compile pair says which graph inputs changed dtype or layout
+(``CompileDiff.inputs``). What one side does not know (a TORCH_TRACE import's
 ops of a C++ kernel, an op's shape) is not compared, and the row says so (``not_known_a``, ``not_known_b``).
 ``what_changed`` says it in words, for the page and the CLI alike.
 """
@@ -80,8 +84,8 @@ from typing import Any, Iterable, Optional, Sequence, Union
 
 from ..report import hooks
 from ..report.model import Compile, Kernel, Memory, Report
-from ..report.rules import line_frame, short_op, without_kernel_profile
-from .diff_time import autotune_summary, autotune_vs_measured, kernel_time, measured_us, timing
+from ..report.rules import delta_us_text, fmt_us, layout_name, line_frame, short_op, without_kernel_profile
+from .diff_time import autotune_summary, autotune_vs_measured, doubts, doubts_note, kernel_time, measured_us, timing
 
 #: Kernel pairs less similar than this stay unpaired (``only_a`` / ``only_b``).
 MIN_SIMILARITY = 0.2
@@ -115,13 +119,21 @@ UNIT = "kernel launches"
 #: 5: per row ``ops_word`` (what ``flops_a``/``flops_b`` count: ``"int8 ops"`` for a quantized kernel's).
 #: 6: per row ``not_known_a``/``not_known_b`` (``"ops"``, ``"shape"``: what a side does not know, not compared); the
 #: change ``nodes`` (the same ops in more or fewer fused nodes of the launch).
-DIFF_FORMAT_VERSION = 6
+#: 7: per row ``arg_changes`` (a launch's tensor arguments whose dtype or layout changed, or what they hold where the
+#: sources differ only by the names passed); the changes ``dtype``, ``layout``, ``args`` (no longer ``source`` for
+#: such sources); per compile ``inputs`` (the graph inputs whose dtype or layout changed) and ``inputs_text``;
+#: ``kernel_time_us.doubts`` and ``tone``, the note ``times_uncertain``; per row ``time_a_text``, ``time_b_text``,
+#: ``time_delta_text``.
+DIFF_FORMAT_VERSION = 7
 #: The codes of :class:`DiffNote`, and what each means.
 DIFF_NOTE_CODES = {
     "different_models": "A and B share little: fewer than SHARED_LITTLE of the ops of the side with fewer are also "
     "on the other side (the same op from the same source line and module); the pairs shown may be unrelated",
     "timed_differently": "both reports were profiled, but not alike (statistic, runs, warm-up runs, device or "
     "profiling method differ, or one side did not record it: ``timing``): part of a time delta may be the method's",
+    "times_uncertain": "the measured kernel times cannot carry a verdict (``kernel_time_us.doubts``): a side's noisy "
+    "kernels take NOISY_SHARE of its time or more, the machine's measured ceilings differ CEILING_FACTOR or more "
+    "between the two profiles, or a side was timed in fewer than MIN_RUNS runs (``diff_time``); the verdict says so",
     "autotune_vs_measured": "B's autotuning timed the library kernel of an op (ATen mm, addmm) at AUTOTUNE_OFF times "
     "or more what A's profile measured for the same op and shapes: why B chose another kernel (``autotune_vs_a``)",
 }
@@ -171,6 +183,15 @@ class KernelDiff:
     #: (``"[4, 16]"``, a symbolic size by its hint). Compared by position, where both kernels' launches are
     #: recorded with as many arguments (``Kernel.launch``: its first call); ``[]`` otherwise.
     arg_shapes: list = field(default_factory=list)
+    #: The launch's tensor arguments whose dtype or layout changed, or, where the sources differ only by the names of
+    #: the arguments they pass (an extern call reading the user's channels-last ``x`` in B and a channels-last copy of
+    #: it in A), what they hold: ``[{"arg", "what", "a", "b"}]``, ``what`` ``dtype`` (``"float32"`` → ``"bfloat16"``),
+    #: ``layout`` (``"contiguous"`` → ``"channels_last"``, ``rules.layout_name``; the strides, ``"[12288, 4096, 64,
+    #: 1]"``, where a side's is no named layout) or ``reads`` (``"copy of x"`` → ``"x"``); ``arg`` as in
+    #: ``arg_shapes`` (B's). Arguments pair by position where both launches have as many, else by what they hold
+    #: (:func:`_arg_pairs`); ``changes`` holds ``dtype``, ``layout``, ``args`` (the sources equal but for those names:
+    #: not ``source``). ``[]`` otherwise.
+    arg_changes: list = field(default_factory=list)
     #: FLOPs and bytes moved (read + written) of one call on each side (``Kernel.cost``), ``None`` where unknown;
     #: ``changes`` holds ``cost`` where both sides' are known, measured alike (``Cost.source``) and differ.
     flops_a: Optional[float] = None
@@ -209,10 +230,19 @@ class KernelDiff:
     #: import's multi-output op); ``what_changed`` says it (``"ops not known in B"``). ``[]`` otherwise.
     not_known_a: list = field(default_factory=list)
     not_known_b: list = field(default_factory=list)
+    #: The row's times as the table shows them: ``time_a_text``/``time_b_text`` by ``rules.fmt_us`` (``"33.6 ms"``),
+    #: ``time_delta_text`` in the unit of the larger of the two (``rules.delta_us_text``: ``"−33.3 ms"``, never
+    #: ``"−33306 µs"`` beside times in ms); ``""`` where unknown. Derived from the numbers.
+    time_a_text: str = ""
+    time_b_text: str = ""
+    time_delta_text: str = ""
 
     def __post_init__(self) -> None:
         if not self.what_changed:
             object.__setattr__(self, "what_changed", change_text(self))
+        for key, t in (("time_a_text", self.time_a_us), ("time_b_text", self.time_b_us)):
+            object.__setattr__(self, key, fmt_us(t) if t is not None else "")
+        object.__setattr__(self, "time_delta_text", delta_us_text(self.time_delta_us, self.time_a_us, self.time_b_us))
 
 
 def _shape_change(a: Counter, b: Counter) -> tuple[str, str]:
@@ -249,6 +279,64 @@ def _concrete_shape(a: Any) -> Optional[list]:
     if any(not isinstance(d, int) for d in a.shape) and isinstance(a.hint, list) and len(a.hint) == len(a.shape):
         return list(a.hint)
     return list(a.shape)
+
+
+def _tensor_args(k: Kernel) -> list:
+    return [a for a in k.launch.args if a.shape is not None] if k.launch is not None else []
+
+
+def _arg_pairs(x: Kernel, y: Kernel) -> list:
+    """The tensor arguments of two kernels' launches (their first calls), paired: by position where both have as
+    many, else by what they hold (``LaunchArg.holds``: the n-th argument holding ``model.stem convolution`` in A with
+    the n-th in B; an argument that holds nothing named is left out)."""
+    ta, tb = _tensor_args(x), _tensor_args(y)
+    if len(ta) == len(tb):
+        return list(zip(ta, tb))
+    queues: dict = {}
+    for q in tb:
+        if q.holds:
+            queues.setdefault(q.holds, []).append(q)
+    return [(p, queues[p.holds].pop(0)) for p in ta if p.holds and queues.get(p.holds)]
+
+
+def _layout(a: Any) -> str:
+    """A tensor argument's layout as a row says it: its name (``channels_last``), else its strides."""
+    return layout_name(_concrete_shape(a), a.stride) or repr(a.stride)
+
+
+def _arg_changes(x: Kernel, y: Kernel, reads: bool) -> list:
+    """``KernelDiff.arg_changes`` of two kernels (``reads``: say what each argument holds where that differs)."""
+    out = []
+    for p, q in _arg_pairs(x, y):
+        arg = q.holds or p.holds or q.name
+        if p.dtype and q.dtype and p.dtype != q.dtype:
+            out.append({"arg": arg, "what": "dtype", "a": p.dtype, "b": q.dtype})
+        named = layout_name(_concrete_shape(p), p.stride), layout_name(_concrete_shape(q), q.stride)
+        if p.stride is not None and q.stride is not None and p.stride != q.stride:
+            if all(named):  # named on both sides, whatever the sizes (equal: strides of size-1 dimensions only)
+                if named[0] != named[1]:
+                    out.append({"arg": arg, "what": "layout", "a": named[0], "b": named[1]})
+            elif _concrete_shape(p) == _concrete_shape(q):  # other strides of the same sizes
+                out.append({"arg": arg, "what": "layout", "a": _layout(p), "b": _layout(q)})
+        if reads and p.holds and q.holds and p.holds != q.holds:
+            out.append({"arg": arg, "what": "reads", "a": p.holds, "b": q.holds})
+    return out
+
+
+def _names_only(x: "_Features", y: "_Features") -> bool:
+    """Two launches' sources equal once the names of the tensors each passes (its launch's arguments: buffers, graph
+    inputs) are one placeholder: the same code called on other tensors (an extern call's ``convolution(buf1, buf0,
+    ...)`` in A, ``convolution(primals_2, primals_1, ...)`` in B)."""
+
+    def lines(f: "_Features") -> list:
+        k = f.kernel
+        names = sorted({a.name for a in _tensor_args(k)}, key=len, reverse=True)
+        text = kernel_source(k)
+        if names:
+            text = re.sub(r"\b(?:" + "|".join(map(re.escape, names)) + r")\b", "ARG", text)
+        return normalise_source(text, k.name).splitlines()
+
+    return bool(_tensor_args(x.kernel)) and lines(x) == lines(y)
 
 
 def _cost(k: Kernel) -> tuple:
@@ -300,6 +388,30 @@ def _shape_text(k: "KernelDiff") -> str:
     return "shape"
 
 
+def _listed(names: list, most: int = 3) -> str:
+    """``"x, w, b"``, ``"x, w, b +2 more"``: the first ``most`` names, each once."""
+    names = list(dict.fromkeys(names))
+    more = f" +{len(names) - most} more" if len(names) > most else ""
+    return ", ".join(names[:most]) + more
+
+
+def _args_text(k: "KernelDiff", what: str) -> str:
+    """``"dtype float32 → bfloat16 (model.stem convolution, model relu)"``, ``"layout of x contiguous →
+    channels_last"``, ``"same code, other arguments: copy of x → x"``: the arguments' changes of one kind, each
+    transition once with the arguments that made it."""
+    rows = [c for c in k.arg_changes if c["what"] == what]
+    if what == "reads":
+        said = ", ".join(f"{c['a']} → {c['b']}" for c in rows)
+        return "same code, other arguments" + (f": {said}" if said else "")
+    by: dict = {}
+    for c in rows:
+        by.setdefault((c["a"], c["b"]), []).append(c["arg"])
+    if len(by) == 1 and len(rows) == 1:
+        (((a, b), args),) = by.items()
+        return f"{what} of {args[0]} {a} → {b}"
+    return "; ".join(f"{what} {a} → {b} ({_listed(args)})" for (a, b), args in by.items())
+
+
 def _nodes_text(k: "KernelDiff") -> str:
     """``"fused nodes 1 → 6 (the scheduler fused fewer; the same ops)"``: the launch computes the same ops from more
     (fewer) scheduler nodes (``config.max_fusion_size=1``: the C++ backend still emits one kernel of six nodes)."""
@@ -329,7 +441,14 @@ def change_text(k: "KernelDiff") -> str:
         parts.append("− " + _ops_text(k.moved_ops_out))
     if k.split_with:
         parts.append(f"split with B's {', '.join(k.split_with)}")
-    words = {"shape": _shape_text, "cost": _cost_text, "nodes": _nodes_text}
+    words = {
+        "shape": _shape_text,
+        "cost": _cost_text,
+        "nodes": _nodes_text,
+        "dtype": lambda k: _args_text(k, "dtype"),
+        "layout": lambda k: _args_text(k, "layout"),
+        "args": lambda k: _args_text(k, "reads"),
+    }
     parts += [words[c](k) if c in words else c for c in k.changes if c != "fusion"]
     parts += [f"{', '.join(w)} not known in {side}" for side, w in (("A", k.not_known_a), ("B", k.not_known_b)) if w]
     if k.status == "only_a":
@@ -377,6 +496,13 @@ class CompileDiff:
     #: ratio, unmeasured_a, unmeasured_b, verdict, why}``; ``verdict`` (``"B is 2.2× slower in measured kernel time:
     #: 88.9 µs against 40.5 µs in A"``) where both sides were measured, else ``why`` says why not.
     kernel_time_us: dict = field(default_factory=dict)
+    #: The graph inputs whose dtype or layout changed (:func:`input_changes`): ``[{"input", "what", "a", "b"}]``,
+    #: ``input`` as the user knows it (``x``, ``model.stem.weight``), ``what`` ``dtype`` or ``layout`` as in
+    #: ``KernelDiff.arg_changes``; ``inputs_text``: them in one line, as the facts bar and the CLI say it (``"inputs:
+    #: layout contiguous → channels_last (x, model.stem.weight, model.block1.conv1.weight +3 more)"``), ``""`` where
+    #: none changed.
+    inputs: list = field(default_factory=list)
+    inputs_text: str = ""
 
     @property
     def summary(self) -> dict:
@@ -401,12 +527,15 @@ class ReportDiff:
         self.a, self.b, self.compiles, self._extra = a, b, compiles, extra
         self.shared = shared(self.compiles)
         pa, pb = _profiled(a), _profiled(b)
-        #: the measured kernel time of each whole report and the verdict (as ``CompileDiff.kernel_time_us``)
-        self.kernel_time_us = kernel_time(a.kernels, b.kernels, pa, pb)
+        ds = doubts(a, b) if pa and pb else []
+        #: the measured kernel time of each whole report and the verdict (as ``CompileDiff.kernel_time_us``), said
+        #: as no verdict where the times cannot carry one (``diff_time.doubts``)
+        self.kernel_time_us = kernel_time(a.kernels, b.kernels, pa, pb, doubts=ds)
         #: how each side was timed, and the warning where not alike (``diff_time.timing``)
         self.timing = timing(a, b, pa and pb)
         checks = [k.autotune_vs_a for k in self.kernels if k.autotune_vs_a]
-        self.notes = notes(self.shared, self.timing["warning"], autotune_summary(checks))
+        uncertain = doubts_note(ds) if self.kernel_time_us["verdict"] else ""
+        self.notes = notes(self.shared, self.timing["warning"], autotune_summary(checks), uncertain)
 
     @property
     def summary(self) -> dict:
@@ -469,6 +598,8 @@ class ReportDiff:
             lines.append(f"  {c.a or '-'}  <->  {c.b or '-'}  ({c.paired_by})")
             if c.kernel_time_us.get("verdict"):
                 lines.append(f"    {c.kernel_time_us['verdict']}")
+            if c.inputs_text:
+                lines.append(f"    {c.inputs_text}")
             for key in ("peak_bytes", "saved_bytes"):
                 d = (c.memory or {}).get(key) or {}
                 if d.get("delta"):
@@ -534,7 +665,7 @@ def diff(a: Report, b: Report, pairs: Optional[Sequence[tuple]] = None) -> Repor
             )
     profiled = (_profiled(a), _profiled(b))
     origins = (a.origin, b.origin)
-    out = [_diff_compile(ca, cb, how, profiled, origins) for ca, cb, how in pair_compiles(a, b, pairs)]
+    out = [_diff_compile(ca, cb, how, profiled, origins, (a, b)) for ca, cb, how in pair_compiles(a, b, pairs)]
     return ReportDiff(a, b, out, _report_extras(a, b))
 
 
@@ -597,11 +728,18 @@ def pair_compiles(a: Report, b: Report, pairs: Optional[Sequence[tuple]] = None)
 
 
 def _diff_compile(
-    ca: Optional[Compile], cb: Optional[Compile], how: str, profiled: tuple, origins: tuple = ("capture", "capture")
+    ca: Optional[Compile],
+    cb: Optional[Compile],
+    how: str,
+    profiled: tuple,
+    origins: tuple = ("capture", "capture"),
+    reports: tuple = (None, None),
 ) -> CompileDiff:
     """One compile pair; ``profiled``: whether report A and report B were profiled; ``origins``: their
-    ``Report.origin`` (a TORCH_TRACE import's fused nodes are its kernels, not the scheduler's nodes)."""
+    ``Report.origin`` (a TORCH_TRACE import's fused nodes are its kernels, not the scheduler's nodes); ``reports``:
+    A and B, whose profiles say whether the pair's times can carry a verdict (``diff_time.doubts``)."""
     timed = profiled[0] and profiled[1]
+    ds = doubts(*reports, ca.kernels, cb.kernels) if timed and ca and cb and None not in reports else []
     fa, fb = _units(ca, origins[0] != "trace"), _units(cb, origins[1] != "trace")
     matched = match_kernels(fa, fb)
     kernels = []
@@ -620,6 +758,7 @@ def _diff_compile(
     same_guards = ca is not None and cb is not None and ca.guards == cb.guards
     ga, gb = (set(), set()) if same_guards else (_guard_lines(ca), _guard_lines(cb))
     ta, tb = _compile_time(ca), _compile_time(cb)
+    inputs = input_changes(ca, cb)
     return CompileDiff(
         a=ca.id if ca else None,
         b=cb.id if cb else None,
@@ -633,9 +772,61 @@ def _diff_compile(
         cudagraphs=_cudagraphs_change(ca, cb),
         ops={"a": len(keys_a), "b": len(keys_b), "shared": len(keys_a & keys_b)},
         kernel_time_us=kernel_time(
-            ca.kernels if ca else None, cb.kernels if cb else None, *profiled, what="this compile pair"
+            ca.kernels if ca else None, cb.kernels if cb else None, *profiled, what="this compile pair", doubts=ds
         ),
+        inputs=inputs,
+        inputs_text=inputs_text(inputs),
     )
+
+
+def _input_facts(c: Compile) -> dict:
+    """What each graph input of ``c`` is, as its kernels' launches pass it: ``{name the user knows: (dtype, layout)}``
+    (``layout`` as ``_layout`` says it). A generated kernel's argument first; an extern call's where its source does
+    not pass a view of it (``reinterpret_tensor(primals_38, ...)``: the view's strides, not the input's)."""
+    ins = set(c.graph_inputs)
+    out: dict = {}
+    for k in sorted(c.kernels, key=lambda k: k.language == "extern"):
+        src = k.source if k.language == "extern" else ""
+        for a in _tensor_args(k):
+            if a.name in ins and (a.holds or a.name) not in out and f"reinterpret_tensor({a.name}," not in src:
+                out[a.holds or a.name] = (a.dtype, layout_name(_concrete_shape(a), a.stride) or repr(a.stride), a)
+    return out
+
+
+def input_changes(ca: Optional[Compile], cb: Optional[Compile]) -> list:
+    """``CompileDiff.inputs``: the graph inputs of both compiles, by the name the user knows them by, whose dtype or
+    layout changed (a named layout against another, or other strides of the same sizes)."""
+    if ca is None or cb is None:
+        return []
+    fa, fb = _input_facts(ca), _input_facts(cb)
+    graph = ca.graphs.get("post_grad") or next(iter(ca.graphs.values()), None)
+    nodes = {n.name: n for n in graph.nodes} if graph is not None else {}
+    order = {}  # the user's own arguments first (``x``), then the graph's inputs in order
+    for i, name in enumerate(ca.graph_inputs):
+        n = nodes.get(name)
+        if n is not None:
+            order.setdefault(n.display_name or name, (n.role != "input", i))
+    fa = dict(sorted(fa.items(), key=lambda kv: order.get(kv[0], (True, len(order)))))
+    out = []
+    for name, (dt_a, lay_a, p) in fa.items():
+        if name not in fb:
+            continue
+        dt_b, lay_b, q = fb[name]
+        if dt_a and dt_b and dt_a != dt_b:
+            out.append({"input": name, "what": "dtype", "a": dt_a, "b": dt_b})
+        named = layout_name(_concrete_shape(p), p.stride), layout_name(_concrete_shape(q), q.stride)
+        if lay_a != lay_b and (all(named) or (not any(named) and _concrete_shape(p) == _concrete_shape(q))):
+            out.append({"input": name, "what": "layout", "a": lay_a, "b": lay_b})
+    return out
+
+
+def inputs_text(changes: list) -> str:
+    """``CompileDiff.inputs_text``: ``"inputs: layout contiguous → channels_last (x, model.stem.weight +5 more)"``."""
+    by: dict = {}
+    for c in changes:
+        by.setdefault((c["what"], c["a"], c["b"]), []).append(c["input"])
+    parts = [f"{what} {a} → {b} ({_listed(names)})" for (what, a, b), names in by.items()]
+    return f"inputs: {'; '.join(parts)}" if parts else ""
 
 
 def _ab(a: Optional[float], b: Optional[float]) -> dict:
@@ -1130,13 +1321,24 @@ def _kernel_pair(
     if "fusion" not in changes and known and x.nodes_known and y.nodes_known and x.nodes and y.nodes:
         if len(x.nodes) != len(y.nodes):  # the same ops, fused into more or fewer scheduler nodes in the kernel
             changes.append("nodes")
-    if _cost_changed(x.kernel, y.kernel):
-        changes.append("cost")
+    renamed = False  # the sources differ only by the names of the tensors passed: the arguments changed, not the code
     src_diff = None
     if not _same_source(x, y):
         la, lb = _source_lines(x), _source_lines(y)
-        changes.append("source")
+        renamed = _names_only(x, y)
         src_diff = [list(op) for op in difflib.SequenceMatcher(None, la, lb, autojunk=False).get_opcodes()]
+    arg_changes = _arg_changes(x.kernel, y.kernel, reads=renamed)
+    for what in ("dtype", "layout"):
+        if any(c["what"] == what for c in arg_changes):
+            changes.append(what)
+    if _cost_changed(x.kernel, y.kernel):
+        changes.append("cost")
+    if src_diff is not None and not renamed:
+        changes.append("source")
+    elif renamed and any(c["what"] == "reads" for c in arg_changes):
+        changes.append("args")
+    elif renamed:  # the same code on tensors named otherwise and holding the same: no change to show
+        src_diff = None
     la_x, la_y = _launch(x.kernel), _launch(y.kernel)
     if la_x is not None and la_y is not None and la_x != la_y:  # one side without: another language
         changes.append("launch")
@@ -1162,6 +1364,7 @@ def _kernel_pair(
         shape_a=shapes[0],
         shape_b=shapes[1],
         arg_shapes=args if "shape" in changes and not shapes[0] else [],
+        arg_changes=arg_changes,
         flops_a=_cost(x.kernel)[0],
         flops_b=_cost(y.kernel)[0],
         ops_word=_ops_word(x.kernel, y.kernel),
@@ -1342,11 +1545,13 @@ def shared(compiles: Sequence[CompileDiff]) -> dict:
     }
 
 
-def notes(sh: dict, timed_differently: str = "", autotune: str = "") -> list:
-    """The diff's notes (``DiffNote``): ``different_models`` when the reports share little (see :func:`shared`);
+def notes(sh: dict, timed_differently: str = "", autotune: str = "", uncertain: str = "") -> list:
+    """The diff's notes (``DiffNote``): ``times_uncertain`` first, with why the measured times cannot carry a verdict
+    (``diff_time.doubts_note``); ``different_models`` when the reports share little (see :func:`shared`);
     ``timed_differently`` with its warning (``diff_time.timing``) and ``autotune_vs_measured`` with its summary
     (``diff_time.autotune_summary``) where they are not ``""``."""
-    out = _different_models(sh)
+    out = [DiffNote("times_uncertain", uncertain)] if uncertain else []
+    out += _different_models(sh)
     if timed_differently:
         out.append(DiffNote("timed_differently", timed_differently))
     if autotune:

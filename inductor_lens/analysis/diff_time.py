@@ -14,7 +14,7 @@ from collections import Counter
 from typing import Any, Optional, Sequence
 
 from ..report.model import Compile, Kernel, Report
-from ..report.rules import fmt_us, short_op
+from ..report.rules import NOISY_FACTOR, fmt_us, short_op
 
 #: Two totals closer than this share of A's are "the same" in the verdict: a few percent is the spread of one run
 #: of a small graph against another (the recorded H200 MLPs' kernels' ± is up to 0.7% of their mean, and a step's
@@ -23,6 +23,23 @@ SAME_WITHIN = 0.03
 #: B's autotuning timed a library kernel this many times what A measured it at, or more: the diff notes it
 #: (``autotune_vs_measured``): the autotuner compared its templates with a figure that is not the library's time.
 AUTOTUNE_OFF = 1.5
+#: A side whose noisy kernels (``KernelProfile.noisy``: their runs disagree by more than ``rules.NOISY_FACTOR``) take
+#: this share of its measured kernel time or more: its total is the busy machine's as much as the kernels', and the
+#: verdict is not one (nu31 D1: A 21 of 28 kernels noisy, 78% of its time; a clean CPU or GPU profile has none).
+NOISY_SHARE = 0.25
+#: The two profiles' measured ceilings of one device (``DeviceInfo.peak_gbps``, ``peak_tflops`` of a dtype both have:
+#: what the machine reached when each was profiled) this many times apart or more: the machine was in another state
+#: for each (busy, another clock), and so were the kernels' times (nu31 D1: 1.7×, 1.8× on one 2-core CPU).
+CEILING_FACTOR = 1.25
+#: Fewer profiled runs than this on a side: its median is one or two timings, which one stall moves (nu31 D1: 2 runs).
+MIN_RUNS = 3
+#: What to do where the times cannot carry a verdict (:func:`doubts`): the whole reports' verdict says it, the note
+#: ``times_uncertain`` says how (:data:`MORE_RUNS`).
+REPROFILE = "Profile both on an idle machine, with more runs, and compare again"
+MORE_RUNS = (
+    "inductor-lens run --profile times every call of a compiled graph after its first, so call it more times in the "
+    "script; inspect(..., profile=True) takes 5 runs after a warm-up"
+)
 
 
 def measured_us(k: Kernel) -> Optional[float]:
@@ -47,17 +64,26 @@ def times_text(f: float) -> str:
     return f"{f:.1f}×" if f < 10 else f"{f:.0f}×"
 
 
-def _verdict(a: float, b: float) -> str:
+def _verdict(a: float, b: float, doubts: Sequence[dict] = (), left: str = "", advice: bool = True) -> str:
+    """The verdict on two measured totals (``left``: the kernels not counted, said after the numbers); where ``doubts``
+    (:func:`doubts`) say the times cannot carry one, the same numbers said as measured, not as a fact, with why and
+    (``advice``) what to do."""
+    both = f"{fmt_us(b)} against {fmt_us(a)} in A" + (f" (not counted, no measured time: {left})" if left else "")
     if (a <= 0 or b <= 0) and a != b:  # nothing to divide by: no factor
-        return f"B is {'slower' if b > a else 'faster'} in measured kernel time: {fmt_us(b)} against {fmt_us(a)} in A"
-    if abs(b - a) <= SAME_WITHIN * a:
-        return f"B takes the same measured kernel time as A, within {SAME_WITHIN:.0%}: {fmt_us(b)} against {fmt_us(a)} in A"
-    slower = b > a
-    f = b / a if slower else a / b
-    return (
-        f"B is {times_text(f)} {'slower' if slower else 'faster'} in measured kernel time: "
-        f"{fmt_us(b)} against {fmt_us(a)} in A"
+        how = "slower" if b > a else "faster"
+    elif abs(b - a) <= SAME_WITHIN * a:
+        how = ""
+    else:
+        how = f"{times_text(b / a if b > a else a / b)} {'slower' if b > a else 'faster'}"
+    if not doubts:
+        if not how:
+            return f"B takes the same measured kernel time as A, within {SAME_WITHIN:.0%}: {both}"
+        return f"B is {how} in measured kernel time: {both}"
+    said = (
+        f"B measured {how} in kernel time" if how else f"B measured the same kernel time as A, within {SAME_WITHIN:.0%}"
     )
+    why = "; ".join(d["short"] for d in doubts)
+    return f"{said}: {both}; but these times cannot carry a verdict: {why}" + (f". {REPROFILE}." if advice else "")
 
 
 def kernel_time(
@@ -66,15 +92,22 @@ def kernel_time(
     profiled_a: bool,
     profiled_b: bool,
     what: str = "",
+    doubts: Sequence[dict] = (),
 ) -> dict:
     """The measured kernel time of each side (the sum of its kernels' measured times per run of the step, each kernel
-    all its launches) and the verdict: ``{a, b, delta, ratio, unmeasured_a, unmeasured_b, verdict, why}``.
+    all its launches) and the verdict: ``{a, b, delta, ratio, unmeasured_a, unmeasured_b, verdict, why, doubts,
+    tone}``.
 
     ``ka``/``kb``: the kernels of each side (a compile's, or a whole report's), ``None`` where the side has no compile
     (a compile pair with one side only); ``profiled_a``/``profiled_b``: whether each report was profiled; ``what``:
-    where the kernels are, in ``why`` (``"this compile pair"``: ``"no kernel of B was measured in this compile pair"``). Totals and a verdict only where both sides have
+    where the kernels are, in ``why`` (``"this compile pair"``: ``"no kernel of B was measured in this compile pair"``;
+    a compile pair's verdict leaves what to do to the whole reports'). Totals and a verdict only where both sides have
     measured kernels; else ``a``/``b`` where known and ``why`` says why not (``"B was not profiled"``).
-    ``unmeasured_*``: kernels of a side with no measured time, left out of its total (the verdict says so)."""
+    ``unmeasured_*``: kernels of a side with no measured time, left out of its total (the verdict says so).
+    ``doubts``: why the two sides' times cannot carry a verdict (:func:`doubts`); where there are any, the verdict
+    gives the numbers as measured, says why they are no verdict and what to do, and they are kept (``doubts``:
+    ``[{code, short, text}]``). ``tone``: how the page draws the verdict, ``slower``, ``faster``, ``same``, ``unsure``
+    (doubts), ``""`` (no verdict)."""
     out: dict = {"a": None, "b": None, "delta": None, "ratio": None, "unmeasured_a": 0, "unmeasured_b": 0}
     for side, ks in (("a", ka), ("b", kb)):
         if ks is None:
@@ -96,15 +129,94 @@ def kernel_time(
             where = f" in {what}" if what else ""
             why = f"no kernel of {' or '.join(none)} was measured{where}"
     if why:
-        return {**out, "verdict": "", "why": f"kernel time not compared: {why}"}
+        return {**out, "verdict": "", "why": f"kernel time not compared: {why}", "doubts": [], "tone": ""}
     a, b = out["a"], out["b"]
     out["delta"] = round(b - a, 3)
     out["ratio"] = round(b / a, 3) if a else None
-    verdict = _verdict(a, b)
     left = [f"{n} kernel{'' if n == 1 else 's'} of {s.upper()}" for s in ("a", "b") if (n := out[f"unmeasured_{s}"])]
-    if left:
-        verdict += f" (not counted, no measured time: {' and '.join(left)})"
-    return {**out, "verdict": verdict, "why": ""}
+    verdict = _verdict(a, b, doubts, " and ".join(left), advice=not what)
+    tone = "unsure" if doubts else "same" if abs(b - a) <= SAME_WITHIN * a else "slower" if b > a else "faster"
+    return {**out, "verdict": verdict, "why": "", "doubts": [dict(d) for d in doubts], "tone": tone}
+
+
+def _side_noise(ks: Optional[Sequence[Kernel]]) -> tuple:
+    """``(noisy kernels, measured kernels, share of the measured time the noisy ones take)`` of one side."""
+    timed = [(k, measured_us(k)) for k in ks or () if measured_us(k) is not None]
+    total = sum(t for _, t in timed)
+    noisy = [(k, t) for k, t in timed if k.profile.noisy]
+    return len(noisy), len(timed), (sum(t for _, t in noisy) / total if total > 0 else 0.0)
+
+
+def _ceilings(r: Report) -> dict:
+    """The device's ceilings of ``r``'s profile by what they measure: ``{"GB/s": 14.52, "fp32 TFLOP/s": 0.0445}``."""
+    info = r.device_info
+    if info is None:
+        return {}
+    out = {"GB/s": info.peak_gbps} if isinstance(info.peak_gbps, (int, float)) and info.peak_gbps > 0 else {}
+    out.update(
+        (f"{dt} TFLOP/s", v) for dt, v in (info.peak_tflops or {}).items() if isinstance(v, (int, float)) and v > 0
+    )
+    return out
+
+
+def doubts(a: Report, b: Report, ka: Optional[Sequence[Kernel]] = None, kb: Optional[Sequence[Kernel]] = None) -> list:
+    """Why the measured times of ``a`` and ``b`` (of their kernels ``ka``/``kb``: a compile pair's; the whole reports'
+    by default) cannot carry a verdict, ``[{code, short, text}]`` (``short``: in the verdict, ``text``: in the note
+    ``times_uncertain``), ``[]`` where they can: ``noisy`` (a side's noisy kernels take :data:`NOISY_SHARE` of its
+    measured time or more), ``ceilings`` (the machine's ceilings, measured when each was profiled on a device of one
+    name, :data:`CEILING_FACTOR` apart or more), ``few_runs`` (a side timed in fewer than :data:`MIN_RUNS` runs)."""
+    out = []
+    for side, ks in (("A", a.kernels if ka is None else ka), ("B", b.kernels if kb is None else kb)):
+        n, of, share = _side_noise(ks)
+        if n and share >= NOISY_SHARE:
+            out.append(
+                {
+                    "code": "noisy",
+                    "short": f"{side}'s runs disagree ({n} of {of} kernels noisy, {share:.0%} of its kernel time)",
+                    "text": f"{side}: {n} of {of} kernels are noisy, {share:.0%} of {side}'s measured kernel time "
+                    f"(the slowest of their runs took more than {NOISY_FACTOR:g}× the fastest: the machine was busy)",
+                }
+            )
+    ca, cb = _ceilings(a), _ceilings(b)
+    same_device = a.device_info is not None and b.device_info is not None and a.device_info.name == b.device_info.name
+    apart = {w: max(ca[w], cb[w]) / min(ca[w], cb[w]) for w in ca if w in cb} if same_device else {}
+    if apart and max(apart.values()) >= CEILING_FACTOR:
+        f = max(apart.values())
+        each = "; ".join(f"{w}: A {ca[w]:g}, B {cb[w]:g} ({apart[w]:.1f}×)" for w in apart)
+        out.append(
+            {
+                "code": "ceilings",
+                "short": f"the machine's measured ceilings differ {f:.1f}× between the two profiles",
+                "text": f"the ceilings of {a.device_info.name}, measured when each report was profiled, differ up to "
+                f"{f:.1f}× ({each}): the machine was in another state for each (busy, another clock), and so were "
+                "the kernels' times",
+            }
+        )
+    ra, rb = timing_facts(a)["runs"], timing_facts(b)["runs"]
+    few = [(s, n) for s, n in (("A", ra), ("B", rb)) if isinstance(n, int) and 0 < n < MIN_RUNS]
+    if few:
+        if len(few) == 2 and ra == rb:
+            said = f"{ra} run{'' if ra == 1 else 's'} each"
+            text = f"A and B were each timed in {said[:-5]}"
+        else:
+            said = " and ".join(f"{s} timed in {n} run{'' if n == 1 else 's'}" for s, n in few)
+            text = said.replace(" timed", " was timed")
+        out.append(
+            {
+                "code": "few_runs",
+                "short": said,
+                "text": f"{text}: a median of so few is one or two timings, which one stall moves",
+            }
+        )
+    return out
+
+
+def doubts_note(ds: Sequence[dict]) -> str:
+    """The diff's note ``times_uncertain``: each doubt in full and what to do; ``""`` where there is none."""
+    if not ds:
+        return ""
+    why = "; ".join(d["text"] for d in ds)
+    return f"The measured kernel times of A and B cannot carry a verdict: {why}. {REPROFILE} ({MORE_RUNS})."
 
 
 # -- how each side was timed ------------------------------------------------------------------------------------

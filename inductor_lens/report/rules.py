@@ -2237,6 +2237,25 @@ def fmt_us(us: Optional[float]) -> str:
     return f"{to_fixed(us, 1)} µs" if a >= 10 else f"{to_fixed(us, 2)} µs"
 
 
+def delta_us_text(delta: Optional[float], a: Optional[float] = None, b: Optional[float] = None) -> str:
+    """A signed time difference in the unit of the larger of the two times it is the difference of (``a``, ``b``, as
+    :func:`fmt_us` writes them: s, ms, µs), so that a table's Δ reads in its row's unit: ``"−33.3 ms"`` beside
+    ``33.6 ms`` and ``318 µs``, never ``"−33306 µs"``; ``""`` where ``delta`` is unknown.
+
+    >>> delta_us_text(-33306.0, 33624.0, 318.0), delta_us_text(7.5, 40.5, 48.0), delta_us_text(0.0, 5.0, 5.0)
+    ('−33.3 ms', '+7.50 µs', '±0 µs')
+    >>> delta_us_text(1_250_000.0, 2_000_000.0, 3_250_000.0), delta_us_text(-120.0, 1500.0, 1380.0)
+    ('+1.25 s', '−0.12 ms')
+    """
+    if delta is None or delta != delta:
+        return ""
+    big = max((abs(t) for t in (a, b, delta) if isinstance(t, (int, float))), default=0.0)
+    scale, unit = (1e6, "s") if big >= 1e6 else (1e3, "ms") if big >= 1e3 else (1.0, "µs")
+    v = abs(delta) / scale
+    text = to_fixed(v, 0 if v >= 100 else 1 if v >= 10 else 2) if delta else "0"
+    return f"{'+' if delta > 0 else '−' if delta < 0 else '±'}{text} {unit}"
+
+
 def to_fixed(x: float, digits: int) -> str:
     """``x`` with ``digits`` decimals as JavaScript's ``Number.prototype.toFixed`` writes it, so that a number both
     sides format reads alike: from the float's exact value, a tie away from zero (374.5 -> "375", 0.125 -> "0.13",
@@ -3353,6 +3372,30 @@ def is_channels_last(shape: Any, stride: Any) -> bool:
         return False
     n, c, h, w = shape
     return c > 1 and stride[1] == 1 and stride[3] == c and stride[2] == c * w and (n == 1 or stride[0] == c * h * w)
+
+
+def layout_name(shape: Any, stride: Any) -> str:
+    """The memory format a tensor of ``shape``/``stride`` (ints) is laid out in, as torch names it: ``contiguous``
+    (row-major; a dimension of size 1 has any stride, as in torch's own ``is_contiguous``: a 1x1 convolution's
+    weight is both, and contiguous first), ``channels_last`` (a 4-d tensor, channels innermost:
+    :func:`is_channels_last`); ``""`` for any other layout or a symbolic size or stride.
+
+    >>> layout_name([8, 3, 64, 64], [12288, 4096, 64, 1]), layout_name([8, 3, 64, 64], [12288, 1, 192, 3])
+    ('contiguous', 'channels_last')
+    >>> layout_name([64, 32], [1, 64])
+    ''
+    """
+    if not (isinstance(shape, list) and isinstance(stride, list) and len(shape) == len(stride)):
+        return ""
+    if not all(isinstance(d, int) for d in shape + stride):
+        return ""
+    expected, contiguous = 1, True
+    for size, st in zip(reversed(shape), reversed(stride)):
+        if size != 1 and st != expected:
+            contiguous = False
+            break
+        expected *= size
+    return "contiguous" if contiguous else "channels_last" if is_channels_last(shape, stride) else ""
 
 
 def input_copy_label(names: Iterable[str], channels_last: bool) -> str:

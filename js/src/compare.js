@@ -8,7 +8,6 @@ import {
   autotuneDetail,
   autotuneNote,
   changeText,
-  fmtDelta,
   graphMarks,
   pairLabel,
   partnerKernel,
@@ -16,6 +15,7 @@ import {
   STATUSES,
   sideBySide,
   sortedRows,
+  timeTexts,
 } from "./comparedata.js";
 import { fmtBytes, fmtUs, indexCompile, plural } from "./data.js";
 import { breakable, h } from "./dom.js";
@@ -112,13 +112,17 @@ function notesBanner(diff) {
   );
 }
 
+/** How a verdict is drawn, by its tone (kernel_time_us.tone, Python's): slower red, faster green, a verdict the
+ * times cannot carry (unsure) amber; no verdict muted. */
+const TONE_CLASS = { slower: " il-slower", faster: " il-faster", unsure: " il-unsure", same: "" };
+
 /** The verdict (data-role="diff-verdict"): the whole reports' measured kernel time, A against B, as Python says it
  * (diff.kernel_time_us.verdict), or why it is not compared (its why: a side not profiled). */
 function verdictBar(diff) {
   const t = diff.kernel_time_us || {};
   const text = t.verdict || t.why;
   if (!text) return null;
-  const cls = !t.verdict ? " il-muted" : t.ratio > 1 ? " il-slower" : t.ratio < 1 ? " il-faster" : "";
+  const cls = !t.verdict ? " il-muted" : TONE_CLASS[t.tone] || "";
   // with several compile pairs, the facts bar says the shown pair's: this line is the whole reports'
   const several = (diff.compiles || []).length > 1;
   return h(
@@ -196,6 +200,8 @@ function drawFacts(cx) {
     bits.push(
       h("span", { "data-role": "diff-kernel-time", class: kt.verdict ? "" : "il-muted" }, kt.verdict || kt.why),
     );
+  // the graph inputs whose dtype or layout changed, as Python says it (inputs_text: "inputs: layout contiguous → …")
+  if (p.inputs_text) bits.push(h("span", { "data-role": "diff-inputs", class: "il-changed" }, p.inputs_text));
   if (t.a != null && t.b != null) bits.push(h("span", {}, `compile time ${fmtUs(t.a)} → ${fmtUs(t.b)}`));
   bits.push(h("span", { title: signed(g) }, `graph breaks ${g.a ?? "?"} → ${g.b ?? "?"}`));
   bits.push(h("span", { title: signed(r) }, `recompiles ${r.a ?? "?"} → ${r.b ?? "?"}`));
@@ -283,9 +289,13 @@ function tableRow(cx, r) {
     ),
     cx.diff.timed
       ? [
-          h("td", { class: "il-num" }, r.time_a_us != null ? fmtUs(r.time_a_us) : ""),
-          h("td", { class: "il-num" }, r.time_b_us != null ? fmtUs(r.time_b_us) : ""),
-          h("td", { class: "il-num il-ddelta" + (d > 0 ? " il-slower" : d < 0 ? " il-faster" : "") }, fmtDelta(d)),
+          h("td", { class: "il-num" }, timeTexts(r).a),
+          h("td", { class: "il-num" }, timeTexts(r).b),
+          h(
+            "td",
+            { class: "il-num il-ddelta" + (d > 0 ? " il-slower" : d < 0 ? " il-faster" : "") },
+            timeTexts(r).delta,
+          ),
         ]
       : null,
   );

@@ -107,9 +107,12 @@ export function graphMarks(pair) {
   return marks;
 }
 
-/** Signed microseconds, "+1.2 µs" / "−3.0 µs", or "" when unknown. */
-export function fmtDelta(us) {
-  if (us === null || us === undefined) return "";
-  const s = Math.abs(us) >= 100 ? Math.abs(us).toFixed(0) : Math.abs(us).toFixed(1);
-  return (us > 0 ? "+" : us < 0 ? "−" : "±") + s + " µs";
+/** A row's times as Python wrote them (KernelDiff.time_a_text, time_b_text, time_delta_text: the Δ in the unit of the
+ * larger of A and B, "−33.3 ms"), "" where unknown. */
+export function timeTexts(row) {
+  return {
+    a: String(row.time_a_text || ""),
+    b: String(row.time_b_text || ""),
+    delta: String(row.time_delta_text || ""),
+  };
 }

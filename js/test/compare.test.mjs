@@ -6,13 +6,13 @@ import {
   autotuneDetail,
   autotuneNote,
   changeText,
-  fmtDelta,
   graphMarks,
   lines,
   partnerKernel,
   rowKernel,
   sideBySide,
   sortedRows,
+  timeTexts,
 } from "../src/comparedata.js";
 
 const pair = {
@@ -100,8 +100,13 @@ test("change text and graph marks say what Python decided; a launch marks every 
       ["op3", "added"],
     ],
   );
-  assert.equal(fmtDelta(-8), "−8.0 µs");
-  assert.equal(fmtDelta(null), "");
+  // the times are Python's words (KernelDiff.time_*_text), drawn as they are
+  assert.deepEqual(timeTexts({ time_a_text: "33.6 ms", time_b_text: "318 µs", time_delta_text: "−33.3 ms" }), {
+    a: "33.6 ms",
+    b: "318 µs",
+    delta: "−33.3 ms",
+  });
+  assert.deepEqual(timeTexts({}), { a: "", b: "", delta: "" });
 });
 
 test("a merged row follows the row it merged into; a split launch is boxed as changed; each names its partner", () => {

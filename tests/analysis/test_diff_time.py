@@ -197,3 +197,123 @@ def test_compare_page_shows_the_verdict_and_warns_beside_the_delta(tmp_path, off
     notes = page.locator('[data-role="diff-autotune-note"]').all_inner_texts()
     assert sorted(notes) == sorted(k.autotune_vs_a["note"] for k in d.kernels if k.autotune_vs_a)
     assert page.watch.requests == [] and page.watch.errors == []
+
+
+@pytest.fixture(scope="module")
+def resnet():
+    """nu31's small ResNet training step on a busy 2-core CPU, the forward compile: float32, channels_last, bf16."""
+    return {m: inductor_lens.load(FIXTURES / f"cpu_resnet_{m}.json.gz") for m in ("fp32", "cl", "bf16")}
+
+
+def test_times_that_cannot_carry_a_verdict_are_said_to_be_none(resnet):
+    """nu31 D1: "B is 33× faster in measured kernel time" was said as a fact, though 11 of A's 14 forward kernels
+    were noisy (78% of its kernel time: by hand, the noisy kernels' medians over all medians), the CPU's ceilings
+    measured at each profile were 1.7× (14.52 against 24.72 GB/s) and 1.8× (0.0445 against 0.0791 TFLOP/s) apart, and
+    each side was timed in 2 runs. The numbers stay; the verdict says they are none, why, and what to do."""
+    a, b = resnet["fp32"], resnet["cl"]
+    d = inductor_lens.diff(a, b)
+    t = d.kernel_time_us
+    assert (t["a"], t["b"]) == (217417.607, 6659.311), t
+    assert t["tone"] == "unsure"
+    assert [x["code"] for x in t["doubts"]] == ["noisy", "ceilings", "few_runs"]
+    assert t["verdict"] == (
+        "B measured 33× faster in kernel time: 6.66 ms against 217.4 ms in A; but these times cannot carry a verdict: "
+        "A's runs disagree (11 of 14 kernels noisy, 78% of its kernel time); the machine's measured ceilings differ "
+        "1.8× between the two profiles; 2 runs each. Profile both on an idle machine, with more runs, and compare again."
+    )
+    assert not t["verdict"].startswith("B is")
+    (note,) = [n for n in d.notes if n.code == "times_uncertain"]
+    assert d.notes[0] is note
+    for part in (
+        "A: 11 of 14 kernels are noisy",
+        "GB/s: A 14.52, B 24.72 (1.7×)",
+        "TFLOP/s: A 0.0445, B 0.0791 (1.8×)",
+        "each timed in 2 runs",
+        "on an idle machine",
+    ):
+        assert part in note.message, (part, note.message)
+    # the compile pair's verdict says it too, without the advice (the whole reports' says it)
+    assert d.compiles[0].kernel_time_us["verdict"].endswith("; 2 runs each")
+    assert f"\n  {t['verdict']}\n" in d.text()
+    # fp32 against bf16: both sides noisy (B's 13 of 30... here 7 of its forward's kernels)
+    shorts = [x["short"] for x in inductor_lens.diff(a, resnet["bf16"]).kernel_time_us["doubts"]]
+    assert shorts[0].startswith("A's runs disagree") and shorts[1].startswith("B's runs disagree"), shorts
+
+
+def test_each_doubt_alone_and_clean_profiles_keep_their_verdict(default_and_autotune):
+    """The clean H200 pair keeps its verdict; each doubt alone, by its stated threshold, turns it into none."""
+    a, b = default_and_autotune
+    assert inductor_lens.diff(a, b).kernel_time_us["tone"] == "slower"
+    info = a.device_info
+
+    def peaks(r, f):
+        return dataclasses.replace(r, device_info=dataclasses.replace(info, peak_gbps=info.peak_gbps * f))
+
+    from inductor_lens.analysis.diff_time import CEILING_FACTOR, doubts
+
+    assert doubts(a, peaks(a, CEILING_FACTOR * 0.99)) == []
+    (ceil,) = doubts(a, peaks(a, CEILING_FACTOR * 1.01))
+    assert ceil["code"] == "ceilings" and "GB/s: A 4800, B 6060 (1.3×)" in ceil["text"], ceil
+    # another device is another comparison (timed_differently says it), not a machine in another state
+    other = dataclasses.replace(a, device_info=dataclasses.replace(info, name="NVIDIA H100", peak_gbps=3350.0))
+    assert doubts(a, other) == []
+    few = dataclasses.replace(a, profile=dataclasses.replace(a.profile, runs=2))
+    assert [x["short"] for x in doubts(a, few)] == ["B timed in 2 runs"]
+    assert inductor_lens.diff(a, few).kernel_time_us["verdict"].startswith("B measured the same kernel time as A")
+
+
+def test_the_cli_first_line_says_the_times_cannot_carry_a_verdict(tmp_path):
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    a, b = FIXTURES / "cpu_resnet_fp32.json.gz", FIXTURES / "cpu_resnet_cl.json.gz"
+    r = subprocess.run(
+        [sys.executable, "-m", "inductor_lens", "diff", str(a), str(b), "-o", str(tmp_path / "d.html")],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
+    assert r.returncode == 0, r.stderr
+    first = r.stderr.splitlines()[0]
+    assert "B measured 33× faster in kernel time: 6.66 ms against 217.4 ms in A; but these times cannot carry" in first
+    assert "note: The measured kernel times of A and B cannot carry a verdict" in r.stderr
+
+
+def test_a_rows_delta_is_in_the_unit_of_its_times(resnet):
+    """nu31 D5: A and B said "33.6 ms", the Δ "−33611 µs" (cut to "−3361…"). Now the Δ is in the unit of the larger
+    of its row's two times, decided in Python (``time_delta_text``)."""
+    d = inductor_lens.diff(resnet["fp32"], resnet["cl"])
+    rows = {k.a: k for k in d.compiles[0].kernels}
+    copy = rows["cpp_fused_0"]  # removed: A's time, no B
+    assert (
+        copy.time_a_text.endswith(" ms")
+        and copy.time_delta_text.startswith("−")
+        and copy.time_delta_text.endswith(" ms")
+    )
+    conv = rows["extern_kernels.convolution[buf6]"]
+    assert (conv.time_a_us, conv.time_b_us) == (12180.72, 327.907), conv
+    assert (conv.time_a_text, conv.time_b_text, conv.time_delta_text) == ("12.2 ms", "328 µs", "−11.9 ms")
+    assert json.loads(d.to_json())["compiles"][0]["kernels"][0]["time_delta_text"]
+
+
+@pytest.mark.browser
+def test_compare_page_says_the_times_are_no_verdict_and_shows_each_delta_whole(tmp_path, offline_page, resnet):
+    """nu31 D1, D2, D5 on the page: the verdict in the header as Python says it, drawn as unsure; the note; the graph
+    inputs' layout in the facts bar; each Δ cell as Python wrote it, whole (not cut) at 1400 and 1920 px wide."""
+    d = inductor_lens.diff(resnet["fp32"], resnet["cl"])
+    path = d.save_html(tmp_path / "diff.html")
+    page = offline_page
+    for width in (1400, 1920):
+        page.set_viewport_size({"width": width, "height": 950})
+        page.goto(pathlib.Path(path).as_uri())
+        page.wait_for_selector('[data-view="compare"] .il-graph[data-ready="1"]', timeout=60000)
+        verdict = page.locator('[data-role="diff-verdict"]')
+        assert verdict.inner_text() == d.kernel_time_us["verdict"]
+        assert "il-unsure" in verdict.locator("xpath=..").get_attribute("class")
+        assert page.locator('[data-role="diff-notes"] [data-code="times_uncertain"]').count() == 1
+        assert page.locator('[data-role="diff-inputs"]').inner_text() == d.compiles[0].inputs_text
+        cells = page.locator('[data-role="diff-row"] td.il-ddelta')
+        got = cells.evaluate_all("els => els.map(e => [e.textContent, e.scrollWidth <= e.clientWidth])")
+        want = sorted(k.time_delta_text for k in d.compiles[0].kernels)
+        assert sorted(t for t, _ in got) == want
+        assert all(whole for _, whole in got), (width, got)
+    assert page.watch.requests == [] and page.watch.errors == []
