@@ -12,14 +12,13 @@ import statistics
 from dataclasses import dataclass, field
 from typing import Optional
 
-from ..report.lines import no_file_kernels, time_by_line
+from ..report.lines import mark_times
 from ..report.model import (
     Compile,
     DeviceInfo,
     Kernel,
     KernelProfile,
     KindTime,
-    ModuleTime,
     OffEstimate,
     OpTime,
     Report,
@@ -208,13 +207,6 @@ def _estimate_us(kernel: Kernel, compile: Compile) -> Optional[float]:
     return round(sum(per_site) / len(per_site), 3)
 
 
-def _module_of(kernel: Kernel, compile: Compile) -> str:
-    for n in compile.fused_nodes:
-        if n.name in kernel.fused_nodes and n.module_stack:
-            return n.module_stack[-1]
-    return ""
-
-
 def _kind_of(kernel: Kernel, compile: Compile) -> str:
     if kernel.language == "extern":
         parts = str(kernel.metadata.get("callee", kernel.name)).split("[")[0].split(".")
@@ -259,7 +251,6 @@ def apply_profile(report: Report, m: Measured, device: Optional[DeviceInfo]) -> 
             elif k.profile is not None and prev:
                 measured[(c.id, k.name)] = k.profile
     attributed = sum(p.total_us for p in measured.values())
-    by_module: dict = {}
     by_kind: dict = {}
     off: list[OffEstimate] = []
     compiles = []
@@ -275,7 +266,6 @@ def apply_profile(report: Report, m: Measured, device: Optional[DeviceInfo]) -> 
             kernels.append(dataclasses.replace(k, profile=prof))
             if prof.estimate_ratio and not (1 / ESTIMATE_FACTOR <= prof.estimate_ratio <= ESTIMATE_FACTOR):
                 off.append(OffEstimate(c.id, k.name, prof.per_call_us, prof.estimated_us, prof.estimate_ratio))
-            _add(by_module, _module_of(k, c), mean, k.name, prof.noisy)
             _add(by_kind, _kind_of(k, c), mean, k.name, prof.noisy)
         compiles.append(dataclasses.replace(c, kernels=kernels))
     unattributed = max(step - attributed, 0.0)
@@ -300,9 +290,7 @@ def apply_profile(report: Report, m: Measured, device: Optional[DeviceInfo]) -> 
         inside_graphs_unmatched_us=round(inside, 3),
         outside_graphs_us=round(max(unattributed - inside, 0.0), 3),
         unmatched_ops=[OpTime(n, round(us, 3)) for n, us in sorted(ops.items(), key=lambda kv: -kv[1])[:20]],
-        # by the kernels' user lines, else the lines that built their modules (the same the Source view names)
-        by_line=time_by_line((k for c in compiles for k in c.kernels), no_file_kernels(compiles)),
-        by_module=_rollup(by_module, attributed, ModuleTime),
+        # by_line and by_module: launch by launch, as the fused nodes' times (report/lines.mark_times, below)
         by_kind=_rollup(by_kind, attributed, KindTime),
         off_estimate=off,
         estimate_factor=ESTIMATE_FACTOR,
@@ -318,8 +306,14 @@ def apply_profile(report: Report, m: Measured, device: Optional[DeviceInfo]) -> 
         diagnostics.append(_missing_diagnostic(missing))
     if noisy * 2 > len(timed):  # most kernels' runs disagree: the machine, not a kernel
         diagnostics.append(diagnostic("profile_noisy", noisy_profile_text(noisy, len(timed))))
-    return dataclasses.replace(
-        report, compiles=compiles, profile=summary, device_info=device or report.device_info, diagnostics=diagnostics
+    return mark_times(
+        dataclasses.replace(
+            report,
+            compiles=compiles,
+            profile=summary,
+            device_info=device or report.device_info,
+            diagnostics=diagnostics,
+        )
     )
 
 

@@ -31,6 +31,8 @@ from .model import (
     LineTime,
     LiveBuffer,
     Memory,
+    ModuleTime,
+    NodeTime,
     Recomputed,
     RecomputedBy,
     Report,
@@ -41,8 +43,10 @@ from .rules import (
     copy_name,
     counted_bytes,
     gradient_text,
+    line_time_text,
     made_by,
     no_file_reason,
+    node_time_text,
     owner_module,
     recomputed_reason,
     short_op,
@@ -303,28 +307,164 @@ def _share(us: float, total: float) -> Optional[float]:
     return round(us / total, 4) if total else None
 
 
-def time_by_line(kernels: Iterable[Kernel], no_file: Iterable[int] = ()) -> list[LineTime]:
-    """``StepProfile.by_line``: the measured time of ``kernels`` (those with a ``profile``) by line
-    (:func:`kernel_keys`; a kernel of several lines split evenly; ``no_file``: :func:`no_file_kernels`), longest
-    first, shares of their total."""
-    rows: dict[Key, tuple[float, list[str], list[str]]] = {}
-    timed = [k for k in kernels if k.profile is not None]
-    fileless = set(no_file)
-    for k in timed:
-        keys = kernel_keys(k, id(k) in fileless)
-        for key in keys:
-            us, names, noisy = rows.get(key, (0.0, [], []))
-            rows[key] = (
-                us + k.profile.total_us / len(keys),
-                [*names, k.name],
-                [*noisy, k.name] if k.profile.noisy else noisy,
+def launch_sites(k: Kernel) -> list[list[str]]:
+    """The launches of kernel ``k`` in one call of its graph: its call sites (``Kernel.call_sites``), each the fused
+    nodes that call computes; one of all its fused nodes where none was read."""
+    return [s for s in k.call_sites if s] or [list(k.fused_nodes)]
+
+
+def lead_node(site: list[str], fused: dict[str, FusedNode]) -> Optional[FusedNode]:
+    """The fused node a launch's time and module go to: the first of ``site`` with a module, else its first."""
+    nodes = [fused[n] for n in site if n in fused]
+    return next((n for n in nodes if n.module_stack), nodes[0] if nodes else None)
+
+
+def launch_keys(k: Kernel, site: list[str], fused: dict[str, FusedNode], no_file: bool = False) -> list[Key]:
+    """The lines one launch of ``k`` (``site``, its fused nodes) is split between: for a kernel called at several
+    sites, the lines of the user's code its own fused nodes ran (``FusedNode.user_lines``), else those that built
+    their modules, in order; else, and for a kernel called once, the kernel's (:func:`kernel_keys`)."""
+    if len(launch_sites(k)) > 1:
+        nodes = [fused[n] for n in site if n in fused]
+        ran = [(f.file, f.line, f.code, False) for n in nodes for f in n.user_lines if f.is_user]
+        built = [] if no_file else [(b.file, b.line, b.code, True) for n in nodes for b in n.built_lines]
+        keys = list(dict.fromkeys(ran or built))
+        if keys:
+            return keys
+    return kernel_keys(k, no_file)
+
+
+def _measured(compiles: Iterable[Compile]) -> float:
+    return sum(k.profile.total_us for c in compiles for k in c.kernels if k.profile is not None)
+
+
+def _line_rows(compiles: Iterable[Compile], no_file: set[int], total: float) -> list[LineTime]:
+    """The measured time of the kernels of ``compiles`` by line: each launch's time (:func:`launch_sites`, an even
+    share of its kernel's ``total_us``) split evenly between its lines (:func:`launch_keys`), longest first."""
+    rows: dict[Key, dict] = {}
+    for c in compiles:
+        fused = {n.name: n for n in c.fused_nodes}
+        for k in c.kernels:
+            if k.profile is None:
+                continue
+            sites = launch_sites(k)
+            for site in sites:
+                keys = launch_keys(k, site, fused, id(k) in no_file)
+                for key in keys:
+                    got = rows.setdefault(key, {})  # kernel -> (kernel, the time of it this line got)
+                    had = got.get(k.name, (k, 0.0))[1]
+                    got[k.name] = (k, had + k.profile.total_us / len(sites) / len(keys))
+    out = []
+    for (file, line, code, built), got in rows.items():
+        kernels = [k for k, _ in got.values()]
+        us = sum(part for _, part in got.values())
+        whole = sum(k.profile.total_us for k in kernels)
+        shared = [k for k, part in got.values() if part < k.profile.total_us * (1 - 1e-9)]  # the rest on other lines
+        out.append(
+            LineTime(
+                file,
+                line,
+                code,
+                round(us, 3),
+                _share(us, total),
+                [k.name for k in kernels],
+                built,
+                noisy=[k.name for k in kernels if k.profile.noisy],
+                whole_us=round(whole, 3),
+                text=line_time_text(us, whole, len(kernels), len(shared)),
             )
-    total = sum(k.profile.total_us for k in timed)
+        )
+    return sorted(out, key=lambda r: -r.us)
+
+
+def time_by_line(compiles: Iterable[Compile], no_file: Iterable[int] = ()) -> list[LineTime]:
+    """``StepProfile.by_line``: the measured time of the kernels of ``compiles`` (those with a ``profile``) by line:
+    each launch of a kernel (a call site: a kernel called for two layers is two launches, an even share of its time
+    each) split evenly between its lines (:func:`launch_keys`; ``no_file``: :func:`no_file_kernels`), longest first,
+    shares of their total. The Source view's per-line time is the same rule, one compile at a time
+    (``Compile.time_by_line``)."""
+    compiles = list(compiles)
+    return _line_rows(compiles, set(no_file), _measured(compiles))
+
+
+def node_times(c: Compile, total: float) -> dict[str, NodeTime]:
+    """Each fused node of ``c`` that leads a measured launch (:func:`lead_node`) -> the time of its launches
+    (``FusedNode.time``): its kernel's ``total_us`` split evenly between the kernel's call sites; ``total``: all
+    kernels' measured time, which ``share`` is of."""
+    fused = {n.name: n for n in c.fused_nodes}
+    out: dict[str, NodeTime] = {}
+    for k in c.kernels:
+        p = k.profile
+        if p is None:
+            continue
+        sites = launch_sites(k)
+        led: dict[str, list[int]] = {}  # lead node -> the call sites it leads (1-based)
+        for i, site in enumerate(sites, 1):
+            lead = lead_node(site, fused)
+            if lead is not None:
+                led.setdefault(lead.name, []).append(i)
+        for name, mine in led.items():
+            us = p.total_us * len(mine) / len(sites)
+            out[name] = NodeTime(
+                round(us, 3),
+                _share(us, total),
+                launches=round(p.calls * len(mine) / len(sites), 2),
+                text=node_time_text(mine[0], len(sites), k.name, us, p.total_us) if len(mine) == 1 else "",
+            )
+    return out
+
+
+def time_by_module(compiles: Iterable[Compile]) -> list[ModuleTime]:
+    """``StepProfile.by_module``: the measured time of the kernels of ``compiles`` by the innermost module of each
+    launch's lead node (:func:`lead_node`, the node its box's time is on; ``""``: none), longest first."""
+    compiles = list(compiles)
+    total = _measured(compiles)
+    rows: dict[str, list] = {}
+    for c in compiles:
+        fused = {n.name: n for n in c.fused_nodes}
+        for k in c.kernels:
+            if k.profile is None:
+                continue
+            sites = launch_sites(k)
+            for site in sites:
+                lead = lead_node(site, fused)
+                module = lead.module_stack[-1] if lead is not None and lead.module_stack else ""
+                row = rows.setdefault(module, [0.0, {}])
+                row[0] += k.profile.total_us / len(sites)
+                row[1][k.name] = k
     out = [
-        LineTime(file, line, code, round(us, 3), _share(us, total), names, built, noisy=noisy)
-        for (file, line, code, built), (us, names, noisy) in rows.items()
+        ModuleTime(
+            m,
+            round(us, 3),
+            _share(us, total),
+            list(ks),
+            noisy=[name for name, k in ks.items() if k.profile.noisy],
+        )
+        for m, (us, ks) in rows.items()
     ]
     return sorted(out, key=lambda r: -r.us)
+
+
+def mark_times(report: Report) -> Report:
+    """``report`` with its measured time attributed launch by launch (a kernel's call sites): each fused node's
+    ``time`` (:func:`node_times`), each compile's ``time_by_line`` and the profile's ``by_line`` and ``by_module``,
+    all by the same launches (the roll-ups where the report has a ``profile``: one made before it has only its
+    kernels'); ``report`` itself where no kernel was measured."""
+    total = _measured(report.compiles)
+    if not total and report.profile is None:
+        return report
+    no_file = no_file_kernels(report.compiles)
+    compiles = []
+    for c in report.compiles:
+        times = node_times(c, total)
+        fused = [dataclasses.replace(n, time=times.get(n.name)) for n in c.fused_nodes]
+        rows = _line_rows([c], no_file, total) if any(k.profile is not None for k in c.kernels) else []
+        compiles.append(dataclasses.replace(c, fused_nodes=fused, time_by_line=rows))
+    profile = report.profile
+    if profile is not None:
+        profile = dataclasses.replace(
+            profile, by_line=_line_rows(report.compiles, no_file, total), by_module=time_by_module(report.compiles)
+        )
+    return dataclasses.replace(report, compiles=compiles, profile=profile)
 
 
 def rollups_noisy(report: Report) -> Report:
@@ -411,8 +551,8 @@ def kernel_built_lines(k: Kernel, built: dict[str, list[BuiltLine]]) -> list[Bui
 
 def mark_rollups(report: Report) -> Report:
     """``report`` with its lines by the user's code made again now that its built lines are known: each compile's
-    Memory rows and roll-ups by line (:func:`memory_lines`), and the profile's ``by_line`` where a line built
-    anything (its kernels' ``built_lines``). Run on every capture and on loading a report written before them."""
+    Memory rows and roll-ups by line (:func:`memory_lines`), and its measured time by launch, line and module
+    (:func:`mark_times`). Run on every capture and on loading a report written before them."""
     compiles = []
     for c in report.compiles:
         if c.memory is None:
@@ -423,10 +563,5 @@ def mark_rollups(report: Report) -> Report:
         fused = {n.name: n for n in c.fused_nodes}
         memory = memory_lines(c.memory, fx, built_by_module(c), fused, gradient_buffers(c, fx))
         compiles.append(dataclasses.replace(c, memory=memory))
-    profile = report.profile
-    rows = profile.by_line if profile is not None else []
-    if profile is not None and (any(k.built_lines for c in compiles for k in c.kernels) or any(r.built for r in rows)):
-        profile = dataclasses.replace(
-            profile, by_line=time_by_line((k for c in compiles for k in c.kernels), no_file_kernels(compiles))
-        )
-    return dataclasses.replace(report, compiles=compiles, profile=profile)
+    # the roll-ups of measured time again, with the built lines (and each launch's fused nodes: mark_times)
+    return mark_times(dataclasses.replace(report, compiles=compiles))

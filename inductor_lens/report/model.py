@@ -68,7 +68,7 @@ SCHEMA_VERSION = 2
 
 #: The generation of the derived fields (``report/finish.py``) a report holds. A report written before
 #: derived fields were added (no ``derived`` key, or a smaller number) gets them filled when it is loaded.
-DERIVED_VERSION = 34  # 2: Trigger.summary; 3: Compile.module_view, FusedNode.group_path; 4: FusedNode.no_line_reason;
+DERIVED_VERSION = 35  # 2: Trigger.summary; 3: Compile.module_view, FusedNode.group_path; 4: FusedNode.no_line_reason;
 # 5: a backward's saved inputs named by what made them, input copies labelled, Trigger.kind ahead_of_time;
 # 6: FusedNode.built_lines (where the user's code built the modules of ops that ran inside torch)
 # 7: module paths inferred where a compile recorded none (Compile.modules_inferred, report/module_paths.py)
@@ -121,6 +121,9 @@ DERIVED_VERSION = 34  # 2: Trigger.summary; 3: Compile.module_view, FusedNode.gr
 # C++ kernel
 # 34: Kernel.stage_shared/stage_note, Compile.stage_shared/stage_note (rules.stage_paths: was worked out in panel.js);
 # FusedNode.merge_text names only its own call's mates of a reused C++ kernel
+# 35: measured time by launch (report/lines.py): FusedNode.time (a kernel called twice: each call's box its own launch),
+# StepProfile.by_module and by_line by each launch's fused nodes, Compile.time_by_line (the Source view's per-line time,
+# split as by_line), LineTime.whole_us and text
 
 #: Languages a kernel may be written in: what Inductor's output code defines (``async_compile.<kind>``),
 #: ``extern`` for calls of library kernels, ``other`` when the source was not found.
@@ -389,6 +392,24 @@ class BranchCompile(_Record):
 
 
 @_record
+class NodeTime(_Record):
+    """Measured time of the kernel launches a fused node stands for (``FusedNode.time``, ``report/lines.py``): each
+    call site of a kernel (``Kernel.call_sites``) is a launch, and its time goes to its lead node (the first of its
+    fused nodes with a module, else its first): a kernel called for two BatchNorms puts one launch on each one's node.
+    The profiler times a kernel's launches together: each call site gets an even share of ``KernelProfile.total_us``,
+    so the nodes' times add up to the kernel's."""
+
+    #: Time per run of its launches (microseconds), and its share of all kernels' measured time.
+    us: float
+    share: Optional[float] = None
+    #: Launches per run it stands for, of its kernel's ``KernelProfile.calls``.
+    launches: float = 1.0
+    #: What the box's tooltip says of it (``rules.node_time_text``) where its kernel has several call sites: which
+    #: launch it is, and that the time is their mean; ``""`` otherwise.
+    text: str = ""
+
+
+@_record
 class FusedNode(_Record):
     """A scheduler node after fusion: what Inductor turned into (part of) one kernel call.
 
@@ -460,6 +481,9 @@ class FusedNode(_Record):
     #: Where its ops were merged, in words (``rules.merge_text``): inlined at lowering, fused by the scheduler, or
     #: neither. ``""`` for glue. Derived when a report is built or loaded.
     merge_text: str = ""
+    #: The measured time of the kernel launches it leads (``NodeTime``): what its box says and colours by time;
+    #: null without a profile and for the other fused nodes of a launch. Derived (``report/lines.mark_times``).
+    time: Optional[NodeTime] = None
 
 
 @_record
@@ -637,6 +661,10 @@ class LineTime(_Record):
     #: The row's kernels whose measured runs disagree (``KernelProfile.noisy``), in the row's order: the roll-up's
     #: "N noisy" mark (``analysis/perf.py``; reports made before it: filled on load, ``report/lines.rollups_noisy``).
     noisy: list[str] = field(default_factory=list)
+    #: The whole measured time of its kernels, each once (``us`` is their share of it split by line), and in words
+    #: what ``us`` is of it (``rules.line_time_text``), as the Source view's tooltip says it. Derived.
+    whole_us: float = 0.0
+    text: str = ""
 
 
 @_record
@@ -1626,6 +1654,10 @@ class Compile(_Record):
     #: ``rules.stage_paths`` of the lowering and fusion paths alone, for a node with no kernel. Derived.
     stage_shared: int = 0
     stage_note: str = ""
+    #: Its kernels' measured time by the user's line (``LineTime``), by the rule of ``StepProfile.by_line``
+    #: (``report/lines.time_by_line``: each launch's time split evenly among its lines): what the Source view
+    #: says of a line in this compile. ``[]`` without a profile. Derived.
+    time_by_line: list[LineTime] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "why", compile_why(self.recompile_reason, getattr(self.trigger, "reason", "")))

@@ -3090,6 +3090,44 @@ def timing_text(
     return head
 
 
+def node_time_text(site: int, sites: int, kernel: str, us: float, total_us: float) -> str:
+    """What a fused node's box says of its time (``NodeTime.text``) where its kernel has several call sites: which
+    call it leads and that its time is the mean of the kernel's launches, which the profiler times together; ``""``
+    for a kernel called once.
+
+    >>> node_time_text(2, 2, "cpp_fused_relu_1", 19021.5, 38043.1)
+    "call 2 of 2 of cpp_fused_relu_1: 19.0 ms per run, its share of the kernel's 38.0 ms (the profiler times a kernel's launches together: each call is given their mean)"
+    >>> node_time_text(1, 1, "k", 5.0, 5.0)
+    ''
+    """
+    if sites < 2:
+        return ""
+    return (
+        f"call {site} of {sites} of {kernel}: {fmt_us(us)} per run, its share of the kernel's {fmt_us(total_us)} "
+        "(the profiler times a kernel's launches together: each call is given their mean)"
+    )
+
+
+def line_time_text(us: float, whole_us: float, kernels: int, shared: int) -> str:
+    """What a line's time is (``LineTime.text``), as the Source view's tooltip says it: a kernel that also ran
+    other lines (or a launch of several lines) is split evenly among them, so the lines add up to the kernels' time.
+
+    >>> line_time_text(3930.8, 15723.0, 1, 1)
+    "3.93 ms measured per run: this line's share of its kernel's 15.7 ms, which it shares with other lines (a launch's time is split evenly among its lines)"
+    >>> line_time_text(12180.7, 12180.7, 1, 0)
+    '12.2 ms measured per run'
+    """
+    head = f"{fmt_us(us)} measured per run"
+    if not shared:
+        return head
+    whose = "its kernel's" if kernels == 1 else f"its {kernels} kernels'"
+    which = "which it shares" if kernels == 1 else f"{shared} of them shared" if shared < kernels else "all shared"
+    return (
+        f"{head}: this line's share of {whose} {fmt_us(whole_us)}, {which} with other lines "
+        "(a launch's time is split evenly among its lines)"
+    )
+
+
 def noisy_text(total_us: float, min_us: Optional[float], max_us: Optional[float], std_us: float = 0.0) -> str:
     """A kernel whose profiled runs disagree (``KernelProfile.noisy``): the slowest more than ``NOISY_FACTOR`` times
     the fastest, or, in a report that kept only the mean and its standard deviation, a deviation above half the

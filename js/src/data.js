@@ -347,17 +347,16 @@ export function hasProfile(report) {
 }
 
 /**
- * Measured time per fused node of one compile: Map(fused name -> {total_us, share, calls, per_call_us}).
- * A kernel shared by several fused nodes (rare) is counted once, on its first node.
+ * Measured time per fused node of one compile, as Python attributed it launch by launch (FusedNode.time,
+ * report/lines.mark_times: a kernel called for two layers puts one launch's time on each one's node): Map(fused name
+ * -> {total_us, share, text, noisy}), `noisy` its kernel's (KernelProfile.noisy). Nodes with no time are absent.
  */
 export function nodeTimes(idx) {
   const out = new Map();
-  const seen = new Set();
   for (const n of idx.fused) {
-    const k = n.kernel && idx.kernels.get(n.kernel);
-    if (!k || !profileOf(k) || seen.has(k.name)) continue;
-    seen.add(k.name);
-    out.set(n.name, k.profile);
+    if (!n.time) continue;
+    const p = profileOf(n.kernel && idx.kernels.get(n.kernel));
+    out.set(n.name, { total_us: n.time.us, share: n.time.share, text: n.time.text || "", noisy: (p && p.noisy) || "" });
   }
   return out;
 }
@@ -391,11 +390,15 @@ function rankKernels(report) {
   const rows = [];
   for (const c of report.compiles || []) {
     const idx = indexCompile(c);
-    for (const [fused, p] of nodeTimes(idx)) {
-      const n = idx.byName.get(fused).node;
+    const seen = new Set();
+    for (const n of idx.fused) {
+      const k = n.kernel && idx.kernels.get(n.kernel);
+      const p = profileOf(k);
+      if (!p || seen.has(k.name)) continue; // one row per kernel, at its first fused node
+      seen.add(k.name);
       rows.push({
         compileId: c.id,
-        fused,
+        fused: n.name,
         kernel: n.kernel,
         kind: n.kind,
         total_us: p.total_us,

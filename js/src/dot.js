@@ -136,11 +136,7 @@ function addBoxes(g, expanded, times) {
       }
       const it = items.get(id);
       it.members.push(n.name);
-      if (t) {
-        it.total_us = (it.total_us || 0) + t.total_us;
-        it.share = (it.share || 0) + (t.share || 0);
-        noteNoisy(it, t);
-      }
+      if (t) addTime(it, t);
       it.kinds.set(n.kind, (it.kinds.get(n.kind) || 0) + 1);
       keyToId.set("node:" + n.name, id);
       return;
@@ -152,6 +148,7 @@ function addBoxes(g, expanded, times) {
     if (kernelKey && keyToId.has(kernelKey)) {
       const it = items.get(keyToId.get(kernelKey));
       it.members.push(n.name);
+      if (t) addTime(it, t); // the launch's time is on its lead node (FusedNode.time), not always its first
       // FusedNode.in_place: the first writer's sentence, and how many more of the box write (an optimizer's box
       // holds 100 writers: a tooltip of 100 sentences is read by no one; each node's panel has its own)
       if (n.in_place) {
@@ -190,11 +187,7 @@ function addBoxes(g, expanded, times) {
       inPlace: n.in_place || "", // what it writes in place, in Python's words (FusedNode.in_place)
       writers: n.in_place ? 1 : 0,
     };
-    if (t) {
-      it.total_us = t.total_us;
-      it.share = t.share || 0;
-      noteNoisy(it, t);
-    }
+    if (t) addTime(it, t);
     items.set(it.id, it);
     keyToId.set("node:" + n.name, it.id);
     order.push(it.id);
@@ -224,6 +217,15 @@ function wrap(text, n) {
   }
   if (line) out.push(line.trim());
   return out;
+}
+
+/** Add a fused node's measured time (FusedNode.time, Python's) to box `it`: a box of several nodes, a module's, adds up
+ * theirs; the launch's words (NodeTime.text: which call of a kernel called twice) kept for the tooltip. */
+function addTime(it, t) {
+  it.total_us = (it.total_us || 0) + t.total_us;
+  it.share = (it.share || 0) + (t.share || 0);
+  if (t.text && it.type !== "group") it.timeText = t.text;
+  noteNoisy(it, t);
 }
 
 /** Count a kernel time its runs disagree on (KernelProfile.noisy, Python's sentence) on box `it`: `noisy` kernels,
@@ -308,7 +310,8 @@ function labelBoxes(items, compile) {
         // 24 boxes of a cell unrolled over 24 steps told apart)
         ...(it.call && !moduleLine ? [it.call] : []),
       ]);
-      if (it.noisy) it.title = it.lines.join("\n") + noisyTitle(it);
+      if (it.noisy || it.timeText)
+        it.title = it.lines.join("\n") + (it.timeText ? `\n${it.timeText}` : "") + noisyTitle(it);
       it.count = it.members.length;
       Object.assign(it, sizeFor(it.lines));
     }

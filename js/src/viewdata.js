@@ -61,27 +61,38 @@ export function sourceFiles(report, index) {
   return out;
 }
 
-/** The distinct kernels of some refs (one compile's), their kinds (most first) and measured time. */
-function kernelsOf(refs, report) {
+/** The distinct kernels of some refs (one compile's) and their kinds (most first). */
+function kernelsOf(refs) {
   const kernels = new Map();
   for (const r of refs)
     if (r.kernel && !kernels.has(r.compileId + "\0" + r.kernel)) kernels.set(r.compileId + "\0" + r.kernel, r);
   const kinds = new Map();
   for (const r of kernels.values()) kinds.set(r.kind, (kinds.get(r.kind) || 0) + 1);
-  let us = null;
-  for (const r of kernels.values()) {
-    const c = (report.compiles || []).find((x) => x.id === r.compileId);
-    const p = profileOf(c && (c.kernels || []).find((x) => x.name === r.kernel));
-    if (p) us = (us || 0) + p.total_us;
-  }
-  return { kernels: [...kernels.values()], kinds: [...kinds.entries()].sort((a, b) => b[1] - a[1]), us };
+  return { kernels: [...kernels.values()], kinds: [...kinds.entries()].sort((a, b) => b[1] - a[1]) };
+}
+
+/**
+ * A line's measured time in compile `compileId` (every compile where ""), as Python split it (Compile.time_by_line,
+ * report/lines.time_by_line, the rule of the roofline's time by line: a kernel that also ran other lines is split
+ * among them): {us, text}, `text` Python's words of it (LineTime.text; "" where several compiles' rows add up);
+ * us null where no row has it. `built`: the row of the line as the builder of modules (LineTime.built).
+ */
+function lineTime(report, entry, compileId, built) {
+  const rows = [];
+  for (const c of report.compiles || [])
+    if (!compileId || c.id === compileId)
+      for (const r of c.time_by_line || [])
+        if (r.file === entry.file && r.line === entry.line && !!r.built === built) rows.push(r);
+  if (!rows.length) return { us: null, text: "" };
+  return { us: rows.reduce((a, r) => a + r.us, 0), text: rows.length === 1 ? rows[0].text || "" : "" };
 }
 
 /**
  * What a source line's gutter says for compile `compileId`: the kernels its ops ran in there (refs "ran"), their
- * kinds and measured time; `built`: the same for the kernels of the modules the line built whose ops ran inside
- * torch (refs "built", with the module paths); and how many other compiles the line also has kernels in:
- * {refs, kernels, kinds: [[kind, n]], us, built: {refs, kernels, kinds, us, modules}, otherCompiles}.
+ * kinds and measured time (this line's share: lineTime); `built`: the same for the kernels of the modules the line
+ * built whose ops ran inside torch (refs "built", with the module paths); and how many other compiles the line also
+ * has kernels in: {refs, kernels, kinds: [[kind, n]], us, text, built: {refs, kernels, kinds, us, text, modules},
+ * otherCompiles}.
  */
 export function lineSummary(entry, report, compileId = "") {
   const refs = entry.refs.filter((r) => !compileId || r.compileId === compileId);
@@ -92,8 +103,14 @@ export function lineSummary(entry, report, compileId = "") {
   );
   return {
     refs: ran,
-    ...kernelsOf(ran, report),
-    built: { refs: built, ...kernelsOf(built, report), modules: [...new Set(built.flatMap((r) => r.modules))] },
+    ...kernelsOf(ran),
+    ...lineTime(report, entry, compileId, false),
+    built: {
+      refs: built,
+      ...kernelsOf(built),
+      ...lineTime(report, entry, compileId, true),
+      modules: [...new Set(built.flatMap((r) => r.modules))],
+    },
     otherCompiles: others.size,
   };
 }

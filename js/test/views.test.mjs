@@ -32,6 +32,7 @@ const compile = {
       reads: ["x", "w"],
       writes: ["buf0"],
       user_lines: [fr(3)],
+      time: { us: 5, share: 0.5 }, // FusedNode.time (Python's, report/lines.node_times)
     },
     {
       name: "op1",
@@ -50,6 +51,7 @@ const compile = {
       reads: ["buf1"],
       writes: ["buf2"],
       user_lines: [fr(4)],
+      time: { us: 2, share: 0.2 }, // FusedNode.time (Python's, report/lines.node_times)
     },
     {
       name: "op3",
@@ -68,6 +70,7 @@ const compile = {
       reads: ["buf3"],
       writes: ["buf4"],
       user_lines: [fr(9)],
+      time: { us: 3, share: 0.3 }, // FusedNode.time (Python's, report/lines.node_times)
     },
   ],
   // Compile.edges as Python's report/rules.fusion_edges ships them: the glue op1 passed through
@@ -106,6 +109,12 @@ const compile = {
       call_sites: [["op4"]],
       profile: { total_us: 3, share: 0.3 },
     },
+  ],
+  // Compile.time_by_line as Python's report/lines.time_by_line makes it: each line's share of its kernels' time
+  time_by_line: [
+    { file: "/home/me/model.py", line: 3, us: 5, share: 0.5, kernels: ["extern_kernels.mm"], built: false },
+    { file: "/home/me/model.py", line: 4, us: 2, share: 0.2, kernels: ["cpp_fused_relu_0"], built: false },
+    { file: "/home/me/model.py", line: 9, us: 3, share: 0.3, kernels: ["cpp_fused_cos_1"], built: false },
   ],
   graphs: {
     post_grad: {
@@ -581,4 +590,77 @@ test("kernel table: a kernel launched from several lines carries them all, the d
     ["cpp_fused_relu_0"],
     "the filter finds a kernel by any of its lines",
   );
+});
+
+test("fusion boxes: a kernel called for two layers shows each launch's time on its own box (FusedNode.time, nu31 D3)", () => {
+  // Inductor emits the BatchNorm+ReLU kernel once and calls it for model.bn and for block1.bn1: Python puts one
+  // launch's time on each call's node (report/lines.node_times); the box draws it, the first box is not given both
+  const bn = (name, module, lead) => ({
+    name,
+    kind: "pointwise",
+    fx_nodes: [name],
+    kernel: "cpp_fused_relu_1",
+    module_stack: [module],
+    user_lines: [fr(17)],
+    ...(lead
+      ? { time: { us: 19000, share: 0.25, text: `call ${lead} of 2 of cpp_fused_relu_1: 19.0 ms per run` } }
+      : {}),
+  });
+  const c = {
+    id: "0/0 forward",
+    fused_nodes: [
+      bn("op7", "bn", 1),
+      {
+        name: "op12",
+        kind: "extern",
+        fx_nodes: ["convolution"],
+        kernel: "extern_kernels.convolution",
+        user_lines: [fr(17)],
+      },
+      bn("op13", "block1.bn1", 2),
+    ],
+    edges: [],
+    kernels: [
+      {
+        name: "cpp_fused_relu_1",
+        language: "cpp",
+        call_sites: [["op7"], ["op13"]],
+        profile: { total_us: 38000, share: 0.5, calls: 2, per_call_us: 19000 },
+      },
+      { name: "extern_kernels.convolution", language: "extern", call_sites: [["op12"]] },
+    ],
+  };
+  const b = buildFusion(indexCompile(c), new Set(["bn", "block1.bn1"]));
+  const box = (n) => b.items.get(b.keyToId.get("node:" + n));
+  assert.notEqual(box("op7"), box("op13"));
+  for (const [n, call] of [
+    ["op7", 1],
+    ["op13", 2],
+  ]) {
+    assert.equal(box(n).total_us, 19000, n);
+    assert.equal(box(n).share, 0.25, n);
+    assert.ok(box(n).lines.join(" ").includes("19.0 ms (25%)"), box(n).lines.join(" | "));
+    assert.ok(box(n).title.endsWith(`call ${call} of 2 of cpp_fused_relu_1: 19.0 ms per run`), box(n).title);
+  }
+  assert.equal(box("op12").total_us, undefined, "a kernel with no time has none");
+});
+
+test("source view: a line's time is its share of the kernels it shares, as Python split it (Compile.time_by_line, nu31 D4)", () => {
+  // block2's last kernel ran lines 18, 19, 20 and 35: the pool's line is a quarter of its 15.7 ms, not all of it
+  const c = {
+    id: "0/0 forward",
+    fused_nodes: [
+      { name: "op36", kind: "pointwise", fx_nodes: ["add"], kernel: "cpp_fused_mean_5", user_lines: [fr(18), fr(35)] },
+    ],
+    kernels: [{ name: "cpp_fused_mean_5", language: "cpp", call_sites: [["op36"]], profile: { total_us: 15700 } }],
+    time_by_line: [
+      { file: "/home/me/model.py", line: 18, us: 7850, kernels: ["cpp_fused_mean_5"], text: "7.85 ms: a half" },
+      { file: "/home/me/model.py", line: 35, us: 7850, kernels: ["cpp_fused_mean_5"], text: "7.85 ms: the other" },
+    ],
+  };
+  const r = { compiles: [c] };
+  const s = lineSummary(sourceIndex(r).get("/home/me/model.py:35"), r, "0/0 forward");
+  assert.equal(s.kernels.length, 1);
+  assert.equal(s.us, 7850);
+  assert.equal(s.text, "7.85 ms: the other");
 });

@@ -63,7 +63,8 @@ function annotation(entry, report, compileId) {
   const here = lineSummary(entry, report, compileId);
   const other = here.otherCompiles; // compiles, not kernels: "in 2 other compiles"
   const built = here.built;
-  const us = here.kernels.length ? here.us : built.us;
+  // this line's share of its kernels' time, as Python split it (LineTime: the roofline's time by line too)
+  const { us, text } = here.kernels.length ? here : built;
   return h(
     "span",
     {
@@ -74,7 +75,7 @@ function annotation(entry, report, compileId) {
         `${plural(here.kernels.length, "kernel")} in this compile (${here.kinds.map(([k, n]) => `${n} ${k}`).join(", ") || "none"})` +
         (built.kernels.length ? `, ${plural(built.kernels.length, "kernel")} of modules built here` : "") +
         (other ? `, also in ${plural(other, "other compile")}` : "") +
-        (us != null ? `, ${fmtUs(us)} measured per run` : ""),
+        (us != null ? `, ${text || `${fmtUs(us)} measured per run`}` : ""),
     },
     dots(here.kinds),
     here.kernels.length ? plural(here.kernels.length, "kernel") : "",
