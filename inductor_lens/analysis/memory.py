@@ -696,14 +696,15 @@ def rollups(
 ) -> tuple[list[BytesBy], list[BytesBy]]:
     """The saved activations' bytes by user line (the innermost user frame, else the line that built the module of
     the op that made it: ``report/lines.py``) and by nn.Module, largest first."""
-    by_module: dict[str, list] = defaultdict(lambda: [0, 0])
+    by_module: dict[str, list] = defaultdict(lambda: [0, 0, 0])
     for s, size in zip(saved, counted_bytes(saved)):
-        if s.kind not in HELD_KINDS or not size:
+        if s.kind not in HELD_KINDS or size == 0:
             continue
         row = by_module[s.module or NO_MODULE]
-        row[0] += size
+        row[0] += size or 0
         row[1] += 1
-    modules = [BytesBy(bytes=b, module=m, count=n) for m, (b, n) in by_module.items()]
+        row[2] += size is None  # of a size known only when the graph runs: in the row, not in its bytes
+    modules = [BytesBy(bytes=b, module=m, count=n, uncounted=u) for m, (b, n, u) in by_module.items()]
     return saved_by_line(saved, fx or {}, built or {}), sorted(modules, key=lambda x: (-x.bytes, x.module))
 
 
@@ -748,20 +749,22 @@ def fold_module(module: str, instances: dict[str, ModuleRepeat]) -> tuple[str, s
 def fold_rollup(items: Iterable[tuple[str, int]], instances: dict[str, ModuleRepeat]) -> list[BytesBy]:
     """``(module, bytes)`` pairs rolled up by module with the instances of repeated modules folded
     (:func:`fold_module`): bytes, how many items (``count``) and how many instances (``instances``, 1 for a
-    module that is no repeat's) each row holds, largest first. A row is named by the instances it holds
-    (:func:`_fold_label`: ``blocks.0.norm1``, not ``blocks.1-0.norm1``: the range would say it is both)."""
+    module that is no repeat's) each row holds, largest first; an item of bytes None (a size known only when the
+    graph runs) is in its row's ``count`` and ``uncounted``, not in its bytes. A row is named by the instances it
+    holds (:func:`_fold_label`: ``blocks.0.norm1``, not ``blocks.1-0.norm1``: the range would say it is both)."""
     rows: dict[str, list] = {}
     for module, size in items:
         key, inst = fold_module(module, instances)
-        row = rows.setdefault(key or NO_MODULE, [0, 0, set(), set()])
-        row[0] += size
+        row = rows.setdefault(key or NO_MODULE, [0, 0, set(), set(), 0])
+        row[0] += size or 0
         row[1] += 1
         row[2].add(inst)
         row[3].add(module)
+        row[4] += size is None
     out = [
         BytesBy(bytes=b, module=m if m == NO_MODULE else _fold_label(m, insts, mods, instances), count=n,
-                instances=len(insts))
-        for m, (b, n, insts, mods) in rows.items()
+                instances=len(insts), uncounted=u)
+        for m, (b, n, insts, mods, u) in rows.items()
     ]  # fmt: skip
     return sorted(out, key=lambda x: (-x.bytes, x.module))
 
@@ -805,7 +808,8 @@ def saved_groups(
                 what=what,
                 kind=kind,
                 count=len(members),
-                bytes=sum(counted[id(m)] or 0 for m in members),
+                # of a size known only when the graph runs (u0): not known, not 0 B (nu29 D1)
+                bytes=None if any(m.bytes is None for m in members) else sum(counted[id(m)] or 0 for m in members),
                 each=first.bytes,
                 shape=first.shape,
                 shape_hint=first.shape_hint,
@@ -817,7 +821,7 @@ def saved_groups(
             )
         )
     order = {id(g): i for i, g in enumerate(out)}
-    return sorted(out, key=lambda g: (g.kind not in HELD_KINDS, -g.bytes, order[id(g)]))
+    return sorted(out, key=lambda g: (g.kind not in HELD_KINDS, g.bytes is None, -(g.bytes or 0), order[id(g)]))
 
 
 def regions(fused: Sequence[FusedNode], instances: dict[str, ModuleRepeat]) -> list[MemoryRegion]:
@@ -877,7 +881,25 @@ def regions(fused: Sequence[FusedNode], instances: dict[str, ModuleRepeat]) -> l
 
 def freed_inputs(compile: Compile, forward: Optional[Compile] = None) -> list[int]:
     """Bytes of the graph's inputs freed after each fused node (``Compile.fused_nodes`` order), as measured on the
-    H200 with torch's allocator history (``benchmarks/memory_history.py``):
+    H200 with torch's allocator history (``benchmarks/memory_history.py``), those of a size known only when the graph
+    runs (``u0``) left out (:func:`freed_unsized` names them): see :func:`_frees`."""
+    out = [0] * len(compile.fused_nodes)
+    for i, g in _frees(compile, forward):
+        out[i] += tensor_bytes(g) or 0
+    return out
+
+
+def freed_unsized(compile: Compile, forward: Optional[Compile] = None) -> list[tuple[int, str]]:
+    """``(fused node index, name)`` of each of the graph's tensor inputs of a size known only when the graph runs
+    (``tensor_bytes`` None: a backward's saved ``[u0, 64]``) that it frees, as :func:`_frees` finds them, in the
+    order freed: the bytes :func:`freed_inputs` could not count (``Memory.freed_uncounted``)."""
+    out = [(i, g.name) for i, g in _frees(compile, forward) if _is_tensor(g) and tensor_bytes(g) is None]
+    return sorted(out, key=lambda x: x[0])
+
+
+def _frees(compile: Compile, forward: Optional[Compile] = None) -> list[tuple[int, GraphNode]]:
+    """``(fused node index, input)``: the graph's inputs it frees, each after that fused node (``Compile.fused_nodes``
+    order), as measured on the H200 with torch's allocator history (``benchmarks/memory_history.py``):
 
     - a saved tensor of a backward (``GraphNode.role``; AOTAutograd releases the saved tensors before the call)
       that the output code ``del``s is freed after the last fused node that reads it (one nothing reads, after
@@ -891,11 +913,11 @@ def freed_inputs(compile: Compile, forward: Optional[Compile] = None) -> list[in
       with until the call returns), and a parameter or a user's argument by theirs: ``del`` frees nothing."""
     post = compile.graphs.get("post_grad")
     code = str(compile.output_code or "")
-    out = [0] * len(compile.fused_nodes)
-    if post is None or not out:
+    out: list[tuple[int, GraphNode]] = []
+    if post is None or not compile.fused_nodes:
         return out
     # a kernel call of several fused nodes frees what it reads once it returns: after its last node
-    _, end = _spans(len(out), {n.name: i for i, n in enumerate(compile.fused_nodes)}, launches(compile))
+    _, end = _spans(len(compile.fused_nodes), {f.name: i for i, f in enumerate(compile.fused_nodes)}, launches(compile))
     last: dict[str, int] = {}
     for i, n in enumerate(compile.fused_nodes):
         for r in n.reads:
@@ -915,9 +937,9 @@ def freed_inputs(compile: Compile, forward: Optional[Compile] = None) -> list[in
             continue
         chain = chains.get(g.name, [])
         if g.name in deleted and not chain:
-            out[last.get(g.name, end[0])] += tensor_bytes(g) or 0
+            out.append((last.get(g.name, end[0]), g))
         elif chain and not returned.intersection(chain):
-            out[max(last.get(b, end[0]) for b in [g.name, *chain])] += tensor_bytes(g) or 0
+            out.append((max(last.get(b, end[0]) for b in [g.name, *chain]), g))
     return out
 
 
@@ -993,6 +1015,22 @@ def net_peak(
             best, at = net, p.node
         gone += freed[i] if i < len(freed) else 0
     return (max(best, 0), at) if best is not None else (None, "")
+
+
+def net_floor(
+    points: list[MemoryPoint], freed: list[int], fused: Sequence[FusedNode], unsized: Sequence[tuple[int, str]]
+) -> tuple[Optional[int], str]:
+    """``(bytes, node)``: :func:`net_peak` over the points up to ``node``, the one after which the graph frees the
+    first of its inputs of a size known only when it runs (``unsized``: :func:`freed_unsized`, by fused node index):
+    the only points where no byte it freed is left out of "the inputs freed by then". There, live bytes less the
+    freed inputs is at least what it holds (at most, after: nu29 D3), so their maximum is a lower bound of its
+    high-water mark. ``(None, "")`` where nothing of such a size is freed (:func:`net_peak` says it all)."""
+    if not unsized or not points:
+        return None, ""
+    home = box_of(fused)
+    first = fused[min(i for i, _ in unsized)].name
+    at = next((k for k, p in enumerate(points) if p.node == home.get(first, first)), len(points) - 1)
+    return net_peak(points[: at + 1], freed, fused)[0], points[at].node
 
 
 def estimate_ratio(m: Memory) -> Optional[float]:
@@ -1071,10 +1109,15 @@ def memory(
     nodes = {n.name: n for n in compile.fused_nodes}
     freed = freed_inputs(compile, forward)
     net, net_node = net_peak(points, freed, compile.fused_nodes)
+    unsized_freed = freed_unsized(compile, forward)
+    floor, floor_node = net_floor(points, freed, compile.fused_nodes, unsized_freed)
     m = Memory(
         net_peak_bytes=net,
         net_peak_node=net_node,
         freed_input_bytes=sum(freed),
+        freed_uncounted=[name for _, name in unsized_freed],
+        net_floor_bytes=floor,
+        net_floor_node=floor_node,
         peak_bytes=peak,
         peak_node=peak_node,
         timeline=points,
@@ -1093,7 +1136,7 @@ def memory(
         regions=regions(boxes, instances),
         saved_groups=saved_groups(saved, fx, instances),
         saved_by_module_folded=fold_rollup(
-            ((s.module, b) for s, b in zip(saved, counted) if s.kind in HELD_KINDS and b), instances
+            ((s.module, b) for s, b in zip(saved, counted) if s.kind in HELD_KINDS and b != 0), instances
         ),
         peak_by_module=fold_rollup(((buffer_module(b, fx, nodes), b.bytes) for b in alive), instances),
         peak_buffer_count=len(alive),

@@ -492,15 +492,17 @@ def saved_by_line(saved: Iterable[_Saved], fx: dict[str, GraphNode], built: dict
     rows: dict[tuple[str, int, bool], list] = {}
     saved = list(saved)
     for s, size in zip(saved, counted_bytes(saved)):  # a storage two rows share, once (SavedTensor.shares)
-        if s.kind not in HELD_KINDS or not size:
+        if s.kind not in HELD_KINDS or size == 0:
             continue
         file, line, code, bt = op_key(s.user_stack, fx.get(s.fx_node), built)
-        row = rows.setdefault((file, line, bt), [0, 0, ""])
-        row[0] += size
+        row = rows.setdefault((file, line, bt), [0, 0, "", 0])
+        row[0] += size or 0
         row[1] += 1
         row[2] = row[2] or code
+        row[3] += size is None  # of a size known only when the graph runs: in the row, not in its bytes (nu29 D1)
     lines = [
-        BytesBy(bytes=b, file=f, line=ln, count=n, code=code, built=bt) for (f, ln, bt), (b, n, code) in rows.items()
+        BytesBy(bytes=b, file=f, line=ln, count=n, code=code, built=bt, uncounted=u)
+        for (f, ln, bt), (b, n, code, u) in rows.items()
     ]
     return sorted(lines, key=lambda x: (-x.bytes, x.file, x.line))
 

@@ -39,12 +39,16 @@ from .rules import (
     frame_stage,
     frames_met,
     function_label,
+    high_water_bounds,
     kernels_text,
     launch_value_text,
+    least_bytes_text,
     memory_curve_texts,
+    memory_held_text,
     memory_high_water_text,
     memory_peak_note,
     memory_peak_text,
+    memory_saved_table_text,
     memory_saved_text,
     module_call_glue,
     noisy_text,
@@ -53,6 +57,7 @@ from .rules import (
     recompile_limit_text,
     runs_text,
     saved_group_notes,
+    saved_rollup_note,
     short_op,
     source_marks,
     stack_line_text,
@@ -68,7 +73,7 @@ SCHEMA_VERSION = 2
 
 #: The generation of the derived fields (``report/finish.py``) a report holds. A report written before
 #: derived fields were added (no ``derived`` key, or a smaller number) gets them filled when it is loaded.
-DERIVED_VERSION = 35  # 2: Trigger.summary; 3: Compile.module_view, FusedNode.group_path; 4: FusedNode.no_line_reason;
+DERIVED_VERSION = 36  # 2: Trigger.summary; 3: Compile.module_view, FusedNode.group_path; 4: FusedNode.no_line_reason;
 # 5: a backward's saved inputs named by what made them, input copies labelled, Trigger.kind ahead_of_time;
 # 6: FusedNode.built_lines (where the user's code built the modules of ops that ran inside torch)
 # 7: module paths inferred where a compile recorded none (Compile.modules_inferred, report/module_paths.py)
@@ -124,6 +129,8 @@ DERIVED_VERSION = 35  # 2: Trigger.summary; 3: Compile.module_view, FusedNode.gr
 # 35: measured time by launch (report/lines.py): FusedNode.time (a kernel called twice: each call's box its own launch),
 # StepProfile.by_module and by_line by each launch's fused nodes, Compile.time_by_line (the Source view's per-line time,
 # split as by_line), LineTime.whole_us and text
+# 36: tensors of a size known only when the graph runs (u0) said unknown: SavedGroup.bytes null, BytesBy.bytes_text,
+# Memory.saved_table_text/saved_rollup_note/held_text, and the high-water mark's bounds (Memory.high_water_line_bytes)
 
 #: Languages a kernel may be written in: what Inductor's output code defines (``async_compile.<kind>``),
 #: ``extern`` for calls of library kernels, ``other`` when the source was not found.
@@ -1122,6 +1129,15 @@ class BytesBy(_Record):
     instances: int = 0
     code: str = ""
     built: bool = False
+    #: How many of the ``count`` tensors are of a size known only when the graph runs (``u0``): not in ``bytes``,
+    #: which is then a lower bound; 0 where none are (and in reports made before it).
+    uncounted: int = 0
+    #: Derived: what the view writes for ``bytes`` where ``uncounted`` (``rules.least_bytes_text``: ``≥ 5.3 KiB``, ``?``
+    #: where it holds only such tensors); ``""`` where every tensor is counted (the view writes ``bytes``).
+    bytes_text: str = ""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "bytes_text", least_bytes_text(self.bytes, self.uncounted))
 
 
 @_record
@@ -1138,7 +1154,9 @@ class SavedGroup(_Record):
     what: str
     kind: str
     count: int
-    bytes: int
+    #: null where its tensors are of a size known only when the graph runs (``u0``; each ``SavedTensor.bytes`` null):
+    #: not known, not 0 (derived on loading for reports made before it).
+    bytes: Optional[int]
     each: Optional[int] = None
     shape: Optional[list] = None
     dtype: Optional[str] = None
@@ -1237,6 +1255,16 @@ class Memory(_Record):
     net_peak_bytes: Optional[int] = None
     net_peak_node: str = ""
     freed_input_bytes: int = 0
+    #: The graph's tensor inputs of a size known only when it runs (of ``uncounted_inputs``) its output code frees on
+    #: the way (``analysis/memory.freed_unsized``), in the order freed: not in ``freed_input_bytes``, so after the first
+    #: is freed, live bytes less the freed inputs is no lower bound of what the device holds (nu29 D3). Null in
+    #: reports made before it (whether any was freed is not known then).
+    freed_uncounted: Optional[list[str]] = None
+    #: Where ``freed_uncounted`` is not empty: ``net_peak_bytes`` over the points up to ``net_floor_node``, the one
+    #: after which the first of them is freed (``analysis/memory.net_floor``): a lower bound of the high-water mark.
+    #: Null (and ``""``) else.
+    net_floor_bytes: Optional[int] = None
+    net_floor_node: str = ""
     #: ``net_peak_bytes / measured_peak_bytes`` (1.0 = the estimate is exact), null until both are known.
     estimate_ratio: Optional[float] = None
     #: The timeline cut by module at the level of the repeated modules (a model's layers), in order
@@ -1290,6 +1318,17 @@ class Memory(_Record):
     curve_peak_text: str = ""
     curve_high_water_text: str = ""
     curve_least_text: str = ""
+    #: Derived: the height of the curve's line of the device's high-water mark (measured, else the bound of it
+    #: ``curve_high_water_text`` says: ``rules.high_water_bounds``); null where no line is drawn.
+    high_water_line_bytes: Optional[int] = None
+    #: Derived: what the view says the graph holds apart from its curve (``rules.memory_held_text``): its inputs, graph
+    #: constants and the inputs it frees on the way, "≥" where some are of a size known only when it runs.
+    held_text: str = ""
+    #: Derived: the title of the table of the tensors saved for the backward (``rules.memory_saved_table_text``), and
+    #: what the roll-ups of what is kept for the backward say under their titles where some of those tensors are of
+    #: a size known only when the graph runs (``rules.saved_rollup_note``; ``""`` where none is).
+    saved_table_text: str = ""
+    saved_rollup_note: str = ""
 
     def __post_init__(self) -> None:
         if not self.uncounted and (old := uncounted_in_source(self.source)):  # a report made before the field
@@ -1301,7 +1340,11 @@ class Memory(_Record):
             self, "uncounted_text", f"not counting {uncounted_words(len(self.uncounted))}" if least else ""
         )
         object.__setattr__(self, "peak_text", memory_peak_text(self.peak_bytes, self.sizes_at, len(self.uncounted)))
-        object.__setattr__(self, "peak_note", memory_peak_note(self.freed_input_bytes))
+        # inputs of a size known only when the graph runs that it frees: how many (None: may be, not recorded)
+        freed_unsized = (
+            len(self.freed_uncounted) if self.freed_uncounted is not None else None if self.uncounted_inputs else 0
+        )
+        object.__setattr__(self, "peak_note", memory_peak_note(self.freed_input_bytes, freed_unsized))
         high = memory_high_water_text(
             self.measured_peak_bytes,
             self.net_peak_bytes,
@@ -1309,6 +1352,10 @@ class Memory(_Record):
             self.freed_input_bytes,
             self.sizes_at,
             least,
+            freed_unsized,
+            self.net_floor_bytes,
+            self.net_floor_node,
+            len(self.uncounted_inputs),
         )
         object.__setattr__(self, "high_water_text", high)
         curve = memory_curve_texts(
@@ -1318,11 +1365,36 @@ class Memory(_Record):
             self.net_peak_bytes,
             self.measured_peak_bytes,
             len(self.uncounted),
+            freed_unsized,
+            self.net_floor_bytes,
+            self.net_floor_node,
         )
         for name, text in zip(("curve_peak_text", "curve_high_water_text", "curve_least_text"), curve):
             object.__setattr__(self, name, text)
+        low, top = high_water_bounds(self.net_peak_bytes, least, freed_unsized, self.net_floor_bytes)
+        line = self.measured_peak_bytes if self.measured_peak_bytes is not None else low if low is not None else top
+        object.__setattr__(self, "high_water_line_bytes", line if self.curve_high_water_text else None)
+        object.__setattr__(
+            self,
+            "held_text",
+            memory_held_text(
+                self.input_bytes,
+                len(self.uncounted_inputs),
+                self.constant_bytes,
+                self.freed_input_bytes,
+                freed_unsized,
+            ),
+        )
         saved = self.saved_for_backward
         unsized = [t for t in saved if t.bytes is None]
+        object.__setattr__(
+            self, "saved_table_text", memory_saved_table_text(self.saved_bytes, len(unsized)) if saved else ""
+        )
+        object.__setattr__(
+            self,
+            "saved_rollup_note",
+            saved_rollup_note(sum(1 for t in unsized if t.kind in HELD_KINDS and not t.shares)),
+        )
         text = (
             memory_saved_text(
                 self.saved_bytes,
@@ -1338,7 +1410,14 @@ class Memory(_Record):
         object.__setattr__(self, "saved_text", text)
         if self.saved_groups:
             notes = saved_group_notes(self.saved_groups, saved)
-            groups = [g if g.note == t else dataclasses.replace(g, note=t) for g, t in zip(self.saved_groups, notes)]
+            # a row of tensors of a size known only when the graph runs: not known, not 0 B (a report made before it)
+            unknown = {t.name for t in unsized}
+            groups = [
+                g
+                if g.note == t and (g.bytes is None or not unknown.intersection(g.names))
+                else dataclasses.replace(g, note=t, bytes=None if unknown.intersection(g.names) else g.bytes)
+                for g, t in zip(self.saved_groups, notes)
+            ]
             object.__setattr__(self, "saved_groups", groups)
 
 

@@ -2963,6 +2963,54 @@ def memory_saved_text(
     )
 
 
+def least_bytes_text(nbytes: int, uncounted: int) -> str:
+    """A roll-up row's bytes where ``uncounted`` of its tensors are of a size known only when the graph runs
+    (``BytesBy.bytes_text``): ``?`` where it holds only such, else its bytes as a lower bound; ``""`` where none are
+    (the view writes ``bytes``).
+
+    >>> least_bytes_text(0, 3), least_bytes_text(5376, 1), least_bytes_text(5376, 0)
+    ('?', '≥ 5.3 KiB', '')
+    """
+    if not uncounted:
+        return ""
+    return f"≥ {bytes_text(nbytes)}" if nbytes else "?"
+
+
+def memory_saved_table_text(saved_bytes: Optional[int], unsized: int = 0) -> str:
+    """The title of the Memory view's table of the tensors saved for the backward (``Memory.saved_table_text``): their
+    bytes, "≥" where ``unsized`` of them are of a size known only when the graph runs, and how many; ``""`` where
+    what is saved is not known.
+
+    >>> memory_saved_table_text(125850), memory_saved_table_text(125850, 28)
+    ('saved for backward (122.9 KiB)', 'saved for backward (≥ 122.9 KiB, not counting 28 tensors of a size known only when the graph runs)')
+    """
+    if saved_bytes is None:
+        return ""
+    if not unsized:
+        return f"saved for backward ({bytes_text(saved_bytes)})"
+    tensors = f"{unsized} tensor{'' if unsized == 1 else 's'}"
+    return (
+        f"saved for backward (≥ {bytes_text(saved_bytes)}, not counting {tensors} of a size known only when the "
+        "graph runs)"
+    )
+
+
+def saved_rollup_note(unsized: int) -> str:
+    """What the Memory view says under the titles of its roll-ups of what is kept for the backward
+    (``Memory.saved_rollup_note``) where ``unsized`` kept tensors are of a size known only when the graph runs: the
+    rows' bytes leave them out; ``""`` where none are.
+
+    >>> saved_rollup_note(28)
+    'not counting the bytes of 28 tensors of a size known only when the graph runs: a row that holds some says ≥, one that holds only such says ?'
+    """
+    if not unsized:
+        return ""
+    return (
+        f"not counting the bytes of {unsized} tensor{'' if unsized == 1 else 's'} of a size known only when the graph "
+        "runs: a row that holds some says ≥, one that holds only such says ?"
+    )
+
+
 def uncounted_in_source(source: str) -> list[str]:
     """The buffers ``Memory.source`` of a report made before ``Memory.uncounted`` says it did not count (the note
     ``analysis/memory.unsized_note`` wrote there, the only record of them then).
@@ -2976,20 +3024,102 @@ def uncounted_in_source(source: str) -> list[str]:
     return [b.strip() for b in m.group(1).split(",") if b.strip()] if m else []
 
 
-def memory_peak_note(freed_input_bytes: int) -> str:
+def memory_peak_note(freed_input_bytes: int, freed_unsized: Optional[int] = 0) -> str:
     """What ``Memory.peak_bytes`` counts, as the tooltip of the view's peak says it (``Memory.peak_note``); where the
     graph frees inputs on the way (a backward drops the saved activations), that it is not the device's high-water
-    mark."""
+    mark; ``freed_unsized`` of those inputs of a size known only when the graph runs (:func:`freed_words`).
+
+    >>> memory_peak_note(2048, 3)[-155:]
+    'frees ≥ 2 KiB of them on the way (not counting 3 of a size known only when the graph runs), so the device never holds this much above its level at the call'
+    """
     what = (
         "the buffers the graph allocates (its intermediate results and outputs) that are live at once, where they "
         "add up to most; its inputs are not counted"
     )
-    if not freed_input_bytes:
+    if not freed_input_bytes and not freed_unsized:
         return what + " (they were allocated before the call)"
+    if freed_unsized or freed_unsized is None:  # the high-water mark beside it bounds it only so far: not said
+        return f"{what}, and the graph {freed_words(freed_input_bytes, freed_unsized)}, so the device never holds this much above its level at the call"
     return (
         f"{what}, and the graph frees {bytes_text(freed_input_bytes)} of them on the way, so the device never holds "
         "this much above its level at the call: that is the high-water mark beside it"
     )
+
+
+def freed_words(freed_input_bytes: int, freed_unsized: Optional[int]) -> str:
+    """How much of its inputs a graph frees on the way, where ``freed_unsized`` of them are of a size known only when
+    it runs (not in ``freed_input_bytes``; None: not known whether any is, a report made before
+    ``Memory.freed_uncounted`` with such inputs): "≥".
+
+    >>> freed_words(39168, 28), freed_words(512, 0)
+    ('frees ≥ 38.3 KiB of them on the way (not counting 28 of a size known only when the graph runs)', 'frees 512 B of them on the way')
+    """
+    least = "≥ " if freed_unsized or freed_unsized is None else ""
+    unknown = f" (not counting {freed_unsized} of a size known only when the graph runs)" if freed_unsized else ""
+    return f"frees {least}{bytes_text(freed_input_bytes)} of them on the way{unknown}"
+
+
+def memory_held_text(
+    input_bytes: int,
+    unsized_inputs: int = 0,
+    constant_bytes: int = 0,
+    freed_input_bytes: int = 0,
+    freed_unsized: Optional[int] = 0,
+) -> str:
+    """What the Memory view says the graph holds apart from its curve (``Memory.held_text``): its inputs (``≥``
+    where ``unsized_inputs`` of them are of a size known only when it runs), under freezing the graph constants its
+    kernels read, and the inputs it frees on the way (``≥`` where such inputs are among them: :func:`freed_words`).
+
+    >>> memory_held_text(4096, 0, 49792)
+    'inputs 4 KiB, weights 48.6 KiB held as graph constants (not in the curve)'
+    >>> memory_held_text(125850, 28, 0, 39168, 28)
+    'inputs ≥ 122.9 KiB (not in the curve), ≥ 38.3 KiB of the inputs freed on the way (not counting 28 of a size known only when the graph runs)'
+    """
+    text = f"inputs {'≥ ' if unsized_inputs else ''}{bytes_text(input_bytes)}"
+    if constant_bytes:
+        text += f", weights {bytes_text(constant_bytes)} held as graph constants"
+    text += " (not in the curve)"
+    if freed_input_bytes or freed_unsized:
+        least = "≥ " if freed_unsized or (freed_unsized is None and unsized_inputs) else ""
+        unknown = f" (not counting {freed_unsized} of a size known only when the graph runs)" if freed_unsized else ""
+        text += f", {least}{bytes_text(freed_input_bytes)} of the inputs freed on the way{unknown}"
+    return text
+
+
+def high_water_bounds(
+    net: Optional[int], at_least: bool = False, freed_unsized: Optional[int] = 0, floor: Optional[int] = None
+) -> tuple[Optional[int], Optional[int]]:
+    """``(low, high)``: what can be said of the device's high-water mark above the level at the call from the
+    estimate ``net`` (``Memory.net_peak_bytes``: the graph's buffers less the inputs it freed by then, at its maximum).
+    Buffers of a size known only when the graph runs live at some point (``at_least``) make the live bytes a lower
+    bound there: no upper bound. Inputs of such a size freed (``freed_unsized``; None: not known whether any is)
+    are not subtracted, which makes "live less freed" an upper bound after the first is freed: the lower bound is
+    then only ``floor`` (``Memory.net_floor_bytes``: the estimate up to the first such free; nu29 D3).
+
+    >>> high_water_bounds(100), high_water_bounds(100, True), high_water_bounds(100, False, 2, 30)
+    ((100, 100), (100, None), (30, 100))
+    >>> high_water_bounds(100, True, 2, 30), high_water_bounds(100, True, None)
+    ((30, None), (None, None))
+    """
+    if net is None:
+        return None, None
+    high = None if at_least else net
+    if not freed_unsized and freed_unsized is not None:
+        return net, high
+    return floor, high
+
+
+def bounds_text(low: Optional[int], high: Optional[int]) -> str:
+    """``(low, high)`` bytes (:func:`high_water_bounds`) said: one figure where they agree, ``≥``, ``≤``, or between.
+
+    >>> bounds_text(1024, 1024), bounds_text(1024, None), bounds_text(None, 2048), bounds_text(1024, 2048)
+    ('1 KiB', '≥ 1 KiB', '≤ 2 KiB', 'between 1 KiB and 2 KiB')
+    """
+    if low is not None and high is not None:
+        return bytes_text(low) if low == high else f"between {bytes_text(low)} and {bytes_text(high)}"
+    if low is not None:
+        return f"≥ {bytes_text(low)}"
+    return f"≤ {bytes_text(high)}" if high is not None else ""
 
 
 def memory_curve_texts(
@@ -2999,6 +3129,9 @@ def memory_curve_texts(
     net_peak_bytes: Optional[int] = None,
     measured: Optional[int] = None,
     uncounted: int = 0,
+    freed_unsized: Optional[int] = 0,
+    floor: Optional[int] = None,
+    floor_node: str = "",
 ) -> tuple[str, str, str]:
     """What the Memory view's curve writes on itself (``Memory.curve_peak_text``, ``curve_high_water_text``,
     ``curve_least_text``): the label of its peak, "≥" where buffers of a data-dependent size are left out (``at_least``),
@@ -3012,18 +3145,29 @@ def memory_curve_texts(
     ('peak ≥ 96 KiB', 'dashed line, hollow points: at least this much live, not counting 1 buffer of a size known only when the graph runs')
     >>> memory_curve_texts(5554216, False, 786432, 4767784)[:2]
     ("peak of the graph's buffers 5.3 MiB", 'device high-water 4.55 MiB, estimated: less the inputs freed by then')
+
+    Inputs of a size known only when the graph runs freed on the way (``freed_unsized``; :func:`high_water_bounds`):
+    the bound that holds, up to where it holds (nu29 D3).
+
+    >>> memory_curve_texts(105088, True, 39168, 78720, None, 20, 28, 30720, "op12")[1]
+    'device high-water ≥ 30 KiB, estimated up to op12: less the inputs freed by then (after it, not bounded)'
     """
     least = "≥ " if at_least else ""
+    frees = freed_input_bytes or freed_unsized
     peak = (
         f"peak of the graph's buffers {least}{bytes_text(peak_bytes)}"
-        if freed_input_bytes
+        if frees
         else (f"peak {least}{bytes_text(peak_bytes)}")
     )
     high = ""
-    if freed_input_bytes and measured is not None:
+    low_b, high_b = high_water_bounds(net_peak_bytes, at_least, freed_unsized, floor)
+    est = bounds_text(low_b, high_b)
+    if frees and measured is not None:
         high = f"device high-water {bytes_text(measured)}, measured"
-    elif freed_input_bytes and net_peak_bytes is not None:
-        high = f"device high-water {least}{bytes_text(net_peak_bytes)}, estimated: less the inputs freed by then"
+    elif frees and est:
+        upto = f" up to {floor_node}" if (freed_unsized and high_b is None and floor_node) else ""
+        after = " (after it, not bounded)" if upto else ""
+        high = f"device high-water {est}, estimated{upto}: less the inputs freed by then{after}"
     said = (
         f"dashed line, hollow points: at least this much live, not counting {uncounted_words(uncounted)}"
         if uncounted
@@ -3039,6 +3183,10 @@ def memory_high_water_text(
     freed_input_bytes: int = 0,
     sizes_at: str = "",
     at_least: bool = False,
+    freed_unsized: Optional[int] = 0,
+    floor: Optional[int] = None,
+    floor_node: str = "",
+    unsized_inputs: int = 0,
 ) -> str:
     """The device's high-water mark during one call of the graph, above the allocator's level when it was called
     (``Memory.high_water_text``): ``measured_peak_bytes`` where measured, with the estimate of the same quantity
@@ -3050,21 +3198,51 @@ def memory_high_water_text(
     'device high-water mark: not measured'
     >>> memory_high_water_text(None, 2048, None, 512, "at s0=4")
     "device high-water mark: not measured; estimated 2 KiB (at s0=4) above the level at the call: the graph's buffers less the inputs it has freed by then"
+
+    Where ``freed_unsized`` inputs of a size known only when the graph runs are freed on the way, their bytes are not
+    subtracted: the estimate is a lower bound only up to the first of them (``floor``, ``floor_node``), an upper one
+    only where no buffer of such a size is live (:func:`high_water_bounds`; nu29 D3). None: a report made before
+    ``Memory.freed_uncounted`` with ``unsized_inputs`` such inputs, which it may free.
+
+    >>> print(memory_high_water_text(None, 78720, None, 39168, "", True, 28, 30720, "op12"))
+    device high-water mark: not measured; estimated ≥ 30 KiB above the level at the call: the graph's buffers less the inputs it has freed by then, up to op12, after which it frees the first of 28 inputs of a size known only when the graph runs; after that not bounded (the bytes of those are not known, and buffers of such a size are live)
+    >>> print(memory_high_water_text(None, 78720, None, 39168, "", False, 28, 30720, "op12"))
+    device high-water mark: not measured; estimated between 30 KiB and 76.9 KiB above the level at the call: the graph's buffers less the inputs it has freed by then (at most: it frees 28 inputs of a size known only when the graph runs, not subtracted; at least what it holds up to op12, after which it frees the first of them)
+    >>> print(memory_high_water_text(None, 78720, None, 39168, "", True, None, unsized_inputs=28))
+    device high-water mark: not measured; not estimated: 28 inputs of a size known only when the graph runs may be freed on the way (their bytes are not known), and buffers of such a size are live
     """
-    less = ": the graph's buffers less the inputs it has freed by then" if freed_input_bytes else ""
-    least = "≥ " if at_least else ""  # buffers of a data-dependent size left out (Memory.uncounted)
+    frees = freed_input_bytes or freed_unsized or (freed_unsized is None and unsized_inputs)
+    less = ": the graph's buffers less the inputs it has freed by then" if frees else ""
+    low, high = high_water_bounds(net, at_least, freed_unsized, floor)
+    est = bounds_text(low, high)
+    n = freed_unsized if freed_unsized is not None else unsized_inputs
+    inputs = f"{n} input{'' if n == 1 else 's'} of a size known only when the graph runs"
+    note = ""
+    if freed_unsized and low is not None and high is None:
+        note = (
+            f", up to {floor_node}, after which it frees the first of {inputs}; after that not bounded (the bytes of "
+            "those are not known, and buffers of such a size are live)"
+        )
+    elif freed_unsized and low is not None:
+        note = (
+            f" (at most: it frees {inputs}, not subtracted; at least what it holds up to {floor_node}, after which it "
+            "frees the first of them)"
+        )
+    elif freed_unsized is None and unsized_inputs and high is not None:
+        note = f" (at most: {inputs} may be freed on the way, not subtracted)"
     if measured is not None:
         text = f"device high-water mark {bytes_text(measured)} above the level at the call, measured"
-        if ratio is not None and net is not None:
+        if ratio is not None and net is not None and est:
             at = f" {sizes_at}" if sizes_at else ""
-            text += f" (estimated {least}{bytes_text(net)}{at}, {ratio:.2f}×)"
+            text += f" (estimated {est}{at}, {ratio:.2f}×)"
         return text + less
-    if net is not None and freed_input_bytes:
+    if net is not None and frees and not est:
+        live = ", and buffers of such a size are live" if at_least else ""
+        how = "may be freed on the way (their bytes are not known)" if freed_unsized is None else "are freed first"
+        return f"device high-water mark: not measured; not estimated: {inputs} {how}{live}"
+    if net is not None and frees:
         at = f" ({sizes_at})" if sizes_at else ""
-        return (
-            f"device high-water mark: not measured; estimated {least}{bytes_text(net)}{at} above the level at the "
-            f"call{less}"
-        )
+        return f"device high-water mark: not measured; estimated {est}{at} above the level at the call{less}{note}"
     return "device high-water mark: not measured"
 
 

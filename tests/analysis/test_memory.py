@@ -13,15 +13,20 @@ from inductor_lens.analysis.memory import (
     fold_module,
     fold_rollup,
     freed_inputs,
+    freed_unsized,
+    net_floor,
+    net_peak,
     recomputed_by_line,
     region_call,
     regions,
     renames,
     reuses,
+    rollups,
     saved_groups,
     timeline,
 )
 from inductor_lens.report import model
+from inductor_lens.report.lines import saved_by_line
 
 ORDER = ["op0", "op1", "op2", "op3"]
 
@@ -530,3 +535,94 @@ def test_two_saved_views_of_one_storage_count_it_once():
     assert sum(r.bytes for r in by_line) == 2 * 65536
     one = [saved[1], dataclasses.replace(saved[2], shape=saved[1].shape, view_op="t")]  # one row of the groups
     assert [(g.count, g.bytes, g.each, g.shared) for g in saved_groups(one, fx, {})] == [(2, 65536, 65536, 1)]
+
+
+def test_saved_tensors_of_a_data_dependent_size_are_unknown_in_their_rows_and_lower_bounds_in_the_rollups():
+    """nu29 D1: an MoE's expert activations ``[u0, 64]`` (bytes None: a size known only when the graph runs) were
+    "0 B" in the saved table's grouped rows, and left out of the roll-ups by module and by line (and so of the Source
+    view's "keeps" badges) with no word: the experts seemed to keep nothing for the backward. Their rows say "?", a
+    row that holds some besides counted ones says "≥", and each roll-up row counts them in ``uncounted``."""
+    fx = {f"mm_{i}": model.GraphNode(name=f"mm_{i}", op="call_function", target="aten.mm.default") for i in range(4)}
+    unknown = lambda name, module: dataclasses.replace(_saved(name, module, size=None, line=7), shape=["u0", 4])  # noqa: E731
+    saved = [_saved("mm_0", "layers.0.fc"), _saved("mm_1", "layers.1.fc"), unknown("mm_2", "layers.2.fc")]
+    saved.append(unknown("mm_3", "layers.3.fc"))
+    groups = saved_groups(saved, fx, INSTANCES)
+    assert [(g.module, g.count, g.bytes) for g in groups] == [
+        ("layers.0.fc", 1, 64),
+        ("layers.1.fc", 1, 64),
+        ("layers.2-3.fc", 2, None),  # not known: not 0 B
+    ]
+    _, by_module = rollups(saved)
+    assert [(r.module, r.bytes, r.count, r.uncounted, r.bytes_text) for r in by_module] == [
+        ("layers.0.fc", 64, 1, 0, ""),
+        ("layers.1.fc", 64, 1, 0, ""),
+        ("layers.2.fc", 0, 1, 1, "?"),  # kept, of a size not known: was no row at all
+        ("layers.3.fc", 0, 1, 1, "?"),
+    ]
+    by_line = saved_by_line(saved, fx, {})
+    assert [(r.line, r.bytes, r.count, r.uncounted, r.bytes_text) for r in by_line] == [
+        (5, 128, 2, 0, ""),
+        (7, 0, 2, 2, "?"),  # the experts' line: kept, of a size not known (the Source view's badge: "keeps ?")
+    ]
+    folded = fold_rollup([("layers.1.fc", 64), ("layers.2.fc", None), ("layers.3.fc", None)], INSTANCES)
+    assert [(r.module, r.bytes, r.count, r.uncounted, r.bytes_text) for r in folded] == [
+        ("layers.1-3.fc", 64, 3, 2, "≥ 64 B")
+    ]
+    m = model.Memory(saved_for_backward=saved, saved_bytes=128, saved_activation_bytes=128, saved_groups=groups)
+    assert m.saved_table_text == (
+        "saved for backward (≥ 128 B, not counting 2 tensors of a size known only when the graph runs)"
+    )
+    assert m.saved_rollup_note.startswith("not counting the bytes of 2 tensors of a size known only when the graph")
+    # a report made before it (its rows said 0): the row of such tensors is not known on loading either
+    old = dataclasses.replace(groups[2], bytes=0)
+    again = model.Memory(saved_for_backward=saved, saved_bytes=128, saved_groups=[*groups[:2], old])
+    assert [g.bytes for g in again.saved_groups] == [64, 64, None]
+
+
+def _unsized_backward():
+    """A backward that takes ``mul`` (64 B) and ``addmm`` (``[u0, 4]``: a size known only when it runs) from its
+    forward and frees both (``del``) after op0, which reads them: op1 then allocates 32 B."""
+    post = model.Graph(
+        nodes=[
+            model.GraphNode("mul", "placeholder", "mul", shape=[16], dtype="float32", role="saved"),
+            model.GraphNode("addmm", "placeholder", "addmm", shape=["u0", 4], dtype="float32", role="saved"),
+            model.GraphNode("sin", "call_function", "aten.sin.default", inputs=["mul"], shape=[16], dtype="float32"),
+            model.GraphNode("cos", "call_function", "aten.cos.default", inputs=["sin"], shape=[8], dtype="float32"),
+        ]
+    )
+    fused = [
+        model.FusedNode("op0", "pointwise", ["sin"], "cpp_fused_sin_0", reads=["mul", "addmm"], writes=["buf0"]),
+        model.FusedNode("op1", "pointwise", ["cos"], "cpp_fused_cos_1", reads=["buf0"], writes=["buf1"]),
+    ]
+    code = (
+        "def call(self, args):\n    cpp_fused_sin_0(mul, addmm, buf0)\n    del mul\n    del addmm\n"
+        "    cpp_fused_cos_1(buf0, buf1)\n    return (buf1, )\n"
+    )
+    return model.Compile(
+        id="0/1",
+        compile_id="0/1",
+        graph_kind="backward",
+        trigger=model.Trigger(kind="lazy_backward", reason=""),
+        graphs={"post_grad": post},
+        fused_nodes=fused,
+        output_code=code,
+    )
+
+
+def test_a_backward_that_frees_inputs_of_a_data_dependent_size_says_no_lower_bound_past_the_first():
+    """nu29 D3: the backward's "device high-water ≥ 76.9 KiB" was the live bytes less the freed inputs of a known
+    size: the 28 saved tensors of a size known only when it runs, freed before that point, were not subtracted, so
+    it was an upper bound there, not a "≥". The inputs of such a size it frees are named (``freed_unsized``), and
+    the lower bound is taken only up to the point after which the first is freed (``net_floor``)."""
+    c = _unsized_backward()
+    assert freed_inputs(c) == [64, 0]  # addmm's bytes are not known: not counted, and not 0 B either
+    assert freed_unsized(c) == [(0, "addmm")]
+    points = [
+        model.MemoryPoint(node="op0", live_bytes=100, allocates=[], frees=[]),
+        model.MemoryPoint(node="op1", live_bytes=150, allocates=[], frees=[]),
+    ]
+    assert net_peak(points, freed_inputs(c), c.fused_nodes) == (100, "op0")  # at op1: 150 - 64 - (addmm) <= 86
+    floor = net_floor(points, [0, 0], c.fused_nodes, freed_unsized(c))
+    assert floor == (100, "op0")  # op0 runs before any such input is freed: live less freed is exact there
+    late = net_floor(points, [0, 0], c.fused_nodes, [(1, "addmm")])
+    assert late == (150, "op1")

@@ -214,3 +214,54 @@ def test_the_curve_labels_its_peak_as_the_header_counts_it():
     assert bwd.curve_least_text == ""
     fwd = model.Memory(peak_bytes=788992)
     assert (fwd.curve_peak_text, fwd.curve_high_water_text) == ("peak 770.5 KiB", "")
+
+
+def _backward_memory(**kw):
+    """nu29's backward (0/0 of its MoE step): 78720 B of live buffers less the freed inputs at op68, 38.3 KiB of
+    inputs of a known size freed, 28 of a size known only when the graph runs freed too, the first after op67 (up
+    to which the estimate is at most 18 KiB), and such buffers live at other points."""
+    names = [f"addmm_{i}" for i in range(28)]
+    base = dict(
+        peak_bytes=105088,
+        net_peak_bytes=78720,
+        net_peak_node="op68",
+        freed_input_bytes=39168,
+        input_bytes=125850,
+        uncounted=["buf3"],
+        uncounted_at=["op2"],
+        uncounted_inputs=names,
+        freed_uncounted=names,
+        net_floor_bytes=18432,
+        net_floor_node="op67",
+    )
+    return model.Memory(**{**base, **kw})
+
+
+def test_the_high_water_mark_is_no_lower_bound_past_a_freed_input_of_a_data_dependent_size():
+    """nu29 D3: "device high-water ≥ 76.9 KiB" subtracted only the freed inputs of a known size: 28 of a size known
+    only when the graph runs were freed before that point, so 76.9 KiB is no lower bound. What is said is what holds:
+    at least the estimate up to the first such free, no bound after it while such buffers are live (else at most the
+    estimate); the freed inputs said "≥"; the curve's line at the bound it names."""
+    m = _backward_memory()
+    for text in (m.high_water_text, m.curve_high_water_text):
+        assert "76.9 KiB" not in text and "≥ 18 KiB" in text and "op67" in text, text
+    assert (
+        "not bounded" in m.high_water_text and "28 inputs of a size known only when the graph runs" in m.high_water_text
+    )
+    assert m.high_water_line_bytes == 18432
+    assert m.held_text.endswith(
+        ", ≥ 38.3 KiB of the inputs freed on the way (not counting 28 of a size known only when the graph runs)"
+    )
+    assert "≥ 38.3 KiB" in m.peak_note
+    # no buffer of such a size live anywhere: at most the estimate too
+    bounded = _backward_memory(uncounted=[], uncounted_at=[])
+    assert "between 18 KiB and 76.9 KiB" in bounded.high_water_text, bounded.high_water_text
+    assert bounded.curve_high_water_text.startswith("device high-water between 18 KiB and 76.9 KiB")
+    # a report made before freed_uncounted: whether those inputs were freed is not known, so no estimate is said
+    old = _backward_memory(freed_uncounted=None, net_floor_bytes=None, net_floor_node="")
+    assert "≥" not in old.high_water_text and "not estimated" in old.high_water_text, old.high_water_text
+    assert old.curve_high_water_text == "" and old.high_water_line_bytes is None
+    # nothing of such a size freed: the estimate as it was ("≥" where such buffers are live)
+    plain = _backward_memory(uncounted_inputs=[], freed_uncounted=[], net_floor_bytes=None, net_floor_node="")
+    assert "estimated ≥ 76.9 KiB above the level at the call" in plain.high_water_text
+    assert plain.high_water_line_bytes == 78720

@@ -53,6 +53,8 @@ export { byteTicks };
 /** What the graph holds apart from the curve: its inputs and, under freezing, the graph constants (weights) its
  * kernels read (`Memory.constant_bytes`), which are no inputs. */
 export function heldText(memory) {
+  // Python's words (Memory.held_text: "≥" where inputs of a data-dependent size are held or freed); a report before it
+  if (memory.held_text) return memory.held_text;
   return (
     // "≥": inputs of a data-dependent size left out (Memory.uncounted_inputs, Python's)
     `inputs ${(memory.uncounted_inputs || []).length ? "≥ " : ""}${fmtBytes(memory.input_bytes || 0)}` +
@@ -443,7 +445,8 @@ function savedSection(idx, memory, ui) {
     h(
       "h3",
       { class: "il-mem-h" },
-      `saved for backward (${fmtBytes(memory.saved_bytes)})`,
+      // Python's words (Memory.saved_table_text: "≥" where tensors of a data-dependent size are not counted)
+      memory.saved_table_text || `saved for backward (${fmtBytes(memory.saved_bytes)})`,
       grouped
         ? h("span", { class: "il-muted il-small" }, ` ${plural(saved.length, "tensor")} in ${groups.length} rows`)
         : null,
@@ -478,8 +481,10 @@ function shortList(title, role, items, note) {
  * the instances of a repeated module (``BytesBy.instances``) that they are the sum over them ("sum of 12"); what it
  * is made of in its title. A module path stays on one line, cut in its middle where it must (its last part
  * whole); a user line may break after a dot, its code beside it. */
-function byteItem(name, bytes, max, times, detail, attrs = {}, code = "", built = false) {
+function byteItem(name, bytes, max, times, detail, attrs = {}, code = "", built = false, text = "") {
   const pct = max > 0 ? Math.max(1, Math.round((100 * bytes) / max)) : 0;
+  // Python's words for a row that leaves out tensors of a data-dependent size (BytesBy.bytes_text: "≥ 5.3 KiB", "?")
+  const said = text || fmtBytes(bytes);
   const sum = times > 1 ? ` in all ${times} instances together` : "";
   const module = attrs["data-module"] !== undefined;
   const tail = module ? (/\.[^.]+$/.exec(name) || [""])[0] : "";
@@ -488,7 +493,7 @@ function byteItem(name, bytes, max, times, detail, attrs = {}, code = "", built 
     {
       ...attrs,
       title:
-        `${name}${code ? ` ${code}` : ""}: ${fmtBytes(bytes)}${sum}${detail ? ` (${detail})` : ""}` +
+        `${name}${code ? ` ${code}` : ""}: ${said}${sum}${detail ? ` (${detail})` : ""}` +
         (built ? `; ${BUILT_ROW_TITLE}` : ""),
     },
     h("span", { class: "il-mem-bar", style: `width:${pct}%` }),
@@ -500,7 +505,7 @@ function byteItem(name, bytes, max, times, detail, attrs = {}, code = "", built 
       code ? h("span", { class: "il-muted" }, ` ${code}`) : null,
     ),
     h("span", { class: "il-mem-times", "data-role": "mem-times" }, times > 1 ? `sum of ${times}` : ""),
-    h("span", { class: "il-mem-bytes" }, fmtBytes(bytes)),
+    h("span", { class: "il-mem-bytes", "data-role": "mem-bytes" }, said),
   );
 }
 
@@ -518,11 +523,20 @@ function rollups(memory) {
       "kept for the backward, by module",
       "saved-by-module",
       mods.map((m) =>
-        byteItem(m.module, m.bytes, top(mods), m.instances, m.count ? plural(m.count, "tensor") : "", {
-          "data-module": m.module,
-          "data-bytes": String(m.bytes),
-        }),
+        byteItem(
+          m.module,
+          m.bytes,
+          top(mods),
+          m.instances,
+          m.count ? plural(m.count, "tensor") : "",
+          { "data-module": m.module, "data-bytes": String(m.bytes) },
+          "",
+          false,
+          m.bytes_text,
+        ),
       ),
+      // Python's words (Memory.saved_rollup_note): the tensors of a data-dependent size these rows leave out
+      memory.saved_rollup_note,
     ),
     shortList(
       "alive at the peak, by module",
@@ -553,8 +567,10 @@ function rollups(memory) {
             : { "data-bytes": String(l.bytes), "data-how": "none" },
           l.code || "",
           l.built,
+          l.bytes_text,
         ),
       ),
+      memory.saved_rollup_note,
     ),
   );
 }

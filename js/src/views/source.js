@@ -257,7 +257,8 @@ function create(ctx) {
                         "data-how": saved.get(key).built ? "built" : null,
                         title: `activations ${saved.get(key).built ? "the ops of the modules built on this line" : "this line's ops"} save for the backward (held from the forward until the backward frees them)`,
                       },
-                      `keeps ${fmtBytes(saved.get(key).bytes)}`,
+                      // Python's words where the line keeps tensors of a data-dependent size (BytesBy.bytes_text)
+                      `keeps ${saved.get(key).bytes_text || fmtBytes(saved.get(key).bytes)}`,
                     )
                   : null,
               )
