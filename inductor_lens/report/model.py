@@ -68,7 +68,7 @@ SCHEMA_VERSION = 2
 
 #: The generation of the derived fields (``report/finish.py``) a report holds. A report written before
 #: derived fields were added (no ``derived`` key, or a smaller number) gets them filled when it is loaded.
-DERIVED_VERSION = 34  # 2: Trigger.summary; 3: Compile.module_view, FusedNode.group_path; 4: FusedNode.no_line_reason;
+DERIVED_VERSION = 35  # 2: Trigger.summary; 3: Compile.module_view, FusedNode.group_path; 4: FusedNode.no_line_reason;
 # 5: a backward's saved inputs named by what made them, input copies labelled, Trigger.kind ahead_of_time;
 # 6: FusedNode.built_lines (where the user's code built the modules of ops that ran inside torch)
 # 7: module paths inferred where a compile recorded none (Compile.modules_inferred, report/module_paths.py)
@@ -121,6 +121,7 @@ DERIVED_VERSION = 34  # 2: Trigger.summary; 3: Compile.module_view, FusedNode.gr
 # C++ kernel
 # 34: Kernel.stage_shared/stage_note, Compile.stage_shared/stage_note (rules.stage_paths: was worked out in panel.js);
 # FusedNode.merge_text names only its own call's mates of a reused C++ kernel
+# 35: FusedNode.merge_text names the ops Inductor's origins list that the node loads, not computes (FusedNode.read_ops)
 
 #: Languages a kernel may be written in: what Inductor's output code defines (``async_compile.<kind>``),
 #: ``extern`` for calls of library kernels, ``other`` when the source was not found.
@@ -460,6 +461,12 @@ class FusedNode(_Record):
     #: Where its ops were merged, in words (``rules.merge_text``): inlined at lowering, fused by the scheduler, or
     #: neither. ``""`` for glue. Derived when a report is built or loaded.
     merge_text: str = ""
+    #: The ops Inductor's origins name for it whose values it loads from a buffer another node writes, rather than
+    #: computing them (``capturing/build.py``, ``_GraphBuilder.computed_ops``): an op inlined into a view that a later
+    #: op read keeps its origins after it was stored in a buffer of its own (a gather after a stored LayerNorm lists
+    #: the LayerNorm). Left out of ``fx_nodes`` (and so of its label, ops, lines and merge text); Inductor's kernel
+    #: name still counts them. ``[]`` where none, and in reports made before it.
+    read_ops: list[str] = field(default_factory=list)
 
 
 @_record

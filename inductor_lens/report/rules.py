@@ -1317,6 +1317,7 @@ def merge_text(
     ops: Sequence[str],
     split: Sequence[str] = (),
     mates: Sequence[str] = (),
+    read: Sequence[str] = (),
 ) -> str:
     """``FusedNode.merge_text``: where the ops of a fused node were merged into one loop. ``members``: its pre-fusion
     scheduler nodes; ``member_ops``: the short op names of each one's post-grad ops (``FusedNode.member_ops``, op
@@ -1348,8 +1349,19 @@ def merge_text(
     "Its C++ kernel also runs 2 other fused nodes (named above, the panel's first section): Inductor's C++ code generation writes consecutive fused nodes into one kernel (CppScheduling's group, until Scheduler.flush)."
 
     ``mates``: the other fused nodes of its C++ kernel (``finish._kernel_mates``), grouped at code generation.
+    ``read``: the short op names of ``FusedNode.read_ops``, which Inductor's origins name but whose result the node
+    loads from another node's buffer:
+
+    >>> merge_text("pointwise", ["op4"], [["reshape", "index"]], [], read=["add", "var_mean", "sub", "mul"]).split(". ")[2]
+    "Inductor's origins (which its kernel is named after) also name 4 ops it does not compute: it loads their result from a buffer another node writes (add, var_mean, sub, mul)."
     """
     text = _merge_text(kind, members, member_ops, ops, split)
+    if text and read:
+        text += (
+            f" Inductor's origins (which its kernel is named after) also name {len(read)} "
+            f"{'op' if len(read) == 1 else 'ops'} it does not compute: it loads their result from a buffer another "
+            f"node writes ({_ops_listed(read)})."
+        )
     if not text or not mates or kind == "extern":
         return text
     return (
