@@ -2506,7 +2506,14 @@ def _graph_breaks(trace: _Trace) -> list[GraphBreak]:
         cid = _base_cid(str(cid or ""))
         if cid and cid not in entry[2]:
             entry[2].append(cid)
-    return [GraphBreak(reason=r, user_stack=st, compile_ids=ids) for r, st, ids in found.values()]
+    # one break per cause and place, as torch's log tells duplicates (``graph_break_dup_warning_checker``: the break's
+    # type and its frames' places): the optimizer's ``graph_break()`` met in two frames (``1/0``, ``2/0``) is one
+    # break, though the bytecode its reason's header names differs (``CALL``, ``CALL_FUNCTION_EX``)
+    merged: dict[tuple, list] = {}
+    for key, (r, st, ids) in found.items():
+        entry = merged.setdefault((rules.break_summary(r), key[1]) if key[1] else key, [r, st, []])
+        entry[2] += [i for i in ids if i not in entry[2]]
+    return [GraphBreak(reason=r, user_stack=st, compile_ids=ids) for r, st, ids in merged.values()]
 
 
 def _body(reason: str) -> str:

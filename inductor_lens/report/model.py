@@ -2026,9 +2026,9 @@ class Report(_Record):
     #: compiled. Derived like ``views``.
     nothing: str = ""
     #: The graph breaks in words (``rules.breaks_text``), as the page's header and ``summary()`` say them: the breaks
-    #: recorded, torch's count where it differs (a break met in several frames: ``counters["graph_break"]`` counts it
-    #: in each), and the frames dynamo could not compile. The panel's "Graph breaks in this capture" heading. Derived
-    #: like ``views``.
+    #: recorded, torch's count where it differs (a break met in several frames, or again as its frame recompiled:
+    #: ``counters["graph_break"]`` counts it in each compile), and the frames dynamo could not compile. The panel's
+    #: "Graph breaks in this capture" heading. Derived like ``views``.
     breaks: str = ""
 
     def __post_init__(self) -> None:
