@@ -657,6 +657,7 @@ class _GraphBuilder:
             for n in rec.post_grad_nodes
         )
         self._calls: Optional[dict[str, RawSchedNode]] = None  # buffer -> the extern node writing it (upstream_of_call)
+        self._computed: Optional[tuple[dict, dict]] = None  # computed_ops of the pre- and post-fusion nodes
         self._traces: Optional[dict[str, set[str]]] = None  # a stack trace -> the post-grad ops that have it
         self._trace_ends: dict[Optional[tuple], set[str]] = {}  # a stack trace's innermost frame -> the same
         self.member_to_fused: dict[str, str] = {}
@@ -731,6 +732,76 @@ class _GraphBuilder:
                     out.add(f)
                     todo += self.fx_inputs.get(f, ())
         return out
+
+    def computed_ops(self, snodes: list[RawSchedNode]) -> dict[str, set[str]]:
+        """Of each non-extern node of ``snodes`` (one level: the pre-fusion nodes, or the fused ones), the ops of its
+        origins it computes, less those whose value it reads from a buffer another node of ``snodes`` writes.
+        Inductor's origins over-approximate: an op inlined into a view or loader that a later op reads keeps its
+        origins after it was realized into a buffer of its own, so the gather after a LayerNorm whose output is
+        stored lists the whole LayerNorm (and Inductor names the kernel after them:
+        ``cpp_fused_add_index_select_native_layer_norm_..``) though its code only loads that output.
+
+        The rule: the node computes the ops it needs, walking back from its results (its ops that none of its other
+        ops reads) through their inputs, and stopping at a value it loads: a graph input it reads, or the result of
+        the node writing a buffer it reads (that node's computed ops that none of them reads, where there is exactly
+        one). An op its results need on another path (recomputed, not loaded) stays; where the walk keeps nothing or
+        a buffer's value is not known, the node keeps all its ops (no cut without a loaded value)."""
+        writer = {b: sn for sn in snodes for b in (*sn.writes, *sn.outputs)}
+        placeholders = {n["name"] for n in self.rec.post_grad_nodes if n.get("op") == "placeholder"}
+        done: dict[str, set[str]] = {}
+
+        unpack = {n["name"] for n in self.rec.post_grad_nodes if "getitem" in str(n.get("target", ""))}
+
+        def inputs(f: str) -> list[str]:  # through tuple unpacking, which origins leave out (var_mean's getitem)
+            return [j for i in self.fx_inputs.get(f, ()) for j in (self.fx_inputs.get(i, ()) if i in unpack else [i])]
+
+        def results(ops: set[str]) -> set[str]:
+            fed = {i for f in ops for i in inputs(f)}
+            return {f for f in ops if f not in fed}
+
+        def value_of(buf: str, seen: frozenset) -> Optional[str]:
+            if buf in placeholders:
+                return buf
+            w = writer.get(buf)
+            if w is None or w.name in seen:
+                return None
+            out = results(computed(w, seen)) if w.kind != "extern" else set(w.fx_nodes)
+            return next(iter(out)) if len(out) == 1 else None
+
+        def computed(sn: RawSchedNode, seen: frozenset = frozenset()) -> set[str]:
+            if sn.name in done:
+                return done[sn.name]
+            ops = set(sn.fx_nodes)
+            if sn.kind == "extern" or not ops:
+                done[sn.name] = ops
+                return ops
+            seen = seen | {sn.name}
+            loaded = {v for b in sn.reads if writer.get(b) is not sn for v in [value_of(b, seen)] if v}
+            keep = results(ops)
+            todo = list(keep)
+            while todo:
+                for i in inputs(todo.pop()):
+                    if i in ops and i not in keep and i not in loaded:
+                        keep.add(i)
+                        todo.append(i)
+            done[sn.name] = keep or ops
+            return done[sn.name]
+
+        return {sn.name: computed(sn) for sn in snodes if sn.kind != "extern"}
+
+    def computed_of(self, pre_names: list[str], fused: Optional[str] = None) -> Optional[set[str]]:
+        """The ops the pre-fusion nodes ``pre_names`` compute (``computed_ops`` of the pre-fusion nodes, whose buffers
+        are each one's own), or those of the fused node ``fused`` where a pre-fusion node is unknown (a TORCH_TRACE
+        import without them); None where neither is known (no cut)."""
+        if self._computed is None:
+            self._computed = (
+                self.computed_ops(self.rec.pre_fusion),
+                self.computed_ops(self.rec.post_fusion),
+            )
+        pre, post = self._computed
+        if pre_names and all(m in pre for m in pre_names):
+            return set().union(*(pre[m] for m in pre_names))
+        return post.get(fused) if fused is not None else None
 
     def own_traces(self, rk: RawKernel, own: list[str]) -> list[str]:
         """The stack traces Inductor gives a kernel (those of all its origins), less those that only ops it does not
@@ -829,6 +900,11 @@ class _GraphBuilder:
             own = (
                 self.kept_ops(rk.fx_nodes, own, drop) if not rk.is_extern else [f for f in own if f not in drop] or own
             )
+            computed = (
+                None if rk.is_extern else self.computed_of(rk.scheduler_nodes, site[0] if len(site) == 1 else None)
+            )
+            if computed is not None:  # not the ops whose values it loads from another node's buffer
+                own = [f for f in own if f in computed] or own
             entry["fx"] += own
             entry["traces"] += [t for t in self.own_traces(rk, own) if t not in entry["traces"]]
             if i < len(provenance) and provenance[i][0] == rk.name:
@@ -1032,6 +1108,11 @@ class _GraphBuilder:
                 fx = [f for f in fx if f not in self.upstream_of_template(sn, fx, snodes)] or fx
             if sn.kind != "extern":
                 fx = self.kept_ops(sn.fx_nodes, fx, self.upstream_of_call(sn, snodes))
+            read: list[str] = []
+            done = self.computed_of(sn.members, sn.name) if sn.kind != "extern" else None
+            if done is not None and any(f in done for f in fx):  # not the ops whose values it loads from a buffer
+                read = [f for f in fx if f not in done]
+                fx = [f for f in fx if f in done]
             out.append(
                 FusedNode(
                     name=sn.name,
@@ -1045,6 +1126,7 @@ class _GraphBuilder:
                     module_stack=node_stack(self.member_ops(sn), fx_modules, self.fx_inputs, self.top_level),
                     mutates=list(dict.fromkeys(sn.mutates.values())),
                     member_ops=self.each_member_ops(sn, fx),
+                    read_ops=self.sort_fx(read),
                 )
             )
         return out
@@ -2427,7 +2509,14 @@ def _graph_breaks(trace: _Trace) -> list[GraphBreak]:
         cid = _base_cid(str(cid or ""))
         if cid and cid not in entry[2]:
             entry[2].append(cid)
-    return [GraphBreak(reason=r, user_stack=st, compile_ids=ids) for r, st, ids in found.values()]
+    # one break per cause and place, as torch's log tells duplicates (``graph_break_dup_warning_checker``: the break's
+    # type and its frames' places): the optimizer's ``graph_break()`` met in two frames (``1/0``, ``2/0``) is one
+    # break, though the bytecode its reason's header names differs (``CALL``, ``CALL_FUNCTION_EX``)
+    merged: dict[tuple, list] = {}
+    for key, (r, st, ids) in found.items():
+        entry = merged.setdefault((rules.break_summary(r), key[1]) if key[1] else key, [r, st, []])
+        entry[2] += [i for i in ids if i not in entry[2]]
+    return [GraphBreak(reason=r, user_stack=st, compile_ids=ids) for r, st, ids in merged.values()]
 
 
 def _body(reason: str) -> str:

@@ -350,6 +350,7 @@ def derive_compile(c: Compile, fx: Optional[dict] = None, view: bool = True) -> 
                     *_op_names([n.fx_nodes], fx),
                     made_into.get(n.fx_nodes[0], []) if len(n.fx_nodes) == 1 else [],
                     _kernel_mates(c, n),
+                    *_op_names([n.read_ops], fx),
                 ),
                 **extra,
             )

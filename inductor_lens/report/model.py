@@ -73,7 +73,7 @@ SCHEMA_VERSION = 2
 
 #: The generation of the derived fields (``report/finish.py``) a report holds. A report written before
 #: derived fields were added (no ``derived`` key, or a smaller number) gets them filled when it is loaded.
-DERIVED_VERSION = 36  # 2: Trigger.summary; 3: Compile.module_view, FusedNode.group_path; 4: FusedNode.no_line_reason;
+DERIVED_VERSION = 37  # 2: Trigger.summary; 3: Compile.module_view, FusedNode.group_path; 4: FusedNode.no_line_reason;
 # 5: a backward's saved inputs named by what made them, input copies labelled, Trigger.kind ahead_of_time;
 # 6: FusedNode.built_lines (where the user's code built the modules of ops that ran inside torch)
 # 7: module paths inferred where a compile recorded none (Compile.modules_inferred, report/module_paths.py)
@@ -131,6 +131,7 @@ DERIVED_VERSION = 36  # 2: Trigger.summary; 3: Compile.module_view, FusedNode.gr
 # split as by_line), LineTime.whole_us and text
 # 36: tensors of a size known only when the graph runs (u0) said unknown: SavedGroup.bytes null, BytesBy.bytes_text,
 # Memory.saved_table_text/saved_rollup_note/held_text, and the high-water mark's bounds (Memory.high_water_line_bytes)
+# 37: FusedNode.merge_text names the ops Inductor's origins list that the node loads, not computes (FusedNode.read_ops)
 
 #: Languages a kernel may be written in: what Inductor's output code defines (``async_compile.<kind>``),
 #: ``extern`` for calls of library kernels, ``other`` when the source was not found.
@@ -491,6 +492,12 @@ class FusedNode(_Record):
     #: The measured time of the kernel launches it leads (``NodeTime``): what its box says and colours by time;
     #: null without a profile and for the other fused nodes of a launch. Derived (``report/lines.mark_times``).
     time: Optional[NodeTime] = None
+    #: The ops Inductor's origins name for it whose values it loads from a buffer another node writes, rather than
+    #: computing them (``capturing/build.py``, ``_GraphBuilder.computed_ops``): an op inlined into a view that a later
+    #: op read keeps its origins after it was stored in a buffer of its own (a gather after a stored LayerNorm lists
+    #: the LayerNorm). Left out of ``fx_nodes`` (and so of its label, ops, lines and merge text); Inductor's kernel
+    #: name still counts them. ``[]`` where none, and in reports made before it.
+    read_ops: list[str] = field(default_factory=list)
 
 
 @_record
@@ -2134,9 +2141,9 @@ class Report(_Record):
     #: compiled. Derived like ``views``.
     nothing: str = ""
     #: The graph breaks in words (``rules.breaks_text``), as the page's header and ``summary()`` say them: the breaks
-    #: recorded, torch's count where it differs (a break met in several frames: ``counters["graph_break"]`` counts it
-    #: in each), and the frames dynamo could not compile. The panel's "Graph breaks in this capture" heading. Derived
-    #: like ``views``.
+    #: recorded, torch's count where it differs (a break met in several frames, or again as its frame recompiled:
+    #: ``counters["graph_break"]`` counts it in each compile), and the frames dynamo could not compile. The panel's
+    #: "Graph breaks in this capture" heading. Derived like ``views``.
     breaks: str = ""
 
     def __post_init__(self) -> None:

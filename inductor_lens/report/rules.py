@@ -1317,6 +1317,7 @@ def merge_text(
     ops: Sequence[str],
     split: Sequence[str] = (),
     mates: Sequence[str] = (),
+    read: Sequence[str] = (),
 ) -> str:
     """``FusedNode.merge_text``: where the ops of a fused node were merged into one loop. ``members``: its pre-fusion
     scheduler nodes; ``member_ops``: the short op names of each one's post-grad ops (``FusedNode.member_ops``, op
@@ -1348,8 +1349,19 @@ def merge_text(
     "Its C++ kernel also runs 2 other fused nodes (named above, the panel's first section): Inductor's C++ code generation writes consecutive fused nodes into one kernel (CppScheduling's group, until Scheduler.flush)."
 
     ``mates``: the other fused nodes of its C++ kernel (``finish._kernel_mates``), grouped at code generation.
+    ``read``: the short op names of ``FusedNode.read_ops``, which Inductor's origins name but whose result the node
+    loads from another node's buffer:
+
+    >>> merge_text("pointwise", ["op4"], [["reshape", "index"]], [], read=["add", "var_mean", "sub", "mul"]).split(". ")[2]
+    "Inductor's origins (which its kernel is named after) also name 4 ops it does not compute: it loads their result from a buffer another node writes (add, var_mean, sub, mul)."
     """
     text = _merge_text(kind, members, member_ops, ops, split)
+    if text and read:
+        text += (
+            f" Inductor's origins (which its kernel is named after) also name {len(read)} "
+            f"{'op' if len(read) == 1 else 'ops'} it does not compute: it loads their result from a buffer another "
+            f"node writes ({_ops_listed(read)})."
+        )
     if not text or not mates or kind == "extern":
         return text
     return (
@@ -2614,22 +2626,26 @@ def size_guards(guards: str) -> list[str]:
     return [g for g in out if _SIZE_TERM.search(g) and " is " not in g]
 
 
-def breaks_text(breaks: int, codes: Iterable[Optional[str]], met_in: Iterable[int] = ()) -> str:
+def breaks_text(breaks: int, codes: Iterable[Optional[str]], met_in: Iterable[Any] = ()) -> str:
     """The graph breaks as a report's totals say them (its summary and repr, the page's header, a job's rank lines),
     ``breaks`` recorded and its diagnostics' ``codes``. A frame dynamo could not compile and raised to the user's
     code (``compile_raised``: under ``fullgraph=True`` a graph break is that error, and no break is recorded) is said
     too, and instead of the count where no break was recorded: "0 graph break(s)" read as "nothing broke".
 
-    ``met_in``: of each break, how many frames it broke in (``len(GraphBreak.compile_ids)``). Torch's
-    ``counters["graph_break"]`` counts a break once in every frame it breaks in: a break inside a function the
-    compiled code calls, once while tracing the caller (which breaks at the call) and once in the function's own
-    frame; a recompile's trace again. The report keeps one break per cause and place, with its frames; where the two
-    counts differ, the text gives torch's too, so that a user who compares with ``counters`` reads why.
+    ``met_in``: of each break, the compile ids it broke in (``GraphBreak.compile_ids``; a count stands for that many
+    frames). Torch's ``counters["graph_break"]`` counts a break once in every compile that traced it: a break inside
+    a function the compiled code calls, once while tracing the caller (which breaks at the call) and once in the
+    function's own frame (``0/0``, ``1/0``: 2 frames); a recompile of the frame traces it again (``0/0``, ``0/1``: one
+    frame, compiled twice). The report keeps one break per cause and place (as torch's log does, which calls the
+    others duplicates), with its compiles; where the two counts differ, the text gives torch's too, and why, so that a
+    user who compares with ``counters`` reads it.
 
     >>> breaks_text(2, [])
     '2 graph break(s)'
-    >>> breaks_text(3, [], [2, 1, 1])
+    >>> breaks_text(3, [], [["0/0", "1/0"], ["2/0"], ["3/0"]])
     '3 graph break(s) (4 as torch counts them: one break met in 2 frames)'
+    >>> breaks_text(3, [], [["0/0", "0/1"], ["1/0", "2/0"], ["5/0"]])
+    '3 graph break(s) (5 as torch counts them: one break met in 2 frames; one met again as its frame recompiled)'
     >>> breaks_text(2, [], [2, 3])
     '2 graph break(s) (5 as torch counts them: 2 breaks met in 2 and 3 frames)'
     >>> breaks_text(0, ["compile_raised", "user_code_raised"])
@@ -2638,10 +2654,27 @@ def breaks_text(breaks: int, codes: Iterable[Optional[str]], met_in: Iterable[in
     '1 graph break(s), 1 frame(s) dynamo could not compile (it raised to your code)'
     """
     text = f"{breaks} graph break(s)"
-    met = [n for n in met_in if n > 1]
-    if met and breaks:
-        where = f"one break met in {met[0]} frames" if len(met) == 1 else f"{len(met)} breaks met in {_and(met)} frames"
-        text += f" ({breaks + sum(n - 1 for n in met)} as torch counts them: {where})"
+    counted, frames, again = 0, [], 0  # torch's count less ours; frames of the breaks met in several; met again
+    for ids in met_in:
+        ids = [f"{i}/0" for i in range(ids)] if isinstance(ids, int) else list(ids)
+        counted += max(len(ids) - 1, 0)  # more than once
+        distinct = len({str(i).split("/")[0] for i in ids})
+        if distinct > 1:
+            frames.append(distinct)
+        again += len(ids) > distinct
+    if (frames or again) and breaks:
+        where = []
+        if frames:
+            n = len(frames)
+            where.append(
+                f"one break met in {frames[0]} frames" if n == 1 else f"{n} breaks met in {_and(frames)} frames"
+            )
+        if again:
+            who = "one" if again == 1 else str(again)
+            if not frames:
+                who += " break" if again == 1 else " breaks"
+            where.append(f"{who} met again as {'its frame' if again == 1 else 'their frames'} recompiled")
+        text += f" ({breaks + counted} as torch counts them: {'; '.join(where)})"
     raised = sum(1 for c in codes if c == "compile_raised")
     if not raised:
         return text
@@ -2649,11 +2682,11 @@ def breaks_text(breaks: int, codes: Iterable[Optional[str]], met_in: Iterable[in
     return f"{text}, {failed}" if breaks else failed
 
 
-def frames_met(graph_breaks: Iterable[Any]) -> list[int]:
-    """Of each graph break (a ``GraphBreak`` or its plain dict), how many frames it broke in: ``breaks_text``'s
+def frames_met(graph_breaks: Iterable[Any]) -> list[list[str]]:
+    """Of each graph break (a ``GraphBreak`` or its plain dict), the compile ids it broke in: ``breaks_text``'s
     ``met_in``."""
     return [
-        len((b.get("compile_ids") if isinstance(b, dict) else getattr(b, "compile_ids", None)) or ())
+        list((b.get("compile_ids") if isinstance(b, dict) else getattr(b, "compile_ids", None)) or ())
         for b in graph_breaks
     ]
 

@@ -249,6 +249,34 @@ def test_a_break_dynamo_could_not_resume_from_is_one_break_that_says_the_frame_r
     assert [len(b.reason) > 0 for b in _graph_breaks(_Trace(skipped))] == [True, True]
 
 
+def test_a_break_met_in_two_frames_is_one_break_whatever_bytecode_its_header_names():
+    """nu29's D5: the optimizer's ``graph_break()`` (torch/optim/optimizer.py:79) broke frames 1/0 and 2/0, its reason's
+    header naming ``CALL`` in one and ``CALL_FUNCTION_EX`` in the other; torch's log calls the second a duplicate (its
+    type and places are the first's). The report listed it twice, while it kept the break that one frame met again
+    when it recompiled (0/0, 0/1) once, and said of that one "met in 2 frames"."""
+    from inductor_lens.capturing.build import _graph_breaks, _Trace
+    from inductor_lens.report.rules import breaks_text, frames_met
+
+    cause = "Call to `torch._dynamo.graph_break()`\n  Explanation: User-inserted graph break. Message: None\n"
+    where = 'User code traceback:\n  File "/home/u/opt.py", line 79, in _use_grad\n    torch._dynamo.graph_break()\n'
+    header = "Encountered graph break when attempting to trace {}: a function call, e.g. f(x, y):"
+    step = 'User code traceback:\n  File "/home/u/moe.py", line 60, in train_step\n    loss.backward()\n'
+    records = [
+        ({"dynamo_graph_break_reason": {}, "frame_id": frame, "frame_compile_id": n}, f"Graph Break Reason: {text}")
+        for frame, n, text in (
+            (0, 0, f"{header.format('CALL')}\n\nUnsupported Tensor.backward() call\n{step}"),
+            (1, 0, f"{header.format('CALL')}\n\n{cause}{where}"),
+            (2, 0, f"{header.format('CALL_FUNCTION_EX')}\n\n{cause}\nStack variable source attribution: ...\n{where}"),
+            (0, 1, f"{header.format('CALL')}\n\nUnsupported Tensor.backward() call\n{step}"),
+        )
+    ]
+    breaks = _graph_breaks(_Trace(records))
+    assert [b.compile_ids for b in breaks] == [["0/0", "0/1"], ["1/0", "2/0"]]
+    assert breaks_text(len(breaks), [], frames_met(breaks)) == (
+        "2 graph break(s) (4 as torch counts them: one break met in 2 frames; one met again as its frame recompiled)"
+    )
+
+
 def test_cells_rename_the_places_that_diagnostics_and_reasons_cite():
     """The trial's notebook: a diagnostic said ``h() (/tmp/ipykernel_10525/1673700272.py:2)`` where the same report's
     break said ``cell [6]:6``. Text that cites a place in a cell's file names it as the frames do."""
