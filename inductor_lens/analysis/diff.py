@@ -11,7 +11,8 @@ How things are paired
 ---------------------
 * **Compiles** by (traced frame, graph kind, order among compiles of that frame and kind), so
   ``0/0 forward`` pairs with the other report's first forward of the same function even when
-  graph breaks renumbered the frames. ``pairs=[("0/0 forward", "1/0 forward")]`` overrides this
+  graph breaks renumbered the frames; then those left, of one graph kind, whose kernels' sources are equal
+  (:func:`_pair_by_kernels`: frames named differently, ``AdamW.step`` and ``Adam.step``). ``pairs=[("0/0 forward", "1/0 forward")]`` overrides this
   for the compiles it names; the rest are paired automatically.
 * **Kernel launches** by what they compute, never by name or buffer number (both shift when anything
   upstream changes). The unit, counted the same everywhere (summary, table rows, badges, legend), is a
@@ -124,7 +125,9 @@ UNIT = "kernel launches"
 #: such sources); per compile ``inputs`` (the graph inputs whose dtype or layout changed) and ``inputs_text``;
 #: ``kernel_time_us.doubts`` and ``tone``, the note ``times_uncertain``; per row ``time_a_text``, ``time_b_text``,
 #: ``time_delta_text``.
-DIFF_FORMAT_VERSION = 7
+#: 8: ``shared.unpaired_a``/``unpaired_b`` (and the ops that compiles unpaired on both sides share counted as shared),
+#: the note ``unpaired_compiles``, compiles paired by their kernels (``BY_KERNELS``).
+DIFF_FORMAT_VERSION = 8
 #: The codes of :class:`DiffNote`, and what each means.
 DIFF_NOTE_CODES = {
     "different_models": "A and B share little: fewer than SHARED_LITTLE of the ops of the side with fewer are also "
@@ -134,6 +137,9 @@ DIFF_NOTE_CODES = {
     "times_uncertain": "the measured kernel times cannot carry a verdict (``kernel_time_us.doubts``): a side's noisy "
     "kernels take NOISY_SHARE of its time or more, the machine's measured ceilings differ CEILING_FACTOR or more "
     "between the two profiles, or a side was timed in fewer than MIN_RUNS runs (``diff_time``); the verdict says so",
+    "unpaired_compiles": "both A and B hold compiles that pair with no compile of the other side (``shared``'s "
+    "``unpaired_a``, ``unpaired_b``): which, and how to pair them by hand; the ops they share with each other count "
+    "as shared",
     "autotune_vs_measured": "B's autotuning timed the library kernel of an op (ATen mm, addmm) at AUTOTUNE_OFF times "
     "or more what A's profile measured for the same op and shapes: why B chose another kernel (``autotune_vs_a``)",
 }
@@ -523,9 +529,9 @@ class CompileDiff:
 class ReportDiff:
     """The difference between report ``a`` and report ``b`` (see :func:`diff`)."""
 
-    def __init__(self, a: Report, b: Report, compiles: list, extra: dict):
+    def __init__(self, a: Report, b: Report, compiles: list, extra: dict, across: int = 0):
         self.a, self.b, self.compiles, self._extra = a, b, compiles, extra
-        self.shared = shared(self.compiles)
+        self.shared = shared(self.compiles, across)
         pa, pb = _profiled(a), _profiled(b)
         ds = doubts(a, b) if pa and pb else []
         #: the measured kernel time of each whole report and the verdict (as ``CompileDiff.kernel_time_us``), said
@@ -536,6 +542,8 @@ class ReportDiff:
         checks = [k.autotune_vs_a for k in self.kernels if k.autotune_vs_a]
         uncertain = doubts_note(ds) if self.kernel_time_us["verdict"] else ""
         self.notes = notes(self.shared, self.timing["warning"], autotune_summary(checks), uncertain)
+        if not any(n.code == "different_models" for n in self.notes):  # there, no pair is more than a guess
+            self.notes += _unpaired_note(a, b, self.shared)
 
     @property
     def summary(self) -> dict:
@@ -665,8 +673,14 @@ def diff(a: Report, b: Report, pairs: Optional[Sequence[tuple]] = None) -> Repor
             )
     profiled = (_profiled(a), _profiled(b))
     origins = (a.origin, b.origin)
-    out = [_diff_compile(ca, cb, how, profiled, origins, (a, b)) for ca, cb, how in pair_compiles(a, b, pairs)]
-    return ReportDiff(a, b, out, _report_extras(a, b))
+    paired = pair_compiles(a, b, pairs)
+    out = [_diff_compile(ca, cb, how, profiled, origins, (a, b)) for ca, cb, how in paired]
+    alone = [{k for c in cs for f in _units(c, o != "trace") for k in f.keys if k is not None} for cs, o in (
+        ([ca for ca, cb, _ in paired if cb is None], origins[0]),
+        ([cb for ca, cb, _ in paired if ca is None], origins[1]),
+    )]  # fmt: skip
+    across = _shared_ops(*alone, "trace" in origins) if all(alone) else 0
+    return ReportDiff(a, b, out, _report_extras(a, b), across)
 
 
 # -- compiles ------------------------------------------------------------------------------------
@@ -721,10 +735,44 @@ def pair_compiles(a: Report, b: Report, pairs: Optional[Sequence[tuple]] = None)
             pick = next((i for i, cb in enumerate(q) if fits is None or fits(c, cb)), None)
             if pick is not None:
                 match[c.id] = (q.pop(pick), how)
+    _pair_by_kernels(a, b, match)
     used_b = {c.id for c, _ in match.values()}
     result = [(c, *match[c.id]) if c.id in match else (c, None, "no match") for c in a.compiles]
     result.extend((None, c, "no match") for c in b.compiles if c.id not in used_b)
     return result
+
+
+#: How :func:`_pair_by_kernels` says it paired two compiles.
+BY_KERNELS = "the same kernels, graph kind and order (the frames are named differently)"
+
+
+def _kernel_sources(c: Compile) -> Counter:
+    """The multiset of ``c``'s kernels' sources, normalised (:func:`normalise_source`)."""
+    return Counter(normalise_source(kernel_source(k), k.name) for k in c.kernels)
+
+
+def _pair_by_kernels(a: Report, b: Report, match: dict) -> None:
+    """Pair (into ``match``, A id -> (B compile, how)) each compile still unpaired with the first unpaired compile of
+    the other side of its graph kind whose kernels' sources are the same (normalised), whatever its frame is named:
+    one script's optimizer step is ``AdamW.step`` in a live capture and was ``Adam.step`` in a TORCH_TRACE import
+    made before the import read the class of its ``self`` (nu30 D3), and such compiles paired with nothing."""
+    used_b = {c.id for c, _ in match.values()}
+    left = [c for c in b.compiles if c.id not in used_b and c.kernels]
+    if not left:
+        return
+    sources: dict = {}
+    for ca in a.compiles:
+        if ca.id in match or not ca.kernels:
+            continue
+        mine = _kernel_sources(ca)
+        for i, cb in enumerate(left):
+            if cb.graph_kind != ca.graph_kind:
+                continue
+            if cb.id not in sources:
+                sources[cb.id] = _kernel_sources(cb)
+            if sources[cb.id] == mine:
+                match[ca.id] = (left.pop(i), BY_KERNELS)
+                break
 
 
 def _diff_compile(
@@ -770,13 +818,28 @@ def _diff_compile(
         trigger={"a": _trigger(ca), "b": _trigger(cb)},
         memory=memory_delta(ca.memory if ca else None, cb.memory if cb else None),
         cudagraphs=_cudagraphs_change(ca, cb),
-        ops={"a": len(keys_a), "b": len(keys_b), "shared": len(keys_a & keys_b)},
+        ops={"a": len(keys_a), "b": len(keys_b), "shared": _shared_ops(keys_a, keys_b, "trace" in origins)},
         kernel_time_us=kernel_time(
             ca.kernels if ca else None, cb.kernels if cb else None, *profiled, what="this compile pair", doubts=ds
         ),
         inputs=inputs,
         inputs_text=inputs_text(inputs),
     )
+
+
+def _shared_ops(keys_a: set, keys_b: set, imported: bool = False) -> int:
+    """How many ops (identities, :func:`_node_facts`) both sides compute. Where a side is a TORCH_TRACE import
+    (``imported``), whose modules are inferred from what its graphs read (a log's graphs do not carry the live
+    module stack: an optimizer's ops, which the capture ties to the parameter each updates, ``emb``, have none; a
+    layer norm's op in a function that calls the model, ``ln1`` live, is the ``model``'s), an op that no identity
+    matches counts where its op and line match one of the other side's (the n-th with the n-th): the same script
+    captured live and imported shares its ops (nu30 D3: "They may be different models")."""
+    both = keys_a & keys_b
+    if not imported:
+        return len(both)
+    loose_a = Counter((k[0], k[2]) for k in keys_a - both)
+    loose_b = Counter((k[0], k[2]) for k in keys_b - both)
+    return len(both) + sum((loose_a & loose_b).values())
 
 
 def _input_facts(c: Compile) -> dict:
@@ -1523,17 +1586,22 @@ def summary_text(s: dict) -> str:
     return f"{UNIT}: {s['same']} same, {s['changed']} changed{moved}, {s['only_a']} only in A, {s['only_b']} only in B"
 
 
-def shared(compiles: Sequence[CompileDiff]) -> dict:
+def shared(compiles: Sequence[CompileDiff], across: int = 0) -> dict:
     """How much A and B share, all compile pairs together: ``launches_a``, ``launches_b`` (kernel launches on each
     side), ``ops_a``, ``ops_b`` (the ops those launches compute), ``ops_shared`` (ops computed on both sides: the
     same op from the same source line and module, ``CompileDiff.ops``), ``share`` (``ops_shared`` over the ops of
     the side with fewer, so that a model with layers added still shares all of its smaller self, and a fusion that
     moved ops between launches, an epilogue into a GEMM template, changes nothing; ``None`` when a side has none),
-    and the threshold, ``little_below``."""
+    and the threshold, ``little_below``. ``across``: the ops that the compiles paired with nothing on one side share
+    with those paired with nothing on the other (:func:`diff`), counted as shared: the ops of compiles left unpaired
+    only because their frames are named differently are not "in A only" and "in B only" (nu30 D3: a live capture's
+    optimizer step, ``AdamW.step``, and an import's, ``Adam.step``, put the share under the threshold).
+    ``unpaired_a``, ``unpaired_b``: the ids of the compiles paired with nothing (:func:`_unpaired_note`)."""
     kernels = [k for c in compiles for k in c.kernels]
     na = sum(k.a is not None for k in kernels)
     nb = sum(k.b is not None for k in kernels)
     oa, ob, both = (sum((c.ops or {}).get(x, 0) for c in compiles) for x in ("a", "b", "shared"))
+    both += across
     return {
         "launches_a": na,
         "launches_b": nb,
@@ -1542,6 +1610,8 @@ def shared(compiles: Sequence[CompileDiff]) -> dict:
         "ops_shared": both,
         "share": round(both / min(oa, ob), 3) if min(oa, ob) else None,
         "little_below": SHARED_LITTLE,
+        "unpaired_a": [c.a for c in compiles if c.b is None and c.a],
+        "unpaired_b": [c.b for c in compiles if c.a is None and c.b],
     }
 
 
@@ -1571,6 +1641,29 @@ def _different_models(sh: dict) -> list:
             f"A and B share little: {sh['ops_shared']} of the {ops} ops that the {launches} {UNIT} of {small} "
             f"compute {'is' if sh['ops_shared'] == 1 else 'are'} in {other} too (the same op from the same source "
             "line and module). They may be different models: a pair below is a guess, not the same kernel changed.",
+        )
+    ]
+
+
+def _unpaired_note(a: Report, b: Report, sh: dict) -> list:
+    """The note ``unpaired_compiles`` where both sides hold compiles that paired with nothing (``shared``'s
+    ``unpaired_a``, ``unpaired_b``): which, with their frames, and how to pair them by hand. Their launches are listed
+    as removed and added, which reads as a change of the model where it may be a change of names only."""
+    if not (sh["unpaired_a"] and sh["unpaired_b"]):
+        return []
+
+    def named(r: Report, ids: list) -> str:
+        frames = {c.id: c.frame for c in r.compiles}
+        return ", ".join(f"{i} ({frames[i]})" if frames.get(i) else i for i in ids)
+
+    first = (sh["unpaired_a"][0], sh["unpaired_b"][0])
+    return [
+        DiffNote(
+            "unpaired_compiles",
+            f"Compiles paired with nothing: A's {named(a, sh['unpaired_a'])}; B's {named(b, sh['unpaired_b'])} "
+            "(compiles pair by their frame's name, graph kind and order, then by equal kernels): their launches are "
+            f"listed as removed and added. To pair two by hand: --pair '{first[0]}={first[1]}' "
+            f"(diff(a, b, pairs=[{first!r}])).",
         )
     ]
 

@@ -51,7 +51,7 @@ def test_channels_last_convolutions_read_the_users_tensors_not_copies(resnet):
     )
     assert f"\n    {pair.inputs_text}\n" in d.changes_text()
     data = d.to_dict()
-    assert data["version"] == DIFF_FORMAT_VERSION == 7
+    assert data["version"] == DIFF_FORMAT_VERSION == 8
     assert data["compiles"][0]["inputs_text"] == pair.inputs_text
     # A against itself: nothing
     same = inductor_lens.diff(resnet["cl"], resnet["cl"])
