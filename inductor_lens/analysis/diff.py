@@ -35,7 +35,9 @@ How things are paired
   The rest are paired greedily: the most similar
   pair first (ties: the closer relative position in the compile), each launch at most once, and only above
   :data:`MIN_SIMILARITY`. Greedy is not an optimal assignment, but with these features near-ties are rare and
-  the result is explainable (``similarity`` is kept).
+  the result is explainable (``similarity`` is kept). Last, a launch left on each side, one an extern call and one
+  generated, that compute the same user lines pair as one call computed another way (:func:`_same_call`: the change
+  ``lowering``, an SDPA decomposed into a C++ kernel by torch 2.13 and an extern call by 2.15).
 
 When the reports share little
 -----------------------------
@@ -126,7 +128,8 @@ UNIT = "kernel launches"
 #: ``kernel_time_us.doubts`` and ``tone``, the note ``times_uncertain``; per row ``time_a_text``, ``time_b_text``,
 #: ``time_delta_text``.
 #: 8: ``shared.unpaired_a``/``unpaired_b`` (and the ops that compiles unpaired on both sides share counted as shared),
-#: the note ``unpaired_compiles``, compiles paired by their kernels (``BY_KERNELS``).
+#: the note ``unpaired_compiles``, compiles paired by their kernels (``BY_KERNELS``); the change ``lowering`` and a
+#: row's ``lowering`` (:func:`_same_call`).
 DIFF_FORMAT_VERSION = 8
 #: The codes of :class:`DiffNote`, and what each means.
 DIFF_NOTE_CODES = {
@@ -242,6 +245,10 @@ class KernelDiff:
     time_a_text: str = ""
     time_b_text: str = ""
     time_delta_text: str = ""
+    #: Where the pair is one call of the user's computed another way (change ``lowering``, :func:`_same_call`): how
+    #: each side computes it, ``"decomposed into a C++ kernel → an extern call of
+    #: _scaled_dot_product_flash_attention_for_cpu"`` (``what_changed`` says it); ``""`` otherwise.
+    lowering: str = ""
 
     def __post_init__(self) -> None:
         if not self.what_changed:
@@ -454,6 +461,7 @@ def change_text(k: "KernelDiff") -> str:
         "dtype": lambda k: _args_text(k, "dtype"),
         "layout": lambda k: _args_text(k, "layout"),
         "args": lambda k: _args_text(k, "reads"),
+        "lowering": lambda k: k.lowering,
     }
     parts += [words[c](k) if c in words else c for c in k.changes if c != "fusion"]
     parts += [f"{', '.join(w)} not known in {side}" for side, w in (("A", k.not_known_a), ("B", k.not_known_b)) if w]
@@ -1150,6 +1158,7 @@ def match_kernels(fa: list, fb: list) -> list:
         done_a.add(i)
         taken_b.add(j)
         pairs[i] = (j, round(-neg, 3))
+    lowered = _same_call(fa, fb, pairs, taken_b, merged, split)
     by_b = {j: (i, s) for i, (j, s) in pairs.items()}
     merged_in: dict = {}  # B launch -> the A launches merged into it
     for i, j in sorted(merged.items()):
@@ -1170,6 +1179,8 @@ def match_kernels(fa: list, fb: list) -> list:
             if j in merged_in
             else ("split_with", split_off[j])
             if j in split_off
+            else ("lowering", None)
+            if j in lowered
             else None
         )
         out.append((i, j, s, link))
@@ -1177,6 +1188,41 @@ def match_kernels(fa: list, fb: list) -> list:
         out.extend((None, k, None, ("split", i)) for k in split_off.get(j, ()))
     out.extend((i, None, None, None) for i in a_left)
     return out
+
+
+def _same_call(fa: list, fb: list, pairs: dict, taken_b: set, merged: dict, split: dict) -> set:
+    """Pair (into ``pairs``) a launch left on each side where one is an extern call and the other generated code, and
+    they compute the ops of the same user lines, each the only launch left on its side from those lines: the same
+    call of the user's computed another way (nu30 D5: torch 2.13 decomposed the SDPA of a line into a C++ kernel,
+    2.15 calls ``_scaled_dot_product_flash_attention_for_cpu`` for it, which the compare listed as an unrelated
+    removal and addition). Returns the B launches so paired (their rows say ``lowering``)."""
+    rest_a = [i for i in range(len(fa)) if i not in pairs and i not in merged and fa[i].loc]
+    rest_b = [j for j in range(len(fb)) if j not in taken_b and j not in split and fb[j].loc]
+    out = set()
+    for i in rest_a:
+        x = fa[i]
+        near = [j for j in rest_b if j not in taken_b and fb[j].extern != x.extern and set(fb[j].loc) & set(x.loc)]
+        if len(near) != 1:
+            continue
+        y = fb[near[0]]
+        lines = set(x.loc) | set(y.loc)
+        if set(x.loc) != set(y.loc) and not (set(y.loc) <= set(x.loc) or set(x.loc) <= set(y.loc)):
+            continue  # each computes lines the other does not: not one call
+        if sum(1 for k in rest_a if k not in pairs and set(fa[k].loc) & lines) != 1:
+            continue  # another launch left in A from those lines: which one is the call is a guess
+        pairs[i] = (near[0], round(similarity(x, y), 3))
+        taken_b.add(near[0])
+        out.add(near[0])
+    return out
+
+
+def _lowering_words(f: _Features) -> str:
+    """How one launch computes a call: ``"an extern call of _scaled_dot_product_flash_attention_for_cpu"``,
+    ``"decomposed into a C++ kernel"`` (a Triton kernel)."""
+    if f.extern:
+        ops = [short_op(t) for t in f.ops]
+        return f"an extern call of {ops[0]}" if len(ops) == 1 else "an extern call"
+    return f"decomposed into a {'C++' if f.kernel.language == 'cpp' else f.kernel.language.capitalize()} kernel"
 
 
 def _same_code(fa: list, fb: list, pairs: dict, taken_b: set) -> None:
@@ -1374,14 +1420,19 @@ def _kernel_pair(
     changes = []
     shapes = ("", "")
     args = _arg_shapes(x.kernel, y.kernel)
-    if moved_in or moved_out or (link and link[0] in ("merged_with", "split_with")):
+    lowering = ""
+    if link and link[0] == "lowering":  # one call of the user's, computed another way: its ops are not moved ones
+        lowering = f"{_lowering_words(x)} → {_lowering_words(y)}"
+        changes.append("lowering")
+        moved_in = moved_out = []
+    elif moved_in or moved_out or (link and link[0] in ("merged_with", "split_with")):
         changes.append("fusion")
-    elif known and shape_x != shape_y:
+    elif known and shape_x != shape_y and not lowering:
         changes.append("shape")
         shapes = _shape_change(shape_x, shape_y)
     elif args:  # the ops write the same shapes from other ones (an input of a matmul), or sizes passed as arguments
         changes.append("shape")
-    if "fusion" not in changes and known and x.nodes_known and y.nodes_known and x.nodes and y.nodes:
+    if not {"fusion", "lowering"} & set(changes) and known and x.nodes_known and y.nodes_known and x.nodes and y.nodes:
         if len(x.nodes) != len(y.nodes):  # the same ops, fused into more or fewer scheduler nodes in the kernel
             changes.append("nodes")
     renamed = False  # the sources differ only by the names of the tensors passed: the arguments changed, not the code
@@ -1437,6 +1488,7 @@ def _kernel_pair(
         split_with=[fb[j].kernel.name for j in link[1]] if link and link[0] == "split_with" else [],
         not_known_a=unknown[0],
         not_known_b=unknown[1],
+        lowering=lowering,
     )
 
 

@@ -5,6 +5,7 @@ and compiles left unpaired are said, their shared ops not counted against the sh
 from __future__ import annotations
 
 import dataclasses
+import json
 import pathlib
 
 import inductor_lens
@@ -80,3 +81,22 @@ def test_an_imports_ops_are_shared_with_the_captures_where_only_its_inferred_mod
     captured = dataclasses.replace(imported, origin="capture")
     ops = inductor_lens.diff(a, captured).compiles[0].ops
     assert ops["shared"] < ops["a"], ops
+
+
+def test_one_call_decomposed_on_one_side_and_an_extern_on_the_other_is_one_changed_row_that_says_so():
+    """nu30 D5: the SDPA of ``breaks.py:13`` is a decomposed C++ kernel on torch 2.13 and an extern call of
+    ``_scaled_dot_product_flash_attention_for_cpu`` on 2.15; the compare listed a removal and an addition, unrelated.
+    Launches left on each side, one extern and one generated, that compute the same user line (each the only one
+    left from it) are one changed row saying how each side computes it."""
+    a = inductor_lens.load(FIXTURES / "cpu_breaks_213.json.gz")
+    b = inductor_lens.load(FIXTURES / "cpu_breaks_215.json.gz")
+    d = inductor_lens.diff(a, b)
+    assert d.summary["only_a"] == d.summary["only_b"] == 0, d.text()
+    rows = [k for k in d.kernels if k.status == "changed"]
+    assert [c.a for c in d.compiles if any(k in rows for k in c.kernels)] == ["2/0 inference", "2/1 inference"]
+    for k in rows:
+        assert k.a.startswith("cpp_fused__safe_softmax_bmm") and "_scaled_dot_product_flash_attention_for_cpu" in k.b
+        assert k.changes[0] == "lowering" and not k.moved_ops_in and not k.moved_ops_out
+        words = "decomposed into a C++ kernel → an extern call of _scaled_dot_product_flash_attention_for_cpu"
+        assert k.lowering == words and k.what_changed.startswith(words)
+    assert "lowering" in json.dumps(d.to_dict()["compiles"][1]["kernels"])
