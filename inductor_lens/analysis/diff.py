@@ -87,7 +87,15 @@ from typing import Any, Iterable, Optional, Sequence, Union
 
 from ..report import hooks
 from ..report.model import Compile, Kernel, Memory, Report
-from ..report.rules import delta_us_text, fmt_us, layout_name, line_frame, short_op, without_kernel_profile
+from ..report.rules import (
+    bytes_text,
+    delta_us_text,
+    fmt_us,
+    layout_name,
+    line_frame,
+    short_op,
+    without_kernel_profile,
+)
 from .diff_time import autotune_summary, autotune_vs_measured, doubts, doubts_note, kernel_time, measured_us, timing
 
 #: Kernel pairs less similar than this stay unpaired (``only_a`` / ``only_b``).
@@ -129,7 +137,7 @@ UNIT = "kernel launches"
 #: ``time_delta_text``.
 #: 8: ``shared.unpaired_a``/``unpaired_b`` (and the ops that compiles unpaired on both sides share counted as shared),
 #: the note ``unpaired_compiles``, compiles paired by their kernels (``BY_KERNELS``); the change ``lowering`` and a
-#: row's ``lowering`` (:func:`_same_call`).
+#: row's ``lowering`` (:func:`_same_call`); per compile ``memory.saved_by_forward`` and ``saved_by_forward_text``.
 DIFF_FORMAT_VERSION = 8
 #: The codes of :class:`DiffNote`, and what each means.
 DIFF_NOTE_CODES = {
@@ -497,7 +505,10 @@ class CompileDiff:
     #: ``measured_peak_bytes`` as ``{a, b, delta}``; ``sizes_at``: ``{a, b}``, the sizes a side's bytes are counted
     #: at where its graph has symbolic sizes (``Memory.sizes_at``: ``at s77=4``; only where a side has them);
     #: ``saved_by_line``: ``[{file, line, a, b, delta}]``, the lines
-    #: whose saved bytes changed, largest change first (``file`` ``""``, ``line`` 0: what has no line of the user's).
+    #: whose saved bytes changed, largest change first (``file`` ``""``, ``line`` 0: what has no line of the user's);
+    #: ``saved_by_forward`` (``{a, b, delta}`` of ``Memory.saved_activation_bytes``) and ``saved_by_forward_text``
+    #: (``"of it made by the forward 16.45 MiB → 16 MiB (−457.7 KiB)"``, the facts bar and the CLI say it) where the
+    #: part of the saved bytes made by the forward changed otherwise than the total (an equal total whose parts moved).
     #: Empty when neither side has memory.
     memory: dict = field(default_factory=dict)
     #: CUDA graphs on each side (``used``, ``skipped: <reason>``, ``not used``, or None outside reduce-overhead)
@@ -620,6 +631,8 @@ class ReportDiff:
                 d = (c.memory or {}).get(key) or {}
                 if d.get("delta"):
                     lines.append(f"    memory {key}: {d['a']} -> {d['b']} ({d['delta']:+d} bytes)")
+            if (c.memory or {}).get("saved_by_forward_text"):
+                lines.append(f"    memory saved for backward: {c.memory['saved_by_forward_text']}")
             if c.cudagraphs.get("changed"):
                 lines.append(f"    CUDA graphs: {c.cudagraphs['a'] or 'off'} -> {c.cudagraphs['b'] or 'off'}")
             for k in c.kernels:
@@ -915,6 +928,16 @@ def memory_delta(ma: Optional[Memory], mb: Optional[Memory]) -> dict:
     sizes = {"a": getattr(ma, "sizes_at", "") or "", "b": getattr(mb, "sizes_at", "") or ""}
     if sizes["a"] or sizes["b"]:  # a dynamic graph's bytes at the sizes seen: "at s77=4"
         out["sizes_at"] = sizes
+    made = _ab(getattr(ma, "saved_activation_bytes", None), getattr(mb, "saved_activation_bytes", None))
+    saved = out["saved_bytes"]
+    if made["delta"] is not None and saved["delta"] is not None and made["delta"] != saved["delta"]:
+        # the parts of what the backward keeps moved: the total alone hides it (nu31 D6: a channels-last step keeps
+        # the user's own tensors where the contiguous one kept copies the forward made, 457.7 KiB, at an equal total)
+        out["saved_by_forward"] = made
+        out["saved_by_forward_text"] = (
+            f"of it made by the forward {bytes_text(made['a'])} → {bytes_text(made['b'])} "
+            f"({_signed_bytes(made['delta'])})"
+        )
     lines: dict[tuple, list] = {}
     for side, m in ((0, ma), (1, mb)):
         for row in m.saved_by_line if m else []:
@@ -922,6 +945,11 @@ def memory_delta(ma: Optional[Memory], mb: Optional[Memory]) -> dict:
     changed = [{"file": f, "line": ln, "a": a, "b": b, "delta": b - a} for (f, ln), (a, b) in lines.items() if a != b]
     out["saved_by_line"] = sorted(changed, key=lambda r: (-abs(r["delta"]), r["file"], r["line"]))
     return out
+
+
+def _signed_bytes(delta: int) -> str:
+    """A change of bytes as the compare's facts bar writes one: ``+1.5 KiB``, ``−457.7 KiB``, ``±0 B``."""
+    return f"{'+' if delta > 0 else '−' if delta < 0 else '±'}{bytes_text(abs(delta))}"
 
 
 def _cudagraph_status(c: Optional[Compile]) -> Optional[str]:
