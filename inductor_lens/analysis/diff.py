@@ -11,7 +11,8 @@ How things are paired
 ---------------------
 * **Compiles** by (traced frame, graph kind, order among compiles of that frame and kind), so
   ``0/0 forward`` pairs with the other report's first forward of the same function even when
-  graph breaks renumbered the frames. ``pairs=[("0/0 forward", "1/0 forward")]`` overrides this
+  graph breaks renumbered the frames; then those left, of one graph kind, whose kernels' sources are equal
+  (:func:`_pair_by_kernels`: frames named differently, ``AdamW.step`` and ``Adam.step``). ``pairs=[("0/0 forward", "1/0 forward")]`` overrides this
   for the compiles it names; the rest are paired automatically.
 * **Kernel launches** by what they compute, never by name or buffer number (both shift when anything
   upstream changes). The unit, counted the same everywhere (summary, table rows, badges, legend), is a
@@ -34,7 +35,9 @@ How things are paired
   The rest are paired greedily: the most similar
   pair first (ties: the closer relative position in the compile), each launch at most once, and only above
   :data:`MIN_SIMILARITY`. Greedy is not an optimal assignment, but with these features near-ties are rare and
-  the result is explainable (``similarity`` is kept).
+  the result is explainable (``similarity`` is kept). Last, a launch left on each side, one an extern call and one
+  generated, that compute the same user lines pair as one call computed another way (:func:`_same_call`: the change
+  ``lowering``, an SDPA decomposed into a C++ kernel by torch 2.13 and an extern call by 2.15).
 
 When the reports share little
 -----------------------------
@@ -84,7 +87,15 @@ from typing import Any, Iterable, Optional, Sequence, Union
 
 from ..report import hooks
 from ..report.model import Compile, Kernel, Memory, Report
-from ..report.rules import delta_us_text, fmt_us, layout_name, line_frame, short_op, without_kernel_profile
+from ..report.rules import (
+    bytes_text,
+    delta_us_text,
+    fmt_us,
+    layout_name,
+    line_frame,
+    short_op,
+    without_kernel_profile,
+)
 from .diff_time import autotune_summary, autotune_vs_measured, doubts, doubts_note, kernel_time, measured_us, timing
 
 #: Kernel pairs less similar than this stay unpaired (``only_a`` / ``only_b``).
@@ -124,7 +135,10 @@ UNIT = "kernel launches"
 #: such sources); per compile ``inputs`` (the graph inputs whose dtype or layout changed) and ``inputs_text``;
 #: ``kernel_time_us.doubts`` and ``tone``, the note ``times_uncertain``; per row ``time_a_text``, ``time_b_text``,
 #: ``time_delta_text``.
-DIFF_FORMAT_VERSION = 7
+#: 8: ``shared.unpaired_a``/``unpaired_b`` (and the ops that compiles unpaired on both sides share counted as shared),
+#: the note ``unpaired_compiles``, compiles paired by their kernels (``BY_KERNELS``); the change ``lowering`` and a
+#: row's ``lowering`` (:func:`_same_call`); per compile ``memory.saved_by_forward`` and ``saved_by_forward_text``.
+DIFF_FORMAT_VERSION = 8
 #: The codes of :class:`DiffNote`, and what each means.
 DIFF_NOTE_CODES = {
     "different_models": "A and B share little: fewer than SHARED_LITTLE of the ops of the side with fewer are also "
@@ -134,6 +148,9 @@ DIFF_NOTE_CODES = {
     "times_uncertain": "the measured kernel times cannot carry a verdict (``kernel_time_us.doubts``): a side's noisy "
     "kernels take NOISY_SHARE of its time or more, the machine's measured ceilings differ CEILING_FACTOR or more "
     "between the two profiles, or a side was timed in fewer than MIN_RUNS runs (``diff_time``); the verdict says so",
+    "unpaired_compiles": "both A and B hold compiles that pair with no compile of the other side (``shared``'s "
+    "``unpaired_a``, ``unpaired_b``): which, and how to pair them by hand; the ops they share with each other count "
+    "as shared",
     "autotune_vs_measured": "B's autotuning timed the library kernel of an op (ATen mm, addmm) at AUTOTUNE_OFF times "
     "or more what A's profile measured for the same op and shapes: why B chose another kernel (``autotune_vs_a``)",
 }
@@ -236,6 +253,10 @@ class KernelDiff:
     time_a_text: str = ""
     time_b_text: str = ""
     time_delta_text: str = ""
+    #: Where the pair is one call of the user's computed another way (change ``lowering``, :func:`_same_call`): how
+    #: each side computes it, ``"decomposed into a C++ kernel → an extern call of
+    #: _scaled_dot_product_flash_attention_for_cpu"`` (``what_changed`` says it); ``""`` otherwise.
+    lowering: str = ""
 
     def __post_init__(self) -> None:
         if not self.what_changed:
@@ -448,6 +469,7 @@ def change_text(k: "KernelDiff") -> str:
         "dtype": lambda k: _args_text(k, "dtype"),
         "layout": lambda k: _args_text(k, "layout"),
         "args": lambda k: _args_text(k, "reads"),
+        "lowering": lambda k: k.lowering,
     }
     parts += [words[c](k) if c in words else c for c in k.changes if c != "fusion"]
     parts += [f"{', '.join(w)} not known in {side}" for side, w in (("A", k.not_known_a), ("B", k.not_known_b)) if w]
@@ -483,7 +505,10 @@ class CompileDiff:
     #: ``measured_peak_bytes`` as ``{a, b, delta}``; ``sizes_at``: ``{a, b}``, the sizes a side's bytes are counted
     #: at where its graph has symbolic sizes (``Memory.sizes_at``: ``at s77=4``; only where a side has them);
     #: ``saved_by_line``: ``[{file, line, a, b, delta}]``, the lines
-    #: whose saved bytes changed, largest change first (``file`` ``""``, ``line`` 0: what has no line of the user's).
+    #: whose saved bytes changed, largest change first (``file`` ``""``, ``line`` 0: what has no line of the user's);
+    #: ``saved_by_forward`` (``{a, b, delta}`` of ``Memory.saved_activation_bytes``) and ``saved_by_forward_text``
+    #: (``"of it made by the forward 16.45 MiB → 16 MiB (−457.7 KiB)"``, the facts bar and the CLI say it) where the
+    #: part of the saved bytes made by the forward changed otherwise than the total (an equal total whose parts moved).
     #: Empty when neither side has memory.
     memory: dict = field(default_factory=dict)
     #: CUDA graphs on each side (``used``, ``skipped: <reason>``, ``not used``, or None outside reduce-overhead)
@@ -523,9 +548,9 @@ class CompileDiff:
 class ReportDiff:
     """The difference between report ``a`` and report ``b`` (see :func:`diff`)."""
 
-    def __init__(self, a: Report, b: Report, compiles: list, extra: dict):
+    def __init__(self, a: Report, b: Report, compiles: list, extra: dict, across: int = 0):
         self.a, self.b, self.compiles, self._extra = a, b, compiles, extra
-        self.shared = shared(self.compiles)
+        self.shared = shared(self.compiles, across)
         pa, pb = _profiled(a), _profiled(b)
         ds = doubts(a, b) if pa and pb else []
         #: the measured kernel time of each whole report and the verdict (as ``CompileDiff.kernel_time_us``), said
@@ -536,6 +561,8 @@ class ReportDiff:
         checks = [k.autotune_vs_a for k in self.kernels if k.autotune_vs_a]
         uncertain = doubts_note(ds) if self.kernel_time_us["verdict"] else ""
         self.notes = notes(self.shared, self.timing["warning"], autotune_summary(checks), uncertain)
+        if not any(n.code == "different_models" for n in self.notes):  # there, no pair is more than a guess
+            self.notes += _unpaired_note(a, b, self.shared)
 
     @property
     def summary(self) -> dict:
@@ -604,6 +631,8 @@ class ReportDiff:
                 d = (c.memory or {}).get(key) or {}
                 if d.get("delta"):
                     lines.append(f"    memory {key}: {d['a']} -> {d['b']} ({d['delta']:+d} bytes)")
+            if (c.memory or {}).get("saved_by_forward_text"):
+                lines.append(f"    memory saved for backward: {c.memory['saved_by_forward_text']}")
             if c.cudagraphs.get("changed"):
                 lines.append(f"    CUDA graphs: {c.cudagraphs['a'] or 'off'} -> {c.cudagraphs['b'] or 'off'}")
             for k in c.kernels:
@@ -665,8 +694,14 @@ def diff(a: Report, b: Report, pairs: Optional[Sequence[tuple]] = None) -> Repor
             )
     profiled = (_profiled(a), _profiled(b))
     origins = (a.origin, b.origin)
-    out = [_diff_compile(ca, cb, how, profiled, origins, (a, b)) for ca, cb, how in pair_compiles(a, b, pairs)]
-    return ReportDiff(a, b, out, _report_extras(a, b))
+    paired = pair_compiles(a, b, pairs)
+    out = [_diff_compile(ca, cb, how, profiled, origins, (a, b)) for ca, cb, how in paired]
+    alone = [{k for c in cs for f in _units(c, o != "trace") for k in f.keys if k is not None} for cs, o in (
+        ([ca for ca, cb, _ in paired if cb is None], origins[0]),
+        ([cb for ca, cb, _ in paired if ca is None], origins[1]),
+    )]  # fmt: skip
+    across = _shared_ops(*alone, "trace" in origins) if all(alone) else 0
+    return ReportDiff(a, b, out, _report_extras(a, b), across)
 
 
 # -- compiles ------------------------------------------------------------------------------------
@@ -721,10 +756,44 @@ def pair_compiles(a: Report, b: Report, pairs: Optional[Sequence[tuple]] = None)
             pick = next((i for i, cb in enumerate(q) if fits is None or fits(c, cb)), None)
             if pick is not None:
                 match[c.id] = (q.pop(pick), how)
+    _pair_by_kernels(a, b, match)
     used_b = {c.id for c, _ in match.values()}
     result = [(c, *match[c.id]) if c.id in match else (c, None, "no match") for c in a.compiles]
     result.extend((None, c, "no match") for c in b.compiles if c.id not in used_b)
     return result
+
+
+#: How :func:`_pair_by_kernels` says it paired two compiles.
+BY_KERNELS = "the same kernels, graph kind and order (the frames are named differently)"
+
+
+def _kernel_sources(c: Compile) -> Counter:
+    """The multiset of ``c``'s kernels' sources, normalised (:func:`normalise_source`)."""
+    return Counter(normalise_source(kernel_source(k), k.name) for k in c.kernels)
+
+
+def _pair_by_kernels(a: Report, b: Report, match: dict) -> None:
+    """Pair (into ``match``, A id -> (B compile, how)) each compile still unpaired with the first unpaired compile of
+    the other side of its graph kind whose kernels' sources are the same (normalised), whatever its frame is named:
+    one script's optimizer step is ``AdamW.step`` in a live capture and was ``Adam.step`` in a TORCH_TRACE import
+    made before the import read the class of its ``self`` (nu30 D3), and such compiles paired with nothing."""
+    used_b = {c.id for c, _ in match.values()}
+    left = [c for c in b.compiles if c.id not in used_b and c.kernels]
+    if not left:
+        return
+    sources: dict = {}
+    for ca in a.compiles:
+        if ca.id in match or not ca.kernels:
+            continue
+        mine = _kernel_sources(ca)
+        for i, cb in enumerate(left):
+            if cb.graph_kind != ca.graph_kind:
+                continue
+            if cb.id not in sources:
+                sources[cb.id] = _kernel_sources(cb)
+            if sources[cb.id] == mine:
+                match[ca.id] = (left.pop(i), BY_KERNELS)
+                break
 
 
 def _diff_compile(
@@ -770,13 +839,28 @@ def _diff_compile(
         trigger={"a": _trigger(ca), "b": _trigger(cb)},
         memory=memory_delta(ca.memory if ca else None, cb.memory if cb else None),
         cudagraphs=_cudagraphs_change(ca, cb),
-        ops={"a": len(keys_a), "b": len(keys_b), "shared": len(keys_a & keys_b)},
+        ops={"a": len(keys_a), "b": len(keys_b), "shared": _shared_ops(keys_a, keys_b, "trace" in origins)},
         kernel_time_us=kernel_time(
             ca.kernels if ca else None, cb.kernels if cb else None, *profiled, what="this compile pair", doubts=ds
         ),
         inputs=inputs,
         inputs_text=inputs_text(inputs),
     )
+
+
+def _shared_ops(keys_a: set, keys_b: set, imported: bool = False) -> int:
+    """How many ops (identities, :func:`_node_facts`) both sides compute. Where a side is a TORCH_TRACE import
+    (``imported``), whose modules are inferred from what its graphs read (a log's graphs do not carry the live
+    module stack: an optimizer's ops, which the capture ties to the parameter each updates, ``emb``, have none; a
+    layer norm's op in a function that calls the model, ``ln1`` live, is the ``model``'s), an op that no identity
+    matches counts where its op and line match one of the other side's (the n-th with the n-th): the same script
+    captured live and imported shares its ops (nu30 D3: "They may be different models")."""
+    both = keys_a & keys_b
+    if not imported:
+        return len(both)
+    loose_a = Counter((k[0], k[2]) for k in keys_a - both)
+    loose_b = Counter((k[0], k[2]) for k in keys_b - both)
+    return len(both) + sum((loose_a & loose_b).values())
 
 
 def _input_facts(c: Compile) -> dict:
@@ -844,6 +928,16 @@ def memory_delta(ma: Optional[Memory], mb: Optional[Memory]) -> dict:
     sizes = {"a": getattr(ma, "sizes_at", "") or "", "b": getattr(mb, "sizes_at", "") or ""}
     if sizes["a"] or sizes["b"]:  # a dynamic graph's bytes at the sizes seen: "at s77=4"
         out["sizes_at"] = sizes
+    made = _ab(getattr(ma, "saved_activation_bytes", None), getattr(mb, "saved_activation_bytes", None))
+    saved = out["saved_bytes"]
+    if made["delta"] is not None and saved["delta"] is not None and made["delta"] != saved["delta"]:
+        # the parts of what the backward keeps moved: the total alone hides it (nu31 D6: a channels-last step keeps
+        # the user's own tensors where the contiguous one kept copies the forward made, 457.7 KiB, at an equal total)
+        out["saved_by_forward"] = made
+        out["saved_by_forward_text"] = (
+            f"of it made by the forward {bytes_text(made['a'])} → {bytes_text(made['b'])} "
+            f"({_signed_bytes(made['delta'])})"
+        )
     lines: dict[tuple, list] = {}
     for side, m in ((0, ma), (1, mb)):
         for row in m.saved_by_line if m else []:
@@ -851,6 +945,11 @@ def memory_delta(ma: Optional[Memory], mb: Optional[Memory]) -> dict:
     changed = [{"file": f, "line": ln, "a": a, "b": b, "delta": b - a} for (f, ln), (a, b) in lines.items() if a != b]
     out["saved_by_line"] = sorted(changed, key=lambda r: (-abs(r["delta"]), r["file"], r["line"]))
     return out
+
+
+def _signed_bytes(delta: int) -> str:
+    """A change of bytes as the compare's facts bar writes one: ``+1.5 KiB``, ``−457.7 KiB``, ``±0 B``."""
+    return f"{'+' if delta > 0 else '−' if delta < 0 else '±'}{bytes_text(abs(delta))}"
 
 
 def _cudagraph_status(c: Optional[Compile]) -> Optional[str]:
@@ -1087,6 +1186,7 @@ def match_kernels(fa: list, fb: list) -> list:
         done_a.add(i)
         taken_b.add(j)
         pairs[i] = (j, round(-neg, 3))
+    lowered = _same_call(fa, fb, pairs, taken_b, merged, split)
     by_b = {j: (i, s) for i, (j, s) in pairs.items()}
     merged_in: dict = {}  # B launch -> the A launches merged into it
     for i, j in sorted(merged.items()):
@@ -1107,6 +1207,8 @@ def match_kernels(fa: list, fb: list) -> list:
             if j in merged_in
             else ("split_with", split_off[j])
             if j in split_off
+            else ("lowering", None)
+            if j in lowered
             else None
         )
         out.append((i, j, s, link))
@@ -1114,6 +1216,41 @@ def match_kernels(fa: list, fb: list) -> list:
         out.extend((None, k, None, ("split", i)) for k in split_off.get(j, ()))
     out.extend((i, None, None, None) for i in a_left)
     return out
+
+
+def _same_call(fa: list, fb: list, pairs: dict, taken_b: set, merged: dict, split: dict) -> set:
+    """Pair (into ``pairs``) a launch left on each side where one is an extern call and the other generated code, and
+    they compute the ops of the same user lines, each the only launch left on its side from those lines: the same
+    call of the user's computed another way (nu30 D5: torch 2.13 decomposed the SDPA of a line into a C++ kernel,
+    2.15 calls ``_scaled_dot_product_flash_attention_for_cpu`` for it, which the compare listed as an unrelated
+    removal and addition). Returns the B launches so paired (their rows say ``lowering``)."""
+    rest_a = [i for i in range(len(fa)) if i not in pairs and i not in merged and fa[i].loc]
+    rest_b = [j for j in range(len(fb)) if j not in taken_b and j not in split and fb[j].loc]
+    out = set()
+    for i in rest_a:
+        x = fa[i]
+        near = [j for j in rest_b if j not in taken_b and fb[j].extern != x.extern and set(fb[j].loc) & set(x.loc)]
+        if len(near) != 1:
+            continue
+        y = fb[near[0]]
+        lines = set(x.loc) | set(y.loc)
+        if set(x.loc) != set(y.loc) and not (set(y.loc) <= set(x.loc) or set(x.loc) <= set(y.loc)):
+            continue  # each computes lines the other does not: not one call
+        if sum(1 for k in rest_a if k not in pairs and set(fa[k].loc) & lines) != 1:
+            continue  # another launch left in A from those lines: which one is the call is a guess
+        pairs[i] = (near[0], round(similarity(x, y), 3))
+        taken_b.add(near[0])
+        out.add(near[0])
+    return out
+
+
+def _lowering_words(f: _Features) -> str:
+    """How one launch computes a call: ``"an extern call of _scaled_dot_product_flash_attention_for_cpu"``,
+    ``"decomposed into a C++ kernel"`` (a Triton kernel)."""
+    if f.extern:
+        ops = [short_op(t) for t in f.ops]
+        return f"an extern call of {ops[0]}" if len(ops) == 1 else "an extern call"
+    return f"decomposed into a {'C++' if f.kernel.language == 'cpp' else f.kernel.language.capitalize()} kernel"
 
 
 def _same_code(fa: list, fb: list, pairs: dict, taken_b: set) -> None:
@@ -1311,14 +1448,19 @@ def _kernel_pair(
     changes = []
     shapes = ("", "")
     args = _arg_shapes(x.kernel, y.kernel)
-    if moved_in or moved_out or (link and link[0] in ("merged_with", "split_with")):
+    lowering = ""
+    if link and link[0] == "lowering":  # one call of the user's, computed another way: its ops are not moved ones
+        lowering = f"{_lowering_words(x)} → {_lowering_words(y)}"
+        changes.append("lowering")
+        moved_in = moved_out = []
+    elif moved_in or moved_out or (link and link[0] in ("merged_with", "split_with")):
         changes.append("fusion")
-    elif known and shape_x != shape_y:
+    elif known and shape_x != shape_y and not lowering:
         changes.append("shape")
         shapes = _shape_change(shape_x, shape_y)
     elif args:  # the ops write the same shapes from other ones (an input of a matmul), or sizes passed as arguments
         changes.append("shape")
-    if "fusion" not in changes and known and x.nodes_known and y.nodes_known and x.nodes and y.nodes:
+    if not {"fusion", "lowering"} & set(changes) and known and x.nodes_known and y.nodes_known and x.nodes and y.nodes:
         if len(x.nodes) != len(y.nodes):  # the same ops, fused into more or fewer scheduler nodes in the kernel
             changes.append("nodes")
     renamed = False  # the sources differ only by the names of the tensors passed: the arguments changed, not the code
@@ -1374,6 +1516,7 @@ def _kernel_pair(
         split_with=[fb[j].kernel.name for j in link[1]] if link and link[0] == "split_with" else [],
         not_known_a=unknown[0],
         not_known_b=unknown[1],
+        lowering=lowering,
     )
 
 
@@ -1523,17 +1666,22 @@ def summary_text(s: dict) -> str:
     return f"{UNIT}: {s['same']} same, {s['changed']} changed{moved}, {s['only_a']} only in A, {s['only_b']} only in B"
 
 
-def shared(compiles: Sequence[CompileDiff]) -> dict:
+def shared(compiles: Sequence[CompileDiff], across: int = 0) -> dict:
     """How much A and B share, all compile pairs together: ``launches_a``, ``launches_b`` (kernel launches on each
     side), ``ops_a``, ``ops_b`` (the ops those launches compute), ``ops_shared`` (ops computed on both sides: the
     same op from the same source line and module, ``CompileDiff.ops``), ``share`` (``ops_shared`` over the ops of
     the side with fewer, so that a model with layers added still shares all of its smaller self, and a fusion that
     moved ops between launches, an epilogue into a GEMM template, changes nothing; ``None`` when a side has none),
-    and the threshold, ``little_below``."""
+    and the threshold, ``little_below``. ``across``: the ops that the compiles paired with nothing on one side share
+    with those paired with nothing on the other (:func:`diff`), counted as shared: the ops of compiles left unpaired
+    only because their frames are named differently are not "in A only" and "in B only" (nu30 D3: a live capture's
+    optimizer step, ``AdamW.step``, and an import's, ``Adam.step``, put the share under the threshold).
+    ``unpaired_a``, ``unpaired_b``: the ids of the compiles paired with nothing (:func:`_unpaired_note`)."""
     kernels = [k for c in compiles for k in c.kernels]
     na = sum(k.a is not None for k in kernels)
     nb = sum(k.b is not None for k in kernels)
     oa, ob, both = (sum((c.ops or {}).get(x, 0) for c in compiles) for x in ("a", "b", "shared"))
+    both += across
     return {
         "launches_a": na,
         "launches_b": nb,
@@ -1542,6 +1690,8 @@ def shared(compiles: Sequence[CompileDiff]) -> dict:
         "ops_shared": both,
         "share": round(both / min(oa, ob), 3) if min(oa, ob) else None,
         "little_below": SHARED_LITTLE,
+        "unpaired_a": [c.a for c in compiles if c.b is None and c.a],
+        "unpaired_b": [c.b for c in compiles if c.a is None and c.b],
     }
 
 
@@ -1571,6 +1721,29 @@ def _different_models(sh: dict) -> list:
             f"A and B share little: {sh['ops_shared']} of the {ops} ops that the {launches} {UNIT} of {small} "
             f"compute {'is' if sh['ops_shared'] == 1 else 'are'} in {other} too (the same op from the same source "
             "line and module). They may be different models: a pair below is a guess, not the same kernel changed.",
+        )
+    ]
+
+
+def _unpaired_note(a: Report, b: Report, sh: dict) -> list:
+    """The note ``unpaired_compiles`` where both sides hold compiles that paired with nothing (``shared``'s
+    ``unpaired_a``, ``unpaired_b``): which, with their frames, and how to pair them by hand. Their launches are listed
+    as removed and added, which reads as a change of the model where it may be a change of names only."""
+    if not (sh["unpaired_a"] and sh["unpaired_b"]):
+        return []
+
+    def named(r: Report, ids: list) -> str:
+        frames = {c.id: c.frame for c in r.compiles}
+        return ", ".join(f"{i} ({frames[i]})" if frames.get(i) else i for i in ids)
+
+    first = (sh["unpaired_a"][0], sh["unpaired_b"][0])
+    return [
+        DiffNote(
+            "unpaired_compiles",
+            f"Compiles paired with nothing: A's {named(a, sh['unpaired_a'])}; B's {named(b, sh['unpaired_b'])} "
+            "(compiles pair by their frame's name, graph kind and order, then by equal kernels): their launches are "
+            f"listed as removed and added. To pair two by hand: --pair '{first[0]}={first[1]}' "
+            f"(diff(a, b, pairs=[{first!r}])).",
         )
     ]
 

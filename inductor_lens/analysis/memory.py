@@ -1147,7 +1147,7 @@ def memory(
     if unsized:  # a data-dependent size (nonzero, unique, a boolean mask): not counted, and said
         m = dataclasses.replace(
             m,
-            source=m.source + "; " + unsized_note(unsized),
+            source=m.source + "; " + unsized_note(unsized, _unsized_why(buffers)),
             uncounted=unsized,
             uncounted_at=uncounted_at(order, buffers, home, launches(compile)),
         )
@@ -1200,16 +1200,22 @@ def sizes_at(nodes: Iterable[GraphNode]) -> str:
 _SYMBOL = re.compile(r"^[A-Za-z_]\w*$")
 
 
-def unsized_note(names: Sequence[str]) -> str:
-    """What ``Memory.source`` says of buffers whose size the capture could not know (``bytes`` None).
+def unsized_note(names: Sequence[str], why: str = "") -> str:
+    """What ``Memory.source`` says of buffers whose size the capture could not know (``bytes`` None): ``why`` where
+    it is not that they are data-dependent (a TORCH_TRACE import's backed size whose hint the log does not hold).
 
     >>> unsized_note(["buf1", "buf6"])
     'not counted: buf1, buf6, of a size known only when the graph runs (data-dependent: nonzero, unique, a boolean mask): the peak is at least the one shown'
     """
-    return (
-        f"not counted: {', '.join(names)}, of a size known only when the graph runs (data-dependent: nonzero, "
-        "unique, a boolean mask): the peak is at least the one shown"
-    )
+    why = why or "data-dependent: nonzero, unique, a boolean mask"
+    return f"not counted: {', '.join(names)}, of a size known only when the graph runs ({why}): the peak is at least the one shown"
+
+
+def _unsized_why(buffers: Sequence[dict]) -> str:
+    """Why the buffers of no known size are so, where each says the same other reason than a data-dependent size
+    (``unsized_why``: ``capturing/trace_memory``), else ``""``."""
+    whys = {b.get("unsized_why") or "" for b in buffers if b.get("bytes") is None and not b.get("internal")}
+    return whys.pop() if len(whys) == 1 else ""
 
 
 #: How many of the buffers alive at the peak ``Memory.peak_buffers`` lists (the largest).

@@ -1353,12 +1353,14 @@ def _call_arg_names(raw: Raw) -> list[str]:
     return list(next(iter(names))) if len(names) == 1 else []
 
 
-def _qualified(name: str, file: str, line: Any, self_type: Sequence[str] = ()) -> str:
+def _qualified(name: str, file: str, line: Any, self_type: Sequence[str] = (), logged_self: str = "") -> str:
     """A traced method named with its class, ``Block.forward`` (regional compilation compiles each block's
     ``forward``: the compiles read alike by name alone); dynamo's code after a graph break in one,
     ``Block.torch_dynamo_resume_in_forward_at_13``. A function, or a file whose text is not known: ``name``.
     ``self_type``: the classes of the frame's ``self`` (``Raw.self_types``): an inherited method is named by the
-    class of the object that ran it, ``AdamW.step`` for ``Adam.step`` run by an ``AdamW``."""
+    class of the object that ran it, ``AdamW.step`` for ``Adam.step`` run by an ``AdamW``. ``logged_self``: that
+    class as a TORCH_TRACE log's guards name it (:func:`_logged_self_class`; the log does not say its bases: it is, or
+    derives from, the class that defines the method, since the method ran with it as its ``self``)."""
     resumed = re.fullmatch(r"torch_dynamo_resume_in_(\w+?)_at_\d+", name)
     try:
         cls = method_class(file, int(line), resumed.group(1) if resumed else name) if file and line else ""
@@ -1366,7 +1368,26 @@ def _qualified(name: str, file: str, line: Any, self_type: Sequence[str] = ()) -
         cls = ""
     if cls and cls in self_type[1:]:
         cls = self_type[0]
+    elif cls and logged_self:
+        cls = logged_self
     return f"{cls}.{name}" if cls else name
+
+
+#: A guard on the frame's ``self`` in dynamo's guard tree, with its class (torch 2.13+: ``source=L['self'],
+#: accessed_by=FrameLocalsGuardAccessor(...), type=<class 'torch.optim.adamw.AdamW'>``).
+_SELF_GUARD = re.compile(r"source=L\['self'\], accessed_by=[^\n]*?\btype=<class '(?:[\w.]+\.)?(\w+)'>")
+
+
+def _logged_self_class(trace: _Trace, cid: str) -> str:
+    """The class of the ``self`` of compile ``cid``'s frame as its guards name it, where a TORCH_TRACE log holds no
+    live frame to read (``Raw.self_types``): ``"AdamW"`` for ``Adam.step`` run by an ``AdamW`` (nu30 D3: the import
+    said ``Adam.step``, the capture ``AdamW.step``, and a compare of the two paired the optimizer's compiles with
+    nothing). ``""`` where no guard names it."""
+    for text in trace.payloads("dynamo_cpp_guards_str", cid):
+        m = _SELF_GUARD.search(str(text or ""))
+        if m:
+            return m.group(1)
+    return ""
 
 
 def _cell_resume(frame: str, cell: Optional[Cell]) -> str:
@@ -1415,7 +1436,9 @@ def _frame_name(trace: _Trace, cid: str, modules: Sequence[str] = (), self_type:
                 return f"{self_type[0]}.forward"
             return f"forward (via torch's {name} wrapper)"
         if name:
-            return _qualified(str(name), filename, md["compilation_metrics"].get("co_firstlineno"), self_type)
+            line = md["compilation_metrics"].get("co_firstlineno")
+            logged = "" if self_type else _logged_self_class(trace, cid)
+            return _qualified(str(name), filename, line, self_type, logged)
     stack = trace.dynamo_start_stack(cid)
     return stack[-1].function if stack else ""
 

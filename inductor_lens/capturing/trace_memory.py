@@ -19,13 +19,13 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Optional, Union
+from typing import Any, Optional, Union
 
 from ..analysis.cost import DTYPE_BYTES
 from ..analysis.memory import ALLOCATION, extent_bytes, int_list, tensor_bytes
 from ..report.model import Compile
-from ..report.rules import asserted_layouts, returned_items, storage_name
-from .parse import parse_output_code_kernels
+from ..report.rules import asserted_layouts, returned_items, size_tuple, storage_name
+from .parse import OutputCodeLayouts, parse_output_code_kernels
 from .trace_graph import _body, call_launches
 
 #: What ``Memory.source`` says of an imported compile's figures.
@@ -63,6 +63,7 @@ def code_buffers(c: Compile) -> Union[dict, str]:
         return f"its output code launches {len(launches)} kernels where the import made {len(nodes)} fused nodes"
     post = c.graphs.get("post_grad")
     fx = {n.name: n for n in post.nodes} if post is not None else {}
+    sized = _Sizes(code)
     returned = [storage_name(i) for i in returned_items(code)]
     outs = next((list(n.returns or []) for n in fx.values() if n.op == "output"), [])
     made_as = {b: r for b, r in zip(returned, outs) if r and b.startswith("buf")}  # a returned buffer: its node
@@ -88,15 +89,19 @@ def code_buffers(c: Compile) -> Union[dict, str]:
         at = nodes[min(k, len(nodes) - 1)].name if nodes else ""  # the launch the allocation is for
         m = ALLOCATION.match(line)
         if m:
-            sizes, strides = int_list(m["sizes"]), int_list(m["strides"])
+            sizes, strides = sized.at_hints(m["sizes"]), sized.at_hints(m["strides"])
             size = DTYPE_BYTES.get(m["dtype"])
             nbytes = extent_bytes(sizes, strides, size) if sizes is not None and strides is not None and size else None
             buffers[m["buf"]] = _entry(m["buf"], at, nbytes, sizes or [], m["dtype"])
+            if nbytes is None:
+                buffers[m["buf"]]["unsized_why"] = sized.why(m["sizes"], m["strides"])
             continue
         m = _REUSED.match(line)
         if m:
             old = buffers.get(m["old"])
             buffers[m["buf"]] = _entry(m["buf"], at, old["bytes"] if old else None, [], old["dtype"] if old else "")
+            if old and old.get("unsized_why"):  # the dead buffer's storage: its size, unknown for its reason
+                buffers[m["buf"]]["unsized_why"] = old["unsized_why"]
             continue
         m = _ITEM.match(line)
         if m and m["tuple"] in buffers:
@@ -110,10 +115,14 @@ def code_buffers(c: Compile) -> Union[dict, str]:
                 b = buffers.get(name)
                 if b is None or b["bytes"] is not None:
                     continue
-                sizes, strides = _ints(sizes), _ints(strides)
-                dtype = dtype or _dtype_of(sizes, b["node"], nodes, fx)
+                symbolic = (sizes, strides)
+                sizes, strides = sized.hinted(sizes), sized.hinted(strides)
+                dtype = dtype or _dtype_of(sizes, b["node"], nodes, fx, sized)
                 if sizes is not None and strides is not None and dtype in DTYPE_BYTES:
                     b["bytes"], b["shape"], b["dtype"] = extent_bytes(sizes, strides, DTYPE_BYTES[dtype]), sizes, dtype
+                    b.pop("unsized_why", None)
+                else:
+                    b["unsized_why"] = sized.why(*symbolic)
             continue
         m = _DEL.match(line)
         if m:
@@ -127,22 +136,74 @@ def code_buffers(c: Compile) -> Union[dict, str]:
     for name, b in buffers.items():
         b["is_output"] = name in returned
         b["origins"] = _origins(b, made_as.get(name), nodes, fx)
-    inputs = {n.name: tensor_bytes(n) for n in fx.values() if n.op == "placeholder"}
-    return {"buffers": list(buffers.values()), "inputs": inputs, "constants": {}}
+    inputs = {n.name: tensor_bytes(n) or sized.input_bytes(n.name) for n in fx.values() if n.op == "placeholder"}
+    return {"buffers": list(buffers.values()), "inputs": inputs, "constants": {}, "sizes_at": sized.said()}
 
 
-def _ints(sizes: Optional[list]) -> Optional[list[int]]:
-    """Sizes or strides that are all numbers; None where one is symbolic (``s0``) or unknown."""
-    return sizes if sizes is not None and all(isinstance(d, int) for d in sizes) else None
+class _Sizes:
+    """The sizes of the output code at the values it was compiled for: a backed dynamic size (``s17``, automatic
+    dynamic shapes after a recompile) has a hint, which the output code holds in ``get_args()`` (``arg0_1 = 16``,
+    bound by ``s17 = arg0_1`` in ``call()``: ``parse.OutputCodeLayouts.hints``). The live capture counts such
+    buffers at their hints (``Memory.sizes_at``); an import counted none and said they were data-dependent (nu30
+    D4)."""
+
+    def __init__(self, code: str):
+        self.layouts = OutputCodeLayouts(code)
+        self.used: dict[str, int] = {}  # each symbol a size was counted at, in the order met
+
+    def hinted(self, dims: Optional[list]) -> Optional[list[int]]:
+        """``dims`` (ints, or symbolic text: ``s17``, ``64*s17``) at their hints; None where one has none (a
+        data-dependent size, ``u0``, or a symbol the log does not bind)."""
+        if dims is None:
+            return None
+        out = [self.layouts.hint(d) for d in dims]
+        if any(v is None for v in out):
+            return None
+        for d in dims:
+            for name in _NAME.findall(d) if isinstance(d, str) else ():
+                if name in self.layouts.hints:
+                    self.used.setdefault(name, self.layouts.hints[name])
+        return out
+
+    def at_hints(self, text: str) -> Optional[list[int]]:
+        """A size or stride tuple's text (``s17, 64``) at its hints."""
+        plain = int_list(text)
+        return plain if plain is not None else self.hinted(size_tuple(f"({text})"))
+
+    def why(self, *tuples: Any) -> str:
+        """Why a size of ``tuples`` (text, or lists of :func:`size_tuple`) is not known: a data-dependent size
+        (``u0``: nonzero, unique, a boolean mask) or a backed size whose value the log does not hold (``s17``)."""
+        words = []
+        for t in tuples:
+            for d in (size_tuple(f"({t})") or []) if isinstance(t, str) else (t or []):
+                words += [w for w in _NAME.findall(d) if w not in self.layouts.hints] if isinstance(d, str) else []
+        unbacked = [w for w in dict.fromkeys(words) if w.startswith("u")]
+        if unbacked or not words:
+            return ""  # data-dependent: what the note says by default
+        return f"a backed dynamic size, {', '.join(dict.fromkeys(words))}, whose value at the compile the log does not hold"
+
+    def input_bytes(self, name: str) -> Optional[int]:
+        """Bytes of graph input ``name`` as ``get_args()`` makes it (``rand_strided`` of the sizes at their hints)."""
+        lay = self.layouts.layouts.get(name) or {}
+        sizes = self.hinted(lay.get("hint_shape") or lay.get("shape"))
+        strides = self.hinted(lay.get("hint_stride") or lay.get("stride"))
+        size = DTYPE_BYTES.get(str(lay.get("dtype")))
+        return extent_bytes(sizes, strides, size) if sizes is not None and strides is not None and size else None
+
+    def said(self) -> str:
+        """``Memory.sizes_at``: ``at s17=16`` where a size was counted at its hint, else ``""``."""
+        return "at " + ", ".join(f"{k}={v}" for k, v in self.used.items()) if self.used else ""
 
 
 def _entry(name: str, node: str, nbytes: Optional[int], shape: list, dtype: str) -> dict:
     return {"name": name, "node": node, "bytes": nbytes, "shape": shape, "dtype": dtype, "users": [], "internal": False}
 
 
-def _dtype_of(sizes: Optional[list[int]], node: str, nodes: list, fx: dict) -> Optional[str]:
-    """The dtype of an extern's result of ``sizes``: the post-grad node of that shape among those its launch (the
-    fused node ``node``) computes, and the items they make (a tuple's ``getitem``)."""
+def _dtype_of(
+    sizes: Optional[list[int]], node: str, nodes: list, fx: dict, sized: Optional[_Sizes] = None
+) -> Optional[str]:
+    """The dtype of an extern's result of ``sizes``: the post-grad node of that shape (at its hints, ``sized``) among
+    those its launch (the fused node ``node``) computes, and the items they make (a tuple's ``getitem``)."""
     fused = next((n for n in nodes if n.name == node), None)
     if fused is None or sizes is None:
         return None
@@ -150,7 +211,8 @@ def _dtype_of(sizes: Optional[list[int]], node: str, nodes: list, fx: dict) -> O
     names = {g.name for g in own}
     items = [g for g in fx.values() if any(i in names for i in g.inputs) and g.target == "_operator.getitem"]
     for g in [*own, *items]:
-        if isinstance(g.shape, list) and g.shape == sizes and g.dtype:
+        shape = sized.hinted(g.shape) if sized is not None and isinstance(g.shape, list) else g.shape
+        if isinstance(shape, list) and shape == sizes and g.dtype:
             return str(g.dtype)
     return None
 
@@ -189,6 +251,8 @@ def with_memory(
         if isinstance(facts, str):
             return dataclasses.replace(c, memory=None), facts
         m = analysis.memory(c, facts["buffers"], facts["inputs"], backward, device=device, forward=forward)
+        if facts["sizes_at"] and not m.sizes_at:  # counted at the hints the output code holds, as the capture says
+            m = dataclasses.replace(m, sizes_at=facts["sizes_at"])
     except Exception as e:  # the memory is an extra: the report stands without it, and says why
         return dataclasses.replace(c, memory=None), f"its memory could not be worked out ({type(e).__name__}: {e})"
     rest = m.source[len(analysis.SOURCE) :] if m.source.startswith(analysis.SOURCE) else "; " + m.source

@@ -225,6 +225,9 @@ function drawFacts(cx) {
   };
   bytes(m.peak_bytes, "peak memory", "diff-memory-peak", true);
   bytes(m.saved_bytes, "saved for backward", "diff-memory-saved", true);
+  // the part made by the forward, where it moved otherwise than the total (Python's words: saved_by_forward_text)
+  if (m.saved_by_forward_text)
+    bits.push(h("span", { "data-role": "diff-memory-saved-forward", class: "il-changed" }, m.saved_by_forward_text));
   bytes(m.measured_peak_bytes, "measured peak", "diff-memory-measured");
   const ga = p.guards_added || [],
     gr = p.guards_removed || [];

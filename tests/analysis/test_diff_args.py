@@ -51,7 +51,7 @@ def test_channels_last_convolutions_read_the_users_tensors_not_copies(resnet):
     )
     assert f"\n    {pair.inputs_text}\n" in d.changes_text()
     data = d.to_dict()
-    assert data["version"] == DIFF_FORMAT_VERSION == 7
+    assert data["version"] == DIFF_FORMAT_VERSION == 8
     assert data["compiles"][0]["inputs_text"] == pair.inputs_text
     # A against itself: nothing
     same = inductor_lens.diff(resnet["cl"], resnet["cl"])
@@ -73,3 +73,20 @@ def test_bf16_autocast_says_float32_to_bfloat16(resnet):
     bn = next(k for k in paired if "batch_norm" in k.a)
     assert {"arg": "model.stem convolution", "what": "dtype", "a": "float32", "b": "bfloat16"} in bn.arg_changes
     assert d.compiles[0].inputs == [] and d.compiles[0].inputs_text == ""
+
+
+def test_an_equal_saved_total_whose_part_made_by_the_forward_moved_says_that_part(resnet):
+    """nu31 D6: "saved for backward 16.45 MiB → 16.45 MiB (±0 B)" hid that the part the forward made dropped by
+    457.7 KiB (A's backward keeps channels-last copies of x and the weights, 468,672 B, B's the user's own tensors).
+    Where that part changed otherwise than the total, the compile pair says it, for the facts bar and the CLI."""
+    a, b = resnet["fp32"], resnet["cl"]
+    ma, mb = a.compiles[0].memory, b.compiles[0].memory
+    assert ma.saved_bytes == mb.saved_bytes  # the total: equal
+    mem = inductor_lens.diff(a, b).compiles[0].memory
+    assert mem["saved_by_forward"] == {"a": 17248452, "b": 16779780, "delta": -468672}
+    assert mem["saved_by_forward_text"] == "of it made by the forward 16.45 MiB → 16 MiB (−457.7 KiB)"
+    assert "    memory saved for backward: of it made by the forward 16.45 MiB → 16 MiB (−457.7 KiB)\n" in (
+        inductor_lens.diff(a, b).changes_text()
+    )
+    # nothing moved: not said
+    assert "saved_by_forward_text" not in inductor_lens.diff(b, b).compiles[0].memory

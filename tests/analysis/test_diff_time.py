@@ -297,8 +297,8 @@ def test_a_rows_delta_is_in_the_unit_of_its_times(resnet):
 
 @pytest.mark.browser
 def test_compare_page_says_the_times_are_no_verdict_and_shows_each_delta_whole(tmp_path, offline_page, resnet):
-    """nu31 D1, D2, D5 on the page: the verdict in the header as Python says it, drawn as unsure; the note; the graph
-    inputs' layout in the facts bar; each Δ cell as Python wrote it, whole (not cut) at 1400 and 1920 px wide."""
+    """nu31 D1, D2, D5, D6 on the page: the verdict in the header as Python says it, drawn as unsure; the note; the
+    graph inputs' layout and the saved bytes made by the forward in the facts bar; each Δ cell as Python wrote it, whole (not cut) at 1400 and 1920 px wide."""
     d = inductor_lens.diff(resnet["fp32"], resnet["cl"])
     path = d.save_html(tmp_path / "diff.html")
     page = offline_page
@@ -311,6 +311,9 @@ def test_compare_page_says_the_times_are_no_verdict_and_shows_each_delta_whole(t
         assert "il-unsure" in verdict.locator("xpath=..").get_attribute("class")
         assert page.locator('[data-role="diff-notes"] [data-code="times_uncertain"]').count() == 1
         assert page.locator('[data-role="diff-inputs"]').inner_text() == d.compiles[0].inputs_text
+        # nu31 D6: the equal saved total's part made by the forward, as Python says it
+        forward = page.locator('[data-role="diff-memory-saved-forward"]').inner_text()
+        assert forward == d.compiles[0].memory["saved_by_forward_text"]
         cells = page.locator('[data-role="diff-row"] td.il-ddelta')
         got = cells.evaluate_all("els => els.map(e => [e.textContent, e.scrollWidth <= e.clientWidth])")
         want = sorted(k.time_delta_text for k in d.compiles[0].kernels)

@@ -382,3 +382,28 @@ def test_a_lazy_backward_names_the_call_that_compiled_it():
         window = RawWindow("LAZY_BACKWARD", "1/0", 10.0, 30.0, [("/home/u/train.py", 10, "step", code)])
         trigger = _trigger(rec, window, None, 0.0, "step")
         assert trigger.kind == "lazy_backward" and said in trigger.reason, trigger.reason
+
+
+def test_an_imported_inherited_methods_frame_is_named_by_its_selfs_class_as_its_guards_say(tmp_path):
+    """nu30 D3: torch's ``AdamW`` runs ``Adam.step``'s code. The live capture names that frame ``AdamW.step`` (the
+    class of its ``self``), a TORCH_TRACE import named it ``Adam.step``, and a compare of the two paired the
+    optimizer's compiles with nothing. The log's guard tree names the class of ``L['self']`` (the lines below are a
+    torch 2.15 log's): the import names the frame by it."""
+    from inductor_lens.capturing.build import _frame_name, _Trace
+
+    path = tmp_path / "adam.py"
+    path.write_text("class Adam:\n    def step(self, closure=None):\n        return closure\n")
+    ids = {"frame_id": 4, "frame_compile_id": 0, "attempt": 0}
+    metrics = {"co_name": "step", "co_filename": str(path), "co_firstlineno": 2}
+    guards = (
+        "TREE_GUARD_MANAGER:\n+- RootGuardManager\n"
+        "| +- GuardManager: source=L['self'], accessed_by=FrameLocalsGuardAccessor(key='self', framelocals_idx=0), "
+        "type=<class 'torch.optim.adamw.AdamW'>, tag_safe=(False, False)\n"
+        "| | +- ID_MATCH: ___check_obj_id(L['self'], 139769157892944), type=<class 'torch.optim.adamw.AdamW'>\n"
+    )
+    records = [({"compilation_metrics": metrics, **ids}, None), ({"dynamo_cpp_guards_str": {}, **ids}, guards)]
+    assert _frame_name(_Trace(records), "4/0") == "AdamW.step"
+    # no guard naming the self's class: the class that defines the method, as before
+    assert _frame_name(_Trace(records[:1]), "4/0") == "Adam.step"
+    # a live capture's classes of the frame's self decide (Raw.self_types)
+    assert _frame_name(_Trace(records), "4/0", self_type=["Adam", "Optimizer", "object"]) == "Adam.step"

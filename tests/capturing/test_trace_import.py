@@ -759,3 +759,38 @@ def test_a_compile_whose_output_code_cannot_be_read_has_no_memory_and_says_why(b
     assert compiles[0].memory is None and len(reasons) == 1 and "C++ wrapper" in reasons[0]
     text = no_memory_text(reasons)
     assert text.startswith(f"no Memory view for {c.id}: ") and "C++ wrapper" in text
+
+
+DYNAMIC = pathlib.Path(ROOT, "tests", "fixtures", "trace-dynamic")
+
+
+def test_an_imported_recompile_with_automatic_dynamic_shapes_counts_its_buffers_at_the_hints_the_log_holds():
+    """nu30 D4: a recompile with automatic dynamic shapes (batch 16 after 8: sizes ``s77``, ``s17``, backed by a hint
+    of 16) imported with a memory peak of 4 B and 0 B where the live capture says 4,100 B and 6,144 B, its buffers
+    "data-dependent (nonzero, unique, a boolean mask)". The output code holds the hints (``get_args()``: ``arg0_1 =
+    16``, bound by ``s17 = arg0_1``): counted at them, and said so, as the capture does. By hand, at 16 rows: 0/1's
+    linear writes [16, 64] float32 (4,096 B) and the norm a 4-byte scalar; 2/1's attention writes [1, 16, 1, 64]
+    (4,096 B), live while the linear writes [16, 32] (2,048 B); its inputs [16, 64], [32, 64] and [32] (12,416 B)."""
+    imported = inductor_lens.load_trace(str(DYNAMIC))
+    memory = {c.id: c.memory for c in imported.compiles}
+    assert memory["0/1 inference"].peak_bytes == 4096 + 4 and memory["0/1 inference"].sizes_at == "at s77=16"
+    two = memory["2/1 inference"]
+    assert (two.peak_bytes, two.sizes_at, two.input_bytes) == (4096 + 2048, "at s17=16", 4096 + 8192 + 128)
+    assert two.uncounted == [] and not two.at_least and "data-dependent" not in two.source
+    assert two.peak_text.endswith("(at s17=16)")
+
+
+def test_an_imported_buffer_of_a_backed_size_whose_hint_the_log_lacks_is_not_called_data_dependent():
+    """nu30 D4: where the output code does not hold a backed size's hint, the buffers it sizes are not counted, and
+    the reason is that one, never "data-dependent (nonzero, unique, a boolean mask)"."""
+    from inductor_lens.capturing.trace_memory import with_memory
+
+    c = inductor_lens.load_trace(str(DYNAMIC)).compile("2/1 inference")
+    assert "\n    arg0_1 = 16\n" in c.output_code
+    made, why = with_memory(
+        dataclasses.replace(c, output_code=c.output_code.replace("\n    arg0_1 = 16\n", "\n")), "cpu"
+    )
+    m = made.memory
+    assert why == "" and m.uncounted == ["buf1", "buf3", "buf4"] and m.at_least, m.uncounted
+    assert "a backed dynamic size, s17, whose value at the compile the log does not hold" in m.source
+    assert "data-dependent" not in m.source
