@@ -109,7 +109,7 @@ def _wire() -> None:
         return save_html(report, path)
 
     def diff_widget(d, **kwargs):
-        from .views.diff_views import DiffWidget
+        from .views.diff_widget import DiffWidget
 
         return DiffWidget(d, **kwargs)
 

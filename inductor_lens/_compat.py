@@ -38,7 +38,7 @@ MOVED = {
     "job_html": "views.job_html",
     "magic": "views.magic",
     "cli": "views.cli",
-    "_diff_views": "views.diff_views",
+    "_diff_views": "views.diff_widget",
     "_frontend": "views.frontend",
     "_progress": "views.progress",
     "_torchrun": "views.torchrun",

@@ -866,6 +866,10 @@ def _sync():
         torch.cuda.synchronize()
 
 
+#: The written tensors the check's line names (a foreach kernel writes hundreds): the others counted
+SHOWN = 8
+
+
 def check(run, args, kwargs):
     """Run once; the kernel must return something or change one of its tensors (its outputs)."""
     tensors = [a for a in list(args) + list(kwargs.values()) if isinstance(a, torch.Tensor)]
@@ -884,13 +888,23 @@ def check(run, args, kwargs):
             f"{KERNEL}: the kernel wrote past the end of {', '.join(dict.fromkeys(past))} (the bytes after its storage "
             "changed): its source was compiled for other sizes or another vector width than it was written for"
         )
-    changed = [i for i, (b, t) in enumerate(zip(before, tensors)) if not torch.equal(b, t)]
+    # a tensor passed more than once (an in-place update's in_ptr and out_ptr) is one tensor: counted once
+    first = {}
+    for i, t in enumerate(tensors):
+        first.setdefault(id(t), i)
+    passed = {i: sum(1 for t in tensors if t is tensors[i]) for i in first.values()}
+    changed = [i for i in first.values() if not torch.equal(before[i], tensors[i])]
+    what = f"{len(tensors)} tensor arguments"
+    if len(first) < len(tensors):
+        what = f"{len(first)} tensors ({len(tensors)} arguments: some passed more than once)"
     if result is None and not changed:
-        sys.exit(f"{KERNEL}: the kernel ran but wrote none of its {len(tensors)} tensor arguments")
+        sys.exit(f"{KERNEL}: the kernel ran but wrote none of its {what}")
     said = []
     if changed:
-        wrote = ", ".join(NAMES.get(keys[i], str(keys[i])) for i in changed)
-        said.append(f"wrote {len(changed)} of its {len(tensors)} tensor arguments: {wrote}")
+        names = [NAMES.get(keys[i], str(keys[i])) + (f" ({passed[i]} times)" if passed[i] > 1 else "") for i in changed]
+        more = f" and {len(names) - SHOWN} more" if len(names) > SHOWN + 1 else ""
+        wrote = ", ".join(names[:SHOWN] if more else names) + more
+        said.append(f"wrote {len(changed)} of its {what}: {wrote}")
     if any(result is t for t in tensors):  # an out= call returns the tensor it wrote
         pass
     elif isinstance(result, torch.Tensor):

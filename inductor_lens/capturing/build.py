@@ -1759,6 +1759,8 @@ def _with_subgraph_code(graphs: list[RawGraph]) -> list[RawGraph]:
             subs.setdefault(parent.key, []).extend(k.name for k in rec.kernels)
             if not rec.output_code:
                 rec = dataclasses.replace(rec, output_code=parent.output_code)
+            if rec.cpu_isa is None:  # its C++ kernels are written with its parent's, in the parent's output code
+                rec = dataclasses.replace(rec, cpu_isa=parent.cpu_isa)
             rec = _with_operands(rec, parent)
         out.append(rec)
     return [dataclasses.replace(r, subgraph_kernels=subs[r.key]) if r.key in subs else r for r in out]

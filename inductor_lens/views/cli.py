@@ -781,3 +781,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     except SystemExit as e:  # argparse's --help / usage errors, as a status for in-process callers
         return e.code if isinstance(e.code, int) else (0 if e.code is None else 2)
     return 0
+
+
+if __name__ == "__main__":  # python -m inductor_lens.views.cli: the same as python -m inductor_lens
+    sys.exit(main())

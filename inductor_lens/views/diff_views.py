@@ -1,4 +1,4 @@
-"""Views of a :class:`~inductor_lens.diff.ReportDiff`: the widget and the offline page.
+"""Views of a :class:`~inductor_lens.diff.ReportDiff`: the offline page, and what the widget (``diff_widget``) sends.
 
 Both ship one payload to the same front end as a report does: ``{"mode": "compare", "kind": "diff",
 "diff": ..., "a": report_a, "b": report_b}`` gzip'd, and name the mode (the widget's ``_mode``, the
@@ -11,15 +11,10 @@ from __future__ import annotations
 import gzip
 import json
 import os
-from typing import Any, Union
-
-import anywidget
-import traitlets
+from typing import Union
 
 from ..analysis.diff import UNIT, ReportDiff, kernel_source, summary_text
 from ..report.io import atomic_write
-from .frontend import STATIC, answer_request
-from .frontend import static as _static
 
 _KERNEL_FIELDS = ("name", "language", "source", "fused_nodes", "fx_nodes", "metadata", "profile", "kind")
 #: What the fusion graph (js/src/dot.js, the lens's and the compare page's) reads of a compile beside its fused nodes
@@ -113,50 +108,3 @@ def to_diff_html(d: ReportDiff) -> str:
 def save_diff_html(d: ReportDiff, path: Union[str, os.PathLike]) -> str:
     """Write :func:`to_diff_html` to ``path`` atomically; returns the path."""
     return atomic_write(path, to_diff_html(d).encode("utf-8"))
-
-
-class DiffWidget(anywidget.AnyWidget):
-    """The compare view of a :class:`~inductor_lens.diff.ReportDiff` (``display(diff)``).
-
-    ``compile_pair`` (synced) is the shown pair's index in ``diff.compiles``; ``selected`` the
-    selected row's kernel name (B's, or A's for a kernel only in A).
-    """
-
-    _esm = (
-        _static("lens.js")
-        if (STATIC / "lens.js").exists()
-        else "export default {render({el}){el.textContent='inductor_lens: front end not built (make bundle)'}}"
-    )
-    _css = _static("lens.css") if (STATIC / "lens.css").exists() else ""
-
-    _report = traitlets.Bytes(b"").tag(sync=True)
-    """bytes: the compare payload, gzip'd JSON (private). Default ``b""``."""
-
-    _mode = traitlets.Unicode("compare").tag(sync=True)
-    """str: the front-end shell's mode (private): always ``"compare"``."""
-
-    view = traitlets.Unicode("compare").tag(sync=True)
-    """str: always ``"compare"`` for this widget."""
-
-    selected = traitlets.Unicode("").tag(sync=True)
-    """str: the selected kernel (B's name, or A's for a kernel only in A). Default ``""``."""
-
-    compile_pair = traitlets.Int(0).tag(sync=True)
-    """int: index of the shown compile pair in ``diff.compiles``. Default ``0``."""
-
-    def __init__(self, d: ReportDiff, **kwargs: Any) -> None:
-        if not isinstance(d, ReportDiff):
-            raise TypeError(f"DiffWidget needs an inductor_lens.ReportDiff, not {type(d).__name__}")
-        self._diff = d
-        super().__init__(_report=pack_diff(d), **kwargs)
-        self.on_msg(self._on_msg)
-
-    @property
-    def diff(self) -> ReportDiff:
-        return self._diff
-
-    def _on_msg(self, _widget, content, buffers) -> None:
-        answer_request(self, content, lambda: ("inductor-lens-diff.html", to_diff_html(self._diff)))
-
-    def __repr__(self) -> str:  # cheap
-        return f"<DiffWidget: {self._diff!r}>"

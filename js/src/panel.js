@@ -495,8 +495,17 @@ function whyNotFusedSection({ idx, n }, actions) {
     g.pairs.push(`${d.node1} + ${d.node2}`);
     byOther.set(key, g);
   }
+  const shownAs = (g) => {
+    const otherNode = g.other && idx.byName.get(g.other);
+    return otherNode ? otherNode.node.label || otherNode.node.kernel || g.other : g.label;
+  };
+  // neighbours shown by one name (fused nodes of one kernel) are told apart by their node's name (nu29 D7: three
+  // identical rows)
+  const shown = new Map();
+  for (const g of byOther.values()) shown.set(shownAs(g), (shown.get(shownAs(g)) || 0) + 1);
   const row = (g) => {
     const otherNode = g.other && idx.byName.get(g.other);
+    const text = shownAs(g);
     return h(
       "li",
       { "data-other": g.label },
@@ -504,7 +513,7 @@ function whyNotFusedSection({ idx, n }, actions) {
         ? h(
             "button",
             { class: "il-link il-mono", type: "button", onclick: () => actions.select(g.other) },
-            otherNode.node.label || otherNode.node.kernel || g.other,
+            shown.get(text) > 1 ? `${text} · ${g.other}` : text,
           )
         : h("span", { class: "il-mono" }, g.label),
       h(

@@ -387,7 +387,7 @@ def test_the_compare_graph_is_the_lens_graph_of_b_with_its_edges_and_stubs(tmp_p
 
 
 def test_diff_widget_answers_requests():
-    from inductor_lens.views.diff_views import DiffWidget
+    from inductor_lens.views.diff_widget import DiffWidget
 
     d = inductor_lens.diff(
         inductor_lens.load(FIXTURES / "gpu_mlp.json"), inductor_lens.load(FIXTURES / "gpu_max_autotune.json")

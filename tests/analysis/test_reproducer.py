@@ -907,3 +907,35 @@ def test_a_buffer_passed_twice_is_one_tensor_as_in_the_real_call():
     args, _ = scope["arguments"]()
     assert args[0] is args[2] and args[1] is not args[3] and len(made) == 3, body
     assert "t0 = make([4], [1], 'float32', 0" in body and "arg9_1, passed twice (in_ptr0, out_ptr0)" in body
+
+
+def test_the_check_counts_a_tensor_passed_twice_once_and_names_a_few(tmp_path, capsys):
+    """nu30 D9: an AdamW foreach kernel's check said "wrote 216 of its 243 tensor arguments: arg0_1 (in_ptr0), ...,
+    arg0_1 (out_ptr3), ..." on one line of thousands of characters: each in-place tensor counted and named as both of
+    its parameters. A tensor passed more than once is one tensor (said so, with how often), and the line names the
+    first few."""
+    import runpy
+
+    import torch
+
+    report = inductor_lens.load(FIXTURES / "cpu_profiled_mlp_default.json")
+    path = tmp_path / "k.py"
+    path.write_text(reproducer(report, report.kernels[1]))
+    ns = runpy.run_path(str(path), run_name="not_main")
+    shared = torch.zeros(4)
+    args = [shared, shared, *[torch.zeros(2) for _ in range(11)]]
+    ns["NAMES"].clear()
+    ns["NAMES"].update({0: "p (in_ptr0)", 1: "p (out_ptr0)", **{i: f"w{i} (out_ptr{i})" for i in range(2, 13)}})
+
+    def run(args, kwargs):
+        for t in args:
+            t.add_(1)
+
+    capsys.readouterr()
+    ns["check"](run, args, {})
+    line = capsys.readouterr().out.strip()
+    assert line == (
+        f"{report.kernels[1].name}: check passed: the kernel ran and wrote 12 of its 12 tensors (13 arguments: some "
+        "passed more than once): p (in_ptr0) (2 times), w2 (out_ptr2), w3 (out_ptr3), w4 (out_ptr4), w5 (out_ptr5), "
+        "w6 (out_ptr6), w7 (out_ptr7), w8 (out_ptr8) and 4 more"
+    )

@@ -447,6 +447,12 @@ def test_the_inputs_of_cond_and_while_loop_subgraphs_have_their_dtypes_and_the_p
     # dynamo named the loop's initial values `child`, `child_1` after a local of torch's pytree code it inlined (their
     # stack ends at the user's `i, acc = loop(...)`, which assigns no `child`): no variable of the user's
     (parent,) = [c for c in cap.report.compiles if not c.subgraph]
+    # a subgraph's C++ kernels are written for its parent's vector width (nu30 D6: its reproducer said the report
+    # did not record one)
+    assert parent.cpu_isa and all(
+        (c.cpu_isa, c.cpu_isa_bits) == (parent.cpu_isa, parent.cpu_isa_bits) for c in subs.values()
+    )
+    assert all("\nCPU_ISA_BITS = None" not in k.reproducer for c in subs.values() for k in c.kernels)
     variables = {n.name: n.variable for n in parent.graphs["dynamo"].nodes if n.variable}
     assert variables == {"y": "y", "i": "i", "acc": "acc"}, variables
     for loop_graph in ("while_loop_body_graph_0", "while_loop_cond_graph_0"):

@@ -588,3 +588,30 @@ def test_a_page_asked_for_without_the_built_front_end_is_refused_before_the_scri
     assert "cannot write a page:" in err and "make bundle" in err and err.count("\n") == 1, err
     status, _, err = inproc("run", "--json", "only.json", "marks.py")
     assert status == 1 and marker.exists() and "nothing compiled" in err, err  # it ran (and compiled nothing)
+
+
+def test_the_compare_page_is_written_without_anywidget_and_the_cli_module_runs_as_a_script(tmp_path):
+    """nu30 D7, D8: ``inductor-lens diff -o page.html`` died with a traceback where anywidget was not importable
+    (the compare's page module defined the widget), though the report's page needs none; ``python -m
+    inductor_lens.views.cli ...`` did nothing and exited 0 (no ``__main__`` block)."""
+    fixtures = pathlib.Path(__file__).resolve().parents[1] / "fixtures"
+    a, b = fixtures / "cpu_profiled_mlp_default.json", fixtures / "cpu_profiled_mlp_max_autotune.json"
+    out = tmp_path / "diff.html"
+    code = (
+        "import sys; sys.modules['anywidget'] = None\n"  # import anywidget raises ImportError
+        "from inductor_lens.views import cli\n"
+        f"sys.exit(cli.main(['diff', {str(a)!r}, {str(b)!r}, '-o', {str(out)!r}]))\n"
+    )
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in [str(REPO), os.environ.get("PYTHONPATH", "")] if p))
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, cwd=tmp_path, env=env)
+    assert p.returncode == 0 and out.stat().st_size > 10_000, p.stderr[-2000:]
+    out2 = tmp_path / "diff2.html"
+    p = subprocess.run(
+        [sys.executable, "-m", "inductor_lens.views.cli", "diff", str(a), str(b), "-o", str(out2)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=tmp_path,
+        env=env,
+    )
+    assert p.returncode == 0 and out2.read_bytes() == out.read_bytes(), p.stderr[-2000:]

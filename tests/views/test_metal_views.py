@@ -349,3 +349,33 @@ def test_the_fx_view_folds_many_graph_inputs_into_one_oval(tmp_path, offline_pag
     op = next(n.name for n in nodes if n.op == "call_function")
     assert offline_page.locator(f'[data-view="fx"] [data-fx="{op}"]').count() == 1
     assert offline_page.watch.errors == []
+
+
+@pytest.mark.browser
+def test_why_not_fused_tells_apart_two_nodes_of_one_kernel(tmp_path, offline_page, training_report):
+    """nu29 D7: "Why not fused" listed one row per refused neighbour, each named by its kernel: two fused nodes of one
+    C++ kernel read as the same row twice. Rows named alike say which node each is."""
+    from inductor_lens.report.model import FusionDecision
+
+    page = offline_page
+    c = next(c for c in training_report.compiles if any(len(k.fused_nodes) > 1 for k in c.kernels))
+    k = next(k for k in c.kernels if len(k.fused_nodes) > 1)
+    a, b = k.fused_nodes[:2]
+    node = next(n for n in c.fused_nodes if n.kernel and n.kernel != k.name and not n.is_glue)
+    refusals = [
+        FusionDecision(node1=f"{node.name}_x", node2=f"{other}_x", reason="intermediate nodes between node1 & node2",
+                       fused1=node.name, fused2=other)
+        for other in (a, b)
+    ]  # fmt: skip
+    c2 = dataclasses.replace(c, fusion_decisions=refusals)
+    report = dataclasses.replace(training_report, compiles=[c2 if x is c else x for x in training_report.compiles])
+    path = tmp_path / "why.html"
+    report.save_html(path)
+    _open(page, path)
+    if c is not training_report.compiles[0]:
+        page.select_option(".il-compile", c.id)
+    page.locator(f'[data-view="fusion"] [data-node="{node.name}"]').click()
+    rows = page.locator('[data-role="why-not-fused"] li button').all_inner_texts()
+    label = lambda n: next(f for f in c.fused_nodes if f.name == n).label or k.name  # noqa: E731
+    assert rows == [f"{label(a)} · {a}", f"{label(b)} · {b}"], rows
+    assert page.watch.errors == []
