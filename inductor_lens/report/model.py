@@ -68,7 +68,7 @@ SCHEMA_VERSION = 2
 
 #: The generation of the derived fields (``report/finish.py``) a report holds. A report written before
 #: derived fields were added (no ``derived`` key, or a smaller number) gets them filled when it is loaded.
-DERIVED_VERSION = 35  # 2: Trigger.summary; 3: Compile.module_view, FusedNode.group_path; 4: FusedNode.no_line_reason;
+DERIVED_VERSION = 36  # 2: Trigger.summary; 3: Compile.module_view, FusedNode.group_path; 4: FusedNode.no_line_reason;
 # 5: a backward's saved inputs named by what made them, input copies labelled, Trigger.kind ahead_of_time;
 # 6: FusedNode.built_lines (where the user's code built the modules of ops that ran inside torch)
 # 7: module paths inferred where a compile recorded none (Compile.modules_inferred, report/module_paths.py)
@@ -124,6 +124,8 @@ DERIVED_VERSION = 35  # 2: Trigger.summary; 3: Compile.module_view, FusedNode.gr
 # 35: measured time by launch (report/lines.py): FusedNode.time (a kernel called twice: each call's box its own launch),
 # StepProfile.by_module and by_line by each launch's fused nodes, Compile.time_by_line (the Source view's per-line time,
 # split as by_line), LineTime.whole_us and text
+# 36: a call of a repeated region (invoke_subgraph, torch.compiler.nested_compile_region) is a box, not glue:
+# FusedNode.branch_compiles, label and no_kernel_reason (its launches); the region's Compile.graph_note (rules.region_note)
 
 #: Languages a kernel may be written in: what Inductor's output code defines (``async_compile.<kind>``),
 #: ``extern`` for calls of library kernels, ``other`` when the source was not found.

@@ -1138,8 +1138,11 @@ GLUE_OPS = frozenset(
 
 
 #: Control flow whose branches or body Inductor lowers as subgraphs (``Compile.subgraph``): the node that calls
-#: them has no kernel of its own but runs theirs, so it is a box, never glue.
-CONTROL_FLOW_OPS = frozenset({"cond", "while_loop", "while_loop_stack_output", "scan", "associative_scan", "map_impl"})
+#: them has no kernel of its own but runs theirs, so it is a box, never glue. ``invoke_subgraph``: a call of a
+#: repeated region (``torch.compiler.nested_compile_region``), lowered once and run at each call.
+CONTROL_FLOW_OPS = frozenset(
+    {"cond", "while_loop", "while_loop_stack_output", "scan", "associative_scan", "map_impl", "invoke_subgraph"}
+)
 
 
 def control_flow(ops: Iterable[str]) -> str:
@@ -1169,6 +1172,8 @@ def no_kernel_reason(kernel: Optional[str], ops: Iterable[str], branches: Sequen
     if kernel:
         return ""
     flow = control_flow(ops)
+    if flow == "invoke_subgraph" and len(branches) == 1:
+        return region_call_text(branches[0])
     if flow and branches:
         if flow == "cond":
             runs = f"runs one of {', '.join(branches)} here, the one its predicate picks"
@@ -1186,6 +1191,51 @@ def no_kernel_reason(kernel: Optional[str], ops: Iterable[str], branches: Sequen
     if "_local_scalar_dense" in ops:
         return ITEM_TEXT
     return "This node generated no kernel of its own (a no-op, a view, or a buffer reuse)."
+
+
+def region_call_text(region: str, launches: Optional[int] = None, compile_id: str = "") -> str:
+    """``FusedNode.no_kernel_reason`` of a call of a repeated region (``invoke_subgraph``, from
+    ``torch.compiler.nested_compile_region``): it has no kernel of its own, but runs the region's, every time.
+
+    >>> region_call_text("repeated_subgraph0", 5, "0/0 inference #2")[:60]
+    'Calls repeated_subgraph0 here, which launches its 5 kernels:'
+    """
+    runs = f", which launches its {plural(launches, 'kernel')}" if launches is not None else ""
+    where = f"{compile_id}: pick" if compile_id else "pick"
+    return (
+        f"Calls {region} here{runs}: a region marked with torch.compiler.nested_compile_region, which Inductor "
+        "lowered once as a graph of its own and runs at each of its calls, with that call's inputs and weights. Its "
+        f'kernels are in its own compile ({where} "{region} (a subgraph)" in the compile menu).'
+    )
+
+
+def region_call_label(region: str, launches: int) -> str:
+    """``FusedNode.label`` of a call of a repeated region: what it runs, and how many launches that is.
+
+    >>> region_call_label("repeated_subgraph0", 5)
+    'invoke_subgraph → repeated_subgraph0 (5 kernels)'
+    """
+    return f"invoke_subgraph → {region} ({plural(launches, 'kernel')})"
+
+
+def region_note(region: str, callers: Sequence[str], modules: Sequence[str], launches: int) -> str:
+    """``Compile.graph_note`` of a repeated region's compile: the graph(s) that call it (``callers``), once per call
+    (``modules``: each call's module, ``""`` at the top level), and what that is in kernel launches.
+
+    >>> region_note("repeated_subgraph0", ["0/0 inference"], ["layers.0", "layers.1"], 5).split("code. ")[1][:77]
+    '0/0 inference calls it 2 times, from layers.0, layers.1: every time, uncondit'
+    """
+    n = len(modules)
+    named = [m for m in dict.fromkeys(modules) if m]
+    by = f", from {', '.join(named[:8])}{f' and {len(named) - 8} more' if len(named) > 8 else ''}" if named else ""
+    return (
+        f"A repeated region ({region}): a block marked with torch.compiler.nested_compile_region, which Inductor "
+        f"lowers once as a graph of its own while it lowers the graph that calls it, and writes into that graph's "
+        f"output code. {' and '.join(callers)} calls it {plural(n, 'time')}{by}: every time, unconditionally, "
+        f"so its {plural(launches, 'kernel launch', 'kernel launches')} run {plural(n, 'time')}"
+        f" ({launches * n} in all). Its ops are named as its first call traced them"
+        f"{f' (in {named[0]})' if named else ''}: every call runs the same code on its own inputs and weights."
+    )
 
 
 #: ``no_kernel_reason`` of an ``AssertScalar`` node (its op ``_assert_scalar``), a runtime check in the wrapper.

@@ -1,0 +1,93 @@
+"""Regional compilation (``torch.compiler.nested_compile_region``, nu30 D1): Inductor lowers the repeated block once
+as a subgraph (``repeated_subgraph0``) and the main graph calls it through ``invoke_subgraph`` once per layer. One
+small capture, shared by the tests of this file."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+import torch
+import torch.nn.functional as F
+
+import inductor_lens
+
+
+class _Layer(torch.nn.Module):
+    def __init__(self, d: int = 8):
+        super().__init__()
+        self.up = torch.nn.Linear(d, 2 * d)
+        self.down = torch.nn.Linear(d, d)
+
+    @torch.compiler.nested_compile_region
+    def forward(self, x):
+        a, b = self.up(x).chunk(2, -1)
+        return x + self.down(F.silu(a) * b)
+
+
+class _Stack(torch.nn.Module):
+    def __init__(self, n: int = 2):
+        super().__init__()
+        self.layers = torch.nn.ModuleList([_Layer() for _ in range(n)])
+
+    def forward(self, x):
+        for layer in self.layers:
+            x = layer(x)
+        return x.sum(-1)
+
+
+@pytest.fixture(scope="module")
+def regional():
+    torch.manual_seed(0)
+    m, x = _Stack(), torch.randn(2, 3, 8)
+    with torch.no_grad():
+        expected = m(x)
+        with inductor_lens.capture() as cap:
+            out = torch.compile(m)(x)
+    torch.testing.assert_close(out, expected)
+    report = cap.report
+    main = next(c for c in report.compiles if not c.subgraph)
+    (region,) = [c for c in report.compiles if c.subgraph]
+    return report, main, region
+
+
+def test_each_call_of_a_repeated_region_is_a_box_of_its_layer_linked_to_the_regions_compile(regional):
+    """Each call was glue ("a no-op, a view, or a buffer reuse"), with no link to the region's compile, and the second
+    call's module was the top level's (its origins held the first call's get_attr, in layers.0)."""
+    report, main, region = regional
+    assert region.subgraph == "repeated_subgraph0" and len(region.kernels) == 4  # 2 addmm, 2 C++ kernels
+    calls = [n for n in main.fused_nodes if "invoke_subgraph" in n.ops]
+    assert [n.module_stack[-1:] for n in calls] == [["layers.0"], ["layers.1"]]
+    for n in calls:
+        assert not n.is_glue and n.kernel is None, n
+        assert [(b.name, b.compile) for b in n.branch_compiles] == [("repeated_subgraph0", region.id)]
+        assert n.label == "invoke_subgraph → repeated_subgraph0 (4 kernels)"
+        assert n.no_kernel_reason.startswith("Calls repeated_subgraph0 here, which launches its 4 kernels"), n
+        assert "no-op" not in n.no_kernel_reason
+
+
+def test_the_repeated_regions_compile_says_who_calls_it_and_how_often(regional):
+    """Its note called it "a torch.cond branch or a loop body" that runs when the graph "takes this branch"."""
+    report, main, region = regional
+    note = region.graph_note
+    assert note.startswith("A repeated region (repeated_subgraph0)"), note
+    assert f"{main.id} calls it 2 times, from layers.0, layers.1: every time, unconditionally" in note, note
+    assert "(8 in all)" in note and "torch.cond" not in note
+
+
+def test_the_main_graphs_memory_follows_the_frees_of_its_output_code(regional):
+    """Each layer's output was charged to the final sum's kernel and all were alive at its peak, though the output
+    code frees each after the next layer's call (``buf1 = buf0[0]; del buf0; ... del buf1``)."""
+    report, main, region = regional
+    code = main.output_code[main.output_code.index("def call(") :]
+    # torch's own output code: the first layer's result is freed before the sum's kernel is called
+    assert code.index("del buf1") < code.index("cpp_fused_sum")
+    points = {p.node: p for p in main.memory.timeline}
+    first, second = [n.name for n in main.fused_nodes if "invoke_subgraph" in n.ops]
+    (total,) = [n.name for n in main.fused_nodes if n.kernel and "sum" in n.ops]
+    layer_out = 2 * 3 * 8 * 4  # a float32 (2, 3, 8)
+    assert [b.name for b in points[first].allocates] == ["buf1"]
+    assert [b.name for b in points[second].frees] == ["buf1"]
+    assert main.memory.peak_bytes == 2 * layer_out  # the second call's input and output
+    assert points[total].live_bytes == layer_out + 2 * 3 * 4  # the last layer's output, and the (2, 3) sum
+    assert re.search(r"buf\d+ = repeated_subgraph0\(", code)
