@@ -1210,12 +1210,13 @@ def region_call_text(region: str, launches: Optional[int] = None, compile_id: st
 
 
 def region_call_label(region: str, launches: int) -> str:
-    """``FusedNode.label`` of a call of a repeated region: what it runs, and how many launches that is.
+    """``FusedNode.label`` of a call of a repeated region: what it runs, and how many launches that is (its box's
+    second line says ``invoke_subgraph``, its op; a longer label was cut short on the box).
 
     >>> region_call_label("repeated_subgraph0", 5)
-    'invoke_subgraph → repeated_subgraph0 (5 kernels)'
+    'repeated_subgraph0 (5 kernels)'
     """
-    return f"invoke_subgraph → {region} ({plural(launches, 'kernel')})"
+    return f"{region} ({plural(launches, 'kernel')})"
 
 
 def region_note(region: str, callers: Sequence[str], modules: Sequence[str], launches: int) -> str:
@@ -1390,6 +1391,8 @@ def merge_text(
     '3 scheduler nodes, one loop per tensor of _foreach_add_ (its lowering makes one for each), grouped by the scheduler into one foreach kernel (Scheduler.create_foreach_nodes, before Scheduler.fuse_nodes): op0, op1, op2.'
     >>> merge_text("extern", ["op2"], [["mm"]], [])
     'An extern call (mm: a library or fallback kernel, not generated code): nothing is inlined or fused into it.'
+    >>> merge_text("extern", ["op0"], [["invoke_subgraph"]], [])  # a call of a nested_compile_region: no library
+    "A call of invoke_subgraph's subgraphs, no kernel of its own: nothing is inlined or fused into it, and the subgraphs' kernels are in their own compiles."
     >>> merge_text("pointwise", ["op0", "op3"], [], ["add", "mul"])  # a report made before member_ops
     '2 scheduler nodes fused by the scheduler (Scheduler.fuse_nodes): op0, op3.'
     >>> merge_text("nop", ["op4"], [], [])
@@ -1419,6 +1422,11 @@ def _merge_text(
     """:func:`merge_text` but for a node's kernel mates."""
     if kind == "nop":
         return ""
+    if kind == "extern" and (flow := control_flow(ops or [o for m in member_ops for o in m])):
+        return (
+            f"A call of {flow}'s subgraphs, no kernel of its own: nothing is inlined or fused into it, and the "
+            "subgraphs' kernels are in their own compiles."
+        )
     if kind == "extern":
         named = _ops_listed(list(dict.fromkeys(ops or [o for m in member_ops for o in m])))
         return f"An extern call ({named + ': ' if named else ''}a library or fallback kernel, not generated code): " + (

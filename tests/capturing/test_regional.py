@@ -61,9 +61,10 @@ def test_each_call_of_a_repeated_region_is_a_box_of_its_layer_linked_to_the_regi
     for n in calls:
         assert not n.is_glue and n.kernel is None, n
         assert [(b.name, b.compile) for b in n.branch_compiles] == [("repeated_subgraph0", region.id)]
-        assert n.label == "invoke_subgraph → repeated_subgraph0 (4 kernels)"
+        assert n.label == "repeated_subgraph0 (4 kernels)"
         assert n.no_kernel_reason.startswith("Calls repeated_subgraph0 here, which launches its 4 kernels"), n
         assert "no-op" not in n.no_kernel_reason
+        assert n.merge_text.startswith("A call of invoke_subgraph's subgraphs"), n.merge_text  # "a library kernel"
 
 
 def test_the_repeated_regions_compile_says_who_calls_it_and_how_often(regional):
