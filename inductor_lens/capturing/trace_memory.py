@@ -24,9 +24,9 @@ from typing import Optional, Union
 from ..analysis.cost import DTYPE_BYTES
 from ..analysis.memory import ALLOCATION, extent_bytes, int_list, tensor_bytes
 from ..report.model import Compile
-from ..report.rules import asserted_layouts, returned_items, storage_name
+from ..report.rules import asserted_layouts, returned_items, split_args, storage_name
 from .parse import parse_output_code_kernels
-from .trace_graph import _body, call_launches
+from .trace_graph import _body, call_launches, subgraph_defs
 
 #: What ``Memory.source`` says of an imported compile's figures.
 SOURCE = (
@@ -52,18 +52,21 @@ def code_buffers(c: Compile) -> Union[dict, str]:
     code = str(c.output_code or "")
     if not code.strip():
         return "the log holds no output code for it"
-    body = _body(code, "\ndef call(") or _body(code, "    def call(self, args")
+    # a subgraph (a repeated region's ``def repeated_subgraph0(args)``) is read in its own function, its calls in call()
+    sub = f"\ndef {c.subgraph}(" if c.subgraph and f"\ndef {c.subgraph}(" in code else ""
+    body = _body(code, sub) if sub else _body(code, "\ndef call(") or _body(code, "    def call(self, args")
     if not body:
         return "its output code has no Python call() to read (a C++ wrapper, cpp_wrapper=True)"
     if "def partition_" in code:
         return "its output code runs in partitions (CUDA graphs), which this reading does not follow"
-    launches = call_launches(code, set(parse_output_code_kernels(code)))
+    kernels = set(parse_output_code_kernels(code))
+    launches = call_launches(code, kernels, sub, () if sub else subgraph_defs(code))
     nodes = list(c.fused_nodes)
     if len(launches) != len(nodes):
         return f"its output code launches {len(launches)} kernels where the import made {len(nodes)} fused nodes"
     post = c.graphs.get("post_grad")
     fx = {n.name: n for n in post.nodes} if post is not None else {}
-    returned = [storage_name(i) for i in returned_items(code)]
+    returned = [storage_name(i) for i in (_returned_by(body) if sub else returned_items(code))]
     outs = next((list(n.returns or []) for n in fx.values() if n.op == "output"), [])
     made_as = {b: r for b, r in zip(returned, outs) if r and b.startswith("buf")}  # a returned buffer: its node
     buffers: dict[str, dict] = {}
@@ -129,6 +132,12 @@ def code_buffers(c: Compile) -> Union[dict, str]:
         b["origins"] = _origins(b, made_as.get(name), nodes, fx)
     inputs = {n.name: tensor_bytes(n) for n in fx.values() if n.op == "placeholder"}
     return {"buffers": list(buffers.values()), "inputs": inputs, "constants": {}}
+
+
+def _returned_by(body: list[str]) -> list[str]:
+    """The items of the last ``return (...)`` of a function's lines (a subgraph's: ``return (repeated_subgraph0_buf5, )``)."""
+    line = next((x.strip() for x in reversed(body) if x.strip().startswith("return (")), "")
+    return [x for x in split_args(line[len("return (") : line.rfind(")")]) if x]
 
 
 def _ints(sizes: Optional[list]) -> Optional[list[int]]:

@@ -4,6 +4,7 @@ small capture, shared by the tests of this file."""
 
 from __future__ import annotations
 
+import logging
 import re
 
 import pytest
@@ -37,24 +38,42 @@ class _Stack(torch.nn.Module):
 
 
 @pytest.fixture(scope="module")
-def regional():
+def regional(tmp_path_factory):
+    """(captured report, its main compile, the region's compile, the report imported from the TORCH_TRACE log of the
+    same compile): torch's own trace formatter writes the log, as ``TORCH_TRACE`` with ``INDUCTOR_PROVENANCE=1``."""
+    from torch._logging._internal import TorchLogsFormatter
+
     torch.manual_seed(0)
     m, x = _Stack(), torch.randn(2, 3, 8)
-    with torch.no_grad():
-        expected = m(x)
-        with inductor_lens.capture() as cap:
-            out = torch.compile(m)(x)
+    logs = tmp_path_factory.mktemp("regional_trace")
+    handler = logging.FileHandler(logs / "dedicated_log_torch_trace_regional.log")
+    handler.setFormatter(TorchLogsFormatter(trace=True))
+    trace = logging.getLogger("torch.__trace")
+    level, propagate = trace.level, trace.propagate
+    trace.addHandler(handler)
+    trace.setLevel(logging.DEBUG)
+    trace.propagate = False
+    try:
+        with torch.no_grad(), torch._inductor.config.patch({"trace.provenance_tracking_level": 1}):
+            expected = m(x)
+            with inductor_lens.capture() as cap:
+                out = torch.compile(m)(x)
+    finally:
+        trace.removeHandler(handler)
+        handler.close()
+        trace.setLevel(level)
+        trace.propagate = propagate
     torch.testing.assert_close(out, expected)
     report = cap.report
     main = next(c for c in report.compiles if not c.subgraph)
     (region,) = [c for c in report.compiles if c.subgraph]
-    return report, main, region
+    return report, main, region, inductor_lens.load_trace(str(logs))
 
 
 def test_each_call_of_a_repeated_region_is_a_box_of_its_layer_linked_to_the_regions_compile(regional):
     """Each call was glue ("a no-op, a view, or a buffer reuse"), with no link to the region's compile, and the second
     call's module was the top level's (its origins held the first call's get_attr, in layers.0)."""
-    report, main, region = regional
+    report, main, region, _ = regional
     assert region.subgraph == "repeated_subgraph0" and len(region.kernels) == 4  # 2 addmm, 2 C++ kernels
     calls = [n for n in main.fused_nodes if "invoke_subgraph" in n.ops]
     assert [n.module_stack[-1:] for n in calls] == [["layers.0"], ["layers.1"]]
@@ -69,7 +88,7 @@ def test_each_call_of_a_repeated_region_is_a_box_of_its_layer_linked_to_the_regi
 
 def test_the_repeated_regions_compile_says_who_calls_it_and_how_often(regional):
     """Its note called it "a torch.cond branch or a loop body" that runs when the graph "takes this branch"."""
-    report, main, region = regional
+    report, main, region, _ = regional
     note = region.graph_note
     assert note.startswith("A repeated region (repeated_subgraph0)"), note
     assert f"{main.id} calls it 2 times, from layers.0, layers.1: every time, unconditionally" in note, note
@@ -79,7 +98,7 @@ def test_the_repeated_regions_compile_says_who_calls_it_and_how_often(regional):
 def test_the_main_graphs_memory_follows_the_frees_of_its_output_code(regional):
     """Each layer's output was charged to the final sum's kernel and all were alive at its peak, though the output
     code frees each after the next layer's call (``buf1 = buf0[0]; del buf0; ... del buf1``)."""
-    report, main, region = regional
+    report, main, region, _ = regional
     code = main.output_code[main.output_code.index("def call(") :]
     # torch's own output code: the first layer's result is freed before the sum's kernel is called
     assert code.index("del buf1") < code.index("cpp_fused_sum")
@@ -92,3 +111,24 @@ def test_the_main_graphs_memory_follows_the_frees_of_its_output_code(regional):
     assert main.memory.peak_bytes == 2 * layer_out  # the second call's input and output
     assert points[total].live_bytes == layer_out + 2 * 3 * 4  # the last layer's output, and the (2, 3) sum
     assert re.search(r"buf\d+ = repeated_subgraph0\(", code)
+
+
+def test_an_imported_log_reads_the_region_as_a_compile_of_its_own_called_by_each_layer(regional):
+    """nu30 D2: the import dropped the region's compile and its 2 addmm launches, put its C++ kernels in the main
+    compile ("in the output code but Inductor did not say which nodes it implements"), and drew no call of it."""
+    report, main, region, imported = regional
+    assert [(c.id, c.subgraph) for c in imported.compiles] == [(c.id, c.subgraph) for c in report.compiles]
+    imain = next(c for c in imported.compiles if not c.subgraph)
+    (iregion,) = [c for c in imported.compiles if c.subgraph]
+    # the same kernels in the same compiles as the capture: the region's 2 addmm calls among them
+    assert [k.name for k in imain.kernels] == [k.name for k in main.kernels]
+    assert [k.name for k in iregion.kernels] == [k.name for k in region.kernels]
+    assert sum(k.name.startswith("extern_kernels.addmm") for k in iregion.kernels) == 2
+    assert [d for d in imported.diagnostics if d.code == "source_missing"] == []
+    # each layer's call is a box linked to the region's compile, in its layer (inferred from the weights it reads)
+    calls = [n for n in imain.fused_nodes if "invoke_subgraph" in n.ops]
+    assert [(n.label, [b.compile for b in n.branch_compiles]) for n in calls] == [
+        ("repeated_subgraph0 (4 kernels)", [iregion.id])
+    ] * 2
+    assert [n.module_stack[-1:] for n in calls] == [["layers.0"], ["layers.1"]]
+    assert iregion.graph_note == region.graph_note
