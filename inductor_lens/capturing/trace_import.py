@@ -404,6 +404,10 @@ class _RawFromTrace:
             )
             inside = set(fx)
             reads = sorted({i for n in fx for i in by_name[n]["inputs"] if i not in inside}) if fx else launch["args"]
+            if rec.subgraph:  # its inputs as its code names them, as its graph inputs are (build._qualified_inputs)
+                reads = sorted(
+                    f"{rec.subgraph}_{i}" if by_name.get(i, {}).get("op") == "placeholder" else i for i in reads
+                )
             rec.post_fusion.append(
                 RawSchedNode(
                     name=group,
