@@ -1655,6 +1655,8 @@ def _with_subgraph_code(graphs: list[RawGraph]) -> list[RawGraph]:
             subs.setdefault(parent.key, []).extend(k.name for k in rec.kernels)
             if not rec.output_code:
                 rec = dataclasses.replace(rec, output_code=parent.output_code)
+            if rec.cpu_isa is None and parent.cpu_isa:  # its C++ kernels are built with the parent's code (nu30 D6)
+                rec = dataclasses.replace(rec, cpu_isa=parent.cpu_isa)
             rec = _with_operands(rec, parent)
         out.append(rec)
     return [dataclasses.replace(r, subgraph_kernels=subs[r.key]) if r.key in subs else r for r in out]

@@ -145,3 +145,12 @@ def test_an_imported_regions_kernels_read_its_inputs_as_the_captured_ones_do(reg
 
     # (a read through a view no kernel computes, the addmm's of ``permute(arg3_1)``, is not seen in a log: a subset)
     assert len(inputs_read(region)) == 5 and inputs_read(iregion) and inputs_read(iregion) <= inputs_read(region)
+
+
+def test_the_regions_compile_says_which_vector_instruction_set_its_cpp_kernels_were_written_for(regional):
+    """nu30 D6: its ``cpu_isa`` was empty (its kernels are in its parent's output code, which the ISA is read from),
+    so a reproducer of its kernel said the report "does not say which vector instruction set" it was for."""
+    report, main, region, _ = regional
+    if not main.cpu_isa:
+        pytest.skip("this CPU's vector ISA was not read for the main compile either")
+    assert (region.cpu_isa, region.cpu_isa_bits) == (main.cpu_isa, main.cpu_isa_bits)
