@@ -477,7 +477,8 @@ def derive_compile(c: Compile, fx: Optional[dict] = None, view: bool = True) -> 
     drawn = [(str(i), o.buffer) for i, o in enumerate(c.outputs) if o.drawn]
     edges = [FusionEdge(*e) for e in fusion_edges(fused, c.graph_inputs, drawn)]
     note = compile_note(c, fx)
-    kinds = [n.kind for n in fused if not n.is_glue]
+    # a call of control flow's subgraphs by its op (``4 invoke_subgraph``): no extern call, no kernel of its own
+    kinds = [(not n.kernel and control_flow(n.ops)) or n.kind for n in fused if not n.is_glue]
     c = dataclasses.replace(
         c,
         fused_nodes=fused,

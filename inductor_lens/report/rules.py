@@ -1036,10 +1036,12 @@ def guard_lines(text: str) -> str:
 
 def contents_text(kinds: Iterable[str], kernels: int) -> str:
     """What a compile holds, as its panel says it: the fused nodes drawn as boxes by kind (in the order they first
-    come) and the kernels they run in.
+    come; a call of control flow's subgraphs by its op, not ``extern``) and the kernels they run in.
 
     >>> contents_text(["pointwise", "reduction", "pointwise", "extern"], 3)
     '4 fused nodes (2 pointwise, 1 reduction, 1 extern) in 3 kernels'
+    >>> contents_text(["invoke_subgraph", "invoke_subgraph", "reduction"], 1)  # two calls of a repeated region
+    '3 fused nodes (2 invoke_subgraph, 1 reduction) in 1 kernel'
     """
     counts: dict[str, int] = {}
     for k in kinds:

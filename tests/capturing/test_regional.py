@@ -77,6 +77,7 @@ def test_each_call_of_a_repeated_region_is_a_box_of_its_layer_linked_to_the_regi
     assert region.subgraph == "repeated_subgraph0" and len(region.kernels) == 4  # 2 addmm, 2 C++ kernels
     calls = [n for n in main.fused_nodes if "invoke_subgraph" in n.ops]
     assert [n.module_stack[-1:] for n in calls] == [["layers.0"], ["layers.1"]]
+    assert main.contents == "3 fused nodes (2 invoke_subgraph, 1 reduction) in 1 kernel"  # not "2 extern"
     for n in calls:
         assert not n.is_glue and n.kernel is None, n
         assert [(b.name, b.compile) for b in n.branch_compiles] == [("repeated_subgraph0", region.id)]
