@@ -60,8 +60,15 @@ def code_buffers(c: Compile) -> Union[dict, str]:
     if "def partition_" in code:
         return "its output code runs in partitions (CUDA graphs), which this reading does not follow"
     kernels = set(parse_output_code_kernels(code))
-    launches = call_launches(code, kernels, sub, () if sub else subgraph_defs(code))
     nodes = list(c.fused_nodes)
+    # a call of a subgraph the import made a node of (an invoke_subgraph's; a torch.cond's branch, called in an if,
+    # has none: trace_import)
+    named = {n.name for n in nodes}
+    launches = [
+        x
+        for x in call_launches(code, kernels, sub, () if sub else subgraph_defs(code))
+        if not x.get("subgraph") or x["buffer"] in named
+    ]
     if len(launches) != len(nodes):
         return f"its output code launches {len(launches)} kernels where the import made {len(nodes)} fused nodes"
     post = c.graphs.get("post_grad")

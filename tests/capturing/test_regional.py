@@ -4,6 +4,7 @@ small capture, shared by the tests of this file."""
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import re
 
@@ -37,16 +38,13 @@ class _Stack(torch.nn.Module):
         return x.sum(-1)
 
 
-@pytest.fixture(scope="module")
-def regional(tmp_path_factory):
-    """(captured report, its main compile, the region's compile, the report imported from the TORCH_TRACE log of the
-    same compile): torch's own trace formatter writes the log, as ``TORCH_TRACE`` with ``INDUCTOR_PROVENANCE=1``."""
+@contextlib.contextmanager
+def _torch_trace(folder):
+    """A TORCH_TRACE log of what compiles inside, in ``folder``, written by torch's own trace formatter (as
+    ``TORCH_TRACE`` with ``INDUCTOR_PROVENANCE=1``)."""
     from torch._logging._internal import TorchLogsFormatter
 
-    torch.manual_seed(0)
-    m, x = _Stack(), torch.randn(2, 3, 8)
-    logs = tmp_path_factory.mktemp("regional_trace")
-    handler = logging.FileHandler(logs / "dedicated_log_torch_trace_regional.log")
+    handler = logging.FileHandler(folder / "dedicated_log_torch_trace_0.log")
     handler.setFormatter(TorchLogsFormatter(trace=True))
     trace = logging.getLogger("torch.__trace")
     level, propagate = trace.level, trace.propagate
@@ -54,15 +52,26 @@ def regional(tmp_path_factory):
     trace.setLevel(logging.DEBUG)
     trace.propagate = False
     try:
-        with torch.no_grad(), torch._inductor.config.patch({"trace.provenance_tracking_level": 1}):
-            expected = m(x)
-            with inductor_lens.capture() as cap:
-                out = torch.compile(m)(x)
+        with torch._inductor.config.patch({"trace.provenance_tracking_level": 1}):
+            yield
     finally:
         trace.removeHandler(handler)
         handler.close()
         trace.setLevel(level)
         trace.propagate = propagate
+
+
+@pytest.fixture(scope="module")
+def regional(tmp_path_factory):
+    """(captured report, its main compile, the region's compile, the report imported from the TORCH_TRACE log of the
+    same compile)."""
+    torch.manual_seed(0)
+    m, x = _Stack(), torch.randn(2, 3, 8)
+    logs = tmp_path_factory.mktemp("regional_trace")
+    with torch.no_grad(), _torch_trace(logs):
+        expected = m(x)
+        with inductor_lens.capture() as cap:
+            out = torch.compile(m)(x)
     torch.testing.assert_close(out, expected)
     report = cap.report
     main = next(c for c in report.compiles if not c.subgraph)
@@ -155,3 +164,24 @@ def test_the_regions_compile_says_which_vector_instruction_set_its_cpp_kernels_w
     if not main.cpu_isa:
         pytest.skip("this CPU's vector ISA was not read for the main compile either")
     assert (region.cpu_isa, region.cpu_isa_bits) == (main.cpu_isa, main.cpu_isa_bits)
+
+
+def test_an_imported_torch_cond_has_its_branches_compiles_as_captured_and_its_memory(tmp_path):
+    """Reading the output code's subgraph functions reads a torch.cond's branches too (``def true_graph_0(args)``,
+    called in an if): each a compile as captured. Its calls are no node of the import (no invoke_subgraph): the
+    memory reading counted them as launches and gave up ("launches 3 kernels where the import made 1 fused nodes")."""
+    torch.manual_seed(0)
+    lin = torch.nn.Linear(8, 4)
+
+    def f(x):
+        p = x.mean(0)
+        return torch.cond(p.sum() > 0, lambda p: lin(p).relu(), lambda p: -lin(p), (p,))
+
+    with torch.no_grad(), _torch_trace(tmp_path):
+        with inductor_lens.capture() as cap:
+            torch.compile(f)(torch.randn(4, 8))
+    imported = inductor_lens.load_trace(str(tmp_path))
+    assert [(c.subgraph, [k.name for k in c.kernels]) for c in imported.compiles] == [
+        (c.subgraph, [k.name for k in c.kernels]) for c in cap.report.compiles
+    ]
+    assert [d.message for d in imported.diagnostics if d.code in ("trace_no_memory", "source_missing")] == []
