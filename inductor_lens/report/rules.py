@@ -1227,9 +1227,12 @@ def region_note(region: str, callers: Sequence[str], modules: Sequence[str], lau
 
     >>> region_note("repeated_subgraph0", ["0/0 inference"], ["layers.0", "layers.1"], 5).split("code. ")[1][:77]
     '0/0 inference calls it 2 times, from layers.0, layers.1: every time, uncondit'
+    >>> "from" in region_note("repeated_subgraph0", ["0/0 inference"], ["layers.0", "", ""], 5)  # not only layers.0
+    False
     """
     n = len(modules)
-    named = [m for m in dict.fromkeys(modules) if m]
+    # each call by its module, where every call has one (a report made before derived 36 filed later calls in none)
+    named = list(dict.fromkeys(modules)) if all(modules) else []
     by = f", from {', '.join(named[:8])}{f' and {len(named) - 8} more' if len(named) > 8 else ''}" if named else ""
     return (
         f"A repeated region ({region}): a block marked with torch.compiler.nested_compile_region, which Inductor "
