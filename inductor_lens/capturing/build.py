@@ -47,6 +47,7 @@ from ..report.module_paths import combine, fill_backward, infer_compile, missing
 from ..report.rules import (
     MODULE_ROOT_ARG,
     compiler_stack_notes,
+    control_flow,
     cudagraph_skip_message,
     phase_words,
     placeholder_source,
@@ -1749,7 +1750,7 @@ def _with_subgraph_code(graphs: list[RawGraph]) -> list[RawGraph]:
     code and kernels, its inputs named as that code names them (:func:`_qualified_inputs`) and each marked with
     the parent's node it is (:func:`_with_operands`), and each parent with the names of the kernels its subgraphs
     recorded (``subgraph_kernels``: in its output code, but theirs)."""
-    graphs = [_qualified_inputs(rec) for rec in graphs]
+    graphs = [_qualified_inputs(_own_subgraph_attrs(rec)) for rec in graphs]
     by_key = {rec.key: rec for rec in graphs}
     subs: dict[int, list[str]] = {}
     out = []
@@ -1764,6 +1765,36 @@ def _with_subgraph_code(graphs: list[RawGraph]) -> list[RawGraph]:
             rec = _with_operands(rec, parent)
         out.append(rec)
     return [dataclasses.replace(r, subgraph_kernels=subs[r.key]) if r.key in subs else r for r in out]
+
+
+def _own_subgraph_attrs(rec: RawGraph) -> RawGraph:
+    """``rec`` with each call of a subgraph naming its own ``get_attr`` of it: Inductor lowers a repeated region
+    (``torch.compiler.nested_compile_region``: ``invoke_subgraph``) once, and the scheduler node of every later call
+    has the first call's ``get_attr`` (``repeated_subgraph0``, in ``layers.0``) among its origins where the graph
+    gives it its own (``repeated_subgraph0_1``, in ``layers.1``): its module was the top level's, a vote of the two
+    (nu30 D1). A node whose calls read no ``get_attr`` keeps its origins as they are."""
+    op = {n["name"]: n.get("op", "") for n in rec.post_grad_nodes}
+    inputs = {n["name"]: n.get("inputs") or () for n in rec.post_grad_nodes}
+    calls = {
+        n["name"]
+        for n in rec.post_grad_nodes
+        if n.get("op") == "call_function" and control_flow([str(n.get("target", "")).rpartition(".")[2]])
+    }
+
+    def own(names: list[str]) -> list[str]:
+        attrs = [x for x in names if op.get(x) == "get_attr"]
+        mine = [i for x in names if x in calls for i in inputs[x] if op.get(i) == "get_attr"]
+        if not attrs or not mine or set(attrs) == set(mine):
+            return names
+        return [x for x in names if x not in attrs] + [x for x in dict.fromkeys(mine)]
+
+    if not calls:
+        return rec
+    return dataclasses.replace(
+        rec,
+        pre_fusion=[dataclasses.replace(sn, fx_nodes=own(sn.fx_nodes)) for sn in rec.pre_fusion],
+        post_fusion=[dataclasses.replace(sn, fx_nodes=own(sn.fx_nodes)) for sn in rec.post_fusion],
+    )
 
 
 def _qualified_inputs(rec: RawGraph) -> RawGraph:

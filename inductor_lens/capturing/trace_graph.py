@@ -9,7 +9,7 @@
 from __future__ import annotations
 
 import re
-from typing import Optional, Sequence
+from typing import Iterable, Optional, Sequence
 
 _DTYPES = {
     "f32": "float32",
@@ -221,21 +221,57 @@ def _body(code: str, header: str) -> list[str]:
     return out
 
 
-def call_launches(code: str, kernel_names: set) -> list[dict]:
+_SUBGRAPH_DEF = re.compile(r"^def (?P<name>\w+)\(args\):$", re.M)
+
+
+def subgraph_defs(code: str) -> list[str]:
+    """The subgraphs Inductor wrote as functions of the output code and ``call()`` runs (``def repeated_subgraph0(args)``,
+    a region of ``torch.compiler.nested_compile_region``, called as ``buf0 = repeated_subgraph0(...)``), in the order
+    they are defined; not ``call`` itself nor a partition (``partition_0``, which :func:`call_launches` reads in place).
+    """
+    return [
+        m["name"]
+        for m in _SUBGRAPH_DEF.finditer(code)
+        if m["name"] != "call"
+        and not re.fullmatch(r"partition_\d+", m["name"])
+        and re.search(rf"= {m['name']}\(", code)
+    ]
+
+
+def nested_graph_text(text: str, name: str) -> str:
+    """The printed graph of the submodule ``name`` of a printed graph (``class repeated_subgraph0(torch.nn.Module):``
+    inside the post-grad graph), from its ``forward``: what :func:`parse_readable_graph` reads; ``""`` where there is
+    none."""
+    m = re.search(rf"^\s*class {re.escape(name)}\(torch\.nn\.Module\):\n", text, re.M)
+    return text[m.end() :] if m else ""
+
+
+def call_launches(code: str, kernel_names: set, header: str = "", subgraphs: Iterable[str] = ()) -> list[dict]:
     """The kernel launches of ``call()`` in order: ``{name, extern, buffer, handle, args, operands, source_nodes}``. Where
     Inductor split the graph into partitions (CUDA graphs of parts of it: ``def partition_0(args)`` at the top level,
     called from ``Runner.call`` as ``self.partitions[0](...)``), each partition's launches where ``call()`` calls it.
 
     ``handle`` is the provenance debug handle (``name:N``) of the comment above the launch, if any;
     ``source_nodes`` the node names of the "Topologically Sorted Source Nodes" comment; ``args`` the buffers and
-    inputs the call passes, ``operands`` every name in its arguments (a graph's node such as ``view_13`` too)."""
-    body = _body(code, "\ndef call(") or _body(code, "    def call(self, args")
+    inputs the call passes, ``operands`` every name in its arguments (a graph's node such as ``view_13`` too).
+    ``header``: another function's launches (``"\\ndef repeated_subgraph0("``, a subgraph's, :func:`subgraph_defs`).
+    ``subgraphs``: the subgraphs whose calls (``buf0 = repeated_subgraph0(repeated_subgraph0_args)``) are in the
+    list too, each with ``subgraph`` its name and ``buffer`` what it returns: no launch of its own, its kernels'."""
+    if header:
+        body = _body(code, header)
+    else:
+        body = _body(code, "\ndef call(") or _body(code, "    def call(self, args")
     out: list[dict] = []
-    _launches(code, body, kernel_names, out, set())
+    _launches(code, body, kernel_names, out, set(), frozenset(subgraphs))
     return out
 
 
-def _launches(code: str, body: list[str], kernel_names: set, out: list[dict], seen: set) -> None:
+_SUBGRAPH_CALL = re.compile(r"^(?P<buf>\w+) = (?P<name>\w+)\((?P=name)_args\)$")
+
+
+def _launches(
+    code: str, body: list[str], kernel_names: set, out: list[dict], seen: set, subgraphs: frozenset = frozenset()
+) -> None:
     handles: list[str] = []
     sources: list[str] = []
     for raw in body:
@@ -256,7 +292,24 @@ def _launches(code: str, body: list[str], kernel_names: set, out: list[dict], se
         part = _PARTITION_CALL.search(line) if "self.partitions[" in line else None
         if part is not None and part["i"] not in seen:  # a partition's launches, where call() runs it
             seen.add(part["i"])
-            _launches(code, _body(code, f"\ndef partition_{part['i']}("), kernel_names, out, seen)
+            _launches(code, _body(code, f"\ndef partition_{part['i']}("), kernel_names, out, seen, subgraphs)
+            continue
+        sub = _SUBGRAPH_CALL.match(line) if subgraphs and "_args)" in line else None
+        if sub is not None and sub["name"] in subgraphs:  # a subgraph's call: its launches are its own compile's
+            out.append(
+                {
+                    "name": sub["name"],
+                    "extern": True,
+                    "buffer": sub["buf"],
+                    "handle": None,
+                    "line": line,
+                    "args": [],
+                    "operands": [],
+                    "source_nodes": [],
+                    "subgraph": sub["name"],
+                }
+            )
+            handles, sources = [], []
             continue
         ext = _EXTERN.search(line) if "extern_kernels." in line else None
         name = ext["name"] if ext else None

@@ -24,7 +24,7 @@ import gc
 import os
 from typing import Any, Callable, Iterable, Optional, Union
 
-from ..report.finish import infer_report_modules
+from ..report.finish import infer_report_modules, link_branches
 from ..report.lines import mark_rollups
 from ..report.model import Diagnostic, Report
 from ..report.rules import TRACE_UNRECORDED
@@ -40,7 +40,9 @@ from .trace_graph import (
     definition_nodes,
     extern_op_nodes,
     input_mutations,
+    nested_graph_text,
     parse_readable_graph,
+    subgraph_defs,
 )
 from .trace_memory import imported_memory
 from .trace_read import TraceError, TraceLog, TraceReader, find_logs
@@ -250,8 +252,39 @@ class _RawFromTrace:
             self.raw.diag("trace_incomplete", f"{cid} {kind}: the log has no post-grad graph for this output code")
         done.append(rec)
         self.raw.graphs.append(rec)
+        for name in subgraph_defs(rec.output_code):  # a repeated region's code, in this graph's (nu30 D2)
+            self._subgraph(rec, name, text)
         if "async_compile.triton(" in rec.output_code:
             self.raw.device = "cuda"
+
+    def _subgraph(self, parent: RawGraph, name: str, text: str) -> None:
+        """A subgraph of ``parent`` that its output code defines as a function (``def repeated_subgraph0(args)``): a
+        graph of its own, as the capture records it (``RawGraph.subgraph``), its nodes from the submodule of the
+        parent's printed post-grad graph, its inputs named as the code names them (``repeated_subgraph0_arg1_1``), its
+        launches those of its function (:meth:`_kernels`). Not in ``graphs_of``: the records that follow (provenance)
+        are the parent's."""
+        sub = nested_graph_text(text, name)
+        rec = RawGraph(
+            key=len(self.raw.graphs),
+            compile_id=parent.compile_id,
+            graph_kind=parent.graph_kind,
+            start_us=parent.start_us,
+            resets=parent.resets,
+        )
+        rec.subgraph, rec.parent_key = name, parent.key
+        rec.unrecorded = dict(parent.unrecorded)
+        rec.output_code = parent.output_code
+        rec.post_grad_nodes = self._graph(sub) if sub else []
+        rec.graph_inputs = [f"{name}_{n['name']}" for n in rec.post_grad_nodes if n["op"] == "placeholder"]
+        out = [n for n in rec.post_grad_nodes if n["op"] == "output"]
+        rec.graph_outputs = list(out[0]["inputs"]) if out else []
+        if not sub:
+            self.raw.diag(
+                "trace_incomplete",
+                f"{parent.compile_id} {parent.graph_kind}: the log's post-grad graph has no submodule {name}, the "
+                "subgraph its output code defines: its kernels are listed without their ops",
+            )
+        self.raw.graphs.append(rec)
 
     def _on_fx_graph_cache_hit(self, md, payload, t, cid) -> None:
         """Logged after the output code of the graph Inductor's FX-graph cache gave back (that output code is the
@@ -294,8 +327,13 @@ class _RawFromTrace:
     # -- kernels and fused nodes ----------------------------------------------------------------
     def _kernels(self, rec: RawGraph) -> None:
         code_kernels = parse_output_code_kernels(rec.output_code)
-        launches = call_launches(rec.output_code, set(code_kernels))
-        prov_nodes, prov_traces = self.prov_nodes.get(rec.key, {}), self.prov_traces.get(rec.key, {})
+        subs = set() if rec.subgraph else set(subgraph_defs(rec.output_code))
+        launches = call_launches(
+            rec.output_code, set(code_kernels), f"\ndef {rec.subgraph}(" if rec.subgraph else "", subs
+        )
+        # a subgraph's provenance is in its parent's maps (one output code, one log record)
+        own = rec.parent_key if rec.subgraph and rec.parent_key is not None else rec.key
+        prov_nodes, prov_traces = self.prov_nodes.get(own, {}), self.prov_traces.get(own, {})
         by_name = {n["name"]: n for n in rec.post_grad_nodes}
         by_op: dict[str, list[str]] = {}  # an extern's op -> the post-grad nodes calling it, in graph order
         by_stack: dict[str, list[str]] = {}  # a stack trace -> the post-grad nodes on it, in graph order
@@ -308,8 +346,32 @@ class _RawFromTrace:
         defined = definition_nodes(rec.output_code, set(code_kernels))
         derived: list[str] = []
         claimed: set = set()
+        # each subgraph's calls (invoke_subgraph) with the get_attr each reads, in graph order: the code's i-th call of
+        # a subgraph is the graph's i-th
+        calls: dict[str, list[list[str]]] = {}
+        for p, node in by_name.items():
+            attr = by_name.get(node["inputs"][0]) if node["op"] == "call_function" and node["inputs"] else None
+            if attr is not None and attr["op"] == "get_attr" and attr["target"] in subs:
+                calls.setdefault(attr["target"], []).append([attr["name"], p])
         for i, launch in enumerate(launches):
             name = launch["name"]
+            if launch.get("subgraph"):  # a call of a subgraph: no kernel of its own (its subgraph's compile has them)
+                fx = calls[name].pop(0) if calls.get(name) else []
+                if not fx:  # no invoke_subgraph of the graph for it (a torch.cond's branch, called in an if)
+                    continue
+                group = launch["buffer"] or f"{name}_{i}"
+                rec.post_fusion.append(
+                    RawSchedNode(
+                        name=group,
+                        kind="extern",
+                        members=[group],
+                        fx_nodes=fx,
+                        reads=sorted({x for n in fx for x in by_name[n]["inputs"] if x not in fx}),
+                        writes=list(fx),
+                        outputs=[],
+                    )
+                )
+                continue
             group = (launch["buffer"] or f"{name}_{i}") if launch["extern"] else name
             if any(s.name == group for s in rec.post_fusion):
                 group = f"{group}#{i}"
@@ -342,6 +404,10 @@ class _RawFromTrace:
             )
             inside = set(fx)
             reads = sorted({i for n in fx for i in by_name[n]["inputs"] if i not in inside}) if fx else launch["args"]
+            if rec.subgraph:  # its inputs as its code names them, as its graph inputs are (build._qualified_inputs)
+                reads = sorted(
+                    f"{rec.subgraph}_{i}" if by_name.get(i, {}).get("op") == "placeholder" else i for i in reads
+                )
             rec.post_fusion.append(
                 RawSchedNode(
                     name=group,
@@ -423,6 +489,9 @@ def report_from_log(log: Union[TraceLog, TraceReader], title: str = "") -> Repor
     diagnostics = list(report.diagnostics)
     if why:
         diagnostics.append(Diagnostic("trace_no_memory", no_memory_text(why)))
+    # the calls of a repeated region say its launches, and its compile who calls it, again: the module paths and
+    # the memory above made its compiles' notes again
+    compiles = link_branches(compiles)
     return mark_rollups(dataclasses.replace(report, compiles=compiles, diagnostics=diagnostics))
 
 

@@ -24,9 +24,9 @@ from typing import Any, Optional, Union
 from ..analysis.cost import DTYPE_BYTES
 from ..analysis.memory import ALLOCATION, extent_bytes, int_list, tensor_bytes
 from ..report.model import Compile
-from ..report.rules import asserted_layouts, returned_items, size_tuple, storage_name
+from ..report.rules import asserted_layouts, returned_items, size_tuple, split_args, storage_name
 from .parse import OutputCodeLayouts, parse_output_code_kernels
-from .trace_graph import _body, call_launches
+from .trace_graph import _body, call_launches, subgraph_defs
 
 #: What ``Memory.source`` says of an imported compile's figures.
 SOURCE = (
@@ -52,19 +52,29 @@ def code_buffers(c: Compile) -> Union[dict, str]:
     code = str(c.output_code or "")
     if not code.strip():
         return "the log holds no output code for it"
-    body = _body(code, "\ndef call(") or _body(code, "    def call(self, args")
+    # a subgraph (a repeated region's ``def repeated_subgraph0(args)``) is read in its own function, its calls in call()
+    sub = f"\ndef {c.subgraph}(" if c.subgraph and f"\ndef {c.subgraph}(" in code else ""
+    body = _body(code, sub) if sub else _body(code, "\ndef call(") or _body(code, "    def call(self, args")
     if not body:
         return "its output code has no Python call() to read (a C++ wrapper, cpp_wrapper=True)"
     if "def partition_" in code:
         return "its output code runs in partitions (CUDA graphs), which this reading does not follow"
-    launches = call_launches(code, set(parse_output_code_kernels(code)))
+    kernels = set(parse_output_code_kernels(code))
     nodes = list(c.fused_nodes)
+    # a call of a subgraph the import made a node of (an invoke_subgraph's; a torch.cond's branch, called in an if,
+    # has none: trace_import)
+    named = {n.name for n in nodes}
+    launches = [
+        x
+        for x in call_launches(code, kernels, sub, () if sub else subgraph_defs(code))
+        if not x.get("subgraph") or x["buffer"] in named
+    ]
     if len(launches) != len(nodes):
         return f"its output code launches {len(launches)} kernels where the import made {len(nodes)} fused nodes"
     post = c.graphs.get("post_grad")
     fx = {n.name: n for n in post.nodes} if post is not None else {}
     sized = _Sizes(code)
-    returned = [storage_name(i) for i in returned_items(code)]
+    returned = [storage_name(i) for i in (_returned_by(body) if sub else returned_items(code))]
     outs = next((list(n.returns or []) for n in fx.values() if n.op == "output"), [])
     made_as = {b: r for b, r in zip(returned, outs) if r and b.startswith("buf")}  # a returned buffer: its node
     buffers: dict[str, dict] = {}
@@ -193,6 +203,12 @@ class _Sizes:
     def said(self) -> str:
         """``Memory.sizes_at``: ``at s17=16`` where a size was counted at its hint, else ``""``."""
         return "at " + ", ".join(f"{k}={v}" for k, v in self.used.items()) if self.used else ""
+
+
+def _returned_by(body: list[str]) -> list[str]:
+    """The items of the last ``return (...)`` of a function's lines (a subgraph's: ``return (repeated_subgraph0_buf5, )``)."""
+    line = next((x.strip() for x in reversed(body) if x.strip().startswith("return (")), "")
+    return [x for x in split_args(line[len("return (") : line.rfind(")")]) if x]
 
 
 def _entry(name: str, node: str, nbytes: Optional[int], shape: list, dtype: str) -> dict:

@@ -283,6 +283,7 @@ class _Walk(_RawFromTrace):
             self.unlinked += sum(not k.fx_nodes for k in rec.kernels)
             if rec.cache_hit:
                 self.cached_unlinked += sum(not k.fx_nodes for k in rec.kernels)
+        for rec in graphs:  # after all: a subgraph's kernels read its parent's provenance (a repeated region's)
             self.prov_nodes.pop(rec.key, None)
             self.prov_traces.pop(rec.key, None)
         for rec in graphs:  # its kernels are made: a later record for it would be missed
@@ -465,6 +466,8 @@ class _Builder:
         for rec in graphs:
             if rec.memory is not None or rec.aot:  # never in a log; the whole import handles them
                 raise _Whole("memory facts or an AOTInductor graph")
+            if rec.subgraph:  # built with its parent (build._with_subgraph_code), as the whole import does
+                raise _Whole("a subgraph of another graph")
             if _base_cid(rec.compile_id) in self.gone:
                 raise _Whole("another graph of a compile id whose texts were let go")
             if rec.graph_kind == "forward":

@@ -87,6 +87,9 @@ from .rules import (
     parse_size_hints,
     readable_reasons,
     recording_reason,
+    region_call_label,
+    region_call_text,
+    region_note,
     returned_items,
     saved_name,
     short_op,
@@ -240,20 +243,28 @@ def _seeded_lines(c: Compile, fx_nodes: list[str], fx: dict) -> Optional[list]:
 
 def _branches(c: Compile, n: FusedNode, fx: dict) -> list[str]:
     """The subgraphs a fused node's control flow (torch.cond) calls, by the names of their compiles: Inductor names
-    a subgraph of a subgraph after both (``true_graph_0_true_graph_0``). Every get_attr of the node: for a node with
-    no control flow the caller ignores them."""
-    return [
-        f"{c.subgraph}_{name}" if c.subgraph else name
-        for name in n.fx_nodes
-        if name in fx and fx[name].op == "get_attr"
-    ]
+    a subgraph of a subgraph after both (``true_graph_0_true_graph_0``). Every get_attr of the node, by the
+    attribute it reads (the second call of a repeated region reads ``repeated_subgraph0`` through its own node
+    ``repeated_subgraph0_1``): for a node with no control flow the caller ignores them."""
+    return list(
+        dict.fromkeys(
+            f"{c.subgraph}_{attr}" if c.subgraph else attr
+            for name in n.fx_nodes
+            if name in fx and fx[name].op == "get_attr"
+            for attr in [fx[name].target or name]
+        )
+    )
 
 
 def link_branches(compiles: list[Compile]) -> list[Compile]:
     """``compiles`` with each call of control flow's ``branch_compiles``: the ids of the compiles of its subgraphs
     (those of its compile id whose ``subgraph`` is a branch it names), what its panel links to. A compile with no
-    such call is returned as it is."""
+    such call is returned as it is. A call of a repeated region (``invoke_subgraph``) also says how many kernel
+    launches it runs there (``FusedNode.no_kernel_reason``, ``label``), and the region's compile how often and by
+    which modules it is called (``Compile.graph_note``, ``rules.region_note``)."""
     by_name = {(c.compile_id, c.subgraph): c.id for c in compiles if c.subgraph}
+    by_id = {c.id: c for c in compiles}
+    calls: dict[str, list[tuple[str, FusedNode]]] = {}  # a repeated region's compile id -> (caller id, call node)
     out = []
     for c in compiles:
         if not by_name or not any(n.no_kernel_reason and not n.kernel for n in c.fused_nodes):
@@ -263,13 +274,44 @@ def link_branches(compiles: list[Compile]) -> list[Compile]:
         fused = []
         for n in c.fused_nodes:
             ids = []
-            if not n.kernel and control_flow(n.ops):
+            flow = "" if n.kernel else control_flow(n.ops)
+            if flow:
                 ids = [
                     BranchCompile(b, by_name[key]) for b in _branches(c, n, fx) if (key := (c.compile_id, b)) in by_name
                 ]
+            if flow == "invoke_subgraph" and len(ids) == 1:
+                region = by_id[ids[0].compile]
+                calls.setdefault(region.id, []).append((c.id, n))
+                launches = region_launches(region)
+                n = dataclasses.replace(
+                    n,
+                    no_kernel_reason=region_call_text(ids[0].name, launches, region.id),
+                    label=region_call_label(ids[0].name, launches),
+                )
             fused.append(dataclasses.replace(n, branch_compiles=ids) if ids != n.branch_compiles else n)
         out.append(dataclasses.replace(c, fused_nodes=fused))
+    if calls:
+        out = [
+            dataclasses.replace(
+                c,
+                graph_note=region_note(
+                    c.subgraph,
+                    sorted({caller for caller, _ in calls[c.id]}),
+                    [".".join(n.module_stack[-1:]) for _, n in calls[c.id]],
+                    region_launches(c),
+                ),
+            )
+            if c.id in calls and c.complete
+            else c
+            for c in out
+        ]
     return out
+
+
+def region_launches(c: Compile) -> int:
+    """The kernel launches one run of a compile's graph makes: one per call site of each kernel
+    (``Kernel.call_sites``), one for a kernel whose call sites are not recorded."""
+    return sum(max(1, len(k.call_sites)) for k in c.kernels)
 
 
 def _kernel_mates(c: Compile, n: FusedNode) -> list[str]:
@@ -436,7 +478,8 @@ def derive_compile(c: Compile, fx: Optional[dict] = None, view: bool = True) -> 
     drawn = [(str(i), o.buffer) for i, o in enumerate(c.outputs) if o.drawn]
     edges = [FusionEdge(*e) for e in fusion_edges(fused, c.graph_inputs, drawn)]
     note = compile_note(c, fx)
-    kinds = [n.kind for n in fused if not n.is_glue]
+    # a call of control flow's subgraphs by its op (``4 invoke_subgraph``): no extern call, no kernel of its own
+    kinds = [(not n.kernel and control_flow(n.ops)) or n.kind for n in fused if not n.is_glue]
     c = dataclasses.replace(
         c,
         fused_nodes=fused,

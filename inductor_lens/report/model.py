@@ -73,7 +73,7 @@ SCHEMA_VERSION = 2
 
 #: The generation of the derived fields (``report/finish.py``) a report holds. A report written before
 #: derived fields were added (no ``derived`` key, or a smaller number) gets them filled when it is loaded.
-DERIVED_VERSION = 37  # 2: Trigger.summary; 3: Compile.module_view, FusedNode.group_path; 4: FusedNode.no_line_reason;
+DERIVED_VERSION = 38  # 2: Trigger.summary; 3: Compile.module_view, FusedNode.group_path; 4: FusedNode.no_line_reason;
 # 5: a backward's saved inputs named by what made them, input copies labelled, Trigger.kind ahead_of_time;
 # 6: FusedNode.built_lines (where the user's code built the modules of ops that ran inside torch)
 # 7: module paths inferred where a compile recorded none (Compile.modules_inferred, report/module_paths.py)
@@ -132,6 +132,8 @@ DERIVED_VERSION = 37  # 2: Trigger.summary; 3: Compile.module_view, FusedNode.gr
 # 36: tensors of a size known only when the graph runs (u0) said unknown: SavedGroup.bytes null, BytesBy.bytes_text,
 # Memory.saved_table_text/saved_rollup_note/held_text, and the high-water mark's bounds (Memory.high_water_line_bytes)
 # 37: FusedNode.merge_text names the ops Inductor's origins list that the node loads, not computes (FusedNode.read_ops)
+# 38: a call of a repeated region (invoke_subgraph, torch.compiler.nested_compile_region) is a box, not glue:
+# FusedNode.branch_compiles, label and no_kernel_reason (its launches); the region's Compile.graph_note (rules.region_note)
 
 #: Languages a kernel may be written in: what Inductor's output code defines (``async_compile.<kind>``),
 #: ``extern`` for calls of library kernels, ``other`` when the source was not found.

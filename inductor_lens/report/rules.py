@@ -1036,10 +1036,12 @@ def guard_lines(text: str) -> str:
 
 def contents_text(kinds: Iterable[str], kernels: int) -> str:
     """What a compile holds, as its panel says it: the fused nodes drawn as boxes by kind (in the order they first
-    come) and the kernels they run in.
+    come; a call of control flow's subgraphs by its op, not ``extern``) and the kernels they run in.
 
     >>> contents_text(["pointwise", "reduction", "pointwise", "extern"], 3)
     '4 fused nodes (2 pointwise, 1 reduction, 1 extern) in 3 kernels'
+    >>> contents_text(["invoke_subgraph", "invoke_subgraph", "reduction"], 1)  # two calls of a repeated region
+    '3 fused nodes (2 invoke_subgraph, 1 reduction) in 1 kernel'
     """
     counts: dict[str, int] = {}
     for k in kinds:
@@ -1138,8 +1140,11 @@ GLUE_OPS = frozenset(
 
 
 #: Control flow whose branches or body Inductor lowers as subgraphs (``Compile.subgraph``): the node that calls
-#: them has no kernel of its own but runs theirs, so it is a box, never glue.
-CONTROL_FLOW_OPS = frozenset({"cond", "while_loop", "while_loop_stack_output", "scan", "associative_scan", "map_impl"})
+#: them has no kernel of its own but runs theirs, so it is a box, never glue. ``invoke_subgraph``: a call of a
+#: repeated region (``torch.compiler.nested_compile_region``), lowered once and run at each call.
+CONTROL_FLOW_OPS = frozenset(
+    {"cond", "while_loop", "while_loop_stack_output", "scan", "associative_scan", "map_impl", "invoke_subgraph"}
+)
 
 
 def control_flow(ops: Iterable[str]) -> str:
@@ -1169,6 +1174,8 @@ def no_kernel_reason(kernel: Optional[str], ops: Iterable[str], branches: Sequen
     if kernel:
         return ""
     flow = control_flow(ops)
+    if flow == "invoke_subgraph" and len(branches) == 1:
+        return region_call_text(branches[0])
     if flow and branches:
         if flow == "cond":
             runs = f"runs one of {', '.join(branches)} here, the one its predicate picks"
@@ -1186,6 +1193,55 @@ def no_kernel_reason(kernel: Optional[str], ops: Iterable[str], branches: Sequen
     if "_local_scalar_dense" in ops:
         return ITEM_TEXT
     return "This node generated no kernel of its own (a no-op, a view, or a buffer reuse)."
+
+
+def region_call_text(region: str, launches: Optional[int] = None, compile_id: str = "") -> str:
+    """``FusedNode.no_kernel_reason`` of a call of a repeated region (``invoke_subgraph``, from
+    ``torch.compiler.nested_compile_region``): it has no kernel of its own, but runs the region's, every time.
+
+    >>> region_call_text("repeated_subgraph0", 5, "0/0 inference #2")[:60]
+    'Calls repeated_subgraph0 here, which launches its 5 kernels:'
+    """
+    runs = f", which launches its {plural(launches, 'kernel')}" if launches is not None else ""
+    where = f"{compile_id}: pick" if compile_id else "pick"
+    return (
+        f"Calls {region} here{runs}: a region marked with torch.compiler.nested_compile_region, which Inductor "
+        "lowered once as a graph of its own and runs at each of its calls, with that call's inputs and weights. Its "
+        f'kernels are in its own compile ({where} "{region} (a subgraph)" in the compile menu).'
+    )
+
+
+def region_call_label(region: str, launches: int) -> str:
+    """``FusedNode.label`` of a call of a repeated region: what it runs, and how many launches that is (its box's
+    second line says ``invoke_subgraph``, its op; a longer label was cut short on the box).
+
+    >>> region_call_label("repeated_subgraph0", 5)
+    'repeated_subgraph0 (5 kernels)'
+    """
+    return f"{region} ({plural(launches, 'kernel')})"
+
+
+def region_note(region: str, callers: Sequence[str], modules: Sequence[str], launches: int) -> str:
+    """``Compile.graph_note`` of a repeated region's compile: the graph(s) that call it (``callers``), once per call
+    (``modules``: each call's module, ``""`` at the top level), and what that is in kernel launches.
+
+    >>> region_note("repeated_subgraph0", ["0/0 inference"], ["layers.0", "layers.1"], 5).split("code. ")[1][:77]
+    '0/0 inference calls it 2 times, from layers.0, layers.1: every time, uncondit'
+    >>> "from" in region_note("repeated_subgraph0", ["0/0 inference"], ["layers.0", "", ""], 5)  # not only layers.0
+    False
+    """
+    n = len(modules)
+    # each call by its module, where every call has one (a report made before derived 36 filed later calls in none)
+    named = list(dict.fromkeys(modules)) if all(modules) else []
+    by = f", from {', '.join(named[:8])}{f' and {len(named) - 8} more' if len(named) > 8 else ''}" if named else ""
+    return (
+        f"A repeated region ({region}): a block marked with torch.compiler.nested_compile_region, which Inductor "
+        f"lowers once as a graph of its own while it lowers the graph that calls it, and writes into that graph's "
+        f"output code. {' and '.join(callers)} calls it {plural(n, 'time')}{by}: every time, unconditionally, "
+        f"so its {plural(launches, 'kernel launch', 'kernel launches')} run {plural(n, 'time')}"
+        f" ({launches * n} in all). Its ops are named as its first call traced them"
+        f"{f' (in {named[0]})' if named else ''}: every call runs the same code on its own inputs and weights."
+    )
 
 
 #: ``no_kernel_reason`` of an ``AssertScalar`` node (its op ``_assert_scalar``), a runtime check in the wrapper.
@@ -1341,6 +1397,8 @@ def merge_text(
     '3 scheduler nodes, one loop per tensor of _foreach_add_ (its lowering makes one for each), grouped by the scheduler into one foreach kernel (Scheduler.create_foreach_nodes, before Scheduler.fuse_nodes): op0, op1, op2.'
     >>> merge_text("extern", ["op2"], [["mm"]], [])
     'An extern call (mm: a library or fallback kernel, not generated code): nothing is inlined or fused into it.'
+    >>> merge_text("extern", ["op0"], [["invoke_subgraph"]], [])  # a call of a nested_compile_region: no library
+    "A call of invoke_subgraph's subgraphs, no kernel of its own: nothing is inlined or fused into it, and the subgraphs' kernels are in their own compiles."
     >>> merge_text("pointwise", ["op0", "op3"], [], ["add", "mul"])  # a report made before member_ops
     '2 scheduler nodes fused by the scheduler (Scheduler.fuse_nodes): op0, op3.'
     >>> merge_text("nop", ["op4"], [], [])
@@ -1381,6 +1439,11 @@ def _merge_text(
     """:func:`merge_text` but for a node's kernel mates."""
     if kind == "nop":
         return ""
+    if kind == "extern" and (flow := control_flow(ops or [o for m in member_ops for o in m])):
+        return (
+            f"A call of {flow}'s subgraphs, no kernel of its own: nothing is inlined or fused into it, and the "
+            "subgraphs' kernels are in their own compiles."
+        )
     if kind == "extern":
         named = _ops_listed(list(dict.fromkeys(ops or [o for m in member_ops for o in m])))
         return f"An extern call ({named + ': ' if named else ''}a library or fallback kernel, not generated code): " + (

@@ -1,0 +1,187 @@
+"""Regional compilation (``torch.compiler.nested_compile_region``, nu30 D1): Inductor lowers the repeated block once
+as a subgraph (``repeated_subgraph0``) and the main graph calls it through ``invoke_subgraph`` once per layer. One
+small capture, shared by the tests of this file."""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import re
+
+import pytest
+import torch
+import torch.nn.functional as F
+
+import inductor_lens
+
+
+class _Layer(torch.nn.Module):
+    def __init__(self, d: int = 8):
+        super().__init__()
+        self.up = torch.nn.Linear(d, 2 * d)
+        self.down = torch.nn.Linear(d, d)
+
+    @torch.compiler.nested_compile_region
+    def forward(self, x):
+        a, b = self.up(x).chunk(2, -1)
+        return x + self.down(F.silu(a) * b)
+
+
+class _Stack(torch.nn.Module):
+    def __init__(self, n: int = 2):
+        super().__init__()
+        self.layers = torch.nn.ModuleList([_Layer() for _ in range(n)])
+
+    def forward(self, x):
+        for layer in self.layers:
+            x = layer(x)
+        return x.sum(-1)
+
+
+@contextlib.contextmanager
+def _torch_trace(folder):
+    """A TORCH_TRACE log of what compiles inside, in ``folder``, written by torch's own trace formatter (as
+    ``TORCH_TRACE`` with ``INDUCTOR_PROVENANCE=1``)."""
+    from torch._logging._internal import TorchLogsFormatter
+
+    handler = logging.FileHandler(folder / "dedicated_log_torch_trace_0.log")
+    handler.setFormatter(TorchLogsFormatter(trace=True))
+    trace = logging.getLogger("torch.__trace")
+    level, propagate = trace.level, trace.propagate
+    trace.addHandler(handler)
+    trace.setLevel(logging.DEBUG)
+    trace.propagate = False
+    try:
+        with torch._inductor.config.patch({"trace.provenance_tracking_level": 1}):
+            yield
+    finally:
+        trace.removeHandler(handler)
+        handler.close()
+        trace.setLevel(level)
+        trace.propagate = propagate
+
+
+@pytest.fixture(scope="module")
+def regional(tmp_path_factory):
+    """(captured report, its main compile, the region's compile, the report imported from the TORCH_TRACE log of the
+    same compile)."""
+    torch.manual_seed(0)
+    m, x = _Stack(), torch.randn(2, 3, 8)
+    logs = tmp_path_factory.mktemp("regional_trace")
+    with torch.no_grad(), _torch_trace(logs):
+        expected = m(x)
+        with inductor_lens.capture() as cap:
+            out = torch.compile(m)(x)
+    torch.testing.assert_close(out, expected)
+    report = cap.report
+    main = next(c for c in report.compiles if not c.subgraph)
+    (region,) = [c for c in report.compiles if c.subgraph]
+    return report, main, region, inductor_lens.load_trace(str(logs))
+
+
+def test_each_call_of_a_repeated_region_is_a_box_of_its_layer_linked_to_the_regions_compile(regional):
+    """Each call was glue ("a no-op, a view, or a buffer reuse"), with no link to the region's compile, and the second
+    call's module was the top level's (its origins held the first call's get_attr, in layers.0)."""
+    report, main, region, _ = regional
+    assert region.subgraph == "repeated_subgraph0" and len(region.kernels) == 4  # 2 addmm, 2 C++ kernels
+    calls = [n for n in main.fused_nodes if "invoke_subgraph" in n.ops]
+    assert [n.module_stack[-1:] for n in calls] == [["layers.0"], ["layers.1"]]
+    assert main.contents == "3 fused nodes (2 invoke_subgraph, 1 reduction) in 1 kernel"  # not "2 extern"
+    for n in calls:
+        assert not n.is_glue and n.kernel is None, n
+        assert [(b.name, b.compile) for b in n.branch_compiles] == [("repeated_subgraph0", region.id)]
+        assert n.label == "repeated_subgraph0 (4 kernels)"
+        assert n.no_kernel_reason.startswith("Calls repeated_subgraph0 here, which launches its 4 kernels"), n
+        assert "no-op" not in n.no_kernel_reason
+        assert n.merge_text.startswith("A call of invoke_subgraph's subgraphs"), n.merge_text  # "a library kernel"
+
+
+def test_the_repeated_regions_compile_says_who_calls_it_and_how_often(regional):
+    """Its note called it "a torch.cond branch or a loop body" that runs when the graph "takes this branch"."""
+    report, main, region, _ = regional
+    note = region.graph_note
+    assert note.startswith("A repeated region (repeated_subgraph0)"), note
+    assert f"{main.id} calls it 2 times, from layers.0, layers.1: every time, unconditionally" in note, note
+    assert "(8 in all)" in note and "torch.cond" not in note
+
+
+def test_the_main_graphs_memory_follows_the_frees_of_its_output_code(regional):
+    """Each layer's output was charged to the final sum's kernel and all were alive at its peak, though the output
+    code frees each after the next layer's call (``buf1 = buf0[0]; del buf0; ... del buf1``)."""
+    report, main, region, _ = regional
+    code = main.output_code[main.output_code.index("def call(") :]
+    # torch's own output code: the first layer's result is freed before the sum's kernel is called
+    assert code.index("del buf1") < code.index("cpp_fused_sum")
+    points = {p.node: p for p in main.memory.timeline}
+    first, second = [n.name for n in main.fused_nodes if "invoke_subgraph" in n.ops]
+    (total,) = [n.name for n in main.fused_nodes if n.kernel and "sum" in n.ops]
+    layer_out = 2 * 3 * 8 * 4  # a float32 (2, 3, 8)
+    assert [b.name for b in points[first].allocates] == ["buf1"]
+    assert [b.name for b in points[second].frees] == ["buf1"]
+    assert main.memory.peak_bytes == 2 * layer_out  # the second call's input and output
+    assert points[total].live_bytes == layer_out + 2 * 3 * 4  # the last layer's output, and the (2, 3) sum
+    assert re.search(r"buf\d+ = repeated_subgraph0\(", code)
+
+
+def test_an_imported_log_reads_the_region_as_a_compile_of_its_own_called_by_each_layer(regional):
+    """nu30 D2: the import dropped the region's compile and its 2 addmm launches, put its C++ kernels in the main
+    compile ("in the output code but Inductor did not say which nodes it implements"), and drew no call of it."""
+    report, main, region, imported = regional
+    assert [(c.id, c.subgraph) for c in imported.compiles] == [(c.id, c.subgraph) for c in report.compiles]
+    imain = next(c for c in imported.compiles if not c.subgraph)
+    (iregion,) = [c for c in imported.compiles if c.subgraph]
+    # the same kernels in the same compiles as the capture: the region's 2 addmm calls among them
+    assert [k.name for k in imain.kernels] == [k.name for k in main.kernels]
+    assert [k.name for k in iregion.kernels] == [k.name for k in region.kernels]
+    assert sum(k.name.startswith("extern_kernels.addmm") for k in iregion.kernels) == 2
+    assert [d for d in imported.diagnostics if d.code == "source_missing"] == []
+    # each layer's call is a box linked to the region's compile, in its layer (inferred from the weights it reads)
+    calls = [n for n in imain.fused_nodes if "invoke_subgraph" in n.ops]
+    assert [(n.label, [b.compile for b in n.branch_compiles]) for n in calls] == [
+        ("repeated_subgraph0 (4 kernels)", [iregion.id])
+    ] * 2
+    assert [n.module_stack[-1:] for n in calls] == [["layers.0"], ["layers.1"]]
+    assert iregion.graph_note == region.graph_note
+
+
+def test_an_imported_regions_kernels_read_its_inputs_as_the_captured_ones_do(regional):
+    """Its kernels read ``arg2_1`` where its inputs are named ``repeated_subgraph0_arg2_1`` (as its code names them):
+    the region's graph was drawn with no input."""
+    report, main, region, imported = regional
+    (iregion,) = [c for c in imported.compiles if c.subgraph]
+
+    def inputs_read(c):
+        return {r for n in c.fused_nodes for r in n.reads if r in c.graph_inputs}
+
+    # (a read through a view no kernel computes, the addmm's of ``permute(arg3_1)``, is not seen in a log: a subset)
+    assert len(inputs_read(region)) == 5 and inputs_read(iregion) and inputs_read(iregion) <= inputs_read(region)
+
+
+def test_the_regions_compile_says_which_vector_instruction_set_its_cpp_kernels_were_written_for(regional):
+    """nu30 D6: its ``cpu_isa`` was empty (its kernels are in its parent's output code, which the ISA is read from),
+    so a reproducer of its kernel said the report "does not say which vector instruction set" it was for."""
+    report, main, region, _ = regional
+    if not main.cpu_isa:
+        pytest.skip("this CPU's vector ISA was not read for the main compile either")
+    assert (region.cpu_isa, region.cpu_isa_bits) == (main.cpu_isa, main.cpu_isa_bits)
+
+
+def test_an_imported_torch_cond_has_its_branches_compiles_as_captured_and_its_memory(tmp_path):
+    """Reading the output code's subgraph functions reads a torch.cond's branches too (``def true_graph_0(args)``,
+    called in an if): each a compile as captured. Its calls are no node of the import (no invoke_subgraph): the
+    memory reading counted them as launches and gave up ("launches 3 kernels where the import made 1 fused nodes")."""
+    torch.manual_seed(0)
+    lin = torch.nn.Linear(8, 4)
+
+    def f(x):
+        p = x.mean(0)
+        return torch.cond(p.sum() > 0, lambda p: lin(p).relu(), lambda p: -lin(p), (p,))
+
+    with torch.no_grad(), _torch_trace(tmp_path):
+        with inductor_lens.capture() as cap:
+            torch.compile(f)(torch.randn(4, 8))
+    imported = inductor_lens.load_trace(str(tmp_path))
+    assert [(c.subgraph, [k.name for k in c.kernels]) for c in imported.compiles] == [
+        (c.subgraph, [k.name for k in c.kernels]) for c in cap.report.compiles
+    ]
+    assert [d.message for d in imported.diagnostics if d.code in ("trace_no_memory", "source_missing")] == []
