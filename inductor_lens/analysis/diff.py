@@ -1238,6 +1238,8 @@ def _same_call(fa: list, fb: list, pairs: dict, taken_b: set, merged: dict, spli
             continue  # each computes lines the other does not: not one call
         if sum(1 for k in rest_a if k not in pairs and set(fa[k].loc) & lines) != 1:
             continue  # another launch left in A from those lines: which one is the call is a guess
+        if sum(1 for k in rest_b if k not in taken_b and set(fb[k].loc) & lines) != 1:
+            continue  # so in B (a generated launch beside the extern call, from those lines)
         pairs[i] = (near[0], round(similarity(x, y), 3))
         taken_b.add(near[0])
         out.add(near[0])

@@ -64,7 +64,7 @@ WARMUP, RUNS = 20, 200
 _INT_DTYPES = {"int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"}
 _BOUND_RE = re.compile(r"index out of bounds: 0 <= \w+ < (\d+)")
 #: The functions a recorded size expression may call (torch's sympy printing: ``Max(1, u0)``), as a script evaluates them.
-_SIZE_FUNCS = ("Max", "Min")
+_SIZE_FUNCS = ("Max", "Min", "max", "min")  # sympy's and torch's PythonPrinter's (``max(1, u0)``)
 _NAME_RE = re.compile(r"\b[A-Za-z_]\w*\b")
 
 
@@ -91,7 +91,8 @@ def size_bounds(output_code: str, names: Iterable[str]) -> dict[str, int]:
     64')``, Inductor's runtime check of a data-dependent size's range), where it checks one."""
     out: dict[str, int] = {}
     for name in names:
-        found = [int(n) for n in re.findall(rf"\b{re.escape(name)} <= (\d+)\b", output_code or "")]
+        # the name alone on the left (``(u0 <= 64)``), not a term of a sum or product (``64*u0 <= 4096``)
+        found = [int(n) for n in re.findall(rf"(?<![\w*+/.-])\s*\b{re.escape(name)} <= (\d+)\b", output_code or "")]
         if found:
             out[name] = min(found)
     return out
@@ -678,10 +679,17 @@ def _cpp(k: Kernel, launch: KernelLaunch, cpu_isa: Optional[tuple[str, int]] = N
         f"CPU_ISA = {name!r}  # the vector instruction set Inductor wrote SOURCE for (Compile.cpu_isa); None: not recorded\n"
         f"CPU_ISA_BITS = {bits!r}  # its vector width: SOURCE is compiled for it (torch's cpp.simdlen), never this CPU's widest\n"
         f"ISA_MISSING = {ISA_MISSING!r}\n"
+        f"EXTENSIONS = {_EXTENSIONS!r}  # an ISA's extensions by the intrinsics of a source that needs them\n"
         f"ISA_UNKNOWN = {ISA_UNKNOWN!r}\n" + _CPP_LOAD
     )
 
 
+#: Extensions of a vector width that a C++ source may need beyond it (Inductor's AMX and VNNI micro-GEMMs), by the
+#: intrinsics that use them: a CPU of the width without them cannot compile such a source.
+_EXTENSIONS = {
+    "amx_tile": ("_tile_loadd", "_tile_stored", "_tile_dpb"),
+    "avx512_vnni": ("_mm512_dpbusd", "_mm512_dpwssd"),
+}
 #: A C++ reproducer's exit where this CPU cannot run the vector width its source was written for.
 ISA_MISSING = (
     "{kernel}: its source was written for {isa} ({bits}-bit vectors) and this CPU has no such instruction set (torch "
@@ -706,9 +714,14 @@ def load():
     widest = pick_vec_isa()  # this CPU's, as torch picks it
     width = config.patch({"cpp.simdlen": CPU_ISA_BITS}) if CPU_ISA_BITS is not None else contextlib.nullcontext()
     with width:  # compiled for the width the source was written for, as the capture's compile was
-        if CPU_ISA_BITS is not None and pick_vec_isa().bit_width() != CPU_ISA_BITS:
-            here = f"{widest}, {widest.bit_width()}-bit"
+        picked = pick_vec_isa()
+        here = f"{widest}, {widest.bit_width()}-bit"
+        if CPU_ISA_BITS is not None and picked.bit_width() != CPU_ISA_BITS:
             sys.exit(ISA_MISSING.format(kernel=KERNEL, isa=CPU_ISA, bits=CPU_ISA_BITS, here=here))
+        # an extension of that width the source uses (AMX tiles, VNNI dot products) that this CPU lacks
+        for feature, marks in EXTENSIONS.items():
+            if feature in str(CPU_ISA).split() and feature not in str(picked).split() and any(m in SOURCE for m in marks):
+                sys.exit(ISA_MISSING.format(kernel=KERNEL, isa=f"{CPU_ISA} ({feature})", bits=CPU_ISA_BITS, here=here))
         kernel = CppPythonBindingsCodeCache.load_pybinding(ARG_TYPES, SOURCE)
     if CPU_ISA_BITS is None:
         print(ISA_UNKNOWN.format(kernel=KERNEL, here=f"{widest}, {widest.bit_width()}-bit"), file=sys.stderr, flush=True)
@@ -858,7 +871,7 @@ _TAIL = '''
 
 def size(expr):
     """A data-dependent size of an argument, from SIZES (the report's text for it: u0, 64*u0, Max(1, u0))."""
-    return int(eval(expr, {"__builtins__": {}, "Max": max, "Min": min}, dict(SIZES)))
+    return int(eval(expr, {"__builtins__": {}, "Max": max, "Min": min, "max": max, "min": min}, dict(SIZES)))
 
 
 def _sync():

@@ -42,6 +42,8 @@ _REUSED = re.compile(r"^(?P<buf>\w+) = (?:reinterpret_tensor\()?(?P<old>\w+)\b[^
 _ALIASED = re.compile(r"^(?P<buf>\w+) = reinterpret_tensor\((?P<old>\w+)\b")
 _ITEM = re.compile(r"^(?P<buf>\w+) = (?P<tuple>\w+)\[(?P<i>\d+)\]$")
 _NAME = re.compile(r"[A-Za-z_]\w*")
+#: The functions a printed size may call (``max(1, s17)``, sympy's ``Max``): no size symbols
+_SIZE_FUNCS = frozenset({"max", "min", "Max", "Min"})
 _DEL = re.compile(r"^del (?P<names>[\w, ]+)$")
 
 
@@ -186,7 +188,11 @@ class _Sizes:
         words = []
         for t in tuples:
             for d in (size_tuple(f"({t})") or []) if isinstance(t, str) else (t or []):
-                words += [w for w in _NAME.findall(d) if w not in self.layouts.hints] if isinstance(d, str) else []
+                words += (
+                    [w for w in _NAME.findall(d) if w not in self.layouts.hints and w not in _SIZE_FUNCS]
+                    if isinstance(d, str)
+                    else []
+                )
         unbacked = [w for w in dict.fromkeys(words) if w.startswith("u")]
         if unbacked or not words:
             return ""  # data-dependent: what the note says by default

@@ -2338,7 +2338,11 @@ def to_fixed(x: float, digits: int) -> str:
 
     >>> to_fixed(374.5, 0), to_fixed(0.125, 2), to_fixed(-2.5, 0), to_fixed(1.005, 2), to_fixed(-0.001, 2), to_fixed(-0.0, 2)
     ('375', '0.13', '-3', '1.00', '-0.00', '0.00')
+    >>> to_fixed(float("inf"), 2), fmt_us(float("inf"))
+    ('inf', 'inf s')
     """
+    if not math.isfinite(x) or abs(x) >= 1e15:  # inf, nan; and no Decimal context of 28 digits for the rest
+        return f"{x:.{digits}f}"
     exact = decimal.Decimal(x) if x else decimal.Decimal(0)  # exact: 1.005 is 1.00499999999999989...
     return f"{exact.quantize(decimal.Decimal(1).scaleb(-digits), rounding=decimal.ROUND_HALF_UP):f}"
 

@@ -100,3 +100,18 @@ def test_one_call_decomposed_on_one_side_and_an_extern_on_the_other_is_one_chang
         words = "decomposed into a C++ kernel → an extern call of _scaled_dot_product_flash_attention_for_cpu"
         assert k.lowering == words and k.what_changed.startswith(words)
     assert "lowering" in json.dumps(d.to_dict()["compiles"][1]["kernels"])
+
+
+def test_a_call_is_not_paired_as_lowered_otherwise_where_b_has_two_launches_left_from_its_line():
+    """The rule pairs one launch left in A with one left in B computing the same user lines, each the only one left
+    on its side: B's side was not checked, so a generated launch B also had left from the line did not stop a guess
+    ("decomposed into a C++ kernel → an extern call of ..." for a pairing that may be wrong)."""
+    from types import SimpleNamespace as N
+
+    from inductor_lens.analysis.diff import _same_call
+
+    line = [("f.py", 10)]
+    fa = [N(loc=line, extern=False)]
+    fb = [N(loc=line, extern=True), N(loc=line, extern=False)]
+    pairs: dict = {}
+    assert _same_call(fa, fb, pairs, set(), {}, {}) == set() and pairs == {}

@@ -939,3 +939,35 @@ def test_the_check_counts_a_tensor_passed_twice_once_and_names_a_few(tmp_path, c
         "passed more than once): p (in_ptr0) (2 times), w2 (out_ptr2), w3 (out_ptr3), w4 (out_ptr4), w5 (out_ptr5), "
         "w6 (out_ptr6), w7 (out_ptr7), w8 (out_ptr8) and 4 more"
     )
+
+
+def test_a_cpp_script_stops_where_this_cpu_lacks_an_extension_its_source_uses(tmp_path):
+    """A report captured on a CPU with AMX (torch picks "avx512 amx_tile", 512 bits) run on one of 512 bits without
+    AMX passed the width check and died compiling an AMX micro-GEMM's ``_tile_loadd``: the script now stops with the
+    instruction set it lacks, where the source uses that extension's intrinsics."""
+    import dataclasses
+
+    from torch._inductor.cpu_vec_isa import pick_vec_isa
+
+    if "amx_tile" in str(pick_vec_isa()).split():
+        pytest.skip("this CPU has AMX: the extension is not missing here")
+    report = inductor_lens.load(FIXTURES / "cpu_profiled_mlp_max_autotune.json")
+    c = report.compiles[0]
+    k = dataclasses.replace(c.kernels[1], source=c.kernels[1].source + "\n// _tile_loadd(0, A, lda);\n")
+    c = dataclasses.replace(c, kernels=[c.kernels[0], k], cpu_isa="avx512 amx_tile", cpu_isa_bits=512)
+    report = dataclasses.replace(report, compiles=[c])
+    p = _script_run(tmp_path, report, report.compiles[0].kernels[1], "--runs", "2", "--warmup", "0")
+    assert p.returncode == 1 and p.stdout == "", p.stdout + p.stderr
+    (said,) = _ours(p.stderr, k)
+    assert said.startswith(f"{k.name}: its source was written for avx512 amx_tile"), said
+    assert "Run this script on a CPU with avx512 amx_tile" in said
+
+
+def test_a_data_dependent_size_is_bounded_by_its_own_check_only_and_max_is_no_size():
+    """``64*u0 <= 4096`` bounds a product, not ``u0`` (it read as ``u0 <= 4096``, 64 times the size); torch's printer
+    writes ``max(1, u0)``, whose ``max`` is no size to give."""
+    from inductor_lens.analysis.reproducer import _symbols, size_bounds
+
+    assert size_bounds("if not (64*u0 <= 4096):\n    raise", ["u0"]) == {}
+    assert size_bounds("if not (64*u0 <= 4096):\n    raise\nif not (u0 <= 64):\n    raise", ["u0"]) == {"u0": 64}
+    assert _symbols("max(1, u0)") == {"u0"} and _symbols("Max(1, 64*u1)") == {"u1"}
