@@ -1094,6 +1094,8 @@ class SavedTensor(_Record):
     view_op: str = ""
     #: What the Memory view says of a row whose storage is another op's or another row's (``rules.saved_note``):
     #: ``t: a view of transformer.h.1.mlp.act's output (gelu)``, ``... ; its storage buf40 is mul_2's, counted once``.
+    #: A view of a cast of a graph input (``torch.autocast``'s copy of a weight) names that copy:
+    #: ``t: a view of the bfloat16 copy of model.fc.weight``.
     note: str = ""
     #: For the first row of a storage other rows share (``shares``): the bytes of that storage as the forward's output
     #: code allocates it (the storage is held whole, whatever part each row views: q, k and v of one projection's

@@ -3894,18 +3894,26 @@ def saved_group_notes(groups: Any, saved: Any) -> list:
     return out
 
 
-def saved_note(view_op: str, module: str, op: str, storage: str = "", shares: str = "") -> str:
+def saved_note(
+    view_op: str, module: str, op: str, storage: str = "", shares: str = "", copy_of: str = "", dtype: str = ""
+) -> str:
     """What the Memory view says of a saved tensor that is a view of another op's output (``view_op``, the view the
     backward takes; ``module`` and ``op``, what made the storage it views) and of one whose storage an earlier row
-    holds (``shares``: its bytes are counted once, there).
+    holds (``shares``: its bytes are counted once, there). Where the op that made the storage is a cast of a graph
+    input (``copy_of``, the parameter or input as the user names it; ``dtype``, the cast's: a Linear's weight under
+    ``torch.autocast``), the view is of that copy, not of the module's output.
 
     >>> saved_note("t", "h.1.mlp.act", "gelu")
     "t: a view of h.1.mlp.act's output (gelu)"
+    >>> saved_note("t", "model.fc", "_to_copy", copy_of="model.fc.weight", dtype="bfloat16")
+    't: a view of the bfloat16 copy of model.fc.weight'
     >>> saved_note("", "", "", "buf4", "mul_2")
     'shares its storage buf4 with mul_2: counted once, there'
     """
     said = []
-    if view_op:
+    if view_op and copy_of:
+        said.append(f"{view_op}: a view of the {dtype + ' ' if dtype else ''}copy of {copy_of}")
+    elif view_op:
         said.append(f"{view_op}: a view of {module + chr(39) + 's' if module else 'the'} output ({op})")
     if shares:
         said.append(f"shares its storage {storage} with {shares}: counted once, there".replace("storage  ", "storage "))
