@@ -768,7 +768,7 @@ def fold_rollup(items: Iterable[tuple[str, int]], instances: dict[str, ModuleRep
     (:func:`fold_module`): bytes, how many items (``count``) and how many instances (``instances``, 1 for a
     module that is no repeat's) each row holds, largest first; an item of bytes None (a size known only when the
     graph runs) is in its row's ``count`` and ``uncounted``, not in its bytes. A row is named by the instances it
-    holds (:func:`_fold_label`: ``blocks.0.norm1``, not ``blocks.1-0.norm1``: the range would say it is both)."""
+    holds (:func:`_fold_label`: ``blocks.0.norm1``, not ``blocks.0-1.norm1``: the range would say it is both)."""
     rows: dict[str, list] = {}
     for module, size in items:
         key, inst = fold_module(module, instances)

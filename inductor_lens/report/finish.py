@@ -32,6 +32,8 @@ from .model import (
     Kernel,
     KernelLaunch,
     LaunchArg,
+    Memory,
+    ModuleView,
     Report,
 )
 from .module_paths import infer_modules
@@ -735,7 +737,35 @@ def with_module_view(c: Compile) -> Compile:
     calls = node_calls(c.fused_nodes, {n.name: n for n in post.nodes}) if post is not None else {}
     view, paths = module_view(c.fused_nodes, c.edges, runs, calls)
     fused = [dataclasses.replace(n, group_path=paths.get(n.name, [])) for n in c.fused_nodes]
-    return dataclasses.replace(c, fused_nodes=fused, module_view=view)
+    return dataclasses.replace(c, fused_nodes=fused, module_view=view, memory=_memory_labels(c.memory, view))
+
+
+def _memory_labels(memory: Optional[Memory], view: Optional[ModuleView]) -> Optional[Memory]:
+    """``memory`` with the repeats its rows and axis name (``MemoryRegion.repeat``, the folded roll-ups' ``module``:
+    worked out at capture from the module view of then) named as ``view`` names them now: a report made before
+    derived 39 read ``experts.2-1`` for two experts a backward ran last first, where its view now reads
+    ``experts.1-2``."""
+    if memory is None or view is None:
+        return memory
+    now = {m: r.label for r in view.repeats for m in r.modules}
+    renamed = {g.repeat: now[g.module] for g in memory.regions if g.repeat and now.get(g.module, g.repeat) != g.repeat}
+    if not renamed:
+        return memory
+
+    def name(module: str) -> str:
+        head = next((old for old in renamed if module == old or module.startswith(old + ".")), None)
+        return renamed[head] + module[len(head) :] if head is not None else module
+
+    def rows(items: list) -> list:
+        return [dataclasses.replace(x, module=name(x.module)) if name(x.module) != x.module else x for x in items]
+
+    return dataclasses.replace(
+        memory,
+        regions=[dataclasses.replace(g, repeat=renamed.get(g.repeat, g.repeat)) for g in memory.regions],
+        peak_by_module=rows(memory.peak_by_module),
+        saved_by_module_folded=rows(memory.saved_by_module_folded),
+        saved_groups=rows(memory.saved_groups),
+    )
 
 
 def _copy_labels(fused: list[FusedNode], copies: set[str], kernels: list[Kernel], fx: dict) -> list[FusedNode]:
