@@ -135,7 +135,8 @@ DERIVED_VERSION = 39  # 2: Trigger.summary; 3: Compile.module_view, FusedNode.gr
 # 38: a call of a repeated region (invoke_subgraph, torch.compiler.nested_compile_region) is a box, not glue:
 # FusedNode.branch_compiles, label and no_kernel_reason (its launches); the region's Compile.graph_note (rules.region_note)
 # 39: a repeat of two siblings a backward runs last first is labelled up (ModuleRepeat.label/key experts.1-2, not 2-1),
-# the Memory view's regions and folded rows named as the view names it (finish._memory_labels)
+# the Memory view's regions and folded rows named as the view names it (finish._memory_labels);
+# LaunchArg.holds of a Welford reduction's result no op names (a batch norm's m2: finish._welford_holds)
 
 #: Languages a kernel may be written in: what Inductor's output code defines (``async_compile.<kind>``),
 #: ``extern`` for calls of library kernels, ``other`` when the source was not found.

@@ -3966,6 +3966,47 @@ def made_by_text(name: str, forward: Any) -> str:
     return " ".join(filter(None, [module, what]))
 
 
+#: What a Welford reduction's results hold (Inductor's ``var_mean``: the mean, m2, and the count, which the C++
+#: accumulator keeps as ``.mean``, ``.m2`` and ``.weight``): the launch table's name of a buffer that holds one.
+WELFORD_PARTS = {
+    "mean": "Welford mean",
+    "m2": "Welford m2: the sum of squares about the mean",
+    "weight": "Welford weight: the count",
+}
+
+
+def welford_part(source: str, param: str) -> str:
+    """Which result of a Welford reduction (:data:`WELFORD_PARTS`) a C++ kernel's ``source`` stores through its
+    pointer ``param``, ``""`` where it stores none: ``tmp_acc0_vec.m2.store(out_ptr1 + ...)`` or
+    ``out_ptr1[x0] = tmp_acc0.m2;``.
+
+    >>> welford_part("    tmp_acc0_vec.m2.store(out_ptr1 + static_cast<int64_t>(x0));", "out_ptr1")
+    'm2'
+    >>> welford_part("    out_ptr0[static_cast<int64_t>(x0)] = tmp_acc0.mean;", "out_ptr0")
+    'mean'
+    >>> welford_part("    tmp_acc0_vec.m2.store(out_ptr1 + static_cast<int64_t>(x0));", "out_ptr10")
+    ''
+    """
+    if not param or not source:
+        return ""
+    p = re.escape(param)
+    m = re.search(rf"\b\w+\.(m2|mean|weight)\.store\(\s*{p}\b", source) or re.search(
+        rf"\b{p}\[[^\]\n]*\]\s*=\s*\w+\.(m2|mean|weight)\s*;", source
+    )
+    return m.group(1) if m else ""
+
+
+def welford_holds(made: str, part: str) -> str:
+    """``LaunchArg.holds`` of a buffer a Welford reduction's result ``part`` fills, after what made it (``made``,
+    :func:`made_by_text` of the reduction's op): a batch norm's m2, which its launch table left unnamed between its
+    ``save_mean`` and ``save_invstd``.
+
+    >>> welford_holds("model.block2.bn1 batch_norm: var_mean", "m2")
+    'model.block2.bn1 batch_norm: var_mean (Welford m2: the sum of squares about the mean)'
+    """
+    return f"{made} ({WELFORD_PARTS[part]})" if made else WELFORD_PARTS[part]
+
+
 def owner_module(display_name: str) -> str:
     """The module that owns a graph input, by its name: ``fc1.weight`` -> ``fc1``; a user argument (``x``) has none."""
     return display_name.rsplit(".", 1)[0] if "." in display_name else ""
