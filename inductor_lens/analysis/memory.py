@@ -480,13 +480,14 @@ def saved_for_backward(forward: Compile, backward: Compile) -> list[SavedTensor]
             owner = base if base is not None else None
             module = owner_module(owner.display_name) if owner is not None else ""
             display = (owner.display_name if owner is not None else "") or p.display_name or ""
-        view_op = ""
+        view_op, copy_of, cast_dtype = "", "", ""
         if not is_input and made is not None and base is not made and base.op == "call_function":
             # a view of another op's output (GPT-2's transposed GELU output, which c_proj's weight gradient takes):
             # its bytes are the storage that op made; the row names that op, and the view the backward takes
             view_op = made.original_op if op_name(made.original_op) in VIEW_OPS else made.short_op  # t, not permute
             view_op = view_op or op_name(made.target)
             made = base
+            copy_of, cast_dtype = _cast_input(made, fx)
         if not is_input:
             module = made.module_stack[-1] if made is not None and made.module_stack else ""
         storage = stores.get(p.name, "")
@@ -494,7 +495,7 @@ def saved_for_backward(forward: Compile, backward: Compile) -> list[SavedTensor]
         shares = first if first != p.name else ""
         what = saved_what(made, fx) if view_op and made is not None else ""
         shape, hint = list(p.shape), list(p.shape_hint) if p.shape_hint and p.shape_hint != p.shape else None
-        stack, note = _user_stack(made), saved_note(view_op, module, what, storage, shares)
+        stack, note = _user_stack(made), saved_note(view_op, module, what, storage, shares, copy_of, cast_dtype)
         if p.name in states and made is not None:
             # an RNG state: named by the op that ran on it, and at the length the forward knew it by (the backward's
             # graph gives it a symbol of its own, ``s12``, which is no size of the model)
@@ -555,6 +556,22 @@ def saved_storages(forward: Compile, backward_post) -> dict[str, str]:
     code = str(forward.output_code or "")
     aliases = {**reuses(code), **views(code)}
     return {g.name: storage_root(item, aliases) for g, item in saved_returns(forward, backward_post)}
+
+
+#: Ops that copy their input into another dtype (``torch.autocast``'s cast of a weight: ``_to_copy``, which the
+#: post-grad graph holds as ``prims.convert_element_type``).
+_CASTS = {"convert_element_type", "_to_copy"}
+
+
+def _cast_input(node: GraphNode, fx: dict[str, GraphNode]) -> tuple[str, str]:
+    """``(input, dtype)`` where ``node`` is a cast of a graph input (through views), the input as the user names it
+    (``model.fc.weight``) and the dtype it is cast to (``bfloat16``); ``("", "")`` otherwise."""
+    if op_name(node.target) not in _CASTS or not node.inputs or node.inputs[0] not in fx:
+        return "", ""
+    src = _base(fx[node.inputs[0]], fx)
+    if src.op != "placeholder":
+        return "", ""
+    return src.display_name or src.name, str(node.dtype or "")
 
 
 def saved_what(node: GraphNode, fx: dict[str, GraphNode]) -> str:
@@ -751,7 +768,7 @@ def fold_rollup(items: Iterable[tuple[str, int]], instances: dict[str, ModuleRep
     (:func:`fold_module`): bytes, how many items (``count``) and how many instances (``instances``, 1 for a
     module that is no repeat's) each row holds, largest first; an item of bytes None (a size known only when the
     graph runs) is in its row's ``count`` and ``uncounted``, not in its bytes. A row is named by the instances it
-    holds (:func:`_fold_label`: ``blocks.0.norm1``, not ``blocks.1-0.norm1``: the range would say it is both)."""
+    holds (:func:`_fold_label`: ``blocks.0.norm1``, not ``blocks.0-1.norm1``: the range would say it is both)."""
     rows: dict[str, list] = {}
     for module, size in items:
         key, inst = fold_module(module, instances)

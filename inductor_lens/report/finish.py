@@ -32,6 +32,8 @@ from .model import (
     Kernel,
     KernelLaunch,
     LaunchArg,
+    Memory,
+    ModuleView,
     Report,
 )
 from .module_paths import infer_modules
@@ -102,6 +104,8 @@ from .rules import (
     unique_stacks,
     unrecorded_merge_text,
     user_lines,
+    welford_holds,
+    welford_part,
 )
 
 
@@ -411,8 +415,12 @@ def derive_compile(c: Compile, fx: Optional[dict] = None, view: bool = True) -> 
     holds.update((name, shown) for name, shown in c.constant_names.items() if name not in holds)
     kernels = []
     low, fus = c.lowering_stack, c.fusion_stack  # the compile's stage paths (rules.stage_paths)
-    for k in c.kernels:
-        k = launch_facts(k)
+    launched = [launch_facts(k) for k in c.kernels]
+    # a Welford reduction's result no op of the graph names (a batch norm's m2), in the kernel that writes it and in
+    # those that read it
+    for k in launched:
+        holds.update((b, shown) for b, shown in _welford_holds(k, by_name, fx, holds).items() if b not in holds)
+    for k in launched:
         if k.launch is not None and k.launch.args:
             args = [dataclasses.replace(a, holds=holds.get(a.name, "")) for a in k.launch.args]
             k = dataclasses.replace(k, launch=dataclasses.replace(k.launch, args=args))
@@ -735,7 +743,35 @@ def with_module_view(c: Compile) -> Compile:
     calls = node_calls(c.fused_nodes, {n.name: n for n in post.nodes}) if post is not None else {}
     view, paths = module_view(c.fused_nodes, c.edges, runs, calls)
     fused = [dataclasses.replace(n, group_path=paths.get(n.name, [])) for n in c.fused_nodes]
-    return dataclasses.replace(c, fused_nodes=fused, module_view=view)
+    return dataclasses.replace(c, fused_nodes=fused, module_view=view, memory=_memory_labels(c.memory, view))
+
+
+def _memory_labels(memory: Optional[Memory], view: Optional[ModuleView]) -> Optional[Memory]:
+    """``memory`` with the repeats its rows and axis name (``MemoryRegion.repeat``, the folded roll-ups' ``module``:
+    worked out at capture from the module view of then) named as ``view`` names them now: a report made before
+    derived 39 read ``experts.2-1`` for two experts a backward ran last first, where its view now reads
+    ``experts.1-2``."""
+    if memory is None or view is None:
+        return memory
+    now = {m: r.label for r in view.repeats for m in r.modules}
+    renamed = {g.repeat: now[g.module] for g in memory.regions if g.repeat and now.get(g.module, g.repeat) != g.repeat}
+    if not renamed:
+        return memory
+
+    def name(module: str) -> str:
+        head = next((old for old in renamed if module == old or module.startswith(old + ".")), None)
+        return renamed[head] + module[len(head) :] if head is not None else module
+
+    def rows(items: list) -> list:
+        return [dataclasses.replace(x, module=name(x.module)) if name(x.module) != x.module else x for x in items]
+
+    return dataclasses.replace(
+        memory,
+        regions=[dataclasses.replace(g, repeat=renamed.get(g.repeat, g.repeat)) for g in memory.regions],
+        peak_by_module=rows(memory.peak_by_module),
+        saved_by_module_folded=rows(memory.saved_by_module_folded),
+        saved_groups=rows(memory.saved_groups),
+    )
 
 
 def _copy_labels(fused: list[FusedNode], copies: set[str], kernels: list[Kernel], fx: dict) -> list[FusedNode]:
@@ -897,6 +933,26 @@ def _several_writes(fused: list[FusedNode], fx: dict, outputs: dict[str, str]) -
         results = [f for f in results if f not in outputs.values()]
         if len(left) == 1 and len(results) == 1:
             out[left[0]] = made_by_text(results[0], fx)
+    return out
+
+
+def _welford_holds(k: Kernel, fused: dict[str, FusedNode], fx: dict, holds: dict[str, str]) -> dict[str, str]:
+    """``LaunchArg.holds`` of the buffers kernel ``k`` fills with a Welford reduction's results that nothing else
+    names (a batch norm's m2 beside its ``save_mean`` and ``save_invstd``): by the pointer its C++ source stores the
+    accumulator's ``.m2`` through (``rules.welford_part``), after the reduction op of the fused node that writes
+    it (the member of the buffer's number, ``op26`` for ``buf26``, else the node's one ``var_mean``)."""
+    out: dict[str, str] = {}
+    for a in k.launch.args if k.launch is not None else []:
+        part = "" if a.name in holds else welford_part(k.source or "", a.param)
+        writer = next((fused[f] for f in k.fused_nodes if f in fused and a.name in fused[f].writes), None)
+        if not part or writer is None:
+            continue
+        member = "op" + a.name[3:] if a.name.startswith("buf") else ""
+        aligned = len(writer.member_ops) == len(writer.members) and member in writer.members
+        ops = [f for f in writer.member_ops[writer.members.index(member)] if f in fx] if aligned else []
+        if len(ops) != 1:
+            ops = [f for f in writer.fx_nodes if f in fx and short_op(str(fx[f].target)) == "var_mean"]
+        out[a.name] = welford_holds(made_by_text(ops[0], fx) if len(ops) == 1 else "", part)
     return out
 
 

@@ -73,7 +73,7 @@ SCHEMA_VERSION = 2
 
 #: The generation of the derived fields (``report/finish.py``) a report holds. A report written before
 #: derived fields were added (no ``derived`` key, or a smaller number) gets them filled when it is loaded.
-DERIVED_VERSION = 38  # 2: Trigger.summary; 3: Compile.module_view, FusedNode.group_path; 4: FusedNode.no_line_reason;
+DERIVED_VERSION = 39  # 2: Trigger.summary; 3: Compile.module_view, FusedNode.group_path; 4: FusedNode.no_line_reason;
 # 5: a backward's saved inputs named by what made them, input copies labelled, Trigger.kind ahead_of_time;
 # 6: FusedNode.built_lines (where the user's code built the modules of ops that ran inside torch)
 # 7: module paths inferred where a compile recorded none (Compile.modules_inferred, report/module_paths.py)
@@ -134,6 +134,9 @@ DERIVED_VERSION = 38  # 2: Trigger.summary; 3: Compile.module_view, FusedNode.gr
 # 37: FusedNode.merge_text names the ops Inductor's origins list that the node loads, not computes (FusedNode.read_ops)
 # 38: a call of a repeated region (invoke_subgraph, torch.compiler.nested_compile_region) is a box, not glue:
 # FusedNode.branch_compiles, label and no_kernel_reason (its launches); the region's Compile.graph_note (rules.region_note)
+# 39: a repeat of two siblings a backward runs last first is labelled up (ModuleRepeat.label/key experts.1-2, not 2-1),
+# the Memory view's regions and folded rows named as the view names it (finish._memory_labels);
+# LaunchArg.holds of a Welford reduction's result no op names (a batch norm's m2: finish._welford_holds)
 
 #: Languages a kernel may be written in: what Inductor's output code defines (``async_compile.<kind>``),
 #: ``extern`` for calls of library kernels, ``other`` when the source was not found.
@@ -1094,6 +1097,8 @@ class SavedTensor(_Record):
     view_op: str = ""
     #: What the Memory view says of a row whose storage is another op's or another row's (``rules.saved_note``):
     #: ``t: a view of transformer.h.1.mlp.act's output (gelu)``, ``... ; its storage buf40 is mul_2's, counted once``.
+    #: A view of a cast of a graph input (``torch.autocast``'s copy of a weight) names that copy:
+    #: ``t: a view of the bfloat16 copy of model.fc.weight``.
     note: str = ""
     #: For the first row of a storage other rows share (``shares``): the bytes of that storage as the forward's output
     #: code allocates it (the storage is held whole, whatever part each row views: q, k and v of one projection's

@@ -60,14 +60,24 @@ REPEAT_PREFIX = "repeat:"
 
 def _range_label(modules: Sequence[str]) -> str:
     """``model.layers.0-31`` for numbered siblings counted up by one, ``model.layers.31-0`` for ones counted
-    down (a backward runs the layers last first), else ``first…last``."""
+    down (a backward runs the layers last first), else ``first…last``. Two counted down read up, ``experts.1-2``
+    (the regions drawn under the label say their order): ``experts.2-1`` read like a typo or an empty range.
+
+    >>> [_range_label(["layers.0", "layers.1", "layers.2"]), _range_label(["layers.2", "layers.1", "layers.0"])]
+    ['layers.0-2', 'layers.2-0']
+    >>> _range_label(["moe.experts.2", "moe.experts.1"])
+    'moe.experts.1-2'
+    >>> _range_label(["a.x", "a.y"])
+    'a.x…y'
+    """
     heads, tails = zip(*(m.rpartition(".")[::2] for m in modules))
     if len(set(heads)) == 1 and all(t.isdigit() for t in tails):
         nums = [int(t) for t in tails]
         step = -1 if len(nums) > 1 and nums[1] < nums[0] else 1
         if nums == list(range(nums[0], nums[0] + step * len(nums), step)):
             head = heads[0] + "." if heads[0] else ""
-            return f"{head}{nums[0]}-{nums[-1]}"
+            first, last = sorted(nums) if len(nums) == 2 else (nums[0], nums[-1])
+            return f"{head}{first}-{last}"
     return f"{modules[0]}…{modules[-1].rpartition('.')[2]}"
 
 

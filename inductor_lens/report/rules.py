@@ -3898,18 +3898,26 @@ def saved_group_notes(groups: Any, saved: Any) -> list:
     return out
 
 
-def saved_note(view_op: str, module: str, op: str, storage: str = "", shares: str = "") -> str:
+def saved_note(
+    view_op: str, module: str, op: str, storage: str = "", shares: str = "", copy_of: str = "", dtype: str = ""
+) -> str:
     """What the Memory view says of a saved tensor that is a view of another op's output (``view_op``, the view the
     backward takes; ``module`` and ``op``, what made the storage it views) and of one whose storage an earlier row
-    holds (``shares``: its bytes are counted once, there).
+    holds (``shares``: its bytes are counted once, there). Where the op that made the storage is a cast of a graph
+    input (``copy_of``, the parameter or input as the user names it; ``dtype``, the cast's: a Linear's weight under
+    ``torch.autocast``), the view is of that copy, not of the module's output.
 
     >>> saved_note("t", "h.1.mlp.act", "gelu")
     "t: a view of h.1.mlp.act's output (gelu)"
+    >>> saved_note("t", "model.fc", "_to_copy", copy_of="model.fc.weight", dtype="bfloat16")
+    't: a view of the bfloat16 copy of model.fc.weight'
     >>> saved_note("", "", "", "buf4", "mul_2")
     'shares its storage buf4 with mul_2: counted once, there'
     """
     said = []
-    if view_op:
+    if view_op and copy_of:
+        said.append(f"{view_op}: a view of the {dtype + ' ' if dtype else ''}copy of {copy_of}")
+    elif view_op:
         said.append(f"{view_op}: a view of {module + chr(39) + 's' if module else 'the'} output ({op})")
     if shares:
         said.append(f"shares its storage {storage} with {shares}: counted once, there".replace("storage  ", "storage "))
@@ -3960,6 +3968,47 @@ def made_by_text(name: str, forward: Any) -> str:
     if re.fullmatch(r"\d+(\.\d+)*", module):
         module = "".join(f"[{i}]" for i in module.split("."))
     return " ".join(filter(None, [module, what]))
+
+
+#: What a Welford reduction's results hold (Inductor's ``var_mean``: the mean, m2, and the count, which the C++
+#: accumulator keeps as ``.mean``, ``.m2`` and ``.weight``): the launch table's name of a buffer that holds one.
+WELFORD_PARTS = {
+    "mean": "Welford mean",
+    "m2": "Welford m2: the sum of squares about the mean",
+    "weight": "Welford weight: the count",
+}
+
+
+def welford_part(source: str, param: str) -> str:
+    """Which result of a Welford reduction (:data:`WELFORD_PARTS`) a C++ kernel's ``source`` stores through its
+    pointer ``param``, ``""`` where it stores none: ``tmp_acc0_vec.m2.store(out_ptr1 + ...)`` or
+    ``out_ptr1[x0] = tmp_acc0.m2;``.
+
+    >>> welford_part("    tmp_acc0_vec.m2.store(out_ptr1 + static_cast<int64_t>(x0));", "out_ptr1")
+    'm2'
+    >>> welford_part("    out_ptr0[static_cast<int64_t>(x0)] = tmp_acc0.mean;", "out_ptr0")
+    'mean'
+    >>> welford_part("    tmp_acc0_vec.m2.store(out_ptr1 + static_cast<int64_t>(x0));", "out_ptr10")
+    ''
+    """
+    if not param or not source:
+        return ""
+    p = re.escape(param)
+    m = re.search(rf"\b\w+\.(m2|mean|weight)\.store\(\s*{p}\b", source) or re.search(
+        rf"\b{p}\[[^\]\n]*\]\s*=\s*\w+\.(m2|mean|weight)\s*;", source
+    )
+    return m.group(1) if m else ""
+
+
+def welford_holds(made: str, part: str) -> str:
+    """``LaunchArg.holds`` of a buffer a Welford reduction's result ``part`` fills, after what made it (``made``,
+    :func:`made_by_text` of the reduction's op): a batch norm's m2, which its launch table left unnamed between its
+    ``save_mean`` and ``save_invstd``.
+
+    >>> welford_holds("model.block2.bn1 batch_norm: var_mean", "m2")
+    'model.block2.bn1 batch_norm: var_mean (Welford m2: the sum of squares about the mean)'
+    """
+    return f"{made} ({WELFORD_PARTS[part]})" if made else WELFORD_PARTS[part]
 
 
 def owner_module(display_name: str) -> str:

@@ -514,6 +514,48 @@ def test_a_saved_view_is_the_op_that_made_the_storage_it_views():
     assert "h.0.mlp.c_proj" not in [r.module for r in by_module]
 
 
+def test_a_saved_view_of_an_autocast_weight_copy_is_named_as_that_copy():
+    """nu31 D7: under ``torch.autocast("cpu", bfloat16)`` the backward of ``model.fc`` takes ``permute_1``, the
+    transposed bf16 copy of ``fc.weight`` (``convert_element_type_32`` of ``primals_38``). Its note said
+    "t: a view of model.fc's output (_to_copy)": it is a view of the weight's copy, not of fc's output."""
+    from inductor_lens.analysis.memory import saved_for_backward
+
+    trig = model.Trigger(kind="lazy_backward", reason="")
+    fwd = model.Graph(
+        nodes=[
+            model.GraphNode(
+                "primals_38", "placeholder", "primals_38", shape=[10, 32], dtype="float32",
+                display_name="model.fc.weight", role="parameter",
+            ),
+            model.GraphNode(
+                "convert_element_type_32", "call_function", "prims.convert_element_type.default", shape=[10, 32],
+                dtype="bfloat16", inputs=["primals_38"], module_stack=["model", "model.fc"], original_op="_to_copy",
+            ),
+            model.GraphNode(
+                "permute", "call_function", "aten.permute.default", shape=[32, 10], dtype="bfloat16",
+                inputs=["convert_element_type_32"], module_stack=["model", "model.fc"], original_op="t",
+            ),
+            model.GraphNode(
+                "permute_1", "call_function", "aten.permute.default", shape=[10, 32], dtype="bfloat16",
+                inputs=["permute"], module_stack=["model", "model.fc"], original_op="t",
+            ),
+        ]
+    )  # fmt: skip
+    bwd = model.Graph(
+        nodes=[
+            model.GraphNode("permute_1", "placeholder", "permute_1", shape=[10, 32], dtype="bfloat16", role="saved"),
+            model.GraphNode("tangents_1", "placeholder", "tangents_1", shape=[8, 10], dtype="float32", role="tangent"),
+        ]
+    )
+    forward = model.Compile(id="0/0", compile_id="0/0", graph_kind="forward", trigger=trig, graphs={"post_grad": fwd})
+    backward = model.Compile(
+        id="0/0b", compile_id="0/0", graph_kind="backward", trigger=trig, graphs={"post_grad": bwd}
+    )
+    (t,) = saved_for_backward(forward, backward)
+    assert (t.module, t.fx_node, t.view_op) == ("model.fc", "convert_element_type_32", "t")
+    assert t.note == "t: a view of the bfloat16 copy of model.fc.weight"
+
+
 def test_two_saved_views_of_one_storage_count_it_once():
     """nu20 (task 2): two saved views of one buffer (``reinterpret_tensor(buf40, ...)`` twice in the forward's
     return) are one storage held once: counted in the first row, the second says it shares it; the totals, the

@@ -530,7 +530,7 @@ def test_inferred_module_paths_agree_with_the_captured_ones(gpt2):
         assert compared >= 25 and same >= 0.8 * compared, (c.id, same, compared)
     # the backward's two blocks, run last first, fold into one box as the forward's would
     backward = imported.compile("0/0 backward")
-    assert [r.label for r in backward.module_view.repeats] == ["h.1-0"]
+    assert [r.label for r in backward.module_view.repeats] == ["h.0-1"]
     assert any("were inferred" in d.message for d in imported.diagnostics)
 
 
@@ -664,7 +664,7 @@ def test_the_forwards_blocks_fold_into_one_repeat_though_block_0_fused_the_embed
     low, high = sorted(len(v) for v in own.values())
     assert low < high
     assert r.summary.startswith(f"h.0-1 ×2: the same sub-modules, {low}-{high} fused nodes each")
-    assert [r.label for r in captured.compile("0/0 backward").module_view.repeats] == ["h.1-0"]
+    assert [r.label for r in captured.compile("0/0 backward").module_view.repeats] == ["h.0-1"]
 
 
 def test_a_fallback_kernel_is_tied_to_its_node_without_provenance():

@@ -864,3 +864,24 @@ def test_a_kernel_call_of_several_nodes_says_all_it_writes_in_place():
     assert two.kernels[0].in_place == ["Writes bn.m, bn.v in place (graph inputs m, v, buffers of your model)."], (
         two.kernels[0].in_place
     )
+
+
+def test_a_batch_norms_welford_m2_buffer_is_named_in_its_launch_table():
+    """nu31 D7: a batch norm kernel's launch table named ``buf26 out_ptr1`` by nothing, between its neighbours'
+    ``batch_norm: save_mean`` and ``save_invstd``: its C++ source stores the Welford accumulator's ``.m2`` (the sum
+    of squares about the mean, of which the variance is made) through that pointer, which no graph op names."""
+    from tests._recorded import recorded
+
+    report = recorded("cpu_resnet_fp32.json.gz")
+    forward = finish_compile(next(c for c in report.compiles if c.graph_kind == "forward"))
+    kernel = next(k for k in forward.kernels if k.name == "cpp_fused__native_batch_norm_legit_functional_copy__relu_3")
+    assert "tmp_acc0_vec.m2.store(out_ptr1 " in kernel.source
+    args = {a.param: (a.name, a.holds) for a in kernel.launch.args}
+    assert args["out_ptr0"] == ("buf25", "model.block2.bn1 batch_norm: save_mean")
+    assert args["out_ptr1"] == (
+        "buf26",
+        "model.block2.bn1 batch_norm: var_mean (Welford m2: the sum of squares about the mean)",
+    )
+    assert args["out_ptr4"] == ("buf28", "model.block2.bn1 batch_norm: save_invstd")
+    unnamed = [(k.name, a.name) for k in forward.kernels if k.launch for a in k.launch.args if a.shape and not a.holds]
+    assert not [u for u in unnamed if "batch_norm" in u[0]], unnamed

@@ -117,17 +117,17 @@ def test_a_buffer_whose_op_has_no_line_takes_its_kernels_line():
 
 
 def test_a_folded_row_that_one_instance_fills_is_named_by_it():
-    """Alive at the peak in a 2-block backward: both blocks' attention (one row, ``blocks.1-0.attn`` ×2) and only
-    block 0's norm1. The norm1 row read ``blocks.1-0.norm1``, saying it was both blocks'; it is ``blocks.0.norm1``."""
+    """Alive at the peak in a 2-block backward: both blocks' attention (one row, ``blocks.0-1.attn`` ×2) and only
+    block 0's norm1. The norm1 row read ``blocks.0-1.norm1``, saying it was both blocks'; it is ``blocks.0.norm1``."""
     from inductor_lens.analysis.memory import fold_rollup
 
-    rep = model.ModuleRepeat(key="repeat:blocks.1-0", label="blocks.1-0", parent="", modules=["blocks.1", "blocks.0"])
+    rep = model.ModuleRepeat(key="repeat:blocks.0-1", label="blocks.0-1", parent="", modules=["blocks.1", "blocks.0"])
     rows = fold_rollup(
         [("blocks.1.attn", 40), ("blocks.0.attn", 41), ("blocks.0.norm1", 2), ("head", 1)],
         {"blocks.1": rep, "blocks.0": rep},
     )
     assert [(r.module, r.bytes, r.instances) for r in rows] == [
-        ("blocks.1-0.attn", 81, 2),
+        ("blocks.0-1.attn", 81, 2),
         ("blocks.0.norm1", 2, 1),
         ("head", 1, 1),
     ]
@@ -265,3 +265,36 @@ def test_the_high_water_mark_is_no_lower_bound_past_a_freed_input_of_a_data_depe
     plain = _backward_memory(uncounted_inputs=[], freed_uncounted=[], net_floor_bytes=None, net_floor_node="")
     assert "estimated ≥ 76.9 KiB above the level at the call" in plain.high_water_text
     assert plain.high_water_line_bytes == 78720
+
+
+def test_a_report_made_before_two_member_ranges_read_up_names_its_memory_rows_as_its_view():
+    """nu29 D6: a report made before derived 39 named two experts a backward ran last first
+    ``model.moe.experts.2-1`` in its Memory view's axis (``MemoryRegion.repeat``) and rows (``peak_by_module``),
+    worked out at capture; its module view, derived on load, now reads ``experts.1-2``: the memory follows it."""
+    from inductor_lens.report.finish import _memory_labels
+
+    old = "model.moe.experts.2-1"
+    mem = model.Memory(
+        regions=[
+            model.MemoryRegion(module="model.moe.experts.3", label="3", first=0, last=1),
+            model.MemoryRegion(module="model.moe.experts.2", label="2", first=2, last=3, repeat=old),
+            model.MemoryRegion(module="model.moe.experts.1", label="1", first=4, last=5, repeat=old),
+        ],
+        peak_by_module=[
+            model.BytesBy(bytes=16896, module=old + ".up", count=4, instances=2),
+            model.BytesBy(bytes=8448, module="model.moe.experts.0.up", count=2),
+        ],
+    )
+    mods = ["model.moe.experts.2", "model.moe.experts.1"]
+    view = model.ModuleView(
+        repeats=[
+            model.ModuleRepeat(
+                key="repeat:model.moe.experts.1-2", label="model.moe.experts.1-2", parent="model.moe", modules=mods
+            )
+        ]
+    )
+    now = _memory_labels(mem, view)
+    assert [g.repeat for g in now.regions] == ["", "model.moe.experts.1-2", "model.moe.experts.1-2"]
+    assert [r.module for r in now.peak_by_module] == ["model.moe.experts.1-2.up", "model.moe.experts.0.up"]
+    same = model.ModuleView(repeats=[dataclasses.replace(view.repeats[0], label=old, key="repeat:" + old)])
+    assert _memory_labels(mem, same) is mem

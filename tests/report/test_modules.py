@@ -93,6 +93,26 @@ def test_siblings_whose_kinds_differ_repeat_and_are_named_and_a_run_stops_at_oth
     assert find_repeats(fused) == []  # another module runs between them: no run
 
 
+def test_two_siblings_a_backward_runs_last_first_read_up_and_longer_runs_read_down():
+    """nu29 D6: a MoE's backward folded experts 2 and 1 (run in that order) as ``model.moe.experts.2-1``, which read
+    like a typo or an empty range. Two read up, ``experts.1-2``, their order kept in ``modules``; three or more
+    counted down keep the documented ``31-0``."""
+
+    def layer(i):
+        m = f"moe.experts.{i}"
+        return [_node(f"e{i}_{j}", "extern", ["moe", m, f"{m}.{s}"], kernel=f"k{j}") for j, s in enumerate("ud")]
+
+    (r,) = find_repeats(layer(2) + layer(1))
+    assert (r.label, r.key, r.modules) == (
+        "moe.experts.1-2",
+        "repeat:moe.experts.1-2",
+        ["moe.experts.2", "moe.experts.1"],
+    )
+    assert r.summary.startswith("moe.experts.1-2 ×2: ")
+    (r,) = find_repeats(layer(3) + layer(2) + layer(1))
+    assert r.label == "moe.experts.3-1"
+
+
 def test_a_node_a_fusion_put_into_an_earlier_layers_span_runs_apart_and_the_layers_still_repeat():
     """A CPU training forward makes layer 2's causal mask in the graph's first kernel, inside layer 0's span: that
     node runs apart (left out of layer 2's span and shape, still in its group); where no shape is shared by more
