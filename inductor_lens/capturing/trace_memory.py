@@ -160,14 +160,24 @@ class _Sizes:
     D4)."""
 
     def __init__(self, code: str):
-        self.layouts = OutputCodeLayouts(code)
+        self.code = code
+        self._layouts: Optional[OutputCodeLayouts] = None
         self.used: dict[str, int] = {}  # each symbol a size was counted at, in the order met
+
+    @property
+    def layouts(self) -> OutputCodeLayouts:
+        """The output code's layouts and hints, read at the first symbolic size (a static graph's never are)."""
+        if self._layouts is None:
+            self._layouts = OutputCodeLayouts(self.code)
+        return self._layouts
 
     def hinted(self, dims: Optional[list]) -> Optional[list[int]]:
         """``dims`` (ints, or symbolic text: ``s17``, ``64*s17``) at their hints; None where one has none (a
         data-dependent size, ``u0``, or a symbol the log does not bind)."""
         if dims is None:
             return None
+        if all(isinstance(d, int) for d in dims):
+            return list(dims)
         out = [self.layouts.hint(d) for d in dims]
         if any(v is None for v in out):
             return None

@@ -8,7 +8,6 @@ their results (``Frame.stage``, ``Compile.frame_label``, ``FusedNode.label``...)
 from __future__ import annotations
 
 import ast
-import decimal
 import functools
 import math
 import re
@@ -2341,10 +2340,13 @@ def to_fixed(x: float, digits: int) -> str:
     >>> to_fixed(float("inf"), 2), fmt_us(float("inf"))
     ('inf', 'inf s')
     """
-    if not math.isfinite(x) or abs(x) >= 1e15:  # inf, nan; and no Decimal context of 28 digits for the rest
+    if not math.isfinite(x):
         return f"{x:.{digits}f}"
-    exact = decimal.Decimal(x) if x else decimal.Decimal(0)  # exact: 1.005 is 1.00499999999999989...
-    return f"{exact.quantize(decimal.Decimal(1).scaleb(-digits), rounding=decimal.ROUND_HALF_UP):f}"
+    n, d = abs(x).as_integer_ratio()  # the float's exact value: 1.005 is 1.00499999999999989...
+    q, r = divmod(n * 10**digits, d)
+    q += 2 * r >= d  # a tie away from zero, as toFixed (integers: no decimal module, a megabyte to import)
+    text = str(q).rjust(digits + 1, "0")
+    return ("-" if x < 0 else "") + (f"{text[:-digits]}.{text[-digits:]}" if digits else text)
 
 
 def recording_reason(i: int) -> str:
@@ -3991,8 +3993,8 @@ def welford_part(source: str, param: str) -> str:
     >>> welford_part("    tmp_acc0_vec.m2.store(out_ptr1 + static_cast<int64_t>(x0));", "out_ptr10")
     ''
     """
-    if not param or not source:
-        return ""
+    if not param or param not in (source or "") or not any(f".{w}" in source for w in ("m2", "mean", "weight")):
+        return ""  # no store of a Welford accumulator's field: no search (the import's time on a small log)
     p = re.escape(param)
     m = re.search(rf"\b\w+\.(m2|mean|weight)\.store\(\s*{p}\b", source) or re.search(
         rf"\b{p}\[[^\]\n]*\]\s*=\s*\w+\.(m2|mean|weight)\s*;", source
