@@ -17,7 +17,7 @@ estimated; an older report on load).
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Iterable, Optional, Sequence
+from typing import Any, Iterable, Iterator, Optional, Sequence
 
 from .model import (
     HELD_KINDS,
@@ -337,10 +337,9 @@ def _measured(compiles: Iterable[Compile]) -> float:
     return sum(k.profile.total_us for c in compiles for k in c.kernels if k.profile is not None)
 
 
-def _line_rows(compiles: Iterable[Compile], no_file: set[int], total: float) -> list[LineTime]:
-    """The measured time of the kernels of ``compiles`` by line: each launch's time (:func:`launch_sites`, an even
-    share of its kernel's ``total_us``) split evenly between its lines (:func:`launch_keys`), longest first."""
-    rows: dict[Key, dict] = {}
+def _launches(compiles: Iterable[Compile]) -> Iterator[tuple[Kernel, list[str], dict[str, FusedNode], float]]:
+    """Each launch of a measured kernel of ``compiles`` (:func:`launch_sites`): ``(kernel, site, the compile's fused
+    nodes by name, its time)``, an even share of the kernel's ``total_us`` (its launches are timed together)."""
     for c in compiles:
         fused = {n.name: n for n in c.fused_nodes}
         for k in c.kernels:
@@ -348,11 +347,19 @@ def _line_rows(compiles: Iterable[Compile], no_file: set[int], total: float) -> 
                 continue
             sites = launch_sites(k)
             for site in sites:
-                keys = launch_keys(k, site, fused, id(k) in no_file)
-                for key in keys:
-                    got = rows.setdefault(key, {})  # kernel -> (kernel, the time of it this line got)
-                    had = got.get(k.name, (k, 0.0))[1]
-                    got[k.name] = (k, had + k.profile.total_us / len(sites) / len(keys))
+                yield k, site, fused, k.profile.total_us / len(sites)
+
+
+def _line_rows(compiles: Iterable[Compile], no_file: set[int], total: float) -> list[LineTime]:
+    """The measured time of the kernels of ``compiles`` by line: each launch's time (:func:`launch_sites`, an even
+    share of its kernel's ``total_us``) split evenly between its lines (:func:`launch_keys`), longest first."""
+    rows: dict[Key, dict] = {}
+    for k, site, fused, us in _launches(compiles):
+        keys = launch_keys(k, site, fused, id(k) in no_file)
+        for key in keys:
+            got = rows.setdefault(key, {})  # kernel -> (kernel, the time of it this line got)
+            had = got.get(k.name, (k, 0.0))[1]
+            got[k.name] = (k, had + us / len(keys))
     out = []
     for (file, line, code, built), got in rows.items():
         kernels = [k for k, _ in got.values()]
@@ -419,18 +426,12 @@ def time_by_module(compiles: Iterable[Compile]) -> list[ModuleTime]:
     compiles = list(compiles)
     total = _measured(compiles)
     rows: dict[str, list] = {}
-    for c in compiles:
-        fused = {n.name: n for n in c.fused_nodes}
-        for k in c.kernels:
-            if k.profile is None:
-                continue
-            sites = launch_sites(k)
-            for site in sites:
-                lead = lead_node(site, fused)
-                module = lead.module_stack[-1] if lead is not None and lead.module_stack else ""
-                row = rows.setdefault(module, [0.0, {}])
-                row[0] += k.profile.total_us / len(sites)
-                row[1][k.name] = k
+    for k, site, fused, us in _launches(compiles):
+        lead = lead_node(site, fused)
+        module = lead.module_stack[-1] if lead is not None and lead.module_stack else ""
+        row = rows.setdefault(module, [0.0, {}])
+        row[0] += us
+        row[1][k.name] = k
     out = [
         ModuleTime(
             m,
