@@ -775,6 +775,17 @@ def _custom_op_help(ns: str, name: str) -> str:
 _PREPACKED = re.compile(r"^torch\.ops\.onednn\.q(linear|conv)\w*")
 
 
+#: An extern call's arguments its op's schema names ``philox_seed``/``philox_offset`` (the dropout state of
+#: ``_scaled_dot_product_efficient_attention_backward`` and its kin): torch's attention ops make and take them as CPU
+#: tensors outside CUDA-graph capture; made on the GPU like the other arguments, the call segfaulted (seen on an H200).
+_PHILOX_CODE = (
+    "    global PHILOX  # the arguments the op takes as CPU tensors (main() moves them there once)\n"
+    "    schema = getattr(getattr(op, '_schema', None), 'arguments', None) or []\n"
+    "    PHILOX = {i for i, a in enumerate(schema) if a.name in ('philox_seed', 'philox_offset')}\n"
+    "    PHILOX |= {a.name for a in schema if a.name in ('philox_seed', 'philox_offset')}\n"
+)
+
+
 def _extern(k: Kernel, launch: KernelLaunch) -> str:
     callee = k.metadata.get("callee") or k.name.split("[")[0]
     if not re.fullmatch(r"[A-Za-z_][\w.]*", callee):
@@ -806,7 +817,7 @@ def _extern(k: Kernel, launch: KernelLaunch) -> str:
     return (
         f"\n\n# An extern kernel: the output code calls {_plain(callee)}\n"
         f"CALL = {launch.call!r}\n\n\n"
-        "def load():\n" + resolve + "    return lambda args, kwargs: op(*args, **kwargs)\n"
+        "def load():\n" + resolve + _PHILOX_CODE + "    return lambda args, kwargs: op(*args, **kwargs)\n"
     )
 
 
@@ -840,6 +851,7 @@ FAR_FROM_REPORT = {far_from_report}
 #: Data-dependent sizes of the arguments (a nonzero's result, torch._dynamo.config.capture_dynamic_output_shape_ops)
 #: that the report holds no value for, as this script runs them: --size NAME=N runs another
 SIZES = {sizes}
+PHILOX = set()  # an extern op's arguments it takes as CPU tensors (load() fills it from the op's schema)
 
 
 #: Bytes after each argument's storage, set to GUARD_BYTE: the check finds them untouched, else the kernel wrote
@@ -1104,6 +1116,9 @@ def main():
     torch.manual_seed(0)
     run = load()
     args, kwargs = arguments()
+    if PHILOX:  # dropout's seed and offset of an attention op: CPU tensors, as torch makes them
+        args = [a.cpu() if i in PHILOX and isinstance(a, torch.Tensor) else a for i, a in enumerate(args)]
+        kwargs = {k: (a.cpu() if k in PHILOX and isinstance(a, torch.Tensor) else a) for k, a in kwargs.items()}
     check(run, args, kwargs)
     for _ in range(opts.warmup):
         run(args, kwargs)

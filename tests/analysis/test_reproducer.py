@@ -971,3 +971,29 @@ def test_a_data_dependent_size_is_bounded_by_its_own_check_only_and_max_is_no_si
     assert size_bounds("if not (64*u0 <= 4096):\n    raise", ["u0"]) == {}
     assert size_bounds("if not (64*u0 <= 4096):\n    raise\nif not (u0 <= 64):\n    raise", ["u0"]) == {"u0": 64}
     assert _symbols("max(1, u0)") == {"u0"} and _symbols("Max(1, 64*u1)") == {"u1"}
+
+
+def test_an_attention_backwards_dropout_seed_and_offset_are_made_on_the_cpu():
+    """The reproducer of a checkpointed attention's ``_scaled_dot_product_efficient_attention_backward`` (the H200
+    fixture) segfaulted: its philox seed and offset, which torch's attention ops make and take as CPU tensors outside
+    CUDA-graph capture, were made on the GPU like its other arguments (with them on the CPU it ran, 56 us against the
+    report's 53 us, on the H200). The script finds them by the op's schema and moves them once, before the check."""
+    import runpy
+
+    report = inductor_lens.load(FIXTURES / "gpu_checkpoint_attention.json.gz")
+    (k,) = [k for k in report.kernels if k.name.startswith("torch.ops.aten._scaled_dot_product_efficient_attention_b")]
+    ns = runpy.run_path(_written(reproducer(report, k)), run_name="not_main")
+    ns["load"]()
+    assert ns["load"].__globals__["PHILOX"] == {7, 8, "philox_seed", "philox_offset"}
+    mm = next(x for x in report.kernels if x.name.startswith("extern_kernels.mm") and x.launch is not None)
+    ns = runpy.run_path(_written(reproducer(report, mm)), run_name="not_main")
+    ns["load"]()
+    assert ns["load"].__globals__["PHILOX"] == set()
+
+
+def _written(script: str) -> str:
+    import tempfile
+
+    with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False) as fh:
+        fh.write(script)
+    return fh.name
