@@ -981,7 +981,7 @@ def test_an_attention_backwards_dropout_seed_and_offset_are_made_on_the_cpu():
     import runpy
 
     report = inductor_lens.load(FIXTURES / "gpu_checkpoint_attention.json.gz")
-    (k,) = [k for k in report.kernels if k.name.startswith("torch.ops.aten._scaled_dot_product_efficient_attention_b")]
+    k = next(k for k in report.kernels if k.name.startswith("torch.ops.aten._scaled_dot_product_efficient_attention_b"))
     ns = runpy.run_path(_written(reproducer(report, k)), run_name="not_main")
     ns["load"]()
     assert ns["load"].__globals__["PHILOX"] == {7, 8, "philox_seed", "philox_offset"}
