@@ -11,8 +11,7 @@ import traitlets
 
 from ..analysis.diff import ReportDiff
 from .diff_views import diff_title, pack_diff, save_diff_html, slim_report, to_diff_html  # noqa: F401 (the old path's)
-from .frontend import STATIC, answer_request
-from .frontend import static as _static
+from .frontend import answer_request, widget_css, widget_esm
 
 
 class DiffWidget(anywidget.AnyWidget):
@@ -22,12 +21,8 @@ class DiffWidget(anywidget.AnyWidget):
     selected row's kernel name (B's, or A's for a kernel only in A).
     """
 
-    _esm = (
-        _static("lens.js")
-        if (STATIC / "lens.js").exists()
-        else "export default {render({el}){el.textContent='inductor_lens: front end not built (make bundle)'}}"
-    )
-    _css = _static("lens.css") if (STATIC / "lens.css").exists() else ""
+    _esm = widget_esm()
+    _css = widget_css()
 
     _report = traitlets.Bytes(b"").tag(sync=True)
     """bytes: the compare payload, gzip'd JSON (private). Default ``b""``."""

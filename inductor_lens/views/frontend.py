@@ -60,6 +60,19 @@ def static(name: str) -> pathlib.Path:
     return pathlib.Path(static_path(name))
 
 
+def widget_esm() -> Any:
+    """What an anywidget of the front end loads as its module (the lens's and the compare's): the built bundle, or a
+    line in the cell saying to build it."""
+    if os.path.exists(os.path.join(_static_dir(), "lens.js")):
+        return static("lens.js")
+    return "export default {render({el}){el.textContent='inductor_lens: front end not built (make bundle)'}}"
+
+
+def widget_css() -> Any:
+    """The stylesheet beside :func:`widget_esm` (``""`` where the front end is not built)."""
+    return static("lens.css") if os.path.exists(os.path.join(_static_dir(), "lens.css")) else ""
+
+
 def static_path(name: str) -> str:
     """:func:`static` as a string (no pathlib)."""
     path = os.path.join(_static_dir(), name)

@@ -24,7 +24,6 @@ import traitlets
 from ..report.model import Report
 from ..report.rules import breaks_text, frames_met, kernels_text
 from .frontend import (  # noqa: F401 (engine_gz: re-exported)
-    STATIC,
     VIEWS,
     BundleMissingError,
     answer_request,
@@ -32,7 +31,8 @@ from .frontend import (  # noqa: F401 (engine_gz: re-exported)
     pack_compiles,
     pack_opening,
     pack_report,
-    static,
+    widget_css,
+    widget_esm,
 )
 
 __all__ = ["LensWidget", "BundleMissingError", "VIEWS"]
@@ -58,12 +58,8 @@ class LensWidget(anywidget.AnyWidget):
     >>> w.observe(lambda ch: print(ch["new"]), names=["selected"])
     """
 
-    _esm = (
-        static("lens.js")
-        if (STATIC / "lens.js").exists()
-        else "export default {render({el}){el.textContent='inductor_lens: front end not built (make bundle)'}}"
-    )
-    _css = static("lens.css") if (STATIC / "lens.css").exists() else ""
+    _esm = widget_esm()
+    _css = widget_css()
 
     _report = traitlets.Bytes(b"").tag(sync=True)
     """bytes: the report as gzip'd JSON (private payload; a Bytes trait arrives as a DataView). Default ``b""``."""

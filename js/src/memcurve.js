@@ -290,11 +290,8 @@ export function curve(idx, memory, selected, width = W) {
   }
   // the device's high-water mark where it is not the curve's peak (a backward frees its inputs on the way): Python's
   // words (Memory.curve_high_water_text), the line where Python puts it (Memory.high_water_line_bytes: the measured
-  // mark, else the bound of it the words say); a report before it, at net_peak_bytes (or the measured mark)
-  const high =
-    memory.high_water_line_bytes !== undefined
-      ? memory.high_water_line_bytes
-      : (memory.measured_peak_bytes ?? memory.net_peak_bytes);
+  // mark, else the bound of it the words say; derived on every load, so a report made before it has it too)
+  const high = memory.high_water_line_bytes;
   if (memory.curve_high_water_text && high != null && high <= top) {
     g.appendChild(
       svg(

@@ -3,7 +3,7 @@
 
 import assert from "node:assert/strict";
 import test from "node:test";
-import { constantRows, groupRows, heldText, savedRows, shapeText } from "../src/views/memory.js";
+import { constantRows, groupRows, savedRows, shapeText } from "../src/views/memory.js";
 
 test("a symbolic saved shape is shown with the sizes its bytes are counted at", () => {
   // dynamic=True: the graph has [s77, 32]; 512 B is at s77 = 4 (SavedTensor.shape_hint); a weight is static
@@ -24,16 +24,6 @@ test("a symbolic saved shape is shown with the sizes its bytes are counted at", 
     groupRows(memory).map((r) => r.shape),
     ["[s77, 32] = [4, 32]"],
   );
-});
-
-test("a frozen graph's weights are said beside its inputs, not left out", () => {
-  // nu18 s1_mat (freezing): x is the graph's one input (4 KiB); the frozen and packed weights its kernels read are
-  // graph constants (Memory.constant_bytes), which the chip left out
-  assert.equal(
-    heldText({ input_bytes: 4096, constant_bytes: 49792 }),
-    "inputs 4 KiB, weights 48.6 KiB held as graph constants (not in the curve)",
-  );
-  assert.equal(heldText({ input_bytes: 4096 }), "inputs 4 KiB (not in the curve)");
 });
 
 test("a saved view's row carries Python's note, and a storage another row counts is marked so", () => {

@@ -23,6 +23,9 @@ def test_memory_tab_draws_one_point_per_fused_node_and_a_click_selects_it(tmp_pa
     assert [p.get_attribute("data-node") for p in points.all()] == [n.name for n in fwd.fused_nodes]
     peak = view.locator('[data-role="memory-point"].il-mem-peak')
     assert [p.get_attribute("data-node") for p in peak.all()] == [fwd.memory.peak_node]
+    # what it holds apart from the curve, in Python's words (Memory.held_text: the front end's twin of it is gone)
+    assert fwd.memory.held_text.startswith("inputs ")
+    assert view.locator('[data-role="memory-inputs"]').inner_text() == fwd.memory.held_text
     # the points rise and fall with live_bytes: their heights are ordered as the numbers are
     ys = [float(p.get_attribute("cy")) for p in points.all()]
     live = [p.live_bytes for p in fwd.memory.timeline]

@@ -50,20 +50,6 @@ const lineKey = (line) => (line ? `${line.file}:${line.line}` : "");
 
 export { byteTicks };
 
-/** What the graph holds apart from the curve: its inputs and, under freezing, the graph constants (weights) its
- * kernels read (`Memory.constant_bytes`), which are no inputs. */
-export function heldText(memory) {
-  // Python's words (Memory.held_text: "≥" where inputs of a data-dependent size are held or freed); a report before it
-  if (memory.held_text) return memory.held_text;
-  return (
-    // "≥": inputs of a data-dependent size left out (Memory.uncounted_inputs, Python's)
-    `inputs ${(memory.uncounted_inputs || []).length ? "≥ " : ""}${fmtBytes(memory.input_bytes || 0)}` +
-    (memory.constant_bytes ? `, weights ${fmtBytes(memory.constant_bytes)} held as graph constants` : "") +
-    " (not in the curve)" +
-    (memory.freed_input_bytes ? `, ${fmtBytes(memory.freed_input_bytes)} of the inputs freed on the way` : "")
-  );
-}
-
 function facts(idx, memory) {
   const pts = memory.timeline || [];
   const at = pts.findIndex((p) => p.node === memory.peak_node);
@@ -82,7 +68,8 @@ function facts(idx, memory) {
       at >= 0 ? ` (${nodeNumber(at, pts.length)})` : "",
     ),
     h("span", { class: "il-chip", "data-role": "memory-measured" }, memory.high_water_text || ""),
-    h("span", { class: "il-chip", "data-role": "memory-inputs" }, heldText(memory)),
+    // what the graph holds apart from the curve, in Python's words (Memory.held_text: inputs, weights, freed inputs)
+    h("span", { class: "il-chip", "data-role": "memory-inputs" }, memory.held_text || ""),
   ];
   if (memory.saved_bytes == null)
     items.push(
