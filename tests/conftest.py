@@ -31,6 +31,14 @@ import pytest
 COMPILE_THREADS = "TORCHINDUCTOR_COMPILE_THREADS"
 os.environ.setdefault(COMPILE_THREADS, "1")
 
+# Inductor checks which vector instruction sets the CPU runs (avx512, avx2...) once per process, before its first C++
+# kernel: it builds a test program for each and loads it in a Python subprocess of its own (0.7-0.8 CPU-s a process
+# here, in about 25 compiling processes of the suite). TORCHINDUCTOR_VEC_ISA_OK=1 takes the CPU's flags as they are
+# (/proc/cpuinfo), the same pick on this machine. Users get the check: ``ran`` (test_cli.py) runs without this
+# variable too and checks that its compile picked what the suite's processes pick.
+VEC_ISA_OK = "TORCHINDUCTOR_VEC_ISA_OK"
+os.environ.setdefault(VEC_ISA_OK, "1")
+
 # Bytecode is written (and read) in this run even where the shell says not to (PYTHONDONTWRITEBYTECODE, set on the
 # machines this suite runs on): without it each worker rewrites the asserts of every test module at collection
 # (about 7 CPU-s of a worker's 22), and each of the ~50 processes the suite starts (kernels, ranks, CLI runs)

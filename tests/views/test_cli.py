@@ -49,6 +49,7 @@ def lens(*args, cwd, module=False, compile_workers=False, **kw):
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in [str(REPO), os.environ.get("PYTHONPATH", "")] if p))
     if compile_workers:
         env.pop("TORCHINDUCTOR_COMPILE_THREADS", None)
+        env.pop("TORCHINDUCTOR_VEC_ISA_OK", None)
     exe = pathlib.Path(sys.executable).with_name("inductor-lens")
     cmd = [sys.executable, "-m", "inductor_lens", *args] if module else [str(exe), *args]
     return subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=600, **kw)
@@ -82,7 +83,8 @@ def inproc(workdir, monkeypatch, capsys):
 def ran(workdir):
     """One real ``inductor-lens run`` (console script, real compile) shared by the tests that read its outputs; the
     one capture of the suite with torch's compile workers on (the kernels built on their threads, as users'
-    are), which every other compiling process of the suite runs without (tests/conftest.py)."""
+    are) and torch's check of the CPU's instruction sets, which every other compiling process of the suite runs
+    without (tests/conftest.py)."""
     return lens(
         "run",
         "-o",
@@ -201,7 +203,7 @@ def test_a_script_with_a_syntax_error_is_shown_as_python_shows_it(inproc, workdi
     assert (workdir / "syn.html").exists()
 
 
-def test_script_that_raises_exits_1_and_still_writes_the_report(inproc, workdir):
+def test_script_that_raises_exits_1_and_still_writes_the_report(inproc, workdir, ran):
     """Run in this process (a real compile of the script's f, then its exception): a process of its own would cost a
     torch import, and ``python -m inductor_lens`` and a real process's exit status are checked by ``ran`` and the
     Ctrl-C test."""
@@ -212,6 +214,12 @@ def test_script_that_raises_exits_1_and_still_writes_the_report(inproc, workdir)
     assert str(workdir / "boom.html") in line
     report = inductor_lens.load(workdir / "boom.json")
     assert len(report.kernels) == 1
+    # this process takes the CPU's instruction sets as /proc/cpuinfo says (tests/conftest.py), ``ran`` has torch check
+    # them as users' processes do: one pick (the width the reproducers compile for)
+    assert ran.returncode == 0, ran.stderr
+    checked = inductor_lens.load(workdir / "out.json").compiles[0]
+    assert report.compiles[0].cpu_isa, report.compiles[0]
+    assert (report.compiles[0].cpu_isa, report.compiles[0].cpu_isa_bits) == (checked.cpu_isa, checked.cpu_isa_bits)
     raised = [
         d
         for d in report.diagnostics
