@@ -43,20 +43,35 @@ def _require_bundle() -> None:
         pytest.fail(f"front-end bundle missing ({', '.join(missing)}): run `make bundle`", pytrace=False)
 
 
-@pytest.fixture(scope="session")
-def chromium_browser():
-    """One headless Chromium for the session (the system's, found on PATH)."""
-    exe = shutil.which("chromium") or shutil.which("chromium-browser")
+# The Chromium the browser tests drive: its headless shell where it is installed (`apt-get install
+# chromium-headless-shell`, as .ci/run does), else the browser. The shell is the same Chromium (Blink, V8, the
+# compositor) without the browser's own windows and UI, the build Playwright itself drives headless: a page of ours
+# opened in it cost half the CPU (benchmarks/RESULTS.md, the twenty-third session), and the browser tests are about a
+# quarter of the suite's CPU. ``test_html_export.py``'s command-line screenshots run the browser, as users do.
+CHROMIUM_BUILDS = ("chromium", "chromium-headless-shell", "chromium-browser")
+
+
+def chromium_exe() -> str:
+    """The first of CHROMIUM_BUILDS on PATH; a test fails with what to install where there is none."""
+    exe = next((found for found in map(shutil.which, CHROMIUM_BUILDS) if found), None)
     if not exe:
         pytest.fail("chromium is not on PATH (apt-get install chromium); browser tests need it", pytrace=False)
+    return exe
+
+
+@pytest.fixture(scope="session")
+def chromium_browser():
+    """One headless Chromium for the session (the system's, found on PATH: ``chromium_exe``)."""
+    exe = chromium_exe()
     _require_bundle()
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=exe, args=CHROMIUM_ARGS)
         # Chromium takes the last --disable-features only, and Playwright passes its own: ours must hold both.
-        # Playwright's is read from the browser it launched; without it, that browser is kept as it is.
-        theirs = _disabled_features(os.getpid())
+        # Playwright's is read from the browser it launched; without it, that browser is kept as it is (the
+        # headless shell has no omnibox to turn off).
+        theirs = _disabled_features(os.getpid()) if "headless-shell" not in exe else None
         if theirs is not None:
             browser.close()
             features = ",".join([*theirs, *NO_OMNIBOX_WEBUI])
