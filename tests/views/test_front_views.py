@@ -755,6 +755,7 @@ def test_the_other_compiles_are_laid_out_ahead_only_once_the_lens_is_on_screen_a
     path = tmp_path / "ahead.html"
     training_report.save_html(path)
     page.add_init_script(_COUNT_LAYOUTS)
+    page.clock.install()  # the page's timers and clocks, run ahead below instead of waited for
     page.goto(path.as_uri())
     graph = '[data-view="fusion"] .il-graph'
     page.wait_for_selector(f'{graph}[data-ready="1"]', state="attached", timeout=60000)
@@ -763,8 +764,10 @@ def test_the_other_compiles_are_laid_out_ahead_only_once_the_lens_is_on_screen_a
         "(({top, height}) => ({top, height}))(document.querySelector('.il-root').getBoundingClientRect())"
     )
     assert box["top"] > 3000 and box["height"] > 300, box
-    # off screen: still one worker, one layout, after more than twice the time the reader is given to settle
-    page.wait_for_timeout(5000)
+    # off screen: still one worker, one layout, after more than twice the time the reader is given to settle (the
+    # page's clock run 5 s ahead, every timer due in them fired), and a real moment for what they would start
+    page.clock.run_for(5000)
+    page.wait_for_timeout(300)
     assert page.evaluate("window.__ilWorkers.map((w) => w.sent)") == [1]
     page.evaluate("document.getElementById('il-test-spacer').remove()")
     page.wait_for_function("() => window.__ilWorkers.length === 2 && window.__ilWorkers[1].sent === 1", timeout=60000)

@@ -169,6 +169,7 @@ def test_a_widget_whose_kernel_is_gone_says_what_its_graph_waits_for(chromium_br
     context = chromium_browser.new_context()
     page = context.new_page()
     try:
+        page.clock.install()  # "after a while" (app.js ENGINE_WAIT_MS) is run ahead, not waited for
         page.goto("about:blank")
         page.evaluate(
             _NO_KERNEL_JS,
@@ -177,6 +178,7 @@ def test_a_widget_whose_kernel_is_gone_says_what_its_graph_waits_for(chromium_br
                 "report": base64.b64encode(w._report).decode(),
             },
         )
+        page.clock.run_for(6000)
         page.wait_for_function(
             "() => [...window.lensHost.querySelectorAll('.il-message')].some((m) => "
             "m.textContent.includes('waiting for the kernel, which sends the layout engine'))",
