@@ -48,7 +48,7 @@ def _require_bundle() -> None:
 # compositor) without the browser's own windows and UI, the build Playwright itself drives headless: a page of ours
 # opened in it cost half the CPU (benchmarks/RESULTS.md, the twenty-third session), and the browser tests are about a
 # quarter of the suite's CPU. ``test_html_export.py``'s command-line screenshots run the browser, as users do.
-CHROMIUM_BUILDS = ("chromium", "chromium-headless-shell", "chromium-browser")
+CHROMIUM_BUILDS = ("chromium-headless-shell", "chromium", "chromium-browser")
 
 
 def chromium_exe() -> str:

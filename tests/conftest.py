@@ -33,7 +33,7 @@ COMPILE_THREADS = "TORCHINDUCTOR_COMPILE_THREADS"
 os.environ.setdefault(COMPILE_THREADS, "1")
 
 # Inductor checks which vector instruction sets the CPU runs (avx512, avx2...) once per process, before its first C++
-# kernel: it builds a test program for each and loads it in a Python subprocess of its own (0.7-0.8 CPU-s a process
+# kernel: it builds a test program for each and loads it in a Python subprocess of its own (0.6-0.7 CPU-s a process
 # here, in about 25 compiling processes of the suite). TORCHINDUCTOR_VEC_ISA_OK=1 takes the CPU's flags as they are
 # (/proc/cpuinfo), the same pick on this machine. Users get the check: ``ran`` (test_cli.py) runs without this
 # variable too and checks that its compile picked what the suite's processes pick.
@@ -60,11 +60,11 @@ pytest_plugins = ["tests._capture_fixtures", "tests._browser_fixtures", "tests._
 
 # Python's cyclic garbage collector scans, at each full collection, every object the process holds: here the millions
 # that importing torch, dynamo and Inductor leave (their modules, functions, decompositions), ~0.35 CPU-s a collection
-# and 15 of a worker's ~135 CPU-s over tests/capturing and tests/analysis (measured with gc.callbacks). Between tests, once a wave of imports has landed (the
-# first compile imports dynamo and Inductor), what is alive is frozen (gc.freeze(): collections skip it, after a
-# gc.collect() that frees the garbage of the tests before): later collections scan what the tests make (that half of the suite: 189-198 CPU-s
-# against 200-207 without, interleaved runs). Tests that check what a collection frees make and drop their objects
-# inside the test, after any freeze.
+# and 15 of a worker's ~135 CPU-s over tests/capturing and tests/analysis (measured with gc.callbacks). Between tests,
+# once a wave of imports has landed (the first compile imports dynamo and Inductor), what is alive is frozen
+# (gc.freeze(): collections skip it, after a gc.collect() that frees the garbage of the tests before): later
+# collections scan what the tests make (that half of the suite: 189-198 CPU-s against 200-207 without, interleaved
+# runs). Tests that check what a collection frees make and drop their objects inside the test, after any freeze.
 _FROZEN_AT = [0]  # len(sys.modules) at the last freeze
 _FREEZE_AFTER = 300  # modules imported since
 

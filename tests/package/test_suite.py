@@ -123,3 +123,15 @@ def test_a_users_own_python3_kernel_spec_never_runs_the_suites_notebooks(tmp_pat
     monkeypatch.setenv("JUPYTER_PREFER_ENV_PATH", "0")
     argv = KernelSpecManager().get_kernel_spec("python3").argv
     assert argv[0] != "/elsewhere/venv/bin/python", argv
+
+
+def test_the_browser_tests_drive_the_headless_shell_where_it_is_installed_else_the_browser(monkeypatch):
+    """The headless shell is half the CPU a page (tests/_browser_fixtures.py): picked first where it is on PATH (an
+    A/B run once left the browser first, unseen: every browser test passed on either), the browser where it is not."""
+    from tests import _browser_fixtures as fixtures
+
+    on_path = {"chromium-headless-shell": "/usr/bin/chromium-headless-shell", "chromium": "/usr/bin/chromium"}
+    monkeypatch.setattr(fixtures.shutil, "which", on_path.get)
+    assert fixtures.chromium_exe() == "/usr/bin/chromium-headless-shell"
+    del on_path["chromium-headless-shell"]
+    assert fixtures.chromium_exe() == "/usr/bin/chromium"
