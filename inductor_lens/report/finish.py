@@ -26,6 +26,7 @@ from .model import (
     Compile,
     CudaGraphs,
     FusedNode,
+    FusionDecision,
     FusionEdge,
     GraphNode,
     GraphOutput,
@@ -34,6 +35,7 @@ from .model import (
     LaunchArg,
     Memory,
     ModuleView,
+    Refusal,
     Report,
 )
 from .module_paths import infer_modules
@@ -89,6 +91,7 @@ from .rules import (
     parse_size_hints,
     readable_reasons,
     recording_reason,
+    refusal_pairs_text,
     region_call_label,
     region_call_text,
     region_note,
@@ -332,6 +335,65 @@ def _kernel_mates(c: Compile, n: FusedNode) -> list[str]:
     return [f for f in site if f != n.name]
 
 
+def kept_refusals(decisions: list[FusionDecision], kernels: list[Kernel]) -> list[FusionDecision]:
+    """``decisions`` less those a later round of fusion undid: both ends in one fused node, or in one call of one
+    kernel (``Kernel.call_sites``; two launches of one kernel, a Triton kernel reused by every layer, stay refused)."""
+    site_of: dict[str, tuple[str, int]] = {}
+    for k in kernels:
+        for i, site in enumerate(k.call_sites):
+            for f in site:
+                site_of.setdefault(f, (k.name, i))
+    return [
+        d
+        for d in decisions
+        if not (
+            d.fused1 is not None
+            and (d.fused1 == d.fused2 or (d.fused1 in site_of and site_of.get(d.fused1) == site_of.get(d.fused2)))
+        )
+    ]
+
+
+def refusal_rows(fused: list[FusedNode], decisions: list[FusionDecision]) -> dict[str, list[Refusal]]:
+    """Each fused node's "Why not fused" rows (``FusedNode.refusals``) from ``decisions`` (:func:`kept_refusals`):
+    one row per neighbour, its member pairs and distinct reasons in the decisions' order. A row names the
+    neighbour by its box's label (or kernel); where two rows of one node, or a row and the node itself, would read
+    alike (fused nodes of one C++ kernel call, two launches of one kernel), by its node's name after it too."""
+    by_name = {n.name: n for n in fused}
+    groups: dict[str, dict[str, dict]] = {}
+    for d in decisions:
+        for mine in dict.fromkeys((d.fused1, d.fused2)):  # each end once
+            if mine is None:
+                continue
+            other = d.fused2 if mine == d.fused1 else d.fused1
+            key = other or f"{d.node1} / {d.node2}"
+            g = groups.setdefault(mine, {}).setdefault(key, {"other": other, "reasons": [], "pairs": []})
+            if d.reason not in g["reasons"]:
+                g["reasons"].append(d.reason)
+            g["pairs"].append(f"{d.node1} + {d.node2}")
+    shown = lambda name: by_name[name].label or by_name[name].kernel or name  # noqa: E731
+    out: dict[str, list[Refusal]] = {}
+    for mine, rows in groups.items():
+        texts = {key: shown(g["other"]) if g["other"] in by_name else key for key, g in rows.items()}
+        count = defaultdict(int)
+        for text in texts.values():
+            count[text] += 1
+        own = shown(mine) if mine in by_name else mine
+        out[mine] = [
+            Refusal(
+                other=g["other"] if g["other"] in by_name else None,
+                name=key,
+                text=f"{texts[key]} · {key}"
+                if g["other"] in by_name and (count[texts[key]] > 1 or texts[key] == own)
+                else texts[key],
+                reasons=g["reasons"],
+                pairs=g["pairs"],
+                pairs_text=refusal_pairs_text(g["pairs"]),
+            )
+            for key, g in rows.items()
+        ]
+    return out
+
+
 def derive_compile(c: Compile, fx: Optional[dict] = None, view: bool = True) -> Compile:
     """``c`` with the fields the views show and no recorded fact gives as it is, decided here once:
     ``FusedNode.user_lines``, ``ops``, ``no_line_reason``, ``no_kernel_reason`` and ``in_place``, ``Kernel.user_lines`` and
@@ -479,6 +541,9 @@ def derive_compile(c: Compile, fx: Optional[dict] = None, view: bool = True) -> 
             )
         )
     fused = _copy_labels(fused, copies, kernels, fx)
+    decisions = kept_refusals(c.fusion_decisions, kernels)
+    rows = refusal_rows(fused, decisions)
+    fused = [dataclasses.replace(n, refusals=rows.get(n.name, [])) for n in fused]
     kind = trigger_kind(c.trigger.kind, c.frame)
     trigger = dataclasses.replace(c.trigger, kind=kind, summary=trigger_summary(kind))
     c = dataclasses.replace(c, output_names=output_names(c, fx))
@@ -492,6 +557,7 @@ def derive_compile(c: Compile, fx: Optional[dict] = None, view: bool = True) -> 
         c,
         fused_nodes=fused,
         kernels=kernels,
+        fusion_decisions=decisions,
         trigger=trigger,
         edges=edges,
         graph_note=note,
@@ -1025,25 +1091,11 @@ def finish_compile(c: Compile, view: bool = True) -> Compile:
     fused = [_fused(n, by_name, fx, lent) for n in c.fused_nodes]
     c = derive_compile(dataclasses.replace(c, kernels=kernels, fused_nodes=fused), fx, view)
     kernels, fused = c.kernels, c.fused_nodes
-    site_of: dict[str, tuple[str, int]] = {}
-    for k in kernels:
-        for i, site in enumerate(k.call_sites):
-            for f in site:
-                site_of.setdefault(f, (k.name, i))
-    decisions = [
-        d
-        for d in c.fusion_decisions
-        if not (
-            d.fused1 is not None
-            and (d.fused1 == d.fused2 or (d.fused1 in site_of and site_of.get(d.fused1) == site_of.get(d.fused2)))
-        )
-    ]
     flabel = f"{c.subgraph} (a subgraph)" if c.subgraph else frame_label(c.frame)
     return dataclasses.replace(
         c,
         kernels=kernels,
         fused_nodes=fused,
-        fusion_decisions=decisions,
         frame_label=flabel,
         label=_label(c, flabel),
         autotune_note=_autotune_note(c, kernels, fused),

@@ -447,9 +447,9 @@ def time_by_module(compiles: Iterable[Compile]) -> list[ModuleTime]:
 
 def mark_times(report: Report) -> Report:
     """``report`` with its measured time attributed launch by launch (a kernel's call sites): each fused node's
-    ``time`` (:func:`node_times`), each compile's ``time_by_line`` and the profile's ``by_line`` and ``by_module``,
-    all by the same launches (the roll-ups where the report has a ``profile``: one made before it has only its
-    kernels'); ``report`` itself where no kernel was measured."""
+    ``time`` (:func:`node_times`), each compile's ``time_by_line`` and the report's (every compile's, which is the
+    profile's ``by_line``), and the profile's ``by_module``, all by the same launches (the profile's roll-ups where
+    the report has one: kernels timed alone have none); ``report`` itself where no kernel was measured."""
     total = _measured(report.compiles)
     if not total and report.profile is None:
         return report
@@ -460,12 +460,11 @@ def mark_times(report: Report) -> Report:
         fused = [dataclasses.replace(n, time=times.get(n.name)) for n in c.fused_nodes]
         rows = _line_rows([c], no_file, total) if any(k.profile is not None for k in c.kernels) else []
         compiles.append(dataclasses.replace(c, fused_nodes=fused, time_by_line=rows))
+    every = _line_rows(report.compiles, no_file, total)  # every compile's, launch by launch
     profile = report.profile
     if profile is not None:
-        profile = dataclasses.replace(
-            profile, by_line=_line_rows(report.compiles, no_file, total), by_module=time_by_module(report.compiles)
-        )
-    return dataclasses.replace(report, compiles=compiles, profile=profile)
+        profile = dataclasses.replace(profile, by_line=every, by_module=time_by_module(report.compiles))
+    return dataclasses.replace(report, compiles=compiles, profile=profile, time_by_line=every)
 
 
 def rollups_noisy(report: Report) -> Report:

@@ -73,7 +73,7 @@ SCHEMA_VERSION = 2
 
 #: The generation of the derived fields (``report/finish.py``) a report holds. A report written before
 #: derived fields were added (no ``derived`` key, or a smaller number) gets them filled when it is loaded.
-DERIVED_VERSION = 39  # 2: Trigger.summary; 3: Compile.module_view, FusedNode.group_path; 4: FusedNode.no_line_reason;
+DERIVED_VERSION = 40  # 2: Trigger.summary; 3: Compile.module_view, FusedNode.group_path; 4: FusedNode.no_line_reason;
 # 5: a backward's saved inputs named by what made them, input copies labelled, Trigger.kind ahead_of_time;
 # 6: FusedNode.built_lines (where the user's code built the modules of ops that ran inside torch)
 # 7: module paths inferred where a compile recorded none (Compile.modules_inferred, report/module_paths.py)
@@ -137,6 +137,8 @@ DERIVED_VERSION = 39  # 2: Trigger.summary; 3: Compile.module_view, FusedNode.gr
 # 39: a repeat of two siblings a backward runs last first is labelled up (ModuleRepeat.label/key experts.1-2, not 2-1),
 # the Memory view's regions and folded rows named as the view names it (finish._memory_labels);
 # LaunchArg.holds of a Welford reduction's result no op names (a batch norm's m2: finish._welford_holds)
+# 40: FusedNode.refusals (the panel's "Why not fused" rows, finish.refusal_rows: were grouped in panel.js) and
+# Report.time_by_line (the Source view's all-compiles gutter: viewdata.js added up the compiles' rows)
 
 #: Languages a kernel may be written in: what Inductor's output code defines (``async_compile.<kind>``),
 #: ``extern`` for calls of library kernels, ``other`` when the source was not found.
@@ -396,6 +398,26 @@ class BuiltLine(_Record):
 
 
 @_record
+class Refusal(_Record):
+    """One row of a fused node's "Why not fused" (``FusedNode.refusals``): a neighbour Inductor tried to fuse it
+    with and did not, all the member pairs it tried between the two (``Compile.fusion_decisions``) in one row."""
+
+    #: The neighbour's fused node (a box of the same compile the row links to); null where the refusal names none.
+    other: Optional[str]
+    #: The row's key: the neighbour's name, or where it has none the pre-fusion pair (``op3 / op7``).
+    name: str
+    #: How the row names the neighbour: its box's label (or kernel), with its node's name after it where another
+    #: row, or the node itself, reads alike (fused nodes of one kernel; two launches of one kernel); else ``name``.
+    text: str
+    #: Inductor's distinct reasons, in order (``FusionDecision.reason``, one per line each).
+    reasons: list[str] = field(default_factory=list)
+    #: The member pairs tried (``op3 + op7``), in order, and in words what the row says of them: the one pair, or
+    #: how many.
+    pairs: list[str] = field(default_factory=list)
+    pairs_text: str = ""
+
+
+@_record
 class BranchCompile(_Record):
     """A subgraph a call of control flow runs (``FusedNode.branch_compiles``): its name (``true_graph_0``) and the
     ``Compile.id`` of its compile (``0/0 inference #2``), where its kernels are."""
@@ -503,6 +525,9 @@ class FusedNode(_Record):
     #: the LayerNorm). Left out of ``fx_nodes`` (and so of its label, ops, lines and merge text); Inductor's kernel
     #: name still counts them. ``[]`` where none, and in reports made before it.
     read_ops: list[str] = field(default_factory=list)
+    #: Its "Why not fused" rows (``Refusal``): one per neighbour of ``Compile.fusion_decisions`` it was refused
+    #: fusion with, in the decisions' order (``finish.refusal_rows``). Derived when a report is built or loaded.
+    refusals: list[Refusal] = field(default_factory=list)
 
 
 @_record
@@ -2110,6 +2135,10 @@ class Report(_Record):
     #: The profiled step as a whole (``StepProfile``): measured and attributed device time, the unattributed
     #: remainder, and roll-ups by source line, nn.Module and kernel kind (see docs/report-schema.md).
     profile: Optional[StepProfile] = None
+    #: The measured time of every compile's kernels by line of the user's code (``LineTime``, the rule of
+    #: ``Compile.time_by_line`` over all compiles, ``report/lines.mark_times``): the Source view's gutter when it
+    #: shows all compiles. Also where the report has no ``profile`` (kernels timed alone). Derived.
+    time_by_line: list[LineTime] = field(default_factory=list)
     #: The process's rank in a distributed job (``RANK``, or ``torch.distributed.get_rank()``); None alone.
     rank: Optional[int] = None
     #: How many ranks the job had (``WORLD_SIZE``); None outside a distributed job.

@@ -1075,6 +1075,12 @@ def _json_loads(text: str) -> Any:
 # -- fused nodes -------------------------------------------------------------------------------
 
 
+def refusal_pairs_text(pairs: list[str]) -> str:
+    """What a "Why not fused" row says of the member pairs Inductor tried (``Refusal.pairs_text``): the one pair,
+    ``(op3 + op7)``, or how many, ``(3 node pairs)``."""
+    return f"({plural(len(pairs), 'node pair')})" if len(pairs) > 1 else f"({pairs[0]})" if pairs else ""
+
+
 @functools.lru_cache(maxsize=4096)
 def short_op(target: str) -> str:
     """``"aten.mm.default"`` -> ``"mm"``; ``"_operator.getitem"`` -> ``"getitem"``; a custom op

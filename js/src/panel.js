@@ -218,7 +218,7 @@ function noUserSource(n, fxByName, compile) {
 }
 
 // What every click on a compile's boxes needs, built once per compile index (a training step's graphs
-// hold thousands of FX nodes and fusion decisions): FX nodes by name, the refusals by fused node.
+// hold thousands of FX nodes): FX nodes by name.
 const perIndex = new WeakMap();
 function derived(idx) {
   let d = perIndex.get(idx);
@@ -228,18 +228,7 @@ function derived(idx) {
     for (const gn of g.nodes || []) if (!fxByName.has(gn.name)) fxByName.set(gn.name, gn);
   const post = (idx.compile.graphs || {}).post_grad;
   if (post) for (const gn of post.nodes || []) fxByName.set(gn.name, gn);
-  const decisions = new Map();
-  const add = (name, dec) => {
-    if (name) {
-      if (!decisions.has(name)) decisions.set(name, []);
-      decisions.get(name).push(dec);
-    }
-  };
-  for (const dec of idx.compile.fusion_decisions || []) {
-    add(dec.fused1, dec);
-    if (dec.fused2 !== dec.fused1) add(dec.fused2, dec);
-  }
-  d = { fxByName, decisions };
+  d = { fxByName };
   perIndex.set(idx, d);
   return d;
 }
@@ -474,57 +463,20 @@ function atLeast(m, p) {
   return (m.uncounted_at || []).includes(p.node);
 }
 
-/** Why not fused: one row per neighbour (Inductor tries every member pair), its distinct reasons. */
+/** Why not fused: one row per neighbour (FusedNode.refusals, Python's rows: finish.refusal_rows). */
 function whyNotFusedSection({ idx, n }, actions) {
-  // a neighbour written into the same kernel was fused after all: listing it would contradict the box
-  const sameKernel = (other) => {
-    const e = other && idx.byName.get(other);
-    return !!(e && n.kernel && e.node.kernel === n.kernel);
-  };
-  const refusals = (derived(idx).decisions.get(n.name) || []).filter(
-    (d) => d.fused1 !== d.fused2 && !sameKernel(d.fused1 === n.name ? d.fused2 : d.fused1),
-  );
-  if (!refusals.length) return null;
-  const byOther = new Map();
-  for (const d of refusals) {
-    const other = d.fused1 === n.name ? d.fused2 : d.fused1;
-    const key = other || `${d.node1} / ${d.node2}`;
-    const g = byOther.get(key) || { other, label: key, reasons: [], pairs: [] };
-    const reason = String(d.reason || ""); // one per line (FusionDecision.reason, Python's)
-    if (!g.reasons.includes(reason)) g.reasons.push(reason);
-    g.pairs.push(`${d.node1} + ${d.node2}`);
-    byOther.set(key, g);
-  }
-  const shownAs = (g) => {
-    const otherNode = g.other && idx.byName.get(g.other);
-    return otherNode ? otherNode.node.label || otherNode.node.kernel || g.other : g.label;
-  };
-  // neighbours shown by one name (fused nodes of one kernel) are told apart by their node's name (nu29 D7: three
-  // identical rows)
-  const shown = new Map();
-  for (const g of byOther.values()) shown.set(shownAs(g), (shown.get(shownAs(g)) || 0) + 1);
-  const row = (g) => {
-    const otherNode = g.other && idx.byName.get(g.other);
-    const text = shownAs(g);
-    return h(
+  const groups = n.refusals || [];
+  if (!groups.length) return null;
+  const row = (g) =>
+    h(
       "li",
-      { "data-other": g.label },
-      otherNode
-        ? h(
-            "button",
-            { class: "il-link il-mono", type: "button", onclick: () => actions.select(g.other) },
-            shown.get(text) > 1 ? `${text} · ${g.other}` : text,
-          )
-        : h("span", { class: "il-mono" }, g.label),
-      h(
-        "span",
-        { class: "il-muted", title: g.pairs.join("\n") },
-        g.pairs.length > 1 ? ` (${g.pairs.length} node pairs) ` : ` (${g.pairs[0]}) `,
-      ),
+      { "data-other": g.name },
+      g.other && idx.byName.get(g.other)
+        ? h("button", { class: "il-link il-mono", type: "button", onclick: () => actions.select(g.other) }, g.text)
+        : h("span", { class: "il-mono" }, g.text),
+      h("span", { class: "il-muted", title: g.pairs.join("\n") }, ` ${g.pairs_text} `),
       h("span", { class: "il-reason" }, g.reasons.join("; ")),
     );
-  };
-  const groups = [...byOther.values()];
   const SHOW = 6;
   return section(
     `Why not fused (${plural(groups.length, "neighbour")})`,

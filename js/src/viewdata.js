@@ -73,18 +73,14 @@ function kernelsOf(refs) {
 
 /**
  * A line's measured time in compile `compileId` (every compile where ""), as Python split it (Compile.time_by_line,
- * report/lines.time_by_line, the rule of the roofline's time by line: a kernel that also ran other lines is split
- * among them): {us, text}, `text` Python's words of it (LineTime.text; "" where several compiles' rows add up);
+ * and Report.time_by_line for every compile: report/lines.mark_times, the rule of the roofline's time by line: a
+ * kernel that also ran other lines is split among them): {us, text}, `text` Python's words of it (LineTime.text);
  * us null where no row has it. `built`: the row of the line as the builder of modules (LineTime.built).
  */
 function lineTime(report, entry, compileId, built) {
-  const rows = [];
-  for (const c of report.compiles || [])
-    if (!compileId || c.id === compileId)
-      for (const r of c.time_by_line || [])
-        if (r.file === entry.file && r.line === entry.line && !!r.built === built) rows.push(r);
-  if (!rows.length) return { us: null, text: "" };
-  return { us: rows.reduce((a, r) => a + r.us, 0), text: rows.length === 1 ? rows[0].text || "" : "" };
+  const rows = compileId ? (report.compiles || []).find((c) => c.id === compileId)?.time_by_line : report.time_by_line;
+  const row = (rows || []).find((r) => r.file === entry.file && r.line === entry.line && !!r.built === built);
+  return row ? { us: row.us, text: row.text || "" } : { us: null, text: "" };
 }
 
 /**

@@ -130,6 +130,8 @@ const compile = {
 };
 const report = {
   compiles: [compile],
+  // Report.time_by_line, every compile's (report/lines.mark_times): the Source view's all-compiles gutter
+  time_by_line: compile.time_by_line,
   source_files: [{ file: "/home/me/model.py", text: "import torch\n\nx = mm(a)\ny = relu(x).sin()\n" }],
 };
 

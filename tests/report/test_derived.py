@@ -8,6 +8,8 @@ import dataclasses
 import json
 import pathlib
 
+import pytest
+
 import inductor_lens
 from inductor_lens.analysis.diff import KernelDiff
 from inductor_lens.report import rules
@@ -885,3 +887,62 @@ def test_a_batch_norms_welford_m2_buffer_is_named_in_its_launch_table():
     assert args["out_ptr4"] == ("buf28", "model.block2.bn1 batch_norm: save_invstd")
     unnamed = [(k.name, a.name) for k in forward.kernels if k.launch for a in k.launch.args if a.shape and not a.holds]
     assert not [u for u in unnamed if "batch_norm" in u[0]], unnamed
+
+
+def test_why_not_fused_rows_are_decided_once_in_python_one_per_neighbour():
+    """nu24: the panel's "Why not fused" grouped the refusals by neighbour in panel.js, and hid a neighbour in another
+    launch of the same kernel as "fused after all". The rows are FusedNode.refusals now: one per neighbour, its pairs
+    and distinct reasons; a refusal inside one kernel call is no row; another launch of the node's own kernel is
+    (Inductor did not fuse the two), named with its node like two rows that would read alike."""
+    from inductor_lens.report.model import FusionDecision
+
+    c = _compile()
+    decisions = [
+        FusionDecision("op2", "op3", "same call", "op2", "op3"),  # one call of cpp_fused_relu_0: fused after all
+        FusionDecision("op3", "op5", "no shared data", "op3", "op5"),  # two launches of cpp_fused_relu_0
+        FusionDecision("cos", "relu", "intermediate nodes between node1 & node2", "op4", "op2"),
+        FusionDecision("cos2", "relu", "too far apart\nno shared data", "op4", "op2"),
+        FusionDecision("cos", "sin", "intermediate nodes between node1 & node2", "op4", "op3"),
+        FusionDecision("buf7", "mm", "template epilogue", None, "op0"),
+    ]
+    c = finish_compile(dataclasses.replace(c, fusion_decisions=decisions))
+    assert [(d.node1, d.node2) for d in c.fusion_decisions] == [(d.node1, d.node2) for d in decisions[1:]]
+    rows = {n.name: [(r.other, r.name, r.text, r.reasons, r.pairs_text) for r in n.refusals] for n in c.fused_nodes}
+    assert rows["op4"] == [
+        (
+            "op2",
+            "op2",
+            "cpp_fused_relu_0 · op2",
+            ["intermediate nodes between node1 & node2", "too far apart\nno shared data"],
+            "(2 node pairs)",
+        ),
+        ("op3", "op3", "cpp_fused_relu_0 · op3", ["intermediate nodes between node1 & node2"], "(cos + sin)"),
+    ]
+    assert rows["op3"] == [
+        ("op5", "op5", "cpp_fused_relu_0 · op5", ["no shared data"], "(op3 + op5)"),
+        ("op4", "op4", "cpp_fused_cos_1", ["intermediate nodes between node1 & node2"], "(cos + sin)"),
+    ]
+    assert rows["op0"] == [(None, "buf7 / mm", "buf7 / mm", ["template epilogue"], "(buf7 + mm)")]
+    assert rows["op2"][0][2] == "cpp_fused_cos_1" and rows["op1"] == []
+    assert next(n for n in c.fused_nodes if n.name == "op4").refusals[0].pairs == ["cos + relu", "cos2 + relu"]
+
+
+def test_the_all_compiles_time_by_line_is_every_compiles_rows_added_also_without_a_step_profile():
+    """nu24: the Source view's gutter over all compiles added up the compiles' Compile.time_by_line rows in JS.
+    Report.time_by_line is that, decided in Python: the profile's by_line where the report has a profile, and the
+    same rule where its kernels were timed alone (no profile)."""
+    import collections
+
+    for name in ("gpu_training.json", "gpu_perf_gpt2_training.json"):
+        report = inductor_lens.load(FIXTURES / name)
+        added = collections.Counter()
+        for c in report.compiles:
+            for r in c.time_by_line:
+                added[(r.file, r.line, r.built)] += r.us
+        every = {(r.file, r.line, r.built): r.us for r in report.time_by_line}
+        assert len(every) == len(report.time_by_line) and every, name
+        assert every == pytest.approx(dict(added), abs=0.01), name
+        assert all(r.text for r in report.time_by_line), name
+        if report.profile is not None:
+            assert report.time_by_line == report.profile.by_line
+    assert inductor_lens.load(FIXTURES / "gpu_training.json").profile is None  # kernels timed alone

@@ -365,6 +365,7 @@ def test_the_fx_view_folds_many_graph_inputs_into_one_oval(tmp_path, offline_pag
 def test_why_not_fused_tells_apart_two_nodes_of_one_kernel(tmp_path, offline_page, training_report):
     """nu29 D7: "Why not fused" listed one row per refused neighbour, each named by its kernel: two fused nodes of one
     C++ kernel read as the same row twice. Rows named alike say which node each is."""
+    from inductor_lens.report.finish import derive_compile
     from inductor_lens.report.model import FusionDecision
 
     page = offline_page
@@ -377,7 +378,7 @@ def test_why_not_fused_tells_apart_two_nodes_of_one_kernel(tmp_path, offline_pag
                        fused1=node.name, fused2=other)
         for other in (a, b)
     ]  # fmt: skip
-    c2 = dataclasses.replace(c, fusion_decisions=refusals)
+    c2 = derive_compile(dataclasses.replace(c, fusion_decisions=refusals))  # the rows: FusedNode.refusals
     report = dataclasses.replace(training_report, compiles=[c2 if x is c else x for x in training_report.compiles])
     path = tmp_path / "why.html"
     report.save_html(path)
@@ -388,4 +389,10 @@ def test_why_not_fused_tells_apart_two_nodes_of_one_kernel(tmp_path, offline_pag
     rows = page.locator('[data-role="why-not-fused"] li button').all_inner_texts()
     label = lambda n: next(f for f in c.fused_nodes if f.name == n).label or k.name  # noqa: E731
     assert rows == [f"{label(a)} · {a}", f"{label(b)} · {b}"], rows
+    # each row as Python made it (FusedNode.refusals): its key, its pair and Inductor's reason
+    first = page.locator('[data-role="why-not-fused"] li').first
+    assert first.get_attribute("data-other") == a
+    assert " ".join(first.inner_text().split()) == (
+        f"{label(a)} · {a} ({node.name}_x + {a}_x) intermediate nodes between node1 & node2"
+    )
     assert page.watch.errors == []
