@@ -357,7 +357,7 @@ def refusal_rows(fused: list[FusedNode], decisions: list[FusionDecision]) -> dic
     """Each fused node's "Why not fused" rows (``FusedNode.refusals``) from ``decisions`` (:func:`kept_refusals`):
     one row per neighbour, its member pairs and distinct reasons in the decisions' order. A row names the
     neighbour by its box's label (or kernel); where two rows of one node, or a row and the node itself, would read
-    alike (fused nodes of one C++ kernel call, two launches of one kernel), by its node's name after it too."""
+    alike (fused nodes of one C++ kernel call, two launches of one kernel), its node's name tells it apart (``tell``)."""
     by_name = {n.name: n for n in fused}
     groups: dict[str, dict[str, dict]] = {}
     for d in decisions:
@@ -382,9 +382,8 @@ def refusal_rows(fused: list[FusedNode], decisions: list[FusionDecision]) -> dic
             Refusal(
                 other=g["other"] if g["other"] in by_name else None,
                 name=key,
-                text=f"{texts[key]} · {key}"
-                if g["other"] in by_name and (count[texts[key]] > 1 or texts[key] == own)
-                else texts[key],
+                text=texts[key],
+                tell=key if g["other"] in by_name and (count[texts[key]] > 1 or texts[key] == own) else "",
                 reasons=g["reasons"],
                 pairs=g["pairs"],
                 pairs_text=refusal_pairs_text(g["pairs"]),

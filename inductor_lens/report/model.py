@@ -406,9 +406,12 @@ class Refusal(_Record):
     other: Optional[str]
     #: The row's key: the neighbour's name, or where it has none the pre-fusion pair (``op3 / op7``).
     name: str
-    #: How the row names the neighbour: its box's label (or kernel), with its node's name after it where another
-    #: row, or the node itself, reads alike (fused nodes of one kernel; two launches of one kernel); else ``name``.
+    #: How the row names the neighbour: its box's label (or kernel); ``name`` where it is no box.
     text: str
+    #: What tells the row apart where another row of the node, or the node itself, reads alike (fused nodes of one
+    #: kernel call; another launch of the node's own kernel): the neighbour's name, shown after ``text`` and never
+    #: cut with it (a Triton kernel's name is longer than the panel). ``""`` elsewhere.
+    tell: str = ""
     #: Inductor's distinct reasons, in order (``FusionDecision.reason``, one per line each).
     reasons: list[str] = field(default_factory=list)
     #: The member pairs tried (``op3 + op7``), in order, and in words what the row says of them: the one pair, or

@@ -472,7 +472,12 @@ function whyNotFusedSection({ idx, n }, actions) {
       "li",
       { "data-other": g.name },
       g.other && idx.byName.get(g.other)
-        ? h("button", { class: "il-link il-mono", type: "button", onclick: () => actions.select(g.other) }, g.text)
+        ? h(
+            "button",
+            { class: "il-link il-mono", type: "button", title: g.text, onclick: () => actions.select(g.other) },
+            h("span", { class: "il-why-name" }, g.text),
+            g.tell ? h("span", { class: "il-why-tell" }, ` · ${g.tell}`) : null,
+          )
         : h("span", { class: "il-mono" }, g.text),
       h("span", { class: "il-muted", title: g.pairs.join("\n") }, ` ${g.pairs_text} `),
       h("span", { class: "il-reason" }, g.reasons.join("; ")),

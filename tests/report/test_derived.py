@@ -907,23 +907,26 @@ def test_why_not_fused_rows_are_decided_once_in_python_one_per_neighbour():
     ]
     c = finish_compile(dataclasses.replace(c, fusion_decisions=decisions))
     assert [(d.node1, d.node2) for d in c.fusion_decisions] == [(d.node1, d.node2) for d in decisions[1:]]
-    rows = {n.name: [(r.other, r.name, r.text, r.reasons, r.pairs_text) for r in n.refusals] for n in c.fused_nodes}
+    rows = {
+        n.name: [(r.other, r.name, r.text, r.tell, r.reasons, r.pairs_text) for r in n.refusals] for n in c.fused_nodes
+    }
     assert rows["op4"] == [
         (
             "op2",
             "op2",
-            "cpp_fused_relu_0 · op2",
+            "cpp_fused_relu_0",
+            "op2",
             ["intermediate nodes between node1 & node2", "too far apart\nno shared data"],
             "(2 node pairs)",
         ),
-        ("op3", "op3", "cpp_fused_relu_0 · op3", ["intermediate nodes between node1 & node2"], "(cos + sin)"),
+        ("op3", "op3", "cpp_fused_relu_0", "op3", ["intermediate nodes between node1 & node2"], "(cos + sin)"),
     ]
     assert rows["op3"] == [
-        ("op5", "op5", "cpp_fused_relu_0 · op5", ["no shared data"], "(op3 + op5)"),
-        ("op4", "op4", "cpp_fused_cos_1", ["intermediate nodes between node1 & node2"], "(cos + sin)"),
+        ("op5", "op5", "cpp_fused_relu_0", "op5", ["no shared data"], "(op3 + op5)"),
+        ("op4", "op4", "cpp_fused_cos_1", "", ["intermediate nodes between node1 & node2"], "(cos + sin)"),
     ]
-    assert rows["op0"] == [(None, "buf7 / mm", "buf7 / mm", ["template epilogue"], "(buf7 + mm)")]
-    assert rows["op2"][0][2] == "cpp_fused_cos_1" and rows["op1"] == []
+    assert rows["op0"] == [(None, "buf7 / mm", "buf7 / mm", "", ["template epilogue"], "(buf7 + mm)")]
+    assert rows["op2"][0][2:4] == ("cpp_fused_cos_1", "") and rows["op1"] == []
     assert next(n for n in c.fused_nodes if n.name == "op4").refusals[0].pairs == ["cos + relu", "cos2 + relu"]
 
 

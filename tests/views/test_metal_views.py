@@ -386,9 +386,19 @@ def test_why_not_fused_tells_apart_two_nodes_of_one_kernel(tmp_path, offline_pag
     if c is not training_report.compiles[0]:
         page.select_option(".il-compile", c.id)
     page.locator(f'[data-view="fusion"] [data-node="{node.name}"]').click()
-    rows = page.locator('[data-role="why-not-fused"] li button').all_inner_texts()
+    # (the node's name is a flex item of its own beside the kernel's, never cut: its own line in innerText)
+    rows = [" ".join(t.split()) for t in page.locator('[data-role="why-not-fused"] li button').all_inner_texts()]
     label = lambda n: next(f for f in c.fused_nodes if f.name == n).label or k.name  # noqa: E731
     assert rows == [f"{label(a)} · {a}", f"{label(b)} · {b}"], rows
+    # the node's name is whole and inside its row's button in a panel too narrow for the kernel's name
+    page.set_viewport_size({"width": 900, "height": 800})
+    fits = page.eval_on_selector_all(
+        '[data-role="why-not-fused"] li button',
+        """bs => bs.map(b => { const t = b.querySelector('.il-why-tell'), r = t.getBoundingClientRect();
+                     return [t.scrollWidth <= Math.ceil(r.width), r.right <= b.getBoundingClientRect().right + 1,
+                             b.querySelector('.il-why-name').scrollWidth > b.querySelector('.il-why-name').clientWidth]; })""",
+    )
+    assert fits == [[True, True, True], [True, True, True]], fits  # the kernel's name cut, the node's whole
     # each row as Python made it (FusedNode.refusals): its key, its pair and Inductor's reason
     first = page.locator('[data-role="why-not-fused"] li').first
     assert first.get_attribute("data-other") == a
