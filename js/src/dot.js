@@ -364,7 +364,10 @@ function addOutputs(g, outputs) {
     const title = name && name !== b ? `${name} (${b}): ${note}` : `${b}: ${note}`;
     const it = { id: "o" + i, type: "output", buffer: b, lines, title, ...ioSize(lines) };
     g.items.set(it.id, it);
-    g.outs.push(it.id);
+    // what the graph gives back stands in its last row; a tensor a training forward saves for the backward stands
+    // below the box that writes it (a forward saves one or more per layer: in one row they made a 13-box
+    // BatchNorm step 2,500 px wide, its edges running far off to the right)
+    if (!(o && o.role === "saved")) g.outs.push(it.id);
     g.keyToId.set("out:" + key, it.id);
   });
 }

@@ -607,6 +607,18 @@ def test_batchnorms_running_statistics_are_named_as_written_in_place_and_the_pan
         assert corner.is_visible(), role
         m, lg = corner.bounding_box(), legend.bounding_box()
         assert lg["x"] + lg["width"] <= m["x"] + 0.5 or lg["y"] + lg["height"] <= m["y"] + 0.5, (role, lg, m)
+    # nu24: the 12 tensors the forward saves for the backward stood in one row under the last box with the output it
+    # returns, the graph 2,500 px wide for 7 boxes and its edges running far to the right; each stands below the
+    # box that writes it now, the returned output alone in the last row
+    offline_page.get_by_text("Expand all").click()
+    ovals = offline_page.evaluate(
+        """() => [...document.querySelectorAll('[data-view="fusion"] g.il-output:not(.il-stub)')].map((g) => {
+             const b = g.getBBox(); return [g.querySelector('title').textContent, b.y + b.height / 2]; })"""
+    )
+    saved = [y for title, y in ovals if title.endswith(": saved for backward")]
+    (returned,) = [y for title, y in ovals if title.endswith(": output · returned")]
+    assert len(saved) >= 10 and len({round(y) for y in saved}) >= 3, ovals  # in the rows of their writers
+    assert all(y < returned - 1 for y in saved), ovals  # none in the graph's last row
     _assert_clean(offline_page)
 
 
