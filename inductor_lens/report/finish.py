@@ -445,6 +445,8 @@ def derive_compile(c: Compile, fx: Optional[dict] = None, view: bool = True) -> 
                     c.trigger is not None and c.trigger.kind == "compiled_autograd",
                 ),
                 no_kernel_reason=no_kernel_reason(n.kernel, ops, branches),
+                box_kind=flow or n.kind,
+                op_count=sum(1 for name in n.fx_nodes if name not in fx or fx[name].op != "get_attr"),
                 in_place=in_place_text(_in_place_targets(n.mutates, fx, inputs)),
                 merge_text=""
                 if n.is_glue
@@ -551,7 +553,7 @@ def derive_compile(c: Compile, fx: Optional[dict] = None, view: bool = True) -> 
     edges = [FusionEdge(*e) for e in fusion_edges(fused, c.graph_inputs, drawn)]
     note = compile_note(c, fx)
     # a call of control flow's subgraphs by its op (``4 invoke_subgraph``): no extern call, no kernel of its own
-    kinds = [(not n.kernel and control_flow(n.ops)) or n.kind for n in fused if not n.is_glue]
+    kinds = [n.box_kind for n in fused if not n.is_glue]
     c = dataclasses.replace(
         c,
         fused_nodes=fused,

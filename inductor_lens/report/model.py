@@ -138,7 +138,8 @@ DERIVED_VERSION = 40  # 2: Trigger.summary; 3: Compile.module_view, FusedNode.gr
 # the Memory view's regions and folded rows named as the view names it (finish._memory_labels);
 # LaunchArg.holds of a Welford reduction's result no op names (a batch norm's m2: finish._welford_holds)
 # 40: FusedNode.refusals (the panel's "Why not fused" rows, finish.refusal_rows: were grouped in panel.js) and
-# Report.time_by_line (the Source view's all-compiles gutter: viewdata.js added up the compiles' rows)
+# Report.time_by_line (the Source view's all-compiles gutter: viewdata.js added up the compiles' rows);
+# FusedNode.box_kind and op_count (a region call's box said "extern" and counted its subgraph's get_attr as an op)
 
 #: Languages a kernel may be written in: what Inductor's output code defines (``async_compile.<kind>``),
 #: ``extern`` for calls of library kernels, ``other`` when the source was not found.
@@ -531,6 +532,13 @@ class FusedNode(_Record):
     #: Its "Why not fused" rows (``Refusal``): one per neighbour of ``Compile.fusion_decisions`` it was refused
     #: fusion with, in the decisions' order (``finish.refusal_rows``). Derived when a report is built or loaded.
     refusals: list[Refusal] = field(default_factory=list)
+    #: The kind its box is drawn, counted and coloured as in every view (``Compile.contents`` counts the same): its
+    #: control-flow op for a call of control flow's subgraphs with no kernel of its own (``invoke_subgraph``,
+    #: ``cond``: Inductor's scheduler holds it as an extern node, but it calls no library), else ``kind``. Derived.
+    box_kind: str = ""
+    #: How many ops its box counts: its FX nodes less the graph's constants (``get_attr``: a region call's subgraph, a
+    #: template's frozen parameter); an input copy's graph inputs count, the nodes it is linked to. Derived.
+    op_count: int = 0
 
 
 @_record

@@ -137,7 +137,7 @@ function addBoxes(g, expanded, times) {
       const it = items.get(id);
       it.members.push(n.name);
       if (t) addTime(it, t);
-      it.kinds.set(n.kind, (it.kinds.get(n.kind) || 0) + 1);
+      it.kinds.set(n.box_kind, (it.kinds.get(n.box_kind) || 0) + 1);
       keyToId.set("node:" + n.name, id);
       return;
     }
@@ -162,10 +162,10 @@ function addBoxes(g, expanded, times) {
       // reduces); a box of some of them (the rest inside a folded module) says its own nodes' kind where they share
       // one, and a box of one node keeps the node's own
       const k = idx.kernels.get(n.kernel) || {};
-      const kinds = new Set(it.members.map((m) => (idx.byName.get(m) || { node: {} }).node.kind));
+      const kinds = new Set(it.members.map((m) => (idx.byName.get(m) || { node: {} }).node.box_kind));
       const whole = (k.fused_nodes || []).every((f) => it.members.includes(f));
       it.kind = (whole || kinds.size > 1 ? k.kind : [...kinds][0]) || it.kind;
-      it.nOps += (n.fx_nodes || []).length;
+      it.nOps += n.op_count || 0;
       for (const op of opsOf(n)) if (!it.ops.includes(op)) it.ops.push(op);
       keyToId.set("node:" + n.name, it.id);
       return;
@@ -175,12 +175,12 @@ function addBoxes(g, expanded, times) {
       type: "node",
       name: n.name,
       kernel: n.kernel || "",
-      kind: n.kind,
+      kind: n.box_kind, // FusedNode.box_kind: a region's call is a call, not an extern kernel (Python's)
       index: i,
       label: n.label || n.kernel || n.name,
       members: [n.name],
       ops: opsOf(n),
-      nOps: (n.fx_nodes || []).length,
+      nOps: n.op_count || 0, // FusedNode.op_count: its FX nodes less graph inputs and constants (Python's)
       // the module it ran in, or the call of it where the module ran several times ("cell · call 3 of 24", Python's)
       module: callText(idx.compile, n) || (n.module_stack || []).at(-1) || "",
       call: callText(idx.compile, n),
@@ -673,7 +673,7 @@ export function buildFx(idx, graphName, expanded, collapseFrom = 160) {
           fused: o,
           name: o,
           kernel: (f && f.node.kernel) || "",
-          kind: f ? f.node.kind : "other",
+          kind: f ? f.node.box_kind : "other",
           count: 0,
           lines: [],
         };
@@ -698,7 +698,7 @@ export function buildFx(idx, graphName, expanded, collapseFrom = 160) {
       name: n.name,
       fx: n,
       fused: o,
-      kind: o ? idx.byName.get(o).node.kind : "other",
+      kind: o ? idx.byName.get(o).node.box_kind : "other",
       lines,
       title,
       ...sizeFor(lines),
@@ -729,7 +729,7 @@ export function buildFx(idx, graphName, expanded, collapseFrom = 160) {
   for (const [fused, ids] of members) {
     const name = "cluster_" + k++;
     const f = idx.byName.get(fused);
-    clusters.set(name, { fused, kernel: (f && f.node.kernel) || "", kind: f ? f.node.kind : "other" });
+    clusters.set(name, { fused, kernel: (f && f.node.kernel) || "", kind: f ? f.node.box_kind : "other" });
     // the label is a placeholder of the right length (no report text in DOT); we draw the real one
     const title = (f && f.node.kernel) || fused;
     dot += `  subgraph ${name} { graph [margin=10 labeljust=l fontsize=11 label="${"x".repeat(Math.min(48, title.length + 2))}"];\n`;

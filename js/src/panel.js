@@ -292,13 +292,13 @@ function headerSection(sel) {
     h(
       "div",
       { class: "il-chips" },
-      h("span", { class: `il-chip kind-${n.kind}` }, n.kind),
+      h("span", { class: `il-chip kind-${n.box_kind}` }, n.box_kind),
       h(
         "span",
         { class: "il-chip", "data-role": "node-number" },
         entry.index >= 0 ? nodeNumber(entry.index, idx.boxes.length) : "glue: drawn as an edge",
       ),
-      h("span", { class: "il-chip" }, plural((n.fx_nodes || []).length, "FX op")),
+      h("span", { class: "il-chip" }, plural(n.op_count, "FX op")), // FusedNode.op_count: as its box counts them
       k ? h("span", { class: "il-chip" }, k.language) : null,
       profileOf(k)
         ? h(

@@ -23,6 +23,8 @@ const compile = {
     {
       name: "op0",
       kind: "pointwise",
+      box_kind: "pointwise",
+      op_count: 1,
       fx_nodes: ["sin"],
       kernel: "k0",
       reads: ["x"],
@@ -32,6 +34,8 @@ const compile = {
     {
       name: "op1",
       kind: "extern",
+      box_kind: "extern",
+      op_count: 1,
       fx_nodes: ["mm"],
       kernel: "extern_kernels.mm[buf1]",
       reads: ["buf0", "x"],

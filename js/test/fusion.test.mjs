@@ -20,6 +20,8 @@ const compile = {
     {
       name: "op0",
       kind: "extern",
+      box_kind: "extern",
+      op_count: 1,
       fx_nodes: ["mm"],
       kernel: "extern_kernels.mm[buf0]",
       reads: inputs.slice(0, 2),
@@ -28,6 +30,8 @@ const compile = {
     {
       name: "op1_op2",
       kind: "reduction",
+      box_kind: "reduction",
+      op_count: 1,
       fx_nodes: ["sum"],
       kernel: "cpp_fused_sum_threshold_backward_0",
       reads: ["buf0", ...inputs.slice(2, 5)],
@@ -36,6 +40,8 @@ const compile = {
     {
       name: "op3_op4_op5",
       kind: "pointwise",
+      box_kind: "pointwise",
+      op_count: 1,
       fx_nodes: ["le"],
       kernel: "cpp_fused_sum_threshold_backward_0",
       reads: ["buf1", ...inputs.slice(5)],
@@ -101,6 +107,8 @@ test("an extern box whose one op is its title names its module on the second lin
   const expert = (i) => ({
     name: `op${i}`,
     kind: "extern",
+    box_kind: "extern",
+    op_count: 1,
     label: "addmm",
     ops: ["addmm"],
     fx_nodes: [`addmm_${i}`],
@@ -161,6 +169,8 @@ test("an input copy's box says what it is, then what it copies (FusedNode.label,
     fused_nodes: ["op0", "op1"].map((name, i) => ({
       name,
       kind: "pointwise",
+      box_kind: "pointwise",
+      op_count: 1,
       fx_nodes: [`primals_${i + 1}`],
       kernel: "cpp_fused_0",
       reads: [`primals_${i + 1}`],
@@ -186,6 +196,8 @@ test("a kernel no FX op is linked to says so, not that it has 0 ops", () => {
       {
         name: "op0",
         kind: "pointwise",
+        box_kind: "pointwise",
+        op_count: 0,
         fx_nodes: [],
         kernel: "cpp_fused_0",
         reads: ["arg0_1"],
@@ -201,6 +213,34 @@ test("a kernel no FX op is linked to says so, not that it has 0 ops", () => {
     [...buildFusion(indexCompile(bare), new Set()).items.values()].find((it) => it.type === "node");
   assert.match(box.lines.join(" | "), /no FX op linked/);
   assert.doesNotMatch(box.lines.join(" | "), /\b0 ops\b/);
+});
+
+test("a call of a repeated region is drawn as Python says it: its op for its kind, one op (FusedNode.box_kind, op_count)", () => {
+  // nu30: its box said "#0 · extern · 2 ops" (the scheduler's extern node; its FX nodes the call and the region's
+  // get_attr) where the compile's contents line says "invoke_subgraph"
+  const regional = {
+    id: "0/0 inference",
+    graph_inputs: ["arg0_1"],
+    graph_outputs: ["buf1"],
+    fused_nodes: [
+      {
+        name: "op0",
+        kind: "extern",
+        box_kind: "invoke_subgraph",
+        op_count: 1,
+        fx_nodes: ["repeated_subgraph0", "invoke_subgraph"],
+        label: "repeated_subgraph0 (2 kernels)",
+        ops: ["invoke_subgraph"],
+        reads: ["arg0_1"],
+        writes: ["buf1"],
+      },
+    ],
+    kernels: [],
+    graphs: { post_grad: { nodes: [] } },
+  };
+  const box = [...buildFusion(indexCompile(regional), new Set()).items.values()].find((it) => it.type === "node");
+  assert.equal(box.kind, "invoke_subgraph");
+  assert.equal(box.lines.at(-1), "#0 · invoke_subgraph · 1 op");
 });
 
 test("search: one row per target with a count, pointing at the kernel", () => {
@@ -229,6 +269,8 @@ const bnCompile = {
     {
       name: "op0",
       kind: "pointwise",
+      box_kind: "pointwise",
+      op_count: 1,
       fx_nodes: ["add_"],
       kernel: "cpp_fused_add_copy_0",
       reads: ["nbt"],
@@ -238,6 +280,8 @@ const bnCompile = {
     {
       name: "op1",
       kind: "extern",
+      box_kind: "extern",
+      op_count: 1,
       label: "convolution",
       fx_nodes: ["conv"],
       kernel: "extern_kernels.convolution",
@@ -248,6 +292,8 @@ const bnCompile = {
     {
       name: "op2",
       kind: "reduction",
+      box_kind: "reduction",
+      op_count: 1,
       fx_nodes: ["var_mean"],
       kernel: "cpp_fused_bn_1",
       reads: ["buf1"],
@@ -257,6 +303,8 @@ const bnCompile = {
     {
       name: "op3",
       kind: "pointwise",
+      box_kind: "pointwise",
+      op_count: 1,
       fx_nodes: ["relu"],
       kernel: "cpp_fused_relu_2",
       reads: ["buf2"],
@@ -266,6 +314,8 @@ const bnCompile = {
     {
       name: "op4",
       kind: "extern",
+      box_kind: "extern",
+      op_count: 1,
       label: "convolution",
       fx_nodes: ["conv2"],
       kernel: "extern_kernels.convolution",
@@ -396,6 +446,8 @@ test("a kernel's box is the kernel's kind; one of its nodes drawn alone (the res
   const node = (i, kind, module) => ({
     name: `op${i}`,
     kind,
+    box_kind: kind,
+    op_count: 1,
     fx_nodes: [`n${i}`],
     kernel: "cpp_fused_sum_0",
     reads: ["x"],
@@ -462,6 +514,8 @@ test("each graph output is an oval of its own, a view of an input drawn from it,
       {
         name: "op0",
         kind: "extern",
+        box_kind: "extern",
+        op_count: 1,
         fx_nodes: ["mm"],
         kernel: "extern_kernels.mm[buf0]",
         reads: ["arg0_1", "arg1_1"],
@@ -470,6 +524,8 @@ test("each graph output is an oval of its own, a view of an input drawn from it,
       {
         name: "op1_op2",
         kind: "pointwise",
+        box_kind: "pointwise",
+        op_count: 2,
         fx_nodes: ["relu", "mul"],
         kernel: "cpp_fused_mul_relu_0",
         reads: ["buf0"],

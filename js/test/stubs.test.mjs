@@ -16,6 +16,8 @@ const compile = {
   fused_nodes: [0, 1, 2, 3].map((i) => ({
     name: `op${i}`,
     kind: "pointwise",
+    box_kind: "pointwise",
+    op_count: 1,
     fx_nodes: [`mul_${i}`],
     kernel: `cpp_fused_mul_${i}`,
     reads: i < 3 ? [inputs[i]] : inputs.slice(3), // the 11 others: the graph draws stubs

@@ -26,6 +26,8 @@ const compile = {
     {
       name: "op0",
       kind: "extern",
+      box_kind: "extern",
+      op_count: 1,
       label: "mm",
       fx_nodes: ["mm"],
       kernel: "extern_kernels.mm",
@@ -37,6 +39,8 @@ const compile = {
     {
       name: "op1",
       kind: "other",
+      box_kind: "other",
+      op_count: 1,
       is_glue: true,
       fx_nodes: ["getitem"],
       kernel: null,
@@ -46,6 +50,8 @@ const compile = {
     {
       name: "op2",
       kind: "pointwise",
+      box_kind: "pointwise",
+      op_count: 1,
       fx_nodes: ["relu"],
       kernel: "cpp_fused_relu_0",
       reads: ["buf1"],
@@ -56,6 +62,8 @@ const compile = {
     {
       name: "op3",
       kind: "pointwise",
+      box_kind: "pointwise",
+      op_count: 1,
       fx_nodes: ["sin"],
       kernel: "cpp_fused_relu_0",
       reads: ["buf2"],
@@ -65,6 +73,8 @@ const compile = {
     {
       name: "op4",
       kind: "pointwise",
+      box_kind: "pointwise",
+      op_count: 1,
       fx_nodes: ["cos"],
       kernel: "cpp_fused_cos_1",
       reads: ["buf3"],
@@ -159,7 +169,16 @@ test("a kernel run is the kernel's call site (Kernel.call_sites); the same kerne
     ...compile,
     fused_nodes: [
       ...compile.fused_nodes,
-      { name: "op5", kind: "pointwise", fx_nodes: [], kernel: "cpp_fused_relu_0", reads: ["buf4"], writes: ["buf5"] },
+      {
+        name: "op5",
+        kind: "pointwise",
+        fx_nodes: [],
+        box_kind: "pointwise",
+        op_count: 0,
+        kernel: "cpp_fused_relu_0",
+        reads: ["buf4"],
+        writes: ["buf5"],
+      },
     ],
     kernels: compile.kernels.map((k) =>
       k.name === "cpp_fused_relu_0" ? { ...k, call_sites: [["op2", "op3"], ["op5"]] } : k,
@@ -209,10 +228,34 @@ test("source index: a node whose ops ran inside torch belongs to the lines that 
   const seq = {
     id: "0/0 forward",
     fused_nodes: [
-      { name: "op0", kind: "extern", fx_nodes: ["addmm"], kernel: "extern_kernels.addmm", built_lines: [b(6, ["0"])] },
-      { name: "op1", kind: "pointwise", fx_nodes: ["gelu"], kernel: "cpp_fused_gelu_0", built_lines: [b(7, ["1"])] },
+      {
+        name: "op0",
+        kind: "extern",
+        fx_nodes: ["addmm"],
+        box_kind: "extern",
+        op_count: 1,
+        kernel: "extern_kernels.addmm",
+        built_lines: [b(6, ["0"])],
+      },
+      {
+        name: "op1",
+        kind: "pointwise",
+        fx_nodes: ["gelu"],
+        box_kind: "pointwise",
+        op_count: 1,
+        kernel: "cpp_fused_gelu_0",
+        built_lines: [b(7, ["1"])],
+      },
       // a node with a line that ran: counted as ran, never as built (Python gives it no built_lines)
-      { name: "op2", kind: "extern", fx_nodes: ["addmm_1"], kernel: "extern_kernels.addmm_1", user_lines: [fr(7)] },
+      {
+        name: "op2",
+        kind: "extern",
+        fx_nodes: ["addmm_1"],
+        box_kind: "extern",
+        op_count: 1,
+        kernel: "extern_kernels.addmm_1",
+        user_lines: [fr(7)],
+      },
     ],
     kernels: [],
   };
@@ -600,6 +643,8 @@ test("fusion boxes: a kernel called for two layers shows each launch's time on i
   const bn = (name, module, lead) => ({
     name,
     kind: "pointwise",
+    box_kind: "pointwise",
+    op_count: 1,
     fx_nodes: [name],
     kernel: "cpp_fused_relu_1",
     module_stack: [module],
@@ -615,6 +660,8 @@ test("fusion boxes: a kernel called for two layers shows each launch's time on i
       {
         name: "op12",
         kind: "extern",
+        box_kind: "extern",
+        op_count: 1,
         fx_nodes: ["convolution"],
         kernel: "extern_kernels.convolution",
         user_lines: [fr(17)],
@@ -652,7 +699,15 @@ test("source view: a line's time is its share of the kernels it shares, as Pytho
   const c = {
     id: "0/0 forward",
     fused_nodes: [
-      { name: "op36", kind: "pointwise", fx_nodes: ["add"], kernel: "cpp_fused_mean_5", user_lines: [fr(18), fr(35)] },
+      {
+        name: "op36",
+        kind: "pointwise",
+        fx_nodes: ["add"],
+        box_kind: "pointwise",
+        op_count: 1,
+        kernel: "cpp_fused_mean_5",
+        user_lines: [fr(18), fr(35)],
+      },
     ],
     kernels: [{ name: "cpp_fused_mean_5", language: "cpp", call_sites: [["op36"]], profile: { total_us: 15700 } }],
     time_by_line: [

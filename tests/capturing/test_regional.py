@@ -4,6 +4,7 @@ small capture, shared by the tests of this file."""
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import logging
 import re
@@ -94,6 +95,24 @@ def test_each_call_of_a_repeated_region_is_a_box_of_its_layer_linked_to_the_regi
         assert n.no_kernel_reason.startswith("Calls repeated_subgraph0 here, which launches its 4 kernels"), n
         assert "no-op" not in n.no_kernel_reason
         assert n.merge_text.startswith("A call of invoke_subgraph's subgraphs"), n.merge_text  # "a library kernel"
+
+
+def test_a_region_calls_box_is_a_call_of_one_op_not_an_extern_kernel_of_two(regional):
+    """nu30 (seen again in nu24's trial): a call's box said ``#0 · extern · 2 ops`` where the compile's contents line
+    says ``invoke_subgraph``: Inductor's scheduler holds the call as an extern node, and its FX nodes are the call and
+    the ``get_attr`` of the region. Every view draws, counts and colours it by FusedNode.box_kind, one op."""
+    _, main, _, _ = regional
+    calls = [n for n in main.fused_nodes if "invoke_subgraph" in n.ops]
+    post = {n.name: n for n in main.graphs["post_grad"].nodes}
+    for n in calls:
+        assert n.kind == "extern" and n.box_kind == "invoke_subgraph", n  # the scheduler's kind is kept as recorded
+        assert sorted(post[f].op for f in n.fx_nodes) == ["call_function", "get_attr"] and n.op_count == 1, n
+    boxes = [n for n in main.fused_nodes if not n.is_glue]
+    assert all(n.box_kind == n.kind for n in boxes if n not in calls)
+    counts = collections.Counter(n.box_kind for n in boxes)
+    assert main.contents.startswith(
+        f"{len(boxes)} fused nodes (" + ", ".join(f"{v} {k}" for k, v in counts.most_common())
+    )
 
 
 def test_the_repeated_regions_compile_says_who_calls_it_and_how_often(regional):

@@ -153,7 +153,9 @@ function legendParts(ctx, s, ix, maxShare) {
       ),
     );
   } else if (ix) {
-    const kinds = [...new Set(ix.boxes.map((n) => n.kind))].sort((a, b) => KINDS.indexOf(a) - KINDS.indexOf(b));
+    // Inductor's kinds in their order, then a control-flow call's op (FusedNode.box_kind)
+    const rank = (k) => (KINDS.includes(k) ? KINDS.indexOf(k) : KINDS.length);
+    const kinds = [...new Set(ix.boxes.map((n) => n.box_kind))].sort((a, b) => rank(a) - rank(b));
     parts.push(...kinds.map((k) => h("span", { class: `il-legend-item kind-${k}` }, h("i", {}), k)));
   }
   if (ix && ix.boxes.some((n) => n.in_place))
