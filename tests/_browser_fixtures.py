@@ -214,7 +214,19 @@ def offline_page(offline_context, request):
     Parametrize indirectly with ``"dark"`` for the dark colour scheme."""
     page = offline_context.new_page(color_scheme=getattr(request, "param", "light"))
     yield page
+    # Playwright's clock is the context's: installed on this page, it would run every later page of the session's
+    # context too (their timers then wait on a clock no one moves); a test that runs the clock has a context of its own
+    try:
+        faked = page.evaluate("() => !/\\[native code\\]/.test(Date.now.toString())")
+    except Exception:  # a page the test closed or crashed: nothing to tell
+        faked = False
     page.close()
+    if faked:
+        pytest.fail(
+            "this test installed Playwright's clock (page.clock) on the shared offline context, where every later "
+            "page would run on it: open its page in a context of its own (_OfflineContext(chromium_browser))",
+            pytrace=False,
+        )
 
 
 def _free_port() -> int:

@@ -743,14 +743,25 @@ document.addEventListener("DOMContentLoaded", () => {
 
 
 def test_the_other_compiles_are_laid_out_ahead_only_once_the_lens_is_on_screen_and_a_switch_then_waits_for_none(
-    tmp_path, offline_page, training_report
+    tmp_path, chromium_browser, training_report
 ):
     """A training step's backward is laid out ahead of need, on a worker of its own, so that switching to it
     sends no layout to the worker that draws what the user asked for: but only while the lens is on screen (a
     notebook of many lens outputs lays out ahead for the one being read, not for all of them at once). Here the
     page opens with the lens below the fold: nothing is laid out ahead however long it waits; scrolled into
     view, the backward is."""
-    page = offline_page
+    from tests._browser_fixtures import _OfflineContext
+
+    # a context of its own: Playwright's clock is the context's, and every later page of the shared one
+    # (offline_page) would run on it (the boot note and the pending-layout tests waited forever after this one)
+    ahead = _OfflineContext(chromium_browser)
+    try:
+        _laid_out_ahead(tmp_path, ahead.new_page(), training_report)
+    finally:
+        ahead.context.close()
+
+
+def _laid_out_ahead(tmp_path, page, training_report):
     fwd, bwd = training_report.compiles
     path = tmp_path / "ahead.html"
     training_report.save_html(path)
