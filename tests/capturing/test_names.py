@@ -55,7 +55,6 @@ def _placeholders(c) -> dict:
     return {n.name: n for n in c.graphs["post_grad"].nodes if n.op == "placeholder"}
 
 
-@pytest.mark.compile
 def _said_kernels(events: list[str]) -> list[tuple[str, str]]:
     """``(kernel, compile)`` of each kernel the progress lines of the CLI and the magic count (``views/progress.py``,
     fed ``events``)."""
