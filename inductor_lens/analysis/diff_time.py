@@ -34,7 +34,7 @@ CEILING_FACTOR = 1.25
 #: Fewer profiled runs than this on a side: its median is one or two timings, which one stall moves (nu31 D1: 2 runs).
 MIN_RUNS = 3
 #: What to do where the times cannot carry a verdict (:func:`doubts`): the whole reports' verdict says it, the note
-#: ``times_uncertain`` says how (:data:`MORE_RUNS`).
+#: ``times_uncertain`` how to take more runs (:data:`MORE_RUNS`).
 REPROFILE = "Profile both on an idle machine, with more runs, and compare again"
 MORE_RUNS = (
     "inductor-lens run --profile times every call of a compiled graph after its first, so call it more times in the "
@@ -212,11 +212,14 @@ def doubts(a: Report, b: Report, ka: Optional[Sequence[Kernel]] = None, kb: Opti
 
 
 def doubts_note(ds: Sequence[dict]) -> str:
-    """The diff's note ``times_uncertain``: each doubt in full and what to do; ``""`` where there is none."""
+    """The diff's note ``times_uncertain``: what the verdict does not say of its doubts (it gives each one short, and
+    :data:`REPROFILE`), each in full and how to take more runs (:data:`MORE_RUNS`); ``""`` where there is none. The
+    note stands under the verdict in the page and the text: it said the verdict's words again at three times their
+    length."""
     if not ds:
         return ""
     why = "; ".join(d["text"] for d in ds)
-    return f"The measured kernel times of A and B cannot carry a verdict: {why}. {REPROFILE} ({MORE_RUNS})."
+    return f"Why the measured times are no verdict, in full: {why}. More runs: {MORE_RUNS}."
 
 
 # -- how each side was timed ------------------------------------------------------------------------------------
