@@ -180,7 +180,7 @@ function addBoxes(g, expanded, times) {
       label: n.label || n.kernel || n.name,
       members: [n.name],
       ops: opsOf(n),
-      nOps: n.op_count || 0, // FusedNode.op_count: its FX nodes less graph inputs and constants (Python's)
+      nOps: n.op_count || 0, // FusedNode.op_count: its FX nodes less the graph's constants (Python's)
       // the module it ran in, or the call of it where the module ran several times ("cell · call 3 of 24", Python's)
       module: callText(idx.compile, n) || (n.module_stack || []).at(-1) || "",
       call: callText(idx.compile, n),
@@ -365,7 +365,7 @@ function addOutputs(g, outputs) {
     const it = { id: "o" + i, type: "output", buffer: b, lines, title, ...ioSize(lines) };
     g.items.set(it.id, it);
     // what the graph gives back stands in its last row; a tensor a training forward saves for the backward stands
-    // below the box that writes it (a forward saves one or more per layer: in one row they made a 13-box
+    // below the box that writes it (a forward saves one or more per layer: in one row they made a 7-box
     // BatchNorm step 2,500 px wide, its edges running far off to the right)
     if (!(o && o.role === "saved")) g.outs.push(it.id);
     g.keyToId.set("out:" + key, it.id);
