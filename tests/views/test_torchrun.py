@@ -151,10 +151,12 @@ def test_a_crashed_rank_is_missing_and_the_other_report_is_kept(tmp_path, monkey
 def test_a_hung_rank_and_the_rank_waiting_for_it_both_write_their_reports(tmp_path, monkeypatch, capfd):
     """Rank 1 sleeps; rank 0 waits for it inside a gloo collective (in C++, where no Python signal handler
     runs). --timeout stops the job: rank 1 unwinds on SIGTERM, rank 0's watcher thread writes for it."""
-    # both ranks hang before any compile; the --timeout clock starts once both are there (_launch_in_process)
+    # both ranks hang before any compile; the --timeout clock starts once both are there (_launch_in_process), so 2 s
+    # is no race: rank 0 enters the collective a few ms after its file (5 s here idled a worker for 3 s more; it passed
+    # at 2 s with three busy loops on the 2 cores)
     ready = tmp_path / "ready"
     ready.mkdir()
-    code = _launch_in_process(tmp_path, monkeypatch, "--hang-rank", "1", timeout=5, ready_dir=ready)
+    code = _launch_in_process(tmp_path, monkeypatch, "--hang-rank", "1", timeout=2, ready_dir=ready)
     out, err = capfd.readouterr()
     assert code == 124, err[-2000:]
     # both ranks were where this test wants them before the timeout
@@ -165,4 +167,4 @@ def test_a_hung_rank_and_the_rank_waiting_for_it_both_write_their_reports(tmp_pa
     for rank in (0, 1):
         notes = " ".join(str(d) for d in job.report(rank).diagnostics)
         assert f"rank {rank} was stopped by signal 15" in notes
-    assert "stopped after --timeout 5s" in " ".join(job.notes)
+    assert "stopped after --timeout 2s" in " ".join(job.notes)
