@@ -138,7 +138,9 @@ UNIT = "kernel launches"
 #: 8: ``shared.unpaired_a``/``unpaired_b`` (and the ops that compiles unpaired on both sides share counted as shared),
 #: the note ``unpaired_compiles``, compiles paired by their kernels (``BY_KERNELS``); the change ``lowering`` and a
 #: row's ``lowering`` (:func:`_same_call`); per compile ``memory.saved_by_forward`` and ``saved_by_forward_text``.
-DIFF_FORMAT_VERSION = 8
+#: 9: an argument change ``reads``'s ``buffer_a`` and ``made_by_a`` (the kernel of A that wrote what A's argument holds
+#: where B launches none such: ``_made_by_removed``), which ``what_changed`` names.
+DIFF_FORMAT_VERSION = 9
 #: The codes of :class:`DiffNote`, and what each means.
 DIFF_NOTE_CODES = {
     "different_models": "A and B share little: fewer than SHARED_LITTLE of the ops of the side with fewer are also "
@@ -204,7 +206,9 @@ class KernelDiff:
     #: the arguments they pass (an extern call reading the user's channels-last ``x`` in B and a channels-last copy of
     #: it in A), what they hold: ``[{"arg", "what", "a", "b"}]``, ``what`` ``dtype`` (``"float32"`` → ``"bfloat16"``),
     #: ``layout`` (``"contiguous"`` → ``"channels_last"``, ``rules.layout_name``; the strides, ``"[12288, 4096, 64,
-    #: 1]"``, where a side's is no named layout) or ``reads`` (``"copy of x"`` → ``"x"``); ``arg`` as in
+    #: 1]"``, where a side's is no named layout) or ``reads`` (``"copy of x"`` → ``"x"``; with ``buffer_a``, A's
+    #: argument, and ``made_by_a``, the kernel of A that wrote it where B launches none such: A's channels-last
+    #: copy of the user's tensors, ``"cpp_fused_0"``; else ``""``); ``arg`` as in
     #: ``arg_shapes`` (B's). Arguments pair by position where both launches have as many, else by what they hold
     #: (:func:`_arg_pairs`); ``changes`` holds ``dtype``, ``layout``, ``args`` (the sources equal but for those names:
     #: not ``source``). ``[]`` otherwise.
@@ -340,7 +344,29 @@ def _arg_changes(x: Kernel, y: Kernel, reads: bool) -> list:
             elif _concrete_shape(p) == _concrete_shape(q):  # other strides of the same sizes
                 out.append({"arg": arg, "what": "layout", "a": _layout(p), "b": _layout(q)})
         if reads and p.holds and q.holds and p.holds != q.holds:
-            out.append({"arg": arg, "what": "reads", "a": p.holds, "b": q.holds})
+            out.append({"arg": arg, "what": "reads", "a": p.holds, "b": q.holds, "buffer_a": p.name, "made_by_a": ""})
+    return out
+
+
+def _made_by_removed(kernels: list, ca: Compile) -> list:
+    """``kernels`` (a compile pair's rows) with each argument change ``reads`` of A named by the kernel of A that
+    wrote what A's argument holds (``made_by_a``), where B launches no such kernel (its row is ``only_a``: the
+    channels-last copy A made of the user's tensors and B does not need), and ``what_changed`` said again with it."""
+    removed = {k.a for k in kernels if k.status == "only_a"}
+    if not removed:
+        return kernels
+    writer = {b: n.kernel for n in ca.fused_nodes if n.kernel in removed for b in n.writes}
+    out = []
+    for k in kernels:
+        changes = [
+            dict(c, made_by_a=writer[c["buffer_a"]])
+            if c["what"] == "reads" and c.get("buffer_a") in writer and not c.get("made_by_a")
+            else c
+            for c in k.arg_changes
+        ]
+        if changes != k.arg_changes:
+            k = dataclasses.replace(k, arg_changes=changes, what_changed="")  # said again, with the makers
+        out.append(k)
     return out
 
 
@@ -423,7 +449,9 @@ def _args_text(k: "KernelDiff", what: str) -> str:
     rows = [c for c in k.arg_changes if c["what"] == what]
     if what == "reads":
         said = ", ".join(f"{c['a']} → {c['b']}" for c in rows)
-        return "same code, other arguments" + (f": {said}" if said else "")
+        makers = list(dict.fromkeys(c["made_by_a"] for c in rows if c.get("made_by_a")))
+        made = f"; in A made by {', '.join(makers)}, which B does not launch" if makers else ""
+        return "same code, other arguments" + (f": {said}" if said else "") + made
     by: dict = {}
     for c in rows:
         by.setdefault((c["a"], c["b"]), []).append(c["arg"])
@@ -822,6 +850,8 @@ def _diff_compile(
             if check:
                 row = dataclasses.replace(row, autotune_vs_a=check)
         kernels.append(row)
+    if ca is not None:
+        kernels = _made_by_removed(kernels, ca)
     keys_a = {k for f in fa for k in f.keys if k is not None}
     keys_b = {k for f in fb for k in f.keys if k is not None}
     same_guards = ca is not None and cb is not None and ca.guards == cb.guards

@@ -659,7 +659,7 @@ def test_one_row_per_kernel_launch_and_a_kernel_called_four_times_says_which_cal
     # the rows count neither kernels nor fused nodes
     assert len({x.a for x in bwd.kernels}) < len(bwd.kernels) < len(r.compiles[1].fused_nodes)
     data = d.to_dict()
-    assert data["unit"] == "kernel launches" and data["version"] == 8  # (8: unpaired compiles, pairs by kernels)
+    assert data["unit"] == "kernel launches" and data["version"] == 9  # (9: what made a read argument)
     assert [c["summary"] for c in data["compiles"]] == [c.summary for c in d.compiles]
 
 
