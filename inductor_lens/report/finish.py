@@ -630,6 +630,7 @@ def compile_note(c: Compile, fx: Optional[dict] = None) -> str:
     its ``memory`` is worked out, whether the tensors it saves are known (the capture works out memory after the
     compiles: ``capturing/build.py`` asks again then)."""
     fx = _fx_of(c) if fx is None else fx
+    inputs = [n for n in fx.values() if n.op == "placeholder"]
     # each output by the name its box shows: a graph input's (x, fc2.weight), else what computes it (lm_head mm)
     shown = {n: fx[n].display_name for n in c.saved_outputs + c.returned_outputs if n in fx and fx[n].display_name}
     shown.update(c.output_names)
@@ -646,6 +647,9 @@ def compile_note(c: Compile, fx: Optional[dict] = None) -> str:
         subgraph=c.subgraph,
         backward_compiled=c.backward_compiled,
         saved_known=c.memory is None or c.memory.saved_bytes is not None,
+        # a graph of plain tensors (a loss function): no parameter to say requires grad; roles not recorded (an
+        # import): as ever
+        parameters=any(n.role == "parameter" for n in inputs) or not any(n.role for n in inputs),
     )
     return note if c.complete else f"{INCOMPLETE_NOTE} {note}".strip()
 

@@ -140,6 +140,7 @@ DERIVED_VERSION = 40  # 2: Trigger.summary; 3: Compile.module_view, FusedNode.gr
 # 40: FusedNode.refusals (the panel's "Why not fused" rows, finish.refusal_rows: were grouped in panel.js) and
 # Report.time_by_line (the Source view's all-compiles gutter: viewdata.js added up the compiles' rows);
 # FusedNode.box_kind and op_count (a region call's box said "extern" and counted its subgraph's get_attr as an op)
+# (40 too: a training forward's graph_note says a model's parameters require grad only where the graph has some)
 
 #: Languages a kernel may be written in: what Inductor's output code defines (``async_compile.<kind>``),
 #: ``extern`` for calls of library kernels, ``other`` when the source was not found.

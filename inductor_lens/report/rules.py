@@ -773,9 +773,11 @@ def graph_note(
     subgraph: str = "",
     backward_compiled: str = "",
     saved_known: bool = True,
+    parameters: bool = True,
 ) -> str:
     """What a compile's panel says about its kind of graph: a ``forward`` is a training forward, compiled because
-    grad mode was on and an input requires grad (an ``.eval()`` model's parameters still do), which also returns
+    grad mode was on and an input requires grad (an ``.eval()`` model's parameters still do: said where the graph
+    has ``parameters``, not for a loss function of plain tensors), which also returns
     what the backward needs (``saved``, where known), and whose backward compiled when ``backward_compiled`` says
     (``Compile.backward_compiled``); ``saved_known=False``: its backward is not in the report (no ``.backward()``
     ran while the lens captured), so the Memory view cannot list the tensors saved (``Memory.saved_bytes`` is
@@ -809,9 +811,10 @@ def graph_note(
         if returned
         else ""
     )
+    why = " (a model's parameters do, even after .eval())" if parameters else ""
     return (
-        "A training forward: grad mode was on and an input requires grad (a model's parameters do, even after "
-        f".eval()), so AOT autograd split forward from backward; {_BACKWARD_WHEN.get(backward_compiled, when)}."
+        f"A training forward: grad mode was on and an input requires grad{why}, so AOT autograd split forward from "
+        f"backward; {_BACKWARD_WHEN.get(backward_compiled, when)}."
         f"{what} Under torch.no_grad() or torch.inference_mode() it would compile as one inference graph that "
         "saves nothing."
     )

@@ -207,6 +207,26 @@ def test_training_step_has_forward_and_lazy_backward_both_linked(training_report
             assert k.compiler_stack[-1].stage == "codegen", (c.id, k.name, k.compiler_stack[-1])
 
 
+@pytest.mark.compile
+def test_a_training_forward_of_plain_tensors_says_an_input_requires_grad_not_a_models_parameters(training_report):
+    """nu24 (a new user's trial): a compiled loss of plain tensors (no module, no parameter) was explained as "an input
+    requires grad (a model's parameters do, even after .eval())". The parameters are said only where the graph has
+    some."""
+
+    def huber(pred, target):
+        return torch.nn.functional.huber_loss(pred * 2, target)
+
+    pred, target = torch.randn(8, requires_grad=True), torch.randn(8)
+    with inductor_lens.capture() as cap:
+        torch.compile(huber)(pred, target).backward()
+    (fwd,) = [c for c in cap.report.compiles if c.graph_kind == "forward"]
+    assert fwd.graph_note.startswith(
+        "A training forward: grad mode was on and an input requires grad, so AOT autograd split forward from backward;"
+    ), fwd.graph_note
+    model = training_report.compiles[0]  # a model's: its parameters require grad
+    assert "an input requires grad (a model's parameters do, even after .eval()), so" in model.graph_note
+
+
 def test_a_training_forward_says_what_it_returns_and_what_it_saves_for_the_backward(
     training_report, stack_training_report, sin_cos_report
 ):
