@@ -395,7 +395,16 @@ def _literal(a: LaunchArg, free: Optional[dict[str, int]] = None) -> str:
         pass
     if re.fullmatch(r"torch\.\w+", text):
         return text
-    raise ReproducerError(f"argument {a.name!r} = {text!r} is neither a number nor a literal: no script for it")
+    names = re.fullmatch(r"\[\s*([A-Za-z_]\w*(?:\s*,\s*[A-Za-z_]\w*)*)\s*,?\s*\]", text)
+    listed = re.split(r"\s*,\s*", names.group(1)) if names else []
+    if listed and not any(re.fullmatch(r"p?[su]\d+", n) for n in listed):  # tensors by name, no size symbols
+        # ``aten.index.Tensor(buf0, [primals_6])``: the tensors of a list are no arguments of their own in the record
+        raise ReproducerError(
+            f"an argument is a list of tensors ({', '.join(listed)}), which the recorded launch names without their "
+            "shapes or dtypes (aten.index's indices: a boolean mask, say): no script for it"
+        )
+    said = repr(text) if a.name == text else f"{a.name!r} = {text!r}"
+    raise ReproducerError(f"argument {said} is neither a number nor a literal: no script for it")
 
 
 def _sizes(a: LaunchArg, what: str, free: Optional[dict[str, int]] = None) -> list:

@@ -997,3 +997,20 @@ def _written(script: str) -> str:
     with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False) as fh:
         fh.write(script)
     return fh.name
+
+
+def test_a_list_of_tensors_argument_says_what_it_is_and_a_garbled_name_is_said_once():
+    """nu24 (a new user's trial): ``aten.index.Tensor(buf0, [primals_6])`` of a boolean-mask index said "argument
+    '[primals_6]' = '[primals_6]' is neither a number nor a literal": the recorded launch names the list's tensors
+    only. It says what the argument is; a list of size symbols, or any other text, keeps the plain message, once."""
+    from inductor_lens.analysis.reproducer import _literal
+    from inductor_lens.report.model import LaunchArg
+
+    with pytest.raises(ReproducerError) as e:
+        _literal(LaunchArg(name="[primals_6]", value="[primals_6]"))
+    assert str(e.value).startswith("an argument is a list of tensors (primals_6), which the recorded launch names")
+    with pytest.raises(ReproducerError, match=r"^argument '\[s0, u1\]' is neither a number nor a literal"):
+        _literal(LaunchArg(name="[s0, u1]", value="[s0, u1]"))
+    with pytest.raises(ReproducerError, match=r"^argument 'x' = 'foo bar' is neither"):
+        _literal(LaunchArg(name="x", value="foo bar"))
+    assert _literal(LaunchArg(name="[1, 2]", value="[1, 2]")) == "[1, 2]"
