@@ -73,7 +73,7 @@ SCHEMA_VERSION = 2
 
 #: The generation of the derived fields (``report/finish.py``) a report holds. A report written before
 #: derived fields were added (no ``derived`` key, or a smaller number) gets them filled when it is loaded.
-DERIVED_VERSION = 40  # 2: Trigger.summary; 3: Compile.module_view, FusedNode.group_path; 4: FusedNode.no_line_reason;
+DERIVED_VERSION = 41  # 2: Trigger.summary; 3: Compile.module_view, FusedNode.group_path; 4: FusedNode.no_line_reason;
 # 5: a backward's saved inputs named by what made them, input copies labelled, Trigger.kind ahead_of_time;
 # 6: FusedNode.built_lines (where the user's code built the modules of ops that ran inside torch)
 # 7: module paths inferred where a compile recorded none (Compile.modules_inferred, report/module_paths.py)
@@ -138,9 +138,9 @@ DERIVED_VERSION = 40  # 2: Trigger.summary; 3: Compile.module_view, FusedNode.gr
 # the Memory view's regions and folded rows named as the view names it (finish._memory_labels);
 # LaunchArg.holds of a Welford reduction's result no op names (a batch norm's m2: finish._welford_holds)
 # 40: FusedNode.refusals (the panel's "Why not fused" rows, finish.refusal_rows: were grouped in panel.js) and
-# Report.time_by_line (the Source view's all-compiles gutter: viewdata.js added up the compiles' rows);
-# FusedNode.box_kind and op_count (a region call's box said "extern" and counted its subgraph's get_attr as an op)
-# (40 too: a training forward's graph_note says a model's parameters require grad only where the graph has some)
+# Report.time_by_line (the Source view's all-compiles gutter: viewdata.js added up the compiles' rows)
+# 41: FusedNode.box_kind and op_count (a region call's box said "extern" and counted its subgraph's get_attr as an
+# op); a training forward's graph_note says a model's parameters require grad only where the graph has some
 
 #: Languages a kernel may be written in: what Inductor's output code defines (``async_compile.<kind>``),
 #: ``extern`` for calls of library kernels, ``other`` when the source was not found.

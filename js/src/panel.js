@@ -255,6 +255,18 @@ function headerSection(sel) {
   const siblings = kernelRun(idx, n.name).filter((x) => x !== n.name);
   const site = k && siblings.length ? (k.call_sites || []).findIndex((s) => s.includes(n.name)) : -1;
   const inPlace = site >= 0 && (k.in_place || [])[site] != null ? k.in_place[site] : n.in_place;
+  // a fused node of a kernel of several: its own kind and line here, its kernel's where the kernel table says another
+  // (Kernel.kind, Kernel.user_lines: Python's), each said as whose
+  const shared = !!(k && (k.fused_nodes || []).length > 1);
+  const kernelLine = shared ? (k.user_lines || [])[0] : null;
+  const otherLine = kernelLine && last && (kernelLine.file !== last.file || kernelLine.line !== last.line);
+  const kinds =
+    shared && k.kind && k.kind !== n.box_kind
+      ? [
+          h("span", { class: `il-chip kind-${n.box_kind}`, "data-role": "node-kind" }, `${n.box_kind} node`),
+          h("span", { class: `il-chip kind-${k.kind}`, "data-role": "kernel-kind" }, `${k.kind} kernel`),
+        ]
+      : [h("span", { class: `il-chip kind-${n.box_kind}`, "data-role": "node-kind" }, n.box_kind)];
   return h(
     "header",
     { class: "il-panel-head" },
@@ -274,6 +286,13 @@ function headerSection(sel) {
           " ",
           h("code", {}, String(last.code || "").trim()),
           lines.length > 1 ? h("span", { class: "il-muted" }, ` and ${plural(lines.length - 1, "other line")}`) : null,
+          otherLine
+            ? h(
+                "span",
+                { class: "il-muted", "data-role": "kernel-line" },
+                ` · its kernel's: ${basename(kernelLine.file)}:${kernelLine.line}`,
+              )
+            : null,
         )
       : built
         ? h(
@@ -292,7 +311,7 @@ function headerSection(sel) {
     h(
       "div",
       { class: "il-chips" },
-      h("span", { class: `il-chip kind-${n.box_kind}` }, n.box_kind),
+      ...kinds,
       h(
         "span",
         { class: "il-chip", "data-role": "node-number" },

@@ -618,6 +618,41 @@ def test_batchnorms_running_statistics_are_named_as_written_in_place_and_the_pan
     (returned,) = [y for title, y in ovals if title.endswith(": output · returned")]
     assert len(saved) >= 10 and len({round(y) for y in saved}) >= 3, ovals  # in the rows of their writers
     assert all(y < returned - 1 for y in saved), ovals  # none in the graph's last row
+    # nu24 (a new user's trial): the panel of a fused node of a kernel of several said the node's kind and line under
+    # the kernel's name, where the kernel table says the kernel's: each is said as whose where they differ
+    by_name = {n.name: n for n in forward.fused_nodes}
+
+    def line_apart(k, f):  # a node whose first line is not its kernel's
+        return bool(by_name[f].user_lines) and by_name[f].user_lines[0].line != k.user_lines[0].line
+
+    # bn2's statistics and the head's mean in one kernel: nodes of another kind, and of another line, than the kernel
+    k = next(
+        k
+        for k in forward.kernels
+        if k.user_lines
+        and any(by_name[f].box_kind != k.kind for f in k.fused_nodes)
+        and any(line_apart(k, f) for f in k.fused_nodes)
+    )
+    other_kind = next(f for f in k.fused_nodes if by_name[f].box_kind != k.kind)
+    other_line = next(f for f in k.fused_nodes if line_apart(k, f))
+    offline_page.locator(f'[data-view="fusion"] g[data-kernel="{k.name}"]').first.click()
+    for name in filter(None, (other_kind, other_line)):
+        sibling = offline_page.locator(f'.il-panel [data-sibling="{name}"]')
+        if sibling.count():
+            sibling.first.click()
+        head = offline_page.locator(".il-panel-head")
+        assert head.locator('[data-role="selected-name"]').inner_text() == k.name
+        n = by_name[name]
+        kinds = head.locator('[data-role="node-kind"], [data-role="kernel-kind"]').all_inner_texts()
+        assert kinds == ([f"{n.box_kind} node", f"{k.kind} kernel"] if n.box_kind != k.kind else [n.box_kind]), kinds
+        line = head.locator('[data-role="kernel-line"]')
+        if n.user_lines and n.user_lines[0].line != k.user_lines[0].line:
+            assert (
+                line.inner_text()
+                == f" · its kernel's: {k.user_lines[0].file.rsplit('/', 1)[-1]}:{k.user_lines[0].line}"
+            )
+        else:
+            assert line.count() == 0
     _assert_clean(offline_page)
 
 
