@@ -86,6 +86,7 @@ from .rules import (
     merge_text,
     no_kernel_reason,
     no_line_reason,
+    no_line_text,
     node_ops,
     output_note,
     parse_size_hints,
@@ -538,6 +539,7 @@ def derive_compile(c: Compile, fx: Optional[dict] = None, view: bool = True) -> 
                 extern_why=why,
                 in_place=writes if any(writes) else [],
                 source_note=kernel_source_note(k.language, k.source),
+                **_no_line(lines, k, by_name),
                 **dict(zip(("stage_shared", "stage_note"), stage_paths([low, fus, k.compiler_stack]))),
             )
         )
@@ -569,6 +571,15 @@ def derive_compile(c: Compile, fx: Optional[dict] = None, view: bool = True) -> 
         cudagraphs=_skip_said(_recordings_said(c.cudagraphs), c),
     )
     return with_module_view(c) if view else c
+
+
+def _no_line(lines: list, k: Kernel, by_name: dict[str, FusedNode]) -> dict[str, str]:
+    """``Kernel.no_line_reason`` and ``no_line_text`` of ``k`` (its ``user_lines`` ``lines``): its first fused node's
+    reason where none of its nodes has a line of the user's."""
+    if lines:
+        return {"no_line_reason": "", "no_line_text": ""}
+    reason = next((by_name[f].no_line_reason for f in k.fused_nodes if f in by_name and by_name[f].no_line_reason), "")
+    return {"no_line_reason": reason, "no_line_text": no_line_text(reason)}
 
 
 def _recordings_said(graphs: Optional[CudaGraphs]) -> Optional[CudaGraphs]:

@@ -140,7 +140,8 @@ DERIVED_VERSION = 41  # 2: Trigger.summary; 3: Compile.module_view, FusedNode.gr
 # 40: FusedNode.refusals (the panel's "Why not fused" rows, finish.refusal_rows: were grouped in panel.js) and
 # Report.time_by_line (the Source view's all-compiles gutter: viewdata.js added up the compiles' rows)
 # 41: FusedNode.box_kind and op_count (a region call's box said "extern" and counted its subgraph's get_attr as an
-# op); a training forward's graph_note says a model's parameters require grad only where the graph has some
+# op); a training forward's graph_note says a model's parameters require grad only where the graph has some;
+# Kernel.no_line_reason and no_line_text (the kernel table's line cell of a kernel no line of the user's ran)
 
 #: Languages a kernel may be written in: what Inductor's output code defines (``async_compile.<kind>``),
 #: ``extern`` for calls of library kernels, ``other`` when the source was not found.
@@ -968,6 +969,12 @@ class Kernel(_Record):
     #: holds two lines of instrumentation (its reproducer runs it without them); ``""`` otherwise and in reports made
     #: before it.
     source_note: str = ""
+    #: Where no line of the user's ran it (``user_lines`` empty): why, as its first fused node with a reason says it
+    #: (``FusedNode.no_line_reason``), and in a few words for the kernel table's line cell (``rules.no_line_text``:
+    #: ``Inductor's layout copy``, ``inside torch``); the cell shows a line that built its modules first
+    #: (``built_lines``). ``""`` where a line ran it. Derived.
+    no_line_reason: str = ""
+    no_line_text: str = ""
     #: How many frames of its ``compiler_stack`` the compile's lowering and fusion paths share from the user's call, and
     #: the panel's sentence of it (``rules.stage_paths``): the panel draws the shared frames once, then each stage's
     #: own. ``0``/``""`` where the compile has no lowering or fusion path. Derived.

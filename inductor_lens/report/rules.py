@@ -3675,6 +3675,33 @@ def no_line_reason(
     return COMPILED_AUTOGRAD if compiled_autograd else INSIDE_TORCH
 
 
+def no_line_text(reason: str) -> str:
+    """What the kernel table's line cell says of a kernel no line of the user's ran nor built (``Kernel.no_line_text``),
+    by its fused nodes' :func:`no_line_reason` (the whole reason is the cell's tooltip): ``Inductor's layout copy``,
+    ``inside torch``, ``Inductor's random seeds``...; ``""`` for no reason.
+
+    >>> no_line_text(INPUT_COPY), no_line_text(INSIDE_TORCH), no_line_text("")
+    ("Inductor's layout copy", 'inside torch', '')
+    """
+    if not reason:
+        return ""
+    fixed = {
+        INPUT_COPY: "Inductor's layout copy",
+        INSIDE_TORCH: "inside torch",
+        NO_FX_OPS: "no FX op linked",
+        COMPILED_AUTOGRAD: "compiled autograd's",
+        NO_PROVENANCE: "not in the log",
+        NO_PROVENANCE_CACHED: "cached: not known",
+    }
+    if reason in fixed:
+        return fixed[reason]
+    if reason.startswith("Inductor made these seeds"):
+        return "Inductor's random seeds"
+    if reason.startswith("These ops ran in code with no file"):
+        return "code with no file"
+    return "no line known"
+
+
 #: FX node kinds that name a tensor rather than compute one (a graph input, a constant): never in ``FusedNode.ops``.
 NOT_OPS = frozenset({"placeholder", "get_attr"})
 

@@ -150,6 +150,9 @@ export function kernelRows(idx) {
         // a line that is not the user's (Frame.stage, Python): a compiled optimizer's ops run in torch's adam.py
         whose: ran && ran.stage && ran.stage !== "user" ? (ran.stage === "library" ? "a library's" : "torch's") : "",
         built,
+        // no line ran it nor built it: why, in Python's words (Kernel.no_line_text; the whole reason, no_line_reason)
+        noLine: ran || built ? "" : k.no_line_text || "",
+        noLineWhy: ran || built ? "" : k.no_line_reason || "",
         us: p ? p.total_us : null,
         share: p ? p.share : null,
         noisy: p ? p.noisy || "" : "", // KernelProfile.noisy (Python): its runs disagree, the time is not the kernel's

@@ -653,6 +653,14 @@ def test_batchnorms_running_statistics_are_named_as_written_in_place_and_the_pan
             )
         else:
             assert line.count() == 0
+    # nu24: the kernel table's line cell of the channels-last copy, which no line of the user's ran, was blank: it
+    # says why, as Python says it (Kernel.no_line_text, the whole reason its tooltip)
+    (copy,) = [k for k in forward.kernels if k.no_line_text]
+    assert copy.no_line_text == "Inductor's layout copy" and copy.no_line_reason == rules.INPUT_COPY
+    offline_page.click('[data-tab="kernels"]')
+    cell = offline_page.locator(f'[data-view="kernels"] [data-kernel="{copy.name}"] [data-role="no-line"]')
+    assert cell.inner_text() == copy.no_line_text
+    assert cell.locator("xpath=..").get_attribute("title") == copy.no_line_reason
     _assert_clean(offline_page)
 
 

@@ -57,37 +57,46 @@ function rowCells(r, cols) {
             ],
       ),
     line: () =>
-      r.how === "built"
+      r.noLine
         ? h(
             "td",
-            {
-              class: "il-mono il-kline",
-              "data-how": "built",
-              title: `${r.line}: where your code built ${builtModules(r.built)}, whose ops ran inside torch (no line of yours ran them)${r.code ? `\n${r.code}` : ""}`,
-            },
-            h("span", { class: "il-nowrap" }, r.line),
-            " ", // where the narrow view wraps "built here" (its own space collapses into this one)
-            builtTag(),
+            { class: "il-mono il-kline", "data-how": "none", title: r.noLineWhy },
+            h("span", { class: "il-muted il-nowrap", "data-role": "no-line" }, r.noLine),
           )
-        : h(
-            "td",
-            {
-              class: "il-mono il-kline",
-              "data-how": r.how || null,
-              // every line that ran it, as the panel lists them: one kernel launched for two BatchNorms
-              title: r.more.length
-                ? [`${r.line} ${r.code}`, ...r.more.map((m) => `${m.line} ${m.code}`)].join("\n")
-                : r.code || "",
-            },
-            h("span", { class: "il-nowrap" }, r.line),
-            r.more.length
-              ? [" ", h("span", { class: "il-muted il-nowrap", "data-role": "line-more" }, `(+${r.more.length} more)`)]
-              : null,
-            // where the narrow view wraps "(a library's)" below the line, as it does "built here"
-            r.whose
-              ? [" ", h("span", { class: "il-muted il-nowrap", "data-role": "line-whose" }, `(${r.whose})`)]
-              : null,
-          ),
+        : r.how === "built"
+          ? h(
+              "td",
+              {
+                class: "il-mono il-kline",
+                "data-how": "built",
+                title: `${r.line}: where your code built ${builtModules(r.built)}, whose ops ran inside torch (no line of yours ran them)${r.code ? `\n${r.code}` : ""}`,
+              },
+              h("span", { class: "il-nowrap" }, r.line),
+              " ", // where the narrow view wraps "built here" (its own space collapses into this one)
+              builtTag(),
+            )
+          : h(
+              "td",
+              {
+                class: "il-mono il-kline",
+                "data-how": r.how || null,
+                // every line that ran it, as the panel lists them: one kernel launched for two BatchNorms
+                title: r.more.length
+                  ? [`${r.line} ${r.code}`, ...r.more.map((m) => `${m.line} ${m.code}`)].join("\n")
+                  : r.code || "",
+              },
+              h("span", { class: "il-nowrap" }, r.line),
+              r.more.length
+                ? [
+                    " ",
+                    h("span", { class: "il-muted il-nowrap", "data-role": "line-more" }, `(+${r.more.length} more)`),
+                  ]
+                : null,
+              // where the narrow view wraps "(a library's)" below the line, as it does "built here"
+              r.whose
+                ? [" ", h("span", { class: "il-muted il-nowrap", "data-role": "line-whose" }, `(${r.whose})`)]
+                : null,
+            ),
     kind: () =>
       h(
         "td",
