@@ -352,7 +352,8 @@ def _made_by_removed(kernels: list, ca: Compile) -> list:
     """``kernels`` (a compile pair's rows) with each argument change ``reads`` of A named by the kernel of A that
     wrote what A's argument holds (``made_by_a``), where B launches no such kernel (its row is ``only_a``: the
     channels-last copy A made of the user's tensors and B does not need), and ``what_changed`` said again with it."""
-    removed = {k.a for k in kernels if k.status == "only_a"}
+    # kernels of A none of whose launches B pairs (a kernel of two launches, one of them paired, is launched in B)
+    removed = {k.a for k in kernels if k.status == "only_a"} - {k.a for k in kernels if k.status != "only_a"}
     if not removed:
         return kernels
     writer = {b: n.kernel for n in ca.fused_nodes if n.kernel in removed for b in n.writes}

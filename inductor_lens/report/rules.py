@@ -3549,6 +3549,10 @@ def fileless(file: str) -> bool:
     return f.startswith("<") and not f.startswith(("<frozen", "<eval_with_key>"))
 
 
+#: How :func:`no_file_reason` begins, whatever the file: :func:`no_line_text` tells that reason by it.
+NO_FILE_HEAD = "These ops ran in code with no file"
+
+
 def no_file_reason(file: str) -> str:
     """``FusedNode.no_line_reason`` of ops that ran in code with no file (:func:`fileless`): torch records no
     source line for such code (its stack traces are empty), so no line of the user's is known; the line that built
@@ -3558,7 +3562,7 @@ def no_file_reason(file: str) -> str:
     'These ops ran in code with no file (<string>: code run throu'
     """
     return (
-        f"These ops ran in code with no file ({file}: code run through exec(), eval() or compile() from a string, "
+        f"{NO_FILE_HEAD} ({file}: code run through exec(), eval() or compile() from a string, "
         "such as a model class defined that way): torch records no source line for such code, so no line of yours "
         "is known. A line that built their module is where the module was made, not where these ops ran: their "
         "time by line is counted under no line."
@@ -3630,6 +3634,10 @@ INPUT_COPY = (
 )
 
 
+#: How :func:`seeds_reason` begins, whatever the lines it names: :func:`no_line_text` tells that reason by it.
+SEEDS_HEAD = "Inductor made these seeds"
+
+
 def seeds_reason(seeded: Sequence[Any]) -> str:
     """``FusedNode.no_line_reason`` of Inductor's random seeds (``prims.inductor_seeds``): what made them, and the
     lines of the random ops that take their seeds from them (``seeded``: their frames, ``user_lines``), where known.
@@ -3643,7 +3651,7 @@ def seeds_reason(seeded: Sequence[Any]) -> str:
         by_file.setdefault(_base(f.file), []).append(str(f.line))
     where = " and ".join(f"{file}:{', '.join(lines)}" for file, lines in by_file.items())
     return (
-        "Inductor made these seeds, no line of yours did: on each call of the compiled graph its random-number pass "
+        f"{SEEDS_HEAD}, no line of yours did: on each call of the compiled graph its random-number pass "
         "draws one seed for each random op of the graph" + (f" (those of {where})" if where else "") + ", and the "
         "kernel of each op (a dropout, rand_like, randint...) makes its random numbers from its seed."
     )
@@ -3695,9 +3703,9 @@ def no_line_text(reason: str) -> str:
     }
     if reason in fixed:
         return fixed[reason]
-    if reason.startswith("Inductor made these seeds"):
+    if reason.startswith(SEEDS_HEAD):
         return "Inductor's random seeds"
-    if reason.startswith("These ops ran in code with no file"):
+    if reason.startswith(NO_FILE_HEAD):
         return "code with no file"
     return "no line known"
 

@@ -317,7 +317,7 @@ function headerSection(sel) {
         { class: "il-chip", "data-role": "node-number" },
         entry.index >= 0 ? nodeNumber(entry.index, idx.boxes.length) : "glue: drawn as an edge",
       ),
-      h("span", { class: "il-chip" }, plural(n.op_count, "FX op")), // FusedNode.op_count: as its box counts them
+      h("span", { class: "il-chip" }, plural((n.fx_nodes || []).length, "FX op")), // as "FX ops absorbed" lists them
       k ? h("span", { class: "il-chip" }, k.language) : null,
       profileOf(k)
         ? h(

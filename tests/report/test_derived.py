@@ -949,3 +949,20 @@ def test_the_all_compiles_time_by_line_is_every_compiles_rows_added_also_without
         if report.profile is not None:
             assert report.time_by_line == report.profile.by_line
     assert inductor_lens.load(FIXTURES / "gpu_training.json").profile is None  # kernels timed alone
+
+
+def test_the_kernel_tables_word_for_each_reason_a_kernel_has_no_line():
+    """Kernel.no_line_text, the kernel table's line cell of a kernel no line of the user's ran: each reason
+    rules.no_line_reason gives has its own words, those made by a function (the seeds', code with no file) too."""
+    from types import SimpleNamespace as F
+
+    words = {
+        rules.INPUT_COPY: "Inductor's layout copy",
+        rules.INSIDE_TORCH: "inside torch",
+        rules.NO_FX_OPS: "no FX op linked",
+        rules.NO_PROVENANCE: "not in the log",
+        rules.seeds_reason([F(file="/a/m.py", line=3)]): "Inductor's random seeds",
+        rules.no_file_reason("<string>"): "code with no file",
+        "": "",
+    }
+    assert {reason: rules.no_line_text(reason) for reason in words} == words
