@@ -1013,25 +1013,54 @@ def _returned_to_caller(forward: Compile, backward_post) -> set[str]:
     return {g.name for g, item in saved_returns(forward, backward_post) if item in user}
 
 
-def net_peak(
-    points: list[MemoryPoint], freed: list[int], fused: Optional[Sequence[FusedNode]] = None
-) -> tuple[Optional[int], str]:
-    """``(bytes, node)``: the maximum over the timeline of the live bytes less the inputs freed before each point
-    (``freed[i]`` is freed after point ``i``), what the allocator sees above its level at the call. With ``fused``
+def net_curve(points: list[MemoryPoint], freed: list[int], fused: Optional[Sequence[FusedNode]] = None) -> list[int]:
+    """The live bytes of each point less the inputs freed before it (``freed[i]`` is freed after point ``i``): what
+    the allocator holds above its level at the call while each runs (``MemoryPoint.net_bytes``). With ``fused``
     (the compile's fused nodes), ``freed`` is :func:`freed_inputs`' (one per fused node) and a glue node's bytes
-    are freed after its box's point (:func:`box_of`)."""
+    are freed after its box's point (:func:`box_of`).
+
+    >>> pts = [MemoryPoint("a", 10), MemoryPoint("b", 30), MemoryPoint("c", 25)]
+    >>> net_curve(pts, [0, 20, 5])
+    [10, 30, 5]
+    """
     if fused is not None:
         home, by_point = box_of(fused), defaultdict(int)
         for n, b in zip(fused, freed):
             by_point[home.get(n.name, n.name)] += b
         freed = [by_point.get(p.node, 0) for p in points]
-    best, at, gone = None, "", 0
+    out, gone = [], 0
     for i, p in enumerate(points):
-        net = p.live_bytes - gone
+        out.append(p.live_bytes - gone)
+        gone += freed[i] if i < len(freed) else 0
+    return out
+
+
+def net_peak(
+    points: list[MemoryPoint], freed: list[int], fused: Optional[Sequence[FusedNode]] = None
+) -> tuple[Optional[int], str]:
+    """``(bytes, node)``: the maximum of :func:`net_curve` (the first point of it), what the allocator sees above its
+    level at the call at its highest."""
+    best, at = None, ""
+    for p, net in zip(points, net_curve(points, freed, fused)):
         if best is None or net > best:
             best, at = net, p.node
-        gone += freed[i] if i < len(freed) else 0
     return (max(best, 0), at) if best is not None else (None, "")
+
+
+def with_net(
+    points: list[MemoryPoint], freed: list[int], fused: Sequence[FusedNode], floor_node: str = ""
+) -> list[MemoryPoint]:
+    """``points`` with their ``net_bytes`` (:func:`net_curve`) where the graph frees inputs on the way (``freed``
+    not all 0, or ``floor_node`` set: :func:`net_floor`), up to ``floor_node`` where it is set: after it the graph
+    has freed an input of a size known only when it runs, which no byte count holds, and live bytes less the freed
+    inputs is no longer what it holds (nu29 D3). ``points`` as they are where it frees none."""
+    if not any(freed) and not floor_node:
+        return points
+    upto = next((i for i, p in enumerate(points) if p.node == floor_node), len(points) - 1) if floor_node else None
+    return [
+        dataclasses.replace(p, net_bytes=net) if upto is None or i <= upto else p
+        for i, (p, net) in enumerate(zip(points, net_curve(points, freed, fused)))
+    ]
 
 
 def net_floor(
@@ -1128,6 +1157,7 @@ def memory(
     net, net_node = net_peak(points, freed, compile.fused_nodes)
     unsized_freed = freed_unsized(compile, forward)
     floor, floor_node = net_floor(points, freed, compile.fused_nodes, unsized_freed)
+    points = with_net(points, freed, compile.fused_nodes, floor_node)
     m = Memory(
         net_peak_bytes=net,
         net_peak_node=net_node,

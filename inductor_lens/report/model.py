@@ -46,6 +46,7 @@ from .rules import (
     memory_curve_texts,
     memory_held_text,
     memory_high_water_text,
+    memory_net_text,
     memory_peak_note,
     memory_peak_text,
     memory_saved_table_text,
@@ -1036,12 +1037,19 @@ class MemoryPoint(_Record):
     (``analysis/memory.timeline``: allocated under the name the call writes, freed under the name a ``# reuse``
     gave it). A kernel call of several fused nodes
     (``Kernel.call_sites``) is one launch: its buffers are all allocated at its first node and freed after its
-    last (``analysis/memory.launches``)."""
+    last (``analysis/memory.launches``).
+
+    ``net_bytes``: where the graph frees inputs on the way (a backward drops the saved tensors it is done with):
+    ``live_bytes`` less the inputs freed before the node, what the allocator holds above its level when the graph
+    was called (``analysis/memory.net_curve``; below 0 where the graph has freed more than it holds). Its maximum is
+    ``Memory.net_peak_bytes``. Null where the graph frees no input, after it frees one of a size known only when it
+    runs (``Memory.net_floor_node``: not known), and in reports made before it."""
 
     node: str
     live_bytes: int
     allocates: list[BufferBytes] = field(default_factory=list)
     frees: list[BufferBytes] = field(default_factory=list)
+    net_bytes: Optional[int] = None
 
 
 @_record
@@ -1379,6 +1387,13 @@ class Memory(_Record):
     #: Derived: the height of the curve's line of the device's high-water mark (measured, else the bound of it
     #: ``curve_high_water_text`` says: ``rules.high_water_bounds``); null where no line is drawn.
     high_water_line_bytes: Optional[int] = None
+    #: Derived: where the graph frees inputs on the way and the timeline holds ``MemoryPoint.net_bytes`` (reports made
+    #: since 2026-12-06), the point of the curve's second line (the live bytes less the inputs freed by then) at the
+    #: height of ``high_water_line_bytes``, where the view marks the high-water mark instead of drawing a line across
+    #: (``""`` where the mark was measured, none of the second line reaches it, or there is no such line), and what the
+    #: view's legend says the second line is (``rules.memory_net_text``; ``""`` where there is none).
+    high_water_node: str = ""
+    curve_net_text: str = ""
     #: Derived: what the view says the graph holds apart from its curve (``rules.memory_held_text``): its inputs, graph
     #: constants and the inputs it frees on the way, "≥" where some are of a size known only when it runs.
     held_text: str = ""
@@ -1432,6 +1447,17 @@ class Memory(_Record):
         low, top = high_water_bounds(self.net_peak_bytes, least, freed_unsized, self.net_floor_bytes)
         line = self.measured_peak_bytes if self.measured_peak_bytes is not None else low if low is not None else top
         object.__setattr__(self, "high_water_line_bytes", line if self.curve_high_water_text else None)
+        drawn = [p for p in self.timeline if p.net_bytes is not None]
+        at = (
+            next((p.node for p in drawn if p.net_bytes == self.high_water_line_bytes), "")
+            if self.measured_peak_bytes is None and self.high_water_line_bytes is not None
+            else ""
+        )
+        object.__setattr__(self, "high_water_node", at)
+        cut = self.net_floor_node if drawn and drawn[-1] is not self.timeline[-1] else ""
+        below = any(p.net_bytes < 0 for p in drawn)
+        text = memory_net_text(self.measured_peak_bytes is not None, bool(at), cut, below) if drawn else ""
+        object.__setattr__(self, "curve_net_text", text)
         object.__setattr__(
             self,
             "held_text",

@@ -3287,6 +3287,34 @@ def memory_curve_texts(
     return peak, high, said
 
 
+def memory_net_text(measured: bool = False, marked: bool = True, cut_at: str = "", below: bool = False) -> str:
+    """What the Memory view's legend says of the curve's second line (``Memory.curve_net_text``), drawn where the graph
+    frees inputs on the way (``MemoryPoint.net_bytes``): the live bytes less the inputs freed by then, what the device
+    holds above its level at the call; its top is the high-water mark the curve marks (``marked``: estimated), or
+    estimates the one ``measured`` (the flat line); ``cut_at``: the point after which the graph frees an input of a
+    size known only when it runs, where the line stops; ``below``: it holds less than at the call somewhere (the line
+    is drawn at 0 there).
+
+    >>> memory_net_text()
+    'dashed line: the same less the inputs the graph has freed by then (a backward drops the saved tensors it is done with), what the device holds above its level at the call; its top, marked, is the high-water mark'
+    >>> memory_net_text(True, False, "op12").split("call; ")[1]
+    'its top estimates the high-water mark, measured (the flat line); drawn up to op12, where it frees an input of a size known only when it runs'
+    """
+    top = (
+        "its top estimates the high-water mark, measured (the flat line)"
+        if measured
+        else "its top, marked, is the high-water mark"
+        if marked
+        else "the high-water mark is the flat line"
+    )
+    cut = f"; drawn up to {cut_at}, where it frees an input of a size known only when it runs" if cut_at else ""
+    under = "; on the axis where the device holds less than at the call" if below else ""
+    return (
+        "dashed line: the same less the inputs the graph has freed by then (a backward drops the saved tensors it is "
+        f"done with), what the device holds above its level at the call; {top}{under}{cut}"
+    )
+
+
 def memory_high_water_text(
     measured: Optional[int],
     net: Optional[int],

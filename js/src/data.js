@@ -329,6 +329,7 @@ export function fmtShare(share) {
 /** Format a byte count: 512 B, 16 KiB, 1.5 MiB. */
 export function fmtBytes(n) {
   if (typeof n !== "number" || Number.isNaN(n)) return String(n);
+  if (n < 0) return `−${fmtBytes(-n)}`;
   if (n < 1024) return `${n} B`;
   if (n < 1024 * 1024) return `${+(n / 1024).toFixed(1)} KiB`;
   return `${+(n / 1024 / 1024).toFixed(2)} MiB`;

@@ -170,6 +170,23 @@ export function lineRuns(lower) {
   return out;
 }
 
+/** The runs [first, last] of consecutive points of `pts` with a net_bytes (MemoryPoint.net_bytes): the second
+ * line's parts, two points at least each. */
+export function netRuns(pts) {
+  const out = [];
+  let start = -1;
+  pts.forEach((p, i) => {
+    const has = p.net_bytes != null;
+    if (has && start < 0) start = i;
+    if (start >= 0 && (!has || i === pts.length - 1)) {
+      const end = has ? i : i - 1;
+      if (end > start) out.push([start, end]);
+      start = -1;
+    }
+  });
+  return out;
+}
+
 /** What point `i` is, most telling first: its live bytes, the module region it is in, its number (#0 first,
  * as the fusion graph and the panel number fused nodes) and its fused node's label, cut to `max` characters. */
 export function pointText(idx, memory, i, max = 0) {
@@ -179,7 +196,8 @@ export function pointText(idx, memory, i, max = 0) {
   const label = e ? e.node.label || p.node : p.node;
   const reg = (memory.regions || []).find((r) => r.first <= i && i <= r.last);
   const least = (memory.uncounted_at || []).includes(p.node) ? "≥ " : ""; // a data-dependent buffer live (Python's)
-  const text = `${least}${fmtBytes(p.live_bytes)} live while #${i} runs${reg && reg.module ? ` in ${reg.module}` : ""}: ${label}`;
+  const net = p.net_bytes != null ? ` (${fmtBytes(p.net_bytes)} less the inputs freed by then)` : "";
+  const text = `${least}${fmtBytes(p.live_bytes)} live${net} while #${i} runs${reg && reg.module ? ` in ${reg.module}` : ""}: ${label}`;
   return max && text.length > max ? `${text.slice(0, max - 1)}…` : text;
 }
 
@@ -288,11 +306,42 @@ export function curve(idx, memory, selected, width = W) {
       );
     }
   }
+  // where the graph frees inputs on the way (a backward): its second line, the live bytes less the inputs freed by
+  // then (MemoryPoint.net_bytes, Python's; null after an input of a size not known is freed: the line stops), dashed,
+  // at the axis where the graph holds less than at its call
+  for (const [a, b] of netRuns(pts)) {
+    const part = pts
+      .slice(a, b + 1)
+      .map((p, k) => `${k ? "L" : "M"}${x(a + k).toFixed(1)},${y(Math.max(0, p.net_bytes)).toFixed(1)}`)
+      .join(" ");
+    g.appendChild(svg("path", { d: part, class: "il-mem-netline", "data-role": "memory-net-line" }));
+  }
   // the device's high-water mark where it is not the curve's peak (a backward frees its inputs on the way): Python's
-  // words (Memory.curve_high_water_text), the line where Python puts it (Memory.high_water_line_bytes: the measured
-  // mark, else the bound of it the words say; derived on every load, so a report made before it has it too)
+  // words (Memory.curve_high_water_text) at the height Python puts it (Memory.high_water_line_bytes: the measured
+  // mark, else the bound of it the words say; derived on every load, so a report made before it has it too), marked
+  // on the second line where it is that line's top (Memory.high_water_node), else a flat line across
   const high = memory.high_water_line_bytes;
-  if (memory.curve_high_water_text && high != null && high <= top) {
+  const late = [];
+  const highAt = memory.high_water_node ? pts.findIndex((p) => p.node === memory.high_water_node) : -1;
+  if (memory.curve_high_water_text && high != null && high <= top && highAt >= 0) {
+    const hx = x(highAt);
+    const label = memory.curve_high_water_text;
+    const [lx, anchor] = peakLabelAt(hx, label.length * (CHAR_W / PEAK_CHAR_W), W);
+    const ly = y(high) - 9 < PAD.t + 12 ? y(high) + 17 : y(high) - 9; // under its mark where the peak's label is near
+    // over the curve's points (drawn below), so that neither the mark nor its words hide under them
+    late.push(
+      svg(
+        "circle",
+        { cx: hx.toFixed(1), cy: y(high).toFixed(1), r: 4, class: "il-mem-highdot", "data-role": "memory-high-water" },
+        svg("title", {}, memory.high_water_text || label),
+      ),
+      svg(
+        "text",
+        { x: lx, y: ly, "text-anchor": anchor, class: "il-mem-highlabel", "data-role": "memory-high-water-label" },
+        label,
+      ),
+    );
+  } else if (memory.curve_high_water_text && high != null && high <= top) {
     g.appendChild(
       svg(
         "line",
@@ -372,6 +421,7 @@ export function curve(idx, memory, selected, width = W) {
       ),
     );
   });
+  for (const el of late) g.appendChild(el);
   if (dense) {
     // one target over the whole plot: the column under the pointer is the nearest fused node
     g.appendChild(

@@ -31,7 +31,7 @@ test("another module between two instances ends the bracket", () => {
   ]);
 });
 
-import { lineRuns, peakLabelAt, runLabels } from "../src/memcurve.js";
+import { lineRuns, netRuns, peakLabelAt, runLabels } from "../src/memcurve.js";
 import { nodeNumber, ordinal } from "../src/text.js";
 
 test("a repeat cut into several runs is named once, under its widest run", () => {
@@ -77,6 +77,15 @@ test("the line into and between lower bounds is dashed, the rest solid", () => {
     [2, 3, false],
   ]);
   assert.deepEqual(lineRuns([false]), []);
+});
+
+test("the second line runs over the points with a net_bytes, stops where they end and skips a lone one", () => {
+  const p = (...v) => v.map((net_bytes) => ({ net_bytes }));
+  // a backward's curve, its second line cut after the node that frees an input of a size not known (net_floor_node)
+  assert.deepEqual(netRuns(p(10, 30, -5, null, null)), [[0, 2]]);
+  assert.deepEqual(netRuns(p(10, 30, 5)), [[0, 2]]);
+  assert.deepEqual(netRuns(p(null, 1, null, 2, 3)), [[3, 4]]);
+  assert.deepEqual(netRuns(p(null, null)), []);
 });
 
 test("the peak's label stays inside the chart", () => {

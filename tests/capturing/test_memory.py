@@ -371,6 +371,24 @@ def test_the_net_peak_leaves_out_the_inputs_a_backward_frees_on_the_way(mlp_step
     assert bwd.memory.estimate_ratio is None  # nothing measured on a CPU
 
 
+def test_the_curves_second_line_is_the_live_bytes_less_the_inputs_freed_before_each_point(mlp_step):
+    """The trial's ViT backward drew its high-water mark as a flat line at 420.6 KiB under a curve peaking at
+    1.36 MiB: two bases on one axis, nothing showing where the two part. Each point of a graph that frees inputs
+    carries its live bytes less the inputs freed before it (``MemoryPoint.net_bytes``), the line the high-water mark
+    is the top of: the MLP's backward frees ``addmm_1`` (128 B) after ``op7_op8`` and ``relu`` (512 B) after
+    ``op14``."""
+    fwd, bwd = _pair(mlp_step[0])
+    order = [p.node for p in bwd.memory.timeline]
+    gone = {n: 0 for n in order}
+    for i, n in enumerate(order):
+        gone[n] = (128 if i > order.index("op7_op8") else 0) + (512 if i > order.index("op14") else 0)
+    assert [p.net_bytes for p in bwd.memory.timeline] == [p.live_bytes - gone[p.node] for p in bwd.memory.timeline]
+    top = max(bwd.memory.timeline, key=lambda p: p.net_bytes)
+    assert (top.net_bytes, top.node) == (bwd.memory.net_peak_bytes, bwd.memory.net_peak_node)
+    assert bwd.memory.high_water_node == "op13" and bwd.memory.curve_net_text.startswith("dashed line: the same less")
+    assert all(p.net_bytes is None for p in fwd.memory.timeline) and fwd.memory.curve_net_text == ""
+
+
 _ALLOC = re.compile(r"^\s*(\w+) = empty_strided_cpu\(\(([^()]*)\), \([^()]*\), torch\.(\w+)\)")
 _REUSE = re.compile(r"^\s*(\w+) = (?:reinterpret_tensor\()?(\w+)\b[^\n]*; del \2\s*# reuse")
 _CALL = re.compile(r"^\s*(?:\w+ = )?(cpp_\w+|extern_kernels\.\w+)\(")

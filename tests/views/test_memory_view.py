@@ -443,6 +443,13 @@ def test_the_curve_draws_lower_bounds_as_such_and_names_which_peak_it_is(tmp_pat
     curve = view.locator('[data-role="memory-curve"]')
     assert curve.locator('[data-role="memory-peak"]').text_content().startswith("peak of the graph's buffers ")
     assert curve.locator('[data-role="memory-high-water-label"]').text_content() == bwd.memory.curve_high_water_text
+    # the high-water mark is the top of the curve's second line (the live bytes less the inputs freed by then), marked
+    # there on it, not a flat line across the curve (the trial's ViT: 420.6 KiB drawn under a 1.36 MiB peak)
+    assert bwd.memory.high_water_node and curve.locator('[data-role="memory-net-line"]').count() >= 1
+    mark = curve.locator('[data-role="memory-high-water"]')
+    at = curve.locator(f'[data-role="memory-point"][data-node="{bwd.memory.high_water_node}"]')
+    assert mark.evaluate("e => e.tagName") == "circle" and mark.get_attribute("cx") == at.get_attribute("cx")
+    assert view.locator('[data-role="memory-net-legend"]').inner_text().strip() == bwd.memory.curve_net_text
     assert curve.locator('[data-role="memory-least-line"]').count() == 0
     assert view.locator('[data-role="memory-least-legend"]').count() == 0
     _assert_clean(page)

@@ -619,6 +619,22 @@ function leastLegend(memory) {
   );
 }
 
+/** Under the curve, where the graph frees inputs on the way (a backward), what its dashed second line is, in
+ * Python's words (Memory.curve_net_text). */
+function netLegend(memory) {
+  const swatch = svg(
+    "svg",
+    { width: 34, height: 12, viewBox: "0 0 34 12", class: "il-mem-swatch", "aria-hidden": "true" },
+    svg("path", { d: "M1,6 H33", class: "il-mem-netline" }),
+  );
+  return h(
+    "div",
+    { class: "il-muted il-small il-mem-legend", "data-role": "memory-net-legend" },
+    swatch,
+    memory.curve_net_text,
+  );
+}
+
 /** Draw the Memory view of compile `idx` into `el`. `ui`: {sort, mode ("groups" | "tensors"), shown}. */
 export function renderMemory(el, idx, selected, ui) {
   const m = idx && idx.compile.memory;
@@ -644,6 +660,7 @@ export function renderMemory(el, idx, selected, ui) {
             "step updates the parameters in place), so there is no curve to draw.",
         ),
     ...(m.peak_bytes && m.curve_least_text ? [leastLegend(m)] : []), // replaceChildren writes a null as "null"
+    ...(m.peak_bytes && m.curve_net_text ? [netLegend(m)] : []),
     h(
       "div",
       { class: "il-mem-tables" },
