@@ -41,6 +41,22 @@ export function byteTicks(max) {
   return out;
 }
 
+/** The axis's label of tick `v` of `ticks` (byteTicks), every label in the unit of the step between them: "500 KiB,
+ * 1000 KiB, 1500 KiB", where fmtBytes wrote "500 KiB, 1000 KiB, 1.46 MiB" (two units on one axis, the top one in
+ * hundredths). */
+export function tickText(v, ticks) {
+  const step = ticks.length > 1 ? ticks[1] - ticks[0] : v;
+  if (!v || !(step > 0)) return fmtBytes(v);
+  const units = [
+    [1024 ** 4, "TiB"],
+    [1024 ** 3, "GiB"],
+    [1024 ** 2, "MiB"],
+    [1024, "KiB"],
+  ];
+  const [size, name] = units.find(([u]) => step >= u) || [1, "B"];
+  return `${+(v / size).toFixed(2)} ${name}`;
+}
+
 /** How far the first and last points sit inside the plot: a selected point (a dot of radius 6 and its ring) at
  * the plot's very edge covered the byte axis's labels ("0 B" read "0 E"). */
 const INSET = 10;
@@ -278,7 +294,9 @@ export function curve(idx, memory, selected, width = W) {
   g.appendChild(svg("line", { x1: PAD.l, x2: W - PAD.r, y1: base, y2: base, class: "il-mem-axis" }));
   for (const t of ticks) {
     if (t) g.appendChild(svg("line", { x1: PAD.l, x2: W - PAD.r, y1: y(t), y2: y(t), class: "il-mem-grid" }));
-    g.appendChild(svg("text", { x: PAD.l - 6, y: y(t) + 4, "text-anchor": "end", class: "il-mem-tick" }, fmtBytes(t)));
+    g.appendChild(
+      svg("text", { x: PAD.l - 6, y: y(t) + 4, "text-anchor": "end", class: "il-mem-tick" }, tickText(t, ticks)),
+    );
   }
   g.appendChild(
     svg("text", { x: (PAD.l + W - PAD.r) / 2, y: H - 4, "text-anchor": "middle", class: "il-mem-tick il-mem-title" }, [

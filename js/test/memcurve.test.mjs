@@ -31,7 +31,7 @@ test("another module between two instances ends the bracket", () => {
   ]);
 });
 
-import { lineRuns, netRuns, peakLabelAt, runLabels } from "../src/memcurve.js";
+import { byteTicks, lineRuns, netRuns, peakLabelAt, runLabels, tickText } from "../src/memcurve.js";
 import { nodeNumber, ordinal } from "../src/text.js";
 
 test("a repeat cut into several runs is named once, under its widest run", () => {
@@ -86,6 +86,21 @@ test("the second line runs over the points with a net_bytes, stops where they en
   assert.deepEqual(netRuns(p(10, 30, 5)), [[0, 2]]);
   assert.deepEqual(netRuns(p(null, 1, null, 2, 3)), [[3, 4]]);
   assert.deepEqual(netRuns(p(null, null)), []);
+});
+
+test("the byte axis says every tick in one unit, the step's", () => {
+  // the trial's ViT backward, peak 1.36 MiB: its top tick read "1.46 MiB" over "1000 KiB"
+  const ticks = byteTicks(1431016);
+  assert.deepEqual(
+    ticks.map((t) => tickText(t, ticks)),
+    ["0 B", "500 KiB", "1000 KiB", "1500 KiB"],
+  );
+  const big = byteTicks(5 * 1024 ** 3);
+  assert.deepEqual(
+    big.map((t) => tickText(t, big)),
+    ["0 B", "2 GiB", "4 GiB", "6 GiB"],
+  );
+  assert.equal(tickText(512, [0, 512]), "512 B");
 });
 
 test("the peak's label stays inside the chart", () => {
