@@ -400,8 +400,9 @@ def _literal(a: LaunchArg, free: Optional[dict[str, int]] = None) -> str:
     if listed and not any(re.fullmatch(r"p?[su]\d+", n) for n in listed):  # tensors by name, no size symbols
         # ``aten.index.Tensor(buf0, [primals_6])``: the tensors of a list are no arguments of their own in the record
         raise ReproducerError(
-            f"an argument is a list of tensors ({', '.join(listed)}), which the recorded launch names without their "
-            "shapes or dtypes (aten.index's indices: a boolean mask, say): no script for it"
+            f"an argument is a list of tensors ({', '.join(listed)}), which this report's launch names without their "
+            "shapes or dtypes (aten.index's indices: a boolean mask, say; a report made before inductor_lens recorded "
+            "them): no script for it. Capture it again to get one"
         )
     said = repr(text) if a.name == text else f"{a.name!r} = {text!r}"
     raise ReproducerError(f"argument {said} is neither a number nor a literal: no script for it")
@@ -484,6 +485,13 @@ def _args_code(
     made: dict[tuple, str] = {}  # a tensor's make(...) -> the name of the one made for it
     shared: list[str] = []  # the lines that make a tensor passed more than once
     makes = [_make_code(a, decl, fallback, bound, free) for a, decl in zip(launch.args, declared)]
+    # a list of tensors (aten.index's indices): each tensor made as recorded, None as None, a boolean mask all True
+    makes = [
+        "[" + ", ".join(_make_code(t, None, fallback, bound, free, mask=True) or "None" for t in a.items) + "]"
+        if a.items is not None
+        else code
+        for a, code in zip(launch.args, makes)
+    ]
     for a, code in zip(launch.args, makes):
         # the same buffer passed twice (an in-place update's in_ptr0 and out_ptr0: the output code passes arg9_1
         # for both) is one tensor, as in the real call: two would hide the read after the write through one pointer
@@ -536,15 +544,23 @@ def _arg_comment(a: LaunchArg) -> str:
     return _plain(text + (f": {a.holds}" if a.holds and a.holds != a.name else ""))
 
 
-def _make_code(a: LaunchArg, declared: Optional[str], fallback: str, bound: int, free: Optional[dict] = None) -> str:
-    """The ``make(...)`` that builds a tensor argument as recorded; ``""`` for another argument."""
+def _make_code(
+    a: LaunchArg, declared: Optional[str], fallback: str, bound: int, free: Optional[dict] = None, mask: bool = False
+) -> str:
+    """The ``make(...)`` that builds a tensor argument as recorded; ``""`` for another argument. ``mask``: a boolean
+    tensor of an index list is a mask, made all True: it selects as many elements as the data-dependent sizes of the
+    other arguments count where the script runs them at their upper bound (``SIZES``: the mask's own size), where a
+    random one made ``index_put_``'s values tensor of ``u0`` rows fit none."""
     if a.shape is None:
         return ""
     offset = a.offset if isinstance(a.offset, int) else _Size(str(a.offset)) if _covered([a.offset], free) else 0
     shape, stride = _sizes(a, "shape", free), _sizes(a, "stride", free)
     # the dtype recorded, else the one the kernel's parameter declares: the first tensor's would hand an int64
     # parameter a float32 tensor of half its bytes
-    return f"make({shape!r}, {stride!r}, {(a.dtype or declared or fallback)!r}, {offset}, {bound})"
+    dtype = a.dtype or declared or fallback
+    return (
+        f"make({shape!r}, {stride!r}, {dtype!r}, {offset}, {bound}{', fill=True' if mask and dtype == 'bool' else ''})"
+    )
 
 
 def _times(a: LaunchArg, code: str, launch: KernelLaunch, makes: list[str]) -> str:
@@ -870,15 +886,17 @@ GUARD_BYTES, GUARD_BYTE = 4096, 0xA5
 GUARDS = {{}}  # storage's data_ptr -> its guard, as bytes
 
 
-def make(shape, stride, dtype, offset=0, high=1):
-    """A tensor of these sizes, strides and storage offset: random normal floats, integers in [0, high), bools;
-    its storage followed by a guard (GUARD_BYTES)."""
+def make(shape, stride, dtype, offset=0, high=1, fill=None):
+    """A tensor of these sizes, strides and storage offset: random normal floats, integers in [0, high), bools, or
+    every element ``fill``; its storage followed by a guard (GUARD_BYTES)."""
     dtype = getattr(torch, dtype)
     extent = 1 + sum((s - 1) * st for s, st in zip(shape, stride)) if all(s > 0 for s in shape) else 0
     guard = -(-GUARD_BYTES // torch.empty(0, dtype=dtype).element_size())
     storage = torch.empty(offset + extent + guard, dtype=dtype, device=DEVICE)
     body = storage[: offset + extent]
-    if dtype.is_floating_point or dtype.is_complex:
+    if fill is not None:
+        body.fill_(fill)
+    elif dtype.is_floating_point or dtype.is_complex:
         body.normal_()
     elif dtype == torch.bool:
         body.random_(0, 2)

@@ -25,6 +25,23 @@ def _hints(layouts: OutputCodeLayouts, sizes: Optional[list]) -> Optional[list]:
     return out if all(v is not None for v in out) else None
 
 
+def _items(layouts: OutputCodeLayouts, a: dict) -> Optional[list[LaunchArg]]:
+    """``LaunchArg.items`` of a list argument: each tensor of it with its layout, a ``None`` as ``None``; null where
+    the argument is no list, or an element is neither (a size, another expression)."""
+    items = a.get("items")
+    if not items:
+        return None
+    out = []
+    for e in items:
+        if e["expr"] == "None":
+            out.append(LaunchArg(name="None", value="None"))
+        elif e["tensor"] is not None and e["tensor"].get("shape") is not None:
+            out.append(_arg(layouts, {**e, "keyword": ""}, ""))
+        else:
+            return None
+    return out
+
+
 def _arg(layouts: OutputCodeLayouts, a: dict, param: str) -> LaunchArg:
     expr, t = a["expr"], a["tensor"]
     if t is not None and t.get("shape") is not None:
@@ -42,6 +59,8 @@ def _arg(layouts: OutputCodeLayouts, a: dict, param: str) -> LaunchArg:
             param=param,
             keyword=a["keyword"],
         )
+    if (items := _items(layouts, a)) is not None:
+        return LaunchArg(name=param or a["keyword"] or expr, value=expr, param=param, keyword=a["keyword"], items=items)
     value: Any = expr
     if INT_RE.fullmatch(expr):
         value = int(expr)

@@ -588,7 +588,10 @@ class OutputCodeLayouts:
                 kw, expr = km.group(1), km.group(2).strip()
             if kw == "stream":
                 continue  # the launcher's stream, not a kernel argument
-            args.append({"expr": expr, "keyword": kw, "tensor": self.tensor_arg(expr)})
+            arg = {"expr": expr, "keyword": kw, "tensor": self.tensor_arg(expr)}
+            if expr.startswith("[") and expr.endswith("]"):  # a list of tensors (aten.index's indices: [None, buf3])
+                arg["items"] = [{"expr": e, "tensor": self.tensor_arg(e)} for e in split_args(expr[1:-1])]
+            args.append(arg)
         return {"call": line, "args": args}
 
     def hint(self, expr: Any) -> Optional[int]:

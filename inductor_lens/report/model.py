@@ -843,6 +843,9 @@ class LaunchArg(_Record):
     ``value_text``: a scalar's value as the launch table shows it, exact (``rules.launch_value_text``: a JSON
     reader's doubles round an int past 2**53), ``s0 = 8`` where symbolic; ``""`` for a tensor. Derived from
     ``value`` and ``hint`` whenever the argument is built or loaded; a stored value is ignored.
+    ``items``: an argument that is a list of tensors (``aten.index.Tensor(buf0, [None, primals_6])``'s indices), each
+    of them as an argument of its own (shape, stride, dtype), a ``None`` of the list as ``name`` and ``value``
+    ``"None"``; null for any other argument, for a list of anything else, and in reports made before it.
     """
 
     name: str
@@ -856,6 +859,7 @@ class LaunchArg(_Record):
     keyword: str = ""
     holds: str = ""
     value_text: str = ""
+    items: Optional[list["LaunchArg"]] = None
 
     def __post_init__(self) -> None:
         text = "" if self.shape is not None else launch_value_text(self.value, self.hint)

@@ -48,6 +48,29 @@ def get_args():
 """
 
 
+def test_a_list_argument_of_tensors_and_nones_records_each_and_anything_else_none():
+    """``aten.index.Tensor(x, [None, idx])`` (``x[:, idx]`` where Inductor falls back): the list's tensors are recorded
+    with their layouts, a ``None`` as ``None`` (``LaunchArg.items``), and the script makes the list so; a list with
+    anything else (a size) records no items."""
+    from inductor_lens.analysis.reproducer import _args_code
+
+    code = CALL.replace(
+        "    return (buf2, buf3, )",
+        "    buf5 = torch.ops.aten.index.Tensor(primals_2, [None, reinterpret_tensor(buf3, (4, ), (1, ), 0)])\n"
+        "    buf6 = torch.ops.aten.index.Tensor(primals_2, [s0, primals_1])\n"
+        "    return (buf2, buf3, )",
+    )
+    layouts = OutputCodeLayouts(code)
+    x, listed = kernel_launch(layouts, "torch.ops.aten.index.Tensor", "extern", "", buffer="buf5").args
+    none, idx = listed.items
+    assert (x.name, listed.value, none.name, none.value) == ("primals_2", listed.name, "None", "None")
+    assert (idx.name, idx.shape, idx.stride, idx.dtype) == ("buf3", [4], [1], "float32")
+    _, other = kernel_launch(layouts, "torch.ops.aten.index.Tensor", "extern", "", buffer="buf6").args
+    assert other.items is None
+    launch = kernel_launch(layouts, "torch.ops.aten.index.Tensor", "extern", "", buffer="buf5")
+    assert "        [None, make([4], [1], 'float32', 0, 1)],  # [None, reinterpret_tensor(" in _args_code(launch, 1)
+
+
 def test_call_lines_give_layouts_views_and_symbolic_hints():
     """Hand-written output code: the reuse of a buffer keeps its layout, a reinterpret_tensor view has its own
     sizes, strides and offset and the base's dtype; symbolic sizes stay text with get_args' values as hints."""
@@ -1008,7 +1031,8 @@ def test_a_list_of_tensors_argument_says_what_it_is_and_a_garbled_name_is_said_o
 
     with pytest.raises(ReproducerError) as e:
         _literal(LaunchArg(name="[primals_6]", value="[primals_6]"))
-    assert str(e.value).startswith("an argument is a list of tensors (primals_6), which the recorded launch names")
+    assert str(e.value).startswith("an argument is a list of tensors (primals_6), which this report's launch names")
+    assert str(e.value).endswith("Capture it again to get one")
     with pytest.raises(ReproducerError, match=r"^argument '\[s0, u1\]' is neither a number nor a literal"):
         _literal(LaunchArg(name="[s0, u1]", value="[s0, u1]"))
     with pytest.raises(ReproducerError, match=r"^argument 'x' = 'foo bar' is neither"):

@@ -5,6 +5,7 @@ allocations of Inductor's output code."""
 import logging
 import math
 import re
+import sys
 
 import pytest
 
@@ -1021,6 +1022,34 @@ def test_a_size_input_is_no_tensor_left_out_of_the_input_bytes(dynamic_step):
         sizes = re.findall(r'^\s+(\w+): "Sym\(', _split(logged[kind])[0], re.M)  # torch's own signature
         assert sizes, logged[kind]
         assert c.memory.uncounted_inputs == [] and not c.memory.at_least, (c.graph_kind, c.memory.uncounted_inputs)
+
+
+def test_a_boolean_mask_index_has_its_tensors_recorded_and_a_script_that_runs_it(
+    data_dependent, tmp_path, monkeypatch, capsys
+):
+    """nu24 (a new user's trial): ``aten.index.Tensor(arg0_1, [buf5])`` (``x[x > 0]``) had no reproducer: the launch
+    named the list's tensors without shape or dtype. Each is recorded (``LaunchArg.items``) and the script makes it,
+    a boolean mask all True (it selects as many rows as a data-dependent size at its upper bound counts: a random one
+    made ``index_put_``'s values of ``u0`` rows fit none). Run here as ``python script.py`` would run it."""
+    import runpy
+
+    c, _, _, _ = data_dependent
+    (k,) = [k for k in c.kernels if k.launch and any(a.items is not None for a in k.launch.args)]
+    (listed,) = [a for a in k.launch.args if a.items is not None]
+    (mask,) = listed.items
+    assert (listed.value, mask.name, mask.shape, mask.stride, mask.dtype) == ("[buf5]", "buf5", [64], [1], "bool")
+    assert (
+        k.reproducer and "[make([64], [1], 'bool', 0, " in k.reproducer and ", fill=True)],  # [buf5]" in k.reproducer
+    )
+    path = tmp_path / "index.py"
+    path.write_text(k.reproducer)
+    monkeypatch.setattr(sys, "argv", [str(path), "--runs", "2", "--warmup", "0"])
+    try:
+        runpy.run_path(str(path), run_name="__main__")
+    except SystemExit as e:
+        assert not e.code, capsys.readouterr()
+    out = capsys.readouterr().out
+    assert out.startswith(f"{k.name}: check passed: the kernel ran and returned a [64] float32 tensor"), out
 
 
 def test_a_kernel_of_data_dependent_sizes_has_a_reproducer_that_runs_them_at_their_bound(data_dependent, tmp_path):
