@@ -236,6 +236,17 @@ def buffer_stack(buffer: LiveBuffer, fused: Optional[dict[str, FusedNode]], fx: 
     return f.user_stack[0] if f is not None and f.user_stack else buffer.user_stack
 
 
+def saved_display(s: _Saved, fx: dict[str, GraphNode]) -> str:
+    """``SavedTensor.display`` of a saved tensor: the name the user knows an input or a copy by, as it is; an
+    activation's op as the graph's ovals, the launch table and the peak's buffers name it (``rules.made_by``: ``silu``
+    for the backward's ``div``, SiLU's decomposition), where that is not its name: the saved-for-backward table named
+    one tensor ``div`` where the rest of the page said ``model silu``."""
+    if s.display or s.kind != "activation" or s.fx_node not in fx:
+        return s.display
+    what = made_by(s.fx_node, fx)[1]
+    return what if what != s.name else ""
+
+
 def memory_lines(
     m: Memory,
     fx: dict[str, GraphNode],
@@ -250,7 +261,8 @@ def memory_lines(
     compile's fused nodes by name), each buffer alive at the peak also gets its ``module`` (:func:`buffer_module`);
     ``grads`` (:func:`gradient_buffers`) names a backward's output buffers by the gradients they are."""
     saved = [
-        dataclasses.replace(s, user_line=row_line(s.user_stack, fx.get(s.fx_node), built)) for s in m.saved_for_backward
+        dataclasses.replace(s, user_line=row_line(s.user_stack, fx.get(s.fx_node), built), display=saved_display(s, fx))
+        for s in m.saved_for_backward
     ]
     redo = [
         dataclasses.replace(

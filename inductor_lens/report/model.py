@@ -1117,8 +1117,9 @@ class SavedTensor(_Record):
     weight on a CPU; memory held as an activation's is). ``fx_node`` the forward's post-grad node that produced
     it; ``module`` its innermost nn.Module path (for an input, the module that owns the parameter; ``""`` if
     none); ``user_line`` the line its row names (``RowLine``); ``display`` the name the user knows an input or a
-    copy by (``x``, ``fc1.weight``: the forward's placeholder's display name), ``""`` for an activation and in
-    reports made before it."""
+    copy by (``x``, ``fc1.weight``: the forward's placeholder's display name), an activation's op as the graph's ovals
+    name it where that is not ``name`` (``silu`` for ``div``: ``report/lines.saved_display``), else ``""`` (and in
+    reports made before it)."""
 
     name: str
     shape: Optional[list] = None

@@ -1014,6 +1014,23 @@ def test_a_dynamic_steps_saved_shapes_are_the_graphs_and_the_bytes_say_their_siz
     assert _pair(mlp_step[0])[0].memory.sizes_at == ""
 
 
+def test_a_saved_activation_is_named_by_its_op_as_the_rest_of_the_page_names_it(dynamic_step):
+    """nu24 (a new user's trial): SiLU's output, which the backward takes as ``div`` (SiLU's decomposition), was "model
+    silu" in the graph's ovals and the table of buffers alive at the peak, and ``div`` alone in the saved-for-backward
+    table. Its row shows the op (``SavedTensor.display``: ``silu``, torch's name beside it); an activation whose op is
+    its name shows nothing more."""
+    from inductor_lens.report.rules import made_by
+
+    fwd, _ = _pair(dynamic_step[0])
+    fx = {n.name: n for n in fwd.graphs["post_grad"].nodes}
+    acts = [s for s in fwd.memory.saved_for_backward if s.kind == "activation"]
+    (silu,) = [s for s in acts if made_by(s.fx_node, fx)[1] == "silu"]
+    assert silu.name != "silu" and silu.display == "silu"
+    out = next(o for o in fwd.outputs if o.node == silu.fx_node)
+    assert out.name.endswith(" silu") and out.role == "saved"
+    assert all(s.display == "" for s in acts if made_by(s.fx_node, fx)[1] == s.name)
+
+
 def test_a_size_input_is_no_tensor_left_out_of_the_input_bytes(dynamic_step):
     """nu26 D2: under dynamic shapes the graphs take sizes (``primals_1: "Sym(s77)"``), which hold no tensor bytes;
     ``Memory.uncounted_inputs`` listed them, so the view said "inputs ≥ ..." where every tensor input was counted."""
