@@ -74,7 +74,7 @@ SCHEMA_VERSION = 2
 
 #: The generation of the derived fields (``report/finish.py``) a report holds. A report written before
 #: derived fields were added (no ``derived`` key, or a smaller number) gets them filled when it is loaded.
-DERIVED_VERSION = 41  # 2: Trigger.summary; 3: Compile.module_view, FusedNode.group_path; 4: FusedNode.no_line_reason;
+DERIVED_VERSION = 42  # 2: Trigger.summary; 3: Compile.module_view, FusedNode.group_path; 4: FusedNode.no_line_reason;
 # 5: a backward's saved inputs named by what made them, input copies labelled, Trigger.kind ahead_of_time;
 # 6: FusedNode.built_lines (where the user's code built the modules of ops that ran inside torch)
 # 7: module paths inferred where a compile recorded none (Compile.modules_inferred, report/module_paths.py)
@@ -143,6 +143,8 @@ DERIVED_VERSION = 41  # 2: Trigger.summary; 3: Compile.module_view, FusedNode.gr
 # 41: FusedNode.box_kind and op_count (a region call's box said "extern" and counted its subgraph's get_attr as an
 # op); a training forward's graph_note says a model's parameters require grad only where the graph has some;
 # Kernel.no_line_reason and no_line_text (the kernel table's line cell of a kernel no line of the user's ran)
+# 42: ModuleRepeat.summary counts the fused nodes that run apart with "+" (not in "14-16 fused nodes each": layers.0
+# expanded showed 17)
 
 #: Languages a kernel may be written in: what Inductor's output code defines (``async_compile.<kind>``),
 #: ``extern`` for calls of library kernels, ``other`` when the source was not found.

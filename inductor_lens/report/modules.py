@@ -337,7 +337,10 @@ def _repeat(
     if away:
         n_away = sum(k for _, k in away)
         whose = ", ".join(_short(m, label) for m, _ in away[:3]) + (", …" if len(away) > 3 else "")
-        summary += f"; {plural(n_away, 'fused node')} of {whose} {'runs' if n_away == 1 else 'run'} apart from the rest"
+        # "+": not in the count of fused nodes each (layers.0 "14-16 fused nodes each" expanded shows its 16 and this 1)
+        summary += (
+            f"; + {plural(n_away, 'fused node')} of {whose} {'runs' if n_away == 1 else 'run'} apart from the rest"
+        )
     return ModuleRepeat(
         key=REPEAT_PREFIX + label,
         label=label,

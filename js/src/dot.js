@@ -204,11 +204,16 @@ function callText(compile, n) {
   return "";
 }
 
-/** `text` cut after ", " / "; " or before " (" into lines of at most `n` characters (a line without a cut is clipped later). */
-function wrap(text, n) {
+/** `text` cut after ", " / "; " or before " (" into lines of at most `n` characters; a part longer than a line is cut
+ * between its words ("+ 1 fused node of layers.0 runs apart from the rest" was clipped to "...from the re…"); a word
+ * longer than a line is clipped later. */
+export function wrap(text, n) {
   const out = [];
   let line = "";
-  for (const part of String(text).split(/(?<=[,;] )|(?= \()/)) {
+  const parts = String(text)
+    .split(/(?<=[,;] )|(?= \()/)
+    .flatMap((part) => (part.trim().length > n ? part.split(/(?<= )/) : [part]));
+  for (const part of parts) {
     if (line && (line + part).trimEnd().length > n) {
       out.push(line.trim());
       line = "";

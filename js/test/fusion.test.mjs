@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import test from "node:test";
 import { indexCompile, plural, search, sharedKernel } from "../src/data.js";
-import { buildFusion, clipMiddle } from "../src/dot.js";
+import { buildFusion, clipMiddle, wrap } from "../src/dot.js";
 
 const frame = { file: "/home/me/model.py", line: 7, function: "forward", code: "x = layer(x)" };
 // Compile.edges as Python's report/rules.fusion_edges ships them
@@ -575,4 +575,17 @@ test("each graph output is an oval of its own, a view of an input drawn from it,
   );
   assert.deepEqual(from(b.keyToId.get("out:2")), [b.keyToId.get("node:op0")]);
   assert.equal(b.items.get(b.keyToId.get("out:1")).title, "t (arg0_1): view of x (no copy)");
+});
+
+test("a repeat's summary wraps between words where a part is longer than a line", () => {
+  // nu24's ViT: "1 fused node of layers.0 runs apart from the re…" (one part with no ", " or "; " in it)
+  const said =
+    "the same sub-modules, 14-16 fused nodes each (the fused nodes differ); + 1 fused node of layers.0 runs apart from the rest";
+  const lines = wrap(said, 47);
+  assert.ok(
+    lines.every((l) => l.length <= 47),
+    lines.join("|"),
+  );
+  assert.equal(lines.join(" "), said);
+  assert.deepEqual(wrap("a, b", 47), ["a, b"]);
 });

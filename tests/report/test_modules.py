@@ -129,7 +129,7 @@ def test_a_node_a_fusion_put_into_an_earlier_layers_span_runs_apart_and_the_laye
     fused = layer(0)[:1] + [hoisted] + layer(0)[1:] + layer(1) + layer(2)
     (r,) = find_repeats(fused)
     assert r.modules == ["net.blocks.0", "net.blocks.1", "net.blocks.2"] and r.nodes_each == 2 and r.same == "kinds"
-    assert r.summary.endswith("; 1 fused node of blocks.2 runs apart from the rest")
+    assert r.summary.endswith("; + 1 fused node of blocks.2 runs apart from the rest")
     view, paths = module_view(fused, [])
     assert paths["mask2"] == ["net", "repeat:net.blocks.0-2", "net.blocks.2", "net.blocks.2.attn"]
     # two layers with the same sub-modules, one with a node more: no shape is the most common
@@ -157,7 +157,7 @@ def test_the_first_blocks_counters_updated_with_every_others_in_the_first_kernel
     ]
     (r,) = find_repeats([_node("stem", "extern", ["stem"]), *counters, *blocks])
     assert r.modules == ["layer1.0", "layer1.1"] and r.nodes_each == 6 and r.same == "kernels", r
-    assert r.summary.endswith("; 4 fused nodes of layer1.0, layer1.1 run apart from the rest"), r.summary
+    assert r.summary.endswith("; + 4 fused nodes of layer1.0, layer1.1 run apart from the rest"), r.summary
 
 
 def test_a_checkpointed_backward_repeats_though_its_head_and_recomputation_run_among_the_blocks():
@@ -382,7 +382,7 @@ def test_the_loss_after_the_head_is_no_part_of_the_last_layer_whose_statistics_r
     fused = layer(0) + layer(1) + [head, *loss, *late]
     (r,) = find_repeats(fused)
     assert r.modules == ["net.layers.0", "net.layers.1"] and r.nodes_each == 2 and r.attached == [[], []]
-    assert r.summary.endswith("; 2 fused nodes of layers.0, layers.1 run apart from the rest")
+    assert r.summary.endswith("; + 2 fused nodes of layers.0, layers.1 run apart from the rest")
     _, paths = module_view(fused, [])
     assert "loss0" not in paths and "loss1" not in paths  # the top level's: no group
     assert paths["stat1"] == ["net", "repeat:net.layers.0-1", "net.layers.1", "net.layers.1.norm"]
