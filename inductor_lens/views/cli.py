@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Optional, Sequence
 if TYPE_CHECKING:  # argparse, and what it imports (shutil, gettext, locale: ~1.8 MB), only for the commands it parses
     import argparse
 
-from .cli_common import PROG, CLIError, _say
+from .cli_common import PROG, CLIError, _say, _say_paragraph
 
 
 def _run_script(path: str) -> None:
@@ -366,7 +366,7 @@ def cmd_run(tokens: Sequence[str]) -> int:
         _say(f"error: nothing compiled: {reason} (report written to {_where(written)})")
         return 1
     if not opts["quiet"]:
-        _say(report.when)  # the answer to "when did Inductor run?"; the last line stays what was written
+        _say_paragraph(report.when)  # the answer to "when did Inductor run?"; the last line stays what was written
     _say(f"{n} compile(s), {k} kernel(s); wrote {_where(written)}")
     return 0
 
@@ -397,7 +397,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
         raise CLIError("demo: nothing compiled: " + _outcome.why_nothing_compiled(report, who="the demo"), code=1)
     written = _write(report, args.output, args.json)
     if not args.quiet:
-        _say(report.when)
+        _say_paragraph(report.when)
     _say(f"{len(report.compiles)} compile(s), {len(report.kernels)} kernel(s); wrote {_where(written)}")
     return 0
 

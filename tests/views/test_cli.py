@@ -131,16 +131,40 @@ def test_run_runs_the_script_as_python_would(ran, workdir):
     assert "kernel generated: cpp_fused_add_cos_pow_sin_0 (0/0 inference)" in ran.stderr
     for step in ("dynamo tracing", "AOT autograd", "graph passes", "lowering", "scheduler fusion", "code generation"):
         assert f"] {step}\n" in ran.stderr, step
-    progress = "\n".join(ran.stderr.splitlines()[:-2])  # the progress lines: not Report.when and the last line
+    lines = ran.stderr.rstrip("\n").splitlines()
+    at = max(i for i, t in enumerate(lines) if t.startswith("inductor-lens: torch.compile("))
+    progress = "\n".join(lines[:at])  # the progress lines: not Report.when and the last line
     assert "pass.post_grad_passes" not in progress and "compile_fx" not in progress  # (Report.when names compile_fx)
     assert "\r" not in ran.stderr, "no updating line when stderr is not a terminal"
     line = last_line(ran.stderr)
     assert str(workdir / "out.html") in line and str(workdir / "out.json") in line
     assert "1 compile(s), 1 kernel(s)" in line
-    # above it, when Inductor ran: the report's own words (Report.when), the user's call of f named
-    when = ran.stderr.rstrip("\n").splitlines()[-2]
+    # above it, when Inductor ran: the report's own words (Report.when), the user's call of f named, a sentence to a
+    # line each wrapped under the program's name (one line of 600 characters was hard to read)
+    said = lines[at:-1]
+    assert len(said) >= 3 and all(len(t) <= 100 for t in said) and all(t.startswith(" " * 15) for t in said[1:]), said
+    when = " ".join(t.strip() for t in said)
     assert when == f"inductor-lens: {report.when}" and "Inductor first ran at " not in when, when
     assert "The first call of f() (script.py:" in when and "handed the graph to Inductor (compile_fx)" in when, when
+
+
+def test_the_when_paragraph_is_a_sentence_to_a_line_wrapped_to_the_terminal(monkeypatch, capsys):
+    """nu24 (a new user's trial): the CLI said when Inductor ran in one line of ~600 characters. A sentence to a line,
+    wrapped to the terminal (here 60 columns), a time never cut from its unit; the words are the report's whole."""
+    from inductor_lens.views.cli_common import _say_paragraph
+
+    text = (
+        "torch.compile(f) at train.py:9 ran at 120 µs, took 6.00 ms and only wrapped f: nothing compiled there. The "
+        "first call of f() (train.py:12) started the compile: dynamo began at 4.06 s and traced its bytecode until "
+        "4.14 s, then handed the graph to Inductor (compile_fx), which lowered, fused and generated code until 9.20 s."
+    )
+    monkeypatch.setenv("COLUMNS", "60")
+    _say_paragraph(text)
+    lines = capsys.readouterr().err.rstrip("\n").split("\n")
+    assert lines[0].startswith("inductor-lens: torch.compile(f)") and all(len(t) <= 60 for t in lines), lines
+    assert any(t.strip().startswith("The first call of f()") for t in lines), lines  # a sentence starts a line
+    assert not any(re.search(r"\d$", t) for t in lines), lines  # "4.06" never left without its "s"
+    assert " ".join(t.strip() for t in lines) == f"inductor-lens: {text}"
 
 
 def _sigint_default() -> None:
