@@ -367,7 +367,28 @@ RESTARTS = {
     "value (TensorifyScalarRestartAnalysis)",
     "SpeculationRestartAnalysis": "a guess dynamo made while tracing turned out wrong (SpeculationRestartAnalysis)",
 }
+#: The same, in the few words beside the timeline's phase name (``compile_attempt_1 · guess failed``: the name and
+#: its words fit the row's 38 characters, or the words are not shown).
+RESTARTS_SHORT = {
+    "TensorifyScalarRestartAnalysis": "float specialized",
+    "SpeculationRestartAnalysis": "guess failed",
+}
 _CLASS_RE = re.compile(r"<class '(?:[\w.]+\.)?(\w+)'>")
+
+
+def restart_gloss(reason: str) -> str:
+    """The few words beside the timeline's ``compile_attempt_N`` (N >= 1): why dynamo's tracing started again, ``after a
+    break`` (the graph break's telling line is the phase's sentence), a restart torch records by its class alone by
+    what it was (:data:`RESTARTS_SHORT`); ``dynamo, again`` where the reason is not known. The name and its words fit
+    the row (the trial's ViT read "compile_attempt_1 · dynamo, again", which said not why; longer words are hidden).
+
+    >>> restart_gloss("Unsupported Tensor.backward() call"), restart_gloss("<class 'x.SpeculationRestartAnalysis'>")
+    ('after a break', 'guess failed')
+    """
+    m = _CLASS_RE.fullmatch(reason.strip())
+    if m:
+        return RESTARTS_SHORT.get(m.group(1), "dynamo, again")
+    return "after a break" if reason.strip() else "dynamo, again"
 
 
 def restart_words(reason: str) -> str:
@@ -400,8 +421,9 @@ def phase_words(name: str, restarts: Sequence[str] = ()) -> tuple[str, str]:
         again = (
             f"; attempt {n} ran because attempt {n - 1} had to start again" + (f": {why}" if why else "") if n else ""
         )
+        reason = restarts[n - 1] if 0 < n <= len(restarts) and restarts[n - 1] else ""
         return (
-            "dynamo" if not n else "dynamo, again",
+            "dynamo" if not n else restart_gloss(reason),
             f"dynamo's attempt {n + 1} to trace and compile the frame (tracing starts again, as the next attempt, when it "
             f"must: a graph break found inside, a guess that failed){again}",
         )
