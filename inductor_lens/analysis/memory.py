@@ -1013,6 +1013,37 @@ def _returned_to_caller(forward: Compile, backward_post) -> set[str]:
     return {g.name for g, item in saved_returns(forward, backward_post) if item in user}
 
 
+def region_extra(region: Compile) -> int:
+    """The bytes a call of a repeated region (``region``: its compile, a ``torch.compiler.nested_compile_region``'s
+    subgraph) adds to its caller's at the call: the region's peak (its buffers, outputs among them once allocated)
+    less the outputs it returns, which the caller counts already as the call's buffers. So the caller's bytes at the
+    call, its own and the call's outputs, plus these, are the most alive while the call runs. Its outputs are found by
+    their storage (``buf1 = buf0; del buf0  # reuse``: the output ``buf1`` is allocated as ``buf0``). 0 where the
+    region has no memory, or holds nothing but what it returns. (A region's buffer of a size known only when it runs
+    is not counted in its peak: then neither here.)"""
+    m = region.memory
+    if m is None or not m.timeline:
+        return 0
+    code = str(region.output_code or "")
+    aliases = {**renames(code), **reuses(code)}
+    returned = {storage_root(o.buffer, aliases) for o in region.outputs}
+    out = sum(b.bytes for p in m.timeline for b in p.allocates if storage_root(b.name, aliases) in returned)
+    return max(0, m.peak_bytes - out)
+
+
+def region_buffer_name(region: str, node: str) -> str:
+    """The name of what a call (fused node ``node``) of repeated region ``region`` holds inside while it runs, as the
+    Memory view's tables and points name it: ``repeated_subgraph0 at op2: its own buffers`` (one per call)."""
+    return f"{region} at {node}: its own buffers"
+
+
+#: What ``Memory.source`` adds where a graph calls a repeated region: how its calls are counted.
+REGION_CALLS_NOTE = (
+    "a call of a repeated region (invoke_subgraph) holds the region's own buffers while it runs: counted at the call's "
+    "point at their peak, beyond what the region returns (the region's compile's memory, analysis/memory.region_extra)"
+)
+
+
 def net_curve(points: list[MemoryPoint], freed: list[int], fused: Optional[Sequence[FusedNode]] = None) -> list[int]:
     """The live bytes of each point less the inputs freed before it (``freed[i]`` is freed after point ``i``): what
     the allocator holds above its level at the call while each runs (``MemoryPoint.net_bytes``). With ``fused``
@@ -1116,10 +1147,33 @@ def memory(
     device: str = "cpu",
     forward: Optional[Compile] = None,
     constants: Optional[dict[str, int]] = None,
+    calls: Optional[dict[str, tuple[str, int]]] = None,
 ) -> Memory:
     """The ``Memory`` of ``compile`` from its buffers (see :func:`timeline`), the bytes of its graph inputs and of
     the graph constants its kernels read (frozen weights), and (for the forward of a training step) the backward
-    compile that reads what it saved, or (for a backward) the forward that saved its inputs."""
+    compile that reads what it saved, or (for a backward) the forward that saved its inputs. ``calls``: for each
+    fused node that calls a repeated region, the region's name and the bytes it holds while it runs beyond what it
+    returns (:func:`region_extra`): a buffer of those bytes, live at the call's point alone, named by the region."""
+    calls = {k: v for k, v in (calls or {}).items() if v[1] > 0}
+    if calls:  # each call's region: what it allocates inside, alive at the call only (written and freed there)
+        post = compile.graphs.get("post_grad")
+        graph = {n.name for n in post.nodes} if post is not None else set()
+        called = {n.name: n for n in compile.fused_nodes if n.name in calls}
+        buffers = [
+            *buffers,
+            *(
+                {
+                    "name": region_buffer_name(name, node),  # one per call: a name is a storage here
+                    "node": node,
+                    "bytes": extra,
+                    "users": [],
+                    "is_output": False,
+                    "origin": next((f for f in called[node].fx_nodes if f in graph and "invoke" in f), ""),
+                }
+                for node, (name, extra) in calls.items()
+                if node in called
+            ),
+        ]
     post = compile.graphs.get("post_grad")
     fx = {n.name: n for n in post.nodes} if post is not None else {}
     home = box_of(compile.fused_nodes)  # one point per box: glue is its box's
@@ -1174,7 +1228,11 @@ def memory(
         saved_activation_bytes=None if unknown else sum(b or 0 for s, b in zip(saved, counted) if s.kind in HELD_KINDS),
         recomputed=redo,
         measured_peak_bytes=None,
-        source=SOURCE + "; " + (NOT_MEASURED_CPU if device == "cpu" else NOT_MEASURED),
+        # (the region's words before the measurement's: a measured run replaces what follows "; peak ")
+        source=SOURCE
+        + (f"; {REGION_CALLS_NOTE}" if calls else "")
+        + "; "
+        + (NOT_MEASURED_CPU if device == "cpu" else NOT_MEASURED),
         input_bytes=sum(v or 0 for v in inputs.values()),
         constant_bytes=sum(v or 0 for v in (constants or {}).values()),
         constants=held_constants(compile, constants or {}),

@@ -1892,18 +1892,33 @@ def _with_aot_code(graphs: list[RawGraph], trace: _Trace) -> list[RawGraph]:
 
 def _with_memory(compiles: list[Compile], facts: list[Optional[dict]], device: str, diagnostics: list) -> list[Compile]:
     """Each compile with its ``memory`` (capturing/memory.py); a forward of a training step is paired with its
-    backward, which says what it saved. A failure is a diagnostic, never a lost report."""
-    from ..report.finish import compile_note, pair_backward
+    backward, which says what it saved. A repeated region's compile is worked out before the compiles that call it,
+    whose calls then hold what the region allocates inside (``analysis/memory.region_extra``). A failure is a
+    diagnostic, never a lost report."""
+    from ..analysis.memory import region_extra
+    from ..report.finish import compile_note, pair_backward, region_calls
     from .memory import memory_of
 
     backs = pair_backward(compiles)
     fronts = {b.id: fid for fid, b in backs.items()}
     by_id = {c.id: c for c in compiles}
-    out = []
-    for c, f in zip(compiles, facts):
+    called = region_calls(compiles)  # (caller id, call node) -> the region's compile id
+    regions = set(called.values())
+    done: dict[str, Compile] = {}
+    # the regions first (a region called inside another region before it), then the rest in the capture's order
+    order = sorted(range(len(compiles)), key=lambda i: (compiles[i].id not in regions, i))
+    for i in order:
+        c, f = compiles[i], facts[i]
         try:
             front = by_id.get(fronts.get(c.id, ""))
-            c = dataclasses.replace(c, memory=memory_of(c, f, backs.get(c.id), device=device, forward=front))
+            calls = {
+                node: (done[r].subgraph, region_extra(done[r]))
+                for (caller, node), r in called.items()
+                if caller == c.id and r in done
+            }
+            c = dataclasses.replace(
+                c, memory=memory_of(c, f, backs.get(c.id), device=device, forward=front, calls=calls)
+            )
             c = dataclasses.replace(c, graph_note=compile_note(c))  # it says whether the tensors saved are known
         except Exception as e:
             diagnostics.append(
@@ -1911,8 +1926,8 @@ def _with_memory(compiles: list[Compile], facts: list[Optional[dict]], device: s
                     "build_failed", f"the memory of compile {c.id} could not be worked out ({type(e).__name__}: {e})"
                 )
             )
-        out.append(c)
-    return out
+        done[c.id] = c
+    return [done[c.id] for c in compiles]
 
 
 def _env_int(name: str) -> Optional[int]:

@@ -232,9 +232,11 @@ def memory_of(
     backward: Optional[Compile],
     device: str = "cpu",
     forward: Optional[Compile] = None,
+    calls: Optional[dict[str, tuple[str, int]]] = None,
 ) -> Optional[Memory]:
     """``Compile.memory`` from ``read_buffers``' facts (None when they were not recorded) and, for a forward
-    graph of a training step, the backward compile that reads its saved tensors (for a backward, its forward)."""
+    graph of a training step, the backward compile that reads its saved tensors (for a backward, its forward);
+    ``calls``: what each call of a repeated region holds inside (``analysis.memory``)."""
     if facts is None:
         return None
     return analysis.memory(
@@ -245,6 +247,7 @@ def memory_of(
         device=device,
         forward=forward,
         constants=facts.get("constants") or {},
+        calls=calls,
     )
 
 

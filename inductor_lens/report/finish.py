@@ -316,6 +316,26 @@ def link_branches(compiles: list[Compile]) -> list[Compile]:
     return out
 
 
+def region_calls(compiles: list[Compile]) -> dict[tuple[str, str], str]:
+    """Each call of a repeated region (``invoke_subgraph``, ``torch.compiler.nested_compile_region``) by ``(its
+    compile's id, its fused node's name)``: the id of the region's compile, as :func:`link_branches` links them (the
+    capture's memory pass counts the region's own buffers at each call: ``capturing/build._with_memory``)."""
+    by_name = {(c.compile_id, c.subgraph): c.id for c in compiles if c.subgraph}
+    out: dict[tuple[str, str], str] = {}
+    if not by_name:
+        return out
+    for c in compiles:
+        fx = None
+        for n in c.fused_nodes:
+            if n.kernel or control_flow(n.ops) != "invoke_subgraph":
+                continue
+            fx = _fx_of(c) if fx is None else fx
+            ids = [by_name[key] for b in _branches(c, n, fx) if (key := (c.compile_id, b)) in by_name]
+            if len(ids) == 1:
+                out[(c.id, n.name)] = ids[0]
+    return out
+
+
 def region_launches(c: Compile) -> int:
     """The kernel launches one run of a compile's graph makes: one per call site of each kernel
     (``Kernel.call_sites``), one for a kernel whose call sites are not recorded."""

@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import re
-import shutil
 import sys
-import textwrap
 
 PROG = "inductor-lens"
 
@@ -30,6 +28,9 @@ def _say_paragraph(text: str) -> None:
     """``text`` (a report's words: ``Report.when``, ~600 characters) said a sentence to a line, each wrapped to the
     terminal (at most PARAGRAPH_WIDTH), under the program's name: one line of 600 characters was the CLI's answer to
     "when did Inductor run?". The words are the report's, whole: the lines joined with spaces give them back."""
+    import shutil  # here: every command imports this module, and shutil brings bz2 and lzma (the import's lean path)
+    import textwrap
+
     width = min(PARAGRAPH_WIDTH, shutil.get_terminal_size((PARAGRAPH_WIDTH, 24)).columns)
     lead = f"{PROG}: "
     lines = []

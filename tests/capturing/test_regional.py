@@ -135,11 +135,32 @@ def test_the_main_graphs_memory_follows_the_frees_of_its_output_code(regional):
     first, second = [n.name for n in main.fused_nodes if "invoke_subgraph" in n.ops]
     (total,) = [n.name for n in main.fused_nodes if n.kernel and "sum" in n.ops]
     layer_out = 2 * 3 * 8 * 4  # a float32 (2, 3, 8)
-    assert [b.name for b in points[first].allocates] == ["buf1"]
-    assert [b.name for b in points[second].frees] == ["buf1"]
-    assert main.memory.peak_bytes == 2 * layer_out  # the second call's input and output
+    # what the region holds while each call runs (the next test)
+    assert [b.name for b in points[first].allocates] == [f"repeated_subgraph0 at {first}: its own buffers", "buf1"]
+    assert [b.name for b in points[second].frees] == [f"repeated_subgraph0 at {second}: its own buffers", "buf1"]
+    extra = points[first].allocates[0].bytes
+    assert main.memory.peak_bytes == 2 * layer_out + extra  # the second call's input and output, and its inside
     assert points[total].live_bytes == layer_out + 2 * 3 * 4  # the last layer's output, and the (2, 3) sum
     assert re.search(r"buf\d+ = repeated_subgraph0\(", code)
+
+
+def test_each_call_of_a_region_holds_what_the_region_allocates_inside_at_its_peak(regional):
+    """The calling graph's curve did not add the region's own buffers during each call: ``up``'s (2, 3, 16) output
+    and ``silu(a) * b`` live inside ``repeated_subgraph0`` were in no point of it, its peak said 384 B where 768 B are
+    alive during the second call. Each call's point holds the region's peak less what it returns (the call's own
+    buffer, counted already), named by the region, and the peak's table and text say it."""
+    report, main, region, _ = regional
+    layer_out = 2 * 3 * 8 * 4
+    extra = region.memory.peak_bytes - layer_out  # the region returns one (2, 3, 8) float32
+    assert extra == 2 * 3 * 16 * 4 and extra > 0  # up's output and silu(a) * b (half its size) at once, less the output
+    calls = [n.name for n in main.fused_nodes if "invoke_subgraph" in n.ops]
+    points = {p.node: p for p in main.memory.timeline}
+    for name in calls:
+        (own,) = [b for b in points[name].allocates if b.name == f"repeated_subgraph0 at {name}: its own buffers"]
+        assert own.bytes == extra and own in points[name].frees  # alive at its call only
+    (held,) = [b for b in main.memory.peak_buffers if b.name == f"repeated_subgraph0 at {calls[1]}: its own buffers"]
+    assert (held.bytes, held.node, held.op, held.module) == (extra, calls[1], "invoke_subgraph", "layers.1")
+    assert main.memory.peak_text.endswith(f"{layer_out * 2 + extra} B") and "repeated region" in main.memory.source
 
 
 def test_an_imported_log_reads_the_region_as_a_compile_of_its_own_called_by_each_layer(regional):
