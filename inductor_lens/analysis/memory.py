@@ -1026,7 +1026,9 @@ def region_extra(region: Compile) -> int:
         return 0
     code = str(region.output_code or "")
     aliases = {**renames(code), **reuses(code)}
-    returned = {storage_root(o.buffer, aliases) for o in region.outputs}
+    # what its function returns (an import's outputs are named by their FX nodes, not by their buffers)
+    items = [storage_name(i) for i in returned_items(code, region.subgraph)] if region.subgraph else []
+    returned = {storage_root(name, aliases) for name in [*items, *(o.buffer for o in region.outputs)]}
     out = sum(b.bytes for p in m.timeline for b in p.allocates if storage_root(b.name, aliases) in returned)
     return max(0, m.peak_bytes - out)
 

@@ -45,6 +45,8 @@ _NAME = re.compile(r"[A-Za-z_]\w*")
 #: The functions a printed size may call (``max(1, s17)``, sympy's ``Max``): no size symbols
 _SIZE_FUNCS = frozenset({"max", "min", "Max", "Min"})
 _DEL = re.compile(r"^del (?P<names>[\w, ]+)$")
+#: ``repeated_subgraph0_args = [buf1, arg3_1, arg4_1]``: the list a region's call takes, which holds them until it runs
+_REGION_ARGS = re.compile(r"^\w+_args = \[(?P<args>[^\]]*)\]$")
 
 
 def code_buffers(c: Compile) -> Union[dict, str]:
@@ -81,6 +83,7 @@ def code_buffers(c: Compile) -> Union[dict, str]:
     made_as = {b: r for b, r in zip(returned, outs) if r and b.startswith("buf")}  # a returned buffer: its node
     buffers: dict[str, dict] = {}
     tuples: dict[str, int] = {}  # an extern's tuple result -> the launch that made it
+    called: dict[str, str] = {}  # a repeated region's call's tuple result -> the region's function
     k = 0  # launches seen
     for raw in body:
         line = raw.strip()
@@ -91,6 +94,8 @@ def code_buffers(c: Compile) -> Union[dict, str]:
             if buf and buf not in buffers:  # an extern's own result: sized by the assert that follows
                 buffers[buf] = _entry(buf, nodes[k].name, None, [], "")
                 tuples[buf] = k
+                if launches[k].get("subgraph"):  # a region's call: its items are what the region's function returns
+                    called[buf] = launches[k]["subgraph"]
             k += 1
             here = nodes[k - 1].name
             for name in dict.fromkeys(_NAME.findall(line)):  # every buffer a launch reads is live to it
@@ -120,6 +125,10 @@ def code_buffers(c: Compile) -> Union[dict, str]:
             writer = buffers[m["tuple"]]["node"]
             buffers[m["tuple"]]["bytes"] = 0  # a tuple: its items are the storages
             buffers[m["buf"]] = _entry(m["buf"], writer, None, [], "")
+            if m["tuple"] in called:  # no assert follows a region's call: its function's return says the layout
+                item = _region_item(code, called[m["tuple"]], int(m["i"]), sized)
+                if item is not None:
+                    buffers[m["buf"]].update(bytes=item[0], shape=item[1], dtype=item[2])
             continue
         asserted = asserted_layouts(line)  # torch 2.13's assert_size_stride, 2.15's assert_tensor_metadata
         if asserted:
@@ -135,6 +144,13 @@ def code_buffers(c: Compile) -> Union[dict, str]:
                     b.pop("unsized_why", None)
                 else:
                     b["unsized_why"] = sized.why(*symbolic)
+            continue
+        m = _REGION_ARGS.match(line)
+        if m and k < len(nodes):  # a region's arguments, held by their list through its call (del'd before it)
+            for name in _NAME.findall(m["args"]):
+                b = buffers.get(name)
+                if b is not None and nodes[k].name not in b["users"]:
+                    b["users"].append(nodes[k].name)
             continue
         m = _DEL.match(line)
         if m:
@@ -221,6 +237,23 @@ class _Sizes:
         return "at " + ", ".join(f"{k}={v}" for k, v in self.used.items()) if self.used else ""
 
 
+def _region_item(code: str, region: str, i: int, sized: "_Sizes") -> Optional[tuple[int, list, str]]:
+    """``(bytes, sizes, dtype)`` of item ``i`` of what repeated region ``region``'s function returns
+    (``return (repeated_subgraph0_buf3, )``: the layout its ``empty_strided`` gave that buffer, through its reuses),
+    at the size hints; None where not known. A region's call in ``call()`` is followed by no size assertion: its
+    results were said to be of a size known only when the graph runs."""
+    body = _body(code, f"\ndef {region}(")
+    items = _returned_by(body) if body else []
+    if i >= len(items):
+        return None
+    lay = sized.layouts.layouts.get(storage_name(items[i])) or {}
+    sizes, strides = sized.hinted(lay.get("shape")), sized.hinted(lay.get("stride"))
+    size = DTYPE_BYTES.get(str(lay.get("dtype")))
+    if sizes is None or strides is None or not size:
+        return None
+    return extent_bytes(sizes, strides, size), sizes, str(lay.get("dtype"))
+
+
 def _returned_by(body: list[str]) -> list[str]:
     """The items of the last ``return (...)`` of a function's lines (a subgraph's: ``return (repeated_subgraph0_buf5, )``)."""
     line = next((x.strip() for x in reversed(body) if x.strip().startswith("return (")), "")
@@ -269,10 +302,15 @@ def _numel(shape: list) -> Optional[int]:
 
 
 def with_memory(
-    c: Compile, device: str, backward: Optional[Compile] = None, forward: Optional[Compile] = None
+    c: Compile,
+    device: str,
+    backward: Optional[Compile] = None,
+    forward: Optional[Compile] = None,
+    calls: Optional[dict[str, tuple[str, int]]] = None,
 ) -> tuple[Compile, str]:
     """``(c with its memory, "")`` built from its output code (:func:`code_buffers`; a training forward with the
-    ``backward`` that reads what it saved, a backward with its ``forward``), or ``(c, why not)``."""
+    ``backward`` that reads what it saved, a backward with its ``forward``; ``calls``: what each call of a repeated
+    region holds inside, as ``analysis.memory`` takes it), or ``(c, why not)``."""
     import dataclasses
 
     from ..analysis import memory as analysis
@@ -282,7 +320,7 @@ def with_memory(
         facts = code_buffers(c)
         if isinstance(facts, str):
             return dataclasses.replace(c, memory=None), facts
-        m = analysis.memory(c, facts["buffers"], facts["inputs"], backward, device=device, forward=forward)
+        m = analysis.memory(c, facts["buffers"], facts["inputs"], backward, device=device, forward=forward, calls=calls)
         if facts["sizes_at"] and not m.sizes_at:  # counted at the hints the output code holds, as the capture says
             m = dataclasses.replace(m, sizes_at=facts["sizes_at"])
     except Exception as e:  # the memory is an extra: the report stands without it, and says why
@@ -296,15 +334,23 @@ def with_memory(
 def imported_memory(compiles: list[Compile], device: str) -> tuple[list[Compile], list[str]]:
     """Each compile of an import with its memory (:func:`with_memory`), and where one has none, why (``"2/0
     backward: ..."``)."""
-    from ..report.finish import pair_backward
+    from ..analysis.memory import region_extra
+    from ..report.finish import pair_backward, region_calls
 
     backs = pair_backward(compiles)
     by_id = {c.id: c for c in compiles}
     fronts = {b.id: by_id[f] for f, b in backs.items()}
-    out, why = [], []
-    for c in compiles:
-        made, reason = with_memory(c, device, backs.get(c.id), fronts.get(c.id))
+    called = region_calls(compiles)  # the regions first: a call holds what its region allocates inside
+    regions = set(called.values())
+    done: dict[str, Compile] = {}
+    why: dict[str, str] = {}
+    for c in sorted(compiles, key=lambda c: c.id not in regions):
+        calls = {
+            node: (done[r].subgraph, region_extra(done[r]))
+            for (caller, node), r in called.items()
+            if caller == c.id and r in done
+        }
+        done[c.id], reason = with_memory(c, device, backs.get(c.id), fronts.get(c.id), calls)
         if reason:
-            why.append(f"{c.id}: {reason}")
-        out.append(made)
-    return out, why
+            why[c.id] = f"{c.id}: {reason}"
+    return [done[c.id] for c in compiles], [why[c.id] for c in compiles if c.id in why]

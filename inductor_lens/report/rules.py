@@ -4159,14 +4159,16 @@ _SPLIT_MARKS = re.compile(r"""[()\[\]{}'",]""")
 _RETURN = re.compile(r"^[ \t]+return \((.*)\)[ \t]*$", re.M)
 
 
-def returned_items(code: str) -> list[str]:
-    """The items of the ``return (...)`` of the output code's ``call``, as text, in order (``[]`` when not found:
-    a C++ wrapper's code).
+def returned_items(code: str, function: str = "call") -> list[str]:
+    """The items of the ``return (...)`` of the output code's ``call`` (or of another of its functions: a repeated
+    region's ``repeated_subgraph0``), as text, in order (``[]`` when not found: a C++ wrapper's code).
 
     >>> returned_items("def call(args):\\n    return (reinterpret_tensor(arg0_1, (16, 8), (1, 16), 0), buf0, None, )")
     ['reinterpret_tensor(arg0_1, (16, 8), (1, 16), 0)', 'buf0', 'None']
     """
-    at = code.find("def call(")
+    at = code.find(f"def {function}(")
+    if at < 0 and function != "call":
+        return []
     m = _RETURN.search(code, at if at >= 0 else 0)
     return split_args(m.group(1)) if m else []
 

@@ -149,7 +149,7 @@ def test_each_call_of_a_region_holds_what_the_region_allocates_inside_at_its_pea
     and ``silu(a) * b`` live inside ``repeated_subgraph0`` were in no point of it, its peak said 384 B where 768 B are
     alive during the second call. Each call's point holds the region's peak less what it returns (the call's own
     buffer, counted already), named by the region, and the peak's table and text say it."""
-    report, main, region, _ = regional
+    report, main, region, imported = regional
     layer_out = 2 * 3 * 8 * 4
     extra = region.memory.peak_bytes - layer_out  # the region returns one (2, 3, 8) float32
     assert extra == 2 * 3 * 16 * 4 and extra > 0  # up's output and silu(a) * b (half its size) at once, less the output
@@ -161,6 +161,11 @@ def test_each_call_of_a_region_holds_what_the_region_allocates_inside_at_its_pea
     (held,) = [b for b in main.memory.peak_buffers if b.name == f"repeated_subgraph0 at {calls[1]}: its own buffers"]
     assert (held.bytes, held.node, held.op, held.module) == (extra, calls[1], "invoke_subgraph", "layers.1")
     assert main.memory.peak_text.endswith(f"{layer_out * 2 + extra} B") and "repeated region" in main.memory.source
+    # the import reads the same: each call's results sized by the region's return (no assertion follows a call in
+    # call(): they were "of a size known only when the graph runs"), held by the list the call takes until it runs
+    imain = next(c for c in imported.compiles if not c.subgraph)
+    assert imain.memory.uncounted == [] and "known only when" not in imain.memory.peak_text
+    assert [p.live_bytes for p in imain.memory.timeline] == [p.live_bytes for p in main.memory.timeline]
 
 
 def test_an_imported_log_reads_the_region_as_a_compile_of_its_own_called_by_each_layer(regional):
