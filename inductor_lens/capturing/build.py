@@ -2853,6 +2853,7 @@ class _Launches:
         self.bounds_code = rec.output_code
         try:
             self.layouts = OutputCodeLayouts(rec.output_code)
+            self.layouts.scope_calls(rec.subgraph or "")  # a kernel's call in this graph's own function
             self.arg_types = cpp_arg_types(rec.output_code)
             # an input the output code gives no dtype (a subgraph's: get_args() holds only its parent's) has its
             # post-grad placeholder's; one it gives no layout at all (torch 2.15 asserts no size of a subgraph's

@@ -431,6 +431,27 @@ _KEYWORD_RE = re.compile(r"^([A-Za-z_]\w*)=(?!=)(.*)$", re.S)
 _CALL_TOKEN_RE = re.compile(r"(?<![\w.])([\w.]+)\(")
 
 
+_SUBGRAPH_DEF_RE = re.compile(r"^def (?P<name>\w+)\(args\):$")
+_REGION_CALL_RE = re.compile(r"^\s*(?P<name>\w+) = (?P<fn>\w+)\((?P=fn)_args\)$")
+_ITEM_RE = re.compile(r"^\s*(?P<name>\w+) = (?P<tuple>\w+)\[(?P<i>\d+)\]$")
+
+
+def _subgraph_returns(lines: list[str]) -> dict[str, list[str]]:
+    """The items of the last ``return (...)`` of each subgraph function of the output code (``def
+    repeated_subgraph0(args):`` ... ``return (repeated_subgraph0_buf3, )``), as text, by the function's name."""
+    out: dict[str, list[str]] = {}
+    name = ""
+    for ln in lines:
+        if ln and not ln[0].isspace():
+            m = _SUBGRAPH_DEF_RE.match(ln)
+            name = m["name"] if m and m["name"] != "call" else ""
+            continue
+        if name and ln.lstrip().startswith("return ("):
+            text = ln.strip()[len("return (") :]
+            out[name] = split_args(text[: text.rfind(")")])
+    return out
+
+
 def _call_index(lines: list[str]) -> dict[str, list[int]]:
     """``{name: indices of the lines that call it (name(...) or name.run(...))}``, in one pass over the code
     instead of one per kernel."""
@@ -461,6 +482,7 @@ class OutputCodeLayouts:
         self.code = without_triple_quoted(code or "")
         self.lines = [ln.rstrip() for ln in self.code.splitlines()]
         self._calls: Optional[dict[str, list[int]]] = None
+        self._outside: frozenset = frozenset()  # lines not searched for calls (scope_calls)
         self.words: dict[str, frozenset] = {}  # line -> its words (lines_naming)
         self.layouts: dict[str, dict] = {}
         self.hints: dict[str, int] = {}
@@ -489,7 +511,19 @@ class OutputCodeLayouts:
             m = _SYM_BIND_RE.match(ln) if " = " in ln else None
             if m and m["src"] in self.hints:
                 self.hints[m["sym"]] = self.hints[m["src"]]
+        returns = _subgraph_returns(self.lines)  # a subgraph's function -> the items of its return
+        called: dict[str, str] = {}  # a subgraph call's result (``buf57 = region(region_args)``) -> the subgraph
         for ln in self.lines:
+            if returns and "_args)" in ln and (m := _REGION_CALL_RE.match(ln)) and m["fn"] in returns:
+                called[m["name"]] = m["fn"]
+                continue
+            if called and (m := _ITEM_RE.match(ln)) and m["tuple"] in called:
+                # an item of a subgraph's result (``buf58 = buf57[0]``): its layout is what the subgraph returns there
+                items = returns[called[m["tuple"]]]
+                view = self.tensor_arg(items[int(m["i"])]) if int(m["i"]) < len(items) else None
+                if view is not None:
+                    self.layouts[m["name"]] = {k: v for k, v in view.items() if k != "base"}
+                continue
             asserted = asserted_layouts(ln) if "assert_" in ln else None
             if asserted:
                 for name, shape, stride, dtype in asserted:
@@ -563,14 +597,39 @@ class OutputCodeLayouts:
                     }
         return None
 
+    def scope_calls(self, subgraph: str = "") -> None:
+        """Look for kernel calls (:meth:`call_lines`) in one graph's lines only: the function of ``subgraph`` (``def
+        repeated_subgraph0(args):``, a repeated region's or a torch.cond branch's, which Inductor writes into its
+        parent's output code), or, for the parent (``""``), every line but those functions'. Inductor gives a kernel
+        of the same code one name in both (a layer's RMSNorm and the model's final norm), and the parent's launch was
+        read from the region's call (nu25 H1: model.norm's kernel called with layer 0's tensors)."""
+        spans = {}  # a subgraph's function -> its lines
+        for i, ln in enumerate(self.lines):
+            m = _SUBGRAPH_DEF_RE.match(ln)
+            if m and m["name"] != "call" and not m["name"].startswith("partition_"):
+                end = next(
+                    (j for j in range(i + 1, len(self.lines)) if self.lines[j] and not self.lines[j][0].isspace()),
+                    len(self.lines),
+                )
+                spans[m["name"]] = range(i, end)
+        if subgraph and subgraph not in spans:
+            return  # its function not found: every line, as before
+        keep = (
+            set(spans[subgraph]) if subgraph else set(range(len(self.lines))) - {i for r in spans.values() for i in r}
+        )
+        self._outside = frozenset(range(len(self.lines))) - keep if spans else frozenset()
+
     def call_lines(self, callee: str) -> list[str]:
-        """Lines that call ``callee`` (``name(`` or ``name.run(``), in order."""
+        """Lines that call ``callee`` (``name(`` or ``name.run(``), in order (in the scope :meth:`scope_calls` set)."""
+        out = self._outside
         if _CALLEE_RE.fullmatch(callee):  # a dotted name: the index of the calls answers
             if self._calls is None:
                 self._calls = _call_index(self.lines)
-            return [self.lines[i].strip() for i in self._calls.get(callee, ())]
+            return [self.lines[i].strip() for i in self._calls.get(callee, ()) if i not in out]
         pat = re.compile(r"(?:^|[^\w.])" + re.escape(callee) + r"(?:\.run)?\(")
-        return [ln.strip() for ln in self.lines if callee in ln and pat.search(ln)]  # `in` first: 20x faster
+        return [  # `in` first: 20x faster
+            ln.strip() for i, ln in enumerate(self.lines) if callee in ln and i not in out and pat.search(ln)
+        ]
 
     def call(self, line: str, callee: str) -> Optional[dict]:
         """``{call, args: [...]}`` of one call line: each argument's text and what is known of it."""

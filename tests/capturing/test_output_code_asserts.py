@@ -120,3 +120,59 @@ def test_an_extern_result_renamed_for_an_in_place_kernel_keeps_its_asserted_layo
         ("arg1_1", [4, 3, 32, 32], [3072, 1, 96, 3]),
         ("arg0_1", [16, 3, 3, 3], [27, 1, 9, 3]),
     ]
+
+
+REGION_CODE = """
+def repeated_subgraph0(args):
+    repeated_subgraph0_arg0_1, repeated_subgraph0_arg1_1 = args
+    args.clear()
+    assert_size_stride(repeated_subgraph0_arg0_1, (2, 32, 64), (2048, 64, 1), 'input')
+    assert_size_stride(repeated_subgraph0_arg1_1, (64, ), (1, ), 'input')
+    repeated_subgraph0_buf0 = empty_strided_cpu((2, 32, 1), (32, 1, 64), torch.float32)
+    repeated_subgraph0_buf1 = empty_strided_cpu((2, 32, 64), (2048, 64, 1), torch.float32)
+    cpp_fused_mean_mul_rsqrt_1(repeated_subgraph0_buf0, repeated_subgraph0_arg0_1, repeated_subgraph0_arg1_1, repeated_subgraph0_buf1)
+    del repeated_subgraph0_arg0_1
+    return (repeated_subgraph0_buf1, reinterpret_tensor(repeated_subgraph0_buf0, (2, 32), (32, 1), 0), )
+
+
+class Runner:
+    def call(self, args):
+        primals_1, primals_2, primals_3 = args
+        args.clear()
+        assert_size_stride(primals_1, (2, 32, 64), (2048, 64, 1), 'input')
+        assert_size_stride(primals_2, (64, ), (1, ), 'input')
+        assert_size_stride(primals_3, (64, ), (1, ), 'input')
+        repeated_subgraph0_args = [primals_1, primals_2]
+        buf0 = repeated_subgraph0(repeated_subgraph0_args)
+        buf1 = buf0[0]
+        buf2 = buf0[1]
+        del buf0
+        buf3 = empty_strided_cpu((2, 32, 1), (32, 1, 64), torch.float32)
+        buf4 = empty_strided_cpu((2, 32, 64), (2048, 64, 1), torch.float32)
+        cpp_fused_mean_mul_rsqrt_1(buf3, buf1, primals_3, buf4)
+        return (buf4, buf2, )
+"""
+
+
+def test_a_kernel_named_alike_in_a_region_and_its_caller_is_read_at_each_graphs_own_call():
+    """nu25 H1: Inductor gives a kernel of the same code one name in a region and in the graph that calls it (a layer's
+    RMSNorm and the model's final norm); the caller's launch was read from the region's call (model.norm's kernel
+    called with layer 0's tensors, its reproducer timing them). Each graph reads its own function's calls, and an item
+    of the region's result (``buf1 = buf0[0]``) has the layout the region returns there."""
+    from inductor_lens.capturing.launch import kernel_launch
+
+    caller = OutputCodeLayouts(REGION_CODE)
+    caller.scope_calls("")
+    args = kernel_launch(caller, "cpp_fused_mean_mul_rsqrt_1", "cpp", "").args
+    assert [a.name for a in args] == ["buf3", "buf1", "primals_3", "buf4"]
+    assert (args[1].shape, args[1].stride, args[1].dtype) == ([2, 32, 64], [2048, 64, 1], "float32")
+    assert caller.layouts["buf2"]["shape"] == [2, 32]  # a view the region returns: its view's layout
+    region = OutputCodeLayouts(REGION_CODE)
+    region.scope_calls("repeated_subgraph0")
+    names = [a.name for a in kernel_launch(region, "cpp_fused_mean_mul_rsqrt_1", "cpp", "").args]
+    assert names == [
+        "repeated_subgraph0_buf0",
+        "repeated_subgraph0_arg0_1",
+        "repeated_subgraph0_arg1_1",
+        "repeated_subgraph0_buf1",
+    ]
