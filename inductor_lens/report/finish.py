@@ -307,6 +307,7 @@ def link_branches(compiles: list[Compile]) -> list[Compile]:
                     sorted({caller for caller, _ in calls[c.id]}),
                     [".".join(n.module_stack[-1:]) for _, n in calls[c.id]],
                     region_launches(c),
+                    named_in(c, [".".join(n.module_stack[-1:]) for _, n in calls[c.id]]),
                 ),
             )
             if c.id in calls and c.complete
@@ -334,6 +335,14 @@ def region_calls(compiles: list[Compile]) -> dict[tuple[str, str], str]:
             if len(ids) == 1:
                 out[(c.id, n.name)] = ids[0]
     return out
+
+
+def named_in(region: Compile, modules: list[str]) -> str:
+    """The module of ``modules`` (a repeated region's calls') whose call the region's ops are named after: the one
+    its fused nodes' module paths are in (the forward's first call, also in a backward, which calls it last layer
+    first); ``""`` where none is."""
+    paths = {m for n in region.fused_nodes for m in n.module_stack}
+    return next((m for m in dict.fromkeys(modules) if m and m in paths), "")
 
 
 def region_launches(c: Compile) -> int:

@@ -144,7 +144,8 @@ DERIVED_VERSION = 42  # 2: Trigger.summary; 3: Compile.module_view, FusedNode.gr
 # op); a training forward's graph_note says a model's parameters require grad only where the graph has some;
 # Kernel.no_line_reason and no_line_text (the kernel table's line cell of a kernel no line of the user's ran)
 # 42: ModuleRepeat.summary counts the fused nodes that run apart with "+" (not in "14-16 fused nodes each": layers.0
-# expanded showed 17)
+# expanded showed 17); a repeated region's graph_note names the call its ops are named after (finish.named_in: a
+# backward's said its first call's, layers.2, where its boxes say layers.0)
 
 #: Languages a kernel may be written in: what Inductor's output code defines (``async_compile.<kind>``),
 #: ``extern`` for calls of library kernels, ``other`` when the source was not found.

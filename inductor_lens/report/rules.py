@@ -1251,9 +1251,11 @@ def region_call_label(region: str, launches: int) -> str:
     return f"{region} ({plural(launches, 'kernel')})"
 
 
-def region_note(region: str, callers: Sequence[str], modules: Sequence[str], launches: int) -> str:
+def region_note(region: str, callers: Sequence[str], modules: Sequence[str], launches: int, named_in: str = "") -> str:
     """``Compile.graph_note`` of a repeated region's compile: the graph(s) that call it (``callers``), once per call
-    (``modules``: each call's module, ``""`` at the top level), and what that is in kernel launches.
+    (``modules``: each call's module, ``""`` at the top level), what that is in kernel launches, and the module whose
+    call its ops are named after (``named_in``: the one of ``modules`` its fused nodes' module paths are in; a
+    backward's region is called last layer first, its ops named after the forward's first call).
 
     >>> region_note("repeated_subgraph0", ["0/0 inference"], ["layers.0", "layers.1"], 5).split("code. ")[1][:77]
     '0/0 inference calls it 2 times, from layers.0, layers.1: every time, uncondit'
@@ -1269,8 +1271,8 @@ def region_note(region: str, callers: Sequence[str], modules: Sequence[str], lau
         f"lowers once as a graph of its own while it lowers the graph that calls it, and writes into that graph's "
         f"output code. {' and '.join(callers)} calls it {plural(n, 'time')}{by}: every time, unconditionally, "
         f"so its {plural(launches, 'kernel launch', 'kernel launches')} run {plural(n, 'time')}"
-        f" ({launches * n} in all). Its ops are named as its first call traced them"
-        f"{f' (in {named[0]})' if named else ''}: every call runs the same code on its own inputs and weights."
+        f" ({launches * n} in all). Its ops are named after one call's{f' (in {named_in})' if named_in else ''}: "
+        "every call runs the same code on its own inputs and weights."
     )
 
 

@@ -122,6 +122,7 @@ def test_the_repeated_regions_compile_says_who_calls_it_and_how_often(regional):
     assert note.startswith("A repeated region (repeated_subgraph0)"), note
     assert f"{main.id} calls it 2 times, from layers.0, layers.1: every time, unconditionally" in note, note
     assert "(8 in all)" in note and "torch.cond" not in note
+    assert "named after one call's (in layers.0)" in note, note  # the module its boxes are in
 
 
 def test_the_main_graphs_memory_follows_the_frees_of_its_output_code(regional):
