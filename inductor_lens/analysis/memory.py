@@ -460,8 +460,12 @@ def saved_for_backward(forward: Compile, backward: Compile) -> list[SavedTensor]
     stores = saved_storages(forward, bwd)
     seen: dict[str, str] = {}  # a storage -> the first saved tensor that holds it
     out = []
+    # a repeated region's backward (``partitioned_bw_subgraph_0_0``) names what it takes with its own prefix: its
+    # placeholder's target is the forward region's node (``rsqrt``), or its placeholder (``primals_0``, prefixed there)
+    region = f"{forward.subgraph}_" if forward.subgraph and backward.subgraph else ""
     for p in bwd.nodes:
-        if p.op != "placeholder" or p.role == "tangent" or p.name.startswith("tangents_"):
+        tangent = p.name.startswith("tangents_") or (region and str(p.target).startswith("tangents_"))
+        if p.op != "placeholder" or p.role == "tangent" or tangent:
             continue
         size = tensor_bytes(p)
         if p.shape is None or p.dtype is None:
@@ -473,6 +477,8 @@ def saved_for_backward(forward: Compile, backward: Compile) -> list[SavedTensor]
         else:
             stride = None
         made = states.get(p.name) or fx.get(p.name)
+        if made is None and region:
+            made = fx.get(str(p.target)) or fx.get(region + str(p.target))
         base = _base(made, fx) if made is not None else None
         is_input = base is not None and base.op == "placeholder" or (made is None and p.name.startswith("primals_"))
         display = ""

@@ -231,3 +231,35 @@ def test_an_imported_torch_cond_has_its_branches_compiles_as_captured_and_its_me
         (c.subgraph, [k.name for k in c.kernels]) for c in cap.report.compiles
     ]
     assert [d.message for d in imported.diagnostics if d.code in ("trace_no_memory", "source_missing")] == []
+
+
+@pytest.fixture(scope="module")
+def regional_training():
+    """One training step of the same stack, three layers (torch 2.13 inlines the region of a two-layer stack in a
+    training step): the region compiled as forward and backward subgraphs, two pairs (the first layer, whose input
+    needs no gradient, is a partition of its own)."""
+    torch.manual_seed(0)
+    m, x = _Stack(3), torch.randn(2, 3, 8)
+    with inductor_lens.capture() as cap:
+        torch.compile(m)(x).sum().backward()
+    return cap.report
+
+
+def test_a_regions_saved_tensors_are_named_by_the_forward_regions_ops(regional_training):
+    """nu25 H3: the region's forward listed what its backward takes under the backward's own names
+    (``partitioned_bw_subgraph_0_0_rsqrt``) with no op, module or line ("(no module) 612 KiB", "(no line of yours)"),
+    and counted the backward's tangent as a saved tensor. Each is joined with the forward region's node by the name
+    torch gives it there (the backward placeholder's target), a placeholder of the region by its prefixed name."""
+    subs = [c for c in regional_training.compiles if c.subgraph]
+    if not subs:
+        pytest.skip(f"torch {torch.__version__} inlines the region in a training step")
+    fwd = next(c for c in subs if c.graph_kind == "forward")
+    bwd = next(c for c in subs if c.subgraph == fwd.subgraph.replace("_fw_", "_bw_"))
+    saved = fwd.memory.saved_for_backward
+    taken = [n for n in bwd.graphs["post_grad"].nodes if n.op == "placeholder" and not n.target.startswith("tangents_")]
+    assert saved and len(saved) == len([n for n in taken if n.shape is not None and n.dtype is not None])
+    assert all(s.fx_node for s in saved), [s.name for s in saved if not s.fx_node]
+    acts = [s for s in saved if s.kind == "activation"]
+    assert acts and all(s.module.startswith("layers.") and s.user_line is not None for s in acts), acts
+    assert any(s.display.endswith(".up.weight") for s in saved if s.kind == "input"), saved
+    assert not any("(no module)" in b.module or not b.module for b in fwd.memory.saved_by_module)
