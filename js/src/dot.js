@@ -148,6 +148,9 @@ function addBoxes(g, expanded, times) {
     if (kernelKey && keyToId.has(kernelKey)) {
       const it = items.get(keyToId.get(kernelKey));
       it.members.push(n.name);
+      // nodes of other labels in one kernel's box (an input copy's "channels-last copy: ..." and a dropout's mask, of
+      // the kernel's name): the box is the kernel, named as such, its copy said on its ops line
+      if ((n.label || n.kernel || n.name) !== it.label) it.mixed = true;
       if (t) addTime(it, t); // the launch's time is on its lead node (FusedNode.time), not always its first
       // FusedNode.in_place: the first writer's sentence, and how many more of the box write (an optimizer's box
       // holds 100 writers: a tooltip of 100 sentences is read by no one; each node's panel has its own)
@@ -294,12 +297,18 @@ function labelBoxes(items, compile) {
       // what it is first and what it copies on the ops line
       const cut = it.ops.length ? -1 : it.label.indexOf(": ");
       const title = cut < 0 ? it.label : it.label.slice(0, cut);
-      const ops = it.ops.join(" · ");
-      const moduleLine = ops === title && !many && it.module;
+      // a kernel's box of nodes labelled apart (nu25: "channels-last copy: conv1.weight, conv2.weight, x" over a
+      // dropout's ops): the kernel's name, and what its copy is ahead of its ops
+      const head = it.mixed && it.kernel ? it.label.indexOf(": ") : -1;
+      const copy = head > 0 ? it.label.slice(0, head) : "";
+      const ops = [...(copy ? [copy] : []), ...it.ops].join(" · ");
+      // the module where the ops line would only say the title or the kind again (an extern's one op; a region's call,
+      // invoke_subgraph: three calls of one region read alike, nu25 M5)
+      const moduleLine = (ops === title || ops === it.kind) && !many && it.module;
       it.lines = fit([
         // no "×N" after a kernel's name for its N fused nodes: read as N launches or N repeats (the modules' ×N),
         // it misled (nu19 O-a); the last line says "N fused nodes · one kernel"
-        clipMiddle(title, Math.floor((MAX_W - 22) / MONO_CH)),
+        clipMiddle(it.mixed && it.kernel ? it.kernel : title, Math.floor((MAX_W - 22) / MONO_CH)),
         // an extern call's one op is its title already: the line names the module it ran in (the addmm of four
         // experts told apart)
         moduleLine || ops || (cut < 0 ? it.name : it.label.slice(cut + 2)),

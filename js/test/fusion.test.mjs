@@ -184,6 +184,13 @@ test("an input copy's box says what it is, then what it copies (FusedNode.label,
   const b = buildFusion(indexCompile(copy), new Set());
   const box = b.items.get(b.keyToId.get("node:op0"));
   assert.deepEqual(box.lines.slice(0, 2), ["channels-last copy", "conv1.weight, x"]);
+  // nu25 M1: a kernel that also computes ops of its own (a dropout's mask beside the copies) is its box's title, the
+  // copy said ahead of those ops: the title was the copy's label over the dropout's ops
+  const mixed = structuredClone(copy);
+  mixed.fused_nodes[1] = { ...mixed.fused_nodes[1], label: "cpp_fused_0", ops: ["inductor_random", "gt"] };
+  const m = buildFusion(indexCompile(mixed), new Set());
+  const both = m.items.get(m.keyToId.get("node:op0"));
+  assert.deepEqual(both.lines.slice(0, 2), ["cpp_fused_0", "channels-last copy · inductor_random · gt"]);
 });
 
 test("a kernel no FX op is linked to says so, not that it has 0 ops", () => {
@@ -233,14 +240,18 @@ test("a call of a repeated region is drawn as Python says it: its op for its kin
         ops: ["invoke_subgraph"],
         reads: ["arg0_1"],
         writes: ["buf1"],
+        module_stack: ["layers.1"],
       },
     ],
     kernels: [],
     graphs: { post_grad: { nodes: [] } },
   };
-  const box = [...buildFusion(indexCompile(regional), new Set()).items.values()].find((it) => it.type === "node");
+  const open = new Set(["layers.1"]); // its layer expanded: the call is a box of its own
+  const box = [...buildFusion(indexCompile(regional), open).items.values()].find((it) => it.type === "node");
   assert.equal(box.kind, "invoke_subgraph");
   assert.equal(box.lines.at(-1), "#0 · invoke_subgraph · 1 op");
+  // its second line names the layer that calls it, not its op again (nu25 M5: three calls of one region read alike)
+  assert.equal(box.lines[1], "layers.1");
 });
 
 test("search: one row per target with a count, pointing at the kernel", () => {
