@@ -377,18 +377,20 @@ _CLASS_RE = re.compile(r"<class '(?:[\w.]+\.)?(\w+)'>")
 
 
 def restart_gloss(reason: str) -> str:
-    """The few words beside the timeline's ``compile_attempt_N`` (N >= 1): why dynamo's tracing started again, ``after a
-    break`` (the graph break's telling line is the phase's sentence), a restart torch records by its class alone by
-    what it was (:data:`RESTARTS_SHORT`); ``dynamo, again`` where the reason is not known. The name and its words fit
-    the row (the trial's ViT read "compile_attempt_1 · dynamo, again", which said not why; longer words are hidden).
+    """The few words beside the timeline's ``compile_attempt_N`` (N >= 1): why dynamo's tracing started again, ``up to
+    the break`` where it met a graph break (it traces the frame again and compiles the part before it; the break's
+    telling line is the phase's sentence), a restart torch records by its class alone by what it was
+    (:data:`RESTARTS_SHORT`); ``dynamo, again`` where the reason is not known. The name and its words fit the row (the
+    trial's ViT read "compile_attempt_1 · dynamo, again", which said not why; longer words are hidden; "after a
+    break" read as the compile of the code after the break, which is another frame's, nu25 M3).
 
     >>> restart_gloss("Unsupported Tensor.backward() call"), restart_gloss("<class 'x.SpeculationRestartAnalysis'>")
-    ('after a break', 'guess failed')
+    ('up to the break', 'guess failed')
     """
     m = _CLASS_RE.fullmatch(reason.strip())
     if m:
         return RESTARTS_SHORT.get(m.group(1), "dynamo, again")
-    return "after a break" if reason.strip() else "dynamo, again"
+    return "up to the break" if reason.strip() else "dynamo, again"
 
 
 def restart_words(reason: str) -> str:

@@ -677,7 +677,7 @@ def test_a_trace_that_started_again_says_why_on_its_next_attempt(break_recompile
     again = [p for c in break_recompile_report.compiles for p in c.phases if p.name == "compile_attempt_1"]
     assert again and all(p.what.endswith(f"had to start again: {summary}") for p in again), [p.what for p in again]
     # beside the phase's name, in a few words (the trial's "compile_attempt_1 · dynamo, again" said not why)
-    assert all(p.gloss == "after a break" for p in again), [p.gloss for p in again]
+    assert all(p.gloss == "up to the break" for p in again), [p.gloss for p in again]
     assert restart_words("<class 'torch._dynamo.exc.TensorifyScalarRestartAnalysis'>").startswith(
         "a Python float that dynamo traced as a tensor had to be specialized"
     )
