@@ -2496,6 +2496,31 @@ def stack_line_text(stack: Sequence[Any]) -> str:
     return f"{_base(f.file)}:{f.line} {str(f.code or '').strip()}".rstrip()
 
 
+def compile_when_line(c: Any) -> str:
+    """One compile's when, in one line (``inductor-lens run`` prints one per compile under ``Report.when``, which tells
+    the first compile's story: a lazy backward, an optimizer step and a recompile were in no line of it, nu25 M2): its
+    id and frame, what started it and when, the call (``Trigger.line``), when Inductor ran where the trace says it, and
+    for a recompile the first guard that failed.
+
+    >>> from types import SimpleNamespace as N
+    >>> t = N(kind="recompile", summary="at a recompile (a guard failed)", time_us=14.08e6, line="cnn.py:39 opt.step()",
+    ...       inductor_start_us=14.1e6, inductor_end_us=15.2e6)
+    >>> compile_when_line(N(id="4/1 inference", frame_label="step()", trigger=t, why="len(self.state) != 0"))
+    '4/1 inference step(): at a recompile (a guard failed), 14.08 s (cnn.py:39 opt.step()); Inductor 14.10 s to 15.20 s; len(self.state) != 0'
+    """
+    t = c.trigger
+    at = f", {fmt_us(t.time_us)}" if t.time_us is not None else ""
+    line = f" ({t.line})" if t.line else ""
+    ran = (
+        f"; Inductor {fmt_us(t.inductor_start_us)} to {fmt_us(t.inductor_end_us)}"
+        if t.inductor_start_us is not None and t.inductor_end_us is not None
+        else ""
+    )
+    why = str(c.why or "").splitlines()[0] if t.kind == "recompile" and c.why else ""
+    what = t.summary or trigger_summary(t.kind)
+    return f"{c.id} {c.frame_label}: {what}{at}{line}{ran}" + (f"; {why}" if why else "")
+
+
 def when_text(calls: Sequence[Any], compiles: Sequence[Any], frames: Sequence[Any], start: Any = None) -> str:
     """The answer to "when does Inductor run?" for one capture, in words (``Report.when``, the timeline's first
     line; ``inductor-lens run`` prints it above its last): where ``torch.compile`` was called (``CompileCall``: it

@@ -366,9 +366,23 @@ def cmd_run(tokens: Sequence[str]) -> int:
         _say(f"error: nothing compiled: {reason} (report written to {_where(written)})")
         return 1
     if not opts["quiet"]:
-        _say_paragraph(report.when)  # the answer to "when did Inductor run?"; the last line stays what was written
+        _say_when(report)  # the answer to "when did Inductor run?"; the last line stays what was written
     _say(f"{n} compile(s), {k} kernel(s); wrote {_where(written)}")
     return 0
+
+
+def _say_when(report) -> None:
+    """When Inductor ran (``Report.when``, the first compile's story), then, where there are several, one line per
+    compile (``rules.compile_when_line``: a lazy backward, an optimizer step, a recompile; a repeated region's graph
+    is compiled within its caller's, not listed)."""
+    from ..report.rules import compile_when_line
+
+    _say_paragraph(report.when)
+    own = [c for c in report.compiles if not c.subgraph]
+    if len(own) > 1:
+        _say("each compile:")
+        for c in own:
+            _say(f"  {compile_when_line(c)}")
 
 
 # -- demo ----------------------------------------------------------------------------------------
@@ -397,7 +411,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
         raise CLIError("demo: nothing compiled: " + _outcome.why_nothing_compiled(report, who="the demo"), code=1)
     written = _write(report, args.output, args.json)
     if not args.quiet:
-        _say_paragraph(report.when)
+        _say_when(report)
     _say(f"{len(report.compiles)} compile(s), {len(report.kernels)} kernel(s); wrote {_where(written)}")
     return 0
 

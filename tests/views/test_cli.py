@@ -167,6 +167,22 @@ def test_the_when_paragraph_is_a_sentence_to_a_line_wrapped_to_the_terminal(monk
     assert " ".join(t.strip() for t in lines) == f"inductor-lens: {text}"
 
 
+def test_a_run_of_several_compiles_says_when_each_compiled(capsys):
+    """nu25 M2: the CLI said when Inductor ran for the first compile only: a lazy backward, an optimizer step and a
+    recompile were in no line of it. Under the paragraph, one line per compile (a region's graph is its caller's)."""
+    from inductor_lens.report.rules import compile_when_line
+    from inductor_lens.views.cli import _say_when
+
+    report = inductor_lens.load(REPO / "tests" / "fixtures" / "cpu_breaks_213.json.gz")
+    own = [c for c in report.compiles if not c.subgraph]
+    assert len(own) > 1 and any(c.trigger.kind != "first_call" for c in own)
+    _say_when(report)
+    err = capsys.readouterr().err.splitlines()
+    listed = err[err.index("inductor-lens: each compile:") + 1 :]
+    assert listed == [f"inductor-lens:   {compile_when_line(c)}" for c in own]
+    assert all(line.split(": ", 1)[1].strip().startswith(c.id) for line, c in zip(listed, own))
+
+
 def _sigint_default() -> None:
     signal.signal(signal.SIGINT, signal.SIG_DFL)
 
