@@ -341,22 +341,50 @@ def _free_sizes(launch: KernelLaunch, given: dict[str, int], bounds_code: str) -
                 ast.literal_eval(a.value)
             except (ValueError, SyntaxError):
                 names |= _symbols(a.value)
-    unknown = set(given) - names
+    backed = _backed_sizes(launch)
+    unknown = set(given) - names - set(backed)
     if unknown:
+        kinds = [
+            f"its {what} sizes: {', '.join(sorted(group))}"
+            for what, group in (("data-dependent", names), ("dynamic", set(backed)))
+            if group
+        ]
         raise ReproducerError(
             f"the kernel's arguments have no size {', '.join(sorted(unknown))}"
-            + (f" (its data-dependent sizes: {', '.join(sorted(names))})" if names else "")
+            + (f" ({'; '.join(kinds)})" if kinds else "")
         )
     bounds = size_bounds(bounds_code, names - set(given))
-    free = {n: int(given[n]) for n in names if n in given}
+    free = {n: int(v) for n, v in backed.items()}  # a dynamic size: at its value at capture, unless given
+    free.update((n, int(given[n])) for n in set(names) | set(backed) if n in given)
     free.update(bounds)
     if not free:
         return free, "{}  # none: every size of this kernel's arguments is recorded"
-    said = [
-        f"{n}: {'given' if n in given else f'its upper bound (the output code checks {n} <= {bounds[n]})'}"
-        for n in sorted(free)
-    ]
+
+    def how(n: str) -> str:
+        if n in given:
+            return "given"
+        if n in bounds:
+            return f"its upper bound (the output code checks {n} <= {bounds[n]})"
+        return "its value at capture (a dynamic size)"
+
+    said = [f"{n}: {how(n)}" for n in sorted(free)]
     return free, f"{dict(sorted(free.items()))!r}  # {'; '.join(said)}"
+
+
+def _backed_sizes(launch: KernelLaunch) -> dict[str, int]:
+    """The dynamic sizes of a launch's arguments that the report holds a value for (``s77`` of a shape ``[s77, 8]``
+    seen as ``[4, 8]``; a size argument ``ks1`` passed as ``s77`` = 4): each symbol that stands alone in a shape or as
+    an argument, at its value at capture. The script runs them at these values (``SIZES``), and ``--size s77=13``
+    at another (nu25 M4: "give NAME=N for one of this kernel's sizes: none" for a kernel compiled for any size)."""
+    out: dict[str, int] = {}
+    for a in launch.args:
+        if a.shape is not None and isinstance(a.hint, list):
+            for s, h in zip(a.shape, a.hint):
+                if isinstance(s, str) and _NAME_RE.fullmatch(s) and isinstance(h, int):
+                    out.setdefault(s, h)
+        elif isinstance(a.value, str) and _NAME_RE.fullmatch(a.value) and isinstance(a.hint, int):
+            out.setdefault(a.value, a.hint)
+    return out
 
 
 def _plain(text: str) -> str:
@@ -384,11 +412,11 @@ def _literal(a: LaunchArg, free: Optional[dict[str, int]] = None) -> str:
     v = a.value
     if isinstance(v, (int, float)) and not isinstance(v, bool):
         return repr(v)
+    text = str(v)
+    if _covered([text], free):  # a size of SIZES (a dynamic one at its value at capture, unless given)
+        return repr(_Size(text))
     if isinstance(a.hint, int):
         return repr(a.hint)
-    text = str(v)
-    if _covered([text], free):
-        return repr(_Size(text))
     try:
         return repr(ast.literal_eval(text))
     except (ValueError, SyntaxError):
@@ -413,6 +441,8 @@ def _sizes(a: LaunchArg, what: str, free: Optional[dict[str, int]] = None) -> li
     output code gives one), or :class:`_Size` entries for data-dependent sizes whose symbols ``free`` holds values
     for (the script's ``SIZES``)."""
     sizes = getattr(a, what)
+    if _covered(sizes, free):  # every symbol of it has a value in SIZES: said by them, so --size changes it
+        return [s if isinstance(s, int) else _Size(str(s)) for s in sizes]
     if what == "shape" and isinstance(a.hint, list):
         return list(a.hint)
     if what == "stride" and sizes is None and isinstance(a.shape, list):

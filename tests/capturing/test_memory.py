@@ -1031,6 +1031,31 @@ def test_a_saved_activation_is_named_by_its_op_as_the_rest_of_the_page_names_it(
     assert all(s.display == "" for s in acts if made_by(s.fx_node, fx)[1] == s.name)
 
 
+def test_a_dynamic_kernels_script_runs_it_at_another_size(dynamic_step, tmp_path, monkeypatch, capsys):
+    """nu25 M4: a kernel compiled for any batch size (``dynamic=True``) had a script of the sizes seen at capture
+    alone: ``--size s77=13`` said "give NAME=N for one of this kernel's sizes: none". Its dynamic sizes are the
+    script's SIZES, at their values at capture, every shape and size argument said by them; another runs as given."""
+    import runpy
+
+    from inductor_lens.analysis.reproducer import reproducer
+
+    report = dynamic_step[0]
+    fwd, _ = _pair(report)
+    k = next(k for k in fwd.kernels if k.language == "cpp" and k.reproducer and "size('s" in k.reproducer)
+    sizes = re.search(r"^SIZES = (\{[^}]*\})", k.reproducer, re.M).group(1)
+    batch = next(n for n, v in eval(sizes).items() if v == 4)  # the batch of 4 the step ran at
+    assert f"{batch}: its value at capture (a dynamic size)" in k.reproducer
+    path = tmp_path / "dyn.py"
+    path.write_text(reproducer(report, k, sizes={batch: 13}))
+    assert f"'{batch}': 13" in path.read_text()
+    monkeypatch.setattr(sys, "argv", [str(path), "--runs", "2", "--warmup", "0"])
+    try:
+        runpy.run_path(str(path), run_name="__main__")
+    except SystemExit as e:
+        assert not e.code, capsys.readouterr()
+    assert f"{k.name}: check passed" in capsys.readouterr().out
+
+
 def test_a_size_input_is_no_tensor_left_out_of_the_input_bytes(dynamic_step):
     """nu26 D2: under dynamic shapes the graphs take sizes (``primals_1: "Sym(s77)"``), which hold no tensor bytes;
     ``Memory.uncounted_inputs`` listed them, so the view said "inputs ≥ ..." where every tensor input was counted."""

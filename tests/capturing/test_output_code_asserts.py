@@ -99,7 +99,9 @@ def test_torch_215s_assertions_give_an_extern_result_and_a_dynamic_input_their_l
     )
     assert (y.name, y.shape, y.stride, y.dtype, y.hint) == ("arg10_1", ["s17", 8], [8, 1], "float32", [2, 8])
     text = kernel_script(Kernel(name=FUSED, language="cpp", source=source, launch=launch))
-    assert "make([2, 8, 8, 8], [512, 1, 64, 8], 'float32', 0" in text, text
+    # the dynamic batch is the script's SIZES at its value at capture (--size s17=N runs another)
+    assert "make([size('s17'), 8, 8, 8], [512, 1, 64, 8], 'float32', 0" in text, text
+    assert "SIZES = {'s17': 2}  # s17: its value at capture (a dynamic size)" in text, text
 
 
 def test_an_extern_result_renamed_for_an_in_place_kernel_keeps_its_asserted_layout():
