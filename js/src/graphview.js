@@ -627,7 +627,9 @@ export class GraphCanvas {
         );
         // the layout sized the box from an estimate of the font: a line the real font draws wider is cut to fit,
         // a stub's at its start (its end says which: `fc1.weight.grad`, `addmm[1] (saved)`)
-        const ch = chars[i === 0 ? 0 : 1];
+        // (a stub's one line is drawn in the other lines' font, .il-stub text: measured with the first line's wider
+        // mono font, "model.norm.weight" was cut to "…del.norm.weight" in an oval made for it, nu25 L1)
+        const ch = chars[i === 0 && !it.stub ? 0 : 1];
         const room = ch ? Math.floor((box.w - (centered ? 8 : 16)) / ch) : 0;
         t.textContent = fitText(visible(line), room, centered);
       });
