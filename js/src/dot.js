@@ -86,7 +86,7 @@ export function buildFusion(idx, expanded) {
     order: [],
     ins: [],
     outs: [],
-    aggIn: inputs.length > 12,
+    aggIn: inputs.length > 12 || inputRowWidth(fx, inputs) > INPUT_ROW_W,
     aggOut: outputs.length > 12,
     stubs: new Map(), // "in>" / "out>" + box id -> stub item
     merged: new Map(),
@@ -104,11 +104,26 @@ export function buildFusion(idx, expanded) {
   return { dot: fusionDot(g, clusters), items: g.items, edges: [...g.merged.values()], keyToId: g.keyToId, clusters };
 }
 
+/** The widest the row of a graph's input boxes may be before they are drawn as stubs beside their consumers: a
+ * repeated region's 12 inputs ("model.layers.0.attn.wq.weight", "parameter · partitioned_fw_subgraph_0_0_primals_2")
+ * made a row 2,600 px wide over a graph of one column, unreadable at Fit (nu25 M7). */
+const INPUT_ROW_W = 6 * MAX_W;
+
+/** The lines of the box of graph input `b` (named by what it is: GraphNode.display_name / role, decided in Python). */
+function inputLines(fx, b) {
+  const gn = fx.get(b) || {};
+  return fit([gn.display_name || b, gn.role ? `${gn.role} · ${b}` : "graph input"]);
+}
+
+/** How wide the row of the graph's input boxes would be (their widths and dot's gaps between them). */
+function inputRowWidth(fx, inputs) {
+  return inputs.reduce((w, b) => w + ioSize(inputLines(fx, b)).w + 22, 0);
+}
+
 /** One box per graph input (named by what it is: GraphNode.display_name / role, decided in Python). */
 function addInputs(g, inputs) {
   inputs.forEach((b, i) => {
-    const gn = g.fx.get(b) || {};
-    const lines = fit([gn.display_name || b, gn.role ? `${gn.role} · ${b}` : "graph input"]);
+    const lines = inputLines(g.fx, b);
     const it = { id: "i" + i, type: "input", buffer: b, lines, ...ioSize(lines) };
     g.items.set(it.id, it);
     g.ins.push(it.id);

@@ -600,3 +600,43 @@ test("a repeat's summary wraps between words where a part is longer than a line"
   assert.equal(lines.join(" "), said);
   assert.deepEqual(wrap("a, b", 47), ["a, b"]);
 });
+
+test("a row of graph inputs too wide for the graph is drawn as stubs beside their consumers", () => {
+  // nu25 M7: a repeated region's 12 inputs, long names, made one row 2,600 px wide over a graph of one column
+  const inputsOf = (names) => ({
+    id: "0/0 forward #2",
+    graph_inputs: names.map((_, i) => `p${i}`),
+    graph_outputs: ["buf0"],
+    fused_nodes: [
+      {
+        name: "op0",
+        kind: "pointwise",
+        box_kind: "pointwise",
+        op_count: 1,
+        fx_nodes: ["mul"],
+        kernel: "cpp_fused_mul_0",
+        reads: names.map((_, i) => `p${i}`),
+        writes: ["buf0"],
+      },
+    ],
+    kernels: [{ name: "cpp_fused_mul_0", fused_nodes: ["op0"], call_sites: [["op0"]] }],
+    edges: [...names.map((_, i) => input(`p${i}`, "op0")), output("op0", "buf0")],
+    graphs: {
+      post_grad: {
+        nodes: names.map((n, i) => ({
+          name: `p${i}`,
+          op: "placeholder",
+          target: `p${i}`,
+          display_name: n,
+          role: "parameter",
+        })),
+      },
+    },
+  });
+  const kinds = (c) =>
+    [...buildFusion(indexCompile(c), new Set()).items.values()].map((it) => (it.stub ? "stub" : it.type));
+  const long = Array.from({ length: 12 }, (_, i) => `model.layers.0.attn.w${i}.weight`);
+  assert.equal(kinds(inputsOf(long)).filter((k) => k === "input").length, 0);
+  assert.ok(kinds(inputsOf(long)).includes("stub"));
+  assert.equal(kinds(inputsOf(["x", "fc1.weight", "fc1.bias"])).filter((k) => k === "input").length, 3);
+});
