@@ -270,7 +270,9 @@ function headerSection(sel) {
   return h(
     "header",
     { class: "il-panel-head" },
-    h("div", { class: "il-title", "data-role": "selected-name" }, k ? k.name : n.name),
+    // a node of no kernel by its label (a region's call, "repeated_subgraph0 (4 kernels)"; Python's), not its
+    // scheduler name ("op1": nu25 M5); the meta line below names the fused node
+    h("div", { class: "il-title", "data-role": "selected-name" }, k ? k.name : n.label || n.name),
     n.label && k && n.label !== k.name ? h("div", { class: "il-subtitle" }, n.label) : null,
     // what it writes in place (a graph input: the caller's tensor, a module's running statistics), in Python's words:
     // the whole kernel call's where the box is a call of several fused nodes (Kernel.in_place), else the node's

@@ -263,3 +263,23 @@ def test_a_regions_saved_tensors_are_named_by_the_forward_regions_ops(regional_t
     assert acts and all(s.module.startswith("layers.") and s.user_line is not None for s in acts), acts
     assert any(s.display.endswith(".up.weight") for s in saved if s.kind == "input"), saved
     assert not any("(no module)" in b.module or not b.module for b in fwd.memory.saved_by_module)
+
+
+def test_a_region_calls_panel_is_titled_by_the_call_and_its_box_names_its_layer(regional, tmp_path, offline_page):
+    """nu25 M5: each call's panel was titled ``op1`` (the scheduler's name of the node), and the three calls' boxes read
+    alike (their second line said ``invoke_subgraph`` again): the panel says the call, the box its layer."""
+    from tests.views.test_html_export import _assert_clean, _open
+
+    report, main, _, _ = regional
+    path = tmp_path / "regional.html"
+    report.save_html(path)
+    page = offline_page
+    _open(page, path)
+    calls = [n for n in main.fused_nodes if "invoke_subgraph" in n.ops]
+    for n in calls:
+        page.evaluate("(name) => window.inductorLens.select(name)", n.name)
+        assert page.locator('[data-role="selected-name"]').inner_text() == n.label
+        box = page.locator(f'[data-view="fusion"] g.il-item[data-node="{n.name}"]')
+        said = box.evaluate("(g) => g.textContent")
+        assert n.module_stack[-1] in said, said
+    _assert_clean(page)
