@@ -690,6 +690,15 @@ def compile_note(c: Compile, fx: Optional[dict] = None) -> str:
         # a graph of plain tensors (a loss function): no parameter to say requires grad; roles not recorded (an
         # import): as ever
         parameters=any(n.role == "parameter" for n in inputs) or not any(n.role for n in inputs),
+        # the parameters it writes in place (FusedNode.mutates of a parameter placeholder: an optimizer's step)
+        writes_parameters=len(
+            {
+                b
+                for n in c.fused_nodes
+                for b in n.mutates
+                if b in fx and fx[b].op == "placeholder" and fx[b].role == "parameter"
+            }
+        ),
     )
     return note if c.complete else f"{INCOMPLETE_NOTE} {note}".strip()
 

@@ -145,7 +145,8 @@ DERIVED_VERSION = 42  # 2: Trigger.summary; 3: Compile.module_view, FusedNode.gr
 # Kernel.no_line_reason and no_line_text (the kernel table's line cell of a kernel no line of the user's ran)
 # 42: ModuleRepeat.summary counts the fused nodes that run apart with "+" (not in "14-16 fused nodes each": layers.0
 # expanded showed 17); a repeated region's graph_note names the call its ops are named after (finish.named_in: a
-# backward's said its first call's, layers.2, where its boxes say layers.0)
+# backward's said its first call's, layers.2, where its boxes say layers.0); an inference graph that writes the model's
+# parameters in place says it is an update (an optimizer's step), rules.graph_note
 
 #: Languages a kernel may be written in: what Inductor's output code defines (``async_compile.<kind>``),
 #: ``extern`` for calls of library kernels, ``other`` when the source was not found.

@@ -798,6 +798,7 @@ def graph_note(
     backward_compiled: str = "",
     saved_known: bool = True,
     parameters: bool = True,
+    writes_parameters: int = 0,
 ) -> str:
     """What a compile's panel says about its kind of graph: a ``forward`` is a training forward, compiled because
     grad mode was on and an input requires grad (an ``.eval()`` model's parameters still do: said where the graph
@@ -805,13 +806,24 @@ def graph_note(
     what the backward needs (``saved``, where known), and whose backward compiled when ``backward_compiled`` says
     (``Compile.backward_compiled``); ``saved_known=False``: its backward is not in the report (no ``.backward()``
     ran while the lens captured), so the Memory view cannot list the tensors saved (``Memory.saved_bytes`` is
-    None). A ``subgraph`` (``true_graph_0``) is a branch Inductor lowered inside another graph; ``""`` for other
-    inference and backward graphs."""
+    None). A ``subgraph`` (``true_graph_0``) is a branch Inductor lowered inside another graph. An ``inference`` graph
+    that writes ``writes_parameters`` of the model's parameters in place is an update (an optimizer's step under
+    ``no_grad``: "inference" read as a model's forward, nu25 L2). ``""`` for other inference and backward graphs.
+
+    >>> graph_note("inference", [], [], writes_parameters=10)[:80]
+    "An update of your model's parameters, not a forward: it writes 10 of them in pla"
+    """
     if subgraph:
         return (
             f"A subgraph ({subgraph}): a torch.cond branch or a loop body that Inductor lowers as a graph of its own "
             "while it lowers the graph that calls it; its code is written into that graph's output code (the first "
             "graph of this compile id), and its kernels run when that graph runs and takes this branch."
+        )
+    if graph_kind == "inference" and writes_parameters:
+        return (
+            f"An update of your model's parameters, not a forward: it writes {plural(writes_parameters, 'of them', 'of them')} "
+            "in place, as an optimizer's step does. Torch calls its graph an inference graph: it runs under torch.no_grad(), "
+            "so nothing in it needs a gradient and no backward is compiled for it."
         )
     if graph_kind != "forward":
         return ""

@@ -563,6 +563,10 @@ def test_a_write_into_a_graph_inputs_storage_allocates_nothing():
     assert [b.bytes for b in cache.memory.peak_buffers] == [16384]
     assert "empty_strided" not in step.output_code[step.output_code.find("def call(") :]
     assert step.memory.peak_bytes == 0, [(b.name, b.bytes) for b in step.memory.peak_buffers]
+    # nu25 L2: the step's panel said only "inference graph": it says it updates the parameters (a cache's write into
+    # a module buffer is no such update)
+    assert step.graph_note.startswith("An update of your model's parameters, not a forward: it writes 3 of them")
+    assert cache.graph_note == ""
 
 
 def test_the_slices_of_a_cat_are_its_buffer_not_buffers_of_their_own():
