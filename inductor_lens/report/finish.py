@@ -95,6 +95,7 @@ from .rules import (
     refusal_pairs_text,
     region_call_label,
     region_call_text,
+    region_kernels_note,
     region_note,
     returned_items,
     saved_name,
@@ -297,7 +298,13 @@ def link_branches(compiles: list[Compile]) -> list[Compile]:
                     label=region_call_label(ids[0].name, launches),
                 )
             fused.append(dataclasses.replace(n, branch_compiles=ids) if ids != n.branch_compiles else n)
-        out.append(dataclasses.replace(c, fused_nodes=fused))
+        mine = [
+            (b.compile, b.name) for n in fused if control_flow(n.ops) == "invoke_subgraph" for b in n.branch_compiles
+        ]
+        note = region_kernels_note(
+            [(name, rid, mine.count((rid, name)), region_launches(by_id[rid])) for rid, name in dict.fromkeys(mine)]
+        )
+        out.append(dataclasses.replace(c, fused_nodes=fused, kernels_note=note))
     if calls:
         out = [
             dataclasses.replace(

@@ -146,7 +146,8 @@ DERIVED_VERSION = 42  # 2: Trigger.summary; 3: Compile.module_view, FusedNode.gr
 # 42: ModuleRepeat.summary counts the fused nodes that run apart with "+" (not in "14-16 fused nodes each": layers.0
 # expanded showed 17); a repeated region's graph_note names the call its ops are named after (finish.named_in: a
 # backward's said its first call's, layers.2, where its boxes say layers.0); an inference graph that writes the model's
-# parameters in place says it is an update (an optimizer's step), rules.graph_note
+# parameters in place says it is an update (an optimizer's step), rules.graph_note; Compile.kernels_note (a region's
+# calls beside the caller's own kernels)
 
 #: Languages a kernel may be written in: what Inductor's output code defines (``async_compile.<kind>``),
 #: ``extern`` for calls of library kernels, ``other`` when the source was not found.
@@ -1830,6 +1831,10 @@ class Compile(_Record):
     #: (``report/lines.time_by_line``: each launch's time split evenly among its lines): what the Source view
     #: says of a line in this compile. ``[]`` without a profile. Derived.
     time_by_line: list[LineTime] = field(default_factory=list)
+    #: Derived: where the graph calls repeated regions (``invoke_subgraph``), what the Kernels view says beside its
+    #: own kernels: each region's calls and the kernel launches they run, listed in the region's compile
+    #: (``rules.region_kernels_note``, ``finish.link_branches``); ``""`` elsewhere.
+    kernels_note: str = ""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "why", compile_why(self.recompile_reason, getattr(self.trigger, "reason", "")))

@@ -1265,6 +1265,21 @@ def region_call_label(region: str, launches: int) -> str:
     return f"{region} ({plural(launches, 'kernel')})"
 
 
+def region_kernels_note(calls: Sequence[tuple[str, str, int, int]]) -> str:
+    """``Compile.kernels_note``: what the Kernels view says beside a graph's own kernels where it calls repeated
+    regions (``calls``: each region's name, compile id, how often this graph calls it and its launches per call): their
+    kernels are in the region's compile, launched at every call (nu25 M5: "4 kernels" where 46 launches run).
+
+    >>> region_kernels_note([("partitioned_fw_subgraph_0_0", "0/0 forward #2", 3, 14)])
+    '+ 3 calls of partitioned_fw_subgraph_0_0 (its 14 kernel launches each: 42 in all; its kernels are listed in 0/0 forward #2)'
+    """
+    return "; ".join(
+        f"+ {plural(n, 'call')} of {name} (its {plural(launches, 'kernel launch', 'kernel launches')} each: "
+        f"{n * launches} in all; its kernels are listed in {rid})"
+        for name, rid, n, launches in calls
+    )
+
+
 def region_note(region: str, callers: Sequence[str], modules: Sequence[str], launches: int, named_in: str = "") -> str:
     """``Compile.graph_note`` of a repeated region's compile: the graph(s) that call it (``callers``), once per call
     (``modules``: each call's module, ``""`` at the top level), what that is in kernel launches, and the module whose

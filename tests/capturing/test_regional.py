@@ -270,7 +270,7 @@ def test_a_region_calls_panel_is_titled_by_the_call_and_its_box_names_its_layer(
     alike (their second line said ``invoke_subgraph`` again): the panel says the call, the box its layer."""
     from tests.views.test_html_export import _assert_clean, _open
 
-    report, main, _, _ = regional
+    report, main, region, _ = regional
     path = tmp_path / "regional.html"
     report.save_html(path)
     page = offline_page
@@ -282,4 +282,11 @@ def test_a_region_calls_panel_is_titled_by_the_call_and_its_box_names_its_layer(
         box = page.locator(f'[data-view="fusion"] g.il-item[data-node="{n.name}"]')
         said = box.evaluate("(g) => g.textContent")
         assert n.module_stack[-1] in said, said
+    # the Kernels view: the graph's own kernel, and beside it the region's calls (nu25: "1 kernel" where 9 launches run)
+    page.click('[data-tab="kernels"]')
+    assert (
+        main.kernels_note
+        == f"+ 2 calls of repeated_subgraph0 (its 4 kernel launches each: 8 in all; its kernels are listed in {region.id})"
+    )
+    assert page.locator('[data-role="kernels-note"]').inner_text() == main.kernels_note
     _assert_clean(page)

@@ -124,11 +124,13 @@ function create(ctx) {
     spellcheck: "false",
   });
   const count = h("span", { class: "il-muted" });
+  // a graph that calls repeated regions: their calls and launches beside its own kernels (Compile.kernels_note, Python's)
+  const regions = h("span", { class: "il-muted", "data-role": "kernels-note" });
   const table = h("table", { class: "il-table il-ktable" });
   const el = h(
     "div",
     { class: "il-view il-kernels", "data-view": "kernels" },
-    h("div", { class: "il-subbar" }, filter, " ", count),
+    h("div", { class: "il-subbar" }, filter, " ", count, " ", regions),
     h("div", { class: "il-kscroll" }, table),
   );
   ctx.on(filter, "input", () => store.set({ kernelFilter: filter.value }));
@@ -201,6 +203,7 @@ function create(ctx) {
       shown.length === rows.length
         ? plural(rows.length, "kernel")
         : `${shown.length} of ${plural(rows.length, "kernel")}`;
+    regions.textContent = (ix && ix.compile.kernels_note) || "";
   }
 
   return {
