@@ -33,6 +33,7 @@ from ..report.rules import (
     peak_fraction_text,
 )
 from .devices import peak_dtype
+from .reproducer import with_scripts
 
 #: A kernel whose measured time is this many times off Inductor's own estimate (either way) is flagged.
 ESTIMATE_FACTOR = 3.0
@@ -306,13 +307,16 @@ def apply_profile(report: Report, m: Measured, device: Optional[DeviceInfo]) -> 
         diagnostics.append(_missing_diagnostic(missing))
     if noisy * 2 > len(timed):  # most kernels' runs disagree: the machine, not a kernel
         diagnostics.append(diagnostic("profile_noisy", noisy_profile_text(noisy, len(timed))))
-    return mark_times(
-        dataclasses.replace(
-            report,
-            compiles=compiles,
-            profile=summary,
-            device_info=device or report.device_info,
-            diagnostics=diagnostics,
+    # each kernel's script again, now that it can compare its time with the report's (REPORT_US)
+    return with_scripts(
+        mark_times(
+            dataclasses.replace(
+                report,
+                compiles=compiles,
+                profile=summary,
+                device_info=device or report.device_info,
+                diagnostics=diagnostics,
+            )
         )
     )
 

@@ -42,10 +42,11 @@ tensors, so every index is in range.
 from __future__ import annotations
 
 import ast
+import dataclasses
 import re
 from typing import Iterable, Optional, Union
 
-from ..report.model import Kernel, KernelLaunch, LaunchArg, Report
+from ..report.model import Compile, Kernel, KernelLaunch, LaunchArg, Report
 from ..report.rules import (
     FAR_FACTOR,
     FAR_FROM_REPORT,
@@ -228,11 +229,14 @@ def reproducer(
             f"kernel {k.name!r} is of {compile_id}, an AOTInductor compile: AOTInductor compiles use the C++ wrapper, "
             "whose launches are not read (no argument's shape, stride or dtype), so no script can be written for it"
         )
+    return kernel_script(k, compile_id=compile_id, runs=runs, warmup=warmup, sizes=sizes, **_context(report, compile_))
+
+
+def _context(report: Report, compile_: Optional[Compile]) -> dict:
+    """What :func:`kernel_script` takes of ``report`` and of the kernel's compile (``compile_``; None: not found)."""
     info = report.device_info
-    return kernel_script(
-        k,
+    return dict(
         threads=getattr(info, "threads", None) if info is not None else None,
-        compile_id=compile_id,
         order=launch_order(compile_.kernels, compile_.output_code) if compile_ else (),
         aliases=reuses(compile_.output_code) if compile_ else None,
         cpu_isa=(compile_.cpu_isa, compile_.cpu_isa_bits)
@@ -241,13 +245,34 @@ def reproducer(
         device=report.device,
         torch_version=report.torch_version,
         title=report.title,
-        runs=runs,
-        warmup=warmup,
-        sizes=sizes,
         bounds_code="\n".join(
             c.output_code for c in report.compiles if compile_ is not None and c.compile_id == compile_.compile_id
         ),
     )
+
+
+def with_scripts(report: Report) -> Report:
+    """``report`` with each kernel's ``reproducer`` (the panel's "Copy reproducer") written again as
+    :func:`reproducer` writes it from the whole report: the capture writes it while it builds each compile, before
+    its launches say what each argument holds (``LaunchArg.holds``), before the report's title and before a profile
+    gives the time the script compares with (``REPORT_US``); the button's script and ``inductor-lens repro``'s were
+    two (nu25 L3). A kernel whose script cannot be written again keeps the one it has."""
+    compiles = []
+    for c in report.compiles:
+        if not any(k.reproducer for k in c.kernels):
+            compiles.append(c)
+            continue
+        context = _context(report, c)
+        kernels = []
+        for k in c.kernels:
+            if k.reproducer:
+                try:
+                    k = dataclasses.replace(k, reproducer=kernel_script(k, compile_id=c.id, **context))
+                except Exception:  # the capture's script stays: a view's extra is never lost to a retry
+                    pass
+            kernels.append(k)
+        compiles.append(dataclasses.replace(c, kernels=kernels))
+    return dataclasses.replace(report, compiles=compiles)
 
 
 def _tensor_layouts(k: Kernel) -> bool:

@@ -15,7 +15,7 @@ from collections import defaultdict
 from typing import Any, Optional, Sequence
 
 from ..analysis.memory import reuses
-from ..analysis.reproducer import ReproducerError, kernel_script, launch_order
+from ..analysis.reproducer import ReproducerError, kernel_script, launch_order, with_scripts
 from ..report import rules
 from ..report.built import mark_built
 from ..report.finish import finish_compile, forward_inputs, incomplete, link_branches, mark_same_graphs
@@ -2752,10 +2752,13 @@ def build_report(
     )
     report = dataclasses.replace(report, source_files=read_sources(files, cells))
     try:
-        return mark_built(report)
+        report = mark_built(report)
     except Exception as e:  # the map of where modules were built is an extra: the report stands without it
         message = f"capture: the lines that built the modules could not be worked out ({type(e).__name__}: {e})"
-        return dataclasses.replace(report, diagnostics=[*report.diagnostics, Diagnostic("build_failed", message)])
+        report = dataclasses.replace(report, diagnostics=[*report.diagnostics, Diagnostic("build_failed", message)])
+    # the panel's scripts as `repro` writes them: with what each argument holds (a TORCH_TRACE import keeps the ones it
+    # built compile by compile: its streamed form, which never holds the whole report, writes the same)
+    return with_scripts(report) if origin != "trace" else report
 
 
 def _cache_notes(raw: Raw, compiles: list[Compile]) -> list[Diagnostic]:

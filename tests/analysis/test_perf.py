@@ -1605,6 +1605,11 @@ def test_a_profiled_capture_writes_no_profiler_chatter_to_stderr_and_keeps_every
     bare = capfd.readouterr().err
     report = inductor_lens.inspect(sin_cos, torch.randn(64), profile=True)
     assert all(k.profile is not None for k in report.kernels), report.kernels
+    # nu25 L3: the panel's script (Kernel.reproducer) is `repro`'s, written again once the time it compares with is known
+    from inductor_lens.analysis.reproducer import reproducer
+
+    (k,) = report.kernels
+    assert k.reproducer == reproducer(report, k) and f"REPORT_US = {float(k.profile.per_call_us)!r}" in k.reproducer
     err = capfd.readouterr().err
     assert "profiler_start" not in err and "profiler_stop" not in err, err
     if "profiler_start" not in bare:  # this torch's profiler says nothing: nothing to hide

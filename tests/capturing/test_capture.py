@@ -941,3 +941,22 @@ def test_a_cpu_compile_records_the_vector_isa_its_cpp_kernels_were_written_for(s
     assert (mm.cpu_isa, mm.cpu_isa_bits) == ("", None)
     assert "\nCPU_ISA = 'avx2'  #" in narrow.kernels[0].reproducer
     assert "\nCPU_ISA_BITS = 256  #" in narrow.kernels[0].reproducer
+
+
+def test_each_kernels_panel_script_is_the_one_repro_writes(training_report):
+    """nu25 L3: the panel's "Copy reproducer" script was written while the capture built each compile, before its
+    launches said what each argument holds: its comments said ``# buf1`` where ``repro``'s said ``# buf1: copy of x``,
+    and its docstring lacked the report's title. It is written again from the whole report."""
+    from inductor_lens.analysis.reproducer import reproducer
+
+    scripts = [(c, k) for c in training_report.compiles for k in c.kernels if k.reproducer]
+    assert scripts
+    for c, k in scripts:
+        assert k.reproducer == reproducer(training_report, k), (c.id, k.name)
+    assert any(
+        ": " in line.split("#", 1)[1]
+        for _, k in scripts
+        for line in k.reproducer.splitlines()
+        if "make(" in line and "#" in line
+    )
+    assert all("mlp training step" in k.reproducer for _, k in scripts)
