@@ -97,6 +97,7 @@ class Progress:
         self.compile = ""
         self.kernels: list[str] = []
         self._seen: set[tuple[str, str]] = set()  # (kernel, its compile) said
+        self._built: dict[str, str] = {}  # a compile -> the language its kernels are built in (C++, Triton)
         self._rank = 0  # where the compile is in STEP_ORDER
         self._lock = threading.Lock()
 
@@ -128,16 +129,18 @@ class Progress:
                 self._seen.add((name, where))
                 self.kernels.append(name)
                 self.compile = where.rstrip(")") or self.compile
+                lang = "C++" if name.startswith("cpp") else "Triton" if name.startswith("triton") else ""
+                if lang:  # an extern call (mm) builds nothing: its compile's step keeps the language of its others
+                    self._built[self.compile] = lang
                 return "kernel"
         return None
 
     def step_text(self) -> str:
-        """The step, with the language of the kernels being built (``kernel build (C++)``)."""
-        if self.step == "kernel build" and self.kernels:
-            last = self.kernels[-1]
-            lang = "C++" if last.startswith("cpp") else "Triton" if last.startswith("triton") else ""
-            return f"{lang} build".strip() if lang else self.step
-        return self.step
+        """The step, with the language of the kernels its compile builds (``C++ build``): the compile's, not the last
+        kernel's (a backward whose last kernel was an extern call said "kernel build" where another said "C++ build",
+        nu25 L4); ``kernel build`` where it generated none of either."""
+        lang = self._built.get(self.compile, "") if self.step == "kernel build" else ""
+        return f"{lang} build" if lang else self.step
 
     def line(self, width: int = 0) -> str:
         """One line: elapsed time, step, kernels generated so far (the last few named; a kernel's source is generated,

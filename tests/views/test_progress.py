@@ -2,7 +2,7 @@
 
 import io
 
-from inductor_lens.views.progress import TerminalProgress, user_phase
+from inductor_lens.views.progress import Progress, TerminalProgress, user_phase
 
 # the chromium_event phases torch 2.13 reports for a forward + backward compile of a Linear + ReLU, in order
 TORCH_PHASES = """dynamo entire_frame_compile compile_attempt_0 bytecode_tracing insert_deferred_runtime_asserts
@@ -144,6 +144,20 @@ def test_a_kernel_that_several_fused_nodes_call_is_generated_once():
         "kernel generated: cpp_fused_relu_0 (0/0 backward)",
     ]
     assert len(p.kernels) == 2
+
+
+def test_the_build_step_says_the_language_of_its_compiles_kernels_not_of_the_last_one():
+    """nu25 L4: a backward whose last kernel generated was an extern call (a convolution's backward) said "kernel
+    build" where the forward said "C++ build": the language was the last kernel's. It is the compile's; a compile of
+    extern calls alone builds no kernel and says "kernel build"."""
+    p = Progress()
+    for e in ("phase: Scheduler.codegen", "kernel: cpp_fused_relu_0 (0/0 backward)",
+              "kernel: torch.ops.aten.convolution_backward.default[buf3] (0/0 backward)", "phase: compile_file"):  # fmt: skip
+        p.update(e)
+    assert p.step_text() == "C++ build"
+    for e in ("phase: entire_frame_compile", "kernel: extern_kernels.mm[buf0] (1/0 inference)", "phase: compile_file"):
+        p.update(e)
+    assert p.step_text() == "kernel build"
 
 
 def test_the_lines_under_a_cell_count_kernels_as_the_report_does():
