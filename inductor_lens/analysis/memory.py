@@ -13,6 +13,7 @@ import re
 from collections import defaultdict
 from typing import Iterable, Optional, Sequence
 
+from ..report.finish import region_calls
 from ..report.lines import (
     buffer_module,
     built_by_module,
@@ -1039,6 +1040,27 @@ def region_extra(region: Compile) -> int:
     return max(0, m.peak_bytes - out)
 
 
+def region_order(compiles: Sequence[Compile]) -> tuple[list[int], dict[tuple[str, str], str]]:
+    """The order to work out the memory of ``compiles`` in (their indices: each repeated region's compile before the
+    compiles, so before the calls, that hold what it allocates inside), and each call of a region, ``(caller's id,
+    call node) -> region's id`` (``report/finish.region_calls``). Used by the capture and by a TORCH_TRACE import."""
+    called = region_calls(list(compiles))
+    regions = set(called.values())
+    return sorted(range(len(compiles)), key=lambda i: (compiles[i].id not in regions, i)), called
+
+
+def region_call_bytes(
+    caller: str, called: dict[tuple[str, str], str], done: dict[str, Compile]
+) -> dict[str, tuple[str, int]]:
+    """``memory(calls=...)`` of compile ``caller``: for each of its calls of a region whose memory is worked out (in
+    ``done``, by id), the region's name and :func:`region_extra`."""
+    return {
+        node: (done[r].subgraph, region_extra(done[r]))
+        for (who, node), r in called.items()
+        if who == caller and r in done
+    }
+
+
 def region_buffer_name(region: str, node: str) -> str:
     """The name of what a call (fused node ``node``) of repeated region ``region`` holds inside while it runs, as the
     Memory view's tables and points name it: ``repeated_subgraph0 at op2: its own buffers`` (one per call)."""
@@ -1162,10 +1184,10 @@ def memory(
     compile that reads what it saved, or (for a backward) the forward that saved its inputs. ``calls``: for each
     fused node that calls a repeated region, the region's name and the bytes it holds while it runs beyond what it
     returns (:func:`region_extra`): a buffer of those bytes, live at the call's point alone, named by the region."""
+    post = compile.graphs.get("post_grad")
+    fx = {n.name: n for n in post.nodes} if post is not None else {}
     calls = {k: v for k, v in (calls or {}).items() if v[1] > 0}
     if calls:  # each call's region: what it allocates inside, alive at the call only (written and freed there)
-        post = compile.graphs.get("post_grad")
-        graph = {n.name for n in post.nodes} if post is not None else set()
         called = {n.name: n for n in compile.fused_nodes if n.name in calls}
         buffers = [
             *buffers,
@@ -1176,14 +1198,13 @@ def memory(
                     "bytes": extra,
                     "users": [],
                     "is_output": False,
-                    "origin": next((f for f in called[node].fx_nodes if f in graph and "invoke" in f), ""),
+                    # the call itself (its FX nodes: the invoke_subgraph call and the region's get_attr)
+                    "origin": next((f for f in called[node].fx_nodes if f in fx and fx[f].op == "call_function"), ""),
                 }
                 for node, (name, extra) in calls.items()
                 if node in called
             ),
         ]
-    post = compile.graphs.get("post_grad")
-    fx = {n.name: n for n in post.nodes} if post is not None else {}
     home = box_of(compile.fused_nodes)  # one point per box: glue is its box's
     boxes = [n for n in compile.fused_nodes if home[n.name] == n.name]
     order = [n.name for n in boxes]

@@ -1895,27 +1895,20 @@ def _with_memory(compiles: list[Compile], facts: list[Optional[dict]], device: s
     backward, which says what it saved. A repeated region's compile is worked out before the compiles that call it,
     whose calls then hold what the region allocates inside (``analysis/memory.region_extra``). A failure is a
     diagnostic, never a lost report."""
-    from ..analysis.memory import region_extra
-    from ..report.finish import compile_note, pair_backward, region_calls
+    from ..analysis.memory import region_call_bytes, region_order
+    from ..report.finish import compile_note, pair_backward
     from .memory import memory_of
 
     backs = pair_backward(compiles)
     fronts = {b.id: fid for fid, b in backs.items()}
     by_id = {c.id: c for c in compiles}
-    called = region_calls(compiles)  # (caller id, call node) -> the region's compile id
-    regions = set(called.values())
+    order, called = region_order(compiles)  # the regions first, then the rest in the capture's order
     done: dict[str, Compile] = {}
-    # the regions first (a region called inside another region before it), then the rest in the capture's order
-    order = sorted(range(len(compiles)), key=lambda i: (compiles[i].id not in regions, i))
     for i in order:
         c, f = compiles[i], facts[i]
         try:
             front = by_id.get(fronts.get(c.id, ""))
-            calls = {
-                node: (done[r].subgraph, region_extra(done[r]))
-                for (caller, node), r in called.items()
-                if caller == c.id and r in done
-            }
+            calls = region_call_bytes(c.id, called, done)
             c = dataclasses.replace(
                 c, memory=memory_of(c, f, backs.get(c.id), device=device, forward=front, calls=calls)
             )

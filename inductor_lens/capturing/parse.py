@@ -15,6 +15,7 @@ from ..report.rules import (
     extra_launcher_args,
     module_relative,
     parse_size_hints,
+    returned_items,
     size_tuple,
     split_args,
 )
@@ -431,25 +432,11 @@ _KEYWORD_RE = re.compile(r"^([A-Za-z_]\w*)=(?!=)(.*)$", re.S)
 _CALL_TOKEN_RE = re.compile(r"(?<![\w.])([\w.]+)\(")
 
 
-_SUBGRAPH_DEF_RE = re.compile(r"^def (?P<name>\w+)\(args\):$")
+#: A subgraph's function in an output code (``def repeated_subgraph0(args):``, a repeated region's or a torch.cond
+#: branch's, written into its parent's code); ``trace_graph.subgraph_defs`` finds them with it too.
+SUBGRAPH_DEF = re.compile(r"^def (?P<name>\w+)\(args\):$", re.M)
 _REGION_CALL_RE = re.compile(r"^\s*(?P<name>\w+) = (?P<fn>\w+)\((?P=fn)_args\)$")
 _ITEM_RE = re.compile(r"^\s*(?P<name>\w+) = (?P<tuple>\w+)\[(?P<i>\d+)\]$")
-
-
-def _subgraph_returns(lines: list[str]) -> dict[str, list[str]]:
-    """The items of the last ``return (...)`` of each subgraph function of the output code (``def
-    repeated_subgraph0(args):`` ... ``return (repeated_subgraph0_buf3, )``), as text, by the function's name."""
-    out: dict[str, list[str]] = {}
-    name = ""
-    for ln in lines:
-        if ln and not ln[0].isspace():
-            m = _SUBGRAPH_DEF_RE.match(ln)
-            name = m["name"] if m and m["name"] != "call" else ""
-            continue
-        if name and ln.lstrip().startswith("return ("):
-            text = ln.strip()[len("return (") :]
-            out[name] = split_args(text[: text.rfind(")")])
-    return out
 
 
 def _call_index(lines: list[str]) -> dict[str, list[int]]:
@@ -511,11 +498,13 @@ class OutputCodeLayouts:
             m = _SYM_BIND_RE.match(ln) if " = " in ln else None
             if m and m["src"] in self.hints:
                 self.hints[m["sym"]] = self.hints[m["src"]]
-        returns = _subgraph_returns(self.lines)  # a subgraph's function -> the items of its return
         called: dict[str, str] = {}  # a subgraph call's result (``buf57 = region(region_args)``) -> the subgraph
+        returns: dict[str, list[str]] = {}  # a subgraph -> the items of its function's return
         for ln in self.lines:
-            if returns and "_args)" in ln and (m := _REGION_CALL_RE.match(ln)) and m["fn"] in returns:
+            if "_args)" in ln and (m := _REGION_CALL_RE.match(ln)):
                 called[m["name"]] = m["fn"]
+                if m["fn"] not in returns:
+                    returns[m["fn"]] = returned_items(self.code, m["fn"])
                 continue
             if called and (m := _ITEM_RE.match(ln)) and m["tuple"] in called:
                 # an item of a subgraph's result (``buf58 = buf57[0]``): its layout is what the subgraph returns there
@@ -605,7 +594,7 @@ class OutputCodeLayouts:
         read from the region's call (nu25 H1: model.norm's kernel called with layer 0's tensors)."""
         spans = {}  # a subgraph's function -> its lines
         for i, ln in enumerate(self.lines):
-            m = _SUBGRAPH_DEF_RE.match(ln)
+            m = SUBGRAPH_DEF.match(ln)
             if m and m["name"] != "call" and not m["name"].startswith("partition_"):
                 end = next(
                     (j for j in range(i + 1, len(self.lines)) if self.lines[j] and not self.lines[j][0].isspace()),

@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 from typing import Iterable, Optional, Sequence
 
+from .parse import SUBGRAPH_DEF
+
 _DTYPES = {
     "f32": "float32",
     "f16": "float16",
@@ -221,9 +223,6 @@ def _body(code: str, header: str) -> list[str]:
     return out
 
 
-_SUBGRAPH_DEF = re.compile(r"^def (?P<name>\w+)\(args\):$", re.M)
-
-
 def subgraph_defs(code: str) -> list[str]:
     """The subgraphs Inductor wrote as functions of the output code and ``call()`` runs (``def repeated_subgraph0(args)``,
     a region of ``torch.compiler.nested_compile_region``, called as ``buf0 = repeated_subgraph0(...)``), in the order
@@ -231,7 +230,7 @@ def subgraph_defs(code: str) -> list[str]:
     """
     return [
         m["name"]
-        for m in _SUBGRAPH_DEF.finditer(code)
+        for m in SUBGRAPH_DEF.finditer(code)
         if m["name"] != "call"
         and not re.fullmatch(r"partition_\d+", m["name"])
         and re.search(rf"= {m['name']}\(", code)

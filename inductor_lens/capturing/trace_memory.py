@@ -334,22 +334,17 @@ def with_memory(
 def imported_memory(compiles: list[Compile], device: str) -> tuple[list[Compile], list[str]]:
     """Each compile of an import with its memory (:func:`with_memory`), and where one has none, why (``"2/0
     backward: ..."``)."""
-    from ..analysis.memory import region_extra
-    from ..report.finish import pair_backward, region_calls
+    from ..analysis.memory import region_call_bytes, region_order
+    from ..report.finish import pair_backward
 
     backs = pair_backward(compiles)
     by_id = {c.id: c for c in compiles}
     fronts = {b.id: by_id[f] for f, b in backs.items()}
-    called = region_calls(compiles)  # the regions first: a call holds what its region allocates inside
-    regions = set(called.values())
+    order, called = region_order(compiles)  # the regions first: a call holds what its region allocates inside
     done: dict[str, Compile] = {}
     why: dict[str, str] = {}
-    for c in sorted(compiles, key=lambda c: c.id not in regions):
-        calls = {
-            node: (done[r].subgraph, region_extra(done[r]))
-            for (caller, node), r in called.items()
-            if caller == c.id and r in done
-        }
+    for c in (compiles[i] for i in order):
+        calls = region_call_bytes(c.id, called, done)
         done[c.id], reason = with_memory(c, device, backs.get(c.id), fronts.get(c.id), calls)
         if reason:
             why[c.id] = f"{c.id}: {reason}"

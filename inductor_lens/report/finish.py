@@ -282,12 +282,8 @@ def link_branches(compiles: list[Compile]) -> list[Compile]:
         fx = _fx_of(c)
         fused = []
         for n in c.fused_nodes:
-            ids = []
             flow = "" if n.kernel else control_flow(n.ops)
-            if flow:
-                ids = [
-                    BranchCompile(b, by_name[key]) for b in _branches(c, n, fx) if (key := (c.compile_id, b)) in by_name
-                ]
+            ids = _links(c, n, fx, by_name) if flow else []
             if flow == "invoke_subgraph" and len(ids) == 1:
                 region = by_id[ids[0].compile]
                 calls.setdefault(region.id, []).append((c.id, n))
@@ -338,10 +334,15 @@ def region_calls(compiles: list[Compile]) -> dict[tuple[str, str], str]:
             if n.kernel or control_flow(n.ops) != "invoke_subgraph":
                 continue
             fx = _fx_of(c) if fx is None else fx
-            ids = [by_name[key] for b in _branches(c, n, fx) if (key := (c.compile_id, b)) in by_name]
+            ids = _links(c, n, fx, by_name)
             if len(ids) == 1:
-                out[(c.id, n.name)] = ids[0]
+                out[(c.id, n.name)] = ids[0].compile
     return out
+
+
+def _links(c: Compile, n: FusedNode, fx: dict, by_name: dict[tuple[str, str], str]) -> list[BranchCompile]:
+    """The compiles of the subgraphs call ``n`` of ``c`` names (``by_name``: ``(compile id, subgraph) -> id``)."""
+    return [BranchCompile(b, by_name[key]) for b in _branches(c, n, fx) if (key := (c.compile_id, b)) in by_name]
 
 
 def named_in(region: Compile, modules: list[str]) -> str:
